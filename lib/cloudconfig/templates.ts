@@ -1,0 +1,97 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Handlebars from 'handlebars';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { TemplateError } from '../errors';
+import { ConfigFormat } from './node-config';
+
+/** The repository's own template directory. */
+export const DEFAULT_TEMPLATES_DIR = path.resolve(__dirname, '..', '..', 'cloudconfig');
+
+const ManifestSchema = z.strictObject({
+  format: z.enum(['ignition', 'cloud-init']),
+  description: z.string(),
+  files: z.array(z.strictObject({ path: z.string().regex(/^\/[^\0]+$/), mode: z.string().regex(/^0[0-7]{3}$/), template: z.string() })).default([]),
+  units: z.array(z.strictObject({ name: z.string().regex(/^[\w@.-]+\.(service|timer|path|socket|mount|target)$/), enabled: z.boolean().default(true), template: z.string() })).default([]),
+});
+
+export interface CompiledTemplate {
+  readonly name: string;
+  readonly format: ConfigFormat;
+  readonly description: string;
+  readonly files: ReadonlyArray<{ path: string; mode: number; render: Handlebars.TemplateDelegate }>;
+  readonly units: ReadonlyArray<{ name: string; enabled: boolean; render: Handlebars.TemplateDelegate }>;
+}
+
+/** Template names are the directories under the template dir with a template.yaml; `_`-prefixed ones hold shared parts. */
+export function listTemplates(dir: string = DEFAULT_TEMPLATES_DIR): Set<string> {
+  if (!fs.existsSync(dir)) return new Set();
+  return new Set(
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith('_') && fs.existsSync(path.join(dir, e.name, 'template.yaml')))
+      .map((e) => e.name),
+  );
+}
+
+const cache = new Map<string, CompiledTemplate>();
+
+/** Loads and compiles one template; compiled templates are cached per directory for the process. */
+export function loadTemplate(name: string, dir: string = DEFAULT_TEMPLATES_DIR): CompiledTemplate {
+  const root = path.join(dir, name);
+  const key = root;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const manifestFile = path.join(root, 'template.yaml');
+  if (!fs.existsSync(manifestFile)) {
+    throw new TemplateError(`unknown cloud-config template ${JSON.stringify(name)}: ${manifestFile} does not exist`, {
+      hint: `use one of: ${[...listTemplates(dir)].sort().join(', ')}`,
+    });
+  }
+  const parsed = ManifestSchema.safeParse(parseYaml(readText(manifestFile)));
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${manifestFile}: ${i.path.join('.')}: ${i.message}`);
+    throw new TemplateError(`invalid template manifest:\n  ${lines.join('\n  ')}`, { cause: parsed.error, hint: 'correct the manifest fields named above' });
+  }
+  const compile = (rel: string) => {
+    const file = path.resolve(root, rel);
+    if (!file.startsWith(dir + path.sep)) throw new TemplateError(`${manifestFile}: template ${rel} is outside ${dir}`);
+    if (!fs.existsSync(file)) throw new TemplateError(`${manifestFile}: template file ${rel} does not exist`, { hint: `create ${file} or fix the name` });
+    // strict: a value the template names but the cluster lacks is an error, never an empty string.
+    return hbs.compile(readText(file), { strict: true, noEscape: true });
+  };
+  const hbs = handlebarsFor(dir);
+  const m = parsed.data;
+  const compiled: CompiledTemplate = {
+    name,
+    format: m.format,
+    description: m.description,
+    files: m.files.map((f) => ({ path: f.path, mode: parseInt(f.mode, 8), render: compile(f.template) })),
+    units: m.units.map((u) => ({ name: u.name, enabled: u.enabled, render: compile(u.template) })),
+  };
+  cache.set(key, compiled);
+  return compiled;
+}
+
+const envs = new Map<string, typeof Handlebars>();
+
+/** One Handlebars environment per template dir, with `_shared/*.hbs` as partials (`{{> name}}`). */
+function handlebarsFor(dir: string): typeof Handlebars {
+  let env = envs.get(dir);
+  if (env) return env;
+  env = Handlebars.create();
+  const shared = path.join(dir, '_shared');
+  if (fs.existsSync(shared)) {
+    for (const f of fs.readdirSync(shared).filter((n) => n.endsWith('.hbs')).sort()) {
+      env.registerPartial(f.replace(/\.hbs$/, ''), readText(path.join(shared, f)));
+    }
+  }
+  envs.set(dir, env);
+  return env;
+}
+
+/** Text with LF line endings whatever the checkout did, so bytes match on every machine. */
+function readText(file: string): string {
+  return fs.readFileSync(file, 'utf8').replace(/\r\n/g, '\n');
+}

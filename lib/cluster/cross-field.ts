@@ -1,0 +1,158 @@
+import { LIMITS } from './limits';
+import { RULE_SOURCE_KINDS } from './schema';
+
+/**
+ * Rules that span several fields. They read the raw object defensively so
+ * that they still report while other fields have type errors: every problem
+ * is returned in one round.
+ */
+
+type Loose = Record<string, unknown>;
+type Found = { path: string; message: string };
+
+const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+function duplicates<T>(items: unknown[], key: (x: Loose) => T | undefined, at: (i: number) => string, what: string): Found[] {
+  const first = new Map<string, number>();
+  const out: Found[] = [];
+  items.forEach((raw, i) => {
+    const k = key(obj(raw));
+    if (k === undefined) return;
+    const id = JSON.stringify(k);
+    const j = first.get(id);
+    if (j === undefined) first.set(id, i);
+    else out.push({ path: at(i), message: `duplicates ${at(j)} (${what} must be unique)` });
+  });
+  return out;
+}
+
+export function crossFieldProblems(raw: unknown, templates: ReadonlySet<string>): Found[] {
+  const spec = obj(obj(raw).spec);
+  return [...poolProblems(spec), ...networkProblems(spec), ...ruleProblems(spec), ...listenerProblems(spec), ...templateProblems(spec, templates)];
+}
+
+function poolProblems(spec: Loose): Found[] {
+  const out: Found[] = [];
+  const pool = obj(spec.pool);
+  const min = int(pool.minSize);
+  const max = int(pool.maxSize);
+  const desired = int(pool.desiredCapacity);
+  if (min !== undefined && max !== undefined && min > max) out.push({ path: 'spec.pool.minSize', message: `${min} is greater than maxSize ${max}` });
+  if (desired !== undefined && ((min !== undefined && desired < min) || (max !== undefined && desired > max))) {
+    out.push({ path: 'spec.pool.desiredCapacity', message: `${desired} is outside minSize..maxSize (${min}..${max})` });
+  }
+  const minInService = int(obj(pool.rollingUpdate).minInstancesInService);
+  if (minInService !== undefined && max !== undefined && minInService >= max) {
+    out.push({ path: 'spec.pool.rollingUpdate.minInstancesInService', message: `${minInService} must be less than maxSize ${max}, or no instance could ever be replaced` });
+  }
+  const types = arr(pool.instanceTypes);
+  if (types.length > LIMITS.instanceTypesPerGroup) {
+    out.push({ path: 'spec.pool.instanceTypes', message: `${types.length} instance types exceed the AWS limit of ${LIMITS.instanceTypesPerGroup} per group` });
+  }
+  if (pool.legacyLaunchConfiguration === true && types.length > 1) {
+    out.push({ path: 'spec.pool.instanceTypes', message: 'a launch configuration takes exactly one instance type (mixed instances need a launch template)' });
+  }
+  out.push(...duplicates(types.map((t) => ({ t })), (x) => str(x.t), (i) => `spec.pool.instanceTypes[${i}]`, 'instance types'));
+  return out;
+}
+
+function networkProblems(spec: Loose): Found[] {
+  const out: Found[] = [];
+  const net = obj(spec.network);
+  const azs = arr(net.availabilityZones);
+  const subnets = arr(net.subnetIds);
+  if (Array.isArray(net.availabilityZones) && Array.isArray(net.subnetIds) && azs.length !== subnets.length) {
+    out.push({ path: 'spec.network.subnetIds', message: `${subnets.length} subnets for ${azs.length} availability zones (give one subnet per zone, in the same order)` });
+  }
+  const region = str(spec.region);
+  azs.forEach((az, i) => {
+    if (region && typeof az === 'string' && !az.startsWith(region)) out.push({ path: `spec.network.availabilityZones[${i}]`, message: `${az} is not in region ${region}` });
+  });
+  out.push(...duplicates(azs.map((a) => ({ a })), (x) => str(x.a), (i) => `spec.network.availabilityZones[${i}]`, 'zones'));
+  out.push(...duplicates(subnets.map((s) => ({ s })), (x) => str(x.s), (i) => `spec.network.subnetIds[${i}]`, 'subnets'));
+  return out;
+}
+
+function ruleProblems(spec: Loose): Found[] {
+  const out: Found[] = [];
+  const rules = arr(spec.securityGroupRules);
+  const hasListeners = arr(spec.listeners).length > 0;
+  rules.forEach((raw, i) => {
+    const r = obj(raw);
+    const at = `spec.securityGroupRules[${i}]`;
+    const proto = str(r.protocol);
+    const ported = proto === 'tcp' || proto === 'udp';
+    const single = r.port !== undefined;
+    const range = r.fromPort !== undefined || r.toPort !== undefined;
+    if (ported && single && range) out.push({ path: at, message: 'give either port or fromPort+toPort, not both' });
+    if (ported && !single && !range) out.push({ path: `${at}.port`, message: `required field is missing (${proto} rules need a port or a fromPort+toPort range)` });
+    if (ported && range && (r.fromPort === undefined || r.toPort === undefined)) out.push({ path: at, message: 'a port range needs both fromPort and toPort' });
+    const from = int(r.fromPort);
+    const to = int(r.toPort);
+    if (from !== undefined && to !== undefined && from > to) out.push({ path: `${at}.fromPort`, message: `port range is reversed: fromPort ${from} is greater than toPort ${to}` });
+    if (proto && !ported && (single || range)) out.push({ path: at, message: `${proto} rules take no port (remove port/fromPort/toPort)` });
+    const src = obj(r.source);
+    const kinds = RULE_SOURCE_KINDS.filter((k) => src[k] !== undefined);
+    if (r.source !== undefined && kinds.length !== 1) {
+      out.push({ path: `${at}.source`, message: `give exactly one of ${RULE_SOURCE_KINDS.join(', ')} (found ${kinds.length ? kinds.join(', ') : 'none'})` });
+    }
+    if (src.loadBalancer === true && !hasListeners) out.push({ path: `${at}.source.loadBalancer`, message: 'the cluster has no listeners, so no load balancer' });
+    if (proto === 'icmpv6' && src.cidr !== undefined) out.push({ path: `${at}.protocol`, message: 'icmpv6 with an IPv4 source cidr never matches (use icmp, or cidrIpv6)' });
+  });
+  out.push(
+    ...duplicates(
+      rules,
+      (r) => [r.protocol, r.port ?? null, r.fromPort ?? null, r.toPort ?? null, RULE_SOURCE_KINDS.map((k) => obj(r.source)[k] ?? null)],
+      (i) => `spec.securityGroupRules[${i}]`,
+      'rules (same protocol, ports and source)',
+    ),
+  );
+  // Listener node ports add one rule each (from the load balancer), so they count against the same quota.
+  const nodePorts = new Set(arr(spec.listeners).flatMap((l) => [obj(l).nodePort, obj(obj(l).healthCheck).port].filter((p) => p !== undefined)));
+  const total = rules.length + nodePorts.size;
+  if (total > LIMITS.inboundRulesPerSecurityGroup) {
+    out.push({
+      path: 'spec.securityGroupRules',
+      message: `${rules.length} rules + ${nodePorts.size} listener node-port rules = ${total}, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`,
+    });
+  }
+  return out;
+}
+
+function listenerProblems(spec: Loose): Found[] {
+  const out: Found[] = [];
+  const listeners = arr(spec.listeners);
+  if (listeners.length > 0 && spec.loadBalancer === undefined) out.push({ path: 'spec.loadBalancer', message: 'required field is missing (listeners need a load balancer with allowedCidrs)' });
+  if (listeners.length > LIMITS.listenersPerLoadBalancer) {
+    out.push({ path: 'spec.listeners', message: `${listeners.length} listeners exceed the AWS limit of ${LIMITS.listenersPerLoadBalancer} per load balancer` });
+  }
+  if (listeners.length > LIMITS.targetGroupsPerAutoScalingGroup) {
+    out.push({ path: 'spec.listeners', message: `${listeners.length} target groups exceed the AWS limit of ${LIMITS.targetGroupsPerAutoScalingGroup} per Auto Scaling group` });
+  }
+  const cidrs = arr(obj(spec.loadBalancer).allowedCidrs).length;
+  if (listeners.length * cidrs > LIMITS.inboundRulesPerSecurityGroup) {
+    out.push({ path: 'spec.loadBalancer.allowedCidrs', message: `${listeners.length} listeners × ${cidrs} CIDRs = ${listeners.length * cidrs} rules, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} per security group` });
+  }
+  listeners.forEach((raw, i) => {
+    const l = obj(raw);
+    const at = `spec.listeners[${i}]`;
+    const proto = str(l.protocol) ?? 'TCP';
+    if (proto === 'TLS' && l.certificateArn === undefined) out.push({ path: `${at}.certificateArn`, message: 'required field is missing (TLS listeners need an ACM certificate)' });
+    if (proto !== 'TLS' && l.certificateArn !== undefined) out.push({ path: `${at}.certificateArn`, message: `only TLS listeners take a certificate (protocol is ${proto})` });
+    const hc = obj(l.healthCheck);
+    const hcProto = str(hc.protocol) ?? 'TCP';
+    if (hc.path !== undefined && hcProto === 'TCP') out.push({ path: `${at}.healthCheck.path`, message: 'a TCP health check takes no path (use protocol HTTP or HTTPS)' });
+  });
+  out.push(...duplicates(listeners, (l) => str(l.name), (i) => `spec.listeners[${i}].name`, 'listener names'));
+  out.push(...duplicates(listeners, (l) => int(l.port), (i) => `spec.listeners[${i}].port`, 'listener ports'));
+  return out;
+}
+
+function templateProblems(spec: Loose, templates: ReadonlySet<string>): Found[] {
+  const name = str(obj(spec.cloudConfig).template);
+  if (name === undefined || templates.has(name)) return [];
+  return [{ path: 'spec.cloudConfig.template', message: `unknown template ${JSON.stringify(name)} (known: ${[...templates].sort().join(', ') || 'none'})` }];
+}

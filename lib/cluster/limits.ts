@@ -1,0 +1,19 @@
+/**
+ * AWS quotas that a cluster object can run into. They are checked at
+ * validation time so that nobody discovers them halfway through a deployment.
+ * Values are the AWS defaults; an account with raised quotas can raise them here.
+ */
+export const LIMITS = {
+  /** Inbound rules per security group (VPC quota "Inbound or outbound rules per security group"). */
+  inboundRulesPerSecurityGroup: 60,
+  /** Listeners per Network Load Balancer. */
+  listenersPerLoadBalancer: 50,
+  /** Target groups attached to one Auto Scaling group. */
+  targetGroupsPerAutoScalingGroup: 50,
+  /** Instance type overrides in a mixed instances policy. */
+  instanceTypesPerGroup: 40,
+  /** EC2 user data, in bytes, before base64. The bootstrap must stay far below it. */
+  userDataBytes: 16 * 1024,
+  /** Our own budget for the small user data. */
+  smallUserDataBytes: 2 * 1024,
+} as const;

@@ -1,0 +1,66 @@
+import * as net from 'node:net';
+import { z } from 'zod';
+
+/**
+ * Reusable field rules. Each one reports the offending value and the rule in
+ * words, because these messages are what an operator reads in a failed PR check.
+ */
+
+function custom<T extends z.ZodType>(base: T, check: (v: z.output<T>) => string | undefined): T {
+  return base.superRefine((v, ctx) => {
+    const problem = check(v as z.output<T>);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, input: v });
+  }) as unknown as T;
+}
+
+export const port = (what = 'port') =>
+  custom(z.number(), (v) => (Number.isInteger(v) && v >= 1 && v <= 65535 ? undefined : `${v} is not a ${what} (1-65535)`));
+
+export const intIn = (min: number, max: number, what: string) =>
+  custom(z.number(), (v) =>
+    Number.isInteger(v) && v >= min && v <= max ? undefined : `${v} is not a valid ${what} (a whole number ${min}-${max})`,
+  );
+
+export const pattern = (re: RegExp, what: string) =>
+  custom(z.string(), (v) => (re.test(v) ? undefined : `${JSON.stringify(v)} is not ${what}`));
+
+/** RFC 1123 DNS label: it becomes part of a stack name, S3 keys and resource names. */
+export const dnsLabel = custom(z.string(), (v) =>
+  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(v) && v.length <= 40
+    ? undefined
+    : `${JSON.stringify(v)} is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 40 characters)`,
+);
+
+export function ipv4CidrProblem(v: string): string | undefined {
+  const m = /^(\d{1,3}(?:\.\d{1,3}){3})\/(\d{1,2})$/.exec(v);
+  if (!m || !net.isIPv4(m[1]) || Number(m[2]) > 32) return `${JSON.stringify(v)} is not an IPv4 CIDR (a.b.c.d/n, n 0-32)`;
+  const bits = Number(m[2]);
+  const addr = m[1].split('.').reduce((acc, o) => (acc << 8n) | BigInt(Number(o)), 0n);
+  const host = bits === 32 ? 0n : (1n << BigInt(32 - bits)) - 1n;
+  if ((addr & host) !== 0n) {
+    const net4 = addr & ~host & 0xffffffffn;
+    const dotted = [24n, 16n, 8n, 0n].map((s) => String((net4 >> s) & 255n)).join('.');
+    return `${v} has host bits set (did you mean ${dotted}/${bits}?)`;
+  }
+  return undefined;
+}
+
+export function ipv6CidrProblem(v: string): string | undefined {
+  const m = /^([0-9a-fA-F:.]+)\/(\d{1,3})$/.exec(v);
+  if (!m || !net.isIPv6(m[1]) || Number(m[2]) > 128) return `${JSON.stringify(v)} is not an IPv6 CIDR (addr/n, n 0-128)`;
+  return undefined;
+}
+
+export const ipv4Cidr = custom(z.string(), ipv4CidrProblem);
+export const ipv6Cidr = custom(z.string(), ipv6CidrProblem);
+
+/** ISO 8601 duration as CloudFormation's PauseTime takes it, at most one hour. */
+export const pauseTime = custom(z.string(), (v) => {
+  const m = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?$/.exec(v);
+  if (!m || v === 'PT') return `${JSON.stringify(v)} is not an ISO 8601 duration such as PT5M or PT1M30S`;
+  const seconds = Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+  return seconds > 3600 ? `${v} is longer than CloudFormation's maximum pause time (PT1H)` : undefined;
+});
+
+export const awsId = (prefix: string, what: string) =>
+  pattern(new RegExp(`^${prefix}-([0-9a-f]{8}|[0-9a-f]{17})$`), `${what} id (${prefix}- followed by 8 or 17 hex digits)`);

@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { awsId, dnsLabel, intIn, ipv4Cidr, ipv6Cidr, pattern, pauseTime, port } from './rules';
+
+/**
+ * The WorkerCluster object. This schema is the single source of truth: the
+ * TypeScript types are inferred from it, validation runs it, and the README
+ * reference (and later the CRD) is generated from it.
+ */
+
+export const API_VERSION = 'worker-stacks.io/v1alpha1';
+export const KIND = 'WorkerCluster';
+
+const d = (text: string) => ({ description: text });
+
+export const RuleSourceSchema = z
+  .strictObject({
+    cidr: ipv4Cidr.optional().meta(d('An IPv4 CIDR, network address only (10.0.0.0/8).')),
+    cidrIpv6: ipv6Cidr.optional().meta(d('An IPv6 CIDR (2001:db8::/32).')),
+    securityGroupId: awsId('sg', 'a security group').optional().meta(d('Another security group.')),
+    prefixListId: awsId('pl', 'a prefix list').optional().meta(d('A managed prefix list.')),
+    self: z.literal(true).optional().meta(d('The worker pool itself (node to node).')),
+    loadBalancer: z.literal(true).optional().meta(d("The cluster's load balancer.")),
+  })
+  .meta(d('Where the traffic comes from: exactly one of cidr, cidrIpv6, securityGroupId, prefixListId, self, loadBalancer.'));
+
+export const RULE_SOURCE_KINDS = ['cidr', 'cidrIpv6', 'securityGroupId', 'prefixListId', 'self', 'loadBalancer'] as const;
+
+export const SecurityGroupRuleSchema = z
+  .strictObject({
+    description: z.string().min(1).max(255).meta(d('What the rule is for; shown in the EC2 console.')),
+    protocol: z.enum(['tcp', 'udp', 'icmp', 'icmpv6', 'all']).meta(d('IP protocol.')),
+    port: port().optional().meta(d('A single port (tcp/udp). Give either port or fromPort+toPort.')),
+    fromPort: port().optional().meta(d('First port of a range (tcp/udp).')),
+    toPort: port().optional().meta(d('Last port of a range, inclusive (tcp/udp).')),
+    source: RuleSourceSchema,
+  })
+  .meta(d('One inbound rule on the worker security group.'));
+
+export const HealthCheckSchema = z
+  .strictObject({
+    protocol: z.enum(['TCP', 'HTTP', 'HTTPS']).default('TCP').meta(d('Health check protocol. @default TCP')),
+    port: port().optional().meta(d("Port to probe on the node. @default the listener's nodePort")),
+    path: pattern(/^\/[\x21-\x7e]*$/, 'an HTTP path starting with /').optional().meta(d('HTTP(S) path. Only for HTTP and HTTPS. @default /')),
+    intervalSeconds: z.union([z.literal(10), z.literal(30)]).default(10).meta(d('Seconds between probes (10 or 30). @default 10')),
+    healthyThreshold: intIn(2, 10, 'healthy threshold').default(3).meta(d('@default 3')),
+    unhealthyThreshold: intIn(2, 10, 'unhealthy threshold').default(3).meta(d('@default 3')),
+  })
+  .meta(d('Target health check.'));
+
+export const ListenerSchema = z
+  .strictObject({
+    name: dnsLabel.meta(d('Unique name; the listener and target group ids derive from it, not from its position.')),
+    protocol: z.enum(['TCP', 'UDP', 'TCP_UDP', 'TLS']).default('TCP').meta(d('Listener protocol. @default TCP')),
+    port: port().meta(d('Port the load balancer listens on.')),
+    nodePort: port('node port').meta(d('Port on the nodes the traffic is forwarded to (a Kubernetes NodePort).')),
+    certificateArn: pattern(/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/, 'an ACM certificate ARN')
+      .optional()
+      .meta(d('ACM certificate; required for TLS, refused otherwise.')),
+    healthCheck: HealthCheckSchema.default({ protocol: 'TCP', intervalSeconds: 10, healthyThreshold: 3, unhealthyThreshold: 3 }),
+  })
+  .meta(d('One load-balancer listener with its target group on the worker pool.'));
+
+export const RollingUpdateSchema = z
+  .strictObject({
+    maxBatchSize: intIn(1, 1000, 'batch size').default(1).meta(d('Instances replaced at a time. @default 1')),
+    minInstancesInService: intIn(0, 1000, 'instance count').default(0).meta(d('Instances kept in service during the update; must be below maxSize. @default 0')),
+    pauseTime: pauseTime.default('PT5M').meta(d('Pause after each batch (ISO 8601, at most PT1H). @default PT5M')),
+    waitOnResourceSignals: z.boolean().default(false).meta(d('Wait for each new instance to signal success (the node config must send cfn signals). @default false')),
+  })
+  .meta(d('AutoScalingRollingUpdate settings: how a config change replaces the nodes.'));
+
+export const PoolSchema = z
+  .strictObject({
+    instanceTypes: z
+      .array(pattern(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an EC2 instance type such as m6i.large'))
+      .min(1)
+      .meta(d('Instance types; more than one makes a mixed instances policy, first is preferred.')),
+    machineImage: awsId('ami', 'an AMI').meta(d('AMI id in the cluster region (no lookups at synth time).')),
+    minSize: intIn(0, 1000, 'group size').meta(d('Minimum number of nodes.')),
+    maxSize: intIn(1, 1000, 'group size').meta(d('Maximum number of nodes.')),
+    desiredCapacity: intIn(0, 1000, 'group size')
+      .optional()
+      .meta(d('Desired nodes. Leave unset so a deploy never resets what an autoscaler chose. @default unset')),
+    rootVolume: z
+      .strictObject({
+        sizeGiB: intIn(8, 16384, 'volume size in GiB').default(50).meta(d('@default 50')),
+        type: z.enum(['gp3', 'gp2', 'io2']).default('gp3').meta(d('@default gp3')),
+        deviceName: pattern(/^\/dev\/(sd|xvd)[a-z]$/, 'a root device name such as /dev/xvda').default('/dev/xvda').meta(d('@default /dev/xvda')),
+      })
+      .default({ sizeGiB: 50, type: 'gp3', deviceName: '/dev/xvda' })
+      .meta(d('Root volume; always encrypted.')),
+    rollingUpdate: RollingUpdateSchema.default({ maxBatchSize: 1, minInstancesInService: 0, pauseTime: 'PT5M', waitOnResourceSignals: false }),
+    legacyLaunchConfiguration: z
+      .boolean()
+      .default(false)
+      .meta(d('Build an AWS::AutoScaling::LaunchConfiguration instead of a launch template, for accounts that still use them. @default false')),
+  })
+  .meta(d('The worker Auto Scaling group.'));
+
+export const CloudConfigValuesSchema = z
+  .strictObject({
+    apiEndpoint: pattern(/^https:\/\/[a-z0-9.-]+(:\d{1,5})?$/, 'an https:// URL of the Kubernetes API server').meta(d('Kubernetes API server URL.')),
+    clusterCA: pattern(/^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n?$/, 'a PEM certificate').meta(
+      d('PEM CA bundle of the API server (public, not a secret).'),
+    ),
+    kubernetesVersion: pattern(/^v1\.\d{1,2}\.\d{1,3}$/, 'a Kubernetes version such as v1.31.2').meta(d('Kubelet version.')),
+    clusterDNS: z.ipv4().meta(d('Cluster DNS service IP.')),
+    maxPods: intIn(8, 1024, 'pod count').default(110).meta(d('@default 110')),
+    nodeLabels: z
+      .record(pattern(/^([a-z0-9.-]+\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, 'a label key'), pattern(/^[A-Za-z0-9]?([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, 'a label value'))
+      .default({})
+      .meta(d('Labels the kubelet registers the node with. @default {}')),
+    nodeTaints: z
+      .array(
+        z.strictObject({
+          key: pattern(/^([a-z0-9.-]+\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, 'a taint key'),
+          value: pattern(/^[A-Za-z0-9]?([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, 'a taint value').default(''),
+          effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
+        }),
+      )
+      .default([])
+      .meta(d('Taints the kubelet registers the node with. @default []')),
+    registryMirrors: z.array(pattern(/^https:\/\/[a-z0-9.-]+(:\d{1,5})?(\/[\x21-\x7e]*)?$/, 'an https:// registry mirror URL')).default([]).meta(d('Container registry mirrors for docker.io. @default []')),
+    bootstrapTokenSecretArn: pattern(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/, 'a Secrets Manager secret ARN').meta(
+      d('Secret holding the kubelet bootstrap token. Secret: fetched by the node at boot with its role, never rendered into a config.'),
+    ),
+  })
+  .meta(d('Typed values the config template renders with.'));
+
+export const ClusterSpecSchema = z.strictObject({
+  account: pattern(/^\d{12}$/, 'an AWS account id (12 digits)').meta(d('AWS account of the stack.')),
+  region: pattern(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/, 'an AWS region such as eu-west-1').meta(d('AWS region of the stack.')),
+  network: z
+    .strictObject({
+      vpcId: awsId('vpc', 'a VPC').meta(d('VPC of the nodes.')),
+      availabilityZones: z.array(pattern(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, 'an availability zone such as eu-west-1a')).min(1).meta(d('Zones, in the same order as subnetIds.')),
+      subnetIds: z.array(awsId('subnet', 'a subnet')).min(1).meta(d('One subnet per zone, given explicitly: synthesis never looks anything up.')),
+    })
+    .meta(d('Network, given explicitly.')),
+  pool: PoolSchema,
+  loadBalancer: z
+    .strictObject({
+      scheme: z.enum(['internal', 'internet-facing']).default('internal').meta(d('@default internal')),
+      allowedCidrs: z.array(ipv4Cidr).min(1).meta(d('Clients allowed to reach the listeners.')),
+    })
+    .optional()
+    .meta(d('The Network Load Balancer in front of the listeners. Required when there are listeners.')),
+  securityGroupRules: z.array(SecurityGroupRuleSchema).default([]).meta(d('Inbound rules of the worker security group. @default []')),
+  listeners: z.array(ListenerSchema).default([]).meta(d('Listeners of the load balancer. @default []')),
+  cloudConfig: z
+    .strictObject({
+      template: pattern(/^[a-z0-9][a-z0-9-]*$/, 'a template name').meta(d('Directory name under cloudconfig/.')),
+      values: CloudConfigValuesSchema,
+    })
+    .meta(d('The big node config: template and values.')),
+  tags: z
+    .record(pattern(/^(?!aws:)[\w .:/=+@-]{1,128}$/, 'a tag key (1-128 characters, not starting with aws:)'), z.string().max(256))
+    .default({})
+    .meta(d('Tags on every resource of the stack. @default {}')),
+});
+
+export const ClusterMetadataSchema = z.strictObject({
+  name: dnsLabel.meta(d('Cluster name; the stack is WorkerStack-<name>.')),
+  generation: intIn(0, Number.MAX_SAFE_INTEGER, 'generation').optional().meta(d('Bumped on every spec change by the store. @default 1')),
+  labels: z.record(z.string(), z.string()).optional().meta(d('Free-form labels. @default {}')),
+  annotations: z.record(z.string(), z.string()).optional().meta(d('Free-form annotations. @default {}')),
+});
+
+export const WorkerClusterSchema = z.strictObject({
+  apiVersion: z.literal(API_VERSION),
+  kind: z.literal(KIND),
+  metadata: ClusterMetadataSchema,
+  spec: ClusterSpecSchema,
+  /** Written only by the reconciler; synthesis ignores it. */
+  status: z.record(z.string(), z.unknown()).optional().meta(d('Written by the reconciler only; ignored by synthesis.')),
+});
+
+export type WorkerCluster = z.output<typeof WorkerClusterSchema>;
+export type WorkerClusterInput = z.input<typeof WorkerClusterSchema>;
+export type ClusterSpec = WorkerCluster['spec'];
+export type SecurityGroupRule = ClusterSpec['securityGroupRules'][number];
+export type RuleSource = SecurityGroupRule['source'];
+export type Listener = ClusterSpec['listeners'][number];
+export type CloudConfigValues = ClusterSpec['cloudConfig']['values'];

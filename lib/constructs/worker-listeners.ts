@@ -1,0 +1,136 @@
+import { Duration } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import { Construct } from 'constructs';
+import { LIMITS } from '../cluster/limits';
+import { UsageError } from '../errors';
+import { RuleProps, SecurityGroupRules } from './security-group-rules';
+
+export interface ListenerHealthCheckProps {
+  /** Probe protocol. @default 'TCP' */
+  readonly protocol?: 'TCP' | 'HTTP' | 'HTTPS';
+  /** Port probed on the node. @default the listener's nodePort */
+  readonly port?: number;
+  /** HTTP(S) path. @default '/' for HTTP(S) */
+  readonly path?: string;
+  /** Seconds between probes. @default 10 */
+  readonly intervalSeconds?: number;
+  /** @default 3 */
+  readonly healthyThreshold?: number;
+  /** @default 3 */
+  readonly unhealthyThreshold?: number;
+}
+
+export interface ListenerProps {
+  /** Unique name; the construct ids derive from it. */
+  readonly name: string;
+  /** @default 'TCP' */
+  readonly protocol?: 'TCP' | 'UDP' | 'TCP_UDP' | 'TLS';
+  /** Port the load balancer listens on. */
+  readonly port: number;
+  /** Port on the nodes. */
+  readonly nodePort: number;
+  /** ACM certificate, for TLS only. @default none */
+  readonly certificateArn?: string;
+  /** @default TCP probe of the node port */
+  readonly healthCheck?: ListenerHealthCheckProps;
+}
+
+export interface WorkerListenersProps {
+  readonly vpc: ec2.IVpc;
+  /** Subnets of the load balancer. */
+  readonly subnets: ec2.ISubnet[];
+  /** @default false (internal) */
+  readonly internetFacing?: boolean;
+  /** Client CIDRs allowed to reach the listeners. */
+  readonly allowedCidrs: string[];
+  /** The listeners; each gets a target group on `target`. */
+  readonly listeners: ListenerProps[];
+  /** The Auto Scaling group the target groups attach to. */
+  readonly target: autoscaling.AutoScalingGroup;
+}
+
+const byName = (a: ListenerProps, b: ListenerProps) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * A Network Load Balancer with one listener and target group per item of the
+ * typed list. Items are processed in name order, so the group's
+ * TargetGroupARNs never depend on the order of the list.
+ */
+export class WorkerListeners extends Construct {
+  public readonly loadBalancer: elbv2.NetworkLoadBalancer;
+  public readonly securityGroup: ec2.SecurityGroup;
+  /** Rules the worker security group needs so the load balancer reaches node and health-check ports. */
+  public readonly nodeRules: RuleProps[];
+
+  constructor(scope: Construct, id: string, props: WorkerListenersProps) {
+    super(scope, id);
+    const listeners = [...props.listeners].sort(byName);
+    if (listeners.length === 0) throw new UsageError('WorkerListeners needs at least one listener');
+    if (listeners.length > LIMITS.listenersPerLoadBalancer) throw new UsageError(`${listeners.length} listeners exceed ${LIMITS.listenersPerLoadBalancer} per load balancer`);
+    for (let i = 1; i < listeners.length; i++) {
+      if (listeners[i].name === listeners[i - 1].name) throw new UsageError(`duplicate listener name ${listeners[i].name}`);
+    }
+
+    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', { vpc: props.vpc, allowAllOutbound: false, description: 'Worker load balancer' });
+    this.loadBalancer = new elbv2.NetworkLoadBalancer(this, 'LoadBalancer', {
+      vpc: props.vpc,
+      vpcSubnets: { subnets: props.subnets },
+      internetFacing: props.internetFacing ?? false,
+      crossZoneEnabled: true,
+      securityGroups: [this.securityGroup],
+    });
+
+    const nodeRules = new Map<string, RuleProps>();
+    const clientRules: RuleProps[] = [];
+    for (const l of listeners) {
+      const protocol = l.protocol ?? 'TCP';
+      const hc = l.healthCheck ?? {};
+      const listener = this.loadBalancer.addListener(l.name, {
+        port: l.port,
+        protocol: elbv2.Protocol[protocol],
+        certificates: l.certificateArn ? [elbv2.ListenerCertificate.fromArn(l.certificateArn)] : undefined,
+      });
+      listener.addTargets(l.name, {
+        port: l.nodePort,
+        // TLS ends at the load balancer; the nodes get plain TCP.
+        protocol: protocol === 'TLS' ? elbv2.Protocol.TCP : elbv2.Protocol[protocol],
+        targets: [props.target],
+        deregistrationDelay: Duration.seconds(30),
+        healthCheck: {
+          protocol: elbv2.Protocol[hc.protocol ?? 'TCP'],
+          port: String(hc.port ?? l.nodePort),
+          path: hc.protocol && hc.protocol !== 'TCP' ? (hc.path ?? '/') : undefined,
+          interval: Duration.seconds(hc.intervalSeconds ?? 10),
+          healthyThresholdCount: hc.healthyThreshold ?? 3,
+          unhealthyThresholdCount: hc.unhealthyThreshold ?? 3,
+        },
+      });
+      for (const proto of transport(protocol)) {
+        for (const cidr of props.allowedCidrs) clientRules.push({ protocol: proto, port: l.port, source: { cidr }, description: `clients to listener ${l.name}` });
+        addNodeRule(nodeRules, { protocol: proto, port: l.nodePort, source: { loadBalancer: true }, description: `load balancer to node port (listener ${l.name})` });
+      }
+      addNodeRule(nodeRules, { protocol: 'tcp', port: hc.port ?? l.nodePort, source: { loadBalancer: true }, description: `load balancer health check (listener ${l.name})` });
+    }
+    // One resource per rule, ids from content: adding a listener adds its rules and touches no other resource.
+    new SecurityGroupRules(this, 'ClientRules', { securityGroup: this.securityGroup, rules: clientRules });
+    new ec2.CfnSecurityGroupEgress(this, 'ToNodes', {
+      groupId: this.securityGroup.securityGroupId,
+      description: 'to the worker nodes',
+      ipProtocol: '-1',
+      destinationSecurityGroupId: props.target.connections.securityGroups[0].securityGroupId,
+    });
+    this.nodeRules = [...nodeRules.values()];
+  }
+}
+
+function transport(protocol: NonNullable<ListenerProps['protocol']>): Array<'tcp' | 'udp'> {
+  return protocol === 'UDP' ? ['udp'] : protocol === 'TCP_UDP' ? ['tcp', 'udp'] : ['tcp'];
+}
+
+/** First listener to need a port names the rule; later ones share it. */
+function addNodeRule(rules: Map<string, RuleProps>, rule: RuleProps): void {
+  const key = `${rule.protocol}/${rule.port}`;
+  if (!rules.has(key)) rules.set(key, rule);
+}

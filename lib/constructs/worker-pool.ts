@@ -1,0 +1,157 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { UsageError } from '../errors';
+
+export interface RollingUpdateProps {
+  /** Instances replaced at a time. @default 1 */
+  readonly maxBatchSize?: number;
+  /** Instances kept in service while replacing. @default 0 */
+  readonly minInstancesInService?: number;
+  /** ISO 8601 pause after each batch. @default 'PT5M' */
+  readonly pauseTime?: string;
+  /** Wait for each new instance to signal. @default false */
+  readonly waitOnResourceSignals?: boolean;
+}
+
+export interface WorkerPoolProps {
+  /** The VPC of the nodes. */
+  readonly vpc: ec2.IVpc;
+  /** Subnets the group launches into. */
+  readonly subnets: ec2.ISubnet[];
+  /** Instance types; more than one gives a mixed instances policy with the first as preferred. */
+  readonly instanceTypes: string[];
+  /** AMI id in the stack's region. */
+  readonly machineImageId: string;
+  /** Minimum group size. */
+  readonly minSize: number;
+  /** Maximum group size. */
+  readonly maxSize: number;
+  /** Desired size; unset leaves the group's current size alone on every deploy. @default unset */
+  readonly desiredCapacity?: number;
+  /** Root volume size in GiB. @default 50 */
+  readonly rootVolumeSizeGiB?: number;
+  /** Root volume type. @default 'gp3' */
+  readonly rootVolumeType?: 'gp3' | 'gp2' | 'io2';
+  /** Root device name of the AMI. @default '/dev/xvda' */
+  readonly rootDeviceName?: string;
+  /** Rolling-update settings that apply when the launch template changes. @default one at a time, 5 minute pause */
+  readonly rollingUpdate?: RollingUpdateProps;
+  /** The small user data (already rendered: it embeds the config checksum). */
+  readonly userData: string;
+  /** S3 objects the nodes may read: the bucket and the cluster's own key prefix. */
+  readonly configObjects: { readonly bucketName: string; readonly keyPrefix: string };
+  /** Secrets Manager secrets the nodes fetch at boot. @default none */
+  readonly secretArns?: string[];
+  /** Build a launch configuration instead of a launch template. @default false */
+  readonly legacyLaunchConfiguration?: boolean;
+  /** Security group of the nodes. @default a new one that allows all outbound */
+  readonly securityGroup?: ec2.ISecurityGroup;
+}
+
+/**
+ * The worker nodes: least-privilege instance role, launch template (IMDSv2
+ * required, encrypted root volume) and an Auto Scaling group whose
+ * AutoScalingRollingUpdate policy replaces the nodes when the user data changes.
+ */
+export class WorkerPool extends Construct {
+  public readonly autoScalingGroup: autoscaling.AutoScalingGroup;
+  public readonly role: iam.Role;
+  public readonly securityGroup: ec2.ISecurityGroup;
+  /** Undefined in legacy launch configuration mode. */
+  public readonly launchTemplate?: ec2.LaunchTemplate;
+
+  constructor(scope: Construct, id: string, props: WorkerPoolProps) {
+    super(scope, id);
+    if (props.instanceTypes.length === 0) throw new UsageError('WorkerPool needs at least one instance type');
+    if (props.minSize > props.maxSize) throw new UsageError(`WorkerPool minSize ${props.minSize} is greater than maxSize ${props.maxSize}`);
+    if (props.legacyLaunchConfiguration && props.instanceTypes.length > 1) {
+      throw new UsageError('a launch configuration takes one instance type; mixed instances need a launch template');
+    }
+    if (!props.configObjects.keyPrefix.endsWith('/')) throw new UsageError(`configObjects.keyPrefix must end with '/', got ${props.configObjects.keyPrefix}`);
+
+    this.securityGroup =
+      props.securityGroup ?? new ec2.SecurityGroup(this, 'SecurityGroup', { vpc: props.vpc, allowAllOutbound: true, description: 'Worker nodes' });
+
+    this.role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'), description: 'Worker node instance role' });
+    const partition = Stack.of(this).partition;
+    // Only this cluster's own config objects: a node of one cluster cannot read another cluster's config.
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [`arn:${partition}:s3:::${props.configObjects.bucketName}/${props.configObjects.keyPrefix}*`],
+      }),
+    );
+    if (props.secretArns?.length) {
+      this.role.addToPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [...props.secretArns].sort() }));
+    }
+
+    const machineImage = ec2.MachineImage.genericLinux({ [Stack.of(this).region]: props.machineImageId });
+    const userData = ec2.UserData.custom(props.userData);
+    const volume = { encrypted: true, volumeType: props.rootVolumeType ?? 'gp3', deleteOnTermination: true };
+    const size = props.rootVolumeSizeGiB ?? 50;
+    const deviceName = props.rootDeviceName ?? '/dev/xvda';
+    const ru = props.rollingUpdate ?? {};
+    const common = {
+      vpc: props.vpc,
+      vpcSubnets: { subnets: props.subnets },
+      minCapacity: props.minSize,
+      maxCapacity: props.maxSize,
+      desiredCapacity: props.desiredCapacity,
+      healthChecks: autoscaling.HealthChecks.withAdditionalChecks({ additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB], gracePeriod: Duration.minutes(5) }),
+      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({
+        maxBatchSize: ru.maxBatchSize ?? 1,
+        minInstancesInService: ru.minInstancesInService ?? 0,
+        pauseTime: Duration.parse(ru.pauseTime ?? 'PT5M'),
+        waitOnResourceSignals: ru.waitOnResourceSignals ?? false,
+        // The ELB health check and scaling must not fight the replacement of instances.
+        suspendProcesses: [
+          autoscaling.ScalingProcess.HEALTH_CHECK,
+          autoscaling.ScalingProcess.REPLACE_UNHEALTHY,
+          autoscaling.ScalingProcess.AZ_REBALANCE,
+          autoscaling.ScalingProcess.ALARM_NOTIFICATION,
+          autoscaling.ScalingProcess.SCHEDULED_ACTIONS,
+        ],
+      }),
+    };
+
+    if (props.legacyLaunchConfiguration) {
+      this.autoScalingGroup = new autoscaling.AutoScalingGroup(this, 'Group', {
+        ...common,
+        instanceType: new ec2.InstanceType(props.instanceTypes[0]),
+        machineImage,
+        userData,
+        role: this.role,
+        securityGroup: this.securityGroup,
+        requireImdsv2: true,
+        blockDevices: [{ deviceName, volume: autoscaling.BlockDeviceVolume.ebs(size, { ...volume, volumeType: volume.volumeType as autoscaling.EbsDeviceVolumeType }) }],
+      });
+      return;
+    }
+
+    this.launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
+      machineImage,
+      userData,
+      role: this.role,
+      securityGroup: this.securityGroup,
+      instanceType: props.instanceTypes.length === 1 ? new ec2.InstanceType(props.instanceTypes[0]) : undefined,
+      requireImdsv2: true,
+      instanceMetadataTags: false,
+      blockDevices: [{ deviceName, volume: ec2.BlockDeviceVolume.ebs(size, { ...volume, volumeType: volume.volumeType as ec2.EbsDeviceVolumeType }) }],
+    });
+    this.autoScalingGroup = new autoscaling.AutoScalingGroup(this, 'Group', {
+      ...common,
+      ...(props.instanceTypes.length === 1
+        ? { launchTemplate: this.launchTemplate }
+        : {
+            mixedInstancesPolicy: {
+              launchTemplate: this.launchTemplate,
+              launchTemplateOverrides: props.instanceTypes.map((t) => ({ instanceType: new ec2.InstanceType(t) })),
+              instancesDistribution: { onDemandPercentageAboveBaseCapacity: 100, onDemandAllocationStrategy: autoscaling.OnDemandAllocationStrategy.PRIORITIZED },
+            },
+          }),
+    });
+  }
+}

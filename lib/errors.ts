@@ -1,0 +1,50 @@
+/**
+ * The error hierarchy of worker-stacks. Every error says what went wrong and
+ * what to do next; the original error travels as `cause`.
+ */
+export class WorkerStacksError extends Error {
+  /** What the operator should do about it. */
+  public readonly hint?: string;
+
+  constructor(message: string, options: { cause?: unknown; hint?: string } = {}) {
+    super(options.hint ? `${message}\n  fix: ${options.hint}` : message, { cause: options.cause });
+    this.name = new.target.name;
+    this.hint = options.hint;
+  }
+}
+
+/** One problem found in one input file. */
+export interface Problem {
+  /** The file the problem is in, as the user named it (e.g. `clusters/prod-eu1.yaml`). */
+  readonly file: string;
+  /** The field path inside the object (e.g. `spec.listeners[2].port`), or `` for the whole file. */
+  readonly path: string;
+  /** The rule that was broken, in words, with the offending value. */
+  readonly message: string;
+}
+
+/** `clusters/x.yaml: spec.listeners[2].port: 70000 is not a port (1-65535)` */
+export function formatProblem(p: Problem): string {
+  return p.path ? `${p.file}: ${p.path}: ${p.message}` : `${p.file}: ${p.message}`;
+}
+
+/** Bad input: refused before anything touches AWS. Carries every problem at once. */
+export class ValidationError extends WorkerStacksError {
+  public readonly problems: readonly Problem[];
+
+  constructor(problems: readonly Problem[], options: { cause?: unknown } = {}) {
+    const n = problems.length;
+    super(
+      `${n} problem${n === 1 ? '' : 's'} in the cluster objects; nothing was synthesized or deployed:\n` +
+        problems.map((p) => `  ${formatProblem(p)}`).join('\n'),
+      { cause: options.cause, hint: 'correct the fields named above, then run `worker-stacks validate` again' },
+    );
+    this.problems = problems;
+  }
+}
+
+/** A cloud-config template is missing, malformed, or cannot render with the given values. */
+export class TemplateError extends WorkerStacksError {}
+
+/** A construct was used in a way it does not support (programming error, thrown at once). */
+export class UsageError extends WorkerStacksError {}

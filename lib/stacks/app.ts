@@ -1,0 +1,45 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { LoadedCluster } from '../cluster/load';
+import { renderConfig, RenderedConfig } from '../cloudconfig/render';
+import { DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
+import { BootstrapStack } from './bootstrap-stack';
+import { WorkerStack } from './worker-stack';
+
+export interface FleetAppProps {
+  /** Validated clusters (see loadValidClusters): an invalid fleet never reaches this point. */
+  readonly clusters: readonly LoadedCluster[];
+  /** Where the cloud assembly goes. @default CDK_OUTDIR from the CDK CLI, else a temp dir */
+  readonly outdir?: string;
+  /** Template directory. @default the repository's cloudconfig/ */
+  readonly templatesDir?: string;
+  /** Run cdk-nag's AwsSolutions pack at synth. @default true */
+  readonly nag?: boolean;
+  /** Also build one bootstrap stack per account and region. @default true */
+  readonly bootstrap?: boolean;
+}
+
+export interface FleetApp {
+  readonly app: App;
+  readonly stacks: ReadonlyMap<string, WorkerStack>;
+  readonly configs: ReadonlyMap<string, RenderedConfig>;
+  readonly bootstrapStacks: readonly BootstrapStack[];
+}
+
+/** Builds the CDK app of a fleet: one worker stack per cluster, one bootstrap stack per account/region. */
+export function buildFleetApp(props: FleetAppProps): FleetApp {
+  const app = new App({ outdir: props.outdir, context: { 'aws:cdk:enable-path-metadata': true } });
+  if (props.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const stacks = new Map<string, WorkerStack>();
+  const configs = new Map<string, RenderedConfig>();
+  const envs = new Map<string, { account: string; region: string }>();
+  for (const { cluster } of props.clusters) {
+    const config = renderConfig(cluster, props.templatesDir ?? DEFAULT_TEMPLATES_DIR);
+    configs.set(cluster.metadata.name, config);
+    stacks.set(cluster.metadata.name, new WorkerStack(app, { cluster, config }));
+    envs.set(`${cluster.spec.account}/${cluster.spec.region}`, { account: cluster.spec.account, region: cluster.spec.region });
+  }
+  const bootstrapStacks =
+    (props.bootstrap ?? true) ? [...envs.keys()].sort().map((k) => new BootstrapStack(app, envs.get(k)!)) : [];
+  return { app, stacks, configs, bootstrapStacks };
+}

@@ -1,0 +1,43 @@
+import { CfnOutput, CliCredentialsStackSynthesizer, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { BOOTSTRAP_STACK_NAME, bootstrapStackId, configBucketName } from './naming';
+
+export interface BootstrapStackProps {
+  /** AWS account. */
+  readonly account: string;
+  /** AWS region. */
+  readonly region: string;
+}
+
+/**
+ * `WorkerStacks-Bootstrap`, once per account and region (like `cdk bootstrap`):
+ * the private, encrypted, TLS-only config bucket every worker stack publishes to.
+ */
+export class BootstrapStack extends Stack {
+  public readonly bucket: s3.Bucket;
+
+  constructor(scope: Construct, props: BootstrapStackProps) {
+    super(scope, bootstrapStackId(props.account, props.region), {
+      stackName: BOOTSTRAP_STACK_NAME,
+      env: { account: props.account, region: props.region },
+      description: 'Config bucket of worker-stacks (content-addressed node configs)',
+      synthesizer: new CliCredentialsStackSynthesizer(),
+    });
+    this.bucket = new s3.Bucket(this, 'ConfigBucket', {
+      bucketName: configBucketName(props.account, props.region),
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: true,
+      // Nodes of a live launch template still fetch their object: never delete the bucket with the stack.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    new CfnOutput(this, 'ConfigBucketName', { value: this.bucket.bucketName });
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'Objects are immutable and content-addressed; reads are audited with CloudTrail S3 data events, which the account baseline enables. A log bucket per region would need its own exemption.',
+    });
+  }
+}

@@ -1,0 +1,122 @@
+import { CfnOutput, CliCredentialsStackSynthesizer, Stack, Tags } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Construct } from 'constructs';
+import { WorkerCluster } from '../cluster/schema';
+import { RenderedConfig } from '../cloudconfig/render';
+import { renderUserData } from '../cloudconfig/user-data';
+import { NodeConfigObject } from '../constructs/node-config-object';
+import { ruleKey, SecurityGroupRules } from '../constructs/security-group-rules';
+import { WorkerListeners } from '../constructs/worker-listeners';
+import { WorkerPool } from '../constructs/worker-pool';
+import { acknowledgeWorkerStackFindings } from './nag';
+import { CLUSTER_TAG, configBucketName, configKeyPrefix, workerStackName } from './naming';
+
+export interface WorkerStackProps {
+  /** The validated cluster object. */
+  readonly cluster: WorkerCluster;
+  /** Its rendered big config (rendered once by the caller, so the reconciler can reuse it). */
+  readonly config: RenderedConfig;
+}
+
+/** Outputs the reconciler and operators read. */
+export const OUTPUTS = {
+  checksum: 'ConfigChecksum',
+  configBucket: 'ConfigBucket',
+  autoScalingGroupName: 'AutoScalingGroupName',
+  launchTemplateId: 'LaunchTemplateId',
+  launchTemplateVersion: 'LaunchTemplateVersion',
+  loadBalancerDnsName: 'LoadBalancerDnsName',
+} as const;
+
+/**
+ * `WorkerStack-<cluster>`: everything one cluster's worker nodes need. The
+ * same class builds the template for `cdk deploy` and for the reconciler.
+ */
+export class WorkerStack extends Stack {
+  public readonly pool: WorkerPool;
+  public readonly configObject: NodeConfigObject;
+
+  constructor(scope: Construct, props: WorkerStackProps) {
+    const { cluster, config } = props;
+    const spec = cluster.spec;
+    const name = cluster.metadata.name;
+    const bucketName = configBucketName(spec.account, spec.region);
+    const keyPrefix = configKeyPrefix(name);
+    super(scope, workerStackName(name), {
+      env: { account: spec.account, region: spec.region },
+      description: `Worker nodes of Kubernetes cluster ${name} (worker-stacks)`,
+      // The CLI's own credentials publish to the config bucket: no CDK bootstrap roles, same path as the reconciler.
+      synthesizer: new CliCredentialsStackSynthesizer({ fileAssetsBucketName: bucketName, bucketPrefix: keyPrefix }),
+    });
+
+    this.configObject = new NodeConfigObject(this, 'NodeConfig', {
+      bytes: config.bytes,
+      checksum: config.checksum,
+      extension: config.extension,
+      expectedKey: `${keyPrefix}${config.checksum}.${config.extension}`,
+    });
+
+    const subnets = spec.network.subnetIds.map((subnetId, i) =>
+      ec2.Subnet.fromSubnetAttributes(this, `Subnet-${subnetId}`, { subnetId, availabilityZone: spec.network.availabilityZones[i] }),
+    );
+    const vpc = ec2.Vpc.fromVpcAttributes(this, 'Vpc', {
+      vpcId: spec.network.vpcId,
+      availabilityZones: spec.network.availabilityZones,
+      privateSubnetIds: spec.network.subnetIds,
+    });
+
+    const pool = spec.pool;
+    this.pool = new WorkerPool(this, 'Pool', {
+      vpc,
+      subnets,
+      instanceTypes: pool.instanceTypes,
+      machineImageId: pool.machineImage,
+      minSize: pool.minSize,
+      maxSize: pool.maxSize,
+      desiredCapacity: pool.desiredCapacity,
+      rootVolumeSizeGiB: pool.rootVolume.sizeGiB,
+      rootVolumeType: pool.rootVolume.type,
+      rootDeviceName: pool.rootVolume.deviceName,
+      rollingUpdate: pool.rollingUpdate,
+      legacyLaunchConfiguration: pool.legacyLaunchConfiguration,
+      userData: renderUserData({ format: config.format, checksum: config.checksum, source: this.configObject.s3Url }),
+      configObjects: { bucketName, keyPrefix },
+      secretArns: [spec.cloudConfig.values.bootstrapTokenSecretArn],
+    });
+
+    const listeners =
+      spec.listeners.length > 0 && spec.loadBalancer
+        ? new WorkerListeners(this, 'Listeners', {
+            vpc,
+            subnets,
+            internetFacing: spec.loadBalancer.scheme === 'internet-facing',
+            allowedCidrs: spec.loadBalancer.allowedCidrs,
+            listeners: spec.listeners,
+            target: this.pool.autoScalingGroup,
+          })
+        : undefined;
+
+    // A listener rule that the user also wrote by hand would be a duplicate in AWS: keep the user's.
+    const userKeys = new Set(spec.securityGroupRules.map(ruleKey));
+    new SecurityGroupRules(this, 'Rules', {
+      securityGroup: this.pool.securityGroup,
+      loadBalancerSecurityGroup: listeners?.securityGroup,
+      rules: [...spec.securityGroupRules, ...(listeners?.nodeRules ?? []).filter((r) => !userKeys.has(ruleKey(r)))],
+    });
+
+    new CfnOutput(this, OUTPUTS.checksum, { value: config.checksum, description: 'SHA-256 of the node config the launch template boots' });
+    new CfnOutput(this, OUTPUTS.configBucket, { value: bucketName });
+    new CfnOutput(this, OUTPUTS.autoScalingGroupName, { value: this.pool.autoScalingGroup.autoScalingGroupName });
+    if (this.pool.launchTemplate) {
+      new CfnOutput(this, OUTPUTS.launchTemplateId, { value: this.pool.launchTemplate.launchTemplateId! });
+      new CfnOutput(this, OUTPUTS.launchTemplateVersion, { value: this.pool.launchTemplate.latestVersionNumber });
+    }
+    if (listeners) new CfnOutput(this, OUTPUTS.loadBalancerDnsName, { value: listeners.loadBalancer.loadBalancerDnsName });
+
+    // cfn-lint's resource schema has no Tags on listeners; tagging them would fail the lint (E3002).
+    const tagOptions = { excludeResourceTypes: ['AWS::ElasticLoadBalancingV2::Listener'] };
+    for (const key of Object.keys(spec.tags).sort()) Tags.of(this).add(key, spec.tags[key], tagOptions);
+    Tags.of(this).add(CLUSTER_TAG, name, tagOptions);
+    acknowledgeWorkerStackFindings(this, { pool: this.pool, listeners, bucketName, keyPrefix, internetFacing: spec.loadBalancer?.scheme === 'internet-facing' });
+  }
+}
