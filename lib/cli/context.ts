@@ -1,0 +1,35 @@
+import * as path from 'node:path';
+import { listTemplates, DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
+
+/** Where a CLI command finds its inputs; every command takes the same two flags. */
+export interface InputDirs {
+  /** Directory of cluster objects. @default ./clusters */
+  readonly clustersDir: string;
+  /** Directory of cloud-config templates. @default the repository's cloudconfig/ */
+  readonly templatesDir: string;
+}
+
+export function inputDirs(opts: { clusters?: string; templates?: string }): InputDirs {
+  return {
+    clustersDir: path.resolve(opts.clusters ?? process.env.WORKER_STACKS_CLUSTERS ?? 'clusters'),
+    templatesDir: path.resolve(opts.templates ?? process.env.WORKER_STACKS_TEMPLATES ?? DEFAULT_TEMPLATES_DIR),
+  };
+}
+
+export function loadOptions(dirs: InputDirs) {
+  return { templates: listTemplates(dirs.templatesDir), relativeTo: process.cwd() };
+}
+
+/** Output sinks, injectable so commands are testable in-process. */
+export interface Io {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+}
+
+export const processIo: Io = {
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+};
+
+/** Exit codes of every command (documented in the README). */
+export const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;

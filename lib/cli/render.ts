@@ -1,0 +1,38 @@
+import * as path from 'node:path';
+import { loadClusterFile, clusterFiles } from '../cluster/load';
+import { renderConfig } from '../cloudconfig/render';
+import { renderUserData } from '../cloudconfig/user-data';
+import { formatProblem } from '../errors';
+import { configBucketName, configKeyPrefix } from '../stacks/naming';
+import { EXIT, InputDirs, Io, loadOptions } from './context';
+
+export interface RenderOptions {
+  /** Print the small user data instead of the big config. @default false */
+  readonly userData?: boolean;
+}
+
+/**
+ * `worker-stacks render <cluster>`: the big config on stdout (exactly the
+ * stored bytes, so `| sha256sum` gives the checksum) and the checksum on stderr.
+ */
+export function renderCommand(dirs: InputDirs, name: string, io: Io, opts: RenderOptions = {}): number {
+  const file = clusterFiles(dirs.clustersDir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name);
+  if (!file) {
+    io.err(`error: no cluster object ${name} in ${dirs.clustersDir}\n  fix: run \`worker-stacks validate\` to list the clusters\n`);
+    return EXIT.usage;
+  }
+  const { cluster, problems } = loadClusterFile(file, loadOptions(dirs));
+  if (!cluster) {
+    for (const p of problems) io.err(`${formatProblem(p)}\n`);
+    return EXIT.invalid;
+  }
+  const config = renderConfig(cluster, dirs.templatesDir);
+  const key = `${configKeyPrefix(name)}${config.checksum}.${config.extension}`;
+  if (opts.userData) {
+    io.out(renderUserData({ format: config.format, checksum: config.checksum, source: `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${key}` }));
+  } else {
+    io.out(config.bytes.toString('utf8'));
+  }
+  io.err(`sha256 ${config.checksum}  ${config.format}  s3 key ${key}\n`);
+  return EXIT.ok;
+}
