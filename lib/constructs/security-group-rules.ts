@@ -67,7 +67,9 @@ export class SecurityGroupRules extends Construct {
     if (props.rules.length > LIMITS.inboundRulesPerSecurityGroup) {
       throw new UsageError(`${props.rules.length} rules exceed ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group`);
     }
-    for (const rule of props.rules) {
+    // Sorted by identity, so the template's resource order never depends on the list order either.
+    const rules = [...props.rules].sort((a, b) => (ruleKey(a) < ruleKey(b) ? -1 : ruleKey(a) > ruleKey(b) ? 1 : 0));
+    for (const rule of rules) {
       const key = ruleKey(rule);
       const ruleId = `${key.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60)}-${sha256Hex(key).slice(0, 8)}`;
       if (this.node.tryFindChild(ruleId)) throw new UsageError(`duplicate security group rule ${key} (${rule.description})`);
@@ -78,8 +80,9 @@ export class SecurityGroupRules extends Construct {
         groupId: props.securityGroup.securityGroupId,
         description: rule.description,
         ipProtocol: IP_PROTOCOL[rule.protocol],
-        fromPort: ranged ? (rule.port ?? rule.fromPort) : rule.protocol === 'all' ? undefined : -1,
-        toPort: ranged ? (rule.port ?? rule.toPort) : rule.protocol === 'all' ? undefined : -1,
+        // icmp: -1/-1 is every type and code; icmpv6 and all take no ports at all (EC2 ignores them).
+        fromPort: ranged ? (rule.port ?? rule.fromPort) : rule.protocol === 'icmp' ? -1 : undefined,
+        toPort: ranged ? (rule.port ?? rule.toPort) : rule.protocol === 'icmp' ? -1 : undefined,
         cidrIp: s.cidr,
         cidrIpv6: s.cidrIpv6,
         sourcePrefixListId: s.prefixListId,

@@ -1,0 +1,130 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { WorkerPool, WorkerPoolProps } from '../../lib/constructs/worker-pool';
+import { example, variant } from '../helpers/clusters';
+import { synthCluster } from '../helpers/synth';
+
+function poolStack(overrides: Partial<WorkerPoolProps> = {}): Template {
+  const stack = new Stack(new App(), 'S', { env: { account: '123456789012', region: 'eu-west-1' } });
+  const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', { vpcId: 'vpc-12345678', availabilityZones: ['eu-west-1a'], privateSubnetIds: ['subnet-12345678'] });
+  new WorkerPool(stack, 'Pool', {
+    vpc,
+    subnets: vpc.privateSubnets,
+    instanceTypes: ['m6i.large'],
+    machineImageId: 'ami-12345678',
+    minSize: 1,
+    maxSize: 3,
+    userData: '{"ignition":{"version":"3.3.0"}}',
+    configObjects: { bucketName: 'cfg-bucket', keyPrefix: 'clusters/c1/' },
+    ...overrides,
+  });
+  return Template.fromStack(stack);
+}
+
+describe('launch template', () => {
+  test('requires IMDSv2 and encrypts the root volume', () => {
+    // GIVEN / WHEN
+    const t = poolStack({ rootVolumeSizeGiB: 80 });
+    // THEN
+    t.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: Match.objectLike({
+        MetadataOptions: Match.objectLike({ HttpTokens: 'required' }),
+        BlockDeviceMappings: [{ DeviceName: '/dev/xvda', Ebs: { Encrypted: true, VolumeSize: 80, VolumeType: 'gp3', DeleteOnTermination: true } }],
+        ImageId: 'ami-12345678',
+        UserData: { 'Fn::Base64': '{"ignition":{"version":"3.3.0"}}' },
+      }),
+    });
+  });
+
+  test('the group follows the latest launch template version and rolls with the given settings', () => {
+    // GIVEN / WHEN
+    const t = poolStack({ rollingUpdate: { maxBatchSize: 2, minInstancesInService: 1, pauseTime: 'PT3M', waitOnResourceSignals: true } });
+    // THEN
+    t.hasResource('AWS::AutoScaling::AutoScalingGroup', {
+      UpdatePolicy: {
+        AutoScalingRollingUpdate: Match.objectLike({ MaxBatchSize: 2, MinInstancesInService: 1, PauseTime: 'PT3M', WaitOnResourceSignals: true }),
+      },
+      Properties: Match.objectLike({
+        LaunchTemplate: { LaunchTemplateId: Match.anyValue(), Version: { 'Fn::GetAtt': [Match.stringLikeRegexp('LaunchTemplate'), 'LatestVersionNumber'] } },
+        HealthCheckType: 'ELB',
+      }),
+    });
+  });
+
+  test('desired capacity stays unset unless given, so a deploy never resets an autoscaler', () => {
+    // GIVEN / WHEN / THEN
+    poolStack().hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', { MinSize: '1', MaxSize: '3', DesiredCapacity: Match.absent() });
+    poolStack({ desiredCapacity: 2 }).hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', { DesiredCapacity: '2' });
+  });
+
+  test('several instance types give a mixed instances policy, first type preferred', () => {
+    // GIVEN / WHEN
+    const t = poolStack({ instanceTypes: ['m6i.large', 'm5.large'] });
+    // THEN
+    t.hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', {
+      MixedInstancesPolicy: Match.objectLike({
+        LaunchTemplate: Match.objectLike({ Overrides: [{ InstanceType: 'm6i.large' }, { InstanceType: 'm5.large' }] }),
+        InstancesDistribution: Match.objectLike({ OnDemandAllocationStrategy: 'prioritized' }),
+      }),
+    });
+    t.hasResourceProperties('AWS::EC2::LaunchTemplate', { LaunchTemplateData: Match.objectLike({ InstanceType: Match.absent() }) });
+  });
+});
+
+describe('instance role', () => {
+  test('reads only its own cluster prefix and its own secrets', () => {
+    // GIVEN / WHEN
+    const t = poolStack({ secretArns: ['arn:aws:secretsmanager:eu-west-1:123456789012:secret:c1/token-AbCdEf'] });
+    // THEN
+    t.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: [
+          { Action: 's3:GetObject', Effect: 'Allow', Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::cfg-bucket/clusters/c1/*']] } },
+          { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:c1/token-AbCdEf' },
+        ],
+        Version: '2012-10-17',
+      },
+    });
+    t.resourceCountIs('AWS::IAM::Policy', 1);
+    t.hasResourceProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
+  });
+});
+
+describe('legacy launch configuration', () => {
+  test('is opt-in and keeps IMDSv2 and encryption', () => {
+    // GIVEN / WHEN
+    const t = poolStack({ legacyLaunchConfiguration: true });
+    // THEN
+    t.resourceCountIs('AWS::EC2::LaunchTemplate', 0);
+    t.hasResourceProperties('AWS::AutoScaling::LaunchConfiguration', {
+      MetadataOptions: { HttpTokens: 'required' },
+      BlockDeviceMappings: [{ DeviceName: '/dev/xvda', Ebs: Match.objectLike({ Encrypted: true }) }],
+    });
+    poolStack().resourceCountIs('AWS::AutoScaling::LaunchConfiguration', 0);
+  });
+});
+
+describe('misuse throws at once', () => {
+  test.each<[string, Partial<WorkerPoolProps>, RegExp]>([
+    ['min > max', { minSize: 5, maxSize: 2 }, /minSize 5 is greater than maxSize 2/],
+    ['no instance type', { instanceTypes: [] }, /at least one instance type/],
+    ['mixed types with a launch configuration', { legacyLaunchConfiguration: true, instanceTypes: ['a.large', 'b.large'] }, /one instance type/],
+    ['prefix without slash', { configObjects: { bucketName: 'b', keyPrefix: 'clusters/c1' } }, /must end with '\/'/],
+  ])('%s', (_what, props, error) => {
+    // GIVEN / WHEN / THEN
+    expect(() => poolStack(props)).toThrow(error);
+  });
+});
+
+test('every example stack boots its nodes with IMDSv2 required and encrypted volumes', () => {
+  for (const name of ['prod-eu1', 'staging-us1']) {
+    // GIVEN / WHEN
+    const s = synthCluster(example(name));
+    // THEN
+    s.template.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: Match.objectLike({ MetadataOptions: Match.objectLike({ HttpTokens: 'required' }), BlockDeviceMappings: [Match.objectLike({ Ebs: Match.objectLike({ Encrypted: true }) })] }),
+    });
+  }
+  synthCluster(variant('edge-ap1', () => undefined)).template.hasResourceProperties('AWS::AutoScaling::LaunchConfiguration', { MetadataOptions: { HttpTokens: 'required' } });
+});

@@ -1,0 +1,47 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parse } from 'yaml';
+import { loadClusterFile } from '../../lib/cluster/load';
+import { WorkerCluster, WorkerClusterInput } from '../../lib/cluster/schema';
+import { validateCluster } from '../../lib/cluster/validate';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/cloudconfig/templates';
+
+export const REPO = path.resolve(__dirname, '..', '..');
+export const EXAMPLES_DIR = path.join(REPO, 'clusters');
+export const EXAMPLE_NAMES = fs
+  .readdirSync(EXAMPLES_DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => f.replace(/\.yaml$/, ''))
+  .sort();
+export const TEMPLATES = listTemplates(DEFAULT_TEMPLATES_DIR);
+
+/** The raw (unvalidated, defaults not applied) example object, as a fresh deep copy. */
+export function rawExample(name: string): WorkerClusterInput & Record<string, any> {
+  return parse(fs.readFileSync(path.join(EXAMPLES_DIR, `${name}.yaml`), 'utf8'));
+}
+
+/** A validated example cluster. */
+export function example(name: string): WorkerCluster {
+  const r = loadClusterFile(path.join(EXAMPLES_DIR, `${name}.yaml`), { templates: TEMPLATES, relativeTo: REPO });
+  if (!r.cluster) throw new Error(`example ${name} is invalid: ${JSON.stringify(r.problems)}`);
+  return r.cluster;
+}
+
+/** Validates a raw object (after a test changed it) and returns the cluster, or throws with the problems. */
+export function validated(raw: unknown, file = 'clusters/test.yaml'): WorkerCluster {
+  const r = validateCluster(raw, { file, templates: TEMPLATES });
+  if (!r.cluster) throw new Error(`invalid: ${r.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
+  return r.cluster;
+}
+
+/** An example, changed by `mutate` on its raw form, then validated. The file name follows metadata.name. */
+export function variant(name: string, mutate: (raw: any) => void): WorkerCluster {
+  const raw = rawExample(name);
+  mutate(raw);
+  return validated(raw, `clusters/${raw.metadata.name}.yaml`);
+}
+
+export function tempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `ws-${prefix}-`));
+}

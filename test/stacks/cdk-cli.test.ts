@@ -1,0 +1,71 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { example, EXAMPLE_NAMES, REPO, tempDir } from '../helpers/clusters';
+import { synthCluster } from '../helpers/synth';
+import { run } from '../helpers/tools';
+
+/** The CDK CLI as a user runs it, offline. aws-cdk-lib's built-in template validation stays on here. */
+const cdk = (args: string[]) => {
+  const env: NodeJS.ProcessEnv = { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', AWS_EC2_METADATA_DISABLED: 'true' };
+  delete env.CDK_VALIDATION;
+  return run('npx', ['--no-install', 'cdk', ...args], { cwd: REPO, env, timeout: 300_000 });
+};
+
+let outdir: string;
+
+beforeAll(() => {
+  outdir = path.join(tempDir('cdk-cli'), 'cdk.out');
+  const r = cdk(['synth', '--quiet', '--output', outdir]);
+  if (r.status !== 0) throw new Error(`cdk synth failed (${r.status}):\n${r.stderr}`);
+});
+
+test('cdk synth builds one worker stack per example and one bootstrap stack per account and region', () => {
+  // THEN
+  const templates = fs.readdirSync(outdir).filter((f) => f.endsWith('.template.json')).sort();
+  expect(templates).toEqual([
+    ...EXAMPLE_NAMES.map((n) => `WorkerStack-${n}.template.json`),
+    ...EXAMPLE_NAMES.map((n) => example(n))
+      .map((c) => `WorkerStacks-Bootstrap-${c.spec.account}-${c.spec.region}.template.json`)
+      .sort(),
+  ]);
+  const bootstrap = JSON.parse(fs.readFileSync(path.join(outdir, templates.find((t) => t.startsWith('WorkerStacks-Bootstrap-111'))!), 'utf8'));
+  const bucket = Object.values(bootstrap.Resources).find((r: any) => r.Type === 'AWS::S3::Bucket') as any;
+  expect(bucket.Properties).toMatchObject({
+    BucketName: 'worker-stacks-config-111111111111-eu-west-1',
+    PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+    BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+  });
+  const policy = Object.values(bootstrap.Resources).find((r: any) => r.Type === 'AWS::S3::BucketPolicy') as any;
+  expect(JSON.stringify(policy.Properties.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
+});
+
+test('cdk synth gives the same template as the in-process synthesis the reconciler uses', () => {
+  for (const name of EXAMPLE_NAMES) {
+    // WHEN
+    const cli = fs.readFileSync(path.join(outdir, `WorkerStack-${name}.template.json`), 'utf8');
+    // THEN
+    expect(JSON.parse(cli)).toEqual(synthCluster(example(name)).json);
+  }
+});
+
+test('cdk diff --template against a saved template: no differences, then exactly the changed resource', () => {
+  // GIVEN
+  const saved = path.join(tempDir('diff'), 'saved.json');
+  fs.copyFileSync(path.join(outdir, 'WorkerStack-prod-eu1.template.json'), saved);
+  // WHEN
+  const same = cdk(['diff', '--app', outdir, '--template', saved, 'WorkerStack-prod-eu1']);
+  // THEN
+  expect(same.status).toBe(0);
+  expect(same.stdout + same.stderr).toMatch(/There were no differences/);
+
+  // GIVEN: the saved template had a different max size
+  const old = JSON.parse(fs.readFileSync(saved, 'utf8'));
+  const group = Object.keys(old.Resources).find((k) => old.Resources[k].Type === 'AWS::AutoScaling::AutoScalingGroup')!;
+  old.Resources[group].Properties.MaxSize = '31';
+  fs.writeFileSync(saved, JSON.stringify(old));
+  // WHEN
+  const changed = cdk(['diff', '--app', outdir, '--template', saved, '--fail', 'WorkerStack-prod-eu1']);
+  // THEN
+  expect(changed.status).toBe(1);
+  expect(changed.stdout + changed.stderr).toMatch(new RegExp(`\\[~\\] AWS::AutoScaling::AutoScalingGroup .*${group}[\\s\\S]*MaxSize`));
+});
