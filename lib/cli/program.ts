@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT, inputDirs, Io, processIo } from './context';
 import { renderCommand } from './render';
+import { schemaCommand } from './schema';
 import { validateCommand } from './validate';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -32,6 +33,14 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
     .option('--user-data', 'print the small user data instead')
     .action((name: string, opts) => {
       code = renderCommand(inputDirs(opts), name, io, { userData: Boolean(opts.userData) });
+    });
+
+  program
+    .command('schema')
+    .description('print the JSON Schema of the WorkerCluster object (or, with --markdown, the README field reference)')
+    .option('--markdown', 'the field reference table instead')
+    .action((opts) => {
+      code = schemaCommand(io, { markdown: Boolean(opts.markdown) });
     });
 
   try {

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { WorkerClusterSchema } from './schema';
+
+type Json = Record<string, any>;
+
+/** The JSON Schema of the cluster object (input side: defaults are optional), for editors and the CRD. */
+export function clusterJsonSchema(): Json {
+  return z.toJSONSchema(WorkerClusterSchema, { io: 'input', unrepresentable: 'any' }) as Json;
+}
+
+function typeOf(s: Json): string {
+  if (s.const !== undefined) return `\`${JSON.stringify(s.const)}\``;
+  if (s.enum) return s.enum.map((v: unknown) => `\`${JSON.stringify(v)}\``).join(' \\| ');
+  if (s.anyOf) return s.anyOf.map(typeOf).join(' \\| ');
+  if (s.type === 'array') return `list of ${typeOf(s.items ?? {})}`;
+  if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object') return `map of ${typeOf(s.additionalProperties)}`;
+  return s.type ?? 'any';
+}
+
+/**
+ * The field reference of the README, generated from the schema so that the
+ * two cannot drift (a test compares them).
+ */
+export function clusterReferenceMarkdown(): string {
+  const rows: string[] = ['| field | type | required | description |', '| --- | --- | --- | --- |'];
+  const walk = (s: Json, at: string, required: boolean) => {
+    if (at) {
+      const desc = String(s.description ?? '').replace(/\|/g, '\\|');
+      rows.push(`| \`${at}\` | ${typeOf(s)} | ${required ? 'yes' : ''} | ${desc} |`);
+    }
+    const obj = s.type === 'array' ? s.items : s;
+    const props: Json | undefined = obj?.properties;
+    if (!props || at === 'status') return;
+    const req = new Set<string>(obj.required ?? []);
+    const prefix = s.type === 'array' ? `${at}[]` : at;
+    for (const key of Object.keys(props)) walk(props[key], prefix ? `${prefix}.${key}` : key, req.has(key));
+  };
+  walk(clusterJsonSchema(), '', true);
+  return rows.join('\n') + '\n';
+}
