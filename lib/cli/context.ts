@@ -33,3 +33,10 @@ export const processIo: Io = {
 
 /** Exit codes of every command (documented in the README). */
 export const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
+
+/** The --clusters/--templates flags every command that reads cluster objects takes. */
+export function dirFlags<C extends { option: (flags: string, description: string) => C }>(c: C): C {
+  return c
+    .option('--clusters <dir>', 'directory of cluster objects (env WORKER_STACKS_CLUSTERS, default ./clusters)')
+    .option('--templates <dir>', 'directory of cloud-config templates (env WORKER_STACKS_TEMPLATES)');
+}

@@ -1,47 +1,44 @@
 import { Command, CommanderError } from 'commander';
-import { EXIT, inputDirs, Io, processIo } from './context';
+import { dirFlags, EXIT, inputDirs, Io, processIo } from './context';
 import { renderCommand } from './render';
+import { registerReview } from './review';
 import { schemaCommand } from './schema';
 import { validateCommand } from './validate';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { version } = require('../../package.json') as { version: string };
 
+/** A command module adds its command(s) to the program; `done` records the exit code. */
+export type Register = (program: Command, io: Io, done: (code: number) => void) => void;
+
 /** The `worker-stacks` command line. Returns the exit code instead of exiting, so tests run it in-process. */
 export async function runCli(argv: readonly string[], io: Io = processIo): Promise<number> {
   let code: number = EXIT.ok;
+  const done = (c: number) => {
+    code = c;
+  };
   const program = new Command('worker-stacks')
     .description('One WorkerCluster object per Kubernetes cluster -> one CloudFormation worker stack')
     .version(version)
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .showHelpAfterError();
-  const dirFlags = (c: Command) =>
-    c
-      .option('--clusters <dir>', 'directory of cluster objects (env WORKER_STACKS_CLUSTERS)', undefined)
-      .option('--templates <dir>', 'directory of cloud-config templates (env WORKER_STACKS_TEMPLATES)', undefined);
 
   dirFlags(program.command('validate'))
     .description('check every cluster object; print every problem (file: field path: rule); exit 1 if any')
     .option('-o, --output <format>', 'text or json', 'text')
-    .action((opts) => {
-      code = validateCommand(inputDirs(opts), io, { output: opts.output });
-    });
+    .action((opts) => done(validateCommand(inputDirs(opts), io, { output: opts.output })));
   dirFlags(program.command('render'))
     .description('print the big node config of one cluster (stdout, exact stored bytes) and its checksum (stderr)')
     .argument('<cluster>', 'cluster name (metadata.name)')
     .option('--user-data', 'print the small user data instead')
-    .action((name: string, opts) => {
-      code = renderCommand(inputDirs(opts), name, io, { userData: Boolean(opts.userData) });
-    });
-
+    .action((name: string, opts) => done(renderCommand(inputDirs(opts), name, io, { userData: Boolean(opts.userData) })));
   program
     .command('schema')
     .description('print the JSON Schema of the WorkerCluster object (or, with --markdown, the README field reference)')
     .option('--markdown', 'the field reference table instead')
-    .action((opts) => {
-      code = schemaCommand(io, { markdown: Boolean(opts.markdown) });
-    });
+    .action((opts) => done(schemaCommand(io, { markdown: Boolean(opts.markdown) })));
+  for (const register of [registerReview]) register(program, io, done);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

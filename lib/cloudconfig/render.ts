@@ -27,7 +27,9 @@ export function templateContext(cluster: WorkerCluster): Record<string, unknown>
   const labels = Object.keys(v.nodeLabels)
     .sort()
     .map((key) => ({ key, value: v.nodeLabels[key] }));
-  const taints = [...v.nodeTaints].sort((a, b) => (`${a.key}:${a.effect}` < `${b.key}:${b.effect}` ? -1 : 1));
+  // A total order (value breaks ties), so the output never depends on the list order in the YAML.
+  const taintKey = (t: { key: string; effect: string; value: string }) => [t.key, t.effect, t.value].join('\0');
+  const taints = [...v.nodeTaints].sort((a, b) => (taintKey(a) < taintKey(b) ? -1 : taintKey(a) > taintKey(b) ? 1 : 0));
   return {
     cluster: { name: cluster.metadata.name, account: cluster.spec.account, region: cluster.spec.region },
     values: {
@@ -46,11 +48,11 @@ export function templateContext(cluster: WorkerCluster): Record<string, unknown>
 export function renderConfig(cluster: WorkerCluster, templatesDir: string = DEFAULT_TEMPLATES_DIR): RenderedConfig {
   const template = loadTemplate(cluster.spec.cloudConfig.template, templatesDir);
   const ctx = templateContext(cluster);
-  const run = (what: string, fn: () => string) => {
+  const run = (what: string, source: string, fn: () => string) => {
     try {
       return fn();
     } catch (e) {
-      throw new TemplateError(`template ${template.name}: ${what}: ${(e as Error).message}`, {
+      throw new TemplateError(`template ${template.name}: ${what} (from ${source}): ${(e as Error).message}`, {
         cause: e,
         hint: 'the template names a value the cluster object does not have; add it to spec.cloudConfig.values or fix the template',
       });
@@ -58,8 +60,8 @@ export function renderConfig(cluster: WorkerCluster, templatesDir: string = DEFA
   };
   const node = normalizeNodeConfig({
     format: template.format,
-    files: template.files.map((f) => ({ path: f.path, mode: f.mode, contents: run(f.path, () => f.render(ctx)) })),
-    units: template.units.map((u) => ({ name: u.name, enabled: u.enabled, contents: run(u.name, () => u.render(ctx)) })),
+    files: template.files.map((f) => ({ path: f.path, mode: f.mode, contents: run(f.path, f.source, () => f.render(ctx)) })),
+    units: template.units.map((u) => ({ name: u.name, enabled: u.enabled, contents: run(u.name, u.source, () => u.render(ctx)) })),
   });
   const text = node.format === 'ignition' ? toIgnition(node) : toCloudConfig(node);
   const bytes = Buffer.from(text, 'utf8');

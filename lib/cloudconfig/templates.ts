@@ -20,8 +20,9 @@ export interface CompiledTemplate {
   readonly name: string;
   readonly format: ConfigFormat;
   readonly description: string;
-  readonly files: ReadonlyArray<{ path: string; mode: number; render: Handlebars.TemplateDelegate }>;
-  readonly units: ReadonlyArray<{ name: string; enabled: boolean; render: Handlebars.TemplateDelegate }>;
+  /** `source` is the template file as the manifest names it, for error messages. */
+  readonly files: ReadonlyArray<{ path: string; mode: number; source: string; render: Handlebars.TemplateDelegate }>;
+  readonly units: ReadonlyArray<{ name: string; enabled: boolean; source: string; render: Handlebars.TemplateDelegate }>;
 }
 
 /** Template names are the directories under the template dir with a template.yaml; `_`-prefixed ones hold shared parts. */
@@ -38,7 +39,9 @@ export function listTemplates(dir: string = DEFAULT_TEMPLATES_DIR): Set<string> 
 const cache = new Map<string, CompiledTemplate>();
 
 /** Loads and compiles one template; compiled templates are cached per directory for the process. */
-export function loadTemplate(name: string, dir: string = DEFAULT_TEMPLATES_DIR): CompiledTemplate {
+export function loadTemplate(name: string, templatesDir: string = DEFAULT_TEMPLATES_DIR): CompiledTemplate {
+  // Absolute and without a trailing separator, so the "outside the template dir" check below also holds for `cloudconfig/`.
+  const dir = path.resolve(templatesDir);
   const root = path.join(dir, name);
   const key = root;
   const hit = cache.get(key);
@@ -51,7 +54,7 @@ export function loadTemplate(name: string, dir: string = DEFAULT_TEMPLATES_DIR):
   }
   const parsed = ManifestSchema.safeParse(parseYaml(readText(manifestFile)));
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${manifestFile}: ${i.path.join('.')}: ${i.message}`);
+    const lines = parsed.error.issues.map((i) => `${manifestFile}: ${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`);
     throw new TemplateError(`invalid template manifest:\n  ${lines.join('\n  ')}`, { cause: parsed.error, hint: 'correct the manifest fields named above' });
   }
   const compile = (rel: string) => {
@@ -67,8 +70,8 @@ export function loadTemplate(name: string, dir: string = DEFAULT_TEMPLATES_DIR):
     name,
     format: m.format,
     description: m.description,
-    files: m.files.map((f) => ({ path: f.path, mode: parseInt(f.mode, 8), render: compile(f.template) })),
-    units: m.units.map((u) => ({ name: u.name, enabled: u.enabled, render: compile(u.template) })),
+    files: m.files.map((f) => ({ path: f.path, mode: parseInt(f.mode, 8), source: f.template, render: compile(f.template) })),
+    units: m.units.map((u) => ({ name: u.name, enabled: u.enabled, source: u.template, render: compile(u.template) })),
   };
   cache.set(key, compiled);
   return compiled;

@@ -53,8 +53,9 @@ function cloudInitUserData({ checksum, source }: UserDataProps): string {
     `dst=${CLOUD_INIT_INSTALL_PATH}`,
     'if [ -f "$dst" ] && echo "$want  $dst" | sha256sum -c --status -; then exit 0; fi',
     'tmp=$(mktemp)',
+    "trap 'rm -f \"$tmp\"' EXIT",
     fetch,
-    'if ! echo "$want  $tmp" | sha256sum -c --status -; then echo "worker-stacks: node config checksum mismatch, refusing it" >&2; rm -f "$tmp"; exit 1; fi',
+    'if ! echo "$want  $tmp" | sha256sum -c --status -; then echo "worker-stacks: node config checksum mismatch, refusing it" >&2; exit 1; fi',
     'chmod 0600 "$tmp"',
     'mv "$tmp" "$dst"',
   ].join('\n');

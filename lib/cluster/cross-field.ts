@@ -31,7 +31,7 @@ function duplicates<T>(items: unknown[], key: (x: Loose) => T | undefined, at: (
 
 export function crossFieldProblems(raw: unknown, templates: ReadonlySet<string>): Found[] {
   const spec = obj(obj(raw).spec);
-  return [...poolProblems(spec), ...networkProblems(spec), ...ruleProblems(spec), ...listenerProblems(spec), ...templateProblems(spec, templates)];
+  return [...poolProblems(spec), ...networkProblems(spec), ...ruleProblems(spec), ...listenerProblems(spec), ...taintProblems(spec), ...templateProblems(spec, templates)];
 }
 
 function poolProblems(spec: Loose): Found[] {
@@ -93,7 +93,7 @@ function ruleProblems(spec: Loose): Found[] {
     const from = int(r.fromPort);
     const to = int(r.toPort);
     if (from !== undefined && to !== undefined && from > to) out.push({ path: `${at}.fromPort`, message: `port range is reversed: fromPort ${from} is greater than toPort ${to}` });
-    if (proto && !ported && (single || range)) out.push({ path: at, message: `${proto} rules take no port (remove port/fromPort/toPort)` });
+    if ((proto === 'icmp' || proto === 'icmpv6' || proto === 'all') && (single || range)) out.push({ path: at, message: `${proto} rules take no port (remove port/fromPort/toPort)` });
     const src = obj(r.source);
     const kinds = RULE_SOURCE_KINDS.filter((k) => src[k] !== undefined);
     if (r.source !== undefined && kinds.length !== 1) {
@@ -105,7 +105,8 @@ function ruleProblems(spec: Loose): Found[] {
   out.push(
     ...duplicates(
       rules,
-      (r) => [r.protocol, r.port ?? null, r.fromPort ?? null, r.toPort ?? null, RULE_SOURCE_KINDS.map((k) => obj(r.source)[k] ?? null)],
+      // port: 22 and fromPort/toPort 22-22 are one rule to AWS (a duplicate fails at deploy time), so compare the range.
+      (r) => [r.protocol, r.port ?? r.fromPort ?? null, r.port ?? r.toPort ?? null, RULE_SOURCE_KINDS.map((k) => obj(r.source)[k] ?? null)],
       (i) => `spec.securityGroupRules[${i}]`,
       'rules (same protocol, ports and source)',
     ),
@@ -149,6 +150,11 @@ function listenerProblems(spec: Loose): Found[] {
   out.push(...duplicates(listeners, (l) => str(l.name), (i) => `spec.listeners[${i}].name`, 'listener names'));
   out.push(...duplicates(listeners, (l) => int(l.port), (i) => `spec.listeners[${i}].port`, 'listener ports'));
   return out;
+}
+
+function taintProblems(spec: Loose): Found[] {
+  const taints = arr(obj(obj(spec.cloudConfig).values).nodeTaints);
+  return duplicates(taints, (t) => (str(t.key) && str(t.effect) ? [t.key, t.effect] : undefined), (i) => `spec.cloudConfig.values.nodeTaints[${i}]`, 'taints (same key and effect; the kubelet refuses them)');
 }
 
 function templateProblems(spec: Loose, templates: ReadonlySet<string>): Found[] {

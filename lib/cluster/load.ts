@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { LineCounter, parseAllDocuments } from 'yaml';
 import { Problem, ValidationError } from '../errors';
 import { WorkerCluster } from './schema';
 import { validateCluster } from './validate';
@@ -20,14 +20,26 @@ export interface LoadOptions {
 
 /** Parses YAML text into one plain object, or the problems that stop it. */
 export function parseClusterYaml(text: string, file: string): { raw?: unknown; problems: Problem[] } {
-  const docs = parseAllDocuments(text, { uniqueKeys: true, prettyErrors: false, schema: 'core' });
+  // prettyErrors is off (one-line messages), so positions come from our own line counter.
+  const lines = new LineCounter();
+  const docs = parseAllDocuments(text, { uniqueKeys: true, prettyErrors: false, schema: 'core', lineCounter: lines });
   const list = Array.isArray(docs) ? docs : [docs];
+  const at = (offset: number | undefined) => {
+    if (offset === undefined) return 'at an unknown line';
+    const { line, col } = lines.linePos(offset);
+    return `at line ${line}, column ${col}`;
+  };
   const problems: Problem[] = list.flatMap((doc) =>
-    doc.errors.map((e) => ({ file, path: '', message: `YAML syntax error at line ${e.linePos?.[0].line ?? '?'}: ${e.message.split('\n')[0]}` })),
+    doc.errors.map((e) => ({ file, path: '', message: `YAML syntax error ${at(e.pos?.[0])}: ${e.message.split('\n')[0]}` })),
   );
   if (problems.length) return { problems };
   if (list.length !== 1) return { problems: [{ file, path: '', message: `holds ${list.length} YAML documents; put exactly one WorkerCluster in each file` }] };
-  return { raw: list[0].toJS({ maxAliasCount: 50 }), problems: [] };
+  try {
+    return { raw: list[0].toJS({ maxAliasCount: 50 }), problems: [] };
+  } catch (e) {
+    // An alias to an anchor that is not defined (yet), or an alias bomb over maxAliasCount.
+    return { problems: [{ file, path: '', message: `YAML error: ${(e as Error).message.split('\n')[0]}` }] };
+  }
 }
 
 export function loadClusterFile(file: string, opts: LoadOptions): { cluster?: WorkerCluster; problems: readonly Problem[] } {

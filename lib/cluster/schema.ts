@@ -41,7 +41,7 @@ export const HealthCheckSchema = z
     protocol: z.enum(['TCP', 'HTTP', 'HTTPS']).default('TCP').meta(d('Health check protocol. @default TCP')),
     port: port().optional().meta(d("Port to probe on the node. @default the listener's nodePort")),
     path: pattern(/^\/[\x21-\x7e]*$/, 'an HTTP path starting with /').optional().meta(d('HTTP(S) path. Only for HTTP and HTTPS. @default /')),
-    intervalSeconds: z.union([z.literal(10), z.literal(30)]).default(10).meta(d('Seconds between probes (10 or 30). @default 10')),
+    intervalSeconds: z.literal([10, 30]).default(10).meta(d('Seconds between probes (10 or 30). @default 10')),
     healthyThreshold: intIn(2, 10, 'healthy threshold').default(3).meta(d('@default 3')),
     unhealthyThreshold: intIn(2, 10, 'unhealthy threshold').default(3).meta(d('@default 3')),
   })

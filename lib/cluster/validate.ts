@@ -18,12 +18,27 @@ export interface ValidationResult {
   readonly problems: readonly Problem[];
 }
 
-/** `['spec','listeners',2,'port']` → `spec.listeners[2].port` */
+/**
+ * `['spec','listeners',2,'port']` → `spec.listeners[2].port`. A map key that is not a plain
+ * identifier (a label key such as `node.kubernetes.io/pool`) is quoted in brackets, so the
+ * path stays unambiguous: `spec.cloudConfig.values.nodeLabels["node.kubernetes.io/pool"]`.
+ */
 export function formatPath(segments: readonly PropertyKey[]): string {
   return segments
-    .map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? String(s) : `.${String(s)}`))
+    .map((s, i) => {
+      if (typeof s === 'number') return `[${s}]`;
+      const k = String(s);
+      if (!/^[A-Za-z_$][\w$]*$/.test(k)) return `[${JSON.stringify(k)}]`;
+      return i === 0 ? k : `.${k}`;
+    })
     .join('');
 }
+
+function typeName(v: unknown): string {
+  return Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+const EXPECTED: Record<string, string> = { object: 'an object', array: 'a list', string: 'a string', number: 'a number', boolean: 'true or false', record: 'a map' };
 
 function issueToProblems(file: string, issue: z.core.$ZodIssue): Problem[] {
   const at = formatPath(issue.path);
@@ -33,8 +48,31 @@ function issueToProblems(file: string, issue: z.core.$ZodIssue): Problem[] {
   if (issue.code === 'invalid_type' && issue.input === undefined) {
     return [{ file, path: at, message: `required field is missing (expected ${issue.expected})` }];
   }
+  if (issue.code === 'invalid_type') {
+    // e.g. `port: "443"` (quoted in YAML) or `account: 111111111111` (unquoted): name the value and what was expected.
+    const expected = EXPECTED[issue.expected] ?? issue.expected;
+    const hint = issue.expected === 'number' && typeof issue.input === 'string' ? ' (remove the quotes)' : issue.expected === 'string' && typeof issue.input === 'number' ? ' (quote it in YAML)' : '';
+    if (issue.input === null) return [{ file, path: at, message: `is empty (null), expected ${expected}` }];
+    // A scalar is shown as written (`"443"`); a list or map only by its kind.
+    const value = typeof issue.input === 'object' ? '' : `${JSON.stringify(issue.input) ?? String(issue.input)} `;
+    return [{ file, path: at, message: `${value}is ${typeName(issue.input)}, expected ${expected}${hint}` }];
+  }
   if (issue.code === 'invalid_value' && issue.input !== undefined) {
     return [{ file, path: at, message: `${JSON.stringify(issue.input)} is not allowed (expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')})` }];
+  }
+  if (issue.code === 'invalid_key') {
+    // A record key broke its rule; the inner issue carries the rule and the key.
+    return issue.issues.map((inner) => ({ file, path: at, message: inner.code === 'custom' ? inner.message : `key ${JSON.stringify(issue.input)}: ${inner.message}` }));
+  }
+  if ((issue.code === 'too_small' || issue.code === 'too_big') && (issue.origin === 'array' || issue.origin === 'string')) {
+    const limit = issue.code === 'too_small' ? `at least ${issue.minimum} required` : `at most ${issue.maximum} allowed`;
+    const unit = issue.origin === 'array' ? 'item' : 'character';
+    const len = (issue.input as { length?: number } | undefined)?.length;
+    const value = issue.origin === 'string' && typeof issue.input === 'string' && issue.input.length <= 40 ? `${JSON.stringify(issue.input)} has` : 'has';
+    return [{ file, path: at, message: `${value} ${len ?? '?'} ${unit}${len === 1 ? '' : 's'}, ${limit}` }];
+  }
+  if (issue.code === 'invalid_format' && issue.input !== undefined) {
+    return [{ file, path: at, message: `${JSON.stringify(issue.input)} is not a valid ${issue.format === 'ipv4' ? 'IPv4 address' : issue.format}` }];
   }
   return [{ file, path: at, message: issue.message }];
 }

@@ -50,7 +50,10 @@ const IP_PROTOCOL = { tcp: 'tcp', udp: 'udp', icmp: 'icmp', icmpv6: '58', all: '
 export function ruleKey(r: RuleProps): string {
   const s = r.source;
   const src = s.cidr ?? s.cidrIpv6 ?? s.securityGroupId ?? s.prefixListId ?? (s.self ? 'self' : s.loadBalancer ? 'loadBalancer' : '?');
-  const ports = r.port !== undefined ? `${r.port}` : r.fromPort !== undefined ? `${r.fromPort}-${r.toPort}` : 'any';
+  // A one-port range is the same rule to AWS as a single port.
+  const from = r.port ?? r.fromPort;
+  const to = r.port ?? r.toPort;
+  const ports = from === undefined ? 'any' : from === to ? `${from}` : `${from}-${to}`;
   return `${r.protocol}/${ports}/${src}`;
 }
 
