@@ -1,0 +1,28 @@
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { S3Client } from '@aws-sdk/client-s3';
+import { STSClient } from '@aws-sdk/client-sts';
+
+export interface AwsClientOptions {
+  readonly region: string;
+  /** Path-style S3 URLs, for emulators (`--s3-force-path-style`, WORKER_STACKS_S3_FORCE_PATH_STYLE=true). @default false */
+  readonly s3ForcePathStyle?: boolean;
+  /** SDK attempts per call, with adaptive (client-side rate limited) retries. @default 8 */
+  readonly maxAttempts?: number;
+}
+
+/**
+ * SDK clients with the usual credential chain. Endpoints come from the SDK's
+ * own AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_<SERVICE> variables, so an emulator
+ * needs no code change. Throttling and network errors are retried by the SDK
+ * (adaptive mode, jittered backoff).
+ */
+export function awsClients(opts: AwsClientOptions) {
+  const common = { region: opts.region, retryMode: 'adaptive', maxAttempts: opts.maxAttempts ?? 8 };
+  return {
+    cloudFormation: new CloudFormationClient(common),
+    s3: new S3Client({ ...common, forcePathStyle: opts.s3ForcePathStyle ?? false }),
+    sts: new STSClient(common),
+  };
+}
+
+export type AwsClients = ReturnType<typeof awsClients>;

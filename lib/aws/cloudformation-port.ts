@@ -1,0 +1,84 @@
+/**
+ * What the reconciler needs from CloudFormation, and nothing more. The SDK
+ * adapter implements it against AWS (or any compatible endpoint); tests also
+ * use a deterministic fake for what an emulator cannot do (rollbacks,
+ * throttling, stuck stacks).
+ */
+
+export interface StackSummary {
+  readonly name: string;
+  readonly id: string;
+  readonly status: string;
+  readonly statusReason?: string;
+  /** Output key → value. */
+  readonly outputs: Readonly<Record<string, string>>;
+}
+
+export interface StackEvent {
+  readonly id: string;
+  readonly timestamp: Date;
+  readonly logicalId: string;
+  readonly resourceType: string;
+  readonly status: string;
+  readonly reason?: string;
+}
+
+export interface ChangeSetRequest {
+  readonly stackName: string;
+  readonly changeSetName: string;
+  readonly type: 'CREATE' | 'UPDATE';
+  /** Exactly one of templateBody (≤ 51,200 bytes) and templateUrl. */
+  readonly templateBody?: string;
+  readonly templateUrl?: string;
+  readonly capabilities: readonly string[];
+  readonly tags: Readonly<Record<string, string>>;
+  readonly description: string;
+  /** Idempotency token, derived from the cluster and the inputs. */
+  readonly clientToken: string;
+}
+
+export interface ChangeSetInfo {
+  readonly id: string;
+  readonly name: string;
+  /** CREATE_PENDING, CREATE_IN_PROGRESS, CREATE_COMPLETE, FAILED, DELETE_* */
+  readonly status: string;
+  /** UNAVAILABLE, AVAILABLE, EXECUTE_IN_PROGRESS, EXECUTE_COMPLETE, EXECUTE_FAILED, OBSOLETE */
+  readonly executionStatus?: string;
+  readonly statusReason?: string;
+  readonly changes: number;
+}
+
+export interface WaitOptions {
+  /** Give up waiting (not the stack operation) after this long; the next pass resumes. */
+  readonly timeoutMs: number;
+  /** Called with each new stack event, oldest first. */
+  readonly onEvent?: (e: StackEvent) => void;
+}
+
+export interface CloudFormationPort {
+  /** Every stack of the account/region, in as few paginated calls as possible. */
+  listStacks(): Promise<Map<string, StackSummary>>;
+  describeStack(name: string): Promise<StackSummary | undefined>;
+  createChangeSet(req: ChangeSetRequest): Promise<string>;
+  describeChangeSet(stackName: string, changeSetName: string): Promise<ChangeSetInfo | undefined>;
+  /** Waits until the change set is created (or failed) and describes it. */
+  waitForChangeSet(stackName: string, changeSetName: string, timeoutMs: number): Promise<ChangeSetInfo>;
+  executeChangeSet(stackName: string, changeSetName: string, clientToken: string): Promise<void>;
+  deleteChangeSet(stackName: string, changeSetName: string): Promise<void>;
+  /** Events after `afterEventId` (exclusive), oldest first; all recent ones when undefined. */
+  stackEvents(stackName: string, afterEventId?: string): Promise<StackEvent[]>;
+  /** Waits until the stack leaves *_IN_PROGRESS, or the timeout passes; returns what it last saw. */
+  waitForStack(stackName: string, opts: WaitOptions): Promise<StackSummary | undefined>;
+  deleteStack(stackName: string, clientToken: string): Promise<void>;
+  continueUpdateRollback(stackName: string, clientToken: string): Promise<void>;
+}
+
+export const isInProgress = (status: string) => status.endsWith('_IN_PROGRESS');
+export const isComplete = (status: string) => status === 'CREATE_COMPLETE' || status === 'UPDATE_COMPLETE' || status === 'IMPORT_COMPLETE';
+/** Stable, but the last operation did not apply: the previous template (and checksum) is live. */
+export const isRolledBack = (status: string) => status === 'UPDATE_ROLLBACK_COMPLETE' || status === 'IMPORT_ROLLBACK_COMPLETE';
+
+/** The first failing resource of an operation, from its events: what an operator needs to read. */
+export function firstFailure(events: readonly StackEvent[]): StackEvent | undefined {
+  return events.find((e) => /_FAILED$/.test(e.status) && e.reason && !/cancelled/i.test(e.reason)) ?? events.find((e) => /_FAILED$/.test(e.status));
+}

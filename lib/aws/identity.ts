@@ -1,0 +1,15 @@
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+
+/** Who the credentials are, to refuse touching a cluster in another account. */
+export interface IdentityPort {
+  account(): Promise<string>;
+}
+
+export class StsIdentity implements IdentityPort {
+  private cached?: Promise<string>;
+  constructor(private readonly sts: STSClient) {}
+  public account(): Promise<string> {
+    this.cached ??= this.sts.send(new GetCallerIdentityCommand({})).then((r) => r.Account!);
+    return this.cached;
+  }
+}

@@ -1,0 +1,194 @@
+import {
+  CloudFormationClient,
+  ContinueUpdateRollbackCommand,
+  CreateChangeSetCommand,
+  DeleteChangeSetCommand,
+  DeleteStackCommand,
+  DescribeChangeSetCommand,
+  DescribeStackEventsCommand,
+  DescribeStacksCommand,
+  ExecuteChangeSetCommand,
+  Stack,
+  waitUntilChangeSetCreateComplete,
+  waitUntilStackCreateComplete,
+  waitUntilStackDeleteComplete,
+  waitUntilStackImportComplete,
+  waitUntilStackRollbackComplete,
+  waitUntilStackUpdateComplete,
+} from '@aws-sdk/client-cloudformation';
+import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, isInProgress, StackEvent, StackSummary, WaitOptions } from './cloudformation-port';
+
+export interface SdkCloudFormationProps {
+  readonly client: CloudFormationClient;
+  /** Shortest and longest delay between waiter polls, seconds. @default 5 and 30 */
+  readonly waiterDelaySeconds?: { readonly min: number; readonly max: number };
+  /** How often stack events are read for progress while waiting, ms. @default 5000 */
+  readonly eventPollMs?: number;
+}
+
+const notFound = (e: unknown) => /does not exist/i.test(String((e as Error)?.message));
+
+function summary(s: Stack): StackSummary {
+  return {
+    name: s.StackName!,
+    id: s.StackId!,
+    status: String(s.StackStatus),
+    statusReason: s.StackStatusReason,
+    outputs: Object.fromEntries((s.Outputs ?? []).map((o) => [o.OutputKey!, o.OutputValue ?? ''])),
+  };
+}
+
+/** CloudFormation through the AWS SDK, waiting with the SDK's own waiters. */
+export class SdkCloudFormation implements CloudFormationPort {
+  private readonly client: CloudFormationClient;
+  private readonly delay: { min: number; max: number };
+  private readonly eventPollMs: number;
+
+  constructor(props: SdkCloudFormationProps) {
+    this.client = props.client;
+    this.delay = props.waiterDelaySeconds ?? { min: 5, max: 30 };
+    this.eventPollMs = props.eventPollMs ?? 5000;
+  }
+
+  public async listStacks(): Promise<Map<string, StackSummary>> {
+    // DescribeStacks without a name pages through every stack with its status and outputs: one call per page, not per cluster.
+    const out = new Map<string, StackSummary>();
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new DescribeStacksCommand({ NextToken: token }));
+      for (const s of page.Stacks ?? []) out.set(s.StackName!, summary(s));
+      token = page.NextToken;
+    } while (token);
+    return out;
+  }
+
+  public async describeStack(name: string): Promise<StackSummary | undefined> {
+    try {
+      const r = await this.client.send(new DescribeStacksCommand({ StackName: name }));
+      return r.Stacks?.[0] ? summary(r.Stacks[0]) : undefined;
+    } catch (e) {
+      if (notFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  public async createChangeSet(req: ChangeSetRequest): Promise<string> {
+    const r = await this.client.send(
+      new CreateChangeSetCommand({
+        StackName: req.stackName,
+        ChangeSetName: req.changeSetName,
+        ChangeSetType: req.type,
+        TemplateBody: req.templateBody,
+        TemplateURL: req.templateUrl,
+        Capabilities: [...req.capabilities] as never,
+        Tags: Object.keys(req.tags)
+          .sort()
+          .map((Key) => ({ Key, Value: req.tags[Key] })),
+        Description: req.description,
+        ClientToken: req.clientToken,
+      }),
+    );
+    return r.Id!;
+  }
+
+  public async describeChangeSet(stackName: string, changeSetName: string): Promise<ChangeSetInfo | undefined> {
+    try {
+      const r = await this.client.send(new DescribeChangeSetCommand({ StackName: stackName, ChangeSetName: changeSetName }));
+      return {
+        id: r.ChangeSetId!,
+        name: r.ChangeSetName ?? changeSetName,
+        status: String(r.Status),
+        executionStatus: r.ExecutionStatus ? String(r.ExecutionStatus) : undefined,
+        statusReason: r.StatusReason,
+        changes: r.Changes?.length ?? 0,
+      };
+    } catch (e) {
+      if (notFound(e) || /ChangeSetNotFound/.test(String((e as Error).name))) return undefined;
+      throw e;
+    }
+  }
+
+  public async waitForChangeSet(stackName: string, changeSetName: string, timeoutMs: number): Promise<ChangeSetInfo> {
+    // The waiter fails on FAILED, which includes "no changes": the description says which.
+    await waitUntilChangeSetCreateComplete(
+      { client: this.client, maxWaitTime: Math.ceil(timeoutMs / 1000), minDelay: this.delay.min, maxDelay: this.delay.max },
+      { StackName: stackName, ChangeSetName: changeSetName },
+    ).catch(() => undefined);
+    const info = await this.describeChangeSet(stackName, changeSetName);
+    if (!info) throw new Error(`change set ${changeSetName} of ${stackName} disappeared while it was being created`);
+    return info;
+  }
+
+  public async executeChangeSet(stackName: string, changeSetName: string, clientToken: string): Promise<void> {
+    await this.client.send(new ExecuteChangeSetCommand({ StackName: stackName, ChangeSetName: changeSetName, ClientRequestToken: clientToken }));
+  }
+
+  public async deleteChangeSet(stackName: string, changeSetName: string): Promise<void> {
+    await this.client.send(new DeleteChangeSetCommand({ StackName: stackName, ChangeSetName: changeSetName }));
+  }
+
+  public async stackEvents(stackName: string, afterEventId?: string): Promise<StackEvent[]> {
+    const events: StackEvent[] = [];
+    let token: string | undefined;
+    // Newest first; stop at the last one already seen (or after a few pages on the first read).
+    for (let page = 0; page < 5; page++) {
+      const r = await this.client.send(new DescribeStackEventsCommand({ StackName: stackName, NextToken: token }));
+      for (const e of r.StackEvents ?? []) {
+        if (afterEventId && e.EventId === afterEventId) return events.reverse();
+        events.push({
+          id: e.EventId!,
+          timestamp: e.Timestamp ?? new Date(0),
+          logicalId: e.LogicalResourceId ?? '',
+          resourceType: e.ResourceType ?? '',
+          status: String(e.ResourceStatus),
+          reason: e.ResourceStatusReason,
+        });
+      }
+      token = r.NextToken;
+      if (!token || !afterEventId) break;
+    }
+    return events.reverse();
+  }
+
+  public async waitForStack(stackName: string, opts: WaitOptions): Promise<StackSummary | undefined> {
+    const deadline = Date.now() + opts.timeoutMs;
+    let current = await this.describeStack(stackName);
+    let lastEvent = opts.onEvent ? (await this.stackEvents(stackName)).at(-1)?.id : undefined;
+    while (current && isInProgress(current.status) && current.status !== 'REVIEW_IN_PROGRESS' && Date.now() < deadline) {
+      const waiter = this.waiterFor(current.status);
+      const config = { client: this.client, maxWaitTime: Math.max(1, Math.ceil((deadline - Date.now()) / 1000)), minDelay: this.delay.min, maxDelay: this.delay.max };
+      let settled = false;
+      const waiting = waiter(config, { StackName: current.id })
+        .catch(() => undefined)
+        .finally(() => {
+          settled = true;
+        });
+      // Progress: every new stack event while the waiter waits.
+      while (!settled && opts.onEvent) {
+        await Promise.race([waiting, new Promise((r) => setTimeout(r, this.eventPollMs))]);
+        const fresh = await this.stackEvents(current.id, lastEvent);
+        for (const e of fresh) opts.onEvent(e);
+        lastEvent = fresh.at(-1)?.id ?? lastEvent;
+      }
+      await waiting;
+      current = await this.describeStack(current.id);
+    }
+    return current;
+  }
+
+  public async deleteStack(stackName: string, clientToken: string): Promise<void> {
+    await this.client.send(new DeleteStackCommand({ StackName: stackName, ClientRequestToken: clientToken }));
+  }
+
+  public async continueUpdateRollback(stackName: string, clientToken: string): Promise<void> {
+    await this.client.send(new ContinueUpdateRollbackCommand({ StackName: stackName, ClientRequestToken: clientToken }));
+  }
+
+  private waiterFor(status: string) {
+    if (status.startsWith('CREATE_')) return waitUntilStackCreateComplete;
+    if (status.startsWith('DELETE_')) return waitUntilStackDeleteComplete;
+    if (status.startsWith('ROLLBACK_')) return waitUntilStackRollbackComplete;
+    if (status.startsWith('IMPORT_')) return waitUntilStackImportComplete;
+    return waitUntilStackUpdateComplete;
+  }
+}

@@ -1,0 +1,68 @@
+import { Command } from 'commander';
+import { sha256Hex } from '../cloudconfig/checksum';
+import { loadClusters } from '../cluster/load';
+import { isInProgress } from '../aws/cloudformation-port';
+import { deployStack } from '../reconciler/deploy-stack';
+import { synthesizeBootstrap } from '../reconciler/synthesize';
+import { createDeps } from '../reconciler/wiring';
+import { workerStackName } from '../stacks/naming';
+import { dirFlags, EXIT, Io, loadOptions } from './context';
+import { awsFlags, wiringFrom } from './reconcile';
+
+/** `worker-stacks bootstrap` and `worker-stacks delete <cluster>`. */
+export function registerBootstrap(program: Command, io: Io, done: (code: number) => void): void {
+  awsFlags(dirFlags(program.command('bootstrap')))
+    .description('deploy WorkerStacks-Bootstrap (the config bucket) to every account/region the clusters use, or to --region')
+    .option('--region <region>', 'only this region (of the credentials account)')
+    .action(async (opts) => {
+      const wiring = wiringFrom(opts);
+      const { deps } = createDeps(wiring);
+      const account = await deps.identity.account();
+      const { clusters } = loadClusters(wiring.clustersDir, loadOptions({ clustersDir: wiring.clustersDir, templatesDir: wiring.templatesDir }));
+      const regions = opts.region ? [String(opts.region)] : [...new Set(clusters.filter((c) => c.cluster.spec.account === account).map((c) => c.cluster.spec.region))].sort();
+      if (regions.length === 0) {
+        io.err(`error: no cluster is in account ${account}; pass --region to bootstrap anyway\n`);
+        return done(EXIT.usage);
+      }
+      for (const region of regions) {
+        const synth = synthesizeBootstrap(account, region, deps.workDir);
+        const stack = await deployStack(deps.aws(region), synth, `ws-${sha256Hex(synth.templateBody).slice(0, 32)}`, { log: deps.log, waitTimeoutMs: wiring.waitTimeoutMs, changeSetTimeoutMs: 10 * 60_000 });
+        io.out(`${account}/${region}\t${stack.name}\t${stack.status}\t${stack.outputs.ConfigBucketName ?? ''}\n`);
+      }
+      return done(EXIT.ok);
+    });
+
+  awsFlags(dirFlags(program.command('delete')))
+    .description("delete a cluster's worker stack, wait, then clear its status (the reconciler never deletes by itself)")
+    .argument('<cluster>', 'cluster name')
+    .option('--region <region>', 'region of the stack when the object is gone')
+    .option('--yes', 'really delete (required)')
+    .action(async (name: string, opts) => {
+      if (!opts.yes) {
+        io.err(`error: deleting ${workerStackName(name)} removes its nodes; run again with --yes\n`);
+        return done(EXIT.usage);
+      }
+      const wiring = wiringFrom(opts);
+      const { deps, store } = createDeps(wiring);
+      const record = await store.get(name);
+      const region = opts.region ?? (record?.raw as { spec?: { region?: string } } | undefined)?.spec?.region;
+      if (!region) {
+        io.err(`error: no cluster object ${name} to take the region from; pass --region\n`);
+        return done(EXIT.usage);
+      }
+      const { cfn } = deps.aws(region);
+      const stack = await cfn.describeStack(workerStackName(name));
+      if (stack) {
+        if (isInProgress(stack.status)) await cfn.waitForStack(stack.id, { timeoutMs: wiring.waitTimeoutMs });
+        await cfn.deleteStack(stack.id, `ws-delete-${sha256Hex(stack.id).slice(0, 32)}`);
+        const final = await cfn.waitForStack(stack.id, { timeoutMs: wiring.waitTimeoutMs, onEvent: (e) => deps.log.info({ event: e }, `${e.logicalId} ${e.status}`) });
+        if (final && final.status !== 'DELETE_COMPLETE') {
+          io.err(`error: ${stack.name} is ${final.status}; read its events, fix what blocks the deletion, and run delete again\n`);
+          return done(EXIT.invalid);
+        }
+      }
+      if (record) await store.clearStatus(name, record.resourceVersion);
+      io.out(`${workerStackName(name)}\tdeleted\n`);
+      return done(EXIT.ok);
+    });
+}

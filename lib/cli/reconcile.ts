@@ -1,0 +1,74 @@
+import { Command } from 'commander';
+import { Controller } from '../reconciler/controller';
+import { runDaemon } from '../reconciler/daemon';
+import { ReconcilerMetrics } from '../reconciler/metrics';
+import { startOpsServer } from '../reconciler/server';
+import { createDeps } from '../reconciler/wiring';
+import { dirFlags, EXIT, inputDirs, Io } from './context';
+
+/** Flags shared by every command that talks to AWS. */
+export function awsFlags(c: Command): Command {
+  return c
+    .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
+    .option('--s3-force-path-style', 'path-style S3 URLs, for emulators (env WORKER_STACKS_S3_FORCE_PATH_STYLE=true)')
+    .option('--poll-seconds <n>', 'seconds between CloudFormation polls while waiting', '5')
+    .option('--wait-timeout-minutes <n>', 'how long one pass waits for a stack before requeueing', '30');
+}
+
+export function wiringFrom(opts: Record<string, any>) {
+  const dirs = inputDirs(opts);
+  return {
+    clustersDir: dirs.clustersDir,
+    templatesDir: dirs.templatesDir,
+    stateDir: opts.stateDir,
+    s3ForcePathStyle: Boolean(opts.s3ForcePathStyle) || process.env.WORKER_STACKS_S3_FORCE_PATH_STYLE === 'true',
+    pollSeconds: Number(opts.pollSeconds ?? 5),
+    waitTimeoutMs: Number(opts.waitTimeoutMinutes ?? 30) * 60_000,
+    dryRun: Boolean(opts.dryRun),
+    nag: opts.nag !== false,
+  };
+}
+
+/** `worker-stacks reconcile`: one pass (--once), or the daemon (--watch). */
+export function registerReconcile(program: Command, io: Io, done: (code: number) => void): void {
+  awsFlags(dirFlags(program.command('reconcile')))
+    .description('compare each cluster with its stack, update the stacks that differ, wait, record the checksum')
+    .option('--once', 'one pass over every cluster, then exit (1 if any cluster failed or is invalid)')
+    .option('--watch', 'the daemon: react to object changes, resync periodically, until SIGTERM')
+    .option('--dry-run', 'say what would happen per cluster; touch nothing')
+    .option('--cluster <name...>', 'only these clusters')
+    .option('--concurrency <n>', 'clusters reconciled at the same time', '4')
+    .option('--resync-minutes <n>', 'full pass interval in --watch mode', '10')
+    .option('--port <n>', 'serve /healthz, /readyz and /metrics on 127.0.0.1:<n> (--watch)')
+    .option('--no-nag', 'skip cdk-nag during synthesis')
+    .action(async (opts) => {
+      if (Boolean(opts.once) === Boolean(opts.watch)) {
+        io.err('error: give exactly one of --once and --watch\n');
+        return done(EXIT.usage);
+      }
+      const { deps } = createDeps(wiringFrom(opts));
+      const metrics = new ReconcilerMetrics();
+      const controller = new Controller(deps, { concurrency: Number(opts.concurrency), metrics });
+      const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
+      if (opts.once) {
+        const { outcomes } = await controller.runPass(only);
+        for (const [name, o] of [...outcomes].sort()) io.out(`${name}\t${o.result}${o.message ? `\t${o.message}` : ''}\n`);
+        const bad = [...outcomes.values()].some((o) => o.result === 'failed' || o.result === 'invalid');
+        return done(bad ? EXIT.invalid : EXIT.ok);
+      }
+      const abort = new AbortController();
+      let ready = false;
+      const stop = () => abort.abort();
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+      const server = opts.port ? await startOpsServer(Number(opts.port), metrics, () => ready && !abort.signal.aborted) : undefined;
+      try {
+        await runDaemon(controller, deps, abort.signal, { resyncMs: Number(opts.resyncMinutes) * 60_000, onPass: () => (ready = true) });
+      } finally {
+        server?.close();
+        process.off('SIGTERM', stop);
+        process.off('SIGINT', stop);
+      }
+      return done(EXIT.ok);
+    });
+}

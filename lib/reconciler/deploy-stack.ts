@@ -1,0 +1,86 @@
+import { ChangeSetInfo, firstFailure, isComplete, StackEvent, StackSummary } from '../aws/cloudformation-port';
+import { WorkerStacksError } from '../errors';
+import { CLUSTER_TAG } from '../stacks/naming';
+import { Logger, RegionClients } from './context';
+import { SynthesizedStack } from './synthesize';
+
+export const NO_CHANGES = /didn't contain changes|No updates are to be performed/i;
+
+export interface EnsureChangeSetInput {
+  readonly synth: SynthesizedStack;
+  /** Current stack, undefined when it does not exist. */
+  readonly stack?: StackSummary;
+  /** Deterministic name: a retried step finds and reuses it. */
+  readonly name: string;
+  readonly description: string;
+  readonly tags: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+}
+
+export type ChangeSetState = { kind: 'ready'; info: ChangeSetInfo } | { kind: 'no-changes' } | { kind: 'executed' } | { kind: 'failed'; info: ChangeSetInfo };
+
+/**
+ * Creates the change set (CREATE or UPDATE, explicitly) unless one with the
+ * same name exists, and waits for it. The one path every deployment takes:
+ * the reconciler's workflow and `worker-stacks bootstrap` alike.
+ */
+export async function ensureChangeSet(clients: RegionClients, input: EnsureChangeSetInput): Promise<ChangeSetState> {
+  const { cfn, publisher } = clients;
+  const stackName = input.synth.stackName;
+  let info = input.stack ? await cfn.describeChangeSet(stackName, input.name) : undefined;
+  if (info?.executionStatus === 'EXECUTE_IN_PROGRESS' || info?.executionStatus === 'EXECUTE_COMPLETE') return { kind: 'executed' };
+  if (info && (info.status === 'FAILED' || info.executionStatus === 'OBSOLETE') && !NO_CHANGES.test(info.statusReason ?? '')) {
+    await cfn.deleteChangeSet(stackName, input.name);
+    info = undefined;
+  }
+  if (!info) {
+    const t = input.synth.templateAsset;
+    await cfn.createChangeSet({
+      stackName,
+      changeSetName: input.name,
+      type: !input.stack || input.stack.status === 'REVIEW_IN_PROGRESS' ? 'CREATE' : 'UPDATE',
+      templateBody: t ? undefined : input.synth.templateBody,
+      templateUrl: t ? publisher.templateUrl(t) : undefined,
+      capabilities: ['CAPABILITY_IAM'],
+      tags: input.tags,
+      description: input.description,
+      clientToken: `${input.name}-create`,
+    });
+  }
+  info = await cfn.waitForChangeSet(stackName, input.name, input.timeoutMs);
+  if (info.status === 'FAILED' && NO_CHANGES.test(info.statusReason ?? '')) {
+    await cfn.deleteChangeSet(stackName, input.name);
+    return { kind: 'no-changes' };
+  }
+  return info.status === 'CREATE_COMPLETE' ? { kind: 'ready', info } : { kind: 'failed', info };
+}
+
+export interface DeployOptions {
+  readonly log: Logger;
+  readonly waitTimeoutMs: number;
+  readonly changeSetTimeoutMs: number;
+}
+
+/** Publish, change set, execute, wait: a whole deployment of one stack that is not a cluster (the bootstrap stack). */
+export async function deployStack(clients: RegionClients, synth: SynthesizedStack, name: string, opts: DeployOptions): Promise<StackSummary> {
+  await clients.publisher.publish(synth.assets);
+  const stack = await clients.cfn.describeStack(synth.stackName);
+  const state = await ensureChangeSet(clients, { synth, stack, name, description: 'worker-stacks bootstrap', tags: { [CLUSTER_TAG]: 'bootstrap' }, timeoutMs: opts.changeSetTimeoutMs });
+  if (state.kind === 'failed') throw new WorkerStacksError(`change set ${name} of ${synth.stackName} failed: ${state.info.statusReason}`, { hint: 'read the reason above; fix the template input and run again' });
+  if (state.kind === 'ready') await clients.cfn.executeChangeSet(synth.stackName, name, `${name}-exec`);
+  const events: StackEvent[] = [];
+  const final = await clients.cfn.waitForStack(synth.stackName, {
+    timeoutMs: opts.waitTimeoutMs,
+    onEvent: (e) => {
+      events.push(e);
+      opts.log.info({ event: { resource: e.logicalId, status: e.status, reason: e.reason } }, `${e.logicalId} ${e.status}`);
+    },
+  });
+  if (!final || !isComplete(final.status)) {
+    const cause = firstFailure(events);
+    throw new WorkerStacksError(`${synth.stackName} ended ${final?.status ?? 'deleted'}${cause ? `: ${cause.logicalId} ${cause.reason}` : ''}`, {
+      hint: 'read the stack events in the CloudFormation console, fix the cause, and run the command again',
+    });
+  }
+  return final;
+}

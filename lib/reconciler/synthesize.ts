@@ -1,0 +1,59 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { FileAsset, fileAssetsOf } from '../aws/s3-publisher';
+import { WorkerCluster } from '../cluster/schema';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { buildFleetApp } from '../stacks/app';
+import { BootstrapStack } from '../stacks/bootstrap-stack';
+import { BOOTSTRAP_STACK_NAME, workerStackName } from '../stacks/naming';
+
+/** CloudFormation's limit for an inline TemplateBody; larger templates go through S3. */
+export const TEMPLATE_BODY_LIMIT = 51_200;
+
+export interface SynthesizedStack {
+  readonly stackName: string;
+  readonly templateBody: string;
+  /** The config object (and the template itself when it is too large to send inline). */
+  readonly assets: FileAsset[];
+  /** Set when the template must be read from S3. */
+  readonly templateAsset?: FileAsset;
+}
+
+export interface SynthesizeOptions {
+  readonly templatesDir: string;
+  /** Directory for cloud assemblies; one subdirectory per cluster and inputs. */
+  readonly workDir: string;
+  /** Cache key: the inputs fingerprint. */
+  readonly fingerprint: string;
+  /** Run cdk-nag, as `cdk synth` does. @default true */
+  readonly nag?: boolean;
+}
+
+/** Synthesizes one cluster's stack in-process, with exactly the code `cdk synth` runs. */
+export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions): SynthesizedStack {
+  const stackName = workerStackName(cluster.metadata.name);
+  const outdir = path.join(opts.workDir, cluster.metadata.name, opts.fingerprint.slice(0, 16));
+  fs.rmSync(outdir, { recursive: true, force: true });
+  const fleet = buildFleetApp({ clusters: [{ file: cluster.metadata.name, cluster }], outdir, templatesDir: opts.templatesDir, nag: opts.nag ?? true, bootstrap: false });
+  const assembly = fleet.app.synth();
+  const artifact = assembly.getStackByName(stackName);
+  const templateBody = fs.readFileSync(artifact.templateFullPath, 'utf8');
+  const all = fileAssetsOf(outdir, artifact.id);
+  const isTemplate = (a: FileAsset) => path.resolve(a.sourcePath) === path.resolve(artifact.templateFullPath);
+  const templateAsset = Buffer.byteLength(templateBody) > TEMPLATE_BODY_LIMIT ? all.find(isTemplate) : undefined;
+  return { stackName, templateBody, assets: all.filter((a) => !isTemplate(a) || a === templateAsset), templateAsset };
+}
+
+/** The bootstrap stack (the config bucket) of one account and region, synthesized like the worker stacks. */
+export function synthesizeBootstrap(account: string, region: string, workDir: string): SynthesizedStack {
+  const outdir = path.join(workDir, `bootstrap-${account}-${region}`);
+  fs.rmSync(outdir, { recursive: true, force: true });
+  const app = new App({ outdir });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const stack = new BootstrapStack(app, { account, region });
+  const artifact = app.synth().getStackArtifact(stack.artifactId);
+  const templateBody = fs.readFileSync(artifact.templateFullPath, 'utf8');
+  // The bucket does not exist yet: the template always goes inline (it is small).
+  return { stackName: BOOTSTRAP_STACK_NAME, templateBody, assets: [] };
+}

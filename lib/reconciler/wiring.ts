@@ -1,0 +1,72 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+import pino from 'pino';
+import { awsClients } from '../aws/clients';
+import { StsIdentity } from '../aws/identity';
+import { S3Publisher } from '../aws/s3-publisher';
+import { SdkCloudFormation } from '../aws/sdk-cloudformation';
+import { FileStore } from '../stores/file-store';
+import { DEFAULT_BACKOFF } from './backoff';
+import { Logger, ReconcilerDeps, RegionClients } from './context';
+import { codeFingerprint } from './fingerprint';
+
+export interface WiringOptions {
+  readonly clustersDir: string;
+  /** @default <clustersDir>/.status */
+  readonly stateDir?: string;
+  readonly templatesDir: string;
+  readonly dryRun?: boolean;
+  readonly s3ForcePathStyle?: boolean;
+  /** @default 30 min */
+  readonly waitTimeoutMs?: number;
+  /** @default 10 min */
+  readonly changeSetTimeoutMs?: number;
+  /** Seconds between CloudFormation polls while waiting. @default 5 */
+  readonly pollSeconds?: number;
+  /** @default true */
+  readonly nag?: boolean;
+  /** Where JSON log lines go. @default stderr */
+  readonly logDestination?: NodeJS.WritableStream;
+  readonly logLevel?: string;
+}
+
+export function createLogger(dest: NodeJS.WritableStream = process.stderr, level = 'info'): Logger {
+  return pino({ level, base: { app: 'worker-stacks' }, timestamp: pino.stdTimeFunctions.isoTime }, dest as pino.DestinationStream);
+}
+
+/** Wires the real parts: the file store, the AWS SDK (usual credential chain, AWS_ENDPOINT_URL*), pino. */
+export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: FileStore } {
+  const store = new FileStore({ clustersDir: opts.clustersDir, stateDir: opts.stateDir });
+  const regions = new Map<string, RegionClients>();
+  const poll = opts.pollSeconds ?? 5;
+  const aws = (region: string): RegionClients => {
+    let c = regions.get(region);
+    if (!c) {
+      const clients = awsClients({ region, s3ForcePathStyle: opts.s3ForcePathStyle });
+      c = {
+        cfn: new SdkCloudFormation({ client: clients.cloudFormation, waiterDelaySeconds: { min: poll, max: Math.max(poll, 30) }, eventPollMs: poll * 1000 }),
+        publisher: new S3Publisher(clients.s3, region),
+      };
+      regions.set(region, c);
+    }
+    return c;
+  };
+  const stsRegion = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
+  const deps: ReconcilerDeps = {
+    store,
+    aws,
+    identity: new StsIdentity(awsClients({ region: stsRegion }).sts),
+    templatesDir: opts.templatesDir,
+    workDir: path.join(os.tmpdir(), `worker-stacks-${process.getuid?.() ?? 'u'}`, 'cdk.out'),
+    code: codeFingerprint(),
+    log: createLogger(opts.logDestination, opts.logLevel),
+    now: () => new Date(),
+    backoff: DEFAULT_BACKOFF,
+    waitTimeoutMs: opts.waitTimeoutMs ?? 30 * 60_000,
+    changeSetTimeoutMs: opts.changeSetTimeoutMs ?? 10 * 60_000,
+    dryRun: opts.dryRun ?? false,
+    nag: opts.nag ?? true,
+    maxRecoveryAttempts: 3,
+  };
+  return { deps, store };
+}

@@ -1,0 +1,76 @@
+import { ConflictError } from '../stores/cluster-store';
+import { TemplateError, WorkerStacksError } from '../errors';
+import { StackSummary } from '../aws/cloudformation-port';
+import { ClusterRecord } from '../stores/cluster-store';
+import { Outcome, ReconcileContext, ReconcilerDeps, Task } from './context';
+import { recordFailure, changeSet, execute, publish, record, recover, synthesize, wait } from './tasks-apply';
+import { checkAccount, dryRunReport, observe, render, skipIfUnchanged, validate } from './tasks-prepare';
+
+/**
+ * The reconcile workflow, in one place. Level-based: every step reads the
+ * state as it is now; a repeated or resumed run converges on the same result.
+ *
+ *   validate → render → observe → skip-if-unchanged → check-account → dry-run
+ *   → recover → synthesize → publish → change-set → execute → wait → record
+ */
+export function workflow(): readonly Task[] {
+  return [validate, render, observe, skipIfUnchanged, checkAccount, dryRunReport, recover, synthesize, publish, changeSet, execute, wait, record];
+}
+
+/** Hooks around every task (logging, metrics, tests that inject a crash). */
+export interface WorkflowHooks {
+  before?(task: string, ctx: ReconcileContext): void | Promise<void>;
+  after?(task: string, ctx: ReconcileContext): void | Promise<void>;
+}
+
+export interface ReconcileOptions {
+  readonly hooks?: WorkflowHooks;
+  /** The stack from the pass's batched listing; null = listed and absent; undefined = not listed. */
+  readonly listedStack?: StackSummary | null;
+}
+
+/** Reconciles one cluster object. Never throws: every error ends in the one error path below. */
+export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps, opts: ReconcileOptions = {}): Promise<Outcome> {
+  const region = regionOf(rec.raw);
+  const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region) : undefined, opts.listedStack);
+  let current = 'start';
+  try {
+    for (const task of workflow()) {
+      if (task.when && !task.when(ctx)) continue;
+      current = task.name;
+      await opts.hooks?.before?.(task.name, ctx);
+      const outcome = await task.run(ctx);
+      await opts.hooks?.after?.(task.name, ctx);
+      if (outcome) return outcome;
+    }
+    return { result: 'applied' };
+  } catch (e) {
+    return onError(ctx, current, e);
+  }
+}
+
+/** The one error path: classify, record (when that is still possible), and say when to try again. */
+async function onError(ctx: ReconcileContext, task: string, e: unknown): Promise<Outcome> {
+  if (e instanceof ConflictError) {
+    ctx.log.warn({ task }, e.message);
+    return { result: 'conflict', requeueAfterMs: 0, message: e.message };
+  }
+  if (e instanceof CrashSignal) throw e;
+  const err = e as Error & { name?: string; $retryable?: unknown };
+  const reason = e instanceof TemplateError ? 'RenderFailed' : e instanceof WorkerStacksError ? 'ReconcileFailed' : /Throttl|TooManyRequests|RequestLimitExceeded/.test(String(err.name)) ? 'Throttled' : 'AwsError';
+  const message = `${task}: ${err.message ?? String(e)}`;
+  try {
+    return await recordFailure(ctx, reason, message);
+  } catch (writeError) {
+    ctx.log.error({ task, err: String(writeError) }, 'could not record the failure');
+    return { result: 'failed', message, requeueAfterMs: ctx.deps.backoff.baseMs };
+  }
+}
+
+/** Thrown by test hooks to simulate a crash: it escapes the error path like a killed process would. */
+export class CrashSignal extends Error {}
+
+function regionOf(raw: unknown): string | undefined {
+  const region = (raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;
+  return typeof region === 'string' && /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/.test(region) ? region : undefined;
+}
