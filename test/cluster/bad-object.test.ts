@@ -1,4 +1,5 @@
 import { validateCluster } from '../../lib/cluster/validate';
+import { BadRow, expectRefused } from '../helpers/bad-input';
 import { rawExample, TEMPLATES } from '../helpers/clusters';
 
 /**
@@ -7,15 +8,6 @@ import { rawExample, TEMPLATES } from '../helpers/clusters';
  * Each row breaks one thing in a valid example and names the field path and
  * the rule the message must state.
  */
-interface BadRow {
-  readonly what: string;
-  readonly example: 'prod-eu1' | 'staging-us1' | 'edge-ap1';
-  readonly mutate: (raw: any) => void;
-  readonly path: string;
-  readonly message: RegExp;
-  /** Other field paths the same mistake also (rightly) reports. */
-  readonly alsoAt?: readonly string[];
-}
 
 const rows: BadRow[] = [
   // --- kind, metadata, unknown fields ------------------------------------------
@@ -80,20 +72,7 @@ const rows: BadRow[] = [
 ];
 
 describe('a malformed object is refused with its field path and rule', () => {
-  test.each(rows)('$what', ({ example, mutate, path, message, alsoAt }) => {
-    // GIVEN a valid example with one thing broken
-    const raw = rawExample(example);
-    mutate(raw);
-    const file = `clusters/${example}.yaml`;
-
-    // WHEN it is validated
-    const result = validateCluster(raw, { file, templates: TEMPLATES });
-
-    // THEN there is no cluster, and the problem names the field and the rule, and nothing else is reported
-    expect(result.cluster).toBeUndefined();
-    expect(result.problems).toContainEqual({ file, path, message: expect.stringMatching(message) });
-    expect(new Set(result.problems.map((p) => p.path))).toEqual(new Set([path, ...(alsoAt ?? [])]));
-  });
+  test.each(rows)('$what', (row) => expectRefused(row));
 });
 
 describe('edge values that are allowed', () => {

@@ -1,4 +1,5 @@
 import { validateCluster } from '../../lib/cluster/validate';
+import { BadRow, expectRefused } from '../helpers/bad-input';
 import { rawExample, TEMPLATES } from '../helpers/clusters';
 
 /**
@@ -6,15 +7,6 @@ import { rawExample, TEMPLATES } from '../helpers/clusters';
  * valid example and names the one field path (plus any path that the same
  * mistake legitimately also breaks) and the rule the message must state.
  */
-interface BadRow {
-  readonly what: string;
-  readonly example: 'prod-eu1' | 'staging-us1' | 'edge-ap1';
-  readonly mutate: (raw: any) => void;
-  readonly path: string;
-  readonly message: RegExp;
-  /** Other field paths the same mistake also (rightly) reports. */
-  readonly alsoAt?: readonly string[];
-}
 
 const CERT = 'arn:aws:acm:eu-west-1:111111111111:certificate/0f0e0d0c-0b0a-0908-0706-050403020100';
 const monitoring = (i: number) => ({ description: `extra ${i}`, protocol: 'udp', port: 5000 + i, source: { self: true } });
@@ -108,20 +100,7 @@ const rows: BadRow[] = [
 ];
 
 describe('a malformed rule or listener is refused with its field path and rule', () => {
-  test.each(rows)('$what', ({ example, mutate, path, message, alsoAt }) => {
-    // GIVEN a valid example with one thing broken
-    const raw = rawExample(example);
-    mutate(raw);
-    const file = `clusters/${example}.yaml`;
-
-    // WHEN it is validated
-    const result = validateCluster(raw, { file, templates: TEMPLATES });
-
-    // THEN there is no cluster, and the problem names the field and the rule, and nothing else is reported
-    expect(result.cluster).toBeUndefined();
-    expect(result.problems).toContainEqual({ file, path, message: expect.stringMatching(message) });
-    expect(new Set(result.problems.map((p) => p.path))).toEqual(new Set([path, ...(alsoAt ?? [])]));
-  });
+  test.each(rows)('$what', (row) => expectRefused(row));
 });
 
 describe('the limits themselves are allowed', () => {
