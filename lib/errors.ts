@@ -48,3 +48,21 @@ export class TemplateError extends WorkerStacksError {}
 
 /** A construct was used in a way it does not support (programming error, thrown at once). */
 export class UsageError extends WorkerStacksError {}
+
+/**
+ * `worker-stacks review` could not compare the two revisions: a bad base ref, a
+ * revision that does not synthesize, an invalid object on one side. Says which
+ * side (`base` or `head`) and, where known, which files.
+ */
+export class ReviewError extends WorkerStacksError {
+  /** The side that failed, when the failure belongs to one. */
+  public readonly side?: 'base' | 'head';
+  /** Input files named by the failure (e.g. `clusters/prod-eu1.yaml`). */
+  public readonly files: readonly string[];
+
+  constructor(message: string, options: { cause?: unknown; hint?: string; side?: 'base' | 'head'; files?: readonly string[] } = {}) {
+    super(message, options);
+    this.side = options.side;
+    this.files = options.files ?? [];
+  }
+}

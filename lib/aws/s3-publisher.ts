@@ -65,7 +65,7 @@ export class S3Publisher implements AssetPublisher {
   }
 
   public templateUrl(asset: FileAsset): string {
-    return `https://s3.${this.region}.amazonaws.com/${asset.bucketName}/${asset.objectKey}`;
+    return `https://s3.${this.region}.${s3DnsSuffix(this.region)}/${asset.bucketName}/${asset.objectKey}`;
   }
 
   private async exists(a: FileAsset): Promise<boolean> {
@@ -78,4 +78,12 @@ export class S3Publisher implements AssetPublisher {
       throw e;
     }
   }
+}
+
+/** The S3 endpoint domain of a region's partition (China and the isolated regions are not under amazonaws.com). */
+export function s3DnsSuffix(region: string): string {
+  if (region.startsWith('cn-')) return 'amazonaws.com.cn';
+  if (region.startsWith('us-isob-')) return 'sc2s.sgov.gov';
+  if (region.startsWith('us-iso-')) return 'c2s.ic.gov';
+  return 'amazonaws.com';
 }

@@ -13,7 +13,6 @@ import {
   waitUntilStackCreateComplete,
   waitUntilStackDeleteComplete,
   waitUntilStackImportComplete,
-  waitUntilStackRollbackComplete,
   waitUntilStackUpdateComplete,
 } from '@aws-sdk/client-cloudformation';
 import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, isInProgress, StackEvent, StackSummary, WaitOptions } from './cloudformation-port';
@@ -155,14 +154,17 @@ export class SdkCloudFormation implements CloudFormationPort {
     let current = await this.describeStack(stackName);
     let lastEvent = opts.onEvent ? (await this.stackEvents(stackName)).at(-1)?.id : undefined;
     while (current && isInProgress(current.status) && current.status !== 'REVIEW_IN_PROGRESS' && Date.now() < deadline) {
-      const waiter = this.waiterFor(current.status);
-      const config = { client: this.client, maxWaitTime: Math.max(1, Math.ceil((deadline - Date.now()) / 1000)), minDelay: this.delay.min, maxDelay: this.delay.max };
+      // A waiter stops early (TIMEOUT) when its next delay would pass its maxWaitTime, and refuses a maxWaitTime not above
+      // minDelay: with less time than that left, sleep to the deadline and look once more, instead of starting waiters in a tight loop.
+      const remainingSeconds = Math.floor((deadline - Date.now()) / 1000);
+      const waiting: Promise<unknown> =
+        remainingSeconds > this.delay.min
+          ? this.waiterFor(current.status)({ client: this.client, maxWaitTime: remainingSeconds, minDelay: this.delay.min, maxDelay: this.delay.max }, { StackName: current.id }).catch(() => undefined)
+          : new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())));
       let settled = false;
-      const waiting = waiter(config, { StackName: current.id })
-        .catch(() => undefined)
-        .finally(() => {
-          settled = true;
-        });
+      void waiting.finally(() => {
+        settled = true;
+      });
       // Progress: every new stack event while the waiter waits.
       while (!settled && opts.onEvent) {
         await Promise.race([waiting, new Promise((r) => setTimeout(r, this.eventPollMs))]);
@@ -185,9 +187,10 @@ export class SdkCloudFormation implements CloudFormationPort {
   }
 
   private waiterFor(status: string) {
-    if (status.startsWith('CREATE_')) return waitUntilStackCreateComplete;
+    // A create's rollback (ROLLBACK_IN_PROGRESS) ends in ROLLBACK_COMPLETE or ROLLBACK_FAILED, which the create waiter
+    // takes as terminal; the "rollback" waiter is for update rollbacks and would poll ROLLBACK_COMPLETE until the timeout.
+    if (status.startsWith('CREATE_') || status.startsWith('ROLLBACK_')) return waitUntilStackCreateComplete;
     if (status.startsWith('DELETE_')) return waitUntilStackDeleteComplete;
-    if (status.startsWith('ROLLBACK_')) return waitUntilStackRollbackComplete;
     if (status.startsWith('IMPORT_')) return waitUntilStackImportComplete;
     return waitUntilStackUpdateComplete;
   }

@@ -1,9 +1,74 @@
-import { Command } from 'commander';
-import { Io } from './context';
+import * as path from 'node:path';
+import { Command, Option } from 'commander';
+import { ReviewError, WorkerStacksError } from '../errors';
+import { formatJson } from '../review/format-json';
+import { formatMarkdown } from '../review/format-markdown';
+import { formatTerminal } from '../review/format-terminal';
+import { FailOn, review, reviewExitCode } from '../review/review';
+import { InputOverrides } from '../review/synth-revision';
+import { dirFlags, Io, processIo } from './context';
 
-/** `worker-stacks review` (issue: review). Placeholder registration until the command lands. */
+/** Exit codes of `review`: 0 reviewed (nothing gated), 1 `--fail-on` matched, 2 could not review. */
+export const REVIEW_EXIT = { ok: 0, failOn: 1, error: 2 } as const;
+
+export type ReviewFormat = 'terminal' | 'markdown' | 'json';
+
+export interface ReviewCommandOptions {
+  readonly base: string;
+  readonly cluster?: string;
+  readonly format?: ReviewFormat;
+  readonly failOn?: FailOn;
+  /** The project directory. @default the current directory */
+  readonly repo?: string;
+  /** --clusters / --templates (or their environment variables): directories inside the project, read on both sides. */
+  readonly clusters?: string;
+  readonly templates?: string;
+  /** ANSI colours in the terminal format. @default only when writing to a TTY */
+  readonly color?: boolean;
+}
+
+/** `worker-stacks review --base <ref>`: what a change does to each cluster, offline. */
 export function registerReview(program: Command, io: Io, done: (code: number) => void): void {
-  void program;
-  void io;
-  void done;
+  dirFlags(program.command('review'))
+    .description('show what the working tree changes in each worker stack since a git revision: template diff, verdict (rolls nodes?), node config diff; offline')
+    .requiredOption('--base <ref>', 'git revision to compare with (branch, tag or commit, e.g. origin/main)')
+    .option('--cluster <name>', 'only this cluster (its name at base or head)')
+    .addOption(new Option('--format <format>', 'output format').choices(['terminal', 'markdown', 'json']).default('terminal'))
+    .addOption(new Option('--fail-on <what>', 'exit 1 when any cluster changes (change) or rolls its nodes (roll)').choices(['change', 'roll']))
+    .option('--repo <dir>', 'the worker-stacks project (a git working tree) to review (default: the current directory)')
+    .action(async (opts) => done(await reviewCommand(opts as ReviewCommandOptions, io)));
+}
+
+/** Runs a review and prints it; returns the exit code. */
+export async function reviewCommand(opts: ReviewCommandOptions, io: Io): Promise<number> {
+  try {
+    const projectDir = path.resolve(opts.repo ?? '.');
+    const inputs: InputOverrides = {
+      clusters: insideProject(projectDir, opts.clusters ?? process.env.WORKER_STACKS_CLUSTERS, '--clusters'),
+      templates: insideProject(projectDir, opts.templates ?? process.env.WORKER_STACKS_TEMPLATES, '--templates'),
+    };
+    const result = await review({ projectDir, base: opts.base, cluster: opts.cluster, inputs });
+    const format = opts.format ?? 'terminal';
+    const color = opts.color ?? (io === processIo && process.stdout.isTTY === true && !process.env.NO_COLOR);
+    io.out(format === 'json' ? formatJson(result) : format === 'markdown' ? formatMarkdown(result) : formatTerminal(result, { color }));
+    return reviewExitCode(result, opts.failOn);
+  } catch (e) {
+    if (e instanceof WorkerStacksError) {
+      io.err(`error: ${e.message}\n`);
+      return REVIEW_EXIT.error;
+    }
+    throw e;
+  }
+}
+
+/** A directory flag, as a path inside the project: both revisions read their own copy of it. */
+function insideProject(projectDir: string, dir: string | undefined, flag: string): string | undefined {
+  if (dir === undefined) return undefined;
+  const rel = path.relative(projectDir, path.resolve(dir));
+  if (rel.startsWith('..') || path.isAbsolute(rel)) {
+    throw new ReviewError(`${flag} ${dir} is outside the project ${projectDir}`, {
+      hint: 'review reads each revision\'s own copy of the directory, so it must be inside the project (under git)',
+    });
+  }
+  return rel;
 }

@@ -66,6 +66,8 @@ export class ReconcileContext {
   public resume = false;
   public synth?: SynthesizedStack;
   public changeSetName?: string;
+  /** Set when the change set is ready to execute. */
+  public changeSetToken?: string;
   public executed = false;
   public configChange?: string;
   public readonly events: StackEvent[] = [];

@@ -1,4 +1,5 @@
 import { ChangeSetInfo, firstFailure, isComplete, StackEvent, StackSummary } from '../aws/cloudformation-port';
+import { sha256Hex } from '../cloudconfig/checksum';
 import { WorkerStacksError } from '../errors';
 import { CLUSTER_TAG } from '../stacks/naming';
 import { Logger, RegionClients } from './context';
@@ -29,7 +30,8 @@ export async function ensureChangeSet(clients: RegionClients, input: EnsureChang
   const stackName = input.synth.stackName;
   let info = input.stack ? await cfn.describeChangeSet(stackName, input.name) : undefined;
   if (info?.executionStatus === 'EXECUTE_IN_PROGRESS' || info?.executionStatus === 'EXECUTE_COMPLETE') return { kind: 'executed' };
-  if (info && (info.status === 'FAILED' || info.executionStatus === 'OBSOLETE') && !NO_CHANGES.test(info.statusReason ?? '')) {
+  // A change set that cannot be executed (failed, obsolete, or executed and rolled back) is replaced: a retry must really retry.
+  if (info && (info.status === 'FAILED' || info.executionStatus === 'OBSOLETE' || info.executionStatus === 'EXECUTE_FAILED') && !NO_CHANGES.test(info.statusReason ?? '')) {
     await cfn.deleteChangeSet(stackName, input.name);
     info = undefined;
   }
@@ -55,6 +57,15 @@ export async function ensureChangeSet(clients: RegionClients, input: EnsureChang
   return info.status === 'CREATE_COMPLETE' ? { kind: 'ready', info } : { kind: 'failed', info };
 }
 
+/**
+ * ExecuteChangeSet's idempotency token, tied to the change set itself: a retried request (after a crash)
+ * for the same change set is the same request, while a change set recreated under the same name after a
+ * rolled-back execution is a new one (reusing the old token would make CloudFormation ignore it).
+ */
+export function executeToken(info: ChangeSetInfo): string {
+  return `${info.name.slice(0, 60)}-exec-${sha256Hex(info.id).slice(0, 16)}`;
+}
+
 export interface DeployOptions {
   readonly log: Logger;
   readonly waitTimeoutMs: number;
@@ -67,7 +78,7 @@ export async function deployStack(clients: RegionClients, synth: SynthesizedStac
   const stack = await clients.cfn.describeStack(synth.stackName);
   const state = await ensureChangeSet(clients, { synth, stack, name, description: 'worker-stacks bootstrap', tags: { [CLUSTER_TAG]: 'bootstrap' }, timeoutMs: opts.changeSetTimeoutMs });
   if (state.kind === 'failed') throw new WorkerStacksError(`change set ${name} of ${synth.stackName} failed: ${state.info.statusReason}`, { hint: 'read the reason above; fix the template input and run again' });
-  if (state.kind === 'ready') await clients.cfn.executeChangeSet(synth.stackName, name, `${name}-exec`);
+  if (state.kind === 'ready') await clients.cfn.executeChangeSet(synth.stackName, name, executeToken(state.info));
   const events: StackEvent[] = [];
   const final = await clients.cfn.waitForStack(synth.stackName, {
     timeoutMs: opts.waitTimeoutMs,

@@ -1,8 +1,8 @@
-import { firstFailure, isComplete, isRolledBack } from '../aws/cloudformation-port';
+import { firstFailure, isComplete, isRolledBack, StackEvent } from '../aws/cloudformation-port';
 import { CLUSTER_TAG } from '../stacks/naming';
 import { backoffDelay } from './backoff';
 import { configDigests } from './config-changes';
-import { ensureChangeSet } from './deploy-stack';
+import { ensureChangeSet, executeToken } from './deploy-stack';
 import { camel, CONDITIONS, Outcome, ReconcileContext, Task } from './context';
 import { synthesizeStack } from './synthesize';
 
@@ -61,7 +61,7 @@ export const recover: Task = {
       }
       case 'DELETE_FAILED':
       case 'ROLLBACK_FAILED': {
-        const events = await ctx.region.cfn.stackEvents(stack.id);
+        const events = lastOperation(await ctx.region.cfn.stackEvents(stack.id), stack.name);
         const stuck = events.filter((e) => /_FAILED$/.test(e.status)).map((e) => `${e.logicalId} (${e.resourceType}): ${e.reason ?? e.status}`);
         return recordFailure(ctx, camel(stack.status), `stack ${stack.name} is ${stack.status}; an operator must act. Failed resources: ${stuck.join('; ') || 'none reported'}`, { retry: false });
       }
@@ -105,6 +105,7 @@ export const changeSet: Task = {
       timeoutMs: ctx.deps.changeSetTimeoutMs,
     });
     if (state.kind === 'executed') ctx.executed = true; // executed before a restart: only wait and record
+    if (state.kind === 'ready') ctx.changeSetToken = executeToken(state.info);
     if (state.kind === 'no-changes') return recordSuccess(ctx, 'no-changes');
     if (state.kind === 'failed') return recordFailure(ctx, 'ChangeSetFailed', `change set ${ctx.changeSetName} is ${state.info.status}: ${state.info.statusReason ?? 'no reason given'}`);
     return undefined;
@@ -120,7 +121,7 @@ export const execute: Task = {
     const message = rolls ? `rolling the nodes to config ${ctx.config!.checksum.slice(0, 12)}: ${ctx.configChange ?? 'first config'}` : 'updating the stack; the node config is unchanged';
     await ctx.writeStatus(ctx.withConditions({ ...ctx.status, lastConfigChange: rolls ? ctx.configChange : ctx.status.lastConfigChange }, CONDITIONS.progressing('ChangeSetExecuting', message)));
     ctx.log.info({ checksum: ctx.config!.checksum, changeSet: ctx.changeSetName }, message);
-    await ctx.region.cfn.executeChangeSet(ctx.synth!.stackName, ctx.changeSetName!, `${ctx.changeSetName}-exec`);
+    await ctx.region.cfn.executeChangeSet(ctx.synth!.stackName, ctx.changeSetName!, ctx.changeSetToken!);
     ctx.executed = true;
   },
 };
@@ -158,13 +159,24 @@ export const record: Task = {
       return recordSuccess(ctx, 'applied');
     }
     const events = ctx.events.length ? ctx.events : stack ? await ctx.region.cfn.stackEvents(stack.id) : [];
-    const cause = firstFailure(events);
+    const cause = firstFailure(lastOperation(events, stack?.name));
     const why = cause ? `${cause.logicalId} (${cause.resourceType}) ${cause.status}: ${cause.reason ?? ''}`.trim() : (stack?.statusReason ?? 'no failure event found');
     const status = stack?.status ?? 'STACK_GONE';
     const kept = isRolledBack(status) ? `; the previous config ${ctx.status.cloudConfigChecksum?.slice(0, 12) ?? '(none)'} stays live` : '';
     return recordFailure(ctx, failureReason(status), `stack ${status}: ${why}${kept}`);
   },
 };
+
+/**
+ * The events of the stack's latest operation (from its "User Initiated" start on), so that a failure
+ * is explained by its own events and never by an older failure still in the stack's history.
+ */
+export function lastOperation(events: readonly StackEvent[], stackName: string | undefined): readonly StackEvent[] {
+  const isStart = (e: StackEvent) => e.logicalId === stackName && e.resourceType === 'AWS::CloudFormation::Stack' && /_IN_PROGRESS$/.test(e.status) && e.reason === 'User Initiated';
+  let start = events.length - 1;
+  while (start >= 0 && !isStart(events[start])) start--;
+  return start < 0 ? events : events.slice(start);
+}
 
 /** Condition reason for a stack that did not complete. */
 export function failureReason(status: string): string {

@@ -1,4 +1,5 @@
 import { isComplete, isInProgress } from '../aws/cloudformation-port';
+import { ClusterStatus, ConditionType, getCondition } from '../cluster/status';
 import { validateCluster } from '../cluster/validate';
 import { listTemplates } from '../cloudconfig/templates';
 import { renderConfig } from '../cloudconfig/render';
@@ -56,7 +57,9 @@ export const skipIfUnchanged: Task = {
   async run(ctx) {
     const s = ctx.status;
     if (ctx.stack && isComplete(ctx.stack.status) && s.inputsFingerprint === ctx.fingerprint && s.cloudConfigChecksum === ctx.config!.checksum) {
-      await ctx.writeStatus(ctx.withConditions({ ...s, stackStatus: ctx.stack.status, observedGeneration: ctx.generation }, CONDITIONS.ready('UpToDate', `stack ${ctx.stack.status}, config ${ctx.config!.checksum.slice(0, 12)} live`)));
+      const next = { ...s, stackStatus: ctx.stack.status, observedGeneration: ctx.generation };
+      // Already Ready for this generation: keep the conditions (and the reason of the last apply), so an unchanged pass writes nothing.
+      await ctx.writeStatus(isSettled(s, ctx.generation) ? next : ctx.withConditions(next, CONDITIONS.ready('UpToDate', `stack ${ctx.stack.status}, config ${ctx.config!.checksum.slice(0, 12)} live`)));
       return { result: 'unchanged' };
     }
     const retryAt = s.retryAfter ? Date.parse(s.retryAfter) : 0;
@@ -66,6 +69,12 @@ export const skipIfUnchanged: Task = {
     return undefined;
   },
 };
+
+/** Ready=True, nothing in progress, nothing failed, all for this generation. */
+function isSettled(s: ClusterStatus, generation: number): boolean {
+  const is = (type: ConditionType, status: string) => getCondition(s, type)?.status === status;
+  return is('Ready', 'True') && is('Progressing', 'False') && is('Failed', 'False') && s.conditions.every((c) => c.observedGeneration === generation);
+}
 
 /** 5. The credentials must belong to the cluster's account before anything is changed. */
 export const checkAccount: Task = {

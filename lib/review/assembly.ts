@@ -1,0 +1,99 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { sha256Hex } from '../cloudconfig/checksum';
+import { ConfigFormat } from '../cloudconfig/node-config';
+import { ReviewError } from '../errors';
+import { BOOTSTRAP_STACK_NAME, WORKER_STACK_PREFIX } from '../stacks/naming';
+
+/** The big config object a worker stack publishes, read back from the cloud assembly. */
+export interface ConfigAsset {
+  /** SHA-256 of `bytes`, hex (the asset hash; checked when read). */
+  readonly checksum: string;
+  readonly format: ConfigFormat;
+  /** Exactly the bytes `cdk deploy` would store in S3. */
+  readonly bytes: Buffer;
+}
+
+/** One worker stack of a cloud assembly. */
+export interface WorkerStackSnapshot {
+  /** The cluster name (metadata.name). */
+  readonly cluster: string;
+  /** `WorkerStack-<cluster>`. */
+  readonly stackName: string;
+  /** `aws://account/region` */
+  readonly environment: string;
+  /** The template as CloudFormation gets it. */
+  readonly template: Record<string, any>;
+  readonly templateFile: string;
+  readonly config?: ConfigAsset;
+}
+
+export interface AssemblySnapshot {
+  readonly outdir: string;
+  /** Worker stacks by cluster name, sorted by name. */
+  readonly stacks: ReadonlyMap<string, WorkerStackSnapshot>;
+  /** Environments (`aws://account/region`) that have a bootstrap stack. */
+  readonly bootstrapEnvironments: ReadonlySet<string>;
+}
+
+const CONFIG_ASSET = /^asset\.([0-9a-f]{64})\.(ign|yaml)$/;
+
+interface ManifestArtifact {
+  type: string;
+  environment?: string;
+  properties?: { templateFile?: string; stackName?: string; file?: string };
+  dependencies?: string[];
+}
+
+/**
+ * Reads the worker stacks of a cloud assembly (a `cdk synth` output
+ * directory): each template and its node config asset (`asset.<sha>.ign|yaml`,
+ * found through the stack's `*.assets.json` manifest).
+ */
+export function readAssembly(outdir: string, label: string): AssemblySnapshot {
+  const manifest = readJson<{ artifacts?: Record<string, ManifestArtifact> }>(path.join(outdir, 'manifest.json'), label);
+  const artifacts = manifest.artifacts ?? {};
+  const stacks = new Map<string, WorkerStackSnapshot>();
+  const bootstrapEnvironments = new Set<string>();
+  for (const id of Object.keys(artifacts).sort()) {
+    const a = artifacts[id];
+    if (a.type !== 'aws:cloudformation:stack') continue;
+    const stackName = a.properties?.stackName ?? id;
+    if (stackName === BOOTSTRAP_STACK_NAME || id.startsWith(`${BOOTSTRAP_STACK_NAME}-`)) {
+      if (a.environment) bootstrapEnvironments.add(a.environment);
+      continue;
+    }
+    if (!stackName.startsWith(WORKER_STACK_PREFIX)) continue;
+    const templateFile = path.join(outdir, a.properties?.templateFile ?? `${id}.template.json`);
+    const template = readJson<Record<string, any>>(templateFile, label);
+    const cluster = stackName.slice(WORKER_STACK_PREFIX.length);
+    stacks.set(cluster, { cluster, stackName, environment: a.environment ?? '', template, templateFile, config: configAsset(outdir, artifacts, id, a, label) });
+  }
+  return { outdir, stacks, bootstrapEnvironments };
+}
+
+function configAsset(outdir: string, artifacts: Record<string, ManifestArtifact>, id: string, stack: ManifestArtifact, label: string): ConfigAsset | undefined {
+  const manifests = [...(stack.dependencies ?? []), `${id}.assets`]
+    .map((d) => artifacts[d])
+    .filter((d): d is ManifestArtifact => d?.type === 'cdk:asset-manifest' && Boolean(d.properties?.file));
+  for (const m of manifests) {
+    const assets = readJson<{ files?: Record<string, { source?: { path?: string } }> }>(path.join(outdir, m.properties!.file!), label);
+    for (const entry of Object.values(assets.files ?? {})) {
+      const match = CONFIG_ASSET.exec(entry.source?.path ?? '');
+      if (!match) continue;
+      const bytes = fs.readFileSync(path.join(outdir, match[0]));
+      const checksum = sha256Hex(bytes);
+      if (checksum !== match[1]) throw new ReviewError(`${label}: ${match[0]} in ${outdir} does not hash to its name (${checksum})`);
+      return { checksum, format: match[2] === 'ign' ? 'ignition' : 'cloud-init', bytes };
+    }
+  }
+  return undefined;
+}
+
+function readJson<T>(file: string, label: string): T {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+  } catch (e) {
+    throw new ReviewError(`${label}: cannot read ${file} of the cloud assembly: ${(e as Error).message}`, { cause: e });
+  }
+}

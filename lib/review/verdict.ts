@@ -1,0 +1,131 @@
+import { workerStackName } from '../stacks/naming';
+import { Capacity, ClusterStatus, RollingUpdate } from './model';
+import { replaces, ResourceChange, TemplateChanges } from './template-diff';
+
+const LAUNCH_TYPES: Record<string, string> = {
+  'AWS::EC2::LaunchTemplate': 'launch template',
+  'AWS::AutoScaling::LaunchConfiguration': 'launch configuration',
+};
+const GROUP_TYPE = 'AWS::AutoScaling::AutoScalingGroup';
+/** Group properties whose change makes CloudFormation apply the AutoScalingRollingUpdate policy. */
+const ROLLING_PROPERTIES = ['LaunchTemplate', 'LaunchConfigurationName', 'MixedInstancesPolicy', 'VPCZoneIdentifier', 'PlacementGroup'];
+
+const short = (checksum: string | null) => (checksum ? checksum.slice(0, 12) : 'none');
+
+/**
+ * Why an update of the stack replaces the nodes: the launch template or
+ * launch configuration changes (a new version, so the group's rolling update
+ * replaces every instance), a group property that triggers the rolling update
+ * changes, or the group itself is replaced. Empty when nothing rolls.
+ */
+export function rollReasons(changes: TemplateChanges, checksum: { base: string | null; head: string | null }): string[] {
+  const reasons: string[] = [];
+  for (const r of changes.resources) {
+    const what = LAUNCH_TYPES[r.type];
+    if (what) {
+      const userData = r.properties.some((p) => /(^|\.)UserData(\.|$)/.test(p));
+      const also = r.properties.length > 1 ? `; also ${others(r, /(^|\.)UserData(\.|$)/)}` : '';
+      const detail = !userData
+        ? r.properties.join(', ')
+        : checksum.base !== checksum.head
+          ? `user data: node config ${short(checksum.base)} -> ${short(checksum.head)}${also}`
+          : `user data: the bootstrap changed, the node config did not${also}`;
+      reasons.push(`${what} ${r.logicalId} ${r.change === 'modified' ? 'changes' : `is ${r.change}`}${detail ? ` (${detail})` : ''}`);
+    } else if (r.type === GROUP_TYPE && r.change === 'modified') {
+      if (replaces(r)) reasons.push(`Auto Scaling group ${r.logicalId} is replaced`);
+      else {
+        const rolling = r.properties.filter((p) => ROLLING_PROPERTIES.includes(p.split('.')[0]));
+        if (rolling.length) reasons.push(`Auto Scaling group ${r.logicalId}: ${rolling.join(', ')} change`);
+      }
+    }
+  }
+  return reasons;
+}
+
+function others(r: ResourceChange, not: RegExp): string {
+  return r.properties.filter((p) => !not.test(p)).join(', ');
+}
+
+/** The AutoScalingRollingUpdate policy and sizes of the (first) worker group in a template. */
+export function groupSettings(template: Record<string, any> | undefined): { rollingUpdate: RollingUpdate | null; capacity: Capacity | null } {
+  const group = Object.values<any>(template?.Resources ?? {}).find((r) => r?.Type === GROUP_TYPE);
+  if (!group) return { rollingUpdate: null, capacity: null };
+  const num = (v: unknown) => (v === undefined || v === null || Number.isNaN(Number(v)) ? null : Number(v));
+  const ru = group.UpdatePolicy?.AutoScalingRollingUpdate;
+  const p = group.Properties ?? {};
+  return {
+    rollingUpdate: ru
+      ? {
+          maxBatchSize: num(ru.MaxBatchSize),
+          minInstancesInService: num(ru.MinInstancesInService),
+          pauseTime: typeof ru.PauseTime === 'string' ? ru.PauseTime : null,
+          waitOnResourceSignals: String(ru.WaitOnResourceSignals) === 'true',
+        }
+      : null,
+    capacity: { min: num(p.MinSize), max: num(p.MaxSize), desired: num(p.DesiredCapacity) },
+  };
+}
+
+/** `2 at a time, at least 3 in service, pause PT3M between batches`. */
+export function describeRollingUpdate(ru: RollingUpdate | null): string {
+  if (!ru) return 'no rolling-update policy: CloudFormation replaces instances as it sees fit';
+  const parts = [
+    `${ru.maxBatchSize ?? 1} at a time`,
+    `at least ${ru.minInstancesInService ?? 0} in service`,
+    `pause ${ru.pauseTime ?? 'PT0S'} between batches`,
+    ...(ru.waitOnResourceSignals ? ['each new node must signal success'] : []),
+  ];
+  return parts.join(', ');
+}
+
+/** `desired capacity 2` or `desired capacity not set (min 3, max 30: the group keeps its current size)`. */
+export function describeCapacity(c: Capacity | null): string {
+  if (!c) return 'no Auto Scaling group';
+  return c.desired !== null
+    ? `desired capacity ${c.desired} (min ${c.min ?? '?'}, max ${c.max ?? '?'})`
+    : `desired capacity not set (min ${c.min ?? '?'}, max ${c.max ?? '?'}; the group keeps its current size)`;
+}
+
+/** Headline words of each status. */
+export const STATUS_WORDS: Record<ClusterStatus, string> = {
+  unchanged: 'no change',
+  changes: 'changes without replacing nodes',
+  rolls: 'rolls nodes',
+  added: 'new cluster',
+  removed: 'removed',
+  renamed: 'renamed',
+};
+
+export interface VerdictInput {
+  readonly status: ClusterStatus;
+  readonly stackName: string;
+  readonly resources: readonly ResourceChange[];
+  readonly rollingUpdate: RollingUpdate | null;
+  readonly capacity: Capacity | null;
+  readonly renamedFrom?: string | null;
+}
+
+/** The one-line verdict of a cluster. */
+export function verdictLine(v: VerdictInput): string {
+  const head = STATUS_WORDS[v.status];
+  switch (v.status) {
+    case 'unchanged':
+      return head;
+    case 'changes': {
+      const counts = (['modified', 'added', 'removed'] as const)
+        .map((c) => [c, v.resources.filter((r) => r.change === c).length] as const)
+        .filter(([, n]) => n > 0)
+        .map(([c, n]) => `${n} resource${n === 1 ? '' : 's'} ${c}`);
+      const replaced = v.resources.filter(replaces).map((r) => r.logicalId);
+      return `${head}: ${counts.join(', ') || 'outputs or template sections only'}${replaced.length ? `; replaces ${replaced.join(', ')}` : ''}`;
+    }
+    case 'rolls':
+      return `${head}: ${describeRollingUpdate(v.rollingUpdate)}; ${describeCapacity(v.capacity)}`;
+    case 'added':
+      return `${head}: creates ${v.stackName} with its nodes, ${describeCapacity(v.capacity)}`;
+    case 'removed':
+      return `${head}: ${v.stackName} is NOT deleted by the reconciler; deleting it is an explicit command`;
+    case 'renamed':
+      return `${head} from ${v.renamedFrom} (same spec): creates ${v.stackName} with new nodes; ${workerStackName(v.renamedFrom ?? '?')} is NOT deleted by the reconciler`;
+  }
+}

@@ -1,0 +1,462 @@
+import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, isInProgress, StackEvent, StackSummary, WaitOptions } from '../../lib/aws/cloudformation-port';
+import { FakeClock } from './fake-ports';
+
+/**
+ * A deterministic, in-memory CloudFormation for what an emulator cannot do:
+ * rollbacks, stuck operations, UPDATE_ROLLBACK_FAILED, throttling. A state
+ * machine per stack; time only moves when `waitForStack` polls (each poll
+ * advances the shared FakeClock by `pollMs`), so every run is the same run.
+ */
+
+/** The resource an operation fails on, as its stack event names it. */
+export interface FailingResource {
+  readonly logicalId: string;
+  readonly resourceType: string;
+  readonly reason: string;
+}
+
+/**
+ * What the next operation on a stack does. `polls` is how many waitForStack
+ * polls it stays *_IN_PROGRESS (0: it is terminal when the call returns).
+ *   complete: CREATE/UPDATE/DELETE_COMPLETE, UPDATE_ROLLBACK_COMPLETE for a ContinueUpdateRollback;
+ *   fail: create → ROLLBACK_COMPLETE, update → UPDATE_ROLLBACK_COMPLETE (old template and outputs kept),
+ *         delete → DELETE_FAILED, continue-rollback → UPDATE_ROLLBACK_FAILED again;
+ *   rollback-fails: update → UPDATE_ROLLBACK_FAILED, create → ROLLBACK_FAILED.
+ */
+export interface Behaviour {
+  readonly kind: 'complete' | 'fail' | 'rollback-fails';
+  readonly polls: number;
+  readonly resource?: FailingResource;
+}
+
+export const complete = (polls = 1): Behaviour => ({ kind: 'complete', polls });
+export const fail = (resource: FailingResource, polls = 1): Behaviour => ({ kind: 'fail', polls, resource });
+export const rollbackFails = (resource: FailingResource, polls = 1): Behaviour => ({ kind: 'rollback-fails', polls, resource });
+/** Stays *_IN_PROGRESS until `release()`. */
+export const stuck = (): Behaviour => ({ kind: 'complete', polls: Number.POSITIVE_INFINITY });
+
+export const NO_CHANGES_REASON = "The submitted information didn't contain changes. Submit different information to create a change set.";
+
+export const MUTATING = ['createChangeSet', 'executeChangeSet', 'deleteChangeSet', 'deleteStack', 'continueUpdateRollback'] as const;
+const METHODS = ['listStacks', 'describeStack', 'describeChangeSet', 'waitForChangeSet', 'stackEvents', 'waitForStack', ...MUTATING] as const;
+export type Method = (typeof METHODS)[number];
+
+type Kind = 'create' | 'update' | 'delete' | 'continue';
+
+interface Operation {
+  readonly kind: Kind;
+  readonly behaviour: Behaviour;
+  remaining: number;
+  /** The template that becomes live if the operation completes. */
+  readonly template?: string;
+}
+
+interface ChangeSet {
+  readonly id: string;
+  readonly name: string;
+  readonly type: 'CREATE' | 'UPDATE';
+  readonly template: string;
+  status: string;
+  executionStatus: string;
+  readonly statusReason?: string;
+  readonly changes: number;
+  readonly clientToken: string;
+}
+
+interface FakeStack {
+  readonly name: string;
+  readonly id: string;
+  status: string;
+  statusReason?: string;
+  /** The template that is live (after a rollback: the previous one); undefined before the first create. */
+  template?: string;
+  outputs: Record<string, string>;
+  readonly events: StackEvent[];
+  readonly changeSets: Map<string, ChangeSet>;
+  readonly tokens: Set<string>;
+  op?: Operation;
+}
+
+export interface SeedOptions {
+  readonly status: string;
+  /** The live template (its Outputs become the stack's outputs). */
+  readonly template?: string;
+  /** Resources whose last event failed, e.g. the ones a DELETE_FAILED stack could not delete. */
+  readonly failed?: readonly FailingResource[];
+}
+
+export interface FakeCloudFormationProps {
+  readonly clock: FakeClock;
+  readonly region?: string;
+  readonly account?: string;
+  /** Clock time one waitForStack poll takes. @default 5000 */
+  readonly pollMs?: number;
+  /** Reads a template CloudFormation would fetch from S3 (TemplateURL). */
+  readonly readTemplateUrl?: (url: string) => string;
+}
+
+export class FakeCloudFormation implements CloudFormationPort {
+  /** Every call per method, throttled ones included. */
+  public readonly calls = new Map<Method, number>();
+  /** Called after each waitForStack poll, with the stack as it is then (tests look at the status file there). */
+  public onPoll?: (stack: StackSummary) => void;
+  private readonly stacks = new Map<string, FakeStack>(); // by id, deleted ones too
+  private readonly live = new Map<string, string>(); // name → id
+  private readonly scripts = new Map<string, Behaviour[]>();
+  private readonly defaults = new Map<string, Behaviour>();
+  private readonly throttled = new Map<Method, number>();
+  private readonly clock: FakeClock;
+  private readonly pollMs: number;
+  private seq = 0;
+
+  constructor(private readonly props: FakeCloudFormationProps) {
+    this.clock = props.clock;
+    this.pollMs = props.pollMs ?? 5000;
+  }
+
+  // ---- scripting -------------------------------------------------------------------------
+
+  /** The next operations on `stackName` behave like this, in order; then the default. */
+  public script(stackName: string, ...behaviours: Behaviour[]): this {
+    this.scripts.set(stackName, [...(this.scripts.get(stackName) ?? []), ...behaviours]);
+    return this;
+  }
+
+  /** What every unscripted operation on `stackName` does. @default complete(1) */
+  public setDefault(stackName: string, behaviour: Behaviour): this {
+    this.defaults.set(stackName, behaviour);
+    return this;
+  }
+
+  /** The first `n` calls of `method` from now throw a ThrottlingException. */
+  public throttle(method: Method, n: number): this {
+    this.throttled.set(method, n);
+    return this;
+  }
+
+  /** A stuck (or slow) operation ends now, as its behaviour says. */
+  public release(stackName: string): void {
+    const s = this.byName(stackName);
+    if (!s?.op) throw new Error(`fake: ${stackName} has no operation in progress`);
+    this.finish(s);
+  }
+
+  /** Puts a stack in a state directly (as if reached outside this test). */
+  public seed(name: string, opts: SeedOptions): string {
+    const s = this.newStack(name, opts.status);
+    s.template = opts.template;
+    s.outputs = opts.template ? outputsOf(opts.template) : {};
+    for (const r of opts.failed ?? []) this.event(s, r.logicalId, r.resourceType, opts.status, r.reason);
+    this.event(s, name, STACK_TYPE, opts.status);
+    return s.id;
+  }
+
+  // ---- inspection ------------------------------------------------------------------------
+
+  public count(...methods: Method[]): number {
+    const all: readonly Method[] = methods.length ? methods : METHODS;
+    return all.reduce((n, m) => n + (this.calls.get(m) ?? 0), 0);
+  }
+
+  /** Calls that change something in CloudFormation. */
+  public mutatingCalls(): number {
+    return this.count(...MUTATING);
+  }
+
+  public resetCalls(): void {
+    this.calls.clear();
+  }
+
+  /** The stack as DescribeStacks would show it by name (undefined when absent or deleted), without counting a call. */
+  public peek(stackName: string): StackSummary | undefined {
+    const s = this.byName(stackName);
+    return s && summary(s);
+  }
+
+  /** Every event of a stack, oldest first, without counting a call. */
+  public eventsOf(stackName: string): readonly StackEvent[] {
+    return this.byName(stackName)?.events ?? [];
+  }
+
+  /** Every CreateChangeSet request, in order. */
+  public readonly requests: ChangeSetRequest[] = [];
+
+  /** Stack operations started (create, update, delete, continue-rollback) on `stackName`, by kind. */
+  public readonly started: Array<{ stackName: string; kind: Kind }> = [];
+
+  // ---- the port --------------------------------------------------------------------------
+
+  public async listStacks(): Promise<Map<string, StackSummary>> {
+    this.enter('listStacks');
+    return new Map([...this.live.entries()].map(([name, id]) => [name, summary(this.stacks.get(id)!)]));
+  }
+
+  public async describeStack(name: string): Promise<StackSummary | undefined> {
+    this.enter('describeStack');
+    const s = this.find(name);
+    return s && summary(s);
+  }
+
+  public async createChangeSet(req: ChangeSetRequest): Promise<string> {
+    this.enter('createChangeSet');
+    this.requests.push(req);
+    if (Boolean(req.templateBody) === Boolean(req.templateUrl)) throw validation('Specify exactly one of TemplateBody and TemplateURL');
+    const template = req.templateBody ?? this.readUrl(req.templateUrl!);
+    let s = this.byName(req.stackName);
+    if (req.type === 'CREATE') {
+      if (s && s.status !== 'REVIEW_IN_PROGRESS') throw named('AlreadyExistsException', `Stack [${req.stackName}] already exists and cannot be created again with the changeSet [${req.changeSetName}].`);
+      s ??= this.newStack(req.stackName, 'REVIEW_IN_PROGRESS');
+    } else if (!s || s.status === 'REVIEW_IN_PROGRESS') {
+      throw validation(`Stack [${req.stackName}] does not exist`);
+    } else if (busy(s) || NOT_UPDATABLE.has(s.status)) {
+      throw validation(`Stack:${s.id} is in ${s.status} state and can not be updated.`);
+    }
+    if (s.changeSets.has(req.changeSetName)) throw named('AlreadyExistsException', `ChangeSet [${req.changeSetName}] already exists`);
+    const changed = changedResources(s.template, template);
+    const same = req.type === 'UPDATE' && s.template === template;
+    const cs: ChangeSet = {
+      id: `arn:aws:cloudformation:${this.region}:${this.account}:changeSet/${req.changeSetName}/${this.uuid()}`,
+      name: req.changeSetName,
+      type: req.type,
+      template,
+      status: same ? 'FAILED' : 'CREATE_COMPLETE',
+      executionStatus: same ? 'UNAVAILABLE' : 'AVAILABLE',
+      statusReason: same ? NO_CHANGES_REASON : undefined,
+      changes: same ? 0 : changed.length,
+      clientToken: req.clientToken,
+    };
+    s.changeSets.set(cs.name, cs);
+    return cs.id;
+  }
+
+  public async describeChangeSet(stackName: string, changeSetName: string): Promise<ChangeSetInfo | undefined> {
+    this.enter('describeChangeSet');
+    const cs = this.find(stackName)?.changeSets.get(changeSetName);
+    return cs && infoOf(cs);
+  }
+
+  public async waitForChangeSet(stackName: string, changeSetName: string): Promise<ChangeSetInfo> {
+    this.enter('waitForChangeSet');
+    const cs = this.find(stackName)?.changeSets.get(changeSetName);
+    if (!cs) throw named('ChangeSetNotFoundException', `ChangeSet [${changeSetName}] does not exist`);
+    return infoOf(cs);
+  }
+
+  public async executeChangeSet(stackName: string, changeSetName: string, clientToken: string): Promise<void> {
+    this.enter('executeChangeSet');
+    const s = this.find(stackName);
+    const cs = s?.changeSets.get(changeSetName);
+    if (!s || !cs) throw named('ChangeSetNotFoundException', `ChangeSet [${changeSetName}] does not exist`);
+    if (s.tokens.has(clientToken)) return; // a retried request with the same token: already done
+    if (cs.executionStatus !== 'AVAILABLE' || busy(s)) {
+      throw named('InvalidChangeSetStatusException', `ChangeSet [${cs.id}] cannot be executed in its current status of [${cs.status}/${cs.executionStatus}] on a stack in ${s.status}`);
+    }
+    s.tokens.add(clientToken);
+    cs.executionStatus = 'EXECUTE_IN_PROGRESS';
+    // CloudFormation deletes every other change set of the stack when one is executed.
+    for (const other of [...s.changeSets.keys()]) if (other !== cs.name) s.changeSets.delete(other);
+    this.start(s, cs.type === 'CREATE' ? 'create' : 'update', cs.template);
+  }
+
+  public async deleteChangeSet(stackName: string, changeSetName: string): Promise<void> {
+    this.enter('deleteChangeSet');
+    const s = this.find(stackName);
+    const cs = s?.changeSets.get(changeSetName);
+    if (!s || !cs) throw named('ChangeSetNotFoundException', `ChangeSet [${changeSetName}] does not exist`);
+    if (cs.executionStatus === 'EXECUTE_IN_PROGRESS') throw named('InvalidChangeSetStatusException', 'cannot delete a change set that is executing');
+    s.changeSets.delete(changeSetName);
+  }
+
+  public async stackEvents(stackName: string, afterEventId?: string): Promise<StackEvent[]> {
+    this.enter('stackEvents');
+    const s = this.find(stackName);
+    if (!s) throw validation(`Stack [${stackName}] does not exist`);
+    const i = afterEventId ? s.events.findIndex((e) => e.id === afterEventId) : -1;
+    return s.events.slice(i + 1);
+  }
+
+  public async waitForStack(stackName: string, opts: WaitOptions): Promise<StackSummary | undefined> {
+    this.enter('waitForStack');
+    const s = this.find(stackName);
+    if (!s) return undefined;
+    // Like the SDK adapter: progress is the events that appear while it waits.
+    let seen = s.events.length;
+    const started = this.clock.ms;
+    while (busy(s) && this.clock.ms - started < opts.timeoutMs) {
+      this.clock.advance(this.pollMs);
+      if (s.op && --s.op.remaining <= 0) this.finish(s);
+      for (const e of s.events.slice(seen)) opts.onEvent?.(e);
+      seen = s.events.length;
+      this.onPoll?.(summary(s));
+    }
+    return summary(s);
+  }
+
+  public async deleteStack(stackName: string, clientToken: string): Promise<void> {
+    this.enter('deleteStack');
+    const s = this.find(stackName);
+    if (!s || s.status === 'DELETE_COMPLETE' || s.tokens.has(clientToken)) return; // deleting what is gone succeeds
+    if (busy(s)) throw validation(`Stack [${s.name}] is in ${s.status} state and can not be deleted`);
+    s.tokens.add(clientToken);
+    this.start(s, 'delete');
+  }
+
+  public async continueUpdateRollback(stackName: string, clientToken: string): Promise<void> {
+    this.enter('continueUpdateRollback');
+    const s = this.find(stackName);
+    if (!s) throw validation(`Stack [${stackName}] does not exist`);
+    if (s.tokens.has(clientToken)) return;
+    if (s.status !== 'UPDATE_ROLLBACK_FAILED') throw validation(`Stack [${s.name}] is in ${s.status} state and can not continue the rollback`);
+    s.tokens.add(clientToken);
+    this.start(s, 'continue');
+  }
+
+  // ---- the state machine -----------------------------------------------------------------
+
+  private start(s: FakeStack, kind: Kind, template?: string): void {
+    const behaviour = this.scripts.get(s.name)?.shift() ?? this.defaults.get(s.name) ?? complete();
+    this.started.push({ stackName: s.name, kind });
+    const status = { create: 'CREATE_IN_PROGRESS', update: 'UPDATE_IN_PROGRESS', delete: 'DELETE_IN_PROGRESS', continue: 'UPDATE_ROLLBACK_IN_PROGRESS' }[kind];
+    s.status = status;
+    s.statusReason = 'User Initiated';
+    this.event(s, s.name, STACK_TYPE, status, 'User Initiated');
+    s.op = { kind, behaviour, remaining: behaviour.polls, template };
+    if (s.op.remaining <= 0) this.finish(s);
+  }
+
+  private finish(s: FakeStack): void {
+    const op = s.op!;
+    s.op = undefined;
+    const { kind: outcome, resource: r } = op.behaviour;
+    const ok = outcome === 'complete';
+    const cancelled = (verb: string) => {
+      for (const id of changedResources(s.template, op.template).filter((x) => x !== r?.logicalId).slice(0, 1)) this.event(s, id, typeOf(op.template, id), `${verb}_FAILED`, `Resource ${verb.toLowerCase()} cancelled`);
+    };
+    if (op.kind === 'create' || op.kind === 'update') {
+      const verb = op.kind.toUpperCase();
+      if (ok) {
+        for (const id of changedResources(s.template, op.template)) this.event(s, id, typeOf(op.template ?? s.template, id), `${verb}_COMPLETE`);
+        s.template = op.template;
+        s.outputs = outputsOf(op.template!);
+        return this.settle(s, `${verb}_COMPLETE`);
+      }
+      if (r) this.event(s, r.logicalId, r.resourceType, `${verb}_FAILED`, r.reason);
+      cancelled(verb);
+      const rolling = op.kind === 'create' ? 'ROLLBACK' : 'UPDATE_ROLLBACK';
+      this.event(s, s.name, STACK_TYPE, `${rolling}_IN_PROGRESS`, `The following resource(s) failed to ${op.kind}: [${r?.logicalId ?? ''}].`);
+      if (outcome === 'rollback-fails') {
+        if (r) this.event(s, r.logicalId, r.resourceType, `${verb}_FAILED`, `${r.reason} (during rollback)`);
+        return this.settle(s, `${rolling}_FAILED`, `The following resource(s) failed to roll back: [${r?.logicalId ?? ''}].`);
+      }
+      if (op.kind === 'create') s.outputs = {}; // nothing was ever live; the old template and outputs stay for an update
+      return this.settle(s, `${rolling}_COMPLETE`);
+    }
+    if (op.kind === 'delete') {
+      if (ok) {
+        this.live.delete(s.name);
+        return this.settle(s, 'DELETE_COMPLETE');
+      }
+      if (r) this.event(s, r.logicalId, r.resourceType, 'DELETE_FAILED', r.reason);
+      return this.settle(s, 'DELETE_FAILED', `The following resource(s) failed to delete: [${r?.logicalId ?? ''}].`);
+    }
+    if (ok) return this.settle(s, 'UPDATE_ROLLBACK_COMPLETE');
+    if (r) this.event(s, r.logicalId, r.resourceType, 'UPDATE_FAILED', r.reason);
+    return this.settle(s, 'UPDATE_ROLLBACK_FAILED', `The following resource(s) failed to roll back: [${r?.logicalId ?? ''}].`);
+  }
+
+  private settle(s: FakeStack, status: string, reason?: string): void {
+    s.status = status;
+    s.statusReason = reason;
+    this.event(s, s.name, STACK_TYPE, status, reason);
+    for (const cs of s.changeSets.values()) if (cs.executionStatus === 'EXECUTE_IN_PROGRESS') cs.executionStatus = /_COMPLETE$/.test(status) && !/ROLLBACK/.test(status) ? 'EXECUTE_COMPLETE' : 'EXECUTE_FAILED';
+  }
+
+  private newStack(name: string, status: string): FakeStack {
+    const s: FakeStack = { name, id: `arn:aws:cloudformation:${this.region}:${this.account}:stack/${name}/${this.uuid()}`, status, outputs: {}, events: [], changeSets: new Map(), tokens: new Set() };
+    this.stacks.set(s.id, s);
+    this.live.set(name, s.id);
+    return s;
+  }
+
+  private event(s: FakeStack, logicalId: string, resourceType: string, status: string, reason?: string): void {
+    s.events.push({ id: `${s.name}-event-${s.events.length + 1}`, timestamp: new Date(this.clock.ms), logicalId, resourceType, status, reason });
+  }
+
+  private enter(method: Method): void {
+    this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
+    const left = this.throttled.get(method) ?? 0;
+    if (left > 0) {
+      this.throttled.set(method, left - 1);
+      throw named('ThrottlingException', 'Rate exceeded');
+    }
+  }
+
+  /** By name: the live stack; by id (ARN): any stack, deleted ones too (as CloudFormation does). */
+  private find(nameOrId: string): FakeStack | undefined {
+    return this.stacks.get(nameOrId) ?? this.byName(nameOrId);
+  }
+
+  private byName(name: string): FakeStack | undefined {
+    const id = this.live.get(name);
+    return id ? this.stacks.get(id) : undefined;
+  }
+
+  private readUrl(url: string): string {
+    if (!this.props.readTemplateUrl) throw new Error(`fake: TemplateURL ${url} given, but no readTemplateUrl was wired`);
+    return this.props.readTemplateUrl(url);
+  }
+
+  private uuid(): string {
+    return `00000000-0000-4000-8000-${String(++this.seq).padStart(12, '0')}`;
+  }
+
+  private get region(): string {
+    return this.props.region ?? 'us-east-1';
+  }
+
+  private get account(): string {
+    return this.props.account ?? '222222222222';
+  }
+}
+
+const STACK_TYPE = 'AWS::CloudFormation::Stack';
+/** States CloudFormation refuses to update from (only a delete, or ContinueUpdateRollback, leaves them). */
+const NOT_UPDATABLE = new Set(['ROLLBACK_COMPLETE', 'ROLLBACK_FAILED', 'UPDATE_ROLLBACK_FAILED', 'DELETE_FAILED', 'CREATE_FAILED']);
+
+/** An operation is running (a stack under review is waiting for its first change set, not busy). */
+const busy = (s: FakeStack) => isInProgress(s.status) && s.status !== 'REVIEW_IN_PROGRESS';
+
+function summary(s: FakeStack): StackSummary {
+  return { name: s.name, id: s.id, status: s.status, statusReason: s.statusReason, outputs: { ...s.outputs } };
+}
+
+function infoOf(cs: ChangeSet): ChangeSetInfo {
+  return { id: cs.id, name: cs.name, status: cs.status, executionStatus: cs.executionStatus, statusReason: cs.statusReason, changes: cs.changes };
+}
+
+/** Outputs as CloudFormation resolves them: literal strings as they are, references to a placeholder. */
+export function outputsOf(template: string): Record<string, string> {
+  const outputs = (JSON.parse(template).Outputs ?? {}) as Record<string, { Value: unknown }>;
+  return Object.fromEntries(Object.entries(outputs).map(([k, o]) => [k, typeof o.Value === 'string' ? o.Value : `fake:${JSON.stringify(o.Value)}`]));
+}
+
+/** Logical ids whose definition differs between two templates (all of `after` when there is no `before`). */
+function changedResources(before: string | undefined, after: string | undefined): string[] {
+  const a = (before ? JSON.parse(before).Resources : {}) ?? {};
+  const b = (after ? JSON.parse(after).Resources : {}) ?? {};
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
+}
+
+function typeOf(template: string | undefined, logicalId: string): string {
+  return (template && JSON.parse(template).Resources?.[logicalId]?.Type) ?? 'AWS::CloudFormation::Resource';
+}
+
+function named(name: string, message: string): Error {
+  const e = new Error(message);
+  e.name = name;
+  return e;
+}
+
+function validation(message: string): Error {
+  return named('ValidationError', message);
+}

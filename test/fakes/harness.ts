@@ -1,0 +1,166 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parse, stringify } from 'yaml';
+import { ClusterStatus, Condition, ConditionType, getCondition } from '../../lib/cluster/status';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
+import { Outcome, ReconcilerDeps } from '../../lib/reconciler/context';
+import { Controller, ControllerOptions } from '../../lib/reconciler/controller';
+import { reconcileCluster, ReconcileOptions } from '../../lib/reconciler/workflow';
+import { workerStackName } from '../../lib/stacks/naming';
+import { FileStore } from '../../lib/stores/file-store';
+import { FakeCloudFormation } from './fake-cloudformation';
+import { FakeClock, FakePublisher, FixedIdentity, RecordingLogger } from './fake-ports';
+
+export const EXAMPLE = 'staging-us1';
+export const ACCOUNT = '222222222222';
+const EXAMPLE_FILE = path.resolve(__dirname, '..', '..', 'clusters', `${EXAMPLE}.yaml`);
+
+/** What the state file beside a cluster object holds (lib/stores/file-store.ts). */
+export interface StateFile {
+  readonly resourceVersion: number;
+  readonly generation: number;
+  readonly status?: ClusterStatus;
+}
+
+export interface HarnessOptions {
+  /** Cluster objects to create from staging-us1 (metadata.name and file name changed). @default [staging-us1] */
+  readonly clusters?: readonly string[];
+  /** The account the credentials belong to. @default 222222222222 (the example's) */
+  readonly account?: string;
+  /** @default 60 s (12 polls of the fake) */
+  readonly waitTimeoutMs?: number;
+}
+
+/**
+ * Reconciler deps as lib/reconciler/wiring.ts builds them, with the fakes in
+ * place of AWS, the real FileStore on a temp dir, real synthesis and a clock
+ * that the fake CloudFormation moves.
+ */
+export class Harness {
+  public readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-reconciler-'));
+  public readonly clustersDir = path.join(this.dir, 'clusters');
+  public readonly clock = new FakeClock();
+  public readonly publisher = new FakePublisher();
+  public readonly cfn = new FakeCloudFormation({ clock: this.clock, readTemplateUrl: this.publisher.read });
+  public readonly identity: FixedIdentity;
+  public readonly log = new RecordingLogger();
+  /** Status writes of every store this harness handed out. */
+  public statusWrites = 0;
+  private readonly waitTimeoutMs: number;
+
+  constructor(opts: HarnessOptions = {}) {
+    fs.mkdirSync(this.clustersDir);
+    for (const name of opts.clusters ?? [EXAMPLE]) this.addCluster(name);
+    this.identity = new FixedIdentity(opts.account ?? ACCOUNT);
+    this.waitTimeoutMs = opts.waitTimeoutMs ?? 60_000;
+  }
+
+  /** Fresh deps with a fresh FileStore (as a restarted process would build them). */
+  public deps(overrides: Partial<ReconcilerDeps> = {}): ReconcilerDeps {
+    const store = new FileStore({ clustersDir: this.clustersDir, relativeTo: this.dir });
+    const write = store.writeStatus.bind(store);
+    store.writeStatus = (...args) => {
+      this.statusWrites++;
+      return write(...args);
+    };
+    return {
+      store,
+      aws: () => ({ cfn: this.cfn, publisher: this.publisher }),
+      identity: this.identity,
+      templatesDir: DEFAULT_TEMPLATES_DIR,
+      workDir: path.join(this.dir, 'cdk.out'),
+      code: 'test-code',
+      log: this.log,
+      now: this.clock.now,
+      backoff: { baseMs: 1000, maxMs: 60_000, random: () => 0.5 },
+      waitTimeoutMs: this.waitTimeoutMs,
+      changeSetTimeoutMs: 60_000,
+      dryRun: false,
+      nag: false,
+      maxRecoveryAttempts: 3,
+      ...overrides,
+    };
+  }
+
+  /** One reconcile of one cluster, as a fresh process would do it (no batched listing: it describes its stack). */
+  public async reconcile(name = EXAMPLE, opts: ReconcileOptions = {}, deps = this.deps()): Promise<Outcome> {
+    const record = await deps.store.get(name);
+    if (!record) throw new Error(`no cluster ${name}`);
+    return reconcileCluster(record, deps, opts);
+  }
+
+  /** One pass of the controller over the fleet. */
+  public pass(opts: ControllerOptions = {}, deps = this.deps()) {
+    return new Controller(deps, opts).runPass();
+  }
+
+  public addCluster(name: string, mutate: (raw: any) => void = () => undefined): void {
+    const raw = parse(fs.readFileSync(EXAMPLE_FILE, 'utf8'));
+    raw.metadata.name = name;
+    mutate(raw);
+    fs.writeFileSync(this.objectFile(name), stringify(raw));
+  }
+
+  /** Changes a cluster object the way a user would: edit and save its YAML. */
+  public edit(name: string, mutate: (raw: any) => void): void {
+    const raw = parse(fs.readFileSync(this.objectFile(name), 'utf8'));
+    mutate(raw);
+    fs.writeFileSync(this.objectFile(name), stringify(raw));
+  }
+
+  public objectFile(name: string): string {
+    return path.join(this.clustersDir, `${name}.yaml`);
+  }
+
+  public stateFilePath(name = EXAMPLE): string {
+    return path.join(this.clustersDir, '.status', `${name}.json`);
+  }
+
+  /** The state file as it is on disk now (what a restarted process would read). */
+  public state(name = EXAMPLE): StateFile | undefined {
+    const p = this.stateFilePath(name);
+    return fs.existsSync(p) ? (JSON.parse(fs.readFileSync(p, 'utf8')) as StateFile) : undefined;
+  }
+
+  public status(name = EXAMPLE): ClusterStatus {
+    const s = this.state(name)?.status;
+    if (!s) throw new Error(`no status recorded for ${name}`);
+    return s;
+  }
+
+  public condition(type: ConditionType, name = EXAMPLE): Condition | undefined {
+    return getCondition(this.state(name)?.status, type);
+  }
+
+  public stackName(name = EXAMPLE): string {
+    return workerStackName(name);
+  }
+
+  public cleanup(): void {
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The parts of a status that say what is live and for which inputs. */
+export function settled(s: ClusterStatus) {
+  return {
+    cloudConfigChecksum: s.cloudConfigChecksum,
+    observedGeneration: s.observedGeneration,
+    inputsFingerprint: s.inputsFingerprint,
+    stackStatus: s.stackStatus,
+    ready: getCondition(s, 'Ready')?.status,
+  };
+}
+
+/** A resource failure to script into the fake. */
+export const LAUNCH_TEMPLATE_FAILURE = {
+  logicalId: 'PoolLaunchTemplate4F481BED',
+  resourceType: 'AWS::EC2::LaunchTemplate',
+  reason: 'Resource handler returned message: "The image id \'[ami-1a2b3c4d5e6f70819]\' does not exist" (Service: Ec2, Status Code: 400)',
+};
+export const ASG_FAILURE = {
+  logicalId: 'PoolGroupASG2416841C',
+  resourceType: 'AWS::AutoScaling::AutoScalingGroup',
+  reason: 'Received 0 SUCCESS signal(s) out of 1. Unable to satisfy 100% MinSuccessfulInstancesPercent requirement',
+};

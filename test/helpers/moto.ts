@@ -1,0 +1,113 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import * as net from 'node:net';
+import { requireTool } from './tools';
+
+/**
+ * The moto server (the AWS emulator the machine's Python ships), one per test
+ * file on a free loopback port. A missing moto fails the test with the install
+ * command; it never skips.
+ */
+export interface Moto {
+  readonly port: number;
+  readonly endpoint: string;
+  /** Environment for the SDK (in-process or a child process) to talk to this server. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Runs a Python snippet with boto3 clients `ec2`, `cfn`, `s3` bound to the server; `args` is a JSON value; the snippet sets `out`. */
+  python<T = unknown>(snippet: string, args?: unknown): T;
+  stop(): Promise<void>;
+}
+
+export const MOTO_ACCOUNT = '123456789012';
+export const MOTO_REGION = 'eu-west-1';
+const INSTALL = "pip install 'moto[server]' (Python 3.11; the machine's Python ships it) — or run bash .ci/run, which installs everything";
+
+/** A port nobody listens on right now: bind port 0 on loopback, read it, close. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `python3 -m moto.server` and waits until GET /moto-api/ answers. */
+export async function startMoto(timeoutMs = 30_000): Promise<Moto> {
+  const python = requireTool('python3');
+  const probe = spawnSync(python, ['-c', 'import moto.server, boto3, flask'], { encoding: 'utf8' });
+  if (probe.status !== 0) throw new Error(`moto is not installed for ${python} (${probe.stderr.trim().split('\n').pop()}); install it with: ${INSTALL}`);
+  let lastError = '';
+  // The port can be taken between freePort() and moto's bind: try a few.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const child = spawn(python, ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
+    const endpoint = `http://127.0.0.1:${port}`;
+    if (await answers(endpoint, child, timeoutMs)) return motoAt(port, child, python);
+    await kill(child);
+    lastError = stderr.trim();
+  }
+  throw new Error(`moto server did not answer on /moto-api/: ${lastError || 'no output'}; install or repair it with: ${INSTALL}`);
+}
+
+async function answers(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
+    try {
+      const r = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(2000) });
+      if (r.ok) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  return false;
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const hard = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(hard);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+const PRELUDE = `
+import json, sys, base64, boto3
+_kw = dict(endpoint_url=sys.argv[1], region_name=sys.argv[2], aws_access_key_id='testing', aws_secret_access_key='testing')
+ec2 = boto3.client('ec2', **_kw)
+cfn = boto3.client('cloudformation', **_kw)
+s3 = boto3.client('s3', **_kw)
+args = json.loads(sys.argv[3])
+out = None
+`;
+
+function motoAt(port: number, child: ChildProcess, python: string): Moto {
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    port,
+    endpoint,
+    env: {
+      AWS_ENDPOINT_URL: endpoint,
+      AWS_ACCESS_KEY_ID: 'testing',
+      AWS_SECRET_ACCESS_KEY: 'testing',
+      AWS_REGION: MOTO_REGION,
+      AWS_EC2_METADATA_DISABLED: 'true',
+      NODE_NO_WARNINGS: '1',
+    },
+    python<T>(snippet: string, args: unknown = null): T {
+      const script = `${PRELUDE}\n${snippet}\nprint(json.dumps(out, default=str))\n`;
+      const r = spawnSync(python, ['-c', script, endpoint, MOTO_REGION, JSON.stringify(args)], { encoding: 'utf8', timeout: 60_000 });
+      if (r.status !== 0) throw new Error(`boto3 against moto failed: ${r.stderr || r.error}`);
+      return JSON.parse(r.stdout.trim().split('\n').pop()!) as T;
+    },
+    stop: () => kill(child),
+  };
+}

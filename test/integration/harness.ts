@@ -1,0 +1,137 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CloudFormationClient, DescribeStacksCommand, ListChangeSetsCommand, DescribeStackEventsCommand } from '@aws-sdk/client-cloudformation';
+import { ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
+import { stringify } from 'yaml';
+import { runCli } from '../../lib/cli/program';
+import { configBucketName } from '../../lib/stacks/naming';
+import { rawExample, tempDir } from '../helpers/clusters';
+import { Moto, MOTO_ACCOUNT, MOTO_REGION, startMoto } from '../helpers/moto';
+
+/** A moto server with a VPC, two subnets, an AMI, the bootstrap stack (the config bucket) and an empty clusters directory. */
+export interface World {
+  readonly moto: Moto;
+  readonly dir: string;
+  readonly net: { vpcId: string; subnetIds: string[]; azs: string[]; ami: string };
+  readonly bucket: string;
+  readonly cfn: CloudFormationClient;
+  readonly s3: S3Client;
+}
+
+/** Flags every AWS command gets against moto. */
+export const AWS_FLAGS = ['--s3-force-path-style', '--poll-seconds', '1'];
+
+/**
+ * Starts moto for this test file and points the SDK at it (process.env is per test file under jest).
+ * TMPDIR is per file too, so that parallel files do not synthesize into the same cdk.out.
+ */
+export async function startWorld(): Promise<World> {
+  const moto = await startMoto();
+  Object.assign(process.env, moto.env, { TMPDIR: tempDir('tmp') });
+  const dir = tempDir('clusters');
+  const net = moto.python<World['net']>(`
+vpc = ec2.create_vpc(CidrBlock='10.0.0.0/16')['Vpc']['VpcId']
+azs = ['eu-west-1a', 'eu-west-1b']
+subnets = [ec2.create_subnet(VpcId=vpc, CidrBlock=f'10.0.{i}.0/24', AvailabilityZone=az)['Subnet']['SubnetId'] for i, az in enumerate(azs)]
+out = dict(vpcId=vpc, subnetIds=subnets, azs=azs, ami=ec2.describe_images(Owners=['amazon'])['Images'][0]['ImageId'])
+`);
+  const world = { moto, dir, net, bucket: configBucketName(MOTO_ACCOUNT, MOTO_REGION), cfn: new CloudFormationClient({ region: MOTO_REGION }), s3: new S3Client({ region: MOTO_REGION, forcePathStyle: true }) };
+  const boot = await cli(['bootstrap', '--region', MOTO_REGION, '--clusters', dir, ...AWS_FLAGS]);
+  if (boot.code !== 0) throw new Error(`bootstrap failed: ${boot.err}${boot.logs}`);
+  return world;
+}
+
+export async function stopWorld(world: World | undefined): Promise<void> {
+  world?.cfn.destroy();
+  world?.s3.destroy();
+  await world?.moto.stop();
+}
+
+/** staging-us1 moved into moto's account and region, on the world's network, named `name`. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests reshape the raw object freely
+export function motoCluster(world: World, name: string, mutate: (raw: any) => void = () => undefined): any {
+  const raw = rawExample('staging-us1');
+  raw.metadata.name = name;
+  Object.assign(raw.spec, { account: MOTO_ACCOUNT, region: MOTO_REGION });
+  raw.spec.network = { vpcId: world.net.vpcId, availabilityZones: world.net.azs, subnetIds: world.net.subnetIds };
+  raw.spec.pool.machineImage = world.net.ami;
+  raw.spec.cloudConfig.values.bootstrapTokenSecretArn = `arn:aws:secretsmanager:${MOTO_REGION}:${MOTO_ACCOUNT}:secret:${name}/kubelet-bootstrap-XyZ123`;
+  mutate(raw);
+  return raw;
+}
+
+export function writeCluster(world: World, raw: { metadata: { name: string } }): string {
+  const file = path.join(world.dir, `${raw.metadata.name}.yaml`);
+  fs.writeFileSync(file, stringify(raw));
+  return file;
+}
+
+export interface CliRun {
+  readonly code: number;
+  readonly out: string;
+  readonly err: string;
+  /** The JSON log lines (pino writes them to stderr). */
+  readonly logs: string;
+}
+
+/** `worker-stacks <args>` in-process, with its output and its log captured. */
+export async function cli(args: readonly string[]): Promise<CliRun> {
+  let out = '';
+  let err = '';
+  let logs = '';
+  const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    logs += String(chunk);
+    return true;
+  });
+  try {
+    const code = await runCli(args, { out: (t) => (out += t), err: (t) => (err += t) });
+    return { code, out, err, logs };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+/** The state file the file store keeps beside the objects (resourceVersion, generation, status). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- read as stored
+export function stateFile(world: World, name: string): any {
+  return JSON.parse(fs.readFileSync(path.join(world.dir, '.status', `${name}.json`), 'utf8'));
+}
+
+/** Every version of every object in the config bucket: what an upload would change. */
+export async function bucketVersions(world: World): Promise<string[]> {
+  const r = await world.s3.send(new ListObjectVersionsCommand({ Bucket: world.bucket }));
+  return (r.Versions ?? []).map((v) => `${v.Key}@${v.VersionId}`).sort();
+}
+
+/** The stack, or undefined when CloudFormation says it does not exist. */
+export async function stackOf(world: World, stackName: string) {
+  try {
+    return (await world.cfn.send(new DescribeStacksCommand({ StackName: stackName }))).Stacks?.[0];
+  } catch (e) {
+    if (/does not exist/.test(String((e as Error).message))) return undefined;
+    throw e;
+  }
+}
+
+/** What a deploy leaves behind on a stack: its change sets and its events. */
+export async function stackActivity(world: World, stackName: string): Promise<{ changeSets: string[]; events: number; status?: string }> {
+  const sets = await world.cfn.send(new ListChangeSetsCommand({ StackName: stackName }));
+  const events = await world.cfn.send(new DescribeStackEventsCommand({ StackName: stackName }));
+  const stack = await stackOf(world, stackName);
+  return { changeSets: (sets.Summaries ?? []).map((s) => `${s.ChangeSetName}:${s.ExecutionStatus}`).sort(), events: events.StackEvents?.length ?? 0, status: stack?.StackStatus };
+}
+
+/** User data of every version of the stack's launch template, decoded, oldest first. */
+export function launchTemplateUserData(world: World, stackName: string): { version: number; userData: string }[] {
+  return world.moto.python(
+    `
+res = cfn.describe_stack_resources(StackName=args)['StackResources']
+lt = [r['PhysicalResourceId'] for r in res if r['ResourceType'] == 'AWS::EC2::LaunchTemplate']
+assert len(lt) == 1, f'expected one launch template in {args}, found {lt}'
+key = dict(LaunchTemplateId=lt[0]) if lt[0].startswith('lt-') else dict(LaunchTemplateName=lt[0])
+vs = ec2.describe_launch_template_versions(**key)['LaunchTemplateVersions']
+out = sorted([dict(version=v['VersionNumber'], userData=base64.b64decode(v['LaunchTemplateData'].get('UserData', '')).decode()) for v in vs], key=lambda v: v['version'])
+`,
+    stackName,
+  );
+}

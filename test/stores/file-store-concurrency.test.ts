@@ -1,0 +1,173 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ClusterStatus } from '../../lib/cluster/status';
+import { ConflictError } from '../../lib/stores/cluster-store';
+import { FileStore } from '../../lib/stores/file-store';
+import { EXAMPLES_DIR, tempDir } from '../helpers/clusters';
+import { childEnv, compileClosure } from '../fixtures/stores/compile';
+
+/** Optimistic concurrency on resourceVersion: in one process, between store instances, and between processes. */
+
+const NAME = 'prod-eu1';
+let dir: string;
+beforeEach(() => {
+  dir = tempDir('file-store-cc');
+  fs.copyFileSync(path.join(EXAMPLES_DIR, `${NAME}.yaml`), path.join(dir, `${NAME}.yaml`));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const tagged = (writer: string, n: number): ClusterStatus => ({ conditions: [], lastConfigChange: `${writer}#${n}`, failures: n });
+const stateFile = () => path.join(dir, '.status', `${NAME}.json`);
+
+describe('one process', () => {
+  test('a write at the current version succeeds and returns a new version', async () => {
+    // GIVEN a record just read
+    const store = new FileStore({ clustersDir: dir });
+    const v0 = (await store.get(NAME))!.resourceVersion;
+
+    // WHEN its status is written with that version, then with the version returned
+    const v1 = await store.writeStatus(NAME, tagged('a', 1), v0);
+    const v2 = await store.writeStatus(NAME, tagged('a', 2), v1);
+
+    // THEN each write gave a new version, which is what get() now reports, with the last status
+    expect(new Set([v0, v1, v2]).size).toBe(3);
+    expect((await store.get(NAME))!).toMatchObject({ resourceVersion: v2, status: tagged('a', 2) });
+  });
+
+  test('a write with a stale version throws ConflictError and leaves the file unchanged', async () => {
+    // GIVEN a record written once after it was read
+    const store = new FileStore({ clustersDir: dir });
+    const stale = (await store.get(NAME))!.resourceVersion;
+    const current = await store.writeStatus(NAME, tagged('a', 1), stale);
+    const before = fs.readFileSync(stateFile());
+
+    // WHEN a writer still holding the old version writes, and one names a version from the future
+    const late = store.writeStatus(NAME, tagged('b', 1), stale);
+    const future = store.writeStatus(NAME, tagged('c', 1), String(Number(current) + 1));
+
+    // THEN both are conflicts naming both versions, and not one byte of the status file changed
+    await expect(late).rejects.toBeInstanceOf(ConflictError);
+    await expect(store.writeStatus(NAME, tagged('b', 1), stale)).rejects.toThrow(`expected version ${stale}, found ${current}`);
+    await expect(future).rejects.toBeInstanceOf(ConflictError);
+    expect(fs.readFileSync(stateFile()).equals(before)).toBe(true);
+    expect((await store.get(NAME))!).toMatchObject({ resourceVersion: current, status: tagged('a', 1) });
+  });
+
+  test('a spec change moves the version: a status computed from the old spec is refused', async () => {
+    // GIVEN a record read by the reconciler, then a user edit of the spec
+    const store = new FileStore({ clustersDir: dir });
+    const read = (await store.get(NAME))!;
+    const file = path.join(dir, `${NAME}.yaml`);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/maxSize: (\d+)/, (_m, n) => `maxSize: ${Number(n) + 1}`));
+    expect((await store.get(NAME))!.generation).toBe(2);
+
+    // WHEN the reconciler records the result for the spec it read / THEN it is a conflict
+    await expect(store.writeStatus(NAME, tagged('old-spec', 1), read.resourceVersion)).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  test('two store instances racing: exactly one write wins per version, none is lost', async () => {
+    // GIVEN two stores on the same directory
+    const a = new FileStore({ clustersDir: dir });
+    const b = new FileStore({ clustersDir: dir });
+    const start = Number((await a.get(NAME))!.resourceVersion);
+    const wins: string[] = [];
+    let conflicts = 0;
+
+    // WHEN, for 20 rounds, each reads the version and fires 5 writes at it, all at once
+    for (let round = 0; round < 20; round++) {
+      const [va, vb] = [(await a.get(NAME))!.resourceVersion, (await b.get(NAME))!.resourceVersion];
+      const attempts = [...[0, 1, 2, 3, 4].map((i) => ({ s: a, v: va, tag: `a${round}.${i}` })), ...[0, 1, 2, 3, 4].map((i) => ({ s: b, v: vb, tag: `b${round}.${i}` }))];
+      const results = await Promise.allSettled(attempts.map((x) => x.s.writeStatus(NAME, tagged(x.tag, round), x.v)));
+      results.forEach((r, i) => {
+        if (r.status === 'fulfilled') wins.push(attempts[i].tag);
+        else if (r.reason instanceof ConflictError) conflicts++;
+        else throw r.reason;
+      });
+      // THEN exactly one write per round won (both read the same version)
+      expect(wins.length).toBe(round + 1);
+    }
+
+    // THEN the version moved once per win, and the final status is the last winner's
+    const end = (await b.get(NAME))!;
+    expect(Number(end.resourceVersion) - start).toBe(wins.length);
+    expect(conflicts).toBe(20 * 10 - wins.length);
+    expect(end.status?.lastConfigChange).toBe(`${wins[wins.length - 1]}#19`);
+  });
+});
+
+describe('across processes', () => {
+  let compiled: string;
+  let outDir: string;
+  const children: ChildProcess[] = [];
+  beforeAll(() => {
+    outDir = tempDir('file-store-js');
+    compiled = compileClosure(path.join(__dirname, '..', 'fixtures', 'stores', 'writer.ts'), outDir);
+  });
+  afterAll(() => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    fs.rmSync(outDir, { recursive: true, force: true });
+  });
+
+  /** Starts a writer; resolves `ready` on its first line and `done` with its output when it exits. */
+  function writer(args: string[]) {
+    const child = spawn(process.execPath, [compiled, ...args], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let out = '';
+    let err = '';
+    const ready = new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (d) => {
+        out += String(d);
+        if (out.includes('ready\n')) resolve();
+      });
+      child.on('exit', () => reject(new Error(`writer exited before it was ready: ${err}`)));
+    });
+    child.stderr!.on('data', (d) => (err += String(d)));
+    const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
+    return { ready, done };
+  }
+
+  test('N processes doing read-modify-write increments with conflict retry lose no update', async () => {
+    // GIVEN a status with a counter at 0 and 4 writer processes, each to add 40, started together
+    const store = new FileStore({ clustersDir: dir });
+    const start = await store.writeStatus(NAME, { conditions: [], failures: 0 }, (await store.get(NAME))!.resourceVersion);
+    const go = path.join(dir, 'go');
+    const N = 4;
+    const K = 40;
+    const ws = Array.from({ length: N }, () => writer(['increment', dir, NAME, String(K), go]));
+    await Promise.all(ws.map((w) => w.ready));
+
+    // WHEN they all start at once
+    fs.writeFileSync(go, '');
+    const results = await Promise.all(ws.map((w) => w.done));
+
+    // THEN every process succeeded K times, the counter is exactly N*K, the version moved N*K times, and the file parses
+    for (const r of results) expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });
+    const reports = results.map((r) => JSON.parse(r.out.split('\n').filter(Boolean).pop()!) as { ok: number; conflicts: number });
+    expect(reports.map((r) => r.ok)).toEqual(Array(N).fill(K));
+    const end = (await new FileStore({ clustersDir: dir }).get(NAME))!;
+    expect(end.status?.failures).toBe(N * K);
+    expect(Number(end.resourceVersion) - Number(start)).toBe(N * K);
+    expect(end.generation).toBe(1);
+    expect(() => JSON.parse(fs.readFileSync(stateFile(), 'utf8'))).not.toThrow();
+    expect(fs.readdirSync(path.join(dir, '.status'))).toEqual([`${NAME}.json`]);
+    // (the race was real: some attempts did conflict)
+    expect(reports.reduce((n, r) => n + r.conflicts, 0)).toBeGreaterThan(0);
+  });
+
+  test('processes seeing a new object at once record generation 1 exactly once', async () => {
+    // GIVEN 4 processes waiting to read a cluster nobody has read yet
+    const go = path.join(dir, 'go');
+    const ws = Array.from({ length: 4 }, () => writer(['increment', dir, NAME, '1', go]));
+    await Promise.all(ws.map((w) => w.ready));
+
+    // WHEN they read and write it at once
+    fs.writeFileSync(go, '');
+    const results = await Promise.all(ws.map((w) => w.done));
+
+    // THEN the generation is 1 (the first reads did not bump it twice) and all 4 increments are there
+    for (const r of results) expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });
+    const end = (await new FileStore({ clustersDir: dir }).get(NAME))!;
+    expect(end).toMatchObject({ generation: 1, status: { failures: 4 } });
+  });
+});
