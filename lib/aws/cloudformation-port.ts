@@ -53,6 +53,8 @@ export interface WaitOptions {
   readonly timeoutMs: number;
   /** Called with each new stack event, oldest first. */
   readonly onEvent?: (e: StackEvent) => void;
+  /** Stop waiting at once (SIGTERM): the stack goes on, the next start resumes the wait. @default never */
+  readonly signal?: AbortSignal;
 }
 
 export interface CloudFormationPort {

@@ -9,7 +9,14 @@ export class StsIdentity implements IdentityPort {
   private cached?: Promise<string>;
   constructor(private readonly sts: STSClient) {}
   public account(): Promise<string> {
-    this.cached ??= this.sts.send(new GetCallerIdentityCommand({})).then((r) => r.Account!);
+    // A failed call is not remembered: one throttle or network blip must not fail every later cluster.
+    this.cached ??= this.sts.send(new GetCallerIdentityCommand({})).then(
+      (r) => r.Account!,
+      (e) => {
+        this.cached = undefined;
+        throw e;
+      },
+    );
     return this.cached;
   }
 }

@@ -153,26 +153,31 @@ export class SdkCloudFormation implements CloudFormationPort {
     const deadline = Date.now() + opts.timeoutMs;
     let current = await this.describeStack(stackName);
     let lastEvent = opts.onEvent ? (await this.stackEvents(stackName)).at(-1)?.id : undefined;
-    while (current && isInProgress(current.status) && current.status !== 'REVIEW_IN_PROGRESS' && Date.now() < deadline) {
+    const aborted = new Promise<void>((r) => (opts.signal?.aborted ? r() : opts.signal?.addEventListener('abort', () => r(), { once: true })));
+    while (current && isInProgress(current.status) && current.status !== 'REVIEW_IN_PROGRESS' && Date.now() < deadline && !opts.signal?.aborted) {
       // A waiter stops early (TIMEOUT) when its next delay would pass its maxWaitTime, and refuses a maxWaitTime not above
       // minDelay: with less time than that left, sleep to the deadline and look once more, instead of starting waiters in a tight loop.
       const remainingSeconds = Math.floor((deadline - Date.now()) / 1000);
       const waiting: Promise<unknown> =
         remainingSeconds > this.delay.min
-          ? this.waiterFor(current.status)({ client: this.client, maxWaitTime: remainingSeconds, minDelay: this.delay.min, maxDelay: this.delay.max }, { StackName: current.id }).catch(() => undefined)
-          : new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())));
+          ? this.waiterFor(current.status)(
+              { client: this.client, maxWaitTime: remainingSeconds, minDelay: this.delay.min, maxDelay: this.delay.max, abortSignal: opts.signal },
+              { StackName: current.id },
+            ).catch(() => undefined)
+          : Promise.race([aborted, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())))]);
       let settled = false;
       void waiting.finally(() => {
         settled = true;
       });
       // Progress: every new stack event while the waiter waits.
       while (!settled && opts.onEvent) {
-        await Promise.race([waiting, new Promise((r) => setTimeout(r, this.eventPollMs))]);
+        await Promise.race([waiting, aborted, new Promise((r) => setTimeout(r, this.eventPollMs))]);
+        if (opts.signal?.aborted) break;
         const fresh = await this.stackEvents(current.id, lastEvent);
         for (const e of fresh) opts.onEvent(e);
         lastEvent = fresh.at(-1)?.id ?? lastEvent;
       }
-      await waiting;
+      await Promise.race([waiting, aborted]);
       current = await this.describeStack(current.id);
     }
     return current;

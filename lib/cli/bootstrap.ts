@@ -5,7 +5,7 @@ import { isInProgress } from '../aws/cloudformation-port';
 import { deployStack } from '../reconciler/deploy-stack';
 import { synthesizeBootstrap } from '../reconciler/synthesize';
 import { createDeps } from '../reconciler/wiring';
-import { workerStackName } from '../stacks/naming';
+import { configBucketName, workerStackName } from '../stacks/naming';
 import { dirFlags, EXIT, Io, loadOptions } from './context';
 import { awsFlags, wiringFrom } from './reconcile';
 
@@ -27,7 +27,8 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
       for (const region of regions) {
         const synth = synthesizeBootstrap(account, region, deps.workDir);
         const stack = await deployStack(deps.aws(region), synth, `ws-${sha256Hex(synth.templateBody).slice(0, 32)}`, { log: deps.log, waitTimeoutMs: wiring.waitTimeoutMs, changeSetTimeoutMs: 10 * 60_000 });
-        io.out(`${account}/${region}\t${stack.name}\t${stack.status}\t${stack.outputs.ConfigBucketName ?? ''}\n`);
+        // The bucket's name is fixed by the template; an emulator that drops outputs still gets it printed.
+        io.out(`${account}/${region}\t${stack.name}\t${stack.status}\t${stack.outputs.ConfigBucketName ?? configBucketName(account, region)}\n`);
       }
       return done(EXIT.ok);
     });
@@ -37,6 +38,7 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
     .argument('<cluster>', 'cluster name')
     .option('--region <region>', 'region of the stack when the object is gone')
     .option('--yes', 'really delete (required)')
+    .option('--force', 'delete even though the cluster object still exists (the reconciler would create the stack again)')
     .action(async (name: string, opts) => {
       if (!opts.yes) {
         io.err(`error: deleting ${workerStackName(name)} removes its nodes; run again with --yes\n`);
@@ -45,10 +47,22 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
       const wiring = wiringFrom(opts);
       const { deps, store } = createDeps(wiring);
       const record = await store.get(name);
-      const region = opts.region ?? (record?.raw as { spec?: { region?: string } } | undefined)?.spec?.region;
+      const spec = (record?.raw as { spec?: { region?: string; account?: string } } | undefined)?.spec;
+      if (spec && !opts.force) {
+        io.err(`error: ${record!.source} still exists, so the next reconcile would create ${workerStackName(name)} again; remove the object first, or pass --force\n`);
+        return done(EXIT.usage);
+      }
+      const region = opts.region ?? spec?.region;
       if (!region) {
         io.err(`error: no cluster object ${name} to take the region from; pass --region\n`);
         return done(EXIT.usage);
+      }
+      // The same safety as the reconciler: never act on a cluster's stack with another account's credentials.
+      const expected = spec?.account ?? arnAccount(record?.status?.stackId);
+      const actual = await deps.identity.account();
+      if (expected && expected !== actual) {
+        io.err(`error: credentials are for account ${actual}, ${workerStackName(name)} is in ${expected}; use credentials of that account; nothing was deleted\n`);
+        return done(EXIT.invalid);
       }
       const { cfn } = deps.aws(region);
       const stack = await cfn.describeStack(workerStackName(name));
@@ -65,4 +79,9 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
       io.out(`${workerStackName(name)}\tdeleted\n`);
       return done(EXIT.ok);
     });
+}
+
+/** The account of a CloudFormation stack ARN (arn:aws:cloudformation:<region>:<account>:stack/...). */
+function arnAccount(arn: string | undefined): string | undefined {
+  return arn?.split(':')[4] || undefined;
 }

@@ -31,8 +31,8 @@ export const processIo: Io = {
   err: (t) => process.stderr.write(t),
 };
 
-/** Exit codes of every command (documented in the README). */
-export const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
+/** Exit codes of every command (documented in the README): 3 is an AWS call that failed or could not be made. */
+export const EXIT = { ok: 0, invalid: 1, usage: 2, aws: 3 } as const;
 
 /** The --clusters/--templates flags every command that reads cluster objects takes. */
 export function dirFlags<C extends { option: (flags: string, description: string) => C }>(c: C): C {

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { describeAwsError } from '../aws/aws-error';
 import { dirFlags, EXIT, inputDirs, Io, processIo } from './context';
 import { renderCommand } from './render';
 import { registerBootstrap } from './bootstrap';
@@ -47,6 +48,11 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
     await program.parseAsync([...argv], { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    const aws = describeAwsError(e);
+    if (aws) {
+      io.err(`error: ${aws}\n`);
+      return EXIT.aws;
+    }
     throw e;
   }
   return code;

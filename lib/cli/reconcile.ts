@@ -5,29 +5,36 @@ import { ReconcilerMetrics } from '../reconciler/metrics';
 import { startOpsServer } from '../reconciler/server';
 import { createDeps } from '../reconciler/wiring';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
+import { wholeNumber } from './numbers';
 
 /** Flags shared by every command that talks to AWS. */
 export function awsFlags(c: Command): Command {
   return c
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .option('--s3-force-path-style', 'path-style S3 URLs, for emulators (env WORKER_STACKS_S3_FORCE_PATH_STYLE=true)')
-    .option('--poll-seconds <n>', 'seconds between CloudFormation polls while waiting', '5')
-    .option('--wait-timeout-minutes <n>', 'how long one pass waits for a stack before requeueing', '30');
+    .option('--poll-seconds <n>', 'seconds between CloudFormation polls while waiting', wholeNumber(1, 3600), 5)
+    .option('--wait-timeout-minutes <n>', 'how long one pass waits for a stack before requeueing', wholeNumber(1, 24 * 60), 30);
 }
 
-export function wiringFrom(opts: Record<string, any>) {
+export function wiringFrom(opts: Record<string, any>, signal?: AbortSignal) {
   const dirs = inputDirs(opts);
   return {
     clustersDir: dirs.clustersDir,
     templatesDir: dirs.templatesDir,
     stateDir: opts.stateDir,
     s3ForcePathStyle: Boolean(opts.s3ForcePathStyle) || process.env.WORKER_STACKS_S3_FORCE_PATH_STYLE === 'true',
-    pollSeconds: Number(opts.pollSeconds ?? 5),
-    waitTimeoutMs: Number(opts.waitTimeoutMinutes ?? 30) * 60_000,
+    pollSeconds: opts.pollSeconds ?? 5,
+    waitTimeoutMs: (opts.waitTimeoutMinutes ?? 30) * 60_000,
     dryRun: Boolean(opts.dryRun),
     nag: opts.nag !== false,
+    signal,
   };
 }
+
+/** Results that leave a cluster where its object says it should be. */
+const SETTLED = new Set(['unchanged', 'applied', 'no-changes', 'dry-run']);
+/** `--once` re-runs a cluster that asked to be requeued at once (a finished wait recorded, a write conflict) this often. */
+const ONCE_REQUEUES = 3;
 
 /** `worker-stacks reconcile`: one pass (--once), or the daemon (--watch). */
 export function registerReconcile(program: Command, io: Io, done: (code: number) => void): void {
@@ -37,33 +44,40 @@ export function registerReconcile(program: Command, io: Io, done: (code: number)
     .option('--watch', 'the daemon: react to object changes, resync periodically, until SIGTERM')
     .option('--dry-run', 'say what would happen per cluster; touch nothing')
     .option('--cluster <name...>', 'only these clusters')
-    .option('--concurrency <n>', 'clusters reconciled at the same time', '4')
-    .option('--resync-minutes <n>', 'full pass interval in --watch mode', '10')
-    .option('--port <n>', 'serve /healthz, /readyz and /metrics on 127.0.0.1:<n> (--watch)')
+    .option('--concurrency <n>', 'clusters reconciled at the same time', wholeNumber(1, 256), 4)
+    .option('--resync-minutes <n>', 'full pass interval in --watch mode', wholeNumber(1, 24 * 60), 10)
+    .option('--grace-seconds <n>', 'on SIGTERM, how long work in hand may take to write its status (--watch)', wholeNumber(0, 600), 20)
+    .option('--port <n>', 'serve /healthz, /readyz and /metrics on 127.0.0.1:<n> (--watch)', wholeNumber(1, 65535))
     .option('--no-nag', 'skip cdk-nag during synthesis')
     .action(async (opts) => {
       if (Boolean(opts.once) === Boolean(opts.watch)) {
         io.err('error: give exactly one of --once and --watch\n');
         return done(EXIT.usage);
       }
-      const { deps } = createDeps(wiringFrom(opts));
+      const abort = new AbortController();
+      const { deps } = createDeps(wiringFrom(opts, abort.signal));
       const metrics = new ReconcilerMetrics();
-      const controller = new Controller(deps, { concurrency: Number(opts.concurrency), metrics });
+      const controller = new Controller(deps, { concurrency: opts.concurrency, metrics });
       const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
       if (opts.once) {
-        const { outcomes } = await controller.runPass(only);
+        const outcomes = new Map((await controller.runPass(only)).outcomes);
+        for (let i = 0; i < ONCE_REQUEUES; i++) {
+          const again = new Set([...outcomes].filter(([, o]) => o.requeueAfterMs === 0).map(([n]) => n));
+          if (again.size === 0) break;
+          for (const [n, o] of (await controller.runPass(again)).outcomes) outcomes.set(n, o);
+        }
         for (const [name, o] of [...outcomes].sort()) io.out(`${name}\t${o.result}${o.message ? `\t${o.message}` : ''}\n`);
-        const bad = [...outcomes.values()].some((o) => o.result === 'failed' || o.result === 'invalid');
+        // Anything not settled (failed, invalid, in backoff, still waiting) makes a scripted --once fail.
+        const bad = [...outcomes.values()].some((o) => !SETTLED.has(o.result));
         return done(bad ? EXIT.invalid : EXIT.ok);
       }
-      const abort = new AbortController();
       let ready = false;
       const stop = () => abort.abort();
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
-      const server = opts.port ? await startOpsServer(Number(opts.port), metrics, () => ready && !abort.signal.aborted) : undefined;
+      const server = opts.port ? await startOpsServer(opts.port, metrics, () => ready && !abort.signal.aborted) : undefined;
       try {
-        await runDaemon(controller, deps, abort.signal, { resyncMs: Number(opts.resyncMinutes) * 60_000, onPass: () => (ready = true) });
+        await runDaemon(controller, deps, abort.signal, { resyncMs: opts.resyncMinutes * 60_000, graceMs: opts.graceSeconds * 1000, onPass: () => (ready = true) });
       } finally {
         server?.close();
         process.off('SIGTERM', stop);

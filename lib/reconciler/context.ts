@@ -43,6 +43,8 @@ export interface ReconcilerDeps {
   readonly nag: boolean;
   /** ContinueUpdateRollback / delete-and-recreate attempts before an operator must step in. */
   readonly maxRecoveryAttempts: number;
+  /** Aborted on shutdown (SIGTERM): waits stop at once and requeue; the next start resumes them. @default never */
+  readonly signal?: AbortSignal;
 }
 
 export type Result = 'unchanged' | 'applied' | 'no-changes' | 'invalid' | 'failed' | 'waiting' | 'backoff' | 'dry-run' | 'conflict' | 'recorded';
@@ -52,6 +54,8 @@ export interface Outcome {
   /** Ask to be reconciled again after this long (controller-runtime's RequeueAfter). */
   readonly requeueAfterMs?: number;
   readonly message?: string;
+  /** The desired config checksum, when the object rendered. */
+  readonly checksum?: string;
 }
 
 /** What one reconcile of one cluster knows; tasks fill it in order. */
@@ -71,7 +75,8 @@ export class ReconcileContext {
   public executed = false;
   public configChange?: string;
   public readonly events: StackEvent[] = [];
-  public readonly log: Logger;
+  /** Every line names the cluster, its generation and the live checksum; the desired one is bound once rendered. */
+  public log: Logger;
 
   constructor(
     public readonly record: ClusterRecord,
@@ -82,7 +87,7 @@ export class ReconcileContext {
   ) {
     this.status = record.status ?? EMPTY_STATUS;
     this.resourceVersion = record.resourceVersion;
-    this.log = deps.log.child({ cluster: record.name, generation: record.generation });
+    this.log = deps.log.child({ cluster: record.name, generation: record.generation, liveChecksum: this.status.cloudConfigChecksum ?? null });
   }
 
   public get generation(): number {

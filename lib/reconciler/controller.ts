@@ -27,11 +27,24 @@ const ERRORS = new Set(['failed', 'invalid']);
  */
 export class Controller {
   private readonly inFlight = new Set<string>();
+  /** Clusters whose reconcile is waiting on a stack operation right now (for the in-progress gauge). */
+  private readonly waiting = new Set<string>();
+  private readonly hooks: WorkflowHooks;
 
   constructor(
     private readonly deps: ReconcilerDeps,
     private readonly opts: ControllerOptions = {},
-  ) {}
+  ) {
+    const user = opts.hooks;
+    this.hooks = {
+      before: async (task, ctx) => {
+        if (task === 'wait') this.waiting.add(ctx.record.name);
+        await user?.before?.(task, ctx);
+      },
+      after: user?.after ? (task, ctx) => user.after!(task, ctx) : undefined,
+    };
+    opts.metrics?.trackWaiting(() => this.waiting);
+  }
 
   /** One pass over every object (or only `names`). */
   public async runPass(names?: ReadonlySet<string>, shouldStop: () => boolean = () => false): Promise<PassResult> {
@@ -68,11 +81,13 @@ export class Controller {
     this.inFlight.add(record.name);
     const started = process.hrtime.bigint();
     try {
-      const outcome = await reconcileCluster(record, this.deps, { hooks: this.opts.hooks, listedStack: listed });
+      const outcome = await reconcileCluster(record, this.deps, { hooks: this.hooks, listedStack: listed });
       this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9);
-      this.deps.log.info({ cluster: record.name, generation: record.generation, result: outcome.result, requeueAfterMs: outcome.requeueAfterMs, checksum: record.status?.cloudConfigChecksum }, outcome.message ?? outcome.result);
+      const log = { cluster: record.name, generation: record.generation, checksum: outcome.checksum ?? null, liveChecksum: record.status?.cloudConfigChecksum ?? null };
+      this.deps.log.info({ ...log, result: outcome.result, requeueAfterMs: outcome.requeueAfterMs }, outcome.message ?? outcome.result);
       return outcome;
     } finally {
+      this.waiting.delete(record.name);
       this.inFlight.delete(record.name);
     }
   }

@@ -1,5 +1,5 @@
 import { ReconcilerDeps } from './context';
-import { Controller } from './controller';
+import { Controller, PassResult } from './controller';
 
 export interface DaemonOptions {
   /** Full pass over every object this often, whatever the events said. @default 10 min */
@@ -24,8 +24,9 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
     wake();
   });
   signal.addEventListener('abort', () => wake(), { once: true });
+  const stopped = new Promise<undefined>((r) => (signal.aborted ? r(undefined) : signal.addEventListener('abort', () => r(undefined), { once: true })));
   let nextResync = 0;
-  let current: Promise<unknown> = Promise.resolve();
+  let current: Promise<PassResult> | undefined;
   try {
     while (!signal.aborted) {
       const now = Date.now();
@@ -39,7 +40,11 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
       }
       if (!names || names.size > 0) {
         current = controller.runPass(names, () => signal.aborted);
-        const { outcomes } = (await current) as Awaited<ReturnType<Controller['runPass']>>;
+        // On SIGTERM stop at once: the pass's waits see the same signal and write what they hold within the grace period.
+        const pass = await Promise.race([current, stopped]);
+        if (!pass) break;
+        const { outcomes } = pass;
+        current = undefined;
         for (const [name, o] of outcomes) if (o.requeueAfterMs !== undefined) due.set(name, Date.now() + o.requeueAfterMs);
         opts.onPass?.();
         continue;
@@ -56,6 +61,11 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
   } finally {
     stopWatch();
     // Work in hand gets the grace period to write its status; a wait cut short resumes on the next start.
-    await Promise.race([current.catch(() => undefined), new Promise((r) => setTimeout(r, opts.graceMs ?? 20_000).unref())]);
+    if (current) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((r) => (timer = setTimeout(r, opts.graceMs ?? 20_000)));
+      await Promise.race([current.catch(() => undefined), grace]);
+      clearTimeout(timer);
+    }
   }
 }

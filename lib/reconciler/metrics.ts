@@ -14,8 +14,21 @@ export class ReconcilerMetrics {
     registers: [this.registry],
   });
   private readonly byCondition = new Gauge({ name: 'worker_stacks_clusters', help: 'Clusters by condition and status', labelNames: ['condition', 'status'], registers: [this.registry] });
-  private readonly inProgress = new Gauge({ name: 'worker_stacks_stacks_in_progress', help: 'Worker stacks in an *_IN_PROGRESS state', registers: [this.registry] });
+  /** Stacks recorded in progress at the last pass, plus those a reconcile is waiting on now (read at scrape time). */
+  private recordedInProgress = new Set<string>();
+  private waitingNow: () => ReadonlySet<string> = () => new Set();
+  private readonly inProgress: Gauge = new Gauge({
+    name: 'worker_stacks_stacks_in_progress',
+    help: 'Worker stacks in an *_IN_PROGRESS state (recorded, or being waited on now)',
+    registers: [this.registry],
+    collect: (): void => this.inProgress.set(new Set([...this.recordedInProgress, ...this.waitingNow()]).size),
+  });
   private readonly lastPass = new Gauge({ name: 'worker_stacks_last_successful_pass_timestamp_seconds', help: 'End of the last pass in which no cluster errored', registers: [this.registry] });
+
+  /** The controller's live view of the stacks it is waiting on. */
+  public trackWaiting(waiting: () => ReadonlySet<string>): void {
+    this.waitingNow = waiting;
+  }
 
   public observeReconcile(outcome: Outcome, seconds: number): void {
     this.reconciles.inc({ result: outcome.result });
@@ -25,12 +38,12 @@ export class ReconcilerMetrics {
   /** Refreshed from the store after each pass (level-based, like everything else). */
   public observeFleet(records: readonly ClusterRecord[], now: Date, passOk: boolean): void {
     this.byCondition.reset();
-    let inProgress = 0;
+    const inProgress = new Set<string>();
     for (const r of records) {
       for (const c of r.status?.conditions ?? []) this.byCondition.inc({ condition: c.type, status: c.status });
-      if (r.status?.stackStatus?.endsWith('_IN_PROGRESS')) inProgress++;
+      if (r.status?.stackStatus?.endsWith('_IN_PROGRESS')) inProgress.add(r.name);
     }
-    this.inProgress.set(inProgress);
+    this.recordedInProgress = inProgress;
     if (passOk) this.lastPass.set(now.getTime() / 1000);
   }
 }

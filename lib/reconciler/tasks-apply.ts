@@ -27,7 +27,7 @@ export async function recordFailure(ctx: ReconcileContext, reason: string, messa
       CONDITIONS.failed(reason, message),
     ),
   );
-  ctx.log.error({ reason, failures, checksum: ctx.config?.checksum }, message);
+  ctx.log.error({ reason, failures, liveChecksum: live ?? ctx.status.cloudConfigChecksum }, message);
   return { result: 'failed', message, requeueAfterMs: opts.retry ? delay : undefined };
 }
 
@@ -46,7 +46,7 @@ export const recover: Task = {
         if (exhausted) return recordFailure(ctx, 'RecoveryExhausted', `stack ${stack.name} failed to create ${attempts} times; read its events, fix the cause, then delete it`, { retry: false });
         await ctx.writeStatus(ctx.withConditions({ ...ctx.status, recoveryAttempts: attempts + 1 }, CONDITIONS.progressing('RecreatingStack', `stack ${stack.name} is ROLLBACK_COMPLETE after a failed create: deleting it to create it again`)));
         await ctx.region.cfn.deleteStack(stack.id, token);
-        const after = await ctx.region.cfn.waitForStack(stack.id, { timeoutMs: ctx.deps.waitTimeoutMs, onEvent: (e) => ctx.log.info({ event: e }, 'stack event') });
+        const after = await ctx.region.cfn.waitForStack(stack.id, { timeoutMs: ctx.deps.waitTimeoutMs, signal: ctx.deps.signal, onEvent: (e) => ctx.log.info({ event: e }, 'stack event') });
         if (after && after.status !== 'DELETE_COMPLETE') return { result: 'waiting', requeueAfterMs: WAIT_REQUEUE_MS, message: `deleting ${stack.name}: ${after.status}` };
         ctx.stack = undefined;
         return undefined;
@@ -86,7 +86,7 @@ export const publish: Task = {
   when: (ctx) => !ctx.resume,
   async run(ctx) {
     const r = await ctx.region.publisher.publish(ctx.synth!.assets);
-    ctx.log.info({ uploaded: r.uploaded, skipped: r.skipped, checksum: ctx.config!.checksum }, 'assets published');
+    ctx.log.info({ uploaded: r.uploaded, skipped: r.skipped }, 'assets published');
   },
 };
 
@@ -120,7 +120,7 @@ export const execute: Task = {
     const rolls = ctx.status.cloudConfigChecksum !== ctx.config!.checksum;
     const message = rolls ? `rolling the nodes to config ${ctx.config!.checksum.slice(0, 12)}: ${ctx.configChange ?? 'first config'}` : 'updating the stack; the node config is unchanged';
     await ctx.writeStatus(ctx.withConditions({ ...ctx.status, lastConfigChange: rolls ? ctx.configChange : ctx.status.lastConfigChange }, CONDITIONS.progressing('ChangeSetExecuting', message)));
-    ctx.log.info({ checksum: ctx.config!.checksum, changeSet: ctx.changeSetName }, message);
+    ctx.log.info({ changeSet: ctx.changeSetName }, message);
     await ctx.region.cfn.executeChangeSet(ctx.synth!.stackName, ctx.changeSetName!, ctx.changeSetToken!);
     ctx.executed = true;
   },
@@ -135,7 +135,7 @@ export const wait: Task = {
       ctx.events.push(e);
       ctx.log.info({ event: { resource: e.logicalId, type: e.resourceType, status: e.status, reason: e.reason } }, `${e.logicalId} ${e.status}`);
     };
-    const final = await ctx.region.cfn.waitForStack(name, { timeoutMs: ctx.deps.waitTimeoutMs, onEvent });
+    const final = await ctx.region.cfn.waitForStack(name, { timeoutMs: ctx.deps.waitTimeoutMs, onEvent, signal: ctx.deps.signal });
     if (final) ctx.stack = final;
     if (final && final.status.endsWith('_IN_PROGRESS')) {
       await ctx.writeStatus(ctx.withConditions({ ...ctx.status, stackStatus: final.status }, CONDITIONS.progressing('WaitingForStack', `stack is ${final.status}`)));
@@ -212,6 +212,6 @@ async function recordSuccess(ctx: ReconcileContext, result: 'applied' | 'no-chan
       CONDITIONS.ready(reason, `stack ${stack?.status}, config ${live.slice(0, 12)} live`),
     ),
   );
-  ctx.log.info({ checksum: live, stackStatus: stack?.status }, result === 'applied' ? 'stack applied; checksum recorded' : 'no changes; checksum recorded');
+  ctx.log.info({ liveChecksum: live, stackStatus: stack?.status }, result === 'applied' ? 'stack applied; checksum recorded' : 'no changes; checksum recorded');
   return { result };
 }

@@ -33,6 +33,7 @@ export const render: Task = {
   async run(ctx) {
     ctx.config = renderConfig(ctx.cluster!, ctx.deps.templatesDir);
     ctx.fingerprint = inputsFingerprint(ctx.cluster!, ctx.config.checksum, ctx.deps.code);
+    ctx.log = ctx.log.child({ checksum: ctx.config.checksum });
     if (ctx.status.cloudConfigChecksum && ctx.status.cloudConfigChecksum !== ctx.config.checksum) {
       ctx.configChange = describeConfigChanges(configChanges(ctx.status.configDigests, configDigests(ctx.config.node)));
     }

@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
@@ -28,6 +29,8 @@ export interface WiringOptions {
   /** Where JSON log lines go. @default stderr */
   readonly logDestination?: NodeJS.WritableStream;
   readonly logLevel?: string;
+  /** Aborted on shutdown: waits stop and requeue. @default never */
+  readonly signal?: AbortSignal;
 }
 
 export function createLogger(dest: NodeJS.WritableStream = process.stderr, level = 'info'): Logger {
@@ -57,7 +60,7 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     aws,
     identity: new StsIdentity(awsClients({ region: stsRegion }).sts),
     templatesDir: opts.templatesDir,
-    workDir: path.join(os.tmpdir(), `worker-stacks-${process.getuid?.() ?? 'u'}`, 'cdk.out'),
+    workDir: processWorkDir(),
     code: codeFingerprint(),
     log: createLogger(opts.logDestination, opts.logLevel),
     now: () => new Date(),
@@ -67,6 +70,23 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     dryRun: opts.dryRun ?? false,
     nag: opts.nag ?? true,
     maxRecoveryAttempts: 3,
+    signal: opts.signal,
   };
   return { deps, store };
+}
+
+let workDir: string | undefined;
+
+/**
+ * This process's own directory for cloud assemblies: two reconcilers (or a
+ * reconciler and a `bootstrap`) on one machine never synthesize into the same
+ * place. Removed when the process exits.
+ */
+function processWorkDir(): string {
+  if (!workDir) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `worker-stacks-${process.getuid?.() ?? 'u'}-`));
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    workDir = dir;
+  }
+  return workDir;
 }

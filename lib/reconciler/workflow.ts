@@ -41,11 +41,11 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
       await opts.hooks?.before?.(task.name, ctx);
       const outcome = await task.run(ctx);
       await opts.hooks?.after?.(task.name, ctx);
-      if (outcome) return outcome;
+      if (outcome) return { ...outcome, checksum: ctx.config?.checksum };
     }
-    return { result: 'applied' };
+    return { result: 'applied', checksum: ctx.config?.checksum };
   } catch (e) {
-    return onError(ctx, current, e);
+    return { ...(await onError(ctx, current, e)), checksum: ctx.config?.checksum };
   }
 }
 

@@ -52,7 +52,16 @@ export class FileStore implements ClusterStore {
     if (!fs.existsSync(this.clustersDir)) {
       throw new WorkerStacksError(`cluster directory ${this.clustersDir} does not exist`, { hint: 'pass --clusters <dir> or run from the repository root' });
     }
-    return clusterFiles(this.clustersDir).map((f) => this.read(path.basename(f).replace(/\.ya?ml$/, ''), f));
+    return clusterFiles(this.clustersDir).map((f) => {
+      const name = path.basename(f).replace(/\.ya?ml$/, '');
+      try {
+        return this.read(name, f);
+      } catch (e) {
+        // One unreadable status file or stuck lock fails that cluster alone, never the whole pass.
+        const problem = { file: this.shown(this.statePath(name)), path: '', message: (e as Error).message };
+        return { name, source: this.shown(f), parseProblems: [problem], generation: 0, resourceVersion: 'unreadable' };
+      }
+    });
   }
 
   public async get(name: string): Promise<ClusterRecord | undefined> {
@@ -74,7 +83,13 @@ export class FileStore implements ClusterStore {
   }
 
   public async clearStatus(name: string, resourceVersion: string): Promise<void> {
-    await this.writeStatus(name, { conditions: [] }, resourceVersion);
+    this.locked(name, () => {
+      const state = this.readState(name);
+      if (!state) return;
+      if (String(state.resourceVersion) !== resourceVersion) throw new ConflictError(name, resourceVersion, String(state.resourceVersion));
+      // The generation stays (the object may still exist); only what was recorded about the stack goes.
+      this.writeState(name, { resourceVersion: state.resourceVersion + 1, generation: state.generation, specHash: state.specHash });
+    });
   }
 
   public watch(onChange: (name: string) => void): () => void {

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { clusterReferenceMarkdown } from '../../lib/cluster/reference';
+import { runCli } from '../../lib/cli/program';
 import { REPO } from '../helpers/clusters';
 
 const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
@@ -28,4 +29,38 @@ test('the field reference in the README is the one generated from the schema', (
   const m = /<!-- reference:start -->\n([\s\S]*?)<!-- reference:end -->/.exec(readme);
   // THEN (regenerate with: npx worker-stacks schema --markdown)
   expect(m?.[1]).toBe(clusterReferenceMarkdown());
+});
+
+test('every `npx worker-stacks` command line in the README names a real command and only flags it accepts', async () => {
+  // GIVEN the command lines the README shows (comments and shell continuations dropped)
+  const lines = [...readme.matchAll(/^npx worker-stacks (\S+)([^#\n]*)/gm)].map((m) => ({ command: m[1], rest: m[2] }));
+  expect(lines.length).toBeGreaterThan(10);
+  const commands = new Set(lines.map((l) => l.command));
+
+  // WHEN each command's --help is read from the real CLI
+  const help = new Map<string, string>();
+  for (const command of commands) {
+    let text = '';
+    const code = await runCli([command, '--help'], { out: (t) => (text += t), err: (t) => (text += t) });
+    expect({ command, code }).toEqual({ command, code: 0 });
+    help.set(command, text);
+  }
+
+  // THEN every flag a README line uses is in that command's help
+  for (const { command, rest } of lines) {
+    for (const flag of rest.match(/(?<![\w-])--?[a-z][\w-]*/g) ?? []) {
+      expect({ command, flag, known: help.get(command)!.includes(flag.replace(/^--no-/, '--')) }).toEqual({ command, flag, known: true });
+    }
+  }
+});
+
+test('the README documents every command of the CLI', async () => {
+  // GIVEN the commands the CLI lists in its help
+  let text = '';
+  await runCli(['--help'], { out: (t) => (text += t), err: (t) => (text += t) });
+  const listed = [...text.split('Commands:')[1].matchAll(/^ {2}(\w[\w-]*)/gm)].map((m) => m[1]).filter((c) => c !== 'help');
+
+  // THEN each has at least one README example
+  expect(listed.length).toBeGreaterThanOrEqual(8);
+  for (const command of listed) expect({ command, documented: readme.includes(`npx worker-stacks ${command}`) }).toEqual({ command, documented: true });
 });

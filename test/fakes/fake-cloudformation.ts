@@ -282,12 +282,14 @@ export class FakeCloudFormation implements CloudFormationPort {
     // Like the SDK adapter: progress is the events that appear while it waits.
     let seen = s.events.length;
     const started = this.clock.ms;
-    while (busy(s) && this.clock.ms - started < opts.timeoutMs) {
+    while (busy(s) && this.clock.ms - started < opts.timeoutMs && !opts.signal?.aborted) {
       this.clock.advance(this.pollMs);
       if (s.op && --s.op.remaining <= 0) this.finish(s);
       for (const e of s.events.slice(seen)) opts.onEvent?.(e);
       seen = s.events.length;
       this.onPoll?.(summary(s));
+      // Each poll yields to the event loop, as a real wait does, so a timer (a shutdown, say) can act in between.
+      await new Promise((r) => setImmediate(r));
     }
     return summary(s);
   }

@@ -85,9 +85,11 @@ test('the daemon serves health, applies the cluster, reacts to an edit within 30
   expect(metrics?.body).toMatch(/^worker_stacks_reconciles_total\{result="applied"\} 1$/m);
   expect(metrics?.body).toMatch(/^worker_stacks_clusters\{condition="Ready",status="True"\} 1$/m);
 
-  // AND every log line is JSON with the cluster and generation
-  const line = logs.split('\n').find((l) => l.includes('"assets published"'));
-  expect(JSON.parse(line!)).toMatchObject({ cluster: NAME, generation: 1, checksum: first });
+  // AND every log line is JSON; every line about the cluster names it, its generation, and (once rendered) the desired checksum
+  const lines = logs.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  const about = lines.filter((l) => l.cluster === NAME);
+  expect(about.map((l) => l.msg)).toEqual(expect.arrayContaining(['assets published', 'stack applied; checksum recorded', 'applied']));
+  for (const l of about) expect({ msg: l.msg, generation: l.generation, checksum: l.checksum }).toEqual({ msg: l.msg, generation: 1, checksum: first });
 
   // WHEN the object is edited (a config change)
   const edited = Date.now();

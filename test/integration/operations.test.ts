@@ -1,7 +1,10 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { getCondition } from '../../lib/cluster/status';
 import { workerStackName } from '../../lib/stacks/naming';
+import { MOTO_ACCOUNT, MOTO_REGION } from '../helpers/moto';
 import { AWS_FLAGS, bucketVersions, cli, motoCluster, stackActivity, stackOf, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';
 
 // Against moto: an invalid object, `status -o json`, `reconcile --dry-run` and `delete`.
@@ -100,7 +103,7 @@ describe('status, dry run and delete of a live cluster', () => {
     expect(stateFile(world, NAME)).toEqual(state);
   });
 
-  test('`delete <name>` needs --yes, then deletes the stack, waits, and clears the status', async () => {
+  test('`delete <name>` needs --yes and the object gone (or --force), then deletes the stack, waits, and clears the status', async () => {
     // GIVEN the live stack
     expect((await stackOf(world, STACK))?.StackStatus).toMatch(/_COMPLETE$/);
 
@@ -112,15 +115,38 @@ describe('status, dry run and delete of a live cluster', () => {
     expect(refused.err).toContain('--yes');
     expect((await stackOf(world, STACK))?.StackStatus).toMatch(/_COMPLETE$/);
 
-    // WHEN it runs with --yes
-    const run = await cli(['delete', NAME, '--yes', '--clusters', world.dir, ...AWS_FLAGS]);
+    // WHEN it runs with --yes while the object still exists
+    const stillThere = await cli(['delete', NAME, '--yes', '--clusters', world.dir, ...AWS_FLAGS]);
 
-    // THEN the stack is gone and the status cleared (the object itself stays: the user deletes files)
+    // THEN it refuses too: the next reconcile would only create the stack again
+    expect(stillThere.code).toBe(2);
+    expect(stillThere.err).toMatch(new RegExp(`${NAME}\\.yaml still exists.*--force`));
+    expect((await stackOf(world, STACK))?.StackStatus).toMatch(/_COMPLETE$/);
+
+    // WHEN the object is removed and delete runs with --yes and the region
+    fs.rmSync(path.join(world.dir, `${NAME}.yaml`));
+    const run = await cli(['delete', NAME, '--yes', '--region', MOTO_REGION, '--clusters', world.dir, ...AWS_FLAGS]);
+
+    // THEN the stack is gone, the status cleared, and `status` no longer lists the cluster
     expect(run.code).toBe(0);
     expect(run.out).toBe(`${STACK}\tdeleted\n`);
     const after = await stackOf(world, STACK);
     expect(after === undefined || after.StackStatus === 'DELETE_COMPLETE').toBe(true);
-    expect(stateFile(world, NAME).status).toEqual({ conditions: [] });
-    expect((await row()).liveChecksum).toBeUndefined();
+    expect(stateFile(world, NAME).status).toBeUndefined();
+    expect((await statusJson()).map((r) => r.cluster)).not.toContain(NAME);
   });
+});
+
+test('`bootstrap` again is a no-op: same bucket, no new stack operation', async () => {
+  // GIVEN the bootstrap stack the world deployed, and its activity so far
+  const name = 'WorkerStacks-Bootstrap';
+  const before = await stackActivity(world, name);
+
+  // WHEN bootstrap runs a second time
+  const run = await cli(['bootstrap', '--region', MOTO_REGION, '--clusters', world.dir, ...AWS_FLAGS]);
+
+  // THEN it reports the same complete stack and bucket, and CloudFormation did nothing new
+  expect(run.code).toBe(0);
+  expect(run.out).toBe(`${MOTO_ACCOUNT}/${MOTO_REGION}\t${name}\tCREATE_COMPLETE\t${world.bucket}\n`);
+  expect(await stackActivity(world, name)).toEqual(before);
 });

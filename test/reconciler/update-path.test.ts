@@ -58,7 +58,7 @@ test('after a rollback: backoff before retryAfter without any write, then one ne
   const due = await h.reconcile();
 
   // THEN the same inputs are applied again, by one new execution, and recorded
-  expect(due).toEqual({ result: 'applied' });
+  expect(due).toEqual({ result: 'applied', checksum: h.status().cloudConfigChecksum });
   expect(h.cfn.started.filter((o) => o.kind === 'update')).toHaveLength(2);
   expect(h.cfn.count('executeChangeSet')).toBe(1);
   expect(h.status()).toMatchObject({ stackStatus: 'UPDATE_COMPLETE', observedGeneration: 2, failures: 0 });

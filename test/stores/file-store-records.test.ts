@@ -178,7 +178,7 @@ describe('status of removed objects, clearStatus', () => {
     expect(store.statusNames()).toEqual([other]);
   });
 
-  test('clearStatus resets the conditions, checks the version, and bumps it', async () => {
+  test('clearStatus removes what was recorded, checks the version, and bumps it; the cluster is no longer listed as removed', async () => {
     // GIVEN a removed cluster with a status
     const store = new FileStore({ clustersDir: dir });
     const v = await store.writeStatus(NAME, status('Live', { cloudConfigChecksum: 'a'.repeat(64) }), (await store.get(NAME))!.resourceVersion);
@@ -190,8 +190,29 @@ describe('status of removed objects, clearStatus', () => {
 
     // THEN nothing of the old status is left and the version moved
     const after = (await store.get(NAME))!;
-    expect(after.status).toEqual({ conditions: [] });
+    expect(after.status).toBeUndefined();
     expect(Number(after.resourceVersion)).toBe(Number(v) + 1);
+    expect(store.statusNames()).toEqual([]);
+  });
+});
+
+describe('an unreadable status file', () => {
+  test('fails its own cluster (named, with the fix) and lists every other one', async () => {
+    // GIVEN every cluster listed once, then one status file damaged by hand
+    const store = new FileStore({ clustersDir: dir });
+    await store.list();
+    fs.writeFileSync(path.join(dir, '.status', `${NAME}.json`), '{ not json');
+
+    // WHEN the store lists the clusters
+    const records = await store.list();
+
+    // THEN every cluster is there; the damaged one carries one problem naming its status file and what to do
+    expect(records.map((r) => r.name).sort()).toEqual([...EXAMPLE_NAMES].sort());
+    const bad = records.find((r) => r.name === NAME)!;
+    expect(bad.parseProblems).toHaveLength(1);
+    expect(bad.parseProblems[0].file).toMatch(new RegExp(`\\.status/${NAME}\\.json$`));
+    expect(bad.parseProblems[0].message).toMatch(/not valid JSON[\s\S]*delete it/);
+    expect(records.filter((r) => r.name !== NAME).every((r) => r.parseProblems.length === 0)).toBe(true);
   });
 });
 
