@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { createHash } from 'node:crypto';
 import Handlebars from 'handlebars';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -98,3 +99,31 @@ function handlebarsFor(dir: string): typeof Handlebars {
 function readText(file: string): string {
   return fs.readFileSync(file, 'utf8').replace(/\r\n/g, '\n');
 }
+
+/**
+ * Identity of everything under a template directory (paths and bytes). A
+ * long-running reconciler reads it once per pass: when it moved, the compiled
+ * templates of that directory are dropped and recompiled on next use.
+ */
+export function templatesVersion(templatesDir: string = DEFAULT_TEMPLATES_DIR): string {
+  const dir = path.resolve(templatesDir);
+  const hash = createHash('sha256');
+  const walk = (d: string) => {
+    if (!fs.existsSync(d)) return;
+    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) hash.update(path.relative(dir, p)).update('\0').update(fs.readFileSync(p)).update('\0');
+    }
+  };
+  walk(dir);
+  const version = hash.digest('hex');
+  if (versions.get(dir) !== version) {
+    for (const key of [...cache.keys()]) if (key.startsWith(dir + path.sep)) cache.delete(key);
+    envs.delete(dir);
+    versions.set(dir, version);
+  }
+  return version;
+}
+
+const versions = new Map<string, string>();

@@ -6,6 +6,7 @@ import { ClusterStatus, ConditionInput, EMPTY_STATUS, setConditions } from '../c
 import { RenderedConfig } from '../cloudconfig/render';
 import { ClusterRecord, ClusterStore } from '../stores/cluster-store';
 import { BackoffPolicy } from './backoff';
+import { DerivedCache, derivedKey } from './derived-cache';
 import { SynthesizedStack } from './synthesize';
 
 /** The subset of pino the reconciler uses; tests pass a recorder. */
@@ -45,6 +46,8 @@ export interface ReconcilerDeps {
   readonly maxRecoveryAttempts: number;
   /** Aborted on shutdown (SIGTERM): waits stop at once and requeue; the next start resumes them. @default never */
   readonly signal?: AbortSignal;
+  /** Validated clusters and rendered configs of unchanged objects, kept between passes. @default none: derive every time */
+  readonly derived?: DerivedCache;
 }
 
 export type Result = 'unchanged' | 'applied' | 'no-changes' | 'invalid' | 'failed' | 'waiting' | 'backoff' | 'dry-run' | 'conflict' | 'recorded';
@@ -84,10 +87,17 @@ export class ReconcileContext {
     public readonly clients: RegionClients | undefined,
     /** From the pass's batched listing; undefined means "not listed, ask". */
     public readonly listedStack: StackSummary | null | undefined,
+    /** Version of the template directory this pass renders with (see templatesVersion). */
+    public readonly templatesVersion?: string,
   ) {
     this.status = record.status ?? EMPTY_STATUS;
     this.resourceVersion = record.resourceVersion;
     this.log = deps.log.child({ cluster: record.name, generation: record.generation, liveChecksum: this.status.cloudConfigChecksum ?? null });
+  }
+
+  /** Key of what is derived from this object's content (see DerivedCache). */
+  public get derivedKey(): string | undefined {
+    return this.templatesVersion === undefined ? undefined : derivedKey(this.record.contentHash, this.record.source, this.templatesVersion, this.deps.code);
   }
 
   public get generation(): number {

@@ -1,5 +1,6 @@
 import { StackSummary } from '../aws/cloudformation-port';
 import { ClusterRecord } from '../stores/cluster-store';
+import { templatesVersion as readTemplatesVersion } from '../cloudconfig/templates';
 import { workerStackName } from '../stacks/naming';
 import { Outcome, ReconcilerDeps } from './context';
 import { ReconcilerMetrics } from './metrics';
@@ -48,6 +49,8 @@ export class Controller {
 
   /** One pass over every object (or only `names`). */
   public async runPass(names?: ReadonlySet<string>, shouldStop: () => boolean = () => false): Promise<PassResult> {
+    // Read once per pass: a template edited under a running daemon is picked up by the next pass.
+    const templatesVersion = this.deps.derived ? readTemplatesVersion(this.deps.templatesDir) : undefined;
     const all = await this.deps.store.list();
     const records = names ? all.filter((r) => names.has(r.name)) : all;
     const listings = new Map<string, Map<string, StackSummary> | undefined>();
@@ -66,7 +69,7 @@ export class Controller {
       for (let r = queue.shift(); r; r = queue.shift()) {
         if (shouldStop()) return;
         const listing = listings.get(regionOf(r) ?? '');
-        outcomes.set(r.name, await this.reconcileOne(r, listing ? (listing.get(workerStackName(r.name)) ?? null) : undefined));
+        outcomes.set(r.name, await this.reconcileOne(r, listing ? (listing.get(workerStackName(r.name)) ?? null) : undefined, templatesVersion));
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, this.opts.concurrency ?? 4) }, worker));
@@ -77,11 +80,11 @@ export class Controller {
     return { outcomes, regionsListed: listings.size };
   }
 
-  private async reconcileOne(record: ClusterRecord, listed: StackSummary | null | undefined): Promise<Outcome> {
+  private async reconcileOne(record: ClusterRecord, listed: StackSummary | null | undefined, templatesVersion: string | undefined): Promise<Outcome> {
     this.inFlight.add(record.name);
     const started = process.hrtime.bigint();
     try {
-      const outcome = await reconcileCluster(record, this.deps, { hooks: this.hooks, listedStack: listed });
+      const outcome = await reconcileCluster(record, this.deps, { hooks: this.hooks, listedStack: listed, templatesVersion });
       this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9);
       const log = { cluster: record.name, generation: record.generation, checksum: outcome.checksum ?? null, liveChecksum: record.status?.cloudConfigChecksum ?? null };
       this.deps.log.info({ ...log, result: outcome.result, requeueAfterMs: outcome.requeueAfterMs }, outcome.message ?? outcome.result);

@@ -33,8 +33,10 @@ export interface SynthesizeOptions {
 /** Synthesizes one cluster's stack in-process, with exactly the code `cdk synth` runs. */
 export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions): SynthesizedStack {
   const stackName = workerStackName(cluster.metadata.name);
-  const outdir = path.join(opts.workDir, cluster.metadata.name, opts.fingerprint.slice(0, 16));
-  fs.rmSync(outdir, { recursive: true, force: true });
+  // One assembly per cluster on disk (the previous one goes): a long-running daemon's work dir stays the size of the fleet.
+  const clusterDir = path.join(opts.workDir, cluster.metadata.name);
+  const outdir = path.join(clusterDir, opts.fingerprint.slice(0, 16));
+  fs.rmSync(clusterDir, { recursive: true, force: true });
   const fleet = buildFleetApp({ clusters: [{ file: cluster.metadata.name, cluster }], outdir, templatesDir: opts.templatesDir, nag: opts.nag ?? true, bootstrap: false });
   const assembly = fleet.app.synth();
   const artifact = assembly.getStackByName(stackName);
@@ -49,7 +51,7 @@ export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions)
 export function synthesizeBootstrap(account: string, region: string, workDir: string): SynthesizedStack {
   const outdir = path.join(workDir, `bootstrap-${account}-${region}`);
   fs.rmSync(outdir, { recursive: true, force: true });
-  const app = new App({ outdir });
+  const app = new App({ outdir, stackTraces: false, treeMetadata: false, builtinCloudFormationValidation: process.env.CDK_VALIDATION === 'true' });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const stack = new BootstrapStack(app, { account, region });
   const artifact = app.synth().getStackArtifact(stack.artifactId);

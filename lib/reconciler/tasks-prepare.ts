@@ -14,6 +14,11 @@ export const validate: Task = {
   name: 'validate',
   async run(ctx) {
     const { record } = ctx;
+    const hit = ctx.deps.derived?.get(record.name, ctx.derivedKey);
+    if (hit) {
+      ctx.cluster = hit.cluster;
+      return;
+    }
     const result = record.parseProblems.length ? { problems: record.parseProblems } : validateCluster(record.raw, { file: record.source, templates: listTemplates(ctx.deps.templatesDir) });
     if ('cluster' in result && result.cluster) {
       ctx.cluster = result.cluster;
@@ -31,8 +36,10 @@ export const validate: Task = {
 export const render: Task = {
   name: 'render',
   async run(ctx) {
-    ctx.config = renderConfig(ctx.cluster!, ctx.deps.templatesDir);
-    ctx.fingerprint = inputsFingerprint(ctx.cluster!, ctx.config.checksum, ctx.deps.code);
+    const hit = ctx.deps.derived?.get(ctx.record.name, ctx.derivedKey);
+    ctx.config = hit?.config ?? renderConfig(ctx.cluster!, ctx.deps.templatesDir);
+    ctx.fingerprint = hit?.fingerprint ?? inputsFingerprint(ctx.cluster!, ctx.config.checksum, ctx.deps.code);
+    if (!hit) ctx.deps.derived?.set(ctx.record.name, ctx.derivedKey, { cluster: ctx.cluster!, config: ctx.config, fingerprint: ctx.fingerprint });
     ctx.log = ctx.log.child({ checksum: ctx.config.checksum });
     if (ctx.status.cloudConfigChecksum && ctx.status.cloudConfigChecksum !== ctx.config.checksum) {
       ctx.configChange = describeConfigChanges(configChanges(ctx.status.configDigests, configDigests(ctx.config.node)));

@@ -8,6 +8,7 @@ import { S3Publisher } from '../aws/s3-publisher';
 import { SdkCloudFormation } from '../aws/sdk-cloudformation';
 import { FileStore } from '../stores/file-store';
 import { DEFAULT_BACKOFF } from './backoff';
+import { DerivedCache } from './derived-cache';
 import { Logger, ReconcilerDeps, RegionClients } from './context';
 import { codeFingerprint } from './fingerprint';
 
@@ -71,6 +72,7 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     nag: opts.nag ?? true,
     maxRecoveryAttempts: 3,
     signal: opts.signal,
+    derived: new DerivedCache(),
   };
   return { deps, store };
 }

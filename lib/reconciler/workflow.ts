@@ -27,12 +27,14 @@ export interface ReconcileOptions {
   readonly hooks?: WorkflowHooks;
   /** The stack from the pass's batched listing; null = listed and absent; undefined = not listed. */
   readonly listedStack?: StackSummary | null;
+  /** templatesVersion() of the templates dir, read once per pass; enables reuse of derived results. @default none: no reuse */
+  readonly templatesVersion?: string;
 }
 
 /** Reconciles one cluster object. Never throws: every error ends in the one error path below. */
 export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps, opts: ReconcileOptions = {}): Promise<Outcome> {
   const region = regionOf(rec.raw);
-  const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region) : undefined, opts.listedStack);
+  const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region) : undefined, opts.listedStack, opts.templatesVersion);
   let current = 'start';
   try {
     for (const task of workflow()) {

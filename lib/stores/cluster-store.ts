@@ -16,6 +16,8 @@ export interface ClusterRecord {
   readonly status?: ClusterStatus;
   /** Version of this record's status; a status write must name it (optimistic concurrency). */
   readonly resourceVersion: string;
+  /** Identity of the object's content (SHA-256 of its stored bytes): equal hashes, equal objects. @default unknown */
+  readonly contentHash?: string;
 }
 
 /**

@@ -4,7 +4,7 @@ import { canonicalJson } from '../cloudconfig/canonical-json';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { clusterFiles, parseClusterYaml } from '../cluster/load';
 import { ClusterStatus } from '../cluster/status';
-import { WorkerStacksError } from '../errors';
+import { Problem, WorkerStacksError } from '../errors';
 import { ClusterRecord, ClusterStore, ConflictError } from './cluster-store';
 
 export interface FileStoreProps {
@@ -29,6 +29,23 @@ interface StateFile {
 
 const DEFAULT_LOCK_STALE_MS = 30_000;
 
+interface ParsedObject {
+  readonly source: string;
+  readonly contentHash: string;
+  readonly raw?: unknown;
+  readonly problems: readonly Problem[];
+  readonly specHash?: string;
+}
+
+/** Shared between passes, so nobody may change it. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
 /**
  * The embedded store: cluster objects are the YAML files the user edits;
  * status lives beside them, one JSON file per cluster, written atomically
@@ -40,6 +57,7 @@ export class FileStore implements ClusterStore {
   private readonly stateDir: string;
   private readonly relativeTo: string;
   private readonly lockStaleMs: number;
+  private readonly parseCache = new Map<string, ParsedObject>();
 
   constructor(props: FileStoreProps) {
     this.clustersDir = path.resolve(props.clustersDir);
@@ -122,8 +140,8 @@ export class FileStore implements ClusterStore {
 
   private read(name: string, file: string): ClusterRecord {
     const source = this.shown(file);
-    const { raw, problems } = parseClusterYaml(fs.readFileSync(file, 'utf8'), source);
-    const specHash = raw && typeof raw === 'object' ? sha256Hex(canonicalJson((raw as { spec?: unknown }).spec ?? null)) : undefined;
+    const text = fs.readFileSync(file, 'utf8');
+    const { raw, problems, specHash, contentHash } = this.parsed(name, source, text);
     let state = this.readState(name);
     if (specHash && state?.specHash !== specHash) {
       // The store is the API server here: it bumps the generation when the spec changed.
@@ -135,7 +153,22 @@ export class FileStore implements ClusterStore {
         return next;
       });
     }
-    return { name, source, raw, parseProblems: problems, generation: state?.generation ?? 1, status: state?.status, resourceVersion: String(state?.resourceVersion ?? 0) };
+    return { name, source, raw, parseProblems: problems, generation: state?.generation ?? 1, status: state?.status, resourceVersion: String(state?.resourceVersion ?? 0), contentHash };
+  }
+
+  /**
+   * The object parsed, memoized on its exact bytes: every pass still reads every file (level-based), but an
+   * unchanged file is not parsed again (YAML parsing is most of what an unchanged cluster costs).
+   */
+  private parsed(name: string, source: string, text: string): ParsedObject {
+    const contentHash = sha256Hex(text);
+    const hit = this.parseCache.get(name);
+    if (hit && hit.contentHash === contentHash && hit.source === source) return hit;
+    const { raw, problems } = parseClusterYaml(text, source);
+    const specHash = raw && typeof raw === 'object' ? sha256Hex(canonicalJson((raw as { spec?: unknown }).spec ?? null)) : undefined;
+    const entry: ParsedObject = { source, contentHash, raw: deepFreeze(raw), problems, specHash };
+    this.parseCache.set(name, entry);
+    return entry;
   }
 
   private statePath(name: string): string {

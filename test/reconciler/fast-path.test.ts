@@ -1,0 +1,72 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as render from '../../lib/cloudconfig/render';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
+import { DerivedCache } from '../../lib/reconciler/derived-cache';
+import * as synthesis from '../../lib/reconciler/synthesize';
+import { Harness } from '../fakes/harness';
+
+/**
+ * The daemon's fast path: an unchanged object is neither parsed, rendered nor synthesized again; anything that
+ * feeds the template — the spec, the code, a config template — still re-deploys.
+ */
+
+const renders = jest.spyOn(render, 'renderConfig');
+const synths = jest.spyOn(synthesis, 'synthesizeStack');
+let h: Harness;
+let templatesDir: string;
+
+beforeEach(() => {
+  h = new Harness();
+  // A private copy of the templates, so that this test can edit one.
+  templatesDir = path.join(h.dir, 'cloudconfig');
+  fs.cpSync(DEFAULT_TEMPLATES_DIR, templatesDir, { recursive: true });
+  renders.mockClear();
+  synths.mockClear();
+});
+afterEach(() => h.cleanup());
+
+/** Deps of one long-running daemon process: the derived cache lives as long as the process. */
+const daemonDeps = (code = 'code-v1') => h.deps({ derived: new DerivedCache(), templatesDir, code });
+
+test('an unchanged fleet: the second pass renders, synthesizes and writes nothing', async () => {
+  // GIVEN a cluster applied by a first pass
+  const deps = daemonDeps();
+  expect((await h.pass({}, deps)).outcomes.get('staging-us1')?.result).toBe('applied');
+  const writes = h.statusWrites;
+  renders.mockClear();
+  synths.mockClear();
+
+  // WHEN the same process runs another pass
+  const second = await h.pass({}, deps);
+
+  // THEN the cluster is unchanged at the cost of a file read: no render, no synthesis, no write anywhere
+  expect(second.outcomes.get('staging-us1')?.result).toBe('unchanged');
+  expect(renders).not.toHaveBeenCalled();
+  expect(synths).not.toHaveBeenCalled();
+  expect(h.statusWrites).toBe(writes);
+  expect(h.cfn.count('createChangeSet')).toBe(1);
+  expect(h.publisher.uploads).toHaveLength(1);
+});
+
+test.each([
+  ['the cluster spec', (d: ReturnType<typeof daemonDeps>) => (h.edit('staging-us1', (raw) => (raw.spec.pool.maxSize += 1)), d), 'applied'],
+  ['a config template', (d: ReturnType<typeof daemonDeps>) => (fs.appendFileSync(path.join(templatesDir, '_shared', 'sysctl.conf.hbs'), 'vm.swappiness = 1\n'), d), 'applied'],
+  ['the code (a new release of the daemon)', () => daemonDeps('code-v2'), 'no-changes'],
+])('a change to %s goes through synthesis and a change set again', async (_what, change, expected) => {
+  // GIVEN a cluster applied and then found unchanged by the same process
+  let deps = daemonDeps();
+  await h.pass({}, deps);
+  expect((await h.pass({}, deps)).outcomes.get('staging-us1')?.result).toBe('unchanged');
+  synths.mockClear();
+  const changeSets = h.cfn.count('createChangeSet');
+
+  // WHEN what feeds the template changes, and the next pass runs
+  deps = change(deps);
+  const after = await h.pass({}, deps);
+
+  // THEN it was synthesized and sent to CloudFormation again (a code change with the same template changes nothing there)
+  expect(after.outcomes.get('staging-us1')?.result).toBe(expected);
+  expect(synths).toHaveBeenCalledTimes(1);
+  expect(h.cfn.count('createChangeSet')).toBe(changeSets + 1);
+});
