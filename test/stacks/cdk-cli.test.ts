@@ -4,10 +4,9 @@ import { example, EXAMPLE_NAMES, REPO, tempDir } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
 import { run } from '../helpers/tools';
 
-/** The CDK CLI as a user runs it, offline. aws-cdk-lib's built-in template validation stays on here. */
+/** The CDK CLI as a user runs it, offline, with aws-cdk-lib's built-in template validation opted in (CDK_VALIDATION=true). */
 const cdk = (args: string[]) => {
-  const env: NodeJS.ProcessEnv = { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', AWS_EC2_METADATA_DISABLED: 'true' };
-  delete env.CDK_VALIDATION;
+  const env: NodeJS.ProcessEnv = { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', AWS_EC2_METADATA_DISABLED: 'true', CDK_VALIDATION: 'true' };
   return run('npx', ['--no-install', 'cdk', ...args], { cwd: REPO, env, timeout: 300_000 });
 };
 
