@@ -20,10 +20,14 @@ export interface ReviewCommandOptions {
   readonly failOn?: FailOn;
   /** The project directory. @default the current directory */
   readonly repo?: string;
-  /** --clusters / --templates (or their environment variables): directories inside the project, read on both sides. */
+  /**
+   * --clusters / --templates (or their environment variables): directories
+   * inside the project, read on both sides; relative ones are relative to
+   * --repo when it is given.
+   */
   readonly clusters?: string;
   readonly templates?: string;
-  /** ANSI colours in the terminal format. @default only when writing to a TTY */
+  /** --color / --no-color: ANSI colours in the terminal format. @default on a TTY, unless NO_COLOR is set */
   readonly color?: boolean;
 }
 
@@ -34,8 +38,12 @@ export function registerReview(program: Command, io: Io, done: (code: number) =>
     .requiredOption('--base <ref>', 'git revision to compare with (branch, tag or commit, e.g. origin/main)')
     .option('--cluster <name>', 'only this cluster (its name at base or head)')
     .addOption(new Option('--format <format>', 'output format').choices(['terminal', 'markdown', 'json']).default('terminal'))
-    .addOption(new Option('--fail-on <what>', 'exit 1 when any cluster changes (change) or rolls its nodes (roll)').choices(['change', 'roll']))
-    .option('--repo <dir>', 'the worker-stacks project (a git working tree) to review (default: the current directory)')
+    .addOption(
+      new Option('--fail-on <what>', 'exit 1 when any cluster changes (change), or replaces running nodes: rolls them or is renamed (roll)').choices(['change', 'roll']),
+    )
+    .option('--repo <dir>', 'the worker-stacks project (a git working tree) to review; relative --clusters/--templates are inside it (default: the current directory)')
+    .option('--color', 'colour the terminal format even when stdout is no TTY')
+    .option('--no-color', 'never colour the terminal format (as NO_COLOR=1 does)')
     .action(async (opts) => done(await reviewCommand(opts as ReviewCommandOptions, io)));
 }
 
@@ -43,9 +51,11 @@ export function registerReview(program: Command, io: Io, done: (code: number) =>
 export async function reviewCommand(opts: ReviewCommandOptions, io: Io): Promise<number> {
   try {
     const projectDir = path.resolve(opts.repo ?? '.');
+    // Both sides are read inside the project, so a relative directory means one of the project's.
+    const relativeTo = opts.repo === undefined ? process.cwd() : projectDir;
     const inputs: InputOverrides = {
-      clusters: insideProject(projectDir, opts.clusters ?? process.env.WORKER_STACKS_CLUSTERS, '--clusters'),
-      templates: insideProject(projectDir, opts.templates ?? process.env.WORKER_STACKS_TEMPLATES, '--templates'),
+      clusters: insideProject(projectDir, relativeTo, opts.clusters ?? process.env.WORKER_STACKS_CLUSTERS, '--clusters'),
+      templates: insideProject(projectDir, relativeTo, opts.templates ?? process.env.WORKER_STACKS_TEMPLATES, '--templates'),
     };
     const result = await review({ projectDir, base: opts.base, cluster: opts.cluster, inputs });
     const format = opts.format ?? 'terminal';
@@ -62,9 +72,9 @@ export async function reviewCommand(opts: ReviewCommandOptions, io: Io): Promise
 }
 
 /** A directory flag, as a path inside the project: both revisions read their own copy of it. */
-function insideProject(projectDir: string, dir: string | undefined, flag: string): string | undefined {
+function insideProject(projectDir: string, relativeTo: string, dir: string | undefined, flag: string): string | undefined {
   if (dir === undefined) return undefined;
-  const rel = path.relative(projectDir, path.resolve(dir));
+  const rel = path.relative(projectDir, path.resolve(relativeTo, dir));
   if (rel.startsWith('..') || path.isAbsolute(rel)) {
     throw new ReviewError(`${flag} ${dir} is outside the project ${projectDir}`, {
       hint: 'review reads each revision\'s own copy of the directory, so it must be inside the project (under git)',

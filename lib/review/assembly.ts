@@ -25,6 +25,12 @@ export interface WorkerStackSnapshot {
   /** The template as CloudFormation gets it. */
   readonly template: Record<string, any>;
   readonly templateFile: string;
+  /**
+   * Construct paths by logical id, from the stack's `aws:cdk:logicalId`
+   * metadata: where `cdk diff` finds the paths of outputs, parameters and
+   * conditions (resources carry theirs in the template).
+   */
+  readonly logicalIdPaths: Readonly<Record<string, string>>;
   readonly config?: ConfigAsset;
 }
 
@@ -38,9 +44,13 @@ export interface AssemblySnapshot {
 
 const CONFIG_ASSET = /^asset\.([0-9a-f]{64})\.(ign|yaml)$/;
 
+type MetadataEntries = Record<string, Array<{ type: string; data?: unknown }>>;
+
 interface ManifestArtifact {
   type: string;
   environment?: string;
+  metadata?: MetadataEntries;
+  additionalMetadataFile?: string;
   properties?: { templateFile?: string; stackName?: string; file?: string };
   dependencies?: string[];
 }
@@ -67,9 +77,29 @@ export function readAssembly(outdir: string, label: string): AssemblySnapshot {
     const templateFile = path.join(outdir, a.properties?.templateFile ?? `${id}.template.json`);
     const template = readJson<Record<string, any>>(templateFile, label);
     const cluster = stackName.slice(WORKER_STACK_PREFIX.length);
-    stacks.set(cluster, { cluster, stackName, environment: a.environment ?? '', template, templateFile, config: configAsset(outdir, artifacts, id, a, label) });
+    stacks.set(cluster, {
+      cluster,
+      stackName,
+      environment: a.environment ?? '',
+      template,
+      templateFile,
+      logicalIdPaths: logicalIdPaths(outdir, a, label),
+      config: configAsset(outdir, artifacts, id, a, label),
+    });
   }
   return { outdir, stacks, bootstrapEnvironments };
+}
+
+/** The stack's logical ids and their construct paths, read as the CDK CLI reads them (manifest and metadata file). */
+function logicalIdPaths(outdir: string, a: ManifestArtifact, label: string): Record<string, string> {
+  const all: MetadataEntries = a.additionalMetadataFile ? readJson<MetadataEntries>(path.join(outdir, a.additionalMetadataFile), label) : {};
+  const out: Record<string, string> = {};
+  for (const entries of [all, a.metadata ?? {}]) {
+    for (const [p, list] of Object.entries(entries)) {
+      for (const e of list) if (e.type === 'aws:cdk:logicalId' && typeof e.data === 'string' && !(e.data in out)) out[e.data] = p;
+    }
+  }
+  return out;
 }
 
 function configAsset(outdir: string, artifacts: Record<string, ManifestArtifact>, id: string, stack: ManifestArtifact, label: string): ConfigAsset | undefined {

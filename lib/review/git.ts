@@ -60,20 +60,27 @@ export function headCommit(repo: Repository): string | undefined {
 export async function withWorktree<T>(repo: Repository, commit: string, fn: (toplevel: string) => Promise<T>): Promise<T> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'worker-stacks-review-'));
   const dir = path.join(tmp, 'base');
-  const cleanup = () => removeWorktree(repo, dir, tmp);
-  const onSignal = (signal: NodeJS.Signals) => {
-    cleanup();
-    process.kill(process.pid, signal);
-  };
   const added = git(repo.toplevel, ['worktree', 'add', '--detach', '--quiet', dir, commit]);
   if (added.status !== 0) {
     fs.rmSync(tmp, { recursive: true, force: true });
     throw new ReviewError(`base: cannot check out ${commit.slice(0, 12)} into a temporary worktree: ${added.stderr.trim()}`, { side: 'base' });
   }
+  return withCleanup(() => removeWorktree(repo, dir, tmp), () => fn(dir));
+}
+
+/**
+ * Runs `fn`, then `cleanup`, whatever happens; also when SIGINT or SIGTERM
+ * interrupts it, after which the signal takes its usual course (the process ends).
+ */
+export async function withCleanup<T>(cleanup: () => void, fn: () => Promise<T>): Promise<T> {
+  const onSignal = (signal: NodeJS.Signals) => {
+    cleanup();
+    process.kill(process.pid, signal);
+  };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    return await fn(dir);
+    return await fn();
   } finally {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);

@@ -5,7 +5,7 @@ import { ReviewError } from '../errors';
 import { workerStackName } from '../stacks/naming';
 import { AssemblySnapshot, readAssembly, WorkerStackSnapshot } from './assembly';
 import { diffConfigs } from './config-diff';
-import { git, headCommit, openRepository, Repository, resolveCommit } from './git';
+import { git, headCommit, openRepository, Repository, resolveCommit, withCleanup } from './git';
 import { ClusterReview, ClusterStatus, REVIEW_SCHEMA_VERSION, ReviewResult } from './model';
 import { detectRenames } from './renames';
 import { InputOverrides, SynthesizedSide, synthesizeRevision, synthesizeWorkingTree } from './synth-revision';
@@ -23,7 +23,12 @@ export interface ReviewOptions {
   readonly inputs?: InputOverrides;
 }
 
-/** What `--fail-on` gates on. */
+/**
+ * What `--fail-on` gates on: `change`, any cluster that is not unchanged;
+ * `roll`, any cluster whose deploy replaces running nodes by new ones: its
+ * nodes roll, or it was renamed (a new stack name: a new stack brings up new
+ * nodes to take over from the old stack's). An added cluster replaces no node.
+ */
 export type FailOn = 'change' | 'roll';
 
 /**
@@ -43,17 +48,18 @@ export async function review(opts: ReviewOptions): Promise<ReviewResult> {
   const commit = resolveCommit(repo, opts.base);
   requireApp(repo, commit, opts.base);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'worker-stacks-review-out-'));
-  try {
-    const [base, head] = settled(
-      await Promise.allSettled([
-        synthesizeRevision(repo.projectDir, commit, path.join(tmp, 'base.out'), opts.inputs, opts.base),
-        synthesizeWorkingTree(repo.projectDir, path.join(tmp, 'head.out'), opts.inputs),
-      ]),
-    );
-    return compareSides({ ...base, ref: opts.base }, { ...head, commit: headCommit(repo) }, { cluster: opts.cluster });
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
-  }
+  return withCleanup(
+    () => fs.rmSync(tmp, { recursive: true, force: true }),
+    async () => {
+      const [base, head] = settled(
+        await Promise.allSettled([
+          synthesizeRevision(repo.projectDir, commit, path.join(tmp, 'base.out'), opts.inputs, opts.base),
+          synthesizeWorkingTree(repo.projectDir, path.join(tmp, 'head.out'), opts.inputs),
+        ]),
+      );
+      return compareSides({ ...base, ref: opts.base }, { ...head, commit: headCommit(repo) }, { cluster: opts.cluster });
+    },
+  );
 }
 
 /** Both sides' results, or every failure at once (both sides may be broken). */
@@ -148,7 +154,7 @@ function reviewCluster(
     };
   }
   // A new stack (added, or renamed: a new stack name) is created whole; only an existing stack is updated.
-  const changes = diffTemplates(old && !renamedFrom ? old.template : {}, now.template);
+  const changes = diffTemplates(old && !renamedFrom ? old.template : {}, now.template, now.logicalIdPaths);
   const { rollingUpdate, capacity } = groupSettings(now.template);
   let status: ClusterStatus;
   let reasons: string[] = [];
@@ -201,7 +207,7 @@ export function stripAnsi(text: string): string {
 
 /** The exit code of a review: 1 when `--fail-on` names something that happens, else 0. */
 export function reviewExitCode(result: ReviewResult, failOn?: FailOn): 0 | 1 {
-  if (failOn === 'roll') return result.clusters.some((c) => c.status === 'rolls') ? 1 : 0;
+  if (failOn === 'roll') return result.clusters.some((c) => c.status === 'rolls' || c.status === 'renamed') ? 1 : 0;
   if (failOn === 'change') return result.clusters.some((c) => c.status !== 'unchanged') ? 1 : 0;
   return 0;
 }

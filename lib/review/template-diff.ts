@@ -30,9 +30,15 @@ export interface TemplateChanges {
 /**
  * The resource-level diff of two templates with AWS's own engine (the one
  * behind `cdk diff`), computed the way `cdk diff` computes it: non-ASCII
- * mangling forgiven, CDK metadata and bootstrap-version checks hidden.
+ * mangling forgiven, CDK metadata and bootstrap-version checks hidden, and
+ * every entry named by its construct path and logical id.
  */
-export function diffTemplates(oldTemplate: Record<string, any>, newTemplate: Record<string, any>): TemplateChanges {
+export function diffTemplates(
+  oldTemplate: Record<string, any>,
+  newTemplate: Record<string, any>,
+  /** The head stack's `aws:cdk:logicalId` metadata: logical id -> construct path. */
+  newLogicalIdPaths: Readonly<Record<string, string>> = {},
+): TemplateChanges {
   let diff = fullDiff(oldTemplate, newTemplate);
   if (diff.differenceCount) {
     // CloudFormation turns non-ASCII characters into '?'; cdk diff does not report what that alone changes.
@@ -40,7 +46,7 @@ export function diffTemplates(oldTemplate: Record<string, any>, newTemplate: Rec
     if (mangled.differenceCount < diff.differenceCount) diff = mangled;
   }
   obscure(diff);
-  const paths = { ...pathsOf(oldTemplate), ...pathsOf(newTemplate) };
+  const paths = constructPaths(oldTemplate, newTemplate, newLogicalIdPaths);
   const resources: ResourceChange[] = [];
   diff.resources.forEachDifference((logicalId, c) => {
     if (!c.isDifferent) return;
@@ -96,6 +102,18 @@ function format(diff: TemplateDiff, paths: Record<string, string>): string {
 function obscure(diff: TemplateDiff): void {
   diff.unknown = diff.unknown.filter((c) => !(c?.newValue?.CheckBootstrapVersion || c?.oldValue?.CheckBootstrapVersion));
   diff.resources = diff.resources.filter((c) => !(c?.newResourceType === 'AWS::CDK::Metadata' || c?.oldResourceType === 'AWS::CDK::Metadata'));
+}
+
+/**
+ * As `cdk diff` names entries: resources by their `aws:cdk:path` metadata (old,
+ * then new template), then anything else the head template defines (outputs,
+ * parameters, conditions) by the stack's logical-id metadata.
+ */
+function constructPaths(oldTemplate: Record<string, any>, newTemplate: Record<string, any>, logicalIds: Readonly<Record<string, string>>): Record<string, string> {
+  const own = new Set(['Resources', 'Parameters', 'Conditions', 'Outputs', 'Rules', 'Mappings'].flatMap((s) => Object.keys(newTemplate[s] ?? {})));
+  const fromNew = pathsOf(newTemplate);
+  for (const [id, p] of Object.entries(logicalIds)) if (own.has(id) && !(id in fromNew)) fromNew[id] = p;
+  return { ...pathsOf(oldTemplate), ...fromNew };
 }
 
 function pathsOf(template: Record<string, any>): Record<string, string> {

@@ -162,7 +162,8 @@ test('a renamed cluster is recognised, a removed one is said to stay deployed', 
   expect(cluster(r, 'edge-ap1').verdict).toBe('removed: WorkerStack-edge-ap1 is NOT deleted by the reconciler; deleting it is an explicit command');
   expect(cluster(r, 'edge-ap1').notes.join(' ')).toMatch(/never deletes stacks/);
   expect(r.summary).toEqual({ clusters: 3, unchanged: 1, changes: 0, rolls: 0, added: 0, removed: 1, renamed: 1 });
-  expect(gates(r)).toEqual([0, 1, 0]);
+  // A new stack name brings up new nodes in place of the old stack's: --fail-on roll counts it.
+  expect(gates(r)).toEqual([0, 1, 1]);
   // WHEN: one cluster, by its old name
   const only = compareSides(base, heads.renamed, { cluster: 'staging-us1' });
   // THEN
@@ -227,33 +228,61 @@ test('terminal output: colours only when asked for (the CLI asks on a TTY)', () 
   expect(coloured.replace(/\x1b\[[0-9;]*m/g, '')).toBe(plain);
 });
 
-/** `cdk diff` of the head assembly against the base template: the logical ids it lists, or null for "no differences". */
-function cdkDiffIds(head: SynthesizedSide, stack: string): string[] | null {
-  const env: NodeJS.ProcessEnv = { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', AWS_EC2_METADATA_DISABLED: 'true' };
+/** What `cdk diff` prints for one change: its header line without colours, and the logical id it names. */
+interface CdkChange {
+  readonly line: string;
+  readonly id: string;
+}
+
+/**
+ * `cdk diff` of the head assembly against the base template, or null for "no
+ * differences". It runs with colours forced on, because colour is how it
+ * marks a logical id: grey after the construct path (`Output ConfigChecksum
+ * <grey>ConfigChecksum</grey>:`), or alone after the type when there is no path.
+ */
+function cdkDiff(head: SynthesizedSide, stack: string): CdkChange[] | null {
+  const env: NodeJS.ProcessEnv = { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', AWS_EC2_METADATA_DISABLED: 'true', FORCE_COLOR: '1' };
+  delete env.NO_COLOR;
   const r = run('npx', ['--no-install', 'cdk', 'diff', '--app', head.outdir, '--template', path.join(base.outdir, `${stack}.template.json`), stack], {
     cwd: repo, env, timeout: 120_000,
   });
   const text = r.stdout + r.stderr;
   if (r.status !== 0) throw new Error(`cdk diff failed (${r.status}):\n${text}`);
   if (/There were no differences/.test(text)) return null;
-  return [...text.matchAll(/^\[[-+~]\] (?:AWS::\S+ \S+|Output) (\S+)/gm)].map((m) => m[1]).sort();
+  const changes: CdkChange[] = [];
+  for (const raw of text.split('\n')) {
+    const line = plainText(raw);
+    if (!/^\[[-+~]\] /.test(line)) continue;
+    const grey = /\x1b\[90m([^\x1b]+)\x1b\[39m/.exec(raw);
+    changes.push({ line, id: grey ? grey[1] : line.split(' ')[2].replace(/:$/, '') });
+  }
+  if (changes.length === 0 || !text.includes('\x1b[90m')) throw new Error(`no coloured changes in cdk diff's output:\n${text}`);
+  return changes;
 }
 
-test('the template diff agrees with cdk diff --template: the same changed logical ids, or both no differences', () => {
+const plainText = (t: string) => t.replace(/\x1b\[[0-9;]*m/g, '').trimEnd();
+const sorted = (xs: readonly string[]) => [...xs].sort();
+
+test('the template diff agrees with cdk diff --template: the same changed logical ids and change lines, or both no differences', () => {
   // GIVEN
   const changed = cluster(results.listener, 'prod-eu1');
+  const rolled = cluster(results.kubelet, 'edge-ap1');
   const same = cluster(results.maxPods, 'prod-eu1');
   // WHEN
-  const cdkChanged = cdkDiffIds(heads.listener, 'WorkerStack-prod-eu1');
-  const cdkSame = cdkDiffIds(heads.maxPods, 'WorkerStack-prod-eu1');
-  const cdkRolled = cdkDiffIds(heads.kubelet, 'WorkerStack-edge-ap1');
+  const cdkChanged = cdkDiff(heads.listener, 'WorkerStack-prod-eu1');
+  const cdkRolled = cdkDiff(heads.kubelet, 'WorkerStack-edge-ap1');
+  const cdkSame = cdkDiff(heads.maxPods, 'WorkerStack-prod-eu1');
   // THEN
-  const ids = (c: ClusterReview) => [...c.template!.resources.map((x) => x.logicalId), ...c.template!.outputs.map((o) => o.name)].sort();
+  const ids = (c: ClusterReview) => sorted([...c.template!.resources.map((x) => x.logicalId), ...c.template!.outputs.map((o) => o.name)]);
+  const lines = (c: ClusterReview) => sorted(c.template!.text.split('\n').map(plainText).filter((l) => /^\[[-+~]\] /.test(l)));
   expect(ids(changed)).toHaveLength(3);
-  expect(cdkChanged).toEqual(ids(changed));
-  const rolled = cluster(results.kubelet, 'edge-ap1');
+  expect(sorted(cdkChanged!.map((x) => x.id))).toEqual(ids(changed));
+  expect(lines(changed)).toEqual(sorted(cdkChanged!.map((x) => x.line)));
   expect(rolled.template!.outputs.map((o) => o.name)).toEqual(['ConfigChecksum']);
-  expect(cdkRolled).toEqual(ids(rolled));
+  expect(sorted(cdkRolled!.map((x) => x.id))).toEqual(ids(rolled));
+  // An output is named as cdk diff names it: its construct path, then its logical id.
+  expect(lines(rolled)).toEqual(sorted(cdkRolled!.map((x) => x.line)));
+  expect(lines(rolled)).toContainEqual(expect.stringMatching(/^\[~\] Output ConfigChecksum ConfigChecksum: /));
   expect(cdkSame).toBeNull();
   expect(same.template!.resources).toEqual([]);
   expect(same.status).toBe('unchanged');

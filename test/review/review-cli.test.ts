@@ -1,13 +1,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runCli } from '../../lib/cli/program';
-import { REPO } from '../helpers/clusters';
-import { run } from '../helpers/tools';
+import { tempDir } from '../helpers/clusters';
+import { RunResult } from '../helpers/tools';
+import { hasEscapes, reviewBin, reviewTty, startReview, waitFor } from './cli-run';
 import { caseTree, commitAll, createFixtureRepo, edit, git, leftoverReviewWorktrees } from './fixture';
-import { schemaProblems } from './formats';
+import { parseMarkdown, schemaProblems } from './formats';
 
 /** `worker-stacks review` end to end: both sides synthesized by the command itself. */
 let repo: string;
+/** A committed kubelet change: every cluster rolls. */
+let kubelet: string;
+/** An uncommitted health-check change of one listener: prod-eu1 changes, no node is replaced. */
+let listener: string;
 
 beforeAll(() => {
   repo = createFixtureRepo();
@@ -16,6 +21,11 @@ beforeAll(() => {
   edit(repo, 'clusters/prod-eu1.yaml', (t) => t.replace('nodePort: 30080', 'nodePort: 70000'));
   commitAll(repo, 'an invalid object');
   git(repo, 'checkout', '--quiet', 'main');
+  kubelet = caseTree(repo, 'kubelet');
+  edit(kubelet, 'cloudconfig/_shared/kubelet-config.yaml.hbs', (t) => t.replace('readOnlyPort: 0', 'readOnlyPort: 0\nserializeImagePulls: false'));
+  commitAll(kubelet, 'head: kubelet');
+  listener = caseTree(repo, 'listener');
+  edit(listener, 'clusters/prod-eu1.yaml', (t) => t.replace('healthCheck: { protocol: HTTP, port: 30254, path: /healthz } }', 'healthCheck: { protocol: HTTP, port: 30254, path: /ready } }'));
 });
 
 afterAll(() => {
@@ -30,37 +40,90 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
   return { code, out: out.join(''), err: err.join('') };
 }
 
-test('the installed command: --fail-on roll exits 1 on a rolling change, JSON on a pipe has no colour and fits the schema', () => {
-  // GIVEN
-  const dir = caseTree(repo, 'kubelet');
-  edit(dir, 'cloudconfig/_shared/kubelet-config.yaml.hbs', (t) => t.replace('readOnlyPort: 0', 'readOnlyPort: 0\nserializeImagePulls: false'));
-  commitAll(dir, 'head: kubelet');
-  // WHEN
-  const r = run(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), 'review', '--base', 'base', '--fail-on', 'roll', '--format', 'json'], { cwd: dir, timeout: 180_000 });
+test('the installed command: --fail-on roll exits 1 on a rolling change; its JSON fits the schema and carries no colour', () => {
+  // WHEN: FORCE_COLOR makes the diff engine colour its text; the JSON must carry it plain
+  const r = reviewBin(kubelet, ['--base', 'base', '--fail-on', 'roll', '--format', 'json'], { FORCE_COLOR: '1' });
   // THEN
   expect(r.stderr).toBe('');
   expect(r.status).toBe(1);
-  expect(r.stdout).not.toMatch(/\x1b\[/);
+  expect(hasEscapes(r.stdout)).toBe(false);
   const doc = JSON.parse(r.stdout);
   expect(schemaProblems(doc)).toEqual([]);
   expect(doc.summary).toMatchObject({ clusters: 3, rolls: 3 });
+  expect(doc.clusters[0].template.text).toMatch(/^\[~\] AWS::AutoScaling::LaunchConfiguration /m);
   expect(doc.clusters[0].config.entries[0].lines).toContain('+serializeImagePulls: false');
   expect(leftoverReviewWorktrees(repo)).toEqual([]);
 }, 180_000);
 
-test('--fail-on roll exits 0 on a change that replaces no node; the terminal format without a TTY has no colour', async () => {
-  // GIVEN: an uncommitted change of a listener
-  const dir = caseTree(repo, 'listener');
-  edit(dir, 'clusters/prod-eu1.yaml', (t) => t.replace('healthCheck: { protocol: HTTP, port: 30254, path: /healthz } }', 'healthCheck: { protocol: HTTP, port: 30254, path: /ready } }'));
+describe('the terminal format is coloured exactly when the CLI decides so', () => {
+  let pipe: RunResult;
+  beforeAll(() => {
+    pipe = reviewBin(kubelet, ['--base', 'base', '--cluster', 'prod-eu1']);
+  }, 180_000);
+
+  test('stdout a pipe: no colour', () => {
+    // THEN
+    expect(pipe.status).toBe(0);
+    expect(pipe.stdout).toMatch(/^== prod-eu1 \(WorkerStack-prod-eu1\): rolls nodes/m);
+    expect(hasEscapes(pipe.stdout)).toBe(false);
+  });
+
+  test.each([
+    ['stdout a terminal', 'tty', {}, [], true],
+    ['a terminal, NO_COLOR=1', 'tty', { NO_COLOR: '1' }, [], false],
+    ['a terminal, --no-color', 'tty', {}, ['--no-color'], false],
+    ['a pipe, --color', 'pipe', {}, ['--color'], true],
+  ] as const)('%s', (_name, stdout, env, flags, coloured) => {
+    // WHEN
+    const args = ['--base', 'base', '--cluster', 'prod-eu1', ...flags];
+    const r = stdout === 'tty' ? reviewTty(kubelet, args, env) : reviewBin(kubelet, args, env);
+    // THEN
+    expect(r.status).toBe(0);
+    expect(hasEscapes(r.stdout)).toBe(coloured);
+    if (coloured) expect(r.stdout).toContain('\x1b[1;31mrolls nodes: 2 at a time');
+    // The same review either way: colours are all that differ.
+    expect(r.stdout.replace(/\x1b\[[0-9;]*m/g, '')).toBe(pipe.stdout);
+  }, 180_000);
+});
+
+test('--fail-on roll exits 0 on a change that replaces no node; only the named cluster is shown', async () => {
   // WHEN
-  const r = await cli('--repo', dir, '--base', 'base', '--fail-on', 'roll', '--cluster', 'prod-eu1');
+  const r = await cli('--repo', listener, '--base', 'base', '--fail-on', 'roll', '--cluster', 'prod-eu1');
   // THEN
   expect(r.err).toBe('');
   expect(r.code).toBe(0);
   expect(r.out).toMatch(/^== prod-eu1 \(WorkerStack-prod-eu1\): changes without replacing nodes: 1 resource modified$/m);
   expect(r.out).toContain('HealthCheckPath');
   expect(r.out).not.toContain('staging-us1');
-  expect(r.out).not.toMatch(/\x1b\[/);
+}, 180_000);
+
+test('the installed command: --fail-on change exits 1 on that change, and --format markdown renders it', () => {
+  // WHEN
+  const r = reviewBin(listener, ['--base', 'base', '--fail-on', 'change', '--format', 'markdown']);
+  // THEN
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(1);
+  const md = parseMarkdown(r.stdout);
+  expect(md.headings[0]).toBe('worker-stacks review');
+  expect(md.table!.rows).toEqual([
+    ['edge-ap1', 'no change'],
+    ['prod-eu1', 'changes without replacing nodes: 1 resource modified'],
+    ['staging-us1', 'no change'],
+  ]);
+  expect((md.rendered.match(/<details>/g) ?? []).length).toBe(1);
+  expect(md.code.some((b) => b.lang === 'text' && b.text.includes('HealthCheckPath'))).toBe(true);
+  expect(hasEscapes(r.stdout)).toBe(false);
+}, 180_000);
+
+test('relative --clusters and --templates are directories of --repo, not of the current directory', async () => {
+  // GIVEN: the current directory is this checkout, which is outside the fixture
+  expect(path.relative(listener, process.cwd())).toMatch(/^\.\./);
+  // WHEN
+  const r = await cli('--repo', listener, '--base', 'base', '--clusters', 'clusters', '--templates', 'cloudconfig', '--cluster', 'prod-eu1');
+  // THEN
+  expect(r.err).toBe('');
+  expect(r.code).toBe(0);
+  expect(r.out).toMatch(/^== prod-eu1 \(WorkerStack-prod-eu1\): changes without replacing nodes/m);
 }, 180_000);
 
 test('a base ref that is no commit: exit 2, says so, before synthesizing anything', async () => {
@@ -100,13 +163,52 @@ test('an invalid object at the base revision: exit 2, naming the base and the fi
   expect(git(repo, 'status', '--porcelain')).toBe('');
 }, 180_000);
 
+test('the installed command: both sides invalid at once: exit 2, one error naming each side and its file', () => {
+  // GIVEN
+  const dir = caseTree(repo, 'both-invalid');
+  edit(dir, 'clusters/staging-us1.yaml', (t) => t.replace('minSize: 1', 'minSize: 10'));
+  // WHEN
+  const r = reviewBin(dir, ['--base', 'bad-base']);
+  // THEN
+  expect(r.status).toBe(2);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).toMatch(/^error: base bad-base \([0-9a-f]{8}\): invalid cluster object clusters\/prod-eu1\.yaml:\n[\s\S]*spec\.listeners\[1\]\.nodePort: 70000/);
+  expect(r.stderr).toMatch(/^head \(working tree\): invalid cluster object clusters\/staging-us1\.yaml:\n[\s\S]*spec\.pool\.minSize: 10 is greater than maxSize 4/m);
+  expect(leftoverReviewWorktrees(repo)).toEqual([]);
+}, 180_000);
+
+test('Ctrl-C while synthesizing: the base worktree and the temporary output directory are both removed', async () => {
+  // GIVEN: a temporary directory of its own, to see what the command leaves in it
+  const tmp = tempDir('review-sigint');
+  const ours = () => fs.readdirSync(tmp).filter((n) => n.startsWith('worker-stacks-review-'));
+  const review = startReview(kubelet, ['--base', 'base'], { TMPDIR: tmp });
+  try {
+    // WHEN: interrupted once both sides have started to synthesize
+    await waitFor('both sides to start synthesizing', () =>
+      ours().some((d) => fs.existsSync(path.join(tmp, d, 'base.out')) && fs.existsSync(path.join(tmp, d, 'head.out'))),
+    );
+    expect(ours()).toHaveLength(2);
+    review.interrupt();
+    const exit = await review.exited;
+    // THEN
+    expect(exit.signal).toBe('SIGINT');
+    expect(ours()).toEqual([]);
+    expect(leftoverReviewWorktrees(repo)).toEqual([]);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}, 180_000);
+
 test('usage errors exit 2: an unknown format, a directory outside the project', async () => {
   // WHEN
   const format = await cli('--repo', repo, '--base', 'base', '--format', 'yaml');
   const outside = await cli('--repo', repo, '--base', 'base', '--clusters', '/tmp');
+  const escapes = await cli('--repo', repo, '--base', 'base', '--templates', '../cloudconfig');
   // THEN
   expect(format.code).toBe(2);
   expect(format.err).toMatch(/argument 'yaml' is invalid/);
   expect(outside.code).toBe(2);
   expect(outside.err).toMatch(/--clusters \/tmp is outside the project/);
+  expect(escapes.code).toBe(2);
+  expect(escapes.err).toMatch(/--templates \.\.\/cloudconfig is outside the project/);
 });
