@@ -8,6 +8,18 @@ import { Harness } from '../fakes/harness';
 let h: Harness;
 afterEach(() => h.cleanup());
 
+/** One cluster whose stack never finishes, waits that never time out, and a shutdown (abort) soon after the 2nd poll. */
+function stuckStackStoppedAfterTwoPolls() {
+  h = new Harness({ waitTimeoutMs: Number.POSITIVE_INFINITY });
+  h.cfn.setDefault(h.stackName(), stuck());
+  const abort = new AbortController();
+  let polls = 0;
+  h.cfn.onPoll = () => {
+    if (++polls === 2) setTimeout(() => abort.abort(), 10);
+  };
+  return { abort, polls: () => polls };
+}
+
 test('an abort during the wait ends the reconcile at once as "waiting", with Progressing recorded; the next start resumes without a second update', async () => {
   // GIVEN a new cluster whose stack creation takes (much) longer than one wait, and a shutdown after 3 polls
   h = new Harness({ waitTimeoutMs: 3_600_000 });
@@ -47,13 +59,7 @@ test('an abort during the wait ends the reconcile at once as "waiting", with Pro
 
 test('the daemon returns within the grace period when aborted mid-wait, instead of waiting for the stack', async () => {
   // GIVEN a daemon over one cluster whose stack never finishes, waits that never time out, and an abort after 2 polls
-  h = new Harness({ waitTimeoutMs: Number.POSITIVE_INFINITY });
-  h.cfn.setDefault(h.stackName(), stuck());
-  const abort = new AbortController();
-  let polls = 0;
-  h.cfn.onPoll = () => {
-    if (++polls === 2) setTimeout(() => abort.abort(), 10);
-  };
+  const { abort } = stuckStackStoppedAfterTwoPolls();
   const deps = h.deps({ signal: abort.signal });
 
   // WHEN it runs until that abort
@@ -68,13 +74,7 @@ test('the daemon returns within the grace period when aborted mid-wait, instead 
 
 test('work that does not see the signal gets the grace period, then the daemon returns anyway', async () => {
   // GIVEN a daemon whose reconciles never see the shutdown signal (as in a step that cannot be interrupted)
-  h = new Harness({ waitTimeoutMs: Number.POSITIVE_INFINITY });
-  h.cfn.setDefault(h.stackName(), stuck());
-  const abort = new AbortController();
-  let polls = 0;
-  h.cfn.onPoll = () => {
-    if (++polls === 2) setTimeout(() => abort.abort(), 10);
-  };
+  const { abort, polls } = stuckStackStoppedAfterTwoPolls();
   const deps = h.deps();
 
   // WHEN it is stopped with a 300 ms grace period
@@ -86,5 +86,5 @@ test('work that does not see the signal gets the grace period, then the daemon r
   // THEN it returned after the grace period, not after the stack
   expect(took).toBeGreaterThanOrEqual(250);
   expect(took).toBeLessThan(5_000);
-  expect(polls).toBeGreaterThan(2);
+  expect(polls()).toBeGreaterThan(2);
 }, 20_000);
