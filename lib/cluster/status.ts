@@ -43,6 +43,11 @@ export interface ClusterStatus {
   readonly lastConfigChange?: string;
   /** Recovery attempts (ContinueUpdateRollback, delete-and-recreate) for the current failure. */
   readonly recoveryAttempts?: number;
+  /**
+   * Key of the object's bytes, the templates and the code that were last applied (see DerivedCache): while it
+   * still matches and the stack is settled, a pass skips validation, rendering and everything after.
+   */
+  readonly appliedInputsKey?: string;
 }
 
 export const EMPTY_STATUS: ClusterStatus = { conditions: [] };

@@ -1,3 +1,4 @@
+import { sha256Hex } from '../cloudconfig/checksum';
 import { WorkerCluster } from '../cluster/schema';
 import { RenderedConfig } from '../cloudconfig/render';
 
@@ -29,5 +30,5 @@ export class DerivedCache {
 
 /** The cache key of one object: its content, where it came from, and what renders it. */
 export function derivedKey(contentHash: string | undefined, source: string, templatesVersion: string, code: string): string | undefined {
-  return contentHash === undefined ? undefined : [contentHash, source, templatesVersion, code].join('\0');
+  return contentHash === undefined ? undefined : sha256Hex([contentHash, source, templatesVersion, code].join('\0'));
 }

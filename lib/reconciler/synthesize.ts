@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FileAsset, fileAssetsOf } from '../aws/s3-publisher';
 import { WorkerCluster } from '../cluster/schema';
+import { RenderedConfig } from '../cloudconfig/render';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildFleetApp } from '../stacks/app';
@@ -28,6 +29,8 @@ export interface SynthesizeOptions {
   readonly fingerprint: string;
   /** Run cdk-nag, as `cdk synth` does. @default true */
   readonly nag?: boolean;
+  /** The cluster's config, when the caller has rendered it already. @default rendered here */
+  readonly config?: RenderedConfig;
 }
 
 /** Synthesizes one cluster's stack in-process, with exactly the code `cdk synth` runs. */
@@ -37,7 +40,7 @@ export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions)
   const clusterDir = path.join(opts.workDir, cluster.metadata.name);
   const outdir = path.join(clusterDir, opts.fingerprint.slice(0, 16));
   fs.rmSync(clusterDir, { recursive: true, force: true });
-  const fleet = buildFleetApp({ clusters: [{ file: cluster.metadata.name, cluster }], outdir, templatesDir: opts.templatesDir, nag: opts.nag ?? true, bootstrap: false });
+  const fleet = buildFleetApp({ clusters: [{ file: cluster.metadata.name, cluster }], outdir, templatesDir: opts.templatesDir, nag: opts.nag ?? true, bootstrap: false, rendered: opts.config ? new Map([[cluster.metadata.name, opts.config]]) : undefined });
   const assembly = fleet.app.synth();
   const artifact = assembly.getStackByName(stackName);
   const templateBody = fs.readFileSync(artifact.templateFullPath, 'utf8');

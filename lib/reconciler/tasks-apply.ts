@@ -76,7 +76,7 @@ export const synthesize: Task = {
   name: 'synthesize',
   when: (ctx) => !ctx.resume,
   async run(ctx) {
-    ctx.synth = synthesizeStack(ctx.cluster!, { templatesDir: ctx.deps.templatesDir, workDir: ctx.deps.workDir, fingerprint: ctx.fingerprint!, nag: ctx.deps.nag });
+    ctx.synth = synthesizeStack(ctx.cluster!, { templatesDir: ctx.deps.templatesDir, workDir: ctx.deps.workDir, fingerprint: ctx.fingerprint!, nag: ctx.deps.nag, config: ctx.config });
   },
 };
 
@@ -203,6 +203,7 @@ async function recordSuccess(ctx: ReconcileContext, result: 'applied' | 'no-chan
         stackId: stack?.id,
         stackStatus: stack?.status,
         inputsFingerprint: ctx.fingerprint,
+        appliedInputsKey: ctx.derivedKey,
         configDigests: configDigests(ctx.config!.node),
         failures: 0,
         retryAfter: undefined,

@@ -9,6 +9,21 @@ import { configChanges, configDigests, describeConfigChanges } from './config-ch
 import { CONDITIONS, ReconcileContext, Task } from './context';
 import { inputsFingerprint } from './fingerprint';
 
+/**
+ * 0. The same bytes, templates and code as the last successful apply, and the listed stack settled in a complete
+ * state: nothing can have changed, so stop before even validating (what a restarted daemon's first pass costs).
+ */
+export const skipIfSameInputs: Task = {
+  name: 'skip-if-same-inputs',
+  when: (ctx) => Boolean(ctx.listedStack) && ctx.derivedKey !== undefined && !ctx.deps.dryRun,
+  async run(ctx) {
+    const s = ctx.status;
+    const stack = ctx.listedStack!;
+    const same = s.appliedInputsKey === ctx.derivedKey && isComplete(stack.status) && s.stackStatus === stack.status && s.observedGeneration === ctx.generation;
+    return same && isSettled(s, ctx.generation) ? { result: 'unchanged' } : undefined;
+  },
+};
+
 /** 1. The object is valid, or nothing touches AWS. */
 export const validate: Task = {
   name: 'validate',
@@ -65,7 +80,8 @@ export const skipIfUnchanged: Task = {
   async run(ctx) {
     const s = ctx.status;
     if (ctx.stack && isComplete(ctx.stack.status) && s.inputsFingerprint === ctx.fingerprint && s.cloudConfigChecksum === ctx.config!.checksum) {
-      const next = { ...s, stackStatus: ctx.stack.status, observedGeneration: ctx.generation };
+      // Same fingerprint, so these are the applied inputs: remember their key for skip-if-same-inputs.
+      const next = { ...s, stackStatus: ctx.stack.status, observedGeneration: ctx.generation, appliedInputsKey: ctx.derivedKey ?? s.appliedInputsKey };
       // Already Ready for this generation: keep the conditions (and the reason of the last apply), so an unchanged pass writes nothing.
       await ctx.writeStatus(isSettled(s, ctx.generation) ? next : ctx.withConditions(next, CONDITIONS.ready('UpToDate', `stack ${ctx.stack.status}, config ${ctx.config!.checksum.slice(0, 12)} live`)));
       return { result: 'unchanged' };

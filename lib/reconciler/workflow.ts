@@ -4,17 +4,17 @@ import { StackSummary } from '../aws/cloudformation-port';
 import { ClusterRecord } from '../stores/cluster-store';
 import { Outcome, ReconcileContext, ReconcilerDeps, Task } from './context';
 import { recordFailure, changeSet, execute, publish, record, recover, synthesize, wait } from './tasks-apply';
-import { checkAccount, dryRunReport, observe, render, skipIfUnchanged, validate } from './tasks-prepare';
+import { checkAccount, dryRunReport, observe, render, skipIfSameInputs, skipIfUnchanged, validate } from './tasks-prepare';
 
 /**
  * The reconcile workflow, in one place. Level-based: every step reads the
  * state as it is now; a repeated or resumed run converges on the same result.
  *
- *   validate → render → observe → skip-if-unchanged → check-account → dry-run
- *   → recover → synthesize → publish → change-set → execute → wait → record
+ *   skip-if-same-inputs → validate → render → observe → skip-if-unchanged → check-account
+ *   → dry-run → recover → synthesize → publish → change-set → execute → wait → record
  */
 export function workflow(): readonly Task[] {
-  return [validate, render, observe, skipIfUnchanged, checkAccount, dryRunReport, recover, synthesize, publish, changeSet, execute, wait, record];
+  return [skipIfSameInputs, validate, render, observe, skipIfUnchanged, checkAccount, dryRunReport, recover, synthesize, publish, changeSet, execute, wait, record];
 }
 
 /** Hooks around every task (logging, metrics, tests that inject a crash). */

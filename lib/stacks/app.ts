@@ -17,6 +17,8 @@ export interface FleetAppProps {
   readonly nag?: boolean;
   /** Also build one bootstrap stack per account and region. @default true */
   readonly bootstrap?: boolean;
+  /** Configs already rendered by the caller, by cluster name (the reconciler renders before it synthesizes). @default render here */
+  readonly rendered?: ReadonlyMap<string, RenderedConfig>;
   /**
    * aws-cdk-lib's built-in CloudFormation schema validation at synth (about 1.7 s and 350 MB per process).
    * @default only when the environment says CDK_VALIDATION=true (see README: every template is checked by cfn-lint
@@ -50,7 +52,7 @@ export function buildFleetApp(props: FleetAppProps): FleetApp {
   const configs = new Map<string, RenderedConfig>();
   const envs = new Map<string, { account: string; region: string }>();
   for (const { cluster } of props.clusters) {
-    const config = renderConfig(cluster, props.templatesDir ?? DEFAULT_TEMPLATES_DIR);
+    const config = props.rendered?.get(cluster.metadata.name) ?? renderConfig(cluster, props.templatesDir ?? DEFAULT_TEMPLATES_DIR);
     configs.set(cluster.metadata.name, config);
     stacks.set(cluster.metadata.name, new WorkerStack(app, { cluster, config }));
     envs.set(`${cluster.spec.account}/${cluster.spec.region}`, { account: cluster.spec.account, region: cluster.spec.region });

@@ -25,6 +25,10 @@ interface StateFile {
   /** Hash of the spec the generation belongs to. */
   readonly specHash?: string;
   readonly status?: ClusterStatus;
+  /** SHA-256 of the object file's bytes when `object` was parsed from it. */
+  readonly contentHash?: string;
+  /** The object as parsed from those bytes: a new process reads it instead of parsing the YAML again. */
+  readonly object?: unknown;
 }
 
 const DEFAULT_LOCK_STALE_MS = 30_000;
@@ -35,6 +39,19 @@ interface ParsedObject {
   readonly raw?: unknown;
   readonly problems: readonly Problem[];
   readonly specHash?: string;
+}
+
+/** The parsed object to keep in the state file, when JSON holds it exactly (YAML's .inf or .nan would not survive). */
+function storable(contentHash: string, raw: unknown): Pick<StateFile, 'contentHash' | 'object'> {
+  return isJsonExact(raw) ? { contentHash, object: raw } : { contentHash: undefined, object: undefined };
+}
+
+function isJsonExact(v: unknown): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (Array.isArray(v)) return v.every(isJsonExact);
+  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return Object.values(v as object).every(isJsonExact);
+  return false;
 }
 
 /** Shared between passes, so nobody may change it. */
@@ -141,14 +158,22 @@ export class FileStore implements ClusterStore {
   private read(name: string, file: string): ClusterRecord {
     const source = this.shown(file);
     const text = fs.readFileSync(file, 'utf8');
-    const { raw, problems, specHash, contentHash } = this.parsed(name, source, text);
     let state = this.readState(name);
+    const { raw, problems, specHash, contentHash } = this.parsed(name, source, text, state);
     if (specHash && state?.specHash !== specHash) {
       // The store is the API server here: it bumps the generation when the spec changed.
       state = this.locked(name, () => {
         const cur = this.readState(name);
         if (cur?.specHash === specHash) return cur;
-        const next: StateFile = { resourceVersion: (cur?.resourceVersion ?? 0) + 1, generation: (cur?.generation ?? 0) + 1, specHash, status: cur?.status };
+        const next: StateFile = { ...cur, resourceVersion: (cur?.resourceVersion ?? 0) + 1, generation: (cur?.generation ?? 0) + 1, specHash, ...storable(contentHash, raw) };
+        this.writeState(name, next);
+        return next;
+      });
+    } else if (isJsonExact(raw) && state?.contentHash !== contentHash) {
+      // New bytes, same spec (a comment, a label): only the stored copy of the object moves; no new version.
+      state = this.locked(name, () => {
+        const cur = this.readState(name) ?? { resourceVersion: 0, generation: 1, specHash };
+        const next: StateFile = { ...cur, ...storable(contentHash, raw) };
         this.writeState(name, next);
         return next;
       });
@@ -157,15 +182,18 @@ export class FileStore implements ClusterStore {
   }
 
   /**
-   * The object parsed, memoized on its exact bytes: every pass still reads every file (level-based), but an
-   * unchanged file is not parsed again (YAML parsing is most of what an unchanged cluster costs).
+   * The object parsed, memoized on its exact bytes (in memory, and in the state file for the next process): every
+   * pass still reads every file (level-based), but unchanged bytes are not parsed again (YAML parsing was most
+   * of what an unchanged cluster cost).
    */
-  private parsed(name: string, source: string, text: string): ParsedObject {
+  private parsed(name: string, source: string, text: string, state: StateFile | undefined): ParsedObject {
     const contentHash = sha256Hex(text);
     const hit = this.parseCache.get(name);
     if (hit && hit.contentHash === contentHash && hit.source === source) return hit;
-    const { raw, problems } = parseClusterYaml(text, source);
-    const specHash = raw && typeof raw === 'object' ? sha256Hex(canonicalJson((raw as { spec?: unknown }).spec ?? null)) : undefined;
+    // A new process finds the parsed object in the state file, stored when these bytes were first read.
+    const stored = state?.contentHash === contentHash && state.object !== undefined;
+    const { raw, problems } = stored ? { raw: state!.object, problems: [] } : parseClusterYaml(text, source);
+    const specHash = stored && state!.specHash ? state!.specHash : raw && typeof raw === 'object' ? sha256Hex(canonicalJson((raw as { spec?: unknown }).spec ?? null)) : undefined;
     const entry: ParsedObject = { source, contentHash, raw: deepFreeze(raw), problems, specHash };
     this.parseCache.set(name, entry);
     return entry;

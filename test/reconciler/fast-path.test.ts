@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as render from '../../lib/cloudconfig/render';
+import * as load from '../../lib/cluster/load';
+import * as validation from '../../lib/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { DerivedCache } from '../../lib/reconciler/derived-cache';
 import * as synthesis from '../../lib/reconciler/synthesize';
@@ -13,6 +15,8 @@ import { Harness } from '../fakes/harness';
 
 const renders = jest.spyOn(render, 'renderConfig');
 const synths = jest.spyOn(synthesis, 'synthesizeStack');
+const parses = jest.spyOn(load, 'parseClusterYaml');
+const validations = jest.spyOn(validation, 'validateCluster');
 let h: Harness;
 let templatesDir: string;
 
@@ -47,6 +51,29 @@ test('an unchanged fleet: the second pass renders, synthesizes and writes nothin
   expect(h.statusWrites).toBe(writes);
   expect(h.cfn.count('createChangeSet')).toBe(1);
   expect(h.publisher.uploads).toHaveLength(1);
+});
+
+test('a restarted process: an unchanged cluster is not parsed, validated, rendered or synthesized; an edited one is', async () => {
+  // GIVEN a cluster applied by one process
+  expect((await h.pass({}, daemonDeps())).outcomes.get('staging-us1')?.result).toBe('applied');
+  const writes = h.statusWrites;
+  for (const spy of [parses, validations, renders, synths]) spy.mockClear();
+
+  // WHEN a new process (new store, new caches) runs its first pass
+  const restarted = await h.pass({}, daemonDeps());
+
+  // THEN the cluster is unchanged without any of the work its bytes would need: the state file remembered them
+  expect(restarted.outcomes.get('staging-us1')?.result).toBe('unchanged');
+  for (const spy of [parses, validations, renders, synths]) expect(spy).not.toHaveBeenCalled();
+  expect(h.statusWrites).toBe(writes);
+
+  // WHEN the object is edited and yet another process runs
+  h.edit('staging-us1', (raw) => (raw.spec.pool.maxSize += 1));
+  const edited = await h.pass({}, daemonDeps());
+
+  // THEN the new bytes are parsed, validated, rendered, synthesized and applied
+  expect(edited.outcomes.get('staging-us1')?.result).toBe('applied');
+  expect([parses, validations, renders, synths].map((spy) => spy.mock.calls.length)).toEqual([1, 1, 1, 1]);
 });
 
 test.each([
