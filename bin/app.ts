@@ -4,9 +4,10 @@ import * as path from 'node:path';
 import { loadValidClusters } from '../lib/cluster/load';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
 import { WorkerStacksError } from '../lib/errors';
+import { PROJECT_ROOT } from '../lib/paths';
 import { buildFleetApp } from '../lib/stacks/app';
 
-const root = path.resolve(__dirname, '..');
+const root = PROJECT_ROOT;
 const clustersDir = path.resolve(process.env.WORKER_STACKS_CLUSTERS ?? path.join(root, 'clusters'));
 const templatesDir = path.resolve(process.env.WORKER_STACKS_TEMPLATES ?? DEFAULT_TEMPLATES_DIR);
 

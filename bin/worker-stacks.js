@@ -1,5 +1,3 @@
 #!/usr/bin/env node
-// npm bin entry: runs the TypeScript CLI through ts-node (transpile only; `npm test` type-checks).
-const path = require('node:path');
-require('ts-node').register({ transpileOnly: true, project: path.join(__dirname, '..', 'tsconfig.json') });
-require('./worker-stacks.ts');
+// npm bin entry: the CLI of bin/worker-stacks.ts, precompiled when the build is current (see launch.js).
+require('./launch').run('worker-stacks');

@@ -1,4 +1,7 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { PROJECT_ROOT } from '../paths';
 import { describeAwsError } from '../aws/aws-error';
 import { dirFlags, EXIT, inputDirs, Io, processIo } from './context';
 import { renderCommand } from './render';
@@ -9,8 +12,7 @@ import { registerStatus } from './status';
 import { schemaCommand } from './schema';
 import { validateCommand } from './validate';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { version } = require('../../package.json') as { version: string };
+const { version } = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 
 /** A command module adds its command(s) to the program; `done` records the exit code. */
 export type Register = (program: Command, io: Io, done: (code: number) => void) => void;

@@ -5,10 +5,11 @@ import Handlebars from 'handlebars';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { TemplateError } from '../errors';
+import { PROJECT_ROOT } from '../paths';
 import { ConfigFormat } from './node-config';
 
 /** The repository's own template directory. */
-export const DEFAULT_TEMPLATES_DIR = path.resolve(__dirname, '..', '..', 'cloudconfig');
+export const DEFAULT_TEMPLATES_DIR = path.join(PROJECT_ROOT, 'cloudconfig');
 
 const ManifestSchema = z.strictObject({
   format: z.enum(['ignition', 'cloud-init']),

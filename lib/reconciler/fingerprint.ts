@@ -3,8 +3,9 @@ import * as path from 'node:path';
 import { canonicalJson } from '../cloudconfig/canonical-json';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { WorkerCluster } from '../cluster/schema';
+import { PROJECT_ROOT } from '../paths';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = PROJECT_ROOT;
 
 let cached: string | undefined;
 
