@@ -1,0 +1,31 @@
+/** Runs a bench/*-child.ts script in a fresh Node process and returns the JSON line it prints last. */
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { ROOT } from './cdk-cli';
+
+export interface ChildOptions {
+  /** Environment changes; undefined values remove a variable. */
+  readonly env?: Record<string, string | undefined>;
+  /** Write a V8 CPU profile of the child here (node --cpu-prof). */
+  readonly profileDir?: string;
+}
+
+export function runChild<T>(script: string, args: readonly string[], opts: ChildOptions = {}): T {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  // A --cpu-prof meant for bench/run.ts would otherwise profile (and slow) every child.
+  delete env.NODE_OPTIONS;
+  for (const [k, v] of Object.entries(opts.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  const prof = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
+  const r = spawnSync(process.execPath, [...prof, '-r', 'ts-node/register/transpile-only', path.join(__dirname, script), ...args], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const last = (r.stdout ?? '').trim().split('\n').pop() ?? '';
+  if (r.status !== 0 || !last.startsWith('{')) throw new Error(`${script} ${args.join(' ')} failed (exit ${r.status}):\n${(r.stderr ?? '').slice(-3000)}`);
+  return JSON.parse(last) as T;
+}

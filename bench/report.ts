@@ -1,0 +1,137 @@
+/**
+ * Results of a run: bench/results.json (machine-readable, gitignored) and
+ * bench/RESULTS.md (the short human table that is committed). Each benchmark
+ * returns a Section; a run that covers only some benchmarks keeps the other
+ * sections of the previous results.json, each with its own date and code.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export interface Target {
+  readonly op: '<=' | '==';
+  readonly value: number;
+}
+
+export interface Figure {
+  readonly id: string;
+  readonly label: string;
+  readonly value: number;
+  readonly unit: string;
+  readonly target?: Target;
+  readonly pass?: boolean;
+  readonly note?: string;
+}
+
+export interface Section {
+  readonly id: string;
+  readonly title: string;
+  readonly mode: 'quick' | 'full';
+  readonly date: string;
+  /** 1-minute load average before and after: another process on 2 cores skews every figure. */
+  readonly loadavg: readonly [number, number];
+  /** The code measured: lib/ changes while people work on it. */
+  readonly code: CodeState;
+  readonly figures: Figure[];
+  /** Markdown tables, as printed. */
+  readonly tables: string[];
+  readonly notes: string[];
+  /** Raw per-run data for anyone who wants to recompute. */
+  readonly data: unknown;
+}
+
+export interface CodeState {
+  readonly commit: string;
+  /** Files under bin/, lib/ or cloudconfig/ that differ from the commit. */
+  readonly modified: string[];
+}
+
+export function codeState(): CodeState {
+  // Not trimmed: porcelain lines start with a status column that may be a space.
+  const git = (...args: string[]) => spawnSync('git', args, { cwd: path.resolve(__dirname, '..'), encoding: 'utf8' }).stdout ?? '';
+  const modified = git('status', '--porcelain', '--', 'bin', 'lib', 'cloudconfig').split('\n').filter(Boolean).map((l) => l.slice(3));
+  return { commit: git('rev-parse', '--short', 'HEAD').trim() || 'unknown', modified };
+}
+
+export interface Results {
+  readonly machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
+  readonly updated: string;
+  /** Latest full run of each benchmark: what RESULTS.md shows. */
+  readonly sections: Record<string, Section>;
+  /** Latest quick (smoke) run of each, kept apart so that it never replaces a full figure. */
+  readonly quick: Record<string, Section>;
+}
+
+export const RESULTS_JSON = path.join(__dirname, 'results.json');
+export const RESULTS_MD = path.join(__dirname, 'RESULTS.md');
+
+export function figure(id: string, label: string, value: number, unit: string, target?: Target, note?: string): Figure {
+  const pass = target === undefined ? undefined : target.op === '<=' ? value <= target.value : value === target.value;
+  return { id, label, value, unit, target, pass, note };
+}
+
+export function machine(): Results['machine'] {
+  return { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
+}
+
+export function writeResults(sections: readonly Section[]): Results {
+  let previous: Results | undefined;
+  try {
+    previous = JSON.parse(fs.readFileSync(RESULTS_JSON, 'utf8')) as Results;
+  } catch {
+    previous = undefined;
+  }
+  const merged: Results = { machine: machine(), updated: new Date().toISOString(), sections: { ...(previous?.sections ?? {}) }, quick: { ...(previous?.quick ?? {}) } };
+  for (const s of sections) (s.mode === 'quick' ? merged.quick : merged.sections)[s.id] = s;
+  fs.writeFileSync(RESULTS_JSON, `${JSON.stringify(merged, undefined, 2)}\n`);
+  return merged;
+}
+
+const ORDER = ['synth', 'cdk-examples', 'unchanged', 'latency', 'rollout'];
+
+/** RESULTS.md from the full-mode sections only: a quick smoke run must never overwrite committed figures. */
+export function writeMarkdown(results: Results): boolean {
+  const sections = ORDER.map((id) => results.sections[id]).filter((s): s is Section => Boolean(s));
+  if (sections.length === 0) return false;
+  const m = results.machine;
+  const targets = sections.flatMap((s) => s.figures.filter((f) => f.target));
+  const lines = [
+    '# Benchmark results',
+    '',
+    `Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}. Produced by \`npm run bench\` (see bench/run.ts); raw figures in bench/results.json.`,
+    '',
+    '## Targets (issue 5)',
+    '',
+    '| figure | measured | target | |',
+    '| --- | --- | --- | --- |',
+    ...targets.map((f) => `| ${f.label} | ${show(f.value, f.unit)} | ${f.target!.op === '<=' ? '≤' : '='} ${show(f.target!.value, f.unit)} | ${f.pass ? 'pass' : '**miss**'} |`),
+    '',
+  ];
+  for (const s of sections) {
+    const code = `code ${s.code.commit}${s.code.modified.length ? ` + uncommitted changes to ${s.code.modified.join(', ')}` : ''}`;
+    lines.push(`## ${s.title}`, '', `Run ${s.date.slice(0, 16).replace('T', ' ')} UTC, ${code}, load average ${s.loadavg.map((l) => l.toFixed(2)).join(' → ')}.`, '');
+    for (const t of s.tables) lines.push(t, '');
+    for (const n of s.notes) lines.push(`- ${n}`);
+    if (s.notes.length) lines.push('');
+  }
+  fs.writeFileSync(RESULTS_MD, lines.join('\n'));
+  return true;
+}
+
+function show(v: number, unit: string): string {
+  const text = Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en-US') : Number(v.toPrecision(3)).toString();
+  return unit ? `${text} ${unit}` : text;
+}
+
+export const loadavg1 = () => Number(os.loadavg()[0].toFixed(2));
+
+/** What every benchmark is given by bench/run.ts. */
+export interface BenchOptions {
+  /** Smaller sizes and fewer repetitions: a smoke run, never written to RESULTS.md. */
+  readonly quick: boolean;
+  /** A scratch directory for this run (removed afterwards). */
+  readonly tmp: string;
+  /** Write CPU profiles of the measuring child processes here (--cpu-prof). */
+  readonly profileDir?: string;
+}

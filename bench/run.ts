@@ -1,0 +1,79 @@
+/**
+ * The benchmarks of issue 5. Not part of `npm test`.
+ *
+ *   npm run bench                          all of them, full sizes (tens of minutes on 2 cores)
+ *   npm run bench -- --quick               smaller sizes and fewer repetitions (a smoke run, < 2 min)
+ *   npm run bench -- synth unchanged       some of them
+ *   npm run bench -- unchanged --cpu-prof  V8 CPU profiles of the measuring child processes (figures only printed)
+ *
+ * Names: synth, cdk-examples, unchanged, latency, rollout. Each prints its
+ * tables; the run writes bench/results.json and (full runs only) bench/RESULTS.md.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runCdkExamples } from './cdk-examples';
+import { runLatency } from './change-latency';
+import { BenchOptions, loadavg1, RESULTS_MD, Section, writeMarkdown, writeResults } from './report';
+import { runRollout } from './rollout';
+import { fmt } from './stats';
+import { runSynth } from './synth';
+import { runUnchanged } from './unchanged';
+
+const BENCHMARKS: Record<string, (opts: BenchOptions) => Promise<Section>> = {
+  synth: runSynth,
+  'cdk-examples': runCdkExamples,
+  unchanged: runUnchanged,
+  latency: runLatency,
+  rollout: runRollout,
+};
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick');
+  const profile = args.includes('--cpu-prof');
+  const names = args.filter((a) => !a.startsWith('--'));
+  const unknown = names.filter((n) => !BENCHMARKS[n]);
+  if (unknown.length) {
+    process.stderr.write(`unknown benchmark(s) ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}\n`);
+    process.exit(2);
+  }
+  const selected = names.length ? names : Object.keys(BENCHMARKS);
+  const profileDir = profile ? fs.mkdtempSync(path.join(os.tmpdir(), 'ws-bench-profiles-')) : undefined;
+  if (loadavg1() > 0.5) process.stderr.write(`warning: load average ${loadavg1()} before the run; other work on this machine skews the figures\n`);
+  const sections: Section[] = [];
+  for (const name of selected) {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `ws-bench-${name}-`));
+    const started = Date.now();
+    process.stderr.write(`\n== ${name}${quick ? ' (quick)' : ''}\n`);
+    try {
+      const section = await BENCHMARKS[name]({ quick, tmp, profileDir });
+      sections.push(section);
+      print(section, (Date.now() - started) / 1000);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  if (profileDir) {
+    // The profiler slows what it measures: these figures go nowhere but the terminal.
+    process.stdout.write(`\nCPU profiles in ${profileDir} (results.json and RESULTS.md left as they are); summarize one with:\n  npx ts-node --transpile-only bench/profile.ts ${profileDir}/<file>.cpuprofile [--under synthesizeStack]\n`);
+    return;
+  }
+  const results = writeResults(sections);
+  const wroteMd = !quick && writeMarkdown(results);
+  process.stdout.write(`\nwrote bench/results.json${wroteMd ? ` and ${path.relative(process.cwd(), RESULTS_MD)}` : ' (quick run: RESULTS.md left as it is)'}\n`);
+}
+
+function print(s: Section, seconds: number): void {
+  const lines = [`\n## ${s.title} (${fmt(seconds)} s, load ${s.loadavg.join(' → ')})`, ''];
+  for (const t of s.tables) lines.push(t, '');
+  for (const f of s.figures.filter((x) => x.target)) {
+    lines.push(`${f.pass ? 'PASS' : 'MISS'}  ${f.label}: ${fmt(f.value, f.unit)} (target ${f.target!.op === '<=' ? '≤' : '='} ${fmt(f.target!.value, f.unit)})`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main().catch((e) => {
+  process.stderr.write(`${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});

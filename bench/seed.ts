@@ -1,0 +1,64 @@
+/**
+ * A fleet that is already settled, without synthesizing it: the status each
+ * cluster would have after a successful apply (written through the store's
+ * own writeStatus, with the checksum and inputs fingerprint the reconciler
+ * computes), and a CREATE_COMPLETE stack per cluster in the fake.
+ */
+import { ClusterStatus, setConditions } from '../lib/cluster/status';
+import { validateCluster } from '../lib/cluster/validate';
+import { renderConfig } from '../lib/cloudconfig/render';
+import { listTemplates } from '../lib/cloudconfig/templates';
+import { configDigests } from '../lib/reconciler/config-changes';
+import { CONDITIONS, ReconcilerDeps } from '../lib/reconciler/context';
+import { inputsFingerprint } from '../lib/reconciler/fingerprint';
+import { workerStackName } from '../lib/stacks/naming';
+import type { World } from './world';
+
+export interface SeededStack {
+  readonly name: string;
+  readonly region: string;
+  readonly stackName: string;
+  readonly checksum: string;
+}
+
+/**
+ * Writes the settled status of every object in the store. The first store.list() also records each
+ * object's spec hash and generation, as the first pass of a real reconciler would.
+ */
+export async function seedStatuses(deps: ReconcilerDeps, stackIdOf: (s: SeededStack) => string = (s) => `arn:aws:cloudformation:${s.region}:000000000000:stack/${s.stackName}/seeded`): Promise<SeededStack[]> {
+  const templates = listTemplates(deps.templatesDir);
+  const out: SeededStack[] = [];
+  for (const record of await deps.store.list()) {
+    const result = validateCluster(record.raw, { file: record.source, templates });
+    if (!result.cluster) throw new Error(`seed: ${record.source} is invalid`);
+    const cluster = result.cluster;
+    const config = renderConfig(cluster, deps.templatesDir);
+    const seeded: SeededStack = { name: record.name, region: cluster.spec.region, stackName: workerStackName(record.name), checksum: config.checksum };
+    // The fields recordSuccess (lib/reconciler/tasks-apply.ts) writes after an apply.
+    const status: ClusterStatus = {
+      conditions: setConditions([], CONDITIONS.ready('StackCreated', `stack CREATE_COMPLETE, config ${config.checksum.slice(0, 12)} live`), record.generation, deps.now()),
+      cloudConfigChecksum: config.checksum,
+      observedGeneration: record.generation,
+      stackName: seeded.stackName,
+      stackId: stackIdOf(seeded),
+      stackStatus: 'CREATE_COMPLETE',
+      inputsFingerprint: inputsFingerprint(cluster, config.checksum, deps.code),
+      configDigests: configDigests(config.node),
+      failures: 0,
+      recoveryAttempts: 0,
+    };
+    await deps.store.writeStatus(record.name, status, record.resourceVersion);
+    out.push(seeded);
+  }
+  return out;
+}
+
+/**
+ * CREATE_COMPLETE stacks in the fakes. Only their status and ConfigChecksum output matter to an unchanged
+ * pass, so the live template is a stub with that output rather than a synthesized one.
+ */
+export function seedStacks(world: World, stacks: readonly SeededStack[]): void {
+  for (const s of stacks) {
+    world.fake(s.region).seed(s.stackName, { status: 'CREATE_COMPLETE', template: JSON.stringify({ Resources: {}, Outputs: { ConfigChecksum: { Value: s.checksum } } }) });
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * The reconciler wired by lib/reconciler/wiring.ts createDeps itself (real
+ * FileStore, synthesis with cdk-nag, caches, code fingerprint, pino), with only
+ * AWS replaced by the deterministic fakes of test/fakes/: one fake
+ * CloudFormation per region, every port call counted, and optional real
+ * delays, because the fake's own clock makes every wait instant and
+ * concurrency would not matter.
+ */
+import pino from 'pino';
+import { ChangeSetRequest, CloudFormationPort, StackSummary, WaitOptions } from '../lib/aws/cloudformation-port';
+import { DEFAULT_TEMPLATES_DIR } from '../lib/cloudconfig/templates';
+import { ReconcilerDeps } from '../lib/reconciler/context';
+import { Controller } from '../lib/reconciler/controller';
+import { createDeps } from '../lib/reconciler/wiring';
+import { workflow, WorkflowHooks } from '../lib/reconciler/workflow';
+import { FileStore } from '../lib/stores/file-store';
+import { FakeCloudFormation, Method, MUTATING } from '../test/fakes/fake-cloudformation';
+import { FakeClock, FakePublisher, FixedIdentity } from '../test/fakes/fake-ports';
+import { sleep } from './stats';
+
+/** Real ListStacks/DescribeStacks return at most 100 stacks per page; the fake returns all in one call. */
+export const STACKS_PER_PAGE = 100;
+
+export interface Delays {
+  /** Real time a change set takes to be created (waitForChangeSet). */
+  readonly changeSetMs: number;
+  /** Real time a stack operation takes (waitForStack). */
+  readonly stackMs: number;
+}
+
+export interface WorldOptions {
+  readonly clustersDir: string;
+  /** @default true, as wiring.ts */
+  readonly nag?: boolean;
+  /** The account the credentials belong to. */
+  readonly account: string;
+}
+
+export class World {
+  public readonly clock = new FakeClock();
+  public readonly publisher = new FakePublisher();
+  public readonly identity: FixedIdentity;
+  public readonly store: FileStore;
+  public readonly deps: ReconcilerDeps;
+  public readonly fakes = new Map<string, FakeCloudFormation>();
+  /** Set to make waits take real time (see Delays). */
+  public delays?: Delays;
+  /** Pages a real paginated listing would have fetched. */
+  public listPages = 0;
+  public statusWrites = 0;
+  public storeLists = 0;
+  public storeListMs = 0;
+  /** Task runs, by task name (from the workflow's own hooks). */
+  public readonly taskRuns = new Map<string, number>();
+  /** Summed synchronous time of each task (see timeTasks). */
+  public readonly taskMs = new Map<string, number>();
+  /** First and last hook time of each cluster in the current pass. */
+  public readonly spans = new Map<string, { start: number; end: number }>();
+  public onCreateChangeSet?: (req: ChangeSetRequest) => void;
+  public onWatchEvent?: (name: string) => void;
+  private readonly ports = new Map<string, CloudFormationPort>();
+
+  constructor(private readonly opts: WorldOptions) {
+    timeTasks(this);
+    this.identity = new FixedIdentity(opts.account);
+    // The product logs JSON lines to stderr; here they are formatted the same way and thrown away.
+    const logDestination = pino.destination({ dest: '/dev/null', sync: true }) as unknown as NodeJS.WritableStream;
+    const wired = createDeps({ clustersDir: opts.clustersDir, templatesDir: DEFAULT_TEMPLATES_DIR, nag: opts.nag, logDestination });
+    this.store = wired.store;
+    const write = this.store.writeStatus.bind(this.store);
+    this.store.writeStatus = (...args) => {
+      this.statusWrites++;
+      return write(...args);
+    };
+    const list = this.store.list.bind(this.store);
+    this.store.list = async () => {
+      const t = performance.now();
+      const records = await list();
+      this.storeLists++;
+      this.storeListMs += performance.now() - t;
+      return records;
+    };
+    const watch = this.store.watch.bind(this.store);
+    this.store.watch = (onChange) => watch((name) => (this.onWatchEvent?.(name), onChange(name)));
+    // Everything else (work dir, caches, timeouts, backoff, clock) stays as the product wires it.
+    this.deps = { ...wired.deps, aws: (region) => ({ cfn: this.port(region), publisher: this.publisher }), identity: this.identity };
+  }
+
+  public fake(region: string): FakeCloudFormation {
+    let f = this.fakes.get(region);
+    if (!f) {
+      f = new FakeCloudFormation({ clock: this.clock, region, account: this.opts.account, readTemplateUrl: this.publisher.read });
+      this.fakes.set(region, f);
+    }
+    return f;
+  }
+
+  /** Hooks that count every task and note when each cluster's reconcile starts and ends. */
+  public readonly hooks: WorkflowHooks = {
+    before: (task, ctx) => {
+      const t = performance.now();
+      this.taskRuns.set(task, (this.taskRuns.get(task) ?? 0) + 1);
+      if (!this.spans.has(ctx.record.name)) this.spans.set(ctx.record.name, { start: t, end: t });
+    },
+    after: (_task, ctx) => {
+      const span = this.spans.get(ctx.record.name);
+      if (span) span.end = performance.now();
+    },
+  };
+
+  public controller(concurrency?: number): Controller {
+    return new Controller(this.deps, { concurrency, hooks: this.hooks });
+  }
+
+  /** Calls per port method over every region (listStacks counted as calls, see listPages for pages). */
+  public calls(): Record<Method, number> {
+    const out: Partial<Record<Method, number>> = {};
+    for (const f of this.fakes.values()) for (const [m, n] of f.calls) out[m] = (out[m] ?? 0) + n;
+    return out as Record<Method, number>;
+  }
+
+  /** Read calls as real CloudFormation would bill them: listing pages instead of listing calls. */
+  public cfnReads(): number {
+    const c = this.calls();
+    return this.listPages + Object.entries(c).filter(([m]) => m !== 'listStacks' && !(MUTATING as readonly string[]).includes(m)).reduce((n, [, v]) => n + v, 0);
+  }
+
+  public cfnWrites(): number {
+    return [...this.fakes.values()].reduce((n, f) => n + f.mutatingCalls(), 0);
+  }
+
+  public resetCounters(): void {
+    for (const f of this.fakes.values()) f.resetCalls();
+    this.publisher.calls = 0;
+    this.publisher.uploads.length = 0;
+    this.identity.calls = 0;
+    this.listPages = this.statusWrites = this.storeLists = this.storeListMs = 0;
+    this.taskRuns.clear();
+    this.taskMs.clear();
+    this.spans.clear();
+  }
+
+  private port(region: string): CloudFormationPort {
+    let p = this.ports.get(region);
+    if (p) return p;
+    const f = this.fake(region);
+    p = {
+      listStacks: async () => {
+        const all = await f.listStacks();
+        this.listPages += Math.max(1, Math.ceil(all.size / STACKS_PER_PAGE));
+        return all;
+      },
+      describeStack: (name: string) => f.describeStack(name),
+      createChangeSet: (req: ChangeSetRequest) => {
+        this.onCreateChangeSet?.(req);
+        return f.createChangeSet(req);
+      },
+      describeChangeSet: (s: string, c: string) => f.describeChangeSet(s, c),
+      waitForChangeSet: async (s: string, c: string) => {
+        if (this.delays) await sleep(this.delays.changeSetMs);
+        return f.waitForChangeSet(s, c);
+      },
+      executeChangeSet: (s: string, c: string, token: string) => f.executeChangeSet(s, c, token),
+      deleteChangeSet: (s: string, c: string) => f.deleteChangeSet(s, c),
+      stackEvents: (s: string, after?: string) => f.stackEvents(s, after),
+      waitForStack: async (s: string, o: WaitOptions): Promise<StackSummary | undefined> => {
+        if (this.delays) await sleep(this.delays.stackMs);
+        return f.waitForStack(s, o);
+      },
+      deleteStack: (s: string, token: string) => f.deleteStack(s, token),
+      continueUpdateRollback: (s: string, token: string) => f.continueUpdateRollback(s, token),
+    };
+    this.ports.set(region, p);
+    return p;
+  }
+}
+
+let timing: World | undefined;
+let wrapped = false;
+
+/**
+ * Times the synchronous part of every workflow task (an async function runs synchronously up to its
+ * first await). validate, render, skip-if-unchanged and synthesize are CPU work with no await before
+ * their result, so this is their exact cost. The hooks cannot measure it: with several clusters in
+ * flight, other clusters' tasks run between a task's end and its after hook. The task objects are
+ * module singletons, so they are wrapped once, in memory, and report to the latest World.
+ */
+function timeTasks(world: World): void {
+  timing = world;
+  if (wrapped) return;
+  wrapped = true;
+  for (const task of workflow()) {
+    const run = task.run.bind(task);
+    task.run = (ctx) => {
+      const t = performance.now();
+      const result = run(ctx);
+      if (timing) timing.taskMs.set(task.name, (timing.taskMs.get(task.name) ?? 0) + performance.now() - t);
+      return result;
+    };
+  }
+}
