@@ -1,4 +1,5 @@
 import { LIMITS } from './limits';
+import { clientRuleCount, ListenerPorts, nodeRuleKeys } from './listener-rules';
 import { RULE_SOURCE_KINDS } from './schema';
 
 /**
@@ -111,13 +112,13 @@ function ruleProblems(spec: Loose): Found[] {
       'rules (same protocol, ports and source)',
     ),
   );
-  // Listener node ports add one rule each (from the load balancer), so they count against the same quota.
-  const nodePorts = new Set(arr(spec.listeners).flatMap((l) => [obj(l).nodePort, obj(obj(l).healthCheck).port].filter((p) => p !== undefined)));
-  const total = rules.length + nodePorts.size;
+  // Listener node ports add rules (from the load balancer) to the same group, so they count against the same quota.
+  const nodeRules = nodeRuleKeys(arr(spec.listeners).map((l) => obj(l) as ListenerPorts)).length;
+  const total = rules.length + nodeRules;
   if (total > LIMITS.inboundRulesPerSecurityGroup) {
     out.push({
       path: 'spec.securityGroupRules',
-      message: `${rules.length} rules + ${nodePorts.size} listener node-port rules = ${total}, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`,
+      message: `${rules.length} rules + ${nodeRules} listener node-port rules = ${total}, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`,
     });
   }
   return out;
@@ -134,8 +135,13 @@ function listenerProblems(spec: Loose): Found[] {
     out.push({ path: 'spec.listeners', message: `${listeners.length} target groups exceed the AWS limit of ${LIMITS.targetGroupsPerAutoScalingGroup} per Auto Scaling group` });
   }
   const cidrs = arr(obj(spec.loadBalancer).allowedCidrs).length;
-  if (listeners.length * cidrs > LIMITS.inboundRulesPerSecurityGroup) {
-    out.push({ path: 'spec.loadBalancer.allowedCidrs', message: `${listeners.length} listeners × ${cidrs} CIDRs = ${listeners.length * cidrs} rules, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} per security group` });
+  const transports = clientRuleCount(listeners.map((l) => obj(l) as ListenerPorts), 1);
+  if (transports * cidrs > LIMITS.inboundRulesPerSecurityGroup) {
+    const counted = transports === listeners.length ? '' : ` (${transports} with each TCP_UDP listener counted twice)`;
+    out.push({
+      path: 'spec.loadBalancer.allowedCidrs',
+      message: `${listeners.length} listeners${counted} × ${cidrs} CIDRs = ${transports * cidrs} rules, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} per security group`,
+    });
   }
   listeners.forEach((raw, i) => {
     const l = obj(raw);

@@ -4,6 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { Construct } from 'constructs';
 import { LIMITS } from '../cluster/limits';
+import { transportsOf } from '../cluster/listener-rules';
 import { UsageError } from '../errors';
 import { RuleProps, SecurityGroupRules } from './security-group-rules';
 
@@ -107,7 +108,7 @@ export class WorkerListeners extends Construct {
           unhealthyThresholdCount: hc.unhealthyThreshold ?? 3,
         },
       });
-      for (const proto of transport(protocol)) {
+      for (const proto of transportsOf(protocol)) {
         for (const cidr of props.allowedCidrs) clientRules.push({ protocol: proto, port: l.port, source: { cidr }, description: `clients to listener ${l.name}` });
         addNodeRule(nodeRules, { protocol: proto, port: l.nodePort, source: { loadBalancer: true }, description: `load balancer to node port (listener ${l.name})` });
       }
@@ -123,10 +124,6 @@ export class WorkerListeners extends Construct {
     });
     this.nodeRules = [...nodeRules.values()];
   }
-}
-
-function transport(protocol: NonNullable<ListenerProps['protocol']>): Array<'tcp' | 'udp'> {
-  return protocol === 'UDP' ? ['udp'] : protocol === 'TCP_UDP' ? ['tcp', 'udp'] : ['tcp'];
 }
 
 /** First listener to need a port names the rule; later ones share it. */

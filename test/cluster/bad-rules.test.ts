@@ -1,6 +1,7 @@
 import { validateCluster } from '../../lib/cluster/validate';
 import { BadRow, expectRefused } from '../helpers/bad-input';
 import { rawExample, TEMPLATES } from '../helpers/clusters';
+import { synthCluster } from '../helpers/synth';
 
 /**
  * Malformed security-group rules and listeners. Each row breaks one thing in a
@@ -52,12 +53,24 @@ const rows: BadRow[] = [
     message: /^duplicates spec\.securityGroupRules\[0\] \(rules \(same protocol, ports and source\) must be unique\)$/,
   },
   {
-    // edge-ap1 has 33 rules and 19 distinct listener node ports (52); 9 more rules make 61.
+    // edge-ap1 has 33 rules and 25 listener node-port rules (a UDP listener's node port needs a udp rule and a tcp
+    // health-check rule): 58; 3 more rules make 61.
     what: 'too many rules (over 60 counting listener node-port rules)',
     example: 'edge-ap1',
-    mutate: (r) => r.spec.securityGroupRules.push(...Array.from({ length: 9 }, (_, i) => monitoring(i))),
+    mutate: (r) => r.spec.securityGroupRules.push(...Array.from({ length: 3 }, (_, i) => monitoring(i))),
     path: 'spec.securityGroupRules',
-    message: /^42 rules \+ 19 listener node-port rules = 61, over the AWS limit of 60 inbound rules per security group/,
+    message: /^36 rules \+ 25 listener node-port rules = 61, over the AWS limit of 60 inbound rules per security group/,
+  },
+  {
+    // A TCP_UDP listener needs a tcp and a udp client rule per allowed CIDR: 31 listeners × 2 × 1 CIDR = 62.
+    what: 'TCP_UDP listeners count twice against the client-rule limit',
+    example: 'prod-eu1',
+    mutate: (r) => {
+      r.spec.listeners = Array.from({ length: 31 }, (_, i) => ({ name: `dns-${i}`, protocol: 'TCP_UDP', port: 5300 + i, nodePort: 31053 }));
+      r.spec.securityGroupRules = r.spec.securityGroupRules.filter((x: any) => !x.source.loadBalancer);
+    },
+    path: 'spec.loadBalancer.allowedCidrs',
+    message: /^31 listeners \(62 with each TCP_UDP listener counted twice\) × 1 CIDRs = 62 rules, over the AWS limit of 60/,
   },
 
   // --- listeners -------------------------------------------------------------
@@ -104,17 +117,19 @@ describe('a malformed rule or listener is refused with its field path and rule',
 });
 
 describe('the limits themselves are allowed', () => {
-  test('exactly 60 rules including listener node-port rules', () => {
-    // GIVEN edge-ap1 (33 rules + 19 node ports) with 8 more rules: 60 in all
+  test('exactly 60 rules including listener node-port rules: valid, and the synthesized worker group has exactly 60', () => {
+    // GIVEN edge-ap1 (33 rules + 25 node-port rules) with 2 more rules: 60 in all
     const raw = rawExample('edge-ap1');
-    raw.spec.securityGroupRules!.push(...Array.from({ length: 8 }, (_, i) => monitoring(i)) as any[]);
+    raw.spec.securityGroupRules!.push(...Array.from({ length: 2 }, (_, i) => monitoring(i)) as any[]);
 
-    // WHEN it is validated
+    // WHEN it is validated and synthesized
     const result = validateCluster(raw, { file: 'clusters/edge-ap1.yaml', templates: TEMPLATES });
+    const { json } = synthCluster(result.cluster!);
 
-    // THEN it is valid
+    // THEN it is valid, and validation counted exactly the ingress rules synthesis built on the worker group
     expect(result.problems).toEqual([]);
-    expect(result.cluster?.spec.securityGroupRules).toHaveLength(41);
+    const onPool = Object.values<any>(json.Resources).filter((r) => r.Type === 'AWS::EC2::SecurityGroupIngress' && JSON.stringify(r.Properties.GroupId).includes('PoolSecurityGroup'));
+    expect(onPool).toHaveLength(60);
   });
 
   test('exactly 50 listeners', () => {
