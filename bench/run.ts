@@ -6,7 +6,7 @@
  *   npm run bench -- synth unchanged       some of them
  *   npm run bench -- unchanged --cpu-prof  V8 CPU profiles of the measuring child processes (figures only printed)
  *
- * Names: synth, cdk-examples, unchanged, latency, rollout. Each prints its
+ * Names: synth, synth-pool, cdk-examples, unchanged, latency, rollout. Each prints its
  * tables; the run writes bench/results.json and (full runs only) bench/RESULTS.md.
  */
 import * as fs from 'node:fs';
@@ -18,10 +18,12 @@ import { BenchOptions, loadavg1, RESULTS_MD, Section, writeMarkdown, writeResult
 import { runRollout } from './rollout';
 import { fmt } from './stats';
 import { runSynth } from './synth';
+import { runSynthPool } from './synth-pool';
 import { runUnchanged } from './unchanged';
 
 const BENCHMARKS: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   synth: runSynth,
+  'synth-pool': runSynthPool,
   'cdk-examples': runCdkExamples,
   unchanged: runUnchanged,
   latency: runLatency,

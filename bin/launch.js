@@ -25,8 +25,6 @@ exports.run = function run(name) {
     require(built);
     return;
   }
-  // Said only to a person at a terminal: scripts and tests read stderr.
-  if (stat && process.stderr.isTTY && process.env.WORKER_STACKS_TS_NODE !== '1') process.stderr.write(`worker-stacks: sources changed since the last build; running through ts-node (npm run build restores the fast start)\n`);
   require('ts-node').register({ transpileOnly: true, project: path.join(root, 'tsconfig.json') });
   require(path.join(root, 'bin', `${name}.ts`));
 };

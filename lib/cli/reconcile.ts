@@ -1,8 +1,10 @@
+import * as os from 'node:os';
 import { Command } from 'commander';
 import { Controller } from '../reconciler/controller';
 import { runDaemon } from '../reconciler/daemon';
 import { ReconcilerMetrics } from '../reconciler/metrics';
 import { startOpsServer } from '../reconciler/server';
+import { SynthPool } from '../reconciler/synth-pool';
 import { createDeps } from '../reconciler/wiring';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { wholeNumber } from './numbers';
@@ -48,6 +50,7 @@ export function registerReconcile(program: Command, io: Io, done: (code: number)
     .option('--resync-minutes <n>', 'full pass interval in --watch mode', wholeNumber(1, 24 * 60), 10)
     .option('--grace-seconds <n>', 'on SIGTERM, how long work in hand may take to write its status (--watch)', wholeNumber(0, 600), 20)
     .option('--port <n>', 'serve /healthz, /readyz and /metrics on 127.0.0.1:<n> (--watch)', wholeNumber(1, 65535))
+    .option('--synth-threads <n>', 'worker threads that synthesize stacks (0: in the main thread)', wholeNumber(0, 64), Math.min(2, os.availableParallelism()))
     .option('--no-nag', 'skip cdk-nag during synthesis')
     .action(async (opts) => {
       if (Boolean(opts.once) === Boolean(opts.watch)) {
@@ -55,34 +58,44 @@ export function registerReconcile(program: Command, io: Io, done: (code: number)
         return done(EXIT.usage);
       }
       const abort = new AbortController();
-      const { deps } = createDeps(wiringFrom(opts, abort.signal));
-      const metrics = new ReconcilerMetrics();
-      const controller = new Controller(deps, { concurrency: opts.concurrency, metrics });
-      const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
-      if (opts.once) {
-        const outcomes = new Map((await controller.runPass(only)).outcomes);
-        for (let i = 0; i < ONCE_REQUEUES; i++) {
-          const again = new Set([...outcomes].filter(([, o]) => o.requeueAfterMs === 0).map(([n]) => n));
-          if (again.size === 0) break;
-          for (const [n, o] of (await controller.runPass(again)).outcomes) outcomes.set(n, o);
-        }
-        for (const [name, o] of [...outcomes].sort()) io.out(`${name}\t${o.result}${o.message ? `\t${o.message}` : ''}\n`);
-        // Anything not settled (failed, invalid, in backoff, still waiting) makes a scripted --once fail.
-        const bad = [...outcomes.values()].some((o) => !SETTLED.has(o.result));
-        return done(bad ? EXIT.invalid : EXIT.ok);
-      }
-      let ready = false;
-      const stop = () => abort.abort();
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
-      const server = opts.port ? await startOpsServer(opts.port, metrics, () => ready && !abort.signal.aborted) : undefined;
+      const synthPool = opts.synthThreads > 0 ? new SynthPool({ size: opts.synthThreads }) : undefined;
       try {
-        await runDaemon(controller, deps, abort.signal, { resyncMs: opts.resyncMinutes * 60_000, graceMs: opts.graceSeconds * 1000, onPass: () => (ready = true) });
+        return done(await reconcile(opts, io, abort, synthPool));
       } finally {
-        server?.close();
-        process.off('SIGTERM', stop);
-        process.off('SIGINT', stop);
+        await synthPool?.close();
       }
-      return done(EXIT.ok);
     });
+}
+
+/** One pass (--once) or the daemon (--watch); returns the exit code. */
+async function reconcile(opts: Record<string, any>, io: Io, abort: AbortController, synthPool: SynthPool | undefined): Promise<number> {
+  const { deps } = createDeps({ ...wiringFrom(opts, abort.signal), synthPool });
+  const metrics = new ReconcilerMetrics();
+  const controller = new Controller(deps, { concurrency: opts.concurrency, metrics });
+  const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
+  if (opts.once) {
+    const outcomes = new Map((await controller.runPass(only)).outcomes);
+    for (let i = 0; i < ONCE_REQUEUES; i++) {
+      const again = new Set([...outcomes].filter(([, o]) => o.requeueAfterMs === 0).map(([n]) => n));
+      if (again.size === 0) break;
+      for (const [n, o] of (await controller.runPass(again)).outcomes) outcomes.set(n, o);
+    }
+    for (const [name, o] of [...outcomes].sort()) io.out(`${name}\t${o.result}${o.message ? `\t${o.message}` : ''}\n`);
+    // Anything not settled (failed, invalid, in backoff, still waiting) makes a scripted --once fail.
+    const bad = [...outcomes.values()].some((o) => !SETTLED.has(o.result));
+    return bad ? EXIT.invalid : EXIT.ok;
+  }
+  let ready = false;
+  const stop = () => abort.abort();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  const server = opts.port ? await startOpsServer(opts.port, metrics, () => ready && !abort.signal.aborted) : undefined;
+  try {
+    await runDaemon(controller, deps, abort.signal, { resyncMs: opts.resyncMinutes * 60_000, graceMs: opts.graceSeconds * 1000, onPass: () => (ready = true) });
+  } finally {
+    server?.close();
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+  }
+  return EXIT.ok;
 }

@@ -7,7 +7,7 @@ import { RenderedConfig } from '../cloudconfig/render';
 import { ClusterRecord, ClusterStore } from '../stores/cluster-store';
 import { BackoffPolicy } from './backoff';
 import { DerivedCache, derivedKey } from './derived-cache';
-import { SynthesizedStack } from './synthesize';
+import { SynthesizedStack, SynthesizeOptions } from './synthesize';
 
 /** The subset of pino the reconciler uses; tests pass a recorder. */
 export interface Logger {
@@ -48,7 +48,11 @@ export interface ReconcilerDeps {
   readonly signal?: AbortSignal;
   /** Validated clusters and rendered configs of unchanged objects, kept between passes. @default none: derive every time */
   readonly derived?: DerivedCache;
+  /** Where stacks are synthesized (a SynthPool of worker threads in the daemon). @default in this thread */
+  readonly synthesizer?: Synthesizer;
 }
+
+export type Synthesizer = (cluster: WorkerCluster, opts: Omit<SynthesizeOptions, 'config'>) => Promise<SynthesizedStack>;
 
 export type Result = 'unchanged' | 'applied' | 'no-changes' | 'invalid' | 'failed' | 'waiting' | 'backoff' | 'dry-run' | 'conflict' | 'recorded';
 

@@ -76,7 +76,9 @@ export const synthesize: Task = {
   name: 'synthesize',
   when: (ctx) => !ctx.resume,
   async run(ctx) {
-    ctx.synth = synthesizeStack(ctx.cluster!, { templatesDir: ctx.deps.templatesDir, workDir: ctx.deps.workDir, fingerprint: ctx.fingerprint!, nag: ctx.deps.nag, config: ctx.config });
+    const opts = { templatesDir: ctx.deps.templatesDir, workDir: ctx.deps.workDir, fingerprint: ctx.fingerprint!, nag: ctx.deps.nag };
+    // A pool renders again in its thread (a rendered config does not cross threads as a Buffer); in this thread, reuse it.
+    ctx.synth = ctx.deps.synthesizer ? await ctx.deps.synthesizer(ctx.cluster!, opts) : synthesizeStack(ctx.cluster!, { ...opts, config: ctx.config });
   },
 };
 

@@ -9,6 +9,7 @@ import { SdkCloudFormation } from '../aws/sdk-cloudformation';
 import { FileStore } from '../stores/file-store';
 import { DEFAULT_BACKOFF } from './backoff';
 import { DerivedCache } from './derived-cache';
+import { SynthPool } from './synth-pool';
 import { Logger, ReconcilerDeps, RegionClients } from './context';
 import { codeFingerprint } from './fingerprint';
 
@@ -32,6 +33,8 @@ export interface WiringOptions {
   readonly logLevel?: string;
   /** Aborted on shutdown: waits stop and requeue. @default never */
   readonly signal?: AbortSignal;
+  /** Synthesize in these worker threads. @default in the reconciler's own thread */
+  readonly synthPool?: SynthPool;
 }
 
 export function createLogger(dest: NodeJS.WritableStream = process.stderr, level = 'info'): Logger {
@@ -73,6 +76,7 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     maxRecoveryAttempts: 3,
     signal: opts.signal,
     derived: new DerivedCache(),
+    synthesizer: opts.synthPool ? (cluster, o) => opts.synthPool!.synthesize(cluster, o) : undefined,
   };
   return { deps, store };
 }

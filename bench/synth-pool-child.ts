@@ -1,0 +1,46 @@
+/**
+ * One fleet synthesized through the reconciler's SynthPool (worker threads), in its own process.
+ * Prints one JSON line.
+ *
+ *   node -r ts-node/register/transpile-only bench/synth-pool-child.ts <clustersDir> <workDir> <threads>
+ */
+import { performance } from 'node:perf_hooks';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
+import { loadValidClusters } from '../lib/cluster/load';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
+import { SynthPool } from '../lib/reconciler/synth-pool';
+
+export interface SynthPoolChildResult {
+  readonly clusters: number;
+  readonly threads: number;
+  readonly threadsStarted: number;
+  readonly fleetWallMs: number;
+  readonly maxRssBytes: number;
+  readonly heapAfterGcBytes: number;
+}
+
+async function main(): Promise<void> {
+  const [clustersDir, workDir, threadsArg] = process.argv.slice(2);
+  const threads = Number(threadsArg);
+  const start = performance.now();
+  const clusters = loadValidClusters(clustersDir, { templates: listTemplates(DEFAULT_TEMPLATES_DIR), relativeTo: clustersDir });
+  const pool = new SynthPool({ size: threads });
+  // As a rollout with enough concurrency: every cluster queued at once, the pool decides the parallelism.
+  await Promise.all(clusters.map(({ cluster }, i) => pool.synthesize(cluster, { templatesDir: DEFAULT_TEMPLATES_DIR, workDir, fingerprint: String(i).padStart(64, '0'), nag: true })));
+  const fleetWallMs = performance.now() - start;
+  await pool.close();
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+  const result: SynthPoolChildResult = {
+    clusters: clusters.length,
+    threads,
+    threadsStarted: pool.started,
+    fleetWallMs,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    heapAfterGcBytes: process.memoryUsage().heapUsed,
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+void main();

@@ -1,0 +1,51 @@
+/**
+ * The reconciler's synthesis through SynthPool (worker threads, recycled every 200 stacks): the 1,000-cluster
+ * fleet wall time with 1 and 2 threads, and what the main thread keeps afterwards.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runChild } from './child';
+import { writeFleet } from './generate-fleet';
+import { BenchOptions, codeState, figure, loadavg1, Section } from './report';
+import type { SynthPoolChildResult } from './synth-pool-child';
+import { fmt, mb, table } from './stats';
+
+export async function runSynthPool(opts: BenchOptions): Promise<Section> {
+  const load0 = loadavg1();
+  const code = codeState();
+  const n = opts.quick ? 20 : 1000;
+  const dir = path.join(opts.tmp, `fleet-${n}`);
+  writeFleet(dir, n);
+  const runs: SynthPoolChildResult[] = [];
+  for (const threads of [1, 2]) {
+    const workDir = path.join(opts.tmp, 'pool-work');
+    const r = runChild<SynthPoolChildResult>('synth-pool-child.ts', [dir, workDir, String(threads)], { profileDir: opts.profileDir });
+    fs.rmSync(workDir, { recursive: true, force: true });
+    runs.push(r);
+    process.stderr.write(`  pool ${threads} thread(s), ${n} clusters: ${fmt(r.fleetWallMs / 1000)} s\n`);
+  }
+  const two = runs[1];
+  return {
+    id: 'synth-pool',
+    title: `Synth through the reconciler's thread pool: ${n} clusters`,
+    mode: opts.quick ? 'quick' : 'full',
+    date: new Date().toISOString(),
+    loadavg: [load0, loadavg1()],
+    code,
+    figures: [
+      figure('synth-pool.fleet-wall', `${n}-cluster fleet synth through the reconciler's pool (2 threads), wall`, two.fleetWallMs / 1000, 's', opts.quick ? undefined : { op: '<=', value: 30 }),
+      figure('synth-pool.rss', `${n}-cluster fleet synth through the reconciler's pool (2 threads), peak RSS`, mb(two.maxRssBytes), 'MB', opts.quick ? undefined : { op: '<=', value: 2048 }),
+    ],
+    tables: [
+      table(
+        ['threads', 'clusters', 'threads started (recycled every 200)', 'fleet wall s', 'peak RSS MB', 'main-thread heap after GC MB'],
+        runs.map((r) => [String(r.threads), String(r.clusters), String(r.threadsStarted), fmt(r.fleetWallMs / 1000), fmt(mb(r.maxRssBytes)), fmt(mb(r.heapAfterGcBytes))]),
+      ),
+    ],
+    notes: [
+      'The same generated fleet as the synth benchmark; nag on, CDK_VALIDATION unset (as shipped). Every cluster is queued at once, as a rollout with enough --concurrency would, and the pool runs as many syntheses as it has threads. Load and validation of the objects run on the main thread and are included.',
+      'Peak RSS is the whole process (main thread and workers). Recycled threads give their heap back: compare the main-thread heap here with heapAfterGc of the in-process synth above.',
+    ],
+    data: { runs },
+  };
+}
