@@ -38,8 +38,8 @@ export async function runSynthPool(opts: BenchOptions): Promise<Section> {
     ],
     tables: [
       table(
-        ['threads', 'clusters', 'threads started (recycled every 200)', 'fleet wall s', 'peak RSS MB', 'main-thread heap after GC MB'],
-        runs.map((r) => [String(r.threads), String(r.clusters), String(r.threadsStarted), fmt(r.fleetWallMs / 1000), fmt(mb(r.maxRssBytes)), fmt(mb(r.heapAfterGcBytes))]),
+        ['threads', 'clusters', 'pool code', 'threads started (recycled every 200)', 'fleet wall s', 'peak RSS MB', 'main-thread heap after GC MB'],
+        runs.map((r) => [String(r.threads), String(r.clusters), r.fromBuild ? 'build/ (as shipped)' : 'ts-node (no current build)', String(r.threadsStarted), fmt(r.fleetWallMs / 1000), fmt(mb(r.maxRssBytes)), fmt(mb(r.heapAfterGcBytes))]),
       ),
     ],
     notes: [

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { WorkerCluster } from '../cluster/schema';
 import { TemplateError, UsageError, WorkerStacksError } from '../errors';
+import { PROJECT_ROOT } from '../paths';
 import { SynthesizedStack, SynthesizeOptions } from './synthesize';
 
 export interface SynthPoolProps {
@@ -74,7 +75,9 @@ export class SynthPool {
     // From TypeScript sources (tests, ts-node) the thread needs ts-node too; the precompiled build does not.
     const worker = new Worker(ts ? `require(${JSON.stringify(require.resolve('ts-node/register/transpile-only'))}); require(${JSON.stringify(file)});` : file, {
       eval: ts,
-      env: { ...process.env, TS_NODE_PROJECT: path.join(__dirname, '..', '..', 'tsconfig.json') },
+      // Not the parent's flags (a -r ts-node/register of the parent would make a precompiled thread compile again).
+      execArgv: [],
+      env: { ...process.env, TS_NODE_PROJECT: path.join(PROJECT_ROOT, 'tsconfig.json') },
     });
     this.started++;
     const slot: Slot = { worker, done: 0, busy: false };
