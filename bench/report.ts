@@ -88,7 +88,7 @@ export function writeResults(sections: readonly Section[]): Results {
   return merged;
 }
 
-const ORDER = ['synth', 'cdk-examples', 'unchanged', 'latency', 'rollout'];
+const ORDER = ['synth', 'synth-pool', 'cdk-examples', 'unchanged', 'latency', 'rollout'];
 
 /** RESULTS.md from the full-mode sections only: a quick smoke run must never overwrite committed figures. */
 export function writeMarkdown(results: Results): boolean {
@@ -115,6 +115,9 @@ export function writeMarkdown(results: Results): boolean {
     for (const n of s.notes) lines.push(`- ${n}`);
     if (s.notes.length) lines.push('');
   }
+  // The before/after history is written by hand and kept across runs.
+  const history = path.join(__dirname, 'BEFORE-AFTER.md');
+  if (fs.existsSync(history)) lines.push(fs.readFileSync(history, 'utf8'));
   fs.writeFileSync(RESULTS_MD, lines.join('\n'));
   return true;
 }
