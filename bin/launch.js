@@ -18,11 +18,16 @@ function newestSource() {
   return newest;
 }
 
+/** Whether build/bin/<name>.js exists and is newer than every source. */
+function isBuildCurrent(name) {
+  const stat = fs.statSync(path.join(root, 'build', 'bin', `${name}.js`), { throwIfNoEntry: false });
+  return Boolean(stat) && stat.mtimeMs >= newestSource();
+}
+exports.isBuildCurrent = isBuildCurrent;
+
 exports.run = function run(name) {
-  const built = path.join(root, 'build', 'bin', `${name}.js`);
-  const stat = fs.statSync(built, { throwIfNoEntry: false });
-  if (stat && stat.mtimeMs >= newestSource() && process.env.WORKER_STACKS_TS_NODE !== '1') {
-    require(built);
+  if (isBuildCurrent(name) && process.env.WORKER_STACKS_TS_NODE !== '1') {
+    require(path.join(root, 'build', 'bin', `${name}.js`));
     return;
   }
   require('ts-node').register({ transpileOnly: true, project: path.join(root, 'tsconfig.json') });
