@@ -1,5 +1,5 @@
 import { LIMITS } from './limits';
-import { clientRuleCount, ListenerPorts, nodeRuleKeys } from './listener-rules';
+import { clientRuleCount, ListenerPorts, nodeRules } from './listener-rules';
 import { RULE_SOURCE_KINDS } from './schema';
 
 /**
@@ -113,12 +113,12 @@ function ruleProblems(spec: Loose): Found[] {
     ),
   );
   // Listener node ports add rules (from the load balancer) to the same group, so they count against the same quota.
-  const nodeRules = nodeRuleKeys(arr(spec.listeners).map((l) => obj(l) as ListenerPorts)).length;
-  const total = rules.length + nodeRules;
+  const fromListeners = nodeRules(arr(spec.listeners).map((l) => obj(l) as ListenerPorts)).length;
+  const total = rules.length + fromListeners;
   if (total > LIMITS.inboundRulesPerSecurityGroup) {
     out.push({
       path: 'spec.securityGroupRules',
-      message: `${rules.length} rules + ${nodeRules} listener node-port rules = ${total}, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`,
+      message: `${rules.length} rules + ${fromListeners} listener node-port rules = ${total}, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`,
     });
   }
   return out;

@@ -10,23 +10,33 @@ export function transportsOf(protocol: string | undefined): Transport[] {
   return protocol === 'UDP' ? ['udp'] : protocol === 'TCP_UDP' ? ['tcp', 'udp'] : ['tcp'];
 }
 
-export interface ListenerPorts {
+export interface ListenerPorts<P = unknown> {
+  readonly name?: unknown;
   readonly protocol?: string;
-  readonly nodePort?: unknown;
-  readonly healthCheck?: { readonly port?: unknown };
+  readonly nodePort?: P;
+  readonly healthCheck?: { readonly port?: P };
+}
+
+export interface NodeRule<P> {
+  readonly protocol: Transport;
+  readonly port: P;
+  /** The first listener that needs it names it. */
+  readonly listener: unknown;
+  readonly kind: 'traffic' | 'health-check';
 }
 
 /**
- * The node-side rules (from the load balancer), by `protocol/port`, in listener order; a port two listeners share
- * is one rule: one per transport of each node port, and a TCP rule for each health-check port.
+ * The node-side rules (from the load balancer), in listener order; a port two listeners share is one rule: one
+ * per transport of each node port, and a TCP rule for each health-check port.
  */
-export function nodeRuleKeys(listeners: readonly ListenerPorts[]): string[] {
-  const keys = new Set<string>();
+export function nodeRules<P>(listeners: readonly ListenerPorts<P>[]): NodeRule<P>[] {
+  const rules = new Map<string, NodeRule<P>>();
+  const add = (r: NodeRule<P>) => rules.has(`${r.protocol}/${String(r.port)}`) || rules.set(`${r.protocol}/${String(r.port)}`, r);
   for (const l of listeners) {
-    for (const t of transportsOf(l.protocol)) keys.add(`${t}/${String(l.nodePort)}`);
-    keys.add(`tcp/${String(l.healthCheck?.port ?? l.nodePort)}`);
+    for (const t of transportsOf(l.protocol)) add({ protocol: t, port: l.nodePort as P, listener: l.name, kind: 'traffic' });
+    add({ protocol: 'tcp', port: (l.healthCheck?.port ?? l.nodePort) as P, listener: l.name, kind: 'health-check' });
   }
-  return [...keys];
+  return [...rules.values()];
 }
 
 /** Client rules on the load balancer's group: one per transport of each listener and allowed CIDR. */

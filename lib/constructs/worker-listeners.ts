@@ -4,7 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { Construct } from 'constructs';
 import { LIMITS } from '../cluster/limits';
-import { transportsOf } from '../cluster/listener-rules';
+import { nodeRules, transportsOf } from '../cluster/listener-rules';
 import { UsageError } from '../errors';
 import { RuleProps, SecurityGroupRules } from './security-group-rules';
 
@@ -83,7 +83,6 @@ export class WorkerListeners extends Construct {
       securityGroups: [this.securityGroup],
     });
 
-    const nodeRules = new Map<string, RuleProps>();
     const clientRules: RuleProps[] = [];
     for (const l of listeners) {
       const protocol = l.protocol ?? 'TCP';
@@ -110,9 +109,7 @@ export class WorkerListeners extends Construct {
       });
       for (const proto of transportsOf(protocol)) {
         for (const cidr of props.allowedCidrs) clientRules.push({ protocol: proto, port: l.port, source: { cidr }, description: `clients to listener ${l.name}` });
-        addNodeRule(nodeRules, { protocol: proto, port: l.nodePort, source: { loadBalancer: true }, description: `load balancer to node port (listener ${l.name})` });
       }
-      addNodeRule(nodeRules, { protocol: 'tcp', port: hc.port ?? l.nodePort, source: { loadBalancer: true }, description: `load balancer health check (listener ${l.name})` });
     }
     // One resource per rule, ids from content: adding a listener adds its rules and touches no other resource.
     new SecurityGroupRules(this, 'ClientRules', { securityGroup: this.securityGroup, rules: clientRules });
@@ -122,12 +119,12 @@ export class WorkerListeners extends Construct {
       ipProtocol: '-1',
       destinationSecurityGroupId: props.target.connections.securityGroups[0].securityGroupId,
     });
-    this.nodeRules = [...nodeRules.values()];
+    // The same function validation counts the security group quota with.
+    this.nodeRules = nodeRules<number>(listeners).map((r) => ({
+      protocol: r.protocol,
+      port: r.port,
+      source: { loadBalancer: true },
+      description: r.kind === 'traffic' ? `load balancer to node port (listener ${r.listener})` : `load balancer health check (listener ${r.listener})`,
+    }));
   }
-}
-
-/** First listener to need a port names the rule; later ones share it. */
-function addNodeRule(rules: Map<string, RuleProps>, rule: RuleProps): void {
-  const key = `${rule.protocol}/${rule.port}`;
-  if (!rules.has(key)) rules.set(key, rule);
 }

@@ -5,7 +5,7 @@ import { ClusterStatus } from '../../lib/cluster/status';
 import { ConflictError } from '../../lib/stores/cluster-store';
 import { FileStore } from '../../lib/stores/file-store';
 import { EXAMPLES_DIR, tempDir } from '../helpers/clusters';
-import { childEnv, compileClosure } from '../fixtures/stores/compile';
+import { childEnv, compiledWriter } from '../fixtures/stores/compile';
 
 /** Optimistic concurrency on resourceVersion: in one process, between store instances, and between processes. */
 
@@ -97,16 +97,16 @@ describe('one process', () => {
 });
 
 describe('across processes', () => {
+  let fixture: ReturnType<typeof compiledWriter>;
   let compiled: string;
-  let outDir: string;
   const children: ChildProcess[] = [];
   beforeAll(() => {
-    outDir = tempDir('file-store-js');
-    compiled = compileClosure(path.join(__dirname, '..', 'fixtures', 'stores', 'writer.ts'), outDir);
+    fixture = compiledWriter();
+    compiled = fixture.file;
   });
   afterAll(() => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    fs.rmSync(outDir, { recursive: true, force: true });
+    fixture.cleanup();
   });
 
   /** Starts a writer; resolves `ready` on its first line and `done` with its output when it exits. */

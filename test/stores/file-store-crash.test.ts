@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FileStore } from '../../lib/stores/file-store';
 import { EXAMPLES_DIR, tempDir } from '../helpers/clusters';
-import { childEnv, compileClosure } from '../fixtures/stores/compile';
+import { childEnv, compiledWriter } from '../fixtures/stores/compile';
 
 /** Crashes: a writer killed mid-write, its temp files and its lock. */
 
@@ -11,15 +11,15 @@ const NAME = 'prod-eu1';
 const ENTRIES = 4000; // ~300 KB of status: the write takes long enough to be hit
 let dir: string;
 let stateDir: string;
+let writer: ReturnType<typeof compiledWriter>;
 let compiled: string;
-let outDir: string;
 const children: ChildProcess[] = [];
 
 beforeAll(() => {
-  outDir = tempDir('file-store-js');
-  compiled = compileClosure(path.join(__dirname, '..', 'fixtures', 'stores', 'writer.ts'), outDir);
+  writer = compiledWriter();
+  compiled = writer.file;
 });
-afterAll(() => fs.rmSync(outDir, { recursive: true, force: true }));
+afterAll(() => writer.cleanup());
 beforeEach(() => {
   dir = tempDir('file-store-crash');
   stateDir = path.join(dir, '.status');
