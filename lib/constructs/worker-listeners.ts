@@ -1,4 +1,3 @@
-import { Duration } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
@@ -83,34 +82,47 @@ export class WorkerListeners extends Construct {
       securityGroups: [this.securityGroup],
     });
 
+    // Listeners and target groups are L1 resources at the paths the L2 NetworkListener.addTargets used
+    // (LoadBalancer/<name>/Resource, LoadBalancer/<name>/<name>Group/Resource), so their logical ids did not change.
+    // The L2s' lazy properties and checks cost about half a millisecond of synthesis per listener (bench/RESULTS.md);
+    // the limits they checked are in the cluster schema, which refuses the object before synthesis, and
+    // test/constructs/worker-listeners.test.ts holds these resources to what the L2s build.
     const clientRules: RuleProps[] = [];
+    const targetGroupArns: string[] = [];
     for (const l of listeners) {
       const protocol = l.protocol ?? 'TCP';
       const hc = l.healthCheck ?? {};
-      const listener = this.loadBalancer.addListener(l.name, {
+      const scope = new Construct(this.loadBalancer, l.name);
+      // The listener first: the template lists resources in construct order.
+      const listener = new elbv2.CfnListener(scope, 'Resource', {
+        loadBalancerArn: this.loadBalancer.loadBalancerArn,
         port: l.port,
-        protocol: elbv2.Protocol[protocol],
-        certificates: l.certificateArn ? [elbv2.ListenerCertificate.fromArn(l.certificateArn)] : undefined,
+        protocol,
+        certificates: l.certificateArn ? [{ certificateArn: l.certificateArn }] : undefined,
+        defaultActions: [],
       });
-      listener.addTargets(l.name, {
+      const targetGroup = new elbv2.CfnTargetGroup(new Construct(scope, `${l.name}Group`), 'Resource', {
         port: l.nodePort,
         // TLS ends at the load balancer; the nodes get plain TCP.
-        protocol: protocol === 'TLS' ? elbv2.Protocol.TCP : elbv2.Protocol[protocol],
-        targets: [props.target],
-        deregistrationDelay: Duration.seconds(30),
-        healthCheck: {
-          protocol: elbv2.Protocol[hc.protocol ?? 'TCP'],
-          port: String(hc.port ?? l.nodePort),
-          path: hc.protocol && hc.protocol !== 'TCP' ? (hc.path ?? '/') : undefined,
-          interval: Duration.seconds(hc.intervalSeconds ?? 10),
-          healthyThresholdCount: hc.healthyThreshold ?? 3,
-          unhealthyThresholdCount: hc.unhealthyThreshold ?? 3,
-        },
+        protocol: protocol === 'TLS' ? 'TCP' : protocol,
+        vpcId: props.vpc.vpcId,
+        targetType: 'instance',
+        targetGroupAttributes: [{ key: 'deregistration_delay.timeout_seconds', value: '30' }],
+        healthCheckProtocol: hc.protocol ?? 'TCP',
+        healthCheckPort: String(hc.port ?? l.nodePort),
+        healthCheckPath: hc.protocol && hc.protocol !== 'TCP' ? (hc.path ?? '/') : undefined,
+        healthCheckIntervalSeconds: hc.intervalSeconds ?? 10,
+        healthyThresholdCount: hc.healthyThreshold ?? 3,
+        unhealthyThresholdCount: hc.unhealthyThreshold ?? 3,
       });
+      listener.defaultActions = [{ type: 'forward', targetGroupArn: targetGroup.ref }];
+      targetGroupArns.push(targetGroup.ref);
       for (const proto of transportsOf(protocol)) {
         for (const cidr of props.allowedCidrs) clientRules.push({ protocol: proto, port: l.port, source: { cidr }, description: `clients to listener ${l.name}` });
       }
     }
+    // The group registers its instances with every target group (what AutoScalingGroup.attachToNetworkTargetGroup did).
+    (props.target.node.defaultChild as autoscaling.CfnAutoScalingGroup).targetGroupArns = targetGroupArns;
     // One resource per rule, ids from content: adding a listener adds its rules and touches no other resource.
     new SecurityGroupRules(this, 'ClientRules', { securityGroup: this.securityGroup, rules: clientRules });
     new ec2.CfnSecurityGroupEgress(this, 'ToNodes', {

@@ -9,6 +9,7 @@ import { ruleKey, SecurityGroupRules } from '../constructs/security-group-rules'
 import { WorkerListeners } from '../constructs/worker-listeners';
 import { WorkerPool } from '../constructs/worker-pool';
 import { acknowledgeWorkerStackFindings } from './nag';
+import { pinLogicalIds } from './pin-logical-ids';
 import { CLUSTER_TAG, configBucketName, configKeyPrefix, workerStackName } from './naming';
 
 export interface WorkerStackProps {
@@ -118,5 +119,7 @@ export class WorkerStack extends Stack {
     for (const key of Object.keys(spec.tags).sort()) Tags.of(this).add(key, spec.tags[key], tagOptions);
     Tags.of(this).add(CLUSTER_TAG, name, tagOptions);
     acknowledgeWorkerStackFindings(this, { pool: this.pool, listeners, bucketName, keyPrefix, internetFacing: spec.loadBalancer?.scheme === 'internet-facing' });
+    pinLogicalIds(this);
   }
 }
+
