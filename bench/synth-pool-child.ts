@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { loadValidClusters } from '../lib/cluster/load';
+import { renderConfig } from '../lib/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
 import { buildIsCurrent } from './cdk-cli';
 import type { SynthPool as SynthPoolType } from '../lib/reconciler/synth-pool';
@@ -27,6 +28,8 @@ export interface SynthPoolChildResult {
   readonly fleetWallMs: number;
   readonly maxRssBytes: number;
   readonly heapAfterGcBytes: number;
+  /** Each synthesis in its thread (SynthesizedStack.durationMs: no queueing), in completion order per thread. */
+  readonly synthMs: number[];
 }
 
 async function main(): Promise<void> {
@@ -36,7 +39,10 @@ async function main(): Promise<void> {
   const clusters = loadValidClusters(clustersDir, { templates: listTemplates(DEFAULT_TEMPLATES_DIR), relativeTo: clustersDir });
   const pool = new SynthPool({ size: threads });
   // As a rollout with enough concurrency: every cluster queued at once, the pool decides the parallelism.
-  await Promise.all(clusters.map(({ cluster }, i) => pool.synthesize(cluster, { templatesDir: DEFAULT_TEMPLATES_DIR, workDir, fingerprint: String(i).padStart(64, '0'), nag: true })));
+  // Rendered on the main thread, as the reconciler's render step does, and handed to the thread with the cluster.
+  const done = await Promise.all(
+    clusters.map(({ cluster }, i) => pool.synthesize(cluster, { templatesDir: DEFAULT_TEMPLATES_DIR, workDir, fingerprint: String(i).padStart(64, '0'), nag: true, config: renderConfig(cluster, DEFAULT_TEMPLATES_DIR) })),
+  );
   const fleetWallMs = performance.now() - start;
   await pool.close();
   v8.setFlagsFromString('--expose-gc');
@@ -49,6 +55,7 @@ async function main(): Promise<void> {
     fleetWallMs,
     maxRssBytes: process.resourceUsage().maxRSS * 1024,
     heapAfterGcBytes: process.memoryUsage().heapUsed,
+    synthMs: done.map((d) => d.durationMs),
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

@@ -52,7 +52,7 @@ export interface ReconcilerDeps {
   readonly synthesizer?: Synthesizer;
 }
 
-export type Synthesizer = (cluster: WorkerCluster, opts: Omit<SynthesizeOptions, 'config'>) => Promise<SynthesizedStack>;
+export type Synthesizer = (cluster: WorkerCluster, opts: SynthesizeOptions) => Promise<SynthesizedStack>;
 
 export type Result = 'unchanged' | 'applied' | 'no-changes' | 'invalid' | 'failed' | 'waiting' | 'backoff' | 'dry-run' | 'conflict' | 'recorded';
 

@@ -21,7 +21,7 @@ interface Slot {
   busy: boolean;
 }
 
-type Job = { cluster: WorkerCluster; opts: Omit<SynthesizeOptions, 'config'>; resolve: (s: SynthesizedStack) => void; reject: (e: Error) => void };
+type Job = { cluster: WorkerCluster; opts: SynthesizeOptions; resolve: (s: SynthesizedStack) => void; reject: (e: Error) => void };
 
 /**
  * Synthesizes stacks in worker threads: a rollout uses every core, the event loop (waits, the ops server,
@@ -42,7 +42,7 @@ export class SynthPool {
     this.recycleAfter = Math.max(1, props.recycleAfter ?? 200);
   }
 
-  public synthesize(cluster: WorkerCluster, opts: Omit<SynthesizeOptions, 'config'>): Promise<SynthesizedStack> {
+  public synthesize(cluster: WorkerCluster, opts: SynthesizeOptions): Promise<SynthesizedStack> {
     return new Promise((resolve, reject) => {
       this.queue.push({ cluster, opts, resolve, reject });
       this.dispatch();

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { FileAsset, fileAssetsOf } from '../aws/s3-publisher';
 import { WorkerCluster } from '../cluster/schema';
 import { RenderedConfig } from '../cloudconfig/render';
@@ -19,6 +20,8 @@ export interface SynthesizedStack {
   readonly assets: FileAsset[];
   /** Set when the template must be read from S3. */
   readonly templateAsset?: FileAsset;
+  /** How long the synthesis took in its own thread (no queueing), ms: logged, and measured by bench/. */
+  readonly durationMs: number;
 }
 
 export interface SynthesizeOptions {
@@ -33,13 +36,28 @@ export interface SynthesizeOptions {
   readonly config?: RenderedConfig;
 }
 
+/** Where a cluster's assemblies go under a work dir (removed by the workflow when its reconcile ends). */
+export function assemblyDir(workDir: string, cluster: string): string {
+  return path.join(workDir, cluster);
+}
+
 /** Synthesizes one cluster's stack in-process, with exactly the code `cdk synth` runs. */
 export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions): SynthesizedStack {
+  const started = performance.now();
   const stackName = workerStackName(cluster.metadata.name);
-  // One assembly per cluster on disk (the previous one goes): a long-running daemon's work dir stays the size of the fleet.
-  const clusterDir = path.join(opts.workDir, cluster.metadata.name);
+  // A leftover of a crashed run goes first; the workflow removes this one when its reconcile ends.
+  const clusterDir = assemblyDir(opts.workDir, cluster.metadata.name);
   const outdir = path.join(clusterDir, opts.fingerprint.slice(0, 16));
   fs.rmSync(clusterDir, { recursive: true, force: true });
+  try {
+    return synthesizeInto(cluster, opts, outdir, stackName, started);
+  } catch (e) {
+    fs.rmSync(clusterDir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+function synthesizeInto(cluster: WorkerCluster, opts: SynthesizeOptions, outdir: string, stackName: string, started: number): SynthesizedStack {
   const fleet = buildFleetApp({ clusters: [{ file: cluster.metadata.name, cluster }], outdir, templatesDir: opts.templatesDir, nag: opts.nag ?? true, bootstrap: false, rendered: opts.config ? new Map([[cluster.metadata.name, opts.config]]) : undefined });
   const assembly = fleet.app.synth();
   const artifact = assembly.getStackByName(stackName);
@@ -47,11 +65,12 @@ export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions)
   const all = fileAssetsOf(outdir, artifact.id);
   const isTemplate = (a: FileAsset) => path.resolve(a.sourcePath) === path.resolve(artifact.templateFullPath);
   const templateAsset = Buffer.byteLength(templateBody) > TEMPLATE_BODY_LIMIT ? all.find(isTemplate) : undefined;
-  return { stackName, templateBody, assets: all.filter((a) => !isTemplate(a) || a === templateAsset), templateAsset };
+  return { stackName, templateBody, assets: all.filter((a) => !isTemplate(a) || a === templateAsset), templateAsset, durationMs: performance.now() - started };
 }
 
 /** The bootstrap stack (the config bucket) of one account and region, synthesized like the worker stacks. */
 export function synthesizeBootstrap(account: string, region: string, workDir: string): SynthesizedStack {
+  const started = performance.now();
   const outdir = path.join(workDir, `bootstrap-${account}-${region}`);
   fs.rmSync(outdir, { recursive: true, force: true });
   const app = new App({ outdir, stackTraces: false, treeMetadata: false, builtinCloudFormationValidation: process.env.CDK_VALIDATION === 'true' });
@@ -60,5 +79,5 @@ export function synthesizeBootstrap(account: string, region: string, workDir: st
   const artifact = app.synth().getStackArtifact(stack.artifactId);
   const templateBody = fs.readFileSync(artifact.templateFullPath, 'utf8');
   // The bucket does not exist yet: the template always goes inline (it is small).
-  return { stackName: BOOTSTRAP_STACK_NAME, templateBody, assets: [] };
+  return { stackName: BOOTSTRAP_STACK_NAME, templateBody, assets: [], durationMs: performance.now() - started };
 }

@@ -76,9 +76,10 @@ export const synthesize: Task = {
   name: 'synthesize',
   when: (ctx) => !ctx.resume,
   async run(ctx) {
-    const opts = { templatesDir: ctx.deps.templatesDir, workDir: ctx.deps.workDir, fingerprint: ctx.fingerprint!, nag: ctx.deps.nag };
-    // A pool renders again in its thread (a rendered config does not cross threads as a Buffer); in this thread, reuse it.
-    ctx.synth = ctx.deps.synthesizer ? await ctx.deps.synthesizer(ctx.cluster!, opts) : synthesizeStack(ctx.cluster!, { ...opts, config: ctx.config });
+    // The config rendered (and memoized) in the render step: synthesis never renders it a second time.
+    const opts = { templatesDir: ctx.deps.templatesDir, workDir: ctx.deps.workDir, fingerprint: ctx.fingerprint!, nag: ctx.deps.nag, config: ctx.config };
+    ctx.synth = ctx.deps.synthesizer ? await ctx.deps.synthesizer(ctx.cluster!, opts) : synthesizeStack(ctx.cluster!, opts);
+    ctx.log.info({ stack: ctx.synth.stackName, synthMs: Math.round(ctx.synth.durationMs) }, 'synthesized');
   },
 };
 

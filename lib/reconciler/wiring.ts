@@ -86,13 +86,28 @@ let workDir: string | undefined;
 /**
  * This process's own directory for cloud assemblies: two reconcilers (or a
  * reconciler and a `bootstrap`) on one machine never synthesize into the same
- * place. Removed when the process exits.
+ * place. Removed when the process exits. Assemblies are scratch (each is
+ * removed when its reconcile ends), so they go to memory when the machine has
+ * a tmpfs at /dev/shm: writing and removing a few hundred files per pass on a
+ * disk was about a sixth of each synthesis (bench/RESULTS.md).
+ * WORKER_STACKS_WORK_DIR chooses another parent directory.
  */
 function processWorkDir(): string {
   if (!workDir) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `worker-stacks-${process.getuid?.() ?? 'u'}-`));
+    const dir = fs.mkdtempSync(path.join(workDirParent(), `worker-stacks-${process.getuid?.() ?? 'u'}-`));
     process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
     workDir = dir;
   }
   return workDir;
+}
+
+export function workDirParent(env: NodeJS.ProcessEnv = process.env, shm = '/dev/shm'): string {
+  if (env.WORKER_STACKS_WORK_DIR) return env.WORKER_STACKS_WORK_DIR;
+  try {
+    fs.accessSync(shm, fs.constants.W_OK);
+    if (fs.statSync(shm).isDirectory()) return shm;
+  } catch {
+    // no /dev/shm (macOS, some containers): the usual temp dir
+  }
+  return os.tmpdir();
 }

@@ -1,9 +1,11 @@
+import * as fs from 'node:fs';
 import { ConflictError } from '../stores/cluster-store';
 import { TemplateError, WorkerStacksError } from '../errors';
 import { StackSummary } from '../aws/cloudformation-port';
 import { ClusterRecord } from '../stores/cluster-store';
 import { Outcome, ReconcileContext, ReconcilerDeps, Task } from './context';
 import { recordFailure, changeSet, execute, publish, record, recover, synthesize, wait } from './tasks-apply';
+import { assemblyDir } from './synthesize';
 import { checkAccount, dryRunReport, observe, render, skipIfSameInputs, skipIfUnchanged, validate } from './tasks-prepare';
 
 /**
@@ -36,10 +38,12 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
   const region = regionOf(rec.raw);
   const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region) : undefined, opts.listedStack, opts.templatesVersion);
   let current = 'start';
+  let synthesized = false;
   try {
     for (const task of workflow()) {
       if (task.when && !task.when(ctx)) continue;
       current = task.name;
+      synthesized ||= task === synthesize;
       await opts.hooks?.before?.(task.name, ctx);
       const outcome = await task.run(ctx);
       await opts.hooks?.after?.(task.name, ctx);
@@ -48,6 +52,10 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
     return { result: 'applied', checksum: ctx.config?.checksum };
   } catch (e) {
     return { ...(await onError(ctx, current, e)), checksum: ctx.config?.checksum };
+  } finally {
+    // The assembly is scratch once the reconcile ends (the next one synthesizes afresh): the work dir stays the size
+    // of the reconciles under way, not of the fleet.
+    if (synthesized) fs.rmSync(assemblyDir(deps.workDir, ctx.cluster!.metadata.name), { recursive: true, force: true });
   }
 }
 

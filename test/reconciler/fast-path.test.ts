@@ -97,3 +97,26 @@ test.each([
   expect(synths).toHaveBeenCalledTimes(1);
   expect(h.cfn.count('createChangeSet')).toBe(changeSets + 1);
 });
+
+test('the work dir holds no assembly once a reconcile has ended, applied or failed at synthesis', async () => {
+  // GIVEN a daemon's deps and its work dir
+  const deps = daemonDeps();
+  const workDir = deps.workDir;
+
+  // WHEN a cluster is applied
+  expect((await h.pass({}, deps)).outcomes.get('staging-us1')?.result).toBe('applied');
+  // THEN its assembly (template, config object, manifests) was synthesized there and is gone
+  expect(synths).toHaveBeenCalledTimes(1);
+  expect(fs.existsSync(synthesis.assemblyDir(workDir, 'staging-us1'))).toBe(false);
+
+  // WHEN a synthesis fails half-way (after the asset was written)
+  h.edit('staging-us1', (raw) => (raw.spec.pool.maxSize += 1));
+  synths.mockImplementationOnce((cluster, opts) => {
+    fs.mkdirSync(path.join(synthesis.assemblyDir(opts.workDir, cluster.metadata.name), 'partial'), { recursive: true });
+    throw new Error('synthesis failed');
+  });
+  const failed = await h.pass({}, deps);
+  // THEN the failure is recorded and nothing is left behind either
+  expect(failed.outcomes.get('staging-us1')?.result).toBe('failed');
+  expect(fs.existsSync(synthesis.assemblyDir(workDir, 'staging-us1'))).toBe(false);
+});
