@@ -5,6 +5,7 @@
  *   npm run bench -- --quick               smaller sizes and fewer repetitions (a smoke run, < 2 min)
  *   npm run bench -- synth unchanged       some of them
  *   npm run bench -- unchanged --cpu-prof  V8 CPU profiles of the measuring child processes (figures only printed)
+ *   npm run bench -- --report              RESULTS.md again from results.json (after an edit of BEFORE-AFTER.md)
  *
  * Names: synth, synth-pool, cdk-examples, unchanged, latency, rollout. Each prints its
  * tables; the run writes bench/results.json and (full runs only) bench/RESULTS.md.
@@ -14,7 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCdkExamples } from './cdk-examples';
 import { runLatency } from './change-latency';
-import { BenchOptions, loadavg1, RESULTS_MD, Section, writeMarkdown, writeResults } from './report';
+import { BenchOptions, loadavg1, Results, RESULTS_JSON, RESULTS_MD, Section, writeMarkdown, writeResults } from './report';
 import { runRollout } from './rollout';
 import { fmt } from './stats';
 import { runSynth } from './synth';
@@ -32,6 +33,11 @@ const BENCHMARKS: Record<string, (opts: BenchOptions) => Promise<Section>> = {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args.includes('--report')) {
+    const wrote = fs.existsSync(RESULTS_JSON) && writeMarkdown(JSON.parse(fs.readFileSync(RESULTS_JSON, 'utf8')) as Results);
+    process.stdout.write(wrote ? `wrote ${path.relative(process.cwd(), RESULTS_MD)}\n` : 'no full run in bench/results.json yet: run `npm run bench` first\n');
+    return;
+  }
   const quick = args.includes('--quick');
   const profile = args.includes('--cpu-prof');
   const names = args.filter((a) => !a.startsWith('--'));
