@@ -78,6 +78,8 @@ export function synthesizeBootstrap(account: string, region: string, workDir: st
   const stack = new BootstrapStack(app, { account, region });
   const artifact = app.synth().getStackArtifact(stack.artifactId);
   const templateBody = fs.readFileSync(artifact.templateFullPath, 'utf8');
+  // Nothing is read from the assembly later (no assets), so it goes at once.
+  fs.rmSync(outdir, { recursive: true, force: true });
   // The bucket does not exist yet: the template always goes inline (it is small).
   return { stackName: BOOTSTRAP_STACK_NAME, templateBody, assets: [], durationMs: performance.now() - started };
 }
