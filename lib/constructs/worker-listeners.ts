@@ -1,6 +1,8 @@
+import { FeatureFlags } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { LIMITS } from '../cluster/limits';
 import { nodeRules, transportsOf } from '../cluster/listener-rules';
@@ -84,11 +86,12 @@ export class WorkerListeners extends Construct {
 
     // Listeners and target groups are L1 resources at the paths the L2 NetworkListener.addTargets used
     // (LoadBalancer/<name>/Resource, LoadBalancer/<name>/<name>Group/Resource), so their logical ids did not change.
-    // The L2s' lazy properties and checks cost about half a millisecond of synthesis per listener (bench/RESULTS.md);
-    // the limits they checked are in the cluster schema, which refuses the object before synthesis, and
-    // test/constructs/worker-listeners.test.ts holds these resources to what the L2s build.
+    // The L2s' lazy properties and checks cost about half a millisecond of synthesis per listener (measured with a
+    // stack with and without its listeners); the limits they checked are in the cluster schema, which refuses the
+    // object before synthesis, and test/constructs/worker-listeners.test.ts holds these resources to what the L2s
+    // build, with the feature flag they read on and off.
+    const pqTls = FeatureFlags.of(this).isEnabled(cxapi.ELB_USE_POST_QUANTUM_TLS_POLICY);
     const clientRules: RuleProps[] = [];
-    const targetGroupArns: string[] = [];
     for (const l of listeners) {
       const protocol = l.protocol ?? 'TCP';
       const hc = l.healthCheck ?? {};
@@ -99,9 +102,12 @@ export class WorkerListeners extends Construct {
         port: l.port,
         protocol,
         certificates: l.certificateArn ? [{ certificateArn: l.certificateArn }] : undefined,
+        // What NetworkListener picks for TLS when no policy is given, under the same flag.
+        sslPolicy: protocol === 'TLS' && pqTls ? elbv2.SslPolicy.TLS13_12_PQ : undefined,
         defaultActions: [],
       });
-      const targetGroup = new elbv2.CfnTargetGroup(new Construct(scope, `${l.name}Group`), 'Resource', {
+      const group = new Construct(scope, `${l.name}Group`);
+      const targetGroup = new elbv2.CfnTargetGroup(group, 'Resource', {
         port: l.nodePort,
         // TLS ends at the load balancer; the nodes get plain TCP.
         protocol: protocol === 'TLS' ? 'TCP' : protocol,
@@ -116,13 +122,12 @@ export class WorkerListeners extends Construct {
         unhealthyThresholdCount: hc.unhealthyThreshold ?? 3,
       });
       listener.defaultActions = [{ type: 'forward', targetGroupArn: targetGroup.ref }];
-      targetGroupArns.push(targetGroup.ref);
+      // Through the group's own list (an import is no resource): other attachments to the group are kept.
+      props.target.attachToNetworkTargetGroup(elbv2.NetworkTargetGroup.fromTargetGroupAttributes(group, 'Attach', { targetGroupArn: targetGroup.ref }));
       for (const proto of transportsOf(protocol)) {
         for (const cidr of props.allowedCidrs) clientRules.push({ protocol: proto, port: l.port, source: { cidr }, description: `clients to listener ${l.name}` });
       }
     }
-    // The group registers its instances with every target group (what AutoScalingGroup.attachToNetworkTargetGroup did).
-    (props.target.node.defaultChild as autoscaling.CfnAutoScalingGroup).targetGroupArns = targetGroupArns;
     // One resource per rule, ids from content: adding a listener adds its rules and touches no other resource.
     new SecurityGroupRules(this, 'ClientRules', { securityGroup: this.securityGroup, rules: clientRules });
     new ec2.CfnSecurityGroupEgress(this, 'ToNodes', {

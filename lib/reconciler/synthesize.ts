@@ -36,23 +36,36 @@ export interface SynthesizeOptions {
   readonly config?: RenderedConfig;
 }
 
-/** Where a cluster's assemblies go under a work dir (removed by the workflow when its reconcile ends). */
+/** Where a cluster's assemblies go under a work dir. */
 export function assemblyDir(workDir: string, cluster: string): string {
   return path.join(workDir, cluster);
+}
+
+/**
+ * Drops a cluster's assembly. It is scratch once its assets are published (the change set takes the template from
+ * memory or S3), and the work dir may be memory (/dev/shm). Never throws: a directory that cannot be removed must
+ * not turn a reconcile's outcome into an error; it is reported and overwritten by the next synthesis.
+ */
+export function removeAssembly(workDir: string, cluster: string, warn: (msg: string) => void = () => undefined): void {
+  try {
+    fs.rmSync(assemblyDir(workDir, cluster), { recursive: true, force: true });
+  } catch (e) {
+    warn(`could not remove the assembly of ${cluster} in ${workDir}: ${(e as Error).message}`);
+  }
 }
 
 /** Synthesizes one cluster's stack in-process, with exactly the code `cdk synth` runs. */
 export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions): SynthesizedStack {
   const started = performance.now();
   const stackName = workerStackName(cluster.metadata.name);
-  // A leftover of a crashed run goes first; the workflow removes this one when its reconcile ends.
+  // Whatever an earlier caller left (the workflow removes its own; bench and tests may not) goes first.
   const clusterDir = assemblyDir(opts.workDir, cluster.metadata.name);
   const outdir = path.join(clusterDir, opts.fingerprint.slice(0, 16));
   fs.rmSync(clusterDir, { recursive: true, force: true });
   try {
     return synthesizeInto(cluster, opts, outdir, stackName, started);
   } catch (e) {
-    fs.rmSync(clusterDir, { recursive: true, force: true });
+    removeAssembly(opts.workDir, cluster.metadata.name);
     throw e;
   }
 }

@@ -4,7 +4,7 @@ import { backoffDelay } from './backoff';
 import { configDigests } from './config-changes';
 import { ensureChangeSet, executeToken } from './deploy-stack';
 import { camel, CONDITIONS, Outcome, ReconcileContext, Task } from './context';
-import { synthesizeStack } from './synthesize';
+import { removeAssembly, synthesizeStack } from './synthesize';
 
 const WAIT_REQUEUE_MS = 10_000;
 
@@ -90,6 +90,8 @@ export const publish: Task = {
   async run(ctx) {
     const r = await ctx.region.publisher.publish(ctx.synth!.assets);
     ctx.log.info({ uploaded: r.uploaded, skipped: r.skipped }, 'assets published');
+    // Nothing reads the assembly again: it does not sit in the work dir (memory) for the length of the stack wait.
+    removeAssembly(ctx.deps.workDir, ctx.cluster!.metadata.name, (msg) => ctx.log.warn({}, msg));
   },
 };
 

@@ -87,18 +87,54 @@ let workDir: string | undefined;
  * This process's own directory for cloud assemblies: two reconcilers (or a
  * reconciler and a `bootstrap`) on one machine never synthesize into the same
  * place. Removed when the process exits. Assemblies are scratch (each is
- * removed when its reconcile ends), so they go to memory when the machine has
- * a tmpfs at /dev/shm: writing and removing a few hundred files per pass on a
- * disk was about a sixth of each synthesis (bench/RESULTS.md).
- * WORKER_STACKS_WORK_DIR chooses another parent directory.
+ * removed once published), so they go to memory when the machine has a tmpfs
+ * at /dev/shm: on this project's test machine, writing and removing them on
+ * disk was about a sixth of each synthesis (the same fleet synthesized into
+ * /tmp and /dev/shm in turn). WORKER_STACKS_WORK_DIR chooses another parent.
  */
 function processWorkDir(): string {
   if (!workDir) {
-    const dir = fs.mkdtempSync(path.join(workDirParent(), `worker-stacks-${process.getuid?.() ?? 'u'}-`));
+    const dir = createWorkDir(workDirParent());
     process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
     workDir = dir;
   }
   return workDir;
+}
+
+/**
+ * A fresh work dir named after this process. Dirs of processes of the same user that are gone (killed before their
+ * exit handler ran) are removed first: /dev/shm is memory, and nothing else cleans it before a reboot.
+ */
+export function createWorkDir(parent: string, pid = process.pid, uid: number | string = process.getuid?.() ?? 'u'): string {
+  const prefix = `worker-stacks-${uid}-`;
+  for (const name of safeReaddir(parent)) {
+    const owner = new RegExp(`^${prefix}(\\d+)-`).exec(name)?.[1];
+    if (!owner || Number(owner) === pid || isAlive(Number(owner))) continue;
+    try {
+      fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+    } catch {
+      // not ours to remove after all: left as it is
+    }
+  }
+  return fs.mkdtempSync(path.join(parent, `${prefix}${pid}-`));
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it exists, as another user's process.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export function workDirParent(env: NodeJS.ProcessEnv = process.env, shm = '/dev/shm'): string {

@@ -1,11 +1,10 @@
-import * as fs from 'node:fs';
 import { ConflictError } from '../stores/cluster-store';
 import { TemplateError, WorkerStacksError } from '../errors';
 import { StackSummary } from '../aws/cloudformation-port';
 import { ClusterRecord } from '../stores/cluster-store';
 import { Outcome, ReconcileContext, ReconcilerDeps, Task } from './context';
 import { recordFailure, changeSet, execute, publish, record, recover, synthesize, wait } from './tasks-apply';
-import { assemblyDir } from './synthesize';
+import { removeAssembly } from './synthesize';
 import { checkAccount, dryRunReport, observe, render, skipIfSameInputs, skipIfUnchanged, validate } from './tasks-prepare';
 
 /**
@@ -53,9 +52,8 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
   } catch (e) {
     return { ...(await onError(ctx, current, e)), checksum: ctx.config?.checksum };
   } finally {
-    // The assembly is scratch once the reconcile ends (the next one synthesizes afresh): the work dir stays the size
-    // of the reconciles under way, not of the fleet.
-    if (synthesized) fs.rmSync(assemblyDir(deps.workDir, ctx.cluster!.metadata.name), { recursive: true, force: true });
+    // Publish drops the assembly; this catches a reconcile that ended between synthesis and publish.
+    if (synthesized) removeAssembly(deps.workDir, ctx.cluster!.metadata.name, (msg) => ctx.log.warn({}, msg));
   }
 }
 

@@ -122,4 +122,3 @@ export class WorkerStack extends Stack {
     pinLogicalIds(this);
   }
 }
-

@@ -2,6 +2,7 @@ import { App, Duration, Stack } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { ListenerProps, WorkerListeners } from '../../lib/constructs/worker-listeners';
 
@@ -13,8 +14,8 @@ const LISTENERS: ListenerProps[] = [
   { name: 'api', protocol: 'TCP', port: 6443, nodePort: 30643, healthCheck: { protocol: 'HTTPS' } },
 ];
 
-function base(): { app: App; stack: Stack; vpc: ec2.IVpc; asg: autoscaling.AutoScalingGroup } {
-  const app = new App();
+function base(pqTls: boolean): { app: App; stack: Stack; vpc: ec2.IVpc; asg: autoscaling.AutoScalingGroup } {
+  const app = new App({ context: { [cxapi.ELB_USE_POST_QUANTUM_TLS_POLICY]: pqTls } });
   const stack = new Stack(app, 'S', { env: { account: '123456789012', region: 'eu-west-1' } });
   const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', { vpcId: 'vpc-12345678', availabilityZones: ['eu-west-1a'], privateSubnetIds: ['subnet-12345678'] });
   const asg = new autoscaling.AutoScalingGroup(stack, 'Group', {
@@ -26,8 +27,8 @@ function base(): { app: App; stack: Stack; vpc: ec2.IVpc; asg: autoscaling.AutoS
 }
 
 /** What the construct built before it used L1 resources: aws-cdk-lib's own NetworkListener.addTargets. */
-function withL2(listeners: ListenerProps[]): Record<string, any> {
-  const { app, stack, vpc, asg } = base();
+function withL2(listeners: ListenerProps[], pqTls: boolean): Record<string, any> {
+  const { app, stack, vpc, asg } = base(pqTls);
   const scope = new Construct(stack, 'Listeners');
   const securityGroup = new ec2.SecurityGroup(scope, 'SecurityGroup', { vpc, allowAllOutbound: false, description: 'Worker load balancer' });
   const lb = new elbv2.NetworkLoadBalancer(scope, 'LoadBalancer', { vpc, vpcSubnets: { subnets: vpc.privateSubnets }, crossZoneEnabled: true, securityGroups: [securityGroup] });
@@ -56,8 +57,9 @@ function withL2(listeners: ListenerProps[]): Record<string, any> {
   return app.synth().getStackByName('S').template;
 }
 
-function withConstruct(listeners: ListenerProps[]): Record<string, any> {
-  const { app, stack, vpc, asg } = base();
+function withConstruct(listeners: ListenerProps[], pqTls: boolean, before?: (asg: autoscaling.AutoScalingGroup, stack: Stack) => void): Record<string, any> {
+  const { app, stack, vpc, asg } = base(pqTls);
+  before?.(asg, stack);
   new WorkerListeners(stack, 'Listeners', { vpc, subnets: vpc.privateSubnets, allowedCidrs: ['10.0.0.0/8'], listeners, target: asg });
   return app.synth().getStackByName('S').template;
 }
@@ -66,14 +68,15 @@ const ofTypes = (t: Record<string, any>, ...types: string[]) =>
   Object.fromEntries(Object.entries<any>(t.Resources).filter(([, r]) => types.includes(r.Type)));
 const groupArns = (t: Record<string, any>) => Object.values<any>(t.Resources).find((r) => r.Type === 'AWS::AutoScaling::AutoScalingGroup').Properties.TargetGroupARNs;
 
-const CASES: Array<[string, ListenerProps[]]> = [...LISTENERS.map((l): [string, ListenerProps[]] => [l.name, [l]]), ['all of them', LISTENERS]];
+const SETS: Array<[string, ListenerProps[]]> = [...LISTENERS.map((l): [string, ListenerProps[]] => [l.name, [l]]), ['all of them', LISTENERS]];
+const CASES = [false, true].flatMap((pq) => SETS.map(([name, ls]): [string, boolean, ListenerProps[]] => [name, pq, ls]));
 
 test.each(CASES)(
-  'listeners and target groups (%s) are exactly what aws-cdk-lib\'s NetworkListener.addTargets builds, same logical ids',
-  (_name, listeners) => {
+  'listeners and target groups (%s, post-quantum TLS flag %s) are exactly what aws-cdk-lib\'s NetworkListener.addTargets builds, same logical ids',
+  (_name, pqTls, listeners) => {
     // GIVEN / WHEN
-    const expected = withL2(listeners);
-    const actual = withConstruct(listeners);
+    const expected = withL2(listeners, pqTls);
+    const actual = withConstruct(listeners, pqTls);
     // THEN
     const types = ['AWS::ElasticLoadBalancingV2::Listener', 'AWS::ElasticLoadBalancingV2::TargetGroup'];
     expect(ofTypes(actual, 'AWS::ElasticLoadBalancingV2::LoadBalancer')).toEqual(ofTypes(expected, 'AWS::ElasticLoadBalancingV2::LoadBalancer'));
@@ -86,3 +89,20 @@ test.each(CASES)(
     );
   },
 );
+
+test('a target group attached to the Auto Scaling group before the listeners is kept', () => {
+  // GIVEN / WHEN another construct attached its own target group first
+  const t = withConstruct(LISTENERS.slice(0, 1), false, (asg, stack) =>
+    asg.attachToNetworkTargetGroup(elbv2.NetworkTargetGroup.fromTargetGroupAttributes(stack, 'Other', { targetGroupArn: 'arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/other/0123456789abcdef' })),
+  );
+  // THEN both are on the group
+  expect(groupArns(t)).toEqual(['arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/other/0123456789abcdef', { Ref: expect.stringMatching(/^ListenersLoadBalancerhttps/) }]);
+});
+
+test('with the post-quantum TLS flag on, TLS listeners get the policy NetworkListener would give them; others none', () => {
+  // GIVEN / WHEN
+  const t = withConstruct(LISTENERS, true);
+  // THEN
+  const listeners = Object.values(ofTypes(t, 'AWS::ElasticLoadBalancingV2::Listener'));
+  expect(listeners.filter((l) => l.Properties.SslPolicy).map((l) => [l.Properties.Protocol, l.Properties.SslPolicy])).toEqual([['TLS', elbv2.SslPolicy.TLS13_12_PQ]]);
+});

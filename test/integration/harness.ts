@@ -23,11 +23,11 @@ export const AWS_FLAGS = ['--s3-force-path-style', '--poll-seconds', '1'];
 
 /**
  * Starts moto for this test file and points the SDK at it (process.env is per test file under jest).
- * TMPDIR is per file too, so that parallel files do not synthesize into the same cdk.out.
+ * TMPDIR and the synthesis work dir are per file too, so that parallel files keep their scratch apart.
  */
 export async function startWorld(): Promise<World> {
   const moto = await startMoto();
-  Object.assign(process.env, moto.env, { TMPDIR: tempDir('tmp') });
+  Object.assign(process.env, moto.env, { TMPDIR: tempDir('tmp'), WORKER_STACKS_WORK_DIR: tempDir('work') });
   const dir = tempDir('clusters');
   const net = moto.python<World['net']>(`
 vpc = ec2.create_vpc(CidrBlock='10.0.0.0/16')['Vpc']['VpcId']

@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { sha256Hex } from '../../lib/cloudconfig/checksum';
+import { renderConfig } from '../../lib/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { TemplateError } from '../../lib/errors';
 import { SynthPool } from '../../lib/reconciler/synth-pool';
@@ -30,6 +32,23 @@ test('a thread synthesizes byte-identical templates and the same assets as the r
     expect(p.assets.map((a) => fs.readFileSync(a.sourcePath))).toEqual(local[i].assets.map((a) => fs.readFileSync(a.sourcePath)));
   }
   expect(pool.started).toBe(2);
+}, 120_000);
+
+test('a config rendered by the caller crosses to the thread intact and is what the stack stores (no render there)', async () => {
+  // GIVEN a rendered config whose bytes the templates could never produce
+  pool = new SynthPool({ size: 1 });
+  const cluster = example('prod-eu1');
+  const rendered = renderConfig(cluster, DEFAULT_TEMPLATES_DIR);
+  const bytes = Buffer.concat([rendered.bytes, Buffer.from('\n# handed over by the caller\n')]);
+  const config = { ...rendered, bytes, checksum: sha256Hex(bytes) };
+
+  // WHEN the pool synthesizes with it
+  const out = await pool.synthesize(cluster, { ...opts(tempDir('pool-config')), config });
+
+  // THEN the stack names that checksum, and the asset holds exactly those bytes (a Buffer again, not a re-render)
+  expect(out.templateBody).toContain(config.checksum);
+  expect(out.templateBody).not.toContain(rendered.checksum);
+  expect(fs.readFileSync(out.assets.find((a) => a.objectKey.includes(config.checksum))!.sourcePath)).toEqual(bytes);
 }, 120_000);
 
 test('a failure in a thread arrives as the same kind of error, and the thread goes on working', async () => {

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { workDirParent } from '../../lib/reconciler/wiring';
+import { spawnSync } from 'node:child_process';
+import { createWorkDir, workDirParent } from '../../lib/reconciler/wiring';
 
 describe('where assemblies are synthesized', () => {
   test.each([
@@ -24,4 +25,21 @@ describe('where assemblies are synthesized', () => {
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
+});
+
+test('a new work dir is named after its process; those of processes that are gone are removed, others kept', () => {
+  // GIVEN a parent with the dir of a process that has exited, one of a live process (this one), and unrelated ones
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-workdirs-'));
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+  const names = [`worker-stacks-7-${dead}-aaaaaa`, `worker-stacks-7-${process.pid}-bbbbbb`, `worker-stacks-8-${dead}-cccccc`, 'something-else'];
+  for (const n of names) fs.mkdirSync(path.join(parent, n, 'inner'), { recursive: true });
+  try {
+    // WHEN another process of user 7 creates its work dir
+    const dir = createWorkDir(parent, 424242, 7);
+    // THEN it is named after that process, and only the dead process's dir of the same user went
+    expect(path.basename(dir)).toMatch(/^worker-stacks-7-424242-/);
+    expect(fs.readdirSync(parent).sort()).toEqual([path.basename(dir), ...names.slice(1)].sort());
+  } finally {
+    fs.rmSync(parent, { recursive: true, force: true });
+  }
 });
