@@ -58,10 +58,9 @@ export function removeAssembly(workDir: string, cluster: string, warn: (msg: str
 export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions): SynthesizedStack {
   const started = performance.now();
   const stackName = workerStackName(cluster.metadata.name);
+  const outdir = path.join(assemblyDir(opts.workDir, cluster.metadata.name), opts.fingerprint.slice(0, 16));
   // Whatever an earlier caller left (the workflow removes its own; bench and tests may not) goes first.
-  const clusterDir = assemblyDir(opts.workDir, cluster.metadata.name);
-  const outdir = path.join(clusterDir, opts.fingerprint.slice(0, 16));
-  fs.rmSync(clusterDir, { recursive: true, force: true });
+  removeAssembly(opts.workDir, cluster.metadata.name);
   try {
     return synthesizeInto(cluster, opts, outdir, stackName, started);
   } catch (e) {

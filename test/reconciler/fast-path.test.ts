@@ -125,3 +125,24 @@ test('the work dir holds no assembly once a reconcile has ended, applied or fail
   expect(failed.outcomes.get('staging-us1')?.result).toBe('failed');
   expect(fs.existsSync(synthesis.assemblyDir(workDir, 'staging-us1'))).toBe(false);
 });
+
+test('an assembly that cannot be removed is reported, and the reconcile still ends as it would have', async () => {
+  // GIVEN a work dir whose cluster directories cannot be removed (a busy mount, say)
+  const deps = daemonDeps();
+  // The module object itself (an `import * as` namespace cannot be spied on); lib/ reads through it.
+  const fsModule: typeof fs = jest.requireActual('node:fs');
+  const rm = fsModule.rmSync;
+  const busy = jest.spyOn(fsModule, 'rmSync').mockImplementation((p, o) => {
+    if (String(p) === synthesis.assemblyDir(deps.workDir, 'staging-us1')) throw Object.assign(new Error('EBUSY: resource busy or locked'), { code: 'EBUSY' });
+    return rm(p, o);
+  });
+  try {
+    // WHEN the cluster is applied
+    const out = await h.pass({}, deps);
+    // THEN it is applied all the same, with a warning that names the directory
+    expect(out.outcomes.get('staging-us1')?.result).toBe('applied');
+    expect(h.log.entries.some((e) => e.level === 'warn' && /could not remove the assembly of staging-us1.*EBUSY/.test(e.msg ?? ''))).toBe(true);
+  } finally {
+    busy.mockRestore();
+  }
+});
