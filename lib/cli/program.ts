@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { PROJECT_ROOT } from '../paths';
 import { describeAwsError } from '../aws/aws-error';
+import { UsageError } from '../errors';
 import { dirFlags, EXIT, inputDirs, Io, processIo } from './context';
 import { renderCommand } from './render';
 import { registerBootstrap } from './bootstrap';
@@ -50,6 +51,11 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
     await program.parseAsync([...argv], { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    // Misuse found after the flags parsed (an environment variable, say): one line and its fix, exit 2.
+    if (e instanceof UsageError) {
+      io.err(`error: ${e.message}\n`);
+      return EXIT.usage;
+    }
     const aws = describeAwsError(e);
     if (aws) {
       io.err(`error: ${aws}\n`);

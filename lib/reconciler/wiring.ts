@@ -6,6 +6,7 @@ import { awsClients } from '../aws/clients';
 import { StsIdentity } from '../aws/identity';
 import { S3Publisher } from '../aws/s3-publisher';
 import { SdkCloudFormation } from '../aws/sdk-cloudformation';
+import { UsageError } from '../errors';
 import { FileStore } from '../stores/file-store';
 import { DEFAULT_BACKOFF } from './backoff';
 import { DerivedCache } from './derived-cache';
@@ -138,12 +139,24 @@ function isAlive(pid: number): boolean {
 }
 
 export function workDirParent(env: NodeJS.ProcessEnv = process.env, shm = '/dev/shm'): string {
-  if (env.WORKER_STACKS_WORK_DIR) return env.WORKER_STACKS_WORK_DIR;
-  try {
-    fs.accessSync(shm, fs.constants.W_OK);
-    if (fs.statSync(shm).isDirectory()) return shm;
-  } catch {
-    // no /dev/shm (macOS, some containers): the usual temp dir
+  const chosen = env.WORKER_STACKS_WORK_DIR;
+  if (chosen) {
+    if (!isWritableDir(chosen)) {
+      throw new UsageError(`WORKER_STACKS_WORK_DIR=${chosen}: not a writable directory`, {
+        hint: 'create it (and let this user write to it), or unset the variable to use /dev/shm or the temp dir',
+      });
+    }
+    return chosen;
   }
-  return os.tmpdir();
+  // No /dev/shm (macOS, some containers): the usual temp dir.
+  return isWritableDir(shm) ? shm : os.tmpdir();
+}
+
+function isWritableDir(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -3,10 +3,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createWorkDir, workDirParent } from '../../lib/reconciler/wiring';
+import { REPO } from '../helpers/clusters';
+import { run } from '../helpers/tools';
 
 describe('where assemblies are synthesized', () => {
   test.each([
-    ['WORKER_STACKS_WORK_DIR wins', { WORKER_STACKS_WORK_DIR: '/var/tmp/ws' }, 'shm', '/var/tmp/ws'],
+    ['WORKER_STACKS_WORK_DIR wins', { WORKER_STACKS_WORK_DIR: os.tmpdir() }, 'shm', os.tmpdir()],
     ['a writable /dev/shm (tmpfs: memory, not disk)', {}, 'shm', 'shm'],
     ['no /dev/shm: the usual temp dir', {}, 'missing', os.tmpdir()],
     ['/dev/shm is a file: the usual temp dir', {}, 'file', os.tmpdir()],
@@ -42,4 +44,33 @@ test('a new work dir is named after its process; those of processes that are gon
   } finally {
     fs.rmSync(parent, { recursive: true, force: true });
   }
+});
+
+describe('a WORKER_STACKS_WORK_DIR that cannot be used is refused, naming the variable and the fix', () => {
+  test.each([
+    ['a missing directory', (root: string) => path.join(root, 'missing')],
+    ['a file', (root: string) => { const f = path.join(root, 'file'); fs.writeFileSync(f, ''); return f; }],
+  ])('%s', (_name, make) => {
+    // GIVEN
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-workdir-env-'));
+    try {
+      const bad = make(root);
+      // WHEN / THEN
+      expect(() => workDirParent({ WORKER_STACKS_WORK_DIR: bad })).toThrow(new RegExp(`WORKER_STACKS_WORK_DIR=${bad}: not a writable directory\\n  fix: create it`));
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('by the real CLI: exit 2, one line with the fix, before any AWS call', () => {
+    // GIVEN no AWS endpoint or credentials at all: reaching AWS would fail differently (exit 3)
+    const env = { ...process.env, WORKER_STACKS_WORK_DIR: '/nonexistent/ws-work', AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', AWS_REGION: 'eu-west-1' };
+    // WHEN
+    const r = run(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), 'reconcile', '--once', '--clusters', path.join(REPO, 'clusters')], { env, cwd: REPO });
+    // THEN
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error: WORKER_STACKS_WORK_DIR=\/nonexistent\/ws-work: not a writable directory\n  fix: create it/m);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/ECONNREFUSED/);
+  }, 60_000);
 });
