@@ -1,6 +1,8 @@
 /** Runs a bench/*-child.ts script in a fresh Node process and returns the JSON line it prints last. */
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { workDirParent } from '../lib/reconciler/wiring';
 import { ROOT } from './cdk-cli';
 
 export interface ChildOptions {
@@ -28,4 +30,9 @@ export function runChild<T>(script: string, args: readonly string[], opts: Child
   const last = (r.stdout ?? '').trim().split('\n').pop() ?? '';
   if (r.status !== 0 || !last.startsWith('{')) throw new Error(`${script} ${args.join(' ')} failed (exit ${r.status}):\n${(r.stderr ?? '').slice(-3000)}`);
   return JSON.parse(last) as T;
+}
+
+/** A fresh synthesis work dir where the daemon puts its own (lib/reconciler/wiring.ts: /dev/shm when there is one). */
+export function daemonWorkDir(label: string): string {
+  return fs.mkdtempSync(path.join(workDirParent(), `ws-bench-${label}-`));
 }

@@ -4,8 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { workDirParent } from '../lib/reconciler/wiring';
-import { runChild } from './child';
+import { daemonWorkDir, runChild } from './child';
 import { writeFleet } from './generate-fleet';
 import { BenchOptions, codeState, figure, loadavg1, Section } from './report';
 import type { SynthPoolChildResult } from './synth-pool-child';
@@ -19,8 +18,7 @@ export async function runSynthPool(opts: BenchOptions): Promise<Section> {
   writeFleet(dir, n);
   const runs: SynthPoolChildResult[] = [];
   for (const threads of [1, 2]) {
-    // Where the daemon synthesizes (lib/reconciler/wiring.ts): /dev/shm when the machine has it.
-    const workDir = fs.mkdtempSync(path.join(workDirParent(), 'ws-bench-pool-'));
+    const workDir = daemonWorkDir('pool');
     const r = runChild<SynthPoolChildResult>('synth-pool-child.ts', [dir, workDir, String(threads)], { profileDir: opts.profileDir });
     fs.rmSync(workDir, { recursive: true, force: true });
     runs.push(r);

@@ -6,9 +6,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { workDirParent } from '../lib/reconciler/wiring';
 import { buildIsCurrent, cdkSynth, CdkRun } from './cdk-cli';
-import { runChild } from './child';
+import { daemonWorkDir, runChild } from './child';
 import { writeFleet } from './generate-fleet';
 import { BenchOptions, codeState, figure, Figure, loadavg1, Section } from './report';
 import type { SynthChildResult } from './synth-child';
@@ -51,8 +50,7 @@ export async function runSynth(opts: BenchOptions): Promise<Section> {
       const key = `${v.id}/${n}`;
       runs.set(key, []);
       for (let i = 0; i < reps(n); i++) {
-        // Where the daemon synthesizes (lib/reconciler/wiring.ts): /dev/shm when the machine has it.
-        const r = synthChild(dirs.get(n)!, fs.mkdtempSync(path.join(workDirParent(), 'ws-bench-synth-')), v, opts.profileDir);
+        const r = synthChild(dirs.get(n)!, daemonWorkDir('synth'), v, opts.profileDir);
         runs.get(key)!.push(r);
         process.stderr.write(`  synth ${v.id} ${n} clusters: fleet ${fmt(r.fleetWallMs / 1000)} s, rss ${fmt(mb(r.maxRssBytes))} MB\n`);
       }

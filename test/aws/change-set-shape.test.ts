@@ -8,13 +8,11 @@ import {
   DescribeStackEventsCommand,
   DescribeStacksCommand,
   ExecuteChangeSetCommand,
-  StackStatus,
 } from '@aws-sdk/client-cloudformation';
 import { HeadObjectCommand, NotFound, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { stringify } from 'yaml';
 import { S3Publisher } from '../../lib/aws/s3-publisher';
-import { SdkCloudFormation } from '../../lib/aws/sdk-cloudformation';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { Logger, ReconcilerDeps } from '../../lib/reconciler/context';
 import { TEMPLATE_BODY_LIMIT } from '../../lib/reconciler/synthesize';
@@ -22,6 +20,7 @@ import { reconcileCluster } from '../../lib/reconciler/workflow';
 import { CLUSTER_TAG, configBucketName } from '../../lib/stacks/naming';
 import { FileStore } from '../../lib/stores/file-store';
 import { rawExample, tempDir } from '../helpers/clusters';
+import { fastSdkCloudFormation, sdkStack, stackNotFound } from '../helpers/sdk-mocks';
 
 // The change set the reconcile workflow asks for, through the real SDK adapters with mocked clients (no network).
 
@@ -55,7 +54,7 @@ function setup(example: string) {
   const { account, region } = raw.spec;
   const deps: ReconcilerDeps = {
     store: new FileStore({ clustersDir: dir }),
-    aws: (r) => ({ cfn: new SdkCloudFormation({ client: new CloudFormationClient({ region: r }), waiterDelaySeconds: { min: 1, max: 1 }, eventPollMs: 10 }), publisher: new S3Publisher(new S3Client({ region: r }), r) }),
+    aws: (r) => ({ cfn: fastSdkCloudFormation(r, 10), publisher: new S3Publisher(new S3Client({ region: r }), r) }),
     identity: { account: async () => account },
     templatesDir: DEFAULT_TEMPLATES_DIR,
     workDir: path.join(dir, 'cdk.out'),
@@ -75,13 +74,11 @@ function setup(example: string) {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any command's input
 const inputs = (command: any): any[] => cfnMock.commandCalls(command).map((x) => x.args[0].input);
-const stack = (name: string, status: StackStatus) => ({ StackName: name, StackId: `arn:aws:cloudformation:eu-west-1:1:stack/${name}/x`, StackStatus: status, CreationTime: new Date(0) });
-const stackGone = (name: string) => Object.assign(new Error(`Stack with id ${name} does not exist`), { name: 'ValidationError' });
 
 test('a new stack gets ChangeSetType CREATE, CAPABILITY_IAM, the cluster tag, an inline template and deterministic tokens', async () => {
   // GIVEN a cluster whose stack does not exist yet
   const c = setup('staging-us1');
-  cfnMock.on(DescribeStacksCommand).callsFake((input) => (cfnMock.commandCalls(ExecuteChangeSetCommand).length ? { Stacks: [stack(c.stackName, 'CREATE_COMPLETE')] } : Promise.reject(stackGone(input.StackName))));
+  cfnMock.on(DescribeStacksCommand).callsFake((input) => (cfnMock.commandCalls(ExecuteChangeSetCommand).length ? { Stacks: [sdkStack(c.stackName, 'CREATE_COMPLETE')] } : Promise.reject(stackNotFound(input.StackName))));
 
   // WHEN it is reconciled, twice from scratch (as after a crash before anything was recorded)
   const outcome = await c.run();
@@ -121,7 +118,7 @@ test('a new stack gets ChangeSetType CREATE, CAPABILITY_IAM, the cluster tag, an
 test('an existing stack gets ChangeSetType UPDATE, after looking for a change set of the same name', async () => {
   // GIVEN a cluster whose stack exists, complete, and no change set of that name yet
   const c = setup('staging-us1');
-  cfnMock.on(DescribeStacksCommand).callsFake(() => ({ Stacks: [stack(c.stackName, cfnMock.commandCalls(ExecuteChangeSetCommand).length ? 'UPDATE_COMPLETE' : 'CREATE_COMPLETE')] }));
+  cfnMock.on(DescribeStacksCommand).callsFake(() => ({ Stacks: [sdkStack(c.stackName, cfnMock.commandCalls(ExecuteChangeSetCommand).length ? 'UPDATE_COMPLETE' : 'CREATE_COMPLETE')] }));
   cfnMock
     .on(DescribeChangeSetCommand)
     .rejectsOnce(new ChangeSetNotFoundException({ message: 'ChangeSet [ws] does not exist', $metadata: {} }))
@@ -144,7 +141,7 @@ test('an existing stack gets ChangeSetType UPDATE, after looking for a change se
 test('a template over 51,200 bytes is uploaded to S3 and goes as TemplateURL, not TemplateBody', async () => {
   // GIVEN edge-ap1 (many listeners and rules), whose stack does not exist yet
   const c = setup('edge-ap1');
-  cfnMock.on(DescribeStacksCommand).callsFake((input) => (cfnMock.commandCalls(ExecuteChangeSetCommand).length ? { Stacks: [stack(c.stackName, 'CREATE_COMPLETE')] } : Promise.reject(stackGone(input.StackName))));
+  cfnMock.on(DescribeStacksCommand).callsFake((input) => (cfnMock.commandCalls(ExecuteChangeSetCommand).length ? { Stacks: [sdkStack(c.stackName, 'CREATE_COMPLETE')] } : Promise.reject(stackNotFound(input.StackName))));
 
   // WHEN it is reconciled
   const outcome = await c.run();

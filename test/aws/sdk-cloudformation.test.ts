@@ -6,18 +6,15 @@ import {
   DescribeStackEventsCommand,
   DescribeStacksCommand,
   ExecuteChangeSetCommand,
-  StackStatus,
 } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { StackEvent } from '../../lib/aws/cloudformation-port';
 import { SdkCloudFormation } from '../../lib/aws/sdk-cloudformation';
+import { fastSdkCloudFormation, sdkStack, stackNotFound } from '../helpers/sdk-mocks';
 
 // The CloudFormation adapter's requests, as the SDK would send them (no network).
 
 const cfnMock = mockClient(CloudFormationClient);
-const adapter = () => new SdkCloudFormation({ client: new CloudFormationClient({ region: 'eu-west-1' }), waiterDelaySeconds: { min: 1, max: 1 }, eventPollMs: 50 });
-const stack = (name: string, status: StackStatus = 'CREATE_COMPLETE') => ({ StackName: name, StackId: `arn:aws:cloudformation:eu-west-1:123456789012:stack/${name}/x`, StackStatus: status, CreationTime: new Date(0) });
-const notFound = (name: string) => Object.assign(new Error(`Stack with id ${name} does not exist`), { name: 'ValidationError' });
 
 beforeEach(() => cfnMock.reset());
 afterAll(() => cfnMock.restore());
@@ -37,7 +34,7 @@ test.each(['CREATE', 'UPDATE'] as const)('CreateChangeSet carries ChangeSetType 
   cfnMock.on(CreateChangeSetCommand).resolves({ Id: 'arn:cs', StackId: 'arn:stack' });
 
   // WHEN it is created
-  const id = await adapter().createChangeSet({ ...REQUEST, type });
+  const id = await fastSdkCloudFormation().createChangeSet({ ...REQUEST, type });
 
   // THEN exactly one request, with every field as CloudFormation expects it
   expect(id).toBe('arn:cs');
@@ -64,7 +61,7 @@ test('a template URL goes as TemplateURL, without TemplateBody', async () => {
   cfnMock.on(CreateChangeSetCommand).resolves({ Id: 'arn:cs' });
 
   // WHEN it is created
-  await adapter().createChangeSet({ ...REQUEST, type: 'UPDATE', templateBody: undefined, templateUrl: 'https://s3.eu-west-1.amazonaws.com/b/k.json' });
+  await fastSdkCloudFormation().createChangeSet({ ...REQUEST, type: 'UPDATE', templateBody: undefined, templateUrl: 'https://s3.eu-west-1.amazonaws.com/b/k.json' });
 
   // THEN only the URL is sent
   const input = cfnMock.commandCalls(CreateChangeSetCommand)[0].args[0].input;
@@ -75,7 +72,7 @@ test('a template URL goes as TemplateURL, without TemplateBody', async () => {
 test('ExecuteChangeSet, DeleteStack and ContinueUpdateRollback carry their ClientRequestToken', async () => {
   // GIVEN a CloudFormation that accepts everything
   cfnMock.on(ExecuteChangeSetCommand).resolves({}).on(DeleteStackCommand).resolves({}).on(ContinueUpdateRollbackCommand).resolves({});
-  const cfn = adapter();
+  const cfn = fastSdkCloudFormation();
 
   // WHEN each is called
   await cfn.executeChangeSet('WorkerStack-a', 'ws-1', 'ws-1-exec');
@@ -92,14 +89,14 @@ test('listStacks follows NextToken through every page, one DescribeStacks call p
   // GIVEN three pages of stacks
   cfnMock
     .on(DescribeStacksCommand, { NextToken: undefined })
-    .resolves({ Stacks: [stack('WorkerStack-a'), stack('WorkerStack-b', 'UPDATE_IN_PROGRESS')], NextToken: 't1' })
+    .resolves({ Stacks: [sdkStack('WorkerStack-a'), sdkStack('WorkerStack-b', 'UPDATE_IN_PROGRESS')], NextToken: 't1' })
     .on(DescribeStacksCommand, { NextToken: 't1' })
-    .resolves({ Stacks: [stack('WorkerStack-c', 'ROLLBACK_COMPLETE')], NextToken: 't2' })
+    .resolves({ Stacks: [sdkStack('WorkerStack-c', 'ROLLBACK_COMPLETE')], NextToken: 't2' })
     .on(DescribeStacksCommand, { NextToken: 't2' })
-    .resolves({ Stacks: [{ ...stack('WorkerStack-d'), Outputs: [{ OutputKey: 'ConfigChecksum', OutputValue: 'abc' }] }] });
+    .resolves({ Stacks: [{ ...sdkStack('WorkerStack-d'), Outputs: [{ OutputKey: 'ConfigChecksum', OutputValue: 'abc' }] }] });
 
   // WHEN the stacks are listed
-  const listed = await adapter().listStacks();
+  const listed = await fastSdkCloudFormation().listStacks();
 
   // THEN every page was read, in order, without a stack name
   expect(cfnMock.commandCalls(DescribeStacksCommand).map((c) => c.args[0].input)).toEqual([{ NextToken: undefined }, { NextToken: 't1' }, { NextToken: 't2' }]);
@@ -112,14 +109,14 @@ test('describeStack: a missing stack is undefined, any other error is thrown', a
   // GIVEN one stack that does not exist and one call that is denied
   cfnMock
     .on(DescribeStacksCommand, { StackName: 'WorkerStack-gone' })
-    .rejects(notFound('WorkerStack-gone'))
+    .rejects(stackNotFound('WorkerStack-gone'))
     .on(DescribeStacksCommand, { StackName: 'WorkerStack-denied' })
     .rejects(Object.assign(new Error('User is not authorized to perform: cloudformation:DescribeStacks'), { name: 'AccessDenied' }));
 
   // WHEN each is described
   // THEN the missing one is undefined and the denial surfaces
-  await expect(adapter().describeStack('WorkerStack-gone')).resolves.toBeUndefined();
-  await expect(adapter().describeStack('WorkerStack-denied')).rejects.toThrow(/not authorized/);
+  await expect(fastSdkCloudFormation().describeStack('WorkerStack-gone')).resolves.toBeUndefined();
+  await expect(fastSdkCloudFormation().describeStack('WorkerStack-denied')).rejects.toThrow(/not authorized/);
 });
 
 test('waitForStack waits with the SDK waiter on the stack id and reports each new stack event once, oldest first', async () => {
@@ -127,9 +124,9 @@ test('waitForStack waits with the SDK waiter on the stack id and reports each ne
   const ev = (id: string, status: string) => ({ EventId: id, StackId: 'arn:s', StackName: 'WorkerStack-a', LogicalResourceId: id, ResourceType: 'AWS::EC2::LaunchTemplate', ResourceStatus: status as never, Timestamp: new Date(0) });
   cfnMock
     .on(DescribeStacksCommand)
-    .resolvesOnce({ Stacks: [stack('WorkerStack-a', 'UPDATE_IN_PROGRESS')] })
-    .resolvesOnce({ Stacks: [stack('WorkerStack-a', 'UPDATE_IN_PROGRESS')] })
-    .resolves({ Stacks: [stack('WorkerStack-a', 'UPDATE_COMPLETE')] });
+    .resolvesOnce({ Stacks: [sdkStack('WorkerStack-a', 'UPDATE_IN_PROGRESS')] })
+    .resolvesOnce({ Stacks: [sdkStack('WorkerStack-a', 'UPDATE_IN_PROGRESS')] })
+    .resolves({ Stacks: [sdkStack('WorkerStack-a', 'UPDATE_COMPLETE')] });
   cfnMock
     .on(DescribeStackEventsCommand)
     .resolvesOnce({ StackEvents: [ev('e1', 'UPDATE_IN_PROGRESS')] })
@@ -137,27 +134,27 @@ test('waitForStack waits with the SDK waiter on the stack id and reports each ne
   const seen: StackEvent[] = [];
 
   // WHEN it waits
-  const final = await adapter().waitForStack('WorkerStack-a', { timeoutMs: 30_000, onEvent: (e) => seen.push(e) });
+  const final = await fastSdkCloudFormation().waitForStack('WorkerStack-a', { timeoutMs: 30_000, onEvent: (e) => seen.push(e) });
 
   // THEN it ends complete, saw e2 then e3 (e1 was there before the wait), and polled by stack id
   expect(final?.status).toBe('UPDATE_COMPLETE');
   expect(seen.map((e) => e.id)).toEqual(['e2', 'e3']);
   const polled = cfnMock.commandCalls(DescribeStacksCommand).map((c) => c.args[0].input.StackName);
   expect(polled[0]).toBe('WorkerStack-a');
-  expect(polled.slice(1).every((n) => n === stack('WorkerStack-a').StackId)).toBe(true);
+  expect(polled.slice(1).every((n) => n === sdkStack('WorkerStack-a').StackId)).toBe(true);
 });
 
 test('a create rollback found in progress (after a restart) is waited on until ROLLBACK_COMPLETE, not until the timeout', async () => {
   // GIVEN a stack rolling back a failed create, which completes its rollback on the next poll
   cfnMock
     .on(DescribeStacksCommand)
-    .resolvesOnce({ Stacks: [stack('WorkerStack-a', 'ROLLBACK_IN_PROGRESS')] })
-    .resolvesOnce({ Stacks: [stack('WorkerStack-a', 'ROLLBACK_IN_PROGRESS')] })
-    .resolves({ Stacks: [stack('WorkerStack-a', 'ROLLBACK_COMPLETE')] });
+    .resolvesOnce({ Stacks: [sdkStack('WorkerStack-a', 'ROLLBACK_IN_PROGRESS')] })
+    .resolvesOnce({ Stacks: [sdkStack('WorkerStack-a', 'ROLLBACK_IN_PROGRESS')] })
+    .resolves({ Stacks: [sdkStack('WorkerStack-a', 'ROLLBACK_COMPLETE')] });
   const started = Date.now();
 
   // WHEN it is waited on with a long timeout
-  const final = await adapter().waitForStack('WorkerStack-a', { timeoutMs: 20_000 });
+  const final = await fastSdkCloudFormation().waitForStack('WorkerStack-a', { timeoutMs: 20_000 });
 
   // THEN the wait ends at ROLLBACK_COMPLETE, after a poll or two
   expect(final?.status).toBe('ROLLBACK_COMPLETE');
@@ -166,7 +163,7 @@ test('a create rollback found in progress (after a restart) is waited on until R
 
 test('a stack stuck in progress is polled at the waiter pace up to the timeout, never in a tight loop', async () => {
   // GIVEN a stack that stays UPDATE_IN_PROGRESS, and waiter delays of 2 s
-  cfnMock.on(DescribeStacksCommand).resolves({ Stacks: [stack('WorkerStack-a', 'UPDATE_IN_PROGRESS')] });
+  cfnMock.on(DescribeStacksCommand).resolves({ Stacks: [sdkStack('WorkerStack-a', 'UPDATE_IN_PROGRESS')] });
   cfnMock.on(DescribeStackEventsCommand).resolves({ StackEvents: [] });
   const cfn = new SdkCloudFormation({ client: new CloudFormationClient({ region: 'eu-west-1' }), waiterDelaySeconds: { min: 2, max: 2 }, eventPollMs: 500 });
   const started = Date.now();
