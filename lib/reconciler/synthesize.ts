@@ -70,7 +70,16 @@ export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions)
 }
 
 function synthesizeInto(cluster: WorkerCluster, opts: SynthesizeOptions, outdir: string, stackName: string, started: number): SynthesizedStack {
-  const fleet = buildFleetApp({ clusters: [{ file: cluster.metadata.name, cluster }], outdir, templatesDir: opts.templatesDir, nag: opts.nag ?? true, bootstrap: false, rendered: opts.config ? new Map([[cluster.metadata.name, opts.config]]) : undefined });
+  const fleet = buildFleetApp({
+    clusters: [{ file: cluster.metadata.name, cluster }],
+    outdir,
+    templatesDir: opts.templatesDir,
+    nag: opts.nag ?? true,
+    bootstrap: false,
+    rendered: opts.config ? new Map([[cluster.metadata.name, opts.config]]) : undefined,
+    // Nothing here reads the manifest's logical-id map (the CLI and review do); the template is the same.
+    logicalIdMetadata: false,
+  });
   const assembly = fleet.app.synth();
   const artifact = assembly.getStackByName(stackName);
   const templateBody = fs.readFileSync(artifact.templateFullPath, 'utf8');
