@@ -11,6 +11,7 @@ import { daemonWorkDir, runChild } from './child';
 import { writeFleet } from './generate-fleet';
 import { BenchOptions, codeState, figure, Figure, loadavg1, Section } from './report';
 import type { SynthChildResult } from './synth-child';
+import type { SynthPairedResult } from './synth-paired-child';
 import { fmt, fmtSummary, mb, summarize, table } from './stats';
 
 interface Variant {
@@ -56,6 +57,20 @@ export async function runSynth(opts: BenchOptions): Promise<Section> {
       }
     }
   }
+  // nag's share, paired per cluster in one process (see synth-paired-child.ts), on the largest fleet.
+  const pairedSize = sizes[sizes.length - 1];
+  const pairedDir = daemonWorkDir('synth-paired');
+  const paired = runChild<SynthPairedResult>('synth-paired-child.ts', [dirs.get(pairedSize)!, pairedDir], { profileDir: opts.profileDir });
+  fs.rmSync(pairedDir, { recursive: true, force: true });
+  const pairedOn = summarize(paired.nagOnMs.slice(1));
+  const pairedOff = summarize(paired.nagOffMs.slice(1));
+  const nagDelta = summarize(paired.nagOnMs.slice(1).map((on, i) => on - paired.nagOffMs[i + 1]));
+  process.stderr.write(`  synth paired nag on/off, ${pairedSize} clusters: ${fmt(pairedOn.median)} / ${fmt(pairedOff.median)} ms\n`);
+  const pairedTable = table(
+    ['clusters', 'nag on: synth/stack median ms', 'nag off: median ms', 'nag on - off, per cluster: median ms', 'share of a synthesis with nag'],
+    [[String(pairedSize), fmt(pairedOn.median), fmt(pairedOff.median), fmt(nagDelta.median), `${fmt((nagDelta.median / pairedOn.median) * 100)} %`]],
+  );
+
   const cdk = new Map<number, CdkRun>();
   for (const n of cdkSizes) {
     // As a user runs it today: nag on, CDK_VALIDATION unset, ts-node transpile-only from cdk.json. Once per size (1,000 takes about a minute).
@@ -107,6 +122,7 @@ export async function runSynth(opts: BenchOptions): Promise<Section> {
     ...(perStack.has(`validation-on/${big}`) ? [figure('synth-per-stack-warm-median-validation-on', `in-process synth per stack, warm, median (${big} clusters, CDK_VALIDATION=true)`, perStack.get(`validation-on/${big}`)!.median, 'ms')] : []),
     figure(`fleet-${big}-wall`, `${big}-cluster fleet synth in one thread (--synth-threads 0), wall`, summarize(bigRuns.map((r) => r.fleetWallMs / 1000)).median, 's', at1000 ? { op: '<=', value: 30 } : undefined),
     figure(`fleet-${big}-rss`, `${big}-cluster fleet synth in one thread (--synth-threads 0), peak RSS`, Math.max(...bigRuns.map((r) => mb(r.maxRssBytes))), 'MB', at1000 ? { op: '<=', value: 2048 } : undefined),
+    figure('synth-per-stack-nag-share', `cdk-nag's cost per synthesis, paired in one process (${pairedSize} clusters, median of on - off)`, nagDelta.median, 'ms'),
     ...cdkSizes.map((n) => figure(`cdk-synth-${n}-ratio`, `npx cdk synth / in-process, ${n} clusters`, Number(cdkRows[cdkSizes.indexOf(n)][4]), 'x')),
   ];
   return {
@@ -117,13 +133,14 @@ export async function runSynth(opts: BenchOptions): Promise<Section> {
     loadavg: [load0, loadavg1()],
     code,
     figures,
-    tables: [inProcess, cdkTable],
+    tables: [inProcess, pairedTable, cdkTable],
     notes: [
       'In-process: one child process per fleet size and variant (lib/ through ts-node, one thread that is never recycled, as --synth-threads 0 runs; the pool benchmark below measures the daemon\'s default, build/ in recycled threads); each cluster is validated, rendered, fingerprinted and synthesized with lib/reconciler/synthesize.ts synthesizeStack (one App per cluster, as the reconciler does). "fleet wall" covers load+validate+render+synth of all; "process wall" adds node, ts-node and module load. Warm = every stack but the first of each run. "heap after GC" is the V8 heap still in use after a forced full GC at the end of the run: memory the process holds, not garbage.',
       `Fleets come from bench/generate-fleet.ts (seeded): 5-20 listeners, 10-60 rules, both templates, 3 accounts, 4 regions; median template ${fmt(summarize(bigRuns.flatMap((r) => r.templateBytes)).median / 1024)} KB.`,
       `npx cdk synth: the whole fleet in one app (plus one bootstrap stack per account/region), nag on, CDK_VALIDATION unset, cdk.json's app (the bin/cdk-app.js launcher; build/ was ${current ? 'current, so the precompiled app ran' : 'missing or stale, so ts-node ran'}); run once per size. Peak RSS is the largest process in the tree (GNU time). The ratio compares whole commands (process wall of the in-process child).`,
+      'Paired (second table): between runs of the same code, this machine drifted by more than what nag costs, so separate "nag on" and "nag off" processes (the first table) cannot show its share reliably. The paired child synthesizes every cluster twice in a row in one process, with and without nag, alternating which goes first; the share is the median of the per-cluster differences.',
       'CDK_VALIDATION: lib/stacks/app.ts turns aws-cdk-lib\'s built-in CloudFormationValidatePlugin off unless CDK_VALIDATION=true; the validation-on row shows what opting in costs.',
     ],
-    data: { sizes, variants: VARIANTS, runs: Object.fromEntries(runs), cdk: Object.fromEntries(cdk) },
+    data: { sizes, variants: VARIANTS, runs: Object.fromEntries(runs), paired, cdk: Object.fromEntries(cdk) },
   };
 }
