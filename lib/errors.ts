@@ -46,6 +46,12 @@ export class ValidationError extends WorkerStacksError {
 /** A cloud-config template is missing, malformed, or cannot render with the given values. */
 export class TemplateError extends WorkerStacksError {}
 
+/**
+ * The CDK app refused to synthesize a cluster's stack: an unacknowledged cdk-nag finding, or a check of a construct
+ * library. Synthesis runs the code `cdk synth` runs, so `cdk synth` shows the same report.
+ */
+export class SynthesisError extends WorkerStacksError {}
+
 /** A construct was used in a way it does not support (programming error, thrown at once). */
 export class UsageError extends WorkerStacksError {}
 

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { WorkerCluster } from '../cluster/schema';
-import { TemplateError, UsageError, WorkerStacksError } from '../errors';
+import { SynthesisError, TemplateError, UsageError, WorkerStacksError } from '../errors';
 import { PROJECT_ROOT } from '../paths';
 import { SynthesizedStack, SynthesizeOptions } from './synthesize';
 
@@ -119,7 +119,7 @@ export class SynthPool {
 
 /** Errors cross the thread as data; the classes the error path distinguishes are rebuilt. */
 function rebuild(e: { name: string; message: string }): Error {
-  const Known: Record<string, new (message: string) => Error> = { TemplateError, UsageError, WorkerStacksError };
+  const Known: Record<string, new (message: string) => Error> = { SynthesisError, TemplateError, UsageError, WorkerStacksError };
   const err = new (Known[e.name] ?? Error)(e.message);
   if (!Known[e.name]) err.name = e.name;
   return err;

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { FileAsset, fileAssetsOf } from '../aws/s3-publisher';
 import { WorkerCluster } from '../cluster/schema';
 import { RenderedConfig } from '../cloudconfig/render';
+import { SynthesisError, WorkerStacksError } from '../errors';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildFleetApp } from '../stacks/app';
@@ -65,7 +66,17 @@ export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions)
     return synthesizeInto(cluster, opts, outdir, stackName, started);
   } catch (e) {
     removeAssembly(opts.workDir, cluster.metadata.name);
-    throw e;
+    if (e instanceof WorkerStacksError) throw e;
+    // aws-cdk-lib's report points at a copy in the assembly, which is gone now: the message keeps only the findings.
+    const findings = String((e as Error).message ?? e)
+      .split('\n')
+      .filter((line) => !/A copy of this report can be found in/.test(line))
+      .join('\n')
+      .trim();
+    throw new SynthesisError(`${stackName} did not synthesize:\n${findings}`, {
+      cause: e,
+      hint: 'change the cluster object so the finding no longer applies, or acknowledge the rule with its reason in lib/stacks/nag.ts; `npx cdk synth` shows the same report',
+    });
   }
 }
 

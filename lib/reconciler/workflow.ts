@@ -1,5 +1,5 @@
 import { ConflictError } from '../stores/cluster-store';
-import { TemplateError, WorkerStacksError } from '../errors';
+import { SynthesisError, TemplateError, WorkerStacksError } from '../errors';
 import { StackSummary } from '../aws/cloudformation-port';
 import { ClusterRecord } from '../stores/cluster-store';
 import { Outcome, ReconcileContext, ReconcilerDeps, Task } from './context';
@@ -65,7 +65,7 @@ async function onError(ctx: ReconcileContext, task: string, e: unknown): Promise
   }
   if (e instanceof CrashSignal) throw e;
   const err = e as Error & { name?: string; $retryable?: unknown };
-  const reason = e instanceof TemplateError ? 'RenderFailed' : e instanceof WorkerStacksError ? 'ReconcileFailed' : /Throttl|TooManyRequests|RequestLimitExceeded/.test(String(err.name)) ? 'Throttled' : 'AwsError';
+  const reason = e instanceof TemplateError ? 'RenderFailed' : e instanceof SynthesisError ? 'SynthesisFailed' : e instanceof WorkerStacksError ? 'ReconcileFailed' : /Throttl|TooManyRequests|RequestLimitExceeded/.test(String(err.name)) ? 'Throttled' : 'AwsError';
   const message = `${task}: ${err.message ?? String(e)}`;
   try {
     return await recordFailure(ctx, reason, message);

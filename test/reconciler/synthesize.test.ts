@@ -1,9 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { getCondition } from '../../lib/cluster/status';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
-import { synthesizeStack } from '../../lib/reconciler/synthesize';
-import { example, tempDir } from '../helpers/clusters';
+import { SynthesisError } from '../../lib/errors';
+import { SynthPool } from '../../lib/reconciler/synth-pool';
+import { assemblyDir, synthesizeStack } from '../../lib/reconciler/synthesize';
+import { EXAMPLE, Harness } from '../fakes/harness';
+import { example, tempDir, variant } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
+
+/** A rule cdk-nag refuses (AwsSolutions-EC23) and that only this rule's resource can acknowledge. */
+const sshFromAnywhere = (raw: any) => raw.spec.securityGroupRules.push({ description: 'ssh from anywhere', protocol: 'tcp', port: 22, source: { cidr: '0.0.0.0/0' } });
 
 /** Entry types of a stack's assembly metadata file (`<stack>.metadata.json`, construct path -> entries). */
 function metadataTypes(dir: string): Set<string> {
@@ -29,4 +36,58 @@ test.each(['prod-eu1', 'edge-ap1'])('%s: the reconciler writes the bytes cdk syn
   expect(types).not.toContain('aws:cdk:logicalId');
   // the acknowledgments stay, so a finding reported from this assembly still says why it was accepted
   expect(types).toContain('aws:cdk:acknowledged-rules');
+}, 60_000);
+
+test('a cdk-nag finding is a SynthesisError: the rule, the resource and the fix, and no pointer to a report that is gone', async () => {
+  // GIVEN a cluster with a rule cdk-nag refuses
+  const cluster = variant('prod-eu1', sshFromAnywhere);
+  const workDir = tempDir('nag-finding');
+  const opts = { templatesDir: DEFAULT_TEMPLATES_DIR, workDir, fingerprint: 'b'.repeat(64) };
+
+  // WHEN the reconciler synthesizes it, in this thread and in a pool thread
+  let here: unknown;
+  try {
+    synthesizeStack(cluster, opts);
+  } catch (e) {
+    here = e;
+  }
+  const pool = new SynthPool({ size: 1 });
+  const there: unknown = await pool.synthesize(cluster, opts).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  await pool.close();
+
+  // THEN both are SynthesisErrors that name the finding, the resource and what to do, and the assembly (with the
+  // report aws-cdk-lib points at) is gone, so the message does not send anyone to it
+  for (const e of [here, there] as Error[]) {
+    expect(e).toBeInstanceOf(SynthesisError);
+    expect(e.message).toMatch(/WorkerStack-prod-eu1 did not synthesize/);
+    expect(e.message).toMatch(/AwsSolutions-EC23/);
+    expect(e.message).toMatch(/WorkerStack-prod-eu1\/Rules\/tcp-22-0-0-0-0-0/);
+    expect(e.message).toMatch(/fix: .*lib\/stacks\/nag\.ts/);
+    expect(e.message).not.toMatch(/validation-report/);
+  }
+  expect((here as SynthesisError).cause).toBeInstanceOf(Error);
+  expect(fs.existsSync(assemblyDir(workDir, 'prod-eu1'))).toBe(false);
+}, 120_000);
+
+test('the daemon records a cdk-nag finding as Failed/SynthesisFailed, before anything reaches AWS', async () => {
+  // GIVEN a reconciler with cdk-nag on (as shipped) and a cluster with a rule cdk-nag refuses
+  const h = new Harness();
+  try {
+    h.edit(EXAMPLE, sshFromAnywhere);
+
+    // WHEN it reconciles the cluster
+    const outcome = await h.reconcile(EXAMPLE, {}, h.deps({ nag: true }));
+
+    // THEN the failure is recorded with its own reason and the finding; nothing was published or sent to CloudFormation
+    expect(outcome.result).toBe('failed');
+    expect(getCondition(h.status(), 'Failed')).toMatchObject({ status: 'True', reason: 'SynthesisFailed' });
+    expect(getCondition(h.status(), 'Failed')?.message).toMatch(/^synthesize: WorkerStack-staging-us1 did not synthesize:[\s\S]*AwsSolutions-EC23/);
+    expect(h.publisher.calls).toBe(0);
+    expect(h.cfn.calls.get('createChangeSet')).toBeUndefined();
+  } finally {
+    h.cleanup();
+  }
 }, 60_000);
