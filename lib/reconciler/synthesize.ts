@@ -73,9 +73,12 @@ export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions)
       .filter((line) => !/A copy of this report can be found in/.test(line))
       .join('\n')
       .trim();
+    const policy = /Acknowledge with/.test(findings);
     throw new SynthesisError(`${stackName} did not synthesize:\n${findings}`, {
       cause: e,
-      hint: 'change the cluster object so the finding no longer applies, or acknowledge the rule with its reason in lib/stacks/nag.ts; `npx cdk synth` shows the same report',
+      hint: policy
+        ? 'change the cluster object so the finding no longer applies, or acknowledge the rule with its reason in lib/stacks/nag.ts; `npx cdk synth` shows the same report'
+        : '`npx cdk synth` with this object reproduces it; it is a failure of the code for this object, not of AWS, and retrying will not help until the object or the code changes',
     });
   }
 }

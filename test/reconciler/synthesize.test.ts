@@ -8,6 +8,7 @@ import { assemblyDir, synthesizeStack } from '../../lib/reconciler/synthesize';
 import { EXAMPLE, Harness } from '../fakes/harness';
 import { example, tempDir, variant } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
+import * as appModule from '../../lib/stacks/app';
 
 /** A rule cdk-nag refuses (AwsSolutions-EC23) and that only this rule's resource can acknowledge. */
 const sshFromAnywhere = (raw: any) => raw.spec.securityGroupRules.push({ description: 'ssh from anywhere', protocol: 'tcp', port: 22, source: { cidr: '0.0.0.0/0' } });
@@ -91,3 +92,28 @@ test('the daemon records a cdk-nag finding as Failed/SynthesisFailed, before any
     h.cleanup();
   }
 }, 60_000);
+
+test('any other synthesis failure is a SynthesisError too, with the original as cause and no advice about nag', () => {
+  // GIVEN a failure inside the CDK app that is not a finding (a bug, as the reconciler would meet it)
+  const bug = new TypeError("Cannot read properties of undefined (reading 'port')");
+  const spy = jest.spyOn(appModule, 'buildFleetApp').mockImplementation(() => {
+    throw bug;
+  });
+  try {
+    // WHEN the reconciler synthesizes a cluster
+    const run = () => synthesizeStack(example('prod-eu1'), { templatesDir: DEFAULT_TEMPLATES_DIR, workDir: tempDir('bug'), fingerprint: 'c'.repeat(64) });
+
+    // THEN it gets the typed error, which keeps the original and says retrying will not help
+    expect(run).toThrow(SynthesisError);
+    expect(run).toThrow(/WorkerStack-prod-eu1 did not synthesize:\nCannot read properties of undefined/);
+    expect(run).toThrow(/fix: `npx cdk synth` with this object reproduces it/);
+    expect(run).not.toThrow(/nag\.ts/);
+    try {
+      run();
+    } catch (e) {
+      expect((e as Error).cause).toBe(bug);
+    }
+  } finally {
+    spy.mockRestore();
+  }
+});
