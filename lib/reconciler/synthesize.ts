@@ -35,6 +35,8 @@ export interface SynthesizeOptions {
   readonly nag?: boolean;
   /** The cluster's config, when the caller has rendered it already. @default rendered here */
   readonly config?: RenderedConfig;
+  /** The object's file as messages name it (`clusters/prod-eu1.yaml`). @default the cluster's name */
+  readonly source?: string;
 }
 
 /** Where a cluster's assemblies go under a work dir. */
@@ -74,7 +76,7 @@ export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions)
       .join('\n')
       .trim();
     const policy = /Acknowledge with/.test(findings);
-    throw new SynthesisError(`${stackName} did not synthesize:\n${findings}`, {
+    throw new SynthesisError(`${opts.source ?? cluster.metadata.name}: ${stackName} did not synthesize:\n${findings}`, {
       cause: e,
       hint: policy
         ? 'change the cluster object so the finding no longer applies, or acknowledge the rule with its reason in lib/stacks/nag.ts; `npx cdk synth` shows the same report'

@@ -77,7 +77,7 @@ export const synthesize: Task = {
   when: (ctx) => !ctx.resume,
   async run(ctx) {
     // The config rendered (and memoized) in the render step: synthesis never renders it a second time.
-    const opts = { templatesDir: ctx.deps.templatesDir, workDir: ctx.deps.workDir, fingerprint: ctx.fingerprint!, nag: ctx.deps.nag, config: ctx.config };
+    const opts = { templatesDir: ctx.deps.templatesDir, workDir: ctx.deps.workDir, fingerprint: ctx.fingerprint!, nag: ctx.deps.nag, config: ctx.config, source: ctx.record.source };
     ctx.synth = ctx.deps.synthesizer ? await ctx.deps.synthesizer(ctx.cluster!, opts) : synthesizeStack(ctx.cluster!, opts);
     ctx.log.info({ stack: ctx.synth.stackName, synthMs: Math.round(ctx.synth.durationMs) }, 'synthesized');
   },

@@ -85,7 +85,7 @@ test('the daemon records a cdk-nag finding as Failed/SynthesisFailed, before any
     // THEN the failure is recorded with its own reason and the finding; nothing was published or sent to CloudFormation
     expect(outcome.result).toBe('failed');
     expect(getCondition(h.status(), 'Failed')).toMatchObject({ status: 'True', reason: 'SynthesisFailed' });
-    expect(getCondition(h.status(), 'Failed')?.message).toMatch(/^synthesize: WorkerStack-staging-us1 did not synthesize:[\s\S]*AwsSolutions-EC23/);
+    expect(getCondition(h.status(), 'Failed')?.message).toMatch(/^synthesize: clusters\/staging-us1\.yaml: WorkerStack-staging-us1 did not synthesize:[\s\S]*AwsSolutions-EC23/);
     expect(h.publisher.calls).toBe(0);
     expect(h.cfn.calls.get('createChangeSet')).toBeUndefined();
   } finally {
