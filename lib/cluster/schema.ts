@@ -56,6 +56,13 @@ export const ListenerSchema = z
     certificateArn: pattern(/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/, 'an ACM certificate ARN')
       .optional()
       .meta(d('ACM certificate; required for TLS, refused otherwise.')),
+    sslPolicy: pattern(/^ELBSecurityPolicy-[A-Za-z0-9-]+$/, 'an ELB security policy name such as ELBSecurityPolicy-TLS13-1-2-2021-06')
+      .optional()
+      .meta(d('TLS security policy of a TLS listener; refused for other protocols. @default ELBSecurityPolicy-TLS13-1-2-2021-06 (TLS 1.2 and 1.3 only)')),
+    hostPort: z
+      .boolean()
+      .default(false)
+      .meta(d("Allow a nodePort outside spec.nodePortRange (for hostNetwork ingress); ports of node services (SSH, kubelet, etcd, API server ...) are refused even then. @default false")),
     healthCheck: HealthCheckSchema.default({ protocol: 'TCP', intervalSeconds: 10, healthyThreshold: 3, unhealthyThreshold: 3 }),
   })
   .meta(d('One load-balancer listener with its target group on the worker pool.'));
@@ -138,10 +145,18 @@ export const ClusterSpecSchema = z.strictObject({
     })
     .meta(d('Network, given explicitly.')),
   pool: PoolSchema,
+  nodePortRange: z
+    .strictObject({
+      from: port('node port').meta(d('First port of the range.')),
+      to: port('node port').meta(d('Last port of the range, inclusive.')),
+    })
+    .default({ from: 30000, to: 32767 })
+    .meta(d("The cluster's Kubernetes NodePort range (kube-apiserver --service-node-port-range); listeners forward only into it unless they set hostPort. @default 30000-32767")),
   loadBalancer: z
     .strictObject({
       scheme: z.enum(['internal', 'internet-facing']).default('internal').meta(d('@default internal')),
-      allowedCidrs: z.array(ipv4Cidr).min(1).meta(d('Clients allowed to reach the listeners.')),
+      allowedCidrs: z.array(z.union([ipv4Cidr, ipv6Cidr])).min(1).meta(d('Clients allowed to reach the listeners (IPv4 or IPv6 CIDRs; IPv6 clients make the load balancer dual-stack).')),
+      subnetIds: z.array(awsId('subnet', 'a subnet')).min(1).optional().meta(d('Subnets of the load balancer. @default the node subnets')),
     })
     .optional()
     .meta(d('The Network Load Balancer in front of the listeners. Required when there are listeners.')),
