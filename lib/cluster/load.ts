@@ -16,6 +16,8 @@ export interface LoadOptions {
   readonly templates: ReadonlySet<string>;
   /** Directory that file names are shown relative to. @default process.cwd() */
   readonly relativeTo?: string;
+  /** Cluster files larger than this are refused unread. @default MAX_CLUSTER_FILE_BYTES (1 MiB) */
+  readonly maxBytes?: number;
 }
 
 /** Parses YAML text into one plain object, or the problems that stop it. */
@@ -42,20 +44,73 @@ export function parseClusterYaml(text: string, file: string): { raw?: unknown; p
   }
 }
 
+/** The largest cluster file that is read: a real object is a few KiB; 1 MiB leaves room and bounds memory. */
+export const MAX_CLUSTER_FILE_BYTES = 1024 * 1024;
+
+export interface ReadClusterFileOptions {
+  /** Larger files are refused unread. @default MAX_CLUSTER_FILE_BYTES (1 MiB) */
+  readonly maxBytes?: number;
+  /** The file as problems name it. @default file */
+  readonly shown?: string;
+}
+
+/**
+ * Reads a cluster file, or says why not, without ever blocking or reading without bound: only a regular file (a
+ * symlink to one is fine) of at most `maxBytes` is read. The file is opened non-blocking and checked on its open
+ * descriptor, so a FIFO does not hang, /dev/zero is never read, and a file swapped after a check is still the
+ * one checked; at most maxBytes + 1 bytes are read, so a file that grows meanwhile is refused too.
+ */
+export function readClusterFile(file: string, opts: ReadClusterFileOptions = {}): { text: string; problem?: undefined } | { text?: undefined; problem: Problem } {
+  const maxBytes = opts.maxBytes ?? MAX_CLUSTER_FILE_BYTES;
+  const refuse = (message: string) => ({ problem: { file: opts.shown ?? file, path: '', message } });
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch (e) {
+    return refuse(`cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return refuse(`is ${kindOf(st)}, not a regular file; a cluster object must be a regular file of at most ${maxBytes} bytes`);
+    if (st.size > maxBytes) return refuse(`is ${st.size} bytes, more than the limit of ${maxBytes}; a cluster object is a few KiB`);
+    const buf = Buffer.alloc(maxBytes + 1);
+    let n = 0;
+    while (n < buf.length) {
+      const got = fs.readSync(fd, buf, n, buf.length - n, null);
+      if (got === 0) break;
+      n += got;
+    }
+    if (n > maxBytes) return refuse(`grew past the limit of ${maxBytes} bytes while it was read`);
+    return { text: buf.toString('utf8', 0, n) };
+  } catch (e) {
+    return refuse(`cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function kindOf(st: fs.Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
 export function loadClusterFile(file: string, opts: LoadOptions): { cluster?: WorkerCluster; problems: readonly Problem[] } {
   const shown = path.relative(opts.relativeTo ?? process.cwd(), file) || file;
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    return { problems: [{ file: shown, path: '', message: `cannot be read: ${(e as Error).message}` }] };
-  }
-  const { raw, problems } = parseClusterYaml(text, shown);
+  const read = readClusterFile(file, { maxBytes: opts.maxBytes, shown });
+  if (read.problem) return { problems: [read.problem] };
+  const { raw, problems } = parseClusterYaml(read.text, shown);
   if (problems.length) return { problems };
   return validateCluster(raw, { file: shown, templates: opts.templates });
 }
 
-/** Every `*.yaml` / `*.yml` directly in `dir`, in name order. */
+/**
+ * Every `*.yaml` / `*.yml` directly in `dir`, in name order, whatever its kind: a directory or a FIFO with such a
+ * name is listed so that readClusterFile refuses it by name, never skipped in silence.
+ */
 export function clusterFiles(dir: string): string[] {
   return fs
     .readdirSync(dir)

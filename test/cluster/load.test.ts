@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadClusterFile, loadClusters, loadValidClusters, parseClusterYaml } from '../../lib/cluster/load';
+import { spawnSync } from 'node:child_process';
+import { loadClusterFile, loadClusters, loadValidClusters, MAX_CLUSTER_FILE_BYTES, parseClusterYaml, readClusterFile } from '../../lib/cluster/load';
 import { ValidationError } from '../../lib/errors';
 import { EXAMPLES_DIR, TEMPLATES, tempDir } from '../helpers/clusters';
 
@@ -133,7 +134,7 @@ describe('files (loadClusterFile, loadClusters, loadValidClusters)', () => {
 
     // THEN the good cluster is there and the unreadable one is a problem
     expect(r.clusters.map((c) => [c.file, c.cluster.metadata.name])).toEqual([['clusters/staging-us1.yaml', 'staging-us1']]);
-    expect(r.problems).toEqual([{ file: 'clusters/broken.yaml', path: '', message: expect.stringMatching(/^cannot be read: EISDIR/) }]);
+    expect(r.problems).toEqual([{ file: 'clusters/broken.yaml', path: '', message: expect.stringMatching(/^is a directory, not a regular file/) }]);
   });
 
   test('loadValidClusters throws one ValidationError listing every problem of every file', () => {
@@ -178,5 +179,85 @@ describe('files (loadClusterFile, loadClusters, loadValidClusters)', () => {
     // THEN all three come back, with defaults applied
     expect(clusters.map((c) => c.file)).toEqual(['clusters/edge-ap1.yaml', 'clusters/prod-eu1.yml', 'clusters/staging-us1.yaml']);
     expect(clusters[1].cluster.spec.pool.rollingUpdate.waitOnResourceSignals).toBe(false);
+  });
+});
+
+describe('hostile files (readClusterFile): only regular files up to the size limit are read', () => {
+  let root: string;
+  let dir: string;
+  beforeEach(() => {
+    root = tempDir('hostile');
+    dir = path.join(root, 'clusters');
+    fs.mkdirSync(dir);
+  });
+  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  /** Makes the hostile entry x.yaml in dir. */
+  const HOSTILE: [string, (file: string) => void, RegExp][] = [
+    ['a symlink to /dev/zero', (f) => fs.symlinkSync('/dev/zero', f), /^is a character device, not a regular file; a cluster object must be a regular file of at most 1048576 bytes$/],
+    ['a FIFO nobody writes to', (f) => expect(spawnSync('mkfifo', [f]).status).toBe(0), /^is a FIFO \(named pipe\), not a regular file/],
+    ['a directory named x.yaml', (f) => fs.mkdirSync(f), /^is a directory, not a regular file/],
+    ['a 50 MB file', (f) => fs.truncateSync((fs.writeFileSync(f, 'apiVersion: x\n'), f), 50 * 1000 * 1000), /^is 50000000 bytes, more than the limit of 1048576; a cluster object is a few KiB$/],
+  ];
+
+  test.each(HOSTILE)('%s is refused within a second, with the file and the rule', (_what, make, rule) => {
+    // GIVEN the hostile entry beside a valid cluster file
+    make(path.join(dir, 'x.yaml'));
+    fs.copyFileSync(path.join(EXAMPLES_DIR, 'staging-us1.yaml'), path.join(dir, 'staging-us1.yaml'));
+
+    // WHEN the directory is loaded
+    const started = Date.now();
+    const r = loadClusters(dir, { templates: TEMPLATES, relativeTo: root });
+
+    // THEN it is one problem naming the file, the good cluster still loads, and it took well under a second
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(r.problems).toEqual([{ file: 'clusters/x.yaml', path: '', message: expect.stringMatching(rule) }]);
+    expect(r.clusters.map((c) => c.cluster.metadata.name)).toEqual(['staging-us1']);
+  });
+
+  test('the limit is 1 MiB by default: a file of exactly that size is read, one byte more is refused unread', () => {
+    // GIVEN two files of MAX_CLUSTER_FILE_BYTES and one byte more
+    const atLimit = path.join(dir, 'a.yaml');
+    const over = path.join(dir, 'b.yaml');
+    fs.writeFileSync(atLimit, `#${'x'.repeat(MAX_CLUSTER_FILE_BYTES - 2)}\n`);
+    fs.writeFileSync(over, `#${'x'.repeat(MAX_CLUSTER_FILE_BYTES - 1)}\n`);
+
+    // WHEN they are read
+    const a = readClusterFile(atLimit);
+    const b = readClusterFile(over, { shown: 'clusters/b.yaml' });
+
+    // THEN the first comes back whole, the second is a problem of that file
+    expect(MAX_CLUSTER_FILE_BYTES).toBe(1024 * 1024);
+    expect(a.text).toHaveLength(MAX_CLUSTER_FILE_BYTES);
+    expect(b).toEqual({ problem: { file: 'clusters/b.yaml', path: '', message: 'is 1048577 bytes, more than the limit of 1048576; a cluster object is a few KiB' } });
+  });
+
+  test('maxBytes sets another limit, and loadClusterFile passes it on', () => {
+    // GIVEN a valid cluster file (a few KiB)
+    const file = path.join(dir, 'staging-us1.yaml');
+    fs.copyFileSync(path.join(EXAMPLES_DIR, 'staging-us1.yaml'), file);
+    const size = fs.statSync(file).size;
+
+    // WHEN it is read with a limit one byte below its size
+    const direct = readClusterFile(file, { maxBytes: size - 1 });
+    const loaded = loadClusterFile(file, { templates: TEMPLATES, relativeTo: root, maxBytes: size - 1 });
+
+    // THEN both refuse it with the limit
+    expect(direct.problem?.message).toBe(`is ${size} bytes, more than the limit of ${size - 1}; a cluster object is a few KiB`);
+    expect(loaded).toEqual({ problems: [{ file: 'clusters/staging-us1.yaml', path: '', message: direct.problem!.message }] });
+  });
+
+  test('a symlink to a regular cluster file is read like the file itself', () => {
+    // GIVEN clusters/staging-us1.yaml -> a file elsewhere
+    const target = path.join(root, 'elsewhere.yaml');
+    fs.copyFileSync(path.join(EXAMPLES_DIR, 'staging-us1.yaml'), target);
+    fs.symlinkSync(target, path.join(dir, 'staging-us1.yaml'));
+
+    // WHEN the directory is loaded
+    const r = loadClusters(dir, { templates: TEMPLATES, relativeTo: root });
+
+    // THEN the cluster is there
+    expect(r.problems).toEqual([]);
+    expect(r.clusters.map((c) => c.cluster.metadata.name)).toEqual(['staging-us1']);
   });
 });
