@@ -1,6 +1,6 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as net from 'node:net';
-import { requireTool } from './tools';
+import { PINS, requireTool } from './tools';
 
 /**
  * The moto server (the AWS emulator the machine's Python ships), one per test
@@ -19,7 +19,7 @@ export interface Moto {
 
 export const MOTO_ACCOUNT = '123456789012';
 export const MOTO_REGION = 'eu-west-1';
-const INSTALL = "pip install 'moto[server]' (Python 3.11; the machine's Python ships it) — or run bash .ci/run, which installs everything";
+const INSTALL = `bash .ci/install-tools (or python3 -m pip install 'moto[server]==${PINS.moto}', Python 3.11)`;
 
 /** A port nobody listens on right now: bind port 0 on loopback, read it, close. */
 export function freePort(): Promise<number> {
@@ -36,8 +36,10 @@ export function freePort(): Promise<number> {
 /** Starts `python3 -m moto.server` and waits until GET /moto-api/ answers. */
 export async function startMoto(timeoutMs = 30_000): Promise<Moto> {
   const python = requireTool('python3');
-  const probe = spawnSync(python, ['-c', 'import moto.server, boto3, flask'], { encoding: 'utf8' });
+  const probe = spawnSync(python, ['-c', 'import moto, moto.server, boto3, flask; print(moto.__version__)'], { encoding: 'utf8' });
   if (probe.status !== 0) throw new Error(`moto is not installed for ${python} (${probe.stderr.trim().split('\n').pop()}); install it with: ${INSTALL}`);
+  // The tests rely on what this moto version emulates (S3's ExpectedBucketOwner, CloudFormation change sets).
+  if (probe.stdout.trim() !== PINS.moto) throw new Error(`moto is at ${probe.stdout.trim()}, not the pinned ${PINS.moto}; install it with: ${INSTALL}`);
   let lastError = '';
   // The port can be taken between freePort() and moto's bind: try a few.
   for (let attempt = 0; attempt < 3; attempt++) {

@@ -1,0 +1,112 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { buildFleetApp } from '../../lib/stacks/app';
+import { example, EXAMPLE_NAMES, tempDir, variant } from '../helpers/clusters';
+import { requireTool, run } from '../helpers/tools';
+
+/**
+ * checkov (PyPI, pinned by .ci/install-tools, in its own venv) on every template the examples synthesize: the
+ * worker stacks and the bootstrap stacks. A failed check fails this test unless it is listed here, for the
+ * resource type it may fail on, with the reason it is accepted. A listed check that no longer fails anywhere
+ * fails the test too, so this list never outlives its reason.
+ */
+const JUSTIFIED: Record<string, { readonly type: string; readonly reason: string }> = {
+  CKV_AWS_18: {
+    type: 'AWS::S3::Bucket',
+    reason:
+      'The config bucket holds immutable, content-addressed objects; reads are audited with CloudTrail S3 data events, which the account baseline enables. Server access logs would need a log bucket per account and region with its own exemption (the same reason as AwsSolutions-S1 in lib/stacks/bootstrap-stack.ts).',
+  },
+  CKV_AWS_91: {
+    type: 'AWS::ElasticLoadBalancingV2::LoadBalancer',
+    reason:
+      'Network Load Balancer access logs exist only for TLS listeners; traffic to the nodes is observed with VPC flow logs, which the account baseline enables (the same reason as AwsSolutions-ELB2 in lib/stacks/nag.ts).',
+  },
+};
+
+interface FailedCheck {
+  readonly check_id: string;
+  readonly check_name: string;
+  readonly file_path: string;
+  /** `<type>.<logical id>` */
+  readonly resource: string;
+}
+
+interface Report {
+  readonly results: { readonly failed_checks?: FailedCheck[] };
+  readonly summary: { readonly parsing_errors: number; readonly resource_count: number; readonly checkov_version: string };
+}
+
+/** checkov on these files, every check, JSON; one report for the cloudformation framework. */
+function checkov(files: readonly string[]): Report {
+  const args = [...files.flatMap((f) => ['-f', f]), '--framework', 'cloudformation', '--output', 'json', '--quiet', '--compact', '--skip-download'];
+  // --skip-download and no API key: checkov runs offline, on its bundled checks only.
+  const r = run(requireTool('checkov'), args, { env: { ...process.env, BC_API_KEY: '', CHECKOV_SKIP_DOWNLOAD: 'true' }, timeout: 300_000 });
+  // Exit 1 means "some check failed"; anything else (or no JSON) means checkov itself did not run.
+  if (r.status !== 0 && r.status !== 1) throw new Error(`checkov exited ${r.status}: ${r.stderr}`);
+  const parsed = JSON.parse(r.stdout);
+  const reports: Report[] = Array.isArray(parsed) ? parsed : [parsed];
+  expect(reports).toHaveLength(1);
+  return reports[0];
+}
+
+const typeOf = (f: FailedCheck) => f.resource.slice(0, f.resource.lastIndexOf('.'));
+
+/** Synthesizes the examples (and a variant reaching the internet-facing and TCP_UDP branches) like `cdk synth`. */
+function synthesizedTemplates(): string[] {
+  const outdir = tempDir('checkov');
+  const clusters = [
+    ...EXAMPLE_NAMES.map(example),
+    variant('prod-eu1', (raw) => {
+      raw.metadata.name = 'variant-a';
+      raw.spec.pool.instanceTypes = ['m6i.large'];
+      raw.spec.loadBalancer = { scheme: 'internet-facing', allowedCidrs: ['192.0.2.0/24'] };
+      raw.spec.listeners.push({ name: 'dns', protocol: 'TCP_UDP', port: 53, nodePort: 30053 });
+    }),
+  ];
+  buildFleetApp({ clusters: clusters.map((cluster) => ({ file: cluster.metadata.name, cluster })), outdir, nag: false }).app.synth();
+  return fs
+    .readdirSync(outdir)
+    .filter((f) => f.endsWith('.template.json'))
+    .sort()
+    .map((f) => path.join(outdir, f));
+}
+
+test('every synthesized example template passes checkov, but for the justified checks', () => {
+  // GIVEN the worker and bootstrap templates of the examples
+  const files = synthesizedTemplates();
+  expect(files.map((f) => path.basename(f).replace(/-[^-]+\.template\.json$|\.template\.json$/, ''))).toEqual(
+    expect.arrayContaining(['WorkerStack-edge-ap1', 'WorkerStack-prod-eu1', 'WorkerStack-staging-us1', 'WorkerStack-variant-a']),
+  );
+  expect(files.filter((f) => path.basename(f).startsWith('WorkerStacks-Bootstrap-')).length).toBeGreaterThan(0);
+
+  // WHEN checkov scans them all
+  const report = checkov(files);
+
+  // THEN every file parsed, and no check failed that is not justified for that resource type
+  expect(report.summary.parsing_errors).toBe(0);
+  expect(report.summary.resource_count).toBeGreaterThan(files.length * 3);
+  const failed = report.results.failed_checks ?? [];
+  const unjustified = failed.filter((f) => JUSTIFIED[f.check_id]?.type !== typeOf(f));
+  expect(unjustified.map((f) => `${path.basename(f.file_path)}: ${f.check_id} ${f.resource}: ${f.check_name}`)).toEqual([]);
+  // Each justification still has a finding to justify.
+  expect([...new Set(failed.map((f) => f.check_id))].sort()).toEqual(Object.keys(JUSTIFIED).sort());
+});
+
+test('checkov is live: a bucket without encryption and a TLS listener without a policy are failed checks', () => {
+  // GIVEN a bootstrap template without bucket encryption, and a TLS listener without SslPolicy
+  const dir = tempDir('checkov-bad');
+  const template = {
+    Resources: {
+      Bucket: { Type: 'AWS::S3::Bucket', Properties: { BucketName: 'b' } },
+      Listener: { Type: 'AWS::ElasticLoadBalancingV2::Listener', Properties: { Protocol: 'TLS', Port: 443, LoadBalancerArn: 'arn', DefaultActions: [] } },
+    },
+  };
+  const file = path.join(dir, 'broken.template.json');
+  fs.writeFileSync(file, JSON.stringify(template));
+
+  // WHEN checkov scans it
+  const failed = (checkov([file]).results.failed_checks ?? []).map((f) => `${f.check_id} ${f.resource}`);
+
+  // THEN both are reported
+  expect(failed).toEqual(expect.arrayContaining(['CKV_AWS_103 AWS::ElasticLoadBalancingV2::Listener.Listener', 'CKV_AWS_18 AWS::S3::Bucket.Bucket']));
+});
