@@ -1,9 +1,12 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { LoadedCluster } from '../cluster/load';
 import { renderConfig, RenderedConfig } from '../cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
+import { UsageError } from '../errors';
 import { BootstrapStack } from './bootstrap-stack';
 import { WorkerStack } from './worker-stack';
 
@@ -73,4 +76,32 @@ export function buildFleetApp(props: FleetAppProps): FleetApp {
   const bootstrapStacks =
     (props.bootstrap ?? true) ? [...envs.keys()].sort().map((k) => new BootstrapStack(app, envs.get(k)!)) : [];
   return { app, stacks, configs, bootstrapStacks };
+}
+
+/** The two input directories of the CDK app. */
+export interface AppInputDirs {
+  readonly clustersDir: string;
+  readonly templatesDir: string;
+}
+
+/**
+ * Where `cdk synth` reads its inputs: WORKER_STACKS_CLUSTERS and WORKER_STACKS_TEMPLATES, else the defaults. Each
+ * must be an existing directory: a typo in a variable is a UsageError that names the variable and the fix, never
+ * a stack trace from deep inside the loader (nor, for templates, "unknown template" on every cluster).
+ */
+export function appInputDirs(env: NodeJS.ProcessEnv, defaults: AppInputDirs): AppInputDirs {
+  const dir = (variable: string, fallback: string, what: string): string => {
+    const given = env[variable];
+    const resolved = path.resolve(given ?? fallback);
+    if (fs.statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) return resolved;
+    const problem = fs.existsSync(resolved) ? 'is not a directory' : 'does not exist';
+    if (given === undefined) {
+      throw new UsageError(`the default ${what} directory ${resolved} ${problem}`, { hint: `run from the repository, or set ${variable} to a directory of ${what}` });
+    }
+    throw new UsageError(`${variable}=${given}: ${resolved} ${problem}`, { hint: `set ${variable} to a directory of ${what}, or unset it to use ${fallback}` });
+  };
+  return {
+    clustersDir: dir('WORKER_STACKS_CLUSTERS', defaults.clustersDir, 'cluster objects (*.yaml)'),
+    templatesDir: dir('WORKER_STACKS_TEMPLATES', defaults.templatesDir, 'cloud-config templates'),
+  };
 }

@@ -5,8 +5,8 @@ import { synthCluster } from '../helpers/synth';
 import { run } from '../helpers/tools';
 
 /** The CDK CLI as a user runs it, offline, with aws-cdk-lib's built-in template validation opted in (CDK_VALIDATION=true). */
-const cdk = (args: string[]) => {
-  const env: NodeJS.ProcessEnv = { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', AWS_EC2_METADATA_DISABLED: 'true', CDK_VALIDATION: 'true' };
+const cdk = (args: string[], extraEnv: Record<string, string> = {}) => {
+  const env: NodeJS.ProcessEnv = { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', AWS_EC2_METADATA_DISABLED: 'true', CDK_VALIDATION: 'true', ...extraEnv };
   return run('npx', ['--no-install', 'cdk', ...args], { cwd: REPO, env, timeout: 300_000 });
 };
 
@@ -67,4 +67,21 @@ test('cdk diff --template against a saved template: no differences, then exactly
   // THEN
   expect(changed.status).toBe(1);
   expect(changed.stdout + changed.stderr).toMatch(new RegExp(`\\[~\\] AWS::AutoScaling::AutoScalingGroup .*${group}[\\s\\S]*MaxSize`));
+});
+
+test.each([
+  ['WORKER_STACKS_CLUSTERS', 'cluster objects \\(\\*\\.yaml\\)', 'clusters'],
+  ['WORKER_STACKS_TEMPLATES', 'cloud-config templates', 'cloudconfig'],
+])('%s naming a missing directory: cdk synth prints one line with the variable and the fix, no stack trace', (variable, what, fallback) => {
+  // GIVEN the variable set to a directory that does not exist
+  const missing = path.join(tempDir('missing'), 'no-such-dir');
+
+  // WHEN cdk synth runs
+  const r = cdk(['synth', '--quiet', '--output', path.join(tempDir('cdk-missing'), 'cdk.out')], { [variable]: missing });
+
+  // THEN it fails with the app's one line (beside only the CLI's own exit line and npm's config notices)
+  expect(r.status).not.toBe(0);
+  const lines = r.stderr.split('\n').filter((l) => l.trim() !== '' && !/^npm warn /.test(l) && !/Subprocess exited with error/.test(l));
+  expect(lines).toEqual([expect.stringMatching(new RegExp(`^error: ${variable}=${missing}: ${missing} does not exist; fix: set ${variable} to a directory of ${what}, or unset it to use .*/${fallback}$`))]);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
 });
