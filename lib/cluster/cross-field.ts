@@ -1,5 +1,7 @@
 import { LIMITS } from './limits';
 import { clientRuleCount, ListenerPorts, nodeRules } from './listener-rules';
+import { loadBalancerSubnetProblems, nodePortProblems } from './node-ports';
+import { referenceProblems } from './references';
 import { RULE_SOURCE_KINDS } from './schema';
 
 /**
@@ -32,7 +34,18 @@ function duplicates<T>(items: unknown[], key: (x: Loose) => T | undefined, at: (
 
 export function crossFieldProblems(raw: unknown, templates: ReadonlySet<string>): Found[] {
   const spec = obj(obj(raw).spec);
-  return [...poolProblems(spec), ...networkProblems(spec), ...ruleProblems(spec), ...listenerProblems(spec), ...taintProblems(spec), ...templateProblems(spec, templates)];
+  return [
+    ...poolProblems(spec),
+    ...networkProblems(spec),
+    ...ruleProblems(spec),
+    ...listenerProblems(spec),
+    ...nodePortProblems(spec),
+    ...loadBalancerSubnetProblems(spec),
+    ...referenceProblems(spec),
+    ...taintProblems(spec),
+    ...tagProblems(spec),
+    ...templateProblems(spec, templates),
+  ];
 }
 
 function poolProblems(spec: Loose): Found[] {
@@ -161,6 +174,13 @@ function listenerProblems(spec: Loose): Found[] {
 function taintProblems(spec: Loose): Found[] {
   const taints = arr(obj(obj(spec.cloudConfig).values).nodeTaints);
   return duplicates(taints, (t) => (str(t.key) && str(t.effect) ? [t.key, t.effect] : undefined), (i) => `spec.cloudConfig.values.nodeTaints[${i}]`, 'taints (same key and effect; the kubelet refuses them)');
+}
+
+function tagProblems(spec: Loose): Found[] {
+  const n = Object.keys(obj(spec.tags)).length;
+  return n > LIMITS.userTagsPerStack
+    ? [{ path: 'spec.tags', message: `${n} tags, at most ${LIMITS.userTagsPerStack} allowed (AWS takes 50 per resource, and worker-stacks adds its own)` }]
+    : [];
 }
 
 function templateProblems(spec: Loose, templates: ReadonlySet<string>): Found[] {

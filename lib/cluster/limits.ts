@@ -12,6 +12,8 @@ export const LIMITS = {
   targetGroupsPerAutoScalingGroup: 50,
   /** Instance type overrides in a mixed instances policy. */
   instanceTypesPerGroup: 40,
+  /** User tags (spec.tags): 50 per resource, less the tags worker-stacks adds itself (cluster, kubernetes.io/cluster/<name>) and room for more. */
+  userTagsPerStack: 45,
   /** EC2 user data, in bytes, before base64. The bootstrap must stay far below it. */
   userDataBytes: 16 * 1024,
   /** Our own budget for the small user data. */

@@ -78,3 +78,64 @@ export const pauseTime = custom(z.string(), (v) => {
 
 export const awsId = (prefix: string, what: string) =>
   pattern(new RegExp(`^${prefix}-([0-9a-f]{8}|[0-9a-f]{17})$`), `${what} id (${prefix}- followed by 8 or 17 hex digits)`);
+
+/** The characters EC2 takes in a security-group rule description (the API refuses anything else at deploy time). */
+const EC2_DESCRIPTION = /^[a-zA-Z0-9. _\-:/()#,@[\]+=&;{}!$*]*$/;
+
+/** The characters of `v` outside `allowed`, each once, shown so that an invisible or look-alike one is still seen. */
+export function badCharacters(v: string, allowed: RegExp): string {
+  const bad = [...new Set([...v].filter((c) => !allowed.test(c)))];
+  return bad.map((c) => (/^[\x21-\x7e]$/.test(c) ? JSON.stringify(c) : `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`)).join(', ');
+}
+
+/** A security-group rule description as EC2 takes it: 1-255 characters of a-zA-Z0-9, space and `._-:/()#,@[]+=&;{}!$*`. */
+export const ec2Description = custom(z.string(), (v) => {
+  if (v.length === 0) return `"" has 0 characters, at least 1 required`;
+  if (!EC2_DESCRIPTION.test(v)) {
+    return `has characters EC2 refuses in a rule description: ${badCharacters(v, /^[a-zA-Z0-9. _\-:/()#,@[\]+=&;{}!$*]$/)} (allowed: letters, digits, space and ._-:/()#,@[]+=&;{}!$*)`;
+  }
+  return v.length > 255 ? `has ${v.length} characters, at most 255 allowed (EC2's limit for a rule description)` : undefined;
+});
+
+/** Letters, digits and white space in any script, and `_ . : / = + - @`: what every AWS service takes in a tag. */
+const TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
+
+/**
+ * Tag keys that worker-stacks writes itself: a user tag with the same key would fight it (the last one wins,
+ * silently) and the reconciler and Kubernetes' AWS integrations read them.
+ */
+export const RESERVED_TAG_PREFIXES = ['worker-stacks.io/', 'kubernetes.io/cluster/'] as const;
+
+export function tagKeyProblem(k: string): string | undefined {
+  const length = [...k].length;
+  if (length < 1 || length > 128) return `tag key ${JSON.stringify(k)} has ${length} characters (AWS takes 1-128)`;
+  if (/^aws:/i.test(k)) return `tag key ${JSON.stringify(k)} starts with aws:, which AWS reserves for its own tags`;
+  if (!TAG_CHARS.test(k)) return `tag key ${JSON.stringify(k)} has characters AWS refuses in a tag: ${badCharacters(k, /^[\p{L}\p{Z}\p{N}_.:/=+\-@]$/u)} (allowed: letters, digits, spaces and _.:/=+-@)`;
+  const reserved = RESERVED_TAG_PREFIXES.find((p) => k.startsWith(p));
+  return reserved ? `tag key ${JSON.stringify(k)} starts with ${reserved}, which worker-stacks sets itself` : undefined;
+}
+
+export const tagKey = custom(z.string(), tagKeyProblem);
+
+export const tagValue = custom(z.string(), (v) => {
+  const length = [...v].length;
+  if (length > 256) return `has ${length} characters, at most 256 allowed (AWS's limit for a tag value)`;
+  return TAG_CHARS.test(v) ? undefined : `has characters AWS refuses in a tag value: ${badCharacters(v, /^[\p{L}\p{Z}\p{N}_.:/=+\-@]$/u)} (allowed: letters, digits, spaces and _.:/=+-@)`;
+});
+
+/**
+ * An https:// URL of a host, an optional port 1-65535 and, when `withPath`, a path. A URL with user info
+ * (`user:password@`) is refused as what it is, and never echoed: the part before `@` is a credential, and
+ * messages end up in PR checks, logs and the cluster object's status.
+ */
+export const httpsUrl = (what: string, withPath: boolean) =>
+  custom(z.string(), (v) => {
+    if (v.includes('@')) {
+      return `has user info (credentials before "@") in the URL; credentials never go in a cluster object, which is not a secret (give the URL without them; the node gets registry credentials from its own configuration)`;
+    }
+    const m = /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?(\/[\x21-\x7e]*)?$/.exec(v);
+    if (!m || (m[7] !== undefined && !withPath)) return `${JSON.stringify(v)} is not ${what}`;
+    const p = m[6] === undefined ? undefined : Number(m[6]);
+    if (p !== undefined && (p < 1 || p > 65535)) return `${JSON.stringify(v)} has port ${m[6]}, which is not a port (1-65535)`;
+    return undefined;
+  });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { awsId, dnsLabel, intIn, ipv4Cidr, ipv6Cidr, pattern, pauseTime, port } from './rules';
+import { awsId, dnsLabel, ec2Description, httpsUrl, intIn, ipv4Cidr, ipv6Cidr, pattern, pauseTime, port, tagKey, tagValue } from './rules';
 
 /**
  * The WorkerCluster object. This schema is the single source of truth: the
@@ -27,7 +27,7 @@ export const RULE_SOURCE_KINDS = ['cidr', 'cidrIpv6', 'securityGroupId', 'prefix
 
 export const SecurityGroupRuleSchema = z
   .strictObject({
-    description: z.string().min(1).max(255).meta(d('What the rule is for; shown in the EC2 console.')),
+    description: ec2Description.meta(d('What the rule is for; shown in the EC2 console. 1-255 characters: letters a-z A-Z, digits, space and ._-:/()#,@[]+=&;{}!$* (what EC2 takes).')),
     protocol: z.enum(['tcp', 'udp', 'icmp', 'icmpv6', 'all']).meta(d('IP protocol.')),
     port: port().optional().meta(d('A single port (tcp/udp). Give either port or fromPort+toPort.')),
     fromPort: port().optional().meta(d('First port of a range (tcp/udp).')),
@@ -106,7 +106,7 @@ export const PoolSchema = z
 
 export const CloudConfigValuesSchema = z
   .strictObject({
-    apiEndpoint: pattern(/^https:\/\/[a-z0-9.-]+(:\d{1,5})?$/, 'an https:// URL of the Kubernetes API server').meta(d('Kubernetes API server URL.')),
+    apiEndpoint: httpsUrl('an https:// URL of the Kubernetes API server (https://host[:port], no path)', false).meta(d('Kubernetes API server URL (https://host[:port], port 1-65535, no credentials).')),
     clusterCA: pattern(/^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n?$/, 'a PEM certificate').meta(
       d('PEM CA bundle of the API server (public, not a secret).'),
     ),
@@ -127,7 +127,7 @@ export const CloudConfigValuesSchema = z
       )
       .default([])
       .meta(d('Taints the kubelet registers the node with. @default []')),
-    registryMirrors: z.array(pattern(/^https:\/\/[a-z0-9.-]+(:\d{1,5})?(\/[\x21-\x7e]*)?$/, 'an https:// registry mirror URL')).default([]).meta(d('Container registry mirrors for docker.io. @default []')),
+    registryMirrors: z.array(httpsUrl('an https:// registry mirror URL', true)).default([]).meta(d('Container registry mirrors for docker.io (https://host[:port][/path], port 1-65535; a URL with user:password@ is refused and never echoed). @default []')),
     bootstrapTokenSecretArn: pattern(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/, 'a Secrets Manager secret ARN').meta(
       d('Secret holding the kubelet bootstrap token. Secret: fetched by the node at boot with its role, never rendered into a config.'),
     ),
@@ -168,10 +168,14 @@ export const ClusterSpecSchema = z.strictObject({
       values: CloudConfigValuesSchema,
     })
     .meta(d('The big node config: template and values.')),
+  paused: z
+    .boolean()
+    .default(false)
+    .meta(d('Stop every AWS write for this cluster (waits on a stack already in progress go on and are recorded). worker-stacks pause|resume sets it. @default false')),
   tags: z
-    .record(pattern(/^(?!aws:)[\w .:/=+@-]{1,128}$/, 'a tag key (1-128 characters, not starting with aws:)'), z.string().max(256))
+    .record(tagKey, tagValue)
     .default({})
-    .meta(d('Tags on every resource of the stack. @default {}')),
+    .meta(d('Tags on every resource of the stack: at most 45 (AWS takes 50 per resource; worker-stacks adds its own); keys 1-128 and values 0-256 characters of letters, digits, spaces and _.:/=+-@; keys not starting with aws:, worker-stacks.io/ or kubernetes.io/cluster/. @default {}')),
 });
 
 export const ClusterMetadataSchema = z.strictObject({

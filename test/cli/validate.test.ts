@@ -103,6 +103,23 @@ describe('worker-stacks validate (in-process)', () => {
     expect(report.valid.map((f: string) => path.basename(f))).toEqual(['edge-ap1.yaml', 'prod-eu1.yaml', 'staging-us1.yaml']);
   });
 
+  test('a registry mirror URL with credentials: refused in text and JSON, and the credentials are printed nowhere', async () => {
+    // GIVEN staging-us1 with a mirror URL that carries a user and password
+    const text = fs.readFileSync(path.join(EXAMPLES_DIR, 'staging-us1.yaml'), 'utf8').replace('https://mirror.staging.example.com', 'https://robot:hunter2-S3cret@mirror.staging.example.com');
+    fs.writeFileSync(path.join(root, 'clusters', 'staging-us1.yaml'), text);
+    const t = capture();
+    const j = capture();
+
+    // WHEN validate runs, as text and as JSON
+    const codes = [await runCli(['validate', '--clusters', 'clusters'], t.io), await runCli(['validate', '--clusters', 'clusters', '-o', 'json'], j.io)];
+
+    // THEN both refuse it as user info, and neither output holds the user, the password or the URL
+    expect(codes).toEqual([1, 1]);
+    expect(t.err()).toMatch(/^clusters\/staging-us1\.yaml: spec\.cloudConfig\.values\.registryMirrors\[0\]: has user info \(credentials before "@"\)/);
+    expect(JSON.parse(j.out()).problems).toHaveLength(1);
+    for (const printed of [t.out(), t.err(), j.out(), j.err()]) expect(printed).not.toMatch(/robot|hunter2|S3cret|mirror\.staging/);
+  });
+
   test('a YAML error is reported like a field problem, with the whole file as its subject', async () => {
     // GIVEN a file with a duplicate key
     fs.writeFileSync(path.join(root, 'clusters', 'dup.yaml'), 'kind: WorkerCluster\nkind: WorkerCluster\n');

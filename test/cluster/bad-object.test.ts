@@ -68,7 +68,7 @@ const rows: BadRow[] = [
   { what: 'clusterDNS not an IPv4 address', example: 'staging-us1', mutate: (r) => (r.spec.cloudConfig.values.clusterDNS = '10.100.0.300'), path: 'spec.cloudConfig.values.clusterDNS', message: /^"10\.100\.0\.300" is not a valid IPv4 address$/ },
   { what: 'apiEndpoint over http', example: 'staging-us1', mutate: (r) => (r.spec.cloudConfig.values.apiEndpoint = 'http://api.example.com'), path: 'spec.cloudConfig.values.apiEndpoint', message: /^"http:\/\/api\.example\.com" is not an https:\/\/ URL/ },
   { what: 'taint effect unknown', example: 'staging-us1', mutate: (r) => (r.spec.cloudConfig.values.nodeTaints[0].effect = 'NoRun'), path: 'spec.cloudConfig.values.nodeTaints[0].effect', message: /^"NoRun" is not allowed \(expected one of "NoSchedule", "PreferNoSchedule", "NoExecute"\)$/ },
-  { what: 'tag key starting with aws:', example: 'prod-eu1', mutate: (r) => (r.spec.tags['aws:owner'] = 'me'), path: 'spec.tags["aws:owner"]', message: /^"aws:owner" is not a tag key \(1-128 characters, not starting with aws:\)$/ },
+  { what: 'tag key starting with aws:', example: 'prod-eu1', mutate: (r) => (r.spec.tags['aws:owner'] = 'me'), path: 'spec.tags["aws:owner"]', message: /^tag key "aws:owner" starts with aws:, which AWS reserves for its own tags$/ },
 ];
 
 describe('a malformed object is refused with its field path and rule', () => {
