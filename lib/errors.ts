@@ -72,3 +72,18 @@ export class ReviewError extends WorkerStacksError {
     this.files = options.files ?? [];
   }
 }
+
+/**
+ * The config bucket cannot be used: it is not the account's own (S3 refused the request's ExpectedBucketOwner),
+ * it does not exist yet, or an asset names a bucket that carries no account. Names the bucket and the bootstrap
+ * command; never retried as transient, since nothing changes until someone acts.
+ */
+export class ConfigBucketError extends WorkerStacksError {
+  /** The bucket the request was for. */
+  public readonly bucket: string;
+
+  constructor(bucket: string, message: string, options: { cause?: unknown; hint?: string } = {}) {
+    super(message, options);
+    this.bucket = bucket;
+  }
+}
