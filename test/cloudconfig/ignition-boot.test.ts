@@ -86,6 +86,37 @@ describe('Ignition fetches, verifies and applies the big config', () => {
   });
 });
 
+/** What the kubelet checks with protectKernelDefaults: true; it refuses to start when one of them differs. */
+const PROTECTED_KERNEL_DEFAULTS = { 'vm.overcommit_memory': 1, 'vm.panic_on_oom': 0, 'kernel.panic': 10, 'kernel.panic_on_oops': 1, 'kernel.keys.root_maxkeys': 1000000, 'kernel.keys.root_maxbytes': 25000000 };
+
+/** The values of one systemd directive (all its lines, space-separated lists split). */
+const directive = (unit: string, key: string) => [...unit.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].flatMap((m) => m[1].trim().split(/\s+/));
+
+test.each(IGNITION_EXAMPLES)('%s: kernel modules and sysctl settings are in force before the kubelet starts', async (name) => {
+  // GIVEN the root as the real Ignition leaves it (its files stage runs in the initramfs, before the real root's systemd starts)
+  const config = renderConfig(example(name));
+  const n = node(config, name);
+  server.put(n.objectName, config.bytes);
+  expect((await n.ignition('fetch')).status).toBe(0);
+  // WHEN
+  expect((await n.ignition('files')).status).toBe(0);
+  // THEN the kernel files are there when systemd-modules-load and systemd-sysctl first run, and the kernel unit is enabled
+  const read = (p: string) => fs.readFileSync(path.join(n.root, p), 'utf8');
+  expect(read('etc/modules-load.d/kubernetes.conf').split('\n')).toEqual(expect.arrayContaining(['br_netfilter', 'overlay']));
+  const sysctl = read('etc/sysctl.d/90-kubernetes.conf');
+  expect(sysctl).toMatch(/^net\.bridge\.bridge-nf-call-iptables = 1$/m);
+  for (const [key, value] of Object.entries(PROTECTED_KERNEL_DEFAULTS)) expect(sysctl).toContain(`\n${key} = ${value}\n`);
+  expect(read('etc/systemd/system-preset/20-ignition.preset')).toContain('enable worker-stacks-kernel.service\n');
+  // and systemd starts the kubelet only after the kernel unit has loaded the modules, then applied every sysctl file
+  const kubelet = read('etc/systemd/system/kubelet.service');
+  const kernel = read('etc/systemd/system/worker-stacks-kernel.service');
+  expect(directive(kubelet, 'Requires')).toContain('worker-stacks-kernel.service');
+  expect(directive(kubelet, 'After')).toContain('worker-stacks-kernel.service');
+  expect(directive(kernel, 'Type')).toEqual(['oneshot']);
+  expect(directive(kernel, 'RemainAfterExit')).toEqual(['true']);
+  expect(directive(kernel, 'ExecStart')).toEqual(['/usr/lib/systemd/systemd-modules-load', '/usr/lib/systemd/systemd-sysctl']);
+});
+
 describe('Ignition refuses a tampered config (fail closed)', () => {
   test.each(IGNITION_EXAMPLES)('%s: one changed byte at the same URL fails the fetch stage and caches nothing', async (name) => {
     // GIVEN
