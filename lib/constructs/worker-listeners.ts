@@ -35,9 +35,25 @@ export interface ListenerProps {
   readonly nodePort: number;
   /** ACM certificate, for TLS only. @default none */
   readonly certificateArn?: string;
-  /** @default TCP probe of the node port */
+  /** TLS security policy, for TLS only. @default DEFAULT_TLS_POLICY (TLS 1.2 and 1.3 only) */
+  readonly sslPolicy?: string;
+  /**
+   * @default TCP probe of the node port; a UDP listener has no default (a TCP probe of a UDP port never passes) and
+   * must give `healthCheck.port`
+   */
   readonly healthCheck?: ListenerHealthCheckProps;
 }
+
+/** What a TLS listener negotiates unless told otherwise: TLS 1.3 and 1.2, never 1.0/1.1 (CloudFormation's own default). */
+export const DEFAULT_TLS_POLICY = 'ELBSecurityPolicy-TLS13-1-2-2021-06';
+
+/** Construct id of the listener on a port: from the port, which the load balancer holds one listener on, not from the name. */
+export function listenerConstructId(port: number): string {
+  return `Port${port}`;
+}
+
+/** True for an IPv6 CIDR (the schema gives IPv4 or IPv6 ones only). */
+export const isIpv6Cidr = (cidr: string) => cidr.includes(':');
 
 export interface WorkerListenersProps {
   readonly vpc: ec2.IVpc;
@@ -45,7 +61,7 @@ export interface WorkerListenersProps {
   readonly subnets: ec2.ISubnet[];
   /** @default false (internal) */
   readonly internetFacing?: boolean;
-  /** Client CIDRs allowed to reach the listeners. */
+  /** Client CIDRs allowed to reach the listeners, IPv4 or IPv6; any IPv6 one makes the load balancer dual-stack. */
   readonly allowedCidrs: string[];
   /** The listeners; each gets a target group on `target`. */
   readonly listeners: ListenerProps[];
@@ -74,18 +90,31 @@ export class WorkerListeners extends Construct {
     for (let i = 1; i < listeners.length; i++) {
       if (listeners[i].name === listeners[i - 1].name) throw new UsageError(`duplicate listener name ${listeners[i].name}`);
     }
+    for (const l of listeners) {
+      if (l.protocol === 'UDP' && l.healthCheck?.port === undefined) {
+        throw new UsageError(`listener ${l.name}: a UDP listener needs an explicit health check port; a TCP probe of UDP node port ${l.nodePort} never passes`, {
+          hint: 'set healthCheck.port (and protocol HTTP/HTTPS with a path, or TCP) to a port the service answers on over TCP',
+        });
+      }
+    }
+    const dualStack = props.allowedCidrs.some(isIpv6Cidr);
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', { vpc: props.vpc, allowAllOutbound: false, description: 'Worker load balancer' });
     this.loadBalancer = new elbv2.NetworkLoadBalancer(this, 'LoadBalancer', {
       vpc: props.vpc,
       vpcSubnets: { subnets: props.subnets },
       internetFacing: props.internetFacing ?? false,
+      // IPv6 clients need a dual-stack load balancer (its subnets need IPv6 CIDR blocks); IPv4-only stays as it was.
+      ipAddressType: dualStack ? elbv2.IpAddressType.DUAL_STACK : undefined,
       crossZoneEnabled: true,
       securityGroups: [this.securityGroup],
     });
 
-    // Listeners and target groups are L1 resources at the paths the L2 NetworkListener.addTargets used
-    // (LoadBalancer/<name>/Resource, LoadBalancer/<name>/<name>Group/Resource), so their logical ids did not change.
+    // Listeners and target groups are L1 resources. A listener's id comes from its port (LoadBalancer/Port<port>/Resource),
+    // its target group's from the name (LoadBalancer/<name>/<name>Group/Resource): renaming a listener, or moving a port
+    // from one listener to another, updates the listener on that port in place (ModifyListener) instead of creating a
+    // second listener on a port CloudFormation has not freed yet (it deletes only in its cleanup phase, after every
+    // create), which the load balancer refuses (DuplicateListener). A changed port is a new listener on a free port.
     // The L2s' lazy properties and checks cost about half a millisecond of synthesis per listener (measured with a
     // stack with and without its listeners); the limits they checked are in the cluster schema, which refuses the
     // object before synthesis, and test/constructs/worker-listeners.test.ts holds these resources to what the L2s
@@ -95,18 +124,18 @@ export class WorkerListeners extends Construct {
     for (const l of listeners) {
       const protocol = l.protocol ?? 'TCP';
       const hc = l.healthCheck ?? {};
-      const scope = new Construct(this.loadBalancer, l.name);
       // The listener first: the template lists resources in construct order.
-      const listener = new elbv2.CfnListener(scope, 'Resource', {
+      const listener = new elbv2.CfnListener(new Construct(this.loadBalancer, listenerConstructId(l.port)), 'Resource', {
         loadBalancerArn: this.loadBalancer.loadBalancerArn,
         port: l.port,
         protocol,
         certificates: l.certificateArn ? [{ certificateArn: l.certificateArn }] : undefined,
-        // What NetworkListener picks for TLS when no policy is given, under the same flag.
-        sslPolicy: protocol === 'TLS' && pqTls ? elbv2.SslPolicy.TLS13_12_PQ : undefined,
+        // The given policy; else what NetworkListener picks under the post-quantum flag, else TLS 1.2+ (never CloudFormation's
+        // default, which still negotiates TLS 1.0 and 1.1).
+        sslPolicy: protocol === 'TLS' ? (l.sslPolicy ?? (pqTls ? elbv2.SslPolicy.TLS13_12_PQ : DEFAULT_TLS_POLICY)) : undefined,
         defaultActions: [],
       });
-      const group = new Construct(scope, `${l.name}Group`);
+      const group = new Construct(new Construct(this.loadBalancer, l.name), `${l.name}Group`);
       const targetGroup = new elbv2.CfnTargetGroup(group, 'Resource', {
         port: l.nodePort,
         // TLS ends at the load balancer; the nodes get plain TCP.
@@ -125,7 +154,9 @@ export class WorkerListeners extends Construct {
       // Through the group's own list (an import is no resource): other attachments to the group are kept.
       props.target.attachToNetworkTargetGroup(elbv2.NetworkTargetGroup.fromTargetGroupAttributes(group, 'Attach', { targetGroupArn: targetGroup.ref }));
       for (const proto of transportsOf(protocol)) {
-        for (const cidr of props.allowedCidrs) clientRules.push({ protocol: proto, port: l.port, source: { cidr }, description: `clients to listener ${l.name}` });
+        for (const cidr of props.allowedCidrs) {
+          clientRules.push({ protocol: proto, port: l.port, source: isIpv6Cidr(cidr) ? { cidrIpv6: cidr } : { cidr }, description: `clients to listener ${l.name}` });
+        }
       }
     }
     // One resource per rule, ids from content: adding a listener adds its rules and touches no other resource.

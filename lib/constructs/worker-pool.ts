@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack, Tags } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -49,11 +49,20 @@ export interface WorkerPoolProps {
   readonly legacyLaunchConfiguration?: boolean;
   /** Security group of the nodes. @default a new one that allows all outbound */
   readonly securityGroup?: ec2.ISecurityGroup;
+  /**
+   * Tags that never change for this pool (the cluster's identity), put on instances and volumes through the launch
+   * template data. Anything that may change (user tags) must not go here: a change would make a new launch template
+   * version and roll every node. @default none
+   */
+  readonly fixedInstanceTags?: Record<string, string>;
 }
+
+/** IMDS response hop limit: 1 keeps the instance role and its secrets away from containers (a pod is one hop further). */
+export const IMDS_HOP_LIMIT = 1;
 
 /**
  * The worker nodes: least-privilege instance role, launch template (IMDSv2
- * required, encrypted root volume) and an Auto Scaling group whose
+ * required, hop limit 1, encrypted root volume) and an Auto Scaling group whose
  * AutoScalingRollingUpdate policy replaces the nodes when the user data changes.
  */
 export class WorkerPool extends Construct {
@@ -62,6 +71,8 @@ export class WorkerPool extends Construct {
   public readonly securityGroup: ec2.ISecurityGroup;
   /** Undefined in legacy launch configuration mode. */
   public readonly launchTemplate?: ec2.LaunchTemplate;
+  /** The instance profile of `role` (made by the launch template, or by the group for a launch configuration). */
+  public readonly instanceProfile: iam.CfnInstanceProfile;
 
   constructor(scope: Construct, id: string, props: WorkerPoolProps) {
     super(scope, id);
@@ -100,7 +111,10 @@ export class WorkerPool extends Construct {
       minCapacity: props.minSize,
       maxCapacity: props.maxSize,
       desiredCapacity: props.desiredCapacity,
-      healthChecks: autoscaling.HealthChecks.withAdditionalChecks({ additionalTypes: [autoscaling.AdditionalHealthCheckType.ELB], gracePeriod: Duration.minutes(5) }),
+      // EC2 status checks only, never ELB: a target group's health is one application's (a NodePort service with
+      // externalTrafficPolicy: Local fails the probe on every node without its pod, by design), so ELB checks would let
+      // any listener terminate healthy nodes over and over. Node health is the kubelet's and the cluster's business.
+      healthChecks: autoscaling.HealthChecks.ec2({ gracePeriod: Duration.minutes(5) }),
       updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({
         maxBatchSize: ru.maxBatchSize ?? 1,
         minInstancesInService: ru.minInstancesInService ?? 0,
@@ -128,6 +142,10 @@ export class WorkerPool extends Construct {
         requireImdsv2: true,
         blockDevices: [{ deviceName, volume: autoscaling.BlockDeviceVolume.ebs(size, { ...volume, volumeType: volume.volumeType as autoscaling.EbsDeviceVolumeType }) }],
       });
+      // requireImdsv2 sets only HttpTokens; the hop limit has no L2 property on a launch configuration.
+      const lc = this.autoScalingGroup.node.findChild('LaunchConfig') as autoscaling.CfnLaunchConfiguration;
+      lc.addPropertyOverride('MetadataOptions.HttpPutResponseHopLimit', IMDS_HOP_LIMIT);
+      this.instanceProfile = this.autoScalingGroup.node.findChild('InstanceProfile') as iam.CfnInstanceProfile;
       return;
     }
 
@@ -138,9 +156,14 @@ export class WorkerPool extends Construct {
       securityGroup: this.securityGroup,
       instanceType: props.instanceTypes.length === 1 ? new ec2.InstanceType(props.instanceTypes[0]) : undefined,
       requireImdsv2: true,
+      httpPutResponseHopLimit: IMDS_HOP_LIMIT,
       instanceMetadataTags: false,
       blockDevices: [{ deviceName, volume: ec2.BlockDeviceVolume.ebs(size, { ...volume, volumeType: volume.volumeType as ec2.EbsDeviceVolumeType }) }],
     });
+    this.instanceProfile = this.launchTemplate.node.findChild('Profile') as iam.CfnInstanceProfile;
+    for (const [key, value] of Object.entries(props.fixedInstanceTags ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      Tags.of(this.launchTemplate).add(key, value);
+    }
     this.autoScalingGroup = new autoscaling.AutoScalingGroup(this, 'Group', {
       ...common,
       ...(props.instanceTypes.length === 1

@@ -4,6 +4,11 @@ export const WORKER_STACK_PREFIX = 'WorkerStack-';
 export const BOOTSTRAP_STACK_NAME = 'WorkerStacks-Bootstrap';
 export const CLUSTER_TAG = 'worker-stacks.io/cluster';
 
+/** The tag Kubernetes' AWS integrations find a cluster's instances and node security group by (value `owned`). */
+export function kubernetesClusterTag(cluster: string): string {
+  return `kubernetes.io/cluster/${cluster}`;
+}
+
 export function workerStackName(cluster: string): string {
   return `${WORKER_STACK_PREFIX}${cluster}`;
 }

@@ -10,7 +10,7 @@ import { WorkerListeners } from '../constructs/worker-listeners';
 import { WorkerPool } from '../constructs/worker-pool';
 import { acknowledgeWorkerStackFindings } from './nag';
 import { pinLogicalIds } from './pin-logical-ids';
-import { CLUSTER_TAG, configBucketName, configKeyPrefix, workerStackName } from './naming';
+import { CLUSTER_TAG, configBucketName, configKeyPrefix, kubernetesClusterTag, workerStackName } from './naming';
 
 export interface WorkerStackProps {
   /** The validated cluster object. */
@@ -27,6 +27,10 @@ export const OUTPUTS = {
   launchTemplateId: 'LaunchTemplateId',
   launchTemplateVersion: 'LaunchTemplateVersion',
   loadBalancerDnsName: 'LoadBalancerDnsName',
+  securityGroupId: 'WorkerSecurityGroupId',
+  instanceRoleArn: 'InstanceRoleArn',
+  instanceProfileName: 'InstanceProfileName',
+  instanceProfileArn: 'InstanceProfileArn',
 } as const;
 
 /**
@@ -60,6 +64,10 @@ export class WorkerStack extends Stack {
     const subnets = spec.network.subnetIds.map((subnetId, i) =>
       ec2.Subnet.fromSubnetAttributes(this, `Subnet-${subnetId}`, { subnetId, availabilityZone: spec.network.availabilityZones[i] }),
     );
+    // The load balancer's own subnets when given (public subnets for an internet-facing one), else the nodes'.
+    const lbSubnets = (spec.loadBalancer?.subnetIds ?? []).map(
+      (subnetId) => subnets.find((s) => s.subnetId === subnetId) ?? ec2.Subnet.fromSubnetId(this, `LbSubnet-${subnetId}`, subnetId),
+    );
     const vpc = ec2.Vpc.fromVpcAttributes(this, 'Vpc', {
       vpcId: spec.network.vpcId,
       availabilityZones: spec.network.availabilityZones,
@@ -83,13 +91,15 @@ export class WorkerStack extends Stack {
       userData: renderUserData({ format: config.format, checksum: config.checksum, source: this.configObject.s3Url }),
       configObjects: { bucketName, keyPrefix },
       secretArns: [spec.cloudConfig.values.bootstrapTokenSecretArn],
+      // Constant for the cluster, so they may live in the launch template data (instances and volumes) without ever rolling nodes.
+      fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },
     });
 
     const listeners =
       spec.listeners.length > 0 && spec.loadBalancer
         ? new WorkerListeners(this, 'Listeners', {
             vpc,
-            subnets,
+            subnets: lbSubnets.length > 0 ? lbSubnets : subnets,
             internetFacing: spec.loadBalancer.scheme === 'internet-facing',
             allowedCidrs: spec.loadBalancer.allowedCidrs,
             listeners: spec.listeners,
@@ -113,11 +123,23 @@ export class WorkerStack extends Stack {
       new CfnOutput(this, OUTPUTS.launchTemplateVersion, { value: this.pool.launchTemplate.latestVersionNumber });
     }
     if (listeners) new CfnOutput(this, OUTPUTS.loadBalancerDnsName, { value: listeners.loadBalancer.loadBalancerDnsName });
+    // What a control plane needs to wire its nodes: the group to allow, the role to map, the profile to reuse.
+    new CfnOutput(this, OUTPUTS.securityGroupId, { value: this.pool.securityGroup.securityGroupId, description: 'Security group of the worker nodes' });
+    new CfnOutput(this, OUTPUTS.instanceRoleArn, { value: this.pool.role.roleArn, description: 'Instance role of the worker nodes (map it in the cluster\'s aws-auth / access entries)' });
+    new CfnOutput(this, OUTPUTS.instanceProfileName, { value: this.pool.instanceProfile.ref });
+    new CfnOutput(this, OUTPUTS.instanceProfileArn, { value: this.pool.instanceProfile.attrArn });
 
     // cfn-lint's resource schema has no Tags on listeners; tagging them would fail the lint (E3002).
-    const tagOptions = { excludeResourceTypes: ['AWS::ElasticLoadBalancingV2::Listener'] };
-    for (const key of Object.keys(spec.tags).sort()) Tags.of(this).add(key, spec.tags[key], tagOptions);
-    Tags.of(this).add(CLUSTER_TAG, name, tagOptions);
+    // User tags never enter the launch template: there they would be launch template data (instance and volume tag
+    // specifications), and a tag change would roll every node. They reach the instances through the group's tags
+    // (PropagateAtLaunch) instead; the group's tags are not among the changes that start a rolling update.
+    const userTagOptions = { excludeResourceTypes: ['AWS::ElasticLoadBalancingV2::Listener', 'AWS::EC2::LaunchTemplate'] };
+    for (const key of Object.keys(spec.tags).sort()) Tags.of(this).add(key, spec.tags[key], userTagOptions);
+    Tags.of(this).add(CLUSTER_TAG, name, { excludeResourceTypes: ['AWS::ElasticLoadBalancingV2::Listener'] });
+    // Where Kubernetes' AWS integrations (cloud-provider-aws, the load balancer controller) look for the cluster's
+    // instances and their security group; not on the load balancer's group, which must not be taken for the nodes'.
+    Tags.of(this.pool.autoScalingGroup).add(kubernetesClusterTag(name), 'owned');
+    Tags.of(this.pool.securityGroup).add(kubernetesClusterTag(name), 'owned');
     acknowledgeWorkerStackFindings(this, { pool: this.pool, listeners, bucketName, keyPrefix, internetFacing: spec.loadBalancer?.scheme === 'internet-facing' });
     pinLogicalIds(this);
   }

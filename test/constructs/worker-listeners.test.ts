@@ -1,15 +1,16 @@
 import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import { ListenerProps, WorkerListeners } from '../../lib/constructs/worker-listeners';
+import { DEFAULT_TLS_POLICY, listenerConstructId, ListenerProps, WorkerListeners } from '../../lib/constructs/worker-listeners';
 
 const LISTENERS: ListenerProps[] = [
   { name: 'https', protocol: 'TLS', port: 443, nodePort: 30443, certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' },
   { name: 'dns', protocol: 'TCP_UDP', port: 53, nodePort: 30053 },
-  { name: 'stun', protocol: 'UDP', port: 3478, nodePort: 31478 },
+  { name: 'stun', protocol: 'UDP', port: 3478, nodePort: 31478, healthCheck: { port: 31479 } },
   { name: 'web', port: 80, nodePort: 30080, healthCheck: { protocol: 'HTTP', path: '/healthz', port: 10256, intervalSeconds: 30, healthyThreshold: 2, unhealthyThreshold: 5 } },
   { name: 'api', protocol: 'TCP', port: 6443, nodePort: 30643, healthCheck: { protocol: 'HTTPS' } },
 ];
@@ -26,7 +27,11 @@ function base(pqTls: boolean): { app: App; stack: Stack; vpc: ec2.IVpc; asg: aut
   return { app, stack, vpc, asg };
 }
 
-/** What the construct built before it used L1 resources: aws-cdk-lib's own NetworkListener.addTargets. */
+/**
+ * What aws-cdk-lib's own NetworkListener builds for the same items, with the construct's id scheme: the listener under
+ * the port (Port<port>), the target group under the name (<name>/<name>Group), TLS with DEFAULT_TLS_POLICY unless the
+ * post-quantum flag picks the policy.
+ */
 function withL2(listeners: ListenerProps[], pqTls: boolean): Record<string, any> {
   const { app, stack, vpc, asg } = base(pqTls);
   const scope = new Construct(stack, 'Listeners');
@@ -35,11 +40,14 @@ function withL2(listeners: ListenerProps[], pqTls: boolean): Record<string, any>
   for (const l of [...listeners].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const protocol = l.protocol ?? 'TCP';
     const hc = l.healthCheck ?? {};
-    lb.addListener(l.name, {
+    const listener = lb.addListener(listenerConstructId(l.port), {
       port: l.port,
       protocol: elbv2.Protocol[protocol],
       certificates: l.certificateArn ? [elbv2.ListenerCertificate.fromArn(l.certificateArn)] : undefined,
-    }).addTargets(l.name, {
+      sslPolicy: protocol === 'TLS' && !pqTls ? (l.sslPolicy ?? DEFAULT_TLS_POLICY) as elbv2.SslPolicy : undefined,
+    });
+    const group = new elbv2.NetworkTargetGroup(new Construct(lb, l.name), `${l.name}Group`, {
+      vpc,
       port: l.nodePort,
       protocol: protocol === 'TLS' ? elbv2.Protocol.TCP : elbv2.Protocol[protocol],
       targets: [asg],
@@ -53,14 +61,20 @@ function withL2(listeners: ListenerProps[], pqTls: boolean): Record<string, any>
         unhealthyThresholdCount: hc.unhealthyThreshold ?? 3,
       },
     });
+    listener.addTargetGroups(l.name, group);
   }
   return app.synth().getStackByName('S').template;
 }
 
-function withConstruct(listeners: ListenerProps[], pqTls: boolean, before?: (asg: autoscaling.AutoScalingGroup, stack: Stack) => void): Record<string, any> {
+function withConstruct(
+  listeners: ListenerProps[],
+  pqTls: boolean,
+  before?: (asg: autoscaling.AutoScalingGroup, stack: Stack) => void,
+  allowedCidrs: string[] = ['10.0.0.0/8'],
+): Record<string, any> {
   const { app, stack, vpc, asg } = base(pqTls);
   before?.(asg, stack);
-  new WorkerListeners(stack, 'Listeners', { vpc, subnets: vpc.privateSubnets, allowedCidrs: ['10.0.0.0/8'], listeners, target: asg });
+  new WorkerListeners(stack, 'Listeners', { vpc, subnets: vpc.privateSubnets, allowedCidrs, listeners, target: asg });
   return app.synth().getStackByName('S').template;
 }
 
@@ -72,7 +86,7 @@ const SETS: Array<[string, ListenerProps[]]> = [...LISTENERS.map((l): [string, L
 const CASES = [false, true].flatMap((pq) => SETS.map(([name, ls]): [string, boolean, ListenerProps[]] => [name, pq, ls]));
 
 test.each(CASES)(
-  'listeners and target groups (%s, post-quantum TLS flag %s) are exactly what aws-cdk-lib\'s NetworkListener.addTargets builds, same logical ids',
+  'listeners and target groups (%s, post-quantum TLS flag %s) are exactly what aws-cdk-lib\'s NetworkListener builds, same logical ids',
   (_name, pqTls, listeners) => {
     // GIVEN / WHEN
     const expected = withL2(listeners, pqTls);
@@ -105,4 +119,79 @@ test('with the post-quantum TLS flag on, TLS listeners get the policy NetworkLis
   // THEN
   const listeners = Object.values(ofTypes(t, 'AWS::ElasticLoadBalancingV2::Listener'));
   expect(listeners.filter((l) => l.Properties.SslPolicy).map((l) => [l.Properties.Protocol, l.Properties.SslPolicy])).toEqual([['TLS', elbv2.SslPolicy.TLS13_12_PQ]]);
+});
+
+const listenerProps = (t: Record<string, any>) => Object.values(ofTypes(t, 'AWS::ElasticLoadBalancingV2::Listener')).map((l) => l.Properties);
+
+describe('TLS security policy', () => {
+  test('a TLS listener without a policy gets TLS 1.2/1.3 only (ELBSecurityPolicy-TLS13-1-2-2021-06), never CloudFormation\'s default', () => {
+    // GIVEN / WHEN
+    const t = withConstruct(LISTENERS, false);
+    // THEN
+    expect(listenerProps(t).map((p) => [p.Protocol, p.SslPolicy])).toEqual(
+      expect.arrayContaining([['TLS', 'ELBSecurityPolicy-TLS13-1-2-2021-06'], ['TCP', undefined], ['UDP', undefined], ['TCP_UDP', undefined]]),
+    );
+  });
+
+  test('a given policy is used as given, under either flag', () => {
+    for (const pq of [false, true]) {
+      // GIVEN / WHEN
+      const t = withConstruct([{ ...LISTENERS[0], sslPolicy: 'ELBSecurityPolicy-TLS13-1-3-2021-06' }], pq);
+      // THEN
+      expect(listenerProps(t).map((p) => p.SslPolicy)).toEqual(['ELBSecurityPolicy-TLS13-1-3-2021-06']);
+    }
+  });
+});
+
+describe('health checks never probe a UDP port over TCP unless told', () => {
+  test('a UDP listener without a health-check port is refused, naming the listener and the fix', () => {
+    // GIVEN
+    const udp: ListenerProps = { name: 'voice', protocol: 'UDP', port: 5060, nodePort: 31060 };
+    // WHEN / THEN
+    expect(() => withConstruct([udp], false)).toThrow(/listener voice: a UDP listener needs an explicit health check port/);
+    expect(() => withConstruct([{ ...udp, healthCheck: { protocol: 'TCP' } }], false)).toThrow(/needs an explicit health check port/);
+  });
+
+  test('a UDP listener probes the health-check port it names; TCP_UDP may probe its own node port over TCP', () => {
+    // GIVEN / WHEN
+    const t = withConstruct([{ name: 'voice', protocol: 'UDP', port: 5060, nodePort: 31060, healthCheck: { protocol: 'HTTP', port: 31061, path: '/ready' } }, LISTENERS[1]], false);
+    // THEN
+    Template.fromJSON(t).hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { Protocol: 'UDP', Port: 31060, HealthCheckProtocol: 'HTTP', HealthCheckPort: '31061', HealthCheckPath: '/ready' });
+    Template.fromJSON(t).hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { Protocol: 'TCP_UDP', Port: 30053, HealthCheckProtocol: 'TCP', HealthCheckPort: '30053' });
+  });
+});
+
+describe('IPv6 clients', () => {
+  test('an IPv6 CIDR makes the load balancer dual-stack and gets its own IPv6 client rules', () => {
+    // GIVEN / WHEN
+    const t = Template.fromJSON(withConstruct([LISTENERS[1]], false, undefined, ['10.0.0.0/8', '2001:db8::/32']));
+    // THEN
+    t.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', { IpAddressType: 'dualstack' });
+    for (const proto of ['tcp', 'udp']) {
+      t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { IpProtocol: proto, FromPort: 53, ToPort: 53, CidrIpv6: '2001:db8::/32', CidrIp: Match.absent() });
+      t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { IpProtocol: proto, FromPort: 53, ToPort: 53, CidrIp: '10.0.0.0/8', CidrIpv6: Match.absent() });
+    }
+  });
+
+  test('IPv4 clients only: the load balancer stays IPv4', () => {
+    // GIVEN / WHEN
+    const t = Template.fromJSON(withConstruct([LISTENERS[1]], false));
+    // THEN
+    t.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', { IpAddressType: Match.absent() });
+  });
+});
+
+describe('listener ids come from the port', () => {
+  const idOfPort = (t: Record<string, any>, port: number) =>
+    Object.keys(t.Resources).filter((k) => t.Resources[k].Type === 'AWS::ElasticLoadBalancingV2::Listener' && t.Resources[k].Properties.Port === port);
+
+  test('renaming a listener keeps the listener on its port (same logical id) and gives it the renamed target group', () => {
+    // GIVEN
+    const before = withConstruct([LISTENERS[1]], false);
+    // WHEN
+    const after = withConstruct([{ ...LISTENERS[1], name: 'dns-renamed' }], false);
+    // THEN
+    expect(idOfPort(after, 53)).toEqual(idOfPort(before, 53));
+    expect(after.Resources[idOfPort(after, 53)[0]].Properties.DefaultActions[0].TargetGroupArn.Ref).toMatch(/dnsrenamed/);
+  });
 });

@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { WorkerPool, WorkerPoolProps } from '../../lib/constructs/worker-pool';
 import { example, variant } from '../helpers/clusters';
+import { withUdpHealthChecks } from './udp-health-checks';
 import { synthCluster } from '../helpers/synth';
 
 function poolStack(overrides: Partial<WorkerPoolProps> = {}): Template {
@@ -23,13 +24,13 @@ function poolStack(overrides: Partial<WorkerPoolProps> = {}): Template {
 }
 
 describe('launch template', () => {
-  test('requires IMDSv2 and encrypts the root volume', () => {
+  test('requires IMDSv2 with hop limit 1 and encrypts the root volume', () => {
     // GIVEN / WHEN
     const t = poolStack({ rootVolumeSizeGiB: 80 });
     // THEN
     t.hasResourceProperties('AWS::EC2::LaunchTemplate', {
       LaunchTemplateData: Match.objectLike({
-        MetadataOptions: Match.objectLike({ HttpTokens: 'required' }),
+        MetadataOptions: Match.objectLike({ HttpTokens: 'required', HttpPutResponseHopLimit: 1 }),
         BlockDeviceMappings: [{ DeviceName: '/dev/xvda', Ebs: { Encrypted: true, VolumeSize: 80, VolumeType: 'gp3', DeleteOnTermination: true } }],
         ImageId: 'ami-12345678',
         UserData: { 'Fn::Base64': '{"ignition":{"version":"3.3.0"}}' },
@@ -47,9 +48,39 @@ describe('launch template', () => {
       },
       Properties: Match.objectLike({
         LaunchTemplate: { LaunchTemplateId: Match.anyValue(), Version: { 'Fn::GetAtt': [Match.stringLikeRegexp('LaunchTemplate'), 'LatestVersionNumber'] } },
-        HealthCheckType: 'ELB',
       }),
     });
+  });
+
+  test('the group checks EC2 health only: no listener\'s target health can make it replace nodes', () => {
+    // GIVEN / WHEN
+    const t = poolStack();
+    // THEN
+    t.hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', { HealthCheckType: 'EC2', HealthCheckGracePeriod: 300 });
+  });
+
+  test('fixed instance tags go to instances and volumes through the launch template; the profile is exposed', () => {
+    // GIVEN / WHEN
+    const stack = new Stack(new App(), 'S', { env: { account: '123456789012', region: 'eu-west-1' } });
+    const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', { vpcId: 'vpc-12345678', availabilityZones: ['eu-west-1a'], privateSubnetIds: ['subnet-12345678'] });
+    const pool = new WorkerPool(stack, 'Pool', {
+      vpc,
+      subnets: vpc.privateSubnets,
+      instanceTypes: ['m6i.large'],
+      machineImageId: 'ami-12345678',
+      minSize: 1,
+      maxSize: 3,
+      userData: 'x',
+      configObjects: { bucketName: 'b', keyPrefix: 'clusters/c1/' },
+      fixedInstanceTags: { 'kubernetes.io/cluster/c1': 'owned' },
+    });
+    const t = Template.fromStack(stack);
+    // THEN
+    const tag = Match.arrayWith([{ Key: 'kubernetes.io/cluster/c1', Value: 'owned' }]);
+    t.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: Match.objectLike({ TagSpecifications: [{ ResourceType: 'instance', Tags: tag }, { ResourceType: 'volume', Tags: tag }] }),
+    });
+    expect(stack.resolve(pool.instanceProfile.attrArn)).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^PoolLaunchTemplateProfile/), 'Arn'] });
   });
 
   test('desired capacity stays unset unless given, so a deploy never resets an autoscaler', () => {
@@ -92,13 +123,13 @@ describe('instance role', () => {
 });
 
 describe('legacy launch configuration', () => {
-  test('is opt-in and keeps IMDSv2 and encryption', () => {
+  test('is opt-in and keeps IMDSv2 (hop limit 1) and encryption', () => {
     // GIVEN / WHEN
     const t = poolStack({ legacyLaunchConfiguration: true });
     // THEN
     t.resourceCountIs('AWS::EC2::LaunchTemplate', 0);
     t.hasResourceProperties('AWS::AutoScaling::LaunchConfiguration', {
-      MetadataOptions: { HttpTokens: 'required' },
+      MetadataOptions: { HttpTokens: 'required', HttpPutResponseHopLimit: 1 },
       BlockDeviceMappings: [{ DeviceName: '/dev/xvda', Ebs: Match.objectLike({ Encrypted: true }) }],
     });
     poolStack().resourceCountIs('AWS::AutoScaling::LaunchConfiguration', 0);
@@ -117,14 +148,19 @@ describe('misuse throws at once', () => {
   });
 });
 
-test('every example stack boots its nodes with IMDSv2 required and encrypted volumes', () => {
+test('every example stack boots its nodes with IMDSv2 required, hop limit 1, and encrypted volumes', () => {
   for (const name of ['prod-eu1', 'staging-us1']) {
     // GIVEN / WHEN
     const s = synthCluster(example(name));
     // THEN
     s.template.hasResourceProperties('AWS::EC2::LaunchTemplate', {
-      LaunchTemplateData: Match.objectLike({ MetadataOptions: Match.objectLike({ HttpTokens: 'required' }), BlockDeviceMappings: [Match.objectLike({ Ebs: Match.objectLike({ Encrypted: true }) })] }),
+      LaunchTemplateData: Match.objectLike({
+        MetadataOptions: Match.objectLike({ HttpTokens: 'required', HttpPutResponseHopLimit: 1 }),
+        BlockDeviceMappings: [Match.objectLike({ Ebs: Match.objectLike({ Encrypted: true }) })],
+      }),
     });
   }
-  synthCluster(variant('edge-ap1', () => undefined)).template.hasResourceProperties('AWS::AutoScaling::LaunchConfiguration', { MetadataOptions: { HttpTokens: 'required' } });
+  synthCluster(variant('edge-ap1', withUdpHealthChecks)).template.hasResourceProperties('AWS::AutoScaling::LaunchConfiguration', {
+    MetadataOptions: { HttpTokens: 'required', HttpPutResponseHopLimit: 1 },
+  });
 });
