@@ -1,6 +1,7 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { S3Client } from '@aws-sdk/client-s3';
 import { STSClient } from '@aws-sdk/client-sts';
+import { configBucketOwner } from './s3-publisher';
 
 export interface AwsClientOptions {
   readonly region: string;
@@ -20,9 +21,26 @@ export function awsClients(opts: AwsClientOptions) {
   const common = { region: opts.region, retryMode: 'adaptive', maxAttempts: opts.maxAttempts ?? 8 };
   return {
     cloudFormation: new CloudFormationClient(common),
-    s3: new S3Client({ ...common, forcePathStyle: opts.s3ForcePathStyle ?? false }),
+    s3: withExpectedBucketOwner(new S3Client({ ...common, forcePathStyle: opts.s3ForcePathStyle ?? false })),
     sts: new STSClient(common),
   };
 }
 
 export type AwsClients = ReturnType<typeof awsClients>;
+
+/**
+ * Every request this client makes on a config bucket (head, get, put, list, delete, any later one) sends
+ * ExpectedBucketOwner = the account in the bucket's name, unless the caller set it: S3 then refuses a bucket that
+ * another account created under the predictable name. Requests on other buckets are left as they are.
+ */
+export function withExpectedBucketOwner(s3: S3Client): S3Client {
+  s3.middlewareStack.add(
+    (next) => async (args) => {
+      const input = args.input as { Bucket?: unknown; ExpectedBucketOwner?: string };
+      const owner = typeof input.Bucket === 'string' && input.ExpectedBucketOwner === undefined ? configBucketOwner(input.Bucket) : undefined;
+      return next(owner ? { ...args, input: { ...args.input, ExpectedBucketOwner: owner } as typeof args.input } : args);
+    },
+    { step: 'initialize', name: 'workerStacksExpectedBucketOwner' },
+  );
+  return s3;
+}

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ConfigBucketError } from '../errors';
 
 /** One file of a cloud assembly's asset manifest and where it goes. */
 export interface FileAsset {
@@ -30,10 +31,68 @@ export function fileAssetsOf(assemblyDir: string, stackArtifactId: string): File
   );
 }
 
+/** `worker-stacks-config-<account>-<region>`, as lib/stacks/naming.ts's configBucketName writes it. */
+const CONFIG_BUCKET = /^worker-stacks-config-(\d{12})-([a-z]{2}(?:-[a-z]+)+-\d)$/;
+
+/**
+ * The account that must own a config bucket, read from its name (the bootstrap stack of that account and region
+ * makes it; synthesis does no lookup, so the name is the only place the account is written). Undefined for any
+ * other bucket name.
+ */
+export function configBucketOwner(bucketName: string): string | undefined {
+  return CONFIG_BUCKET.exec(bucketName)?.[1];
+}
+
+/** The command that makes the account's own config bucket. */
+export function bootstrapCommand(bucketName: string): string {
+  const m = CONFIG_BUCKET.exec(bucketName);
+  return m ? `worker-stacks bootstrap --region ${m[2]} (or npx cdk deploy WorkerStacks-Bootstrap-${m[1]}-${m[2]}) with credentials of account ${m[1]}` : 'worker-stacks bootstrap';
+}
+
+/**
+ * Every request on a config bucket names its owner: S3 refuses it (403) when the bucket belongs to another
+ * account, so a missing bootstrap can never put node configs or templates into a bucket someone else created under
+ * the predictable name. A bucket name that carries no account is refused before any request.
+ */
+export function expectedBucketOwner(bucketName: string, objectKey?: string): string {
+  const owner = configBucketOwner(bucketName);
+  if (!owner) {
+    throw new ConfigBucketError(bucketName, `${objectKey ? `s3://${bucketName}/${objectKey}` : `s3://${bucketName}`}: not a config bucket (worker-stacks-config-<account>-<region>), so its owner cannot be checked; nothing was uploaded`, {
+      hint: 'publish through a worker stack or bootstrap stack of this version, whose assets go to the config bucket of their account and region',
+    });
+  }
+  return owner;
+}
+
+/**
+ * An S3 error on a config bucket, said as what it means: 403 with ExpectedBucketOwner set is a bucket of another
+ * account (or credentials that may not use it), NoSuchBucket is a bootstrap not done yet. Other errors pass as they
+ * are (throttling and network errors stay transient).
+ */
+export function configBucketFailure(e: unknown, bucketName: string, operation: string, permission: string): unknown {
+  const err = e as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
+  const owner = configBucketOwner(bucketName);
+  const status = err.$metadata?.httpStatusCode;
+  if (status === 403 || err.name === 'AccessDenied' || err.name === 'Forbidden') {
+    return new ConfigBucketError(bucketName, `s3://${bucketName}: S3 refused ${operation} (HTTP 403) with ExpectedBucketOwner=${owner}: the bucket belongs to another account, or these credentials may not use it; nothing was uploaded`, {
+      cause: e,
+      hint: `run ${bootstrapCommand(bucketName)}: it creates the account's own bucket, or fails if another account holds the name (then that bucket must be removed, or the name freed, before clusters of ${owner} can deploy); if the bucket is the account's own, grant these credentials ${permission} on it`,
+    });
+  }
+  if (err.name === 'NoSuchBucket') {
+    return new ConfigBucketError(bucketName, `s3://${bucketName} does not exist: account ${owner} is not bootstrapped in this region; nothing was uploaded`, {
+      cause: e,
+      hint: `run ${bootstrapCommand(bucketName)}, then run this command again`,
+    });
+  }
+  return e;
+}
+
 /**
  * S3 publishing as `cdk deploy` does it, with S3's own SHA-256 integrity
  * check: an existing key is skipped (its key is its content), a new one is
  * uploaded with ChecksumSHA256 so S3 refuses bytes that changed on the way.
+ * Every request sends ExpectedBucketOwner, the account in the bucket's name.
  */
 export class S3Publisher implements AssetPublisher {
   constructor(
@@ -43,39 +102,49 @@ export class S3Publisher implements AssetPublisher {
 
   public async publish(assets: readonly FileAsset[]): Promise<PublishResult> {
     const result: PublishResult = { uploaded: [], skipped: [] };
-    for (const a of assets) {
-      if (await this.exists(a)) {
+    // Every asset's bucket is checked before the first request: a batch with a foreign bucket uploads nothing.
+    const owners = assets.map((a) => expectedBucketOwner(a.bucketName, a.objectKey));
+    for (const [i, a] of assets.entries()) {
+      if (await this.exists(a, owners[i])) {
         result.skipped.push(a.objectKey);
         continue;
       }
       const body = fs.readFileSync(a.sourcePath);
-      await this.s3.send(
-        new PutObjectCommand({
-          Bucket: a.bucketName,
-          Key: a.objectKey,
-          Body: body,
-          ChecksumAlgorithm: 'SHA256',
-          ChecksumSHA256: createHash('sha256').update(body).digest('base64'),
-          ContentType: a.objectKey.endsWith('.json') || a.objectKey.endsWith('.ign') ? 'application/json' : 'text/yaml',
-        }),
-      );
+      try {
+        await this.s3.send(
+          new PutObjectCommand({
+            Bucket: a.bucketName,
+            Key: a.objectKey,
+            ExpectedBucketOwner: owners[i],
+            Body: body,
+            ChecksumAlgorithm: 'SHA256',
+            ChecksumSHA256: createHash('sha256').update(body).digest('base64'),
+            ContentType: a.objectKey.endsWith('.json') || a.objectKey.endsWith('.ign') ? 'application/json' : 'text/yaml',
+          }),
+        );
+      } catch (e) {
+        throw configBucketFailure(e, a.bucketName, 'PutObject', 's3:PutObject');
+      }
       result.uploaded.push(a.objectKey);
     }
     return result;
   }
 
+  /** The template URL, for an asset of a config bucket only: CloudFormation reads the template we uploaded. */
   public templateUrl(asset: FileAsset): string {
+    expectedBucketOwner(asset.bucketName, asset.objectKey);
     return `https://s3.${this.region}.${s3DnsSuffix(this.region)}/${asset.bucketName}/${asset.objectKey}`;
   }
 
-  private async exists(a: FileAsset): Promise<boolean> {
+  private async exists(a: FileAsset, owner: string): Promise<boolean> {
     try {
-      await this.s3.send(new HeadObjectCommand({ Bucket: a.bucketName, Key: a.objectKey }));
+      await this.s3.send(new HeadObjectCommand({ Bucket: a.bucketName, Key: a.objectKey, ExpectedBucketOwner: owner }));
       return true;
     } catch (e) {
       const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      // A missing bucket is a 404 too (HEAD has no body to say which): the PutObject after it says NoSuchBucket.
       if (status === 404 || (e as Error).name === 'NotFound') return false;
-      throw e;
+      throw configBucketFailure(e, a.bucketName, 'HeadObject', 's3:GetObject');
     }
   }
 }

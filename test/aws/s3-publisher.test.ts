@@ -3,13 +3,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HeadObjectCommand, NotFound, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
-import { FileAsset, S3Publisher } from '../../lib/aws/s3-publisher';
+import { configBucketOwner, FileAsset, S3Publisher } from '../../lib/aws/s3-publisher';
+import { ConfigBucketError } from '../../lib/errors';
+import { configBucketName } from '../../lib/stacks/naming';
 import { tempDir } from '../helpers/clusters';
 
 // The S3 publisher's requests, as the SDK would send them (no network).
 
 const s3Mock = mockClient(S3Client);
 const publisher = () => new S3Publisher(new S3Client({ region: 'eu-west-1' }), 'eu-west-1');
+const ACCOUNT = '123456789012';
 const BUCKET = 'worker-stacks-config-123456789012-eu-west-1';
 const missing = () => new NotFound({ message: 'Not Found', $metadata: { httpStatusCode: 404 } });
 
@@ -32,13 +35,13 @@ test('a new object is uploaded with S3 SHA-256 integrity: ChecksumAlgorithm SHA2
   // WHEN it is published
   const r = await publisher().publish([a]);
 
-  // THEN it was looked for, then put with the checksum S3 verifies
+  // THEN it was looked for, then put with the checksum S3 verifies, both naming the account that must own the bucket
   expect(r).toEqual({ uploaded: ['clusters/a/3f1c.yaml'], skipped: [] });
-  expect(s3Mock.commandCalls(HeadObjectCommand)[0].args[0].input).toEqual({ Bucket: BUCKET, Key: 'clusters/a/3f1c.yaml' });
+  expect(s3Mock.commandCalls(HeadObjectCommand)[0].args[0].input).toEqual({ Bucket: BUCKET, Key: 'clusters/a/3f1c.yaml', ExpectedBucketOwner: ACCOUNT });
   const puts = s3Mock.commandCalls(PutObjectCommand);
   expect(puts).toHaveLength(1);
   const input = puts[0].args[0].input;
-  expect(input).toMatchObject({ Bucket: BUCKET, Key: 'clusters/a/3f1c.yaml', ChecksumAlgorithm: 'SHA256', ContentType: 'text/yaml' });
+  expect(input).toMatchObject({ Bucket: BUCKET, Key: 'clusters/a/3f1c.yaml', ExpectedBucketOwner: ACCOUNT, ChecksumAlgorithm: 'SHA256', ContentType: 'text/yaml' });
   expect(input.ChecksumSHA256).toBe(createHash('sha256').update(content).digest('base64'));
   expect(Buffer.from(input.Body as Uint8Array).toString('utf8')).toBe(content);
 });
@@ -74,15 +77,88 @@ test('an object that exists (HeadObject 200) is skipped: no PutObject', async ()
   expect(s3Mock.commandCalls(PutObjectCommand)).toHaveLength(0);
 });
 
-test('a HeadObject that fails for another reason (403) stops the publish: nothing is overwritten blindly', async () => {
-  // GIVEN credentials that may not read the bucket
-  s3Mock.on(HeadObjectCommand).rejects(new S3ServiceException({ name: 'Forbidden', $fault: 'client', message: 'Forbidden', $metadata: { httpStatusCode: 403 } }));
+const forbidden = (name: string) => new S3ServiceException({ name, $fault: 'client', message: name, $metadata: { httpStatusCode: 403 } });
+
+test('a HeadObject refused with 403 (a bucket of another account) stops the publish: named bucket, bootstrap command, no PutObject', async () => {
+  // GIVEN a bucket under the predictable name that S3 says is not the expected owner's
+  s3Mock.on(HeadObjectCommand).rejects(forbidden('Forbidden'));
   s3Mock.on(PutObjectCommand).resolves({});
 
   // WHEN an object is published
-  // THEN the error surfaces and no PutObject was sent
-  await expect(publisher().publish([asset('3f1c.yaml', 'x')])).rejects.toThrow(/Forbidden/);
+  const error = await publisher()
+    .publish([asset('3f1c.yaml', 'x')])
+    .catch((e: unknown) => e);
+
+  // THEN a ConfigBucketError names the bucket, the owner it expected and the bootstrap command; nothing was put
+  expect(error).toBeInstanceOf(ConfigBucketError);
+  expect((error as ConfigBucketError).bucket).toBe(BUCKET);
+  expect((error as Error).message).toMatch(new RegExp(`^s3://${BUCKET}: S3 refused HeadObject \\(HTTP 403\\) with ExpectedBucketOwner=${ACCOUNT}: the bucket belongs to another account`));
+  expect((error as Error).message).toContain(`fix: run worker-stacks bootstrap --region eu-west-1 (or npx cdk deploy WorkerStacks-Bootstrap-${ACCOUNT}-eu-west-1) with credentials of account ${ACCOUNT}`);
+  expect((error as Error).cause).toBeInstanceOf(S3ServiceException);
   expect(s3Mock.commandCalls(PutObjectCommand)).toHaveLength(0);
+});
+
+test('a PutObject refused with AccessDenied (ExpectedBucketOwner mismatch) is the same ConfigBucketError', async () => {
+  // GIVEN HEAD says 404 and PUT is refused for the owner
+  s3Mock.on(HeadObjectCommand).rejects(missing());
+  s3Mock.on(PutObjectCommand).rejects(forbidden('AccessDenied'));
+
+  // WHEN an object is published
+  // THEN the refusal names the bucket and the bootstrap command
+  await expect(publisher().publish([asset('3f1c.yaml', 'x')])).rejects.toThrow(
+    new RegExp(`s3://${BUCKET}: S3 refused PutObject \\(HTTP 403\\) with ExpectedBucketOwner=${ACCOUNT}[\\s\\S]*fix: run worker-stacks bootstrap`),
+  );
+});
+
+test('a bucket that does not exist (NoSuchBucket) says the account is not bootstrapped, with the command', async () => {
+  // GIVEN no bucket: HEAD is a plain 404, PUT says NoSuchBucket
+  s3Mock.on(HeadObjectCommand).rejects(missing());
+  s3Mock.on(PutObjectCommand).rejects(new S3ServiceException({ name: 'NoSuchBucket', $fault: 'client', message: 'The specified bucket does not exist', $metadata: { httpStatusCode: 404 } }));
+
+  // WHEN an object is published
+  // THEN
+  await expect(publisher().publish([asset('3f1c.yaml', 'x')])).rejects.toThrow(
+    `s3://${BUCKET} does not exist: account ${ACCOUNT} is not bootstrapped in this region; nothing was uploaded\n  fix: run worker-stacks bootstrap --region eu-west-1`,
+  );
+});
+
+test('a throttling error passes through as it is (transient, retried by the reconciler)', async () => {
+  // GIVEN S3 slows us down
+  const slowDown = new S3ServiceException({ name: 'SlowDown', $fault: 'server', message: 'Please reduce your request rate.', $metadata: { httpStatusCode: 503 } });
+  s3Mock.on(HeadObjectCommand).rejects(slowDown);
+
+  // WHEN an object is published
+  // THEN the SDK's own error surfaces
+  await expect(publisher().publish([asset('3f1c.yaml', 'x')])).rejects.toBe(slowDown);
+});
+
+test('an asset whose bucket name carries no account is refused before any request, and so is its template URL', async () => {
+  // GIVEN a good asset and one for the CDK bootstrap bucket (no owner to expect)
+  const good = asset('3f1c.yaml', 'x');
+  const foreign = { ...asset('tpl.json', '{}'), bucketName: 'cdk-hnb659fds-assets-123456789012-eu-west-1' };
+
+  // WHEN they are published, or the template URL asked for
+  const error = await publisher()
+    .publish([good, foreign])
+    .catch((e: unknown) => e);
+
+  // THEN nothing at all was sent, and the error names the bucket and the rule
+  expect(error).toBeInstanceOf(ConfigBucketError);
+  expect((error as Error).message).toMatch(/^s3:\/\/cdk-hnb659fds-assets-123456789012-eu-west-1\/clusters\/a\/tpl.json: not a config bucket \(worker-stacks-config-<account>-<region>\)/);
+  expect(s3Mock.calls()).toHaveLength(0);
+  expect(() => publisher().templateUrl(foreign)).toThrow(ConfigBucketError);
+});
+
+test.each([
+  ['123456789012', 'eu-west-1'],
+  ['000000000001', 'us-gov-west-1'],
+  ['210987654321', 'ap-southeast-1'],
+])('configBucketOwner reads the account back from configBucketName(%s, %s)', (account, region) => {
+  // WHEN the owner of the bucket name is asked for
+  // THEN it is the account that named it; names that are not config buckets have none
+  expect(configBucketOwner(configBucketName(account, region))).toBe(account);
+  expect(configBucketOwner(`x${configBucketName(account, region)}`)).toBeUndefined();
+  expect(configBucketOwner(`worker-stacks-config-${account.slice(1)}-${region}`)).toBeUndefined();
 });
 
 test('templateUrl is the regional S3 URL CloudFormation reads a template from', () => {
@@ -104,5 +180,5 @@ test.each([
 
   // WHEN a template URL is asked for
   // THEN it is on that partition's S3 endpoint
-  expect(p.templateUrl({ sourcePath: '/x', bucketName: 'b', objectKey: 'k.json' })).toBe(url);
+  expect(p.templateUrl({ sourcePath: '/x', bucketName: configBucketName(ACCOUNT, region), objectKey: 'k.json' })).toBe(url.replace('/b/', `/${configBucketName(ACCOUNT, region)}/`));
 });
