@@ -33,8 +33,11 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts `python3 -m moto.server` and waits until GET /moto-api/ answers. */
-export async function startMoto(timeoutMs = 30_000): Promise<Moto> {
+/**
+ * Starts `python3 -m moto.server` and waits until GET /moto-api/ answers. `env` is added to the server's
+ * environment (MOTO_RECORDER_FILEPATH, say, for a test that reads the requests moto received).
+ */
+export async function startMoto(timeoutMs = 30_000, env: Readonly<Record<string, string>> = {}): Promise<Moto> {
   const python = requireTool('python3');
   const probe = spawnSync(python, ['-c', 'import moto, moto.server, boto3, flask; print(moto.__version__)'], { encoding: 'utf8' });
   if (probe.status !== 0) throw new Error(`moto is not installed for ${python} (${probe.stderr.trim().split('\n').pop()}); install it with: ${INSTALL}`);
@@ -44,7 +47,7 @@ export async function startMoto(timeoutMs = 30_000): Promise<Moto> {
   // The port can be taken between freePort() and moto's bind: try a few.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const child = spawn(python, ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(python, ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
     const endpoint = `http://127.0.0.1:${port}`;
