@@ -46,7 +46,7 @@ function cloudInitUserData({ checksum, source }: UserDataProps): string {
   const fetch = source.startsWith('s3://') ? `aws s3 cp --only-show-errors '${source}' "$tmp"` : `curl -fsS -o "$tmp" '${source}'`;
   // bootcmd runs in the init stage, every boot: fetch, verify with sha256sum -c, and only then install the
   // document where the config and final stages read it. On a mismatch nothing is installed: the node never
-  // joins, the load balancer health check fails and the group replaces it (fail closed).
+  // joins the cluster, and a rolling update that waits on signals fails and rolls back (fail closed).
   const script = [
     'set -eu',
     `want=${checksum}`,
