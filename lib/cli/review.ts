@@ -2,13 +2,14 @@ import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { ReviewError, WorkerStacksError } from '../errors';
 import { formatJson } from '../review/format-json';
-import { formatMarkdown } from '../review/format-markdown';
+import { DEFAULT_MAX_BYTES, formatMarkdown, MIN_MAX_BYTES } from '../review/format-markdown';
 import { formatTerminal } from '../review/format-terminal';
 import { FailOn, review, reviewExitCode } from '../review/review';
 import { InputOverrides } from '../review/synth-revision';
 import { dirFlags, Io, processIo } from './context';
+import { wholeNumber } from './numbers';
 
-/** Exit codes of `review`: 0 reviewed (nothing gated), 1 `--fail-on` matched, 2 could not review. */
+/** Exit codes of `review`: 0 reviewed (nothing gated), 1 an object invalid at head or `--fail-on` matched, 2 could not review. */
 export const REVIEW_EXIT = { ok: 0, failOn: 1, error: 2 } as const;
 
 export type ReviewFormat = 'terminal' | 'markdown' | 'json';
@@ -27,6 +28,8 @@ export interface ReviewCommandOptions {
    */
   readonly clusters?: string;
   readonly templates?: string;
+  /** --max-bytes: the markdown never exceeds this many bytes; what does not fit is left out and said. @default 60,000 */
+  readonly maxBytes?: number;
   /** --color / --no-color: ANSI colours in the terminal format. @default on a TTY, unless NO_COLOR is set */
   readonly color?: boolean;
 }
@@ -41,6 +44,7 @@ export function registerReview(program: Command, io: Io, done: (code: number) =>
     .addOption(
       new Option('--fail-on <what>', 'exit 1 when any cluster changes (change), or replaces running nodes: rolls them or is renamed (roll)').choices(['change', 'roll']),
     )
+    .option('--max-bytes <n>', `markdown: never more than this many bytes (a pull-request comment takes 65,536); what does not fit is left out and said`, wholeNumber(MIN_MAX_BYTES), DEFAULT_MAX_BYTES)
     .option('--repo <dir>', 'the worker-stacks project (a git working tree) to review; relative --clusters/--templates are inside it (default: the current directory)')
     .option('--color', 'colour the terminal format even when stdout is no TTY')
     .option('--no-color', 'never colour the terminal format (as NO_COLOR=1 does)')
@@ -60,7 +64,7 @@ export async function reviewCommand(opts: ReviewCommandOptions, io: Io): Promise
     const result = await review({ projectDir, base: opts.base, cluster: opts.cluster, inputs });
     const format = opts.format ?? 'terminal';
     const color = opts.color ?? (io === processIo && process.stdout.isTTY === true && !process.env.NO_COLOR);
-    io.out(format === 'json' ? formatJson(result) : format === 'markdown' ? formatMarkdown(result) : formatTerminal(result, { color }));
+    io.out(format === 'json' ? formatJson(result) : format === 'markdown' ? formatMarkdown(result, { maxBytes: opts.maxBytes }) : formatTerminal(result, { color }));
     return reviewExitCode(result, opts.failOn);
   } catch (e) {
     if (e instanceof WorkerStacksError) {

@@ -90,6 +90,11 @@ export function readAssembly(outdir: string, label: string): AssemblySnapshot {
   return { outdir, stacks, bootstrapEnvironments };
 }
 
+/** A side on which nothing was synthesized: no stacks. */
+export function emptyAssembly(outdir: string): AssemblySnapshot {
+  return { outdir, stacks: new Map(), bootstrapEnvironments: new Set() };
+}
+
 /** The stack's logical ids and their construct paths, read as the CDK CLI reads them (manifest and metadata file). */
 function logicalIdPaths(outdir: string, a: ManifestArtifact, label: string): Record<string, string> {
   const all: MetadataEntries = a.additionalMetadataFile ? readJson<MetadataEntries>(path.join(outdir, a.additionalMetadataFile), label) : {};

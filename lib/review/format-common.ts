@@ -2,7 +2,7 @@ import { ClusterReview, ClusterStatus, ReviewResult } from './model';
 import { STATUS_WORDS } from './verdict';
 
 /** Statuses in the order a summary lists them. */
-export const STATUS_ORDER: readonly ClusterStatus[] = ['rolls', 'changes', 'added', 'renamed', 'removed', 'unchanged'];
+export const STATUS_ORDER: readonly ClusterStatus[] = ['invalid', 'rolls', 'fixed', 'changes', 'added', 'renamed', 'removed', 'unchanged'];
 
 /** `base origin/main (1a2b3c4d) -> working tree` */
 export function sidesLine(r: ReviewResult): string {
@@ -36,7 +36,7 @@ export function changedClusters(r: ReviewResult): ClusterReview[] {
   return r.clusters.filter((c) => c.status !== 'unchanged');
 }
 
-/** Whether the cluster's stack is created whole (added, or renamed: a new stack name), so its template diff is every resource. */
+/** Whether the cluster's stack is diffed whole (added, renamed: a new stack name, fixed: nothing valid at base), so its template diff is every resource. */
 export function createsStack(c: ClusterReview): boolean {
-  return c.status === 'added' || c.status === 'renamed';
+  return c.status === 'added' || c.status === 'renamed' || c.status === 'fixed';
 }

@@ -17,7 +17,7 @@ function palette(on: boolean) {
 export function formatTerminal(r: ReviewResult, opts: TerminalOptions): string {
   const c = palette(opts.color);
   const statusPaint: Record<ClusterStatus, Paint> = {
-    rolls: c.boldRed, changes: c.yellow, added: c.green, renamed: c.magenta, removed: c.red, unchanged: c.green,
+    rolls: c.boldRed, changes: c.yellow, added: c.green, renamed: c.magenta, removed: c.red, unchanged: c.green, invalid: c.boldRed, fixed: c.green,
   };
   const out: string[] = [c.bold(`worker-stacks review: ${sidesLine(r)}`), summaryLine(r), ''];
   for (const cl of changedClusters(r)) out.push(...cluster(cl, statusPaint[cl.status], c), '');
@@ -31,6 +31,9 @@ function cluster(cl: ClusterReview, paint: Paint, c: ReturnType<typeof palette>)
   const out = [`${c.bold(`== ${cl.name}`)} (${cl.stackName}): ${paint(cl.verdict)}`];
   for (const why of cl.rollReasons) out.push(`   why: ${why}`);
   for (const note of cl.notes) out.push(`   note: ${note}`);
+  for (const side of ['base', 'head'] as const) {
+    if (cl.problems[side].length) out.push(`   invalid at ${side}:`, ...cl.problems[side].map((p) => `     ${p}`));
+  }
   if (cl.template && createsStack(cl)) {
     out.push(`   creates ${cl.stackName}: ${cl.template.resources.length} resources`);
   } else if (cl.template && cl.template.text.trim()) {

@@ -92,7 +92,7 @@ function maskKeyValues(line: string): { line: string; block: boolean } {
     while (line[start] === ' ' || line[start] === '\t') start++;
     re.lastIndex = start;
     if (!isSecretKey(key)) continue;
-    const end = valueEnd(line, m.index, quote, start);
+    const end = valueEnd(line, m.index, quote, start, sep.trim());
     const value = line.slice(start, end);
     if (!value) continue;
     if (BLOCK_SCALAR.test(value)) {
@@ -109,7 +109,7 @@ function maskKeyValues(line: string): { line: string; block: boolean } {
 }
 
 /** Where an unquoted value ends depends on what surrounds its key; by default, at the end of the line. */
-function valueEnd(line: string, keyStart: number, keyQuote: string, start: number): number {
+function valueEnd(line: string, keyStart: number, keyQuote: string, start: number, sep: string): number {
   const first = line[start];
   if (first === '"' || first === "'") {
     const close = first === '"' ? /"(?:[^"\\]|\\.)*"/y : /'(?:[^']|'')*'/y;
@@ -130,7 +130,11 @@ function valueEnd(line: string, keyStart: number, keyQuote: string, start: numbe
   if (before === '-') return upTo(/\s/);
   // A flow mapping or sequence (`{ password: x, user: y }`): up to the next entry.
   if (depth(line.slice(0, keyStart)) > 0) return trimmed(upTo(/[,}\]]/));
-  return trimmed(line.length);
+  // A YAML plain value ends where a comment starts: the comment is no part of it.
+  if (sep === ':') return trimmed(upTo(/[ \t]#/));
+  // `Environment=TOKEN=x LEVEL=2`, `export TOKEN=x OTHER=y`, `TOKEN=x --flag`: the next assignment or flag is another item.
+  const next = /[ \t]+(?=[A-Za-z_][\w.-]*=|--?[A-Za-z])/.exec(line.slice(start));
+  return trimmed(next ? start + next.index : line.length);
 }
 
 /** How many `{`/`[` are open at the end of a piece of a line (quotes ignored: only a guess). */

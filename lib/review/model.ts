@@ -6,16 +6,21 @@ import { ResourceChange, TemplateChanges } from './template-diff';
  * this shape is review.schema.json beside this file; a change to it is a
  * change of `schemaVersion`.
  */
-export const REVIEW_SCHEMA_VERSION = 1;
+export const REVIEW_SCHEMA_VERSION = 2;
 
 /**
  * - `unchanged`: the stack's template and config are identical;
  * - `changes`: the stack changes, no instance is replaced;
  * - `rolls`: the launch template (or configuration) changes: the rolling update replaces every node;
  * - `added` / `removed`: the cluster is new / gone (a removed cluster's stack is NOT deleted);
- * - `renamed`: a removed and an added cluster have the same spec (detected heuristically).
+ * - `renamed`: a removed and an added cluster have the same spec (detected heuristically);
+ * - `invalid`: the object is refused at head (validation or synthesis): nothing of it can deploy;
+ * - `fixed`: the object was refused at base and is valid at head (there is no base stack to diff with).
  */
-export type ClusterStatus = 'unchanged' | 'changes' | 'rolls' | 'added' | 'removed' | 'renamed';
+export type ClusterStatus = 'unchanged' | 'changes' | 'rolls' | 'added' | 'removed' | 'renamed' | 'invalid' | 'fixed';
+
+/** Every status, in the order the JSON summary lists them. */
+export const CLUSTER_STATUSES: readonly ClusterStatus[] = ['unchanged', 'changes', 'rolls', 'added', 'removed', 'renamed', 'invalid', 'fixed'];
 
 /** The AutoScalingRollingUpdate policy of the head template: how the nodes would be replaced. */
 export interface RollingUpdate {
@@ -38,6 +43,12 @@ export interface ClusterReview {
   readonly status: ClusterStatus;
   /** One line: what the change does to the cluster's nodes. */
   readonly verdict: string;
+  /**
+   * False when the cluster's object, the templates it uses and the code are
+   * byte-identical at base and head: it is unchanged by construction and was
+   * not synthesized (its checksums, capacity and template are then null).
+   */
+  readonly synthesized: boolean;
   readonly renamedFrom: string | null;
   /** Why the nodes roll (empty unless status is `rolls`). */
   readonly rollReasons: readonly string[];
@@ -49,6 +60,8 @@ export interface ClusterReview {
   readonly template: Omit<TemplateChanges, 'empty'> | null;
   /** The big config, file by file; null when the checksum did not change. */
   readonly config: ConfigDiff | null;
+  /** What the app refused, side by side (`file: field path: rule` lines); empty where the object is valid. */
+  readonly problems: { readonly base: readonly string[]; readonly head: readonly string[] };
   /** Anything else worth saying (what removal means, a bootstrap stack to deploy first). */
   readonly notes: readonly string[];
 }
@@ -58,6 +71,18 @@ export interface ReviewResult {
   readonly base: { readonly ref: string; readonly commit: string };
   readonly head: { readonly ref: 'working tree'; readonly commit: string | null };
   readonly summary: Readonly<Record<ClusterStatus, number>> & { readonly clusters: number };
+  /** What was synthesized: the cost of a review grows with what changed, not with the fleet. */
+  readonly synthesis: {
+    /** Whether the code (bin/, lib/, package files, cdk.json) differs, so that every cluster was synthesized; null when not compared. */
+    readonly codeChanged: boolean | null;
+    /** Templates whose files differ (`*`: shared files, every template); null when not compared. */
+    readonly templatesChanged: readonly string[] | null;
+    /** Cluster objects synthesized (or refused) at base and at head. */
+    readonly base: number;
+    readonly head: number;
+    /** Clusters not synthesized: their inputs are byte-identical at base and head. */
+    readonly skipped: number;
+  };
   /** Sorted by name. */
   readonly clusters: readonly ClusterReview[];
 }

@@ -3,12 +3,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ReviewError } from '../errors';
 import { workerStackName } from '../stacks/naming';
-import { AssemblySnapshot, readAssembly, WorkerStackSnapshot } from './assembly';
+import { AssemblySnapshot, emptyAssembly, readAssembly, WorkerStackSnapshot } from './assembly';
 import { diffConfigs } from './config-diff';
-import { git, headCommit, openRepository, Repository, resolveCommit, withCleanup } from './git';
-import { ClusterReview, ClusterStatus, REVIEW_SCHEMA_VERSION, ReviewResult } from './model';
+import { git, headCommit, openRepository, Repository, resolveCommit, withCleanup, withWorktree } from './git';
+import { CLUSTER_STATUSES, ClusterReview, ClusterStatus, REVIEW_SCHEMA_VERSION, ReviewResult } from './model';
 import { detectRenames } from './renames';
-import { InputOverrides, SynthesizedSide, synthesizeRevision, synthesizeWorkingTree } from './synth-revision';
+import { planSynthesis, readEnvironment, readSideInputs, SideInputs, stageClusters, SynthesisPlan } from './inputs';
+import { InputOverrides, linkNodeModules, StagedClusters, SynthesizedSide, synthesizeProject } from './synth-revision';
 import { diffTemplates, TemplateChanges } from './template-diff';
 import { groupSettings, rollReasons, verdictLine } from './verdict';
 
@@ -50,16 +51,45 @@ export async function review(opts: ReviewOptions): Promise<ReviewResult> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'worker-stacks-review-out-'));
   return withCleanup(
     () => fs.rmSync(tmp, { recursive: true, force: true }),
-    async () => {
-      const [base, head] = settled(
-        await Promise.allSettled([
-          synthesizeRevision(repo.projectDir, commit, path.join(tmp, 'base.out'), opts.inputs, opts.base),
-          synthesizeWorkingTree(repo.projectDir, path.join(tmp, 'head.out'), opts.inputs),
-        ]),
-      );
-      return compareSides({ ...base, ref: opts.base }, { ...head, commit: headCommit(repo) }, { cluster: opts.cluster });
-    },
+    () =>
+      withWorktree(repo, commit, async (toplevel) => {
+        const baseDir = path.join(toplevel, repo.prefix);
+        const label = `base ${opts.base} (${commit.slice(0, 8)})`;
+        const clustersDir = opts.inputs?.clusters ?? 'clusters';
+        const templatesDir = opts.inputs?.templates ?? 'cloudconfig';
+        const inputs = { base: readSideInputs(baseDir, clustersDir, templatesDir), head: readSideInputs(repo.projectDir, clustersDir, templatesDir) };
+        const plan = narrow(planSynthesis(inputs.base, inputs.head), inputs, opts.cluster);
+        const stage = (side: 'base' | 'head'): StagedClusters => {
+          const dir = path.join(tmp, `${side}.clusters`);
+          stageClusters(inputs[side], plan[side], dir);
+          return { dir, shownAs: path.normalize(clustersDir) };
+        };
+        const baseStage = stage('base');
+        const headStage = stage('head');
+        // Byte-identical code synthesizes identically: the base's inputs then go through head's (possibly precompiled) app.
+        if (plan.codeChanged) linkNodeModules(repo, baseDir, label);
+        const baseRun = plan.codeChanged
+          ? synthesizeProject(baseDir, path.join(tmp, 'base.out'), 'base', label, opts.inputs, baseStage)
+          : synthesizeProject(repo.projectDir, path.join(tmp, 'base.out'), 'base', label, opts.inputs, baseStage, path.resolve(baseDir, templatesDir));
+        const headLabel = 'head (working tree)';
+        const headRun = synthesizeProject(repo.projectDir, path.join(tmp, 'head.out'), 'head', headLabel, opts.inputs, headStage);
+        const [base, head] = settled(await Promise.allSettled([baseRun, headRun]));
+        return compareSides(
+          { side: 'base', label, outdir: path.join(tmp, 'base.out'), ref: opts.base, commit, ...base },
+          { side: 'head', label: headLabel, outdir: path.join(tmp, 'head.out'), commit: headCommit(repo), ...head },
+          { cluster: opts.cluster, plan, skippedEnvironments: () => new Set(plan.skipped.map(readEnvironment).filter((e): e is string => Boolean(e))) },
+        );
+      }),
   );
+}
+
+/** With --cluster naming a file present on both sides, only that cluster is synthesized; otherwise (it may be a rename) the plan stays. */
+function narrow(plan: SynthesisPlan, inputs: { base: SideInputs; head: SideInputs }, cluster: string | undefined): SynthesisPlan {
+  if (cluster === undefined) return plan;
+  const file = (side: SideInputs) => [...side.clusters.values()].find((f) => f.name === cluster)?.file;
+  if (!file(inputs.base) || !file(inputs.head)) return plan;
+  const only = (files: readonly string[]) => files.filter((f) => f === file(inputs.base) || f === file(inputs.head));
+  return { ...plan, base: only(plan.base), head: only(plan.head), skipped: plan.skipped.filter((f) => f.name === cluster) };
 }
 
 /** Both sides' results, or every failure at once (both sides may be broken). */
@@ -83,51 +113,108 @@ function requireApp(repo: Repository, commit: string, ref: string): void {
   }
 }
 
+export interface CompareOptions {
+  /** Only this cluster (its name at base or at head). @default every cluster */
+  readonly cluster?: string;
+  /** What was synthesized, and the clusters left out because their inputs are identical. @default both sides were synthesized whole */
+  readonly plan?: SynthesisPlan;
+  /** Environments of the clusters not synthesized (they exist at base too): no bootstrap note for a new cluster there. @default none */
+  readonly skippedEnvironments?: () => ReadonlySet<string>;
+}
+
 /** Compares two synthesized sides (cloud assemblies) cluster by cluster. */
-export function compareSides(
-  base: SynthesizedSide & { ref: string; commit?: string },
-  head: SynthesizedSide,
-  opts: { cluster?: string } = {},
-): ReviewResult {
-  const a = readAssembly(base.outdir, base.label);
-  const b = readAssembly(head.outdir, head.label);
-  const removed = [...a.stacks.values()].filter((s) => !b.stacks.has(s.cluster));
-  const added = [...b.stacks.values()].filter((s) => !a.stacks.has(s.cluster));
+export function compareSides(base: SynthesizedSide & { ref: string; commit?: string }, head: SynthesizedSide, opts: CompareOptions = {}): ReviewResult {
+  const a = base.empty ? emptyAssembly(base.outdir) : readAssembly(base.outdir, base.label);
+  const b = head.empty ? emptyAssembly(head.outdir) : readAssembly(head.outdir, head.label);
+  const badAtBase = base.invalid ?? new Map();
+  const badAtHead = head.invalid ?? new Map();
+  const skipped = opts.plan?.skipped ?? [];
+  // An object invalid on the other side is neither added nor removed: it is reported as invalid or fixed.
+  const removed = [...a.stacks.values()].filter((s) => !b.stacks.has(s.cluster) && !badAtHead.has(s.cluster));
+  const added = [...b.stacks.values()].filter((s) => !a.stacks.has(s.cluster) && !badAtBase.has(s.cluster));
   const renames = detectRenames(removed, added);
   const renamedFrom = new Map(renames.map((r) => [r.to, r.from]));
   const renamedTo = new Set(renames.map((r) => r.from));
+  let baseEnvironments: ReadonlySet<string> | undefined;
+  const bootstrapped = (env: string) => a.bootstrapEnvironments.has(env) || (baseEnvironments ??= opts.skippedEnvironments?.() ?? new Set()).has(env);
 
+  const names = [...new Set([...a.stacks.keys(), ...b.stacks.keys(), ...badAtBase.keys(), ...badAtHead.keys(), ...skipped.map((f) => f.name)])].sort();
+  const notSynthesizedNames = new Set(skipped.map((f) => f.name));
   let clusters: ClusterReview[] = [];
-  for (const name of [...new Set([...a.stacks.keys(), ...b.stacks.keys()])].sort()) {
+  for (const name of names) {
     if (renamedTo.has(name)) continue;
-    const from = renamedFrom.get(name);
-    clusters.push(reviewCluster(from ? a.stacks.get(from) : a.stacks.get(name), b.stacks.get(name), a, b, from ?? null));
+    const problems = { base: badAtBase.get(name)?.problems ?? [], head: badAtHead.get(name)?.problems ?? [] };
+    if (notSynthesizedNames.has(name) && !a.stacks.has(name) && !b.stacks.has(name)) clusters.push(notSynthesized(name));
+    else if (badAtHead.has(name)) clusters.push(invalidCluster(name, a.stacks.get(name), problems));
+    else if (!a.stacks.has(name) && !b.stacks.has(name)) clusters.push(removedInvalid(name, problems));
+    else {
+      const from = renamedFrom.get(name);
+      const old = from ? a.stacks.get(from) : a.stacks.get(name);
+      clusters.push(reviewCluster(old, b.stacks.get(name), bootstrapped, b, from ?? null, problems));
+    }
   }
   if (opts.cluster !== undefined) {
     clusters = clusters.filter((c) => c.name === opts.cluster || c.renamedFrom === opts.cluster);
     if (clusters.length === 0) {
       throw new ReviewError(`cluster ${JSON.stringify(opts.cluster)} exists neither at ${base.label} nor at ${head.label}`, {
-        hint: `use one of: ${[...new Set([...a.stacks.keys(), ...b.stacks.keys()])].sort().join(', ')}`,
+        hint: `use one of: ${names.join(', ')}`,
       });
     }
   }
-  const statuses: ClusterStatus[] = ['unchanged', 'changes', 'rolls', 'added', 'removed', 'renamed'];
-  const summary = Object.fromEntries(statuses.map((s) => [s, clusters.filter((c) => c.status === s).length])) as Record<ClusterStatus, number>;
+  const summary = Object.fromEntries(CLUSTER_STATUSES.map((s) => [s, clusters.filter((c) => c.status === s).length])) as Record<ClusterStatus, number>;
   return {
     schemaVersion: REVIEW_SCHEMA_VERSION,
     base: { ref: base.ref, commit: base.commit ?? '' },
     head: { ref: 'working tree', commit: head.commit ?? null },
     summary: { clusters: clusters.length, ...summary },
+    synthesis: {
+      codeChanged: opts.plan ? opts.plan.codeChanged : null,
+      templatesChanged: opts.plan ? [...opts.plan.templatesChanged] : null,
+      base: a.stacks.size + badAtBase.size,
+      head: b.stacks.size + badAtHead.size,
+      skipped: skipped.length,
+    },
     clusters,
+  };
+}
+
+/** A cluster whose object, templates and code are byte-identical at base and head: unchanged by construction. */
+function notSynthesized(name: string): ClusterReview {
+  return {
+    name, stackName: workerStackName(name), status: 'unchanged', verdict: verdictLine({ status: 'unchanged', stackName: workerStackName(name), resources: [], rollingUpdate: null, capacity: null }),
+    synthesized: false, renamedFrom: null, rollReasons: [], rollingUpdate: null, capacity: null, checksum: { base: null, head: null },
+    template: null, config: null, problems: { base: [], head: [] }, notes: [],
+  };
+}
+
+/** An object invalid at base and gone at head. */
+function removedInvalid(name: string, problems: ClusterReview['problems']): ClusterReview {
+  const stackName = workerStackName(name);
+  return {
+    ...notSynthesized(name), status: 'removed', synthesized: true, problems,
+    verdict: verdictLine({ status: 'removed', stackName, resources: [], rollingUpdate: null, capacity: null }),
+    notes: [`${name} was invalid at the base revision; if an older revision deployed ${stackName}, it stays until someone deletes it explicitly.`],
+  };
+}
+
+/** An object the head's app refuses: nothing of it can deploy; its problems are the finding. */
+function invalidCluster(name: string, old: WorkerStackSnapshot | undefined, problems: ClusterReview['problems']): ClusterReview {
+  const stackName = workerStackName(name);
+  return {
+    name, stackName, status: 'invalid', verdict: verdictLine({ status: 'invalid', stackName, resources: [], rollingUpdate: null, capacity: null, problems }),
+    synthesized: true, renamedFrom: null, rollReasons: [], rollingUpdate: null, capacity: null, checksum: { base: old?.config?.checksum ?? null, head: null },
+    template: null, config: null, problems,
+    notes: [`Nothing of ${stackName} can be synthesized or deployed from the working tree until ${problems.head.length === 1 ? 'this problem is' : 'these problems are'} fixed; \`worker-stacks validate\` lists them.`],
   };
 }
 
 function reviewCluster(
   old: WorkerStackSnapshot | undefined,
   now: WorkerStackSnapshot | undefined,
-  a: AssemblySnapshot,
+  bootstrapped: (environment: string) => boolean,
   b: AssemblySnapshot,
   renamedFrom: string | null,
+  problems: ClusterReview['problems'],
 ): ClusterReview {
   const name = (now ?? old)!.cluster;
   const stackName = (now ?? old)!.stackName;
@@ -143,6 +230,7 @@ function reviewCluster(
       stackName,
       status: 'removed',
       verdict: verdictLine({ status: 'removed', stackName, resources: [], rollingUpdate: null, capacity: null }),
+      synthesized: true,
       renamedFrom,
       rollReasons: [],
       rollingUpdate: null,
@@ -150,6 +238,7 @@ function reviewCluster(
       checksum,
       template: null,
       config: null,
+      problems,
       notes,
     };
   }
@@ -158,14 +247,17 @@ function reviewCluster(
   const { rollingUpdate, capacity } = groupSettings(now.template);
   let status: ClusterStatus;
   let reasons: string[] = [];
-  if (!old) status = 'added';
+  if (!old) status = problems.base.length ? 'fixed' : 'added';
   else if (renamedFrom) status = 'renamed';
   else {
     reasons = rollReasons(changes, checksum);
     status = reasons.length ? 'rolls' : changes.empty && checksum.base === checksum.head ? 'unchanged' : 'changes';
   }
+  if (status === 'fixed') {
+    notes.push(`The base revision could not synthesize ${name} (invalid there), so the diff is the whole stack: it creates ${stackName}, or updates the stack a still older revision deployed.`);
+  }
   if (!old || renamedFrom) {
-    if (!a.bootstrapEnvironments.has(now.environment) && b.bootstrapEnvironments.has(now.environment)) {
+    if (!bootstrapped(now.environment) && b.bootstrapEnvironments.has(now.environment)) {
       const [account, region] = now.environment.replace('aws://', '').split('/');
       notes.push(`First cluster in ${account}/${region}: deploy WorkerStacks-Bootstrap-${account}-${region} (the config bucket) once, before ${stackName}.`);
     }
@@ -177,13 +269,14 @@ function reviewCluster(
         `Detected heuristically: the two objects differ only in their name.`,
     );
   }
-  const keepRolling = status === 'rolls' || status === 'added' || status === 'renamed';
-  const config = checksum.base === checksum.head ? null : diffConfigs(old?.config, now.config, status === 'added' ? { maxLines: 8 } : {});
+  const keepRolling = status === 'rolls' || createsStack(status);
+  const config = checksum.base === checksum.head ? null : diffConfigs(old?.config, now.config, !old ? { maxLines: 8 } : {});
   return {
     name,
     stackName,
     status,
     verdict: verdictLine({ status, stackName, resources: changes.resources, rollingUpdate, capacity, renamedFrom }),
+    synthesized: true,
     renamedFrom,
     rollReasons: reasons,
     rollingUpdate: keepRolling ? rollingUpdate : null,
@@ -191,8 +284,14 @@ function reviewCluster(
     checksum,
     template: templateOf(changes),
     config,
+    problems,
     notes,
   };
+}
+
+/** Whether a status means a stack is created whole: added, renamed (a new stack name), or fixed (nothing at base to compare with). */
+function createsStack(status: ClusterStatus): boolean {
+  return status === 'added' || status === 'renamed' || status === 'fixed';
 }
 
 function templateOf(c: TemplateChanges): ClusterReview['template'] {
@@ -205,9 +304,15 @@ export function stripAnsi(text: string): string {
   return text.replace(/\x1b\[[0-9;]*m/g, '');
 }
 
-/** The exit code of a review: 1 when `--fail-on` names something that happens, else 0. */
+/**
+ * The exit code of a review: 1 when an object is invalid at head (the change
+ * cannot deploy), or when `--fail-on` names something that happens; else 0.
+ * A fixed object counts as a roll: what it replaces is unknown, the base
+ * being invalid.
+ */
 export function reviewExitCode(result: ReviewResult, failOn?: FailOn): 0 | 1 {
-  if (failOn === 'roll') return result.clusters.some((c) => c.status === 'rolls' || c.status === 'renamed') ? 1 : 0;
+  if (result.clusters.some((c) => c.status === 'invalid')) return 1;
+  if (failOn === 'roll') return result.clusters.some((c) => c.status === 'rolls' || c.status === 'renamed' || c.status === 'fixed') ? 1 : 0;
   if (failOn === 'change') return result.clusters.some((c) => c.status !== 'unchanged') ? 1 : 0;
   return 0;
 }

@@ -13,6 +13,14 @@ export interface InputOverrides {
   readonly templates?: string;
 }
 
+/** An object that did not validate (or synthesize) on one side: a finding of the review, not a failure of it. */
+export interface InvalidObject {
+  /** The file as messages name it (`clusters/prod-eu1.yaml`). */
+  readonly file: string;
+  /** The app's lines about it, `file: field path: rule`. */
+  readonly problems: readonly string[];
+}
+
 /** One side of a review, synthesized: the cloud assembly directory and how to name the side. */
 export interface SynthesizedSide {
   readonly side: 'base' | 'head';
@@ -22,14 +30,42 @@ export interface SynthesizedSide {
   readonly outdir: string;
   /** The commit, for the base; the working tree has none. */
   readonly commit?: string;
+  /** Nothing was synthesized on this side (no cluster needed it): there is no assembly to read. @default false */
+  readonly empty?: boolean;
+  /** Objects left out because the app refused them, by cluster name. @default none */
+  readonly invalid?: ReadonlyMap<string, InvalidObject>;
 }
+
+/** Which clusters to synthesize: a scratch directory holding only their files, and how messages name it. */
+export interface StagedClusters {
+  /** Absolute path of the scratch directory; files the app refuses are removed from it. */
+  readonly dir: string;
+  /** The directory as the project names it (`clusters`): messages say `clusters/x.yaml`, not the scratch path. */
+  readonly shownAs: string;
+}
+
+/** Bounds the retries without refused objects (each refusal removes at least one file). */
+const MAX_ATTEMPTS = 20;
 
 /**
  * Runs a revision's CDK app the way `cdk synth` does: the `app` command of
  * its cdk.json, in its project directory, with CDK_OUTDIR set. cdk-nag and
  * aws-cdk-lib's template validation are off (they do not change templates).
+ *
+ * With `staged` clusters, an object the app refuses (its error names the
+ * file) is a finding: it is taken out of the scratch directory and the rest
+ * is synthesized again, so one bad object never hides the review of the others.
  */
-export async function synthesizeProject(projectDir: string, outdir: string, side: 'base' | 'head', label: string, inputs: InputOverrides = {}): Promise<void> {
+export async function synthesizeProject(
+  projectDir: string,
+  outdir: string,
+  side: 'base' | 'head',
+  label: string,
+  inputs: InputOverrides = {},
+  staged?: StagedClusters,
+  /** An absolute templates directory, instead of `inputs.templates`. */
+  templatesDir?: string,
+): Promise<{ empty: boolean; invalid: Map<string, InvalidObject> }> {
   if (!fs.existsSync(path.join(projectDir, 'bin', 'app.ts'))) {
     throw new ReviewError(`${label}: has no bin/app.ts, so it has no worker-stacks CDK app (it predates the project, or the project lives elsewhere)`, {
       side,
@@ -42,17 +78,32 @@ export async function synthesizeProject(projectDir: string, outdir: string, side
   delete env.WORKER_STACKS_TEMPLATES;
   if (inputs.clusters !== undefined) env.WORKER_STACKS_CLUSTERS = path.join(projectDir, inputs.clusters);
   if (inputs.templates !== undefined) env.WORKER_STACKS_TEMPLATES = path.join(projectDir, inputs.templates);
-  fs.mkdirSync(outdir, { recursive: true });
+  if (staged) env.WORKER_STACKS_CLUSTERS = staged.dir;
+  if (templatesDir) env.WORKER_STACKS_TEMPLATES = templatesDir;
   const command = appCommand(projectDir);
-  const r = await runShell(command, projectDir, env);
-  if (r.code !== 0 || !fs.existsSync(path.join(outdir, 'manifest.json'))) {
-    const lines = r.stderr
+  const invalid = new Map<string, InvalidObject>();
+  for (let attempt = 1; ; attempt++) {
+    if (staged && fs.readdirSync(staged.dir).length === 0) return { empty: true, invalid };
+    fs.rmSync(outdir, { recursive: true, force: true });
+    fs.mkdirSync(outdir, { recursive: true });
+    const r = await runShell(command, projectDir, env);
+    if (r.code === 0 && fs.existsSync(path.join(outdir, 'manifest.json'))) return { empty: false, invalid };
+    const lines = (staged ? shownPaths(r.stderr, staged, projectDir) : r.stderr)
       .split('\n')
-      .filter((l) => l.trim() && !/^npm (warn|notice)\b/.test(l))
-      .slice(0, 60);
+      .filter((l) => l.trim() && !/^npm (warn|notice)\b/.test(l));
     const files = [...new Set(lines.map((l) => /^\s*([^\s:][^:]*\.ya?ml):/.exec(l)?.[1]).filter((f): f is string => Boolean(f)))];
+    const refused = staged ? files.filter((f) => path.dirname(f) === staged.shownAs && fs.existsSync(path.join(staged.dir, path.basename(f)))) : [];
+    if (refused.length && attempt < MAX_ATTEMPTS) {
+      for (const f of refused) {
+        const name = path.basename(f).replace(/\.ya?ml$/, '');
+        invalid.set(name, { file: f, problems: lines.map((l) => l.trim()).filter((l) => l.startsWith(`${f}:`)) });
+        fs.rmSync(path.join(staged!.dir, path.basename(f)), { force: true });
+      }
+      continue;
+    }
+    const shown = lines.slice(0, 60);
     const what = files.length ? `invalid cluster object${files.length > 1 ? 's' : ''} ${files.join(', ')}` : `the CDK app failed (\`${command}\` exited ${r.code})`;
-    throw new ReviewError(`${label}: ${what}:\n  ${lines.join('\n  ') || '(no output)'}`, {
+    throw new ReviewError(`${label}: ${what}:\n  ${shown.join('\n  ') || '(no output)'}`, {
       side,
       files,
       hint: files.length
@@ -64,11 +115,21 @@ export async function synthesizeProject(projectDir: string, outdir: string, side
   }
 }
 
+/** The app names files relative to its working directory: the scratch directory is named as the project's own. */
+function shownPaths(text: string, staged: StagedClusters, cwd: string): string {
+  const prefix = (p: string) => `${p}${path.sep}`;
+  return text
+    .split(prefix(path.relative(cwd, staged.dir)))
+    .join(prefix(staged.shownAs))
+    .split(prefix(staged.dir))
+    .join(prefix(staged.shownAs));
+}
+
 /** Synthesizes the working tree (head) into `outdir`. */
 export async function synthesizeWorkingTree(projectDir: string, outdir: string, inputs: InputOverrides = {}): Promise<SynthesizedSide> {
   const label = 'head (working tree)';
-  await synthesizeProject(path.resolve(projectDir), outdir, 'head', label, inputs);
-  return { side: 'head', label, outdir };
+  const r = await synthesizeProject(path.resolve(projectDir), outdir, 'head', label, inputs);
+  return { side: 'head', label, outdir, ...r };
 }
 
 /**
@@ -87,15 +148,15 @@ export async function synthesizeRevision(
   const repo = openRepository(projectDir);
   const commit = resolveCommit(repo, ref);
   const label = `base ${shownRef} (${commit.slice(0, 8)})`;
-  await withWorktree(repo, commit, async (toplevel) => {
+  const r = await withWorktree(repo, commit, async (toplevel) => {
     const dir = path.join(toplevel, repo.prefix);
     linkNodeModules(repo, dir, label);
-    await synthesizeProject(dir, outdir, 'base', label, inputs);
+    return synthesizeProject(dir, outdir, 'base', label, inputs);
   });
-  return { side: 'base', label, outdir, commit };
+  return { side: 'base', label, outdir, commit, ...r };
 }
 
-function linkNodeModules(repo: Repository, dir: string, label: string): void {
+export function linkNodeModules(repo: Repository, dir: string, label: string): void {
   const source = path.join(repo.projectDir, 'node_modules');
   if (!fs.existsSync(source)) {
     throw new ReviewError(`${label}: ${source} does not exist, so neither revision can run its CDK app`, { side: 'base', hint: 'run `npm ci` first' });

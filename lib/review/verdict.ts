@@ -78,11 +78,16 @@ export function describeRollingUpdate(ru: RollingUpdate | null): string {
   return parts.join(', ');
 }
 
-/** `desired capacity 2` or `desired capacity not set (min 3, max 30: the group keeps its current size)`. */
-export function describeCapacity(c: Capacity | null): string {
+/**
+ * `desired capacity 2`, or without one: an existing group keeps its current
+ * size (`... the group keeps its current size`), while a new group has none
+ * yet and starts at its minimum (`... starts with min 3 nodes`).
+ */
+export function describeCapacity(c: Capacity | null, isNew = false): string {
   if (!c) return 'no Auto Scaling group';
-  return c.desired !== null
-    ? `desired capacity ${c.desired} (min ${c.min ?? '?'}, max ${c.max ?? '?'})`
+  if (c.desired !== null) return `desired capacity ${c.desired} (min ${c.min ?? '?'}, max ${c.max ?? '?'})`;
+  return isNew
+    ? `desired capacity not set (starts with min ${c.min ?? '?'} node${c.min === 1 ? '' : 's'}, max ${c.max ?? '?'})`
     : `desired capacity not set (min ${c.min ?? '?'}, max ${c.max ?? '?'}; the group keeps its current size)`;
 }
 
@@ -94,6 +99,8 @@ export const STATUS_WORDS: Record<ClusterStatus, string> = {
   added: 'new cluster',
   removed: 'removed',
   renamed: 'renamed',
+  invalid: 'invalid',
+  fixed: 'fixed',
 };
 
 export interface VerdictInput {
@@ -103,6 +110,8 @@ export interface VerdictInput {
   readonly rollingUpdate: RollingUpdate | null;
   readonly capacity: Capacity | null;
   readonly renamedFrom?: string | null;
+  /** For `invalid`: what each side's app refused. */
+  readonly problems?: { readonly base: readonly string[]; readonly head: readonly string[] };
 }
 
 /** The one-line verdict of a cluster. */
@@ -122,7 +131,14 @@ export function verdictLine(v: VerdictInput): string {
     case 'rolls':
       return `${head}: ${describeRollingUpdate(v.rollingUpdate)}; ${describeCapacity(v.capacity)}`;
     case 'added':
-      return `${head}: creates ${v.stackName} with its nodes, ${describeCapacity(v.capacity)}`;
+      return `${head}: creates ${v.stackName} with its nodes, ${describeCapacity(v.capacity, true)}`;
+    case 'fixed':
+      return `${head}: invalid at base, valid at head; deploys ${v.stackName} whole, ${describeCapacity(v.capacity, true)} if it is new`;
+    case 'invalid': {
+      const n = v.problems?.head.length ?? 0;
+      const where = v.problems?.base.length ? 'at base and at head' : 'at head';
+      return `${head} ${where}: ${n} problem${n === 1 ? '' : 's'}; nothing of ${v.stackName} can deploy until fixed`;
+    }
     case 'removed':
       return `${head}: ${v.stackName} is NOT deleted by the reconciler; deleting it is an explicit command`;
     case 'renamed':
