@@ -1,7 +1,30 @@
-import { CfnOutput, CliCredentialsStackSynthesizer, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnOutput, DockerImageAssetLocation, DockerImageAssetSource, FileAssetLocation, FileAssetSource, ISynthesisSession, RemovalPolicy, Stack, StackSynthesizer, Validations } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { UsageError } from '../errors';
 import { BOOTSTRAP_STACK_NAME, bootstrapStackId, configBucketName } from './naming';
+
+/**
+ * A synthesizer for the stack that must deploy before any bucket exists: the template is not an asset (so the CDK
+ * CLI sends it inline as TemplateBody, with the caller's own credentials) and no CDK bootstrap role, bucket or
+ * version parameter is named, so `cdk deploy` works in an account that was never `cdk bootstrap`ped.
+ * CliCredentialsStackSynthesizer, by contrast, uploads the template to the CDK asset bucket first.
+ */
+export class InlineTemplateSynthesizer extends StackSynthesizer {
+  public addFileAsset(asset: FileAssetSource): FileAssetLocation {
+    throw new UsageError(`${this.boundStack.stackName} cannot hold file asset ${asset.sourceHash}: it deploys before any bucket exists`, { hint: 'keep the bootstrap stack free of assets (no Lambda code, no files)' });
+  }
+
+  public addDockerImageAsset(asset: DockerImageAssetSource): DockerImageAssetLocation {
+    throw new UsageError(`${this.boundStack.stackName} cannot hold image asset ${asset.sourceHash}: it deploys before any repository exists`, { hint: 'keep the bootstrap stack free of assets' });
+  }
+
+  public synthesize(session: ISynthesisSession): void {
+    this.synthesizeTemplate(session);
+    // No stackTemplateAssetObjectUrl: the CLI deploys the template inline (it is far below CloudFormation's 51,200 bytes).
+    this.emitArtifact(session, {});
+  }
+}
 
 export interface BootstrapStackProps {
   /** AWS account. */
@@ -22,7 +45,7 @@ export class BootstrapStack extends Stack {
       stackName: BOOTSTRAP_STACK_NAME,
       env: { account: props.account, region: props.region },
       description: 'Config bucket of worker-stacks (content-addressed node configs)',
-      synthesizer: new CliCredentialsStackSynthesizer(),
+      synthesizer: new InlineTemplateSynthesizer(),
     });
     this.bucket = new s3.Bucket(this, 'ConfigBucket', {
       bucketName: configBucketName(props.account, props.region),
