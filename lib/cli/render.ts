@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { loadClusterFile, clusterFiles } from '../cluster/load';
 import { renderConfig } from '../cloudconfig/render';
 import { renderUserData } from '../cloudconfig/user-data';
-import { formatProblem } from '../errors';
+import { formatProblem, TemplateError } from '../errors';
 import { configBucketName, configKeyPrefix } from '../stacks/naming';
 import { EXIT, InputDirs, Io, loadOptions } from './context';
 
@@ -26,7 +26,16 @@ export function renderCommand(dirs: InputDirs, name: string, io: Io, opts: Rende
     for (const p of problems) io.err(`${formatProblem(p)}\n`);
     return EXIT.invalid;
   }
-  const config = renderConfig(cluster, dirs.templatesDir);
+  let config: ReturnType<typeof renderConfig>;
+  try {
+    config = renderConfig(cluster, dirs.templatesDir);
+  } catch (e) {
+    // A template that cannot render is bad input (the object or the template), not a usage error: exit 1, with the
+    // file, the template file and the value, as `validate` reports it.
+    if (!(e instanceof TemplateError)) throw e;
+    io.err(`${path.relative(process.cwd(), file) || file}: spec.cloudConfig.template: ${e.message}\n`);
+    return EXIT.invalid;
+  }
   const key = `${configKeyPrefix(name)}${config.checksum}.${config.extension}`;
   if (opts.userData) {
     io.out(renderUserData({ format: config.format, checksum: config.checksum, source: `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${key}` }));

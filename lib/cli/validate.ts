@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { loadClusters } from '../cluster/load';
-import { formatProblem } from '../errors';
+import { synthesisProblems } from '../cluster/synthesis-check';
+import { formatProblem, Problem } from '../errors';
 import { EXIT, InputDirs, Io, loadOptions } from './context';
 
 export interface ValidateOptions {
@@ -8,7 +9,11 @@ export interface ValidateOptions {
   readonly output?: 'text' | 'json';
 }
 
-/** `worker-stacks validate`: checks every cluster object, reports every problem, touches nothing. */
+/**
+ * `worker-stacks validate`: checks every cluster object, reports every problem, touches nothing. Each object that
+ * passes the schema is then rendered and synthesized with cdk-nag, as `cdk synth` does (WORKER_STACKS_NAG=false
+ * turns nag off for both), so whatever synthesis refuses, validate refuses first, naming the field.
+ */
 export function validateCommand(dirs: InputDirs, io: Io, opts: ValidateOptions = {}): number {
   const output: string = opts.output ?? 'text';
   if (output !== 'text' && output !== 'json') {
@@ -23,7 +28,14 @@ export function validateCommand(dirs: InputDirs, io: Io, opts: ValidateOptions =
     io.err(`error: ${dirs.clustersDir} is not a directory\n  fix: pass the directory that holds the cluster files to --clusters <dir>\n`);
     return EXIT.usage;
   }
-  const { clusters, problems } = loadClusters(dirs.clustersDir, loadOptions(dirs));
+  const loaded = loadClusters(dirs.clustersDir, loadOptions(dirs));
+  const problems: Problem[] = [...loaded.problems];
+  const nag = process.env.WORKER_STACKS_NAG !== 'false';
+  const clusters = loaded.clusters.filter((c) => {
+    const found = synthesisProblems(c.cluster, c.file, { templatesDir: dirs.templatesDir, nag });
+    problems.push(...found);
+    return found.length === 0;
+  });
   if (output === 'json') {
     io.out(JSON.stringify({ valid: clusters.map((c) => c.file), problems }, undefined, 2) + '\n');
   } else {

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import Handlebars from 'handlebars';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { CORE_VALUES, DERIVED_VALUES, templateValues, VALUES_FILE } from '../cluster/template-values';
 import { TemplateError } from '../errors';
 import { PROJECT_ROOT } from '../paths';
 import { ConfigFormat } from './node-config';
@@ -27,14 +28,26 @@ export interface CompiledTemplate {
   readonly units: ReadonlyArray<{ name: string; enabled: boolean; source: string; render: Handlebars.TemplateDelegate }>;
 }
 
+/** The template names of one directory; it knows the directory, so validation finds each template's value declaration. */
+export class TemplateSet extends Set<string> {
+  public constructor(
+    names: Iterable<string>,
+    /** The template directory the names came from. */
+    public readonly dir: string,
+  ) {
+    super(names);
+  }
+}
+
 /** Template names are the directories under the template dir with a template.yaml; `_`-prefixed ones hold shared parts. */
-export function listTemplates(dir: string = DEFAULT_TEMPLATES_DIR): Set<string> {
-  if (!fs.existsSync(dir)) return new Set();
-  return new Set(
+export function listTemplates(dir: string = DEFAULT_TEMPLATES_DIR): TemplateSet {
+  if (!fs.existsSync(dir)) return new TemplateSet([], path.resolve(dir));
+  return new TemplateSet(
     fs
       .readdirSync(dir, { withFileTypes: true })
       .filter((e) => e.isDirectory() && !e.name.startsWith('_') && fs.existsSync(path.join(dir, e.name, 'template.yaml')))
       .map((e) => e.name),
+    path.resolve(dir),
   );
 }
 
@@ -68,6 +81,7 @@ export function loadTemplate(name: string, templatesDir: string = DEFAULT_TEMPLA
   };
   const hbs = handlebarsFor(dir);
   const m = parsed.data;
+  checkDeclaredValues(dir, name, [...m.files.map((f) => f.template), ...m.units.map((u) => u.template)].map((rel) => path.resolve(root, rel)));
   const compiled: CompiledTemplate = {
     name,
     format: m.format,
@@ -77,6 +91,48 @@ export function loadTemplate(name: string, templatesDir: string = DEFAULT_TEMPLA
   };
   cache.set(key, compiled);
   return compiled;
+}
+
+/** `cloudconfig/_shared/x.hbs`: a template file as messages name it, the same on every machine. */
+const shownPath = (dir: string, file: string) => path.join(path.basename(dir), path.relative(dir, file));
+
+/**
+ * Every `values.<name>` a template's files (and the partials they include) use must be a value every template
+ * gets or one its values.yaml declares: a value used but not declared could never be checked at validation, and
+ * would only fail (or render something unchecked) on some cluster. Names the file and line of the first use.
+ */
+function checkDeclaredValues(dir: string, name: string, files: readonly string[]): void {
+  const decl = templateValues(dir, name, shownPath(dir, path.join(dir, name, VALUES_FILE)));
+  if (decl.problems.length) throw new TemplateError(`template ${name}: bad value declaration:\n  ${decl.problems.join('\n  ')}`, { hint: 'correct the declaration fields named above' });
+  const known = new Set([...CORE_VALUES, ...DERIVED_VALUES, ...decl.values.map((v) => v.name)]);
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  const scan = (file: string) => {
+    // A missing file or one outside the template dir is refused by compile() below, with its own message.
+    if (seen.has(file) || !file.startsWith(dir + path.sep) || !fs.existsSync(file)) return;
+    seen.add(file);
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (!node || typeof node !== 'object') return;
+      const n = node as { type?: string; parts?: string[]; data?: boolean; depth?: number; loc?: { start: { line: number } }; name?: { original?: unknown } };
+      if (n.type === 'PathExpression' && n.parts) {
+        // `values.x` at the top level, or `@root.values.x` from inside a block.
+        const parts = n.data && n.parts[0] === 'root' ? n.parts.slice(1) : n.data || n.depth ? [] : n.parts;
+        if (parts[0] === 'values' && parts.length > 1 && !known.has(parts[1])) {
+          problems.push(`${shownPath(dir, file)}:${n.loc?.start.line ?? '?'}: uses values.${parts[1]}, which ${decl.file ?? shownPath(dir, path.join(dir, name, VALUES_FILE))} does not declare`);
+        }
+      }
+      if (n.type === 'PartialStatement' && typeof n.name?.original === 'string') scan(path.join(dir, '_shared', `${n.name.original}.hbs`));
+      for (const [k, v] of Object.entries(n)) if (k !== 'loc' && typeof v === 'object') walk(v);
+    };
+    walk(Handlebars.parse(readText(file)));
+  };
+  files.forEach(scan);
+  if (problems.length) {
+    throw new TemplateError(`template ${name} uses values it does not declare:\n  ${problems.join('\n  ')}`, {
+      hint: `declare each in ${shownPath(dir, path.join(dir, name, VALUES_FILE))} (name, type, description, required or default), or fix the name in the template`,
+    });
+  }
 }
 
 const envs = new Map<string, typeof Handlebars>();

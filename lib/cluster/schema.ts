@@ -132,7 +132,10 @@ export const CloudConfigValuesSchema = z
       d('Secret holding the kubelet bootstrap token. Secret: fetched by the node at boot with its role, never rendered into a config.'),
     ),
   })
-  .meta(d('Typed values the config template renders with.'));
+  // Keys beyond these are the chosen template's own values: lib/cluster/template-values.ts checks them against the
+  // template's values.yaml, so a template can take a new setting without a change here.
+  .catchall(z.unknown())
+  .meta(d("Typed values the config template renders with: these, which every template takes, and the template's own (below)."));
 
 export const ClusterSpecSchema = z.strictObject({
   account: pattern(/^\d{12}$/, 'an AWS account id (12 digits)').meta(d('AWS account of the stack.')),

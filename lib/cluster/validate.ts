@@ -1,14 +1,21 @@
 import * as path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
 import { Problem } from '../errors';
 import { crossFieldProblems } from './cross-field';
 import { WorkerCluster, WorkerClusterSchema } from './schema';
+import { templateValueProblems, templateValues, withValueDefaults } from './template-values';
 
 export interface ValidationContext {
   /** The file the object came from, as shown to the user. */
   readonly file: string;
-  /** Names of the templates under cloudconfig/. */
+  /** Names of the templates under cloudconfig/ (listTemplates' set also carries its directory). */
   readonly templates: ReadonlySet<string>;
+  /**
+   * The template directory, for each template's value declaration (values.yaml).
+   * @default the directory the `templates` set came from (listTemplates), else the repository's cloudconfig/
+   */
+  readonly templatesDir?: string;
 }
 
 export interface ValidationResult {
@@ -87,6 +94,12 @@ export function validateCluster(raw: unknown, ctx: ValidationContext): Validatio
   const problems: Problem[] = parsed.success ? [] : parsed.error.issues.flatMap((i) => issueToProblems(ctx.file, i));
   problems.push(...crossFieldProblems(raw, ctx.templates).map((p) => ({ file: ctx.file, ...p })));
 
+  // The chosen template's own values, against its declaration (only for a template that exists).
+  const cloudConfig = (raw as { spec?: { cloudConfig?: { template?: unknown; values?: unknown } } } | undefined)?.spec?.cloudConfig;
+  const template = typeof cloudConfig?.template === 'string' && ctx.templates.has(cloudConfig.template) ? cloudConfig.template : undefined;
+  const decl = template === undefined ? undefined : templateValues(templatesDirOf(ctx), template);
+  if (template !== undefined && decl) problems.push(...templateValueProblems(cloudConfig?.values, template, decl).map((p) => ({ file: ctx.file, ...p })));
+
   const expectedName = path.basename(ctx.file).replace(/\.ya?ml$/, '');
   const name = (raw as { metadata?: { name?: unknown } } | undefined)?.metadata?.name;
   if (/\.ya?ml$/.test(ctx.file) && typeof name === 'string' && name !== expectedName) {
@@ -94,7 +107,14 @@ export function validateCluster(raw: unknown, ctx: ValidationContext): Validatio
   }
 
   const unique = dedupe(problems).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return unique.length === 0 && parsed.success ? { cluster: parsed.data, problems: [] } : { problems: unique };
+  if (unique.length > 0 || !parsed.success) return { problems: unique };
+  const cluster = parsed.data;
+  if (decl) cluster.spec.cloudConfig.values = withValueDefaults(cluster.spec.cloudConfig.values, decl);
+  return { cluster, problems: [] };
+}
+
+function templatesDirOf(ctx: ValidationContext): string {
+  return ctx.templatesDir ?? (ctx.templates as { dir?: string }).dir ?? DEFAULT_TEMPLATES_DIR;
 }
 
 function dedupe(problems: Problem[]): Problem[] {

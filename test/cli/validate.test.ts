@@ -120,6 +120,21 @@ describe('worker-stacks validate (in-process)', () => {
     for (const printed of [t.out(), t.err(), j.out(), j.err()]) expect(printed).not.toMatch(/robot|hunter2|S3cret|mirror\.staging/);
   });
 
+  test('what cdk synth refuses (a cdk-nag finding), validate refuses too: exit 1, on the rule, with a fix in YAML', async () => {
+    // GIVEN prod-eu1 with SSH open to the internet: schema-valid, but cdk-nag refuses it at synth
+    const text = fs.readFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), 'utf8').replace('source: { prefixListId: pl-0123456789abcdef0 }', 'source: { cidr: 0.0.0.0/0 }');
+    fs.writeFileSync(path.join(root, 'clusters', 'prod-eu1.yaml'), text);
+    const c = capture();
+
+    // WHEN validate runs
+    const code = await runCli(['validate', '--clusters', 'clusters'], c.io);
+
+    // THEN
+    expect(code).toBe(1);
+    expect(c.err()).toMatch(/^clusters\/prod-eu1\.yaml: spec\.securityGroupRules\[3\]: cdk-nag AwsSolutions-EC23: .*; fix: narrow spec\.securityGroupRules\[3\]\.source/);
+    expect(c.out()).toBe('0 cluster objects valid, 1 invalid\n');
+  });
+
   test('a YAML error is reported like a field problem, with the whole file as its subject', async () => {
     // GIVEN a file with a duplicate key
     fs.writeFileSync(path.join(root, 'clusters', 'dup.yaml'), 'kind: WorkerCluster\nkind: WorkerCluster\n');

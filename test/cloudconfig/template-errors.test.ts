@@ -34,9 +34,44 @@ function thrown(fn: () => unknown): Error {
 const flatcar = (): WorkerCluster => example('prod-eu1');
 const al2023 = (): WorkerCluster => example('staging-us1');
 
-describe('strict mode: a value the cluster lacks is an error, never an empty string', () => {
+describe('a template uses only the values it declares: an undeclared one is an error naming the template file and line', () => {
   test('in a template file of the template', () => {
+    // GIVEN a template file that uses values.nodeName, which flatcar-worker/values.yaml does not declare
+    edit('flatcar-worker/bootstrap-token.sh.hbs', (t) => `${t}# node: {{values.nodeName}}\n`);
+    const line = fs.readFileSync(path.join(dir, 'flatcar-worker/bootstrap-token.sh.hbs'), 'utf8').split('\n').length - 1;
+    // WHEN
+    const error = thrown(() => renderConfig(flatcar(), dir));
+    // THEN
+    expect(error).toBeInstanceOf(TemplateError);
+    expect(error.message).toContain(`${path.basename(dir)}/flatcar-worker/bootstrap-token.sh.hbs:${line}: uses values.nodeName, which ${path.basename(dir)}/flatcar-worker/values.yaml does not declare`);
+    expect(error.message).toMatch(/fix: declare each in .*flatcar-worker\/values\.yaml \(name, type, description, required or default\)/);
+  });
+
+  test('in a partial, through the file that includes it', () => {
     // GIVEN
+    edit('_shared/bootstrap-kubeconfig.hbs', (t) => t.replace('server: {{values.apiEndpoint}}', 'server: {{values.apiServer}}'));
+    // WHEN
+    const error = thrown(() => renderConfig(al2023(), dir));
+    // THEN
+    expect(error).toBeInstanceOf(TemplateError);
+    expect(error.message).toMatch(/_shared\/bootstrap-kubeconfig\.hbs:\d+: uses values\.apiServer, which .*al2023-worker\/values\.yaml does not declare/);
+  });
+
+  test('a nested name under an undeclared value', () => {
+    // GIVEN
+    edit('_shared/kubelet-config.yaml.hbs', (t) => t.replace('{{values.clusterDNS}}', '{{values.dns.clusterIP}}'));
+    // WHEN
+    const error = thrown(() => renderConfig(flatcar(), dir));
+    // THEN
+    expect(error).toBeInstanceOf(TemplateError);
+    expect(error.message).toMatch(/_shared\/kubelet-config\.yaml\.hbs:\d+: uses values\.dns, which/);
+  });
+});
+
+describe('strict mode: a value the cluster lacks is an error, never an empty string', () => {
+  test('a declared value without a default that the object leaves out', () => {
+    // GIVEN flatcar-worker declares nodeName (optional, no default) and a template file uses it
+    edit('flatcar-worker/values.yaml', (t) => `${t}  - { name: nodeName, type: string, description: a name }\n`);
     edit('flatcar-worker/bootstrap-token.sh.hbs', (t) => `${t}# node: {{values.nodeName}}\n`);
     // WHEN
     const error = thrown(() => renderConfig(flatcar(), dir));
@@ -54,26 +89,6 @@ describe('strict mode: a value the cluster lacks is an error, never an empty str
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
     expect(error.message).toMatch(/^template al2023-worker: kubelet\.service \(from \.\.\/_shared\/kubelet\.service\.hbs\): "restartSeconds" not defined/);
-  });
-
-  test('in a partial, through the file that includes it', () => {
-    // GIVEN
-    edit('_shared/bootstrap-kubeconfig.hbs', (t) => t.replace('server: {{values.apiEndpoint}}', 'server: {{values.apiServer}}'));
-    // WHEN
-    const error = thrown(() => renderConfig(al2023(), dir));
-    // THEN
-    expect(error).toBeInstanceOf(TemplateError);
-    expect(error.message).toMatch(/^template al2023-worker: \/opt\/bin\/worker-stacks-bootstrap-token \(from bootstrap-token\.sh\.hbs\): "apiServer" not defined/);
-  });
-
-  test('a nested name under a missing value (Handlebars names only its last part)', () => {
-    // GIVEN
-    edit('_shared/kubelet-config.yaml.hbs', (t) => t.replace('{{values.clusterDNS}}', '{{values.dns.clusterIP}}'));
-    // WHEN
-    const error = thrown(() => renderConfig(flatcar(), dir));
-    // THEN
-    expect(error).toBeInstanceOf(TemplateError);
-    expect(error.message).toMatch(/^template flatcar-worker: \/var\/lib\/kubelet\/config\.yaml \(from \.\.\/_shared\/kubelet-config\.yaml\.hbs\): "clusterIP" not defined/);
   });
 
   test('a value the cluster has renders (the same edit with an existing name)', () => {
@@ -108,7 +123,7 @@ describe('unknown template names', () => {
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
     expect(error.message).toContain('unknown cloud-config template "_shared"');
-    expect(listTemplates(dir)).toEqual(new Set(['al2023-worker', 'flatcar-worker']));
+    expect([...listTemplates(dir)].sort()).toEqual(['al2023-worker', 'flatcar-worker']);
   });
 });
 
