@@ -2,8 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { WorkerPool, WorkerPoolProps } from '../../lib/constructs/worker-pool';
-import { example, variant } from '../helpers/clusters';
-import { withUdpHealthChecks } from './udp-health-checks';
+import { example } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
 
 function poolStack(overrides: Partial<WorkerPoolProps> = {}): Template {
@@ -160,7 +159,7 @@ test('every example stack boots its nodes with IMDSv2 required, hop limit 1, and
       }),
     });
   }
-  synthCluster(variant('edge-ap1', withUdpHealthChecks)).template.hasResourceProperties('AWS::AutoScaling::LaunchConfiguration', {
+  synthCluster(example('edge-ap1')).template.hasResourceProperties('AWS::AutoScaling::LaunchConfiguration', {
     MetadataOptions: { HttpTokens: 'required', HttpPutResponseHopLimit: 1 },
   });
 });

@@ -2,9 +2,8 @@ import { Validations } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 import { buildFleetApp } from '../../lib/stacks/app';
 import { example, EXAMPLE_NAMES, tempDir, variant } from '../helpers/clusters';
-import { withUdpHealthChecks } from '../constructs/udp-health-checks';
 
-const fleet = (clusters = EXAMPLE_NAMES.map((n) => ({ file: `clusters/${n}.yaml`, cluster: variant(n, withUdpHealthChecks) }))) =>
+const fleet = (clusters = EXAMPLE_NAMES.map((n) => ({ file: `clusters/${n}.yaml`, cluster: example(n) }))) =>
   buildFleetApp({ clusters, outdir: tempDir('nag'), nag: true, bootstrap: true });
 
 /** Every acknowledgement recorded anywhere in the tree: [construct path, rule id, reason]. */

@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
-import { tempDir, variant } from '../helpers/clusters';
-import { withUdpHealthChecks } from '../constructs/udp-health-checks';
+import { example, tempDir, variant } from '../helpers/clusters';
 import { synthCluster, templateDelta } from '../helpers/synth';
 
 /** A copy of cloudconfig/ with one byte changed in one template file. */
@@ -13,9 +12,6 @@ function templatesWithOneByteChanged(): string {
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('kernel.panic = 10', 'kernel.panic = 11'));
   return dir;
 }
-
-/** The example as it is (UDP listeners given a health-check port, which construct and validation require). */
-const example = (name: string) => variant(name, withUdpHealthChecks);
 
 const userDataOf = (json: Record<string, any>, id: string) => JSON.stringify(json.Resources[id].Properties.LaunchTemplateData?.UserData ?? json.Resources[id].Properties.UserData);
 
@@ -49,7 +45,6 @@ describe.each([
     // WHEN
     const after = synthCluster(
       variant(name, (raw) => {
-        withUdpHealthChecks(raw);
         raw.spec.securityGroupRules[0].description = 'changed by the test';
         if (raw.spec.listeners?.length) raw.spec.listeners[0].port = 8443;
       }),

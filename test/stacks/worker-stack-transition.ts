@@ -13,7 +13,7 @@
 /** Properties whose change replaces an AWS::ElasticLoadBalancingV2::LoadBalancer (CloudFormation resource reference). */
 const LOAD_BALANCER_REPLACED_BY = ['Name', 'Scheme', 'Type'];
 
-type Template = { Resources: Record<string, { Type: string; Properties?: Record<string, any> }> };
+type Template = { readonly Resources?: Record<string, { Type: string; Properties?: Record<string, any> }> } & Record<string, any>;
 interface Instance {
   readonly id: string;
   /** Every (load balancer, port) it may occupy during the create and update phase. */
@@ -21,13 +21,13 @@ interface Instance {
 }
 
 const LISTENER = 'AWS::ElasticLoadBalancingV2::Listener';
-const listeners = (t: Template) => Object.entries(t.Resources).filter(([, r]) => r.Type === LISTENER);
+const listeners = (t: Template) => Object.entries(t.Resources ?? {}).filter(([, r]) => r.Type === LISTENER);
 
 /** Load balancers that the update replaces: their `Ref` stays the same text but names a new physical resource. */
 function replacedLoadBalancers(before: Template, after: Template): Set<string> {
   const out = new Set<string>();
-  for (const [id, r] of Object.entries(after.Resources)) {
-    const old = before.Resources[id];
+  for (const [id, r] of Object.entries(after.Resources ?? {})) {
+    const old = before.Resources?.[id];
     if (r.Type !== 'AWS::ElasticLoadBalancingV2::LoadBalancer' || old?.Type !== r.Type) continue;
     const removedSubnet = (old.Properties?.Subnets ?? []).some((s: unknown) => !JSON.stringify(r.Properties?.Subnets ?? []).includes(JSON.stringify(s)));
     if (removedSubnet || LOAD_BALANCER_REPLACED_BY.some((p) => JSON.stringify(old.Properties?.[p]) !== JSON.stringify(r.Properties?.[p]))) out.add(id);

@@ -4,9 +4,8 @@
  * MixedInstancesPolicy or VPCZoneIdentifier changes, and on nothing else. Each row changes one input of an example
  * and states whether the launch template data changes and whether the nodes roll; README's table says the same.
  */
-import { variant } from '../helpers/clusters';
+import { example, variant } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
-import { withUdpHealthChecks } from '../constructs/udp-health-checks';
 
 /** The group properties whose change starts a rolling update (besides the launch template's or configuration's own). */
 const ROLLING_GROUP_PROPERTIES = ['LaunchConfigurationName', 'LaunchTemplate', 'MixedInstancesPolicy', 'VPCZoneIdentifier'];
@@ -55,11 +54,10 @@ const ROWS: Array<[string, string, boolean, boolean, Mutation]> = [
 
 test.each(ROWS)('%s (%s): launch template data changes: %s, nodes roll: %s', (_what, name, launchDataChanges, rolls, mutate) => {
   // GIVEN
-  const before = synthCluster(variant(name, withUdpHealthChecks));
+  const before = synthCluster(example(name));
   // WHEN
   const after = synthCluster(
     variant(name, (raw) => {
-      withUdpHealthChecks(raw);
       raw.spec.tags ??= {};
       mutate(raw);
     }),
