@@ -6,7 +6,8 @@ const M = MASK;
 test.each([
   // An unquoted YAML value runs to the end of the line; only a flow mapping ends it at a comma.
   ['password: abc,def', `password: ${M}`],
-  ['password: abc def # note', `password: ${M}`],
+  // A YAML comment is no part of the value.
+  ['password: abc def # note', `password: ${M} # note`],
   ['{ password: abc, user: bob }', `{ password: ${M}, user: bob }`],
   ['- { name: db, password: abc;def }', `- { name: db, password: ${M} }`],
   ["password: 'it''s'", `password: '${M}'`],
@@ -26,6 +27,12 @@ test.each([
   ['signingKey: abc', `signingKey: ${M}`],
   // Secrets inside other values.
   ['Environment="BOOTSTRAP_TOKEN=abc.def" "LEVEL=2"', `Environment="BOOTSTRAP_TOKEN=${M}" "LEVEL=2"`],
+  // Only the secret item: the other assignments and flags on the same line stay readable.
+  ['Environment=BOOTSTRAP_TOKEN=abc.def LEVEL=2 MAX_PODS=110', `Environment=BOOTSTRAP_TOKEN=${M} LEVEL=2 MAX_PODS=110`],
+  ['export API_TOKEN=abc NODE_NAME=n1', `export API_TOKEN=${M} NODE_NAME=n1`],
+  ['KUBELET_ARGS=--node-ip=10.0.0.1 TOKEN=abc --max-pods=110', `KUBELET_ARGS=--node-ip=10.0.0.1 TOKEN=${M} --max-pods=110`],
+  // Without a next item, an unquoted value still runs to the end of the line.
+  ['PASSWORD=abc def', `PASSWORD=${M}`],
   ['url: https://h/x?page=1&token=abc&size=2', `url: https://h/x?page=1&token=${M}&size=2`],
   ['proxy: http://user:hunter2@proxy:3128', `proxy: http://user:${M}@proxy:3128`],
   ['{"a":{"token":"x"},"b":1}', `{"a":{"token":"${M}"},"b":1}`],
