@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../cloudconfig/templates';
 import { WorkerClusterSchema } from './schema';
+import { CORE_VALUES, templateValues } from './template-values';
 
 type Json = Record<string, any>;
 
@@ -36,5 +38,25 @@ export function clusterReferenceMarkdown(): string {
     for (const key of Object.keys(props)) walk(props[key], prefix ? `${prefix}.${key}` : key, req.has(key));
   };
   walk(clusterJsonSchema(), '', true);
-  return rows.join('\n') + '\n';
+  return rows.join('\n') + '\n' + templateValuesMarkdown();
+}
+
+/** Each template's own values (cloudconfig/<template>/values.yaml), after the fields every template takes. */
+export function templateValuesMarkdown(templatesDir: string = DEFAULT_TEMPLATES_DIR): string {
+  const out: string[] = [];
+  for (const name of [...listTemplates(templatesDir)].sort()) {
+    const decl = templateValues(templatesDir, name);
+    const uses = decl.values.filter((v) => CORE_VALUES.includes(v.name)).map((v) => `\`${v.name}\``);
+    const own = decl.values.filter((v) => !CORE_VALUES.includes(v.name));
+    out.push('', `Template \`${name}\` (\`cloudconfig/${name}/values.yaml\`) uses ${uses.join(', ') || 'none of the values above'}; its own values: ${own.length ? '' : 'none.'}`);
+    if (own.length) {
+      out.push('', '| value | type | required | description |', '| --- | --- | --- | --- |');
+      for (const v of own) {
+        const rules = [v.enum && `one of ${v.enum.map((e) => JSON.stringify(e)).join(', ')}`, v.pattern && `matches \`${v.pattern}\``, (v.min !== undefined || v.max !== undefined) && `${v.min ?? '…'}-${v.max ?? '…'}`].filter(Boolean);
+        const desc = `${v.description}${rules.length ? ` (${rules.join('; ')})` : ''}${v.default !== undefined ? ` @default ${JSON.stringify(v.default)}` : ''}`.replace(/\|/g, '\\|');
+        out.push(`| \`spec.cloudConfig.values.${v.name}\` | ${v.type} | ${v.required ? 'yes' : ''} | ${desc} |`);
+      }
+    }
+  }
+  return out.length ? out.join('\n') + '\n' : '';
 }
