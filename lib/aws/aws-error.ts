@@ -1,3 +1,5 @@
+import { ConfigBucketError } from '../errors';
+
 /**
  * Recognizes an error from AWS or from reaching it (SDK service errors carry
  * `$metadata`; credential and network failures have well-known names and
@@ -5,6 +7,8 @@
  */
 export function describeAwsError(e: unknown): string | undefined {
   if (!e || typeof e !== 'object') return undefined;
+  // Already said in our words (the bucket, the owner, the bootstrap command); its cause is the S3 error.
+  if (e instanceof ConfigBucketError) return e.message;
   const err = e as { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number; requestId?: string } };
   const network = ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN'].includes(String(err.code));
   const credentials = err.name === 'CredentialsProviderError' || /credential/i.test(String(err.name));

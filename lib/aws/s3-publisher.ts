@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ConfigBucketError } from '../errors';
 
 /** One file of a cloud assembly's asset manifest and where it goes. */
@@ -86,6 +86,23 @@ export function configBucketFailure(e: unknown, bucketName: string, operation: s
     });
   }
   return e;
+}
+
+/**
+ * Whether the config bucket exists and is the account's own (HeadBucket with ExpectedBucketOwner): `missing` before
+ * the bootstrap stack made it, `own` after; a bucket of another account under the name is a ConfigBucketError, so
+ * `worker-stacks bootstrap` refuses before it creates a change set that could only fail.
+ */
+export async function checkConfigBucket(s3: S3Client, bucketName: string): Promise<'missing' | 'own'> {
+  const owner = expectedBucketOwner(bucketName);
+  try {
+    await s3.send(new HeadBucketCommand({ Bucket: bucketName, ExpectedBucketOwner: owner }));
+    return 'own';
+  } catch (e) {
+    const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    if (status === 404 || (e as Error).name === 'NotFound' || (e as Error).name === 'NoSuchBucket') return 'missing';
+    throw configBucketFailure(e, bucketName, 'HeadBucket', 's3:ListBucket');
+  }
 }
 
 /**

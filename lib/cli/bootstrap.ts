@@ -1,7 +1,9 @@
 import { Command } from 'commander';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { loadClusters } from '../cluster/load';
+import { awsClients } from '../aws/clients';
 import { isInProgress } from '../aws/cloudformation-port';
+import { checkConfigBucket } from '../aws/s3-publisher';
 import { deployStack } from '../reconciler/deploy-stack';
 import { synthesizeBootstrap } from '../reconciler/synthesize';
 import { createDeps } from '../reconciler/wiring';
@@ -25,9 +27,14 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
         return done(EXIT.usage);
       }
       for (const region of regions) {
+        // A bucket of another account under the predictable name: refused (ConfigBucketError) before any change set.
+        const s3 = awsClients({ region, s3ForcePathStyle: wiring.s3ForcePathStyle }).s3;
+        await checkConfigBucket(s3, configBucketName(account, region));
         const synth = synthesizeBootstrap(account, region, deps.workDir);
         const stack = await deployStack(deps.aws(region), synth, `ws-${sha256Hex(synth.templateBody).slice(0, 32)}`, { log: deps.log, waitTimeoutMs: wiring.waitTimeoutMs, changeSetTimeoutMs: 10 * 60_000 });
         // The bucket's name is fixed by the template; an emulator that drops outputs still gets it printed.
+        // And after: the bucket the stack made is the account's own.
+        await checkConfigBucket(s3, configBucketName(account, region));
         io.out(`${account}/${region}\t${stack.name}\t${stack.status}\t${stack.outputs.ConfigBucketName ?? configBucketName(account, region)}\n`);
       }
       return done(EXIT.ok);
