@@ -106,10 +106,10 @@ test('the installed command: --fail-on change exits 1 on that change, and --form
   const md = parseMarkdown(r.stdout);
   expect(md.headings[0]).toBe('worker-stacks review');
   expect(md.table!.rows).toEqual([
-    ['edge-ap1', 'no change'],
-    ['prod-eu1', 'changes without replacing nodes: 1 resource modified'],
-    ['staging-us1', 'no change'],
+    ['changes without replacing nodes', '1', 'prod-eu1'],
+    ['no change', '2', 'edge-ap1, staging-us1'],
   ]);
+  expect(md.rendered).toContain('<strong>changes without replacing nodes</strong>: 1 resource modified');
   expect((md.rendered.match(/<details>/g) ?? []).length).toBe(1);
   expect(md.code.some((b) => b.lang === 'text' && b.text.includes('HealthCheckPath'))).toBe(true);
   expect(hasEscapes(r.stdout)).toBe(false);
@@ -152,28 +152,47 @@ test('run outside the project directory: exit 2, says where to run it', async ()
   expect(r.err).toMatch(/^error: head \(working tree\): .*clusters has no bin\/app\.ts; it is not the worker-stacks project directory/);
 });
 
-test('an invalid object at the base revision: exit 2, naming the base and the file; its worktree is removed', async () => {
+test('an invalid object at the base revision: the review comes out, the object fixed at head; its worktree is removed', async () => {
   // WHEN
   const r = await cli('--repo', repo, '--base', 'bad-base', '--fail-on', 'change');
   // THEN
-  expect(r.code).toBe(2);
-  expect(r.err).toMatch(/^error: base bad-base \([0-9a-f]{8}\): invalid cluster object clusters\/prod-eu1\.yaml:/);
-  expect(r.err).toContain('spec.listeners[1].nodePort: 70000');
+  expect(r.err).toBe('');
+  expect(r.code).toBe(1);
+  expect(r.out).toMatch(/^== prod-eu1 \(WorkerStack-prod-eu1\): fixed: invalid at base, valid at head/m);
+  expect(r.out).toMatch(/^   invalid at base:\n     clusters\/prod-eu1\.yaml: spec\.listeners\[1\]\.nodePort: 70000/m);
   expect(leftoverReviewWorktrees(repo)).toEqual([]);
   expect(git(repo, 'status', '--porcelain')).toBe('');
 }, 180_000);
 
-test('the installed command: both sides invalid at once: exit 2, one error naming each side and its file', () => {
+test('the installed command: objects invalid on both sides: each named with its side and problems, in markdown; exit 1', () => {
   // GIVEN
   const dir = caseTree(repo, 'both-invalid');
   edit(dir, 'clusters/staging-us1.yaml', (t) => t.replace('minSize: 1', 'minSize: 10'));
   // WHEN
-  const r = reviewBin(dir, ['--base', 'bad-base']);
+  const r = reviewBin(dir, ['--base', 'bad-base', '--format', 'markdown']);
   // THEN
-  expect(r.status).toBe(2);
-  expect(r.stdout).toBe('');
-  expect(r.stderr).toMatch(/^error: base bad-base \([0-9a-f]{8}\): invalid cluster object clusters\/prod-eu1\.yaml:\n[\s\S]*spec\.listeners\[1\]\.nodePort: 70000/);
-  expect(r.stderr).toMatch(/^head \(working tree\): invalid cluster object clusters\/staging-us1\.yaml:\n[\s\S]*spec\.pool\.minSize: 10 is greater than maxSize 4/m);
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(1);
+  const md = parseMarkdown(r.stdout);
+  expect(md.table!.rows.map((row) => row.slice(0, 2))).toEqual([['invalid', '1'], ['fixed', '1'], ['no change', '1']]);
+  const blocks = md.code.map((b) => b.text).join('\n');
+  expect(blocks).toMatch(/^clusters\/staging-us1\.yaml: spec\.pool\.minSize: 10 is greater than maxSize 4$/m);
+  expect(blocks).toMatch(/^clusters\/prod-eu1\.yaml: spec\.listeners\[1\]\.nodePort: 70000/m);
+  expect(leftoverReviewWorktrees(repo)).toEqual([]);
+}, 180_000);
+
+test('a base that does not synthesize for another reason than an object: exit 2, naming the side', async () => {
+  // GIVEN: a base whose CDK app fails before it reads any object
+  git(repo, 'checkout', '--quiet', '-b', 'broken-app', 'base');
+  fs.writeFileSync(path.join(repo, 'bin/app.ts'), "throw new Error('broken on purpose');\n");
+  commitAll(repo, 'a broken app');
+  git(repo, 'checkout', '--quiet', 'main');
+  // WHEN
+  const r = await cli('--repo', repo, '--base', 'broken-app');
+  // THEN
+  expect(r.code).toBe(2);
+  expect(r.err).toMatch(/^error: base broken-app \([0-9a-f]{8}\): the CDK app failed/);
+  expect(r.out).toBe('');
   expect(leftoverReviewWorktrees(repo)).toEqual([]);
 }, 180_000);
 
@@ -199,12 +218,15 @@ test('Ctrl-C while synthesizing: the base worktree and the temporary output dire
   }
 }, 180_000);
 
-test('usage errors exit 2: an unknown format, a directory outside the project', async () => {
+test('usage errors exit 2: an unknown format, a directory outside the project, a markdown budget too small to say anything', async () => {
   // WHEN
+  const tiny = await cli('--repo', repo, '--base', 'base', '--format', 'markdown', '--max-bytes', '500');
   const format = await cli('--repo', repo, '--base', 'base', '--format', 'yaml');
   const outside = await cli('--repo', repo, '--base', 'base', '--clusters', '/tmp');
   const escapes = await cli('--repo', repo, '--base', 'base', '--templates', '../cloudconfig');
   // THEN
+  expect(tiny.code).toBe(2);
+  expect(tiny.err).toMatch(/--max-bytes.*"500" is not a whole number from 2000 to up/);
   expect(format.code).toBe(2);
   expect(format.err).toMatch(/argument 'yaml' is invalid/);
   expect(outside.code).toBe(2);
