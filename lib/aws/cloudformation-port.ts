@@ -12,6 +12,8 @@ export interface StackSummary {
   readonly statusReason?: string;
   /** Output key → value. */
   readonly outputs: Readonly<Record<string, string>>;
+  /** When the template last changed (ISO 8601, DescribeStacks' LastUpdatedTime); undefined for a stack never updated. */
+  readonly lastUpdated?: string;
 }
 
 export interface StackEvent {
@@ -69,6 +71,10 @@ export interface CloudFormationPort {
   deleteChangeSet(stackName: string, changeSetName: string): Promise<void>;
   /** Events after `afterEventId` (exclusive), oldest first; all recent ones when undefined. */
   stackEvents(stackName: string, afterEventId?: string): Promise<StackEvent[]>;
+  /** The events of the stack's latest operation, oldest first: every page back to its "User Initiated" start. */
+  operationEvents(stackName: string): Promise<StackEvent[]>;
+  /** The live template's body (for a stack whose listing leaves its outputs out), undefined when it has none. */
+  getTemplate(stackName: string): Promise<string | undefined>;
   /** Waits until the stack leaves *_IN_PROGRESS, or the timeout passes; returns what it last saw. */
   waitForStack(stackName: string, opts: WaitOptions): Promise<StackSummary | undefined>;
   deleteStack(stackName: string, clientToken: string): Promise<void>;

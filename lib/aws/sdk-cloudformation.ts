@@ -8,7 +8,11 @@ import {
   DescribeStackEventsCommand,
   DescribeStacksCommand,
   ExecuteChangeSetCommand,
+  GetTemplateCommand,
+  paginateDescribeStackEvents,
+  paginateDescribeStacks,
   Stack,
+  StackEvent as StackEventShape,
   waitUntilChangeSetCreateComplete,
   waitUntilStackCreateComplete,
   waitUntilStackDeleteComplete,
@@ -34,7 +38,12 @@ function summary(s: Stack): StackSummary {
     status: String(s.StackStatus),
     statusReason: s.StackStatusReason,
     outputs: Object.fromEntries((s.Outputs ?? []).map((o) => [o.OutputKey!, o.OutputValue ?? ''])),
+    lastUpdated: s.LastUpdatedTime?.toISOString(),
   };
+}
+
+function toEvent(e: StackEventShape): StackEvent {
+  return { id: e.EventId!, timestamp: e.Timestamp ?? new Date(0), logicalId: e.LogicalResourceId ?? '', resourceType: e.ResourceType ?? '', status: String(e.ResourceStatus), reason: e.ResourceStatusReason };
 }
 
 /** CloudFormation through the AWS SDK, waiting with the SDK's own waiters. */
@@ -52,12 +61,9 @@ export class SdkCloudFormation implements CloudFormationPort {
   public async listStacks(): Promise<Map<string, StackSummary>> {
     // DescribeStacks without a name pages through every stack with its status and outputs: one call per page, not per cluster.
     const out = new Map<string, StackSummary>();
-    let token: string | undefined;
-    do {
-      const page = await this.client.send(new DescribeStacksCommand({ NextToken: token }));
+    for await (const page of paginateDescribeStacks({ client: this.client }, {})) {
       for (const s of page.Stacks ?? []) out.set(s.StackName!, summary(s));
-      token = page.NextToken;
-    } while (token);
+    }
     return out;
   }
 
@@ -134,19 +140,29 @@ export class SdkCloudFormation implements CloudFormationPort {
       const r = await this.client.send(new DescribeStackEventsCommand({ StackName: stackName, NextToken: token }));
       for (const e of r.StackEvents ?? []) {
         if (afterEventId && e.EventId === afterEventId) return events.reverse();
-        events.push({
-          id: e.EventId!,
-          timestamp: e.Timestamp ?? new Date(0),
-          logicalId: e.LogicalResourceId ?? '',
-          resourceType: e.ResourceType ?? '',
-          status: String(e.ResourceStatus),
-          reason: e.ResourceStatusReason,
-        });
+        events.push(toEvent(e));
       }
       token = r.NextToken;
       if (!token || !afterEventId) break;
     }
     return events.reverse();
+  }
+
+  public async operationEvents(stackName: string): Promise<StackEvent[]> {
+    // Newest first: page back until the stack's own "User Initiated" event that started the operation.
+    const events: StackEvent[] = [];
+    for await (const page of paginateDescribeStackEvents({ client: this.client }, { StackName: stackName })) {
+      for (const e of page.StackEvents ?? []) {
+        events.push(toEvent(e));
+        if (e.LogicalResourceId === e.StackName && e.ResourceStatusReason === 'User Initiated' && /_IN_PROGRESS$/.test(String(e.ResourceStatus))) return events.reverse();
+      }
+    }
+    return events.reverse();
+  }
+
+  public async getTemplate(stackName: string): Promise<string | undefined> {
+    const r = await this.client.send(new GetTemplateCommand({ StackName: stackName, TemplateStage: 'Original' }));
+    return r.TemplateBody;
   }
 
   public async waitForStack(stackName: string, opts: WaitOptions): Promise<StackSummary | undefined> {

@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { Command } from 'commander';
 import { Controller } from '../reconciler/controller';
@@ -15,7 +16,9 @@ export function awsFlags(c: Command): Command {
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .option('--s3-force-path-style', 'path-style S3 URLs, for emulators (env WORKER_STACKS_S3_FORCE_PATH_STYLE=true)')
     .option('--poll-seconds <n>', 'seconds between CloudFormation polls while waiting', wholeNumber(1, 3600), 5)
-    .option('--wait-timeout-minutes <n>', 'how long one pass waits for a stack before requeueing', wholeNumber(1, 24 * 60), 30);
+    .option('--wait-timeout-minutes <n>', '--once: how long to keep watching stacks in progress before exiting', wholeNumber(1, 24 * 60), 30)
+    .option('--max-update-attempts <n>', 'executions of the same failing inputs before the cluster stalls (until its inputs change or `worker-stacks retry`)', wholeNumber(1, 100), 2)
+    .option('--drift <mode>', 'a live stack changed out of band: repair (re-apply the object) or report', 'repair');
 }
 
 export function wiringFrom(opts: Record<string, any>, signal?: AbortSignal) {
@@ -29,14 +32,19 @@ export function wiringFrom(opts: Record<string, any>, signal?: AbortSignal) {
     waitTimeoutMs: (opts.waitTimeoutMinutes ?? 30) * 60_000,
     dryRun: Boolean(opts.dryRun),
     nag: opts.nag !== false,
+    maxUpdateAttempts: opts.maxUpdateAttempts ?? 2,
+    drift: opts.drift === 'report' ? ('report' as const) : ('repair' as const),
+    logLevel: opts.logLevel,
     signal,
   };
 }
 
 /** Results that leave a cluster where its object says it should be. */
-const SETTLED = new Set(['unchanged', 'applied', 'no-changes', 'dry-run']);
-/** `--once` re-runs a cluster that asked to be requeued at once (a finished wait recorded, a write conflict) this often. */
-const ONCE_REQUEUES = 3;
+const SETTLED = new Set(['unchanged', 'applied', 'no-changes', 'dry-run', 'paused']);
+/** Where the ops endpoints listen by default: every interface in a container (probes come from the kubelet), loopback on a workstation. */
+export function defaultBind(env: NodeJS.ProcessEnv = process.env): string {
+  return env.KUBERNETES_SERVICE_HOST || fs.existsSync('/.dockerenv') || fs.existsSync('/run/.containerenv') ? '0.0.0.0' : '127.0.0.1';
+}
 
 /** `worker-stacks reconcile`: one pass (--once), or the daemon (--watch). */
 export function registerReconcile(program: Command, io: Io, done: (code: number) => void): void {
@@ -46,15 +54,26 @@ export function registerReconcile(program: Command, io: Io, done: (code: number)
     .option('--watch', 'the daemon: react to object changes, resync periodically, until SIGTERM')
     .option('--dry-run', 'say what would happen per cluster; touch nothing')
     .option('--cluster <name...>', 'only these clusters')
-    .option('--concurrency <n>', 'clusters reconciled at the same time', wholeNumber(1, 256), 4)
+    .option('--concurrency <n>', 'worker stacks in progress at the same time, fleet-wide', wholeNumber(1, 1000), 4)
+    .option('--workers <n>', 'reconciles running at the same time (none of them waits on a stack)', wholeNumber(1, 64), 4)
+    .option('--bind <address>', 'address of the ops endpoints (default 0.0.0.0 in a container, 127.0.0.1 elsewhere)')
+    .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .option('--resync-minutes <n>', 'full pass interval in --watch mode', wholeNumber(1, 24 * 60), 10)
     .option('--grace-seconds <n>', 'on SIGTERM, how long work in hand may take to write its status (--watch)', wholeNumber(0, 600), 20)
-    .option('--port <n>', 'serve /healthz, /readyz and /metrics on 127.0.0.1:<n> (--watch)', wholeNumber(1, 65535))
+    .option('--port <n>', 'serve /healthz, /readyz and /metrics on <bind>:<n> (--watch)', wholeNumber(1, 65535))
     .option('--synth-threads <n>', 'worker threads that synthesize stacks (0: in the main thread)', wholeNumber(0, 64), Math.min(2, os.availableParallelism()))
     .option('--no-nag', 'skip cdk-nag during synthesis')
     .action(async (opts) => {
       if (Boolean(opts.once) === Boolean(opts.watch)) {
         io.err('error: give exactly one of --once and --watch\n');
+        return done(EXIT.usage);
+      }
+      if (opts.drift !== 'repair' && opts.drift !== 'report') {
+        io.err(`error: --drift ${opts.drift}: give repair or report\n`);
+        return done(EXIT.usage);
+      }
+      if (!['debug', 'info', 'warn', 'error'].includes(opts.logLevel)) {
+        io.err(`error: --log-level ${opts.logLevel}: give debug, info, warn or error\n`);
         return done(EXIT.usage);
       }
       const abort = new AbortController();
@@ -71,17 +90,14 @@ export function registerReconcile(program: Command, io: Io, done: (code: number)
 async function reconcile(opts: Record<string, any>, io: Io, abort: AbortController, synthPool: SynthPool | undefined): Promise<number> {
   const { deps } = createDeps({ ...wiringFrom(opts, abort.signal), synthPool });
   const metrics = new ReconcilerMetrics();
-  const controller = new Controller(deps, { concurrency: opts.concurrency, metrics });
+  const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics });
   const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
   if (opts.once) {
-    const outcomes = new Map((await controller.runPass(only)).outcomes);
-    for (let i = 0; i < ONCE_REQUEUES; i++) {
-      const again = new Set([...outcomes].filter(([, o]) => o.requeueAfterMs === 0).map(([n]) => n));
-      if (again.size === 0) break;
-      for (const [n, o] of (await controller.runPass(again)).outcomes) outcomes.set(n, o);
-    }
+    // Stacks in progress are looked at again every poll until they settle or the wait timeout passes: no waiter per stack.
+    const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+    const outcomes = await controller.runUntilSettled({ names: only, deadlineMs: deps.waitTimeoutMs, sleep, now: Date.now, shouldStop: () => abort.signal.aborted });
     for (const [name, o] of [...outcomes].sort()) io.out(`${name}\t${o.result}${o.message ? `\t${o.message}` : ''}\n`);
-    // Anything not settled (failed, invalid, in backoff, still waiting) makes a scripted --once fail.
+    // Anything not settled (failed, stalled, invalid, in backoff, still waiting) makes a scripted --once fail.
     const bad = [...outcomes.values()].some((o) => !SETTLED.has(o.result));
     return bad ? EXIT.invalid : EXIT.ok;
   }
@@ -89,9 +105,9 @@ async function reconcile(opts: Record<string, any>, io: Io, abort: AbortControll
   const stop = () => abort.abort();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  const server = opts.port ? await startOpsServer(opts.port, metrics, () => ready && !abort.signal.aborted) : undefined;
+  const server = opts.port ? await startOpsServer(opts.port, metrics, () => ready && !abort.signal.aborted, opts.bind ?? defaultBind()) : undefined;
   try {
-    await runDaemon(controller, deps, abort.signal, { resyncMs: opts.resyncMinutes * 60_000, graceMs: opts.graceSeconds * 1000, onPass: () => (ready = true) });
+    await runDaemon(controller, deps, abort.signal, { resyncMs: opts.resyncMinutes * 60_000, graceMs: opts.graceSeconds * 1000, workers: opts.workers, onPass: () => (ready = true) });
   } finally {
     server?.close();
     process.off('SIGTERM', stop);

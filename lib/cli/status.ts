@@ -3,7 +3,8 @@ import { validateCluster } from '../cluster/validate';
 import { getCondition } from '../cluster/status';
 import { renderConfig } from '../cloudconfig/render';
 import { listTemplates } from '../cloudconfig/templates';
-import { FileStore } from '../stores/file-store';
+import { ClusterStatus } from '../cluster/status';
+import { createStore } from '../stores/create-store';
 import { workerStackName } from '../stacks/naming';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 
@@ -19,22 +20,39 @@ export interface StatusRow {
   readonly ready: string;
   readonly reason?: string;
   readonly message?: string;
+  /** When the shown condition last changed (ISO 8601). */
+  readonly since?: string;
+  readonly failures?: number;
+  readonly retryAfter?: string;
+  readonly lastConfigChange?: string;
+  readonly lastConfigChangeTime?: string;
+  readonly paused: boolean;
+  /** The status could not be read: what is wrong and how to fix it. */
+  readonly unreadable?: string;
+  /** The whole status, for -o json. */
+  readonly status?: ClusterStatus;
 }
 
 /** The status table, from the store alone (no AWS call): desired vs live checksum, stack status, Ready and why. */
 export async function statusRows(clustersDir: string, templatesDir: string, stateDir?: string): Promise<StatusRow[]> {
-  const store = new FileStore({ clustersDir, stateDir });
+  const store = createStore({ clustersDir, stateDir });
   const templates = listTemplates(templatesDir);
   const records = await store.list();
   const gone = store.statusNames().filter((n) => !records.some((r) => r.name === n));
   const all = [...records, ...(await Promise.all(gone.map((n) => store.get(n)))).filter((r) => r !== undefined)];
   return all
     .map((r) => {
-      const v = r.raw ? validateCluster(r.raw, { file: r.source, templates }) : undefined;
-      const desired = v?.cluster ? renderConfig(v.cluster, templatesDir).checksum : undefined;
+      const unreadable = r.resourceVersion === 'unreadable' ? r.parseProblems.map((p) => `${p.file}: ${p.message}`).join('; ') : undefined;
+      const v = r.raw && !unreadable ? validateCluster(r.raw, { file: r.source, templates }) : undefined;
+      let desired: string | undefined;
+      try {
+        desired = v?.cluster ? renderConfig(v.cluster, templatesDir).checksum : undefined;
+      } catch {
+        desired = undefined; // shown as '-': `worker-stacks render` says why
+      }
       const ready = getCondition(r.status, 'Ready');
-      const failed = getCondition(r.status, 'Failed');
-      const shown = failed?.status === 'True' ? failed : (getCondition(r.status, 'Progressing')?.status === 'True' ? getCondition(r.status, 'Progressing') : ready);
+      const is = (t: 'Stalled' | 'Degraded' | 'Progressing') => (getCondition(r.status, t)?.status === 'True' ? getCondition(r.status, t) : undefined);
+      const shown = is('Stalled') ?? is('Degraded') ?? is('Progressing') ?? getCondition(r.status, 'Progressing') ?? ready;
       return {
         cluster: r.name,
         generation: r.generation,
@@ -44,9 +62,17 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
         inSync: Boolean(desired && desired === r.status?.cloudConfigChecksum && r.status?.observedGeneration === r.generation),
         stack: workerStackName(r.name),
         stackStatus: r.status?.stackStatus,
-        ready: r.raw === undefined && !records.includes(r) ? 'Removed' : (ready?.status ?? 'Unknown'),
-        reason: shown?.reason ?? (v && !v.cluster ? 'InvalidSpec' : undefined),
-        message: shown?.message,
+        ready: unreadable ? 'Unreadable' : r.raw === undefined && !records.includes(r) ? 'Removed' : (ready?.status ?? 'Unknown'),
+        reason: unreadable ? 'StatusUnreadable' : (shown?.reason ?? (v && !v.cluster ? 'InvalidSpec' : undefined)),
+        message: unreadable ? `${unreadable} (delete the status file: the next pass rebuilds it from the live stack)` : (shown?.message ?? (v && !v.cluster ? 'invalid object: run worker-stacks validate' : undefined)),
+        since: shown?.lastTransitionTime,
+        failures: r.status?.controller?.failures,
+        retryAfter: r.status?.controller?.retryAfter,
+        lastConfigChange: r.status?.lastConfigChange,
+        lastConfigChangeTime: r.status?.lastConfigChangeTime,
+        paused: Boolean((v?.cluster?.spec as { paused?: boolean } | undefined)?.paused),
+        unreadable,
+        status: r.status,
       };
     })
     .sort((a, b) => (a.cluster < b.cluster ? -1 : 1));
@@ -57,20 +83,41 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
     .description('a table: cluster, desired vs live checksum, stack status, Ready and reason (reads the store only)')
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .option('-o, --output <format>', 'table or json', 'table')
+    .option('--wide', 'also the message, failures, next retry and the last config change')
     .action(async (opts) => {
+      if (opts.output !== 'table' && opts.output !== 'json') {
+        io.err(`error: -o ${opts.output}: give table or json\n`);
+        return done(EXIT.usage);
+      }
       const dirs = inputDirs(opts);
       const rows = await statusRows(dirs.clustersDir, dirs.templatesDir, opts.stateDir);
+      // A status that cannot be read is an error a script must see, never an "Unknown" row with exit 0.
+      const code = rows.some((r) => r.unreadable) ? EXIT.invalid : EXIT.ok;
       if (opts.output === 'json') {
         io.out(JSON.stringify({ clusters: rows }, undefined, 2) + '\n');
-        return done(EXIT.ok);
+        return done(code);
       }
       const short = (s?: string) => (s ? s.slice(0, 12) : '-');
+      const now = Date.now();
       const table = [
-        ['CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON'],
-        ...rows.map((r) => [r.cluster, `${r.observedGeneration ?? '-'}/${r.generation}`, short(r.desiredChecksum), short(r.liveChecksum), r.inSync ? 'yes' : 'no', r.stackStatus ?? '-', r.ready, r.reason ?? '-']),
+        ['CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE'],
+        ...rows.map((r) => [r.cluster, `${r.observedGeneration ?? '-'}/${r.generation}`, short(r.desiredChecksum), short(r.liveChecksum), r.inSync ? 'yes' : 'no', r.stackStatus ?? '-', r.paused ? `${r.ready} (paused)` : r.ready, r.reason ?? '-', age(r.since, now)]),
       ];
       const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
       for (const row of table) io.out(row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd() + '\n');
-      return done(EXIT.ok);
+      // What a pager needs: why each cluster that is not settled is where it is.
+      for (const r of rows.filter((x) => opts.wide || x.unreadable || x.reason !== 'UpToDate' && x.reason !== 'StackCreated' && x.reason !== 'StackUpdated' && x.reason !== 'Idle')) {
+        if (!r.message && !opts.wide) continue;
+        const extra = [r.failures ? `failures ${r.failures}` : '', r.retryAfter ? `next retry ${r.retryAfter}` : '', r.lastConfigChange ? `last config change ${r.lastConfigChangeTime ?? ''}: ${r.lastConfigChange}` : ''].filter(Boolean);
+        io.out(`${r.cluster}: ${r.message ?? '-'}${extra.length ? ` (${extra.join('; ')})` : ''}\n`);
+      }
+      return done(code);
     });
+}
+
+/** 3m, 2h, 5d: how long the shown condition has been so. */
+function age(since: string | undefined, now: number): string {
+  if (!since) return '-';
+  const s = Math.max(0, Math.round((now - Date.parse(since)) / 1000));
+  return s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : s < 172800 ? `${Math.round(s / 3600)}h` : `${Math.round(s / 86400)}d`;
 }

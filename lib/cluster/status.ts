@@ -1,56 +1,87 @@
+import { z } from 'zod';
+
 /**
  * The status of a cluster object, written only by the reconciler. It follows
  * the Kubernetes API conventions: conditions with CamelCase reasons,
  * lastTransitionTime that moves only when a condition's status changes, and
- * observedGeneration.
+ * observedGeneration. Like the spec, it is a zod schema, so a CRD's status
+ * schema can be generated from it.
+ *
+ * Two parts: what users read (checksums, conditions, the stack, the last
+ * change), and `controller`, the reconciler's own bookkeeping (fingerprints,
+ * attempts, backoff), which nobody needs to read to know where a cluster is.
  */
-export type ConditionType = 'Ready' | 'Progressing' | 'Failed';
+
+/** Condition types. Alert on Stalled=True: it needs a human. Degraded=True is a retried failure or a transient error. */
+export const CONDITION_TYPES = ['Ready', 'Progressing', 'Degraded', 'Stalled'] as const;
+export type ConditionType = (typeof CONDITION_TYPES)[number];
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
-export interface Condition {
-  readonly type: ConditionType;
-  readonly status: ConditionStatus;
-  /** CamelCase, machine-readable. */
-  readonly reason: string;
-  /** For people: what happened and what to do. */
-  readonly message: string;
-  /** ISO 8601; changes only when `status` changes. */
-  readonly lastTransitionTime: string;
-  readonly observedGeneration: number;
-}
+const d = (text: string) => ({ description: text });
 
-export interface ClusterStatus {
-  /** SHA-256 of the node config that is live on the stack. Only ever set after a *_COMPLETE. */
-  readonly cloudConfigChecksum?: string;
-  /** Generation of the spec that the live stack reflects. */
-  readonly observedGeneration?: number;
-  readonly stackName?: string;
-  readonly stackId?: string;
-  /** Last stack status the reconciler saw. */
-  readonly stackStatus?: string;
-  /** Fingerprint of the inputs (code, spec, config) last applied successfully. */
-  readonly inputsFingerprint?: string;
-  readonly conditions: readonly Condition[];
-  /** Consecutive failed attempts, for backoff. */
-  readonly failures?: number;
-  /** Do not retry the same inputs before this time (ISO 8601). */
-  readonly retryAfter?: string;
-  /** Fingerprint of the inputs the failures were for (new inputs are tried at once). */
-  readonly failedFingerprint?: string;
-  /** Short digest per file and unit of the live config, so a roll can say what changed. */
-  readonly configDigests?: Readonly<Record<string, string>>;
-  /** What changed in the config of the roll in progress or last applied. */
-  readonly lastConfigChange?: string;
-  /** Recovery attempts (ContinueUpdateRollback, delete-and-recreate) for the current failure. */
-  readonly recoveryAttempts?: number;
-  /**
-   * Key of the object's bytes, the templates and the code that were last applied (see DerivedCache): while it
-   * still matches and the stack is settled, a pass skips validation, rendering and everything after.
-   */
-  readonly appliedInputsKey?: string;
-}
+export const ConditionSchema = z.strictObject({
+  type: z.enum(CONDITION_TYPES),
+  status: z.enum(['True', 'False', 'Unknown']),
+  reason: z.string().regex(/^[A-Z][A-Za-z0-9]*$/).meta(d('CamelCase, machine-readable.')),
+  message: z.string().meta(d('For people: what happened and what to do.')),
+  lastTransitionTime: z.string().meta(d('ISO 8601; changes only when status changes.')),
+  observedGeneration: z.number().int().min(0),
+});
+
+export type Condition = z.output<typeof ConditionSchema>;
+
+export const ControllerBookkeepingSchema = z
+  .strictObject({
+    inputsFingerprint: z.string().optional().meta(d('Fingerprint of the inputs (code, spec, config) last applied successfully.')),
+    appliedInputsKey: z
+      .string()
+      .optional()
+      .meta(d('Key of the object bytes, templates and code last applied: while it matches and the stack is settled, a pass skips everything.')),
+    failures: z.number().int().min(0).optional().meta(d('Consecutive failed attempts of failedFingerprint.')),
+    failedFingerprint: z.string().optional().meta(d('Fingerprint of the inputs the failures were for (new inputs are tried at once).')),
+    retryAfter: z.string().optional().meta(d('Do not retry the same inputs before this time (ISO 8601).')),
+    recoveryAttempts: z.number().int().min(0).optional().meta(d('ContinueUpdateRollback / delete-and-recreate attempts for the current failure.')),
+    executing: z
+      .strictObject({
+        fingerprint: z.string(),
+        changeSet: z.string(),
+        checksum: z.string(),
+        startedAt: z.string(),
+      })
+      .optional()
+      .meta(d('The change set this reconciler executed and has not seen end yet.')),
+    configDigests: z.record(z.string(), z.string()).optional().meta(d('Short digest per file and unit of the live config, so a roll can say what changed.')),
+    retryHandled: z.string().optional().meta(d('The last operator retry request acted on.')),
+  })
+  .meta(d("The reconciler's bookkeeping; not needed to read where a cluster is."));
+
+export const ClusterStatusSchema = z.strictObject({
+  cloudConfigChecksum: z.string().optional().meta(d('SHA-256 of the node config live on the stack, as the stack itself reports it.')),
+  desiredChecksum: z.string().optional().meta(d('SHA-256 of the node config the object asks for, at observedGeneration.')),
+  observedGeneration: z.number().int().min(0).optional().meta(d('Generation of the spec this status was computed for.')),
+  stackName: z.string().optional(),
+  stackId: z.string().optional(),
+  stackStatus: z.string().optional().meta(d('Last stack status seen.')),
+  stackLastUpdated: z.string().optional().meta(d("The stack's LastUpdatedTime when it was last seen settled on these inputs.")),
+  lastConfigChange: z.string().optional().meta(d('What changed in the config of the roll in progress or last applied.')),
+  lastConfigChangeTime: z.string().optional().meta(d('When that roll started (ISO 8601).')),
+  paused: z.boolean().optional().meta(d('spec.paused was seen: no AWS writes.')),
+  conditions: z.array(ConditionSchema),
+  controller: ControllerBookkeepingSchema.optional(),
+});
+
+export type ClusterStatus = z.output<typeof ClusterStatusSchema>;
+export type ControllerBookkeeping = NonNullable<ClusterStatus['controller']>;
 
 export const EMPTY_STATUS: ClusterStatus = { conditions: [] };
+
+/** A status file or subresource that does not match the schema: the message names the field. */
+export function parseStatus(raw: unknown): { status: ClusterStatus } | { problem: string } {
+  const r = ClusterStatusSchema.safeParse(raw);
+  if (r.success) return { status: r.data };
+  const first = r.error.issues[0];
+  return { problem: `status.${first.path.join('.')}: ${first.message}` };
+}
 
 export interface ConditionInput {
   readonly type: ConditionType;

@@ -1,8 +1,8 @@
 import { AssetPublisher } from '../aws/s3-publisher';
-import { CloudFormationPort, StackEvent, StackSummary } from '../aws/cloudformation-port';
+import { CloudFormationPort, StackSummary } from '../aws/cloudformation-port';
 import { IdentityPort } from '../aws/identity';
 import { WorkerCluster } from '../cluster/schema';
-import { ClusterStatus, ConditionInput, EMPTY_STATUS, setConditions } from '../cluster/status';
+import { ClusterStatus, ConditionInput, ControllerBookkeeping, EMPTY_STATUS, setConditions } from '../cluster/status';
 import { RenderedConfig } from '../cloudconfig/render';
 import { ClusterRecord, ClusterStore } from '../stores/cluster-store';
 import { BackoffPolicy } from './backoff';
@@ -22,6 +22,17 @@ export interface RegionClients {
   readonly publisher: AssetPublisher;
 }
 
+/** What to do about a live stack that is not what the reconciler applied. */
+export type DriftPolicy = 'repair' | 'report';
+
+/** Stacks in progress across the fleet: --concurrency bounds them, not threads. */
+export interface StackSlots {
+  /** True when `cluster` may start a stack operation now (it holds a slot, or one is free). */
+  tryAcquire(cluster: string): boolean;
+  /** The cluster's stack was seen in progress (it holds a slot) or settled (it frees it). */
+  observed(cluster: string, inProgress: boolean): void;
+}
+
 export interface ReconcilerDeps {
   readonly store: ClusterStore;
   /** AWS ports for one region (created once per region and reused). */
@@ -35,7 +46,9 @@ export interface ReconcilerDeps {
   readonly log: Logger;
   readonly now: () => Date;
   readonly backoff: BackoffPolicy;
-  /** How long one pass waits for a stack before it requeues. */
+  /** How long after a look at a stack in progress to look again. @default 5 s */
+  readonly pollMs?: number;
+  /** --once gives up on a stack still in progress after this long (the daemon never does: it requeues). */
   readonly waitTimeoutMs: number;
   readonly changeSetTimeoutMs: number;
   /** Report what would happen; write nothing anywhere. */
@@ -44,17 +57,37 @@ export interface ReconcilerDeps {
   readonly nag: boolean;
   /** ContinueUpdateRollback / delete-and-recreate attempts before an operator must step in. */
   readonly maxRecoveryAttempts: number;
-  /** Aborted on shutdown (SIGTERM): waits stop at once and requeue; the next start resumes them. @default never */
+  /** Executions (or other counted failures) of the same inputs before the cluster stalls. @default 2 */
+  readonly maxUpdateAttempts?: number;
+  /** @default repair */
+  readonly drift?: DriftPolicy;
+  /** Aborted on shutdown (SIGTERM). @default never */
   readonly signal?: AbortSignal;
   /** Validated clusters and rendered configs of unchanged objects, kept between passes. @default none: derive every time */
   readonly derived?: DerivedCache;
   /** Where stacks are synthesized (a SynthPool of worker threads in the daemon). @default in this thread */
   readonly synthesizer?: Synthesizer;
+  /** Bounds the stacks in progress. @default unbounded */
+  readonly slots?: StackSlots;
 }
 
 export type Synthesizer = (cluster: WorkerCluster, opts: SynthesizeOptions) => Promise<SynthesizedStack>;
 
-export type Result = 'unchanged' | 'applied' | 'no-changes' | 'invalid' | 'failed' | 'waiting' | 'backoff' | 'dry-run' | 'conflict' | 'recorded';
+export type Result =
+  | 'unchanged'
+  | 'applied'
+  | 'no-changes'
+  | 'invalid'
+  | 'failed'
+  | 'stalled'
+  | 'transient'
+  | 'waiting'
+  | 'backoff'
+  | 'dry-run'
+  | 'conflict'
+  | 'recorded'
+  | 'paused'
+  | 'drifted';
 
 export interface Outcome {
   readonly result: Result;
@@ -65,23 +98,71 @@ export interface Outcome {
   readonly checksum?: string;
 }
 
-/** What one reconcile of one cluster knows; tasks fill it in order. */
+export const DEFAULT_POLL_MS = 5000;
+export const DEFAULT_MAX_UPDATE_ATTEMPTS = 2;
+
+/**
+ * Owns a cluster's status during one reconcile: every write goes through it, conditions are set with the object's
+ * generation, and an unchanged status writes nothing (an unchanged pass costs no write). Never writes in a dry run.
+ */
+export class StatusRecorder {
+  private current: ClusterStatus;
+  private version: string;
+
+  constructor(
+    private readonly record: ClusterRecord,
+    private readonly deps: ReconcilerDeps,
+  ) {
+    this.current = record.status ?? EMPTY_STATUS;
+    this.version = record.resourceVersion;
+  }
+
+  public get status(): ClusterStatus {
+    return this.current;
+  }
+
+  public get controller(): ControllerBookkeeping {
+    return this.current.controller ?? {};
+  }
+
+  /** Merges `patch` (and `bookkeeping` into status.controller), sets `conditions`, and writes if anything changed. */
+  public async write(patch: Partial<Omit<ClusterStatus, 'conditions' | 'controller'>>, conditions: readonly ConditionInput[] = [], bookkeeping?: Partial<ControllerBookkeeping>): Promise<void> {
+    const controller = bookkeeping ? dropUndefined({ ...this.controller, ...bookkeeping }) : this.current.controller;
+    const next: ClusterStatus = dropUndefined({
+      ...this.current,
+      ...patch,
+      controller: controller && Object.keys(controller).length ? controller : undefined,
+      conditions: setConditions(this.current.conditions, conditions, this.record.generation, this.deps.now()),
+    });
+    if (this.deps.dryRun || JSON.stringify(next) === JSON.stringify(this.current)) return;
+    this.version = await this.deps.store.writeStatus(this.record.name, next, this.version);
+    this.current = next;
+  }
+}
+
+function dropUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** What one reconcile of one cluster knows. Inputs are fixed; each phase adds what it found. */
 export class ReconcileContext {
-  public status: ClusterStatus;
-  public resourceVersion: string;
+  public readonly recorder: StatusRecorder;
   public cluster?: WorkerCluster;
   public config?: RenderedConfig;
   public fingerprint?: string;
+  /** The stack as observed this reconcile (undefined: there is none). */
   public stack?: StackSummary;
-  /** The stack was found in progress: wait for it, change nothing. */
-  public resume = false;
+  /** The config checksum the live stack carries, read from the stack itself (outputs, else its template). */
+  public live?: string;
+  /** The live stack is not what was applied, or the recorded stack is gone: what and why. */
+  public drift?: { readonly reason: 'Drifted' | 'StackDeleted'; readonly message: string };
   public synth?: SynthesizedStack;
   public changeSetName?: string;
   /** Set when the change set is ready to execute. */
   public changeSetToken?: string;
+  /** The change set of these inputs was executed already (before a restart): only wait and record. */
   public executed = false;
   public configChange?: string;
-  public readonly events: StackEvent[] = [];
   /** Every line names the cluster, its generation and the live checksum; the desired one is bound once rendered. */
   public log: Logger;
 
@@ -94,9 +175,12 @@ export class ReconcileContext {
     /** Version of the template directory this pass renders with (see templatesVersion). */
     public readonly templatesVersion?: string,
   ) {
-    this.status = record.status ?? EMPTY_STATUS;
-    this.resourceVersion = record.resourceVersion;
+    this.recorder = new StatusRecorder(record, deps);
     this.log = deps.log.child({ cluster: record.name, generation: record.generation, liveChecksum: this.status.cloudConfigChecksum ?? null });
+  }
+
+  public get status(): ClusterStatus {
+    return this.recorder.status;
   }
 
   /** Key of what is derived from this object's content (see DerivedCache). */
@@ -108,44 +192,44 @@ export class ReconcileContext {
     return this.record.generation;
   }
 
+  public get pollMs(): number {
+    return this.deps.pollMs ?? DEFAULT_POLL_MS;
+  }
+
   public get region(): RegionClients {
     if (!this.clients) throw new Error(`no AWS clients for ${this.record.name}`);
     return this.clients;
   }
-
-  /** Writes the status if it changed (an unchanged cluster writes nothing); never in a dry run. */
-  public async writeStatus(next: ClusterStatus): Promise<void> {
-    if (this.deps.dryRun || JSON.stringify(next) === JSON.stringify(this.status)) return;
-    this.resourceVersion = await this.deps.store.writeStatus(this.record.name, next, this.resourceVersion);
-    this.status = next;
-  }
-
-  public withConditions(status: ClusterStatus, conditions: ConditionInput[]): ClusterStatus {
-    return { ...status, conditions: setConditions(status.conditions, conditions, this.generation, this.deps.now()) };
-  }
 }
-
-/** Conditions for the three states a cluster settles in, and for work under way. */
-export const CONDITIONS = {
-  ready: (reason: string, message: string): ConditionInput[] => [
-    { type: 'Ready', status: 'True', reason, message },
-    { type: 'Progressing', status: 'False', reason: 'Idle', message: 'nothing in progress' },
-    { type: 'Failed', status: 'False', reason: 'Succeeded', message: 'last attempt succeeded' },
-  ],
-  progressing: (reason: string, message: string): ConditionInput[] => [{ type: 'Progressing', status: 'True', reason, message }],
-  failed: (reason: string, message: string): ConditionInput[] => [
-    { type: 'Ready', status: 'False', reason, message },
-    { type: 'Progressing', status: 'False', reason, message: 'stopped' },
-    { type: 'Failed', status: 'True', reason, message },
-  ],
-};
 
 /** One named step of the workflow. `when` false skips it; returning an Outcome ends the reconcile. */
 export interface Task {
-  readonly name: string;
+  readonly name: TaskName;
   readonly when?: (ctx: ReconcileContext) => boolean;
   run(ctx: ReconcileContext): Promise<Outcome | void>;
 }
+
+/** Task names: hooks bind to these, logs and metrics carry them. */
+export const TASK = {
+  skipIfSameInputs: 'skip-if-same-inputs',
+  validate: 'validate',
+  render: 'render',
+  observe: 'observe',
+  wait: 'wait',
+  recordExecution: 'record-execution',
+  skipIfUnchanged: 'skip-if-unchanged',
+  paused: 'paused',
+  reportDrift: 'report-drift',
+  checkAccount: 'check-account',
+  dryRun: 'dry-run',
+  recover: 'recover',
+  acquireSlot: 'acquire-slot',
+  synthesize: 'synthesize',
+  publish: 'publish',
+  changeSet: 'change-set',
+  execute: 'execute',
+} as const;
+export type TaskName = (typeof TASK)[keyof typeof TASK];
 
 /** "UPDATE_ROLLBACK_COMPLETE" → "UpdateRollbackComplete" (condition reasons are CamelCase). */
 export function camel(status: string): string {

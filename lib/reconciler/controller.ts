@@ -2,99 +2,185 @@ import { StackSummary } from '../aws/cloudformation-port';
 import { ClusterRecord } from '../stores/cluster-store';
 import { templatesVersion as readTemplatesVersion } from '../cloudconfig/templates';
 import { workerStackName } from '../stacks/naming';
-import { Outcome, ReconcilerDeps } from './context';
+import { DEFAULT_POLL_MS, Outcome, ReconcilerDeps, StackSlots } from './context';
 import { ReconcilerMetrics } from './metrics';
-import { reconcileCluster, WorkflowHooks } from './workflow';
+import { Hook, reconcileCluster, WorkflowHooks } from './workflow';
 
 export interface ControllerOptions {
-  /** Clusters reconciled at the same time. @default 4 */
+  /** Worker stacks in progress at the same time, fleet-wide (a stack waited on holds no worker). @default 4 */
   readonly concurrency?: number;
-  readonly hooks?: WorkflowHooks;
+  /** Reconciles running at the same time (each is short: it never waits on a stack). @default 4 */
+  readonly workers?: number;
+  readonly hooks?: readonly Hook[] | WorkflowHooks;
   readonly metrics?: ReconcilerMetrics;
 }
 
 export interface PassResult {
   readonly outcomes: ReadonlyMap<string, Outcome>;
-  /** Stack listing calls made for the pass (one paginated listing per region). */
+  /** Stack listings made for the pass (one paginated listing per region). */
   readonly regionsListed: number;
 }
 
-const ERRORS = new Set(['failed', 'invalid']);
+const ERRORS = new Set(['failed', 'invalid', 'stalled']);
 
 /**
- * Runs the workflow over the fleet: one batched stack listing per region per
- * pass, bounded concurrency, one cluster at a time per cluster, and one
- * cluster's failure never stops the others.
+ * Stacks in progress across the fleet, from what reconciles observe (level-based: a restarted daemon learns them from
+ * its first listing). --concurrency bounds these, so a 30-minute roll holds a slot, never a worker.
  */
-export class Controller {
-  private readonly inFlight = new Set<string>();
-  /** Clusters whose reconcile is waiting on a stack operation right now (for the in-progress gauge). */
-  private readonly waiting = new Set<string>();
-  private readonly hooks: WorkflowHooks;
+export class FleetSlots implements StackSlots {
+  private readonly held = new Set<string>();
+  constructor(private readonly limit: number) {}
+  public tryAcquire(cluster: string): boolean {
+    if (this.held.has(cluster)) return true;
+    if (this.held.size >= this.limit) return false;
+    this.held.add(cluster);
+    return true;
+  }
+  public observed(cluster: string, inProgress: boolean): void {
+    if (inProgress) this.held.add(cluster);
+    else this.held.delete(cluster);
+  }
+  public get size(): number {
+    return this.held.size;
+  }
+  public names(): ReadonlySet<string> {
+    return this.held;
+  }
+}
 
+/**
+ * One paginated stack listing per region, shared by every reconcile for `maxAgeMs` (the poll interval): waiting for
+ * a hundred stacks costs ceil(stacks / 100) DescribeStacks pages per region per poll, not a hundred waiters.
+ */
+export class StackListings {
+  private readonly cache = new Map<string, { at: number; value: Promise<Map<string, StackSummary> | undefined> }>();
   constructor(
     private readonly deps: ReconcilerDeps,
-    private readonly opts: ControllerOptions = {},
-  ) {
-    const user = opts.hooks;
-    this.hooks = {
-      before: async (task, ctx) => {
-        if (task === 'wait') this.waiting.add(ctx.record.name);
-        await user?.before?.(task, ctx);
-      },
-      after: user?.after ? (task, ctx) => user.after!(task, ctx) : undefined,
-    };
-    opts.metrics?.trackWaiting(() => this.waiting);
+    private readonly maxAgeMs: number,
+    private readonly clock: () => number = () => deps.now().getTime(),
+  ) {}
+
+  /** The region's stacks, no older than maxAgeMs; undefined when the listing failed (each cluster then describes its own). */
+  public get(region: string, fresh = false): Promise<Map<string, StackSummary> | undefined> {
+    const hit = this.cache.get(region);
+    const now = this.clock();
+    if (hit && !fresh && now - hit.at < this.maxAgeMs) return hit.value;
+    const value = this.deps
+      .aws(region)
+      .cfn.listStacks()
+      .catch((e) => {
+        this.deps.log.warn({ region, err: String(e) }, 'could not list stacks; falling back to one describe per cluster');
+        return undefined;
+      });
+    this.cache.set(region, { at: now, value });
+    return value;
   }
 
-  /** One pass over every object (or only `names`). */
+  /** The listed stack of a cluster: null when listed and absent, undefined when not listed. */
+  public async stackOf(record: ClusterRecord, fresh = false): Promise<StackSummary | null | undefined> {
+    const region = regionOf(record);
+    const listing = region ? await this.get(region, fresh) : undefined;
+    return listing ? (listing.get(workerStackName(record.name)) ?? null) : undefined;
+  }
+}
+
+/**
+ * Runs the workflow per cluster: one at a time per cluster, one cluster's failure never stops the others, and
+ * stacks are observed through the shared per-region listing.
+ */
+export class Controller {
+  public readonly slots: FleetSlots;
+  public readonly listings: StackListings;
+  private readonly inFlight = new Set<string>();
+  private templatesVersion?: string;
+
+  constructor(
+    public readonly deps: ReconcilerDeps,
+    private readonly opts: ControllerOptions = {},
+  ) {
+    this.slots = new FleetSlots(Math.max(1, opts.concurrency ?? 4));
+    this.listings = new StackListings(deps, deps.pollMs ?? DEFAULT_POLL_MS);
+    opts.metrics?.trackWaiting(() => this.slots.names());
+  }
+
+  private get depsWithSlots(): ReconcilerDeps {
+    return { ...this.deps, slots: this.deps.slots ?? this.slots };
+  }
+
+  /** The templates directory's version, read again on demand (a template edit). */
+  public refreshTemplates(): void {
+    this.templatesVersion = this.deps.derived ? readTemplatesVersion(this.deps.templatesDir) : undefined;
+  }
+
+  /** One reconcile of one cluster by name (the work queue's unit). */
+  public async reconcileKey(name: string): Promise<Outcome | undefined> {
+    const record = await this.deps.store.get(name);
+    if (!record || record.raw === undefined && record.parseProblems.length === 0) return undefined; // removed: nothing to do
+    if (this.templatesVersion === undefined) this.refreshTemplates();
+    return this.reconcileOne(record, await this.listings.stackOf(record));
+  }
+
+  /** One pass over every object (or only `names`), with fresh listings. */
   public async runPass(names?: ReadonlySet<string>, shouldStop: () => boolean = () => false): Promise<PassResult> {
     // Read once per pass: a template edited under a running daemon is picked up by the next pass.
-    const templatesVersion = this.deps.derived ? readTemplatesVersion(this.deps.templatesDir) : undefined;
+    this.refreshTemplates();
     const all = await this.deps.store.list();
     const records = names ? all.filter((r) => names.has(r.name)) : all;
-    const listings = new Map<string, Map<string, StackSummary> | undefined>();
-    for (const region of new Set(records.map(regionOf).filter((r): r is string => Boolean(r)))) {
-      try {
-        listings.set(region, await this.deps.aws(region).cfn.listStacks());
-      } catch (e) {
-        // Without the listing each cluster asks for its own stack; the pass goes on.
-        this.deps.log.warn({ region, err: String(e) }, 'could not list stacks; falling back to one describe per cluster');
-        listings.set(region, undefined);
-      }
-    }
+    const regions = new Set(records.map(regionOf).filter((r): r is string => Boolean(r)));
+    await Promise.all([...regions].map((r) => this.listings.get(r, true)));
     const outcomes = new Map<string, Outcome>();
     const queue = records.filter((r) => !this.inFlight.has(r.name));
     const worker = async () => {
       for (let r = queue.shift(); r; r = queue.shift()) {
         if (shouldStop()) return;
-        const listing = listings.get(regionOf(r) ?? '');
-        outcomes.set(r.name, await this.reconcileOne(r, listing ? (listing.get(workerStackName(r.name)) ?? null) : undefined, templatesVersion));
+        outcomes.set(r.name, await this.reconcileOne(r, await this.listings.stackOf(r)));
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, this.opts.concurrency ?? 4) }, worker));
-    if (this.opts.metrics) {
-      const ok = [...outcomes.values()].every((o) => !ERRORS.has(o.result));
-      this.opts.metrics.observeFleet(await this.deps.store.list().catch(() => all), this.deps.now(), ok);
-    }
-    return { outcomes, regionsListed: listings.size };
+    await Promise.all(Array.from({ length: Math.max(1, this.opts.workers ?? this.opts.concurrency ?? 4) }, worker));
+    await this.observeFleet(outcomes, all);
+    return { outcomes, regionsListed: regions.size };
   }
 
-  private async reconcileOne(record: ClusterRecord, listed: StackSummary | null | undefined, templatesVersion: string | undefined): Promise<Outcome> {
+  /**
+   * Passes until every cluster settles or `deadlineMs` passes (`reconcile --once`): requeued clusters are looked at
+   * again when their time comes, sleeping in between, so a stack in progress costs a listing per poll, not a waiter.
+   */
+  public async runUntilSettled(opts: { readonly names?: ReadonlySet<string>; readonly deadlineMs: number; readonly sleep: (ms: number) => Promise<void>; readonly now: () => number; readonly shouldStop?: () => boolean }): Promise<Map<string, Outcome>> {
+    const start = opts.now();
+    const outcomes = new Map((await this.runPass(opts.names, opts.shouldStop)).outcomes);
+    for (;;) {
+      const due = [...outcomes].filter(([, o]) => o.requeueAfterMs !== undefined && REQUEUED.has(o.result));
+      if (due.length === 0 || opts.shouldStop?.()) return outcomes;
+      const wait = Math.min(...due.map(([, o]) => o.requeueAfterMs!));
+      if (opts.now() - start + wait > opts.deadlineMs) return outcomes;
+      if (wait > 0) await opts.sleep(wait);
+      for (const [n, o] of (await this.runPass(new Set(due.map(([n]) => n)), opts.shouldStop)).outcomes) outcomes.set(n, o);
+    }
+  }
+
+  public async observeFleet(outcomes: ReadonlyMap<string, Outcome>, fallback: readonly ClusterRecord[]): Promise<void> {
+    if (!this.opts.metrics) return;
+    const ok = [...outcomes.values()].every((o) => !ERRORS.has(o.result));
+    this.opts.metrics.observeFleet(await this.deps.store.list().catch(() => fallback), this.deps.now(), ok);
+  }
+
+  private async reconcileOne(record: ClusterRecord, listed: StackSummary | null | undefined): Promise<Outcome> {
     this.inFlight.add(record.name);
     const started = process.hrtime.bigint();
     try {
-      const outcome = await reconcileCluster(record, this.deps, { hooks: this.hooks, listedStack: listed, templatesVersion });
+      const outcome = await reconcileCluster(record, this.depsWithSlots, { hooks: this.opts.hooks, listedStack: listed, templatesVersion: this.templatesVersion });
       this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9);
       const log = { cluster: record.name, generation: record.generation, checksum: outcome.checksum ?? null, liveChecksum: record.status?.cloudConfigChecksum ?? null };
       this.deps.log.info({ ...log, result: outcome.result, requeueAfterMs: outcome.requeueAfterMs }, outcome.message ?? outcome.result);
       return outcome;
     } finally {
-      this.waiting.delete(record.name);
       this.inFlight.delete(record.name);
     }
   }
 }
+
+/** Outcomes `--once` looks at again: a wait, a recorded step to follow up, a conflict, a transient error, a slot. */
+const REQUEUED = new Set(['waiting', 'recorded', 'conflict', 'transient']);
 
 function regionOf(r: ClusterRecord): string | undefined {
   const region = (r.raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;

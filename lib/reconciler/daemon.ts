@@ -1,71 +1,108 @@
+import * as fs from 'node:fs';
 import { ReconcilerDeps } from './context';
-import { Controller, PassResult } from './controller';
+import { Controller } from './controller';
+import { WorkQueue } from './work-queue';
 
 export interface DaemonOptions {
-  /** Full pass over every object this often, whatever the events said. @default 10 min */
+  /** Every cluster is queued this often, whatever the events said. @default 10 min */
   readonly resyncMs?: number;
-  /** On stop, wait this long for work in hand before giving up on it. @default 20 s */
+  /** On stop, wait this long for reconciles in hand before giving up on them. @default 20 s */
   readonly graceMs?: number;
-  /** Called after each pass (for /readyz). */
+  /** Reconciles running at the same time. @default 4 */
+  readonly workers?: number;
+  /** Called after the first full pass and after each resync (for /readyz). */
   readonly onPass?: () => void;
+  /** Called with each reconcile's result (logs and metrics are the controller's; this is for tests and the bench). */
+  readonly onOutcome?: (name: string, result: string) => void;
 }
 
 /**
- * The watch loop: reacts to object changes, requeues what the workflow asked
- * for, and resyncs everything periodically. Level-based, so a missed event or
- * a restart only delays work, never loses it.
+ * The daemon: a work queue of cluster names fed by the store's watch, a watch on the config templates, requeues the
+ * workflow asks for, and a periodic resync. Workers take one name at a time and never wait on a stack (a stack in
+ * progress is requeued and looked at again after a poll interval), so an edit to one cluster is acted on at once
+ * however many stacks are rolling. Level-based: a missed event or a restart only delays work, never loses it.
  */
 export async function runDaemon(controller: Controller, deps: ReconcilerDeps, signal: AbortSignal, opts: DaemonOptions = {}): Promise<void> {
-  const resyncMs = opts.resyncMs ?? 10 * 60_000;
-  const due = new Map<string, number>();
-  let wake: () => void = () => undefined;
-  const stopWatch = deps.store.watch((name) => {
-    due.set(name, 0);
-    wake();
+  const queue = new WorkQueue({ baseDelayMs: deps.backoff.baseMs, maxDelayMs: deps.backoff.maxMs });
+  const addAll = async () => {
+    try {
+      for (const r of await deps.store.list()) queue.add(r.name);
+    } catch (e) {
+      deps.log.error({ err: String(e) }, 'could not list the cluster objects; retrying at the next resync');
+    }
+  };
+  const stopWatch = deps.store.watch((name) => queue.add(name));
+  // Everything that feeds a stack is watched: an edited config template re-renders every cluster (unchanged ones cost a hash).
+  const stopTemplates = watchTemplates(deps.templatesDir, () => {
+    controller.refreshTemplates();
+    void addAll();
   });
-  signal.addEventListener('abort', () => wake(), { once: true });
-  const stopped = new Promise<undefined>((r) => (signal.aborted ? r(undefined) : signal.addEventListener('abort', () => r(undefined), { once: true })));
-  let nextResync = 0;
-  let current: Promise<PassResult> | undefined;
+  const resync = setInterval(() => void addAll().then(() => opts.onPass?.()), opts.resyncMs ?? 10 * 60_000);
+  resync.unref();
+  signal.addEventListener('abort', () => queue.shutDown(), { once: true });
+  deps.log.info({ workers: opts.workers ?? 4, resyncMs: opts.resyncMs ?? 10 * 60_000, pollMs: deps.pollMs }, 'reconciler started');
+
+  const inHand = new Set<Promise<void>>();
+  const worker = async () => {
+    for (let key = await queue.get(); key !== undefined; key = await queue.get()) {
+      const job = (async () => {
+        try {
+          const outcome = await controller.reconcileKey(key);
+          opts.onOutcome?.(key, outcome?.result ?? 'removed');
+          if (!outcome) return queue.forget(key);
+          if (outcome.result === 'transient') queue.addRateLimited(key);
+          else {
+            queue.forget(key);
+            if (outcome.requeueAfterMs !== undefined) queue.addAfter(key, outcome.requeueAfterMs);
+          }
+        } catch (e) {
+          deps.log.error({ cluster: key, err: String(e) }, 'reconcile failed unexpectedly; requeued');
+          queue.addRateLimited(key);
+        } finally {
+          queue.done(key);
+        }
+      })();
+      inHand.add(job);
+      await job;
+      inHand.delete(job);
+    }
+  };
+  let first: Promise<void> | undefined;
   try {
-    while (!signal.aborted) {
-      const now = Date.now();
-      let names: Set<string> | undefined;
-      if (now >= nextResync) {
-        nextResync = now + resyncMs;
-        due.clear();
-      } else {
-        names = new Set([...due].filter(([, t]) => t <= now).map(([n]) => n));
-        for (const n of names) due.delete(n);
-      }
-      if (!names || names.size > 0) {
-        current = controller.runPass(names, () => signal.aborted);
-        // On SIGTERM stop at once: the pass's waits see the same signal and write what they hold within the grace period.
-        const pass = await Promise.race([current, stopped]);
-        if (!pass) break;
-        const { outcomes } = pass;
-        current = undefined;
-        for (const [name, o] of outcomes) if (o.requeueAfterMs !== undefined) due.set(name, Date.now() + o.requeueAfterMs);
-        opts.onPass?.();
-        continue;
-      }
-      const next = Math.min(nextResync, ...due.values());
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, Math.max(10, Math.min(next - Date.now(), 60_000)));
-        wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-    }
+    first = controller.runPass(undefined, () => signal.aborted).then(async ({ outcomes }) => {
+      for (const [name, o] of outcomes) if (o.requeueAfterMs !== undefined) (o.result === 'transient' ? queue.addRateLimited(name) : queue.addAfter(name, o.requeueAfterMs));
+      opts.onPass?.();
+    });
+    await Promise.race([first, new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
+    if (!signal.aborted) await Promise.all(Array.from({ length: Math.max(1, opts.workers ?? 4) }, worker));
   } finally {
+    clearInterval(resync);
     stopWatch();
-    // Work in hand gets the grace period to write its status; a wait cut short resumes on the next start.
-    if (current) {
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((r) => (timer = setTimeout(r, opts.graceMs ?? 20_000)));
-      await Promise.race([current.catch(() => undefined), grace]);
-      clearTimeout(timer);
-    }
+    stopTemplates();
+    queue.shutDown();
+    // Reconciles in hand get the grace period to write their status; none of them waits on a stack.
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((r) => (timer = setTimeout(r, opts.graceMs ?? 20_000)));
+    await Promise.race([Promise.all([...inHand, first?.catch(() => undefined)]), grace]);
+    clearTimeout(timer);
+    deps.log.info({}, 'reconciler stopped');
   }
+}
+
+/** Calls `onChange` (debounced) when anything under the templates directory changes. Returns a stop function. */
+export function watchTemplates(dir: string, onChange: () => void, debounceMs = 200): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let watcher: fs.FSWatcher | undefined;
+  try {
+    watcher = fs.watch(dir, { recursive: true, persistent: false }, () => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(onChange, debounceMs);
+    });
+  } catch {
+    // No recursive watch on this platform: the periodic resync still picks template edits up.
+  }
+  return () => {
+    if (timer) clearTimeout(timer);
+    watcher?.close();
+  };
 }

@@ -33,7 +33,12 @@ export function codeFingerprint(): string {
   return cached;
 }
 
-/** Everything that feeds the template: code, spec and the config's bytes (through its checksum). */
+/**
+ * Everything that feeds the template: code, spec and the config's bytes (through its checksum). `spec.paused` is left
+ * out: pausing and resuming a cluster is not a change to deploy.
+ */
 export function inputsFingerprint(cluster: WorkerCluster, configChecksum: string, code: string = codeFingerprint()): string {
-  return sha256Hex(canonicalJson({ code, name: cluster.metadata.name, spec: cluster.spec, configChecksum }));
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  const { paused, ...spec } = cluster.spec;
+  return sha256Hex(canonicalJson({ code, name: cluster.metadata.name, spec, configChecksum }));
 }

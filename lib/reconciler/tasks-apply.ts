@@ -1,69 +1,121 @@
 import { firstFailure, isComplete, isRolledBack, StackEvent } from '../aws/cloudformation-port';
 import { CLUSTER_TAG } from '../stacks/naming';
 import { backoffDelay } from './backoff';
+import { CONDITIONS, Reason } from './conditions';
 import { configDigests } from './config-changes';
 import { ensureChangeSet, executeToken } from './deploy-stack';
-import { camel, CONDITIONS, Outcome, ReconcileContext, Task } from './context';
+import { camel, DEFAULT_MAX_UPDATE_ATTEMPTS, Outcome, ReconcileContext, Task, TASK } from './context';
+import { short } from './tasks-prepare';
 import { removeAssembly, synthesizeStack } from './synthesize';
 
-const WAIT_REQUEUE_MS = 10_000;
-
-/** Records a failure with its reason and schedules the retry (jittered exponential backoff). */
-export async function recordFailure(ctx: ReconcileContext, reason: string, message: string, opts: { retry: boolean } = { retry: true }): Promise<Outcome> {
-  const failures = (ctx.status.failures ?? 0) + 1;
+/**
+ * Records a failure of these inputs. A failure the reconciler can retry is Degraded and retried with backoff until
+ * --max-update-attempts, then the cluster stops (Stalled) until its inputs change or an operator runs `retry`:
+ * never a loop that re-rolls nodes. `stall` stops at once (retrying cannot help).
+ */
+export async function recordFailure(ctx: ReconcileContext, reason: Reason, message: string, opts: { readonly stall?: boolean; readonly stalledReason?: Reason } = {}): Promise<Outcome> {
+  const c = ctx.recorder.controller;
+  const failures = (c.failedFingerprint === ctx.fingerprint ? (c.failures ?? 0) : 0) + 1;
+  const max = ctx.deps.maxUpdateAttempts ?? DEFAULT_MAX_UPDATE_ATTEMPTS;
+  const stall = opts.stall || failures >= max;
   const delay = backoffDelay(failures, ctx.deps.backoff);
-  const live = ctx.stack?.outputs.ConfigChecksum;
-  await ctx.writeStatus(
-    ctx.withConditions(
-      {
-        ...ctx.status,
-        // Only what is live: after a rollback that is the old config, never the one that failed.
-        cloudConfigChecksum: live ?? ctx.status.cloudConfigChecksum,
-        stackStatus: ctx.stack?.status ?? ctx.status.stackStatus,
-        failures,
-        failedFingerprint: ctx.fingerprint,
-        retryAfter: opts.retry ? new Date(ctx.deps.now().getTime() + delay).toISOString() : undefined,
-      },
-      CONDITIONS.failed(reason, message),
-    ),
-  );
-  ctx.log.error({ reason, failures, liveChecksum: live ?? ctx.status.cloudConfigChecksum }, message);
-  return { result: 'failed', message, requeueAfterMs: opts.retry ? delay : undefined };
+  const liveDiffers = ctx.live === undefined || ctx.live !== ctx.config?.checksum;
+  const patch = { cloudConfigChecksum: ctx.live ?? ctx.status.cloudConfigChecksum, stackStatus: ctx.stack?.status ?? ctx.status.stackStatus, observedGeneration: ctx.generation, desiredChecksum: ctx.config?.checksum };
+  const bookkeeping = { failures, failedFingerprint: ctx.fingerprint, retryAfter: stall ? undefined : new Date(ctx.deps.now().getTime() + delay).toISOString(), executing: undefined };
+  if (stall) {
+    const why = opts.stall ? message : `${message}; failed ${failures} times with these inputs, stopped (fix the object, or run worker-stacks retry ${ctx.record.name})`;
+    await ctx.recorder.write(patch, CONDITIONS.stalled(opts.stalledReason ?? (opts.stall ? reason : stalledReasonFor(reason)), why, { ready: liveDiffers ? false : undefined }), bookkeeping);
+    ctx.log.error({ reason, failures, stalled: true }, why);
+    return { result: 'stalled', message: why };
+  }
+  await ctx.recorder.write(patch, CONDITIONS.degraded(reason, `${message}; attempt ${failures} of ${max}, next after ${bookkeeping.retryAfter}`, { ready: liveDiffers ? false : undefined }), bookkeeping);
+  ctx.log.error({ reason, failures }, message);
+  return { result: 'failed', message, requeueAfterMs: delay };
 }
 
-/** 6. Documented recovery for the stack states that a blind retry would never leave. */
-export const recover: Task = {
-  name: 'recover',
-  when: (ctx) => !ctx.resume && Boolean(ctx.stack),
+/** A rolled-back update that keeps failing stops as UpdateFailed; other failures keep their own reason. */
+function stalledReasonFor(reason: Reason): Reason {
+  return reason === 'UpdateRolledBack' || reason === 'CreateRolledBack' || reason === 'ChangeSetFailed' ? 'UpdateFailed' : reason;
+}
+
+/**
+ * Resume path, 1. A stack in progress is never touched: note it and look again after one poll interval. The worker
+ * is free meanwhile; the next look comes from the pass's listing (one call per region, not one per stack).
+ */
+export const wait: Task = {
+  name: TASK.wait,
   async run(ctx) {
     const stack = ctx.stack!;
-    const attempts = ctx.status.recoveryAttempts ?? 0;
+    if (ctx.status.stackStatus !== stack.status) ctx.log.info({ stack: stack.name, stackStatus: stack.status }, `stack ${stack.name} is ${stack.status}`);
+    const executing = ctx.recorder.controller.executing;
+    const message = executing ? `stack is ${stack.status}: rolling the nodes to config ${short(executing.checksum)}` : `stack is ${stack.status}`;
+    await ctx.recorder.write({ stackStatus: stack.status, stackId: stack.id, stackName: stack.name }, CONDITIONS.progressing(executing ? 'ChangeSetExecuting' : 'WaitingForStack', message));
+    return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
+  },
+};
+
+/**
+ * Resume path, 2. The change set this reconciler executed has ended: record what the stack reports. The checksum
+ * recorded is the one the live stack carries, never the one that was asked for; the cause of a rollback is read from
+ * the stack's own events for that operation, so it survives a restart.
+ */
+export const recordExecution: Task = {
+  name: TASK.recordExecution,
+  async run(ctx) {
+    const executing = ctx.recorder.controller.executing!;
+    const stack = ctx.stack;
+    if (stack && isComplete(stack.status)) {
+      if (ctx.live === executing.checksum) return recordSuccess(ctx, 'applied', executing.fingerprint);
+      // Complete, but not on our config: was our change set ever executed (a crash between the status write and the call)?
+      const cs = await ctx.region.cfn.describeChangeSet(stack.id, executing.changeSet);
+      // A listing taken before the execution started: look again.
+      if (cs?.executionStatus === 'EXECUTE_IN_PROGRESS') return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `change set ${executing.changeSet} is executing` };
+      if (cs?.executionStatus === 'AVAILABLE') {
+        await ctx.recorder.write({}, [], { executing: undefined });
+        return undefined; // not executed: the apply path finds the change set by name and executes it
+      }
+      if (ctx.live === undefined) return recordFailure(ctx, 'ReconcileFailed', `stack ${stack.name} is ${stack.status} but reports no ConfigChecksum; nothing is recorded that was not seen live`);
+    }
+    const events = stack ? lastOperation(await ctx.region.cfn.operationEvents(stack.id), stack.name) : [];
+    const cause = firstFailure(events);
+    const status = stack?.status ?? 'STACK_GONE';
+    const why = cause ? `${cause.logicalId} (${cause.resourceType}) ${cause.status}: ${cause.reason ?? ''}`.trim() : (stack?.statusReason ?? 'no failure event found');
+    const kept = isRolledBack(status) ? `; the previous config ${short(ctx.live ?? ctx.status.cloudConfigChecksum)} stays live` : '';
+    return recordFailure(ctx, failureReason(status), `stack ${status}: ${why}${kept}`);
+  },
+};
+
+/** 7. Documented recovery for the stack states that a blind retry would never leave. */
+export const recover: Task = {
+  name: TASK.recover,
+  when: (ctx) => Boolean(ctx.stack),
+  async run(ctx) {
+    const stack = ctx.stack!;
+    const attempts = ctx.recorder.controller.recoveryAttempts ?? 0;
     const token = `ws-recover-${attempts}-${ctx.fingerprint!.slice(0, 24)}`;
     const exhausted = attempts >= ctx.deps.maxRecoveryAttempts;
     switch (stack.status) {
       case 'ROLLBACK_COMPLETE': {
         // A create that never completed: nothing was ever live, so delete and create again.
-        if (exhausted) return recordFailure(ctx, 'RecoveryExhausted', `stack ${stack.name} failed to create ${attempts} times; read its events, fix the cause, then delete it`, { retry: false });
-        await ctx.writeStatus(ctx.withConditions({ ...ctx.status, recoveryAttempts: attempts + 1 }, CONDITIONS.progressing('RecreatingStack', `stack ${stack.name} is ROLLBACK_COMPLETE after a failed create: deleting it to create it again`)));
+        if (exhausted) return recordFailure(ctx, 'RecoveryExhausted', `stack ${stack.name} failed to create ${attempts} times; read its events, fix the cause, then delete it`, { stall: true });
+        // The stack id is dropped first: the stack about to vanish is ours to delete, not one that went missing.
+        await ctx.recorder.write({ stackId: undefined, stackStatus: 'DELETE_IN_PROGRESS', cloudConfigChecksum: undefined }, CONDITIONS.progressing('RecreatingStack', `stack ${stack.name} is ROLLBACK_COMPLETE after a failed create: deleting it to create it again`), { recoveryAttempts: attempts + 1 });
         await ctx.region.cfn.deleteStack(stack.id, token);
-        const after = await ctx.region.cfn.waitForStack(stack.id, { timeoutMs: ctx.deps.waitTimeoutMs, signal: ctx.deps.signal, onEvent: (e) => ctx.log.info({ event: e }, 'stack event') });
-        if (after && after.status !== 'DELETE_COMPLETE') return { result: 'waiting', requeueAfterMs: WAIT_REQUEUE_MS, message: `deleting ${stack.name}: ${after.status}` };
-        ctx.stack = undefined;
-        return undefined;
+        return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `deleting ${stack.name} to create it again` };
       }
       case 'UPDATE_ROLLBACK_FAILED': {
         if (exhausted) {
-          return recordFailure(ctx, 'RecoveryExhausted', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED after ${attempts} ContinueUpdateRollback attempts; fix the resource named in its events, then run aws cloudformation continue-update-rollback (with --resources-to-skip if it cannot be fixed)`, { retry: false });
+          return recordFailure(ctx, 'RecoveryExhausted', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED after ${attempts} ContinueUpdateRollback attempts; fix the resource named in its events, then run aws cloudformation continue-update-rollback (with --resources-to-skip if it cannot be fixed)`, { stall: true });
         }
-        await ctx.writeStatus(ctx.withConditions({ ...ctx.status, recoveryAttempts: attempts + 1 }, CONDITIONS.progressing('ContinuingRollback', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED: ContinueUpdateRollback, attempt ${attempts + 1} of ${ctx.deps.maxRecoveryAttempts}`)));
+        await ctx.recorder.write({ stackStatus: stack.status }, CONDITIONS.progressing('ContinuingRollback', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED: ContinueUpdateRollback, attempt ${attempts + 1} of ${ctx.deps.maxRecoveryAttempts}`), { recoveryAttempts: attempts + 1 });
         await ctx.region.cfn.continueUpdateRollback(stack.id, token);
-        return { result: 'waiting', requeueAfterMs: 0, message: 'continuing the rollback' };
+        return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'continuing the rollback' };
       }
       case 'DELETE_FAILED':
       case 'ROLLBACK_FAILED': {
-        const events = lastOperation(await ctx.region.cfn.stackEvents(stack.id), stack.name);
+        const events = lastOperation(await ctx.region.cfn.operationEvents(stack.id), stack.name);
         const stuck = events.filter((e) => /_FAILED$/.test(e.status)).map((e) => `${e.logicalId} (${e.resourceType}): ${e.reason ?? e.status}`);
-        return recordFailure(ctx, camel(stack.status), `stack ${stack.name} is ${stack.status}; an operator must act. Failed resources: ${stuck.join('; ') || 'none reported'}`, { retry: false });
+        return recordFailure(ctx, camel(stack.status) as Reason, `stack ${stack.name} is ${stack.status}; an operator must act. Failed resources: ${stuck.join('; ') || 'none reported'}`, { stall: true });
       }
       default:
         return undefined;
@@ -71,10 +123,20 @@ export const recover: Task = {
   },
 };
 
-/** 7. The same code as `cdk synth`, in-process. */
+/** 8. --concurrency bounds the stacks in progress across the fleet; a cluster over the bound waits its turn. */
+export const acquireSlot: Task = {
+  name: TASK.acquireSlot,
+  when: (ctx) => Boolean(ctx.deps.slots),
+  async run(ctx) {
+    if (ctx.deps.slots!.tryAcquire(ctx.record.name)) return undefined;
+    await ctx.recorder.write({ desiredChecksum: ctx.config!.checksum }, CONDITIONS.progressing('WaitingForSlot', 'waiting for a free slot: --concurrency stacks are in progress'));
+    return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'waiting for a slot' };
+  },
+};
+
+/** 9. The same code as `cdk synth`, in-process. */
 export const synthesize: Task = {
-  name: 'synthesize',
-  when: (ctx) => !ctx.resume,
+  name: TASK.synthesize,
   async run(ctx) {
     // The config rendered (and memoized) in the render step: synthesis never renders it a second time.
     const opts = { templatesDir: ctx.deps.templatesDir, workDir: ctx.deps.workDir, fingerprint: ctx.fingerprint!, nag: ctx.deps.nag, config: ctx.config, source: ctx.record.source };
@@ -83,10 +145,9 @@ export const synthesize: Task = {
   },
 };
 
-/** 8. Publish the config object (content-addressed: existing keys are skipped). */
+/** 10. Publish the config object (content-addressed: existing keys are skipped). */
 export const publish: Task = {
-  name: 'publish',
-  when: (ctx) => !ctx.resume,
+  name: TASK.publish,
   async run(ctx) {
     const r = await ctx.region.publisher.publish(ctx.synth!.assets);
     ctx.log.info({ uploaded: r.uploaded, skipped: r.skipped }, 'assets published');
@@ -95,80 +156,41 @@ export const publish: Task = {
   },
 };
 
-/** 9. A change set named after the inputs: a retried step finds and reuses it. */
+/** 11. A change set named after the inputs: a retried step finds and reuses it. */
 export const changeSet: Task = {
-  name: 'change-set',
-  when: (ctx) => !ctx.resume,
+  name: TASK.changeSet,
   async run(ctx) {
     ctx.changeSetName = `ws-${ctx.fingerprint!.slice(0, 32)}`;
     const state = await ensureChangeSet(ctx.region, {
       synth: ctx.synth!,
       stack: ctx.stack,
       name: ctx.changeSetName,
-      description: `worker-stacks generation ${ctx.generation} config ${ctx.config!.checksum.slice(0, 12)}`,
+      description: `worker-stacks generation ${ctx.generation} config ${short(ctx.config!.checksum)}`,
       tags: { [CLUSTER_TAG]: ctx.record.name },
       timeoutMs: ctx.deps.changeSetTimeoutMs,
     });
-    if (state.kind === 'executed') ctx.executed = true; // executed before a restart: only wait and record
+    if (state.kind === 'executed') ctx.executed = true; // executed before a restart: record it and look again
     if (state.kind === 'ready') ctx.changeSetToken = executeToken(state.info);
-    if (state.kind === 'no-changes') return recordSuccess(ctx, 'no-changes');
+    if (state.kind === 'no-changes') return recordSuccess(ctx, 'no-changes', ctx.fingerprint!);
     if (state.kind === 'failed') return recordFailure(ctx, 'ChangeSetFailed', `change set ${ctx.changeSetName} is ${state.info.status}: ${state.info.statusReason ?? 'no reason given'}`);
     return undefined;
   },
 };
 
-/** 10. Execute, after saying so in the status. */
+/** 12. Execute, after saying so in the status; then requeue: the stack is watched, not waited on. */
 export const execute: Task = {
-  name: 'execute',
-  when: (ctx) => !ctx.resume && !ctx.executed,
+  name: TASK.execute,
   async run(ctx) {
-    const rolls = ctx.status.cloudConfigChecksum !== ctx.config!.checksum;
-    const message = rolls ? `rolling the nodes to config ${ctx.config!.checksum.slice(0, 12)}: ${ctx.configChange ?? 'first config'}` : 'updating the stack; the node config is unchanged';
-    await ctx.writeStatus(ctx.withConditions({ ...ctx.status, lastConfigChange: rolls ? ctx.configChange : ctx.status.lastConfigChange }, CONDITIONS.progressing('ChangeSetExecuting', message)));
+    const rolls = ctx.live !== ctx.config!.checksum;
+    const why = ctx.drift ? `${ctx.drift.message}; re-applying the object. ` : '';
+    const message = `${why}${rolls ? `rolling the nodes to config ${short(ctx.config!.checksum)}: ${ctx.configChange ?? 'first config'}` : 'updating the stack; the node config is unchanged'}`;
+    const executing = { fingerprint: ctx.fingerprint!, changeSet: ctx.changeSetName!, checksum: ctx.config!.checksum, startedAt: ctx.deps.now().toISOString() };
+    const change = rolls ? { lastConfigChange: ctx.configChange ?? 'first config', lastConfigChangeTime: executing.startedAt } : {};
+    // Written before the call: a crash after it still knows whose operation the stack is running.
+    await ctx.recorder.write({ ...change, desiredChecksum: ctx.config!.checksum, observedGeneration: ctx.generation, paused: undefined }, CONDITIONS.progressing(ctx.drift ? 'Drifted' : 'ChangeSetExecuting', message), { executing });
     ctx.log.info({ changeSet: ctx.changeSetName }, message);
-    await ctx.region.cfn.executeChangeSet(ctx.synth!.stackName, ctx.changeSetName!, ctx.changeSetToken!);
-    ctx.executed = true;
-  },
-};
-
-/** 11. Wait for a terminal state, logging each stack event; a long operation requeues instead of blocking. */
-export const wait: Task = {
-  name: 'wait',
-  async run(ctx) {
-    const name = ctx.stack?.id ?? ctx.synth!.stackName;
-    const onEvent = (e: (typeof ctx.events)[number]) => {
-      ctx.events.push(e);
-      ctx.log.info({ event: { resource: e.logicalId, type: e.resourceType, status: e.status, reason: e.reason } }, `${e.logicalId} ${e.status}`);
-    };
-    const final = await ctx.region.cfn.waitForStack(name, { timeoutMs: ctx.deps.waitTimeoutMs, onEvent, signal: ctx.deps.signal });
-    if (final) ctx.stack = final;
-    if (final && final.status.endsWith('_IN_PROGRESS')) {
-      await ctx.writeStatus(ctx.withConditions({ ...ctx.status, stackStatus: final.status }, CONDITIONS.progressing('WaitingForStack', `stack is ${final.status}`)));
-      return { result: 'waiting', requeueAfterMs: WAIT_REQUEUE_MS, message: `stack is ${final.status}` };
-    }
-    return undefined;
-  },
-};
-
-/** 12. Record what is live: the checksum only after a *_COMPLETE, the failure reason otherwise. */
-export const record: Task = {
-  name: 'record',
-  async run(ctx) {
-    const stack = ctx.stack;
-    if (stack && isComplete(stack.status)) {
-      if (!ctx.executed && ctx.resume) {
-        // Someone's update (ours before a restart) finished: record what is live; the next pass checks the inputs.
-        await ctx.writeStatus({ ...ctx.status, cloudConfigChecksum: stack.outputs.ConfigChecksum, stackId: stack.id, stackName: stack.name, stackStatus: stack.status });
-        return { result: 'recorded', requeueAfterMs: 0 };
-      }
-      return recordSuccess(ctx, 'applied');
-    }
-    const events = ctx.events.length ? ctx.events : stack ? await ctx.region.cfn.stackEvents(stack.id) : [];
-    const cause = firstFailure(lastOperation(events, stack?.name));
-    const why = cause ? `${cause.logicalId} (${cause.resourceType}) ${cause.status}: ${cause.reason ?? ''}`.trim() : (stack?.statusReason ?? 'no failure event found');
-    const status = stack?.status ?? 'STACK_GONE';
-    const kept = isRolledBack(status) ? `; the previous config ${ctx.status.cloudConfigChecksum?.slice(0, 12) ?? '(none)'} stays live` : '';
-    return recordFailure(ctx, failureReason(status), `stack ${status}: ${why}${kept}`);
+    if (!ctx.executed) await ctx.region.cfn.executeChangeSet(ctx.synth!.stackName, ctx.changeSetName!, ctx.changeSetToken!);
+    return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
   },
 };
 
@@ -184,40 +206,40 @@ export function lastOperation(events: readonly StackEvent[], stackName: string |
 }
 
 /** Condition reason for a stack that did not complete. */
-export function failureReason(status: string): string {
-  const known: Record<string, string> = {
+export function failureReason(status: string): Reason {
+  const known: Record<string, Reason> = {
     UPDATE_ROLLBACK_COMPLETE: 'UpdateRolledBack',
     ROLLBACK_COMPLETE: 'CreateRolledBack',
     UPDATE_ROLLBACK_FAILED: 'UpdateRollbackFailed',
+    DELETE_FAILED: 'DeleteFailed',
+    ROLLBACK_FAILED: 'RollbackFailed',
     STACK_GONE: 'StackDeleted',
   };
-  return known[status] ?? camel(status);
+  return known[status] ?? 'ReconcileFailed';
 }
 
-async function recordSuccess(ctx: ReconcileContext, result: 'applied' | 'no-changes'): Promise<Outcome> {
+/** Ready: what the stack reports is live, for these inputs. The checksum comes from the stack, never from the request. */
+async function recordSuccess(ctx: ReconcileContext, result: 'applied' | 'no-changes', fingerprint: string): Promise<Outcome> {
   const stack = ctx.stack ?? (await ctx.region.cfn.describeStack(ctx.synth!.stackName));
-  const live = stack?.outputs.ConfigChecksum ?? ctx.config!.checksum;
+  const live = ctx.live ?? stack?.outputs.ConfigChecksum;
+  if (!stack || !live) return recordFailure(ctx, 'ReconcileFailed', `stack ${stack?.name ?? ctx.record.name} reports no ConfigChecksum; nothing is recorded that was not seen live`);
   const reason = result === 'no-changes' ? 'UpToDate' : ctx.status.stackId ? 'StackUpdated' : 'StackCreated';
-  await ctx.writeStatus(
-    ctx.withConditions(
-      {
-        ...ctx.status,
-        cloudConfigChecksum: live,
-        observedGeneration: ctx.generation,
-        stackName: stack?.name,
-        stackId: stack?.id,
-        stackStatus: stack?.status,
-        inputsFingerprint: ctx.fingerprint,
-        appliedInputsKey: ctx.derivedKey,
-        configDigests: configDigests(ctx.config!.node),
-        failures: 0,
-        retryAfter: undefined,
-        failedFingerprint: undefined,
-        recoveryAttempts: 0,
-      },
-      CONDITIONS.ready(reason, `stack ${stack?.status}, config ${live.slice(0, 12)} live`),
-    ),
+  const current = fingerprint === ctx.fingerprint;
+  await ctx.recorder.write(
+    { cloudConfigChecksum: live, desiredChecksum: ctx.config!.checksum, observedGeneration: ctx.generation, stackName: stack.name, stackId: stack.id, stackStatus: stack.status, stackLastUpdated: stack.lastUpdated, paused: undefined },
+    current ? CONDITIONS.ready(reason, `stack ${stack.status}, config ${short(live)} live`) : CONDITIONS.progressing('ChangeSetExecuting', `stack ${stack.status} on an earlier version of the object; applying the current one`),
+    {
+      inputsFingerprint: fingerprint,
+      appliedInputsKey: current ? ctx.derivedKey : undefined,
+      configDigests: live === ctx.config!.checksum ? configDigests(ctx.config!.node) : ctx.recorder.controller.configDigests,
+      failures: 0,
+      retryAfter: undefined,
+      failedFingerprint: undefined,
+      recoveryAttempts: 0,
+      executing: undefined,
+    },
   );
-  ctx.log.info({ liveChecksum: live, stackStatus: stack?.status }, result === 'applied' ? 'stack applied; checksum recorded' : 'no changes; checksum recorded');
-  return { result };
+  ctx.log.info({ liveChecksum: live, stackStatus: stack.status }, result === 'applied' ? 'stack applied; live checksum recorded' : 'no changes; live checksum recorded');
+  // The object moved on while the stack rolled: apply the newer inputs at once.
+  return current ? { result } : { result: 'recorded', requeueAfterMs: 0 };
 }

@@ -1,32 +1,43 @@
-import { isComplete, isInProgress } from '../aws/cloudformation-port';
+import { isComplete, isInProgress, isRolledBack, StackSummary } from '../aws/cloudformation-port';
 import { ClusterStatus, ConditionType, getCondition } from '../cluster/status';
 import { validateCluster } from '../cluster/validate';
 import { listTemplates } from '../cloudconfig/templates';
 import { renderConfig } from '../cloudconfig/render';
 import { formatProblem } from '../errors';
 import { workerStackName } from '../stacks/naming';
+import { CONDITIONS } from './conditions';
 import { configChanges, configDigests, describeConfigChanges } from './config-changes';
-import { CONDITIONS, ReconcileContext, Task } from './context';
+import { ReconcileContext, Task, TASK } from './context';
 import { inputsFingerprint } from './fingerprint';
 
 /**
- * 0. The same bytes, templates and code as the last successful apply, and the listed stack settled in a complete
- * state: nothing can have changed, so stop before even validating (what a restarted daemon's first pass costs).
+ * 0. The same bytes, templates and code as the last successful apply, and the listed stack settled on exactly what
+ * was recorded (status, checksum, last update): nothing can have changed, so stop before even validating.
  */
 export const skipIfSameInputs: Task = {
-  name: 'skip-if-same-inputs',
+  name: TASK.skipIfSameInputs,
   when: (ctx) => Boolean(ctx.listedStack) && ctx.derivedKey !== undefined && !ctx.deps.dryRun,
   async run(ctx) {
     const s = ctx.status;
+    const c = ctx.recorder.controller;
     const stack = ctx.listedStack!;
-    const same = s.appliedInputsKey === ctx.derivedKey && isComplete(stack.status) && s.stackStatus === stack.status && s.observedGeneration === ctx.generation;
+    const same =
+      c.appliedInputsKey === ctx.derivedKey &&
+      !c.executing &&
+      isComplete(stack.status) &&
+      s.stackStatus === stack.status &&
+      stack.outputs.ConfigChecksum !== undefined &&
+      stack.outputs.ConfigChecksum === s.cloudConfigChecksum &&
+      stack.lastUpdated === s.stackLastUpdated &&
+      s.observedGeneration === ctx.generation &&
+      !retryRequested(ctx);
     return same && isSettled(s, ctx.generation) ? { result: 'unchanged' } : undefined;
   },
 };
 
 /** 1. The object is valid, or nothing touches AWS. */
 export const validate: Task = {
-  name: 'validate',
+  name: TASK.validate,
   async run(ctx) {
     const { record } = ctx;
     const hit = ctx.deps.derived?.get(record.name, ctx.derivedKey);
@@ -41,7 +52,9 @@ export const validate: Task = {
     }
     const message = result.problems.map(formatProblem).join('; ');
     ctx.log.warn({ problems: result.problems }, 'invalid cluster object; nothing was touched');
-    await ctx.writeStatus(ctx.withConditions(ctx.status, CONDITIONS.failed('InvalidSpec', `${message} (fix the object; the stack was not touched)`)));
+    // The running stack is not touched, so Ready (what is live) is left as it was: an invalid edit is not an outage.
+    // A cluster that never had a live config is not Ready either.
+    await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled('InvalidSpec', `${message} (fix the object; the stack was not touched)`, { ready: ctx.status.cloudConfigChecksum ? undefined : false }));
     // No requeue: a change to the object triggers the next attempt.
     return { result: 'invalid', message };
   },
@@ -49,83 +62,157 @@ export const validate: Task = {
 
 /** 2. Render the big config; its checksum and the code and spec give the inputs' fingerprint. */
 export const render: Task = {
-  name: 'render',
+  name: TASK.render,
   async run(ctx) {
     const hit = ctx.deps.derived?.get(ctx.record.name, ctx.derivedKey);
     ctx.config = hit?.config ?? renderConfig(ctx.cluster!, ctx.deps.templatesDir);
     ctx.fingerprint = hit?.fingerprint ?? inputsFingerprint(ctx.cluster!, ctx.config.checksum, ctx.deps.code);
     if (!hit) ctx.deps.derived?.set(ctx.record.name, ctx.derivedKey, { cluster: ctx.cluster!, config: ctx.config, fingerprint: ctx.fingerprint });
     ctx.log = ctx.log.child({ checksum: ctx.config.checksum });
+    const digests = ctx.recorder.controller.configDigests;
     if (ctx.status.cloudConfigChecksum && ctx.status.cloudConfigChecksum !== ctx.config.checksum) {
-      ctx.configChange = describeConfigChanges(configChanges(ctx.status.configDigests, configDigests(ctx.config.node)));
+      ctx.configChange = describeConfigChanges(configChanges(digests, configDigests(ctx.config.node)));
     }
   },
 };
 
-/** 3. Look at the stack as it is (from the pass's batched listing when there is one). */
+/**
+ * 3. Look at the stack as it is (from the pass's batched listing when there is one), and at the checksum it carries:
+ * the live stack is the truth, not what was recorded. A recorded stack that is gone, or a settled stack that is not
+ * what was applied, is said so here.
+ */
 export const observe: Task = {
-  name: 'observe',
+  name: TASK.observe,
   async run(ctx) {
     const name = workerStackName(ctx.record.name);
-    ctx.stack = ctx.listedStack === undefined ? await ctx.region.cfn.describeStack(name) : (ctx.listedStack ?? undefined);
-    // Never start an update while the stack is busy (also after a restart): wait for it instead.
-    ctx.resume = Boolean(ctx.stack && isInProgress(ctx.stack.status) && ctx.stack.status !== 'REVIEW_IN_PROGRESS');
+    const stack = ctx.listedStack === undefined ? await ctx.region.cfn.describeStack(name) : (ctx.listedStack ?? undefined);
+    ctx.stack = stack;
+    ctx.deps.slots?.observed(ctx.record.name, Boolean(stack && busy(stack)));
+    ctx.live = stack ? await liveChecksum(ctx, stack) : undefined;
+    const s = ctx.status;
+    const executing = ctx.recorder.controller.executing;
+    if (!stack && s.stackId) {
+      ctx.drift = { reason: 'StackDeleted', message: `stack ${name} (${s.stackId}) is gone: it was deleted outside worker-stacks; the recorded config ${short(s.cloudConfigChecksum)} is no longer live` };
+    } else if (stack && isComplete(stack.status) && !executing && s.cloudConfigChecksum && ctx.live !== s.cloudConfigChecksum && ctx.live !== ctx.config!.checksum) {
+      ctx.drift = { reason: 'Drifted', message: `stack ${name} carries config ${short(ctx.live)}, but ${short(s.cloudConfigChecksum)} was applied: it was changed outside worker-stacks` };
+    } else if (stack && isComplete(stack.status) && !executing && s.stackLastUpdated && stack.lastUpdated && stack.lastUpdated !== s.stackLastUpdated) {
+      ctx.drift = { reason: 'Drifted', message: `stack ${name} was updated at ${stack.lastUpdated}, after worker-stacks applied it (${s.stackLastUpdated}): it was changed outside worker-stacks` };
+    }
+    if (ctx.drift) ctx.log.warn({ reason: ctx.drift.reason, recordedChecksum: s.cloudConfigChecksum ?? null, liveChecksum: ctx.live ?? null, desiredChecksum: ctx.config!.checksum }, ctx.drift.message);
   },
 };
 
-/** 4. Unchanged inputs on a complete stack: nothing to do, no synthesis, no AWS write. Failed inputs wait for their backoff. */
+/**
+ * The checksum the stack itself reports: its ConfigChecksum output, or (where the listing leaves outputs out, as
+ * some emulators do) the output's literal value in the live template. Nothing is guessed: undefined when neither says.
+ */
+async function liveChecksum(ctx: ReconcileContext, stack: StackSummary): Promise<string | undefined> {
+  if (stack.outputs.ConfigChecksum) return stack.outputs.ConfigChecksum;
+  if (!isComplete(stack.status) && !isRolledBack(stack.status)) return undefined;
+  const body = await ctx.region.cfn.getTemplate(stack.id);
+  const value = body ? (JSON.parse(body) as { Outputs?: { ConfigChecksum?: { Value?: unknown } } }).Outputs?.ConfigChecksum?.Value : undefined;
+  return typeof value === 'string' && /^[0-9a-f]{64}$/.test(value) ? value : undefined;
+}
+
+/** 4. Live equals desired for these inputs on a complete stack: nothing to do. Failed inputs wait for their backoff, or a human. */
 export const skipIfUnchanged: Task = {
-  name: 'skip-if-unchanged',
-  when: (ctx) => !ctx.resume,
+  name: TASK.skipIfUnchanged,
   async run(ctx) {
     const s = ctx.status;
-    if (ctx.stack && isComplete(ctx.stack.status) && s.inputsFingerprint === ctx.fingerprint && s.cloudConfigChecksum === ctx.config!.checksum) {
-      // Same fingerprint, so these are the applied inputs: remember their key for skip-if-same-inputs.
-      const next = { ...s, stackStatus: ctx.stack.status, observedGeneration: ctx.generation, appliedInputsKey: ctx.derivedKey ?? s.appliedInputsKey };
+    const c = ctx.recorder.controller;
+    const stack = ctx.stack;
+    if (stack && isComplete(stack.status) && !ctx.drift && ctx.live === ctx.config!.checksum && c.inputsFingerprint === ctx.fingerprint) {
+      const patch = { stackStatus: stack.status, stackId: stack.id, stackName: stack.name, stackLastUpdated: stack.lastUpdated, cloudConfigChecksum: ctx.live, desiredChecksum: ctx.config!.checksum, observedGeneration: ctx.generation, paused: undefined };
       // Already Ready for this generation: keep the conditions (and the reason of the last apply), so an unchanged pass writes nothing.
-      await ctx.writeStatus(isSettled(s, ctx.generation) ? next : ctx.withConditions(next, CONDITIONS.ready('UpToDate', `stack ${ctx.stack.status}, config ${ctx.config!.checksum.slice(0, 12)} live`)));
+      const conditions = isSettled(s, ctx.generation) ? [] : CONDITIONS.ready('UpToDate', `stack ${stack.status}, config ${short(ctx.live)} live`);
+      await ctx.recorder.write(patch, conditions, { appliedInputsKey: ctx.derivedKey ?? c.appliedInputsKey });
       return { result: 'unchanged' };
     }
-    const retryAt = s.retryAfter ? Date.parse(s.retryAfter) : 0;
-    if (s.failedFingerprint === ctx.fingerprint && retryAt > ctx.deps.now().getTime()) {
-      return { result: 'backoff', requeueAfterMs: retryAt - ctx.deps.now().getTime(), message: `retrying after ${s.retryAfter}` };
+    if (c.failedFingerprint === ctx.fingerprint && !retryRequested(ctx)) {
+      if (getCondition(s, 'Stalled')?.status === 'True') {
+        return { result: 'stalled', message: `stopped: ${getCondition(s, 'Stalled')?.message} (change the object or run worker-stacks retry ${ctx.record.name})` };
+      }
+      const retryAt = c.retryAfter ? Date.parse(c.retryAfter) : 0;
+      if (retryAt > ctx.deps.now().getTime()) {
+        return { result: 'backoff', requeueAfterMs: retryAt - ctx.deps.now().getTime(), message: `retrying after ${c.retryAfter}` };
+      }
+    }
+    if (retryRequested(ctx)) {
+      ctx.log.info({ retry: ctx.record.retryRequest }, 'retry requested by an operator: the failure count and backoff are cleared');
+      await ctx.recorder.write({}, [], { failures: 0, failedFingerprint: undefined, retryAfter: undefined, recoveryAttempts: 0, retryHandled: ctx.record.retryRequest });
     }
     return undefined;
   },
 };
 
-/** Ready=True, nothing in progress, nothing failed, all for this generation. */
-function isSettled(s: ClusterStatus, generation: number): boolean {
-  const is = (type: ConditionType, status: string) => getCondition(s, type)?.status === status;
-  return is('Ready', 'True') && is('Progressing', 'False') && is('Failed', 'False') && s.conditions.every((c) => c.observedGeneration === generation);
-}
+/** 5. A paused cluster gets no AWS write; a wait already under way goes on in the resume path. */
+export const paused: Task = {
+  name: TASK.paused,
+  when: (ctx) => ctx.cluster!.spec.paused,
+  async run(ctx) {
+    const message = `paused (spec.paused): no AWS writes; live config ${short(ctx.live)}, desired ${short(ctx.config!.checksum)}${ctx.drift ? `; ${ctx.drift.message}` : ''}`;
+    await ctx.recorder.write({ paused: true, observedGeneration: ctx.generation, desiredChecksum: ctx.config!.checksum, stackStatus: ctx.stack?.status }, CONDITIONS.paused(message));
+    ctx.log.info({}, message);
+    return { result: 'paused', message };
+  },
+};
 
-/** 5. The credentials must belong to the cluster's account before anything is changed. */
+/** --drift=report: a live stack that is not what was applied (or a vanished one) is reported, never repaired. */
+export const reportDrift: Task = {
+  name: TASK.reportDrift,
+  when: (ctx) => Boolean(ctx.drift) && ctx.deps.drift === 'report',
+  async run(ctx) {
+    const message = `${ctx.drift!.message} (--drift=report: not repaired; run without it, or fix the stack by hand)`;
+    await ctx.recorder.write({ stackStatus: ctx.stack?.status, cloudConfigChecksum: ctx.live, stackId: ctx.stack?.id, observedGeneration: ctx.generation }, [
+      { type: 'Ready', status: 'False', reason: ctx.drift!.reason, message },
+      { type: 'Degraded', status: 'True', reason: ctx.drift!.reason, message },
+    ]);
+    return { result: 'drifted', message };
+  },
+};
+
+/** 6. The credentials must belong to the cluster's account before anything is changed. */
 export const checkAccount: Task = {
-  name: 'check-account',
-  when: (ctx) => !ctx.resume,
+  name: TASK.checkAccount,
   async run(ctx) {
     const actual = await ctx.deps.identity.account();
     if (actual === ctx.cluster!.spec.account) return;
     const message = `credentials are for account ${actual}, the cluster is in ${ctx.cluster!.spec.account}; use credentials of that account (a profile or role), nothing was changed`;
-    await ctx.writeStatus(ctx.withConditions(ctx.status, CONDITIONS.failed('AccountMismatch', message)));
+    await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled('AccountMismatch', message, { ready: ctx.live === ctx.config!.checksum ? undefined : false }));
     return { result: 'failed', message };
   },
 };
 
 /** Dry run: say what would happen, then stop before anything is written. */
 export const dryRunReport: Task = {
-  name: 'dry-run',
+  name: TASK.dryRun,
   when: (ctx) => ctx.deps.dryRun,
   async run(ctx: ReconcileContext) {
-    const checksum = ctx.config!.checksum.slice(0, 12);
-    const message = ctx.resume
-      ? `would wait for the stack (${ctx.stack!.status})`
-      : !ctx.stack
-        ? `would create the stack with config ${checksum}`
-        : ctx.status.cloudConfigChecksum !== ctx.config!.checksum
-          ? `would update the stack and roll the nodes: config ${ctx.status.cloudConfigChecksum?.slice(0, 12) ?? 'unknown'} -> ${checksum} (${ctx.configChange ?? 'first recorded config'})`
-          : `would update the stack (${ctx.stack.status}); the config ${checksum} is unchanged, nodes do not roll`;
+    const checksum = short(ctx.config!.checksum);
+    const drift = ctx.drift ? `${ctx.drift.message}; ` : '';
+    const message = !ctx.stack
+      ? `${drift}would create the stack with config ${checksum}`
+      : ctx.live !== ctx.config!.checksum
+        ? `${drift}would update the stack and roll the nodes: config ${short(ctx.live)} -> ${checksum} (${ctx.configChange ?? 'first recorded config'})`
+        : `${drift}would update the stack (${ctx.stack.status}); the config ${checksum} is unchanged, nodes do not roll`;
     return { result: 'dry-run', message };
   },
 };
+
+export function short(checksum: string | undefined): string {
+  return checksum ? checksum.slice(0, 12) : 'unknown';
+}
+
+/** An operator asked for a retry that has not been acted on yet. */
+export function retryRequested(ctx: ReconcileContext): boolean {
+  const asked = ctx.record.retryRequest;
+  return asked !== undefined && asked !== ctx.recorder.controller.retryHandled;
+}
+
+export const busy = (stack: StackSummary) => isInProgress(stack.status) && stack.status !== 'REVIEW_IN_PROGRESS';
+
+/** Ready=True, nothing in progress, nothing wrong, all for this generation. */
+export function isSettled(s: ClusterStatus, generation: number): boolean {
+  const is = (type: ConditionType, status: string) => getCondition(s, type)?.status === status;
+  return is('Ready', 'True') && is('Progressing', 'False') && !is('Stalled', 'True') && !is('Degraded', 'True') && s.conditions.every((c) => c.observedGeneration === generation);
+}

@@ -7,11 +7,11 @@ import { StsIdentity } from '../aws/identity';
 import { S3Publisher } from '../aws/s3-publisher';
 import { SdkCloudFormation } from '../aws/sdk-cloudformation';
 import { UsageError } from '../errors';
-import { FileStore } from '../stores/file-store';
+import { createStore, StoreWithHistory } from '../stores/create-store';
 import { DEFAULT_BACKOFF } from './backoff';
 import { DerivedCache } from './derived-cache';
 import { SynthPool } from './synth-pool';
-import { Logger, ReconcilerDeps, RegionClients } from './context';
+import { DEFAULT_MAX_UPDATE_ATTEMPTS, DriftPolicy, Logger, ReconcilerDeps, RegionClients } from './context';
 import { codeFingerprint } from './fingerprint';
 
 export interface WiringOptions {
@@ -36,6 +36,10 @@ export interface WiringOptions {
   readonly signal?: AbortSignal;
   /** Synthesize in these worker threads. @default in the reconciler's own thread */
   readonly synthPool?: SynthPool;
+  /** Executions of the same failing inputs before the cluster stalls. @default 2 */
+  readonly maxUpdateAttempts?: number;
+  /** @default repair */
+  readonly drift?: DriftPolicy;
 }
 
 export function createLogger(dest: NodeJS.WritableStream = process.stderr, level = 'info'): Logger {
@@ -43,8 +47,8 @@ export function createLogger(dest: NodeJS.WritableStream = process.stderr, level
 }
 
 /** Wires the real parts: the file store, the AWS SDK (usual credential chain, AWS_ENDPOINT_URL*), pino. */
-export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: FileStore } {
-  const store = new FileStore({ clustersDir: opts.clustersDir, stateDir: opts.stateDir });
+export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: StoreWithHistory } {
+  const store = createStore({ clustersDir: opts.clustersDir, stateDir: opts.stateDir });
   const regions = new Map<string, RegionClients>();
   const poll = opts.pollSeconds ?? 5;
   const aws = (region: string): RegionClients => {
@@ -75,6 +79,9 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     dryRun: opts.dryRun ?? false,
     nag: opts.nag ?? true,
     maxRecoveryAttempts: 3,
+    maxUpdateAttempts: opts.maxUpdateAttempts ?? DEFAULT_MAX_UPDATE_ATTEMPTS,
+    drift: opts.drift ?? 'repair',
+    pollMs: poll * 1000,
     signal: opts.signal,
     derived: new DerivedCache(),
     synthesizer: opts.synthPool ? (cluster, o) => opts.synthPool!.synthesize(cluster, o) : undefined,

@@ -1,54 +1,95 @@
-import { ConflictError } from '../stores/cluster-store';
-import { SynthesisError, TemplateError, WorkerStacksError } from '../errors';
 import { StackSummary } from '../aws/cloudformation-port';
 import { ClusterRecord } from '../stores/cluster-store';
-import { Outcome, ReconcileContext, ReconcilerDeps, Task } from './context';
-import { recordFailure, changeSet, execute, publish, record, recover, synthesize, wait } from './tasks-apply';
+import { classifyError } from './classify';
+import { CONDITIONS } from './conditions';
+import { Outcome, ReconcileContext, ReconcilerDeps, Task, TaskName } from './context';
 import { removeAssembly } from './synthesize';
-import { checkAccount, dryRunReport, observe, render, skipIfSameInputs, skipIfUnchanged, validate } from './tasks-prepare';
+import { acquireSlot, changeSet, execute, publish, recordExecution, recordFailure, recover, synthesize, wait } from './tasks-apply';
+import { busy, checkAccount, dryRunReport, observe, paused, render, reportDrift, skipIfSameInputs, skipIfUnchanged, validate } from './tasks-prepare';
 
 /**
- * The reconcile workflow, in one place. Level-based: every step reads the
- * state as it is now; a repeated or resumed run converges on the same result.
+ * The reconcile workflows, in one place. Level-based: every step reads the state as it is now (the object and the
+ * live stack); a repeated or resumed run converges on the same result. After `observe`, exactly one of three
+ * workflows runs, chosen once from what was observed:
  *
- *   skip-if-same-inputs → validate → render → observe → skip-if-unchanged → check-account
- *   → dry-run → recover → synthesize → publish → change-set → execute → wait → record
+ *   prepare:  skip-if-same-inputs → validate → render → observe
+ *   resume:   wait                         (the stack is in progress: requeue and look again; never touched)
+ *   record:   record-execution             (our change set ended: record what the stack reports, then apply if needed)
+ *   apply:    skip-if-unchanged → paused → report-drift → check-account → dry-run → recover → acquire-slot
+ *             → synthesize → publish → change-set → execute   (then requeue: the stack is watched, not waited on)
  */
-export function workflow(): readonly Task[] {
-  return [skipIfSameInputs, validate, render, observe, skipIfUnchanged, checkAccount, dryRunReport, recover, synthesize, publish, changeSet, execute, wait, record];
+export const PREPARE: readonly Task[] = [skipIfSameInputs, validate, render, observe];
+export const RESUME: readonly Task[] = [wait];
+export const APPLY: readonly Task[] = [skipIfUnchanged, paused, reportDrift, checkAccount, dryRunReport, recover, acquireSlot, synthesize, publish, changeSet, execute];
+export const RECORD: readonly Task[] = [recordExecution, ...APPLY];
+
+/** The workflow that follows `observe`. */
+export function chooseWorkflow(ctx: ReconcileContext): readonly Task[] {
+  if (ctx.stack && busy(ctx.stack)) return RESUME;
+  if (ctx.recorder.controller.executing && !ctx.deps.dryRun) return RECORD;
+  return APPLY;
 }
 
-/** Hooks around every task (logging, metrics, tests that inject a crash). */
+/** Every task name, in order, for documentation and tests. */
+export function taskNames(): TaskName[] {
+  return [...new Set([...PREPARE, ...RESUME, ...RECORD].map((t) => t.name))];
+}
+
+type HookFn = (ctx: ReconcileContext) => void | Promise<void>;
+
+/** Hooks bound to a named task: `before(TASK.publish, fn)`. `'*'` binds to every task (logging, tests that crash on purpose). */
+export interface Hook {
+  readonly task: TaskName | '*';
+  readonly phase: 'before' | 'after';
+  readonly fn: (ctx: ReconcileContext, task: TaskName) => void | Promise<void>;
+}
+
+export const before = (task: TaskName | '*', fn: HookFn | ((ctx: ReconcileContext, task: TaskName) => void | Promise<void>)): Hook => ({ task, phase: 'before', fn });
+export const after = (task: TaskName | '*', fn: HookFn | ((ctx: ReconcileContext, task: TaskName) => void | Promise<void>)): Hook => ({ task, phase: 'after', fn });
+
+/** Hooks on every task at once, as one object (logging, tests): the same as `before('*', …)` and `after('*', …)`. */
 export interface WorkflowHooks {
-  before?(task: string, ctx: ReconcileContext): void | Promise<void>;
-  after?(task: string, ctx: ReconcileContext): void | Promise<void>;
+  before?(task: TaskName, ctx: ReconcileContext): void | Promise<void>;
+  after?(task: TaskName, ctx: ReconcileContext): void | Promise<void>;
+}
+
+export function toHooks(h: readonly Hook[] | WorkflowHooks | undefined): readonly Hook[] {
+  if (!h) return [];
+  if (Array.isArray(h)) return h;
+  const o = h as WorkflowHooks;
+  return [...(o.before ? [before('*', (ctx, t) => o.before!(t, ctx))] : []), ...(o.after ? [after('*', (ctx, t) => o.after!(t, ctx))] : [])];
 }
 
 export interface ReconcileOptions {
-  readonly hooks?: WorkflowHooks;
+  readonly hooks?: readonly Hook[] | WorkflowHooks;
   /** The stack from the pass's batched listing; null = listed and absent; undefined = not listed. */
   readonly listedStack?: StackSummary | null;
   /** templatesVersion() of the templates dir, read once per pass; enables reuse of derived results. @default none: no reuse */
   readonly templatesVersion?: string;
 }
 
-/** Reconciles one cluster object. Never throws: every error ends in the one error path below. */
+/** Reconciles one cluster object. Never throws (but for a test's CrashSignal): every error ends in the one error path below. */
 export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps, opts: ReconcileOptions = {}): Promise<Outcome> {
   const region = regionOf(rec.raw);
   const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region) : undefined, opts.listedStack, opts.templatesVersion);
-  let current = 'start';
+  const hooks = toHooks(opts.hooks);
+  let current: TaskName | 'start' = 'start';
   let synthesized = false;
-  try {
-    for (const task of workflow()) {
+  const run = async (tasks: readonly Task[]): Promise<Outcome | undefined> => {
+    for (const task of tasks) {
       if (task.when && !task.when(ctx)) continue;
       current = task.name;
       synthesized ||= task === synthesize;
-      await opts.hooks?.before?.(task.name, ctx);
+      for (const h of hooks) if (h.phase === 'before' && (h.task === '*' || h.task === task.name)) await h.fn(ctx, task.name);
       const outcome = await task.run(ctx);
-      await opts.hooks?.after?.(task.name, ctx);
-      if (outcome) return { ...outcome, checksum: ctx.config?.checksum };
+      for (const h of hooks) if (h.phase === 'after' && (h.task === '*' || h.task === task.name)) await h.fn(ctx, task.name);
+      if (outcome) return outcome;
     }
-    return { result: 'applied', checksum: ctx.config?.checksum };
+    return undefined;
+  };
+  try {
+    const outcome = (await run(PREPARE)) ?? (await run(chooseWorkflow(ctx))) ?? { result: 'applied' as const };
+    return { ...outcome, checksum: ctx.config?.checksum };
   } catch (e) {
     return { ...(await onError(ctx, current, e)), checksum: ctx.config?.checksum };
   } finally {
@@ -59,16 +100,22 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
 
 /** The one error path: classify, record (when that is still possible), and say when to try again. */
 async function onError(ctx: ReconcileContext, task: string, e: unknown): Promise<Outcome> {
-  if (e instanceof ConflictError) {
-    ctx.log.warn({ task }, e.message);
-    return { result: 'conflict', requeueAfterMs: 0, message: e.message };
-  }
   if (e instanceof CrashSignal) throw e;
-  const err = e as Error & { name?: string; $retryable?: unknown };
-  const reason = e instanceof TemplateError ? 'RenderFailed' : e instanceof SynthesisError ? 'SynthesisFailed' : e instanceof WorkerStacksError ? 'ReconcileFailed' : /Throttl|TooManyRequests|RequestLimitExceeded/.test(String(err.name)) ? 'Throttled' : 'AwsError';
-  const message = `${task}: ${err.message ?? String(e)}`;
+  const kind = classifyError(e);
+  const message = `${task}: ${(e as Error)?.message ?? String(e)}`;
+  if (kind.kind === 'conflict') {
+    ctx.log.warn({ task }, message);
+    return { result: 'conflict', requeueAfterMs: 0, message };
+  }
   try {
-    return await recordFailure(ctx, reason, message);
+    if (kind.kind === 'transient') {
+      // Not a failure: nothing is counted, Ready is left alone, and the queue retries with its own backoff.
+      ctx.log.warn({ task, reason: kind.reason, err: message }, 'transient AWS error; requeued');
+      await ctx.recorder.write({}, CONDITIONS.degraded(kind.reason, `${message} (transient; retrying)`));
+      return { result: 'transient', message, requeueAfterMs: ctx.deps.backoff.baseMs };
+    }
+    if (kind.reason === 'ReconcileFailed') ctx.log.error({ task, err: (e as Error)?.stack ?? String(e) }, 'unexpected error');
+    return await recordFailure(ctx, kind.reason, message, { stall: kind.kind === 'stalled' });
   } catch (writeError) {
     ctx.log.error({ task, err: String(writeError) }, 'could not record the failure');
     return { result: 'failed', message, requeueAfterMs: ctx.deps.backoff.baseMs };

@@ -14,8 +14,10 @@ export interface ClusterRecord {
   /** Bumped by the store whenever the spec changes. */
   readonly generation: number;
   readonly status?: ClusterStatus;
-  /** Version of this record's status; a status write must name it (optimistic concurrency). */
+  /** Opaque version of this record; a status write must name it (optimistic concurrency). */
   readonly resourceVersion: string;
+  /** The latest retry an operator asked for (`worker-stacks retry`), if any: an opaque token. */
+  readonly retryRequest?: string;
   /** Identity of the object's content (SHA-256 of its stored bytes): equal hashes, equal objects. @default unknown */
   readonly contentHash?: string;
 }
@@ -33,6 +35,10 @@ export interface ClusterStore {
   writeStatus(name: string, status: ClusterStatus, resourceVersion: string): Promise<string>;
   /** Removes the status (after an explicit delete). */
   clearStatus(name: string, resourceVersion: string): Promise<void>;
+  /** An operator asks the reconciler to retry a stalled cluster (`worker-stacks retry`): sets a new retry token. */
+  requestRetry(name: string, token: string): Promise<void>;
+  /** Sets `spec.paused` on the object (`worker-stacks pause|resume`). */
+  setPaused(name: string, paused: boolean): Promise<void>;
   /** Calls `onChange(name)` when an object may have changed. Returns a stop function. */
   watch(onChange: (name: string) => void): () => void;
 }

@@ -1,9 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parseDocument } from 'yaml';
 import { canonicalJson } from '../cloudconfig/canonical-json';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { clusterFiles, parseClusterYaml } from '../cluster/load';
-import { ClusterStatus } from '../cluster/status';
+import { readClusterText } from './read-cluster-file';
+import { ClusterStatus, parseStatus } from '../cluster/status';
 import { Problem, WorkerStacksError } from '../errors';
 import { ClusterRecord, ClusterStore, ConflictError } from './cluster-store';
 
@@ -104,27 +106,63 @@ export class FileStore implements ClusterStore {
     if (file) return this.read(name, file);
     // A removed object keeps its status (its stack is not deleted): report it without an object.
     const state = this.readState(name);
-    return state ? { name, source: this.shown(path.join(this.clustersDir, `${name}.yaml`)), parseProblems: [], generation: state.generation, status: state.status, resourceVersion: String(state.resourceVersion) } : undefined;
+    return state
+      ? { name, source: this.shown(path.join(this.clustersDir, `${name}.yaml`)), parseProblems: [], generation: state.generation, status: state.status, resourceVersion: encodeRevision({ v: state.resourceVersion, generation: state.generation, specHash: state.specHash }) }
+      : undefined;
   }
 
   public async writeStatus(name: string, status: ClusterStatus, resourceVersion: string): Promise<string> {
+    const rev = decodeRevision(resourceVersion);
     return this.locked(name, () => {
       const state = this.readState(name) ?? { resourceVersion: 0, generation: 1 };
-      if (String(state.resourceVersion) !== resourceVersion) throw new ConflictError(name, resourceVersion, String(state.resourceVersion));
-      const next: StateFile = { ...state, resourceVersion: state.resourceVersion + 1, status };
+      if (state.resourceVersion !== rev.v) throw new ConflictError(name, String(rev.v), String(state.resourceVersion));
+      // The generation and spec the status was computed for are persisted with it, and the parsed object for the next process.
+      const parsed = this.parseCache.get(name);
+      const object = parsed && parsed.contentHash === rev.contentHash ? storable(parsed.contentHash, parsed.raw) : {};
+      const next: StateFile = { ...state, resourceVersion: state.resourceVersion + 1, generation: Math.max(state.generation, rev.generation), specHash: rev.specHash ?? state.specHash, ...object, status };
       this.writeState(name, next);
-      return String(next.resourceVersion);
+      return encodeRevision({ ...rev, v: next.resourceVersion, generation: next.generation });
     });
   }
 
   public async clearStatus(name: string, resourceVersion: string): Promise<void> {
+    const rev = decodeRevision(resourceVersion);
     this.locked(name, () => {
       const state = this.readState(name);
       if (!state) return;
-      if (String(state.resourceVersion) !== resourceVersion) throw new ConflictError(name, resourceVersion, String(state.resourceVersion));
+      if (state.resourceVersion !== rev.v) throw new ConflictError(name, String(rev.v), String(state.resourceVersion));
       // The generation stays (the object may still exist); only what was recorded about the stack goes.
       this.writeState(name, { resourceVersion: state.resourceVersion + 1, generation: state.generation, specHash: state.specHash });
     });
+  }
+
+  /** A retry request is its own small file beside the status (`<name>.retry`), so asking never conflicts with a status write. */
+  public async requestRetry(name: string, token: string): Promise<void> {
+    fs.mkdirSync(this.stateDir, { recursive: true });
+    const target = path.join(this.stateDir, `${name}.retry`);
+    const tmp = `${target}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, token + '\n');
+    fs.renameSync(tmp, target);
+  }
+
+  private retryRequest(name: string): string | undefined {
+    try {
+      return fs.readFileSync(path.join(this.stateDir, `${name}.retry`), 'utf8').trim() || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  public async setPaused(name: string, paused: boolean): Promise<void> {
+    const file = clusterFiles(this.clustersDir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name);
+    if (!file) throw new WorkerStacksError(`no cluster object ${name} in ${this.shown(this.clustersDir)}`, { hint: 'run worker-stacks status to see the cluster names' });
+    // The user's file, edited as a document: comments and layout stay; only spec.paused changes.
+    const doc = parseDocument(readClusterText(file, this.shown(file)));
+    if (paused) doc.setIn(['spec', 'paused'], true);
+    else doc.deleteIn(['spec', 'paused']);
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, doc.toString());
+    fs.renameSync(tmp, file);
   }
 
   public watch(onChange: (name: string) => void): () => void {
@@ -132,8 +170,18 @@ export class FileStore implements ClusterStore {
       const name = file ? String(file) : '';
       if (/\.ya?ml$/.test(name)) onChange(name.replace(/\.ya?ml$/, ''));
     });
-    return () => watcher.close();
+    // Retry requests: only `<name>.retry` files (the reconciler's own status writes must not wake it).
+    fs.mkdirSync(this.stateDir, { recursive: true });
+    const requests = fs.watch(this.stateDir, { persistent: false }, (_event, file) => {
+      const name = file ? String(file) : '';
+      if (/\.retry$/.test(name)) onChange(name.replace(/\.retry$/, ''));
+    });
+    return () => {
+      watcher.close();
+      requests.close();
+    };
   }
+
 
   /**
    * Names of the clusters that have a recorded status, so that `status` can still show those whose object is gone.
@@ -155,30 +203,19 @@ export class FileStore implements ClusterStore {
       .sort();
   }
 
+  /**
+   * A read never writes: the generation is derived (the stored one, plus one when the spec's hash is not the one it
+   * was stored for) and persisted with the next status write, which names it through the record's opaque version.
+   */
   private read(name: string, file: string): ClusterRecord {
     const source = this.shown(file);
-    const text = fs.readFileSync(file, 'utf8');
-    let state = this.readState(name);
+    const text = readClusterText(file, source);
+    const state = this.readState(name);
     const { raw, problems, specHash, contentHash } = this.parsed(name, source, text, state);
-    if (specHash && state?.specHash !== specHash) {
-      // The store is the API server here: it bumps the generation when the spec changed.
-      state = this.locked(name, () => {
-        const cur = this.readState(name);
-        if (cur?.specHash === specHash) return cur;
-        const next: StateFile = { ...cur, resourceVersion: (cur?.resourceVersion ?? 0) + 1, generation: (cur?.generation ?? 0) + 1, specHash, ...storable(contentHash, raw) };
-        this.writeState(name, next);
-        return next;
-      });
-    } else if (isJsonExact(raw) && state?.contentHash !== contentHash) {
-      // New bytes, same spec (a comment, a label): only the stored copy of the object moves; no new version.
-      state = this.locked(name, () => {
-        const cur = this.readState(name) ?? { resourceVersion: 0, generation: 1, specHash };
-        const next: StateFile = { ...cur, ...storable(contentHash, raw) };
-        this.writeState(name, next);
-        return next;
-      });
-    }
-    return { name, source, raw, parseProblems: problems, generation: state?.generation ?? 1, status: state?.status, resourceVersion: String(state?.resourceVersion ?? 0), contentHash };
+    const stored = state?.generation ?? 0;
+    const generation = specHash && state?.specHash !== specHash ? stored + 1 : Math.max(1, stored);
+    const version: Revision = { v: state?.resourceVersion ?? 0, generation, specHash: specHash ?? state?.specHash, contentHash };
+    return { name, source, raw, parseProblems: problems, generation, status: state?.status, resourceVersion: encodeRevision(version), contentHash, retryRequest: this.retryRequest(name) };
   }
 
   /**
@@ -211,11 +248,18 @@ export class FileStore implements ClusterStore {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
     }
+    let state: StateFile;
     try {
-      return JSON.parse(text) as StateFile;
+      state = JSON.parse(text) as StateFile;
     } catch (e) {
-      throw new WorkerStacksError(`status file ${this.statePath(name)} is not valid JSON`, { cause: e, hint: 'it was edited by hand; delete it and the next pass rebuilds it from the stack' });
+      throw new WorkerStacksError(`status file ${this.statePath(name)} is not valid JSON`, { cause: e, hint: 'it was edited by hand; delete it and the next pass rebuilds it from the live stack' });
     }
+    if (state.status === undefined) return state;
+    const checked = parseStatus(migrateLegacyStatus(state.status));
+    if ('problem' in checked) {
+      throw new WorkerStacksError(`status file ${this.statePath(name)} is not a valid status: ${checked.problem}`, { hint: 'it was edited by hand or by another version; delete it and the next pass rebuilds it from the live stack' });
+    }
+    return { ...state, status: checked.status };
   }
 
   /** temp file + fsync + rename + fsync of the directory: a crash leaves the old file or the new one, never half of one. */
@@ -265,4 +309,35 @@ export class FileStore implements ClusterStore {
   private shown(file: string): string {
     return path.relative(this.relativeTo, file) || file;
   }
+}
+
+/** What the file store's opaque resourceVersion carries: the state file's version and what the record was read as. */
+interface Revision {
+  readonly v: number;
+  readonly generation: number;
+  readonly specHash?: string;
+  readonly contentHash?: string;
+}
+
+function encodeRevision(r: Revision): string {
+  return [r.v, r.generation, r.specHash ?? '', r.contentHash ?? ''].join(':');
+}
+
+function decodeRevision(s: string): Revision {
+  const [v, generation, specHash, contentHash] = s.split(':');
+  return { v: Number(v), generation: Number(generation ?? 1) || 1, specHash: specHash || undefined, contentHash: contentHash || undefined };
+}
+
+/** Status files written before the status schema kept the reconciler's bookkeeping under `controller`. */
+const LEGACY_BOOKKEEPING = ['inputsFingerprint', 'appliedInputsKey', 'failures', 'failedFingerprint', 'retryAfter', 'recoveryAttempts', 'configDigests'];
+
+function migrateLegacyStatus(status: unknown): unknown {
+  if (!status || typeof status !== 'object') return status;
+  const s = { ...(status as Record<string, unknown>) };
+  const moved = Object.fromEntries(LEGACY_BOOKKEEPING.filter((k) => k in s).map((k) => [k, s[k]]));
+  if (Object.keys(moved).length === 0) return s;
+  for (const k of Object.keys(moved)) delete s[k];
+  // Conditions of the old Failed type say nothing the new types do not: dropped, the next pass sets Degraded/Stalled.
+  if (Array.isArray(s.conditions)) s.conditions = (s.conditions as Array<{ type?: string }>).filter((c) => c.type !== 'Failed');
+  return { ...s, controller: { ...(s.controller as object), ...moved } };
 }

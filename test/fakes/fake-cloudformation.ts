@@ -38,7 +38,7 @@ export const stuck = (): Behaviour => ({ kind: 'complete', polls: Number.POSITIV
 export const NO_CHANGES_REASON = "The submitted information didn't contain changes. Submit different information to create a change set.";
 
 export const MUTATING = ['createChangeSet', 'executeChangeSet', 'deleteChangeSet', 'deleteStack', 'continueUpdateRollback'] as const;
-const METHODS = ['listStacks', 'describeStack', 'describeChangeSet', 'waitForChangeSet', 'stackEvents', 'waitForStack', ...MUTATING] as const;
+const METHODS = ['listStacks', 'describeStack', 'describeChangeSet', 'waitForChangeSet', 'stackEvents', 'operationEvents', 'getTemplate', 'waitForStack', ...MUTATING] as const;
 export type Method = (typeof METHODS)[number];
 
 type Kind = 'create' | 'update' | 'delete' | 'continue';
@@ -46,7 +46,8 @@ type Kind = 'create' | 'update' | 'delete' | 'continue';
 interface Operation {
   readonly kind: Kind;
   readonly behaviour: Behaviour;
-  remaining: number;
+  /** Clock time at which the operation reaches its terminal state (Infinity: stuck until released). */
+  readonly endsAt: number;
   /** The template that becomes live if the operation completes. */
   readonly template?: string;
 }
@@ -71,6 +72,8 @@ interface FakeStack {
   /** The template that is live (after a rollback: the previous one); undefined before the first create. */
   template?: string;
   outputs: Record<string, string>;
+  /** When the last operation started that changed the template (ISO 8601), as DescribeStacks' LastUpdatedTime. */
+  lastUpdated?: string;
   readonly events: StackEvent[];
   readonly changeSets: Map<string, ChangeSet>;
   readonly tokens: Set<string>;
@@ -149,6 +152,28 @@ export class FakeCloudFormation implements CloudFormationPort {
     for (const r of opts.failed ?? []) this.event(s, r.logicalId, r.resourceType, opts.status, r.reason);
     this.event(s, name, STACK_TYPE, opts.status);
     return s.id;
+  }
+
+  /**
+   * Someone else changes the stack (the console, another tool, an UpdateStack): the template becomes live at once,
+   * with its outputs, as a completed update.
+   */
+  public changeOutOfBand(stackName: string, template: string): void {
+    const s = this.byName(stackName);
+    if (!s) throw new Error(`fake: no stack ${stackName}`);
+    this.event(s, s.name, STACK_TYPE, 'UPDATE_IN_PROGRESS', 'User Initiated');
+    s.template = template;
+    s.outputs = outputsOf(template);
+    s.lastUpdated = new Date(this.clock.ms).toISOString();
+    this.settle(s, 'UPDATE_COMPLETE');
+  }
+
+  /** Someone deletes the stack behind the reconciler's back. */
+  public deleteOutOfBand(stackName: string): void {
+    const s = this.byName(stackName);
+    if (!s) throw new Error(`fake: no stack ${stackName}`);
+    this.live.delete(s.name);
+    this.settle(s, 'DELETE_COMPLETE');
   }
 
   // ---- inspection ------------------------------------------------------------------------
@@ -275,6 +300,22 @@ export class FakeCloudFormation implements CloudFormationPort {
     return s.events.slice(i + 1);
   }
 
+  public async operationEvents(stackName: string): Promise<StackEvent[]> {
+    this.enter('operationEvents');
+    const s = this.find(stackName);
+    if (!s) throw validation(`Stack [${stackName}] does not exist`);
+    let start = s.events.length - 1;
+    while (start > 0 && !(s.events[start].logicalId === s.name && s.events[start].reason === 'User Initiated')) start--;
+    return s.events.slice(Math.max(0, start));
+  }
+
+  public async getTemplate(stackName: string): Promise<string | undefined> {
+    this.enter('getTemplate');
+    const s = this.find(stackName);
+    if (!s) throw validation(`Stack [${stackName}] does not exist`);
+    return s.template;
+  }
+
   public async waitForStack(stackName: string, opts: WaitOptions): Promise<StackSummary | undefined> {
     this.enter('waitForStack');
     const s = this.find(stackName);
@@ -284,7 +325,7 @@ export class FakeCloudFormation implements CloudFormationPort {
     const started = this.clock.ms;
     while (busy(s) && this.clock.ms - started < opts.timeoutMs && !opts.signal?.aborted) {
       this.clock.advance(this.pollMs);
-      if (s.op && --s.op.remaining <= 0) this.finish(s);
+      this.tick();
       for (const e of s.events.slice(seen)) opts.onEvent?.(e);
       seen = s.events.length;
       this.onPoll?.(summary(s));
@@ -313,6 +354,26 @@ export class FakeCloudFormation implements CloudFormationPort {
     this.start(s, 'continue');
   }
 
+  // ---- time ------------------------------------------------------------------------------
+
+  /**
+   * Lets `ms` of clock time pass, one poll interval at a time, as a requeued reconcile would sleep: operations that
+   * end meanwhile reach their terminal state, and `onPoll` sees every stack still in progress after each step.
+   */
+  public advance(ms: number): void {
+    const until = this.clock.ms + ms;
+    while (this.clock.ms < until) {
+      this.clock.advance(Math.min(this.pollMs, until - this.clock.ms));
+      this.tick();
+      for (const s of this.stacks.values()) if (s.op) this.onPoll?.(summary(s));
+    }
+  }
+
+  /** Operations whose time has come end now (every call and every poll looks at the stacks as they are at that time). */
+  private tick(): void {
+    for (const s of this.stacks.values()) if (s.op && this.clock.ms >= s.op.endsAt) this.finish(s);
+  }
+
   // ---- the state machine -----------------------------------------------------------------
 
   private start(s: FakeStack, kind: Kind, template?: string): void {
@@ -321,9 +382,10 @@ export class FakeCloudFormation implements CloudFormationPort {
     const status = { create: 'CREATE_IN_PROGRESS', update: 'UPDATE_IN_PROGRESS', delete: 'DELETE_IN_PROGRESS', continue: 'UPDATE_ROLLBACK_IN_PROGRESS' }[kind];
     s.status = status;
     s.statusReason = 'User Initiated';
+    if (kind === 'update') s.lastUpdated = new Date(this.clock.ms).toISOString();
     this.event(s, s.name, STACK_TYPE, status, 'User Initiated');
-    s.op = { kind, behaviour, remaining: behaviour.polls, template };
-    if (s.op.remaining <= 0) this.finish(s);
+    s.op = { kind, behaviour, endsAt: this.clock.ms + behaviour.polls * this.pollMs, template };
+    if (behaviour.polls <= 0) this.finish(s);
   }
 
   private finish(s: FakeStack): void {
@@ -386,6 +448,7 @@ export class FakeCloudFormation implements CloudFormationPort {
 
   private enter(method: Method): void {
     this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
+    this.tick();
     const left = this.throttled.get(method) ?? 0;
     if (left > 0) {
       this.throttled.set(method, left - 1);
@@ -429,7 +492,7 @@ const NOT_UPDATABLE = new Set(['ROLLBACK_COMPLETE', 'ROLLBACK_FAILED', 'UPDATE_R
 const busy = (s: FakeStack) => isInProgress(s.status) && s.status !== 'REVIEW_IN_PROGRESS';
 
 function summary(s: FakeStack): StackSummary {
-  return { name: s.name, id: s.id, status: s.status, statusReason: s.statusReason, outputs: { ...s.outputs } };
+  return { name: s.name, id: s.id, status: s.status, statusReason: s.statusReason, outputs: { ...s.outputs }, lastUpdated: s.lastUpdated };
 }
 
 function infoOf(cs: ChangeSet): ChangeSetInfo {

@@ -13,6 +13,8 @@ import { FakeCloudFormation } from './fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity, RecordingLogger } from './fake-ports';
 
 export const EXAMPLE = 'staging-us1';
+/** Outcomes `reconcile --once` looks at again. */
+const REQUEUED = new Set(['waiting', 'recorded', 'conflict', 'transient']);
 export const ACCOUNT = '222222222222';
 const EXAMPLE_FILE = path.resolve(__dirname, '..', '..', 'clusters', `${EXAMPLE}.yaml`);
 
@@ -83,16 +85,33 @@ export class Harness {
     };
   }
 
-  /** One reconcile of one cluster, as a fresh process would do it (no batched listing: it describes its stack). */
+  /**
+   * Reconciles one cluster as `reconcile --once` would, as a fresh process (no batched listing: it describes its
+   * stack): requeued outcomes are reconciled again after the time they asked for (the fake clock moves, and with it
+   * the stacks in progress), until one is final or the wait timeout has passed.
+   */
   public async reconcile(name = EXAMPLE, opts: ReconcileOptions = {}, deps = this.deps()): Promise<Outcome> {
+    const start = this.clock.ms;
+    for (let i = 0; ; i++) {
+      const outcome = await this.step(name, opts, deps);
+      if (outcome.requeueAfterMs === undefined || !REQUEUED.has(outcome.result) || i > 500) return outcome;
+      if (this.clock.ms - start + outcome.requeueAfterMs > this.waitTimeoutMs) return outcome;
+      this.cfn.advance(outcome.requeueAfterMs);
+    }
+  }
+
+  /** Exactly one reconcile of one cluster. */
+  public async step(name = EXAMPLE, opts: ReconcileOptions = {}, deps = this.deps()): Promise<Outcome> {
     const record = await deps.store.get(name);
     if (!record) throw new Error(`no cluster ${name}`);
     return reconcileCluster(record, deps, opts);
   }
 
-  /** One pass of the controller over the fleet. */
-  public pass(opts: ControllerOptions = {}, deps = this.deps()) {
-    return new Controller(deps, opts).runPass();
+  /** Passes of the controller over the fleet until every cluster settles (as `reconcile --once`). */
+  public async pass(opts: ControllerOptions = {}, deps = this.deps()) {
+    const controller = new Controller(deps, opts);
+    const outcomes = await controller.runUntilSettled({ deadlineMs: this.waitTimeoutMs, now: () => this.clock.ms, sleep: async (ms) => this.cfn.advance(ms) });
+    return { outcomes, controller };
   }
 
   public addCluster(name: string, mutate: (raw: any) => void = () => undefined): void {
@@ -129,6 +148,11 @@ export class Harness {
     return s;
   }
 
+  /** What went wrong, if anything: the Stalled condition when it is True, else Degraded. */
+  public problem(name = EXAMPLE): Condition | undefined {
+    return problem(this.state(name)?.status);
+  }
+
   public condition(type: ConditionType, name = EXAMPLE): Condition | undefined {
     return getCondition(this.state(name)?.status, type);
   }
@@ -142,12 +166,18 @@ export class Harness {
   }
 }
 
+/** What went wrong, if anything: the Stalled condition when it is True, else Degraded (the old Failed condition, split). */
+export function problem(s: ClusterStatus | undefined): Condition | undefined {
+  const stalled = getCondition(s, 'Stalled');
+  return stalled?.status === 'True' ? stalled : getCondition(s, 'Degraded');
+}
+
 /** The parts of a status that say what is live and for which inputs. */
 export function settled(s: ClusterStatus) {
   return {
     cloudConfigChecksum: s.cloudConfigChecksum,
     observedGeneration: s.observedGeneration,
-    inputsFingerprint: s.inputsFingerprint,
+    inputsFingerprint: s.controller?.inputsFingerprint,
     stackStatus: s.stackStatus,
     ready: getCondition(s, 'Ready')?.status,
   };

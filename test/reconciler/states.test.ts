@@ -3,7 +3,7 @@ import { ClusterStatus, getCondition } from '../../lib/cluster/status';
 import { Result } from '../../lib/reconciler/context';
 import * as synthesis from '../../lib/reconciler/synthesize';
 import { fail, Method, stuck } from '../fakes/fake-cloudformation';
-import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../fakes/harness';
+import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE, problem } from '../fakes/harness';
 
 /** Starting state of one cluster → outcome, the calls made, and what the status records. */
 
@@ -19,7 +19,8 @@ const maxPods = (n: number) => (raw: any) => {
   raw.spec.cloudConfig.values.maxPods = n;
 };
 
-const READ_AND_CREATE = { describeStack: 1, createChangeSet: 1, waitForChangeSet: 1, executeChangeSet: 1, waitForStack: 1 };
+/** Observe, create and execute; then (the stack in progress is never waited on) one more look after a poll, which records. */
+const READ_AND_CREATE = { describeStack: 2, createChangeSet: 1, waitForChangeSet: 1, executeChangeSet: 1 };
 const UPDATE = { ...READ_AND_CREATE, describeChangeSet: 1 };
 
 interface Row {
@@ -53,7 +54,7 @@ const ROWS: Row[] = [
       expect(x.publisher.uploads).toEqual([`clusters/${EXAMPLE}/${s.cloudConfigChecksum}.yaml`]);
       expect(s).toMatchObject({ observedGeneration: 1, stackStatus: 'CREATE_COMPLETE', inputsFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/), failures: 0 });
       expect(getCondition(s, 'Ready')).toMatchObject({ status: 'True', reason: 'StackCreated', observedGeneration: 1 });
-      expect(getCondition(s, 'Failed')?.status).toBe('False');
+      expect(problem(s)?.status).toBe('False');
       expect(getCondition(s, 'Progressing')?.status).toBe('False');
     },
   },
@@ -83,7 +84,7 @@ const ROWS: Row[] = [
       expect(x.cfn.requests.map((r) => r.type)).toEqual(['CREATE', 'UPDATE']);
       expect(s.cloudConfigChecksum).not.toBe(before?.cloudConfigChecksum);
       expect(s.cloudConfigChecksum).toBe(x.cfn.peek(x.stackName())?.outputs.ConfigChecksum);
-      expect(s.inputsFingerprint).not.toBe(before?.inputsFingerprint);
+      expect(s.controller?.inputsFingerprint).not.toBe(before?.controller?.inputsFingerprint);
       expect(s).toMatchObject({ observedGeneration: 2, stackStatus: 'UPDATE_COMPLETE' });
       expect(getCondition(s, 'Ready')).toMatchObject({ status: 'True', reason: 'StackUpdated', observedGeneration: 2 });
     },
@@ -98,7 +99,7 @@ const ROWS: Row[] = [
     uploads: 0, // the config object is already at its checksum key
     then: (s, x, before) => {
       expect(x.cfn.started.map((o) => o.kind)).toEqual(['create']);
-      expect(s.inputsFingerprint).not.toBe(before?.inputsFingerprint);
+      expect(s.controller?.inputsFingerprint).not.toBe(before?.controller?.inputsFingerprint);
       expect(s).toMatchObject({ cloudConfigChecksum: before?.cloudConfigChecksum, observedGeneration: 1, stackStatus: 'CREATE_COMPLETE' });
       expect(getCondition(s, 'Ready')).toMatchObject({ status: 'True', reason: 'UpToDate' });
     },
@@ -111,16 +112,16 @@ const ROWS: Row[] = [
       x.cfn.script(x.stackName(), fail(LAUNCH_TEMPLATE_FAILURE));
     },
     result: 'failed',
-    calls: UPDATE,
+    calls: { ...UPDATE, operationEvents: 1 },
     synth: 1,
     uploads: 1,
     then: (s, x, before) => {
       expect(x.cfn.peek(x.stackName())?.status).toBe('UPDATE_ROLLBACK_COMPLETE');
-      expect(s).toMatchObject({ cloudConfigChecksum: before?.cloudConfigChecksum, inputsFingerprint: before?.inputsFingerprint, observedGeneration: 1, stackStatus: 'UPDATE_ROLLBACK_COMPLETE', failures: 1 });
-      expect(s.retryAfter).toBe(new Date(x.clock.ms + 1000).toISOString());
-      expect(getCondition(s, 'Failed')).toMatchObject({ status: 'True', reason: 'UpdateRolledBack' });
-      expect(getCondition(s, 'Failed')?.message).toContain(LAUNCH_TEMPLATE_FAILURE.logicalId);
-      expect(getCondition(s, 'Failed')?.message).toContain(LAUNCH_TEMPLATE_FAILURE.reason);
+      expect(s).toMatchObject({ cloudConfigChecksum: before?.cloudConfigChecksum, inputsFingerprint: before?.controller?.inputsFingerprint, observedGeneration: 1, stackStatus: 'UPDATE_ROLLBACK_COMPLETE', failures: 1 });
+      expect(s.controller?.retryAfter).toBe(new Date(x.clock.ms + 1000).toISOString());
+      expect(problem(s)).toMatchObject({ status: 'True', reason: 'UpdateRolledBack' });
+      expect(problem(s)?.message).toContain(LAUNCH_TEMPLATE_FAILURE.logicalId);
+      expect(problem(s)?.message).toContain(LAUNCH_TEMPLATE_FAILURE.reason);
       expect(getCondition(s, 'Ready')).toMatchObject({ status: 'False', reason: 'UpdateRolledBack' });
     },
   },
@@ -132,12 +133,13 @@ const ROWS: Row[] = [
       x.cfn.script(x.stackName(), stuck());
     },
     result: 'waiting',
-    calls: UPDATE,
+    // one look per poll interval (5 s) for the 60 s wait: no waiter, no events
+    calls: { ...UPDATE, describeStack: 1 + 60_000 / 5000 },
     synth: 1,
     uploads: 1,
     then: (s, x, before) => {
       expect(x.cfn.peek(x.stackName())?.status).toBe('UPDATE_IN_PROGRESS');
-      expect(s).toMatchObject({ cloudConfigChecksum: before?.cloudConfigChecksum, inputsFingerprint: before?.inputsFingerprint, stackStatus: 'UPDATE_IN_PROGRESS' });
+      expect(s).toMatchObject({ cloudConfigChecksum: before?.cloudConfigChecksum, inputsFingerprint: before?.controller?.inputsFingerprint, stackStatus: 'UPDATE_IN_PROGRESS' });
       expect(getCondition(s, 'Progressing')).toMatchObject({ status: 'True', reason: 'WaitingForStack' });
     },
   },
@@ -146,14 +148,14 @@ const ROWS: Row[] = [
     given: async (x) => {
       x.cfn.seed(x.stackName(), { status: 'DELETE_FAILED', failed: [{ logicalId: 'PoolSecurityGroupB0350326', resourceType: 'AWS::EC2::SecurityGroup', reason: 'resource sg-0abc has a dependent object' }] });
     },
-    result: 'failed',
-    calls: { describeStack: 1, stackEvents: 1 },
+    result: 'stalled',
+    calls: { describeStack: 1, operationEvents: 1 },
     synth: 0,
     uploads: 0,
     then: (s) => {
-      expect(getCondition(s, 'Failed')).toMatchObject({ status: 'True', reason: 'DeleteFailed' });
-      expect(getCondition(s, 'Failed')?.message).toMatch(/PoolSecurityGroupB0350326 \(AWS::EC2::SecurityGroup\): resource sg-0abc has a dependent object/);
-      expect(s.retryAfter).toBeUndefined();
+      expect(problem(s)).toMatchObject({ status: 'True', reason: 'DeleteFailed' });
+      expect(problem(s)?.message).toMatch(/PoolSecurityGroupB0350326 \(AWS::EC2::SecurityGroup\): resource sg-0abc has a dependent object/);
+      expect(s.controller?.retryAfter).toBeUndefined();
     },
   },
   {
@@ -166,8 +168,8 @@ const ROWS: Row[] = [
     uploads: 0,
     then: (s, x) => {
       expect(x.identity.calls).toBe(1);
-      expect(getCondition(s, 'Failed')).toMatchObject({ status: 'True', reason: 'AccountMismatch' });
-      expect(getCondition(s, 'Failed')?.message).toMatch(/333333333333.*222222222222/);
+      expect(problem(s)).toMatchObject({ status: 'True', reason: 'AccountMismatch' });
+      expect(problem(s)?.message).toMatch(/333333333333.*222222222222/);
       expect(s.cloudConfigChecksum).toBeUndefined();
     },
   },
@@ -185,7 +187,7 @@ const ROWS: Row[] = [
     then: (s, x) => {
       expect(x.identity.calls).toBe(0);
       expect(getCondition(s, 'Ready')).toMatchObject({ status: 'False', reason: 'InvalidSpec' });
-      expect(getCondition(s, 'Failed')?.message).toMatch(/minSize/);
+      expect(problem(s)?.message).toMatch(/minSize/);
     },
   },
 ];

@@ -1,0 +1,47 @@
+import { SynthesisError, TemplateError, WorkerStacksError } from '../errors';
+import { ConflictError } from '../stores/cluster-store';
+import { Reason } from './conditions';
+
+/**
+ * What an error means for the reconciler, decided in one place:
+ *   conflict  — someone else wrote the record: re-read and requeue at once;
+ *   transient — throttling, network, AWS 5xx: requeue with backoff, never counted as a failure, Ready untouched;
+ *   failure   — counted toward --max-update-attempts, then Stalled;
+ *   stalled   — retrying cannot help until the object or the code changes.
+ */
+export type ErrorClass = { kind: 'conflict' } | { kind: 'transient'; reason: Reason } | { kind: 'failure'; reason: Reason } | { kind: 'stalled'; reason: Reason };
+
+const THROTTLING = /Throttl|TooManyRequests|RequestLimitExceeded|SlowDown|RequestThrottled/;
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+const NETWORK_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'NetworkingError', 'AbortError']);
+const SERVER_NAMES = new Set(['InternalFailure', 'InternalError', 'ServiceUnavailable', 'ServiceUnavailableException', 'InternalServerError']);
+
+interface AwsLike {
+  name?: string;
+  code?: string;
+  message?: string;
+  cause?: unknown;
+  $fault?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+export function classifyError(e: unknown): ErrorClass {
+  if (e instanceof ConflictError) return { kind: 'conflict' };
+  if (e instanceof TemplateError) return { kind: 'stalled', reason: 'RenderFailed' };
+  if (e instanceof SynthesisError) return { kind: 'stalled', reason: 'SynthesisFailed' };
+  if (e instanceof WorkerStacksError) return { kind: 'failure', reason: 'ReconcileFailed' };
+  const err = (e ?? {}) as AwsLike;
+  if (THROTTLING.test(String(err.name)) || err.$metadata?.httpStatusCode === 429) return { kind: 'transient', reason: 'Throttled' };
+  if (isNetwork(err) || (err.$metadata?.httpStatusCode ?? 0) >= 500 || err.$fault === 'server' || SERVER_NAMES.has(String(err.name))) return { kind: 'transient', reason: 'AwsUnavailable' };
+  // An AWS service answered with a client error: it will answer the same until something changes.
+  if (err.$metadata || err.$fault === 'client') return { kind: 'failure', reason: 'AwsError' };
+  // Anything else is a bug of ours: say so, never dress it up as an AWS error.
+  return { kind: 'failure', reason: 'ReconcileFailed' };
+}
+
+function isNetwork(err: AwsLike): boolean {
+  for (let cur: AwsLike | undefined = err, depth = 0; cur && depth < 4; cur = cur.cause as AwsLike | undefined, depth++) {
+    if (NETWORK_CODES.has(String(cur.code)) || NETWORK_NAMES.has(String(cur.name)) || /socket hang up|fetch failed|ECONNREFUSED|ECONNRESET/.test(String(cur.message))) return true;
+  }
+  return false;
+}

@@ -1,0 +1,78 @@
+import { ConditionInput } from '../cluster/status';
+
+/**
+ * Every condition reason the reconciler writes, in one union: README's list is
+ * checked against it by a test, and nothing else in lib/ spells a reason.
+ */
+export const REASONS = {
+  // Ready=True
+  StackCreated: 'the stack was created and its config is live',
+  StackUpdated: 'the stack was updated and its config is live',
+  UpToDate: 'the live stack already matches the object',
+  // Progressing=True
+  ChangeSetExecuting: 'a change set of ours is executing',
+  WaitingForStack: 'the stack is in progress; the reconciler requeues and looks again',
+  WaitingForSlot: '--concurrency stacks are already in progress; this one starts when a slot frees',
+  RecreatingStack: 'a stack that never finished creating is deleted to be created again',
+  ContinuingRollback: 'ContinueUpdateRollback on an UPDATE_ROLLBACK_FAILED stack',
+  Drifted: 'the live stack is not what the reconciler last applied (changed out of band)',
+  StackDeleted: 'the recorded stack is gone; it is created again',
+  // Progressing=False
+  Idle: 'nothing in progress',
+  Paused: 'spec.paused: no AWS writes until resumed',
+  // Degraded=True (retried by itself)
+  UpdateRolledBack: 'the update rolled back; retried with backoff until --max-update-attempts',
+  CreateRolledBack: 'the create rolled back; the stack is deleted and created again',
+  UpdateRollbackFailed: 'the rollback failed; ContinueUpdateRollback is tried',
+  ChangeSetFailed: 'CloudFormation refused the change set',
+  Throttled: 'AWS throttled a call; requeued, not counted as a failure',
+  AwsUnavailable: 'a network error or an AWS 5xx; requeued, not counted as a failure',
+  AwsError: 'AWS refused a call',
+  // Stalled=True (needs a human)
+  InvalidSpec: 'the object is invalid; nothing was touched',
+  RenderFailed: 'the node config did not render',
+  SynthesisFailed: 'the stack did not synthesize (a cdk-nag finding or a code error)',
+  AccountMismatch: "the credentials are not the cluster's account",
+  UpdateFailed: 'the same inputs failed --max-update-attempts times; fix the object or run worker-stacks retry',
+  RecoveryExhausted: 'documented recovery was tried and did not work',
+  DeleteFailed: 'the stack is DELETE_FAILED; an operator must act',
+  RollbackFailed: 'the stack is ROLLBACK_FAILED; an operator must act',
+  ReconcileFailed: 'an unexpected error (a bug): the message has it',
+  // the False side of Degraded / Stalled
+  AsExpected: 'nothing wrong',
+} as const;
+
+export type Reason = keyof typeof REASONS;
+export const REASON_NAMES = Object.keys(REASONS) as Reason[];
+
+/** Conditions for each state a cluster can be in; every write of conditions goes through these. */
+export const CONDITIONS = {
+  /** live == desired, the stack healthy. */
+  ready: (reason: Reason, message: string): ConditionInput[] => [
+    { type: 'Ready', status: 'True', reason, message },
+    { type: 'Progressing', status: 'False', reason: 'Idle', message: 'nothing in progress' },
+    { type: 'Degraded', status: 'False', reason: 'AsExpected', message: 'last attempt succeeded' },
+    { type: 'Stalled', status: 'False', reason: 'AsExpected', message: 'nothing needs a human' },
+  ],
+  /** Work under way: live is not yet desired. */
+  progressing: (reason: Reason, message: string): ConditionInput[] => [
+    { type: 'Ready', status: 'False', reason, message },
+    { type: 'Progressing', status: 'True', reason, message },
+    { type: 'Degraded', status: 'False', reason: 'AsExpected', message: 'nothing wrong so far' },
+    { type: 'Stalled', status: 'False', reason: 'AsExpected', message: 'nothing needs a human' },
+  ],
+  /** A failure the reconciler retries by itself. Ready is left as it is unless the live stack is known to differ. */
+  degraded: (reason: Reason, message: string, opts: { readonly ready?: boolean } = {}): ConditionInput[] => [
+    ...(opts.ready === false ? [{ type: 'Ready' as const, status: 'False' as const, reason, message }] : []),
+    { type: 'Progressing', status: 'True', reason, message: `retrying: ${message}` },
+    { type: 'Degraded', status: 'True', reason, message },
+    { type: 'Stalled', status: 'False', reason: 'AsExpected', message: 'nothing needs a human yet' },
+  ],
+  /** Needs a human. Ready is set False only when the live stack is known not to match (an invalid edit leaves a running stack Ready). */
+  stalled: (reason: Reason, message: string, opts: { readonly ready?: boolean } = {}): ConditionInput[] => [
+    ...(opts.ready === false ? [{ type: 'Ready' as const, status: 'False' as const, reason, message }] : []),
+    { type: 'Progressing', status: 'False', reason, message: 'stopped' },
+    { type: 'Stalled', status: 'True', reason, message },
+  ],
+  paused: (message: string): ConditionInput[] => [{ type: 'Progressing', status: 'False', reason: 'Paused', message }],
+};
