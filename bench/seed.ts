@@ -9,7 +9,8 @@ import { validateCluster } from '../lib/cluster/validate';
 import { renderConfig } from '../lib/cloudconfig/render';
 import { listTemplates } from '../lib/cloudconfig/templates';
 import { configDigests } from '../lib/reconciler/config-changes';
-import { CONDITIONS, ReconcilerDeps } from '../lib/reconciler/context';
+import { CONDITIONS } from '../lib/reconciler/conditions';
+import { ReconcilerDeps } from '../lib/reconciler/context';
 import { inputsFingerprint } from '../lib/reconciler/fingerprint';
 import { workerStackName } from '../lib/stacks/naming';
 import type { World } from './world';
@@ -42,10 +43,7 @@ export async function seedStatuses(deps: ReconcilerDeps, stackIdOf: (s: SeededSt
       stackName: seeded.stackName,
       stackId: stackIdOf(seeded),
       stackStatus: 'CREATE_COMPLETE',
-      inputsFingerprint: inputsFingerprint(cluster, config.checksum, deps.code),
-      configDigests: configDigests(config.node),
-      failures: 0,
-      recoveryAttempts: 0,
+      controller: { inputsFingerprint: inputsFingerprint(cluster, config.checksum, deps.code), configDigests: configDigests(config.node), failures: 0, recoveryAttempts: 0 },
     };
     await deps.store.writeStatus(record.name, status, record.resourceVersion);
     out.push(seeded);

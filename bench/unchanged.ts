@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { workflow } from '../lib/reconciler/workflow';
+import { allTasks } from '../lib/reconciler/workflow';
 import { runChild } from './child';
 import { writeFleet } from './generate-fleet';
 import { BenchOptions, codeState, figure, loadavg1, Section } from './report';
@@ -61,7 +61,7 @@ export async function runUnchanged(opts: BenchOptions): Promise<Section> {
     String(p.statusWrites),
     String(p.stateFilesTouched),
   ];
-  const tasks = workflow()
+  const tasks = allTasks()
     .map((x) => x.name)
     .filter((k) => cold.taskMs[k] || warm.taskMs[k]);
   const breakdown = (label: string, p: PassFigures) => [label, fmt(p.storeListMs), ...tasks.map((k) => fmt(p.taskMs[k] ?? 0))];

@@ -12,8 +12,8 @@ import { DEFAULT_TEMPLATES_DIR } from '../lib/cloudconfig/templates';
 import { ReconcilerDeps } from '../lib/reconciler/context';
 import { Controller } from '../lib/reconciler/controller';
 import { createDeps } from '../lib/reconciler/wiring';
-import { workflow, WorkflowHooks } from '../lib/reconciler/workflow';
-import { FileStore } from '../lib/stores/file-store';
+import { allTasks, WorkflowHooks } from '../lib/reconciler/workflow';
+import { StoreWithHistory } from '../lib/stores/create-store';
 import { FakeCloudFormation, Method, MUTATING } from '../test/fakes/fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity } from '../test/fakes/fake-ports';
 import { sleep } from './stats';
@@ -40,7 +40,7 @@ export class World {
   public readonly clock = new FakeClock();
   public readonly publisher = new FakePublisher();
   public readonly identity: FixedIdentity;
-  public readonly store: FileStore;
+  public readonly store: StoreWithHistory;
   public readonly deps: ReconcilerDeps;
   public readonly fakes = new Map<string, FakeCloudFormation>();
   /** Set to make waits take real time (see Delays). */
@@ -163,6 +163,8 @@ export class World {
       executeChangeSet: (s: string, c: string, token: string) => f.executeChangeSet(s, c, token),
       deleteChangeSet: (s: string, c: string) => f.deleteChangeSet(s, c),
       stackEvents: (s: string, after?: string) => f.stackEvents(s, after),
+      operationEvents: (s: string) => f.operationEvents(s),
+      getTemplate: (s: string) => f.getTemplate(s),
       waitForStack: async (s: string, o: WaitOptions): Promise<StackSummary | undefined> => {
         if (this.delays) await sleep(this.delays.stackMs);
         return f.waitForStack(s, o);
@@ -189,7 +191,7 @@ function timeTasks(world: World): void {
   timing = world;
   if (wrapped) return;
   wrapped = true;
-  for (const task of workflow()) {
+  for (const task of allTasks()) {
     const run = task.run.bind(task);
     task.run = (ctx) => {
       const t = performance.now();

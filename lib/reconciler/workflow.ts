@@ -30,9 +30,14 @@ export function chooseWorkflow(ctx: ReconcileContext): readonly Task[] {
   return APPLY;
 }
 
-/** Every task name, in order, for documentation and tests. */
+/** Every task, once, in order (for documentation, tests and the bench's timing). */
+export function allTasks(): Task[] {
+  return [...new Set([...PREPARE, ...RESUME, ...RECORD])];
+}
+
+/** Every task name, in order. */
 export function taskNames(): TaskName[] {
-  return [...new Set([...PREPARE, ...RESUME, ...RECORD].map((t) => t.name))];
+  return allTasks().map((t) => t.name);
 }
 
 type HookFn = (ctx: ReconcileContext) => void | Promise<void>;

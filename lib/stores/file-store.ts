@@ -95,7 +95,9 @@ export class FileStore implements ClusterStore {
         return this.read(name, f);
       } catch (e) {
         // One unreadable status file or stuck lock fails that cluster alone, never the whole pass.
-        const problem = { file: this.shown(this.statePath(name)), path: '', message: (e as Error).message };
+        const message = (e as Error).message;
+        // The message says which file it is about: the object itself (too big, not a regular file) or its status.
+        const problem = { file: message.startsWith(this.shown(f)) ? this.shown(f) : this.shown(this.statePath(name)), path: '', message };
         return { name, source: this.shown(f), parseProblems: [problem], generation: 0, resourceVersion: 'unreadable' };
       }
     });
@@ -113,6 +115,9 @@ export class FileStore implements ClusterStore {
 
   public async writeStatus(name: string, status: ClusterStatus, resourceVersion: string): Promise<string> {
     const rev = decodeRevision(resourceVersion);
+    // Never write what a read would refuse: one bad write would make the cluster unreadable from then on.
+    const checked = parseStatus(status);
+    if ('problem' in checked) throw new WorkerStacksError(`refusing to write an invalid status for ${name}: ${checked.problem}`, { hint: 'this is a bug in the writer; the status file is left as it was' });
     return this.locked(name, () => {
       const state = this.readState(name) ?? { resourceVersion: 0, generation: 1 };
       if (state.resourceVersion !== rev.v) throw new ConflictError(name, String(rev.v), String(state.resourceVersion));

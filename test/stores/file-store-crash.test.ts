@@ -36,8 +36,8 @@ const statusFile = () => path.join(stateDir, `${NAME}.json`);
 /** A complete write of the spam writer: every digest carries the write's sequence number. */
 function expectComplete(text: string): number {
   const state = JSON.parse(text); // throws on a torn file
-  const seq = state.status.failures as number;
-  const digests = Object.values(state.status.configDigests as Record<string, string>);
+  const seq = state.status.observedGeneration as number;
+  const digests = Object.values(state.status.controller.configDigests as Record<string, string>);
   expect(digests.length).toBe(ENTRIES);
   expect(digests.every((d) => d === `${seq}`.padStart(64, '0'))).toBe(true);
   expect(state.resourceVersion).toBeGreaterThanOrEqual(seq);
@@ -66,7 +66,7 @@ async function kill(child: ChildProcess): Promise<void> {
 test('a writer killed at random moments never leaves a torn status file', async () => {
   // GIVEN a status written once (so it exists), and a reader that checks the file while the writer runs
   const store = new FileStore({ clustersDir: dir, lockStaleMs: 1000 });
-  await store.writeStatus(NAME, { conditions: [], failures: 0 }, (await store.get(NAME))!.resourceVersion);
+  await store.writeStatus(NAME, { conditions: [], observedGeneration: 0 }, (await store.get(NAME))!.resourceVersion);
   let lastSeq = 0;
   let reads = 0;
 
@@ -77,7 +77,7 @@ test('a writer killed at random moments never leaves a torn status file', async 
     while (Date.now() < until) {
       // (while it runs, every read sees a complete status, never half of one)
       const rec = (await store.get(NAME))!;
-      if (rec.status?.configDigests) expectComplete(fs.readFileSync(statusFile(), 'utf8'));
+      if (rec.status?.controller?.configDigests) expectComplete(fs.readFileSync(statusFile(), 'utf8'));
       reads++;
       await sleep(Math.random() * 5);
     }
@@ -95,15 +95,16 @@ test('a writer killed at random moments never leaves a torn status file', async 
   expect(reads).toBeGreaterThan(20);
   expect(store.statusNames()).toEqual([NAME]);
   const rec = (await store.get(NAME))!;
-  expect(rec.status?.failures).toBe(lastSeq);
-  await store.writeStatus(NAME, { conditions: [], failures: -1 }, rec.resourceVersion);
-  expect((await new FileStore({ clustersDir: dir }).get(NAME))!.status).toEqual({ conditions: [], failures: -1 });
+  expect(rec.status?.observedGeneration).toBe(lastSeq);
+  const final = { conditions: [], observedGeneration: lastSeq, lastConfigChange: 'written after the crashes' };
+  await store.writeStatus(NAME, final, rec.resourceVersion);
+  expect((await new FileStore({ clustersDir: dir }).get(NAME))!.status).toEqual(final);
 });
 
 test('stale temp files beside the status do not break reads, names or writes', async () => {
   // GIVEN a status, and temp files a crashed writer left: one empty, one half-written, one of a name-like shape
   const store = new FileStore({ clustersDir: dir });
-  const v = await store.writeStatus(NAME, { conditions: [], failures: 1 }, (await store.get(NAME))!.resourceVersion);
+  const v = await store.writeStatus(NAME, { conditions: [], observedGeneration: 1 }, (await store.get(NAME))!.resourceVersion);
   fs.writeFileSync(path.join(stateDir, `${NAME}.json.4242.1700000000000.tmp`), '');
   fs.writeFileSync(path.join(stateDir, `${NAME}.json.4243.1700000000001.tmp`), '{"resourceVersion": 9, "status": {"condi');
   fs.writeFileSync(path.join(stateDir, `other.json.4244.1700000000002.tmp`), '{');
@@ -111,12 +112,12 @@ test('stale temp files beside the status do not break reads, names or writes', a
   // WHEN the store is read and written
   const records = await store.list();
   const names = store.statusNames();
-  const v2 = await store.writeStatus(NAME, { conditions: [], failures: 2 }, v);
+  const v2 = await store.writeStatus(NAME, { conditions: [], observedGeneration: 2 }, v);
 
   // THEN the temp files are ignored: one record, one name, and the write went through
-  expect(records.map((r) => [r.name, r.status])).toEqual([[NAME, { conditions: [], failures: 1 }]]);
+  expect(records.map((r) => [r.name, r.status])).toEqual([[NAME, { conditions: [], observedGeneration: 1 }]]);
   expect(names).toEqual([NAME]);
-  expect((await store.get(NAME))!).toMatchObject({ resourceVersion: v2, status: { failures: 2 } });
+  expect((await store.get(NAME))!).toMatchObject({ resourceVersion: v2, status: { observedGeneration: 2 } });
 });
 
 describe('the lock of a killed writer', () => {
@@ -135,25 +136,25 @@ describe('the lock of a killed writer', () => {
     plantLock(31_000);
 
     // WHEN a status is written
-    const v2 = await store.writeStatus(NAME, { conditions: [], failures: 7 }, v);
+    const v2 = await store.writeStatus(NAME, { conditions: [], observedGeneration: 7 }, v);
 
     // THEN it was written, and no lock is left behind
-    expect((await store.get(NAME))!).toMatchObject({ resourceVersion: v2, status: { failures: 7 } });
+    expect((await store.get(NAME))!).toMatchObject({ resourceVersion: v2, status: { observedGeneration: 7 } });
     expect(fs.existsSync(lockFile())).toBe(false);
   });
 
   test('younger than the stale limit is respected: the write fails with a clear message, the status is unchanged', async () => {
     // GIVEN a status, and a lock taken 1 s ago (a live writer, as far as anyone can tell)
     const store = new FileStore({ clustersDir: dir });
-    const v = await store.writeStatus(NAME, { conditions: [], failures: 1 }, (await store.get(NAME))!.resourceVersion);
+    const v = await store.writeStatus(NAME, { conditions: [], observedGeneration: 1 }, (await store.get(NAME))!.resourceVersion);
     plantLock(1000);
 
     // WHEN another status is written
-    const write = store.writeStatus(NAME, { conditions: [], failures: 2 }, v);
+    const write = store.writeStatus(NAME, { conditions: [], observedGeneration: 2 }, v);
 
     // THEN it gives up, naming the lock; nothing was written and the lock is still there
     await expect(write).rejects.toThrow(/locked by another writer .*\.lock/);
-    expect((await store.get(NAME))!).toMatchObject({ resourceVersion: v, status: { failures: 1 } });
+    expect((await store.get(NAME))!).toMatchObject({ resourceVersion: v, status: { observedGeneration: 1 } });
     expect(fs.existsSync(lockFile())).toBe(true);
   });
 
@@ -165,11 +166,11 @@ describe('the lock of a killed writer', () => {
     const started = Date.now();
 
     // WHEN a status is written by a store whose limit is 300 ms
-    const v2 = await store.writeStatus(NAME, { conditions: [], failures: 3 }, v);
+    const v2 = await store.writeStatus(NAME, { conditions: [], observedGeneration: 3 }, v);
 
     // THEN it waited for the lock to turn stale, broke it, and wrote
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    expect((await store.get(NAME))!).toMatchObject({ resourceVersion: v2, status: { failures: 3 } });
+    expect((await store.get(NAME))!).toMatchObject({ resourceVersion: v2, status: { observedGeneration: 3 } });
     expect(fs.existsSync(lockFile())).toBe(false);
   });
 });
