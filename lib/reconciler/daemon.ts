@@ -42,6 +42,14 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
   signal.addEventListener('abort', () => queue.shutDown(), { once: true });
   deps.log.info({ workers: opts.workers ?? 4, resyncMs: opts.resyncMs ?? 10 * 60_000, pollMs: deps.pollMs }, 'reconciler started');
 
+  // The fleet gauges follow the store, refreshed at most once a second after reconciles (not once per reconcile).
+  let gauges: NodeJS.Timeout | undefined;
+  const refreshGauges = () => {
+    gauges ??= setTimeout(() => {
+      gauges = undefined;
+      void controller.observeFleet(new Map(), []);
+    }, 1000);
+  };
   const inHand = new Set<Promise<void>>();
   const worker = async () => {
     for (let key = await queue.get(); key !== undefined; key = await queue.get()) {
@@ -60,6 +68,7 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
           queue.addRateLimited(key);
         } finally {
           queue.done(key);
+          refreshGauges();
         }
       })();
       inHand.add(job);
@@ -77,6 +86,7 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
     if (!signal.aborted) await Promise.all(Array.from({ length: Math.max(1, opts.workers ?? 4) }, worker));
   } finally {
     clearInterval(resync);
+    if (gauges) clearTimeout(gauges);
     stopWatch();
     stopTemplates();
     queue.shutDown();

@@ -1,4 +1,5 @@
 import { firstFailure, isComplete, isRolledBack, StackEvent } from '../aws/cloudformation-port';
+import { sha256Hex } from '../cloudconfig/checksum';
 import { CLUSTER_TAG } from '../stacks/naming';
 import { backoffDelay } from './backoff';
 import { CONDITIONS, Reason } from './conditions';
@@ -160,7 +161,10 @@ export const publish: Task = {
 export const changeSet: Task = {
   name: TASK.changeSet,
   async run(ctx) {
-    ctx.changeSetName = `ws-${ctx.fingerprint!.slice(0, 32)}`;
+    // Named after the inputs and the stack as it is: a repeated step finds and reuses its change set, while a re-apply
+    // after an out-of-band change (same inputs, another live stack) gets a new one.
+    const base = `${ctx.stack?.id ?? ''}\0${ctx.stack?.lastUpdated ?? ''}\0${ctx.live ?? ''}`;
+    ctx.changeSetName = `ws-${ctx.fingerprint!.slice(0, 24)}-${sha256Hex(base).slice(0, 8)}`;
     const state = await ensureChangeSet(ctx.region, {
       synth: ctx.synth!,
       stack: ctx.stack,

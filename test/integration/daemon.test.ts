@@ -73,13 +73,14 @@ test('the daemon serves health, applies the cluster, reacts to an edit within 30
   expect(firstReady.status).toBe(503);
   expect(await get('/healthz')).toEqual({ status: 200, body: 'ok\n' });
 
-  // AND after the first pass /readyz is 200, the stack is created and recorded
+  // AND after the first pass /readyz is 200; the stack is created, watched without a waiter, and its live checksum recorded
   await eventually('/readyz 200', 60_000, async () => (await get('/readyz'))?.status === 200);
-  const first = checksum();
+  const first = await eventually('the live checksum in the status', 60_000, () => checksum());
   expect(first).toMatch(/^[0-9a-f]{64}$/);
   expect(getCondition(stateFile(world, NAME).status, 'Ready')).toMatchObject({ status: 'True' });
 
-  // AND /metrics counts the reconcile by result
+  // AND /metrics counts the reconcile by result (the fleet gauges follow within a second of a reconcile)
+  await eventually('the fleet gauges', 10_000, async () => /condition="Ready",status="True"\} 1$/m.test((await get('/metrics'))?.body ?? ''));
   const metrics = await get('/metrics');
   expect(metrics?.status).toBe(200);
   expect(metrics?.body).toMatch(/^worker_stacks_reconciles_total\{result="applied"\} 1$/m);
@@ -88,7 +89,7 @@ test('the daemon serves health, applies the cluster, reacts to an edit within 30
   // AND every log line is JSON; every line about the cluster names it, its generation, and (once rendered) the desired checksum
   const lines = logs.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
   const about = lines.filter((l) => l.cluster === NAME);
-  expect(about.map((l) => l.msg)).toEqual(expect.arrayContaining(['assets published', 'stack applied; checksum recorded', 'applied']));
+  expect(about.map((l) => l.msg)).toEqual(expect.arrayContaining(['assets published', 'stack applied; live checksum recorded', 'applied']));
   for (const l of about) expect({ msg: l.msg, generation: l.generation, checksum: l.checksum }).toEqual({ msg: l.msg, generation: 1, checksum: first });
 
   // WHEN the object is edited (a config change)
