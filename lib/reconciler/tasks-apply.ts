@@ -65,18 +65,16 @@ export const recordExecution: Task = {
   async run(ctx) {
     const executing = ctx.recorder.controller.executing!;
     const stack = ctx.stack;
-    if (stack && isComplete(stack.status)) {
-      if (ctx.live === executing.checksum) return recordSuccess(ctx, 'applied', executing.fingerprint);
-      // Complete, but not on our config: was our change set ever executed (a crash between the status write and the call)?
-      const cs = await ctx.region.cfn.describeChangeSet(stack.id, executing.changeSet);
-      // A listing taken before the execution started: look again.
-      if (cs?.executionStatus === 'EXECUTE_IN_PROGRESS') return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `change set ${executing.changeSet} is executing` };
-      if (cs?.executionStatus === 'AVAILABLE') {
-        await ctx.recorder.write({}, [], { executing: undefined });
-        return undefined; // not executed: the apply path finds the change set by name and executes it
-      }
-      if (ctx.live === undefined) return recordFailure(ctx, 'ReconcileFailed', `stack ${stack.name} is ${stack.status} but reports no ConfigChecksum; nothing is recorded that was not seen live`);
+    if (stack && isComplete(stack.status) && ctx.live === executing.checksum) return recordSuccess(ctx, 'applied', executing.fingerprint);
+    // Not on our config: was our change set ever executed (a crash, or a throttled call, between the status write and the call)?
+    const cs = stack ? await ctx.region.cfn.describeChangeSet(stack.id, executing.changeSet) : undefined;
+    // A listing taken before the execution started: look again.
+    if (cs?.executionStatus === 'EXECUTE_IN_PROGRESS') return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `change set ${executing.changeSet} is executing` };
+    if (cs?.executionStatus === 'AVAILABLE') {
+      await ctx.recorder.write({}, [], { executing: undefined });
+      return undefined; // not executed: the apply path finds the change set by name and executes it
     }
+    if (stack && isComplete(stack.status) && ctx.live === undefined) return recordFailure(ctx, 'ReconcileFailed', `stack ${stack.name} is ${stack.status} but reports no ConfigChecksum; nothing is recorded that was not seen live`);
     const events = stack ? lastOperation(await ctx.region.cfn.operationEvents(stack.id), stack.name) : [];
     const cause = firstFailure(events);
     const status = stack?.status ?? 'STACK_GONE';
@@ -98,7 +96,7 @@ export const recover: Task = {
     switch (stack.status) {
       case 'ROLLBACK_COMPLETE': {
         // A create that never completed: nothing was ever live, so delete and create again.
-        if (exhausted) return recordFailure(ctx, 'RecoveryExhausted', `stack ${stack.name} failed to create ${attempts} times; read its events, fix the cause, then delete it`, { stall: true });
+        if (exhausted) return recordFailure(ctx, 'RecoveryExhausted', `stack ${stack.name} failed to create ${attempts} times; read its events, fix the cause, then delete it (the next pass creates it again; or run worker-stacks retry ${ctx.record.name})`, { stall: true });
         // The stack id is dropped first: the stack about to vanish is ours to delete, not one that went missing.
         await ctx.recorder.write({ stackId: undefined, stackStatus: 'DELETE_IN_PROGRESS', cloudConfigChecksum: undefined }, CONDITIONS.progressing('RecreatingStack', `stack ${stack.name} is ROLLBACK_COMPLETE after a failed create: deleting it to create it again`), { recoveryAttempts: attempts + 1 });
         await ctx.region.cfn.deleteStack(stack.id, token);
@@ -106,7 +104,7 @@ export const recover: Task = {
       }
       case 'UPDATE_ROLLBACK_FAILED': {
         if (exhausted) {
-          return recordFailure(ctx, 'RecoveryExhausted', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED after ${attempts} ContinueUpdateRollback attempts; fix the resource named in its events, then run aws cloudformation continue-update-rollback (with --resources-to-skip if it cannot be fixed)`, { stall: true });
+          return recordFailure(ctx, 'RecoveryExhausted', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED after ${attempts} ContinueUpdateRollback attempts; fix the resource named in its events, then run aws cloudformation continue-update-rollback (with --resources-to-skip if it cannot be fixed); the next pass sees the stack move on, or run worker-stacks retry ${ctx.record.name}`, { stall: true });
         }
         await ctx.recorder.write({ stackStatus: stack.status }, CONDITIONS.progressing('ContinuingRollback', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED: ContinueUpdateRollback, attempt ${attempts + 1} of ${ctx.deps.maxRecoveryAttempts}`), { recoveryAttempts: attempts + 1 });
         await ctx.region.cfn.continueUpdateRollback(stack.id, token);

@@ -129,7 +129,9 @@ export const skipIfUnchanged: Task = {
       return { result: 'unchanged' };
     }
     if (c.failedFingerprint === ctx.fingerprint && !retryRequested(ctx)) {
-      if (getCondition(s, 'Stalled')?.status === 'True') {
+      // A stall on a stack state (recovery exhausted, DELETE_FAILED …) lifts when an operator has moved the stack on.
+      const stackMoved = (ctx.stack?.status ?? 'NONE') !== (s.stackStatus ?? 'NONE');
+      if (getCondition(s, 'Stalled')?.status === 'True' && !stackMoved) {
         return { result: 'stalled', message: `stopped: ${getCondition(s, 'Stalled')?.message} (change the object or run worker-stacks retry ${ctx.record.name})` };
       }
       const retryAt = c.retryAfter ? Date.parse(c.retryAfter) : 0;

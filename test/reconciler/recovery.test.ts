@@ -1,4 +1,4 @@
-import { Outcome } from '../../lib/reconciler/context';
+import { Outcome, ReconcilerDeps } from '../../lib/reconciler/context';
 import { complete, fail, rollbackFails } from '../fakes/fake-cloudformation';
 import { ASG_FAILURE, EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../fakes/harness';
 
@@ -10,19 +10,24 @@ beforeEach(() => {
 });
 afterEach(() => h.cleanup());
 
-/** Passes a minute apart (past any backoff here) until `done`, at most `max`. */
-async function passesUntil(done: (o: Outcome) => boolean, max: number): Promise<Outcome[]> {
+/**
+ * Runs of `reconcile --once` (each requeues itself while a stack is in progress) a minute apart (past any backoff
+ * here) until `done`, at most `max`.
+ */
+async function passesUntil(done: (o: Outcome) => boolean, max: number, deps: Partial<ReconcilerDeps> = {}): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   while (outcomes.length < max) {
     h.clock.advance(60_000);
-    const o = await h.reconcile();
+    const o = await h.reconcile(EXAMPLE, {}, h.deps(deps));
     outcomes.push(o);
     if (done(o)) break;
   }
   return outcomes;
 }
 
-const reason = () => h.condition('Failed')?.reason;
+const reason = () => h.problem()?.reason;
+/** Enough executions of the same inputs that the recovery bound (maxRecoveryAttempts: 3), not --max-update-attempts, is what stops. */
+const MANY_ATTEMPTS = { maxUpdateAttempts: 10 };
 
 describe('ROLLBACK_COMPLETE (a create that never completed)', () => {
   beforeEach(async () => {
@@ -30,8 +35,8 @@ describe('ROLLBACK_COMPLETE (a create that never completed)', () => {
     h.cfn.script(h.stackName(), fail(ASG_FAILURE));
     expect((await h.reconcile()).result).toBe('failed');
     expect(h.cfn.peek(h.stackName())?.status).toBe('ROLLBACK_COMPLETE');
-    expect(reason()).toBe('CreateRolledBack');
-    expect(h.condition('Failed')?.message).toContain(ASG_FAILURE.reason);
+    expect(h.problem()).toMatchObject({ type: 'Degraded', status: 'True', reason: 'CreateRolledBack' });
+    expect(h.problem()?.message).toContain(ASG_FAILURE.reason);
     expect(h.status().cloudConfigChecksum).toBeUndefined();
     h.cfn.resetCalls();
   });
@@ -44,57 +49,81 @@ describe('ROLLBACK_COMPLETE (a create that never completed)', () => {
     h.clock.advance(1000);
     const outcome = await h.reconcile();
 
-    // THEN it deleted the stack, created it again through a CREATE change set, and recorded it
+    // THEN it deleted the stack, created it again through a CREATE change set, and recorded it (the reconcile requeued itself while each ran)
     expect(outcome.result).toBe('applied');
     expect(h.cfn.started.map((o) => o.kind)).toEqual(['create', 'delete', 'create']);
     expect(h.cfn.count('deleteStack', 'createChangeSet', 'executeChangeSet')).toBe(3);
     expect(h.cfn.requests.map((r) => r.type)).toEqual(['CREATE', 'CREATE']);
     expect(h.cfn.peek(h.stackName())).toMatchObject({ status: 'CREATE_COMPLETE' });
     expect(h.cfn.peek(h.stackName())!.id).not.toBe(oldId);
-    expect(h.status()).toMatchObject({ stackStatus: 'CREATE_COMPLETE', recoveryAttempts: 0, failures: 0, observedGeneration: 1 });
+    expect(h.status()).toMatchObject({ stackStatus: 'CREATE_COMPLETE', observedGeneration: 1, controller: { recoveryAttempts: 0, failures: 0 } });
     expect(h.status().cloudConfigChecksum).toBe(h.cfn.peek(h.stackName())!.outputs.ConfigChecksum);
     expect(h.condition('Ready')?.status).toBe('True');
+    expect(h.condition('Degraded')?.status).toBe('False');
   });
 
-  test('a create that keeps failing is recreated maxRecoveryAttempts (3) times, then RecoveryExhausted and no further call', async () => {
-    // GIVEN every create fails (each delete succeeds)
+  test('a create that keeps failing is recreated maxRecoveryAttempts (3) times, then RecoveryExhausted (Stalled) and no further call', async () => {
+    // GIVEN every create fails (each delete succeeds), and --max-update-attempts above the recovery bound
     h.cfn.script(h.stackName(), complete(), fail(ASG_FAILURE), complete(), fail(ASG_FAILURE), complete(), fail(ASG_FAILURE));
 
     // WHEN passes run until recovery is given up
-    const outcomes = await passesUntil((o) => o.message?.includes('failed to create 3 times') ?? false, 6);
+    const outcomes = await passesUntil((o) => o.message?.includes('failed to create 3 times') ?? false, 6, MANY_ATTEMPTS);
 
-    // THEN three delete-and-recreate rounds, then RecoveryExhausted with no retry scheduled
-    expect(outcomes.map((o) => o.result)).toEqual(['failed', 'failed', 'failed', 'failed']);
+    // THEN three delete-and-recreate rounds (each a retried failure), then RecoveryExhausted, Stalled, with no retry scheduled
+    expect(outcomes.map((o) => o.result)).toEqual(['failed', 'failed', 'failed', 'stalled']);
     expect(h.cfn.count('deleteStack')).toBe(3);
     expect(h.cfn.started.filter((o) => o.kind === 'create')).toHaveLength(4);
-    expect(reason()).toBe('RecoveryExhausted');
-    expect(h.status()).toMatchObject({ recoveryAttempts: 3, stackStatus: 'ROLLBACK_COMPLETE' });
-    expect(h.status().retryAfter).toBeUndefined();
+    expect(h.problem()).toMatchObject({ type: 'Stalled', status: 'True', reason: 'RecoveryExhausted' });
+    expect(h.status()).toMatchObject({ stackStatus: 'ROLLBACK_COMPLETE', controller: { recoveryAttempts: 3 } });
+    expect(h.status().controller?.retryAfter).toBeUndefined();
     expect(outcomes.at(-1)?.requeueAfterMs).toBeUndefined();
 
     // WHEN more passes run
     h.cfn.resetCalls();
-    await passesUntil(() => false, 2);
+    expect((await passesUntil(() => false, 2, MANY_ATTEMPTS)).map((o) => o.result)).toEqual(['stalled', 'stalled']);
 
     // THEN nothing is changed any more: an operator must act
     expect(h.cfn.mutatingCalls()).toBe(0);
     expect(reason()).toBe('RecoveryExhausted');
   });
 
+  test('with the default --max-update-attempts (2), a create that fails again after one recreation stops as UpdateFailed', async () => {
+    // GIVEN the recreated stack fails to create too
+    h.cfn.script(h.stackName(), complete(), fail(ASG_FAILURE));
+
+    // WHEN passes run
+    const outcomes = await passesUntil((o) => o.result === 'stalled', 3);
+
+    // THEN one delete and one more create, then Stalled/UpdateFailed: the same inputs are not executed a third time
+    expect(outcomes.map((o) => o.result)).toEqual(['stalled']);
+    expect(h.cfn.started.map((o) => o.kind)).toEqual(['create', 'delete', 'create']);
+    expect(h.problem()).toMatchObject({ type: 'Stalled', status: 'True', reason: 'UpdateFailed' });
+    expect(h.problem()?.message).toContain(ASG_FAILURE.reason);
+    expect(h.status().controller).toMatchObject({ failures: 2 });
+
+    // WHEN more passes run
+    h.cfn.resetCalls();
+    await passesUntil(() => false, 2);
+
+    // THEN nothing is changed any more
+    expect(h.cfn.mutatingCalls()).toBe(0);
+  });
+
   test('after RecoveryExhausted, the operator deletes the stack as told and the next pass creates it', async () => {
     // GIVEN recovery given up after three failed recreations
     h.cfn.script(h.stackName(), complete(), fail(ASG_FAILURE), complete(), fail(ASG_FAILURE), complete(), fail(ASG_FAILURE));
-    await passesUntil(() => reason() === 'RecoveryExhausted', 6);
+    await passesUntil(() => reason() === 'RecoveryExhausted', 6, MANY_ATTEMPTS);
     expect(reason()).toBe('RecoveryExhausted');
 
-    // WHEN the operator deletes the stack, and a pass runs
+    // WHEN the operator deletes the stack (what the RecoveryExhausted message says to do), and a pass runs
     await h.cfn.deleteStack(h.cfn.peek(h.stackName())!.id, 'operator');
-    await h.cfn.waitForStack(h.stackName(), { timeoutMs: 60_000 });
-    const outcomes = await passesUntil((o) => o.result !== 'failed', 1);
+    h.cfn.advance(60_000);
+    expect(h.cfn.peek(h.stackName())).toBeUndefined();
+    const outcomes = await passesUntil(() => true, 1, MANY_ATTEMPTS);
 
     // THEN the stack is created from nothing and the recovery counters are reset
     expect(outcomes.map((o) => o.result)).toEqual(['applied']);
-    expect(h.status()).toMatchObject({ stackStatus: 'CREATE_COMPLETE', recoveryAttempts: 0, failures: 0 });
+    expect(h.status()).toMatchObject({ stackStatus: 'CREATE_COMPLETE', controller: { recoveryAttempts: 0, failures: 0 } });
     expect(h.condition('Ready')?.status).toBe('True');
   });
 
@@ -104,14 +133,16 @@ describe('ROLLBACK_COMPLETE (a create that never completed)', () => {
     h.cfn.script(h.stackName(), fail(sg));
 
     // WHEN passes run
-    const outcomes = await passesUntil((o) => o.result === 'failed', 3);
+    const outcomes = await passesUntil((o) => o.result === 'stalled', 3);
 
-    // THEN one delete, then Failed/DeleteFailed naming the resource; nothing else was tried
-    expect(outcomes.map((o) => o.result)).toEqual(['waiting', 'failed']);
+    // THEN one pass: the delete (requeued while it ran), then Stalled/DeleteFailed naming the resource; nothing else was tried
+    expect(outcomes.map((o) => o.result)).toEqual(['stalled']);
+    expect(outcomes[0].requeueAfterMs).toBeUndefined();
     expect(h.cfn.mutatingCalls()).toBe(1);
-    expect(reason()).toBe('DeleteFailed');
-    expect(h.condition('Failed')?.message).toContain(`${sg.logicalId} (${sg.resourceType}): ${sg.reason}`);
-    expect(h.condition('Failed')?.message).not.toContain(ASG_FAILURE.logicalId);
+    expect(h.cfn.peek(h.stackName())?.status).toBe('DELETE_FAILED');
+    expect(h.problem()).toMatchObject({ type: 'Stalled', status: 'True', reason: 'DeleteFailed' });
+    expect(h.problem()?.message).toContain(`${sg.logicalId} (${sg.resourceType}): ${sg.reason}`);
+    expect(h.problem()?.message).not.toContain(ASG_FAILURE.logicalId);
   });
 });
 
@@ -125,7 +156,7 @@ describe('UPDATE_ROLLBACK_FAILED', () => {
     h.cfn.script(h.stackName(), rollbackFails(LAUNCH_TEMPLATE_FAILURE));
     expect((await h.reconcile()).result).toBe('failed');
     expect(h.cfn.peek(h.stackName())?.status).toBe('UPDATE_ROLLBACK_FAILED');
-    expect(reason()).toBe('UpdateRollbackFailed');
+    expect(h.problem()).toMatchObject({ type: 'Degraded', status: 'True', reason: 'UpdateRollbackFailed' });
     h.cfn.resetCalls();
   });
 
@@ -136,13 +167,14 @@ describe('UPDATE_ROLLBACK_FAILED', () => {
     // WHEN passes run until recovery is given up
     const outcomes = await passesUntil((o) => o.message?.includes('after 3 ContinueUpdateRollback attempts') ?? false, 10);
 
-    // THEN exactly three ContinueUpdateRollback calls, no update, RecoveryExhausted naming the command to run
+    // THEN exactly three ContinueUpdateRollback calls, no update, RecoveryExhausted (Stalled) naming the command to run
     expect(h.cfn.count('continueUpdateRollback')).toBe(3);
     expect(h.cfn.count('createChangeSet', 'executeChangeSet', 'deleteStack')).toBe(0);
-    expect(outcomes.at(-1)?.result).toBe('failed');
-    expect(reason()).toBe('RecoveryExhausted');
-    expect(h.condition('Failed')?.message).toMatch(/continue-update-rollback/);
-    expect(h.status().retryAfter).toBeUndefined();
+    expect(outcomes.at(-1)).toMatchObject({ result: 'stalled' });
+    expect(outcomes.at(-1)?.requeueAfterMs).toBeUndefined();
+    expect(h.problem()).toMatchObject({ type: 'Stalled', status: 'True', reason: 'RecoveryExhausted' });
+    expect(h.problem()?.message).toMatch(/continue-update-rollback/);
+    expect(h.status().controller?.retryAfter).toBeUndefined();
 
     // WHEN more passes run
     h.cfn.resetCalls();
@@ -160,13 +192,14 @@ describe('UPDATE_ROLLBACK_FAILED', () => {
 
     // WHEN the operator fixes the resource and runs continue-update-rollback, and passes run
     await h.cfn.continueUpdateRollback(h.stackName(), 'operator');
-    await h.cfn.waitForStack(h.stackName(), { timeoutMs: 60_000 });
-    const outcomes = await passesUntil((o) => o.result === 'applied', 3);
+    h.cfn.advance(60_000);
+    expect(h.cfn.peek(h.stackName())?.status).toBe('UPDATE_ROLLBACK_COMPLETE');
+    const outcomes = await passesUntil((o) => o.result === 'applied', 1);
 
     // THEN the update is retried and recorded; no further ContinueUpdateRollback from the reconciler
     expect(outcomes.map((o) => o.result)).toEqual(['applied']);
     expect(h.cfn.count('continueUpdateRollback')).toBe(4); // the operator's included
-    expect(h.status()).toMatchObject({ stackStatus: 'UPDATE_COMPLETE', recoveryAttempts: 0, observedGeneration: 2 });
+    expect(h.status()).toMatchObject({ stackStatus: 'UPDATE_COMPLETE', observedGeneration: 2, controller: { recoveryAttempts: 0 } });
     expect(h.condition('Ready')?.status).toBe('True');
   });
 
@@ -177,12 +210,12 @@ describe('UPDATE_ROLLBACK_FAILED', () => {
     // WHEN passes run until Ready
     const outcomes = await passesUntil((o) => o.result === 'applied', 5);
 
-    // THEN continue → the rolled-back update is reported → the update again, with a fresh change set → recorded
-    expect(outcomes.map((o) => o.result)).toEqual(['waiting', 'failed', 'applied']);
-    expect(outcomes[1].message).toMatch(/^stack UPDATE_ROLLBACK_COMPLETE: .*the previous config \w{12} stays live$/);
+    // THEN one pass: continue (requeued while it ran) → UPDATE_ROLLBACK_COMPLETE, the old config live → the update again → recorded
+    expect(outcomes.map((o) => o.result)).toEqual(['applied']);
     expect(h.cfn.started.map((o) => o.kind)).toEqual(['create', 'update', 'continue', 'update']);
     expect(h.cfn.count('continueUpdateRollback')).toBe(1);
-    expect(h.status()).toMatchObject({ stackStatus: 'UPDATE_COMPLETE', recoveryAttempts: 0, observedGeneration: 2 });
+    expect(h.cfn.count('executeChangeSet')).toBe(1);
+    expect(h.status()).toMatchObject({ stackStatus: 'UPDATE_COMPLETE', observedGeneration: 2, controller: { recoveryAttempts: 0, failures: 0 } });
     expect(h.status().cloudConfigChecksum).not.toBe(old);
     expect(h.condition('Ready')?.status).toBe('True');
   });

@@ -112,7 +112,7 @@ const ROWS: Row[] = [
       x.cfn.script(x.stackName(), fail(LAUNCH_TEMPLATE_FAILURE));
     },
     result: 'failed',
-    calls: { ...UPDATE, operationEvents: 1 },
+    calls: { ...UPDATE, describeChangeSet: 2, operationEvents: 1 },
     synth: 1,
     uploads: 1,
     then: (s, x, before) => {

@@ -1,30 +1,47 @@
-import { Result } from '../../lib/reconciler/context';
-import { Method } from '../fakes/fake-cloudformation';
+import { Condition } from '../../lib/cluster/status';
+import { Outcome } from '../../lib/reconciler/context';
+import { complete, Method } from '../fakes/fake-cloudformation';
 import { EXAMPLE, Harness } from '../fakes/harness';
 
 /**
  * Throttling: the SDK adapter retries in real life (adaptive mode); when a
- * ThrottlingException still gets through, the workflow's one error path
- * records a retryable failure with backoff, and the next due pass succeeds.
+ * ThrottlingException still gets through, it is transient, not a failure: the
+ * workflow's one error path records Degraded=True (Throttled), counts nothing,
+ * leaves Ready alone and requeues; the next reconcile goes on and converges.
  */
 
 let h: Harness;
 afterEach(() => h.cleanup());
 
-/** `early`: what a pass before retryAfter does. A stack left in progress is waited on (a read), backoff or not. */
-const ROWS: Array<{ method: Method; scenario: 'create' | 'update'; task: string; early?: Result }> = [
-  { method: 'describeStack', scenario: 'create', task: 'observe' },
-  { method: 'createChangeSet', scenario: 'create', task: 'change-set' },
-  { method: 'waitForChangeSet', scenario: 'create', task: 'change-set' },
-  { method: 'executeChangeSet', scenario: 'create', task: 'execute' },
-  { method: 'waitForStack', scenario: 'create', task: 'wait', early: 'recorded' },
-  { method: 'describeChangeSet', scenario: 'update', task: 'change-set' },
-  { method: 'createChangeSet', scenario: 'update', task: 'change-set' },
-  { method: 'executeChangeSet', scenario: 'update', task: 'execute' },
+/**
+ * `afterSteps`: reconciles run before the throttling starts (1: after `execute`, so the throttled call is the look
+ * at the stack in progress, where `waitForStack` was called before the redesign).
+ */
+const ROWS: Array<{ method: Method; scenario: 'create' | 'update'; task: string; afterSteps: number }> = [
+  { method: 'describeStack', scenario: 'create', task: 'observe', afterSteps: 0 },
+  { method: 'createChangeSet', scenario: 'create', task: 'change-set', afterSteps: 0 },
+  { method: 'waitForChangeSet', scenario: 'create', task: 'change-set', afterSteps: 0 },
+  { method: 'executeChangeSet', scenario: 'create', task: 'execute', afterSteps: 0 },
+  { method: 'describeStack', scenario: 'create', task: 'observe', afterSteps: 1 },
+  { method: 'describeStack', scenario: 'update', task: 'observe', afterSteps: 1 },
+  { method: 'describeChangeSet', scenario: 'update', task: 'change-set', afterSteps: 0 },
+  { method: 'createChangeSet', scenario: 'update', task: 'change-set', afterSteps: 0 },
+  { method: 'executeChangeSet', scenario: 'update', task: 'execute', afterSteps: 0 },
 ];
 
-test.each(ROWS)('$scenario, $method throttled: Throttled recorded with backoff, then the due pass converges', async ({ method, scenario, task, early: expected = 'backoff' }) => {
-  // GIVEN the scenario's change, and CloudFormation throttling the first call of `method`
+/** Reconciles one step at a time (the clock moving by the requeue asked for) until one ends transient. */
+async function stepUntilTransient(): Promise<{ outcome: Outcome; readyBefore?: Condition }> {
+  for (let i = 0; i < 10; i++) {
+    const readyBefore = h.condition('Ready');
+    const outcome = await h.step();
+    if (outcome.result === 'transient') return { outcome, readyBefore };
+    h.cfn.advance(outcome.requeueAfterMs ?? 0);
+  }
+  throw new Error('no transient outcome');
+}
+
+test.each(ROWS)('$scenario, $method throttled (after $afterSteps reconciles): transient, nothing counted, Ready untouched, then it converges', async ({ method, scenario, task, afterSteps }) => {
+  // GIVEN the scenario's change (an operation of three polls), and CloudFormation throttling the first call of `method` after `afterSteps` reconciles
   h = new Harness();
   if (scenario === 'update') {
     expect((await h.reconcile()).result).toBe('applied');
@@ -32,49 +49,55 @@ test.each(ROWS)('$scenario, $method throttled: Throttled recorded with backoff, 
       raw.spec.cloudConfig.values.maxPods = 110;
     });
   }
+  h.cfn.script(h.stackName(), complete(3));
   const before = h.state()?.status?.cloudConfigChecksum;
-  h.cfn.throttle(method, 1);
   h.cfn.resetCalls();
+  for (let i = 0; i < afterSteps; i++) h.cfn.advance((await h.step()).requeueAfterMs ?? 0);
+  const calledBefore = h.cfn.count(method);
+  h.cfn.throttle(method, 1);
 
-  // WHEN a pass runs
-  const first = await h.reconcile();
+  // WHEN reconciles run until the throttled call
+  const { outcome, readyBefore } = await stepUntilTransient();
 
-  // THEN a retryable failure: reason Throttled, naming the task, retry after the first backoff step (1 s), nothing recorded as live
-  expect(first).toMatchObject({ result: 'failed', requeueAfterMs: 1000 });
-  expect(h.cfn.count(method)).toBe(1);
-  expect(h.condition('Failed')).toMatchObject({ status: 'True', reason: 'Throttled', message: `${task}: Rate exceeded` });
-  expect(h.status()).toMatchObject({ failures: 1, retryAfter: new Date(h.clock.ms + 1000).toISOString() });
+  // THEN transient: requeued after the base backoff (1 s), Degraded=True Throttled naming the task, nothing counted, no retryAfter, Ready as it was, nothing recorded as live
+  expect(outcome).toMatchObject({ result: 'transient', requeueAfterMs: 1000, message: `${task}: Rate exceeded` });
+  expect(h.cfn.count(method)).toBe(calledBefore + 1);
+  expect(h.condition('Degraded')).toMatchObject({ status: 'True', reason: 'Throttled', message: `${task}: Rate exceeded (transient; retrying)` });
+  expect(h.condition('Progressing')).toMatchObject({ status: 'True', reason: 'Throttled' });
+  expect(h.condition('Stalled')?.status).not.toBe('True');
+  // (`execute` writes Progressing, Ready=False ChangeSetExecuting, before its call, by design: the error path then leaves it)
+  expect(h.condition('Ready')).toEqual(task === 'execute' ? expect.objectContaining({ status: 'False', reason: 'ChangeSetExecuting' }) : readyBefore);
+  expect(h.status().controller?.failures ?? 0).toBe(0);
+  expect(h.status().controller?.retryAfter).toBeUndefined();
   expect(h.status().cloudConfigChecksum).toBe(before);
 
-  // WHEN a pass runs before the retry is due, then passes once it is
-  h.clock.advance(999);
-  const early = await h.reconcile();
-  h.clock.advance(1);
-  const later: Result[] = [];
-  while (later.length < 4 && later.at(-1) !== 'unchanged') later.push((await h.reconcile()).result);
+  // WHEN the requeued reconciles run (as `reconcile --once` does), then one more
+  h.cfn.advance(outcome.requeueAfterMs!);
+  const later = [(await h.reconcile()).result, (await h.reconcile()).result];
 
-  // THEN the early one backs off (or only waits); the due one applies, once, and the cluster is Ready with the live checksum
-  expect(early.result).toBe(expected);
-  expect(later.at(-1)).toBe('unchanged');
-  expect(later.filter((r) => r === 'failed')).toEqual([]);
+  // THEN it converges with one operation in all, and the cluster is Ready with the live checksum, Degraded cleared
+  expect(later).toEqual(['applied', 'unchanged']);
   expect(h.cfn.started.filter((o) => o.kind === scenario)).toHaveLength(1);
   expect(h.condition('Ready')?.status).toBe('True');
-  expect(h.status()).toMatchObject({ failures: 0, stackStatus: `${scenario.toUpperCase()}_COMPLETE`, observedGeneration: scenario === 'create' ? 1 : 2 });
+  expect(h.condition('Degraded')).toMatchObject({ status: 'False', reason: 'AsExpected' });
+  expect(h.status()).toMatchObject({ stackStatus: `${scenario.toUpperCase()}_COMPLETE`, observedGeneration: scenario === 'create' ? 1 : 2 });
+  expect(h.status().controller?.failures ?? 0).toBe(0);
   expect(h.status().cloudConfigChecksum).toBe(h.cfn.peek(h.stackName())?.outputs.ConfigChecksum);
-  expect(h.status().retryAfter).toBeUndefined();
+  expect(h.status().controller?.retryAfter).toBeUndefined();
 });
 
-test('a throttled batched listing falls back to one describe per cluster, and the pass goes on', async () => {
-  // GIVEN two clusters, and the listing of stacks throttled
+test('a throttled batched listing falls back to one describe per cluster for that pass, and the passes go on', async () => {
+  // GIVEN two clusters, and the first listing of stacks throttled
   h = new Harness({ clusters: [EXAMPLE, 'staging-us2'] });
   h.cfn.throttle('listStacks', 1);
 
-  // WHEN a controller pass runs
+  // WHEN the controller passes until settled
   const pass = await h.pass({ concurrency: 2 });
 
-  // THEN both clusters were created, each having described its own stack
+  // THEN both clusters were created; the first pass described each stack, the later pass (the stacks in progress) used a fresh listing
   expect([...pass.outcomes.values()].map((o) => o.result)).toEqual(['applied', 'applied']);
-  expect(h.cfn.count('listStacks')).toBe(1);
+  expect(h.cfn.count('listStacks')).toBe(2);
   expect(h.cfn.count('describeStack')).toBe(2);
+  expect(h.condition('Ready')?.status).toBe('True');
   expect(h.condition('Ready', 'staging-us2')?.status).toBe('True');
 });

@@ -17,22 +17,28 @@ const maxPods = (n: number) => (raw: any) => {
 };
 
 test('the new checksum is recorded only after UPDATE_COMPLETE, never while the stack is in progress', async () => {
-  // GIVEN a config change whose update takes three polls, and a look at the status file at every poll
+  // GIVEN a config change whose update takes three polls
   const old = h.status().cloudConfigChecksum;
   h.edit(EXAMPLE, maxPods(110));
   h.cfn.script(h.stackName(), complete(3));
-  const seen: Array<{ stack: string; recorded?: string; progressing?: string }> = [];
-  h.cfn.onPoll = (stack) => seen.push({ stack: stack.status, recorded: h.status().cloudConfigChecksum, progressing: h.condition('Progressing')?.status });
 
-  // WHEN it is reconciled
-  const outcome = await h.reconcile();
+  // WHEN it is reconciled one step at a time, the clock moving by the requeue asked for, the status file looked at after each step
+  const seen: Array<{ stack?: string; recorded?: string; progressing?: string; reason?: string }> = [];
+  let outcome = await h.step();
+  for (let i = 0; outcome.result === 'waiting' && i < 10; i++) {
+    seen.push({ stack: h.cfn.peek(h.stackName())?.status, recorded: h.status().cloudConfigChecksum, progressing: h.condition('Progressing')?.status, reason: h.condition('Progressing')?.reason });
+    expect(outcome.requeueAfterMs).toBe(5000);
+    h.cfn.advance(outcome.requeueAfterMs!);
+    outcome = await h.step();
+  }
 
-  // THEN while UPDATE_IN_PROGRESS the file holds the old checksum (and Progressing=True); after UPDATE_COMPLETE the new one
+  // THEN while UPDATE_IN_PROGRESS (execute, then two looks) the file holds the old checksum and Progressing=True; after UPDATE_COMPLETE the new one
   expect(outcome.result).toBe('applied');
-  expect(seen.map((s) => s.stack)).toEqual(['UPDATE_IN_PROGRESS', 'UPDATE_IN_PROGRESS', 'UPDATE_COMPLETE']);
-  expect(seen.every((s) => s.recorded === old && s.progressing === 'True')).toBe(true);
+  expect(seen.map((s) => s.stack)).toEqual(['UPDATE_IN_PROGRESS', 'UPDATE_IN_PROGRESS', 'UPDATE_IN_PROGRESS']);
+  expect(seen.every((s) => s.recorded === old && s.progressing === 'True' && s.reason === 'ChangeSetExecuting')).toBe(true);
   expect(h.status().cloudConfigChecksum).not.toBe(old);
   expect(h.status().cloudConfigChecksum).toBe(h.cfn.peek(h.stackName())?.outputs.ConfigChecksum);
+  expect(h.status().controller?.executing).toBeUndefined();
 });
 
 test('after a rollback: backoff before retryAfter without any write, then one new execution that converges', async () => {
@@ -61,9 +67,9 @@ test('after a rollback: backoff before retryAfter without any write, then one ne
   expect(due).toEqual({ result: 'applied', checksum: h.status().cloudConfigChecksum });
   expect(h.cfn.started.filter((o) => o.kind === 'update')).toHaveLength(2);
   expect(h.cfn.count('executeChangeSet')).toBe(1);
-  expect(h.status()).toMatchObject({ stackStatus: 'UPDATE_COMPLETE', observedGeneration: 2, failures: 0 });
+  expect(h.status()).toMatchObject({ stackStatus: 'UPDATE_COMPLETE', observedGeneration: 2, controller: { failures: 0 } });
   expect(h.status().cloudConfigChecksum).not.toBe(old.cloudConfigChecksum);
-  expect(h.status().retryAfter).toBeUndefined();
+  expect(h.status().controller?.retryAfter).toBeUndefined();
   expect(h.condition('Ready')).toMatchObject({ status: 'True', reason: 'StackUpdated' });
 });
 
@@ -72,42 +78,48 @@ test('a second failure is reported with its own resource, not the first failure 
   h.edit(EXAMPLE, maxPods(110));
   h.cfn.script(h.stackName(), fail(LAUNCH_TEMPLATE_FAILURE, 0));
   expect((await h.reconcile()).result).toBe('failed');
-  expect(h.condition('Failed')?.message).toContain(LAUNCH_TEMPLATE_FAILURE.reason);
+  expect(h.problem()?.message).toContain(LAUNCH_TEMPLATE_FAILURE.reason);
+
+  const first = h.status().controller?.failedFingerprint;
 
   // WHEN another change fails, on the auto scaling group this time
   h.edit(EXAMPLE, maxPods(90));
   h.cfn.script(h.stackName(), fail(ASG_FAILURE, 0));
   expect((await h.reconcile()).result).toBe('failed');
 
-  // THEN the message names the new cause only
-  expect(h.condition('Failed')?.message).toContain(ASG_FAILURE.reason);
-  expect(h.condition('Failed')?.message).not.toContain(LAUNCH_TEMPLATE_FAILURE.logicalId);
-  expect(h.status().failures).toBe(2);
+  // THEN the message names the new cause only; the new inputs count their own first failure (Degraded, not Stalled)
+  expect(h.problem()).toMatchObject({ type: 'Degraded', status: 'True', reason: 'UpdateRolledBack' });
+  expect(h.problem()?.message).toContain(ASG_FAILURE.reason);
+  expect(h.problem()?.message).not.toContain(LAUNCH_TEMPLATE_FAILURE.logicalId);
+  expect(h.status().controller?.failures).toBe(1);
+  expect(h.status().controller?.failedFingerprint).not.toBe(first);
 });
 
-test('a stack stuck past waitTimeoutMs is waited on again, never updated a second time, then recorded', async () => {
-  // GIVEN an update that does not finish within one pass's wait
+test('a stack still in progress when --once gives up is looked at again, never updated a second time, then recorded', async () => {
+  // GIVEN an update that does not finish within the wait timeout of `reconcile --once` (60 s)
   const old = h.status().cloudConfigChecksum;
   h.edit(EXAMPLE, maxPods(110));
   h.cfn.script(h.stackName(), stuck());
-  expect(await h.reconcile()).toMatchObject({ result: 'waiting', requeueAfterMs: 10_000 });
+  expect(await h.reconcile()).toMatchObject({ result: 'waiting', requeueAfterMs: 5000 });
+  expect(h.cfn.count('executeChangeSet')).toBe(1);
   h.cfn.resetCalls();
 
-  // WHEN the requeued pass runs while it is still in progress
-  h.clock.advance(10_000);
-  const again = await h.reconcile();
+  // WHEN the requeued reconcile runs while it is still in progress
+  h.cfn.advance(5000);
+  const again = await h.step();
 
-  // THEN it only waits: no change set, no execution, Progressing=True, old checksum
-  expect(again).toMatchObject({ result: 'waiting', requeueAfterMs: 10_000 });
-  expect(h.cfn.mutatingCalls()).toBe(0);
-  expect(h.condition('Progressing')).toMatchObject({ status: 'True', reason: 'WaitingForStack' });
+  // THEN it only looks: one describe, no change set, no execution, Progressing=True for our change set, old checksum
+  expect(again).toMatchObject({ result: 'waiting', requeueAfterMs: 5000 });
+  expect(Object.fromEntries(h.cfn.calls)).toEqual({ describeStack: 1 });
+  expect(h.condition('Progressing')).toMatchObject({ status: 'True', reason: 'ChangeSetExecuting' });
   expect(h.status().cloudConfigChecksum).toBe(old);
+  expect(h.status().controller?.executing).toBeDefined();
 
-  // WHEN the operation finishes and the next passes run
+  // WHEN the operation finishes and the next reconciles run
   h.cfn.release(h.stackName());
   const results = [(await h.reconcile()).result, (await h.reconcile()).result];
 
-  // THEN the executed change set is found, the live checksum recorded, and the update was executed once in all
+  // THEN the executed change set is recorded with the live checksum, and the update was executed once in all
   expect(results).toEqual(['applied', 'unchanged']);
   expect(h.cfn.count('createChangeSet', 'executeChangeSet')).toBe(0);
   expect(h.cfn.started.filter((o) => o.kind === 'update')).toHaveLength(1);
