@@ -1,3 +1,4 @@
+import { problem } from '../fakes/harness';
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { getCondition } from '../../lib/cluster/status';
@@ -37,7 +38,7 @@ describe('a cluster against moto', () => {
     expect(status.observedGeneration).toBe(1);
     expect(status.stackStatus).toBe('CREATE_COMPLETE');
     expect(getCondition(status, 'Ready')).toMatchObject({ status: 'True', reason: 'StackCreated' });
-    expect(getCondition(status, 'Failed')).toMatchObject({ status: 'False' });
+    expect(problem(status)).toMatchObject({ status: 'False' });
 
     // AND the config object is in S3 under the cluster's prefix at its checksum, with those exact bytes
     const key = `clusters/${NAME}/${created}.yaml`;
