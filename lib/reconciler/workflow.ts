@@ -40,7 +40,7 @@ export function taskNames(): TaskName[] {
   return allTasks().map((t) => t.name);
 }
 
-type HookFn = (ctx: ReconcileContext) => void | Promise<void>;
+type HookFn = (ctx: ReconcileContext, task: TaskName) => void | Promise<void>;
 
 /** Hooks bound to a named task: `before(TASK.publish, fn)`. `'*'` binds to every task (logging, tests that crash on purpose). */
 export interface Hook {
@@ -49,8 +49,8 @@ export interface Hook {
   readonly fn: (ctx: ReconcileContext, task: TaskName) => void | Promise<void>;
 }
 
-export const before = (task: TaskName | '*', fn: HookFn | ((ctx: ReconcileContext, task: TaskName) => void | Promise<void>)): Hook => ({ task, phase: 'before', fn });
-export const after = (task: TaskName | '*', fn: HookFn | ((ctx: ReconcileContext, task: TaskName) => void | Promise<void>)): Hook => ({ task, phase: 'after', fn });
+export const before = (task: TaskName | '*', fn: HookFn): Hook => ({ task, phase: 'before', fn });
+export const after = (task: TaskName | '*', fn: HookFn): Hook => ({ task, phase: 'after', fn });
 
 /** Hooks on every task at once, as one object (logging, tests): the same as `before('*', …)` and `after('*', …)`. */
 export interface WorkflowHooks {
