@@ -10,7 +10,7 @@
  * Wall time and the peak resident memory of the whole process tree (review
  * and both synthesizing CDK apps, summed, sampled every 50 ms from /proc).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from './cdk-cli';
@@ -138,7 +138,12 @@ async function pullRequest(dir: string, file: string, change: (text: string) => 
     const json = path.join(dir, '..', 'review.json');
     const run = await measure(process.execPath, [path.join(dir, 'bin', 'worker-stacks.js'), 'review', '--base', 'base', '--format', 'markdown'], dir);
     // The figures of what was synthesized come from a second, unmeasured run's JSON.
-    execFileSync('sh', ['-c', `'${process.execPath}' bin/worker-stacks.js review --base base --format json > '${json}' || true`], { cwd: dir, stdio: 'ignore' });
+    const fd = fs.openSync(json, 'w');
+    try {
+      spawnSync(process.execPath, ['bin/worker-stacks.js', 'review', '--base', 'base', '--format', 'json'], { cwd: dir, stdio: ['ignore', fd, 'inherit'] });
+    } finally {
+      fs.closeSync(fd);
+    }
     const s = (JSON.parse(fs.readFileSync(json, 'utf8')) as { synthesis: { base: number; head: number; skipped: number } }).synthesis;
     return { ...run, synthesized: `${s.base} / ${s.head} / ${s.skipped}` };
   } finally {

@@ -42,7 +42,7 @@ export function registerReview(program: Command, io: Io, done: (code: number) =>
     .option('--cluster <name>', 'only this cluster (its name at base or head)')
     .addOption(new Option('--format <format>', 'output format').choices(['terminal', 'markdown', 'json']).default('terminal'))
     .addOption(
-      new Option('--fail-on <what>', 'exit 1 when any cluster changes (change), or replaces running nodes: rolls them or is renamed (roll)').choices(['change', 'roll']),
+      new Option('--fail-on <what>', 'exit 1 when any cluster changes (change), or replaces running nodes: rolls them, is renamed or is fixed (roll); an object invalid at head always exits 1').choices(['change', 'roll']),
     )
     .option('--max-bytes <n>', `markdown: never more than this many bytes (a pull-request comment takes 65,536); what does not fit is left out and said`, wholeNumber(MIN_MAX_BYTES), DEFAULT_MAX_BYTES)
     .option('--repo <dir>', 'the worker-stacks project (a git working tree) to review; relative --clusters/--templates are inside it (default: the current directory)')
