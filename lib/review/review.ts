@@ -63,7 +63,7 @@ export async function review(opts: ReviewOptions): Promise<ReviewResult> {
         const stage = (side: 'base' | 'head'): StagedClusters => {
           const dir = path.join(tmp, `${side}.clusters`);
           stageClusters(inputs[side], plan[side], dir);
-          return { dir, shownAs: path.normalize(clustersDir) };
+          return { dir, shownAs: path.normalize(clustersDir).replace(/[\/]+$/, '') };
         };
         const baseStage = stage('base');
         const headStage = stage('head');
