@@ -162,7 +162,7 @@ export class SdkCloudFormation implements CloudFormationPort {
 
   public async getTemplate(stackName: string): Promise<string | undefined> {
     const r = await this.client.send(new GetTemplateCommand({ StackName: stackName, TemplateStage: 'Original' }));
-    return r.TemplateBody;
+    return r?.TemplateBody;
   }
 
   public async waitForStack(stackName: string, opts: WaitOptions): Promise<StackSummary | undefined> {

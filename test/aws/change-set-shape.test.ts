@@ -87,9 +87,9 @@ test('a new stack gets ChangeSetType CREATE, CAPABILITY_IAM, the cluster tag, an
   const again = await setup('staging-us1').run();
   const second = { creates: inputs(CreateChangeSetCommand), execs: inputs(ExecuteChangeSetCommand) };
 
-  // THEN the change set creates the stack, with every field CloudFormation needs
-  expect(outcome.result).toBe('applied');
-  expect(again.result).toBe('applied');
+  // THEN the change set creates the stack, with every field CloudFormation needs (and the reconcile requeues to watch it)
+  expect(outcome.result).toBe('waiting');
+  expect(again.result).toBe('waiting');
   expect(first.creates).toHaveLength(1);
   const input = first.creates[0];
   expect(input).toMatchObject({ StackName: c.stackName, ChangeSetType: 'CREATE', Capabilities: ['CAPABILITY_IAM'], Tags: [{ Key: CLUSTER_TAG, Value: c.name }] });
@@ -127,8 +127,8 @@ test('an existing stack gets ChangeSetType UPDATE, after looking for a change se
   // WHEN it is reconciled
   const outcome = await c.run();
 
-  // THEN one UPDATE change set, executed by name with a token
-  expect(outcome.result).toBe('applied');
+  // THEN one UPDATE change set, executed by name with a token (then requeued: the stack is watched, not waited on)
+  expect(outcome.result).toBe('waiting');
   const creates = cfnMock.commandCalls(CreateChangeSetCommand).map((x) => x.args[0].input);
   expect(creates).toHaveLength(1);
   expect(creates[0]).toMatchObject({ StackName: c.stackName, ChangeSetType: 'UPDATE', Capabilities: ['CAPABILITY_IAM'], Tags: [{ Key: CLUSTER_TAG, Value: c.name }] });
@@ -147,7 +147,7 @@ test('a template over 51,200 bytes is uploaded to S3 and goes as TemplateURL, no
   const outcome = await c.run();
 
   // THEN the template was put in the config bucket, and is over the inline limit (else this test proves nothing)
-  expect(outcome.result).toBe('applied');
+  expect(outcome.result).toBe('waiting');
   const puts = s3Mock.commandCalls(PutObjectCommand).map((x) => x.args[0].input);
   const template = puts.find((p) => p.Key!.endsWith('.json'));
   expect(template).toMatchObject({ Bucket: c.bucket, Key: expect.stringMatching(new RegExp(`^clusters/${c.name}/[0-9a-f]{64}\\.json$`)), ChecksumAlgorithm: 'SHA256' });
