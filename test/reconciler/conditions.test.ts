@@ -17,44 +17,72 @@ const setValues = (values: Record<string, unknown>) => (raw: any) => Object.assi
 const ready = (): Condition => h.condition('Ready')!;
 
 describe('lastTransitionTime moves only when the status changes', () => {
-  test('two successful passes with a config change in between keep the Ready transition time', async () => {
-    // GIVEN Ready=True since the create
+  test('a config change: Ready goes False while live differs from desired and True again; conditions that stay False keep their time', async () => {
+    // GIVEN Ready=True since the create, Degraded and Stalled False since then
     const since = ready().lastTransitionTime;
     const progressingSince = h.condition('Progressing')!.lastTransitionTime;
+    const degradedSince = h.condition('Degraded')!.lastTransitionTime;
+    const stalledSince = h.condition('Stalled')!.lastTransitionTime;
 
-    // WHEN the config changes and the update succeeds
+    // WHEN the config changes and the change set is executed (one step), a minute later
+    h.clock.advance(60_000);
     h.edit(EXAMPLE, setValues({ maxPods: 110 }));
+    expect((await h.step()).result).toBe('waiting');
+
+    // THEN Ready is False while the stack rolls (live is not yet desired): its transition time moved
+    const rolling = ready();
+    expect(rolling).toMatchObject({ status: 'False', reason: 'ChangeSetExecuting', observedGeneration: 2 });
+    expect(Date.parse(rolling.lastTransitionTime)).toBeGreaterThan(Date.parse(since));
+
+    // WHEN the update succeeds, a minute later again
+    h.clock.advance(60_000);
     expect((await h.reconcile()).result).toBe('applied');
 
-    // THEN Ready stayed True with the same transition time (reason, message and generation are new)
-    expect(ready()).toMatchObject({ status: 'True', reason: 'StackUpdated', lastTransitionTime: since, observedGeneration: 2 });
+    // THEN Ready is True again, with a new transition time (reason, message and generation are new too)
+    expect(ready()).toMatchObject({ status: 'True', reason: 'StackUpdated', observedGeneration: 2 });
+    expect(Date.parse(ready().lastTransitionTime)).toBeGreaterThan(Date.parse(rolling.lastTransitionTime));
     // while Progressing went True and back to False during the update: its transition time moved
     expect(h.condition('Progressing')).toMatchObject({ status: 'False' });
     expect(Date.parse(h.condition('Progressing')!.lastTransitionTime)).toBeGreaterThan(Date.parse(progressingSince));
+    // and Degraded and Stalled, False all along, kept theirs
+    expect(h.condition('Degraded')).toMatchObject({ status: 'False', lastTransitionTime: degradedSince, observedGeneration: 2 });
+    expect(h.condition('Stalled')).toMatchObject({ status: 'False', lastTransitionTime: stalledSince, observedGeneration: 2 });
+
+    // WHEN an unchanged pass runs later
+    h.clock.advance(60_000);
+    const settledConditions = h.status().conditions;
+    expect((await h.reconcile()).result).toBe('unchanged');
+
+    // THEN no condition moved
+    expect(h.status().conditions).toEqual(settledConditions);
   });
 
   test('a failure then a success change it twice; a repeated failure does not', async () => {
-    // GIVEN Ready=True since the create, and a change that fails twice before it succeeds
+    // GIVEN Ready=True since the create, a change that fails twice before it succeeds, and three attempts allowed
+    // (with the default of two, the second failure stalls the cluster)
     const t0 = ready().lastTransitionTime;
     h.edit(EXAMPLE, setValues({ maxPods: 110 }));
     h.cfn.script(h.stackName(), fail(LAUNCH_TEMPLATE_FAILURE), fail(LAUNCH_TEMPLATE_FAILURE));
+    const deps = () => h.deps({ maxUpdateAttempts: 3 });
 
     // WHEN the failing passes and the successful one run, a minute apart
-    expect((await h.reconcile()).result).toBe('failed');
+    expect((await h.reconcile(EXAMPLE, {}, deps())).result).toBe('failed');
     const t1 = ready().lastTransitionTime;
+    expect(h.problem()).toMatchObject({ type: 'Degraded', status: 'True', reason: 'UpdateRolledBack' });
     h.clock.advance(60_000);
-    expect((await h.reconcile()).result).toBe('failed');
+    expect((await h.reconcile(EXAMPLE, {}, deps())).result).toBe('failed');
     const t1Again = ready().lastTransitionTime;
+    expect(h.problem()).toMatchObject({ type: 'Degraded', status: 'True', reason: 'UpdateRolledBack' });
     h.clock.advance(60_000);
-    expect((await h.reconcile()).result).toBe('applied');
+    expect((await h.reconcile(EXAMPLE, {}, deps())).result).toBe('applied');
     const t2 = ready().lastTransitionTime;
 
-    // THEN True→False at the first failure, unchanged at the second, False→True at the success
+    // THEN True→False at the first attempt (live is not desired from then on), unchanged through the second, False→True at the success
     expect(Date.parse(t1)).toBeGreaterThan(Date.parse(t0));
     expect(t1Again).toBe(t1);
     expect(Date.parse(t2)).toBeGreaterThan(Date.parse(t1));
     expect(ready()).toMatchObject({ status: 'True', observedGeneration: 2 });
-    expect(h.status().failures).toBe(0);
+    expect(h.status().controller?.failures).toBe(0);
   });
 });
 
@@ -68,14 +96,13 @@ describe('why it rolled', () => {
       expected: 'changed /etc/kubernetes/kubelet.env, /opt/bin/worker-stacks-install-kubelet, unit kubelet-install.service, unit kubelet.service',
     },
   ])('a change of $change names the files that changed, while rolling and after', async ({ values, expected }) => {
-    // GIVEN a change of config values, and a look at the status file while the stack updates
+    // GIVEN a change of config values
     h.edit(EXAMPLE, setValues(values));
-    let whileRolling: Condition | undefined;
-    h.cfn.onPoll = () => {
-      whileRolling ??= h.condition('Progressing');
-    };
 
-    // WHEN it is reconciled
+    // WHEN one reconcile executes the change set (the stack is then rolling)
+    expect((await h.step()).result).toBe('waiting');
+    const whileRolling = h.condition('Progressing');
+    // and the next reconciles see it through
     expect((await h.reconcile()).result).toBe('applied');
 
     // THEN Progressing said what changed while the stack updated, and lastConfigChange keeps it
@@ -93,12 +120,10 @@ describe('why it rolled', () => {
     h.edit(EXAMPLE, (raw) => {
       raw.spec.pool.maxSize = 6;
     });
-    let whileUpdating: Condition | undefined;
-    h.cfn.onPoll = () => {
-      whileUpdating ??= h.condition('Progressing');
-    };
 
-    // WHEN it is reconciled
+    // WHEN one reconcile executes the change set, and the next ones see it through
+    expect((await h.step()).result).toBe('waiting');
+    const whileUpdating = h.condition('Progressing');
     expect((await h.reconcile()).result).toBe('applied');
 
     // THEN the stack was updated, the message says the nodes do not roll, and the checksum is the same

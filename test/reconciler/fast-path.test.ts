@@ -108,10 +108,10 @@ test('the work dir holds no assembly once a reconcile has ended, applied or fail
   const look = (when: string) => (task: string) => void (seen[`${when} ${task}`] = fs.existsSync(synthesis.assemblyDir(workDir, 'staging-us1')));
   const hooks = { before: look('before'), after: look('after') };
   expect((await h.pass({ hooks }, deps)).outcomes.get('staging-us1')?.result).toBe('applied');
-  // THEN its assembly (template, config object, manifests) was there for publish, gone before the change set and the
-  // (possibly long) wait, and is gone at the end
+  // THEN its assembly (template, config object, manifests) was there for publish, gone before the change set, the
+  // execution and the (possibly long) roll that later reconciles record, and is gone at the end
   expect(synths).toHaveBeenCalledTimes(1);
-  expect(seen).toMatchObject({ 'after synthesize': true, 'before publish': true, 'after publish': false, 'before wait': false });
+  expect(seen).toMatchObject({ 'after synthesize': true, 'before publish': true, 'after publish': false, 'before change-set': false, 'after execute': false, 'before record-execution': false });
   expect(fs.existsSync(synthesis.assemblyDir(workDir, 'staging-us1'))).toBe(false);
 
   // WHEN a synthesis fails half-way (after the asset was written)

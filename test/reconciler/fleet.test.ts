@@ -1,8 +1,10 @@
+import { TASK } from '../../lib/reconciler/context';
 import * as synthesis from '../../lib/reconciler/synthesize';
+import { before } from '../../lib/reconciler/workflow';
 import { fail } from '../fakes/fake-cloudformation';
 import { ASG_FAILURE, Harness } from '../fakes/harness';
 
-/** Fifty clusters through the Controller: one batched listing, one failure that stops no one, a quiet second pass. */
+/** Fifty clusters through the Controller: one batched listing per pass, one failure that stops no one, a quiet second pass. */
 
 const NAMES = Array.from({ length: 50 }, (_, i) => `cluster-${String(i).padStart(2, '0')}`);
 const FAILING = 'cluster-13';
@@ -18,20 +20,30 @@ test('49 clusters reach Ready while one fails; one listing per pass; an unchange
   // A long backoff keeps the failed cluster waiting through the second pass.
   const deps = () => h.deps({ backoff: { baseMs: 3_600_000, maxMs: 3_600_000, random: () => 0.5 } });
 
-  // and a count of clusters in flight each time one starts (the controller logs one line with the result when one ends)
-  let started = 0;
+  // and a count of reconciles in flight each time one starts (the controller logs one line with the result when one
+  // ends), and of the stacks in progress each time the controller sleeps until its next pass
+  const started = new Set<string>();
+  let starts = 0;
   let maxInFlight = 0;
   const ended = () => h.log.entries.filter((e) => 'result' in e.obj).length;
-  const hooks = {
-    before: (task: string) => {
-      if (task === 'validate') maxInFlight = Math.max(maxInFlight, ++started - ended());
-    },
+  const hooks = [
+    before(TASK.validate, (ctx) => {
+      started.add(ctx.record.name);
+      maxInFlight = Math.max(maxInFlight, ++starts - ended());
+    }),
+  ];
+  let maxInProgress = 0;
+  const advance = h.cfn.advance.bind(h.cfn);
+  h.cfn.advance = (ms) => {
+    const inProgress = NAMES.filter((n) => h.cfn.peek(h.stackName(n))?.status.endsWith('_IN_PROGRESS'));
+    maxInProgress = Math.max(maxInProgress, inProgress.length);
+    advance(ms);
   };
 
-  // WHEN the controller runs one pass with concurrency 8
+  // WHEN the controller runs passes until the fleet settles, with concurrency 8 (stacks in progress, and workers)
   const first = await h.pass({ concurrency: 8, hooks }, deps());
 
-  // THEN every other cluster was created and is Ready; the failing one is Failed with its reason
+  // THEN every other cluster was created and is Ready; the failing one is Degraded with its reason (a retried failure)
   const results = new Map([...first.outcomes].map(([name, o]) => [name, o.result]));
   expect([...results.keys()].sort()).toEqual(NAMES);
   expect(new Map(NAMES.map((n) => [n, n === FAILING ? 'failed' : 'applied']))).toEqual(results);
@@ -39,16 +51,18 @@ test('49 clusters reach Ready while one fails; one listing per pass; an unchange
     expect(h.condition('Ready', name)?.status).toBe('True');
     expect(h.status(name).cloudConfigChecksum).toBe(h.cfn.peek(h.stackName(name))?.outputs.ConfigChecksum);
   }
-  expect(h.condition('Failed', FAILING)).toMatchObject({ status: 'True', reason: 'CreateRolledBack' });
-  expect(h.condition('Failed', FAILING)?.message).toContain(ASG_FAILURE.reason);
-  // one batched read of the stacks for the whole pass, no describe per cluster
-  expect(first.regionsListed).toBe(1);
-  expect(h.cfn.count('listStacks')).toBe(1);
+  expect(h.problem(FAILING)).toMatchObject({ type: 'Degraded', status: 'True', reason: 'CreateRolledBack' });
+  expect(h.problem(FAILING)?.message).toContain(ASG_FAILURE.reason);
+  // at most 8 stacks in progress at once: 50 stacks take ceil(50 / 8) = 7 polls, and one more pass records the last
+  // ones. One batched read of the stacks per pass, no describe per cluster
+  expect(maxInProgress).toBe(8);
+  expect(h.cfn.count('listStacks')).toBe(Math.ceil(50 / 8) + 1);
   expect(h.cfn.count('describeStack')).toBe(0);
   expect(h.cfn.count('executeChangeSet')).toBe(50);
   expect(synth).toHaveBeenCalledTimes(50);
-  expect(started).toBe(50);
+  expect(started.size).toBe(50);
   expect(maxInFlight).toBe(8);
+  expect(first.controller.slots.size).toBe(0);
 
   // WHEN a second pass runs over the unchanged fleet
   h.cfn.resetCalls();

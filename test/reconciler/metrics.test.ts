@@ -2,7 +2,7 @@ import { ReconcilerMetrics } from '../../lib/reconciler/metrics';
 import { complete, fail, stuck } from '../fakes/fake-cloudformation';
 import { ASG_FAILURE, Harness } from '../fakes/harness';
 
-/** The Prometheus metrics a pass leaves behind, and the in-progress gauge while a stack is being waited on. */
+/** The Prometheus metrics a pass leaves behind, and the in-progress gauge while a stack is in progress (watched, not waited on). */
 
 let h: Harness;
 afterEach(() => h.cleanup());
@@ -13,8 +13,8 @@ const value = async (m: ReconcilerMetrics, name: string, labels = '') => {
   return line === undefined ? undefined : Number(line.split(' ').pop());
 };
 
-test('a stack being waited on counts as in progress while the wait lasts, and not after', async () => {
-  // GIVEN one cluster whose creation stays in progress for a while, and a probe of the gauge on every poll
+test('a stack in progress counts as in progress while it lasts, and not after', async () => {
+  // GIVEN one cluster whose creation stays in progress for a while, and a probe of the gauge on every poll of the fake clock
   h = new Harness();
   h.cfn.setDefault(h.stackName(), stuck());
   const metrics = new ReconcilerMetrics();
@@ -24,30 +24,35 @@ test('a stack being waited on counts as in progress while the wait lasts, and no
     if (seen.length === 3) h.cfn.release(s.name);
   };
 
-  // WHEN a pass runs
+  // WHEN passes run until the cluster settles (requeued while its stack is in progress)
   await h.pass({ metrics });
 
-  // THEN during the wait the gauge read 1, and after the pass (stack complete) 0
+  // THEN while the stack was in progress the gauge read 1, and after the pass (stack complete) 0
   expect(await Promise.all(seen)).toEqual([1, 1, 1]);
   expect(await value(metrics, 'worker_stacks_stacks_in_progress')).toBe(0);
 });
 
 test('reconciles by result, clusters by condition, and the last successful pass time follow the fleet', async () => {
-  // GIVEN two clusters, one of which fails to create
+  // GIVEN two clusters, one of which fails to create (a failure that is retried: Degraded, not yet Stalled)
   h = new Harness({ clusters: ['ok-1', 'bad-1'] });
   h.cfn.setDefault(h.stackName('ok-1'), complete());
   h.cfn.setDefault(h.stackName('bad-1'), fail(ASG_FAILURE));
   const metrics = new ReconcilerMetrics();
+  const firstPassAt = h.clock.ms / 1000;
 
-  // WHEN a pass runs
+  // WHEN passes run until both settle (the first starts both stacks, the next one records their ends)
   await h.pass({ metrics });
 
-  // THEN one applied and one failed reconcile are counted, one cluster is Ready and one Failed
+  // THEN one applied and one failed reconcile are counted, one cluster is Ready and one Degraded, none Stalled
   expect(await value(metrics, 'worker_stacks_reconciles_total', '{result="applied"}')).toBe(1);
   expect(await value(metrics, 'worker_stacks_reconciles_total', '{result="failed"}')).toBe(1);
   expect(await value(metrics, 'worker_stacks_clusters', '{condition="Ready",status="True"}')).toBe(1);
-  expect(await value(metrics, 'worker_stacks_clusters', '{condition="Failed",status="True"}')).toBe(1);
+  expect(await value(metrics, 'worker_stacks_clusters', '{condition="Degraded",status="True"}')).toBe(1);
+  expect(await value(metrics, 'worker_stacks_clusters', '{condition="Stalled",status="True"}')).toBeUndefined();
+  expect(await value(metrics, 'worker_stacks_clusters', '{condition="Stalled",status="False"}')).toBe(2);
   expect(await value(metrics, 'worker_stacks_reconcile_duration_seconds_count', '{result="applied"}')).toBe(1);
-  // AND a pass with a failure is not a successful pass
-  expect(await value(metrics, 'worker_stacks_last_successful_pass_timestamp_seconds')).toBe(0);
+  // AND a pass with a failure is not a successful pass: the gauge stays at the first pass (both stacks started, nothing
+  // failed yet) and did not move to the pass that recorded the failure
+  expect(h.clock.ms / 1000).toBeGreaterThan(firstPassAt);
+  expect(await value(metrics, 'worker_stacks_last_successful_pass_timestamp_seconds')).toBe(firstPassAt);
 });

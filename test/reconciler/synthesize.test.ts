@@ -1,11 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { getCondition } from '../../lib/cluster/status';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { SynthesisError } from '../../lib/errors';
 import { SynthPool } from '../../lib/reconciler/synth-pool';
 import { assemblyDir, synthesizeStack } from '../../lib/reconciler/synthesize';
-import { EXAMPLE, Harness } from '../fakes/harness';
+import { EXAMPLE, Harness, problem } from '../fakes/harness';
 import { example, tempDir, variant } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
 import * as appModule from '../../lib/stacks/app';
@@ -73,7 +72,7 @@ test('a cdk-nag finding is a SynthesisError: the rule, the resource and the fix,
   expect(fs.existsSync(assemblyDir(workDir, 'prod-eu1'))).toBe(false);
 }, 120_000);
 
-test('the daemon records a cdk-nag finding as Failed/SynthesisFailed, before anything reaches AWS', async () => {
+test('the daemon records a cdk-nag finding as Stalled/SynthesisFailed at once, before anything reaches AWS', async () => {
   // GIVEN a reconciler with cdk-nag on (as shipped) and a cluster with a rule cdk-nag refuses
   const h = new Harness();
   try {
@@ -82,10 +81,13 @@ test('the daemon records a cdk-nag finding as Failed/SynthesisFailed, before any
     // WHEN it reconciles the cluster
     const outcome = await h.reconcile(EXAMPLE, {}, h.deps({ nag: true }));
 
-    // THEN the failure is recorded with its own reason and the finding; nothing was published or sent to CloudFormation
-    expect(outcome.result).toBe('failed');
-    expect(getCondition(h.status(), 'Failed')).toMatchObject({ status: 'True', reason: 'SynthesisFailed' });
-    expect(getCondition(h.status(), 'Failed')?.message).toMatch(/^synthesize: clusters\/staging-us1\.yaml: WorkerStack-staging-us1 did not synthesize:[\s\S]*AwsSolutions-EC23/);
+    // THEN the failure is recorded with its own reason and the finding, as needing a human (retrying cannot help, so no
+    // requeue); the cluster, never live, is not Ready; nothing was published or sent to CloudFormation
+    expect(outcome.result).toBe('stalled');
+    expect(outcome.requeueAfterMs).toBeUndefined();
+    expect(problem(h.status())).toMatchObject({ type: 'Stalled', status: 'True', reason: 'SynthesisFailed' });
+    expect(h.condition('Ready')).toMatchObject({ status: 'False', reason: 'SynthesisFailed' });
+    expect(problem(h.status())?.message).toMatch(/^synthesize: clusters\/staging-us1\.yaml: WorkerStack-staging-us1 did not synthesize:[\s\S]*AwsSolutions-EC23/);
     expect(h.publisher.calls).toBe(0);
     expect(h.cfn.calls.get('createChangeSet')).toBeUndefined();
   } finally {
