@@ -160,8 +160,11 @@ export class Controller {
 
   public async observeFleet(outcomes: ReadonlyMap<string, Outcome>, fallback: readonly ClusterRecord[]): Promise<void> {
     if (!this.opts.metrics) return;
-    const ok = [...outcomes.values()].every((o) => !ERRORS.has(o.result));
-    this.opts.metrics.observeFleet(await this.deps.store.list().catch(() => fallback), this.deps.now(), ok);
+    const records = await this.deps.store.list().catch(() => fallback);
+    // With no pass's outcomes at hand (the daemon's refresh), a pass is good when no cluster is Stalled or Degraded.
+    const bad = (r: ClusterRecord) => (r.status?.conditions ?? []).some((c) => (c.type === 'Stalled' || c.type === 'Degraded') && c.status === 'True');
+    const ok = outcomes.size ? [...outcomes.values()].every((o) => !ERRORS.has(o.result)) : !records.some(bad);
+    this.opts.metrics.observeFleet(records, this.deps.now(), ok);
   }
 
   private async reconcileOne(record: ClusterRecord, listed: StackSummary | null | undefined): Promise<Outcome> {

@@ -82,8 +82,10 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
       for (const [name, o] of outcomes) if (o.requeueAfterMs !== undefined) (o.result === 'transient' ? queue.addRateLimited(name) : queue.addAfter(name, o.requeueAfterMs));
       opts.onPass?.();
     });
-    await Promise.race([first, new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
-    if (!signal.aborted) await Promise.all(Array.from({ length: Math.max(1, opts.workers ?? 4) }, worker));
+    const stopped = new Promise((r) => (signal.aborted ? r(undefined) : signal.addEventListener('abort', r, { once: true })));
+    await Promise.race([first, stopped]);
+    // On a stop, the reconciles in hand get the grace period below, not however long a hung one takes.
+    if (!signal.aborted) await Promise.race([Promise.all(Array.from({ length: Math.max(1, opts.workers ?? 4) }, worker)), stopped]);
   } finally {
     clearInterval(resync);
     if (gauges) clearTimeout(gauges);

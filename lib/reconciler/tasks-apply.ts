@@ -225,7 +225,8 @@ async function recordSuccess(ctx: ReconcileContext, result: 'applied' | 'no-chan
   const stack = ctx.stack ?? (await ctx.region.cfn.describeStack(ctx.synth!.stackName));
   const live = ctx.live ?? stack?.outputs.ConfigChecksum;
   if (!stack || !live) return recordFailure(ctx, 'ReconcileFailed', `stack ${stack?.name ?? ctx.record.name} reports no ConfigChecksum; nothing is recorded that was not seen live`);
-  const reason = result === 'no-changes' ? 'UpToDate' : ctx.status.stackId ? 'StackUpdated' : 'StackCreated';
+  // From what the stack did, not from what was recorded while watching it.
+  const reason = result === 'no-changes' ? 'UpToDate' : stack.status === 'CREATE_COMPLETE' ? 'StackCreated' : 'StackUpdated';
   const current = fingerprint === ctx.fingerprint;
   await ctx.recorder.write(
     { cloudConfigChecksum: live, desiredChecksum: ctx.config!.checksum, observedGeneration: ctx.generation, stackName: stack.name, stackId: stack.id, stackStatus: stack.status, stackLastUpdated: stack.lastUpdated, paused: undefined },

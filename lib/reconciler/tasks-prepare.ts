@@ -85,12 +85,14 @@ export const observe: Task = {
   name: TASK.observe,
   async run(ctx) {
     const name = workerStackName(ctx.record.name);
-    const stack = ctx.listedStack === undefined ? await ctx.region.cfn.describeStack(name) : (ctx.listedStack ?? undefined);
+    const executing = ctx.recorder.controller.executing;
+    let stack = ctx.listedStack === undefined ? await ctx.region.cfn.describeStack(name) : (ctx.listedStack ?? undefined);
+    // A shared listing can be older than our own create: absent there is not proof of absence for a stack we know of.
+    if (!stack && ctx.listedStack === null && (executing || ctx.status.stackId)) stack = await ctx.region.cfn.describeStack(name);
     ctx.stack = stack;
     ctx.deps.slots?.observed(ctx.record.name, Boolean(stack && busy(stack)));
     ctx.live = stack ? await liveChecksum(ctx, stack) : undefined;
     const s = ctx.status;
-    const executing = ctx.recorder.controller.executing;
     if (!stack && s.stackId) {
       ctx.drift = { reason: 'StackDeleted', message: `stack ${name} (${s.stackId}) is gone: it was deleted outside worker-stacks; the recorded config ${short(s.cloudConfigChecksum)} is no longer live` };
     } else if (stack && isComplete(stack.status) && !executing && s.cloudConfigChecksum && ctx.live !== s.cloudConfigChecksum && ctx.live !== ctx.config!.checksum) {
