@@ -8,9 +8,14 @@ import { dirFlags, EXIT, inputDirs, Io } from './context';
  * count and the backoff. Both go through the store, so the reconciler sees them level-based, as any other change.
  */
 export function registerControl(program: Command, io: Io, done: (code: number) => void): void {
-  const store = (opts: Record<string, any>) => {
+  /** The store, when the cluster exists in it; otherwise says so (exit 2). */
+  const storeWith = async (cluster: string, opts: Record<string, any>) => {
     const dirs = inputDirs(opts);
-    return createStore({ clustersDir: dirs.clustersDir, stateDir: opts.stateDir });
+    const s = createStore({ clustersDir: dirs.clustersDir, stateDir: opts.stateDir });
+    if (await s.get(cluster)) return s;
+    io.err(`error: no cluster ${cluster}; run worker-stacks status to see the names\n`);
+    done(EXIT.usage);
+    return undefined;
   };
   for (const [name, paused] of [
     ['pause', true],
@@ -21,11 +26,8 @@ export function registerControl(program: Command, io: Io, done: (code: number) =
       .argument('<cluster>', 'cluster name (metadata.name)')
       .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
       .action(async (cluster: string, opts) => {
-        const s = store(opts);
-        if (!(await s.get(cluster))) {
-          io.err(`error: no cluster ${cluster}; run worker-stacks status to see the names\n`);
-          return done(EXIT.usage);
-        }
+        const s = await storeWith(cluster, opts);
+        if (!s) return;
         await s.setPaused(cluster, paused);
         io.out(`${cluster}: ${paused ? 'paused: the reconciler makes no AWS write for it until resumed' : 'resumed: the reconciler picks it up at once (a running daemon sees the edit)'}\n`);
         return done(EXIT.ok);
@@ -36,11 +38,8 @@ export function registerControl(program: Command, io: Io, done: (code: number) =
     .argument('<cluster>', 'cluster name (metadata.name)')
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .action(async (cluster: string, opts) => {
-      const s = store(opts);
-      if (!(await s.get(cluster))) {
-        io.err(`error: no cluster ${cluster}; run worker-stacks status to see the names\n`);
-        return done(EXIT.usage);
-      }
+      const s = await storeWith(cluster, opts);
+      if (!s) return;
       await s.requestRetry(cluster, new Date().toISOString());
       io.out(`${cluster}: retry requested; the next reconcile tries the current inputs again (worker-stacks reconcile --once, or the daemon)\n`);
       return done(EXIT.ok);

@@ -64,7 +64,7 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
         stackStatus: r.status?.stackStatus,
         ready: unreadable ? 'Unreadable' : r.raw === undefined && !records.includes(r) ? 'Removed' : (ready?.status ?? 'Unknown'),
         reason: unreadable ? 'StatusUnreadable' : (shown?.reason ?? (v && !v.cluster ? 'InvalidSpec' : undefined)),
-        message: unreadable ? `${unreadable} (delete the status file: the next pass rebuilds it from the live stack)` : (shown?.message ?? (v && !v.cluster ? 'invalid object: run worker-stacks validate' : undefined)),
+        message: unreadable ? unreadable.replace(/\s*\n\s*/g, '; ') : (shown?.message ?? (v && !v.cluster ? 'invalid object: run worker-stacks validate' : undefined)),
         since: shown?.lastTransitionTime,
         failures: r.status?.controller?.failures,
         retryAfter: r.status?.controller?.retryAfter,

@@ -95,20 +95,20 @@ describe('the cloud-init bootstrap installs only the verified config', () => {
     expect(entries('tmp')).toEqual([]);
   });
 
+  /** Boots the node with the verified object, then has the real cloud-init print `expr` of its merged configuration `c`. */
+  async function bootAndReadMergedConfig(bytes: Buffer, objectName: string, argv: string[], expr: string) {
+    server.put(objectName, bytes);
+    expect((await inNamespace(argv)).status).toBe(0);
+    const python = fs.readFileSync(requireTool('cloud-init'), 'utf8').split('\n')[0].replace(/^#!\s*/, '');
+    const read = ['import json', 'from cloudinit import util', 'c = util.read_conf_with_confd("/etc/cloud/cloud.cfg")', `print(json.dumps(${expr}))`].join('\n');
+    return inNamespace([python, '-c', read]);
+  }
+
   test('the real cloud-init reads the installed file as part of its configuration', async () => {
     // GIVEN
     const { config, objectName, argv } = node();
-    server.put(objectName, config.bytes);
-    expect((await inNamespace(argv)).status).toBe(0);
-    const python = fs.readFileSync(requireTool('cloud-init'), 'utf8').split('\n')[0].replace(/^#!\s*/, '');
-    const read = [
-      'import json',
-      'from cloudinit import util',
-      'c = util.read_conf_with_confd("/etc/cloud/cloud.cfg")',
-      'print(json.dumps({"paths": [f["path"] for f in c.get("write_files", [])], "runcmd": c.get("runcmd")}))',
-    ].join('\n');
     // WHEN
-    const result = await inNamespace([python, '-c', read]);
+    const result = await bootAndReadMergedConfig(config.bytes, objectName, argv, '{"paths": [f["path"] for f in c.get("write_files", [])], "runcmd": c.get("runcmd")}');
     // THEN
     expect(result.status).toBe(0);
     const seen = JSON.parse(result.stdout);
@@ -120,17 +120,8 @@ describe('the cloud-init bootstrap installs only the verified config', () => {
   test('kernel modules and sysctl settings are in force before the kubelet starts (the order cloud-init and systemd apply them)', async () => {
     // GIVEN the verified config installed, and the real cloud-init's merged configuration (its module order included)
     const { config, objectName, argv } = node();
-    server.put(objectName, config.bytes);
-    expect((await inNamespace(argv)).status).toBe(0);
-    const python = fs.readFileSync(requireTool('cloud-init'), 'utf8').split('\n')[0].replace(/^#!\s*/, '');
-    const read = [
-      'import json',
-      'from cloudinit import util',
-      'c = util.read_conf_with_confd("/etc/cloud/cloud.cfg")',
-      'print(json.dumps({"final": c.get("cloud_final_modules"), "files": c.get("write_files", []), "runcmd": c.get("runcmd")}))',
-    ].join('\n');
-    // WHEN
-    const result = await inNamespace([python, '-c', read]);
+    const result = await bootAndReadMergedConfig(config.bytes, objectName, argv, '{"final": c.get("cloud_final_modules"), "files": c.get("write_files", []), "runcmd": c.get("runcmd")}');
+    // WHEN (the merged configuration is read above, after the boot)
     // THEN
     expect(result.status).toBe(0);
     const seen = JSON.parse(result.stdout);
