@@ -95,11 +95,22 @@ test('listStacks follows NextToken through every page, one DescribeStacks call p
     .on(DescribeStacksCommand, { NextToken: 't2' })
     .resolves({ Stacks: [{ ...sdkStack('WorkerStack-d'), Outputs: [{ OutputKey: 'ConfigChecksum', OutputValue: 'abc' }] }] });
 
+  // (the SDK's paginator reuses one input object, so the token is read when each call is sent)
+  const sent: unknown[] = [];
+  const client = fastSdkCloudFormation();
+  const send = CloudFormationClient.prototype.send;
+  const spy = jest.spyOn(CloudFormationClient.prototype, 'send').mockImplementation(function (this: CloudFormationClient, command: any, ...rest: any[]) {
+    if (command instanceof DescribeStacksCommand) sent.push({ ...command.input });
+    return (send as any).call(this, command, ...rest);
+  });
+
   // WHEN the stacks are listed
-  const listed = await fastSdkCloudFormation().listStacks();
+  const listed = await client.listStacks();
+  spy.mockRestore();
 
   // THEN every page was read, in order, without a stack name
-  expect(cfnMock.commandCalls(DescribeStacksCommand).map((c) => c.args[0].input)).toEqual([{ NextToken: undefined }, { NextToken: 't1' }, { NextToken: 't2' }]);
+  expect(sent).toEqual([{}, { NextToken: 't1' }, { NextToken: 't2' }]);
+  expect(cfnMock.commandCalls(DescribeStacksCommand)).toHaveLength(3);
   expect([...listed.keys()]).toEqual(['WorkerStack-a', 'WorkerStack-b', 'WorkerStack-c', 'WorkerStack-d']);
   expect(listed.get('WorkerStack-b')?.status).toBe('UPDATE_IN_PROGRESS');
   expect(listed.get('WorkerStack-d')?.outputs).toEqual({ ConfigChecksum: 'abc' });

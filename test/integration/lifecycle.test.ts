@@ -107,7 +107,7 @@ describe('a cluster against moto', () => {
     expect(status.stackStatus).toBe('UPDATE_COMPLETE');
     expect(getCondition(status, 'Ready')).toMatchObject({ status: 'True', reason: 'StackUpdated', observedGeneration: 2 });
     const activity = await stackActivity(world, STACK);
-    expect(activity.changeSets.filter((s) => !setsBefore.includes(s))).toEqual([expect.stringMatching(/^ws-[0-9a-f]{32}:EXECUTE_COMPLETE$/)]);
+    expect(activity.changeSets.filter((s) => !setsBefore.includes(s))).toEqual([expect.stringMatching(/^ws-[0-9a-f]{24}-[0-9a-f]{8}:EXECUTE_COMPLETE$/)]);
 
     // AND the status and the log name the file that changed, not only the hashes
     expect(status.lastConfigChange).toBe('changed /var/lib/kubelet/config.yaml');
