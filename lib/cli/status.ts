@@ -70,7 +70,7 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
         retryAfter: r.status?.controller?.retryAfter,
         lastConfigChange: r.status?.lastConfigChange,
         lastConfigChangeTime: r.status?.lastConfigChangeTime,
-        paused: Boolean((v?.cluster?.spec as { paused?: boolean } | undefined)?.paused),
+        paused: Boolean(v?.cluster?.spec.paused),
         unreadable,
         status: r.status,
       };

@@ -92,6 +92,8 @@ export class Controller {
   public readonly slots: FleetSlots;
   public readonly listings: StackListings;
   private readonly inFlight = new Set<string>();
+  /** The deps every reconcile gets: the caller's, with this controller's slots unless the caller brought its own. */
+  private readonly reconcileDeps: ReconcilerDeps;
   private templatesVersion?: string;
 
   constructor(
@@ -100,11 +102,8 @@ export class Controller {
   ) {
     this.slots = new FleetSlots(Math.max(1, opts.concurrency ?? 4));
     this.listings = new StackListings(deps, deps.pollMs ?? DEFAULT_POLL_MS);
+    this.reconcileDeps = { ...deps, slots: deps.slots ?? this.slots };
     opts.metrics?.trackWaiting(() => this.slots.names());
-  }
-
-  private get depsWithSlots(): ReconcilerDeps {
-    return { ...this.deps, slots: this.deps.slots ?? this.slots };
   }
 
   /** The templates directory's version, read again on demand (a template edit). */
@@ -171,7 +170,7 @@ export class Controller {
     this.inFlight.add(record.name);
     const started = process.hrtime.bigint();
     try {
-      const outcome = await reconcileCluster(record, this.depsWithSlots, { hooks: this.opts.hooks, listedStack: listed, templatesVersion: this.templatesVersion });
+      const outcome = await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed, templatesVersion: this.templatesVersion });
       this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9);
       const log = { cluster: record.name, generation: record.generation, checksum: outcome.checksum ?? null, liveChecksum: record.status?.cloudConfigChecksum ?? null };
       this.deps.log.info({ ...log, result: outcome.result, requeueAfterMs: outcome.requeueAfterMs }, outcome.message ?? outcome.result);

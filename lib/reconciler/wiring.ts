@@ -11,7 +11,7 @@ import { createStore, StoreWithHistory } from '../stores/create-store';
 import { DEFAULT_BACKOFF } from './backoff';
 import { DerivedCache } from './derived-cache';
 import { SynthPool } from './synth-pool';
-import { DEFAULT_MAX_UPDATE_ATTEMPTS, DriftPolicy, Logger, ReconcilerDeps, RegionClients } from './context';
+import { DEFAULT_MAX_UPDATE_ATTEMPTS, DEFAULT_POLL_MS, DriftPolicy, Logger, ReconcilerDeps, RegionClients } from './context';
 import { codeFingerprint } from './fingerprint';
 
 export interface WiringOptions {
@@ -50,7 +50,7 @@ export function createLogger(dest: NodeJS.WritableStream = process.stderr, level
 export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: StoreWithHistory } {
   const store = createStore({ clustersDir: opts.clustersDir, stateDir: opts.stateDir });
   const regions = new Map<string, RegionClients>();
-  const poll = opts.pollSeconds ?? 5;
+  const poll = opts.pollSeconds ?? DEFAULT_POLL_MS / 1000;
   const aws = (region: string): RegionClients => {
     let c = regions.get(region);
     if (!c) {

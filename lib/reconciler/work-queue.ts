@@ -88,15 +88,6 @@ export class WorkQueue {
     for (const w of this.waiters.splice(0)) w(undefined);
   }
 
-  /** Keys queued or waiting for their delay (for metrics and tests). */
-  public get length(): number {
-    return this.queue.length + this.delayed.size;
-  }
-
-  public isProcessing(key: string): boolean {
-    return this.processing.has(key);
-  }
-
   private take(): string | undefined {
     this.promote();
     const key = this.queue.shift();

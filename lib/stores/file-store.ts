@@ -3,11 +3,11 @@ import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { canonicalJson } from '../cloudconfig/canonical-json';
 import { sha256Hex } from '../cloudconfig/checksum';
-import { clusterFiles, parseClusterYaml } from '../cluster/load';
-import { readClusterText } from './read-cluster-file';
+import { clusterFiles, parseClusterYaml, readClusterFile } from '../cluster/load';
 import { ClusterStatus, parseStatus } from '../cluster/status';
 import { Problem, WorkerStacksError } from '../errors';
 import { ClusterRecord, ClusterStore, ConflictError } from './cluster-store';
+import { decodeRevision, deepFreeze, encodeRevision, migrateLegacyStatus, Revision, StateFile, storable } from './file-store-state';
 
 export interface FileStoreProps {
   /** Directory of `<name>.yaml` cluster objects. */
@@ -20,19 +20,6 @@ export interface FileStoreProps {
   readonly lockStaleMs?: number;
 }
 
-/** What the store keeps per cluster beside the object. */
-interface StateFile {
-  readonly resourceVersion: number;
-  readonly generation: number;
-  /** Hash of the spec the generation belongs to. */
-  readonly specHash?: string;
-  readonly status?: ClusterStatus;
-  /** SHA-256 of the object file's bytes when `object` was parsed from it. */
-  readonly contentHash?: string;
-  /** The object as parsed from those bytes: a new process reads it instead of parsing the YAML again. */
-  readonly object?: unknown;
-}
-
 const DEFAULT_LOCK_STALE_MS = 30_000;
 
 interface ParsedObject {
@@ -41,28 +28,6 @@ interface ParsedObject {
   readonly raw?: unknown;
   readonly problems: readonly Problem[];
   readonly specHash?: string;
-}
-
-/** The parsed object to keep in the state file, when JSON holds it exactly (YAML's .inf or .nan would not survive). */
-function storable(contentHash: string, raw: unknown): Pick<StateFile, 'contentHash' | 'object'> {
-  return isJsonExact(raw) ? { contentHash, object: raw } : { contentHash: undefined, object: undefined };
-}
-
-function isJsonExact(v: unknown): boolean {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
-  if (typeof v === 'number') return Number.isFinite(v);
-  if (Array.isArray(v)) return v.every(isJsonExact);
-  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return Object.values(v as object).every(isJsonExact);
-  return false;
-}
-
-/** Shared between passes, so nobody may change it. */
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }
 
 /**
@@ -95,9 +60,8 @@ export class FileStore implements ClusterStore {
         return this.read(name, f);
       } catch (e) {
         // One unreadable status file or stuck lock fails that cluster alone, never the whole pass.
-        const message = (e as Error).message;
-        // The message says which file it is about: the object itself (too big, not a regular file) or its status.
-        const problem = { file: message.startsWith(this.shown(f)) ? this.shown(f) : this.shown(this.statePath(name)), path: '', message };
+        // The object itself (too big, not a regular file) or its status file: the problem names the one at fault.
+        const problem = e instanceof UnreadableObject ? e.problem : { file: this.shown(this.statePath(name)), path: '', message: (e as Error).message };
         return { name, source: this.shown(f), parseProblems: [problem], generation: 0, resourceVersion: 'unreadable' };
       }
     });
@@ -162,7 +126,7 @@ export class FileStore implements ClusterStore {
     const file = clusterFiles(this.clustersDir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name);
     if (!file) throw new WorkerStacksError(`no cluster object ${name} in ${this.shown(this.clustersDir)}`, { hint: 'run worker-stacks status to see the cluster names' });
     // The user's file, edited as a document: comments and layout stay; only spec.paused changes.
-    const doc = parseDocument(readClusterText(file, this.shown(file)));
+    const doc = parseDocument(this.readObject(file, this.shown(file)));
     if (paused) doc.setIn(['spec', 'paused'], true);
     else doc.deleteIn(['spec', 'paused']);
     const tmp = `${file}.${process.pid}.tmp`;
@@ -214,7 +178,7 @@ export class FileStore implements ClusterStore {
    */
   private read(name: string, file: string): ClusterRecord {
     const source = this.shown(file);
-    const text = readClusterText(file, source);
+    const text = this.readObject(file, source);
     const state = this.readState(name);
     const { raw, problems, specHash, contentHash } = this.parsed(name, source, text, state);
     const stored = state?.generation ?? 0;
@@ -239,6 +203,13 @@ export class FileStore implements ClusterStore {
     const entry: ParsedObject = { source, contentHash, raw: deepFreeze(raw), problems, specHash };
     this.parseCache.set(name, entry);
     return entry;
+  }
+
+  /** The object file's text, read only if it is a regular file within the size limit (lib/cluster/load.ts). */
+  private readObject(file: string, shown: string): string {
+    const r = readClusterFile(file, { shown });
+    if (r.problem) throw new UnreadableObject(r.problem);
+    return r.text;
   }
 
   private statePath(name: string): string {
@@ -316,33 +287,10 @@ export class FileStore implements ClusterStore {
   }
 }
 
-/** What the file store's opaque resourceVersion carries: the state file's version and what the record was read as. */
-interface Revision {
-  readonly v: number;
-  readonly generation: number;
-  readonly specHash?: string;
-  readonly contentHash?: string;
-}
 
-function encodeRevision(r: Revision): string {
-  return [r.v, r.generation, r.specHash ?? '', r.contentHash ?? ''].join(':');
-}
-
-function decodeRevision(s: string): Revision {
-  const [v, generation, specHash, contentHash] = s.split(':');
-  return { v: Number(v), generation: Number(generation ?? 1) || 1, specHash: specHash || undefined, contentHash: contentHash || undefined };
-}
-
-/** Status files written before the status schema kept the reconciler's bookkeeping under `controller`. */
-const LEGACY_BOOKKEEPING = ['inputsFingerprint', 'appliedInputsKey', 'failures', 'failedFingerprint', 'retryAfter', 'recoveryAttempts', 'configDigests'];
-
-function migrateLegacyStatus(status: unknown): unknown {
-  if (!status || typeof status !== 'object') return status;
-  const s = { ...(status as Record<string, unknown>) };
-  const moved = Object.fromEntries(LEGACY_BOOKKEEPING.filter((k) => k in s).map((k) => [k, s[k]]));
-  if (Object.keys(moved).length === 0) return s;
-  for (const k of Object.keys(moved)) delete s[k];
-  // Conditions of the old Failed type say nothing the new types do not: dropped, the next pass sets Degraded/Stalled.
-  if (Array.isArray(s.conditions)) s.conditions = (s.conditions as Array<{ type?: string }>).filter((c) => c.type !== 'Failed');
-  return { ...s, controller: { ...(s.controller as object), ...moved } };
+/** An object file that is not read (not a regular file, too big): its problem names the object file. */
+class UnreadableObject extends WorkerStacksError {
+  constructor(public readonly problem: Problem) {
+    super(`${problem.file}: ${problem.message}`, { hint: 'a cluster object is a small regular YAML file; fix or remove this entry' });
+  }
 }
