@@ -108,6 +108,8 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
       '--service-cluster-ip-range=10.0.0.0/24',
       // No controller-manager runs: the ServiceAccount admission plugin would wait for token controllers forever.
       '--disable-admission-plugins=ServiceAccount',
+      // The kubernetes Service's endpoints would be 127.0.0.1, which the endpoint reconciler refuses; nothing here needs them.
+      '--endpoint-reconciler-type=none',
       `--cert-dir=${path.join(dir, 'certs')}`,
       '--v=0',
       ...(opts.extraArgs ?? []),
