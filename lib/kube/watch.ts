@@ -107,7 +107,8 @@ export class Informer<T extends KubeObject> {
 
   private async run(): Promise<void> {
     let failures = 0;
-    let needList = true;
+    // A restarted informer resumes its watch from where it was (a 410 then makes it list again).
+    let needList = this.resourceVersion === '';
     while (this.running) {
       try {
         if (needList) {
