@@ -2,13 +2,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { Command } from 'commander';
 import { Controller } from '../reconciler/controller';
-import { runDaemon } from '../reconciler/daemon';
+import { runDaemon, runDaemonWhileLeading } from '../reconciler/daemon';
 import { ReconcilerMetrics } from '../reconciler/metrics';
 import { startOpsServer } from '../reconciler/server';
 import { SynthPool } from '../reconciler/synth-pool';
 import { createDeps } from '../reconciler/wiring';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { wholeNumber } from './numbers';
+import { leaderFlags, leadershipFor } from './leadership';
 import { storeFlags, storeOptions } from './store-flags';
 
 /** Flags shared by every command that talks to AWS. */
@@ -50,7 +51,7 @@ export function defaultBind(env: NodeJS.ProcessEnv = process.env): string {
 
 /** `worker-stacks reconcile`: one pass (--once), or the daemon (--watch). */
 export function registerReconcile(program: Command, io: Io, done: (code: number) => void): void {
-  storeFlags(awsFlags(dirFlags(program.command('reconcile'))))
+  leaderFlags(storeFlags(awsFlags(dirFlags(program.command('reconcile')))))
     .description('compare each cluster with its stack, update the stacks that differ, wait, record the checksum')
     .option('--once', 'one pass over every cluster, then exit (1 if any cluster failed or is invalid)')
     .option('--watch', 'the daemon: react to object changes, resync periodically, until SIGTERM')
@@ -90,8 +91,13 @@ export function registerReconcile(program: Command, io: Io, done: (code: number)
 
 /** One pass (--once) or the daemon (--watch); returns the exit code. */
 async function reconcile(opts: Record<string, any>, io: Io, abort: AbortController, synthPool: SynthPool | undefined): Promise<number> {
-  const { deps } = createDeps({ ...wiringFrom(opts, abort.signal), synthPool });
+  const wiring = wiringFrom(opts, abort.signal);
+  const created = createDeps({ ...wiring, synthPool }).deps;
+  const leadership = leadershipFor(opts, wiring.store, created, created.log);
+  const deps = leadership?.deps ?? created;
   const metrics = new ReconcilerMetrics();
+  metrics.setLeader(!leadership);
+  leadership?.elector.subscribe((leading) => metrics.setLeader(leading));
   const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics });
   const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
   if (opts.once) {
@@ -107,9 +113,13 @@ async function reconcile(opts: Record<string, any>, io: Io, abort: AbortControll
   const stop = () => abort.abort();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  const server = opts.port ? await startOpsServer(opts.port, metrics, () => ready && !abort.signal.aborted, opts.bind ?? defaultBind()) : undefined;
+  // Readiness never depends on leadership: a follower that reaches the API server is ready (to take over).
+  const isReady = () => (leadership ? leadership.elector.reachable : ready) && !abort.signal.aborted;
+  const server = opts.port ? await startOpsServer(opts.port, metrics, isReady, opts.bind ?? defaultBind()) : undefined;
+  const daemonOpts = { resyncMs: opts.resyncMinutes * 60_000, graceMs: opts.graceSeconds * 1000, workers: opts.workers, onPass: () => (ready = true) };
   try {
-    await runDaemon(controller, deps, abort.signal, { resyncMs: opts.resyncMinutes * 60_000, graceMs: opts.graceSeconds * 1000, workers: opts.workers, onPass: () => (ready = true) });
+    if (leadership) await runDaemonWhileLeading(controller, deps, abort.signal, daemonOpts, leadership.elector);
+    else await runDaemon(controller, deps, abort.signal, daemonOpts);
   } finally {
     server?.close();
     process.off('SIGTERM', stop);

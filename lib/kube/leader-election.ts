@@ -83,6 +83,9 @@ export class LeaderElector {
   private observed?: string;
   private observedAt = -Infinity;
   private currentHolder = '';
+  private readonly listeners = new Set<(leading: boolean) => void>();
+  /** The last attempt reached the API server (readiness: a follower is ready too). */
+  public reachable = false;
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
@@ -104,6 +107,12 @@ export class LeaderElector {
 
   public isLeader(): boolean {
     return this.leading;
+  }
+
+  /** Called with true when this candidate starts leading, false when it stops. Returns an unsubscribe function. */
+  public subscribe(fn: (leading: boolean) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
   }
 
   /** The holder last seen ('' when none). */
@@ -149,6 +158,7 @@ export class LeaderElector {
     const now = this.clock.now();
     try {
       const cur = await this.leases.get();
+      this.reachable = true;
       if (!cur) {
         const created = await this.leases.create(this.record(undefined, now, true));
         this.see(created, now);
@@ -165,7 +175,10 @@ export class LeaderElector {
       this.renewedAt = now;
       return true;
     } catch (e) {
-      if (!(e instanceof LeaseConflict)) this.opts.onError?.(e);
+      if (!(e instanceof LeaseConflict)) {
+        this.reachable = false;
+        this.opts.onError?.(e);
+      }
       return false;
     }
   }
@@ -205,6 +218,7 @@ export class LeaderElector {
     this.leading = on;
     if (on) this.opts.onStartedLeading?.();
     else this.opts.onStoppedLeading?.();
+    for (const l of this.listeners) l(on);
   }
 
   /** Empties the holder (leaseDuration 1 s) so that a successor takes over at its next try. */

@@ -1,4 +1,4 @@
-import { SynthesisError, TemplateError, WorkerStacksError } from '../errors';
+import { NotLeaderError, SynthesisError, TemplateError, WorkerStacksError } from '../errors';
 import { ConflictError } from '../stores/cluster-store';
 import { Reason } from './conditions';
 
@@ -26,7 +26,8 @@ interface AwsLike {
 }
 
 export function classifyError(e: unknown): ErrorClass {
-  if (e instanceof ConflictError) return { kind: 'conflict' };
+  // Leadership lost mid-reconcile: nothing to record (the new leader owns the status); like a conflict, only requeue.
+  if (e instanceof ConflictError || e instanceof NotLeaderError) return { kind: 'conflict' };
   if (e instanceof TemplateError) return { kind: 'stalled', reason: 'RenderFailed' };
   if (e instanceof SynthesisError) return { kind: 'stalled', reason: 'SynthesisFailed' };
   if (e instanceof WorkerStacksError) return { kind: 'failure', reason: 'ReconcileFailed' };

@@ -118,3 +118,43 @@ export function watchTemplates(dir: string, onChange: () => void, debounceMs = 2
     watcher?.close();
   };
 }
+
+/** What the daemon needs of leader election (lib/kube/leader-election.ts). */
+export interface Leadership {
+  /** Campaigns until the signal; resolves once stopped (and the lease released). */
+  run(signal: AbortSignal): Promise<void>;
+  subscribe(fn: (leading: boolean) => void): () => void;
+}
+
+/**
+ * The daemon, run only while this replica leads: started when it acquires the lease, stopped (its work in hand given
+ * the grace period) when it loses it, started again if it wins it back. On the process's stop the daemon stops
+ * first, then the lease is released, so a successor never overlaps work in hand.
+ */
+export async function runDaemonWhileLeading(controller: Controller, deps: ReconcilerDeps, signal: AbortSignal, opts: DaemonOptions, leader: Leadership): Promise<void> {
+  const campaign = new AbortController();
+  let term: AbortController | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const unsubscribe = leader.subscribe((leading) => {
+    if (!leading) {
+      deps.log.warn({}, 'leadership lost: no new AWS writes; reconciles in hand end');
+      return term?.abort();
+    }
+    const mine = (term = new AbortController());
+    deps.log.info({}, 'leadership acquired: reconciling');
+    running = running.then(() => (mine.signal.aborted || signal.aborted ? undefined : runDaemon(controller, deps, AbortSignal.any([mine.signal, signal]), opts))).catch((e) => deps.log.error({ err: String(e) }, 'the daemon failed'));
+  });
+  const stop = () => {
+    term?.abort();
+    void running.finally(() => campaign.abort());
+  };
+  if (signal.aborted) stop();
+  else signal.addEventListener('abort', stop, { once: true });
+  try {
+    await leader.run(campaign.signal);
+    await running;
+  } finally {
+    unsubscribe();
+    signal.removeEventListener('abort', stop);
+  }
+}

@@ -23,7 +23,12 @@ export class ReconcilerMetrics {
     registers: [this.registry],
     collect: (): void => this.inProgress.set(new Set([...this.recordedInProgress, ...this.waitingNow()]).size),
   });
+  private readonly leader = new Gauge({ name: 'worker_stacks_leader', help: '1 while this replica holds the leader lease (always 1 without leader election)', registers: [this.registry] });
   private readonly lastPass = new Gauge({ name: 'worker_stacks_last_successful_pass_timestamp_seconds', help: 'End of the last pass in which no cluster errored', registers: [this.registry] });
+
+  public setLeader(leading: boolean): void {
+    this.leader.set(leading ? 1 : 0);
+  }
 
   /** The controller's live view of the stacks it is waiting on. */
   public trackWaiting(waiting: () => ReadonlySet<string>): void {
