@@ -21,7 +21,7 @@ export interface PassResult {
   readonly regionsListed: number;
 }
 
-const ERRORS = new Set(['failed', 'invalid', 'stalled']);
+const ERRORS = new Set(['failed', 'invalid', 'stalled', 'outdated']);
 
 /**
  * Stacks in progress across the fleet, from what reconciles observe (level-based: a restarted daemon learns them from

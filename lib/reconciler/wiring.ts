@@ -12,6 +12,7 @@ import { DEFAULT_BACKOFF } from './backoff';
 import { DerivedCache } from './derived-cache';
 import { SynthPool } from './synth-pool';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, DEFAULT_POLL_MS, DriftPolicy, Logger, ReconcilerDeps, RegionClients } from './context';
+import { codeVersion } from './code-version';
 import { codeFingerprint } from './fingerprint';
 
 export interface WiringOptions {
@@ -71,6 +72,7 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     templatesDir: opts.templatesDir,
     workDir: processWorkDir(),
     code: codeFingerprint(),
+    release: codeVersion().version,
     log: createLogger(opts.logDestination, opts.logLevel),
     now: () => new Date(),
     backoff: DEFAULT_BACKOFF,
