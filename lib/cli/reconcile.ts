@@ -6,6 +6,8 @@ import { runDaemon } from '../reconciler/daemon';
 import { ReconcilerMetrics } from '../reconciler/metrics';
 import { startOpsServer } from '../reconciler/server';
 import { SynthPool } from '../reconciler/synth-pool';
+import { ReconcilerDeps } from '../reconciler/context';
+import { routeProcessWarnings } from '../reconciler/process-warnings';
 import { createDeps } from '../reconciler/wiring';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { wholeNumber } from './numbers';
@@ -89,6 +91,15 @@ export function registerReconcile(program: Command, io: Io, done: (code: number)
 /** One pass (--once) or the daemon (--watch); returns the exit code. */
 async function reconcile(opts: Record<string, any>, io: Io, abort: AbortController, synthPool: SynthPool | undefined): Promise<number> {
   const { deps } = createDeps({ ...wiringFrom(opts, abort.signal), synthPool });
+  const restoreWarnings = routeProcessWarnings(deps.log);
+  try {
+    return await reconcileWith(deps, opts, io, abort);
+  } finally {
+    restoreWarnings();
+  }
+}
+
+async function reconcileWith(deps: ReconcilerDeps, opts: Record<string, any>, io: Io, abort: AbortController): Promise<number> {
   const metrics = new ReconcilerMetrics();
   const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics });
   const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
