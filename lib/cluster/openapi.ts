@@ -47,3 +47,12 @@ export function quoted(text: string): string {
 export function cel(rule: string, messageExpression: string): CelRule {
   return { rule, messageExpression };
 }
+
+/**
+ * A CEL message built with `format`: `fmt('%d is greater than maxSize %d', 'self.minSize', 'self.maxSize')`.
+ * Not `string(n) + '...'`: the API server's cost estimator takes `string()` of a number for a string as long as
+ * a request, and refuses the CRD; `format` it prices by its arguments.
+ */
+export function fmt(template: string, ...args: string[]): string {
+  return args.length ? `${quoted(template)}.format([${args.join(', ')}])` : quoted(template);
+}

@@ -1,6 +1,6 @@
 import * as net from 'node:net';
 import { z } from 'zod';
-import { cel, OpenApiRule, openApiRules, quoted } from './openapi';
+import { cel, fmt, OpenApiRule, openApiRules, quoted } from './openapi';
 
 /**
  * Reusable field rules. Each one reports the offending value and the rule in
@@ -17,27 +17,27 @@ function custom<T extends z.ZodType>(base: T, check: (v: z.output<T>) => string 
   return refined;
 }
 
-const intRule = (min: number, max: number, message: (v: string) => string): OpenApiRule => ({
+const intRule = (min: number, max: number, message: string): OpenApiRule => ({
   type: 'integer',
-  cel: [cel(`self >= ${min} && self <= ${max}`, message('string(self)'))],
+  cel: [cel(`self >= ${min} && self <= ${max}`, fmt(message, 'self'))],
 });
 
 export const port = (what = 'port') =>
   custom(
     z.number(),
     (v) => (Number.isInteger(v) && v >= 1 && v <= 65535 ? undefined : `${v} is not a ${what} (1-65535)`),
-    intRule(1, 65535, (v) => `${v} + ${quoted(` is not a ${what} (1-65535)`)}`),
+    intRule(1, 65535, `%d is not a ${what} (1-65535)`),
   );
 
 export const intIn = (min: number, max: number, what: string) =>
   custom(
     z.number(),
     (v) => (Number.isInteger(v) && v >= min && v <= max ? undefined : `${v} is not a valid ${what} (a whole number ${min}-${max})`),
-    intRule(min, max, (v) => `${v} + ${quoted(` is not a valid ${what} (a whole number ${min}-${max})`)}`),
+    intRule(min, max, `%d is not a valid ${what} (a whole number ${min}-${max})`),
   );
 
 /** `maxLength` bounds the CRD's CEL cost estimate; it is well above any value the pattern takes. */
-export const pattern = (re: RegExp, what: string, maxLength = 1024) =>
+export const pattern = (re: RegExp, what: string, maxLength = 256) =>
   custom(z.string(), (v) => (re.test(v) ? undefined : `${JSON.stringify(v)} is not ${what}`), {
     maxLength,
     cel: [cel(`self.matches(${quoted(re.source)})`, `'"' + self + ${quoted(`" is not ${what}`)}`)],
@@ -47,7 +47,7 @@ export const pattern = (re: RegExp, what: string, maxLength = 1024) =>
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_LABEL_RULE = `is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 40 characters)`;
 export const dnsLabel = custom(z.string(), (v) => (DNS_LABEL.test(v) && v.length <= 40 ? undefined : `${JSON.stringify(v)} ${DNS_LABEL_RULE}`), {
-  maxLength: 253,
+  maxLength: 63,
   cel: [cel(`self.matches(${quoted(DNS_LABEL.source)}) && size(self) <= 40`, `'"' + self + ${quoted(`" ${DNS_LABEL_RULE}`)}`)],
 });
 
@@ -92,14 +92,14 @@ export const ipv4Cidr = custom(z.string(), ipv4CidrProblem, {
   maxLength: 43,
   cel: [
     cel(V4, `'"' + self + '" is not an IPv4 CIDR (a.b.c.d/n, n 0-32)'`),
-    cel(`!(${V4}) || string(cidr(self).masked()) == self`, `self + ' has host bits set (did you mean ' + string(cidr(self).masked()) + '?)'`),
+    cel(`!(${V4}) || string(cidr(self).masked()) == self`, fmt('%s has host bits set (did you mean %s?)', 'self', 'string(cidr(self).masked())')),
   ],
 });
 export const ipv6Cidr = custom(z.string(), ipv6CidrProblem, {
   maxLength: 64,
   cel: [
     cel(V6, `'"' + self + '" is not an IPv6 CIDR (addr/n, n 0-128)'`),
-    cel(`!(${V6}) || cidr(self).masked() == cidr(self)`, `self + ' has host bits set (the address must be the network address of a /' + string(cidr(self).prefixLength()) + ')'`),
+    cel(`!(${V6}) || cidr(self).masked() == cidr(self)`, fmt('%s has host bits set (the address must be the network address of a /%d)', 'self', 'cidr(self).prefixLength()')),
   ],
 });
 /** An IPv4 or an IPv6 CIDR: one rule set, since a CRD's structural schema has no union of strings. */
@@ -108,7 +108,7 @@ openApiRules.add(ipCidr, {
   maxLength: 64,
   cel: [
     cel(`isCIDR(self) && (cidr(self).ip().family() == 6 || (${V4}))`, `'"' + self + '" is not an IPv4 or IPv6 CIDR'`),
-    cel(`!isCIDR(self) || cidr(self).masked() == cidr(self)`, `self + ' has host bits set (did you mean ' + string(cidr(self).masked()) + '?)'`),
+    cel(`!isCIDR(self) || cidr(self).masked() == cidr(self)`, fmt('%s has host bits set (did you mean %s?)', 'self', 'string(cidr(self).masked())')),
   ],
 });
 
@@ -134,7 +134,7 @@ export const pauseTime = custom(
 );
 
 export const awsId = (prefix: string, what: string) =>
-  pattern(new RegExp(`^${prefix}-([0-9a-f]{8}|[0-9a-f]{17})$`), `${what} id (${prefix}- followed by 8 or 17 hex digits)`);
+  pattern(new RegExp(`^${prefix}-([0-9a-f]{8}|[0-9a-f]{17})$`), `${what} id (${prefix}- followed by 8 or 17 hex digits)`, 64);
 
 /** The characters EC2 takes in a security-group rule description (the API refuses anything else at deploy time). */
 const EC2_DESCRIPTION = /^[a-zA-Z0-9. _\-:/()#,@[\]+=&;{}!$*]*$/;
@@ -160,7 +160,7 @@ export const ec2Description = custom(
     cel: [
       cel('size(self) >= 1', `'"" has 0 characters, at least 1 required'`),
       cel(`self.matches(${quoted(EC2_DESCRIPTION.source)})`, `'has characters EC2 refuses in a rule description (allowed: letters, digits, space and ._-:/()#,@[]+=&;{}!$*)'`),
-      cel('size(self) <= 255', `'has ' + string(size(self)) + " characters, at most 255 allowed (EC2's limit for a rule description)"`),
+      cel('size(self) <= 255', fmt("has %d characters, at most 255 allowed (EC2's limit for a rule description)", 'size(self)')),
     ],
   },
 );
@@ -187,7 +187,7 @@ export function tagKeyProblem(k: string): string | undefined {
 export const tagKey = custom(z.string(), tagKeyProblem, {
   maxLength: 512,
   cel: [
-    cel('size(self) >= 1 && size(self) <= 128', `'tag key "' + self + '" has ' + string(size(self)) + ' characters (AWS takes 1-128)'`),
+    cel('size(self) >= 1 && size(self) <= 128', fmt('tag key "%s" has %d characters (AWS takes 1-128)', 'self', 'size(self)')),
     cel(`!self.lowerAscii().startsWith('aws:')`, `'tag key "' + self + '" starts with aws:, which AWS reserves for its own tags'`),
     cel(`self.matches(${quoted(TAG_CHARS.source)})`, `'tag key "' + self + '" has characters AWS refuses in a tag (allowed: letters, digits, spaces and _.:/=+-@)'`),
     ...RESERVED_TAG_PREFIXES.map((p) => cel(`!self.startsWith(${quoted(p)})`, `'tag key "' + self + ${quoted(`" starts with ${p}, which worker-stacks sets itself`)}`)),
@@ -204,7 +204,7 @@ export const tagValue = custom(
   {
     maxLength: 1024,
     cel: [
-      cel('size(self) <= 256', `'has ' + string(size(self)) + " characters, at most 256 allowed (AWS's limit for a tag value)"`),
+      cel('size(self) <= 256', fmt("has %d characters, at most 256 allowed (AWS's limit for a tag value)", 'size(self)')),
       cel(`self.matches(${quoted(TAG_CHARS.source)})`, `'has characters AWS refuses in a tag value (allowed: letters, digits, spaces and _.:/=+-@)'`),
     ],
   },

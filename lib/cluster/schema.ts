@@ -128,7 +128,7 @@ export const CloudConfigValuesSchema = z
       .default([])
       .meta(d('Taints the kubelet registers the node with. @default []')),
     registryMirrors: z.array(httpsUrl('an https:// registry mirror URL', true)).default([]).meta(d('Container registry mirrors for docker.io (https://host[:port][/path], port 1-65535; a URL with user:password@ is refused and never echoed). @default []')),
-    bootstrapTokenSecretArn: pattern(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/, 'a Secrets Manager secret ARN').meta(
+    bootstrapTokenSecretArn: pattern(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/, 'a Secrets Manager secret ARN', 2048).meta(
       d('Secret holding the kubelet bootstrap token. Secret: fetched by the node at boot with its role, never rendered into a config.'),
     ),
   })

@@ -61,7 +61,8 @@ export function workerClusterSchema(): Json {
     properties: {
       apiVersion: { type: 'string' },
       kind: { type: 'string' },
-      metadata: { type: 'object' },
+      // The API server validates metadata itself; naming name here lets the root's CEL rule report on it.
+      metadata: { type: 'object', properties: { name: { type: 'string' } } },
       spec,
       status,
     },
