@@ -8,6 +8,7 @@ import { startOpsServer } from '../reconciler/server';
 import { SynthPool } from '../reconciler/synth-pool';
 import { ReconcilerDeps } from '../reconciler/context';
 import { routeProcessWarnings } from '../reconciler/process-warnings';
+import { FilePolicySource } from '../rollout/policy-source';
 import { createDeps } from '../reconciler/wiring';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { wholeNumber } from './numbers';
@@ -44,7 +45,7 @@ export function wiringFrom(opts: Record<string, any>, signal?: AbortSignal) {
 }
 
 /** Results that leave a cluster where its object says it should be. */
-const SETTLED = new Set(['unchanged', 'applied', 'no-changes', 'dry-run', 'paused']);
+const SETTLED = new Set(['unchanged', 'applied', 'no-changes', 'dry-run', 'paused', 'held']);
 /** Where the ops endpoints listen by default: every interface in a container (probes come from the kubelet), loopback on a workstation. */
 export function defaultBind(env: NodeJS.ProcessEnv = process.env): string {
   return env.KUBERNETES_SERVICE_HOST || fs.existsSync('/.dockerenv') || fs.existsSync('/run/.containerenv') ? '0.0.0.0' : '127.0.0.1';
@@ -103,7 +104,9 @@ async function reconcile(opts: Record<string, any>, io: Io, abort: AbortControll
 
 async function reconcileWith(deps: ReconcilerDeps, opts: Record<string, any>, io: Io, abort: AbortController): Promise<number> {
   const metrics = new ReconcilerMetrics();
-  const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics });
+  // Rollout policies beside the cluster objects (<clusters>/rollout-policies/): none there, no fleet gating.
+  const policies = new FilePolicySource({ clustersDir: inputDirs(opts).clustersDir });
+  const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics, policies });
   const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
   if (opts.once) {
     // Stacks in progress are looked at again every poll until they settle or the wait timeout passes: no waiter per stack.

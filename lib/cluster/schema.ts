@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { awsId, dnsLabel, ec2Description, httpsUrl, intIn, ipCidr, ipv4Cidr, ipv6Cidr, pattern, pauseTime, port, tagKey, tagValue } from './rules';
+import { LabelsSchema } from '../rollout/selector';
+import { MaintenanceWindowSchema } from '../rollout/windows';
 
 /**
  * The WorkerCluster object. This schema is the single source of truth: the
@@ -175,6 +177,18 @@ export const ClusterSpecSchema = z.strictObject({
     .boolean()
     .default(false)
     .meta(d('Stop every AWS write for this cluster (waits on a stack already in progress go on and are recorded). worker-stacks pause|resume sets it. @default false')),
+  // Fleet rollouts (lib/rollout): a per-cluster hold and maintenance windows; waves come from a WorkerRolloutPolicy.
+  rollout: z
+    .strictObject({
+      hold: z.boolean().default(false).meta(d('Stage a new config without rolling the nodes: it is rendered, published and shown as desired, and the stack is not updated until hold is removed. Changes that roll no node still apply. @default false')),
+      maintenanceWindows: z
+        .array(MaintenanceWindowSchema)
+        .max(16)
+        .default([])
+        .meta(d("Rolls of this cluster start only inside one of these windows; they replace the wave's windows. @default [] (the wave's, else any time)")),
+    })
+    .default({ hold: false, maintenanceWindows: [] })
+    .meta(d('How node-rolling changes reach this cluster (with the waves of a WorkerRolloutPolicy).')),
   tags: z
     .record(tagKey, tagValue)
     .default({})
@@ -184,7 +198,7 @@ export const ClusterSpecSchema = z.strictObject({
 export const ClusterMetadataSchema = z.strictObject({
   name: dnsLabel.meta(d('Cluster name; the stack is WorkerStack-<name>.')),
   generation: intIn(0, Number.MAX_SAFE_INTEGER, 'generation').optional().meta(d('Bumped on every spec change by the store. @default 1')),
-  labels: z.record(z.string(), z.string()).optional().meta(d('Free-form labels. @default {}')),
+  labels: LabelsSchema.optional().meta(d('Kubernetes labels; rollout policies select waves by them (e.g. ring: canary). @default {}')),
   annotations: z.record(z.string(), z.string()).optional().meta(d('Free-form annotations. @default {}')),
 });
 

@@ -35,6 +35,7 @@ export const CAPS: Readonly<Record<string, { maxItems?: number; maxProperties?: 
   'spec.cloudConfig.values.nodeTaints': { maxItems: 32 },
   'spec.cloudConfig.values.registryMirrors': { maxItems: 16 },
   'spec.tags': { maxProperties: 64 },
+  'spec.rollout.maintenanceWindows': { maxItems: 16 },
 };
 
 const v = (at: string, rule: string, message: { text?: string; expr?: string }, fieldPath?: string, reason?: Validation['reason']): PlacedValidation => ({

@@ -65,6 +65,25 @@ export class ReconcilerMetrics {
     if (opts.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
+  private readonly rollsStarted = new Counter({ name: 'worker_stacks_rollout_rolls_started_total', help: 'Rolls the fleet rollout let start, by policy and wave', labelNames: ['policy', 'wave'], registers: [this.registry] });
+  private readonly rollsHeld = new Counter({ name: 'worker_stacks_rollout_holds_total', help: 'Looks at a roll that the fleet rollout held, by policy, wave and reason (RolloutHalted: a failed roll stopped the wave)', labelNames: ['policy', 'wave', 'reason'], registers: [this.registry] });
+  private readonly timeInWave = new Histogram({
+    name: 'worker_stacks_rollout_wait_seconds',
+    help: 'Time a roll was held in its wave (first held until let start), by policy and wave',
+    labelNames: ['policy', 'wave'],
+    buckets: [0, 60, 300, 900, 1800, 3600, 7200, 14_400, 43_200, 86_400, 259_200],
+    registers: [this.registry],
+  });
+
+  /** A decision of the fleet rollout gate (lib/reconciler/tasks-rollout.ts). */
+  public observeRollout(r: NonNullable<Outcome['rollout']>): void {
+    if (r.event === 'held') this.rollsHeld.inc({ policy: r.policy, wave: r.wave, reason: r.reason ?? 'unknown' });
+    else {
+      this.rollsStarted.inc({ policy: r.policy, wave: r.wave });
+      this.timeInWave.observe({ policy: r.policy, wave: r.wave }, (r.waitedMs ?? 0) / 1000);
+    }
+  }
+
   /** The controller's live view of the stacks it is waiting on. */
   public trackWaiting(waiting: () => ReadonlySet<string>): void {
     this.waitingNow = waiting;

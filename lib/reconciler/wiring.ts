@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { S3ConfigObjects } from '../aws/config-objects';
 import pino from 'pino';
 import { awsClients } from '../aws/clients';
 import { StsIdentity } from '../aws/identity';
@@ -61,6 +62,7 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
       c = {
         cfn: new SdkCloudFormation({ client: clients.cloudFormation, waiterDelaySeconds: { min: poll, max: Math.max(poll, 30) }, eventPollMs: poll * 1000 }),
         publisher: new S3Publisher(clients.s3, region),
+        configObjects: new S3ConfigObjects(clients.s3),
       };
       regions.set(region, c);
     }
