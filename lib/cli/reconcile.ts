@@ -6,11 +6,15 @@ import { runDaemon, runDaemonWhileLeading } from '../reconciler/daemon';
 import { ReconcilerMetrics } from '../reconciler/metrics';
 import { startOpsServer } from '../reconciler/server';
 import { SynthPool } from '../reconciler/synth-pool';
+import { ReconcilerDeps } from '../reconciler/context';
+import { routeProcessWarnings } from '../reconciler/process-warnings';
+import { FilePolicySource } from '../rollout/policy-source';
 import { createDeps } from '../reconciler/wiring';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { wholeNumber } from './numbers';
 import { leaderFlags, leadershipFor } from './leadership';
 import { storeFlags, storeOptions } from './store-flags';
+import type { LeaderElector } from '../kube/leader-election';
 
 /** Flags shared by every command that talks to AWS. */
 export function awsFlags(c: Command): Command {
@@ -43,7 +47,7 @@ export function wiringFrom(opts: Record<string, any>, signal?: AbortSignal) {
 }
 
 /** Results that leave a cluster where its object says it should be. */
-const SETTLED = new Set(['unchanged', 'applied', 'no-changes', 'dry-run', 'paused']);
+const SETTLED = new Set(['unchanged', 'applied', 'no-changes', 'dry-run', 'paused', 'held']);
 /** Where the ops endpoints listen by default: every interface in a container (probes come from the kubelet), loopback on a workstation. */
 export function defaultBind(env: NodeJS.ProcessEnv = process.env): string {
   return env.KUBERNETES_SERVICE_HOST || fs.existsSync('/.dockerenv') || fs.existsSync('/run/.containerenv') ? '0.0.0.0' : '127.0.0.1';
@@ -94,11 +98,21 @@ async function reconcile(opts: Record<string, any>, io: Io, abort: AbortControll
   const wiring = wiringFrom(opts, abort.signal);
   const created = createDeps({ ...wiring, synthPool }).deps;
   const leadership = leadershipFor(opts, wiring.store, created, created.log);
-  const deps = leadership?.deps ?? created;
+  const restoreWarnings = routeProcessWarnings(created.log);
+  try {
+    return await reconcileWith(leadership?.deps ?? created, opts, io, abort, leadership?.elector);
+  } finally {
+    restoreWarnings();
+  }
+}
+
+async function reconcileWith(deps: ReconcilerDeps, opts: Record<string, any>, io: Io, abort: AbortController, elector?: LeaderElector): Promise<number> {
   const metrics = new ReconcilerMetrics();
-  metrics.setLeader(!leadership);
-  leadership?.elector.subscribe((leading) => metrics.setLeader(leading));
-  const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics });
+  metrics.setLeader(!elector);
+  elector?.subscribe((leading) => metrics.setLeader(leading));
+  // Rollout policies beside the cluster objects (<clusters>/rollout-policies/): none there, no fleet gating.
+  const policies = new FilePolicySource({ clustersDir: inputDirs(opts).clustersDir });
+  const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics, policies });
   const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
   if (opts.once) {
     // Stacks in progress are looked at again every poll until they settle or the wait timeout passes: no waiter per stack.
@@ -114,11 +128,11 @@ async function reconcile(opts: Record<string, any>, io: Io, abort: AbortControll
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   // Readiness never depends on leadership: a follower that reaches the API server is ready (to take over).
-  const isReady = () => (leadership ? leadership.elector.reachable : ready) && !abort.signal.aborted;
+  const isReady = () => (elector ? elector.reachable : ready) && !abort.signal.aborted;
   const server = opts.port ? await startOpsServer(opts.port, metrics, isReady, opts.bind ?? defaultBind()) : undefined;
   const daemonOpts = { resyncMs: opts.resyncMinutes * 60_000, graceMs: opts.graceSeconds * 1000, workers: opts.workers, onPass: () => (ready = true) };
   try {
-    if (leadership) await runDaemonWhileLeading(controller, deps, abort.signal, daemonOpts, leadership.elector);
+    if (elector) await runDaemonWhileLeading(controller, deps, abort.signal, daemonOpts, elector);
     else await runDaemon(controller, deps, abort.signal, daemonOpts);
   } finally {
     server?.close();

@@ -5,6 +5,8 @@ import { workerStackName } from '../stacks/naming';
 import { DEFAULT_POLL_MS, Outcome, ReconcilerDeps, StackSlots } from './context';
 import { ReconcilerMetrics } from './metrics';
 import { Hook, reconcileCluster, WorkflowHooks } from './workflow';
+import { RolloutCoordinator } from '../rollout/coordinator';
+import { RolloutPolicySource } from '../rollout/policy-source';
 
 export interface ControllerOptions {
   /** Worker stacks in progress at the same time, fleet-wide (a stack waited on holds no worker). @default 4 */
@@ -13,6 +15,8 @@ export interface ControllerOptions {
   readonly workers?: number;
   readonly hooks?: readonly Hook[] | WorkflowHooks;
   readonly metrics?: ReconcilerMetrics;
+  /** Where the WorkerRolloutPolicy objects are: rolls then go in waves (lib/rollout). @default none: no fleet gating */
+  readonly policies?: RolloutPolicySource;
 }
 
 export interface PassResult {
@@ -21,7 +25,7 @@ export interface PassResult {
   readonly regionsListed: number;
 }
 
-const ERRORS = new Set(['failed', 'invalid', 'stalled']);
+const ERRORS = new Set(['failed', 'invalid', 'stalled', 'outdated']);
 
 /**
  * Stacks in progress across the fleet, from what reconciles observe (level-based: a restarted daemon learns them from
@@ -91,6 +95,8 @@ export class StackListings {
 export class Controller {
   public readonly slots: FleetSlots;
   public readonly listings: StackListings;
+  /** The fleet rollout, when policies are given. */
+  public readonly rollout?: RolloutCoordinator;
   private readonly inFlight = new Set<string>();
   /** The deps every reconcile gets: the caller's, with this controller's slots unless the caller brought its own. */
   private readonly reconcileDeps: ReconcilerDeps;
@@ -102,7 +108,19 @@ export class Controller {
   ) {
     this.slots = new FleetSlots(Math.max(1, opts.concurrency ?? 4));
     this.listings = new StackListings(deps, deps.pollMs ?? DEFAULT_POLL_MS);
-    this.reconcileDeps = { ...deps, slots: deps.slots ?? this.slots };
+    if (opts.policies) {
+      this.rollout = new RolloutCoordinator({
+        store: deps.store,
+        policies: opts.policies,
+        stackOf: (r) => this.listings.stackOf(r),
+        templatesDir: deps.templatesDir,
+        code: deps.code,
+        now: deps.now,
+        derived: deps.derived,
+        maxAgeMs: deps.pollMs ?? DEFAULT_POLL_MS,
+      });
+    }
+    this.reconcileDeps = { ...deps, slots: deps.slots ?? this.slots, rollout: deps.rollout ?? this.rollout };
     opts.metrics?.trackWaiting(() => this.slots.names());
   }
 
@@ -123,6 +141,7 @@ export class Controller {
   public async runPass(names?: ReadonlySet<string>, shouldStop: () => boolean = () => false): Promise<PassResult> {
     // Read once per pass: a template edited under a running daemon is picked up by the next pass.
     this.refreshTemplates();
+    const passStarted = process.hrtime.bigint();
     const all = await this.deps.store.list();
     const records = names ? all.filter((r) => names.has(r.name)) : all;
     const regions = new Set(records.map(regionOf).filter((r): r is string => Boolean(r)));
@@ -137,6 +156,9 @@ export class Controller {
     };
     await Promise.all(Array.from({ length: Math.max(1, this.opts.workers ?? this.opts.concurrency ?? 4) }, worker));
     await this.observeFleet(outcomes, all);
+    const seconds = Number(process.hrtime.bigint() - passStarted) / 1e9;
+    this.opts.metrics?.observePass(seconds);
+    if (outcomes.size) this.deps.log.info({ clusters: records.length, reconciled: outcomes.size, results: countResults(outcomes), regionsListed: regions.size, seconds: Math.round(seconds * 1000) / 1000 }, 'pass done');
     return { outcomes, regionsListed: regions.size };
   }
 
@@ -172,13 +194,22 @@ export class Controller {
     try {
       const outcome = await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed, templatesVersion: this.templatesVersion });
       this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9);
+      if (outcome.rollout) this.opts.metrics?.observeRollout(outcome.rollout);
       const log = { cluster: record.name, generation: record.generation, checksum: outcome.checksum ?? null, liveChecksum: record.status?.cloudConfigChecksum ?? null };
       this.deps.log.info({ ...log, result: outcome.result, requeueAfterMs: outcome.requeueAfterMs }, outcome.message ?? outcome.result);
       return outcome;
     } finally {
       this.inFlight.delete(record.name);
+      await this.reconcileDeps.rollout?.release(record.name);
     }
   }
+}
+
+/** `{ applied: 2, unchanged: 98 }`, in a stable key order, for the pass summary line. */
+function countResults(outcomes: ReadonlyMap<string, Outcome>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of [...outcomes.values()].map((o) => o.result).sort()) counts[r] = (counts[r] ?? 0) + 1;
+  return counts;
 }
 
 /** Outcomes `--once` looks at again: a wait, a recorded step to follow up, a conflict, a transient error, a slot. */

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { S3ConfigObjects } from '../aws/config-objects';
 import pino from 'pino';
 import { awsClients } from '../aws/clients';
 import { StsIdentity } from '../aws/identity';
@@ -12,6 +13,7 @@ import { DEFAULT_BACKOFF } from './backoff';
 import { DerivedCache } from './derived-cache';
 import { SynthPool } from './synth-pool';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, DEFAULT_POLL_MS, DriftPolicy, Logger, ReconcilerDeps, RegionClients } from './context';
+import { codeVersion } from './code-version';
 import { codeFingerprint } from './fingerprint';
 
 export interface WiringOptions {
@@ -60,6 +62,7 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
       c = {
         cfn: new SdkCloudFormation({ client: clients.cloudFormation, waiterDelaySeconds: { min: poll, max: Math.max(poll, 30) }, eventPollMs: poll * 1000 }),
         publisher: new S3Publisher(clients.s3, region),
+        configObjects: new S3ConfigObjects(clients.s3),
       };
       regions.set(region, c);
     }
@@ -73,6 +76,7 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     templatesDir: opts.templatesDir,
     workDir: processWorkDir(),
     code: codeFingerprint(),
+    release: codeVersion().version,
     log: createLogger(opts.logDestination, opts.logLevel),
     now: () => new Date(),
     backoff: DEFAULT_BACKOFF,

@@ -4,7 +4,10 @@ import { classifyError } from './classify';
 import { CONDITIONS } from './conditions';
 import { Outcome, ReconcileContext, ReconcilerDeps, Task, TaskName } from './context';
 import { removeAssembly } from './synthesize';
+import { checkVersion } from './task-check-version';
 import { acquireSlot, changeSet, execute, publish, recordExecution, recordFailure, recover, synthesize, wait } from './tasks-apply';
+import { cleanConfigObjects } from './tasks-cleanup';
+import { waitForWave } from './tasks-rollout';
 import { busy, checkAccount, dryRunReport, observe, paused, render, reportDrift, skipIfSameInputs, skipIfUnchanged, validate } from './tasks-prepare';
 
 /**
@@ -15,13 +18,20 @@ import { busy, checkAccount, dryRunReport, observe, paused, render, reportDrift,
  *   prepare:  skip-if-same-inputs → validate → render → observe
  *   resume:   wait                         (the stack is in progress: requeue and look again; never touched)
  *   record:   record-execution             (our change set ended: record what the stack reports, then apply if needed)
- *   apply:    skip-if-unchanged → paused → report-drift → check-account → dry-run → recover → acquire-slot
- *             → synthesize → publish → change-set → execute   (then requeue: the stack is watched, not waited on)
+ *   apply:    skip-if-unchanged → check-version → paused → report-drift → check-account → dry-run → recover → wait-for-wave
+ *             → acquire-slot → synthesize → publish → change-set → execute   (then requeue: the stack is watched, not waited on)
+ *
+ * and once the cluster is settled on its desired config (applied, no changes, or unchanged):
+ *
+ *   settled:  clean-config-objects
  */
 export const PREPARE: readonly Task[] = [skipIfSameInputs, validate, render, observe];
 export const RESUME: readonly Task[] = [wait];
-export const APPLY: readonly Task[] = [skipIfUnchanged, paused, reportDrift, checkAccount, dryRunReport, recover, acquireSlot, synthesize, publish, changeSet, execute];
+export const APPLY: readonly Task[] = [skipIfUnchanged, checkVersion, paused, reportDrift, checkAccount, dryRunReport, recover, waitForWave, acquireSlot, synthesize, publish, changeSet, execute];
 export const RECORD: readonly Task[] = [recordExecution, ...APPLY];
+export const SETTLED: readonly Task[] = [cleanConfigObjects];
+/** Outcomes after which the settled workflow runs (its tasks' `when` check the stack itself). */
+const SETTLED_RESULTS = new Set(['applied', 'no-changes', 'unchanged']);
 
 /** The workflow that follows `observe`. */
 export function chooseWorkflow(ctx: ReconcileContext): readonly Task[] {
@@ -32,7 +42,7 @@ export function chooseWorkflow(ctx: ReconcileContext): readonly Task[] {
 
 /** Every task, once, in order (for documentation, tests and the bench's timing). */
 export function allTasks(): Task[] {
-  return [...new Set([...PREPARE, ...RESUME, ...RECORD])];
+  return [...new Set([...PREPARE, ...RESUME, ...RECORD, ...SETTLED])];
 }
 
 /** Every task name, in order. */
@@ -94,9 +104,10 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
   };
   try {
     const outcome = (await run(PREPARE)) ?? (await run(chooseWorkflow(ctx))) ?? { result: 'applied' as const };
-    return { ...outcome, checksum: ctx.config?.checksum };
+    if (SETTLED_RESULTS.has(outcome.result)) await run(SETTLED);
+    return { ...outcome, checksum: ctx.config?.checksum, rollout: ctx.rollout };
   } catch (e) {
-    return { ...(await onError(ctx, current, e)), checksum: ctx.config?.checksum };
+    return { ...(await onError(ctx, current, e)), checksum: ctx.config?.checksum, rollout: ctx.rollout };
   } finally {
     // Publish drops the assembly; this catches a reconcile that ended between synthesis and publish.
     if (synthesized) removeAssembly(deps.workDir, ctx.cluster!.metadata.name, (msg) => ctx.log.warn({}, msg));
