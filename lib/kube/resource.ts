@@ -1,15 +1,16 @@
 import { canonicalJson } from '../cloudconfig/canonical-json';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { API_VERSION, KIND } from '../cluster/schema';
-import { ClusterStatus, parseStatus } from '../cluster/status';
+import { ClusterStatus } from '../cluster/status';
 import { Problem } from '../errors';
 import { ClusterRecord } from '../stores/cluster-store';
+import { GROUP, PLURAL, VERSION } from './crd';
+import { fromKubeStatus } from './printer-status';
 
-/** The custom resource: `workerclusters.worker-stacks.io`, namespaced, served at v1alpha1 (the file format's apiVersion). */
-export const CRD_GROUP = API_VERSION.split('/')[0];
-export const CRD_VERSION = API_VERSION.split('/')[1];
-export const CRD_PLURAL = 'workerclusters';
-export const CRD_KIND = KIND;
+/** The custom resource: `workerclusters.worker-stacks.io`, namespaced, served at v1alpha1 (lib/kube/crd.ts). */
+export const CRD_GROUP = GROUP;
+export const CRD_VERSION = VERSION;
+export const CRD_PLURAL = PLURAL;
 
 /** `worker-stacks retry` writes a new token here: a user's request, never the daemon's. */
 export const RETRY_ANNOTATION = 'worker-stacks.io/retry';
@@ -66,7 +67,7 @@ export function toRecord(o: KubeWorkerCluster, extraProblems: readonly Problem[]
   const problems: Problem[] = [...extraProblems];
   let status: ClusterStatus | undefined;
   if (o.status !== undefined && o.status !== null && Object.keys(o.status as object).length > 0) {
-    const checked = parseStatus(o.status);
+    const checked = fromKubeStatus(o.status);
     // A status another version (or a hand edit) wrote that this one cannot read: rebuilt from the live stack.
     if ('status' in checked) status = checked.status;
   }

@@ -2,6 +2,7 @@ import { ClusterStatus, parseStatus } from '../cluster/status';
 import { KubeApiError, Problem, WorkerStacksError } from '../errors';
 import { KubeClient } from '../kube/client';
 import { collectionPath, KubeWorkerCluster, objectPath, RETRY_ANNOTATION, shownName, toRecord } from '../kube/resource';
+import { toKubeStatus } from '../kube/printer-status';
 import { Informer, InformerOptions } from '../kube/watch';
 import { ClusterRecord, ConflictError } from './cluster-store';
 import { StoreWithHistory } from './create-store';
@@ -55,7 +56,7 @@ export class KubernetesStore implements StoreWithHistory {
   }
 
   public async clearStatus(name: string, resourceVersion: string): Promise<void> {
-    await this.putStatus(name, {}, resourceVersion);
+    await this.putStatus(name, undefined, resourceVersion);
   }
 
   /** A new token in the `worker-stacks.io/retry` annotation (a merge patch: it never conflicts with a status write). */
@@ -176,11 +177,16 @@ export class KubernetesStore implements StoreWithHistory {
     return objs[0];
   }
 
-  private async putStatus(name: string, status: ClusterStatus | Record<string, never>, resourceVersion: string): Promise<string> {
+  /** Replaces the status (PUT), or removes it (a merge patch to null), in both cases only at `resourceVersion`. */
+  private async putStatus(name: string, status: ClusterStatus | undefined, resourceVersion: string): Promise<string> {
     const o = await this.locate(name);
-    const body = { apiVersion: o.apiVersion, kind: o.kind, metadata: { name, namespace: o.metadata.namespace, resourceVersion }, status };
+    const path = objectPath(o.metadata.namespace!, name, 'status');
+    const metadata = { name, namespace: o.metadata.namespace, resourceVersion };
     try {
-      const { body: updated } = await this.client.request<KubeWorkerCluster>('PUT', objectPath(o.metadata.namespace!, name, 'status'), body);
+      const { body: updated } = status
+        ? // With the short checksum prefixes the printer columns of `kubectl get wc` show (dropped again on read).
+          await this.client.request<KubeWorkerCluster>('PUT', path, { apiVersion: o.apiVersion, kind: o.kind, metadata, status: toKubeStatus(status) })
+        : await this.client.request<KubeWorkerCluster>('PATCH', path, { metadata: { resourceVersion }, status: null }, 'application/merge-patch+json');
       this.informer?.observe(updated);
       return updated.metadata.resourceVersion!;
     } catch (e) {
