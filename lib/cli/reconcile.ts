@@ -118,6 +118,7 @@ async function reconcileWith(deps: ReconcilerDeps, opts: Record<string, any>, io
     // Stacks in progress are looked at again every poll until they settle or the wait timeout passes: no waiter per stack.
     const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
     const outcomes = await controller.runUntilSettled({ names: only, deadlineMs: deps.waitTimeoutMs, sleep, now: Date.now, shouldStop: () => abort.signal.aborted });
+    await deps.events?.flush?.();
     for (const [name, o] of [...outcomes].sort()) io.out(`${name}\t${o.result}${o.message ? `\t${o.message}` : ''}\n`);
     // Anything not settled (failed, stalled, invalid, in backoff, still waiting) makes a scripted --once fail.
     const bad = [...outcomes.values()].some((o) => !SETTLED.has(o.result));

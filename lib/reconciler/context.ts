@@ -7,6 +7,7 @@ import { RenderedConfig } from '../cloudconfig/render';
 import { ClusterRecord, ClusterStore } from '../stores/cluster-store';
 import { BackoffPolicy } from './backoff';
 import { DerivedCache, derivedKey } from './derived-cache';
+import { EventSink, eventsFor } from './events';
 import { SynthesizedStack, SynthesizeOptions } from './synthesize';
 import { ConfigObjectStore } from '../aws/config-objects';
 import { RolloutGate } from '../rollout/coordinator';
@@ -75,6 +76,8 @@ export interface ReconcilerDeps {
   readonly synthesizer?: Synthesizer;
   /** Bounds the stacks in progress. @default unbounded */
   readonly slots?: StackSlots;
+  /** Events on the object (roll started, stack complete, rolled back, stalled). @default none (the file store) */
+  readonly events?: EventSink;
   /** The fleet rollout gate (waves, windows, holds: lib/rollout). @default none: every roll may start */
   readonly rollout?: RolloutGate;
   /** Config objects kept besides the live and desired ones. @default 3 */
@@ -150,7 +153,12 @@ export class StatusRecorder {
     });
     if (this.deps.dryRun || JSON.stringify(next) === JSON.stringify(this.current)) return;
     this.version = await this.deps.store.writeStatus(this.record.name, next, this.version);
+    const before = this.current;
     this.current = next;
+    // Events follow a written status only, and never hold the reconcile up (a lost event is only a lost event).
+    for (const e of this.deps.events ? eventsFor(before, next) : []) {
+      this.deps.events!.emit(this.record.name, e).catch((err) => this.deps.log.warn({ cluster: this.record.name, event: e.reason, err: String(err) }, 'could not record the event'));
+    }
   }
 }
 

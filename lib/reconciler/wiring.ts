@@ -11,6 +11,7 @@ import { UsageError } from '../errors';
 import { createStore, StoreOptions, StoreWithHistory } from '../stores/create-store';
 import { DEFAULT_BACKOFF } from './backoff';
 import { DerivedCache } from './derived-cache';
+import { EventSink } from './events';
 import { SynthPool } from './synth-pool';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, DEFAULT_POLL_MS, DriftPolicy, Logger, ReconcilerDeps, RegionClients } from './context';
 import { codeVersion } from './code-version';
@@ -90,6 +91,8 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     pollMs: poll * 1000,
     signal: opts.signal,
     derived: new DerivedCache(),
+    // A store that can put events on its objects (the Kubernetes store) gets them.
+    events: 'emit' in store ? (store as unknown as EventSink) : undefined,
     synthesizer: opts.synthPool ? (cluster, o) => opts.synthPool!.synthesize(cluster, o) : undefined,
   };
   return { deps, store };

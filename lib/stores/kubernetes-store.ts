@@ -1,9 +1,11 @@
+import * as os from 'node:os';
 import { ClusterStatus, parseStatus } from '../cluster/status';
 import { KubeApiError, Problem, WorkerStacksError } from '../errors';
 import { KubeClient } from '../kube/client';
 import { collectionPath, KubeWorkerCluster, objectPath, RETRY_ANNOTATION, shownName, toRecord } from '../kube/resource';
 import { toKubeStatus } from '../kube/printer-status';
 import { Informer, InformerOptions } from '../kube/watch';
+import { ClusterEvent, EventSink } from '../reconciler/events';
 import { ClusterRecord, ConflictError } from './cluster-store';
 import { StoreWithHistory } from './create-store';
 
@@ -27,12 +29,14 @@ export interface KubernetesStoreProps {
  * Names: a record is named by metadata.name, because the stack is `WorkerStack-<name>`: with all namespaces watched,
  * a name used in two namespaces would give both objects one stack, so both are refused (a parse problem each).
  */
-export class KubernetesStore implements StoreWithHistory {
+export class KubernetesStore implements StoreWithHistory, EventSink {
   private readonly client: KubeClient;
   private readonly namespace?: string;
   private readonly labelSelector?: string;
   private informer?: Informer<KubeWorkerCluster>;
   private readonly listeners = new Set<(name: string) => void>();
+  private readonly pendingEvents = new Set<Promise<void>>();
+  private readonly reportingInstance = process.env.POD_NAME ?? os.hostname();
 
   constructor(private readonly props: KubernetesStoreProps) {
     this.client = props.client;
@@ -76,6 +80,37 @@ export class KubernetesStore implements StoreWithHistory {
       this.listeners.delete(onChange);
       if (this.listeners.size === 0) this.stopInformer();
     };
+  }
+
+  /** A core/v1 Event on the object (what `kubectl describe wc <name>` lists). */
+  public emit(cluster: string, event: ClusterEvent): Promise<void> {
+    const p = this.postEvent(cluster, event);
+    this.pendingEvents.add(p);
+    return p.finally(() => this.pendingEvents.delete(p));
+  }
+
+  public async flush(): Promise<void> {
+    await Promise.allSettled([...this.pendingEvents]);
+  }
+
+  private async postEvent(cluster: string, event: ClusterEvent): Promise<void> {
+    const o = await this.locate(cluster);
+    const now = new Date().toISOString();
+    await this.client.request('POST', `/api/v1/namespaces/${encodeURIComponent(o.metadata.namespace!)}/events`, {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { generateName: `${cluster}.`, namespace: o.metadata.namespace },
+      involvedObject: { apiVersion: o.apiVersion, kind: o.kind, name: cluster, namespace: o.metadata.namespace, uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion },
+      type: event.type,
+      reason: event.reason,
+      message: event.message.slice(0, 1024),
+      source: { component: 'worker-stacks' },
+      reportingComponent: 'worker-stacks.io/reconciler',
+      reportingInstance: this.reportingInstance,
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+    });
   }
 
   /** Status lives on the object: when the object is gone, so is its status. */

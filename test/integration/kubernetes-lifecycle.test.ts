@@ -24,6 +24,11 @@ let admin: KubeClient;
 let templates: string;
 const kube = () => ['--store', 'kubernetes', '--kubeconfig', api.kubeconfig, '--namespace', NS];
 const reconcile = () => cli(['reconcile', '--once', '--templates', templates, ...kube(), ...AWS_FLAGS]);
+/** The object's events (what `kubectl describe wc` lists): [type, reason, message]. */
+const events = async () => {
+  const { body } = await admin.request<{ items: { reason: string; message: string; type: string; involvedObject: { name: string; kind: string } }[] }>('GET', `/api/v1/namespaces/${NS}/events?fieldSelector=involvedObject.name=${NAME}`);
+  return body.items.filter((e) => e.involvedObject.kind === 'WorkerCluster').map((e) => [e.type, e.reason, e.message]);
+};
 const object = async () => (await admin.request<KubeWorkerCluster & { status?: any }>('GET', objectPath(NS, NAME))).body;
 
 beforeAll(async () => {
@@ -61,6 +66,12 @@ describe('a WorkerCluster custom resource against moto', () => {
     expect(o.status.stackStatus).toBe('CREATE_COMPLETE');
     expect(getCondition(o.status, 'Ready')).toMatchObject({ status: 'True', reason: 'StackCreated', observedGeneration: 1 });
     expect(launchTemplateUserData(world, STACK)[0].userData).toContain(created);
+
+    // AND `kubectl describe` shows the roll and its completion as events on the object
+    expect((await events()).sort()).toEqual([
+      ['Normal', 'RollStarted', `rolling the nodes to config ${created.slice(0, 12)}: first config`],
+      ['Normal', 'StackComplete', `stack CREATE_COMPLETE, config ${created.slice(0, 12)} live`],
+    ]);
   });
 
   test('an unchanged pass writes nothing: same resourceVersion, no change set, nothing uploaded', async () => {
@@ -77,6 +88,7 @@ describe('a WorkerCluster custom resource against moto', () => {
     expect((await object()).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
     expect(await bucketVersions(world)).toEqual(objects);
     expect(await stackActivity(world, STACK)).toEqual(activity);
+    expect(await events()).toHaveLength(2); // and no event
   });
 
   test('a config template change rolls the nodes: new checksum in the user data and in .status, same generation', async () => {
@@ -100,6 +112,16 @@ describe('a WorkerCluster custom resource against moto', () => {
     const versions = launchTemplateUserData(world, STACK);
     expect(versions).toHaveLength(2);
     expect(versions[1].userData).toContain(updated);
+
+    // AND the roll's event says what changed in the node config
+    const all = await events();
+    expect(all).toHaveLength(4);
+    expect(all).toEqual(
+      expect.arrayContaining([
+        ['Normal', 'RollStarted', `rolling the nodes to config ${updated.slice(0, 12)}: changed /etc/sysctl.d/90-kubernetes.conf`],
+        ['Normal', 'StackComplete', `stack UPDATE_COMPLETE, config ${updated.slice(0, 12)} live`],
+      ]),
+    );
   });
 
   test('status, pause, resume and retry work on the custom resource (namespace/name accepted)', async () => {
