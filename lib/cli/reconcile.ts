@@ -47,7 +47,7 @@ export function wiringFrom(opts: Record<string, any>, signal?: AbortSignal) {
 }
 
 /** Results that leave a cluster where its object says it should be. */
-const SETTLED = new Set(['unchanged', 'applied', 'no-changes', 'dry-run', 'paused', 'held']);
+const SETTLED = new Set(['unchanged', 'applied', 'no-changes', 'dry-run', 'paused', 'held', 'deleted']);
 /** Where the ops endpoints listen by default: every interface in a container (probes come from the kubelet), loopback on a workstation. */
 export function defaultBind(env: NodeJS.ProcessEnv = process.env): string {
   return env.KUBERNETES_SERVICE_HOST || fs.existsSync('/.dockerenv') || fs.existsSync('/run/.containerenv') ? '0.0.0.0' : '127.0.0.1';

@@ -189,6 +189,10 @@ export const ClusterSpecSchema = z.strictObject({
     })
     .default({ hold: false, maintenanceWindows: [] })
     .meta(d('How node-rolling changes reach this cluster (with the waves of a WorkerRolloutPolicy).')),
+  deletionPolicy: z
+    .enum(['Retain', 'Delete'])
+    .default('Retain')
+    .meta(d('What deleting the object does to its stack (the Kubernetes store): Retain leaves it; Delete deletes it and waits, holding the object with the finalizer worker-stacks.io/stack until it is gone. The file store always retains. @default Retain')),
   tags: z
     .record(tagKey, tagValue)
     .default({})

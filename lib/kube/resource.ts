@@ -81,5 +81,7 @@ export function toRecord(o: KubeWorkerCluster, extraProblems: readonly Problem[]
     resourceVersion: o.metadata.resourceVersion ?? '',
     retryRequest: o.metadata.annotations?.[RETRY_ANNOTATION] || undefined,
     contentHash: sha256Hex(canonicalJson(raw)),
+    ...(o.metadata.deletionTimestamp ? { deletionRequested: true } : {}),
+    ...(o.metadata.finalizers?.length ? { finalizers: o.metadata.finalizers } : {}),
   };
 }

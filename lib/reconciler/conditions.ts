@@ -17,6 +17,7 @@ export const REASONS = {
   ContinuingRollback: 'ContinueUpdateRollback on an UPDATE_ROLLBACK_FAILED stack',
   Drifted: 'the live stack is not what the reconciler last applied (changed out of band)',
   StackDeleted: 'the recorded stack is gone; it is created again',
+  DeletingStack: 'the object was deleted with spec.deletionPolicy Delete: its stack is being deleted (the finalizer holds the object)',
   // Progressing=False
   Idle: 'nothing in progress',
   Paused: 'spec.paused: no AWS writes until resumed',

@@ -102,6 +102,7 @@ export type Result =
   | 'paused'
   | 'held'
   | 'drifted'
+  | 'deleted'
   | 'outdated';
 
 export interface Outcome {
@@ -235,6 +236,7 @@ export interface Task {
 
 /** Task names: hooks bind to these, logs and metrics carry them. */
 export const TASK = {
+  finalize: 'finalize',
   skipIfSameInputs: 'skip-if-same-inputs',
   validate: 'validate',
   render: 'render',

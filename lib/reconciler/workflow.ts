@@ -5,6 +5,7 @@ import { CONDITIONS } from './conditions';
 import { Outcome, ReconcileContext, ReconcilerDeps, Task, TaskName } from './context';
 import { removeAssembly } from './synthesize';
 import { checkVersion } from './task-check-version';
+import { finalize } from './tasks-delete';
 import { acquireSlot, changeSet, execute, publish, recordExecution, recordFailure, recover, synthesize, wait } from './tasks-apply';
 import { cleanConfigObjects } from './tasks-cleanup';
 import { waitForWave } from './tasks-rollout';
@@ -15,7 +16,7 @@ import { busy, checkAccount, dryRunReport, observe, paused, render, reportDrift,
  * live stack); a repeated or resumed run converges on the same result. After `observe`, exactly one of three
  * workflows runs, chosen once from what was observed:
  *
- *   prepare:  skip-if-same-inputs → validate → render → observe
+ *   prepare:  finalize → skip-if-same-inputs → validate → render → observe   (finalize: the finalizer, and a deleted object's stack)
  *   resume:   wait                         (the stack is in progress: requeue and look again; never touched)
  *   record:   record-execution             (our change set ended: record what the stack reports, then apply if needed)
  *   apply:    skip-if-unchanged → check-version → paused → report-drift → check-account → dry-run → recover → wait-for-wave
@@ -25,7 +26,7 @@ import { busy, checkAccount, dryRunReport, observe, paused, render, reportDrift,
  *
  *   settled:  clean-config-objects
  */
-export const PREPARE: readonly Task[] = [skipIfSameInputs, validate, render, observe];
+export const PREPARE: readonly Task[] = [finalize, skipIfSameInputs, validate, render, observe];
 export const RESUME: readonly Task[] = [wait];
 export const APPLY: readonly Task[] = [skipIfUnchanged, checkVersion, paused, reportDrift, checkAccount, dryRunReport, recover, waitForWave, acquireSlot, synthesize, publish, changeSet, execute];
 export const RECORD: readonly Task[] = [recordExecution, ...APPLY];

@@ -20,6 +20,10 @@ export interface ClusterRecord {
   readonly retryRequest?: string;
   /** Identity of the object's content (SHA-256 of its stored bytes): equal hashes, equal objects. @default unknown */
   readonly contentHash?: string;
+  /** The object is being deleted and held by finalizers (Kubernetes' deletionTimestamp). @default false */
+  readonly deletionRequested?: boolean;
+  /** The object's finalizers. @default none */
+  readonly finalizers?: readonly string[];
 }
 
 /**
@@ -39,6 +43,8 @@ export interface ClusterStore {
   requestRetry(name: string, token: string): Promise<void>;
   /** Sets `spec.paused` on the object (`worker-stacks pause|resume`). */
   setPaused(name: string, paused: boolean): Promise<void>;
+  /** Adds or removes a finalizer on the object (stores whose deletions can be held: Kubernetes). @default not supported */
+  setFinalizer?(name: string, finalizer: string, present: boolean): Promise<void>;
   /** Calls `onChange(name)` when an object may have changed. Returns a stop function. */
   watch(onChange: (name: string) => void): () => void;
 }

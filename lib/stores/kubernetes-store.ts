@@ -73,6 +73,32 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
     await this.patchObject(name, { spec: { paused: paused ? true : null } });
   }
 
+  /**
+   * Adds or removes one finalizer: a JSON patch that tests the list it read (another writer's finalizer is never
+   * lost), retried on a 409/422 with a fresh read.
+   */
+  public async setFinalizer(name: string, finalizer: string, present: boolean): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      // After a lost race, read the object itself: the cache may be behind.
+      const o = await this.locate(name, attempt > 0);
+      const cur = o.metadata.finalizers ?? [];
+      if (cur.includes(finalizer) === present) return;
+      const next = present ? [...cur, finalizer] : cur.filter((f) => f !== finalizer);
+      const patch = [
+        o.metadata.finalizers ? { op: 'test', path: '/metadata/finalizers', value: cur } : { op: 'test', path: '/metadata/resourceVersion', value: o.metadata.resourceVersion },
+        { op: 'add', path: '/metadata/finalizers', value: next },
+      ];
+      try {
+        const { body } = await this.client.request<KubeWorkerCluster>('PATCH', objectPath(o.metadata.namespace!, name), patch, 'application/json-patch+json');
+        this.informer?.observe(body);
+        return;
+      } catch (e) {
+        const stale = e instanceof KubeApiError && (e.statusCode === 409 || e.statusCode === 422);
+        if (!stale || attempt >= 4) throw e;
+      }
+    }
+  }
+
   public watch(onChange: (name: string) => void): () => void {
     this.listeners.add(onChange);
     this.startInformer();
@@ -153,8 +179,8 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
   }
 
   /** From the cache once it has listed; otherwise from the API server (one object by name when one is asked for). */
-  private async objects(name?: string): Promise<KubeWorkerCluster[]> {
-    if (this.informer?.hasSynced) return [...this.informer.items.values()];
+  private async objects(name?: string, fresh = false): Promise<KubeWorkerCluster[]> {
+    if (this.informer?.hasSynced && !fresh) return [...this.informer.items.values()];
     if (name !== undefined && this.namespace) {
       try {
         const { body } = await this.client.request<KubeWorkerCluster>('GET', objectPath(this.namespace, name));
@@ -201,8 +227,8 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
   }
 
   /** The object of `name` this store acts on (refused when the name is ambiguous). */
-  private async locate(name: string): Promise<KubeWorkerCluster> {
-    const objs = (await this.objects(name)).filter((o) => o.metadata.name === name);
+  private async locate(name: string, fresh = false): Promise<KubeWorkerCluster> {
+    const objs = (await this.objects(name, fresh)).filter((o) => o.metadata.name === name);
     if (objs.length === 0) {
       throw new WorkerStacksError(`no WorkerCluster ${name} in ${this.namespace ? `namespace ${this.namespace}` : 'any namespace'}${this.labelSelector ? ` matching ${this.labelSelector}` : ''}`, {
         hint: 'run worker-stacks status --store kubernetes to see the names (kubectl get wc -A)',
