@@ -7,7 +7,7 @@
  *   npm run bench -- unchanged --cpu-prof  V8 CPU profiles of the measuring child processes (figures only printed)
  *   npm run bench -- --report              RESULTS.md again from results.json (after an edit of BEFORE-AFTER.md)
  *
- * Names: synth, synth-pool, cdk-examples, unchanged, latency, rollout, review. Each prints its
+ * Names: synth, synth-pool, cdk-examples, unchanged, kube-unchanged, latency, rollout, review. Each prints its
  * tables; the run writes bench/results.json and (full runs only) bench/RESULTS.md.
  */
 import * as fs from 'node:fs';
@@ -22,12 +22,14 @@ import { fmt } from './stats';
 import { runSynth } from './synth';
 import { runSynthPool } from './synth-pool';
 import { runUnchanged } from './unchanged';
+import { runKubeUnchanged } from './kube-unchanged';
 
 const BENCHMARKS: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   synth: runSynth,
   'synth-pool': runSynthPool,
   'cdk-examples': runCdkExamples,
   unchanged: runUnchanged,
+  'kube-unchanged': runKubeUnchanged,
   latency: runLatency,
   rollout: runRollout,
   review: runReview,

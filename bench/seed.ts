@@ -26,9 +26,11 @@ export interface SeededStack {
  * Writes the settled status of every object in the store. The first store.list() also records each
  * object's spec hash and generation, as the first pass of a real reconciler would.
  */
-export async function seedStatuses(deps: ReconcilerDeps, stackIdOf: (s: SeededStack) => string = (s) => `arn:aws:cloudformation:${s.region}:000000000000:stack/${s.stackName}/seeded`): Promise<SeededStack[]> {
+export async function seedStatuses(deps: ReconcilerDeps, stackIdOf: (s: SeededStack) => string = (s) => `arn:aws:cloudformation:${s.region}:000000000000:stack/${s.stackName}/seeded`, parallel = 1): Promise<SeededStack[]> {
   const templates = listTemplates(deps.templatesDir);
   const out: SeededStack[] = [];
+  // Writes `parallel` at a time (a remote store: the API server), in list order either way.
+  const pending: Promise<unknown>[] = [];
   for (const record of await deps.store.list()) {
     const result = validateCluster(record.raw, { file: record.source, templates });
     if (!result.cluster) throw new Error(`seed: ${record.source} is invalid`);
@@ -45,9 +47,11 @@ export async function seedStatuses(deps: ReconcilerDeps, stackIdOf: (s: SeededSt
       stackStatus: 'CREATE_COMPLETE',
       controller: { inputsFingerprint: inputsFingerprint(cluster, config.checksum, deps.code), configDigests: configDigests(config.node), failures: 0, recoveryAttempts: 0 },
     };
-    await deps.store.writeStatus(record.name, status, record.resourceVersion);
+    pending.push(deps.store.writeStatus(record.name, status, record.resourceVersion));
+    if (pending.length >= parallel) await Promise.all(pending.splice(0));
     out.push(seeded);
   }
+  await Promise.all(pending);
   return out;
 }
 

@@ -13,7 +13,7 @@ import { ReconcilerDeps } from '../lib/reconciler/context';
 import { Controller } from '../lib/reconciler/controller';
 import { createDeps } from '../lib/reconciler/wiring';
 import { allTasks, WorkflowHooks } from '../lib/reconciler/workflow';
-import { StoreWithHistory } from '../lib/stores/create-store';
+import { StoreOptions, StoreWithHistory } from '../lib/stores/create-store';
 import { FakeCloudFormation, Method, MUTATING } from '../test/fakes/fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity } from '../test/fakes/fake-ports';
 import { sleep } from './stats';
@@ -34,6 +34,8 @@ export interface WorldOptions {
   readonly nag?: boolean;
   /** The account the credentials belong to. */
   readonly account: string;
+  /** Another store than the file store on clustersDir (the Kubernetes store). @default the file store */
+  readonly store?: StoreOptions;
 }
 
 export class World {
@@ -65,7 +67,7 @@ export class World {
     this.identity = new FixedIdentity(opts.account);
     // The product logs JSON lines to stderr; here they are formatted the same way and thrown away.
     const logDestination = pino.destination({ dest: '/dev/null', sync: true }) as unknown as NodeJS.WritableStream;
-    const wired = createDeps({ clustersDir: opts.clustersDir, templatesDir: DEFAULT_TEMPLATES_DIR, nag: opts.nag, logDestination });
+    const wired = createDeps({ clustersDir: opts.clustersDir, templatesDir: DEFAULT_TEMPLATES_DIR, nag: opts.nag, logDestination, store: opts.store });
     this.store = wired.store;
     const write = this.store.writeStatus.bind(this.store);
     this.store.writeStatus = (...args) => {

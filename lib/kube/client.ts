@@ -46,6 +46,8 @@ export class KubeClient {
   public readonly server: string;
   private agent?: https.Agent | http.Agent;
   private readonly timeoutMs: number;
+  /** Requests sent, by method (GET counts the watches too): tests and the bench count writes with it. */
+  public readonly requests: Record<string, number> = {};
   /** The namespace of the kubeconfig's current context (or the pod's), for `--namespace` unset. */
   public readonly defaultNamespace: string;
 
@@ -116,6 +118,7 @@ export class KubeClient {
 
   private async send(method: string, path: string, body: unknown, contentType: string, timeoutMs: number, signal?: AbortSignal): Promise<http.IncomingMessage> {
     const url = new URL(this.server + path);
+    this.requests[method] = (this.requests[method] ?? 0) + 1;
     const opts: https.RequestOptions = { method, headers: { accept: 'application/json' } };
     // Credentials (tokens that an exec plugin or a projected service-account token refreshes) are applied per request.
     await this.kc.applyToHTTPSOptions(opts);
