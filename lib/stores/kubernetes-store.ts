@@ -180,6 +180,9 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
 
   /** From the cache once it has listed; otherwise from the API server (one object by name when one is asked for). */
   private async objects(name?: string, fresh = false): Promise<KubeWorkerCluster[]> {
+    // A daemon's first pass waits for the cache's first list rather than list everything a second time; an API
+    // server that does not answer for a while is listed directly (and fails the pass, which is retried).
+    if (this.informer && !this.informer.hasSynced && !fresh && name === undefined) await Promise.race([this.informer.synced(), delay(SYNC_WAIT_MS)]);
     if (this.informer?.hasSynced && !fresh) return [...this.informer.items.values()];
     if (name !== undefined && this.namespace) {
       try {
@@ -261,6 +264,12 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
     const { body } = await this.client.request<KubeWorkerCluster>('PATCH', objectPath(o.metadata.namespace!, name), patch, 'application/merge-patch+json');
     this.informer?.observe(body);
   }
+}
+
+const SYNC_WAIT_MS = 30_000;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
 }
 
 function duplicateProblem(o: KubeWorkerCluster, same: readonly KubeWorkerCluster[]): Problem {
