@@ -1,5 +1,6 @@
 import { KubeApiError, NotLeaderError } from '../errors';
 import { KubeClient } from './client';
+import { sleep } from './watch';
 
 /**
  * Leader election on a coordination.k8s.io/v1 Lease, with client-go's semantics (tools/leaderelection), which
@@ -67,14 +68,7 @@ export interface Clock {
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
-export const realClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-    }),
-};
+export const realClock: Clock = { now: () => Date.now(), sleep };
 
 export class LeaderElector {
   private leading = false;

@@ -62,7 +62,8 @@ export class Informer<T extends KubeObject> {
   constructor(
     private readonly client: KubeClient,
     private readonly path: string,
-    private readonly onEvent: (type: InformerEvent, obj: T) => void,
+    /** Each change; `prev` is the object as the cache had it before (undefined for an addition). */
+    private readonly onEvent: (type: InformerEvent, obj: T, prev?: T) => void,
     private readonly opts: InformerOptions = {},
   ) {
     this.syncedPromise = new Promise((r) => (this.syncedResolve = r));
@@ -165,7 +166,7 @@ export class Informer<T extends KubeObject> {
     for (const [k, o] of seen) {
       const prev = old.get(k);
       if (!prev) this.onEvent('ADDED', o);
-      else if (prev.metadata.resourceVersion !== o.metadata.resourceVersion) this.onEvent('MODIFIED', o);
+      else if (prev.metadata.resourceVersion !== o.metadata.resourceVersion) this.onEvent('MODIFIED', o, prev);
     }
     for (const [k, o] of old) if (!seen.has(k)) this.onEvent('DELETED', o);
   }
@@ -196,9 +197,12 @@ export class Informer<T extends KubeObject> {
         if (rv) this.resourceVersion = rv;
         if (ev.type === 'BOOKMARK') return;
         const key = keyOf(ev.object);
+        // The echo of a write of ours already in the cache (observe): nothing new to tell.
+        const prev = this.cache.get(key);
+        const known = ev.type === 'MODIFIED' && rv !== undefined && prev?.metadata.resourceVersion === rv;
         if (ev.type === 'DELETED') this.cache.delete(key);
         else this.cache.set(key, ev.object);
-        this.onEvent(ev.type, ev.object);
+        if (!known) this.onEvent(ev.type, ev.object, prev);
       },
       this.abort.signal,
     );
@@ -220,12 +224,16 @@ function isGone(e: unknown): boolean {
   return e instanceof KubeApiError && e.statusCode === 410;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or at once on abort; leaves no listener behind either way (it runs for the daemon's life). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
+    if (signal.aborted) return resolve();
+    const done = () => {
       clearTimeout(t);
+      signal.removeEventListener('abort', done);
       resolve();
-    }, { once: true });
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 }

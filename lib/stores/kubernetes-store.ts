@@ -165,7 +165,10 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
     this.informer = new Informer<KubeWorkerCluster>(
       this.client,
       collectionPath(this.namespace),
-      (_type, obj) => {
+      (type, obj, prev) => {
+        // A change of the status alone (the echo of the reconciler's own write) wakes nobody: the reconciler acts on
+        // the spec, labels, annotations (retry), finalizers and deletion, as controller-runtime's predicates would.
+        if (type === 'MODIFIED' && prev && !reconcilerRelevantChange(prev, obj)) return;
         for (const l of this.listeners) l(obj.metadata.name);
       },
       { ...this.props.informer, labelSelector: this.labelSelector },
@@ -262,11 +265,22 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
   private async patchObject(name: string, patch: unknown): Promise<void> {
     const o = await this.locate(name);
     const { body } = await this.client.request<KubeWorkerCluster>('PATCH', objectPath(o.metadata.namespace!, name), patch, 'application/merge-patch+json');
+    // A user command (pause, retry) wakes the watchers at once; its watch event is then the echo of a known version.
     this.informer?.observe(body);
+    if (this.informer) for (const l of this.listeners) l(name);
   }
 }
 
 const SYNC_WAIT_MS = 30_000;
+
+/** Anything but status, resourceVersion and managedFields changed. */
+function reconcilerRelevantChange(a: KubeWorkerCluster, b: KubeWorkerCluster): boolean {
+  const strip = (o: KubeWorkerCluster) => {
+    const { resourceVersion: _rv, managedFields: _mf, ...metadata } = o.metadata as KubeWorkerCluster['metadata'] & { managedFields?: unknown };
+    return JSON.stringify([o.apiVersion, metadata, o.spec]);
+  };
+  return strip(a) !== strip(b);
+}
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());

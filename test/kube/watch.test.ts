@@ -2,6 +2,7 @@ import { KubeApiError } from '../../lib/errors';
 import { KubeClient } from '../../lib/kube/client';
 import { collectionPath, KubeWorkerCluster, objectPath } from '../../lib/kube/resource';
 import { Informer, InformerEvent } from '../../lib/kube/watch';
+import { KubernetesStore } from '../../lib/stores/kubernetes-store';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
 import { installCrd } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
@@ -118,4 +119,31 @@ test('a 410 Gone makes it list again, and the list delivers what it missed: edit
   expect([...inf.items.keys()].sort()).toEqual([`${ns}/alpha`, `${ns}/gamma`]);
   inf.stop();
   client.close();
+});
+
+test("the store's watch does not wake the daemon with the echo of its own status write; another writer's edit does", async () => {
+  // GIVEN a Kubernetes store whose watch is running over one object
+  const ns = await namespace();
+  await applyObject(admin, ns, objectNamed('alpha'));
+  const store = new KubernetesStore({ client: KubeClient.fromOptions({ kubeconfig: api.kubeconfig }), namespace: ns });
+  const seen: string[] = [];
+  const stop = store.watch((name) => seen.push(name));
+  await store.sync();
+  await new Promise((r) => setTimeout(r, 500));
+  seen.length = 0;
+
+  // WHEN the store writes a status (as the reconciler does), and a moment passes for the watch event
+  const read = (await store.get('alpha'))!;
+  await store.writeStatus('alpha', { conditions: [{ type: 'Ready', status: 'True', reason: 'UpToDate', message: 'm', lastTransitionTime: '2024-01-01T00:00:00.000Z', observedGeneration: 1 }] }, read.resourceVersion);
+  await new Promise((r) => setTimeout(r, 1500));
+
+  // THEN nobody was woken (the cache already had that version), and the cache has it
+  expect(seen).toEqual([]);
+  expect((await store.get('alpha'))!.status?.conditions[0].reason).toBe('UpToDate');
+
+  // WHEN a user edits the spec, THEN the watch wakes with its name
+  await applyObject(admin, ns, objectNamed('alpha', (r) => (r.spec.pool.maxSize = 23)));
+  await eventually(() => seen.includes('alpha'), 'the edit wakes the watcher');
+  stop();
+  store.close();
 });
