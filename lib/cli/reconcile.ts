@@ -9,6 +9,7 @@ import { SynthPool } from '../reconciler/synth-pool';
 import { createDeps } from '../reconciler/wiring';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { wholeNumber } from './numbers';
+import { assumeRoleFlags, assumeRoleFrom } from './accounts';
 
 /** Flags shared by every command that talks to AWS. */
 export function awsFlags(c: Command): Command {
@@ -36,6 +37,7 @@ export function wiringFrom(opts: Record<string, any>, signal?: AbortSignal) {
     drift: opts.drift === 'report' ? ('report' as const) : ('repair' as const),
     logLevel: opts.logLevel,
     signal,
+    assumeRole: assumeRoleFrom(opts),
   };
 }
 
@@ -48,7 +50,7 @@ export function defaultBind(env: NodeJS.ProcessEnv = process.env): string {
 
 /** `worker-stacks reconcile`: one pass (--once), or the daemon (--watch). */
 export function registerReconcile(program: Command, io: Io, done: (code: number) => void): void {
-  awsFlags(dirFlags(program.command('reconcile')))
+  assumeRoleFlags(awsFlags(dirFlags(program.command('reconcile'))))
     .description('compare each cluster with its stack, update the stacks that differ, wait, record the checksum')
     .option('--once', 'one pass over every cluster, then exit (1 if any cluster failed or is invalid)')
     .option('--watch', 'the daemon: react to object changes, resync periodically, until SIGTERM')
