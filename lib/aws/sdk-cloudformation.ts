@@ -27,6 +27,11 @@ export interface SdkCloudFormationProps {
   readonly waiterDelaySeconds?: { readonly min: number; readonly max: number };
   /** How often stack events are read for progress while waiting, ms. @default 5000 */
   readonly eventPollMs?: number;
+  /**
+   * The CloudFormation execution role (`RoleARN` of every change set, delete and continue-rollback): with an assumed
+   * deployer role, CloudFormation acts with this role's rights, never the caller's. @default none (the caller's rights)
+   */
+  readonly roleArn?: string;
 }
 
 const notFound = (e: unknown) => /does not exist/i.test(String((e as Error)?.message));
@@ -51,8 +56,10 @@ export class SdkCloudFormation implements CloudFormationPort {
   private readonly client: CloudFormationClient;
   private readonly delay: { min: number; max: number };
   private readonly eventPollMs: number;
+  private readonly roleArn?: string;
 
   constructor(props: SdkCloudFormationProps) {
+    this.roleArn = props.roleArn;
     this.client = props.client;
     this.delay = props.waiterDelaySeconds ?? { min: 5, max: 30 };
     this.eventPollMs = props.eventPollMs ?? 5000;
@@ -91,6 +98,7 @@ export class SdkCloudFormation implements CloudFormationPort {
           .map((Key) => ({ Key, Value: req.tags[Key] })),
         Description: req.description,
         ClientToken: req.clientToken,
+        RoleARN: this.roleArn,
       }),
     );
     return r.Id!;
@@ -200,11 +208,11 @@ export class SdkCloudFormation implements CloudFormationPort {
   }
 
   public async deleteStack(stackName: string, clientToken: string): Promise<void> {
-    await this.client.send(new DeleteStackCommand({ StackName: stackName, ClientRequestToken: clientToken }));
+    await this.client.send(new DeleteStackCommand({ StackName: stackName, ClientRequestToken: clientToken, RoleARN: this.roleArn }));
   }
 
   public async continueUpdateRollback(stackName: string, clientToken: string): Promise<void> {
-    await this.client.send(new ContinueUpdateRollbackCommand({ StackName: stackName, ClientRequestToken: clientToken }));
+    await this.client.send(new ContinueUpdateRollbackCommand({ StackName: stackName, ClientRequestToken: clientToken, RoleARN: this.roleArn }));
   }
 
   private waiterFor(status: string) {

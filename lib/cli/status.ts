@@ -11,6 +11,9 @@ import { dirFlags, EXIT, inputDirs, Io } from './context';
 
 export interface StatusRow {
   readonly cluster: string;
+  /** The cluster's account and region (from the object, else from the recorded stack's ARN): the table groups by them. */
+  readonly account?: string;
+  readonly region?: string;
   readonly generation: number;
   readonly observedGeneration?: number;
   readonly desiredChecksum?: string;
@@ -54,8 +57,12 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
       const ready = getCondition(r.status, 'Ready');
       const is = (t: 'Stalled' | 'Degraded' | 'Progressing') => (getCondition(r.status, t)?.status === 'True' ? getCondition(r.status, t) : undefined);
       const shown = is('Stalled') ?? is('Degraded') ?? is('Progressing') ?? getCondition(r.status, 'Progressing') ?? ready;
+      const spec = (r.raw as { spec?: { account?: unknown; region?: unknown } } | undefined)?.spec;
+      const arn = r.status?.stackId?.split(':');
       return {
         cluster: r.name,
+        account: typeof spec?.account === 'string' ? spec.account : arn?.[4],
+        region: typeof spec?.region === 'string' ? spec.region : arn?.[3],
         generation: r.generation,
         observedGeneration: r.status?.observedGeneration,
         desiredChecksum: desired,
@@ -76,7 +83,12 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
         status: r.status,
       };
     })
-    .sort((a, b) => (a.cluster < b.cluster ? -1 : 1));
+    .sort((a, b) => (group(a) !== group(b) ? (group(a) < group(b) ? -1 : 1) : a.cluster < b.cluster ? -1 : 1));
+}
+
+/** `<account>/<region>`: one daemon, many accounts, so the table groups by where each cluster lives. */
+function group(r: Pick<StatusRow, 'account' | 'region'>): string {
+  return `${r.account ?? '-'}/${r.region ?? '-'}`;
 }
 
 export function registerStatus(program: Command, io: Io, done: (code: number) => void): void {
@@ -101,8 +113,8 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
       const short = (s?: string) => (s ? s.slice(0, 12) : '-');
       const now = Date.now();
       const table = [
-        ['CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE'],
-        ...rows.map((r) => [r.cluster, `${r.observedGeneration ?? '-'}/${r.generation}`, short(r.desiredChecksum), short(r.liveChecksum), r.inSync ? 'yes' : 'no', r.stackStatus ?? '-', r.paused ? `${r.ready} (paused)` : r.ready, r.reason ?? '-', age(r.since, now)]),
+        ['ACCOUNT/REGION', 'CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE'],
+        ...rows.map((r) => [group(r), r.cluster, `${r.observedGeneration ?? '-'}/${r.generation}`, short(r.desiredChecksum), short(r.liveChecksum), r.inSync ? 'yes' : 'no', r.stackStatus ?? '-', r.paused ? `${r.ready} (paused)` : r.ready, r.reason ?? '-', age(r.since, now)]),
       ];
       const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
       for (const row of table) io.out(row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd() + '\n');

@@ -4,7 +4,7 @@ import { templatesVersion as readTemplatesVersion } from '../cloudconfig/templat
 import { workerStackName } from '../stacks/naming';
 import { DEFAULT_POLL_MS, Outcome, ReconcilerDeps, StackSlots } from './context';
 import { ReconcilerMetrics } from './metrics';
-import { Hook, reconcileCluster, WorkflowHooks } from './workflow';
+import { accountOf, Hook, reconcileCluster, WorkflowHooks } from './workflow';
 import { RolloutCoordinator } from '../rollout/coordinator';
 import { RolloutPolicySource } from '../rollout/policy-source';
 
@@ -21,7 +21,7 @@ export interface ControllerOptions {
 
 export interface PassResult {
   readonly outcomes: ReadonlyMap<string, Outcome>;
-  /** Stack listings made for the pass (one paginated listing per region). */
+  /** Stack listings made for the pass (one paginated listing per account and region). */
   readonly regionsListed: number;
 }
 
@@ -64,26 +64,27 @@ export class StackListings {
     private readonly clock: () => number = () => deps.now().getTime(),
   ) {}
 
-  /** The region's stacks, no older than maxAgeMs; undefined when the listing failed (each cluster then describes its own). */
-  public get(region: string, fresh = false): Promise<Map<string, StackSummary> | undefined> {
-    const hit = this.cache.get(region);
+  /** The stacks of an account's region, no older than maxAgeMs; undefined when the listing failed (each cluster then describes its own). */
+  public get(region: string, fresh = false, account?: string): Promise<Map<string, StackSummary> | undefined> {
+    const key = account ? `${account}/${region}` : region;
+    const hit = this.cache.get(key);
     const now = this.clock();
     if (hit && !fresh && now - hit.at < this.maxAgeMs) return hit.value;
     const value = this.deps
-      .aws(region)
+      .aws(region, account)
       .cfn.listStacks()
       .catch((e) => {
-        this.deps.log.warn({ region, err: String(e) }, 'could not list stacks; falling back to one describe per cluster');
+        this.deps.log.warn({ region, account, err: String(e) }, 'could not list stacks; falling back to one describe per cluster');
         return undefined;
       });
-    this.cache.set(region, { at: now, value });
+    this.cache.set(key, { at: now, value });
     return value;
   }
 
   /** The listed stack of a cluster: null when listed and absent, undefined when not listed. */
   public async stackOf(record: ClusterRecord, fresh = false): Promise<StackSummary | null | undefined> {
     const region = regionOf(record);
-    const listing = region ? await this.get(region, fresh) : undefined;
+    const listing = region ? await this.get(region, fresh, accountOf(record.raw)) : undefined;
     return listing ? (listing.get(workerStackName(record.name)) ?? null) : undefined;
   }
 }
@@ -144,8 +145,9 @@ export class Controller {
     const passStarted = process.hrtime.bigint();
     const all = await this.deps.store.list();
     const records = names ? all.filter((r) => names.has(r.name)) : all;
-    const regions = new Set(records.map(regionOf).filter((r): r is string => Boolean(r)));
-    await Promise.all([...regions].map((r) => this.listings.get(r, true)));
+    // One listing per account and region (each account's own credentials).
+    const regions = new Map(records.filter((r) => regionOf(r)).map((r) => [`${accountOf(r.raw) ?? ''}/${regionOf(r)}`, r] as const));
+    await Promise.all([...regions.values()].map((r) => this.listings.get(regionOf(r)!, true, accountOf(r.raw))));
     const outcomes = new Map<string, Outcome>();
     const queue = records.filter((r) => !this.inFlight.has(r.name));
     const worker = async () => {
