@@ -11,6 +11,7 @@ import {
   GetTemplateCommand,
   paginateDescribeStackEvents,
   paginateDescribeStacks,
+  paginateListStacks,
   Stack,
   StackEvent as StackEventShape,
   waitUntilChangeSetCreateComplete,
@@ -19,7 +20,7 @@ import {
   waitUntilStackImportComplete,
   waitUntilStackUpdateComplete,
 } from '@aws-sdk/client-cloudformation';
-import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, isInProgress, StackEvent, StackSummary, WaitOptions } from './cloudformation-port';
+import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, IN_PROGRESS_STATUSES, isInProgress, StackEvent, StackSummary, WaitOptions } from './cloudformation-port';
 
 export interface SdkCloudFormationProps {
   readonly client: CloudFormationClient;
@@ -70,6 +71,16 @@ export class SdkCloudFormation implements CloudFormationPort {
     const out = new Map<string, StackSummary>();
     for await (const page of paginateDescribeStacks({ client: this.client }, {})) {
       for (const s of page.Stacks ?? []) out.set(s.StackName!, summary(s));
+    }
+    return out;
+  }
+
+  public async listStacksInProgress(): Promise<Map<string, StackSummary>> {
+    const out = new Map<string, StackSummary>();
+    for await (const page of paginateListStacks({ client: this.client }, { StackStatusFilter: [...IN_PROGRESS_STATUSES] })) {
+      for (const s of page.StackSummaries ?? []) {
+        out.set(s.StackName!, { name: s.StackName!, id: s.StackId!, status: String(s.StackStatus), statusReason: s.StackStatusReason, outputs: {}, lastUpdated: s.LastUpdatedTime?.toISOString() });
+      }
     }
     return out;
   }

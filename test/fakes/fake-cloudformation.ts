@@ -38,7 +38,7 @@ export const stuck = (): Behaviour => ({ kind: 'complete', polls: Number.POSITIV
 export const NO_CHANGES_REASON = "The submitted information didn't contain changes. Submit different information to create a change set.";
 
 export const MUTATING = ['createChangeSet', 'executeChangeSet', 'deleteChangeSet', 'deleteStack', 'continueUpdateRollback'] as const;
-const METHODS = ['listStacks', 'describeStack', 'describeChangeSet', 'waitForChangeSet', 'stackEvents', 'operationEvents', 'getTemplate', 'waitForStack', ...MUTATING] as const;
+const METHODS = ['listStacks', 'listStacksInProgress', 'describeStack', 'describeChangeSet', 'waitForChangeSet', 'stackEvents', 'operationEvents', 'getTemplate', 'waitForStack', ...MUTATING] as const;
 export type Method = (typeof METHODS)[number];
 
 type Kind = 'create' | 'update' | 'delete' | 'continue';
@@ -214,6 +214,13 @@ export class FakeCloudFormation implements CloudFormationPort {
   public async listStacks(): Promise<Map<string, StackSummary>> {
     this.enter('listStacks');
     return new Map([...this.live.entries()].map(([name, id]) => [name, summary(this.stacks.get(id)!)]));
+  }
+
+  /** Like ListStacks with an in-progress status filter: no outputs. */
+  public async listStacksInProgress(): Promise<Map<string, StackSummary>> {
+    this.enter('listStacksInProgress');
+    const inProgress = [...this.live.values()].map((id) => this.stacks.get(id)!).filter((st) => st.status.endsWith('_IN_PROGRESS'));
+    return new Map(inProgress.map((st) => [st.name, { ...summary(st), outputs: {} }]));
   }
 
   public async describeStack(name: string): Promise<StackSummary | undefined> {
