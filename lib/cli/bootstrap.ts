@@ -23,18 +23,27 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
     .option('--external-id <id>', 'require this sts:ExternalId from --trust')
     .option('--role-name <prefix>', "the deployer role's name, before -<region>", DEFAULT_DEPLOYER_ROLE_NAME)
     .action(async (opts) => {
+      // Checked before any AWS call.
+      const principals = (opts.trust ?? []).flatMap((t: string) => t.split(',')).map((t: string) => t.trim()).filter(Boolean);
+      const bad = principals.filter((p: string) => !isPrincipalArn(p));
+      if (bad.length) {
+        io.err(`error: --trust ${bad.join(', ')}: not a principal ARN (arn:aws:iam::<account>:role/<name>, :user/<name> or :root)\n`);
+        return done(EXIT.usage);
+      }
+      if (opts.externalId && principals.length === 0) {
+        io.err('error: --external-id is a condition of the deployer role\'s trust: give --trust <principal ARN> too\n');
+        return done(EXIT.usage);
+      }
+      if (opts.account !== undefined && !/^\d{12}$/.test(opts.account)) {
+        io.err(`error: --account ${opts.account}: an account id is 12 digits\n`);
+        return done(EXIT.usage);
+      }
       // Bootstrap runs with the account's own credentials (like cdk bootstrap): it makes the roles the daemon later assumes.
       const wiring = { ...wiringFrom(opts), assumeRole: false as const };
       const { deps } = createDeps(wiring);
       const account = await deps.identity.account();
       if (opts.account && opts.account !== account) {
         io.err(`error: --account ${opts.account}, but the credentials are for account ${account}; run with credentials of ${opts.account} (a profile, or a role of that account), nothing was deployed\n`);
-        return done(EXIT.usage);
-      }
-      const principals = (opts.trust ?? []).flatMap((t: string) => t.split(',')).map((t: string) => t.trim()).filter(Boolean);
-      const bad = principals.filter((p: string) => !isPrincipalArn(p));
-      if (bad.length) {
-        io.err(`error: --trust ${bad.join(', ')}: not a principal ARN (arn:aws:iam::<account>:role/<name>, :user/<name> or :root)\n`);
         return done(EXIT.usage);
       }
       const trust = principals.length ? { principals, externalId: opts.externalId, roleName: opts.roleName } : undefined;

@@ -3,7 +3,7 @@ import { ClusterRecord } from '../stores/cluster-store';
 import { templatesVersion as readTemplatesVersion } from '../cloudconfig/templates';
 import { workerStackName } from '../stacks/naming';
 import { DEFAULT_POLL_MS, Outcome, ReconcilerDeps, RegionClients, StackSlots } from './context';
-import { ReconcilerMetrics } from './metrics';
+import { accountLabel, ReconcilerMetrics } from './metrics';
 import { accountOf, Hook, reconcileCluster, WorkflowHooks } from './workflow';
 import { RolloutCoordinator } from '../rollout/coordinator';
 import { RolloutPolicySource } from '../rollout/policy-source';
@@ -233,7 +233,7 @@ export class Controller {
     const started = process.hrtime.bigint();
     try {
       const outcome = await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed, templatesVersion: this.templatesVersion });
-      this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9);
+      this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9, accountLabel(record.raw));
       if (outcome.rollout) this.opts.metrics?.observeRollout(outcome.rollout);
       const log = { cluster: record.name, generation: record.generation, checksum: outcome.checksum ?? null, liveChecksum: record.status?.cloudConfigChecksum ?? null };
       this.deps.log.info({ ...log, result: outcome.result, requeueAfterMs: outcome.requeueAfterMs }, outcome.message ?? outcome.result);

@@ -144,7 +144,7 @@ export function executionStatements(account: string, region: string, boundaryArn
   return [
     new iam.PolicyStatement({
       sid: 'Describe',
-      actions: ['ec2:Describe*', 'autoscaling:Describe*', 'elasticloadbalancing:Describe*', 'ssm:GetParameters'],
+      actions: ['ec2:Describe*', 'autoscaling:Describe*', 'elasticloadbalancing:Describe*'],
       resources: ['*'],
     }),
     new iam.PolicyStatement({
