@@ -75,7 +75,8 @@ export async function startMotoServer(opts: MotoServerOptions = {}): Promise<Mot
   throw new WorkerStacksError(`the moto server did not answer on /moto-api/: ${lastError || 'no output'}`, { hint: INSTALL });
 }
 
-async function answers(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<boolean> {
+/** Whether GET <endpoint>/moto-api/ answers before `timeoutMs` passes or the child exits. */
+export async function answers(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
     try {

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { freePort, MOTO_WRAPPER } from '../../lib/playground/moto-server';
+import { answers, freePort, MOTO_WRAPPER } from '../../lib/playground/moto-server';
 import { PINS, requireTool } from './tools';
 
 /**
@@ -53,20 +53,6 @@ export async function startMoto(timeoutMs = 30_000, env: Readonly<Record<string,
     lastError = stderr.trim();
   }
   throw new Error(`moto server did not answer on /moto-api/: ${lastError || 'no output'}; install or repair it with: ${INSTALL}`);
-}
-
-async function answers(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
-    try {
-      const r = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(2000) });
-      if (r.ok) return true;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  return false;
 }
 
 function kill(child: ChildProcess): Promise<void> {
