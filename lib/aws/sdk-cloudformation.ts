@@ -91,6 +91,12 @@ export class SdkCloudFormation implements CloudFormationPort {
           .map((Key) => ({ Key, Value: req.tags[Key] })),
         Description: req.description,
         ClientToken: req.clientToken,
+        // Sent on every change set, empty too: CloudFormation keeps a stack's last RollbackConfiguration when a request
+        // leaves it out, so alarms removed from the object would otherwise go on rolling the stack back.
+        RollbackConfiguration: {
+          RollbackTriggers: (req.rollbackConfiguration?.alarmArns ?? []).map((Arn) => ({ Arn, Type: 'AWS::CloudWatch::Alarm' })),
+          MonitoringTimeInMinutes: req.rollbackConfiguration?.monitoringTimeMinutes ?? 0,
+        },
       }),
     );
     return r.Id!;

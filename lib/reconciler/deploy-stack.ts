@@ -1,4 +1,4 @@
-import { ChangeSetInfo, firstFailure, isComplete, StackEvent, StackSummary } from '../aws/cloudformation-port';
+import { ChangeSetInfo, firstFailure, isComplete, RollbackConfiguration, StackEvent, StackSummary } from '../aws/cloudformation-port';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { WorkerStacksError } from '../errors';
 import { CLUSTER_TAG } from '../stacks/naming';
@@ -16,6 +16,8 @@ export interface EnsureChangeSetInput {
   readonly description: string;
   readonly tags: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
+  /** Alarms that roll the update back (spec.rollout). @default none */
+  readonly rollbackConfiguration?: RollbackConfiguration;
 }
 
 export type ChangeSetState = { kind: 'ready'; info: ChangeSetInfo } | { kind: 'no-changes' } | { kind: 'executed' } | { kind: 'failed'; info: ChangeSetInfo };
@@ -47,6 +49,7 @@ export async function ensureChangeSet(clients: RegionClients, input: EnsureChang
       tags: input.tags,
       description: input.description,
       clientToken: `${input.name}-create`,
+      rollbackConfiguration: input.rollbackConfiguration,
     });
   }
   info = await cfn.waitForChangeSet(stackName, input.name, input.timeoutMs);
