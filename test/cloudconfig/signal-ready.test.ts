@@ -11,7 +11,7 @@ import { renderConfig } from '../../lib/cloudconfig/render';
 import { WORKER_GROUP_LOGICAL_ID } from '../../lib/stacks/naming';
 import { example, tempDir } from '../helpers/clusters';
 import { requireCommand, runAsync } from '../fixtures/cloudconfig/boot';
-import { FAKE, NodeEndpoints, NOT_EXPECTED_XML, SIGNAL_OK_XML, startNodeEndpoints, verifySigV4 } from '../fixtures/cloudconfig/node-endpoints';
+import { ApiServer, FAKE, KubePki, makeKubePki, NodeEndpoints, NOT_EXPECTED_XML, SIGNAL_OK_XML, startApiServer, startNodeEndpoints, verifySigV4 } from '../fixtures/cloudconfig/node-endpoints';
 
 const SCRIPT = '/opt/bin/worker-stacks-signal-ready';
 const SECRETS = [FAKE.secretAccessKey, FAKE.sessionToken, FAKE.imdsToken];
@@ -27,20 +27,31 @@ function requireSigV4Curl(): string {
 }
 
 let endpoints: NodeEndpoints;
+let pkiDir: string;
+let pki: KubePki;
+let api: ApiServer;
 let dir: string;
 beforeAll(async () => {
   endpoints = await startNodeEndpoints();
+  pkiDir = tempDir('kube-pki');
+  pki = makeKubePki(pkiDir, FAKE.nodeName);
+  api = await startApiServer(pki, () => endpoints.state.nodeRegistered);
 });
-afterAll(async () => endpoints.close());
+afterAll(async () => {
+  await endpoints.close();
+  await api.close();
+  fs.rmSync(pkiDir, { recursive: true, force: true });
+});
 beforeEach(() => {
   dir = tempDir('signal-ready');
   endpoints.requests.length = 0;
+  api.clients.length = 0;
   Object.assign(endpoints.state, { kubeletHealthy: true, nodeRegistered: true, cfnStatus: 200, cfnBody: SIGNAL_OK_XML });
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** The script as the cluster's node config carries it, run with a curl that logs its argument list first. */
-async function runScript(clusterName: string, timeoutSeconds = 30) {
+async function runScript(clusterName: string, timeoutSeconds = 30, opts: { caInline?: boolean } = {}) {
   const curl = requireSigV4Curl();
   const config = renderConfig(example(clusterName));
   const script = config.node.files.find((f) => f.path === SCRIPT)!;
@@ -50,15 +61,18 @@ async function runScript(clusterName: string, timeoutSeconds = 30) {
   const argvLog = path.join(dir, 'curl-argv.log');
   fs.mkdirSync(bin);
   fs.writeFileSync(path.join(bin, 'curl'), `#!/bin/bash\nprintf '%s\\n' "$*" >> '${argvLog}'\nexec '${curl}' "$@"\n`, { mode: 0o755 });
+  // The kubeconfig as the kubelet's TLS bootstrap writes it: the CA file, and the rotated client certificate and key in one file.
   const kubeconfig = path.join(dir, 'kubeconfig');
-  fs.writeFileSync(path.join(dir, 'client.pem'), 'not a real certificate: the stand-in API server is plain HTTP\n');
   fs.writeFileSync(
     kubeconfig,
-    `apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    certificate-authority: /etc/kubernetes/pki/ca.crt\n    server: ${endpoints.url}\n  name: default-cluster\nusers:\n- name: default-auth\n  user:\n    client-certificate: ${dir}/client.pem\n    client-key: ${dir}/client.pem\n`,
+    `apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    ${opts.caInline ? `certificate-authority-data: ${fs.readFileSync(pki.caFile).toString('base64')}` : `certificate-authority: ${pki.caFile}`}\n    server: ${api.url}\n  name: default-cluster\ncontexts:\n- context:\n    cluster: default-cluster\n    namespace: default\n    user: default-auth\n  name: default-context\ncurrent-context: default-context\nkind: Config\nusers:\n- name: default-auth\n  user:\n    client-certificate: ${pki.kubeletPem}\n    client-key: ${pki.kubeletPem}\n`,
   );
   const stamp = path.join(dir, 'state', 'signalled');
+  const tmp = path.join(dir, 'tmp');
+  fs.mkdirSync(tmp);
   const env = {
     PATH: `${bin}:${process.env.PATH}`,
+    TMPDIR: tmp,
     WS_READY_TIMEOUT_SECONDS: String(timeoutSeconds),
     WS_POLL_SECONDS: '0.2',
     WS_IMDS_ENDPOINT: endpoints.url,
@@ -71,7 +85,7 @@ async function runScript(clusterName: string, timeoutSeconds = 30) {
   const result = await runAsync('bash', [file], { env, timeoutMs: 60_000 });
   const argv = fs.existsSync(argvLog) ? fs.readFileSync(argvLog, 'utf8') : '';
   const signals = endpoints.requests.filter((r) => r.url === '/cloudformation/');
-  return { result, argv, signals, stamped: fs.existsSync(stamp), cluster: example(clusterName) };
+  return { result, argv, signals, stamped: fs.existsSync(stamp), leftovers: fs.readdirSync(tmp), cluster: example(clusterName) };
 }
 
 const form = (body: string) => Object.fromEntries(new URLSearchParams(body));
@@ -108,6 +122,7 @@ describe('a node that comes up signals SUCCESS', () => {
     expect(signal.headers['x-amz-security-token']).toBe(FAKE.sessionToken);
     expect(run.result.stdout).toContain(`signalled SUCCESS for ${FAKE.instanceId} to WorkerStack-${name}/${WORKER_GROUP_LOGICAL_ID}`);
     expect(run.stamped).toBe(true);
+    expect(run.leftovers).toEqual([]);
     expectNoSecretLeaked(run);
   });
 
@@ -124,13 +139,24 @@ describe('a node that comes up signals SUCCESS', () => {
     expect(run.result.status).toBe(0);
   });
 
-  test('the node object is read with the kubelet\'s own kubeconfig', async () => {
+  test('the node object is read over mutual TLS with the kubelet\'s own kubeconfig (its CA, its client certificate)', async () => {
     // WHEN
     const run = await runScript('prod-eu1');
-    // THEN
-    expect(endpoints.requests.map((r) => r.url)).toContain(`/api/v1/nodes/${FAKE.nodeName}`);
-    expect(run.argv).toContain(`--cert ${dir}/client.pem --key ${dir}/client.pem`);
+    // THEN the API server saw the kubelet's identity, and verified it against its CA
+    expect(run.result.status).toBe(0);
+    expect(api.clients).toContain(`system:node:${FAKE.nodeName}`);
+    expect(run.argv).toContain(`--cert ${pki.kubeletPem} --key ${pki.kubeletPem} --cacert ${pki.caFile}`);
   });
+});
+
+test('a kubeconfig with the CA inline (certificate-authority-data) works too', async () => {
+  // WHEN
+  const run = await runScript('prod-eu1', 30, { caInline: true });
+  // THEN
+  expect(run.result.status).toBe(0);
+  expect(api.clients).toContain(`system:node:${FAKE.nodeName}`);
+  expect(run.signals.map((s) => form(s.body).Status)).toEqual(['SUCCESS']);
+  expect(run.leftovers).toEqual([]); // its scratch copy of the CA is gone
 });
 
 describe('a node that does not come up signals FAILURE after its timeout', () => {
