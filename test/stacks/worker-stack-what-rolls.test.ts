@@ -72,3 +72,11 @@ test.each(ROWS)('%s (%s): launch template data changes: %s, nodes roll: %s', (_w
   const launchDataChanged = launchData(after.json) !== launchData(before.json);
   expect({ launchData: launchDataChanged, rolls: launchDataChanged || rollingGroup(after.json) !== rollingGroup(before.json) }).toEqual({ launchData: launchDataChanges, rolls });
 });
+
+test('spec.rollout changes no byte of the template: the alarms go on the change set, not into the stack', () => {
+  // GIVEN / WHEN
+  const before = synthCluster(example('prod-eu1'));
+  const after = synthCluster(variant('prod-eu1', (raw) => (raw.spec.rollout = { rollbackAlarms: ['arn:aws:cloudwatch:eu-west-1:111111111111:alarm:nodes-not-ready'], monitoringTimeMinutes: 30 })));
+  // THEN
+  expect(after.text).toBe(before.text);
+});
