@@ -89,7 +89,8 @@ export const IMDS_HOP_LIMIT = 1;
 /**
  * The worker nodes: least-privilege instance role, launch template (IMDSv2
  * required, hop limit 1, encrypted root volume) and an Auto Scaling group whose
- * AutoScalingRollingUpdate policy replaces the nodes when the user data changes.
+ * update policy replaces the nodes when the user data changes: a rolling update
+ * gated by the nodes' own health signals, or an instance refresh.
  */
 export class WorkerPool extends Construct {
   public readonly autoScalingGroup: autoscaling.AutoScalingGroup;
