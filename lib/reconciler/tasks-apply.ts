@@ -8,6 +8,7 @@ import { ensureChangeSet, executeToken } from './deploy-stack';
 import { camel, DEFAULT_MAX_UPDATE_ATTEMPTS, Outcome, ReconcileContext, Task, TASK } from './context';
 import { short } from './tasks-prepare';
 import { removeAssembly, synthesizeStack } from './synthesize';
+import { describeRollout, specRollout } from '../review/rollout-words';
 import { alarmRollback, rollbackConfiguration, signalShortfall } from './rollout';
 
 /**
@@ -189,7 +190,9 @@ export const execute: Task = {
   async run(ctx) {
     const rolls = ctx.live !== ctx.config!.checksum;
     const why = ctx.drift ? `${ctx.drift.message}; re-applying the object. ` : '';
-    const message = `${why}${rolls ? `rolling the nodes to config ${short(ctx.config!.checksum)}: ${ctx.configChange ?? 'first config'}` : 'updating the stack; the node config is unchanged'}`;
+    // How the roll goes (batches, the gate, drain), so the log says what to expect before the stack is watched.
+    const how = rolls ? `; rolls ${describeRollout(specRollout(ctx.cluster!.spec))}` : '';
+    const message = `${why}${rolls ? `rolling the nodes to config ${short(ctx.config!.checksum)}: ${ctx.configChange ?? 'first config'}${how}` : 'updating the stack; the node config is unchanged'}`;
     const executing = { fingerprint: ctx.fingerprint!, changeSet: ctx.changeSetName!, checksum: ctx.config!.checksum, startedAt: ctx.deps.now().toISOString() };
     const change = rolls ? { lastConfigChange: ctx.configChange ?? 'first config', lastConfigChangeTime: executing.startedAt } : {};
     // Written before the call: a crash after it still knows whose operation the stack is running.

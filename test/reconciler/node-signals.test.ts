@@ -56,11 +56,12 @@ test('silent nodes hold the update for the whole pause time before it rolls back
   expect(h.clock.ms - started).toBe(PAUSE_MS);
 });
 
-test('healthy nodes: the same change completes and is recorded', async () => {
+test('healthy nodes: the same change completes and is recorded; the log said how it would roll', async () => {
   h.edit(EXAMPLE, rollNodes);
   h.cfn.nodes(h.stackName(), 'healthy');
   expect((await h.reconcile()).result).toBe('applied');
   expect(h.condition('Ready')).toMatchObject({ status: 'True', reason: 'StackUpdated' });
+  expect(h.log.entries.map((e) => e.msg)).toContainEqual(expect.stringContaining('rolls 2 nodes in batches of 1, at least 1 in service, gated by node signals (100% within PT10M), drained'));
 });
 
 test('a change that rolls no node needs no signal: silent nodes do not stop it', async () => {
