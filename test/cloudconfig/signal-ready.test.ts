@@ -51,7 +51,7 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** The script as the cluster's node config carries it, run with a curl that logs its argument list first. */
-async function runScript(clusterName: string, timeoutSeconds = 30, opts: { caInline?: boolean } = {}) {
+async function runScript(clusterName: string, timeoutSeconds = 30, opts: { caInline?: boolean; imds?: string } = {}) {
   const curl = requireSigV4Curl();
   const config = renderConfig(example(clusterName));
   const script = config.node.files.find((f) => f.path === SCRIPT)!;
@@ -75,7 +75,7 @@ async function runScript(clusterName: string, timeoutSeconds = 30, opts: { caInl
     TMPDIR: tmp,
     WS_READY_TIMEOUT_SECONDS: String(timeoutSeconds),
     WS_POLL_SECONDS: '0.2',
-    WS_IMDS_ENDPOINT: endpoints.url,
+    WS_IMDS_ENDPOINT: opts.imds ?? endpoints.url,
     WS_KUBELET_HEALTHZ: `${endpoints.url}/healthz`,
     WS_KUBELET_KUBECONFIG: kubeconfig,
     WS_CLOUDFORMATION_ENDPOINT: `${endpoints.url}/cloudformation/`,
@@ -159,6 +159,17 @@ test('a kubeconfig with the CA inline (certificate-authority-data) works too', a
   expect(run.leftovers).toEqual([]); // its scratch copy of the CA is gone
 });
 
+test('without the instance metadata service nothing is sent, and the unit fails saying why', async () => {
+  // GIVEN an IMDS that is not there
+  // WHEN
+  const run = await runScript('prod-eu1', 30, { imds: 'http://127.0.0.1:9' });
+  // THEN
+  expect(run.result.status).toBe(1);
+  expect(run.signals).toEqual([]);
+  expect(run.result.stdout).toContain('cannot read the instance id or the role\'s credentials from the instance metadata service');
+  expect(run.stamped).toBe(false);
+});
+
 describe('a node that does not come up signals FAILURE after its timeout', () => {
   test.each([
     { what: 'the kubelet never gets healthy', state: { kubeletHealthy: false, nodeRegistered: false }, log: /the kubelet is not healthy/ },
@@ -187,7 +198,7 @@ test('a signal CloudFormation does not expect (no roll under way) is said and is
   expect(run.result.status).toBe(0);
   expect(run.signals).toHaveLength(1);
   expect(run.result.stdout).toContain('CloudFormation did not take the SUCCESS signal');
-  expect(run.result.stdout).toContain('ValidationError');
+  expect(run.result.stdout).toContain('ValidationError Signal was not expected: the resource is in UPDATE_COMPLETE state');
   expect(run.stamped).toBe(true);
   expectNoSecretLeaked(run);
 });
