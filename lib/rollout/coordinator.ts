@@ -67,8 +67,10 @@ export class RolloutCoordinator implements RolloutGate {
   }
 
   public async release(name: string): Promise<void> {
-    if (!this.admitted.delete(name) && !this.members.has(name)) return;
-    // Its status now says what it did (executing, Ready, a failure): read that one object again.
+    // Only a cluster let through changed what others decide on (it executed, or it did not); any other change is
+    // seen by the next snapshot, at most a poll interval later.
+    if (!this.admitted.delete(name)) return;
+    // Its status now says what it did (executing, a failure): read that one object again.
     const record = await this.props.store.get(name).catch(() => undefined);
     if (!record) return void this.members.delete(name);
     const m = await this.memberOf(record, this.version ?? templatesVersion(this.props.templatesDir));

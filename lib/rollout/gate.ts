@@ -1,5 +1,5 @@
 import { formatProblem } from '../errors';
-import { formatDuration, parseDuration } from './duration';
+import { parseDuration } from './duration';
 import { FleetMember, pendingRoll, rolling, settledSince } from './fleet';
 import { LoadedPolicies, LoadedPolicy } from './policy-source';
 import { WaveSettings, waveConcurrency } from './policy-schema';
@@ -114,7 +114,7 @@ export function decide(name: string, fleet: Fleet, now: Date, admitted: Readonly
   if (soaking.length) {
     const last = soaking[0];
     const w = placed.placements.get(last.m.name)!.wave;
-    return hold('WaitingForWave', `${wave} waits for wave ${w.name} to soak ${w.soak}: ${some(soaking.map((x) => x.m.name))} settled less than ${w.soak} ago; next look in ${formatDuration(last.until - now.getTime())} (at ${new Date(last.until).toISOString()})`, last.until - now.getTime(), at);
+    return hold('WaitingForWave', `${wave} waits for wave ${w.name} to soak ${w.soak}: ${some(soaking.map((x) => x.m.name))} settled less than ${w.soak} ago; the soak ends at ${new Date(last.until).toISOString()}`, last.until - now.getTime(), at);
   }
   const windows = me.windows.length ? me.windows : at.wave.maintenanceWindows;
   const win = windowState(windows, now);
