@@ -8,7 +8,7 @@ import { Outcome, ReconcilerDeps, Synthesizer, TASK } from '../../lib/reconciler
 import { Controller } from '../../lib/reconciler/controller';
 import { DerivedCache } from '../../lib/reconciler/derived-cache';
 import { assemblyDir } from '../../lib/reconciler/synthesize';
-import { after } from '../../lib/reconciler/workflow';
+import { after, CrashSignal, Hook } from '../../lib/reconciler/workflow';
 import { FilePolicySource, POLICY_DIR } from '../../lib/rollout/policy-source';
 import { configBucketName, configKeyPrefix, workerStackName } from '../../lib/stacks/naming';
 import { complete } from './fake-cloudformation';
@@ -68,6 +68,10 @@ export class FleetSim {
   private readonly due = new Map<string, number>();
   private nextResync = 0;
   public reconciles = 0;
+  /** Processes started after the first (a restart, or a crash a hook threw). */
+  public restarts = -1;
+  /** Extra workflow hooks of the next process (tests that crash on purpose). */
+  public hooks: Hook[] = [];
 
   constructor(public readonly names: readonly string[], labels: (name: string) => Record<string, string>) {
     this.h = new Harness({ clusters: [] });
@@ -99,7 +103,8 @@ export class FleetSim {
 
   public restart(): void {
     this.deps = this.h.deps({ templatesDir: this.templatesDir, synthesizer: checksumSynthesizer, derived: new DerivedCache(), pollMs: 30_000, maxUpdateAttempts: 2, backoff: { baseMs: 5 * MINUTE, maxMs: 30 * MINUTE, random: () => 0.5 } });
-    const hooks = [after(TASK.execute, (ctx) => void this.starts.push({ name: ctx.record.name, at: this.now, checksum: ctx.config!.checksum }))];
+    this.restarts++;
+    const hooks = [after(TASK.execute, (ctx) => void this.starts.push({ name: ctx.record.name, at: this.now, checksum: ctx.config!.checksum })), ...this.hooks];
     this.controller = new Controller(this.deps, { concurrency: 100, workers: 4, hooks, policies: new FilePolicySource({ clustersDir: this.h.clustersDir }) });
     this.wakeAll();
   }
@@ -125,7 +130,16 @@ export class FleetSim {
       }
       for (const n of this.names.filter((x) => (this.due.get(x) ?? Infinity) <= this.now)) {
         this.due.delete(n);
-        const o = await this.controller.reconcileKey(n);
+        let o: Outcome | undefined;
+        try {
+          o = await this.controller.reconcileKey(n);
+        } catch (e) {
+          if (!(e instanceof CrashSignal)) throw e;
+          // The process died mid-reconcile: a new one starts, with nothing of the old one's memory.
+          this.hooks = [];
+          this.restart();
+          break;
+        }
         this.reconciles++;
         if (!o) continue;
         this.outcomes.set(n, o);
