@@ -90,7 +90,9 @@ describe('crash injection after each task', () => {
     // skip-if-same-inputs only in a controller pass with a stack listing, and it writes nothing a crash could cut)
     h = await given(scenario);
     // (paused, report-drift and acquire-slot only run for a paused cluster, --drift=report and a controller's slots)
-    const runs = !['dry-run', 'skip-if-same-inputs', 'paused', 'report-drift', 'acquire-slot'].includes(task) && !(task === 'recover' && scenario === 'create');
+    // wait-for-wave and clean-config-objects run only with a rollout gate / config-object store (their own crash tables:
+    // test/rollout/fleet-rollout.test.ts, test/reconciler/rollout-gate.test.ts)
+    const runs = !['dry-run', 'skip-if-same-inputs', 'paused', 'report-drift', 'acquire-slot', 'wait-for-wave', 'clean-config-objects'].includes(task) && !(task === 'recover' && scenario === 'create');
     let crashed = false;
     const crashing = h.reconcile(EXAMPLE, {
       hooks: {

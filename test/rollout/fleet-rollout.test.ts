@@ -13,6 +13,8 @@ import { FleetSim, ROLL_POLLS, RollStart } from '../fakes/fleet-sim';
  * driven as the daemon drives them (requeues, resyncs, the watch) on a fake clock.
  */
 
+jest.setTimeout(600_000);
+
 const MIN = 60_000;
 const ROLL_MS = ROLL_POLLS * 5000;
 const POLICY = {
