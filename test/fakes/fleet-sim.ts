@@ -11,7 +11,7 @@ import { assemblyDir } from '../../lib/reconciler/synthesize';
 import { after, CrashSignal, Hook } from '../../lib/reconciler/workflow';
 import { FilePolicySource, POLICY_DIR } from '../../lib/rollout/policy-source';
 import { configBucketName, configKeyPrefix, workerStackName } from '../../lib/stacks/naming';
-import { complete } from './fake-cloudformation';
+import { complete, FakeCloudFormation, FakeCloudFormationProps } from './fake-cloudformation';
 import { Harness } from './harness';
 
 /**
@@ -58,8 +58,24 @@ export const ROLL_POLLS = 120;
  * controller and builds a new one with fresh deps (a new process: nothing in memory survives), which starts with
  * a full pass, as runDaemon does.
  */
+export interface FleetSimOptions {
+  /** Clusters are spread over these regions, one fake CloudFormation each. @default the example's (us-east-1) */
+  readonly regions?: readonly string[];
+  /** Rate quotas and call latency of every region's fake (the bench). @default none */
+  readonly quotas?: FakeCloudFormationProps['quotas'];
+  readonly latencyMs?: number;
+  /** How often a stack in progress is looked at (the daemon's --poll-seconds). @default 30 s */
+  readonly pollMs?: number;
+  /** Reconciler workers (`--workers`) and stacks in progress (`--concurrency`). @default 4 and 100 */
+  readonly workers?: number;
+  readonly concurrency?: number;
+}
+
 export class FleetSim {
   public readonly h: Harness;
+  /** One fake CloudFormation per region (the harness's own for the first). */
+  public readonly fakes = new Map<string, FakeCloudFormation>();
+  private readonly regionOf = new Map<string, string>();
   public readonly templatesDir: string;
   public readonly starts: RollStart[] = [];
   public readonly outcomes = new Map<string, Outcome>();
@@ -73,15 +89,52 @@ export class FleetSim {
   /** Extra workflow hooks of the next process (tests that crash on purpose). */
   public hooks: Hook[] = [];
 
-  constructor(public readonly names: readonly string[], labels: (name: string) => Record<string, string>) {
+  constructor(
+    public readonly names: readonly string[],
+    labels: (name: string) => Record<string, string>,
+    private readonly opts: FleetSimOptions = {},
+  ) {
     this.h = new Harness({ clusters: [] });
     this.templatesDir = path.join(this.h.dir, 'cloudconfig');
     fs.cpSync(DEFAULT_TEMPLATES_DIR, this.templatesDir, { recursive: true });
-    for (const n of names) {
-      this.h.addCluster(n, (raw) => (raw.metadata.labels = labels(n)));
-      this.h.cfn.setDefault(this.h.stackName(n), complete(ROLL_POLLS));
-    }
+    const regions = opts.regions ?? ['us-east-1'];
+    names.forEach((n, i) => {
+      const region = regions[i % regions.length];
+      this.regionOf.set(n, region);
+      this.h.addCluster(n, (raw) => {
+        raw.metadata.labels = labels(n);
+        if (region !== raw.spec.region) {
+          const from = raw.spec.region as string;
+          raw.spec.region = region;
+          raw.spec.network.availabilityZones = (raw.spec.network.availabilityZones as string[]).map((z) => z.replace(from, region));
+          raw.spec.cloudConfig.values.bootstrapTokenSecretArn = String(raw.spec.cloudConfig.values.bootstrapTokenSecretArn).replace(from, region);
+        }
+      });
+      this.cfn(n).setDefault(this.h.stackName(n), complete(ROLL_POLLS));
+    });
     this.restart();
+  }
+
+  /** The fake CloudFormation of a cluster's region. */
+  public cfn(name: string): FakeCloudFormation {
+    const region = this.regionOf.get(name) ?? 'us-east-1';
+    let f = this.fakes.get(region);
+    if (!f) {
+      f = this.fakes.size === 0 && !this.opts.quotas && !this.opts.latencyMs ? this.h.cfn : new FakeCloudFormation({ clock: this.h.clock, region, readTemplateUrl: this.h.publisher.read, quotas: this.opts.quotas, latencyMs: this.opts.latencyMs });
+      this.fakes.set(region, f);
+    }
+    return f;
+  }
+
+  /** Lets clock time pass (every region's operations end as their time comes). */
+  public advance(ms: number): void {
+    const fakes = [...new Set([...this.fakes.values()])];
+    const until = this.now + ms;
+    // The first fake moves the clock in poll steps; the others end their operations at each step.
+    while (this.now < until) {
+      fakes[0].advance(Math.min(5000, until - this.now));
+      for (const f of fakes.slice(1)) f.advance(0);
+    }
   }
 
   public get now(): number {
@@ -102,10 +155,12 @@ export class FleetSim {
   }
 
   public restart(): void {
-    this.deps = this.h.deps({ templatesDir: this.templatesDir, synthesizer: checksumSynthesizer, derived: new DerivedCache(), pollMs: 30_000, maxUpdateAttempts: 2, backoff: { baseMs: 5 * MINUTE, maxMs: 30 * MINUTE, random: () => 0.5 } });
+    const base = this.h.deps({ templatesDir: this.templatesDir, synthesizer: checksumSynthesizer, derived: new DerivedCache(), pollMs: this.opts.pollMs ?? 30_000, maxUpdateAttempts: 2, backoff: { baseMs: 5 * MINUTE, maxMs: 30 * MINUTE, random: () => 0.5 } });
+    const regionName = new Map([...this.regionOf].map(([n, r]) => [r, n]));
+    this.deps = { ...base, aws: (region) => ({ cfn: this.cfn(regionName.get(region) ?? ''), publisher: this.h.publisher }) };
     this.restarts++;
     const hooks = [after(TASK.execute, (ctx) => void this.starts.push({ name: ctx.record.name, at: this.now, checksum: ctx.config!.checksum })), ...this.hooks];
-    this.controller = new Controller(this.deps, { concurrency: 100, workers: 4, hooks, policies: new FilePolicySource({ clustersDir: this.h.clustersDir }) });
+    this.controller = new Controller(this.deps, { concurrency: this.opts.concurrency ?? 100, workers: this.opts.workers ?? 4, hooks, policies: new FilePolicySource({ clustersDir: this.h.clustersDir }) });
     this.wakeAll();
   }
 
@@ -120,10 +175,10 @@ export class FleetSim {
       if (stop()) return;
       const next = Math.min(this.nextResync, ...this.due.values());
       if (next > until) {
-        if (until > this.now) this.h.cfn.advance(until - this.now);
+        if (until > this.now) this.advance(until - this.now);
         return;
       }
-      if (next > this.now) this.h.cfn.advance(next - this.now);
+      if (next > this.now) this.advance(next - this.now);
       if (this.now >= this.nextResync) {
         this.wakeAll();
         this.nextResync = this.now + 10 * MINUTE;
@@ -154,7 +209,12 @@ export class FleetSim {
 
   /** The live checksum of a cluster's stack. */
   public live(name: string): string | undefined {
-    return this.h.cfn.peek(this.h.stackName(name))?.outputs.ConfigChecksum;
+    return this.cfn(name).peek(this.h.stackName(name))?.outputs.ConfigChecksum;
+  }
+
+  /** The stack of a cluster as DescribeStacks would show it (no call counted). */
+  public stack(name: string) {
+    return this.cfn(name).peek(this.h.stackName(name));
   }
 
   public cleanup(): void {

@@ -51,7 +51,7 @@ async function settledFleet(names: readonly string[]): Promise<FleetSim> {
 }
 
 /** Every cluster of the fleet has started its roll of this change, and every stack is settled on its desired config. */
-const allSettled = (sim: FleetSim) => () => new Set(sim.starts.map((x) => x.name)).size === sim.names.length && sim.names.every((n) => sim.live(n) === sim.h.status(n).desiredChecksum && !sim.h.cfn.peek(sim.h.stackName(n))?.status.endsWith('IN_PROGRESS'));
+const allSettled = (sim: FleetSim) => () => new Set(sim.starts.map((x) => x.name)).size === sim.names.length && sim.names.every((n) => sim.live(n) === sim.h.status(n).desiredChecksum && !sim.stack(n)?.status.endsWith('IN_PROGRESS'));
 
 const first = (starts: readonly RollStart[], names: readonly string[]) => Math.min(...starts.filter((s) => names.includes(s.name)).map((s) => s.at));
 const last = (starts: readonly RollStart[], names: readonly string[]) => Math.max(...starts.filter((s) => names.includes(s.name)).map((s) => s.at));
@@ -96,7 +96,7 @@ test('100 clusters: a rollback in the canary halts every wave behind it; pause, 
   const s = shape(10, 89);
   const sim = await settledFleet(s.all);
   try {
-    sim.h.cfn.script(sim.h.stackName(s.canary), fail(ASG_FAILURE, ROLL_POLLS), fail(ASG_FAILURE, ROLL_POLLS));
+    sim.cfn(s.canary).script(sim.h.stackName(s.canary), fail(ASG_FAILURE, ROLL_POLLS), fail(ASG_FAILURE, ROLL_POLLS));
 
     // WHEN a bad change to the shared template is made and the daemon runs for two hours
     sim.changeTemplate('# bad kubelet flag');
