@@ -196,6 +196,8 @@ export class FleetSim {
           break;
         }
         this.reconciles++;
+        // Each reconcile is its own turn of the event loop, as the daemon's work queue runs them (timers run between).
+        await new Promise((r) => setImmediate(r));
         if (!o) continue;
         this.outcomes.set(n, o);
         if (o.requeueAfterMs !== undefined) this.due.set(n, this.now + Math.max(1000, o.requeueAfterMs));

@@ -69,7 +69,7 @@ describe('decide: waves', () => {
     const b = decide('e1', pending, now);
     // THEN
     expect(a.go === false && a.requeueAfterMs).toBe(15 * 60_000);
-    expect(b.go === false && b.requeueAfterMs).toBe(30_000);
+    expect(b.go === false && b.requeueAfterMs).toBe(120_000);
   });
 });
 
