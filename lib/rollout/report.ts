@@ -100,7 +100,7 @@ export function formatRolloutReport(r: RolloutReport): string {
   const out: string[] = [];
   for (const p of r.problems) out.push(`problem: ${p}`);
   if (r.problems.length) out.push('no roll starts while a rollout policy is invalid', '');
-  if (r.policies.length === 0) out.push('no rollout policy: every roll starts as soon as --concurrency allows (add one under <clusters>/rollout-policies/)');
+  if (r.policies.length === 0 && r.problems.length === 0) out.push('no rollout policy: every roll starts as soon as --concurrency allows (add one under <clusters>/rollout-policies/)');
   for (const p of r.policies) {
     out.push(`policy ${p.policy} (${p.source})${p.paused ? ': PAUSED (worker-stacks rollout resume ' + p.policy + ')' : ''}`);
     p.waves.forEach((w, i) => {
@@ -109,6 +109,6 @@ export function formatRolloutReport(r: RolloutReport): string {
       for (const c of w.clusters) out.push(`    ${c.cluster}\t${c.phase}\t${c.why ?? ''}`);
     });
   }
-  if (r.ungoverned.length) out.push(`no policy selects: ${some(r.ungoverned, 10)}`);
+  if (r.ungoverned.length && r.problems.length === 0) out.push(`no policy selects: ${some(r.ungoverned, 10)}`);
   return `${out.join('\n')}\n`;
 }
