@@ -8,6 +8,7 @@ import { derivedKey, DerivedCache } from '../reconciler/derived-cache';
 import { Decision, decide, Fleet, placeAll } from './gate';
 import { FleetMember, fleetMember, MemberSpec } from './fleet';
 import { RolloutPolicySource } from './policy-source';
+import { nodeKey } from './node-key';
 
 /** What the reconciler's wait-for-wave task asks of the fleet rollout. */
 export interface RolloutGate {
@@ -37,7 +38,7 @@ export interface RolloutCoordinatorProps {
 
 /** The spec fields the gate reads, from a validated object. */
 export function memberSpec(c: WorkerCluster): MemberSpec {
-  return { labels: c.metadata.labels, template: c.spec.cloudConfig.template, hold: c.spec.rollout.hold, paused: c.spec.paused, windows: c.spec.rollout.maintenanceWindows };
+  return { labels: c.metadata.labels, template: c.spec.cloudConfig.template, hold: c.spec.rollout.hold, paused: c.spec.paused, windows: c.spec.rollout.maintenanceWindows, nodeKey: nodeKey(c) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { formatProblem } from '../errors';
 import { parseDuration } from './duration';
-import { FleetMember, pendingRoll, rolling, settledSince } from './fleet';
+import { FleetMember, onDesired, pendingRoll, rolling, settledSince } from './fleet';
 import { LoadedPolicies, LoadedPolicy } from './policy-source';
 import { WaveSettings, waveConcurrency } from './policy-schema';
 import { matches } from './selector';
@@ -105,7 +105,7 @@ export function decide(name: string, fleet: Fleet, now: Date, admitted: Readonly
     }
   }
   const earlier = peers.filter((m) => waveIndex(m) < at.index);
-  const notRolled = earlier.filter((m) => pendingRoll(m) || rolling(m) || (m.desired && m.live === m.desired && settledSince(m) === undefined)).sort(byName);
+  const notRolled = earlier.filter((m) => pendingRoll(m) || rolling(m) || (onDesired(m) && settledSince(m) === undefined)).sort(byName);
   if (notRolled.length) {
     const first = placed.placements.get(notRolled[0].name)!;
     return hold('WaitingForWave', `${wave} waits for wave ${first.wave.name}: ${some(notRolled.map((m) => m.name))} ${notRolled.length === 1 ? 'has' : 'have'} not settled on the new config yet`, RECHECK_MS, at);

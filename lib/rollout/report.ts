@@ -2,7 +2,7 @@ import { StackSummary } from '../aws/cloudformation-port';
 import { formatProblem } from '../errors';
 import { parseDuration } from './duration';
 import { ClusterRecord } from '../stores/cluster-store';
-import { FleetMember, pendingRoll, rolling, settledSince } from './fleet';
+import { FleetMember, onDesired, pendingRoll, rolling, settledSince } from './fleet';
 import { decide, Fleet, placeAll, some } from './gate';
 import { waveConcurrency } from './policy-schema';
 import { describeSelector } from './selector';
@@ -88,7 +88,7 @@ function line(m: FleetMember, fleet: Fleet, now: Date, placed: ReturnType<typeof
     return { cluster: m.name, phase: d.reason === 'RolloutHalted' ? 'halted' : 'waiting', why: `${d.reason}: ${d.message}` };
   }
   const since = settledSince(m);
-  if (m.desired && m.live === m.desired && since === undefined) return { cluster: m.name, phase: 'rolling', why: 'rolled; not yet recorded Ready' };
+  if (onDesired(m) && since === undefined) return { cluster: m.name, phase: 'rolling', why: 'rolled; not yet recorded Ready' };
   const at = placed.placements.get(m.name);
   const soakMs = at ? (parseDuration(at.wave.soak) ?? 0) : 0;
   if (since !== undefined && since + soakMs > now.getTime()) return { cluster: m.name, phase: 'soaking', why: `settled at ${new Date(since).toISOString()}, soaks until ${new Date(since + soakMs).toISOString()}` };

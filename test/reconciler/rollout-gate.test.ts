@@ -109,6 +109,23 @@ test('a roll of the remainder waits for the canary and its soak: staged and requ
   expect(h.status(MAIN).cloudConfigChecksum).toBe(h.status(MAIN).desiredChecksum);
 });
 
+test('a new AMI (the config checksum unchanged) waits for its wave like a new config', async () => {
+  // GIVEN a new machine image on both clusters: their nodes roll, their config checksum does not change
+  const ami = (raw: any) => (raw.spec.pool.machineImage = 'ami-0fedcba9876543210');
+  h.edit(CANARY, ami);
+  h.edit(MAIN, ami);
+  const live = h.status(MAIN).cloudConfigChecksum;
+  // WHEN the reconciler runs
+  const outcomes = await pass();
+  // THEN the canary rolled and the other waits for it, its stack untouched
+  expect(outcomes.get(CANARY)?.result).toBe('applied');
+  expect(outcomes.get(MAIN)).toMatchObject({ result: 'held', rollout: { reason: 'WaitingForWave' } });
+  expect(h.status(MAIN).desiredChecksum).toBe(live);
+  expect(h.cfn.started.filter((x) => x.stackName === h.stackName(MAIN) && x.kind === 'update')).toEqual([]);
+  expect(h.status(CANARY).rollout?.appliedNodeKey).toBeDefined();
+  expect(h.status(CANARY).rollout?.appliedNodeKey).not.toBe(h.status(MAIN).rollout?.appliedNodeKey);
+});
+
 test('spec.rollout.hold stages the config without rolling; a change that rolls no node still applies; removing the hold rolls', async () => {
   // GIVEN a canary on hold, with a new config and a new tag (tags never roll nodes)
   h.edit(CANARY, (raw) => {

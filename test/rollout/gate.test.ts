@@ -47,6 +47,9 @@ describe('decide: waves', () => {
     ['e1', { c1: { template: 'amazon-linux' } }, true, undefined, undefined],
     // A canary with nothing pending (its config did not change) holds nobody.
     ['e1', { c1: { desired: OLD } }, true, undefined, undefined],
+    // A new AMI on the canary (same config checksum): a roll like any other; once applied and soaked, it holds nobody.
+    ['e1', { c1: { desired: OLD, nodeKey: 'ami-2', appliedNodeKey: 'ami-1' } }, false, 'WaitingForWave', 'c1 has not settled'],
+    ['e1', { c1: { desired: OLD, nodeKey: 'ami-2', appliedNodeKey: 'ami-2' } }, true, undefined, undefined],
   ] as const)('%s with %j: go=%s %s', (who, over, go, reason, text) => {
     // GIVEN
     const f = fleet(withOver(over as never));
