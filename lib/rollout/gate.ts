@@ -105,13 +105,17 @@ export function decide(name: string, fleet: Fleet, now: Date, admitted: Readonly
     }
   }
   const earlier = peers.filter((m) => waveIndex(m) < at.index);
-  const notRolled = earlier.filter((m) => pendingRoll(m) || rolling(m) || (onDesired(m) && settledSince(m) === undefined)).sort(byName);
+  // Without haltOnFailure a failed cluster of an earlier wave holds nobody (it is Stalled or retried on its own).
+  const counted = earlier.filter((m) => spec.haltOnFailure || !m.failedRoll);
+  const notRolled = counted.filter((m) => pendingRoll(m) || rolling(m) || (onDesired(m) && settledSince(m) === undefined)).sort(byName);
   if (notRolled.length) {
     const first = placed.placements.get(notRolled[0].name)!;
     return hold('WaitingForWave', `${wave} waits for wave ${first.wave.name}: ${some(notRolled.map((m) => m.name))} ${notRolled.length === 1 ? 'has' : 'have'} not settled on the new config yet`, RECHECK_MS, at);
   }
-  const soaking = earlier
-    .map((m) => ({ m, until: settledSince(m)! + (parseDuration(placed.placements.get(m.name)!.wave.soak) ?? 0) }))
+  const soaking = counted
+    .map((m) => ({ m, since: settledSince(m) }))
+    .filter((x): x is { m: FleetMember; since: number } => x.since !== undefined)
+    .map(({ m, since }) => ({ m, until: since + (parseDuration(placed.placements.get(m.name)!.wave.soak) ?? 0) }))
     .filter((x) => x.until > now.getTime())
     .sort((a, b) => b.until - a.until || byName(a.m, b.m));
   if (soaking.length) {
