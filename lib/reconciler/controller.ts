@@ -124,6 +124,11 @@ export class Controller {
     opts.metrics?.trackWaiting(() => this.slots.names());
   }
 
+  /** Calls `onChange` when a rollout policy may have changed (the daemon then looks at every cluster). */
+  public watchPolicies(onChange: () => void): () => void {
+    return this.opts.policies?.watch?.(onChange) ?? (() => undefined);
+  }
+
   /** The templates directory's version, read again on demand (a template edit). */
   public refreshTemplates(): void {
     this.templatesVersion = this.deps.derived ? readTemplatesVersion(this.deps.templatesDir) : undefined;
