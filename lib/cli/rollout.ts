@@ -41,7 +41,7 @@ export function registerRollout(program: Command, io: Io, done: (code: number) =
           io.err(`error: ${e.message}\n`);
           return done(EXIT.usage);
         }
-        io.out(paused ? `rollout policy ${policy}: paused; no roll of its clusters starts (rolls under way finish)\n` : `rollout policy ${policy}: resumed; held rolls start as the waves allow (a running daemon looks again within its recheck interval)\n`);
+        io.out(paused ? `rollout policy ${policy}: paused; no roll of its clusters starts (rolls under way finish)\n` : `rollout policy ${policy}: resumed; held rolls start as the waves allow (a running daemon sees the edit at once)\n`);
         return done(EXIT.ok);
       });
   }
