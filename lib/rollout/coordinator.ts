@@ -95,9 +95,11 @@ export class RolloutCoordinator implements RolloutGate {
     const [records, policies] = await Promise.all([this.props.store.list(), this.props.policies.load()]);
     const version = templatesVersion(this.props.templatesDir);
     const members = new Map<string, FleetMember>();
-    for (const r of records) {
+    for (const [i, r] of records.entries()) {
       const m = await this.memberOf(r, version);
       if (m) members.set(r.name, m);
+      // After a template change every object renders anew (a few ms each): let timers and health checks in between.
+      if (i % 25 === 24) await new Promise((resolve) => setImmediate(resolve));
     }
     this.members = members;
     this.policies = policies;
