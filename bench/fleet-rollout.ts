@@ -19,6 +19,7 @@ const REGIONS = ['us-east-1', 'eu-west-1', 'ap-southeast-1', 'us-west-2'];
  */
 export const QUOTAS: Readonly<Partial<Record<CfnApi, TokenBucketQuota>>> = {
   DescribeStacks: { ratePerSecond: 5, burst: 10 },
+  ListStacks: { ratePerSecond: 5, burst: 10 },
   DescribeChangeSet: { ratePerSecond: 5, burst: 10 },
   DescribeStackEvents: { ratePerSecond: 5, burst: 10 },
   GetTemplate: { ratePerSecond: 5, burst: 10 },
@@ -127,7 +128,7 @@ export async function runFleetRollout(opts: BenchOptions): Promise<Section> {
       ],
       notes: [
         `Policy: canary = ${canaries} clusters (one per region), maxConcurrent ${waves.canary.max}, soak ${waves.canary.soakMin}m; early = ${early} (10 %), maxConcurrent 25 % (${waves.early.max}), soak ${waves.early.soakMin}m; remainder = ${rest}, maxConcurrent 10 % (${waves.rest.max}); maxConcurrentRolls 200. Ideal = roll (10 min) + 60 + ${Math.ceil(early / waves.early.max)} rolls + 30 + ${Math.ceil(rest / waves.rest.max)} rolls.`,
-        'Fake CloudFormation per region: a rolling update takes 10 minutes, every API call 100 ms of clock time, and each API has a token bucket (DescribeStacks, DescribeChangeSet, DescribeStackEvents, GetTemplate 5/s burst 10; CreateChangeSet, ExecuteChangeSet, DeleteChangeSet, DeleteStack, ContinueUpdateRollback 2/s burst 5; a listing costs one DescribeStacks per 100 stacks). AWS does not publish per-API CloudFormation rates; these are conservative assumptions.',
+        'Fake CloudFormation per region: a rolling update takes 10 minutes, every API call 100 ms of clock time, and each API has a token bucket (DescribeStacks, ListStacks, DescribeChangeSet, DescribeStackEvents, GetTemplate 5/s burst 10; CreateChangeSet, ExecuteChangeSet, DeleteChangeSet, DeleteStack, ContinueUpdateRollback 2/s burst 5; a listing costs one DescribeStacks per 100 stacks). AWS does not publish per-API CloudFormation rates; these are conservative assumptions.',
         'The daemon: --poll-seconds 30, --concurrency 200, a held cluster looked at again at the end of a soak or every 2 minutes, resync every 10 minutes. Reconciles run one at a time on the fake clock, so API calls are spread by their latency as a single worker would spread them.',
         'RSS and event-loop delay are of this one process (simulation, file store and reconciler together); the event loop only turns between reconciles here, so its delay is the longest reconcile step.',
       ],

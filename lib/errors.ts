@@ -87,3 +87,52 @@ export class ConfigBucketError extends WorkerStacksError {
     this.bucket = bucket;
   }
 }
+
+/** An answer other than 2xx, with the API server's Status reason (`Conflict`, `Expired`, `NotFound` …). */
+export class KubeApiError extends WorkerStacksError {
+  constructor(
+    public readonly statusCode: number,
+    public readonly reason: string,
+    public readonly apiMessage: string,
+    what: string,
+  ) {
+    super(`${what}: ${statusCode} ${reason}: ${apiMessage}`, { hint: hintFor(statusCode) });
+  }
+}
+
+function hintFor(code: number): string {
+  if (code === 401) return 'the credentials of the kubeconfig were refused; check --kubeconfig and its current context';
+  if (code === 403) return 'the identity lacks an RBAC permission; apply the RBAC of deploy/ (worker-stacks crd and the manifests)';
+  if (code === 404) return 'the object or the WorkerCluster CRD is missing; install the CRD with worker-stacks crd | kubectl apply -f -';
+  if (code === 409) return 'someone else changed the object; read it again and retry';
+  if (code === 410) return 'the resourceVersion is too old; list again';
+  return 'check the API server and the kubeconfig';
+}
+
+/** Leader election: this process does not hold the lease (or could not renew it in time), so it starts no AWS write. */
+export class NotLeaderError extends WorkerStacksError {
+  constructor(identity: string, what: string) {
+    super(`${identity} is not the leader (or could not renew its lease in time): ${what} not started`, {
+      hint: 'the leader does this work; this replica takes over if the leader stops renewing the lease',
+    });
+  }
+}
+
+/**
+ * The deployer role of a cluster's account could not be assumed: it does not exist (the account and region are not
+ * bootstrapped, or with another --role-name), it does not trust this daemon's principal, or the external id differs.
+ * Only that account's clusters stop; the message names the role, and the hint the bootstrap command that fixes it.
+ */
+export class AssumeRoleError extends WorkerStacksError {
+  constructor(
+    public readonly account: string,
+    public readonly region: string,
+    public readonly roleArn: string,
+    cause: unknown,
+  ) {
+    super(`could not assume ${roleArn} (account ${account}, ${region}): ${(cause as Error)?.message ?? String(cause)}`, {
+      cause,
+      hint: `with credentials of account ${account}, run worker-stacks bootstrap --account ${account} --region ${region} --trust <this daemon's role ARN> (or npx cdk deploy WorkerStacks-Bootstrap-${account}-${region} -c worker-stacks:trust=<ARN>); check --role-name and --external-id`,
+    });
+  }
+}

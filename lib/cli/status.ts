@@ -4,12 +4,16 @@ import { getCondition } from '../cluster/status';
 import { renderConfig } from '../cloudconfig/render';
 import { listTemplates } from '../cloudconfig/templates';
 import { ClusterStatus } from '../cluster/status';
-import { createStore } from '../stores/create-store';
+import { createStore, StoreOptions } from '../stores/create-store';
+import { storeFlags, storeOptions } from './store-flags';
 import { workerStackName } from '../stacks/naming';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 
 export interface StatusRow {
   readonly cluster: string;
+  /** The cluster's account and region (from the object, else from the recorded stack's ARN): the table groups by them. */
+  readonly account?: string;
+  readonly region?: string;
   readonly generation: number;
   readonly observedGeneration?: number;
   readonly desiredChecksum?: string;
@@ -34,10 +38,10 @@ export interface StatusRow {
 }
 
 /** The status table, from the store alone (no AWS call): desired vs live checksum, stack status, Ready and why. */
-export async function statusRows(clustersDir: string, templatesDir: string, stateDir?: string): Promise<StatusRow[]> {
-  const store = createStore({ clustersDir, stateDir });
+export async function statusRows(clustersDir: string, templatesDir: string, stateDir?: string, storeOpts?: StoreOptions): Promise<StatusRow[]> {
+  const store = createStore(storeOpts ?? { clustersDir, stateDir });
   const templates = listTemplates(templatesDir);
-  const records = await store.list();
+  const records = await store.list().finally(() => store.close?.());
   const gone = store.statusNames().filter((n) => !records.some((r) => r.name === n));
   const all = [...records, ...(await Promise.all(gone.map((n) => store.get(n)))).filter((r) => r !== undefined)];
   return all
@@ -53,8 +57,12 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
       const ready = getCondition(r.status, 'Ready');
       const is = (t: 'Stalled' | 'Degraded' | 'Progressing') => (getCondition(r.status, t)?.status === 'True' ? getCondition(r.status, t) : undefined);
       const shown = is('Stalled') ?? is('Degraded') ?? is('Progressing') ?? getCondition(r.status, 'Progressing') ?? ready;
+      const spec = (r.raw as { spec?: { account?: unknown; region?: unknown } } | undefined)?.spec;
+      const arn = r.status?.stackId?.split(':');
       return {
         cluster: r.name,
+        account: typeof spec?.account === 'string' ? spec.account : arn?.[4],
+        region: typeof spec?.region === 'string' ? spec.region : arn?.[3],
         generation: r.generation,
         observedGeneration: r.status?.observedGeneration,
         desiredChecksum: desired,
@@ -75,11 +83,16 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
         status: r.status,
       };
     })
-    .sort((a, b) => (a.cluster < b.cluster ? -1 : 1));
+    .sort((a, b) => (group(a) !== group(b) ? (group(a) < group(b) ? -1 : 1) : a.cluster < b.cluster ? -1 : 1));
+}
+
+/** `<account>/<region>`: one daemon, many accounts, so the table groups by where each cluster lives. */
+function group(r: Pick<StatusRow, 'account' | 'region'>): string {
+  return `${r.account ?? '-'}/${r.region ?? '-'}`;
 }
 
 export function registerStatus(program: Command, io: Io, done: (code: number) => void): void {
-  dirFlags(program.command('status'))
+  storeFlags(dirFlags(program.command('status')))
     .description('a table: cluster, desired vs live checksum, stack status, Ready and reason (reads the store only)')
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .option('-o, --output <format>', 'table or json', 'table')
@@ -90,7 +103,7 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
         return done(EXIT.usage);
       }
       const dirs = inputDirs(opts);
-      const rows = await statusRows(dirs.clustersDir, dirs.templatesDir, opts.stateDir);
+      const rows = await statusRows(dirs.clustersDir, dirs.templatesDir, opts.stateDir, storeOptions(opts, dirs));
       // A status that cannot be read is an error a script must see, never an "Unknown" row with exit 0.
       const code = rows.some((r) => r.unreadable) ? EXIT.invalid : EXIT.ok;
       if (opts.output === 'json') {
@@ -100,8 +113,8 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
       const short = (s?: string) => (s ? s.slice(0, 12) : '-');
       const now = Date.now();
       const table = [
-        ['CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE'],
-        ...rows.map((r) => [r.cluster, `${r.observedGeneration ?? '-'}/${r.generation}`, short(r.desiredChecksum), short(r.liveChecksum), r.inSync ? 'yes' : 'no', r.stackStatus ?? '-', r.paused ? `${r.ready} (paused)` : r.ready, r.reason ?? '-', age(r.since, now)]),
+        ['ACCOUNT/REGION', 'CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE'],
+        ...rows.map((r) => [group(r), r.cluster, `${r.observedGeneration ?? '-'}/${r.generation}`, short(r.desiredChecksum), short(r.liveChecksum), r.inSync ? 'yes' : 'no', r.stackStatus ?? '-', r.paused ? `${r.ready} (paused)` : r.ready, r.reason ?? '-', age(r.since, now)]),
       ];
       const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
       for (const row of table) io.out(row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd() + '\n');

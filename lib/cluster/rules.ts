@@ -1,35 +1,55 @@
 import * as net from 'node:net';
 import { z } from 'zod';
+import { cel, fmt, OpenApiRule, openApiRules, quoted } from './openapi';
 
 /**
  * Reusable field rules. Each one reports the offending value and the rule in
  * words, because these messages are what an operator reads in a failed PR check.
  */
 
-function custom<T extends z.ZodType>(base: T, check: (v: z.output<T>) => string | undefined): T {
-  return base.superRefine((v, ctx) => {
+/** `openapi`: the same rule as the CRD states it (lib/cluster/openapi.ts), so the API server refuses what this refuses. */
+function custom<T extends z.ZodType>(base: T, check: (v: z.output<T>) => string | undefined, openapi?: OpenApiRule): T {
+  const refined = base.superRefine((v, ctx) => {
     const problem = check(v as z.output<T>);
     if (problem) ctx.addIssue({ code: 'custom', message: problem, input: v });
   }) as unknown as T;
+  if (openapi) openApiRules.add(refined, openapi);
+  return refined;
 }
 
-export const port = (what = 'port') =>
-  custom(z.number(), (v) => (Number.isInteger(v) && v >= 1 && v <= 65535 ? undefined : `${v} is not a ${what} (1-65535)`));
+const intRule = (min: number, max: number, message: string): OpenApiRule => ({
+  type: 'integer',
+  cel: [cel(`self >= ${min} && self <= ${max}`, fmt(message, 'self'))],
+});
 
-export const intIn = (min: number, max: number, what: string) =>
-  custom(z.number(), (v) =>
-    Number.isInteger(v) && v >= min && v <= max ? undefined : `${v} is not a valid ${what} (a whole number ${min}-${max})`,
+export const port = (what = 'port') =>
+  custom(
+    z.number(),
+    (v) => (Number.isInteger(v) && v >= 1 && v <= 65535 ? undefined : `${v} is not a ${what} (1-65535)`),
+    intRule(1, 65535, `%d is not a ${what} (1-65535)`),
   );
 
-export const pattern = (re: RegExp, what: string) =>
-  custom(z.string(), (v) => (re.test(v) ? undefined : `${JSON.stringify(v)} is not ${what}`));
+export const intIn = (min: number, max: number, what: string) =>
+  custom(
+    z.number(),
+    (v) => (Number.isInteger(v) && v >= min && v <= max ? undefined : `${v} is not a valid ${what} (a whole number ${min}-${max})`),
+    intRule(min, max, `%d is not a valid ${what} (a whole number ${min}-${max})`),
+  );
+
+/** `maxLength` bounds the CRD's CEL cost estimate; it is well above any value the pattern takes. */
+export const pattern = (re: RegExp, what: string, maxLength = 256) =>
+  custom(z.string(), (v) => (re.test(v) ? undefined : `${JSON.stringify(v)} is not ${what}`), {
+    maxLength,
+    cel: [cel(`self.matches(${quoted(re.source)})`, `'"' + self + ${quoted(`" is not ${what}`)}`)],
+  });
 
 /** RFC 1123 DNS label: it becomes part of a stack name, S3 keys and resource names. */
-export const dnsLabel = custom(z.string(), (v) =>
-  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(v) && v.length <= 40
-    ? undefined
-    : `${JSON.stringify(v)} is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 40 characters)`,
-);
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_LABEL_RULE = `is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 40 characters)`;
+export const dnsLabel = custom(z.string(), (v) => (DNS_LABEL.test(v) && v.length <= 40 ? undefined : `${JSON.stringify(v)} ${DNS_LABEL_RULE}`), {
+  maxLength: 63,
+  cel: [cel(`self.matches(${quoted(DNS_LABEL.source)}) && size(self) <= 40`, `'"' + self + ${quoted(`" ${DNS_LABEL_RULE}`)}`)],
+});
 
 export function ipv4CidrProblem(v: string): string | undefined {
   const m = /^(\d{1,3}(?:\.\d{1,3}){3})\/(\d{1,2})$/.exec(v);
@@ -65,19 +85,56 @@ function ipv6ToBigInt(addr: string): bigint {
   return groups.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g || '0', 16)), 0n);
 }
 
-export const ipv4Cidr = custom(z.string(), ipv4CidrProblem);
-export const ipv6Cidr = custom(z.string(), ipv6CidrProblem);
-
-/** ISO 8601 duration as CloudFormation's PauseTime takes it, at most one hour. */
-export const pauseTime = custom(z.string(), (v) => {
-  const m = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?$/.exec(v);
-  if (!m || v === 'PT') return `${JSON.stringify(v)} is not an ISO 8601 duration such as PT5M or PT1M30S`;
-  const seconds = Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
-  return seconds > 3600 ? `${v} is longer than CloudFormation's maximum pause time (PT1H)` : undefined;
+// CEL's CIDR library (Kubernetes 1.31+) parses the way net/netip does; the dotted-quad pattern keeps IPv4 strict.
+const V4 = `isCIDR(self) && cidr(self).ip().family() == 4 && self.matches(${quoted(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.source)})`;
+const V6 = 'isCIDR(self) && cidr(self).ip().family() == 6';
+export const ipv4Cidr = custom(z.string(), ipv4CidrProblem, {
+  maxLength: 43,
+  cel: [
+    cel(V4, `'"' + self + '" is not an IPv4 CIDR (a.b.c.d/n, n 0-32)'`),
+    cel(`!(${V4}) || string(cidr(self).masked()) == self`, fmt('%s has host bits set (did you mean %s?)', 'self', 'string(cidr(self).masked())')),
+  ],
+});
+export const ipv6Cidr = custom(z.string(), ipv6CidrProblem, {
+  maxLength: 64,
+  cel: [
+    cel(V6, `'"' + self + '" is not an IPv6 CIDR (addr/n, n 0-128)'`),
+    cel(`!(${V6}) || cidr(self).masked() == cidr(self)`, fmt('%s has host bits set (the address must be the network address of a /%d)', 'self', 'cidr(self).prefixLength()')),
+  ],
+});
+/** An IPv4 or an IPv6 CIDR: one rule set, since a CRD's structural schema has no union of strings. */
+export const ipCidr = z.union([ipv4Cidr, ipv6Cidr]);
+openApiRules.add(ipCidr, {
+  maxLength: 64,
+  cel: [
+    cel(`isCIDR(self) && (cidr(self).ip().family() == 6 || (${V4}))`, `'"' + self + '" is not an IPv4 or IPv6 CIDR'`),
+    cel(`!isCIDR(self) || cidr(self).masked() == cidr(self)`, fmt('%s has host bits set (did you mean %s?)', 'self', 'string(cidr(self).masked())')),
+  ],
 });
 
+/** ISO 8601 duration as CloudFormation's PauseTime takes it, at most one hour. */
+const PAUSE_TIME = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?$/;
+const PAUSE_TIME_OK = `self != 'PT' && self.matches(${quoted(PAUSE_TIME.source)})`;
+export const pauseTime = custom(
+  z.string(),
+  (v) => {
+    const m = PAUSE_TIME.exec(v);
+    if (!m || v === 'PT') return `${JSON.stringify(v)} is not an ISO 8601 duration such as PT5M or PT1M30S`;
+    const seconds = Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+    return seconds > 3600 ? `${v} is longer than CloudFormation's maximum pause time (PT1H)` : undefined;
+  },
+  {
+    maxLength: 24,
+    cel: [
+      cel(PAUSE_TIME_OK, `'"' + self + '" is not an ISO 8601 duration such as PT5M or PT1M30S'`),
+      // PT1H30M -> CEL's duration('1h30m'): the same arithmetic as above.
+      cel(`!(${PAUSE_TIME_OK}) || duration(self.substring(2).lowerAscii()) <= duration('1h')`, `self + " is longer than CloudFormation's maximum pause time (PT1H)"`),
+    ],
+  },
+);
+
 export const awsId = (prefix: string, what: string) =>
-  pattern(new RegExp(`^${prefix}-([0-9a-f]{8}|[0-9a-f]{17})$`), `${what} id (${prefix}- followed by 8 or 17 hex digits)`);
+  pattern(new RegExp(`^${prefix}-([0-9a-f]{8}|[0-9a-f]{17})$`), `${what} id (${prefix}- followed by 8 or 17 hex digits)`, 64);
 
 /** The characters EC2 takes in a security-group rule description (the API refuses anything else at deploy time). */
 const EC2_DESCRIPTION = /^[a-zA-Z0-9. _\-:/()#,@[\]+=&;{}!$*]*$/;
@@ -89,13 +146,24 @@ export function badCharacters(v: string, allowed: RegExp): string {
 }
 
 /** A security-group rule description as EC2 takes it: 1-255 characters of a-zA-Z0-9, space and `._-:/()#,@[]+=&;{}!$*`. */
-export const ec2Description = custom(z.string(), (v) => {
-  if (v.length === 0) return `"" has 0 characters, at least 1 required`;
-  if (!EC2_DESCRIPTION.test(v)) {
-    return `has characters EC2 refuses in a rule description: ${badCharacters(v, /^[a-zA-Z0-9. _\-:/()#,@[\]+=&;{}!$*]$/)} (allowed: letters, digits, space and ._-:/()#,@[]+=&;{}!$*)`;
-  }
-  return v.length > 255 ? `has ${v.length} characters, at most 255 allowed (EC2's limit for a rule description)` : undefined;
-});
+export const ec2Description = custom(
+  z.string(),
+  (v) => {
+    if (v.length === 0) return `"" has 0 characters, at least 1 required`;
+    if (!EC2_DESCRIPTION.test(v)) {
+      return `has characters EC2 refuses in a rule description: ${badCharacters(v, /^[a-zA-Z0-9. _\-:/()#,@[\]+=&;{}!$*]$/)} (allowed: letters, digits, space and ._-:/()#,@[]+=&;{}!$*)`;
+    }
+    return v.length > 255 ? `has ${v.length} characters, at most 255 allowed (EC2's limit for a rule description)` : undefined;
+  },
+  {
+    maxLength: 1024,
+    cel: [
+      cel('size(self) >= 1', `'"" has 0 characters, at least 1 required'`),
+      cel(`self.matches(${quoted(EC2_DESCRIPTION.source)})`, `'has characters EC2 refuses in a rule description (allowed: letters, digits, space and ._-:/()#,@[]+=&;{}!$*)'`),
+      cel('size(self) <= 255', fmt("has %d characters, at most 255 allowed (EC2's limit for a rule description)", 'size(self)')),
+    ],
+  },
+);
 
 /** Letters, digits and white space in any script, and `_ . : / = + - @`: what every AWS service takes in a tag. */
 const TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
@@ -115,13 +183,50 @@ export function tagKeyProblem(k: string): string | undefined {
   return reserved ? `tag key ${JSON.stringify(k)} starts with ${reserved}, which worker-stacks sets itself` : undefined;
 }
 
-export const tagKey = custom(z.string(), tagKeyProblem);
-
-export const tagValue = custom(z.string(), (v) => {
-  const length = [...v].length;
-  if (length > 256) return `has ${length} characters, at most 256 allowed (AWS's limit for a tag value)`;
-  return TAG_CHARS.test(v) ? undefined : `has characters AWS refuses in a tag value: ${badCharacters(v, /^[\p{L}\p{Z}\p{N}_.:/=+\-@]$/u)} (allowed: letters, digits, spaces and _.:/=+-@)`;
+// CEL's size() counts code points, as [...k].length does.
+export const tagKey = custom(z.string(), tagKeyProblem, {
+  maxLength: 512,
+  cel: [
+    cel('size(self) >= 1 && size(self) <= 128', fmt('tag key "%s" has %d characters (AWS takes 1-128)', 'self', 'size(self)')),
+    cel(`!self.lowerAscii().startsWith('aws:')`, `'tag key "' + self + '" starts with aws:, which AWS reserves for its own tags'`),
+    cel(`self.matches(${quoted(TAG_CHARS.source)})`, `'tag key "' + self + '" has characters AWS refuses in a tag (allowed: letters, digits, spaces and _.:/=+-@)'`),
+    ...RESERVED_TAG_PREFIXES.map((p) => cel(`!self.startsWith(${quoted(p)})`, `'tag key "' + self + ${quoted(`" starts with ${p}, which worker-stacks sets itself`)}`)),
+  ],
 });
+
+export const tagValue = custom(
+  z.string(),
+  (v) => {
+    const length = [...v].length;
+    if (length > 256) return `has ${length} characters, at most 256 allowed (AWS's limit for a tag value)`;
+    return TAG_CHARS.test(v) ? undefined : `has characters AWS refuses in a tag value: ${badCharacters(v, /^[\p{L}\p{Z}\p{N}_.:/=+\-@]$/u)} (allowed: letters, digits, spaces and _.:/=+-@)`;
+  },
+  {
+    maxLength: 1024,
+    cel: [
+      cel('size(self) <= 256', fmt("has %d characters, at most 256 allowed (AWS's limit for a tag value)", 'size(self)')),
+      cel(`self.matches(${quoted(TAG_CHARS.source)})`, `'has characters AWS refuses in a tag value (allowed: letters, digits, spaces and _.:/=+-@)'`),
+    ],
+  },
+);
+
+const HTTPS_URL = /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?(\/[\x21-\x7e]*)?$/;
+const HTTPS_HOST = /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?$/;
+const USER_INFO = `has user info (credentials before "@") in the URL; credentials never go in a cluster object, which is not a secret (give the URL without them; the node gets registry credentials from its own configuration)`;
+
+function httpsUrlRule(what: string, withPath: boolean): OpenApiRule {
+  const shape = `self.matches(${quoted((withPath ? HTTPS_URL : HTTPS_HOST).source)})`;
+  // The port as written (https://host:<port>...); a host has no ':', so the first ':' after the scheme starts it.
+  const port = `int(self.find('^https://[^/:]+:[0-9]+').split(':')[2])`;
+  return {
+    maxLength: 2048,
+    cel: [
+      cel(`!self.contains('@')`, quoted(USER_INFO)),
+      cel(`self.contains('@') || ${shape}`, `'"' + self + ${quoted(`" is not ${what}`)}`),
+      cel(`!(${shape}) || self.find('^https://[^/:]+:[0-9]+') == '' || (${port} >= 1 && ${port} <= 65535)`, `'"' + self + '" has port ' + self.find('^https://[^/:]+:[0-9]+').split(':')[2] + ', which is not a port (1-65535)'`),
+    ],
+  };
+}
 
 /**
  * An https:// URL of a host, an optional port 1-65535 and, when `withPath`, a path. A URL with user info
@@ -129,13 +234,15 @@ export const tagValue = custom(z.string(), (v) => {
  * messages end up in PR checks, logs and the cluster object's status.
  */
 export const httpsUrl = (what: string, withPath: boolean) =>
-  custom(z.string(), (v) => {
-    if (v.includes('@')) {
-      return `has user info (credentials before "@") in the URL; credentials never go in a cluster object, which is not a secret (give the URL without them; the node gets registry credentials from its own configuration)`;
-    }
-    const m = /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?(\/[\x21-\x7e]*)?$/.exec(v);
-    if (!m || (m[7] !== undefined && !withPath)) return `${JSON.stringify(v)} is not ${what}`;
-    const p = m[6] === undefined ? undefined : Number(m[6]);
-    if (p !== undefined && (p < 1 || p > 65535)) return `${JSON.stringify(v)} has port ${m[6]}, which is not a port (1-65535)`;
-    return undefined;
-  });
+  custom(
+    z.string(),
+    (v) => {
+      if (v.includes('@')) return USER_INFO;
+      const m = HTTPS_URL.exec(v);
+      if (!m || (m[7] !== undefined && !withPath)) return `${JSON.stringify(v)} is not ${what}`;
+      const p = m[6] === undefined ? undefined : Number(m[6]);
+      if (p !== undefined && (p < 1 || p > 65535)) return `${JSON.stringify(v)} has port ${m[6]}, which is not a port (1-65535)`;
+      return undefined;
+    },
+    httpsUrlRule(what, withPath),
+  );

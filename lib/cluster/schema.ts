@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { awsId, dnsLabel, ec2Description, httpsUrl, intIn, ipv4Cidr, ipv6Cidr, pattern, pauseTime, port, tagKey, tagValue } from './rules';
+import { awsId, dnsLabel, ec2Description, httpsUrl, intIn, ipCidr, ipv4Cidr, ipv6Cidr, pattern, pauseTime, port, tagKey, tagValue } from './rules';
 import { LabelsSchema } from '../rollout/selector';
 import { MaintenanceWindowSchema } from '../rollout/windows';
 
@@ -109,7 +109,7 @@ export const PoolSchema = z
 export const CloudConfigValuesSchema = z
   .strictObject({
     apiEndpoint: httpsUrl('an https:// URL of the Kubernetes API server (https://host[:port], no path)', false).meta(d('Kubernetes API server URL (https://host[:port], port 1-65535, no credentials).')),
-    clusterCA: pattern(/^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n?$/, 'a PEM certificate').meta(
+    clusterCA: pattern(/^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n?$/, 'a PEM certificate', 65536).meta(
       d('PEM CA bundle of the API server (public, not a secret).'),
     ),
     kubernetesVersion: pattern(/^v1\.\d{1,2}\.\d{1,3}$/, 'a Kubernetes version such as v1.31.2').meta(d('Kubelet version.')),
@@ -130,7 +130,7 @@ export const CloudConfigValuesSchema = z
       .default([])
       .meta(d('Taints the kubelet registers the node with. @default []')),
     registryMirrors: z.array(httpsUrl('an https:// registry mirror URL', true)).default([]).meta(d('Container registry mirrors for docker.io (https://host[:port][/path], port 1-65535; a URL with user:password@ is refused and never echoed). @default []')),
-    bootstrapTokenSecretArn: pattern(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/, 'a Secrets Manager secret ARN').meta(
+    bootstrapTokenSecretArn: pattern(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/, 'a Secrets Manager secret ARN', 2048).meta(
       d('Secret holding the kubelet bootstrap token. Secret: fetched by the node at boot with its role, never rendered into a config.'),
     ),
   })
@@ -160,7 +160,7 @@ export const ClusterSpecSchema = z.strictObject({
   loadBalancer: z
     .strictObject({
       scheme: z.enum(['internal', 'internet-facing']).default('internal').meta(d('@default internal')),
-      allowedCidrs: z.array(z.union([ipv4Cidr, ipv6Cidr])).min(1).meta(d('Clients allowed to reach the listeners (IPv4 or IPv6 CIDRs; IPv6 clients make the load balancer dual-stack).')),
+      allowedCidrs: z.array(ipCidr).min(1).meta(d('Clients allowed to reach the listeners (IPv4 or IPv6 CIDRs; IPv6 clients make the load balancer dual-stack).')),
       subnetIds: z.array(awsId('subnet', 'a subnet')).min(1).optional().meta(d('Subnets of the load balancer. @default the node subnets')),
     })
     .optional()
@@ -183,6 +183,7 @@ export const ClusterSpecSchema = z.strictObject({
       hold: z.boolean().default(false).meta(d('Stage a new config without rolling the nodes: it is rendered, published and shown as desired, and the stack is not updated until hold is removed. Changes that roll no node still apply. @default false')),
       maintenanceWindows: z
         .array(MaintenanceWindowSchema)
+        .max(16)
         .default([])
         .meta(d("Rolls of this cluster start only inside one of these windows; they replace the wave's windows. @default [] (the wave's, else any time)")),
     })

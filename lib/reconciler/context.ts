@@ -39,14 +39,19 @@ export interface StackSlots {
 
 export interface ReconcilerDeps {
   readonly store: ClusterStore;
-  /** AWS ports for one region (created once per region and reused). */
-  readonly aws: (region: string) => RegionClients;
+  /**
+   * AWS ports for one account and region (created once and reused): with assumed roles, every call of a cluster is
+   * made with its own account's deployer credentials. Without `account`, or in single-credential mode, per region.
+   */
+  readonly aws: (region: string, account?: string) => RegionClients;
   readonly identity: IdentityPort;
   readonly templatesDir: string;
   /** Where cloud assemblies are synthesized. */
   readonly workDir: string;
   /** Fingerprint of the code (see codeFingerprint). */
   readonly code: string;
+  /** This daemon's release (package version): a cluster last applied by a newer release is left alone. @default no check */
+  readonly release?: string;
   readonly log: Logger;
   readonly now: () => Date;
   readonly backoff: BackoffPolicy;
@@ -96,7 +101,8 @@ export type Result =
   | 'recorded'
   | 'paused'
   | 'held'
-  | 'drifted';
+  | 'drifted'
+  | 'outdated';
 
 export interface Outcome {
   readonly result: Result;
@@ -231,6 +237,7 @@ export const TASK = {
   wait: 'wait',
   recordExecution: 'record-execution',
   skipIfUnchanged: 'skip-if-unchanged',
+  checkVersion: 'check-version',
   paused: 'paused',
   reportDrift: 'report-drift',
   checkAccount: 'check-account',

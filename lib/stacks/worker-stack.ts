@@ -1,5 +1,6 @@
 import { CfnOutput, CliCredentialsStackSynthesizer, Stack, Tags } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { WorkerCluster } from '../cluster/schema';
 import { RenderedConfig } from '../cloudconfig/render';
@@ -10,7 +11,7 @@ import { WorkerListeners } from '../constructs/worker-listeners';
 import { WorkerPool } from '../constructs/worker-pool';
 import { acknowledgeWorkerStackFindings } from './nag';
 import { pinLogicalIds } from './pin-logical-ids';
-import { CLUSTER_TAG, configBucketName, configKeyPrefix, kubernetesClusterTag, workerStackName } from './naming';
+import { CLUSTER_TAG, configBucketName, configKeyPrefix, kubernetesClusterTag, nodeBoundaryArn, WORKER_ROLE_PATH, workerStackName } from './naming';
 
 export interface WorkerStackProps {
   /** The validated cluster object. */
@@ -108,6 +109,10 @@ export class WorkerStack extends Stack {
         : undefined;
 
     // A listener rule that the user also wrote by hand would be a duplicate in AWS: keep the user's.
+    // Roles under /worker-stacks/ carrying the account's node boundary (made by the bootstrap stack): the only roles the
+    // CloudFormation execution role may create, so no worker stack can ever make an admin role.
+    iam.PermissionsBoundary.of(this).apply(iam.ManagedPolicy.fromManagedPolicyArn(this, 'NodeBoundary', nodeBoundaryArn(spec.account, spec.region)));
+    (this.pool.role.node.defaultChild as iam.CfnRole).path = WORKER_ROLE_PATH;
     const userKeys = new Set(spec.securityGroupRules.map(ruleKey));
     new SecurityGroupRules(this, 'Rules', {
       securityGroup: this.pool.securityGroup,

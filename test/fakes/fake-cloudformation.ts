@@ -38,7 +38,7 @@ export const stuck = (): Behaviour => ({ kind: 'complete', polls: Number.POSITIV
 export const NO_CHANGES_REASON = "The submitted information didn't contain changes. Submit different information to create a change set.";
 
 export const MUTATING = ['createChangeSet', 'executeChangeSet', 'deleteChangeSet', 'deleteStack', 'continueUpdateRollback'] as const;
-const METHODS = ['listStacks', 'describeStack', 'describeChangeSet', 'waitForChangeSet', 'stackEvents', 'operationEvents', 'getTemplate', 'waitForStack', ...MUTATING] as const;
+const METHODS = ['listStacks', 'listStacksInProgress', 'describeStack', 'describeChangeSet', 'waitForChangeSet', 'stackEvents', 'operationEvents', 'getTemplate', 'waitForStack', ...MUTATING] as const;
 export type Method = (typeof METHODS)[number];
 
 type Kind = 'create' | 'update' | 'delete' | 'continue';
@@ -107,7 +107,7 @@ export interface FakeCloudFormationProps {
 }
 
 /** The CloudFormation API a port method calls. */
-export type CfnApi = 'DescribeStacks' | 'DescribeChangeSet' | 'CreateChangeSet' | 'ExecuteChangeSet' | 'DeleteChangeSet' | 'DescribeStackEvents' | 'GetTemplate' | 'DeleteStack' | 'ContinueUpdateRollback';
+export type CfnApi = 'DescribeStacks' | 'ListStacks' | 'DescribeChangeSet' | 'CreateChangeSet' | 'ExecuteChangeSet' | 'DeleteChangeSet' | 'DescribeStackEvents' | 'GetTemplate' | 'DeleteStack' | 'ContinueUpdateRollback';
 
 export interface TokenBucketQuota {
   /** Tokens added per second. */
@@ -118,6 +118,7 @@ export interface TokenBucketQuota {
 
 const API_OF: Record<Method, CfnApi> = {
   listStacks: 'DescribeStacks',
+  listStacksInProgress: 'ListStacks',
   describeStack: 'DescribeStacks',
   describeChangeSet: 'DescribeChangeSet',
   waitForChangeSet: 'DescribeChangeSet',
@@ -254,6 +255,14 @@ export class FakeCloudFormation implements CloudFormationPort {
     // DescribeStacks pages of 100 stacks.
     this.enter('listStacks', Math.max(1, Math.ceil(this.live.size / 100)));
     return new Map([...this.live.entries()].map(([name, id]) => [name, summary(this.stacks.get(id)!)]));
+  }
+
+  /** Like ListStacks with an in-progress status filter: no outputs. */
+  public async listStacksInProgress(): Promise<Map<string, StackSummary>> {
+    const inProgress = [...this.live.values()].map((id) => this.stacks.get(id)!).filter((st) => st.status.endsWith('_IN_PROGRESS'));
+    // ListStacks pages of 100 summaries.
+    this.enter('listStacksInProgress', Math.max(1, Math.ceil(inProgress.length / 100)));
+    return new Map(inProgress.map((st) => [st.name, { ...summary(st), outputs: {} }]));
   }
 
   public async describeStack(name: string): Promise<StackSummary | undefined> {

@@ -1,0 +1,186 @@
+import { fmt, quoted } from '../cluster/openapi';
+import { LIMITS } from '../cluster/limits';
+import { NODE_SERVICE_PORTS } from '../cluster/node-ports';
+import { RULE_SOURCE_KINDS } from '../cluster/schema';
+import { Validation } from './structural';
+
+/**
+ * The cross-field rules of lib/cluster (cross-field.ts, node-ports.ts, references.ts) as CEL, so that the API
+ * server refuses a bad WorkerCluster at `kubectl apply`, with the file store's message where CEL can build it.
+ * Each rule sits on the schema node (`at`) nearest to the fields it reads, so the error's path names the list
+ * item (`spec.listeners[2].certificateArn`); a rule over a whole list names the item in its message.
+ *
+ * What CEL cannot say stays with the reconciler, which reports it in the Ready condition with the same message
+ * as `validate` (README "Running in a management cluster" lists them): the security group's rule quota counted
+ * with the listeners' node-port rules (a count of distinct protocol/port pairs), whether the template exists in
+ * cloudconfig/ and its own values (the templates are files of the daemon, not of the API server), and anything
+ * that needs synthesis (cdk-nag).
+ */
+
+export interface PlacedValidation extends Validation {
+  /** Schema path: `spec.pool`, `spec.listeners[]` (each item), '' for the object itself. */
+  readonly at: string;
+}
+
+/** List and map sizes: they bound the CEL cost estimate. Each is at or above the AWS limit the rules check. */
+export const CAPS: Readonly<Record<string, { maxItems?: number; maxProperties?: number }>> = {
+  'spec.network.availabilityZones': { maxItems: 32 },
+  'spec.network.subnetIds': { maxItems: 32 },
+  'spec.pool.instanceTypes': { maxItems: 64 },
+  'spec.loadBalancer.allowedCidrs': { maxItems: 64 },
+  'spec.loadBalancer.subnetIds': { maxItems: 32 },
+  'spec.securityGroupRules': { maxItems: LIMITS.inboundRulesPerSecurityGroup },
+  'spec.listeners': { maxItems: 64 },
+  'spec.cloudConfig.values.nodeLabels': { maxProperties: 64 },
+  'spec.cloudConfig.values.nodeTaints': { maxItems: 32 },
+  'spec.cloudConfig.values.registryMirrors': { maxItems: 16 },
+  'spec.tags': { maxProperties: 64 },
+  'spec.rollout.maintenanceWindows': { maxItems: 16 },
+};
+
+const v = (at: string, rule: string, message: { text?: string; expr?: string }, fieldPath?: string, reason?: Validation['reason']): PlacedValidation => ({
+  at,
+  rule,
+  ...(message.text !== undefined ? { message: message.text } : { messageExpression: message.expr! }),
+  ...(fieldPath ? { fieldPath } : {}),
+  ...(reason ? { reason } : {}),
+});
+
+/**
+ * Every item of the list at `at` is distinct (`same` says when two items are the same); `why` is the file store's
+ * parenthesis. The message names the later item and the first, as `validate` does:
+ * `spec.listeners[3].port duplicates spec.listeners[1].port (listener ports must be unique)`. No `map()` here: the
+ * cost estimator loses the length of the strings a map() makes, and refuses the CRD.
+ */
+function unique(at: string, same: ((a: string, b: string) => string) | 'scalar', item: string, why: string): PlacedValidation {
+  const eq = same === 'scalar' ? (a: string, b: string) => `${a} == ${b}` : same;
+  // The items that have a twin: with one pair (the usual mistake) the first and the last are that pair. Finding
+  // each item's own twin would cost a third loop, over the estimator's budget.
+  const twins = `self.filter(a, !self.exists_one(b, ${eq('b', 'a')}))`;
+  return v(
+    at,
+    `self.all(a, self.exists_one(b, ${eq('b', 'a')}))`,
+    { expr: fmt(`${item.replace('#', '%d')} duplicates ${item.replace('#', '%d')} (${why})`, `self.lastIndexOf(${twins}[size(${twins}) - 1])`, `self.indexOf(${twins}[0])`) },
+    undefined,
+    'FieldValueDuplicate',
+  );
+}
+/** `spec.listeners[#].port`: the item path, # for its index. */
+const indexed = (path: string, suffix = '') => `${path}[#]${suffix}`;
+
+const DENIED = NODE_SERVICE_PORTS.flatMap((s) => Array.from({ length: s.to - s.from + 1 }, (_, i) => s.from + i));
+const DENIED_LIST = `[${DENIED.join(', ')}]`;
+const SERVICE_OF = `{${NODE_SERVICE_PORTS.flatMap((s) => Array.from({ length: s.to - s.from + 1 }, (_, i) => `${s.from + i}: ${quoted(s.what)}`)).join(', ')}}`;
+
+function nodeService(at: string, port: string, guard: string, fieldPath: string, what: string): PlacedValidation {
+  return v(at, `${guard}!(${port} in ${DENIED_LIST})`, { expr: fmt(`%d is the port of %s on the nodes; a ${what} never points at a node service, not even with hostPort: true`, port, `${SERVICE_OF}[${port}]`) }, fieldPath);
+}
+
+/** A listener's node port (or health-check port) outside spec.nodePortRange without hostPort; node services are another rule's. */
+function inRange(port: (l: string) => string, has: (l: string) => string, what: string): PlacedValidation {
+  const range = 'self.nodePortRange';
+  const ok = (l: string) => `!(${has(l)}) || ${l}.hostPort || ${port(l)} in ${DENIED_LIST} || (${port(l)} >= ${range}.from && ${port(l)} <= ${range}.to)`;
+  const first = `self.listeners.filter(l, !(${ok('l')}))[0]`;
+  return v(
+    'spec',
+    `!has(self.nodePortRange) || ${range}.from > ${range}.to || self.listeners.all(l, ${ok('l')})`,
+    { expr: fmt('%d is outside spec.nodePortRange (%d-%d); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it', port(first), `${range}.from`, `${range}.to`) },
+    '.listeners',
+  );
+}
+
+const PORTED = `self.protocol in ['tcp', 'udp']`;
+const HAS_RANGE = '(has(self.fromPort) || has(self.toPort))';
+const SOURCE_FOUND = `(${RULE_SOURCE_KINDS.map((k) => `(has(self.${k}) ? [${quoted(k)}] : [])`).join(' + ')})`;
+// The same as a string of literals: join() of a list makes a string the cost estimator cannot bound.
+const SOURCE_NAMES = `(${RULE_SOURCE_KINDS.map((k) => `(has(self.${k}) ? ${quoted(`, ${k}`)} : '')`).join(' + ')})`;
+const lo = (r: string) => `(has(${r}.port) ? ${r}.port : (has(${r}.fromPort) ? ${r}.fromPort : -1))`;
+const hi = (r: string) => `(has(${r}.port) ? ${r}.port : (has(${r}.toPort) ? ${r}.toPort : -1))`;
+// A rule's identity to AWS: protocol, port range (port: 22 is 22-22) and source.
+const sameRule = (a: string, b: string) => `${a}.protocol == ${b}.protocol && ${lo(a)} == ${lo(b)} && ${hi(a)} == ${hi(b)} && ${a}.source == ${b}.source`;
+const CIDRS = 'size(self.loadBalancer.allowedCidrs)';
+const TRANSPORTS = `(size(self.listeners) + size(self.listeners.filter(l, l.protocol == 'TCP_UDP')))`;
+
+/** An ARN's region, account and partition against the cluster's (lib/cluster/references.ts). */
+const ARN = `'^arn:[a-z-]+:[a-z0-9-]+:[a-z0-9-]*:[0-9]{12}:'`;
+const REGION_OK = `self.region.matches('^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]$')`;
+const PARTITION = `(self.region.startsWith('cn-') ? 'aws-cn' : self.region.startsWith('us-gov-') ? 'aws-us-gov' : self.region.matches('^[a-z]{2}-iso-') ? 'aws-iso' : self.region.matches('^[a-z]{2}-iso[a-z]-') ? 'aws-iso-' + self.region.substring(6, 7) : 'aws')`;
+function arnRules(arn: string, what: string, fieldPath: string): PlacedValidation[] {
+  const guard = `!${REGION_OK} || !self.account.matches('^[0-9]{12}$') || !${arn}.matches(${ARN}) || `;
+  return [
+    v('spec', `${guard}${arn}.split(':')[3] == self.region`, { expr: `${quoted(`${what} is in region `)} + ${arn}.split(':')[3] + ', the cluster in ' + self.region + ${quoted(` (use the ${what} of `)} + self.region + ')'` }, fieldPath),
+    v('spec', `${guard}${arn}.split(':')[4] == self.account`, { expr: `${quoted(`${what} is in account `)} + ${arn}.split(':')[4] + ', the cluster in ' + self.account + ${quoted(` (use the ${what} of account `)} + self.account + ')'` }, fieldPath),
+    v('spec', `${guard}${arn}.split(':')[1] == ${PARTITION}`, { expr: `${quoted(`${what} is in partition `)} + ${arn}.split(':')[1] + ', but region ' + self.region + ' is in ' + ${PARTITION}` }, fieldPath),
+  ];
+}
+
+export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
+  // metadata.name becomes part of the stack name: a DNS label of at most 40 characters (rules.ts dnsLabel).
+  v('', `self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 40`, { expr: `'"' + self.metadata.name + ${quoted(`" is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 40 characters)`)}` }, '.metadata.name'),
+
+  // cross-field.ts poolProblems
+  v('spec.pool', 'self.minSize <= self.maxSize', { expr: fmt('%d is greater than maxSize %d', 'self.minSize', 'self.maxSize') }, '.minSize'),
+  v('spec.pool', '!has(self.desiredCapacity) || (self.desiredCapacity >= self.minSize && self.desiredCapacity <= self.maxSize)', { expr: fmt('%d is outside minSize..maxSize (%d..%d)', 'self.desiredCapacity', 'self.minSize', 'self.maxSize') }, '.desiredCapacity'),
+  v('spec.pool', '!has(self.rollingUpdate) || !has(self.rollingUpdate.minInstancesInService) || self.rollingUpdate.minInstancesInService < self.maxSize', { expr: fmt('%d must be less than maxSize %d, or no instance could ever be replaced', 'self.rollingUpdate.minInstancesInService', 'self.maxSize') }, '.rollingUpdate.minInstancesInService'),
+  v('spec.pool', '!has(self.legacyLaunchConfiguration) || !self.legacyLaunchConfiguration || size(self.instanceTypes) <= 1', { text: 'a launch configuration takes exactly one instance type (mixed instances need a launch template)' }, '.instanceTypes'),
+  v('spec.pool.instanceTypes', `size(self) <= ${LIMITS.instanceTypesPerGroup}`, { expr: fmt(`%d instance types exceed the AWS limit of ${LIMITS.instanceTypesPerGroup} per group`, 'size(self)') }),
+  unique('spec.pool.instanceTypes', 'scalar', indexed('spec.pool.instanceTypes'), 'instance types must be unique'),
+
+  // cross-field.ts networkProblems
+  v('spec.network', 'size(self.subnetIds) == size(self.availabilityZones)', { expr: fmt('%d subnets for %d availability zones (give one subnet per zone, in the same order)', 'size(self.subnetIds)', 'size(self.availabilityZones)') }, '.subnetIds'),
+  v('spec', 'self.network.availabilityZones.all(z, z.startsWith(self.region))', { expr: `self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0] + ' is not in region ' + self.region` }, '.network.availabilityZones'),
+  unique('spec.network.availabilityZones', 'scalar', indexed('spec.network.availabilityZones'), 'zones must be unique'),
+  unique('spec.network.subnetIds', 'scalar', indexed('spec.network.subnetIds'), 'subnets must be unique'),
+
+  // cross-field.ts ruleProblems
+  v('spec.securityGroupRules[]', `!(${PORTED}) || !(has(self.port) && ${HAS_RANGE})`, { text: 'give either port or fromPort+toPort, not both' }),
+  v('spec.securityGroupRules[]', `!(${PORTED}) || has(self.port) || ${HAS_RANGE}`, { expr: `'required field is missing (' + self.protocol + ' rules need a port or a fromPort+toPort range)'` }, '.port', 'FieldValueRequired'),
+  v('spec.securityGroupRules[]', `!(${PORTED}) || has(self.fromPort) == has(self.toPort)`, { text: 'a port range needs both fromPort and toPort' }),
+  v('spec.securityGroupRules[]', '!has(self.fromPort) || !has(self.toPort) || self.fromPort <= self.toPort', { expr: fmt('port range is reversed: fromPort %d is greater than toPort %d', 'self.fromPort', 'self.toPort') }, '.fromPort'),
+  v('spec.securityGroupRules[]', `${PORTED} || !(has(self.port) || ${HAS_RANGE})`, { expr: `self.protocol + ' rules take no port (remove port/fromPort/toPort)'` }, undefined, 'FieldValueForbidden'),
+  v('spec.securityGroupRules[]', `self.protocol != 'icmpv6' || !has(self.source.cidr)`, { text: 'icmpv6 with an IPv4 source cidr never matches (use icmp, or cidrIpv6)' }, '.protocol'),
+  v('spec.securityGroupRules[].source', `size(${SOURCE_FOUND}) == 1`, { expr: `${quoted(`give exactly one of ${RULE_SOURCE_KINDS.join(', ')} (found `)} + (${SOURCE_NAMES} == '' ? 'none' : ${SOURCE_NAMES}.substring(2)) + ')'` }),
+  v('spec', `!has(self.securityGroupRules) || (has(self.listeners) && size(self.listeners) > 0) || self.securityGroupRules.all(r, !has(r.source.loadBalancer))`, { text: 'the cluster has no listeners, so no load balancer' }, '.securityGroupRules'),
+  unique('spec.securityGroupRules', sameRule, indexed('spec.securityGroupRules'), 'rules (same protocol, ports and source) must be unique'),
+
+  // cross-field.ts listenerProblems
+  v('spec', '!has(self.listeners) || size(self.listeners) == 0 || has(self.loadBalancer)', { text: 'required field is missing (listeners need a load balancer with allowedCidrs)' }, '.loadBalancer', 'FieldValueRequired'),
+  v('spec.listeners', `size(self) <= ${LIMITS.listenersPerLoadBalancer}`, { expr: fmt(`%d listeners exceed the AWS limit of ${LIMITS.listenersPerLoadBalancer} per load balancer`, 'size(self)') }),
+  v('spec.listeners', `size(self) <= ${LIMITS.targetGroupsPerAutoScalingGroup}`, { expr: fmt(`%d target groups exceed the AWS limit of ${LIMITS.targetGroupsPerAutoScalingGroup} per Auto Scaling group`, 'size(self)') }),
+  v(
+    'spec',
+    `!has(self.loadBalancer) || !has(self.listeners) || ${TRANSPORTS} * size(self.loadBalancer.allowedCidrs) <= ${LIMITS.inboundRulesPerSecurityGroup}`,
+    {
+      expr: `${TRANSPORTS} == size(self.listeners) ? ${fmt(`%d listeners × %d CIDRs = %d rules, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} per security group`, 'size(self.listeners)', CIDRS, `${TRANSPORTS} * ${CIDRS}`)} : ${fmt(`%d listeners (%d with each TCP_UDP listener counted twice) × %d CIDRs = %d rules, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} per security group`, 'size(self.listeners)', TRANSPORTS, CIDRS, `${TRANSPORTS} * ${CIDRS}`)}`,
+    },
+    '.loadBalancer.allowedCidrs',
+  ),
+  v('spec.listeners[]', `self.protocol != 'TLS' || has(self.certificateArn)`, { text: 'required field is missing (TLS listeners need an ACM certificate)' }, '.certificateArn', 'FieldValueRequired'),
+  v('spec.listeners[]', `self.protocol == 'TLS' || !has(self.certificateArn)`, { expr: `'only TLS listeners take a certificate (protocol is ' + self.protocol + ')'` }, '.certificateArn', 'FieldValueForbidden'),
+  v('spec.listeners[].healthCheck', `self.protocol != 'TCP' || !has(self.path)`, { text: 'a TCP health check takes no path (use protocol HTTP or HTTPS)' }, '.path', 'FieldValueForbidden'),
+  unique('spec.listeners', (a, b) => `${a}.name == ${b}.name`, indexed('spec.listeners', '.name'), 'listener names must be unique'),
+  unique('spec.listeners', (a, b) => `${a}.port == ${b}.port`, indexed('spec.listeners', '.port'), 'listener ports must be unique'),
+
+  // node-ports.ts
+  v('spec.nodePortRange', 'self.from <= self.to', { expr: fmt('%d is greater than to (%d)', 'self.from', 'self.to') }, '.from'),
+  nodeService('spec.listeners[]', 'self.nodePort', '', '.nodePort', 'listener'),
+  nodeService('spec.listeners[]', 'self.healthCheck.port', '!has(self.healthCheck) || !has(self.healthCheck.port) || ', '.healthCheck.port', 'health check'),
+  inRange((l) => `${l}.nodePort`, () => 'true', 'listener'),
+  inRange((l) => `${l}.healthCheck.port`, (l) => `has(${l}.healthCheck) && has(${l}.healthCheck.port)`, 'health check'),
+  v('spec.listeners[]', `self.protocol == 'TLS' || !has(self.sslPolicy)`, { expr: `'only TLS listeners take an sslPolicy (protocol is ' + self.protocol + ')'` }, '.sslPolicy', 'FieldValueForbidden'),
+  v(
+    'spec.listeners[]',
+    `self.protocol != 'UDP' || (has(self.healthCheck) && has(self.healthCheck.port))`,
+    { text: 'a UDP listener needs an explicit health check with a port (healthCheck: {protocol: TCP, HTTP or HTTPS, port: <a TCP port the same pods answer>}); a TCP probe of a UDP node port never passes' },
+    '.healthCheck',
+    'FieldValueRequired',
+  ),
+  unique('spec.loadBalancer.subnetIds', 'scalar', indexed('spec.loadBalancer.subnetIds'), 'a load balancer takes each subnet once, one per zone'),
+
+  // references.ts
+  ...arnRules('self.cloudConfig.values.bootstrapTokenSecretArn', 'the secret', '.cloudConfig.values.bootstrapTokenSecretArn'),
+
+  // cross-field.ts taintProblems, tagProblems
+  unique('spec.cloudConfig.values.nodeTaints', (a, b) => `${a}.key == ${b}.key && ${a}.effect == ${b}.effect`, indexed('spec.cloudConfig.values.nodeTaints'), 'taints (same key and effect; the kubelet refuses them) must be unique'),
+  v('spec.tags', `size(self) <= ${LIMITS.userTagsPerStack}`, { expr: fmt(`%d tags, at most ${LIMITS.userTagsPerStack} allowed (AWS takes 50 per resource, and worker-stacks adds its own)`, 'size(self)') }),
+];
