@@ -50,7 +50,7 @@ describe('decide: waves', () => {
     // A new AMI on the canary (same config checksum): a roll like any other; once applied and soaked, it holds nobody.
     ['early, canary with a new AMI pending', 'e1', { c1: { desired: OLD, nodeKey: 'ami-2', appliedNodeKey: 'ami-1' } }, false, 'WaitingForWave', 'c1 has not settled'],
     ['early, the canary on its new AMI, soaked', 'e1', { c1: { desired: OLD, nodeKey: 'ami-2', appliedNodeKey: 'ami-2' } }, true, undefined, undefined],
-  ] as const)('%s (%s asks): go=%s', (_case, who, over, go, reason, text) => {
+  ] as const)('%s (%s asks)', (_case, who, over, go, reason, text) => {
     // GIVEN
     const f = fleet(withOver(over as never));
     // WHEN
