@@ -8,7 +8,8 @@ import { deployStack } from '../reconciler/deploy-stack';
 import { synthesizeBootstrap } from '../reconciler/synthesize';
 import { createDeps } from '../reconciler/wiring';
 import { isPrincipalArn } from '../stacks/bootstrap-roles';
-import { configBucketName, DEFAULT_DEPLOYER_ROLE_NAME, deployerRoleName, executionRoleName, roleArn, workerStackName } from '../stacks/naming';
+import { configBucketName, configKeyPrefix, DEFAULT_DEPLOYER_ROLE_NAME, deployerRoleName, executionRoleName, roleArn, workerStackName } from '../stacks/naming';
+import { ConfigObjectStore, planCleanup } from '../aws/config-objects';
 import { assumeRoleFlags, assumeRoleFrom } from './accounts';
 import { dirFlags, EXIT, Io, loadOptions } from './context';
 import { awsFlags, wiringFrom } from './reconcile';
@@ -110,6 +111,8 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
           return done(EXIT.invalid);
         }
       }
+      // The stack is gone, so no launch template points to its config objects any more: they go too.
+      await deleteConfigObjects(deps.aws(region, expected).configObjects, configBucketName(expected ?? actual, region), name, io);
       if (record) await store.clearStatus(name, record.resourceVersion);
       io.out(`${workerStackName(name)}\tdeleted\n`);
       return done(EXIT.ok);
@@ -119,4 +122,18 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
 /** The account of a CloudFormation stack ARN (arn:aws:cloudformation:<region>:<account>:stack/...). */
 function arnAccount(arn: string | undefined): string | undefined {
   return arn?.split(':')[4] || undefined;
+}
+
+/** Every config object of a deleted cluster; a failure is a warning with the prefix to clean by hand, never a failed delete. */
+async function deleteConfigObjects(store: ConfigObjectStore | undefined, bucket: string, cluster: string, io: Io): Promise<void> {
+  if (!store) return;
+  const prefix = configKeyPrefix(cluster);
+  try {
+    const { remove } = planCleanup(await store.list(bucket, prefix), { keepLast: 0 });
+    const r = remove.length ? await store.delete(bucket, remove) : { deleted: [], errors: [] };
+    if (r.deleted.length) io.out(`${cluster}\tdeleted ${r.deleted.length} config object${r.deleted.length === 1 ? '' : 's'} from s3://${bucket}/${prefix}\n`);
+    if (r.errors.length) io.err(`warning: ${r.errors.length} config objects under s3://${bucket}/${prefix} were not deleted (${r.errors[0].key}: ${r.errors[0].message}); delete them by hand\n`);
+  } catch (e) {
+    io.err(`warning: the config objects under s3://${bucket}/${prefix} were not deleted: ${(e as Error).message.split('\n')[0]}; delete them by hand\n`);
+  }
 }

@@ -11,6 +11,7 @@ import { registerControl } from './control';
 import { registerPlayground } from './playground';
 import { registerReconcile } from './reconcile';
 import { registerReview } from './review';
+import { registerRollout } from './rollout';
 import { registerStatus } from './status';
 import { schemaCommand } from './schema';
 import { validateCommand } from './validate';
@@ -47,7 +48,7 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
     .description('print the JSON Schema of the WorkerCluster object (or, with --markdown, the README field reference)')
     .option('--markdown', 'the field reference table instead')
     .action((opts) => done(schemaCommand(io, { markdown: Boolean(opts.markdown) })));
-  for (const register of [registerReconcile, registerStatus, registerControl, registerBootstrap, registerReview, registerPlayground]) register(program, io, done);
+  for (const register of [registerReconcile, registerStatus, registerControl, registerBootstrap, registerReview, registerPlayground, registerRollout]) register(program, io, done);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

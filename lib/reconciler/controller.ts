@@ -6,6 +6,7 @@ import { DEFAULT_POLL_MS, Outcome, ReconcilerDeps, RegionClients, StackSlots } f
 import { accountLabel, ReconcilerMetrics } from './metrics';
 import { accountOf, Hook, reconcileCluster, WorkflowHooks } from './workflow';
 import { RolloutCoordinator } from '../rollout/coordinator';
+import { recordedStack } from '../rollout/report';
 import { RolloutPolicySource } from '../rollout/policy-source';
 
 export interface ControllerOptions {
@@ -150,7 +151,10 @@ export class Controller {
       this.rollout = new RolloutCoordinator({
         store: deps.store,
         policies: opts.policies,
-        stackOf: (r) => this.listings.stackOf(r),
+        // Other clusters' stacks as their own reconciles recorded them, and those in progress from the cheap
+        // in-progress listing: a look at the fleet never costs the region's whole listing (the cluster deciding
+        // brings its own live stack).
+        stackOf: (r) => this.stackForRollout(r),
         templatesDir: deps.templatesDir,
         code: deps.code,
         now: deps.now,
@@ -160,6 +164,20 @@ export class Controller {
     }
     this.reconcileDeps = { ...deps, slots: deps.slots ?? this.slots, rollout: deps.rollout ?? this.rollout };
     opts.metrics?.trackWaiting(() => this.slots.names());
+  }
+
+  private async stackForRollout(r: ClusterRecord): Promise<StackSummary | undefined> {
+    const region = regionOf(r);
+    const listed = region ? await this.listings.inProgress(region, accountOf(r.raw)) : undefined;
+    const busy = listed?.get(workerStackName(r.name));
+    const recorded = recordedStack(r);
+    // The in-progress listing carries no outputs: the live checksum is the recorded one until the stack settles.
+    return busy ? { ...busy, outputs: recorded?.outputs ?? {} } : recorded;
+  }
+
+  /** Calls `onChange` when a rollout policy may have changed (the daemon then looks at every cluster). */
+  public watchPolicies(onChange: () => void): () => void {
+    return this.opts.policies?.watch?.(onChange) ?? (() => undefined);
   }
 
   /** The templates directory's version, read again on demand (a template edit). */

@@ -7,6 +7,7 @@ import { configDigests } from './config-changes';
 import { ensureChangeSet, executeToken } from './deploy-stack';
 import { camel, DEFAULT_MAX_UPDATE_ATTEMPTS, Outcome, ReconcileContext, Task, TASK } from './context';
 import { short } from './tasks-prepare';
+import { nodeKey } from '../rollout/node-key';
 import { removeAssembly, synthesizeStack } from './synthesize';
 import { describeRollout, specRollout } from '../review/rollout-words';
 import { alarmRollback, rollbackConfiguration, signalShortfall } from './rollout';
@@ -237,7 +238,18 @@ async function recordSuccess(ctx: ReconcileContext, result: 'applied' | 'no-chan
   const reason = result === 'no-changes' ? 'UpToDate' : stack.status === 'CREATE_COMPLETE' ? 'StackCreated' : 'StackUpdated';
   const current = fingerprint === ctx.fingerprint;
   await ctx.recorder.write(
-    { cloudConfigChecksum: live, desiredChecksum: ctx.config!.checksum, observedGeneration: ctx.generation, stackName: stack.name, stackId: stack.id, stackStatus: stack.status, stackLastUpdated: stack.lastUpdated, paused: undefined },
+    {
+      cloudConfigChecksum: live,
+      desiredChecksum: ctx.config!.checksum,
+      observedGeneration: ctx.generation,
+      stackName: stack.name,
+      stackId: stack.id,
+      stackStatus: stack.status,
+      stackLastUpdated: stack.lastUpdated,
+      paused: undefined,
+      // What the fleet rollout compares a new AMI (instance types, volume, subnets) with: recorded only for what is live.
+      rollout: current && live === ctx.config!.checksum ? { ...ctx.status.rollout, appliedNodeKey: nodeKey(ctx.cluster!), stagedChecksum: undefined, heldSince: undefined } : ctx.status.rollout,
+    },
     current ? CONDITIONS.ready(reason, `stack ${stack.status}, config ${short(live)} live`) : CONDITIONS.progressing('ChangeSetExecuting', `stack ${stack.status} on an earlier version of the object; applying the current one`),
     {
       inputsFingerprint: fingerprint,

@@ -105,9 +105,9 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
   try {
     const outcome = (await run(PREPARE)) ?? (await run(chooseWorkflow(ctx))) ?? { result: 'applied' as const };
     if (SETTLED_RESULTS.has(outcome.result)) await run(SETTLED);
-    return { ...outcome, checksum: ctx.config?.checksum, rollout: ctx.rollout };
+    return { ...outcome, checksum: ctx.config?.checksum, ...(ctx.rollout ? { rollout: ctx.rollout } : {}) };
   } catch (e) {
-    return { ...(await onError(ctx, current, e)), checksum: ctx.config?.checksum, rollout: ctx.rollout };
+    return { ...(await onError(ctx, current, e)), checksum: ctx.config?.checksum, ...(ctx.rollout ? { rollout: ctx.rollout } : {}) };
   } finally {
     // Publish drops the assembly; this catches a reconcile that ended between synthesis and publish.
     if (synthesized) removeAssembly(deps.workDir, ctx.cluster!.metadata.name, (msg) => ctx.log.warn({}, msg));

@@ -84,6 +84,9 @@ export interface ReviewResult {
   };
   /** Sorted by name. */
   readonly clusters: readonly ClusterReview[];
+  /** The waves the clusters whose nodes roll go in, by the head's rollout policies (absent: no policy). */
+  readonly rollout?: RolloutPlan;
 }
 
 export type { ConfigDiff, ResourceChange };
+import type { RolloutPlan } from './rollout-plan';
