@@ -60,8 +60,7 @@ function unique(at: string, same: ((a: string, b: string) => string) | 'scalar',
     at,
     `self.all(a, self.exists_one(b, ${eq('b', 'a')}))`,
     { expr: fmt(`${item.replace('#', '%d')} duplicates ${item.replace('#', '%d')} (${why})`, `self.lastIndexOf(${twins}[size(${twins}) - 1])`, `self.indexOf(${twins}[0])`) },
-    undefined,
-    'FieldValueDuplicate',
+    // Not FieldValueDuplicate: the API server prints that reason without the message.
   );
 }
 /** `spec.listeners[#].port`: the item path, # for its index. */
@@ -76,14 +75,15 @@ function nodeService(at: string, port: string, guard: string, fieldPath: string,
 }
 
 /** A listener's node port (or health-check port) outside spec.nodePortRange without hostPort; node services are another rule's. */
-function inRange(port: (l: string) => string, has: (l: string) => string, what: string): PlacedValidation {
+function inRange(port: (l: string) => string, has: (l: string) => string, suffix: string): PlacedValidation {
   const range = 'self.nodePortRange';
-  const ok = (l: string) => `!(${has(l)}) || ${l}.hostPort || ${port(l)} in ${DENIED_LIST} || (${port(l)} >= ${range}.from && ${port(l)} <= ${range}.to)`;
+  // Not a port at all, or a node service: other rules say so.
+  const ok = (l: string) => `!(${has(l)}) || ${l}.hostPort || ${port(l)} < 1 || ${port(l)} > 65535 || ${port(l)} in ${DENIED_LIST} || (${port(l)} >= ${range}.from && ${port(l)} <= ${range}.to)`;
   const first = `self.listeners.filter(l, !(${ok('l')}))[0]`;
   return v(
     'spec',
     `!has(self.nodePortRange) || ${range}.from > ${range}.to || self.listeners.all(l, ${ok('l')})`,
-    { expr: fmt('%d is outside spec.nodePortRange (%d-%d); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it', port(first), `${range}.from`, `${range}.to`) },
+    { expr: fmt(`spec.listeners[%d]${suffix} %d is outside spec.nodePortRange (%d-%d); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it`, `self.listeners.indexOf(${first})`, port(first), `${range}.from`, `${range}.to`) },
     '.listeners',
   );
 }
@@ -107,8 +107,8 @@ const PARTITION = `(self.region.startsWith('cn-') ? 'aws-cn' : self.region.start
 function arnRules(arn: string, what: string, fieldPath: string): PlacedValidation[] {
   const guard = `!${REGION_OK} || !self.account.matches('^[0-9]{12}$') || !${arn}.matches(${ARN}) || `;
   return [
-    v('spec', `${guard}${arn}.split(':')[3] == self.region`, { expr: `${quoted(`${what} is in region `)} + ${arn}.split(':')[3] + ', the cluster in ' + self.region + ${quoted(` (use the ${what} of `)} + self.region + ')'` }, fieldPath),
-    v('spec', `${guard}${arn}.split(':')[4] == self.account`, { expr: `${quoted(`${what} is in account `)} + ${arn}.split(':')[4] + ', the cluster in ' + self.account + ${quoted(` (use the ${what} of account `)} + self.account + ')'` }, fieldPath),
+    v('spec', `${guard}${arn}.split(':')[3] == self.region`, { expr: `${quoted(`${what} is in region `)} + ${arn}.split(':')[3] + ', the cluster in ' + self.region + ${quoted(` (use ${what} of `)} + self.region + ')'` }, fieldPath),
+    v('spec', `${guard}${arn}.split(':')[4] == self.account`, { expr: `${quoted(`${what} is in account `)} + ${arn}.split(':')[4] + ', the cluster in ' + self.account + ${quoted(` (use ${what} of account `)} + self.account + ')'` }, fieldPath),
     v('spec', `${guard}${arn}.split(':')[1] == ${PARTITION}`, { expr: `${quoted(`${what} is in partition `)} + ${arn}.split(':')[1] + ', but region ' + self.region + ' is in ' + ${PARTITION}` }, fieldPath),
   ];
 }
@@ -127,7 +127,7 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
 
   // cross-field.ts networkProblems
   v('spec.network', 'size(self.subnetIds) == size(self.availabilityZones)', { expr: fmt('%d subnets for %d availability zones (give one subnet per zone, in the same order)', 'size(self.subnetIds)', 'size(self.availabilityZones)') }, '.subnetIds'),
-  v('spec', 'self.network.availabilityZones.all(z, z.startsWith(self.region))', { expr: `self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0] + ' is not in region ' + self.region` }, '.network.availabilityZones'),
+  v('spec', 'self.network.availabilityZones.all(z, z.startsWith(self.region))', { expr: fmt('spec.network.availabilityZones[%d] %s is not in region %s', 'self.network.availabilityZones.indexOf(self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0])', 'self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0]', 'self.region') }, '.network.availabilityZones'),
   unique('spec.network.availabilityZones', 'scalar', indexed('spec.network.availabilityZones'), 'zones must be unique'),
   unique('spec.network.subnetIds', 'scalar', indexed('spec.network.subnetIds'), 'subnets must be unique'),
 
@@ -139,7 +139,7 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   v('spec.securityGroupRules[]', `${PORTED} || !(has(self.port) || ${HAS_RANGE})`, { expr: `self.protocol + ' rules take no port (remove port/fromPort/toPort)'` }, undefined, 'FieldValueForbidden'),
   v('spec.securityGroupRules[]', `self.protocol != 'icmpv6' || !has(self.source.cidr)`, { text: 'icmpv6 with an IPv4 source cidr never matches (use icmp, or cidrIpv6)' }, '.protocol'),
   v('spec.securityGroupRules[].source', `size(${SOURCE_FOUND}) == 1`, { expr: `${quoted(`give exactly one of ${RULE_SOURCE_KINDS.join(', ')} (found `)} + (${SOURCE_NAMES} == '' ? 'none' : ${SOURCE_NAMES}.substring(2)) + ')'` }),
-  v('spec', `!has(self.securityGroupRules) || (has(self.listeners) && size(self.listeners) > 0) || self.securityGroupRules.all(r, !has(r.source.loadBalancer))`, { text: 'the cluster has no listeners, so no load balancer' }, '.securityGroupRules'),
+  v('spec', `!has(self.securityGroupRules) || (has(self.listeners) && size(self.listeners) > 0) || self.securityGroupRules.all(r, !has(r.source.loadBalancer))`, { expr: fmt('spec.securityGroupRules[%d].source.loadBalancer the cluster has no listeners, so no load balancer', 'self.securityGroupRules.indexOf(self.securityGroupRules.filter(r, has(r.source.loadBalancer))[0])') }, '.securityGroupRules'),
   unique('spec.securityGroupRules', sameRule, indexed('spec.securityGroupRules'), 'rules (same protocol, ports and source) must be unique'),
 
   // cross-field.ts listenerProblems
@@ -164,8 +164,8 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   v('spec.nodePortRange', 'self.from <= self.to', { expr: fmt('%d is greater than to (%d)', 'self.from', 'self.to') }, '.from'),
   nodeService('spec.listeners[]', 'self.nodePort', '', '.nodePort', 'listener'),
   nodeService('spec.listeners[]', 'self.healthCheck.port', '!has(self.healthCheck) || !has(self.healthCheck.port) || ', '.healthCheck.port', 'health check'),
-  inRange((l) => `${l}.nodePort`, () => 'true', 'listener'),
-  inRange((l) => `${l}.healthCheck.port`, (l) => `has(${l}.healthCheck) && has(${l}.healthCheck.port)`, 'health check'),
+  inRange((l) => `${l}.nodePort`, () => 'true', '.nodePort'),
+  inRange((l) => `${l}.healthCheck.port`, (l) => `has(${l}.healthCheck) && has(${l}.healthCheck.port)`, '.healthCheck.port'),
   v('spec.listeners[]', `self.protocol == 'TLS' || !has(self.sslPolicy)`, { expr: `'only TLS listeners take an sslPolicy (protocol is ' + self.protocol + ')'` }, '.sslPolicy', 'FieldValueForbidden'),
   v(
     'spec.listeners[]',
