@@ -9,9 +9,17 @@ export interface KubeResponse {
   readonly status: number;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the API server's JSON, read by each test
   readonly body: any;
+  /** The API server's Warning headers (PodSecurity, deprecated fields ...). */
+  readonly warnings: readonly string[];
 }
 
-export function kubeRequest(api: KubeApiServer, method: string, path: string, body?: unknown, token = api.adminToken, contentType = 'application/json'): Promise<KubeResponse> {
+/** Requests made as another identity (the ServiceAccount), with the admin's right to impersonate. */
+export interface Impersonate {
+  readonly user: string;
+  readonly groups: readonly string[];
+}
+
+export function kubeRequest(api: KubeApiServer, method: string, path: string, body?: unknown, token = api.adminToken, contentType = 'application/json', as?: Impersonate): Promise<KubeResponse> {
   const data = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = https.request(
@@ -19,7 +27,12 @@ export function kubeRequest(api: KubeApiServer, method: string, path: string, bo
       {
         method,
         ca: api.caPem,
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+          ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}),
+          ...(as ? { 'impersonate-user': as.user, 'impersonate-group': [...as.groups] } : {}),
+        },
         timeout: 30_000,
       },
       (res) => {
@@ -32,7 +45,8 @@ export function kubeRequest(api: KubeApiServer, method: string, path: string, bo
           } catch {
             // not JSON: kept as text
           }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
+          const warning = res.headers.warning;
+          resolve({ status: res.statusCode ?? 0, body: parsed, warnings: warning === undefined ? [] : Array.isArray(warning) ? warning : [warning] });
         });
       },
     );
