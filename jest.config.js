@@ -1,10 +1,18 @@
+// @kubernetes/client-node 1.x and the OpenID modules it imports are ES modules; Node 20 requires them natively, but
+// jest's module loader does not: ts-jest compiles them to CommonJS (once; jest caches the result).
+const ESM = ['@kubernetes/client-node', 'openid-client', 'oauth4webapi', 'jose'];
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   rootDir: '.',
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    [`^.+/node_modules/(${ESM.join('|')})/.+\\.m?js$`]: ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM.join('|')})/)`],
   // Each worker loads aws-cdk-lib (~300 MB); two workers fit the 2-core machine.
   maxWorkers: 2,
   testTimeout: 120000,

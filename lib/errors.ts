@@ -87,3 +87,33 @@ export class ConfigBucketError extends WorkerStacksError {
     this.bucket = bucket;
   }
 }
+
+/** An answer other than 2xx, with the API server's Status reason (`Conflict`, `Expired`, `NotFound` …). */
+export class KubeApiError extends WorkerStacksError {
+  constructor(
+    public readonly statusCode: number,
+    public readonly reason: string,
+    public readonly apiMessage: string,
+    what: string,
+  ) {
+    super(`${what}: ${statusCode} ${reason}: ${apiMessage}`, { hint: hintFor(statusCode) });
+  }
+}
+
+function hintFor(code: number): string {
+  if (code === 401) return 'the credentials of the kubeconfig were refused; check --kubeconfig and its current context';
+  if (code === 403) return 'the identity lacks an RBAC permission; apply the RBAC of deploy/ (worker-stacks crd and the manifests)';
+  if (code === 404) return 'the object or the WorkerCluster CRD is missing; install the CRD with worker-stacks crd | kubectl apply -f -';
+  if (code === 409) return 'someone else changed the object; read it again and retry';
+  if (code === 410) return 'the resourceVersion is too old; list again';
+  return 'check the API server and the kubeconfig';
+}
+
+/** Leader election: this process does not hold the lease (or could not renew it in time), so it starts no AWS write. */
+export class NotLeaderError extends WorkerStacksError {
+  constructor(identity: string, what: string) {
+    super(`${identity} is not the leader (or could not renew its lease in time): ${what} not started`, {
+      hint: 'the leader does this work; this replica takes over if the leader stops renewing the lease',
+    });
+  }
+}

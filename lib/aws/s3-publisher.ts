@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { FORMATS, formatByExtension } from '../cloudconfig/formats';
 import { ConfigBucketError } from '../errors';
 
 /** One file of a cloud assembly's asset manifest and where it goes. */
@@ -136,7 +137,7 @@ export class S3Publisher implements AssetPublisher {
             Body: body,
             ChecksumAlgorithm: 'SHA256',
             ChecksumSHA256: createHash('sha256').update(body).digest('base64'),
-            ContentType: a.objectKey.endsWith('.json') || a.objectKey.endsWith('.ign') ? 'application/json' : 'text/yaml',
+            ContentType: contentType(a.objectKey),
           }),
         );
       } catch (e) {
@@ -172,4 +173,12 @@ export function s3DnsSuffix(region: string): string {
   if (region.startsWith('us-isob-')) return 'sc2s.sgov.gov';
   if (region.startsWith('us-iso-')) return 'c2s.ic.gov';
   return 'amazonaws.com';
+}
+
+/** The stored object's Content-Type: the node-config format's, by extension (templates for TemplateURL are JSON). */
+function contentType(key: string): string {
+  const ext = key.slice(key.lastIndexOf('.') + 1);
+  if (ext === 'json') return 'application/json';
+  const format = formatByExtension(ext);
+  return format ? FORMATS[format].contentType : 'application/octet-stream';
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
-import { createStore } from '../stores/create-store';
+import { createStore, StoreWithHistory } from '../stores/create-store';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
+import { clusterArgument, storeFlags, storeOptions } from './store-flags';
 
 /**
  * Operator controls for 3 a.m.: `pause` and `resume` set spec.paused on the object (no AWS writes while paused; a
@@ -9,11 +10,12 @@ import { dirFlags, EXIT, inputDirs, Io } from './context';
  */
 export function registerControl(program: Command, io: Io, done: (code: number) => void): void {
   /** The store, when the cluster exists in it; otherwise says so (exit 2). */
-  const storeWith = async (cluster: string, opts: Record<string, any>) => {
-    const dirs = inputDirs(opts);
-    const s = createStore({ clustersDir: dirs.clustersDir, stateDir: opts.stateDir });
-    if (await s.get(cluster)) return s;
-    io.err(`error: no cluster ${cluster}; run worker-stacks status to see the names\n`);
+  const storeWith = async (arg: string, opts: Record<string, any>): Promise<{ s: StoreWithHistory; cluster: string } | undefined> => {
+    const { name: cluster, store } = clusterArgument(arg, storeOptions(opts, inputDirs(opts)));
+    const s = createStore(store);
+    if (await s.get(cluster)) return { s, cluster };
+    s.close?.();
+    io.err(`error: no cluster ${arg}; run worker-stacks status to see the names\n`);
     done(EXIT.usage);
     return undefined;
   };
@@ -21,26 +23,28 @@ export function registerControl(program: Command, io: Io, done: (code: number) =
     ['pause', true],
     ['resume', false],
   ] as const) {
-    dirFlags(program.command(name))
+    storeFlags(dirFlags(program.command(name)))
       .description(paused ? 'stop every AWS write for a cluster (sets spec.paused: true)' : 'let the reconciler write again (removes spec.paused)')
-      .argument('<cluster>', 'cluster name (metadata.name)')
+      .argument('<cluster>', 'cluster name (metadata.name; namespace/name with --store kubernetes)')
       .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
-      .action(async (cluster: string, opts) => {
-        const s = await storeWith(cluster, opts);
-        if (!s) return;
-        await s.setPaused(cluster, paused);
+      .action(async (arg: string, opts) => {
+        const found = await storeWith(arg, opts);
+        if (!found) return;
+        const { s, cluster } = found;
+        await s.setPaused(cluster, paused).finally(() => s.close?.());
         io.out(`${cluster}: ${paused ? 'paused: the reconciler makes no AWS write for it until resumed' : 'resumed: the reconciler picks it up at once (a running daemon sees the edit)'}\n`);
         return done(EXIT.ok);
       });
   }
-  dirFlags(program.command('retry'))
+  storeFlags(dirFlags(program.command('retry')))
     .description("retry a stalled cluster's inputs now: clears the failure count and the backoff")
-    .argument('<cluster>', 'cluster name (metadata.name)')
+    .argument('<cluster>', 'cluster name (metadata.name; namespace/name with --store kubernetes)')
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
-    .action(async (cluster: string, opts) => {
-      const s = await storeWith(cluster, opts);
-      if (!s) return;
-      await s.requestRetry(cluster, new Date().toISOString());
+    .action(async (arg: string, opts) => {
+      const found = await storeWith(arg, opts);
+      if (!found) return;
+      const { s, cluster } = found;
+      await s.requestRetry(cluster, new Date().toISOString()).finally(() => s.close?.());
       io.out(`${cluster}: retry requested; the next reconcile tries the current inputs again (worker-stacks reconcile --once, or the daemon)\n`);
       return done(EXIT.ok);
     });

@@ -6,9 +6,12 @@ import { runDaemon } from '../reconciler/daemon';
 import { ReconcilerMetrics } from '../reconciler/metrics';
 import { startOpsServer } from '../reconciler/server';
 import { SynthPool } from '../reconciler/synth-pool';
+import { ReconcilerDeps } from '../reconciler/context';
+import { routeProcessWarnings } from '../reconciler/process-warnings';
 import { createDeps } from '../reconciler/wiring';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { wholeNumber } from './numbers';
+import { storeFlags, storeOptions } from './store-flags';
 
 /** Flags shared by every command that talks to AWS. */
 export function awsFlags(c: Command): Command {
@@ -36,6 +39,7 @@ export function wiringFrom(opts: Record<string, any>, signal?: AbortSignal) {
     drift: opts.drift === 'report' ? ('report' as const) : ('repair' as const),
     logLevel: opts.logLevel,
     signal,
+    store: storeOptions(opts, dirs),
   };
 }
 
@@ -48,7 +52,7 @@ export function defaultBind(env: NodeJS.ProcessEnv = process.env): string {
 
 /** `worker-stacks reconcile`: one pass (--once), or the daemon (--watch). */
 export function registerReconcile(program: Command, io: Io, done: (code: number) => void): void {
-  awsFlags(dirFlags(program.command('reconcile')))
+  storeFlags(awsFlags(dirFlags(program.command('reconcile'))))
     .description('compare each cluster with its stack, update the stacks that differ, wait, record the checksum')
     .option('--once', 'one pass over every cluster, then exit (1 if any cluster failed or is invalid)')
     .option('--watch', 'the daemon: react to object changes, resync periodically, until SIGTERM')
@@ -89,6 +93,15 @@ export function registerReconcile(program: Command, io: Io, done: (code: number)
 /** One pass (--once) or the daemon (--watch); returns the exit code. */
 async function reconcile(opts: Record<string, any>, io: Io, abort: AbortController, synthPool: SynthPool | undefined): Promise<number> {
   const { deps } = createDeps({ ...wiringFrom(opts, abort.signal), synthPool });
+  const restoreWarnings = routeProcessWarnings(deps.log);
+  try {
+    return await reconcileWith(deps, opts, io, abort);
+  } finally {
+    restoreWarnings();
+  }
+}
+
+async function reconcileWith(deps: ReconcilerDeps, opts: Record<string, any>, io: Io, abort: AbortController): Promise<number> {
   const metrics = new ReconcilerMetrics();
   const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics });
   const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;

@@ -4,7 +4,8 @@ import { getCondition } from '../cluster/status';
 import { renderConfig } from '../cloudconfig/render';
 import { listTemplates } from '../cloudconfig/templates';
 import { ClusterStatus } from '../cluster/status';
-import { createStore } from '../stores/create-store';
+import { createStore, StoreOptions } from '../stores/create-store';
+import { storeFlags, storeOptions } from './store-flags';
 import { workerStackName } from '../stacks/naming';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 
@@ -34,10 +35,10 @@ export interface StatusRow {
 }
 
 /** The status table, from the store alone (no AWS call): desired vs live checksum, stack status, Ready and why. */
-export async function statusRows(clustersDir: string, templatesDir: string, stateDir?: string): Promise<StatusRow[]> {
-  const store = createStore({ clustersDir, stateDir });
+export async function statusRows(clustersDir: string, templatesDir: string, stateDir?: string, storeOpts?: StoreOptions): Promise<StatusRow[]> {
+  const store = createStore(storeOpts ?? { clustersDir, stateDir });
   const templates = listTemplates(templatesDir);
-  const records = await store.list();
+  const records = await store.list().finally(() => store.close?.());
   const gone = store.statusNames().filter((n) => !records.some((r) => r.name === n));
   const all = [...records, ...(await Promise.all(gone.map((n) => store.get(n)))).filter((r) => r !== undefined)];
   return all
@@ -79,7 +80,7 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
 }
 
 export function registerStatus(program: Command, io: Io, done: (code: number) => void): void {
-  dirFlags(program.command('status'))
+  storeFlags(dirFlags(program.command('status')))
     .description('a table: cluster, desired vs live checksum, stack status, Ready and reason (reads the store only)')
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .option('-o, --output <format>', 'table or json', 'table')
@@ -90,7 +91,7 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
         return done(EXIT.usage);
       }
       const dirs = inputDirs(opts);
-      const rows = await statusRows(dirs.clustersDir, dirs.templatesDir, opts.stateDir);
+      const rows = await statusRows(dirs.clustersDir, dirs.templatesDir, opts.stateDir, storeOptions(opts, dirs));
       // A status that cannot be read is an error a script must see, never an "Unknown" row with exit 0.
       const code = rows.some((r) => r.unreadable) ? EXIT.invalid : EXIT.ok;
       if (opts.output === 'json') {

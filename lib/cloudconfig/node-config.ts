@@ -3,7 +3,9 @@
  * worker gets. Templates render into it; the Ignition and cloud-init
  * serializers turn it into bytes; reviews diff it.
  */
-export type ConfigFormat = 'ignition' | 'cloud-init';
+/** Every node-config format's name; each has its module, registered in formats.ts. */
+export const CONFIG_FORMATS = ['ignition', 'cloud-init'] as const;
+export type ConfigFormat = (typeof CONFIG_FORMATS)[number];
 
 export interface NodeFile {
   /** Absolute path on the node. */

@@ -1,8 +1,7 @@
 import { WorkerCluster } from '../cluster/schema';
 import { TemplateError } from '../errors';
 import { sha256Hex } from './checksum';
-import { toCloudConfig } from './cloud-init';
-import { toIgnition } from './ignition';
+import { FORMATS } from './formats';
 import { ConfigFormat, NodeConfig, normalizeNodeConfig } from './node-config';
 import { DEFAULT_TEMPLATES_DIR, loadTemplate } from './templates';
 
@@ -12,8 +11,8 @@ export interface RenderedConfig {
   readonly bytes: Buffer;
   /** SHA-256 of `bytes`, hex. */
   readonly checksum: string;
-  /** File extension of the stored object (`ign` or `yaml`). */
-  readonly extension: 'ign' | 'yaml';
+  /** File extension of the stored object (the format's: `ign`, `yaml`). */
+  readonly extension: string;
   /** The same content, format-neutral (for reviews and "why it rolled"). */
   readonly node: NodeConfig;
 }
@@ -63,7 +62,7 @@ export function renderConfig(cluster: WorkerCluster, templatesDir: string = DEFA
     files: template.files.map((f) => ({ path: f.path, mode: f.mode, contents: run(f.path, f.source, () => f.render(ctx)) })),
     units: template.units.map((u) => ({ name: u.name, enabled: u.enabled, contents: run(u.name, u.source, () => u.render(ctx)) })),
   });
-  const text = node.format === 'ignition' ? toIgnition(node) : toCloudConfig(node);
-  const bytes = Buffer.from(text, 'utf8');
-  return { format: node.format, bytes, checksum: sha256Hex(bytes), extension: node.format === 'ignition' ? 'ign' : 'yaml', node };
+  const format = FORMATS[node.format];
+  const bytes = Buffer.from(format.serialize(node), 'utf8');
+  return { format: node.format, bytes, checksum: sha256Hex(bytes), extension: format.extension, node };
 }

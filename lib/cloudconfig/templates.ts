@@ -7,13 +7,13 @@ import { z } from 'zod';
 import { CORE_VALUES, DERIVED_VALUES, templateValues, VALUES_FILE } from '../cluster/template-values';
 import { TemplateError } from '../errors';
 import { PROJECT_ROOT } from '../paths';
-import { ConfigFormat } from './node-config';
+import { CONFIG_FORMATS, ConfigFormat } from './node-config';
 
 /** The repository's own template directory. */
 export const DEFAULT_TEMPLATES_DIR = path.join(PROJECT_ROOT, 'cloudconfig');
 
 const ManifestSchema = z.strictObject({
-  format: z.enum(['ignition', 'cloud-init']),
+  format: z.enum(CONFIG_FORMATS),
   description: z.string(),
   files: z.array(z.strictObject({ path: z.string().regex(/^\/[^\0]+$/), mode: z.string().regex(/^0[0-7]{3}$/), template: z.string() })).default([]),
   units: z.array(z.strictObject({ name: z.string().regex(/^[\w@.-]+\.(service|timer|path|socket|mount|target)$/), enabled: z.boolean().default(true), template: z.string() })).default([]),

@@ -52,6 +52,10 @@ export const ControllerBookkeepingSchema = z
       .meta(d('The change set this reconciler executed and has not seen end yet.')),
     configDigests: z.record(z.string(), z.string()).optional().meta(d('Short digest per file and unit of the live config, so a roll can say what changed.')),
     retryHandled: z.string().optional().meta(d('The last operator retry request acted on.')),
+    appliedBy: z
+      .strictObject({ version: z.string(), code: z.string() })
+      .optional()
+      .meta(d('The release and template-code hash of the daemon that last executed a change set: an older daemon leaves the cluster alone.')),
   })
   .meta(d("The reconciler's bookkeeping; not needed to read where a cluster is."));
 

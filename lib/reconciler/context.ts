@@ -43,6 +43,8 @@ export interface ReconcilerDeps {
   readonly workDir: string;
   /** Fingerprint of the code (see codeFingerprint). */
   readonly code: string;
+  /** This daemon's release (package version): a cluster last applied by a newer release is left alone. @default no check */
+  readonly release?: string;
   readonly log: Logger;
   readonly now: () => Date;
   readonly backoff: BackoffPolicy;
@@ -87,7 +89,8 @@ export type Result =
   | 'conflict'
   | 'recorded'
   | 'paused'
-  | 'drifted';
+  | 'drifted'
+  | 'outdated';
 
 export interface Outcome {
   readonly result: Result;
@@ -218,6 +221,7 @@ export const TASK = {
   wait: 'wait',
   recordExecution: 'record-execution',
   skipIfUnchanged: 'skip-if-unchanged',
+  checkVersion: 'check-version',
   paused: 'paused',
   reportDrift: 'report-drift',
   checkAccount: 'check-account',

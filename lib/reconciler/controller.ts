@@ -21,7 +21,7 @@ export interface PassResult {
   readonly regionsListed: number;
 }
 
-const ERRORS = new Set(['failed', 'invalid', 'stalled']);
+const ERRORS = new Set(['failed', 'invalid', 'stalled', 'outdated']);
 
 /**
  * Stacks in progress across the fleet, from what reconciles observe (level-based: a restarted daemon learns them from
@@ -123,6 +123,7 @@ export class Controller {
   public async runPass(names?: ReadonlySet<string>, shouldStop: () => boolean = () => false): Promise<PassResult> {
     // Read once per pass: a template edited under a running daemon is picked up by the next pass.
     this.refreshTemplates();
+    const passStarted = process.hrtime.bigint();
     const all = await this.deps.store.list();
     const records = names ? all.filter((r) => names.has(r.name)) : all;
     const regions = new Set(records.map(regionOf).filter((r): r is string => Boolean(r)));
@@ -137,6 +138,9 @@ export class Controller {
     };
     await Promise.all(Array.from({ length: Math.max(1, this.opts.workers ?? this.opts.concurrency ?? 4) }, worker));
     await this.observeFleet(outcomes, all);
+    const seconds = Number(process.hrtime.bigint() - passStarted) / 1e9;
+    this.opts.metrics?.observePass(seconds);
+    if (outcomes.size) this.deps.log.info({ clusters: records.length, reconciled: outcomes.size, results: countResults(outcomes), regionsListed: regions.size, seconds: Math.round(seconds * 1000) / 1000 }, 'pass done');
     return { outcomes, regionsListed: regions.size };
   }
 
@@ -179,6 +183,13 @@ export class Controller {
       this.inFlight.delete(record.name);
     }
   }
+}
+
+/** `{ applied: 2, unchanged: 98 }`, in a stable key order, for the pass summary line. */
+function countResults(outcomes: ReadonlyMap<string, Outcome>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of [...outcomes.values()].map((o) => o.result).sort()) counts[r] = (counts[r] ?? 0) + 1;
+  return counts;
 }
 
 /** Outcomes `--once` looks at again: a wait, a recorded step to follow up, a conflict, a transient error, a slot. */

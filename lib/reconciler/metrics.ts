@@ -1,6 +1,14 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { CONDITION_TYPES } from '../cluster/status';
 import { ClusterRecord } from '../stores/cluster-store';
 import { Outcome } from './context';
+
+export interface MetricsOptions {
+  /** The process_* and nodejs_* metrics of prom-client (CPU, RSS, heap, event-loop lag, GC). @default true */
+  readonly processMetrics?: boolean;
+  /** Seconds since the epoch, for the time-in-progress gauge read at scrape time. @default the wall clock */
+  readonly now?: () => number;
+}
 
 /** Prometheus metrics of the reconciler, on their own registry. */
 export class ReconcilerMetrics {
@@ -13,9 +21,24 @@ export class ReconcilerMetrics {
     buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900],
     registers: [this.registry],
   });
+  private readonly passDuration = new Histogram({
+    name: 'worker_stacks_pass_duration_seconds',
+    help: 'Duration of one pass over the fleet (or the clusters due), listings included',
+    buckets: [0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
+    registers: [this.registry],
+  });
   private readonly byCondition = new Gauge({ name: 'worker_stacks_clusters', help: 'Clusters by condition and status', labelNames: ['condition', 'status'], registers: [this.registry] });
+  /** One series per cluster and condition type, like kube-state-metrics' conditions: 1 for the status it has. */
+  private readonly clusterCondition = new Gauge({
+    name: 'worker_stacks_cluster_condition',
+    help: "A cluster's condition: 1 for the status it has now (True, False or Unknown)",
+    labelNames: ['cluster', 'condition', 'status'],
+    registers: [this.registry],
+  });
   /** Stacks recorded in progress at the last pass, plus those a reconcile is waiting on now (read at scrape time). */
   private recordedInProgress = new Set<string>();
+  /** Since when each stack in progress is known to be (the execution we started, else when it was first seen so). */
+  private inProgressSince = new Map<string, number>();
   private waitingNow: () => ReadonlySet<string> = () => new Set();
   private readonly inProgress: Gauge = new Gauge({
     name: 'worker_stacks_stacks_in_progress',
@@ -23,7 +46,24 @@ export class ReconcilerMetrics {
     registers: [this.registry],
     collect: (): void => this.inProgress.set(new Set([...this.recordedInProgress, ...this.waitingNow()]).size),
   });
+  private readonly timeInProgress: Gauge = new Gauge({
+    name: 'worker_stacks_stack_in_progress_seconds',
+    help: 'How long each worker stack in progress has been so (from our change set, else from when it was first seen)',
+    labelNames: ['cluster'],
+    registers: [this.registry],
+    collect: (): void => {
+      this.timeInProgress.reset();
+      const now = this.now();
+      for (const [cluster, since] of this.inProgressSince) this.timeInProgress.set({ cluster }, Math.max(0, now - since));
+    },
+  });
   private readonly lastPass = new Gauge({ name: 'worker_stacks_last_successful_pass_timestamp_seconds', help: 'End of the last pass in which no cluster errored', registers: [this.registry] });
+  private readonly now: () => number;
+
+  constructor(opts: MetricsOptions = {}) {
+    this.now = opts.now ?? (() => Date.now() / 1000);
+    if (opts.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
 
   /** The controller's live view of the stacks it is waiting on. */
   public trackWaiting(waiting: () => ReadonlySet<string>): void {
@@ -35,15 +75,31 @@ export class ReconcilerMetrics {
     this.duration.observe({ result: outcome.result }, seconds);
   }
 
+  public observePass(seconds: number): void {
+    this.passDuration.observe(seconds);
+  }
+
   /** Refreshed from the store after each pass (level-based, like everything else). */
   public observeFleet(records: readonly ClusterRecord[], now: Date, passOk: boolean): void {
     this.byCondition.reset();
+    this.clusterCondition.reset();
     const inProgress = new Set<string>();
+    const since = new Map<string, number>();
     for (const r of records) {
-      for (const c of r.status?.conditions ?? []) this.byCondition.inc({ condition: c.type, status: c.status });
-      if (r.status?.stackStatus?.endsWith('_IN_PROGRESS')) inProgress.add(r.name);
+      const conditions = r.status?.conditions ?? [];
+      for (const c of conditions) this.byCondition.inc({ condition: c.type, status: c.status });
+      for (const type of CONDITION_TYPES) {
+        const c = conditions.find((x) => x.type === type);
+        this.clusterCondition.set({ cluster: r.name, condition: type, status: c?.status ?? 'Unknown' }, 1);
+      }
+      if (r.status?.stackStatus?.endsWith('_IN_PROGRESS')) {
+        inProgress.add(r.name);
+        const started = r.status.controller?.executing?.startedAt;
+        since.set(r.name, started ? Date.parse(started) / 1000 : (this.inProgressSince.get(r.name) ?? now.getTime() / 1000));
+      }
     }
     this.recordedInProgress = inProgress;
+    this.inProgressSince = since;
     if (passOk) this.lastPass.set(now.getTime() / 1000);
   }
 }

@@ -187,9 +187,10 @@ export const execute: Task = {
     const why = ctx.drift ? `${ctx.drift.message}; re-applying the object. ` : '';
     const message = `${why}${rolls ? `rolling the nodes to config ${short(ctx.config!.checksum)}: ${ctx.configChange ?? 'first config'}` : 'updating the stack; the node config is unchanged'}`;
     const executing = { fingerprint: ctx.fingerprint!, changeSet: ctx.changeSetName!, checksum: ctx.config!.checksum, startedAt: ctx.deps.now().toISOString() };
+    const appliedBy = ctx.deps.release ? { version: ctx.deps.release, code: ctx.deps.code } : undefined;
     const change = rolls ? { lastConfigChange: ctx.configChange ?? 'first config', lastConfigChangeTime: executing.startedAt } : {};
     // Written before the call: a crash after it still knows whose operation the stack is running.
-    await ctx.recorder.write({ ...change, desiredChecksum: ctx.config!.checksum, observedGeneration: ctx.generation, paused: undefined }, CONDITIONS.progressing(ctx.drift ? 'Drifted' : 'ChangeSetExecuting', message), { executing });
+    await ctx.recorder.write({ ...change, desiredChecksum: ctx.config!.checksum, observedGeneration: ctx.generation, paused: undefined }, CONDITIONS.progressing(ctx.drift ? 'Drifted' : 'ChangeSetExecuting', message), { executing, appliedBy });
     ctx.log.info({ changeSet: ctx.changeSetName }, message);
     if (!ctx.executed) await ctx.region.cfn.executeChangeSet(ctx.synth!.stackName, ctx.changeSetName!, ctx.changeSetToken!);
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };

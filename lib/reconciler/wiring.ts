@@ -7,11 +7,12 @@ import { StsIdentity } from '../aws/identity';
 import { S3Publisher } from '../aws/s3-publisher';
 import { SdkCloudFormation } from '../aws/sdk-cloudformation';
 import { UsageError } from '../errors';
-import { createStore, StoreWithHistory } from '../stores/create-store';
+import { createStore, StoreOptions, StoreWithHistory } from '../stores/create-store';
 import { DEFAULT_BACKOFF } from './backoff';
 import { DerivedCache } from './derived-cache';
 import { SynthPool } from './synth-pool';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, DEFAULT_POLL_MS, DriftPolicy, Logger, ReconcilerDeps, RegionClients } from './context';
+import { codeVersion } from './code-version';
 import { codeFingerprint } from './fingerprint';
 
 export interface WiringOptions {
@@ -40,6 +41,8 @@ export interface WiringOptions {
   readonly maxUpdateAttempts?: number;
   /** @default repair */
   readonly drift?: DriftPolicy;
+  /** Which store (--store and its flags). @default the file store on clustersDir */
+  readonly store?: StoreOptions;
 }
 
 export function createLogger(dest: NodeJS.WritableStream = process.stderr, level = 'info'): Logger {
@@ -48,7 +51,7 @@ export function createLogger(dest: NodeJS.WritableStream = process.stderr, level
 
 /** Wires the real parts: the file store, the AWS SDK (usual credential chain, AWS_ENDPOINT_URL*), pino. */
 export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: StoreWithHistory } {
-  const store = createStore({ clustersDir: opts.clustersDir, stateDir: opts.stateDir });
+  const store = createStore(opts.store ?? { clustersDir: opts.clustersDir, stateDir: opts.stateDir });
   const regions = new Map<string, RegionClients>();
   const poll = opts.pollSeconds ?? DEFAULT_POLL_MS / 1000;
   const aws = (region: string): RegionClients => {
@@ -71,6 +74,7 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     templatesDir: opts.templatesDir,
     workDir: processWorkDir(),
     code: codeFingerprint(),
+    release: codeVersion().version,
     log: createLogger(opts.logDestination, opts.logLevel),
     now: () => new Date(),
     backoff: DEFAULT_BACKOFF,

@@ -4,6 +4,7 @@ import { classifyError } from './classify';
 import { CONDITIONS } from './conditions';
 import { Outcome, ReconcileContext, ReconcilerDeps, Task, TaskName } from './context';
 import { removeAssembly } from './synthesize';
+import { checkVersion } from './task-check-version';
 import { acquireSlot, changeSet, execute, publish, recordExecution, recordFailure, recover, synthesize, wait } from './tasks-apply';
 import { busy, checkAccount, dryRunReport, observe, paused, render, reportDrift, skipIfSameInputs, skipIfUnchanged, validate } from './tasks-prepare';
 
@@ -15,12 +16,12 @@ import { busy, checkAccount, dryRunReport, observe, paused, render, reportDrift,
  *   prepare:  skip-if-same-inputs → validate → render → observe
  *   resume:   wait                         (the stack is in progress: requeue and look again; never touched)
  *   record:   record-execution             (our change set ended: record what the stack reports, then apply if needed)
- *   apply:    skip-if-unchanged → paused → report-drift → check-account → dry-run → recover → acquire-slot
+ *   apply:    skip-if-unchanged → check-version → paused → report-drift → check-account → dry-run → recover → acquire-slot
  *             → synthesize → publish → change-set → execute   (then requeue: the stack is watched, not waited on)
  */
 export const PREPARE: readonly Task[] = [skipIfSameInputs, validate, render, observe];
 export const RESUME: readonly Task[] = [wait];
-export const APPLY: readonly Task[] = [skipIfUnchanged, paused, reportDrift, checkAccount, dryRunReport, recover, acquireSlot, synthesize, publish, changeSet, execute];
+export const APPLY: readonly Task[] = [skipIfUnchanged, checkVersion, paused, reportDrift, checkAccount, dryRunReport, recover, acquireSlot, synthesize, publish, changeSet, execute];
 export const RECORD: readonly Task[] = [recordExecution, ...APPLY];
 
 /** The workflow that follows `observe`. */

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sha256Hex } from '../cloudconfig/checksum';
+import { extensionPattern, formatByExtension } from '../cloudconfig/formats';
 import { ConfigFormat } from '../cloudconfig/node-config';
 import { ReviewError } from '../errors';
 import { BOOTSTRAP_STACK_NAME, WORKER_STACK_PREFIX } from '../stacks/naming';
@@ -42,7 +43,7 @@ export interface AssemblySnapshot {
   readonly bootstrapEnvironments: ReadonlySet<string>;
 }
 
-const CONFIG_ASSET = /^asset\.([0-9a-f]{64})\.(ign|yaml)$/;
+const CONFIG_ASSET = new RegExp(`^asset\\.([0-9a-f]{64})\\.(${extensionPattern()})$`);
 
 type MetadataEntries = Record<string, Array<{ type: string; data?: unknown }>>;
 
@@ -119,7 +120,7 @@ function configAsset(outdir: string, artifacts: Record<string, ManifestArtifact>
       const bytes = fs.readFileSync(path.join(outdir, match[0]));
       const checksum = sha256Hex(bytes);
       if (checksum !== match[1]) throw new ReviewError(`${label}: ${match[0]} in ${outdir} does not hash to its name (${checksum})`);
-      return { checksum, format: match[2] === 'ign' ? 'ignition' : 'cloud-init', bytes };
+      return { checksum, format: formatByExtension(match[2])!, bytes };
     }
   }
   return undefined;

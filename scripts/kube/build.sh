@@ -68,7 +68,10 @@ go get "k8s.io/kubernetes@$KUBE_VERSION" >/dev/null
 echo "kube: building etcd (the module graph's go.etcd.io/etcd/server/v3)"
 go build -trimpath -o "$BIN/etcd.tmp" go.etcd.io/etcd/server/v3 && mv "$BIN/etcd.tmp" "$BIN/etcd"
 echo "kube: building kube-apiserver $KUBE_VERSION (cold: tens of minutes on 2 cores)"
-go build -trimpath -o "$BIN/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver && mv "$BIN/kube-apiserver.tmp" "$BIN/kube-apiserver"
+# The release's version, as Kubernetes' own build stamps it (without it the server says v0.0.0-master).
+MINOR="${KUBE_VERSION#v1.}"; MINOR="${MINOR%%.*}"
+LDFLAGS="-X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$MINOR -X k8s.io/component-base/version.gitTreeState=clean"
+go build -trimpath -ldflags "$LDFLAGS" -o "$BIN/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver && mv "$BIN/kube-apiserver.tmp" "$BIN/kube-apiserver"
 "$BIN/etcd" --version | head -1
 "$BIN/kube-apiserver" --version
 echo "kube: built into $BIN"

@@ -56,3 +56,50 @@ test('reconciles by result, clusters by condition, and the last successful pass 
   expect(h.clock.ms / 1000).toBeGreaterThan(firstPassAt);
   expect(await value(metrics, 'worker_stacks_last_successful_pass_timestamp_seconds')).toBe(firstPassAt);
 });
+
+test('per-cluster condition series, time in progress per stack, pass durations and the process metrics', async () => {
+  // GIVEN two clusters: one whose create stays in progress, one that completes; metrics on the fake clock
+  h = new Harness({ clusters: ['fast-1', 'slow-1'] });
+  h.cfn.setDefault(h.stackName('fast-1'), complete());
+  h.cfn.setDefault(h.stackName('slow-1'), stuck());
+  const metrics = new ReconcilerMetrics({ now: () => h.clock.ms / 1000 });
+  const controller = (await h.pass({ metrics })).controller;
+
+  // WHEN two minutes pass with slow-1 still in progress and the fleet is observed again
+  h.cfn.advance(120_000);
+  await controller.observeFleet(new Map(), []);
+
+  // THEN each cluster has one series per condition, 1 for the status it has
+  expect(await value(metrics, 'worker_stacks_cluster_condition', '{cluster="fast-1",condition="Ready",status="True"}')).toBe(1);
+  expect(await value(metrics, 'worker_stacks_cluster_condition', '{cluster="slow-1",condition="Progressing",status="True"}')).toBe(1);
+  expect(await value(metrics, 'worker_stacks_cluster_condition', '{cluster="slow-1",condition="Ready",status="True"}')).toBeUndefined();
+  // AND the stack in progress reports how long, from the change set we started (at least the two minutes), the other none
+  const slow = await value(metrics, 'worker_stacks_stack_in_progress_seconds', '{cluster="slow-1"}');
+  expect(slow).toBeGreaterThanOrEqual(120);
+  expect(await value(metrics, 'worker_stacks_stack_in_progress_seconds', '{cluster="fast-1"}')).toBeUndefined();
+  // AND every pass was timed, and prom-client's process and Node metrics are on the same registry
+  expect(await value(metrics, 'worker_stacks_pass_duration_seconds_count')).toBeGreaterThanOrEqual(1);
+  expect(await value(metrics, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+  expect(await value(metrics, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
+
+  // WHEN the stack completes and the fleet is observed again, THEN its time-in-progress series is gone
+  h.cfn.release(h.stackName('slow-1'));
+  await h.pass({ metrics });
+  expect(await value(metrics, 'worker_stacks_stack_in_progress_seconds', '{cluster="slow-1"}')).toBeUndefined();
+  expect(await value(metrics, 'worker_stacks_cluster_condition', '{cluster="slow-1",condition="Ready",status="True"}')).toBe(1);
+});
+
+test('a pass logs one summary line with the results it had', async () => {
+  // GIVEN one cluster that creates its stack
+  h = new Harness();
+  h.cfn.setDefault(h.stackName(), complete());
+
+  // WHEN passes run until it settles
+  await h.pass();
+
+  // THEN each pass said what it did, in one line
+  const summaries = h.log.entries.filter((e) => e.msg === 'pass done');
+  expect(summaries.length).toBeGreaterThanOrEqual(2);
+  expect(summaries[0].obj).toMatchObject({ clusters: 1, reconciled: 1, results: { waiting: 1 } });
+  expect(summaries.at(-1)!.obj).toMatchObject({ results: { applied: 1 } });
+});

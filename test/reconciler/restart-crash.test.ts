@@ -89,8 +89,9 @@ describe('crash injection after each task', () => {
     // GIVEN a pass that dies right after `task` (dry-run never runs outside a dry run; recover only when a stack exists;
     // skip-if-same-inputs only in a controller pass with a stack listing, and it writes nothing a crash could cut)
     h = await given(scenario);
-    // (paused, report-drift and acquire-slot only run for a paused cluster, --drift=report and a controller's slots)
-    const runs = !['dry-run', 'skip-if-same-inputs', 'paused', 'report-drift', 'acquire-slot'].includes(task) && !(task === 'recover' && scenario === 'create');
+    // (paused, report-drift, acquire-slot and check-version only run for a paused cluster, --drift=report, a
+    // controller's slots and a daemon that knows its release)
+    const runs = !['dry-run', 'skip-if-same-inputs', 'paused', 'report-drift', 'acquire-slot', 'check-version'].includes(task) && !(task === 'recover' && scenario === 'create');
     let crashed = false;
     const crashing = h.reconcile(EXAMPLE, {
       hooks: {

@@ -1,0 +1,27 @@
+import { NodeConfig } from './node-config';
+
+/** What the small user data needs to fetch and verify the big config. */
+export interface BootstrapProps {
+  /** SHA-256 (hex) of the big config's bytes. */
+  readonly checksum: string;
+  /** `s3://bucket/key` in every stack; tests use an `http://127.0.0.1:…` URL to run the real boot tools offline. */
+  readonly source: string;
+}
+
+/**
+ * One node-config format: how a node configuration becomes the bytes stored in S3, how those bytes read back (for
+ * reviews), and the small user data that makes a node fetch and verify them. A new format is one module implementing
+ * this plus one entry in `formats.ts`, where the compiler insists every format name has its module.
+ */
+export interface NodeConfigFormat {
+  /** Extension of the stored object and of the config asset (`ign`, `yaml`). */
+  readonly extension: string;
+  /** Content-Type of the stored object. */
+  readonly contentType: string;
+  /** Deterministic: the same node config, the same text. */
+  serialize(config: NodeConfig): string;
+  /** The inverse of `serialize` (files and units; order is normalized by the caller). Throws on bytes of another format. */
+  parse(text: string): Omit<NodeConfig, 'format'>;
+  /** The small user data: names the content-addressed object, embeds its checksum, refuses other bytes (fail closed). */
+  userData(props: BootstrapProps): string;
+}

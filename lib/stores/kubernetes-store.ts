@@ -1,0 +1,206 @@
+import { ClusterStatus, parseStatus } from '../cluster/status';
+import { KubeApiError, Problem, WorkerStacksError } from '../errors';
+import { KubeClient } from '../kube/client';
+import { collectionPath, KubeWorkerCluster, objectPath, RETRY_ANNOTATION, shownName, toRecord } from '../kube/resource';
+import { Informer, InformerOptions } from '../kube/watch';
+import { ClusterRecord, ConflictError } from './cluster-store';
+import { StoreWithHistory } from './create-store';
+
+export interface KubernetesStoreProps {
+  readonly client: KubeClient;
+  /** One namespace, or undefined for all namespaces. */
+  readonly namespace?: string;
+  /** Only objects with these labels (`tier=canary`): one daemon per shard. @default all */
+  readonly labelSelector?: string;
+  /** List + watch settings. @default see InformerOptions */
+  readonly informer?: Omit<InformerOptions, 'labelSelector'>;
+}
+
+/**
+ * Cluster objects as `workerclusters.worker-stacks.io` custom resources. Reads come from a list + watch cache once
+ * `watch()` has started it (the daemon: an unchanged pass costs no request), and straight from the API server
+ * otherwise (a CLI command). The generation and resourceVersion are the API server's; status is written only through
+ * the status subresource, with the resourceVersion it was computed for (a 409 is a ConflictError); the spec is never
+ * written, but for `pause` and `retry`, which are user commands.
+ *
+ * Names: a record is named by metadata.name, because the stack is `WorkerStack-<name>`: with all namespaces watched,
+ * a name used in two namespaces would give both objects one stack, so both are refused (a parse problem each).
+ */
+export class KubernetesStore implements StoreWithHistory {
+  private readonly client: KubeClient;
+  private readonly namespace?: string;
+  private readonly labelSelector?: string;
+  private informer?: Informer<KubeWorkerCluster>;
+  private readonly listeners = new Set<(name: string) => void>();
+
+  constructor(private readonly props: KubernetesStoreProps) {
+    this.client = props.client;
+    this.namespace = props.namespace;
+    this.labelSelector = props.labelSelector;
+  }
+
+  public async list(): Promise<ClusterRecord[]> {
+    return this.toRecords(await this.objects());
+  }
+
+  public async get(name: string): Promise<ClusterRecord | undefined> {
+    const objs = await this.objects(name);
+    return this.toRecords(objs).find((r) => r.name === name);
+  }
+
+  public async writeStatus(name: string, status: ClusterStatus, resourceVersion: string): Promise<string> {
+    const checked = parseStatus(status);
+    if ('problem' in checked) throw new WorkerStacksError(`refusing to write an invalid status for ${name}: ${checked.problem}`, { hint: 'this is a bug in the writer; the object is left as it was' });
+    return this.putStatus(name, status, resourceVersion);
+  }
+
+  public async clearStatus(name: string, resourceVersion: string): Promise<void> {
+    await this.putStatus(name, {}, resourceVersion);
+  }
+
+  /** A new token in the `worker-stacks.io/retry` annotation (a merge patch: it never conflicts with a status write). */
+  public async requestRetry(name: string, token: string): Promise<void> {
+    await this.patchObject(name, { metadata: { annotations: { [RETRY_ANNOTATION]: token } } });
+  }
+
+  /** `spec.paused` by merge patch (resume removes the field, as the file store does). */
+  public async setPaused(name: string, paused: boolean): Promise<void> {
+    await this.patchObject(name, { spec: { paused: paused ? true : null } });
+  }
+
+  public watch(onChange: (name: string) => void): () => void {
+    this.listeners.add(onChange);
+    this.startInformer();
+    return () => {
+      this.listeners.delete(onChange);
+      if (this.listeners.size === 0) this.stopInformer();
+    };
+  }
+
+  /** Status lives on the object: when the object is gone, so is its status. */
+  public statusNames(): string[] {
+    return [];
+  }
+
+  /** The informer's request counts (tests, bench); undefined before watch(). */
+  public get informerStats() {
+    return this.informer?.stats;
+  }
+
+  /** Starts the list + watch cache (watch() does; the bench and tests may start it alone) and waits for its first list. */
+  public async sync(): Promise<void> {
+    this.startInformer();
+    await this.informer!.synced();
+  }
+
+  public close(): void {
+    this.stopInformer();
+    this.client.close();
+  }
+
+  private startInformer(): void {
+    if (this.informer) return;
+    this.informer = new Informer<KubeWorkerCluster>(
+      this.client,
+      collectionPath(this.namespace),
+      (_type, obj) => {
+        for (const l of this.listeners) l(obj.metadata.name);
+      },
+      { ...this.props.informer, labelSelector: this.labelSelector },
+    );
+    this.informer.start();
+  }
+
+  private stopInformer(): void {
+    this.informer?.stop();
+    this.informer = undefined;
+  }
+
+  /** From the cache once it has listed; otherwise from the API server (one object by name when one is asked for). */
+  private async objects(name?: string): Promise<KubeWorkerCluster[]> {
+    if (this.informer?.hasSynced) return [...this.informer.items.values()];
+    if (name !== undefined && this.namespace) {
+      try {
+        const { body } = await this.client.request<KubeWorkerCluster>('GET', objectPath(this.namespace, name));
+        return this.matchesSelector(body) ? [body] : [];
+      } catch (e) {
+        if (e instanceof KubeApiError && e.statusCode === 404) return [];
+        throw e;
+      }
+    }
+    const q = new URLSearchParams({ limit: '500' });
+    if (this.labelSelector) q.set('labelSelector', this.labelSelector);
+    // All namespaces and one name: the duplicates check needs every object of that name.
+    if (name !== undefined) q.set('fieldSelector', `metadata.name=${name}`);
+    const out: KubeWorkerCluster[] = [];
+    for (let cont: string | undefined; ; ) {
+      if (cont) q.set('continue', cont);
+      const { body } = await this.client.request<{ metadata: { continue?: string }; items: KubeWorkerCluster[] }>('GET', `${collectionPath(this.namespace)}?${q}`);
+      out.push(...body.items);
+      cont = body.metadata.continue || undefined;
+      if (!cont) return out;
+    }
+  }
+
+  /** A single GET does not take a label selector: a shard's store must not act on another shard's object. */
+  private matchesSelector(o: KubeWorkerCluster): boolean {
+    if (!this.labelSelector) return true;
+    const labels = o.metadata.labels ?? {};
+    return this.labelSelector.split(',').every((term) => {
+      const t = term.trim();
+      const m = /^([^!=\s]+)\s*(==|=|!=)\s*(.*)$/.exec(t);
+      if (m) return m[2] === '!=' ? labels[m[1]] !== m[3] : labels[m[1]] === m[3];
+      if (t.startsWith('!')) return !(t.slice(1) in labels);
+      // Set-based terms (`in`, `notin`) are left to the API server's list: the object is taken as matching.
+      return / in | notin /.test(t) || t in labels;
+    });
+  }
+
+  private toRecords(objs: readonly KubeWorkerCluster[]): ClusterRecord[] {
+    const byName = new Map<string, KubeWorkerCluster[]>();
+    for (const o of objs) byName.set(o.metadata.name, [...(byName.get(o.metadata.name) ?? []), o]);
+    return [...byName.values()]
+      .flatMap((same) => same.map((o) => toRecord(o, same.length > 1 ? [duplicateProblem(o, same)] : [])))
+      .sort((a, b) => a.name.localeCompare(b.name) || a.source.localeCompare(b.source));
+  }
+
+  /** The object of `name` this store acts on (refused when the name is ambiguous). */
+  private async locate(name: string): Promise<KubeWorkerCluster> {
+    const objs = (await this.objects(name)).filter((o) => o.metadata.name === name);
+    if (objs.length === 0) {
+      throw new WorkerStacksError(`no WorkerCluster ${name} in ${this.namespace ? `namespace ${this.namespace}` : 'any namespace'}${this.labelSelector ? ` matching ${this.labelSelector}` : ''}`, {
+        hint: 'run worker-stacks status --store kubernetes to see the names (kubectl get wc -A)',
+      });
+    }
+    if (objs.length > 1) throw new WorkerStacksError(duplicateProblem(objs[0], objs).message, { hint: 'rename one of them, or pass --namespace' });
+    return objs[0];
+  }
+
+  private async putStatus(name: string, status: ClusterStatus | Record<string, never>, resourceVersion: string): Promise<string> {
+    const o = await this.locate(name);
+    const body = { apiVersion: o.apiVersion, kind: o.kind, metadata: { name, namespace: o.metadata.namespace, resourceVersion }, status };
+    try {
+      const { body: updated } = await this.client.request<KubeWorkerCluster>('PUT', objectPath(o.metadata.namespace!, name, 'status'), body);
+      this.informer?.observe(updated);
+      return updated.metadata.resourceVersion!;
+    } catch (e) {
+      if (e instanceof KubeApiError && e.statusCode === 409) throw new ConflictError(name, resourceVersion, 'a newer version');
+      throw e;
+    }
+  }
+
+  private async patchObject(name: string, patch: unknown): Promise<void> {
+    const o = await this.locate(name);
+    const { body } = await this.client.request<KubeWorkerCluster>('PATCH', objectPath(o.metadata.namespace!, name), patch, 'application/merge-patch+json');
+    this.informer?.observe(body);
+  }
+}
+
+function duplicateProblem(o: KubeWorkerCluster, same: readonly KubeWorkerCluster[]): Problem {
+  const others = same.filter((x) => x !== o).map(shownName).join(', ');
+  return {
+    file: `workercluster ${shownName(o)}`,
+    path: 'metadata.name',
+    message: `${o.metadata.name} is also the name of ${others}: both would deploy the one stack WorkerStack-${o.metadata.name}; rename one (names are unique across the namespaces a daemon watches)`,
+  };
+}

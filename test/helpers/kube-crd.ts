@@ -1,0 +1,57 @@
+import { KubeClient } from '../../lib/kube/client';
+import { KubeApiError } from '../../lib/errors';
+import { CRD_GROUP, CRD_PLURAL, CRD_VERSION } from '../../lib/kube/resource';
+
+/**
+ * The WorkerCluster CRD the store tests install: one function, so that the generated CRD of issue 12 part A replaces
+ * this stand-in in one place. Until then: a permissive schema (spec and status preserve unknown fields) with the
+ * status subresource, which is all the store relies on.
+ */
+export function workerClusterCrd(): Record<string, unknown> {
+  const open = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${CRD_PLURAL}.${CRD_GROUP}` },
+    spec: {
+      group: CRD_GROUP,
+      scope: 'Namespaced',
+      names: { plural: CRD_PLURAL, singular: 'workercluster', kind: 'WorkerCluster', listKind: 'WorkerClusterList', shortNames: ['wc'] },
+      versions: [
+        {
+          name: CRD_VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: open, status: open } } },
+        },
+      ],
+    },
+  };
+}
+
+/** Creates the CRD (admin client) and waits until the API server serves it. */
+export async function installCrd(admin: KubeClient): Promise<void> {
+  const crd = workerClusterCrd();
+  const name = (crd.metadata as { name: string }).name;
+  try {
+    await admin.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+  } catch (e) {
+    if (!(e instanceof KubeApiError && e.statusCode === 409)) throw e;
+  }
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const { body } = await admin.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+    if (body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) {
+      // Established can precede the discovery of the new resource by a moment: wait until a list answers.
+      try {
+        await admin.request('GET', `/apis/${CRD_GROUP}/${CRD_VERSION}/${CRD_PLURAL}?limit=1`);
+        return;
+      } catch {
+        // not served yet
+      }
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`CRD ${name} was not established within 30 s`);
+}
