@@ -1,6 +1,6 @@
 import { fmt, quoted } from '../cluster/openapi';
 import { LIMITS } from '../cluster/limits';
-import { NODE_SERVICE_PORTS } from '../cluster/node-ports';
+import { DEFAULT_NODE_PORT_RANGE, NODE_SERVICE_PORTS } from '../cluster/node-ports';
 import { RULE_SOURCE_KINDS } from '../cluster/schema';
 import { Validation } from './structural';
 
@@ -76,14 +76,15 @@ function nodeService(at: string, port: string, guard: string, fieldPath: string,
 
 /** A listener's node port (or health-check port) outside spec.nodePortRange without hostPort; node services are another rule's. */
 function inRange(port: (l: string) => string, has: (l: string) => string, suffix: string): PlacedValidation {
-  const range = 'self.nodePortRange';
+  const from = `(has(self.nodePortRange) ? self.nodePortRange.from : ${DEFAULT_NODE_PORT_RANGE.from})`;
+  const to = `(has(self.nodePortRange) ? self.nodePortRange.to : ${DEFAULT_NODE_PORT_RANGE.to})`;
   // Not a port at all, or a node service: other rules say so.
-  const ok = (l: string) => `!(${has(l)}) || ${l}.hostPort || ${port(l)} < 1 || ${port(l)} > 65535 || ${port(l)} in ${DENIED_LIST} || (${port(l)} >= ${range}.from && ${port(l)} <= ${range}.to)`;
+  const ok = (l: string) => `!(${has(l)}) || (has(${l}.hostPort) && ${l}.hostPort) || ${port(l)} < 1 || ${port(l)} > 65535 || ${port(l)} in ${DENIED_LIST} || (${port(l)} >= ${from} && ${port(l)} <= ${to})`;
   const first = `self.listeners.filter(l, !(${ok('l')}))[0]`;
   return v(
     'spec',
-    `!has(self.nodePortRange) || ${range}.from > ${range}.to || self.listeners.all(l, ${ok('l')})`,
-    { expr: fmt(`spec.listeners[%d]${suffix} %d is outside spec.nodePortRange (%d-%d); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it`, `self.listeners.indexOf(${first})`, port(first), `${range}.from`, `${range}.to`) },
+    `!has(self.listeners) || ${from} > ${to} || self.listeners.all(l, ${ok('l')})`,
+    { expr: fmt(`spec.listeners[%d]${suffix} %d is outside spec.nodePortRange (%d-%d); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it`, `self.listeners.indexOf(${first})`, port(first), from, to) },
     '.listeners',
   );
 }
@@ -98,7 +99,9 @@ const hi = (r: string) => `(has(${r}.port) ? ${r}.port : (has(${r}.toPort) ? ${r
 // A rule's identity to AWS: protocol, port range (port: 22 is 22-22) and source.
 const sameRule = (a: string, b: string) => `${a}.protocol == ${b}.protocol && ${lo(a)} == ${lo(b)} && ${hi(a)} == ${hi(b)} && ${a}.source == ${b}.source`;
 const CIDRS = 'size(self.loadBalancer.allowedCidrs)';
-const TRANSPORTS = `(size(self.listeners) + size(self.listeners.filter(l, l.protocol == 'TCP_UDP')))`;
+const TRANSPORTS = `(size(self.listeners) + size(self.listeners.filter(l, has(l.protocol) && l.protocol == 'TCP_UDP')))`;
+/** A listener's (or health check's) protocol: the CRD has no defaults (the reconciler applies zod's), so TCP when unset. */
+const PROTO = `(has(self.protocol) ? self.protocol : 'TCP')`;
 
 /** An ARN's region, account and partition against the cluster's (lib/cluster/references.ts). */
 const ARN = `'^arn:[a-z-]+:[a-z0-9-]+:[a-z0-9-]*:[0-9]{12}:'`;
@@ -154,9 +157,9 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
     },
     '.loadBalancer.allowedCidrs',
   ),
-  v('spec.listeners[]', `self.protocol != 'TLS' || has(self.certificateArn)`, { text: 'required field is missing (TLS listeners need an ACM certificate)' }, '.certificateArn', 'FieldValueRequired'),
-  v('spec.listeners[]', `self.protocol == 'TLS' || !has(self.certificateArn)`, { expr: `'only TLS listeners take a certificate (protocol is ' + self.protocol + ')'` }, '.certificateArn', 'FieldValueForbidden'),
-  v('spec.listeners[].healthCheck', `self.protocol != 'TCP' || !has(self.path)`, { text: 'a TCP health check takes no path (use protocol HTTP or HTTPS)' }, '.path', 'FieldValueForbidden'),
+  v('spec.listeners[]', `${PROTO} != 'TLS' || has(self.certificateArn)`, { text: 'required field is missing (TLS listeners need an ACM certificate)' }, '.certificateArn', 'FieldValueRequired'),
+  v('spec.listeners[]', `${PROTO} == 'TLS' || !has(self.certificateArn)`, { expr: `'only TLS listeners take a certificate (protocol is ' + ${PROTO} + ')'` }, '.certificateArn', 'FieldValueForbidden'),
+  v('spec.listeners[].healthCheck', `${PROTO} != 'TCP' || !has(self.path)`, { text: 'a TCP health check takes no path (use protocol HTTP or HTTPS)' }, '.path', 'FieldValueForbidden'),
   unique('spec.listeners', (a, b) => `${a}.name == ${b}.name`, indexed('spec.listeners', '.name'), 'listener names must be unique'),
   unique('spec.listeners', (a, b) => `${a}.port == ${b}.port`, indexed('spec.listeners', '.port'), 'listener ports must be unique'),
 
@@ -166,10 +169,10 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   nodeService('spec.listeners[]', 'self.healthCheck.port', '!has(self.healthCheck) || !has(self.healthCheck.port) || ', '.healthCheck.port', 'health check'),
   inRange((l) => `${l}.nodePort`, () => 'true', '.nodePort'),
   inRange((l) => `${l}.healthCheck.port`, (l) => `has(${l}.healthCheck) && has(${l}.healthCheck.port)`, '.healthCheck.port'),
-  v('spec.listeners[]', `self.protocol == 'TLS' || !has(self.sslPolicy)`, { expr: `'only TLS listeners take an sslPolicy (protocol is ' + self.protocol + ')'` }, '.sslPolicy', 'FieldValueForbidden'),
+  v('spec.listeners[]', `${PROTO} == 'TLS' || !has(self.sslPolicy)`, { expr: `'only TLS listeners take an sslPolicy (protocol is ' + ${PROTO} + ')'` }, '.sslPolicy', 'FieldValueForbidden'),
   v(
     'spec.listeners[]',
-    `self.protocol != 'UDP' || (has(self.healthCheck) && has(self.healthCheck.port))`,
+    `${PROTO} != 'UDP' || (has(self.healthCheck) && has(self.healthCheck.port))`,
     { text: 'a UDP listener needs an explicit health check with a port (healthCheck: {protocol: TCP, HTTP or HTTPS, port: <a TCP port the same pods answer>}); a TCP probe of a UDP node port never passes' },
     '.healthCheck',
     'FieldValueRequired',
