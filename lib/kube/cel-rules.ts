@@ -10,11 +10,10 @@ import { Validation } from './structural';
  * Each rule sits on the schema node (`at`) nearest to the fields it reads, so the error's path names the list
  * item (`spec.listeners[2].certificateArn`); a rule over a whole list names the item in its message.
  *
- * What CEL cannot say stays with the reconciler, which reports it in the Ready condition with the same message
- * as `validate` (README "Running in a management cluster" lists them): the security group's rule quota counted
- * with the listeners' node-port rules (a count of distinct protocol/port pairs), whether the template exists in
- * cloudconfig/ and its own values (the templates are files of the daemon, not of the API server), and anything
- * that needs synthesis (cdk-nag).
+ * What CEL cannot say stays with the reconciler, which reports it in the object's conditions with the same
+ * message as `validate` (README "Running in a management cluster" lists them): whether the template exists in
+ * cloudconfig/ and its own values (the templates are files of the daemon, not of the API server), a listener
+ * certificate's region and account (below), and anything that needs synthesis (cdk-nag).
  */
 
 export interface PlacedValidation extends Validation {
@@ -116,6 +115,16 @@ function arnRules(arn: string, what: string, fieldPath: string): PlacedValidatio
   ];
 }
 
+// Listener node-port rules on the worker group (listener-rules.ts nodeRules): one per distinct protocol/port, as
+// integers (udp ports + 100000) because the cost estimator cannot bound strings a map() makes. The distinct count is
+// the sum of 1/multiplicity (CEL has no distinct()); rounding takes care of the floating point.
+const NODE_RULE_KEYS =
+  `(self.listeners.map(l, (has(l.protocol) && l.protocol == 'UDP' ? 100000 : 0) + l.nodePort)` +
+  ` + self.listeners.filter(l, has(l.protocol) && l.protocol == 'TCP_UDP').map(l, 100000 + l.nodePort)` +
+  ` + self.listeners.map(l, has(l.healthCheck) && has(l.healthCheck.port) ? l.healthCheck.port : l.nodePort))`;
+const NODE_RULES = `int(${NODE_RULE_KEYS}.map(k, 1.0 / double(size(${NODE_RULE_KEYS}.filter(j, j == k)))).sum() + 0.5)`;
+const USER_RULES = '(has(self.securityGroupRules) ? size(self.securityGroupRules) : 0)';
+
 export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   // metadata.name becomes part of the stack name: a DNS label of at most 40 characters (rules.ts dnsLabel).
   v('', `self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 40`, { expr: `'"' + self.metadata.name + ${quoted(`" is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 40 characters)`)}` }, '.metadata.name'),
@@ -143,6 +152,12 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   v('spec.securityGroupRules[]', `self.protocol != 'icmpv6' || !has(self.source.cidr)`, { text: 'icmpv6 with an IPv4 source cidr never matches (use icmp, or cidrIpv6)' }, '.protocol'),
   v('spec.securityGroupRules[].source', `size(${SOURCE_FOUND}) == 1`, { expr: `${quoted(`give exactly one of ${RULE_SOURCE_KINDS.join(', ')} (found `)} + (${SOURCE_NAMES} == '' ? 'none' : ${SOURCE_NAMES}.substring(2)) + ')'` }),
   v('spec', `!has(self.securityGroupRules) || (has(self.listeners) && size(self.listeners) > 0) || self.securityGroupRules.all(r, !has(r.source.loadBalancer))`, { expr: fmt('spec.securityGroupRules[%d].source.loadBalancer the cluster has no listeners, so no load balancer', 'self.securityGroupRules.indexOf(self.securityGroupRules.filter(r, has(r.source.loadBalancer))[0])') }, '.securityGroupRules'),
+  v(
+    'spec',
+    `!has(self.listeners) || size(self.listeners) == 0 || ${USER_RULES} + ${NODE_RULES} <= ${LIMITS.inboundRulesPerSecurityGroup}`,
+    { expr: fmt(`%d rules + %d listener node-port rules = %d, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`, USER_RULES, NODE_RULES, `${USER_RULES} + ${NODE_RULES}`) },
+    '.securityGroupRules',
+  ),
   unique('spec.securityGroupRules', sameRule, indexed('spec.securityGroupRules'), 'rules (same protocol, ports and source) must be unique'),
 
   // cross-field.ts listenerProblems
@@ -181,6 +196,8 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
 
   // references.ts
   ...arnRules('self.cloudConfig.values.bootstrapTokenSecretArn', 'the secret', '.cloudConfig.values.bootstrapTokenSecretArn'),
+  // A listener certificate's region and account: one rule over the list would have to format the ARN's parts of the
+  // first bad listener, which the cost estimator cannot bound; the reconciler reports it (README).
 
   // cross-field.ts taintProblems, tagProblems
   unique('spec.cloudConfig.values.nodeTaints', (a, b) => `${a}.key == ${b}.key && ${a}.effect == ${b}.effect`, indexed('spec.cloudConfig.values.nodeTaints'), 'taints (same key and effect; the kubelet refuses them) must be unique'),

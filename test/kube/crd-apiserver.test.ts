@@ -26,9 +26,9 @@ afterAll(async () => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;
 
-/** The prod-eu1 example as a new object named `name`, changed by `mutate`. */
-function object(name: string, mutate: (o: Raw) => void = () => undefined): Raw {
-  const o = rawExample('prod-eu1');
+/** The prod-eu1 example (or `base`) as a new object named `name`, changed by `mutate`. */
+function object(name: string, mutate: (o: Raw) => void = () => undefined, base = 'prod-eu1'): Raw {
+  const o = rawExample(base);
   o.metadata = { name, namespace: NS };
   mutate(o);
   return o;
@@ -71,7 +71,7 @@ test('kubectl get wc: the short name and the printer columns are served', async 
  * [what, mutation, field the API server names, its message]. A message that starts with an item path comes from
  * a rule over a whole list: the file store names that item as the field and says the rest.
  */
-const BAD: Array<[string, (o: Raw) => void, string, string]> = [
+const BAD: Array<[string, (o: Raw) => void, string, string, string?]> = [
   ['min above max', (o) => (o.spec.pool.minSize = 40), 'spec.pool.minSize', '40 is greater than maxSize 30'],
   ['desired outside min..max', (o) => (o.spec.pool.desiredCapacity = 50), 'spec.pool.desiredCapacity', '50 is outside minSize..maxSize (3..30)'],
   ['min in service not below max', (o) => (o.spec.pool.rollingUpdate.minInstancesInService = 30), 'spec.pool.rollingUpdate.minInstancesInService', '30 must be less than maxSize 30, or no instance could ever be replaced'],
@@ -106,6 +106,8 @@ const BAD: Array<[string, (o: Raw) => void, string, string]> = [
   ['load balancer subnet twice', (o) => (o.spec.loadBalancer.subnetIds = ['subnet-0a1b2c3d4e5f60001', 'subnet-0a1b2c3d4e5f60001']), 'spec.loadBalancer.subnetIds', 'spec.loadBalancer.subnetIds[1] duplicates spec.loadBalancer.subnetIds[0] (a load balancer takes each subnet once, one per zone)'],
   ['secret of another region', (o) => (o.spec.cloudConfig.values.bootstrapTokenSecretArn = 'arn:aws:secretsmanager:us-east-1:111111111111:secret:x-AbCdEf'), 'spec.cloudConfig.values.bootstrapTokenSecretArn', 'the secret is in region us-east-1, the cluster in eu-west-1 (use the secret of eu-west-1)'],
   ['secret of another account', (o) => (o.spec.cloudConfig.values.bootstrapTokenSecretArn = 'arn:aws:secretsmanager:eu-west-1:222222222222:secret:x-AbCdEf'), 'spec.cloudConfig.values.bootstrapTokenSecretArn', 'the secret is in account 222222222222, the cluster in 111111111111 (use the secret of account 111111111111)'],
+  // edge-ap1: 33 rules + 25 node-port rules (12 TCP and 1 TLS node ports, 6 UDP node ports and their 6 TCP health-check ports) = 58.
+  ['security-group quota with the listeners\' node-port rules', (o) => o.spec.securityGroupRules.push(...[8443, 8444, 8445].map((port) => ({ description: `extra ${port}`, protocol: 'tcp', port, source: { cidr: '192.0.2.0/24' } }))), 'spec.securityGroupRules', '36 rules + 25 listener node-port rules = 61, over the AWS limit of 60 inbound rules per security group (use port ranges or prefix lists)', 'edge-ap1'],
   ['taint twice', (o) => (o.spec.cloudConfig.values.nodeTaints = [{ key: 'a', value: '1', effect: 'NoSchedule' }, { key: 'a', value: '2', effect: 'NoSchedule' }]), 'spec.cloudConfig.values.nodeTaints', 'spec.cloudConfig.values.nodeTaints[1] duplicates spec.cloudConfig.values.nodeTaints[0] (taints (same key and effect; the kubelet refuses them) must be unique)'],
   ['46 tags', (o) => (o.spec.tags = Object.fromEntries(Array.from({ length: 46 }, (_, i) => [`k${i}`, 'v']))), 'spec.tags', '46 tags, at most 45 allowed (AWS takes 50 per resource, and worker-stacks adds its own)'],
   // Field rules (rules.ts), stated in the CRD from the same definitions.
@@ -116,10 +118,12 @@ const BAD: Array<[string, (o: Raw) => void, string, string]> = [
   ['group size not whole', (o) => (o.spec.pool.maxSize = 2000), 'spec.pool.maxSize', '2000 is not a valid group size (a whole number 1-1000)'],
 ];
 
-test.each(BAD)('%s: refused by the API server, at the field, with the message of the file store', async (_what, mutate, field, message) => {
+// A rest parameter: a function declaring more parameters than a row has gets jest's `done` callback as the last one.
+test.each(BAD)('%s: refused by the API server, at the field, with the message of the file store', async (...row) => {
   // GIVEN
+  const [, mutate, field, message, base] = row;
   const name = fresh();
-  const o = object(name, mutate);
+  const o = object(name, mutate, base);
   // WHEN
   const r = await create(api, o);
   // THEN the API server refuses it, naming the field and the rule
