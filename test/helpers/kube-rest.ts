@@ -19,7 +19,7 @@ export interface Impersonate {
   readonly groups: readonly string[];
 }
 
-export function kubeRequest(api: KubeApiServer, method: string, path: string, body?: unknown, token = api.adminToken, contentType = 'application/json', as?: Impersonate): Promise<KubeResponse> {
+export function kubeRequest(api: KubeApiServer, method: string, path: string, body?: unknown, token = api.adminToken, contentType = 'application/json', as?: Impersonate, accept = 'application/json'): Promise<KubeResponse> {
   const data = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = https.request(
@@ -29,7 +29,7 @@ export function kubeRequest(api: KubeApiServer, method: string, path: string, bo
         ca: api.caPem,
         headers: {
           authorization: `Bearer ${token}`,
-          accept: 'application/json',
+          accept,
           ...(data ? { 'content-type': contentType, 'content-length': Buffer.byteLength(data) } : {}),
           ...(as ? { 'impersonate-user': as.user, 'impersonate-group': [...as.groups] } : {}),
         },

@@ -1,6 +1,7 @@
 import { WorkerClusterSchema } from '../../lib/cluster/schema';
 import { validateCluster } from '../../lib/cluster/validate';
 import { CRD_NAME, PLURAL, workerClusterCrd } from '../../lib/kube/crd';
+import { toKubeStatus } from '../../lib/kube/printer-status';
 import { EXAMPLE_NAMES, rawExample, TEMPLATES } from '../helpers/clusters';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
 import { create, kubeRequest, waitEstablished } from '../helpers/kube-rest';
@@ -65,6 +66,27 @@ test('kubectl get wc: the short name and the printer columns are served', async 
   // THEN
   expect(r.status).toBe(200);
   expect(discovery.body.resources.find((x: { name: string }) => x.name === PLURAL)).toMatchObject({ shortNames: ['wc'], kind: 'WorkerCluster', namespaced: true });
+});
+
+test('kubectl get wc shows Ready, Reason, the checksum prefixes and the stack status of the status the store writes', async () => {
+  // GIVEN an object whose status the Kubernetes store wrote (with the printer columns' prefixes)
+  const created = (await create(api, object('shown'))).body;
+  const status = toKubeStatus({
+    desiredChecksum: 'a1b2c3d4e5f6'.padEnd(64, '0'),
+    cloudConfigChecksum: 'f6e5d4c3b2a1'.padEnd(64, '0'),
+    stackStatus: 'UPDATE_IN_PROGRESS',
+    observedGeneration: 1,
+    conditions: [{ type: 'Ready', status: 'False', reason: 'ChangeSetExecuting', message: 'rolling', lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration: 1 }],
+  });
+  const put = await kubeRequest(api, 'PUT', `/apis/worker-stacks.io/v1alpha1/namespaces/${NS}/${PLURAL}/shown/status`, { ...created, status });
+  expect(put.status).toBe(200);
+  // WHEN the table kubectl asks for is read
+  const table = await kubeRequest(api, 'GET', `/apis/worker-stacks.io/v1alpha1/namespaces/${NS}/${PLURAL}/shown`, undefined, api.adminToken, undefined, undefined, 'application/json;as=Table;v=v1;g=meta.k8s.io');
+  // THEN
+  const columns: string[] = table.body.columnDefinitions.map((c: { name: string }) => c.name);
+  const row = Object.fromEntries(columns.map((c, i) => [c, table.body.rows[0].cells[i]]));
+  expect(row).toMatchObject({ Name: 'shown', Ready: 'False', Reason: 'ChangeSetExecuting', Desired: 'a1b2c3d4e5f6', Live: 'f6e5d4c3b2a1', Stack: 'UPDATE_IN_PROGRESS' });
+  expect(columns).toEqual(['Name', 'Ready', 'Reason', 'Desired', 'Live', 'Stack', 'Paused', 'Stack Name', 'Age']);
 });
 
 /**

@@ -113,6 +113,18 @@ test.each([
   expect(read()).toEqual(expected);
 });
 
+test('every flag the Deployment passes is a flag of `worker-stacks reconcile`', async () => {
+  // GIVEN the reconcile command's help
+  const help = io();
+  await runCli(['reconcile', '--help'], help.io);
+  const text = help.out.join('') + help.err.join('');
+  // WHEN the Deployment's flags are looked up
+  const flags = (container.args as string[]).filter((a) => a.startsWith('--'));
+  // THEN
+  expect(container.args[0]).toBe('reconcile');
+  for (const flag of flags) expect({ flag, known: new RegExp(`(^|[ ,])${flag}\\b`, 'm').test(text) }).toEqual({ flag, known: true });
+});
+
 test('the probes and the metrics port are the ones the ops server serves (started for real on the manifest\'s port flag)', async () => {
   // GIVEN the ops server as `reconcile --port <n>` starts it, ready
   const port = await freePort();
