@@ -40,9 +40,10 @@ export function clusterRole(): Json {
     kind: 'ClusterRole',
     metadata: { name: NAME, labels: LABELS },
     rules: [
-      // list + watch (the store's cache), get (a reconcile re-reads one object). No create, update, patch or delete:
-      // the spec is the user's.
-      { apiGroups: [GROUP], resources: [PLURAL], verbs: ['get', 'list', 'watch'] },
+      // list + watch (the store's cache), get (a reconcile re-reads one object). No create, update or delete: the
+      // spec is the user's. patch: the finalizer of deletionPolicy Delete is a JSON patch of metadata.finalizers,
+      // which RBAC cannot tell from a spec patch; daemonAdmissionPolicy() refuses every other change.
+      { apiGroups: [GROUP], resources: [PLURAL], verbs: ['get', 'list', 'watch', 'patch'] },
       // Status only through the subresource, with resourceVersion.
       { apiGroups: [GROUP], resources: [`${PLURAL}/status`], verbs: ['update', 'patch'] },
       // deletionPolicy: Delete keeps the object until its stack is gone.
@@ -64,6 +65,39 @@ export function leaseRole(namespace: string): Json {
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [LEASE_NAME], verbs: ['get', 'update'] },
     ],
   };
+}
+
+/**
+ * What RBAC cannot say: the daemon may patch an object only to add or remove its finalizer. A ValidatingAdmissionPolicy
+ * (admissionregistration.k8s.io/v1, Kubernetes 1.30+) refuses any other change it makes to the object itself: its
+ * spec, labels and annotations must stay as they were. Status writes go to the subresource, which this does not match.
+ */
+export function daemonAdmissionPolicy(namespace: string): Json[] {
+  const name = `${NAME}-daemon-writes-finalizers-only`;
+  const same = (field: string) => `(has(object.${field}) ? object.${field} : {}) == (has(oldObject.${field}) ? oldObject.${field} : {})`;
+  return [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name, labels: LABELS },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ apiGroups: [GROUP], apiVersions: ['*'], resources: [PLURAL], operations: ['UPDATE'] }] },
+        matchConditions: [{ name: 'the-daemon', expression: `request.userInfo.username == 'system:serviceaccount:${namespace}:${NAME}'` }],
+        validations: [
+          { expression: same('spec'), message: 'the worker-stacks daemon never writes a spec (it patches only its finalizer)', reason: 'Forbidden' },
+          { expression: same('metadata.labels'), message: 'the worker-stacks daemon never writes labels (it patches only its finalizer)', reason: 'Forbidden' },
+          { expression: same('metadata.annotations'), message: 'the worker-stacks daemon never writes annotations (it patches only its finalizer)', reason: 'Forbidden' },
+        ],
+      },
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name, labels: LABELS },
+      spec: { policyName: name, validationActions: ['Deny'] },
+    },
+  ];
 }
 
 /** Aggregated into the built-in view/edit roles, so people see and edit WorkerClusters with the roles they have. */
@@ -169,7 +203,15 @@ export function deployManifests(opts: ManifestOptions): Record<string, Json[]> {
   return {
     'crd.yaml': [workerClusterCrd()],
     'namespace.yaml': [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: o.namespace, labels: { ...LABELS, 'pod-security.kubernetes.io/enforce': 'restricted' } } }],
-    'rbac.yaml': [serviceAccount, clusterRole(), binding('ClusterRoleBinding', NAME, o.namespace), leaseRole(o.namespace), binding('RoleBinding', `${NAME}-leader-election`, o.namespace), ...userRoles()],
+    'rbac.yaml': [
+      serviceAccount,
+      clusterRole(),
+      binding('ClusterRoleBinding', NAME, o.namespace),
+      ...daemonAdmissionPolicy(o.namespace),
+      leaseRole(o.namespace),
+      binding('RoleBinding', `${NAME}-leader-election`, o.namespace),
+      ...userRoles(),
+    ],
     'deployment.yaml': [
       deployment(o),
       {

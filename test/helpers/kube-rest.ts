@@ -78,6 +78,8 @@ const PLURALS: Record<string, string> = {
   PodDisruptionBudget: 'poddisruptionbudgets',
   WorkerCluster: 'workerclusters',
   SubjectAccessReview: 'subjectaccessreviews',
+  ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
+  ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
 };
 
 /** Creates (or, with dryRun, checks) an object; the response is the API server's. */

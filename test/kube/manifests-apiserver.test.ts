@@ -59,7 +59,8 @@ test('the dry run would say so if the Deployment broke PodSecurity "restricted" 
 
 describe('applied for real', () => {
   beforeAll(async () => {
-    for (const o of [...byKind('CustomResourceDefinition'), ...byKind('ServiceAccount'), ...byKind('ClusterRole'), ...byKind('ClusterRoleBinding'), ...byKind('Role'), ...byKind('RoleBinding')]) {
+    const kinds = ['CustomResourceDefinition', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'Role', 'RoleBinding'];
+    for (const o of kinds.flatMap(byKind)) {
       const r = await create(api, o);
       if (r.status !== 201) throw new Error(`${o.kind} ${o.metadata.name} refused: ${JSON.stringify(r.body)}`);
     }
@@ -67,6 +68,14 @@ describe('applied for real', () => {
     const wc = { ...rawExample('prod-eu1'), metadata: { name: 'prod-eu1', namespace: 'team-a' } };
     const r = await create(api, wc);
     if (r.status !== 201) throw new Error(`example refused: ${JSON.stringify(r.body)}`);
+    // The admission policy is enforced once the API server has loaded and type-checked it: wait for that.
+    for (let i = 0; ; i++) {
+      const p = await asSa('PATCH', `${WC}/prod-eu1`, { spec: { paused: true } }, 'application/merge-patch+json');
+      if (p.status === 403) break;
+      if (p.status === 200) await kubeRequest(api, 'PATCH', `${WC}/prod-eu1`, { spec: { paused: null } }, api.adminToken, 'application/merge-patch+json');
+      if (i > 100) throw new Error(`the admission policy is not enforced: ${JSON.stringify(p.body)}`);
+      await new Promise((res) => setTimeout(res, 200));
+    }
   }, 60_000);
 
   test('the ServiceAccount lists, watches and gets WorkerClusters in any namespace', async () => {
@@ -113,6 +122,24 @@ describe('applied for real', () => {
     expect({ status: r.status, reason: r.body.reason }).toEqual({ status: 403, reason: 'Forbidden' });
   });
 
+  test('the ServiceAccount adds and removes its finalizer (a JSON patch of metadata.finalizers), which the admission policy lets through', async () => {
+    // WHEN
+    const add = await asSa('PATCH', `${WC}/prod-eu1`, [{ op: 'add', path: '/metadata/finalizers', value: ['worker-stacks.io/stack'] }], 'application/json-patch+json');
+    const remove = await asSa('PATCH', `${WC}/prod-eu1`, [{ op: 'test', path: '/metadata/finalizers', value: ['worker-stacks.io/stack'] }, { op: 'remove', path: '/metadata/finalizers' }], 'application/json-patch+json');
+    // THEN
+    expect([add.status, remove.status]).toEqual([200, 200]);
+    expect(add.body.metadata.finalizers).toEqual(['worker-stacks.io/stack']);
+    expect(remove.body.metadata.finalizers).toBeUndefined();
+  });
+
+  test('the admission policy names the rule when the ServiceAccount patches a label', async () => {
+    // WHEN
+    const r = await asSa('PATCH', `${WC}/prod-eu1`, { metadata: { labels: { tier: 'canary' } } }, 'application/merge-patch+json');
+    // THEN
+    expect(r.status).toBe(403);
+    expect(r.body.message).toContain('the worker-stacks daemon never writes labels');
+  });
+
   test('the ServiceAccount takes and renews its Lease in its own namespace', async () => {
     // WHEN
     const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: LEASE_NAME, namespace: DEFAULT_NAMESPACE }, spec: { holderIdentity: 'pod-a', leaseDurationSeconds: 15 } };
@@ -141,7 +168,7 @@ describe('applied for real', () => {
     expect([r.status, patched.status]).toEqual([201, 200]);
   });
 
-  test('SubjectAccessReview agrees: finalizers update yes, workerclusters update no', async () => {
+  test('SubjectAccessReview agrees: finalizers update yes, patch yes (the policy narrows it), update and delete no', async () => {
     // GIVEN
     const review = (resource: string, subresource: string, verb: string) => ({
       apiVersion: 'authorization.k8s.io/v1',
@@ -151,10 +178,11 @@ describe('applied for real', () => {
     // WHEN
     const answers = await Promise.all([
       create(api, review('workerclusters', 'finalizers', 'update')),
+      create(api, review('workerclusters', '', 'patch')),
       create(api, review('workerclusters', '', 'update')),
       create(api, review('workerclusters', '', 'delete')),
     ]);
     // THEN
-    expect(answers.map((a) => a.body.status.allowed)).toEqual([true, false, false]);
+    expect(answers.map((a) => a.body.status.allowed)).toEqual([true, true, false, false]);
   });
 });

@@ -71,12 +71,12 @@ test('without a role ARN the ServiceAccount carries no annotation (EKS Pod Ident
   expect(sa.metadata.annotations).toBeUndefined();
 });
 
-test('the daemon\'s ClusterRole: read WorkerClusters, write their status, finalizers and events; nothing else', () => {
+test('the daemon\'s ClusterRole: read WorkerClusters, patch them (finalizer only: the admission policy), write their status, finalizers and events; nothing else', () => {
   // WHEN
   const rules = clusterRole().rules.map((r: Json) => `${r.apiGroups.join(',') || 'core'} ${r.resources.join(',')}: ${r.verbs.join(',')}`);
   // THEN
   expect(rules).toEqual([
-    'worker-stacks.io workerclusters: get,list,watch',
+    'worker-stacks.io workerclusters: get,list,watch,patch',
     'worker-stacks.io workerclusters/status: update,patch',
     'worker-stacks.io workerclusters/finalizers: update',
     'core events: create,patch',
