@@ -7,7 +7,7 @@
  *   npm run bench -- unchanged --cpu-prof  V8 CPU profiles of the measuring child processes (figures only printed)
  *   npm run bench -- --report              RESULTS.md again from results.json (after an edit of BEFORE-AFTER.md)
  *
- * Names: synth, synth-pool, cdk-examples, unchanged, latency, rollout, review. Each prints its
+ * Names: synth, synth-pool, cdk-examples, unchanged, latency, rollout, review, in-progress. Each prints its
  * tables; the run writes bench/results.json and (full runs only) bench/RESULTS.md.
  */
 import * as fs from 'node:fs';
@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { runCdkExamples } from './cdk-examples';
 import { runLatency } from './change-latency';
 import { BenchOptions, loadavg1, Results, RESULTS_JSON, RESULTS_MD, Section, writeMarkdown, writeResults } from './report';
+import { runInProgress } from './in-progress';
 import { runReview } from './review';
 import { runRollout } from './rollout';
 import { fmt } from './stats';
@@ -31,6 +32,7 @@ const BENCHMARKS: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   latency: runLatency,
   rollout: runRollout,
   review: runReview,
+  'in-progress': runInProgress,
 };
 
 async function main(): Promise<void> {

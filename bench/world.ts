@@ -122,7 +122,7 @@ export class World {
   /** Read calls as real CloudFormation would bill them: listing pages instead of listing calls. */
   public cfnReads(): number {
     const c = this.calls();
-    return this.listPages + Object.entries(c).filter(([m]) => m !== 'listStacks' && !(MUTATING as readonly string[]).includes(m)).reduce((n, [, v]) => n + v, 0);
+    return this.listPages + Object.entries(c).filter(([m]) => m !== 'listStacks' && m !== 'listStacksInProgress' && !(MUTATING as readonly string[]).includes(m)).reduce((n, [, v]) => n + v, 0);
   }
 
   public cfnWrites(): number {
@@ -149,6 +149,11 @@ export class World {
         const all = await f.listStacks();
         this.listPages += Math.max(1, Math.ceil(all.size / STACKS_PER_PAGE));
         return all;
+      },
+      listStacksInProgress: async () => {
+        const inProgress = await f.listStacksInProgress();
+        this.listPages += Math.max(1, Math.ceil(inProgress.size / STACKS_PER_PAGE));
+        return inProgress;
       },
       describeStack: (name: string) => f.describeStack(name),
       createChangeSet: (req: ChangeSetRequest) => {

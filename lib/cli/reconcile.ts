@@ -8,10 +8,12 @@ import { startOpsServer } from '../reconciler/server';
 import { SynthPool } from '../reconciler/synth-pool';
 import { ReconcilerDeps } from '../reconciler/context';
 import { routeProcessWarnings } from '../reconciler/process-warnings';
+import { FilePolicySource } from '../rollout/policy-source';
 import { createDeps } from '../reconciler/wiring';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { wholeNumber } from './numbers';
 import { storeFlags, storeOptions } from './store-flags';
+import { assumeRoleFlags, assumeRoleFrom } from './accounts';
 
 /** Flags shared by every command that talks to AWS. */
 export function awsFlags(c: Command): Command {
@@ -40,11 +42,12 @@ export function wiringFrom(opts: Record<string, any>, signal?: AbortSignal) {
     logLevel: opts.logLevel,
     signal,
     store: storeOptions(opts, dirs),
+    assumeRole: assumeRoleFrom(opts),
   };
 }
 
 /** Results that leave a cluster where its object says it should be. */
-const SETTLED = new Set(['unchanged', 'applied', 'no-changes', 'dry-run', 'paused']);
+const SETTLED = new Set(['unchanged', 'applied', 'no-changes', 'dry-run', 'paused', 'held']);
 /** Where the ops endpoints listen by default: every interface in a container (probes come from the kubelet), loopback on a workstation. */
 export function defaultBind(env: NodeJS.ProcessEnv = process.env): string {
   return env.KUBERNETES_SERVICE_HOST || fs.existsSync('/.dockerenv') || fs.existsSync('/run/.containerenv') ? '0.0.0.0' : '127.0.0.1';
@@ -52,7 +55,7 @@ export function defaultBind(env: NodeJS.ProcessEnv = process.env): string {
 
 /** `worker-stacks reconcile`: one pass (--once), or the daemon (--watch). */
 export function registerReconcile(program: Command, io: Io, done: (code: number) => void): void {
-  storeFlags(awsFlags(dirFlags(program.command('reconcile'))))
+  storeFlags(assumeRoleFlags(awsFlags(dirFlags(program.command('reconcile')))))
     .description('compare each cluster with its stack, update the stacks that differ, wait, record the checksum')
     .option('--once', 'one pass over every cluster, then exit (1 if any cluster failed or is invalid)')
     .option('--watch', 'the daemon: react to object changes, resync periodically, until SIGTERM')
@@ -103,7 +106,9 @@ async function reconcile(opts: Record<string, any>, io: Io, abort: AbortControll
 
 async function reconcileWith(deps: ReconcilerDeps, opts: Record<string, any>, io: Io, abort: AbortController): Promise<number> {
   const metrics = new ReconcilerMetrics();
-  const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics });
+  // Rollout policies beside the cluster objects (<clusters>/rollout-policies/): none there, no fleet gating.
+  const policies = new FilePolicySource({ clustersDir: inputDirs(opts).clustersDir });
+  const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics, policies });
   const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
   if (opts.once) {
     // Stacks in progress are looked at again every poll until they settle or the wait timeout passes: no waiter per stack.

@@ -7,10 +7,14 @@ import { ClusterStatus } from '../cluster/status';
 import { createStore, StoreOptions } from '../stores/create-store';
 import { storeFlags, storeOptions } from './store-flags';
 import { workerStackName } from '../stacks/naming';
+import { describeRollout, specRollout } from '../review/rollout-words';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 
 export interface StatusRow {
   readonly cluster: string;
+  /** The cluster's account and region (from the object, else from the recorded stack's ARN): the table groups by them. */
+  readonly account?: string;
+  readonly region?: string;
   readonly generation: number;
   readonly observedGeneration?: number;
   readonly desiredChecksum?: string;
@@ -28,6 +32,8 @@ export interface StatusRow {
   readonly lastConfigChange?: string;
   readonly lastConfigChangeTime?: string;
   readonly paused: boolean;
+  /** How the object's nodes roll: strategy, batches, the gate, drain (`in batches of 2, ..., gated by node signals (100% within PT10M), drained`). */
+  readonly rolls?: string;
   /** The status could not be read: what is wrong and how to fix it. */
   readonly unreadable?: string;
   /** The whole status, for -o json. */
@@ -54,8 +60,12 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
       const ready = getCondition(r.status, 'Ready');
       const is = (t: 'Stalled' | 'Degraded' | 'Progressing') => (getCondition(r.status, t)?.status === 'True' ? getCondition(r.status, t) : undefined);
       const shown = is('Stalled') ?? is('Degraded') ?? is('Progressing') ?? getCondition(r.status, 'Progressing') ?? ready;
+      const spec = (r.raw as { spec?: { account?: unknown; region?: unknown } } | undefined)?.spec;
+      const arn = r.status?.stackId?.split(':');
       return {
         cluster: r.name,
+        account: typeof spec?.account === 'string' ? spec.account : arn?.[4],
+        region: typeof spec?.region === 'string' ? spec.region : arn?.[3],
         generation: r.generation,
         observedGeneration: r.status?.observedGeneration,
         desiredChecksum: desired,
@@ -72,11 +82,17 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
         lastConfigChange: r.status?.lastConfigChange,
         lastConfigChangeTime: r.status?.lastConfigChangeTime,
         paused: Boolean(v?.cluster?.spec.paused),
+        rolls: v?.cluster ? describeRollout(specRollout(v.cluster.spec)) : undefined,
         unreadable,
         status: r.status,
       };
     })
-    .sort((a, b) => (a.cluster < b.cluster ? -1 : 1));
+    .sort((a, b) => (group(a) !== group(b) ? (group(a) < group(b) ? -1 : 1) : a.cluster < b.cluster ? -1 : 1));
+}
+
+/** `<account>/<region>`: one daemon, many accounts, so the table groups by where each cluster lives. */
+function group(r: Pick<StatusRow, 'account' | 'region'>): string {
+  return `${r.account ?? '-'}/${r.region ?? '-'}`;
 }
 
 export function registerStatus(program: Command, io: Io, done: (code: number) => void): void {
@@ -84,7 +100,7 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
     .description('a table: cluster, desired vs live checksum, stack status, Ready and reason (reads the store only)')
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .option('-o, --output <format>', 'table or json', 'table')
-    .option('--wide', 'also the message, failures, next retry and the last config change')
+    .option('--wide', 'also the message, how the nodes roll, failures, next retry and the last config change')
     .action(async (opts) => {
       if (opts.output !== 'table' && opts.output !== 'json') {
         io.err(`error: -o ${opts.output}: give table or json\n`);
@@ -101,15 +117,15 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
       const short = (s?: string) => (s ? s.slice(0, 12) : '-');
       const now = Date.now();
       const table = [
-        ['CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE'],
-        ...rows.map((r) => [r.cluster, `${r.observedGeneration ?? '-'}/${r.generation}`, short(r.desiredChecksum), short(r.liveChecksum), r.inSync ? 'yes' : 'no', r.stackStatus ?? '-', r.paused ? `${r.ready} (paused)` : r.ready, r.reason ?? '-', age(r.since, now)]),
+        ['ACCOUNT/REGION', 'CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE'],
+        ...rows.map((r) => [group(r), r.cluster, `${r.observedGeneration ?? '-'}/${r.generation}`, short(r.desiredChecksum), short(r.liveChecksum), r.inSync ? 'yes' : 'no', r.stackStatus ?? '-', r.paused ? `${r.ready} (paused)` : r.ready, r.reason ?? '-', age(r.since, now)]),
       ];
       const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
       for (const row of table) io.out(row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd() + '\n');
       // What a pager needs: why each cluster that is not settled is where it is.
       for (const r of rows.filter((x) => opts.wide || x.unreadable || x.reason !== 'UpToDate' && x.reason !== 'StackCreated' && x.reason !== 'StackUpdated' && x.reason !== 'Idle')) {
         if (!r.message && !opts.wide) continue;
-        const extra = [r.failures ? `failures ${r.failures}` : '', r.retryAfter ? `next retry ${r.retryAfter}` : '', r.lastConfigChange ? `last config change ${r.lastConfigChangeTime ?? ''}: ${r.lastConfigChange}` : ''].filter(Boolean);
+        const extra = [opts.wide && r.rolls ? `rolls ${r.rolls}` : '', r.failures ? `failures ${r.failures}` : '', r.retryAfter ? `next retry ${r.retryAfter}` : '', r.lastConfigChange ? `last config change ${r.lastConfigChangeTime ?? ''}: ${r.lastConfigChange}` : ''].filter(Boolean);
         io.out(`${r.cluster}: ${r.message ?? '-'}${extra.length ? ` (${extra.join('; ')})` : ''}\n`);
       }
       return done(code);

@@ -56,6 +56,7 @@ export const ControllerBookkeepingSchema = z
       .strictObject({ version: z.string(), code: z.string() })
       .optional()
       .meta(d('The release and template-code hash of the daemon that last executed a change set: an older daemon leaves the cluster alone.')),
+    cleanedFor: z.string().optional().meta(d('The live checksum the old config objects were last cleaned up for (clean-config-objects runs once per settled config).')),
   })
   .meta(d("The reconciler's bookkeeping; not needed to read where a cluster is."));
 
@@ -70,6 +71,15 @@ export const ClusterStatusSchema = z.strictObject({
   lastConfigChange: z.string().optional().meta(d('What changed in the config of the roll in progress or last applied.')),
   lastConfigChangeTime: z.string().optional().meta(d('When that roll started (ISO 8601).')),
   paused: z.boolean().optional().meta(d('spec.paused was seen: no AWS writes.')),
+  rollout: z
+    .strictObject({
+      policy: z.string().optional().meta(d('The WorkerRolloutPolicy that governs this cluster.')),
+      wave: z.string().optional().meta(d('Its wave in that policy.')),
+      stagedChecksum: z.string().optional().meta(d('A held config already published to S3 (staged), so a held cluster is not published again on every look.')),
+      heldSince: z.string().optional().meta(d('When its current roll was first held (ISO 8601): the start of its time in the wave.')),
+    })
+    .optional()
+    .meta(d('Where the cluster is in a fleet rollout (lib/rollout).')),
   conditions: z.array(ConditionSchema),
   controller: ControllerBookkeepingSchema.optional(),
 });

@@ -47,7 +47,8 @@ function typeName(v: unknown): string {
 
 const EXPECTED: Record<string, string> = { object: 'an object', array: 'a list', string: 'a string', number: 'a number', boolean: 'true or false', record: 'a map' };
 
-function issueToProblems(file: string, issue: z.core.$ZodIssue): Problem[] {
+/** One zod issue as the problems a user reads (file: field path: rule). */
+export function issueToProblems(file: string, issue: z.core.$ZodIssue): Problem[] {
   const at = formatPath(issue.path);
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((k) => ({ file, path: formatPath([...issue.path, k]), message: 'unknown field (check the spelling against the README reference)' }));

@@ -20,6 +20,13 @@ export const REASONS = {
   // Progressing=False
   Idle: 'nothing in progress',
   Paused: 'spec.paused: no AWS writes until resumed',
+  // Progressing=False, held by the fleet rollout (lib/rollout/gate.ts): the new config is desired, not yet rolling
+  WaitingForWave: 'an earlier wave has not settled and soaked on the change, or the wave is at its maxConcurrent',
+  RolloutHalted: 'a roll of this wave or an earlier one failed (haltOnFailure); fix it and the rollout continues',
+  OutsideMaintenanceWindow: 'no maintenance window of the cluster (or its wave) is open; the roll starts in the next one',
+  Held: 'spec.rollout.hold: the config is staged (published, desired) and rolls when the hold is removed',
+  RolloutPaused: 'the rollout policy is paused (worker-stacks rollout pause); rolls start again on resume',
+  RolloutPolicyInvalid: 'a WorkerRolloutPolicy is invalid; no roll starts until it is fixed',
   // Degraded=True (retried by itself)
   UpdateRolledBack: 'the update rolled back; retried with backoff until --max-update-attempts',
   CreateRolledBack: 'the create rolled back; the stack is deleted and created again',
@@ -33,6 +40,9 @@ export const REASONS = {
   RenderFailed: 'the node config did not render',
   SynthesisFailed: 'the stack did not synthesize (a cdk-nag finding or a code error)',
   AccountMismatch: "the credentials are not the cluster's account",
+  AssumeRoleFailed: "the cluster's account's deployer role could not be assumed (missing, not trusting this daemon, another external id); Degraded while a session that expired is assumed again",
+  AccessDenied: "the cluster's account refused a call: its bootstrap (deployer role, execution role) is missing or older than this version",
+  NotBootstrapped: "the cluster's account and region have no config bucket: run worker-stacks bootstrap there",
   UpdateFailed: 'the same inputs failed --max-update-attempts times; fix the object or run worker-stacks retry',
   RecoveryExhausted: 'documented recovery was tried and did not work',
   DeleteFailed: 'the stack is DELETE_FAILED; an operator must act',
@@ -75,4 +85,11 @@ export const CONDITIONS = {
     { type: 'Stalled', status: 'True', reason, message },
   ],
   paused: (message: string): ConditionInput[] => [{ type: 'Progressing', status: 'False', reason: 'Paused', message }],
+  /** A roll held by the fleet rollout: the live config is not the desired one yet, nothing is wrong. */
+  held: (reason: Reason, message: string): ConditionInput[] => [
+    { type: 'Ready', status: 'False', reason, message },
+    { type: 'Progressing', status: 'False', reason, message },
+    { type: 'Degraded', status: 'False', reason: 'AsExpected', message: 'nothing wrong' },
+    { type: 'Stalled', status: 'False', reason: 'AsExpected', message: 'nothing needs a human' },
+  ],
 };

@@ -8,6 +8,8 @@ import { ClusterRecord, ClusterStore } from '../stores/cluster-store';
 import { BackoffPolicy } from './backoff';
 import { DerivedCache, derivedKey } from './derived-cache';
 import { SynthesizedStack, SynthesizeOptions } from './synthesize';
+import { ConfigObjectStore } from '../aws/config-objects';
+import { RolloutGate } from '../rollout/coordinator';
 
 /** The subset of pino the reconciler uses; tests pass a recorder. */
 export interface Logger {
@@ -20,6 +22,8 @@ export interface Logger {
 export interface RegionClients {
   readonly cfn: CloudFormationPort;
   readonly publisher: AssetPublisher;
+  /** Lists and deletes old config objects of a settled cluster (clean-config-objects). @default none: nothing is removed */
+  readonly configObjects?: ConfigObjectStore;
 }
 
 /** What to do about a live stack that is not what the reconciler applied. */
@@ -35,8 +39,11 @@ export interface StackSlots {
 
 export interface ReconcilerDeps {
   readonly store: ClusterStore;
-  /** AWS ports for one region (created once per region and reused). */
-  readonly aws: (region: string) => RegionClients;
+  /**
+   * AWS ports for one account and region (created once and reused): with assumed roles, every call of a cluster is
+   * made with its own account's deployer credentials. Without `account`, or in single-credential mode, per region.
+   */
+  readonly aws: (region: string, account?: string) => RegionClients;
   readonly identity: IdentityPort;
   readonly templatesDir: string;
   /** Where cloud assemblies are synthesized. */
@@ -71,6 +78,10 @@ export interface ReconcilerDeps {
   readonly synthesizer?: Synthesizer;
   /** Bounds the stacks in progress. @default unbounded */
   readonly slots?: StackSlots;
+  /** The fleet rollout gate (waves, windows, holds: lib/rollout). @default none: every roll may start */
+  readonly rollout?: RolloutGate;
+  /** Config objects kept besides the live and desired ones. @default 3 */
+  readonly keepConfigObjects?: number;
 }
 
 export type Synthesizer = (cluster: WorkerCluster, opts: SynthesizeOptions) => Promise<SynthesizedStack>;
@@ -89,6 +100,7 @@ export type Result =
   | 'conflict'
   | 'recorded'
   | 'paused'
+  | 'held'
   | 'drifted'
   | 'outdated';
 
@@ -99,6 +111,8 @@ export interface Outcome {
   readonly message?: string;
   /** The desired config checksum, when the object rendered. */
   readonly checksum?: string;
+  /** What the fleet rollout gate decided for a roll (metrics per wave). */
+  readonly rollout?: { readonly policy: string; readonly wave: string; readonly event: 'started' | 'held'; readonly reason?: string; readonly waitedMs?: number };
 }
 
 export const DEFAULT_POLL_MS = 5000;
@@ -166,6 +180,8 @@ export class ReconcileContext {
   /** The change set of these inputs was executed already (before a restart): only wait and record. */
   public executed = false;
   public configChange?: string;
+  /** What the fleet rollout gate decided (for metrics per wave). */
+  public rollout?: Outcome['rollout'];
   /** Every line names the cluster, its generation and the live checksum; the desired one is bound once rendered. */
   public log: Logger;
 
@@ -227,11 +243,13 @@ export const TASK = {
   checkAccount: 'check-account',
   dryRun: 'dry-run',
   recover: 'recover',
+  waitForWave: 'wait-for-wave',
   acquireSlot: 'acquire-slot',
   synthesize: 'synthesize',
   publish: 'publish',
   changeSet: 'change-set',
   execute: 'execute',
+  cleanConfigObjects: 'clean-config-objects',
 } as const;
 export type TaskName = (typeof TASK)[keyof typeof TASK];
 

@@ -175,11 +175,11 @@ export const reportDrift: Task = {
   },
 };
 
-/** 6. The credentials must belong to the cluster's account before anything is changed. */
+/** 6. The credentials (the assumed deployer role's, or the daemon's own) must belong to the cluster's account before anything is changed. */
 export const checkAccount: Task = {
   name: TASK.checkAccount,
   async run(ctx) {
-    const actual = await ctx.deps.identity.account();
+    const actual = await ctx.deps.identity.account({ account: ctx.cluster!.spec.account, region: ctx.cluster!.spec.region });
     if (actual === ctx.cluster!.spec.account) return;
     const message = `credentials are for account ${actual}, the cluster is in ${ctx.cluster!.spec.account}; use credentials of that account (a profile or role), nothing was changed`;
     await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled('AccountMismatch', message, { ready: ctx.live === ctx.config!.checksum ? undefined : false }));

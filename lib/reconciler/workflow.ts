@@ -1,11 +1,13 @@
 import { StackSummary } from '../aws/cloudformation-port';
 import { ClusterRecord } from '../stores/cluster-store';
 import { classifyError } from './classify';
-import { CONDITIONS } from './conditions';
+import { CONDITIONS, Reason } from './conditions';
 import { Outcome, ReconcileContext, ReconcilerDeps, Task, TaskName } from './context';
 import { removeAssembly } from './synthesize';
 import { checkVersion } from './task-check-version';
 import { acquireSlot, changeSet, execute, publish, recordExecution, recordFailure, recover, synthesize, wait } from './tasks-apply';
+import { cleanConfigObjects } from './tasks-cleanup';
+import { waitForWave } from './tasks-rollout';
 import { busy, checkAccount, dryRunReport, observe, paused, render, reportDrift, skipIfSameInputs, skipIfUnchanged, validate } from './tasks-prepare';
 
 /**
@@ -16,13 +18,20 @@ import { busy, checkAccount, dryRunReport, observe, paused, render, reportDrift,
  *   prepare:  skip-if-same-inputs → validate → render → observe
  *   resume:   wait                         (the stack is in progress: requeue and look again; never touched)
  *   record:   record-execution             (our change set ended: record what the stack reports, then apply if needed)
- *   apply:    skip-if-unchanged → check-version → paused → report-drift → check-account → dry-run → recover → acquire-slot
- *             → synthesize → publish → change-set → execute   (then requeue: the stack is watched, not waited on)
+ *   apply:    skip-if-unchanged → check-version → paused → report-drift → check-account → dry-run → recover → wait-for-wave
+ *             → acquire-slot → synthesize → publish → change-set → execute   (then requeue: the stack is watched, not waited on)
+ *
+ * and once the cluster is settled on its desired config (applied, no changes, or unchanged):
+ *
+ *   settled:  clean-config-objects
  */
 export const PREPARE: readonly Task[] = [skipIfSameInputs, validate, render, observe];
 export const RESUME: readonly Task[] = [wait];
-export const APPLY: readonly Task[] = [skipIfUnchanged, checkVersion, paused, reportDrift, checkAccount, dryRunReport, recover, acquireSlot, synthesize, publish, changeSet, execute];
+export const APPLY: readonly Task[] = [skipIfUnchanged, checkVersion, paused, reportDrift, checkAccount, dryRunReport, recover, waitForWave, acquireSlot, synthesize, publish, changeSet, execute];
 export const RECORD: readonly Task[] = [recordExecution, ...APPLY];
+export const SETTLED: readonly Task[] = [cleanConfigObjects];
+/** Outcomes after which the settled workflow runs (its tasks' `when` check the stack itself). */
+const SETTLED_RESULTS = new Set(['applied', 'no-changes', 'unchanged']);
 
 /** The workflow that follows `observe`. */
 export function chooseWorkflow(ctx: ReconcileContext): readonly Task[] {
@@ -33,7 +42,7 @@ export function chooseWorkflow(ctx: ReconcileContext): readonly Task[] {
 
 /** Every task, once, in order (for documentation, tests and the bench's timing). */
 export function allTasks(): Task[] {
-  return [...new Set([...PREPARE, ...RESUME, ...RECORD])];
+  return [...new Set([...PREPARE, ...RESUME, ...RECORD, ...SETTLED])];
 }
 
 /** Every task name, in order. */
@@ -77,7 +86,7 @@ export interface ReconcileOptions {
 /** Reconciles one cluster object. Never throws (but for a test's CrashSignal): every error ends in the one error path below. */
 export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps, opts: ReconcileOptions = {}): Promise<Outcome> {
   const region = regionOf(rec.raw);
-  const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region) : undefined, opts.listedStack, opts.templatesVersion);
+  const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region, accountOf(rec.raw)) : undefined, opts.listedStack, opts.templatesVersion);
   const hooks = toHooks(opts.hooks);
   let current: TaskName | 'start' = 'start';
   let synthesized = false;
@@ -95,9 +104,10 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
   };
   try {
     const outcome = (await run(PREPARE)) ?? (await run(chooseWorkflow(ctx))) ?? { result: 'applied' as const };
-    return { ...outcome, checksum: ctx.config?.checksum };
+    if (SETTLED_RESULTS.has(outcome.result)) await run(SETTLED);
+    return { ...outcome, checksum: ctx.config?.checksum, rollout: ctx.rollout };
   } catch (e) {
-    return { ...(await onError(ctx, current, e)), checksum: ctx.config?.checksum };
+    return { ...(await onError(ctx, current, e)), checksum: ctx.config?.checksum, rollout: ctx.rollout };
   } finally {
     // Publish drops the assembly; this catches a reconcile that ended between synthesis and publish.
     if (synthesized) removeAssembly(deps.workDir, ctx.cluster!.metadata.name, (msg) => ctx.log.warn({}, msg));
@@ -120,6 +130,7 @@ async function onError(ctx: ReconcileContext, task: string, e: unknown): Promise
       await ctx.recorder.write({}, CONDITIONS.degraded(kind.reason, `${message} (transient; retrying)`));
       return { result: 'transient', message, requeueAfterMs: ctx.deps.backoff.baseMs };
     }
+    if (kind.kind === 'account') return await accountUnusable(ctx, kind.reason, message, e);
     if (kind.reason === 'ReconcileFailed') ctx.log.error({ task, err: (e as Error)?.stack ?? String(e) }, 'unexpected error');
     return await recordFailure(ctx, kind.reason, message, { stall: kind.kind === 'stalled' });
   } catch (writeError) {
@@ -128,8 +139,29 @@ async function onError(ctx: ReconcileContext, task: string, e: unknown): Promise
   }
 }
 
+/**
+ * The cluster's account cannot be used: Stalled with the fix, nothing counted (no failed fingerprint), no requeue —
+ * the daemon's next resync looks again, so bootstrapping the account heals each of its clusters by itself.
+ */
+async function accountUnusable(ctx: ReconcileContext, reason: Reason, message: string, e: unknown): Promise<Outcome> {
+  const hint = (e as { hint?: string }).hint;
+  const account = accountOf(ctx.record.raw) ?? 'the cluster\'s account';
+  const fix = hint ?? `bootstrap account ${account} for this daemon: worker-stacks bootstrap --account ${account} --region ${regionOf(ctx.record.raw) ?? '<region>'} --trust <this daemon's role ARN>, with credentials of that account`;
+  const why = `${message.split('\n')[0]} (fix: ${fix}; only this account's clusters wait, the next resync looks again)`;
+  const liveDiffers = ctx.live === undefined || ctx.live !== ctx.config?.checksum;
+  await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled(reason, why, { ready: liveDiffers && ctx.config ? false : undefined }));
+  ctx.log.error({ reason, account }, why);
+  return { result: 'stalled', message: why };
+}
+
 /** Thrown by test hooks to simulate a crash: it escapes the error path like a killed process would. */
 export class CrashSignal extends Error {}
+
+/** The object's account (before validation: the clients are made first), when it is one. */
+export function accountOf(raw: unknown): string | undefined {
+  const account = (raw as { spec?: { account?: unknown } } | undefined)?.spec?.account;
+  return typeof account === 'string' && /^\d{12}$/.test(account) ? account : undefined;
+}
 
 function regionOf(raw: unknown): string | undefined {
   const region = (raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;

@@ -1,5 +1,6 @@
 import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, isInProgress, StackEvent, StackSummary, WaitOptions } from '../../lib/aws/cloudformation-port';
 import { FakeClock } from './fake-ports';
+import { NodeHealth, signalFailure } from './fake-signals';
 
 /**
  * A deterministic, in-memory CloudFormation for what an emulator cannot do:
@@ -38,7 +39,7 @@ export const stuck = (): Behaviour => ({ kind: 'complete', polls: Number.POSITIV
 export const NO_CHANGES_REASON = "The submitted information didn't contain changes. Submit different information to create a change set.";
 
 export const MUTATING = ['createChangeSet', 'executeChangeSet', 'deleteChangeSet', 'deleteStack', 'continueUpdateRollback'] as const;
-const METHODS = ['listStacks', 'describeStack', 'describeChangeSet', 'waitForChangeSet', 'stackEvents', 'operationEvents', 'getTemplate', 'waitForStack', ...MUTATING] as const;
+const METHODS = ['listStacks', 'listStacksInProgress', 'describeStack', 'describeChangeSet', 'waitForChangeSet', 'stackEvents', 'operationEvents', 'getTemplate', 'waitForStack', ...MUTATING] as const;
 export type Method = (typeof METHODS)[number];
 
 type Kind = 'create' | 'update' | 'delete' | 'continue';
@@ -108,6 +109,7 @@ export class FakeCloudFormation implements CloudFormationPort {
   private readonly scripts = new Map<string, Behaviour[]>();
   private readonly defaults = new Map<string, Behaviour>();
   private readonly throttled = new Map<Method, number>();
+  private readonly health = new Map<string, NodeHealth>();
   private readonly clock: FakeClock;
   private readonly pollMs: number;
   private seq = 0;
@@ -134,6 +136,16 @@ export class FakeCloudFormation implements CloudFormationPort {
   /** The first `n` calls of `method` from now throw a ThrottlingException. */
   public throttle(method: Method, n: number): this {
     this.throttled.set(method, n);
+    return this;
+  }
+
+  /**
+   * How the nodes of a stack answer the health signal an operation waits on (a create with a CreationPolicy, an
+   * update that rolls the group with WaitOnResourceSignals): an unscripted operation then ends as CloudFormation's
+   * would, after the pause time, with the signal count in the group's event. @default healthy
+   */
+  public nodes(stackName: string, health: NodeHealth): this {
+    this.health.set(stackName, health);
     return this;
   }
 
@@ -214,6 +226,13 @@ export class FakeCloudFormation implements CloudFormationPort {
   public async listStacks(): Promise<Map<string, StackSummary>> {
     this.enter('listStacks');
     return new Map([...this.live.entries()].map(([name, id]) => [name, summary(this.stacks.get(id)!)]));
+  }
+
+  /** Like ListStacks with an in-progress status filter: no outputs. */
+  public async listStacksInProgress(): Promise<Map<string, StackSummary>> {
+    this.enter('listStacksInProgress');
+    const inProgress = [...this.live.values()].map((id) => this.stacks.get(id)!).filter((st) => st.status.endsWith('_IN_PROGRESS'));
+    return new Map(inProgress.map((st) => [st.name, { ...summary(st), outputs: {} }]));
   }
 
   public async describeStack(name: string): Promise<StackSummary | undefined> {
@@ -377,7 +396,9 @@ export class FakeCloudFormation implements CloudFormationPort {
   // ---- the state machine -----------------------------------------------------------------
 
   private start(s: FakeStack, kind: Kind, template?: string): void {
-    const behaviour = this.scripts.get(s.name)?.shift() ?? this.defaults.get(s.name) ?? complete();
+    let behaviour = this.scripts.get(s.name)?.shift() ?? this.defaults.get(s.name) ?? complete();
+    const gate = kind === 'create' || kind === 'update' ? signalFailure(kind, s.template, template, this.health.get(s.name) ?? 'healthy') : undefined;
+    if (gate && behaviour.kind === 'complete') behaviour = fail(gate.resource, Math.ceil(gate.afterMs / this.pollMs));
     this.started.push({ stackName: s.name, kind });
     const status = { create: 'CREATE_IN_PROGRESS', update: 'UPDATE_IN_PROGRESS', delete: 'DELETE_IN_PROGRESS', continue: 'UPDATE_ROLLBACK_IN_PROGRESS' }[kind];
     s.status = status;

@@ -1,0 +1,40 @@
+import { isComplete } from '../aws/cloudformation-port';
+import { planCleanup } from '../aws/config-objects';
+import { configBucketName, configKeyPrefix } from '../stacks/naming';
+import { Task, TASK } from './context';
+
+/** Config objects kept besides the live and the desired one: rollback targets. */
+export const DEFAULT_KEEP_CONFIG_OBJECTS = 3;
+
+/**
+ * After a cluster has settled (its stack complete, carrying the desired config, nothing executing), its config
+ * objects that are neither live, desired, nor among the newest `keepConfigObjects` others are deleted. Only then:
+ * during a roll, instances of the previous launch template version still boot from the previous object. Runs once
+ * per settled config (status.controller.cleanedFor). A failure here fails nothing: it is logged and tried again the
+ * next time the cluster settles or is looked at. A removed cluster is never reconciled, so its objects stay until
+ * its stack is deleted.
+ */
+export const cleanConfigObjects: Task = {
+  name: TASK.cleanConfigObjects,
+  when: (ctx) =>
+    Boolean(ctx.clients?.configObjects && ctx.cluster && ctx.config && ctx.stack && isComplete(ctx.stack.status) && ctx.live === ctx.config.checksum) &&
+    !ctx.recorder.controller.executing &&
+    !ctx.deps.dryRun &&
+    ctx.recorder.controller.cleanedFor !== ctx.live,
+  async run(ctx) {
+    const cluster = ctx.cluster!;
+    const bucket = configBucketName(cluster.spec.account, cluster.spec.region);
+    const prefix = configKeyPrefix(cluster.metadata.name);
+    const store = ctx.region.configObjects!;
+    try {
+      const objects = await store.list(bucket, prefix);
+      const plan = planCleanup(objects, { live: ctx.live, desired: ctx.config!.checksum, keepLast: ctx.deps.keepConfigObjects ?? DEFAULT_KEEP_CONFIG_OBJECTS });
+      const r = plan.remove.length ? await store.delete(bucket, plan.remove) : { deleted: [], errors: [] };
+      if (r.errors.length) ctx.log.warn({ bucket, errors: r.errors }, `could not delete ${r.errors.length} old config objects; trying again later`);
+      else await ctx.recorder.write({}, [], { cleanedFor: ctx.live });
+      if (r.deleted.length) ctx.log.info({ bucket, deleted: r.deleted, kept: plan.keep.length }, `deleted ${r.deleted.length} old config objects of ${cluster.metadata.name}`);
+    } catch (e) {
+      ctx.log.warn({ bucket, err: (e as Error).message }, 'could not clean up old config objects; trying again later');
+    }
+  },
+};

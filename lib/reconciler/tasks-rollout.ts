@@ -1,0 +1,71 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { configBucketName, configKeyPrefix } from '../stacks/naming';
+import { memberSpec } from '../rollout/coordinator';
+import { fleetMember } from '../rollout/fleet';
+import { CONDITIONS } from './conditions';
+import { ReconcileContext, Task, TASK } from './context';
+import { short } from './tasks-prepare';
+
+/**
+ * Fleet rollout gate (lib/rollout): before a change that rolls the nodes (the live stack carries another config than
+ * the object asks for) starts, the cluster's wave, the earlier waves, its maintenance windows and its hold must allow
+ * it. A held cluster is told why and requeued, never blocked; its new config is staged (published to S3, shown as
+ * desired) so that releasing it is only the stack update. Changes that roll no node (listeners, rules, sizes) and a
+ * stack's first create are never held.
+ */
+export const waitForWave: Task = {
+  name: TASK.waitForWave,
+  when: (ctx) => Boolean(ctx.deps.rollout && ctx.stack && ctx.live !== undefined && ctx.live !== ctx.config!.checksum),
+  async run(ctx) {
+    const self = fleetMember(ctx.record, memberSpec(ctx.cluster!), ctx.config!.checksum, ctx.stack);
+    const d = await ctx.deps.rollout!.decide(self);
+    const where = d.placement ? { policy: d.placement.policy.policy.metadata.name, wave: d.placement.wave.name } : {};
+    const previous = ctx.status.rollout;
+    if (d.go) {
+      const sameChange = previous?.stagedChecksum === ctx.config!.checksum && previous.heldSince !== undefined;
+      const waitedMs = sameChange ? ctx.deps.now().getTime() - Date.parse(previous!.heldSince!) : 0;
+      if (where.policy && where.wave) ctx.rollout = { policy: where.policy, wave: where.wave, event: 'started', waitedMs };
+      if (where.wave) ctx.log.info({ ...where, waitedMs }, `wave ${where.wave}: the roll may start`);
+      if (previous?.policy !== where.policy || previous?.wave !== where.wave) await ctx.recorder.write({ rollout: where.wave ? { ...previous, ...where } : undefined });
+      return undefined;
+    }
+    const staged = previous?.stagedChecksum === ctx.config!.checksum ? previous.stagedChecksum : await stage(ctx);
+    const heldSince = previous?.heldSince && previous.stagedChecksum === ctx.config!.checksum ? previous.heldSince : ctx.deps.now().toISOString();
+    const message = `${d.message} (live ${short(ctx.live)}, desired ${short(ctx.config!.checksum)})`;
+    await ctx.recorder.write(
+      { desiredChecksum: ctx.config!.checksum, observedGeneration: ctx.generation, stackStatus: ctx.stack!.status, rollout: { ...where, stagedChecksum: staged, heldSince } },
+      CONDITIONS.held(d.reason, message),
+    );
+    if (previous?.wave !== where.wave || getReason(ctx) !== d.reason) ctx.log.info({ reason: d.reason, ...where }, message);
+    if (where.policy && where.wave) ctx.rollout = { policy: where.policy, wave: where.wave, event: 'held', reason: d.reason };
+    return { result: 'held', requeueAfterMs: d.requeueAfterMs, message };
+  },
+};
+
+function getReason(ctx: ReconcileContext): string | undefined {
+  return ctx.status.conditions.find((c) => c.type === 'Progressing')?.reason;
+}
+
+/**
+ * Publishes the desired config object alone (content-addressed, so publishing it again later is a no-op): a held
+ * config is in S3 and can be read, reviewed and fetched before its roll. Returns the staged checksum, or undefined
+ * when publishing failed (it is tried again on the next look; the hold is not affected).
+ */
+async function stage(ctx: ReconcileContext): Promise<string | undefined> {
+  const c = ctx.config!;
+  const cluster = ctx.cluster!;
+  const dir = path.join(ctx.deps.workDir, `${cluster.metadata.name}.staged`);
+  const file = path.join(dir, `${c.checksum}.${c.extension}`);
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(file, c.bytes);
+    await ctx.region.publisher.publish([{ sourcePath: file, bucketName: configBucketName(cluster.spec.account, cluster.spec.region), objectKey: `${configKeyPrefix(cluster.metadata.name)}${c.checksum}.${c.extension}` }]);
+    return c.checksum;
+  } catch (e) {
+    ctx.log.warn({ err: (e as Error).message }, 'could not stage the held config object; trying again on the next look');
+    return undefined;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,146 @@
+import { formatProblem } from '../errors';
+import { formatDuration, parseDuration } from './duration';
+import { FleetMember, pendingRoll, rolling, settledSince } from './fleet';
+import { LoadedPolicies, LoadedPolicy } from './policy-source';
+import { WaveSettings, waveConcurrency } from './policy-schema';
+import { matches } from './selector';
+import { describeWindow, windowState } from './windows';
+
+/**
+ * The rollout gate, as a pure function of the fleet (objects and live stacks), the policies and the time: whether a
+ * cluster may start a roll of its nodes now, and if not, why and when to look again. Nothing else is read, so a
+ * restarted daemon computes the same decisions.
+ */
+
+/** Why a roll is held (condition reasons; see lib/reconciler/conditions.ts). */
+export type HoldReason = 'Held' | 'RolloutPaused' | 'RolloutPolicyInvalid' | 'RolloutHalted' | 'WaitingForWave' | 'OutsideMaintenanceWindow';
+
+export interface Placement {
+  readonly policy: LoadedPolicy;
+  /** 0-based; the remainder wave is `policy.spec.waves.length`. */
+  readonly index: number;
+  readonly wave: WaveSettings;
+  /** Clusters in this wave. */
+  readonly size: number;
+}
+
+export type Decision =
+  | { readonly go: true; readonly placement?: Placement }
+  | { readonly go: false; readonly reason: HoldReason; readonly message: string; readonly requeueAfterMs: number; readonly placement?: Placement };
+
+export interface Fleet {
+  readonly members: ReadonlyMap<string, FleetMember>;
+  readonly policies: LoadedPolicies;
+}
+
+/** How long to wait before looking again at a cluster held on something that changes by itself (others rolling). */
+export const RECHECK_MS = 30_000;
+/** …and on something only a person changes (a hold, a pause, a halt, a bad policy): the watch and resync wake it sooner. */
+export const HUMAN_RECHECK_MS = 5 * 60_000;
+
+/** Waves of every policy over the fleet: each cluster in the first wave that selects it, else the policy's remainder. */
+export function placeAll(fleet: Fleet): { placements: Map<string, Placement>; conflicts: Map<string, string[]> } {
+  const placements = new Map<string, Placement>();
+  const conflicts = new Map<string, string[]>();
+  const byPolicy = new Map<LoadedPolicy, Array<{ name: string; index: number }>>();
+  for (const m of fleet.members.values()) {
+    const governing = fleet.policies.policies.filter((p) => matches(p.policy.spec.clusterSelector, m.labels));
+    if (governing.length > 1) conflicts.set(m.name, governing.map((p) => p.policy.metadata.name));
+    if (governing.length !== 1) continue;
+    const p = governing[0];
+    const i = p.policy.spec.waves.findIndex((w) => matches(w.selector, m.labels));
+    const list = byPolicy.get(p) ?? [];
+    list.push({ name: m.name, index: i < 0 ? p.policy.spec.waves.length : i });
+    byPolicy.set(p, list);
+  }
+  for (const [p, list] of byPolicy) {
+    const sizes = new Map<number, number>();
+    for (const x of list) sizes.set(x.index, (sizes.get(x.index) ?? 0) + 1);
+    for (const x of list) placements.set(x.name, { policy: p, index: x.index, wave: waveOf(p, x.index), size: sizes.get(x.index)! });
+  }
+  return { placements, conflicts };
+}
+
+export function waveOf(p: LoadedPolicy, index: number): WaveSettings {
+  return index < p.policy.spec.waves.length ? p.policy.spec.waves[index] : p.policy.spec.remainder;
+}
+
+/** Names for a message: `a, b, c and 7 more`. */
+export function some(names: readonly string[], max = 3): string {
+  return names.length <= max ? names.join(', ') : `${names.slice(0, max).join(', ')} and ${names.length - max} more`;
+}
+
+/**
+ * May `name` start rolling its nodes now? `admitted` are clusters this process let through whose roll is not yet
+ * visible in their status or stack (they count against concurrency). Call only for a cluster with a pending roll.
+ */
+export function decide(name: string, fleet: Fleet, now: Date, admitted: ReadonlySet<string> = new Set(), placed = placeAll(fleet)): Decision {
+  const me = fleet.members.get(name);
+  if (!me) return { go: true };
+  const hold = (reason: HoldReason, message: string, requeueAfterMs: number, placement?: Placement): Decision => ({ go: false, reason, message, requeueAfterMs: Math.max(1000, Math.round(requeueAfterMs)), placement });
+  if (me.hold) return hold('Held', `spec.rollout.hold: config ${short(me.desired)} is staged (published, desired) and does not roll until the hold is removed`, HUMAN_RECHECK_MS, placed.placements.get(name));
+  if (fleet.policies.problems.length) {
+    const first = fleet.policies.problems.slice(0, 3).map(formatProblem).join('; ');
+    return hold('RolloutPolicyInvalid', `no roll starts while a rollout policy is invalid: ${first}${fleet.policies.problems.length > 3 ? ` (and ${fleet.policies.problems.length - 3} more)` : ''}; fix it (worker-stacks rollout status lists every problem)`, HUMAN_RECHECK_MS);
+  }
+  const conflict = placed.conflicts.get(name);
+  if (conflict) return hold('Held', `rollout policies ${conflict.join(' and ')} both select this cluster; make their spec.clusterSelector disjoint`, HUMAN_RECHECK_MS);
+  const at = placed.placements.get(name);
+  if (!at) return { go: true }; // no policy governs it: only --concurrency bounds it
+  const spec = at.policy.policy.spec;
+  const wave = `wave ${at.wave.name} (${at.index + 1} of ${spec.waves.length + 1})`;
+  if (spec.paused) return hold('RolloutPaused', `rollout policy ${at.policy.policy.metadata.name} is paused; no roll starts until worker-stacks rollout resume ${at.policy.policy.metadata.name}`, HUMAN_RECHECK_MS, at);
+
+  // Peers: the policy's clusters with the same change (the same template) in this wave or an earlier one.
+  const peers = [...fleet.members.values()].filter((m) => m.name !== name && m.template === me.template && placed.placements.get(m.name)?.policy === at.policy);
+  const waveIndex = (m: FleetMember) => placed.placements.get(m.name)!.index;
+  if (spec.haltOnFailure) {
+    const failed = peers.filter((m) => waveIndex(m) <= at.index && m.failedRoll).sort(byName);
+    if (failed.length) {
+      const first = failed[0];
+      return hold('RolloutHalted', `${wave} is halted: the roll of ${some(failed.map((m) => m.name))} failed (${first.name}: ${first.failedRoll}); fix the cause and the failed cluster rolls again (or worker-stacks retry ${first.name}), then this one continues`, HUMAN_RECHECK_MS, at);
+    }
+  }
+  const earlier = peers.filter((m) => waveIndex(m) < at.index);
+  const notRolled = earlier.filter((m) => pendingRoll(m) || rolling(m) || (m.desired && m.live === m.desired && settledSince(m) === undefined)).sort(byName);
+  if (notRolled.length) {
+    const first = placed.placements.get(notRolled[0].name)!;
+    return hold('WaitingForWave', `${wave} waits for wave ${first.wave.name}: ${some(notRolled.map((m) => m.name))} ${notRolled.length === 1 ? 'has' : 'have'} not settled on the new config yet`, RECHECK_MS, at);
+  }
+  const soaking = earlier
+    .map((m) => ({ m, until: settledSince(m)! + (parseDuration(placed.placements.get(m.name)!.wave.soak) ?? 0) }))
+    .filter((x) => x.until > now.getTime())
+    .sort((a, b) => b.until - a.until || byName(a.m, b.m));
+  if (soaking.length) {
+    const last = soaking[0];
+    const w = placed.placements.get(last.m.name)!.wave;
+    return hold('WaitingForWave', `${wave} waits for wave ${w.name} to soak ${w.soak}: ${some(soaking.map((x) => x.m.name))} settled less than ${w.soak} ago; next look in ${formatDuration(last.until - now.getTime())} (at ${new Date(last.until).toISOString()})`, last.until - now.getTime(), at);
+  }
+  const windows = me.windows.length ? me.windows : at.wave.maintenanceWindows;
+  const win = windowState(windows, now);
+  if (!win.open) {
+    const whose = me.windows.length ? 'spec.rollout.maintenanceWindows' : `the maintenance windows of wave ${at.wave.name}`;
+    const opens = win.opensAt ? win.opensAt.getTime() - now.getTime() : HUMAN_RECHECK_MS;
+    return hold('OutsideMaintenanceWindow', `outside ${whose} (${windows.map(describeWindow).join(', ')}); the next opens at ${win.opensAt?.toISOString() ?? 'an unknown time'}`, opens, at);
+  }
+  const inWave = peersOfPolicy(fleet, placed, at, name).filter((m) => waveIndex(m) === at.index && (rolling(m) || admitted.has(m.name)));
+  const limit = waveConcurrency(at.wave.maxConcurrent, at.size);
+  if (inWave.length >= limit) {
+    return hold('WaitingForWave', `${wave}: ${inWave.length} of at most ${limit} rolls in progress (maxConcurrent ${at.wave.maxConcurrent}): ${some(inWave.map((m) => m.name).sort())}`, RECHECK_MS, at);
+  }
+  if (spec.maxConcurrentRolls !== undefined) {
+    const all = peersOfPolicy(fleet, placed, at, name).filter((m) => rolling(m) || admitted.has(m.name));
+    if (all.length >= spec.maxConcurrentRolls) {
+      return hold('WaitingForWave', `rollout policy ${at.policy.policy.metadata.name}: ${all.length} of at most ${spec.maxConcurrentRolls} rolls in progress (maxConcurrentRolls)`, RECHECK_MS, at);
+    }
+  }
+  return { go: true, placement: at };
+}
+
+/** Every other cluster of the same policy (any template: concurrency is about clusters rolling, whatever rolls them). */
+function peersOfPolicy(fleet: Fleet, placed: ReturnType<typeof placeAll>, at: Placement, name: string): FleetMember[] {
+  return [...fleet.members.values()].filter((m) => m.name !== name && placed.placements.get(m.name)?.policy === at.policy);
+}
+
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const short = (c: string | undefined) => (c ? c.slice(0, 12) : 'unknown');

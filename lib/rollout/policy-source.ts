@@ -1,0 +1,105 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseDocument } from 'yaml';
+import { clusterFiles, parseClusterYaml, readClusterFile } from '../cluster/load';
+import { issueToProblems } from '../cluster/validate';
+import { Problem, WorkerStacksError } from '../errors';
+import { POLICY_KIND, RolloutPolicy, RolloutPolicySchema } from './policy-schema';
+
+/** A validated policy and where it lives (for messages). */
+export interface LoadedPolicy {
+  readonly policy: RolloutPolicy;
+  readonly source: string;
+}
+
+export interface LoadedPolicies {
+  readonly policies: readonly LoadedPolicy[];
+  /** Every problem of every policy object at once (file: field path: rule). While there is one, no roll starts. */
+  readonly problems: readonly Problem[];
+}
+
+/**
+ * Where WorkerRolloutPolicy objects live. The file store reads `<clusters>/rollout-policies/*.yaml`; a Kubernetes
+ * store implements the same two methods over `workerrolloutpolicies.worker-stacks.io` custom resources (list, and
+ * a patch of spec.paused). Reads are fresh every time (level-based): nothing is remembered between calls.
+ */
+export interface RolloutPolicySource {
+  load(): Promise<LoadedPolicies>;
+  /** Sets or clears spec.paused of one policy (`worker-stacks rollout pause|resume`). */
+  setPaused(name: string, paused: boolean): Promise<void>;
+}
+
+/** The directory of policy files beside the cluster objects. */
+export const POLICY_DIR = 'rollout-policies';
+
+/** Validates one parsed policy object. Pure: every problem at once, with the file and field path. */
+export function validatePolicy(raw: unknown, file: string): { policy?: RolloutPolicy; problems: Problem[] } {
+  const parsed = RolloutPolicySchema.safeParse(raw, { reportInput: true });
+  const problems = parsed.success ? [] : parsed.error.issues.flatMap((i) => issueToProblems(file, i));
+  const name = (raw as { metadata?: { name?: unknown } } | undefined)?.metadata?.name;
+  const expected = path.basename(file).replace(/\.ya?ml$/, '');
+  if (/\.ya?ml$/.test(file) && typeof name === 'string' && name !== expected) problems.push({ file, path: 'metadata.name', message: `${JSON.stringify(name)} must match the file name (${expected})` });
+  const kind = (raw as { kind?: unknown } | undefined)?.kind;
+  if (kind !== undefined && kind !== POLICY_KIND && problems.every((p) => p.path !== 'kind')) problems.push({ file, path: 'kind', message: `${JSON.stringify(kind)} is not ${POLICY_KIND}` });
+  problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return parsed.success && problems.length === 0 ? { policy: parsed.data, problems } : { problems };
+}
+
+export interface FilePolicySourceProps {
+  /** The cluster objects' directory; policies are in its `rollout-policies/` subdirectory. */
+  readonly clustersDir: string;
+  /** Directory file names are shown relative to. @default process.cwd() */
+  readonly relativeTo?: string;
+}
+
+/** The file store's policies: one `WorkerRolloutPolicy` per `<clusters>/rollout-policies/<name>.yaml`. No directory: no policy. */
+export class FilePolicySource implements RolloutPolicySource {
+  public readonly dir: string;
+  private readonly relativeTo: string;
+
+  constructor(props: FilePolicySourceProps) {
+    this.dir = path.resolve(props.clustersDir, POLICY_DIR);
+    this.relativeTo = props.relativeTo ?? process.cwd();
+  }
+
+  public async load(): Promise<LoadedPolicies> {
+    if (!fs.existsSync(this.dir)) return { policies: [], problems: [] };
+    const policies: LoadedPolicy[] = [];
+    const problems: Problem[] = [];
+    for (const file of clusterFiles(this.dir)) {
+      const shown = this.shown(file);
+      const read = readClusterFile(file, { shown });
+      if (read.problem) {
+        problems.push(read.problem);
+        continue;
+      }
+      const parsed = parseClusterYaml(read.text, shown);
+      if (parsed.problems.length) {
+        problems.push(...parsed.problems.map((p) => ({ ...p, message: p.message.replace('WorkerCluster', POLICY_KIND) })));
+        continue;
+      }
+      const r = validatePolicy(parsed.raw, shown);
+      problems.push(...r.problems);
+      if (r.policy) policies.push({ policy: r.policy, source: shown });
+    }
+    return { policies, problems };
+  }
+
+  public async setPaused(name: string, paused: boolean): Promise<void> {
+    const file = fs.existsSync(this.dir) ? clusterFiles(this.dir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name) : undefined;
+    if (!file) throw new WorkerStacksError(`no rollout policy ${name} in ${this.shown(this.dir)}`, { hint: 'run worker-stacks rollout status to see the policies' });
+    const read = readClusterFile(file, { shown: this.shown(file) });
+    if (read.problem) throw new WorkerStacksError(`${read.problem.file}: ${read.problem.message}`, { hint: 'a policy is a small regular YAML file' });
+    // Edited as a document: comments and layout stay; only spec.paused changes.
+    const doc = parseDocument(read.text);
+    if (paused) doc.setIn(['spec', 'paused'], true);
+    else doc.deleteIn(['spec', 'paused']);
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, doc.toString());
+    fs.renameSync(tmp, file);
+  }
+
+  private shown(file: string): string {
+    return path.relative(this.relativeTo, file) || file;
+  }
+}
