@@ -1,7 +1,6 @@
 import { Command } from 'commander';
-import { validateCluster } from '../cluster/validate';
+import { derive } from '../cluster/derive';
 import { getCondition } from '../cluster/status';
-import { renderConfig } from '../cloudconfig/render';
 import { listTemplates } from '../cloudconfig/templates';
 import { ClusterStatus } from '../cluster/status';
 import { createStore, StoreOptions } from '../stores/create-store';
@@ -50,13 +49,9 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
   return all
     .map((r) => {
       const unreadable = r.resourceVersion === 'unreadable' ? r.parseProblems.map((p) => `${p.file}: ${p.message}`).join('; ') : undefined;
-      const v = r.raw && !unreadable ? validateCluster(r.raw, { file: r.source, templates }) : undefined;
-      let desired: string | undefined;
-      try {
-        desired = v?.cluster ? renderConfig(v.cluster, templatesDir).checksum : undefined;
-      } catch {
-        desired = undefined; // shown as '-': `worker-stacks render` says why
-      }
+      const v = r.raw && !unreadable ? derive(r.raw, { file: r.source, templatesDir, templates }) : undefined;
+      // A config that does not render is shown as '-': `worker-stacks render` says why.
+      const desired = v?.config?.checksum;
       const ready = getCondition(r.status, 'Ready');
       const is = (t: 'Stalled' | 'Degraded' | 'Progressing') => (getCondition(r.status, t)?.status === 'True' ? getCondition(r.status, t) : undefined);
       const shown = is('Stalled') ?? is('Degraded') ?? is('Progressing') ?? getCondition(r.status, 'Progressing') ?? ready;
@@ -74,8 +69,8 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
         stack: workerStackName(r.name),
         stackStatus: r.status?.stackStatus,
         ready: unreadable ? 'Unreadable' : r.raw === undefined && !records.includes(r) ? 'Removed' : (ready?.status ?? 'Unknown'),
-        reason: unreadable ? 'StatusUnreadable' : (shown?.reason ?? (v && !v.cluster ? 'InvalidSpec' : undefined)),
-        message: unreadable ? unreadable.replace(/\s*\n\s*/g, '; ') : (shown?.message ?? (v && !v.cluster ? 'invalid object: run worker-stacks validate' : undefined)),
+        reason: unreadable ? 'StatusUnreadable' : (shown?.reason ?? (v?.stage === 'validate' ? 'InvalidSpec' : v?.stage === 'render' ? 'RenderFailed' : undefined)),
+        message: unreadable ? unreadable.replace(/\s*\n\s*/g, '; ') : (shown?.message ?? (v?.stage === 'validate' ? 'invalid object: run worker-stacks validate' : v?.stage === 'render' ? 'the node config does not render: run worker-stacks render' : undefined)),
         since: shown?.lastTransitionTime,
         failures: r.status?.controller?.failures,
         retryAfter: r.status?.controller?.retryAfter,

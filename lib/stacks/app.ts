@@ -4,9 +4,11 @@ import { App, Validations } from 'aws-cdk-lib';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { LoadedCluster } from '../cluster/load';
-import { renderConfig, RenderedConfig } from '../cloudconfig/render';
+import { WorkerCluster } from '../cluster/schema';
+import { RenderedConfig } from '../cloudconfig/render';
+import { renderCluster } from '../cluster/derive';
 import { DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
-import { UsageError } from '../errors';
+import { UsageError, ValidationError } from '../errors';
 import { DeployerTrust, isPrincipalArn } from './bootstrap-roles';
 import { BootstrapStack } from './bootstrap-stack';
 import { WorkerStack } from './worker-stack';
@@ -74,8 +76,8 @@ export function buildFleetApp(props: FleetAppProps): FleetApp {
   const stacks = new Map<string, WorkerStack>();
   const configs = new Map<string, RenderedConfig>();
   const envs = new Map<string, { account: string; region: string }>();
-  for (const { cluster } of props.clusters) {
-    const config = props.rendered?.get(cluster.metadata.name) ?? renderConfig(cluster, props.templatesDir ?? DEFAULT_TEMPLATES_DIR);
+  for (const { cluster, file } of props.clusters) {
+    const config = props.rendered?.get(cluster.metadata.name) ?? renderedOrThrow(cluster, file, props.templatesDir ?? DEFAULT_TEMPLATES_DIR);
     configs.set(cluster.metadata.name, config);
     stacks.set(cluster.metadata.name, new WorkerStack(app, { cluster, config }));
     envs.set(`${cluster.spec.account}/${cluster.spec.region}`, { account: cluster.spec.account, region: cluster.spec.region });
@@ -124,4 +126,11 @@ export function trustFromContext(app: App): DeployerTrust | undefined {
   const externalId = app.node.tryGetContext('worker-stacks:external-id') as string | undefined;
   const roleName = app.node.tryGetContext('worker-stacks:role-name') as string | undefined;
   return { principals, externalId: externalId ? String(externalId) : undefined, roleName: roleName ? String(roleName) : undefined };
+}
+
+/** The node config as `validate` derives it: a template that does not render stops synthesis with validate's message. */
+function renderedOrThrow(cluster: WorkerCluster, file: string, templatesDir: string): RenderedConfig {
+  const r = renderCluster(cluster, file, templatesDir);
+  if ('problems' in r) throw new ValidationError(r.problems);
+  return r.config;
 }
