@@ -166,7 +166,7 @@ export function generateCluster(index: number, opts: FleetOptions = {}): Record<
     ...(rng.chance(0.3) ? { desiredCapacity: rng.int(minSize, maxSize) } : {}),
     ...(rng.chance(0.5) ? { rootVolume: { sizeGiB: rng.pick([50, 100, 200]), type: 'gp3' } } : {}),
     ...(legacy ? { legacyLaunchConfiguration: true } : {}),
-    rollingUpdate: { maxBatchSize: rng.int(1, 3), minInstancesInService: rng.int(0, minSize), pauseTime: rng.pick(['PT1M', 'PT2M', 'PT5M']) },
+    rollingUpdate: { maxBatchSize: rng.int(1, 3), minInstancesInService: rng.int(0, minSize), pauseTime: rng.pick(['PT10M', 'PT12M', 'PT15M']) },
   };
   const poolLabel = rng.pick(['general', 'compute', 'memory', 'edge']);
   const values: Record<string, unknown> = {

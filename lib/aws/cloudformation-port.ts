@@ -37,6 +37,14 @@ export interface ChangeSetRequest {
   readonly description: string;
   /** Idempotency token, derived from the cluster and the inputs. */
   readonly clientToken: string;
+  /** CloudWatch alarms that roll the update back, watched during it and for `monitoringTimeMinutes` after. @default none */
+  readonly rollbackConfiguration?: RollbackConfiguration;
+}
+
+export interface RollbackConfiguration {
+  /** Alarm ARNs (at most 5). */
+  readonly alarmArns: readonly string[];
+  readonly monitoringTimeMinutes: number;
 }
 
 export interface ChangeSetInfo {

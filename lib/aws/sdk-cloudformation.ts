@@ -110,6 +110,12 @@ export class SdkCloudFormation implements CloudFormationPort {
         Description: req.description,
         ClientToken: req.clientToken,
         RoleARN: this.roleArn,
+        // Sent on every change set, empty too: CloudFormation keeps a stack's last RollbackConfiguration when a request
+        // leaves it out, so alarms removed from the object would otherwise go on rolling the stack back.
+        RollbackConfiguration: {
+          RollbackTriggers: (req.rollbackConfiguration?.alarmArns ?? []).map((Arn) => ({ Arn, Type: 'AWS::CloudWatch::Alarm' })),
+          MonitoringTimeInMinutes: req.rollbackConfiguration?.monitoringTimeMinutes ?? 0,
+        },
       }),
     );
     return r.Id!;

@@ -7,6 +7,7 @@ import { ClusterStatus } from '../cluster/status';
 import { createStore, StoreOptions } from '../stores/create-store';
 import { storeFlags, storeOptions } from './store-flags';
 import { workerStackName } from '../stacks/naming';
+import { describeRollout, specRollout } from '../review/rollout-words';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 
 export interface StatusRow {
@@ -31,6 +32,8 @@ export interface StatusRow {
   readonly lastConfigChange?: string;
   readonly lastConfigChangeTime?: string;
   readonly paused: boolean;
+  /** How the object's nodes roll: strategy, batches, the gate, drain (`in batches of 2, ..., gated by node signals (100% within PT10M), drained`). */
+  readonly rolls?: string;
   /** The status could not be read: what is wrong and how to fix it. */
   readonly unreadable?: string;
   /** The whole status, for -o json. */
@@ -79,6 +82,7 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
         lastConfigChange: r.status?.lastConfigChange,
         lastConfigChangeTime: r.status?.lastConfigChangeTime,
         paused: Boolean(v?.cluster?.spec.paused),
+        rolls: v?.cluster ? describeRollout(specRollout(v.cluster.spec)) : undefined,
         unreadable,
         status: r.status,
       };
@@ -96,7 +100,7 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
     .description('a table: cluster, desired vs live checksum, stack status, Ready and reason (reads the store only)')
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .option('-o, --output <format>', 'table or json', 'table')
-    .option('--wide', 'also the message, failures, next retry and the last config change')
+    .option('--wide', 'also the message, how the nodes roll, failures, next retry and the last config change')
     .action(async (opts) => {
       if (opts.output !== 'table' && opts.output !== 'json') {
         io.err(`error: -o ${opts.output}: give table or json\n`);
@@ -121,7 +125,7 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
       // What a pager needs: why each cluster that is not settled is where it is.
       for (const r of rows.filter((x) => opts.wide || x.unreadable || x.reason !== 'UpToDate' && x.reason !== 'StackCreated' && x.reason !== 'StackUpdated' && x.reason !== 'Idle')) {
         if (!r.message && !opts.wide) continue;
-        const extra = [r.failures ? `failures ${r.failures}` : '', r.retryAfter ? `next retry ${r.retryAfter}` : '', r.lastConfigChange ? `last config change ${r.lastConfigChangeTime ?? ''}: ${r.lastConfigChange}` : ''].filter(Boolean);
+        const extra = [opts.wide && r.rolls ? `rolls ${r.rolls}` : '', r.failures ? `failures ${r.failures}` : '', r.retryAfter ? `next retry ${r.retryAfter}` : '', r.lastConfigChange ? `last config change ${r.lastConfigChangeTime ?? ''}: ${r.lastConfigChange}` : ''].filter(Boolean);
         io.out(`${r.cluster}: ${r.message ?? '-'}${extra.length ? ` (${extra.join('; ')})` : ''}\n`);
       }
       return done(code);

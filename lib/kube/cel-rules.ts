@@ -36,6 +36,8 @@ export const CAPS: Readonly<Record<string, { maxItems?: number; maxProperties?: 
   'spec.cloudConfig.values.registryMirrors': { maxItems: 16 },
   'spec.tags': { maxProperties: 64 },
   'spec.rollout.maintenanceWindows': { maxItems: 16 },
+  'spec.rollout.rollbackAlarms': { maxItems: 5 },
+  'spec.pool.rollingUpdate.instanceRefresh.alarms': { maxItems: 10 },
 };
 
 const v = (at: string, rule: string, message: { text?: string; expr?: string }, fieldPath?: string, reason?: Validation['reason']): PlacedValidation => ({

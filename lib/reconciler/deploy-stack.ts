@@ -1,4 +1,4 @@
-import { ChangeSetInfo, firstFailure, isComplete, StackEvent, StackSummary } from '../aws/cloudformation-port';
+import { ChangeSetInfo, firstFailure, isComplete, RollbackConfiguration, StackEvent, StackSummary } from '../aws/cloudformation-port';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { WorkerStacksError } from '../errors';
 import { CLUSTER_TAG } from '../stacks/naming';
@@ -18,6 +18,8 @@ export interface EnsureChangeSetInput {
   readonly timeoutMs: number;
   /** @default CAPABILITY_IAM (worker stacks name no IAM resource; the bootstrap stack's roles are named) */
   readonly capabilities?: readonly string[];
+  /** Alarms that roll the update back (spec.rollout). @default none */
+  readonly rollbackConfiguration?: RollbackConfiguration;
 }
 
 export type ChangeSetState = { kind: 'ready'; info: ChangeSetInfo } | { kind: 'no-changes' } | { kind: 'executed' } | { kind: 'failed'; info: ChangeSetInfo };
@@ -49,6 +51,7 @@ export async function ensureChangeSet(clients: RegionClients, input: EnsureChang
       tags: input.tags,
       description: input.description,
       clientToken: `${input.name}-create`,
+      rollbackConfiguration: input.rollbackConfiguration,
     });
   }
   info = await cfn.waitForChangeSet(stackName, input.name, input.timeoutMs);

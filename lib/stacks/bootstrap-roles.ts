@@ -92,7 +92,7 @@ export class BootstrapRoles extends Construct {
     acknowledgeWildcards(
       deployerRole,
       deployer.map((s) => s.toStatementJson()),
-      "DescribeStacks without a stack name (one paged listing per region instead of a call per cluster) needs Resource '*'; everything else is WorkerStack-* stacks, their ws-* change sets and this account's config bucket objects (content-addressed keys, so a prefix).",
+      "DescribeStacks without a stack name and ListStacks (paged listings per region instead of a call per cluster) need Resource '*'; everything else is WorkerStack-* stacks, their ws-* change sets and this account's config bucket objects (content-addressed keys, so a prefix).",
     );
   }
 }
@@ -106,7 +106,8 @@ export function deployerStatements(account: string, region: string, workerStacks
   const changeSets = `arn:${p}:cloudformation:${region}:${account}:changeSet/ws-*/*`;
   const withExecutionRole = { StringEquals: { 'cloudformation:RoleArn': executionRoleArn } };
   return [
-    new iam.PolicyStatement({ sid: 'ListStacks', actions: ['cloudformation:DescribeStacks'], resources: ['*'] }),
+    // The paged listing of every stack (DescribeStacks without a name) and of the stacks in progress (ListStacks).
+    new iam.PolicyStatement({ sid: 'ListStacks', actions: ['cloudformation:DescribeStacks', 'cloudformation:ListStacks'], resources: ['*'] }),
     new iam.PolicyStatement({
       sid: 'ReadWorkerStacks',
       actions: ['cloudformation:DescribeStackEvents', 'cloudformation:GetTemplate', 'cloudformation:DescribeChangeSet'],

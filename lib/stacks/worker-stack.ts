@@ -1,4 +1,4 @@
-import { CfnOutput, CliCredentialsStackSynthesizer, Stack, Tags } from 'aws-cdk-lib';
+import { CfnOutput, CliCredentialsStackSynthesizer, Duration, Stack, Tags } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
@@ -8,6 +8,7 @@ import { renderUserData } from '../cloudconfig/user-data';
 import { NodeConfigObject } from '../constructs/node-config-object';
 import { ruleKey, SecurityGroupRules } from '../constructs/security-group-rules';
 import { WorkerListeners } from '../constructs/worker-listeners';
+import { NodeDrain, NTH_MANAGED_TAG } from '../constructs/node-drain';
 import { WorkerPool } from '../constructs/worker-pool';
 import { acknowledgeWorkerStackFindings } from './nag';
 import { pinLogicalIds } from './pin-logical-ids';
@@ -32,6 +33,8 @@ export const OUTPUTS = {
   instanceRoleArn: 'InstanceRoleArn',
   instanceProfileName: 'InstanceProfileName',
   instanceProfileArn: 'InstanceProfileArn',
+  terminationQueueUrl: 'TerminationQueueUrl',
+  terminationHandlerPolicyArn: 'TerminationHandlerPolicyArn',
 } as const;
 
 /**
@@ -41,6 +44,8 @@ export const OUTPUTS = {
 export class WorkerStack extends Stack {
   public readonly pool: WorkerPool;
   public readonly configObject: NodeConfigObject;
+  /** Drain before terminate (lifecycle hook + aws-node-termination-handler queue); undefined when the cluster opts out. */
+  public readonly drain?: NodeDrain;
 
   constructor(scope: Construct, props: WorkerStackProps) {
     const { cluster, config } = props;
@@ -96,6 +101,14 @@ export class WorkerStack extends Stack {
       fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },
     });
 
+    if (pool.drain.enabled) {
+      this.drain = new NodeDrain(this, 'Drain', { autoScalingGroup: this.pool.autoScalingGroup, heartbeatTimeout: Duration.seconds(pool.drain.heartbeatTimeoutSeconds) });
+      // The handler drains only nodes of groups with this tag; on the group (not the launch template), so it never rolls nodes.
+      Tags.of(this.pool.autoScalingGroup).add(NTH_MANAGED_TAG, 'true');
+      new CfnOutput(this, OUTPUTS.terminationQueueUrl, { value: this.drain.queue.queueUrl, description: "aws-node-termination-handler's queueURL (queue mode)" });
+      new CfnOutput(this, OUTPUTS.terminationHandlerPolicyArn, { value: this.drain.handlerPolicy.managedPolicyArn, description: "Attach to aws-node-termination-handler's role" });
+    }
+
     const listeners =
       spec.listeners.length > 0 && spec.loadBalancer
         ? new WorkerListeners(this, 'Listeners', {
@@ -145,7 +158,7 @@ export class WorkerStack extends Stack {
     // instances and their security group; not on the load balancer's group, which must not be taken for the nodes'.
     Tags.of(this.pool.autoScalingGroup).add(kubernetesClusterTag(name), 'owned');
     Tags.of(this.pool.securityGroup).add(kubernetesClusterTag(name), 'owned');
-    acknowledgeWorkerStackFindings(this, { pool: this.pool, listeners, bucketName, keyPrefix, internetFacing: spec.loadBalancer?.scheme === 'internet-facing' });
+    acknowledgeWorkerStackFindings(this, { pool: this.pool, listeners, drain: this.drain, bucketName, keyPrefix, internetFacing: spec.loadBalancer?.scheme === 'internet-facing' });
     pinLogicalIds(this);
   }
 }

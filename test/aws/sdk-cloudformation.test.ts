@@ -54,6 +54,8 @@ test.each(['CREATE', 'UPDATE'] as const)('CreateChangeSet carries ChangeSetType 
     ],
     Description: REQUEST.description,
     ClientToken: REQUEST.clientToken,
+    // no rollback alarms asked for: an empty list, which clears any the stack had (test/aws/rollback-configuration.test.ts)
+    RollbackConfiguration: { RollbackTriggers: [], MonitoringTimeInMinutes: 0 },
   });
 });
 

@@ -83,7 +83,7 @@ test('a required declared value that is missing is refused', () => {
 test('a bad declaration is refused on the template field, naming the declaration file and entry', () => {
   fs.appendFileSync(path.join(dir, 'al2023-worker', 'values.yaml'), ['  - name: swap', '    type: boolean', '    required: true', '    default: false', '    description: swap', ''].join('\n'));
   const r = check(() => undefined);
-  expect(r.problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.template', message: expect.stringMatching(/^template al2023-worker has a bad value declaration: \S+\/al2023-worker\/values\.yaml: values\.10: a value is either required or has a default, not both$/) }]);
+  expect(r.problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.template', message: expect.stringMatching(/^template al2023-worker has a bad value declaration: \S+\/al2023-worker\/values\.yaml: values\.11: a value is either required or has a default, not both$/) }]);
 });
 
 describe('render and validate on a template that uses an undeclared value', () => {

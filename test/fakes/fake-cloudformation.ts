@@ -1,5 +1,6 @@
 import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, isInProgress, StackEvent, StackSummary, WaitOptions } from '../../lib/aws/cloudformation-port';
 import { FakeClock } from './fake-ports';
+import { NodeHealth, signalFailure } from './fake-signals';
 
 /**
  * A deterministic, in-memory CloudFormation for what an emulator cannot do:
@@ -148,6 +149,7 @@ export class FakeCloudFormation implements CloudFormationPort {
   private readonly scripts = new Map<string, Behaviour[]>();
   private readonly defaults = new Map<string, Behaviour>();
   private readonly throttled = new Map<Method, number>();
+  private readonly health = new Map<string, NodeHealth>();
   private readonly clock: FakeClock;
   private readonly pollMs: number;
   private seq = 0;
@@ -174,6 +176,16 @@ export class FakeCloudFormation implements CloudFormationPort {
   /** The first `n` calls of `method` from now throw a ThrottlingException. */
   public throttle(method: Method, n: number): this {
     this.throttled.set(method, n);
+    return this;
+  }
+
+  /**
+   * How the nodes of a stack answer the health signal an operation waits on (a create with a CreationPolicy, an
+   * update that rolls the group with WaitOnResourceSignals): an unscripted operation then ends as CloudFormation's
+   * would, after the pause time, with the signal count in the group's event. @default healthy
+   */
+  public nodes(stackName: string, health: NodeHealth): this {
+    this.health.set(stackName, health);
     return this;
   }
 
@@ -428,7 +440,9 @@ export class FakeCloudFormation implements CloudFormationPort {
   // ---- the state machine -----------------------------------------------------------------
 
   private start(s: FakeStack, kind: Kind, template?: string): void {
-    const behaviour = this.scripts.get(s.name)?.shift() ?? this.defaults.get(s.name) ?? complete();
+    let behaviour = this.scripts.get(s.name)?.shift() ?? this.defaults.get(s.name) ?? complete();
+    const gate = kind === 'create' || kind === 'update' ? signalFailure(kind, s.template, template, this.health.get(s.name) ?? 'healthy') : undefined;
+    if (gate && behaviour.kind === 'complete') behaviour = fail(gate.resource, Math.ceil(gate.afterMs / this.pollMs));
     this.started.push({ stackName: s.name, kind });
     const status = { create: 'CREATE_IN_PROGRESS', update: 'UPDATE_IN_PROGRESS', delete: 'DELETE_IN_PROGRESS', continue: 'UPDATE_ROLLBACK_IN_PROGRESS' }[kind];
     s.status = status;

@@ -126,7 +126,8 @@ export function launchTemplateUserData(world: World, stackName: string): { versi
   return world.moto.python(
     `
 res = cfn.describe_stack_resources(StackName=args)['StackResources']
-lt = [r['PhysicalResourceId'] for r in res if r['ResourceType'] == 'AWS::EC2::LaunchTemplate']
+# moto leaves ResourceType out for some resource types it only stores (the lifecycle hook, for one)
+lt = [r['PhysicalResourceId'] for r in res if r.get('ResourceType') == 'AWS::EC2::LaunchTemplate']
 assert len(lt) == 1, f'expected one launch template in {args}, found {lt}'
 key = dict(LaunchTemplateId=lt[0]) if lt[0].startswith('lt-') else dict(LaunchTemplateName=lt[0])
 vs = ec2.describe_launch_template_versions(**key)['LaunchTemplateVersions']

@@ -133,7 +133,7 @@ describe('cluster labels and spec.rollout', () => {
 
   test('a valid object gets the rollout defaults', () => {
     const r = validateCluster(example(), { file: 'clusters/staging-us1.yaml', templates });
-    expect(r.cluster?.spec.rollout).toEqual({ hold: false, maintenanceWindows: [] });
+    expect(r.cluster?.spec.rollout).toEqual({ hold: false, maintenanceWindows: [], rollbackAlarms: [], monitoringTimeMinutes: 0 });
   });
 
   test('validatePolicy refuses another kind', () => {
