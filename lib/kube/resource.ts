@@ -1,7 +1,8 @@
 import { canonicalJson } from '../cloudconfig/canonical-json';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { API_VERSION, KIND } from '../cluster/schema';
-import { ClusterStatus, parseStatus } from '../cluster/status';
+import { ClusterStatus } from '../cluster/status';
+import { fromKubeStatus } from './printer-status';
 import { Problem } from '../errors';
 import { ClusterRecord } from '../stores/cluster-store';
 
@@ -66,7 +67,8 @@ export function toRecord(o: KubeWorkerCluster, extraProblems: readonly Problem[]
   const problems: Problem[] = [...extraProblems];
   let status: ClusterStatus | undefined;
   if (o.status !== undefined && o.status !== null && Object.keys(o.status as object).length > 0) {
-    const checked = parseStatus(o.status);
+    // The custom resource's status carries the printer columns' checksum prefixes: dropped here (printer-status.ts).
+    const checked = fromKubeStatus(o.status);
     // A status another version (or a hand edit) wrote that this one cannot read: rebuilt from the live stack.
     if ('status' in checked) status = checked.status;
   }

@@ -1,4 +1,5 @@
 import { ClusterStatus, parseStatus } from '../cluster/status';
+import { toKubeStatus } from '../kube/printer-status';
 import { KubeApiError, Problem, WorkerStacksError } from '../errors';
 import { KubeClient } from '../kube/client';
 import { collectionPath, KubeWorkerCluster, objectPath, RETRY_ANNOTATION, shownName, toRecord } from '../kube/resource';
@@ -178,7 +179,9 @@ export class KubernetesStore implements StoreWithHistory {
 
   private async putStatus(name: string, status: ClusterStatus | Record<string, never>, resourceVersion: string): Promise<string> {
     const o = await this.locate(name);
-    const body = { apiVersion: o.apiVersion, kind: o.kind, metadata: { name, namespace: o.metadata.namespace, resourceVersion }, status };
+    // With the checksum prefixes `kubectl get wc` shows (lib/kube/printer-status.ts); the empty status clears them too.
+    const kube = Object.keys(status).length ? toKubeStatus(status as ClusterStatus) : status;
+    const body = { apiVersion: o.apiVersion, kind: o.kind, metadata: { name, namespace: o.metadata.namespace, resourceVersion }, status: kube };
     try {
       const { body: updated } = await this.client.request<KubeWorkerCluster>('PUT', objectPath(o.metadata.namespace!, name, 'status'), body);
       this.informer?.observe(updated);

@@ -1,34 +1,10 @@
 import { KubeClient } from '../../lib/kube/client';
 import { KubeApiError } from '../../lib/errors';
 import { CRD_GROUP, CRD_PLURAL, CRD_VERSION } from '../../lib/kube/resource';
+import { workerClusterCrd } from '../../lib/kube/crd';
 
-/**
- * The WorkerCluster CRD the store tests install: one function, so that the generated CRD of issue 12 part A replaces
- * this stand-in in one place. Until then: a permissive schema (spec and status preserve unknown fields) with the
- * status subresource, which is all the store relies on.
- */
-export function workerClusterCrd(): Record<string, unknown> {
-  const open = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${CRD_PLURAL}.${CRD_GROUP}` },
-    spec: {
-      group: CRD_GROUP,
-      scope: 'Namespaced',
-      names: { plural: CRD_PLURAL, singular: 'workercluster', kind: 'WorkerCluster', listKind: 'WorkerClusterList', shortNames: ['wc'] },
-      versions: [
-        {
-          name: CRD_VERSION,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: open, status: open } } },
-        },
-      ],
-    },
-  };
-}
+/** The WorkerCluster CRD the store tests install: the generated one (lib/kube/crd.ts), CEL rules and all. */
+export { workerClusterCrd };
 
 /** Creates the CRD (admin client) and waits until the API server serves it. */
 export async function installCrd(admin: KubeClient): Promise<void> {
