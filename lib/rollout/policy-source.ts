@@ -65,6 +65,11 @@ export class FilePolicySource implements RolloutPolicySource {
   }
 
   public async load(): Promise<LoadedPolicies> {
+    return this.loadSync();
+  }
+
+  /** The same, synchronously (`worker-stacks validate`). */
+  public loadSync(): LoadedPolicies {
     if (!fs.existsSync(this.dir)) return { policies: [], problems: [] };
     const policies: LoadedPolicy[] = [];
     const problems: Problem[] = [];

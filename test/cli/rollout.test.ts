@@ -65,6 +65,17 @@ test('an invalid policy: every problem with file and field path, exit 1', async 
   expect(r.out).not.toContain('no rollout policy:');
 });
 
+test('validate refuses an invalid policy too, with the file and field path; exit 1', async () => {
+  const dir = fleetDir();
+  fs.mkdirSync(path.join(dir, 'rollout-policies'));
+  fs.writeFileSync(path.join(dir, 'rollout-policies', 'fleet.yaml'), POLICY.replace('soak: 1h', 'soak: soon'));
+  const r = await cli('validate', '--clusters', dir);
+  expect(r.code).toBe(1);
+  expect(r.err).toMatch(/^\S*clusters\/rollout-policies\/fleet\.yaml: spec\.waves\[0\]\.soak: "soon" is not a duration/m);
+  fs.rmSync(path.join(dir, 'rollout-policies'), { recursive: true });
+  expect((await cli('validate', '--clusters', dir)).code).toBe(0);
+}, 120_000);
+
 test('pause and resume an unknown policy: exit 2, naming it', async () => {
   const r = await cli('rollout', 'pause', 'nope', '--clusters', fleetDir());
   expect(r.code).toBe(2);
