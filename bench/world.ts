@@ -9,7 +9,7 @@
 import pino from 'pino';
 import { ChangeSetRequest, CloudFormationPort, StackSummary, WaitOptions } from '../lib/aws/cloudformation-port';
 import { DEFAULT_TEMPLATES_DIR } from '../lib/cloudconfig/templates';
-import { ReconcilerDeps } from '../lib/reconciler/context';
+import { Outcome, ReconcilerDeps } from '../lib/reconciler/context';
 import { Controller } from '../lib/reconciler/controller';
 import { createDeps } from '../lib/reconciler/wiring';
 import { allTasks, WorkflowHooks } from '../lib/reconciler/workflow';
@@ -110,6 +110,15 @@ export class World {
 
   public controller(concurrency?: number): Controller {
     return new Controller(this.deps, { concurrency, hooks: this.hooks });
+  }
+
+  /**
+   * Passes until every cluster settles, as `reconcile --once` makes them, on the fake clock: a stack in progress is
+   * looked at again after its poll interval of simulated time (the fake's operations end by that clock), never waited on.
+   */
+  public async settle(concurrency?: number): Promise<Map<string, Outcome>> {
+    const controller = new Controller({ ...this.deps, now: this.clock.now }, { concurrency, hooks: this.hooks });
+    return controller.runUntilSettled({ deadlineMs: 24 * 3600_000, now: () => this.clock.ms, sleep: async (ms) => this.clock.advance(ms) });
   }
 
   /** Calls per port method over every region (listStacks counted as calls, see listPages for pages). */
