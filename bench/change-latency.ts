@@ -37,9 +37,9 @@ export async function runLatency(opts: BenchOptions): Promise<Section> {
 
   // Settled by a real first pass: every stack created through the fake, every status recorded by the reconciler.
   const settleStart = performance.now();
-  const settle = await world.controller().runPass();
+  const settle = await world.settle();
   const settleMs = performance.now() - settleStart;
-  const notApplied = [...settle.outcomes.values()].filter((o) => o.result !== 'applied');
+  const notApplied = [...settle.values()].filter((o) => o.result !== 'applied');
   if (notApplied.length) throw new Error(`settling pass: ${notApplied.length} clusters not applied: ${notApplied[0].message}`);
 
   const controller = world.controller();

@@ -119,8 +119,9 @@ export function generateCluster(index: number, opts: FleetOptions = {}): Record<
   const legacy = rng.chance(0.1);
 
   const listeners: GenListener[] = [];
-  const nodeBase = 30000 + rng.int(0, 1500);
-  const ingressHealthPort = 30254 + rng.int(0, 9) * 1000;
+  // Node ports and health ports inside the default NodePort range (30000-32767), as validation requires.
+  const nodeBase = 30000 + rng.int(0, 700);
+  const ingressHealthPort = 30254 + rng.int(0, 2) * 1000;
   for (let i = 0, n = rng.int(5, 20); i < n; i++) {
     const r = rng.next();
     const protocol: Proto = r < 0.7 ? 'TCP' : r < 0.82 ? 'UDP' : r < 0.9 ? 'TCP_UDP' : 'TLS';
@@ -128,7 +129,7 @@ export function generateCluster(index: number, opts: FleetOptions = {}): Record<
     if (protocol === 'TLS') l.certificateArn = `arn:aws:acm:${region}:${account}:certificate/${rng.hex(8)}-${rng.hex(4)}-${rng.hex(4)}-${rng.hex(4)}-${rng.hex(12)}`;
     const hc = rng.next();
     if (hc < 0.25) l.healthCheck = { protocol: 'HTTP', port: ingressHealthPort, path: '/healthz' };
-    else if (hc < 0.4) l.healthCheck = { protocol: 'TCP', port: nodeBase + 2000 + i };
+    else if (hc < 0.4 || protocol === 'UDP' || protocol === 'TCP_UDP') l.healthCheck = { protocol: 'TCP', port: nodeBase + 2000 + i }; // a UDP port cannot be probed over TCP
     listeners.push(l);
   }
   while (listeners.length > 5 && LIMITS.inboundRulesPerSecurityGroup - nodeRuleKeys(listeners).size < 10) listeners.pop();
@@ -165,7 +166,7 @@ export function generateCluster(index: number, opts: FleetOptions = {}): Record<
     ...(rng.chance(0.3) ? { desiredCapacity: rng.int(minSize, maxSize) } : {}),
     ...(rng.chance(0.5) ? { rootVolume: { sizeGiB: rng.pick([50, 100, 200]), type: 'gp3' } } : {}),
     ...(legacy ? { legacyLaunchConfiguration: true } : {}),
-    rollingUpdate: { maxBatchSize: rng.int(1, 3), minInstancesInService: rng.int(0, minSize), pauseTime: rng.pick(['PT1M', 'PT2M', 'PT5M']) },
+    rollingUpdate: { maxBatchSize: rng.int(1, 3), minInstancesInService: rng.int(0, minSize), pauseTime: rng.pick(['PT10M', 'PT12M', 'PT15M']) },
   };
   const poolLabel = rng.pick(['general', 'compute', 'memory', 'edge']);
   const values: Record<string, unknown> = {

@@ -88,38 +88,61 @@ export function writeResults(sections: readonly Section[]): Results {
   return merged;
 }
 
-const ORDER = ['synth', 'synth-pool', 'cdk-examples', 'unchanged', 'latency', 'rollout', 'review'];
+const ORDER = ['synth', 'synth-pool', 'cdk-examples', 'unchanged', 'latency', 'rollout', 'review', 'in-progress', 'fleet-rollout'];
 
-/** RESULTS.md from the full-mode sections only: a quick smoke run must never overwrite committed figures. */
+/**
+ * RESULTS.md from the full-mode sections only: a quick smoke run must never overwrite committed figures. A benchmark
+ * with no full run in this machine's results.json (which is not committed) keeps its block and target rows from the
+ * RESULTS.md already there: running one benchmark never drops the others' figures.
+ */
 export function writeMarkdown(results: Results): boolean {
-  const sections = ORDER.map((id) => results.sections[id]).filter((s): s is Section => Boolean(s));
-  if (sections.length === 0) return false;
+  const kept = keptFromMarkdown(fs.existsSync(RESULTS_MD) ? fs.readFileSync(RESULTS_MD, 'utf8') : '');
+  const ids = ORDER.filter((id) => results.sections[id] || kept.blocks.has(id));
+  if (!ids.some((id) => results.sections[id])) return false;
   const m = results.machine;
-  const targets = sections.flatMap((s) => s.figures.filter((f) => f.target));
   const lines = [
     '# Benchmark results',
     '',
-    `Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}. Produced by \`npm run bench\` (see bench/run.ts); raw figures in bench/results.json.`,
+    `Machine of the latest run: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}. Produced by \`npm run bench\` (see bench/run.ts); raw figures in bench/results.json. Each section says when it ran; one not run since keeps its figures (possibly from another machine of the same size).`,
     '',
-    '## Targets (issue 5)',
+    '## Targets',
     '',
     '| figure | measured | target | |',
     '| --- | --- | --- | --- |',
-    ...targets.map((f) => `| ${f.label} | ${show(f.value, f.unit)} | ${f.target!.op === '<=' ? '≤' : '='} ${show(f.target!.value, f.unit)} | ${f.pass ? 'pass' : '**miss**'} |`),
-    '',
   ];
-  for (const s of sections) {
-    const code = `code ${s.code.commit}${s.code.modified.length ? ` + uncommitted changes to ${s.code.modified.join(', ')}` : ''}`;
-    lines.push(`## ${s.title}`, '', `Run ${s.date.slice(0, 16).replace('T', ' ')} UTC, ${code}, load average ${s.loadavg.map((l) => l.toFixed(2)).join(' → ')}.`, '');
-    for (const t of s.tables) lines.push(t, '');
-    for (const n of s.notes) lines.push(`- ${n}`);
-    if (s.notes.length) lines.push('');
+  for (const id of ids) {
+    const s = results.sections[id];
+    if (!s) lines.push(...(kept.rows.get(id) ?? []));
+    else for (const f of s.figures.filter((x) => x.target)) lines.push(`| ${f.label} | ${show(f.value, f.unit)} | ${f.target!.op === '<=' ? '≤' : '='} ${show(f.target!.value, f.unit)} | ${f.pass ? 'pass' : '**miss**'} | <!-- ${id} -->`);
+  }
+  lines.push('');
+  for (const id of ids) {
+    const s = results.sections[id];
+    lines.push(`<!-- bench:${id} -->`);
+    if (!s) lines.push(kept.blocks.get(id)!);
+    else {
+      const code = `code ${s.code.commit}${s.code.modified.length ? ` + uncommitted changes to ${s.code.modified.join(', ')}` : ''}`;
+      lines.push(`## ${s.title}`, '', `Run ${s.date.slice(0, 16).replace('T', ' ')} UTC, ${code}, load average ${s.loadavg.map((l) => l.toFixed(2)).join(' → ')}.`, '');
+      for (const t of s.tables) lines.push(t, '');
+      for (const n of s.notes) lines.push(`- ${n}`);
+      while (lines.at(-1) === '') lines.pop();
+    }
+    lines.push(`<!-- /bench:${id} -->`, '');
   }
   // The before/after history is written by hand and kept across runs.
   const history = path.join(__dirname, 'BEFORE-AFTER.md');
   if (fs.existsSync(history)) lines.push(fs.readFileSync(history, 'utf8'));
   fs.writeFileSync(RESULTS_MD, lines.join('\n'));
   return true;
+}
+
+/** The blocks (`<!-- bench:id -->` … `<!-- /bench:id -->`) and target rows (ending `<!-- id -->`) of a RESULTS.md. */
+export function keptFromMarkdown(text: string): { blocks: Map<string, string>; rows: Map<string, string[]> } {
+  const blocks = new Map<string, string>();
+  for (const m of text.matchAll(/<!-- bench:([a-z0-9-]+) -->\n([\s\S]*?)\n<!-- \/bench:\1 -->/g)) blocks.set(m[1], m[2]);
+  const rows = new Map<string, string[]>();
+  for (const m of text.matchAll(/^(\|.*\| <!-- ([a-z0-9-]+) -->)$/gm)) rows.set(m[2], [...(rows.get(m[2]) ?? []), m[1]]);
+  return { blocks, rows };
 }
 
 function show(v: number, unit: string): string {

@@ -7,7 +7,7 @@
  *   npm run bench -- unchanged --cpu-prof  V8 CPU profiles of the measuring child processes (figures only printed)
  *   npm run bench -- --report              RESULTS.md again from results.json (after an edit of BEFORE-AFTER.md)
  *
- * Names: synth, synth-pool, cdk-examples, unchanged, kube-unchanged, latency, rollout, review. Each prints its
+ * Names: synth, synth-pool, cdk-examples, unchanged, kube-unchanged, latency, rollout, review, in-progress, fleet-rollout. Each prints its
  * tables; the run writes bench/results.json and (full runs only) bench/RESULTS.md.
  */
 import * as fs from 'node:fs';
@@ -15,7 +15,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCdkExamples } from './cdk-examples';
 import { runLatency } from './change-latency';
+import { runFleetRollout } from './fleet-rollout';
 import { BenchOptions, loadavg1, Results, RESULTS_JSON, RESULTS_MD, Section, writeMarkdown, writeResults } from './report';
+import { runInProgress } from './in-progress';
 import { runReview } from './review';
 import { runRollout } from './rollout';
 import { fmt } from './stats';
@@ -33,6 +35,8 @@ const BENCHMARKS: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   latency: runLatency,
   rollout: runRollout,
   review: runReview,
+  'in-progress': runInProgress,
+  'fleet-rollout': runFleetRollout,
 };
 
 async function main(): Promise<void> {

@@ -117,3 +117,22 @@ export class NotLeaderError extends WorkerStacksError {
     });
   }
 }
+
+/**
+ * The deployer role of a cluster's account could not be assumed: it does not exist (the account and region are not
+ * bootstrapped, or with another --role-name), it does not trust this daemon's principal, or the external id differs.
+ * Only that account's clusters stop; the message names the role, and the hint the bootstrap command that fixes it.
+ */
+export class AssumeRoleError extends WorkerStacksError {
+  constructor(
+    public readonly account: string,
+    public readonly region: string,
+    public readonly roleArn: string,
+    cause: unknown,
+  ) {
+    super(`could not assume ${roleArn} (account ${account}, ${region}): ${(cause as Error)?.message ?? String(cause)}`, {
+      cause,
+      hint: `with credentials of account ${account}, run worker-stacks bootstrap --account ${account} --region ${region} --trust <this daemon's role ARN> (or npx cdk deploy WorkerStacks-Bootstrap-${account}-${region} -c worker-stacks:trust=<ARN>); check --role-name and --external-id`,
+    });
+  }
+}

@@ -1,6 +1,7 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { S3Client } from '@aws-sdk/client-s3';
 import { STSClient } from '@aws-sdk/client-sts';
+import { AwsCredentialIdentityProvider, EXPIRED_SESSION } from './assume-role';
 import { configBucketOwner } from './s3-publisher';
 
 export interface AwsClientOptions {
@@ -9,6 +10,10 @@ export interface AwsClientOptions {
   readonly s3ForcePathStyle?: boolean;
   /** SDK attempts per call, with adaptive (client-side rate limited) retries. @default 8 */
   readonly maxAttempts?: number;
+  /** Credentials of an assumed deployer role. @default the SDK's usual credential chain */
+  readonly credentials?: AwsCredentialIdentityProvider;
+  /** Called when AWS says the session expired (the credentials are then dropped and assumed again). @default nothing */
+  readonly onExpiredSession?: () => void;
 }
 
 /**
@@ -18,11 +23,12 @@ export interface AwsClientOptions {
  * (adaptive mode, jittered backoff).
  */
 export function awsClients(opts: AwsClientOptions) {
-  const common = { region: opts.region, retryMode: 'adaptive', maxAttempts: opts.maxAttempts ?? 8 };
+  const common = { region: opts.region, retryMode: 'adaptive', maxAttempts: opts.maxAttempts ?? 8, ...(opts.credentials ? { credentials: opts.credentials } : {}) };
+  const expiry = <C extends CloudFormationClient | S3Client | STSClient>(c: C): C => (opts.onExpiredSession ? onExpiredSession(c, opts.onExpiredSession) : c);
   return {
-    cloudFormation: new CloudFormationClient(common),
-    s3: withExpectedBucketOwner(new S3Client({ ...common, forcePathStyle: opts.s3ForcePathStyle ?? false })),
-    sts: new STSClient(common),
+    cloudFormation: expiry(new CloudFormationClient(common)),
+    s3: expiry(withExpectedBucketOwner(new S3Client({ ...common, forcePathStyle: opts.s3ForcePathStyle ?? false }))),
+    sts: expiry(new STSClient(common)),
   };
 }
 
@@ -43,4 +49,20 @@ export function withExpectedBucketOwner(s3: S3Client): S3Client {
     { step: 'initialize', name: 'workerStacksExpectedBucketOwner' },
   );
   return s3;
+}
+
+/** Tells `expired` when a call fails because the session expired; the error goes on to the caller as it is. */
+function onExpiredSession<C extends CloudFormationClient | S3Client | STSClient>(client: C, expired: () => void): C {
+  (client.middlewareStack as S3Client['middlewareStack']).add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (e) {
+        if (EXPIRED_SESSION.test(String((e as Error)?.name))) expired();
+        throw e;
+      }
+    },
+    { step: 'initialize', name: 'workerStacksExpiredSession' },
+  );
+  return client;
 }

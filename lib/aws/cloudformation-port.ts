@@ -37,6 +37,14 @@ export interface ChangeSetRequest {
   readonly description: string;
   /** Idempotency token, derived from the cluster and the inputs. */
   readonly clientToken: string;
+  /** CloudWatch alarms that roll the update back, watched during it and for `monitoringTimeMinutes` after. @default none */
+  readonly rollbackConfiguration?: RollbackConfiguration;
+}
+
+export interface RollbackConfiguration {
+  /** Alarm ARNs (at most 5). */
+  readonly alarmArns: readonly string[];
+  readonly monitoringTimeMinutes: number;
 }
 
 export interface ChangeSetInfo {
@@ -62,6 +70,11 @@ export interface WaitOptions {
 export interface CloudFormationPort {
   /** Every stack of the account/region, in as few paginated calls as possible. */
   listStacks(): Promise<Map<string, StackSummary>>;
+  /**
+   * Only the stacks in an `*_IN_PROGRESS` state (ListStacks with a status filter, 100 per page), without outputs: what
+   * a poll of stacks in progress needs. A stack that left the list is described on its own.
+   */
+  listStacksInProgress(): Promise<Map<string, StackSummary>>;
   describeStack(name: string): Promise<StackSummary | undefined>;
   createChangeSet(req: ChangeSetRequest): Promise<string>;
   describeChangeSet(stackName: string, changeSetName: string): Promise<ChangeSetInfo | undefined>;
@@ -90,3 +103,17 @@ export const isRolledBack = (status: string) => status === 'UPDATE_ROLLBACK_COMP
 export function firstFailure(events: readonly StackEvent[]): StackEvent | undefined {
   return events.find((e) => /_FAILED$/.test(e.status) && e.reason && !/cancelled/i.test(e.reason)) ?? events.find((e) => /_FAILED$/.test(e.status));
 }
+
+/** Every CloudFormation stack status that means an operation is under way (ListStacks' StackStatusFilter). */
+export const IN_PROGRESS_STATUSES = [
+  'CREATE_IN_PROGRESS',
+  'DELETE_IN_PROGRESS',
+  'ROLLBACK_IN_PROGRESS',
+  'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS',
+  'UPDATE_IN_PROGRESS',
+  'UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS',
+  'UPDATE_ROLLBACK_IN_PROGRESS',
+  'REVIEW_IN_PROGRESS',
+  'IMPORT_IN_PROGRESS',
+  'IMPORT_ROLLBACK_IN_PROGRESS',
+] as const;

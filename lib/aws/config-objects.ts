@@ -41,13 +41,17 @@ export function planCleanup(objects: readonly ConfigObject[], opts: { readonly l
 
 /** S3: a paginated ListObjectsV2 and batched DeleteObjects (1,000 keys a request), each with ExpectedBucketOwner. */
 export class S3ConfigObjects implements ConfigObjectStore {
-  constructor(private readonly s3: S3Client) {}
+  constructor(
+    private readonly s3: S3Client,
+    /** Keys per ListObjectsV2 page. @default 1000 (S3's maximum) */
+    private readonly pageSize = 1000,
+  ) {}
 
   public async list(bucket: string, prefix: string): Promise<ConfigObject[]> {
     const owner = expectedBucketOwner(bucket);
     const out: ConfigObject[] = [];
     try {
-      for await (const page of paginateListObjectsV2({ client: this.s3 }, { Bucket: bucket, Prefix: prefix, ExpectedBucketOwner: owner })) {
+      for await (const page of paginateListObjectsV2({ client: this.s3, pageSize: this.pageSize }, { Bucket: bucket, Prefix: prefix, ExpectedBucketOwner: owner })) {
         for (const o of page.Contents ?? []) if (o.Key) out.push({ key: o.Key, lastModified: o.LastModified });
       }
     } catch (e) {

@@ -2,7 +2,8 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 
 /** Who the credentials are, to refuse touching a cluster in another account. */
 export interface IdentityPort {
-  account(): Promise<string>;
+  /** The account of the credentials used for `cluster`'s account and region (the assumed deployer's), or of the daemon's own. */
+  account(cluster?: { readonly account: string; readonly region: string }): Promise<string>;
 }
 
 export class StsIdentity implements IdentityPort {
@@ -18,5 +19,24 @@ export class StsIdentity implements IdentityPort {
       },
     );
     return this.cached;
+  }
+}
+
+/**
+ * With assumed deployer roles: the account of the credentials each cluster's calls are made with, by
+ * GetCallerIdentity with those very credentials (per account and region, remembered once known).
+ */
+export class DeployerIdentity implements IdentityPort {
+  private readonly byTarget = new Map<string, StsIdentity>();
+  constructor(
+    private readonly sts: (account: string, region: string) => STSClient,
+    private readonly own: IdentityPort,
+  ) {}
+  public account(cluster?: { readonly account: string; readonly region: string }): Promise<string> {
+    if (!cluster) return this.own.account();
+    const key = `${cluster.account}/${cluster.region}`;
+    let id = this.byTarget.get(key);
+    if (!id) this.byTarget.set(key, (id = new StsIdentity(this.sts(cluster.account, cluster.region))));
+    return id.account();
   }
 }

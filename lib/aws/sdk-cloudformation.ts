@@ -11,6 +11,7 @@ import {
   GetTemplateCommand,
   paginateDescribeStackEvents,
   paginateDescribeStacks,
+  paginateListStacks,
   Stack,
   StackEvent as StackEventShape,
   waitUntilChangeSetCreateComplete,
@@ -19,7 +20,7 @@ import {
   waitUntilStackImportComplete,
   waitUntilStackUpdateComplete,
 } from '@aws-sdk/client-cloudformation';
-import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, isInProgress, StackEvent, StackSummary, WaitOptions } from './cloudformation-port';
+import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, IN_PROGRESS_STATUSES, isInProgress, StackEvent, StackSummary, WaitOptions } from './cloudformation-port';
 
 export interface SdkCloudFormationProps {
   readonly client: CloudFormationClient;
@@ -27,6 +28,11 @@ export interface SdkCloudFormationProps {
   readonly waiterDelaySeconds?: { readonly min: number; readonly max: number };
   /** How often stack events are read for progress while waiting, ms. @default 5000 */
   readonly eventPollMs?: number;
+  /**
+   * The CloudFormation execution role (`RoleARN` of every change set, delete and continue-rollback): with an assumed
+   * deployer role, CloudFormation acts with this role's rights, never the caller's. @default none (the caller's rights)
+   */
+  readonly roleArn?: string;
 }
 
 const notFound = (e: unknown) => /does not exist/i.test(String((e as Error)?.message));
@@ -51,8 +57,10 @@ export class SdkCloudFormation implements CloudFormationPort {
   private readonly client: CloudFormationClient;
   private readonly delay: { min: number; max: number };
   private readonly eventPollMs: number;
+  private readonly roleArn?: string;
 
   constructor(props: SdkCloudFormationProps) {
+    this.roleArn = props.roleArn;
     this.client = props.client;
     this.delay = props.waiterDelaySeconds ?? { min: 5, max: 30 };
     this.eventPollMs = props.eventPollMs ?? 5000;
@@ -63,6 +71,16 @@ export class SdkCloudFormation implements CloudFormationPort {
     const out = new Map<string, StackSummary>();
     for await (const page of paginateDescribeStacks({ client: this.client }, {})) {
       for (const s of page.Stacks ?? []) out.set(s.StackName!, summary(s));
+    }
+    return out;
+  }
+
+  public async listStacksInProgress(): Promise<Map<string, StackSummary>> {
+    const out = new Map<string, StackSummary>();
+    for await (const page of paginateListStacks({ client: this.client }, { StackStatusFilter: [...IN_PROGRESS_STATUSES] })) {
+      for (const s of page.StackSummaries ?? []) {
+        out.set(s.StackName!, { name: s.StackName!, id: s.StackId!, status: String(s.StackStatus), statusReason: s.StackStatusReason, outputs: {}, lastUpdated: s.LastUpdatedTime?.toISOString() });
+      }
     }
     return out;
   }
@@ -91,6 +109,13 @@ export class SdkCloudFormation implements CloudFormationPort {
           .map((Key) => ({ Key, Value: req.tags[Key] })),
         Description: req.description,
         ClientToken: req.clientToken,
+        RoleARN: this.roleArn,
+        // Sent on every change set, empty too: CloudFormation keeps a stack's last RollbackConfiguration when a request
+        // leaves it out, so alarms removed from the object would otherwise go on rolling the stack back.
+        RollbackConfiguration: {
+          RollbackTriggers: (req.rollbackConfiguration?.alarmArns ?? []).map((Arn) => ({ Arn, Type: 'AWS::CloudWatch::Alarm' })),
+          MonitoringTimeInMinutes: req.rollbackConfiguration?.monitoringTimeMinutes ?? 0,
+        },
       }),
     );
     return r.Id!;
@@ -200,11 +225,11 @@ export class SdkCloudFormation implements CloudFormationPort {
   }
 
   public async deleteStack(stackName: string, clientToken: string): Promise<void> {
-    await this.client.send(new DeleteStackCommand({ StackName: stackName, ClientRequestToken: clientToken }));
+    await this.client.send(new DeleteStackCommand({ StackName: stackName, ClientRequestToken: clientToken, RoleARN: this.roleArn }));
   }
 
   public async continueUpdateRollback(stackName: string, clientToken: string): Promise<void> {
-    await this.client.send(new ContinueUpdateRollbackCommand({ StackName: stackName, ClientRequestToken: clientToken }));
+    await this.client.send(new ContinueUpdateRollbackCommand({ StackName: stackName, ClientRequestToken: clientToken, RoleARN: this.roleArn }));
   }
 
   private waiterFor(status: string) {

@@ -8,8 +8,11 @@ import { dirFlags, EXIT, inputDirs, Io, processIo } from './context';
 import { renderCommand } from './render';
 import { registerBootstrap } from './bootstrap';
 import { registerControl } from './control';
+import { registerKube } from './kube';
+import { registerPlayground } from './playground';
 import { registerReconcile } from './reconcile';
 import { registerReview } from './review';
+import { registerRollout } from './rollout';
 import { registerStatus } from './status';
 import { schemaCommand } from './schema';
 import { validateCommand } from './validate';
@@ -46,7 +49,7 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
     .description('print the JSON Schema of the WorkerCluster object (or, with --markdown, the README field reference)')
     .option('--markdown', 'the field reference table instead')
     .action((opts) => done(schemaCommand(io, { markdown: Boolean(opts.markdown) })));
-  for (const register of [registerReconcile, registerStatus, registerControl, registerBootstrap, registerReview]) register(program, io, done);
+  for (const register of [registerReconcile, registerStatus, registerControl, registerBootstrap, registerReview, registerPlayground, registerRollout, registerKube]) register(program, io, done);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

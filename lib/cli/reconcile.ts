@@ -15,6 +15,7 @@ import { wholeNumber } from './numbers';
 import { leaderFlags, leadershipFor } from './leadership';
 import { storeFlags, storeOptions } from './store-flags';
 import type { LeaderElector } from '../kube/leader-election';
+import { assumeRoleFlags, assumeRoleFrom } from './accounts';
 
 /** Flags shared by every command that talks to AWS. */
 export function awsFlags(c: Command): Command {
@@ -43,6 +44,7 @@ export function wiringFrom(opts: Record<string, any>, signal?: AbortSignal) {
     logLevel: opts.logLevel,
     signal,
     store: storeOptions(opts, dirs),
+    assumeRole: assumeRoleFrom(opts),
   };
 }
 
@@ -55,7 +57,7 @@ export function defaultBind(env: NodeJS.ProcessEnv = process.env): string {
 
 /** `worker-stacks reconcile`: one pass (--once), or the daemon (--watch). */
 export function registerReconcile(program: Command, io: Io, done: (code: number) => void): void {
-  leaderFlags(storeFlags(awsFlags(dirFlags(program.command('reconcile')))))
+  leaderFlags(storeFlags(assumeRoleFlags(awsFlags(dirFlags(program.command('reconcile'))))))
     .description('compare each cluster with its stack, update the stacks that differ, wait, record the checksum')
     .option('--once', 'one pass over every cluster, then exit (1 if any cluster failed or is invalid)')
     .option('--watch', 'the daemon: react to object changes, resync periodically, until SIGTERM')

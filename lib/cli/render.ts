@@ -1,8 +1,8 @@
 import * as path from 'node:path';
 import { loadClusterFile, clusterFiles } from '../cluster/load';
-import { renderConfig } from '../cloudconfig/render';
+import { renderCluster } from '../cluster/derive';
 import { renderUserData } from '../cloudconfig/user-data';
-import { formatProblem, TemplateError } from '../errors';
+import { formatProblem } from '../errors';
 import { configBucketName, configKeyPrefix } from '../stacks/naming';
 import { EXIT, InputDirs, Io, loadOptions } from './context';
 
@@ -26,16 +26,14 @@ export function renderCommand(dirs: InputDirs, name: string, io: Io, opts: Rende
     for (const p of problems) io.err(`${formatProblem(p)}\n`);
     return EXIT.invalid;
   }
-  let config: ReturnType<typeof renderConfig>;
-  try {
-    config = renderConfig(cluster, dirs.templatesDir);
-  } catch (e) {
-    // A template that cannot render is bad input (the object or the template), not a usage error: exit 1, with the
-    // file, the template file and the value, as `validate` reports it.
-    if (!(e instanceof TemplateError)) throw e;
-    io.err(`${path.relative(process.cwd(), file) || file}: spec.cloudConfig.template: ${e.message}\n`);
+  // A template that cannot render is bad input (the object or the template), not a usage error: exit 1, with the
+  // file, the field and the template's message, as `validate` reports it.
+  const rendered = renderCluster(cluster, path.relative(process.cwd(), file) || file, dirs.templatesDir);
+  if ('problems' in rendered) {
+    for (const p of rendered.problems) io.err(`${formatProblem(p)}\n`);
     return EXIT.invalid;
   }
+  const config = rendered.config;
   const key = `${configKeyPrefix(name)}${config.checksum}.${config.extension}`;
   if (opts.userData) {
     io.out(renderUserData({ format: config.format, checksum: config.checksum, source: `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${key}` }));

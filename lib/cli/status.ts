@@ -1,16 +1,19 @@
 import { Command } from 'commander';
-import { validateCluster } from '../cluster/validate';
+import { derive } from '../cluster/derive';
 import { getCondition } from '../cluster/status';
-import { renderConfig } from '../cloudconfig/render';
 import { listTemplates } from '../cloudconfig/templates';
 import { ClusterStatus } from '../cluster/status';
 import { createStore, StoreOptions } from '../stores/create-store';
 import { storeFlags, storeOptions } from './store-flags';
 import { workerStackName } from '../stacks/naming';
+import { describeRollout, specRollout } from '../review/rollout-words';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 
 export interface StatusRow {
   readonly cluster: string;
+  /** The cluster's account and region (from the object, else from the recorded stack's ARN): the table groups by them. */
+  readonly account?: string;
+  readonly region?: string;
   readonly generation: number;
   readonly observedGeneration?: number;
   readonly desiredChecksum?: string;
@@ -28,6 +31,8 @@ export interface StatusRow {
   readonly lastConfigChange?: string;
   readonly lastConfigChangeTime?: string;
   readonly paused: boolean;
+  /** How the object's nodes roll: strategy, batches, the gate, drain (`in batches of 2, ..., gated by node signals (100% within PT10M), drained`). */
+  readonly rolls?: string;
   /** The status could not be read: what is wrong and how to fix it. */
   readonly unreadable?: string;
   /** The whole status, for -o json. */
@@ -44,18 +49,18 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
   return all
     .map((r) => {
       const unreadable = r.resourceVersion === 'unreadable' ? r.parseProblems.map((p) => `${p.file}: ${p.message}`).join('; ') : undefined;
-      const v = r.raw && !unreadable ? validateCluster(r.raw, { file: r.source, templates }) : undefined;
-      let desired: string | undefined;
-      try {
-        desired = v?.cluster ? renderConfig(v.cluster, templatesDir).checksum : undefined;
-      } catch {
-        desired = undefined; // shown as '-': `worker-stacks render` says why
-      }
+      const v = r.raw && !unreadable ? derive(r.raw, { file: r.source, templatesDir, templates }) : undefined;
+      // A config that does not render is shown as '-': `worker-stacks render` says why.
+      const desired = v?.config?.checksum;
       const ready = getCondition(r.status, 'Ready');
       const is = (t: 'Stalled' | 'Degraded' | 'Progressing') => (getCondition(r.status, t)?.status === 'True' ? getCondition(r.status, t) : undefined);
       const shown = is('Stalled') ?? is('Degraded') ?? is('Progressing') ?? getCondition(r.status, 'Progressing') ?? ready;
+      const spec = (r.raw as { spec?: { account?: unknown; region?: unknown } } | undefined)?.spec;
+      const arn = r.status?.stackId?.split(':');
       return {
         cluster: r.name,
+        account: typeof spec?.account === 'string' ? spec.account : arn?.[4],
+        region: typeof spec?.region === 'string' ? spec.region : arn?.[3],
         generation: r.generation,
         observedGeneration: r.status?.observedGeneration,
         desiredChecksum: desired,
@@ -64,19 +69,25 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
         stack: workerStackName(r.name),
         stackStatus: r.status?.stackStatus,
         ready: unreadable ? 'Unreadable' : r.raw === undefined && !records.includes(r) ? 'Removed' : (ready?.status ?? 'Unknown'),
-        reason: unreadable ? 'StatusUnreadable' : (shown?.reason ?? (v && !v.cluster ? 'InvalidSpec' : undefined)),
-        message: unreadable ? unreadable.replace(/\s*\n\s*/g, '; ') : (shown?.message ?? (v && !v.cluster ? 'invalid object: run worker-stacks validate' : undefined)),
+        reason: unreadable ? 'StatusUnreadable' : (shown?.reason ?? (v?.stage === 'validate' ? 'InvalidSpec' : v?.stage === 'render' ? 'RenderFailed' : undefined)),
+        message: unreadable ? unreadable.replace(/\s*\n\s*/g, '; ') : (shown?.message ?? (v?.stage === 'validate' ? 'invalid object: run worker-stacks validate' : v?.stage === 'render' ? 'the node config does not render: run worker-stacks render' : undefined)),
         since: shown?.lastTransitionTime,
         failures: r.status?.controller?.failures,
         retryAfter: r.status?.controller?.retryAfter,
         lastConfigChange: r.status?.lastConfigChange,
         lastConfigChangeTime: r.status?.lastConfigChangeTime,
         paused: Boolean(v?.cluster?.spec.paused),
+        rolls: v?.cluster ? describeRollout(specRollout(v.cluster.spec)) : undefined,
         unreadable,
         status: r.status,
       };
     })
-    .sort((a, b) => (a.cluster < b.cluster ? -1 : 1));
+    .sort((a, b) => (group(a) !== group(b) ? (group(a) < group(b) ? -1 : 1) : a.cluster < b.cluster ? -1 : 1));
+}
+
+/** `<account>/<region>`: one daemon, many accounts, so the table groups by where each cluster lives. */
+function group(r: Pick<StatusRow, 'account' | 'region'>): string {
+  return `${r.account ?? '-'}/${r.region ?? '-'}`;
 }
 
 export function registerStatus(program: Command, io: Io, done: (code: number) => void): void {
@@ -84,7 +95,7 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
     .description('a table: cluster, desired vs live checksum, stack status, Ready and reason (reads the store only)')
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .option('-o, --output <format>', 'table or json', 'table')
-    .option('--wide', 'also the message, failures, next retry and the last config change')
+    .option('--wide', 'also the message, how the nodes roll, failures, next retry and the last config change')
     .action(async (opts) => {
       if (opts.output !== 'table' && opts.output !== 'json') {
         io.err(`error: -o ${opts.output}: give table or json\n`);
@@ -101,15 +112,15 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
       const short = (s?: string) => (s ? s.slice(0, 12) : '-');
       const now = Date.now();
       const table = [
-        ['CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE'],
-        ...rows.map((r) => [r.cluster, `${r.observedGeneration ?? '-'}/${r.generation}`, short(r.desiredChecksum), short(r.liveChecksum), r.inSync ? 'yes' : 'no', r.stackStatus ?? '-', r.paused ? `${r.ready} (paused)` : r.ready, r.reason ?? '-', age(r.since, now)]),
+        ['ACCOUNT/REGION', 'CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE'],
+        ...rows.map((r) => [group(r), r.cluster, `${r.observedGeneration ?? '-'}/${r.generation}`, short(r.desiredChecksum), short(r.liveChecksum), r.inSync ? 'yes' : 'no', r.stackStatus ?? '-', r.paused ? `${r.ready} (paused)` : r.ready, r.reason ?? '-', age(r.since, now)]),
       ];
       const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
       for (const row of table) io.out(row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd() + '\n');
       // What a pager needs: why each cluster that is not settled is where it is.
       for (const r of rows.filter((x) => opts.wide || x.unreadable || x.reason !== 'UpToDate' && x.reason !== 'StackCreated' && x.reason !== 'StackUpdated' && x.reason !== 'Idle')) {
         if (!r.message && !opts.wide) continue;
-        const extra = [r.failures ? `failures ${r.failures}` : '', r.retryAfter ? `next retry ${r.retryAfter}` : '', r.lastConfigChange ? `last config change ${r.lastConfigChangeTime ?? ''}: ${r.lastConfigChange}` : ''].filter(Boolean);
+        const extra = [opts.wide && r.rolls ? `rolls ${r.rolls}` : '', r.failures ? `failures ${r.failures}` : '', r.retryAfter ? `next retry ${r.retryAfter}` : '', r.lastConfigChange ? `last config change ${r.lastConfigChangeTime ?? ''}: ${r.lastConfigChange}` : ''].filter(Boolean);
         io.out(`${r.cluster}: ${r.message ?? '-'}${extra.length ? ` (${extra.join('; ')})` : ''}\n`);
       }
       return done(code);

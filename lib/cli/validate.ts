@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { loadClusters } from '../cluster/load';
 import { synthesisProblems } from '../cluster/synthesis-check';
 import { formatProblem, Problem } from '../errors';
+import { FilePolicySource } from '../rollout/policy-source';
 import { EXIT, InputDirs, Io, loadOptions } from './context';
 
 export interface ValidateOptions {
@@ -29,7 +30,9 @@ export function validateCommand(dirs: InputDirs, io: Io, opts: ValidateOptions =
     return EXIT.usage;
   }
   const loaded = loadClusters(dirs.clustersDir, loadOptions(dirs));
-  const problems: Problem[] = [...loaded.problems];
+  // Rollout policies beside the objects: the daemon starts no roll while one is invalid, so validate refuses them too.
+  const policies = new FilePolicySource({ clustersDir: dirs.clustersDir }).loadSync();
+  const problems: Problem[] = [...loaded.problems, ...policies.problems];
   const nag = process.env.WORKER_STACKS_NAG !== 'false';
   const clusters = loaded.clusters.filter((c) => {
     const found = synthesisProblems(c.cluster, c.file, { templatesDir: dirs.templatesDir, nag });

@@ -4,6 +4,7 @@ import { sha256Hex } from './checksum';
 import { FORMATS } from './formats';
 import { ConfigFormat, NodeConfig, normalizeNodeConfig } from './node-config';
 import { DEFAULT_TEMPLATES_DIR, loadTemplate } from './templates';
+import { WORKER_GROUP_LOGICAL_ID, workerStackName } from '../stacks/naming';
 
 export interface RenderedConfig {
   readonly format: ConfigFormat;
@@ -40,6 +41,8 @@ export function templateContext(cluster: WorkerCluster): Record<string, unknown>
       nodeTaintsFlag: taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(','),
     },
     rollingUpdate: cluster.spec.pool.rollingUpdate,
+    // Where the node's health signal goes: constant for a cluster, so it never rolls nodes by itself.
+    signal: { stackName: workerStackName(cluster.metadata.name), logicalId: WORKER_GROUP_LOGICAL_ID },
   };
 }
 

@@ -2,6 +2,7 @@ import { LIMITS } from './limits';
 import { clientRuleCount, ListenerPorts, nodeRules } from './listener-rules';
 import { loadBalancerSubnetProblems, nodePortProblems } from './node-ports';
 import { referenceProblems } from './references';
+import { rolloutProblems } from './rollout-rules';
 import { RULE_SOURCE_KINDS } from './schema';
 
 /**
@@ -45,6 +46,7 @@ export function crossFieldProblems(raw: unknown, templates: ReadonlySet<string>)
     ...taintProblems(spec),
     ...tagProblems(spec),
     ...templateProblems(spec, templates),
+    ...rolloutProblems(spec),
   ];
 }
 

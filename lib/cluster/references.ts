@@ -23,8 +23,8 @@ function arnProblems(at: string, arn: string | undefined, what: string, account:
   const m = arn ? /^arn:([a-z-]+):[a-z0-9-]+:([a-z0-9-]*):(\d{12}):/.exec(arn) : null;
   if (!m) return []; // a malformed ARN is the schema's to report
   const out: Found[] = [];
-  if (region && m[2] !== region) out.push({ path: at, message: `${what} is in region ${m[2]}, the cluster in ${region} (use the ${what} of ${region})` });
-  if (account && m[3] !== account) out.push({ path: at, message: `${what} is in account ${m[3]}, the cluster in ${account} (use the ${what} of account ${account})` });
+  if (region && m[2] !== region) out.push({ path: at, message: `${what} is in region ${m[2]}, the cluster in ${region} (use ${what} of ${region})` });
+  if (account && m[3] !== account) out.push({ path: at, message: `${what} is in account ${m[3]}, the cluster in ${account} (use ${what} of account ${account})` });
   if (region && m[1] !== partitionOf(region)) out.push({ path: at, message: `${what} is in partition ${m[1]}, but region ${region} is in ${partitionOf(region)}` });
   return out;
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { awsId, dnsLabel, ec2Description, httpsUrl, intIn, ipCidr, ipv4Cidr, ipv6Cidr, pattern, pauseTime, port, tagKey, tagValue } from './rules';
 import { LabelsSchema } from '../rollout/selector';
 import { MaintenanceWindowSchema } from '../rollout/windows';
+import { DEFAULT_NODE_READY_TIMEOUT_SECONDS, DRAIN_DEFAULT, DrainSchema, InstanceRefreshSchema, ROLLOUT_DEFAULT, RolloutSchema } from './rollout-schema';
 
 /**
  * The WorkerCluster object. This schema is the single source of truth: the
@@ -71,12 +72,25 @@ export const ListenerSchema = z
 
 export const RollingUpdateSchema = z
   .strictObject({
-    maxBatchSize: intIn(1, 1000, 'batch size').default(1).meta(d('Instances replaced at a time. @default 1')),
-    minInstancesInService: intIn(0, 1000, 'instance count').default(0).meta(d('Instances kept in service during the update; must be below maxSize. @default 0')),
-    pauseTime: pauseTime.default('PT5M').meta(d('Pause after each batch (ISO 8601, at most PT1H). @default PT5M')),
-    waitOnResourceSignals: z.boolean().default(false).meta(d('Wait for each new instance to signal success (the node config must send cfn signals). @default false')),
+    strategy: z
+      .enum(['rolling', 'instanceRefresh'])
+      .default('rolling')
+      .meta(d("rolling: CloudFormation's AutoScalingRollingUpdate, in batches gated by node signals; instanceRefresh: the AutoScalingInstanceRefresh policy (surge, checkpoints, bake time, alarms). @default rolling")),
+    maxBatchSize: intIn(1, 1000, 'batch size').default(1).meta(d('Instances replaced at a time (rolling). @default 1')),
+    minInstancesInService: intIn(0, 1000, 'instance count').default(0).meta(d('Instances kept in service during the update; must be below maxSize (rolling). @default 0')),
+    pauseTime: pauseTime
+      .default('PT10M')
+      .meta(d("With waitOnResourceSignals: how long each batch (and the group's creation) waits for its nodes' signals, at least the node ready timeout plus a minute of boot; without: the pause after each batch. ISO 8601, at most PT1H. @default PT10M")),
+    waitOnResourceSignals: z
+      .boolean()
+      .default(true)
+      .meta(d('Each new node signals CloudFormation once its kubelet is healthy and the node is registered (or FAILURE after spec.cloudConfig.values.nodeReadyTimeoutSeconds); a batch that does not signal rolls the stack back. @default true')),
+    minSuccessfulInstancesPercent: intIn(0, 100, 'percentage').default(100).meta(d('Share of the nodes of a batch (and of the created group) that must signal SUCCESS. @default 100')),
+    instanceRefresh: InstanceRefreshSchema.optional().meta(d('AutoScalingInstanceRefresh preferences (strategy instanceRefresh only). @default AWS defaults: 100 / 110 %, no checkpoints')),
   })
-  .meta(d('AutoScalingRollingUpdate settings: how a config change replaces the nodes.'));
+  .meta(d('How a config change replaces the nodes.'));
+
+export const ROLLING_UPDATE_DEFAULT = { strategy: 'rolling', maxBatchSize: 1, minInstancesInService: 0, pauseTime: 'PT10M', waitOnResourceSignals: true, minSuccessfulInstancesPercent: 100 } as const;
 
 export const PoolSchema = z
   .strictObject({
@@ -98,7 +112,8 @@ export const PoolSchema = z
       })
       .default({ sizeGiB: 50, type: 'gp3', deviceName: '/dev/xvda' })
       .meta(d('Root volume; always encrypted.')),
-    rollingUpdate: RollingUpdateSchema.default({ maxBatchSize: 1, minInstancesInService: 0, pauseTime: 'PT5M', waitOnResourceSignals: false }),
+    rollingUpdate: RollingUpdateSchema.default(ROLLING_UPDATE_DEFAULT),
+    drain: DrainSchema.default(DRAIN_DEFAULT),
     legacyLaunchConfiguration: z
       .boolean()
       .default(false)
@@ -130,6 +145,9 @@ export const CloudConfigValuesSchema = z
       .default([])
       .meta(d('Taints the kubelet registers the node with. @default []')),
     registryMirrors: z.array(httpsUrl('an https:// registry mirror URL', true)).default([]).meta(d('Container registry mirrors for docker.io (https://host[:port][/path], port 1-65535; a URL with user:password@ is refused and never echoed). @default []')),
+    nodeReadyTimeoutSeconds: intIn(60, 3540, 'timeout in seconds')
+      .default(DEFAULT_NODE_READY_TIMEOUT_SECONDS)
+      .meta(d(`How long a booting node waits for its kubelet to be healthy and its node object to exist before it signals FAILURE to CloudFormation. @default ${DEFAULT_NODE_READY_TIMEOUT_SECONDS}`)),
     bootstrapTokenSecretArn: pattern(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/, 'a Secrets Manager secret ARN', 2048).meta(
       d('Secret holding the kubelet bootstrap token. Secret: fetched by the node at boot with its role, never rendered into a config.'),
     ),
@@ -177,18 +195,18 @@ export const ClusterSpecSchema = z.strictObject({
     .boolean()
     .default(false)
     .meta(d('Stop every AWS write for this cluster (waits on a stack already in progress go on and are recorded). worker-stacks pause|resume sets it. @default false')),
-  // Fleet rollouts (lib/rollout): a per-cluster hold and maintenance windows; waves come from a WorkerRolloutPolicy.
-  rollout: z
-    .strictObject({
-      hold: z.boolean().default(false).meta(d('Stage a new config without rolling the nodes: it is rendered, published and shown as desired, and the stack is not updated until hold is removed. Changes that roll no node still apply. @default false')),
-      maintenanceWindows: z
-        .array(MaintenanceWindowSchema)
-        .max(16)
-        .default([])
-        .meta(d("Rolls of this cluster start only inside one of these windows; they replace the wave's windows. @default [] (the wave's, else any time)")),
-    })
-    .default({ hold: false, maintenanceWindows: [] })
-    .meta(d('How node-rolling changes reach this cluster (with the waves of a WorkerRolloutPolicy).')),
+  // How node-rolling changes reach this cluster: fleet rollouts (lib/rollout: a hold and maintenance windows; waves
+  // come from a WorkerRolloutPolicy) and the alarms that watch each update (rollout-schema.ts).
+  rollout: RolloutSchema.extend({
+    hold: z.boolean().default(false).meta(d('Stage a new config without rolling the nodes: it is rendered, published and shown as desired, and the stack is not updated until hold is removed. Changes that roll no node still apply. @default false')),
+    maintenanceWindows: z
+      .array(MaintenanceWindowSchema)
+      .max(16)
+      .default([])
+      .meta(d("Rolls of this cluster start only inside one of these windows; they replace the wave's windows. @default [] (the wave's, else any time)")),
+  })
+    .default({ ...ROLLOUT_DEFAULT, hold: false, maintenanceWindows: [] })
+    .meta(d('How node-rolling changes reach this cluster (with the waves of a WorkerRolloutPolicy), and how each update of the stack is watched (reconciler change sets; cdk deploy has no rollback triggers).')),
   deletionPolicy: z
     .enum(['Retain', 'Delete'])
     .default('Retain')

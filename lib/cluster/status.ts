@@ -77,6 +77,7 @@ export const ClusterStatusSchema = z.strictObject({
       wave: z.string().optional().meta(d('Its wave in that policy.')),
       stagedChecksum: z.string().optional().meta(d('A held config already published to S3 (staged), so a held cluster is not published again on every look.')),
       heldSince: z.string().optional().meta(d('When its current roll was first held (ISO 8601): the start of its time in the wave.')),
+      appliedNodeKey: z.string().optional().meta(d('Digest of the node-replacing inputs besides the config (AMI, instance types, root volume, subnets) last applied.')),
     })
     .optional()
     .meta(d('Where the cluster is in a fleet rollout (lib/rollout).')),

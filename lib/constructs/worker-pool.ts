@@ -1,19 +1,45 @@
 import { Duration, Stack, Tags } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { UsageError } from '../errors';
 
+export interface InstanceRefreshProps {
+  /** @default 100 */
+  readonly minHealthyPercentage?: number;
+  /** Above 100: new nodes before old ones go. @default 110 */
+  readonly maxHealthyPercentage?: number;
+  /** @default the group's health check grace period */
+  readonly instanceWarmupSeconds?: number;
+  /** Ascending, the last one 100. @default none */
+  readonly checkpoints?: readonly number[];
+  /** @default 3600 with checkpoints */
+  readonly checkpointDelaySeconds?: number;
+  /** @default 0 */
+  readonly bakeTimeSeconds?: number;
+  /** CloudWatch alarm names that fail the refresh. @default none */
+  readonly alarms?: readonly string[];
+  /** @default true */
+  readonly skipMatching?: boolean;
+}
+
 export interface RollingUpdateProps {
+  /** rolling: AutoScalingRollingUpdate; instanceRefresh: AutoScalingInstanceRefresh. @default 'rolling' */
+  readonly strategy?: 'rolling' | 'instanceRefresh';
   /** Instances replaced at a time. @default 1 */
   readonly maxBatchSize?: number;
   /** Instances kept in service while replacing. @default 0 */
   readonly minInstancesInService?: number;
   /** ISO 8601 pause after each batch. @default 'PT5M' */
   readonly pauseTime?: string;
-  /** Wait for each new instance to signal. @default false */
+  /** Wait for each new instance to signal (rolling); also makes the group's creation wait (both strategies). @default true */
   readonly waitOnResourceSignals?: boolean;
+  /** Share of a batch (and of the created group) that must signal SUCCESS. @default 100 */
+  readonly minSuccessfulInstancesPercent?: number;
+  /** Preferences of the instance refresh (strategy instanceRefresh). @default AWS defaults */
+  readonly instanceRefresh?: InstanceRefreshProps;
 }
 
 export interface WorkerPoolProps {
@@ -63,7 +89,8 @@ export const IMDS_HOP_LIMIT = 1;
 /**
  * The worker nodes: least-privilege instance role, launch template (IMDSv2
  * required, hop limit 1, encrypted root volume) and an Auto Scaling group whose
- * AutoScalingRollingUpdate policy replaces the nodes when the user data changes.
+ * update policy replaces the nodes when the user data changes: a rolling update
+ * gated by the nodes' own health signals, or an instance refresh.
  */
 export class WorkerPool extends Construct {
   public readonly autoScalingGroup: autoscaling.AutoScalingGroup;
@@ -105,6 +132,12 @@ export class WorkerPool extends Construct {
     const size = props.rootVolumeSizeGiB ?? 50;
     const deviceName = props.rootDeviceName ?? '/dev/xvda';
     const ru = props.rollingUpdate ?? {};
+    const signals = ru.strategy === 'instanceRefresh' || ru.waitOnResourceSignals !== false;
+    const pause = Duration.parse(ru.pauseTime ?? 'PT10M');
+    const initialCount = props.desiredCapacity ?? props.minSize;
+    // Each node signals its own health to its own stack (the script in cloudconfig/_shared/signal-ready.sh.hbs). IAM
+    // has no condition for the logical resource, so the stack is the narrowest scope: never another cluster's stack.
+    this.role.addToPolicy(new iam.PolicyStatement({ actions: ['cloudformation:SignalResource'], resources: [Stack.of(this).stackId] }));
     const common = {
       vpc: props.vpc,
       vpcSubnets: { subnets: props.subnets },
@@ -115,20 +148,9 @@ export class WorkerPool extends Construct {
       // externalTrafficPolicy: Local fails the probe on every node without its pod, by design), so ELB checks would let
       // any listener terminate healthy nodes over and over. Node health is the kubelet's and the cluster's business.
       healthChecks: autoscaling.HealthChecks.ec2({ gracePeriod: Duration.minutes(5) }),
-      updatePolicy: autoscaling.UpdatePolicy.rollingUpdate({
-        maxBatchSize: ru.maxBatchSize ?? 1,
-        minInstancesInService: ru.minInstancesInService ?? 0,
-        pauseTime: Duration.parse(ru.pauseTime ?? 'PT5M'),
-        waitOnResourceSignals: ru.waitOnResourceSignals ?? false,
-        // The ELB health check and scaling must not fight the replacement of instances.
-        suspendProcesses: [
-          autoscaling.ScalingProcess.HEALTH_CHECK,
-          autoscaling.ScalingProcess.REPLACE_UNHEALTHY,
-          autoscaling.ScalingProcess.AZ_REBALANCE,
-          autoscaling.ScalingProcess.ALARM_NOTIFICATION,
-          autoscaling.ScalingProcess.SCHEDULED_ACTIONS,
-        ],
-      }),
+      updatePolicy: updatePolicy(this, ru),
+      // The group's creation waits until its first nodes say they are up (or counts their silence as failure).
+      signals: signals && initialCount > 0 ? autoscaling.Signals.waitForCount(initialCount, { timeout: pause, minSuccessPercentage: ru.minSuccessfulInstancesPercent ?? 100 }) : undefined,
     };
 
     if (props.legacyLaunchConfiguration) {
@@ -177,4 +199,41 @@ export class WorkerPool extends Construct {
           }),
     });
   }
+}
+
+/** The processes that would fight a rolling update (AWS recommends suspending them while it runs). */
+export const SUSPENDED_DURING_ROLL = [
+  autoscaling.ScalingProcess.HEALTH_CHECK,
+  autoscaling.ScalingProcess.REPLACE_UNHEALTHY,
+  autoscaling.ScalingProcess.AZ_REBALANCE,
+  autoscaling.ScalingProcess.ALARM_NOTIFICATION,
+  autoscaling.ScalingProcess.SCHEDULED_ACTIONS,
+];
+
+function updatePolicy(scope: Construct, ru: RollingUpdateProps): autoscaling.UpdatePolicy {
+  if (ru.strategy === 'instanceRefresh') {
+    const ir = ru.instanceRefresh ?? {};
+    const seconds = (v: number | undefined) => (v === undefined ? undefined : Duration.seconds(v));
+    return autoscaling.UpdatePolicy.instanceRefresh({
+      strategy: autoscaling.InstanceRefreshStrategy.ROLLING,
+      minHealthyPercentage: ir.minHealthyPercentage ?? 100,
+      maxHealthyPercentage: ir.maxHealthyPercentage ?? 110,
+      instanceWarmup: seconds(ir.instanceWarmupSeconds),
+      skipMatching: ir.skipMatching ?? true,
+      checkpointPercentages: ir.checkpoints?.length ? [...ir.checkpoints] : undefined,
+      checkpointDelay: ir.checkpoints?.length ? seconds(ir.checkpointDelaySeconds) : undefined,
+      bakeTime: seconds(ir.bakeTimeSeconds),
+      alarms: ir.alarms?.length ? ir.alarms.map((name, i) => cloudwatch.Alarm.fromAlarmName(scope, `RefreshAlarm${i}`, name)) : undefined,
+    });
+  }
+  const wait = ru.waitOnResourceSignals ?? true;
+  return autoscaling.UpdatePolicy.rollingUpdate({
+    maxBatchSize: ru.maxBatchSize ?? 1,
+    minInstancesInService: ru.minInstancesInService ?? 0,
+    // With signals: how long each batch waits for them; without: the pause after each batch.
+    pauseTime: Duration.parse(ru.pauseTime ?? 'PT10M'),
+    waitOnResourceSignals: wait,
+    minSuccessPercentage: wait ? (ru.minSuccessfulInstancesPercent ?? 100) : undefined,
+    suspendProcesses: SUSPENDED_DURING_ROLL,
+  });
 }

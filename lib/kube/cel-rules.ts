@@ -1,6 +1,6 @@
 import { fmt, quoted } from '../cluster/openapi';
 import { LIMITS } from '../cluster/limits';
-import { NODE_SERVICE_PORTS } from '../cluster/node-ports';
+import { DEFAULT_NODE_PORT_RANGE, NODE_SERVICE_PORTS } from '../cluster/node-ports';
 import { RULE_SOURCE_KINDS } from '../cluster/schema';
 import { Validation } from './structural';
 
@@ -10,11 +10,10 @@ import { Validation } from './structural';
  * Each rule sits on the schema node (`at`) nearest to the fields it reads, so the error's path names the list
  * item (`spec.listeners[2].certificateArn`); a rule over a whole list names the item in its message.
  *
- * What CEL cannot say stays with the reconciler, which reports it in the Ready condition with the same message
- * as `validate` (README "Running in a management cluster" lists them): the security group's rule quota counted
- * with the listeners' node-port rules (a count of distinct protocol/port pairs), whether the template exists in
- * cloudconfig/ and its own values (the templates are files of the daemon, not of the API server), and anything
- * that needs synthesis (cdk-nag).
+ * What CEL cannot say stays with the reconciler, which reports it in the object's conditions with the same
+ * message as `validate` (README "Running in a management cluster" lists them): whether the template exists in
+ * cloudconfig/ and its own values (the templates are files of the daemon, not of the API server), a listener
+ * certificate's region and account (below), and anything that needs synthesis (cdk-nag).
  */
 
 export interface PlacedValidation extends Validation {
@@ -36,6 +35,8 @@ export const CAPS: Readonly<Record<string, { maxItems?: number; maxProperties?: 
   'spec.cloudConfig.values.registryMirrors': { maxItems: 16 },
   'spec.tags': { maxProperties: 64 },
   'spec.rollout.maintenanceWindows': { maxItems: 16 },
+  'spec.rollout.rollbackAlarms': { maxItems: 5 },
+  'spec.pool.rollingUpdate.instanceRefresh.alarms': { maxItems: 10 },
 };
 
 const v = (at: string, rule: string, message: { text?: string; expr?: string }, fieldPath?: string, reason?: Validation['reason']): PlacedValidation => ({
@@ -61,8 +62,7 @@ function unique(at: string, same: ((a: string, b: string) => string) | 'scalar',
     at,
     `self.all(a, self.exists_one(b, ${eq('b', 'a')}))`,
     { expr: fmt(`${item.replace('#', '%d')} duplicates ${item.replace('#', '%d')} (${why})`, `self.lastIndexOf(${twins}[size(${twins}) - 1])`, `self.indexOf(${twins}[0])`) },
-    undefined,
-    'FieldValueDuplicate',
+    // Not FieldValueDuplicate: the API server prints that reason without the message.
   );
 }
 /** `spec.listeners[#].port`: the item path, # for its index. */
@@ -77,14 +77,16 @@ function nodeService(at: string, port: string, guard: string, fieldPath: string,
 }
 
 /** A listener's node port (or health-check port) outside spec.nodePortRange without hostPort; node services are another rule's. */
-function inRange(port: (l: string) => string, has: (l: string) => string, what: string): PlacedValidation {
-  const range = 'self.nodePortRange';
-  const ok = (l: string) => `!(${has(l)}) || ${l}.hostPort || ${port(l)} in ${DENIED_LIST} || (${port(l)} >= ${range}.from && ${port(l)} <= ${range}.to)`;
+function inRange(port: (l: string) => string, has: (l: string) => string, suffix: string): PlacedValidation {
+  const from = `(has(self.nodePortRange) ? self.nodePortRange.from : ${DEFAULT_NODE_PORT_RANGE.from})`;
+  const to = `(has(self.nodePortRange) ? self.nodePortRange.to : ${DEFAULT_NODE_PORT_RANGE.to})`;
+  // Not a port at all, or a node service: other rules say so.
+  const ok = (l: string) => `!(${has(l)}) || (has(${l}.hostPort) && ${l}.hostPort) || ${port(l)} < 1 || ${port(l)} > 65535 || ${port(l)} in ${DENIED_LIST} || (${port(l)} >= ${from} && ${port(l)} <= ${to})`;
   const first = `self.listeners.filter(l, !(${ok('l')}))[0]`;
   return v(
     'spec',
-    `!has(self.nodePortRange) || ${range}.from > ${range}.to || self.listeners.all(l, ${ok('l')})`,
-    { expr: fmt('%d is outside spec.nodePortRange (%d-%d); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it', port(first), `${range}.from`, `${range}.to`) },
+    `!has(self.listeners) || ${from} > ${to} || self.listeners.all(l, ${ok('l')})`,
+    { expr: fmt(`spec.listeners[%d]${suffix} %d is outside spec.nodePortRange (%d-%d); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it`, `self.listeners.indexOf(${first})`, port(first), from, to) },
     '.listeners',
   );
 }
@@ -99,7 +101,9 @@ const hi = (r: string) => `(has(${r}.port) ? ${r}.port : (has(${r}.toPort) ? ${r
 // A rule's identity to AWS: protocol, port range (port: 22 is 22-22) and source.
 const sameRule = (a: string, b: string) => `${a}.protocol == ${b}.protocol && ${lo(a)} == ${lo(b)} && ${hi(a)} == ${hi(b)} && ${a}.source == ${b}.source`;
 const CIDRS = 'size(self.loadBalancer.allowedCidrs)';
-const TRANSPORTS = `(size(self.listeners) + size(self.listeners.filter(l, l.protocol == 'TCP_UDP')))`;
+const TRANSPORTS = `(size(self.listeners) + size(self.listeners.filter(l, has(l.protocol) && l.protocol == 'TCP_UDP')))`;
+/** A listener's (or health check's) protocol: the CRD has no defaults (the reconciler applies zod's), so TCP when unset. */
+const PROTO = `(has(self.protocol) ? self.protocol : 'TCP')`;
 
 /** An ARN's region, account and partition against the cluster's (lib/cluster/references.ts). */
 const ARN = `'^arn:[a-z-]+:[a-z0-9-]+:[a-z0-9-]*:[0-9]{12}:'`;
@@ -108,11 +112,21 @@ const PARTITION = `(self.region.startsWith('cn-') ? 'aws-cn' : self.region.start
 function arnRules(arn: string, what: string, fieldPath: string): PlacedValidation[] {
   const guard = `!${REGION_OK} || !self.account.matches('^[0-9]{12}$') || !${arn}.matches(${ARN}) || `;
   return [
-    v('spec', `${guard}${arn}.split(':')[3] == self.region`, { expr: `${quoted(`${what} is in region `)} + ${arn}.split(':')[3] + ', the cluster in ' + self.region + ${quoted(` (use the ${what} of `)} + self.region + ')'` }, fieldPath),
-    v('spec', `${guard}${arn}.split(':')[4] == self.account`, { expr: `${quoted(`${what} is in account `)} + ${arn}.split(':')[4] + ', the cluster in ' + self.account + ${quoted(` (use the ${what} of account `)} + self.account + ')'` }, fieldPath),
+    v('spec', `${guard}${arn}.split(':')[3] == self.region`, { expr: `${quoted(`${what} is in region `)} + ${arn}.split(':')[3] + ', the cluster in ' + self.region + ${quoted(` (use ${what} of `)} + self.region + ')'` }, fieldPath),
+    v('spec', `${guard}${arn}.split(':')[4] == self.account`, { expr: `${quoted(`${what} is in account `)} + ${arn}.split(':')[4] + ', the cluster in ' + self.account + ${quoted(` (use ${what} of account `)} + self.account + ')'` }, fieldPath),
     v('spec', `${guard}${arn}.split(':')[1] == ${PARTITION}`, { expr: `${quoted(`${what} is in partition `)} + ${arn}.split(':')[1] + ', but region ' + self.region + ' is in ' + ${PARTITION}` }, fieldPath),
   ];
 }
+
+// Listener node-port rules on the worker group (listener-rules.ts nodeRules): one per distinct protocol/port, as
+// integers (udp ports + 100000) because the cost estimator cannot bound strings a map() makes. The distinct count is
+// the sum of 1/multiplicity (CEL has no distinct()); rounding takes care of the floating point.
+const NODE_RULE_KEYS =
+  `(self.listeners.map(l, (has(l.protocol) && l.protocol == 'UDP' ? 100000 : 0) + l.nodePort)` +
+  ` + self.listeners.filter(l, has(l.protocol) && l.protocol == 'TCP_UDP').map(l, 100000 + l.nodePort)` +
+  ` + self.listeners.map(l, has(l.healthCheck) && has(l.healthCheck.port) ? l.healthCheck.port : l.nodePort))`;
+const NODE_RULES = `int(${NODE_RULE_KEYS}.map(k, 1.0 / double(size(${NODE_RULE_KEYS}.filter(j, j == k)))).sum() + 0.5)`;
+const USER_RULES = '(has(self.securityGroupRules) ? size(self.securityGroupRules) : 0)';
 
 export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   // metadata.name becomes part of the stack name: a DNS label of at most 40 characters (rules.ts dnsLabel).
@@ -128,7 +142,7 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
 
   // cross-field.ts networkProblems
   v('spec.network', 'size(self.subnetIds) == size(self.availabilityZones)', { expr: fmt('%d subnets for %d availability zones (give one subnet per zone, in the same order)', 'size(self.subnetIds)', 'size(self.availabilityZones)') }, '.subnetIds'),
-  v('spec', 'self.network.availabilityZones.all(z, z.startsWith(self.region))', { expr: `self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0] + ' is not in region ' + self.region` }, '.network.availabilityZones'),
+  v('spec', 'self.network.availabilityZones.all(z, z.startsWith(self.region))', { expr: fmt('spec.network.availabilityZones[%d] %s is not in region %s', 'self.network.availabilityZones.indexOf(self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0])', 'self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0]', 'self.region') }, '.network.availabilityZones'),
   unique('spec.network.availabilityZones', 'scalar', indexed('spec.network.availabilityZones'), 'zones must be unique'),
   unique('spec.network.subnetIds', 'scalar', indexed('spec.network.subnetIds'), 'subnets must be unique'),
 
@@ -140,7 +154,13 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   v('spec.securityGroupRules[]', `${PORTED} || !(has(self.port) || ${HAS_RANGE})`, { expr: `self.protocol + ' rules take no port (remove port/fromPort/toPort)'` }, undefined, 'FieldValueForbidden'),
   v('spec.securityGroupRules[]', `self.protocol != 'icmpv6' || !has(self.source.cidr)`, { text: 'icmpv6 with an IPv4 source cidr never matches (use icmp, or cidrIpv6)' }, '.protocol'),
   v('spec.securityGroupRules[].source', `size(${SOURCE_FOUND}) == 1`, { expr: `${quoted(`give exactly one of ${RULE_SOURCE_KINDS.join(', ')} (found `)} + (${SOURCE_NAMES} == '' ? 'none' : ${SOURCE_NAMES}.substring(2)) + ')'` }),
-  v('spec', `!has(self.securityGroupRules) || (has(self.listeners) && size(self.listeners) > 0) || self.securityGroupRules.all(r, !has(r.source.loadBalancer))`, { text: 'the cluster has no listeners, so no load balancer' }, '.securityGroupRules'),
+  v('spec', `!has(self.securityGroupRules) || (has(self.listeners) && size(self.listeners) > 0) || self.securityGroupRules.all(r, !has(r.source.loadBalancer))`, { expr: fmt('spec.securityGroupRules[%d].source.loadBalancer the cluster has no listeners, so no load balancer', 'self.securityGroupRules.indexOf(self.securityGroupRules.filter(r, has(r.source.loadBalancer))[0])') }, '.securityGroupRules'),
+  v(
+    'spec',
+    `!has(self.listeners) || size(self.listeners) == 0 || ${USER_RULES} + ${NODE_RULES} <= ${LIMITS.inboundRulesPerSecurityGroup}`,
+    { expr: fmt(`%d rules + %d listener node-port rules = %d, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`, USER_RULES, NODE_RULES, `${USER_RULES} + ${NODE_RULES}`) },
+    '.securityGroupRules',
+  ),
   unique('spec.securityGroupRules', sameRule, indexed('spec.securityGroupRules'), 'rules (same protocol, ports and source) must be unique'),
 
   // cross-field.ts listenerProblems
@@ -155,9 +175,9 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
     },
     '.loadBalancer.allowedCidrs',
   ),
-  v('spec.listeners[]', `self.protocol != 'TLS' || has(self.certificateArn)`, { text: 'required field is missing (TLS listeners need an ACM certificate)' }, '.certificateArn', 'FieldValueRequired'),
-  v('spec.listeners[]', `self.protocol == 'TLS' || !has(self.certificateArn)`, { expr: `'only TLS listeners take a certificate (protocol is ' + self.protocol + ')'` }, '.certificateArn', 'FieldValueForbidden'),
-  v('spec.listeners[].healthCheck', `self.protocol != 'TCP' || !has(self.path)`, { text: 'a TCP health check takes no path (use protocol HTTP or HTTPS)' }, '.path', 'FieldValueForbidden'),
+  v('spec.listeners[]', `${PROTO} != 'TLS' || has(self.certificateArn)`, { text: 'required field is missing (TLS listeners need an ACM certificate)' }, '.certificateArn', 'FieldValueRequired'),
+  v('spec.listeners[]', `${PROTO} == 'TLS' || !has(self.certificateArn)`, { expr: `'only TLS listeners take a certificate (protocol is ' + ${PROTO} + ')'` }, '.certificateArn', 'FieldValueForbidden'),
+  v('spec.listeners[].healthCheck', `${PROTO} != 'TCP' || !has(self.path)`, { text: 'a TCP health check takes no path (use protocol HTTP or HTTPS)' }, '.path', 'FieldValueForbidden'),
   unique('spec.listeners', (a, b) => `${a}.name == ${b}.name`, indexed('spec.listeners', '.name'), 'listener names must be unique'),
   unique('spec.listeners', (a, b) => `${a}.port == ${b}.port`, indexed('spec.listeners', '.port'), 'listener ports must be unique'),
 
@@ -165,12 +185,12 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   v('spec.nodePortRange', 'self.from <= self.to', { expr: fmt('%d is greater than to (%d)', 'self.from', 'self.to') }, '.from'),
   nodeService('spec.listeners[]', 'self.nodePort', '', '.nodePort', 'listener'),
   nodeService('spec.listeners[]', 'self.healthCheck.port', '!has(self.healthCheck) || !has(self.healthCheck.port) || ', '.healthCheck.port', 'health check'),
-  inRange((l) => `${l}.nodePort`, () => 'true', 'listener'),
-  inRange((l) => `${l}.healthCheck.port`, (l) => `has(${l}.healthCheck) && has(${l}.healthCheck.port)`, 'health check'),
-  v('spec.listeners[]', `self.protocol == 'TLS' || !has(self.sslPolicy)`, { expr: `'only TLS listeners take an sslPolicy (protocol is ' + self.protocol + ')'` }, '.sslPolicy', 'FieldValueForbidden'),
+  inRange((l) => `${l}.nodePort`, () => 'true', '.nodePort'),
+  inRange((l) => `${l}.healthCheck.port`, (l) => `has(${l}.healthCheck) && has(${l}.healthCheck.port)`, '.healthCheck.port'),
+  v('spec.listeners[]', `${PROTO} == 'TLS' || !has(self.sslPolicy)`, { expr: `'only TLS listeners take an sslPolicy (protocol is ' + ${PROTO} + ')'` }, '.sslPolicy', 'FieldValueForbidden'),
   v(
     'spec.listeners[]',
-    `self.protocol != 'UDP' || (has(self.healthCheck) && has(self.healthCheck.port))`,
+    `${PROTO} != 'UDP' || (has(self.healthCheck) && has(self.healthCheck.port))`,
     { text: 'a UDP listener needs an explicit health check with a port (healthCheck: {protocol: TCP, HTTP or HTTPS, port: <a TCP port the same pods answer>}); a TCP probe of a UDP node port never passes' },
     '.healthCheck',
     'FieldValueRequired',
@@ -179,6 +199,8 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
 
   // references.ts
   ...arnRules('self.cloudConfig.values.bootstrapTokenSecretArn', 'the secret', '.cloudConfig.values.bootstrapTokenSecretArn'),
+  // A listener certificate's region and account: one rule over the list would have to format the ARN's parts of the
+  // first bad listener, which the cost estimator cannot bound; the reconciler reports it (README).
 
   // cross-field.ts taintProblems, tagProblems
   unique('spec.cloudConfig.values.nodeTaints', (a, b) => `${a}.key == ${b}.key && ${a}.effect == ${b}.effect`, indexed('spec.cloudConfig.values.nodeTaints'), 'taints (same key and effect; the kubelet refuses them) must be unique'),

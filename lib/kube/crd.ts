@@ -51,6 +51,8 @@ export function workerClusterSchema(): Json {
   spec.description = 'What the cluster\'s worker stack should be; the same fields as clusters/<name>.yaml (README "The cluster object").';
   const status = structuralSchema(KubeStatusSchema, 'output');
   status.description = 'Written by the reconciler only, through the status subresource.';
+  // Every status field is optional to the API server: a status is cleared by writing {}.
+  delete status.required;
   // One condition per type: a map keyed by type, as the Kubernetes API conventions have it.
   status.properties.conditions['x-kubernetes-list-type'] = 'map';
   status.properties.conditions['x-kubernetes-list-map-keys'] = ['type'];

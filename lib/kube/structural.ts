@@ -8,6 +8,8 @@ import { CelRule, openApiRuleOf } from '../cluster/openapi';
  * - `additionalProperties: false` goes (the API server prunes unknown fields; `kubectl apply` warns or, with
  *   --validate=strict, refuses them); `additionalProperties: {}` beside properties (a catchall) becomes
  *   `x-kubernetes-preserve-unknown-fields`;
+ * - no `default`: the reconciler applies zod's defaults to both stores alike, so the API server stores what the user
+ *   wrote (as the file does), and a new release's default reaches objects stored before it;
  * - `const` becomes a one-value `enum`; `propertyNames` (a record's key rule) becomes CEL over the map's keys;
  * - a union of strings takes the one rule set registered for the union.
  */
@@ -26,7 +28,7 @@ export interface Validation {
 
 /** Keywords a structural schema may hold (apiextensions JSONSchemaProps, less the ones we never emit). */
 const KEPT = new Set([
-  'type', 'format', 'description', 'default', 'enum', 'pattern', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems',
+  'type', 'format', 'description', 'enum', 'pattern', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems',
   'minProperties', 'maxProperties', 'required', 'properties', 'items', 'additionalProperties', 'nullable',
   'x-kubernetes-validations', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type',
 ]);

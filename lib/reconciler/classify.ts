@@ -1,4 +1,5 @@
-import { NotLeaderError, SynthesisError, TemplateError, WorkerStacksError } from '../errors';
+import { EXPIRED_SESSION } from '../aws/assume-role';
+import { AssumeRoleError, ConfigBucketError, NotLeaderError, SynthesisError, TemplateError, WorkerStacksError } from '../errors';
 import { ConflictError } from '../stores/cluster-store';
 import { Reason } from './conditions';
 
@@ -7,9 +8,14 @@ import { Reason } from './conditions';
  *   conflict  — someone else wrote the record: re-read and requeue at once;
  *   transient — throttling, network, AWS 5xx: requeue with backoff, never counted as a failure, Ready untouched;
  *   failure   — counted toward --max-update-attempts, then Stalled;
- *   stalled   — retrying cannot help until the object or the code changes.
+ *   stalled   — retrying cannot help until the object or the code changes;
+ *   account   — the cluster's account cannot be used (deployer role missing or untrusting, access denied, not
+ *               bootstrapped): Stalled, not counted, looked at again by the next resync — fixing the account (its
+ *               bootstrap) heals every cluster in it without a retry per cluster; other accounts go on.
  */
-export type ErrorClass = { kind: 'conflict' } | { kind: 'transient'; reason: Reason } | { kind: 'failure'; reason: Reason } | { kind: 'stalled'; reason: Reason };
+export type ErrorClass = { kind: 'conflict' } | { kind: 'transient'; reason: Reason } | { kind: 'failure'; reason: Reason } | { kind: 'stalled'; reason: Reason } | { kind: 'account'; reason: Reason };
+
+const ACCESS_DENIED = /^(AccessDenied|AccessDeniedException|UnauthorizedOperation|AuthorizationError|UnauthorizedAccess)$/;
 
 const THROTTLING = /Throttl|TooManyRequests|RequestLimitExceeded|SlowDown|RequestThrottled/;
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -30,9 +36,22 @@ export function classifyError(e: unknown): ErrorClass {
   if (e instanceof ConflictError || e instanceof NotLeaderError) return { kind: 'conflict' };
   if (e instanceof TemplateError) return { kind: 'stalled', reason: 'RenderFailed' };
   if (e instanceof SynthesisError) return { kind: 'stalled', reason: 'SynthesisFailed' };
+  if (e instanceof AssumeRoleError) {
+    // STS throttled or unreachable is not a broken account.
+    const inner = classifyError(e.cause);
+    return inner.kind === 'transient' ? inner : { kind: 'account', reason: 'AssumeRoleFailed' };
+  }
+  if (e instanceof ConfigBucketError) {
+    const cause = (e.cause ?? {}) as AwsLike;
+    if (cause.name === 'NoSuchBucket') return { kind: 'account', reason: 'NotBootstrapped' };
+    if (cause.$metadata?.httpStatusCode === 403 || ACCESS_DENIED.test(String(cause.name))) return { kind: 'account', reason: 'AccessDenied' };
+  }
   if (e instanceof WorkerStacksError) return { kind: 'failure', reason: 'ReconcileFailed' };
   const err = (e ?? {}) as AwsLike;
   if (THROTTLING.test(String(err.name)) || err.$metadata?.httpStatusCode === 429) return { kind: 'transient', reason: 'Throttled' };
+  // The session ran out: the credentials are dropped (lib/aws/clients.ts) and the next attempt assumes the role again.
+  if (EXPIRED_SESSION.test(String(err.name))) return { kind: 'transient', reason: 'AssumeRoleFailed' };
+  if (ACCESS_DENIED.test(String(err.name))) return { kind: 'account', reason: 'AccessDenied' };
   if (isNetwork(err) || (err.$metadata?.httpStatusCode ?? 0) >= 500 || err.$fault === 'server' || SERVER_NAMES.has(String(err.name))) return { kind: 'transient', reason: 'AwsUnavailable' };
   // An AWS service answered with a client error: it will answer the same until something changes.
   if (err.$metadata || err.$fault === 'client') return { kind: 'failure', reason: 'AwsError' };

@@ -40,8 +40,11 @@ export interface StackSlots {
 
 export interface ReconcilerDeps {
   readonly store: ClusterStore;
-  /** AWS ports for one region (created once per region and reused). */
-  readonly aws: (region: string) => RegionClients;
+  /**
+   * AWS ports for one account and region (created once and reused): with assumed roles, every call of a cluster is
+   * made with its own account's deployer credentials. Without `account`, or in single-credential mode, per region.
+   */
+  readonly aws: (region: string, account?: string) => RegionClients;
   readonly identity: IdentityPort;
   readonly templatesDir: string;
   /** Where cloud assemblies are synthesized. */

@@ -2,10 +2,11 @@ import { StackSummary } from '../aws/cloudformation-port';
 import { ClusterRecord } from '../stores/cluster-store';
 import { templatesVersion as readTemplatesVersion } from '../cloudconfig/templates';
 import { workerStackName } from '../stacks/naming';
-import { DEFAULT_POLL_MS, Outcome, ReconcilerDeps, StackSlots } from './context';
-import { ReconcilerMetrics } from './metrics';
-import { Hook, reconcileCluster, WorkflowHooks } from './workflow';
+import { DEFAULT_POLL_MS, Outcome, ReconcilerDeps, RegionClients, StackSlots } from './context';
+import { accountLabel, ReconcilerMetrics } from './metrics';
+import { accountOf, Hook, reconcileCluster, WorkflowHooks } from './workflow';
 import { RolloutCoordinator } from '../rollout/coordinator';
+import { recordedStack } from '../rollout/report';
 import { RolloutPolicySource } from '../rollout/policy-source';
 
 export interface ControllerOptions {
@@ -21,7 +22,7 @@ export interface ControllerOptions {
 
 export interface PassResult {
   readonly outcomes: ReadonlyMap<string, Outcome>;
-  /** Stack listings made for the pass (one paginated listing per region). */
+  /** Stack listings made for the pass (one paginated listing per account and region). */
   readonly regionsListed: number;
 }
 
@@ -53,39 +54,77 @@ export class FleetSlots implements StackSlots {
 }
 
 /**
- * One paginated stack listing per region, shared by every reconcile for `maxAgeMs` (the poll interval): waiting for
- * a hundred stacks costs ceil(stacks / 100) DescribeStacks pages per region per poll, not a hundred waiters.
+ * Stack listings per account and region, shared by every reconcile for `maxAgeMs` (the poll interval):
+ * - a full listing (DescribeStacks pages: status and outputs of every stack) for each pass over the fleet;
+ * - between passes, a cluster whose stack was last seen in progress is looked at through a listing of the stacks in
+ *   progress only (ListStacks with a status filter, 100 per page), and a stack that has left it is described alone.
+ * So watching a hundred stacks roll costs ceil(in progress / 100) pages per region per poll, plus one describe per
+ * stack whose operation ended: never a waiter per stack, never the whole region's stacks every poll.
  */
 export class StackListings {
   private readonly cache = new Map<string, { at: number; value: Promise<Map<string, StackSummary> | undefined> }>();
+  private readonly inProgressCache = new Map<string, { at: number; value: Promise<Map<string, StackSummary> | undefined> }>();
   constructor(
     private readonly deps: ReconcilerDeps,
     private readonly maxAgeMs: number,
     private readonly clock: () => number = () => deps.now().getTime(),
   ) {}
 
-  /** The region's stacks, no older than maxAgeMs; undefined when the listing failed (each cluster then describes its own). */
-  public get(region: string, fresh = false): Promise<Map<string, StackSummary> | undefined> {
-    const hit = this.cache.get(region);
-    const now = this.clock();
-    if (hit && !fresh && now - hit.at < this.maxAgeMs) return hit.value;
-    const value = this.deps
-      .aws(region)
-      .cfn.listStacks()
-      .catch((e) => {
-        this.deps.log.warn({ region, err: String(e) }, 'could not list stacks; falling back to one describe per cluster');
-        return undefined;
-      });
-    this.cache.set(region, { at: now, value });
-    return value;
+  /** The stacks of an account's region, no older than maxAgeMs; undefined when the listing failed (each cluster then describes its own). */
+  public get(region: string, fresh = false, account?: string): Promise<Map<string, StackSummary> | undefined> {
+    return this.cached(this.cache, region, fresh, account, (cfn) => cfn.listStacks());
+  }
+
+  /** The stacks in progress of an account's region, no older than maxAgeMs; undefined when the listing failed. */
+  public inProgress(region: string, account?: string): Promise<Map<string, StackSummary> | undefined> {
+    return this.cached(this.inProgressCache, region, false, account, (cfn) => cfn.listStacksInProgress());
   }
 
   /** The listed stack of a cluster: null when listed and absent, undefined when not listed. */
   public async stackOf(record: ClusterRecord, fresh = false): Promise<StackSummary | null | undefined> {
     const region = regionOf(record);
-    const listing = region ? await this.get(region, fresh) : undefined;
+    if (!region) return undefined;
+    const account = accountOf(record.raw);
+    if (!fresh && wasInProgress(record) && !this.isFresh(this.cache, region, account)) {
+      const inProgress = await this.inProgress(region, account);
+      const name = workerStackName(record.name);
+      const hit = inProgress?.get(name);
+      if (hit) return hit;
+      // It left the in-progress state since it was last seen: this one stack, described (outputs and all).
+      if (inProgress) return this.deps.aws(region, account).cfn.describeStack(name).then((s) => s ?? null, () => undefined);
+    }
+    const listing = await this.get(region, fresh, account);
     return listing ? (listing.get(workerStackName(record.name)) ?? null) : undefined;
   }
+
+  private isFresh(cache: Map<string, { at: number }>, region: string, account?: string): boolean {
+    const hit = cache.get(account ? `${account}/${region}` : region);
+    return Boolean(hit) && this.clock() - hit!.at < this.maxAgeMs;
+  }
+
+  private cached(
+    cache: Map<string, { at: number; value: Promise<Map<string, StackSummary> | undefined> }>,
+    region: string,
+    fresh: boolean,
+    account: string | undefined,
+    list: (cfn: RegionClients['cfn']) => Promise<Map<string, StackSummary>>,
+  ): Promise<Map<string, StackSummary> | undefined> {
+    const key = account ? `${account}/${region}` : region;
+    const hit = cache.get(key);
+    const now = this.clock();
+    if (hit && !fresh && now - hit.at < this.maxAgeMs) return hit.value;
+    const value = list(this.deps.aws(region, account).cfn).catch((e) => {
+      this.deps.log.warn({ region, account, err: String(e) }, 'could not list stacks; falling back to one describe per cluster');
+      return undefined;
+    });
+    cache.set(key, { at: now, value });
+    return value;
+  }
+}
+
+/** The cluster's stack was in progress when last seen (or our change set is executing). */
+function wasInProgress(record: ClusterRecord): boolean {
+  return Boolean(record.status?.controller?.executing) || /_IN_PROGRESS$/.test(record.status?.stackStatus ?? '');
 }
 
 /**
@@ -112,7 +151,10 @@ export class Controller {
       this.rollout = new RolloutCoordinator({
         store: deps.store,
         policies: opts.policies,
-        stackOf: (r) => this.listings.stackOf(r),
+        // Other clusters' stacks as their own reconciles recorded them, and those in progress from the cheap
+        // in-progress listing: a look at the fleet never costs the region's whole listing (the cluster deciding
+        // brings its own live stack).
+        stackOf: (r) => this.stackForRollout(r),
         templatesDir: deps.templatesDir,
         code: deps.code,
         now: deps.now,
@@ -122,6 +164,20 @@ export class Controller {
     }
     this.reconcileDeps = { ...deps, slots: deps.slots ?? this.slots, rollout: deps.rollout ?? this.rollout };
     opts.metrics?.trackWaiting(() => this.slots.names());
+  }
+
+  private async stackForRollout(r: ClusterRecord): Promise<StackSummary | undefined> {
+    const region = regionOf(r);
+    const listed = region ? await this.listings.inProgress(region, accountOf(r.raw)) : undefined;
+    const busy = listed?.get(workerStackName(r.name));
+    const recorded = recordedStack(r);
+    // The in-progress listing carries no outputs: the live checksum is the recorded one until the stack settles.
+    return busy ? { ...busy, outputs: recorded?.outputs ?? {} } : recorded;
+  }
+
+  /** Calls `onChange` when a rollout policy may have changed (the daemon then looks at every cluster). */
+  public watchPolicies(onChange: () => void): () => void {
+    return this.opts.policies?.watch?.(onChange) ?? (() => undefined);
   }
 
   /** The templates directory's version, read again on demand (a template edit). */
@@ -144,8 +200,10 @@ export class Controller {
     const passStarted = process.hrtime.bigint();
     const all = await this.deps.store.list();
     const records = names ? all.filter((r) => names.has(r.name)) : all;
-    const regions = new Set(records.map(regionOf).filter((r): r is string => Boolean(r)));
-    await Promise.all([...regions].map((r) => this.listings.get(r, true)));
+    // One listing per account and region (each account's own credentials), fresh for a pass over the fleet; the
+    // clusters due again (stacks in progress) are looked at through the cheaper listings of StackListings.stackOf.
+    const regions = new Map(records.filter((r) => regionOf(r)).map((r) => [`${accountOf(r.raw) ?? ''}/${regionOf(r)}`, r] as const));
+    if (!names) await Promise.all([...regions.values()].map((r) => this.listings.get(regionOf(r)!, true, accountOf(r.raw))));
     const outcomes = new Map<string, Outcome>();
     const queue = records.filter((r) => !this.inFlight.has(r.name));
     const worker = async () => {
@@ -159,7 +217,7 @@ export class Controller {
     const seconds = Number(process.hrtime.bigint() - passStarted) / 1e9;
     this.opts.metrics?.observePass(seconds);
     if (outcomes.size) this.deps.log.info({ clusters: records.length, reconciled: outcomes.size, results: countResults(outcomes), regionsListed: regions.size, seconds: Math.round(seconds * 1000) / 1000 }, 'pass done');
-    return { outcomes, regionsListed: regions.size };
+    return { outcomes, regionsListed: names ? 0 : regions.size };
   }
 
   /**
@@ -193,7 +251,7 @@ export class Controller {
     const started = process.hrtime.bigint();
     try {
       const outcome = await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed, templatesVersion: this.templatesVersion });
-      this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9);
+      this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9, accountLabel(record.raw));
       if (outcome.rollout) this.opts.metrics?.observeRollout(outcome.rollout);
       const log = { cluster: record.name, generation: record.generation, checksum: outcome.checksum ?? null, liveChecksum: record.status?.cloudConfigChecksum ?? null };
       this.deps.log.info({ ...log, result: outcome.result, requeueAfterMs: outcome.requeueAfterMs }, outcome.message ?? outcome.result);

@@ -37,6 +37,8 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
     controller.refreshTemplates();
     void addAll();
   });
+  // A policy edit (`rollout resume`, a new wave) can release held clusters: every cluster is looked at again.
+  const stopPolicies = controller.watchPolicies(() => void addAll());
   const resync = setInterval(() => void addAll().then(() => opts.onPass?.()), opts.resyncMs ?? 10 * 60_000);
   resync.unref();
   signal.addEventListener('abort', () => queue.shutDown(), { once: true });
@@ -91,6 +93,7 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
     if (gauges) clearTimeout(gauges);
     stopWatch();
     stopTemplates();
+    stopPolicies();
     queue.shutDown();
     // Reconciles in hand get the grace period to write their status; none of them waits on a stack.
     let timer: NodeJS.Timeout | undefined;

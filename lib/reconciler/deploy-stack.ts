@@ -1,4 +1,4 @@
-import { ChangeSetInfo, firstFailure, isComplete, StackEvent, StackSummary } from '../aws/cloudformation-port';
+import { ChangeSetInfo, firstFailure, isComplete, RollbackConfiguration, StackEvent, StackSummary } from '../aws/cloudformation-port';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { WorkerStacksError } from '../errors';
 import { CLUSTER_TAG } from '../stacks/naming';
@@ -16,6 +16,10 @@ export interface EnsureChangeSetInput {
   readonly description: string;
   readonly tags: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
+  /** @default CAPABILITY_IAM (worker stacks name no IAM resource; the bootstrap stack's roles are named) */
+  readonly capabilities?: readonly string[];
+  /** Alarms that roll the update back (spec.rollout). @default none */
+  readonly rollbackConfiguration?: RollbackConfiguration;
 }
 
 export type ChangeSetState = { kind: 'ready'; info: ChangeSetInfo } | { kind: 'no-changes' } | { kind: 'executed' } | { kind: 'failed'; info: ChangeSetInfo };
@@ -43,10 +47,11 @@ export async function ensureChangeSet(clients: RegionClients, input: EnsureChang
       type: !input.stack || input.stack.status === 'REVIEW_IN_PROGRESS' ? 'CREATE' : 'UPDATE',
       templateBody: t ? undefined : input.synth.templateBody,
       templateUrl: t ? publisher.templateUrl(t) : undefined,
-      capabilities: ['CAPABILITY_IAM'],
+      capabilities: input.capabilities ?? ['CAPABILITY_IAM'],
       tags: input.tags,
       description: input.description,
       clientToken: `${input.name}-create`,
+      rollbackConfiguration: input.rollbackConfiguration,
     });
   }
   info = await cfn.waitForChangeSet(stackName, input.name, input.timeoutMs);
@@ -76,7 +81,7 @@ export interface DeployOptions {
 export async function deployStack(clients: RegionClients, synth: SynthesizedStack, name: string, opts: DeployOptions): Promise<StackSummary> {
   await clients.publisher.publish(synth.assets);
   const stack = await clients.cfn.describeStack(synth.stackName);
-  const state = await ensureChangeSet(clients, { synth, stack, name, description: 'worker-stacks bootstrap', tags: { [CLUSTER_TAG]: 'bootstrap' }, timeoutMs: opts.changeSetTimeoutMs });
+  const state = await ensureChangeSet(clients, { synth, stack, name, description: 'worker-stacks bootstrap', tags: { [CLUSTER_TAG]: 'bootstrap' }, timeoutMs: opts.changeSetTimeoutMs, capabilities: ['CAPABILITY_IAM', 'CAPABILITY_NAMED_IAM'] });
   if (state.kind === 'failed') throw new WorkerStacksError(`change set ${name} of ${synth.stackName} failed: ${state.info.statusReason}`, { hint: 'read the reason above; fix the template input and run again' });
   if (state.kind === 'ready') await clients.cfn.executeChangeSet(synth.stackName, name, executeToken(state.info));
   const events: StackEvent[] = [];

@@ -13,7 +13,7 @@ export interface MetricsOptions {
 /** Prometheus metrics of the reconciler, on their own registry. */
 export class ReconcilerMetrics {
   public readonly registry = new Registry();
-  private readonly reconciles = new Counter({ name: 'worker_stacks_reconciles_total', help: 'Reconciles by result', labelNames: ['result'], registers: [this.registry] });
+  private readonly reconciles = new Counter({ name: 'worker_stacks_reconciles_total', help: 'Reconciles by result and account', labelNames: ['result', 'account'], registers: [this.registry] });
   private readonly duration = new Histogram({
     name: 'worker_stacks_reconcile_duration_seconds',
     help: 'Duration of one cluster reconcile',
@@ -27,7 +27,7 @@ export class ReconcilerMetrics {
     buckets: [0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
     registers: [this.registry],
   });
-  private readonly byCondition = new Gauge({ name: 'worker_stacks_clusters', help: 'Clusters by condition and status', labelNames: ['condition', 'status'], registers: [this.registry] });
+  private readonly byCondition = new Gauge({ name: 'worker_stacks_clusters', help: 'Clusters by condition, status and account', labelNames: ['condition', 'status', 'account'], registers: [this.registry] });
   /** One series per cluster and condition type, like kube-state-metrics' conditions: 1 for the status it has. */
   private readonly clusterCondition = new Gauge({
     name: 'worker_stacks_cluster_condition',
@@ -94,8 +94,9 @@ export class ReconcilerMetrics {
     this.waitingNow = waiting;
   }
 
-  public observeReconcile(outcome: Outcome, seconds: number): void {
-    this.reconciles.inc({ result: outcome.result });
+  /** `account`: the cluster's (one daemon, many accounts: a broken account shows as its own series). */
+  public observeReconcile(outcome: Outcome, seconds: number, account = accountLabel(undefined)): void {
+    this.reconciles.inc({ result: outcome.result, account });
     this.duration.observe({ result: outcome.result }, seconds);
   }
 
@@ -111,7 +112,7 @@ export class ReconcilerMetrics {
     const since = new Map<string, number>();
     for (const r of records) {
       const conditions = r.status?.conditions ?? [];
-      for (const c of conditions) this.byCondition.inc({ condition: c.type, status: c.status });
+      for (const c of conditions) this.byCondition.inc({ condition: c.type, status: c.status, account: accountLabel(r.raw) });
       for (const type of CONDITION_TYPES) {
         const c = conditions.find((x) => x.type === type);
         this.clusterCondition.set({ cluster: r.name, condition: type, status: c?.status ?? 'Unknown' }, 1);
@@ -126,4 +127,10 @@ export class ReconcilerMetrics {
     this.inProgressSince = since;
     if (passOk) this.lastPass.set(now.getTime() / 1000);
   }
+}
+
+/** The object's spec.account, or "unknown" (an unreadable or invalid object has none to trust). */
+export function accountLabel(raw: unknown): string {
+  const account = (raw as { spec?: { account?: unknown } } | undefined)?.spec?.account;
+  return typeof account === 'string' && /^\d{12}$/.test(account) ? account : 'unknown';
 }

@@ -8,6 +8,7 @@ import { SynthesisError, WorkerStacksError } from '../errors';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildFleetApp } from '../stacks/app';
+import { DeployerTrust } from '../stacks/bootstrap-roles';
 import { BootstrapStack } from '../stacks/bootstrap-stack';
 import { BOOTSTRAP_STACK_NAME, workerStackName } from '../stacks/naming';
 
@@ -106,13 +107,13 @@ function synthesizeInto(cluster: WorkerCluster, opts: SynthesizeOptions, outdir:
 }
 
 /** The bootstrap stack (the config bucket) of one account and region, synthesized like the worker stacks. */
-export function synthesizeBootstrap(account: string, region: string, workDir: string): SynthesizedStack {
+export function synthesizeBootstrap(account: string, region: string, workDir: string, trust?: DeployerTrust): SynthesizedStack {
   const started = performance.now();
   const outdir = path.join(workDir, `bootstrap-${account}-${region}`);
   fs.rmSync(outdir, { recursive: true, force: true });
   const app = new App({ outdir, stackTraces: false, treeMetadata: false, builtinCloudFormationValidation: process.env.CDK_VALIDATION === 'true' });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  const stack = new BootstrapStack(app, { account, region });
+  const stack = new BootstrapStack(app, { account, region, trust });
   const artifact = app.synth().getStackArtifact(stack.artifactId);
   const templateBody = fs.readFileSync(artifact.templateFullPath, 'utf8');
   // Nothing is read from the assembly later (no assets), so it goes at once.

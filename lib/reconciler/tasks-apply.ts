@@ -7,7 +7,10 @@ import { configDigests } from './config-changes';
 import { ensureChangeSet, executeToken } from './deploy-stack';
 import { camel, DEFAULT_MAX_UPDATE_ATTEMPTS, Outcome, ReconcileContext, Task, TASK } from './context';
 import { short } from './tasks-prepare';
+import { nodeKey } from '../rollout/node-key';
 import { removeAssembly, synthesizeStack } from './synthesize';
+import { describeRollout, specRollout } from '../review/rollout-words';
+import { alarmRollback, rollbackConfiguration, signalShortfall } from './rollout';
 
 /**
  * Records a failure of these inputs. A failure the reconciler can retry is Degraded and retried with backoff until
@@ -78,7 +81,9 @@ export const recordExecution: Task = {
     const events = stack ? lastOperation(await ctx.region.cfn.operationEvents(stack.id), stack.name) : [];
     const cause = firstFailure(events);
     const status = stack?.status ?? 'STACK_GONE';
-    const why = cause ? `${cause.logicalId} (${cause.resourceType}) ${cause.status}: ${cause.reason ?? ''}`.trim() : (stack?.statusReason ?? 'no failure event found');
+    // The nodes' own verdict (signals) or a rollback alarm, when the events give one, says more than a resource status.
+    const gate = signalShortfall(events) ?? alarmRollback(events);
+    const why = gate ?? (cause ? `${cause.logicalId} (${cause.resourceType}) ${cause.status}: ${cause.reason ?? ''}`.trim() : (stack?.statusReason ?? 'no failure event found'));
     const kept = isRolledBack(status) ? `; the previous config ${short(ctx.live ?? ctx.status.cloudConfigChecksum)} stays live` : '';
     return recordFailure(ctx, failureReason(status), `stack ${status}: ${why}${kept}`);
   },
@@ -170,6 +175,7 @@ export const changeSet: Task = {
       description: `worker-stacks generation ${ctx.generation} config ${short(ctx.config!.checksum)}`,
       tags: { [CLUSTER_TAG]: ctx.record.name },
       timeoutMs: ctx.deps.changeSetTimeoutMs,
+      rollbackConfiguration: rollbackConfiguration(ctx.cluster!.spec.rollout),
     });
     if (state.kind === 'executed') ctx.executed = true; // executed before a restart: record it and look again
     if (state.kind === 'ready') ctx.changeSetToken = executeToken(state.info);
@@ -185,7 +191,9 @@ export const execute: Task = {
   async run(ctx) {
     const rolls = ctx.live !== ctx.config!.checksum;
     const why = ctx.drift ? `${ctx.drift.message}; re-applying the object. ` : '';
-    const message = `${why}${rolls ? `rolling the nodes to config ${short(ctx.config!.checksum)}: ${ctx.configChange ?? 'first config'}` : 'updating the stack; the node config is unchanged'}`;
+    // How the roll goes (batches, the gate, drain), so the log says what to expect before the stack is watched.
+    const how = rolls ? `; rolls ${describeRollout(specRollout(ctx.cluster!.spec))}` : '';
+    const message = `${why}${rolls ? `rolling the nodes to config ${short(ctx.config!.checksum)}: ${ctx.configChange ?? 'first config'}${how}` : 'updating the stack; the node config is unchanged'}`;
     const executing = { fingerprint: ctx.fingerprint!, changeSet: ctx.changeSetName!, checksum: ctx.config!.checksum, startedAt: ctx.deps.now().toISOString() };
     const appliedBy = ctx.deps.release ? { version: ctx.deps.release, code: ctx.deps.code } : undefined;
     const change = rolls ? { lastConfigChange: ctx.configChange ?? 'first config', lastConfigChangeTime: executing.startedAt } : {};
@@ -230,7 +238,18 @@ async function recordSuccess(ctx: ReconcileContext, result: 'applied' | 'no-chan
   const reason = result === 'no-changes' ? 'UpToDate' : stack.status === 'CREATE_COMPLETE' ? 'StackCreated' : 'StackUpdated';
   const current = fingerprint === ctx.fingerprint;
   await ctx.recorder.write(
-    { cloudConfigChecksum: live, desiredChecksum: ctx.config!.checksum, observedGeneration: ctx.generation, stackName: stack.name, stackId: stack.id, stackStatus: stack.status, stackLastUpdated: stack.lastUpdated, paused: undefined },
+    {
+      cloudConfigChecksum: live,
+      desiredChecksum: ctx.config!.checksum,
+      observedGeneration: ctx.generation,
+      stackName: stack.name,
+      stackId: stack.id,
+      stackStatus: stack.status,
+      stackLastUpdated: stack.lastUpdated,
+      paused: undefined,
+      // What the fleet rollout compares a new AMI (instance types, volume, subnets) with: recorded only for what is live.
+      rollout: current && live === ctx.config!.checksum ? { ...ctx.status.rollout, appliedNodeKey: nodeKey(ctx.cluster!), stagedChecksum: undefined, heldSince: undefined } : ctx.status.rollout,
+    },
     current ? CONDITIONS.ready(reason, `stack ${stack.status}, config ${short(live)} live`) : CONDITIONS.progressing('ChangeSetExecuting', `stack ${stack.status} on an earlier version of the object; applying the current one`),
     {
       inputsFingerprint: fingerprint,

@@ -2,8 +2,9 @@ import { isComplete, isInProgress, isRolledBack, StackSummary } from '../aws/clo
 import { ClusterStatus, ConditionType, getCondition } from '../cluster/status';
 import { validateCluster } from '../cluster/validate';
 import { listTemplates } from '../cloudconfig/templates';
-import { renderConfig } from '../cloudconfig/render';
-import { formatProblem } from '../errors';
+import { RenderedConfig } from '../cloudconfig/render';
+import { renderCluster } from '../cluster/derive';
+import { formatProblem, TemplateError } from '../errors';
 import { workerStackName } from '../stacks/naming';
 import { CONDITIONS } from './conditions';
 import { configChanges, configDigests, describeConfigChanges } from './config-changes';
@@ -60,12 +61,19 @@ export const validate: Task = {
   },
 };
 
+/** The node config as `validate` and `render` derive it; a template that does not render stalls as RenderFailed with their message. */
+function rendered(ctx: ReconcileContext): RenderedConfig {
+  const r = renderCluster(ctx.cluster!, ctx.record.source, ctx.deps.templatesDir);
+  if ('problems' in r) throw new TemplateError(r.problems.map(formatProblem).join('; '), { hint: 'fix the template or the object\'s spec.cloudConfig.values; `worker-stacks render` shows the same problem' });
+  return r.config;
+}
+
 /** 2. Render the big config; its checksum and the code and spec give the inputs' fingerprint. */
 export const render: Task = {
   name: TASK.render,
   async run(ctx) {
     const hit = ctx.deps.derived?.get(ctx.record.name, ctx.derivedKey);
-    ctx.config = hit?.config ?? renderConfig(ctx.cluster!, ctx.deps.templatesDir);
+    ctx.config = hit?.config ?? rendered(ctx);
     ctx.fingerprint = hit?.fingerprint ?? inputsFingerprint(ctx.cluster!, ctx.config.checksum, ctx.deps.code);
     if (!hit) ctx.deps.derived?.set(ctx.record.name, ctx.derivedKey, { cluster: ctx.cluster!, config: ctx.config, fingerprint: ctx.fingerprint });
     ctx.log = ctx.log.child({ checksum: ctx.config.checksum });
@@ -175,11 +183,11 @@ export const reportDrift: Task = {
   },
 };
 
-/** 6. The credentials must belong to the cluster's account before anything is changed. */
+/** 6. The credentials (the assumed deployer role's, or the daemon's own) must belong to the cluster's account before anything is changed. */
 export const checkAccount: Task = {
   name: TASK.checkAccount,
   async run(ctx) {
-    const actual = await ctx.deps.identity.account();
+    const actual = await ctx.deps.identity.account({ account: ctx.cluster!.spec.account, region: ctx.cluster!.spec.region });
     if (actual === ctx.cluster!.spec.account) return;
     const message = `credentials are for account ${actual}, the cluster is in ${ctx.cluster!.spec.account}; use credentials of that account (a profile or role), nothing was changed`;
     await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled('AccountMismatch', message, { ready: ctx.live === ctx.config!.checksum ? undefined : false }));

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { configBucketName, configKeyPrefix } from '../stacks/naming';
 import { memberSpec } from '../rollout/coordinator';
-import { fleetMember } from '../rollout/fleet';
+import { fleetMember, nodeInputsChanged } from '../rollout/fleet';
+import { nodeKey } from '../rollout/node-key';
 import { CONDITIONS } from './conditions';
 import { ReconcileContext, Task, TASK } from './context';
 import { short } from './tasks-prepare';
@@ -16,7 +17,9 @@ import { short } from './tasks-prepare';
  */
 export const waitForWave: Task = {
   name: TASK.waitForWave,
-  when: (ctx) => Boolean(ctx.deps.rollout && ctx.stack && ctx.live !== undefined && ctx.live !== ctx.config!.checksum),
+  when: (ctx) =>
+    Boolean(ctx.deps.rollout && ctx.stack && ctx.live !== undefined) &&
+    (ctx.live !== ctx.config!.checksum || nodeInputsChanged({ nodeKey: nodeKey(ctx.cluster!), appliedNodeKey: ctx.status.rollout?.appliedNodeKey })),
   async run(ctx) {
     const self = fleetMember(ctx.record, memberSpec(ctx.cluster!), ctx.config!.checksum, ctx.stack);
     const d = await ctx.deps.rollout!.decide(self);

@@ -4,7 +4,10 @@ import * as path from 'node:path';
 import { S3ConfigObjects } from '../aws/config-objects';
 import pino from 'pino';
 import { awsClients } from '../aws/clients';
-import { StsIdentity } from '../aws/identity';
+import { STSClient } from '@aws-sdk/client-sts';
+import { DeployerCredentials } from '../aws/assume-role';
+import { DeployerIdentity, StsIdentity } from '../aws/identity';
+import { executionRoleName, roleArn } from '../stacks/naming';
 import { S3Publisher } from '../aws/s3-publisher';
 import { SdkCloudFormation } from '../aws/sdk-cloudformation';
 import { UsageError } from '../errors';
@@ -45,6 +48,19 @@ export interface WiringOptions {
   readonly drift?: DriftPolicy;
   /** Which store (--store and its flags). @default the file store on clustersDir */
   readonly store?: StoreOptions;
+  /**
+   * Assume each cluster's account's deployer role for its calls (`--role-name`, `--external-id`); false is the
+   * single-credential mode (`--no-assume-role`): every call with the usual credential chain. @default assume, default names
+   */
+  readonly assumeRole?: AssumeRoleWiring | false;
+}
+
+export interface AssumeRoleWiring {
+  /** @default worker-stacks-deployer */
+  readonly roleName?: string;
+  readonly externalId?: string;
+  /** Names this process in the session name. @default worker-stacks-<hostname> */
+  readonly daemon?: string;
 }
 
 export function createLogger(dest: NodeJS.WritableStream = process.stderr, level = 'info'): Logger {
@@ -54,26 +70,50 @@ export function createLogger(dest: NodeJS.WritableStream = process.stderr, level
 /** Wires the real parts: the file store, the AWS SDK (usual credential chain, AWS_ENDPOINT_URL*), pino. */
 export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: StoreWithHistory } {
   const store = createStore(opts.store ?? { clustersDir: opts.clustersDir, stateDir: opts.stateDir });
-  const regions = new Map<string, RegionClients>();
+  const sets = new Map<string, RegionClients & { readonly sts: STSClient }>();
   const poll = opts.pollSeconds ?? DEFAULT_POLL_MS / 1000;
-  const aws = (region: string): RegionClients => {
-    let c = regions.get(region);
+  const stsRegion = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
+  const own = new StsIdentity(awsClients({ region: stsRegion }).sts);
+  const assume = opts.assumeRole === false ? undefined : opts.assumeRole ?? {};
+  const managementSts = new Map<string, STSClient>();
+  const deployer = assume
+    ? new DeployerCredentials({
+        roleName: assume.roleName,
+        externalId: assume.externalId,
+        daemon: assume.daemon,
+        sts: (region) => managementSts.get(region) ?? managementSts.set(region, awsClients({ region }).sts).get(region)!,
+      })
+    : undefined;
+  // One client set per account and region (per region alone in single-credential mode), made once and reused.
+  const clientsFor = (region: string, account?: string) => {
+    const key = deployer && account ? `${account}/${region}` : region;
+    let c = sets.get(key);
     if (!c) {
-      const clients = awsClients({ region, s3ForcePathStyle: opts.s3ForcePathStyle });
+      const clients = awsClients({
+        region,
+        s3ForcePathStyle: opts.s3ForcePathStyle,
+        ...(deployer && account ? { credentials: deployer.provider(account, region), onExpiredSession: () => deployer.invalidate(account, region) } : {}),
+      });
       c = {
-        cfn: new SdkCloudFormation({ client: clients.cloudFormation, waiterDelaySeconds: { min: poll, max: Math.max(poll, 30) }, eventPollMs: poll * 1000 }),
+        cfn: new SdkCloudFormation({
+          client: clients.cloudFormation,
+          waiterDelaySeconds: { min: poll, max: Math.max(poll, 30) },
+          eventPollMs: poll * 1000,
+          roleArn: deployer && account ? roleArn(account, region, executionRoleName(region)) : undefined,
+        }),
         publisher: new S3Publisher(clients.s3, region),
         configObjects: new S3ConfigObjects(clients.s3),
+        sts: clients.sts,
       };
-      regions.set(region, c);
+      sets.set(key, c);
     }
     return c;
   };
-  const stsRegion = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
+  const aws = (region: string, account?: string): RegionClients => clientsFor(region, account);
   const deps: ReconcilerDeps = {
     store,
     aws,
-    identity: new StsIdentity(awsClients({ region: stsRegion }).sts),
+    identity: deployer ? new DeployerIdentity((account, region) => clientsFor(region, account).sts, own) : own,
     templatesDir: opts.templatesDir,
     workDir: processWorkDir(),
     code: codeFingerprint(),

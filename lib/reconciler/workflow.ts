@@ -1,7 +1,7 @@
 import { StackSummary } from '../aws/cloudformation-port';
 import { ClusterRecord } from '../stores/cluster-store';
 import { classifyError } from './classify';
-import { CONDITIONS } from './conditions';
+import { CONDITIONS, Reason } from './conditions';
 import { Outcome, ReconcileContext, ReconcilerDeps, Task, TaskName } from './context';
 import { removeAssembly } from './synthesize';
 import { checkVersion } from './task-check-version';
@@ -87,7 +87,7 @@ export interface ReconcileOptions {
 /** Reconciles one cluster object. Never throws (but for a test's CrashSignal): every error ends in the one error path below. */
 export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps, opts: ReconcileOptions = {}): Promise<Outcome> {
   const region = regionOf(rec.raw);
-  const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region) : undefined, opts.listedStack, opts.templatesVersion);
+  const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region, accountOf(rec.raw)) : undefined, opts.listedStack, opts.templatesVersion);
   const hooks = toHooks(opts.hooks);
   let current: TaskName | 'start' = 'start';
   let synthesized = false;
@@ -106,9 +106,9 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
   try {
     const outcome = (await run(PREPARE)) ?? (await run(chooseWorkflow(ctx))) ?? { result: 'applied' as const };
     if (SETTLED_RESULTS.has(outcome.result)) await run(SETTLED);
-    return { ...outcome, checksum: ctx.config?.checksum, rollout: ctx.rollout };
+    return { ...outcome, checksum: ctx.config?.checksum, ...(ctx.rollout ? { rollout: ctx.rollout } : {}) };
   } catch (e) {
-    return { ...(await onError(ctx, current, e)), checksum: ctx.config?.checksum, rollout: ctx.rollout };
+    return { ...(await onError(ctx, current, e)), checksum: ctx.config?.checksum, ...(ctx.rollout ? { rollout: ctx.rollout } : {}) };
   } finally {
     // Publish drops the assembly; this catches a reconcile that ended between synthesis and publish.
     if (synthesized) removeAssembly(deps.workDir, ctx.cluster!.metadata.name, (msg) => ctx.log.warn({}, msg));
@@ -131,6 +131,7 @@ async function onError(ctx: ReconcileContext, task: string, e: unknown): Promise
       await ctx.recorder.write({}, CONDITIONS.degraded(kind.reason, `${message} (transient; retrying)`));
       return { result: 'transient', message, requeueAfterMs: ctx.deps.backoff.baseMs };
     }
+    if (kind.kind === 'account') return await accountUnusable(ctx, kind.reason, message, e);
     if (kind.reason === 'ReconcileFailed') ctx.log.error({ task, err: (e as Error)?.stack ?? String(e) }, 'unexpected error');
     return await recordFailure(ctx, kind.reason, message, { stall: kind.kind === 'stalled' });
   } catch (writeError) {
@@ -139,8 +140,29 @@ async function onError(ctx: ReconcileContext, task: string, e: unknown): Promise
   }
 }
 
+/**
+ * The cluster's account cannot be used: Stalled with the fix, nothing counted (no failed fingerprint), no requeue —
+ * the daemon's next resync looks again, so bootstrapping the account heals each of its clusters by itself.
+ */
+async function accountUnusable(ctx: ReconcileContext, reason: Reason, message: string, e: unknown): Promise<Outcome> {
+  const hint = (e as { hint?: string }).hint;
+  const account = accountOf(ctx.record.raw) ?? 'the cluster\'s account';
+  const fix = hint ?? `bootstrap account ${account} for this daemon: worker-stacks bootstrap --account ${account} --region ${regionOf(ctx.record.raw) ?? '<region>'} --trust <this daemon's role ARN>, with credentials of that account`;
+  const why = `${message.split('\n')[0]} (fix: ${fix}; only this account's clusters wait, the next resync looks again)`;
+  const liveDiffers = ctx.live === undefined || ctx.live !== ctx.config?.checksum;
+  await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled(reason, why, { ready: liveDiffers && ctx.config ? false : undefined }));
+  ctx.log.error({ reason, account }, why);
+  return { result: 'stalled', message: why };
+}
+
 /** Thrown by test hooks to simulate a crash: it escapes the error path like a killed process would. */
 export class CrashSignal extends Error {}
+
+/** The object's account (before validation: the clients are made first), when it is one. */
+export function accountOf(raw: unknown): string | undefined {
+  const account = (raw as { spec?: { account?: unknown } } | undefined)?.spec?.account;
+  return typeof account === 'string' && /^\d{12}$/.test(account) ? account : undefined;
+}
 
 function regionOf(raw: unknown): string | undefined {
   const region = (raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;

@@ -1,3 +1,4 @@
+import { rolloutLines } from './rollout-plan';
 import { changedClusters, checksumLine, createsStack, entryHeading, omittedLine, sidesLine, STATUS_ORDER, summaryLine } from './format-common';
 import { ClusterReview, ReviewResult } from './model';
 import { STATUS_WORDS } from './verdict';
@@ -37,7 +38,8 @@ export function formatMarkdown(r: ReviewResult, opts: MarkdownOptions = {}): str
   // Room for the closing note, whatever it says.
   const reserve = 600;
   // The table lists names while they fit; a tiny budget gets counts only.
-  let head = summaryTable(r, NAMES_IN_TABLE);
+  const waves = r.rollout ? `${rolloutLines(r.rollout).map((l) => `- ${l}`).join('\n')}\n\n` : '';
+  let head = summaryTable(r, NAMES_IN_TABLE) + waves;
   if (bytes(head) + reserve > max) head = summaryTable(r, 0);
   const groups = groupClusters(changedClusters(r));
   let out = head;

@@ -1,4 +1,5 @@
 import { ClusterReview, ClusterStatus, ReviewResult } from './model';
+import { rolloutLines } from './rollout-plan';
 import { changedClusters, checksumLine, createsStack, entryHeading, omittedLine, sidesLine, summaryLine } from './format-common';
 
 export interface TerminalOptions {
@@ -24,6 +25,7 @@ export function formatTerminal(r: ReviewResult, opts: TerminalOptions): string {
   const same = r.clusters.filter((x) => x.status === 'unchanged').map((x) => x.name);
   if (same.length) out.push(c.dim(`no change: ${same.join(', ')}`));
   else if (r.clusters.length === 0) out.push('no worker stacks on either side');
+  if (r.rollout) out.push('', ...rolloutLines(r.rollout));
   return `${out.join('\n').replace(/\n+$/, '')}\n`;
 }
 

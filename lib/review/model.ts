@@ -1,4 +1,5 @@
 import { ConfigDiff } from './config-diff';
+import { RolloutSummary } from './rollout-words';
 import { ResourceChange, TemplateChanges } from './template-diff';
 
 /**
@@ -22,13 +23,11 @@ export type ClusterStatus = 'unchanged' | 'changes' | 'rolls' | 'added' | 'remov
 /** Every status, in the order the JSON summary lists them. */
 export const CLUSTER_STATUSES: readonly ClusterStatus[] = ['unchanged', 'changes', 'rolls', 'added', 'removed', 'renamed', 'invalid', 'fixed'];
 
-/** The AutoScalingRollingUpdate policy of the head template: how the nodes would be replaced. */
-export interface RollingUpdate {
-  readonly maxBatchSize: number | null;
-  readonly minInstancesInService: number | null;
-  readonly pauseTime: string | null;
-  readonly waitOnResourceSignals: boolean;
-}
+/**
+ * How the head template replaces the nodes: strategy (AutoScalingRollingUpdate or AutoScalingInstanceRefresh), batch,
+ * the gate (node signals, or the refresh's health and alarms) and whether terminating nodes are drained.
+ */
+export type RollingUpdate = RolloutSummary;
 
 export interface Capacity {
   readonly min: number | null;
@@ -85,6 +84,9 @@ export interface ReviewResult {
   };
   /** Sorted by name. */
   readonly clusters: readonly ClusterReview[];
+  /** The waves the clusters whose nodes roll go in, by the head's rollout policies (absent: no policy). */
+  readonly rollout?: RolloutPlan;
 }
 
 export type { ConfigDiff, ResourceChange };
+import type { RolloutPlan } from './rollout-plan';

@@ -13,6 +13,7 @@ import { planSynthesis, readEnvironment, readSideInputs, SideInputs, stageCluste
 import { InputOverrides, linkNodeModules, StagedClusters, SynthesizedSide, synthesizeProject } from './synth-revision';
 import { diffTemplates, TemplateChanges } from './template-diff';
 import { groupSettings, rollReasons, verdictLine } from './verdict';
+import { rolloutPlanAt } from './rollout-plan';
 
 export interface ReviewOptions {
   /** The project directory of the working tree (head). */
@@ -75,11 +76,14 @@ export async function review(opts: ReviewOptions): Promise<ReviewResult> {
         const headLabel = 'head (working tree)';
         const headRun = synthesizeProject(repo.projectDir, path.join(tmp, 'head.out'), 'head', headLabel, opts.inputs, headStage);
         const [base, head] = settled(await Promise.allSettled([baseRun, headRun]));
-        return compareSides(
+        const result = compareSides(
           { side: 'base', label, outdir: path.join(tmp, 'base.out'), ref: opts.base, commit, ...base },
           { side: 'head', label: headLabel, outdir: path.join(tmp, 'head.out'), commit: headCommit(repo), ...head },
           { cluster: opts.cluster, plan, skippedEnvironments: () => new Set(plan.skipped.map(readEnvironment).filter((e): e is string => Boolean(e))) },
         );
+        // Which of the clusters whose nodes roll go in which wave (the head's WorkerRolloutPolicy objects).
+        const rollout = await rolloutPlanAt(repo.projectDir, clustersDir, result.clusters.filter((c) => c.status === 'rolls').map((c) => c.name));
+        return rollout ? { ...result, rollout } : result;
       }),
   );
 }

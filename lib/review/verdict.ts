@@ -1,5 +1,6 @@
 import { workerStackName } from '../stacks/naming';
 import { Capacity, ClusterStatus, RollingUpdate } from './model';
+import { describeRollout } from './rollout-words';
 import { replaces, ResourceChange, TemplateChanges } from './template-diff';
 
 const LAUNCH_TYPES: Record<string, string> = {
@@ -46,36 +47,48 @@ function others(r: ResourceChange, not: RegExp): string {
   return r.properties.filter((p) => !not.test(p)).join(', ');
 }
 
-/** The AutoScalingRollingUpdate policy and sizes of the (first) worker group in a template. */
+/** How the (first) worker group of a template rolls, and its sizes. */
 export function groupSettings(template: Record<string, any> | undefined): { rollingUpdate: RollingUpdate | null; capacity: Capacity | null } {
-  const group = Object.values<any>(template?.Resources ?? {}).find((r) => r?.Type === GROUP_TYPE);
-  if (!group) return { rollingUpdate: null, capacity: null };
+  const resources = Object.entries<any>(template?.Resources ?? {});
+  const found = resources.find(([, r]) => r?.Type === GROUP_TYPE);
+  if (!found) return { rollingUpdate: null, capacity: null };
+  const [groupId, group] = found;
   const num = (v: unknown) => (v === undefined || v === null || Number.isNaN(Number(v)) ? null : Number(v));
   const ru = group.UpdatePolicy?.AutoScalingRollingUpdate;
+  const ir = group.UpdatePolicy?.AutoScalingInstanceRefresh;
   const p = group.Properties ?? {};
-  return {
-    rollingUpdate: ru
+  // Drained: a termination lifecycle hook on this group holds each terminating node for the handler.
+  const drained = resources.some(([, r]) => r?.Type === 'AWS::AutoScaling::LifecycleHook' && r.Properties?.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING' && r.Properties?.AutoScalingGroupName?.Ref === groupId);
+  const pref = ir?.Preferences ?? {};
+  const rollingUpdate: RollingUpdate | null =
+    ru || ir
       ? {
-          maxBatchSize: num(ru.MaxBatchSize),
-          minInstancesInService: num(ru.MinInstancesInService),
-          pauseTime: typeof ru.PauseTime === 'string' ? ru.PauseTime : null,
-          waitOnResourceSignals: String(ru.WaitOnResourceSignals) === 'true',
+          strategy: ir ? 'instanceRefresh' : 'rolling',
+          nodes: num(p.DesiredCapacity),
+          maxBatchSize: ru ? num(ru.MaxBatchSize) : null,
+          minInstancesInService: ru ? num(ru.MinInstancesInService) : null,
+          pauseTime: typeof ru?.PauseTime === 'string' ? ru.PauseTime : typeof group.CreationPolicy?.ResourceSignal?.Timeout === 'string' ? group.CreationPolicy.ResourceSignal.Timeout : null,
+          waitOnResourceSignals: String(ru?.WaitOnResourceSignals) === 'true',
+          minSuccessfulInstancesPercent: num(ru?.MinSuccessfulInstancesPercent ?? group.CreationPolicy?.AutoScalingCreationPolicy?.MinSuccessfulInstancesPercent),
+          instanceRefresh: ir
+            ? {
+                minHealthyPercentage: num(pref.MinHealthyPercentage),
+                maxHealthyPercentage: num(pref.MaxHealthyPercentage),
+                checkpoints: Array.isArray(pref.CheckpointPercentages) ? pref.CheckpointPercentages.map(Number) : [],
+                bakeTimeSeconds: num(pref.BakeTime),
+                alarms: Array.isArray(pref.AlarmSpecification?.Alarms) ? pref.AlarmSpecification.Alarms.map(String) : [],
+              }
+            : null,
+          drained,
         }
-      : null,
-    capacity: { min: num(p.MinSize), max: num(p.MaxSize), desired: num(p.DesiredCapacity) },
-  };
+      : null;
+  return { rollingUpdate, capacity: { min: num(p.MinSize), max: num(p.MaxSize), desired: num(p.DesiredCapacity) } };
 }
 
-/** `2 at a time, at least 3 in service, pause PT3M between batches`. */
+/** `2 nodes in batches of 1, at least 1 in service, gated by node signals (100% within PT10M), drained`. */
 export function describeRollingUpdate(ru: RollingUpdate | null): string {
   if (!ru) return 'no rolling-update policy: CloudFormation replaces instances as it sees fit';
-  const parts = [
-    `${ru.maxBatchSize ?? 1} at a time`,
-    `at least ${ru.minInstancesInService ?? 0} in service`,
-    `pause ${ru.pauseTime ?? 'PT0S'} between batches`,
-    ...(ru.waitOnResourceSignals ? ['each new node must signal success'] : []),
-  ];
-  return parts.join(', ');
+  return describeRollout(ru);
 }
 
 /**

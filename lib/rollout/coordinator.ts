@@ -8,6 +8,7 @@ import { derivedKey, DerivedCache } from '../reconciler/derived-cache';
 import { Decision, decide, Fleet, placeAll } from './gate';
 import { FleetMember, fleetMember, MemberSpec } from './fleet';
 import { RolloutPolicySource } from './policy-source';
+import { nodeKey } from './node-key';
 
 /** What the reconciler's wait-for-wave task asks of the fleet rollout. */
 export interface RolloutGate {
@@ -37,7 +38,7 @@ export interface RolloutCoordinatorProps {
 
 /** The spec fields the gate reads, from a validated object. */
 export function memberSpec(c: WorkerCluster): MemberSpec {
-  return { labels: c.metadata.labels, template: c.spec.cloudConfig.template, hold: c.spec.rollout.hold, paused: c.spec.paused, windows: c.spec.rollout.maintenanceWindows };
+  return { labels: c.metadata.labels, template: c.spec.cloudConfig.template, hold: c.spec.rollout.hold, paused: c.spec.paused, windows: c.spec.rollout.maintenanceWindows, nodeKey: nodeKey(c) };
 }
 
 /**
@@ -67,8 +68,10 @@ export class RolloutCoordinator implements RolloutGate {
   }
 
   public async release(name: string): Promise<void> {
-    if (!this.admitted.delete(name) && !this.members.has(name)) return;
-    // Its status now says what it did (executing, Ready, a failure): read that one object again.
+    // Only a cluster let through changed what others decide on (it executed, or it did not); any other change is
+    // seen by the next snapshot, at most a poll interval later.
+    if (!this.admitted.delete(name)) return;
+    // Its status now says what it did (executing, a failure): read that one object again.
     const record = await this.props.store.get(name).catch(() => undefined);
     if (!record) return void this.members.delete(name);
     const m = await this.memberOf(record, this.version ?? templatesVersion(this.props.templatesDir));
@@ -92,9 +95,11 @@ export class RolloutCoordinator implements RolloutGate {
     const [records, policies] = await Promise.all([this.props.store.list(), this.props.policies.load()]);
     const version = templatesVersion(this.props.templatesDir);
     const members = new Map<string, FleetMember>();
-    for (const r of records) {
+    for (const [i, r] of records.entries()) {
       const m = await this.memberOf(r, version);
       if (m) members.set(r.name, m);
+      // After a template change every object renders anew (a few ms each): let timers and health checks in between.
+      if (i % 25 === 24) await new Promise((resolve) => setImmediate(resolve));
     }
     this.members = members;
     this.policies = policies;

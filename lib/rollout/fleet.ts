@@ -17,6 +17,9 @@ export interface FleetMember {
   readonly desired?: string;
   /** The checksum the live stack carries (its ConfigChecksum output). */
   readonly live?: string;
+  /** Digest of the other node-replacing inputs the object asks for (lib/rollout/node-key.ts), and the one last applied. */
+  readonly nodeKey?: string;
+  readonly appliedNodeKey?: string;
   /** The live stack (undefined: none yet). */
   readonly stack?: Pick<StackSummary, 'status' | 'lastUpdated'>;
   /** A change set of ours is executing or its end is not recorded yet (status.controller.executing). */
@@ -42,6 +45,7 @@ export interface MemberSpec {
   readonly hold?: boolean;
   readonly paused?: boolean;
   readonly windows?: readonly MaintenanceWindow[];
+  readonly nodeKey?: string;
 }
 
 /** Derives a member from the object, the desired checksum it renders to, and its live stack. */
@@ -62,6 +66,8 @@ export function fleetMember(record: ClusterRecord, spec: MemberSpec, desired: st
     template: spec.template,
     desired,
     live,
+    nodeKey: spec.nodeKey,
+    appliedNodeKey: status?.rollout?.appliedNodeKey,
     stack: stack && { status: stack.status, lastUpdated: stack.lastUpdated },
     executing: Boolean(status?.controller?.executing),
     readySince: ready?.status === 'True' ? Date.parse(ready.lastTransitionTime) : undefined,
@@ -75,8 +81,14 @@ export function fleetMember(record: ClusterRecord, spec: MemberSpec, desired: st
 
 export const stackBusy = (m: FleetMember) => Boolean(m.stack && isInProgress(m.stack.status) && m.stack.status !== 'REVIEW_IN_PROGRESS');
 
-/** A change that rolls its nodes is waiting: the stack exists and carries another config than the object asks for. */
-export const pendingRoll = (m: FleetMember) => Boolean(m.stack && m.desired && m.live !== m.desired && !stackBusy(m));
+/** The other node-replacing inputs differ from those last applied (unknown before the first apply that records them). */
+export const nodeInputsChanged = (m: Pick<FleetMember, 'nodeKey' | 'appliedNodeKey'>) => Boolean(m.nodeKey && m.appliedNodeKey && m.nodeKey !== m.appliedNodeKey);
+
+/** The live stack carries what the object asks for: its config, and its AMI, instance types, volume and subnets. */
+export const onDesired = (m: FleetMember) => Boolean(m.desired && m.live === m.desired && !nodeInputsChanged(m));
+
+/** A change that rolls its nodes is waiting: the stack exists and carries another config (or AMI …) than the object asks for. */
+export const pendingRoll = (m: FleetMember) => Boolean(m.stack && m.desired && !onDesired(m) && !stackBusy(m));
 
 /** A stack operation is under way, or ours has ended and is not recorded yet. */
 export const rolling = (m: FleetMember) => stackBusy(m) || m.executing;
@@ -87,7 +99,7 @@ export const rolling = (m: FleetMember) => stackBusy(m) || m.executing;
  * guess). Undefined when not settled.
  */
 export function settledSince(m: FleetMember): number | undefined {
-  if (!m.stack || !m.desired || m.live !== m.desired || rolling(m) || m.failedRoll) return undefined;
+  if (!m.stack || !onDesired(m) || rolling(m) || m.failedRoll) return undefined;
   if (m.readySince === undefined || m.recordedLive !== m.live) return undefined;
   const updated = m.stack.lastUpdated ? Date.parse(m.stack.lastUpdated) : 0;
   return Math.max(m.readySince, Number.isNaN(updated) ? 0 : updated);

@@ -1,6 +1,6 @@
 import { formatProblem } from '../errors';
-import { formatDuration, parseDuration } from './duration';
-import { FleetMember, pendingRoll, rolling, settledSince } from './fleet';
+import { parseDuration } from './duration';
+import { FleetMember, onDesired, pendingRoll, rolling, settledSince } from './fleet';
 import { LoadedPolicies, LoadedPolicy } from './policy-source';
 import { WaveSettings, waveConcurrency } from './policy-schema';
 import { matches } from './selector';
@@ -33,8 +33,11 @@ export interface Fleet {
   readonly policies: LoadedPolicies;
 }
 
-/** How long to wait before looking again at a cluster held on something that changes by itself (others rolling). */
-export const RECHECK_MS = 30_000;
+/**
+ * How long to wait before looking again at a cluster held on something that changes by itself (others rolling). A
+ * roll takes minutes; a thousand held clusters looked at every 2 minutes cost about 8 reconciles a second.
+ */
+export const RECHECK_MS = 120_000;
 /** …and on something only a person changes (a hold, a pause, a halt, a bad policy): the watch and resync wake it sooner. */
 export const HUMAN_RECHECK_MS = 5 * 60_000;
 
@@ -102,19 +105,23 @@ export function decide(name: string, fleet: Fleet, now: Date, admitted: Readonly
     }
   }
   const earlier = peers.filter((m) => waveIndex(m) < at.index);
-  const notRolled = earlier.filter((m) => pendingRoll(m) || rolling(m) || (m.desired && m.live === m.desired && settledSince(m) === undefined)).sort(byName);
+  // Without haltOnFailure a failed cluster of an earlier wave holds nobody (it is Stalled or retried on its own).
+  const counted = earlier.filter((m) => spec.haltOnFailure || !m.failedRoll);
+  const notRolled = counted.filter((m) => pendingRoll(m) || rolling(m) || (onDesired(m) && settledSince(m) === undefined)).sort(byName);
   if (notRolled.length) {
     const first = placed.placements.get(notRolled[0].name)!;
     return hold('WaitingForWave', `${wave} waits for wave ${first.wave.name}: ${some(notRolled.map((m) => m.name))} ${notRolled.length === 1 ? 'has' : 'have'} not settled on the new config yet`, RECHECK_MS, at);
   }
-  const soaking = earlier
-    .map((m) => ({ m, until: settledSince(m)! + (parseDuration(placed.placements.get(m.name)!.wave.soak) ?? 0) }))
+  const soaking = counted
+    .map((m) => ({ m, since: settledSince(m) }))
+    .filter((x): x is { m: FleetMember; since: number } => x.since !== undefined)
+    .map(({ m, since }) => ({ m, until: since + (parseDuration(placed.placements.get(m.name)!.wave.soak) ?? 0) }))
     .filter((x) => x.until > now.getTime())
     .sort((a, b) => b.until - a.until || byName(a.m, b.m));
   if (soaking.length) {
     const last = soaking[0];
     const w = placed.placements.get(last.m.name)!.wave;
-    return hold('WaitingForWave', `${wave} waits for wave ${w.name} to soak ${w.soak}: ${some(soaking.map((x) => x.m.name))} settled less than ${w.soak} ago; next look in ${formatDuration(last.until - now.getTime())} (at ${new Date(last.until).toISOString()})`, last.until - now.getTime(), at);
+    return hold('WaitingForWave', `${wave} waits for wave ${w.name} to soak ${w.soak}: ${some(soaking.map((x) => x.m.name))} settled less than ${w.soak} ago; the soak ends at ${new Date(last.until).toISOString()}`, last.until - now.getTime(), at);
   }
   const windows = me.windows.length ? me.windows : at.wave.maintenanceWindows;
   const win = windowState(windows, now);

@@ -27,6 +27,8 @@ export interface RolloutPolicySource {
   load(): Promise<LoadedPolicies>;
   /** Sets or clears spec.paused of one policy (`worker-stacks rollout pause|resume`). */
   setPaused(name: string, paused: boolean): Promise<void>;
+  /** Calls `onChange` when a policy may have changed (a resume, say), so held clusters are looked at at once. Returns a stop function. */
+  watch?(onChange: () => void): () => void;
 }
 
 /** The directory of policy files beside the cluster objects. */
@@ -63,6 +65,11 @@ export class FilePolicySource implements RolloutPolicySource {
   }
 
   public async load(): Promise<LoadedPolicies> {
+    return this.loadSync();
+  }
+
+  /** The same, synchronously (`worker-stacks validate`). */
+  public loadSync(): LoadedPolicies {
     if (!fs.existsSync(this.dir)) return { policies: [], problems: [] };
     const policies: LoadedPolicy[] = [];
     const problems: Problem[] = [];
@@ -97,6 +104,21 @@ export class FilePolicySource implements RolloutPolicySource {
     const tmp = `${file}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, doc.toString());
     fs.renameSync(tmp, file);
+  }
+
+  public watch(onChange: () => void): () => void {
+    // The directory itself, when it exists; a policy directory made later is picked up by the periodic resync.
+    if (!fs.existsSync(this.dir)) return () => undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const w = fs.watch(this.dir, { persistent: false }, (_e, f) => {
+      if (!/\.ya?ml$/.test(String(f ?? ''))) return;
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(onChange, 200);
+    });
+    return () => {
+      if (timer) clearTimeout(timer);
+      w.close();
+    };
   }
 
   private shown(file: string): string {

@@ -4,9 +4,12 @@ import { App, Validations } from 'aws-cdk-lib';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { LoadedCluster } from '../cluster/load';
-import { renderConfig, RenderedConfig } from '../cloudconfig/render';
+import { WorkerCluster } from '../cluster/schema';
+import { RenderedConfig } from '../cloudconfig/render';
+import { renderCluster } from '../cluster/derive';
 import { DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
-import { UsageError } from '../errors';
+import { UsageError, ValidationError } from '../errors';
+import { DeployerTrust, isPrincipalArn } from './bootstrap-roles';
 import { BootstrapStack } from './bootstrap-stack';
 import { WorkerStack } from './worker-stack';
 
@@ -37,6 +40,12 @@ export interface FleetAppProps {
    * @default true
    */
   readonly logicalIdMetadata?: boolean;
+  /**
+   * Who may assume each bootstrap stack's deployer role. @default from the CDK context (`cdk deploy -c
+   * worker-stacks:trust=<principal ARN>[,<ARN>] [-c worker-stacks:external-id=X] [-c worker-stacks:role-name=N]`), else
+   * none: the bootstrap stacks make the bucket and the node boundary only (single-credential mode)
+   */
+  readonly trust?: DeployerTrust;
 }
 
 export interface FleetApp {
@@ -67,14 +76,15 @@ export function buildFleetApp(props: FleetAppProps): FleetApp {
   const stacks = new Map<string, WorkerStack>();
   const configs = new Map<string, RenderedConfig>();
   const envs = new Map<string, { account: string; region: string }>();
-  for (const { cluster } of props.clusters) {
-    const config = props.rendered?.get(cluster.metadata.name) ?? renderConfig(cluster, props.templatesDir ?? DEFAULT_TEMPLATES_DIR);
+  for (const { cluster, file } of props.clusters) {
+    const config = props.rendered?.get(cluster.metadata.name) ?? renderedOrThrow(cluster, file, props.templatesDir ?? DEFAULT_TEMPLATES_DIR);
     configs.set(cluster.metadata.name, config);
     stacks.set(cluster.metadata.name, new WorkerStack(app, { cluster, config }));
     envs.set(`${cluster.spec.account}/${cluster.spec.region}`, { account: cluster.spec.account, region: cluster.spec.region });
   }
+  const trust = props.trust ?? trustFromContext(app);
   const bootstrapStacks =
-    (props.bootstrap ?? true) ? [...envs.keys()].sort().map((k) => new BootstrapStack(app, envs.get(k)!)) : [];
+    (props.bootstrap ?? true) ? [...envs.keys()].sort().map((k) => new BootstrapStack(app, { ...envs.get(k)!, trust })) : [];
   return { app, stacks, configs, bootstrapStacks };
 }
 
@@ -104,4 +114,23 @@ export function appInputDirs(env: NodeJS.ProcessEnv, defaults: AppInputDirs): Ap
     clustersDir: dir('WORKER_STACKS_CLUSTERS', defaults.clustersDir, 'cluster objects (*.yaml)'),
     templatesDir: dir('WORKER_STACKS_TEMPLATES', defaults.templatesDir, 'cloud-config templates'),
   };
+}
+
+/** The deployer role's trust from the CDK context (`-c worker-stacks:trust=…`), as `cdk deploy WorkerStacks-Bootstrap-…` passes it. */
+export function trustFromContext(app: App): DeployerTrust | undefined {
+  const given = app.node.tryGetContext('worker-stacks:trust') as string | undefined;
+  if (!given) return undefined;
+  const principals = String(given).split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = principals.filter((p) => !isPrincipalArn(p));
+  if (bad.length) throw new UsageError(`worker-stacks:trust: ${bad.join(', ')} is not a principal ARN`, { hint: 'give the management role or user ARN, e.g. -c worker-stacks:trust=arn:aws:iam::111111111111:role/worker-stacks-daemon' });
+  const externalId = app.node.tryGetContext('worker-stacks:external-id') as string | undefined;
+  const roleName = app.node.tryGetContext('worker-stacks:role-name') as string | undefined;
+  return { principals, externalId: externalId ? String(externalId) : undefined, roleName: roleName ? String(roleName) : undefined };
+}
+
+/** The node config as `validate` derives it: a template that does not render stops synthesis with validate's message. */
+function renderedOrThrow(cluster: WorkerCluster, file: string, templatesDir: string): RenderedConfig {
+  const r = renderCluster(cluster, file, templatesDir);
+  if ('problems' in r) throw new ValidationError(r.problems);
+  return r.config;
 }

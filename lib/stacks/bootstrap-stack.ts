@@ -2,6 +2,7 @@ import { CfnOutput, DockerImageAssetLocation, DockerImageAssetSource, FileAssetL
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { UsageError } from '../errors';
+import { BootstrapRoles, DeployerTrust } from './bootstrap-roles';
 import { BOOTSTRAP_STACK_NAME, bootstrapStackId, configBucketName } from './naming';
 
 /**
@@ -31,6 +32,8 @@ export interface BootstrapStackProps {
   readonly account: string;
   /** AWS region. */
   readonly region: string;
+  /** Who may assume the deployer role (a daemon in another account). @default no deployer or execution role */
+  readonly trust?: DeployerTrust;
 }
 
 /**
@@ -39,12 +42,13 @@ export interface BootstrapStackProps {
  */
 export class BootstrapStack extends Stack {
   public readonly bucket: s3.Bucket;
+  public readonly roles: BootstrapRoles;
 
   constructor(scope: Construct, props: BootstrapStackProps) {
     super(scope, bootstrapStackId(props.account, props.region), {
       stackName: BOOTSTRAP_STACK_NAME,
       env: { account: props.account, region: props.region },
-      description: 'Config bucket of worker-stacks (content-addressed node configs)',
+      description: 'Config bucket of worker-stacks (content-addressed node configs), node boundary, deployer and execution roles',
       synthesizer: new InlineTemplateSynthesizer(),
     });
     this.bucket = new s3.Bucket(this, 'ConfigBucket', {
@@ -58,6 +62,9 @@ export class BootstrapStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     new CfnOutput(this, 'ConfigBucketName', { value: this.bucket.bucketName });
+    this.roles = new BootstrapRoles(this, 'Roles', { account: props.account, region: props.region, trust: props.trust });
+    if (this.roles.deployerRole) new CfnOutput(this, 'DeployerRoleArn', { value: this.roles.deployerRole.roleArn });
+    if (this.roles.executionRole) new CfnOutput(this, 'ExecutionRoleArn', { value: this.roles.executionRole.roleArn });
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason: 'Objects are immutable and content-addressed; reads are audited with CloudTrail S3 data events, which the account baseline enables. A log bucket per region would need its own exemption.',

@@ -1,11 +1,14 @@
 import { Annotations, Stack, Validations } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
+import { NodeDrain } from '../constructs/node-drain';
 import { WorkerListeners } from '../constructs/worker-listeners';
 import { WorkerPool } from '../constructs/worker-pool';
+import { WORKER_GROUP_LOGICAL_ID } from './naming';
 
 export interface WorkerStackFindingContext {
   readonly pool: WorkerPool;
   readonly listeners?: WorkerListeners;
+  readonly drain?: NodeDrain;
   readonly bucketName: string;
   readonly keyPrefix: string;
   readonly internetFacing: boolean;
@@ -49,6 +52,23 @@ export function acknowledgeWorkerStackFindings(stack: Stack, ctx: WorkerStackFin
         "The load balancer is internet-facing by the cluster's own spec.loadBalancer, and its allowedCidrs are the declared clients; the worker nodes themselves accept traffic only from the load balancer's security group.",
       );
     }
+  }
+  if (ctx.drain) {
+    ack(
+      ctx.drain.queue,
+      'AwsSolutions-SQS3',
+      'The queue carries termination and interruption notices that are stale after their 300 s retention; a message the handler cannot process is of no use later, and the lifecycle hook continues the termination after its heartbeat anyway.',
+    );
+    ack(
+      ctx.drain.handlerPolicy,
+      'AwsSolutions-IAM5[Resource::*]',
+      'autoscaling:DescribeAutoScalingInstances, autoscaling:DescribeTags and ec2:DescribeInstances support no resource-level permissions: AWS accepts only "*" for them.',
+    );
+    ack(
+      ctx.drain.handlerPolicy,
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:autoscaling:${stack.region}:${stack.account}:autoScalingGroup:*:autoScalingGroupName/<${WORKER_GROUP_LOGICAL_ID}>]`,
+      "The wildcard is the group's id, which CloudFormation assigns; the ARN is fixed to this cluster's group by its name.",
+    );
   }
   Annotations.of(stack).acknowledgeWarning(
     '@aws-cdk/aws-ec2:noSubnetRouteTableId',

@@ -9,6 +9,12 @@ export function kubernetesClusterTag(cluster: string): string {
   return `kubernetes.io/cluster/${cluster}`;
 }
 
+/**
+ * Logical id of the worker Auto Scaling group (construct path Pool/Group/ASG, the same in every worker stack). The
+ * node config names it in its SignalResource call; test/stacks/node-signals.test.ts checks it against the template.
+ */
+export const WORKER_GROUP_LOGICAL_ID = 'PoolGroupASG2416841C';
+
 export function workerStackName(cluster: string): string {
   return `${WORKER_STACK_PREFIX}${cluster}`;
 }
@@ -26,4 +32,40 @@ export function configKeyPrefix(cluster: string): string {
 /** Construct id of a bootstrap stack; its CloudFormation name is always BOOTSTRAP_STACK_NAME. */
 export function bootstrapStackId(account: string, region: string): string {
   return `${BOOTSTRAP_STACK_NAME}-${account}-${region}`;
+}
+
+// --- Many accounts (issue 13): the roles and the boundary each bootstrap stack makes. IAM names are account-wide while
+// a bootstrap stack is per account and region, so every name carries the region (as cdk bootstrap's roles do).
+
+/** Default prefix of the deployer role the daemon assumes (`--role-name`). */
+export const DEFAULT_DEPLOYER_ROLE_NAME = 'worker-stacks-deployer';
+/** The IAM path of every role a worker stack creates: the execution role may create roles under it only. */
+export const WORKER_ROLE_PATH = '/worker-stacks/';
+
+/** The deployer role of one account and region: `<prefix>-<region>`. */
+export function deployerRoleName(region: string, prefix = DEFAULT_DEPLOYER_ROLE_NAME): string {
+  return `${prefix}-${region}`;
+}
+
+/** The role CloudFormation assumes to change a worker stack (`RoleARN` of every change set). */
+export function executionRoleName(region: string): string {
+  return `worker-stacks-cfn-exec-${region}`;
+}
+
+/** The managed policy every role of a worker stack carries as its permissions boundary. */
+export function nodeBoundaryName(region: string): string {
+  return `worker-stacks-node-boundary-${region}`;
+}
+
+/** aws, aws-cn or aws-us-gov, from the region (ARNs built without a lookup). */
+export function partitionOf(region: string): string {
+  return region.startsWith('cn-') ? 'aws-cn' : region.startsWith('us-gov-') ? 'aws-us-gov' : 'aws';
+}
+
+export function roleArn(account: string, region: string, name: string, path = '/'): string {
+  return `arn:${partitionOf(region)}:iam::${account}:role${path}${name}`;
+}
+
+export function nodeBoundaryArn(account: string, region: string): string {
+  return `arn:${partitionOf(region)}:iam::${account}:policy${WORKER_ROLE_PATH}${nodeBoundaryName(region)}`;
 }

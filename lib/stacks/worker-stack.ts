@@ -1,5 +1,6 @@
-import { CfnOutput, CliCredentialsStackSynthesizer, Stack, Tags } from 'aws-cdk-lib';
+import { CfnOutput, CliCredentialsStackSynthesizer, Duration, Stack, Tags } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { WorkerCluster } from '../cluster/schema';
 import { RenderedConfig } from '../cloudconfig/render';
@@ -7,10 +8,11 @@ import { renderUserData } from '../cloudconfig/user-data';
 import { NodeConfigObject } from '../constructs/node-config-object';
 import { ruleKey, SecurityGroupRules } from '../constructs/security-group-rules';
 import { WorkerListeners } from '../constructs/worker-listeners';
+import { NodeDrain, NTH_MANAGED_TAG } from '../constructs/node-drain';
 import { WorkerPool } from '../constructs/worker-pool';
 import { acknowledgeWorkerStackFindings } from './nag';
 import { pinLogicalIds } from './pin-logical-ids';
-import { CLUSTER_TAG, configBucketName, configKeyPrefix, kubernetesClusterTag, workerStackName } from './naming';
+import { CLUSTER_TAG, configBucketName, configKeyPrefix, kubernetesClusterTag, nodeBoundaryArn, WORKER_ROLE_PATH, workerStackName } from './naming';
 
 export interface WorkerStackProps {
   /** The validated cluster object. */
@@ -31,6 +33,8 @@ export const OUTPUTS = {
   instanceRoleArn: 'InstanceRoleArn',
   instanceProfileName: 'InstanceProfileName',
   instanceProfileArn: 'InstanceProfileArn',
+  terminationQueueUrl: 'TerminationQueueUrl',
+  terminationHandlerPolicyArn: 'TerminationHandlerPolicyArn',
 } as const;
 
 /**
@@ -40,6 +44,8 @@ export const OUTPUTS = {
 export class WorkerStack extends Stack {
   public readonly pool: WorkerPool;
   public readonly configObject: NodeConfigObject;
+  /** Drain before terminate (lifecycle hook + aws-node-termination-handler queue); undefined when the cluster opts out. */
+  public readonly drain?: NodeDrain;
 
   constructor(scope: Construct, props: WorkerStackProps) {
     const { cluster, config } = props;
@@ -95,6 +101,14 @@ export class WorkerStack extends Stack {
       fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },
     });
 
+    if (pool.drain.enabled) {
+      this.drain = new NodeDrain(this, 'Drain', { autoScalingGroup: this.pool.autoScalingGroup, heartbeatTimeout: Duration.seconds(pool.drain.heartbeatTimeoutSeconds) });
+      // The handler drains only nodes of groups with this tag; on the group (not the launch template), so it never rolls nodes.
+      Tags.of(this.pool.autoScalingGroup).add(NTH_MANAGED_TAG, 'true');
+      new CfnOutput(this, OUTPUTS.terminationQueueUrl, { value: this.drain.queue.queueUrl, description: "aws-node-termination-handler's queueURL (queue mode)" });
+      new CfnOutput(this, OUTPUTS.terminationHandlerPolicyArn, { value: this.drain.handlerPolicy.managedPolicyArn, description: "Attach to aws-node-termination-handler's role" });
+    }
+
     const listeners =
       spec.listeners.length > 0 && spec.loadBalancer
         ? new WorkerListeners(this, 'Listeners', {
@@ -108,6 +122,10 @@ export class WorkerStack extends Stack {
         : undefined;
 
     // A listener rule that the user also wrote by hand would be a duplicate in AWS: keep the user's.
+    // Roles under /worker-stacks/ carrying the account's node boundary (made by the bootstrap stack): the only roles the
+    // CloudFormation execution role may create, so no worker stack can ever make an admin role.
+    iam.PermissionsBoundary.of(this).apply(iam.ManagedPolicy.fromManagedPolicyArn(this, 'NodeBoundary', nodeBoundaryArn(spec.account, spec.region)));
+    (this.pool.role.node.defaultChild as iam.CfnRole).path = WORKER_ROLE_PATH;
     const userKeys = new Set(spec.securityGroupRules.map(ruleKey));
     new SecurityGroupRules(this, 'Rules', {
       securityGroup: this.pool.securityGroup,
@@ -140,7 +158,7 @@ export class WorkerStack extends Stack {
     // instances and their security group; not on the load balancer's group, which must not be taken for the nodes'.
     Tags.of(this.pool.autoScalingGroup).add(kubernetesClusterTag(name), 'owned');
     Tags.of(this.pool.securityGroup).add(kubernetesClusterTag(name), 'owned');
-    acknowledgeWorkerStackFindings(this, { pool: this.pool, listeners, bucketName, keyPrefix, internetFacing: spec.loadBalancer?.scheme === 'internet-facing' });
+    acknowledgeWorkerStackFindings(this, { pool: this.pool, listeners, drain: this.drain, bucketName, keyPrefix, internetFacing: spec.loadBalancer?.scheme === 'internet-facing' });
     pinLogicalIds(this);
   }
 }

@@ -6,9 +6,10 @@ import {
   DescribeStackEventsCommand,
   DescribeStacksCommand,
   ExecuteChangeSetCommand,
+  ListStacksCommand,
 } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
-import { StackEvent } from '../../lib/aws/cloudformation-port';
+import { IN_PROGRESS_STATUSES, StackEvent } from '../../lib/aws/cloudformation-port';
 import { SdkCloudFormation } from '../../lib/aws/sdk-cloudformation';
 import { fastSdkCloudFormation, sdkStack, stackNotFound } from '../helpers/sdk-mocks';
 
@@ -53,6 +54,8 @@ test.each(['CREATE', 'UPDATE'] as const)('CreateChangeSet carries ChangeSetType 
     ],
     Description: REQUEST.description,
     ClientToken: REQUEST.clientToken,
+    // no rollback alarms asked for: an empty list, which clears any the stack had (test/aws/rollback-configuration.test.ts)
+    RollbackConfiguration: { RollbackTriggers: [], MonitoringTimeInMinutes: 0 },
   });
 });
 
@@ -114,6 +117,29 @@ test('listStacks follows NextToken through every page, one DescribeStacks call p
   expect([...listed.keys()]).toEqual(['WorkerStack-a', 'WorkerStack-b', 'WorkerStack-c', 'WorkerStack-d']);
   expect(listed.get('WorkerStack-b')?.status).toBe('UPDATE_IN_PROGRESS');
   expect(listed.get('WorkerStack-d')?.outputs).toEqual({ ConfigChecksum: 'abc' });
+});
+
+test('listStacksInProgress asks ListStacks for the in-progress statuses only, through every page, without outputs', async () => {
+  // GIVEN two pages of stack summaries
+  const at = new Date('2026-11-23T06:00:00Z');
+  cfnMock
+    .on(ListStacksCommand, { NextToken: undefined })
+    .resolves({ StackSummaries: [{ StackName: 'WorkerStack-a', StackId: 'arn:a', StackStatus: 'UPDATE_IN_PROGRESS', CreationTime: at, LastUpdatedTime: at }], NextToken: 't1' })
+    .on(ListStacksCommand, { NextToken: 't1' })
+    .resolves({ StackSummaries: [{ StackName: 'WorkerStack-b', StackId: 'arn:b', StackStatus: 'CREATE_IN_PROGRESS', CreationTime: at }] });
+
+  // WHEN the stacks in progress are listed
+  const listed = await fastSdkCloudFormation().listStacksInProgress();
+
+  // THEN both pages were read with the status filter, and each summary has no outputs (ListStacks has none)
+  const calls = cfnMock.commandCalls(ListStacksCommand);
+  expect(calls).toHaveLength(2);
+  for (const c of calls) expect([...(c.args[0].input.StackStatusFilter ?? [])].sort()).toEqual([...IN_PROGRESS_STATUSES].sort());
+  expect([...listed.values()]).toEqual([
+    { name: 'WorkerStack-a', id: 'arn:a', status: 'UPDATE_IN_PROGRESS', statusReason: undefined, outputs: {}, lastUpdated: at.toISOString() },
+    { name: 'WorkerStack-b', id: 'arn:b', status: 'CREATE_IN_PROGRESS', statusReason: undefined, outputs: {}, lastUpdated: undefined },
+  ]);
+  expect(IN_PROGRESS_STATUSES.every((st) => st.endsWith('_IN_PROGRESS'))).toBe(true);
 });
 
 test('describeStack: a missing stack is undefined, any other error is thrown', async () => {

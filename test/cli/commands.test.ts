@@ -76,11 +76,11 @@ test('`status` prints a table: generation observed/current, short checksums, in 
   // WHEN the table is printed
   const r = await run(['status', '--clusters', dir]);
 
-  // THEN one header and one row per cluster, aligned, with what is known of each
+  // THEN one header and one row per cluster, aligned, grouped by account and region, with what is known of each
   expect(r.code).toBe(0);
   const rows = r.out.trimEnd().split('\n').map((l) => l.split(/\s{2,}/));
-  expect(rows[0]).toEqual(['CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE']);
-  expect(rows.map((row) => row[0]).slice(1)).toEqual(['edge-ap1', 'prod-eu1', 'staging-us1']);
-  expect(rows[2]).toEqual(['prod-eu1', '1/1', prod.desiredChecksum.slice(0, 12), prod.desiredChecksum.slice(0, 12), 'yes', 'UPDATE_COMPLETE', 'True', 'StackUpdated', expect.stringMatching(/^\d+d$/)]);
-  expect(rows[3]).toEqual(['staging-us1', '-/1', expect.stringMatching(/^[0-9a-f]{12}$/), '-', 'no', '-', 'Unknown', '-', '-']);
+  expect(rows[0]).toEqual(['ACCOUNT/REGION', 'CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE']);
+  expect(rows.map((row) => `${row[0]} ${row[1]}`).slice(1)).toEqual(['111111111111/eu-west-1 prod-eu1', '222222222222/us-east-1 staging-us1', '333333333333/ap-southeast-1 edge-ap1']);
+  expect(rows[1]).toEqual(['111111111111/eu-west-1', 'prod-eu1', '1/1', prod.desiredChecksum.slice(0, 12), prod.desiredChecksum.slice(0, 12), 'yes', 'UPDATE_COMPLETE', 'True', 'StackUpdated', expect.stringMatching(/^\d+d$/)]);
+  expect(rows[2]).toEqual(['222222222222/us-east-1', 'staging-us1', '-/1', expect.stringMatching(/^[0-9a-f]{12}$/), '-', 'no', '-', 'Unknown', '-', '-']);
 });

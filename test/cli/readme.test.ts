@@ -6,14 +6,14 @@ import { REPO } from '../helpers/clusters';
 
 const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
 
-test('README opens with the two commands: synthesize the examples, run the tests', () => {
+test('README opens with the three commands: synthesize the examples, run the tests, the playground', () => {
   // GIVEN
   const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)![1];
   // WHEN
   const commands = firstBlock.split('\n').filter(Boolean).map((l) => l.replace(/\s+#.*$/, '').trim());
   // THEN
   expect(readme.indexOf('```sh')).toBeLessThan(readme.indexOf('\n## '));
-  expect(commands).toEqual(['npm ci && npx cdk synth', 'npm test']);
+  expect(commands).toEqual(['npm ci && npx cdk synth', 'npm test', 'npm run playground']);
 });
 
 test('CI runs exactly the test command the README gives', () => {

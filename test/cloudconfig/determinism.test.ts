@@ -99,7 +99,7 @@ describe('same inputs, same bytes', () => {
     const fromReversed = renderConfig(cluster, reversed);
     // THEN
     const manifest = parse(fs.readFileSync(path.join(reversed, cluster.spec.cloudConfig.template, 'template.yaml'), 'utf8'));
-    expect(manifest.files[0].path).toBe('/opt/bin/worker-stacks-bootstrap-token');
+    expect(manifest.files[0].path).toBe('/opt/bin/worker-stacks-signal-ready');
     expect(fromReversed.bytes.equals(original.bytes)).toBe(true);
   });
 

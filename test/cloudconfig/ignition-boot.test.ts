@@ -117,6 +117,24 @@ test.each(IGNITION_EXAMPLES)('%s: kernel modules and sysctl settings are in forc
   expect(directive(kernel, 'ExecStart')).toEqual(['/usr/lib/systemd/systemd-modules-load', '/usr/lib/systemd/systemd-sysctl']);
 });
 
+test.each(IGNITION_EXAMPLES)('%s: the health-signal script and unit are written, enabled, and start after the kubelet', async (name) => {
+  // GIVEN
+  const config = renderConfig(example(name));
+  const n = node(config, name);
+  server.put(n.objectName, config.bytes);
+  expect((await n.ignition('fetch')).status).toBe(0);
+  // WHEN
+  expect((await n.ignition('files')).status).toBe(0);
+  // THEN
+  const read = (p: string) => fs.readFileSync(path.join(n.root, p), 'utf8');
+  expect(mode(path.join(n.root, 'opt/bin/worker-stacks-signal-ready'))).toBe(0o755);
+  expect(read('opt/bin/worker-stacks-signal-ready')).toMatch(/^#!\/bin\/bash\n/);
+  expect(read('etc/systemd/system-preset/20-ignition.preset')).toContain('enable worker-stacks-signal-ready.service\n');
+  const unit = read('etc/systemd/system/worker-stacks-signal-ready.service');
+  expect(directive(unit, 'After')).toContain('kubelet.service');
+  expect(directive(unit, 'ExecStart')).toEqual(['/opt/bin/worker-stacks-signal-ready']);
+});
+
 describe('Ignition refuses a tampered config (fail closed)', () => {
   test.each(IGNITION_EXAMPLES)('%s: one changed byte at the same URL fails the fetch stage and caches nothing', async (name) => {
     // GIVEN

@@ -52,7 +52,9 @@ describe('defaults are applied', () => {
     const c = validate(raw, 'staging-us1').cluster!;
 
     // THEN rolling update, root volume and launch-configuration defaults are filled in
-    expect(c.spec.pool.rollingUpdate).toEqual({ maxBatchSize: 1, minInstancesInService: 0, pauseTime: 'PT5M', waitOnResourceSignals: false });
+    expect(c.spec.pool.rollingUpdate).toEqual({ strategy: 'rolling', maxBatchSize: 1, minInstancesInService: 0, pauseTime: 'PT10M', waitOnResourceSignals: true, minSuccessfulInstancesPercent: 100 });
+    expect(c.spec.pool.drain).toEqual({ enabled: true, heartbeatTimeoutSeconds: 300 });
+    expect(c.spec.rollout).toEqual({ rollbackAlarms: [], monitoringTimeMinutes: 0, hold: false, maintenanceWindows: [] });
     expect(c.spec.pool.rootVolume).toEqual({ sizeGiB: 50, type: 'gp3', deviceName: '/dev/xvda' });
     expect(c.spec.pool.legacyLaunchConfiguration).toBe(false);
     expect(c.spec.pool.desiredCapacity).toBe(2);
@@ -65,8 +67,8 @@ describe('defaults are applied', () => {
     // WHEN it is validated
     const c = validate(raw, 'prod-eu1').cluster!;
 
-    // THEN waitOnResourceSignals defaults to false, desiredCapacity stays unset, rootVolume fills in deviceName
-    expect(c.spec.pool.rollingUpdate).toEqual({ maxBatchSize: 2, minInstancesInService: 3, pauseTime: 'PT3M', waitOnResourceSignals: false });
+    // THEN waitOnResourceSignals defaults to true (rolls are gated by the nodes' signals), desiredCapacity stays unset, rootVolume fills in deviceName
+    expect(c.spec.pool.rollingUpdate).toEqual({ strategy: 'rolling', maxBatchSize: 2, minInstancesInService: 3, pauseTime: 'PT10M', waitOnResourceSignals: true, minSuccessfulInstancesPercent: 100 });
     expect(c.spec.pool.desiredCapacity).toBeUndefined();
     expect(c.spec.pool.rootVolume).toEqual({ sizeGiB: 100, type: 'gp3', deviceName: '/dev/xvda' });
   });

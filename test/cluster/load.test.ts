@@ -178,7 +178,7 @@ describe('files (loadClusterFile, loadClusters, loadValidClusters)', () => {
 
     // THEN all three come back, with defaults applied
     expect(clusters.map((c) => c.file)).toEqual(['clusters/edge-ap1.yaml', 'clusters/prod-eu1.yml', 'clusters/staging-us1.yaml']);
-    expect(clusters[1].cluster.spec.pool.rollingUpdate.waitOnResourceSignals).toBe(false);
+    expect(clusters[1].cluster.spec.pool.rollingUpdate.waitOnResourceSignals).toBe(true);
   });
 });
 

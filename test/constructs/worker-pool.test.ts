@@ -103,7 +103,7 @@ describe('launch template', () => {
 });
 
 describe('instance role', () => {
-  test('reads only its own cluster prefix and its own secrets', () => {
+  test('reads only its own cluster prefix and its own secrets, and signals only its own stack', () => {
     // GIVEN / WHEN
     const t = poolStack({ secretArns: ['arn:aws:secretsmanager:eu-west-1:123456789012:secret:c1/token-AbCdEf'] });
     // THEN
@@ -112,6 +112,8 @@ describe('instance role', () => {
         Statement: [
           { Action: 's3:GetObject', Effect: 'Allow', Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::cfg-bucket/clusters/c1/*']] } },
           { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:c1/token-AbCdEf' },
+          // the node's health signal, to its own stack only
+          { Action: 'cloudformation:SignalResource', Effect: 'Allow', Resource: { Ref: 'AWS::StackId' } },
         ],
         Version: '2012-10-17',
       },

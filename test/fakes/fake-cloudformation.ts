@@ -1,5 +1,6 @@
 import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, isInProgress, StackEvent, StackSummary, WaitOptions } from '../../lib/aws/cloudformation-port';
 import { FakeClock } from './fake-ports';
+import { NodeHealth, signalFailure } from './fake-signals';
 
 /**
  * A deterministic, in-memory CloudFormation for what an emulator cannot do:
@@ -38,7 +39,7 @@ export const stuck = (): Behaviour => ({ kind: 'complete', polls: Number.POSITIV
 export const NO_CHANGES_REASON = "The submitted information didn't contain changes. Submit different information to create a change set.";
 
 export const MUTATING = ['createChangeSet', 'executeChangeSet', 'deleteChangeSet', 'deleteStack', 'continueUpdateRollback'] as const;
-const METHODS = ['listStacks', 'describeStack', 'describeChangeSet', 'waitForChangeSet', 'stackEvents', 'operationEvents', 'getTemplate', 'waitForStack', ...MUTATING] as const;
+const METHODS = ['listStacks', 'listStacksInProgress', 'describeStack', 'describeChangeSet', 'waitForChangeSet', 'stackEvents', 'operationEvents', 'getTemplate', 'waitForStack', ...MUTATING] as const;
 export type Method = (typeof METHODS)[number];
 
 type Kind = 'create' | 'update' | 'delete' | 'continue';
@@ -96,11 +97,51 @@ export interface FakeCloudFormationProps {
   readonly pollMs?: number;
   /** Reads a template CloudFormation would fetch from S3 (TemplateURL). */
   readonly readTemplateUrl?: (url: string) => string;
+  /**
+   * Request-rate quotas per CloudFormation API, as token buckets on the fake clock (the bench's 1,000-cluster
+   * scenario): a call with no token left is throttled (ThrottlingException) and counted in `throttledCalls`.
+   * A listing costs one DescribeStacks token per page of 100 stacks. @default none: nothing is throttled by rate
+   */
+  readonly quotas?: Readonly<Partial<Record<CfnApi, TokenBucketQuota>>>;
+  /** Clock time each call takes (request latency), so that calls spread over time as real ones do. @default 0 */
+  readonly latencyMs?: number;
 }
+
+/** The CloudFormation API a port method calls. */
+export type CfnApi = 'DescribeStacks' | 'ListStacks' | 'DescribeChangeSet' | 'CreateChangeSet' | 'ExecuteChangeSet' | 'DeleteChangeSet' | 'DescribeStackEvents' | 'GetTemplate' | 'DeleteStack' | 'ContinueUpdateRollback';
+
+export interface TokenBucketQuota {
+  /** Tokens added per second. */
+  readonly ratePerSecond: number;
+  /** Bucket size: the burst. */
+  readonly burst: number;
+}
+
+const API_OF: Record<Method, CfnApi> = {
+  listStacks: 'DescribeStacks',
+  listStacksInProgress: 'ListStacks',
+  describeStack: 'DescribeStacks',
+  describeChangeSet: 'DescribeChangeSet',
+  waitForChangeSet: 'DescribeChangeSet',
+  stackEvents: 'DescribeStackEvents',
+  operationEvents: 'DescribeStackEvents',
+  getTemplate: 'GetTemplate',
+  waitForStack: 'DescribeStacks',
+  createChangeSet: 'CreateChangeSet',
+  executeChangeSet: 'ExecuteChangeSet',
+  deleteChangeSet: 'DeleteChangeSet',
+  deleteStack: 'DeleteStack',
+  continueUpdateRollback: 'ContinueUpdateRollback',
+};
 
 export class FakeCloudFormation implements CloudFormationPort {
   /** Every call per method, throttled ones included. */
   public readonly calls = new Map<Method, number>();
+  /** Calls refused by a rate quota (see FakeCloudFormationProps.quotas), per API. */
+  public readonly throttledCalls = new Map<CfnApi, number>();
+  /** Tokens consumed per API (a listing: one per page). */
+  public readonly apiRequests = new Map<CfnApi, number>();
+  private readonly buckets = new Map<CfnApi, { tokens: number; at: number }>();
   /** Called after each waitForStack poll, with the stack as it is then (tests look at the status file there). */
   public onPoll?: (stack: StackSummary) => void;
   private readonly stacks = new Map<string, FakeStack>(); // by id, deleted ones too
@@ -108,6 +149,7 @@ export class FakeCloudFormation implements CloudFormationPort {
   private readonly scripts = new Map<string, Behaviour[]>();
   private readonly defaults = new Map<string, Behaviour>();
   private readonly throttled = new Map<Method, number>();
+  private readonly health = new Map<string, NodeHealth>();
   private readonly clock: FakeClock;
   private readonly pollMs: number;
   private seq = 0;
@@ -134,6 +176,16 @@ export class FakeCloudFormation implements CloudFormationPort {
   /** The first `n` calls of `method` from now throw a ThrottlingException. */
   public throttle(method: Method, n: number): this {
     this.throttled.set(method, n);
+    return this;
+  }
+
+  /**
+   * How the nodes of a stack answer the health signal an operation waits on (a create with a CreationPolicy, an
+   * update that rolls the group with WaitOnResourceSignals): an unscripted operation then ends as CloudFormation's
+   * would, after the pause time, with the signal count in the group's event. @default healthy
+   */
+  public nodes(stackName: string, health: NodeHealth): this {
+    this.health.set(stackName, health);
     return this;
   }
 
@@ -212,8 +264,17 @@ export class FakeCloudFormation implements CloudFormationPort {
   // ---- the port --------------------------------------------------------------------------
 
   public async listStacks(): Promise<Map<string, StackSummary>> {
-    this.enter('listStacks');
+    // DescribeStacks pages of 100 stacks.
+    this.enter('listStacks', Math.max(1, Math.ceil(this.live.size / 100)));
     return new Map([...this.live.entries()].map(([name, id]) => [name, summary(this.stacks.get(id)!)]));
+  }
+
+  /** Like ListStacks with an in-progress status filter: no outputs. */
+  public async listStacksInProgress(): Promise<Map<string, StackSummary>> {
+    const inProgress = [...this.live.values()].map((id) => this.stacks.get(id)!).filter((st) => st.status.endsWith('_IN_PROGRESS'));
+    // ListStacks pages of 100 summaries.
+    this.enter('listStacksInProgress', Math.max(1, Math.ceil(inProgress.length / 100)));
+    return new Map(inProgress.map((st) => [st.name, { ...summary(st), outputs: {} }]));
   }
 
   public async describeStack(name: string): Promise<StackSummary | undefined> {
@@ -367,6 +428,8 @@ export class FakeCloudFormation implements CloudFormationPort {
       this.tick();
       for (const s of this.stacks.values()) if (s.op) this.onPoll?.(summary(s));
     }
+    // A clock shared with other fakes may have moved without this one: operations due by now end now.
+    this.tick();
   }
 
   /** Operations whose time has come end now (every call and every poll looks at the stacks as they are at that time). */
@@ -377,7 +440,9 @@ export class FakeCloudFormation implements CloudFormationPort {
   // ---- the state machine -----------------------------------------------------------------
 
   private start(s: FakeStack, kind: Kind, template?: string): void {
-    const behaviour = this.scripts.get(s.name)?.shift() ?? this.defaults.get(s.name) ?? complete();
+    let behaviour = this.scripts.get(s.name)?.shift() ?? this.defaults.get(s.name) ?? complete();
+    const gate = kind === 'create' || kind === 'update' ? signalFailure(kind, s.template, template, this.health.get(s.name) ?? 'healthy') : undefined;
+    if (gate && behaviour.kind === 'complete') behaviour = fail(gate.resource, Math.ceil(gate.afterMs / this.pollMs));
     this.started.push({ stackName: s.name, kind });
     const status = { create: 'CREATE_IN_PROGRESS', update: 'UPDATE_IN_PROGRESS', delete: 'DELETE_IN_PROGRESS', continue: 'UPDATE_ROLLBACK_IN_PROGRESS' }[kind];
     s.status = status;
@@ -446,9 +511,24 @@ export class FakeCloudFormation implements CloudFormationPort {
     s.events.push({ id: `${s.name}-event-${s.events.length + 1}`, timestamp: new Date(this.clock.ms), logicalId, resourceType, status, reason });
   }
 
-  private enter(method: Method): void {
+  private enter(method: Method, tokens = 1): void {
     this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
+    if (this.props.latencyMs) this.clock.advance(this.props.latencyMs);
     this.tick();
+    const api = API_OF[method];
+    this.apiRequests.set(api, (this.apiRequests.get(api) ?? 0) + tokens);
+    const quota = this.props.quotas?.[api];
+    if (quota) {
+      const b = this.buckets.get(api) ?? { tokens: quota.burst, at: this.clock.ms };
+      b.tokens = Math.min(quota.burst, b.tokens + ((this.clock.ms - b.at) / 1000) * quota.ratePerSecond);
+      b.at = this.clock.ms;
+      this.buckets.set(api, b);
+      if (b.tokens < tokens) {
+        this.throttledCalls.set(api, (this.throttledCalls.get(api) ?? 0) + 1);
+        throw named('ThrottlingException', 'Rate exceeded');
+      }
+      b.tokens -= tokens;
+    }
     const left = this.throttled.get(method) ?? 0;
     if (left > 0) {
       this.throttled.set(method, left - 1);

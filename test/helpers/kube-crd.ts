@@ -3,6 +3,9 @@ import { KubeClient } from '../../lib/kube/client';
 import { CRD_NAME, workerClusterCrd } from '../../lib/kube/crd';
 import { collectionPath } from '../../lib/kube/resource';
 
+/** The WorkerCluster CRD the store tests install: the generated one (lib/kube/crd.ts), CEL rules and all. */
+export { workerClusterCrd };
+
 /** Installs the generated WorkerCluster CRD (lib/kube/crd.ts, what `worker-stacks crd` prints) and waits until it is served. */
 export async function installCrd(admin: KubeClient): Promise<void> {
   try {

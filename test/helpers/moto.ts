@@ -1,5 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import * as net from 'node:net';
+import { answers, freePort, MOTO_WRAPPER } from '../../lib/playground/moto-server';
 import { PINS, requireTool } from './tools';
 
 /**
@@ -21,23 +21,19 @@ export const MOTO_ACCOUNT = '123456789012';
 export const MOTO_REGION = 'eu-west-1';
 const INSTALL = `bash .ci/install-tools (or python3 -m pip install 'moto[server]==${PINS.moto}', Python 3.11)`;
 
-/** A port nobody listens on right now: bind port 0 on loopback, read it, close. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
+export { freePort };
+
+/** tools/moto/server.py instead of plain moto: change sets that take time and roll back, and the other patches it documents. */
+export interface MotoWrapper {
+  /** How long an executed change set keeps its stack *_IN_PROGRESS. @default 0 */
+  readonly inProgressSeconds?: number;
 }
 
 /**
- * Starts `python3 -m moto.server` and waits until GET /moto-api/ answers. `env` is added to the server's
+ * Starts `python3 -m moto.server` (or, with `wrapper`, tools/moto/server.py) and waits until GET /moto-api/ answers. `env` is added to the server's
  * environment (MOTO_RECORDER_FILEPATH, say, for a test that reads the requests moto received).
  */
-export async function startMoto(timeoutMs = 30_000, env: Readonly<Record<string, string>> = {}): Promise<Moto> {
+export async function startMoto(timeoutMs = 30_000, env: Readonly<Record<string, string>> = {}, wrapper?: MotoWrapper): Promise<Moto> {
   const python = requireTool('python3');
   const probe = spawnSync(python, ['-c', 'import moto, moto.server, boto3, flask; print(moto.__version__)'], { encoding: 'utf8' });
   if (probe.status !== 0) throw new Error(`moto is not installed for ${python} (${probe.stderr.trim().split('\n').pop()}); install it with: ${INSTALL}`);
@@ -47,7 +43,8 @@ export async function startMoto(timeoutMs = 30_000, env: Readonly<Record<string,
   // The port can be taken between freePort() and moto's bind: try a few.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const child = spawn(python, ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+    const server = wrapper ? [MOTO_WRAPPER, '--in-progress-seconds', String(wrapper.inProgressSeconds ?? 0)] : ['-m', 'moto.server'];
+    const child = spawn(python, [...server, '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
     const endpoint = `http://127.0.0.1:${port}`;
@@ -56,20 +53,6 @@ export async function startMoto(timeoutMs = 30_000, env: Readonly<Record<string,
     lastError = stderr.trim();
   }
   throw new Error(`moto server did not answer on /moto-api/: ${lastError || 'no output'}; install or repair it with: ${INSTALL}`);
-}
-
-async function answers(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
-    try {
-      const r = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(2000) });
-      if (r.ok) return true;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  return false;
 }
 
 function kill(child: ChildProcess): Promise<void> {

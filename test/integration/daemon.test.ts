@@ -80,11 +80,11 @@ test('the daemon serves health, applies the cluster, reacts to an edit within 30
   expect(getCondition(stateFile(world, NAME).status, 'Ready')).toMatchObject({ status: 'True' });
 
   // AND /metrics counts the reconcile by result (the fleet gauges follow within a second of a reconcile)
-  await eventually('the fleet gauges', 10_000, async () => /condition="Ready",status="True"\} 1$/m.test((await get('/metrics'))?.body ?? ''));
+  await eventually('the fleet gauges', 10_000, async () => /condition="Ready",status="True",account="\d{12}"\} 1$/m.test((await get('/metrics'))?.body ?? ''));
   const metrics = await get('/metrics');
   expect(metrics?.status).toBe(200);
-  expect(metrics?.body).toMatch(/^worker_stacks_reconciles_total\{result="applied"\} 1$/m);
-  expect(metrics?.body).toMatch(/^worker_stacks_clusters\{condition="Ready",status="True"\} 1$/m);
+  expect(metrics?.body).toMatch(/^worker_stacks_reconciles_total\{result="applied",account="\d{12}"\} 1$/m);
+  expect(metrics?.body).toMatch(/^worker_stacks_clusters\{condition="Ready",status="True",account="\d{12}"\} 1$/m);
 
   // AND every log line is JSON; every line about the cluster names it, its generation, and (once rendered) the desired checksum
   const lines = logs.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
@@ -101,7 +101,7 @@ test('the daemon serves health, applies the cluster, reacts to an edit within 30
   expect(Date.now() - edited).toBeLessThan(30_000);
   expect(stateFile(world, NAME).status.observedGeneration).toBe(2);
   expect(launchTemplateUserData(world, `WorkerStack-${NAME}`).at(-1)?.userData).toContain(second);
-  await eventually('the second apply in /metrics', 10_000, async () => /^worker_stacks_reconciles_total\{result="applied"\} 2$/m.test((await get('/metrics'))?.body ?? ''));
+  await eventually('the second apply in /metrics', 10_000, async () => /^worker_stacks_reconciles_total\{result="applied",account="\d{12}"\} 2$/m.test((await get('/metrics'))?.body ?? ''));
 
   // WHEN it gets SIGTERM
   const stopping = Date.now();

@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { runCli } from '../../lib/cli/program';
 import { configBucketName } from '../../lib/stacks/naming';
 import { rawExample, tempDir } from '../helpers/clusters';
-import { Moto, MOTO_ACCOUNT, MOTO_REGION, startMoto } from '../helpers/moto';
+import { Moto, MOTO_ACCOUNT, MOTO_REGION, MotoWrapper, startMoto } from '../helpers/moto';
 
 /** A moto server with a VPC, two subnets, an AMI, the bootstrap stack (the config bucket) and an empty clusters directory. */
 export interface World {
@@ -22,11 +22,11 @@ export interface World {
 export const AWS_FLAGS = ['--s3-force-path-style', '--poll-seconds', '1'];
 
 /**
- * Starts moto for this test file and points the SDK at it (process.env is per test file under jest).
+ * Starts moto (or, with `wrapper`, the project's wrapper of it) for this test file and points the SDK at it (process.env is per test file under jest).
  * TMPDIR and the synthesis work dir are per file too, so that parallel files keep their scratch apart.
  */
-export async function startWorld(): Promise<World> {
-  const moto = await startMoto();
+export async function startWorld(wrapper?: MotoWrapper): Promise<World> {
+  const moto = await startMoto(30_000, {}, wrapper);
   Object.assign(process.env, moto.env, { TMPDIR: tempDir('tmp'), WORKER_STACKS_WORK_DIR: tempDir('work') });
   const dir = tempDir('clusters');
   const net = moto.python<World['net']>(`
@@ -126,7 +126,8 @@ export function launchTemplateUserData(world: World, stackName: string): { versi
   return world.moto.python(
     `
 res = cfn.describe_stack_resources(StackName=args)['StackResources']
-lt = [r['PhysicalResourceId'] for r in res if r['ResourceType'] == 'AWS::EC2::LaunchTemplate']
+# moto leaves ResourceType out for some resource types it only stores (the lifecycle hook, for one)
+lt = [r['PhysicalResourceId'] for r in res if r.get('ResourceType') == 'AWS::EC2::LaunchTemplate']
 assert len(lt) == 1, f'expected one launch template in {args}, found {lt}'
 key = dict(LaunchTemplateId=lt[0]) if lt[0].startswith('lt-') else dict(LaunchTemplateName=lt[0])
 vs = ec2.describe_launch_template_versions(**key)['LaunchTemplateVersions']

@@ -130,7 +130,9 @@ describe('status, dry run and delete of a live cluster', () => {
 
     // THEN the stack is gone, the status cleared, and `status` no longer lists the cluster
     expect(run.code).toBe(0);
-    expect(run.out).toBe(`${STACK}\tdeleted\n`);
+    // (and, the stack gone, its config objects in the bucket)
+    expect(run.out).toMatch(new RegExp(`^${NAME}\\tdeleted \\d+ config objects? from s3://\\S+/clusters/${NAME}/\\n${STACK}\\tdeleted\\n$`));
+    expect(run.err).not.toContain('warning');
     const after = await stackOf(world, STACK);
     expect(after === undefined || after.StackStatus === 'DELETE_COMPLETE').toBe(true);
     expect(stateFile(world, NAME).status).toBeUndefined();

@@ -1,6 +1,6 @@
 import { ReconcilerMetrics } from '../../lib/reconciler/metrics';
 import { complete, fail, stuck } from '../fakes/fake-cloudformation';
-import { ASG_FAILURE, Harness } from '../fakes/harness';
+import { ACCOUNT, ASG_FAILURE, Harness } from '../fakes/harness';
 
 /** The Prometheus metrics a pass leaves behind, and the in-progress gauge while a stack is in progress (watched, not waited on). */
 
@@ -43,13 +43,15 @@ test('reconciles by result, clusters by condition, and the last successful pass 
   // WHEN passes run until both settle (the first starts both stacks, the next one records their ends)
   await h.pass({ metrics });
 
-  // THEN one applied and one failed reconcile are counted, one cluster is Ready and one Degraded, none Stalled
-  expect(await value(metrics, 'worker_stacks_reconciles_total', '{result="applied"}')).toBe(1);
-  expect(await value(metrics, 'worker_stacks_reconciles_total', '{result="failed"}')).toBe(1);
-  expect(await value(metrics, 'worker_stacks_clusters', '{condition="Ready",status="True"}')).toBe(1);
-  expect(await value(metrics, 'worker_stacks_clusters', '{condition="Degraded",status="True"}')).toBe(1);
-  expect(await value(metrics, 'worker_stacks_clusters', '{condition="Stalled",status="True"}')).toBeUndefined();
-  expect(await value(metrics, 'worker_stacks_clusters', '{condition="Stalled",status="False"}')).toBe(2);
+  // THEN one applied and one failed reconcile are counted, one cluster is Ready and one Degraded, none Stalled, each
+  // series labelled with the clusters' account
+  const acct = `account="${ACCOUNT}"`;
+  expect(await value(metrics, 'worker_stacks_reconciles_total', `{result="applied",${acct}}`)).toBe(1);
+  expect(await value(metrics, 'worker_stacks_reconciles_total', `{result="failed",${acct}}`)).toBe(1);
+  expect(await value(metrics, 'worker_stacks_clusters', `{condition="Ready",status="True",${acct}}`)).toBe(1);
+  expect(await value(metrics, 'worker_stacks_clusters', `{condition="Degraded",status="True",${acct}}`)).toBe(1);
+  expect(await value(metrics, 'worker_stacks_clusters', `{condition="Stalled",status="True",${acct}}`)).toBeUndefined();
+  expect(await value(metrics, 'worker_stacks_clusters', `{condition="Stalled",status="False",${acct}}`)).toBe(2);
   expect(await value(metrics, 'worker_stacks_reconcile_duration_seconds_count', '{result="applied"}')).toBe(1);
   // AND a pass with a failure is not a successful pass: the gauge stays at the first pass (both stacks started, nothing
   // failed yet) and did not move to the pass that recorded the failure

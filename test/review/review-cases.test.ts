@@ -107,11 +107,11 @@ test('(b) a kubelet setting in the shared template rolls every cluster, and the 
   }
   expect(cluster(r, 'prod-eu1').rollReasons[0]).toMatch(/^launch template PoolLaunchTemplate\w+ changes/);
   expect(cluster(r, 'edge-ap1').rollReasons[0]).toMatch(/^launch configuration \w+ changes/);
-  expect(cluster(r, 'prod-eu1').rollingUpdate).toEqual({ maxBatchSize: 2, minInstancesInService: 3, pauseTime: 'PT3M', waitOnResourceSignals: false });
+  expect(cluster(r, 'prod-eu1').rollingUpdate).toEqual({ strategy: 'rolling', nodes: null, maxBatchSize: 2, minInstancesInService: 3, pauseTime: 'PT10M', waitOnResourceSignals: true, minSuccessfulInstancesPercent: 100, instanceRefresh: null, drained: true });
   expect(cluster(r, 'prod-eu1').verdict).toBe(
-    'rolls nodes: 2 at a time, at least 3 in service, pause PT3M between batches; desired capacity not set (min 3, max 30; the group keeps its current size)',
+    'rolls nodes: in batches of 2, at least 3 in service, gated by node signals (100% within PT10M), drained; desired capacity not set (min 3, max 30; the group keeps its current size)',
   );
-  expect(cluster(r, 'staging-us1').verdict).toBe('rolls nodes: 1 at a time, at least 1 in service, pause PT1M between batches; desired capacity 2 (min 1, max 4)');
+  expect(cluster(r, 'staging-us1').verdict).toBe('rolls nodes: 2 nodes in batches of 1, at least 1 in service, gated by node signals (100% within PT10M), drained; desired capacity 2 (min 1, max 4)');
   expect(gates(r)).toEqual([0, 1, 1]);
 });
 
@@ -274,9 +274,9 @@ test('terminal output: colours only when asked for (the CLI asks on a TTY)', () 
   const coloured = formatTerminal(results.kubelet, { color: true });
   // THEN
   expect(plain).not.toMatch(/\x1b\[/);
-  expect(plain).toContain('== prod-eu1 (WorkerStack-prod-eu1): rolls nodes: 2 at a time');
+  expect(plain).toContain('== prod-eu1 (WorkerStack-prod-eu1): rolls nodes: in batches of 2');
   expect(plain).toContain('     +protectKernelDefaults: false');
-  expect(coloured).toContain('\x1b[1;31mrolls nodes: 2 at a time');
+  expect(coloured).toContain('\x1b[1;31mrolls nodes: in batches of 2');
   expect(coloured).toContain('\x1b[32m+protectKernelDefaults: false\x1b[0m');
   expect(coloured.replace(/\x1b\[[0-9;]*m/g, '')).toBe(plain);
 });

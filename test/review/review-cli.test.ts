@@ -80,7 +80,7 @@ describe('the terminal format is coloured exactly when the CLI decides so', () =
     // THEN
     expect(r.status).toBe(0);
     expect(hasEscapes(r.stdout)).toBe(coloured);
-    if (coloured) expect(r.stdout).toContain('\x1b[1;31mrolls nodes: 2 at a time');
+    if (coloured) expect(r.stdout).toContain('\x1b[1;31mrolls nodes: in batches of 2');
     // The same review either way: colours are all that differ.
     expect(r.stdout.replace(/\x1b\[[0-9;]*m/g, '')).toBe(pipe.stdout);
   }, 180_000);

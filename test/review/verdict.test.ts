@@ -1,7 +1,17 @@
 import { verdictLine } from '../../lib/review/verdict';
 
 const capacity = { min: 3, max: 30, desired: null };
-const rollingUpdate = { maxBatchSize: 2, minInstancesInService: 3, pauseTime: 'PT3M', waitOnResourceSignals: false };
+const rollingUpdate = {
+  strategy: 'rolling' as const,
+  nodes: null,
+  maxBatchSize: 2,
+  minInstancesInService: 3,
+  pauseTime: 'PT10M',
+  waitOnResourceSignals: true,
+  minSuccessfulInstancesPercent: 100,
+  instanceRefresh: null,
+  drained: true,
+};
 
 test('a new cluster without a desired capacity starts at its minimum: its verdict speaks of no current size', () => {
   // WHEN
@@ -17,5 +27,22 @@ test('an existing cluster without a desired capacity keeps its current size', ()
   // WHEN
   const rolls = verdictLine({ status: 'rolls', stackName: 'WorkerStack-x', resources: [], rollingUpdate, capacity });
   // THEN
-  expect(rolls).toBe('rolls nodes: 2 at a time, at least 3 in service, pause PT3M between batches; desired capacity not set (min 3, max 30; the group keeps its current size)');
+  expect(rolls).toBe('rolls nodes: in batches of 2, at least 3 in service, gated by node signals (100% within PT10M), drained; desired capacity not set (min 3, max 30; the group keeps its current size)');
+});
+
+test.each([
+  { what: 'gated by signals, drained, 30 nodes', ru: { ...rollingUpdate, nodes: 30 }, says: 'rolls nodes: 30 nodes in batches of 2, at least 3 in service, gated by node signals (100% within PT10M), drained' },
+  { what: 'no signals, no drain', ru: { ...rollingUpdate, waitOnResourceSignals: false, pauseTime: 'PT2M', drained: false }, says: 'rolls nodes: in batches of 2, at least 3 in service, pause PT2M between batches, not gated by node signals, not drained (no termination lifecycle hook)' },
+  {
+    what: 'instance refresh with checkpoints, bake time and alarms',
+    ru: { ...rollingUpdate, strategy: 'instanceRefresh' as const, maxBatchSize: null, minInstancesInService: null, waitOnResourceSignals: false, instanceRefresh: { minHealthyPercentage: 90, maxHealthyPercentage: 150, checkpoints: [20, 100], bakeTimeSeconds: 900, alarms: ['a', 'b'] } },
+    says: 'rolls nodes: by instance refresh (90-150% healthy, checkpoints at 20/100%, bake 900 s, gated by 2 alarms), drained',
+  },
+  {
+    what: 'instance refresh without alarms',
+    ru: { ...rollingUpdate, strategy: 'instanceRefresh' as const, instanceRefresh: { minHealthyPercentage: 100, maxHealthyPercentage: 110, checkpoints: [], bakeTimeSeconds: 0, alarms: [] } },
+    says: 'rolls nodes: by instance refresh (100-110% healthy, gated by EC2 health checks), drained',
+  },
+])('the verdict says how it rolls: $what', ({ ru, says }) => {
+  expect(verdictLine({ status: 'rolls', stackName: 'WorkerStack-x', resources: [], rollingUpdate: ru, capacity }).split('; ')[0]).toBe(says);
 });

@@ -32,22 +32,25 @@ describe('decide: waves', () => {
   const withOver = (over: Record<string, Partial<ReturnType<typeof member>>>) => base().map((m) => ({ ...m, ...(over[m.name] ?? {}) }));
 
   test.each([
-    // [who asks, the others' state, go?, reason, message part]
-    ['c1', {}, true, undefined, undefined],
-    ['e1', {}, false, 'WaitingForWave', 'waits for wave canary: c1 has not settled'],
-    ['r1', {}, false, 'WaitingForWave', 'waits for wave canary: c1, e1, e2 have not settled'],
-    ['e1', { c1: rollingNow }, false, 'WaitingForWave', 'c1 has not settled'],
-    ['e1', { c1: { ...settledOnNew(10 * 60_000) } }, false, 'WaitingForWave', 'waits for wave canary to soak 1h'],
-    ['e1', { c1: { ...settledOnNew(61 * 60_000) } }, true, undefined, undefined],
+    // [case, who asks, the others' state, go?, reason, message part]
+    ['the canary itself', 'c1', {}, true, undefined, undefined],
+    ['early, canary not rolled', 'e1', {}, false, 'WaitingForWave', 'waits for wave canary: c1 has not settled'],
+    ['remainder, nothing rolled', 'r1', {}, false, 'WaitingForWave', 'waits for wave canary: c1, e1, e2 have not settled'],
+    ['early, canary rolling', 'e1', { c1: rollingNow }, false, 'WaitingForWave', 'c1 has not settled'],
+    ['early, canary soaking (10 of 60 min)', 'e1', { c1: { ...settledOnNew(10 * 60_000) } }, false, 'WaitingForWave', 'waits for wave canary to soak 1h'],
+    ['early, canary soaked', 'e1', { c1: { ...settledOnNew(61 * 60_000) } }, true, undefined, undefined],
     // Settled on the stack but not yet recorded Ready on it: not evidence of a soak.
-    ['e1', { c1: { live: NEW, recordedLive: OLD } }, false, 'WaitingForWave', 'c1 has not settled'],
-    ['r1', { c1: settledOnNew(3 * 3600_000), e1: settledOnNew(20 * 60_000), e2: settledOnNew(3600_000) }, false, 'WaitingForWave', 'waits for wave early to soak 30m: e1'],
-    ['r1', { c1: settledOnNew(3 * 3600_000), e1: settledOnNew(31 * 60_000), e2: settledOnNew(3600_000) }, true, undefined, undefined],
+    ['early, canary live but not recorded Ready', 'e1', { c1: { live: NEW, recordedLive: OLD } }, false, 'WaitingForWave', 'c1 has not settled'],
+    ['remainder, early-1 soaking', 'r1', { c1: settledOnNew(3 * 3600_000), e1: settledOnNew(20 * 60_000), e2: settledOnNew(3600_000) }, false, 'WaitingForWave', 'waits for wave early to soak 30m: e1'],
+    ['remainder, early soaked', 'r1', { c1: settledOnNew(3 * 3600_000), e1: settledOnNew(31 * 60_000), e2: settledOnNew(3600_000) }, true, undefined, undefined],
     // A canary on another template has another change: it does not hold this one.
-    ['e1', { c1: { template: 'amazon-linux' } }, true, undefined, undefined],
+    ['early, canary on another template', 'e1', { c1: { template: 'amazon-linux' } }, true, undefined, undefined],
     // A canary with nothing pending (its config did not change) holds nobody.
-    ['e1', { c1: { desired: OLD } }, true, undefined, undefined],
-  ] as const)('%s with %j: go=%s %s', (who, over, go, reason, text) => {
+    ['early, canary with nothing pending', 'e1', { c1: { desired: OLD } }, true, undefined, undefined],
+    // A new AMI on the canary (same config checksum): a roll like any other; once applied and soaked, it holds nobody.
+    ['early, canary with a new AMI pending', 'e1', { c1: { desired: OLD, nodeKey: 'ami-2', appliedNodeKey: 'ami-1' } }, false, 'WaitingForWave', 'c1 has not settled'],
+    ['early, the canary on its new AMI, soaked', 'e1', { c1: { desired: OLD, nodeKey: 'ami-2', appliedNodeKey: 'ami-2' } }, true, undefined, undefined],
+  ] as const)('%s (%s asks)', (_case, who, over, go, reason, text) => {
     // GIVEN
     const f = fleet(withOver(over as never));
     // WHEN
@@ -69,7 +72,7 @@ describe('decide: waves', () => {
     const b = decide('e1', pending, now);
     // THEN
     expect(a.go === false && a.requeueAfterMs).toBe(15 * 60_000);
-    expect(b.go === false && b.requeueAfterMs).toBe(30_000);
+    expect(b.go === false && b.requeueAfterMs).toBe(120_000);
   });
 });
 
@@ -80,7 +83,7 @@ describe('decide: halt on failure', () => {
     ['c1', 'r1', true, false],
     ['e2', 'e1', true, false],
     ['e1', 'c1', true, true], // a later wave never halts an earlier one
-    ['c1', 'e1', false, false], // no halt, but the canary has not settled either: still waiting
+    ['c1', 'e1', false, true], // without haltOnFailure a failed canary holds nobody
   ] as const)('%s failed, %s asks, haltOnFailure %s: go=%s', (failed, asks, halt, go) => {
     // GIVEN
     const members = [member('c1', 'canary'), member('e1', 'early'), member('e2', 'early'), member('r1', undefined)].map((m) =>
@@ -94,7 +97,6 @@ describe('decide: halt on failure', () => {
       expect(d.reason).toBe('RolloutHalted');
       expect(d.message).toContain(`${failed}: Stalled UpdateFailed`);
     }
-    if (!d.go && !halt) expect(d.reason).toBe('WaitingForWave');
   });
 });
 

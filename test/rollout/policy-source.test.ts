@@ -87,6 +87,28 @@ describe('FilePolicySource', () => {
   });
 });
 
+test('watch: a policy edit (a resume) is reported, so that a daemon looks at its held clusters at once', async () => {
+  // GIVEN
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-policies-watch-'));
+  try {
+    fs.mkdirSync(path.join(dir, 'rollout-policies'));
+    fs.writeFileSync(path.join(dir, 'rollout-policies', 'fleet.yaml'), GOOD);
+    const source = new FilePolicySource({ clustersDir: dir });
+    const changed = new Promise<void>((resolve) => {
+      const stop = source.watch(() => {
+        stop();
+        resolve();
+      });
+    });
+    // WHEN
+    await source.setPaused('fleet', true);
+    // THEN
+    await changed;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 describe('cluster labels and spec.rollout', () => {
   const example = () => parse(fs.readFileSync(path.join(__dirname, '..', '..', 'clusters', 'staging-us1.yaml'), 'utf8'));
   const templates = listTemplates();
@@ -111,7 +133,7 @@ describe('cluster labels and spec.rollout', () => {
 
   test('a valid object gets the rollout defaults', () => {
     const r = validateCluster(example(), { file: 'clusters/staging-us1.yaml', templates });
-    expect(r.cluster?.spec.rollout).toEqual({ hold: false, maintenanceWindows: [] });
+    expect(r.cluster?.spec.rollout).toEqual({ hold: false, maintenanceWindows: [], rollbackAlarms: [], monitoringTimeMinutes: 0 });
   });
 
   test('validatePolicy refuses another kind', () => {

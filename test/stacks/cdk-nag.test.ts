@@ -33,7 +33,7 @@ test('every acknowledgement carries a real reason', () => {
     expect({ where, id, reasonLength: reason.length >= 60 }).toEqual({ where, id, reasonLength: true });
   }
   expect(new Set(acks.map(([, id]) => id.replace(/\[.*$/, '')))).toEqual(
-    new Set(['AwsSolutions-IAM5', 'AwsSolutions-AS3', 'AwsSolutions-EC26', 'AwsSolutions-ELB2', 'AwsSolutions-EC23', 'AwsSolutions-S1']),
+    new Set(['AwsSolutions-IAM5', 'AwsSolutions-AS3', 'AwsSolutions-EC26', 'AwsSolutions-ELB2', 'AwsSolutions-EC23', 'AwsSolutions-S1', 'AwsSolutions-SQS3']),
   );
 });
 
@@ -47,16 +47,20 @@ test('cdk-nag is live: an internal load balancer open to the world is an unackno
   expect(() => app.synth()).toThrow(/AwsSolutions-EC23/);
 });
 
-test('the IAM wildcard acknowledgement covers only the cluster prefix', () => {
+test('the IAM wildcard acknowledgements of a worker stack cover only the cluster prefix, its own group\'s id, and describe calls', () => {
   // GIVEN
   const { app } = fleet();
-  // WHEN
-  const iam = acknowledgements(app).filter(([, id]) => id.startsWith('AwsSolutions-IAM5'));
-  // THEN
+  // WHEN (the bootstrap stacks' roles are test/stacks/bootstrap-roles.test.ts's)
+  const iam = acknowledgements(app).filter(([where, id]) => id.startsWith('AwsSolutions-IAM5') && where.startsWith('WorkerStack-'));
+  // THEN the node role: its cluster's prefix; the termination handler's policy: its group (any id) and the describe calls
   expect(iam.map(([, id]) => id).sort()).toEqual(
-    EXAMPLE_NAMES.map((n) => {
+    EXAMPLE_NAMES.flatMap((n) => {
       const c = example(n);
-      return `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::worker-stacks-config-${c.spec.account}-${c.spec.region}/clusters/${n}/*]`;
+      return [
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::worker-stacks-config-${c.spec.account}-${c.spec.region}/clusters/${n}/*]`,
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:autoscaling:${c.spec.region}:${c.spec.account}:autoScalingGroup:*:autoScalingGroupName/<PoolGroupASG2416841C>]`,
+        'AwsSolutions-IAM5[Resource::*]',
+      ];
     }).sort(),
   );
 });

@@ -37,6 +37,16 @@ test('every synthesized template passes cfn-lint with no error and only justifie
       raw.spec.securityGroupRules.push({ description: 'icmpv6', protocol: 'icmpv6', source: { cidrIpv6: '::/0' } });
       raw.spec.securityGroupRules.push({ description: 'from lb', protocol: 'udp', fromPort: 30000, toPort: 30100, source: { loadBalancer: true } });
     }),
+    // instance refresh with every preference, no drain (the branches the examples do not reach)
+    variant('prod-eu1', (raw) => {
+      raw.metadata.name = 'variant-refresh';
+      const ru = raw.spec.pool.rollingUpdate;
+      delete ru.maxBatchSize;
+      delete ru.minInstancesInService;
+      ru.strategy = 'instanceRefresh';
+      ru.instanceRefresh = { minHealthyPercentage: 90, maxHealthyPercentage: 150, instanceWarmupSeconds: 120, checkpoints: [25, 100], checkpointDelaySeconds: 600, bakeTimeSeconds: 900, alarms: ['nodes-not-ready'] };
+      raw.spec.pool.drain = { enabled: false };
+    }),
   ];
   const dir = tempDir('lint');
   const files = clusters.map((c) => {

@@ -16,6 +16,11 @@ const JUSTIFIED: Record<string, { readonly type: string; readonly reason: string
     reason:
       'The config bucket holds immutable, content-addressed objects; reads are audited with CloudTrail S3 data events, which the account baseline enables. Server access logs would need a log bucket per account and region with its own exemption (the same reason as AwsSolutions-S1 in lib/stacks/bootstrap-stack.ts).',
   },
+  CKV_AWS_27: {
+    type: 'AWS::SQS::Queue',
+    reason:
+      "The node-termination queue is encrypted at rest with SSE-SQS (SqsManagedSseEnabled, what aws-node-termination-handler's own setup uses); the check only counts a KMS key. A customer key per cluster would need a key policy for EventBridge and would cost a key per cluster for messages that live at most 300 s and hold instance ids only (test/stacks/node-drain.test.ts asserts the encryption and the TLS-only policy).",
+  },
   CKV_AWS_91: {
     type: 'AWS::ElasticLoadBalancingV2::LoadBalancer',
     reason:
@@ -61,6 +66,16 @@ function synthesizedTemplates(): string[] {
       raw.spec.pool.instanceTypes = ['m6i.large'];
       raw.spec.loadBalancer = { scheme: 'internet-facing', allowedCidrs: ['192.0.2.0/24'] };
       raw.spec.listeners.push({ name: 'dns', protocol: 'TCP_UDP', port: 53, nodePort: 30053 });
+    }),
+    // instance refresh with every preference, no drain (the branches the examples do not reach)
+    variant('prod-eu1', (raw) => {
+      raw.metadata.name = 'variant-refresh';
+      const ru = raw.spec.pool.rollingUpdate;
+      delete ru.maxBatchSize;
+      delete ru.minInstancesInService;
+      ru.strategy = 'instanceRefresh';
+      ru.instanceRefresh = { minHealthyPercentage: 90, maxHealthyPercentage: 150, instanceWarmupSeconds: 120, checkpoints: [25, 100], checkpointDelaySeconds: 600, bakeTimeSeconds: 900, alarms: ['nodes-not-ready'] };
+      raw.spec.pool.drain = { enabled: false };
     }),
   ];
   buildFleetApp({ clusters: clusters.map((cluster) => ({ file: cluster.metadata.name, cluster })), outdir, nag: false }).app.synth();

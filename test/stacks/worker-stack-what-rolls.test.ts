@@ -38,6 +38,7 @@ const ROWS: Array<[string, string, boolean, boolean, Mutation]> = [
   ['instance type (one type: launch template)', 'staging-us1', true, true, (r) => (r.spec.pool.instanceTypes = ['t3.xlarge'])],
   ['instance types (several: mixed instances policy)', 'prod-eu1', false, true, (r) => r.spec.pool.instanceTypes.push('m7i.xlarge')],
   ['root volume size', 'prod-eu1', true, true, (r) => (r.spec.pool.rootVolume = { sizeGiB: 200 })],
+  ['node ready timeout (node config: the signal script)', 'prod-eu1', true, true, (r) => (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 480)],
   ['node subnets', 'staging-us1', false, true, (r) => (r.spec.network.subnetIds = ['subnet-1a2b3c4d', 'subnet-99999999'])],
   // what never rolls
   ['tags: a new one', 'prod-eu1', false, false, (r) => (r.spec.tags.owner = 'someone')],
@@ -49,6 +50,10 @@ const ROWS: Array<[string, string, boolean, boolean, Mutation]> = [
   ['security group rules', 'prod-eu1', false, false, (r) => r.spec.securityGroupRules.push({ description: 'more', protocol: 'tcp', port: 9100, source: { cidr: '10.9.0.0/16' } })],
   ['group sizes', 'prod-eu1', false, false, (r) => Object.assign(r.spec.pool, { minSize: 4, maxSize: 40, desiredCapacity: 5 })],
   ['rolling-update settings', 'prod-eu1', false, false, (r) => Object.assign(r.spec.pool.rollingUpdate, { maxBatchSize: 3, pauseTime: 'PT10M' })],
+  ['rolling-update settings: signals off', 'staging-us1', false, false, (r) => (r.spec.pool.rollingUpdate.waitOnResourceSignals = false)],
+  ['rolling-update strategy: instance refresh', 'prod-eu1', false, false, (r) => (delete r.spec.pool.rollingUpdate.maxBatchSize, delete r.spec.pool.rollingUpdate.minInstancesInService, (r.spec.pool.rollingUpdate.strategy = 'instanceRefresh'))],
+  ['drain: off', 'prod-eu1', false, false, (r) => (r.spec.pool.drain = { enabled: false })],
+  ['drain: another heartbeat', 'edge-ap1', false, false, (r) => (r.spec.pool.drain = { heartbeatTimeoutSeconds: 900 })],
   ['load balancer scheme and clients', 'prod-eu1', false, false, (r) => Object.assign(r.spec.loadBalancer, { scheme: 'internet-facing', allowedCidrs: ['192.0.2.0/24', '2001:db8::/32'] })],
 ];
 
@@ -66,4 +71,12 @@ test.each(ROWS)('%s (%s): launch template data changes: %s, nodes roll: %s', (_w
   expect(after.text).not.toBe(before.text);
   const launchDataChanged = launchData(after.json) !== launchData(before.json);
   expect({ launchData: launchDataChanged, rolls: launchDataChanged || rollingGroup(after.json) !== rollingGroup(before.json) }).toEqual({ launchData: launchDataChanges, rolls });
+});
+
+test('spec.rollout changes no byte of the template: the alarms go on the change set, not into the stack', () => {
+  // GIVEN / WHEN
+  const before = synthCluster(example('prod-eu1'));
+  const after = synthCluster(variant('prod-eu1', (raw) => (raw.spec.rollout = { rollbackAlarms: ['arn:aws:cloudwatch:eu-west-1:111111111111:alarm:nodes-not-ready'], monitoringTimeMinutes: 30 })));
+  // THEN
+  expect(after.text).toBe(before.text);
 });

@@ -1,0 +1,22 @@
+import { Command } from 'commander';
+import { AssumeRoleWiring } from '../reconciler/wiring';
+import { DEFAULT_DEPLOYER_ROLE_NAME } from '../stacks/naming';
+
+/**
+ * Flags of the commands that act on clusters' stacks (`reconcile`, `delete`): by default every call of a cluster is
+ * made with its account's deployer role, assumed with the usual credentials; `--no-assume-role` is the
+ * single-credential mode (one account, the credentials' own: what `cdk deploy` does).
+ */
+export function assumeRoleFlags(c: Command): Command {
+  return c
+    .option('--role-name <prefix>', "the deployer role's name in each account, before -<region>", DEFAULT_DEPLOYER_ROLE_NAME)
+    .option('--external-id <id>', 'sts:ExternalId to pass when assuming the deployer roles')
+    .option('--assume-role', "assume each cluster's account's deployer role for its calls (the default)")
+    .option('--no-assume-role', "call AWS with the usual credentials only (single-account mode); clusters of other accounts stall as AccountMismatch");
+}
+
+/** The wiring's assumeRole from the parsed flags (false with --no-assume-role). */
+export function assumeRoleFrom(opts: Record<string, any>, daemon?: string): AssumeRoleWiring | false {
+  if (opts.assumeRole === false) return false;
+  return { roleName: opts.roleName, externalId: opts.externalId, daemon };
+}

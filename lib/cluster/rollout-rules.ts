@@ -1,0 +1,119 @@
+import { ALARM_ARN, DEFAULT_NODE_READY_TIMEOUT_SECONDS, SIGNAL_BOOT_MARGIN_SECONDS } from './rollout-schema';
+
+/**
+ * What AWS refuses (or what could never work) in the combination of rollout fields, as one pure function over the
+ * raw object: it still reports while other fields have type errors, and returns every problem at once with its
+ * field path. `worker-stacks validate` and `cdk synth` both run it (through crossFieldProblems).
+ */
+
+type Loose = Record<string, unknown>;
+export type RolloutProblem = { path: string; message: string };
+
+const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
+
+/** Seconds of an ISO 8601 PauseTime (PT#H#M#S); undefined when it is not one. */
+export function isoSeconds(v: unknown): number | undefined {
+  const m = typeof v === 'string' ? /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?$/.exec(v) : null;
+  if (!m || v === 'PT') return undefined;
+  return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+}
+
+/** `PT9M`, `PT10M30S`: the shortest ISO 8601 duration of a number of seconds. */
+export function isoDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return `PT${h ? `${h}H` : ''}${m ? `${m}M` : ''}${s || (!h && !m) ? `${s}S` : ''}`;
+}
+
+/** Rollback triggers per change set (CloudFormation's RollbackConfiguration limit). */
+export const MAX_ROLLBACK_ALARMS = 5;
+/** Alarms in an instance refresh's AlarmSpecification. */
+export const MAX_REFRESH_ALARMS = 10;
+
+export function rolloutProblems(spec: Loose): RolloutProblem[] {
+  const out: RolloutProblem[] = [];
+  const pool = obj(spec.pool);
+  const ru = obj(pool.rollingUpdate);
+  const at = (field: string) => `spec.pool.rollingUpdate.${field}`;
+  const refresh = ru.strategy === 'instanceRefresh';
+
+  if (!refresh && ru.instanceRefresh !== undefined) {
+    out.push({ path: at('instanceRefresh'), message: 'applies only with strategy: instanceRefresh (set spec.pool.rollingUpdate.strategy: instanceRefresh, or remove the block)' });
+  }
+  if (refresh) {
+    for (const field of ['maxBatchSize', 'minInstancesInService']) {
+      if (ru[field] !== undefined) out.push({ path: at(field), message: `applies only with strategy: rolling; an instance refresh sizes its batches from instanceRefresh.minHealthyPercentage and maxHealthyPercentage` });
+    }
+    if (ru.waitOnResourceSignals === true) {
+      out.push({ path: at('waitOnResourceSignals'), message: 'an instance refresh does not wait on resource signals (only the group\'s creation does); gate it with instanceRefresh.alarms and bakeTimeSeconds, or use strategy: rolling' });
+    }
+    if (pool.legacyLaunchConfiguration === true) {
+      out.push({ path: at('strategy'), message: 'instanceRefresh needs a launch template: a launch configuration change does not start an instance refresh (remove spec.pool.legacyLaunchConfiguration)' });
+    }
+    out.push(...instanceRefreshProblems(obj(ru.instanceRefresh), (f) => at(`instanceRefresh.${f}`)));
+  }
+
+  // Signals gate the group's creation (both strategies) and each batch of a rolling update, unless switched off.
+  const signals = refresh || ru.waitOnResourceSignals !== false;
+  const pause = isoSeconds(ru.pauseTime ?? 'PT10M');
+  const timeout = int(obj(obj(spec.cloudConfig).values).nodeReadyTimeoutSeconds) ?? DEFAULT_NODE_READY_TIMEOUT_SECONDS;
+  if (signals && pause !== undefined && pause < timeout + SIGNAL_BOOT_MARGIN_SECONDS) {
+    out.push({
+      path: at('pauseTime'),
+      message: `${String(ru.pauseTime ?? 'PT10M')} is shorter than the node ready timeout (spec.cloudConfig.values.nodeReadyTimeoutSeconds: ${timeout} s) plus ${SIGNAL_BOOT_MARGIN_SECONDS} s of boot: CloudFormation would count a slow node as failed before it reports; set pauseTime to at least ${isoDuration(timeout + SIGNAL_BOOT_MARGIN_SECONDS)} or lower the timeout`,
+    });
+  }
+
+  out.push(...rollbackAlarmProblems(spec));
+  return out;
+}
+
+function instanceRefreshProblems(ir: Loose, at: (field: string) => string): RolloutProblem[] {
+  const out: RolloutProblem[] = [];
+  const min = int(ir.minHealthyPercentage) ?? 100;
+  const max = int(ir.maxHealthyPercentage) ?? 110;
+  if (max - min > 100) out.push({ path: at('maxHealthyPercentage'), message: `${max} is more than 100 above minHealthyPercentage ${min} (AWS refuses a range over 100)` });
+  if (min === 100 && max === 100) out.push({ path: at('maxHealthyPercentage'), message: 'with minHealthyPercentage 100, maxHealthyPercentage must be above 100, or no node could ever be replaced' });
+  const checkpoints = arr(ir.checkpoints).map(int);
+  checkpoints.forEach((c, i) => {
+    if (c === undefined || i === 0) return;
+    const prev = checkpoints[i - 1];
+    if (prev !== undefined && c <= prev) out.push({ path: `${at('checkpoints')}[${i}]`, message: `${c} does not follow ${prev}: checkpoints are unique and ascending` });
+  });
+  const last = checkpoints.at(-1);
+  if (last !== undefined && last !== 100) out.push({ path: `${at('checkpoints')}[${checkpoints.length - 1}]`, message: `${last}: the last checkpoint must be 100, or the refresh would stop before every node is replaced` });
+  if (ir.checkpointDelaySeconds !== undefined && checkpoints.length === 0) out.push({ path: at('checkpointDelaySeconds'), message: 'applies only with checkpoints (add instanceRefresh.checkpoints, ending with 100)' });
+  const alarms = arr(ir.alarms);
+  if (alarms.length > MAX_REFRESH_ALARMS) out.push({ path: at('alarms'), message: `${alarms.length} alarms exceed the AWS limit of ${MAX_REFRESH_ALARMS} per instance refresh` });
+  out.push(...duplicates(alarms, (i) => `${at('alarms')}[${i}]`, 'alarm names'));
+  return out;
+}
+
+function rollbackAlarmProblems(spec: Loose): RolloutProblem[] {
+  const out: RolloutProblem[] = [];
+  const alarms = arr(obj(spec.rollout).rollbackAlarms);
+  const at = (i?: number) => `spec.rollout.rollbackAlarms${i === undefined ? '' : `[${i}]`}`;
+  if (alarms.length > MAX_ROLLBACK_ALARMS) out.push({ path: at(), message: `${alarms.length} alarms exceed CloudFormation's limit of ${MAX_ROLLBACK_ALARMS} rollback triggers per stack` });
+  alarms.forEach((a, i) => {
+    const m = typeof a === 'string' ? ALARM_ARN.exec(a) : null;
+    if (!m) return; // the field rule names it
+    if (typeof spec.region === 'string' && m[1] !== spec.region) out.push({ path: at(i), message: `alarm is in region ${m[1]}, not the cluster's ${spec.region} (CloudFormation reads rollback alarms in the stack's region)` });
+    if (typeof spec.account === 'string' && m[2] !== spec.account) out.push({ path: at(i), message: `alarm is in account ${m[2]}, not the cluster's ${spec.account}` });
+  });
+  out.push(...duplicates(alarms, at, 'rollback alarms'));
+  return out;
+}
+
+function duplicates(items: unknown[], at: (i: number) => string, what: string): RolloutProblem[] {
+  const first = new Map<unknown, number>();
+  const out: RolloutProblem[] = [];
+  items.forEach((v, i) => {
+    const j = first.get(v);
+    if (j === undefined) first.set(v, i);
+    else out.push({ path: at(i), message: `duplicates ${at(j)} (${what} must be unique)` });
+  });
+  return out;
+}

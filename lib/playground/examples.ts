@@ -1,0 +1,81 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseDocument, visit } from 'yaml';
+
+/** The account moto answers STS GetCallerIdentity with, and so the one every playground cluster lives in. */
+export const MOTO_ACCOUNT = '123456789012';
+
+/** What the objects reference in one region, for tools/moto/seed.py to create. */
+export interface RegionWants {
+  /** VPC id -> its subnets (id, zone) and the security groups that rules name as a source. */
+  vpcs: Record<string, { subnets: { id: string; az: string }[]; securityGroups: string[] }>;
+  images: string[];
+  prefixLists: string[];
+  certificates: string[];
+}
+
+/** One example object as read: its file name, parsed document (comments kept) and plain value. */
+export interface Example {
+  readonly file: string;
+  readonly doc: ReturnType<typeof parseDocument>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- read as written, before validation
+  readonly raw: any;
+}
+
+export function readExamples(dir: string): Example[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((file) => {
+      const doc = parseDocument(fs.readFileSync(path.join(dir, file), 'utf8'));
+      return { file, doc, raw: doc.toJS() };
+    });
+}
+
+/**
+ * The ids the objects name, per region: what must exist in the emulator for their stacks to deploy. Read from the
+ * fields that hold them (network, load balancer subnets, image, rule sources, certificates), never guessed from text.
+ */
+export function wantedIds(examples: readonly Example[]): Record<string, RegionWants> {
+  const wants: Record<string, RegionWants> = {};
+  const add = (list: string[], v: unknown) => typeof v === 'string' && !list.includes(v) && list.push(v);
+  for (const { raw } of examples) {
+    const spec = raw?.spec ?? {};
+    const w = (wants[spec.region] ??= { vpcs: {}, images: [], prefixLists: [], certificates: [] });
+    const net = spec.network ?? {};
+    const vpc = (w.vpcs[net.vpcId] ??= { subnets: [], securityGroups: [] });
+    const zones: string[] = net.availabilityZones ?? [];
+    const subnet = (id: string, az: string) => !vpc.subnets.some((s) => s.id === id) && vpc.subnets.push({ id, az });
+    (net.subnetIds ?? []).forEach((id: string, i: number) => subnet(id, zones[i % zones.length]));
+    // Load balancer subnets are in the same VPC; their zones are the cluster's, in turn.
+    (spec.loadBalancer?.subnetIds ?? []).forEach((id: string, i: number) => subnet(id, zones[i % zones.length]));
+    add(w.images, spec.pool?.machineImage);
+    for (const rule of spec.securityGroupRules ?? []) {
+      add(vpc.securityGroups, rule?.source?.securityGroupId);
+      add(w.prefixLists, rule?.source?.prefixListId);
+    }
+    for (const l of spec.listeners ?? []) add(w.certificates, l?.certificateArn);
+  }
+  return wants;
+}
+
+/**
+ * The object moved into the emulator: every scalar that is an id the seed replaced becomes the new id, the account
+ * becomes moto's, and so does the account field of every ARN (secrets, certificates). Nothing else changes: the
+ * comments, the order and every other value stay as in the repository's own example.
+ */
+export function rewriteExample(example: Example, ids: Readonly<Record<string, string>>): string {
+  const doc = example.doc.clone();
+  const account = String(example.raw?.spec?.account ?? '');
+  visit(doc, {
+    Scalar(key, node) {
+      if (key === 'key' || typeof node.value !== 'string') return;
+      const v = node.value;
+      if (ids[v] !== undefined) node.value = ids[v];
+      else if (account && v === account) node.value = MOTO_ACCOUNT;
+      else if (account && v.startsWith('arn:')) node.value = v.split(':').map((part, i) => (i === 4 && part === account ? MOTO_ACCOUNT : part)).join(':');
+    },
+  });
+  return doc.toString({ lineWidth: 0 });
+}

@@ -1,0 +1,225 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { stringify } from 'yaml';
+import { WorkerCluster } from '../../lib/cluster/schema';
+import { renderConfig } from '../../lib/cloudconfig/render';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
+import { Outcome, ReconcilerDeps, Synthesizer, TASK } from '../../lib/reconciler/context';
+import { Controller } from '../../lib/reconciler/controller';
+import { DerivedCache } from '../../lib/reconciler/derived-cache';
+import { assemblyDir } from '../../lib/reconciler/synthesize';
+import { after, CrashSignal, Hook } from '../../lib/reconciler/workflow';
+import { FilePolicySource, POLICY_DIR } from '../../lib/rollout/policy-source';
+import { configBucketName, configKeyPrefix, workerStackName } from '../../lib/stacks/naming';
+import { complete, FakeCloudFormation, FakeCloudFormationProps } from './fake-cloudformation';
+import { Harness } from './harness';
+
+/**
+ * A small stand-in for the CDK synthesis, for fleet-scale tests of the rollout only: a template whose launch
+ * template carries the config checksum and whose ConfigChecksum output reports it, and the config object as the
+ * asset. Synthesis itself is tested with the real CDK elsewhere; a 100-cluster rollout would otherwise spend its
+ * time in CDK, not in the decisions under test.
+ */
+export const checksumSynthesizer: Synthesizer = async (cluster: WorkerCluster, opts) => {
+  const config = opts.config ?? renderConfig(cluster, opts.templatesDir);
+  const name = cluster.metadata.name;
+  const dir = assemblyDir(opts.workDir, name);
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${config.checksum}.${config.extension}`);
+  fs.writeFileSync(file, config.bytes);
+  const template = {
+    Resources: {
+      LaunchTemplate: { Type: 'AWS::EC2::LaunchTemplate', Properties: { LaunchTemplateData: { UserData: config.checksum } } },
+      Group: { Type: 'AWS::AutoScaling::AutoScalingGroup', Properties: { MinSize: String(cluster.spec.pool.minSize), MaxSize: String(cluster.spec.pool.maxSize) } },
+    },
+    Outputs: { ConfigChecksum: { Value: config.checksum } },
+  };
+  return {
+    stackName: workerStackName(name),
+    templateBody: JSON.stringify(template),
+    assets: [{ sourcePath: file, bucketName: configBucketName(cluster.spec.account, cluster.spec.region), objectKey: `${configKeyPrefix(name)}${config.checksum}.${config.extension}` }],
+    durationMs: 0,
+  };
+};
+
+export interface RollStart {
+  readonly name: string;
+  readonly at: number;
+  readonly checksum: string;
+}
+
+const MINUTE = 60_000;
+/** A worker group's rolling update: about ten minutes (120 polls of 5 s). */
+export const ROLL_POLLS = 120;
+
+/**
+ * The daemon's scheduling, on the fake clock (a stack in progress is looked at every 30 s, as `--poll-seconds 30`): each cluster is reconciled when its requeue is due (as the work
+ * queue does), every cluster on a resync every 10 minutes and after an edit (the watch). `restart()` drops the
+ * controller and builds a new one with fresh deps (a new process: nothing in memory survives), which starts with
+ * a full pass, as runDaemon does.
+ */
+export interface FleetSimOptions {
+  /** Clusters are spread over these regions, one fake CloudFormation each. @default the example's (us-east-1) */
+  readonly regions?: readonly string[];
+  /** Rate quotas and call latency of every region's fake (the bench). @default none */
+  readonly quotas?: FakeCloudFormationProps['quotas'];
+  readonly latencyMs?: number;
+  /** How often a stack in progress is looked at (the daemon's --poll-seconds). @default 30 s */
+  readonly pollMs?: number;
+  /** Reconciler workers (`--workers`) and stacks in progress (`--concurrency`). @default 4 and 100 */
+  readonly workers?: number;
+  readonly concurrency?: number;
+}
+
+export class FleetSim {
+  public readonly h: Harness;
+  /** One fake CloudFormation per region (the harness's own for the first). */
+  public readonly fakes = new Map<string, FakeCloudFormation>();
+  private readonly regionOf = new Map<string, string>();
+  public readonly templatesDir: string;
+  public readonly starts: RollStart[] = [];
+  public readonly outcomes = new Map<string, Outcome>();
+  public controller!: Controller;
+  public deps!: ReconcilerDeps;
+  private readonly due = new Map<string, number>();
+  private nextResync = 0;
+  public reconciles = 0;
+  /** Processes started after the first (a restart, or a crash a hook threw). */
+  public restarts = -1;
+  /** Extra workflow hooks of the next process (tests that crash on purpose). */
+  public hooks: Hook[] = [];
+
+  constructor(
+    public readonly names: readonly string[],
+    labels: (name: string) => Record<string, string>,
+    private readonly opts: FleetSimOptions = {},
+  ) {
+    this.h = new Harness({ clusters: [] });
+    this.templatesDir = path.join(this.h.dir, 'cloudconfig');
+    fs.cpSync(DEFAULT_TEMPLATES_DIR, this.templatesDir, { recursive: true });
+    const regions = opts.regions ?? ['us-east-1'];
+    names.forEach((n, i) => {
+      const region = regions[i % regions.length];
+      this.regionOf.set(n, region);
+      this.h.addCluster(n, (raw) => {
+        raw.metadata.labels = labels(n);
+        if (region !== raw.spec.region) {
+          const from = raw.spec.region as string;
+          raw.spec.region = region;
+          raw.spec.network.availabilityZones = (raw.spec.network.availabilityZones as string[]).map((z) => z.replace(from, region));
+          raw.spec.cloudConfig.values.bootstrapTokenSecretArn = String(raw.spec.cloudConfig.values.bootstrapTokenSecretArn).replace(from, region);
+        }
+      });
+      this.cfn(n).setDefault(this.h.stackName(n), complete(ROLL_POLLS));
+    });
+    this.restart();
+  }
+
+  /** The fake CloudFormation of a cluster's region. */
+  public cfn(name: string): FakeCloudFormation {
+    const region = this.regionOf.get(name) ?? 'us-east-1';
+    let f = this.fakes.get(region);
+    if (!f) {
+      f = this.fakes.size === 0 && !this.opts.quotas && !this.opts.latencyMs ? this.h.cfn : new FakeCloudFormation({ clock: this.h.clock, region, readTemplateUrl: this.h.publisher.read, quotas: this.opts.quotas, latencyMs: this.opts.latencyMs });
+      this.fakes.set(region, f);
+    }
+    return f;
+  }
+
+  /** Lets clock time pass (every region's operations end as their time comes). */
+  public advance(ms: number): void {
+    const fakes = [...new Set([...this.fakes.values()])];
+    const until = this.now + ms;
+    // The first fake moves the clock in poll steps; the others end their operations at each step.
+    while (this.now < until) {
+      fakes[0].advance(Math.min(5000, until - this.now));
+      for (const f of fakes.slice(1)) f.advance(0);
+    }
+  }
+
+  public get now(): number {
+    return this.h.clock.ms;
+  }
+
+  public writePolicy(name: string, spec: Record<string, unknown>): void {
+    fs.mkdirSync(path.join(this.h.clustersDir, POLICY_DIR), { recursive: true });
+    fs.writeFileSync(path.join(this.h.clustersDir, POLICY_DIR, `${name}.yaml`), stringify({ apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerRolloutPolicy', metadata: { name }, spec }));
+  }
+
+  /** A change to the shared config template: every cluster's checksum changes. */
+  public changeTemplate(line: string): void {
+    fs.appendFileSync(path.join(this.templatesDir, '_shared', 'kubelet.env.hbs'), `${line}\n`);
+    // As the daemon's template watch does.
+    this.controller.refreshTemplates();
+    this.wakeAll();
+  }
+
+  public restart(): void {
+    const base = this.h.deps({ templatesDir: this.templatesDir, synthesizer: checksumSynthesizer, derived: new DerivedCache(), pollMs: this.opts.pollMs ?? 30_000, maxUpdateAttempts: 2, backoff: { baseMs: 5 * MINUTE, maxMs: 30 * MINUTE, random: () => 0.5 } });
+    const regionName = new Map([...this.regionOf].map(([n, r]) => [r, n]));
+    this.deps = { ...base, aws: (region) => ({ cfn: this.cfn(regionName.get(region) ?? ''), publisher: this.h.publisher }) };
+    this.restarts++;
+    const hooks = [after(TASK.execute, (ctx) => void this.starts.push({ name: ctx.record.name, at: this.now, checksum: ctx.config!.checksum })), ...this.hooks];
+    this.controller = new Controller(this.deps, { concurrency: this.opts.concurrency ?? 100, workers: this.opts.workers ?? 4, hooks, policies: new FilePolicySource({ clustersDir: this.h.clustersDir }) });
+    this.wakeAll();
+  }
+
+  /** The watch saw an edit (or a new process starts): every cluster is looked at now. */
+  public wakeAll(): void {
+    for (const n of this.names) this.due.set(n, this.now);
+  }
+
+  /** Runs the daemon's loop until `until` (clock ms) or `stop()` says so. */
+  public async runUntil(until: number, stop: () => boolean = () => false): Promise<void> {
+    for (;;) {
+      if (stop()) return;
+      const next = Math.min(this.nextResync, ...this.due.values());
+      if (next > until) {
+        if (until > this.now) this.advance(until - this.now);
+        return;
+      }
+      if (next > this.now) this.advance(next - this.now);
+      if (this.now >= this.nextResync) {
+        this.wakeAll();
+        this.nextResync = this.now + 10 * MINUTE;
+      }
+      for (const n of this.names.filter((x) => (this.due.get(x) ?? Infinity) <= this.now)) {
+        this.due.delete(n);
+        let o: Outcome | undefined;
+        try {
+          o = await this.controller.reconcileKey(n);
+        } catch (e) {
+          if (!(e instanceof CrashSignal)) throw e;
+          // The process died mid-reconcile: a new one starts, with nothing of the old one's memory.
+          this.hooks = [];
+          this.restart();
+          break;
+        }
+        this.reconciles++;
+        // Each reconcile is its own turn of the event loop, as the daemon's work queue runs them (timers run between).
+        await new Promise((r) => setImmediate(r));
+        if (!o) continue;
+        this.outcomes.set(n, o);
+        if (o.requeueAfterMs !== undefined) this.due.set(n, this.now + Math.max(1000, o.requeueAfterMs));
+      }
+    }
+  }
+
+  public async runFor(ms: number): Promise<void> {
+    await this.runUntil(this.now + ms);
+  }
+
+  /** The live checksum of a cluster's stack. */
+  public live(name: string): string | undefined {
+    return this.cfn(name).peek(this.h.stackName(name))?.outputs.ConfigChecksum;
+  }
+
+  /** The stack of a cluster as DescribeStacks would show it (no call counted). */
+  public stack(name: string) {
+    return this.cfn(name).peek(this.h.stackName(name));
+  }
+
+  public cleanup(): void {
+    this.h.cleanup();
+  }
+}
