@@ -46,6 +46,13 @@ export class ValidationError extends WorkerStacksError {
 /** A cloud-config template is missing, malformed, or cannot render with the given values. */
 export class TemplateError extends WorkerStacksError {}
 
+/** A cluster's node config did not render: the problems as `validate` reports them (file, spec.cloudConfig.template). */
+export class RenderError extends TemplateError {
+  constructor(public readonly problems: readonly Problem[]) {
+    super(problems.map(formatProblem).join('\n'), { hint: '`worker-stacks validate` and `worker-stacks render` show the same problem' });
+  }
+}
+
 /**
  * The CDK app refused to synthesize a cluster's stack: an unacknowledged cdk-nag finding, or a check of a construct
  * library. Synthesis runs the code `cdk synth` runs, so `cdk synth` shows the same report.

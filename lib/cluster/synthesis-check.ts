@@ -6,7 +6,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { IConstruct } from 'constructs';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { ruleKey } from '../constructs/security-group-rules';
-import { Problem, TemplateError, ValidationError, WorkerStacksError } from '../errors';
+import { Problem, RenderError, TemplateError, WorkerStacksError } from '../errors';
 import { renderProblem } from './derive';
 import { buildFleetApp } from '../stacks/app';
 import { workerStackName } from '../stacks/naming';
@@ -57,8 +57,8 @@ export function synthesisProblems(cluster: WorkerCluster, file: string, opts: Sy
       message: `cdk-nag ${f.rule}: ${f.description} (resource${f.resources.length > 1 ? 's' : ''} ${f.resources.sort().join(', ')}); fix: ${fixFor(f.rule, f.origin, cluster)}`,
     }));
   } catch (e) {
+    if (e instanceof RenderError) return [...e.problems];
     if (e instanceof TemplateError) return [renderProblem(e, file)];
-    if (e instanceof ValidationError) return [...e.problems];
     const message = (e as Error).message?.split('\n')[0] ?? String(e);
     return [{ file, path: '', message: `does not synthesize: ${message}${e instanceof WorkerStacksError ? '' : ' (`npx cdk synth` with this object reproduces it)'}` }];
   } finally {

@@ -119,7 +119,8 @@ export class SynthPool {
 
 /** Errors cross the thread as data; the classes the error path distinguishes are rebuilt. */
 function rebuild(e: { name: string; message: string }): Error {
-  const Known: Record<string, new (message: string) => Error> = { SynthesisError, TemplateError, UsageError, WorkerStacksError };
+  // A RenderError comes back as the TemplateError it is (its message already holds its problems).
+  const Known: Record<string, new (message: string) => Error> = { SynthesisError, TemplateError, RenderError: TemplateError, UsageError, WorkerStacksError };
   const err = new (Known[e.name] ?? Error)(e.message);
   if (!Known[e.name]) err.name = e.name;
   return err;

@@ -4,7 +4,7 @@ import { validateCluster } from '../cluster/validate';
 import { listTemplates } from '../cloudconfig/templates';
 import { RenderedConfig } from '../cloudconfig/render';
 import { renderCluster } from '../cluster/derive';
-import { formatProblem, TemplateError } from '../errors';
+import { formatProblem, RenderError } from '../errors';
 import { workerStackName } from '../stacks/naming';
 import { CONDITIONS } from './conditions';
 import { configChanges, configDigests, describeConfigChanges } from './config-changes';
@@ -64,7 +64,7 @@ export const validate: Task = {
 /** The node config as `validate` and `render` derive it; a template that does not render stalls as RenderFailed with their message. */
 function rendered(ctx: ReconcileContext): RenderedConfig {
   const r = renderCluster(ctx.cluster!, ctx.record.source, ctx.deps.templatesDir);
-  if ('problems' in r) throw new TemplateError(r.problems.map(formatProblem).join('; '), { hint: 'fix the template or the object\'s spec.cloudConfig.values; `worker-stacks render` shows the same problem' });
+  if ('problems' in r) throw new RenderError(r.problems);
   return r.config;
 }
 

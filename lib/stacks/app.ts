@@ -8,7 +8,7 @@ import { WorkerCluster } from '../cluster/schema';
 import { RenderedConfig } from '../cloudconfig/render';
 import { renderCluster } from '../cluster/derive';
 import { DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
-import { UsageError, ValidationError } from '../errors';
+import { RenderError, UsageError } from '../errors';
 import { DeployerTrust, isPrincipalArn } from './bootstrap-roles';
 import { BootstrapStack } from './bootstrap-stack';
 import { WorkerStack } from './worker-stack';
@@ -131,6 +131,6 @@ export function trustFromContext(app: App): DeployerTrust | undefined {
 /** The node config as `validate` derives it: a template that does not render stops synthesis with validate's message. */
 function renderedOrThrow(cluster: WorkerCluster, file: string, templatesDir: string): RenderedConfig {
   const r = renderCluster(cluster, file, templatesDir);
-  if ('problems' in r) throw new ValidationError(r.problems);
+  if ('problems' in r) throw new RenderError(r.problems);
   return r.config;
 }
