@@ -12,7 +12,12 @@ export const EVENT_REASONS = {
   Stalled: 'the cluster stopped and needs a human',
   StackDeleted: 'spec.deletionPolicy Delete: the stack was deleted with the object',
   DeleteFailed: 'spec.deletionPolicy Delete: the stack could not be deleted; the finalizer stays',
+  RollHeld: "a roll waits for the fleet rollout (its wave, a halt, a window, a hold, a paused or invalid policy); the message says what for",
 } as const;
+
+/** Progressing=False reasons of the fleet rollout gate (lib/reconciler/tasks-rollout.ts); a halt or a bad policy is a warning. */
+const HELD = new Set(['WaitingForWave', 'OutsideMaintenanceWindow', 'Held', 'RolloutPaused', 'RolloutHalted', 'RolloutPolicyInvalid']);
+const HELD_WARNING = new Set(['RolloutHalted', 'RolloutPolicyInvalid']);
 
 export type EventReason = keyof typeof EVENT_REASONS;
 
@@ -49,6 +54,11 @@ export function eventsFor(before: ClusterStatus, after: ClusterStatus): ClusterE
   if (after.stackStatus && ROLLED_BACK.has(after.stackStatus) && (after.stackStatus !== before.stackStatus || was)) {
     const why = getCondition(after, 'Stalled')?.status === 'True' ? getCondition(after, 'Stalled') : getCondition(after, 'Degraded');
     out.push({ type: 'Warning', reason: 'RolledBack', message: why?.message ?? `stack is ${after.stackStatus}` });
+  }
+  const held = getCondition(after, 'Progressing');
+  const heldBefore = getCondition(before, 'Progressing');
+  if (held?.status === 'False' && HELD.has(held.reason) && (heldBefore?.reason !== held.reason || heldBefore.status !== 'False')) {
+    out.push({ type: HELD_WARNING.has(held.reason) ? 'Warning' : 'Normal', reason: 'RollHeld', message: `${held.reason}: ${held.message}` });
   }
   const stalled = getCondition(after, 'Stalled');
   if (stalled?.status === 'True' && (getCondition(before, 'Stalled')?.status !== 'True' || getCondition(before, 'Stalled')?.reason !== stalled.reason)) {

@@ -14,6 +14,8 @@ const idle: ClusterStatus = { conditions: [cond('Ready', 'True', 'UpToDate', 'up
 const rolling: ClusterStatus = { conditions: [cond('Ready', 'False', 'ChangeSetExecuting'), cond('Progressing', 'True', 'ChangeSetExecuting', 'rolling the nodes to config cccccccccccc: changed /etc/sysctl.d/90-kubernetes.conf', T1), cond('Stalled', 'False', 'AsExpected')], stackStatus: 'UPDATE_COMPLETE', ...executing('ws-1') };
 const updated: ClusterStatus = { conditions: [cond('Ready', 'True', 'StackUpdated', 'stack UPDATE_COMPLETE, config cccccccccccc live', T1), cond('Stalled', 'False', 'AsExpected')], stackStatus: 'UPDATE_COMPLETE' };
 const rolledBack: ClusterStatus = { conditions: [cond('Degraded', 'True', 'UpdateRolledBack', 'UPDATE_ROLLBACK_COMPLETE: WorkerGroup UPDATE_FAILED: Received 0 SUCCESS signals', T1), cond('Stalled', 'False', 'AsExpected')], stackStatus: 'UPDATE_ROLLBACK_COMPLETE' };
+const waiting: ClusterStatus = { conditions: [cond('Ready', 'True', 'UpToDate', 'up to date'), cond('Progressing', 'False', 'WaitingForWave', 'waits for wave canary: staging-eu1 soaks until 10:40')], stackStatus: 'UPDATE_COMPLETE' };
+const halted: ClusterStatus = { conditions: [cond('Ready', 'True', 'UpToDate', 'up to date'), cond('Progressing', 'False', 'RolloutHalted', 'canary prod-eu1 is Stalled (UpdateFailed)')], stackStatus: 'UPDATE_COMPLETE' };
 const stalled: ClusterStatus = { conditions: [cond('Stalled', 'True', 'UpdateFailed', 'the same inputs failed 2 times', T1)], stackStatus: 'UPDATE_ROLLBACK_COMPLETE' };
 
 test.each<[string, ClusterStatus, ClusterStatus, Partial<ClusterEvent>[]]>([
@@ -24,6 +26,10 @@ test.each<[string, ClusterStatus, ClusterStatus, Partial<ClusterEvent>[]]>([
   ['nothing an operator follows changed', updated, { ...updated, stackLastUpdated: T1 }, []],
   ['a status rewritten while still rolling', rolling, { ...rolling, stackStatus: 'UPDATE_IN_PROGRESS' }, []],
   ['still stalled, same reason', stalled, { ...stalled, controller: { failures: 3 } }, []],
+  ['a roll is held for its wave: what it waits for', idle, waiting, [{ type: 'Normal', reason: 'RollHeld', message: 'WaitingForWave: waits for wave canary: staging-eu1 soaks until 10:40' }]],
+  ['the wave is halted: a warning', waiting, halted, [{ type: 'Warning', reason: 'RollHeld', message: 'RolloutHalted: canary prod-eu1 is Stalled (UpdateFailed)' }]],
+  ['still held for the same reason', waiting, { ...waiting, stackLastUpdated: T1 }, []],
+  ['released: the roll starts', waiting, rolling, [{ type: 'Normal', reason: 'RollStarted' }]],
 ])('%s', (_what, before, after, expected) => {
   // GIVEN a status before and after one write, WHEN the events are derived, THEN exactly these
   expect(eventsFor(before, after)).toEqual(expected.map((e) => expect.objectContaining(e)));
