@@ -18,6 +18,7 @@ import { runLatency } from './change-latency';
 import { runFleetRollout } from './fleet-rollout';
 import { BenchOptions, loadavg1, Results, RESULTS_JSON, RESULTS_MD, Section, writeMarkdown, writeResults } from './report';
 import { runInProgress } from './in-progress';
+import { runKubeWatchLatency } from './kube-watch-latency';
 import { runReview } from './review';
 import { runRollout } from './rollout';
 import { fmt } from './stats';
@@ -36,6 +37,7 @@ const BENCHMARKS: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   rollout: runRollout,
   review: runReview,
   'in-progress': runInProgress,
+  'kube-watch-latency': runKubeWatchLatency,
   'fleet-rollout': runFleetRollout,
 };
 
