@@ -9,15 +9,21 @@ import { clusterArgument, storeFlags, storeOptions } from './store-flags';
  * count and the backoff. Both go through the store, so the reconciler sees them level-based, as any other change.
  */
 export function registerControl(program: Command, io: Io, done: (code: number) => void): void {
-  /** The store, when the cluster exists in it; otherwise says so (exit 2). */
-  const storeWith = async (arg: string, opts: Record<string, any>): Promise<{ s: StoreWithHistory; cluster: string } | undefined> => {
+  /** Runs `act` on the cluster's store when the cluster exists in it, then says `said` (exit 0); otherwise says so (exit 2). */
+  const onCluster = async (arg: string, opts: Record<string, any>, act: (s: StoreWithHistory, cluster: string) => Promise<void>, said: string): Promise<void> => {
     const { name: cluster, store } = clusterArgument(arg, storeOptions(opts, inputDirs(opts)));
     const s = createStore(store);
-    if (await s.get(cluster)) return { s, cluster };
-    s.close?.();
-    io.err(`error: no cluster ${arg}; run worker-stacks status to see the names\n`);
-    done(EXIT.usage);
-    return undefined;
+    try {
+      if (!(await s.get(cluster))) {
+        io.err(`error: no cluster ${arg}; run worker-stacks status to see the names\n`);
+        return done(EXIT.usage);
+      }
+      await act(s, cluster);
+    } finally {
+      s.close?.();
+    }
+    io.out(`${cluster}: ${said}\n`);
+    return done(EXIT.ok);
   };
   for (const [name, paused] of [
     ['pause', true],
@@ -27,25 +33,15 @@ export function registerControl(program: Command, io: Io, done: (code: number) =
       .description(paused ? 'stop every AWS write for a cluster (sets spec.paused: true)' : 'let the reconciler write again (removes spec.paused)')
       .argument('<cluster>', 'cluster name (metadata.name; namespace/name with --store kubernetes)')
       .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
-      .action(async (arg: string, opts) => {
-        const found = await storeWith(arg, opts);
-        if (!found) return;
-        const { s, cluster } = found;
-        await s.setPaused(cluster, paused).finally(() => s.close?.());
-        io.out(`${cluster}: ${paused ? 'paused: the reconciler makes no AWS write for it until resumed' : 'resumed: the reconciler picks it up at once (a running daemon sees the edit)'}\n`);
-        return done(EXIT.ok);
-      });
+      .action((arg: string, opts) =>
+        onCluster(arg, opts, (s, cluster) => s.setPaused(cluster, paused), paused ? 'paused: the reconciler makes no AWS write for it until resumed' : 'resumed: the reconciler picks it up at once (a running daemon sees the edit)'),
+      );
   }
   storeFlags(dirFlags(program.command('retry')))
     .description("retry a stalled cluster's inputs now: clears the failure count and the backoff")
     .argument('<cluster>', 'cluster name (metadata.name; namespace/name with --store kubernetes)')
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
-    .action(async (arg: string, opts) => {
-      const found = await storeWith(arg, opts);
-      if (!found) return;
-      const { s, cluster } = found;
-      await s.requestRetry(cluster, new Date().toISOString()).finally(() => s.close?.());
-      io.out(`${cluster}: retry requested; the next reconcile tries the current inputs again (worker-stacks reconcile --once, or the daemon)\n`);
-      return done(EXIT.ok);
-    });
+    .action((arg: string, opts) =>
+      onCluster(arg, opts, (s, cluster) => s.requestRetry(cluster, new Date().toISOString()), 'retry requested; the next reconcile tries the current inputs again (worker-stacks reconcile --once, or the daemon)'),
+    );
 }

@@ -8,6 +8,7 @@ import { ClusterStatus, parseStatus } from '../cluster/status';
 import { Problem, WorkerStacksError } from '../errors';
 import { ClusterRecord, ClusterStore, ConflictError } from './cluster-store';
 import { decodeRevision, deepFreeze, encodeRevision, migrateLegacyStatus, Revision, StateFile, storable } from './file-store-state';
+import { watchClusterFiles } from './file-store-watch';
 
 export interface FileStoreProps {
   /** Directory of `<name>.yaml` cluster objects. */
@@ -36,9 +37,6 @@ interface ParsedObject {
  * (temp file, fsync, rename) under a lock, and guarded by a version check so
  * two writers cannot silently overwrite each other.
  */
-/** How long a cluster file's change events must be quiet before the change is reported (a save is often two events). */
-export const WATCH_SETTLE_MS = 100;
-
 export class FileStore implements ClusterStore {
   private readonly clustersDir: string;
   private readonly stateDir: string;
@@ -138,37 +136,8 @@ export class FileStore implements ClusterStore {
   }
 
   public watch(onChange: (name: string) => void): () => void {
-    // An editor's save is often a truncate and then a write: two events, and a read in between sees an empty file.
-    // Each name is reported once its events have been quiet for WATCH_SETTLE_MS, so the read sees the saved bytes.
-    const pending = new Map<string, NodeJS.Timeout>();
-    const settle = (name: string) => {
-      clearTimeout(pending.get(name));
-      pending.set(
-        name,
-        setTimeout(() => {
-          pending.delete(name);
-          onChange(name);
-        }, WATCH_SETTLE_MS),
-      );
-    };
-    const watcher = fs.watch(this.clustersDir, { persistent: false }, (_event, file) => {
-      const name = file ? String(file) : '';
-      if (/\.ya?ml$/.test(name)) settle(name.replace(/\.ya?ml$/, ''));
-    });
-    // Retry requests: only `<name>.retry` files (the reconciler's own status writes must not wake it).
-    fs.mkdirSync(this.stateDir, { recursive: true });
-    const requests = fs.watch(this.stateDir, { persistent: false }, (_event, file) => {
-      const name = file ? String(file) : '';
-      if (/\.retry$/.test(name)) onChange(name.replace(/\.retry$/, ''));
-    });
-    return () => {
-      watcher.close();
-      requests.close();
-      for (const t of pending.values()) clearTimeout(t);
-      pending.clear();
-    };
+    return watchClusterFiles(this.clustersDir, this.stateDir, onChange);
   }
-
 
   /**
    * Names of the clusters that have a recorded status, so that `status` can still show those whose object is gone.

@@ -2,6 +2,7 @@ import { KubeApiError } from '../../lib/errors';
 import { KubeClient } from '../../lib/kube/client';
 import { CRD_NAME, workerClusterCrd } from '../../lib/kube/crd';
 import { collectionPath } from '../../lib/kube/resource';
+import { KubeApiServer, startKubeApiServer } from './kube-apiserver';
 
 /** The WorkerCluster CRD the store tests install: the generated one (lib/kube/crd.ts), CEL rules and all. */
 export { workerClusterCrd };
@@ -28,4 +29,31 @@ export async function installCrd(admin: KubeClient): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`CRD ${CRD_NAME} was not established within 30 s`);
+}
+
+/** A real API server with the CRD installed and an admin client: what every test of the Kubernetes store starts from. */
+export interface KubeWithCrd {
+  readonly api: KubeApiServer;
+  readonly admin: KubeClient;
+  /** Creates a namespace and returns its name. */
+  namespace(name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startKubeWithCrd(): Promise<KubeWithCrd> {
+  const api = await startKubeApiServer();
+  const admin = KubeClient.fromOptions({ kubeconfig: api.kubeconfig });
+  await installCrd(admin);
+  return {
+    api,
+    admin,
+    namespace: async (name) => {
+      await admin.request('POST', '/api/v1/namespaces', { metadata: { name } });
+      return name;
+    },
+    stop: async () => {
+      admin.close();
+      await api.stop();
+    },
+  };
 }

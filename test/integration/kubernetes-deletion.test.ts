@@ -2,8 +2,8 @@ import { KubeApiError } from '../../lib/errors';
 import { KubeClient } from '../../lib/kube/client';
 import { KubeWorkerCluster, objectPath, STACK_FINALIZER } from '../../lib/kube/resource';
 import { workerStackName } from '../../lib/stacks/naming';
-import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
-import { installCrd } from '../helpers/kube-crd';
+import { KubeApiServer } from '../helpers/kube-apiserver';
+import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
 import { AWS_FLAGS, cli, motoCluster, stackOf, startWorld, stopWorld, World } from './harness';
 
@@ -12,6 +12,7 @@ import { AWS_FLAGS, cli, motoCluster, stackOf, startWorld, stopWorld, World } fr
 
 const NS = 'fleet';
 let world: World;
+let kube: KubeWithCrd;
 let api: KubeApiServer;
 let admin: KubeClient;
 const reconcile = () => cli(['reconcile', '--once', '--store', 'kubernetes', '--kubeconfig', api.kubeconfig, '--namespace', NS, ...AWS_FLAGS]);
@@ -25,14 +26,12 @@ const object = async (name: string) => {
 };
 
 beforeAll(async () => {
-  [world, api] = await Promise.all([startWorld(), startKubeApiServer()]);
-  admin = KubeClient.fromOptions({ kubeconfig: api.kubeconfig });
-  await installCrd(admin);
-  await admin.request('POST', '/api/v1/namespaces', { metadata: { name: NS } });
+  [world, kube] = await Promise.all([startWorld(), startKubeWithCrd()]);
+  ({ api, admin } = kube);
+  await kube.namespace(NS);
 }, 180_000);
 afterAll(async () => {
-  admin?.close();
-  await Promise.all([stopWorld(world), api?.stop()]);
+  await Promise.all([stopWorld(world), kube?.stop()]);
 });
 
 test('Delete: the object is held by the finalizer until its stack is deleted, then it goes', async () => {

@@ -6,8 +6,8 @@ import { Lease } from '../../lib/kube/leader-election';
 import { KubeWorkerCluster, objectPath } from '../../lib/kube/resource';
 import { workerStackName } from '../../lib/stacks/naming';
 import { REPO } from '../helpers/clusters';
-import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
-import { installCrd } from '../helpers/kube-crd';
+import { KubeApiServer } from '../helpers/kube-apiserver';
+import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
 import { freePort } from '../helpers/moto';
 import { launchTemplateUserData, motoCluster, stackActivity, stackOf, startWorld, stopWorld, World } from './harness';
@@ -21,20 +21,19 @@ const NS = 'fleet';
 const STACK = workerStackName(NAME);
 const LEASE = { duration: 6, renew: 4, retry: 1 };
 let world: World;
+let kube: KubeWithCrd;
 let api: KubeApiServer;
 let admin: KubeClient;
 const daemons: { child: ChildProcess; logs: string; port: number }[] = [];
 
 beforeAll(async () => {
-  [world, api] = await Promise.all([startWorld(), startKubeApiServer()]);
-  admin = KubeClient.fromOptions({ kubeconfig: api.kubeconfig });
-  await installCrd(admin);
-  await admin.request('POST', '/api/v1/namespaces', { metadata: { name: NS } });
+  [world, kube] = await Promise.all([startWorld(), startKubeWithCrd()]);
+  ({ api, admin } = kube);
+  await kube.namespace(NS);
 }, 180_000);
 afterAll(async () => {
   for (const d of daemons) if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill('SIGKILL');
-  admin?.close();
-  await Promise.all([stopWorld(world), api?.stop()]);
+  await Promise.all([stopWorld(world), kube?.stop()]);
 });
 
 async function startDaemon(): Promise<{ child: ChildProcess; logs: string; port: number }> {

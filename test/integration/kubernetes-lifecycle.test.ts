@@ -6,8 +6,8 @@ import { KubeClient } from '../../lib/kube/client';
 import { KubeWorkerCluster, objectPath, RETRY_ANNOTATION } from '../../lib/kube/resource';
 import { workerStackName } from '../../lib/stacks/naming';
 import { tempDir } from '../helpers/clusters';
-import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
-import { installCrd } from '../helpers/kube-crd';
+import { KubeApiServer } from '../helpers/kube-apiserver';
+import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
 import { AWS_FLAGS, bucketVersions, cli, launchTemplateUserData, motoCluster, stackActivity, startWorld, stopWorld, World } from './harness';
 
@@ -19,6 +19,7 @@ const NAME = 'kube-life';
 const NS = 'fleet';
 const STACK = workerStackName(NAME);
 let world: World;
+let server: KubeWithCrd;
 let api: KubeApiServer;
 let admin: KubeClient;
 let templates: string;
@@ -32,16 +33,14 @@ const events = async () => {
 const object = async () => (await admin.request<KubeWorkerCluster & { status?: any }>('GET', objectPath(NS, NAME))).body;
 
 beforeAll(async () => {
-  [world, api] = await Promise.all([startWorld(), startKubeApiServer()]);
-  admin = KubeClient.fromOptions({ kubeconfig: api.kubeconfig });
-  await installCrd(admin);
-  await admin.request('POST', '/api/v1/namespaces', { metadata: { name: NS } });
+  [world, server] = await Promise.all([startWorld(), startKubeWithCrd()]);
+  ({ api, admin } = server);
+  await server.namespace(NS);
   templates = tempDir('templates');
   fs.cpSync(DEFAULT_TEMPLATES_DIR, templates, { recursive: true });
 }, 180_000);
 afterAll(async () => {
-  admin?.close();
-  await Promise.all([stopWorld(world), api?.stop()]);
+  await Promise.all([stopWorld(world), server?.stop()]);
 });
 
 describe('a WorkerCluster custom resource against moto', () => {

@@ -3,8 +3,8 @@ import { KubeClient } from '../../lib/kube/client';
 import { collectionPath, KubeWorkerCluster, objectPath } from '../../lib/kube/resource';
 import { Informer, InformerEvent } from '../../lib/kube/watch';
 import { KubernetesStore } from '../../lib/stores/kubernetes-store';
-import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
-import { installCrd } from '../helpers/kube-crd';
+import { KubeApiServer } from '../helpers/kube-apiserver';
+import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
 import { objectNamed } from '../stores/store-contract';
 
@@ -12,17 +12,16 @@ import { objectNamed } from '../stores/store-contract';
  * The list + watch cache against a real API server: it survives the API server's restart (etcd kept) and a 410 Gone
  * (a resourceVersion the restarted server's watch cache no longer has), and loses no change either way.
  */
+let kube: KubeWithCrd;
 let api: KubeApiServer;
 let admin: KubeClient;
 let n = 0;
 beforeAll(async () => {
-  api = await startKubeApiServer();
-  admin = KubeClient.fromOptions({ kubeconfig: api.kubeconfig });
-  await installCrd(admin);
+  kube = await startKubeWithCrd();
+  ({ api, admin } = kube);
 }, 120_000);
 afterAll(async () => {
-  admin?.close();
-  await api?.stop();
+  await kube?.stop();
 });
 
 async function namespace(): Promise<string> {

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FileStore, WATCH_SETTLE_MS } from '../../lib/stores/file-store';
+import { FileStore } from '../../lib/stores/file-store';
+import { WATCH_SETTLE_MS } from '../../lib/stores/file-store-watch';
 
 /** A save that is a truncate and then a write is reported once, after the write, so the read sees the saved bytes. */
 

@@ -1,8 +1,8 @@
 import { KubeClient } from '../../lib/kube/client';
 import { objectPath } from '../../lib/kube/resource';
 import { KubernetesStore } from '../../lib/stores/kubernetes-store';
-import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
-import { installCrd } from '../helpers/kube-crd';
+import { KubeApiServer } from '../helpers/kube-apiserver';
+import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
 import { storeContract, UserObject } from './store-contract';
 
@@ -10,17 +10,16 @@ import { storeContract, UserObject } from './store-contract';
  * The Kubernetes store under the store contract, against a real kube-apiserver and etcd: a user creates and
  * replaces WorkerCluster objects (as `kubectl apply` does) and deletes them. Each test gets its own namespace.
  */
+let kube: KubeWithCrd;
 let api: KubeApiServer;
 let admin: KubeClient;
 let n = 0;
 beforeAll(async () => {
-  api = await startKubeApiServer();
-  admin = KubeClient.fromOptions({ kubeconfig: api.kubeconfig });
-  await installCrd(admin);
+  kube = await startKubeWithCrd();
+  ({ api, admin } = kube);
 }, 120_000);
 afterAll(async () => {
-  admin?.close();
-  await api?.stop();
+  await kube?.stop();
 });
 
 storeContract('kubernetes', async () => {
