@@ -3,12 +3,12 @@ import { CloudFormationPort, StackSummary } from '../aws/cloudformation-port';
 import { IdentityPort } from '../aws/identity';
 import { WorkerCluster } from '../cluster/schema';
 import { ClusterStatus, ConditionInput, ControllerBookkeeping, EMPTY_STATUS, setConditions } from '../cluster/status';
-import { RenderedConfig } from '../cloudconfig/render';
 import { ClusterRecord, ClusterStore } from '../stores/cluster-store';
 import { BackoffPolicy } from './backoff';
 import { DerivedCache, derivedKey } from './derived-cache';
 import { EventSink, eventsFor } from './events';
 import { SynthesizedStack, SynthesizeOptions } from './synthesize';
+import type { Start } from './state';
 import { ConfigObjectStore } from '../aws/config-objects';
 import { RolloutGate } from '../rollout/coordinator';
 
@@ -160,8 +160,10 @@ export class StatusRecorder {
     const before = this.current;
     this.current = next;
     // Events follow a written status only, and never hold the reconcile up (a lost event is only a lost event).
-    for (const e of this.deps.events ? eventsFor(before, next) : []) {
-      this.deps.events!.emit(this.record.name, e).catch((err) => this.deps.log.warn({ cluster: this.record.name, event: e.reason, err: String(err) }, 'could not record the event'));
+    const sink = this.deps.events;
+    if (!sink) return;
+    for (const e of eventsFor(before, next)) {
+      sink.emit(this.record.name, e).catch((err) => this.deps.log.warn({ cluster: this.record.name, event: e.reason, err: String(err) }, 'could not record the event'));
     }
   }
 }
@@ -170,29 +172,13 @@ function dropUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** What one reconcile of one cluster knows. Inputs are fixed; each phase adds what it found. */
+/**
+ * What one reconcile of one cluster starts from, fixed for its length: the object as read, the dependencies, the
+ * AWS clients of its account and region, and the pass's listing. What the phases find is returned by them (state.ts);
+ * status is owned by the recorder.
+ */
 export class ReconcileContext {
   public readonly recorder: StatusRecorder;
-  public cluster?: WorkerCluster;
-  public config?: RenderedConfig;
-  public fingerprint?: string;
-  /** The stack as observed this reconcile (undefined: there is none). */
-  public stack?: StackSummary;
-  /** The config checksum the live stack carries, read from the stack itself (outputs, else its template). */
-  public live?: string;
-  /** The live stack is not what was applied, or the recorded stack is gone: what and why. */
-  public drift?: { readonly reason: 'Drifted' | 'StackDeleted'; readonly message: string };
-  public synth?: SynthesizedStack;
-  public changeSetName?: string;
-  /** Set when the change set is ready to execute. */
-  public changeSetToken?: string;
-  /** The change set of these inputs was executed already (before a restart): only wait and record. */
-  public executed = false;
-  public configChange?: string;
-  /** What the fleet rollout gate decided (for metrics per wave). */
-  public rollout?: Outcome['rollout'];
-  /** Every line names the cluster, its generation and the live checksum; the desired one is bound once rendered. */
-  public log: Logger;
 
   constructor(
     public readonly record: ClusterRecord,
@@ -204,7 +190,11 @@ export class ReconcileContext {
     public readonly templatesVersion?: string,
   ) {
     this.recorder = new StatusRecorder(record, deps);
-    this.log = deps.log.child({ cluster: record.name, generation: record.generation, liveChecksum: this.status.cloudConfigChecksum ?? null });
+  }
+
+  /** Where every reconcile starts: a logger naming the cluster, its generation and the live checksum as recorded. */
+  public start(): Start {
+    return Object.freeze({ log: this.deps.log.child({ cluster: this.record.name, generation: this.record.generation, liveChecksum: this.status.cloudConfigChecksum ?? null }) });
   }
 
   public get status(): ClusterStatus {
@@ -228,13 +218,6 @@ export class ReconcileContext {
     if (!this.clients) throw new Error(`no AWS clients for ${this.record.name}`);
     return this.clients;
   }
-}
-
-/** One named step of the workflow. `when` false skips it; returning an Outcome ends the reconcile. */
-export interface Task {
-  readonly name: TaskName;
-  readonly when?: (ctx: ReconcileContext) => boolean;
-  run(ctx: ReconcileContext): Promise<Outcome | void>;
 }
 
 /** Task names: hooks bind to these, logs and metrics carry them. */

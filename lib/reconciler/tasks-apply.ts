@@ -5,7 +5,10 @@ import { backoffDelay } from './backoff';
 import { CONDITIONS, Reason } from './conditions';
 import { configDigests } from './config-changes';
 import { ensureChangeSet, executeToken } from './deploy-stack';
-import { camel, DEFAULT_MAX_UPDATE_ATTEMPTS, Outcome, ReconcileContext, Task, TASK } from './context';
+import { camel, DEFAULT_MAX_UPDATE_ATTEMPTS, Outcome, ReconcileContext, TASK } from './context';
+import { ChangeSetReady, Found, Observed, Synthesized } from './state';
+import { Task } from './task';
+import { workerStackName } from '../stacks/naming';
 import { short } from './tasks-prepare';
 import { nodeKey } from '../rollout/node-key';
 import { removeAssembly, synthesizeStack } from './synthesize';
@@ -17,23 +20,23 @@ import { alarmRollback, rollbackConfiguration, signalShortfall } from './rollout
  * --max-update-attempts, then the cluster stops (Stalled) until its inputs change or an operator runs `retry`:
  * never a loop that re-rolls nodes. `stall` stops at once (retrying cannot help).
  */
-export async function recordFailure(ctx: ReconcileContext, reason: Reason, message: string, opts: { readonly stall?: boolean; readonly stalledReason?: Reason } = {}): Promise<Outcome> {
+export async function recordFailure(ctx: ReconcileContext, f: Found, reason: Reason, message: string, opts: { readonly stall?: boolean; readonly stalledReason?: Reason } = {}): Promise<Outcome> {
   const c = ctx.recorder.controller;
-  const failures = (c.failedFingerprint === ctx.fingerprint ? (c.failures ?? 0) : 0) + 1;
+  const failures = (c.failedFingerprint === f.fingerprint ? (c.failures ?? 0) : 0) + 1;
   const max = ctx.deps.maxUpdateAttempts ?? DEFAULT_MAX_UPDATE_ATTEMPTS;
   const stall = opts.stall || failures >= max;
   const delay = backoffDelay(failures, ctx.deps.backoff);
-  const liveDiffers = ctx.live === undefined || ctx.live !== ctx.config?.checksum;
-  const patch = { cloudConfigChecksum: ctx.live ?? ctx.status.cloudConfigChecksum, stackStatus: ctx.stack?.status ?? ctx.status.stackStatus, observedGeneration: ctx.generation, desiredChecksum: ctx.config?.checksum };
-  const bookkeeping = { failures, failedFingerprint: ctx.fingerprint, retryAfter: stall ? undefined : new Date(ctx.deps.now().getTime() + delay).toISOString(), executing: undefined };
+  const liveDiffers = f.live === undefined || f.live !== f.config?.checksum;
+  const patch = { cloudConfigChecksum: f.live ?? ctx.status.cloudConfigChecksum, stackStatus: f.stack?.status ?? ctx.status.stackStatus, observedGeneration: ctx.generation, desiredChecksum: f.config?.checksum };
+  const bookkeeping = { failures, failedFingerprint: f.fingerprint, retryAfter: stall ? undefined : new Date(ctx.deps.now().getTime() + delay).toISOString(), executing: undefined };
   if (stall) {
     const why = opts.stall ? message : `${message}; failed ${failures} times with these inputs, stopped (fix the object, or run worker-stacks retry ${ctx.record.name})`;
     await ctx.recorder.write(patch, CONDITIONS.stalled(opts.stalledReason ?? (opts.stall ? reason : stalledReasonFor(reason)), why, { ready: liveDiffers ? false : undefined }), bookkeeping);
-    ctx.log.error({ reason, failures, stalled: true }, why);
+    f.log.error({ reason, failures, stalled: true }, why);
     return { result: 'stalled', message: why };
   }
   await ctx.recorder.write(patch, CONDITIONS.degraded(reason, `${message}; attempt ${failures} of ${max}, next after ${bookkeeping.retryAfter}`, { ready: liveDiffers ? false : undefined }), bookkeeping);
-  ctx.log.error({ reason, failures }, message);
+  f.log.error({ reason, failures }, message);
   return { result: 'failed', message, requeueAfterMs: delay };
 }
 
@@ -46,11 +49,11 @@ function stalledReasonFor(reason: Reason): Reason {
  * Resume path, 1. A stack in progress is never touched: note it and look again after one poll interval. The worker
  * is free meanwhile; the next look comes from the pass's listing (one call per region, not one per stack).
  */
-export const wait: Task = {
+export const wait: Task<Observed> = {
   name: TASK.wait,
-  async run(ctx) {
-    const stack = ctx.stack!;
-    if (ctx.status.stackStatus !== stack.status) ctx.log.info({ stack: stack.name, stackStatus: stack.status }, `stack ${stack.name} is ${stack.status}`);
+  async run(ctx, o) {
+    const stack = o.stack!;
+    if (ctx.status.stackStatus !== stack.status) o.log.info({ stack: stack.name, stackStatus: stack.status }, `stack ${stack.name} is ${stack.status}`);
     const executing = ctx.recorder.controller.executing;
     const message = executing ? `stack is ${stack.status}: rolling the nodes to config ${short(executing.checksum)}` : `stack is ${stack.status}`;
     await ctx.recorder.write({ stackStatus: stack.status, stackId: stack.id, stackName: stack.name }, CONDITIONS.progressing(executing ? 'ChangeSetExecuting' : 'WaitingForStack', message));
@@ -63,12 +66,12 @@ export const wait: Task = {
  * recorded is the one the live stack carries, never the one that was asked for; the cause of a rollback is read from
  * the stack's own events for that operation, so it survives a restart.
  */
-export const recordExecution: Task = {
+export const recordExecution: Task<Observed> = {
   name: TASK.recordExecution,
-  async run(ctx) {
+  async run(ctx, o) {
     const executing = ctx.recorder.controller.executing!;
-    const stack = ctx.stack;
-    if (stack && isComplete(stack.status) && ctx.live === executing.checksum) return recordSuccess(ctx, 'applied', executing.fingerprint);
+    const { stack, live } = o;
+    if (stack && isComplete(stack.status) && live === executing.checksum) return recordSuccess(ctx, o, 'applied', executing.fingerprint);
     // Not on our config: was our change set ever executed (a crash, or a throttled call, between the status write and the call)?
     const cs = stack ? await ctx.region.cfn.describeChangeSet(stack.id, executing.changeSet) : undefined;
     // A listing taken before the execution started: look again.
@@ -77,31 +80,31 @@ export const recordExecution: Task = {
       await ctx.recorder.write({}, [], { executing: undefined });
       return undefined; // not executed: the apply path finds the change set by name and executes it
     }
-    if (stack && isComplete(stack.status) && ctx.live === undefined) return recordFailure(ctx, 'ReconcileFailed', `stack ${stack.name} is ${stack.status} but reports no ConfigChecksum; nothing is recorded that was not seen live`);
+    if (stack && isComplete(stack.status) && live === undefined) return recordFailure(ctx, o, 'ReconcileFailed', `stack ${stack.name} is ${stack.status} but reports no ConfigChecksum; nothing is recorded that was not seen live`);
     const events = stack ? lastOperation(await ctx.region.cfn.operationEvents(stack.id), stack.name) : [];
     const cause = firstFailure(events);
     const status = stack?.status ?? 'STACK_GONE';
     // The nodes' own verdict (signals) or a rollback alarm, when the events give one, says more than a resource status.
     const gate = signalShortfall(events) ?? alarmRollback(events);
     const why = gate ?? (cause ? `${cause.logicalId} (${cause.resourceType}) ${cause.status}: ${cause.reason ?? ''}`.trim() : (stack?.statusReason ?? 'no failure event found'));
-    const kept = isRolledBack(status) ? `; the previous config ${short(ctx.live ?? ctx.status.cloudConfigChecksum)} stays live` : '';
-    return recordFailure(ctx, failureReason(status), `stack ${status}: ${why}${kept}`);
+    const kept = isRolledBack(status) ? `; the previous config ${short(live ?? ctx.status.cloudConfigChecksum)} stays live` : '';
+    return recordFailure(ctx, o, failureReason(status), `stack ${status}: ${why}${kept}`);
   },
 };
 
 /** 7. Documented recovery for the stack states that a blind retry would never leave. */
-export const recover: Task = {
+export const recover: Task<Observed> = {
   name: TASK.recover,
-  when: (ctx) => Boolean(ctx.stack),
-  async run(ctx) {
-    const stack = ctx.stack!;
+  when: (_ctx, o) => Boolean(o.stack),
+  async run(ctx, o) {
+    const stack = o.stack!;
     const attempts = ctx.recorder.controller.recoveryAttempts ?? 0;
-    const token = `ws-recover-${attempts}-${ctx.fingerprint!.slice(0, 24)}`;
+    const token = `ws-recover-${attempts}-${o.fingerprint.slice(0, 24)}`;
     const exhausted = attempts >= ctx.deps.maxRecoveryAttempts;
     switch (stack.status) {
       case 'ROLLBACK_COMPLETE': {
         // A create that never completed: nothing was ever live, so delete and create again.
-        if (exhausted) return recordFailure(ctx, 'RecoveryExhausted', `stack ${stack.name} failed to create ${attempts} times; read its events, fix the cause, then delete it (the next pass creates it again; or run worker-stacks retry ${ctx.record.name})`, { stall: true });
+        if (exhausted) return recordFailure(ctx, o, 'RecoveryExhausted', `stack ${stack.name} failed to create ${attempts} times; read its events, fix the cause, then delete it (the next pass creates it again; or run worker-stacks retry ${ctx.record.name})`, { stall: true });
         // The stack id is dropped first: the stack about to vanish is ours to delete, not one that went missing.
         await ctx.recorder.write({ stackId: undefined, stackStatus: 'DELETE_IN_PROGRESS', cloudConfigChecksum: undefined }, CONDITIONS.progressing('RecreatingStack', `stack ${stack.name} is ROLLBACK_COMPLETE after a failed create: deleting it to create it again`), { recoveryAttempts: attempts + 1 });
         await ctx.region.cfn.deleteStack(stack.id, token);
@@ -109,7 +112,7 @@ export const recover: Task = {
       }
       case 'UPDATE_ROLLBACK_FAILED': {
         if (exhausted) {
-          return recordFailure(ctx, 'RecoveryExhausted', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED after ${attempts} ContinueUpdateRollback attempts; fix the resource named in its events, then run aws cloudformation continue-update-rollback (with --resources-to-skip if it cannot be fixed); the next pass sees the stack move on, or run worker-stacks retry ${ctx.record.name}`, { stall: true });
+          return recordFailure(ctx, o, 'RecoveryExhausted', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED after ${attempts} ContinueUpdateRollback attempts; fix the resource named in its events, then run aws cloudformation continue-update-rollback (with --resources-to-skip if it cannot be fixed); the next pass sees the stack move on, or run worker-stacks retry ${ctx.record.name}`, { stall: true });
         }
         await ctx.recorder.write({ stackStatus: stack.status }, CONDITIONS.progressing('ContinuingRollback', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED: ContinueUpdateRollback, attempt ${attempts + 1} of ${ctx.deps.maxRecoveryAttempts}`), { recoveryAttempts: attempts + 1 });
         await ctx.region.cfn.continueUpdateRollback(stack.id, token);
@@ -119,7 +122,7 @@ export const recover: Task = {
       case 'ROLLBACK_FAILED': {
         const events = lastOperation(await ctx.region.cfn.operationEvents(stack.id), stack.name);
         const stuck = events.filter((e) => /_FAILED$/.test(e.status)).map((e) => `${e.logicalId} (${e.resourceType}): ${e.reason ?? e.status}`);
-        return recordFailure(ctx, camel(stack.status) as Reason, `stack ${stack.name} is ${stack.status}; an operator must act. Failed resources: ${stuck.join('; ') || 'none reported'}`, { stall: true });
+        return recordFailure(ctx, o, camel(stack.status) as Reason, `stack ${stack.name} is ${stack.status}; an operator must act. Failed resources: ${stuck.join('; ') || 'none reported'}`, { stall: true });
       }
       default:
         return undefined;
@@ -128,79 +131,86 @@ export const recover: Task = {
 };
 
 /** 8. --concurrency bounds the stacks in progress across the fleet; a cluster over the bound waits its turn. */
-export const acquireSlot: Task = {
+export const acquireSlot: Task<Observed> = {
   name: TASK.acquireSlot,
   when: (ctx) => Boolean(ctx.deps.slots),
-  async run(ctx) {
+  async run(ctx, o) {
     if (ctx.deps.slots!.tryAcquire(ctx.record.name)) return undefined;
-    await ctx.recorder.write({ desiredChecksum: ctx.config!.checksum }, CONDITIONS.progressing('WaitingForSlot', 'waiting for a free slot: --concurrency stacks are in progress'));
+    await ctx.recorder.write({ desiredChecksum: o.config.checksum }, CONDITIONS.progressing('WaitingForSlot', 'waiting for a free slot: --concurrency stacks are in progress'));
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'waiting for a slot' };
   },
 };
 
 /** 9. The same code as `cdk synth`, in-process. */
-export const synthesize: Task = {
+export const synthesize: Task<Observed, Synthesized> = {
   name: TASK.synthesize,
-  async run(ctx) {
+  async run(ctx, o) {
     // The config rendered (and memoized) in the render step: synthesis never renders it a second time.
-    const opts = { templatesDir: ctx.deps.templatesDir, workDir: ctx.deps.workDir, fingerprint: ctx.fingerprint!, nag: ctx.deps.nag, config: ctx.config, source: ctx.record.source };
-    ctx.synth = ctx.deps.synthesizer ? await ctx.deps.synthesizer(ctx.cluster!, opts) : synthesizeStack(ctx.cluster!, opts);
-    ctx.log.info({ stack: ctx.synth.stackName, synthMs: Math.round(ctx.synth.durationMs) }, 'synthesized');
+    const opts = { templatesDir: ctx.deps.templatesDir, workDir: ctx.deps.workDir, fingerprint: o.fingerprint, nag: ctx.deps.nag, config: o.config, source: ctx.record.source };
+    const synth = ctx.deps.synthesizer ? await ctx.deps.synthesizer(o.cluster, opts) : synthesizeStack(o.cluster, opts);
+    o.log.info({ stack: synth.stackName, synthMs: Math.round(synth.durationMs) }, 'synthesized');
+    return { synth };
   },
 };
 
 /** 10. Publish the config object (content-addressed: existing keys are skipped). */
-export const publish: Task = {
+export const publish: Task<Observed & Synthesized> = {
   name: TASK.publish,
-  async run(ctx) {
-    const r = await ctx.region.publisher.publish(ctx.synth!.assets);
-    ctx.log.info({ uploaded: r.uploaded, skipped: r.skipped }, 'assets published');
+  async run(ctx, o) {
+    const r = await ctx.region.publisher.publish(o.synth.assets);
+    o.log.info({ uploaded: r.uploaded, skipped: r.skipped }, 'assets published');
     // Nothing reads the assembly again: it does not sit in the work dir (memory) for the length of the stack wait.
-    removeAssembly(ctx.deps.workDir, ctx.cluster!.metadata.name, (msg) => ctx.log.warn({}, msg));
+    removeAssembly(ctx.deps.workDir, o.cluster.metadata.name, (msg) => o.log.warn({}, msg));
   },
 };
 
 /** 11. A change set named after the inputs: a retried step finds and reuses it. */
-export const changeSet: Task = {
+export const changeSet: Task<Observed & Synthesized, ChangeSetReady> = {
   name: TASK.changeSet,
-  async run(ctx) {
+  async run(ctx, o) {
     // Named after the inputs and the stack as it is: a repeated step finds and reuses its change set, while a re-apply
     // after an out-of-band change (same inputs, another live stack) gets a new one.
-    const base = `${ctx.stack?.id ?? ''}\0${ctx.stack?.lastUpdated ?? ''}\0${ctx.live ?? ''}`;
-    ctx.changeSetName = `ws-${ctx.fingerprint!.slice(0, 24)}-${sha256Hex(base).slice(0, 8)}`;
+    const base = `${o.stack?.id ?? ''}\0${o.stack?.lastUpdated ?? ''}\0${o.live ?? ''}`;
+    const name = `ws-${o.fingerprint.slice(0, 24)}-${sha256Hex(base).slice(0, 8)}`;
     const state = await ensureChangeSet(ctx.region, {
-      synth: ctx.synth!,
-      stack: ctx.stack,
-      name: ctx.changeSetName,
-      description: `worker-stacks generation ${ctx.generation} config ${short(ctx.config!.checksum)}`,
+      synth: o.synth,
+      stack: o.stack,
+      name,
+      description: `worker-stacks generation ${ctx.generation} config ${short(o.config.checksum)}`,
       tags: { [CLUSTER_TAG]: ctx.record.name },
       timeoutMs: ctx.deps.changeSetTimeoutMs,
-      rollbackConfiguration: rollbackConfiguration(ctx.cluster!.spec.rollout),
+      rollbackConfiguration: rollbackConfiguration(o.cluster.spec.rollout),
     });
-    if (state.kind === 'executed') ctx.executed = true; // executed before a restart: record it and look again
-    if (state.kind === 'ready') ctx.changeSetToken = executeToken(state.info);
-    if (state.kind === 'no-changes') return recordSuccess(ctx, 'no-changes', ctx.fingerprint!);
-    if (state.kind === 'failed') return recordFailure(ctx, 'ChangeSetFailed', `change set ${ctx.changeSetName} is ${state.info.status}: ${state.info.statusReason ?? 'no reason given'}`);
-    return undefined;
+    switch (state.kind) {
+      case 'no-changes':
+        return recordSuccess(ctx, o, 'no-changes', o.fingerprint);
+      case 'failed':
+        return recordFailure(ctx, o, 'ChangeSetFailed', `change set ${name} is ${state.info.status}: ${state.info.statusReason ?? 'no reason given'}`);
+      case 'executed':
+        return { changeSet: { name, executed: true } }; // executed before a restart: say so and look again
+      case 'ready':
+        return { changeSet: { name, token: executeToken(state.info), executed: false } };
+    }
   },
 };
 
 /** 12. Execute, after saying so in the status; then requeue: the stack is watched, not waited on. */
-export const execute: Task = {
+export const execute: Task<Observed & Synthesized & ChangeSetReady> = {
   name: TASK.execute,
-  async run(ctx) {
-    const rolls = ctx.live !== ctx.config!.checksum;
-    const why = ctx.drift ? `${ctx.drift.message}; re-applying the object. ` : '';
+  async run(ctx, o) {
+    const { config, changeSet: cs } = o;
+    const rolls = o.live !== config.checksum;
+    const why = o.drift ? `${o.drift.message}; re-applying the object. ` : '';
     // How the roll goes (batches, the gate, drain), so the log says what to expect before the stack is watched.
-    const how = rolls ? `; rolls ${describeRollout(specRollout(ctx.cluster!.spec))}` : '';
-    const message = `${why}${rolls ? `rolling the nodes to config ${short(ctx.config!.checksum)}: ${ctx.configChange ?? 'first config'}${how}` : 'updating the stack; the node config is unchanged'}`;
-    const executing = { fingerprint: ctx.fingerprint!, changeSet: ctx.changeSetName!, checksum: ctx.config!.checksum, startedAt: ctx.deps.now().toISOString() };
+    const how = rolls ? `; rolls ${describeRollout(specRollout(o.cluster.spec))}` : '';
+    const message = `${why}${rolls ? `rolling the nodes to config ${short(config.checksum)}: ${o.configChange ?? 'first config'}${how}` : 'updating the stack; the node config is unchanged'}`;
+    const executing = { fingerprint: o.fingerprint, changeSet: cs.name, checksum: config.checksum, startedAt: ctx.deps.now().toISOString() };
     const appliedBy = ctx.deps.release ? { version: ctx.deps.release, code: ctx.deps.code } : undefined;
-    const change = rolls ? { lastConfigChange: ctx.configChange ?? 'first config', lastConfigChangeTime: executing.startedAt } : {};
+    const change = rolls ? { lastConfigChange: o.configChange ?? 'first config', lastConfigChangeTime: executing.startedAt } : {};
     // Written before the call: a crash after it still knows whose operation the stack is running.
-    await ctx.recorder.write({ ...change, desiredChecksum: ctx.config!.checksum, observedGeneration: ctx.generation, paused: undefined }, CONDITIONS.progressing(ctx.drift ? 'Drifted' : 'ChangeSetExecuting', message), { executing, appliedBy });
-    ctx.log.info({ changeSet: ctx.changeSetName }, message);
-    if (!ctx.executed) await ctx.region.cfn.executeChangeSet(ctx.synth!.stackName, ctx.changeSetName!, ctx.changeSetToken!);
+    await ctx.recorder.write({ ...change, desiredChecksum: config.checksum, observedGeneration: ctx.generation, paused: undefined }, CONDITIONS.progressing(o.drift ? 'Drifted' : 'ChangeSetExecuting', message), { executing, appliedBy });
+    o.log.info({ changeSet: cs.name }, message);
+    if (!cs.executed) await ctx.region.cfn.executeChangeSet(o.synth.stackName, cs.name, cs.token);
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
   },
 };
@@ -230,17 +240,18 @@ export function failureReason(status: string): Reason {
 }
 
 /** Ready: what the stack reports is live, for these inputs. The checksum comes from the stack, never from the request. */
-async function recordSuccess(ctx: ReconcileContext, result: 'applied' | 'no-changes', fingerprint: string): Promise<Outcome> {
-  const stack = ctx.stack ?? (await ctx.region.cfn.describeStack(ctx.synth!.stackName));
-  const live = ctx.live ?? stack?.outputs.ConfigChecksum;
-  if (!stack || !live) return recordFailure(ctx, 'ReconcileFailed', `stack ${stack?.name ?? ctx.record.name} reports no ConfigChecksum; nothing is recorded that was not seen live`);
+async function recordSuccess(ctx: ReconcileContext, o: Observed, result: 'applied' | 'no-changes', fingerprint: string): Promise<Outcome> {
+  const stack = o.stack ?? (await ctx.region.cfn.describeStack(workerStackName(ctx.record.name)));
+  const live = o.live ?? stack?.outputs.ConfigChecksum;
+  const { config } = o;
+  if (!stack || !live) return recordFailure(ctx, o, 'ReconcileFailed', `stack ${stack?.name ?? ctx.record.name} reports no ConfigChecksum; nothing is recorded that was not seen live`);
   // From what the stack did, not from what was recorded while watching it.
   const reason = result === 'no-changes' ? 'UpToDate' : stack.status === 'CREATE_COMPLETE' ? 'StackCreated' : 'StackUpdated';
-  const current = fingerprint === ctx.fingerprint;
+  const current = fingerprint === o.fingerprint;
   await ctx.recorder.write(
     {
       cloudConfigChecksum: live,
-      desiredChecksum: ctx.config!.checksum,
+      desiredChecksum: config.checksum,
       observedGeneration: ctx.generation,
       stackName: stack.name,
       stackId: stack.id,
@@ -248,13 +259,13 @@ async function recordSuccess(ctx: ReconcileContext, result: 'applied' | 'no-chan
       stackLastUpdated: stack.lastUpdated,
       paused: undefined,
       // What the fleet rollout compares a new AMI (instance types, volume, subnets) with: recorded only for what is live.
-      rollout: current && live === ctx.config!.checksum ? { ...ctx.status.rollout, appliedNodeKey: nodeKey(ctx.cluster!), stagedChecksum: undefined, heldSince: undefined } : ctx.status.rollout,
+      rollout: current && live === config.checksum ? { ...ctx.status.rollout, appliedNodeKey: nodeKey(o.cluster), stagedChecksum: undefined, heldSince: undefined } : ctx.status.rollout,
     },
     current ? CONDITIONS.ready(reason, `stack ${stack.status}, config ${short(live)} live`) : CONDITIONS.progressing('ChangeSetExecuting', `stack ${stack.status} on an earlier version of the object; applying the current one`),
     {
       inputsFingerprint: fingerprint,
       appliedInputsKey: current ? ctx.derivedKey : undefined,
-      configDigests: live === ctx.config!.checksum ? configDigests(ctx.config!.node) : ctx.recorder.controller.configDigests,
+      configDigests: live === config.checksum ? configDigests(config.node) : ctx.recorder.controller.configDigests,
       failures: 0,
       retryAfter: undefined,
       failedFingerprint: undefined,
@@ -262,7 +273,7 @@ async function recordSuccess(ctx: ReconcileContext, result: 'applied' | 'no-chan
       executing: undefined,
     },
   );
-  ctx.log.info({ liveChecksum: live, stackStatus: stack.status }, result === 'applied' ? 'stack applied; live checksum recorded' : 'no changes; live checksum recorded');
+  o.log.info({ liveChecksum: live, stackStatus: stack.status }, result === 'applied' ? 'stack applied; live checksum recorded' : 'no changes; live checksum recorded');
   // The object moved on while the stack rolled: apply the newer inputs at once.
   return current ? { result } : { result: 'recorded', requeueAfterMs: 0 };
 }

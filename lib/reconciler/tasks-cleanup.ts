@@ -1,7 +1,9 @@
 import { isComplete } from '../aws/cloudformation-port';
 import { planCleanup } from '../aws/config-objects';
 import { configBucketName, configKeyPrefix } from '../stacks/naming';
-import { Task, TASK } from './context';
+import { TASK } from './context';
+import { Found } from './state';
+import { Task } from './task';
 
 /** Config objects kept besides the live and the desired one: rollback targets. */
 export const DEFAULT_KEEP_CONFIG_OBJECTS = 3;
@@ -14,27 +16,28 @@ export const DEFAULT_KEEP_CONFIG_OBJECTS = 3;
  * next time the cluster settles or is looked at. A removed cluster is never reconciled, so its objects stay until
  * its stack is deleted.
  */
-export const cleanConfigObjects: Task = {
+export const cleanConfigObjects: Task<Found> = {
   name: TASK.cleanConfigObjects,
-  when: (ctx) =>
-    Boolean(ctx.clients?.configObjects && ctx.cluster && ctx.config && ctx.stack && isComplete(ctx.stack.status) && ctx.live === ctx.config.checksum) &&
+  when: (ctx, f) =>
+    Boolean(ctx.clients?.configObjects && f.cluster && f.config && f.stack && isComplete(f.stack.status) && f.live === f.config.checksum) &&
     !ctx.recorder.controller.executing &&
     !ctx.deps.dryRun &&
-    ctx.recorder.controller.cleanedFor !== ctx.live,
-  async run(ctx) {
-    const cluster = ctx.cluster!;
+    ctx.recorder.controller.cleanedFor !== f.live,
+  async run(ctx, f) {
+    // `when` saw all of these: a settled cluster, on its desired config.
+    const { cluster, config, live } = f as Found & Required<Pick<Found, 'cluster' | 'config' | 'live'>>;
     const bucket = configBucketName(cluster.spec.account, cluster.spec.region);
     const prefix = configKeyPrefix(cluster.metadata.name);
     const store = ctx.region.configObjects!;
     try {
       const objects = await store.list(bucket, prefix);
-      const plan = planCleanup(objects, { live: ctx.live, desired: ctx.config!.checksum, keepLast: ctx.deps.keepConfigObjects ?? DEFAULT_KEEP_CONFIG_OBJECTS });
+      const plan = planCleanup(objects, { live, desired: config.checksum, keepLast: ctx.deps.keepConfigObjects ?? DEFAULT_KEEP_CONFIG_OBJECTS });
       const r = plan.remove.length ? await store.delete(bucket, plan.remove) : { deleted: [], errors: [] };
-      if (r.errors.length) ctx.log.warn({ bucket, errors: r.errors }, `could not delete ${r.errors.length} old config objects; trying again later`);
-      else await ctx.recorder.write({}, [], { cleanedFor: ctx.live });
-      if (r.deleted.length) ctx.log.info({ bucket, deleted: r.deleted, kept: plan.keep.length }, `deleted ${r.deleted.length} old config objects of ${cluster.metadata.name}`);
+      if (r.errors.length) f.log.warn({ bucket, errors: r.errors }, `could not delete ${r.errors.length} old config objects; trying again later`);
+      else await ctx.recorder.write({}, [], { cleanedFor: live });
+      if (r.deleted.length) f.log.info({ bucket, deleted: r.deleted, kept: plan.keep.length }, `deleted ${r.deleted.length} old config objects of ${cluster.metadata.name}`);
     } catch (e) {
-      ctx.log.warn({ bucket, err: (e as Error).message }, 'could not clean up old config objects; trying again later');
+      f.log.warn({ bucket, err: (e as Error).message }, 'could not clean up old config objects; trying again later');
     }
   },
 };

@@ -3,7 +3,9 @@ import { sha256Hex } from '../cloudconfig/checksum';
 import { STACK_FINALIZER } from '../kube/resource';
 import { workerStackName } from '../stacks/naming';
 import { CONDITIONS } from './conditions';
-import { Outcome, ReconcileContext, Task, TASK } from './context';
+import { Outcome, ReconcileContext, TASK } from './context';
+import { Start } from './state';
+import { Task } from './task';
 import { busy, retryRequested } from './tasks-prepare';
 
 /** spec.deletionPolicy as the object says it, before validation (a deleted object may no longer validate). */
@@ -22,10 +24,10 @@ export function deletionPolicy(raw: unknown): 'Retain' | 'Delete' {
  *   finalizer is removed and the API server removes the object. A DELETE_FAILED stack keeps the finalizer and says
  *   why (the first failing resource) in Stalled=DeleteFailed; `worker-stacks retry` tries the delete again.
  */
-export const finalize: Task = {
+export const finalize: Task<Start> = {
   name: TASK.finalize,
   when: (ctx) => Boolean(ctx.deps.store.setFinalizer) && (ctx.record.deletionRequested === true || hasFinalizer(ctx) !== (deletionPolicy(ctx.record.raw) === 'Delete')),
-  async run(ctx) {
+  async run(ctx, s) {
     const store = ctx.deps.store;
     const name = ctx.record.name;
     const wanted = deletionPolicy(ctx.record.raw) === 'Delete';
@@ -40,7 +42,7 @@ export const finalize: Task = {
       if (!ctx.deps.dryRun) await store.setFinalizer!(name, STACK_FINALIZER, false);
       return { result: 'unchanged', message: 'object deleted; its stack is retained (spec.deletionPolicy Retain)' };
     }
-    return deleteStack(ctx);
+    return deleteStack(ctx, s);
   },
 };
 
@@ -48,7 +50,7 @@ function hasFinalizer(ctx: ReconcileContext): boolean {
   return ctx.record.finalizers?.includes(STACK_FINALIZER) ?? false;
 }
 
-async function deleteStack(ctx: ReconcileContext): Promise<Outcome> {
+async function deleteStack(ctx: ReconcileContext, s: Start): Promise<Outcome> {
   const name = ctx.record.name;
   const stackName = workerStackName(name);
   if (!ctx.clients) {
@@ -61,7 +63,7 @@ async function deleteStack(ctx: ReconcileContext): Promise<Outcome> {
     // The event first: once the finalizer is gone, so is the object.
     await ctx.deps.events?.emit(name, { type: 'Normal', reason: 'StackDeleted', message: `stack ${stackName} deleted (spec.deletionPolicy Delete); the object goes` }).catch(() => undefined);
     await ctx.deps.store.setFinalizer!(name, STACK_FINALIZER, false);
-    ctx.log.info({ stack: stackName }, 'stack deleted; finalizer removed');
+    s.log.info({ stack: stackName }, 'stack deleted; finalizer removed');
     return { result: 'deleted', message: `stack ${stackName} deleted` };
   }
   if (busy(stack)) {
@@ -81,6 +83,6 @@ async function deleteStack(ctx: ReconcileContext): Promise<Outcome> {
   const message = `deleting stack ${stackName} (spec.deletionPolicy Delete)`;
   await ctx.recorder.write({ stackStatus: stack.status }, CONDITIONS.progressing('DeletingStack', message), retryRequested(ctx) ? { retryHandled: ctx.record.retryRequest } : undefined);
   await ctx.region.cfn.deleteStack(stack.id, `ws-delete-${sha256Hex(`${stack.id}\0${attempt}`).slice(0, 32)}`);
-  ctx.log.info({ stack: stackName }, message);
+  s.log.info({ stack: stackName }, message);
   return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
 }

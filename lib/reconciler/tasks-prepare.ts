@@ -8,14 +8,16 @@ import { formatProblem, RenderError } from '../errors';
 import { workerStackName } from '../stacks/naming';
 import { CONDITIONS } from './conditions';
 import { configChanges, configDigests, describeConfigChanges } from './config-changes';
-import { ReconcileContext, Task, TASK } from './context';
+import { ReconcileContext, TASK } from './context';
+import { Desired, Drift, Observed, Start, Validated } from './state';
+import { Task } from './task';
 import { inputsFingerprint } from './fingerprint';
 
 /**
  * 0. The same bytes, templates and code as the last successful apply, and the listed stack settled on exactly what
  * was recorded (status, checksum, last update): nothing can have changed, so stop before even validating.
  */
-export const skipIfSameInputs: Task = {
+export const skipIfSameInputs: Task<Start> = {
   name: TASK.skipIfSameInputs,
   when: (ctx) => Boolean(ctx.listedStack) && ctx.derivedKey !== undefined && !ctx.deps.dryRun,
   async run(ctx) {
@@ -37,22 +39,16 @@ export const skipIfSameInputs: Task = {
 };
 
 /** 1. The object is valid, or nothing touches AWS. */
-export const validate: Task = {
+export const validate: Task<Start, Pick<Validated, 'cluster'>> = {
   name: TASK.validate,
-  async run(ctx) {
+  async run(ctx, s) {
     const { record } = ctx;
     const hit = ctx.deps.derived?.get(record.name, ctx.derivedKey);
-    if (hit) {
-      ctx.cluster = hit.cluster;
-      return;
-    }
+    if (hit) return { cluster: hit.cluster };
     const result = record.parseProblems.length ? { problems: record.parseProblems } : validateCluster(record.raw, { file: record.source, templates: listTemplates(ctx.deps.templatesDir) });
-    if ('cluster' in result && result.cluster) {
-      ctx.cluster = result.cluster;
-      return;
-    }
+    if ('cluster' in result && result.cluster) return { cluster: result.cluster };
     const message = result.problems.map(formatProblem).join('; ');
-    ctx.log.warn({ problems: result.problems }, 'invalid cluster object; nothing was touched');
+    s.log.warn({ problems: result.problems }, 'invalid cluster object; nothing was touched');
     // The running stack is not touched, so Ready (what is live) is left as it was: an invalid edit is not an outage.
     // A cluster that never had a live config is not Ready either.
     await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled('InvalidSpec', `${message} (fix the object; the stack was not touched)`, { ready: ctx.status.cloudConfigChecksum ? undefined : false }));
@@ -62,25 +58,24 @@ export const validate: Task = {
 };
 
 /** The node config as `validate` and `render` derive it; a template that does not render stalls as RenderFailed with their message. */
-function rendered(ctx: ReconcileContext): RenderedConfig {
-  const r = renderCluster(ctx.cluster!, ctx.record.source, ctx.deps.templatesDir);
+function rendered(ctx: ReconcileContext, s: Validated): RenderedConfig {
+  const r = renderCluster(s.cluster, ctx.record.source, ctx.deps.templatesDir);
   if ('problems' in r) throw new RenderError(r.problems);
   return r.config;
 }
 
 /** 2. Render the big config; its checksum and the code and spec give the inputs' fingerprint. */
-export const render: Task = {
+export const render: Task<Validated, Pick<Desired, 'config' | 'fingerprint' | 'configChange' | 'log'>> = {
   name: TASK.render,
-  async run(ctx) {
+  async run(ctx, s) {
     const hit = ctx.deps.derived?.get(ctx.record.name, ctx.derivedKey);
-    ctx.config = hit?.config ?? rendered(ctx);
-    ctx.fingerprint = hit?.fingerprint ?? inputsFingerprint(ctx.cluster!, ctx.config.checksum, ctx.deps.code);
-    if (!hit) ctx.deps.derived?.set(ctx.record.name, ctx.derivedKey, { cluster: ctx.cluster!, config: ctx.config, fingerprint: ctx.fingerprint });
-    ctx.log = ctx.log.child({ checksum: ctx.config.checksum });
-    const digests = ctx.recorder.controller.configDigests;
-    if (ctx.status.cloudConfigChecksum && ctx.status.cloudConfigChecksum !== ctx.config.checksum) {
-      ctx.configChange = describeConfigChanges(configChanges(digests, configDigests(ctx.config.node)));
-    }
+    const config = hit?.config ?? rendered(ctx, s);
+    const fingerprint = hit?.fingerprint ?? inputsFingerprint(s.cluster, config.checksum, ctx.deps.code);
+    if (!hit) ctx.deps.derived?.set(ctx.record.name, ctx.derivedKey, { cluster: s.cluster, config, fingerprint });
+    const recorded = ctx.status.cloudConfigChecksum;
+    const configChange = recorded && recorded !== config.checksum ? describeConfigChanges(configChanges(ctx.recorder.controller.configDigests, configDigests(config.node))) : undefined;
+    // From here on every line names the desired checksum too.
+    return { config, fingerprint, configChange, log: s.log.child({ checksum: config.checksum }) };
   },
 };
 
@@ -89,28 +84,37 @@ export const render: Task = {
  * the live stack is the truth, not what was recorded. A recorded stack that is gone, or a settled stack that is not
  * what was applied, is said so here.
  */
-export const observe: Task = {
+export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift'>> = {
   name: TASK.observe,
-  async run(ctx) {
+  async run(ctx, d) {
     const name = workerStackName(ctx.record.name);
     const executing = ctx.recorder.controller.executing;
     let stack = ctx.listedStack === undefined ? await ctx.region.cfn.describeStack(name) : (ctx.listedStack ?? undefined);
     // A shared listing can be older than our own create: absent there is not proof of absence for a stack we know of.
     if (!stack && ctx.listedStack === null && (executing || ctx.status.stackId)) stack = await ctx.region.cfn.describeStack(name);
-    ctx.stack = stack;
     ctx.deps.slots?.observed(ctx.record.name, Boolean(stack && busy(stack)));
-    ctx.live = stack ? await liveChecksum(ctx, stack) : undefined;
-    const s = ctx.status;
-    if (!stack && s.stackId) {
-      ctx.drift = { reason: 'StackDeleted', message: `stack ${name} (${s.stackId}) is gone: it was deleted outside worker-stacks; the recorded config ${short(s.cloudConfigChecksum)} is no longer live` };
-    } else if (stack && isComplete(stack.status) && !executing && s.cloudConfigChecksum && ctx.live !== s.cloudConfigChecksum && ctx.live !== ctx.config!.checksum) {
-      ctx.drift = { reason: 'Drifted', message: `stack ${name} carries config ${short(ctx.live)}, but ${short(s.cloudConfigChecksum)} was applied: it was changed outside worker-stacks` };
-    } else if (stack && isComplete(stack.status) && !executing && s.stackLastUpdated && stack.lastUpdated && stack.lastUpdated !== s.stackLastUpdated) {
-      ctx.drift = { reason: 'Drifted', message: `stack ${name} was updated at ${stack.lastUpdated}, after worker-stacks applied it (${s.stackLastUpdated}): it was changed outside worker-stacks` };
-    }
-    if (ctx.drift) ctx.log.warn({ reason: ctx.drift.reason, recordedChecksum: s.cloudConfigChecksum ?? null, liveChecksum: ctx.live ?? null, desiredChecksum: ctx.config!.checksum }, ctx.drift.message);
+    const live = stack ? await liveChecksum(ctx, stack) : undefined;
+    const drift = driftOf(ctx, name, stack, live, d.config.checksum);
+    if (drift) d.log.warn({ reason: drift.reason, recordedChecksum: ctx.status.cloudConfigChecksum ?? null, liveChecksum: live ?? null, desiredChecksum: d.config.checksum }, drift.message);
+    return { stack, live, drift };
   },
 };
+
+/** A recorded stack that is gone, or a settled stack that is not what was applied (by checksum or update time). */
+function driftOf(ctx: ReconcileContext, name: string, stack: StackSummary | undefined, live: string | undefined, desired: string): Drift | undefined {
+  const s = ctx.status;
+  const settled = stack && isComplete(stack.status) && !ctx.recorder.controller.executing;
+  if (!stack && s.stackId) {
+    return { reason: 'StackDeleted', message: `stack ${name} (${s.stackId}) is gone: it was deleted outside worker-stacks; the recorded config ${short(s.cloudConfigChecksum)} is no longer live` };
+  }
+  if (settled && s.cloudConfigChecksum && live !== s.cloudConfigChecksum && live !== desired) {
+    return { reason: 'Drifted', message: `stack ${name} carries config ${short(live)}, but ${short(s.cloudConfigChecksum)} was applied: it was changed outside worker-stacks` };
+  }
+  if (settled && s.stackLastUpdated && stack.lastUpdated && stack.lastUpdated !== s.stackLastUpdated) {
+    return { reason: 'Drifted', message: `stack ${name} was updated at ${stack.lastUpdated}, after worker-stacks applied it (${s.stackLastUpdated}): it was changed outside worker-stacks` };
+  }
+  return undefined;
+}
 
 /**
  * The checksum the stack itself reports: its ConfigChecksum output, or (where the listing leaves outputs out, as
@@ -125,22 +129,22 @@ async function liveChecksum(ctx: ReconcileContext, stack: StackSummary): Promise
 }
 
 /** 4. Live equals desired for these inputs on a complete stack: nothing to do. Failed inputs wait for their backoff, or a human. */
-export const skipIfUnchanged: Task = {
+export const skipIfUnchanged: Task<Observed> = {
   name: TASK.skipIfUnchanged,
-  async run(ctx) {
+  async run(ctx, o) {
     const s = ctx.status;
     const c = ctx.recorder.controller;
-    const stack = ctx.stack;
-    if (stack && isComplete(stack.status) && !ctx.drift && ctx.live === ctx.config!.checksum && c.inputsFingerprint === ctx.fingerprint) {
-      const patch = { stackStatus: stack.status, stackId: stack.id, stackName: stack.name, stackLastUpdated: stack.lastUpdated, cloudConfigChecksum: ctx.live, desiredChecksum: ctx.config!.checksum, observedGeneration: ctx.generation, paused: undefined };
+    const { stack, live } = o;
+    if (stack && isComplete(stack.status) && !o.drift && live === o.config.checksum && c.inputsFingerprint === o.fingerprint) {
+      const patch = { stackStatus: stack.status, stackId: stack.id, stackName: stack.name, stackLastUpdated: stack.lastUpdated, cloudConfigChecksum: live, desiredChecksum: o.config.checksum, observedGeneration: ctx.generation, paused: undefined };
       // Already Ready for this generation: keep the conditions (and the reason of the last apply), so an unchanged pass writes nothing.
-      const conditions = isSettled(s, ctx.generation) ? [] : CONDITIONS.ready('UpToDate', `stack ${stack.status}, config ${short(ctx.live)} live`);
+      const conditions = isSettled(s, ctx.generation) ? [] : CONDITIONS.ready('UpToDate', `stack ${stack.status}, config ${short(live)} live`);
       await ctx.recorder.write(patch, conditions, { appliedInputsKey: ctx.derivedKey ?? c.appliedInputsKey });
       return { result: 'unchanged' };
     }
-    if (c.failedFingerprint === ctx.fingerprint && !retryRequested(ctx)) {
+    if (c.failedFingerprint === o.fingerprint && !retryRequested(ctx)) {
       // A stall on a stack state (recovery exhausted, DELETE_FAILED …) lifts when an operator has moved the stack on.
-      const stackMoved = (ctx.stack?.status ?? 'NONE') !== (s.stackStatus ?? 'NONE');
+      const stackMoved = (stack?.status ?? 'NONE') !== (s.stackStatus ?? 'NONE');
       if (getCondition(s, 'Stalled')?.status === 'True' && !stackMoved) {
         return { result: 'stalled', message: `stopped: ${getCondition(s, 'Stalled')?.message} (change the object or run worker-stacks retry ${ctx.record.name})` };
       }
@@ -150,7 +154,7 @@ export const skipIfUnchanged: Task = {
       }
     }
     if (retryRequested(ctx)) {
-      ctx.log.info({ retry: ctx.record.retryRequest }, 'retry requested by an operator: the failure count and backoff are cleared');
+      o.log.info({ retry: ctx.record.retryRequest }, 'retry requested by an operator: the failure count and backoff are cleared');
       await ctx.recorder.write({}, [], { failures: 0, failedFingerprint: undefined, retryAfter: undefined, recoveryAttempts: 0, retryHandled: ctx.record.retryRequest });
     }
     return undefined;
@@ -158,55 +162,57 @@ export const skipIfUnchanged: Task = {
 };
 
 /** 5. A paused cluster gets no AWS write; a wait already under way goes on in the resume path. */
-export const paused: Task = {
+export const paused: Task<Observed> = {
   name: TASK.paused,
-  when: (ctx) => ctx.cluster!.spec.paused,
-  async run(ctx) {
-    const message = `paused (spec.paused): no AWS writes; live config ${short(ctx.live)}, desired ${short(ctx.config!.checksum)}${ctx.drift ? `; ${ctx.drift.message}` : ''}`;
-    await ctx.recorder.write({ paused: true, observedGeneration: ctx.generation, desiredChecksum: ctx.config!.checksum, stackStatus: ctx.stack?.status }, CONDITIONS.paused(message));
-    ctx.log.info({}, message);
+  when: (_ctx, o) => o.cluster.spec.paused,
+  async run(ctx, o) {
+    const message = `paused (spec.paused): no AWS writes; live config ${short(o.live)}, desired ${short(o.config.checksum)}${o.drift ? `; ${o.drift.message}` : ''}`;
+    await ctx.recorder.write({ paused: true, observedGeneration: ctx.generation, desiredChecksum: o.config.checksum, stackStatus: o.stack?.status }, CONDITIONS.paused(message));
+    o.log.info({}, message);
     return { result: 'paused', message };
   },
 };
 
 /** --drift=report: a live stack that is not what was applied (or a vanished one) is reported, never repaired. */
-export const reportDrift: Task = {
+export const reportDrift: Task<Observed> = {
   name: TASK.reportDrift,
-  when: (ctx) => Boolean(ctx.drift) && ctx.deps.drift === 'report',
-  async run(ctx) {
-    const message = `${ctx.drift!.message} (--drift=report: not repaired; run without it, or fix the stack by hand)`;
-    await ctx.recorder.write({ stackStatus: ctx.stack?.status, cloudConfigChecksum: ctx.live, stackId: ctx.stack?.id, observedGeneration: ctx.generation }, [
-      { type: 'Ready', status: 'False', reason: ctx.drift!.reason, message },
-      { type: 'Degraded', status: 'True', reason: ctx.drift!.reason, message },
+  when: (ctx, o) => Boolean(o.drift) && ctx.deps.drift === 'report',
+  async run(ctx, o) {
+    const drift = o.drift!;
+    const message = `${drift.message} (--drift=report: not repaired; run without it, or fix the stack by hand)`;
+    await ctx.recorder.write({ stackStatus: o.stack?.status, cloudConfigChecksum: o.live, stackId: o.stack?.id, observedGeneration: ctx.generation }, [
+      { type: 'Ready', status: 'False', reason: drift.reason, message },
+      { type: 'Degraded', status: 'True', reason: drift.reason, message },
     ]);
     return { result: 'drifted', message };
   },
 };
 
 /** 6. The credentials (the assumed deployer role's, or the daemon's own) must belong to the cluster's account before anything is changed. */
-export const checkAccount: Task = {
+export const checkAccount: Task<Observed> = {
   name: TASK.checkAccount,
-  async run(ctx) {
-    const actual = await ctx.deps.identity.account({ account: ctx.cluster!.spec.account, region: ctx.cluster!.spec.region });
-    if (actual === ctx.cluster!.spec.account) return;
-    const message = `credentials are for account ${actual}, the cluster is in ${ctx.cluster!.spec.account}; use credentials of that account (a profile or role), nothing was changed`;
-    await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled('AccountMismatch', message, { ready: ctx.live === ctx.config!.checksum ? undefined : false }));
+  async run(ctx, o) {
+    const { account, region } = o.cluster.spec;
+    const actual = await ctx.deps.identity.account({ account, region });
+    if (actual === account) return;
+    const message = `credentials are for account ${actual}, the cluster is in ${account}; use credentials of that account (a profile or role), nothing was changed`;
+    await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled('AccountMismatch', message, { ready: o.live === o.config.checksum ? undefined : false }));
     return { result: 'failed', message };
   },
 };
 
 /** Dry run: say what would happen, then stop before anything is written. */
-export const dryRunReport: Task = {
+export const dryRunReport: Task<Observed> = {
   name: TASK.dryRun,
   when: (ctx) => ctx.deps.dryRun,
-  async run(ctx: ReconcileContext) {
-    const checksum = short(ctx.config!.checksum);
-    const drift = ctx.drift ? `${ctx.drift.message}; ` : '';
-    const message = !ctx.stack
+  async run(_ctx, o) {
+    const checksum = short(o.config.checksum);
+    const drift = o.drift ? `${o.drift.message}; ` : '';
+    const message = !o.stack
       ? `${drift}would create the stack with config ${checksum}`
-      : ctx.live !== ctx.config!.checksum
-        ? `${drift}would update the stack and roll the nodes: config ${short(ctx.live)} -> ${checksum} (${ctx.configChange ?? 'first recorded config'})`
-        : `${drift}would update the stack (${ctx.stack.status}); the config ${checksum} is unchanged, nodes do not roll`;
+      : o.live !== o.config.checksum
+        ? `${drift}would update the stack and roll the nodes: config ${short(o.live)} -> ${checksum} (${o.configChange ?? 'first recorded config'})`
+        : `${drift}would update the stack (${o.stack.status}); the config ${checksum} is unchanged, nodes do not roll`;
     return { result: 'dry-run', message };
   },
 };

@@ -5,7 +5,9 @@ import { memberSpec } from '../rollout/coordinator';
 import { fleetMember, nodeInputsChanged } from '../rollout/fleet';
 import { nodeKey } from '../rollout/node-key';
 import { CONDITIONS } from './conditions';
-import { ReconcileContext, Task, TASK } from './context';
+import { ReconcileContext, TASK } from './context';
+import { Gated, Observed } from './state';
+import { Task } from './task';
 import { short } from './tasks-prepare';
 
 /**
@@ -15,34 +17,34 @@ import { short } from './tasks-prepare';
  * desired) so that releasing it is only the stack update. Changes that roll no node (listeners, rules, sizes) and a
  * stack's first create are never held.
  */
-export const waitForWave: Task = {
+export const waitForWave: Task<Observed, Gated> = {
   name: TASK.waitForWave,
-  when: (ctx) =>
-    Boolean(ctx.deps.rollout && ctx.stack && ctx.live !== undefined) &&
-    (ctx.live !== ctx.config!.checksum || nodeInputsChanged({ nodeKey: nodeKey(ctx.cluster!), appliedNodeKey: ctx.status.rollout?.appliedNodeKey })),
-  async run(ctx) {
-    const self = fleetMember(ctx.record, memberSpec(ctx.cluster!), ctx.config!.checksum, ctx.stack);
+  when: (ctx, o) =>
+    Boolean(ctx.deps.rollout && o.stack && o.live !== undefined) &&
+    (o.live !== o.config.checksum || nodeInputsChanged({ nodeKey: nodeKey(o.cluster), appliedNodeKey: ctx.status.rollout?.appliedNodeKey })),
+  async run(ctx, o) {
+    const desired = o.config.checksum;
+    const self = fleetMember(ctx.record, memberSpec(o.cluster), desired, o.stack);
     const d = await ctx.deps.rollout!.decide(self);
     const where = d.placement ? { policy: d.placement.policy.policy.metadata.name, wave: d.placement.wave.name } : {};
     const previous = ctx.status.rollout;
     if (d.go) {
-      const sameChange = previous?.stagedChecksum === ctx.config!.checksum && previous.heldSince !== undefined;
+      const sameChange = previous?.stagedChecksum === desired && previous.heldSince !== undefined;
       const waitedMs = sameChange ? ctx.deps.now().getTime() - Date.parse(previous!.heldSince!) : 0;
-      if (where.policy && where.wave) ctx.rollout = { policy: where.policy, wave: where.wave, event: 'started', waitedMs };
-      if (where.wave) ctx.log.info({ ...where, waitedMs }, `wave ${where.wave}: the roll may start`);
+      if (where.wave) o.log.info({ ...where, waitedMs }, `wave ${where.wave}: the roll may start`);
       if (previous?.policy !== where.policy || previous?.wave !== where.wave) await ctx.recorder.write({ rollout: where.wave ? { ...previous, ...where } : undefined });
-      return undefined;
+      return where.policy && where.wave ? { rollout: { policy: where.policy, wave: where.wave, event: 'started', waitedMs } } : undefined;
     }
-    const staged = previous?.stagedChecksum === ctx.config!.checksum ? previous.stagedChecksum : await stage(ctx);
-    const heldSince = previous?.heldSince && previous.stagedChecksum === ctx.config!.checksum ? previous.heldSince : ctx.deps.now().toISOString();
-    const message = `${d.message} (live ${short(ctx.live)}, desired ${short(ctx.config!.checksum)})`;
+    const staged = previous?.stagedChecksum === desired ? previous.stagedChecksum : await stage(ctx, o);
+    const heldSince = previous?.heldSince && previous.stagedChecksum === desired ? previous.heldSince : ctx.deps.now().toISOString();
+    const message = `${d.message} (live ${short(o.live)}, desired ${short(desired)})`;
     await ctx.recorder.write(
-      { desiredChecksum: ctx.config!.checksum, observedGeneration: ctx.generation, stackStatus: ctx.stack!.status, rollout: { ...where, stagedChecksum: staged, heldSince } },
+      { desiredChecksum: desired, observedGeneration: ctx.generation, stackStatus: o.stack!.status, rollout: { ...where, stagedChecksum: staged, heldSince } },
       CONDITIONS.held(d.reason, message),
     );
-    if (previous?.wave !== where.wave || getReason(ctx) !== d.reason) ctx.log.info({ reason: d.reason, ...where }, message);
-    if (where.policy && where.wave) ctx.rollout = { policy: where.policy, wave: where.wave, event: 'held', reason: d.reason };
-    return { result: 'held', requeueAfterMs: d.requeueAfterMs, message };
+    if (previous?.wave !== where.wave || getReason(ctx) !== d.reason) o.log.info({ reason: d.reason, ...where }, message);
+    const rollout = where.policy && where.wave ? { rollout: { policy: where.policy, wave: where.wave, event: 'held' as const, reason: d.reason } } : {};
+    return { result: 'held', requeueAfterMs: d.requeueAfterMs, message, ...rollout };
   },
 };
 
@@ -55,9 +57,9 @@ function getReason(ctx: ReconcileContext): string | undefined {
  * config is in S3 and can be read, reviewed and fetched before its roll. Returns the staged checksum, or undefined
  * when publishing failed (it is tried again on the next look; the hold is not affected).
  */
-async function stage(ctx: ReconcileContext): Promise<string | undefined> {
-  const c = ctx.config!;
-  const cluster = ctx.cluster!;
+async function stage(ctx: ReconcileContext, o: Observed): Promise<string | undefined> {
+  const c = o.config;
+  const cluster = o.cluster;
   const dir = path.join(ctx.deps.workDir, `${cluster.metadata.name}.staged`);
   const file = path.join(dir, `${c.checksum}.${c.extension}`);
   try {
@@ -66,7 +68,7 @@ async function stage(ctx: ReconcileContext): Promise<string | undefined> {
     await ctx.region.publisher.publish([{ sourcePath: file, bucketName: configBucketName(cluster.spec.account, cluster.spec.region), objectKey: `${configKeyPrefix(cluster.metadata.name)}${c.checksum}.${c.extension}` }]);
     return c.checksum;
   } catch (e) {
-    ctx.log.warn({ err: (e as Error).message }, 'could not stage the held config object; trying again on the next look');
+    o.log.warn({ err: (e as Error).message }, 'could not stage the held config object; trying again on the next look');
     return undefined;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -2,7 +2,12 @@ import { StackSummary } from '../aws/cloudformation-port';
 import { ClusterRecord } from '../stores/cluster-store';
 import { classifyError } from './classify';
 import { CONDITIONS, Reason } from './conditions';
-import { Outcome, ReconcileContext, ReconcilerDeps, Task, TaskName } from './context';
+import { Outcome, ReconcileContext, ReconcilerDeps, TASK, TaskName } from './context';
+import { Found, Observed, Start } from './state';
+import { AnyTask, Hook, Progress, runWorkflow, toHooks, Workflow, WorkflowHooks } from './task';
+
+export { after, before } from './task';
+export type { Hook, WorkflowHooks } from './task';
 import { removeAssembly } from './synthesize';
 import { checkVersion } from './task-check-version';
 import { finalize } from './tasks-delete';
@@ -26,54 +31,42 @@ import { busy, checkAccount, dryRunReport, observe, paused, render, reportDrift,
  *
  *   settled:  clean-config-objects
  */
-export const PREPARE: readonly Task[] = [finalize, skipIfSameInputs, validate, render, observe];
-export const RESUME: readonly Task[] = [wait];
-export const APPLY: readonly Task[] = [skipIfUnchanged, checkVersion, paused, reportDrift, checkAccount, dryRunReport, recover, waitForWave, acquireSlot, synthesize, publish, changeSet, execute];
-export const RECORD: readonly Task[] = [recordExecution, ...APPLY];
-export const SETTLED: readonly Task[] = [cleanConfigObjects];
+export const PREPARE = Workflow.from<Start>().then(finalize).then(skipIfSameInputs).then(validate).then(render).then(observe);
+export const RESUME = Workflow.from<Observed>().then(wait);
+export const APPLY = Workflow.from<Observed>()
+  .then(skipIfUnchanged)
+  .then(checkVersion)
+  .then(paused)
+  .then(reportDrift)
+  .then(checkAccount)
+  .then(dryRunReport)
+  .then(recover)
+  .then(waitForWave)
+  .then(acquireSlot)
+  .then(synthesize)
+  .then(publish)
+  .then(changeSet)
+  .then(execute);
+export const RECORD = Workflow.from<Observed>().then(recordExecution).concat(APPLY);
+export const SETTLED = Workflow.from<Found>().then(cleanConfigObjects);
 /** Outcomes after which the settled workflow runs (its tasks' `when` check the stack itself). */
 const SETTLED_RESULTS = new Set(['applied', 'no-changes', 'unchanged']);
 
-/** The workflow that follows `observe`. */
-export function chooseWorkflow(ctx: ReconcileContext): readonly Task[] {
-  if (ctx.stack && busy(ctx.stack)) return RESUME;
+/** The workflow that follows `observe`, chosen once from what it observed. */
+export function chooseWorkflow(ctx: ReconcileContext, o: Observed): Workflow<Observed, unknown> {
+  if (o.stack && busy(o.stack)) return RESUME;
   if (ctx.recorder.controller.executing && !ctx.deps.dryRun) return RECORD;
   return APPLY;
 }
 
 /** Every task, once, in order (for documentation, tests and the bench's timing). */
-export function allTasks(): Task[] {
-  return [...new Set([...PREPARE, ...RESUME, ...RECORD, ...SETTLED])];
+export function allTasks(): AnyTask[] {
+  return [...new Set([...PREPARE.tasks, ...RESUME.tasks, ...RECORD.tasks, ...SETTLED.tasks])];
 }
 
 /** Every task name, in order. */
 export function taskNames(): TaskName[] {
   return allTasks().map((t) => t.name);
-}
-
-type HookFn = (ctx: ReconcileContext, task: TaskName) => void | Promise<void>;
-
-/** Hooks bound to a named task: `before(TASK.publish, fn)`. `'*'` binds to every task (logging, tests that crash on purpose). */
-export interface Hook {
-  readonly task: TaskName | '*';
-  readonly phase: 'before' | 'after';
-  readonly fn: (ctx: ReconcileContext, task: TaskName) => void | Promise<void>;
-}
-
-export const before = (task: TaskName | '*', fn: HookFn): Hook => ({ task, phase: 'before', fn });
-export const after = (task: TaskName | '*', fn: HookFn): Hook => ({ task, phase: 'after', fn });
-
-/** Hooks on every task at once, as one object (logging, tests): the same as `before('*', …)` and `after('*', …)`. */
-export interface WorkflowHooks {
-  before?(task: TaskName, ctx: ReconcileContext): void | Promise<void>;
-  after?(task: TaskName, ctx: ReconcileContext): void | Promise<void>;
-}
-
-export function toHooks(h: readonly Hook[] | WorkflowHooks | undefined): readonly Hook[] {
-  if (!h) return [];
-  if (Array.isArray(h)) return h;
-  const o = h as WorkflowHooks;
-  return [...(o.before ? [before('*', (ctx, t) => o.before!(t, ctx))] : []), ...(o.after ? [after('*', (ctx, t) => o.after!(t, ctx))] : [])];
 }
 
 export interface ReconcileOptions {
@@ -89,53 +82,50 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
   const region = regionOf(rec.raw);
   const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region, accountOf(rec.raw)) : undefined, opts.listedStack, opts.templatesVersion);
   const hooks = toHooks(opts.hooks);
-  let current: TaskName | 'start' = 'start';
-  let synthesized = false;
-  const run = async (tasks: readonly Task[]): Promise<Outcome | undefined> => {
-    for (const task of tasks) {
-      if (task.when && !task.when(ctx)) continue;
-      current = task.name;
-      synthesized ||= task === synthesize;
-      for (const h of hooks) if (h.phase === 'before' && (h.task === '*' || h.task === task.name)) await h.fn(ctx, task.name);
-      const outcome = await task.run(ctx);
-      for (const h of hooks) if (h.phase === 'after' && (h.task === '*' || h.task === task.name)) await h.fn(ctx, task.name);
-      if (outcome) return outcome;
-    }
-    return undefined;
-  };
+  const progress: Progress = { task: 'start', found: ctx.start() };
+  // The fields every outcome carries: the desired checksum (when it rendered) and what the rollout gate decided.
+  const tail = (o: Outcome): Outcome => ({ ...o, checksum: progress.found.config?.checksum, ...(o.rollout || progress.found.rollout ? { rollout: o.rollout ?? progress.found.rollout } : {}) });
   try {
-    const outcome = (await run(PREPARE)) ?? (await run(chooseWorkflow(ctx))) ?? { result: 'applied' as const };
-    if (SETTLED_RESULTS.has(outcome.result)) await run(SETTLED);
-    return { ...outcome, checksum: ctx.config?.checksum, ...(ctx.rollout ? { rollout: ctx.rollout } : {}) };
+    const prepared = await runWorkflow(PREPARE, ctx, progress.found, hooks, progress);
+    if ('outcome' in prepared) return tail(await settle(prepared.outcome));
+    const applied = await runWorkflow(chooseWorkflow(ctx, prepared.found), ctx, prepared.found, hooks, progress);
+    return tail(await settle('outcome' in applied ? applied.outcome : { result: 'applied' }));
   } catch (e) {
-    return { ...(await onError(ctx, current, e)), checksum: ctx.config?.checksum, ...(ctx.rollout ? { rollout: ctx.rollout } : {}) };
+    return tail(await onError(ctx, progress, e));
   } finally {
     // Publish drops the assembly; this catches a reconcile that ended between synthesis and publish.
-    if (synthesized) removeAssembly(deps.workDir, ctx.cluster!.metadata.name, (msg) => ctx.log.warn({}, msg));
+    const { synth, cluster, log } = progress.found;
+    if (cluster && (synth || progress.task === TASK.synthesize)) removeAssembly(deps.workDir, cluster.metadata.name, (msg) => log.warn({}, msg));
+  }
+
+  async function settle(outcome: Outcome): Promise<Outcome> {
+    if (SETTLED_RESULTS.has(outcome.result)) await runWorkflow(SETTLED, ctx, progress.found, hooks, progress);
+    return outcome;
   }
 }
 
 /** The one error path: classify, record (when that is still possible), and say when to try again. */
-async function onError(ctx: ReconcileContext, task: string, e: unknown): Promise<Outcome> {
+async function onError(ctx: ReconcileContext, { task, found }: Progress, e: unknown): Promise<Outcome> {
   if (e instanceof CrashSignal) throw e;
+  const log = found.log;
   const kind = classifyError(e);
   const message = `${task}: ${(e as Error)?.message ?? String(e)}`;
   if (kind.kind === 'conflict') {
-    ctx.log.warn({ task }, message);
+    log.warn({ task }, message);
     return { result: 'conflict', requeueAfterMs: 0, message };
   }
   try {
     if (kind.kind === 'transient') {
       // Not a failure: nothing is counted, Ready is left alone, and the queue retries with its own backoff.
-      ctx.log.warn({ task, reason: kind.reason, err: message }, 'transient AWS error; requeued');
+      log.warn({ task, reason: kind.reason, err: message }, 'transient AWS error; requeued');
       await ctx.recorder.write({}, CONDITIONS.degraded(kind.reason, `${message} (transient; retrying)`));
       return { result: 'transient', message, requeueAfterMs: ctx.deps.backoff.baseMs };
     }
-    if (kind.kind === 'account') return await accountUnusable(ctx, kind.reason, message, e);
-    if (kind.reason === 'ReconcileFailed') ctx.log.error({ task, err: (e as Error)?.stack ?? String(e) }, 'unexpected error');
-    return await recordFailure(ctx, kind.reason, message, { stall: kind.kind === 'stalled' });
+    if (kind.kind === 'account') return await accountUnusable(ctx, found, kind.reason, message, e);
+    if (kind.reason === 'ReconcileFailed') log.error({ task, err: (e as Error)?.stack ?? String(e) }, 'unexpected error');
+    return await recordFailure(ctx, found, kind.reason, message, { stall: kind.kind === 'stalled' });
   } catch (writeError) {
-    ctx.log.error({ task, err: String(writeError) }, 'could not record the failure');
+    log.error({ task, err: String(writeError) }, 'could not record the failure');
     return { result: 'failed', message, requeueAfterMs: ctx.deps.backoff.baseMs };
   }
 }
@@ -144,14 +134,14 @@ async function onError(ctx: ReconcileContext, task: string, e: unknown): Promise
  * The cluster's account cannot be used: Stalled with the fix, nothing counted (no failed fingerprint), no requeue —
  * the daemon's next resync looks again, so bootstrapping the account heals each of its clusters by itself.
  */
-async function accountUnusable(ctx: ReconcileContext, reason: Reason, message: string, e: unknown): Promise<Outcome> {
+async function accountUnusable(ctx: ReconcileContext, found: Found, reason: Reason, message: string, e: unknown): Promise<Outcome> {
   const hint = (e as { hint?: string }).hint;
   const account = accountOf(ctx.record.raw) ?? 'the cluster\'s account';
   const fix = hint ?? `bootstrap account ${account} for this daemon: worker-stacks bootstrap --account ${account} --region ${regionOf(ctx.record.raw) ?? '<region>'} --trust <this daemon's role ARN>, with credentials of that account`;
   const why = `${message.split('\n')[0]} (fix: ${fix}; only this account's clusters wait, the next resync looks again)`;
-  const liveDiffers = ctx.live === undefined || ctx.live !== ctx.config?.checksum;
-  await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled(reason, why, { ready: liveDiffers && ctx.config ? false : undefined }));
-  ctx.log.error({ reason, account }, why);
+  const liveDiffers = found.live === undefined || found.live !== found.config?.checksum;
+  await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled(reason, why, { ready: liveDiffers && found.config ? false : undefined }));
+  found.log.error({ reason, account }, why);
   return { result: 'stalled', message: why };
 }
 

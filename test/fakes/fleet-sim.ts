@@ -159,7 +159,7 @@ export class FleetSim {
     const regionName = new Map([...this.regionOf].map(([n, r]) => [r, n]));
     this.deps = { ...base, aws: (region) => ({ cfn: this.cfn(regionName.get(region) ?? ''), publisher: this.h.publisher }) };
     this.restarts++;
-    const hooks = [after(TASK.execute, (ctx) => void this.starts.push({ name: ctx.record.name, at: this.now, checksum: ctx.config!.checksum })), ...this.hooks];
+    const hooks = [after(TASK.execute, (ctx, _task, found) => void this.starts.push({ name: ctx.record.name, at: this.now, checksum: found.config!.checksum })), ...this.hooks];
     this.controller = new Controller(this.deps, { concurrency: this.opts.concurrency ?? 100, workers: this.opts.workers ?? 4, hooks, policies: new FilePolicySource({ clustersDir: this.h.clustersDir }) });
     this.wakeAll();
   }

@@ -167,7 +167,7 @@ test('spec.rollout.hold stages the config without rolling; a change that rolls n
 test('old config objects are deleted once the stack settles, never while it rolls; live, desired and the newest N stay', async () => {
   // GIVEN three more configs rolled onto the canary, and a cleanup that looks at the stack each time it runs
   const seen: string[] = [];
-  const hooks = [before(TASK.cleanConfigObjects, (ctx) => void seen.push(`${ctx.stack?.status}:${ctx.recorder.controller.executing ? 'executing' : 'idle'}`))];
+  const hooks = [before(TASK.cleanConfigObjects, (ctx, _task, found) => void seen.push(`${found.stack?.status}:${ctx.recorder.controller.executing ? 'executing' : 'idle'}`))];
   const d = deps({ keepConfigObjects: 1 });
   const keys = () => [...h.publisher.objects.keys()].filter((k) => k.includes(`clusters/${CANARY}/`) && /\.yaml$/.test(k));
   const checksums: string[] = [h.status(CANARY).cloudConfigChecksum!];

@@ -168,8 +168,8 @@ describe('a restart of the daemon in the middle of any wave continues with the s
       let crashed = false;
       if ('task' in crash) {
         sim.hooks = [
-          after(crash.task, (ctx) => {
-            const rolls = crash.task === TASK.waitForWave ? ctx.rollout?.event === 'started' : ctx.live !== ctx.config?.checksum;
+          after(crash.task, (ctx, _task, found) => {
+            const rolls = crash.task === TASK.waitForWave ? found.rollout?.event === 'started' : found.live !== found.config?.checksum;
             if (!crashed && ctx.record.name === crash.cluster && rolls) {
               crashed = true;
               throw new CrashSignal(`killed after ${crash.task} of ${crash.cluster}`);

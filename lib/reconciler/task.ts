@@ -1,0 +1,100 @@
+import type { Outcome, ReconcileContext, TaskName } from './context';
+import type { Found } from './state';
+
+/**
+ * One named step of a workflow. It reads the immutable context and the value the steps before it returned (`In`),
+ * and either ends the reconcile (an Outcome) or adds its own typed value (`Out`, never with a `result`: that is an
+ * Outcome) for the steps after it. `when` false skips it; a task with `when` therefore adds only optional fields.
+ */
+export interface Task<In, Out extends object = never> {
+  readonly name: TaskName;
+  readonly when?: (ctx: ReconcileContext, s: In) => boolean;
+  readonly run: (ctx: ReconcileContext, s: In) => Promise<Outcome | Out | void>;
+}
+
+/** A task of any shape (hooks, documentation, the runner). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTask = Task<any, any>;
+
+type Add<S, Out> = [Out] extends [never] ? S : S & Out;
+
+/**
+ * An ordered list of tasks whose types line up: `Workflow.from<Observed>().then(a).then(b)` compiles only when what
+ * `b` needs is what the workflow's input and the tasks before it provide. `S` is what the workflow has found at
+ * its end, for the workflow that follows.
+ */
+export class Workflow<In, S> {
+  public static from<In>(): Workflow<In, In> {
+    return new Workflow<In, In>([]);
+  }
+
+  // Phantom fields: two workflows of different types are different types.
+  declare private readonly input: (s: In) => void;
+  declare private readonly found: S;
+
+  private constructor(public readonly tasks: readonly AnyTask[]) {}
+
+  public then<Out extends object = never>(task: Task<S, Out>): Workflow<In, Add<S, Out>> {
+    return new Workflow<In, Add<S, Out>>([...this.tasks, task]);
+  }
+
+  /** This workflow, then all of `next` (which starts from what this one found). */
+  public concat<T>(next: Workflow<S, T>): Workflow<In, T> {
+    return new Workflow<In, T>([...this.tasks, ...next.tasks]);
+  }
+}
+
+/** An Outcome (it ends the reconcile), as opposed to what a task adds. */
+export function isOutcome(x: unknown): x is Outcome {
+  return typeof x === 'object' && x !== null && 'result' in x;
+}
+
+type HookFn = (ctx: ReconcileContext, task: TaskName, found: Found) => void | Promise<void>;
+
+/** Hooks bound to a named task: `before(TASK.publish, fn)`. `'*'` binds to every task (logging, tests that crash on purpose). */
+export interface Hook {
+  readonly task: TaskName | '*';
+  readonly phase: 'before' | 'after';
+  readonly fn: HookFn;
+}
+
+export const before = (task: TaskName | '*', fn: HookFn): Hook => ({ task, phase: 'before', fn });
+export const after = (task: TaskName | '*', fn: HookFn): Hook => ({ task, phase: 'after', fn });
+
+/** Hooks on every task at once, as one object (logging, tests): the same as `before('*', …)` and `after('*', …)`. */
+export interface WorkflowHooks {
+  before?(task: TaskName, ctx: ReconcileContext, found: Found): void | Promise<void>;
+  after?(task: TaskName, ctx: ReconcileContext, found: Found): void | Promise<void>;
+}
+
+export function toHooks(h: readonly Hook[] | WorkflowHooks | undefined): readonly Hook[] {
+  if (!h) return [];
+  if (Array.isArray(h)) return h;
+  const o = h as WorkflowHooks;
+  return [...(o.before ? [before('*', (ctx, t, f) => o.before!(t, ctx, f))] : []), ...(o.after ? [after('*', (ctx, t, f) => o.after!(t, ctx, f))] : [])];
+}
+
+/** Where a run got to: the last task started, and what was found (the error path reads both). */
+export interface Progress {
+  task: TaskName | 'start';
+  found: Found;
+}
+
+/**
+ * Runs a workflow's tasks in order from `input`, with the hooks bound to each. Returns the Outcome that ended it, or
+ * what it found. `progress` is kept up to date for the error path (an exception leaves it at the failing task).
+ */
+export async function runWorkflow<In extends Found, S>(w: Workflow<In, S>, ctx: ReconcileContext, input: In, hooks: readonly Hook[], progress: Progress): Promise<{ readonly outcome: Outcome } | { readonly found: S }> {
+  let found: Found = input;
+  for (const task of w.tasks) {
+    if (task.when && !task.when(ctx, found)) continue;
+    progress.task = task.name;
+    progress.found = found;
+    for (const h of hooks) if (h.phase === 'before' && (h.task === '*' || h.task === task.name)) await h.fn(ctx, task.name, found);
+    const r: unknown = await task.run(ctx, found);
+    if (r && !isOutcome(r)) found = progress.found = Object.freeze({ ...found, ...r });
+    for (const h of hooks) if (h.phase === 'after' && (h.task === '*' || h.task === task.name)) await h.fn(ctx, task.name, found);
+    if (isOutcome(r)) return { outcome: r };
+  }
+  return { found: found as S };
+}
