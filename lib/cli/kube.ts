@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { stringify } from 'yaml';
 import { PROJECT_ROOT } from '../paths';
 import { workerClusterCrd } from '../kube/crd';
+import { rolloutPolicyCrd } from '../kube/policy-crd';
 import { DEFAULT_NAMESPACE, DEFAULT_OPS_PORT, deployManifests, ManifestOptions } from '../kube/manifests';
 import { EXIT, Io } from './context';
 import { wholeNumber } from './numbers';
@@ -37,9 +38,9 @@ const roleArn = (v: string) => {
 export function registerKube(program: Command, io: Io, done: (code: number) => void): void {
   program
     .command('crd')
-    .description('print the WorkerCluster CustomResourceDefinition (YAML, for kubectl apply -f -)')
+    .description('print the CustomResourceDefinitions, WorkerCluster and WorkerRolloutPolicy (YAML, for kubectl apply -f -)')
     .action(() => {
-      io.out(toYaml([workerClusterCrd()]));
+      io.out(toYaml([workerClusterCrd(), rolloutPolicyCrd()]));
       done(EXIT.ok);
     });
   program

@@ -8,8 +8,9 @@ import { startOpsServer } from '../reconciler/server';
 import { SynthPool } from '../reconciler/synth-pool';
 import { ReconcilerDeps } from '../reconciler/context';
 import { routeProcessWarnings } from '../reconciler/process-warnings';
-import { FilePolicySource } from '../rollout/policy-source';
+import { createPolicySource } from '../stores/create-policy-source';
 import { createDeps } from '../reconciler/wiring';
+import type { RolloutPolicySource } from '../rollout/policy-source';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { wholeNumber } from './numbers';
 import { leaderFlags, leadershipFor } from './leadership';
@@ -112,8 +113,18 @@ async function reconcileWith(deps: ReconcilerDeps, opts: Record<string, any>, io
   const metrics = new ReconcilerMetrics();
   metrics.setLeader(!elector);
   elector?.subscribe((leading) => metrics.setLeader(leading));
-  // Rollout policies beside the cluster objects (<clusters>/rollout-policies/): none there, no fleet gating.
-  const policies = new FilePolicySource({ clustersDir: inputDirs(opts).clustersDir });
+  // Rollout policies of the store (<clusters>/rollout-policies/, or WorkerRolloutPolicy objects): none, no fleet gating.
+  const policies = createPolicySource(storeOptions(opts, inputDirs(opts)));
+  try {
+    return await runWith(deps, opts, io, abort, policies, metrics, elector);
+  } finally {
+    // Events on the policies in flight are posted before the process exits; then the watch and connections go.
+    await policies.flush?.();
+    policies.close?.();
+  }
+}
+
+async function runWith(deps: ReconcilerDeps, opts: Record<string, any>, io: Io, abort: AbortController, policies: RolloutPolicySource, metrics: ReconcilerMetrics, elector?: LeaderElector): Promise<number> {
   const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics, policies });
   const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
   if (opts.once) {

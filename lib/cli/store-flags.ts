@@ -36,10 +36,10 @@ export function storeOptions(opts: Record<string, any>, dirs: InputDirs, env: No
  * A cluster argument: `name`, or kubectl's `namespace/name` with the Kubernetes store (which then looks in that
  * namespace). Stack names come from metadata.name alone, so the name is what the store and the reconciler key on.
  */
-export function clusterArgument(arg: string, store: StoreOptions): { name: string; store: StoreOptions } {
+export function clusterArgument(arg: string, store: StoreOptions, what = 'a cluster'): { name: string; store: StoreOptions } {
   const slash = arg.indexOf('/');
   if (slash < 0) return { name: arg, store };
-  if (store.kind !== 'kubernetes') throw new UsageError(`${arg}: namespace/name is for --store kubernetes; the file store names a cluster by its file name`);
+  if (store.kind !== 'kubernetes') throw new UsageError(`${arg}: namespace/name is for --store kubernetes; the file store names ${what} by its file name`);
   const namespace = arg.slice(0, slash);
   return { name: arg.slice(slash + 1), store: { ...store, kubernetes: { ...store.kubernetes, namespace, allNamespaces: false } } };
 }

@@ -26,6 +26,11 @@ export interface OpenApiRule {
   /** Also bounds the CEL cost estimate of every rule that reads the string. */
   readonly maxLength?: number;
   readonly cel?: readonly CelRule[];
+  /**
+   * A count or a string (`3` or `"10%"`): `x-kubernetes-int-or-string`, the one union a structural schema has; the
+   * API server then checks `minimum`/`maximum` on integers and `pattern`/`maxLength` on strings.
+   */
+  readonly intOrString?: true;
 }
 
 export const openApiRules = z.registry<OpenApiRule>();

@@ -39,7 +39,8 @@ export const CAPS: Readonly<Record<string, { maxItems?: number; maxProperties?: 
   'spec.pool.rollingUpdate.instanceRefresh.alarms': { maxItems: 10 },
 };
 
-const v = (at: string, rule: string, message: { text?: string; expr?: string }, fieldPath?: string, reason?: Validation['reason']): PlacedValidation => ({
+/** A rule placed at `at`, with a fixed message (`text`) or a CEL one (`expr`). */
+export const v = (at: string, rule: string, message: { text?: string; expr?: string }, fieldPath?: string, reason?: Validation['reason']): PlacedValidation => ({
   at,
   rule,
   ...(message.text !== undefined ? { message: message.text } : { messageExpression: message.expr! }),
@@ -53,7 +54,7 @@ const v = (at: string, rule: string, message: { text?: string; expr?: string }, 
  * `spec.listeners[3].port duplicates spec.listeners[1].port (listener ports must be unique)`. No `map()` here: the
  * cost estimator loses the length of the strings a map() makes, and refuses the CRD.
  */
-function unique(at: string, same: ((a: string, b: string) => string) | 'scalar', item: string, why: string): PlacedValidation {
+export function unique(at: string, same: ((a: string, b: string) => string) | 'scalar', item: string, why: string): PlacedValidation {
   const eq = same === 'scalar' ? (a: string, b: string) => `${a} == ${b}` : same;
   // The items that have a twin: with one pair (the usual mistake) the first and the last are that pair. Finding
   // each item's own twin would cost a third loop, over the estimator's budget.
@@ -66,7 +67,7 @@ function unique(at: string, same: ((a: string, b: string) => string) | 'scalar',
   );
 }
 /** `spec.listeners[#].port`: the item path, # for its index. */
-const indexed = (path: string, suffix = '') => `${path}[#]${suffix}`;
+export const indexed = (path: string, suffix = '') => `${path}[#]${suffix}`;
 
 const DENIED = NODE_SERVICE_PORTS.flatMap((s) => Array.from({ length: s.to - s.from + 1 }, (_, i) => s.from + i));
 const DENIED_LIST = `[${DENIED.join(', ')}]`;

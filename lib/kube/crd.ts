@@ -33,7 +33,7 @@ export const PRINTER_COLUMNS = [
 ] as const;
 
 /** The schema node at a path of cel-rules.ts ('spec.listeners[]', 'spec.pool', '' for the object). */
-function nodeAt(root: Json, at: string): Json {
+export function nodeAt(root: Json, at: string): Json {
   let node = root;
   if (!at) return node;
   for (const part of at.split('.')) {

@@ -1,10 +1,12 @@
 import { GROUP, PLURAL, workerClusterCrd } from './crd';
+import { POLICY_PLURAL, rolloutPolicyCrd } from './policy-crd';
 
 /**
  * The manifests that run `worker-stacks reconcile --watch --store kubernetes` in a management cluster, generated
  * from code so that deploy/*.yaml cannot drift from the CRD, the ops server's paths or the CLI's flags (a test
  * compares the committed files with this output). Least privilege: the daemon reads WorkerClusters, writes only
- * their status subresource and events, and holds a Lease in its own namespace; it cannot write a spec or delete.
+ * their status subresource and events, reads WorkerRolloutPolicies (list + watch, nothing else), and holds a Lease in
+ * its own namespace; it cannot write a spec or delete.
  */
 
 type Json = Record<string, any>;
@@ -48,7 +50,10 @@ export function clusterRole(): Json {
       { apiGroups: [GROUP], resources: [`${PLURAL}/status`], verbs: ['update', 'patch'] },
       // deletionPolicy: Delete keeps the object until its stack is gone.
       { apiGroups: [GROUP], resources: [`${PLURAL}/finalizers`], verbs: ['update'] },
-      // Events on the object (kubectl describe wc).
+      // The rollout policies: the daemon's list + watch cache is all it reads (an event names the policy by the uid
+      // the list gave). `rollout pause|resume` patches spec.paused as the user who runs it, never as the daemon.
+      { apiGroups: [GROUP], resources: [POLICY_PLURAL], verbs: ['list', 'watch'] },
+      // Events on the objects (kubectl describe wc, kubectl describe wrp).
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
     ],
   };
@@ -100,20 +105,23 @@ export function daemonAdmissionPolicy(namespace: string): Json[] {
   ];
 }
 
-/** Aggregated into the built-in view/edit roles, so people see and edit WorkerClusters with the roles they have. */
+/**
+ * Aggregated into the built-in view/edit roles, so people see and edit WorkerClusters and WorkerRolloutPolicies (pause
+ * and resume are edits) with the roles they have in a namespace.
+ */
 function userRoles(): Json[] {
   return [
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: { name: `${NAME}-view`, labels: { ...LABELS, 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } },
-      rules: [{ apiGroups: [GROUP], resources: [PLURAL, `${PLURAL}/status`], verbs: ['get', 'list', 'watch'] }],
+      rules: [{ apiGroups: [GROUP], resources: [PLURAL, `${PLURAL}/status`, POLICY_PLURAL], verbs: ['get', 'list', 'watch'] }],
     },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: { name: `${NAME}-edit`, labels: { ...LABELS, 'rbac.authorization.k8s.io/aggregate-to-edit': 'true', 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } },
-      rules: [{ apiGroups: [GROUP], resources: [PLURAL], verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }],
+      rules: [{ apiGroups: [GROUP], resources: [PLURAL, POLICY_PLURAL], verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }],
     },
   ];
 }
@@ -201,7 +209,7 @@ export function deployManifests(opts: ManifestOptions): Record<string, Json[]> {
     metadata: { name: NAME, namespace: o.namespace, labels: LABELS, ...(opts.roleArn ? { annotations: { 'eks.amazonaws.com/role-arn': opts.roleArn } } : {}) },
   };
   return {
-    'crd.yaml': [workerClusterCrd()],
+    'crd.yaml': [workerClusterCrd(), rolloutPolicyCrd()],
     'namespace.yaml': [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: o.namespace, labels: { ...LABELS, 'pod-security.kubernetes.io/enforce': 'restricted' } } }],
     'rbac.yaml': [
       serviceAccount,

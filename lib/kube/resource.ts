@@ -74,6 +74,7 @@ export function toRecord(o: KubeWorkerCluster, extraProblems: readonly Problem[]
   return {
     name: o.metadata.name,
     source,
+    ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
     raw,
     parseProblems: problems,
     generation: o.metadata.generation ?? 1,

@@ -31,6 +31,7 @@ const KEPT = new Set([
   'type', 'format', 'description', 'enum', 'pattern', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems',
   'minProperties', 'maxProperties', 'required', 'properties', 'items', 'additionalProperties', 'nullable',
   'x-kubernetes-validations', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type',
+  'x-kubernetes-int-or-string',
 ]);
 
 /** Replaces the key variable `self` of a rule by `expr` (rules are written over `self`; no message literal holds the word). */
@@ -46,6 +47,12 @@ export function keyValidation(r: CelRule): Validation {
 
 function applyRule(zodSchema: z.core.$ZodType, js: Json): void {
   const rule = openApiRuleOf(zodSchema);
+  if (rule?.intOrString) {
+    // A count or a percentage: no type (the API server takes an integer or a string), each checked by its own keywords.
+    delete js.anyOf;
+    delete js.type;
+    js['x-kubernetes-int-or-string'] = true;
+  }
   if (rule) {
     if (js.anyOf) {
       // A union of strings (an IPv4 or IPv6 CIDR): the union's own rules replace its branches'.
@@ -81,7 +88,7 @@ function clean(js: Json, at: string): Json {
   if (js.items) js.items = clean(js.items, `${at}[]`);
   if (js.required && js.required.length === 0) delete js.required;
   for (const k of Object.keys(js)) if (!KEPT.has(k)) delete js[k];
-  if (js.type === undefined && !js['x-kubernetes-preserve-unknown-fields']) throw new Error(`structural schema: ${at || '<root>'} has no type (zod emitted a shape the CRD generator does not convert)`);
+  if (js.type === undefined && !js['x-kubernetes-preserve-unknown-fields'] && !js['x-kubernetes-int-or-string']) throw new Error(`structural schema: ${at || '<root>'} has no type (zod emitted a shape the CRD generator does not convert)`);
   return js;
 }
 

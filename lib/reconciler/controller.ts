@@ -8,6 +8,7 @@ import { accountOf, Hook, reconcileCluster, WorkflowHooks } from './workflow';
 import { RolloutCoordinator } from '../rollout/coordinator';
 import { recordedStack } from '../rollout/report';
 import { RolloutPolicySource } from '../rollout/policy-source';
+import { RolloutSignals } from '../rollout/rollout-signals';
 
 export interface ControllerOptions {
   /** Worker stacks in progress at the same time, fleet-wide (a stack waited on holds no worker). @default 4 */
@@ -136,6 +137,8 @@ export class Controller {
   public readonly listings: StackListings;
   /** The fleet rollout, when policies are given. */
   public readonly rollout?: RolloutCoordinator;
+  /** Its events and wake-ups, from each look at the fleet. */
+  private readonly signals?: RolloutSignals;
   private readonly inFlight = new Set<string>();
   /** The deps every reconcile gets: the caller's, with this controller's slots unless the caller brought its own. */
   private readonly reconcileDeps: ReconcilerDeps;
@@ -148,6 +151,8 @@ export class Controller {
     this.slots = new FleetSlots(Math.max(1, opts.concurrency ?? 4));
     this.listings = new StackListings(deps, deps.pollMs ?? DEFAULT_POLL_MS);
     if (opts.policies) {
+      const signals = new RolloutSignals({ log: deps.log, source: opts.policies, now: deps.now, look: () => this.rollout!.snapshot(true) });
+      this.signals = signals;
       this.rollout = new RolloutCoordinator({
         store: deps.store,
         policies: opts.policies,
@@ -160,6 +165,7 @@ export class Controller {
         now: deps.now,
         derived: deps.derived,
         maxAgeMs: deps.pollMs ?? DEFAULT_POLL_MS,
+        onSnapshot: (fleet) => signals.observe(fleet),
       });
     }
     this.reconcileDeps = { ...deps, slots: deps.slots ?? this.slots, rollout: deps.rollout ?? this.rollout };
@@ -173,6 +179,14 @@ export class Controller {
     const recorded = recordedStack(r);
     // The in-progress listing carries no outputs: the live checksum is the recorded one until the stack settles.
     return busy ? { ...busy, outputs: recorded?.outputs ?? {} } : recorded;
+  }
+
+  /**
+   * `listener` gets held clusters the fleet rollout can release now (a wave rolled, settled, or its halt lifted; a
+   * slot freed; a resume): the daemon queues them at once instead of at their recheck. Returns the unsubscribe.
+   */
+  public onWake(listener: (names: readonly string[]) => void): () => void {
+    return this.signals?.onWake(listener) ?? (() => undefined);
   }
 
   /** Calls `onChange` when a rollout policy may have changed (the daemon then looks at every cluster). */
@@ -249,8 +263,9 @@ export class Controller {
   private async reconcileOne(record: ClusterRecord, listed: StackSummary | null | undefined): Promise<Outcome> {
     this.inFlight.add(record.name);
     const started = process.hrtime.bigint();
+    let outcome: Outcome | undefined;
     try {
-      const outcome = await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed, templatesVersion: this.templatesVersion });
+      outcome = await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed, templatesVersion: this.templatesVersion });
       this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9, accountLabel(record.raw));
       if (outcome.rollout) this.opts.metrics?.observeRollout(outcome.rollout);
       const log = { cluster: record.name, generation: record.generation, checksum: outcome.checksum ?? null, liveChecksum: record.status?.cloudConfigChecksum ?? null };
@@ -258,7 +273,8 @@ export class Controller {
       return outcome;
     } finally {
       this.inFlight.delete(record.name);
-      await this.reconcileDeps.rollout?.release(record.name);
+      // A reconcile that wrote or saw a stack move may have moved its wave: the fleet rollout reads it again.
+      await this.reconcileDeps.rollout?.release(record.name, !outcome || !QUIET.has(outcome.result));
     }
   }
 }
@@ -269,6 +285,9 @@ function countResults(outcomes: ReadonlyMap<string, Outcome>): Record<string, nu
   for (const r of [...outcomes.values()].map((o) => o.result).sort()) counts[r] = (counts[r] ?? 0) + 1;
   return counts;
 }
+
+/** Results that leave the cluster as it was for the fleet rollout (nothing written, no stack moved). */
+const QUIET = new Set(['unchanged', 'held', 'paused', 'dry-run']);
 
 /** Outcomes `--once` looks at again: a wait, a recorded step to follow up, a conflict, a transient error, a slot. */
 const REQUEUED = new Set(['waiting', 'recorded', 'conflict', 'transient']);

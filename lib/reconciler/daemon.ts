@@ -39,6 +39,9 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
   });
   // A policy edit (`rollout resume`, a new wave) can release held clusters: every cluster is looked at again.
   const stopPolicies = controller.watchPolicies(() => void addAll());
+  // A wave that rolled, settled or lost its halt releases clusters held behind it: they are looked at now, not at
+  // their recheck (the fleet rollout's wave watch says which).
+  const stopWake = controller.onWake((names) => names.forEach((n) => queue.add(n)));
   const resync = setInterval(() => void addAll().then(() => opts.onPass?.()), opts.resyncMs ?? 10 * 60_000);
   resync.unref();
   signal.addEventListener('abort', () => queue.shutDown(), { once: true });
@@ -94,6 +97,7 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
     stopWatch();
     stopTemplates();
     stopPolicies();
+    stopWake();
     queue.shutDown();
     // Reconciles in hand get the grace period to write their status; none of them waits on a stack.
     let timer: NodeJS.Timeout | undefined;

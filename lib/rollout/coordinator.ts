@@ -17,8 +17,11 @@ export interface RolloutGate {
    * (fresher than any snapshot). A `go` counts against its wave's concurrency until `release`.
    */
   decide(self: FleetMember): Promise<Decision>;
-  /** The cluster's reconcile has ended: what it did is now in its status (or its stack). */
-  release(name: string): Promise<void>;
+  /**
+   * The cluster's reconcile has ended: what it did is now in its status (or its stack). `changed`: it may have changed
+   * what others decide on (it wrote a status, a stack moved), so its member is read again. @default false
+   */
+  release(name: string, changed?: boolean): Promise<void>;
 }
 
 export interface RolloutCoordinatorProps {
@@ -34,6 +37,11 @@ export interface RolloutCoordinatorProps {
   readonly derived?: DerivedCache;
   /** A snapshot of the fleet is read again when older than this (clock time). @default 5 s */
   readonly maxAgeMs?: number;
+  /**
+   * Called with the fleet after each full read, and after a cluster's member changed on release: the daemon compares
+   * the waves with its last look (wave-watch.ts). @default none
+   */
+  readonly onSnapshot?: (fleet: Fleet) => void;
 }
 
 /** The spec fields the gate reads, from a validated object. */
@@ -67,15 +75,18 @@ export class RolloutCoordinator implements RolloutGate {
     return d;
   }
 
-  public async release(name: string): Promise<void> {
-    // Only a cluster let through changed what others decide on (it executed, or it did not); any other change is
-    // seen by the next snapshot, at most a poll interval later.
-    if (!this.admitted.delete(name)) return;
-    // Its status now says what it did (executing, a failure): read that one object again.
+  public async release(name: string, changed = false): Promise<void> {
+    // A cluster let through changed what others decide on (it executed, or it did not), and so may one whose
+    // reconcile wrote (a roll recorded complete, a failure): read that one object again, so that the next decision
+    // and the wave watch see it now, not at the next snapshot.
+    const admitted = this.admitted.delete(name);
+    if ((!admitted && !changed) || this.snapshotAt === Number.NEGATIVE_INFINITY) return;
+    const before = this.members.get(name);
     const record = await this.props.store.get(name).catch(() => undefined);
-    if (!record) return void this.members.delete(name);
-    const m = await this.memberOf(record, this.version ?? templatesVersion(this.props.templatesDir));
+    const m = record ? await this.memberOf(record, this.version ?? templatesVersion(this.props.templatesDir)) : undefined;
     if (m) this.members.set(name, m);
+    else this.members.delete(name);
+    if (rolloutState(before) !== rolloutState(m)) this.props.onSnapshot?.({ members: this.members, policies: this.policies });
   }
 
   /** The fleet as of now (read again), for `rollout status`, metrics and review. */
@@ -105,6 +116,7 @@ export class RolloutCoordinator implements RolloutGate {
     this.policies = policies;
     this.version = version;
     this.snapshotAt = now;
+    this.props.onSnapshot?.({ members, policies });
   }
 
   private async memberOf(record: ClusterRecord, version: string): Promise<FleetMember | undefined> {
@@ -136,6 +148,11 @@ export class RolloutCoordinator implements RolloutGate {
     if (key !== undefined) this.memo.set(record.name, { key, ...value });
     return value;
   }
+}
+
+/** What the waves are made of, for one member: a change here can change a wave's state. */
+function rolloutState(m: FleetMember | undefined): string {
+  return m ? JSON.stringify([m.labels, m.template, m.desired, m.live, m.stack?.status, m.executing, m.readySince, m.recordedLive, m.failedRoll, m.nodeKey, m.appliedNodeKey]) : '';
 }
 
 /** What can be read of an object that does not validate (its labels still place it in a wave). */

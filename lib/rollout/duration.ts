@@ -4,6 +4,8 @@
  */
 const PART = /(\d+)(h|m|s)/g;
 const WHOLE = /^(\d+(h|m|s))+$/;
+/** The same syntax as a regular expression JavaScript and RE2 (the CRDs' CEL) read alike. */
+export const DURATION_PATTERN = WHOLE.source;
 const UNIT_MS = { h: 3_600_000, m: 60_000, s: 1000 } as const;
 
 /** Milliseconds of a duration, or undefined when `text` is not one. */

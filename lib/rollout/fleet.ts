@@ -10,6 +10,8 @@ import { MaintenanceWindow } from './windows';
  */
 export interface FleetMember {
   readonly name: string;
+  /** Its namespace in the Kubernetes store: only policies of that namespace govern it. @default none (the file store) */
+  readonly namespace?: string;
   readonly labels: Labels;
   /** The cloud-config template it renders with: a change of that template is the same change for every cluster that uses it. */
   readonly template?: string;
@@ -62,6 +64,7 @@ export function fleetMember(record: ClusterRecord, spec: MemberSpec, desired: st
   else if (degraded?.status === 'True' && FAILED_ROLL_REASONS.has(degraded.reason)) failedRoll ??= `Degraded ${degraded.reason}: ${degraded.message}`;
   return {
     name: record.name,
+    ...(record.namespace ? { namespace: record.namespace } : {}),
     labels: spec.labels ?? {},
     template: spec.template,
     desired,

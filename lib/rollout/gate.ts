@@ -1,6 +1,7 @@
 import { formatProblem } from '../errors';
 import { parseDuration } from './duration';
 import { FleetMember, onDesired, pendingRoll, rolling, settledSince } from './fleet';
+import { policyRef } from './policy-events';
 import { LoadedPolicies, LoadedPolicy } from './policy-source';
 import { WaveSettings, waveConcurrency } from './policy-schema';
 import { matches } from './selector';
@@ -47,7 +48,7 @@ export function placeAll(fleet: Fleet): { placements: Map<string, Placement>; co
   const conflicts = new Map<string, string[]>();
   const byPolicy = new Map<LoadedPolicy, Array<{ name: string; index: number }>>();
   for (const m of fleet.members.values()) {
-    const governing = fleet.policies.policies.filter((p) => matches(p.policy.spec.clusterSelector, m.labels));
+    const governing = fleet.policies.policies.filter((p) => sameNamespace(p, m) && matches(p.policy.spec.clusterSelector, m.labels));
     if (governing.length > 1) conflicts.set(m.name, governing.map((p) => p.policy.metadata.name));
     if (governing.length !== 1) continue;
     const p = governing[0];
@@ -62,6 +63,11 @@ export function placeAll(fleet: Fleet): { placements: Map<string, Placement>; co
     for (const x of list) placements.set(x.name, { policy: p, index: x.index, wave: waveOf(p, x.index), size: sizes.get(x.index)! });
   }
   return { placements, conflicts };
+}
+
+/** A policy governs the clusters of its own namespace (Kubernetes); a policy of no namespace (files), every cluster. */
+export function sameNamespace(p: { readonly namespace?: string }, m: { readonly namespace?: string }): boolean {
+  return p.namespace === undefined || p.namespace === m.namespace;
 }
 
 export function waveOf(p: LoadedPolicy, index: number): WaveSettings {
@@ -82,9 +88,11 @@ export function decide(name: string, fleet: Fleet, now: Date, admitted: Readonly
   if (!me) return { go: true };
   const hold = (reason: HoldReason, message: string, requeueAfterMs: number, placement?: Placement): Decision => ({ go: false, reason, message, requeueAfterMs: Math.max(1000, Math.round(requeueAfterMs)), placement });
   if (me.hold) return hold('Held', `spec.rollout.hold: config ${short(me.desired)} is staged (published, desired) and does not roll until the hold is removed`, HUMAN_RECHECK_MS, placed.placements.get(name));
-  if (fleet.policies.problems.length) {
-    const first = fleet.policies.problems.slice(0, 3).map(formatProblem).join('; ');
-    return hold('RolloutPolicyInvalid', `no roll starts while a rollout policy is invalid: ${first}${fleet.policies.problems.length > 3 ? ` (and ${fleet.policies.problems.length - 3} more)` : ''}; fix it (worker-stacks rollout status lists every problem)`, HUMAN_RECHECK_MS);
+  // An invalid policy holds what it could govern: every cluster (files), the clusters of its namespace (Kubernetes).
+  const problems = fleet.policies.problems.filter((p) => sameNamespace(p, me));
+  if (problems.length) {
+    const first = problems.slice(0, 3).map(formatProblem).join('; ');
+    return hold('RolloutPolicyInvalid', `no roll starts while a rollout policy is invalid: ${first}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}; fix it (worker-stacks rollout status lists every problem)`, HUMAN_RECHECK_MS);
   }
   const conflict = placed.conflicts.get(name);
   if (conflict) return hold('Held', `rollout policies ${conflict.join(' and ')} both select this cluster; make their spec.clusterSelector disjoint`, HUMAN_RECHECK_MS);
@@ -92,7 +100,8 @@ export function decide(name: string, fleet: Fleet, now: Date, admitted: Readonly
   if (!at) return { go: true }; // no policy governs it: only --concurrency bounds it
   const spec = at.policy.policy.spec;
   const wave = `wave ${at.wave.name} (${at.index + 1} of ${spec.waves.length + 1})`;
-  if (spec.paused) return hold('RolloutPaused', `rollout policy ${at.policy.policy.metadata.name} is paused; no roll starts until worker-stacks rollout resume ${at.policy.policy.metadata.name}`, HUMAN_RECHECK_MS, at);
+  const ref = policyRef({ name: at.policy.policy.metadata.name, namespace: at.policy.namespace });
+  if (spec.paused) return hold('RolloutPaused', `rollout policy ${ref} is paused; no roll starts until worker-stacks rollout resume ${ref}`, HUMAN_RECHECK_MS, at);
 
   // Peers: the policy's clusters with the same change (the same template) in this wave or an earlier one.
   const peers = [...fleet.members.values()].filter((m) => m.name !== name && m.template === me.template && placed.placements.get(m.name)?.policy === at.policy);

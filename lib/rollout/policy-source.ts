@@ -4,31 +4,52 @@ import { parseDocument } from 'yaml';
 import { clusterFiles, parseClusterYaml, readClusterFile } from '../cluster/load';
 import { issueToProblems } from '../cluster/validate';
 import { Problem, WorkerStacksError } from '../errors';
+import { PolicyEvent, PolicyRef } from './policy-events';
 import { POLICY_KIND, RolloutPolicy, RolloutPolicySchema } from './policy-schema';
 
 /** A validated policy and where it lives (for messages). */
 export interface LoadedPolicy {
   readonly policy: RolloutPolicy;
   readonly source: string;
+  /**
+   * The Kubernetes store's namespace of the policy: it governs the clusters of that namespace only (as a
+   * PodDisruptionBudget selects the pods of its own). None in the file store: every cluster. @default none
+   */
+  readonly namespace?: string;
+}
+
+/** A problem of a policy object; in the Kubernetes store, with its namespace (whose rolls it holds). */
+export interface PolicyProblem extends Problem {
+  readonly namespace?: string;
 }
 
 export interface LoadedPolicies {
   readonly policies: readonly LoadedPolicy[];
-  /** Every problem of every policy object at once (file: field path: rule). While there is one, no roll starts. */
-  readonly problems: readonly Problem[];
+  /**
+   * Every problem of every policy object at once (file: field path: rule). While there is one, no roll starts (in the
+   * Kubernetes store: no roll of a cluster of the problem's namespace).
+   */
+  readonly problems: readonly PolicyProblem[];
 }
 
 /**
- * Where WorkerRolloutPolicy objects live. The file store reads `<clusters>/rollout-policies/*.yaml`; a Kubernetes
- * store implements the same two methods over `workerrolloutpolicies.worker-stacks.io` custom resources (list, and
- * a patch of spec.paused). Reads are fresh every time (level-based): nothing is remembered between calls.
+ * Where WorkerRolloutPolicy objects live: `<clusters>/rollout-policies/*.yaml` in the file store (FilePolicySource),
+ * `workerrolloutpolicies.worker-stacks.io` custom resources in the Kubernetes store (KubernetesPolicySource). One
+ * contract suite runs against both (test/rollout/policy-source-contract.ts). createPolicySource picks one from --store.
  */
 export interface RolloutPolicySource {
+  /** Every policy, validated (level-based: what is there now; a watching source may answer from its watch cache). */
   load(): Promise<LoadedPolicies>;
-  /** Sets or clears spec.paused of one policy (`worker-stacks rollout pause|resume`). */
+  /** Sets or clears spec.paused of one policy (`worker-stacks rollout pause|resume`); an unknown name is a WorkerStacksError. */
   setPaused(name: string, paused: boolean): Promise<void>;
   /** Calls `onChange` when a policy may have changed (a resume, say), so held clusters are looked at at once. Returns a stop function. */
   watch?(onChange: () => void): () => void;
+  /** Puts an event on the policy object (lib/rollout/policy-events.ts). @default none: the daemon's JSON log has it */
+  emit?(policy: PolicyRef, event: PolicyEvent): Promise<void>;
+  /** Waits for the events in flight. @default nothing to wait for */
+  flush?(): Promise<void>;
+  /** Releases connections and watches. @default nothing to release */
+  close?(): void;
 }
 
 /** The directory of policy files beside the cluster objects. */

@@ -4,6 +4,7 @@ import { parseDuration } from './duration';
 import { ClusterRecord } from '../stores/cluster-store';
 import { FleetMember, onDesired, pendingRoll, rolling, settledSince } from './fleet';
 import { decide, Fleet, placeAll, some } from './gate';
+import { policyRef } from './policy-events';
 import { waveConcurrency } from './policy-schema';
 import { describeSelector } from './selector';
 
@@ -32,6 +33,8 @@ export interface WaveReport {
 
 export interface PolicyReport {
   readonly policy: string;
+  /** Its namespace (the Kubernetes store). @default none */
+  readonly namespace?: string;
   readonly source: string;
   readonly paused: boolean;
   readonly waves: readonly WaveReport[];
@@ -74,7 +77,7 @@ export function rolloutReport(fleet: Fleet, now: Date): RolloutReport {
         clusters: lines.filter((l) => l.phase !== 'settled'),
       };
     });
-    return { policy: p.policy.metadata.name, source: p.source, paused: spec.paused, waves };
+    return { policy: p.policy.metadata.name, ...(p.namespace ? { namespace: p.namespace } : {}), source: p.source, paused: spec.paused, waves };
   });
   return { policies, problems: fleet.policies.problems.map(formatProblem), ungoverned: [...fleet.members.keys()].filter((n) => !placed.placements.has(n)).sort() };
 }
@@ -100,9 +103,9 @@ export function formatRolloutReport(r: RolloutReport): string {
   const out: string[] = [];
   for (const p of r.problems) out.push(`problem: ${p}`);
   if (r.problems.length) out.push('no roll starts while a rollout policy is invalid', '');
-  if (r.policies.length === 0 && r.problems.length === 0) out.push('no rollout policy: every roll starts as soon as --concurrency allows (add one under <clusters>/rollout-policies/)');
+  if (r.policies.length === 0 && r.problems.length === 0) out.push('no rollout policy: every roll starts as soon as --concurrency allows (add one: <clusters>/rollout-policies/<name>.yaml, or a WorkerRolloutPolicy object with --store kubernetes)');
   for (const p of r.policies) {
-    out.push(`policy ${p.policy} (${p.source})${p.paused ? ': PAUSED (worker-stacks rollout resume ' + p.policy + ')' : ''}`);
+    out.push(`policy ${p.policy} (${p.source})${p.paused ? `: PAUSED (worker-stacks rollout resume ${policyRef({ name: p.policy, namespace: p.namespace })})` : ''}`);
     p.waves.forEach((w, i) => {
       const counts = Object.entries(w.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'no clusters';
       out.push(`  wave ${i + 1} ${w.name} [${w.phase}] ${w.selector}: ${w.size} clusters, maxConcurrent ${w.maxConcurrent}, soak ${w.soak}: ${counts}`);

@@ -1,6 +1,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
-import { formatDuration, parseDuration } from './duration';
+import { cel, openApiRules, quoted } from '../cluster/openapi';
+import { DURATION_PATTERN, formatDuration, parseDuration } from './duration';
 
 /**
  * Maintenance windows: a 5-field cron schedule (minute hour day-of-month month day-of-week) for when a window opens,
@@ -30,11 +31,26 @@ export function timeZoneProblem(tz: string): string | undefined {
   }
 }
 
+// What the CRDs can check of a window: sizes and the duration (a cron schedule and a time zone need the daemon's
+// libraries; it refuses them, and holds the rolls they gate, with validate's message).
+const schedule = z.string();
+openApiRules.add(schedule, { maxLength: 128 });
+const timeZone = z.string();
+openApiRules.add(timeZone, { maxLength: 64 });
+const duration = z.string();
+openApiRules.add(duration, {
+  maxLength: 32,
+  cel: [
+    cel(`self.matches(${quoted(DURATION_PATTERN)}) && duration(self) > duration('0s')`, `'"' + self + '" is not a duration above zero (such as 30m, 4h, 1h30m)'`),
+    cel(`!self.matches(${quoted(DURATION_PATTERN)}) || duration(self) <= duration('168h')`, `self + ' is longer than a week'`),
+  ],
+});
+
 export const MaintenanceWindowSchema = z
   .strictObject({
-    schedule: z.string().meta(d('When the window opens: a 5-field cron schedule, e.g. "0 2 * * 1-5" (02:00 on weekdays).')),
-    duration: z.string().meta(d('How long it stays open: 30m, 4h, 1h30m. A roll starts only while a window is open.')),
-    timeZone: z.string().default('UTC').meta(d('IANA time zone the schedule is read in. @default UTC')),
+    schedule: schedule.meta(d('When the window opens: a 5-field cron schedule, e.g. "0 2 * * 1-5" (02:00 on weekdays).')),
+    duration: duration.meta(d('How long it stays open: 30m, 4h, 1h30m. A roll starts only while a window is open.')),
+    timeZone: timeZone.default('UTC').meta(d('IANA time zone the schedule is read in. @default UTC')),
   })
   .superRefine((w, ctx) => {
     const tz = timeZoneProblem(w.timeZone);

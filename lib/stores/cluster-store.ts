@@ -7,6 +7,8 @@ export interface ClusterRecord {
   readonly name: string;
   /** Where it lives, for messages (`clusters/prod-eu1.yaml`, or a Kubernetes object path). */
   readonly source: string;
+  /** The Kubernetes store's namespace of the object (its rollout policies are those of that namespace). @default none */
+  readonly namespace?: string;
   /** The parsed object, or undefined when it cannot even be parsed. */
   readonly raw?: unknown;
   /** Problems that stop parsing (YAML syntax). Schema validation is the reconciler's first task. */

@@ -1,7 +1,7 @@
-import * as os from 'node:os';
 import { ClusterStatus, parseStatus } from '../cluster/status';
 import { KubeApiError, Problem, WorkerStacksError } from '../errors';
 import { KubeClient } from '../kube/client';
+import { postEvent } from '../kube/events';
 import { collectionPath, KubeWorkerCluster, objectPath, RETRY_ANNOTATION, shownName, toRecord } from '../kube/resource';
 import { toKubeStatus } from '../kube/printer-status';
 import { Informer, InformerOptions } from '../kube/watch';
@@ -36,7 +36,6 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
   private informer?: Informer<KubeWorkerCluster>;
   private readonly listeners = new Set<(name: string) => void>();
   private readonly pendingEvents = new Set<Promise<void>>();
-  private readonly reportingInstance = process.env.POD_NAME ?? os.hostname();
 
   constructor(private readonly props: KubernetesStoreProps) {
     this.client = props.client;
@@ -121,22 +120,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
 
   private async postEvent(cluster: string, event: ClusterEvent): Promise<void> {
     const o = await this.locate(cluster);
-    const now = new Date().toISOString();
-    await this.client.request('POST', `/api/v1/namespaces/${encodeURIComponent(o.metadata.namespace!)}/events`, {
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { generateName: `${cluster}.`, namespace: o.metadata.namespace },
-      involvedObject: { apiVersion: o.apiVersion, kind: o.kind, name: cluster, namespace: o.metadata.namespace, uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion },
-      type: event.type,
-      reason: event.reason,
-      message: event.message.slice(0, 1024),
-      source: { component: 'worker-stacks' },
-      reportingComponent: 'worker-stacks.io/reconciler',
-      reportingInstance: this.reportingInstance,
-      firstTimestamp: now,
-      lastTimestamp: now,
-      count: 1,
-    });
+    await postEvent(this.client, { apiVersion: o.apiVersion, kind: o.kind, name: cluster, namespace: o.metadata.namespace!, uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion }, event);
   }
 
   /** Status lives on the object: when the object is gone, so is its status. */

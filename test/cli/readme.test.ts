@@ -37,19 +37,28 @@ test('every `npx worker-stacks` command line in the README names a real command 
   expect(lines.length).toBeGreaterThan(10);
   const commands = new Set(lines.map((l) => l.command));
 
-  // WHEN each command's --help is read from the real CLI
+  // WHEN each command's --help is read from the real CLI (a subcommand's, for `rollout status` and the like)
   const help = new Map<string, string>();
-  for (const command of commands) {
+  const read = async (words: string[]) => {
     let text = '';
-    const code = await runCli([command, '--help'], { out: (t) => (text += t), err: (t) => (text += t) });
-    expect({ command, code }).toEqual({ command, code: 0 });
-    help.set(command, text);
-  }
+    const code = await runCli([...words, '--help'], { out: (t) => (text += t), err: (t) => (text += t) });
+    expect({ command: words.join(' '), code }).toEqual({ command: words.join(' '), code: 0 });
+    return text;
+  };
+  for (const command of commands) help.set(command, await read([command]));
+  const helpOf = async (command: string, rest: string) => {
+    const sub = /^\s+([a-z][\w-]*)/.exec(rest)?.[1];
+    if (!sub || !new RegExp(`^ {2}${sub}\\b`, 'm').test(help.get(command)!.split('Commands:')[1] ?? '')) return help.get(command)!;
+    const key = `${command} ${sub}`;
+    if (!help.has(key)) help.set(key, await read([command, sub]));
+    return help.get(key)!;
+  };
 
   // THEN every flag a README line uses is in that command's help
   for (const { command, rest } of lines) {
+    const text = await helpOf(command, rest);
     for (const flag of rest.match(/(?<![\w-])--?[a-z][\w-]*/g) ?? []) {
-      expect({ command, flag, known: help.get(command)!.includes(flag.replace(/^--no-/, '--')) }).toEqual({ command, flag, known: true });
+      expect({ command, flag, known: text.includes(flag.replace(/^--no-/, '--')) }).toEqual({ command, flag, known: true });
     }
   }
 });

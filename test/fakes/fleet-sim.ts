@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { WorkerCluster } from '../../lib/cluster/schema';
 import { renderConfig } from '../../lib/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
-import { Outcome, ReconcilerDeps, Synthesizer, TASK } from '../../lib/reconciler/context';
+import { Logger, Outcome, ReconcilerDeps, Synthesizer, TASK } from '../../lib/reconciler/context';
 import { Controller } from '../../lib/reconciler/controller';
 import { DerivedCache } from '../../lib/reconciler/derived-cache';
 import { assemblyDir } from '../../lib/reconciler/synthesize';
@@ -41,6 +41,17 @@ export const checksumSynthesizer: Synthesizer = async (cluster: WorkerCluster, o
     durationMs: 0,
   };
 };
+
+/** The daemon's log, each policy event stamped with the fake clock's time (`simAt`): when the daemon said it. */
+function clocked(log: Logger, now: () => number): Logger {
+  const stamp = (obj: object) => ('event' in obj && 'policy' in obj ? { ...obj, simAt: now() } : obj);
+  return {
+    info: (obj, msg) => log.info(stamp(obj), msg),
+    warn: (obj, msg) => log.warn(stamp(obj), msg),
+    error: (obj, msg) => log.error(stamp(obj), msg),
+    child: (bindings) => clocked(log.child(bindings), now),
+  };
+}
 
 export interface RollStart {
   readonly name: string;
@@ -88,6 +99,9 @@ export class FleetSim {
   public restarts = -1;
   /** Extra workflow hooks of the next process (tests that crash on purpose). */
   public hooks: Hook[] = [];
+  /** The daemon's wake-ups of held clusters (Controller.onWake); off, held clusters wait for their recheck. @default on */
+  public wakeUps = true;
+  private stopWake?: () => void;
 
   constructor(
     public readonly names: readonly string[],
@@ -157,10 +171,13 @@ export class FleetSim {
   public restart(): void {
     const base = this.h.deps({ templatesDir: this.templatesDir, synthesizer: checksumSynthesizer, derived: new DerivedCache(), pollMs: this.opts.pollMs ?? 30_000, maxUpdateAttempts: 2, backoff: { baseMs: 5 * MINUTE, maxMs: 30 * MINUTE, random: () => 0.5 } });
     const regionName = new Map([...this.regionOf].map(([n, r]) => [r, n]));
-    this.deps = { ...base, aws: (region) => ({ cfn: this.cfn(regionName.get(region) ?? ''), publisher: this.h.publisher }) };
+    this.deps = { ...base, log: clocked(base.log, () => this.now), aws: (region) => ({ cfn: this.cfn(regionName.get(region) ?? ''), publisher: this.h.publisher }) };
     this.restarts++;
     const hooks = [after(TASK.execute, (ctx, _task, found) => void this.starts.push({ name: ctx.record.name, at: this.now, checksum: found.config!.checksum })), ...this.hooks];
+    this.stopWake?.();
     this.controller = new Controller(this.deps, { concurrency: this.opts.concurrency ?? 100, workers: this.opts.workers ?? 4, hooks, policies: new FilePolicySource({ clustersDir: this.h.clustersDir }) });
+    // As runDaemon does: the clusters the wave watch wakes are looked at now (unless the test turns it off).
+    this.stopWake = this.wakeUps ? this.controller.onWake((names) => names.forEach((n) => this.due.set(n, Math.min(this.due.get(n) ?? Infinity, this.now)))) : undefined;
     this.wakeAll();
   }
 
@@ -219,7 +236,16 @@ export class FleetSim {
     return this.cfn(name).peek(this.h.stackName(name));
   }
 
+  /** The policy events of the daemon's JSON log, in order: `at reason wave`. */
+  public policyEvents(): Array<{ at: number; reason: string; wave?: string; type: string; message?: string }> {
+    return this.h.log.entries.filter((e) => typeof (e.obj as { event?: unknown }).event === 'string' && 'policy' in e.obj).map((e) => {
+      const o = e.obj as { event: string; wave?: string; type: string; simAt?: number };
+      return { at: o.simAt ?? NaN, reason: o.event, wave: o.wave, type: o.type, message: e.msg };
+    });
+  }
+
   public cleanup(): void {
+    this.stopWake?.();
     this.h.cleanup();
   }
 }

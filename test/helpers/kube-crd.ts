@@ -1,26 +1,36 @@
 import { KubeApiError } from '../../lib/errors';
 import { KubeClient } from '../../lib/kube/client';
 import { CRD_NAME, workerClusterCrd } from '../../lib/kube/crd';
+import { POLICY_CRD_NAME, rolloutPolicyCrd } from '../../lib/kube/policy-crd';
+import { policyCollectionPath } from '../../lib/kube/policy-resource';
 import { collectionPath } from '../../lib/kube/resource';
 import { KubeApiServer, startKubeApiServer } from './kube-apiserver';
 
-/** The WorkerCluster CRD the store tests install: the generated one (lib/kube/crd.ts), CEL rules and all. */
+/** The CRDs the store tests install: the generated ones (lib/kube/crd.ts, policy-crd.ts), CEL rules and all. */
 export { workerClusterCrd };
 
-/** Installs the generated WorkerCluster CRD (lib/kube/crd.ts, what `worker-stacks crd` prints) and waits until it is served. */
+/**
+ * Installs the generated CRDs (lib/kube/crd.ts and policy-crd.ts, what `worker-stacks crd` prints: WorkerCluster and
+ * WorkerRolloutPolicy, as deploy/ has them) and waits until both are served.
+ */
 export async function installCrd(admin: KubeClient): Promise<void> {
+  await installOne(admin, workerClusterCrd(), CRD_NAME, collectionPath('default'));
+  await installOne(admin, rolloutPolicyCrd(), POLICY_CRD_NAME, policyCollectionPath('default'));
+}
+
+async function installOne(admin: KubeClient, crd: object, name: string, served: string): Promise<void> {
   try {
-    await admin.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', workerClusterCrd());
+    await admin.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
   } catch (e) {
     if (!(e instanceof KubeApiError && e.statusCode === 409)) throw e;
   }
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    const { body } = await admin.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}`);
+    const { body } = await admin.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
     if (body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) {
       // Established can precede the discovery of the new resource by a moment: wait until a list answers.
       try {
-        await admin.request('GET', `${collectionPath('default')}?limit=1`);
+        await admin.request('GET', `${served}?limit=1`);
         return;
       } catch {
         // not served yet
@@ -28,7 +38,7 @@ export async function installCrd(admin: KubeClient): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`CRD ${CRD_NAME} was not established within 30 s`);
+  throw new Error(`CRD ${name} was not established within 30 s`);
 }
 
 /** A real API server with the CRD installed and an admin client: what every test of the Kubernetes store starts from. */

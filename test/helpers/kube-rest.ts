@@ -77,6 +77,8 @@ const PLURALS: Record<string, string> = {
   Service: 'services',
   PodDisruptionBudget: 'poddisruptionbudgets',
   WorkerCluster: 'workerclusters',
+  WorkerRolloutPolicy: 'workerrolloutpolicies',
+  Event: 'events',
   SubjectAccessReview: 'subjectaccessreviews',
   ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
   ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { CRD_NAME } from '../../lib/kube/crd';
+import { POLICY_CRD_NAME } from '../../lib/kube/policy-crd';
 import { DEFAULT_NAMESPACE, LEASE_NAME, NAME } from '../../lib/kube/manifests';
 import { rawExample, REPO } from '../helpers/clusters';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
@@ -24,6 +25,7 @@ const SA: Impersonate = { user: `system:serviceaccount:${DEFAULT_NAMESPACE}:${NA
 const asSa = (method: string, p: string, body?: unknown, contentType?: string) => kubeRequest(api, method, p, body, api.adminToken, contentType, SA);
 
 const WC = '/apis/worker-stacks.io/v1alpha1/namespaces/team-a/workerclusters';
+const WRP = '/apis/worker-stacks.io/v1alpha1/namespaces/team-a/workerrolloutpolicies';
 const LEASES = (ns: string) => `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
 
 beforeAll(async () => {
@@ -65,9 +67,13 @@ describe('applied for real', () => {
       if (r.status !== 201) throw new Error(`${o.kind} ${o.metadata.name} refused: ${JSON.stringify(r.body)}`);
     }
     await waitEstablished(api, CRD_NAME);
+    await waitEstablished(api, POLICY_CRD_NAME);
     const wc = { ...rawExample('prod-eu1'), metadata: { name: 'prod-eu1', namespace: 'team-a' } };
     const r = await create(api, wc);
     if (r.status !== 201) throw new Error(`example refused: ${JSON.stringify(r.body)}`);
+    const policy = { apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerRolloutPolicy', metadata: { name: 'fleet', namespace: 'team-a' }, spec: { waves: [{ name: 'canary', selector: { matchLabels: { ring: 'canary' } } }] } };
+    const p = await create(api, policy);
+    if (p.status !== 201) throw new Error(`policy refused: ${JSON.stringify(p.body)}`);
     // The admission policy is enforced once the API server has loaded and type-checked it: wait for that.
     for (let i = 0; ; i++) {
       const p = await asSa('PATCH', `${WC}/prod-eu1`, { spec: { paused: true } }, 'application/merge-patch+json');
@@ -86,6 +92,37 @@ describe('applied for real', () => {
     // THEN
     expect([list.status, get.status, watch.status]).toEqual([200, 200, 200]);
     expect(list.body.items.map((i: Json) => i.metadata.name)).toEqual(['prod-eu1']);
+  });
+
+  test('the ServiceAccount lists and watches WorkerRolloutPolicies in any namespace, and records events on them', async () => {
+    // WHEN
+    const list = await asSa('GET', '/apis/worker-stacks.io/v1alpha1/workerrolloutpolicies');
+    const watch = await asSa('GET', '/apis/worker-stacks.io/v1alpha1/workerrolloutpolicies?watch=true&timeoutSeconds=1');
+    const event = await asSa('POST', '/api/v1/namespaces/team-a/events', {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'fleet.wave', namespace: 'team-a' },
+      involvedObject: { apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerRolloutPolicy', name: 'fleet', namespace: 'team-a', uid: list.body.items[0].metadata.uid },
+      reason: 'WaveStarted',
+      message: 'wave canary (1 of 2) started',
+      type: 'Normal',
+      source: { component: 'worker-stacks' },
+    });
+    // THEN
+    expect([list.status, watch.status, event.status]).toEqual([200, 200, 201]);
+    expect(list.body.items.map((i: Json) => i.metadata.name)).toEqual(['fleet']);
+  });
+
+  test.each([
+    ['get one (the list + watch cache is all the daemon reads)', 'GET', `${WRP}/fleet`, undefined],
+    ['patch one (pause and resume are the user\'s, with the user\'s rights)', 'PATCH', `${WRP}/fleet`, { spec: { paused: true } }],
+    ['create one', 'POST', WRP, { apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerRolloutPolicy', metadata: { name: 'other', namespace: 'team-a' }, spec: { waves: [{ name: 'a', selector: {} }] } }],
+    ['delete one', 'DELETE', `${WRP}/fleet`, undefined],
+  ])('the ServiceAccount cannot %s of the WorkerRolloutPolicies (403)', async (_what, method, p, body) => {
+    // WHEN
+    const r = await asSa(method, p, body, method === 'PATCH' ? 'application/merge-patch+json' : undefined);
+    // THEN
+    expect({ status: r.status, reason: r.body.reason }).toEqual({ status: 403, reason: 'Forbidden' });
   });
 
   test('the ServiceAccount writes the status subresource, with resourceVersion (a stale one is a conflict)', async () => {

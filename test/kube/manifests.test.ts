@@ -5,6 +5,7 @@ import { parseAllDocuments } from 'yaml';
 import { manifestFiles } from '../../lib/cli/kube';
 import { runCli } from '../../lib/cli/program';
 import { CRD_NAME } from '../../lib/kube/crd';
+import { POLICY_CRD_NAME } from '../../lib/kube/policy-crd';
 import { clusterRole, deployManifests, LEASE_NAME, leaseRole } from '../../lib/kube/manifests';
 import { ReconcilerMetrics } from '../../lib/reconciler/metrics';
 import { startOpsServer } from '../../lib/reconciler/server';
@@ -31,7 +32,7 @@ test('deploy/ holds exactly what `worker-stacks manifests --out deploy` generate
   for (const [file, text] of Object.entries(expected)) expect({ file, text: committed[file] }).toEqual({ file, text });
 });
 
-test('`worker-stacks crd` prints the CRD of deploy/crd.yaml, the same bytes every time', async () => {
+test('`worker-stacks crd` prints the CRDs of deploy/crd.yaml (WorkerCluster, WorkerRolloutPolicy), the same bytes every time', async () => {
   // WHEN
   const a = io();
   const b = io();
@@ -40,8 +41,8 @@ test('`worker-stacks crd` prints the CRD of deploy/crd.yaml, the same bytes ever
   expect(codes).toEqual([0, 0]);
   expect(a.out.join('')).toBe(b.out.join(''));
   const docs = parseAllDocuments(a.out.join('')).map((d) => d.toJS());
-  expect(docs).toHaveLength(1);
-  expect(docs[0]).toMatchObject({ kind: 'CustomResourceDefinition', metadata: { name: CRD_NAME } });
+  expect(docs).toHaveLength(2);
+  expect(docs.map((d) => `${d.kind} ${d.metadata.name}`)).toEqual([`CustomResourceDefinition ${CRD_NAME}`, `CustomResourceDefinition ${POLICY_CRD_NAME}`]);
   expect(fs.readFileSync(path.join(DEPLOY, 'crd.yaml'), 'utf8')).toContain(a.out.join(''));
 });
 
@@ -71,7 +72,7 @@ test('without a role ARN the ServiceAccount carries no annotation (EKS Pod Ident
   expect(sa.metadata.annotations).toBeUndefined();
 });
 
-test('the daemon\'s ClusterRole: read WorkerClusters, patch them (finalizer only: the admission policy), write their status, finalizers and events; nothing else', () => {
+test('the daemon\'s ClusterRole: read WorkerClusters, patch them (finalizer only: the admission policy), write their status, finalizers and events, list and watch WorkerRolloutPolicies; nothing else', () => {
   // WHEN
   const rules = clusterRole().rules.map((r: Json) => `${r.apiGroups.join(',') || 'core'} ${r.resources.join(',')}: ${r.verbs.join(',')}`);
   // THEN
@@ -79,6 +80,7 @@ test('the daemon\'s ClusterRole: read WorkerClusters, patch them (finalizer only
     'worker-stacks.io workerclusters: get,list,watch,patch',
     'worker-stacks.io workerclusters/status: update,patch',
     'worker-stacks.io workerclusters/finalizers: update',
+    'worker-stacks.io workerrolloutpolicies: list,watch',
     'core events: create,patch',
   ]);
 });

@@ -162,3 +162,32 @@ describe('decide: holds, pauses, bad policies', () => {
     expect(d).toEqual({ go: true });
   });
 });
+
+describe('namespaces (the Kubernetes store): a policy governs the clusters of its own namespace', () => {
+  const inNs = (ns: string) => ({ policy: policy(), source: `WorkerRolloutPolicy/${ns}/fleet`, namespace: ns });
+
+  test('a cluster is placed by the policy of its namespace only; one of another namespace is not governed', () => {
+    // GIVEN a policy "fleet" in team-a and one in team-b, and canaries in both and in a third namespace
+    const members = [member('a-c1', 'canary', { namespace: 'team-a' }), member('b-c1', 'canary', { namespace: 'team-b' }), member('x-c1', 'canary', { namespace: 'team-x' })];
+    // WHEN
+    const { placements, conflicts } = placeAll(fleet(members, { policies: [inNs('team-a'), inNs('team-b')], problems: [] }));
+    // THEN no conflict (each cluster sees one policy), and team-x's cluster is ungoverned
+    expect(conflicts.size).toBe(0);
+    expect(placements.get('a-c1')?.policy.namespace).toBe('team-a');
+    expect(placements.get('b-c1')?.policy.namespace).toBe('team-b');
+    expect(placements.has('x-c1')).toBe(false);
+  });
+
+  test("an invalid policy holds its namespace's rolls, not another's; a paused one names itself namespace/name", () => {
+    // GIVEN team-a's policy is paused, team-b has an invalid policy, team-c has none
+    const paused = { ...inNs('team-a'), policy: policy({ paused: true }) };
+    const problems = [{ file: 'WorkerRolloutPolicy/team-b/fleet', path: 'spec.waves[0].maintenanceWindows[0].timeZone', message: '"Berlin" is not an IANA time zone', namespace: 'team-b' }];
+    const f = fleet([member('a1', 'canary', { namespace: 'team-a' }), member('b1', 'canary', { namespace: 'team-b' }), member('c1', 'canary', { namespace: 'team-c' })], { policies: [paused], problems });
+    // WHEN
+    const [a, b, c] = ['a1', 'b1', 'c1'].map((n) => decide(n, f, now));
+    // THEN
+    expect(a).toMatchObject({ go: false, reason: 'RolloutPaused', message: expect.stringContaining('worker-stacks rollout resume team-a/fleet') });
+    expect(b).toMatchObject({ go: false, reason: 'RolloutPolicyInvalid', message: expect.stringContaining('WorkerRolloutPolicy/team-b/fleet') });
+    expect(c).toEqual({ go: true });
+  });
+});
