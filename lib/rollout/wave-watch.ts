@@ -40,14 +40,25 @@ const IN_FLIGHT = new Set<WaveState>(['rolling', 'soaking']);
 /** A wave leaving these can release clusters held behind it. */
 const RELEASING = new Set<WaveState>(['rolling', 'soaking', 'halted']);
 
+/**
+ * A cluster woken for a freed slot is not woken again for another slot within this long: its reconcile, queued, has
+ * not had the chance to start its roll yet, and the next freed slot goes to the next waiting cluster instead (without
+ * this, every roll that ends in one look woke the same first waiting cluster, and the others waited for the recheck).
+ */
+export const WAKE_GRACE_MS = 60_000;
+
 export class WaveWatch {
   private memory = new Map<string, PolicyMemory>();
+  /** Clusters woken for a freed slot, and when. */
+  private woken = new Map<string, number>();
 
   public observe(fleet: Fleet, now: Date): WaveWatchResult {
     const events: Array<{ policy: PolicyRef; event: PolicyEvent }> = [];
     const wake = new Set<string>();
     let nextAt: number | undefined;
     const next = new Map<string, PolicyMemory>();
+    const t = now.getTime();
+    for (const [n, at] of this.woken) if (t - at >= WAKE_GRACE_MS) this.woken.delete(n);
     for (const view of waveViews(fleet, now)) {
       const ref: PolicyRef = { name: view.policy.policy.metadata.name, namespace: view.policy.namespace };
       const key = policyRef(ref);
@@ -74,7 +85,11 @@ export class WaveWatch {
         } else if (w.state !== 'halted') {
           // Slots of the wave freed by rolls that ended: as many of its waiting clusters (any of them may take one).
           const freed = [...was.rolling].filter((n) => !w.rolling.includes(n)).length;
-          w.pending.slice(0, freed).forEach((n) => wake.add(n));
+          const next = w.pending.filter((n) => !this.woken.has(n) && !wake.has(n)).slice(0, freed);
+          for (const n of next) {
+            wake.add(n);
+            this.woken.set(n, t);
+          }
         }
       }
       next.set(key, { paused: view.paused, waves });

@@ -1,6 +1,6 @@
 import { rolloutReport } from '../../lib/rollout/report';
 import { waveViews } from '../../lib/rollout/wave-state';
-import { WaveWatch } from '../../lib/rollout/wave-watch';
+import { WAKE_GRACE_MS, WaveWatch } from '../../lib/rollout/wave-watch';
 import { FleetMember } from '../../lib/rollout/fleet';
 import { fleet, member, policy, rollingNow, settledOnNew, T0 } from './fixtures';
 
@@ -82,6 +82,24 @@ describe('WaveWatch', () => {
     // THEN the wave is still rolling; e2 is woken for the freed slot, not the remainder
     expect(r.events).toEqual([]);
     expect(r.wake).toEqual(['e2']);
+  });
+
+  test('rolls that end one after another wake the next waiting clusters, not again the one woken and not started yet', () => {
+    // GIVEN a remainder of 7 (maxConcurrent 3) with r1, r2, r3 rolling and r4..r7 waiting, earlier waves settled
+    const p = policy({ remainder: { maxConcurrent: 3 } });
+    const settled = settledOnNew(3 * 3_600_000);
+    const look = (over: Record<string, Partial<FleetMember>>) =>
+      fleet([member('c1', 'canary', settled), member('e1', 'early', settled), member('e2', 'early', settled), ...['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7'].map((n) => member(n, undefined, over[n] ?? {}))], [p]);
+    const w = new WaveWatch();
+    w.observe(look({ r1: rollingNow, r2: rollingNow, r3: rollingNow }), now);
+    // WHEN r1's roll ends (r4 is woken), then r2's before r4 has started
+    const first = w.observe(look({ r1: settled, r2: rollingNow, r3: rollingNow }), now);
+    const second = w.observe(look({ r1: settled, r2: settled, r3: rollingNow }), new Date(T0 + 1000));
+    // THEN the second freed slot goes to r5; r4, still waiting after its grace, may be woken again
+    expect(first.wake).toEqual(['r4']);
+    expect(second.wake).toEqual(['r5']);
+    const later = w.observe(look({ r1: settled, r2: settled, r3: settled, r5: rollingNow }), new Date(T0 + WAKE_GRACE_MS + 1000));
+    expect(later.wake).toEqual(['r4']);
   });
 
   test('a halt and its end: WaveHalted (a warning) per wave; when it lifts the waiting clusters are woken', () => {
