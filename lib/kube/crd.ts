@@ -56,47 +56,64 @@ export function workerClusterSchema(): Json {
   // One condition per type: a map keyed by type, as the Kubernetes API conventions have it.
   status.properties.conditions['x-kubernetes-list-type'] = 'map';
   status.properties.conditions['x-kubernetes-list-map-keys'] = ['type'];
+  return objectSchema('One Kubernetes cluster\'s worker nodes: a CloudFormation stack per object, kept in step by worker-stacks reconcile.', { spec, status }, CAPS, CROSS_FIELD_RULES);
+}
+
+/**
+ * The openAPIV3Schema of one of our kinds: apiVersion, kind, metadata, and the given `spec` (and `status`), with the
+ * list bounds (`caps`, by path) and the CEL rules placed at their nodes.
+ */
+export function objectSchema(description: string, parts: { spec: Json; status?: Json }, caps: Readonly<Record<string, Json>>, rules: ReadonlyArray<{ readonly at: string } & Json>): Json {
   const root: Json = {
     type: 'object',
-    description: 'One Kubernetes cluster\'s worker nodes: a CloudFormation stack per object, kept in step by worker-stacks reconcile.',
+    description,
     required: ['spec'],
     properties: {
       apiVersion: { type: 'string' },
       kind: { type: 'string' },
       // The API server validates metadata itself; naming name here lets the root's CEL rule report on it.
       metadata: { type: 'object', properties: { name: { type: 'string' } } },
-      spec,
-      status,
+      ...parts,
     },
   };
-  for (const [at, cap] of Object.entries(CAPS)) Object.assign(nodeAt(root, at), cap);
-  for (const { at, ...rule } of CROSS_FIELD_RULES) {
+  for (const [at, cap] of Object.entries(caps)) Object.assign(nodeAt(root, at), cap);
+  for (const { at, ...rule } of rules) {
     const node = nodeAt(root, at);
     node['x-kubernetes-validations'] = [...(node['x-kubernetes-validations'] ?? []), rule];
   }
   return root;
 }
 
-/** The CustomResourceDefinition (apiextensions.k8s.io/v1) of workerclusters.worker-stacks.io. */
-export function workerClusterCrd(): Json {
+/** A namespaced CustomResourceDefinition (apiextensions.k8s.io/v1) of the group, one served and stored version. */
+export function customResourceDefinition(props: { names: Json; printerColumns: readonly Json[]; schema: Json; status: boolean }): Json {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: CRD_NAME, labels: { 'app.kubernetes.io/name': 'worker-stacks', 'app.kubernetes.io/part-of': 'worker-stacks' } },
+    metadata: { name: `${props.names.plural}.${GROUP}`, labels: { 'app.kubernetes.io/name': 'worker-stacks', 'app.kubernetes.io/part-of': 'worker-stacks' } },
     spec: {
       group: GROUP,
-      names: { kind: KIND, listKind: LIST_KIND, plural: PLURAL, singular: SINGULAR, shortNames: [...SHORT_NAMES], categories: [...CATEGORIES] },
+      names: { ...props.names, categories: [...CATEGORIES] },
       scope: 'Namespaced',
       versions: [
         {
           name: VERSION,
           served: true,
           storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: PRINTER_COLUMNS.map((c) => ({ ...c })),
-          schema: { openAPIV3Schema: workerClusterSchema() },
+          ...(props.status ? { subresources: { status: {} } } : {}),
+          additionalPrinterColumns: props.printerColumns.map((c) => ({ ...c })),
+          schema: { openAPIV3Schema: props.schema },
         },
       ],
     },
   };
+}
+
+/** The CustomResourceDefinition (apiextensions.k8s.io/v1) of workerclusters.worker-stacks.io. */
+export function workerClusterCrd(): Json {
+  return customResourceDefinition({
+    names: { kind: KIND, listKind: LIST_KIND, plural: PLURAL, singular: SINGULAR, shortNames: [...SHORT_NAMES] },
+    printerColumns: PRINTER_COLUMNS,
+    schema: workerClusterSchema(),
+    status: true,
+  });
 }

@@ -1,7 +1,7 @@
 import { quoted } from '../cluster/openapi';
 import { POLICY_KIND, REMAINDER_WAVE, RolloutPolicySpecSchema } from '../rollout/policy-schema';
 import { indexed, PlacedValidation, unique, v } from './cel-rules';
-import { CATEGORIES, GROUP, nodeAt, VERSION } from './crd';
+import { customResourceDefinition, GROUP, objectSchema } from './crd';
 import { Json, structuralSchema } from './structural';
 
 /**
@@ -61,36 +61,15 @@ export const POLICY_RULES: readonly PlacedValidation[] = [
 export function rolloutPolicySchema(): Json {
   const spec = structuralSchema(RolloutPolicySpecSchema, 'input');
   spec.description = 'How a change that rolls nodes moves through the clusters of this namespace; the same fields as <clusters>/rollout-policies/<name>.yaml (README "Fleet rollouts").';
-  const root: Json = {
-    type: 'object',
-    description: 'A fleet rollout policy: ordered waves of WorkerClusters (by label selector), each with its concurrency, soak time and maintenance windows.',
-    required: ['spec'],
-    properties: {
-      apiVersion: { type: 'string' },
-      kind: { type: 'string' },
-      metadata: { type: 'object', properties: { name: { type: 'string' } } },
-      spec,
-    },
-  };
-  for (const [at, cap] of Object.entries(POLICY_CAPS)) Object.assign(nodeAt(root, at), cap);
-  for (const { at, ...rule } of POLICY_RULES) {
-    const node = nodeAt(root, at);
-    node['x-kubernetes-validations'] = [...(node['x-kubernetes-validations'] ?? []), rule];
-  }
-  return root;
+  return objectSchema('A fleet rollout policy: ordered waves of WorkerClusters (by label selector), each with its concurrency, soak time and maintenance windows.', { spec }, POLICY_CAPS, POLICY_RULES);
 }
 
 /** The CustomResourceDefinition (apiextensions.k8s.io/v1) of workerrolloutpolicies.worker-stacks.io. */
 export function rolloutPolicyCrd(): Json {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: POLICY_CRD_NAME, labels: { 'app.kubernetes.io/name': 'worker-stacks', 'app.kubernetes.io/part-of': 'worker-stacks' } },
-    spec: {
-      group: GROUP,
-      names: { kind: POLICY_KIND, listKind: POLICY_LIST_KIND, plural: POLICY_PLURAL, singular: POLICY_SINGULAR, shortNames: [...POLICY_SHORT_NAMES], categories: [...CATEGORIES] },
-      scope: 'Namespaced',
-      versions: [{ name: VERSION, served: true, storage: true, additionalPrinterColumns: POLICY_PRINTER_COLUMNS.map((c) => ({ ...c })), schema: { openAPIV3Schema: rolloutPolicySchema() } }],
-    },
-  };
+  return customResourceDefinition({
+    names: { kind: POLICY_KIND, listKind: POLICY_LIST_KIND, plural: POLICY_PLURAL, singular: POLICY_SINGULAR, shortNames: [...POLICY_SHORT_NAMES] },
+    printerColumns: POLICY_PRINTER_COLUMNS,
+    schema: rolloutPolicySchema(),
+    status: false,
+  });
 }

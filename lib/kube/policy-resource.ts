@@ -2,19 +2,13 @@ import { API_VERSION } from '../cluster/schema';
 import { POLICY_KIND } from '../rollout/policy-schema';
 import { GROUP, VERSION } from './crd';
 import { POLICY_PLURAL } from './policy-crd';
+import { KubeObjectMeta } from './resource';
 
 /** A WorkerRolloutPolicy as the API server returns it (only the fields read). */
 export interface KubeRolloutPolicy {
   apiVersion?: string;
   kind?: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    generation?: number;
-    resourceVersion?: string;
-    labels?: Record<string, string>;
-  };
+  metadata: KubeObjectMeta;
   spec?: Record<string, unknown>;
 }
 

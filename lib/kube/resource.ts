@@ -17,17 +17,21 @@ export const RETRY_ANNOTATION = 'worker-stacks.io/retry';
 /** Held while `spec.deletionPolicy: Delete` has a stack to delete. */
 export const STACK_FINALIZER = 'worker-stacks.io/stack';
 
+/** The object metadata worker-stacks reads, of any of its kinds. */
+export interface KubeObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  labels?: Record<string, string>;
+}
+
 /** A WorkerCluster as the API server returns it (only the fields the store reads). */
 export interface KubeWorkerCluster {
   apiVersion?: string;
   kind?: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    generation?: number;
-    resourceVersion?: string;
-    labels?: Record<string, string>;
+  metadata: KubeObjectMeta & {
     annotations?: Record<string, string>;
     finalizers?: string[];
     deletionTimestamp?: string;

@@ -1,6 +1,7 @@
 import { KubeClient } from '../../lib/kube/client';
 import { apiLeaseStore, Lease, LeaderElector } from '../../lib/kube/leader-election';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
+import { eventually as until } from '../helpers/eventually';
 
 /** Leader election against the real API server: the Lease as client-go writes it, takeover, release, RBAC. */
 let api: KubeApiServer;
@@ -17,14 +18,7 @@ afterAll(async () => {
 const OPTS = { namespace: 'default', leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 };
 const lease = async (name: string) => (await admin.request<Lease>('GET', `/apis/coordination.k8s.io/v1/namespaces/default/leases/${name}`)).body;
 
-async function eventually(probe: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`not within ${ms} ms: ${what}`);
-}
+const eventually = (probe: () => boolean | Promise<boolean>, what: string, ms = 20_000) => until(probe, what, ms);
 
 test('one of two candidates leads; when it stops, it releases the Lease and the other takes over', async () => {
   // GIVEN two candidates on one Lease

@@ -7,6 +7,7 @@ import { KubeApiServer } from '../helpers/kube-apiserver';
 import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
 import { objectNamed } from '../stores/store-contract';
+import { eventually as until } from '../helpers/eventually';
 
 /**
  * The list + watch cache against a real API server: it survives the API server's restart (etcd kept) and a 410 Gone
@@ -30,14 +31,7 @@ async function namespace(): Promise<string> {
   return ns;
 }
 
-async function eventually(probe: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (probe()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`not within ${ms} ms: ${what}`);
-}
+const eventually = (probe: () => boolean | Promise<boolean>, what: string, ms = 30_000) => until(probe, what, ms);
 
 function informer(ns: string) {
   const client = KubeClient.fromOptions({ kubeconfig: api.kubeconfig });

@@ -1,5 +1,6 @@
 import { WorkerStacksError } from '../../lib/errors';
 import { RolloutPolicySource } from '../../lib/rollout/policy-source';
+import { eventually } from '../helpers/eventually';
 
 /**
  * The rollout-policy source contract: what the gate, the daemon and `rollout pause|resume` rely on, wherever the
@@ -37,15 +38,6 @@ export function policyNamed(name: string, mutate: (p: UserPolicy) => void = () =
   };
   mutate(p);
   return p;
-}
-
-async function eventually(probe: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`not within ${ms} ms: ${what}`);
 }
 
 export function policySourceContract(kind: string, makeFixture: () => Promise<PolicySourceFixture>): void {

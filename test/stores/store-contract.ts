@@ -1,6 +1,7 @@
 import { ClusterStatus } from '../../lib/cluster/status';
 import { ClusterStore, ConflictError } from '../../lib/stores/cluster-store';
 import { rawExample } from '../helpers/clusters';
+import { eventually } from '../helpers/eventually';
 
 /**
  * The store contract: what the reconciler and the CLI rely on, whatever holds the objects. Every store runs it
@@ -32,16 +33,6 @@ const status = (reason: string, observedGeneration = 1, extra: Partial<ClusterSt
   conditions: [{ type: 'Ready', status: 'True', reason, message: `m ${reason}`, lastTransitionTime: '2024-01-02T03:04:05.000Z', observedGeneration }],
   ...extra,
 });
-
-/** Calls until `probe` holds (events arrive asynchronously); fails with `what` after `ms`. */
-async function eventually(probe: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`not within ${ms} ms: ${what}`);
-}
 
 export function storeContract(kind: string, makeFixture: () => Promise<StoreFixture>): void {
   describe(`${kind} store contract`, () => {
