@@ -51,19 +51,11 @@ async function main(): Promise<void> {
   const stateDir = path.join(clustersDir, '.status');
   const passes: PassFigures[] = [];
   for (let i = 0; i < 2; i++) {
-    world.resetCounters();
     const before = mtimes(stateDir);
-    const start = performance.now();
-    const { outcomes } = await world.controller().runPass();
-    const wallMs = performance.now() - start;
+    const pass = await world.measuredPass();
     const after = mtimes(stateDir);
-    const counts: Record<string, number> = {};
-    for (const o of outcomes.values()) counts[o.result] = (counts[o.result] ?? 0) + 1;
     passes.push({
-      wallMs,
-      clusters: outcomes.size,
-      outcomes: counts,
-      syntheses: world.taskRuns.get('synthesize') ?? 0,
+      ...pass,
       taskRuns: Object.fromEntries(world.taskRuns),
       taskMs: Object.fromEntries(world.taskMs),
       storeListMs: world.storeListMs,

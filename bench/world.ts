@@ -114,6 +114,17 @@ export class World {
     return new Controller(this.deps, { concurrency, hooks: this.hooks });
   }
 
+  /** One pass over the fleet after the counters are reset: its wall time, outcomes by result, and the syntheses it ran. */
+  public async measuredPass(): Promise<{ wallMs: number; clusters: number; outcomes: Record<string, number>; syntheses: number }> {
+    this.resetCounters();
+    const start = performance.now();
+    const { outcomes } = await this.controller().runPass();
+    const wallMs = performance.now() - start;
+    const counts: Record<string, number> = {};
+    for (const o of outcomes.values()) counts[o.result] = (counts[o.result] ?? 0) + 1;
+    return { wallMs, clusters: outcomes.size, outcomes: counts, syntheses: this.taskRuns.get('synthesize') ?? 0 };
+  }
+
   /**
    * Passes until every cluster settles, as `reconcile --once` makes them, on the fake clock: a stack in progress is
    * looked at again after its poll interval of simulated time (the fake's operations end by that clock), never waited on.

@@ -1,7 +1,6 @@
 import { StackSummary } from '../aws/cloudformation-port';
-import { listTemplates, templatesVersion } from '../cloudconfig/templates';
-import { renderConfig } from '../cloudconfig/render';
-import { validateCluster } from '../cluster/validate';
+import { templatesVersion } from '../cloudconfig/templates';
+import { derive } from '../cluster/derive';
 import { WorkerCluster } from '../cluster/schema';
 import { ClusterRecord, ClusterStore } from '../stores/cluster-store';
 import { derivedKey, DerivedCache } from '../reconciler/derived-cache';
@@ -136,14 +135,10 @@ export class RolloutCoordinator implements RolloutGate {
     if (cached) {
       value = { desired: cached.config.checksum, spec: memberSpec(cached.cluster) };
     } else {
-      const v = record.parseProblems.length ? undefined : validateCluster(record.raw, { file: record.source, templates: listTemplates(this.props.templatesDir), templatesDir: this.props.templatesDir }).cluster;
-      let desired: string | undefined;
-      try {
-        desired = v ? renderConfig(v, this.props.templatesDir).checksum : undefined;
-      } catch {
-        desired = undefined; // it does not render: its own reconcile says why; it is no peer of anyone's change
-      }
-      value = { desired, spec: v ? memberSpec(v) : rawSpec(record.raw) };
+      // The one validate → render of every command; an object that does not render has no desired checksum: its own
+      // reconcile says why, and it is no peer of anyone's change.
+      const d = record.parseProblems.length ? undefined : derive(record.raw, { file: record.source, templatesDir: this.props.templatesDir });
+      value = { desired: d?.config?.checksum, spec: d?.cluster ? memberSpec(d.cluster) : rawSpec(record.raw) };
     }
     if (key !== undefined) this.memo.set(record.name, { key, ...value });
     return value;

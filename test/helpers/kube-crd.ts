@@ -67,3 +67,23 @@ export async function startKubeWithCrd(): Promise<KubeWithCrd> {
     },
   };
 }
+
+/**
+ * One API server with the CRDs for a whole test file: started before its first test, stopped after its last. Read
+ * `.current` inside tests and hooks (it is there from the file's beforeAll on).
+ */
+export function kubeForFile(): { readonly current: KubeWithCrd } {
+  let kube: KubeWithCrd | undefined;
+  beforeAll(async () => {
+    kube = await startKubeWithCrd();
+  }, 120_000);
+  afterAll(async () => {
+    await kube?.stop();
+  });
+  return {
+    get current(): KubeWithCrd {
+      if (!kube) throw new Error('kubeForFile: the API server is not started (use it inside tests and hooks)');
+      return kube;
+    },
+  };
+}

@@ -4,7 +4,7 @@ import { collectionPath, KubeWorkerCluster, objectPath } from '../../lib/kube/re
 import { Informer, InformerEvent } from '../../lib/kube/watch';
 import { KubernetesStore } from '../../lib/stores/kubernetes-store';
 import { KubeApiServer } from '../helpers/kube-apiserver';
-import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
+import { kubeForFile } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
 import { objectNamed } from '../stores/store-contract';
 import { eventually as until } from '../helpers/eventually';
@@ -13,28 +13,19 @@ import { eventually as until } from '../helpers/eventually';
  * The list + watch cache against a real API server: it survives the API server's restart (etcd kept) and a 410 Gone
  * (a resourceVersion the restarted server's watch cache no longer has), and loses no change either way.
  */
-let kube: KubeWithCrd;
-let api: KubeApiServer;
-let admin: KubeClient;
+const kube = kubeForFile();
+const api = (): KubeApiServer => kube.current.api;
+const admin = (): KubeClient => kube.current.admin;
 let n = 0;
-beforeAll(async () => {
-  kube = await startKubeWithCrd();
-  ({ api, admin } = kube);
-}, 120_000);
-afterAll(async () => {
-  await kube?.stop();
-});
 
 async function namespace(): Promise<string> {
-  const ns = `watch-${++n}`;
-  await admin.request('POST', '/api/v1/namespaces', { metadata: { name: ns } });
-  return ns;
+  return kube.current.namespace(`watch-${++n}`);
 }
 
 const eventually = (probe: () => boolean | Promise<boolean>, what: string, ms = 30_000) => until(probe, what, ms);
 
 function informer(ns: string) {
-  const client = KubeClient.fromOptions({ kubeconfig: api.kubeconfig });
+  const client = KubeClient.fromOptions({ kubeconfig: api().kubeconfig });
   const events: [InformerEvent, string, number | undefined][] = [];
   const inf = new Informer<KubeWorkerCluster>(client, collectionPath(ns), (type, o) => events.push([type, o.metadata.name, (o.spec as any)?.pool?.maxSize]), { backoffBaseMs: 100, backoffMaxMs: 1000 });
   return { inf, events, client };
@@ -42,26 +33,26 @@ function informer(ns: string) {
 
 test('the test API server authenticates two tokens and enforces RBAC for the restricted one', async () => {
   // GIVEN the restricted user's kubeconfig, with no RoleBinding
-  const restricted = KubeClient.fromOptions({ kubeconfig: api.restrictedKubeconfig });
+  const restricted = KubeClient.fromOptions({ kubeconfig: api().restrictedKubeconfig });
 
   // WHEN it lists WorkerClusters, THEN RBAC forbids it (403), while the admin may
   await expect(restricted.request('GET', collectionPath('default'))).rejects.toMatchObject({ statusCode: 403 });
-  await expect(admin.request('GET', collectionPath('default'))).resolves.toMatchObject({ statusCode: 200 });
+  await expect(admin().request('GET', collectionPath('default'))).resolves.toMatchObject({ statusCode: 200 });
   restricted.close();
 });
 
 test('a watch survives the API server restart (etcd kept) and delivers the edits made after it', async () => {
   // GIVEN an informer synced on a namespace with one object
   const ns = await namespace();
-  await applyObject(admin, ns, objectNamed('alpha'));
+  await applyObject(admin(), ns, objectNamed('alpha'));
   const { inf, events, client } = informer(ns);
   inf.start();
   await inf.synced();
   expect(events).toEqual([['ADDED', 'alpha', 30]]);
 
   // WHEN the API server restarts, and then the object is edited
-  await api.restartApiServer();
-  await applyObject(admin, ns, objectNamed('alpha', (r) => (r.spec.pool.maxSize = 21)));
+  await api().restartApiServer();
+  await applyObject(admin(), ns, objectNamed('alpha', (r) => (r.spec.pool.maxSize = 21)));
 
   // THEN the edit arrives, and the cache has it
   await eventually(() => events.some(([t, name, max]) => t === 'MODIFIED' && name === 'alpha' && max === 21), 'the edit after the restart is delivered');
@@ -74,8 +65,8 @@ test('a watch survives the API server restart (etcd kept) and delivers the edits
 test('a 410 Gone makes it list again, and the list delivers what it missed: edits and deletions', async () => {
   // GIVEN an informer that synced two objects, then stopped (its resourceVersion kept)
   const ns = await namespace();
-  await applyObject(admin, ns, objectNamed('alpha'));
-  await applyObject(admin, ns, objectNamed('beta'));
+  await applyObject(admin(), ns, objectNamed('alpha'));
+  await applyObject(admin(), ns, objectNamed('beta'));
   const { inf, events, client } = informer(ns);
   inf.start();
   await inf.synced();
@@ -84,10 +75,10 @@ test('a 410 Gone makes it list again, and the list delivers what it missed: edit
 
   // AND while it was away: one object edited, one deleted, one added; then the API server restarted, so its watch
   // cache starts after those changes and no longer has the informer's resourceVersion
-  await applyObject(admin, ns, objectNamed('alpha', (r) => (r.spec.pool.maxSize = 22)));
-  await admin.request('DELETE', objectPath(ns, 'beta'));
-  await applyObject(admin, ns, objectNamed('gamma'));
-  await api.restartApiServer();
+  await applyObject(admin(), ns, objectNamed('alpha', (r) => (r.spec.pool.maxSize = 22)));
+  await admin().request('DELETE', objectPath(ns, 'beta'));
+  await applyObject(admin(), ns, objectNamed('gamma'));
+  await api().restartApiServer();
   // The server says so itself: a watch from a version older than its cache is 410 Gone.
   // (A freshly started server answers 429 until its watch cache is initialized: asked again then.)
   const stale = new URLSearchParams({ watch: 'true', resourceVersion: '1' });
@@ -117,8 +108,8 @@ test('a 410 Gone makes it list again, and the list delivers what it missed: edit
 test("the store's watch does not wake the daemon with the echo of its own status write; another writer's edit does", async () => {
   // GIVEN a Kubernetes store whose watch is running over one object
   const ns = await namespace();
-  await applyObject(admin, ns, objectNamed('alpha'));
-  const store = new KubernetesStore({ client: KubeClient.fromOptions({ kubeconfig: api.kubeconfig }), namespace: ns });
+  await applyObject(admin(), ns, objectNamed('alpha'));
+  const store = new KubernetesStore({ client: KubeClient.fromOptions({ kubeconfig: api().kubeconfig }), namespace: ns });
   const seen: string[] = [];
   const stop = store.watch((name) => seen.push(name));
   await store.sync();
@@ -135,7 +126,7 @@ test("the store's watch does not wake the daemon with the echo of its own status
   expect((await store.get('alpha'))!.status?.conditions[0].reason).toBe('UpToDate');
 
   // WHEN a user edits the spec, THEN the watch wakes with its name
-  await applyObject(admin, ns, objectNamed('alpha', (r) => (r.spec.pool.maxSize = 23)));
+  await applyObject(admin(), ns, objectNamed('alpha', (r) => (r.spec.pool.maxSize = 23)));
   await eventually(() => seen.includes('alpha'), 'the edit wakes the watcher');
   stop();
   store.close();

@@ -4,7 +4,7 @@ import { KubeClient } from '../../lib/kube/client';
 import { KubeRolloutPolicy, policyCollectionPath, policyObjectPath } from '../../lib/kube/policy-resource';
 import { policyEvent } from '../../lib/rollout/policy-events';
 import { KubernetesPolicySource } from '../../lib/stores/kubernetes-policy-source';
-import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
+import { kubeForFile } from '../helpers/kube-crd';
 import { policyNamed, policySourceContract, UserPolicy } from '../rollout/policy-source-contract';
 
 /**
@@ -12,47 +12,41 @@ import { policyNamed, policySourceContract, UserPolicy } from '../rollout/policy
  * policy-source contract (a user creates, replaces and deletes objects as `kubectl apply` does), then what only
  * this source does: events on the policy object, and policies of several namespaces.
  */
-let kube: KubeWithCrd;
+const k = kubeForFile(); // both CRDs, as deploy/crd.yaml
 let n = 0;
-beforeAll(async () => {
-  kube = await startKubeWithCrd(); // both CRDs, as deploy/crd.yaml
-}, 120_000);
-afterAll(async () => {
-  await kube?.stop();
-});
 
 /** Creates, or replaces (with the version read), as `kubectl apply` does. */
 async function apply(namespace: string, raw: UserPolicy): Promise<KubeRolloutPolicy> {
   const body = { ...raw, metadata: { ...raw.metadata, namespace } };
   try {
-    return (await kube.admin.request<KubeRolloutPolicy>('POST', policyCollectionPath(namespace), body)).body;
+    return (await k.current.admin.request<KubeRolloutPolicy>('POST', policyCollectionPath(namespace), body)).body;
   } catch (e) {
     if (!(e instanceof KubeApiError && e.statusCode === 409)) throw e;
   }
-  const { body: cur } = await kube.admin.request<KubeRolloutPolicy>('GET', policyObjectPath(namespace, raw.metadata.name));
-  return (await kube.admin.request<KubeRolloutPolicy>('PUT', policyObjectPath(namespace, raw.metadata.name), { ...body, metadata: { ...body.metadata, resourceVersion: cur.metadata.resourceVersion } })).body;
+  const { body: cur } = await k.current.admin.request<KubeRolloutPolicy>('GET', policyObjectPath(namespace, raw.metadata.name));
+  return (await k.current.admin.request<KubeRolloutPolicy>('PUT', policyObjectPath(namespace, raw.metadata.name), { ...body, metadata: { ...body.metadata, resourceVersion: cur.metadata.resourceVersion } })).body;
 }
 
-const client = () => KubeClient.fromOptions({ kubeconfig: kube.api.kubeconfig });
+const client = () => KubeClient.fromOptions({ kubeconfig: k.current.api.kubeconfig });
 
 policySourceContract('kubernetes', async () => {
-  const namespace = await kube.namespace(`policies-${++n}`);
+  const namespace = await k.current.namespace(`policies-${++n}`);
   const source = new KubernetesPolicySource({ client: client(), namespace, ownsClient: true });
   return {
     source,
     put: async (raw: UserPolicy) => void (await apply(namespace, raw)),
-    remove: async (name: string) => void (await kube.admin.request('DELETE', policyObjectPath(namespace, name))),
+    remove: async (name: string) => void (await k.current.admin.request('DELETE', policyObjectPath(namespace, name))),
     sourceOf: (name: string) => `WorkerRolloutPolicy/${name}`,
     async dispose() {
       source.close();
-      await kube.admin.request('DELETE', `/api/v1/namespaces/${namespace}`);
+      await k.current.admin.request('DELETE', `/api/v1/namespaces/${namespace}`);
     },
   };
 });
 
 test('an event lands on the policy object: kubectl describe wrp lists it (reason, type, message, the policy\'s uid)', async () => {
   // GIVEN a policy, and a source watching it (as the daemon's)
-  const namespace = await kube.namespace('policy-events');
+  const namespace = await k.current.namespace('policy-events');
   const created = await apply(namespace, policyNamed('fleet'));
   const source = new KubernetesPolicySource({ client: client(), namespace, ownsClient: true });
   const stop = source.watch(() => undefined);
@@ -63,7 +57,7 @@ test('an event lands on the policy object: kubectl describe wrp lists it (reason
     await source.flush();
     // THEN the event is on the object, as kubectl describe finds it
     const q = new URLSearchParams({ fieldSelector: 'involvedObject.kind=WorkerRolloutPolicy,involvedObject.name=fleet' });
-    const { body } = await kube.admin.request<{ items: Array<Record<string, any>> }>('GET', `/api/v1/namespaces/${namespace}/events?${q}`);
+    const { body } = await k.current.admin.request<{ items: Array<Record<string, any>> }>('GET', `/api/v1/namespaces/${namespace}/events?${q}`);
     expect(body.items).toHaveLength(1);
     expect(body.items[0]).toMatchObject({
       type: 'Warning',
@@ -80,8 +74,8 @@ test('an event lands on the policy object: kubectl describe wrp lists it (reason
 
 test('every namespace: each policy carries its namespace and is named with it; a name in two namespaces needs namespace/name', async () => {
   // GIVEN a policy "shared" in two namespaces (other tests' namespaces may still be terminating), one of them invalid for the daemon
-  const a = await kube.namespace('team-a');
-  const b = await kube.namespace('team-b');
+  const a = await k.current.namespace('team-a');
+  const b = await k.current.namespace('team-b');
   await apply(a, policyNamed('shared'));
   await apply(b, policyNamed('shared', (p) => (p.spec.waves[1].maintenanceWindows[0].timeZone = 'Berlin')));
   const source = new KubernetesPolicySource({ client: client(), ownsClient: true });
@@ -100,14 +94,14 @@ test('every namespace: each policy carries its namespace and is named with it; a
 
 test('rollout pause, status and resume --store kubernetes act on the WorkerRolloutPolicy objects (name, or namespace/name)', async () => {
   // GIVEN a policy
-  const namespace = await kube.namespace('rollout-cli');
+  const namespace = await k.current.namespace('rollout-cli');
   await apply(namespace, policyNamed('fleet'));
   const cli = async (...args: string[]) => {
     let out = '';
-    const code = await runCli([...args, '--store', 'kubernetes', '--kubeconfig', kube.api.kubeconfig], { out: (t) => (out += t), err: (t) => (out += t) });
+    const code = await runCli([...args, '--store', 'kubernetes', '--kubeconfig', k.current.api.kubeconfig], { out: (t) => (out += t), err: (t) => (out += t) });
     return { code, out };
   };
-  const paused = async () => (await kube.admin.request<KubeRolloutPolicy>('GET', policyObjectPath(namespace, 'fleet'))).body.spec?.paused;
+  const paused = async () => (await k.current.admin.request<KubeRolloutPolicy>('GET', policyObjectPath(namespace, 'fleet'))).body.spec?.paused;
   // WHEN paused by name in its namespace, THEN the object says so, and so does rollout status
   expect((await cli('rollout', 'pause', 'fleet', '-n', namespace)).code).toBe(0);
   expect(await paused()).toBe(true);
