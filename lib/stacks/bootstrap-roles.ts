@@ -1,7 +1,8 @@
 import { Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { configBucketName, deployerRoleName, executionRoleName, nodeBoundaryName, partitionOf, WORKER_ROLE_PATH, WORKER_STACK_PREFIX } from './naming';
+import { executionStatements, WORKER_RESOURCE_TYPES } from './execution-policy';
+import { CLUSTER_TAG, configBucketName, deployerRoleName, executionRoleName, nodeBoundaryName, partitionOf, PRINCIPAL_CLUSTER, SECRET_NAME_PREFIX, WORKER_ROLE_PATH, WORKER_STACK_PREFIX } from './naming';
 
 /** A role, user, account root or assumed-role session ARN: what a trust policy can name as the management principal. */
 export function isPrincipalArn(arn: string): boolean {
@@ -54,13 +55,10 @@ export class BootstrapRoles extends Construct {
       managedPolicyName: nodeBoundaryName(region),
       path: WORKER_ROLE_PATH,
       description: 'Permissions boundary of every role a worker stack creates: at most what a worker node does',
-      statements: [
-        new iam.PolicyStatement({ sid: 'ReadConfigObjects', actions: ['s3:GetObject'], resources: [`${bucketArn}/clusters/*`] }),
-        new iam.PolicyStatement({ sid: 'ReadBootstrapSecrets', actions: ['secretsmanager:GetSecretValue'], resources: [`arn:${p}:secretsmanager:*:*:secret:*`] }),
-      ],
+      statements: nodeBoundaryStatements(account, region),
     });
     acknowledgeWildcards(this.boundary, this.boundary.document.toJSON(),
-        "A boundary caps, it grants nothing: each worker role's own policy names its cluster's prefix and its own secret; the boundary admits any cluster's prefix of this bucket and any secret a cluster object may name.",
+        "A boundary caps, it grants nothing: each worker role's own policy names its cluster's prefix and its own secret; the boundary admits, for a role tagged with a cluster, that cluster's config prefix, secrets under worker-stacks/<cluster>/ and its own stack's signal, and only with EC2 instance credentials.",
     );
     if (!props.trust) return;
 
@@ -98,6 +96,36 @@ export class BootstrapRoles extends Construct {
 }
 
 /**
+ * The node boundary: at most what a worker node does, for the cluster its role is tagged with (`aws:PrincipalTag`),
+ * and only with an EC2 instance's credentials (`aws:EC2InstanceSourceVPC` is set only for those): a role a template
+ * makes trusted by some other principal still can read nothing through it. One policy per account and region serves
+ * every cluster: the cluster comes from the role's tag, which the worker stack sets to the cluster's name.
+ */
+export function nodeBoundaryStatements(account: string, region: string): iam.PolicyStatement[] {
+  const p = partitionOf(region);
+  const own = PRINCIPAL_CLUSTER;
+  const instanceCredentials = { Null: { 'aws:EC2InstanceSourceVPC': 'false', [`aws:PrincipalTag/${CLUSTER_TAG}`]: 'false' } };
+  const bucketArn = `arn:${p}:s3:::${configBucketName(account, region)}`;
+  return [
+    new iam.PolicyStatement({ sid: 'ReadOwnConfigObjects', actions: ['s3:GetObject'], resources: [`${bucketArn}/clusters/${own}/*`], conditions: instanceCredentials }),
+    new iam.PolicyStatement({
+      sid: 'ReadOwnSecrets',
+      actions: ['secretsmanager:GetSecretValue'],
+      resources: [`arn:${p}:secretsmanager:${region}:${account}:secret:${SECRET_NAME_PREFIX}${own}/*`],
+      conditions: instanceCredentials,
+    }),
+    // The node's readiness signal to its own stack (cloudconfig/_shared/signal-ready.sh.hbs): without it in the
+    // boundary, the rolling update would wait for signals that AWS refuses.
+    new iam.PolicyStatement({
+      sid: 'SignalOwnStack',
+      actions: ['cloudformation:SignalResource'],
+      resources: [`arn:${p}:cloudformation:${region}:${account}:stack/${WORKER_STACK_PREFIX}${own}/*`],
+      conditions: instanceCredentials,
+    }),
+  ];
+}
+
+/**
  * Every CloudFormation and S3 action the reconciler sends with the deployer's credentials (test/stacks derives the
  * same list from the SDK commands in lib/aws and compares), and PassRole for the execution role alone.
  */
@@ -120,6 +148,16 @@ export function deployerStatements(account: string, region: string, workerStacks
       resources: [workerStacks, changeSets],
       conditions: withExecutionRole,
     }),
+    // A change set may hold only the resource types whose handler permissions the execution role was derived from.
+    new iam.PolicyStatement({
+      sid: 'OnlyWorkerResourceTypes',
+      effect: iam.Effect.DENY,
+      actions: ['cloudformation:CreateChangeSet'],
+      resources: ['*'],
+      conditions: { 'ForAnyValue:StringNotEquals': { 'cloudformation:ResourceTypes': [...WORKER_RESOURCE_TYPES] } },
+    }),
+    // No IMPORT change set: it would adopt a resource that is not a worker stack's into one.
+    new iam.PolicyStatement({ sid: 'NoImport', effect: iam.Effect.DENY, actions: ['cloudformation:CreateChangeSet'], resources: ['*'], conditions: { Null: { 'cloudformation:ImportResourceTypes': 'false' } } }),
     new iam.PolicyStatement({ sid: 'RunOwnChangeSets', actions: ['cloudformation:ExecuteChangeSet', 'cloudformation:DeleteChangeSet'], resources: [workerStacks, changeSets] }),
     new iam.PolicyStatement({ sid: 'ConfigObjects', actions: ['s3:GetObject', 's3:PutObject'], resources: [`${bucketArn}/*`] }),
     // Old node configs are cleaned up once a cluster settles (clean-config-objects): only under clusters/.
@@ -135,116 +173,6 @@ export function deployerStatements(account: string, region: string, workerStacks
   ];
 }
 
-/** What CloudFormation needs to create, update and delete a worker stack's resources, and nothing in IAM beyond /worker-stacks/. */
-export function executionStatements(account: string, region: string, boundaryArn: string): iam.PolicyStatement[] {
-  const p = partitionOf(region);
-  const here = (service: string, resource: string) => `arn:${p}:${service}:${region}:${account}:${resource}`;
-  const workerRoles = `arn:${p}:iam::${account}:role${WORKER_ROLE_PATH}*`;
-  const workerProfiles = `arn:${p}:iam::${account}:instance-profile/${WORKER_STACK_PREFIX}*`;
-  const regionOnly = { StringEquals: { 'aws:RequestedRegion': region } };
-  return [
-    new iam.PolicyStatement({
-      sid: 'Describe',
-      actions: ['ec2:Describe*', 'autoscaling:Describe*', 'elasticloadbalancing:Describe*'],
-      resources: ['*'],
-    }),
-    new iam.PolicyStatement({
-      sid: 'WorkerNetworkAndLaunch',
-      actions: [
-        'ec2:CreateSecurityGroup',
-        'ec2:DeleteSecurityGroup',
-        'ec2:AuthorizeSecurityGroupIngress',
-        'ec2:AuthorizeSecurityGroupEgress',
-        'ec2:RevokeSecurityGroupIngress',
-        'ec2:RevokeSecurityGroupEgress',
-        'ec2:UpdateSecurityGroupRuleDescriptionsIngress',
-        'ec2:UpdateSecurityGroupRuleDescriptionsEgress',
-        'ec2:ModifySecurityGroupRules',
-        'ec2:CreateLaunchTemplate',
-        'ec2:CreateLaunchTemplateVersion',
-        'ec2:ModifyLaunchTemplate',
-        'ec2:DeleteLaunchTemplate',
-        'ec2:DeleteLaunchTemplateVersions',
-        'ec2:RunInstances',
-        'ec2:CreateTags',
-        'ec2:DeleteTags',
-      ],
-      resources: [here('ec2', '*'), `arn:${p}:ec2:${region}::image/*`],
-    }),
-    new iam.PolicyStatement({
-      sid: 'WorkerGroup',
-      actions: [
-        'autoscaling:CreateAutoScalingGroup',
-        'autoscaling:UpdateAutoScalingGroup',
-        'autoscaling:DeleteAutoScalingGroup',
-        'autoscaling:CreateLaunchConfiguration',
-        'autoscaling:DeleteLaunchConfiguration',
-        'autoscaling:CreateOrUpdateTags',
-        'autoscaling:DeleteTags',
-        'autoscaling:SuspendProcesses',
-        'autoscaling:ResumeProcesses',
-        'autoscaling:TerminateInstanceInAutoScalingGroup',
-        'autoscaling:SetDesiredCapacity',
-        'autoscaling:AttachLoadBalancerTargetGroups',
-        'autoscaling:DetachLoadBalancerTargetGroups',
-      ],
-      resources: [here('autoscaling', 'autoScalingGroup:*:autoScalingGroupName/*'), here('autoscaling', 'launchConfiguration:*:launchConfigurationName/*')],
-    }),
-    new iam.PolicyStatement({
-      sid: 'WorkerLoadBalancer',
-      actions: [
-        'elasticloadbalancing:CreateLoadBalancer',
-        'elasticloadbalancing:DeleteLoadBalancer',
-        'elasticloadbalancing:ModifyLoadBalancerAttributes',
-        'elasticloadbalancing:SetSecurityGroups',
-        'elasticloadbalancing:SetSubnets',
-        'elasticloadbalancing:CreateListener',
-        'elasticloadbalancing:DeleteListener',
-        'elasticloadbalancing:ModifyListener',
-        'elasticloadbalancing:CreateTargetGroup',
-        'elasticloadbalancing:DeleteTargetGroup',
-        'elasticloadbalancing:ModifyTargetGroup',
-        'elasticloadbalancing:ModifyTargetGroupAttributes',
-        'elasticloadbalancing:AddTags',
-        'elasticloadbalancing:RemoveTags',
-      ],
-      resources: [here('elasticloadbalancing', '*')],
-    }),
-    // Roles only under /worker-stacks/, and only with the node boundary: a worker stack can never make an admin role.
-    new iam.PolicyStatement({
-      sid: 'WorkerRolesWithBoundary',
-      actions: ['iam:CreateRole', 'iam:PutRolePermissionsBoundary', 'iam:PutRolePolicy', 'iam:AttachRolePolicy'],
-      resources: [workerRoles],
-      conditions: { StringEquals: { 'iam:PermissionsBoundary': boundaryArn } },
-    }),
-    new iam.PolicyStatement({
-      sid: 'WorkerRoles',
-      actions: ['iam:GetRole', 'iam:GetRolePolicy', 'iam:DeleteRole', 'iam:DeleteRolePolicy', 'iam:DetachRolePolicy', 'iam:UpdateRole', 'iam:UpdateRoleDescription', 'iam:UpdateAssumeRolePolicy', 'iam:TagRole', 'iam:UntagRole', 'iam:ListRoleTags'],
-      resources: [workerRoles],
-    }),
-    new iam.PolicyStatement({ sid: 'PassWorkerRolesToEc2', actions: ['iam:PassRole'], resources: [workerRoles], conditions: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } } }),
-    new iam.PolicyStatement({
-      sid: 'WorkerInstanceProfiles',
-      actions: ['iam:CreateInstanceProfile', 'iam:DeleteInstanceProfile', 'iam:GetInstanceProfile', 'iam:AddRoleToInstanceProfile', 'iam:RemoveRoleFromInstanceProfile', 'iam:TagInstanceProfile'],
-      resources: [workerProfiles],
-    }),
-    new iam.PolicyStatement({
-      sid: 'ServiceLinkedRoles',
-      actions: ['iam:CreateServiceLinkedRole'],
-      resources: [`arn:${p}:iam::${account}:role/aws-service-role/*`],
-      conditions: { StringEquals: { 'iam:AWSServiceName': ['autoscaling.amazonaws.com', 'elasticloadbalancing.amazonaws.com'] } },
-    }),
-    // Nothing else, in no other region.
-    new iam.PolicyStatement({ sid: 'OnlyThisRegion', effect: iam.Effect.DENY, notActions: ['iam:*', 'sts:*'], resources: ['*'], conditions: { StringNotEquals: regionOnly.StringEquals } }),
-    new iam.PolicyStatement({
-      sid: 'KeepTheBoundary',
-      effect: iam.Effect.DENY,
-      actions: ['iam:DeleteRolePermissionsBoundary', 'iam:CreatePolicyVersion', 'iam:SetDefaultPolicyVersion', 'iam:DeletePolicy'],
-      resources: ['*'],
-    }),
-  ];
-}
-
 /**
  * cdk-nag reports each wildcard action and resource of a policy as its own AwsSolutions-IAM5 finding: each is
  * acknowledged by name, with the role's reason, so a new wildcard added later is a finding again.
@@ -255,7 +183,8 @@ function acknowledgeWildcards(scope: Construct, doc: { Statement?: Array<{ Effec
   const ids = new Set<string>();
   for (const s of statements.filter((x) => x.Effect !== 'Deny')) {
     for (const a of list(s.Action).filter((x) => x.includes('*'))) ids.add(`AwsSolutions-IAM5[Action::${a}]`);
-    for (const r of list(s.Resource).filter((x) => typeof x === 'string' && x.includes('*'))) ids.add(`AwsSolutions-IAM5[Resource::${r}]`);
+    // cdk-nag names a policy variable ${x} as <x>.
+    for (const r of list(s.Resource).filter((x) => typeof x === 'string' && x.includes('*'))) ids.add(`AwsSolutions-IAM5[Resource::${r.replace(/\$\{([^}]+)\}/g, '<$1>')}]`);
   }
   for (const id of [...ids].sort()) Validations.of(scope).acknowledge({ id, reason });
 }

@@ -69,3 +69,17 @@ export function roleArn(account: string, region: string, name: string, path = '/
 export function nodeBoundaryArn(account: string, region: string): string {
   return `arn:${partitionOf(region)}:iam::${account}:policy${WORKER_ROLE_PATH}${nodeBoundaryName(region)}`;
 }
+
+/**
+ * Secrets Manager name prefix of one cluster's secrets: `worker-stacks/<cluster>/`. A node reads only secrets under
+ * its own cluster's prefix (the node boundary resolves it from the role's cluster tag); a cluster object should
+ * name only such secrets (docs/security-model.md).
+ */
+export const SECRET_NAME_PREFIX = 'worker-stacks/';
+
+export function clusterSecretPrefix(cluster: string): string {
+  return `${SECRET_NAME_PREFIX}${cluster}/`;
+}
+
+/** The IAM policy variable for the cluster tag of the calling role: what the shared node boundary scopes by. */
+export const PRINCIPAL_CLUSTER = `\${aws:PrincipalTag/${CLUSTER_TAG}}`;

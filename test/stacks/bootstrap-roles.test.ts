@@ -82,11 +82,11 @@ describe('bootstrap with --trust', () => {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({
-            Action: ['iam:CreateRole', 'iam:PutRolePermissionsBoundary', 'iam:PutRolePolicy', 'iam:AttachRolePolicy'],
+            Action: ['iam:AttachRolePolicy', 'iam:CreateRole', 'iam:PutRolePermissionsBoundary', 'iam:PutRolePolicy'],
             Resource: `arn:aws:iam::${ACCOUNT}:role/worker-stacks/*`,
             Condition: { StringEquals: { 'iam:PermissionsBoundary': { Ref: Match.stringLikeRegexp('NodeBoundary') } } },
           }),
-          Match.objectLike({ Effect: 'Deny', Action: Match.arrayWith(['iam:DeleteRolePermissionsBoundary']) }),
+          Match.objectLike({ Effect: 'Deny', Action: 'iam:DeleteRolePermissionsBoundary' }),
         ]),
       },
     });
