@@ -81,6 +81,11 @@ export interface WorkerPoolProps {
    * version and roll every node. @default none
    */
   readonly fixedInstanceTags?: Record<string, string>;
+  /**
+   * Give each node a public IPv4 address. Off unless asked: a subnet that maps public IPs on launch would otherwise
+   * expose every node, whatever its security group says. @default false
+   */
+  readonly associatePublicIpAddress?: boolean;
 }
 
 /** IMDS response hop limit: 1 keeps the instance role and its secrets away from containers (a pod is one hop further). */
@@ -167,6 +172,8 @@ export class WorkerPool extends Construct {
       // requireImdsv2 sets only HttpTokens; the hop limit has no L2 property on a launch configuration.
       const lc = this.autoScalingGroup.node.findChild('LaunchConfig') as autoscaling.CfnLaunchConfiguration;
       lc.addPropertyOverride('MetadataOptions.HttpPutResponseHopLimit', IMDS_HOP_LIMIT);
+      // On the L1: the L2 refuses `true` unless the subnets are of its own public type, which given subnet ids never are.
+      lc.addPropertyOverride('AssociatePublicIpAddress', props.associatePublicIpAddress ?? false);
       this.instanceProfile = this.autoScalingGroup.node.findChild('InstanceProfile') as iam.CfnInstanceProfile;
       return;
     }
@@ -180,6 +187,8 @@ export class WorkerPool extends Construct {
       requireImdsv2: true,
       httpPutResponseHopLimit: IMDS_HOP_LIMIT,
       instanceMetadataTags: false,
+      // Explicit, so the subnet's MapPublicIpOnLaunch never decides (CDK moves the security group onto the interface).
+      associatePublicIpAddress: props.associatePublicIpAddress ?? false,
       blockDevices: [{ deviceName, volume: ec2.BlockDeviceVolume.ebs(size, { ...volume, volumeType: volume.volumeType as ec2.EbsDeviceVolumeType }) }],
     });
     this.instanceProfile = this.launchTemplate.node.findChild('Profile') as iam.CfnInstanceProfile;

@@ -165,3 +165,35 @@ test('every example stack boots its nodes with IMDSv2 required, hop limit 1, and
     MetadataOptions: { HttpTokens: 'required', HttpPutResponseHopLimit: 1 },
   });
 });
+
+describe('no public IP unless asked', () => {
+  test.each([
+    ['launch template, default', {}, false],
+    ['launch template, asked', { associatePublicIpAddress: true }, true],
+  ])('%s', (_, overrides, expected) => {
+    // GIVEN / WHEN
+    const t = poolStack(overrides);
+    // THEN the primary interface says it, and carries the node security group (no SecurityGroupIds beside it)
+    const [lt] = Object.values(t.findResources('AWS::EC2::LaunchTemplate'));
+    expect(lt.Properties.LaunchTemplateData.NetworkInterfaces).toEqual([{ DeviceIndex: 0, AssociatePublicIpAddress: expected, Groups: [{ 'Fn::GetAtt': [expect.stringMatching(/SecurityGroup/), 'GroupId'] }] }]);
+    expect(lt.Properties.LaunchTemplateData.SecurityGroupIds).toBeUndefined();
+  });
+
+  test.each([
+    ['launch configuration, default', {}, false],
+    ['launch configuration, asked', { associatePublicIpAddress: true }, true],
+  ])('%s', (_, overrides, expected) => {
+    const t = poolStack({ legacyLaunchConfiguration: true, ...overrides });
+    t.hasResourceProperties('AWS::AutoScaling::LaunchConfiguration', { AssociatePublicIpAddress: expected });
+  });
+
+  test('every example node is launched without a public IP', () => {
+    for (const name of ['prod-eu1', 'staging-us1', 'edge-ap1']) {
+      const { json } = synthCluster(example(name));
+      const resources = Object.values<any>(json.Resources);
+      const lt = resources.find((r) => r.Type === 'AWS::EC2::LaunchTemplate');
+      const lc = resources.find((r) => r.Type === 'AWS::AutoScaling::LaunchConfiguration');
+      expect([name, lt ? lt.Properties.LaunchTemplateData.NetworkInterfaces[0].AssociatePublicIpAddress : lc.Properties.AssociatePublicIpAddress]).toEqual([name, false]);
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import { CLUSTER_TAG, configBucketName } from '../../lib/stacks/naming';
+import { example, variant } from '../helpers/clusters';
+import { synthCluster } from '../helpers/synth';
+import { ACCOUNT, bootstrapPolicies, CLUSTER, decide, PolicyDocument, REGION } from './iam-eval';
+
+/**
+ * What a worker node can read, proven with @cloud-copilot/iam-simulate: the node role's own policy (from the
+ * synthesized worker template) capped by the account's node boundary (from the bootstrap template). A node reads
+ * its own cluster's config objects and secrets under worker-stacks/<cluster>/, signals its own stack, and only with
+ * an EC2 instance's credentials: whatever secret a cluster object names, and whoever a role's trust admits.
+ */
+const STACK_ID = `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/WorkerStack-${CLUSTER}/0a1b2c3d-0000-0000-0000-000000000000`;
+const NODE_ROLE = `arn:aws:iam::${ACCOUNT}:role/worker-stacks/WorkerStack-${CLUSTER}-PoolRole689224AE-AbC123`;
+const FOREIGN_SECRET = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:team-db/password-Zz9Yy8`;
+
+/** Fn::Join, the partition and the stack id as CloudFormation resolves them in prod-eu1's stack. */
+function resolve(v: any): any {
+  if (Array.isArray(v)) return v.map(resolve);
+  if (v && typeof v === 'object') {
+    if (v.Ref === 'AWS::Partition') return 'aws';
+    if (v.Ref === 'AWS::StackId') return STACK_ID;
+    if ('Fn::Join' in v) return (resolve(v['Fn::Join'][1]) as string[]).join(v['Fn::Join'][0]);
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)]));
+  }
+  return v;
+}
+
+/** The node role's inline policy of a cluster's worker stack, resolved. */
+function nodePolicy(json: Record<string, any>): PolicyDocument {
+  const policies = Object.values<any>(json.Resources).filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes('PoolRole'));
+  return { Version: '2012-10-17', Statement: policies.flatMap((p) => resolve(p.Properties.PolicyDocument).Statement) };
+}
+
+const onInstance = { [`aws:PrincipalTag/${CLUSTER_TAG}`]: CLUSTER, 'aws:EC2InstanceSourceVPC': 'vpc-0a1b2c3d4e5f60718' };
+const elsewhere = { [`aws:PrincipalTag/${CLUSTER_TAG}`]: CLUSTER };
+
+let boundary: PolicyDocument;
+let node: PolicyDocument;
+let nodeNamingForeign: PolicyDocument;
+beforeAll(() => {
+  boundary = bootstrapPolicies().boundary;
+  const cluster = example(CLUSTER);
+  node = nodePolicy(synthCluster(cluster).json);
+  // An object that names another team's secret (validation may or may not refuse it: the boundary does).
+  nodeNamingForeign = nodePolicy(synthCluster(variant(CLUSTER, (raw) => void (raw.spec.cloudConfig.values.bootstrapTokenSecretArn = FOREIGN_SECRET))).json);
+});
+
+const bucket = `arn:aws:s3:::${configBucketName(ACCOUNT, REGION)}`;
+const ownSecret = () => example(CLUSTER).spec.cloudConfig.values.bootstrapTokenSecretArn as string;
+
+test.each([
+  ['its own bootstrap secret, on the instance', () => node, 'secretsmanager:GetSecretValue', ownSecret, onInstance, 'Allowed'],
+  ['its own secret with credentials used off the instance', () => node, 'secretsmanager:GetSecretValue', ownSecret, elsewhere, 'ImplicitlyDenied'],
+  ["another team's secret its object names", () => nodeNamingForeign, 'secretsmanager:GetSecretValue', () => FOREIGN_SECRET, onInstance, 'ImplicitlyDenied'],
+  ["another cluster's secret", () => nodeNamingForeign, 'secretsmanager:GetSecretValue', () => `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:worker-stacks/staging-us1/kubelet-bootstrap-XyZ123`, onInstance, 'ImplicitlyDenied'],
+  ['a secret of a cluster whose name extends its own', () => node, 'secretsmanager:GetSecretValue', () => `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:worker-stacks/${CLUSTER}-x/token-AbCdEf`, onInstance, 'ImplicitlyDenied'],
+  ['its own config object', () => node, 's3:GetObject', () => `${bucket}/clusters/${CLUSTER}/0123abcd.ign`, onInstance, 'Allowed'],
+  ["another cluster's config object", () => node, 's3:GetObject', () => `${bucket}/clusters/staging-us1/0123abcd.ign`, onInstance, 'ImplicitlyDenied'],
+  ['its config object off the instance', () => node, 's3:GetObject', () => `${bucket}/clusters/${CLUSTER}/0123abcd.ign`, elsewhere, 'ImplicitlyDenied'],
+  ['its readiness signal to its own stack', () => node, 'cloudformation:SignalResource', () => STACK_ID, onInstance, 'Allowed'],
+  ["a signal to another cluster's stack", () => node, 'cloudformation:SignalResource', () => `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/WorkerStack-staging-us1/1`, onInstance, 'ImplicitlyDenied'],
+])('a node asks for %s', async (_, policy, action, resource, context, expected) => {
+  // GIVEN the node role's policy and the account's node boundary
+  // WHEN the node (or someone holding its role) asks
+  const d = await decide([policy()], { principal: NODE_ROLE, action, resource: resource(), context }, boundary);
+  // THEN
+  expect(d).toBe(expected);
+});
+
+test('the boundary alone grants nothing: a role with an admin policy under it still reads only its cluster', async () => {
+  const admin: PolicyDocument = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] };
+  expect(await decide([admin], { principal: NODE_ROLE, action: 'secretsmanager:GetSecretValue', resource: FOREIGN_SECRET, context: onInstance }, boundary)).toBe('ImplicitlyDenied');
+  expect(await decide([admin], { principal: NODE_ROLE, action: 'ec2:TerminateInstances', resource: `arn:aws:ec2:${REGION}:${ACCOUNT}:instance/i-0123`, context: onInstance }, boundary)).toBe('ImplicitlyDenied');
+  expect(await decide([admin], { principal: NODE_ROLE, action: 'secretsmanager:GetSecretValue', resource: ownSecret(), context: onInstance }, boundary)).toBe('Allowed');
+});
