@@ -109,7 +109,8 @@ export async function checkConfigBucket(s3: S3Client, bucketName: string): Promi
 /**
  * S3 publishing as `cdk deploy` does it, with S3's own SHA-256 integrity
  * check: an existing key is skipped (its key is its content), a new one is
- * uploaded with ChecksumSHA256 so S3 refuses bytes that changed on the way.
+ * uploaded with ChecksumSHA256 so S3 refuses bytes that changed on the way,
+ * and with If-None-Match: * so S3 refuses to overwrite a key that exists.
  * Every request sends ExpectedBucketOwner, the account in the bucket's name.
  */
 export class S3Publisher implements AssetPublisher {
@@ -138,9 +139,17 @@ export class S3Publisher implements AssetPublisher {
             ChecksumAlgorithm: 'SHA256',
             ChecksumSHA256: createHash('sha256').update(body).digest('base64'),
             ContentType: contentType(a.objectKey),
+            // A conditional write: S3 refuses it (412) when the key exists, so no object is ever overwritten, even
+            // when another writer stored it between our HEAD and this PUT (the config bucket's policy requires it).
+            IfNoneMatch: '*',
           }),
         );
       } catch (e) {
+        if (isPreconditionFailed(e)) {
+          // The key is its content: whoever stored it first stored these bytes (a node verifies them at boot).
+          result.skipped.push(a.objectKey);
+          continue;
+        }
         throw configBucketFailure(e, a.bucketName, 'PutObject', 's3:PutObject');
       }
       result.uploaded.push(a.objectKey);
@@ -165,6 +174,12 @@ export class S3Publisher implements AssetPublisher {
       throw configBucketFailure(e, a.bucketName, 'HeadObject', 's3:GetObject');
     }
   }
+}
+
+/** S3's answer to a conditional write whose key exists: 412 PreconditionFailed. */
+function isPreconditionFailed(e: unknown): boolean {
+  const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return err.name === 'PreconditionFailed' || err.$metadata?.httpStatusCode === 412;
 }
 
 /** The S3 endpoint domain of a region's partition (China and the isolated regions are not under amazonaws.com). */

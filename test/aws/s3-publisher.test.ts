@@ -41,7 +41,7 @@ test('a new object is uploaded with S3 SHA-256 integrity: ChecksumAlgorithm SHA2
   const puts = s3Mock.commandCalls(PutObjectCommand);
   expect(puts).toHaveLength(1);
   const input = puts[0].args[0].input;
-  expect(input).toMatchObject({ Bucket: BUCKET, Key: 'clusters/a/3f1c.yaml', ExpectedBucketOwner: ACCOUNT, ChecksumAlgorithm: 'SHA256', ContentType: 'text/yaml' });
+  expect(input).toMatchObject({ Bucket: BUCKET, Key: 'clusters/a/3f1c.yaml', ExpectedBucketOwner: ACCOUNT, ChecksumAlgorithm: 'SHA256', ContentType: 'text/yaml', IfNoneMatch: '*' });
   expect(input.ChecksumSHA256).toBe(createHash('sha256').update(content).digest('base64'));
   expect(Buffer.from(input.Body as Uint8Array).toString('utf8')).toBe(content);
 });
