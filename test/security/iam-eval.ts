@@ -21,6 +21,7 @@ const TRUST = 'arn:aws:iam::999999999999:role/worker-stacks-daemon';
 function resolve(value: any, refs: Record<string, string>): any {
   if (Array.isArray(value)) return value.map((v) => resolve(v, refs));
   if (value && typeof value === 'object') {
+    if ('Fn::Join' in value) return (resolve(value['Fn::Join'][1], refs) as string[]).join(value['Fn::Join'][0]);
     if ('Ref' in value) return refs[value.Ref] ?? (() => { throw new Error(`unresolved Ref ${value.Ref}`); })();
     if ('Fn::GetAtt' in value) return refs[value['Fn::GetAtt'][0]] ?? (() => { throw new Error(`unresolved GetAtt ${value['Fn::GetAtt']}`); })();
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, refs)]));
@@ -29,7 +30,7 @@ function resolve(value: any, refs: Record<string, string>): any {
 }
 
 /** The synthesized bootstrap stack's policies, as AWS would hold them: the execution role's, the deployer's, the node boundary. */
-export function bootstrapPolicies(): { execution: PolicyDocument; deployer: PolicyDocument; boundary: PolicyDocument } {
+export function bootstrapPolicies(): { execution: PolicyDocument; deployer: PolicyDocument; boundary: PolicyDocument; bucket: PolicyDocument } {
   const app = new App({ outdir: tempDir('iam-eval') });
   const stack = new BootstrapStack(app, { account: ACCOUNT, region: REGION, trust: { principals: [TRUST] } });
   const json = Template.fromStack(stack).toJSON();
@@ -37,6 +38,7 @@ export function bootstrapPolicies(): { execution: PolicyDocument; deployer: Poli
   for (const [id, r] of Object.entries<any>(json.Resources)) {
     if (r.Type === 'AWS::IAM::ManagedPolicy') refs[id] = BOUNDARY_ARN;
     if (r.Type === 'AWS::IAM::Role') refs[id] = roleArn(ACCOUNT, REGION, r.Properties.RoleName);
+    if (r.Type === 'AWS::S3::Bucket') refs[id] = `arn:aws:s3:::${r.Properties.BucketName}`;
   }
   const resources = Object.values<any>(json.Resources);
   const inlineOf = (roleName: string) => {
@@ -45,7 +47,8 @@ export function bootstrapPolicies(): { execution: PolicyDocument; deployer: Poli
     return { Version: '2012-10-17', Statement: docs.flatMap((d) => d.Statement) };
   };
   const boundary = resolve(resources.find((r) => r.Type === 'AWS::IAM::ManagedPolicy').Properties.PolicyDocument, refs);
-  return { execution: inlineOf(executionRoleName(REGION)), deployer: inlineOf(`worker-stacks-deployer-${REGION}`), boundary };
+  const bucket = resolve(resources.find((r) => r.Type === 'AWS::S3::BucketPolicy').Properties.PolicyDocument, refs);
+  return { execution: inlineOf(executionRoleName(REGION)), deployer: inlineOf(`worker-stacks-deployer-${REGION}`), boundary, bucket };
 }
 
 export interface Ask {
@@ -56,6 +59,8 @@ export interface Ask {
   readonly resourceAccount?: string;
   /** @default the execution role */
   readonly principal?: string;
+  /** The resource's own policy (a bucket policy). @default none */
+  readonly resourcePolicy?: PolicyDocument;
 }
 
 /** One request through the evaluator; an invalid request (unknown action, resource of the wrong type) throws. */
@@ -70,6 +75,7 @@ export async function decide(identity: PolicyDocument[], ask: Ask, boundary?: Po
       },
       identityPolicies: identity.map((policy, i) => ({ name: `p${i}`, policy })),
       permissionBoundaryPolicies: boundary ? [{ name: 'boundary', policy: boundary }] : undefined,
+      resourcePolicy: ask.resourcePolicy,
       serviceControlPolicies: [],
       resourceControlPolicies: [],
     },
