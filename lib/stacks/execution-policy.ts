@@ -50,6 +50,16 @@ export const BEYOND_HANDLERS: Readonly<Record<string, string>> = {
   'iam:UntagInstanceProfile': 'a user tag removed from the object is removed from the instance profile',
 };
 
+/**
+ * Actions inside a granted wildcard of the handler table (`ec2:Get*` of the Auto Scaling group's handlers) that
+ * expose an instance's secrets: denied explicitly (statement NoInstanceSecrets).
+ */
+export const DENIED_WITHIN_WILDCARDS: Readonly<Record<string, string>> = {
+  'ec2:GetPasswordData': "an instance's encrypted administrator password",
+  'ec2:GetConsoleOutput': "an instance's console log, which may hold what its boot printed",
+  'ec2:GetConsoleScreenshot': "an instance's screen",
+};
+
 /** Every resource type any worker stack can hold: the keys of the pinned handler table. */
 export const WORKER_RESOURCE_TYPES: readonly string[] = Object.keys(HANDLER_PERMISSIONS).sort();
 
@@ -187,6 +197,7 @@ export function executionStatements(account: string, region: string, boundaryArn
       actions: ['iam:CreatePolicyVersion', 'iam:DeletePolicyVersion', 'iam:SetDefaultPolicyVersion', 'iam:DeletePolicy'],
       resources: [boundaryArn, `arn:${p}:iam::${account}:policy${WORKER_ROLE_PATH}*`],
     }),
+    new iam.PolicyStatement({ sid: 'NoInstanceSecrets', effect: iam.Effect.DENY, actions: Object.keys(DENIED_WITHIN_WILDCARDS), resources: ['*'] }),
     new iam.PolicyStatement({ sid: 'KeepTheTrust', effect: iam.Effect.DENY, actions: ['iam:UpdateAssumeRolePolicy'], resources: ['*'] }),
   );
   return statements;

@@ -43,7 +43,7 @@ export function acknowledgeWorkerStackFindings(stack: Stack, ctx: WorkerStackFin
     ack(
       ctx.listeners.loadBalancer,
       'AwsSolutions-ELB2',
-      'Network Load Balancer access logs exist only for TLS listeners; traffic to the nodes is observed with VPC flow logs, which the account baseline enables.',
+      "A Network Load Balancer writes access logs for its TLS listeners' connections only (none without a TLS listener); with one, the logs would need a delivery bucket with the log-delivery policy in each account and region, which the bootstrap stack does not make. Connections to every listener are observed with VPC flow logs, which the account baseline enables.",
     );
     if (ctx.internetFacing) {
       ack(
