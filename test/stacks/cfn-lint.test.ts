@@ -1,5 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { BootstrapStack } from '../../lib/stacks/bootstrap-stack';
 import { example, EXAMPLE_NAMES, tempDir, variant } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
 import { requireTool, run } from '../helpers/tools';
@@ -54,6 +57,14 @@ test('every synthesized template passes cfn-lint with no error and only justifie
     fs.writeFileSync(file, synthCluster(c).text);
     return file;
   });
+  // and the bootstrap stack in both modes: alone, and with a deployer role (the execution role, the bucket's write policy)
+  for (const trust of [undefined, { principals: ['arn:aws:iam::999999999999:role/worker-stacks-daemon'], externalId: 'fleet' }]) {
+    const app = new App({ outdir: tempDir('lint-bootstrap') });
+    const stack = new BootstrapStack(app, { account: '444444444444', region: 'eu-west-1', trust });
+    const file = path.join(dir, `bootstrap-${trust ? 'trust' : 'alone'}.template.json`);
+    fs.writeFileSync(file, JSON.stringify(Template.fromStack(stack).toJSON()));
+    files.push(file);
+  }
   // WHEN
   const findings = lint(files);
   // THEN
