@@ -10,447 +10,102 @@ export type Handler = 'create' | 'read' | 'update' | 'delete';
 
 export const HANDLER_PERMISSIONS: Readonly<Record<string, Readonly<Partial<Record<Handler, readonly string[]>>>>> = {
   "AWS::AutoScaling::AutoScalingGroup": {
-    "create": [
-      "autoscaling:CreateAutoScalingGroup",
-      "autoscaling:CreateOrUpdateTags",
-      "autoscaling:Describe*",
-      "autoscaling:EnableMetricsCollection",
-      "autoscaling:PutNotificationConfiguration",
-      "autoscaling:UpdateAutoScalingGroup",
-      "cloudwatch:PutMetricAlarm",
-      "ec2:Describe*",
-      "ec2:Get*",
-      "ec2:RunInstances",
-      "elasticloadbalancing:Describe*",
-      "iam:CreateServiceLinkedRole",
-      "iam:PassRole",
-      "managed-fleets:CreateAutoScalingGroup",
-      "managed-fleets:Get*",
-      "managed-fleets:UpdateAutoScalingGroup",
-      "ssm:Get*",
-      "vpc-lattice:DeregisterTargets",
-      "vpc-lattice:GetTargetGroup",
-      "vpc-lattice:ListTargets",
-      "vpc-lattice:RegisterTargets"
-    ],
-    "delete": [
-      "autoscaling:DeleteAutoScalingGroup",
-      "autoscaling:Describe*",
-      "autoscaling:UpdateAutoScalingGroup",
-      "managed-fleets:DeleteAutoScalingGroup",
-      "managed-fleets:Get*"
-    ],
-    "read": [
-      "autoscaling:Describe*",
-      "managed-fleets:Get*"
-    ],
-    "update": [
-      "autoscaling:AttachLoadBalancerTargetGroups",
-      "autoscaling:AttachLoadBalancers",
-      "autoscaling:AttachTrafficSources",
-      "autoscaling:CreateOrUpdateTags",
-      "autoscaling:DeleteLifecycleHook",
-      "autoscaling:DeleteNotificationConfiguration",
-      "autoscaling:DeleteTags",
-      "autoscaling:Describe*",
-      "autoscaling:DetachLoadBalancerTargetGroups",
-      "autoscaling:DetachLoadBalancers",
-      "autoscaling:DetachTrafficSources",
-      "autoscaling:DisableMetricsCollection",
-      "autoscaling:EnableMetricsCollection",
-      "autoscaling:PutLifecycleHook",
-      "autoscaling:PutNotificationConfiguration",
-      "autoscaling:UpdateAutoScalingGroup",
-      "cloudwatch:PutMetricAlarm",
-      "ec2:Describe*",
-      "ec2:Get*",
-      "ec2:RunInstances",
-      "elasticloadbalancing:Describe*",
-      "iam:CreateServiceLinkedRole",
-      "iam:PassRole",
-      "managed-fleets:DeregisterAutoScalingGroup",
-      "managed-fleets:Get*",
-      "managed-fleets:RegisterAutoScalingGroup",
-      "managed-fleets:UpdateAutoScalingGroup",
-      "ssm:Get*",
-      "vpc-lattice:DeregisterTargets",
-      "vpc-lattice:GetTargetGroup",
-      "vpc-lattice:ListTargets",
-      "vpc-lattice:RegisterTargets"
-    ]
+    create: ["autoscaling:CreateAutoScalingGroup", "autoscaling:CreateOrUpdateTags", "autoscaling:Describe*", "autoscaling:EnableMetricsCollection", "autoscaling:PutNotificationConfiguration", "autoscaling:UpdateAutoScalingGroup", "cloudwatch:PutMetricAlarm", "ec2:Describe*", "ec2:Get*", "ec2:RunInstances", "elasticloadbalancing:Describe*", "iam:CreateServiceLinkedRole", "iam:PassRole", "managed-fleets:CreateAutoScalingGroup", "managed-fleets:Get*", "managed-fleets:UpdateAutoScalingGroup", "ssm:Get*", "vpc-lattice:DeregisterTargets", "vpc-lattice:GetTargetGroup", "vpc-lattice:ListTargets", "vpc-lattice:RegisterTargets"],
+    read: ["autoscaling:Describe*", "managed-fleets:Get*"],
+    update: ["autoscaling:AttachLoadBalancerTargetGroups", "autoscaling:AttachLoadBalancers", "autoscaling:AttachTrafficSources", "autoscaling:CreateOrUpdateTags", "autoscaling:DeleteLifecycleHook", "autoscaling:DeleteNotificationConfiguration", "autoscaling:DeleteTags", "autoscaling:Describe*", "autoscaling:DetachLoadBalancerTargetGroups", "autoscaling:DetachLoadBalancers", "autoscaling:DetachTrafficSources", "autoscaling:DisableMetricsCollection", "autoscaling:EnableMetricsCollection", "autoscaling:PutLifecycleHook", "autoscaling:PutNotificationConfiguration", "autoscaling:UpdateAutoScalingGroup", "cloudwatch:PutMetricAlarm", "ec2:Describe*", "ec2:Get*", "ec2:RunInstances", "elasticloadbalancing:Describe*", "iam:CreateServiceLinkedRole", "iam:PassRole", "managed-fleets:DeregisterAutoScalingGroup", "managed-fleets:Get*", "managed-fleets:RegisterAutoScalingGroup", "managed-fleets:UpdateAutoScalingGroup", "ssm:Get*", "vpc-lattice:DeregisterTargets", "vpc-lattice:GetTargetGroup", "vpc-lattice:ListTargets", "vpc-lattice:RegisterTargets"],
+    delete: ["autoscaling:DeleteAutoScalingGroup", "autoscaling:Describe*", "autoscaling:UpdateAutoScalingGroup", "managed-fleets:DeleteAutoScalingGroup", "managed-fleets:Get*"],
   },
   "AWS::AutoScaling::LaunchConfiguration": {
-    "create": [
-      "autoscaling:CreateLaunchConfiguration",
-      "autoscaling:DescribeLaunchConfigurations",
-      "iam:PassRole"
-    ],
-    "delete": [
-      "autoscaling:DeleteLaunchConfiguration",
-      "autoscaling:DescribeLaunchConfigurations"
-    ],
-    "read": [
-      "autoscaling:DescribeLaunchConfigurations"
-    ]
+    create: ["autoscaling:CreateLaunchConfiguration", "autoscaling:DescribeLaunchConfigurations", "iam:PassRole"],
+    read: ["autoscaling:DescribeLaunchConfigurations"],
+    delete: ["autoscaling:DeleteLaunchConfiguration", "autoscaling:DescribeLaunchConfigurations"],
   },
   "AWS::AutoScaling::LifecycleHook": {
-    "create": [
-      "autoscaling:DescribeLifecycleHooks",
-      "autoscaling:PutLifecycleHook",
-      "iam:PassRole"
-    ],
-    "delete": [
-      "autoscaling:DeleteLifecycleHook",
-      "autoscaling:DescribeLifecycleHooks"
-    ],
-    "read": [
-      "autoscaling:DescribeLifecycleHooks"
-    ],
-    "update": [
-      "autoscaling:DescribeLifecycleHooks",
-      "autoscaling:PutLifecycleHook",
-      "iam:PassRole"
-    ]
+    create: ["autoscaling:DescribeLifecycleHooks", "autoscaling:PutLifecycleHook", "iam:PassRole"],
+    read: ["autoscaling:DescribeLifecycleHooks"],
+    update: ["autoscaling:DescribeLifecycleHooks", "autoscaling:PutLifecycleHook", "iam:PassRole"],
+    delete: ["autoscaling:DeleteLifecycleHook", "autoscaling:DescribeLifecycleHooks"],
   },
   "AWS::EC2::LaunchTemplate": {
-    "create": [
-      "ec2:CreateLaunchTemplate",
-      "ec2:CreateTags"
-    ],
-    "delete": [
-      "ec2:DeleteLaunchTemplate",
-      "ec2:DeleteTags",
-      "ec2:DescribeLaunchTemplates"
-    ],
-    "read": [
-      "ec2:DescribeLaunchTemplates"
-    ],
-    "update": [
-      "ec2:CreateLaunchTemplateVersion"
-    ]
+    create: ["ec2:CreateLaunchTemplate", "ec2:CreateTags"],
+    read: ["ec2:DescribeLaunchTemplates"],
+    update: ["ec2:CreateLaunchTemplateVersion"],
+    delete: ["ec2:DeleteLaunchTemplate", "ec2:DeleteTags", "ec2:DescribeLaunchTemplates"],
   },
   "AWS::EC2::SecurityGroup": {
-    "create": [
-      "ec2:AuthorizeSecurityGroupEgress",
-      "ec2:AuthorizeSecurityGroupIngress",
-      "ec2:CreateSecurityGroup",
-      "ec2:CreateTags",
-      "ec2:DescribeSecurityGroups",
-      "ec2:RevokeSecurityGroupEgress"
-    ],
-    "delete": [
-      "ec2:DeleteSecurityGroup",
-      "ec2:DescribeInstances",
-      "ec2:DescribeSecurityGroups"
-    ],
-    "read": [
-      "ec2:DescribeSecurityGroups"
-    ],
-    "update": [
-      "ec2:AuthorizeSecurityGroupEgress",
-      "ec2:AuthorizeSecurityGroupIngress",
-      "ec2:CreateTags",
-      "ec2:DeleteTags",
-      "ec2:DescribeSecurityGroups",
-      "ec2:RevokeSecurityGroupEgress",
-      "ec2:RevokeSecurityGroupIngress"
-    ]
+    create: ["ec2:AuthorizeSecurityGroupEgress", "ec2:AuthorizeSecurityGroupIngress", "ec2:CreateSecurityGroup", "ec2:CreateTags", "ec2:DescribeSecurityGroups", "ec2:RevokeSecurityGroupEgress"],
+    read: ["ec2:DescribeSecurityGroups"],
+    update: ["ec2:AuthorizeSecurityGroupEgress", "ec2:AuthorizeSecurityGroupIngress", "ec2:CreateTags", "ec2:DeleteTags", "ec2:DescribeSecurityGroups", "ec2:RevokeSecurityGroupEgress", "ec2:RevokeSecurityGroupIngress"],
+    delete: ["ec2:DeleteSecurityGroup", "ec2:DescribeInstances", "ec2:DescribeSecurityGroups"],
   },
   "AWS::EC2::SecurityGroupEgress": {
-    "create": [
-      "ec2:AuthorizeSecurityGroupEgress",
-      "ec2:DescribeSecurityGroupRules",
-      "ec2:RevokeSecurityGroupEgress"
-    ],
-    "delete": [
-      "ec2:DescribeSecurityGroupRules",
-      "ec2:RevokeSecurityGroupEgress"
-    ],
-    "read": [
-      "ec2:DescribeSecurityGroupRules"
-    ],
-    "update": [
-      "ec2:UpdateSecurityGroupRuleDescriptionsEgress"
-    ]
+    create: ["ec2:AuthorizeSecurityGroupEgress", "ec2:DescribeSecurityGroupRules", "ec2:RevokeSecurityGroupEgress"],
+    read: ["ec2:DescribeSecurityGroupRules"],
+    update: ["ec2:UpdateSecurityGroupRuleDescriptionsEgress"],
+    delete: ["ec2:DescribeSecurityGroupRules", "ec2:RevokeSecurityGroupEgress"],
   },
   "AWS::EC2::SecurityGroupIngress": {
-    "create": [
-      "ec2:AuthorizeSecurityGroupIngress",
-      "ec2:DescribeSecurityGroupRules"
-    ],
-    "delete": [
-      "ec2:DescribeSecurityGroupRules",
-      "ec2:RevokeSecurityGroupIngress"
-    ],
-    "read": [
-      "ec2:DescribeSecurityGroupRules",
-      "ec2:DescribeSecurityGroups"
-    ],
-    "update": [
-      "ec2:UpdateSecurityGroupRuleDescriptionsIngress"
-    ]
+    create: ["ec2:AuthorizeSecurityGroupIngress", "ec2:DescribeSecurityGroupRules"],
+    read: ["ec2:DescribeSecurityGroupRules", "ec2:DescribeSecurityGroups"],
+    update: ["ec2:UpdateSecurityGroupRuleDescriptionsIngress"],
+    delete: ["ec2:DescribeSecurityGroupRules", "ec2:RevokeSecurityGroupIngress"],
   },
   "AWS::ElasticLoadBalancingV2::Listener": {
-    "create": [
-      "cognito-idp:DescribeUserPoolClient",
-      "elasticloadbalancing:CreateListener",
-      "elasticloadbalancing:DescribeListeners",
-      "elasticloadbalancing:ModifyListenerAttributes"
-    ],
-    "delete": [
-      "elasticloadbalancing:DeleteListener",
-      "elasticloadbalancing:DescribeListeners"
-    ],
-    "read": [
-      "elasticloadbalancing:DescribeListenerAttributes",
-      "elasticloadbalancing:DescribeListeners"
-    ],
-    "update": [
-      "cognito-idp:DescribeUserPoolClient",
-      "elasticloadbalancing:DescribeListeners",
-      "elasticloadbalancing:ModifyListener",
-      "elasticloadbalancing:ModifyListenerAttributes"
-    ]
+    create: ["cognito-idp:DescribeUserPoolClient", "elasticloadbalancing:CreateListener", "elasticloadbalancing:DescribeListeners", "elasticloadbalancing:ModifyListenerAttributes"],
+    read: ["elasticloadbalancing:DescribeListenerAttributes", "elasticloadbalancing:DescribeListeners"],
+    update: ["cognito-idp:DescribeUserPoolClient", "elasticloadbalancing:DescribeListeners", "elasticloadbalancing:ModifyListener", "elasticloadbalancing:ModifyListenerAttributes"],
+    delete: ["elasticloadbalancing:DeleteListener", "elasticloadbalancing:DescribeListeners"],
   },
   "AWS::ElasticLoadBalancingV2::LoadBalancer": {
-    "create": [
-      "ec2:DescribeIpamPools",
-      "elasticloadbalancing:AddTags",
-      "elasticloadbalancing:CreateLoadBalancer",
-      "elasticloadbalancing:DescribeLoadBalancers",
-      "elasticloadbalancing:ModifyLoadBalancerAttributes"
-    ],
-    "delete": [
-      "elasticloadbalancing:DeleteLoadBalancer",
-      "elasticloadbalancing:DescribeLoadBalancers"
-    ],
-    "read": [
-      "elasticloadbalancing:DescribeCapacityReservation",
-      "elasticloadbalancing:DescribeLoadBalancerAttributes",
-      "elasticloadbalancing:DescribeLoadBalancers",
-      "elasticloadbalancing:DescribeTags"
-    ],
-    "update": [
-      "elasticloadbalancing:AddTags",
-      "elasticloadbalancing:ModifyCapacityReservation",
-      "elasticloadbalancing:ModifyIpPools",
-      "elasticloadbalancing:ModifyLoadBalancerAttributes",
-      "elasticloadbalancing:RemoveTags",
-      "elasticloadbalancing:SetIpAddressType",
-      "elasticloadbalancing:SetSecurityGroups",
-      "elasticloadbalancing:SetSubnets"
-    ]
+    create: ["ec2:DescribeIpamPools", "elasticloadbalancing:AddTags", "elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:DescribeLoadBalancers", "elasticloadbalancing:ModifyLoadBalancerAttributes"],
+    read: ["elasticloadbalancing:DescribeCapacityReservation", "elasticloadbalancing:DescribeLoadBalancerAttributes", "elasticloadbalancing:DescribeLoadBalancers", "elasticloadbalancing:DescribeTags"],
+    update: ["elasticloadbalancing:AddTags", "elasticloadbalancing:ModifyCapacityReservation", "elasticloadbalancing:ModifyIpPools", "elasticloadbalancing:ModifyLoadBalancerAttributes", "elasticloadbalancing:RemoveTags", "elasticloadbalancing:SetIpAddressType", "elasticloadbalancing:SetSecurityGroups", "elasticloadbalancing:SetSubnets"],
+    delete: ["elasticloadbalancing:DeleteLoadBalancer", "elasticloadbalancing:DescribeLoadBalancers"],
   },
   "AWS::ElasticLoadBalancingV2::TargetGroup": {
-    "create": [
-      "elasticloadbalancing:AddTags",
-      "elasticloadbalancing:CreateTargetGroup",
-      "elasticloadbalancing:DescribeTargetGroups",
-      "elasticloadbalancing:DescribeTargetHealth",
-      "elasticloadbalancing:ModifyTargetGroupAttributes",
-      "elasticloadbalancing:RegisterTargets"
-    ],
-    "delete": [
-      "elasticloadbalancing:DeleteTargetGroup",
-      "elasticloadbalancing:DescribeTargetGroups"
-    ],
-    "read": [
-      "elasticloadbalancing:DescribeTags",
-      "elasticloadbalancing:DescribeTargetGroupAttributes",
-      "elasticloadbalancing:DescribeTargetGroups",
-      "elasticloadbalancing:DescribeTargetHealth"
-    ],
-    "update": [
-      "elasticloadbalancing:AddTags",
-      "elasticloadbalancing:DeregisterTargets",
-      "elasticloadbalancing:DescribeTargetGroups",
-      "elasticloadbalancing:DescribeTargetHealth",
-      "elasticloadbalancing:ModifyTargetGroup",
-      "elasticloadbalancing:ModifyTargetGroupAttributes",
-      "elasticloadbalancing:RegisterTargets",
-      "elasticloadbalancing:RemoveTags"
-    ]
+    create: ["elasticloadbalancing:AddTags", "elasticloadbalancing:CreateTargetGroup", "elasticloadbalancing:DescribeTargetGroups", "elasticloadbalancing:DescribeTargetHealth", "elasticloadbalancing:ModifyTargetGroupAttributes", "elasticloadbalancing:RegisterTargets"],
+    read: ["elasticloadbalancing:DescribeTags", "elasticloadbalancing:DescribeTargetGroupAttributes", "elasticloadbalancing:DescribeTargetGroups", "elasticloadbalancing:DescribeTargetHealth"],
+    update: ["elasticloadbalancing:AddTags", "elasticloadbalancing:DeregisterTargets", "elasticloadbalancing:DescribeTargetGroups", "elasticloadbalancing:DescribeTargetHealth", "elasticloadbalancing:ModifyTargetGroup", "elasticloadbalancing:ModifyTargetGroupAttributes", "elasticloadbalancing:RegisterTargets", "elasticloadbalancing:RemoveTags"],
+    delete: ["elasticloadbalancing:DeleteTargetGroup", "elasticloadbalancing:DescribeTargetGroups"],
   },
   "AWS::Events::Rule": {
-    "create": [
-      "events:DescribeRule",
-      "events:PutRule",
-      "events:PutTargets",
-      "iam:PassRole"
-    ],
-    "delete": [
-      "events:DeleteRule",
-      "events:DescribeRule",
-      "events:ListTargetsByRule",
-      "events:RemoveTargets",
-      "iam:PassRole"
-    ],
-    "read": [
-      "events:DescribeRule",
-      "events:ListTargetsByRule",
-      "iam:PassRole"
-    ],
-    "update": [
-      "events:DescribeRule",
-      "events:PutRule",
-      "events:PutTargets",
-      "events:RemoveTargets",
-      "iam:PassRole"
-    ]
+    create: ["events:DescribeRule", "events:PutRule", "events:PutTargets", "iam:PassRole"],
+    read: ["events:DescribeRule", "events:ListTargetsByRule", "iam:PassRole"],
+    update: ["events:DescribeRule", "events:PutRule", "events:PutTargets", "events:RemoveTargets", "iam:PassRole"],
+    delete: ["events:DeleteRule", "events:DescribeRule", "events:ListTargetsByRule", "events:RemoveTargets", "iam:PassRole"],
   },
   "AWS::IAM::InstanceProfile": {
-    "create": [
-      "iam:AddRoleToInstanceProfile",
-      "iam:CreateInstanceProfile",
-      "iam:GetInstanceProfile",
-      "iam:PassRole"
-    ],
-    "delete": [
-      "iam:DeleteInstanceProfile",
-      "iam:GetInstanceProfile",
-      "iam:RemoveRoleFromInstanceProfile"
-    ],
-    "read": [
-      "iam:GetInstanceProfile"
-    ],
-    "update": [
-      "iam:AddRoleToInstanceProfile",
-      "iam:GetInstanceProfile",
-      "iam:PassRole",
-      "iam:RemoveRoleFromInstanceProfile"
-    ]
+    create: ["iam:AddRoleToInstanceProfile", "iam:CreateInstanceProfile", "iam:GetInstanceProfile", "iam:PassRole"],
+    read: ["iam:GetInstanceProfile"],
+    update: ["iam:AddRoleToInstanceProfile", "iam:GetInstanceProfile", "iam:PassRole", "iam:RemoveRoleFromInstanceProfile"],
+    delete: ["iam:DeleteInstanceProfile", "iam:GetInstanceProfile", "iam:RemoveRoleFromInstanceProfile"],
   },
   "AWS::IAM::ManagedPolicy": {
-    "create": [
-      "iam:AttachGroupPolicy",
-      "iam:AttachRolePolicy",
-      "iam:AttachUserPolicy",
-      "iam:CreatePolicy"
-    ],
-    "delete": [
-      "iam:DeletePolicy",
-      "iam:DeletePolicyVersion",
-      "iam:DetachGroupPolicy",
-      "iam:DetachRolePolicy",
-      "iam:DetachUserPolicy",
-      "iam:GetPolicy",
-      "iam:ListEntitiesForPolicy",
-      "iam:ListPolicyVersions"
-    ],
-    "read": [
-      "iam:GetPolicy",
-      "iam:GetPolicyVersion",
-      "iam:ListEntitiesForPolicy"
-    ],
-    "update": [
-      "iam:AttachGroupPolicy",
-      "iam:AttachRolePolicy",
-      "iam:AttachUserPolicy",
-      "iam:CreatePolicyVersion",
-      "iam:DeletePolicyVersion",
-      "iam:DetachGroupPolicy",
-      "iam:DetachRolePolicy",
-      "iam:DetachUserPolicy",
-      "iam:GetPolicy",
-      "iam:ListPolicyVersions"
-    ]
+    create: ["iam:AttachGroupPolicy", "iam:AttachRolePolicy", "iam:AttachUserPolicy", "iam:CreatePolicy"],
+    read: ["iam:GetPolicy", "iam:GetPolicyVersion", "iam:ListEntitiesForPolicy"],
+    update: ["iam:AttachGroupPolicy", "iam:AttachRolePolicy", "iam:AttachUserPolicy", "iam:CreatePolicyVersion", "iam:DeletePolicyVersion", "iam:DetachGroupPolicy", "iam:DetachRolePolicy", "iam:DetachUserPolicy", "iam:GetPolicy", "iam:ListPolicyVersions"],
+    delete: ["iam:DeletePolicy", "iam:DeletePolicyVersion", "iam:DetachGroupPolicy", "iam:DetachRolePolicy", "iam:DetachUserPolicy", "iam:GetPolicy", "iam:ListEntitiesForPolicy", "iam:ListPolicyVersions"],
   },
   "AWS::IAM::Policy": {
-    "create": [
-      "iam:GetGroupPolicy",
-      "iam:GetRolePolicy",
-      "iam:GetUserPolicy",
-      "iam:PutGroupPolicy",
-      "iam:PutRolePolicy",
-      "iam:PutUserPolicy"
-    ],
-    "delete": [
-      "iam:DeleteGroupPolicy",
-      "iam:DeleteRolePolicy",
-      "iam:DeleteUserPolicy"
-    ],
-    "update": [
-      "iam:DeleteGroupPolicy",
-      "iam:DeleteRolePolicy",
-      "iam:DeleteUserPolicy",
-      "iam:PutGroupPolicy",
-      "iam:PutRolePolicy",
-      "iam:PutUserPolicy"
-    ]
+    create: ["iam:GetGroupPolicy", "iam:GetRolePolicy", "iam:GetUserPolicy", "iam:PutGroupPolicy", "iam:PutRolePolicy", "iam:PutUserPolicy"],
+    update: ["iam:DeleteGroupPolicy", "iam:DeleteRolePolicy", "iam:DeleteUserPolicy", "iam:PutGroupPolicy", "iam:PutRolePolicy", "iam:PutUserPolicy"],
+    delete: ["iam:DeleteGroupPolicy", "iam:DeleteRolePolicy", "iam:DeleteUserPolicy"],
   },
   "AWS::IAM::Role": {
-    "create": [
-      "iam:AttachRolePolicy",
-      "iam:CreateRole",
-      "iam:GetRole",
-      "iam:GetRolePolicy",
-      "iam:PutRolePolicy",
-      "iam:TagRole",
-      "iam:UntagRole"
-    ],
-    "delete": [
-      "iam:DeleteRole",
-      "iam:DeleteRolePolicy",
-      "iam:DetachRolePolicy",
-      "iam:GetRole",
-      "iam:ListAttachedRolePolicies",
-      "iam:ListRolePolicies",
-      "iam:TagRole",
-      "iam:UntagRole"
-    ],
-    "read": [
-      "iam:GetRole",
-      "iam:GetRolePolicy",
-      "iam:ListAttachedRolePolicies",
-      "iam:ListRolePolicies"
-    ],
-    "update": [
-      "iam:AttachRolePolicy",
-      "iam:DeleteRolePermissionsBoundary",
-      "iam:DeleteRolePolicy",
-      "iam:DetachRolePolicy",
-      "iam:PutRolePermissionsBoundary",
-      "iam:PutRolePolicy",
-      "iam:TagRole",
-      "iam:UntagRole",
-      "iam:UpdateAssumeRolePolicy",
-      "iam:UpdateRole",
-      "iam:UpdateRoleDescription"
-    ]
+    create: ["iam:AttachRolePolicy", "iam:CreateRole", "iam:GetRole", "iam:GetRolePolicy", "iam:PutRolePolicy", "iam:TagRole", "iam:UntagRole"],
+    read: ["iam:GetRole", "iam:GetRolePolicy", "iam:ListAttachedRolePolicies", "iam:ListRolePolicies"],
+    update: ["iam:AttachRolePolicy", "iam:DeleteRolePermissionsBoundary", "iam:DeleteRolePolicy", "iam:DetachRolePolicy", "iam:PutRolePermissionsBoundary", "iam:PutRolePolicy", "iam:TagRole", "iam:UntagRole", "iam:UpdateAssumeRolePolicy", "iam:UpdateRole", "iam:UpdateRoleDescription"],
+    delete: ["iam:DeleteRole", "iam:DeleteRolePolicy", "iam:DetachRolePolicy", "iam:GetRole", "iam:ListAttachedRolePolicies", "iam:ListRolePolicies", "iam:TagRole", "iam:UntagRole"],
   },
   "AWS::SQS::Queue": {
-    "create": [
-      "sqs:CreateQueue",
-      "sqs:GetQueueAttributes",
-      "sqs:GetQueueUrl",
-      "sqs:ListQueueTags",
-      "sqs:TagQueue"
-    ],
-    "delete": [
-      "sqs:DeleteQueue",
-      "sqs:GetQueueAttributes"
-    ],
-    "read": [
-      "sqs:GetQueueAttributes",
-      "sqs:ListQueueTags"
-    ],
-    "update": [
-      "sqs:GetQueueAttributes",
-      "sqs:ListQueueTags",
-      "sqs:SetQueueAttributes",
-      "sqs:TagQueue",
-      "sqs:UntagQueue"
-    ]
+    create: ["sqs:CreateQueue", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ListQueueTags", "sqs:TagQueue"],
+    read: ["sqs:GetQueueAttributes", "sqs:ListQueueTags"],
+    update: ["sqs:GetQueueAttributes", "sqs:ListQueueTags", "sqs:SetQueueAttributes", "sqs:TagQueue", "sqs:UntagQueue"],
+    delete: ["sqs:DeleteQueue", "sqs:GetQueueAttributes"],
   },
   "AWS::SQS::QueuePolicy": {
-    "create": [
-      "sqs:SetQueueAttributes"
-    ],
-    "delete": [
-      "sqs:SetQueueAttributes"
-    ],
-    "update": [
-      "sqs:SetQueueAttributes"
-    ]
-  }
+    create: ["sqs:SetQueueAttributes"],
+    update: ["sqs:SetQueueAttributes"],
+    delete: ["sqs:SetQueueAttributes"],
+  },
 };
