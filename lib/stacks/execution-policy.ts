@@ -46,6 +46,7 @@ export const BEYOND_HANDLERS: Readonly<Record<string, string>> = {
   'autoscaling:RollbackInstanceRefresh': 'a rolled-back stack update rolls its instance refresh back',
   'events:TagResource': 'the EventBridge rules of the drain queue carry the cluster tag and the user tags',
   'events:UntagResource': 'a user tag removed from the object is removed from the rules',
+  'cloudwatch:DescribeAlarms': "rollback triggers (spec.rollout's alarms on every change set): CloudFormation watches the alarms' state while it updates",
   'iam:TagInstanceProfile': 'instance profiles carry the cluster tag',
   'iam:UntagInstanceProfile': 'a user tag removed from the object is removed from the instance profile',
 };
@@ -107,6 +108,7 @@ function scopes(account: string, region: string, boundaryArn: string): Scope[] {
   const workerRoles = `arn:${p}:iam::${account}:role${WORKER_ROLE_PATH}*`;
   return [
     { sid: 'Describe', match: /^(ec2|autoscaling|elasticloadbalancing):(Describe|Get)/, grants: [{ resources: ['*'] }] },
+    { sid: 'RollbackAlarms', match: /^cloudwatch:DescribeAlarms$/, grants: [{ resources: [here('cloudwatch', 'alarm:*')] }] },
     { sid: 'DrainQueues', match: /^sqs:/, grants: [{ resources: [here('sqs', `${WORKER_STACK_PREFIX}*`)] }] },
     { sid: 'DrainRules', match: /^events:/, grants: [{ resources: [here('events', `rule/${WORKER_STACK_PREFIX}*`)] }] },
     { sid: 'PassWorkerRolesToEc2', match: /^iam:PassRole$/, grants: [{ resources: [workerRoles], conditions: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } } }] },
