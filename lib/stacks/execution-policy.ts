@@ -155,11 +155,18 @@ function scopes(account: string, region: string, boundaryArn: string): Scope[] {
     { sid: 'WorkerGroupTags', match: /^autoscaling:CreateOrUpdateTags$/, grants: [{ resources: [here('autoscaling', `autoScalingGroup:*:autoScalingGroupName/${WORKER_STACK_PREFIX}*`)] }] },
     { sid: 'WorkerLaunchConfigurations', match: /^autoscaling:.*LaunchConfiguration/, grants: [{ resources: [here('autoscaling', `launchConfiguration:*:launchConfigurationName/${WORKER_STACK_PREFIX}*`)] }] },
     { sid: 'TaggedGroups', match: /^autoscaling:/, grants: [{ resources: [asgs], conditions: tagged }] },
-    { sid: 'CreateTaggedLoadBalancers', match: /^elasticloadbalancing:(CreateLoadBalancer|CreateTargetGroup)$/, grants: [{ resources: balancers, conditions: taggedRequest }] },
+    { sid: 'CreateTaggedLoadBalancers', match: /^elasticloadbalancing:CreateLoadBalancer$/, grants: [{ resources: [balancers[0]], conditions: taggedRequest }] },
+    // The target group handler creates the group untagged and tags it afterwards (its schema: tagOnCreate false), so
+    // neither call can need the tag. CloudFormation tags only resources of its own stacks, and IMPORT is denied.
+    { sid: 'CreateTargetGroups', match: /^elasticloadbalancing:CreateTargetGroup$/, grants: [{ resources: [balancers[1]] }] },
     {
       sid: 'LoadBalancerTags',
       match: /^elasticloadbalancing:AddTags$/,
-      grants: [{ resources: balancers, conditions: tagged }, { resources: balancers, conditions: { StringEquals: { 'elasticloadbalancing:CreateAction': ['CreateLoadBalancer', 'CreateTargetGroup'] } } }],
+      grants: [
+        { resources: [balancers[0]], conditions: tagged },
+        { resources: [balancers[0]], conditions: { StringEquals: { 'elasticloadbalancing:CreateAction': 'CreateLoadBalancer' } } },
+        { resources: [balancers[1]] },
+      ],
     },
     // Listeners carry no tags (cfn-lint's schema has none): scoped to Network Load Balancer listeners of this account and region.
     { sid: 'Listeners', match: /^elasticloadbalancing:(ModifyListener|DeleteListener|ModifyListenerAttributes)/, grants: [{ resources: [here('elasticloadbalancing', 'listener/net/*')] }] },

@@ -119,7 +119,6 @@ describe('mutations are scoped to worker stacks: allowed on tagged resources, de
     ['ec2:CreateLaunchTemplate', 'arn:aws:ec2:eu-west-1:111111111111:launch-template/*'],
     ['autoscaling:CreateAutoScalingGroup', 'arn:aws:autoscaling:eu-west-1:111111111111:autoScalingGroup:*:autoScalingGroupName/WorkerStack-x'],
     ['elasticloadbalancing:CreateLoadBalancer', 'arn:aws:elasticloadbalancing:eu-west-1:111111111111:loadbalancer/net/x/1'],
-    ['elasticloadbalancing:CreateTargetGroup', 'arn:aws:elasticloadbalancing:eu-west-1:111111111111:targetgroup/x/1'],
   ])('%s needs the cluster tag in the request', async (action, resource) => {
     expect(await decide([execution], { action, resource, context: { [`aws:RequestTag/${CLUSTER_TAG}`]: CLUSTER } })).toBe('Allowed');
     expect(await decide([execution], { action, resource, context: { 'aws:RequestTag/team': 'x' } })).toBe('ImplicitlyDenied');
