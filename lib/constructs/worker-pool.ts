@@ -71,6 +71,11 @@ export interface WorkerPoolProps {
   readonly configObjects: { readonly bucketName: string; readonly keyPrefix: string };
   /** Secrets Manager secrets the nodes fetch at boot. @default none */
   readonly secretArns?: string[];
+  /**
+   * The name prefix of the cluster's own secrets (`worker-stacks/<cluster>/`): the role denies reading any other
+   * secret, whatever `secretArns` names (the account's node boundary says the same). @default no such deny
+   */
+  readonly secretNamePrefix?: string;
   /** Build a launch configuration instead of a launch template. @default false */
   readonly legacyLaunchConfiguration?: boolean;
   /** Security group of the nodes. @default a new one that allows all outbound */
@@ -129,6 +134,17 @@ export class WorkerPool extends Construct {
     );
     if (props.secretArns?.length) {
       this.role.addToPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [...props.secretArns].sort() }));
+    }
+    if (props.secretNamePrefix) {
+      const { region, account } = Stack.of(this);
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          sid: 'OnlyOwnSecrets',
+          effect: iam.Effect.DENY,
+          actions: ['secretsmanager:GetSecretValue'],
+          notResources: [`arn:${partition}:secretsmanager:${region}:${account}:secret:${props.secretNamePrefix}*`],
+        }),
+      );
     }
 
     const machineImage = ec2.MachineImage.genericLinux({ [Stack.of(this).region]: props.machineImageId });

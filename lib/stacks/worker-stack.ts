@@ -12,7 +12,7 @@ import { NodeDrain, NTH_MANAGED_TAG } from '../constructs/node-drain';
 import { WorkerPool } from '../constructs/worker-pool';
 import { acknowledgeWorkerStackFindings } from './nag';
 import { pinLogicalIds } from './pin-logical-ids';
-import { CLUSTER_TAG, configBucketName, configKeyPrefix, kubernetesClusterTag, nodeBoundaryArn, WORKER_ROLE_PATH, workerStackName } from './naming';
+import { CLUSTER_TAG, clusterSecretPrefix, configBucketName, configKeyPrefix, kubernetesClusterTag, nodeBoundaryArn, WORKER_ROLE_PATH, workerStackName } from './naming';
 
 export interface WorkerStackProps {
   /** The validated cluster object. */
@@ -97,6 +97,7 @@ export class WorkerStack extends Stack {
       userData: renderUserData({ format: config.format, checksum: config.checksum, source: this.configObject.s3Url }),
       configObjects: { bucketName, keyPrefix },
       secretArns: [spec.cloudConfig.values.bootstrapTokenSecretArn],
+      secretNamePrefix: clusterSecretPrefix(name),
       // Constant for the cluster, so they may live in the launch template data (instances and volumes) without ever rolling nodes.
       fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },
     });

@@ -51,9 +51,9 @@ const ownSecret = () => example(CLUSTER).spec.cloudConfig.values.bootstrapTokenS
 test.each([
   ['its own bootstrap secret, on the instance', () => node, 'secretsmanager:GetSecretValue', ownSecret, onInstance, 'Allowed'],
   ['its own secret with credentials used off the instance', () => node, 'secretsmanager:GetSecretValue', ownSecret, elsewhere, 'ImplicitlyDenied'],
-  ["another team's secret its object names", () => nodeNamingForeign, 'secretsmanager:GetSecretValue', () => FOREIGN_SECRET, onInstance, 'ImplicitlyDenied'],
-  ["another cluster's secret", () => nodeNamingForeign, 'secretsmanager:GetSecretValue', () => `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:worker-stacks/staging-us1/kubelet-bootstrap-XyZ123`, onInstance, 'ImplicitlyDenied'],
-  ['a secret of a cluster whose name extends its own', () => node, 'secretsmanager:GetSecretValue', () => `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:worker-stacks/${CLUSTER}-x/token-AbCdEf`, onInstance, 'ImplicitlyDenied'],
+  ["another team's secret its object names", () => nodeNamingForeign, 'secretsmanager:GetSecretValue', () => FOREIGN_SECRET, onInstance, 'ExplicitlyDenied'],
+  ["another cluster's secret", () => nodeNamingForeign, 'secretsmanager:GetSecretValue', () => `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:worker-stacks/staging-us1/kubelet-bootstrap-XyZ123`, onInstance, 'ExplicitlyDenied'],
+  ['a secret of a cluster whose name extends its own', () => node, 'secretsmanager:GetSecretValue', () => `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:worker-stacks/${CLUSTER}-x/token-AbCdEf`, onInstance, 'ExplicitlyDenied'],
   ['its own config object', () => node, 's3:GetObject', () => `${bucket}/clusters/${CLUSTER}/0123abcd.ign`, onInstance, 'Allowed'],
   ["another cluster's config object", () => node, 's3:GetObject', () => `${bucket}/clusters/staging-us1/0123abcd.ign`, onInstance, 'ImplicitlyDenied'],
   ['its config object off the instance', () => node, 's3:GetObject', () => `${bucket}/clusters/${CLUSTER}/0123abcd.ign`, elsewhere, 'ImplicitlyDenied'],
@@ -72,4 +72,11 @@ test('the boundary alone grants nothing: a role with an admin policy under it st
   expect(await decide([admin], { principal: NODE_ROLE, action: 'secretsmanager:GetSecretValue', resource: FOREIGN_SECRET, context: onInstance }, boundary)).toBe('ImplicitlyDenied');
   expect(await decide([admin], { principal: NODE_ROLE, action: 'ec2:TerminateInstances', resource: `arn:aws:ec2:${REGION}:${ACCOUNT}:instance/i-0123`, context: onInstance }, boundary)).toBe('ImplicitlyDenied');
   expect(await decide([admin], { principal: NODE_ROLE, action: 'secretsmanager:GetSecretValue', resource: ownSecret(), context: onInstance }, boundary)).toBe('Allowed');
+});
+
+test("the node role itself denies every secret outside its cluster's prefix, even one its object names", async () => {
+  // GIVEN the role of an object that names another team's secret, without any boundary
+  // WHEN / THEN the named secret is denied by the role's own OnlyOwnSecrets statement; its own prefix is not
+  expect(await decide([nodeNamingForeign], { principal: NODE_ROLE, action: 'secretsmanager:GetSecretValue', resource: FOREIGN_SECRET, context: onInstance })).toBe('ExplicitlyDenied');
+  expect(await decide([node], { principal: NODE_ROLE, action: 'secretsmanager:GetSecretValue', resource: ownSecret(), context: onInstance })).toBe('Allowed');
 });
