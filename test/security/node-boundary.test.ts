@@ -32,6 +32,7 @@ function nodePolicy(json: Record<string, any>): PolicyDocument {
 }
 
 const onInstance = { [`aws:PrincipalTag/${CLUSTER_TAG}`]: CLUSTER, 'aws:EC2InstanceSourceVPC': 'vpc-0a1b2c3d4e5f60718' };
+// The role's session without EC2 instance credentials: someone a trust policy admits, assuming it.
 const elsewhere = { [`aws:PrincipalTag/${CLUSTER_TAG}`]: CLUSTER };
 
 let boundary: PolicyDocument;
@@ -50,13 +51,13 @@ const ownSecret = () => example(CLUSTER).spec.cloudConfig.values.bootstrapTokenS
 
 test.each([
   ['its own bootstrap secret, on the instance', () => node, 'secretsmanager:GetSecretValue', ownSecret, onInstance, 'Allowed'],
-  ['its own secret with credentials used off the instance', () => node, 'secretsmanager:GetSecretValue', ownSecret, elsewhere, 'ImplicitlyDenied'],
+  ['its own secret, as a principal that assumed the role (not EC2 instance credentials)', () => node, 'secretsmanager:GetSecretValue', ownSecret, elsewhere, 'ImplicitlyDenied'],
   ["another team's secret its object names", () => nodeNamingForeign, 'secretsmanager:GetSecretValue', () => FOREIGN_SECRET, onInstance, 'ExplicitlyDenied'],
   ["another cluster's secret", () => nodeNamingForeign, 'secretsmanager:GetSecretValue', () => `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:worker-stacks/staging-us1/kubelet-bootstrap-XyZ123`, onInstance, 'ExplicitlyDenied'],
   ['a secret of a cluster whose name extends its own', () => node, 'secretsmanager:GetSecretValue', () => `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:worker-stacks/${CLUSTER}-x/token-AbCdEf`, onInstance, 'ExplicitlyDenied'],
   ['its own config object', () => node, 's3:GetObject', () => `${bucket}/clusters/${CLUSTER}/0123abcd.ign`, onInstance, 'Allowed'],
   ["another cluster's config object", () => node, 's3:GetObject', () => `${bucket}/clusters/staging-us1/0123abcd.ign`, onInstance, 'ImplicitlyDenied'],
-  ['its config object off the instance', () => node, 's3:GetObject', () => `${bucket}/clusters/${CLUSTER}/0123abcd.ign`, elsewhere, 'ImplicitlyDenied'],
+  ['its config object, as a principal that assumed the role', () => node, 's3:GetObject', () => `${bucket}/clusters/${CLUSTER}/0123abcd.ign`, elsewhere, 'ImplicitlyDenied'],
   ['its readiness signal to its own stack', () => node, 'cloudformation:SignalResource', () => STACK_ID, onInstance, 'Allowed'],
   ["a signal to another cluster's stack", () => node, 'cloudformation:SignalResource', () => `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/WorkerStack-staging-us1/1`, onInstance, 'ImplicitlyDenied'],
 ])('a node asks for %s', async (_, policy, action, resource, context, expected) => {
