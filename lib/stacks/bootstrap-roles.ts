@@ -73,7 +73,7 @@ export class BootstrapRoles extends Construct {
     acknowledgeWildcards(
       executionRole,
       execution.map((s) => s.toStatementJson()),
-      'EC2, Auto Scaling and ELB describe calls and several create calls support no resource-level permission; every mutating call is limited to this account and region, IAM to roles under /worker-stacks/ that carry the node boundary, instance profiles to WorkerStack-*.',
+      "Derived from the CloudFormation handler permissions of the worker resource types (lib/stacks/handler-permissions.ts), whose Describe*/Get* wildcards are the handlers' own and support no resource-level permission; every mutation is limited to this account and region, to resources with the cluster tag or CloudFormation names starting with WorkerStack-, IAM to roles under /worker-stacks/ that carry the node boundary (docs/security-model.md).",
     );
 
     const trust = props.trust;
