@@ -1,3 +1,4 @@
+import { exposureProblems } from './exposure';
 import { LIMITS } from './limits';
 import { clientRuleCount, ListenerPorts, nodeRules } from './listener-rules';
 import { loadBalancerSubnetProblems, nodePortProblems } from './node-ports';
@@ -39,6 +40,7 @@ export function crossFieldProblems(raw: unknown, templates: ReadonlySet<string>)
     ...poolProblems(spec),
     ...networkProblems(spec),
     ...ruleProblems(spec),
+    ...exposureProblems(spec),
     ...listenerProblems(spec),
     ...nodePortProblems(spec),
     ...loadBalancerSubnetProblems(spec),

@@ -1,3 +1,5 @@
+import { nonPublicCidrs } from '../cluster/address-space';
+import { EXPOSURE_RULE } from '../cluster/exposure';
 import { fmt, quoted } from '../cluster/openapi';
 import { LIMITS } from '../cluster/limits';
 import { DEFAULT_NODE_PORT_RANGE, NODE_SERVICE_PORTS } from '../cluster/node-ports';
@@ -129,6 +131,25 @@ const NODE_RULE_KEYS =
 const NODE_RULES = `int(${NODE_RULE_KEYS}.map(k, 1.0 / double(size(${NODE_RULE_KEYS}.filter(j, j == k)))).sum() + 0.5)`;
 const USER_RULES = '(has(self.securityGroupRules) ? size(self.securityGroupRules) : 0)';
 
+// exposure.ts: a node-service port or protocol all from a CIDR that holds a public address. The registry arithmetic is
+// done here, in TypeScript: the non-public space as its fewest CIDRs (address-space.ts nonPublicCidrs), so that CEL's
+// CIDR library only has to ask whether one of them contains the rule's source (every CIDR inside the non-public space
+// lies inside one of those blocks). The file store's message also names the first public address; CEL cannot compute it.
+const OPENS_NODE_SERVICE =
+  `(self.protocol == 'all' || (self.protocol in ['tcp', 'udp'] && (has(self.port) ? self.port in ${DENIED_LIST} : ` +
+  `(has(self.fromPort) && has(self.toPort) && ${DENIED_LIST}.exists(p, p >= self.fromPort && p <= self.toPort)))))`;
+const OPENED = `(self.protocol == 'all' ? 'all traffic (every port, node services included)' : self.protocol + ' ports of node services')`;
+function exposure(key: 'cidr' | 'cidrIpv6', family: 4 | 6): PlacedValidation {
+  const blocks = `[${nonPublicCidrs(family).map(quoted).join(', ')}]`;
+  const src = `self.source.${key}`;
+  return v(
+    'spec.securityGroupRules[]',
+    `!has(${src}) || !isCIDR(${src}) || !${OPENS_NODE_SERVICE} || ${blocks}.exists(b, cidr(b).containsCIDR(cidr(${src})))`,
+    { expr: `${src} + ' holds public addresses, and the rule opens ' + ${OPENED} + ${quoted(`; ${EXPOSURE_RULE}`)}` },
+    `.source.${key}`,
+  );
+}
+
 export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   // metadata.name becomes part of the stack name: a DNS label of at most 40 characters (rules.ts dnsLabel).
   v('', `self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 40`, { expr: `'"' + self.metadata.name + ${quoted(`" is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 40 characters)`)}` }, '.metadata.name'),
@@ -162,6 +183,8 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
     { expr: fmt(`%d rules + %d listener node-port rules = %d, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`, USER_RULES, NODE_RULES, `${USER_RULES} + ${NODE_RULES}`) },
     '.securityGroupRules',
   ),
+  exposure('cidr', 4),
+  exposure('cidrIpv6', 6),
   unique('spec.securityGroupRules', sameRule, indexed('spec.securityGroupRules'), 'rules (same protocol, ports and source) must be unique'),
 
   // cross-field.ts listenerProblems
