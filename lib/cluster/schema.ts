@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { awsId, dnsLabel, ec2Description, httpsUrl, intIn, ipCidr, ipv4Cidr, ipv6Cidr, pattern, pauseTime, port, tagKey, tagValue } from './rules';
+import { awsId, dnsLabel, ec2Description, httpsUrl, intIn, ipCidr, ipv4Cidr, ipv6Cidr, noTokens, pattern, pauseTime, port, tagKey, tagValue } from './rules';
 import { LabelsSchema } from '../rollout/selector';
 import { MaintenanceWindowSchema } from '../rollout/windows';
 import { DEFAULT_NODE_READY_TIMEOUT_SECONDS, DRAIN_DEFAULT, DrainSchema, InstanceRefreshSchema, ROLLOUT_DEFAULT, RolloutSchema } from './rollout-schema';
@@ -43,7 +43,7 @@ export const HealthCheckSchema = z
   .strictObject({
     protocol: z.enum(['TCP', 'HTTP', 'HTTPS']).default('TCP').meta(d('Health check protocol. @default TCP')),
     port: port().optional().meta(d("Port to probe on the node. @default the listener's nodePort")),
-    path: pattern(/^\/[\x21-\x7e]*$/, 'an HTTP path starting with /').optional().meta(d('HTTP(S) path. Only for HTTP and HTTPS. @default /')),
+    path: noTokens(pattern(/^\/[\x21-\x7e]*$/, 'an HTTP path starting with /')).optional().meta(d('HTTP(S) path. Only for HTTP and HTTPS. @default /')),
     intervalSeconds: z.literal([10, 30]).default(10).meta(d('Seconds between probes (10 or 30). @default 10')),
     healthyThreshold: intIn(2, 10, 'healthy threshold').default(3).meta(d('@default 3')),
     unhealthyThreshold: intIn(2, 10, 'unhealthy threshold').default(3).meta(d('@default 3')),
