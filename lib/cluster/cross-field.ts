@@ -44,12 +44,18 @@ export function crossFieldProblems(raw: unknown, templates: ReadonlySet<string>)
     ...listenerProblems(spec),
     ...nodePortProblems(spec),
     ...loadBalancerSubnetProblems(spec),
-    ...referenceProblems(spec),
+    ...referenceProblems(spec, dnsName(obj(raw).metadata)),
     ...taintProblems(spec),
     ...tagProblems(spec),
     ...templateProblems(spec, templates),
     ...rolloutProblems(spec),
   ];
+}
+
+/** metadata.name when it is a DNS label (the schema reports it otherwise; a rule comparing with it would only repeat that). */
+function dnsName(metadata: unknown): string | undefined {
+  const name = str(obj(metadata).name);
+  return name !== undefined && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) && name.length <= 40 ? name : undefined;
 }
 
 function poolProblems(spec: Loose): Found[] {

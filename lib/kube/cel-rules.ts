@@ -121,6 +121,19 @@ function arnRules(arn: string, what: string, fieldPath: string): PlacedValidatio
   ];
 }
 
+/** references.ts clusterSecretPrefix: the secret's name starts with worker-stacks/<metadata.name>/. */
+function secretScope(): PlacedValidation {
+  const arn = 'self.spec.cloudConfig.values.bootstrapTokenSecretArn';
+  const name = `${arn}.substring(${arn}.indexOf(':secret:') + 8)`;
+  const prefix = `'worker-stacks/' + self.metadata.name + '/'`;
+  return v(
+    '',
+    `!${arn}.matches('^arn:[a-z-]+:secretsmanager:[a-z0-9-]*:[0-9]{12}:secret:.') || (${name}.startsWith(${prefix}) && size(${name}) > size(${prefix}))`,
+    { expr: `'the secret "' + ${name} + '" is not one of this cluster\\'s: its name must start with ' + ${prefix} + ' (the nodes of cluster ' + self.metadata.name + ' may read only those; create the secret under that name)'` },
+    '.spec.cloudConfig.values.bootstrapTokenSecretArn',
+  );
+}
+
 // Listener node-port rules on the worker group (listener-rules.ts nodeRules): one per distinct protocol/port, as
 // integers (udp ports + 100000) because the cost estimator cannot bound strings a map() makes. The distinct count is
 // the sum of 1/multiplicity (CEL has no distinct()); rounding takes care of the floating point.
@@ -223,6 +236,7 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
 
   // references.ts
   ...arnRules('self.cloudConfig.values.bootstrapTokenSecretArn', 'the secret', '.cloudConfig.values.bootstrapTokenSecretArn'),
+  secretScope(),
   // A listener certificate's region and account: one rule over the list would have to format the ARN's parts of the
   // first bad listener, which the cost estimator cannot bound; the reconciler reports it (README).
 
