@@ -144,7 +144,7 @@ export const CloudConfigValuesSchema = z
       )
       .default([])
       .meta(d('Taints the kubelet registers the node with. @default []')),
-    registryMirrors: z.array(httpsUrl('an https:// registry mirror URL', true)).default([]).meta(d('Container registry mirrors for docker.io (https://host[:port][/path], port 1-65535; a URL with user:password@ is refused and never echoed). @default []')),
+    registryMirrors: z.array(httpsUrl('an https:// registry mirror URL', true)).default([]).meta(d('Container registry mirrors for docker.io (https://host[:port][/path], port 1-65535, the path of letters, digits and ._~%/:+=,-; a URL with user:password@ is refused and never echoed). @default []')),
     nodeReadyTimeoutSeconds: intIn(60, 3540, 'timeout in seconds')
       .default(DEFAULT_NODE_READY_TIMEOUT_SECONDS)
       .meta(d(`How long a booting node waits for its kubelet to be healthy and its node object to exist before it signals FAILURE to CloudFormation. @default ${DEFAULT_NODE_READY_TIMEOUT_SECONDS}`)),
