@@ -80,7 +80,26 @@ function poolProblems(spec: Loose): Found[] {
     out.push({ path: 'spec.pool.instanceTypes', message: 'a launch configuration takes exactly one instance type (mixed instances need a launch template)' });
   }
   out.push(...duplicates(types.map((t) => ({ t })), (x) => str(x.t), (i) => `spec.pool.instanceTypes[${i}]`, 'instance types'));
+  // One AMI serves every type of the group: an arm64 image does not boot on x86_64 and the other way round.
+  const archs = types.map((t) => (typeof t === 'string' ? architectureOf(t) : undefined));
+  const first = archs.findIndex((a) => a !== undefined);
+  const other = archs.findIndex((a) => a !== undefined && a !== archs[first]);
+  if (first >= 0 && other >= 0) {
+    out.push({ path: `spec.pool.instanceTypes[${other}]`, message: `${String(types[other])} is ${archs[other]}, ${String(types[first])} is ${archs[first]}: one machine image boots one architecture (give instance types of one architecture; another architecture needs its own pool and AMI)` });
+  }
   return out;
+}
+
+/**
+ * The CPU architecture of an EC2 instance type, from its name: Graviton families carry a `g` among the attributes
+ * after the generation (m6g, c7gn, r8gd, t4g, im4gn, is4gen, x2gd, g5g) and a1 is the first Graviton; every other
+ * current family is x86_64. undefined for a name that is not an instance type (the schema reports it).
+ */
+export function architectureOf(instanceType: string): 'arm64' | 'x86_64' | undefined {
+  const m = /^([a-z]+)(\d+)([a-z-]*)\./.exec(instanceType);
+  if (!m) return undefined;
+  if (m[1] === 'mac') return undefined; // macOS hosts: their own AMIs, out of scope
+  return m[1] === 'a' || m[3].includes('g') ? 'arm64' : 'x86_64';
 }
 
 function networkProblems(spec: Loose): Found[] {

@@ -2,7 +2,7 @@ import { nonPublicCidrs } from '../cluster/address-space';
 import { EXPOSURE_RULE } from '../cluster/exposure';
 import { fmt, quoted } from '../cluster/openapi';
 import { LIMITS } from '../cluster/limits';
-import { DEFAULT_NODE_PORT_RANGE, NODE_SERVICE_PORTS } from '../cluster/node-ports';
+import { DEFAULT_NODE_PORT_RANGE, MIN_NODE_PORT, NODE_SERVICE_PORTS } from '../cluster/node-ports';
 import { RULE_SOURCE_KINDS } from '../cluster/schema';
 import { Validation } from './structural';
 
@@ -221,6 +221,8 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
 
   // node-ports.ts
   v('spec.nodePortRange', 'self.from <= self.to', { expr: fmt('%d is greater than to (%d)', 'self.from', 'self.to') }, '.from'),
+  v('spec.nodePortRange', `self.from > self.to || self.from >= ${MIN_NODE_PORT}`, { expr: fmt(`%d is below ${MIN_NODE_PORT}: the NodePort range holds only Kubernetes Service ports, never the privileged ports of host daemons (listeners that need one set hostPort: true)`, 'self.from') }, '.from'),
+  v('spec.nodePortRange', `self.from > self.to || self.from < ${MIN_NODE_PORT} || !${DENIED_LIST}.exists(p, p >= self.from && p <= self.to)`, { expr: fmt('%d-%d holds %d, the port of %s on the nodes; the NodePort range holds only Kubernetes Service ports (the default is 30000-32767)', 'self.from', 'self.to', `${DENIED_LIST}.filter(p, p >= self.from && p <= self.to)[0]`, `${SERVICE_OF}[${DENIED_LIST}.filter(p, p >= self.from && p <= self.to)[0]]`) }),
   nodeService('spec.listeners[]', 'self.nodePort', '', '.nodePort', 'listener'),
   nodeService('spec.listeners[]', 'self.healthCheck.port', '!has(self.healthCheck) || !has(self.healthCheck.port) || ', '.healthCheck.port', 'health check'),
   inRange((l) => `${l}.nodePort`, () => 'true', '.nodePort'),
