@@ -40,6 +40,14 @@ const BAD: Array<[string, string, (o: Raw) => void, string, RegExp, string?]> = 
   ['a token in a health-check path', 'prod-eu1', (o) => (o.spec.listeners[0].healthCheck.path = `/${TOKEN}`), 'spec.listeners[0].healthCheck.path', /has a CDK token marker/],
   ['a number token in a tag value', 'prod-eu1', (o) => (o.spec.tags.cost = '-1.8881545897087516e+289'), 'spec.tags[cost]', /has a CDK token marker/, 'spec.tags.cost'],
   ['another team\'s secret', 'prod-eu1', (o) => (o.spec.cloudConfig.values.bootstrapTokenSecretArn = 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:prod-db/password-AbCdEf'), 'spec.cloudConfig.values.bootstrapTokenSecretArn', /the secret "prod-db\/password-AbCdEf" is not one of this cluster's: its name must start with worker-stacks\/hostile-\d+\//],
+  // Low items (issue 21)
+  ['sslPolicy that takes TLS 1.0', 'prod-eu1', (o) => Object.assign(o.spec.listeners[0], { protocol: 'TLS', certificateArn: 'arn:aws:acm:eu-west-1:111111111111:certificate/0f0e0d0c-0b0a-0908-0706-050403020100', sslPolicy: 'ELBSecurityPolicy-TLS-1-0-2015-04' }), 'spec.listeners[0].sslPolicy', /is not an ELB security policy of TLS 1\.2 or newer/],
+  ['a label the kubelet may not set', 'prod-eu1', (o) => (o.spec.cloudConfig.values.nodeLabels['node-role.kubernetes.io/worker'] = ''), 'spec.cloudConfig.values.nodeLabels', /"node-role\.kubernetes\.io\/worker": the kubelet may not set labels in the kubernetes\.io or k8s\.io namespaces/, 'spec.cloudConfig.values.nodeLabels["node-role.kubernetes.io/worker"]'],
+  ['a label value of 64 characters', 'prod-eu1', (o) => (o.spec.cloudConfig.values.nodeLabels['example.com/x'] = 'v'.repeat(64)), 'spec.cloudConfig.values.nodeLabels[example.com/x]', /is not a label value: at most 63 characters/, 'spec.cloudConfig.values.nodeLabels["example.com/x"]'],
+  ['nodePortRange 1-65535', 'prod-eu1', (o) => (o.spec.nodePortRange = { from: 1, to: 65535 }), 'spec.nodePortRange.from', /^Invalid value: .*1 is below 1024: the NodePort range holds only Kubernetes Service ports/],
+  ['nodePortRange over the kubelet', 'prod-eu1', (o) => (o.spec.nodePortRange = { from: 10000, to: 32767 }), 'spec.nodePortRange', /10000-32767 holds 10248, the port of the kubelet health endpoint on the nodes/],
+  ['the termination handler tag', 'prod-eu1', (o) => (o.spec.tags['aws-node-termination-handler/managed'] = 'false'), 'spec.tags', /starts with aws-node-termination-handler\/, which worker-stacks sets itself/, 'spec.tags["aws-node-termination-handler/managed"]'],
+  ['clusterDNS 0.0.0.0', 'prod-eu1', (o) => (o.spec.cloudConfig.values.clusterDNS = '0.0.0.0'), 'spec.cloudConfig.values.clusterDNS', /0\.0\.0\.0 is not a unicast address a DNS service can have/],
   ['a registry mirror with a quote', 'prod-eu1', (o) => (o.spec.cloudConfig.values.registryMirrors = ['https://mirror.example.com/v2"x']), 'spec.cloudConfig.values.registryMirrors[0]', /is not an https:\/\/ registry mirror URL/],
 ];
 
