@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildFleetApp } from '../../lib/stacks/app';
-import { example, EXAMPLE_NAMES, tempDir, variant } from '../helpers/clusters';
+import { example, EXAMPLE_NAMES, ownSecret, tempDir, variant } from '../helpers/clusters';
 import { requireTool, run } from '../helpers/tools';
 
 /**
@@ -63,6 +63,7 @@ function synthesizedTemplates(): string[] {
     ...EXAMPLE_NAMES.map(example),
     variant('prod-eu1', (raw) => {
       raw.metadata.name = 'variant-a';
+      ownSecret(raw);
       raw.spec.pool.instanceTypes = ['m6i.large'];
       raw.spec.loadBalancer = { scheme: 'internet-facing', allowedCidrs: ['192.0.2.0/24'] };
       raw.spec.listeners.push({ name: 'dns', protocol: 'TCP_UDP', port: 53, nodePort: 30053 });
@@ -70,6 +71,7 @@ function synthesizedTemplates(): string[] {
     // instance refresh with every preference, no drain (the branches the examples do not reach)
     variant('prod-eu1', (raw) => {
       raw.metadata.name = 'variant-refresh';
+      ownSecret(raw);
       const ru = raw.spec.pool.rollingUpdate;
       delete ru.maxBatchSize;
       delete ru.minInstancesInService;
