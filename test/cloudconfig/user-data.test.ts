@@ -9,7 +9,7 @@ import { LIMITS } from '../../lib/cluster/limits';
 import { renderConfig } from '../../lib/cloudconfig/render';
 import { CLOUD_INIT_INSTALL_PATH, renderUserData } from '../../lib/cloudconfig/user-data';
 import { UsageError } from '../../lib/errors';
-import { example, EXAMPLE_NAMES, ownSecret, rawExample, validated, variant } from '../helpers/clusters';
+import { example, EXAMPLE_NAMES, rawExample, validated, variant } from '../helpers/clusters';
 
 /** A recognizable fake kubelet bootstrap token (the `[a-z0-9]{6}.[a-z0-9]{16}` format). */
 const FAKE_TOKEN = 'fak3id.f4k3s3cr3tt0k3n0';
@@ -66,13 +66,12 @@ describe('the small user data holds only the source, the checksum and fixed text
     const after = render(
       variant(name, (raw) => {
         raw.metadata.name = `${raw.metadata.name}-other`;
-        ownSecret(raw);
         raw.spec.account = '999999999999';
         const v = raw.spec.cloudConfig.values;
         Object.assign(v, { apiEndpoint: 'https://other.example.com', kubernetesVersion: 'v1.30.9', clusterDNS: '10.9.9.9', maxPods: 17 });
         v.nodeLabels = { other: 'label' };
-        // References stay in the cluster's own region and account, which validation requires.
-        v.bootstrapTokenSecretArn = `arn:aws:secretsmanager:${raw.spec.region}:999999999999:secret:other-AbCdEf`;
+        // References stay in the cluster's own region and account, and the secret is the cluster's own, which validation requires.
+        v.bootstrapTokenSecretArn = `arn:aws:secretsmanager:${raw.spec.region}:999999999999:secret:worker-stacks/${raw.metadata.name}/other-AbCdEf`;
         for (const l of raw.spec.listeners ?? []) if (l.certificateArn) l.certificateArn = l.certificateArn.replace(/:\d{12}:/, ':999999999999:');
       }),
     );

@@ -65,7 +65,7 @@ test('a cdk-nag finding is a SynthesisError: the rule, the resource and the fix,
     expect(e).toBeInstanceOf(SynthesisError);
     expect(e.message).toMatch(/WorkerStack-prod-eu1 did not synthesize/);
     expect(e.message).toMatch(/AwsSolutions-EC23/);
-    expect(e.message).toMatch(/WorkerStack-prod-eu1\/Rules\/tcp-22-0-0-0-0-0/);
+    expect(e.message).toMatch(/WorkerStack-prod-eu1\/Rules\/tcp-8443-0-0-0-0-0/);
     expect(e.message).toMatch(/fix: .*lib\/stacks\/nag\.ts/);
     expect(e.message).not.toMatch(/validation-report/);
   }
