@@ -96,11 +96,14 @@ function poolProblems(spec: Loose): Found[] {
  * current family is x86_64. undefined for a name that is not an instance type (the schema reports it).
  */
 export function architectureOf(instanceType: string): 'arm64' | 'x86_64' | undefined {
-  const m = /^([a-z]+)(\d+)([a-z-]*)\./.exec(instanceType);
-  if (!m) return undefined;
-  if (m[1] === 'mac') return undefined; // macOS hosts: their own AMIs, out of scope
-  return m[1] === 'a' || m[3].includes('g') ? 'arm64' : 'x86_64';
+  // macOS hosts (mac1, mac2-m2 ...) have their own AMIs: out of scope.
+  if (instanceType.startsWith('mac') || !INSTANCE_FAMILY.test(instanceType)) return undefined;
+  return ARM64_FAMILY.test(instanceType) ? 'arm64' : 'x86_64';
 }
+
+/** `<letters><generation><attributes>.`, and the arm64 ones among them; RE2 reads both alike (the CRD's CEL). */
+export const INSTANCE_FAMILY = /^[a-z]+[0-9]+[a-z-]*\./;
+export const ARM64_FAMILY = /^(a[0-9]+[a-z-]*|[a-z]+[0-9]+[a-z-]*g[a-z-]*)\./;
 
 function networkProblems(spec: Loose): Found[] {
   const out: Found[] = [];

@@ -1,4 +1,5 @@
 import { nonPublicCidrs } from '../cluster/address-space';
+import { ARM64_FAMILY, INSTANCE_FAMILY } from '../cluster/cross-field';
 import { EXPOSURE_RULE } from '../cluster/exposure';
 import { fmt, quoted } from '../cluster/openapi';
 import { LIMITS } from '../cluster/limits';
@@ -134,6 +135,20 @@ function secretScope(): PlacedValidation {
   );
 }
 
+/** cross-field.ts architectureOf: the instance types of the pool (those the rule knows) are of one architecture. */
+function archRule(): PlacedValidation {
+  const known = (t: string) => `(!${t}.startsWith('mac') && ${t}.matches(${quoted(INSTANCE_FAMILY.source)}))`;
+  const arm = (t: string) => `${t}.matches(${quoted(ARM64_FAMILY.source)})`;
+  const first = `self.filter(t, ${known('t')})[0]`;
+  const other = `self.filter(t, ${known('t')} && ${arm('t')} != ${arm(first)})[0]`;
+  const archOf = (t: string) => `(${arm(t)} ? 'arm64' : 'x86_64')`;
+  return v(
+    'spec.pool.instanceTypes',
+    `!self.exists(t, ${known('t')}) || self.all(t, !${known('t')} || ${arm('t')} == ${arm(first)})`,
+    { expr: fmt('spec.pool.instanceTypes[%d] %s is %s, %s is %s: one machine image boots one architecture (give instance types of one architecture; another architecture needs its own pool and AMI)', `self.indexOf(${other})`, other, archOf(other), first, archOf(first)) },
+  );
+}
+
 // Listener node-port rules on the worker group (listener-rules.ts nodeRules): one per distinct protocol/port, as
 // integers (udp ports + 100000) because the cost estimator cannot bound strings a map() makes. The distinct count is
 // the sum of 1/multiplicity (CEL has no distinct()); rounding takes care of the floating point.
@@ -175,6 +190,7 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   v('spec.pool', '!has(self.legacyLaunchConfiguration) || !self.legacyLaunchConfiguration || size(self.instanceTypes) <= 1', { text: 'a launch configuration takes exactly one instance type (mixed instances need a launch template)' }, '.instanceTypes'),
   v('spec.pool.instanceTypes', `size(self) <= ${LIMITS.instanceTypesPerGroup}`, { expr: fmt(`%d instance types exceed the AWS limit of ${LIMITS.instanceTypesPerGroup} per group`, 'size(self)') }),
   unique('spec.pool.instanceTypes', 'scalar', indexed('spec.pool.instanceTypes'), 'instance types must be unique'),
+  archRule(),
 
   // cross-field.ts networkProblems
   v('spec.network', 'size(self.subnetIds) == size(self.availabilityZones)', { expr: fmt('%d subnets for %d availability zones (give one subnet per zone, in the same order)', 'size(self.subnetIds)', 'size(self.availabilityZones)') }, '.subnetIds'),
