@@ -122,6 +122,25 @@ function arnRules(arn: string, what: string, fieldPath: string): PlacedValidatio
   ];
 }
 
+/**
+ * rollout-rules.ts rollbackAlarmProblems: each rollback alarm in the cluster's region, account and partition. A rule
+ * over the list (at most 5 alarms) names the first bad item in its message, as the other list rules do.
+ */
+function alarmRules(): PlacedValidation[] {
+  const list = 'self.rollout.rollbackAlarms';
+  const shaped = `a.matches('^arn:[a-z-]+:cloudwatch:[a-z0-9-]+:[0-9]{12}:alarm:')`;
+  const guard = `!${REGION_OK} || !self.account.matches('^[0-9]{12}$') || !has(self.rollout) || !has(${list}) || `;
+  const rule = (part: number, expected: string, text: string, ...args: string[]) => {
+    const bad = `${list}.filter(a, ${shaped} && a.split(':')[${part}] != ${expected})[0]`;
+    return v('spec', `${guard}${list}.all(a, !${shaped} || a.split(':')[${part}] == ${expected})`, { expr: fmt(`spec.rollout.rollbackAlarms[%d] ${text}`, `${list}.indexOf(${bad})`, `${bad}.split(':')[${part}]`, ...args) }, '.rollout.rollbackAlarms');
+  };
+  return [
+    rule(3, 'self.region', "alarm is in region %s, not the cluster's %s (CloudFormation reads rollback alarms in the stack's region)", 'self.region'),
+    rule(4, 'self.account', "alarm is in account %s, not the cluster's %s", 'self.account'),
+    rule(1, PARTITION, 'alarm is in partition %s, but region %s is in %s', 'self.region', PARTITION),
+  ];
+}
+
 /** references.ts clusterSecretPrefix: the secret's name starts with worker-stacks/<metadata.name>/. */
 function secretScope(): PlacedValidation {
   const arn = 'self.spec.cloudConfig.values.bootstrapTokenSecretArn';
@@ -256,6 +275,7 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   // references.ts
   ...arnRules('self.cloudConfig.values.bootstrapTokenSecretArn', 'the secret', '.cloudConfig.values.bootstrapTokenSecretArn'),
   secretScope(),
+  ...alarmRules(),
   // A listener certificate's region and account: one rule over the list would have to format the ARN's parts of the
   // first bad listener, which the cost estimator cannot bound; the reconciler reports it (README).
 
