@@ -6,7 +6,7 @@
  * is bounded by MAX_VALUE_LENGTH × MAX_STATES steps.
  *
  * The syntax is the part that RE2 (Go, the API server) and JavaScript read alike: literals; `.`; escapes \d \D \w \W \s
- * \S and an escaped punctuation character; classes `[a-z0-9_]`, `[^...]`; groups `(...)`, `(?:...)`; `|`; the greedy
+ * \S (ASCII: \s is space, tab and the line-break characters) and an escaped punctuation character; classes `[a-z0-9_]`, `[^...]`; groups `(...)`, `(?:...)`; `|`; the greedy
  * quantifiers `?`, `*`, `+`, `{n}`, `{n,}`, `{n,m}` (n, m at most 100). A pattern always matches the whole value; a
  * leading `^` and trailing `$` are allowed and mean that anyway. Anything else (back-references, lookaround, lazy
  * quantifiers, flags) is refused with where it is.
@@ -99,7 +99,7 @@ function parse(src: string): Node {
     }
     if (c === '.') {
       i++;
-      return { kind: 'char', test: (x) => x !== '\n' };
+      return { kind: 'char', test: (x) => x !== '\n' && x !== '\r' && x !== '\u2028' && x !== '\u2029' }; // as JavaScript's `.`
     }
     if (c === '^' || c === '$') return fail(`${c} inside the pattern (only a leading ^ and a trailing $, which every pattern means anyway)`);
     if (c === '*' || c === '+' || c === '?' || c === '{') return fail(`a quantifier ${c} with nothing to repeat`);
