@@ -152,7 +152,7 @@ export const CloudConfigValuesSchema = z
       .default(DEFAULT_NODE_READY_TIMEOUT_SECONDS)
       .meta(d(`How long a booting node waits for its kubelet to be healthy and its node object to exist before it signals FAILURE to CloudFormation. @default ${DEFAULT_NODE_READY_TIMEOUT_SECONDS}`)),
     bootstrapTokenSecretArn: pattern(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/, 'a Secrets Manager secret ARN', 2048).meta(
-      d('Secret holding the kubelet bootstrap token. Secret: fetched by the node at boot with its role, never rendered into a config.'),
+      d('Secret holding the kubelet bootstrap token, in the cluster account and region; its name starts with worker-stacks/<metadata.name>/ (a cluster names only its own secrets). Secret: fetched by the node at boot with its role, never rendered into a config.'),
     ),
   })
   // Keys beyond these are the chosen template's own values: lib/cluster/template-values.ts checks them against the
