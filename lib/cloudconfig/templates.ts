@@ -153,7 +153,6 @@ function handlebarsFor(dir: string): typeof Handlebars {
   return env;
 }
 
-
 /**
  * Identity of everything under a template directory (paths and bytes). A
  * long-running reconciler reads it once per pass: when it moved, the compiled

@@ -30,10 +30,10 @@ function arnProblems(at: string, arn: string | undefined, what: string, account:
 }
 
 /**
- * The secrets a cluster may name: those whose name starts with `worker-stacks/<cluster name>/`. The node role and the
- * boundary allow GetSecretValue only under that prefix (lib/stacks), and validation refuses any other name, so an
- * object (whoever may write it: a pull request, a namespace editor) can never make its nodes read, and send to the
- * apiEndpoint it also chooses, another team's secret.
+ * The secrets a cluster may name: those whose name starts with `worker-stacks/<cluster name>/`. Validation refuses any
+ * other name, and the IAM side (lib/stacks: the node role and its boundary) allows GetSecretValue only under the same
+ * prefix, so an object (whoever may write it: a pull request, a namespace editor) can never make its nodes read, and
+ * send to the apiEndpoint it also chooses, another team's secret.
  */
 export function clusterSecretPrefix(clusterName: string): string {
   return `worker-stacks/${clusterName}/`;
