@@ -177,7 +177,7 @@ export function generateCluster(index: number, opts: FleetOptions = {}): Record<
     nodeLabels: { 'node.kubernetes.io/pool': poolLabel, 'topology.example.com/env': env },
     ...(rng.chance(0.3) ? { nodeTaints: [{ key: `example.com/${poolLabel}`, value: 'true', effect: 'NoSchedule' }] } : {}),
     ...(rng.chance(0.3) ? { registryMirrors: [`https://mirror.${region}.example.com`] } : {}),
-    bootstrapTokenSecretArn: `arn:aws:secretsmanager:${region}:${account}:secret:${name}/kubelet-bootstrap-${rng.hex(6)}`,
+    bootstrapTokenSecretArn: `arn:aws:secretsmanager:${region}:${account}:secret:worker-stacks/${name}/kubelet-bootstrap-${rng.hex(6)}`,
     clusterCA: CLUSTER_CA,
   };
   return {

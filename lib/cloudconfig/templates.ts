@@ -8,6 +8,7 @@ import { CORE_VALUES, DERIVED_VALUES, templateValues, VALUES_FILE } from '../clu
 import { TemplateError } from '../errors';
 import { PROJECT_ROOT } from '../paths';
 import { CONFIG_FORMATS, ConfigFormat } from './node-config';
+import { MAX_TEMPLATE_FILE_BYTES, readTemplateText } from './template-files';
 
 /** The repository's own template directory. */
 export const DEFAULT_TEMPLATES_DIR = path.join(PROJECT_ROOT, 'cloudconfig');
@@ -67,7 +68,7 @@ export function loadTemplate(name: string, templatesDir: string = DEFAULT_TEMPLA
       hint: `use one of: ${[...listTemplates(dir)].sort().join(', ')}`,
     });
   }
-  const parsed = ManifestSchema.safeParse(parseYaml(readText(manifestFile)));
+  const parsed = ManifestSchema.safeParse(parseYaml(readTemplateText(dir, manifestFile)));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${manifestFile}: ${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`);
     throw new TemplateError(`invalid template manifest:\n  ${lines.join('\n  ')}`, { cause: parsed.error, hint: 'correct the manifest fields named above' });
@@ -77,7 +78,7 @@ export function loadTemplate(name: string, templatesDir: string = DEFAULT_TEMPLA
     if (!file.startsWith(dir + path.sep)) throw new TemplateError(`${manifestFile}: template ${rel} is outside ${dir}`);
     if (!fs.existsSync(file)) throw new TemplateError(`${manifestFile}: template file ${rel} does not exist`, { hint: `create ${file} or fix the name` });
     // strict: a value the template names but the cluster lacks is an error, never an empty string.
-    return hbs.compile(readText(file), { strict: true, noEscape: true });
+    return hbs.compile(readTemplateText(dir, file), { strict: true, noEscape: true });
   };
   const hbs = handlebarsFor(dir);
   const m = parsed.data;
@@ -125,7 +126,7 @@ function checkDeclaredValues(dir: string, name: string, files: readonly string[]
       if (n.type === 'PartialStatement' && typeof n.name?.original === 'string') scan(path.join(dir, '_shared', `${n.name.original}.hbs`));
       for (const [k, v] of Object.entries(n)) if (k !== 'loc' && typeof v === 'object') walk(v);
     };
-    walk(Handlebars.parse(readText(file)));
+    walk(Handlebars.parse(readTemplateText(dir, file)));
   };
   files.forEach(scan);
   if (problems.length) {
@@ -145,16 +146,11 @@ function handlebarsFor(dir: string): typeof Handlebars {
   const shared = path.join(dir, '_shared');
   if (fs.existsSync(shared)) {
     for (const f of fs.readdirSync(shared).filter((n) => n.endsWith('.hbs')).sort()) {
-      env.registerPartial(f.replace(/\.hbs$/, ''), readText(path.join(shared, f)));
+      env.registerPartial(f.replace(/\.hbs$/, ''), readTemplateText(dir, path.join(shared, f)));
     }
   }
   envs.set(dir, env);
   return env;
-}
-
-/** Text with LF line endings whatever the checkout did, so bytes match on every machine. */
-function readText(file: string): string {
-  return fs.readFileSync(file, 'utf8').replace(/\r\n/g, '\n');
 }
 
 /**
@@ -170,7 +166,12 @@ export function templatesVersion(templatesDir: string = DEFAULT_TEMPLATES_DIR): 
     for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.isFile()) hash.update(path.relative(dir, p)).update('\0').update(fs.readFileSync(p)).update('\0');
+      // Regular files only (a Dirent is the link itself, not its target); an oversized one by its size, unread: it is
+      // refused when a template reads it (template-files.ts).
+      else if (e.isFile()) {
+        const size = fs.statSync(p).size;
+        hash.update(path.relative(dir, p)).update('\0').update(size > MAX_TEMPLATE_FILE_BYTES ? `oversized:${size}` : fs.readFileSync(p)).update('\0');
+      }
     }
   };
   walk(dir);

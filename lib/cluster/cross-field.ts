@@ -1,3 +1,4 @@
+import { exposureProblems } from './exposure';
 import { LIMITS } from './limits';
 import { clientRuleCount, ListenerPorts, nodeRules } from './listener-rules';
 import { loadBalancerSubnetProblems, nodePortProblems } from './node-ports';
@@ -39,15 +40,22 @@ export function crossFieldProblems(raw: unknown, templates: ReadonlySet<string>)
     ...poolProblems(spec),
     ...networkProblems(spec),
     ...ruleProblems(spec),
+    ...exposureProblems(spec),
     ...listenerProblems(spec),
     ...nodePortProblems(spec),
     ...loadBalancerSubnetProblems(spec),
-    ...referenceProblems(spec),
+    ...referenceProblems(spec, dnsName(obj(raw).metadata)),
     ...taintProblems(spec),
     ...tagProblems(spec),
     ...templateProblems(spec, templates),
     ...rolloutProblems(spec),
   ];
+}
+
+/** metadata.name when it is a DNS label (the schema reports it otherwise; a rule comparing with it would only repeat that). */
+function dnsName(metadata: unknown): string | undefined {
+  const name = str(obj(metadata).name);
+  return name !== undefined && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) && name.length <= 40 ? name : undefined;
 }
 
 function poolProblems(spec: Loose): Found[] {
@@ -72,8 +80,30 @@ function poolProblems(spec: Loose): Found[] {
     out.push({ path: 'spec.pool.instanceTypes', message: 'a launch configuration takes exactly one instance type (mixed instances need a launch template)' });
   }
   out.push(...duplicates(types.map((t) => ({ t })), (x) => str(x.t), (i) => `spec.pool.instanceTypes[${i}]`, 'instance types'));
+  // One AMI serves every type of the group: an arm64 image does not boot on x86_64 and the other way round.
+  const archs = types.map((t) => (typeof t === 'string' ? architectureOf(t) : undefined));
+  const first = archs.findIndex((a) => a !== undefined);
+  const other = archs.findIndex((a) => a !== undefined && a !== archs[first]);
+  if (first >= 0 && other >= 0) {
+    out.push({ path: `spec.pool.instanceTypes[${other}]`, message: `${String(types[other])} is ${archs[other]}, ${String(types[first])} is ${archs[first]}: one machine image boots one architecture (give instance types of one architecture; another architecture needs its own pool and AMI)` });
+  }
   return out;
 }
+
+/**
+ * The CPU architecture of an EC2 instance type, from its name: Graviton families carry a `g` among the attributes
+ * after the generation (m6g, c7gn, r8gd, t4g, im4gn, is4gen, x2gd, g5g) and a1 is the first Graviton; every other
+ * current family is x86_64. undefined for a name that is not an instance type (the schema reports it).
+ */
+export function architectureOf(instanceType: string): 'arm64' | 'x86_64' | undefined {
+  // macOS hosts (mac1, mac2-m2 ...) have their own AMIs: out of scope.
+  if (instanceType.startsWith('mac') || !INSTANCE_FAMILY.test(instanceType)) return undefined;
+  return ARM64_FAMILY.test(instanceType) ? 'arm64' : 'x86_64';
+}
+
+/** `<letters><generation><attributes>.`, and the arm64 ones among them; RE2 reads both alike (the CRD's CEL). */
+export const INSTANCE_FAMILY = /^[a-z]+[0-9]+[a-z-]*\./;
+export const ARM64_FAMILY = /^(a[0-9]+[a-z-]*|[a-z]+[0-9]+[a-z-]*g[a-z-]*)\./;
 
 function networkProblems(spec: Loose): Found[] {
   const out: Found[] = [];

@@ -32,6 +32,8 @@ export const NODE_SERVICE_PORTS: ReadonlyArray<{ readonly from: number; readonly
 ];
 
 export const DEFAULT_NODE_PORT_RANGE = { from: 30000, to: 32767 } as const;
+/** The lowest first port of spec.nodePortRange: below it are the privileged ports of host daemons. */
+export const MIN_NODE_PORT = 1024;
 
 export function nodeService(port: number): string | undefined {
   return NODE_SERVICE_PORTS.find((s) => port >= s.from && port <= s.to)?.what;
@@ -53,6 +55,13 @@ export function nodePortProblems(spec: Loose): Found[] {
   const from = int(rangeRaw.from) ?? (spec.nodePortRange === undefined ? DEFAULT_NODE_PORT_RANGE.from : undefined);
   const to = int(rangeRaw.to) ?? (spec.nodePortRange === undefined ? DEFAULT_NODE_PORT_RANGE.to : undefined);
   if (from !== undefined && to !== undefined && from > to) out.push({ path: 'spec.nodePortRange.from', message: `${from} is greater than to (${to})` });
+  // The range is where only Kubernetes Services listen; a listener forwards into it without hostPort. A range over
+  // privileged ports or node services (1-65535, say) would make that opt-in meaningless.
+  if (from !== undefined && to !== undefined && from <= to) {
+    const service = NODE_SERVICE_PORTS.find((s) => s.from <= to && s.to >= from);
+    if (from < MIN_NODE_PORT) out.push({ path: 'spec.nodePortRange.from', message: `${from} is below ${MIN_NODE_PORT}: the NodePort range holds only Kubernetes Service ports, never the privileged ports of host daemons (listeners that need one set hostPort: true)` });
+    else if (service) out.push({ path: 'spec.nodePortRange', message: `${from}-${to} holds ${service.from === service.to ? service.from : `${service.from}-${service.to}`}, the port of ${service.what} on the nodes; the NodePort range holds only Kubernetes Service ports (the default is 30000-32767)` });
+  }
   const range = from !== undefined && to !== undefined && from <= to ? { from, to } : undefined;
 
   const listeners = Array.isArray(spec.listeners) ? spec.listeners : [];

@@ -29,12 +29,36 @@ function arnProblems(at: string, arn: string | undefined, what: string, account:
   return out;
 }
 
-export function referenceProblems(spec: Loose): Found[] {
+/**
+ * The secrets a cluster may name: those whose name starts with `worker-stacks/<cluster name>/`. Validation refuses any
+ * other name, and the IAM side (lib/stacks: the node role and its boundary) allows GetSecretValue only under the same
+ * prefix, so an object (whoever may write it: a pull request, a namespace editor) can never make its nodes read, and
+ * send to the apiEndpoint it also chooses, another team's secret.
+ */
+export function clusterSecretPrefix(clusterName: string): string {
+  return `worker-stacks/${clusterName}/`;
+}
+
+/** The secret name of a Secrets Manager ARN (`arn:...:secret:<name>`), or undefined. */
+export function secretNameOf(arn: string): string | undefined {
+  return /^arn:[a-z-]+:secretsmanager:[a-z0-9-]*:\d{12}:secret:(.+)$/.exec(arn)?.[1];
+}
+
+function secretScopeProblems(at: string, arn: string | undefined, clusterName: string | undefined): Found[] {
+  const secret = arn === undefined ? undefined : secretNameOf(arn);
+  if (secret === undefined || clusterName === undefined) return []; // malformed: the schema's to report
+  const prefix = clusterSecretPrefix(clusterName);
+  if (secret.startsWith(prefix) && secret.length > prefix.length) return [];
+  return [{ path: at, message: `the secret ${JSON.stringify(secret)} is not one of this cluster's: its name must start with ${prefix} (the nodes of cluster ${clusterName} may read only those; create the secret under that name)` }];
+}
+
+export function referenceProblems(spec: Loose, clusterName?: string): Found[] {
   // A malformed account or region is the schema's to report; comparing with it would only repeat that.
   const account = /^\d{12}$/.test(str(spec.account) ?? '') ? str(spec.account) : undefined;
   const region = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/.test(str(spec.region) ?? '') ? str(spec.region) : undefined;
   const values = obj(obj(spec.cloudConfig).values);
   const out = arnProblems('spec.cloudConfig.values.bootstrapTokenSecretArn', str(values.bootstrapTokenSecretArn), 'the secret', account, region);
+  out.push(...secretScopeProblems('spec.cloudConfig.values.bootstrapTokenSecretArn', str(values.bootstrapTokenSecretArn), clusterName));
   const listeners = Array.isArray(spec.listeners) ? spec.listeners : [];
   listeners.forEach((l, i) => out.push(...arnProblems(`spec.listeners[${i}].certificateArn`, str(obj(l).certificateArn), 'the certificate', account, region)));
   return out;

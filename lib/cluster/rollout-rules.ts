@@ -1,3 +1,4 @@
+import { partitionOf } from './references';
 import { ALARM_ARN, DEFAULT_NODE_READY_TIMEOUT_SECONDS, SIGNAL_BOOT_MARGIN_SECONDS } from './rollout-schema';
 
 /**
@@ -102,6 +103,8 @@ function rollbackAlarmProblems(spec: Loose): RolloutProblem[] {
     if (!m) return; // the field rule names it
     if (typeof spec.region === 'string' && m[1] !== spec.region) out.push({ path: at(i), message: `alarm is in region ${m[1]}, not the cluster's ${spec.region} (CloudFormation reads rollback alarms in the stack's region)` });
     if (typeof spec.account === 'string' && m[2] !== spec.account) out.push({ path: at(i), message: `alarm is in account ${m[2]}, not the cluster's ${spec.account}` });
+    const partition = /^arn:([a-z-]+):/.exec(a as string)?.[1];
+    if (typeof spec.region === 'string' && partition !== partitionOf(spec.region)) out.push({ path: at(i), message: `alarm is in partition ${partition}, but region ${spec.region} is in ${partitionOf(spec.region)}` });
   });
   out.push(...duplicates(alarms, at, 'rollback alarms'));
   return out;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { intIn, pattern } from './rules';
+import { intIn, noTokens, pattern } from './rules';
 
 /**
  * The parts of the object that say how a roll is gated and how gentle it is to workloads: node signals, the
@@ -29,7 +29,7 @@ export const InstanceRefreshSchema = z
     checkpointDelaySeconds: intIn(0, 172800, 'checkpoint delay in seconds').optional().meta(d('Pause at each checkpoint (only with checkpoints). @default 3600')),
     bakeTimeSeconds: intIn(0, 172800, 'bake time in seconds').default(0).meta(d('After the refresh completes, the time CloudFormation waits (watching the alarms) before it calls the update successful. @default 0')),
     alarms: z
-      .array(pattern(/^[^\0-\x1f]{1,255}$/, 'a CloudWatch alarm name (1-255 characters)'))
+      .array(noTokens(pattern(/^[^\0-\x1f]{1,255}$/, 'a CloudWatch alarm name (1-255 characters)')))
       .default([])
       .meta(d('Names of CloudWatch alarms (in the cluster account and region, at most 10); one in ALARM fails the refresh and rolls the stack back. @default []')),
     skipMatching: z.boolean().default(true).meta(d('Leave nodes that already run the desired launch template. @default true')),
@@ -53,7 +53,7 @@ export const ALARM_ARN = /^arn:aws[a-z-]*:cloudwatch:([a-z0-9-]+):(\d{12}):alarm
 export const RolloutSchema = z
   .strictObject({
     rollbackAlarms: z
-      .array(pattern(ALARM_ARN, 'a CloudWatch alarm ARN (arn:aws:cloudwatch:<region>:<account>:alarm:<name>)'))
+      .array(noTokens(pattern(ALARM_ARN, 'a CloudWatch alarm ARN (arn:aws:cloudwatch:<region>:<account>:alarm:<name>)')))
       .default([])
       .meta(d("Alarms CloudFormation watches during every update of the stack and for monitoringTimeMinutes after it; one in ALARM rolls the stack back (the change set's RollbackConfiguration; at most 5, in the cluster's account and region). @default []")),
     monitoringTimeMinutes: intIn(0, 180, 'monitoring time in minutes').default(0).meta(d('Minutes CloudFormation keeps watching the rollback alarms after the last resource is updated. @default 0')),

@@ -8,7 +8,7 @@ import { cel, fmt, OpenApiRule, openApiRules, quoted } from './openapi';
  */
 
 /** `openapi`: the same rule as the CRD states it (lib/cluster/openapi.ts), so the API server refuses what this refuses. */
-function custom<T extends z.ZodType>(base: T, check: (v: z.output<T>) => string | undefined, openapi?: OpenApiRule): T {
+export function custom<T extends z.ZodType>(base: T, check: (v: z.output<T>) => string | undefined, openapi?: OpenApiRule): T {
   const refined = base.superRefine((v, ctx) => {
     const problem = check(v as z.output<T>);
     if (problem) ctx.addIssue({ code: 'custom', message: problem, input: v });
@@ -42,6 +42,23 @@ export const pattern = (re: RegExp, what: string, maxLength = 256) =>
     maxLength,
     cel: [cel(`self.matches(${quoted(re.source)})`, `'"' + self + ${quoted(`" is not ${what}`)}`)],
   });
+
+/**
+ * The CEL twin of tokens.ts, for the fields whose characters could spell a CDK token marker (`$`, `#`, `{`, `[`, or the
+ * stringified number `-1.<digits>e+289`); every other string field's pattern already excludes them. validate walks
+ * the whole object instead (tokens.ts), map keys and template values included.
+ */
+export const NO_TOKEN_CEL = cel(
+  `!self.matches(${quoted(/[$#]\{Token\[|-1\.[0-9]{10,16}e\+289/.source)})`,
+  quoted('has a CDK token marker (${Token[, #{Token[ or -1.<digits>e+289); synthesis would resolve it into a CloudFormation expression (or fail without naming this file); write the literal value'),
+);
+
+/** `schema` (a rule of this file), with NO_TOKEN_CEL added to what the CRD says of it. */
+export function noTokens<T extends z.ZodType>(schema: T): T {
+  const rule = openApiRules.get(schema) ?? {};
+  openApiRules.add(schema, { ...rule, cel: [...(rule.cel ?? []), NO_TOKEN_CEL] });
+  return schema;
+}
 
 /** RFC 1123 DNS label: it becomes part of a stack name, S3 keys and resource names. */
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -161,6 +178,7 @@ export const ec2Description = custom(
       cel('size(self) >= 1', `'"" has 0 characters, at least 1 required'`),
       cel(`self.matches(${quoted(EC2_DESCRIPTION.source)})`, `'has characters EC2 refuses in a rule description (allowed: letters, digits, space and ._-:/()#,@[]+=&;{}!$*)'`),
       cel('size(self) <= 255', fmt("has %d characters, at most 255 allowed (EC2's limit for a rule description)", 'size(self)')),
+      NO_TOKEN_CEL,
     ],
   },
 );
@@ -172,7 +190,9 @@ const TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
  * Tag keys that worker-stacks writes itself: a user tag with the same key would fight it (the last one wins,
  * silently) and the reconciler and Kubernetes' AWS integrations read them.
  */
-export const RESERVED_TAG_PREFIXES = ['worker-stacks.io/', 'kubernetes.io/cluster/'] as const;
+// aws-node-termination-handler/: its queue mode drains only nodes of groups tagged aws-node-termination-handler/managed
+// (lib/constructs/node-drain.ts NTH_MANAGED_TAG), which the stack sets; a user tag would override it (spec.tags apply last).
+export const RESERVED_TAG_PREFIXES = ['worker-stacks.io/', 'kubernetes.io/cluster/', 'aws-node-termination-handler/'] as const;
 
 export function tagKeyProblem(k: string): string | undefined {
   const length = [...k].length;
@@ -191,6 +211,7 @@ export const tagKey = custom(z.string(), tagKeyProblem, {
     cel(`!self.lowerAscii().startsWith('aws:')`, `'tag key "' + self + '" starts with aws:, which AWS reserves for its own tags'`),
     cel(`self.matches(${quoted(TAG_CHARS.source)})`, `'tag key "' + self + '" has characters AWS refuses in a tag (allowed: letters, digits, spaces and _.:/=+-@)'`),
     ...RESERVED_TAG_PREFIXES.map((p) => cel(`!self.startsWith(${quoted(p)})`, `'tag key "' + self + ${quoted(`" starts with ${p}, which worker-stacks sets itself`)}`)),
+    NO_TOKEN_CEL,
   ],
 });
 
@@ -206,11 +227,14 @@ export const tagValue = custom(
     cel: [
       cel('size(self) <= 256', fmt("has %d characters, at most 256 allowed (AWS's limit for a tag value)", 'size(self)')),
       cel(`self.matches(${quoted(TAG_CHARS.source)})`, `'has characters AWS refuses in a tag value (allowed: letters, digits, spaces and _.:/=+-@)'`),
+      NO_TOKEN_CEL,
     ],
   },
 );
 
-const HTTPS_URL = /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?(\/[\x21-\x7e]*)?$/;
+// The path takes the URL characters that mean nothing in any file a URL is written into on the node (TOML's "...",
+// a shell's '...', YAML, a systemd directive): no quote, backslash, $, backtick, space or control character.
+const HTTPS_URL = /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?(\/[A-Za-z0-9._~%\/:+=,-]*)?$/;
 const HTTPS_HOST = /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?$/;
 const USER_INFO = `has user info (credentials before "@") in the URL; credentials never go in a cluster object, which is not a secret (give the URL without them; the node gets registry credentials from its own configuration)`;
 
@@ -223,6 +247,7 @@ function httpsUrlRule(what: string, withPath: boolean): OpenApiRule {
     cel: [
       cel(`!self.contains('@')`, quoted(USER_INFO)),
       cel(`self.contains('@') || ${shape}`, `'"' + self + ${quoted(`" is not ${what}`)}`),
+      NO_TOKEN_CEL,
       cel(`!(${shape}) || self.find('^https://[^/:]+:[0-9]+') == '' || (${port} >= 1 && ${port} <= 65535)`, `'"' + self + '" has port ' + self.find('^https://[^/:]+:[0-9]+').split(':')[2] + ', which is not a port (1-65535)'`),
     ],
   };

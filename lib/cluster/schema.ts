@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { awsId, dnsLabel, ec2Description, httpsUrl, intIn, ipCidr, ipv4Cidr, ipv6Cidr, pattern, pauseTime, port, tagKey, tagValue } from './rules';
+import { clusterDnsAddress, labelValue, nodeLabelKey, taintKey, taintValue } from './kubelet-rules';
+import { awsId, dnsLabel, ec2Description, httpsUrl, intIn, ipCidr, ipv4Cidr, ipv6Cidr, noTokens, pattern, pauseTime, port, tagKey, tagValue } from './rules';
 import { LabelsSchema } from '../rollout/selector';
 import { MaintenanceWindowSchema } from '../rollout/windows';
 import { DEFAULT_NODE_READY_TIMEOUT_SECONDS, DRAIN_DEFAULT, DrainSchema, InstanceRefreshSchema, ROLLOUT_DEFAULT, RolloutSchema } from './rollout-schema';
@@ -43,7 +44,7 @@ export const HealthCheckSchema = z
   .strictObject({
     protocol: z.enum(['TCP', 'HTTP', 'HTTPS']).default('TCP').meta(d('Health check protocol. @default TCP')),
     port: port().optional().meta(d("Port to probe on the node. @default the listener's nodePort")),
-    path: pattern(/^\/[\x21-\x7e]*$/, 'an HTTP path starting with /').optional().meta(d('HTTP(S) path. Only for HTTP and HTTPS. @default /')),
+    path: noTokens(pattern(/^\/[\x21-\x7e]*$/, 'an HTTP path starting with /')).optional().meta(d('HTTP(S) path. Only for HTTP and HTTPS. @default /')),
     intervalSeconds: z.literal([10, 30]).default(10).meta(d('Seconds between probes (10 or 30). @default 10')),
     healthyThreshold: intIn(2, 10, 'healthy threshold').default(3).meta(d('@default 3')),
     unhealthyThreshold: intIn(2, 10, 'unhealthy threshold').default(3).meta(d('@default 3')),
@@ -59,7 +60,9 @@ export const ListenerSchema = z
     certificateArn: pattern(/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/, 'an ACM certificate ARN')
       .optional()
       .meta(d('ACM certificate; required for TLS, refused otherwise.')),
-    sslPolicy: pattern(/^ELBSecurityPolicy-[A-Za-z0-9-]+$/, 'an ELB security policy name such as ELBSecurityPolicy-TLS13-1-2-2021-06')
+    // Only policies whose oldest protocol is TLS 1.2 or 1.3 (the minimum is in the name: TLS13-1-2, TLS-1-2, FS-1-2):
+    // ELBSecurityPolicy-2016-08, -TLS-1-0-*, -TLS-1-1-*, -TLS13-1-0-*, -TLS13-1-1-*, -FS-2018-06 and -FS-1-1-* take TLS 1.0 or 1.1.
+    sslPolicy: pattern(/^ELBSecurityPolicy-(TLS13-1-[23]|TLS-1-2|FS-1-2)(-[A-Za-z0-9]+)*-\d{4}-\d{2}$/, 'an ELB security policy of TLS 1.2 or newer, such as ELBSecurityPolicy-TLS13-1-2-2021-06 (policies that accept TLS 1.0 or 1.1 are refused)')
       .optional()
       .meta(d('TLS security policy of a TLS listener; refused for other protocols. @default ELBSecurityPolicy-TLS13-1-2-2021-06 (TLS 1.2 and 1.3 only)')),
     hostPort: z
@@ -128,28 +131,28 @@ export const CloudConfigValuesSchema = z
       d('PEM CA bundle of the API server (public, not a secret).'),
     ),
     kubernetesVersion: pattern(/^v1\.\d{1,2}\.\d{1,3}$/, 'a Kubernetes version such as v1.31.2').meta(d('Kubelet version.')),
-    clusterDNS: z.ipv4().meta(d('Cluster DNS service IP.')),
+    clusterDNS: clusterDnsAddress.meta(d('Cluster DNS service IP (a unicast IPv4 address: not 0.0.0.0/8, loopback, link-local, multicast or reserved).')),
     maxPods: intIn(8, 1024, 'pod count').default(110).meta(d('@default 110')),
     nodeLabels: z
-      .record(pattern(/^([a-z0-9.-]+\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, 'a label key'), pattern(/^[A-Za-z0-9]?([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, 'a label value'))
+      .record(nodeLabelKey, labelValue)
       .default({})
       .meta(d('Labels the kubelet registers the node with. @default {}')),
     nodeTaints: z
       .array(
         z.strictObject({
-          key: pattern(/^([a-z0-9.-]+\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, 'a taint key'),
-          value: pattern(/^[A-Za-z0-9]?([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, 'a taint value').default(''),
+          key: taintKey,
+          value: taintValue.default(''),
           effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
         }),
       )
       .default([])
       .meta(d('Taints the kubelet registers the node with. @default []')),
-    registryMirrors: z.array(httpsUrl('an https:// registry mirror URL', true)).default([]).meta(d('Container registry mirrors for docker.io (https://host[:port][/path], port 1-65535; a URL with user:password@ is refused and never echoed). @default []')),
+    registryMirrors: z.array(httpsUrl('an https:// registry mirror URL', true)).default([]).meta(d('Container registry mirrors for docker.io (https://host[:port][/path], port 1-65535, the path of letters, digits and ._~%/:+=,-; a URL with user:password@ is refused and never echoed). @default []')),
     nodeReadyTimeoutSeconds: intIn(60, 3540, 'timeout in seconds')
       .default(DEFAULT_NODE_READY_TIMEOUT_SECONDS)
       .meta(d(`How long a booting node waits for its kubelet to be healthy and its node object to exist before it signals FAILURE to CloudFormation. @default ${DEFAULT_NODE_READY_TIMEOUT_SECONDS}`)),
     bootstrapTokenSecretArn: pattern(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/, 'a Secrets Manager secret ARN', 2048).meta(
-      d('Secret holding the kubelet bootstrap token. Secret: fetched by the node at boot with its role, never rendered into a config.'),
+      d('Secret holding the kubelet bootstrap token, in the cluster account and region; its name starts with worker-stacks/<metadata.name>/ (a cluster names only its own secrets). Secret: fetched by the node at boot with its role, never rendered into a config.'),
     ),
   })
   // Keys beyond these are the chosen template's own values: lib/cluster/template-values.ts checks them against the

@@ -2,6 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { readTemplateText } from '../cloudconfig/template-files';
+import { TemplateError } from '../errors';
+import { BoundedPattern, boundedPattern, MAX_VALUE_LENGTH, PatternError } from './bounded-regex';
 import { CloudConfigValuesSchema } from './schema';
 
 /**
@@ -64,15 +67,22 @@ export function templateValues(templatesDir: string, template: string, shownAs: 
   }
   const hit = cache.get(file);
   if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) return hit.result;
-  const result = readDeclaration(file, shownAs);
+  const result = readDeclaration(templatesDir, file, shownAs);
   cache.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, result });
   return result;
 }
 
-function readDeclaration(file: string, shown: string): TemplateValues {
+function readDeclaration(templatesDir: string, file: string, shown: string): TemplateValues {
+  let text: string;
+  try {
+    text = readTemplateText(path.resolve(templatesDir), file);
+  } catch (e) {
+    if (!(e instanceof TemplateError)) throw e;
+    return { file: shown, values: [], problems: [e.message] };
+  }
   let raw: unknown;
   try {
-    raw = parseYaml(fs.readFileSync(file, 'utf8'));
+    raw = parseYaml(text);
   } catch (e) {
     return { file: shown, values: [], problems: [`${shown}: YAML error: ${(e as Error).message.split('\n')[0]}`] };
   }
@@ -91,10 +101,16 @@ function readDeclaration(file: string, shown: string): TemplateValues {
     }
     if (v.pattern !== undefined) {
       try {
-        new RegExp(v.pattern);
-      } catch {
-        problems.push(`${at}.pattern: not a regular expression`);
+        compiled(v.pattern);
+      } catch (e) {
+        if (!(e instanceof PatternError)) throw e;
+        problems.push(`${at}.pattern: not a pattern worker-stacks matches (lib/cluster/bounded-regex.ts: linear time, the syntax RE2 and JavaScript share): ${e.message}`);
       }
+    }
+    // Every string a template takes reaches a file on the node (a root shell script, TOML, YAML, a systemd unit):
+    // the template says which strings it takes, so that no value can break out of the context it is written into.
+    if (!CORE_VALUES.includes(v.name) && v.pattern === undefined && (v.type === 'list' || v.type === 'map' || (v.type === 'string' && v.enum === undefined))) {
+      problems.push(`${at}: ${v.name} is a ${v.type}${v.type === 'string' ? '' : ' of strings'} without a pattern${v.type === 'string' ? ' or enum' : ''}; declare the characters it may hold (e.g. pattern: "[a-z0-9.-]{1,63}"), so that no value can inject into the file it is rendered into`);
     }
     if (v.default !== undefined) {
       const p = valueProblem(v, v.default);
@@ -112,8 +128,7 @@ export function valueProblem(d: ValueDeclaration, v: unknown): string | undefine
   switch (d.type) {
     case 'string':
       if (typeof v !== 'string') return `${shown}is ${typeOfValue(v)}, expected a string${typeof v === 'number' ? ' (quote it in YAML)' : ''}`;
-      if (d.pattern !== undefined && !new RegExp(`^(?:${d.pattern})$`).test(v)) return `${JSON.stringify(v)} does not match ${d.pattern}`;
-      break;
+      return stringProblem(d, v) ?? enumProblem(d, v);
     case 'integer':
       if (typeof v !== 'number' || !Number.isInteger(v)) return `${shown}is ${typeof v === 'number' ? 'not a whole number' : typeOfValue(v)}, expected a whole number${typeof v === 'string' ? ' (remove the quotes)' : ''}`;
       if ((d.min !== undefined && v < d.min) || (d.max !== undefined && v > d.max)) return `${v} is outside ${d.min ?? '…'}-${d.max ?? '…'}`;
@@ -123,13 +138,51 @@ export function valueProblem(d: ValueDeclaration, v: unknown): string | undefine
       break;
     case 'list':
       if (!Array.isArray(v) || v.some((x) => typeof x === 'object' && x !== null)) return `is ${typeOfValue(v)}, expected a list of strings, numbers or booleans`;
+      for (const [i, x] of v.entries()) {
+        const p = typeof x === 'string' ? stringProblem(d, x) : undefined;
+        if (p) return `item ${i}: ${p}`;
+      }
       break;
     case 'map':
       if (typeof v !== 'object' || v === null || Array.isArray(v) || Object.values(v).some((x) => typeof x === 'object' && x !== null)) return `is ${typeOfValue(v)}, expected a map of strings, numbers or booleans`;
+      for (const [k, x] of Object.entries(v)) {
+        const p = stringProblem(d, k) ?? (typeof x === 'string' ? stringProblem(d, x) : undefined);
+        if (p) return `${JSON.stringify(k)}: ${p}`;
+      }
       break;
   }
-  if (d.enum && !d.enum.some((e) => e === v)) return `${JSON.stringify(v)} is not allowed (expected one of ${d.enum.map((e) => JSON.stringify(e)).join(', ')})`;
-  return undefined;
+  return enumProblem(d, v);
+}
+
+function enumProblem(d: ValueDeclaration, v: unknown): string | undefined {
+  return d.enum && !d.enum.some((e) => e === v) ? `${JSON.stringify(v)} is not allowed (expected one of ${d.enum.map((e) => JSON.stringify(e)).join(', ')})` : undefined;
+}
+
+const patterns = new Map<string, BoundedPattern>();
+function compiled(source: string): BoundedPattern {
+  let p = patterns.get(source);
+  if (!p) patterns.set(source, (p = boundedPattern(source)));
+  return p;
+}
+
+/**
+ * One string of a template value (a string value, an item of a list, a key or value of a map): at most
+ * MAX_VALUE_LENGTH characters, no control character (a newline ends a shell command, a TOML string, a systemd
+ * directive), and the declared pattern, matched in linear time. A pattern that does not compile was reported on the
+ * declaration, which stops every value of the template.
+ */
+function stringProblem(d: ValueDeclaration, v: string): string | undefined {
+  if (v.length > MAX_VALUE_LENGTH) return `has ${v.length} characters, at most ${MAX_VALUE_LENGTH} allowed`;
+  // eslint-disable-next-line no-control-regex -- the point: control characters are refused
+  if (/[\x00-\x1f\x7f-\x9f]/.test(v)) return `${JSON.stringify(v)} has a control character (a newline, tab, escape ...), which no template value may hold`;
+  if (d.pattern === undefined) return undefined;
+  let p: BoundedPattern;
+  try {
+    p = compiled(d.pattern);
+  } catch {
+    return undefined;
+  }
+  return p.test(v) ? undefined : `${JSON.stringify(v)} does not match ${d.pattern}`;
 }
 
 type Found = { path: string; message: string };

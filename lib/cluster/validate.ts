@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
 import { Problem } from '../errors';
 import { crossFieldProblems } from './cross-field';
+import { formatPath } from './format-path';
+import { tokenProblems } from './tokens';
 import { WorkerCluster, WorkerClusterSchema } from './schema';
 import { templateValueProblems, templateValues, withValueDefaults } from './template-values';
 
@@ -25,21 +27,7 @@ export interface ValidationResult {
   readonly problems: readonly Problem[];
 }
 
-/**
- * `['spec','listeners',2,'port']` → `spec.listeners[2].port`. A map key that is not a plain
- * identifier (a label key such as `node.kubernetes.io/pool`) is quoted in brackets, so the
- * path stays unambiguous: `spec.cloudConfig.values.nodeLabels["node.kubernetes.io/pool"]`.
- */
-export function formatPath(segments: readonly PropertyKey[]): string {
-  return segments
-    .map((s, i) => {
-      if (typeof s === 'number') return `[${s}]`;
-      const k = String(s);
-      if (!/^[A-Za-z_$][\w$]*$/.test(k)) return `[${JSON.stringify(k)}]`;
-      return i === 0 ? k : `.${k}`;
-    })
-    .join('');
-}
+export { formatPath } from './format-path';
 
 function typeName(v: unknown): string {
   return Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
@@ -93,6 +81,7 @@ export function issueToProblems(file: string, issue: z.core.$ZodIssue): Problem[
 export function validateCluster(raw: unknown, ctx: ValidationContext): ValidationResult {
   const parsed = WorkerClusterSchema.safeParse(raw, { reportInput: true });
   const problems: Problem[] = parsed.success ? [] : parsed.error.issues.flatMap((i) => issueToProblems(ctx.file, i));
+  problems.push(...tokenProblems(raw).map((p) => ({ file: ctx.file, ...p })));
   problems.push(...crossFieldProblems(raw, ctx.templates).map((p) => ({ file: ctx.file, ...p })));
 
   // The chosen template's own values, against its declaration (only for a template that exists).

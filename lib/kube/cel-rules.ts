@@ -1,6 +1,9 @@
+import { nonPublicCidrs } from '../cluster/address-space';
+import { ARM64_FAMILY, INSTANCE_FAMILY } from '../cluster/cross-field';
+import { EXPOSURE_RULE } from '../cluster/exposure';
 import { fmt, quoted } from '../cluster/openapi';
 import { LIMITS } from '../cluster/limits';
-import { DEFAULT_NODE_PORT_RANGE, NODE_SERVICE_PORTS } from '../cluster/node-ports';
+import { DEFAULT_NODE_PORT_RANGE, MIN_NODE_PORT, NODE_SERVICE_PORTS } from '../cluster/node-ports';
 import { RULE_SOURCE_KINDS } from '../cluster/schema';
 import { Validation } from './structural';
 
@@ -119,6 +122,52 @@ function arnRules(arn: string, what: string, fieldPath: string): PlacedValidatio
   ];
 }
 
+/**
+ * rollout-rules.ts rollbackAlarmProblems: each rollback alarm in the cluster's region, account and partition. A rule
+ * over the list (at most 5 alarms) names the first bad item in its message, as the other list rules do.
+ */
+function alarmRules(): PlacedValidation[] {
+  const list = 'self.rollout.rollbackAlarms';
+  const shaped = `a.matches('^arn:[a-z-]+:cloudwatch:[a-z0-9-]+:[0-9]{12}:alarm:')`;
+  const guard = `!${REGION_OK} || !self.account.matches('^[0-9]{12}$') || !has(self.rollout) || !has(${list}) || `;
+  const rule = (part: number, expected: string, text: string, ...args: string[]) => {
+    const bad = `${list}.filter(a, ${shaped} && a.split(':')[${part}] != ${expected})[0]`;
+    return v('spec', `${guard}${list}.all(a, !${shaped} || a.split(':')[${part}] == ${expected})`, { expr: fmt(`spec.rollout.rollbackAlarms[%d] ${text}`, `${list}.indexOf(${bad})`, `${bad}.split(':')[${part}]`, ...args) }, '.rollout.rollbackAlarms');
+  };
+  return [
+    rule(3, 'self.region', "alarm is in region %s, not the cluster's %s (CloudFormation reads rollback alarms in the stack's region)", 'self.region'),
+    rule(4, 'self.account', "alarm is in account %s, not the cluster's %s", 'self.account'),
+    rule(1, PARTITION, 'alarm is in partition %s, but region %s is in %s', 'self.region', PARTITION),
+  ];
+}
+
+/** references.ts clusterSecretPrefix: the secret's name starts with worker-stacks/<metadata.name>/. */
+function secretScope(): PlacedValidation {
+  const arn = 'self.spec.cloudConfig.values.bootstrapTokenSecretArn';
+  const name = `${arn}.substring(${arn}.indexOf(':secret:') + 8)`;
+  const prefix = `'worker-stacks/' + self.metadata.name + '/'`;
+  return v(
+    '',
+    `!${arn}.matches('^arn:[a-z-]+:secretsmanager:[a-z0-9-]*:[0-9]{12}:secret:.') || (${name}.startsWith(${prefix}) && size(${name}) > size(${prefix}))`,
+    { expr: `'the secret "' + ${name} + '" is not one of this cluster\\'s: its name must start with ' + ${prefix} + ' (the nodes of cluster ' + self.metadata.name + ' may read only those; create the secret under that name)'` },
+    '.spec.cloudConfig.values.bootstrapTokenSecretArn',
+  );
+}
+
+/** cross-field.ts architectureOf: the instance types of the pool (those the rule knows) are of one architecture. */
+function archRule(): PlacedValidation {
+  const known = (t: string) => `(!${t}.startsWith('mac') && ${t}.matches(${quoted(INSTANCE_FAMILY.source)}))`;
+  const arm = (t: string) => `${t}.matches(${quoted(ARM64_FAMILY.source)})`;
+  const first = `self.filter(t, ${known('t')})[0]`;
+  const other = `self.filter(t, ${known('t')} && ${arm('t')} != ${arm(first)})[0]`;
+  const archOf = (t: string) => `(${arm(t)} ? 'arm64' : 'x86_64')`;
+  return v(
+    'spec.pool.instanceTypes',
+    `!self.exists(t, ${known('t')}) || self.all(t, !${known('t')} || ${arm('t')} == ${arm(first)})`,
+    { expr: fmt('spec.pool.instanceTypes[%d] %s is %s, %s is %s: one machine image boots one architecture (give instance types of one architecture; another architecture needs its own pool and AMI)', `self.indexOf(${other})`, other, archOf(other), first, archOf(first)) },
+  );
+}
+
 // Listener node-port rules on the worker group (listener-rules.ts nodeRules): one per distinct protocol/port, as
 // integers (udp ports + 100000) because the cost estimator cannot bound strings a map() makes. The distinct count is
 // the sum of 1/multiplicity (CEL has no distinct()); rounding takes care of the floating point.
@@ -128,6 +177,26 @@ const NODE_RULE_KEYS =
   ` + self.listeners.map(l, has(l.healthCheck) && has(l.healthCheck.port) ? l.healthCheck.port : l.nodePort))`;
 const NODE_RULES = `int(${NODE_RULE_KEYS}.map(k, 1.0 / double(size(${NODE_RULE_KEYS}.filter(j, j == k)))).sum() + 0.5)`;
 const USER_RULES = '(has(self.securityGroupRules) ? size(self.securityGroupRules) : 0)';
+
+// exposure.ts: a node-service port or protocol all from a CIDR that holds a public address. The registry arithmetic is
+// done here, in TypeScript: the non-public space as its fewest CIDRs (address-space.ts nonPublicCidrs), so that CEL's
+// CIDR library only has to ask whether one of them contains the rule's source (every CIDR inside the non-public space
+// lies inside one of those blocks). The file store's message also names the first public address; CEL cannot compute it.
+const OPENS_NODE_SERVICE =
+  `(self.protocol == 'all' || (self.protocol in ['tcp', 'udp'] && (has(self.port) ? self.port in ${DENIED_LIST} : ` +
+  `(has(self.fromPort) && has(self.toPort) && ${DENIED_LIST}.exists(p, p >= self.fromPort && p <= self.toPort)))))`;
+const OPENED = `(self.protocol == 'all' ? 'all traffic (every port, node services included)' : self.protocol + ' ports of node services')`;
+function exposure(key: 'cidr' | 'cidrIpv6', family: 4 | 6): PlacedValidation {
+  // CEL's cidr() refuses IPv4-mapped IPv6 (::ffff:0:0/96), as a source too (the field's own rule), so it is left out.
+  const blocks = `[${nonPublicCidrs(family).filter((b) => !b.startsWith('::ffff:')).map(quoted).join(', ')}]`;
+  const src = `self.source.${key}`;
+  return v(
+    'spec.securityGroupRules[]',
+    `!has(${src}) || !isCIDR(${src}) || !${OPENS_NODE_SERVICE} || ${blocks}.exists(b, cidr(b).containsCIDR(cidr(${src})))`,
+    { expr: `${src} + ' holds public addresses, and the rule opens ' + ${OPENED} + ${quoted(`; ${EXPOSURE_RULE}`)}` },
+    `.source.${key}`,
+  );
+}
 
 export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   // metadata.name becomes part of the stack name: a DNS label of at most 40 characters (rules.ts dnsLabel).
@@ -140,6 +209,7 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   v('spec.pool', '!has(self.legacyLaunchConfiguration) || !self.legacyLaunchConfiguration || size(self.instanceTypes) <= 1', { text: 'a launch configuration takes exactly one instance type (mixed instances need a launch template)' }, '.instanceTypes'),
   v('spec.pool.instanceTypes', `size(self) <= ${LIMITS.instanceTypesPerGroup}`, { expr: fmt(`%d instance types exceed the AWS limit of ${LIMITS.instanceTypesPerGroup} per group`, 'size(self)') }),
   unique('spec.pool.instanceTypes', 'scalar', indexed('spec.pool.instanceTypes'), 'instance types must be unique'),
+  archRule(),
 
   // cross-field.ts networkProblems
   v('spec.network', 'size(self.subnetIds) == size(self.availabilityZones)', { expr: fmt('%d subnets for %d availability zones (give one subnet per zone, in the same order)', 'size(self.subnetIds)', 'size(self.availabilityZones)') }, '.subnetIds'),
@@ -162,6 +232,8 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
     { expr: fmt(`%d rules + %d listener node-port rules = %d, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`, USER_RULES, NODE_RULES, `${USER_RULES} + ${NODE_RULES}`) },
     '.securityGroupRules',
   ),
+  exposure('cidr', 4),
+  exposure('cidrIpv6', 6),
   unique('spec.securityGroupRules', sameRule, indexed('spec.securityGroupRules'), 'rules (same protocol, ports and source) must be unique'),
 
   // cross-field.ts listenerProblems
@@ -184,6 +256,8 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
 
   // node-ports.ts
   v('spec.nodePortRange', 'self.from <= self.to', { expr: fmt('%d is greater than to (%d)', 'self.from', 'self.to') }, '.from'),
+  v('spec.nodePortRange', `self.from > self.to || self.from >= ${MIN_NODE_PORT}`, { expr: fmt(`%d is below ${MIN_NODE_PORT}: the NodePort range holds only Kubernetes Service ports, never the privileged ports of host daemons (listeners that need one set hostPort: true)`, 'self.from') }, '.from'),
+  v('spec.nodePortRange', `self.from > self.to || self.from < ${MIN_NODE_PORT} || !${DENIED_LIST}.exists(p, p >= self.from && p <= self.to)`, { expr: fmt('%d-%d holds %d, the port of %s on the nodes; the NodePort range holds only Kubernetes Service ports (the default is 30000-32767)', 'self.from', 'self.to', `${DENIED_LIST}.filter(p, p >= self.from && p <= self.to)[0]`, `${SERVICE_OF}[${DENIED_LIST}.filter(p, p >= self.from && p <= self.to)[0]]`) }),
   nodeService('spec.listeners[]', 'self.nodePort', '', '.nodePort', 'listener'),
   nodeService('spec.listeners[]', 'self.healthCheck.port', '!has(self.healthCheck) || !has(self.healthCheck.port) || ', '.healthCheck.port', 'health check'),
   inRange((l) => `${l}.nodePort`, () => 'true', '.nodePort'),
@@ -200,6 +274,8 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
 
   // references.ts
   ...arnRules('self.cloudConfig.values.bootstrapTokenSecretArn', 'the secret', '.cloudConfig.values.bootstrapTokenSecretArn'),
+  secretScope(),
+  ...alarmRules(),
   // A listener certificate's region and account: one rule over the list would have to format the ARN's parts of the
   // first bad listener, which the cost estimator cannot bound; the reconciler reports it (README).
 

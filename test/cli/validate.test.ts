@@ -121,8 +121,8 @@ describe('worker-stacks validate (in-process)', () => {
   });
 
   test('what cdk synth refuses (a cdk-nag finding), validate refuses too: exit 1, on the rule, with a fix in YAML', async () => {
-    // GIVEN prod-eu1 with SSH open to the internet: schema-valid, but cdk-nag refuses it at synth
-    const text = fs.readFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), 'utf8').replace('source: { prefixListId: pl-0123456789abcdef0 }', 'source: { cidr: 0.0.0.0/0 }');
+    // GIVEN prod-eu1 with a port open to the internet (8443: SSH, a node service, validate refuses by itself): schema-valid, but cdk-nag refuses it at synth
+    const text = fs.readFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), 'utf8').replace('port: 22, source: { prefixListId: pl-0123456789abcdef0 }', 'port: 8443, source: { cidr: 0.0.0.0/0 }');
     fs.writeFileSync(path.join(root, 'clusters', 'prod-eu1.yaml'), text);
     const c = capture();
 

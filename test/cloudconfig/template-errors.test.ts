@@ -71,7 +71,7 @@ describe('a template uses only the values it declares: an undeclared one is an e
 describe('strict mode: a value the cluster lacks is an error, never an empty string', () => {
   test('a declared value without a default that the object leaves out', () => {
     // GIVEN flatcar-worker declares nodeName (optional, no default) and a template file uses it
-    edit('flatcar-worker/values.yaml', (t) => `${t}  - { name: nodeName, type: string, description: a name }\n`);
+    edit('flatcar-worker/values.yaml', (t) => `${t}  - { name: nodeName, type: string, pattern: "[a-z0-9.-]{1,63}", description: a name }\n`);
     edit('flatcar-worker/bootstrap-token.sh.hbs', (t) => `${t}# node: {{values.nodeName}}\n`);
     // WHEN
     const error = thrown(() => renderConfig(flatcar(), dir));

@@ -70,8 +70,8 @@ describe('the small user data holds only the source, the checksum and fixed text
         const v = raw.spec.cloudConfig.values;
         Object.assign(v, { apiEndpoint: 'https://other.example.com', kubernetesVersion: 'v1.30.9', clusterDNS: '10.9.9.9', maxPods: 17 });
         v.nodeLabels = { other: 'label' };
-        // References stay in the cluster's own region and account, which validation requires.
-        v.bootstrapTokenSecretArn = `arn:aws:secretsmanager:${raw.spec.region}:999999999999:secret:other-AbCdEf`;
+        // References stay in the cluster's own region and account, and the secret is the cluster's own, which validation requires.
+        v.bootstrapTokenSecretArn = `arn:aws:secretsmanager:${raw.spec.region}:999999999999:secret:worker-stacks/${raw.metadata.name}/other-AbCdEf`;
         for (const l of raw.spec.listeners ?? []) if (l.certificateArn) l.certificateArn = l.certificateArn.replace(/:\d{12}:/, ':999999999999:');
       }),
     );

@@ -11,7 +11,7 @@ import { parse, stringify } from 'yaml';
 import { WorkerCluster } from '../../lib/cluster/schema';
 import { renderConfig, RenderedConfig } from '../../lib/cloudconfig/render';
 import { renderUserData } from '../../lib/cloudconfig/user-data';
-import { example, EXAMPLE_NAMES, tempDir, TEMPLATES, variant } from '../helpers/clusters';
+import { example, EXAMPLE_NAMES, ownSecret, tempDir, TEMPLATES, variant } from '../helpers/clusters';
 import { requireTool, run, RunResult } from '../helpers/tools';
 
 let dir: string;
@@ -47,6 +47,7 @@ function smallUserData(cluster: WorkerCluster, config: RenderedConfig): string {
 const RICH = [...TEMPLATES].sort().map((template) =>
   variant('prod-eu1', (raw) => {
     raw.metadata.name = `rich-${template}`;
+    ownSecret(raw);
     const v = raw.spec.cloudConfig.values;
     raw.spec.cloudConfig.template = template;
     v.maxPods = 250;

@@ -63,4 +63,28 @@ describe('bin/app.ts (the CDK app)', () => {
     expect(fs.existsSync(path.join(root, 'out'))).toBe(false);
     expect(filesUnder(root).filter((f) => f.endsWith('.template.json') || f.endsWith('manifest.json'))).toEqual([]);
   });
+
+  test('hostile input (issue 21): public space on a node service, a CDK token, another cluster\'s secret: every problem, named, nothing written', () => {
+    // GIVEN staging-us1 with three hostile values, each valid to the schema before issue 21
+    const file = path.join(root, 'clusters', 'staging-us1.yaml');
+    const text = fs
+      .readFileSync(file, 'utf8')
+      .replace('source: { cidr: 10.1.0.0/24 }', 'source: { cidr: 0.0.0.0/1 }')
+      .replace('description: ICMP path MTU discovery', 'description: "ICMP ${Token[AWS.AccountId.4]}"')
+      .replace('secret:worker-stacks/staging-us1/', 'secret:worker-stacks/prod-eu1/');
+    fs.writeFileSync(file, text);
+    const outdir = path.join(root, 'out', 'cdk.out');
+
+    // WHEN the app runs
+    const r = runApp(path.join(root, 'clusters'), outdir);
+
+    // THEN it fails with all three, each with file, field path and rule, and writes nothing
+    const shown = path.relative(REPO, file);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`${shown}: spec.securityGroupRules[1].source.cidr: 0.0.0.0/1 holds public addresses (1.0.0.0 the first), and the rule opens tcp 10250, the port of the kubelet API (10250)`);
+    expect(r.stderr).toContain(`${shown}: spec.securityGroupRules[2].description: has the CDK token marker "\${Token["; synthesis would resolve it`);
+    expect(r.stderr).toContain(`${shown}: spec.cloudConfig.values.bootstrapTokenSecretArn: the secret "worker-stacks/prod-eu1/kubelet-bootstrap-XyZ123" is not one of this cluster's`);
+    expect(r.stderr).toMatch(/3 problems in the cluster objects; nothing was synthesized or deployed/);
+    expect(fs.existsSync(outdir)).toBe(false);
+  });
 });

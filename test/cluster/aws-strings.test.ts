@@ -22,9 +22,22 @@ const rows: BadRow[] = [
   { what: 'tag value of 257 characters', example: 'prod-eu1', mutate: (r) => (r.spec.tags.team = 'v'.repeat(257)), path: 'spec.tags.team', message: /^has 257 characters, at most 256 allowed/ },
   { what: '46 tags', example: 'prod-eu1', mutate: (r) => Object.assign(r.spec.tags, Object.fromEntries(Array.from({ length: 44 }, (_, i) => [`t${i}`, 'x']))), path: 'spec.tags', message: /^46 tags, at most 45 allowed/ },
   // --- references agree with the cluster ----------------------------------------------
-  { what: 'secret in another region', example: 'prod-eu1', mutate: (r) => (r.spec.cloudConfig.values.bootstrapTokenSecretArn = 'arn:aws:secretsmanager:us-east-1:111111111111:secret:prod-eu1/x-AbCdEf'), path: 'spec.cloudConfig.values.bootstrapTokenSecretArn', message: /^the secret is in region us-east-1, the cluster in eu-west-1/ },
-  { what: 'secret in another account', example: 'prod-eu1', mutate: (r) => (r.spec.cloudConfig.values.bootstrapTokenSecretArn = 'arn:aws:secretsmanager:eu-west-1:999999999999:secret:prod-eu1/x-AbCdEf'), path: 'spec.cloudConfig.values.bootstrapTokenSecretArn', message: /^the secret is in account 999999999999, the cluster in 111111111111/ },
-  { what: 'secret in another partition', example: 'prod-eu1', mutate: (r) => (r.spec.cloudConfig.values.bootstrapTokenSecretArn = 'arn:aws-cn:secretsmanager:eu-west-1:111111111111:secret:prod-eu1/x-AbCdEf'), path: 'spec.cloudConfig.values.bootstrapTokenSecretArn', message: /^the secret is in partition aws-cn, but region eu-west-1 is in aws$/ },
+  { what: 'secret in another region', example: 'prod-eu1', mutate: (r) => (r.spec.cloudConfig.values.bootstrapTokenSecretArn = 'arn:aws:secretsmanager:us-east-1:111111111111:secret:worker-stacks/prod-eu1/x-AbCdEf'), path: 'spec.cloudConfig.values.bootstrapTokenSecretArn', message: /^the secret is in region us-east-1, the cluster in eu-west-1/ },
+  { what: 'secret in another account', example: 'prod-eu1', mutate: (r) => (r.spec.cloudConfig.values.bootstrapTokenSecretArn = 'arn:aws:secretsmanager:eu-west-1:999999999999:secret:worker-stacks/prod-eu1/x-AbCdEf'), path: 'spec.cloudConfig.values.bootstrapTokenSecretArn', message: /^the secret is in account 999999999999, the cluster in 111111111111/ },
+  { what: 'secret in another partition', example: 'prod-eu1', mutate: (r) => (r.spec.cloudConfig.values.bootstrapTokenSecretArn = 'arn:aws-cn:secretsmanager:eu-west-1:111111111111:secret:worker-stacks/prod-eu1/x-AbCdEf'), path: 'spec.cloudConfig.values.bootstrapTokenSecretArn', message: /^the secret is in partition aws-cn, but region eu-west-1 is in aws$/ },
+  // --- a secret is its own cluster's: worker-stacks/<cluster>/... (issue 21) ----------------------------------------
+  ...[
+    ['another team\'s secret', 'prod-db/password-AbCdEf'],
+    ['another cluster\'s secret', 'worker-stacks/staging-us1/kubelet-bootstrap-AbCdEf'],
+    ['a cluster whose name extends this one', 'worker-stacks/prod-eu10/kubelet-bootstrap-AbCdEf'],
+    ['the prefix without a name', 'worker-stacks/prod-eu1/'],
+  ].map(([what, secret]): BadRow => ({
+    what: `secret scope: ${what}`,
+    example: 'prod-eu1',
+    mutate: (r) => (r.spec.cloudConfig.values.bootstrapTokenSecretArn = `arn:aws:secretsmanager:eu-west-1:111111111111:secret:${secret}`),
+    path: 'spec.cloudConfig.values.bootstrapTokenSecretArn',
+    message: new RegExp(`^the secret "${secret.replace(/[.]/g, '\\.')}" is not one of this cluster's: its name must start with worker-stacks/prod-eu1/ \\(the nodes of cluster prod-eu1 may read only those`),
+  })),
   { what: 'certificate in another region', example: 'edge-ap1', mutate: (r) => (r.spec.listeners[18].certificateArn = 'arn:aws:acm:us-east-1:333333333333:certificate/0f0e0d0c-0b0a-0908-0706-050403020100'), path: 'spec.listeners[18].certificateArn', message: /^the certificate is in region us-east-1, the cluster in ap-southeast-1/ },
   { what: 'certificate in another account', example: 'edge-ap1', mutate: (r) => (r.spec.listeners[18].certificateArn = 'arn:aws:acm:ap-southeast-1:444444444444:certificate/0f0e0d0c-0b0a-0908-0706-050403020100'), path: 'spec.listeners[18].certificateArn', message: /^the certificate is in account 444444444444/ },
   { what: 'apiEndpoint with port 70000', example: 'staging-us1', mutate: (r) => (r.spec.cloudConfig.values.apiEndpoint = 'https://api.example.com:70000'), path: 'spec.cloudConfig.values.apiEndpoint', message: /^"https:\/\/api\.example\.com:70000" has port 70000, which is not a port \(1-65535\)$/ },

@@ -18,7 +18,7 @@ const rows: BadRow[] = [
   { what: 'unknown field in pool (instanceType)', example: 'prod-eu1', mutate: (r) => (r.spec.pool.instanceType = 'm6i.large'), path: 'spec.pool.instanceType', message: /^unknown field/ },
   { what: 'metadata.name upper-case', example: 'prod-eu1', mutate: (r) => (r.metadata.name = 'Prod-EU1'), path: 'metadata.name', message: /^"Prod-EU1" is not a DNS label \(lower-case letters, digits and '-'/ },
   { what: 'metadata.name of 41 characters', example: 'prod-eu1', mutate: (r) => (r.metadata.name = 'p'.repeat(41)), path: 'metadata.name', message: /^"p{41}" is not a DNS label .*at most 40 characters\)$/ },
-  { what: 'metadata.name not the file name', example: 'prod-eu1', mutate: (r) => (r.metadata.name = 'prod-eu2'), path: 'metadata.name', message: /^"prod-eu2" must match the file name \(prod-eu1\)$/ },
+  { what: 'metadata.name not the file name', example: 'prod-eu1', mutate: (r) => (r.metadata.name = 'prod-eu2'), path: 'metadata.name', message: /^"prod-eu2" must match the file name \(prod-eu1\)$/, alsoAt: ['spec.cloudConfig.values.bootstrapTokenSecretArn'] }, // a secret is its cluster's by name
   { what: 'metadata.generation negative', example: 'prod-eu1', mutate: (r) => (r.metadata.generation = -1), path: 'metadata.generation', message: /^-1 is not a valid generation/ },
 
   // --- account and region --------------------------------------------------------
@@ -81,7 +81,10 @@ describe('edge values that are allowed', () => {
     ['pauseTime PT59M60S', (r: any) => (r.spec.pool.rollingUpdate.pauseTime = 'PT59M60S')],
     ['minInstancesInService one below maxSize', (r: any) => (r.spec.pool.rollingUpdate.minInstancesInService = 3)],
     ['desiredCapacity = maxSize', (r: any) => (r.spec.pool.desiredCapacity = 4)],
-    ['metadata.name of 40 characters in a file of that name', (r: any) => (r.metadata.name = 's'.repeat(40))],
+    ['metadata.name of 40 characters in a file of that name', (r: any) => {
+      r.metadata.name = 's'.repeat(40);
+      r.spec.cloudConfig.values.bootstrapTokenSecretArn = r.spec.cloudConfig.values.bootstrapTokenSecretArn.replace('/staging-us1/', `/${r.metadata.name}/`);
+    }],
     ['port 65535', (r: any) => (r.spec.securityGroupRules[1].port = 65535)],
     ['a /32 CIDR', (r: any) => (r.spec.securityGroupRules[1].source.cidr = '10.1.0.5/32')],
   ])('%s', (_what, mutate) => {

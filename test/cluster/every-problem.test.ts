@@ -44,6 +44,7 @@ describe('every problem at once', () => {
     expect(result.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
       'metadata.name: "staging-us9" must match the file name (staging-us1)',
       'spec.account: required field is missing (expected string)',
+      'spec.cloudConfig.values.bootstrapTokenSecretArn: the secret "worker-stacks/staging-us1/kubelet-bootstrap-XyZ123" is not one of this cluster\'s: its name must start with worker-stacks/staging-us9/ (the nodes of cluster staging-us9 may read only those; create the secret under that name)',
       'spec.loadBalancer: required field is missing (listeners need a load balancer with allowedCidrs)',
       'spec.pool.maxSize: "four" is a string, expected a number (remove the quotes)',
     ]);

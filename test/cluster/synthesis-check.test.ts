@@ -32,10 +32,11 @@ function synthRefuses(cluster: ReturnType<typeof valid>): boolean {
   }
 }
 
-test('SSH from 0.0.0.0/0 is refused on the rule that asks for it, with a fix in YAML terms', () => {
-  // GIVEN prod-eu1 with its SSH rule (securityGroupRules[3]) opened to the internet: valid to the schema
+test('a port open to 0.0.0.0/0 is refused on the rule that asks for it, with a fix in YAML terms', () => {
+  // GIVEN prod-eu1 with its rule securityGroupRules[3] moved to a port that is no node service (validate refuses a node
+  // service from public space itself: test/cluster/exposure.test.ts) and opened to the internet: valid to the schema
   const raw = rawExample('prod-eu1');
-  raw.spec.securityGroupRules[3].source = { cidr: '0.0.0.0/0' };
+  Object.assign(raw.spec.securityGroupRules[3], { port: 8443, source: { cidr: '0.0.0.0/0' } });
   const cluster = valid(raw);
 
   // WHEN validate's synthesis check runs
@@ -87,8 +88,10 @@ function fleetSample(): any[] {
 /** Mutations that move an object across cdk-nag's line, or along it. */
 const MUTATIONS: Array<[string, (raw: any) => void]> = [
   ['unchanged', () => undefined],
-  ['a rule from 0.0.0.0/0', (r) => (r.spec.securityGroupRules[1].source = { cidr: '0.0.0.0/0' })],
-  ['a rule from ::/0', (r) => r.spec.securityGroupRules.splice(2, 1, { description: 'all from anywhere v6', protocol: 'all', source: { cidrIpv6: '::/0' } })],
+  // Ports that are no node service: a node service (or protocol all) from public space never gets past validate's own
+  // rule (test/cluster/exposure.test.ts), so it never reaches cdk-nag.
+  ['a rule from 0.0.0.0/0', (r) => (r.spec.securityGroupRules[1] = { description: 'https from anywhere', protocol: 'tcp', port: 443, source: { cidr: '0.0.0.0/0' } })],
+  ['a rule from ::/0', (r) => r.spec.securityGroupRules.splice(2, 1, { description: 'https from anywhere v6', protocol: 'tcp', port: 8443, source: { cidrIpv6: '::/0' } })],
   ['an internal load balancer open to 0.0.0.0/0', (r) => Object.assign(r.spec.loadBalancer, { scheme: 'internal', allowedCidrs: ['0.0.0.0/0'] })],
   ['an internet-facing load balancer open to 0.0.0.0/0', (r) => Object.assign(r.spec.loadBalancer, { scheme: 'internet-facing', allowedCidrs: ['0.0.0.0/0'] })],
 ];

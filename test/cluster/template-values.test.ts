@@ -75,7 +75,7 @@ test("another template's value is unknown to a template that does not declare it
 });
 
 test('a required declared value that is missing is refused', () => {
-  fs.appendFileSync(path.join(dir, 'al2023-worker', 'values.yaml'), ['  - name: nodeGroup', '    type: string', '    required: true', '    description: the node group', ''].join('\n'));
+  fs.appendFileSync(path.join(dir, 'al2023-worker', 'values.yaml'), ['  - name: nodeGroup', '    type: string', '    pattern: "[a-z0-9-]{1,63}"', '    required: true', '    description: the node group', ''].join('\n'));
   const r = check(() => undefined);
   expect(r.problems.map((p) => `${p.path}: ${p.message}`)).toEqual(['spec.cloudConfig.values.nodeGroup: required field is missing (template al2023-worker needs it: the node group)']);
 });

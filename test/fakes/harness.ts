@@ -11,6 +11,7 @@ import { workerStackName } from '../../lib/stacks/naming';
 import { FileStore } from '../../lib/stores/file-store';
 import { FakeCloudFormation } from './fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity, RecordingLogger } from './fake-ports';
+import { ownSecret } from '../helpers/clusters';
 
 export const EXAMPLE = 'staging-us1';
 /** Outcomes `reconcile --once` looks at again. */
@@ -117,6 +118,7 @@ export class Harness {
   public addCluster(name: string, mutate: (raw: any) => void = () => undefined): void {
     const raw = parse(fs.readFileSync(EXAMPLE_FILE, 'utf8'));
     raw.metadata.name = name;
+    ownSecret(raw);
     mutate(raw);
     fs.writeFileSync(this.objectFile(name), stringify(raw));
   }

@@ -46,3 +46,17 @@ export function variant(name: string, mutate: (raw: any) => void): WorkerCluster
 export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `ws-${prefix}-`));
 }
+
+/**
+ * Points the object's bootstrap-token secret at its own cluster's prefix (worker-stacks/<metadata.name>/...): a cluster
+ * names only its own secrets (lib/cluster/references.ts), so an example copied under another name takes its secret
+ * along. Returns the object.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw objects are reshaped freely
+export function ownSecret<T extends { metadata: { name: string }; spec: any }>(raw: T): T {
+  const values = raw.spec?.cloudConfig?.values;
+  if (values && typeof values.bootstrapTokenSecretArn === 'string') {
+    values.bootstrapTokenSecretArn = values.bootstrapTokenSecretArn.replace(/:secret:worker-stacks\/[^/]+\//, `:secret:worker-stacks/${raw.metadata.name}/`);
+  }
+  return raw;
+}

@@ -55,7 +55,7 @@ export function motoCluster(world: World, name: string, mutate: (raw: any) => vo
   Object.assign(raw.spec, { account: MOTO_ACCOUNT, region: MOTO_REGION });
   raw.spec.network = { vpcId: world.net.vpcId, availabilityZones: world.net.azs, subnetIds: world.net.subnetIds };
   raw.spec.pool.machineImage = world.net.ami;
-  raw.spec.cloudConfig.values.bootstrapTokenSecretArn = `arn:aws:secretsmanager:${MOTO_REGION}:${MOTO_ACCOUNT}:secret:${name}/kubelet-bootstrap-XyZ123`;
+  raw.spec.cloudConfig.values.bootstrapTokenSecretArn = `arn:aws:secretsmanager:${MOTO_REGION}:${MOTO_ACCOUNT}:secret:worker-stacks/${name}/kubelet-bootstrap-XyZ123`;
   mutate(raw);
   return raw;
 }

@@ -73,7 +73,7 @@ out = dict(vpcId=vpc, subnetIds=subnets, ami=ec2.describe_images(Owners=['amazon
   Object.assign(raw.spec, { account, region: MOTO_REGION });
   raw.spec.network = { vpcId: net.vpcId, availabilityZones: ['eu-west-1a', 'eu-west-1b'], subnetIds: net.subnetIds };
   raw.spec.pool.machineImage = net.ami;
-  raw.spec.cloudConfig.values.bootstrapTokenSecretArn = `arn:aws:secretsmanager:${MOTO_REGION}:${account}:secret:${name}/kubelet-bootstrap-XyZ123`;
+  raw.spec.cloudConfig.values.bootstrapTokenSecretArn = `arn:aws:secretsmanager:${MOTO_REGION}:${account}:secret:worker-stacks/${name}/kubelet-bootstrap-XyZ123`;
   fs.writeFileSync(path.join(dir, `${name}.yaml`), stringify(raw));
 }
 

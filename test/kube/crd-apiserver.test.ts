@@ -31,6 +31,8 @@ type Raw = any;
 function object(name: string, mutate: (o: Raw) => void = () => undefined, base = 'prod-eu1'): Raw {
   const o = rawExample(base);
   o.metadata = { name, namespace: NS };
+  // A cluster names only its own secrets (worker-stacks/<name>/...): the example's, renamed with the object.
+  o.spec.cloudConfig.values.bootstrapTokenSecretArn = o.spec.cloudConfig.values.bootstrapTokenSecretArn.replace(`/${base}/`, `/${name}/`);
   mutate(o);
   return o;
 }

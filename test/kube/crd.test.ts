@@ -88,7 +88,7 @@ test('every cross-field rule has a message, and its field path names a field of 
   for (const r of CROSS_FIELD_RULES) {
     // THEN
     expect({ rule: r.rule, message: Boolean(r.message ?? r.messageExpression) }).toEqual({ rule: r.rule, message: true });
-    if (r.fieldPath) expect(r.fieldPath).toMatch(/^(\.[A-Za-z]+)+$/);
+    if (r.fieldPath) expect(r.fieldPath).toMatch(/^(\.[A-Za-z][A-Za-z0-9]*)+$/);
   }
 });
 

@@ -6,7 +6,7 @@ import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { TemplateError } from '../../lib/errors';
 import { SynthPool } from '../../lib/reconciler/synth-pool';
 import { synthesizeStack } from '../../lib/reconciler/synthesize';
-import { example, tempDir, variant } from '../helpers/clusters';
+import { example, ownSecret, tempDir, variant } from '../helpers/clusters';
 
 /** Synthesis in worker threads: the same stacks as in this thread, errors that keep their kind, threads recycled. */
 
@@ -73,7 +73,7 @@ test('a thread is replaced after recycleAfter syntheses, so the memory it held g
 
   // WHEN 5 clusters are synthesized
   const names = ['a', 'b', 'c', 'd', 'e'].map((n) => `pool-${n}`);
-  const out = await Promise.all(names.map((n) => pool!.synthesize(variant('staging-us1', (r) => (r.metadata.name = n)), opts(tempDir('pool')))));
+  const out = await Promise.all(names.map((n) => pool!.synthesize(variant('staging-us1', (r) => ownSecret(Object.assign(r, { metadata: { ...r.metadata, name: n } }))), opts(tempDir('pool')))));
 
   // THEN all are done, by 3 threads in turn
   expect(out.map((s) => s.stackName)).toEqual(names.map((n) => `WorkerStack-${n}`));

@@ -35,7 +35,8 @@ const CASES: Record<string, (dir: string) => void> = {
   // a cluster renamed (same spec), another removed
   renamed: (d) => {
     git(d, 'mv', 'clusters/staging-us1.yaml', 'clusters/staging-us2.yaml');
-    edit(d, 'clusters/staging-us2.yaml', (t) => t.replace('name: staging-us1', 'name: staging-us2'));
+    // The name and the secret, which is the cluster's own by name (worker-stacks/<name>/...).
+    edit(d, 'clusters/staging-us2.yaml', (t) => t.replace(/staging-us1/g, 'staging-us2'));
     fs.rmSync(path.join(d, 'clusters/edge-ap1.yaml'));
   },
 };

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { buildFleetApp } from '../../lib/stacks/app';
 import { BootstrapStack } from '../../lib/stacks/bootstrap-stack';
-import { example, EXAMPLE_NAMES, tempDir, variant } from '../helpers/clusters';
+import { example, EXAMPLE_NAMES, ownSecret, tempDir, variant } from '../helpers/clusters';
 import { requireTool, run } from '../helpers/tools';
 
 /**
@@ -65,6 +65,7 @@ function synthesizedTemplates(): string[] {
     ...EXAMPLE_NAMES.map(example),
     variant('prod-eu1', (raw) => {
       raw.metadata.name = 'variant-a';
+      ownSecret(raw);
       raw.spec.pool.instanceTypes = ['m6i.large'];
       raw.spec.loadBalancer = { scheme: 'internet-facing', allowedCidrs: ['192.0.2.0/24'] };
       raw.spec.listeners.push({ name: 'dns', protocol: 'TCP_UDP', port: 53, nodePort: 30053 });
@@ -72,6 +73,7 @@ function synthesizedTemplates(): string[] {
     // instance refresh with every preference, no drain (the branches the examples do not reach)
     variant('prod-eu1', (raw) => {
       raw.metadata.name = 'variant-refresh';
+      ownSecret(raw);
       const ru = raw.spec.pool.rollingUpdate;
       delete ru.maxBatchSize;
       delete ru.minInstancesInService;

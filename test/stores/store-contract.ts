@@ -1,6 +1,6 @@
 import { ClusterStatus } from '../../lib/cluster/status';
 import { ClusterStore, ConflictError } from '../../lib/stores/cluster-store';
-import { rawExample } from '../helpers/clusters';
+import { ownSecret, rawExample } from '../helpers/clusters';
 import { eventually } from '../helpers/eventually';
 
 /**
@@ -25,6 +25,7 @@ export type UserObject = any;
 export function objectNamed(name: string, mutate: (raw: UserObject) => void = () => undefined): UserObject {
   const raw = rawExample('prod-eu1');
   raw.metadata = { name };
+  ownSecret(raw);
   mutate(raw);
   return raw;
 }
