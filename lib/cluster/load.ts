@@ -70,6 +70,8 @@ export interface ReadClusterFileOptions {
 export function readClusterFile(file: string, opts: ReadClusterFileOptions = {}): { text: string; problem?: undefined } | { text?: undefined; problem: Problem } {
   const maxBytes = opts.maxBytes ?? MAX_CLUSTER_FILE_BYTES;
   const refuse = (message: string) => ({ problem: { file: opts.shown ?? file, path: '', message } });
+  // Listed by clusterFiles so that it is refused by name: an object someone wrote as JSON is never skipped in silence.
+  if (/\.json$/.test(file)) return refuse(`is a .json file; cluster objects are read from *.yaml and *.yml files only: rename it to ${path.basename(file).replace(/\.json$/, '.yaml')} (JSON is valid YAML)`);
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
@@ -115,13 +117,13 @@ export function loadClusterFile(file: string, opts: LoadOptions): { cluster?: Wo
 }
 
 /**
- * Every `*.yaml` / `*.yml` directly in `dir`, in name order, whatever its kind: a directory or a FIFO with such a
+ * Every `*.yaml` / `*.yml` (and `*.json`, to refuse it) directly in `dir`, in name order, whatever its kind: a directory or a FIFO with such a
  * name is listed so that readClusterFile refuses it by name, never skipped in silence.
  */
 export function clusterFiles(dir: string): string[] {
   return fs
     .readdirSync(dir)
-    .filter((f) => /\.ya?ml$/.test(f))
+    .filter((f) => /\.(ya?ml|json)$/.test(f))
     .sort()
     .map((f) => path.join(dir, f));
 }

@@ -137,6 +137,19 @@ describe('files (loadClusterFile, loadClusters, loadValidClusters)', () => {
     expect(r.problems).toEqual([{ file: 'clusters/broken.yaml', path: '', message: expect.stringMatching(/^is a directory, not a regular file/) }]);
   });
 
+  test('a cluster object written as .json is refused by name, never skipped in silence', () => {
+    // GIVEN a valid YAML object and the same object as JSON
+    fs.copyFileSync(path.join(EXAMPLES_DIR, 'staging-us1.yaml'), path.join(dir, 'staging-us1.yaml'));
+    fs.writeFileSync(path.join(dir, 'prod-eu1.json'), JSON.stringify({ apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerCluster' }));
+
+    // WHEN the directory is loaded
+    const r = loadClusters(dir, { templates: TEMPLATES, relativeTo: root });
+
+    // THEN the YAML one loads and the JSON one is a problem that says how to fix it
+    expect(r.clusters.map((c) => c.cluster.metadata.name)).toEqual(['staging-us1']);
+    expect(r.problems).toEqual([{ file: 'clusters/prod-eu1.json', path: '', message: 'is a .json file; cluster objects are read from *.yaml and *.yml files only: rename it to prod-eu1.yaml (JSON is valid YAML)' }]);
+  });
+
   test('loadValidClusters throws one ValidationError listing every problem of every file', () => {
     // GIVEN one valid file, one with a YAML error, one with two field errors, and a non-YAML file that is ignored
     fs.copyFileSync(path.join(EXAMPLES_DIR, 'staging-us1.yaml'), path.join(dir, 'staging-us1.yaml'));
