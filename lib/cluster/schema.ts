@@ -168,6 +168,10 @@ export const ClusterSpecSchema = z.strictObject({
       vpcId: awsId('vpc', 'a VPC').meta(d('VPC of the nodes.')),
       availabilityZones: z.array(pattern(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, 'an availability zone such as eu-west-1a')).min(1).meta(d('Zones, in the same order as subnetIds.')),
       subnetIds: z.array(awsId('subnet', 'a subnet')).min(1).meta(d('One subnet per zone, given explicitly: synthesis never looks anything up.')),
+      associatePublicIpAddress: z
+        .boolean()
+        .default(false)
+        .meta(d('Give each node a public IPv4 address (only for public subnets without NAT or VPC endpoints; nodes otherwise reach S3 and the API privately). @default false')),
     })
     .meta(d('Network, given explicitly.')),
   pool: PoolSchema,

@@ -94,6 +94,7 @@ export class WorkerStack extends Stack {
       rootDeviceName: pool.rootVolume.deviceName,
       rollingUpdate: pool.rollingUpdate,
       legacyLaunchConfiguration: pool.legacyLaunchConfiguration,
+      associatePublicIpAddress: spec.network.associatePublicIpAddress,
       userData: renderUserData({ format: config.format, checksum: config.checksum, source: this.configObject.s3Url }),
       configObjects: { bucketName, keyPrefix },
       secretArns: [spec.cloudConfig.values.bootstrapTokenSecretArn],

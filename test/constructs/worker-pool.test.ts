@@ -187,6 +187,16 @@ describe('no public IP unless asked', () => {
     t.hasResourceProperties('AWS::AutoScaling::LaunchConfiguration', { AssociatePublicIpAddress: expected });
   });
 
+  test('an object asks for public IPs with spec.network.associatePublicIpAddress, and only then gets them', () => {
+    // GIVEN the example with the opt-in
+    const asked = example('staging-us1');
+    asked.spec.network.associatePublicIpAddress = true;
+    // WHEN both are synthesized
+    const publicIp = (c: typeof asked) => Object.values<any>(synthCluster(c).json.Resources).find((r) => r.Type === 'AWS::EC2::LaunchTemplate').Properties.LaunchTemplateData.NetworkInterfaces[0].AssociatePublicIpAddress;
+    // THEN the object's answer is the template's
+    expect([publicIp(example('staging-us1')), publicIp(asked)]).toEqual([false, true]);
+  });
+
   test('every example node is launched without a public IP', () => {
     for (const name of ['prod-eu1', 'staging-us1', 'edge-ap1']) {
       const { json } = synthCluster(example(name));
