@@ -51,12 +51,16 @@ export function awsTimeouts(env: NodeJS.ProcessEnv = process.env): AwsTimeouts {
 
 /**
  * The NodeHttpHandler options of every SDK client. `throwOnRequestTimeout`: without it, @smithy/node-http-handler 4.x
- * only prints a warning (on the console, which is the daemon's JSON log stream) when requestTimeout passes, and the
- * request goes on waiting.
+ * only prints a warning when requestTimeout passes, and the request goes on waiting. `logger`: the handler's own
+ * warnings (sockets at capacity) would go to the console, which is the daemon's JSON log stream; they become process
+ * warnings, which the daemon logs as JSON lines (lib/reconciler/process-warnings.ts) and a CLI command prints as Node does.
  */
 export function requestHandlerOptions(t: AwsTimeouts = awsTimeouts()) {
-  return { connectionTimeout: t.connectionTimeoutMs, requestTimeout: t.requestTimeoutMs, throwOnRequestTimeout: true };
+  return { connectionTimeout: t.connectionTimeoutMs, requestTimeout: t.requestTimeoutMs, throwOnRequestTimeout: true, logger: HANDLER_LOGGER };
 }
+
+const warn = (...content: unknown[]) => process.emitWarning(content.map(String).join(' ').replace(/\s*\n\s*/g, ' ').trim(), 'AwsSdkWarning');
+const HANDLER_LOGGER = { trace: () => undefined, debug: () => undefined, info: () => undefined, warn, error: warn };
 
 /**
  * SDK clients with the usual credential chain. Endpoints come from the SDK's

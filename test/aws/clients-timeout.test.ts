@@ -70,8 +70,25 @@ test.each([
 
 test('every client gets a connection and a request timeout, and a timeout throws rather than only warning', () => {
   // GIVEN no setting / WHEN the handler options are made / THEN both timeouts are on, with the defaults
-  expect(requestHandlerOptions(awsTimeouts({}))).toEqual({ connectionTimeout: 10_000, requestTimeout: 30_000, throwOnRequestTimeout: true });
+  expect(requestHandlerOptions(awsTimeouts({}))).toMatchObject({ connectionTimeout: 10_000, requestTimeout: 30_000, throwOnRequestTimeout: true });
   expect(awsTimeouts({})).toEqual(DEFAULT_AWS_TIMEOUTS);
+});
+
+test("the HTTP handler's warnings are process warnings (JSON lines in the daemon), never console output", () => {
+  // GIVEN the handler's logger, with process warnings and the console watched
+  const emitted = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+  const consoleWarn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+  try {
+    // WHEN the handler warns, as it does when its sockets are at capacity
+    requestHandlerOptions().logger.warn('@smithy/node-http-handler:WARN - socket usage at capacity=50 and 7 additional requests are enqueued.\nSee https://example');
+
+    // THEN it is one process warning, on one line, and nothing went to the console
+    expect(emitted.mock.calls).toEqual([['@smithy/node-http-handler:WARN - socket usage at capacity=50 and 7 additional requests are enqueued. See https://example', 'AwsSdkWarning']]);
+    expect(consoleWarn).not.toHaveBeenCalled();
+  } finally {
+    emitted.mockRestore();
+    consoleWarn.mockRestore();
+  }
 });
 
 test.each([
