@@ -39,14 +39,13 @@ export async function exitAfterOutput(code: number, proc: ExitingProcess = proce
 }
 
 /**
- * A reader that stops reading (`worker-stacks status | head -1`) makes the next write fail with EPIPE. That is not
- * an error of the command: it ends quietly with the code it had, instead of printing a stack trace.
+ * A reader of stdout that stops reading (`worker-stacks status | head -1`) makes the next write fail with EPIPE. That
+ * is not an error of the command: it ends quietly with the code it had, instead of printing a stack trace. (stderr is
+ * left alone: it is the daemon's log stream, and losing it is an error.)
  */
 export function quietOnClosedReader(proc: ExitingProcess = process): void {
-  for (const stream of [proc.stdout, proc.stderr]) {
-    stream.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') proc.exit(typeof proc.exitCode === 'number' ? proc.exitCode : 0);
-      else throw e;
-    });
-  }
+  proc.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') proc.exit(typeof proc.exitCode === 'number' ? proc.exitCode : 0);
+    else throw e;
+  });
 }
