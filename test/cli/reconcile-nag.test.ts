@@ -59,7 +59,7 @@ test.each([
   const code = await new Promise<number | null>((r) => (daemon!.exitCode !== null ? r(daemon!.exitCode) : daemon!.once('exit', r)));
 
   // THEN the cluster is Stalled with SynthesisFailed, and the message says which rule, which field, and what to do
-  if (code !== 0) throw new Error(`daemon exit ${code}:\n${stdout}\n${stderr}`);
+  expect(code).toBe(0); // a clean stop on SIGTERM (the daemon is still up: it does not end by itself after a pass)
   const condition = stalled(name);
   expect(condition).toMatchObject({ status: 'True', reason: 'SynthesisFailed' });
   expect(condition!.message).toMatch(new RegExp(`WorkerStack-${name} did not synthesize`));
