@@ -20,7 +20,7 @@ test('an idle daemon without --port stays up, sees a new object, and stops on SI
   // GIVEN a clusters directory with one object that is invalid (nothing of it reaches AWS), and AWS nowhere
   const dir = tempDir('watch');
   fs.writeFileSync(path.join(dir, 'first.yaml'), 'apiVersion: worker-stacks.io/v1alpha1\nkind: WorkerCluster\nmetadata: { name: first }\nspec: {}\n');
-  const env = { ...process.env, AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', AWS_REGION: 'eu-west-1', WORKER_STACKS_AWS_REQUEST_TIMEOUT_SECONDS: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', AWS_REGION: 'eu-west-1', WORKER_STACKS_AWS_REQUEST_TIMEOUT_SECONDS: '1' };
   delete env.NODE_ENV;
   let log = '';
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
