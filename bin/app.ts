@@ -16,11 +16,12 @@ try {
   if (e instanceof UsageError) {
     // One line: the variable, what is wrong, the fix (the CDK CLI adds only its own "exited with error" line).
     process.stderr.write(`error: ${e.message.split('\n')[0]}; fix: ${e.hint}\n`);
-    process.exit(2);
-  }
-  if (e instanceof WorkerStacksError) {
+    // The exit code, not process.exit(): the process ends when stderr is written out (a pipe may hold it back).
+    process.exitCode = 2;
+  } else if (e instanceof WorkerStacksError) {
     process.stderr.write(`${e.message}\n`);
-    process.exit(1);
+    process.exitCode = 1;
+  } else {
+    throw e;
   }
-  throw e;
 }

@@ -1,11 +1,13 @@
-// The `worker-stacks` CLI: parses arguments in lib/cli and exits with its code.
+// The `worker-stacks` CLI: parses arguments in lib/cli and exits with its code once its output is written out.
 import { runCli } from '../lib/cli/program';
+import { exitAfterOutput, quietOnClosedReader } from '../lib/cli/exit';
 import { WorkerStacksError } from '../lib/errors';
 
+quietOnClosedReader();
 runCli(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitAfterOutput(code),
   (e: unknown) => {
     process.stderr.write(e instanceof WorkerStacksError ? `error: ${e.message}\n` : `internal error: ${(e as Error).stack ?? e}\n`);
-    process.exit(2);
+    return exitAfterOutput(2);
   },
 );

@@ -3,6 +3,7 @@ import { derive } from '../cluster/derive';
 import { getCondition } from '../cluster/status';
 import { listTemplates } from '../cloudconfig/templates';
 import { ClusterStatus } from '../cluster/status';
+import { ClusterRecord } from '../stores/cluster-store';
 import { createStore, StoreOptions } from '../stores/create-store';
 import { storeFlags, storeOptions } from './store-flags';
 import { workerStackName } from '../stacks/naming';
@@ -45,7 +46,9 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
   const templates = listTemplates(templatesDir);
   const records = await store.list().finally(() => store.close?.());
   const gone = store.statusNames().filter((n) => !records.some((r) => r.name === n));
-  const all = [...records, ...(await Promise.all(gone.map((n) => store.get(n)))).filter((r) => r !== undefined)];
+  // A removed object's status that cannot be read is a row that says why (exit 1), as for a present object.
+  const unreadableGone = (name: string, e: unknown): ClusterRecord => ({ name, source: name, parseProblems: [{ file: `${name} (object removed)`, path: '', message: (e as Error).message }], generation: 0, resourceVersion: 'unreadable' });
+  const all = [...records, ...(await Promise.all(gone.map((n) => store.get(n).catch((e: unknown) => unreadableGone(n, e))))).filter((r) => r !== undefined)];
   return all
     .map((r) => {
       const unreadable = r.resourceVersion === 'unreadable' ? r.parseProblems.map((p) => `${p.file}: ${p.message}`).join('; ') : undefined;

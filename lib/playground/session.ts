@@ -8,6 +8,7 @@ import { PROJECT_ROOT } from '../paths';
 import { readExamples, rewriteExample, wantedIds } from './examples';
 import { freePort, MotoServer, startMotoServer, stopChild } from './moto-server';
 import { seedNetwork } from './network';
+import { requestHandlerOptions } from '../aws/clients';
 
 export interface SessionOptions {
   /** How long each stack operation stays *_IN_PROGRESS in the emulator. @default 3 */
@@ -168,7 +169,7 @@ async function untilServing(url: string, daemon: ChildProcess): Promise<void> {
 async function listStacks(endpoint: string, regions: readonly string[]): Promise<Record<string, { status?: string; outputs: Record<string, string> }>> {
   const all: Record<string, { status?: string; outputs: Record<string, string> }> = {};
   for (const region of regions) {
-    const cfn = new CloudFormationClient({ region, endpoint, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+    const cfn = new CloudFormationClient({ region, endpoint, requestHandler: requestHandlerOptions(), credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
     try {
       for (const s of (await cfn.send(new DescribeStacksCommand({}))).Stacks ?? []) {
         all[`${region}/${s.StackName}`] = { status: s.StackStatus, outputs: Object.fromEntries((s.Outputs ?? []).map((o) => [o.OutputKey!, o.OutputValue!])) };

@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { WorkerCluster } from '../cluster/schema';
 import { SynthesisError, TemplateError, UsageError, WorkerStacksError } from '../errors';
 import { PROJECT_ROOT } from '../paths';
+import { SynthesisFinding, SynthesisFindingsError } from './synth-findings';
 import { SynthesizedStack, SynthesizeOptions } from './synthesize';
 
 export interface SynthPoolProps {
@@ -82,14 +83,14 @@ export class SynthPool {
     this.started++;
     const slot: Slot = { worker, done: 0, busy: false };
     worker.unref();
-    worker.on('message', (m: { id: number; result?: SynthesizedStack; error?: { name: string; message: string } }) => this.finish(m));
+    worker.on('message', (m: { id: number; result?: SynthesizedStack; error?: ErrorData }) => this.finish(m));
     worker.on('error', (e) => this.fail(slot, e));
     worker.on('exit', (code) => code !== 0 && this.fail(slot, new WorkerStacksError(`a synthesis thread exited with code ${code}`)));
     this.slots.push(slot);
     return slot;
   }
 
-  private finish(m: { id: number; result?: SynthesizedStack; error?: { name: string; message: string } }): void {
+  private finish(m: { id: number; result?: SynthesizedStack; error?: ErrorData }): void {
     const p = this.pending.get(m.id);
     if (!p) return;
     this.pending.delete(m.id);
@@ -117,12 +118,25 @@ export class SynthPool {
   }
 }
 
-/** Errors cross the thread as data; the classes the error path distinguishes are rebuilt. */
-function rebuild(e: { name: string; message: string }): Error {
-  // A RenderError comes back as the TemplateError it is (its message already holds its problems).
-  const Known: Record<string, new (message: string) => Error> = { SynthesisError, TemplateError, RenderError: TemplateError, UsageError, WorkerStacksError };
-  const err = new (Known[e.name] ?? Error)(e.message);
-  if (!Known[e.name]) err.name = e.name;
-  return err;
+/** An error as it crosses the thread (see synth-worker.ts). */
+export interface ErrorData {
+  readonly name: string;
+  readonly message: string;
+  readonly hint?: string;
+  readonly findings?: readonly SynthesisFinding[];
 }
 
+/** Errors cross the thread as data; the classes the error path distinguishes are rebuilt, with their hint and findings. */
+export function rebuild(e: ErrorData): Error {
+  // A RenderError comes back as the TemplateError it is (its message already holds its problems).
+  const Known: Record<string, new (message: string, options?: { hint?: string }) => Error> = { SynthesisError, TemplateError, RenderError: TemplateError, UsageError, WorkerStacksError };
+  // The message holds the hint already (`...\n  fix: <hint>`); the class adds it again from `hint`.
+  const suffix = e.hint ? `\n  fix: ${e.hint}` : '';
+  const base = suffix && e.message.endsWith(suffix) ? e.message.slice(0, -suffix.length) : e.message;
+  if (e.name === 'SynthesisFindingsError') return new SynthesisFindingsError(base, { hint: e.hint, findings: e.findings ?? [] });
+  const Class = Known[e.name];
+  if (Class) return new Class(base, base !== e.message ? { hint: e.hint } : undefined);
+  const err = new Error(e.message);
+  err.name = e.name;
+  return err;
+}

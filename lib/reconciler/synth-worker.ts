@@ -11,7 +11,7 @@ parentPort!.on('message', ({ id, cluster, opts }: { id: number; cluster: WorkerC
     const config = c ? { ...c, bytes: Buffer.from(c.bytes.buffer, c.bytes.byteOffset, c.bytes.byteLength) } : undefined;
     parentPort!.postMessage({ id, result: synthesizeStack(cluster, { ...opts, config }) });
   } catch (e) {
-    const err = e as Error & { hint?: string };
-    parentPort!.postMessage({ id, error: { name: err.name, message: err.message, hint: err.hint } });
+    const err = e as Error & { hint?: string; findings?: unknown };
+    parentPort!.postMessage({ id, error: { name: err.name, message: err.message, hint: err.hint, findings: err.findings } });
   }
 });

@@ -8,6 +8,7 @@ import { SynthesisError, WorkerStacksError } from '../errors';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildFleetApp } from '../stacks/app';
+import { captureOutput, formatFindings, isPolicyReport, nagFindings, SynthesisFindingsError } from './synth-findings';
 import { DeployerTrust } from '../stacks/bootstrap-roles';
 import { BootstrapStack } from '../stacks/bootstrap-stack';
 import { BOOTSTRAP_STACK_NAME, workerStackName } from '../stacks/naming';
@@ -24,6 +25,8 @@ export interface SynthesizedStack {
   readonly templateAsset?: FileAsset;
   /** How long the synthesis took in its own thread (no queueing), ms: logged, and measured by bench/. */
   readonly durationMs: number;
+  /** What aws-cdk-lib wrote to the console while synthesizing (captured, never printed), one line each. @default none */
+  readonly output?: readonly string[];
 }
 
 export interface SynthesizeOptions {
@@ -58,32 +61,45 @@ export function removeAssembly(workDir: string, cluster: string, warn: (msg: str
   }
 }
 
-/** Synthesizes one cluster's stack in-process, with exactly the code `cdk synth` runs. */
+/**
+ * Synthesizes one cluster's stack in-process, with exactly the code `cdk synth` runs. Nothing is printed: what
+ * aws-cdk-lib would write to the console is captured (the daemon's stdout and stderr carry JSON log lines only), and
+ * a cdk-nag refusal becomes a SynthesisFindingsError naming each rule, the object's field and the fix.
+ */
 export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions): SynthesizedStack {
   const started = performance.now();
   const stackName = workerStackName(cluster.metadata.name);
   const outdir = path.join(assemblyDir(opts.workDir, cluster.metadata.name), opts.fingerprint.slice(0, 16));
   // Whatever an earlier caller left (the workflow removes its own; bench and tests may not) goes first.
   removeAssembly(opts.workDir, cluster.metadata.name);
-  try {
-    return synthesizeInto(cluster, opts, outdir, stackName, started);
-  } catch (e) {
-    removeAssembly(opts.workDir, cluster.metadata.name);
-    if (e instanceof WorkerStacksError) throw e;
-    // aws-cdk-lib's report points at a copy in the assembly, which is gone now: the message keeps only the findings.
-    const findings = String((e as Error).message ?? e)
-      .split('\n')
-      .filter((line) => !/A copy of this report can be found in/.test(line))
-      .join('\n')
-      .trim();
-    const policy = /Acknowledge with/.test(findings);
-    throw new SynthesisError(`${opts.source ?? cluster.metadata.name}: ${stackName} did not synthesize:\n${findings}`, {
-      cause: e,
-      hint: policy
-        ? 'change the cluster object so the finding no longer applies, or acknowledge the rule with its reason in lib/stacks/nag.ts; `npx cdk synth` shows the same report'
-        : '`npx cdk synth` with this object reproduces it; it is a failure of the code for this object, not of AWS, and retrying will not help until the object or the code changes',
-    });
+  const run = captureOutput(() => synthesizeInto(cluster, opts, outdir, stackName, started));
+  if (run.result && run.error === undefined) return run.output.length ? { ...run.result, output: run.output } : run.result;
+  removeAssembly(opts.workDir, cluster.metadata.name);
+  const e = run.error;
+  if (e instanceof WorkerStacksError) throw e;
+  const source = opts.source ?? cluster.metadata.name;
+  if ((opts.nag ?? true) && isPolicyReport(e, run.output)) {
+    const findings = nagFindings(cluster, source, opts.templatesDir);
+    if (findings.length) {
+      throw new SynthesisFindingsError(`${source}: ${stackName} did not synthesize: cdk-nag refused it:\n${formatFindings(findings)}`, {
+        cause: e,
+        findings,
+        hint: 'change the object as each finding says (`worker-stacks validate` names the same fields); a finding worker-stacks accepts by design is acknowledged with its reason in lib/stacks/nag.ts; the reconciler tries again when the object changes',
+      });
+    }
   }
+  // aws-cdk-lib's report points at a copy in the assembly, which is gone now: the message keeps only the findings.
+  const findings = [...String((e as Error)?.message ?? e).split('\n'), ...run.output]
+    .filter((line) => !/A copy of this report can be found in|^Validation failed\.?\s*$/.test(line))
+    .join('\n')
+    .trim();
+  const policy = /Acknowledge with/.test(findings);
+  throw new SynthesisError(`${source}: ${stackName} did not synthesize:\n${findings}`, {
+    cause: e,
+    hint: policy
+      ? 'change the cluster object so the finding no longer applies, or acknowledge the rule with its reason in lib/stacks/nag.ts; `npx cdk synth` shows the same report'
+      : '`npx cdk synth` with this object reproduces it; it is a failure of the code for this object, not of AWS, and retrying will not help until the object or the code changes',
+  });
 }
 
 function synthesizeInto(cluster: WorkerCluster, opts: SynthesizeOptions, outdir: string, stackName: string, started: number): SynthesizedStack {

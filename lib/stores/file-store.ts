@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseDocument } from 'yaml';
 import { canonicalJson } from '../cloudconfig/canonical-json';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { clusterFiles, parseClusterYaml, readClusterFile } from '../cluster/load';
@@ -8,6 +7,7 @@ import { ClusterStatus, parseStatus } from '../cluster/status';
 import { Problem, WorkerStacksError } from '../errors';
 import { ClusterRecord, ClusterStore, ConflictError } from './cluster-store';
 import { decodeRevision, deepFreeze, encodeRevision, migrateLegacyStatus, Revision, StateFile, storable } from './file-store-state';
+import { withPaused } from './file-store-paused';
 import { watchClusterFiles } from './file-store-watch';
 
 export interface FileStoreProps {
@@ -126,13 +126,12 @@ export class FileStore implements ClusterStore {
   public async setPaused(name: string, paused: boolean): Promise<void> {
     const file = clusterFiles(this.clustersDir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name);
     if (!file) throw new WorkerStacksError(`no cluster object ${name} in ${this.shown(this.clustersDir)}`, { hint: 'run worker-stacks status to see the cluster names' });
-    // The user's file, edited as a document: comments and layout stay; only spec.paused changes.
-    const doc = parseDocument(this.readObject(file, this.shown(file)));
-    if (paused) doc.setIn(['spec', 'paused'], true);
-    else doc.deleteIn(['spec', 'paused']);
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, doc.toString());
-    fs.renameSync(tmp, file);
+    // The user's file, edited as text: only the `paused` line changes (comments, layout, quoting stay).
+    const shown = this.shown(file);
+    const before = this.readObject(file, shown);
+    const after = withPaused(before, paused, shown);
+    if (after === before) return;
+    writeFileAtomically(file, after);
   }
 
   public watch(onChange: (name: string) => void): () => void {
@@ -280,4 +279,19 @@ class UnreadableObject extends WorkerStacksError {
   constructor(public readonly problem: Problem) {
     super(`${problem.file}: ${problem.message}`, { hint: 'a cluster object is a small regular YAML file; fix or remove this entry' });
   }
+}
+
+/** temp file (with the file's own mode) + fsync + rename: a crash leaves the old object or the new one, never half. */
+function writeFileAtomically(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  const mode = fs.statSync(file).mode & 0o7777;
+  const fd = fs.openSync(tmp, 'w', mode);
+  try {
+    fs.fchmodSync(fd, mode); // the umask does not change the user's mode
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
 }
