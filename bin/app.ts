@@ -3,6 +3,7 @@
 import * as path from 'node:path';
 import { loadValidClusters } from '../lib/cluster/load';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
+import { terminalText } from '../lib/cli/terminal-text';
 import { UsageError, WorkerStacksError } from '../lib/errors';
 import { PROJECT_ROOT } from '../lib/paths';
 import { appInputDirs, buildFleetApp } from '../lib/stacks/app';
@@ -15,11 +16,11 @@ try {
 } catch (e) {
   if (e instanceof UsageError) {
     // One line: the variable, what is wrong, the fix (the CDK CLI adds only its own "exited with error" line).
-    process.stderr.write(`error: ${e.message.split('\n')[0]}; fix: ${e.hint}\n`);
+    process.stderr.write(terminalText(`error: ${e.message.split('\n')[0]}; fix: ${e.hint}\n`));
     // The exit code, not process.exit(): the process ends when stderr is written out (a pipe may hold it back).
     process.exitCode = 2;
   } else if (e instanceof WorkerStacksError) {
-    process.stderr.write(`${e.message}\n`);
+    process.stderr.write(terminalText(`${e.message}\n`));
     process.exitCode = 1;
   } else {
     throw e;

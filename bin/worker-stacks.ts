@@ -1,5 +1,6 @@
 // The `worker-stacks` CLI: parses arguments in lib/cli and exits with its code once its output is written out.
 import { runCli } from '../lib/cli/program';
+import { processIo } from '../lib/cli/context';
 import { exitAfterOutput, quietOnClosedReader } from '../lib/cli/exit';
 import { WorkerStacksError } from '../lib/errors';
 
@@ -7,7 +8,7 @@ quietOnClosedReader();
 runCli(process.argv.slice(2)).then(
   (code) => exitAfterOutput(code),
   (e: unknown) => {
-    process.stderr.write(e instanceof WorkerStacksError ? `error: ${e.message}\n` : `internal error: ${(e as Error).stack ?? e}\n`);
+    processIo.err(e instanceof WorkerStacksError ? `error: ${e.message}\n` : `internal error: ${(e as Error).stack ?? e}\n`);
     return exitAfterOutput(2);
   },
 );

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { listTemplates, DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
+import { terminalText } from './terminal-text';
 
 /** Where a CLI command finds its inputs; every command takes the same two flags. */
 export interface InputDirs {
@@ -26,9 +27,10 @@ export interface Io {
   readonly err: (text: string) => void;
 }
 
+/** The process's streams: every command's text passes terminalText, so no string from outside acts on a terminal. */
 export const processIo: Io = {
-  out: (t) => process.stdout.write(t),
-  err: (t) => process.stderr.write(t),
+  out: (t) => process.stdout.write(terminalText(t)),
+  err: (t) => process.stderr.write(terminalText(t)),
 };
 
 /** Exit codes of every command (documented in the README): 3 is an AWS call that failed or could not be made. */
