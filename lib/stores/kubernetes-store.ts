@@ -45,7 +45,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
   private readonly listeners = new Set<(name: string) => void>();
   private readonly pendingEvents = new Set<Promise<void>>();
   private readonly selector: LabelSelector;
-  /** Per duplicated name, the objects (`namespace/name`) its last status write changed: they get its events. */
+  /** Per duplicated name, the objects (`namespace/name`) whose conditions its last status write changed: they get its events. */
   private readonly lastFanOut = new Map<string, ReadonlySet<string>>();
 
   constructor(private readonly props: KubernetesStoreProps) {
@@ -251,7 +251,9 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
       try {
         const { body } = await this.client.request<KubeWorkerCluster>('PUT', path, { apiVersion: o.apiVersion, kind: o.kind, metadata: { name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion }, status: toKubeStatus(mine) });
         this.informer?.observe(body);
-        changed.add(shownName(o));
+        // The events of this write are news to this object only when a condition changed status or reason (as
+        // lib/reconciler/events.ts decides for one object); a new generation still refused is not.
+        if (conditionStates(own) !== conditionStates(mine)) changed.add(shownName(o));
         next.push([shownName(o), body.metadata.resourceVersion ?? '']);
       } catch (e) {
         if (e instanceof KubeApiError && e.statusCode === 409) throw new ConflictError(name, composite, 'a newer version of one of them');
@@ -327,6 +329,10 @@ function duplicateProblem(same: readonly KubeWorkerCluster[]): Problem {
     path: 'metadata.name',
     message: `${name} is the name of a WorkerCluster in each of the namespaces ${namespaces.join(', ')}: they would all deploy the one stack WorkerStack-${name}, so every one of them is refused; rename or delete all but one (names are unique across the namespaces a daemon watches)`,
   };
+}
+
+function conditionStates(s: ClusterStatus): string {
+  return JSON.stringify(s.conditions.map((c) => [c.type, c.status, c.reason]).sort());
 }
 
 /** The resourceVersion of a duplicated name's record: `duplicates:` and each object's `namespace/name=version`. */
