@@ -134,7 +134,7 @@ test('two shards run side by side on their own Leases and reconcile only their o
 
   // THEN it refuses to start, naming the shard it overlaps and what to do
   await eventually('the overlapping shard exits', 60_000, () => everything.exit !== undefined || undefined);
-  expect(everything.exit).not.toBe(0);
+  expect(everything.exit).toBe(2);
   expect(everything.logs).toMatch(/overlaps the live shard of Lease worker-stacks-(canary|stable)/);
   expect(everything.logs).toContain('make the shards disjoint');
   expect(await lease('worker-stacks-everything')).toBeUndefined();
