@@ -57,9 +57,19 @@ beforeAll(async () => {
     }),
   );
 }, 120_000);
-afterAll(() => {
-  for (const d of daemons) if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill('SIGKILL');
-});
+// Each test stops its daemons (SIGTERM: each releases its Lease), so that no test sees another's shards.
+afterEach(async () => {
+  await Promise.all(
+    daemons.splice(0).map(async (d) => {
+      if (d.child.exitCode !== null || d.child.signalCode !== null) return;
+      const exited = new Promise((r) => d.child.once('exit', r));
+      d.child.kill('SIGTERM');
+      const timer = setTimeout(() => d.child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
+}, 60_000);
 
 async function startDaemon(shardArgs: string[]) {
   const port = await freePort();
@@ -140,3 +150,16 @@ test('two shards run side by side on their own Leases and reconcile only their o
   expect(await lease('worker-stacks-everything')).toBeUndefined();
   expect(await metric(canary.port, 'worker_stacks_leader')).toBe('1');
 }, 300_000);
+
+test("README's two shards given by -l alone (no --shard) each get a Lease named from the selector, and both lead", async () => {
+  // GIVEN two daemons on disjoint selectors, with the admin's rights (their Leases are named from the selectors)
+  const asAdmin = ['--kubeconfig', kube.current.api.kubeconfig];
+  const [a, b] = [await startDaemon(['--selector', 'ring=canary', ...asAdmin]), await startDaemon(['--selector', 'ring!=canary', ...asAdmin])];
+
+  // THEN both lead at once: they do not share one Lease
+  await eventually('both lead', 90_000, async () => (await metric(a.port, 'worker_stacks_leader')) === '1' && (await metric(b.port, 'worker_stacks_leader')) === '1');
+  const { body } = await admin().request<{ items: Lease[] }>('GET', `/apis/coordination.k8s.io/v1/namespaces/${DAEMON_NS}/leases`);
+  const holders = body.items.filter((l) => [a, b].some((d) => l.spec.holderIdentity?.endsWith(`_${d.child.pid}`))).map((l) => l.metadata.name);
+  expect(holders).toHaveLength(2);
+  for (const name of holders) expect(name).toMatch(/^worker-stacks-[0-9a-f]{10}$/);
+}, 180_000);
