@@ -130,7 +130,7 @@ test.each([
     // THEN it is watched again, and the failure was logged and counted under its reason
     await eventually(() => proxy.openWatches === 1 && proxy.faults.length === 0 && kubeHealth.errors(store, reason as WatchErrorReason) === 1, 'the informer watches again after the failure');
     const line = log.lines.find((l) => l.reason === reason)!;
-    expect(line).toMatchObject({ store, reason, what: 'watch', path: collectionPath(ns) });
+    expect(line).toMatchObject({ store, reason, status: Number(fault), what: 'watch', path: collectionPath(ns) });
     expect(String(line.next)).toMatch(next);
     expect(WATCH_REASONS.filter((r) => r !== reason).map((r) => kubeHealth.errors(store, r))).toEqual([0, 0, 0, 0]);
     // A 410 is the one failure that lists again.
