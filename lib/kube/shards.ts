@@ -165,6 +165,11 @@ export class ShardMonitor {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
+    // A replica that no longer leads no longer looks: its counts would only grow stale.
+    kubeHealth.unowned = undefined;
+    kubeHealth.multiplyOwned = undefined;
+    this.lastUnowned = new Set();
+    this.lastMultiple = new Set();
   }
 
   private get interval(): number {
