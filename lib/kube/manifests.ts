@@ -1,12 +1,19 @@
-import { GROUP, PLURAL, workerClusterCrd } from './crd';
-import { POLICY_PLURAL, rolloutPolicyCrd } from './policy-crd';
+import { UsageError } from '../errors';
+import { workerClusterCrd } from './crd';
+import { LabelSelector } from './label-selector';
+import { binding, clusterRole, daemonAdmissionPolicy, daemonLeasePolicy, DEFAULT_NAMESPACE, DEFAULT_OPS_PORT, LABELS, leaseRole, NAME, SELECTOR, SHARD_LABEL, ShardSpec, userRoles } from './manifests-rbac';
+import { rolloutPolicyCrd } from './policy-crd';
+import { checkShardName } from './shards';
+
+export * from './manifests-rbac';
 
 /**
  * The manifests that run `worker-stacks reconcile --watch --store kubernetes` in a management cluster, generated
  * from code so that deploy/*.yaml cannot drift from the CRD, the ops server's paths or the CLI's flags (a test
  * compares the committed files with this output). Least privilege: the daemon reads WorkerClusters, writes only
- * their status subresource and events, reads WorkerRolloutPolicies (list + watch, nothing else), and holds a Lease in
- * its own namespace; it cannot write a spec or delete.
+ * their status subresource and events, reads WorkerRolloutPolicies (list + watch, nothing else), and holds only its
+ * shards' Leases in its own namespace; it cannot write a spec or delete (lib/kube/manifests-rbac.ts). One Deployment
+ * for the whole fleet, or one per shard; the Helm chart renders the same objects from here.
  */
 
 type Json = Record<string, any>;
@@ -24,132 +31,50 @@ export interface ManifestOptions {
   readonly opsPort?: number;
   /** The package version, for the default image tag. */
   readonly version: string;
+  /**
+   * The image's digest (`sha256:<64 hex>`): the container runs `<image>@<digest>`, exactly the bytes that were
+   * pushed, whatever later happens to the tag. @default none: the tag alone
+   */
+  readonly imageDigest?: string;
+  /**
+   * Shards: one Deployment (and PodDisruptionBudget) per shard, `worker-stacks-<name>`, each running
+   * `--shard <name> -l <selector>` with its own Lease; RBAC allows exactly those Leases. The selectors must be
+   * disjoint (refused otherwise). @default none: one Deployment for the whole fleet, Lease worker-stacks
+   */
+  readonly shards?: readonly ShardSpec[];
+  /**
+   * Aggregate worker-stacks-view/-edit into the built-in view/edit/admin ClusterRoles, so that everyone who may edit
+   * a namespace may edit its WorkerClusters (and so choose accounts and secrets). @default false: bind them explicitly
+   */
+  readonly aggregateToDefaultRoles?: boolean;
+  /** A NetworkPolicy for the daemon's pods (ingress: the ops port; egress: DNS and HTTPS). @default true */
+  readonly networkPolicy?: boolean;
 }
 
-export const NAME = 'worker-stacks';
-export const DEFAULT_NAMESPACE = 'worker-stacks';
-export const DEFAULT_OPS_PORT = 8080;
-/** The Lease the replicas elect a leader on, in the daemon's namespace (lib/kube/leader-election.ts's default name). */
-export const LEASE_NAME = 'worker-stacks';
-
-const LABELS = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/part-of': NAME };
-const SELECTOR = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/component': 'reconciler' };
-
-/** ClusterRole of the daemon: what the Kubernetes store, events and deletion need, and nothing else. */
-export function clusterRole(): Json {
-  return {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    metadata: { name: NAME, labels: LABELS },
-    rules: [
-      // list + watch (the store's cache), get (a reconcile re-reads one object). No create, update or delete: the
-      // spec is the user's. patch: the finalizer of deletionPolicy Delete is a JSON patch of metadata.finalizers,
-      // which RBAC cannot tell from a spec patch; daemonAdmissionPolicy() refuses every other change.
-      { apiGroups: [GROUP], resources: [PLURAL], verbs: ['get', 'list', 'watch', 'patch'] },
-      // Status only through the subresource, with resourceVersion.
-      { apiGroups: [GROUP], resources: [`${PLURAL}/status`], verbs: ['update', 'patch'] },
-      // deletionPolicy: Delete keeps the object until its stack is gone.
-      { apiGroups: [GROUP], resources: [`${PLURAL}/finalizers`], verbs: ['update'] },
-      // The rollout policies: the daemon's list + watch cache is all it reads (an event names the policy by the uid
-      // the list gave). `rollout pause|resume` patches spec.paused as the user who runs it, never as the daemon.
-      { apiGroups: [GROUP], resources: [POLICY_PLURAL], verbs: ['list', 'watch'] },
-      // Events on the objects (kubectl describe wc, kubectl describe wrp).
-      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-    ],
-  };
+interface Resolved {
+  readonly namespace: string;
+  readonly image: string;
+  readonly replicas: number;
+  readonly opsPort: number;
 }
 
-/** Role in the daemon's namespace: the leader-election Lease. `create` cannot be limited to a name (RBAC), get/update can. */
-export function leaseRole(namespace: string): Json {
-  return {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'Role',
-    metadata: { name: `${NAME}-leader-election`, namespace, labels: LABELS },
-    rules: [
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [LEASE_NAME], verbs: ['get', 'update'] },
-    ],
-  };
-}
-
-/**
- * What RBAC cannot say: the daemon may patch an object only to add or remove its finalizer. A ValidatingAdmissionPolicy
- * (admissionregistration.k8s.io/v1, Kubernetes 1.30+) refuses any other change it makes to the object itself: its
- * spec, labels and annotations must stay as they were. Status writes go to the subresource, which this does not match.
- */
-export function daemonAdmissionPolicy(namespace: string): Json[] {
-  const name = `${NAME}-daemon-writes-finalizers-only`;
-  const same = (field: string) => `(has(object.${field}) ? object.${field} : {}) == (has(oldObject.${field}) ? oldObject.${field} : {})`;
-  return [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name, labels: LABELS },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: { resourceRules: [{ apiGroups: [GROUP], apiVersions: ['*'], resources: [PLURAL], operations: ['UPDATE'] }] },
-        matchConditions: [{ name: 'the-daemon', expression: `request.userInfo.username == 'system:serviceaccount:${namespace}:${NAME}'` }],
-        validations: [
-          { expression: same('spec'), message: 'the worker-stacks daemon never writes a spec (it patches only its finalizer)', reason: 'Forbidden' },
-          { expression: same('metadata.labels'), message: 'the worker-stacks daemon never writes labels (it patches only its finalizer)', reason: 'Forbidden' },
-          { expression: same('metadata.annotations'), message: 'the worker-stacks daemon never writes annotations (it patches only its finalizer)', reason: 'Forbidden' },
-        ],
-      },
-    },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name, labels: LABELS },
-      spec: { policyName: name, validationActions: ['Deny'] },
-    },
-  ];
-}
-
-/**
- * Aggregated into the built-in view/edit roles, so people see and edit WorkerClusters and WorkerRolloutPolicies (pause
- * and resume are edits) with the roles they have in a namespace.
- */
-function userRoles(): Json[] {
-  return [
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: `${NAME}-view`, labels: { ...LABELS, 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } },
-      rules: [{ apiGroups: [GROUP], resources: [PLURAL, `${PLURAL}/status`, POLICY_PLURAL], verbs: ['get', 'list', 'watch'] }],
-    },
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: `${NAME}-edit`, labels: { ...LABELS, 'rbac.authorization.k8s.io/aggregate-to-edit': 'true', 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } },
-      rules: [{ apiGroups: [GROUP], resources: [PLURAL, POLICY_PLURAL], verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }],
-    },
-  ];
-}
-
-function binding(kind: 'ClusterRoleBinding' | 'RoleBinding', role: string, namespace: string): Json {
-  return {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind,
-    metadata: { name: role, ...(kind === 'RoleBinding' ? { namespace } : {}), labels: LABELS },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: kind === 'RoleBinding' ? 'Role' : 'ClusterRole', name: role },
-    subjects: [{ kind: 'ServiceAccount', name: NAME, namespace }],
-  };
-}
-
-function deployment(o: Required<Omit<ManifestOptions, 'roleArn'>>): Json {
+/** The Deployment of the whole fleet, or of one shard (`worker-stacks-<shard>`, its own pods, `--shard` and `-l`). */
+function deployment(o: Resolved, shard?: ShardSpec): Json {
   const probe = (path: string, periodSeconds: number, failureThreshold: number) => ({ httpGet: { path, port: 'ops' }, periodSeconds, timeoutSeconds: 2, failureThreshold });
+  const selector = shard ? { ...SELECTOR, [SHARD_LABEL]: shard.name } : SELECTOR;
+  const shardArgs = shard ? ['--shard', shard.name, '--selector', LabelSelector.parse(shard.selector).toString()] : [];
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: NAME, namespace: o.namespace, labels: LABELS },
+    metadata: { name: shard ? `${NAME}-${shard.name}` : NAME, namespace: o.namespace, labels: shard ? { ...LABELS, [SHARD_LABEL]: shard.name } : LABELS },
     spec: {
       replicas: o.replicas,
-      selector: { matchLabels: SELECTOR },
+      selector: { matchLabels: selector },
       // A new replica is up before an old one goes; the Lease moves to whichever leads next.
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
       template: {
         metadata: {
-          labels: { ...LABELS, ...SELECTOR },
+          labels: { ...LABELS, ...selector },
           annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(o.opsPort), 'prometheus.io/path': '/metrics' },
         },
         spec: {
@@ -158,14 +83,14 @@ function deployment(o: Required<Omit<ManifestOptions, 'roleArn'>>): Json {
           terminationGracePeriodSeconds: 40,
           securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
           affinity: {
-            podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: SELECTOR } } }] },
+            podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: selector } } }] },
           },
           containers: [
             {
               name: 'reconciler',
               image: o.image,
               imagePullPolicy: 'IfNotPresent',
-              args: ['reconcile', '--watch', '--store', 'kubernetes', '--all-namespaces', '--port', String(o.opsPort), '--bind', '0.0.0.0', '--grace-seconds', '20'],
+              args: ['reconcile', '--watch', '--store', 'kubernetes', '--all-namespaces', '--port', String(o.opsPort), '--bind', '0.0.0.0', '--grace-seconds', '20', ...shardArgs],
               env: [
                 // The Lease's holder identity and namespace (downward API).
                 { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
@@ -194,20 +119,74 @@ function deployment(o: Required<Omit<ManifestOptions, 'roleArn'>>): Json {
   };
 }
 
+/**
+ * The daemon's pods talk to the API server, AWS (HTTPS) and DNS, and are reached on the ops port only (probes,
+ * Prometheus). The API server is reached through the `kubernetes` Service (443), which most network plugins see
+ * after its translation to the endpoint's port: 443 (EKS) or 6443 (kubeadm).
+ */
+function networkPolicy(o: Resolved): Json {
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: NAME, namespace: o.namespace, labels: LABELS },
+    spec: {
+      podSelector: { matchLabels: SELECTOR },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [{ ports: [{ protocol: 'TCP', port: o.opsPort }] }],
+      egress: [
+        { ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] },
+        { ports: [{ protocol: 'TCP', port: 443 }, { protocol: 'TCP', port: 6443 }] },
+      ],
+    },
+  };
+}
+
+/** The shards, checked: DNS-label names, once each, valid selectors, no two that one object could match. */
+export function checkShards(shards: readonly ShardSpec[]): void {
+  const seen = new Set<string>();
+  for (const [i, s] of shards.entries()) {
+    checkShardName(s.name);
+    if (seen.has(s.name)) throw new UsageError(`--shard ${s.name}: given twice`);
+    seen.add(s.name);
+    const a = LabelSelector.parse(s.selector);
+    for (const t of shards.slice(0, i)) {
+      if (a.overlaps(LabelSelector.parse(t.selector))) {
+        throw new UsageError(`--shard ${s.name}=${s.selector} overlaps --shard ${t.name}=${t.selector}: an object could match both, and both would reconcile it; make the selectors disjoint (for example tier=canary and tier!=canary)`);
+      }
+    }
+  }
+}
+
+/** `name@sha256:…`; a reference that already has a digest, or a malformed digest, is refused. */
+export function imageReference(image: string, digest?: string): string {
+  if (!digest) return image;
+  if (!/^sha256:[0-9a-f]{64}$/.test(digest)) throw new UsageError(`--image-digest ${JSON.stringify(digest)}: give sha256: and 64 lower-case hex digits (docker buildx imagetools inspect <image> shows it)`);
+  if (image.includes('@')) throw new UsageError(`--image ${image} already names a digest: give it without @sha256:… when --image-digest is given`);
+  return `${image}@${digest}`;
+}
+
 /** Every object, in the order `kubectl apply -f` must create them, grouped by the deploy/ file that holds them. */
 export function deployManifests(opts: ManifestOptions): Record<string, Json[]> {
-  const o = {
+  const shards = opts.shards ?? [];
+  checkShards(shards);
+  const o: Resolved = {
     namespace: opts.namespace ?? DEFAULT_NAMESPACE,
-    image: opts.image ?? `worker-stacks:${opts.version}`,
+    image: imageReference(opts.image ?? `worker-stacks:${opts.version}`, opts.imageDigest),
     replicas: opts.replicas ?? 2,
     opsPort: opts.opsPort ?? DEFAULT_OPS_PORT,
-    version: opts.version,
   };
   const serviceAccount: Json = {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
     metadata: { name: NAME, namespace: o.namespace, labels: LABELS, ...(opts.roleArn ? { annotations: { 'eks.amazonaws.com/role-arn': opts.roleArn } } : {}) },
   };
+  const pdb = (shard?: ShardSpec): Json => ({
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: shard ? `${NAME}-${shard.name}` : NAME, namespace: o.namespace, labels: LABELS },
+    spec: { maxUnavailable: 1, selector: { matchLabels: shard ? { ...SELECTOR, [SHARD_LABEL]: shard.name } : SELECTOR } },
+  });
+  const units: (ShardSpec | undefined)[] = shards.length ? [...shards] : [undefined];
   return {
     'crd.yaml': [workerClusterCrd(), rolloutPolicyCrd()],
     'namespace.yaml': [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: o.namespace, labels: { ...LABELS, 'pod-security.kubernetes.io/enforce': 'restricted' } } }],
@@ -216,24 +195,20 @@ export function deployManifests(opts: ManifestOptions): Record<string, Json[]> {
       clusterRole(),
       binding('ClusterRoleBinding', NAME, o.namespace),
       ...daemonAdmissionPolicy(o.namespace),
-      leaseRole(o.namespace),
+      leaseRole(o.namespace, shards),
       binding('RoleBinding', `${NAME}-leader-election`, o.namespace),
-      ...userRoles(),
+      ...daemonLeasePolicy(o.namespace, shards),
+      ...userRoles(opts.aggregateToDefaultRoles ?? false),
     ],
     'deployment.yaml': [
-      deployment(o),
-      {
-        apiVersion: 'policy/v1',
-        kind: 'PodDisruptionBudget',
-        metadata: { name: NAME, namespace: o.namespace, labels: LABELS },
-        spec: { maxUnavailable: 1, selector: { matchLabels: SELECTOR } },
-      },
+      ...units.flatMap((shard) => [deployment(o, shard), pdb(shard)]),
       {
         apiVersion: 'v1',
         kind: 'Service',
         metadata: { name: `${NAME}-metrics`, namespace: o.namespace, labels: LABELS },
         spec: { selector: SELECTOR, ports: [{ name: 'metrics', port: o.opsPort, targetPort: 'ops', protocol: 'TCP' }] },
       },
+      ...(opts.networkPolicy === false ? [] : [networkPolicy(o)]),
     ],
   };
 }
