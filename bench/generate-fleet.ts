@@ -7,6 +7,7 @@
  *
  *   npx ts-node --transpile-only bench/generate-fleet.ts <dir> <count> [--seed N] [--account ID]
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
@@ -14,6 +15,9 @@ import { LIMITS } from '../lib/cluster/limits';
 import { validateCluster } from '../lib/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
 import { formatProblem } from '../lib/errors';
+
+/** 64 lowercase hex derived from a label: the shape of a pinned SHA-256, not a real one (the generator has no network). */
+const placeholderSha256 = (label: string) => createHash('sha256').update(`placeholder ${label}`).digest('hex');
 
 export const DEFAULT_SEED = 20260501;
 export const ACCOUNTS = ['111111111111', '222222222222', '333333333333'];
@@ -169,9 +173,13 @@ export function generateCluster(index: number, opts: FleetOptions = {}): Record<
     rollingUpdate: { maxBatchSize: rng.int(1, 3), minInstancesInService: rng.int(0, minSize), pauseTime: rng.pick(['PT10M', 'PT12M', 'PT15M']) },
   };
   const poolLabel = rng.pick(['general', 'compute', 'memory', 'edge']);
+  const kubernetesVersion = rng.pick(['v1.30.6', 'v1.31.2', 'v1.32.0']);
   const values: Record<string, unknown> = {
     apiEndpoint: `https://api.${name}.k8s.example.com${flatcar ? '' : ':6443'}`,
-    kubernetesVersion: rng.pick(['v1.30.6', 'v1.31.2', 'v1.32.0']),
+    kubernetesVersion,
+    // Well-formed placeholders, one per version and architecture (an operator copies the real ones from the release's .sha256 files).
+    kubeletSha256: { amd64: placeholderSha256(`kubelet ${kubernetesVersion} amd64`), arm64: placeholderSha256(`kubelet ${kubernetesVersion} arm64`) },
+    ...(flatcar ? { awsCliImage: `public.ecr.aws/aws-cli/aws-cli:2.22.0@sha256:${placeholderSha256('aws-cli 2.22.0')}` } : {}),
     clusterDNS: rng.pick(['172.20.0.10', '10.100.0.10']),
     ...(rng.chance(0.4) ? { maxPods: rng.pick([58, 110, 250]) } : {}),
     nodeLabels: { 'node.kubernetes.io/pool': poolLabel, 'topology.example.com/env': env },

@@ -52,7 +52,7 @@ export function templateValuesMarkdown(templatesDir: string = DEFAULT_TEMPLATES_
     if (own.length) {
       out.push('', '| value | type | required | description |', '| --- | --- | --- | --- |');
       for (const v of own) {
-        const rules = [v.enum && `one of ${v.enum.map((e) => JSON.stringify(e)).join(', ')}`, v.pattern && `matches \`${v.pattern}\``, (v.min !== undefined || v.max !== undefined) && `${v.min ?? '…'}-${v.max ?? '…'}`].filter(Boolean);
+        const rules = [v.enum && `one of ${v.enum.map((e) => JSON.stringify(e)).join(', ')}`, v.keyPattern && `keys match \`${v.keyPattern}\``, v.pattern && `${v.keyPattern ? 'values match' : 'matches'} \`${v.pattern}\``, (v.min !== undefined || v.max !== undefined) && `${v.min ?? '…'}-${v.max ?? '…'}`].filter(Boolean);
         const desc = `${v.description}${rules.length ? ` (${rules.join('; ')})` : ''}${v.default !== undefined ? ` @default ${JSON.stringify(v.default)}` : ''}`.replace(/\|/g, '\\|');
         out.push(`| \`spec.cloudConfig.values.${v.name}\` | ${v.type} | ${v.required ? 'yes' : ''} | ${desc} |`);
       }

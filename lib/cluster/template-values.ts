@@ -32,15 +32,18 @@ const ValueDeclarationSchema = z
     description: z.string().min(1),
     required: z.boolean().default(false),
     default: z.union([scalar, z.array(scalar), z.record(z.string(), scalar)]).optional(),
-    /** string: a regular expression the whole value matches. */
+    /** string: a regular expression the whole value matches (list: each item; map: each value, and each key unless keyPattern). */
     pattern: z.string().optional(),
+    /** map: a regular expression each key matches instead of `pattern` (keys and values often differ: `amd64` → a hash). */
+    keyPattern: z.string().optional(),
     /** string or integer: the only values allowed. */
     enum: z.array(scalar).min(1).optional(),
     /** integer: inclusive bounds. */
     min: z.number().int().optional(),
     max: z.number().int().optional(),
   })
-  .refine((v) => !(v.required && v.default !== undefined), { message: 'a value is either required or has a default, not both' });
+  .refine((v) => !(v.required && v.default !== undefined), { message: 'a value is either required or has a default, not both' })
+  .refine((v) => v.keyPattern === undefined || v.type === 'map', { message: 'keyPattern is for a map value only', path: ['keyPattern'] });
 
 const DeclarationFileSchema = z.strictObject({ values: z.array(ValueDeclarationSchema).default([]) });
 
@@ -96,15 +99,17 @@ function readDeclaration(templatesDir: string, file: string, shown: string): Tem
     seen.add(v.name);
     if (DERIVED_VALUES.includes(v.name)) problems.push(`${at}.name: ${v.name} is derived by worker-stacks, not taken from the cluster object`);
     // A core value is typed by the schema for every template; a declaration may describe it, never retype it.
-    if (CORE_VALUES.includes(v.name) && (v.default !== undefined || v.required || v.pattern || v.enum || v.min !== undefined || v.max !== undefined)) {
+    if (CORE_VALUES.includes(v.name) && (v.default !== undefined || v.required || v.pattern || v.keyPattern || v.enum || v.min !== undefined || v.max !== undefined)) {
       problems.push(`${at}: ${v.name} is typed by worker-stacks (README "Cluster object reference"); give only name, type and description`);
     }
-    if (v.pattern !== undefined) {
+    for (const field of ['pattern', 'keyPattern'] as const) {
+      const source = v[field];
+      if (source === undefined) continue;
       try {
-        compiled(v.pattern);
+        compiled(source);
       } catch (e) {
         if (!(e instanceof PatternError)) throw e;
-        problems.push(`${at}.pattern: not a pattern worker-stacks matches (lib/cluster/bounded-regex.ts: linear time, the syntax RE2 and JavaScript share): ${e.message}`);
+        problems.push(`${at}.${field}: not a pattern worker-stacks matches (lib/cluster/bounded-regex.ts: linear time, the syntax RE2 and JavaScript share): ${e.message}`);
       }
     }
     // Every string a template takes reaches a file on the node (a root shell script, TOML, YAML, a systemd unit):
@@ -146,7 +151,7 @@ export function valueProblem(d: ValueDeclaration, v: unknown): string | undefine
     case 'map':
       if (typeof v !== 'object' || v === null || Array.isArray(v) || Object.values(v).some((x) => typeof x === 'object' && x !== null)) return `is ${typeOfValue(v)}, expected a map of strings, numbers or booleans`;
       for (const [k, x] of Object.entries(v)) {
-        const p = stringProblem(d, k) ?? (typeof x === 'string' ? stringProblem(d, x) : undefined);
+        const p = stringProblem(d, k, d.keyPattern ?? d.pattern) ?? (typeof x === 'string' ? stringProblem(d, x) : undefined);
         if (p) return `${JSON.stringify(k)}: ${p}`;
       }
       break;
@@ -171,18 +176,18 @@ function compiled(source: string): BoundedPattern {
  * directive), and the declared pattern, matched in linear time. A pattern that does not compile was reported on the
  * declaration, which stops every value of the template.
  */
-function stringProblem(d: ValueDeclaration, v: string): string | undefined {
+function stringProblem(d: ValueDeclaration, v: string, pattern: string | undefined = d.pattern): string | undefined {
   if (v.length > MAX_VALUE_LENGTH) return `has ${v.length} characters, at most ${MAX_VALUE_LENGTH} allowed`;
   // eslint-disable-next-line no-control-regex -- the point: control characters are refused
   if (/[\x00-\x1f\x7f-\x9f]/.test(v)) return `${JSON.stringify(v)} has a control character (a newline, tab, escape ...), which no template value may hold`;
-  if (d.pattern === undefined) return undefined;
+  if (pattern === undefined) return undefined;
   let p: BoundedPattern;
   try {
-    p = compiled(d.pattern);
+    p = compiled(pattern);
   } catch {
     return undefined;
   }
-  return p.test(v) ? undefined : `${JSON.stringify(v)} does not match ${d.pattern}`;
+  return p.test(v) ? undefined : `${JSON.stringify(v)} does not match ${pattern}`;
 }
 
 type Found = { path: string; message: string };

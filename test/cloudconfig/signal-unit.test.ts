@@ -50,7 +50,7 @@ test.each(EXAMPLE_NAMES)('%s: the signal script and its unit are in the config, 
 test('both formats carry the same script, and the node timeout is the cluster\'s value', () => {
   // GIVEN
   const flatcar = renderConfig(variant('prod-eu1', (r) => (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 300)));
-  const al2023 = renderConfig(variant('prod-eu1', (r) => ((r.spec.cloudConfig.template = 'al2023-worker'), (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 300))));
+  const al2023 = renderConfig(variant('prod-eu1', (r) => ((r.spec.cloudConfig.template = 'al2023-worker'), delete r.spec.cloudConfig.values.awsCliImage, (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 300))));
   // THEN
   const script = (c: typeof flatcar) => c.node.files.find((f) => f.path === SCRIPT)!.contents;
   expect(flatcar.format).toBe('ignition');

@@ -50,6 +50,8 @@ const RICH = [...TEMPLATES].sort().map((template) =>
     ownSecret(raw);
     const v = raw.spec.cloudConfig.values;
     raw.spec.cloudConfig.template = template;
+    // The AWS CLI image is flatcar-worker's own value (Flatcar has no AWS CLI).
+    if (template !== 'flatcar-worker') delete v.awsCliImage;
     v.maxPods = 250;
     v.nodeLabels = { 'a.example.com/x': 'one', b: 'two', 'node.kubernetes.io/pool': 'rich' };
     v.nodeTaints = [

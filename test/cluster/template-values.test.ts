@@ -61,7 +61,7 @@ test.each([
 test('a value the chosen template does not declare is refused, naming what the template takes', () => {
   const r = check((raw) => (raw.spec.cloudConfig.values.kubeletLogLvl = 7));
   expect(r.problems).toEqual([
-    { file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.values.kubeletLogLvl', message: 'unknown value: template al2023-worker does not declare it (it also takes kubeletLogLevel; see README "Cluster object reference")' },
+    { file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.values.kubeletLogLvl', message: 'unknown value: template al2023-worker does not declare it (it also takes kubeletSha256, kubeletLogLevel; see README "Cluster object reference")' },
   ]);
 });
 
@@ -70,7 +70,7 @@ test("another template's value is unknown to a template that does not declare it
   raw.spec.cloudConfig.values.kubeletLogLevel = 7;
   const r = validateCluster(raw, { file: 'clusters/prod-eu1.yaml', templates: TEMPLATES });
   expect(r.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
-    'spec.cloudConfig.values.kubeletLogLevel: unknown value: template flatcar-worker does not declare it (it takes only the values every template takes; see README "Cluster object reference")',
+    'spec.cloudConfig.values.kubeletLogLevel: unknown value: template flatcar-worker does not declare it (it also takes kubeletSha256, awsCliImage; see README "Cluster object reference")',
   ]);
 });
 
@@ -83,7 +83,22 @@ test('a required declared value that is missing is refused', () => {
 test('a bad declaration is refused on the template field, naming the declaration file and entry', () => {
   fs.appendFileSync(path.join(dir, 'al2023-worker', 'values.yaml'), ['  - name: swap', '    type: boolean', '    required: true', '    default: false', '    description: swap', ''].join('\n'));
   const r = check(() => undefined);
-  expect(r.problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.template', message: expect.stringMatching(/^template al2023-worker has a bad value declaration: \S+\/al2023-worker\/values\.yaml: values\.11: a value is either required or has a default, not both$/) }]);
+  expect(r.problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.template', message: expect.stringMatching(/^template al2023-worker has a bad value declaration: \S+\/al2023-worker\/values\.yaml: values\.12: a value is either required or has a default, not both$/) }]);
+});
+
+test('keyPattern is refused on a value that is not a map', () => {
+  // GIVEN a declaration that gives a string value a key pattern
+  fs.appendFileSync(path.join(dir, 'al2023-worker', 'values.yaml'), ['  - name: arch', '    type: string', '    pattern: "[a-z0-9]+"', '    keyPattern: "[a-z]+"', '    default: amd64', '    description: arch', ''].join('\n'));
+  // WHEN / THEN
+  expect(check(() => undefined).problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.template', message: expect.stringMatching(/values\.yaml: values\.12\.keyPattern: keyPattern is for a map value only$/) }]);
+});
+
+test('a map with keyPattern checks its keys against keyPattern and its values against pattern', () => {
+  // GIVEN al2023-worker's kubeletSha256 (keys amd64|arm64, values 64 hex)
+  // WHEN a key is a hash and a value an architecture name
+  const r = check((raw) => (raw.spec.cloudConfig.values.kubeletSha256 = { ['a'.repeat(64)]: 'amd64' }));
+  // THEN the key is refused by the key pattern
+  expect(r.problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.values.kubeletSha256', message: `"${'a'.repeat(64)}": "${'a'.repeat(64)}" does not match amd64|arm64` }]);
 });
 
 describe('render and validate on a template that uses an undeclared value', () => {
