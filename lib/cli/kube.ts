@@ -60,6 +60,7 @@ export function registerKube(program: Command, io: Io, done: (code: number) => v
     .option('--port <n>', 'port of /healthz, /readyz and /metrics', wholeNumber(1, 65535), DEFAULT_OPS_PORT)
     .option('--image-digest <sha256:hex>', 'run the image by digest: <image>@<digest> (the bytes pushed, whatever happens to the tag)')
     .option('--shard <name=selector>', 'one Deployment per shard, worker-stacks-<name>, reconciling the WorkerClusters the label selector selects, with its own Lease (repeat; the selectors must be disjoint)', shardSpec)
+    .option('--require-account-binding', 'refuse WorkerClusters in namespaces without the worker-stacks.io/accounts annotation (default: only annotated namespaces are restricted)')
     .option('--aggregate-to-default-roles', 'aggregate worker-stacks-view/-edit into the built-in view/edit/admin roles (default: bind them explicitly)')
     .option('--no-network-policy', 'leave out the NetworkPolicy of the daemon')
     .option('--out <dir>', 'write one file per group (crd.yaml, namespace.yaml, rbac.yaml, deployment.yaml) into <dir> instead of printing')
@@ -74,6 +75,7 @@ export function registerKube(program: Command, io: Io, done: (code: number) => v
         version,
         shards: opts.shard,
         aggregateToDefaultRoles: Boolean(opts.aggregateToDefaultRoles),
+        requireAccountBinding: Boolean(opts.requireAccountBinding),
         networkPolicy: opts.networkPolicy !== false,
       });
       if (!opts.out) {

@@ -147,6 +147,50 @@ export function daemonAdmissionPolicy(namespace: string): Json[] {
   ];
 }
 
+/** The Namespace annotation that binds a namespace to the AWS accounts its WorkerClusters may name. */
+export const ACCOUNTS_ANNOTATION = 'worker-stacks.io/accounts';
+
+/**
+ * Which AWS accounts a namespace's WorkerClusters may deploy into. Anyone who can edit a WorkerCluster chooses its
+ * `spec.account`, and the daemon's deployer roles reach every bootstrapped account: so a namespace is bound to its
+ * accounts by an annotation on the Namespace itself (`worker-stacks.io/accounts: "111111111111,222222222222"`),
+ * which only those who may update Namespaces (cluster admins; not the namespace's own editors) can set. A create or
+ * an update that names another account is refused by the API server. With `requireBinding`, a namespace without the
+ * annotation may name no account at all; without it, an unannotated namespace is not restricted (the default keeps
+ * existing namespaces working).
+ */
+export function namespaceAccountsPolicy(requireBinding: boolean): Json[] {
+  const name = `${NAME}-namespace-accounts`;
+  const annotated = `has(namespaceObject.metadata.annotations) && '${ACCOUNTS_ANNOTATION}' in namespaceObject.metadata.annotations`;
+  const allowed = `namespaceObject.metadata.annotations['${ACCOUNTS_ANNOTATION}'].split(',').map(a, a.trim())`;
+  return [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name, labels: LABELS },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ apiGroups: [GROUP], apiVersions: ['*'], resources: [PLURAL], operations: ['CREATE', 'UPDATE'] }] },
+        // The annotation is read in the validation, not in a matchCondition: the API server evaluates matchConditions
+        // without namespaceObject (apiserver policy/validating/validator.go), so there it is always empty.
+        validations: [
+          {
+            expression: `${requireBinding ? `${annotated} && ` : `!(${annotated}) || `}${allowed}.exists(a, a == object.spec.account)`,
+            messageExpression: `'spec.account: ' + object.spec.account + ' is not an account namespace ' + namespaceObject.metadata.name + ' may use (${ACCOUNTS_ANNOTATION}: ' + (${annotated} ? namespaceObject.metadata.annotations['${ACCOUNTS_ANNOTATION}'] : 'not set') + '; a cluster admin sets it on the Namespace)'`,
+            reason: 'Forbidden',
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name, labels: LABELS },
+      spec: { policyName: name, validationActions: ['Deny'] },
+    },
+  ];
+}
+
 /**
  * Who may see and edit WorkerClusters and WorkerRolloutPolicies (pause and resume are edits). Not aggregated into the
  * built-in view/edit/admin roles unless asked: editing a WorkerCluster chooses an AWS account and a bootstrap secret

@@ -1,7 +1,7 @@
 import { UsageError } from '../errors';
 import { workerClusterCrd } from './crd';
 import { LabelSelector } from './label-selector';
-import { binding, clusterRole, daemonAdmissionPolicy, daemonLeasePolicy, DEFAULT_NAMESPACE, DEFAULT_OPS_PORT, LABELS, leaseRole, NAME, SELECTOR, SHARD_LABEL, ShardSpec, userRoles } from './manifests-rbac';
+import { binding, clusterRole, daemonAdmissionPolicy, daemonLeasePolicy, namespaceAccountsPolicy, DEFAULT_NAMESPACE, DEFAULT_OPS_PORT, LABELS, leaseRole, NAME, SELECTOR, SHARD_LABEL, ShardSpec, userRoles } from './manifests-rbac';
 import { rolloutPolicyCrd } from './policy-crd';
 import { checkShardName } from './shards';
 
@@ -47,6 +47,11 @@ export interface ManifestOptions {
    * a namespace may edit its WorkerClusters (and so choose accounts and secrets). @default false: bind them explicitly
    */
   readonly aggregateToDefaultRoles?: boolean;
+  /**
+   * Refuse WorkerClusters in a namespace that has no `worker-stacks.io/accounts` annotation (see
+   * namespaceAccountsPolicy). @default false: an unannotated namespace may name any account
+   */
+  readonly requireAccountBinding?: boolean;
   /** A NetworkPolicy for the daemon's pods (ingress: the ops port; egress: DNS and HTTPS). @default true */
   readonly networkPolicy?: boolean;
 }
@@ -198,6 +203,7 @@ export function deployManifests(opts: ManifestOptions): Record<string, Json[]> {
       leaseRole(o.namespace, shards),
       binding('RoleBinding', `${NAME}-leader-election`, o.namespace),
       ...daemonLeasePolicy(o.namespace, shards),
+      ...namespaceAccountsPolicy(opts.requireAccountBinding ?? false),
       ...userRoles(opts.aggregateToDefaultRoles ?? false),
     ],
     'deployment.yaml': [
