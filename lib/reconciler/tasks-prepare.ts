@@ -120,7 +120,7 @@ function driftOf(ctx: ReconcileContext, name: string, stack: StackSummary | unde
  * The checksum the stack itself reports: its ConfigChecksum output, or (where the listing leaves outputs out, as
  * some emulators do) the output's literal value in the live template. Nothing is guessed: undefined when neither says.
  */
-async function liveChecksum(ctx: ReconcileContext, stack: StackSummary): Promise<string | undefined> {
+export async function liveChecksum(ctx: ReconcileContext, stack: StackSummary): Promise<string | undefined> {
   if (stack.outputs.ConfigChecksum) return stack.outputs.ConfigChecksum;
   if (!isComplete(stack.status) && !isRolledBack(stack.status)) return undefined;
   const body = await ctx.region.cfn.getTemplate(stack.id);

@@ -3,6 +3,7 @@ import { ClusterRecord } from '../stores/cluster-store';
 import { classifyError } from './classify';
 import { CONDITIONS, Reason } from './conditions';
 import { Outcome, ReconcileContext, ReconcilerDeps, TASK, TaskName } from './context';
+import { OUTCOMES } from './outcomes';
 import { Found, Observed, Start } from './state';
 import { AnyTask, Hook, Progress, runWorkflow, toHooks, Workflow, WorkflowHooks } from './task';
 
@@ -49,8 +50,6 @@ export const APPLY = Workflow.from<Observed>()
   .then(execute);
 export const RECORD = Workflow.from<Observed>().then(recordExecution).concat(APPLY);
 export const SETTLED = Workflow.from<Found>().then(cleanConfigObjects);
-/** Outcomes after which the settled workflow runs (its tasks' `when` check the stack itself). */
-const SETTLED_RESULTS = new Set(['applied', 'no-changes', 'unchanged']);
 
 /** The workflow that follows `observe`, chosen once from what it observed. */
 export function chooseWorkflow(ctx: ReconcileContext, o: Observed): Workflow<Observed, unknown> {
@@ -99,7 +98,8 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
   }
 
   async function settle(outcome: Outcome): Promise<Outcome> {
-    if (SETTLED_RESULTS.has(outcome.result)) await runWorkflow(SETTLED, ctx, progress.found, hooks, progress);
+    // The settled workflow's tasks' `when` check the stack itself.
+    if (OUTCOMES[outcome.result].settled) await runWorkflow(SETTLED, ctx, progress.found, hooks, progress);
     return outcome;
   }
 }
@@ -115,6 +115,12 @@ async function onError(ctx: ReconcileContext, { task, found }: Progress, e: unkn
     return { result: 'conflict', requeueAfterMs: 0, message };
   }
   try {
+    if (kind.kind === 'busy') {
+      // Our read did not show the operation yet: the stack is watched like any stack in progress, nothing is counted.
+      log.info({ task }, `${message}; looking again after a poll`);
+      await ctx.recorder.write({}, CONDITIONS.progressing('WaitingForStack', `${message.split('\n')[0]}; looking again after a poll`));
+      return { result: 'waiting', message, requeueAfterMs: ctx.pollMs };
+    }
     if (kind.kind === 'transient') {
       // Not a failure: nothing is counted, Ready is left alone, and the queue retries with its own backoff.
       log.warn({ task, reason: kind.reason, err: message }, 'transient AWS error; requeued');
