@@ -30,27 +30,46 @@ export interface PassResult {
 
 
 /**
- * Stacks in progress across the fleet, from what reconciles observe (level-based: a restarted daemon learns them from
- * its first listing). --concurrency bounds these, so a 30-minute roll holds a slot, never a worker.
+ * Stacks in progress across the fleet: --concurrency bounds these, so a 30-minute roll holds a slot, never a worker.
+ * One owner, the controller: a reconcile may take a slot (acquire-slot, before it synthesizes), and the controller
+ * gives it back when that reconcile ends, on every exit (success, error, stall, pause, invalid object), unless the
+ * cluster's stack is then in progress: seen so live (observe, record-execution) or just started by this reconcile
+ * (execute, recover). A slot held across reconciles is given back by the next reconcile that does not see the stack in
+ * progress, or when the object is gone (deleted, or no longer this daemon's). No task ever releases one.
+ * Level-based: a restarted daemon learns the stacks in progress from its first look at each.
  */
 export class FleetSlots implements StackSlots {
-  private readonly held = new Set<string>();
+  /** Cluster → its stack is in progress (true), or a reconcile of it holds the slot to start one (false). */
+  private readonly held = new Map<string, boolean>();
   constructor(private readonly limit: number) {}
   public tryAcquire(cluster: string): boolean {
     if (this.held.has(cluster)) return true;
     if (this.held.size >= this.limit) return false;
-    this.held.add(cluster);
+    this.held.set(cluster, false);
     return true;
   }
   public observed(cluster: string, inProgress: boolean): void {
-    if (inProgress) this.held.add(cluster);
+    if (inProgress) this.held.set(cluster, true);
     else this.held.delete(cluster);
   }
+  /** A reconcile of `cluster` ends (however it ends): its slot goes back unless its stack is in progress. */
+  public reconciled(cluster: string): void {
+    if (this.held.get(cluster) !== true) this.held.delete(cluster);
+  }
+  /** The object is gone (deleted, or outside this daemon's selector): whatever it held goes back. */
+  public release(cluster: string): void {
+    this.held.delete(cluster);
+  }
+  /** Slots held: stacks in progress, and reconciles about to start one. */
   public get size(): number {
     return this.held.size;
   }
   public names(): ReadonlySet<string> {
-    return this.held;
+    return new Set(this.held.keys());
+  }
+  /** The clusters whose stack is in progress (seen so, or started by us). */
+  public inProgress(): ReadonlySet<string> {
+    return new Set([...this.held].filter(([, busy]) => busy).map(([name]) => name));
   }
 }
 
@@ -104,23 +123,29 @@ export class StackListings {
    * begun before this process's last write for the cluster (see `wrote`): then the stack is described alone.
    */
   public async stackOf(record: ClusterRecord, fresh = false): Promise<StackSummary | null | undefined> {
+    return (await this.lookup(record, fresh)).stack;
+  }
+
+  /** As stackOf, and whether the stack was described alone now (a strongly consistent read after our last write). */
+  public async lookup(record: ClusterRecord, fresh = false): Promise<{ readonly stack: StackSummary | null | undefined; readonly described: boolean }> {
+    const listed = (stack: StackSummary | null | undefined) => ({ stack, described: false });
     const region = regionOf(record);
-    if (!region) return undefined;
+    if (!region) return listed(undefined);
     const account = accountOf(record.raw);
     const since = this.written.get(record.name) ?? -1;
     const name = workerStackName(record.name);
-    const describe = () => this.deps.aws(region, account).cfn.describeStack(name).then((s) => s ?? null, () => undefined);
+    const describe = () => this.deps.aws(region, account).cfn.describeStack(name).then((s) => ({ stack: s ?? null, described: true }), () => listed(undefined));
     if (!fresh && wasInProgress(record) && !this.usable(this.cache, region, account, since)) {
       const inProgress = await this.inProgress(region, account, since);
       const hit = inProgress?.get(name);
-      if (hit) return hit;
+      if (hit) return listed(hit);
       // It left the in-progress state since it was last seen: this one stack, described (outputs and all).
       if (inProgress) return describe();
     }
     // A listing of the whole region from before our own write is not listed anew for one cluster: it is described.
     if (!fresh && this.isFresh(this.cache, region, account) && !this.usable(this.cache, region, account, since)) return describe();
     const listing = await this.get(region, fresh, account);
-    return listing ? (listing.get(name) ?? null) : undefined;
+    return listed(listing ? (listing.get(name) ?? null) : undefined);
   }
 
   private isFresh(cache: Map<string, Listing>, region: string, account?: string): boolean {
@@ -208,7 +233,8 @@ export class Controller {
       });
     }
     this.reconcileDeps = { ...deps, slots: deps.slots ?? this.slots, rollout: deps.rollout ?? this.rollout };
-    opts.metrics?.trackWaiting(() => this.slots.names());
+    opts.metrics?.trackWaiting(() => this.slots.inProgress());
+    opts.metrics?.trackSlots(() => this.slots.size);
   }
 
   private async stackForRollout(r: ClusterRecord): Promise<StackSummary | undefined> {
@@ -241,9 +267,14 @@ export class Controller {
   /** One reconcile of one cluster by name (the work queue's unit). */
   public async reconcileKey(name: string): Promise<Outcome | undefined> {
     const record = await this.deps.store.get(name);
-    if (!record || record.raw === undefined && record.parseProblems.length === 0) return undefined; // removed: nothing to do
+    if (!record || (record.raw === undefined && record.parseProblems.length === 0)) {
+      // Removed (deleted, or outside this daemon's selector): nothing to do, and nothing of it is kept.
+      this.slots.release(name);
+      this.listings.forget(name);
+      return undefined;
+    }
     if (this.templatesVersion === undefined) this.refreshTemplates();
-    return this.reconcileOne(record, await this.listings.stackOf(record));
+    return this.reconcileOne(record, await this.listings.lookup(record));
   }
 
   /** One pass over every object (or only `names`), with fresh listings. */
@@ -262,7 +293,7 @@ export class Controller {
     const worker = async () => {
       for (let r = queue.shift(); r; r = queue.shift()) {
         if (shouldStop()) return;
-        outcomes.set(r.name, await this.reconcileOne(r, await this.listings.stackOf(r)));
+        outcomes.set(r.name, await this.reconcileOne(r, await this.listings.lookup(r)));
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, this.opts.workers ?? this.opts.concurrency ?? 4) }, worker));
@@ -299,12 +330,12 @@ export class Controller {
     this.opts.metrics.observeFleet(records, this.deps.now(), ok);
   }
 
-  private async reconcileOne(record: ClusterRecord, listed: StackSummary | null | undefined): Promise<Outcome> {
+  private async reconcileOne(record: ClusterRecord, listed: { readonly stack: StackSummary | null | undefined; readonly described: boolean }): Promise<Outcome> {
     this.inFlight.add(record.name);
     const started = process.hrtime.bigint();
     let outcome: Outcome | undefined;
     try {
-      outcome = await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed, templatesVersion: this.templatesVersion });
+      outcome = await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed.stack, listedDescribed: listed.described, templatesVersion: this.templatesVersion });
       this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9, accountLabel(record.raw));
       if (outcome.rollout) this.opts.metrics?.observeRollout(outcome.rollout);
       const log = { cluster: record.name, generation: record.generation, checksum: outcome.checksum ?? null, liveChecksum: record.status?.cloudConfigChecksum ?? null };
@@ -312,6 +343,8 @@ export class Controller {
       return outcome;
     } finally {
       this.inFlight.delete(record.name);
+      // The one owner of slots gives this reconcile's back on every exit, unless its stack is now in progress.
+      if (this.reconcileDeps.slots === this.slots) this.slots.reconciled(record.name);
       // What it wrote (status, or an execute) is newer than every listing at hand: the next look reads after it.
       if (!outcome || !OUTCOMES[outcome.result].quiet) this.listings.wrote(record.name);
       // A reconcile that wrote or saw a stack move may have moved its wave: the fleet rollout reads it again.

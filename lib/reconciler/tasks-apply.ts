@@ -69,7 +69,7 @@ export const wait: Task<Observed> = {
  * carries, never the one that was asked for; the cause of a rollback is read from the stack's own events for that
  * operation, so it survives a restart.
  */
-export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live'>> = {
+export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live' | 'described'>> = {
   name: TASK.recordExecution,
   async run(ctx, o) {
     const executing = ctx.recorder.controller.executing!;
@@ -77,18 +77,19 @@ export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live'>> =
     const cs = await ctx.region.cfn.describeChangeSet(o.stack?.id ?? ctx.status.stackId ?? name, executing.changeSet).catch(() => undefined);
     const executingMessage = `stack ${o.stack?.status ?? name}: change set ${executing.changeSet} is executing (rolling to config ${short(executing.checksum)})`;
     // Ours and not over (whatever a listing says): look again. CloudFormation may show the stack's old status for a moment.
-    if (cs?.executionStatus === 'EXECUTE_IN_PROGRESS') return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: executingMessage };
+    if (cs?.executionStatus === 'EXECUTE_IN_PROGRESS') return inProgress(ctx, executingMessage);
     if (cs?.executionStatus === 'AVAILABLE') {
       // Never executed (a crash, or a throttled call, between the status write and the call): the apply path finds it by name.
       await ctx.recorder.write({}, [], { executing: undefined });
+      if (o.described) return undefined;
       const stack = await ctx.region.cfn.describeStack(name);
-      return { stack, live: stack ? await liveChecksum(ctx, stack) : undefined };
+      return { stack, live: stack ? await liveChecksum(ctx, stack) : undefined, described: true };
     }
     // Over, or unknown (the change set is gone): the stack as it is now, never as a listing showed it.
-    const stack = await ctx.region.cfn.describeStack(name);
-    if (stack && busy(stack)) return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: executingMessage };
-    const live = stack ? await liveChecksum(ctx, stack) : undefined;
-    const fresh = { ...o, stack, live };
+    const stack = o.described ? o.stack : await ctx.region.cfn.describeStack(name);
+    if (stack && busy(stack)) return inProgress(ctx, executingMessage);
+    const live = o.described ? o.live : stack ? await liveChecksum(ctx, stack) : undefined;
+    const fresh = { ...o, stack, live, described: true };
     // Proof that the completed operation is ours: the change set says so, or (it is gone) the stack changed after the execute.
     const ours = cs ? cs.executionStatus === 'EXECUTE_COMPLETE' : Boolean(stack?.lastUpdated && stack.lastUpdated >= executing.startedAt) || stack?.status === 'CREATE_COMPLETE';
     if (stack && isComplete(stack.status) && ours && live === executing.checksum) return recordSuccess(ctx, fresh, 'applied', executing.fingerprint);
@@ -103,6 +104,12 @@ export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live'>> =
     return recordFailure(ctx, fresh, failureReason(status), `stack ${status}: ${why}${kept}`);
   },
 };
+
+/** Our operation is still running: the slot stays held, and the stack is looked at again after a poll. */
+function inProgress(ctx: ReconcileContext, message: string): Outcome {
+  ctx.deps.slots?.observed(ctx.record.name, true);
+  return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
+}
 
 /** 7. Documented recovery for the stack states that a blind retry would never leave. */
 export const recover: Task<Observed> = {
@@ -120,6 +127,7 @@ export const recover: Task<Observed> = {
         // The stack id is dropped first: the stack about to vanish is ours to delete, not one that went missing.
         await ctx.recorder.write({ stackId: undefined, stackStatus: 'DELETE_IN_PROGRESS', cloudConfigChecksum: undefined }, CONDITIONS.progressing('RecreatingStack', `stack ${stack.name} is ROLLBACK_COMPLETE after a failed create: deleting it to create it again`), { recoveryAttempts: attempts + 1 });
         await ctx.region.cfn.deleteStack(stack.id, token);
+        ctx.deps.slots?.observed(ctx.record.name, true);
         return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `deleting ${stack.name} to create it again` };
       }
       case 'UPDATE_ROLLBACK_FAILED': {
@@ -128,6 +136,7 @@ export const recover: Task<Observed> = {
         }
         await ctx.recorder.write({ stackStatus: stack.status }, CONDITIONS.progressing('ContinuingRollback', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED: ContinueUpdateRollback, attempt ${attempts + 1} of ${ctx.deps.maxRecoveryAttempts}`), { recoveryAttempts: attempts + 1 });
         await ctx.region.cfn.continueUpdateRollback(stack.id, token);
+        ctx.deps.slots?.observed(ctx.record.name, true);
         return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'continuing the rollback' };
       }
       case 'DELETE_FAILED':
@@ -223,6 +232,8 @@ export const execute: Task<Observed & Synthesized & ChangeSetReady> = {
     await ctx.recorder.write({ ...change, desiredChecksum: config.checksum, observedGeneration: ctx.generation, paused: undefined }, CONDITIONS.progressing(o.drift ? 'Drifted' : 'ChangeSetExecuting', message), { executing, appliedBy });
     o.log.info({ changeSet: cs.name }, message);
     if (!cs.executed) await ctx.region.cfn.executeChangeSet(o.synth.stackName, cs.name, cs.token);
+    // Our operation: the slot stays held until a look sees the stack settled.
+    ctx.deps.slots?.observed(ctx.record.name, true);
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
   },
 };

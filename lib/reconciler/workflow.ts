@@ -72,6 +72,8 @@ export interface ReconcileOptions {
   readonly hooks?: readonly Hook[] | WorkflowHooks;
   /** The stack from the pass's batched listing; null = listed and absent; undefined = not listed. */
   readonly listedStack?: StackSummary | null;
+  /** listedStack was described alone after this cluster's last write (DescribeStacks by name), not taken from a shared listing. @default false */
+  readonly listedDescribed?: boolean;
   /** templatesVersion() of the templates dir, read once per pass; enables reuse of derived results. @default none: no reuse */
   readonly templatesVersion?: string;
 }
@@ -79,7 +81,7 @@ export interface ReconcileOptions {
 /** Reconciles one cluster object. Never throws (but for a test's CrashSignal): every error ends in the one error path below. */
 export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps, opts: ReconcileOptions = {}): Promise<Outcome> {
   const region = regionOf(rec.raw);
-  const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region, accountOf(rec.raw)) : undefined, opts.listedStack, opts.templatesVersion);
+  const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region, accountOf(rec.raw)) : undefined, opts.listedStack, opts.templatesVersion, opts.listedDescribed ?? false);
   const hooks = toHooks(opts.hooks);
   const progress: Progress = { task: 'start', found: ctx.start() };
   // The fields every outcome carries: the desired checksum (when it rendered) and what the rollout gate decided.
@@ -118,6 +120,7 @@ async function onError(ctx: ReconcileContext, { task, found }: Progress, e: unkn
     if (kind.kind === 'busy') {
       // Our read did not show the operation yet: the stack is watched like any stack in progress, nothing is counted.
       log.info({ task }, `${message}; looking again after a poll`);
+      ctx.deps.slots?.observed(ctx.record.name, true);
       await ctx.recorder.write({}, CONDITIONS.progressing('WaitingForStack', `${message.split('\n')[0]}; looking again after a poll`));
       return { result: 'waiting', message, requeueAfterMs: ctx.pollMs };
     }
