@@ -201,16 +201,18 @@ export const changeSet: Task<Observed & Synthesized, ChangeSetReady> = {
       tags: { [CLUSTER_TAG]: ctx.record.name },
       timeoutMs: ctx.deps.changeSetTimeoutMs,
       rollbackConfiguration: rollbackConfiguration(o.cluster.spec.rollout),
+      // Our own execution in flight is in status.controller.executing (the record path): one found executed here is older.
+      executedIsEarlier: true,
     });
     switch (state.kind) {
       case 'no-changes':
         return recordSuccess(ctx, o, 'no-changes', o.fingerprint);
       case 'failed':
-        return recordFailure(ctx, o, 'ChangeSetFailed', `change set ${name} is ${state.info.status}: ${state.info.statusReason ?? 'no reason given'}`);
+        return recordFailure(ctx, o, 'ChangeSetFailed', `change set ${state.info.name} is ${state.info.status}: ${state.info.statusReason ?? 'no reason given'}`);
       case 'executed':
-        return { changeSet: { name, executed: true } }; // executed before a restart: say so and look again
+        return { changeSet: { name: state.name, executed: true } }; // executing (a read older than it): say so and look again
       case 'ready':
-        return { changeSet: { name, token: executeToken(state.info), executed: false } };
+        return { changeSet: { name: state.info.name, token: executeToken(state.info), executed: false } };
     }
   },
 };

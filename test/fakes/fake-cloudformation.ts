@@ -118,6 +118,8 @@ export interface FakeCloudFormationProps {
    * shows its old status while the change set is EXECUTE_IN_PROGRESS, as CloudFormation may. @default 0
    */
   readonly startDelayMs?: number;
+  /** DescribeStacks reports LastUpdatedTime (moto 5.2.5 does not). @default true */
+  readonly reportsLastUpdated?: boolean;
 }
 
 /** The CloudFormation API a port method calls. */
@@ -172,12 +174,15 @@ export class FakeCloudFormation implements CloudFormationPort {
   public listingLagMs: number;
   /** See FakeCloudFormationProps.startDelayMs; tests may change it. */
   public startDelayMs: number;
+  /** See FakeCloudFormationProps.reportsLastUpdated; tests may change it. */
+  public reportsLastUpdated: boolean;
 
   constructor(private readonly props: FakeCloudFormationProps) {
     this.clock = props.clock;
     this.pollMs = props.pollMs ?? 5000;
     this.listingLagMs = props.listingLagMs ?? 0;
     this.startDelayMs = props.startDelayMs ?? 0;
+    this.reportsLastUpdated = props.reportsLastUpdated ?? true;
   }
 
   // ---- scripting -------------------------------------------------------------------------
@@ -276,7 +281,7 @@ export class FakeCloudFormation implements CloudFormationPort {
   /** The stack as DescribeStacks would show it by name (undefined when absent or deleted), without counting a call. */
   public peek(stackName: string): StackSummary | undefined {
     const s = this.byName(stackName);
-    return s && summary(s);
+    return s && this.summary(s);
   }
 
   /** Every event of a stack, oldest first, without counting a call. */
@@ -308,7 +313,7 @@ export class FakeCloudFormation implements CloudFormationPort {
 
   /** The live stacks as a listing shows them: as they were listingLagMs ago. */
   private listed(): StackSummary[] {
-    if (this.listingLagMs <= 0) return [...this.live.values()].map((id) => summary(this.stacks.get(id)!));
+    if (this.listingLagMs <= 0) return [...this.live.values()].map((id) => this.summary(this.stacks.get(id)!));
     const asOf = this.clock.ms - this.listingLagMs;
     const then = new Map<string, { live: boolean; summary: StackSummary }>();
     for (const h of this.history) if (h.at <= asOf) then.set(h.id, h);
@@ -318,7 +323,7 @@ export class FakeCloudFormation implements CloudFormationPort {
   public async describeStack(name: string): Promise<StackSummary | undefined> {
     this.enter('describeStack');
     const s = this.find(name);
-    return s && summary(s);
+    return s && this.summary(s);
   }
 
   public async createChangeSet(req: ChangeSetRequest): Promise<string> {
@@ -427,11 +432,11 @@ export class FakeCloudFormation implements CloudFormationPort {
       this.tick();
       for (const e of s.events.slice(seen)) opts.onEvent?.(e);
       seen = s.events.length;
-      this.onPoll?.(summary(s));
+      this.onPoll?.(this.summary(s));
       // Each poll yields to the event loop, as a real wait does, so a timer (a shutdown, say) can act in between.
       await new Promise((r) => setImmediate(r));
     }
-    return summary(s);
+    return this.summary(s);
   }
 
   public async deleteStack(stackName: string, clientToken: string): Promise<void> {
@@ -464,7 +469,7 @@ export class FakeCloudFormation implements CloudFormationPort {
     while (this.clock.ms < until) {
       this.clock.advance(Math.min(this.pollMs, until - this.clock.ms));
       this.tick();
-      for (const s of this.stacks.values()) if (s.op) this.onPoll?.(summary(s));
+      for (const s of this.stacks.values()) if (s.op) this.onPoll?.(this.summary(s));
     }
     // A clock shared with other fakes may have moved without this one: operations due by now end now.
     this.tick();
@@ -552,9 +557,13 @@ export class FakeCloudFormation implements CloudFormationPort {
     this.remember(s);
   }
 
+  private summary(s: FakeStack): StackSummary {
+    return { name: s.name, id: s.id, status: s.status, statusReason: s.statusReason, outputs: { ...s.outputs }, lastUpdated: this.reportsLastUpdated ? s.lastUpdated : undefined };
+  }
+
   /** The stack's state from now on, for listings that lag. */
   private remember(s: FakeStack): void {
-    this.history.push({ at: this.clock.ms, id: s.id, live: this.live.get(s.name) === s.id, summary: summary(s) });
+    this.history.push({ at: this.clock.ms, id: s.id, live: this.live.get(s.name) === s.id, summary: this.summary(s) });
   }
 
   private newStack(name: string, status: string): FakeStack {
@@ -629,9 +638,6 @@ const NOT_UPDATABLE = new Set(['ROLLBACK_COMPLETE', 'ROLLBACK_FAILED', 'UPDATE_R
 /** An operation is running (a stack under review is waiting for its first change set, not busy). */
 const busy = (s: FakeStack) => isInProgress(s.status) && s.status !== 'REVIEW_IN_PROGRESS';
 
-function summary(s: FakeStack): StackSummary {
-  return { name: s.name, id: s.id, status: s.status, statusReason: s.statusReason, outputs: { ...s.outputs }, lastUpdated: s.lastUpdated };
-}
 
 function infoOf(cs: ChangeSet): ChangeSetInfo {
   return { id: cs.id, name: cs.name, status: cs.status, executionStatus: cs.executionStatus, statusReason: cs.statusReason, changes: cs.changes };
