@@ -148,8 +148,8 @@ async function runWith(deps: ReconcilerDeps, opts: Record<string, any>, io: Io, 
   const isReady = () => (elector ? elector.reachable : ready) && !abort.signal.aborted;
   const server = opts.port ? await startOpsServer(opts.port, metrics, isReady, opts.bind ?? defaultBind()) : undefined;
   const daemonOpts = { resyncMs: opts.resyncMinutes * 60_000, graceMs: opts.graceSeconds * 1000, workers: opts.workers, onPass: () => (ready = true) };
-  // The daemon runs until SIGTERM. Its resync timer and file watches do not hold the event loop (they must not keep
-  // other commands alive), so without --port an idle daemon ended by itself after its first pass: this holds it.
+  // The command runs until SIGTERM, whatever runs underneath: without --port, a follower waiting on its Lease runs no
+  // daemon (whose resync timer holds the loop while it runs) and watches hold nothing, so this holds the process.
   const keepAlive = setInterval(() => undefined, 2 ** 30);
   try {
     if (elector) await runDaemonWhileLeading(controller, deps, abort.signal, daemonOpts, elector);
