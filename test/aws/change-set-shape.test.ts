@@ -37,7 +37,8 @@ beforeEach(() => {
   s3Mock.on(HeadObjectCommand).rejects(new NotFound({ message: 'Not Found', $metadata: { httpStatusCode: 404 } }));
   s3Mock.on(PutObjectCommand).resolves({});
   cfnMock.on(CreateChangeSetCommand).resolves({ Id: 'arn:aws:cloudformation:eu-west-1:1:changeSet/ws/1', StackId: 'arn:stack' });
-  cfnMock.on(DescribeChangeSetCommand).resolves({ ChangeSetId: 'arn:aws:cloudformation:eu-west-1:1:changeSet/ws/1', ChangeSetName: 'ws', Status: 'CREATE_COMPLETE', ExecutionStatus: 'AVAILABLE', Changes: [{ Type: 'Resource' }] });
+  // As CloudFormation answers: the change set asked for, by its name.
+  cfnMock.on(DescribeChangeSetCommand).callsFake((input: { ChangeSetName?: string }) => ({ ChangeSetId: `arn:aws:cloudformation:eu-west-1:1:changeSet/${input.ChangeSetName}/1`, ChangeSetName: input.ChangeSetName, Status: 'CREATE_COMPLETE', ExecutionStatus: 'AVAILABLE', Changes: [{ Type: 'Resource' }] }));
   cfnMock.on(ExecuteChangeSetCommand).resolves({});
   cfnMock.on(DescribeStackEventsCommand).resolves({ StackEvents: [] });
 });

@@ -43,7 +43,7 @@ test.each([
   stdout = '';
   stderr = '';
   let index = -1;
-  writeCluster(world, motoCluster(world, name, (raw) => (index = raw.spec.securityGroupRules.push({ description: 'ssh from anywhere', protocol: 'tcp', port: 22, source: { cidr: '0.0.0.0/0' } }) - 1)));
+  writeCluster(world, motoCluster(world, name, (raw) => (index = raw.spec.securityGroupRules.push({ description: 'https from anywhere', protocol: 'tcp', port: 8443, source: { cidr: '0.0.0.0/0' } }) - 1)));
   const field = `spec.securityGroupRules[${index}]`.replace(/[.[\]]/g, (c) => `\\${c}`);
   const env = { ...process.env };
   delete env.NODE_ENV; // jest's; aws-cdk-lib reports differently under it

@@ -5,7 +5,7 @@ import { WorkerCluster } from '../../lib/cluster/schema';
 import { buildFleetApp } from '../../lib/stacks/app';
 import { BEYOND_HANDLERS, executionStatements, handlerActions, NOT_GRANTED, WORKER_RESOURCE_TYPES } from '../../lib/stacks/execution-policy';
 import { HANDLER_PERMISSIONS, HANDLER_PERMISSIONS_SOURCE } from '../../lib/stacks/handler-permissions';
-import { example, EXAMPLE_NAMES, tempDir, variant } from '../helpers/clusters';
+import { example, EXAMPLE_NAMES, ownSecret, tempDir, variant } from '../helpers/clusters';
 
 /**
  * Every template the project can synthesize: the examples, and variants that reach every option (launch template and
@@ -17,6 +17,7 @@ function everyVariant(): WorkerCluster[] {
     ...EXAMPLE_NAMES.map(example),
     variant('prod-eu1', (raw) => {
       raw.metadata.name = 'variant-tls';
+      ownSecret(raw);
       raw.spec.pool.instanceTypes = ['m6i.large'];
       raw.spec.loadBalancer = { scheme: 'internet-facing', allowedCidrs: ['192.0.2.0/24', '2001:db8::/32'] };
       raw.spec.listeners.push({ name: 'dns', protocol: 'TCP_UDP', port: 53, nodePort: 30053 });
@@ -24,6 +25,7 @@ function everyVariant(): WorkerCluster[] {
     }),
     variant('prod-eu1', (raw) => {
       raw.metadata.name = 'variant-refresh';
+      ownSecret(raw);
       const ru = raw.spec.pool.rollingUpdate;
       delete ru.maxBatchSize;
       delete ru.minInstancesInService;
@@ -33,6 +35,7 @@ function everyVariant(): WorkerCluster[] {
     }),
     variant('edge-ap1', (raw) => {
       raw.metadata.name = 'variant-bare';
+      ownSecret(raw);
       raw.spec.listeners = [];
       delete raw.spec.loadBalancer;
       raw.spec.securityGroupRules = raw.spec.securityGroupRules.filter((r: any) => !r.source.loadBalancer);

@@ -42,8 +42,11 @@ beforeAll(() => {
   boundary = bootstrapPolicies().boundary;
   const cluster = example(CLUSTER);
   node = nodePolicy(synthCluster(cluster).json);
-  // An object that names another team's secret (validation may or may not refuse it: the boundary does).
-  nodeNamingForeign = nodePolicy(synthCluster(variant(CLUSTER, (raw) => void (raw.spec.cloudConfig.values.bootstrapTokenSecretArn = FOREIGN_SECRET))).json);
+  // An object that names another team's secret. Validation refuses it (test/cluster/aws-strings.test.ts); IAM must
+  // deny it all the same, so the validated object is changed after validation, as a bypass of it would.
+  const foreign = example(CLUSTER);
+  foreign.spec.cloudConfig.values.bootstrapTokenSecretArn = FOREIGN_SECRET;
+  nodeNamingForeign = nodePolicy(synthCluster(foreign).json);
 });
 
 const bucket = `arn:aws:s3:::${configBucketName(ACCOUNT, REGION)}`;
