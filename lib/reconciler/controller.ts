@@ -4,6 +4,7 @@ import { templatesVersion as readTemplatesVersion } from '../cloudconfig/templat
 import { workerStackName } from '../stacks/naming';
 import { DEFAULT_POLL_MS, Outcome, ReconcilerDeps, RegionClients, StackSlots } from './context';
 import { accountLabel, ReconcilerMetrics } from './metrics';
+import { OUTCOMES } from './outcomes';
 import { accountOf, Hook, reconcileCluster, WorkflowHooks } from './workflow';
 import { RolloutCoordinator } from '../rollout/coordinator';
 import { recordedStack } from '../rollout/report';
@@ -27,30 +28,48 @@ export interface PassResult {
   readonly regionsListed: number;
 }
 
-const ERRORS = new Set(['failed', 'invalid', 'stalled', 'outdated']);
 
 /**
- * Stacks in progress across the fleet, from what reconciles observe (level-based: a restarted daemon learns them from
- * its first listing). --concurrency bounds these, so a 30-minute roll holds a slot, never a worker.
+ * Stacks in progress across the fleet: --concurrency bounds these, so a 30-minute roll holds a slot, never a worker.
+ * One owner, the controller: a reconcile may take a slot (acquire-slot, before it synthesizes), and the controller
+ * gives it back when that reconcile ends, on every exit (success, error, stall, pause, invalid object), unless the
+ * cluster's stack is then in progress: seen so live (observe, record-execution) or just started by this reconcile
+ * (execute, recover). A slot held across reconciles is given back by the next reconcile that does not see the stack in
+ * progress, or when the object is gone (deleted, or no longer this daemon's). No task ever releases one.
+ * Level-based: a restarted daemon learns the stacks in progress from its first look at each.
  */
 export class FleetSlots implements StackSlots {
-  private readonly held = new Set<string>();
+  /** Cluster → its stack is in progress (true), or a reconcile of it holds the slot to start one (false). */
+  private readonly held = new Map<string, boolean>();
   constructor(private readonly limit: number) {}
   public tryAcquire(cluster: string): boolean {
     if (this.held.has(cluster)) return true;
     if (this.held.size >= this.limit) return false;
-    this.held.add(cluster);
+    this.held.set(cluster, false);
     return true;
   }
   public observed(cluster: string, inProgress: boolean): void {
-    if (inProgress) this.held.add(cluster);
+    if (inProgress) this.held.set(cluster, true);
     else this.held.delete(cluster);
   }
+  /** A reconcile of `cluster` ends (however it ends): its slot goes back unless its stack is in progress. */
+  public reconciled(cluster: string): void {
+    if (this.held.get(cluster) !== true) this.held.delete(cluster);
+  }
+  /** The object is gone (deleted, or outside this daemon's selector): whatever it held goes back. */
+  public release(cluster: string): void {
+    this.held.delete(cluster);
+  }
+  /** Slots held: stacks in progress, and reconciles about to start one. */
   public get size(): number {
     return this.held.size;
   }
   public names(): ReadonlySet<string> {
-    return this.held;
+    return new Set(this.held.keys());
+  }
+  /** The clusters whose stack is in progress (seen so, or started by us). */
+  public inProgress(): ReadonlySet<string> {
+    return new Set([...this.held].filter(([, busy]) => busy).map(([name]) => name));
   }
 }
 
@@ -63,8 +82,12 @@ export class FleetSlots implements StackSlots {
  * stack whose operation ended: never a waiter per stack, never the whole region's stacks every poll.
  */
 export class StackListings {
-  private readonly cache = new Map<string, { at: number; value: Promise<Map<string, StackSummary> | undefined> }>();
-  private readonly inProgressCache = new Map<string, { at: number; value: Promise<Map<string, StackSummary> | undefined> }>();
+  private readonly cache = new Map<string, Listing>();
+  private readonly inProgressCache = new Map<string, Listing>();
+  /** Counts listings and writes in the order they began: a listing is newer than a write when its epoch is greater. */
+  private epoch = 0;
+  /** Per cluster, the epoch of this process's last reconcile that may have written (status or AWS). */
+  private readonly written = new Map<string, number>();
   constructor(
     private readonly deps: ReconcilerDeps,
     private readonly maxAgeMs: number,
@@ -76,35 +99,68 @@ export class StackListings {
     return this.cached(this.cache, region, fresh, account, (cfn) => cfn.listStacks());
   }
 
-  /** The stacks in progress of an account's region, no older than maxAgeMs; undefined when the listing failed. */
-  public inProgress(region: string, account?: string): Promise<Map<string, StackSummary> | undefined> {
-    return this.cached(this.inProgressCache, region, false, account, (cfn) => cfn.listStacksInProgress());
+  /** The stacks in progress of an account's region, no older than maxAgeMs (and begun after the write `since`, an epoch); undefined when the listing failed. */
+  public inProgress(region: string, account?: string, since = -1): Promise<Map<string, StackSummary> | undefined> {
+    return this.cached(this.inProgressCache, region, !this.usable(this.inProgressCache, region, account, since) && since >= 0, account, (cfn) => cfn.listStacksInProgress());
   }
 
-  /** The listed stack of a cluster: null when listed and absent, undefined when not listed. */
+  /**
+   * A reconcile of `cluster` may have written (its status, or to AWS: an execute, a delete): from now on no listing
+   * begun before this moment is used for it. Our own write is what brings the cluster back at once (the store's
+   * watch), so a listing from before it would show the stack as it was before our own operation.
+   */
+  public wrote(cluster: string): void {
+    this.written.set(cluster, this.epoch);
+  }
+
+  /** The cluster is gone (deleted, or left this daemon): nothing is kept for it. */
+  public forget(cluster: string): void {
+    this.written.delete(cluster);
+  }
+
+  /**
+   * The listed stack of a cluster: null when listed and absent, undefined when not listed. Never from a listing
+   * begun before this process's last write for the cluster (see `wrote`): then the stack is described alone.
+   */
   public async stackOf(record: ClusterRecord, fresh = false): Promise<StackSummary | null | undefined> {
-    const region = regionOf(record);
-    if (!region) return undefined;
-    const account = accountOf(record.raw);
-    if (!fresh && wasInProgress(record) && !this.isFresh(this.cache, region, account)) {
-      const inProgress = await this.inProgress(region, account);
-      const name = workerStackName(record.name);
-      const hit = inProgress?.get(name);
-      if (hit) return hit;
-      // It left the in-progress state since it was last seen: this one stack, described (outputs and all).
-      if (inProgress) return this.deps.aws(region, account).cfn.describeStack(name).then((s) => s ?? null, () => undefined);
-    }
-    const listing = await this.get(region, fresh, account);
-    return listing ? (listing.get(workerStackName(record.name)) ?? null) : undefined;
+    return (await this.lookup(record, fresh)).stack;
   }
 
-  private isFresh(cache: Map<string, { at: number }>, region: string, account?: string): boolean {
+  /** As stackOf, and whether the stack was described alone now (a strongly consistent read after our last write). */
+  public async lookup(record: ClusterRecord, fresh = false): Promise<{ readonly stack: StackSummary | null | undefined; readonly described: boolean }> {
+    const listed = (stack: StackSummary | null | undefined) => ({ stack, described: false });
+    const region = regionOf(record);
+    if (!region) return listed(undefined);
+    const account = accountOf(record.raw);
+    const since = this.written.get(record.name) ?? -1;
+    const name = workerStackName(record.name);
+    const describe = () => this.deps.aws(region, account).cfn.describeStack(name).then((s) => ({ stack: s ?? null, described: true }), () => listed(undefined));
+    if (!fresh && wasInProgress(record) && !this.usable(this.cache, region, account, since)) {
+      const inProgress = await this.inProgress(region, account, since);
+      const hit = inProgress?.get(name);
+      if (hit) return listed(hit);
+      // It left the in-progress state since it was last seen: this one stack, described (outputs and all).
+      if (inProgress) return describe();
+    }
+    // A listing of the whole region from before our own write is not listed anew for one cluster: it is described.
+    if (!fresh && this.isFresh(this.cache, region, account) && !this.usable(this.cache, region, account, since)) return describe();
+    const listing = await this.get(region, fresh, account);
+    return listed(listing ? (listing.get(name) ?? null) : undefined);
+  }
+
+  private isFresh(cache: Map<string, Listing>, region: string, account?: string): boolean {
     const hit = cache.get(account ? `${account}/${region}` : region);
     return Boolean(hit) && this.clock() - hit!.at < this.maxAgeMs;
   }
 
+  /** Fresh, and begun after the write `since` (an epoch). */
+  private usable(cache: Map<string, Listing>, region: string, account: string | undefined, since: number): boolean {
+    const hit = cache.get(account ? `${account}/${region}` : region);
+    return this.isFresh(cache, region, account) && hit!.epoch > since;
+  }
+
   private cached(
-    cache: Map<string, { at: number; value: Promise<Map<string, StackSummary> | undefined> }>,
+    cache: Map<string, Listing>,
     region: string,
     fresh: boolean,
     account: string | undefined,
@@ -118,9 +174,17 @@ export class StackListings {
       this.deps.log.warn({ region, account, err: String(e) }, 'could not list stacks; falling back to one describe per cluster');
       return undefined;
     });
-    cache.set(key, { at: now, value });
+    cache.set(key, { at: now, epoch: ++this.epoch, value });
     return value;
   }
+}
+
+interface Listing {
+  /** Clock time it was taken. */
+  readonly at: number;
+  /** When it began, among listings and writes (StackListings.wrote). */
+  readonly epoch: number;
+  readonly value: Promise<Map<string, StackSummary> | undefined>;
 }
 
 /** The cluster's stack was in progress when last seen (or our change set is executing). */
@@ -169,7 +233,8 @@ export class Controller {
       });
     }
     this.reconcileDeps = { ...deps, slots: deps.slots ?? this.slots, rollout: deps.rollout ?? this.rollout };
-    opts.metrics?.trackWaiting(() => this.slots.names());
+    opts.metrics?.trackWaiting(() => this.slots.inProgress());
+    opts.metrics?.trackSlots(() => this.slots.size);
   }
 
   private async stackForRollout(r: ClusterRecord): Promise<StackSummary | undefined> {
@@ -202,9 +267,14 @@ export class Controller {
   /** One reconcile of one cluster by name (the work queue's unit). */
   public async reconcileKey(name: string): Promise<Outcome | undefined> {
     const record = await this.deps.store.get(name);
-    if (!record || record.raw === undefined && record.parseProblems.length === 0) return undefined; // removed: nothing to do
+    if (!record || (record.raw === undefined && record.parseProblems.length === 0)) {
+      // Removed (deleted, or outside this daemon's selector): nothing to do, and nothing of it is kept.
+      this.slots.release(name);
+      this.listings.forget(name);
+      return undefined;
+    }
     if (this.templatesVersion === undefined) this.refreshTemplates();
-    return this.reconcileOne(record, await this.listings.stackOf(record));
+    return this.reconcileOne(record, await this.listings.lookup(record));
   }
 
   /** One pass over every object (or only `names`), with fresh listings. */
@@ -223,7 +293,7 @@ export class Controller {
     const worker = async () => {
       for (let r = queue.shift(); r; r = queue.shift()) {
         if (shouldStop()) return;
-        outcomes.set(r.name, await this.reconcileOne(r, await this.listings.stackOf(r)));
+        outcomes.set(r.name, await this.reconcileOne(r, await this.listings.lookup(r)));
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, this.opts.workers ?? this.opts.concurrency ?? 4) }, worker));
@@ -242,7 +312,7 @@ export class Controller {
     const start = opts.now();
     const outcomes = new Map((await this.runPass(opts.names, opts.shouldStop)).outcomes);
     for (;;) {
-      const due = [...outcomes].filter(([, o]) => o.requeueAfterMs !== undefined && REQUEUED.has(o.result));
+      const due = [...outcomes].filter(([, o]) => o.requeueAfterMs !== undefined && OUTCOMES[o.result].requeue);
       if (due.length === 0 || opts.shouldStop?.()) return outcomes;
       const wait = Math.min(...due.map(([, o]) => o.requeueAfterMs!));
       if (opts.now() - start + wait > opts.deadlineMs) return outcomes;
@@ -256,16 +326,16 @@ export class Controller {
     const records = await this.deps.store.list().catch(() => fallback);
     // With no pass's outcomes at hand (the daemon's refresh), a pass is good when no cluster is Stalled or Degraded.
     const bad = (r: ClusterRecord) => (r.status?.conditions ?? []).some((c) => (c.type === 'Stalled' || c.type === 'Degraded') && c.status === 'True');
-    const ok = outcomes.size ? [...outcomes.values()].every((o) => !ERRORS.has(o.result)) : !records.some(bad);
+    const ok = outcomes.size ? [...outcomes.values()].every((o) => !OUTCOMES[o.result].error) : !records.some(bad);
     this.opts.metrics.observeFleet(records, this.deps.now(), ok);
   }
 
-  private async reconcileOne(record: ClusterRecord, listed: StackSummary | null | undefined): Promise<Outcome> {
+  private async reconcileOne(record: ClusterRecord, listed: { readonly stack: StackSummary | null | undefined; readonly described: boolean }): Promise<Outcome> {
     this.inFlight.add(record.name);
     const started = process.hrtime.bigint();
     let outcome: Outcome | undefined;
     try {
-      outcome = await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed, templatesVersion: this.templatesVersion });
+      outcome = await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed.stack, listedDescribed: listed.described, templatesVersion: this.templatesVersion });
       this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9, accountLabel(record.raw));
       if (outcome.rollout) this.opts.metrics?.observeRollout(outcome.rollout);
       const log = { cluster: record.name, generation: record.generation, checksum: outcome.checksum ?? null, liveChecksum: record.status?.cloudConfigChecksum ?? null };
@@ -273,8 +343,12 @@ export class Controller {
       return outcome;
     } finally {
       this.inFlight.delete(record.name);
+      // The one owner of slots gives this reconcile's back on every exit, unless its stack is now in progress.
+      if (this.reconcileDeps.slots === this.slots) this.slots.reconciled(record.name);
+      // What it wrote (status, or an execute) is newer than every listing at hand: the next look reads after it.
+      if (!outcome || !OUTCOMES[outcome.result].quiet) this.listings.wrote(record.name);
       // A reconcile that wrote or saw a stack move may have moved its wave: the fleet rollout reads it again.
-      await this.reconcileDeps.rollout?.release(record.name, !outcome || !QUIET.has(outcome.result));
+      await this.reconcileDeps.rollout?.release(record.name, !outcome || !OUTCOMES[outcome.result].quiet);
     }
   }
 }
@@ -286,11 +360,6 @@ function countResults(outcomes: ReadonlyMap<string, Outcome>): Record<string, nu
   return counts;
 }
 
-/** Results that leave the cluster as it was for the fleet rollout (nothing written, no stack moved). */
-const QUIET = new Set(['unchanged', 'held', 'paused', 'dry-run']);
-
-/** Outcomes `--once` looks at again: a wait, a recorded step to follow up, a conflict, a transient error, a slot. */
-const REQUEUED = new Set(['waiting', 'recorded', 'conflict', 'transient']);
 
 function regionOf(r: ClusterRecord): string | undefined {
   const region = (r.raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;

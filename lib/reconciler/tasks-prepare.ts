@@ -84,19 +84,23 @@ export const render: Task<Validated, Pick<Desired, 'config' | 'fingerprint' | 'c
  * the live stack is the truth, not what was recorded. A recorded stack that is gone, or a settled stack that is not
  * what was applied, is said so here.
  */
-export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift'>> = {
+export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift' | 'described'>> = {
   name: TASK.observe,
   async run(ctx, d) {
     const name = workerStackName(ctx.record.name);
     const executing = ctx.recorder.controller.executing;
+    let described = ctx.listedStack === undefined || ctx.listedDescribed;
     let stack = ctx.listedStack === undefined ? await ctx.region.cfn.describeStack(name) : (ctx.listedStack ?? undefined);
     // A shared listing can be older than our own create: absent there is not proof of absence for a stack we know of.
-    if (!stack && ctx.listedStack === null && (executing || ctx.status.stackId)) stack = await ctx.region.cfn.describeStack(name);
+    if (!stack && !described && (executing || ctx.status.stackId)) {
+      stack = await ctx.region.cfn.describeStack(name);
+      described = true;
+    }
     ctx.deps.slots?.observed(ctx.record.name, Boolean(stack && busy(stack)));
     const live = stack ? await liveChecksum(ctx, stack) : undefined;
     const drift = driftOf(ctx, name, stack, live, d.config.checksum);
     if (drift) d.log.warn({ reason: drift.reason, recordedChecksum: ctx.status.cloudConfigChecksum ?? null, liveChecksum: live ?? null, desiredChecksum: d.config.checksum }, drift.message);
-    return { stack, live, drift };
+    return { stack, live, drift, described };
   },
 };
 
@@ -120,7 +124,7 @@ function driftOf(ctx: ReconcileContext, name: string, stack: StackSummary | unde
  * The checksum the stack itself reports: its ConfigChecksum output, or (where the listing leaves outputs out, as
  * some emulators do) the output's literal value in the live template. Nothing is guessed: undefined when neither says.
  */
-async function liveChecksum(ctx: ReconcileContext, stack: StackSummary): Promise<string | undefined> {
+export async function liveChecksum(ctx: ReconcileContext, stack: StackSummary): Promise<string | undefined> {
   if (stack.outputs.ConfigChecksum) return stack.outputs.ConfigChecksum;
   if (!isComplete(stack.status) && !isRolledBack(stack.status)) return undefined;
   const body = await ctx.region.cfn.getTemplate(stack.id);
