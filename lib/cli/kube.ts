@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { PROJECT_ROOT } from '../paths';
 import { workerClusterCrd } from '../kube/crd';
 import { rolloutPolicyCrd } from '../kube/policy-crd';
-import { DEFAULT_NAMESPACE, DEFAULT_OPS_PORT, deployManifests, ManifestOptions } from '../kube/manifests';
+import { DEFAULT_NAMESPACE, DEFAULT_OPS_PORT, deployManifests, ManifestOptions, ShardSpec } from '../kube/manifests';
 import { EXIT, Io } from './context';
 import { wholeNumber } from './numbers';
 
@@ -35,6 +35,13 @@ const roleArn = (v: string) => {
   return v;
 };
 
+/** `--shard canary=tier=canary`: the name, then the selector (which may hold `=` itself). */
+const shardSpec = (v: string, prev: ShardSpec[] = []): ShardSpec[] => {
+  const eq = v.indexOf('=');
+  if (eq <= 0 || eq === v.length - 1) throw new InvalidArgumentError(`${JSON.stringify(v)}: give <name>=<label selector>, for example canary=tier=canary`);
+  return [...prev, { name: v.slice(0, eq), selector: v.slice(eq + 1) }];
+};
+
 export function registerKube(program: Command, io: Io, done: (code: number) => void): void {
   program
     .command('crd')
@@ -51,9 +58,24 @@ export function registerKube(program: Command, io: Io, done: (code: number) => v
     .option('--irsa-role-arn <arn>', 'IAM role of the ServiceAccount (IRSA: eks.amazonaws.com/role-arn); leave out for EKS Pod Identity', roleArn)
     .option('--replicas <n>', 'daemon replicas (one leads)', wholeNumber(1, 10), 2)
     .option('--port <n>', 'port of /healthz, /readyz and /metrics', wholeNumber(1, 65535), DEFAULT_OPS_PORT)
+    .option('--image-digest <sha256:hex>', 'run the image by digest: <image>@<digest> (the bytes pushed, whatever happens to the tag)')
+    .option('--shard <name=selector>', 'one Deployment per shard, worker-stacks-<name>, reconciling the WorkerClusters the label selector selects, with its own Lease (repeat; the selectors must be disjoint)', shardSpec)
+    .option('--aggregate-to-default-roles', 'aggregate worker-stacks-view/-edit into the built-in view/edit/admin roles (default: bind them explicitly)')
+    .option('--no-network-policy', 'leave out the NetworkPolicy of the daemon')
     .option('--out <dir>', 'write one file per group (crd.yaml, namespace.yaml, rbac.yaml, deployment.yaml) into <dir> instead of printing')
     .action((opts) => {
-      const files = manifestFiles({ namespace: opts.namespace, image: opts.image, roleArn: opts.irsaRoleArn, replicas: opts.replicas, opsPort: opts.port, version });
+      const files = manifestFiles({
+        namespace: opts.namespace,
+        image: opts.image,
+        imageDigest: opts.imageDigest,
+        roleArn: opts.irsaRoleArn,
+        replicas: opts.replicas,
+        opsPort: opts.port,
+        version,
+        shards: opts.shard,
+        aggregateToDefaultRoles: Boolean(opts.aggregateToDefaultRoles),
+        networkPolicy: opts.networkPolicy !== false,
+      });
       if (!opts.out) {
         io.out(Object.values(files).map((f) => f.replace(GENERATED, '')).join('---\n'));
         return done(EXIT.ok);

@@ -2,7 +2,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { UsageError } from '../errors';
 import { KubeClient } from '../kube/client';
+import { LabelSelector } from '../kube/label-selector';
 import { apiLeaseStore, LeaderElector } from '../kube/leader-election';
+import { checkShardName, describeScope, ShardMonitor, shardGuard, shardLeaseMetadata, shardLeaseName, ShardScope } from '../kube/shards';
 import { Logger, ReconcilerDeps } from '../reconciler/context';
 import { fencedAws } from '../reconciler/leader-fence';
 import { StoreOptions } from '../stores/create-store';
@@ -13,7 +15,9 @@ export function leaderFlags<C extends { option: (flags: string, description: str
   return c
     .option('--no-leader-elect', '--store kubernetes --watch: run without leader election (one replica only)')
     .option('--leader-election-namespace <ns>', 'namespace of the Lease (default the pod namespace, else the store namespace, else default)')
-    .option('--leader-election-id <name>', 'name of the Lease', 'worker-stacks')
+    .option('--shard <name>', '--store kubernetes: this shard\'s name: its Lease is worker-stacks-<name> (default: named from -l and the namespace; worker-stacks for the whole fleet)', checkShardName)
+    .option('--shard-check-seconds <n>', 'while leading, how often to look for WorkerClusters no shard (or two) selects', wholeNumber(5, 3600), 60)
+    .option('--leader-election-id <name>', 'name of the Lease (default: the shard\'s, see --shard)')
     .option('--lease-duration-seconds <n>', 'how long a lease not renewed stays taken', wholeNumber(2, 3600), 15)
     .option('--renew-deadline-seconds <n>', 'the leader stops (and starts no AWS write) when it could not renew for this long', wholeNumber(1, 3600), 10)
     .option('--retry-period-seconds <n>', 'between acquire and renew attempts', wholeNumber(1, 3600), 2);
@@ -26,24 +30,37 @@ const SA_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
  * is off (the file store, --once, --no-leader-elect).
  */
 export function leadershipFor(opts: Record<string, any>, store: StoreOptions, deps: ReconcilerDeps, log: Logger): { elector: LeaderElector; deps: ReconcilerDeps } | undefined {
+  if (opts.shard !== undefined && store.kind !== 'kubernetes') throw new UsageError('--shard is for --store kubernetes (a shard is a label selector over WorkerClusters)');
   if (store.kind !== 'kubernetes' || !opts.watch || opts.leaderElect === false) return undefined;
   if (!(opts.leaseDurationSeconds > opts.renewDeadlineSeconds && opts.renewDeadlineSeconds > opts.retryPeriodSeconds)) {
     throw new UsageError(`leader election needs --lease-duration-seconds (${opts.leaseDurationSeconds}) > --renew-deadline-seconds (${opts.renewDeadlineSeconds}) > --retry-period-seconds (${opts.retryPeriodSeconds})`);
   }
   const client = KubeClient.fromOptions({ kubeconfig: store.kubernetes?.kubeconfig });
   const namespace = opts.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? readIfExists(SA_NAMESPACE) ?? store.kubernetes?.namespace ?? client.defaultNamespace;
+  // The shard: which objects this daemon owns. Its Lease is named from it, so two shards never share one.
+  const k = store.kubernetes ?? {};
+  const scope: ShardScope = { shard: opts.shard, namespace: k.allNamespaces ? undefined : (k.namespace ?? client.defaultNamespace), selector: LabelSelector.parse(k.labelSelector) };
+  const leaseName: string = opts.leaderElectionId ?? shardLeaseName(scope);
+  const lease = `${namespace}/${leaseName}`;
   // The pod name (HOSTNAME in a pod) plus the pid: two processes on one machine are two candidates.
   const identity = `${process.env.POD_NAME ?? os.hostname()}_${process.pid}`;
-  const elector = new LeaderElector(apiLeaseStore(client, namespace, opts.leaderElectionId), {
+  const shard = { client, leaseNamespace: namespace, leaseName, scope, log, checkIntervalMs: (opts.shardCheckSeconds ?? 60) * 1000 };
+  const elector = new LeaderElector(apiLeaseStore(client, namespace, leaseName), {
     identity,
     namespace,
-    name: opts.leaderElectionId,
+    name: leaseName,
     leaseDurationMs: opts.leaseDurationSeconds * 1000,
     renewDeadlineMs: opts.renewDeadlineSeconds * 1000,
     retryPeriodMs: opts.retryPeriodSeconds * 1000,
-    onNewLeader: (holder) => log.info({ lease: `${namespace}/${opts.leaderElectionId}`, holder, self: holder === identity }, 'leader'),
-    onError: (e) => log.warn({ lease: `${namespace}/${opts.leaderElectionId}`, err: String(e) }, 'lease attempt failed'),
+    metadata: shardLeaseMetadata(scope),
+    guard: shardGuard(shard),
+    onNewLeader: (holder) => log.info({ lease, holder, self: holder === identity }, 'leader'),
+    onError: (e) => log.warn({ lease, err: String(e) }, 'lease attempt failed'),
   });
+  log.info({ lease, shard: describeScope(scope) }, 'campaigning for the shard\'s Lease');
+  // While leading: who owns what (objects no shard selects, or two), counted, logged and reported.
+  const monitor = new ShardMonitor(shard);
+  elector.subscribe((leading) => (leading ? monitor.start() : void monitor.stop()));
   return { elector, deps: { ...deps, aws: fencedAws(deps.aws, elector.check) } };
 }
 

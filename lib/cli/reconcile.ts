@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { Controller } from '../reconciler/controller';
 import { runDaemon, runDaemonWhileLeading } from '../reconciler/daemon';
 import { ReconcilerMetrics } from '../reconciler/metrics';
+import { registerKubeMetrics } from '../kube/kube-health';
 import { startOpsServer } from '../reconciler/server';
 import { SynthPool } from '../reconciler/synth-pool';
 import { ReconcilerDeps } from '../reconciler/context';
@@ -111,6 +112,8 @@ async function reconcile(opts: Record<string, any>, io: Io, abort: AbortControll
 
 async function reconcileWith(deps: ReconcilerDeps, opts: Record<string, any>, io: Io, abort: AbortController, elector?: LeaderElector): Promise<number> {
   const metrics = new ReconcilerMetrics();
+  // Watch health and shard ownership (lib/kube/kube-health.ts), on the same registry.
+  registerKubeMetrics(metrics.registry);
   metrics.setLeader(!elector);
   elector?.subscribe((leading) => metrics.setLeader(leading));
   // Rollout policies of the store (<clusters>/rollout-policies/, or WorkerRolloutPolicy objects): none, no fleet gating.

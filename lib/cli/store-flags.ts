@@ -1,4 +1,5 @@
 import { UsageError } from '../errors';
+import { LabelSelector } from '../kube/label-selector';
 import { StoreOptions } from '../stores/create-store';
 import { InputDirs } from './context';
 
@@ -25,6 +26,8 @@ export function storeOptions(opts: Record<string, any>, dirs: InputDirs, env: No
     return { kind, clustersDir: dirs.clustersDir, stateDir: opts.stateDir };
   }
   if (opts.namespace && opts.allNamespaces) throw new UsageError('give --namespace or --all-namespaces, not both');
+  // A bad selector is refused here, naming the term, rather than by the API server at the first list.
+  if (opts.selector !== undefined) LabelSelector.parse(opts.selector);
   return {
     kind,
     clustersDir: dirs.clustersDir,

@@ -66,8 +66,8 @@ export class KubeClient {
   }
 
   /** One JSON request; a non-2xx answer is a KubeApiError (the caller decides what a 404 or 409 means). */
-  public async request<T = unknown>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<KubeResponse<T>> {
-    const res = await this.send(method, path, body, contentType, this.timeoutMs);
+  public async request<T = unknown>(method: string, path: string, body?: unknown, contentType = 'application/json', accept = 'application/json'): Promise<KubeResponse<T>> {
+    const res = await this.send(method, path, body, contentType, this.timeoutMs, undefined, accept);
     const text = await readAll(res);
     const parsed = text ? safeJson(text) : undefined;
     const status = res.statusCode ?? 0;
@@ -116,7 +116,7 @@ export class KubeClient {
     this.agent = undefined;
   }
 
-  private async send(method: string, path: string, body: unknown, contentType: string, timeoutMs: number, signal?: AbortSignal): Promise<http.IncomingMessage> {
+  private async send(method: string, path: string, body: unknown, contentType: string, timeoutMs: number, signal?: AbortSignal, accept = 'application/json'): Promise<http.IncomingMessage> {
     const url = new URL(this.server + path);
     this.requests[method] = (this.requests[method] ?? 0) + 1;
     const opts: https.RequestOptions = { method, headers: { accept: 'application/json' } };
@@ -127,7 +127,7 @@ export class KubeClient {
       ? new https.Agent({ keepAlive: true, ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername })
       : new http.Agent({ keepAlive: true });
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const headers: http.OutgoingHttpHeaders = { ...(opts.headers as http.OutgoingHttpHeaders), accept: 'application/json' };
+    const headers: http.OutgoingHttpHeaders = { ...(opts.headers as http.OutgoingHttpHeaders), accept };
     if (payload) {
       headers['content-type'] = contentType;
       headers['content-length'] = payload.length;

@@ -37,13 +37,21 @@ export interface LeaderElectionOptions {
   readonly onNewLeader?: (identity: string) => void;
   /** Told about failed attempts (logs). */
   readonly onError?: (err: unknown) => void;
+  /** Labels and annotations every write of the Lease carries (a shard's scope: lib/kube/shards.ts). @default none */
+  readonly metadata?: { readonly labels?: Record<string, string>; readonly annotations?: Record<string, string> };
+  /**
+   * Checked before the first campaign and again on each acquisition, before leading: a throw ends `run()` with that
+   * error (after releasing a lease just taken). Shards use it to refuse to run beside an overlapping shard.
+   * @default none
+   */
+  readonly guard?: () => Promise<void>;
 }
 
 /** A Lease as the API server stores it (the fields election uses). */
 export interface Lease {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; namespace?: string; resourceVersion?: string };
+  metadata: { name: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   spec: {
     holderIdentity?: string | null;
     leaseDurationSeconds?: number;
@@ -129,10 +137,18 @@ export class LeaderElector {
    * again. Resolves after the stop, with the lease released when this candidate held it.
    */
   public async run(signal: AbortSignal): Promise<void> {
+    await this.opts.guard?.();
     while (!signal.aborted) {
       // Acquire: one attempt per retry period (jittered, as client-go does, so candidates do not step in lockstep).
       while (!signal.aborted && !(await this.attempt())) await this.clock.sleep(this.retryPeriodMs * (1 + Math.random() * 0.2), signal);
       if (signal.aborted) break;
+      // Two candidates that passed the first check at the same moment each see the other's lease now.
+      try {
+        await this.opts.guard?.();
+      } catch (e) {
+        await this.release();
+        throw e;
+      }
       this.setLeading(true);
       // Renew: every retry period; give up once no renewal succeeded for renewDeadline.
       while (!signal.aborted) {
@@ -182,7 +198,13 @@ export class LeaderElector {
     return {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
-      metadata: { name: this.name, namespace: this.opts.namespace, ...(cur?.metadata.resourceVersion ? { resourceVersion: cur.metadata.resourceVersion } : {}) },
+      metadata: {
+        name: this.name,
+        namespace: this.opts.namespace,
+        ...(cur?.metadata.resourceVersion ? { resourceVersion: cur.metadata.resourceVersion } : {}),
+        ...(this.opts.metadata?.labels ? { labels: this.opts.metadata.labels } : {}),
+        ...(this.opts.metadata?.annotations ? { annotations: this.opts.metadata.annotations } : {}),
+      },
       spec: {
         holderIdentity: this.opts.identity,
         leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),

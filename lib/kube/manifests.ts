@@ -1,5 +1,9 @@
+import { UsageError } from '../errors';
 import { GROUP, PLURAL, workerClusterCrd } from './crd';
+import { LabelSelector } from './label-selector';
 import { POLICY_PLURAL, rolloutPolicyCrd } from './policy-crd';
+import { STACK_FINALIZER } from './resource';
+import { checkShardName, DEFAULT_LEASE, shardLeaseName } from './shards';
 
 /**
  * The manifests that run `worker-stacks reconcile --watch --store kubernetes` in a management cluster, generated
@@ -24,13 +28,41 @@ export interface ManifestOptions {
   readonly opsPort?: number;
   /** The package version, for the default image tag. */
   readonly version: string;
+  /**
+   * The image's digest (`sha256:<64 hex>`): the container runs `<image>@<digest>`, exactly the bytes that were
+   * pushed, whatever later happens to the tag. @default none: the tag alone
+   */
+  readonly imageDigest?: string;
+  /**
+   * Shards: one Deployment (and PodDisruptionBudget) per shard, `worker-stacks-<name>`, each running
+   * `--shard <name> -l <selector>` with its own Lease; RBAC allows exactly those Leases. The selectors must be
+   * disjoint (refused otherwise). @default none: one Deployment for the whole fleet, Lease worker-stacks
+   */
+  readonly shards?: readonly ShardSpec[];
+  /**
+   * Aggregate worker-stacks-view/-edit into the built-in view/edit/admin ClusterRoles, so that everyone who may edit
+   * a namespace may edit its WorkerClusters (and so choose accounts and secrets). @default false: bind them explicitly
+   */
+  readonly aggregateToDefaultRoles?: boolean;
+  /** A NetworkPolicy for the daemon's pods (ingress: the ops port; egress: DNS and HTTPS). @default true */
+  readonly networkPolicy?: boolean;
+}
+
+/** One shard of `manifests --shard <name>=<selector>`. */
+export interface ShardSpec {
+  /** DNS label: the Deployment `worker-stacks-<name>` and the Lease `worker-stacks-<name>`. */
+  readonly name: string;
+  /** Label selector, as `-l` takes it. */
+  readonly selector: string;
 }
 
 export const NAME = 'worker-stacks';
 export const DEFAULT_NAMESPACE = 'worker-stacks';
 export const DEFAULT_OPS_PORT = 8080;
-/** The Lease the replicas elect a leader on, in the daemon's namespace (lib/kube/leader-election.ts's default name). */
-export const LEASE_NAME = 'worker-stacks';
+/** The Lease the replicas elect a leader on, in the daemon's namespace, without shards (lib/kube/shards.ts). */
+export const LEASE_NAME = DEFAULT_LEASE;
+/** The label of a shard's pods. */
+export const SHARD_LABEL = 'worker-stacks.io/shard';
 
 const LABELS = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/part-of': NAME };
 const SELECTOR = { 'app.kubernetes.io/name': NAME, 'app.kubernetes.io/component': 'reconciler' };
@@ -59,27 +91,73 @@ export function clusterRole(): Json {
   };
 }
 
-/** Role in the daemon's namespace: the leader-election Lease. `create` cannot be limited to a name (RBAC), get/update can. */
-export function leaseRole(namespace: string): Json {
+/** The Leases of these shards (the fleet's one Lease without shards). */
+export function leaseNames(shards: readonly ShardSpec[] = []): string[] {
+  return shards.length ? shards.map((s) => shardLeaseName({ shard: s.name, selector: LabelSelector.parse(s.selector) })) : [LEASE_NAME];
+}
+
+/**
+ * Role in the daemon's namespace: the Leases of its shards. get and update are limited to those names; `create`
+ * cannot be (RBAC cannot check the name of an object that does not exist yet), so daemonLeasePolicy() refuses the
+ * daemon's create of any other name. list: a starting shard reads the other shards' scopes from their Leases.
+ */
+export function leaseRole(namespace: string, shards: readonly ShardSpec[] = []): Json {
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'Role',
     metadata: { name: `${NAME}-leader-election`, namespace, labels: LABELS },
     rules: [
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [LEASE_NAME], verbs: ['get', 'update'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create', 'list'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: leaseNames(shards), verbs: ['get', 'update'] },
     ],
   };
 }
 
+/** What RBAC cannot say about Leases: the daemon creates (and updates) only its shards' Leases, by name. */
+export function daemonLeasePolicy(namespace: string, shards: readonly ShardSpec[] = []): Json[] {
+  const name = `${NAME}-daemon-leases`;
+  const names = leaseNames(shards);
+  return [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name, labels: LABELS },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ apiGroups: ['coordination.k8s.io'], apiVersions: ['*'], resources: ['leases'], operations: ['CREATE', 'UPDATE'] }] },
+        matchConditions: [{ name: 'the-daemon', expression: daemonUser(namespace) }],
+        validations: [
+          {
+            expression: `object.metadata.namespace == '${namespace}' && object.metadata.name in [${names.map((n) => `'${n}'`).join(', ')}]`,
+            message: `the worker-stacks daemon holds only the Leases of its shards (${names.join(', ')}) in ${namespace}`,
+            reason: 'Forbidden',
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name, labels: LABELS },
+      spec: { policyName: name, validationActions: ['Deny'] },
+    },
+  ];
+}
+
+function daemonUser(namespace: string): string {
+  return `request.userInfo.username == 'system:serviceaccount:${namespace}:${NAME}'`;
+}
+
 /**
- * What RBAC cannot say: the daemon may patch an object only to add or remove its finalizer. A ValidatingAdmissionPolicy
- * (admissionregistration.k8s.io/v1, Kubernetes 1.30+) refuses any other change it makes to the object itself: its
- * spec, labels and annotations must stay as they were. Status writes go to the subresource, which this does not match.
+ * What RBAC cannot say: the daemon may patch an object only to add or remove its own finalizer. A
+ * ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1, Kubernetes 1.30+) refuses any other change it makes to
+ * the object itself: its spec, labels, annotations, ownerReferences and every other finalizer must stay as they were.
+ * Status writes go to the subresource, which this does not match.
  */
 export function daemonAdmissionPolicy(namespace: string): Json[] {
   const name = `${NAME}-daemon-writes-finalizers-only`;
-  const same = (field: string) => `(has(object.${field}) ? object.${field} : {}) == (has(oldObject.${field}) ? oldObject.${field} : {})`;
+  const same = (field: string, empty = '{}') => `(has(object.${field}) ? object.${field} : ${empty}) == (has(oldObject.${field}) ? oldObject.${field} : ${empty})`;
+  const others = (o: string) => `(has(${o}.metadata.finalizers) ? ${o}.metadata.finalizers : []).filter(f, f != '${STACK_FINALIZER}')`;
   return [
     {
       apiVersion: 'admissionregistration.k8s.io/v1',
@@ -88,11 +166,13 @@ export function daemonAdmissionPolicy(namespace: string): Json[] {
       spec: {
         failurePolicy: 'Fail',
         matchConstraints: { resourceRules: [{ apiGroups: [GROUP], apiVersions: ['*'], resources: [PLURAL], operations: ['UPDATE'] }] },
-        matchConditions: [{ name: 'the-daemon', expression: `request.userInfo.username == 'system:serviceaccount:${namespace}:${NAME}'` }],
+        matchConditions: [{ name: 'the-daemon', expression: daemonUser(namespace) }],
         validations: [
           { expression: same('spec'), message: 'the worker-stacks daemon never writes a spec (it patches only its finalizer)', reason: 'Forbidden' },
           { expression: same('metadata.labels'), message: 'the worker-stacks daemon never writes labels (it patches only its finalizer)', reason: 'Forbidden' },
           { expression: same('metadata.annotations'), message: 'the worker-stacks daemon never writes annotations (it patches only its finalizer)', reason: 'Forbidden' },
+          { expression: `${others('object')} == ${others('oldObject')}`, message: `the worker-stacks daemon adds or removes only its own finalizer ${STACK_FINALIZER}`, reason: 'Forbidden' },
+          { expression: same('metadata.ownerReferences', '[]'), message: 'the worker-stacks daemon never writes ownerReferences (it patches only its finalizer)', reason: 'Forbidden' },
         ],
       },
     },
@@ -106,21 +186,23 @@ export function daemonAdmissionPolicy(namespace: string): Json[] {
 }
 
 /**
- * Aggregated into the built-in view/edit roles, so people see and edit WorkerClusters and WorkerRolloutPolicies (pause
- * and resume are edits) with the roles they have in a namespace.
+ * Who may see and edit WorkerClusters and WorkerRolloutPolicies (pause and resume are edits). Not aggregated into the
+ * built-in view/edit/admin roles unless asked: editing a WorkerCluster chooses an AWS account and a bootstrap secret
+ * the daemon acts on, which is more than every namespace editor should get. Bind them with a RoleBinding per namespace.
  */
-function userRoles(): Json[] {
+function userRoles(aggregate: boolean): Json[] {
+  const to = (...roles: string[]) => (aggregate ? Object.fromEntries(roles.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, 'true'])) : {});
   return [
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
-      metadata: { name: `${NAME}-view`, labels: { ...LABELS, 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } },
+      metadata: { name: `${NAME}-view`, labels: { ...LABELS, ...to('view') } },
       rules: [{ apiGroups: [GROUP], resources: [PLURAL, `${PLURAL}/status`, POLICY_PLURAL], verbs: ['get', 'list', 'watch'] }],
     },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
-      metadata: { name: `${NAME}-edit`, labels: { ...LABELS, 'rbac.authorization.k8s.io/aggregate-to-edit': 'true', 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } },
+      metadata: { name: `${NAME}-edit`, labels: { ...LABELS, ...to('edit', 'admin') } },
       rules: [{ apiGroups: [GROUP], resources: [PLURAL, POLICY_PLURAL], verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }],
     },
   ];
@@ -136,20 +218,30 @@ function binding(kind: 'ClusterRoleBinding' | 'RoleBinding', role: string, names
   };
 }
 
-function deployment(o: Required<Omit<ManifestOptions, 'roleArn'>>): Json {
+interface Resolved {
+  readonly namespace: string;
+  readonly image: string;
+  readonly replicas: number;
+  readonly opsPort: number;
+}
+
+/** The Deployment of the whole fleet, or of one shard (`worker-stacks-<shard>`, its own pods, `--shard` and `-l`). */
+function deployment(o: Resolved, shard?: ShardSpec): Json {
   const probe = (path: string, periodSeconds: number, failureThreshold: number) => ({ httpGet: { path, port: 'ops' }, periodSeconds, timeoutSeconds: 2, failureThreshold });
+  const selector = shard ? { ...SELECTOR, [SHARD_LABEL]: shard.name } : SELECTOR;
+  const shardArgs = shard ? ['--shard', shard.name, '--selector', LabelSelector.parse(shard.selector).toString()] : [];
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: NAME, namespace: o.namespace, labels: LABELS },
+    metadata: { name: shard ? `${NAME}-${shard.name}` : NAME, namespace: o.namespace, labels: shard ? { ...LABELS, [SHARD_LABEL]: shard.name } : LABELS },
     spec: {
       replicas: o.replicas,
-      selector: { matchLabels: SELECTOR },
+      selector: { matchLabels: selector },
       // A new replica is up before an old one goes; the Lease moves to whichever leads next.
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
       template: {
         metadata: {
-          labels: { ...LABELS, ...SELECTOR },
+          labels: { ...LABELS, ...selector },
           annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(o.opsPort), 'prometheus.io/path': '/metrics' },
         },
         spec: {
@@ -158,14 +250,14 @@ function deployment(o: Required<Omit<ManifestOptions, 'roleArn'>>): Json {
           terminationGracePeriodSeconds: 40,
           securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
           affinity: {
-            podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: SELECTOR } } }] },
+            podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: selector } } }] },
           },
           containers: [
             {
               name: 'reconciler',
               image: o.image,
               imagePullPolicy: 'IfNotPresent',
-              args: ['reconcile', '--watch', '--store', 'kubernetes', '--all-namespaces', '--port', String(o.opsPort), '--bind', '0.0.0.0', '--grace-seconds', '20'],
+              args: ['reconcile', '--watch', '--store', 'kubernetes', '--all-namespaces', '--port', String(o.opsPort), '--bind', '0.0.0.0', '--grace-seconds', '20', ...shardArgs],
               env: [
                 // The Lease's holder identity and namespace (downward API).
                 { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
@@ -194,20 +286,74 @@ function deployment(o: Required<Omit<ManifestOptions, 'roleArn'>>): Json {
   };
 }
 
+/**
+ * The daemon's pods talk to the API server, AWS (HTTPS) and DNS, and are reached on the ops port only (probes,
+ * Prometheus). The API server is reached through the `kubernetes` Service (443), which most network plugins see
+ * after its translation to the endpoint's port: 443 (EKS) or 6443 (kubeadm).
+ */
+function networkPolicy(o: Resolved): Json {
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: NAME, namespace: o.namespace, labels: LABELS },
+    spec: {
+      podSelector: { matchLabels: SELECTOR },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [{ ports: [{ protocol: 'TCP', port: o.opsPort }] }],
+      egress: [
+        { ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] },
+        { ports: [{ protocol: 'TCP', port: 443 }, { protocol: 'TCP', port: 6443 }] },
+      ],
+    },
+  };
+}
+
+/** The shards, checked: DNS-label names, once each, valid selectors, no two that one object could match. */
+export function checkShards(shards: readonly ShardSpec[]): void {
+  const seen = new Set<string>();
+  for (const [i, s] of shards.entries()) {
+    checkShardName(s.name);
+    if (seen.has(s.name)) throw new UsageError(`--shard ${s.name}: given twice`);
+    seen.add(s.name);
+    const a = LabelSelector.parse(s.selector);
+    for (const t of shards.slice(0, i)) {
+      if (a.overlaps(LabelSelector.parse(t.selector))) {
+        throw new UsageError(`--shard ${s.name}=${s.selector} overlaps --shard ${t.name}=${t.selector}: an object could match both, and both would reconcile it; make the selectors disjoint (for example tier=canary and tier!=canary)`);
+      }
+    }
+  }
+}
+
+/** `name@sha256:…`; a reference that already has a digest, or a malformed digest, is refused. */
+export function imageReference(image: string, digest?: string): string {
+  if (!digest) return image;
+  if (!/^sha256:[0-9a-f]{64}$/.test(digest)) throw new UsageError(`--image-digest ${JSON.stringify(digest)}: give sha256: and 64 lower-case hex digits (docker buildx imagetools inspect <image> shows it)`);
+  if (image.includes('@')) throw new UsageError(`--image ${image} already names a digest: give it without @sha256:… when --image-digest is given`);
+  return `${image}@${digest}`;
+}
+
 /** Every object, in the order `kubectl apply -f` must create them, grouped by the deploy/ file that holds them. */
 export function deployManifests(opts: ManifestOptions): Record<string, Json[]> {
-  const o = {
+  const shards = opts.shards ?? [];
+  checkShards(shards);
+  const o: Resolved = {
     namespace: opts.namespace ?? DEFAULT_NAMESPACE,
-    image: opts.image ?? `worker-stacks:${opts.version}`,
+    image: imageReference(opts.image ?? `worker-stacks:${opts.version}`, opts.imageDigest),
     replicas: opts.replicas ?? 2,
     opsPort: opts.opsPort ?? DEFAULT_OPS_PORT,
-    version: opts.version,
   };
   const serviceAccount: Json = {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
     metadata: { name: NAME, namespace: o.namespace, labels: LABELS, ...(opts.roleArn ? { annotations: { 'eks.amazonaws.com/role-arn': opts.roleArn } } : {}) },
   };
+  const pdb = (shard?: ShardSpec): Json => ({
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: shard ? `${NAME}-${shard.name}` : NAME, namespace: o.namespace, labels: LABELS },
+    spec: { maxUnavailable: 1, selector: { matchLabels: shard ? { ...SELECTOR, [SHARD_LABEL]: shard.name } : SELECTOR } },
+  });
+  const units: (ShardSpec | undefined)[] = shards.length ? [...shards] : [undefined];
   return {
     'crd.yaml': [workerClusterCrd(), rolloutPolicyCrd()],
     'namespace.yaml': [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: o.namespace, labels: { ...LABELS, 'pod-security.kubernetes.io/enforce': 'restricted' } } }],
@@ -216,24 +362,20 @@ export function deployManifests(opts: ManifestOptions): Record<string, Json[]> {
       clusterRole(),
       binding('ClusterRoleBinding', NAME, o.namespace),
       ...daemonAdmissionPolicy(o.namespace),
-      leaseRole(o.namespace),
+      leaseRole(o.namespace, shards),
       binding('RoleBinding', `${NAME}-leader-election`, o.namespace),
-      ...userRoles(),
+      ...daemonLeasePolicy(o.namespace, shards),
+      ...userRoles(opts.aggregateToDefaultRoles ?? false),
     ],
     'deployment.yaml': [
-      deployment(o),
-      {
-        apiVersion: 'policy/v1',
-        kind: 'PodDisruptionBudget',
-        metadata: { name: NAME, namespace: o.namespace, labels: LABELS },
-        spec: { maxUnavailable: 1, selector: { matchLabels: SELECTOR } },
-      },
+      ...units.flatMap((shard) => [deployment(o, shard), pdb(shard)]),
       {
         apiVersion: 'v1',
         kind: 'Service',
         metadata: { name: `${NAME}-metrics`, namespace: o.namespace, labels: LABELS },
         spec: { selector: SELECTOR, ports: [{ name: 'metrics', port: o.opsPort, targetPort: 'ops', protocol: 'TCP' }] },
       },
+      ...(opts.networkPolicy === false ? [] : [networkPolicy(o)]),
     ],
   };
 }

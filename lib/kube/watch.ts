@@ -1,5 +1,7 @@
+import pino from 'pino';
 import { KubeApiError } from '../errors';
 import { KubeClient } from './client';
+import { kubeHealth, watchErrorReason } from './kube-health';
 
 /**
  * List + watch of one collection, kept as a cache (client-go's reflector and informer, without their code):
@@ -8,8 +10,10 @@ import { KubeClient } from './client';
  *   version moves on even when nothing of ours changes) keeps the cache current;
  * - a watch the server ends (its timeout) is started again from the last version, without a list;
  * - a 410 Gone (the version was compacted, or the server's watch cache no longer has it) lists again;
- * - any other failure (a restarted API server, a network error, a 5xx) retries with backoff, and the next attempt
- *   lists again only when the watch answers 410; client-node's informer stops on errors, this one never does;
+ * - any other failure (a restarted API server, a network error, a 5xx, a 429) retries with backoff, and the next
+ *   attempt lists again only when the watch answers 410; client-node's informer stops on errors, this one never does;
+ * - every failure is logged (one JSON line: the store, the reason, what happens next) and counted
+ *   (worker_stacks_watch_errors_total{store,reason}, worker_stacks_watch_relists_total{store}: lib/kube/kube-health.ts);
  * - every `resyncMs` every cached object is delivered again (level-based consumers use it as a safety net).
  */
 export interface InformerOptions {
@@ -25,8 +29,24 @@ export interface InformerOptions {
   readonly backoffBaseMs?: number;
   /** …up to this. @default 30 s */
   readonly backoffMaxMs?: number;
-  /** Told about failures (the store logs them). @default ignored */
+  /** Told about failures (after they are logged and counted). @default ignored */
   readonly onError?: (err: unknown, what: string) => void;
+  /** The `store` label of the watch metrics and logs. @default kubernetes */
+  readonly store?: string;
+  /** Where failures are logged. @default JSON lines on stderr */
+  readonly log?: WatchLogger;
+}
+
+/** The two levels the informer logs at (pino's signature, as the reconciler's Logger has it). */
+export interface WatchLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+let fallbackLog: WatchLogger | undefined;
+/** The daemon's log format (lib/reconciler/wiring.ts createLogger) for an informer made without a logger. */
+function defaultLog(): WatchLogger {
+  return (fallbackLog ??= pino({ base: { app: 'worker-stacks' }, timestamp: pino.stdTimeFunctions.isoTime }, process.stderr as pino.DestinationStream));
 }
 
 export type InformerEvent = 'ADDED' | 'MODIFIED' | 'DELETED' | 'RESYNC';
@@ -58,6 +78,8 @@ export class Informer<T extends KubeObject> {
   private resync?: NodeJS.Timeout;
   public readonly stats: InformerStats = { lists: 0, watches: 0, relistsAfterGone: 0, watchErrors: 0 };
   public hasSynced = false;
+  private readonly storeLabel: string;
+  private readonly log: WatchLogger;
 
   constructor(
     private readonly client: KubeClient,
@@ -67,6 +89,8 @@ export class Informer<T extends KubeObject> {
     private readonly opts: InformerOptions = {},
   ) {
     this.syncedPromise = new Promise((r) => (this.syncedResolve = r));
+    this.storeLabel = opts.store ?? 'kubernetes';
+    this.log = opts.log ?? defaultLog();
   }
 
   /** `namespace/name` → object, as last seen. */
@@ -127,24 +151,31 @@ export class Informer<T extends KubeObject> {
         throw new Error('the watch ended at once');
       } catch (e) {
         if (!this.running) return;
+        const what = needList ? 'list' : 'watch';
+        const reason = watchErrorReason(e);
+        kubeHealth.watchError(this.storeLabel, reason);
+        const where = { store: this.storeLabel, path: this.path, what, reason, err: String((e as Error)?.message ?? e) };
         if (isGone(e)) {
           this.stats.relistsAfterGone++;
+          this.log.info({ ...where, next: 'list again, then watch from the new resourceVersion' }, 'watch expired (410 Gone): listing again');
           needList = true;
           continue;
         }
         this.stats.watchErrors++;
-        this.opts.onError?.(e, needList ? 'list' : 'watch');
         failures++;
         const base = this.opts.backoffBaseMs ?? 200;
-        const wait = Math.min(this.opts.backoffMaxMs ?? 30_000, base * 2 ** Math.min(failures - 1, 16));
-        await sleep(wait * (0.8 + Math.random() * 0.4), this.abort.signal);
+        const wait = Math.round(Math.min(this.opts.backoffMaxMs ?? 30_000, base * 2 ** Math.min(failures - 1, 16)) * (0.8 + Math.random() * 0.4));
+        const next = `retry the ${what} in ${wait} ms (attempt ${failures + 1}); the cache keeps serving the last state meanwhile`;
+        this.log.warn({ ...where, status: e instanceof KubeApiError ? e.statusCode : undefined, failures, retryInMs: wait, next }, `${what} failed (${reason})`);
+        this.opts.onError?.(e, what);
+        await sleep(wait, this.abort.signal);
       }
     }
   }
 
   /** A full, paginated list: replaces the cache and delivers what changed (deletions included) since the last one. */
   private async list(): Promise<void> {
-    this.stats.lists++;
+    if (this.stats.lists++ > 0) kubeHealth.relisted(this.storeLabel);
     const seen = new Map<string, T>();
     let cont: string | undefined;
     let rv = '';

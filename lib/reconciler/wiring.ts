@@ -69,7 +69,9 @@ export function createLogger(dest: NodeJS.WritableStream = process.stderr, level
 
 /** Wires the real parts: the file store, the AWS SDK (usual credential chain, AWS_ENDPOINT_URL*), pino. */
 export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: StoreWithHistory } {
-  const store = createStore(opts.store ?? { clustersDir: opts.clustersDir, stateDir: opts.stateDir });
+  const log = createLogger(opts.logDestination, opts.logLevel);
+  // The store's watch logs its failures with the daemon's logger.
+  const store = createStore({ ...(opts.store ?? { clustersDir: opts.clustersDir, stateDir: opts.stateDir }), log });
   const sets = new Map<string, RegionClients & { readonly sts: STSClient }>();
   const poll = opts.pollSeconds ?? DEFAULT_POLL_MS / 1000;
   const stsRegion = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
@@ -118,7 +120,7 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     workDir: processWorkDir(),
     code: codeFingerprint(),
     release: codeVersion().version,
-    log: createLogger(opts.logDestination, opts.logLevel),
+    log,
     now: () => new Date(),
     backoff: DEFAULT_BACKOFF,
     waitTimeoutMs: opts.waitTimeoutMs ?? 30 * 60_000,

@@ -17,7 +17,7 @@ export function createPolicySource(opts: StoreOptions): RolloutPolicySource {
       const { KubernetesPolicySource } = require('./kubernetes-policy-source') as typeof import('./kubernetes-policy-source');
       const k = opts.kubernetes ?? {};
       const client = KubeClient.fromOptions({ kubeconfig: k.kubeconfig });
-      return new KubernetesPolicySource({ client, namespace: k.allNamespaces ? undefined : (k.namespace ?? client.defaultNamespace), ownsClient: true });
+      return new KubernetesPolicySource({ client, namespace: k.allNamespaces ? undefined : (k.namespace ?? client.defaultNamespace), ownsClient: true, log: opts.log });
     }
   }
 }

@@ -1,3 +1,4 @@
+import type { WatchLogger } from '../kube/watch';
 import { ClusterStore } from './cluster-store';
 import { FileStore } from './file-store';
 
@@ -13,6 +14,8 @@ export interface StoreOptions {
   readonly relativeTo?: string;
   /** The Kubernetes store: which API server, namespace(s) and shard. @default kubeconfig's, its namespace, all objects */
   readonly kubernetes?: KubernetesStoreOptions;
+  /** Where a store's watch logs its failures (the daemon's logger). @default JSON lines on stderr */
+  readonly log?: WatchLogger;
 }
 
 export interface KubernetesStoreOptions {
@@ -44,7 +47,7 @@ export function createStore(opts: StoreOptions): StoreWithHistory {
       const { KubernetesStore } = require('./kubernetes-store') as typeof import('./kubernetes-store');
       const k = opts.kubernetes ?? {};
       const client = KubeClient.fromOptions({ kubeconfig: k.kubeconfig });
-      return new KubernetesStore({ client, namespace: k.allNamespaces ? undefined : (k.namespace ?? client.defaultNamespace), labelSelector: k.labelSelector });
+      return new KubernetesStore({ client, namespace: k.allNamespaces ? undefined : (k.namespace ?? client.defaultNamespace), labelSelector: k.labelSelector, log: opts.log });
     }
   }
 }

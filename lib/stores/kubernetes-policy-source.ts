@@ -2,7 +2,7 @@ import { KubeApiError, WorkerStacksError } from '../errors';
 import { KubeClient } from '../kube/client';
 import { postEvent } from '../kube/events';
 import { KubeRolloutPolicy, policyCollectionPath, policyObjectPath, policyRaw } from '../kube/policy-resource';
-import { Informer, InformerOptions } from '../kube/watch';
+import { Informer, InformerOptions, WatchLogger } from '../kube/watch';
 import { PolicyEvent, PolicyRef } from '../rollout/policy-events';
 import { POLICY_KIND } from '../rollout/policy-schema';
 import { LoadedPolicies, LoadedPolicy, PolicyProblem, RolloutPolicySource, validatePolicy } from '../rollout/policy-source';
@@ -15,6 +15,8 @@ export interface KubernetesPolicySourceProps {
   readonly informer?: Omit<InformerOptions, 'labelSelector'>;
   /** close() closes the client too (the source made it). @default false */
   readonly ownsClient?: boolean;
+  /** Where the watch logs its failures. @default JSON lines on stderr */
+  readonly log?: WatchLogger;
 }
 
 /**
@@ -106,7 +108,7 @@ export class KubernetesPolicySource implements RolloutPolicySource {
         if (!primed || type === 'RESYNC') return;
         for (const l of this.listeners) l();
       },
-      this.props.informer,
+      { ...this.props.informer, store: 'kubernetes-policies', log: this.props.log },
     );
     void informer.synced().then(() => (primed = true));
     this.informer = informer;

@@ -1,10 +1,13 @@
-import { ClusterStatus, parseStatus } from '../cluster/status';
+import { canonicalJson } from '../cloudconfig/canonical-json';
+import { sha256Hex } from '../cloudconfig/checksum';
+import { ClusterStatus, EMPTY_STATUS, parseStatus, setConditions } from '../cluster/status';
 import { KubeApiError, Problem, WorkerStacksError } from '../errors';
 import { KubeClient } from '../kube/client';
 import { postEvent } from '../kube/events';
+import { LabelSelector } from '../kube/label-selector';
 import { collectionPath, KubeWorkerCluster, objectPath, RETRY_ANNOTATION, shownName, toRecord } from '../kube/resource';
-import { toKubeStatus } from '../kube/printer-status';
-import { Informer, InformerOptions } from '../kube/watch';
+import { fromKubeStatus, toKubeStatus } from '../kube/printer-status';
+import { Informer, InformerOptions, WatchLogger } from '../kube/watch';
 import { ClusterEvent, EventSink } from '../reconciler/events';
 import { ClusterRecord, ConflictError } from './cluster-store';
 import { StoreWithHistory } from './create-store';
@@ -17,6 +20,8 @@ export interface KubernetesStoreProps {
   readonly labelSelector?: string;
   /** List + watch settings. @default see InformerOptions */
   readonly informer?: Omit<InformerOptions, 'labelSelector'>;
+  /** Where the watch logs its failures. @default JSON lines on stderr */
+  readonly log?: WatchLogger;
 }
 
 /**
@@ -27,7 +32,10 @@ export interface KubernetesStoreProps {
  * written, but for `pause` and `retry`, which are user commands.
  *
  * Names: a record is named by metadata.name, because the stack is `WorkerStack-<name>`: with all namespaces watched,
- * a name used in two namespaces would give both objects one stack, so both are refused (a parse problem each).
+ * a name used in two namespaces would give both objects one stack, so both are refused. Such a name is ONE record
+ * (one key, one reconcile), invalid, whose problem names every namespace; its status write and its events go to
+ * every object of the name (each keeps its own stack fields and gets the conditions at its own generation), so
+ * each object says why it is refused, and an edit to any of them is looked at again.
  */
 export class KubernetesStore implements StoreWithHistory, EventSink {
   private readonly client: KubeClient;
@@ -36,10 +44,14 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
   private informer?: Informer<KubeWorkerCluster>;
   private readonly listeners = new Set<(name: string) => void>();
   private readonly pendingEvents = new Set<Promise<void>>();
+  private readonly selector: LabelSelector;
+  /** Per duplicated name, the objects (`namespace/name`) its last status write changed: they get its events. */
+  private readonly lastFanOut = new Map<string, ReadonlySet<string>>();
 
   constructor(private readonly props: KubernetesStoreProps) {
     this.client = props.client;
     this.namespace = props.namespace;
+    this.selector = LabelSelector.parse(props.labelSelector);
     this.labelSelector = props.labelSelector;
   }
 
@@ -55,10 +67,12 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
   public async writeStatus(name: string, status: ClusterStatus, resourceVersion: string): Promise<string> {
     const checked = parseStatus(status);
     if ('problem' in checked) throw new WorkerStacksError(`refusing to write an invalid status for ${name}: ${checked.problem}`, { hint: 'this is a bug in the writer; the object is left as it was' });
+    if (resourceVersion.startsWith(DUPLICATES)) return this.putDuplicatesStatus(name, status, resourceVersion);
     return this.putStatus(name, status, resourceVersion);
   }
 
   public async clearStatus(name: string, resourceVersion: string): Promise<void> {
+    if (resourceVersion.startsWith(DUPLICATES)) return; // a refused name has no stack to forget: each object keeps its own
     await this.putStatus(name, undefined, resourceVersion);
   }
 
@@ -119,8 +133,13 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
   }
 
   private async postEvent(cluster: string, event: ClusterEvent): Promise<void> {
-    const o = await this.locate(cluster);
-    await postEvent(this.client, { apiVersion: o.apiVersion, kind: o.kind, name: cluster, namespace: o.metadata.namespace!, uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion }, event);
+    const all = (await this.objects(cluster)).filter((o) => o.metadata.name === cluster);
+    // A duplicated name: the objects whose status the last write changed (each learns it is refused once).
+    const changed = this.lastFanOut.get(cluster);
+    const targets = all.length > 1 ? all.filter((o) => !changed || changed.has(shownName(o))) : [await this.locate(cluster)];
+    for (const o of targets) {
+      await postEvent(this.client, { apiVersion: o.apiVersion, kind: o.kind, name: cluster, namespace: o.metadata.namespace!, uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion }, event);
+    }
   }
 
   /** Status lives on the object: when the object is gone, so is its status. */
@@ -155,7 +174,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
         if (type === 'MODIFIED' && prev && !reconcilerRelevantChange(prev, obj)) return;
         for (const l of this.listeners) l(obj.metadata.name);
       },
-      { ...this.props.informer, labelSelector: this.labelSelector },
+      { ...this.props.informer, labelSelector: this.labelSelector, store: 'kubernetes', log: this.props.log },
     );
     this.informer.start();
   }
@@ -196,24 +215,51 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
 
   /** A single GET does not take a label selector: a shard's store must not act on another shard's object. */
   private matchesSelector(o: KubeWorkerCluster): boolean {
-    if (!this.labelSelector) return true;
-    const labels = o.metadata.labels ?? {};
-    return this.labelSelector.split(',').every((term) => {
-      const t = term.trim();
-      const m = /^([^!=\s]+)\s*(==|=|!=)\s*(.*)$/.exec(t);
-      if (m) return m[2] === '!=' ? labels[m[1]] !== m[3] : labels[m[1]] === m[3];
-      if (t.startsWith('!')) return !(t.slice(1) in labels);
-      // Set-based terms (`in`, `notin`) are left to the API server's list: the object is taken as matching.
-      return / in | notin /.test(t) || t in labels;
-    });
+    return this.selector.matches(o.metadata.labels);
   }
 
   private toRecords(objs: readonly KubeWorkerCluster[]): ClusterRecord[] {
     const byName = new Map<string, KubeWorkerCluster[]>();
     for (const o of objs) byName.set(o.metadata.name, [...(byName.get(o.metadata.name) ?? []), o]);
-    return [...byName.values()]
-      .flatMap((same) => same.map((o) => toRecord(o, same.length > 1 ? [duplicateProblem(o, same)] : [])))
-      .sort((a, b) => a.name.localeCompare(b.name) || a.source.localeCompare(b.source));
+    return [...byName.values()].map((same) => (same.length > 1 ? duplicatesRecord(same) : toRecord(same[0]))).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /**
+   * The status of a duplicated name, onto each of its objects: the conditions written (Stalled InvalidSpec, naming
+   * the namespaces) at that object's own generation, its other fields (its stack, the controller's bookkeeping) kept.
+   * An object already so is not written again. Returns the new composite version.
+   */
+  private async putDuplicatesStatus(name: string, status: ClusterStatus, composite: string): Promise<string> {
+    const versions = parseComposite(composite);
+    const objs = (await this.objects(name)).filter((o) => o.metadata.name === name);
+    const current = new Map(objs.map((o) => [shownName(o), o]));
+    if (objs.length < 2 || [...versions.keys()].some((k) => current.get(k)?.metadata.resourceVersion !== versions.get(k)) || versions.size !== objs.length) {
+      throw new ConflictError(name, composite, 'another set of objects of that name');
+    }
+    const changed = new Set<string>();
+    const next: [string, string][] = [];
+    for (const o of objs.sort((a, b) => shownName(a).localeCompare(shownName(b)))) {
+      const read = o.status ? fromKubeStatus(o.status) : { status: EMPTY_STATUS };
+      const own = 'status' in read ? read.status : EMPTY_STATUS;
+      const generation = o.metadata.generation ?? 1;
+      const mine: ClusterStatus = { ...own, observedGeneration: generation, conditions: setConditions(own.conditions, status.conditions, generation, new Date()) };
+      if (JSON.stringify(mine) === JSON.stringify(own)) {
+        next.push([shownName(o), o.metadata.resourceVersion ?? '']);
+        continue;
+      }
+      const path = objectPath(o.metadata.namespace!, name, 'status');
+      try {
+        const { body } = await this.client.request<KubeWorkerCluster>('PUT', path, { apiVersion: o.apiVersion, kind: o.kind, metadata: { name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion }, status: toKubeStatus(mine) });
+        this.informer?.observe(body);
+        changed.add(shownName(o));
+        next.push([shownName(o), body.metadata.resourceVersion ?? '']);
+      } catch (e) {
+        if (e instanceof KubeApiError && e.statusCode === 409) throw new ConflictError(name, composite, 'a newer version of one of them');
+        throw e;
+      }
+    }
+    this.lastFanOut.set(name, changed);
+    return compositeVersion(next);
   }
 
   /** The object of `name` this store acts on (refused when the name is ambiguous). */
@@ -224,12 +270,15 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
         hint: 'run worker-stacks status --store kubernetes to see the names (kubectl get wc -A)',
       });
     }
-    if (objs.length > 1) throw new WorkerStacksError(duplicateProblem(objs[0], objs).message, { hint: 'rename one of them, or pass --namespace' });
+    if (objs.length > 1) throw new WorkerStacksError(duplicateProblem(objs).message, { hint: 'rename one of them, or pass --namespace' });
     return objs[0];
   }
 
   /** Replaces the status (PUT), or removes it (a merge patch to null), in both cases only at `resourceVersion`. */
   private async putStatus(name: string, status: ClusterStatus | undefined, resourceVersion: string): Promise<string> {
+    const same = (await this.objects(name)).filter((o) => o.metadata.name === name);
+    // Read when the name was one object's; now it is two: re-read (the record is the duplicated name's now).
+    if (same.length > 1) throw new ConflictError(name, resourceVersion, 'a second object of that name');
     const o = await this.locate(name);
     const path = objectPath(o.metadata.namespace!, name, 'status');
     const metadata = { name, namespace: o.metadata.namespace, resourceVersion };
@@ -270,11 +319,44 @@ function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
 }
 
-function duplicateProblem(o: KubeWorkerCluster, same: readonly KubeWorkerCluster[]): Problem {
-  const others = same.filter((x) => x !== o).map(shownName).join(', ');
+function duplicateProblem(same: readonly KubeWorkerCluster[]): Problem {
+  const name = same[0].metadata.name;
+  const namespaces = same.map((o) => o.metadata.namespace ?? '').sort();
   return {
-    file: `workercluster ${shownName(o)}`,
+    file: `workercluster ${same.map(shownName).sort().join(', ')}`,
     path: 'metadata.name',
-    message: `${o.metadata.name} is also the name of ${others}: both would deploy the one stack WorkerStack-${o.metadata.name}; rename one (names are unique across the namespaces a daemon watches)`,
+    message: `${name} is the name of a WorkerCluster in each of the namespaces ${namespaces.join(', ')}: they would all deploy the one stack WorkerStack-${name}, so every one of them is refused; rename or delete all but one (names are unique across the namespaces a daemon watches)`,
+  };
+}
+
+/** The resourceVersion of a duplicated name's record: `duplicates:` and each object's `namespace/name=version`. */
+const DUPLICATES = 'duplicates:';
+
+function compositeVersion(entries: readonly (readonly [string, string])[]): string {
+  return DUPLICATES + JSON.stringify([...entries].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function parseComposite(v: string): Map<string, string> {
+  try {
+    return new Map(JSON.parse(v.slice(DUPLICATES.length)) as [string, string][]);
+  } catch {
+    return new Map();
+  }
+}
+
+/**
+ * One record for a name several objects have: invalid (its problem names every namespace), no spec (nothing of it
+ * may reach AWS), a generation that grows with an edit to any of them, and no status of its own (each object keeps
+ * its own; the write of the refusal goes to each).
+ */
+function duplicatesRecord(same: readonly KubeWorkerCluster[]): ClusterRecord {
+  const records = same.map((o) => toRecord(o));
+  return {
+    name: same[0].metadata.name,
+    source: `workercluster ${same.map(shownName).sort().join(', ')}`,
+    parseProblems: [duplicateProblem(same)],
+    generation: same.reduce((sum, o) => sum + (o.metadata.generation ?? 1), 0),
+    resourceVersion: compositeVersion(same.map((o) => [shownName(o), o.metadata.resourceVersion ?? ''] as const)),
+    contentHash: sha256Hex(canonicalJson(records.map((r) => r.contentHash ?? '').sort())),
   };
 }
