@@ -31,9 +31,9 @@ test('shards: one Deployment, PodDisruptionBudget and Lease per shard, each with
   const objects = helmTemplate(valuesArgs('shards-values.yaml'));
   // THEN one Deployment per shard, with its --selector and Lease name, and pods only its own selector matches
   const ds = deployments(objects);
-  expect(ds.map((d) => [d.metadata.name, d.spec.replicas, flagValue(argsOf(d), '--selector'), flagValue(argsOf(d), '--leader-election-id')])).toEqual([
-    ['worker-stacks-canary', 1, 'tier=canary', 'worker-stacks-canary'],
-    ['worker-stacks-main', 2, 'tier!=canary', 'worker-stacks-main'],
+  expect(ds.map((d) => [d.metadata.name, d.spec.replicas, flagValue(argsOf(d), '--shard'), flagValue(argsOf(d), '--selector'), argsOf(d).includes('--leader-election-id')])).toEqual([
+    ['worker-stacks-canary', 1, 'canary', 'tier=canary', false],
+    ['worker-stacks-main', 2, 'main', 'tier!=canary', false],
   ]);
   for (const d of ds) {
     const shard = d.metadata.name.replace('worker-stacks-', '');
@@ -46,9 +46,12 @@ test('shards: one Deployment, PodDisruptionBudget and Lease per shard, each with
     ['worker-stacks-canary', 'canary'],
     ['worker-stacks-main', 'main'],
   ]);
-  // AND the leader-election Role may get and update exactly the shards' Leases
+  // AND the leader-election Role may get and update exactly the shards' Leases (the daemon names them from --shard),
+  // and the Lease admission policy lets it create only those
   const role = objects.find((o) => o.kind === 'Role' && o.metadata.name === 'worker-stacks-leader-election')!;
   expect(role.rules[1].resourceNames).toEqual(['worker-stacks-canary', 'worker-stacks-main']);
+  const leasePolicy = objects.find((o) => o.kind === 'ValidatingAdmissionPolicy' && o.metadata.name === 'worker-stacks-daemon-leases')!;
+  expect(leasePolicy.spec.validations[0].expression).toBe("object.metadata.namespace == 'worker-stacks' && object.metadata.name in ['worker-stacks-canary', 'worker-stacks-main']");
   // AND the Service selects the replicas of every shard
   const svc = objects.find((o) => o.kind === 'Service')!;
   for (const d of ds) expect(d.spec.template.metadata.labels).toMatchObject(svc.spec.selector);
@@ -104,7 +107,7 @@ test('every flag of `worker-stacks reconcile` is a value of the chart (flags-val
   const help = runOk(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), 'reconcile', '--help']);
   const cliFlags = [...new Set(help.match(/--[a-z0-9-]+/g))].sort();
   // WHEN the chart is rendered with every value set (and with the namespace instead of all namespaces)
-  const args = [...argsOf(deployments(helmTemplate(valuesArgs('flags-values.yaml')))[0]), ...argsOf(deployments(helmTemplate(valuesArgs('minimal-values.yaml')))[0])];
+  const args = ['flags-values.yaml', 'minimal-values.yaml', 'shards-values.yaml'].flatMap((f) => argsOf(deployments(helmTemplate(valuesArgs(f)))[0]));
   // THEN each flag is rendered, or excused
   const missing = cliFlags.filter((f) => !args.includes(f) && !(f in NOT_VALUES));
   expect(missing).toEqual([]);
@@ -118,7 +121,7 @@ test('flags: each value reaches its flag, numbers as the CLI parses them; the pr
   const [d] = deployments(objects);
   const args = argsOf(d);
   // THEN
-  expect(Object.fromEntries(['--selector', '--concurrency', '--workers', '--resync-minutes', '--log-level', '--synth-threads', '--poll-seconds', '--max-update-attempts', '--drift', '--role-name', '--external-id', '--leader-election-id', '--leader-election-namespace', '--lease-duration-seconds', '--renew-deadline-seconds', '--retry-period-seconds', '--port', '--grace-seconds'].map((f) => [f, flagValue(args, f)]))).toEqual({
+  expect(Object.fromEntries(['--selector', '--concurrency', '--workers', '--resync-minutes', '--log-level', '--synth-threads', '--poll-seconds', '--max-update-attempts', '--drift', '--role-name', '--external-id', '--leader-election-id', '--leader-election-namespace', '--lease-duration-seconds', '--renew-deadline-seconds', '--retry-period-seconds', '--shard-check-seconds', '--port', '--grace-seconds'].map((f) => [f, flagValue(args, f)]))).toEqual({
     '--selector': 'team=platform',
     '--concurrency': '8',
     '--workers': '6',
@@ -135,6 +138,7 @@ test('flags: each value reaches its flag, numbers as the CLI parses them; the pr
     '--lease-duration-seconds': '30',
     '--renew-deadline-seconds': '20',
     '--retry-period-seconds': '5',
+    '--shard-check-seconds': '120',
     '--port': '9090',
     '--grace-seconds': '30',
   });
@@ -154,6 +158,8 @@ test.each([
   ['a shard without a selector', ['--set', 'shards[0].name=a'], 'shards[a].selector: a shard needs a label selector'],
   ['a shard name that is not a DNS label', ['--set', 'shards[0].name=A_b', '--set', 'shards[0].selector=x=y'], 'shards[].name: "A_b" is not a DNS label'],
   ['two shards of one name', ['--set', 'shards[0].name=a,shards[0].selector=x=y,shards[1].name=a,shards[1].selector=x!=y'], 'shards[].name: "a" is given twice'],
+  ['a Lease name with shards', ['--set', 'shards[0].name=a,shards[0].selector=x=y,reconciler.leaderElection.id=mine'], "reconciler.leaderElection.id: with shards each shard's Lease is worker-stacks-<shard name>"],
+  ['a repository that names a digest', ['--set', `image.repository=r@sha256:${'a'.repeat(64)}`], 'image.repository: "r@sha256:'],
 ])('helm template refuses %s, naming the value', (_what, args, message) => {
   // WHEN
   const r = run(goTool('helm'), ['template', 'worker-stacks', CHART, ...args]);
@@ -162,10 +168,10 @@ test.each([
   expect(r.stderr).toContain(message);
 });
 
-test('image: the digest alone pins repository@digest; without one the tag defaults to the chart appVersion', () => {
+test('image: a digest pins repository:tag@digest; the tag defaults to the chart appVersion', () => {
   // WHEN
   const image = (args: string[]) => deployments(helmTemplate(args))[0].spec.template.spec.containers[0].image;
   // THEN
-  expect(image(['--set', `image.digest=sha256:${'a'.repeat(64)}`])).toBe(`worker-stacks@sha256:${'a'.repeat(64)}`);
+  expect(image(['--set', `image.digest=sha256:${'a'.repeat(64)}`])).toBe(`worker-stacks:0.1.0@sha256:${'a'.repeat(64)}`);
   expect(image([])).toBe('worker-stacks:0.1.0');
 });

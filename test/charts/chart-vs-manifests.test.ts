@@ -30,11 +30,23 @@ function byKey(objects: Json[]): Map<string, Json> {
   return m;
 }
 
-test('helm template with the default values renders the objects of `worker-stacks manifests`, field for field', () => {
+const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
+/** The same installation asked of both: `worker-stacks manifests` flags, and the chart's values. */
+const SAME: [string, string[], string[]][] = [
+  ['the defaults', [], []],
+  [
+    'two shards, image by digest, IRSA, roles aggregated',
+    ['--shard', 'canary=tier=canary', '--shard', 'main=tier!=canary', '--image', 'registry.example.com/worker-stacks:0.1.0', '--image-digest', DIGEST, '--irsa-role-arn', 'arn:aws:iam::111111111111:role/worker-stacks', '--aggregate-to-default-roles'],
+    ['--set', 'shards[0].name=canary,shards[0].selector=tier=canary,shards[1].name=main,shards[1].selector=tier!=canary', '--set', 'image.repository=registry.example.com/worker-stacks,image.tag=0.1.0', '--set', `image.digest=${DIGEST}`, '--set', 'serviceAccount.roleArn=arn:aws:iam::111111111111:role/worker-stacks', '--set', 'rbac.aggregateToDefaultRoles=true'],
+  ],
+  ['another namespace, replicas and port, no NetworkPolicy', ['--namespace', 'platform', '--replicas', '3', '--port', '9090', '--no-network-policy'], ['--set', 'namespace.name=platform,replicas=3,reconciler.port=9090,networkPolicy.enabled=false']],
+];
+
+test.each(SAME)('helm template renders the objects of `worker-stacks manifests`, field for field: %s', (_what, flags, values) => {
   // GIVEN the CLI's rendering, as a user runs it
-  const manifests = byKey(docs(runOk(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), 'manifests'])));
-  // WHEN the chart is rendered with its defaults
-  const chart = byKey(helmTemplate());
+  const manifests = byKey(docs(runOk(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), 'manifests', ...flags])));
+  // WHEN the chart is rendered with the values that ask the same
+  const chart = byKey(helmTemplate(values));
   // THEN the same objects, and each the same after dropping Helm's own annotation
   expect([...chart.keys()].sort()).toEqual([...manifests.keys()].sort());
   for (const [key, o] of manifests) expect({ key, object: withoutHelmOnly(chart.get(key)!) }).toEqual({ key, object: o });

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { KubeApiError } from '../../lib/errors';
 import { KubeClient } from '../../lib/kube/client';
+import { registerKubeMetrics } from '../../lib/kube/kube-health';
 import { ReconcilerMetrics } from '../../lib/reconciler/metrics';
 import { REPO } from '../helpers/clusters';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
@@ -135,8 +136,11 @@ function family(name: string): { type: string; samples: Record<string, string>[]
 
 /** The label names of a metric the scrape declares but has no sample of (prom-client prints HELP and TYPE for it). */
 function declaredLabelNames(name: string): string[] {
-  const metric = new ReconcilerMetrics({ processMetrics: false }).registry.getSingleMetric(name) as unknown as { labelNames?: string[] } | undefined;
-  if (!metric) throw new Error(`${name} is in /metrics but not in ReconcilerMetrics`);
+  // The registry `reconcile` builds: ReconcilerMetrics plus the Kubernetes store's health (lib/cli/reconcile.ts).
+  const { registry } = new ReconcilerMetrics({ processMetrics: false });
+  registerKubeMetrics(registry);
+  const metric = registry.getSingleMetric(name) as unknown as { labelNames?: string[] } | undefined;
+  if (!metric) throw new Error(`${name} is in /metrics but not in the daemon's registry`);
   return [...(metric.labelNames ?? [])].sort();
 }
 
@@ -185,10 +189,10 @@ const CASES: (() => AlertCase)[] = [
   () => ({ name: 'one of two replicas leads', input: [{ series: series('worker_stacks_leader'), values: '1x20' }, { series: series('worker_stacks_leader', {}, { ...TARGET, pod: 'worker-stacks-7d9f8-fghij' }), values: '0x20' }], evalTime: '10m', alert: 'WorkerStacksNoLeader', expect: [] }),
   () => ({ name: 'a shard without a leader while another leads', input: [{ series: series('worker_stacks_leader', {}, { ...TARGET, worker_stacks_io_shard: 'canary' }), values: '0x20' }, { series: series('worker_stacks_leader', {}, { ...TARGET, pod: 'main-1', worker_stacks_io_shard: 'main' }), values: '1x20' }], evalTime: '10m', alert: 'WorkerStacksNoLeader', expect: [{ namespace: DAEMON_NS, worker_stacks_io_shard: 'canary' }] }),
   () => ({ name: 'no replica exports metrics', input: [{ series: series('worker_stacks_stacks_in_progress'), values: '0x20' }], evalTime: '15m', alert: 'WorkerStacksAbsent', expect: [{}] }),
-  () => ({ name: 'watch errors that are not 410s', input: [{ series: series('worker_stacks_watch_errors_total', { store: 'workerclusters', reason: 'Throttled' }), values: '0+1x30' }], evalTime: '20m', alert: 'WorkerStacksWatchErrors', expect: [{ store: 'workerclusters', reason: 'Throttled' }] }),
-  () => ({ name: '410 Expired is the watch\'s normal end', input: [{ series: series('worker_stacks_watch_errors_total', { store: 'workerclusters', reason: 'Expired' }), values: '0+1x30' }], evalTime: '20m', alert: 'WorkerStacksWatchErrors', expect: [] }),
-  () => ({ name: 'a forbidden watch', input: [{ series: series('worker_stacks_watch_errors_total', { store: 'workerclusters', reason: 'Forbidden' }), values: '0 1 2 3 4 5' }], evalTime: '4m', alert: 'WorkerStacksWatchForbidden', expect: [{ store: 'workerclusters' }] }),
-  () => ({ name: 'relisting often', input: [{ series: series('worker_stacks_watch_relists_total', { store: 'workerclusters' }), values: '0+1x60' }], evalTime: '50m', alert: 'WorkerStacksRelistingOften', expect: [{ store: 'workerclusters' }] }),
+  () => ({ name: 'watch errors that are not 410s', input: [{ series: series('worker_stacks_watch_errors_total', { store: 'kubernetes', reason: 'Throttled' }), values: '0+1x30' }], evalTime: '20m', alert: 'WorkerStacksWatchErrors', expect: [{ store: 'kubernetes', reason: 'Throttled' }] }),
+  () => ({ name: '410 Expired is the watch\'s normal end', input: [{ series: series('worker_stacks_watch_errors_total', { store: 'kubernetes', reason: 'Expired' }), values: '0+1x30' }], evalTime: '20m', alert: 'WorkerStacksWatchErrors', expect: [] }),
+  () => ({ name: 'a forbidden watch', input: [{ series: series('worker_stacks_watch_errors_total', { store: 'kubernetes', reason: 'Forbidden' }), values: '0 1 2 3 4 5' }], evalTime: '4m', alert: 'WorkerStacksWatchForbidden', expect: [{ store: 'kubernetes' }] }),
+  () => ({ name: 'relisting often', input: [{ series: series('worker_stacks_watch_relists_total', { store: 'kubernetes' }), values: '0+1x60' }], evalTime: '50m', alert: 'WorkerStacksRelistingOften', expect: [{ store: 'kubernetes' }] }),
   () => ({
     name: 'half the reconciles of an account end transient (throttled)',
     input: [
@@ -202,6 +206,9 @@ const CASES: (() => AlertCase)[] = [
   }),
   () => ({ name: 'failed reconciles', input: [{ series: series('worker_stacks_reconciles_total', { result: 'failed', account: '111111111111' }), values: '0 0 1 1 1 1 1 1 1 1 1' }], evalTime: '10m', alert: 'WorkerStacksReconcileErrors', expect: [{ account: '111111111111', result: 'failed' }] }),
   () => ({ name: 'invalid objects are not reconcile errors (they are Stalled)', input: [{ series: series('worker_stacks_reconciles_total', { result: 'invalid' }), values: '0+1x10' }], evalTime: '10m', alert: 'WorkerStacksReconcileErrors', expect: [] }),
+  () => ({ name: 'WorkerClusters no shard selects', input: [{ series: series('worker_stacks_unowned_clusters'), values: '3x30' }, { series: series('worker_stacks_leader'), values: '1x30' }], evalTime: '20m', alert: 'WorkerStacksUnownedClusters', expect: [{}] }),
+  () => ({ name: 'every WorkerCluster owned by one shard', input: [{ series: series('worker_stacks_unowned_clusters'), values: '0x30' }, { series: series('worker_stacks_leader'), values: '1x30' }], evalTime: '20m', alert: 'WorkerStacksUnownedClusters', expect: [] }),
+  () => ({ name: 'WorkerClusters two shards select', input: [{ series: series('worker_stacks_multiply_owned_clusters'), values: '1x30' }, { series: series('worker_stacks_leader'), values: '1x30' }], evalTime: '10m', alert: 'WorkerStacksOverlappingShards', expect: [{}] }),
   () => ({ name: 'no pass without errors for over an hour', input: [{ series: series('worker_stacks_last_successful_pass_timestamp_seconds'), values: '0x100' }, { series: series('worker_stacks_leader'), values: '1x100' }], evalTime: '80m', alert: 'WorkerStacksNoSuccessfulPass', expect: [{}] }),
 ];
 

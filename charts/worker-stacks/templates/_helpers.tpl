@@ -16,28 +16,32 @@ app.kubernetes.io/component: reconciler
 {{- .Values.reconciler.leaderElection.namespace | default .Values.namespace.name -}}
 {{- end -}}
 
-{{/* repository:tag, repository@digest or repository:tag@digest. */}}
+{{/* repository:tag, or repository:tag@digest (the digest decides what runs; the tag stays readable). */}}
 {{- define "ws.image" -}}
 {{- $i := .Values.image -}}
 {{- if and $i.digest (not (regexMatch "^sha256:[0-9a-f]{64}$" $i.digest)) -}}
 {{- fail (printf "image.digest: %q is not a digest (sha256:<64 lowercase hex>)" $i.digest) -}}
 {{- end -}}
-{{- if $i.digest -}}
-{{- if $i.tag -}}{{ $i.repository }}:{{ $i.tag }}@{{ $i.digest }}{{- else -}}{{ $i.repository }}@{{ $i.digest }}{{- end -}}
-{{- else -}}
-{{ $i.repository }}:{{ $i.tag | default .Chart.AppVersion }}
+{{- if contains "@" $i.repository -}}
+{{- fail (printf "image.repository: %q names a digest; give it in image.digest" $i.repository) -}}
 {{- end -}}
+{{ $i.repository }}:{{ $i.tag | default .Chart.AppVersion }}{{ with $i.digest }}@{{ . }}{{ end }}
 {{- end -}}
 
-{{/* The Lease names: one per shard, or the one. */}}
+{{/*
+The Lease names: worker-stacks-<shard> per shard (the daemon names a shard's Lease so from --shard), or the one Lease
+(leaderElection.id, default worker-stacks).
+*/}}
 {{- define "ws.leaseNames" -}}
-{{- $id := .Values.reconciler.leaderElection.id -}}
 {{- if .Values.shards -}}
+{{- if .Values.reconciler.leaderElection.id -}}
+{{- fail "reconciler.leaderElection.id: with shards each shard's Lease is worker-stacks-<shard name>; leave id unset" -}}
+{{- end -}}
 {{- range .Values.shards }}
-- {{ printf "%s-%s" $id .name }}
+- {{ printf "worker-stacks-%s" .name }}
 {{- end -}}
 {{- else }}
-- {{ $id }}
+- {{ .Values.reconciler.leaderElection.id | default "worker-stacks" }}
 {{- end -}}
 {{- end -}}
 
@@ -64,9 +68,13 @@ whose value is set. Context: dict "root" $ "shard" <shard or nil>.
 - {{ $r.bind | quote }}
 - --grace-seconds
 - {{ $r.graceSeconds | quote }}
+{{- if .shard }}
+- --shard
+- {{ .shard.name | quote }}
+{{- end }}
 {{- $selectors := list -}}
-{{- if $r.selector }}{{ $selectors = append $selectors $r.selector }}{{ end -}}
 {{- if .shard }}{{ $selectors = append $selectors .shard.selector }}{{ end -}}
+{{- if $r.selector }}{{ $selectors = append $selectors $r.selector }}{{ end -}}
 {{- if $selectors }}
 - --selector
 - {{ join "," $selectors | quote }}
@@ -77,7 +85,7 @@ whose value is set. Context: dict "root" $ "shard" <shard or nil>.
 - {{ . | quote }}
 {{- end }}
 {{- end }}
-{{- range $flag, $key := dict "--concurrency" "concurrency" "--workers" "workers" "--resync-minutes" "resyncMinutes" "--log-level" "logLevel" "--synth-threads" "synthThreads" "--poll-seconds" "pollSeconds" "--max-update-attempts" "maxUpdateAttempts" "--drift" "drift" "--role-name" "roleName" "--external-id" "externalId" "--clusters" "clustersDir" "--templates" "templatesDir" }}
+{{- range $flag, $key := dict "--concurrency" "concurrency" "--workers" "workers" "--resync-minutes" "resyncMinutes" "--log-level" "logLevel" "--synth-threads" "synthThreads" "--poll-seconds" "pollSeconds" "--max-update-attempts" "maxUpdateAttempts" "--drift" "drift" "--role-name" "roleName" "--external-id" "externalId" "--clusters" "clustersDir" "--templates" "templatesDir" "--shard-check-seconds" "shardCheckSeconds" }}
 {{- $v := index $r $key -}}
 {{- if not (kindIs "invalid" $v) }}
 - {{ $flag }}
@@ -99,11 +107,11 @@ whose value is set. Context: dict "root" $ "shard" <shard or nil>.
 {{- if not $le.enabled }}
 - --no-leader-elect
 {{- else }}
-{{- $id := $le.id -}}
-{{- if .shard }}{{ $id = printf "%s-%s" $le.id .shard.name }}{{ end -}}
-{{- if ne $id "worker-stacks" }}
+{{- /* Without --shard the daemon names its Lease from the namespace and selector it watches: the chart names it,
+so that it is the one the Role allows. */ -}}
+{{- if and (not .shard) (or $le.id $r.watchNamespace $r.selector) }}
 - --leader-election-id
-- {{ $id | quote }}
+- {{ $le.id | default "worker-stacks" | quote }}
 {{- end }}
 {{- with $le.namespace }}
 - --leader-election-namespace
