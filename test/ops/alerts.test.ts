@@ -1,21 +1,19 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { KubeApiError } from '../../lib/errors';
 import { KubeClient } from '../../lib/kube/client';
 import { registerKubeMetrics } from '../../lib/kube/kube-health';
 import { ReconcilerMetrics } from '../../lib/reconciler/metrics';
-import { REPO } from '../helpers/clusters';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
 import { freePort } from '../helpers/moto';
 import { CHART, goTool, Json, run, runOk } from '../charts/tools';
+import { createUnrenderable, getOrUndefined, PodProcess, runDeploymentAsPod } from './daemon-as-pod';
 
 // The chart's daemon, run the only way it can run here (no kubelet: the Deployment's pods never start): helm installs
 // the chart into a real API server, and this test starts `worker-stacks` with the container's arguments and env as
-// the installed Deployment has them, authenticated as the chart's ServiceAccount (a token from the TokenRequest API),
-// so the chart's RBAC, admission policy and flags are what the process lives with. It takes its Lease, stalls an object
+// the installed Deployment has them, authenticated as the chart's ServiceAccount (./daemon-as-pod.ts), so the
+// chart's RBAC, admission policies and flags are what the process lives with. It takes its Lease, stalls an object
 // it cannot render (InvalidSpec, no AWS call) and serves /metrics. That scrape is the input of the alert tests:
 // every series a `promtool test rules` case feeds the alerts is a series of the scrape (its name, and its label names;
 // only label values are chosen by the case), so a renamed metric or label breaks the test.
@@ -26,31 +24,9 @@ const POD = 'worker-stacks-7d9f8-abcde';
 const TARGET = { namespace: DAEMON_NS, pod: POD, job: 'worker-stacks-metrics', instance: '10.0.0.7:8080' };
 let api: KubeApiServer;
 let admin: KubeClient;
-let daemon: ChildProcess | undefined;
-let logs = '';
+let daemon: PodProcess | undefined;
 let scrape = '';
-let deployment: Json;
 let scratch: string;
-
-async function eventually<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}; daemon output:\n${logs.slice(-4000)}`);
-    if (daemon && daemon.exitCode !== null) throw new Error(`the daemon exited (${daemon.exitCode}) while waiting for ${what}:\n${logs.slice(-4000)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function getOrUndefined(p: string): Promise<Json | undefined> {
-  try {
-    return (await admin.request<Json>('GET', p)).body;
-  } catch (e) {
-    if (e instanceof KubeApiError && e.statusCode === 404) return undefined;
-    throw e;
-  }
-}
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-alerts-'));
@@ -59,46 +35,20 @@ beforeAll(async () => {
   const port = await freePort();
   // GIVEN the chart installed by helm, its ops endpoints on loopback (the only change to its defaults)
   runOk(goTool('helm'), ['install', 'worker-stacks', CHART, '--kubeconfig', api.kubeconfig, '--namespace', 'default', '--set', `reconciler.port=${port}`, '--set', 'reconciler.bind=127.0.0.1']);
-  deployment = (await admin.request<Json>('GET', `/apis/apps/v1/namespaces/${DAEMON_NS}/deployments/worker-stacks`)).body;
   // AND an object the daemon cannot render (its template does not exist): Stalled, InvalidSpec, nothing touches AWS
   await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'team-a' } });
-  const raw = parse(fs.readFileSync(path.join(REPO, 'clusters', 'prod-eu1.yaml'), 'utf8'));
-  raw.metadata = { name: 'no-template', namespace: 'team-a' };
-  raw.spec.cloudConfig.template = 'no-such-template';
-  await admin.request('POST', '/apis/worker-stacks.io/v1alpha1/namespaces/team-a/workerclusters', raw);
-  // AND a kubeconfig of the chart's ServiceAccount (what the pod's projected token would be)
-  const token = (await admin.request<Json>('POST', `/api/v1/namespaces/${DAEMON_NS}/serviceaccounts/worker-stacks/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } })).body.status.token;
-  const kubeconfig = path.join(scratch, 'sa.kubeconfig');
-  fs.writeFileSync(kubeconfig, stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'test', cluster: { server: api.server, 'certificate-authority-data': Buffer.from(api.caPem).toString('base64') } }],
-    users: [{ name: 'sa', user: { token } }],
-    contexts: [{ name: 'sa', context: { cluster: 'test', user: 'sa', namespace: DAEMON_NS } }],
-    'current-context': 'sa',
-  }));
-
-  // WHEN the daemon runs with the container's arguments and env (the downward API's values filled in)
-  const container = deployment.spec.template.spec.containers[0];
-  const env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: kubeconfig, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: 'eu-west-1', AWS_EC2_METADATA_DISABLED: 'true', AWS_ENDPOINT_URL: 'http://127.0.0.1:9' };
-  for (const e of container.env) env[e.name] = e.value ?? { 'metadata.name': POD, 'metadata.namespace': DAEMON_NS }[e.valueFrom.fieldRef.fieldPath as string];
-  env.TMPDIR = scratch;
-  env.HOME = scratch;
-  daemon = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), ...container.args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  daemon.stdout!.on('data', (d) => (logs += String(d)));
-  daemon.stderr!.on('data', (d) => (logs += String(d)));
+  await createUnrenderable(admin, 'team-a', 'no-template');
+  // WHEN the Deployment's container runs, as its pod would
+  daemon = await runDeploymentAsPod(api, admin, DAEMON_NS, 'worker-stacks', POD, scratch);
   const metricsUrl = `http://127.0.0.1:${port}/metrics`;
-  scrape = await eventually('/metrics with the Stalled object and the leader', 120_000, async () => {
+  scrape = await daemon.eventually('/metrics with the Stalled object and the leader', 120_000, async () => {
     const text = await fetch(metricsUrl).then((r) => r.text(), () => '');
     return /^worker_stacks_cluster_condition\{cluster="no-template",condition="Stalled",status="True"\} 1$/m.test(text) && /^worker_stacks_leader 1$/m.test(text) ? text : undefined;
   });
 }, 300_000);
 
 afterAll(async () => {
-  if (daemon && daemon.exitCode === null && daemon.signalCode === null) {
-    daemon.kill('SIGKILL');
-    await new Promise((r) => daemon!.once('exit', r));
-  }
+  await daemon?.kill();
   admin?.close();
   await api?.stop();
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
@@ -106,22 +56,19 @@ afterAll(async () => {
 
 test('the daemon, run with the installed Deployment\'s arguments as its ServiceAccount, leads, stalls the bad object, and stops cleanly on SIGTERM', async () => {
   // THEN it holds the Lease the chart's Role names, as this pod
-  const lease = await eventually('the Lease', 30_000, () => getOrUndefined(`/apis/coordination.k8s.io/v1/namespaces/${DAEMON_NS}/leases/worker-stacks`));
+  const lease = await daemon!.eventually('the Lease', 30_000, () => getOrUndefined(admin, `/apis/coordination.k8s.io/v1/namespaces/${DAEMON_NS}/leases/worker-stacks`));
   expect(lease.spec.holderIdentity).toMatch(new RegExp(`^${POD}_\\d+$`));
   // AND it wrote the object's status through the status subresource: Stalled, InvalidSpec, naming the template
-  const obj = await eventually('the Stalled status', 30_000, async () => {
-    const o = await getOrUndefined('/apis/worker-stacks.io/v1alpha1/namespaces/team-a/workerclusters/no-template');
+  const obj = await daemon!.eventually('the Stalled status', 30_000, async () => {
+    const o = await getOrUndefined(admin, '/apis/worker-stacks.io/v1alpha1/namespaces/team-a/workerclusters/no-template');
     return o?.status?.conditions?.some((c: Json) => c.type === 'Stalled' && c.status === 'True') ? o : undefined;
   });
   expect(obj.status.conditions.find((c: Json) => c.type === 'Stalled')).toMatchObject({ reason: 'InvalidSpec', observedGeneration: obj.metadata.generation });
   expect(obj.status.conditions.find((c: Json) => c.type === 'Stalled').message).toContain('no-such-template');
   // AND it counted the reconcile
   expect(scrape).toMatch(/^worker_stacks_reconciles_total\{result="invalid",account="\d{12}"\} \d+$/m);
-  // WHEN it is told to stop, as the kubelet would
-  daemon!.kill('SIGTERM');
-  const code = await new Promise<number | null>((resolve) => (daemon!.exitCode !== null ? resolve(daemon!.exitCode) : daemon!.once('exit', resolve)));
-  // THEN it exits 0 within the pod's grace period
-  expect(code).toBe(0);
+  // WHEN it is told to stop, as the kubelet would; THEN it exits 0
+  expect(await daemon!.terminate()).toBe(0);
 }, 120_000);
 
 // --- the alerts, on series of that scrape ---------------------------------------------------------------------
