@@ -155,10 +155,14 @@ test('flags: each value reaches its flag, numbers as the CLI parses them; the pr
 test.each([
   ['a digest that is not sha256', ['--set', 'image.digest=sha256:abc'], 'image.digest: "sha256:abc" is not a digest'],
   ['a role ARN that is not a role', ['--set', 'serviceAccount.roleArn=arn:aws:iam::1:user/x'], 'serviceAccount.roleArn: "arn:aws:iam::1:user/x" is not an IAM role ARN'],
-  ['a shard without a selector', ['--set', 'shards[0].name=a'], 'shards[a].selector: a shard needs a label selector'],
+  ['a shard without a selector', ['--set', 'shards[0].name=a'], "at '/shards/0': missing property 'selector'"],
+  ['a shard with an empty selector', ['--set', 'shards[0].name=a,shards[0].selector='], 'shards[a].selector: a shard needs a label selector'],
   ['a shard name that is not a DNS label', ['--set', 'shards[0].name=A_b', '--set', 'shards[0].selector=x=y'], 'shards[].name: "A_b" is not a DNS label'],
   ['two shards of one name', ['--set', 'shards[0].name=a,shards[0].selector=x=y,shards[1].name=a,shards[1].selector=x!=y'], 'shards[].name: "a" is given twice'],
   ['a Lease name with shards', ['--set', 'shards[0].name=a,shards[0].selector=x=y,reconciler.leaderElection.id=mine'], "reconciler.leaderElection.id: with shards each shard's Lease is worker-stacks-<shard name>"],
+  ['a misspelt reconciler value (values.schema.json)', ['--set', 'reconciler.concurency=3'], "at '/reconciler': additional properties 'concurency' not allowed"],
+  ['a log level the CLI does not know', ['--set', 'reconciler.logLevel=loud'], "at '/reconciler/logLevel': value must be one of"],
+  ['more workers than the CLI allows (1-64)', ['--set', 'reconciler.workers=100'], "at '/reconciler/workers': maximum: got 100, want 64"],
   ['a repository that names a digest', ['--set', `image.repository=r@sha256:${'a'.repeat(64)}`], 'image.repository: "r@sha256:'],
 ])('helm template refuses %s, naming the value', (_what, args, message) => {
   // WHEN
