@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { KubeApiError } from '../../lib/errors';
 import { KubeClient } from '../../lib/kube/client';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
+import * as fs from 'node:fs';
 import { CHART, docs, goTool, Json, keyOf, run, runOk } from './tools';
 
 // The real helm (v3.22, built from the Go module proxy) installs, upgrades and uninstalls the chart against a real
@@ -120,3 +121,25 @@ test('helm install, upgrade (to shards, with the monitoring objects), uninstall 
   const crdAgain = (await admin.request<Json>('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/workerclusters.worker-stacks.io')).body;
   expect(crdAgain.metadata.uid).toBe(crd.metadata.uid);
 }, 300_000);
+
+const VALUES_FILES = fs.readdirSync(path.join(CHART, 'ci')).filter((f) => f.endsWith('-values.yaml')).sort();
+
+test.each(VALUES_FILES)('the objects %s renders pass a server-side dry run with the real kubectl, without a warning', async (file) => {
+  // GIVEN the namespaces the values name (its own daemon namespace, so that no other test's objects are in the way)
+  const daemonNs = `dry-${file.replace('-values.yaml', '')}`;
+  for (const name of [daemonNs, 'platform-leases']) {
+    await admin.request('POST', '/api/v1/namespaces', { metadata: { name } }).catch((e) => {
+      if (!(e instanceof KubeApiError && e.statusCode === 409)) throw e;
+    });
+  }
+  const rendered = runOk(helm, ['template', RELEASE, CHART, '-f', path.join(CHART, 'ci', file), '--set', `namespace.name=${daemonNs}`, '--set', 'namespace.create=false']);
+  // WHEN the API server dry-runs every object (admission, schemas, CEL of the policies, Pod Security)
+  const r = run(goTool('kubectl'), ['--kubeconfig', api.kubeconfig, 'apply', '--dry-run=server', '-f', '-'], { input: rendered });
+  // THEN each is accepted, and the API server warns about nothing (Pod Security included); kubectl's own note on
+  // cluster-scoped objects another test of this file installed with helm (no last-applied annotation) is not the
+  // API server's
+  const warnings = r.stderr.split('\n').filter((l) => l.trim() && !l.includes('kubectl.kubernetes.io/last-applied-configuration'));
+  expect({ code: r.code, warnings }).toEqual({ code: 0, warnings: [] });
+  expect(r.stdout.trim().split('\n').length).toBe(docs(rendered).length);
+  expect(r.stdout.trim().split('\n').every((l) => l.endsWith('(server dry run)'))).toBe(true);
+}, 120_000);
