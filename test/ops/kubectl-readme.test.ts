@@ -121,7 +121,7 @@ test('apply, get, describe: the object is created; get wc shows the README colum
   const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
   const readmeHeader = readme.match(/\$ kubectl get wc -A\n(NAMESPACE[^\n]*)/)![1].trim().split(/\s{2,}/);
   expect(plain.split('\n')[0].trim().split(/\s{2,}/)).toEqual(readmeHeader);
-  expect(plain).toMatch(/platform\s+prod-eu1\s+True\s+UpToDate\s+3f9a0c1d2e4b\s+3f9a0c1d2e4b\s+UPDATE_COMPLETE\s+\d+s/);
+  expect(plain).toMatch(/platform\s+prod-eu1\s+True\s+UpToDate\s+3f9a0c1d2e4b\s+3f9a0c1d2e4b\s+UPDATE_COMPLETE\s+\d+[sm]/);
   // AND -o wide adds Paused and the stack name
   expect(wide.split('\n')[0]).toMatch(/PAUSED\s+STACK NAME/);
   expect(wide).toContain('WorkerStack-prod-eu1');
@@ -220,7 +220,7 @@ test('rollout policies: apply README\'s fleet policy, get wrp shows Paused and t
   // THEN
   expect(applied).toContain('workerrolloutpolicy.worker-stacks.io/fleet created');
   expect(got.split('\n')[0].trim().split(/\s{2,}/)).toEqual(['NAME', 'PAUSED', 'FIRST WAVE', 'AGE']);
-  expect(got).toMatch(/fleet\s+(false|<none>)?\s*canary\s+\d+s/);
+  expect(got).toMatch(/fleet\s+(false|<none>)?\s*canary\s+\d+[sm]/);
   expect(described).toMatch(/Kind:\s+WorkerRolloutPolicy/);
 });
 
