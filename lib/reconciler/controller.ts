@@ -5,6 +5,7 @@ import { workerStackName } from '../stacks/naming';
 import { DEFAULT_POLL_MS, Outcome, ReconcilerDeps, RegionClients, StackSlots } from './context';
 import { accountLabel, ReconcilerMetrics } from './metrics';
 import { OUTCOMES } from './outcomes';
+import { WorkQueue } from './work-queue';
 import { accountOf, Hook, reconcileCluster, WorkflowHooks } from './workflow';
 import { RolloutCoordinator } from '../rollout/coordinator';
 import { recordedStack } from '../rollout/report';
@@ -277,48 +278,115 @@ export class Controller {
     return this.reconcileOne(record, await this.listings.lookup(record));
   }
 
-  /** One pass over every object (or only `names`), with fresh listings. */
+  /**
+   * One pass over every object (or only `names`), with fresh listings: the objects listed go through a work queue
+   * (the same path as the daemon's and `--once`'s), each reconciled once; requeues are the caller's.
+   */
   public async runPass(names?: ReadonlySet<string>, shouldStop: () => boolean = () => false): Promise<PassResult> {
-    // Read once per pass: a template edited under a running daemon is picked up by the next pass.
-    this.refreshTemplates();
-    const passStarted = process.hrtime.bigint();
-    const all = await this.deps.store.list();
-    const records = names ? all.filter((r) => names.has(r.name)) : all;
-    // One listing per account and region (each account's own credentials), fresh for a pass over the fleet; the
-    // clusters due again (stacks in progress) are looked at through the cheaper listings of StackListings.stackOf.
-    const regions = new Map(records.filter((r) => regionOf(r)).map((r) => [`${accountOf(r.raw) ?? ''}/${regionOf(r)}`, r] as const));
-    if (!names) await Promise.all([...regions.values()].map((r) => this.listings.get(regionOf(r)!, true, accountOf(r.raw))));
-    const outcomes = new Map<string, Outcome>();
-    const queue = records.filter((r) => !this.inFlight.has(r.name));
-    const worker = async () => {
-      for (let r = queue.shift(); r; r = queue.shift()) {
-        if (shouldStop()) return;
-        outcomes.set(r.name, await this.reconcileOne(r, await this.listings.lookup(r)));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, this.opts.workers ?? this.opts.concurrency ?? 4) }, worker));
-    await this.observeFleet(outcomes, all);
-    const seconds = Number(process.hrtime.bigint() - passStarted) / 1e9;
-    this.opts.metrics?.observePass(seconds);
-    if (outcomes.size) this.deps.log.info({ clusters: records.length, reconciled: outcomes.size, results: countResults(outcomes), regionsListed: regions.size, seconds: Math.round(seconds * 1000) / 1000 }, 'pass done');
-    return { outcomes, regionsListed: names ? 0 : regions.size };
+    const queue = new WorkQueue({ timers: false, now: () => this.deps.now().getTime() });
+    const pass = await this.startPass(queue, names);
+    await this.drain(queue, pass, shouldStop);
+    await this.endPass(pass);
+    return { outcomes: pass.outcomes, regionsListed: pass.regionsListed };
   }
 
   /**
-   * Passes until every cluster settles or `deadlineMs` passes (`reconcile --once`): requeued clusters are looked at
-   * again when their time comes, sleeping in between, so a stack in progress costs a listing per poll, not a waiter.
+   * `reconcile --once`: the objects listed go through a work queue, requeued as their outcomes ask (the outcome
+   * table's `requeue`; a transient error with the queue's per-key backoff), until every cluster settles or
+   * `deadlineMs` passes. Between due keys it sleeps, so a stack in progress costs a look per poll, not a waiter.
    */
   public async runUntilSettled(opts: { readonly names?: ReadonlySet<string>; readonly deadlineMs: number; readonly sleep: (ms: number) => Promise<void>; readonly now: () => number; readonly shouldStop?: () => boolean }): Promise<Map<string, Outcome>> {
     const start = opts.now();
-    const outcomes = new Map((await this.runPass(opts.names, opts.shouldStop)).outcomes);
+    const stop = opts.shouldStop ?? (() => false);
+    const queue = new WorkQueue({ timers: false, now: opts.now, baseDelayMs: this.deps.backoff.baseMs, maxDelayMs: this.deps.backoff.maxMs });
+    const outcomes = new Map<string, Outcome>();
+    let pass = await this.startPass(queue, opts.names);
     for (;;) {
-      const due = [...outcomes].filter(([, o]) => o.requeueAfterMs !== undefined && OUTCOMES[o.result].requeue);
-      if (due.length === 0 || opts.shouldStop?.()) return outcomes;
-      const wait = Math.min(...due.map(([, o]) => o.requeueAfterMs!));
+      await this.drain(queue, pass, stop, (name, o) => requeue(queue, name, o));
+      await this.endPass(pass);
+      for (const [n, o] of pass.outcomes) outcomes.set(n, o);
+      const next = queue.nextAt();
+      if (next === undefined || stop()) return outcomes;
+      const wait = Math.max(0, next - opts.now());
       if (opts.now() - start + wait > opts.deadlineMs) return outcomes;
       if (wait > 0) await opts.sleep(wait);
-      for (const [n, o] of (await this.runPass(new Set(due.map(([n]) => n)), opts.shouldStop)).outcomes) outcomes.set(n, o);
+      pass = this.nextPass(pass);
     }
+  }
+
+  /** Lists the objects (or `names` of them), queues each, and lists each account's region once, fresh. */
+  private async startPass(queue: WorkQueue, names?: ReadonlySet<string>): Promise<Pass> {
+    // Read once per pass: a template edited under a running daemon is picked up by the next pass.
+    this.refreshTemplates();
+    const started = process.hrtime.bigint();
+    const all = await this.deps.store.list();
+    const records = names ? all.filter((r) => names.has(r.name)) : all;
+    // One listing per account and region (each account's own credentials), fresh for a pass over the fleet; the
+    // clusters due again (stacks in progress) are looked at through the cheaper listings of StackListings.lookup.
+    const regions = new Map(records.filter((r) => regionOf(r)).map((r) => [`${accountOf(r.raw) ?? ''}/${regionOf(r)}`, r] as const));
+    if (!names) await Promise.all([...regions.values()].map((r) => this.listings.get(regionOf(r)!, true, accountOf(r.raw))));
+    const listed = new Map(records.filter((r) => !this.inFlight.has(r.name)).map((r) => [r.name, r]));
+    for (const name of listed.keys()) queue.add(name);
+    return { started, all, clusters: records.length, listed, outcomes: new Map(), regionsListed: names ? 0 : regions.size };
+  }
+
+  /** The pass after `p`: the keys due again, read from the store (the list is gone). */
+  private nextPass(p: Pass): Pass {
+    return { started: process.hrtime.bigint(), all: p.all, clusters: p.clusters, listed: new Map(), outcomes: new Map(), regionsListed: 0 };
+  }
+
+  /**
+   * Workers take the keys ready now, one reconcile each (an object just listed is not read again), until none is
+   * ready. `after` sees each outcome (requeues); the queue's `done` follows every reconcile, however it ends.
+   */
+  private async drain(queue: WorkQueue, pass: Pass, shouldStop: () => boolean, after?: (name: string, o: Outcome) => void): Promise<void> {
+    const worker = async () => {
+      for (let key = queue.tryGet(); key !== undefined; key = queue.tryGet()) {
+        try {
+          if (shouldStop()) return;
+          const listed = pass.listed.get(key);
+          pass.listed.delete(key);
+          const outcome = listed ? await this.reconcileOne(listed, await this.listings.lookup(listed)) : await this.reconcileKey(key);
+          if (!outcome) continue;
+          pass.outcomes.set(key, outcome);
+          after?.(key, outcome);
+        } finally {
+          queue.done(key);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, this.opts.workers ?? this.opts.concurrency ?? 4) }, worker));
+  }
+
+  /** The end of a pass: the fleet's gauges, the pass's duration, and a `pass done` line (for every pass, not only the first). */
+  private async endPass(p: Pass): Promise<void> {
+    await this.observeFleet(p.outcomes, p.all);
+    const seconds = Number(process.hrtime.bigint() - p.started) / 1e9;
+    this.opts.metrics?.observePass(seconds);
+    if (p.outcomes.size) this.deps.log.info({ clusters: p.clusters, reconciled: p.outcomes.size, results: countResults(p.outcomes), regionsListed: p.regionsListed, seconds: Math.round(seconds * 1000) / 1000 }, 'pass done');
+  }
+
+  /**
+   * A pass of the daemon's queue: its keys, from `list()`, handed to the queue; `passDone` is called with each
+   * reconcile's outcome and says when the last of them is done (then the pass's `pass done` line is written).
+   */
+  public async queuePass(queue: WorkQueue): Promise<DaemonPass> {
+    this.refreshTemplates();
+    const started = process.hrtime.bigint();
+    const all = await this.deps.store.list();
+    const pass: Pass = { started, all, clusters: all.length, listed: new Map(), outcomes: new Map(), regionsListed: 0 };
+    const left = new Set(all.map((r) => r.name));
+    for (const name of left) queue.add(name);
+    return {
+      size: left.size,
+      reconciled: async (name, outcome) => {
+        if (!left.delete(name)) return left.size === 0;
+        if (outcome) pass.outcomes.set(name, outcome);
+        if (left.size) return false;
+        await this.endPass(pass);
+        return true;
+      },
+    };
   }
 
   public async observeFleet(outcomes: ReadonlyMap<string, Outcome>, fallback: readonly ClusterRecord[]): Promise<void> {
@@ -351,6 +419,36 @@ export class Controller {
       await this.reconcileDeps.rollout?.release(record.name, !outcome || !OUTCOMES[outcome.result].quiet);
     }
   }
+}
+
+/** One pass over the objects listed (or the keys due again). */
+interface Pass {
+  readonly started: bigint;
+  /** Every object as listed (the fleet gauges' fallback). */
+  readonly all: readonly ClusterRecord[];
+  readonly clusters: number;
+  /** Objects listed and not reconciled yet in this pass: their first reconcile uses the listed record. */
+  readonly listed: Map<string, ClusterRecord>;
+  readonly outcomes: Map<string, Outcome>;
+  readonly regionsListed: number;
+}
+
+/** A pass of the daemon's queue (Controller.queuePass). */
+export interface DaemonPass {
+  /** Keys queued. */
+  readonly size: number;
+  /** One of them was reconciled (outcome undefined: removed); true once the pass is complete. */
+  reconciled(name: string, outcome: Outcome | undefined): Promise<boolean>;
+}
+
+/** Requeues a key as its outcome asks (the outcome table's `requeue`): a transient error with the queue's per-key backoff. */
+export function requeue(queue: WorkQueue, name: string, o: Outcome): void {
+  if (o.result === 'transient') {
+    queue.addRateLimited(name);
+    return;
+  }
+  queue.forget(name);
+  if (o.requeueAfterMs !== undefined && OUTCOMES[o.result].requeue) queue.addAfter(name, o.requeueAfterMs);
 }
 
 /** `{ applied: 2, unchanged: 98 }`, in a stable key order, for the pass summary line. */

@@ -26,7 +26,9 @@ export async function recordFailure(ctx: ReconcileContext, f: Found, reason: Rea
   const max = ctx.deps.maxUpdateAttempts ?? DEFAULT_MAX_UPDATE_ATTEMPTS;
   const stall = opts.stall || failures >= max;
   const delay = backoffDelay(failures, ctx.deps.backoff);
-  const liveDiffers = f.live === undefined || f.live !== f.config?.checksum;
+  // Ready says whether what is live is what is desired: another config, or other inputs than those applied (an image
+  // change keeps the checksum), is not Ready; the reason and message are the failure's, never a stale "executing".
+  const liveDiffers = f.live === undefined || f.live !== f.config?.checksum || (f.fingerprint !== undefined && c.inputsFingerprint !== f.fingerprint);
   const patch = { cloudConfigChecksum: f.live ?? ctx.status.cloudConfigChecksum, stackStatus: f.stack?.status ?? ctx.status.stackStatus, observedGeneration: ctx.generation, desiredChecksum: f.config?.checksum };
   const bookkeeping = { failures, failedFingerprint: f.fingerprint, retryAfter: stall ? undefined : new Date(ctx.deps.now().getTime() + delay).toISOString(), executing: undefined };
   if (stall) {
@@ -226,12 +228,14 @@ export const execute: Task<Observed & Synthesized & ChangeSetReady> = {
     const why = o.drift ? `${o.drift.message}; re-applying the object. ` : '';
     // How the roll goes (batches, the gate, drain), so the log says what to expect before the stack is watched.
     const how = rolls ? `; rolls ${describeRollout(specRollout(o.cluster.spec))}` : '';
-    const message = `${why}${rolls ? `rolling the nodes to config ${short(config.checksum)}: ${o.configChange ?? 'first config'}${how}` : 'updating the stack; the node config is unchanged'}`;
+    // What changes: a repair restores the applied config, a new stack gets its first, an edit says what it changed.
+    const what = o.drift ? (o.drift.reason === 'StackDeleted' ? 'the stack is created again' : `restoring it over ${short(o.live)}`) : (o.configChange ?? (o.stack ? `the stack carries ${short(o.live)}` : 'first config'));
+    const message = `${why}${rolls ? `rolling the nodes to config ${short(config.checksum)}: ${what}${how}` : 'updating the stack; the node config is unchanged'}`;
     const executing = { fingerprint: o.fingerprint, changeSet: cs.name, checksum: config.checksum, startedAt: ctx.deps.now().toISOString() };
     const appliedBy = ctx.deps.release ? { version: ctx.deps.release, code: ctx.deps.code } : undefined;
-    const change = rolls ? { lastConfigChange: o.configChange ?? 'first config', lastConfigChangeTime: executing.startedAt } : {};
+    const change = rolls ? { lastConfigChange: what, lastConfigChangeTime: executing.startedAt } : {};
     // Written before the call: a crash after it still knows whose operation the stack is running.
-    await ctx.recorder.write({ ...change, desiredChecksum: config.checksum, observedGeneration: ctx.generation, paused: undefined }, CONDITIONS.progressing(o.drift ? 'Drifted' : 'ChangeSetExecuting', message), { executing, appliedBy });
+    await ctx.recorder.write({ ...change, desiredChecksum: config.checksum, observedGeneration: ctx.generation, paused: undefined }, CONDITIONS.progressing(o.drift ? o.drift.reason : 'ChangeSetExecuting', message), { executing, appliedBy });
     o.log.info({ changeSet: cs.name }, message);
     if (!cs.executed) await ctx.region.cfn.executeChangeSet(o.synth.stackName, cs.name, cs.token);
     // Our operation: the slot stays held until a look sees the stack settled.
@@ -298,7 +302,7 @@ async function recordSuccess(ctx: ReconcileContext, o: Observed, result: 'applie
       executing: undefined,
     },
   );
-  o.log.info({ liveChecksum: live, stackStatus: stack.status }, result === 'applied' ? 'stack applied; live checksum recorded' : 'no changes; live checksum recorded');
+  o.log.info({ stackChecksum: live, stackStatus: stack.status }, result === 'applied' ? 'stack applied; live checksum recorded' : 'no changes; live checksum recorded');
   // The object moved on while the stack rolled: apply the newer inputs at once.
   return current ? { result } : { result: 'recorded', requeueAfterMs: 0 };
 }

@@ -8,7 +8,7 @@ import { formatProblem, RenderError } from '../errors';
 import { workerStackName } from '../stacks/naming';
 import { CONDITIONS } from './conditions';
 import { configChanges, configDigests, describeConfigChanges } from './config-changes';
-import { ReconcileContext, TASK } from './context';
+import { DEFAULT_MAX_UPDATE_ATTEMPTS, ReconcileContext, TASK } from './context';
 import { Desired, Drift, Observed, Start, Validated } from './state';
 import { Task } from './task';
 import { inputsFingerprint } from './fingerprint';
@@ -99,7 +99,8 @@ export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift' | 
     ctx.deps.slots?.observed(ctx.record.name, Boolean(stack && busy(stack)));
     const live = stack ? await liveChecksum(ctx, stack) : undefined;
     const drift = driftOf(ctx, name, stack, live, d.config.checksum);
-    if (drift) d.log.warn({ reason: drift.reason, recordedChecksum: ctx.status.cloudConfigChecksum ?? null, liveChecksum: live ?? null, desiredChecksum: d.config.checksum }, drift.message);
+    // `stackChecksum`, not `liveChecksum`: that key is bound to every line already (the checksum as recorded).
+    if (drift) d.log.warn({ reason: drift.reason, recordedChecksum: ctx.status.cloudConfigChecksum ?? null, stackChecksum: live ?? null, desiredChecksum: d.config.checksum }, drift.message);
     return { stack, live, drift, described };
   },
 };
@@ -158,8 +159,12 @@ export const skipIfUnchanged: Task<Observed> = {
       }
     }
     if (retryRequested(ctx)) {
-      o.log.info({ retry: ctx.record.retryRequest }, 'retry requested by an operator: the failure count and backoff are cleared');
-      await ctx.recorder.write({}, [], { failures: 0, failedFingerprint: undefined, retryAfter: undefined, recoveryAttempts: 0, retryHandled: ctx.record.retryRequest });
+      // One more attempt, not a new budget: the count stays one short of --max-update-attempts, so a failure of the
+      // retried attempt stops the cluster again (a new retry, or new inputs, start it again).
+      const max = ctx.deps.maxUpdateAttempts ?? DEFAULT_MAX_UPDATE_ATTEMPTS;
+      const failures = c.failedFingerprint === o.fingerprint ? Math.min(c.failures ?? 0, max - 1) : 0;
+      o.log.info({ retry: ctx.record.retryRequest, failures }, 'retry requested by an operator: one more attempt, backoff cleared');
+      await ctx.recorder.write({}, [], { failures, failedFingerprint: failures ? c.failedFingerprint : undefined, retryAfter: undefined, recoveryAttempts: 0, retryHandled: ctx.record.retryRequest });
     }
     return undefined;
   },
@@ -171,7 +176,9 @@ export const paused: Task<Observed> = {
   when: (_ctx, o) => o.cluster.spec.paused,
   async run(ctx, o) {
     const message = `paused (spec.paused): no AWS writes; live config ${short(o.live)}, desired ${short(o.config.checksum)}${o.drift ? `; ${o.drift.message}` : ''}`;
-    await ctx.recorder.write({ paused: true, observedGeneration: ctx.generation, desiredChecksum: o.config.checksum, stackStatus: o.stack?.status }, CONDITIONS.paused(message));
+    // A pending change (another config, other inputs, or drift) is not Ready while paused: Ready says what is live.
+    const pending = o.live !== o.config.checksum || ctx.recorder.controller.inputsFingerprint !== o.fingerprint || Boolean(o.drift) || !o.stack || !isComplete(o.stack.status);
+    await ctx.recorder.write({ paused: true, observedGeneration: ctx.generation, desiredChecksum: o.config.checksum, stackStatus: o.stack?.status }, CONDITIONS.paused(message, { ready: pending ? false : undefined }));
     o.log.info({}, message);
     return { result: 'paused', message };
   },

@@ -146,8 +146,15 @@ async function onError(ctx: ReconcileContext, { task, found }: Progress, e: unkn
 async function accountUnusable(ctx: ReconcileContext, found: Found, reason: Reason, message: string, e: unknown): Promise<Outcome> {
   const hint = (e as { hint?: string }).hint;
   const account = accountOf(ctx.record.raw) ?? 'the cluster\'s account';
-  const fix = hint ?? `bootstrap account ${account} for this daemon: worker-stacks bootstrap --account ${account} --region ${regionOf(ctx.record.raw) ?? '<region>'} --trust <this daemon's role ARN>, with credentials of that account`;
-  const why = `${message.split('\n')[0]} (fix: ${fix}; only this account's clusters wait, the next resync looks again)`;
+  const region = regionOf(ctx.record.raw) ?? '<region>';
+  const fix = hint ?? `bootstrap account ${account} for this daemon: worker-stacks bootstrap --account ${account} --region ${region} --trust <this daemon's role ARN>, with credentials of that account`;
+  // A role deleted behind CloudFormation's back is not made again by the same bootstrap (no template change, so no
+  // update): a bootstrap with another --role-name replaces it, and one more with the daemon's own name brings it back.
+  const deleted =
+    reason === 'AssumeRoleFailed'
+      ? `. If the role was deleted, bootstrapping again changes nothing (CloudFormation sees no change): run worker-stacks bootstrap --account ${account} --region ${region} --trust <ARN> --role-name worker-stacks-deployer-tmp, then the same without --role-name (or with the daemon's --role-name): each replaces the role`
+      : '';
+  const why = `${message.split('\n')[0]} (fix: ${fix}${deleted}; only this account's clusters wait, the next resync looks again)`;
   const liveDiffers = found.live === undefined || found.live !== found.config?.checksum;
   await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled(reason, why, { ready: liveDiffers && found.config ? false : undefined }));
   found.log.error({ reason, account }, why);
