@@ -76,6 +76,7 @@ const PLURALS: Record<string, string> = {
   Deployment: 'deployments',
   Service: 'services',
   PodDisruptionBudget: 'poddisruptionbudgets',
+  NetworkPolicy: 'networkpolicies',
   WorkerCluster: 'workerclusters',
   WorkerRolloutPolicy: 'workerrolloutpolicies',
   Event: 'events',

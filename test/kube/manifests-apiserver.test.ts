@@ -82,6 +82,14 @@ describe('applied for real', () => {
       if (i > 100) throw new Error(`the admission policy is not enforced: ${JSON.stringify(p.body)}`);
       await new Promise((res) => setTimeout(res, 200));
     }
+    // And the Lease policy (the daemon creates only its own Leases).
+    for (let i = 0; ; i++) {
+      const p = await asSa('POST', LEASES(DEFAULT_NAMESPACE), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'probe' } });
+      if (p.status === 403) break;
+      if (p.status === 201) await kubeRequest(api, 'DELETE', `${LEASES(DEFAULT_NAMESPACE)}/probe`);
+      if (i > 100) throw new Error(`the Lease admission policy is not enforced: ${JSON.stringify(p.body)}`);
+      await new Promise((res) => setTimeout(res, 200));
+    }
   }, 60_000);
 
   test('the ServiceAccount lists, watches and gets WorkerClusters in any namespace', async () => {
@@ -149,6 +157,8 @@ describe('applied for real', () => {
     ['read Secrets', 'GET', '/api/v1/namespaces/team-a/secrets', undefined],
     ['create a Lease outside its namespace', 'POST', LEASES('team-a'), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: LEASE_NAME } }],
     ['update another Lease in its namespace', 'PUT', `${LEASES(DEFAULT_NAMESPACE)}/someone-else`, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'someone-else' } }],
+    // RBAC cannot limit create to a name: the admission policy worker-stacks-daemon-leases does.
+    ['create another Lease in its namespace', 'POST', LEASES(DEFAULT_NAMESPACE), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'kube-controller-manager' } }],
   ])('the ServiceAccount cannot %s (403)', async (_what, method, p, body) => {
     // GIVEN
     const cur = (await kubeRequest(api, 'GET', `${WC}/prod-eu1`)).body;
@@ -167,6 +177,36 @@ describe('applied for real', () => {
     expect([add.status, remove.status]).toEqual([200, 200]);
     expect(add.body.metadata.finalizers).toEqual(['worker-stacks.io/stack']);
     expect(remove.body.metadata.finalizers).toBeUndefined();
+  });
+
+  test.each([
+    ['adds a finalizer of another controller', [{ op: 'add', path: '/metadata/finalizers', value: ['example.com/other'] }], 'adds or removes only its own finalizer worker-stacks.io/stack'],
+    ['adds its own finalizer and another one', [{ op: 'add', path: '/metadata/finalizers', value: ['worker-stacks.io/stack', 'example.com/other'] }], 'adds or removes only its own finalizer worker-stacks.io/stack'],
+    ['sets ownerReferences', [{ op: 'add', path: '/metadata/ownerReferences', value: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', uid: '6e2a5a3e-0000-4000-8000-000000000001' }] }], 'never writes ownerReferences'],
+  ])('the admission policy refuses (403, naming the rule) when the ServiceAccount %s', async (_what, patch, message) => {
+    // WHEN
+    const r = await asSa('PATCH', `${WC}/prod-eu1`, patch, 'application/json-patch+json');
+    // THEN
+    expect({ status: r.status, message: String(r.body.message).includes(message) }).toEqual({ status: 403, message: true });
+  });
+
+  test("the ServiceAccount cannot remove another controller's finalizer (403), while it may remove its own beside it", async () => {
+    // GIVEN an object held by another controller's finalizer and by the daemon's (set by the admin)
+    await kubeRequest(api, 'PATCH', `${WC}/prod-eu1`, [{ op: 'add', path: '/metadata/finalizers', value: ['example.com/other', 'worker-stacks.io/stack'] }], api.adminToken, 'application/json-patch+json');
+    // WHEN the daemon removes the other's, then its own
+    const foreign = await asSa('PATCH', `${WC}/prod-eu1`, [{ op: 'replace', path: '/metadata/finalizers', value: ['worker-stacks.io/stack'] }], 'application/json-patch+json');
+    const own = await asSa('PATCH', `${WC}/prod-eu1`, [{ op: 'replace', path: '/metadata/finalizers', value: ['example.com/other'] }], 'application/json-patch+json');
+    await kubeRequest(api, 'PATCH', `${WC}/prod-eu1`, [{ op: 'remove', path: '/metadata/finalizers' }], api.adminToken, 'application/json-patch+json');
+    // THEN
+    expect([foreign.status, own.status]).toEqual([403, 200]);
+    expect(own.body.metadata.finalizers).toEqual(['example.com/other']);
+  });
+
+  test('the ServiceAccount lists the Leases of its namespace (the other shards and their scopes)', async () => {
+    // WHEN
+    const r = await asSa('GET', LEASES(DEFAULT_NAMESPACE));
+    // THEN
+    expect(r.status).toBe(200);
   });
 
   test('the admission policy names the rule when the ServiceAccount patches a label', async () => {

@@ -6,7 +6,8 @@ import { manifestFiles } from '../../lib/cli/kube';
 import { runCli } from '../../lib/cli/program';
 import { CRD_NAME } from '../../lib/kube/crd';
 import { POLICY_CRD_NAME } from '../../lib/kube/policy-crd';
-import { clusterRole, deployManifests, LEASE_NAME, leaseRole } from '../../lib/kube/manifests';
+import { clusterRole, daemonAdmissionPolicy, deployManifests, LEASE_NAME, leaseRole } from '../../lib/kube/manifests';
+import { LabelSelector } from '../../lib/kube/label-selector';
 import { ReconcilerMetrics } from '../../lib/reconciler/metrics';
 import { startOpsServer } from '../../lib/reconciler/server';
 import { REPO } from '../helpers/clusters';
@@ -85,15 +86,117 @@ test('the daemon\'s ClusterRole: read WorkerClusters, patch them (finalizer only
   ]);
 });
 
-test('the Lease Role lives in the daemon\'s namespace and reads or renews only its own Lease', () => {
+test('the Lease Role lives in the daemon\'s namespace and reads or renews only its own Lease (lists them: the other shards)', () => {
   // WHEN
   const role = leaseRole('ns1');
   // THEN
   expect(role.metadata.namespace).toBe('ns1');
   expect(role.rules).toEqual([
-    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create', 'list'] },
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [LEASE_NAME], verbs: ['get', 'update'] },
   ]);
+});
+
+describe('shards: `manifests --shard canary=tier=canary --shard rest=tier!=canary`', () => {
+  const shards = [
+    { name: 'canary', selector: 'tier=canary' },
+    { name: 'rest', selector: 'tier!=canary' },
+  ];
+  const m = deployManifests({ version, shards });
+  const deployments = m['deployment.yaml'].filter((d) => d.kind === 'Deployment');
+
+  test('one Deployment and one PodDisruptionBudget per shard, each running --shard <name> -l <selector> on its own pods', () => {
+    expect(deployments.map((d) => d.metadata.name)).toEqual(['worker-stacks-canary', 'worker-stacks-rest']);
+    expect(m['deployment.yaml'].filter((d) => d.kind === 'PodDisruptionBudget').map((d) => [d.metadata.name, d.spec.selector.matchLabels['worker-stacks.io/shard']])).toEqual([
+      ['worker-stacks-canary', 'canary'],
+      ['worker-stacks-rest', 'rest'],
+    ]);
+    for (const [i, d] of deployments.entries()) {
+      const args: string[] = d.spec.template.spec.containers[0].args;
+      expect([args[args.indexOf('--shard') + 1], args[args.indexOf('--selector') + 1]]).toEqual([shards[i].name, shards[i].selector]);
+      expect(d.spec.template.metadata.labels).toMatchObject(d.spec.selector.matchLabels);
+      expect(d.spec.selector.matchLabels['worker-stacks.io/shard']).toBe(shards[i].name);
+    }
+  });
+
+  test('RBAC allows exactly the shards\' Leases: get/update by name, create only those names (admission policy)', () => {
+    const role = m['rbac.yaml'].find((d) => d.kind === 'Role')!;
+    expect(role.rules[1].resourceNames).toEqual(['worker-stacks-canary', 'worker-stacks-rest']);
+    const policy = m['rbac.yaml'].find((d) => d.kind === 'ValidatingAdmissionPolicy' && d.metadata.name === 'worker-stacks-daemon-leases')!;
+    expect(policy.spec.validations[0].expression).toBe("object.metadata.namespace == 'worker-stacks' && object.metadata.name in ['worker-stacks-canary', 'worker-stacks-rest']");
+    expect(m['rbac.yaml'].some((d) => d.kind === 'ValidatingAdmissionPolicyBinding' && d.spec.policyName === 'worker-stacks-daemon-leases')).toBe(true);
+  });
+
+  test.each([
+    [[{ name: 'a', selector: 'tier=canary' }, { name: 'b', selector: 'region=eu' }], 'overlaps --shard a=tier=canary'],
+    [[{ name: 'a', selector: 'tier=canary' }, { name: 'b', selector: '' }], 'overlaps'],
+    [[{ name: 'a', selector: 'tier=canary' }, { name: 'a', selector: 'tier=stable' }], 'given twice'],
+    [[{ name: 'A', selector: 'tier=canary' }], 'DNS label'],
+  ])('shards that are not disjoint, or badly named, are refused (%#)', (bad, message) => {
+    expect(() => deployManifests({ version, shards: bad })).toThrow(message);
+  });
+
+  test('through the CLI: --shard name=selector, repeated; an overlap is a usage error (exit 2)', async () => {
+    const ok = io();
+    const code = await runCli(['manifests', '--shard', 'canary=tier=canary', '--shard', 'rest=tier!=canary'], ok.io);
+    const bad = io();
+    const badCode = await runCli(['manifests', '--shard', 'canary=tier=canary', '--shard', 'eu=region=eu'], bad.io);
+    expect(code).toBe(0);
+    expect(parseAllDocuments(ok.out.join('')).map((d) => d.toJS()).filter((d: Json) => d.kind === 'Deployment').map((d: Json) => d.metadata.name)).toEqual(['worker-stacks-canary', 'worker-stacks-rest']);
+    expect(badCode).toBe(2);
+    expect(bad.err.join('')).toContain('overlaps');
+  });
+
+  test('the selectors the Deployments pass are in their normal form and parse back the same', () => {
+    for (const d of deployments) {
+      const args: string[] = d.spec.template.spec.containers[0].args;
+      const sel = args[args.indexOf('--selector') + 1];
+      expect(LabelSelector.parse(sel).toString()).toBe(sel);
+    }
+  });
+});
+
+test('the admission policy names the only finalizer the daemon may add or remove, and freezes ownerReferences', () => {
+  // WHEN
+  const validations: Json[] = daemonAdmissionPolicy('ns1')[0].spec.validations;
+  // THEN
+  expect(validations.map((v) => v.message)).toEqual(expect.arrayContaining(['the worker-stacks daemon adds or removes only its own finalizer worker-stacks.io/stack', 'the worker-stacks daemon never writes ownerReferences (it patches only its finalizer)']));
+});
+
+test('view/edit are not aggregated into the built-in roles unless asked (--aggregate-to-default-roles)', () => {
+  // WHEN
+  const labels = (aggregate?: boolean) =>
+    deployManifests({ version, aggregateToDefaultRoles: aggregate })
+      ['rbac.yaml'].filter((d) => d.kind === 'ClusterRole' && /-(view|edit)$/.test(d.metadata.name))
+      .map((d) => Object.keys(d.metadata.labels).filter((k) => k.startsWith('rbac.authorization.k8s.io/aggregate-to-')));
+  // THEN
+  expect(labels()).toEqual([[], []]);
+  expect(labels(true)).toEqual([['rbac.authorization.k8s.io/aggregate-to-view'], ['rbac.authorization.k8s.io/aggregate-to-edit', 'rbac.authorization.k8s.io/aggregate-to-admin']]);
+});
+
+test('the image by digest: --image-digest gives <image>@sha256:…; a malformed digest or a second digest is refused', async () => {
+  // GIVEN
+  const digest = `sha256:${'ab'.repeat(32)}`;
+  // WHEN
+  const image = (o: object) => deployManifests({ version, image: 'registry.example.com/worker-stacks:1.2.3', ...o })['deployment.yaml'].find((d) => d.kind === 'Deployment')!.spec.template.spec.containers[0].image;
+  const bad = io();
+  const badCode = await runCli(['manifests', '--image-digest', 'sha256:xyz'], bad.io);
+  // THEN
+  expect(image({ imageDigest: digest })).toBe(`registry.example.com/worker-stacks:1.2.3@${digest}`);
+  expect(() => deployManifests({ version, image: `r/w@${digest}`, imageDigest: digest })).toThrow('already names a digest');
+  expect(badCode).toBe(2);
+  expect(bad.err.join('')).toContain('64 lower-case hex digits');
+});
+
+test('a NetworkPolicy for the daemon: in on the ops port only, out to DNS and HTTPS (AWS, the API server) only', () => {
+  // WHEN
+  const np = deployManifests({ version, opsPort: 9090 })['deployment.yaml'].find((d) => d.kind === 'NetworkPolicy')!;
+  // THEN
+  expect(np.spec.podSelector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
+  expect(np.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+  expect(np.spec.ingress).toEqual([{ ports: [{ protocol: 'TCP', port: 9090 }] }]);
+  expect(np.spec.egress.flatMap((e: Json) => e.ports.map((p: Json) => `${p.protocol}/${p.port}`))).toEqual(['UDP/53', 'TCP/53', 'TCP/443', 'TCP/6443']);
+  expect(deployManifests({ version, networkPolicy: false })['deployment.yaml'].some((d) => d.kind === 'NetworkPolicy')).toBe(false);
 });
 
 const deployment = deployManifests({ version })['deployment.yaml'].find((d) => d.kind === 'Deployment')!;
@@ -115,13 +218,15 @@ test.each([
   expect(read()).toEqual(expected);
 });
 
-test('every flag the Deployment passes is a flag of `worker-stacks reconcile`', async () => {
+test('every flag the Deployments pass (the fleet\'s and a shard\'s) is a flag of `worker-stacks reconcile`', async () => {
   // GIVEN the reconcile command's help
   const help = io();
   await runCli(['reconcile', '--help'], help.io);
   const text = help.out.join('') + help.err.join('');
-  // WHEN the Deployment's flags are looked up
-  const flags = (container.args as string[]).filter((a) => a.startsWith('--'));
+  // WHEN the Deployments' flags are looked up
+  const shard = deployManifests({ version, shards: [{ name: 'canary', selector: 'tier=canary' }] })['deployment.yaml'].find((d) => d.kind === 'Deployment')!;
+  const flags = [...container.args, ...shard.spec.template.spec.containers[0].args].filter((a: string) => a.startsWith('--'));
+  expect(flags).toEqual(expect.arrayContaining(['--shard', '--selector']));
   // THEN
   expect(container.args[0]).toBe('reconcile');
   for (const flag of flags) expect({ flag, known: new RegExp(`(^|[ ,])${flag}\\b`, 'm').test(text) }).toEqual({ flag, known: true });
