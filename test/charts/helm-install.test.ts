@@ -72,6 +72,9 @@ test('helm install, upgrade (to shards, with the monitoring objects), uninstall 
   const installed = runOk(helm, helmArgs(['install', RELEASE, CHART]));
   // THEN helm says deployed, and every object of the release is on the API server, labelled as helm's
   expect(installed).toContain('STATUS: deployed');
+  // AND its notes say where to look, and that the user roles are not aggregated
+  expect(installed).toContain('kubectl get leases -n worker-stacks');
+  expect(installed).toContain('worker-stacks-view and worker-stacks-edit are not aggregated');
   const first = releaseObjects();
   expect(first.map((o) => o.kind)).toEqual(expect.arrayContaining(['CustomResourceDefinition', 'Namespace', 'ServiceAccount', 'ClusterRole', 'ValidatingAdmissionPolicy', 'Deployment', 'PodDisruptionBudget', 'Service', 'NetworkPolicy']));
   for (const o of first) {
@@ -88,6 +91,7 @@ test('helm install, upgrade (to shards, with the monitoring objects), uninstall 
   const upgraded = runOk(helm, helmArgs(['upgrade', RELEASE, CHART, '-f', path.join(CHART, 'ci', 'shards-values.yaml')]));
   // THEN one Deployment per shard replaces the single one, and the Role names the shards' Leases
   expect(upgraded).toContain('STATUS: deployed');
+  expect(upgraded).toContain('as 2 shards (canary: tier=canary, main: tier!=canary)');
   const second = releaseObjects();
   expect(await live(deployment)).toBeUndefined();
   const shards = second.filter((o) => o.kind === 'Deployment');
