@@ -179,3 +179,13 @@ test('image: a digest pins repository:tag@digest; the tag defaults to the chart 
   expect(image(['--set', `image.digest=sha256:${'a'.repeat(64)}`])).toBe(`worker-stacks:0.1.0@sha256:${'a'.repeat(64)}`);
   expect(image([])).toBe('worker-stacks:0.1.0');
 });
+
+test('the chart\'s version and appVersion are the package\'s (one release of both)', () => {
+  // GIVEN
+  const { version } = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
+  // WHEN
+  const chart = runOk(goTool('helm'), ['show', 'chart', CHART]);
+  // THEN
+  expect(chart).toMatch(new RegExp(`^version: ${version.replace(/\./g, '\\.')}$`, 'm'));
+  expect(chart).toMatch(new RegExp(`^appVersion: "?${version.replace(/\./g, '\\.')}"?$`, 'm'));
+});
