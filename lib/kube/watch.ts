@@ -154,7 +154,8 @@ export class Informer<T extends KubeObject> {
         const what = needList ? 'list' : 'watch';
         const reason = watchErrorReason(e);
         kubeHealth.watchError(this.storeLabel, reason);
-        const where = { store: this.storeLabel, path: this.path, what, reason, err: String((e as Error)?.message ?? e) };
+        const status = e instanceof KubeApiError ? e.statusCode : undefined;
+        const where = { store: this.storeLabel, path: this.path, what, reason, status, err: String((e as Error)?.message ?? e) };
         if (isGone(e)) {
           this.stats.relistsAfterGone++;
           this.log.info({ ...where, next: 'list again, then watch from the new resourceVersion' }, 'watch expired (410 Gone): listing again');
@@ -166,7 +167,7 @@ export class Informer<T extends KubeObject> {
         const base = this.opts.backoffBaseMs ?? 200;
         const wait = Math.round(Math.min(this.opts.backoffMaxMs ?? 30_000, base * 2 ** Math.min(failures - 1, 16)) * (0.8 + Math.random() * 0.4));
         const next = `retry the ${what} in ${wait} ms (attempt ${failures + 1}); the cache keeps serving the last state meanwhile`;
-        this.log.warn({ ...where, status: e instanceof KubeApiError ? e.statusCode : undefined, failures, retryInMs: wait, next }, `${what} failed (${reason})`);
+        this.log.warn({ ...where, failures, retryInMs: wait, next }, `${what} failed (${reason})`);
         this.opts.onError?.(e, what);
         await sleep(wait, this.abort.signal);
       }

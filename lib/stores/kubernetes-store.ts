@@ -1,16 +1,15 @@
-import { canonicalJson } from '../cloudconfig/canonical-json';
-import { sha256Hex } from '../cloudconfig/checksum';
-import { ClusterStatus, EMPTY_STATUS, parseStatus, setConditions } from '../cluster/status';
-import { KubeApiError, Problem, WorkerStacksError } from '../errors';
+import { ClusterStatus, parseStatus } from '../cluster/status';
+import { KubeApiError, WorkerStacksError } from '../errors';
 import { KubeClient } from '../kube/client';
 import { postEvent } from '../kube/events';
 import { LabelSelector } from '../kube/label-selector';
 import { collectionPath, KubeWorkerCluster, objectPath, RETRY_ANNOTATION, shownName, toRecord } from '../kube/resource';
-import { fromKubeStatus, toKubeStatus } from '../kube/printer-status';
+import { toKubeStatus } from '../kube/printer-status';
 import { Informer, InformerOptions, WatchLogger } from '../kube/watch';
 import { ClusterEvent, EventSink } from '../reconciler/events';
 import { ClusterRecord, ConflictError } from './cluster-store';
 import { StoreWithHistory } from './create-store';
+import { compositeVersion, conditionStates, DUPLICATES, duplicateProblem, duplicatesRecord, duplicateStatus, parseComposite } from './kubernetes-duplicates';
 
 export interface KubernetesStoreProps {
   readonly client: KubeClient;
@@ -45,7 +44,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
   private readonly listeners = new Set<(name: string) => void>();
   private readonly pendingEvents = new Set<Promise<void>>();
   private readonly selector: LabelSelector;
-  /** Per duplicated name, the objects (`namespace/name`) its last status write changed: they get its events. */
+  /** Per duplicated name, the objects (`namespace/name`) whose conditions its last status write changed: they get its events. */
   private readonly lastFanOut = new Map<string, ReadonlySet<string>>();
 
   constructor(private readonly props: KubernetesStoreProps) {
@@ -239,10 +238,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
     const changed = new Set<string>();
     const next: [string, string][] = [];
     for (const o of objs.sort((a, b) => shownName(a).localeCompare(shownName(b)))) {
-      const read = o.status ? fromKubeStatus(o.status) : { status: EMPTY_STATUS };
-      const own = 'status' in read ? read.status : EMPTY_STATUS;
-      const generation = o.metadata.generation ?? 1;
-      const mine: ClusterStatus = { ...own, observedGeneration: generation, conditions: setConditions(own.conditions, status.conditions, generation, new Date()) };
+      const { own, mine } = duplicateStatus(o, status);
       if (JSON.stringify(mine) === JSON.stringify(own)) {
         next.push([shownName(o), o.metadata.resourceVersion ?? '']);
         continue;
@@ -251,7 +247,9 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
       try {
         const { body } = await this.client.request<KubeWorkerCluster>('PUT', path, { apiVersion: o.apiVersion, kind: o.kind, metadata: { name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion }, status: toKubeStatus(mine) });
         this.informer?.observe(body);
-        changed.add(shownName(o));
+        // The events of this write are news to this object only when a condition changed status or reason (as
+        // lib/reconciler/events.ts decides for one object); a new generation still refused is not.
+        if (conditionStates(own) !== conditionStates(mine)) changed.add(shownName(o));
         next.push([shownName(o), body.metadata.resourceVersion ?? '']);
       } catch (e) {
         if (e instanceof KubeApiError && e.statusCode === 409) throw new ConflictError(name, composite, 'a newer version of one of them');
@@ -317,46 +315,4 @@ function reconcilerRelevantChange(a: KubeWorkerCluster, b: KubeWorkerCluster): b
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
-}
-
-function duplicateProblem(same: readonly KubeWorkerCluster[]): Problem {
-  const name = same[0].metadata.name;
-  const namespaces = same.map((o) => o.metadata.namespace ?? '').sort();
-  return {
-    file: `workercluster ${same.map(shownName).sort().join(', ')}`,
-    path: 'metadata.name',
-    message: `${name} is the name of a WorkerCluster in each of the namespaces ${namespaces.join(', ')}: they would all deploy the one stack WorkerStack-${name}, so every one of them is refused; rename or delete all but one (names are unique across the namespaces a daemon watches)`,
-  };
-}
-
-/** The resourceVersion of a duplicated name's record: `duplicates:` and each object's `namespace/name=version`. */
-const DUPLICATES = 'duplicates:';
-
-function compositeVersion(entries: readonly (readonly [string, string])[]): string {
-  return DUPLICATES + JSON.stringify([...entries].sort(([a], [b]) => a.localeCompare(b)));
-}
-
-function parseComposite(v: string): Map<string, string> {
-  try {
-    return new Map(JSON.parse(v.slice(DUPLICATES.length)) as [string, string][]);
-  } catch {
-    return new Map();
-  }
-}
-
-/**
- * One record for a name several objects have: invalid (its problem names every namespace), no spec (nothing of it
- * may reach AWS), a generation that grows with an edit to any of them, and no status of its own (each object keeps
- * its own; the write of the refusal goes to each).
- */
-function duplicatesRecord(same: readonly KubeWorkerCluster[]): ClusterRecord {
-  const records = same.map((o) => toRecord(o));
-  return {
-    name: same[0].metadata.name,
-    source: `workercluster ${same.map(shownName).sort().join(', ')}`,
-    parseProblems: [duplicateProblem(same)],
-    generation: same.reduce((sum, o) => sum + (o.metadata.generation ?? 1), 0),
-    resourceVersion: compositeVersion(same.map((o) => [shownName(o), o.metadata.resourceVersion ?? ''] as const)),
-    contentHash: sha256Hex(canonicalJson(records.map((r) => r.contentHash ?? '').sort())),
-  };
 }

@@ -2,7 +2,9 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { getCondition } from '../../lib/cluster/status';
 import { KubeClient } from '../../lib/kube/client';
+import { LabelSelector } from '../../lib/kube/label-selector';
 import { Lease } from '../../lib/kube/leader-election';
+import { shardLeaseName } from '../../lib/kube/shards';
 import { KubeWorkerCluster, objectPath } from '../../lib/kube/resource';
 import { workerStackName } from '../../lib/stacks/naming';
 import { REPO } from '../helpers/clusters';
@@ -59,7 +61,9 @@ async function eventually<T>(what: string, ms: number, probe: () => T | undefine
   }
 }
 
-const lease = async () => (await admin.request<Lease>('GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/worker-stacks`).catch(() => undefined))?.body;
+// The daemons watch one namespace: their Lease is named from that scope (lib/kube/shards.ts).
+const LEASE_NAME = shardLeaseName({ namespace: NS, selector: LabelSelector.parse('') });
+const lease = async () => (await admin.request<Lease>('GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/${LEASE_NAME}`).catch(() => undefined))?.body;
 const object = async () => (await admin.request<KubeWorkerCluster & { status?: any }>('GET', objectPath(NS, NAME))).body;
 const metric = async (port: number, name: string) => {
   const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');

@@ -204,3 +204,53 @@ describe('run', () => {
     expect(() => new LeaderElector(new FakeLeases(), { ...OPTS, identity: 'a', renewDeadlineMs: 15_000 })).toThrow(/leaseDuration .* > renewDeadline/);
   });
 });
+
+describe('the guard (shards: refuse to run beside an overlapping shard)', () => {
+  test('a guard that refuses at the start ends run() with its error; nothing is written and nobody leads', async () => {
+    // GIVEN
+    const leases = new FakeLeases();
+    const clock = new FakeClock();
+    const a = new LeaderElector(leases, { ...OPTS, identity: 'a', guard: async () => Promise.reject(new Error('overlaps shard b')) }, clock);
+    // WHEN / THEN
+    await expect(a.run(new AbortController().signal)).rejects.toThrow('overlaps shard b');
+    expect([leases.writes, a.isLeader()]).toEqual([0, false]);
+  });
+
+  test('a guard that refuses once the lease is taken releases it and ends run(), never leading', async () => {
+    // GIVEN a guard that passes at the start and refuses on acquisition (another shard appeared meanwhile)
+    const leases = new FakeLeases();
+    const clock = new FakeClock();
+    let calls = 0;
+    const led: boolean[] = [];
+    const a = new LeaderElector(
+      leases,
+      {
+        ...OPTS,
+        identity: 'a',
+        guard: async () => {
+          if (++calls === 2) throw new Error('overlaps shard b');
+        },
+      },
+      clock,
+    );
+    a.subscribe((l) => led.push(l));
+    // WHEN
+    await expect(a.run(new AbortController().signal)).rejects.toThrow('overlaps shard b');
+    // THEN
+    expect(led).toEqual([]);
+    expect(leases.lease?.spec.holderIdentity).toBe('');
+  });
+
+  test('every write of the lease carries the scope metadata (labels and annotations)', async () => {
+    // GIVEN
+    const leases = new FakeLeases();
+    const metadata = { labels: { 'app.kubernetes.io/component': 'shard-lease' }, annotations: { 'worker-stacks.io/shard-selector': 'tier=canary' } };
+    const a = new LeaderElector(leases, { ...OPTS, identity: 'a', metadata }, new FakeClock());
+    // WHEN it takes, then renews
+    await a.attempt();
+    await a.attempt();
+    // THEN
+    expect(leases.lease?.metadata).toMatchObject(metadata);
+    expect(leases.writes).toBe(2);
+  });
+});

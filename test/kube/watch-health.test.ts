@@ -120,21 +120,21 @@ test.each([
     await proxy.close();
   }
   async function run() {
-  await eventually(() => inf.hasSynced && proxy.openWatches === 1, `the informer lists and watches through the proxy (${JSON.stringify(log.lines)})`);
-  await new Promise((r) => setTimeout(r, 1200));
+    await eventually(() => inf.hasSynced && proxy.openWatches === 1, `the informer lists and watches through the proxy (${JSON.stringify(log.lines)})`);
+    await new Promise((r) => setTimeout(r, 1200));
 
-  // WHEN the next watch fails so
-  proxy.faults.push(fault);
-  proxy.endWatches();
+    // WHEN the next watch fails so
+    proxy.faults.push(fault);
+    proxy.endWatches();
 
-  // THEN it is watched again, and the failure was logged and counted under its reason
-  await eventually(() => proxy.openWatches === 1 && proxy.faults.length === 0 && kubeHealth.errors(store, reason as WatchErrorReason) === 1, 'the informer watches again after the failure');
-  const line = log.lines.find((l) => l.reason === reason)!;
-  expect(line).toMatchObject({ store, reason, what: 'watch', path: collectionPath(ns) });
-  expect(String(line.next)).toMatch(next);
-  expect(WATCH_REASONS.filter((r) => r !== reason).map((r) => kubeHealth.errors(store, r))).toEqual([0, 0, 0, 0]);
-  // A 410 is the one failure that lists again.
-  expect(kubeHealth.relists.get(store) ?? 0).toBe(fault === '410' ? 1 : 0);
+    // THEN it is watched again, and the failure was logged and counted under its reason
+    await eventually(() => proxy.openWatches === 1 && proxy.faults.length === 0 && kubeHealth.errors(store, reason as WatchErrorReason) === 1, 'the informer watches again after the failure');
+    const line = log.lines.find((l) => l.reason === reason)!;
+    expect(line).toMatchObject({ store, reason, status: Number(fault), what: 'watch', path: collectionPath(ns) });
+    expect(String(line.next)).toMatch(next);
+    expect(WATCH_REASONS.filter((r) => r !== reason).map((r) => kubeHealth.errors(store, r))).toEqual([0, 0, 0, 0]);
+    // A 410 is the one failure that lists again.
+    expect(kubeHealth.relists.get(store) ?? 0).toBe(fault === '410' ? 1 : 0);
   }
 });
 
@@ -156,19 +156,19 @@ test('an API server outage is logged and counted as Unavailable while it lasts, 
     client.close();
   }
   async function run() {
-  await inf.synced();
+    await inf.synced();
 
-  // WHEN the API server is down for a while
-  await api().stopApiServer();
-  await eventually(() => kubeHealth.errors('test-outage', 'Unavailable') >= 2, 'failed attempts during the outage are counted');
-  await api().restartApiServer();
-  await applyObject(kube.current.admin, ns, objectNamed('alpha', (r) => (r.spec.pool.maxSize = 27)));
+    // WHEN the API server is down for a while
+    await api().stopApiServer();
+    await eventually(() => kubeHealth.errors('test-outage', 'Unavailable') >= 2, 'failed attempts during the outage are counted');
+    await api().restartApiServer();
+    await applyObject(kube.current.admin, ns, objectNamed('alpha', (r) => (r.spec.pool.maxSize = 27)));
 
-  // THEN each failed attempt was one warn line saying when it retries, and the change after the outage arrives
-  const lines = log.lines.filter((l) => l.reason === 'Unavailable');
-  expect(lines.length).toBeGreaterThanOrEqual(2);
-  for (const l of lines) expect(l).toMatchObject({ level: 'warn', store: 'test-outage', next: expect.stringMatching(/^retry the (watch|list) in \d+ ms/) });
-  await eventually(() => seen.includes(27), 'the edit after the outage is delivered');
+    // THEN each failed attempt was one warn line saying when it retries, and the change after the outage arrives
+    const lines = log.lines.filter((l) => l.reason === 'Unavailable');
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const l of lines) expect(l).toMatchObject({ level: 'warn', store: 'test-outage', next: expect.stringMatching(/^retry the (watch|list) in \d+ ms/) });
+    await eventually(() => seen.includes(27), 'the edit after the outage is delivered');
   }
 }, 120_000);
 
