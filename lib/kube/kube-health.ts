@@ -33,7 +33,7 @@ export function watchErrorReason(err: unknown): WatchErrorReason {
 class KubeHealth {
   public readonly watchErrors = new Map<string, number>();
   public readonly relists = new Map<string, number>();
-  /** WorkerClusters in this daemon's scope that no live shard selects; undefined before the first look. */
+  /** WorkerClusters in this daemon's scope that no live shard selects; undefined while it does not lead (no look). */
   public unowned?: number;
   /** WorkerClusters that two or more live shards select. */
   public multiplyOwned?: number;
@@ -86,7 +86,9 @@ export function registerKubeMetrics(registry: Registry): void {
     help: "WorkerClusters in this daemon's namespaces that no live shard's selector selects: nothing reconciles them",
     registers: [registry],
     collect(): void {
-      if (kubeHealth.unowned !== undefined) unowned.set(kubeHealth.unowned);
+      // 0 on a replica that does not lead (it does not look): the leader's series is the one that counts.
+      if (kubeHealth.unowned === undefined) unowned.reset();
+      else unowned.set(kubeHealth.unowned);
     },
   });
   const multiple: Gauge = new Gauge({
@@ -94,7 +96,8 @@ export function registerKubeMetrics(registry: Registry): void {
     help: 'WorkerClusters that two or more live shards select (overlapping shards: a starting shard refuses that)',
     registers: [registry],
     collect(): void {
-      if (kubeHealth.multiplyOwned !== undefined) multiple.set(kubeHealth.multiplyOwned);
+      if (kubeHealth.multiplyOwned === undefined) multiple.reset();
+      else multiple.set(kubeHealth.multiplyOwned);
     },
   });
 }

@@ -11,8 +11,9 @@ export * from './manifests-rbac';
  * The manifests that run `worker-stacks reconcile --watch --store kubernetes` in a management cluster, generated
  * from code so that deploy/*.yaml cannot drift from the CRD, the ops server's paths or the CLI's flags (a test
  * compares the committed files with this output). Least privilege: the daemon reads WorkerClusters, writes only
- * their status subresource and events, reads WorkerRolloutPolicies (list + watch, nothing else), and holds a Lease in
- * its own namespace; it cannot write a spec or delete.
+ * their status subresource and events, reads WorkerRolloutPolicies (list + watch, nothing else), and holds only its
+ * shards' Leases in its own namespace; it cannot write a spec or delete (lib/kube/manifests-rbac.ts). One Deployment
+ * for the whole fleet, or one per shard; the Helm chart renders the same objects from here.
  */
 
 type Json = Record<string, any>;

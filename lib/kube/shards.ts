@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { UsageError, WorkerStacksError } from '../errors';
+import { KubeApiError, UsageError, WorkerStacksError } from '../errors';
 import { KubeClient } from './client';
 import { postEvent } from './events';
 import { kubeHealth } from './kube-health';
@@ -22,7 +22,8 @@ import { collectionPath, KubeObjectMeta } from './resource';
  * - While it leads, a shard looks at every WorkerCluster of its namespaces (a metadata-only list) every
  *   `checkIntervalMs`: those no live shard selects are unowned, those two select are multiply owned; both are
  *   counted (worker_stacks_unowned_clusters, worker_stacks_multiply_owned_clusters), logged when the set changes, and
- *   get a Warning event (`Unowned`, `MultiplyOwned`) from one shard (the live one whose Lease name sorts first).
+ *   get a Warning event (`Unowned`, `MultiplyOwned`) from one shard (the live one whose Lease name sorts first; the
+ *   event's name comes from the object's resourceVersion, so a second shard's post of it is refused).
  */
 export const DEFAULT_LEASE = 'worker-stacks';
 export const SHARD_ANNOTATION = 'worker-stacks.io/shard';
@@ -165,6 +166,11 @@ export class ShardMonitor {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
+    // A replica that no longer leads no longer looks: its counts would only grow stale.
+    kubeHealth.unowned = undefined;
+    kubeHealth.multiplyOwned = undefined;
+    this.lastUnowned = new Set();
+    this.lastMultiple = new Set();
   }
 
   private get interval(): number {
@@ -215,8 +221,12 @@ export class ShardMonitor {
     if (this.reported.has(key)) return;
     this.reported.add(key);
     try {
-      await postEvent(this.o.client, { apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerCluster', name: m.name, namespace: m.namespace!, uid: m.uid, resourceVersion: m.resourceVersion }, { type: 'Warning', reason, message });
+      // Named from the object's version: every shard that looks at this version posts the same event, and only the
+      // first post is taken (two shards starting together may each think it reports).
+      const name = `${m.name}.${reason.toLowerCase()}.${m.resourceVersion ?? '0'}`;
+      await postEvent(this.o.client, { apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerCluster', name: m.name, namespace: m.namespace!, uid: m.uid, resourceVersion: m.resourceVersion }, { type: 'Warning', reason, message }, name);
     } catch (e) {
+      if (e instanceof KubeApiError && e.statusCode === 409) return; // posted already (by another shard)
       this.reported.delete(key);
       this.o.log.warn({ cluster: `${m.namespace}/${m.name}`, event: reason, err: String(e) }, 'could not record the event');
     }

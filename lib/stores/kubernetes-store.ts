@@ -277,7 +277,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
     const same = (await this.objects(name)).filter((o) => o.metadata.name === name);
     // Read when the name was one object's; now it is two: re-read (the record is the duplicated name's now).
     if (same.length > 1) throw new ConflictError(name, resourceVersion, 'a second object of that name');
-    const o = await this.locate(name);
+    const o = same[0] ?? (await this.locate(name));
     const path = objectPath(o.metadata.namespace!, name, 'status');
     const metadata = { name, namespace: o.metadata.namespace, resourceVersion };
     try {

@@ -19,6 +19,7 @@ test.each([
   ['an unknown store', { store: 'etcd' }, /--store etcd: give file or kubernetes/],
   ['a Kubernetes flag with the file store', { namespace: 'platform' }, /--namespace is for --store kubernetes/],
   ['both namespace flags', { store: 'kubernetes', namespace: 'a', allNamespaces: true }, /--namespace or --all-namespaces, not both/],
+  ['a selector term that is not one', { store: 'kubernetes', selector: 'tier=canary,tier in (a' }, /-l "tier in \(a": not a label selector term/],
 ])('refused: %s', (_what, opts, message) => {
   // GIVEN a misuse, WHEN the options are derived, THEN a usage error names the flag
   expect(() => storeOptions(opts, dirs, {})).toThrow(UsageError);

@@ -185,3 +185,17 @@ test('the counts are exposed under the names the alerts use, on the daemon\'s re
   expect(text).toContain('worker_stacks_watch_errors_total{store="test-expose",reason="Throttled"} 1');
   expect(text).toContain('worker_stacks_watch_relists_total{store="test-expose"} 1');
 });
+
+test('the shard ownership gauges: the count while leading, 0 on a replica that does not look', async () => {
+  // GIVEN a registry with the Kubernetes metrics
+  const registry = new Registry();
+  registerKubeMetrics(registry);
+  const scrape = async () => /^worker_stacks_unowned_clusters (\d+)$/m.exec(await registry.metrics())?.[1];
+  // WHEN the leader's look found 3, and later it stopped leading
+  kubeHealth.unowned = 3;
+  const leading = await scrape();
+  kubeHealth.unowned = undefined;
+  const following = await scrape();
+  // THEN
+  expect([leading, following]).toEqual(['3', '0']);
+});
