@@ -1,0 +1,131 @@
+{{/* Names are fixed: the admission policy and RBAC name the ServiceAccount system:serviceaccount:<ns>:worker-stacks. */}}
+{{- define "ws.name" -}}worker-stacks{{- end -}}
+
+{{- define "ws.labels" -}}
+app.kubernetes.io/name: worker-stacks
+app.kubernetes.io/part-of: worker-stacks
+{{- end -}}
+
+{{- define "ws.selector" -}}
+app.kubernetes.io/name: worker-stacks
+app.kubernetes.io/component: reconciler
+{{- end -}}
+
+{{/* The namespace of the Lease(s): the daemon's unless leaderElection.namespace says otherwise. */}}
+{{- define "ws.leaseNamespace" -}}
+{{- .Values.reconciler.leaderElection.namespace | default .Values.namespace.name -}}
+{{- end -}}
+
+{{/* repository:tag, or repository:tag@digest (the digest decides what runs; the tag stays readable). */}}
+{{- define "ws.image" -}}
+{{- $i := .Values.image -}}
+{{- if and $i.digest (not (regexMatch "^sha256:[0-9a-f]{64}$" $i.digest)) -}}
+{{- fail (printf "image.digest: %q is not a digest (sha256:<64 lowercase hex>)" $i.digest) -}}
+{{- end -}}
+{{- if contains "@" $i.repository -}}
+{{- fail (printf "image.repository: %q names a digest; give it in image.digest" $i.repository) -}}
+{{- end -}}
+{{ $i.repository }}:{{ $i.tag | default .Chart.AppVersion }}{{ with $i.digest }}@{{ . }}{{ end }}
+{{- end -}}
+
+{{/*
+The Lease names: worker-stacks-<shard> per shard (the daemon names a shard's Lease so from --shard), or the one Lease
+(leaderElection.id, default worker-stacks).
+*/}}
+{{- define "ws.leaseNames" -}}
+{{- if .Values.shards -}}
+{{- if .Values.reconciler.leaderElection.id -}}
+{{- fail "reconciler.leaderElection.id: with shards each shard's Lease is worker-stacks-<shard name>; leave id unset" -}}
+{{- end -}}
+{{- range .Values.shards }}
+- {{ printf "worker-stacks-%s" .name }}
+{{- end -}}
+{{- else }}
+- {{ .Values.reconciler.leaderElection.id | default "worker-stacks" }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The container's arguments: the flags `worker-stacks manifests` passes first, in its order, then every other flag
+whose value is set. Context: dict "root" $ "shard" <shard or nil>.
+*/}}
+{{- define "ws.args" -}}
+{{- $r := .root.Values.reconciler -}}
+{{- $le := $r.leaderElection -}}
+- reconcile
+- --watch
+- --store
+- kubernetes
+{{- if $r.watchNamespace }}
+- --namespace
+- {{ $r.watchNamespace | quote }}
+{{- else }}
+- --all-namespaces
+{{- end }}
+- --port
+- {{ $r.port | quote }}
+- --bind
+- {{ $r.bind | quote }}
+- --grace-seconds
+- {{ $r.graceSeconds | quote }}
+{{- if .shard }}
+- --shard
+- {{ .shard.name | quote }}
+{{- end }}
+{{- $selectors := list -}}
+{{- if .shard }}{{ $selectors = append $selectors .shard.selector }}{{ end -}}
+{{- if $r.selector }}{{ $selectors = append $selectors $r.selector }}{{ end -}}
+{{- if $selectors }}
+- --selector
+- {{ join "," $selectors | quote }}
+{{- end }}
+{{- with $r.clusters }}
+- --cluster
+{{- range . }}
+- {{ . | quote }}
+{{- end }}
+{{- end }}
+{{- range $flag, $key := dict "--concurrency" "concurrency" "--workers" "workers" "--resync-minutes" "resyncMinutes" "--log-level" "logLevel" "--synth-threads" "synthThreads" "--poll-seconds" "pollSeconds" "--max-update-attempts" "maxUpdateAttempts" "--drift" "drift" "--role-name" "roleName" "--external-id" "externalId" "--clusters" "clustersDir" "--templates" "templatesDir" "--shard-check-seconds" "shardCheckSeconds" }}
+{{- $v := index $r $key -}}
+{{- if not (kindIs "invalid" $v) }}
+- {{ $flag }}
+- {{ $v | toString | quote }}
+{{- end }}
+{{- end }}
+{{- if not $r.nag }}
+- --no-nag
+{{- end }}
+{{- if $r.dryRun }}
+- --dry-run
+{{- end }}
+{{- if $r.s3ForcePathStyle }}
+- --s3-force-path-style
+{{- end }}
+{{- if not $r.assumeRole }}
+- --no-assume-role
+{{- end }}
+{{- if not $le.enabled }}
+- --no-leader-elect
+{{- else }}
+{{- /* Without --shard the daemon names its Lease from the namespace and selector it watches: the chart names it,
+so that it is the one the Role allows. */ -}}
+{{- if and (not .shard) (or $le.id $r.watchNamespace $r.selector) }}
+- --leader-election-id
+- {{ $le.id | default "worker-stacks" | quote }}
+{{- end }}
+{{- with $le.namespace }}
+- --leader-election-namespace
+- {{ . | quote }}
+{{- end }}
+{{- range $flag, $key := dict "--lease-duration-seconds" "leaseDurationSeconds" "--renew-deadline-seconds" "renewDeadlineSeconds" "--retry-period-seconds" "retryPeriodSeconds" }}
+{{- $v := index $le $key -}}
+{{- if not (kindIs "invalid" $v) }}
+- {{ $flag }}
+- {{ $v | toString | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- range $r.extraArgs }}
+- {{ . | quote }}
+{{- end }}
+{{- end -}}
