@@ -36,8 +36,8 @@ const SAME: [string, string[], string[]][] = [
   ['the defaults', [], []],
   [
     'two shards, image by digest, IRSA, roles aggregated',
-    ['--shard', 'canary=tier=canary', '--shard', 'main=tier!=canary', '--image', 'registry.example.com/worker-stacks:0.1.0', '--image-digest', DIGEST, '--irsa-role-arn', 'arn:aws:iam::111111111111:role/worker-stacks', '--aggregate-to-default-roles'],
-    ['--set', 'shards[0].name=canary,shards[0].selector=tier=canary,shards[1].name=main,shards[1].selector=tier!=canary', '--set', 'image.repository=registry.example.com/worker-stacks,image.tag=0.1.0', '--set', `image.digest=${DIGEST}`, '--set', 'serviceAccount.roleArn=arn:aws:iam::111111111111:role/worker-stacks', '--set', 'rbac.aggregateToDefaultRoles=true'],
+    ['--shard', 'canary=tier=canary', '--shard', 'main=tier!=canary', '--image', 'registry.example.com/worker-stacks:0.1.0', '--image-digest', DIGEST, '--irsa-role-arn', 'arn:aws:iam::111111111111:role/worker-stacks', '--aggregate-to-default-roles', '--require-account-binding'],
+    ['--set', 'shards[0].name=canary,shards[0].selector=tier=canary,shards[1].name=main,shards[1].selector=tier!=canary', '--set', 'image.repository=registry.example.com/worker-stacks,image.tag=0.1.0', '--set', `image.digest=${DIGEST}`, '--set', 'serviceAccount.roleArn=arn:aws:iam::111111111111:role/worker-stacks', '--set', 'rbac.aggregateToDefaultRoles=true', '--set', 'admissionPolicy.requireAccountBinding=true'],
   ],
   ['another namespace, replicas and port, no NetworkPolicy', ['--namespace', 'platform', '--replicas', '3', '--port', '9090', '--no-network-policy'], ['--set', 'namespace.name=platform,replicas=3,reconciler.port=9090,networkPolicy.enabled=false']],
 ];

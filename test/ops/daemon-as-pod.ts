@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { KubeApiError } from '../../lib/errors';
 import { KubeClient } from '../../lib/kube/client';
-import { REPO } from '../helpers/clusters';
+import { ownSecret, REPO } from '../helpers/clusters';
 import { KubeApiServer } from '../helpers/kube-apiserver';
 
 /**
@@ -42,6 +42,7 @@ export async function getOrUndefined(client: KubeClient, p: string): Promise<Jso
 export async function createUnrenderable(admin: KubeClient, namespace: string, name: string, labels: Record<string, string> = {}): Promise<void> {
   const raw = parse(fs.readFileSync(path.join(REPO, 'clusters', 'prod-eu1.yaml'), 'utf8'));
   raw.metadata = { name, namespace, labels };
+  ownSecret(raw); // a cluster names only its own secrets
   raw.spec.cloudConfig.template = 'no-such-template';
   await admin.request('POST', `/apis/worker-stacks.io/v1alpha1/namespaces/${namespace}/workerclusters`, raw);
 }

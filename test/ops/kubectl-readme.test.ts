@@ -6,7 +6,7 @@ import { parse, stringify } from 'yaml';
 import { ClusterStatus } from '../../lib/cluster/status';
 import { KubeClient } from '../../lib/kube/client';
 import { KubernetesStore } from '../../lib/stores/kubernetes-store';
-import { REPO } from '../helpers/clusters';
+import { ownSecret, REPO } from '../helpers/clusters';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
 import { goTool, run, Run, runOk } from '../charts/tools';
 
@@ -30,6 +30,7 @@ const kOk = (args: readonly string[], input?: string): string => runOk(kubectl, 
 function example(name: string, mutate: (raw: any) => void = () => undefined): string {
   const raw = parse(fs.readFileSync(path.join(REPO, 'clusters', 'prod-eu1.yaml'), 'utf8'));
   raw.metadata.name = name;
+  ownSecret(raw); // a cluster names only its own secrets
   mutate(raw);
   const file = path.join(scratch, `${name}-${Math.random().toString(36).slice(2, 8)}.yaml`);
   fs.writeFileSync(file, stringify(raw));
@@ -96,6 +97,7 @@ const COVERED: Record<string, string> = {
   'kubectl get wrp -n platform': 'rollout policies',
   'kubectl describe wrp fleet -n platform': 'rollout policies',
   'kubectl annotate sa -n worker-stacks worker-stacks eks.amazonaws.com/role-arn=arn:aws:iam::<account>:role/<name>': 'apply deploy/',
+  'kubectl annotate namespace team-a worker-stacks.io/accounts=111111111111,222222222222': 'a namespace bound to its accounts',
 };
 
 test('apply deploy/: every object is created, and the ServiceAccount takes the IRSA annotation', () => {
@@ -108,6 +110,24 @@ test('apply deploy/: every object is created, and the ServiceAccount takes the I
   for (const n of names) expect(out).toContain(n);
   // AND the annotate line of README works on that ServiceAccount
   expect(kOk(['annotate', 'sa', '-n', 'worker-stacks', 'worker-stacks', 'eks.amazonaws.com/role-arn=arn:aws:iam::111111111111:role/worker-stacks'])).toContain('serviceaccount/worker-stacks annotated');
+});
+
+test('a namespace bound to its accounts: after README\'s annotate line, an object naming another account is refused', async () => {
+  // GIVEN the admission policies of deploy/ and a namespace team-a, annotated as README shows
+  kOk(['apply', '-f', 'deploy/rbac.yaml']);
+  kOk(['create', 'namespace', 'team-a']);
+  expect(kOk(['annotate', 'namespace', 'team-a', 'worker-stacks.io/accounts=111111111111,222222222222'])).toContain('namespace/team-a annotated');
+  // WHEN an object in another account (its ARNs moved along) is applied, until the policy is loaded
+  const foreign = path.join(scratch, 'foreign.yaml');
+  fs.writeFileSync(foreign, fs.readFileSync(path.join(REPO, 'clusters', 'prod-eu1.yaml'), 'utf8').split('111111111111').join('333333333333'));
+  let refused = '';
+  for (const until = Date.now() + 30_000; !refused && Date.now() < until; await new Promise((r) => setTimeout(r, 500))) {
+    const r = k(['apply', '-n', 'team-a', '--dry-run=server', '-f', foreign]);
+    if (r.status !== 0) refused = r.stderr;
+  }
+  // THEN it is refused, naming the field, the account and who fixes it; the example's own account is taken
+  expect(refused).toContain('spec.account: 333333333333 is not an account namespace team-a may use (worker-stacks.io/accounts: 111111111111,222222222222; a cluster admin sets it on the Namespace)');
+  expect(kOk(['apply', '-n', 'team-a', '-f', 'clusters/prod-eu1.yaml'])).toContain('workercluster.worker-stacks.io/prod-eu1 created');
 });
 
 test('apply, get, describe: the object is created; get wc shows the README columns, then the status the daemon writes; events are listed', async () => {

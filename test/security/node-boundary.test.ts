@@ -1,5 +1,5 @@
 import { CLUSTER_TAG, configBucketName } from '../../lib/stacks/naming';
-import { example, variant } from '../helpers/clusters';
+import { example } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
 import { ACCOUNT, bootstrapPolicies, CLUSTER, decide, PolicyDocument, REGION } from './iam-eval';
 
