@@ -114,7 +114,7 @@ test('apply deploy/: every object is created, and the ServiceAccount takes the I
 
 test('a namespace bound to its accounts: after README\'s annotate line, an object naming another account is refused', async () => {
   // GIVEN the admission policies of deploy/ and a namespace team-a, annotated as README shows
-  kOk(['apply', '-f', 'deploy/rbac.yaml']);
+  kOk(['apply', '-f', 'deploy/namespace.yaml', '-f', 'deploy/rbac.yaml']);
   kOk(['create', 'namespace', 'team-a']);
   expect(kOk(['annotate', 'namespace', 'team-a', 'worker-stacks.io/accounts=111111111111,222222222222'])).toContain('namespace/team-a annotated');
   // WHEN an object in another account (its ARNs moved along) is applied, until the policy is loaded
@@ -123,7 +123,7 @@ test('a namespace bound to its accounts: after README\'s annotate line, an objec
   let refused = '';
   for (const until = Date.now() + 30_000; !refused && Date.now() < until; await new Promise((r) => setTimeout(r, 500))) {
     const r = k(['apply', '-n', 'team-a', '--dry-run=server', '-f', foreign]);
-    if (r.status !== 0) refused = r.stderr;
+    if (r.code !== 0) refused = r.stderr;
   }
   // THEN it is refused, naming the field, the account and who fixes it; the example's own account is taken
   expect(refused).toContain('spec.account: 333333333333 is not an account namespace team-a may use (worker-stacks.io/accounts: 111111111111,222222222222; a cluster admin sets it on the Namespace)');
