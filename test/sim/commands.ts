@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { TASK, TaskName } from '../../lib/reconciler/context';
 import { CallFault } from './sim-aws';
 import { WatchMode } from './sim-store';
-import { Edit, SimWorld, WorldOptions } from './sim-world';
+import { OrderedScheduler } from './ordered-scheduler';
+import { Edit, SimScheduler, SimWorld, WorldOptions } from './sim-world';
 
 /** What the commands need to know of the world to stay meaningful (no edit of a deleted object). */
 export interface Model {
@@ -12,7 +13,10 @@ export interface Model {
 
 type Cmd = fc.AsyncCommand<Model, SimWorld>;
 
-/** A command: its words (for the shrunk schedule fast-check prints), when it applies, and what it does. */
+/**
+ * A command: its words (for the shrunk schedule fast-check prints: `CMD.` and the words are the code that pins it),
+ * when it applies, and what it does.
+ */
 function command(words: string, run: (w: SimWorld, m: Model) => Promise<void> | void, check: (m: Model) => boolean = () => true): Cmd {
   return {
     check,
@@ -38,20 +42,14 @@ const EDITS: readonly Edit[] = [
   { field: 'minSize', value: 9 }, // above maxSize: invalid
 ];
 
-/**
- * Every fault and action of a schedule. Each is a fast-check command, so a failing schedule shrinks to the fewest
- * commands (and the scheduler's order of calls to the fewest swaps) that still break an invariant.
- */
-export const COMMANDS: Array<fc.Arbitrary<Cmd>> = [
-  // The daemon works: the scheduler releases some calls (reconciles stop midway), or all of them.
-  fc.integer({ min: 1, max: 12 }).map((k) => command(`run(${k})`, (w) => w.run(k))),
-  fc.integer({ min: 1, max: 12 }).map((k) => command(`run(${k})`, (w) => w.run(k))),
-  fc.constant(command('runAll', (w) => w.run())),
-  fc.constantFrom(1000, 5000, 15_000, 60_000).map((ms) => command(`advance(${ms})`, (w) => w.advance(ms))),
-  fc.constantFrom(1000, 5000, 15_000, 60_000).map((ms) => command(`advance(${ms})`, (w) => w.advance(ms))),
-  // Users: specs edited (mid-roll too), objects deleted.
-  fc.tuple(cluster, fc.constantFrom(...EDITS)).map(([i, e]) => command(`edit(${i}, ${e.field}=${e.value})`, (w) => w.edit(i, e), alive(i))),
-  cluster.map((i) =>
+/** The commands by name: the arbitraries below draw them, and a pinned regression lists them by hand. */
+export const CMD = {
+  /** The scheduler releases up to `k` calls (reconciles may stop midway). */
+  run: (k: number) => command(`run(${k})`, (w) => w.run(k)),
+  runAll: () => command('runAll()', (w) => w.run()),
+  advance: (ms: number) => command(`advance(${ms})`, (w) => w.advance(ms)),
+  edit: (i: number, e: Edit) => command(`edit(${i}, { field: '${e.field}', value: ${e.value} })`, (w) => w.edit(i, e), alive(i)),
+  deleteObject: (i: number) =>
     command(
       `deleteObject(${i})`,
       (w, m) => {
@@ -60,21 +58,46 @@ export const COMMANDS: Array<fc.Arbitrary<Cmd>> = [
       },
       alive(i),
     ),
-  ),
-  // Intermediate states: a crash before or after any task; a restart between two steps.
-  fc.tuple(fc.constantFrom(...TASKS), fc.constantFrom('before' as const, 'after' as const)).map(([t, p]) => command(`crash(${p} ${t})`, (w) => w.crashAt(t, p))),
-  fc.constant(command('restart', (w) => w.restart())),
-  fc.constant(command('leaderChange', (w) => w.leaderChange())),
+  crash: (phase: 'before' | 'after', task: TaskName) => command(`crash('${phase}', '${task}')`, (w) => w.crashAt(task, phase)),
+  restart: () => command('restart()', (w) => w.restart()),
+  leaderChange: () => command('leaderChange()', (w) => w.leaderChange()),
+  staleReads: (lag: number, n: number) => command(`staleReads(${lag}, ${n})`, (w) => w.staleReads(lag, n)),
+  watch: (mode: WatchMode) => command(`watch('${mode}')`, (w) => w.deliver(mode)),
+  fault: (method: (typeof METHODS)[number], kind: CallFault, n: number) => command(`fault('${method}', '${kind}', ${n})`, (w) => w.fault(method, kind, n)),
+  hold: (i: number, polls: number) => command(`hold(${i}, ${polls})`, (w) => w.hold(i, polls), alive(i)),
+  rollback: (i: number) => command(`rollback(${i})`, (w) => w.rollback(i), alive(i)),
+  deleteStack: (i: number) => command(`deleteStack(${i})`, (w) => w.deleteStack(i), alive(i)),
+  changeStack: (i: number) => command(`changeStack(${i})`, (w) => w.changeStack(i), alive(i)),
+};
+
+/**
+ * Every fault and action of a schedule. Each is a fast-check command, so a failing schedule shrinks to the fewest
+ * commands (and the scheduler's order of calls to the fewest swaps) that still break an invariant.
+ */
+export const COMMANDS: Array<fc.Arbitrary<Cmd>> = [
+  // The daemon works: the scheduler releases some calls (reconciles stop midway), or all of them.
+  fc.integer({ min: 1, max: 12 }).map(CMD.run),
+  fc.integer({ min: 1, max: 12 }).map(CMD.run),
+  fc.constant(CMD.runAll()),
+  fc.constantFrom(1000, 5000, 15_000, 60_000).map(CMD.advance),
+  fc.constantFrom(1000, 5000, 15_000, 60_000).map(CMD.advance),
+  // Users: specs edited (mid-roll too), objects deleted.
+  fc.tuple(cluster, fc.constantFrom(...EDITS)).map(([i, e]) => CMD.edit(i, e)),
+  cluster.map(CMD.deleteObject),
+  // Intermediate states: a crash before or after any task; a restart between two steps; a new leader.
+  fc.tuple(fc.constantFrom('before' as const, 'after' as const), fc.constantFrom(...TASKS)).map(([p, t]) => CMD.crash(p, t)),
+  fc.constant(CMD.restart()),
+  fc.constant(CMD.leaderChange()),
   // Stale states: reads that return an older truth.
-  fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 8 })).map(([lag, n]) => command(`staleReads(lag ${lag}, ${n} reads)`, (w) => w.staleReads(lag, n))),
+  fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 8 })).map(([lag, n]) => CMD.staleReads(lag, n)),
   // Unobserved states: watch events dropped, duplicated, reordered, coalesced (or delivered).
-  fc.constantFrom<WatchMode>('deliver', 'drop', 'duplicate', 'reorder', 'coalesce').map((mode) => command(`watch(${mode})`, (w) => w.deliver(mode))),
+  fc.constantFrom<WatchMode>('deliver', 'drop', 'duplicate', 'reorder', 'coalesce').map(CMD.watch),
   // AWS: throttling, 5xx, timeouts; stacks held in progress, rolled back, deleted or changed out of band.
-  fc.tuple(fc.constantFrom(...METHODS), fc.constantFrom<CallFault>('throttle', 'server', 'timeout'), fc.integer({ min: 1, max: 3 })).map(([method, kind, n]) => command(`fault(${method}, ${kind} x${n})`, (w) => w.fault(method, kind, n))),
-  fc.tuple(cluster, fc.integer({ min: 1, max: 10 })).map(([i, polls]) => command(`hold(${i}, ${polls} polls)`, (w) => w.hold(i, polls), alive(i))),
-  cluster.map((i) => command(`rollback(${i})`, (w) => w.rollback(i), alive(i))),
-  cluster.map((i) => command(`deleteStack(${i})`, (w) => w.deleteStack(i), alive(i))),
-  cluster.map((i) => command(`changeStack(${i})`, (w) => w.changeStack(i), alive(i))),
+  fc.tuple(fc.constantFrom(...METHODS), fc.constantFrom<CallFault>('throttle', 'server', 'timeout'), fc.integer({ min: 1, max: 3 })).map(([m, k, n]) => CMD.fault(m, k, n)),
+  fc.tuple(cluster, fc.integer({ min: 1, max: 10 })).map(([i, polls]) => CMD.hold(i, polls)),
+  cluster.map(CMD.rollback),
+  cluster.map(CMD.deleteStack),
+  cluster.map(CMD.changeStack),
 ];
 
 /** The settings of one world: a few clusters, one or two slots, one or two attempts. */
@@ -84,11 +107,22 @@ export const WORLD_OPTIONS: fc.Arbitrary<WorldOptions> = fc.record({
   maxUpdateAttempts: fc.integer({ min: 1, max: 2 }),
 });
 
+/**
+ * The code that pins a failing schedule as a regression (fast-check's counterexample: the scheduler's report, the
+ * world's options, the commands that ran).
+ */
+export function pinSnippet(counterexample: readonly unknown[]): string {
+  const [scheduler, opts, cmds] = counterexample;
+  const order = [...String(scheduler).matchAll(/-> \[task\$\{(\d+)\}\]/g)].map((m) => Number(m[1]));
+  const words = String(cmds).replace(/\s*\/\*replayPath=.*\*\/\s*$/, '').split(/,(?=[a-zA-Z]+\()/).filter((w) => w.trim());
+  return `await replay(${JSON.stringify(opts)}, [${order.join(', ')}], [${words.map((w) => `CMD.${w.trim()}`).join(', ')}]);`;
+}
+
 /** What a run of schedules did (the soak and the bench report these). */
 export const STATS = { schedules: 0, steps: 0, checks: 0, reconciles: 0 };
 
 /** Runs one schedule: start the daemon, play the commands, stop the faults, check liveness. */
-export async function runSchedule(s: fc.Scheduler, opts: WorldOptions, cmds: Iterable<Cmd>): Promise<void> {
+export async function runSchedule(s: SimScheduler, opts: WorldOptions, cmds: Iterable<Cmd>): Promise<void> {
   const world = new SimWorld(s, opts);
   try {
     world.startProcess();
@@ -104,7 +138,18 @@ export async function runSchedule(s: fc.Scheduler, opts: WorldOptions, cmds: Ite
   }
 }
 
-/** The property: every schedule keeps every invariant, and converges once its faults stop. */
-export function simProperty(maxCommands = 25) {
-  return fc.asyncProperty(fc.scheduler(), WORLD_OPTIONS, fc.commands(COMMANDS, { maxCommands }), runSchedule);
+/**
+ * Replays a pinned schedule: the world's options, its commands, and the scheduler's order of calls as fast-check
+ * printed them (`schedulerFor` ... `-> [task${n}]` lines: the ids in order). Resolves when every invariant held.
+ */
+export async function replay(opts: WorldOptions, order: readonly number[], cmds: readonly Cmd[]): Promise<void> {
+  await runSchedule(new OrderedScheduler(order), opts, cmds);
+}
+
+/**
+ * The property: every schedule keeps every invariant, and converges once its faults stop. A shrunk failure replays
+ * from `{ seed, path }` given to fc.assert with its commands' `replayPath` given here (fast-check prints all three).
+ */
+export function simProperty(opts: { readonly maxCommands?: number; readonly replayPath?: string } = {}) {
+  return fc.asyncProperty(fc.scheduler(), WORLD_OPTIONS, fc.commands(COMMANDS, { maxCommands: opts.maxCommands ?? 25, replayPath: opts.replayPath }), runSchedule);
 }

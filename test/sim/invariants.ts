@@ -34,9 +34,13 @@ export class Invariants {
     this.throwIfBroken();
   }
 
-  /** Throws the first violation seen (the one the shrinker then minimizes). */
+  /**
+   * Throws the first violation seen (the one the shrinker then minimizes). SIM_IGNORE (the soak's --ignore, for
+   * exploring what else breaks while a known bug is unfixed; never set by a test) names invariant ids to pass over.
+   */
   public throwIfBroken(): void {
-    const v = this.found[0] ?? this.w.aws.violations[0];
+    const ignored = new Set((process.env.SIM_IGNORE ?? '').split(',').filter(Boolean));
+    const v = [...this.found, ...this.w.aws.violations].find((x) => !ignored.has(/^\[([a-z-]+)\]/.exec(x)?.[1] ?? ''));
     if (v) throw new InvariantViolation(v);
   }
 
@@ -54,18 +58,18 @@ export class Invariants {
     const prev = getCondition(before, 'Ready');
     const claims = ready?.status === 'True' && (prev?.status !== 'True' || prev.reason !== ready.reason || prev.observedGeneration !== ready.observedGeneration || before?.cloudConfigChecksum !== status.cloudConfigChecksum);
     if (claims) {
-      if (!status.stackStatus || !isComplete(status.stackStatus)) this.found.push(`${name}: Ready=True (${ready.reason}) recorded with stack status ${status.stackStatus}`);
+      if (!status.stackStatus || !isComplete(status.stackStatus)) this.found.push(`[ready] ${name}: Ready=True (${ready.reason}) recorded with stack status ${status.stackStatus}`);
       const after = this.w.aws.lastExecute.get(stack) ?? 0;
       const reads = this.w.aws.reads.get(pid)?.get(stack) ?? [];
       const seen = reads.some((r) => r.seq > after && r.stack && isComplete(r.stack.status) && r.stack.outputs.ConfigChecksum === status.cloudConfigChecksum);
       if (!seen) {
         const what = reads.map((r) => `#${r.seq} ${r.stack?.status ?? 'absent'} ${r.stack?.outputs.ConfigChecksum?.slice(0, 8) ?? '-'}`).join(', ') || 'none';
-        this.found.push(`${name}: Ready=True (${ready.reason}) on checksum ${status.cloudConfigChecksum?.slice(0, 8)} without a read of a complete stack carrying it after our last execution (#${after}); reads since: ${what}`);
+        this.found.push(`[ready] ${name}: Ready=True (${ready.reason}) on checksum ${status.cloudConfigChecksum?.slice(0, 8)} without a read of a complete stack carrying it after our last execution (#${after}); reads since: ${what}`);
       }
     }
     for (const c of status.conditions) {
       if ((c.status === 'True' || c.type === 'Ready') && IN_PROGRESS_REASONS.has(c.reason) && !status.controller?.executing && FAILED_STACK.test(status.stackStatus ?? '')) {
-        this.found.push(`${name}: ${c.type} says ${c.reason} ("${c.message}") while the stack recorded in the same write is ${status.stackStatus}`);
+        this.found.push(`[words] ${name}: ${c.type} says ${c.reason} ("${c.message}") while the stack recorded in the same write is ${status.stackStatus}`);
       }
     }
   }
@@ -90,14 +94,14 @@ export class Invariants {
       this.checks++;
       const stalled = getCondition(this.w.store.status(c), 'Stalled')?.status === 'True';
       if (!this.w.store.has(c) || stalled || !q.pending(c)) {
-        this.found.push(`slot leaked: ${c} holds a slot of --concurrency ${this.w.opts.concurrency} but ${!this.w.store.has(c) ? 'its object is deleted' : stalled ? 'it is Stalled' : 'nothing will look at it again'} (stack ${this.w.aws.truth(workerStackName(c))?.status ?? 'absent'})`);
+        this.found.push(`[slots] slot leaked: ${c} holds a slot of --concurrency ${this.w.opts.concurrency} but ${!this.w.store.has(c) ? 'its object is deleted' : stalled ? 'it is Stalled' : 'nothing will look at it again'} (stack ${this.w.aws.truth(workerStackName(c))?.status ?? 'absent'})`);
       }
     }
     for (const c of this.w.names) {
       this.checks++;
       const s = this.w.aws.truth(workerStackName(c));
       if (this.w.aws.ours.has(workerStackName(c)) && s && isInProgress(s.status) && this.w.store.status(c)?.controller?.executing && l.reconciles > 0 && !l.controller.slots.names().has(c)) {
-        this.found.push(`${c}: our roll is ${s.status} (recorded as executing) but holds no slot: --concurrency does not bound it`);
+        this.found.push(`[slots] ${c}: our roll is ${s.status} (recorded as executing) but holds no slot: --concurrency does not bound it`);
       }
     }
     this.throwIfBroken();
@@ -115,10 +119,10 @@ export class Invariants {
     const l = this.w.leader;
     for (const d of this.w.deleted) {
       this.checks += 3;
-      if (l.controller.slots.names().has(d)) this.found.push(`deleted ${d} still holds a slot`);
-      if (queueState(l.queue).holds(d)) this.found.push(`deleted ${d} is still in the work queue`);
+      if (l.controller.slots.names().has(d)) this.found.push(`[deleted] ${d} deleted, still holds a slot`);
+      if (queueState(l.queue).holds(d)) this.found.push(`[deleted] ${d} deleted, is still in the work queue`);
       const series = (await l.metrics.registry.getMetricsAsJSON()).some((m) => m.values.some((v) => v.labels.cluster === d));
-      if (series) this.found.push(`deleted ${d} still has a metric series`);
+      if (series) this.found.push(`[deleted] ${d} deleted, still has a metric series`);
     }
     this.throwIfBroken();
   }

@@ -159,13 +159,13 @@ export class SimAws {
   }
 
   private beforeWrite(method: Method, args: unknown[], w: Writer): void {
-    if (!w.leading) this.violations.push(`two leaders: process ${w.process}, not the leader, reached AWS with ${method}`);
+    if (!w.leading) this.violations.push(`[leaders] two leaders: process ${w.process}, not the leader, reached AWS with ${method}`);
     if (method !== 'createChangeSet' && method !== 'executeChangeSet') return;
     const name = method === 'createChangeSet' ? (args[0] as { stackName: string }).stackName : String(args[0]);
     this.snapshot();
     const s = this.truth(name);
     if (this.ours.has(name) && s && isInProgress(s.status)) {
-      this.violations.push(`${method} on ${name} while our own operation on it is ${s.status} (a decision from a read older than our own write)`);
+      this.violations.push(`[in-progress] ${method} on ${name} while our own operation on it is ${s.status} (a decision from a read older than our own write)`);
     }
   }
 
@@ -185,7 +185,7 @@ export class SimAws {
     const prev = this.executions.get(s.id);
     const n = prev?.fingerprint === fingerprint ? prev.n + 1 : 1;
     this.executions.set(s.id, { fingerprint, n });
-    if (n > this.maxUpdateAttempts) this.violations.push(`${n} executions of inputs ${fingerprint} on ${s.name}, more than --max-update-attempts ${this.maxUpdateAttempts}`);
+    if (n > this.maxUpdateAttempts) this.violations.push(`[executions] ${n} executions of inputs ${fingerprint} on ${s.name}, more than --max-update-attempts ${this.maxUpdateAttempts}`);
   }
 
   private take(method: Method): CallFault | undefined {

@@ -10,6 +10,13 @@ import { POLL_MS, queueState, SimEnv, SimProcess } from './sim-process';
 import { SimStore, WatchMode } from './sim-store';
 import { outOfBandTemplate, SimPublisher } from './sim-synth';
 
+/** What the world needs of a scheduler: fast-check's, or a pinned regression's (ordered-scheduler.ts). */
+export interface SimScheduler {
+  schedule<T>(task: Promise<T>, label?: string): Promise<T>;
+  count(): number;
+  waitNext(n: number): Promise<void>;
+}
+
 export interface WorldOptions {
   /** Cluster objects (2 or 3 keep a schedule short and still contend for slots). */
   readonly clusters: number;
@@ -51,7 +58,7 @@ export class SimWorld {
   public steps = 0;
 
   constructor(
-    private readonly scheduler: { schedule: <T>(p: Promise<T>, label?: string) => Promise<T>; count(): number; waitNext(n: number): Promise<void> },
+    private readonly scheduler: SimScheduler,
     public readonly opts: WorldOptions,
   ) {
     this.names = Array.from({ length: opts.clusters }, (_, i) => `sim-${i}`);
@@ -102,7 +109,7 @@ export class SimWorld {
       this.steps++;
       this.invariants.afterStep();
     }
-    if (max >= 2000) this.invariants.fail(`no quiet point after ${max} calls: a reconcile loops without waiting`);
+    if (max >= 2000) this.invariants.fail(`[loop] no quiet point after ${max} calls: a reconcile loops without waiting`);
   }
 
   /** Time passes: operations end, the leader renews its lease, delayed keys come due, the resync adds every object. */
@@ -217,7 +224,7 @@ export class SimWorld {
       const due = queueState(this.leader.queue).nextDue();
       await this.advance(Math.max(1, Math.min(POLL_MS, due - this.aws.clock.ms)));
     }
-    this.invariants.fail(`not converged within ${maxPolls} polls after the faults stopped: ${this.invariants.describe()}`);
+    this.invariants.fail(`[liveness] not converged within ${maxPolls} polls after the faults stopped: ${this.invariants.describe()}`);
   }
 
   /** Ends every process (their queue timers too). */
