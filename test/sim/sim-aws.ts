@@ -1,4 +1,5 @@
 import { CloudFormationPort, isComplete, isInProgress, StackSummary } from '../../lib/aws/cloudformation-port';
+import { CrashSignal } from '../../lib/reconciler/workflow';
 import { FakeCloudFormation, Method, MUTATING } from '../fakes/fake-cloudformation';
 import { FakeClock } from '../fakes/fake-ports';
 
@@ -22,6 +23,8 @@ export interface Writer {
   readonly process: number;
   /** The process may write now (it is the leader the world elected). */
   readonly leading: boolean;
+  /** The process was killed: it makes no call any more (checked where the call lands, not only where it leaves). */
+  readonly dead: boolean;
 }
 
 const READS = new Set<Method>(['listStacks', 'listStacksInProgress', 'describeStack']);
@@ -115,6 +118,7 @@ export class SimAws {
         const method = String(prop) as Method;
         if (typeof target[method] !== 'function') return undefined;
         return async (...args: unknown[]) => {
+          if (writer().dead) throw new CrashSignal(`process ${id} is dead`);
           if (READS.has(method)) return this.read(id, method, args);
           const mutating = (MUTATING as readonly string[]).includes(method);
           if (mutating) this.beforeWrite(method, args, writer());

@@ -65,11 +65,13 @@ export class SimProcess {
     const clock = env.aws.clock;
     this.renewedAt = clock.ms;
     const gate = (label: string) => this.gate(label);
-    const raw: RegionClients = { cfn: env.aws.port(id, () => ({ process: id, leading: env.leader() === id })), publisher: env.publisher };
+    const publish = env.publisher.publish.bind(env.publisher);
+    const publisher = { publish: async (a: Parameters<typeof publish>[0]) => (this.dead ? Promise.reject(new CrashSignal('dead')) : publish(a)), templateUrl: env.publisher.templateUrl.bind(env.publisher) };
+    const raw: RegionClients = { cfn: env.aws.port(id, () => ({ process: id, leading: env.leader() === id, dead: this.dead })), publisher };
     const fenced = fencedAws(() => raw, (call) => this.check(call))('us-east-1');
     const clients: RegionClients = { cfn: scheduled(fenced.cfn, gate), publisher: scheduled(fenced.publisher, gate) };
     this.deps = {
-      store: env.store.client(id, gate),
+      store: env.store.client(id, gate, () => this.dead),
       aws: () => clients,
       identity: { account: async () => (await gate('sts'), '222222222222') },
       templatesDir: DEFAULT_TEMPLATES_DIR,

@@ -1,5 +1,6 @@
 import { sha256Hex } from '../../lib/cloudconfig/checksum';
 import { ClusterStatus } from '../../lib/cluster/status';
+import { CrashSignal } from '../../lib/reconciler/workflow';
 import { ClusterRecord, ClusterStore, ConflictError } from '../../lib/stores/cluster-store';
 
 /** How pending watch events reach the daemons: Sieve's unobserved states are the last four. */
@@ -63,18 +64,25 @@ export class SimStore {
   }
 
   /** The store contract, as one process sees it; every call first passes `gate` (the scheduler orders them). */
-  public client(id: number, gate: (label: string) => Promise<void>): ClusterStore {
+  public client(id: number, pass: (label: string) => Promise<void>, dead: () => boolean): ClusterStore {
+    // A killed process makes no call: checked where the call lands (the gate's own check is a microtask earlier).
+    const live = () => {
+      if (dead()) throw new CrashSignal(`process ${id} is dead`);
+    };
     return {
       list: async () => {
-        await gate('store.list');
+        await pass('store.list');
+        live();
         return [...this.entries.keys()].sort().map((n) => this.record(n)!);
       },
       get: async (name) => {
-        await gate(`store.get ${name}`);
+        await pass(`store.get ${name}`);
+        live();
         return this.record(name);
       },
       writeStatus: async (name, status, resourceVersion) => {
-        await gate(`store.writeStatus ${name}`);
+        await pass(`store.writeStatus ${name}`);
+        live();
         const e = this.entries.get(name);
         if (!e) throw new ConflictError(name, resourceVersion, 'deleted');
         if (String(e.version) !== resourceVersion) throw new ConflictError(name, resourceVersion, String(e.version));
@@ -85,7 +93,8 @@ export class SimStore {
         return String(e.version);
       },
       clearStatus: async (name) => {
-        await gate(`store.clearStatus ${name}`);
+        await pass(`store.clearStatus ${name}`);
+        live();
         const e = this.entries.get(name);
         if (e) e.status = undefined;
       },

@@ -72,7 +72,8 @@ export class SimWorld {
       workers: opts.workers ?? 2,
       maxUpdateAttempts: opts.maxUpdateAttempts,
       leader: () => this.leaderId,
-      onCrash: () => this.startProcess(),
+      // A supervisor restarts the leader that died; an old leader that dies leaves the current one leading.
+      onCrash: (p) => void (p.id === this.leaderId && this.startProcess()),
       renewDeadlineMs: 10_000,
     };
     this.invariants = new Invariants(this);
