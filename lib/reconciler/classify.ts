@@ -6,6 +6,8 @@ import { Reason } from './conditions';
 /**
  * What an error means for the reconciler, decided in one place:
  *   conflict  — someone else wrote the record: re-read and requeue at once;
+ *   busy      — CloudFormation refused because the stack is in progress (an operation our read did not show yet):
+ *               look again after a poll, never counted as a failure;
  *   transient — throttling, network, AWS 5xx: requeue with backoff, never counted as a failure, Ready untouched;
  *   failure   — counted toward --max-update-attempts, then Stalled;
  *   stalled   — retrying cannot help until the object or the code changes;
@@ -13,10 +15,12 @@ import { Reason } from './conditions';
  *               bootstrapped): Stalled, not counted, looked at again by the next resync — fixing the account (its
  *               bootstrap) heals every cluster in it without a retry per cluster; other accounts go on.
  */
-export type ErrorClass = { kind: 'conflict' } | { kind: 'transient'; reason: Reason } | { kind: 'failure'; reason: Reason } | { kind: 'stalled'; reason: Reason } | { kind: 'account'; reason: Reason };
+export type ErrorClass = { kind: 'conflict' } | { kind: 'busy' } | { kind: 'transient'; reason: Reason } | { kind: 'failure'; reason: Reason } | { kind: 'stalled'; reason: Reason } | { kind: 'account'; reason: Reason };
 
 const ACCESS_DENIED = /^(AccessDenied|AccessDeniedException|UnauthorizedOperation|AuthorizationError|UnauthorizedAccess)$/;
 
+/** CloudFormation's refusals of a change set or delete while the stack has an operation in progress. */
+const STACK_BUSY = /is in [A-Z_]+_IN_PROGRESS state and can ?not be|on a stack in [A-Z_]+_IN_PROGRESS|current (execution )?status of \[EXECUTE_IN_PROGRESS\]/;
 const THROTTLING = /Throttl|TooManyRequests|RequestLimitExceeded|SlowDown|RequestThrottled/;
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
 const NETWORK_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'NetworkingError', 'AbortError']);
@@ -48,6 +52,7 @@ export function classifyError(e: unknown): ErrorClass {
   }
   if (e instanceof WorkerStacksError) return { kind: 'failure', reason: 'ReconcileFailed' };
   const err = (e ?? {}) as AwsLike;
+  if (STACK_BUSY.test(String(err.message))) return { kind: 'busy' };
   if (THROTTLING.test(String(err.name)) || err.$metadata?.httpStatusCode === 429) return { kind: 'transient', reason: 'Throttled' };
   // The session ran out: the credentials are dropped (lib/aws/clients.ts) and the next attempt assumes the role again.
   if (EXPIRED_SESSION.test(String(err.name))) return { kind: 'transient', reason: 'AssumeRoleFailed' };

@@ -83,9 +83,15 @@ export const CONDITIONS = {
   stalled: (reason: Reason, message: string, opts: { readonly ready?: boolean } = {}): ConditionInput[] => [
     ...(opts.ready === false ? [{ type: 'Ready' as const, status: 'False' as const, reason, message }] : []),
     { type: 'Progressing', status: 'False', reason, message: 'stopped' },
+    // Not retried by itself: Degraded is False, and says why, never "nothing wrong" while Stalled.
+    { type: 'Degraded', status: 'False', reason, message: 'not retried by itself: stopped, see Stalled' },
     { type: 'Stalled', status: 'True', reason, message },
   ],
-  paused: (message: string): ConditionInput[] => [{ type: 'Progressing', status: 'False', reason: 'Paused', message }],
+  /** Paused: no AWS writes. Ready is set False when a change is pending (Ready never says True for desired ≠ live). */
+  paused: (message: string, opts: { readonly ready?: boolean } = {}): ConditionInput[] => [
+    ...(opts.ready === false ? [{ type: 'Ready' as const, status: 'False' as const, reason: 'Paused', message }] : []),
+    { type: 'Progressing', status: 'False', reason: 'Paused', message },
+  ],
   /** A roll held by the fleet rollout: the live config is not the desired one yet, nothing is wrong. */
   held: (reason: Reason, message: string): ConditionInput[] => [
     { type: 'Ready', status: 'False', reason, message },

@@ -30,11 +30,14 @@ export interface RegionClients {
 /** What to do about a live stack that is not what the reconciler applied. */
 export type DriftPolicy = 'repair' | 'report';
 
-/** Stacks in progress across the fleet: --concurrency bounds them, not threads. */
+/**
+ * Stacks in progress across the fleet: --concurrency bounds them, not threads. Tasks only ask and report; the owner
+ * (the controller's FleetSlots) gives a slot back when the reconcile that took it ends, unless the stack is in progress.
+ */
 export interface StackSlots {
-  /** True when `cluster` may start a stack operation now (it holds a slot, or one is free). */
+  /** True when `cluster` may start a stack operation now (it holds a slot, or one is free); held until its reconcile ends. */
   tryAcquire(cluster: string): boolean;
-  /** The cluster's stack was seen in progress (it holds a slot) or settled (it frees it). */
+  /** The cluster's stack was seen in progress, or this reconcile started an operation on it (held past the reconcile), or seen settled (freed). */
   observed(cluster: string, inProgress: boolean): void;
 }
 
@@ -188,6 +191,8 @@ export class ReconcileContext {
     public readonly listedStack: StackSummary | null | undefined,
     /** Version of the template directory this pass renders with (see templatesVersion). */
     public readonly templatesVersion?: string,
+    /** listedStack was described alone after this cluster's last write, not taken from a shared listing. */
+    public readonly listedDescribed = false,
   ) {
     this.recorder = new StatusRecorder(record, deps);
   }

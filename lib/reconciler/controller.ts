@@ -4,6 +4,8 @@ import { templatesVersion as readTemplatesVersion } from '../cloudconfig/templat
 import { workerStackName } from '../stacks/naming';
 import { DEFAULT_POLL_MS, Outcome, ReconcilerDeps, RegionClients, StackSlots } from './context';
 import { accountLabel, ReconcilerMetrics } from './metrics';
+import { OUTCOMES } from './outcomes';
+import { WorkQueue } from './work-queue';
 import { accountOf, Hook, reconcileCluster, WorkflowHooks } from './workflow';
 import { RolloutCoordinator } from '../rollout/coordinator';
 import { recordedStack } from '../rollout/report';
@@ -27,30 +29,48 @@ export interface PassResult {
   readonly regionsListed: number;
 }
 
-const ERRORS = new Set(['failed', 'invalid', 'stalled', 'outdated']);
 
 /**
- * Stacks in progress across the fleet, from what reconciles observe (level-based: a restarted daemon learns them from
- * its first listing). --concurrency bounds these, so a 30-minute roll holds a slot, never a worker.
+ * Stacks in progress across the fleet: --concurrency bounds these, so a 30-minute roll holds a slot, never a worker.
+ * One owner, the controller: a reconcile may take a slot (acquire-slot, before it synthesizes), and the controller
+ * gives it back when that reconcile ends, on every exit (success, error, stall, pause, invalid object), unless the
+ * cluster's stack is then in progress: seen so live (observe, record-execution) or just started by this reconcile
+ * (execute, recover). A slot held across reconciles is given back by the next reconcile that does not see the stack in
+ * progress, or when the object is gone (deleted, or no longer this daemon's). No task ever releases one.
+ * Level-based: a restarted daemon learns the stacks in progress from its first look at each.
  */
 export class FleetSlots implements StackSlots {
-  private readonly held = new Set<string>();
+  /** Cluster → its stack is in progress (true), or a reconcile of it holds the slot to start one (false). */
+  private readonly held = new Map<string, boolean>();
   constructor(private readonly limit: number) {}
   public tryAcquire(cluster: string): boolean {
     if (this.held.has(cluster)) return true;
     if (this.held.size >= this.limit) return false;
-    this.held.add(cluster);
+    this.held.set(cluster, false);
     return true;
   }
   public observed(cluster: string, inProgress: boolean): void {
-    if (inProgress) this.held.add(cluster);
+    if (inProgress) this.held.set(cluster, true);
     else this.held.delete(cluster);
   }
+  /** A reconcile of `cluster` ends (however it ends): its slot goes back unless its stack is in progress. */
+  public reconciled(cluster: string): void {
+    if (this.held.get(cluster) !== true) this.held.delete(cluster);
+  }
+  /** The object is gone (deleted, or outside this daemon's selector): whatever it held goes back. */
+  public release(cluster: string): void {
+    this.held.delete(cluster);
+  }
+  /** Slots held: stacks in progress, and reconciles about to start one. */
   public get size(): number {
     return this.held.size;
   }
   public names(): ReadonlySet<string> {
-    return this.held;
+    return new Set(this.held.keys());
+  }
+  /** The clusters whose stack is in progress (seen so, or started by us). */
+  public inProgress(): ReadonlySet<string> {
+    return new Set([...this.held].filter(([, busy]) => busy).map(([name]) => name));
   }
 }
 
@@ -63,8 +83,12 @@ export class FleetSlots implements StackSlots {
  * stack whose operation ended: never a waiter per stack, never the whole region's stacks every poll.
  */
 export class StackListings {
-  private readonly cache = new Map<string, { at: number; value: Promise<Map<string, StackSummary> | undefined> }>();
-  private readonly inProgressCache = new Map<string, { at: number; value: Promise<Map<string, StackSummary> | undefined> }>();
+  private readonly cache = new Map<string, Listing>();
+  private readonly inProgressCache = new Map<string, Listing>();
+  /** Counts listings and writes in the order they began: a listing is newer than a write when its epoch is greater. */
+  private epoch = 0;
+  /** Per cluster, the epoch of this process's last reconcile that may have written (status or AWS). */
+  private readonly written = new Map<string, number>();
   constructor(
     private readonly deps: ReconcilerDeps,
     private readonly maxAgeMs: number,
@@ -76,35 +100,68 @@ export class StackListings {
     return this.cached(this.cache, region, fresh, account, (cfn) => cfn.listStacks());
   }
 
-  /** The stacks in progress of an account's region, no older than maxAgeMs; undefined when the listing failed. */
-  public inProgress(region: string, account?: string): Promise<Map<string, StackSummary> | undefined> {
-    return this.cached(this.inProgressCache, region, false, account, (cfn) => cfn.listStacksInProgress());
+  /** The stacks in progress of an account's region, no older than maxAgeMs (and begun after the write `since`, an epoch); undefined when the listing failed. */
+  public inProgress(region: string, account?: string, since = -1): Promise<Map<string, StackSummary> | undefined> {
+    return this.cached(this.inProgressCache, region, !this.usable(this.inProgressCache, region, account, since) && since >= 0, account, (cfn) => cfn.listStacksInProgress());
   }
 
-  /** The listed stack of a cluster: null when listed and absent, undefined when not listed. */
+  /**
+   * A reconcile of `cluster` may have written (its status, or to AWS: an execute, a delete): from now on no listing
+   * begun before this moment is used for it. Our own write is what brings the cluster back at once (the store's
+   * watch), so a listing from before it would show the stack as it was before our own operation.
+   */
+  public wrote(cluster: string): void {
+    this.written.set(cluster, this.epoch);
+  }
+
+  /** The cluster is gone (deleted, or left this daemon): nothing is kept for it. */
+  public forget(cluster: string): void {
+    this.written.delete(cluster);
+  }
+
+  /**
+   * The listed stack of a cluster: null when listed and absent, undefined when not listed. Never from a listing
+   * begun before this process's last write for the cluster (see `wrote`): then the stack is described alone.
+   */
   public async stackOf(record: ClusterRecord, fresh = false): Promise<StackSummary | null | undefined> {
-    const region = regionOf(record);
-    if (!region) return undefined;
-    const account = accountOf(record.raw);
-    if (!fresh && wasInProgress(record) && !this.isFresh(this.cache, region, account)) {
-      const inProgress = await this.inProgress(region, account);
-      const name = workerStackName(record.name);
-      const hit = inProgress?.get(name);
-      if (hit) return hit;
-      // It left the in-progress state since it was last seen: this one stack, described (outputs and all).
-      if (inProgress) return this.deps.aws(region, account).cfn.describeStack(name).then((s) => s ?? null, () => undefined);
-    }
-    const listing = await this.get(region, fresh, account);
-    return listing ? (listing.get(workerStackName(record.name)) ?? null) : undefined;
+    return (await this.lookup(record, fresh)).stack;
   }
 
-  private isFresh(cache: Map<string, { at: number }>, region: string, account?: string): boolean {
+  /** As stackOf, and whether the stack was described alone now (a strongly consistent read after our last write). */
+  public async lookup(record: ClusterRecord, fresh = false): Promise<{ readonly stack: StackSummary | null | undefined; readonly described: boolean }> {
+    const listed = (stack: StackSummary | null | undefined) => ({ stack, described: false });
+    const region = regionOf(record);
+    if (!region) return listed(undefined);
+    const account = accountOf(record.raw);
+    const since = this.written.get(record.name) ?? -1;
+    const name = workerStackName(record.name);
+    const describe = () => this.deps.aws(region, account).cfn.describeStack(name).then((s) => ({ stack: s ?? null, described: true }), () => listed(undefined));
+    if (!fresh && wasInProgress(record) && !this.usable(this.cache, region, account, since)) {
+      const inProgress = await this.inProgress(region, account, since);
+      const hit = inProgress?.get(name);
+      if (hit) return listed(hit);
+      // It left the in-progress state since it was last seen: this one stack, described (outputs and all).
+      if (inProgress) return describe();
+    }
+    // A listing of the whole region from before our own write is not listed anew for one cluster: it is described.
+    if (!fresh && this.isFresh(this.cache, region, account) && !this.usable(this.cache, region, account, since)) return describe();
+    const listing = await this.get(region, fresh, account);
+    return listed(listing ? (listing.get(name) ?? null) : undefined);
+  }
+
+  private isFresh(cache: Map<string, Listing>, region: string, account?: string): boolean {
     const hit = cache.get(account ? `${account}/${region}` : region);
     return Boolean(hit) && this.clock() - hit!.at < this.maxAgeMs;
   }
 
+  /** Fresh, and begun after the write `since` (an epoch). */
+  private usable(cache: Map<string, Listing>, region: string, account: string | undefined, since: number): boolean {
+    const hit = cache.get(account ? `${account}/${region}` : region);
+    return this.isFresh(cache, region, account) && hit!.epoch > since;
+  }
+
   private cached(
-    cache: Map<string, { at: number; value: Promise<Map<string, StackSummary> | undefined> }>,
+    cache: Map<string, Listing>,
     region: string,
     fresh: boolean,
     account: string | undefined,
@@ -118,9 +175,17 @@ export class StackListings {
       this.deps.log.warn({ region, account, err: String(e) }, 'could not list stacks; falling back to one describe per cluster');
       return undefined;
     });
-    cache.set(key, { at: now, value });
+    cache.set(key, { at: now, epoch: ++this.epoch, value });
     return value;
   }
+}
+
+interface Listing {
+  /** Clock time it was taken. */
+  readonly at: number;
+  /** When it began, among listings and writes (StackListings.wrote). */
+  readonly epoch: number;
+  readonly value: Promise<Map<string, StackSummary> | undefined>;
 }
 
 /** The cluster's stack was in progress when last seen (or our change set is executing). */
@@ -169,7 +234,8 @@ export class Controller {
       });
     }
     this.reconcileDeps = { ...deps, slots: deps.slots ?? this.slots, rollout: deps.rollout ?? this.rollout };
-    opts.metrics?.trackWaiting(() => this.slots.names());
+    opts.metrics?.trackWaiting(() => this.slots.inProgress());
+    opts.metrics?.trackSlots(() => this.slots.size);
   }
 
   private async stackForRollout(r: ClusterRecord): Promise<StackSummary | undefined> {
@@ -202,53 +268,125 @@ export class Controller {
   /** One reconcile of one cluster by name (the work queue's unit). */
   public async reconcileKey(name: string): Promise<Outcome | undefined> {
     const record = await this.deps.store.get(name);
-    if (!record || record.raw === undefined && record.parseProblems.length === 0) return undefined; // removed: nothing to do
+    if (!record || (record.raw === undefined && record.parseProblems.length === 0)) {
+      // Removed (deleted, or outside this daemon's selector): nothing to do, and nothing of it is kept.
+      this.slots.release(name);
+      this.listings.forget(name);
+      return undefined;
+    }
     if (this.templatesVersion === undefined) this.refreshTemplates();
-    return this.reconcileOne(record, await this.listings.stackOf(record));
-  }
-
-  /** One pass over every object (or only `names`), with fresh listings. */
-  public async runPass(names?: ReadonlySet<string>, shouldStop: () => boolean = () => false): Promise<PassResult> {
-    // Read once per pass: a template edited under a running daemon is picked up by the next pass.
-    this.refreshTemplates();
-    const passStarted = process.hrtime.bigint();
-    const all = await this.deps.store.list();
-    const records = names ? all.filter((r) => names.has(r.name)) : all;
-    // One listing per account and region (each account's own credentials), fresh for a pass over the fleet; the
-    // clusters due again (stacks in progress) are looked at through the cheaper listings of StackListings.stackOf.
-    const regions = new Map(records.filter((r) => regionOf(r)).map((r) => [`${accountOf(r.raw) ?? ''}/${regionOf(r)}`, r] as const));
-    if (!names) await Promise.all([...regions.values()].map((r) => this.listings.get(regionOf(r)!, true, accountOf(r.raw))));
-    const outcomes = new Map<string, Outcome>();
-    const queue = records.filter((r) => !this.inFlight.has(r.name));
-    const worker = async () => {
-      for (let r = queue.shift(); r; r = queue.shift()) {
-        if (shouldStop()) return;
-        outcomes.set(r.name, await this.reconcileOne(r, await this.listings.stackOf(r)));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, this.opts.workers ?? this.opts.concurrency ?? 4) }, worker));
-    await this.observeFleet(outcomes, all);
-    const seconds = Number(process.hrtime.bigint() - passStarted) / 1e9;
-    this.opts.metrics?.observePass(seconds);
-    if (outcomes.size) this.deps.log.info({ clusters: records.length, reconciled: outcomes.size, results: countResults(outcomes), regionsListed: regions.size, seconds: Math.round(seconds * 1000) / 1000 }, 'pass done');
-    return { outcomes, regionsListed: names ? 0 : regions.size };
+    return this.reconcileOne(record, await this.listings.lookup(record));
   }
 
   /**
-   * Passes until every cluster settles or `deadlineMs` passes (`reconcile --once`): requeued clusters are looked at
-   * again when their time comes, sleeping in between, so a stack in progress costs a listing per poll, not a waiter.
+   * One pass over every object (or only `names`), with fresh listings: the objects listed go through a work queue
+   * (the same path as the daemon's and `--once`'s), each reconciled once; requeues are the caller's.
+   */
+  public async runPass(names?: ReadonlySet<string>, shouldStop: () => boolean = () => false): Promise<PassResult> {
+    const queue = new WorkQueue({ timers: false, now: () => this.deps.now().getTime() });
+    const pass = await this.startPass(queue, names);
+    await this.drain(queue, pass, shouldStop);
+    await this.endPass(pass);
+    return { outcomes: pass.outcomes, regionsListed: pass.regionsListed };
+  }
+
+  /**
+   * `reconcile --once`: the objects listed go through a work queue, requeued as their outcomes ask (the outcome
+   * table's `requeue`; a transient error with the queue's per-key backoff), until every cluster settles or
+   * `deadlineMs` passes. Between due keys it sleeps, so a stack in progress costs a look per poll, not a waiter.
    */
   public async runUntilSettled(opts: { readonly names?: ReadonlySet<string>; readonly deadlineMs: number; readonly sleep: (ms: number) => Promise<void>; readonly now: () => number; readonly shouldStop?: () => boolean }): Promise<Map<string, Outcome>> {
     const start = opts.now();
-    const outcomes = new Map((await this.runPass(opts.names, opts.shouldStop)).outcomes);
+    const stop = opts.shouldStop ?? (() => false);
+    const queue = new WorkQueue({ timers: false, now: opts.now, baseDelayMs: this.deps.backoff.baseMs, maxDelayMs: this.deps.backoff.maxMs });
+    const outcomes = new Map<string, Outcome>();
+    let pass = await this.startPass(queue, opts.names);
     for (;;) {
-      const due = [...outcomes].filter(([, o]) => o.requeueAfterMs !== undefined && REQUEUED.has(o.result));
-      if (due.length === 0 || opts.shouldStop?.()) return outcomes;
-      const wait = Math.min(...due.map(([, o]) => o.requeueAfterMs!));
+      await this.drain(queue, pass, stop, (name, o) => requeue(queue, name, o));
+      await this.endPass(pass);
+      for (const [n, o] of pass.outcomes) outcomes.set(n, o);
+      const next = queue.nextAt();
+      if (next === undefined || stop()) return outcomes;
+      const wait = Math.max(0, next - opts.now());
       if (opts.now() - start + wait > opts.deadlineMs) return outcomes;
       if (wait > 0) await opts.sleep(wait);
-      for (const [n, o] of (await this.runPass(new Set(due.map(([n]) => n)), opts.shouldStop)).outcomes) outcomes.set(n, o);
+      pass = this.nextPass(pass);
     }
+  }
+
+  /** Lists the objects (or `names` of them), queues each, and lists each account's region once, fresh. */
+  private async startPass(queue: WorkQueue, names?: ReadonlySet<string>): Promise<Pass> {
+    // Read once per pass: a template edited under a running daemon is picked up by the next pass.
+    this.refreshTemplates();
+    const started = process.hrtime.bigint();
+    const all = await this.deps.store.list();
+    const records = names ? all.filter((r) => names.has(r.name)) : all;
+    // One listing per account and region (each account's own credentials), fresh for a pass over the fleet; the
+    // clusters due again (stacks in progress) are looked at through the cheaper listings of StackListings.lookup.
+    const regions = new Map(records.filter((r) => regionOf(r)).map((r) => [`${accountOf(r.raw) ?? ''}/${regionOf(r)}`, r] as const));
+    if (!names) await Promise.all([...regions.values()].map((r) => this.listings.get(regionOf(r)!, true, accountOf(r.raw))));
+    const listed = new Map(records.filter((r) => !this.inFlight.has(r.name)).map((r) => [r.name, r]));
+    for (const name of listed.keys()) queue.add(name);
+    return { started, all, clusters: records.length, listed, outcomes: new Map(), regionsListed: names ? 0 : regions.size };
+  }
+
+  /** The pass after `p`: the keys due again, read from the store (the list is gone). */
+  private nextPass(p: Pass): Pass {
+    return { started: process.hrtime.bigint(), all: p.all, clusters: p.clusters, listed: new Map(), outcomes: new Map(), regionsListed: 0 };
+  }
+
+  /**
+   * Workers take the keys ready now, one reconcile each (an object just listed is not read again), until none is
+   * ready. `after` sees each outcome (requeues); the queue's `done` follows every reconcile, however it ends.
+   */
+  private async drain(queue: WorkQueue, pass: Pass, shouldStop: () => boolean, after?: (name: string, o: Outcome) => void): Promise<void> {
+    const worker = async () => {
+      for (let key = queue.tryGet(); key !== undefined; key = queue.tryGet()) {
+        try {
+          if (shouldStop()) return;
+          const listed = pass.listed.get(key);
+          pass.listed.delete(key);
+          const outcome = listed ? await this.reconcileOne(listed, await this.listings.lookup(listed)) : await this.reconcileKey(key);
+          if (!outcome) continue;
+          pass.outcomes.set(key, outcome);
+          after?.(key, outcome);
+        } finally {
+          queue.done(key);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, this.opts.workers ?? this.opts.concurrency ?? 4) }, worker));
+  }
+
+  /** The end of a pass: the fleet's gauges, the pass's duration, and a `pass done` line (for every pass, not only the first). */
+  private async endPass(p: Pass): Promise<void> {
+    await this.observeFleet(p.outcomes, p.all);
+    const seconds = Number(process.hrtime.bigint() - p.started) / 1e9;
+    this.opts.metrics?.observePass(seconds);
+    if (p.outcomes.size) this.deps.log.info({ clusters: p.clusters, reconciled: p.outcomes.size, results: countResults(p.outcomes), regionsListed: p.regionsListed, seconds: Math.round(seconds * 1000) / 1000 }, 'pass done');
+  }
+
+  /**
+   * A pass of the daemon's queue: its keys, from `list()`, handed to the queue; `passDone` is called with each
+   * reconcile's outcome and says when the last of them is done (then the pass's `pass done` line is written).
+   */
+  public async queuePass(queue: WorkQueue): Promise<DaemonPass> {
+    this.refreshTemplates();
+    const started = process.hrtime.bigint();
+    const all = await this.deps.store.list();
+    const pass: Pass = { started, all, clusters: all.length, listed: new Map(), outcomes: new Map(), regionsListed: 0 };
+    const left = new Set(all.map((r) => r.name));
+    for (const name of left) queue.add(name);
+    return {
+      size: left.size,
+      reconciled: async (name, outcome) => {
+        if (!left.delete(name)) return left.size === 0;
+        if (outcome) pass.outcomes.set(name, outcome);
+        if (left.size) return false;
+        await this.endPass(pass);
+        return true;
+      },
+    };
   }
 
   public async observeFleet(outcomes: ReadonlyMap<string, Outcome>, fallback: readonly ClusterRecord[]): Promise<void> {
@@ -256,16 +394,16 @@ export class Controller {
     const records = await this.deps.store.list().catch(() => fallback);
     // With no pass's outcomes at hand (the daemon's refresh), a pass is good when no cluster is Stalled or Degraded.
     const bad = (r: ClusterRecord) => (r.status?.conditions ?? []).some((c) => (c.type === 'Stalled' || c.type === 'Degraded') && c.status === 'True');
-    const ok = outcomes.size ? [...outcomes.values()].every((o) => !ERRORS.has(o.result)) : !records.some(bad);
+    const ok = outcomes.size ? [...outcomes.values()].every((o) => !OUTCOMES[o.result].error) : !records.some(bad);
     this.opts.metrics.observeFleet(records, this.deps.now(), ok);
   }
 
-  private async reconcileOne(record: ClusterRecord, listed: StackSummary | null | undefined): Promise<Outcome> {
+  private async reconcileOne(record: ClusterRecord, listed: { readonly stack: StackSummary | null | undefined; readonly described: boolean }): Promise<Outcome> {
     this.inFlight.add(record.name);
     const started = process.hrtime.bigint();
     let outcome: Outcome | undefined;
     try {
-      outcome = await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed, templatesVersion: this.templatesVersion });
+      outcome = await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed.stack, listedDescribed: listed.described, templatesVersion: this.templatesVersion });
       this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9, accountLabel(record.raw));
       if (outcome.rollout) this.opts.metrics?.observeRollout(outcome.rollout);
       const log = { cluster: record.name, generation: record.generation, checksum: outcome.checksum ?? null, liveChecksum: record.status?.cloudConfigChecksum ?? null };
@@ -273,10 +411,44 @@ export class Controller {
       return outcome;
     } finally {
       this.inFlight.delete(record.name);
+      // The one owner of slots gives this reconcile's back on every exit, unless its stack is now in progress.
+      if (this.reconcileDeps.slots === this.slots) this.slots.reconciled(record.name);
+      // What it wrote (status, or an execute) is newer than every listing at hand: the next look reads after it.
+      if (!outcome || !OUTCOMES[outcome.result].quiet) this.listings.wrote(record.name);
       // A reconcile that wrote or saw a stack move may have moved its wave: the fleet rollout reads it again.
-      await this.reconcileDeps.rollout?.release(record.name, !outcome || !QUIET.has(outcome.result));
+      await this.reconcileDeps.rollout?.release(record.name, !outcome || !OUTCOMES[outcome.result].quiet);
     }
   }
+}
+
+/** One pass over the objects listed (or the keys due again). */
+interface Pass {
+  readonly started: bigint;
+  /** Every object as listed (the fleet gauges' fallback). */
+  readonly all: readonly ClusterRecord[];
+  readonly clusters: number;
+  /** Objects listed and not reconciled yet in this pass: their first reconcile uses the listed record. */
+  readonly listed: Map<string, ClusterRecord>;
+  readonly outcomes: Map<string, Outcome>;
+  readonly regionsListed: number;
+}
+
+/** A pass of the daemon's queue (Controller.queuePass). */
+export interface DaemonPass {
+  /** Keys queued. */
+  readonly size: number;
+  /** One of them was reconciled (outcome undefined: removed); true once the pass is complete. */
+  reconciled(name: string, outcome: Outcome | undefined): Promise<boolean>;
+}
+
+/** Requeues a key as its outcome asks (the outcome table's `requeue`): a transient error with the queue's per-key backoff. */
+export function requeue(queue: WorkQueue, name: string, o: Outcome): void {
+  if (o.result === 'transient') {
+    queue.addRateLimited(name);
+    return;
+  }
+  queue.forget(name);
+  if (o.requeueAfterMs !== undefined && OUTCOMES[o.result].requeue) queue.addAfter(name, o.requeueAfterMs);
 }
 
 /** `{ applied: 2, unchanged: 98 }`, in a stable key order, for the pass summary line. */
@@ -286,11 +458,6 @@ function countResults(outcomes: ReadonlyMap<string, Outcome>): Record<string, nu
   return counts;
 }
 
-/** Results that leave the cluster as it was for the fleet rollout (nothing written, no stack moved). */
-const QUIET = new Set(['unchanged', 'held', 'paused', 'dry-run']);
-
-/** Outcomes `--once` looks at again: a wait, a recorded step to follow up, a conflict, a transient error, a slot. */
-const REQUEUED = new Set(['waiting', 'recorded', 'conflict', 'transient']);
 
 function regionOf(r: ClusterRecord): string | undefined {
   const region = (r.raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { ReconcilerDeps } from './context';
-import { Controller } from './controller';
+import { Outcome } from './context';
+import { Controller, DaemonPass } from './controller';
 import { WorkQueue } from './work-queue';
 
 export interface DaemonOptions {
@@ -10,7 +11,7 @@ export interface DaemonOptions {
   readonly graceMs?: number;
   /** Reconciles running at the same time. @default 4 */
   readonly workers?: number;
-  /** Called after the first full pass and after each resync (for /readyz). */
+  /** Called when the first pass is done (every object reconciled once: /readyz) and when each resync's pass is. */
   readonly onPass?: () => void;
   /** Called with each reconcile's result (logs and metrics are the controller's; this is for tests and the bench). */
   readonly onOutcome?: (name: string, result: string) => void;
@@ -24,11 +25,25 @@ export interface DaemonOptions {
  */
 export async function runDaemon(controller: Controller, deps: ReconcilerDeps, signal: AbortSignal, opts: DaemonOptions = {}): Promise<void> {
   const queue = new WorkQueue({ baseDelayMs: deps.backoff.baseMs, maxDelayMs: deps.backoff.maxMs });
+  // One scheduling path: the first pass and every resync queue every object (controller-runtime's initial list);
+  // a pass is done when each of its keys has been reconciled once (then its `pass done` line, and onPass).
+  const passes = new Set<DaemonPass>();
   const addAll = async () => {
     try {
-      for (const r of await deps.store.list()) queue.add(r.name);
+      const pass = await controller.queuePass(queue);
+      if (pass.size === 0) return passDone();
+      passes.add(pass);
     } catch (e) {
       deps.log.error({ err: String(e) }, 'could not list the cluster objects; retrying at the next resync');
+    }
+  };
+  const passDone = () => opts.onPass?.();
+  const reconciled = async (key: string, outcome: Outcome | undefined) => {
+    for (const p of [...passes]) {
+      if (await p.reconciled(key, outcome)) {
+        passes.delete(p);
+        passDone();
+      }
     }
   };
   const stopWatch = deps.store.watch((name) => queue.add(name));
@@ -42,7 +57,7 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
   // A wave that rolled, settled or lost its halt releases clusters held behind it: they are looked at now, not at
   // their recheck (the fleet rollout's wave watch says which).
   const stopWake = controller.onWake((names) => names.forEach((n) => queue.add(n)));
-  const resync = setInterval(() => void addAll().then(() => opts.onPass?.()), opts.resyncMs ?? 10 * 60_000);
+  const resync = setInterval(() => void addAll(), opts.resyncMs ?? 10 * 60_000);
   resync.unref();
   signal.addEventListener('abort', () => queue.shutDown(), { once: true });
   deps.log.info({ workers: opts.workers ?? 4, resyncMs: opts.resyncMs ?? 10 * 60_000, pollMs: deps.pollMs }, 'reconciler started');
@@ -59,10 +74,12 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
   const worker = async () => {
     for (let key = await queue.get(); key !== undefined; key = await queue.get()) {
       const job = (async () => {
+        let outcome: Outcome | undefined;
         try {
-          const outcome = await controller.reconcileKey(key);
+          outcome = shouldStop() ? undefined : await controller.reconcileKey(key);
           opts.onOutcome?.(key, outcome?.result ?? 'removed');
           if (!outcome) return queue.forget(key);
+          // The daemon honours every RequeueAfter (a backoff, a hold's recheck); a transient error backs off per key.
           if (outcome.result === 'transient') queue.addRateLimited(key);
           else {
             queue.forget(key);
@@ -74,6 +91,7 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
         } finally {
           queue.done(key);
           refreshGauges();
+          await reconciled(key, outcome).catch((e) => deps.log.warn({ err: String(e) }, 'could not end the pass'));
         }
       })();
       inHand.add(job);
@@ -81,14 +99,10 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
       inHand.delete(job);
     }
   };
-  let first: Promise<void> | undefined;
+  const shouldStop = () => signal.aborted;
   try {
-    first = controller.runPass(undefined, () => signal.aborted).then(async ({ outcomes }) => {
-      for (const [name, o] of outcomes) if (o.requeueAfterMs !== undefined) (o.result === 'transient' ? queue.addRateLimited(name) : queue.addAfter(name, o.requeueAfterMs));
-      opts.onPass?.();
-    });
+    await addAll();
     const stopped = new Promise((r) => (signal.aborted ? r(undefined) : signal.addEventListener('abort', r, { once: true })));
-    await Promise.race([first, stopped]);
     // On a stop, the reconciles in hand get the grace period below, not however long a hung one takes.
     if (!signal.aborted) await Promise.race([Promise.all(Array.from({ length: Math.max(1, opts.workers ?? 4) }, worker)), stopped]);
   } finally {
@@ -102,7 +116,7 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
     // Reconciles in hand get the grace period to write their status; none of them waits on a stack.
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((r) => (timer = setTimeout(r, opts.graceMs ?? 20_000)));
-    await Promise.race([Promise.all([...inHand, first?.catch(() => undefined)]), grace]);
+    await Promise.race([Promise.all([...inHand]), grace]);
     clearTimeout(timer);
     deps.log.info({}, 'reconciler stopped');
   }

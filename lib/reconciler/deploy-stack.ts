@@ -20,9 +20,19 @@ export interface EnsureChangeSetInput {
   readonly capabilities?: readonly string[];
   /** Alarms that roll the update back (spec.rollout). @default none */
   readonly rollbackConfiguration?: RollbackConfiguration;
+  /**
+   * A change set of this name that already executed to completion is an earlier operation, not this one (the caller
+   * records its own executions before making them): the next free name (`<name>-2`, `-3` …) is used instead. Without
+   * it, the same stack state seen twice (an out-of-band change made again, and no LastUpdatedTime to tell them apart)
+   * would find the first repair's change set and never repair the second. @default false: it counts as executed
+   */
+  readonly executedIsEarlier?: boolean;
 }
 
-export type ChangeSetState = { kind: 'ready'; info: ChangeSetInfo } | { kind: 'no-changes' } | { kind: 'executed' } | { kind: 'failed'; info: ChangeSetInfo };
+export type ChangeSetState = { kind: 'ready'; info: ChangeSetInfo } | { kind: 'no-changes' } | { kind: 'executed'; name: string } | { kind: 'failed'; info: ChangeSetInfo };
+
+/** Names tried after an executed one (see executedIsEarlier) before giving up on finding a free one. */
+const MAX_NAME_SUFFIX = 20;
 
 /**
  * Creates the change set (CREATE or UPDATE, explicitly) unless one with the
@@ -32,31 +42,36 @@ export type ChangeSetState = { kind: 'ready'; info: ChangeSetInfo } | { kind: 'n
 export async function ensureChangeSet(clients: RegionClients, input: EnsureChangeSetInput): Promise<ChangeSetState> {
   const { cfn, publisher } = clients;
   const stackName = input.synth.stackName;
-  let info = input.stack ? await cfn.describeChangeSet(stackName, input.name) : undefined;
-  if (info?.executionStatus === 'EXECUTE_IN_PROGRESS' || info?.executionStatus === 'EXECUTE_COMPLETE') return { kind: 'executed' };
+  let name = input.name;
+  let info = input.stack ? await cfn.describeChangeSet(stackName, name) : undefined;
+  for (let n = 2; input.executedIsEarlier && info?.executionStatus === 'EXECUTE_COMPLETE' && n <= MAX_NAME_SUFFIX; n++) {
+    name = `${input.name}-${n}`;
+    info = await cfn.describeChangeSet(stackName, name);
+  }
+  if (info?.executionStatus === 'EXECUTE_IN_PROGRESS' || info?.executionStatus === 'EXECUTE_COMPLETE') return { kind: 'executed', name };
   // A change set that cannot be executed (failed, obsolete, or executed and rolled back) is replaced: a retry must really retry.
   if (info && (info.status === 'FAILED' || info.executionStatus === 'OBSOLETE' || info.executionStatus === 'EXECUTE_FAILED') && !NO_CHANGES.test(info.statusReason ?? '')) {
-    await cfn.deleteChangeSet(stackName, input.name);
+    await cfn.deleteChangeSet(stackName, name);
     info = undefined;
   }
   if (!info) {
     const t = input.synth.templateAsset;
     await cfn.createChangeSet({
       stackName,
-      changeSetName: input.name,
+      changeSetName: name,
       type: !input.stack || input.stack.status === 'REVIEW_IN_PROGRESS' ? 'CREATE' : 'UPDATE',
       templateBody: t ? undefined : input.synth.templateBody,
       templateUrl: t ? publisher.templateUrl(t) : undefined,
       capabilities: input.capabilities ?? ['CAPABILITY_IAM'],
       tags: input.tags,
       description: input.description,
-      clientToken: `${input.name}-create`,
+      clientToken: `${name}-create`,
       rollbackConfiguration: input.rollbackConfiguration,
     });
   }
-  info = await cfn.waitForChangeSet(stackName, input.name, input.timeoutMs);
+  info = await cfn.waitForChangeSet(stackName, name, input.timeoutMs);
   if (info.status === 'FAILED' && NO_CHANGES.test(info.statusReason ?? '')) {
-    await cfn.deleteChangeSet(stackName, input.name);
+    await cfn.deleteChangeSet(stackName, name);
     return { kind: 'no-changes' };
   }
   return info.status === 'CREATE_COMPLETE' ? { kind: 'ready', info } : { kind: 'failed', info };

@@ -46,6 +46,13 @@ export class ReconcilerMetrics {
     registers: [this.registry],
     collect: (): void => this.inProgress.set(new Set([...this.recordedInProgress, ...this.waitingNow()]).size),
   });
+  private slotsNow: () => number = () => 0;
+  private readonly slotsHeld: Gauge = new Gauge({
+    name: 'worker_stacks_slots_held',
+    help: '--concurrency slots held now: stacks in progress, and reconciles about to start one',
+    registers: [this.registry],
+    collect: (): void => this.slotsHeld.set(this.slotsNow()),
+  });
   private readonly leader = new Gauge({ name: 'worker_stacks_leader', help: '1 while this replica holds the leader lease (always 1 without leader election)', registers: [this.registry] });
   private readonly timeInProgress: Gauge = new Gauge({
     name: 'worker_stacks_stack_in_progress_seconds',
@@ -87,6 +94,11 @@ export class ReconcilerMetrics {
 
   public setLeader(leading: boolean): void {
     this.leader.set(leading ? 1 : 0);
+  }
+
+  /** The controller's slots held now (read at scrape time). */
+  public trackSlots(held: () => number): void {
+    this.slotsNow = held;
   }
 
   /** The controller's live view of the stacks it is waiting on. */

@@ -41,6 +41,8 @@ export interface Observed extends Desired {
   /** The config checksum the live stack carries (outputs, else its template); undefined when it says none. */
   readonly live?: string;
   readonly drift?: Drift;
+  /** The stack was read alone (DescribeStacks by name) in this reconcile or just before it, not from a shared listing that may be older than our own write. */
+  readonly described?: boolean;
 }
 
 /** What the fleet rollout gate decided for a roll (metrics per wave). */

@@ -9,7 +9,7 @@ import { camel, DEFAULT_MAX_UPDATE_ATTEMPTS, Outcome, ReconcileContext, TASK } f
 import { ChangeSetReady, Found, Observed, Synthesized } from './state';
 import { Task } from './task';
 import { workerStackName } from '../stacks/naming';
-import { short } from './tasks-prepare';
+import { busy, liveChecksum, short } from './tasks-prepare';
 import { nodeKey } from '../rollout/node-key';
 import { removeAssembly, synthesizeStack } from './synthesize';
 import { describeRollout, specRollout } from '../review/rollout-words';
@@ -26,7 +26,9 @@ export async function recordFailure(ctx: ReconcileContext, f: Found, reason: Rea
   const max = ctx.deps.maxUpdateAttempts ?? DEFAULT_MAX_UPDATE_ATTEMPTS;
   const stall = opts.stall || failures >= max;
   const delay = backoffDelay(failures, ctx.deps.backoff);
-  const liveDiffers = f.live === undefined || f.live !== f.config?.checksum;
+  // Ready says whether what is live is what is desired: another config, or other inputs than those applied (an image
+  // change keeps the checksum), is not Ready; the reason and message are the failure's, never a stale "executing".
+  const liveDiffers = f.live === undefined || f.live !== f.config?.checksum || (f.fingerprint !== undefined && c.inputsFingerprint !== f.fingerprint);
   const patch = { cloudConfigChecksum: f.live ?? ctx.status.cloudConfigChecksum, stackStatus: f.stack?.status ?? ctx.status.stackStatus, observedGeneration: ctx.generation, desiredChecksum: f.config?.checksum };
   const bookkeeping = { failures, failedFingerprint: f.fingerprint, retryAfter: stall ? undefined : new Date(ctx.deps.now().getTime() + delay).toISOString(), executing: undefined };
   if (stall) {
@@ -62,25 +64,38 @@ export const wait: Task<Observed> = {
 };
 
 /**
- * Resume path, 2. The change set this reconciler executed has ended: record what the stack reports. The checksum
- * recorded is the one the live stack carries, never the one that was asked for; the cause of a rollback is read from
- * the stack's own events for that operation, so it survives a restart.
+ * Resume path, 2. The change set this reconciler executed may have ended: record what the stack reports. Never from a
+ * read older than the execute: the change set's own ExecutionStatus says whether the operation is ours and over
+ * (EXECUTE_COMPLETE / EXECUTE_FAILED), and the stack is then described afresh, so a listing taken before the execute
+ * (or one that lags) can neither record success nor a failure. The checksum recorded is the one the live stack
+ * carries, never the one that was asked for; the cause of a rollback is read from the stack's own events for that
+ * operation, so it survives a restart.
  */
-export const recordExecution: Task<Observed> = {
+export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live' | 'described'>> = {
   name: TASK.recordExecution,
   async run(ctx, o) {
     const executing = ctx.recorder.controller.executing!;
-    const { stack, live } = o;
-    if (stack && isComplete(stack.status) && live === executing.checksum) return recordSuccess(ctx, o, 'applied', executing.fingerprint);
-    // Not on our config: was our change set ever executed (a crash, or a throttled call, between the status write and the call)?
-    const cs = stack ? await ctx.region.cfn.describeChangeSet(stack.id, executing.changeSet) : undefined;
-    // A listing taken before the execution started: look again.
-    if (cs?.executionStatus === 'EXECUTE_IN_PROGRESS') return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `change set ${executing.changeSet} is executing` };
+    const name = workerStackName(ctx.record.name);
+    const cs = await ctx.region.cfn.describeChangeSet(o.stack?.id ?? ctx.status.stackId ?? name, executing.changeSet).catch(() => undefined);
+    const executingMessage = `stack ${o.stack?.status ?? name}: change set ${executing.changeSet} is executing (rolling to config ${short(executing.checksum)})`;
+    // Ours and not over (whatever a listing says): look again. CloudFormation may show the stack's old status for a moment.
+    if (cs?.executionStatus === 'EXECUTE_IN_PROGRESS') return inProgress(ctx, executingMessage);
     if (cs?.executionStatus === 'AVAILABLE') {
+      // Never executed (a crash, or a throttled call, between the status write and the call): the apply path finds it by name.
       await ctx.recorder.write({}, [], { executing: undefined });
-      return undefined; // not executed: the apply path finds the change set by name and executes it
+      if (o.described) return undefined;
+      const stack = await ctx.region.cfn.describeStack(name);
+      return { stack, live: stack ? await liveChecksum(ctx, stack) : undefined, described: true };
     }
-    if (stack && isComplete(stack.status) && live === undefined) return recordFailure(ctx, o, 'ReconcileFailed', `stack ${stack.name} is ${stack.status} but reports no ConfigChecksum; nothing is recorded that was not seen live`);
+    // Over, or unknown (the change set is gone): the stack as it is now, never as a listing showed it.
+    const stack = o.described ? o.stack : await ctx.region.cfn.describeStack(name);
+    if (stack && busy(stack)) return inProgress(ctx, executingMessage);
+    const live = o.described ? o.live : stack ? await liveChecksum(ctx, stack) : undefined;
+    const fresh = { ...o, stack, live, described: true };
+    // Proof that the completed operation is ours: the change set says so, or (it is gone) the stack changed after the execute.
+    const ours = cs ? cs.executionStatus === 'EXECUTE_COMPLETE' : Boolean(stack?.lastUpdated && stack.lastUpdated >= executing.startedAt) || stack?.status === 'CREATE_COMPLETE';
+    if (stack && isComplete(stack.status) && ours && live === executing.checksum) return recordSuccess(ctx, fresh, 'applied', executing.fingerprint);
+    if (stack && isComplete(stack.status) && ours && live === undefined) return recordFailure(ctx, fresh, 'ReconcileFailed', `stack ${stack.name} is ${stack.status} but reports no ConfigChecksum; nothing is recorded that was not seen live`);
     const events = stack ? lastOperation(await ctx.region.cfn.operationEvents(stack.id), stack.name) : [];
     const cause = firstFailure(events);
     const status = stack?.status ?? 'STACK_GONE';
@@ -88,9 +103,15 @@ export const recordExecution: Task<Observed> = {
     const gate = signalShortfall(events) ?? alarmRollback(events);
     const why = gate ?? (cause ? `${cause.logicalId} (${cause.resourceType}) ${cause.status}: ${cause.reason ?? ''}`.trim() : (stack?.statusReason ?? 'no failure event found'));
     const kept = isRolledBack(status) ? `; the previous config ${short(live ?? ctx.status.cloudConfigChecksum)} stays live` : '';
-    return recordFailure(ctx, o, failureReason(status), `stack ${status}: ${why}${kept}`);
+    return recordFailure(ctx, fresh, failureReason(status), `stack ${status}: ${why}${kept}`);
   },
 };
+
+/** Our operation is still running: the slot stays held, and the stack is looked at again after a poll. */
+function inProgress(ctx: ReconcileContext, message: string): Outcome {
+  ctx.deps.slots?.observed(ctx.record.name, true);
+  return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
+}
 
 /** 7. Documented recovery for the stack states that a blind retry would never leave. */
 export const recover: Task<Observed> = {
@@ -108,6 +129,7 @@ export const recover: Task<Observed> = {
         // The stack id is dropped first: the stack about to vanish is ours to delete, not one that went missing.
         await ctx.recorder.write({ stackId: undefined, stackStatus: 'DELETE_IN_PROGRESS', cloudConfigChecksum: undefined }, CONDITIONS.progressing('RecreatingStack', `stack ${stack.name} is ROLLBACK_COMPLETE after a failed create: deleting it to create it again`), { recoveryAttempts: attempts + 1 });
         await ctx.region.cfn.deleteStack(stack.id, token);
+        ctx.deps.slots?.observed(ctx.record.name, true);
         return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `deleting ${stack.name} to create it again` };
       }
       case 'UPDATE_ROLLBACK_FAILED': {
@@ -116,6 +138,7 @@ export const recover: Task<Observed> = {
         }
         await ctx.recorder.write({ stackStatus: stack.status }, CONDITIONS.progressing('ContinuingRollback', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED: ContinueUpdateRollback, attempt ${attempts + 1} of ${ctx.deps.maxRecoveryAttempts}`), { recoveryAttempts: attempts + 1 });
         await ctx.region.cfn.continueUpdateRollback(stack.id, token);
+        ctx.deps.slots?.observed(ctx.record.name, true);
         return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'continuing the rollback' };
       }
       case 'DELETE_FAILED':
@@ -180,16 +203,18 @@ export const changeSet: Task<Observed & Synthesized, ChangeSetReady> = {
       tags: { [CLUSTER_TAG]: ctx.record.name },
       timeoutMs: ctx.deps.changeSetTimeoutMs,
       rollbackConfiguration: rollbackConfiguration(o.cluster.spec.rollout),
+      // Our own execution in flight is in status.controller.executing (the record path): one found executed here is older.
+      executedIsEarlier: true,
     });
     switch (state.kind) {
       case 'no-changes':
         return recordSuccess(ctx, o, 'no-changes', o.fingerprint);
       case 'failed':
-        return recordFailure(ctx, o, 'ChangeSetFailed', `change set ${name} is ${state.info.status}: ${state.info.statusReason ?? 'no reason given'}`);
+        return recordFailure(ctx, o, 'ChangeSetFailed', `change set ${state.info.name} is ${state.info.status}: ${state.info.statusReason ?? 'no reason given'}`);
       case 'executed':
-        return { changeSet: { name, executed: true } }; // executed before a restart: say so and look again
+        return { changeSet: { name: state.name, executed: true } }; // executing (a read older than it): say so and look again
       case 'ready':
-        return { changeSet: { name, token: executeToken(state.info), executed: false } };
+        return { changeSet: { name: state.info.name, token: executeToken(state.info), executed: false } };
     }
   },
 };
@@ -203,14 +228,18 @@ export const execute: Task<Observed & Synthesized & ChangeSetReady> = {
     const why = o.drift ? `${o.drift.message}; re-applying the object. ` : '';
     // How the roll goes (batches, the gate, drain), so the log says what to expect before the stack is watched.
     const how = rolls ? `; rolls ${describeRollout(specRollout(o.cluster.spec))}` : '';
-    const message = `${why}${rolls ? `rolling the nodes to config ${short(config.checksum)}: ${o.configChange ?? 'first config'}${how}` : 'updating the stack; the node config is unchanged'}`;
+    // What changes: a repair restores the applied config, a new stack gets its first, an edit says what it changed.
+    const what = o.drift ? (o.drift.reason === 'StackDeleted' ? 'the stack is created again' : `restoring it over ${short(o.live)}`) : (o.configChange ?? (o.stack ? `the stack carries ${short(o.live)}` : 'first config'));
+    const message = `${why}${rolls ? `rolling the nodes to config ${short(config.checksum)}: ${what}${how}` : 'updating the stack; the node config is unchanged'}`;
     const executing = { fingerprint: o.fingerprint, changeSet: cs.name, checksum: config.checksum, startedAt: ctx.deps.now().toISOString() };
     const appliedBy = ctx.deps.release ? { version: ctx.deps.release, code: ctx.deps.code } : undefined;
-    const change = rolls ? { lastConfigChange: o.configChange ?? 'first config', lastConfigChangeTime: executing.startedAt } : {};
+    const change = rolls ? { lastConfigChange: what, lastConfigChangeTime: executing.startedAt } : {};
     // Written before the call: a crash after it still knows whose operation the stack is running.
-    await ctx.recorder.write({ ...change, desiredChecksum: config.checksum, observedGeneration: ctx.generation, paused: undefined }, CONDITIONS.progressing(o.drift ? 'Drifted' : 'ChangeSetExecuting', message), { executing, appliedBy });
+    await ctx.recorder.write({ ...change, desiredChecksum: config.checksum, observedGeneration: ctx.generation, paused: undefined }, CONDITIONS.progressing(o.drift ? o.drift.reason : 'ChangeSetExecuting', message), { executing, appliedBy });
     o.log.info({ changeSet: cs.name }, message);
     if (!cs.executed) await ctx.region.cfn.executeChangeSet(o.synth.stackName, cs.name, cs.token);
+    // Our operation: the slot stays held until a look sees the stack settled.
+    ctx.deps.slots?.observed(ctx.record.name, true);
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
   },
 };
@@ -273,7 +302,7 @@ async function recordSuccess(ctx: ReconcileContext, o: Observed, result: 'applie
       executing: undefined,
     },
   );
-  o.log.info({ liveChecksum: live, stackStatus: stack.status }, result === 'applied' ? 'stack applied; live checksum recorded' : 'no changes; live checksum recorded');
+  o.log.info({ stackChecksum: live, stackStatus: stack.status }, result === 'applied' ? 'stack applied; live checksum recorded' : 'no changes; live checksum recorded');
   // The object moved on while the stack rolled: apply the newer inputs at once.
   return current ? { result } : { result: 'recorded', requeueAfterMs: 0 };
 }

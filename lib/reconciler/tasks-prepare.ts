@@ -8,7 +8,7 @@ import { formatProblem, RenderError } from '../errors';
 import { workerStackName } from '../stacks/naming';
 import { CONDITIONS } from './conditions';
 import { configChanges, configDigests, describeConfigChanges } from './config-changes';
-import { ReconcileContext, TASK } from './context';
+import { DEFAULT_MAX_UPDATE_ATTEMPTS, ReconcileContext, TASK } from './context';
 import { Desired, Drift, Observed, Start, Validated } from './state';
 import { Task } from './task';
 import { inputsFingerprint } from './fingerprint';
@@ -84,19 +84,24 @@ export const render: Task<Validated, Pick<Desired, 'config' | 'fingerprint' | 'c
  * the live stack is the truth, not what was recorded. A recorded stack that is gone, or a settled stack that is not
  * what was applied, is said so here.
  */
-export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift'>> = {
+export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift' | 'described'>> = {
   name: TASK.observe,
   async run(ctx, d) {
     const name = workerStackName(ctx.record.name);
     const executing = ctx.recorder.controller.executing;
+    let described = ctx.listedStack === undefined || ctx.listedDescribed;
     let stack = ctx.listedStack === undefined ? await ctx.region.cfn.describeStack(name) : (ctx.listedStack ?? undefined);
     // A shared listing can be older than our own create: absent there is not proof of absence for a stack we know of.
-    if (!stack && ctx.listedStack === null && (executing || ctx.status.stackId)) stack = await ctx.region.cfn.describeStack(name);
+    if (!stack && !described && (executing || ctx.status.stackId)) {
+      stack = await ctx.region.cfn.describeStack(name);
+      described = true;
+    }
     ctx.deps.slots?.observed(ctx.record.name, Boolean(stack && busy(stack)));
     const live = stack ? await liveChecksum(ctx, stack) : undefined;
     const drift = driftOf(ctx, name, stack, live, d.config.checksum);
-    if (drift) d.log.warn({ reason: drift.reason, recordedChecksum: ctx.status.cloudConfigChecksum ?? null, liveChecksum: live ?? null, desiredChecksum: d.config.checksum }, drift.message);
-    return { stack, live, drift };
+    // `stackChecksum`, not `liveChecksum`: that key is bound to every line already (the checksum as recorded).
+    if (drift) d.log.warn({ reason: drift.reason, recordedChecksum: ctx.status.cloudConfigChecksum ?? null, stackChecksum: live ?? null, desiredChecksum: d.config.checksum }, drift.message);
+    return { stack, live, drift, described };
   },
 };
 
@@ -120,7 +125,7 @@ function driftOf(ctx: ReconcileContext, name: string, stack: StackSummary | unde
  * The checksum the stack itself reports: its ConfigChecksum output, or (where the listing leaves outputs out, as
  * some emulators do) the output's literal value in the live template. Nothing is guessed: undefined when neither says.
  */
-async function liveChecksum(ctx: ReconcileContext, stack: StackSummary): Promise<string | undefined> {
+export async function liveChecksum(ctx: ReconcileContext, stack: StackSummary): Promise<string | undefined> {
   if (stack.outputs.ConfigChecksum) return stack.outputs.ConfigChecksum;
   if (!isComplete(stack.status) && !isRolledBack(stack.status)) return undefined;
   const body = await ctx.region.cfn.getTemplate(stack.id);
@@ -154,8 +159,12 @@ export const skipIfUnchanged: Task<Observed> = {
       }
     }
     if (retryRequested(ctx)) {
-      o.log.info({ retry: ctx.record.retryRequest }, 'retry requested by an operator: the failure count and backoff are cleared');
-      await ctx.recorder.write({}, [], { failures: 0, failedFingerprint: undefined, retryAfter: undefined, recoveryAttempts: 0, retryHandled: ctx.record.retryRequest });
+      // One more attempt, not a new budget: the count stays one short of --max-update-attempts, so a failure of the
+      // retried attempt stops the cluster again (a new retry, or new inputs, start it again).
+      const max = ctx.deps.maxUpdateAttempts ?? DEFAULT_MAX_UPDATE_ATTEMPTS;
+      const failures = c.failedFingerprint === o.fingerprint ? Math.min(c.failures ?? 0, max - 1) : 0;
+      o.log.info({ retry: ctx.record.retryRequest, failures }, 'retry requested by an operator: one more attempt, backoff cleared');
+      await ctx.recorder.write({}, [], { failures, failedFingerprint: failures ? c.failedFingerprint : undefined, retryAfter: undefined, recoveryAttempts: 0, retryHandled: ctx.record.retryRequest });
     }
     return undefined;
   },
@@ -167,7 +176,9 @@ export const paused: Task<Observed> = {
   when: (_ctx, o) => o.cluster.spec.paused,
   async run(ctx, o) {
     const message = `paused (spec.paused): no AWS writes; live config ${short(o.live)}, desired ${short(o.config.checksum)}${o.drift ? `; ${o.drift.message}` : ''}`;
-    await ctx.recorder.write({ paused: true, observedGeneration: ctx.generation, desiredChecksum: o.config.checksum, stackStatus: o.stack?.status }, CONDITIONS.paused(message));
+    // A pending change (another config, other inputs, or drift) is not Ready while paused: Ready says what is live.
+    const pending = o.live !== o.config.checksum || ctx.recorder.controller.inputsFingerprint !== o.fingerprint || Boolean(o.drift) || !o.stack || !isComplete(o.stack.status);
+    await ctx.recorder.write({ paused: true, observedGeneration: ctx.generation, desiredChecksum: o.config.checksum, stackStatus: o.stack?.status }, CONDITIONS.paused(message, { ready: pending ? false : undefined }));
     o.log.info({}, message);
     return { result: 'paused', message };
   },

@@ -11,6 +11,11 @@ export interface WorkQueueOptions {
   readonly maxDelayMs?: number;
   /** Clock. @default Date.now */
   readonly now?: () => number;
+  /**
+   * Delayed keys join the queue by themselves (a timer). Without, they join when `tryGet`/`get` look, and the caller
+   * sleeps until `nextAt()` itself (`reconcile --once` on an injected clock). @default true
+   */
+  readonly timers?: boolean;
 }
 
 export class WorkQueue {
@@ -25,11 +30,13 @@ export class WorkQueue {
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly now: () => number;
+  private readonly timers: boolean;
 
   constructor(opts: WorkQueueOptions = {}) {
     this.baseDelayMs = opts.baseDelayMs ?? 1000;
     this.maxDelayMs = opts.maxDelayMs ?? 5 * 60_000;
     this.now = opts.now ?? Date.now;
+    this.timers = opts.timers ?? true;
   }
 
   public add(key: string): void {
@@ -71,6 +78,21 @@ export class WorkQueue {
     const key = this.take();
     if (key !== undefined || this.shut) return Promise.resolve(key);
     return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** The next key ready now, without waiting; undefined when none is (delayed keys whose time has come are ready). */
+  public tryGet(): string | undefined {
+    return this.shut ? undefined : this.take();
+  }
+
+  /** When the earliest delayed key is due (clock time); undefined when none is delayed. */
+  public nextAt(): number | undefined {
+    return this.delayed.size ? Math.min(...this.delayed.values()) : undefined;
+  }
+
+  /** Keys queued or delayed, and not being processed. */
+  public get waiting(): number {
+    return this.queue.length + [...this.delayed.keys()].filter((k) => !this.dirty.has(k)).length;
   }
 
   /** Processing of `key` ended: if it was added meanwhile, it is queued again. */
@@ -119,7 +141,7 @@ export class WorkQueue {
 
   private schedule(): void {
     if (this.timer) clearTimeout(this.timer);
-    if (this.delayed.size === 0 || this.shut) return;
+    if (this.delayed.size === 0 || this.shut || !this.timers) return;
     const next = Math.min(...this.delayed.values());
     this.timer = setTimeout(
       () => {

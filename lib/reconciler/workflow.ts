@@ -3,6 +3,7 @@ import { ClusterRecord } from '../stores/cluster-store';
 import { classifyError } from './classify';
 import { CONDITIONS, Reason } from './conditions';
 import { Outcome, ReconcileContext, ReconcilerDeps, TASK, TaskName } from './context';
+import { OUTCOMES } from './outcomes';
 import { Found, Observed, Start } from './state';
 import { AnyTask, Hook, Progress, runWorkflow, toHooks, Workflow, WorkflowHooks } from './task';
 
@@ -49,8 +50,6 @@ export const APPLY = Workflow.from<Observed>()
   .then(execute);
 export const RECORD = Workflow.from<Observed>().then(recordExecution).concat(APPLY);
 export const SETTLED = Workflow.from<Found>().then(cleanConfigObjects);
-/** Outcomes after which the settled workflow runs (its tasks' `when` check the stack itself). */
-const SETTLED_RESULTS = new Set(['applied', 'no-changes', 'unchanged']);
 
 /** The workflow that follows `observe`, chosen once from what it observed. */
 export function chooseWorkflow(ctx: ReconcileContext, o: Observed): Workflow<Observed, unknown> {
@@ -73,6 +72,8 @@ export interface ReconcileOptions {
   readonly hooks?: readonly Hook[] | WorkflowHooks;
   /** The stack from the pass's batched listing; null = listed and absent; undefined = not listed. */
   readonly listedStack?: StackSummary | null;
+  /** listedStack was described alone after this cluster's last write (DescribeStacks by name), not taken from a shared listing. @default false */
+  readonly listedDescribed?: boolean;
   /** templatesVersion() of the templates dir, read once per pass; enables reuse of derived results. @default none: no reuse */
   readonly templatesVersion?: string;
 }
@@ -80,7 +81,7 @@ export interface ReconcileOptions {
 /** Reconciles one cluster object. Never throws (but for a test's CrashSignal): every error ends in the one error path below. */
 export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps, opts: ReconcileOptions = {}): Promise<Outcome> {
   const region = regionOf(rec.raw);
-  const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region, accountOf(rec.raw)) : undefined, opts.listedStack, opts.templatesVersion);
+  const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region, accountOf(rec.raw)) : undefined, opts.listedStack, opts.templatesVersion, opts.listedDescribed ?? false);
   const hooks = toHooks(opts.hooks);
   const progress: Progress = { task: 'start', found: ctx.start() };
   // The fields every outcome carries: the desired checksum (when it rendered) and what the rollout gate decided.
@@ -99,7 +100,8 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
   }
 
   async function settle(outcome: Outcome): Promise<Outcome> {
-    if (SETTLED_RESULTS.has(outcome.result)) await runWorkflow(SETTLED, ctx, progress.found, hooks, progress);
+    // The settled workflow's tasks' `when` check the stack itself.
+    if (OUTCOMES[outcome.result].settled) await runWorkflow(SETTLED, ctx, progress.found, hooks, progress);
     return outcome;
   }
 }
@@ -115,6 +117,13 @@ async function onError(ctx: ReconcileContext, { task, found }: Progress, e: unkn
     return { result: 'conflict', requeueAfterMs: 0, message };
   }
   try {
+    if (kind.kind === 'busy') {
+      // Our read did not show the operation yet: the stack is watched like any stack in progress, nothing is counted.
+      log.info({ task }, `${message}; looking again after a poll`);
+      ctx.deps.slots?.observed(ctx.record.name, true);
+      await ctx.recorder.write({}, CONDITIONS.progressing('WaitingForStack', `${message.split('\n')[0]}; looking again after a poll`));
+      return { result: 'waiting', message, requeueAfterMs: ctx.pollMs };
+    }
     if (kind.kind === 'transient') {
       // Not a failure: nothing is counted, Ready is left alone, and the queue retries with its own backoff.
       log.warn({ task, reason: kind.reason, err: message }, 'transient AWS error; requeued');
@@ -137,8 +146,15 @@ async function onError(ctx: ReconcileContext, { task, found }: Progress, e: unkn
 async function accountUnusable(ctx: ReconcileContext, found: Found, reason: Reason, message: string, e: unknown): Promise<Outcome> {
   const hint = (e as { hint?: string }).hint;
   const account = accountOf(ctx.record.raw) ?? 'the cluster\'s account';
-  const fix = hint ?? `bootstrap account ${account} for this daemon: worker-stacks bootstrap --account ${account} --region ${regionOf(ctx.record.raw) ?? '<region>'} --trust <this daemon's role ARN>, with credentials of that account`;
-  const why = `${message.split('\n')[0]} (fix: ${fix}; only this account's clusters wait, the next resync looks again)`;
+  const region = regionOf(ctx.record.raw) ?? '<region>';
+  const fix = hint ?? `bootstrap account ${account} for this daemon: worker-stacks bootstrap --account ${account} --region ${region} --trust <this daemon's role ARN>, with credentials of that account`;
+  // A role deleted behind CloudFormation's back is not made again by the same bootstrap (no template change, so no
+  // update): a bootstrap with another --role-name replaces it, and one more with the daemon's own name brings it back.
+  const deleted =
+    reason === 'AssumeRoleFailed'
+      ? `. If the role was deleted, bootstrapping again changes nothing (CloudFormation sees no change): run worker-stacks bootstrap --account ${account} --region ${region} --trust <ARN> --role-name worker-stacks-deployer-tmp, then the same without --role-name (or with the daemon's --role-name): each replaces the role`
+      : '';
+  const why = `${message.split('\n')[0]} (fix: ${fix}${deleted}; only this account's clusters wait, the next resync looks again)`;
   const liveDiffers = found.live === undefined || found.live !== found.config?.checksum;
   await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled(reason, why, { ready: liveDiffers && found.config ? false : undefined }));
   found.log.error({ reason, account }, why);

@@ -75,7 +75,11 @@ export class WaveWatch {
         waves.set(w.name, { state: w.state, started: said.started, rolling: new Set(w.rolling) });
         if (w.state === 'soaking' && w.soakUntil !== undefined && w.soakUntil > now.getTime()) nextAt = Math.min(nextAt ?? Infinity, w.soakUntil);
         if (!was) continue; // first look: nothing to compare with
-        if (was.state !== w.state && (RELEASING.has(was.state) || w.state === 'settled')) {
+        if (was.state !== w.state && w.state === 'halted') {
+          // Halted (a roll of it or of an earlier wave failed): its waiting clusters say so now, not their old
+          // WaitingForWave until the recheck.
+          w.pending.forEach((n) => wake.add(n));
+        } else if (was.state !== w.state && (RELEASING.has(was.state) || w.state === 'settled')) {
           // This wave's waiting clusters and the next wave that is not settled: a wave after that waits for it anyway
           // (and its own change of state, if any, wakes its clusters).
           for (const later of view.waves.slice(w.index)) {

@@ -79,6 +79,8 @@ interface FakeStack {
   readonly changeSets: Map<string, ChangeSet>;
   readonly tokens: Set<string>;
   op?: Operation;
+  /** An operation accepted but not started yet (startDelayMs): the stack still shows its old status. */
+  pending?: { readonly at: number; readonly kind: Kind; readonly template?: string };
 }
 
 export interface SeedOptions {
@@ -105,6 +107,19 @@ export interface FakeCloudFormationProps {
   readonly quotas?: Readonly<Partial<Record<CfnApi, TokenBucketQuota>>>;
   /** Clock time each call takes (request latency), so that calls spread over time as real ones do. @default 0 */
   readonly latencyMs?: number;
+  /**
+   * How far behind the truth the listings (DescribeStacks of the region, ListStacks in progress) are: each stack as
+   * it was this long ago, as an eventually consistent read or a cache can show it. DescribeStack by name is always
+   * fresh. @default 0
+   */
+  readonly listingLagMs?: number;
+  /**
+   * Clock time between ExecuteChangeSet (or DeleteStack) answering and the stack showing *_IN_PROGRESS: meanwhile it
+   * shows its old status while the change set is EXECUTE_IN_PROGRESS, as CloudFormation may. @default 0
+   */
+  readonly startDelayMs?: number;
+  /** DescribeStacks reports LastUpdatedTime (moto 5.2.5 does not). @default true */
+  readonly reportsLastUpdated?: boolean;
 }
 
 /** The CloudFormation API a port method calls. */
@@ -153,10 +168,21 @@ export class FakeCloudFormation implements CloudFormationPort {
   private readonly clock: FakeClock;
   private readonly pollMs: number;
   private seq = 0;
+  /** Every state a stack was in, from when (for listings that lag: listingLagMs). */
+  private readonly history: Array<{ readonly at: number; readonly id: string; readonly live: boolean; readonly summary: StackSummary }> = [];
+  /** How far behind the truth listings are (see FakeCloudFormationProps.listingLagMs); tests may change it. */
+  public listingLagMs: number;
+  /** See FakeCloudFormationProps.startDelayMs; tests may change it. */
+  public startDelayMs: number;
+  /** See FakeCloudFormationProps.reportsLastUpdated; tests may change it. */
+  public reportsLastUpdated: boolean;
 
   constructor(private readonly props: FakeCloudFormationProps) {
     this.clock = props.clock;
     this.pollMs = props.pollMs ?? 5000;
+    this.listingLagMs = props.listingLagMs ?? 0;
+    this.startDelayMs = props.startDelayMs ?? 0;
+    this.reportsLastUpdated = props.reportsLastUpdated ?? true;
   }
 
   // ---- scripting -------------------------------------------------------------------------
@@ -203,6 +229,7 @@ export class FakeCloudFormation implements CloudFormationPort {
     s.outputs = opts.template ? outputsOf(opts.template) : {};
     for (const r of opts.failed ?? []) this.event(s, r.logicalId, r.resourceType, opts.status, r.reason);
     this.event(s, name, STACK_TYPE, opts.status);
+    this.remember(s);
     return s.id;
   }
 
@@ -218,6 +245,13 @@ export class FakeCloudFormation implements CloudFormationPort {
     s.outputs = outputsOf(template);
     s.lastUpdated = new Date(this.clock.ms).toISOString();
     this.settle(s, 'UPDATE_COMPLETE');
+  }
+
+  /** Someone else starts an update of the stack (the console, another tool): it runs as the next behaviour says. */
+  public updateOutOfBand(stackName: string, template: string): void {
+    const s = this.byName(stackName);
+    if (!s) throw new Error(`fake: no stack ${stackName}`);
+    this.begin(s, 'update', template);
   }
 
   /** Someone deletes the stack behind the reconciler's back. */
@@ -247,7 +281,7 @@ export class FakeCloudFormation implements CloudFormationPort {
   /** The stack as DescribeStacks would show it by name (undefined when absent or deleted), without counting a call. */
   public peek(stackName: string): StackSummary | undefined {
     const s = this.byName(stackName);
-    return s && summary(s);
+    return s && this.summary(s);
   }
 
   /** Every event of a stack, oldest first, without counting a call. */
@@ -266,21 +300,30 @@ export class FakeCloudFormation implements CloudFormationPort {
   public async listStacks(): Promise<Map<string, StackSummary>> {
     // DescribeStacks pages of 100 stacks.
     this.enter('listStacks', Math.max(1, Math.ceil(this.live.size / 100)));
-    return new Map([...this.live.entries()].map(([name, id]) => [name, summary(this.stacks.get(id)!)]));
+    return new Map(this.listed().map((st) => [st.name, st]));
   }
 
   /** Like ListStacks with an in-progress status filter: no outputs. */
   public async listStacksInProgress(): Promise<Map<string, StackSummary>> {
-    const inProgress = [...this.live.values()].map((id) => this.stacks.get(id)!).filter((st) => st.status.endsWith('_IN_PROGRESS'));
+    const inProgress = this.listed().filter((st) => st.status.endsWith('_IN_PROGRESS'));
     // ListStacks pages of 100 summaries.
     this.enter('listStacksInProgress', Math.max(1, Math.ceil(inProgress.length / 100)));
-    return new Map(inProgress.map((st) => [st.name, { ...summary(st), outputs: {} }]));
+    return new Map(inProgress.map((st) => [st.name, { ...st, outputs: {} }]));
+  }
+
+  /** The live stacks as a listing shows them: as they were listingLagMs ago. */
+  private listed(): StackSummary[] {
+    if (this.listingLagMs <= 0) return [...this.live.values()].map((id) => this.summary(this.stacks.get(id)!));
+    const asOf = this.clock.ms - this.listingLagMs;
+    const then = new Map<string, { live: boolean; summary: StackSummary }>();
+    for (const h of this.history) if (h.at <= asOf) then.set(h.id, h);
+    return [...then.values()].filter((h) => h.live).map((h) => ({ ...h.summary, outputs: { ...h.summary.outputs } }));
   }
 
   public async describeStack(name: string): Promise<StackSummary | undefined> {
     this.enter('describeStack');
     const s = this.find(name);
-    return s && summary(s);
+    return s && this.summary(s);
   }
 
   public async createChangeSet(req: ChangeSetRequest): Promise<string> {
@@ -294,7 +337,7 @@ export class FakeCloudFormation implements CloudFormationPort {
       s ??= this.newStack(req.stackName, 'REVIEW_IN_PROGRESS');
     } else if (!s || s.status === 'REVIEW_IN_PROGRESS') {
       throw validation(`Stack [${req.stackName}] does not exist`);
-    } else if (busy(s) || NOT_UPDATABLE.has(s.status)) {
+    } else if (busy(s) || s.pending || NOT_UPDATABLE.has(s.status)) {
       throw validation(`Stack:${s.id} is in ${s.status} state and can not be updated.`);
     }
     if (s.changeSets.has(req.changeSetName)) throw named('AlreadyExistsException', `ChangeSet [${req.changeSetName}] already exists`);
@@ -334,7 +377,7 @@ export class FakeCloudFormation implements CloudFormationPort {
     const cs = s?.changeSets.get(changeSetName);
     if (!s || !cs) throw named('ChangeSetNotFoundException', `ChangeSet [${changeSetName}] does not exist`);
     if (s.tokens.has(clientToken)) return; // a retried request with the same token: already done
-    if (cs.executionStatus !== 'AVAILABLE' || busy(s)) {
+    if (cs.executionStatus !== 'AVAILABLE' || busy(s) || s.pending) {
       throw named('InvalidChangeSetStatusException', `ChangeSet [${cs.id}] cannot be executed in its current status of [${cs.status}/${cs.executionStatus}] on a stack in ${s.status}`);
     }
     s.tokens.add(clientToken);
@@ -384,23 +427,23 @@ export class FakeCloudFormation implements CloudFormationPort {
     // Like the SDK adapter: progress is the events that appear while it waits.
     let seen = s.events.length;
     const started = this.clock.ms;
-    while (busy(s) && this.clock.ms - started < opts.timeoutMs && !opts.signal?.aborted) {
+    while ((busy(s) || s.pending) && this.clock.ms - started < opts.timeoutMs && !opts.signal?.aborted) {
       this.clock.advance(this.pollMs);
       this.tick();
       for (const e of s.events.slice(seen)) opts.onEvent?.(e);
       seen = s.events.length;
-      this.onPoll?.(summary(s));
+      this.onPoll?.(this.summary(s));
       // Each poll yields to the event loop, as a real wait does, so a timer (a shutdown, say) can act in between.
       await new Promise((r) => setImmediate(r));
     }
-    return summary(s);
+    return this.summary(s);
   }
 
   public async deleteStack(stackName: string, clientToken: string): Promise<void> {
     this.enter('deleteStack');
     const s = this.find(stackName);
     if (!s || s.status === 'DELETE_COMPLETE' || s.tokens.has(clientToken)) return; // deleting what is gone succeeds
-    if (busy(s)) throw validation(`Stack [${s.name}] is in ${s.status} state and can not be deleted`);
+    if (busy(s) || s.pending) throw validation(`Stack [${s.name}] is in ${s.status} state and can not be deleted`);
     s.tokens.add(clientToken);
     this.start(s, 'delete');
   }
@@ -426,7 +469,7 @@ export class FakeCloudFormation implements CloudFormationPort {
     while (this.clock.ms < until) {
       this.clock.advance(Math.min(this.pollMs, until - this.clock.ms));
       this.tick();
-      for (const s of this.stacks.values()) if (s.op) this.onPoll?.(summary(s));
+      for (const s of this.stacks.values()) if (s.op) this.onPoll?.(this.summary(s));
     }
     // A clock shared with other fakes may have moved without this one: operations due by now end now.
     this.tick();
@@ -434,12 +477,24 @@ export class FakeCloudFormation implements CloudFormationPort {
 
   /** Operations whose time has come end now (every call and every poll looks at the stacks as they are at that time). */
   private tick(): void {
-    for (const s of this.stacks.values()) if (s.op && this.clock.ms >= s.op.endsAt) this.finish(s);
+    for (const s of this.stacks.values()) {
+      if (s.pending && this.clock.ms >= s.pending.at) {
+        const { kind, template } = s.pending;
+        s.pending = undefined;
+        this.begin(s, kind, template);
+      }
+      if (s.op && this.clock.ms >= s.op.endsAt) this.finish(s);
+    }
   }
 
   // ---- the state machine -----------------------------------------------------------------
 
   private start(s: FakeStack, kind: Kind, template?: string): void {
+    if (this.startDelayMs > 0) s.pending = { at: this.clock.ms + this.startDelayMs, kind, template };
+    else this.begin(s, kind, template);
+  }
+
+  private begin(s: FakeStack, kind: Kind, template?: string): void {
     let behaviour = this.scripts.get(s.name)?.shift() ?? this.defaults.get(s.name) ?? complete();
     const gate = kind === 'create' || kind === 'update' ? signalFailure(kind, s.template, template, this.health.get(s.name) ?? 'healthy') : undefined;
     if (gate && behaviour.kind === 'complete') behaviour = fail(gate.resource, Math.ceil(gate.afterMs / this.pollMs));
@@ -450,6 +505,7 @@ export class FakeCloudFormation implements CloudFormationPort {
     if (kind === 'update') s.lastUpdated = new Date(this.clock.ms).toISOString();
     this.event(s, s.name, STACK_TYPE, status, 'User Initiated');
     s.op = { kind, behaviour, endsAt: this.clock.ms + behaviour.polls * this.pollMs, template };
+    this.remember(s);
     if (behaviour.polls <= 0) this.finish(s);
   }
 
@@ -498,12 +554,23 @@ export class FakeCloudFormation implements CloudFormationPort {
     s.statusReason = reason;
     this.event(s, s.name, STACK_TYPE, status, reason);
     for (const cs of s.changeSets.values()) if (cs.executionStatus === 'EXECUTE_IN_PROGRESS') cs.executionStatus = /_COMPLETE$/.test(status) && !/ROLLBACK/.test(status) ? 'EXECUTE_COMPLETE' : 'EXECUTE_FAILED';
+    this.remember(s);
+  }
+
+  private summary(s: FakeStack): StackSummary {
+    return { name: s.name, id: s.id, status: s.status, statusReason: s.statusReason, outputs: { ...s.outputs }, lastUpdated: this.reportsLastUpdated ? s.lastUpdated : undefined };
+  }
+
+  /** The stack's state from now on, for listings that lag. */
+  private remember(s: FakeStack): void {
+    this.history.push({ at: this.clock.ms, id: s.id, live: this.live.get(s.name) === s.id, summary: this.summary(s) });
   }
 
   private newStack(name: string, status: string): FakeStack {
     const s: FakeStack = { name, id: `arn:aws:cloudformation:${this.region}:${this.account}:stack/${name}/${this.uuid()}`, status, outputs: {}, events: [], changeSets: new Map(), tokens: new Set() };
     this.stacks.set(s.id, s);
     this.live.set(name, s.id);
+    this.remember(s);
     return s;
   }
 
@@ -571,9 +638,6 @@ const NOT_UPDATABLE = new Set(['ROLLBACK_COMPLETE', 'ROLLBACK_FAILED', 'UPDATE_R
 /** An operation is running (a stack under review is waiting for its first change set, not busy). */
 const busy = (s: FakeStack) => isInProgress(s.status) && s.status !== 'REVIEW_IN_PROGRESS';
 
-function summary(s: FakeStack): StackSummary {
-  return { name: s.name, id: s.id, status: s.status, statusReason: s.statusReason, outputs: { ...s.outputs }, lastUpdated: s.lastUpdated };
-}
 
 function infoOf(cs: ChangeSet): ChangeSetInfo {
   return { id: cs.id, name: cs.name, status: cs.status, executionStatus: cs.executionStatus, statusReason: cs.statusReason, changes: cs.changes };

@@ -6,6 +6,7 @@ import { ClusterStatus, Condition, ConditionType, getCondition } from '../../lib
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { Outcome, ReconcilerDeps } from '../../lib/reconciler/context';
 import { Controller, ControllerOptions } from '../../lib/reconciler/controller';
+import { OUTCOMES } from '../../lib/reconciler/outcomes';
 import { reconcileCluster, ReconcileOptions } from '../../lib/reconciler/workflow';
 import { workerStackName } from '../../lib/stacks/naming';
 import { FileStore } from '../../lib/stores/file-store';
@@ -13,8 +14,6 @@ import { FakeCloudFormation } from './fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity, RecordingLogger } from './fake-ports';
 
 export const EXAMPLE = 'staging-us1';
-/** Outcomes `reconcile --once` looks at again. */
-const REQUEUED = new Set(['waiting', 'recorded', 'conflict', 'transient']);
 export const ACCOUNT = '222222222222';
 const EXAMPLE_FILE = path.resolve(__dirname, '..', '..', 'clusters', `${EXAMPLE}.yaml`);
 
@@ -94,7 +93,7 @@ export class Harness {
     const start = this.clock.ms;
     for (let i = 0; ; i++) {
       const outcome = await this.step(name, opts, deps);
-      if (outcome.requeueAfterMs === undefined || !REQUEUED.has(outcome.result) || i > 500) return outcome;
+      if (outcome.requeueAfterMs === undefined || !OUTCOMES[outcome.result].requeue || i > 500) return outcome;
       if (this.clock.ms - start + outcome.requeueAfterMs > this.waitTimeoutMs) return outcome;
       this.cfn.advance(outcome.requeueAfterMs);
     }

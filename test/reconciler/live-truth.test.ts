@@ -37,7 +37,7 @@ describe('the live stack is the truth', () => {
     expect(steps[0].result).toBe('waiting');
     expect(h.condition('Progressing')).toMatchObject({ status: 'True', reason: 'Drifted' });
     const line = h.log.of(EXAMPLE).find((e) => (e.obj as { reason?: string }).reason === 'Drifted');
-    expect(line?.obj).toMatchObject({ recordedChecksum: applied, liveChecksum: other, desiredChecksum: applied });
+    expect(line?.obj).toMatchObject({ recordedChecksum: applied, stackChecksum: other, desiredChecksum: applied });
     expect(h.cfn.started.map((o) => o.kind)).toEqual(['create', 'update']);
 
     // WHEN it converges

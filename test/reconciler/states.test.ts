@@ -19,9 +19,12 @@ const maxPods = (n: number) => (raw: any) => {
   raw.spec.cloudConfig.values.maxPods = n;
 };
 
-/** Observe, create and execute; then (the stack in progress is never waited on) one more look after a poll, which records. */
-const READ_AND_CREATE = { describeStack: 2, createChangeSet: 1, waitForChangeSet: 1, executeChangeSet: 1 };
-const UPDATE = { ...READ_AND_CREATE, describeChangeSet: 1 };
+/**
+ * Observe, create and execute; then (the stack in progress is never waited on) one more look after a poll, which
+ * records once the change set itself says its execution completed (DescribeChangeSet: never from the stack alone).
+ */
+const READ_AND_CREATE = { describeStack: 2, createChangeSet: 1, waitForChangeSet: 1, executeChangeSet: 1, describeChangeSet: 1 };
+const UPDATE = { ...READ_AND_CREATE, describeChangeSet: 2 };
 
 interface Row {
   readonly what: string;
@@ -135,7 +138,7 @@ const ROWS: Row[] = [
     },
     result: 'waiting',
     // one look per poll interval (5 s) for the 60 s wait: no waiter, no events
-    calls: { ...UPDATE, describeStack: 1 + 60_000 / 5000 },
+    calls: { ...UPDATE, describeStack: 1 + 60_000 / 5000, describeChangeSet: 1 },
     synth: 1,
     uploads: 1,
     then: (s, x, before) => {

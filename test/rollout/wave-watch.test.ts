@@ -109,8 +109,9 @@ describe('WaveWatch', () => {
     // WHEN the canary's roll fails, THEN
     const halted = w.observe(fleet(members({ c1: failed })), now);
     expect(halted.events.map((e) => `${e.event.type} ${e.event.reason} ${e.event.wave}`)).toEqual(['Warning WaveHalted canary', 'Warning WaveHalted early', 'Warning WaveHalted remainder']);
-    // the next wave's clusters are looked at once, so that their conditions say RolloutHalted now
-    expect([...halted.wake].sort()).toEqual(['e1', 'e2']);
+    // every later wave's waiting clusters are looked at once, so that their conditions say RolloutHalted now, not
+    // WaitingForWave until their recheck (issue 25, item 11)
+    expect([...halted.wake].sort()).toEqual(['e1', 'e2', 'r1', 'r2', 'r3']);
     // WHEN it is fixed and the canary rolls again, THEN the wave starts again and those behind it are looked at
     const lifted = w.observe(fleet(members({ c1: rollingNow })), now);
     expect(lifted.events.map((e) => `${e.event.reason} ${e.event.wave}`)).toEqual(['WaveStarted canary']);

@@ -1,0 +1,44 @@
+import type { Result } from './context';
+
+/** How the runtime treats one reconcile result. */
+export interface ResultClass {
+  /** `reconcile --once` (and the daemon) look at the cluster again after the requeue the outcome asks for. */
+  readonly requeue: boolean;
+  /** The cluster is settled on its desired config: the settled workflow (old config objects cleaned up) runs. */
+  readonly settled: boolean;
+  /** Something is wrong with the cluster: a pass with this result is not a good pass (metrics). */
+  readonly error: boolean;
+  /** Nothing was written and no stack moved: the fleet rollout need not look at the cluster again. */
+  readonly quiet: boolean;
+}
+
+const c = (requeue: boolean, settled: boolean, error: boolean, quiet: boolean): ResultClass => ({ requeue, settled, error, quiet });
+
+/**
+ * Every result, classified once. Typed over the Result union: a new result left out of this table does not compile,
+ * so no part of the runtime can forget it.
+ */
+export const OUTCOMES: Readonly<Record<Result, ResultClass>> = {
+  //            requeue settled error  quiet
+  unchanged: c(false, true, false, true),
+  applied: c(false, true, false, false),
+  'no-changes': c(false, true, false, false),
+  invalid: c(false, false, true, false),
+  failed: c(false, false, true, false),
+  stalled: c(false, false, true, false),
+  transient: c(true, false, false, false),
+  waiting: c(true, false, false, false),
+  backoff: c(false, false, false, false),
+  'dry-run': c(false, false, false, true),
+  conflict: c(true, false, false, false),
+  recorded: c(true, false, false, false),
+  paused: c(false, false, false, true),
+  held: c(false, false, false, true),
+  drifted: c(false, false, false, false),
+  deleted: c(false, false, false, false),
+  outdated: c(false, false, true, false),
+};
+
+export function classOf(result: Result): ResultClass {
+  return OUTCOMES[result];
+}
