@@ -66,6 +66,7 @@ export const CMD = {
   fault: (method: (typeof METHODS)[number], kind: CallFault, n: number) => command(`fault('${method}', '${kind}', ${n})`, (w) => w.fault(method, kind, n)),
   hold: (i: number, polls: number) => command(`hold(${i}, ${polls})`, (w) => w.hold(i, polls), alive(i)),
   rollback: (i: number) => command(`rollback(${i})`, (w) => w.rollback(i), alive(i)),
+  breakStack: (i: number) => command(`breakStack(${i})`, (w) => w.breakStack(i), alive(i)),
   deleteStack: (i: number) => command(`deleteStack(${i})`, (w) => w.deleteStack(i), alive(i)),
   changeStack: (i: number) => command(`changeStack(${i})`, (w) => w.changeStack(i), alive(i)),
 };
@@ -96,6 +97,7 @@ export const COMMANDS: Array<fc.Arbitrary<Cmd>> = [
   fc.tuple(fc.constantFrom(...METHODS), fc.constantFrom<CallFault>('throttle', 'server', 'timeout'), fc.integer({ min: 1, max: 3 })).map(([m, k, n]) => CMD.fault(m, k, n)),
   fc.tuple(cluster, fc.integer({ min: 1, max: 10 })).map(([i, polls]) => CMD.hold(i, polls)),
   cluster.map(CMD.rollback),
+  cluster.map(CMD.breakStack),
   cluster.map(CMD.deleteStack),
   cluster.map(CMD.changeStack),
 ];

@@ -92,9 +92,12 @@ export class Invariants {
     const q = queueState(l.queue);
     for (const c of l.controller.slots.names()) {
       this.checks++;
-      const stalled = getCondition(this.w.store.status(c), 'Stalled')?.status === 'True';
-      if (!this.w.store.has(c) || stalled || !q.pending(c)) {
-        this.found.push(`[slots] slot leaked: ${c} holds a slot of --concurrency ${this.w.opts.concurrency} but ${!this.w.store.has(c) ? 'its object is deleted' : stalled ? 'it is Stalled' : 'nothing will look at it again'} (stack ${this.w.aws.truth(workerStackName(c))?.status ?? 'absent'})`);
+      // A slot is the roll's while its stack is in progress; after that, until the look that is already due (a
+      // requeue, not the resync) sees it settled. Held past both, nothing gives it back: --concurrency shrinks.
+      const stack = this.w.aws.truth(workerStackName(c));
+      if (!(stack && isInProgress(stack.status)) && !q.pending(c)) {
+        const why = !this.w.store.has(c) ? 'its object is deleted' : getCondition(this.w.store.status(c), 'Stalled')?.status === 'True' ? 'it is Stalled' : 'it is not requeued';
+        this.found.push(`[slots] slot leaked: ${c} holds a slot of --concurrency ${this.w.opts.concurrency}, its stack is ${stack?.status ?? 'absent'} and nothing will look at it again (${why})`);
       }
     }
     for (const c of this.w.names) {

@@ -61,3 +61,24 @@ describe('schedules the simulator found', () => {
     ]);
   });
 });
+
+/** Found after merging core's fixes (branch core at 1b23ac3): still failing, reported to the coordinator. */
+describe('schedules the simulator found on the fixed runtime', () => {
+  test('an object edited invalid while its stack rolls keeps its slot after the stack completes (#2: with --concurrency 1 the fleet halts, seed 2 --ignore slots fails liveness; seed 2, path 8:0:2)', async () => {
+    // GIVEN a create in progress  WHEN its object becomes invalid (minSize above maxSize)  THEN once the stack is complete its slot is free
+    await replay({ clusters: 2, concurrency: 2, maxUpdateAttempts: 1 }, [1, 3, 2, 4, 5, 7, 6, 9, 8, 11, 12, 13, 10, 14, 15, 16, 17, 18, 19, 20, 21, 23, 22, 24, 26, 25, 28, 27, 29, 30, 31, 32, 33, 34, 35, 36], [
+      CMD.edit(0, { field: 'minSize', value: 9 }),
+    ]);
+  });
+
+  test('after a restart, our roll of an object now invalid holds no slot: --concurrency does not bound it (#2; seed 3, path 134:0:0:5:7:7)', async () => {
+    // GIVEN our create in progress, recorded as executing  WHEN a new process starts and the object is invalid
+    // THEN the roll in progress still holds a slot of the new process
+    await replay({ clusters: 2, concurrency: 1, maxUpdateAttempts: 1 }, [1, 2, 4, 5, 6, 3, 7, 8, 9, 11, 10, 12, 13, 14, 16, 15, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26], [
+      CMD.restart(),
+      CMD.deleteStack(0),
+      CMD.edit(0, { field: 'minSize', value: 9 }),
+      CMD.staleReads(1, 4),
+    ]);
+  });
+});

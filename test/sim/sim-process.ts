@@ -2,7 +2,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { Logger, Outcome, ReconcilerDeps, RegionClients, TaskName } from '../../lib/reconciler/context';
-import { Controller } from '../../lib/reconciler/controller';
+import { Controller, DaemonPass } from '../../lib/reconciler/controller';
 import { DerivedCache } from '../../lib/reconciler/derived-cache';
 import { fencedAws } from '../../lib/reconciler/leader-fence';
 import { ReconcilerMetrics } from '../../lib/reconciler/metrics';
@@ -56,6 +56,7 @@ export class SimProcess {
   public reconciles = 0;
   public readonly outcomes = new Map<string, Outcome>();
   private active = 0;
+  private readonly passes = new Set<DaemonPass>();
   private readonly stopWatch: () => void;
 
   constructor(
@@ -96,18 +97,17 @@ export class SimProcess {
       throw new CrashSignal(`crash ${phase} ${task}`);
     };
     this.controller = new Controller(this.deps, { concurrency: env.concurrency, workers: env.workers, metrics: this.metrics, hooks: { before: hook('before'), after: hook('after') } });
-    this.queue = new WorkQueue({ baseDelayMs: POLL_MS, maxDelayMs: 60_000, now: () => clock.ms });
+    this.queue = new WorkQueue({ baseDelayMs: POLL_MS, maxDelayMs: 60_000, now: () => clock.ms, timers: false });
     this.stopWatch = this.deps.store.watch((name) => this.queue.add(name));
   }
 
-  /** As runDaemon: a first pass over every object, then the outcomes' requeues, then the workers. */
+  /**
+   * As runDaemon: the first pass queues every object (controller-runtime's initial list), then the workers start.
+   * Each pass (the first, each resync) is told of every reconcile, as the daemon does.
+   */
   public async boot(): Promise<void> {
     try {
-      const { outcomes } = await this.controller.runPass();
-      for (const [name, o] of outcomes) {
-        this.outcomes.set(name, o);
-        if (o.requeueAfterMs !== undefined) (o.result === 'transient' ? this.queue.addRateLimited(name) : this.queue.addAfter(name, o.requeueAfterMs));
-      }
+      await this.queueAll();
       this.booted = true;
       this.startWorkers();
     } catch (e) {
@@ -116,11 +116,18 @@ export class SimProcess {
     }
   }
 
+  private async queueAll(): Promise<void> {
+    const pass = await this.controller.queuePass(this.queue);
+    if (pass.size > 0) this.passes.add(pass);
+  }
+
   /** Workers take the keys that are due now, as runDaemon's do (at most `workers` reconciles at once). */
   public startWorkers(): void {
-    while (this.booted && !this.dead && !this.retired && this.active < this.env.workers && queueState(this.queue).ready() > 0) {
+    while (this.booted && !this.dead && !this.retired && this.active < this.env.workers) {
+      const key = this.take();
+      if (key === undefined) return;
       this.active++;
-      void this.worker().finally(() => this.active--);
+      void this.worker(key).finally(() => this.active--);
     }
   }
 
@@ -128,7 +135,7 @@ export class SimProcess {
   public async resync(): Promise<void> {
     if (this.dead || this.retired) return;
     try {
-      for (const r of await this.deps.store.list()) this.queue.add(r.name);
+      await this.queueAll();
     } catch (e) {
       if (!(e instanceof CrashSignal)) throw e;
     }
@@ -174,10 +181,12 @@ export class SimProcess {
     this.env.onCrash(this);
   }
 
-  private async worker(): Promise<void> {
-    for (let key = this.take(); key !== undefined; key = this.take()) {
+  /** runDaemon's worker: one key at a time; the outcome's requeue; the pass told. */
+  private async worker(first: string): Promise<void> {
+    for (let key: string | undefined = first; key !== undefined; key = this.take()) {
+      let outcome: Outcome | undefined;
       try {
-        const outcome = await this.controller.reconcileKey(key);
+        outcome = await this.controller.reconcileKey(key);
         this.reconciles++;
         if (!outcome) {
           this.outcomes.delete(key);
@@ -196,11 +205,12 @@ export class SimProcess {
       } finally {
         this.queue.done(key);
       }
+      for (const p of [...this.passes]) if (await p.reconciled(key, outcome).catch(() => true)) this.passes.delete(p);
     }
   }
 
   private take(): string | undefined {
-    return this.dead || this.retired ? undefined : queueState(this.queue).take();
+    return this.dead || this.retired ? undefined : this.queue.tryGet();
   }
 
   /** The lease's fence, as LeaderElector.canWrite: leading, and renewed within the renewal deadline. */
@@ -235,16 +245,13 @@ function scheduled<T extends object>(target: T, gate: (label: string) => Promise
 }
 
 /**
- * The WorkQueue's own state, read without waiting: the simulator drives the queue step by step on the fake clock
- * (a `get()` with nothing due would leave a waiter that later steals a key). Read-only but for `take`, which is
- * exactly what `get()` does when a key is due.
+ * What the WorkQueue holds for a key, read from its private state (the invariants need "will anything look at this
+ * key again", which its public API does not say). Read-only.
  */
 export function queueState(q: WorkQueue) {
-  const inner = q as unknown as { queue: string[]; dirty: Set<string>; processing: Set<string>; delayed: Map<string, number>; failures: Map<string, number>; take(): string | undefined; promote(): void };
+  const inner = q as unknown as { queue: string[]; dirty: Set<string>; processing: Set<string>; delayed: Map<string, number>; failures: Map<string, number> };
   return {
-    take: () => inner.take(),
-    ready: () => (inner.promote(), inner.queue.length),
-    nextDue: () => (inner.delayed.size ? Math.min(...inner.delayed.values()) : Infinity),
+    nextDue: () => q.nextAt() ?? Infinity,
     holds: (key: string) => inner.queue.includes(key) || inner.dirty.has(key) || inner.processing.has(key) || inner.delayed.has(key) || inner.failures.has(key),
     pending: (key: string) => inner.queue.includes(key) || inner.dirty.has(key) || inner.processing.has(key) || inner.delayed.has(key),
   };

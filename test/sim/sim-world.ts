@@ -184,6 +184,11 @@ export class SimWorld {
     this.aws.fake.script(workerStackName(this.names[i]), fail(ROLLED_BACK, 1));
   }
 
+  /** Every operation on the stack fails and rolls back from now on (an image EC2 does not know), until the faults stop. */
+  public breakStack(i: number): void {
+    this.aws.fake.setDefault(workerStackName(this.names[i]), fail(ROLLED_BACK, 1));
+  }
+
   public deleteStack(i: number): void {
     const name = workerStackName(this.names[i]);
     const s = this.aws.truth(name);
@@ -208,6 +213,7 @@ export class SimWorld {
    */
   public async settle(maxPolls = 120): Promise<void> {
     this.aws.calm();
+    for (const n of this.names) this.aws.fake.setDefault(workerStackName(n), complete(2));
     this.deliver('deliver');
     for (const p of this.processes) {
       p.crashAt = undefined;
