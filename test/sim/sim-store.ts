@@ -7,7 +7,9 @@ import { ClusterRecord, ClusterStore, ConflictError } from '../../lib/stores/clu
 export type WatchMode = 'deliver' | 'drop' | 'duplicate' | 'reorder' | 'coalesce';
 
 interface Entry {
+  /** Frozen: every read hands out the same object (a reconcile that mutated it would throw). */
   raw: unknown;
+  contentHash: string;
   generation: number;
   version: number;
   status?: ClusterStatus;
@@ -29,7 +31,7 @@ export class SimStore {
   public put(name: string, raw: unknown): void {
     const e = this.entries.get(name);
     if (e && JSON.stringify(e.raw) === JSON.stringify(raw)) return;
-    this.entries.set(name, { raw: structuredClone(raw), generation: (e?.generation ?? 0) + 1, version: (e?.version ?? 0) + 1, status: e?.status });
+    this.entries.set(name, { raw: deepFreeze(structuredClone(raw)), contentHash: sha256Hex(JSON.stringify(raw)), generation: (e?.generation ?? 0) + 1, version: (e?.version ?? 0) + 1, status: e?.status });
     this.notify(name);
   }
 
@@ -118,11 +120,18 @@ export class SimStore {
   private record(name: string): ClusterRecord | undefined {
     const e = this.entries.get(name);
     if (!e) return undefined;
-    const bytes = JSON.stringify(e.raw);
-    return { name, source: `clusters/${name}.yaml`, raw: structuredClone(e.raw), parseProblems: [], generation: e.generation, status: e.status && structuredClone(e.status), resourceVersion: String(e.version), contentHash: sha256Hex(bytes) };
+    return { name, source: `clusters/${name}.yaml`, raw: e.raw, parseProblems: [], generation: e.generation, status: e.status && structuredClone(e.status), resourceVersion: String(e.version), contentHash: e.contentHash };
   }
 
   private notify(name: string): void {
     for (const sub of this.subscribers.values()) sub.pending.push(name);
   }
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
 }
