@@ -58,7 +58,8 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
   // their recheck (the fleet rollout's wave watch says which).
   const stopWake = controller.onWake((names) => names.forEach((n) => queue.add(n)));
   const resync = setInterval(() => void addAll(), opts.resyncMs ?? 10 * 60_000);
-  resync.unref();
+  // Not unref'd: the resync keeps the process alive while the daemon runs, whatever else does (no --port, nothing
+  // requeued, a store whose watch holds no handle); cleared on stop.
   signal.addEventListener('abort', () => queue.shutDown(), { once: true });
   deps.log.info({ workers: opts.workers ?? 4, resyncMs: opts.resyncMs ?? 10 * 60_000, pollMs: deps.pollMs }, 'reconciler started');
 

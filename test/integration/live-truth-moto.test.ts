@@ -86,3 +86,34 @@ test('a stack deleted outside worker-stacks is reported gone (StackDeleted), the
   expect(status).toMatchObject({ cloudConfigChecksum: applied, stackId: stack!.StackId });
   expect(getCondition(status, 'Ready')).toMatchObject({ status: 'True', reason: 'StackCreated' });
 });
+
+test('the same out-of-band update made twice is repaired twice (moto reports no LastUpdatedTime)', async () => {
+  // GIVEN a Ready cluster
+  const name = 'drift-twice';
+  const applied = await readyCluster(name);
+  const update = () =>
+    world.moto.python(
+      `
+body = cfn.get_template(StackName=args['stack'])['TemplateBody']
+t = body if isinstance(body, dict) else json.loads(body)
+t['Outputs']['ConfigChecksum']['Value'] = args['other']
+cfn.update_stack(StackName=args['stack'], TemplateBody=json.dumps(t), Capabilities=['CAPABILITY_IAM', 'CAPABILITY_NAMED_IAM'])
+out = True
+`,
+      { stack: workerStackName(name), other: 'd'.repeat(64) },
+    );
+
+  for (const time of ['first', 'second']) {
+    // WHEN the same out-of-band update is made, and the reconciler runs
+    update();
+    expect(liveChecksum(workerStackName(name))).toBe('d'.repeat(64));
+    const run = await reconcile();
+
+    // THEN the object's config is live again, and the cluster Ready on it
+    expect([time, run.code]).toEqual([time, 0]);
+    expect(liveChecksum(workerStackName(name))).toBe(applied);
+    const { status } = stateFile(world, name);
+    expect(status.cloudConfigChecksum).toBe(applied);
+    expect(getCondition(status, 'Ready')).toMatchObject({ status: 'True' });
+  }
+});
