@@ -62,7 +62,7 @@ export const CMD = {
   restart: () => command('restart()', (w) => w.restart()),
   leaderChange: () => command('leaderChange()', (w) => w.leaderChange()),
   staleReads: (lag: number, n: number) => command(`staleReads(${lag}, ${n})`, (w) => w.staleReads(lag, n)),
-  watch: (mode: WatchMode) => command(`watch('${mode}')`, (w) => w.deliver(mode)),
+  watch: (mode: WatchMode | 'hold') => command(`watch('${mode}')`, (w) => w.watch(mode)),
   fault: (method: (typeof METHODS)[number], kind: CallFault, n: number) => command(`fault('${method}', '${kind}', ${n})`, (w) => w.fault(method, kind, n)),
   hold: (i: number, polls: number) => command(`hold(${i}, ${polls})`, (w) => w.hold(i, polls), alive(i)),
   rollback: (i: number) => command(`rollback(${i})`, (w) => w.rollback(i), alive(i)),
@@ -91,8 +91,8 @@ export const COMMANDS: Array<fc.Arbitrary<Cmd>> = [
   fc.constant(CMD.leaderChange()),
   // Stale states: reads that return an older truth.
   fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 8 })).map(([lag, n]) => CMD.staleReads(lag, n)),
-  // Unobserved states: watch events dropped, duplicated, reordered, coalesced (or delivered).
-  fc.constantFrom<WatchMode>('deliver', 'drop', 'duplicate', 'reorder', 'coalesce').map(CMD.watch),
+  // Unobserved states: watch events held back, dropped, duplicated, reordered, coalesced (by default each arrives at once).
+  fc.constantFrom<WatchMode | 'hold'>('hold', 'drop', 'duplicate', 'reorder', 'coalesce', 'deliver').map(CMD.watch),
   // AWS: throttling, 5xx, timeouts; stacks held in progress, rolled back, deleted or changed out of band.
   fc.tuple(fc.constantFrom(...METHODS), fc.constantFrom<CallFault>('throttle', 'server', 'timeout'), fc.integer({ min: 1, max: 3 })).map(([m, k, n]) => CMD.fault(m, k, n)),
   fc.tuple(cluster, fc.integer({ min: 1, max: 10 })).map(([i, polls]) => CMD.hold(i, polls)),

@@ -17,6 +17,14 @@ describe('schedules the simulator found', () => {
     ]);
   });
 
+  test('Ready before the update, from our own status write\'s watch event: the look it brings uses the listing begun before the execute (#1; seed 1, path 0:0:2:0 with main\'s record-execution)', async () => {
+    // GIVEN two stacks created  WHEN pool.maxSize changes and our status write (before the execute) brings the cluster back at once
+    // THEN that look must not record Ready from the listing begun before our execute
+    await replay({ clusters: 2, concurrency: 1, maxUpdateAttempts: 1 }, [1, 2, 4, 3, 5, 6, 8, 7, 10, 11, 12, 13, 14, 9, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 28, 29, 27, 30, 32, 31, 34, 33, 35, 36, 38, 39, 40, 37, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51], [
+      CMD.edit(0, { field: 'maxSize', value: 5 }),
+    ]);
+  });
+
   test('a deleted object keeps its slot: with --concurrency 1 the fleet halts (#2; seed 2, path 6)', async () => {
     // GIVEN --concurrency 1 and a create in progress  WHEN its object is deleted  THEN its slot is freed, the other cluster rolls
     await replay({ clusters: 2, concurrency: 1, maxUpdateAttempts: 1 }, [1, 2, 4, 3, 6, 5, 7, 8, 9, 10, 11, 12, 13], [CMD.deleteObject(1)]);

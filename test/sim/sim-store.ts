@@ -3,7 +3,7 @@ import { ClusterStatus } from '../../lib/cluster/status';
 import { CrashSignal } from '../../lib/reconciler/workflow';
 import { ClusterRecord, ClusterStore, ConflictError } from '../../lib/stores/cluster-store';
 
-/** How pending watch events reach the daemons: Sieve's unobserved states are the last four. */
+/** How pending watch events reach the daemons: Sieve's unobserved states are all but `deliver`. */
 export type WatchMode = 'deliver' | 'drop' | 'duplicate' | 'reorder' | 'coalesce';
 
 interface Entry {
@@ -92,6 +92,8 @@ export class SimStore {
         e.status = structuredClone(status);
         e.version++;
         this.onStatus?.(name, e.status, id);
+        // A status write is a change of the object (Kubernetes' MODIFIED event): it brings the cluster back at once.
+        this.notify(name);
         return String(e.version);
       },
       clearStatus: async (name) => {

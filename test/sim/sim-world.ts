@@ -53,6 +53,8 @@ export class SimWorld {
   public readonly invariants: Invariants;
   public readonly env: SimEnv;
   private leaderId = 0;
+  /** How the next pending watch events arrive (one batch), or `hold`: they wait until the next `watch(...)`. */
+  private watchMode: WatchMode | 'hold' = 'deliver';
   private nextResync = RESYNC_MS;
   /** Scheduler steps taken (each followed by the invariants). */
   public steps = 0;
@@ -102,6 +104,11 @@ export class SimWorld {
    */
   public async run(max = 2000): Promise<void> {
     for (let i = 0; i < max; i++) {
+      // Watch events arrive between steps, as a watch stream delivers them, unless the schedule holds or mangles them.
+      if (this.watchMode !== 'hold') {
+        this.store.deliver(this.watchMode);
+        this.watchMode = 'deliver';
+      }
       await flush();
       for (const p of this.processes) p.startWorkers();
       await flush();
@@ -203,8 +210,9 @@ export class SimWorld {
     this.aws.snapshot();
   }
 
-  public deliver(mode: WatchMode): void {
-    this.store.deliver(mode);
+  /** The next batch of watch events arrives so (`hold`: none arrives until the next call). */
+  public watch(mode: WatchMode | 'hold'): void {
+    this.watchMode = mode;
   }
 
   /**
@@ -214,7 +222,7 @@ export class SimWorld {
   public async settle(maxPolls = 120): Promise<void> {
     this.aws.calm();
     for (const n of this.names) this.aws.fake.setDefault(workerStackName(n), complete(2));
-    this.deliver('deliver');
+    this.watch('deliver');
     for (const p of this.processes) {
       p.crashAt = undefined;
       p.resume();
