@@ -107,6 +107,7 @@ export const WORLD_OPTIONS: fc.Arbitrary<WorldOptions> = fc.record({
   clusters: fc.integer({ min: 2, max: 3 }),
   concurrency: fc.integer({ min: 1, max: 2 }),
   maxUpdateAttempts: fc.integer({ min: 1, max: 2 }),
+  rollout: fc.boolean(),
 });
 
 /**

@@ -148,6 +148,10 @@ export class Invariants {
     const s = this.w.store.status(name);
     const stalled = getCondition(s, 'Stalled');
     if (stalled?.status === 'True' && stalled.reason && stalled.message) return 'stalled';
+    // Held by a halted rollout (haltOnFailure) behind a cluster that needs a human: waiting for that human too.
+    const progressing = getCondition(s, 'Progressing');
+    const anyStalled = this.w.names.some((n) => getCondition(this.w.store.status(n), 'Stalled')?.status === 'True');
+    if (progressing?.reason === 'RolloutHalted' && progressing.status === 'False' && anyStalled) return 'stalled';
     const desired = this.desired(name);
     const stack = this.w.aws.truth(workerStackName(name));
     const ready = getCondition(s, 'Ready');

@@ -8,6 +8,8 @@ import { fencedAws } from '../../lib/reconciler/leader-fence';
 import { ReconcilerMetrics } from '../../lib/reconciler/metrics';
 import { WorkQueue } from '../../lib/reconciler/work-queue';
 import { CrashSignal } from '../../lib/reconciler/workflow';
+import { RolloutPolicy } from '../../lib/rollout/policy-schema';
+import { RolloutPolicySource } from '../../lib/rollout/policy-source';
 import { SimAws } from './sim-aws';
 import { SimStore } from './sim-store';
 import { SimPublisher, simSynthesizer } from './sim-synth';
@@ -28,6 +30,8 @@ export interface SimEnv {
   readonly onCrash: (p: SimProcess) => void;
   /** Renewal deadline of the lease (the fence refuses writes once the leader could not renew for this long). */
   readonly renewDeadlineMs: number;
+  /** The fleet rollout's policy (lib/rollout), when the world has one: rolls go in waves. */
+  readonly policy?: RolloutPolicy;
 }
 
 export const POLL_MS = 5000;
@@ -96,7 +100,12 @@ export class SimProcess {
       this.crashAt = undefined;
       throw new CrashSignal(`crash ${phase} ${task}`);
     };
-    this.controller = new Controller(this.deps, { concurrency: env.concurrency, workers: env.workers, metrics: this.metrics, hooks: { before: hook('before'), after: hook('after') } });
+    const policy = env.policy;
+    const policies: RolloutPolicySource | undefined = policy && {
+      load: async () => (await gate('policies.load'), { policies: [{ policy, source: `rollout-policies/${policy.metadata.name}.yaml` }], problems: [] }),
+      setPaused: async () => undefined,
+    };
+    this.controller = new Controller(this.deps, { concurrency: env.concurrency, workers: env.workers, metrics: this.metrics, hooks: { before: hook('before'), after: hook('after') }, policies });
     this.queue = new WorkQueue({ baseDelayMs: POLL_MS, maxDelayMs: 60_000, now: () => clock.ms, timers: false });
     this.stopWatch = this.deps.store.watch((name) => this.queue.add(name));
   }

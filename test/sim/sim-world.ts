@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { TaskName } from '../../lib/reconciler/context';
+import { RolloutPolicySchema } from '../../lib/rollout/policy-schema';
 import { workerStackName } from '../../lib/stacks/naming';
 import { complete, fail } from '../fakes/fake-cloudformation';
 import { Invariants } from './invariants';
@@ -25,6 +26,8 @@ export interface WorldOptions {
   readonly maxUpdateAttempts: number;
   /** Reconciles at once per process. @default 2 */
   readonly workers?: number;
+  /** A WorkerRolloutPolicy: sim-0 is the canary wave (one at a time), the others the remainder. @default none */
+  readonly rollout?: boolean;
 }
 
 /** An edit a user makes to an object: a config value (rolls nodes), a size (does not), or one that makes it invalid. */
@@ -77,10 +80,11 @@ export class SimWorld {
       // A supervisor restarts the leader that died; an old leader that dies leaves the current one leading.
       onCrash: (p) => void (p.id === this.leaderId && this.startProcess()),
       renewDeadlineMs: 10_000,
+      policy: opts.rollout ? POLICY : undefined,
     };
     this.invariants = new Invariants(this);
     this.store.onStatus = (name, status, pid) => this.invariants.onStatusWrite(name, status, pid);
-    for (const n of this.names) this.store.put(n, objectNamed(n));
+    for (const n of this.names) this.store.put(n, objectNamed(n, opts.rollout && n === 'sim-0' ? { wave: 'canary' } : undefined));
     // Rolls take a few polls, as a small group's rolling update does.
     for (const n of this.names) this.aws.fake.setDefault(workerStackName(n), complete(2));
   }
@@ -248,12 +252,21 @@ export class SimWorld {
   }
 }
 
-/** The example object under another name. */
-export function objectNamed(name: string): Record<string, any> {
+/** The example object under another name (with labels, for the rollout's waves). */
+export function objectNamed(name: string, labels?: Record<string, string>): Record<string, any> {
   const raw = structuredClone(EXAMPLE);
   raw.metadata.name = name;
+  if (labels) raw.metadata.labels = labels;
   return raw;
 }
+
+/** The fleet rollout of a world with one: the canary first, one at a time, then the rest; a failure halts it. */
+const POLICY = RolloutPolicySchema.parse({
+  apiVersion: 'worker-stacks.io/v1alpha1',
+  kind: 'WorkerRolloutPolicy',
+  metadata: { name: 'sim' },
+  spec: { waves: [{ name: 'canary', selector: { matchLabels: { wave: 'canary' } }, maxConcurrent: 1 }], remainder: { maxConcurrent: 1 } },
+});
 
 /** Lets every promise continuation that is ready run (a macrotask turn comes after all microtasks). */
 export function flush(): Promise<void> {
