@@ -54,33 +54,38 @@ export const REASONS = {
 } as const;
 
 export type Reason = keyof typeof REASONS;
+
+/** A condition the reconciler writes: its reason is one of REASONS, so a misspelt or undocumented one does not compile. */
+export interface ReasonedCondition extends ConditionInput {
+  readonly reason: Reason;
+}
 export const REASON_NAMES = Object.keys(REASONS) as Reason[];
 
 /** Conditions for each state a cluster can be in; every write of conditions goes through these. */
 export const CONDITIONS = {
   /** live == desired, the stack healthy. */
-  ready: (reason: Reason, message: string): ConditionInput[] => [
+  ready: (reason: Reason, message: string): ReasonedCondition[] => [
     { type: 'Ready', status: 'True', reason, message },
     { type: 'Progressing', status: 'False', reason: 'Idle', message: 'nothing in progress' },
     { type: 'Degraded', status: 'False', reason: 'AsExpected', message: 'last attempt succeeded' },
     { type: 'Stalled', status: 'False', reason: 'AsExpected', message: 'nothing needs a human' },
   ],
   /** Work under way: live is not yet desired. */
-  progressing: (reason: Reason, message: string): ConditionInput[] => [
+  progressing: (reason: Reason, message: string): ReasonedCondition[] => [
     { type: 'Ready', status: 'False', reason, message },
     { type: 'Progressing', status: 'True', reason, message },
     { type: 'Degraded', status: 'False', reason: 'AsExpected', message: 'nothing wrong so far' },
     { type: 'Stalled', status: 'False', reason: 'AsExpected', message: 'nothing needs a human' },
   ],
   /** A failure the reconciler retries by itself. Ready is left as it is unless the live stack is known to differ. */
-  degraded: (reason: Reason, message: string, opts: { readonly ready?: boolean } = {}): ConditionInput[] => [
+  degraded: (reason: Reason, message: string, opts: { readonly ready?: boolean } = {}): ReasonedCondition[] => [
     ...(opts.ready === false ? [{ type: 'Ready' as const, status: 'False' as const, reason, message }] : []),
     { type: 'Progressing', status: 'True', reason, message: `retrying: ${message}` },
     { type: 'Degraded', status: 'True', reason, message },
     { type: 'Stalled', status: 'False', reason: 'AsExpected', message: 'nothing needs a human yet' },
   ],
   /** Needs a human. Ready is set False only when the live stack is known not to match (an invalid edit leaves a running stack Ready). */
-  stalled: (reason: Reason, message: string, opts: { readonly ready?: boolean } = {}): ConditionInput[] => [
+  stalled: (reason: Reason, message: string, opts: { readonly ready?: boolean } = {}): ReasonedCondition[] => [
     ...(opts.ready === false ? [{ type: 'Ready' as const, status: 'False' as const, reason, message }] : []),
     { type: 'Progressing', status: 'False', reason, message: 'stopped' },
     // Not retried by itself: Degraded is False, and says why, never "nothing wrong" while Stalled.
@@ -88,12 +93,12 @@ export const CONDITIONS = {
     { type: 'Stalled', status: 'True', reason, message },
   ],
   /** Paused: no AWS writes. Ready is set False when a change is pending (Ready never says True for desired ≠ live). */
-  paused: (message: string, opts: { readonly ready?: boolean } = {}): ConditionInput[] => [
-    ...(opts.ready === false ? [{ type: 'Ready' as const, status: 'False' as const, reason: 'Paused', message }] : []),
+  paused: (message: string, opts: { readonly ready?: boolean } = {}): ReasonedCondition[] => [
+    ...(opts.ready === false ? [{ type: 'Ready' as const, status: 'False' as const, reason: 'Paused' as const, message }] : []),
     { type: 'Progressing', status: 'False', reason: 'Paused', message },
   ],
   /** A roll held by the fleet rollout: the live config is not the desired one yet, nothing is wrong. */
-  held: (reason: Reason, message: string): ConditionInput[] => [
+  held: (reason: Reason, message: string): ReasonedCondition[] => [
     { type: 'Ready', status: 'False', reason, message },
     { type: 'Progressing', status: 'False', reason, message },
     { type: 'Degraded', status: 'False', reason: 'AsExpected', message: 'nothing wrong' },

@@ -2,9 +2,10 @@ import { AssetPublisher } from '../aws/s3-publisher';
 import { CloudFormationPort, StackSummary } from '../aws/cloudformation-port';
 import { IdentityPort } from '../aws/identity';
 import { WorkerCluster } from '../cluster/schema';
-import { ClusterStatus, ConditionInput, ControllerBookkeeping, EMPTY_STATUS, setConditions } from '../cluster/status';
+import { ClusterStatus, ControllerBookkeeping, EMPTY_STATUS, setConditions } from '../cluster/status';
 import { ClusterRecord, ClusterStore } from '../stores/cluster-store';
 import { BackoffPolicy } from './backoff';
+import type { ReasonedCondition } from './conditions';
 import { DerivedCache, derivedKey } from './derived-cache';
 import { EventSink, eventsFor } from './events';
 import { SynthesizedStack, SynthesizeOptions } from './synthesize';
@@ -150,7 +151,7 @@ export class StatusRecorder {
   }
 
   /** Merges `patch` (and `bookkeeping` into status.controller), sets `conditions`, and writes if anything changed. */
-  public async write(patch: Partial<Omit<ClusterStatus, 'conditions' | 'controller'>>, conditions: readonly ConditionInput[] = [], bookkeeping?: Partial<ControllerBookkeeping>): Promise<void> {
+  public async write(patch: Partial<Omit<ClusterStatus, 'conditions' | 'controller'>>, conditions: readonly ReasonedCondition[] = [], bookkeeping?: Partial<ControllerBookkeeping>): Promise<void> {
     const controller = bookkeeping ? dropUndefined({ ...this.controller, ...bookkeeping }) : this.current.controller;
     const next: ClusterStatus = dropUndefined({
       ...this.current,
