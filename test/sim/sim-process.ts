@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { NotLeaderError } from '../../lib/errors';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { Logger, Outcome, ReconcilerDeps, RegionClients, TaskName } from '../../lib/reconciler/context';
 import { Controller, DaemonPass } from '../../lib/reconciler/controller';
@@ -224,11 +225,7 @@ export class SimProcess {
 
   /** The lease's fence, as LeaderElector.canWrite: leading, and renewed within the renewal deadline. */
   private check(call: string): void {
-    if (this.retired || this.env.aws.clock.ms - this.renewedAt >= this.env.renewDeadlineMs) {
-      const e = new Error(`process ${this.id} is not the leader: ${call} refused`);
-      e.name = 'NotLeaderError';
-      throw e;
-    }
+    if (this.retired || this.env.aws.clock.ms - this.renewedAt >= this.env.renewDeadlineMs) throw new NotLeaderError(`sim-process-${this.id}`, call);
   }
 
   private async gate(label: string): Promise<void> {
