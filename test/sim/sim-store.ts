@@ -17,9 +17,10 @@ interface Entry {
 
 /**
  * The cluster objects of the simulator, in memory, with the store contract (generation bumped on a spec change,
- * status written only at the version read, ConflictError otherwise). Watch events are not delivered when they
- * happen: they wait in each subscriber's buffer until the schedule says how they arrive (all, some dropped,
- * duplicated, reordered, coalesced), so an event a daemon never sees is a state it never observed.
+ * status written only at the version read, ConflictError otherwise). A spec edit and a status write are each an
+ * event (as a Kubernetes watch's MODIFIED). Events wait in each subscriber's buffer until the world delivers them:
+ * at the next step by default, or as the schedule says (held back, some dropped, duplicated, reordered,
+ * coalesced), so an event a daemon never sees is a state it never observed.
  */
 export class SimStore {
   private readonly entries = new Map<string, Entry>();
