@@ -2,7 +2,10 @@ import type { Result } from './context';
 
 /** How the runtime treats one reconcile result. */
 export interface ResultClass {
-  /** `reconcile --once` (and the daemon) look at the cluster again after the requeue the outcome asks for. */
+  /**
+   * `reconcile --once` waits for it: the cluster is looked at again after the requeue the outcome asks for (the daemon
+   * honours every requeue asked for, a backoff or a hold's recheck included; `--once` does not wait hours for those).
+   */
   readonly requeue: boolean;
   /** The cluster is settled on its desired config: the settled workflow (old config objects cleaned up) runs. */
   readonly settled: boolean;

@@ -9,7 +9,7 @@ import { camel, DEFAULT_MAX_UPDATE_ATTEMPTS, Outcome, ReconcileContext, TASK } f
 import { ChangeSetReady, Found, Observed, Synthesized } from './state';
 import { Task } from './task';
 import { workerStackName } from '../stacks/naming';
-import { busy, liveChecksum, short } from './tasks-prepare';
+import { busy, liveChecksum, liveStatus, short } from './tasks-prepare';
 import { nodeKey } from '../rollout/node-key';
 import { removeAssembly, synthesizeStack } from './synthesize';
 import { describeRollout, specRollout } from '../review/rollout-words';
@@ -29,7 +29,7 @@ export async function recordFailure(ctx: ReconcileContext, f: Found, reason: Rea
   // Ready says whether what is live is what is desired: another config, or other inputs than those applied (an image
   // change keeps the checksum), is not Ready; the reason and message are the failure's, never a stale "executing".
   const liveDiffers = f.live === undefined || f.live !== f.config?.checksum || (f.fingerprint !== undefined && c.inputsFingerprint !== f.fingerprint);
-  const patch = { cloudConfigChecksum: f.live ?? ctx.status.cloudConfigChecksum, stackStatus: f.stack?.status ?? ctx.status.stackStatus, observedGeneration: ctx.generation, desiredChecksum: f.config?.checksum };
+  const patch = { ...(f.stack ? liveStatus(ctx, f.stack, f.live) : {}), observedGeneration: ctx.generation, desiredChecksum: f.config?.checksum };
   const bookkeeping = { failures, failedFingerprint: f.fingerprint, retryAfter: stall ? undefined : new Date(ctx.deps.now().getTime() + delay).toISOString(), executing: undefined };
   if (stall) {
     const why = opts.stall ? message : `${message}; failed ${failures} times with these inputs, stopped (fix the object, or run worker-stacks retry ${ctx.record.name})`;
@@ -279,13 +279,9 @@ async function recordSuccess(ctx: ReconcileContext, o: Observed, result: 'applie
   const current = fingerprint === o.fingerprint;
   await ctx.recorder.write(
     {
-      cloudConfigChecksum: live,
+      ...liveStatus(ctx, stack, live),
       desiredChecksum: config.checksum,
       observedGeneration: ctx.generation,
-      stackName: stack.name,
-      stackId: stack.id,
-      stackStatus: stack.status,
-      stackLastUpdated: stack.lastUpdated,
       paused: undefined,
       // What the fleet rollout compares a new AMI (instance types, volume, subnets) with: recorded only for what is live.
       rollout: current && live === config.checksum ? { ...ctx.status.rollout, appliedNodeKey: nodeKey(o.cluster), stagedChecksum: undefined, heldSince: undefined } : ctx.status.rollout,

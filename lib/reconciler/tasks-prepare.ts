@@ -105,6 +105,16 @@ export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift' | 
   },
 };
 
+/**
+ * The one function that sets the live checksum in a status: the stack's fields and the checksum it carries, both as
+ * read from the stack itself, never the checksum that was asked for. Its last update time goes with them, so a later
+ * look compares the stack with what was seen of it (not with an older apply) to tell drift. Without a checksum read
+ * (`live` undefined) the recorded one is kept: nothing is recorded that was not seen live.
+ */
+export function liveStatus(ctx: ReconcileContext, stack: StackSummary, live: string | undefined) {
+  return { stackName: stack.name, stackId: stack.id, stackStatus: stack.status, stackLastUpdated: stack.lastUpdated, cloudConfigChecksum: live ?? ctx.status.cloudConfigChecksum };
+}
+
 /** A recorded stack that is gone, or a settled stack that is not what was applied (by checksum or update time). */
 function driftOf(ctx: ReconcileContext, name: string, stack: StackSummary | undefined, live: string | undefined, desired: string): Drift | undefined {
   const s = ctx.status;
@@ -141,7 +151,7 @@ export const skipIfUnchanged: Task<Observed> = {
     const c = ctx.recorder.controller;
     const { stack, live } = o;
     if (stack && isComplete(stack.status) && !o.drift && live === o.config.checksum && c.inputsFingerprint === o.fingerprint) {
-      const patch = { stackStatus: stack.status, stackId: stack.id, stackName: stack.name, stackLastUpdated: stack.lastUpdated, cloudConfigChecksum: live, desiredChecksum: o.config.checksum, observedGeneration: ctx.generation, paused: undefined };
+      const patch = { ...liveStatus(ctx, stack, live), desiredChecksum: o.config.checksum, observedGeneration: ctx.generation, paused: undefined };
       // Already Ready for this generation: keep the conditions (and the reason of the last apply), so an unchanged pass writes nothing.
       const conditions = isSettled(s, ctx.generation) ? [] : CONDITIONS.ready('UpToDate', `stack ${stack.status}, config ${short(live)} live`);
       await ctx.recorder.write(patch, conditions, { appliedInputsKey: ctx.derivedKey ?? c.appliedInputsKey });
