@@ -88,7 +88,7 @@ export function writeResults(sections: readonly Section[]): Results {
   return merged;
 }
 
-const ORDER = ['synth', 'synth-pool', 'cdk-examples', 'unchanged', 'kube-unchanged', 'latency', 'kube-watch-latency', 'rollout', 'review', 'in-progress', 'fleet-rollout'];
+const ORDER = ['synth', 'synth-pool', 'cdk-examples', 'unchanged', 'kube-unchanged', 'latency', 'kube-watch-latency', 'rollout', 'review', 'in-progress', 'fleet-rollout', 'sim'];
 
 /**
  * RESULTS.md from the full-mode sections only: a quick smoke run must never overwrite committed figures. A benchmark

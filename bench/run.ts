@@ -7,7 +7,7 @@
  *   npm run bench -- unchanged --cpu-prof  V8 CPU profiles of the measuring child processes (figures only printed)
  *   npm run bench -- --report              RESULTS.md again from results.json (after an edit of BEFORE-AFTER.md)
  *
- * Names: synth, synth-pool, cdk-examples, unchanged, kube-unchanged, latency, rollout, review, in-progress, fleet-rollout. Each prints its
+ * Names: synth, synth-pool, cdk-examples, unchanged, kube-unchanged, latency, rollout, review, in-progress, fleet-rollout, sim. Each prints its
  * tables; the run writes bench/results.json and (full runs only) bench/RESULTS.md.
  */
 import * as fs from 'node:fs';
@@ -20,6 +20,7 @@ import { BenchOptions, loadavg1, Results, RESULTS_JSON, RESULTS_MD, Section, wri
 import { runInProgress } from './in-progress';
 import { runKubeWatchLatency } from './kube-watch-latency';
 import { runReview } from './review';
+import { runSim } from './sim';
 import { runRollout } from './rollout';
 import { fmt } from './stats';
 import { runSynth } from './synth';
@@ -39,6 +40,7 @@ const BENCHMARKS: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   'in-progress': runInProgress,
   'kube-watch-latency': runKubeWatchLatency,
   'fleet-rollout': runFleetRollout,
+  sim: runSim,
 };
 
 async function main(): Promise<void> {

@@ -1,0 +1,178 @@
+import { isComplete, isInProgress } from '../../lib/aws/cloudformation-port';
+import { validateCluster } from '../../lib/cluster/validate';
+import { renderCluster } from '../../lib/cluster/derive';
+import { ClusterStatus, getCondition } from '../../lib/cluster/status';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/cloudconfig/templates';
+import { workerStackName } from '../../lib/stacks/naming';
+import { queueState } from './sim-process';
+import type { SimWorld } from './sim-world';
+
+/** A broken promise of the reconciler's contract, with what the simulator saw. */
+export class InvariantViolation extends Error {
+  public override readonly name = 'InvariantViolation';
+}
+
+/** Reasons that say an operation is under way (README's words): never on a stack that has failed or rolled back. */
+const IN_PROGRESS_REASONS = new Set(['ChangeSetExecuting', 'WaitingForStack']);
+const FAILED_STACK = /ROLLBACK|FAILED/;
+
+/**
+ * The contract's invariants, written once. Call-time ones live where the call is seen (SimAws: no change set while
+ * our own operation runs, executions per inputs, one leader writing); status-time ones are checked at each status
+ * write (what the write claims must rest on what was read); state ones after every scheduler step, and those that
+ * hold only between reconciles (slots, a deleted object's leftovers) when the leader has nothing in hand.
+ */
+export class Invariants {
+  /** Invariant evaluations, for the bench and the soak's report. */
+  public checks = 0;
+  private readonly found: string[] = [];
+
+  constructor(private readonly w: SimWorld) {}
+
+  public fail(message: string): void {
+    this.found.push(message);
+    this.throwIfBroken();
+  }
+
+  /**
+   * Throws the first violation seen (the one the shrinker then minimizes). SIM_IGNORE (the soak's --ignore, for
+   * exploring what else breaks while a known bug is unfixed; never set by a test) names invariant ids to pass over.
+   */
+  public throwIfBroken(): void {
+    const ignored = new Set((process.env.SIM_IGNORE ?? '').split(',').filter(Boolean));
+    const v = [...this.found, ...this.w.aws.violations].find((x) => !ignored.has(/^\[([a-z-]+)\]/.exec(x)?.[1] ?? ''));
+    if (v) throw new InvariantViolation(v);
+  }
+
+  /**
+   * At a status write: Ready=True only on a *_COMPLETE (not rolled back) stack whose live checksum is the recorded one,
+   * seen in a read this process took after our last execution on that stack; no "in progress" words on a stack
+   * recorded as failed or rolled back in the same write.
+   */
+  public onStatusWrite(name: string, status: ClusterStatus, pid: number): void {
+    this.checks += 2;
+    const stack = workerStackName(name);
+    const ready = getCondition(status, 'Ready');
+    const before = this.lastWritten.get(name);
+    this.lastWritten.set(name, status);
+    const prev = getCondition(before, 'Ready');
+    const claims = ready?.status === 'True' && (prev?.status !== 'True' || prev.reason !== ready.reason || prev.observedGeneration !== ready.observedGeneration || before?.cloudConfigChecksum !== status.cloudConfigChecksum);
+    if (claims) {
+      if (!status.stackStatus || !isComplete(status.stackStatus)) this.found.push(`[ready] ${name}: Ready=True (${ready.reason}) recorded with stack status ${status.stackStatus}`);
+      const after = this.w.aws.lastExecute.get(stack) ?? 0;
+      const reads = this.w.aws.reads.get(pid)?.get(stack) ?? [];
+      const seen = reads.some((r) => r.seq > after && r.stack && isComplete(r.stack.status) && r.stack.outputs.ConfigChecksum === status.cloudConfigChecksum);
+      if (!seen) {
+        const what = reads.map((r) => `#${r.seq} ${r.stack?.status ?? 'absent'} ${r.stack?.outputs.ConfigChecksum?.slice(0, 8) ?? '-'}`).join(', ') || 'none';
+        this.found.push(`[ready] ${name}: Ready=True (${ready.reason}) on checksum ${status.cloudConfigChecksum?.slice(0, 8)} without a read of a complete stack carrying it after our last execution (#${after}); reads since: ${what}`);
+      }
+    }
+    for (const c of status.conditions) {
+      if ((c.status === 'True' || c.type === 'Ready') && IN_PROGRESS_REASONS.has(c.reason) && !status.controller?.executing && FAILED_STACK.test(status.stackStatus ?? '')) {
+        this.found.push(`[words] ${name}: ${c.type} says ${c.reason} ("${c.message}") while the stack recorded in the same write is ${status.stackStatus}`);
+      }
+    }
+  }
+
+  private readonly lastWritten = new Map<string, ClusterStatus | undefined>();
+
+  /** After every scheduler step and every command. */
+  public afterStep(): void {
+    this.checks += 3; // the call-time invariants, counted here: no change set while in progress, executions, leaders
+    this.throwIfBroken();
+  }
+
+  /**
+   * Between reconciles of the leader (nothing in hand): every slot is held by a roll in progress whose cluster will be
+   * looked at again, and a roll of ours in progress holds one; a deleted object holds no slot.
+   */
+  public quiescent(): void {
+    const l = this.w.leader;
+    if (!l || l.busy || l.dead) return;
+    const q = queueState(l.queue);
+    for (const c of l.controller.slots.names()) {
+      this.checks++;
+      // A slot is the roll's while its stack is in progress; after that, until the look that is already due (a
+      // requeue, not the resync) sees it settled. Held past both, nothing gives it back: --concurrency shrinks.
+      const stack = this.w.aws.truth(workerStackName(c));
+      if (!(stack && isInProgress(stack.status)) && !q.pending(c)) {
+        const why = !this.w.store.has(c) ? 'its object is deleted' : getCondition(this.w.store.status(c), 'Stalled')?.status === 'True' ? 'it is Stalled' : 'it is not requeued';
+        this.found.push(`[slots] slot leaked: ${c} holds a slot of --concurrency ${this.w.opts.concurrency}, its stack is ${stack?.status ?? 'absent'} and nothing will look at it again (${why})`);
+      }
+    }
+    for (const c of this.w.names) {
+      this.checks++;
+      const s = this.w.aws.truth(workerStackName(c));
+      if (this.w.aws.ours.has(workerStackName(c)) && s && isInProgress(s.status) && this.w.store.status(c)?.controller?.executing && l.reconciles > 0 && !l.controller.slots.names().has(c)) {
+        this.found.push(`[slots] ${c}: our roll is ${s.status} (recorded as executing) but holds no slot: --concurrency does not bound it`);
+      }
+    }
+    this.throwIfBroken();
+  }
+
+  /** Liveness: every object converged (Ready on its desired checksum, or Stalled with a reason); deleted ones left nothing. */
+  public converged(): boolean {
+    const l = this.w.leader;
+    if (l.busy || this.w.aws.ours.size > 0) return false;
+    return this.w.names.every((n) => this.w.deleted.has(n) || this.stateOf(n) !== undefined);
+  }
+
+  /** The checks of a converged world that hold for good: a deleted object has no slot, queue entry or metric series. */
+  public async settled(): Promise<void> {
+    const l = this.w.leader;
+    for (const d of this.w.deleted) {
+      this.checks += 3;
+      if (l.controller.slots.names().has(d)) this.found.push(`[deleted] ${d} deleted, still holds a slot`);
+      if (queueState(l.queue).holds(d)) this.found.push(`[deleted] ${d} deleted, is still in the work queue`);
+      const series = (await l.metrics.registry.getMetricsAsJSON()).some((m) => m.values.some((v) => v.labels.cluster === d));
+      if (series) this.found.push(`[deleted] ${d} deleted, still has a metric series`);
+    }
+    this.throwIfBroken();
+  }
+
+  /** Why each object has not converged, for the failure message. */
+  public describe(): string {
+    return this.w.names
+      .map((n) => {
+        const s = this.w.store.status(n);
+        const stack = this.w.aws.truth(workerStackName(n));
+        const cond = (t: 'Ready' | 'Stalled' | 'Progressing') => `${t}=${getCondition(s, t)?.status ?? '-'}/${getCondition(s, t)?.reason ?? '-'}`;
+        return `${n}${this.w.deleted.has(n) ? ' (deleted)' : ''}: ${cond('Ready')} ${cond('Stalled')} ${cond('Progressing')} recorded ${s?.cloudConfigChecksum?.slice(0, 8)} desired ${this.desired(n)?.slice(0, 8)} stack ${stack?.status ?? 'absent'} live ${stack?.outputs.ConfigChecksum?.slice(0, 8)}`;
+      })
+      .join('; ');
+  }
+
+  /** 'ready' or 'stalled' once converged; undefined while not. */
+  private stateOf(name: string): 'ready' | 'stalled' | undefined {
+    this.checks++;
+    const s = this.w.store.status(name);
+    const stalled = getCondition(s, 'Stalled');
+    if (stalled?.status === 'True' && stalled.reason && stalled.message) return 'stalled';
+    // Held by a halted rollout (haltOnFailure) behind a cluster that needs a human: waiting for that human too.
+    const progressing = getCondition(s, 'Progressing');
+    const anyStalled = this.w.names.some((n) => getCondition(this.w.store.status(n), 'Stalled')?.status === 'True');
+    if (progressing?.reason === 'RolloutHalted' && progressing.status === 'False' && anyStalled) return 'stalled';
+    const desired = this.desired(name);
+    const stack = this.w.aws.truth(workerStackName(name));
+    const ready = getCondition(s, 'Ready');
+    const ok = desired !== undefined && ready?.status === 'True' && s?.cloudConfigChecksum === desired && s.observedGeneration === this.w.store.generation(name) && stack && isComplete(stack.status) && stack.outputs.ConfigChecksum === desired;
+    return ok ? 'ready' : undefined;
+  }
+
+  /** The checksum the object renders to (undefined: invalid), as the reconciler derives it. */
+  public desired(name: string): string | undefined {
+    const raw = this.w.store.raw(name);
+    const key = JSON.stringify(raw);
+    let hit = DESIRED.get(key);
+    if (hit === undefined) {
+      const v = validateCluster(raw, { file: name, templates: listTemplates(DEFAULT_TEMPLATES_DIR) });
+      const r = 'cluster' in v && v.cluster ? renderCluster(v.cluster, name, DEFAULT_TEMPLATES_DIR) : undefined;
+      hit = r && 'config' in r ? r.config.checksum : null;
+      DESIRED.set(key, hit);
+    }
+    return hit ?? undefined;
+  }
+}
+
+/** Rendering is a pure function of the object: one memo for every schedule of the run. */
+const DESIRED = new Map<string, string | null>();

@@ -1,0 +1,274 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parse } from 'yaml';
+import { TaskName } from '../../lib/reconciler/context';
+import { RolloutPolicySchema } from '../../lib/rollout/policy-schema';
+import { workerStackName } from '../../lib/stacks/naming';
+import { complete, fail } from '../fakes/fake-cloudformation';
+import { Invariants } from './invariants';
+import { CallFault, SimAws } from './sim-aws';
+import { POLL_MS, queueState, SimEnv, SimProcess } from './sim-process';
+import { SimStore, WatchMode } from './sim-store';
+import { outOfBandTemplate, SimPublisher } from './sim-synth';
+
+/** What the world needs of a scheduler: fast-check's, or a pinned regression's (ordered-scheduler.ts). */
+export interface SimScheduler {
+  schedule<T>(task: Promise<T>, label?: string): Promise<T>;
+  count(): number;
+  waitNext(n: number): Promise<void>;
+}
+
+export interface WorldOptions {
+  /** Cluster objects (2 or 3 keep a schedule short and still contend for slots). */
+  readonly clusters: number;
+  /** --concurrency. */
+  readonly concurrency: number;
+  readonly maxUpdateAttempts: number;
+  /** Reconciles at once per process. @default 2 */
+  readonly workers?: number;
+  /** A WorkerRolloutPolicy: sim-0 is the canary wave (one at a time), the others the remainder. @default none */
+  readonly rollout?: boolean;
+}
+
+/** An edit a user makes to an object: a config value (rolls nodes), a size (does not), or one that makes it invalid. */
+export interface Edit {
+  readonly field: 'maxPods' | 'maxSize' | 'minSize';
+  readonly value: number;
+}
+
+const EXAMPLE = parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'clusters', 'staging-us1.yaml'), 'utf8')) as Record<string, any>;
+const RESYNC_MS = 60_000;
+const LEASE_MS = 15_000;
+const ROLLED_BACK = { logicalId: 'LaunchTemplate', resourceType: 'AWS::EC2::LaunchTemplate', reason: 'The image id does not exist (Service: Ec2, Status Code: 400)' };
+
+/**
+ * One simulated world: the truth (fake CloudFormation behind SimAws, the SimStore), the daemon processes over it (one
+ * leader; old leaders may still have reconciles in hand), the fake clock, and the invariants, checked after every
+ * step. Commands (commands.ts) act on it; `settle()` stops the faults and checks liveness.
+ */
+export class SimWorld {
+  public readonly names: string[];
+  public readonly aws: SimAws;
+  public readonly store = new SimStore();
+  public readonly publisher = new SimPublisher();
+  public readonly processes: SimProcess[] = [];
+  public readonly deleted = new Set<string>();
+  public readonly invariants: Invariants;
+  public readonly env: SimEnv;
+  private leaderId = 0;
+  /** How the next pending watch events arrive (one batch), or `hold`: they wait until the next `watch(...)`. */
+  private watchMode: WatchMode | 'hold' = 'deliver';
+  private nextResync = RESYNC_MS;
+  /** Scheduler steps taken (each followed by the invariants). */
+  public steps = 0;
+
+  constructor(
+    private readonly scheduler: SimScheduler,
+    public readonly opts: WorldOptions,
+  ) {
+    this.names = Array.from({ length: opts.clusters }, (_, i) => `sim-${i}`);
+    this.aws = new SimAws(this.names.map(workerStackName), opts.maxUpdateAttempts);
+    this.env = {
+      schedule: (label) => this.scheduler.schedule(Promise.resolve(), label),
+      aws: this.aws,
+      store: this.store,
+      publisher: this.publisher,
+      concurrency: opts.concurrency,
+      workers: opts.workers ?? 2,
+      maxUpdateAttempts: opts.maxUpdateAttempts,
+      leader: () => this.leaderId,
+      // A supervisor restarts the leader that died; an old leader that dies leaves the current one leading.
+      onCrash: (p) => void (p.id === this.leaderId && this.startProcess()),
+      renewDeadlineMs: 10_000,
+      policy: opts.rollout ? POLICY : undefined,
+    };
+    this.invariants = new Invariants(this);
+    this.store.onStatus = (name, status, pid) => this.invariants.onStatusWrite(name, status, pid);
+    for (const n of this.names) this.store.put(n, objectNamed(n, opts.rollout && n === 'sim-0' ? { wave: 'canary' } : undefined));
+    // Rolls take a few polls, as a small group's rolling update does.
+    for (const n of this.names) this.aws.fake.setDefault(workerStackName(n), complete(2));
+  }
+
+  public get leader(): SimProcess {
+    return this.processes.find((p) => p.id === this.leaderId)!;
+  }
+
+  /** A new process that leads from now on (a start, a restart after a crash, a new leader). */
+  public startProcess(): SimProcess {
+    const p = new SimProcess(this.processes.length + 1, this.env);
+    this.processes.push(p);
+    this.leaderId = p.id;
+    void p.boot();
+    return p;
+  }
+
+  /**
+   * Lets the scheduler release up to `max` calls, one at a time, in the order it draws (shrinkable); the invariants
+   * are checked after each. Idle workers pick up keys that became due. Stops when nothing is left to release.
+   */
+  public async run(max = 2000): Promise<void> {
+    for (let i = 0; i < max; i++) {
+      // Watch events arrive between steps, as a watch stream delivers them, unless the schedule holds or mangles them.
+      if (this.watchMode !== 'hold') {
+        this.store.deliver(this.watchMode);
+        this.watchMode = 'deliver';
+      }
+      await flush();
+      for (const p of this.processes) p.startWorkers();
+      await flush();
+      if (this.scheduler.count() === 0) return;
+      await this.scheduler.waitNext(1);
+      this.steps++;
+      this.invariants.afterStep();
+    }
+    if (max >= 2000) this.invariants.fail(`[loop] no quiet point after ${max} calls: a reconcile loops without waiting`);
+  }
+
+  /** Time passes: operations end, the leader renews its lease, delayed keys come due, the resync adds every object. */
+  public async advance(ms: number): Promise<void> {
+    const until = this.aws.clock.ms + ms;
+    while (this.aws.clock.ms < until) {
+      const step = Math.min(POLL_MS, until - this.aws.clock.ms);
+      this.aws.advance(step);
+      const l = this.leader;
+      if (l && !l.paused && !l.dead) l.renewedAt = this.aws.clock.ms;
+      if (this.aws.clock.ms >= this.nextResync) {
+        this.nextResync = this.aws.clock.ms + RESYNC_MS;
+        for (const p of this.processes) void p.resync();
+      }
+    }
+    this.invariants.afterStep();
+  }
+
+  public edit(i: number, e: Edit): void {
+    const name = this.names[i];
+    const raw = structuredClone(this.store.raw(name)) as Record<string, any>;
+    if (!raw) return;
+    if (e.field === 'maxPods') raw.spec.cloudConfig.values.maxPods = e.value;
+    else raw.spec.pool[e.field] = e.value;
+    this.store.put(name, raw);
+  }
+
+  public deleteObject(i: number): void {
+    this.store.delete(this.names[i]);
+    this.deleted.add(this.names[i]);
+  }
+
+  public crashAt(task: TaskName, phase: 'before' | 'after'): void {
+    this.leader.crashAt = { task, phase };
+  }
+
+  /** The process is killed and another starts (a rollout of the daemon, an OOM kill). */
+  public restart(): void {
+    this.leader.kill();
+    this.startProcess();
+  }
+
+  /**
+   * The leader pauses (a long GC, a partition) past its lease; another replica takes the lease and starts. The old
+   * one resumes later with its reconciles in hand: the fence must refuse their AWS writes.
+   */
+  public async leaderChange(): Promise<void> {
+    const old = this.leader;
+    old.suspend();
+    await this.advance(LEASE_MS);
+    old.retired = true; // it learns at its next renewal; its writes are already past the renew deadline
+    this.startProcess();
+    old.resume();
+  }
+
+  public staleReads(lag: number, count: number): void {
+    this.aws.staleReads(lag, count);
+  }
+
+  public fault(method: Parameters<SimAws['fault']>[0], kind: CallFault, n: number): void {
+    this.aws.fault(method, kind, n);
+  }
+
+  /** The next operation on the stack stays in progress for `polls` polls. */
+  public hold(i: number, polls: number): void {
+    this.aws.fake.script(workerStackName(this.names[i]), complete(polls));
+  }
+
+  /** The next operation on the stack fails and rolls back. */
+  public rollback(i: number): void {
+    this.aws.fake.script(workerStackName(this.names[i]), fail(ROLLED_BACK, 1));
+  }
+
+  /** Every operation on the stack fails and rolls back from now on (an image EC2 does not know), until the faults stop. */
+  public breakStack(i: number): void {
+    this.aws.fake.setDefault(workerStackName(this.names[i]), fail(ROLLED_BACK, 1));
+  }
+
+  public deleteStack(i: number): void {
+    const name = workerStackName(this.names[i]);
+    const s = this.aws.truth(name);
+    if (s && !s.status.endsWith('_IN_PROGRESS')) this.aws.fake.deleteOutOfBand(name);
+    this.aws.snapshot();
+  }
+
+  public changeStack(i: number): void {
+    const name = workerStackName(this.names[i]);
+    const s = this.aws.truth(name);
+    if (s && /_COMPLETE$/.test(s.status) && s.status !== 'ROLLBACK_COMPLETE') this.aws.fake.changeOutOfBand(name, outOfBandTemplate('0'.repeat(63) + String(i)));
+    this.aws.snapshot();
+  }
+
+  /** The next batch of watch events arrives so (`hold`: none arrives until the next call). */
+  public watch(mode: WatchMode | 'hold'): void {
+    this.watchMode = mode;
+  }
+
+  /**
+   * The faults stop: no more stale reads or failing calls, pending events arrive, paused processes resume. Then time
+   * passes poll by poll until every object has converged, within `maxPolls` polls (the liveness bound).
+   */
+  public async settle(maxPolls = 120): Promise<void> {
+    this.aws.calm();
+    for (const n of this.names) this.aws.fake.setDefault(workerStackName(n), complete(2));
+    this.watch('deliver');
+    for (const p of this.processes) {
+      p.crashAt = undefined;
+      p.resume();
+    }
+    if (this.leader.dead) this.startProcess();
+    for (let poll = 0; poll <= maxPolls; poll++) {
+      await this.run();
+      // The gauges' look at the store is a scheduled call too: released by the run that follows.
+      const gauges = this.leader.refreshGauges();
+      await this.run();
+      await gauges;
+      this.invariants.quiescent();
+      if (poll > 0 && this.invariants.converged()) return await this.invariants.settled();
+      const due = queueState(this.leader.queue).nextDue();
+      await this.advance(Math.max(1, Math.min(POLL_MS, due - this.aws.clock.ms)));
+    }
+    this.invariants.fail(`[liveness] not converged within ${maxPolls} polls after the faults stopped: ${this.invariants.describe()}`);
+  }
+
+  /** Ends every process (their queue timers too). */
+  public close(): void {
+    for (const p of this.processes) if (!p.dead) p.kill();
+  }
+}
+
+/** The example object under another name (with labels, for the rollout's waves). */
+export function objectNamed(name: string, labels?: Record<string, string>): Record<string, any> {
+  const raw = structuredClone(EXAMPLE);
+  raw.metadata.name = name;
+  if (labels) raw.metadata.labels = labels;
+  return raw;
+}
+
+/** The fleet rollout of a world with one: the canary first, one at a time, then the rest; a failure halts it. */
+const POLICY = RolloutPolicySchema.parse({
+  apiVersion: 'worker-stacks.io/v1alpha1',
+  kind: 'WorkerRolloutPolicy',
+  metadata: { name: 'sim' },
+  spec: { waves: [{ name: 'canary', selector: { matchLabels: { wave: 'canary' } }, maxConcurrent: 1 }], remainder: { maxConcurrent: 1 } },
+});
+
+/** Lets every promise continuation that is ready run (a macrotask turn comes after all microtasks). */
+export function flush(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
+}
