@@ -121,6 +121,12 @@ export interface Outcome {
   readonly checksum?: string;
   /** What the fleet rollout gate decided for a roll (metrics per wave). */
   readonly rollout?: { readonly policy: string; readonly wave: string; readonly event: 'started' | 'held'; readonly reason?: string; readonly waitedMs?: number };
+  /**
+   * The workflow stopped before it looked at the stack (an invalid object, a template that does not render) while
+   * the stack is in progress: the runtime looks again after `requeueAfterMs`, whatever the result, so that the slot
+   * the roll holds goes back when the roll ends.
+   */
+  readonly stackInProgress?: boolean;
 }
 
 export const DEFAULT_POLL_MS = 5000;

@@ -1,4 +1,4 @@
-import { StackSummary } from '../aws/cloudformation-port';
+import { isInProgress, StackSummary } from '../aws/cloudformation-port';
 import { ClusterRecord } from '../stores/cluster-store';
 import { templatesVersion as readTemplatesVersion } from '../cloudconfig/templates';
 import { workerStackName } from '../stacks/naming';
@@ -42,6 +42,8 @@ export interface PassResult {
 export class FleetSlots implements StackSlots {
   /** Cluster → its stack is in progress (true), or a reconcile of it holds the slot to start one (false). */
   private readonly held = new Map<string, boolean>();
+  /** Clusters whose reconcile under way has looked at the stack. */
+  private readonly looked = new Set<string>();
   constructor(private readonly limit: number) {}
   public tryAcquire(cluster: string): boolean {
     if (this.held.has(cluster)) return true;
@@ -50,8 +52,17 @@ export class FleetSlots implements StackSlots {
     return true;
   }
   public observed(cluster: string, inProgress: boolean): void {
+    this.looked.add(cluster);
     if (inProgress) this.held.set(cluster, true);
     else this.held.delete(cluster);
+  }
+  /** A reconcile of `cluster` begins: whether it looks at the stack (observed) is known when it ends. */
+  public begin(cluster: string): void {
+    this.looked.delete(cluster);
+  }
+  /** The reconcile of `cluster` under way (or just ended) looked at its stack. */
+  public lookedAt(cluster: string): boolean {
+    return this.looked.has(cluster);
   }
   /** A reconcile of `cluster` ends (however it ends): its slot goes back unless its stack is in progress. */
   public reconciled(cluster: string): void {
@@ -60,6 +71,7 @@ export class FleetSlots implements StackSlots {
   /** The object is gone (deleted, or outside this daemon's selector): whatever it held goes back. */
   public release(cluster: string): void {
     this.held.delete(cluster);
+    this.looked.delete(cluster);
   }
   /** Slots held: stacks in progress, and reconciles about to start one. */
   public get size(): number {
@@ -398,12 +410,40 @@ export class Controller {
     this.opts.metrics.observeFleet(records, this.deps.now(), ok);
   }
 
+  /**
+   * A reconcile that stopped before it looked at the stack (an invalid object, a template that does not render) still
+   * leaves the slot as the stack is: a roll under way keeps its slot, and a restarted daemon learns it here, so
+   * --concurrency still bounds it; the cluster is looked at again after a poll until the roll ends and the slot goes
+   * back. (Without this, an object edited to invalid mid-roll held its slot for good, and one invalid after a restart
+   * held none.)
+   */
+  private async followUnlooked(record: ClusterRecord, listed: { readonly stack: StackSummary | null | undefined; readonly described: boolean }, outcome: Outcome): Promise<Outcome> {
+    const name = record.name;
+    if (this.reconcileDeps.slots !== this.slots || this.slots.lookedAt(name)) return outcome;
+    const busy = (s: StackSummary | null | undefined) => Boolean(s && isInProgress(s.status) && s.status !== 'REVIEW_IN_PROGRESS');
+    let stack = listed.stack;
+    // A roll recorded as under way is not shown ended by a listing (it may be older than the roll): the stack is described.
+    if (!busy(stack) && !listed.described && wasInProgress(record)) stack = await this.describe(record);
+    if (stack === undefined) return outcome;
+    const rolling = busy(stack);
+    this.slots.observed(name, rolling);
+    return rolling ? { ...outcome, requeueAfterMs: outcome.requeueAfterMs ?? this.deps.pollMs ?? DEFAULT_POLL_MS, stackInProgress: true } : outcome;
+  }
+
+  /** The cluster's stack as CloudFormation describes it now: null when absent, undefined when it could not be read. */
+  private describe(record: ClusterRecord): Promise<StackSummary | null | undefined> {
+    const region = regionOf(record);
+    if (!region) return Promise.resolve(undefined);
+    return this.deps.aws(region, accountOf(record.raw)).cfn.describeStack(workerStackName(record.name)).then((s) => s ?? null, () => undefined);
+  }
+
   private async reconcileOne(record: ClusterRecord, listed: { readonly stack: StackSummary | null | undefined; readonly described: boolean }): Promise<Outcome> {
     this.inFlight.add(record.name);
     const started = process.hrtime.bigint();
     let outcome: Outcome | undefined;
+    this.slots.begin(record.name);
     try {
-      outcome = await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed.stack, listedDescribed: listed.described, templatesVersion: this.templatesVersion });
+      outcome = await this.followUnlooked(record, listed, await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed.stack, listedDescribed: listed.described, templatesVersion: this.templatesVersion }));
       this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9, accountLabel(record.raw));
       if (outcome.rollout) this.opts.metrics?.observeRollout(outcome.rollout);
       const log = { cluster: record.name, generation: record.generation, checksum: outcome.checksum ?? null, liveChecksum: record.status?.cloudConfigChecksum ?? null };
@@ -448,7 +488,7 @@ export function requeue(queue: WorkQueue, name: string, o: Outcome): void {
     return;
   }
   queue.forget(name);
-  if (o.requeueAfterMs !== undefined && OUTCOMES[o.result].requeue) queue.addAfter(name, o.requeueAfterMs);
+  if (o.requeueAfterMs !== undefined && (OUTCOMES[o.result].requeue || o.stackInProgress)) queue.addAfter(name, o.requeueAfterMs);
 }
 
 /** `{ applied: 2, unchanged: 98 }`, in a stable key order, for the pass summary line. */

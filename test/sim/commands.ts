@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { getCondition } from '../../lib/cluster/status';
 import { TASK, TaskName } from '../../lib/reconciler/context';
 import { CallFault } from './sim-aws';
 import { WatchMode } from './sim-store';
@@ -122,7 +123,7 @@ export function pinSnippet(counterexample: readonly unknown[]): string {
 }
 
 /** What a run of schedules did (the soak and the bench report these). */
-export const STATS = { schedules: 0, steps: 0, checks: 0, reconciles: 0 };
+export const STATS = { schedules: 0, steps: 0, checks: 0, reconciles: 0, ready: 0 };
 
 /** Runs one schedule: start the daemon, play the commands, stop the faults, check liveness. */
 export async function runSchedule(s: SimScheduler, opts: WorldOptions, cmds: Iterable<Cmd>): Promise<void> {
@@ -132,6 +133,8 @@ export async function runSchedule(s: SimScheduler, opts: WorldOptions, cmds: Ite
     await world.run();
     await fc.asyncModelRun(() => ({ model: { deleted: new Set<number>(), clusters: opts.clusters }, real: world }), cmds);
     await world.settle();
+    // How many clusters ended Ready: a simulation whose objects never get there (all invalid, say) would prove nothing.
+    STATS.ready += world.names.filter((n) => world.store.has(n) && getCondition(world.store.status(n), 'Ready')?.status === 'True').length;
   } finally {
     world.close();
     STATS.schedules++;

@@ -5,6 +5,7 @@ import { TaskName } from '../../lib/reconciler/context';
 import { RolloutPolicySchema } from '../../lib/rollout/policy-schema';
 import { workerStackName } from '../../lib/stacks/naming';
 import { complete, fail } from '../fakes/fake-cloudformation';
+import { ownSecret } from '../helpers/clusters';
 import { Invariants } from './invariants';
 import { CallFault, SimAws } from './sim-aws';
 import { POLL_MS, queueState, SimEnv, SimProcess } from './sim-process';
@@ -257,7 +258,8 @@ export function objectNamed(name: string, labels?: Record<string, string>): Reco
   const raw = structuredClone(EXAMPLE);
   raw.metadata.name = name;
   if (labels) raw.metadata.labels = labels;
-  return raw;
+  // A cluster names only its own secrets: without this every object is invalid and the simulation proves nothing.
+  return ownSecret(raw as { metadata: { name: string }; spec: any });
 }
 
 /** The fleet rollout of a world with one: the canary first, one at a time, then the rest; a failure halts it. */
