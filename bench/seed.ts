@@ -8,10 +8,10 @@ import { ClusterStatus, setConditions } from '../lib/cluster/status';
 import { validateCluster } from '../lib/cluster/validate';
 import { renderConfig } from '../lib/cloudconfig/render';
 import { listTemplates } from '../lib/cloudconfig/templates';
-import { configDigests } from '../lib/reconciler/config-changes';
-import { CONDITIONS } from '../lib/reconciler/conditions';
-import { ReconcilerDeps } from '../lib/reconciler/context';
-import { inputsFingerprint } from '../lib/reconciler/fingerprint';
+import { configDigests } from '../lib/reconciler/workflow/config-changes';
+import { CONDITIONS } from '../lib/reconciler/workflow/conditions';
+import { ReconcilerDeps } from '../lib/reconciler/workflow/context';
+import { inputsFingerprint } from '../lib/reconciler/workflow/fingerprint';
 import { workerStackName } from '../lib/stacks/naming';
 import type { World } from './world';
 
@@ -37,7 +37,7 @@ export async function seedStatuses(deps: ReconcilerDeps, stackIdOf: (s: SeededSt
     const cluster = result.cluster;
     const config = renderConfig(cluster, deps.templatesDir);
     const seeded: SeededStack = { name: record.name, region: cluster.spec.region, stackName: workerStackName(record.name), checksum: config.checksum };
-    // The fields recordSuccess (lib/reconciler/tasks-apply.ts) writes after an apply.
+    // The fields recordSuccess (lib/reconciler/tasks/apply.ts) writes after an apply.
     const status: ClusterStatus = {
       conditions: setConditions([], CONDITIONS.ready('StackCreated', `stack CREATE_COMPLETE, config ${config.checksum.slice(0, 12)} live`), record.generation, deps.now()),
       cloudConfigChecksum: config.checksum,

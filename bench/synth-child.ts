@@ -12,8 +12,8 @@ import * as vm from 'node:vm';
 import { loadValidClusters } from '../lib/cluster/load';
 import { renderConfig } from '../lib/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
-import { inputsFingerprint } from '../lib/reconciler/fingerprint';
-import { synthesizeStack } from '../lib/reconciler/synthesize';
+import { inputsFingerprint } from '../lib/reconciler/workflow/fingerprint';
+import { synthesizeStack } from '../lib/synthesis/synthesize';
 
 export interface SynthChildResult {
   readonly clusters: number;

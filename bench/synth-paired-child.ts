@@ -11,8 +11,8 @@ import { performance } from 'node:perf_hooks';
 import { loadValidClusters } from '../lib/cluster/load';
 import { renderConfig } from '../lib/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
-import { inputsFingerprint } from '../lib/reconciler/fingerprint';
-import { synthesizeStack } from '../lib/reconciler/synthesize';
+import { inputsFingerprint } from '../lib/reconciler/workflow/fingerprint';
+import { synthesizeStack } from '../lib/synthesis/synthesize';
 
 export interface SynthPairedResult {
   readonly clusters: number;

@@ -11,13 +11,13 @@ import { loadValidClusters } from '../lib/cluster/load';
 import { renderConfig } from '../lib/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
 import { buildIsCurrent } from './cdk-cli';
-import type { SynthPool as SynthPoolType } from '../lib/reconciler/synth-pool';
+import type { SynthPool as SynthPoolType } from '../lib/synthesis/synth-pool';
 
 // The product runs the pool from the precompiled build (its threads start without ts-node); so does this benchmark
 // when the build is current, and says which it measured.
 const fromBuild = buildIsCurrent();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { SynthPool } = require(fromBuild ? '../build/lib/reconciler/synth-pool' : '../lib/reconciler/synth-pool') as { SynthPool: typeof SynthPoolType };
+const { SynthPool } = require(fromBuild ? '../build/lib/synthesis/synth-pool' : '../lib/synthesis/synth-pool') as { SynthPool: typeof SynthPoolType };
 
 export interface SynthPoolChildResult {
   readonly clusters: number;

@@ -1,5 +1,5 @@
 /**
- * The reconciler wired by lib/reconciler/wiring.ts createDeps itself (real
+ * The reconciler wired by lib/reconciler/runtime/wiring.ts createDeps itself (real
  * FileStore, synthesis with cdk-nag, caches, code fingerprint, pino), with only
  * AWS replaced by the deterministic fakes of test/fakes/: one fake
  * CloudFormation per region, every port call counted, and optional real
@@ -9,10 +9,10 @@
 import pino from 'pino';
 import { ChangeSetRequest, CloudFormationPort, StackSummary, WaitOptions } from '../lib/aws/cloudformation-port';
 import { DEFAULT_TEMPLATES_DIR } from '../lib/cloudconfig/templates';
-import { Outcome, ReconcilerDeps } from '../lib/reconciler/context';
-import { Controller } from '../lib/reconciler/controller';
-import { createDeps } from '../lib/reconciler/wiring';
-import { allTasks, WorkflowHooks } from '../lib/reconciler/workflow';
+import { Outcome, ReconcilerDeps } from '../lib/reconciler/workflow/context';
+import { Controller } from '../lib/reconciler/runtime/controller';
+import { createDeps } from '../lib/reconciler/runtime/wiring';
+import { allTasks, WorkflowHooks } from '../lib/reconciler/workflow/workflow';
 import { StoreOptions, StoreWithHistory } from '../lib/stores/create-store';
 import { FakeCloudFormation, Method, MUTATING } from '../test/fakes/fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity } from '../test/fakes/fake-ports';

@@ -53,7 +53,7 @@ export function awsTimeouts(env: NodeJS.ProcessEnv = process.env): AwsTimeouts {
  * The NodeHttpHandler options of every SDK client. `throwOnRequestTimeout`: without it, @smithy/node-http-handler 4.x
  * only prints a warning when requestTimeout passes, and the request goes on waiting. `logger`: the handler's own
  * warnings (sockets at capacity) would go to the console, which is the daemon's JSON log stream; they become process
- * warnings, which the daemon logs as JSON lines (lib/reconciler/process-warnings.ts) and a CLI command prints as Node does.
+ * warnings, which the daemon logs as JSON lines (lib/reconciler/runtime/process-warnings.ts) and a CLI command prints as Node does.
  */
 export function requestHandlerOptions(t: AwsTimeouts = awsTimeouts()) {
   return { connectionTimeout: t.connectionTimeoutMs, requestTimeout: t.requestTimeoutMs, throwOnRequestTimeout: true, logger: HANDLER_LOGGER };

@@ -5,8 +5,8 @@ import { KubeClient } from '../kube/client';
 import { LabelSelector } from '../kube/label-selector';
 import { apiLeaseStore, LeaderElector } from '../kube/leader-election';
 import { checkShardName, describeScope, ShardMonitor, shardGuard, shardLeaseMetadata, shardLeaseName, ShardScope } from '../kube/shards';
-import { Logger, ReconcilerDeps } from '../reconciler/context';
-import { fencedAws } from '../reconciler/leader-fence';
+import { Logger, ReconcilerDeps } from '../reconciler/workflow/context';
+import { fencedAws } from '../reconciler/runtime/leader-fence';
 import { StoreOptions } from '../stores/create-store';
 import { wholeNumber } from './numbers';
 

@@ -3,7 +3,7 @@ import { KubeApiError } from '../errors';
 
 /**
  * What the Kubernetes side of the daemon counts (watch health, shard ownership), process-wide: a store and a policy
- * source are made before the daemon's metrics registry (lib/reconciler/metrics.ts), and one process runs one daemon,
+ * source are made before the daemon's metrics registry (lib/reconciler/runtime/metrics.ts), and one process runs one daemon,
  * so they count here and `registerKubeMetrics(registry)` exposes these counts on that registry at scrape time.
  */
 

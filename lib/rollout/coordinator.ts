@@ -3,7 +3,7 @@ import { templatesVersion } from '../cloudconfig/templates';
 import { derive } from '../cluster/derive';
 import { WorkerCluster } from '../cluster/schema';
 import { ClusterRecord, ClusterStore } from '../stores/cluster-store';
-import { derivedKey, DerivedCache } from '../reconciler/derived-cache';
+import { derivedKey, DerivedCache } from '../reconciler/runtime/derived-cache';
 import { Decision, decide, Fleet, placeAll } from './gate';
 import { FleetMember, fleetMember, MemberSpec } from './fleet';
 import { RolloutPolicySource } from './policy-source';

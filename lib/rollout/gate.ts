@@ -13,7 +13,7 @@ import { describeWindow, windowState } from './windows';
  * restarted daemon computes the same decisions.
  */
 
-/** Why a roll is held (condition reasons; see lib/reconciler/conditions.ts). */
+/** Why a roll is held (condition reasons; see lib/reconciler/workflow/conditions.ts). */
 export type HoldReason = 'Held' | 'RolloutPaused' | 'RolloutPolicyInvalid' | 'RolloutHalted' | 'WaitingForWave' | 'OutsideMaintenanceWindow';
 
 export interface Placement {

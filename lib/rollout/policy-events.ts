@@ -2,7 +2,7 @@
  * Events on a WorkerRolloutPolicy (`kubectl describe wrp fleet`): the moments of a fleet rollout an operator follows,
  * one per change of a wave's phase as the daemon sees it (lib/rollout/wave-watch.ts), and a pause or a resume. The
  * Kubernetes store posts them on the policy object; every store also logs them as JSON lines (`event` is the reason).
- * The cluster's own events (a roll held, started, complete) stay on the cluster (lib/reconciler/events.ts).
+ * The cluster's own events (a roll held, started, complete) stay on the cluster (lib/reconciler/workflow/events.ts).
  */
 export const POLICY_EVENT_REASONS = {
   WaveStarted: 'the first roll of a wave started (or a halted wave rolls again)',

@@ -1,4 +1,4 @@
-import type { Logger } from '../reconciler/context';
+import type { Logger } from '../reconciler/workflow/context';
 import { Fleet } from './gate';
 import { policyRef } from './policy-events';
 import { RolloutPolicySource } from './policy-source';

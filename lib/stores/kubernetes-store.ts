@@ -6,7 +6,7 @@ import { LabelSelector } from '../kube/label-selector';
 import { collectionPath, KubeWorkerCluster, objectPath, RETRY_ANNOTATION, shownName, toRecord } from '../kube/resource';
 import { toKubeStatus } from '../kube/printer-status';
 import { Informer, InformerOptions, WatchLogger } from '../kube/watch';
-import { ClusterEvent, EventSink } from '../reconciler/events';
+import { ClusterEvent, EventSink } from '../reconciler/workflow/events';
 import { ClusterRecord, ConflictError } from './cluster-store';
 import { StoreWithHistory } from './create-store';
 import { compositeVersion, conditionStates, DUPLICATES, duplicateProblem, duplicatesRecord, duplicateStatus, parseComposite } from './kubernetes-duplicates';
@@ -248,7 +248,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
         const { body } = await this.client.request<KubeWorkerCluster>('PUT', path, { apiVersion: o.apiVersion, kind: o.kind, metadata: { name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion }, status: toKubeStatus(mine) });
         this.informer?.observe(body);
         // The events of this write are news to this object only when a condition changed status or reason (as
-        // lib/reconciler/events.ts decides for one object); a new generation still refused is not.
+        // lib/reconciler/workflow/events.ts decides for one object); a new generation still refused is not.
         if (conditionStates(own) !== conditionStates(mine)) changed.add(shownName(o));
         next.push([shownName(o), body.metadata.resourceVersion ?? '']);
       } catch (e) {

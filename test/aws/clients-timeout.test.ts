@@ -4,7 +4,7 @@ import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { GetCallerIdentityCommand } from '@aws-sdk/client-sts';
 import { awsClients, awsTimeouts, DEFAULT_AWS_TIMEOUTS, requestHandlerOptions } from '../../lib/aws/clients';
 import { UsageError } from '../../lib/errors';
-import { classifyError } from '../../lib/reconciler/classify';
+import { classifyError } from '../../lib/reconciler/workflow/classify';
 
 /**
  * A half-open connection: the server accepts it and never answers (nor resets it), as after a network outage.

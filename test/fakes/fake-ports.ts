@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { IdentityPort } from '../../lib/aws/identity';
 import { AssetPublisher, FileAsset, PublishResult } from '../../lib/aws/s3-publisher';
-import { Logger } from '../../lib/reconciler/context';
+import { Logger } from '../../lib/reconciler/workflow/context';
 
 /** Time that moves only when told to (the fake CloudFormation moves it while a wait polls). */
 export class FakeClock {

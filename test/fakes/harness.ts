@@ -4,10 +4,10 @@ import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { ClusterStatus, Condition, ConditionType, getCondition } from '../../lib/cluster/status';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
-import { Outcome, ReconcilerDeps } from '../../lib/reconciler/context';
-import { Controller, ControllerOptions } from '../../lib/reconciler/controller';
-import { OUTCOMES } from '../../lib/reconciler/outcomes';
-import { reconcileCluster, ReconcileOptions } from '../../lib/reconciler/workflow';
+import { Outcome, ReconcilerDeps } from '../../lib/reconciler/workflow/context';
+import { Controller, ControllerOptions } from '../../lib/reconciler/runtime/controller';
+import { OUTCOMES } from '../../lib/reconciler/workflow/outcomes';
+import { reconcileCluster, ReconcileOptions } from '../../lib/reconciler/workflow/workflow';
 import { workerStackName } from '../../lib/stacks/naming';
 import { FileStore } from '../../lib/stores/file-store';
 import { FakeCloudFormation } from './fake-cloudformation';
@@ -35,7 +35,7 @@ export interface HarnessOptions {
 }
 
 /**
- * Reconciler deps as lib/reconciler/wiring.ts builds them, with the fakes in
+ * Reconciler deps as lib/reconciler/runtime/wiring.ts builds them, with the fakes in
  * place of AWS, the real FileStore on a temp dir, real synthesis and a clock
  * that the fake CloudFormation moves.
  */

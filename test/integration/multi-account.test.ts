@@ -15,7 +15,7 @@ import { AWS_FLAGS, cli } from './harness';
  *
  * moto assumes any role, even one that does not exist (it checks no trust policy unless IAM enforcement is on), so
  * here the unbootstrapped account shows up at its first write: no config bucket (NotBootstrapped). Against AWS the
- * AssumeRole itself is refused (AssumeRoleFailed; test/aws/assume-role.test.ts and test/reconciler/classify.test.ts).
+ * AssumeRole itself is refused (AssumeRoleFailed; test/aws/assume-role.test.ts and test/reconciler/workflow/classify.test.ts).
  */
 
 jest.setTimeout(600_000);

@@ -8,8 +8,8 @@ import { CRD_NAME } from '../../lib/kube/crd';
 import { POLICY_CRD_NAME } from '../../lib/kube/policy-crd';
 import { clusterRole, daemonAdmissionPolicy, deployManifests, LEASE_NAME, leaseRole } from '../../lib/kube/manifests';
 import { LabelSelector } from '../../lib/kube/label-selector';
-import { ReconcilerMetrics } from '../../lib/reconciler/metrics';
-import { startOpsServer } from '../../lib/reconciler/server';
+import { ReconcilerMetrics } from '../../lib/reconciler/runtime/metrics';
+import { startOpsServer } from '../../lib/reconciler/runtime/server';
 import { REPO } from '../helpers/clusters';
 import { freePort } from '../helpers/moto';
 

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { KubeClient } from '../../lib/kube/client';
 import { registerKubeMetrics } from '../../lib/kube/kube-health';
-import { ReconcilerMetrics } from '../../lib/reconciler/metrics';
+import { ReconcilerMetrics } from '../../lib/reconciler/runtime/metrics';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
 import { freePort } from '../helpers/moto';
 import { CHART, goTool, Json, run, runOk } from '../charts/tools';

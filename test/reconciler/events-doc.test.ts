@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EVENT_REASONS } from '../../lib/reconciler/events';
+import { EVENT_REASONS } from '../../lib/reconciler/workflow/events';
 
 const readme = fs.readFileSync(path.resolve(__dirname, '..', '..', 'README.md'), 'utf8');
 

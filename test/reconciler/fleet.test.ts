@@ -1,6 +1,6 @@
-import { TASK } from '../../lib/reconciler/context';
-import * as synthesis from '../../lib/reconciler/synthesize';
-import { before } from '../../lib/reconciler/workflow';
+import { TASK } from '../../lib/reconciler/workflow/context';
+import * as synthesis from '../../lib/synthesis/synthesize';
+import { before } from '../../lib/reconciler/workflow/workflow';
 import { fail } from '../fakes/fake-cloudformation';
 import { ASG_FAILURE, Harness } from '../fakes/harness';
 

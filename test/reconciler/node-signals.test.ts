@@ -1,5 +1,5 @@
 import { getCondition } from '../../lib/cluster/status';
-import { signalShortfall } from '../../lib/reconciler/rollout';
+import { signalShortfall } from '../../lib/reconciler/tasks/roll-verdict';
 import { WORKER_GROUP_LOGICAL_ID } from '../../lib/stacks/naming';
 import { EXAMPLE, Harness } from '../fakes/harness';
 

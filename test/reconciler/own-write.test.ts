@@ -1,4 +1,4 @@
-import { Controller } from '../../lib/reconciler/controller';
+import { Controller } from '../../lib/reconciler/runtime/controller';
 import { complete, fail } from '../fakes/fake-cloudformation';
 import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../fakes/harness';
 

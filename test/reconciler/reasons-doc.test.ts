@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { REASON_NAMES } from '../../lib/reconciler/conditions';
+import { REASON_NAMES } from '../../lib/reconciler/workflow/conditions';
 
 test("README's list of condition reasons is exactly the reconciler's reason union, in order", () => {
   // GIVEN the README

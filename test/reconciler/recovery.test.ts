@@ -1,4 +1,4 @@
-import { Outcome, ReconcilerDeps } from '../../lib/reconciler/context';
+import { Outcome, ReconcilerDeps } from '../../lib/reconciler/workflow/context';
 import { complete, fail, rollbackFails } from '../fakes/fake-cloudformation';
 import { ASG_FAILURE, EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../fakes/harness';
 

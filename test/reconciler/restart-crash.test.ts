@@ -1,5 +1,5 @@
-import { Outcome } from '../../lib/reconciler/context';
-import { CrashSignal, taskNames } from '../../lib/reconciler/workflow';
+import { Outcome } from '../../lib/reconciler/workflow/context';
+import { CrashSignal, taskNames } from '../../lib/reconciler/workflow/workflow';
 import { complete } from '../fakes/fake-cloudformation';
 import { EXAMPLE, Harness, settled } from '../fakes/harness';
 

@@ -1,4 +1,4 @@
-import { Controller } from '../../lib/reconciler/controller';
+import { Controller } from '../../lib/reconciler/runtime/controller';
 import { EXAMPLE, Harness } from '../fakes/harness';
 
 let h: Harness;

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { ClusterStatus, getCondition } from '../../lib/cluster/status';
-import { Result } from '../../lib/reconciler/context';
-import * as synthesis from '../../lib/reconciler/synthesize';
+import { Result } from '../../lib/reconciler/workflow/context';
+import * as synthesis from '../../lib/synthesis/synthesize';
 import { fail, Method, stuck } from '../fakes/fake-cloudformation';
 import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE, problem } from '../fakes/harness';
 

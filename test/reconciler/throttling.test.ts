@@ -1,5 +1,5 @@
 import { Condition } from '../../lib/cluster/status';
-import { Outcome } from '../../lib/reconciler/context';
+import { Outcome } from '../../lib/reconciler/workflow/context';
 import { complete, Method } from '../fakes/fake-cloudformation';
 import { EXAMPLE, Harness } from '../fakes/harness';
 

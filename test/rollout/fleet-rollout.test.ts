@@ -1,7 +1,7 @@
 import { getCondition } from '../../lib/cluster/status';
 import { runCli } from '../../lib/cli/program';
-import { TASK } from '../../lib/reconciler/context';
-import { CrashSignal, after } from '../../lib/reconciler/workflow';
+import { TASK } from '../../lib/reconciler/workflow/context';
+import { CrashSignal, after } from '../../lib/reconciler/workflow/workflow';
 import { decide, placeAll } from '../../lib/rollout/gate';
 import { pendingRoll } from '../../lib/rollout/fleet';
 import { fail } from '../fakes/fake-cloudformation';

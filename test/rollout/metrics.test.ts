@@ -1,4 +1,4 @@
-import { ReconcilerMetrics } from '../../lib/reconciler/metrics';
+import { ReconcilerMetrics } from '../../lib/reconciler/runtime/metrics';
 
 const value = async (m: ReconcilerMetrics, name: string, labels = '') => {
   const text = await m.registry.metrics();

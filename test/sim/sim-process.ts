@@ -2,13 +2,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { NotLeaderError } from '../../lib/errors';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
-import { Logger, Outcome, ReconcilerDeps, RegionClients, TaskName } from '../../lib/reconciler/context';
-import { Controller, DaemonPass } from '../../lib/reconciler/controller';
-import { DerivedCache } from '../../lib/reconciler/derived-cache';
-import { fencedAws } from '../../lib/reconciler/leader-fence';
-import { ReconcilerMetrics } from '../../lib/reconciler/metrics';
-import { WorkQueue } from '../../lib/reconciler/work-queue';
-import { CrashSignal } from '../../lib/reconciler/workflow';
+import { Logger, Outcome, ReconcilerDeps, RegionClients, TaskName } from '../../lib/reconciler/workflow/context';
+import { Controller, DaemonPass } from '../../lib/reconciler/runtime/controller';
+import { DerivedCache } from '../../lib/reconciler/runtime/derived-cache';
+import { fencedAws } from '../../lib/reconciler/runtime/leader-fence';
+import { ReconcilerMetrics } from '../../lib/reconciler/runtime/metrics';
+import { WorkQueue } from '../../lib/reconciler/runtime/work-queue';
+import { CrashSignal } from '../../lib/reconciler/workflow/workflow';
 import { RolloutPolicy } from '../../lib/rollout/policy-schema';
 import { RolloutPolicySource } from '../../lib/rollout/policy-source';
 import { SimAws } from './sim-aws';
@@ -41,7 +41,7 @@ const WORK_DIR = path.join(os.tmpdir(), 'ws-sim-none');
 
 /**
  * One daemon process over the simulator's truth: fresh deps, the real Controller (its slots and listings), the real
- * WorkQueue on the fake clock and the real leader fence (lib/reconciler/leader-fence.ts) in front of its AWS writes,
+ * WorkQueue on the fake clock and the real leader fence (lib/reconciler/runtime/leader-fence.ts) in front of its AWS writes,
  * run as runDaemon runs them: a first pass, then workers taking keys from the queue, requeues as the outcomes ask,
  * watch events into the queue. A restart is a new SimProcess: nothing in memory survives.
  */

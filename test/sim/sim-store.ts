@@ -1,6 +1,6 @@
 import { sha256Hex } from '../../lib/cloudconfig/checksum';
 import { ClusterStatus } from '../../lib/cluster/status';
-import { CrashSignal } from '../../lib/reconciler/workflow';
+import { CrashSignal } from '../../lib/reconciler/workflow/workflow';
 import { ClusterRecord, ClusterStore, ConflictError } from '../../lib/stores/cluster-store';
 
 /** How pending watch events reach the daemons: Sieve's unobserved states are all but `deliver`. */

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { TaskName } from '../../lib/reconciler/context';
+import { TaskName } from '../../lib/reconciler/workflow/context';
 import { RolloutPolicySchema } from '../../lib/rollout/policy-schema';
 import { workerStackName } from '../../lib/stacks/naming';
 import { complete, fail } from '../fakes/fake-cloudformation';

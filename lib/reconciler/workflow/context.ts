@@ -1,0 +1,268 @@
+import { AssetPublisher } from '../../aws/s3-publisher';
+import { CloudFormationPort, StackSummary } from '../../aws/cloudformation-port';
+import { IdentityPort } from '../../aws/identity';
+import { WorkerCluster } from '../../cluster/schema';
+import { ClusterStatus, ControllerBookkeeping, EMPTY_STATUS, setConditions } from '../../cluster/status';
+import { ClusterRecord, ClusterStore } from '../../stores/cluster-store';
+import { BackoffPolicy } from '../runtime/backoff';
+import type { ReasonedCondition } from './conditions';
+import { DerivedCache, derivedKey } from '../runtime/derived-cache';
+import { EventSink, eventsFor } from './events';
+import { SynthesizedStack, SynthesizeOptions } from '../../synthesis/synthesize';
+import type { Start } from './state';
+import { ConfigObjectStore } from '../../aws/config-objects';
+import { RolloutGate } from '../../rollout/coordinator';
+
+/** The subset of pino the reconciler uses; tests pass a recorder. */
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  child(bindings: object): Logger;
+}
+
+export interface RegionClients {
+  readonly cfn: CloudFormationPort;
+  readonly publisher: AssetPublisher;
+  /** Lists and deletes old config objects of a settled cluster (clean-config-objects). @default none: nothing is removed */
+  readonly configObjects?: ConfigObjectStore;
+}
+
+/** What to do about a live stack that is not what the reconciler applied. */
+export type DriftPolicy = 'repair' | 'report';
+
+/**
+ * Stacks in progress across the fleet: --concurrency bounds them, not threads. Tasks only ask and report; the owner
+ * (the controller's FleetSlots) gives a slot back when the reconcile that took it ends, unless the stack is in progress.
+ */
+export interface StackSlots {
+  /** True when `cluster` may start a stack operation now (it holds a slot, or one is free); held until its reconcile ends. */
+  tryAcquire(cluster: string): boolean;
+  /** The cluster's stack was seen in progress, or this reconcile started an operation on it (held past the reconcile), or seen settled (freed). */
+  observed(cluster: string, inProgress: boolean): void;
+}
+
+export interface ReconcilerDeps {
+  readonly store: ClusterStore;
+  /**
+   * AWS ports for one account and region (created once and reused): with assumed roles, every call of a cluster is
+   * made with its own account's deployer credentials. Without `account`, or in single-credential mode, per region.
+   */
+  readonly aws: (region: string, account?: string) => RegionClients;
+  readonly identity: IdentityPort;
+  readonly templatesDir: string;
+  /** Where cloud assemblies are synthesized. */
+  readonly workDir: string;
+  /** Fingerprint of the code (see codeFingerprint). */
+  readonly code: string;
+  /** This daemon's release (package version): a cluster last applied by a newer release is left alone. @default no check */
+  readonly release?: string;
+  readonly log: Logger;
+  readonly now: () => Date;
+  readonly backoff: BackoffPolicy;
+  /** How long after a look at a stack in progress to look again. @default 5 s */
+  readonly pollMs?: number;
+  /** --once gives up on a stack still in progress after this long (the daemon never does: it requeues). */
+  readonly waitTimeoutMs: number;
+  readonly changeSetTimeoutMs: number;
+  /** Report what would happen; write nothing anywhere. */
+  readonly dryRun: boolean;
+  /** Run cdk-nag during synthesis. */
+  readonly nag: boolean;
+  /** ContinueUpdateRollback / delete-and-recreate attempts before an operator must step in. */
+  readonly maxRecoveryAttempts: number;
+  /** Executions (or other counted failures) of the same inputs before the cluster stalls. @default 2 */
+  readonly maxUpdateAttempts?: number;
+  /** @default repair */
+  readonly drift?: DriftPolicy;
+  /** Aborted on shutdown (SIGTERM). @default never */
+  readonly signal?: AbortSignal;
+  /** Validated clusters and rendered configs of unchanged objects, kept between passes. @default none: derive every time */
+  readonly derived?: DerivedCache;
+  /** Where stacks are synthesized (a SynthPool of worker threads in the daemon). @default in this thread */
+  readonly synthesizer?: Synthesizer;
+  /** Bounds the stacks in progress. @default unbounded */
+  readonly slots?: StackSlots;
+  /** Events on the object (roll started, stack complete, rolled back, stalled). @default none (the file store) */
+  readonly events?: EventSink;
+  /** The fleet rollout gate (waves, windows, holds: lib/rollout). @default none: every roll may start */
+  readonly rollout?: RolloutGate;
+  /** Config objects kept besides the live and desired ones. @default 3 */
+  readonly keepConfigObjects?: number;
+}
+
+export type Synthesizer = (cluster: WorkerCluster, opts: SynthesizeOptions) => Promise<SynthesizedStack>;
+
+export type Result =
+  | 'unchanged'
+  | 'applied'
+  | 'no-changes'
+  | 'invalid'
+  | 'failed'
+  | 'stalled'
+  | 'transient'
+  | 'waiting'
+  | 'backoff'
+  | 'dry-run'
+  | 'conflict'
+  | 'recorded'
+  | 'paused'
+  | 'held'
+  | 'drifted'
+  | 'deleted'
+  | 'outdated';
+
+export interface Outcome {
+  readonly result: Result;
+  /** Ask to be reconciled again after this long (controller-runtime's RequeueAfter). */
+  readonly requeueAfterMs?: number;
+  readonly message?: string;
+  /** The desired config checksum, when the object rendered. */
+  readonly checksum?: string;
+  /** What the fleet rollout gate decided for a roll (metrics per wave). */
+  readonly rollout?: { readonly policy: string; readonly wave: string; readonly event: 'started' | 'held'; readonly reason?: string; readonly waitedMs?: number };
+  /**
+   * The workflow stopped before it looked at the stack (an invalid object, a template that does not render) while
+   * the stack is in progress: the runtime looks again after `requeueAfterMs`, whatever the result, so that the slot
+   * the roll holds goes back when the roll ends.
+   */
+  readonly stackInProgress?: boolean;
+}
+
+export const DEFAULT_POLL_MS = 5000;
+export const DEFAULT_MAX_UPDATE_ATTEMPTS = 2;
+
+/**
+ * Owns a cluster's status during one reconcile: every write goes through it, conditions are set with the object's
+ * generation, and an unchanged status writes nothing (an unchanged pass costs no write). Never writes in a dry run.
+ */
+export class StatusRecorder {
+  private current: ClusterStatus;
+  private version: string;
+
+  constructor(
+    private readonly record: ClusterRecord,
+    private readonly deps: ReconcilerDeps,
+  ) {
+    this.current = record.status ?? EMPTY_STATUS;
+    this.version = record.resourceVersion;
+  }
+
+  public get status(): ClusterStatus {
+    return this.current;
+  }
+
+  public get controller(): ControllerBookkeeping {
+    return this.current.controller ?? {};
+  }
+
+  /** Merges `patch` (and `bookkeeping` into status.controller), sets `conditions`, and writes if anything changed. */
+  public async write(patch: Partial<Omit<ClusterStatus, 'conditions' | 'controller'>>, conditions: readonly ReasonedCondition[] = [], bookkeeping?: Partial<ControllerBookkeeping>): Promise<void> {
+    const controller = bookkeeping ? dropUndefined({ ...this.controller, ...bookkeeping }) : this.current.controller;
+    const next: ClusterStatus = dropUndefined({
+      ...this.current,
+      ...patch,
+      controller: controller && Object.keys(controller).length ? controller : undefined,
+      conditions: setConditions(this.current.conditions, conditions, this.record.generation, this.deps.now()),
+    });
+    if (this.deps.dryRun || JSON.stringify(next) === JSON.stringify(this.current)) return;
+    this.version = await this.deps.store.writeStatus(this.record.name, next, this.version);
+    const before = this.current;
+    this.current = next;
+    // Events follow a written status only, and never hold the reconcile up (a lost event is only a lost event).
+    const sink = this.deps.events;
+    if (!sink) return;
+    for (const e of eventsFor(before, next)) {
+      sink.emit(this.record.name, e).catch((err) => this.deps.log.warn({ cluster: this.record.name, event: e.reason, err: String(err) }, 'could not record the event'));
+    }
+  }
+}
+
+function dropUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/**
+ * What one reconcile of one cluster starts from, fixed for its length: the object as read, the dependencies, the
+ * AWS clients of its account and region, and the pass's listing. What the phases find is returned by them (state.ts);
+ * status is owned by the recorder.
+ */
+export class ReconcileContext {
+  public readonly recorder: StatusRecorder;
+
+  constructor(
+    public readonly record: ClusterRecord,
+    public readonly deps: ReconcilerDeps,
+    public readonly clients: RegionClients | undefined,
+    /** From the pass's batched listing; undefined means "not listed, ask". */
+    public readonly listedStack: StackSummary | null | undefined,
+    /** Version of the template directory this pass renders with (see templatesVersion). */
+    public readonly templatesVersion?: string,
+    /** listedStack was described alone after this cluster's last write, not taken from a shared listing. */
+    public readonly listedDescribed = false,
+  ) {
+    this.recorder = new StatusRecorder(record, deps);
+  }
+
+  /** Where every reconcile starts: a logger naming the cluster, its generation and the live checksum as recorded. */
+  public start(): Start {
+    return Object.freeze({ log: this.deps.log.child({ cluster: this.record.name, generation: this.record.generation, liveChecksum: this.status.cloudConfigChecksum ?? null }) });
+  }
+
+  public get status(): ClusterStatus {
+    return this.recorder.status;
+  }
+
+  /** Key of what is derived from this object's content (see DerivedCache). */
+  public get derivedKey(): string | undefined {
+    return this.templatesVersion === undefined ? undefined : derivedKey(this.record.contentHash, this.record.source, this.templatesVersion, this.deps.code);
+  }
+
+  public get generation(): number {
+    return this.record.generation;
+  }
+
+  public get pollMs(): number {
+    return this.deps.pollMs ?? DEFAULT_POLL_MS;
+  }
+
+  public get region(): RegionClients {
+    if (!this.clients) throw new Error(`no AWS clients for ${this.record.name}`);
+    return this.clients;
+  }
+}
+
+/** Task names: hooks bind to these, logs and metrics carry them. */
+export const TASK = {
+  finalize: 'finalize',
+  skipIfSameInputs: 'skip-if-same-inputs',
+  validate: 'validate',
+  render: 'render',
+  observe: 'observe',
+  wait: 'wait',
+  recordExecution: 'record-execution',
+  skipIfUnchanged: 'skip-if-unchanged',
+  checkVersion: 'check-version',
+  paused: 'paused',
+  reportDrift: 'report-drift',
+  checkAccount: 'check-account',
+  dryRun: 'dry-run',
+  recover: 'recover',
+  waitForWave: 'wait-for-wave',
+  acquireSlot: 'acquire-slot',
+  synthesize: 'synthesize',
+  publish: 'publish',
+  changeSet: 'change-set',
+  execute: 'execute',
+  cleanConfigObjects: 'clean-config-objects',
+} as const;
+export type TaskName = (typeof TASK)[keyof typeof TASK];
+
+/** "UPDATE_ROLLBACK_COMPLETE" → "UpdateRollbackComplete" (condition reasons are CamelCase). */
+export function camel(status: string): string {
+  return status
+    .toLowerCase()
+    .split('_')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+}
