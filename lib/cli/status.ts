@@ -68,7 +68,9 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
         observedGeneration: r.status?.observedGeneration,
         desiredChecksum: desired,
         liveChecksum: r.status?.cloudConfigChecksum,
-        inSync: Boolean(desired && desired === r.status?.cloudConfigChecksum && r.status?.observedGeneration === r.generation),
+        // In sync: the live stack runs this generation's inputs, not only its node config. An image or size change keeps
+        // the checksum, so equal checksums alone would say yes for a change that stalled or rolled back.
+        inSync: Boolean(desired && desired === r.status?.cloudConfigChecksum && ready?.status === 'True' && ready.observedGeneration === r.generation),
         stack: workerStackName(r.name),
         stackStatus: r.status?.stackStatus,
         ready: unreadable ? 'Unreadable' : r.raw === undefined && !records.includes(r) ? 'Removed' : (ready?.status ?? 'Unknown'),

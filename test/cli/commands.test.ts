@@ -53,6 +53,24 @@ describe('an AWS error', () => {
   });
 });
 
+test('`status` says SYNC no for a change that keeps the node config but stalled (an image change rolled back)', async () => {
+  // GIVEN prod-eu1 at generation 1, whose image change rolled back: the live checksum is the desired one, Ready is False
+  const dir = tempDir('status-sync');
+  fs.copyFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), path.join(dir, 'prod-eu1.yaml'));
+  const desired = (JSON.parse((await run(['status', '-o', 'json', '--clusters', dir])).out).clusters as Array<{ desiredChecksum: string }>)[0].desiredChecksum;
+  const store = new FileStore({ clustersDir: dir });
+  const rec = (await store.get('prod-eu1'))!;
+  const at = '2026-01-01T00:00:00.000Z';
+  const cond = (type: string, status: string, reason: string) => ({ type, status, reason, message: reason, lastTransitionTime: at, observedGeneration: 1 });
+  await store.writeStatus('prod-eu1', { cloudConfigChecksum: desired, observedGeneration: 1, stackStatus: 'UPDATE_ROLLBACK_COMPLETE', conditions: [cond('Ready', 'False', 'UpdateRolledBack'), cond('Stalled', 'True', 'UpdateRolledBack')] } as any, rec.resourceVersion);
+
+  // WHEN status is read
+  const row = (JSON.parse((await run(['status', '-o', 'json', '--clusters', dir])).out).clusters as Array<{ inSync: boolean; liveChecksum: string }>)[0];
+
+  // THEN the checksums agree, and the cluster is still not in sync
+  expect({ live: row.liveChecksum, inSync: row.inSync }).toEqual({ live: desired, inSync: false });
+});
+
 test('`status` prints a table: generation observed/current, short checksums, in sync, stack status, Ready and reason', async () => {
   // GIVEN the examples, one of them with a recorded, matching status
   const dir = tempDir('status');
