@@ -75,10 +75,11 @@ export function leaseRole(namespace: string, shards: readonly ShardSpec[] = []):
   };
 }
 
-/** What RBAC cannot say about Leases: the daemon creates (and updates) only its shards' Leases, by name. */
-export function daemonLeasePolicy(namespace: string, shards: readonly ShardSpec[] = []): Json[] {
-  const name = `${NAME}-daemon-leases`;
-  const names = leaseNames(shards);
+/**
+ * A ValidatingAdmissionPolicy that denies (fails closed) and its binding: what every policy of the manifests is.
+ * `resources` is the rule's resources of `apiGroup`; `spec` the rest of the policy (conditions, validations).
+ */
+function denyingPolicy(name: string, match: { readonly apiGroup: string; readonly resources: readonly string[]; readonly operations: readonly string[] }, spec: Json): Json[] {
   return [
     {
       apiVersion: 'admissionregistration.k8s.io/v1',
@@ -86,15 +87,8 @@ export function daemonLeasePolicy(namespace: string, shards: readonly ShardSpec[
       metadata: { name, labels: LABELS },
       spec: {
         failurePolicy: 'Fail',
-        matchConstraints: { resourceRules: [{ apiGroups: ['coordination.k8s.io'], apiVersions: ['*'], resources: ['leases'], operations: ['CREATE', 'UPDATE'] }] },
-        matchConditions: [{ name: 'the-daemon', expression: daemonUser(namespace) }],
-        validations: [
-          {
-            expression: `object.metadata.namespace == '${namespace}' && object.metadata.name in [${names.map((n) => `'${n}'`).join(', ')}]`,
-            message: `the worker-stacks daemon holds only the Leases of its shards (${names.join(', ')}) in ${namespace}`,
-            reason: 'Forbidden',
-          },
-        ],
+        matchConstraints: { resourceRules: [{ apiGroups: [match.apiGroup], apiVersions: ['*'], resources: [...match.resources], operations: [...match.operations] }] },
+        ...spec,
       },
     },
     {
@@ -104,6 +98,21 @@ export function daemonLeasePolicy(namespace: string, shards: readonly ShardSpec[
       spec: { policyName: name, validationActions: ['Deny'] },
     },
   ];
+}
+
+/** What RBAC cannot say about Leases: the daemon creates (and updates) only its shards' Leases, by name. */
+export function daemonLeasePolicy(namespace: string, shards: readonly ShardSpec[] = []): Json[] {
+  const names = leaseNames(shards);
+  return denyingPolicy(`${NAME}-daemon-leases`, { apiGroup: 'coordination.k8s.io', resources: ['leases'], operations: ['CREATE', 'UPDATE'] }, {
+    matchConditions: [{ name: 'the-daemon', expression: daemonUser(namespace) }],
+    validations: [
+      {
+        expression: `object.metadata.namespace == '${namespace}' && object.metadata.name in [${names.map((n) => `'${n}'`).join(', ')}]`,
+        message: `the worker-stacks daemon holds only the Leases of its shards (${names.join(', ')}) in ${namespace}`,
+        reason: 'Forbidden',
+      },
+    ],
+  });
 }
 
 function daemonUser(namespace: string): string {
@@ -120,31 +129,16 @@ export function daemonAdmissionPolicy(namespace: string): Json[] {
   const name = `${NAME}-daemon-writes-finalizers-only`;
   const same = (field: string, empty = '{}') => `(has(object.${field}) ? object.${field} : ${empty}) == (has(oldObject.${field}) ? oldObject.${field} : ${empty})`;
   const others = (o: string) => `(has(${o}.metadata.finalizers) ? ${o}.metadata.finalizers : []).filter(f, f != '${STACK_FINALIZER}')`;
-  return [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name, labels: LABELS },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: { resourceRules: [{ apiGroups: [GROUP], apiVersions: ['*'], resources: [PLURAL], operations: ['UPDATE'] }] },
-        matchConditions: [{ name: 'the-daemon', expression: daemonUser(namespace) }],
-        validations: [
-          { expression: same('spec'), message: 'the worker-stacks daemon never writes a spec (it patches only its finalizer)', reason: 'Forbidden' },
-          { expression: same('metadata.labels'), message: 'the worker-stacks daemon never writes labels (it patches only its finalizer)', reason: 'Forbidden' },
-          { expression: same('metadata.annotations'), message: 'the worker-stacks daemon never writes annotations (it patches only its finalizer)', reason: 'Forbidden' },
-          { expression: `${others('object')} == ${others('oldObject')}`, message: `the worker-stacks daemon adds or removes only its own finalizer ${STACK_FINALIZER}`, reason: 'Forbidden' },
-          { expression: same('metadata.ownerReferences', '[]'), message: 'the worker-stacks daemon never writes ownerReferences (it patches only its finalizer)', reason: 'Forbidden' },
-        ],
-      },
-    },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name, labels: LABELS },
-      spec: { policyName: name, validationActions: ['Deny'] },
-    },
-  ];
+  return denyingPolicy(name, { apiGroup: GROUP, resources: [PLURAL], operations: ['UPDATE'] }, {
+    matchConditions: [{ name: 'the-daemon', expression: daemonUser(namespace) }],
+    validations: [
+      { expression: same('spec'), message: 'the worker-stacks daemon never writes a spec (it patches only its finalizer)', reason: 'Forbidden' },
+      { expression: same('metadata.labels'), message: 'the worker-stacks daemon never writes labels (it patches only its finalizer)', reason: 'Forbidden' },
+      { expression: same('metadata.annotations'), message: 'the worker-stacks daemon never writes annotations (it patches only its finalizer)', reason: 'Forbidden' },
+      { expression: `${others('object')} == ${others('oldObject')}`, message: `the worker-stacks daemon adds or removes only its own finalizer ${STACK_FINALIZER}`, reason: 'Forbidden' },
+      { expression: same('metadata.ownerReferences', '[]'), message: 'the worker-stacks daemon never writes ownerReferences (it patches only its finalizer)', reason: 'Forbidden' },
+    ],
+  });
 }
 
 /** The Namespace annotation that binds a namespace to the AWS accounts its WorkerClusters may name. */
@@ -163,32 +157,17 @@ export function namespaceAccountsPolicy(requireBinding: boolean): Json[] {
   const name = `${NAME}-namespace-accounts`;
   const annotated = `has(namespaceObject.metadata.annotations) && '${ACCOUNTS_ANNOTATION}' in namespaceObject.metadata.annotations`;
   const allowed = `namespaceObject.metadata.annotations['${ACCOUNTS_ANNOTATION}'].split(',').map(a, a.trim())`;
-  return [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name, labels: LABELS },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: { resourceRules: [{ apiGroups: [GROUP], apiVersions: ['*'], resources: [PLURAL], operations: ['CREATE', 'UPDATE'] }] },
-        // The annotation is read in the validation, not in a matchCondition: the API server evaluates matchConditions
-        // without namespaceObject (apiserver policy/validating/validator.go), so there it is always empty.
-        validations: [
-          {
-            expression: `${requireBinding ? `${annotated} && ` : `!(${annotated}) || `}${allowed}.exists(a, a == object.spec.account)`,
-            messageExpression: `'spec.account: ' + object.spec.account + ' is not an account namespace ' + namespaceObject.metadata.name + ' may use (${ACCOUNTS_ANNOTATION}: ' + (${annotated} ? namespaceObject.metadata.annotations['${ACCOUNTS_ANNOTATION}'] : 'not set') + '; a cluster admin sets it on the Namespace)'`,
-            reason: 'Forbidden',
-          },
-        ],
+  return denyingPolicy(name, { apiGroup: GROUP, resources: [PLURAL], operations: ['CREATE', 'UPDATE'] }, {
+    // The annotation is read in the validation, not in a matchCondition: the API server evaluates matchConditions
+    // without namespaceObject (apiserver policy/validating/validator.go), so there it is always empty.
+    validations: [
+      {
+        expression: `${requireBinding ? `${annotated} && ` : `!(${annotated}) || `}${allowed}.exists(a, a == object.spec.account)`,
+        messageExpression: `'spec.account: ' + object.spec.account + ' is not an account namespace ' + namespaceObject.metadata.name + ' may use (${ACCOUNTS_ANNOTATION}: ' + (${annotated} ? namespaceObject.metadata.annotations['${ACCOUNTS_ANNOTATION}'] : 'not set') + '; a cluster admin sets it on the Namespace)'`,
+        reason: 'Forbidden',
       },
-    },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name, labels: LABELS },
-      spec: { policyName: name, validationActions: ['Deny'] },
-    },
-  ];
+    ],
+  });
 }
 
 /**
