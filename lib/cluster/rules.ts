@@ -1,5 +1,6 @@
 import * as net from 'node:net';
 import { z } from 'zod';
+import { ipToBigInt } from './address-space';
 import { cel, fmt, OpenApiRule, openApiRules, quoted } from './openapi';
 
 /**
@@ -86,20 +87,9 @@ export function ipv6CidrProblem(v: string): string | undefined {
   const m = /^([0-9a-fA-F:.]+)\/(\d{1,3})$/.exec(v);
   if (!m || !net.isIPv6(m[1]) || Number(m[2]) > 128) return `${JSON.stringify(v)} is not an IPv6 CIDR (addr/n, n 0-128)`;
   const bits = Number(m[2]);
-  const addr = ipv6ToBigInt(m[1]);
+  const addr = ipToBigInt(m[1]);
   const host = (1n << BigInt(128 - bits)) - 1n;
   return (addr & host) === 0n ? undefined : `${v} has host bits set (the address must be the network address of a /${bits})`;
-}
-
-function ipv6ToBigInt(addr: string): bigint {
-  // An embedded IPv4 tail (::ffff:1.2.3.4) becomes two hex groups first.
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(addr);
-  const text = v4 ? addr.slice(0, v4.index) + ((+v4[1] << 8) | +v4[2]).toString(16) + ':' + ((+v4[3] << 8) | +v4[4]).toString(16) : addr;
-  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
-  const h = head ? head.split(':') : [];
-  const t = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
-  return groups.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g || '0', 16)), 0n);
 }
 
 // CEL's CIDR library (Kubernetes 1.31+) parses the way net/netip does; the dotted-quad pattern keeps IPv4 strict.

@@ -6,6 +6,7 @@ import { DEFAULT_POLL_MS, Outcome, ReconcilerDeps } from '../workflow/context';
 import { accountLabel, ReconcilerMetrics } from './metrics';
 import { OUTCOMES } from '../workflow/outcomes';
 import { WorkQueue } from './work-queue';
+import { countResults, DaemonPass, Pass, requeue } from './pass';
 import { FleetSlots } from './fleet-slots';
 import { StackListings, wasInProgress } from './stack-listings';
 import { accountOf, Hook, reconcileCluster, WorkflowHooks } from '../workflow/workflow';
@@ -289,42 +290,6 @@ export class Controller {
   }
 }
 
-/** One pass over the objects listed (or the keys due again). */
-interface Pass {
-  readonly started: bigint;
-  /** Every object as listed (the fleet gauges' fallback). */
-  readonly all: readonly ClusterRecord[];
-  readonly clusters: number;
-  /** Objects listed and not reconciled yet in this pass: their first reconcile uses the listed record. */
-  readonly listed: Map<string, ClusterRecord>;
-  readonly outcomes: Map<string, Outcome>;
-  readonly regionsListed: number;
-}
-
-/** A pass of the daemon's queue (Controller.queuePass). */
-export interface DaemonPass {
-  /** Keys queued. */
-  readonly size: number;
-  /** One of them was reconciled (outcome undefined: removed); true once the pass is complete. */
-  reconciled(name: string, outcome: Outcome | undefined): Promise<boolean>;
-}
-
-/** Requeues a key as its outcome asks (the outcome table's `requeue`): a transient error with the queue's per-key backoff. */
-export function requeue(queue: WorkQueue, name: string, o: Outcome): void {
-  if (o.result === 'transient') {
-    queue.addRateLimited(name);
-    return;
-  }
-  queue.forget(name);
-  if (o.requeueAfterMs !== undefined && (OUTCOMES[o.result].requeue || o.stackInProgress)) queue.addAfter(name, o.requeueAfterMs);
-}
-
-/** `{ applied: 2, unchanged: 98 }`, in a stable key order, for the pass summary line. */
-function countResults(outcomes: ReadonlyMap<string, Outcome>): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const r of [...outcomes.values()].map((o) => o.result).sort()) counts[r] = (counts[r] ?? 0) + 1;
-  return counts;
-}
 
 
 function regionOf(r: ClusterRecord): string | undefined {

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import { ReconcilerDeps } from '../workflow/context';
 import { Outcome } from '../workflow/context';
-import { Controller, DaemonPass } from './controller';
+import { Controller } from './controller';
+import { DaemonPass } from './pass';
 import { WorkQueue } from './work-queue';
 
 export interface DaemonOptions {
