@@ -122,6 +122,8 @@ test('two shards run side by side on their own Leases and reconcile only their o
   // THEN both lead, each on its own Lease (which carries its selector)
   await eventually('both shards lead', 90_000, async () => (await metric(canary.port, 'worker_stacks_leader')) === '1' && (await metric(stable.port, 'worker_stacks_leader')) === '1');
   for (const [d, name, selector] of [[canary, 'worker-stacks-canary', 'tier=canary'], [stable, 'worker-stacks-stable', 'tier=stable']] as const) {
+    // The leader metric can be read before a GET of its Lease answers on a loaded machine: read it once it does.
+    await eventually(`Lease ${name} readable`, 30_000, async () => Boolean((await lease(name))?.spec?.holderIdentity));
     const l = (await lease(name))!;
     expect({ holder: l.spec.holderIdentity?.endsWith(`_${d.child.pid}`), selector: l.metadata.annotations?.[SELECTOR_ANNOTATION] }).toEqual({ holder: true, selector });
   }
