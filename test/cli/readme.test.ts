@@ -3,8 +3,11 @@ import * as path from 'node:path';
 import { clusterReferenceMarkdown } from '../../lib/cluster/reference';
 import { runCli } from '../../lib/cli/program';
 import { REPO } from '../helpers/clusters';
+import { DOCS, markedBlock, readDoc } from '../docs/docs';
 
-const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+const readme = readDoc('README.md');
+/** README.md and every page of docs/: where the commands a user may type are shown. */
+const docs = DOCS.map(readDoc).join('\n');
 
 test('README opens with the three commands: synthesize the examples, run the tests, the playground', () => {
   // GIVEN
@@ -24,16 +27,19 @@ test('CI runs exactly the test command the README gives', () => {
   expect(ci).toMatch(/^npm ci\b/m);
 });
 
-test('the field reference in the README is the one generated from the schema', () => {
+test('the field reference in docs/reference.md is the one generated from the schema, and README links to it', () => {
   // GIVEN
-  const m = /<!-- reference:start -->\n([\s\S]*?)<!-- reference:end -->/.exec(readme);
+  const block = markedBlock(readDoc(path.join('docs', 'reference.md')), 'reference');
   // THEN (regenerate with: npx worker-stacks schema --markdown)
-  expect(m?.[1]).toBe(clusterReferenceMarkdown());
+  expect(block).toBe(clusterReferenceMarkdown());
+  // AND README's section of that name (validation messages send users there) leads to it
+  const section = readme.slice(readme.indexOf('\n## Cluster object reference\n'));
+  expect(section).toMatch(/^\n## Cluster object reference\n[\s\S]*\]\(docs\/reference\.md\)/);
 });
 
-test('every `npx worker-stacks` command line in the README names a real command and only flags it accepts', async () => {
-  // GIVEN the command lines the README shows (comments and shell continuations dropped)
-  const lines = [...readme.matchAll(/^npx worker-stacks (\S+)([^#\n]*)/gm)].map((m) => ({ command: m[1], rest: m[2] }));
+test('every `npx worker-stacks` command line in README.md and docs/ names a real command and only flags it accepts', async () => {
+  // GIVEN the command lines the docs show (comments and shell continuations dropped)
+  const lines = [...docs.matchAll(/^npx worker-stacks (\S+)([^#\n]*)/gm)].map((m) => ({ command: m[1], rest: m[2] }));
   expect(lines.length).toBeGreaterThan(10);
   const commands = new Set(lines.map((l) => l.command));
 
@@ -54,7 +60,7 @@ test('every `npx worker-stacks` command line in the README names a real command 
     return help.get(key)!;
   };
 
-  // THEN every flag a README line uses is in that command's help
+  // THEN every flag a docs line uses is in that command's help
   for (const { command, rest } of lines) {
     const text = await helpOf(command, rest);
     for (const flag of rest.match(/(?<![\w-])--?[a-z][\w-]*/g) ?? []) {
@@ -63,13 +69,13 @@ test('every `npx worker-stacks` command line in the README names a real command 
   }
 });
 
-test('the README documents every command of the CLI', async () => {
+test('README.md and docs/ document every command of the CLI', async () => {
   // GIVEN the commands the CLI lists in its help
   let text = '';
   await runCli(['--help'], { out: (t) => (text += t), err: (t) => (text += t) });
   const listed = [...text.split('Commands:')[1].matchAll(/^ {2}(\w[\w-]*)/gm)].map((m) => m[1]).filter((c) => c !== 'help');
 
-  // THEN each has at least one README example
+  // THEN each has at least one example in the docs
   expect(listed.length).toBeGreaterThanOrEqual(8);
-  for (const command of listed) expect({ command, documented: readme.includes(`npx worker-stacks ${command}`) }).toEqual({ command, documented: true });
+  for (const command of listed) expect({ command, documented: docs.includes(`npx worker-stacks ${command}`) }).toEqual({ command, documented: true });
 });

@@ -54,10 +54,10 @@ test('every list has maxItems, every map maxProperties, every string a CEL rule 
   }
 });
 
-test('the policy of the README is valid against the CRD schema (as JSON Schema)', () => {
-  // GIVEN the README's policy
-  const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
-  const yaml = /```yaml\n# clusters\/rollout-policies\/fleet\.yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+test('the policy of docs/fleet-rollouts.md is valid against the CRD schema (as JSON Schema)', () => {
+  // GIVEN the page's policy
+  const page = fs.readFileSync(path.join(REPO, 'docs', 'fleet-rollouts.md'), 'utf8');
+  const yaml = /```yaml\n# clusters\/rollout-policies\/fleet\.yaml\n([\s\S]*?)```/.exec(page)?.[1];
   const validate = new Ajv({ strict: false, validateFormats: false, allErrors: true }).compile(schema);
   // WHEN
   const ok = validate(parse(yaml!));

@@ -9,13 +9,13 @@ import { KubernetesStore } from '../../lib/stores/kubernetes-store';
 import { ownSecret, REPO } from '../helpers/clusters';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
 import { goTool, run, Run, runOk } from '../charts/tools';
+import { DOCS, readDoc, shellLines } from '../docs/docs';
 
 // The real kubectl (v1.37.2, built from the Go module proxy like the API server) as the test client: every kubectl
-// command README.md and docs/kubernetes-operations.md show runs here against a real kube-apiserver with the CRDs,
+// command README.md and the pages of docs/ show runs here against a real kube-apiserver with the CRDs,
 // and what the docs say it prints is checked. A status is written the way the daemon writes it (the Kubernetes
 // store, through the status subresource), since no daemon runs in this file.
 
-const DOCS = ['README.md', path.join('docs', 'kubernetes-operations.md')];
 const NS = 'platform';
 let api: KubeApiServer;
 let admin: KubeClient;
@@ -62,7 +62,7 @@ beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-kubectl-'));
   api = await startKubeApiServer();
   admin = KubeClient.fromOptions({ kubeconfig: api.kubeconfig });
-  // README's install: the CRDs from the CLI, piped into kubectl (the other deploy/ files are applied in a test below)
+  // docs/kubernetes.md's install: the CRDs from the CLI, piped into kubectl (the other deploy/ files are applied in a test below)
   const crds = runOk(process.execPath, [cli, 'crd']);
   expect(kOk(['apply', '-f', '-'], crds)).toMatch(/customresourcedefinition.apiextensions.k8s.io\/workerclusters.worker-stacks.io (created|configured)/);
   kOk(['wait', '--for=condition=Established', 'crd/workerclusters.worker-stacks.io', 'crd/workerrolloutpolicies.worker-stacks.io', '--timeout=60s']);
@@ -77,7 +77,7 @@ afterAll(async () => {
 
 /**
  * Each kubectl line of the docs' shell blocks, and the test below that runs it. A new kubectl line in README.md or
- * docs/kubernetes-operations.md without a test here fails the last test of this file.
+ * a page of docs/ without a test here fails the last test of this file.
  */
 const COVERED: Record<string, string> = {
   'npx worker-stacks crd | kubectl apply -f -': 'beforeAll',
@@ -101,19 +101,19 @@ const COVERED: Record<string, string> = {
 };
 
 test('apply deploy/: every object is created, and the ServiceAccount takes the IRSA annotation', () => {
-  // WHEN README's line runs
+  // WHEN the docs' line runs
   const out = kOk(['apply', '-f', 'deploy/crd.yaml', '-f', 'deploy/namespace.yaml', '-f', 'deploy/rbac.yaml', '-f', 'deploy/deployment.yaml']);
   // THEN every object of the four files is named in kubectl's answer
   const files = ['crd.yaml', 'namespace.yaml', 'rbac.yaml', 'deployment.yaml'].map((f) => fs.readFileSync(path.join(REPO, 'deploy', f), 'utf8')).join('\n---\n');
   const names = [...files.matchAll(/^kind: (\w+)\nmetadata:\n {2}name: ([\w.-]+)/gm)].map((m) => `/${m[2]} `);
   expect(names.length).toBeGreaterThan(10);
   for (const n of names) expect(out).toContain(n);
-  // AND the annotate line of README works on that ServiceAccount
+  // AND the docs' annotate line works on that ServiceAccount
   expect(kOk(['annotate', 'sa', '-n', 'worker-stacks', 'worker-stacks', 'eks.amazonaws.com/role-arn=arn:aws:iam::111111111111:role/worker-stacks'])).toContain('serviceaccount/worker-stacks annotated');
 });
 
-test('a namespace bound to its accounts: after README\'s annotate line, an object naming another account is refused', async () => {
-  // GIVEN the admission policies of deploy/ and a namespace team-a, annotated as README shows
+test('a namespace bound to its accounts: after the docs\' annotate line, an object naming another account is refused', async () => {
+  // GIVEN the admission policies of deploy/ and a namespace team-a, annotated as docs/kubernetes.md shows
   kOk(['apply', '-f', 'deploy/namespace.yaml', '-f', 'deploy/rbac.yaml']);
   kOk(['create', 'namespace', 'team-a']);
   expect(kOk(['annotate', 'namespace', 'team-a', 'worker-stacks.io/accounts=111111111111,222222222222'])).toContain('namespace/team-a annotated');
@@ -130,17 +130,17 @@ test('a namespace bound to its accounts: after README\'s annotate line, an objec
   expect(kOk(['apply', '-n', 'team-a', '-f', 'clusters/prod-eu1.yaml'])).toContain('workercluster.worker-stacks.io/prod-eu1 created');
 });
 
-test('apply, get, describe: the object is created; get wc shows the README columns, then the status the daemon writes; events are listed', async () => {
-  // GIVEN the example object, applied as README shows
+test('apply, get, describe: the object is created; get wc shows the documented columns, then the status the daemon writes; events are listed', async () => {
+  // GIVEN the example object, applied as docs/kubernetes.md shows
   expect(kOk(['apply', '-n', NS, '-f', 'clusters/prod-eu1.yaml'])).toContain('workercluster.worker-stacks.io/prod-eu1 created');
   // WHEN the daemon's status and event are written
   await writeReadyStatus('prod-eu1');
   const wide = kOk(['get', 'wc', '-A', '-o', 'wide']);
   const plain = kOk(['get', 'wc', '-A']);
-  // THEN `get wc -A` has README's header, and the row what the status says
-  const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
-  const readmeHeader = readme.match(/\$ kubectl get wc -A\n(NAMESPACE[^\n]*)/)![1].trim().split(/\s{2,}/);
-  expect(plain.split('\n')[0].trim().split(/\s{2,}/)).toEqual(readmeHeader);
+  // THEN `get wc -A` has the header docs/kubernetes.md shows, and the row what the status says
+  const page = readDoc(path.join('docs', 'kubernetes.md'));
+  const header = page.match(/\$ kubectl get wc -A\n(NAMESPACE[^\n]*)/)![1].trim().split(/\s{2,}/);
+  expect(plain.split('\n')[0].trim().split(/\s{2,}/)).toEqual(header);
   expect(plain).toMatch(/platform\s+prod-eu1\s+True\s+UpToDate\s+3f9a0c1d2e4b\s+3f9a0c1d2e4b\s+UPDATE_COMPLETE\s+\d+[sm]/);
   // AND -o wide adds Paused and the stack name
   expect(wide.split('\n')[0]).toMatch(/PAUSED\s+STACK NAME/);
@@ -156,8 +156,8 @@ test('apply, get, describe: the object is created; get wc shows the README colum
   expect(kOk(['get', 'events', '-n', NS, '--field-selector', 'involvedObject.kind=WorkerCluster'])).toMatch(/Normal\s+StackComplete\s+workercluster\/prod-eu1/);
 });
 
-test('a bad object: kubectl apply is refused with every problem at its field, as README shows', () => {
-  // GIVEN README's example: minSize 40 and a listener's nodePort 22
+test('a bad object: kubectl apply is refused with every problem at its field, as docs/kubernetes.md shows', () => {
+  // GIVEN the page's example: minSize 40 and a listener's nodePort 22
   const file = example('prod-eu1', (raw) => {
     raw.spec.pool.minSize = 40;
     raw.spec.listeners[0].nodePort = 22;
@@ -226,10 +226,10 @@ test('delete: the object goes (no finalizer without deletionPolicy Delete)', () 
   expect(k(['get', 'wc', 'delete-one', '-n', NS]).stderr).toContain('NotFound');
 });
 
-test('rollout policies: apply README\'s fleet policy, get wrp shows Paused and the first wave, describe shows it', () => {
-  // GIVEN README's policy, as clusters/rollout-policies/fleet.yaml
-  const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
-  const policy = readme.match(/```yaml\n# clusters\/rollout-policies\/fleet.yaml\n([\s\S]*?)```/)![1];
+test('rollout policies: apply the docs\' fleet policy, get wrp shows Paused and the first wave, describe shows it', () => {
+  // GIVEN docs/fleet-rollouts.md's policy, as clusters/rollout-policies/fleet.yaml
+  const page = readDoc(path.join('docs', 'fleet-rollouts.md'));
+  const policy = page.match(/```yaml\n# clusters\/rollout-policies\/fleet.yaml\n([\s\S]*?)```/)![1];
   const dir = path.join(scratch, 'clusters', 'rollout-policies');
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'fleet.yaml'), policy);
@@ -244,19 +244,15 @@ test('rollout policies: apply README\'s fleet policy, get wrp shows Paused and t
   expect(described).toMatch(/Kind:\s+WorkerRolloutPolicy/);
 });
 
-test('every kubectl command in the shell blocks of README.md and docs/kubernetes-operations.md is run by a test of this file', () => {
+test('every kubectl command in the shell blocks of README.md and docs/ is run by a test of this file', () => {
   // GIVEN the docs' shell lines that run kubectl (comments and prompts dropped)
   const lines: string[] = [];
   let prose = '';
+  expect(DOCS).toEqual(expect.arrayContaining(['README.md', path.join('docs', 'kubernetes.md'), path.join('docs', 'kubernetes-operations.md')]));
   for (const doc of DOCS) {
-    const text = fs.readFileSync(path.join(REPO, doc), 'utf8');
+    const text = readDoc(doc);
     prose += text;
-    for (const block of text.matchAll(/```(?:sh|bash|text)\n([\s\S]*?)```/g)) {
-      for (const raw of block[1].split('\n')) {
-        const line = raw.replace(/^\$ /, '').replace(/\s+#.*$/, '').replace(/\s+/g, ' ').trim();
-        if (/(^|\| )kubectl /.test(line)) lines.push(line);
-      }
-    }
+    lines.push(...shellLines(text).filter((line) => /(^|\| )kubectl /.test(line)));
   }
   // THEN each is one this file runs
   expect(lines.length).toBeGreaterThan(10);

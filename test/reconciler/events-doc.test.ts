@@ -1,12 +1,14 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EVENT_REASONS } from '../../lib/reconciler/workflow/events';
+import { readDoc } from '../docs/docs';
 
-const readme = fs.readFileSync(path.resolve(__dirname, '..', '..', 'README.md'), 'utf8');
+const page = readDoc(path.join('docs', 'kubernetes.md'));
 
-test("README's table of the clusters' events names every event reason of the reconciler", () => {
+test("docs/kubernetes.md's table of the clusters' events names every event reason of the reconciler", () => {
   // GIVEN the Events section's table
-  const section = readme.slice(readme.indexOf('### Events\n'), readme.indexOf('### Deleting an object'));
+  const start = page.indexOf('\n## Events\n');
+  const section = page.slice(start, page.indexOf('\n## ', start + 1));
+  expect(start).toBeGreaterThan(0);
   // WHEN its reasons are read
   const listed = [...section.matchAll(/^\| ((?:`\w+`(?:, )?)+) \|/gm)].flatMap((m) => [...m[1].matchAll(/`(\w+)`/g)].map((x) => x[1]));
   // THEN

@@ -1,12 +1,12 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { POLICY_EVENT_REASONS, POLICY_WARNINGS } from '../../lib/rollout/policy-events';
+import { markedBlock, readDoc } from '../docs/docs';
 
-const readme = fs.readFileSync(path.resolve(__dirname, '..', '..', 'README.md'), 'utf8');
+const page = readDoc(path.join('docs', 'fleet-rollouts.md'));
 
-test("README's table of policy events is exactly the events the daemon puts on a policy, in order, with their types", () => {
-  // GIVEN the README's policy-events block
-  const block = /<!-- policy-events:start -->\n([\s\S]*?)<!-- policy-events:end -->/.exec(readme)?.[1] ?? '';
+test("docs/fleet-rollouts.md's table of policy events is exactly the events the daemon puts on a policy, in order, with their types", () => {
+  // GIVEN the page's policy-events block
+  const block = markedBlock(page, 'policy-events') ?? '';
   // WHEN its rows are read
   const rows = [...block.matchAll(/^\| `(\w+)` \| (Normal|Warning) \|/gm)].map((m) => `${m[1]} ${m[2]}`);
   // THEN
