@@ -31,7 +31,7 @@ export function slug(text: string): string {
 export function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
-  marked.walkTokens(marked.lexer(text), (t) => {
+  void marked.walkTokens(marked.lexer(text), (t) => {
     if (t.type !== 'heading') return;
     const base = slug(plain((t as Tokens.Heading).tokens, (t as Tokens.Heading).text));
     const n = seen.get(base) ?? 0;
@@ -44,7 +44,7 @@ export function anchors(text: string): Set<string> {
 /** Every link target of a markdown text (inline links, autolinks and links in tables and lists alike). */
 export function links(text: string): string[] {
   const out: string[] = [];
-  marked.walkTokens(marked.lexer(text), (t) => {
+  void marked.walkTokens(marked.lexer(text), (t) => {
     if (t.type === 'link' || t.type === 'image') out.push((t as Tokens.Link).href);
   });
   return out;
@@ -68,7 +68,9 @@ export function brokenLinks(root: string, files: readonly string[]): BrokenLink[
   for (const file of files) {
     for (const link of links(fs.readFileSync(path.join(root, file), 'utf8'))) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(link)) continue; // https:, mailto: ...: not a file of this repository
-      const [target, anchor] = link.split('#', 2);
+      const hash = link.indexOf('#');
+      const target = hash < 0 ? link : link.slice(0, hash);
+      const anchor = hash < 0 ? undefined : link.slice(hash + 1);
       const resolved = target ? path.normalize(path.join(path.dirname(file), decodeURIComponent(target))) : file;
       if (resolved.startsWith('..') || !fs.existsSync(path.join(root, resolved))) {
         broken.push({ file, link, problem: `no file ${resolved}` });

@@ -26,9 +26,15 @@ const cli = path.join(REPO, 'bin', 'worker-stacks.js');
 const k = (args: readonly string[], input?: string): Run => run(kubectl, ['--kubeconfig', api.kubeconfig, ...args], { input });
 const kOk = (args: readonly string[], input?: string): string => runOk(kubectl, ['--kubeconfig', api.kubeconfig, ...args], { input });
 
+/** The fields of the example object the tests below change. */
+interface ExampleObject {
+  metadata: { name: string };
+  spec: { pool: { minSize: number }; listeners: { nodePort: number }[]; surprise?: number };
+}
+
 /** The example object with one change, written where a `kubectl apply -f` can read it. */
-function example(name: string, mutate: (raw: any) => void = () => undefined): string {
-  const raw = parse(fs.readFileSync(path.join(REPO, 'clusters', 'prod-eu1.yaml'), 'utf8'));
+function example(name: string, mutate: (raw: ExampleObject) => void = () => undefined): string {
+  const raw = parse(fs.readFileSync(path.join(REPO, 'clusters', 'prod-eu1.yaml'), 'utf8')) as ExampleObject;
   raw.metadata.name = name;
   ownSecret(raw); // a cluster names only its own secrets
   mutate(raw);
@@ -70,8 +76,9 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  admin?.close();
-  await api?.stop();
+  // beforeAll may have failed before either was made
+  (admin as KubeClient | undefined)?.close();
+  await (api as KubeApiServer | undefined)?.stop();
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -148,7 +155,7 @@ test('apply, get, describe: the object is created; get wc shows the documented c
   // AND -o yaml shows the conditions and observedGeneration
   const yaml = parse(kOk(['get', 'wc', 'prod-eu1', '-n', NS, '-o', 'yaml']));
   expect(yaml.status.observedGeneration).toBe(yaml.metadata.generation);
-  expect(yaml.status.conditions.map((c: any) => `${c.type}=${c.status}`)).toEqual(['Ready=True', 'Progressing=False', 'Degraded=False', 'Stalled=False']);
+  expect(yaml.status.conditions.map((c: { type: string; status: string }) => `${c.type}=${c.status}`)).toEqual(['Ready=True', 'Progressing=False', 'Degraded=False', 'Stalled=False']);
   // AND describe shows the status and the event; get events lists it
   const described = kOk(['describe', 'wc', 'prod-eu1', '-n', NS]);
   expect(described).toMatch(/Name:\s+prod-eu1/);
