@@ -76,7 +76,7 @@ describe('the reconciler', () => {
     h.edit(EXAMPLE, (raw) => (raw.spec.rollout = { rollbackAlarms: ALARMS }));
     expect((await h.reconcile()).result).toBe('applied');
     // WHEN the alarms alone are removed: the template is the same, so CloudFormation finds no change to execute
-    // (the empty configuration takes effect with the stack's next operation, as README says)
+    // (the empty configuration takes effect with the stack's next operation, as docs/node-rolls.md says)
     h.edit(EXAMPLE, (raw) => delete raw.spec.rollout);
     expect((await h.reconcile()).result).toBe('no-changes');
     // THEN

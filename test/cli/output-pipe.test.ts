@@ -10,7 +10,7 @@ import { caseTree, commitAll, createFixtureRepo, edit } from '../review/fixture'
 /**
  * Every command writes all its output before the process exits, whatever stdout is connected to. Here stdout is a
  * real pipe whose reader takes 8 KiB at a time, a little later each time: the pipe's 64 KiB buffer is full when the
- * command finishes, so what is still in the process must be written out before it exits (README's
+ * command finishes, so what is still in the process must be written out before it exits (docs/kubernetes.md's
  * `worker-stacks crd | kubectl apply -f -` got the first 65,536 bytes of the CRDs).
  */
 

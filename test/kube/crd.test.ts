@@ -19,7 +19,7 @@ test('the CRD names the group, version, kind, plural, short name and the status 
 });
 
 test('every spec field of the file format is in the CRD schema, and no other', () => {
-  // GIVEN the JSON Schema `worker-stacks schema` prints (editors, the README reference)
+  // GIVEN the JSON Schema `worker-stacks schema` prints (editors, docs/reference.md)
   const file = fieldPaths(clusterJsonSchema().properties.spec);
   // WHEN
   const crd = fieldPaths(schema.properties.spec);

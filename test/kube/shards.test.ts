@@ -6,7 +6,7 @@ import { checkShardName, isLive, scopeOfLease, scopesOverlap, shardLeaseMetadata
 const scope = (selector: string, namespace?: string, shard?: string): ShardScope => ({ selector: LabelSelector.parse(selector), namespace, shard });
 
 describe("a shard's Lease is named from its scope", () => {
-  test("README's two shards (-A -l tier=canary, -A -l tier!=canary) get two Leases, and the whole fleet keeps worker-stacks", () => {
+  test("docs/kubernetes.md's two shards (-A -l tier=canary, -A -l tier!=canary) get two Leases, and the whole fleet keeps worker-stacks", () => {
     // WHEN
     const names = [shardLeaseName(scope('tier=canary')), shardLeaseName(scope('tier!=canary')), shardLeaseName(scope(''))];
     // THEN
