@@ -3,7 +3,7 @@ import { sha256Hex } from '../cloudconfig/checksum';
 import { WorkerCluster } from '../cluster/schema';
 
 /**
- * The inputs besides the config bytes that replace every node when they change (README, "What rolls the nodes"):
+ * The inputs besides the config bytes that replace every node when they change (docs/concepts.md, "What rolls the nodes"):
  * the machine image, the instance types, the root volume, the group's subnets, and the launch configuration switch.
  * Their digest is recorded with each successful apply (status.rollout.appliedNodeKey), so that a new AMI waits for
  * its wave like a new config does.

@@ -1,7 +1,7 @@
 import { ConditionInput } from '../../cluster/status';
 
 /**
- * Every condition reason the reconciler writes, in one union: README's list is
+ * Every condition reason the reconciler writes, in one union: docs/troubleshooting.md's list is
  * checked against it by a test, and nothing else in lib/ spells a reason.
  */
 export const REASONS = {
