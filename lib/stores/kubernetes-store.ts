@@ -6,9 +6,8 @@ import { LabelSelector } from '../kube/label-selector';
 import { collectionPath, KubeWorkerCluster, objectPath, RETRY_ANNOTATION, shownName, toRecord } from '../kube/resource';
 import { toKubeStatus } from '../kube/printer-status';
 import { Informer, InformerOptions, WatchLogger } from '../kube/watch';
-import { ClusterEvent, EventSink } from '../reconciler/workflow/events';
-import { ClusterRecord, ConflictError } from './cluster-store';
-import { StoreWithHistory } from './create-store';
+import { ClusterRecord, ClusterStore, ConflictError } from './cluster-store';
+import { EventSink, ObjectEvent } from './event-sink';
 import { compositeVersion, conditionStates, DUPLICATES, duplicateProblem, duplicatesRecord, duplicateStatus, parseComposite } from './kubernetes-duplicates';
 
 export interface KubernetesStoreProps {
@@ -36,7 +35,7 @@ export interface KubernetesStoreProps {
  * every object of the name (each keeps its own stack fields and gets the conditions at its own generation), so
  * each object says why it is refused, and an edit to any of them is looked at again.
  */
-export class KubernetesStore implements StoreWithHistory, EventSink {
+export class KubernetesStore implements ClusterStore, EventSink {
   private readonly client: KubeClient;
   private readonly namespace?: string;
   private readonly labelSelector?: string;
@@ -121,7 +120,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
   }
 
   /** A core/v1 Event on the object (what `kubectl describe wc <name>` lists). */
-  public emit(cluster: string, event: ClusterEvent): Promise<void> {
+  public emit(cluster: string, event: ObjectEvent): Promise<void> {
     const p = this.postEvent(cluster, event);
     this.pendingEvents.add(p);
     return p.finally(() => this.pendingEvents.delete(p));
@@ -131,7 +130,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
     await Promise.allSettled([...this.pendingEvents]);
   }
 
-  private async postEvent(cluster: string, event: ClusterEvent): Promise<void> {
+  private async postEvent(cluster: string, event: ObjectEvent): Promise<void> {
     const all = (await this.objects(cluster)).filter((o) => o.metadata.name === cluster);
     // A duplicated name: the objects whose status the last write changed (each learns it is refused once).
     const changed = this.lastFanOut.get(cluster);
@@ -139,11 +138,6 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
     for (const o of targets) {
       await postEvent(this.client, { apiVersion: o.apiVersion, kind: o.kind, name: cluster, namespace: o.metadata.namespace!, uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion }, event);
     }
-  }
-
-  /** Status lives on the object: when the object is gone, so is its status. */
-  public statusNames(): string[] {
-    return [];
   }
 
   /** The informer's request counts (tests, bench); undefined before watch(). */

@@ -7,9 +7,9 @@ import { UsageError } from '../../lib/errors';
 const dirs = { clustersDir: '/c', templatesDir: '/t' };
 
 test.each([
-  ['file by default', {}, {}, { kind: 'file', clustersDir: '/c' }],
-  ['kubernetes, one namespace', { store: 'kubernetes', namespace: 'platform', kubeconfig: 'k.yaml' }, {}, { kind: 'kubernetes', kubernetes: { namespace: 'platform', kubeconfig: 'k.yaml', allNamespaces: false } }],
-  ['kubernetes from the environment, all namespaces, a shard', { allNamespaces: true, selector: 'tier=canary' }, { WORKER_STACKS_STORE: 'kubernetes' }, { kind: 'kubernetes', kubernetes: { allNamespaces: true, labelSelector: 'tier=canary' } }],
+  ['file by default', {}, {}, { kind: 'file', options: { clustersDir: '/c' } }],
+  ['kubernetes, one namespace', { store: 'kubernetes', namespace: 'platform', kubeconfig: 'k.yaml' }, {}, { kind: 'kubernetes', options: { namespace: 'platform', kubeconfig: 'k.yaml', allNamespaces: false } }],
+  ['kubernetes from the environment, all namespaces, a shard', { allNamespaces: true, selector: 'tier=canary' }, { WORKER_STACKS_STORE: 'kubernetes' }, { kind: 'kubernetes', options: { allNamespaces: true, labelSelector: 'tier=canary' } }],
 ])('%s', (_what, opts, env, expected) => {
   // GIVEN flags and environment, WHEN the store options are derived, THEN they name that store
   expect(storeOptions(opts, dirs, env)).toMatchObject(expected);
@@ -29,7 +29,7 @@ test.each([
 test('namespace/name picks that namespace with the Kubernetes store, and is refused with the file store', () => {
   // GIVEN the Kubernetes store over all namespaces, WHEN a namespace/name is given, THEN that namespace alone is used
   const k = storeOptions({ store: 'kubernetes', allNamespaces: true }, dirs, {});
-  expect(clusterArgument('platform/prod-eu1', k)).toMatchObject({ name: 'prod-eu1', store: { kubernetes: { namespace: 'platform', allNamespaces: false } } });
+  expect(clusterArgument('platform/prod-eu1', k)).toMatchObject({ name: 'prod-eu1', store: { kind: 'kubernetes', options: { namespace: 'platform', allNamespaces: false } } });
   expect(clusterArgument('prod-eu1', k)).toMatchObject({ name: 'prod-eu1', store: k });
   // AND with the file store it is a usage error
   expect(() => clusterArgument('platform/prod-eu1', storeOptions({}, dirs, {}))).toThrow(/namespace\/name is for --store kubernetes/);
