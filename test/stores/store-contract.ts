@@ -2,10 +2,11 @@ import { ClusterStatus } from '../../lib/cluster/status';
 import { ClusterStore, ConflictError } from '../../lib/stores/cluster-store';
 import { ownSecret, rawExample } from '../helpers/clusters';
 import { eventually } from '../helpers/eventually';
+import { recordSuite } from './contract-coverage';
 
 /**
- * The store contract: what the reconciler and the CLI rely on, whatever holds the objects. Every store runs it
- * unchanged (test/stores/*.contract.test.ts); it talks to the store only through ClusterStore, and to the objects
+ * The store contract: what the reconciler and the CLI rely on, whatever holds the objects. Every registered store
+ * runs it unchanged (test/stores/store-contracts.test.ts); it talks to the store only through ClusterStore, and to the objects
  * only as a user would (writing a file, `kubectl apply`), through the fixture.
  */
 export interface StoreFixture {
@@ -36,6 +37,7 @@ const status = (reason: string, observedGeneration = 1, extra: Partial<ClusterSt
 });
 
 export function storeContract(kind: string, makeFixture: () => Promise<StoreFixture>): void {
+  recordSuite(kind, 'base');
   describe(`${kind} store contract`, () => {
     let f: StoreFixture;
     beforeEach(async () => {
