@@ -1,6 +1,6 @@
 import { UsageError } from '../errors';
 import { DEFAULT_STORE, isStoreKind, kindsWith, narrowStore, parseStoreOptions, STORE_KINDS, StoreOptions, STORES } from '../stores/registry';
-import { StoreFlag, StoreFlagValues } from '../stores/store-provider';
+import { flagString, StoreFlag, StoreFlagValues } from '../stores/store-provider';
 import { InputDirs } from './context';
 
 /**
@@ -16,8 +16,8 @@ export function storeFlags<C extends { option: (flags: string, description: stri
 
 /** The store the flags name; a bad combination is a usage error (exit 2) naming the flag. */
 export function storeOptions(opts: StoreFlagValues, dirs: InputDirs, env: NodeJS.ProcessEnv = process.env): StoreOptions {
-  const kind = opts.store ?? env.WORKER_STACKS_STORE ?? DEFAULT_STORE;
-  if (typeof kind !== 'string' || !isStoreKind(kind)) throw new UsageError(`--store ${String(kind)}: give ${STORE_KINDS.join(' or ')}`);
+  const kind = flagString(opts, 'store') ?? env.WORKER_STACKS_STORE ?? DEFAULT_STORE;
+  if (!isStoreKind(kind)) throw new UsageError(`--store ${kind}: give ${STORE_KINDS.join(' or ')}`);
   // Another store's flag is refused rather than ignored: the user meant that store.
   for (const other of STORE_KINDS.filter((k) => k !== kind)) {
     const given = STORES[other].flags.find((f) => opts[flagKey(f)] !== undefined);

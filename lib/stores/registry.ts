@@ -20,8 +20,8 @@ const PROVIDERS = {
 type Providers = typeof PROVIDERS;
 /** `--store <kind>`: the registry's keys. */
 export type StoreKind = keyof Providers;
-type OptionsMap = { [K in StoreKind]: Providers[K] extends StoreProvider<infer O, infer _S> ? O : never };
-type StoreMap = { [K in StoreKind]: Providers[K] extends StoreProvider<infer _O, infer S> ? S : never };
+type OptionsMap = { [K in StoreKind]: ReturnType<Providers[K]['parseOptions']> };
+type StoreMap = { [K in StoreKind]: ReturnType<Providers[K]['createStore']> };
 /** The options of one kind of store. */
 export type OptionsOf<K extends StoreKind> = OptionsMap[K];
 

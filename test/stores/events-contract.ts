@@ -27,7 +27,7 @@ export function eventsContract(kind: string, makeFixture: () => Promise<Capabili
       ];
 
       // WHEN both are emitted without waiting, then flushed (as `reconcile --once` does before it exits)
-      const posts = sent.map((e) => f?.opened.events?.emit('alpha', e));
+      const posts = sent.map((e) => sink.emit('alpha', e));
       await sink.flush?.();
 
       // THEN the user sees both on the object

@@ -40,11 +40,14 @@ export function storeContract(kind: string, makeFixture: () => Promise<StoreFixt
   recordSuite(kind, 'base');
   describe(`${kind} store contract`, () => {
     let f: StoreFixture;
+    // What to dispose of: unset when makeFixture threw.
+    let made: StoreFixture | undefined;
     beforeEach(async () => {
-      f = await makeFixture();
+      f = made = await makeFixture();
     });
     afterEach(async () => {
-      await f?.dispose();
+      await made?.dispose();
+      made = undefined;
     });
 
     test('list and get return every object with its spec, a generation and an opaque resourceVersion', async () => {
@@ -145,7 +148,10 @@ export function storeContract(kind: string, makeFixture: () => Promise<StoreFixt
       await f.put(objectNamed('alpha', (r) => (r.spec.pool.maxSize = 11)));
       const written = await f.store.writeStatus('alpha', status('ForOldSpec', read.generation), read.resourceVersion).then(
         () => 'written',
-        (e) => (e instanceof ConflictError ? 'conflict' : Promise.reject(e)),
+        (e: unknown) => {
+          if (e instanceof ConflictError) return 'conflict';
+          throw e;
+        },
       );
 
       // THEN the edit is there, and the store says it is newer than what the status (if written) was computed for

@@ -14,11 +14,11 @@ import { STORE_HARNESSES } from './store-harnesses';
  * A store added to the registry runs here once it has a harness (test/stores/store-harnesses.ts): no new test file.
  * The Kubernetes store runs against a real kube-apiserver and etcd (one for its block, a namespace per test).
  */
-function contractsOf<K extends StoreKind>(kind: K): void {
+function contractsOf(kind: StoreKind): void {
   const newWorld = STORE_HARNESSES[kind].prepare();
   const fixture = async (): Promise<CapabilityFixture> => {
     const world = await newWorld();
-    // A kind and options of that kind (what StoreSelection<K> says); StoreOptions pairs them for any kind.
+    // The harness of `kind` gives options of that kind: StoreOptions pairs them (the compiler cannot, through a union).
     const choice = { kind, options: world.options } as StoreOptions;
     const opened = createStore(choice);
     return {

@@ -42,22 +42,25 @@ export interface StoreHarness<O> {
 
 /** A world per file store test: a temp clusters directory, written as an editor saves (a temp file renamed over). */
 const FILE_HARNESS: StoreHarness<OptionsOf<'file'>> = {
-  prepare: () => async () => {
+  prepare: () => () => {
     const dir = tempDir('file-contract');
-    return {
+    return Promise.resolve({
       options: { clustersDir: dir, relativeTo: dir },
-      async put(raw: UserObject) {
+      put(raw: UserObject) {
         const file = path.join(dir, `${String(raw.metadata.name)}.yaml`);
         fs.writeFileSync(`${file}.tmp`, stringify(raw));
         fs.renameSync(`${file}.tmp`, file);
+        return Promise.resolve();
       },
-      async remove(name: string) {
+      remove(name: string) {
         fs.rmSync(path.join(dir, `${name}.yaml`));
+        return Promise.resolve();
       },
-      async dispose() {
+      dispose() {
         fs.rmSync(dir, { recursive: true, force: true });
+        return Promise.resolve();
       },
-    };
+    });
   },
 };
 
@@ -75,8 +78,12 @@ const KUBERNETES_HARNESS: StoreHarness<OptionsOf<'kubernetes'>> = {
       const others: string[] = [];
       return {
         options: { kubeconfig: kube.current.api.kubeconfig, namespace },
-        put: async (raw: UserObject) => void (await applyObject(admin, namespace, raw)),
-        remove: async (name: string) => void (await admin.request('DELETE', objectPath(namespace, name))),
+        async put(raw: UserObject) {
+          await applyObject(admin, namespace, raw);
+        },
+        async remove(name: string) {
+          await admin.request('DELETE', objectPath(namespace, name));
+        },
         async events(name: string) {
           const q = new URLSearchParams({ fieldSelector: `involvedObject.name=${name}` });
           const { body } = await admin.request<{ items: (ObjectEvent & { firstTimestamp?: string })[] }>('GET', `/api/v1/namespaces/${namespace}/events?${q.toString()}`);

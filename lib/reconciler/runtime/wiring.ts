@@ -72,6 +72,7 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
   const log = createLogger(opts.logDestination, opts.logLevel);
   // The store's watch logs its failures with the daemon's logger.
   const opened = createStore(opts.store ?? fileStore(opts.clustersDir, opts.stateDir), { log });
+  const synthPool = opts.synthPool;
   const store = opened.store;
   const sets = new Map<string, RegionClients & { readonly sts: STSClient }>();
   const poll = opts.pollSeconds ?? DEFAULT_POLL_MS / 1000;
@@ -84,7 +85,11 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
         roleName: assume.roleName,
         externalId: assume.externalId,
         daemon: assume.daemon,
-        sts: (region) => managementSts.get(region) ?? managementSts.set(region, awsClients({ region }).sts).get(region)!,
+        sts: (region) => {
+          const made = managementSts.get(region) ?? awsClients({ region }).sts;
+          managementSts.set(region, made);
+          return made;
+        },
       })
     : undefined;
   // One client set per account and region (per region alone in single-credential mode), made once and reused.
@@ -136,7 +141,7 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     derived: new DerivedCache(),
     // A store that can put events on its objects (its provider's events capability) gets them.
     events: opened.events,
-    synthesizer: opts.synthPool ? (cluster, o) => opts.synthPool!.synthesize(cluster, o) : undefined,
+    synthesizer: synthPool ? (cluster, o) => synthPool.synthesize(cluster, o) : undefined,
   };
   return { deps, store, closeStore: () => { opened.close(); } };
 }
