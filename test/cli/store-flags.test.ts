@@ -1,5 +1,7 @@
+import { Command } from 'commander';
 import { runCli } from '../../lib/cli/program';
-import { clusterArgument, storeOptions } from '../../lib/cli/store-flags';
+import { clusterArgument, storeFlags, storeOptions } from '../../lib/cli/store-flags';
+import { STORE_KINDS, STORES } from '../../lib/stores/registry';
 import { UsageError } from '../../lib/errors';
 
 /** Which store the flags choose, and the misuses refused before anything is read (exit 2, naming the flag). */
@@ -41,4 +43,27 @@ test('through the CLI: exit 2 and one line naming the flag, nothing read', async
   const code = await runCli(['status', '--namespace', 'platform'], { out: () => undefined, err: (t) => (err += t) });
   expect(code).toBe(2);
   expect(err).toBe('error: --namespace is for --store kubernetes\n');
+});
+
+describe('from the registry (lib/stores/registry.ts)', () => {
+  const longOf = (flags: string) => /--[a-z-]+/.exec(flags)?.[0] ?? flags;
+  const keyOf = (flags: string) => longOf(flags).slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  const registered = STORE_KINDS.flatMap((kind) => STORES[kind].flags.map((f) => [kind, f.flags] as const));
+
+  test('every registered store is a --store choice, and every flag of each is on the store commands', () => {
+    // GIVEN a command with the store flags, WHEN its help is read, THEN it names every kind and every flag
+    const help = storeFlags(new Command('status')).helpInformation();
+    for (const kind of STORE_KINDS) expect(help).toContain(`${kind} (${STORES[kind].description})`);
+    for (const [, flags] of registered) expect(help).toContain(flags);
+  });
+
+  test.each(registered.flatMap(([kind, flags]) => STORE_KINDS.filter((k) => k !== kind).map((other) => [flags, kind, other] as const)))('%s (a %s flag) is refused with --store %s', (flags, kind, other) => {
+    // GIVEN a store's flag with another store chosen, WHEN the options are derived, THEN a usage error names both
+    expect(() => storeOptions({ store: other, [keyOf(flags)]: 'x' }, dirs, {})).toThrow(`${longOf(flags)} is for --store ${kind}`);
+  });
+
+  test("a name that is not a registry key is no store, even one every object has ('toString')", () => {
+    // GIVEN --store toString, WHEN the options are derived, THEN it is refused naming the registered kinds
+    expect(() => storeOptions({ store: 'toString' }, dirs, {})).toThrow(`--store toString: give ${STORE_KINDS.join(' or ')}`);
+  });
 });
