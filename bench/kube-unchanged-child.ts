@@ -35,7 +35,7 @@ export interface KubeUnchangedChildResult {
 async function main(): Promise<void> {
   const [kubeconfig, namespace, manifest] = process.argv.slice(2);
   const stacks = JSON.parse(fs.readFileSync(manifest, 'utf8')) as SeededStack[];
-  const world = new World({ clustersDir: '/nonexistent', account: '111111111111', store: { kind: 'kubernetes', clustersDir: '/nonexistent', kubernetes: { kubeconfig, namespace } } });
+  const world = new World({ clustersDir: '/nonexistent', account: '111111111111', store: { kind: 'kubernetes', options: { kubeconfig, namespace } } });
   seedStacks(world, stacks);
   const store = world.store as unknown as KubernetesStore;
   const client = (store as unknown as { client: { requests: Record<string, number> } }).client;

@@ -74,14 +74,14 @@ export async function runKubeUnchanged(opts: BenchOptions): Promise<Section> {
 
     // Settle the fleet as bench/unchanged.ts does, through the Kubernetes store (status subresource writes).
     t = now();
-    const store = { kind: 'kubernetes' as const, clustersDir, kubernetes: { kubeconfig: api.kubeconfig, namespace: NS } };
+    const store = { kind: 'kubernetes' as const, options: { kubeconfig: api.kubeconfig, namespace: NS } };
     const seeding = new World({ clustersDir, account: '111111111111', store });
     const stacks = await seedStatuses(seeding.deps, undefined, 32);
     seedStacks(seeding, stacks);
     seeding.resetCounters();
     const settle = await seeding.controller(32).runPass();
     const settleWrites = seeding.statusWrites;
-    seeding.store.close?.();
+    seeding.closeStore();
     if ([...settle.outcomes.values()].some((o) => o.result !== 'unchanged')) throw new Error('kube-unchanged: the seeded fleet is not settled');
     const seedMs = msSince(t);
     fs.mkdirSync(root, { recursive: true });

@@ -3,10 +3,9 @@
  * API server holding a fleet, the Kubernetes store's list + watch cache (what the daemon's work queue is fed by), and
  * spec edits made as `kubectl patch` makes them. Measured from the PATCH being sent to the store's onChange.
  */
-import * as path from 'node:path';
 import { KubeClient } from '../lib/kube/client';
 import { collectionPath, objectPath } from '../lib/kube/resource';
-import { createStore } from '../lib/stores/create-store';
+import { createStore } from '../lib/stores/registry';
 import { installCrd } from '../test/helpers/kube-crd';
 import { startKubeApiServer } from '../test/helpers/kube-apiserver';
 import { generateCluster } from './generate-fleet';
@@ -34,7 +33,8 @@ export async function runKubeWatchLatency(opts: BenchOptions): Promise<Section> 
     );
 
     // The daemon's view: the store's list + watch cache, and a callback per changed object.
-    const store = createStore({ kind: 'kubernetes', clustersDir: path.join(opts.tmp, 'unused'), kubernetes: { kubeconfig: api.kubeconfig, namespace: NS } });
+    const opened = createStore({ kind: 'kubernetes', options: { kubeconfig: api.kubeconfig, namespace: NS } });
+    const store = opened.store;
     const waiting = new Map<string, (at: number) => void>();
     const stop = store.watch((name) => waiting.get(name)?.(performance.now()));
     await store.list();
@@ -50,7 +50,7 @@ export async function runKubeWatchLatency(opts: BenchOptions): Promise<Section> 
       latencies.push(at - sent);
     }
     stop();
-    await store.close?.();
+    opened.close();
     admin.close();
 
     const s = summarize(latencies);

@@ -13,7 +13,8 @@ import { Outcome, ReconcilerDeps } from '../lib/reconciler/workflow/context';
 import { Controller } from '../lib/reconciler/runtime/controller';
 import { createDeps } from '../lib/reconciler/runtime/wiring';
 import { allTasks, WorkflowHooks } from '../lib/reconciler/workflow/workflow';
-import { StoreOptions, StoreWithHistory } from '../lib/stores/create-store';
+import { ClusterStore } from '../lib/stores/cluster-store';
+import { StoreOptions } from '../lib/stores/registry';
 import { FakeCloudFormation, Method, MUTATING } from '../test/fakes/fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity } from '../test/fakes/fake-ports';
 import { sleep } from './stats';
@@ -42,7 +43,9 @@ export class World {
   public readonly clock = new FakeClock();
   public readonly publisher = new FakePublisher();
   public readonly identity: FixedIdentity;
-  public readonly store: StoreWithHistory;
+  public readonly store: ClusterStore;
+  /** Releases the store's connections and watches. */
+  public readonly closeStore: () => void;
   public readonly deps: ReconcilerDeps;
   public readonly fakes = new Map<string, FakeCloudFormation>();
   /** Set to make waits take real time (see Delays). */
@@ -69,6 +72,7 @@ export class World {
     const logDestination = pino.destination({ dest: '/dev/null', sync: true }) as unknown as NodeJS.WritableStream;
     const wired = createDeps({ clustersDir: opts.clustersDir, templatesDir: DEFAULT_TEMPLATES_DIR, nag: opts.nag, logDestination, store: opts.store });
     this.store = wired.store;
+    this.closeStore = wired.closeStore;
     const write = this.store.writeStatus.bind(this.store);
     this.store.writeStatus = (...args) => {
       this.statusWrites++;

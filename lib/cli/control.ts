@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { createStore, StoreWithHistory } from '../stores/create-store';
+import { ClusterStore } from '../stores/cluster-store';
+import { createStore } from '../stores/registry';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { clusterArgument, storeFlags, storeOptions } from './store-flags';
 
@@ -10,9 +11,10 @@ import { clusterArgument, storeFlags, storeOptions } from './store-flags';
  */
 export function registerControl(program: Command, io: Io, done: (code: number) => void): void {
   /** Runs `act` on the cluster's store when the cluster exists in it, then says `said` (exit 0); otherwise says so (exit 2). */
-  const onCluster = async (arg: string, opts: Record<string, any>, act: (s: StoreWithHistory, cluster: string) => Promise<void>, said: string): Promise<void> => {
+  const onCluster = async (arg: string, opts: Record<string, any>, act: (s: ClusterStore, cluster: string) => Promise<void>, said: string): Promise<void> => {
     const { name: cluster, store } = clusterArgument(arg, storeOptions(opts, inputDirs(opts)));
-    const s = createStore(store);
+    const opened = createStore(store);
+    const s = opened.store;
     try {
       if (!(await s.get(cluster))) {
         io.err(`error: no cluster ${arg}; run worker-stacks status to see the names\n`);
@@ -20,7 +22,7 @@ export function registerControl(program: Command, io: Io, done: (code: number) =
       }
       await act(s, cluster);
     } finally {
-      s.close?.();
+      opened.close();
     }
     io.out(`${cluster}: ${said}\n`);
     return done(EXIT.ok);

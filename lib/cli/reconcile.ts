@@ -9,7 +9,7 @@ import { startOpsServer } from '../reconciler/runtime/server';
 import { SynthPool } from '../synthesis/synth-pool';
 import { ReconcilerDeps } from '../reconciler/workflow/context';
 import { routeProcessWarnings } from '../reconciler/runtime/process-warnings';
-import { createPolicySource } from '../stores/create-policy-source';
+import { createPolicySource } from '../stores/registry';
 import { createDeps } from '../reconciler/runtime/wiring';
 import type { RolloutPolicySource } from '../rollout/policy-source';
 import { dirFlags, EXIT, inputDirs, Io } from './context';

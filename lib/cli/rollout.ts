@@ -1,8 +1,7 @@
 import { Command } from 'commander';
 import { RolloutCoordinator } from '../rollout/coordinator';
 import { formatRolloutReport, recordedStack, rolloutReport } from '../rollout/report';
-import { createPolicySource } from '../stores/create-policy-source';
-import { createStore } from '../stores/create-store';
+import { createPolicySource, createStore } from '../stores/registry';
 import { WorkerStacksError } from '../errors';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { clusterArgument, storeFlags, storeOptions } from './store-flags';
@@ -22,7 +21,8 @@ export function registerRollout(program: Command, io: Io, done: (code: number) =
     .action(async (opts) => {
       const dirs = inputDirs(opts);
       const where = storeOptions(opts, dirs);
-      const store = createStore(where);
+      const opened = createStore(where);
+      const store = opened.store;
       const policies = createPolicySource(where);
       try {
         const coordinator = new RolloutCoordinator({ store, policies, stackOf: async (r) => recordedStack(r), templatesDir: dirs.templatesDir, code: 'cli', now: () => new Date() });
@@ -30,7 +30,7 @@ export function registerRollout(program: Command, io: Io, done: (code: number) =
         io.out(opts.output === 'json' ? `${JSON.stringify(report, undefined, 2)}\n` : formatRolloutReport(report));
         done(report.problems.length ? EXIT.invalid : EXIT.ok);
       } finally {
-        store.close?.();
+        opened.close();
         policies.close?.();
       }
     });

@@ -4,7 +4,7 @@ import { getCondition } from '../cluster/status';
 import { listTemplates } from '../cloudconfig/templates';
 import { ClusterStatus } from '../cluster/status';
 import { ClusterRecord } from '../stores/cluster-store';
-import { createStore, StoreOptions } from '../stores/create-store';
+import { createStore, fileStore, StoreOptions } from '../stores/registry';
 import { storeFlags, storeOptions } from './store-flags';
 import { workerStackName } from '../stacks/naming';
 import { describeRollout, specRollout } from '../review/rollout-words';
@@ -42,10 +42,12 @@ export interface StatusRow {
 
 /** The status table, from the store alone (no AWS call): desired vs live checksum, stack status, Ready and why. */
 export async function statusRows(clustersDir: string, templatesDir: string, stateDir?: string, storeOpts?: StoreOptions): Promise<StatusRow[]> {
-  const store = createStore(storeOpts ?? { clustersDir, stateDir });
+  const opened = createStore(storeOpts ?? fileStore(clustersDir, stateDir));
+  const store = opened.store;
   const templates = listTemplates(templatesDir);
-  const records = await store.list().finally(() => store.close?.());
-  const gone = store.statusNames().filter((n) => !records.some((r) => r.name === n));
+  const records = await store.list().finally(() => { opened.close(); });
+  // A store that keeps the status of removed objects (the file store) still shows their stacks.
+  const gone = (opened.history?.statusNames() ?? []).filter((n) => !records.some((r) => r.name === n));
   // A removed object's status that cannot be read is a row that says why (exit 1), as for a present object.
   const unreadableGone = (name: string, e: unknown): ClusterRecord => ({ name, source: name, parseProblems: [{ file: `${name} (object removed)`, path: '', message: (e as Error).message }], generation: 0, resourceVersion: 'unreadable' });
   const all = [...records, ...(await Promise.all(gone.map((n) => store.get(n).catch((e: unknown) => unreadableGone(n, e))))).filter((r) => r !== undefined)];

@@ -6,9 +6,8 @@ import { LabelSelector } from '../kube/label-selector';
 import { collectionPath, KubeWorkerCluster, objectPath, RETRY_ANNOTATION, shownName, toRecord } from '../kube/resource';
 import { toKubeStatus } from '../kube/printer-status';
 import { Informer, InformerOptions, WatchLogger } from '../kube/watch';
-import { ClusterEvent, EventSink } from '../reconciler/workflow/events';
-import { ClusterRecord, ConflictError } from './cluster-store';
-import { StoreWithHistory } from './create-store';
+import { ClusterRecord, ClusterStore, ConflictError } from './cluster-store';
+import { EventSink, ObjectEvent } from './event-sink';
 import { compositeVersion, conditionStates, DUPLICATES, duplicateProblem, duplicatesRecord, duplicateStatus, parseComposite } from './kubernetes-duplicates';
 
 export interface KubernetesStoreProps {
@@ -36,7 +35,7 @@ export interface KubernetesStoreProps {
  * every object of the name (each keeps its own stack fields and gets the conditions at its own generation), so
  * each object says why it is refused, and an edit to any of them is looked at again.
  */
-export class KubernetesStore implements StoreWithHistory, EventSink {
+export class KubernetesStore implements ClusterStore, EventSink {
   private readonly client: KubeClient;
   private readonly namespace?: string;
   private readonly labelSelector?: string;
@@ -101,7 +100,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
         { op: 'add', path: '/metadata/finalizers', value: next },
       ];
       try {
-        const { body } = await this.client.request<KubeWorkerCluster>('PATCH', objectPath(o.metadata.namespace!, name), patch, 'application/json-patch+json');
+        const { body } = await this.client.request<KubeWorkerCluster>('PATCH', objectPath(namespaceOf(o), name), patch, 'application/json-patch+json');
         this.informer?.observe(body);
         return;
       } catch (e) {
@@ -121,7 +120,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
   }
 
   /** A core/v1 Event on the object (what `kubectl describe wc <name>` lists). */
-  public emit(cluster: string, event: ClusterEvent): Promise<void> {
+  public emit(cluster: string, event: ObjectEvent): Promise<void> {
     const p = this.postEvent(cluster, event);
     this.pendingEvents.add(p);
     return p.finally(() => this.pendingEvents.delete(p));
@@ -131,19 +130,14 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
     await Promise.allSettled([...this.pendingEvents]);
   }
 
-  private async postEvent(cluster: string, event: ClusterEvent): Promise<void> {
+  private async postEvent(cluster: string, event: ObjectEvent): Promise<void> {
     const all = (await this.objects(cluster)).filter((o) => o.metadata.name === cluster);
     // A duplicated name: the objects whose status the last write changed (each learns it is refused once).
     const changed = this.lastFanOut.get(cluster);
     const targets = all.length > 1 ? all.filter((o) => !changed || changed.has(shownName(o))) : [await this.locate(cluster)];
     for (const o of targets) {
-      await postEvent(this.client, { apiVersion: o.apiVersion, kind: o.kind, name: cluster, namespace: o.metadata.namespace!, uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion }, event);
+      await postEvent(this.client, { apiVersion: o.apiVersion, kind: o.kind, name: cluster, namespace: namespaceOf(o), uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion }, event);
     }
-  }
-
-  /** Status lives on the object: when the object is gone, so is its status. */
-  public statusNames(): string[] {
-    return [];
   }
 
   /** The informer's request counts (tests, bench); undefined before watch(). */
@@ -153,8 +147,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
 
   /** Starts the list + watch cache (watch() does; the bench and tests may start it alone) and waits for its first list. */
   public async sync(): Promise<void> {
-    this.startInformer();
-    await this.informer!.synced();
+    await this.startInformer().synced();
   }
 
   public close(): void {
@@ -162,9 +155,9 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
     this.client.close();
   }
 
-  private startInformer(): void {
-    if (this.informer) return;
-    this.informer = new Informer<KubeWorkerCluster>(
+  private startInformer(): Informer<KubeWorkerCluster> {
+    if (this.informer) return this.informer;
+    const informer = new Informer<KubeWorkerCluster>(
       this.client,
       collectionPath(this.namespace),
       (type, obj, prev) => {
@@ -175,7 +168,9 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
       },
       { ...this.props.informer, labelSelector: this.labelSelector, store: 'kubernetes', log: this.props.log },
     );
-    this.informer.start();
+    this.informer = informer;
+    informer.start();
+    return informer;
   }
 
   private stopInformer(): void {
@@ -205,7 +200,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
     const out: KubeWorkerCluster[] = [];
     for (let cont: string | undefined; ; ) {
       if (cont) q.set('continue', cont);
-      const { body } = await this.client.request<{ metadata: { continue?: string }; items: KubeWorkerCluster[] }>('GET', `${collectionPath(this.namespace)}?${q}`);
+      const { body } = await this.client.request<{ metadata: { continue?: string }; items: KubeWorkerCluster[] }>('GET', `${collectionPath(this.namespace)}?${q.toString()}`);
       out.push(...body.items);
       cont = body.metadata.continue || undefined;
       if (!cont) return out;
@@ -243,7 +238,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
         next.push([shownName(o), o.metadata.resourceVersion ?? '']);
         continue;
       }
-      const path = objectPath(o.metadata.namespace!, name, 'status');
+      const path = objectPath(namespaceOf(o), name, 'status');
       try {
         const { body } = await this.client.request<KubeWorkerCluster>('PUT', path, { apiVersion: o.apiVersion, kind: o.kind, metadata: { name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion }, status: toKubeStatus(mine) });
         this.informer?.observe(body);
@@ -278,7 +273,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
     // Read when the name was one object's; now it is two: re-read (the record is the duplicated name's now).
     if (same.length > 1) throw new ConflictError(name, resourceVersion, 'a second object of that name');
     const o = same[0] ?? (await this.locate(name));
-    const path = objectPath(o.metadata.namespace!, name, 'status');
+    const path = objectPath(namespaceOf(o), name, 'status');
     const metadata = { name, namespace: o.metadata.namespace, resourceVersion };
     try {
       const { body: updated } = status
@@ -286,7 +281,9 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
           await this.client.request<KubeWorkerCluster>('PUT', path, { apiVersion: o.apiVersion, kind: o.kind, metadata, status: toKubeStatus(status) })
         : await this.client.request<KubeWorkerCluster>('PATCH', path, { metadata: { resourceVersion }, status: null }, 'application/merge-patch+json');
       this.informer?.observe(updated);
-      return updated.metadata.resourceVersion!;
+      const version = updated.metadata.resourceVersion;
+      if (version === undefined) throw new WorkerStacksError(`the API server answered the status write of ${name} without a resourceVersion`, { hint: 'check the API server version; the reconciler re-reads and retries' });
+      return version;
     } catch (e) {
       if (e instanceof KubeApiError && e.statusCode === 409) throw new ConflictError(name, resourceVersion, 'a newer version');
       throw e;
@@ -295,7 +292,7 @@ export class KubernetesStore implements StoreWithHistory, EventSink {
 
   private async patchObject(name: string, patch: unknown): Promise<void> {
     const o = await this.locate(name);
-    const { body } = await this.client.request<KubeWorkerCluster>('PATCH', objectPath(o.metadata.namespace!, name), patch, 'application/merge-patch+json');
+    const { body } = await this.client.request<KubeWorkerCluster>('PATCH', objectPath(namespaceOf(o), name), patch, 'application/merge-patch+json');
     // A user command (pause, retry) wakes the watchers at once; its watch event is then the echo of a known version.
     this.informer?.observe(body);
     if (this.informer) for (const l of this.listeners) l(name);
@@ -307,7 +304,9 @@ const SYNC_WAIT_MS = 30_000;
 /** Anything but status, resourceVersion and managedFields changed. */
 function reconcilerRelevantChange(a: KubeWorkerCluster, b: KubeWorkerCluster): boolean {
   const strip = (o: KubeWorkerCluster) => {
-    const { resourceVersion: _rv, managedFields: _mf, ...metadata } = o.metadata as KubeWorkerCluster['metadata'] & { managedFields?: unknown };
+    const metadata: Record<string, unknown> = { ...o.metadata };
+    delete metadata.resourceVersion;
+    delete metadata.managedFields;
     return JSON.stringify([o.apiVersion, metadata, o.spec]);
   };
   return strip(a) !== strip(b);
@@ -315,4 +314,11 @@ function reconcilerRelevantChange(a: KubeWorkerCluster, b: KubeWorkerCluster): b
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
+}
+
+/** The namespace of an object read from the API server (WorkerClusters are namespaced: it always has one). */
+function namespaceOf(o: KubeWorkerCluster): string {
+  const ns = o.metadata.namespace;
+  if (ns === undefined) throw new WorkerStacksError(`WorkerCluster ${o.metadata.name} came without a namespace`, { hint: 'WorkerClusters are namespaced: reinstall the CRD (worker-stacks crd | kubectl apply -f -)' });
+  return ns;
 }

@@ -2,10 +2,11 @@ import { ClusterStatus } from '../../lib/cluster/status';
 import { ClusterStore, ConflictError } from '../../lib/stores/cluster-store';
 import { ownSecret, rawExample } from '../helpers/clusters';
 import { eventually } from '../helpers/eventually';
+import { recordSuite } from './contract-coverage';
 
 /**
- * The store contract: what the reconciler and the CLI rely on, whatever holds the objects. Every store runs it
- * unchanged (test/stores/*.contract.test.ts); it talks to the store only through ClusterStore, and to the objects
+ * The store contract: what the reconciler and the CLI rely on, whatever holds the objects. Every registered store
+ * runs it unchanged (test/stores/store-contracts.test.ts); it talks to the store only through ClusterStore, and to the objects
  * only as a user would (writing a file, `kubectl apply`), through the fixture.
  */
 export interface StoreFixture {
@@ -36,13 +37,17 @@ const status = (reason: string, observedGeneration = 1, extra: Partial<ClusterSt
 });
 
 export function storeContract(kind: string, makeFixture: () => Promise<StoreFixture>): void {
+  recordSuite(kind, 'base');
   describe(`${kind} store contract`, () => {
     let f: StoreFixture;
+    // What to dispose of: unset when makeFixture threw.
+    let made: StoreFixture | undefined;
     beforeEach(async () => {
-      f = await makeFixture();
+      f = made = await makeFixture();
     });
     afterEach(async () => {
-      await f?.dispose();
+      await made?.dispose();
+      made = undefined;
     });
 
     test('list and get return every object with its spec, a generation and an opaque resourceVersion', async () => {
@@ -143,7 +148,10 @@ export function storeContract(kind: string, makeFixture: () => Promise<StoreFixt
       await f.put(objectNamed('alpha', (r) => (r.spec.pool.maxSize = 11)));
       const written = await f.store.writeStatus('alpha', status('ForOldSpec', read.generation), read.resourceVersion).then(
         () => 'written',
-        (e) => (e instanceof ConflictError ? 'conflict' : Promise.reject(e)),
+        (e: unknown) => {
+          if (e instanceof ConflictError) return 'conflict';
+          throw e;
+        },
       );
 
       // THEN the edit is there, and the store says it is newer than what the status (if written) was computed for

@@ -11,10 +11,10 @@ import { executionRoleName, roleArn } from '../../stacks/naming';
 import { S3Publisher } from '../../aws/s3-publisher';
 import { SdkCloudFormation } from '../../aws/sdk-cloudformation';
 import { UsageError } from '../../errors';
-import { createStore, StoreOptions, StoreWithHistory } from '../../stores/create-store';
+import { ClusterStore } from '../../stores/cluster-store';
+import { createStore, fileStore, StoreOptions } from '../../stores/registry';
 import { DEFAULT_BACKOFF } from './backoff';
 import { DerivedCache } from './derived-cache';
-import { EventSink } from '../workflow/events';
 import { SynthPool } from '../../synthesis/synth-pool';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, DEFAULT_POLL_MS, DriftPolicy, Logger, ReconcilerDeps, RegionClients } from '../workflow/context';
 import { codeVersion } from './code-version';
@@ -68,10 +68,12 @@ export function createLogger(dest: NodeJS.WritableStream = process.stderr, level
 }
 
 /** Wires the real parts: the file store, the AWS SDK (usual credential chain, AWS_ENDPOINT_URL*), pino. */
-export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: StoreWithHistory } {
+export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: ClusterStore; closeStore: () => void } {
   const log = createLogger(opts.logDestination, opts.logLevel);
   // The store's watch logs its failures with the daemon's logger.
-  const store = createStore({ ...(opts.store ?? { clustersDir: opts.clustersDir, stateDir: opts.stateDir }), log });
+  const opened = createStore(opts.store ?? fileStore(opts.clustersDir, opts.stateDir), { log });
+  const synthPool = opts.synthPool;
+  const store = opened.store;
   const sets = new Map<string, RegionClients & { readonly sts: STSClient }>();
   const poll = opts.pollSeconds ?? DEFAULT_POLL_MS / 1000;
   const stsRegion = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
@@ -83,7 +85,11 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
         roleName: assume.roleName,
         externalId: assume.externalId,
         daemon: assume.daemon,
-        sts: (region) => managementSts.get(region) ?? managementSts.set(region, awsClients({ region }).sts).get(region)!,
+        sts: (region) => {
+          const made = managementSts.get(region) ?? awsClients({ region }).sts;
+          managementSts.set(region, made);
+          return made;
+        },
       })
     : undefined;
   // One client set per account and region (per region alone in single-credential mode), made once and reused.
@@ -133,11 +139,11 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     pollMs: poll * 1000,
     signal: opts.signal,
     derived: new DerivedCache(),
-    // A store that can put events on its objects (the Kubernetes store) gets them.
-    events: 'emit' in store ? (store as unknown as EventSink) : undefined,
-    synthesizer: opts.synthPool ? (cluster, o) => opts.synthPool!.synthesize(cluster, o) : undefined,
+    // A store that can put events on its objects (its provider's events capability) gets them.
+    events: opened.events,
+    synthesizer: synthPool ? (cluster, o) => synthPool.synthesize(cluster, o) : undefined,
   };
-  return { deps, store };
+  return { deps, store, closeStore: () => { opened.close(); } };
 }
 
 let workDir: string | undefined;

@@ -1,4 +1,5 @@
 import { ClusterStatus, getCondition } from '../../cluster/status';
+import type { EventSink as ObjectEventSink, ObjectEvent } from '../../stores/event-sink';
 
 /**
  * Events on the cluster object (`kubectl describe wc <name>`): the few moments an operator wants in the object's own
@@ -21,18 +22,12 @@ const HELD_WARNING = new Set(['RolloutHalted', 'RolloutPolicyInvalid']);
 
 export type EventReason = keyof typeof EVENT_REASONS;
 
-export interface ClusterEvent {
-  readonly type: 'Normal' | 'Warning';
+export interface ClusterEvent extends ObjectEvent {
   readonly reason: EventReason;
-  readonly message: string;
 }
 
-/** Where events go: the Kubernetes store posts them on the object; the file store has none. */
-export interface EventSink {
-  emit(cluster: string, event: ClusterEvent): Promise<void>;
-  /** Waits for the events in flight (`reconcile --once` exits right after). @default nothing to wait for */
-  flush?(): Promise<void>;
-}
+/** Where events go (the interface lives with the stores, lib/stores/event-sink.ts): the Kubernetes store posts them on the object; the file store has none. */
+export type EventSink = ObjectEventSink<ClusterEvent>;
 
 const ROLLED_BACK = new Set(['UPDATE_ROLLBACK_COMPLETE', 'ROLLBACK_COMPLETE', 'UPDATE_ROLLBACK_FAILED', 'ROLLBACK_FAILED']);
 
