@@ -7,7 +7,7 @@
  * concurrency would not matter.
  */
 import pino from 'pino';
-import { ChangeSetRequest, CloudFormationPort, StackSummary, WaitOptions } from '../lib/aws/cloudformation-port';
+import { ChangeSetRequest, CloudFormationPort, StackSummary, WaitOptions } from '../lib/ports/cloudformation-port';
 import { DEFAULT_TEMPLATES_DIR } from '../lib/cloudconfig/templates';
 import { Outcome, ReconcilerDeps } from '../lib/reconciler/workflow/context';
 import { Controller } from '../lib/reconciler/runtime/controller';

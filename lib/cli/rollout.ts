@@ -3,7 +3,7 @@ import { RolloutCoordinator } from '../rollout/coordinator';
 import { formatRolloutReport, recordedStack, rolloutReport } from '../rollout/report';
 import { createPolicySource } from '../stores/create-policy-source';
 import { createStore } from '../stores/create-store';
-import { WorkerStacksError } from '../errors';
+import { WorkerStacksError } from '../core/errors';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { clusterArgument, storeFlags, storeOptions } from './store-flags';
 

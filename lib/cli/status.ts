@@ -3,10 +3,10 @@ import { derive } from '../cluster/derive';
 import { getCondition } from '../cluster/status';
 import { listTemplates } from '../cloudconfig/templates';
 import { ClusterStatus } from '../cluster/status';
-import { ClusterRecord } from '../stores/cluster-store';
+import { ClusterRecord } from '../ports/cluster-store';
 import { createStore, StoreOptions } from '../stores/create-store';
 import { storeFlags, storeOptions } from './store-flags';
-import { workerStackName } from '../stacks/naming';
+import { workerStackName } from '../core/naming';
 import { describeRollout, specRollout } from '../review/rollout-words';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 import { LabelSelector } from '../kube/label-selector';
 import { StoreOptions } from '../stores/create-store';
 import { InputDirs } from './context';

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { KubeApiError } from '../errors';
+import { KubeApiError } from '../core/errors';
 import { KubeClient } from './client';
 import { kubeHealth, watchErrorReason } from './kube-health';
 

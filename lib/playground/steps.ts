@@ -4,7 +4,7 @@ import { parseDocument } from 'yaml';
 import { getCondition } from '../cluster/status';
 import { statusRows, StatusRow } from '../cli/status';
 import { templatesVersion } from '../cloudconfig/templates';
-import { WorkerStacksError } from '../errors';
+import { WorkerStacksError } from '../core/errors';
 import { Session } from './session';
 
 /**

@@ -1,5 +1,5 @@
 import type { WatchLogger } from '../kube/watch';
-import { ClusterStore } from './cluster-store';
+import { ClusterStore } from '../ports/cluster-store';
 import { FileStore } from './file-store';
 
 /** Which store holds the cluster objects. A new store is one file plus one entry here. */

@@ -1,5 +1,5 @@
 import { ClusterStatus, parseStatus } from '../cluster/status';
-import { KubeApiError, WorkerStacksError } from '../errors';
+import { KubeApiError, WorkerStacksError } from '../core/errors';
 import { KubeClient } from '../kube/client';
 import { postEvent } from '../kube/events';
 import { LabelSelector } from '../kube/label-selector';
@@ -7,7 +7,7 @@ import { collectionPath, KubeWorkerCluster, objectPath, RETRY_ANNOTATION, shownN
 import { toKubeStatus } from '../kube/printer-status';
 import { Informer, InformerOptions, WatchLogger } from '../kube/watch';
 import { ClusterEvent, EventSink } from '../reconciler/workflow/events';
-import { ClusterRecord, ConflictError } from './cluster-store';
+import { ClusterRecord, ConflictError } from '../ports/cluster-store';
 import { StoreWithHistory } from './create-store';
 import { compositeVersion, conditionStates, DUPLICATES, duplicateProblem, duplicatesRecord, duplicateStatus, parseComposite } from './kubernetes-duplicates';
 

@@ -4,7 +4,7 @@ import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk
 import { mockClient } from 'aws-sdk-client-mock';
 import { awsClients } from '../../lib/aws/clients';
 import { DeployerCredentials, sessionName } from '../../lib/aws/assume-role';
-import { AssumeRoleError } from '../../lib/errors';
+import { AssumeRoleError } from '../../lib/core/errors';
 import { createDeps } from '../../lib/reconciler/runtime/wiring';
 import { tempDir } from '../helpers/clusters';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';

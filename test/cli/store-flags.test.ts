@@ -1,6 +1,6 @@
 import { runCli } from '../../lib/cli/program';
 import { clusterArgument, storeOptions } from '../../lib/cli/store-flags';
-import { UsageError } from '../../lib/errors';
+import { UsageError } from '../../lib/core/errors';
 
 /** Which store the flags choose, and the misuses refused before anything is read (exit 2, naming the flag). */
 

@@ -8,7 +8,7 @@ import { Outcome, ReconcilerDeps } from '../../lib/reconciler/workflow/context';
 import { Controller, ControllerOptions } from '../../lib/reconciler/runtime/controller';
 import { OUTCOMES } from '../../lib/reconciler/workflow/outcomes';
 import { reconcileCluster, ReconcileOptions } from '../../lib/reconciler/workflow/workflow';
-import { workerStackName } from '../../lib/stacks/naming';
+import { workerStackName } from '../../lib/core/naming';
 import { FileStore } from '../../lib/stores/file-store';
 import { FakeCloudFormation } from './fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity, RecordingLogger } from './fake-ports';

@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { canonicalJson } from '../../cloudconfig/canonical-json';
 import { sha256Hex } from '../../cloudconfig/checksum';
-import { WorkerStacksError } from '../../errors';
-import { PROJECT_ROOT } from '../../paths';
+import { WorkerStacksError } from '../../core/errors';
+import { PROJECT_ROOT } from '../../core/paths';
 
 /**
  * Which code turns objects into templates: the package version, a hash of the template code as it was built, and the

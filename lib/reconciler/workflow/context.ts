@@ -1,12 +1,12 @@
 import { AssetPublisher } from '../../aws/s3-publisher';
-import { CloudFormationPort, StackSummary } from '../../aws/cloudformation-port';
+import { CloudFormationPort, StackSummary } from '../../ports/cloudformation-port';
 import { IdentityPort } from '../../aws/identity';
 import { WorkerCluster } from '../../cluster/schema';
 import { ClusterStatus, ControllerBookkeeping, EMPTY_STATUS, setConditions } from '../../cluster/status';
-import { ClusterRecord, ClusterStore } from '../../stores/cluster-store';
+import { ClusterRecord, ClusterStore } from '../../ports/cluster-store';
 import { BackoffPolicy } from '../runtime/backoff';
 import type { ReasonedCondition } from './conditions';
-import { DerivedCache, derivedKey } from '../runtime/derived-cache';
+import { DerivedCache, derivedKey } from '../../cluster/derived-cache';
 import { EventSink, eventsFor } from './events';
 import { SynthesizedStack, SynthesizeOptions } from '../../synthesis/synthesize';
 import type { Start } from './state';

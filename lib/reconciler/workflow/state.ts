@@ -1,4 +1,4 @@
-import type { StackSummary } from '../../aws/cloudformation-port';
+import type { StackSummary } from '../../ports/cloudformation-port';
 import type { RenderedConfig } from '../../cloudconfig/render';
 import type { WorkerCluster } from '../../cluster/schema';
 import type { Logger, Outcome } from './context';
