@@ -24,8 +24,8 @@ export interface CodeVersion {
   readonly libraries: readonly string[];
 }
 
-/** The folders whose code turns an object into a template and a config (the reconciler's own code does not). */
-export const TEMPLATE_CODE_DIRS = ['lib/cluster', 'lib/cloudconfig', 'lib/constructs', 'lib/stacks'];
+/** The folders whose code turns an object into a template and a config (the reconciler's own code does not); lib/core holds the stack naming. */
+export const TEMPLATE_CODE_DIRS = ['lib/core', 'lib/cluster', 'lib/cloudconfig', 'lib/constructs', 'lib/stacks'];
 const SYNTH_LIBRARIES = ['aws-cdk-lib', 'constructs', 'cdk-nag'];
 export const STAMP_FILE = 'code-version.json';
 
