@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { AssumeRoleWiring } from '../reconciler/runtime/wiring';
+import { AssumeRoleWiring } from './wiring';
 import { DEFAULT_DEPLOYER_ROLE_NAME } from '../core/naming';
 
 /**

@@ -6,7 +6,7 @@ import { isInProgress } from '../ports/cloudformation-port';
 import { checkConfigBucket } from '../aws/s3-publisher';
 import { deployStack } from '../reconciler/tasks/change-set-ops';
 import { synthesizeBootstrap } from '../synthesis/synthesize';
-import { createDeps } from '../reconciler/runtime/wiring';
+import { createDeps } from './wiring';
 import { isPrincipalArn } from '../stacks/bootstrap-roles';
 import { configBucketName, configKeyPrefix, DEFAULT_DEPLOYER_ROLE_NAME, deployerRoleName, executionRoleName, roleArn, workerStackName } from '../core/naming';
 import { ConfigObjectStore, planCleanup } from '../aws/config-objects';

@@ -35,7 +35,7 @@ export interface HarnessOptions {
 }
 
 /**
- * Reconciler deps as lib/reconciler/runtime/wiring.ts builds them, with the fakes in
+ * Reconciler deps as lib/cli/wiring.ts builds them, with the fakes in
  * place of AWS, the real FileStore on a temp dir, real synthesis and a clock
  * that the fake CloudFormation moves.
  */
