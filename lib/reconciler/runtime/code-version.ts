@@ -63,8 +63,9 @@ export function codeVersion(moduleFile: string = __filename): CodeVersion {
   if (cached && moduleFile === __filename) return cached;
   let v: CodeVersion;
   if (moduleFile.endsWith('.js')) {
-    // build/lib/reconciler/runtime/code-version.js → build/code-version.json
-    const stamp = path.join(path.dirname(moduleFile), '..', '..', '..', STAMP_FILE);
+    // build/lib/reconciler/runtime/code-version.js → build/code-version.json (beside build/lib/, however deep
+    // this module sits under it)
+    const stamp = path.join(path.dirname(libFolderOf(moduleFile)), STAMP_FILE);
     if (!fs.existsSync(stamp)) {
       throw new WorkerStacksError(`${stamp} is missing: this build of worker-stacks does not say which code it is`, { hint: 'build with `npm run build` (it writes the stamp after compiling), or run from the sources' });
     }
@@ -74,6 +75,13 @@ export function codeVersion(moduleFile: string = __filename): CodeVersion {
   }
   if (moduleFile === __filename) cached = v;
   return v;
+}
+
+/** The nearest folder named lib above a module (build/lib for the compiled code). */
+function libFolderOf(moduleFile: string): string {
+  let dir = path.dirname(moduleFile);
+  while (path.basename(dir) !== 'lib' && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
 }
 
 /** What feeds inputs fingerprints. */
