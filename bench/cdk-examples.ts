@@ -36,7 +36,7 @@ const QUICK = new Set(['built', 'ts-node']);
 
 /**
  * bin/ and lib/ transpiled to CommonJS (what `npm run build` emits, without type checking) in a temp project whose
- * package.json, cloudconfig/, clusters/ and node_modules/ link to the real ones, so lib/paths.ts finds its root there.
+ * package.json, cloudconfig/, clusters/ and node_modules/ link to the real ones, so lib/core/paths.ts finds its root there.
  */
 function precompile(outDir: string): string {
   const walk = (dir: string): string[] =>

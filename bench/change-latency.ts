@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { runDaemon } from '../lib/reconciler/runtime/daemon';
-import { workerStackName } from '../lib/stacks/naming';
+import { workerStackName } from '../lib/core/naming';
 import { CHANGES, editCluster } from './edit';
 import { writeFleet } from './generate-fleet';
 import { BenchOptions, codeState, figure, loadavg1, Section } from './report';

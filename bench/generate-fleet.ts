@@ -14,7 +14,7 @@ import { stringify } from 'yaml';
 import { LIMITS } from '../lib/cluster/limits';
 import { validateCluster } from '../lib/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
-import { formatProblem } from '../lib/errors';
+import { formatProblem } from '../lib/core/errors';
 
 /** 64 lowercase hex derived from a label: the shape of a pinned SHA-256, not a real one (the generator has no network). */
 const placeholderSha256 = (label: string) => createHash('sha256').update(`placeholder ${label}`).digest('hex');

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { TASK } from '../lib/reconciler/workflow/context';
 import { Controller } from '../lib/reconciler/runtime/controller';
 import { after } from '../lib/reconciler/workflow/workflow';
-import { workerStackName } from '../lib/stacks/naming';
+import { workerStackName } from '../lib/core/naming';
 import { complete } from '../test/fakes/fake-cloudformation';
 import { CHANGES, editCluster } from './edit';
 import { Rng, writeFleet } from './generate-fleet';

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { validateCluster } from '../lib/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
-import { formatProblem } from '../lib/errors';
+import { formatProblem } from '../lib/core/errors';
 import { KubeClient } from '../lib/kube/client';
 import { collectionPath } from '../lib/kube/resource';
 import { installCrd } from '../test/helpers/kube-crd';

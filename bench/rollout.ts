@@ -11,7 +11,7 @@ import { BenchOptions, codeState, figure, loadavg1, Section } from './report';
 import { fmt, table } from './stats';
 import { World } from './world';
 import { complete } from '../test/fakes/fake-cloudformation';
-import { workerStackName } from '../lib/stacks/naming';
+import { workerStackName } from '../lib/core/naming';
 
 const ACCOUNT = '111111111111';
 const MAX_PODS = CHANGES.find((c) => c.label.startsWith('maxPods'))!;

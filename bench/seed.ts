@@ -12,7 +12,7 @@ import { configDigests } from '../lib/reconciler/workflow/config-changes';
 import { CONDITIONS } from '../lib/reconciler/workflow/conditions';
 import { ReconcilerDeps } from '../lib/reconciler/workflow/context';
 import { inputsFingerprint } from '../lib/reconciler/workflow/fingerprint';
-import { workerStackName } from '../lib/stacks/naming';
+import { workerStackName } from '../lib/core/naming';
 import type { World } from './world';
 
 export interface SeededStack {

@@ -1,5 +1,5 @@
 /**
- * The reconciler wired by lib/reconciler/runtime/wiring.ts createDeps itself (real
+ * The reconciler wired by lib/cli/wiring.ts createDeps itself (real
  * FileStore, synthesis with cdk-nag, caches, code fingerprint, pino), with only
  * AWS replaced by the deterministic fakes of test/fakes/: one fake
  * CloudFormation per region, every port call counted, and optional real
@@ -7,11 +7,11 @@
  * concurrency would not matter.
  */
 import pino from 'pino';
-import { ChangeSetRequest, CloudFormationPort, StackSummary, WaitOptions } from '../lib/aws/cloudformation-port';
+import { ChangeSetRequest, CloudFormationPort, StackSummary, WaitOptions } from '../lib/ports/cloudformation-port';
 import { DEFAULT_TEMPLATES_DIR } from '../lib/cloudconfig/templates';
 import { Outcome, ReconcilerDeps } from '../lib/reconciler/workflow/context';
 import { Controller } from '../lib/reconciler/runtime/controller';
-import { createDeps } from '../lib/reconciler/runtime/wiring';
+import { createDeps } from '../lib/cli/wiring';
 import { allTasks, WorkflowHooks } from '../lib/reconciler/workflow/workflow';
 import { ClusterStore } from '../lib/stores/cluster-store';
 import { StoreOptions } from '../lib/stores/registry';

@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { loadValidClusters } from '../lib/cluster/load';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
 import { terminalText } from '../lib/cli/terminal-text';
-import { UsageError, WorkerStacksError } from '../lib/errors';
-import { PROJECT_ROOT } from '../lib/paths';
+import { UsageError, WorkerStacksError } from '../lib/core/errors';
+import { PROJECT_ROOT } from '../lib/core/paths';
 import { appInputDirs, buildFleetApp } from '../lib/stacks/app';
 
 try {

@@ -2,7 +2,7 @@
 import { runCli } from '../lib/cli/program';
 import { processIo } from '../lib/cli/context';
 import { exitAfterOutput, quietOnClosedReader } from '../lib/cli/exit';
-import { WorkerStacksError } from '../lib/errors';
+import { WorkerStacksError } from '../lib/core/errors';
 
 quietOnClosedReader();
 runCli(process.argv.slice(2)).then(

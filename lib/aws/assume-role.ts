@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
-import { AssumeRoleError } from '../errors';
-import { DEFAULT_DEPLOYER_ROLE_NAME, deployerRoleName, roleArn } from '../stacks/naming';
+import { AssumeRoleError } from '../core/errors';
+import { DEFAULT_DEPLOYER_ROLE_NAME, deployerRoleName, roleArn } from '../core/naming';
 
 export interface DeployerCredentialsOptions {
   /** Prefix of the deployer role's name in every account (`--role-name`); the region is appended. @default worker-stacks-deployer */

@@ -1,4 +1,4 @@
-import { ConfigBucketError } from '../errors';
+import { ConfigBucketError } from '../core/errors';
 
 /**
  * Recognizes an error from AWS or from reaching it (SDK service errors carry

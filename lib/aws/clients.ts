@@ -1,7 +1,7 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { S3Client } from '@aws-sdk/client-s3';
 import { STSClient } from '@aws-sdk/client-sts';
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 import { AwsCredentialIdentityProvider, EXPIRED_SESSION } from './assume-role';
 import { configBucketOwner } from './s3-publisher';
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { FORMATS, formatByExtension } from '../cloudconfig/formats';
-import { ConfigBucketError } from '../errors';
+import { ConfigBucketError } from '../core/errors';
 
 /** One file of a cloud assembly's asset manifest and where it goes. */
 export interface FileAsset {
@@ -32,7 +32,7 @@ export function fileAssetsOf(assemblyDir: string, stackArtifactId: string): File
   );
 }
 
-/** `worker-stacks-config-<account>-<region>`, as lib/stacks/naming.ts's configBucketName writes it. */
+/** `worker-stacks-config-<account>-<region>`, as lib/core/naming.ts's configBucketName writes it. */
 const CONFIG_BUCKET = /^worker-stacks-config-(\d{12})-([a-z]{2}(?:-[a-z]+)+-\d)$/;
 
 /**

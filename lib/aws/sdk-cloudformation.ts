@@ -20,7 +20,7 @@ import {
   waitUntilStackImportComplete,
   waitUntilStackUpdateComplete,
 } from '@aws-sdk/client-cloudformation';
-import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, IN_PROGRESS_STATUSES, isInProgress, StackEvent, StackSummary, WaitOptions } from './cloudformation-port';
+import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, IN_PROGRESS_STATUSES, isInProgress, StackEvent, StackSummary, WaitOptions } from '../ports/cloudformation-port';
 
 export interface SdkCloudFormationProps {
   readonly client: CloudFormationClient;

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { AssumeRoleWiring } from '../reconciler/runtime/wiring';
-import { DEFAULT_DEPLOYER_ROLE_NAME } from '../stacks/naming';
+import { AssumeRoleWiring } from './wiring';
+import { DEFAULT_DEPLOYER_ROLE_NAME } from '../core/naming';
 
 /**
  * Flags of the commands that act on clusters' stacks (`reconcile`, `delete`): by default every call of a cluster is

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { stringify } from 'yaml';
-import { PROJECT_ROOT } from '../paths';
+import { PROJECT_ROOT } from '../core/paths';
 import { workerClusterCrd } from '../kube/crd';
 import { rolloutPolicyCrd } from '../kube/policy-crd';
 import { DEFAULT_NAMESPACE, DEFAULT_OPS_PORT, deployManifests, ManifestOptions, ShardSpec } from '../kube/manifests';

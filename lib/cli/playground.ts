@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { Command } from 'commander';
-import { WorkerStacksError } from '../errors';
-import { PROJECT_ROOT } from '../paths';
+import { WorkerStacksError } from '../core/errors';
+import { PROJECT_ROOT } from '../core/paths';
 import { Session, startSession } from '../playground/session';
 import { MISSING_IMAGE, runSteps, StepName, STEPS, waitFor, waitForReady } from '../playground/steps';
 import { EXIT, Io } from './context';

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { PROJECT_ROOT } from '../paths';
+import { PROJECT_ROOT } from '../core/paths';
 import { describeAwsError } from '../aws/aws-error';
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 import { dirFlags, EXIT, inputDirs, Io, processIo } from './context';
 import { renderCommand } from './render';
 import { registerBootstrap } from './bootstrap';

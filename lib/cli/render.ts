@@ -2,8 +2,8 @@ import * as path from 'node:path';
 import { loadClusterFile, clusterFiles } from '../cluster/load';
 import { renderCluster } from '../cluster/derive';
 import { renderUserData } from '../cloudconfig/user-data';
-import { formatProblem } from '../errors';
-import { configBucketName, configKeyPrefix } from '../stacks/naming';
+import { formatProblem } from '../core/errors';
+import { configBucketName, configKeyPrefix } from '../core/naming';
 import { EXIT, InputDirs, Io, loadOptions } from './context';
 
 export interface RenderOptions {

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
-import { ReviewError, WorkerStacksError } from '../errors';
+import { ReviewError, WorkerStacksError } from '../core/errors';
 import { formatJson } from '../review/format-json';
 import { DEFAULT_MAX_BYTES, formatMarkdown, MIN_MAX_BYTES } from '../review/format-markdown';
 import { formatTerminal } from '../review/format-terminal';

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { loadClusters } from '../cluster/load';
-import { synthesisProblems } from '../cluster/synthesis-check';
-import { formatProblem, Problem } from '../errors';
+import { synthesisProblems } from '../synthesis/synthesis-check';
+import { formatProblem, Problem } from '../core/errors';
 import { FilePolicySource } from '../rollout/policy-source';
 import { EXIT, InputDirs, Io, loadOptions } from './context';
 

@@ -1,10 +1,10 @@
 import { WorkerCluster } from '../cluster/schema';
-import { TemplateError } from '../errors';
+import { TemplateError } from '../core/errors';
 import { sha256Hex } from './checksum';
 import { FORMATS } from './formats';
 import { ConfigFormat, NodeConfig, normalizeNodeConfig } from './node-config';
 import { DEFAULT_TEMPLATES_DIR, loadTemplate } from './templates';
-import { WORKER_GROUP_LOGICAL_ID, workerStackName } from '../stacks/naming';
+import { WORKER_GROUP_LOGICAL_ID, workerStackName } from '../core/naming';
 
 export interface RenderedConfig {
   readonly format: ConfigFormat;

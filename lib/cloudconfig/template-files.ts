@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TemplateError } from '../errors';
+import { TemplateError } from '../core/errors';
 
 /**
  * Reading a template directory that may be hostile (WORKER_STACKS_TEMPLATES can point anywhere). Every file of it that

@@ -5,8 +5,8 @@ import Handlebars from 'handlebars';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CORE_VALUES, DERIVED_VALUES, templateValues, VALUES_FILE } from '../cluster/template-values';
-import { TemplateError } from '../errors';
-import { PROJECT_ROOT } from '../paths';
+import { TemplateError } from '../core/errors';
+import { PROJECT_ROOT } from '../core/paths';
 import { CONFIG_FORMATS, ConfigFormat } from './node-config';
 import { MAX_TEMPLATE_FILE_BYTES, readTemplateText } from './template-files';
 

@@ -1,5 +1,5 @@
 import { LIMITS } from '../cluster/limits';
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 import { BootstrapProps } from './format';
 import { FORMATS } from './formats';
 import { ConfigFormat } from './node-config';

@@ -1,6 +1,6 @@
 import { RenderedConfig, renderConfig } from '../cloudconfig/render';
 import { listTemplates } from '../cloudconfig/templates';
-import { Problem, TemplateError } from '../errors';
+import { Problem, TemplateError } from '../core/errors';
 import { WorkerCluster } from './schema';
 import { validateCluster } from './validate';
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LineCounter, parseAllDocuments } from 'yaml';
-import { Problem, ValidationError } from '../errors';
+import { Problem, ValidationError } from '../core/errors';
 import { WorkerCluster } from './schema';
 import { validateCluster } from './validate';
 

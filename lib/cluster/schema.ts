@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { clusterDnsAddress, labelValue, nodeLabelKey, taintKey, taintValue } from './kubelet-rules';
 import { awsId, dnsLabel, ec2Description, httpsUrl, intIn, ipCidr, ipv4Cidr, ipv6Cidr, noTokens, pattern, pauseTime, port, tagKey, tagValue } from './rules';
-import { LabelsSchema } from '../rollout/selector';
-import { MaintenanceWindowSchema } from '../rollout/windows';
+import { LabelsSchema } from './selector';
+import { MaintenanceWindowSchema } from './windows';
 import { DEFAULT_NODE_READY_TIMEOUT_SECONDS, DRAIN_DEFAULT, DrainSchema, InstanceRefreshSchema, ROLLOUT_DEFAULT, RolloutSchema } from './rollout-schema';
 
 /**

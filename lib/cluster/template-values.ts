@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { readTemplateText } from '../cloudconfig/template-files';
-import { TemplateError } from '../errors';
+import { TemplateError } from '../core/errors';
 import { BoundedPattern, boundedPattern, MAX_VALUE_LENGTH, PatternError } from './bounded-regex';
 import { CloudConfigValuesSchema } from './schema';
 

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
-import { Problem } from '../errors';
+import { Problem } from '../core/errors';
 import { crossFieldProblems } from './cross-field';
 import { formatPath } from './format-path';
 import { tokenProblems } from './tokens';

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FileAssetPackaging, Stack, Stage } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 
 export interface NodeConfigObjectProps {
   /** Exactly the bytes to store. */

@@ -2,7 +2,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { LIMITS } from '../cluster/limits';
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 
 /** Where the traffic of one rule comes from: exactly one field. */
 export interface RuleSourceProps {

@@ -6,7 +6,7 @@ import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { LIMITS } from '../cluster/limits';
 import { nodeRules, transportsOf } from '../cluster/listener-rules';
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 import { RuleProps, SecurityGroupRules } from './security-group-rules';
 
 export interface ListenerHealthCheckProps {

@@ -4,7 +4,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 
 export interface InstanceRefreshProps {
   /** @default 100 */

@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { KubeApiError, WorkerStacksError } from '../errors';
+import { KubeApiError, WorkerStacksError } from '../core/errors';
 
 /**
  * A small JSON client for the Kubernetes API. `@kubernetes/client-node` reads the kubeconfig (files, in-cluster

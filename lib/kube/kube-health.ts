@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import { KubeApiError } from '../errors';
+import { KubeApiError } from '../core/errors';
 
 /**
  * What the Kubernetes side of the daemon counts (watch health, shard ownership), process-wide: a store and a policy

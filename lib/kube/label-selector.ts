@@ -1,4 +1,4 @@
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 
 /**
  * Kubernetes label selectors as `-l` and the API server read them (k8s.io/apimachinery/pkg/labels): equality terms

@@ -1,4 +1,4 @@
-import { KubeApiError, NotLeaderError } from '../errors';
+import { KubeApiError, NotLeaderError } from '../core/errors';
 import { KubeClient } from './client';
 import { sleep } from './watch';
 

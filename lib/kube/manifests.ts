@@ -1,4 +1,4 @@
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 import { workerClusterCrd } from './crd';
 import { LabelSelector } from './label-selector';
 import { binding, clusterRole, daemonAdmissionPolicy, daemonLeasePolicy, namespaceAccountsPolicy, DEFAULT_NAMESPACE, DEFAULT_OPS_PORT, LABELS, leaseRole, NAME, SELECTOR, SHARD_LABEL, ShardSpec, userRoles } from './manifests-rbac';

@@ -1,5 +1,5 @@
 import { API_VERSION } from '../cluster/schema';
-import { POLICY_KIND } from '../rollout/policy-schema';
+import { POLICY_KIND } from '../cluster/policy-schema';
 import { GROUP, VERSION } from './crd';
 import { POLICY_PLURAL } from './policy-crd';
 import { KubeObjectMeta } from './resource';

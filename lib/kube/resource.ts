@@ -2,8 +2,8 @@ import { canonicalJson } from '../cloudconfig/canonical-json';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { API_VERSION, KIND } from '../cluster/schema';
 import { ClusterStatus } from '../cluster/status';
-import { Problem } from '../errors';
-import { ClusterRecord } from '../stores/cluster-store';
+import { Problem } from '../core/errors';
+import { ClusterRecord } from '../ports/cluster-store';
 import { GROUP, PLURAL, VERSION } from './crd';
 import { fromKubeStatus } from './printer-status';
 

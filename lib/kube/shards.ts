@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { KubeApiError, UsageError, WorkerStacksError } from '../errors';
+import { KubeApiError, UsageError, WorkerStacksError } from '../core/errors';
 import { KubeClient } from './client';
 import { postEvent } from './events';
 import { kubeHealth } from './kube-health';

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { KubeApiError } from '../errors';
+import { KubeApiError } from '../core/errors';
 import { KubeClient } from './client';
 import { kubeHealth, watchErrorReason } from './kube-health';
 
@@ -44,7 +44,7 @@ export interface WatchLogger {
 }
 
 let fallbackLog: WatchLogger | undefined;
-/** The daemon's log format (lib/reconciler/runtime/wiring.ts createLogger) for an informer made without a logger. */
+/** The daemon's log format (lib/cli/wiring.ts createLogger) for an informer made without a logger. */
 function defaultLog(): WatchLogger {
   return (fallbackLog ??= pino({ base: { app: 'worker-stacks' }, timestamp: pino.stdTimeFunctions.isoTime }, process.stderr as pino.DestinationStream));
 }

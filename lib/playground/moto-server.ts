@@ -2,8 +2,8 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { WorkerStacksError } from '../errors';
-import { PROJECT_ROOT } from '../paths';
+import { WorkerStacksError } from '../core/errors';
+import { PROJECT_ROOT } from '../core/paths';
 
 /** The version tools/moto/server.py patches (and .ci/install-tools installs). */
 export const MOTO_VERSION = '5.2.5';

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { WorkerStacksError } from '../errors';
-import { PROJECT_ROOT } from '../paths';
+import { WorkerStacksError } from '../core/errors';
+import { PROJECT_ROOT } from '../core/paths';
 import { RegionWants } from './examples';
 
 const SEED = path.join(PROJECT_ROOT, 'tools', 'moto', 'seed.py');

@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { getCondition } from '../cluster/status';
-import { statusRows, StatusRow } from '../cli/status';
+import { statusRows, StatusRow } from '../stores/status-rows';
 import { templatesVersion } from '../cloudconfig/templates';
-import { WorkerStacksError } from '../errors';
+import { WorkerStacksError } from '../core/errors';
 import { Session } from './session';
 
 /**

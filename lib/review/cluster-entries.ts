@@ -1,4 +1,4 @@
-import { workerStackName } from '../stacks/naming';
+import { workerStackName } from '../core/naming';
 import { WorkerStackSnapshot } from './assembly';
 import { ClusterReview } from './model';
 import { verdictLine } from './verdict';

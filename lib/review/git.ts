@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ReviewError } from '../errors';
+import { ReviewError } from '../core/errors';
 
 /** Runs git in `cwd`; never throws on a non-zero exit (callers decide what that means). */
 export function git(cwd: string, args: readonly string[]): { status: number; stdout: string; stderr: string } {

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ReviewError } from '../errors';
-import { workerStackName } from '../stacks/naming';
+import { ReviewError } from '../core/errors';
+import { workerStackName } from '../core/naming';
 import { AssemblySnapshot, emptyAssembly, readAssembly, WorkerStackSnapshot } from './assembly';
 import { diffConfigs } from './config-diff';
 import { git, headCommit, openRepository, Repository, resolveCommit, withCleanup, withWorktree } from './git';

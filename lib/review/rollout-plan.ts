@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { formatProblem } from '../errors';
+import { formatProblem } from '../core/errors';
 import { FleetMember } from '../rollout/fleet';
 import { placeAll } from '../rollout/gate';
 import { FilePolicySource, LoadedPolicies } from '../rollout/policy-source';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ReviewError } from '../errors';
+import { ReviewError } from '../core/errors';
 import { openRepository, Repository, resolveCommit, withWorktree } from './git';
 
 /** The app command when a revision has no cdk.json: what this project's cdk.json says. */

@@ -1,4 +1,4 @@
-import { workerStackName } from '../stacks/naming';
+import { workerStackName } from '../core/naming';
 import { Capacity, ClusterStatus, RollingUpdate } from './model';
 import { describeRollout } from './rollout-words';
 import { replaces, ResourceChange, TemplateChanges } from './template-diff';

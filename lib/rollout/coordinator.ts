@@ -1,9 +1,9 @@
-import { StackSummary } from '../aws/cloudformation-port';
+import { StackSummary } from '../ports/cloudformation-port';
 import { templatesVersion } from '../cloudconfig/templates';
 import { derive } from '../cluster/derive';
 import { WorkerCluster } from '../cluster/schema';
-import { ClusterRecord, ClusterStore } from '../stores/cluster-store';
-import { derivedKey, DerivedCache } from '../reconciler/runtime/derived-cache';
+import { ClusterRecord, ClusterStore } from '../ports/cluster-store';
+import { derivedKey, DerivedCache } from '../cluster/derived-cache';
 import { Decision, decide, Fleet, placeAll } from './gate';
 import { FleetMember, fleetMember, MemberSpec } from './fleet';
 import { RolloutPolicySource } from './policy-source';

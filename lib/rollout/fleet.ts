@@ -1,8 +1,8 @@
-import { isInProgress, isRolledBack, StackSummary } from '../aws/cloudformation-port';
+import { isInProgress, isRolledBack, StackSummary } from '../ports/cloudformation-port';
 import { getCondition } from '../cluster/status';
-import { ClusterRecord } from '../stores/cluster-store';
-import { Labels } from './selector';
-import { MaintenanceWindow } from './windows';
+import { ClusterRecord } from '../ports/cluster-store';
+import { Labels } from '../cluster/selector';
+import { MaintenanceWindow } from '../cluster/windows';
 
 /**
  * One cluster as the rollout gate sees it: read from its object (spec, labels, status) and its live stack only, so a

@@ -1,11 +1,11 @@
-import { formatProblem } from '../errors';
-import { parseDuration } from './duration';
+import { formatProblem } from '../core/errors';
+import { parseDuration } from '../cluster/duration';
 import { FleetMember, onDesired, pendingRoll, rolling, settledSince } from './fleet';
 import { policyRef } from './policy-events';
 import { LoadedPolicies, LoadedPolicy } from './policy-source';
-import { WaveSettings, waveConcurrency } from './policy-schema';
-import { matches } from './selector';
-import { describeWindow, windowState } from './windows';
+import { WaveSettings, waveConcurrency } from '../cluster/policy-schema';
+import { matches } from '../cluster/selector';
+import { describeWindow, windowState } from '../cluster/windows';
 
 /**
  * The rollout gate, as a pure function of the fleet (objects and live stacks), the policies and the time: whether a

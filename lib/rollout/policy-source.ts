@@ -3,9 +3,9 @@ import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { clusterFiles, parseClusterYaml, readClusterFile } from '../cluster/load';
 import { issueToProblems } from '../cluster/validate';
-import { Problem, WorkerStacksError } from '../errors';
+import { Problem, WorkerStacksError } from '../core/errors';
 import { PolicyEvent, PolicyRef } from './policy-events';
-import { POLICY_KIND, RolloutPolicy, RolloutPolicySchema } from './policy-schema';
+import { POLICY_KIND, RolloutPolicy, RolloutPolicySchema } from '../cluster/policy-schema';
 
 /** A validated policy and where it lives (for messages). */
 export interface LoadedPolicy {

@@ -1,12 +1,12 @@
-import { StackSummary } from '../aws/cloudformation-port';
-import { formatProblem } from '../errors';
-import { parseDuration } from './duration';
-import { ClusterRecord } from '../stores/cluster-store';
+import { StackSummary } from '../ports/cloudformation-port';
+import { formatProblem } from '../core/errors';
+import { parseDuration } from '../cluster/duration';
+import { ClusterRecord } from '../ports/cluster-store';
 import { FleetMember, onDesired, pendingRoll, rolling, settledSince } from './fleet';
 import { decide, Fleet, placeAll, some } from './gate';
 import { policyRef } from './policy-events';
-import { waveConcurrency } from './policy-schema';
-import { describeSelector } from './selector';
+import { waveConcurrency } from '../cluster/policy-schema';
+import { describeSelector } from '../cluster/selector';
 
 /** Where one cluster is in the rollout. */
 export type ClusterPhase = 'settled' | 'soaking' | 'rolling' | 'next' | 'waiting' | 'halted' | 'failed';

@@ -1,4 +1,4 @@
-import type { Logger } from '../reconciler/workflow/context';
+import type { Logger } from '../core/logger';
 import { Fleet } from './gate';
 import { policyRef } from './policy-events';
 import { RolloutPolicySource } from './policy-source';

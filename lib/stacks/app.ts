@@ -8,7 +8,7 @@ import { WorkerCluster } from '../cluster/schema';
 import { RenderedConfig } from '../cloudconfig/render';
 import { renderCluster } from '../cluster/derive';
 import { DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
-import { RenderError, UsageError } from '../errors';
+import { RenderError, UsageError } from '../core/errors';
 import { DeployerTrust, isPrincipalArn } from './bootstrap-roles';
 import { BootstrapStack } from './bootstrap-stack';
 import { WorkerStack } from './worker-stack';

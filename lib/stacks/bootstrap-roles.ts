@@ -2,7 +2,7 @@ import { Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { executionStatements, WORKER_RESOURCE_TYPES } from './execution-policy';
-import { CLUSTER_TAG, configBucketName, deployerRoleName, executionRoleName, nodeBoundaryName, partitionOf, PRINCIPAL_CLUSTER, SECRET_NAME_PREFIX, WORKER_ROLE_PATH, WORKER_STACK_PREFIX } from './naming';
+import { CLUSTER_TAG, configBucketName, deployerRoleName, executionRoleName, nodeBoundaryName, partitionOf, PRINCIPAL_CLUSTER, SECRET_NAME_PREFIX, WORKER_ROLE_PATH, WORKER_STACK_PREFIX } from '../core/naming';
 
 /** A role, user, account root or assumed-role session ARN: what a trust policy can name as the management principal. */
 export function isPrincipalArn(arn: string): boolean {

@@ -2,9 +2,9 @@ import { CfnOutput, DockerImageAssetLocation, DockerImageAssetSource, FileAssetL
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 import { BootstrapRoles, DeployerTrust } from './bootstrap-roles';
-import { BOOTSTRAP_STACK_NAME, bootstrapStackId, configBucketName, deployerRoleName, roleArn } from './naming';
+import { BOOTSTRAP_STACK_NAME, bootstrapStackId, configBucketName, deployerRoleName, roleArn } from '../core/naming';
 
 /**
  * A synthesizer for the stack that must deploy before any bucket exists: the template is not an asset (so the CDK

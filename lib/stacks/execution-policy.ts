@@ -1,7 +1,7 @@
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 import { HANDLER_PERMISSIONS } from './handler-permissions';
-import { CLUSTER_TAG, partitionOf, WORKER_ROLE_PATH, WORKER_STACK_PREFIX } from './naming';
+import { CLUSTER_TAG, partitionOf, WORKER_ROLE_PATH, WORKER_STACK_PREFIX } from '../core/naming';
 
 /**
  * Handler permissions the execution role does NOT grant, each with the reason no worker stack needs it (or why it is

@@ -3,7 +3,7 @@ import { IConstruct } from 'constructs';
 import { NodeDrain } from '../constructs/node-drain';
 import { WorkerListeners } from '../constructs/worker-listeners';
 import { WorkerPool } from '../constructs/worker-pool';
-import { WORKER_GROUP_LOGICAL_ID } from './naming';
+import { WORKER_GROUP_LOGICAL_ID } from '../core/naming';
 
 export interface WorkerStackFindingContext {
   readonly pool: WorkerPool;

@@ -12,7 +12,7 @@ import { NodeDrain, NTH_MANAGED_TAG } from '../constructs/node-drain';
 import { WorkerPool } from '../constructs/worker-pool';
 import { acknowledgeWorkerStackFindings } from './nag';
 import { pinLogicalIds } from './pin-logical-ids';
-import { CLUSTER_TAG, clusterSecretPrefix, configBucketName, configKeyPrefix, kubernetesClusterTag, nodeBoundaryArn, WORKER_ROLE_PATH, workerStackName } from './naming';
+import { CLUSTER_TAG, clusterSecretPrefix, configBucketName, configKeyPrefix, kubernetesClusterTag, nodeBoundaryArn, WORKER_ROLE_PATH, workerStackName } from '../core/naming';
 
 export interface WorkerStackProps {
   /** The validated cluster object. */

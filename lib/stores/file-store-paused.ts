@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isMap, isPair, isScalar, Pair, parseDocument, YAMLMap } from 'yaml';
-import { WorkerStacksError } from '../errors';
+import { WorkerStacksError } from '../core/errors';
 
 /**
  * `spec.paused` set or removed in the text of a user's cluster object, changing nothing else: the file is usually in

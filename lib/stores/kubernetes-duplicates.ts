@@ -1,10 +1,10 @@
 import { canonicalJson } from '../cloudconfig/canonical-json';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { ClusterStatus, EMPTY_STATUS, setConditions } from '../cluster/status';
-import { Problem } from '../errors';
+import { Problem } from '../core/errors';
 import { fromKubeStatus } from '../kube/printer-status';
 import { KubeWorkerCluster, shownName, toRecord } from '../kube/resource';
-import { ClusterRecord } from './cluster-store';
+import { ClusterRecord } from '../ports/cluster-store';
 
 /**
  * A name that WorkerClusters in several namespaces share (the Kubernetes store with every namespace watched): both

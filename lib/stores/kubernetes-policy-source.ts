@@ -1,10 +1,10 @@
-import { KubeApiError, WorkerStacksError } from '../errors';
+import { KubeApiError, WorkerStacksError } from '../core/errors';
 import { KubeClient } from '../kube/client';
 import { postEvent } from '../kube/events';
 import { KubeRolloutPolicy, policyCollectionPath, policyObjectPath, policyRaw } from '../kube/policy-resource';
 import { Informer, InformerOptions, WatchLogger } from '../kube/watch';
 import { PolicyEvent, PolicyRef } from '../rollout/policy-events';
-import { POLICY_KIND } from '../rollout/policy-schema';
+import { POLICY_KIND } from '../cluster/policy-schema';
 import { LoadedPolicies, LoadedPolicy, PolicyProblem, RolloutPolicySource, validatePolicy } from '../rollout/policy-source';
 
 export interface KubernetesPolicySourceProps {

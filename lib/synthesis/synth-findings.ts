@@ -1,6 +1,6 @@
-import { synthesisProblems } from '../cluster/synthesis-check';
+import { synthesisProblems } from './synthesis-check';
 import { WorkerCluster } from '../cluster/schema';
-import { SynthesisError } from '../errors';
+import { SynthesisError } from '../core/errors';
 
 /**
  * What a failed synthesis says, as data. aws-cdk-lib prints its policy-validation report (cdk-nag's `ERROR ...
@@ -88,7 +88,7 @@ export function isPolicyReport(error: unknown, output: readonly string[]): boole
 
 /**
  * The cdk-nag findings of a cluster, each traced to the field that caused it and its fix: the same words as
- * `worker-stacks validate` (lib/cluster/synthesis-check.ts), which synthesizes the object once more to find them.
+ * `worker-stacks validate` (lib/synthesis/synthesis-check.ts), which synthesizes the object once more to find them.
  */
 export function nagFindings(cluster: WorkerCluster, file: string, templatesDir: string): SynthesisFinding[] {
   const { result } = captureOutput(() => synthesisProblems(cluster, file, { templatesDir, nag: true }));

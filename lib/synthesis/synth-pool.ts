@@ -1,8 +1,8 @@
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { WorkerCluster } from '../cluster/schema';
-import { SynthesisError, TemplateError, UsageError, WorkerStacksError } from '../errors';
-import { PROJECT_ROOT } from '../paths';
+import { SynthesisError, TemplateError, UsageError, WorkerStacksError } from '../core/errors';
+import { PROJECT_ROOT } from '../core/paths';
 import { SynthesisFinding, SynthesisFindingsError } from './synth-findings';
 import { SynthesizedStack, SynthesizeOptions } from './synthesize';
 

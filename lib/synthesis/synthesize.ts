@@ -4,14 +4,14 @@ import { performance } from 'node:perf_hooks';
 import { FileAsset, fileAssetsOf } from '../aws/s3-publisher';
 import { WorkerCluster } from '../cluster/schema';
 import { RenderedConfig } from '../cloudconfig/render';
-import { SynthesisError, WorkerStacksError } from '../errors';
+import { SynthesisError, WorkerStacksError } from '../core/errors';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildFleetApp } from '../stacks/app';
 import { captureOutput, formatFindings, isPolicyReport, nagFindings, SynthesisFindingsError } from './synth-findings';
 import { DeployerTrust } from '../stacks/bootstrap-roles';
 import { BootstrapStack } from '../stacks/bootstrap-stack';
-import { BOOTSTRAP_STACK_NAME, workerStackName } from '../stacks/naming';
+import { BOOTSTRAP_STACK_NAME, workerStackName } from '../core/naming';
 
 /** CloudFormation's limit for an inline TemplateBody; larger templates go through S3. */
 export const TEMPLATE_BODY_LIMIT = 51_200;

@@ -4,8 +4,8 @@ import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk
 import { mockClient } from 'aws-sdk-client-mock';
 import { awsClients } from '../../lib/aws/clients';
 import { DeployerCredentials, sessionName } from '../../lib/aws/assume-role';
-import { AssumeRoleError } from '../../lib/errors';
-import { createDeps } from '../../lib/reconciler/runtime/wiring';
+import { AssumeRoleError } from '../../lib/core/errors';
+import { createDeps } from '../../lib/cli/wiring';
 import { tempDir } from '../helpers/clusters';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 

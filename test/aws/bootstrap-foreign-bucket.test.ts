@@ -4,7 +4,7 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { checkConfigBucket } from '../../lib/aws/s3-publisher';
 import { runCli } from '../../lib/cli/program';
-import { ConfigBucketError } from '../../lib/errors';
+import { ConfigBucketError } from '../../lib/core/errors';
 import { tempDir } from '../helpers/clusters';
 
 // `worker-stacks bootstrap` and a config bucket name that another account holds: refused before any change set.

@@ -17,7 +17,7 @@ import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { Logger, ReconcilerDeps } from '../../lib/reconciler/workflow/context';
 import { TEMPLATE_BODY_LIMIT } from '../../lib/synthesis/synthesize';
 import { reconcileCluster } from '../../lib/reconciler/workflow/workflow';
-import { CLUSTER_TAG, configBucketName } from '../../lib/stacks/naming';
+import { CLUSTER_TAG, configBucketName } from '../../lib/core/naming';
 import { FileStore } from '../../lib/stores/file-store';
 import { rawExample, tempDir } from '../helpers/clusters';
 import { fastSdkCloudFormation, sdkStack, stackNotFound } from '../helpers/sdk-mocks';

@@ -3,7 +3,7 @@ import { ListStacksCommand } from '@aws-sdk/client-cloudformation';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { GetCallerIdentityCommand } from '@aws-sdk/client-sts';
 import { awsClients, awsTimeouts, DEFAULT_AWS_TIMEOUTS, requestHandlerOptions } from '../../lib/aws/clients';
-import { UsageError } from '../../lib/errors';
+import { UsageError } from '../../lib/core/errors';
 import { classifyError } from '../../lib/reconciler/workflow/classify';
 
 /**

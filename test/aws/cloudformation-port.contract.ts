@@ -1,4 +1,4 @@
-import { ChangeSetRequest, CloudFormationPort } from '../../lib/aws/cloudformation-port';
+import { ChangeSetRequest, CloudFormationPort } from '../../lib/ports/cloudformation-port';
 
 /**
  * What the reconciler relies on from a CloudFormation port, as one suite: run against the deterministic fake (which

@@ -1,7 +1,7 @@
 import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { awsClients } from '../../lib/aws/clients';
 import { planCleanup, S3ConfigObjects } from '../../lib/aws/config-objects';
-import { configBucketName } from '../../lib/stacks/naming';
+import { configBucketName } from '../../lib/core/naming';
 import { Moto, MOTO_ACCOUNT, MOTO_REGION, startMoto } from '../helpers/moto';
 
 /** Config-object cleanup against moto's S3: live, desired and the newest N others stay; the rest go. */

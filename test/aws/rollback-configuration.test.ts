@@ -1,6 +1,6 @@
 import { CloudFormationClient, CreateChangeSetCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
-import { ChangeSetRequest } from '../../lib/aws/cloudformation-port';
+import { ChangeSetRequest } from '../../lib/ports/cloudformation-port';
 import { SdkCloudFormation } from '../../lib/aws/sdk-cloudformation';
 import { EXAMPLE, Harness } from '../fakes/harness';
 

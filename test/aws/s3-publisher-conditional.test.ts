@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { awsClients } from '../../lib/aws/clients';
 import { S3Publisher } from '../../lib/aws/s3-publisher';
-import { configBucketName } from '../../lib/stacks/naming';
+import { configBucketName } from '../../lib/core/naming';
 import { tempDir } from '../helpers/clusters';
 import { Moto, MOTO_ACCOUNT, MOTO_REGION, startMoto } from '../helpers/moto';
 

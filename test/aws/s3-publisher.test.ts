@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { HeadObjectCommand, NotFound, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { configBucketOwner, FileAsset, S3Publisher } from '../../lib/aws/s3-publisher';
-import { ConfigBucketError } from '../../lib/errors';
-import { configBucketName } from '../../lib/stacks/naming';
+import { ConfigBucketError } from '../../lib/core/errors';
+import { configBucketName } from '../../lib/core/naming';
 import { tempDir } from '../helpers/clusters';
 
 // The S3 publisher's requests, as the SDK would send them (no network).

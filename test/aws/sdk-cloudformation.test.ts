@@ -9,7 +9,7 @@ import {
   ListStacksCommand,
 } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
-import { IN_PROGRESS_STATUSES, StackEvent } from '../../lib/aws/cloudformation-port';
+import { IN_PROGRESS_STATUSES, StackEvent } from '../../lib/ports/cloudformation-port';
 import { SdkCloudFormation } from '../../lib/aws/sdk-cloudformation';
 import { fastSdkCloudFormation, sdkStack, stackNotFound } from '../helpers/sdk-mocks';
 

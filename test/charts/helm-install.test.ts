@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { KubeApiError } from '../../lib/errors';
+import { KubeApiError } from '../../lib/core/errors';
 import { KubeClient } from '../../lib/kube/client';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
 import * as fs from 'node:fs';

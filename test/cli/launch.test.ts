@@ -35,7 +35,7 @@ test('a build newer than every source runs; a source edited since makes it run t
   // GIVEN a stand-in build that only says it ran, newer than the sources
   fs.mkdirSync(path.join(project, 'build', 'bin'), { recursive: true });
   fs.writeFileSync(path.join(project, 'build', 'bin', 'app.js'), "process.stdout.write('PRECOMPILED');\n");
-  setAge('lib/paths.ts', 60);
+  setAge('lib/core/paths.ts', 60);
 
   // WHEN the app starts
   const fresh = app();

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { renderConfig } from '../../lib/cloudconfig/render';
-import { WORKER_GROUP_LOGICAL_ID } from '../../lib/stacks/naming';
+import { WORKER_GROUP_LOGICAL_ID } from '../../lib/core/naming';
 import { example, tempDir } from '../helpers/clusters';
 import { requireCommand, runAsync } from '../fixtures/cloudconfig/boot';
 import { ApiServer, FAKE, KubePki, makeKubePki, NodeEndpoints, NOT_EXPECTED_XML, SIGNAL_OK_XML, startApiServer, startNodeEndpoints, verifySigV4 } from '../fixtures/cloudconfig/node-endpoints';

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { renderConfig } from '../../lib/cloudconfig/render';
-import { WORKER_GROUP_LOGICAL_ID } from '../../lib/stacks/naming';
+import { WORKER_GROUP_LOGICAL_ID } from '../../lib/core/naming';
 import { example, EXAMPLE_NAMES, tempDir, variant } from '../helpers/clusters';
 import { requireTool, run } from '../helpers/tools';
 

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { WorkerCluster } from '../../lib/cluster/schema';
 import { renderConfig } from '../../lib/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR, listTemplates, loadTemplate } from '../../lib/cloudconfig/templates';
-import { TemplateError } from '../../lib/errors';
+import { TemplateError } from '../../lib/core/errors';
 import { example, tempDir } from '../helpers/clusters';
 import { copyTemplates } from '../fixtures/cloudconfig/boot';
 

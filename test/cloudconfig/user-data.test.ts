@@ -8,7 +8,7 @@ import { WorkerCluster } from '../../lib/cluster/schema';
 import { LIMITS } from '../../lib/cluster/limits';
 import { renderConfig } from '../../lib/cloudconfig/render';
 import { CLOUD_INIT_INSTALL_PATH, renderUserData } from '../../lib/cloudconfig/user-data';
-import { UsageError } from '../../lib/errors';
+import { UsageError } from '../../lib/core/errors';
 import { example, EXAMPLE_NAMES, rawExample, validated, variant } from '../helpers/clusters';
 
 /** A recognizable fake kubelet bootstrap token (the `[a-z0-9]{6}.[a-z0-9]{16}` format). */

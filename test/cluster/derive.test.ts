@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildFleetApp } from '../../lib/stacks/app';
 import { derive } from '../../lib/cluster/derive';
-import { synthesisProblems } from '../../lib/cluster/synthesis-check';
+import { synthesisProblems } from '../../lib/synthesis/synthesis-check';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
-import { formatProblem } from '../../lib/errors';
+import { formatProblem } from '../../lib/core/errors';
 import { rawExample, tempDir } from '../helpers/clusters';
 import { EXAMPLE, Harness } from '../fakes/harness';
 

@@ -1,4 +1,4 @@
-import { formatProblem } from '../../lib/errors';
+import { formatProblem } from '../../lib/core/errors';
 import { validateCluster } from '../../lib/cluster/validate';
 import { rawExample, TEMPLATES } from '../helpers/clusters';
 

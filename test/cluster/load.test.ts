@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { loadClusterFile, loadClusters, loadValidClusters, MAX_CLUSTER_FILE_BYTES, parseClusterYaml, readClusterFile } from '../../lib/cluster/load';
-import { ValidationError } from '../../lib/errors';
+import { ValidationError } from '../../lib/core/errors';
 import { EXAMPLES_DIR, TEMPLATES, tempDir } from '../helpers/clusters';
 
 const exampleText = (name: string) => fs.readFileSync(path.join(EXAMPLES_DIR, `${name}.yaml`), 'utf8');

@@ -6,11 +6,11 @@ import { renderConfig } from '../../lib/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { Logger, Outcome, ReconcilerDeps, Synthesizer, TASK } from '../../lib/reconciler/workflow/context';
 import { Controller } from '../../lib/reconciler/runtime/controller';
-import { DerivedCache } from '../../lib/reconciler/runtime/derived-cache';
+import { DerivedCache } from '../../lib/cluster/derived-cache';
 import { assemblyDir } from '../../lib/synthesis/synthesize';
 import { after, CrashSignal, Hook } from '../../lib/reconciler/workflow/workflow';
 import { FilePolicySource, POLICY_DIR } from '../../lib/rollout/policy-source';
-import { configBucketName, configKeyPrefix, workerStackName } from '../../lib/stacks/naming';
+import { configBucketName, configKeyPrefix, workerStackName } from '../../lib/core/naming';
 import { complete, FakeCloudFormation, FakeCloudFormationProps } from './fake-cloudformation';
 import { Harness } from './harness';
 

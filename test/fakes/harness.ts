@@ -8,7 +8,7 @@ import { Outcome, ReconcilerDeps } from '../../lib/reconciler/workflow/context';
 import { Controller, ControllerOptions } from '../../lib/reconciler/runtime/controller';
 import { OUTCOMES } from '../../lib/reconciler/workflow/outcomes';
 import { reconcileCluster, ReconcileOptions } from '../../lib/reconciler/workflow/workflow';
-import { workerStackName } from '../../lib/stacks/naming';
+import { workerStackName } from '../../lib/core/naming';
 import { FileStore } from '../../lib/stores/file-store';
 import { FakeCloudFormation } from './fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity, RecordingLogger } from './fake-ports';
@@ -35,7 +35,7 @@ export interface HarnessOptions {
 }
 
 /**
- * Reconciler deps as lib/reconciler/runtime/wiring.ts builds them, with the fakes in
+ * Reconciler deps as lib/cli/wiring.ts builds them, with the fakes in
  * place of AWS, the real FileStore on a temp dir, real synthesis and a clock
  * that the fake CloudFormation moves.
  */

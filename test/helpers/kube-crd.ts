@@ -1,4 +1,4 @@
-import { KubeApiError } from '../../lib/errors';
+import { KubeApiError } from '../../lib/core/errors';
 import { KubeClient } from '../../lib/kube/client';
 import { CRD_NAME, workerClusterCrd } from '../../lib/kube/crd';
 import { POLICY_CRD_NAME, rolloutPolicyCrd } from '../../lib/kube/policy-crd';

@@ -1,4 +1,4 @@
-import { KubeApiError } from '../../lib/errors';
+import { KubeApiError } from '../../lib/core/errors';
 import { KubeClient } from '../../lib/kube/client';
 import { collectionPath, KubeWorkerCluster, objectPath } from '../../lib/kube/resource';
 import { UserObject } from '../stores/store-contract';

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
 import { WorkerCluster } from '../../lib/cluster/schema';
 import { buildFleetApp } from '../../lib/stacks/app';
-import { workerStackName } from '../../lib/stacks/naming';
+import { workerStackName } from '../../lib/core/naming';
 import { tempDir } from './clusters';
 
 export interface Synthesized {

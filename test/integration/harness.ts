@@ -4,7 +4,7 @@ import { CloudFormationClient, DescribeStacksCommand, ListChangeSetsCommand, Des
 import { ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
 import { stringify } from 'yaml';
 import { runCli } from '../../lib/cli/program';
-import { configBucketName } from '../../lib/stacks/naming';
+import { configBucketName } from '../../lib/core/naming';
 import { rawExample, tempDir } from '../helpers/clusters';
 import { Moto, MOTO_ACCOUNT, MOTO_REGION, MotoWrapper, startMoto } from '../helpers/moto';
 

@@ -1,7 +1,7 @@
-import { KubeApiError } from '../../lib/errors';
+import { KubeApiError } from '../../lib/core/errors';
 import { KubeClient } from '../../lib/kube/client';
 import { KubeWorkerCluster, objectPath, STACK_FINALIZER } from '../../lib/kube/resource';
-import { workerStackName } from '../../lib/stacks/naming';
+import { workerStackName } from '../../lib/core/naming';
 import { KubeApiServer } from '../helpers/kube-apiserver';
 import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';

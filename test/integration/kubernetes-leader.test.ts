@@ -6,7 +6,7 @@ import { LabelSelector } from '../../lib/kube/label-selector';
 import { Lease } from '../../lib/kube/leader-election';
 import { shardLeaseName } from '../../lib/kube/shards';
 import { KubeWorkerCluster, objectPath } from '../../lib/kube/resource';
-import { workerStackName } from '../../lib/stacks/naming';
+import { workerStackName } from '../../lib/core/naming';
 import { REPO } from '../helpers/clusters';
 import { KubeApiServer } from '../helpers/kube-apiserver';
 import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';

@@ -4,7 +4,7 @@ import { getCondition } from '../../lib/cluster/status';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { KubeClient } from '../../lib/kube/client';
 import { KubeWorkerCluster, objectPath, RETRY_ANNOTATION } from '../../lib/kube/resource';
-import { workerStackName } from '../../lib/stacks/naming';
+import { workerStackName } from '../../lib/core/naming';
 import { tempDir } from '../helpers/clusters';
 import { KubeApiServer } from '../helpers/kube-apiserver';
 import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';

@@ -2,7 +2,7 @@ import { problem } from '../fakes/harness';
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { getCondition } from '../../lib/cluster/status';
-import { workerStackName } from '../../lib/stacks/naming';
+import { workerStackName } from '../../lib/core/naming';
 import { AWS_FLAGS, bucketVersions, cli, launchTemplateUserData, motoCluster, stackActivity, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';
 
 // Against moto: create from nothing, a second pass that changes nothing, then a config change that rolls.

@@ -1,5 +1,5 @@
 import { getCondition } from '../../lib/cluster/status';
-import { workerStackName } from '../../lib/stacks/naming';
+import { workerStackName } from '../../lib/core/naming';
 import { AWS_FLAGS, cli, motoCluster, stackOf, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';
 
 // The live stack is the truth, shown on moto: a stack changed behind the reconciler's back is detected and re-applied,

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { getCondition } from '../../lib/cluster/status';
-import { configBucketName, workerStackName } from '../../lib/stacks/naming';
+import { configBucketName, workerStackName } from '../../lib/core/naming';
 import { rawExample, tempDir } from '../helpers/clusters';
 import { Moto, MOTO_ACCOUNT, MOTO_REGION, startMoto } from '../helpers/moto';
 import { AWS_FLAGS, cli } from './harness';

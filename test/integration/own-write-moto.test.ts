@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { getCondition } from '../../lib/cluster/status';
-import { workerStackName } from '../../lib/stacks/naming';
+import { workerStackName } from '../../lib/core/naming';
 import { REPO } from '../helpers/clusters';
 import { freePort } from '../helpers/moto';
 import { AWS_FLAGS, cli, motoCluster, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';

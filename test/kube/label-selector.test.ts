@@ -1,4 +1,4 @@
-import { UsageError } from '../../lib/errors';
+import { UsageError } from '../../lib/core/errors';
 import { LabelSelector } from '../../lib/kube/label-selector';
 
 describe('a label selector, parsed once as the API server reads it', () => {

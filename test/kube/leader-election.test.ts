@@ -1,4 +1,4 @@
-import { NotLeaderError } from '../../lib/errors';
+import { NotLeaderError } from '../../lib/core/errors';
 import { Clock, Lease, LeaderElector, LeaseConflict, LeaseStore, microTime } from '../../lib/kube/leader-election';
 
 /**

@@ -5,7 +5,7 @@ import { parse, stringify } from 'yaml';
 import { z } from 'zod';
 import { CRD_NAME, GROUP, VERSION } from '../../lib/kube/crd';
 import { POLICY_CRD_NAME, POLICY_PLURAL, POLICY_PRINTER_COLUMNS, POLICY_RULES, rolloutPolicyCrd, rolloutPolicySchema } from '../../lib/kube/policy-crd';
-import { POLICY_KIND, RolloutPolicySpecSchema } from '../../lib/rollout/policy-schema';
+import { POLICY_KIND, RolloutPolicySpecSchema } from '../../lib/cluster/policy-schema';
 import { REPO } from '../helpers/clusters';
 import { fieldPaths, nodes } from '../helpers/schema-walk';
 

@@ -1,4 +1,4 @@
-import { UsageError } from '../../lib/errors';
+import { UsageError } from '../../lib/core/errors';
 import { LabelSelector } from '../../lib/kube/label-selector';
 import { Lease } from '../../lib/kube/leader-election';
 import { checkShardName, isLive, scopeOfLease, scopesOverlap, shardLeaseMetadata, shardLeaseName, ShardScope } from '../../lib/kube/shards';

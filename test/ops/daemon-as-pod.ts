@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { KubeApiError } from '../../lib/errors';
+import { KubeApiError } from '../../lib/core/errors';
 import { KubeClient } from '../../lib/kube/client';
 import { ownSecret, REPO } from '../helpers/clusters';
 import { KubeApiServer } from '../helpers/kube-apiserver';

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { STACK_FINALIZER } from '../../lib/kube/resource';
-import { ClusterRecord, ClusterStore } from '../../lib/stores/cluster-store';
+import { ClusterRecord, ClusterStore } from '../../lib/ports/cluster-store';
 import { complete, fail } from '../fakes/fake-cloudformation';
 import { EXAMPLE, Harness } from '../fakes/harness';
 

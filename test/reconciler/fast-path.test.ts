@@ -4,7 +4,7 @@ import * as render from '../../lib/cloudconfig/render';
 import * as load from '../../lib/cluster/load';
 import * as validation from '../../lib/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
-import { DerivedCache } from '../../lib/reconciler/runtime/derived-cache';
+import { DerivedCache } from '../../lib/cluster/derived-cache';
 import * as synthesis from '../../lib/synthesis/synthesize';
 import { Harness } from '../fakes/harness';
 

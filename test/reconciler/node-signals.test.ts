@@ -1,6 +1,6 @@
 import { getCondition } from '../../lib/cluster/status';
 import { signalShortfall } from '../../lib/reconciler/tasks/roll-verdict';
-import { WORKER_GROUP_LOGICAL_ID } from '../../lib/stacks/naming';
+import { WORKER_GROUP_LOGICAL_ID } from '../../lib/core/naming';
 import { EXAMPLE, Harness } from '../fakes/harness';
 
 /**

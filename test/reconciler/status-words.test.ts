@@ -1,4 +1,4 @@
-import { AssumeRoleError } from '../../lib/errors';
+import { AssumeRoleError } from '../../lib/core/errors';
 import { fail } from '../fakes/fake-cloudformation';
 import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../fakes/harness';
 

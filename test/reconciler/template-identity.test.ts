@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { generateCluster } from '../../bench/generate-fleet';
 import { sha256Hex } from '../../lib/cloudconfig/checksum';
-import { workerStackName } from '../../lib/stacks/naming';
+import { workerStackName } from '../../lib/core/naming';
 import { Harness } from '../fakes/harness';
 
 /**

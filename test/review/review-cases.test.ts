@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runCli } from '../../lib/cli/program';
-import { ReviewError } from '../../lib/errors';
+import { ReviewError } from '../../lib/core/errors';
 import { formatJson } from '../../lib/review/format-json';
 import { formatMarkdown } from '../../lib/review/format-markdown';
 import { formatTerminal } from '../../lib/review/format-terminal';

@@ -18,7 +18,7 @@ const CASES: Record<string, { base: string; change: (dir: string) => void }> = {
   // The description of the Flatcar template: only the clusters that use it are synthesized.
   flatcarOnly: { base: 'base', change: (d) => edit(d, 'cloudconfig/flatcar-worker/template.yaml', (t) => t.replace(/^description: /m, 'description: (edited) ')) },
   // A comment in the code: every cluster is synthesized (and nothing changes).
-  code: { base: 'base', change: (d) => fs.appendFileSync(path.join(d, 'lib/paths.ts'), '\n// edited\n') },
+  code: { base: 'base', change: (d) => fs.appendFileSync(path.join(d, 'lib/core/paths.ts'), '\n// edited\n') },
   invalidHead: { base: 'base', change: (d) => edit(d, 'clusters/staging-us1.yaml', (t) => t.replace('minSize: 1', 'minSize: 10')) },
   // Head is the base tag: the pull request that fixes main's invalid object.
   fixes: { base: 'bad-base', change: () => undefined },

@@ -1,7 +1,7 @@
 import { FleetMember } from '../../lib/rollout/fleet';
 import { Fleet } from '../../lib/rollout/gate';
 import { LoadedPolicies } from '../../lib/rollout/policy-source';
-import { RolloutPolicy, RolloutPolicySchema } from '../../lib/rollout/policy-schema';
+import { RolloutPolicy, RolloutPolicySchema } from '../../lib/cluster/policy-schema';
 
 export const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 export const OLD = 'a'.repeat(64);

@@ -1,4 +1,4 @@
-import { WorkerStacksError } from '../../lib/errors';
+import { WorkerStacksError } from '../../lib/core/errors';
 import { RolloutPolicySource } from '../../lib/rollout/policy-source';
 import { eventually } from '../helpers/eventually';
 

@@ -1,4 +1,4 @@
-import { configBucketName, deployerRoleName, roleArn } from '../../lib/stacks/naming';
+import { configBucketName, deployerRoleName, roleArn } from '../../lib/core/naming';
 import { ACCOUNT, bootstrapPolicies, decide, PolicyDocument, REGION } from './iam-eval';
 
 /**

@@ -1,5 +1,5 @@
 import { BEYOND_HANDLERS, DENIED_WITHIN_WILDCARDS, executionActions, handlerActions, NOT_GRANTED, WORKER_RESOURCE_TYPES } from '../../lib/stacks/execution-policy';
-import { CLUSTER_TAG } from '../../lib/stacks/naming';
+import { CLUSTER_TAG } from '../../lib/core/naming';
 import { ACCOUNT, BOUNDARY_ARN, bootstrapPolicies, CLUSTER, createActionContext, decide, expand, PolicyDocument, REGION, resourcesFor, workerContext } from './iam-eval';
 
 /**

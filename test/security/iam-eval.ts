@@ -3,7 +3,7 @@ import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { BootstrapStack } from '../../lib/stacks/bootstrap-stack';
-import { CLUSTER_TAG, executionRoleName, nodeBoundaryArn, roleArn, WORKER_ROLE_PATH } from '../../lib/stacks/naming';
+import { CLUSTER_TAG, executionRoleName, nodeBoundaryArn, roleArn, WORKER_ROLE_PATH } from '../../lib/core/naming';
 import { tempDir } from '../helpers/clusters';
 
 /** An IAM policy document as the templates hold it (tokens resolved). */

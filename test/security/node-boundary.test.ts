@@ -1,4 +1,4 @@
-import { CLUSTER_TAG, configBucketName } from '../../lib/stacks/naming';
+import { CLUSTER_TAG, configBucketName } from '../../lib/core/naming';
 import { example } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
 import { ACCOUNT, bootstrapPolicies, CLUSTER, decide, PolicyDocument, REGION } from './iam-eval';

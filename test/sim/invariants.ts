@@ -1,9 +1,9 @@
-import { isComplete, isInProgress } from '../../lib/aws/cloudformation-port';
+import { isComplete, isInProgress } from '../../lib/ports/cloudformation-port';
 import { validateCluster } from '../../lib/cluster/validate';
 import { renderCluster } from '../../lib/cluster/derive';
 import { ClusterStatus, getCondition } from '../../lib/cluster/status';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/cloudconfig/templates';
-import { workerStackName } from '../../lib/stacks/naming';
+import { workerStackName } from '../../lib/core/naming';
 import { queueState } from './sim-process';
 import type { SimWorld } from './sim-world';
 

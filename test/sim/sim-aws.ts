@@ -1,4 +1,4 @@
-import { CloudFormationPort, isComplete, isInProgress, StackSummary } from '../../lib/aws/cloudformation-port';
+import { CloudFormationPort, isComplete, isInProgress, StackSummary } from '../../lib/ports/cloudformation-port';
 import { CrashSignal } from '../../lib/reconciler/workflow/workflow';
 import { FakeCloudFormation, Method, MUTATING } from '../fakes/fake-cloudformation';
 import { FakeClock } from '../fakes/fake-ports';

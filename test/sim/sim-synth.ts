@@ -2,7 +2,7 @@ import { renderConfig } from '../../lib/cloudconfig/render';
 import { AssetPublisher, FileAsset, PublishResult } from '../../lib/aws/s3-publisher';
 import { WorkerCluster } from '../../lib/cluster/schema';
 import { Synthesizer } from '../../lib/reconciler/workflow/context';
-import { configBucketName, configKeyPrefix, workerStackName } from '../../lib/stacks/naming';
+import { configBucketName, configKeyPrefix, workerStackName } from '../../lib/core/naming';
 
 /**
  * A synthesizer for the simulator: real CDK synthesis costs about a second, and thousands of schedules must run in

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildFleetApp } from '../../lib/stacks/app';
-import { configBucketName } from '../../lib/stacks/naming';
+import { configBucketName } from '../../lib/core/naming';
 import { EXAMPLES_DIR, REPO, tempDir, validated } from '../helpers/clusters';
 import { Moto, MOTO_ACCOUNT, MOTO_REGION, startMoto } from '../helpers/moto';
 import { run } from '../helpers/tools';

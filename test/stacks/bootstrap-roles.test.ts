@@ -5,7 +5,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BootstrapStack } from '../../lib/stacks/bootstrap-stack';
 import { buildFleetApp } from '../../lib/stacks/app';
-import { nodeBoundaryArn, executionRoleName, deployerRoleName } from '../../lib/stacks/naming';
+import { nodeBoundaryArn, executionRoleName, deployerRoleName } from '../../lib/core/naming';
 import { example, REPO, tempDir } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
 

@@ -4,7 +4,7 @@
  * fight the roll are suspended, and the node role may signal only its own stack.
  */
 import { Match } from 'aws-cdk-lib/assertions';
-import { WORKER_GROUP_LOGICAL_ID } from '../../lib/stacks/naming';
+import { WORKER_GROUP_LOGICAL_ID } from '../../lib/core/naming';
 import { example, variant } from '../helpers/clusters';
 import { idsOfType, synthCluster } from '../helpers/synth';
 

@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ClusterStatus } from '../../lib/cluster/status';
-import { ConflictError } from '../../lib/stores/cluster-store';
+import { ConflictError } from '../../lib/ports/cluster-store';
 import { FileStore } from '../../lib/stores/file-store';
 import { EXAMPLES_DIR, tempDir } from '../helpers/clusters';
 import { childEnv, compiledWriter } from '../fixtures/stores/compile';

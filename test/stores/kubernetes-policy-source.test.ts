@@ -1,5 +1,5 @@
 import { runCli } from '../../lib/cli/program';
-import { KubeApiError } from '../../lib/errors';
+import { KubeApiError } from '../../lib/core/errors';
 import { KubeClient } from '../../lib/kube/client';
 import { KubeRolloutPolicy, policyCollectionPath, policyObjectPath } from '../../lib/kube/policy-resource';
 import { policyEvent } from '../../lib/rollout/policy-events';

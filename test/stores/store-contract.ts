@@ -1,5 +1,5 @@
 import { ClusterStatus } from '../../lib/cluster/status';
-import { ClusterStore, ConflictError } from '../../lib/stores/cluster-store';
+import { ClusterStore, ConflictError } from '../../lib/ports/cluster-store';
 import { ownSecret, rawExample } from '../helpers/clusters';
 import { eventually } from '../helpers/eventually';
 import { recordSuite } from './contract-coverage';

@@ -1,4 +1,4 @@
-import { SynthesisError, TemplateError } from '../../lib/errors';
+import { SynthesisError, TemplateError } from '../../lib/core/errors';
 import { captureOutput, SynthesisFindingsError } from '../../lib/synthesis/synth-findings';
 import { rebuild } from '../../lib/synthesis/synth-pool';
 

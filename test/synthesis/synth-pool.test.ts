@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { sha256Hex } from '../../lib/cloudconfig/checksum';
 import { renderConfig } from '../../lib/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
-import { TemplateError } from '../../lib/errors';
+import { TemplateError } from '../../lib/core/errors';
 import { SynthPool } from '../../lib/synthesis/synth-pool';
 import { synthesizeStack } from '../../lib/synthesis/synthesize';
 import { example, ownSecret, tempDir, variant } from '../helpers/clusters';

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
-import { SynthesisError } from '../../lib/errors';
+import { SynthesisError } from '../../lib/core/errors';
 import { SynthPool } from '../../lib/synthesis/synth-pool';
 import { assemblyDir, synthesizeStack } from '../../lib/synthesis/synthesize';
 import { EXAMPLE, Harness, problem } from '../fakes/harness';

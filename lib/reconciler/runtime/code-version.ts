@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { canonicalJson } from '../../cloudconfig/canonical-json';
 import { sha256Hex } from '../../cloudconfig/checksum';
-import { WorkerStacksError } from '../../errors';
-import { PROJECT_ROOT } from '../../paths';
+import { WorkerStacksError } from '../../core/errors';
+import { PROJECT_ROOT } from '../../core/paths';
 
 /**
  * Which code turns objects into templates: the package version, a hash of the template code as it was built, and the
@@ -24,8 +24,8 @@ export interface CodeVersion {
   readonly libraries: readonly string[];
 }
 
-/** The folders whose code turns an object into a template and a config (the reconciler's own code does not). */
-export const TEMPLATE_CODE_DIRS = ['lib/cluster', 'lib/cloudconfig', 'lib/constructs', 'lib/stacks'];
+/** The folders whose code turns an object into a template and a config (the reconciler's own code does not); lib/core holds the stack naming. */
+export const TEMPLATE_CODE_DIRS = ['lib/core', 'lib/cluster', 'lib/cloudconfig', 'lib/constructs', 'lib/stacks'];
 const SYNTH_LIBRARIES = ['aws-cdk-lib', 'constructs', 'cdk-nag'];
 export const STAMP_FILE = 'code-version.json';
 
@@ -63,8 +63,9 @@ export function codeVersion(moduleFile: string = __filename): CodeVersion {
   if (cached && moduleFile === __filename) return cached;
   let v: CodeVersion;
   if (moduleFile.endsWith('.js')) {
-    // build/lib/reconciler/runtime/code-version.js → build/code-version.json
-    const stamp = path.join(path.dirname(moduleFile), '..', '..', '..', STAMP_FILE);
+    // build/lib/reconciler/runtime/code-version.js → build/code-version.json (beside build/lib/, however deep
+    // this module sits under it)
+    const stamp = path.join(path.dirname(libFolderOf(moduleFile)), STAMP_FILE);
     if (!fs.existsSync(stamp)) {
       throw new WorkerStacksError(`${stamp} is missing: this build of worker-stacks does not say which code it is`, { hint: 'build with `npm run build` (it writes the stamp after compiling), or run from the sources' });
     }
@@ -74,6 +75,13 @@ export function codeVersion(moduleFile: string = __filename): CodeVersion {
   }
   if (moduleFile === __filename) cached = v;
   return v;
+}
+
+/** The nearest folder named lib above a module (build/lib for the compiled code). */
+function libFolderOf(moduleFile: string): string {
+  let dir = path.dirname(moduleFile);
+  while (path.basename(dir) !== 'lib' && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
 }
 
 /** What feeds inputs fingerprints. */

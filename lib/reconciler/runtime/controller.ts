@@ -1,7 +1,7 @@
-import { isInProgress, StackSummary } from '../../aws/cloudformation-port';
-import { ClusterRecord } from '../../stores/cluster-store';
+import { isInProgress, StackSummary } from '../../ports/cloudformation-port';
+import { ClusterRecord } from '../../ports/cluster-store';
 import { templatesVersion as readTemplatesVersion } from '../../cloudconfig/templates';
-import { workerStackName } from '../../stacks/naming';
+import { workerStackName } from '../../core/naming';
 import { DEFAULT_POLL_MS, Outcome, ReconcilerDeps } from '../workflow/context';
 import { accountLabel, ReconcilerMetrics } from './metrics';
 import { OUTCOMES } from '../workflow/outcomes';

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { CONDITION_TYPES } from '../../cluster/status';
-import { ClusterRecord } from '../../stores/cluster-store';
+import { ClusterRecord } from '../../ports/cluster-store';
 import { Outcome } from '../workflow/context';
 
 export interface MetricsOptions {

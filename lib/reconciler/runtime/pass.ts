@@ -1,4 +1,4 @@
-import { ClusterRecord } from '../../stores/cluster-store';
+import { ClusterRecord } from '../../ports/cluster-store';
 import { Outcome } from '../workflow/context';
 import { OUTCOMES } from '../workflow/outcomes';
 import { WorkQueue } from './work-queue';

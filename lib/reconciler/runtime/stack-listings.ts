@@ -1,6 +1,6 @@
-import { StackSummary } from '../../aws/cloudformation-port';
-import { ClusterRecord } from '../../stores/cluster-store';
-import { workerStackName } from '../../stacks/naming';
+import { StackSummary } from '../../ports/cloudformation-port';
+import { ClusterRecord } from '../../ports/cluster-store';
+import { workerStackName } from '../../core/naming';
 import { ReconcilerDeps, RegionClients } from '../workflow/context';
 import { accountOf } from '../workflow/workflow';
 

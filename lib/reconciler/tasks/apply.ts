@@ -1,6 +1,6 @@
-import { firstFailure, isComplete, isRolledBack, StackEvent } from '../../aws/cloudformation-port';
+import { firstFailure, isComplete, isRolledBack, StackEvent } from '../../ports/cloudformation-port';
 import { sha256Hex } from '../../cloudconfig/checksum';
-import { CLUSTER_TAG } from '../../stacks/naming';
+import { CLUSTER_TAG } from '../../core/naming';
 import { backoffDelay } from '../runtime/backoff';
 import { CONDITIONS, Reason } from '../workflow/conditions';
 import { configDigests } from '../workflow/config-changes';
@@ -8,7 +8,7 @@ import { ensureChangeSet, executeToken } from './change-set-ops';
 import { camel, DEFAULT_MAX_UPDATE_ATTEMPTS, Outcome, ReconcileContext, TASK } from '../workflow/context';
 import { ChangeSetReady, Found, Observed, Synthesized } from '../workflow/state';
 import { Task } from '../workflow/task';
-import { workerStackName } from '../../stacks/naming';
+import { workerStackName } from '../../core/naming';
 import { busy, liveChecksum, liveStatus, short } from './prepare';
 import { nodeKey } from '../../rollout/node-key';
 import { removeAssembly, synthesizeStack } from '../../synthesis/synthesize';

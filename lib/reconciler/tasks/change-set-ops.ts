@@ -1,7 +1,7 @@
-import { ChangeSetInfo, firstFailure, isComplete, RollbackConfiguration, StackEvent, StackSummary } from '../../aws/cloudformation-port';
+import { ChangeSetInfo, firstFailure, isComplete, RollbackConfiguration, StackEvent, StackSummary } from '../../ports/cloudformation-port';
 import { sha256Hex } from '../../cloudconfig/checksum';
-import { WorkerStacksError } from '../../errors';
-import { CLUSTER_TAG } from '../../stacks/naming';
+import { WorkerStacksError } from '../../core/errors';
+import { CLUSTER_TAG } from '../../core/naming';
 import { Logger, RegionClients } from '../workflow/context';
 import { SynthesizedStack } from '../../synthesis/synthesize';
 

@@ -1,6 +1,6 @@
-import { isComplete } from '../../aws/cloudformation-port';
+import { isComplete } from '../../ports/cloudformation-port';
 import { planCleanup } from '../../aws/config-objects';
-import { configBucketName, configKeyPrefix } from '../../stacks/naming';
+import { configBucketName, configKeyPrefix } from '../../core/naming';
 import { TASK } from '../workflow/context';
 import { Found } from '../workflow/state';
 import { Task } from '../workflow/task';

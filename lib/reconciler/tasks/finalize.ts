@@ -1,7 +1,7 @@
-import { firstFailure } from '../../aws/cloudformation-port';
+import { firstFailure } from '../../ports/cloudformation-port';
 import { sha256Hex } from '../../cloudconfig/checksum';
 import { STACK_FINALIZER } from '../../kube/resource';
-import { workerStackName } from '../../stacks/naming';
+import { workerStackName } from '../../core/naming';
 import { CONDITIONS } from '../workflow/conditions';
 import { Outcome, ReconcileContext, TASK } from '../workflow/context';
 import { Start } from '../workflow/state';

@@ -1,11 +1,11 @@
-import { isComplete, isInProgress, isRolledBack, StackSummary } from '../../aws/cloudformation-port';
+import { isComplete, isInProgress, isRolledBack, StackSummary } from '../../ports/cloudformation-port';
 import { ClusterStatus, ConditionType, getCondition } from '../../cluster/status';
 import { validateCluster } from '../../cluster/validate';
 import { listTemplates } from '../../cloudconfig/templates';
 import { RenderedConfig } from '../../cloudconfig/render';
 import { renderCluster } from '../../cluster/derive';
-import { formatProblem, RenderError } from '../../errors';
-import { workerStackName } from '../../stacks/naming';
+import { formatProblem, RenderError } from '../../core/errors';
+import { workerStackName } from '../../core/naming';
 import { CONDITIONS } from '../workflow/conditions';
 import { configChanges, configDigests, describeConfigChanges } from '../workflow/config-changes';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, ReconcileContext, TASK } from '../workflow/context';

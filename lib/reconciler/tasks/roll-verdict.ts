@@ -1,4 +1,4 @@
-import { RollbackConfiguration, StackEvent } from '../../aws/cloudformation-port';
+import { RollbackConfiguration, StackEvent } from '../../ports/cloudformation-port';
 import { ClusterSpec } from '../../cluster/schema';
 
 /** The change set's RollbackConfiguration from spec.rollout: the same alarms on every update of the stack. */

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { configBucketName, configKeyPrefix } from '../../stacks/naming';
+import { configBucketName, configKeyPrefix } from '../../core/naming';
 import { memberSpec } from '../../rollout/coordinator';
 import { fleetMember, nodeInputsChanged } from '../../rollout/fleet';
 import { nodeKey } from '../../rollout/node-key';

@@ -1,6 +1,6 @@
 import { EXPIRED_SESSION } from '../../aws/assume-role';
-import { AssumeRoleError, ConfigBucketError, NotLeaderError, SynthesisError, TemplateError, WorkerStacksError } from '../../errors';
-import { ConflictError } from '../../stores/cluster-store';
+import { AssumeRoleError, ConfigBucketError, NotLeaderError, SynthesisError, TemplateError, WorkerStacksError } from '../../core/errors';
+import { ConflictError } from '../../ports/cluster-store';
 import { Reason } from './conditions';
 
 /**

@@ -1,25 +1,22 @@
 import { AssetPublisher } from '../../aws/s3-publisher';
-import { CloudFormationPort, StackSummary } from '../../aws/cloudformation-port';
+import { CloudFormationPort, StackSummary } from '../../ports/cloudformation-port';
 import { IdentityPort } from '../../aws/identity';
 import { WorkerCluster } from '../../cluster/schema';
 import { ClusterStatus, ControllerBookkeeping, EMPTY_STATUS, setConditions } from '../../cluster/status';
-import { ClusterRecord, ClusterStore } from '../../stores/cluster-store';
+import { ClusterRecord, ClusterStore } from '../../ports/cluster-store';
 import { BackoffPolicy } from '../runtime/backoff';
 import type { ReasonedCondition } from './conditions';
-import { DerivedCache, derivedKey } from '../runtime/derived-cache';
+import { DerivedCache, derivedKey } from '../../cluster/derived-cache';
 import { EventSink, eventsFor } from './events';
 import { SynthesizedStack, SynthesizeOptions } from '../../synthesis/synthesize';
 import type { Start } from './state';
 import { ConfigObjectStore } from '../../aws/config-objects';
 import { RolloutGate } from '../../rollout/coordinator';
+import type { Logger } from '../../core/logger';
 
-/** The subset of pino the reconciler uses; tests pass a recorder. */
-export interface Logger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-  child(bindings: object): Logger;
-}
+// Where they were defined before (issue 22 moved them so that state.ts and the rollout engine need not import this file).
+export type { Logger } from '../../core/logger';
+export type { Outcome, Result } from './outcomes';
 
 export interface RegionClients {
   readonly cfn: CloudFormationPort;
@@ -92,42 +89,6 @@ export interface ReconcilerDeps {
 }
 
 export type Synthesizer = (cluster: WorkerCluster, opts: SynthesizeOptions) => Promise<SynthesizedStack>;
-
-export type Result =
-  | 'unchanged'
-  | 'applied'
-  | 'no-changes'
-  | 'invalid'
-  | 'failed'
-  | 'stalled'
-  | 'transient'
-  | 'waiting'
-  | 'backoff'
-  | 'dry-run'
-  | 'conflict'
-  | 'recorded'
-  | 'paused'
-  | 'held'
-  | 'drifted'
-  | 'deleted'
-  | 'outdated';
-
-export interface Outcome {
-  readonly result: Result;
-  /** Ask to be reconciled again after this long (controller-runtime's RequeueAfter). */
-  readonly requeueAfterMs?: number;
-  readonly message?: string;
-  /** The desired config checksum, when the object rendered. */
-  readonly checksum?: string;
-  /** What the fleet rollout gate decided for a roll (metrics per wave). */
-  readonly rollout?: { readonly policy: string; readonly wave: string; readonly event: 'started' | 'held'; readonly reason?: string; readonly waitedMs?: number };
-  /**
-   * The workflow stopped before it looked at the stack (an invalid object, a template that does not render) while
-   * the stack is in progress: the runtime looks again after `requeueAfterMs`, whatever the result, so that the slot
-   * the roll holds goes back when the roll ends.
-   */
-  readonly stackInProgress?: boolean;
-}
 
 export const DEFAULT_POLL_MS = 5000;
 export const DEFAULT_MAX_UPDATE_ATTEMPTS = 2;

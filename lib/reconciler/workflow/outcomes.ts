@@ -1,4 +1,39 @@
-import type { Result } from './context';
+/** What one reconcile of one cluster came to. */
+export type Result =
+  | 'unchanged'
+  | 'applied'
+  | 'no-changes'
+  | 'invalid'
+  | 'failed'
+  | 'stalled'
+  | 'transient'
+  | 'waiting'
+  | 'backoff'
+  | 'dry-run'
+  | 'conflict'
+  | 'recorded'
+  | 'paused'
+  | 'held'
+  | 'drifted'
+  | 'deleted'
+  | 'outdated';
+
+export interface Outcome {
+  readonly result: Result;
+  /** Ask to be reconciled again after this long (controller-runtime's RequeueAfter). */
+  readonly requeueAfterMs?: number;
+  readonly message?: string;
+  /** The desired config checksum, when the object rendered. */
+  readonly checksum?: string;
+  /** What the fleet rollout gate decided for a roll (metrics per wave). */
+  readonly rollout?: { readonly policy: string; readonly wave: string; readonly event: 'started' | 'held'; readonly reason?: string; readonly waitedMs?: number };
+  /**
+   * The workflow stopped before it looked at the stack (an invalid object, a template that does not render) while
+   * the stack is in progress: the runtime looks again after `requeueAfterMs`, whatever the result, so that the slot
+   * the roll holds goes back when the roll ends.
+   */
+  readonly stackInProgress?: boolean;
+}
 
 /** How the runtime treats one reconcile result. */
 export interface ResultClass {

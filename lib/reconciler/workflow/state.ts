@@ -1,7 +1,8 @@
-import type { StackSummary } from '../../aws/cloudformation-port';
+import type { StackSummary } from '../../ports/cloudformation-port';
 import type { RenderedConfig } from '../../cloudconfig/render';
 import type { WorkerCluster } from '../../cluster/schema';
-import type { Logger, Outcome } from './context';
+import type { Logger } from '../../core/logger';
+import type { Outcome } from './outcomes';
 import type { SynthesizedStack } from '../../synthesis/synthesize';
 
 /*

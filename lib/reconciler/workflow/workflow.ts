@@ -1,5 +1,5 @@
-import { StackSummary } from '../../aws/cloudformation-port';
-import { ClusterRecord } from '../../stores/cluster-store';
+import { StackSummary } from '../../ports/cloudformation-port';
+import { ClusterRecord } from '../../ports/cluster-store';
 import { classifyError } from './classify';
 import { CONDITIONS, Reason } from './conditions';
 import { Outcome, ReconcileContext, ReconcilerDeps, TASK, TaskName } from './context';

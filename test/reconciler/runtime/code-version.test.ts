@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { codeVersion, compareVersions, sourceCodeVersion, STAMP_FILE, TEMPLATE_CODE_DIRS } from '../../../lib/reconciler/runtime/code-version';
-import { PROJECT_ROOT } from '../../../lib/paths';
+import { PROJECT_ROOT } from '../../../lib/core/paths';
 
 const tmp: string[] = [];
 afterEach(() => tmp.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));

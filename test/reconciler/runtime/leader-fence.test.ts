@@ -1,4 +1,4 @@
-import { NotLeaderError } from '../../../lib/errors';
+import { NotLeaderError } from '../../../lib/core/errors';
 import { RegionClients } from '../../../lib/reconciler/workflow/context';
 import { classifyError } from '../../../lib/reconciler/workflow/classify';
 import { fencedAws } from '../../../lib/reconciler/runtime/leader-fence';

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { TASK } from '../../../lib/reconciler/workflow/context';
 import { Controller } from '../../../lib/reconciler/runtime/controller';
 import { ReconcilerMetrics } from '../../../lib/reconciler/runtime/metrics';
-import { ConfigBucketError, SynthesisError } from '../../../lib/errors';
+import { ConfigBucketError, SynthesisError } from '../../../lib/core/errors';
 import { synthesizeStack } from '../../../lib/synthesis/synthesize';
 import { before } from '../../../lib/reconciler/workflow/workflow';
 import { complete } from '../../fakes/fake-cloudformation';

@@ -1,6 +1,6 @@
-import { AssumeRoleError, ConfigBucketError, SynthesisError, TemplateError, WorkerStacksError } from '../../../lib/errors';
+import { AssumeRoleError, ConfigBucketError, SynthesisError, TemplateError, WorkerStacksError } from '../../../lib/core/errors';
 import { classifyError } from '../../../lib/reconciler/workflow/classify';
-import { ConflictError } from '../../../lib/stores/cluster-store';
+import { ConflictError } from '../../../lib/ports/cluster-store';
 
 const aws = (name: string, status: number, extra: object = {}) => Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status }, ...extra });
 const net = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:1`), { code });

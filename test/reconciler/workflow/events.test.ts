@@ -1,7 +1,7 @@
 import { ClusterStatus, Condition } from '../../../lib/cluster/status';
 import { ReconcilerDeps, StatusRecorder } from '../../../lib/reconciler/workflow/context';
 import { ClusterEvent, eventsFor } from '../../../lib/reconciler/workflow/events';
-import { ClusterRecord } from '../../../lib/stores/cluster-store';
+import { ClusterRecord } from '../../../lib/ports/cluster-store';
 
 /** Which status changes are events on the object, and that the one place statuses are written emits them. */
 

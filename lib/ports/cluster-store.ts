@@ -1,5 +1,5 @@
 import { ClusterStatus } from '../cluster/status';
-import { Problem, WorkerStacksError } from '../errors';
+import { Problem, WorkerStacksError } from '../core/errors';
 
 /** One cluster object as a store holds it: the raw object (validated later, by the reconciler) and its status. */
 export interface ClusterRecord {

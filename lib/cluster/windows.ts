@@ -1,6 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
-import { cel, openApiRules, quoted } from '../cluster/openapi';
+import { cel, openApiRules, quoted } from './openapi';
 import { DURATION_PATTERN, formatDuration, parseDuration } from './duration';
 
 /**

@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { createWorkDir, workDirParent } from '../../../lib/reconciler/runtime/wiring';
-import { REPO } from '../../helpers/clusters';
-import { run } from '../../helpers/tools';
+import { createWorkDir, workDirParent } from '../../lib/cli/wiring';
+import { REPO } from '../helpers/clusters';
+import { run } from '../helpers/tools';
 
 describe('where assemblies are synthesized', () => {
   test.each([

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { generateCluster } from '../../bench/generate-fleet';
-import { synthesisProblems } from '../../lib/cluster/synthesis-check';
+import { synthesisProblems } from '../../lib/synthesis/synthesis-check';
 import { validateCluster } from '../../lib/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { buildFleetApp } from '../../lib/stacks/app';

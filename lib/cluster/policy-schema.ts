@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { cel, fmt, openApiRules, quoted } from '../cluster/openapi';
-import { API_VERSION } from '../cluster/schema';
-import { dnsLabel } from '../cluster/rules';
+import { cel, fmt, openApiRules, quoted } from './openapi';
+import { API_VERSION } from './schema';
+import { dnsLabel } from './rules';
 import { DURATION_PATTERN, parseDuration } from './duration';
 import { LabelSelectorSchema } from './selector';
 import { MaintenanceWindowSchema } from './windows';

@@ -6,11 +6,11 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { IConstruct } from 'constructs';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { ruleKey } from '../constructs/security-group-rules';
-import { Problem, RenderError, TemplateError, WorkerStacksError } from '../errors';
-import { renderProblem } from './derive';
+import { Problem, RenderError, TemplateError, WorkerStacksError } from '../core/errors';
+import { renderProblem } from '../cluster/derive';
 import { buildFleetApp } from '../stacks/app';
-import { workerStackName } from '../stacks/naming';
-import { WorkerCluster } from './schema';
+import { workerStackName } from '../core/naming';
+import { WorkerCluster } from '../cluster/schema';
 
 /**
  * Validation equals synthesis: `validate` synthesizes each valid object with the code `cdk synth` runs (render,

@@ -1,6 +1,6 @@
-import { sha256Hex } from '../../cloudconfig/checksum';
-import { WorkerCluster } from '../../cluster/schema';
-import { RenderedConfig } from '../../cloudconfig/render';
+import { sha256Hex } from '../cloudconfig/checksum';
+import { WorkerCluster } from './schema';
+import { RenderedConfig } from '../cloudconfig/render';
 
 /** What the reconciler derives from one object's content: the validated cluster, its config, the inputs' fingerprint. */
 export interface Derived {

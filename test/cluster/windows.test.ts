@@ -1,6 +1,6 @@
-import { cronProblem, timeZoneProblem, windowState } from '../../lib/rollout/windows';
+import { cronProblem, timeZoneProblem, windowState } from '../../lib/cluster/windows';
 import { decide } from '../../lib/rollout/gate';
-import { fleet, member, policy, T0 } from './fixtures';
+import { fleet, member, policy, T0 } from '../rollout/fixtures';
 
 const weekdayNights = { schedule: '0 2 * * 1-5', duration: '4h', timeZone: 'Europe/Berlin' };
 

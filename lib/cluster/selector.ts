@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cel, openApiRules, quoted } from '../cluster/openapi';
+import { cel, openApiRules, quoted } from './openapi';
 
 /**
  * Kubernetes label selectors (metav1.LabelSelector): `matchLabels` and `matchExpressions` (In, NotIn, Exists,

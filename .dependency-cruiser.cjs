@@ -1,0 +1,95 @@
+// The layers of lib/ (docs/design.md, "Layers"), enforced: `npm run lint:layers`.
+//
+// lib/<layer>/<concern>/ — a file may import its own concern and any concern of a lower tier, never a higher one;
+// no two files import each other, directly or round a loop; every lib file is imported by something (or is an entry
+// point); lib/ and bin/ never import test/, bench/ or scripts/. Tests, bench and scripts may import anything (they
+// are not cruised). test/house/layers.test.ts proves each rule can fail.
+
+/**
+ * Lowest first. Folders in one tier may import each other (file cycles are still refused); a folder never imports
+ * one of a later tier. bin/ is above everything.
+ */
+const TIERS = [
+  // core: depends on nothing in lib/
+  ['core'],
+  // model: the objects (WorkerCluster, RolloutPolicy) and the node config formats ...
+  ['model/cloudconfig', 'model/cluster'],
+  // ... and the ports engines and adapters meet at (ClusterStore, the CloudFormation port)
+  ['model/ports'],
+  // platform: typed clients of the AWS and Kubernetes APIs (no decisions)
+  ['platform/aws', 'platform/kube'],
+  // engines: what turns objects into stacks and keeps them in step
+  ['engines/constructs'],
+  ['engines/stacks'],
+  ['engines/synthesis'],
+  ['engines/rollout'],
+  ['engines/review'],
+  ['engines/reconciler'],
+  // adapters: the stores of objects and statuses, the playground, the CLI
+  ['adapters/stores'],
+  ['adapters/playground'],
+  ['adapters/cli'],
+];
+const LAYER_FOLDERS = [...new Set(TIERS.flat().map((f) => f.split('/')[0]))];
+const folder = (f) => `^lib/${f}/`;
+
+// (The top tier has nothing above it: an empty `to.path` would match every module.)
+const upward = TIERS.slice(0, -1).flatMap((tier, i) =>
+  tier.map((f) => ({
+    name: `no-upward-import:${f}`,
+    comment: `lib/${f} is in tier ${i} of .dependency-cruiser.cjs's TIERS: it may import only its own folder and lower tiers. Move the concept you need down (an interface to model/ports, a type to core) instead.`,
+    severity: 'error',
+    from: { path: folder(f) },
+    to: { path: TIERS.slice(i + 1).flat().map(folder) },
+  })),
+);
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      name: 'no-circular',
+      comment: 'Two files that import each other (directly or round a loop): move what both need into a third file below them.',
+      severity: 'error',
+      from: { path: '^(lib|bin)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'in-a-layer',
+      comment: `Every lib/ file lives in a layer folder: lib/{${LAYER_FOLDERS.join(',')}}/ (see TIERS).`,
+      severity: 'error',
+      from: { path: '^lib/', pathNot: `^lib/(${LAYER_FOLDERS.join('|')})/` },
+      to: {},
+    },
+    {
+      name: 'no-orphans',
+      comment: 'A lib/ file nothing imports is dead code (or an entry point: list it in pathNot).',
+      severity: 'error',
+      from: { orphan: true, path: '^lib/', pathNot: ['\\.d\\.ts$', '\\.json$'] },
+      to: {},
+    },
+    {
+      name: 'not-to-test',
+      comment: 'Production code never imports tests, benchmarks or scripts.',
+      severity: 'error',
+      from: { path: '^(lib|bin)/' },
+      to: { path: '^(test|bench|scripts)/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'An import that resolves to no file.',
+      severity: 'error',
+      from: { path: '^(lib|bin)/' },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: 'node_modules' },
+    // `import type` is a dependency too: a type in the wrong layer is a concept in the wrong layer.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+  },
+};

@@ -1,0 +1,98 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { REPO } from '../helpers/clusters';
+
+// The layer rules (.dependency-cruiser.cjs, `npm run lint:layers`) can fail: each breach below, added to a tiny tree
+// that passes, is reported by the rule meant for it, and by no other.
+// (layers-move: leave this file alone. The paths below are the fixture's, already in the layered layout.)
+
+const CONFIG = path.join(REPO, '.dependency-cruiser.cjs');
+const DEPCRUISE = path.join(REPO, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+
+/** A tree that keeps every rule: one file per layer, each importing the one below. */
+const CLEAN: Record<string, string> = {
+  'lib/core/errors.ts': 'export class AppError extends Error {}\n',
+  'lib/model/cluster/schema.ts': "import { AppError } from '../../core/errors';\nexport const schema = (): AppError => new AppError();\n",
+  'lib/engines/rollout/report.ts': "import { schema } from '../../model/cluster/schema';\nexport const report = () => schema();\n",
+  'lib/adapters/cli/program.ts': "import { report } from '../../engines/rollout/report';\nexport const run = () => report();\n",
+  'bin/app.ts': "import { run } from '../lib/adapters/cli/program';\nrun();\n",
+  'test/helpers/fixture.ts': 'export const fixture = 1;\n',
+  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'commonjs', moduleResolution: 'node10', strict: true }, include: ['lib', 'bin', 'test'] }),
+};
+
+interface Violation {
+  readonly rule: string;
+  readonly from: string;
+  readonly to: string;
+}
+
+function cruise(changes: Record<string, string>): Violation[] {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'layers-'));
+  try {
+    for (const [file, text] of Object.entries({ ...CLEAN, ...changes })) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), text);
+    }
+    const run = spawnSync(process.execPath, [DEPCRUISE, 'lib', 'bin', '--config', CONFIG, '--output-type', 'json'], { cwd: dir, encoding: 'utf8' });
+    if (!run.stdout) throw new Error(`depcruise wrote nothing: ${run.stderr}`);
+    const result = JSON.parse(run.stdout) as { summary: { violations: { rule: { name: string }; from: string; to: string }[] } };
+    return result.summary.violations.map((v) => ({ rule: v.rule.name, from: v.from, to: v.to })).sort((a, b) => (a.rule + a.from < b.rule + b.from ? -1 : 1));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('a tree that keeps the layers passes', () => {
+  // GIVEN one file per layer, each importing the layer below WHEN cruised THEN nothing is reported
+  expect(cruise({})).toEqual([]);
+});
+
+test.each<{ breach: string; changes: Record<string, string>; expected: Violation[] }>([
+  {
+    breach: 'an upward import (the model imports an engine)',
+    changes: {
+      'lib/model/cluster/schema.ts': "import { AppError } from '../../core/errors';\nimport { words } from '../../engines/rollout/words';\nexport const schema = (): AppError => new AppError(words);\n",
+      'lib/engines/rollout/words.ts': "export const words = 'in waves';\n",
+    },
+    expected: [{ rule: 'no-upward-import:model/cluster', from: 'lib/model/cluster/schema.ts', to: 'lib/engines/rollout/words.ts' }],
+  },
+  {
+    breach: 'an upward `import type` (a type in the wrong layer is a concept in the wrong layer)',
+    changes: { 'lib/core/errors.ts': "import type { Cli } from '../adapters/cli/types';\nexport class AppError extends Error {}\nexport type C = Cli;\n", 'lib/adapters/cli/types.ts': 'export type Cli = string;\n' },
+    expected: [{ rule: 'no-upward-import:core', from: 'lib/core/errors.ts', to: 'lib/adapters/cli/types.ts' }],
+  },
+  {
+    breach: 'an import up a tier inside a layer (rollout imports the reconciler)',
+    changes: { 'lib/engines/rollout/report.ts': "import { wiring } from '../reconciler/wiring';\nexport const report = () => wiring;\n", 'lib/engines/reconciler/wiring.ts': "import { schema } from '../../model/cluster/schema';\nexport const wiring = schema;\n" },
+    expected: [{ rule: 'no-upward-import:engines/rollout', from: 'lib/engines/rollout/report.ts', to: 'lib/engines/reconciler/wiring.ts' }],
+  },
+  {
+    breach: 'two files that import each other',
+    changes: {
+      'lib/engines/rollout/a.ts': "import type { B } from './b';\nimport { report } from './report';\nexport interface A { b?: B }\nexport const a = report;\n",
+      'lib/engines/rollout/b.ts': "import type { A } from './a';\nexport interface B { a?: A }\n",
+    },
+    // (one report per cycle, at the edge where the cruise closed it)
+    expected: [{ rule: 'no-circular', from: 'lib/engines/rollout/a.ts', to: 'lib/engines/rollout/b.ts' }],
+  },
+  {
+    breach: 'a file nothing imports and that imports nothing',
+    changes: { 'lib/engines/review/dead.ts': 'export const dead = 1;\n' },
+    expected: [{ rule: 'no-orphans', from: 'lib/engines/review/dead.ts', to: 'lib/engines/review/dead.ts' }],
+  },
+  {
+    breach: 'production code importing a test helper',
+    changes: { 'lib/adapters/cli/program.ts': "import { report } from '../../engines/rollout/report';\nimport { fixture } from '../../../test/helpers/fixture';\nexport const run = () => report() && fixture;\n" },
+    expected: [{ rule: 'not-to-test', from: 'lib/adapters/cli/program.ts', to: 'test/helpers/fixture.ts' }],
+  },
+  {
+    breach: 'a concern folder outside the layer folders',
+    changes: { 'lib/cluster/load.ts': "import { schema } from '../model/cluster/schema';\nexport const load = schema;\n", 'bin/app.ts': "import { run } from '../lib/adapters/cli/program';\nimport { load } from '../lib/cluster/load';\nrun();\nload();\n" },
+    expected: [{ rule: 'in-a-layer', from: 'lib/cluster/load.ts', to: 'lib/model/cluster/schema.ts' }],
+  },
+])('$breach is reported', ({ changes, expected }) => {
+  // GIVEN the clean tree with one breach WHEN cruised with the project's rules THEN exactly that breach is reported
+  expect(cruise(changes)).toEqual(expected);
+});
