@@ -13,7 +13,7 @@ import { Outcome, ReconcilerDeps } from '../lib/reconciler/workflow/context';
 import { Controller } from '../lib/reconciler/runtime/controller';
 import { createDeps } from '../lib/cli/wiring';
 import { allTasks, WorkflowHooks } from '../lib/reconciler/workflow/workflow';
-import { ClusterStore } from '../lib/stores/cluster-store';
+import { ClusterStore } from '../lib/ports/cluster-store';
 import { StoreOptions } from '../lib/stores/registry';
 import { FakeCloudFormation, Method, MUTATING } from '../test/fakes/fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity } from '../test/fakes/fake-ports';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { ClusterStore } from '../stores/cluster-store';
+import { ClusterStore } from '../ports/cluster-store';
 import { createStore } from '../stores/registry';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { clusterArgument, storeFlags, storeOptions } from './store-flags';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 import type { LeaderElector } from '../kube/leader-election';
 import { checkShardName } from '../kube/shards';
 import { Logger, ReconcilerDeps } from '../reconciler/workflow/context';

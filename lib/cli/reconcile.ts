@@ -10,7 +10,7 @@ import { SynthPool } from '../synthesis/synth-pool';
 import { ReconcilerDeps } from '../reconciler/workflow/context';
 import { routeProcessWarnings } from '../reconciler/runtime/process-warnings';
 import { createPolicySource } from '../stores/registry';
-import { createDeps } from '../reconciler/runtime/wiring';
+import { createDeps } from './wiring';
 import type { RolloutPolicySource } from '../rollout/policy-source';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { wholeNumber } from './numbers';

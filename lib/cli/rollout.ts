@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { RolloutCoordinator } from '../rollout/coordinator';
 import { formatRolloutReport, recordedStack, rolloutReport } from '../rollout/report';
 import { createPolicySource, createStore } from '../stores/registry';
-import { WorkerStacksError } from '../errors';
+import { WorkerStacksError } from '../core/errors';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { clusterArgument, storeFlags, storeOptions } from './store-flags';
 

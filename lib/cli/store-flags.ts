@@ -1,4 +1,4 @@
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 import { DEFAULT_STORE, isStoreKind, kindsWith, narrowStore, parseStoreOptions, STORE_KINDS, StoreOptions, STORES } from '../stores/registry';
 import { flagString, StoreFlag, StoreFlagValues } from '../stores/store-provider';
 import { InputDirs } from './context';

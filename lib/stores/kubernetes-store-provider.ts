@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import { UsageError } from '../errors';
+import { UsageError } from '../core/errors';
 import { KubeClient } from '../kube/client';
 import { LabelSelector } from '../kube/label-selector';
 import { apiLeaseStore, LeaderElector } from '../kube/leader-election';

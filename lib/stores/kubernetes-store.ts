@@ -1,13 +1,13 @@
 import { ClusterStatus, parseStatus } from '../cluster/status';
-import { KubeApiError, WorkerStacksError } from '../errors';
+import { KubeApiError, WorkerStacksError } from '../core/errors';
 import { KubeClient } from '../kube/client';
 import { postEvent } from '../kube/events';
 import { LabelSelector } from '../kube/label-selector';
 import { collectionPath, KubeWorkerCluster, objectPath, RETRY_ANNOTATION, shownName, toRecord } from '../kube/resource';
 import { toKubeStatus } from '../kube/printer-status';
 import { Informer, InformerOptions, WatchLogger } from '../kube/watch';
-import { ClusterRecord, ClusterStore, ConflictError } from './cluster-store';
-import { EventSink, ObjectEvent } from './event-sink';
+import { ClusterRecord, ClusterStore, ConflictError } from '../ports/cluster-store';
+import { EventSink, ObjectEvent } from '../ports/event-sink';
 import { compositeVersion, conditionStates, DUPLICATES, duplicateProblem, duplicatesRecord, duplicateStatus, parseComposite } from './kubernetes-duplicates';
 
 export interface KubernetesStoreProps {

@@ -1,7 +1,7 @@
 import type { LeaderElector } from '../kube/leader-election';
 import type { RolloutPolicySource } from '../rollout/policy-source';
-import { ClusterStore } from './cluster-store';
-import { EventSink } from './event-sink';
+import { ClusterStore } from '../ports/cluster-store';
+import { EventSink } from '../ports/event-sink';
 import { FILE_STORE } from './file-store-provider';
 import { KUBERNETES_STORE } from './kubernetes-store-provider';
 import { ElectionLogger, LeaderSettings, StatusHistory, StoreCapability, StoreContext, StoreDirs, StoreFlagValues, StoreProvider } from './store-provider';
@@ -9,7 +9,7 @@ import { ElectionLogger, LeaderSettings, StatusHistory, StoreCapability, StoreCo
 /**
  * The stores, by `--store` kind: a new store is one file (its StoreProvider) plus one entry here. Every kind's flags
  * reach every store command (lib/cli/store-flags.ts), its capabilities are wired where they are used (leader election
- * in lib/cli/leadership.ts, events in lib/reconciler/runtime/wiring.ts), and test/stores/store-contracts.test.ts runs
+ * in lib/cli/leadership.ts, events in lib/cli/wiring.ts), and test/stores/store-contracts.test.ts runs
  * the contract suites of every entry: the base one, and one per capability it declares.
  */
 const PROVIDERS = {

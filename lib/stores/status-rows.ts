@@ -1,9 +1,9 @@
 import { derive } from '../cluster/derive';
 import { ClusterStatus, getCondition } from '../cluster/status';
 import { listTemplates } from '../cloudconfig/templates';
-import { ClusterRecord } from './cluster-store';
+import { ClusterRecord } from '../ports/cluster-store';
 import { createStore, fileStore, StoreOptions } from './registry';
-import { workerStackName } from '../stacks/naming';
+import { workerStackName } from '../core/naming';
 import { describeRollout, specRollout } from '../review/rollout-words';
 
 // The rows of `worker-stacks status`, read from the store alone. Here, not in lib/cli, because the playground (an

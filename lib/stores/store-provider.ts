@@ -1,8 +1,8 @@
 import type { LeaderElector } from '../kube/leader-election';
 import type { WatchLogger } from '../kube/watch';
 import type { RolloutPolicySource } from '../rollout/policy-source';
-import { ClusterStore } from './cluster-store';
-import { EventSink } from './event-sink';
+import { ClusterStore } from '../ports/cluster-store';
+import { EventSink } from '../ports/event-sink';
 
 /** A flag a store adds to every command that reads or writes cluster objects (`--kubeconfig <file>`). */
 export interface StoreFlag {

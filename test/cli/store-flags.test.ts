@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { runCli } from '../../lib/cli/program';
 import { clusterArgument, storeFlags, storeOptions } from '../../lib/cli/store-flags';
 import { STORE_KINDS, STORES } from '../../lib/stores/registry';
-import { UsageError } from '../../lib/errors';
+import { UsageError } from '../../lib/core/errors';
 
 /** Which store the flags choose, and the misuses refused before anything is read (exit 2, naming the flag). */
 

@@ -1,4 +1,4 @@
-import { ObjectEvent } from '../../lib/stores/event-sink';
+import { ObjectEvent } from '../../lib/ports/event-sink';
 import { CapabilityFixture, required } from './capability-fixture';
 import { recordSuite } from './contract-coverage';
 import { objectNamed } from './store-contract';

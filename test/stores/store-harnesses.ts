@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { objectPath } from '../../lib/kube/resource';
-import { ObjectEvent } from '../../lib/stores/event-sink';
+import { ObjectEvent } from '../../lib/ports/event-sink';
 import { OptionsOf, StoreKind } from '../../lib/stores/registry';
 import { LeaderSettings } from '../../lib/stores/store-provider';
 import { tempDir } from '../helpers/clusters';

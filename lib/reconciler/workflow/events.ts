@@ -1,5 +1,5 @@
 import { ClusterStatus, getCondition } from '../../cluster/status';
-import type { EventSink as ObjectEventSink, ObjectEvent } from '../../stores/event-sink';
+import type { EventSink as ObjectEventSink, ObjectEvent } from '../../ports/event-sink';
 
 /**
  * Events on the cluster object (`kubectl describe wc <name>`): the few moments an operator wants in the object's own
@@ -26,7 +26,7 @@ export interface ClusterEvent extends ObjectEvent {
   readonly reason: EventReason;
 }
 
-/** Where events go (the interface lives with the stores, lib/stores/event-sink.ts): the Kubernetes store posts them on the object; the file store has none. */
+/** Where events go (the interface lives with the stores, lib/ports/event-sink.ts): the Kubernetes store posts them on the object; the file store has none. */
 export type EventSink = ObjectEventSink<ClusterEvent>;
 
 const ROLLED_BACK = new Set(['UPDATE_ROLLBACK_COMPLETE', 'ROLLBACK_COMPLETE', 'UPDATE_ROLLBACK_FAILED', 'ROLLBACK_FAILED']);
