@@ -52,20 +52,31 @@ export const v = (at: string, rule: string, message: { text?: string; expr?: str
 });
 
 /**
- * Every item of the list at `at` is distinct (`same` says when two items are the same); `why` is the file store's
- * parenthesis. The message names the later item and the first, as `validate` does:
- * `spec.listeners[3].port duplicates spec.listeners[1].port (listener ports must be unique)`. No `map()` here: the
- * cost estimator loses the length of the strings a map() makes, and refuses the CRD.
+ * CEL has no `let` in the API server's environment (cel.bind is not in it), and an expression read inside a loop is
+ * evaluated again on every turn. A comprehension over a one-item list binds `name` to `value` once: a list a rule
+ * derives (the items' keys, say) is derived once instead of once per item. `bind` is for a rule (a bool), `bound` for
+ * a message (any value).
  */
-export function unique(at: string, same: ((a: string, b: string) => string) | 'scalar', item: string, why: string): PlacedValidation {
-  const eq = same === 'scalar' ? (a: string, b: string) => `${a} == ${b}` : same;
-  // The items that have a twin: with one pair (the usual mistake) the first and the last are that pair. Finding
-  // each item's own twin would cost a third loop, over the estimator's budget.
-  const twins = `self.filter(a, !self.exists_one(b, ${eq('b', 'a')}))`;
+export const bind = (name: string, value: string, body: string) => `[${value}].all(${name}, ${body})`;
+export const bound = (name: string, value: string, body: string) => `[${value}].map(${name}, ${body})[0]`;
+
+/**
+ * Every item of the list at `at` is distinct: two items are the same when their `key`s (one scalar per item: a
+ * string or an integer) are equal; `why` is the file store's parenthesis. The message names the later item and the
+ * first, as `validate` does: `spec.listeners[3].port duplicates spec.listeners[1].port (listener ports must be unique)`.
+ * The keys are derived once (`bind`), then compared as plain values: comparing the items field by field inside the
+ * n² loop read each field n times per item, most of edge-ap1's admission cost (bench/RESULTS.md "Admission cost").
+ */
+export function unique(at: string, key: ((a: string) => string) | 'scalar', item: string, why: string): PlacedValidation {
+  const keys = key === 'scalar' ? 'self' : `self.map(a, ${key('a')})`;
+  const rule = (ks: string) => `${ks}.all(k, ${ks}.exists_one(j, j == k))`;
+  // The keys that have a twin: with one pair (the usual mistake) the first and the last are that pair.
+  const twins = 'ks.filter(k, !ks.exists_one(j, j == k))';
+  const message = bound('t', twins, fmt(`${item.replace('#', '%d')} duplicates ${item.replace('#', '%d')} (${why})`, 'ks.lastIndexOf(t[size(t) - 1])', 'ks.indexOf(t[0])'));
   return v(
     at,
-    `self.all(a, self.exists_one(b, ${eq('b', 'a')}))`,
-    { expr: fmt(`${item.replace('#', '%d')} duplicates ${item.replace('#', '%d')} (${why})`, `self.lastIndexOf(${twins}[size(${twins}) - 1])`, `self.indexOf(${twins}[0])`) },
+    key === 'scalar' ? rule('self') : bind('ks', keys, rule('ks')),
+    { expr: bound('ks', keys, message) },
     // Not FieldValueDuplicate: the API server prints that reason without the message.
   );
 }
@@ -102,8 +113,14 @@ const SOURCE_FOUND = `(${RULE_SOURCE_KINDS.map((k) => `(has(self.${k}) ? [${quot
 const SOURCE_NAMES = `(${RULE_SOURCE_KINDS.map((k) => `(has(self.${k}) ? ${quoted(`, ${k}`)} : '')`).join(' + ')})`;
 const lo = (r: string) => `(has(${r}.port) ? ${r}.port : (has(${r}.fromPort) ? ${r}.fromPort : -1))`;
 const hi = (r: string) => `(has(${r}.port) ? ${r}.port : (has(${r}.toPort) ? ${r}.toPort : -1))`;
-// A rule's identity to AWS: protocol, port range (port: 22 is 22-22) and source.
-const sameRule = (a: string, b: string) => `${a}.protocol == ${b}.protocol && ${lo(a)} == ${lo(b)} && ${hi(a)} == ${hi(b)} && ${a}.source == ${b}.source`;
+/**
+ * A rule's identity to AWS as one value: protocol, port range (port: 22 is 22-22) and source, as a one-entry map
+ * {protocol and source: [from, to]} (no string(): the cost estimator cannot bound the length of a number's digits). Every
+ * source field has its place (an absent one is empty), so two keys are equal exactly when the sources are; '|' is in
+ * no valid value of those fields (their patterns), and an invalid one is refused by its own rule anyway.
+ */
+const ruleKey = (r: string) =>
+  `{${r}.protocol + '|' + ${RULE_SOURCE_KINDS.map((k) => (k === 'self' || k === 'loadBalancer' ? `(has(${r}.source.${k}) ? (${r}.source.${k} ? 'true' : 'false') : '')` : `(has(${r}.source.${k}) ? ${r}.source.${k} : '')`)).join(" + '|' + ")}: [${lo(r)}, ${hi(r)}]}`;
 const CIDRS = 'size(self.loadBalancer.allowedCidrs)';
 const TRANSPORTS = `(size(self.listeners) + size(self.listeners.filter(l, has(l.protocol) && l.protocol == 'TCP_UDP')))`;
 /** A listener's (or health check's) protocol: the CRD has no defaults (the reconciler applies zod's), so TCP when unset. */
@@ -175,7 +192,8 @@ const NODE_RULE_KEYS =
   `(self.listeners.map(l, (has(l.protocol) && l.protocol == 'UDP' ? 100000 : 0) + l.nodePort)` +
   ` + self.listeners.filter(l, has(l.protocol) && l.protocol == 'TCP_UDP').map(l, 100000 + l.nodePort)` +
   ` + self.listeners.map(l, has(l.healthCheck) && has(l.healthCheck.port) ? l.healthCheck.port : l.nodePort))`;
-const NODE_RULES = `int(${NODE_RULE_KEYS}.map(k, 1.0 / double(size(${NODE_RULE_KEYS}.filter(j, j == k)))).sum() + 0.5)`;
+// The keys are bound once (`bind`): written inline, the list was rebuilt for every key, twice per listener.
+const nodeRules = (ks: string) => `int(${ks}.map(k, 1.0 / double(size(${ks}.filter(j, j == k)))).sum() + 0.5)`;
 const USER_RULES = '(has(self.securityGroupRules) ? size(self.securityGroupRules) : 0)';
 
 // exposure.ts: a node-service port or protocol all from a CIDR that holds a public address. The registry arithmetic is
@@ -228,13 +246,19 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   v('spec', `!has(self.securityGroupRules) || (has(self.listeners) && size(self.listeners) > 0) || self.securityGroupRules.all(r, !has(r.source.loadBalancer))`, { expr: fmt('spec.securityGroupRules[%d].source.loadBalancer the cluster has no listeners, so no load balancer', 'self.securityGroupRules.indexOf(self.securityGroupRules.filter(r, has(r.source.loadBalancer))[0])') }, '.securityGroupRules'),
   v(
     'spec',
-    `!has(self.listeners) || size(self.listeners) == 0 || ${USER_RULES} + ${NODE_RULES} <= ${LIMITS.inboundRulesPerSecurityGroup}`,
-    { expr: fmt(`%d rules + %d listener node-port rules = %d, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`, USER_RULES, NODE_RULES, `${USER_RULES} + ${NODE_RULES}`) },
+    `!has(self.listeners) || size(self.listeners) == 0 || ${bind('ks', NODE_RULE_KEYS, `${USER_RULES} + ${nodeRules('ks')} <= ${LIMITS.inboundRulesPerSecurityGroup}`)}`,
+    {
+      expr: bound(
+        'n',
+        bound('ks', NODE_RULE_KEYS, nodeRules('ks')),
+        fmt(`%d rules + %d listener node-port rules = %d, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`, USER_RULES, 'n', `${USER_RULES} + n`),
+      ),
+    },
     '.securityGroupRules',
   ),
   exposure('cidr', 4),
   exposure('cidrIpv6', 6),
-  unique('spec.securityGroupRules', sameRule, indexed('spec.securityGroupRules'), 'rules (same protocol, ports and source) must be unique'),
+  unique('spec.securityGroupRules', ruleKey, indexed('spec.securityGroupRules'), 'rules (same protocol, ports and source) must be unique'),
 
   // cross-field.ts listenerProblems
   v('spec', '!has(self.listeners) || size(self.listeners) == 0 || has(self.loadBalancer)', { text: 'required field is missing (listeners need a load balancer with allowedCidrs)' }, '.loadBalancer', 'FieldValueRequired'),
@@ -251,8 +275,8 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   v('spec.listeners[]', `${PROTO} != 'TLS' || has(self.certificateArn)`, { text: 'required field is missing (TLS listeners need an ACM certificate)' }, '.certificateArn', 'FieldValueRequired'),
   v('spec.listeners[]', `${PROTO} == 'TLS' || !has(self.certificateArn)`, { expr: `'only TLS listeners take a certificate (protocol is ' + ${PROTO} + ')'` }, '.certificateArn', 'FieldValueForbidden'),
   v('spec.listeners[].healthCheck', `${PROTO} != 'TCP' || !has(self.path)`, { text: 'a TCP health check takes no path (use protocol HTTP or HTTPS)' }, '.path', 'FieldValueForbidden'),
-  unique('spec.listeners', (a, b) => `${a}.name == ${b}.name`, indexed('spec.listeners', '.name'), 'listener names must be unique'),
-  unique('spec.listeners', (a, b) => `${a}.port == ${b}.port`, indexed('spec.listeners', '.port'), 'listener ports must be unique'),
+  unique('spec.listeners', (a) => `${a}.name`, indexed('spec.listeners', '.name'), 'listener names must be unique'),
+  unique('spec.listeners', (a) => `${a}.port`, indexed('spec.listeners', '.port'), 'listener ports must be unique'),
 
   // node-ports.ts
   v('spec.nodePortRange', 'self.from <= self.to', { expr: fmt('%d is greater than to (%d)', 'self.from', 'self.to') }, '.from'),
@@ -280,6 +304,6 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   // first bad listener, which the cost estimator cannot bound; the reconciler reports it (README).
 
   // cross-field.ts taintProblems, tagProblems
-  unique('spec.cloudConfig.values.nodeTaints', (a, b) => `${a}.key == ${b}.key && ${a}.effect == ${b}.effect`, indexed('spec.cloudConfig.values.nodeTaints'), 'taints (same key and effect; the kubelet refuses them) must be unique'),
+  unique('spec.cloudConfig.values.nodeTaints', (a) => `${a}.key + '|' + ${a}.effect`, indexed('spec.cloudConfig.values.nodeTaints'), 'taints (same key and effect; the kubelet refuses them) must be unique'),
   v('spec.tags', `size(self) <= ${LIMITS.userTagsPerStack}`, { expr: fmt(`%d tags, at most ${LIMITS.userTagsPerStack} allowed (AWS takes 50 per resource, and worker-stacks adds its own)`, 'size(self)') }),
 ];
