@@ -98,9 +98,12 @@ function inRange(port: (l: string) => string, has: (l: string) => string, suffix
   // Not a port at all, or a node service: other rules say so.
   const ok = (l: string) => `!(${has(l)}) || (has(${l}.hostPort) && ${l}.hostPort) || ${port(l)} < 1 || ${port(l)} > 65535 || ${port(l)} in ${DENIED_LIST} || (${port(l)} >= ${from} && ${port(l)} <= ${to})`;
   const first = `self.listeners.filter(l, !(${ok('l')}))[0]`;
+  // The rule reads the range once and each listener's port once (`bind`): every field read costs a copy of its
+  // object's schema properties in the API server, and spec has many. The message (on failure only) reads them again.
+  const okIn = (l: string) => `!(${has(l)}) || (has(${l}.hostPort) && ${l}.hostPort) || ${bind('p', port(l), `p < 1 || p > 65535 || p in ${DENIED_LIST} || (p >= r[0] && p <= r[1])`)}`;
   return v(
     'spec',
-    `!has(self.listeners) || ${from} > ${to} || self.listeners.all(l, ${ok('l')})`,
+    `!has(self.listeners) || ${bind('r', `[${from}, ${to}]`, `r[0] > r[1] || self.listeners.all(l, ${okIn('l')})`)}`,
     { expr: fmt(`spec.listeners[%d]${suffix} %d is outside spec.nodePortRange (%d-%d); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it`, `self.listeners.indexOf(${first})`, port(first), from, to) },
     '.listeners',
   );
@@ -210,7 +213,8 @@ function exposure(key: 'cidr' | 'cidrIpv6', family: 4 | 6): PlacedValidation {
   const src = `self.source.${key}`;
   return v(
     'spec.securityGroupRules[]',
-    `!has(${src}) || !isCIDR(${src}) || !${OPENS_NODE_SERVICE} || ${blocks}.exists(b, cidr(b).containsCIDR(cidr(${src})))`,
+    // The source is parsed once (`bind`), not once per block.
+    `!has(${src}) || !isCIDR(${src}) || !${OPENS_NODE_SERVICE} || ${bind('c', `cidr(${src})`, `${blocks}.exists(b, cidr(b).containsCIDR(c))`)}`,
     { expr: `${src} + ' holds public addresses, and the rule opens ' + ${OPENED} + ${quoted(`; ${EXPOSURE_RULE}`)}` },
     `.source.${key}`,
   );
