@@ -209,7 +209,10 @@ const OPENS_NODE_SERVICE =
 const OPENED = `(self.protocol == 'all' ? 'all traffic (every port, node services included)' : self.protocol + ' ports of node services')`;
 function exposure(key: 'cidr' | 'cidrIpv6', family: 4 | 6): PlacedValidation {
   // CEL's cidr() refuses IPv4-mapped IPv6 (::ffff:0:0/96), as a source too (the field's own rule), so it is left out.
-  const blocks = `[${nonPublicCidrs(family).filter((b) => !b.startsWith('::ffff:')).map(quoted).join(', ')}]`;
+  // Largest blocks first: exists() stops at the block that holds the source, and a private source (10.0.0.0/8, fc00::/7)
+  // is likeliest in a large one; each block tried costs a parse.
+  const byPrefix = (b: string) => Number(b.split('/')[1]);
+  const blocks = `[${nonPublicCidrs(family).filter((b) => !b.startsWith('::ffff:')).sort((a, b) => byPrefix(a) - byPrefix(b)).map(quoted).join(', ')}]`;
   const src = `self.source.${key}`;
   return v(
     'spec.securityGroupRules[]',
