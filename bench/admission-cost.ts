@@ -25,9 +25,9 @@ import * as path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { KubeClient } from '../lib/kube/client';
 import { KIND, workerClusterCrd } from '../lib/kube/crd';
+import { Json } from '../lib/kube/structural';
 import { KubeApiServer, startKubeApiServer } from '../test/helpers/kube-apiserver';
 
-type Json = Record<string, any>;
 const NS = 'bench';
 const EXAMPLES = ['prod-eu1', 'staging-us1', 'edge-ap1'];
 
@@ -154,7 +154,7 @@ export async function established(admin: KubeClient, name: string): Promise<void
  */
 async function perRule(n: number, example: string, batchSize = 40): Promise<void> {
   const load0 = os.loadavg()[0];
-  const cel = workerClusterCrd() as Json;
+  const cel = workerClusterCrd();
   const version = cel.spec.versions[0].name;
   const raw = readExample(example);
   const places = rulePlaces(cel.spec.versions[0].schema.openAPIV3Schema as Json);
@@ -199,12 +199,14 @@ async function perRule(n: number, example: string, batchSize = 40): Promise<void
 }
 
 type Op = 'create' | 'update';
+/** Samples by example, variant id and request. */
+type RunSamples = Record<string, Record<string, Record<Op, Sample[]>>>;
 /** The variants of one run: the CRD, the CRD without CEL, and optionally an older CRD. */
-async function run(n: number, variants: { id: string; crd: Json }[]): Promise<Record<string, Record<string, Record<Op, Sample[]>>>> {
+async function run(n: number, variants: { id: string; crd: Json }[]): Promise<RunSamples> {
   const version = variants[0].crd.spec.versions[0].name;
   const collection = (crd: Json) => `/apis/${crd.spec.group}/${version}/namespaces/${NS}/workerclusters`;
   return withVariants(variants.map((v) => v.crd), async (admin, time) => {
-    const out: Record<string, Record<string, Record<Op, Sample[]>>> = {};
+    const out: RunSamples = {};
     for (const example of EXAMPLES) {
       const raw = readExample(example);
       out[example] = Object.fromEntries(variants.map((v) => [v.id, { create: [], update: [] }]));
@@ -214,7 +216,7 @@ async function run(n: number, variants: { id: string; crd: Json }[]): Promise<Re
           const name = `${example}-${i}`;
           const [{ body: created }, create] = await time(() => admin.request<Json>('POST', collection(v.crd), objectFor(raw, example, name, `${v.crd.spec.group}/${version}`)));
           // An update that changes the spec (a new generation): every rule runs again, as on a GitOps sync.
-          const updated = { ...created, spec: { ...created.spec, pool: { ...created.spec.pool, maxSize: created.spec.pool.maxSize + 1 } } };
+          const updated = { ...created, spec: { ...created.spec, pool: { ...created.spec.pool, maxSize: Number(created.spec.pool.maxSize) + 1 } } };
           const [, update] = await time(() => admin.request('PUT', `${collection(v.crd)}/${name}`, updated));
           if (i >= warmup) {
             out[example][v.id].create.push(create);
@@ -238,13 +240,13 @@ async function main(): Promise<void> {
   const runs = Number(flag('--runs') ?? 3);
   const beforeFile = flag('--before');
   const load0 = os.loadavg()[0];
-  const cel = workerClusterCrd() as Json;
+  const cel = workerClusterCrd();
   const variants = [
     { id: 'cel', crd: cel },
     { id: 'nocel', crd: withRules(cel, () => false, 'nocel.worker-stacks.io') },
-    ...(beforeFile ? [{ id: 'before', crd: regrouped(parseAllDocuments(fs.readFileSync(beforeFile, 'utf8')).map((d) => d.toJS() as Json).find((d) => d?.spec?.names?.kind === KIND)!, 'before.worker-stacks.io') }] : []),
+    ...(beforeFile ? [{ id: 'before', crd: regrouped(parseAllDocuments(fs.readFileSync(beforeFile, 'utf8')).map((d) => d.toJS() as Json).find((d) => d.spec?.names?.kind === KIND) ?? {}, 'before.worker-stacks.io') }] : []),
   ];
-  const results = [];
+  const results: RunSamples[] = [];
   for (let r = 0; r < runs; r++) results.push(await run(n, variants));
   const load1 = os.loadavg()[0];
   /** The median over every run's samples, and each run's median. */
@@ -277,8 +279,8 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  main().catch((e) => {
-    process.stderr.write(`${e?.stack ?? e}\n`);
+  main().catch((e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     process.exit(1);
   });
 }

@@ -43,10 +43,10 @@ export const CAPS: Readonly<Record<string, { maxItems?: number; maxProperties?: 
 };
 
 /** A rule placed at `at`, with a fixed message (`text`) or a CEL one (`expr`). */
-export const v = (at: string, rule: string, message: { text?: string; expr?: string }, fieldPath?: string, reason?: Validation['reason']): PlacedValidation => ({
+export const v = (at: string, rule: string, message: { text: string } | { expr: string }, fieldPath?: string, reason?: Validation['reason']): PlacedValidation => ({
   at,
   rule,
-  ...(message.text !== undefined ? { message: message.text } : { messageExpression: message.expr! }),
+  ...('text' in message ? { message: message.text } : { messageExpression: message.expr }),
   ...(fieldPath ? { fieldPath } : {}),
   ...(reason ? { reason } : {}),
 });
