@@ -15,9 +15,9 @@
  * figure the median over every run's requests, with the per-run medians beside it. `--before FILE` also serves the
  * WorkerCluster CRD of FILE (an older deploy/crd.yaml: `git show <commit>:deploy/crd.yaml > /tmp/before.yaml`) under a
  * third group, so that before and after are measured in the same run.
- *   npx ts-node --transpile-only bench/admission-cost.ts --per-rule [objects] [example]
- * times creates of one example (edge-ap1 by default) against CRDs that each hold ONE of the CRD's CEL rules: what each
- * rule costs on its own.
+ *   npx ts-node --transpile-only bench/admission-cost.ts --per-rule [objects] [example] [crd.yaml]
+ * times creates of one example (edge-ap1 by default) against CRDs that each hold ONE of the CRD's CEL rules (of the
+ * generated CRD, or of the WorkerCluster CRD of crd.yaml): what each rule costs on its own.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -82,6 +82,13 @@ export function objectFor(raw: Json, example: string, name: string, apiVersion: 
   const arn = values?.bootstrapTokenSecretArn as string | undefined;
   const spec = arn ? { ...raw.spec, cloudConfig: { ...raw.spec.cloudConfig, values: { ...values, bootstrapTokenSecretArn: arn.replace(`worker-stacks/${example}/`, `worker-stacks/${name}/`) } } } : raw.spec;
   return { ...raw, apiVersion, metadata: { name, namespace: NS }, spec };
+}
+
+/** The WorkerCluster CRD of a file of CRDs (a deploy/crd.yaml). */
+function readWorkerClusterCrd(file: string): Json {
+  const crd = parseAllDocuments(fs.readFileSync(file, 'utf8')).map((d) => d.toJS() as Json).find((d) => d.spec?.names?.kind === KIND);
+  if (!crd) throw new Error(`${file} holds no CustomResourceDefinition of ${KIND}`);
+  return crd;
 }
 
 const readExample = (example: string) => parse(fs.readFileSync(path.join(__dirname, '..', 'clusters', `${example}.yaml`), 'utf8')) as Json;
@@ -152,9 +159,9 @@ export async function established(admin: KubeClient, name: string): Promise<void
  * on one API server per batch of rules (a server with 150 CRDs would measure its own size). A rule's cost is its
  * variant's median API-server CPU time minus the no-rule variant's, in the same batch.
  */
-async function perRule(n: number, example: string, batchSize = 40): Promise<void> {
+async function perRule(n: number, example: string, crdFile?: string, batchSize = 40): Promise<void> {
   const load0 = os.loadavg()[0];
-  const cel = workerClusterCrd();
+  const cel = crdFile ? readWorkerClusterCrd(crdFile) : workerClusterCrd();
   const version = cel.spec.versions[0].name;
   const raw = readExample(example);
   const places = rulePlaces(cel.spec.versions[0].schema.openAPIV3Schema as Json);
@@ -235,7 +242,7 @@ function flag(name: string): string | undefined {
 }
 
 async function main(): Promise<void> {
-  if (process.argv[2] === '--per-rule') return perRule(Number(process.argv[3] ?? 10), process.argv[4] ?? 'edge-ap1');
+  if (process.argv[2] === '--per-rule') return perRule(Number(process.argv[3] ?? 10), process.argv[4] ?? 'edge-ap1', process.argv[5]);
   const n = Number(process.argv[2]?.startsWith('--') ? 30 : (process.argv[2] ?? 30));
   const runs = Number(flag('--runs') ?? 3);
   const beforeFile = flag('--before');
@@ -244,7 +251,7 @@ async function main(): Promise<void> {
   const variants = [
     { id: 'cel', crd: cel },
     { id: 'nocel', crd: withRules(cel, () => false, 'nocel.worker-stacks.io') },
-    ...(beforeFile ? [{ id: 'before', crd: regrouped(parseAllDocuments(fs.readFileSync(beforeFile, 'utf8')).map((d) => d.toJS() as Json).find((d) => d.spec?.names?.kind === KIND) ?? {}, 'before.worker-stacks.io') }] : []),
+    ...(beforeFile ? [{ id: 'before', crd: regrouped(readWorkerClusterCrd(beforeFile), 'before.worker-stacks.io') }] : []),
   ];
   const results: RunSamples[] = [];
   for (let r = 0; r < runs; r++) results.push(await run(n, variants));

@@ -122,8 +122,9 @@ const hi = (r: string) => `(has(${r}.port) ? ${r}.port : (has(${r}.toPort) ? ${r
  * source field has its place (an absent one is empty), so two keys are equal exactly when the sources are; '|' is in
  * no valid value of those fields (their patterns), and an invalid one is refused by its own rule anyway.
  */
-const ruleKey = (r: string) =>
-  `{${r}.protocol + '|' + ${RULE_SOURCE_KINDS.map((k) => (k === 'self' || k === 'loadBalancer' ? `(has(${r}.source.${k}) ? (${r}.source.${k} ? 'true' : 'false') : '')` : `(has(${r}.source.${k}) ? ${r}.source.${k} : '')`)).join(" + '|' + ")}: [${lo(r)}, ${hi(r)}]}`;
+const sourceKey = (s: string) => RULE_SOURCE_KINDS.map((k) => (k === 'self' || k === 'loadBalancer' ? `(has(${s}.${k}) ? (${s}.${k} ? 'true' : 'false') : '')` : `(has(${s}.${k}) ? ${s}.${k} : '')`)).join(" + '|' + ");
+// Not with the source bound once per rule: the cost estimator loses the strings' length through [x].map(...)[0].
+const ruleKey = (r: string) => `{${r}.protocol + '|' + ${sourceKey(`${r}.source`)}: [${lo(r)}, ${hi(r)}]}`;
 const CIDRS = 'size(self.loadBalancer.allowedCidrs)';
 const TRANSPORTS = `(size(self.listeners) + size(self.listeners.filter(l, has(l.protocol) && l.protocol == 'TCP_UDP')))`;
 /** A listener's (or health check's) protocol: the CRD has no defaults (the reconciler applies zod's), so TCP when unset. */
@@ -216,8 +217,8 @@ function exposure(key: 'cidr' | 'cidrIpv6', family: 4 | 6): PlacedValidation {
   const src = `self.source.${key}`;
   return v(
     'spec.securityGroupRules[]',
-    // The source is parsed once (`bind`), not once per block.
-    `!has(${src}) || !isCIDR(${src}) || !${OPENS_NODE_SERVICE} || ${bind('c', `cidr(${src})`, `${blocks}.exists(b, cidr(b).containsCIDR(c))`)}`,
+    // The source is read once and parsed once (`bind`), not once per block.
+    `!has(${src}) || ${bind('v', src, `!isCIDR(v) || !${OPENS_NODE_SERVICE} || ${bind('c', 'cidr(v)', `${blocks}.exists(b, cidr(b).containsCIDR(c))`)}`)}`,
     { expr: `${src} + ' holds public addresses, and the rule opens ' + ${OPENED} + ${quoted(`; ${EXPOSURE_RULE}`)}` },
     `.source.${key}`,
   );
