@@ -1,6 +1,6 @@
 import { quoted } from '../cluster/openapi';
 import { POLICY_KIND, REMAINDER_WAVE, RolloutPolicySpecSchema } from '../rollout/policy-schema';
-import { indexed, PlacedValidation, unique, v } from './cel-rules';
+import { indexed, PlacedValidation, unique, v } from './cel-build';
 import { customResourceDefinition, GROUP, objectSchema } from './crd';
 import { Json, structuralSchema } from './structural';
 
