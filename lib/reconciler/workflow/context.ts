@@ -5,7 +5,7 @@ import { WorkerCluster } from '../../cluster/schema';
 import { ClusterStatus, ControllerBookkeeping, EMPTY_STATUS, setConditions } from '../../cluster/status';
 import { ClusterRecord, ClusterStore } from '../../stores/cluster-store';
 import { BackoffPolicy } from '../runtime/backoff';
-import type { ReasonedCondition } from './conditions';
+import type { Reason, ReasonedCondition } from './conditions';
 import { DerivedCache, derivedKey } from '../runtime/derived-cache';
 import { EventSink, eventsFor } from './events';
 import { SynthesizedStack, SynthesizeOptions } from '../../synthesis/synthesize';
@@ -114,6 +114,8 @@ export type Result =
 
 export interface Outcome {
   readonly result: Result;
+  /** Why a `transient` outcome is one (the Degraded condition's reason: Throttled, AwsUnavailable...), for the metrics. */
+  readonly reason?: Reason;
   /** Ask to be reconciled again after this long (controller-runtime's RequeueAfter). */
   readonly requeueAfterMs?: number;
   readonly message?: string;
