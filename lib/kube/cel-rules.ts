@@ -5,7 +5,7 @@ import { fmt, quoted } from '../cluster/openapi';
 import { LIMITS } from '../cluster/limits';
 import { DEFAULT_NODE_PORT_RANGE, MIN_NODE_PORT, NODE_SERVICE_PORTS } from '../cluster/node-ports';
 import { RULE_SOURCE_KINDS } from '../cluster/schema';
-import { Validation } from './structural';
+import { bind, bound, indexed, PlacedValidation, unique, v } from './cel-build';
 
 /**
  * The cross-field rules of lib/cluster (cross-field.ts, node-ports.ts, references.ts) as CEL, so that the API
@@ -18,11 +18,6 @@ import { Validation } from './structural';
  * cloudconfig/ and its own values (the templates are files of the daemon, not of the API server), a listener
  * certificate's region and account (below), and anything that needs synthesis (cdk-nag).
  */
-
-export interface PlacedValidation extends Validation {
-  /** Schema path: `spec.pool`, `spec.listeners[]` (each item), '' for the object itself. */
-  readonly at: string;
-}
 
 /** List and map sizes: they bound the CEL cost estimate. Each is at or above the AWS limit the rules check. */
 export const CAPS: Readonly<Record<string, { maxItems?: number; maxProperties?: number }>> = {
@@ -42,36 +37,6 @@ export const CAPS: Readonly<Record<string, { maxItems?: number; maxProperties?: 
   'spec.pool.rollingUpdate.instanceRefresh.alarms': { maxItems: 10 },
 };
 
-/** A rule placed at `at`, with a fixed message (`text`) or a CEL one (`expr`). */
-export const v = (at: string, rule: string, message: { text?: string; expr?: string }, fieldPath?: string, reason?: Validation['reason']): PlacedValidation => ({
-  at,
-  rule,
-  ...(message.text !== undefined ? { message: message.text } : { messageExpression: message.expr! }),
-  ...(fieldPath ? { fieldPath } : {}),
-  ...(reason ? { reason } : {}),
-});
-
-/**
- * Every item of the list at `at` is distinct (`same` says when two items are the same); `why` is the file store's
- * parenthesis. The message names the later item and the first, as `validate` does:
- * `spec.listeners[3].port duplicates spec.listeners[1].port (listener ports must be unique)`. No `map()` here: the
- * cost estimator loses the length of the strings a map() makes, and refuses the CRD.
- */
-export function unique(at: string, same: ((a: string, b: string) => string) | 'scalar', item: string, why: string): PlacedValidation {
-  const eq = same === 'scalar' ? (a: string, b: string) => `${a} == ${b}` : same;
-  // The items that have a twin: with one pair (the usual mistake) the first and the last are that pair. Finding
-  // each item's own twin would cost a third loop, over the estimator's budget.
-  const twins = `self.filter(a, !self.exists_one(b, ${eq('b', 'a')}))`;
-  return v(
-    at,
-    `self.all(a, self.exists_one(b, ${eq('b', 'a')}))`,
-    { expr: fmt(`${item.replace('#', '%d')} duplicates ${item.replace('#', '%d')} (${why})`, `self.lastIndexOf(${twins}[size(${twins}) - 1])`, `self.indexOf(${twins}[0])`) },
-    // Not FieldValueDuplicate: the API server prints that reason without the message.
-  );
-}
-/** `spec.listeners[#].port`: the item path, # for its index. */
-export const indexed = (path: string, suffix = '') => `${path}[#]${suffix}`;
-
 const DENIED = NODE_SERVICE_PORTS.flatMap((s) => Array.from({ length: s.to - s.from + 1 }, (_, i) => s.from + i));
 const DENIED_LIST = `[${DENIED.join(', ')}]`;
 const SERVICE_OF = `{${NODE_SERVICE_PORTS.flatMap((s) => Array.from({ length: s.to - s.from + 1 }, (_, i) => `${s.from + i}: ${quoted(s.what)}`)).join(', ')}}`;
@@ -87,9 +52,12 @@ function inRange(port: (l: string) => string, has: (l: string) => string, suffix
   // Not a port at all, or a node service: other rules say so.
   const ok = (l: string) => `!(${has(l)}) || (has(${l}.hostPort) && ${l}.hostPort) || ${port(l)} < 1 || ${port(l)} > 65535 || ${port(l)} in ${DENIED_LIST} || (${port(l)} >= ${from} && ${port(l)} <= ${to})`;
   const first = `self.listeners.filter(l, !(${ok('l')}))[0]`;
+  // The rule reads the range once and each listener's port once (`bind`): every field read costs a copy of its
+  // object's schema properties in the API server, and spec has many. The message (on failure only) reads them again.
+  const okIn = (l: string) => `!(${has(l)}) || (has(${l}.hostPort) && ${l}.hostPort) || ${bind('p', port(l), `p < 1 || p > 65535 || p in ${DENIED_LIST} || (p >= r[0] && p <= r[1])`)}`;
   return v(
     'spec',
-    `!has(self.listeners) || ${from} > ${to} || self.listeners.all(l, ${ok('l')})`,
+    `!has(self.listeners) || ${bind('r', `[${from}, ${to}]`, `r[0] > r[1] || self.listeners.all(l, ${okIn('l')})`)}`,
     { expr: fmt(`spec.listeners[%d]${suffix} %d is outside spec.nodePortRange (%d-%d); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it`, `self.listeners.indexOf(${first})`, port(first), from, to) },
     '.listeners',
   );
@@ -102,8 +70,15 @@ const SOURCE_FOUND = `(${RULE_SOURCE_KINDS.map((k) => `(has(self.${k}) ? [${quot
 const SOURCE_NAMES = `(${RULE_SOURCE_KINDS.map((k) => `(has(self.${k}) ? ${quoted(`, ${k}`)} : '')`).join(' + ')})`;
 const lo = (r: string) => `(has(${r}.port) ? ${r}.port : (has(${r}.fromPort) ? ${r}.fromPort : -1))`;
 const hi = (r: string) => `(has(${r}.port) ? ${r}.port : (has(${r}.toPort) ? ${r}.toPort : -1))`;
-// A rule's identity to AWS: protocol, port range (port: 22 is 22-22) and source.
-const sameRule = (a: string, b: string) => `${a}.protocol == ${b}.protocol && ${lo(a)} == ${lo(b)} && ${hi(a)} == ${hi(b)} && ${a}.source == ${b}.source`;
+/**
+ * A rule's identity to AWS as one value: protocol, port range (port: 22 is 22-22) and source, as a one-entry map
+ * {protocol and source: [from, to]} (no string(): the cost estimator cannot bound the length of a number's digits). Every
+ * source field has its place (an absent one is empty), so two keys are equal exactly when the sources are; '|' is in
+ * no valid value of those fields (their patterns), and an invalid one is refused by its own rule anyway.
+ */
+const sourceKey = (s: string) => RULE_SOURCE_KINDS.map((k) => (k === 'self' || k === 'loadBalancer' ? `(has(${s}.${k}) ? (${s}.${k} ? 'true' : 'false') : '')` : `(has(${s}.${k}) ? ${s}.${k} : '')`)).join(" + '|' + ");
+// Not with the source bound once per rule: the cost estimator loses the strings' length through [x].map(...)[0].
+const ruleKey = (r: string) => `{${r}.protocol + '|' + ${sourceKey(`${r}.source`)}: [${lo(r)}, ${hi(r)}]}`;
 const CIDRS = 'size(self.loadBalancer.allowedCidrs)';
 const TRANSPORTS = `(size(self.listeners) + size(self.listeners.filter(l, has(l.protocol) && l.protocol == 'TCP_UDP')))`;
 /** A listener's (or health check's) protocol: the CRD has no defaults (the reconciler applies zod's), so TCP when unset. */
@@ -175,7 +150,8 @@ const NODE_RULE_KEYS =
   `(self.listeners.map(l, (has(l.protocol) && l.protocol == 'UDP' ? 100000 : 0) + l.nodePort)` +
   ` + self.listeners.filter(l, has(l.protocol) && l.protocol == 'TCP_UDP').map(l, 100000 + l.nodePort)` +
   ` + self.listeners.map(l, has(l.healthCheck) && has(l.healthCheck.port) ? l.healthCheck.port : l.nodePort))`;
-const NODE_RULES = `int(${NODE_RULE_KEYS}.map(k, 1.0 / double(size(${NODE_RULE_KEYS}.filter(j, j == k)))).sum() + 0.5)`;
+// The keys are bound once (`bind`): written inline, the list was rebuilt for every key, twice per listener.
+const nodeRules = (ks: string) => `int(${ks}.map(k, 1.0 / double(size(${ks}.filter(j, j == k)))).sum() + 0.5)`;
 const USER_RULES = '(has(self.securityGroupRules) ? size(self.securityGroupRules) : 0)';
 
 // exposure.ts: a node-service port or protocol all from a CIDR that holds a public address. The registry arithmetic is
@@ -188,11 +164,15 @@ const OPENS_NODE_SERVICE =
 const OPENED = `(self.protocol == 'all' ? 'all traffic (every port, node services included)' : self.protocol + ' ports of node services')`;
 function exposure(key: 'cidr' | 'cidrIpv6', family: 4 | 6): PlacedValidation {
   // CEL's cidr() refuses IPv4-mapped IPv6 (::ffff:0:0/96), as a source too (the field's own rule), so it is left out.
-  const blocks = `[${nonPublicCidrs(family).filter((b) => !b.startsWith('::ffff:')).map(quoted).join(', ')}]`;
+  // Largest blocks first: exists() stops at the block that holds the source, and a private source (10.0.0.0/8, fc00::/7)
+  // is likeliest in a large one; each block tried costs a parse.
+  const byPrefix = (b: string) => Number(b.split('/')[1]);
+  const blocks = `[${nonPublicCidrs(family).filter((b) => !b.startsWith('::ffff:')).sort((a, b) => byPrefix(a) - byPrefix(b)).map(quoted).join(', ')}]`;
   const src = `self.source.${key}`;
   return v(
     'spec.securityGroupRules[]',
-    `!has(${src}) || !isCIDR(${src}) || !${OPENS_NODE_SERVICE} || ${blocks}.exists(b, cidr(b).containsCIDR(cidr(${src})))`,
+    // The source is read once and parsed once (`bind`), not once per block.
+    `!has(${src}) || ${bind('v', src, `!isCIDR(v) || !${OPENS_NODE_SERVICE} || ${bind('c', 'cidr(v)', `${blocks}.exists(b, cidr(b).containsCIDR(c))`)}`)}`,
     { expr: `${src} + ' holds public addresses, and the rule opens ' + ${OPENED} + ${quoted(`; ${EXPOSURE_RULE}`)}` },
     `.source.${key}`,
   );
@@ -228,13 +208,19 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   v('spec', `!has(self.securityGroupRules) || (has(self.listeners) && size(self.listeners) > 0) || self.securityGroupRules.all(r, !has(r.source.loadBalancer))`, { expr: fmt('spec.securityGroupRules[%d].source.loadBalancer the cluster has no listeners, so no load balancer', 'self.securityGroupRules.indexOf(self.securityGroupRules.filter(r, has(r.source.loadBalancer))[0])') }, '.securityGroupRules'),
   v(
     'spec',
-    `!has(self.listeners) || size(self.listeners) == 0 || ${USER_RULES} + ${NODE_RULES} <= ${LIMITS.inboundRulesPerSecurityGroup}`,
-    { expr: fmt(`%d rules + %d listener node-port rules = %d, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`, USER_RULES, NODE_RULES, `${USER_RULES} + ${NODE_RULES}`) },
+    `!has(self.listeners) || size(self.listeners) == 0 || ${bind('ks', NODE_RULE_KEYS, `${USER_RULES} + ${nodeRules('ks')} <= ${LIMITS.inboundRulesPerSecurityGroup}`)}`,
+    {
+      expr: bound(
+        'n',
+        bound('ks', NODE_RULE_KEYS, nodeRules('ks')),
+        fmt(`%d rules + %d listener node-port rules = %d, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`, USER_RULES, 'n', `${USER_RULES} + n`),
+      ),
+    },
     '.securityGroupRules',
   ),
   exposure('cidr', 4),
   exposure('cidrIpv6', 6),
-  unique('spec.securityGroupRules', sameRule, indexed('spec.securityGroupRules'), 'rules (same protocol, ports and source) must be unique'),
+  unique('spec.securityGroupRules', ruleKey, indexed('spec.securityGroupRules'), 'rules (same protocol, ports and source) must be unique'),
 
   // cross-field.ts listenerProblems
   v('spec', '!has(self.listeners) || size(self.listeners) == 0 || has(self.loadBalancer)', { text: 'required field is missing (listeners need a load balancer with allowedCidrs)' }, '.loadBalancer', 'FieldValueRequired'),
@@ -251,8 +237,8 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   v('spec.listeners[]', `${PROTO} != 'TLS' || has(self.certificateArn)`, { text: 'required field is missing (TLS listeners need an ACM certificate)' }, '.certificateArn', 'FieldValueRequired'),
   v('spec.listeners[]', `${PROTO} == 'TLS' || !has(self.certificateArn)`, { expr: `'only TLS listeners take a certificate (protocol is ' + ${PROTO} + ')'` }, '.certificateArn', 'FieldValueForbidden'),
   v('spec.listeners[].healthCheck', `${PROTO} != 'TCP' || !has(self.path)`, { text: 'a TCP health check takes no path (use protocol HTTP or HTTPS)' }, '.path', 'FieldValueForbidden'),
-  unique('spec.listeners', (a, b) => `${a}.name == ${b}.name`, indexed('spec.listeners', '.name'), 'listener names must be unique'),
-  unique('spec.listeners', (a, b) => `${a}.port == ${b}.port`, indexed('spec.listeners', '.port'), 'listener ports must be unique'),
+  unique('spec.listeners', (a) => `${a}.name`, indexed('spec.listeners', '.name'), 'listener names must be unique'),
+  unique('spec.listeners', (a) => `${a}.port`, indexed('spec.listeners', '.port'), 'listener ports must be unique'),
 
   // node-ports.ts
   v('spec.nodePortRange', 'self.from <= self.to', { expr: fmt('%d is greater than to (%d)', 'self.from', 'self.to') }, '.from'),
@@ -280,6 +266,6 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   // first bad listener, which the cost estimator cannot bound; the reconciler reports it (README).
 
   // cross-field.ts taintProblems, tagProblems
-  unique('spec.cloudConfig.values.nodeTaints', (a, b) => `${a}.key == ${b}.key && ${a}.effect == ${b}.effect`, indexed('spec.cloudConfig.values.nodeTaints'), 'taints (same key and effect; the kubelet refuses them) must be unique'),
+  unique('spec.cloudConfig.values.nodeTaints', (a) => `${a}.key + '|' + ${a}.effect`, indexed('spec.cloudConfig.values.nodeTaints'), 'taints (same key and effect; the kubelet refuses them) must be unique'),
   v('spec.tags', `size(self) <= ${LIMITS.userTagsPerStack}`, { expr: fmt(`%d tags, at most ${LIMITS.userTagsPerStack} allowed (AWS takes 50 per resource, and worker-stacks adds its own)`, 'size(self)') }),
 ];

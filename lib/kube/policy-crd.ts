@@ -1,6 +1,6 @@
 import { quoted } from '../cluster/openapi';
 import { POLICY_KIND, REMAINDER_WAVE, RolloutPolicySpecSchema } from '../cluster/policy-schema';
-import { indexed, PlacedValidation, unique, v } from './cel-rules';
+import { indexed, PlacedValidation, unique, v } from './cel-build';
 import { customResourceDefinition, GROUP, objectSchema } from './crd';
 import { Json, structuralSchema } from './structural';
 
@@ -48,7 +48,7 @@ const REMAINDER_NAME = `(has(self.remainder) && has(self.remainder.name) ? self.
 export const POLICY_RULES: readonly PlacedValidation[] = [
   // The name is a DNS label of at most 40 characters (policy-schema.ts metadata.name), as for WorkerCluster.
   v('', `self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 40`, { expr: `'"' + self.metadata.name + ${quoted(`" is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 40 characters)`)}` }, '.metadata.name'),
-  unique('spec.waves', (a, b) => `${a}.name == ${b}.name`, indexed('spec.waves', '.name'), 'wave names must be unique'),
+  unique('spec.waves', (a) => `${a}.name`, indexed('spec.waves', '.name'), 'wave names must be unique'),
   v(
     'spec',
     `!self.waves.exists(w, w.name == ${REMAINDER_NAME})`,

@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { stringify } from 'yaml';
+import { LabelSelector } from '../../lib/kube/label-selector';
 import { REPO } from '../helpers/clusters';
 import { CHART, goTool, helmTemplate, Json, run, runOk } from './tools';
 
@@ -159,6 +161,8 @@ test.each([
   ['a shard with an empty selector', ['--set', 'shards[0].name=a,shards[0].selector='], 'shards[a].selector: a shard needs a label selector'],
   ['a shard name that is not a DNS label', ['--set', 'shards[0].name=A_b', '--set', 'shards[0].selector=x=y'], 'shards[].name: "A_b" is not a DNS label'],
   ['two shards of one name', ['--set', 'shards[0].name=a,shards[0].selector=x=y,shards[1].name=a,shards[1].selector=x!=y'], 'shards[].name: "a" is given twice'],
+  ['two shards one object could match', ['--set', 'shards[0].name=a,shards[0].selector=x=y,shards[1].name=b,shards[1].selector=z=w'], 'shards[b].selector "z=w" overlaps shards[a].selector "x=y": an object could match both, and both shards would reconcile it'],
+  ['a shard selector the daemon cannot read', ['--set', 'shards[0].name=a,shards[0].selector=x=y=z'], 'shards[a].selector: "x=y=z" is not a label key'],
   ['a Lease name with shards', ['--set', 'shards[0].name=a,shards[0].selector=x=y,reconciler.leaderElection.id=mine'], "reconciler.leaderElection.id: with shards each shard's Lease is worker-stacks-<shard name>"],
   ['a misspelt reconciler value (values.schema.json)', ['--set', 'reconciler.concurency=3'], "at '/reconciler': additional properties 'concurency' not allowed"],
   ['a log level the CLI does not know', ['--set', 'reconciler.logLevel=loud'], "at '/reconciler/logLevel': value must be one of"],
@@ -170,6 +174,36 @@ test.each([
   // THEN
   expect(r.code).not.toBe(0);
   expect(r.stderr).toContain(message);
+});
+
+/** [shard a's selector, shard b's selector, reconciler.selector]: the pairs the daemon's overlap rule tells apart. */
+const SHARD_PAIRS: Array<[string, string, string]> = [
+  ['tier=canary', 'tier!=canary', ''],
+  ['a=1', 'a=2', ''],
+  ['a=1', 'b=2', ''],
+  ['a==1', 'a = 1', ''],
+  ['a in (x,y)', 'a notin (x)', ''],
+  ['a in (x,y)', 'a notin (x,y)', ''],
+  ['a in (x,y)', 'a in (y,z)', ''],
+  ['env in (p,q)', 'env in (r)', ''],
+  ['a in (x,y),b=1', 'a in (y,z),b!=1', ''],
+  ['a', '!a', ''],
+  ['!a', 'a=1', ''],
+  ['a=1,b', 'a=1,!b', ''],
+  ['a=1', 'a=1,c notin (d)', ''],
+  ['x=1', 'y=1', 'x!=1'],
+  ['x=1', 'y=1', 'z=1'],
+];
+
+test.each(SHARD_PAIRS)('shards %p and %p (reconciler.selector %p): helm refuses them exactly when the daemon finds them overlapping', (a, b, global) => {
+  // GIVEN the daemon's own decision (lib/kube/label-selector.ts), on each shard's selector with the common one
+  const both = (s: string) => LabelSelector.parse([s, global].filter(Boolean).join(','));
+  const overlap = both(a).overlaps(both(b));
+  // WHEN helm renders the two shards
+  const values = stringify({ shards: [{ name: 'a', selector: a }, { name: 'b', selector: b }], reconciler: { selector: global } });
+  const r = run(goTool('helm'), ['template', 'worker-stacks', CHART, '-f', '-'], { input: values });
+  // THEN it fails, naming both shards, exactly when they overlap
+  expect({ code: r.code === 0 ? 0 : 'failed', overlapMessage: r.stderr.includes(`shards[b].selector ${JSON.stringify(b)} overlaps shards[a].selector ${JSON.stringify(a)}`) }).toEqual(overlap ? { code: 'failed', overlapMessage: true } : { code: 0, overlapMessage: false });
 });
 
 test('image: a digest pins repository:tag@digest; the tag defaults to the chart appVersion', () => {

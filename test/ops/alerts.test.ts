@@ -22,24 +22,26 @@ const RULES = path.join(CHART, 'files', 'prometheus-rules.yaml');
 const DAEMON_NS = 'worker-stacks';
 const POD = 'worker-stacks-7d9f8-abcde';
 const TARGET = { namespace: DAEMON_NS, pod: POD, job: 'worker-stacks-metrics', instance: '10.0.0.7:8080' };
-let api: KubeApiServer;
-let admin: KubeClient;
+let api: KubeApiServer | undefined;
+let admin: KubeClient | undefined;
 let daemon: PodProcess | undefined;
 let scrape = '';
 let scratch: string;
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-alerts-'));
-  api = await startKubeApiServer();
-  admin = KubeClient.fromOptions({ kubeconfig: api.kubeconfig });
+  const server = await startKubeApiServer();
+  api = server;
+  const client = KubeClient.fromOptions({ kubeconfig: server.kubeconfig });
+  admin = client;
   const port = await freePort();
   // GIVEN the chart installed by helm, its ops endpoints on loopback (the only change to its defaults)
-  runOk(goTool('helm'), ['install', 'worker-stacks', CHART, '--kubeconfig', api.kubeconfig, '--namespace', 'default', '--set', `reconciler.port=${port}`, '--set', 'reconciler.bind=127.0.0.1']);
+  runOk(goTool('helm'), ['install', 'worker-stacks', CHART, '--kubeconfig', server.kubeconfig, '--namespace', 'default', '--set', `reconciler.port=${port}`, '--set', 'reconciler.bind=127.0.0.1']);
   // AND an object the daemon cannot render (its template does not exist): Stalled, InvalidSpec, nothing touches AWS
-  await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'team-a' } });
-  await createUnrenderable(admin, 'team-a', 'no-template');
+  await client.request('POST', '/api/v1/namespaces', { metadata: { name: 'team-a' } });
+  await createUnrenderable(client, 'team-a', 'no-template');
   // WHEN the Deployment's container runs, as its pod would
-  daemon = await runDeploymentAsPod(api, admin, DAEMON_NS, 'worker-stacks', POD, scratch);
+  daemon = await runDeploymentAsPod(server, client, DAEMON_NS, 'worker-stacks', POD, scratch);
   const metricsUrl = `http://127.0.0.1:${port}/metrics`;
   scrape = await daemon.eventually('/metrics with the Stalled object and the leader', 120_000, async () => {
     const text = await fetch(metricsUrl).then((r) => r.text(), () => '');
@@ -56,11 +58,11 @@ afterAll(async () => {
 
 test('the daemon, run with the installed Deployment\'s arguments as its ServiceAccount, leads, stalls the bad object, and stops cleanly on SIGTERM', async () => {
   // THEN it holds the Lease the chart's Role names, as this pod
-  const lease = await daemon!.eventually('the Lease', 30_000, () => getOrUndefined(admin, `/apis/coordination.k8s.io/v1/namespaces/${DAEMON_NS}/leases/worker-stacks`));
+  const lease = await daemon!.eventually('the Lease', 30_000, () => getOrUndefined(admin!, `/apis/coordination.k8s.io/v1/namespaces/${DAEMON_NS}/leases/worker-stacks`));
   expect(lease.spec.holderIdentity).toMatch(new RegExp(`^${POD}_\\d+$`));
   // AND it wrote the object's status through the status subresource: Stalled, InvalidSpec, naming the template
   const obj = await daemon!.eventually('the Stalled status', 30_000, async () => {
-    const o = await getOrUndefined(admin, '/apis/worker-stacks.io/v1alpha1/namespaces/team-a/workerclusters/no-template');
+    const o = await getOrUndefined(admin!, '/apis/worker-stacks.io/v1alpha1/namespaces/team-a/workerclusters/no-template');
     return o?.status?.conditions?.some((c: Json) => c.type === 'Stalled' && c.status === 'True') ? o : undefined;
   });
   expect(obj.status.conditions.find((c: Json) => c.type === 'Stalled')).toMatchObject({ reason: 'InvalidSpec', observedGeneration: obj.metadata.generation });
@@ -77,7 +79,7 @@ test('the daemon, run with the installed Deployment\'s arguments as its ServiceA
 function family(name: string): { type: string; samples: Record<string, string>[] } {
   const type = scrape.match(new RegExp(`^# TYPE ${name} (\\w+)$`, 'm'))?.[1];
   if (!type) throw new Error(`the daemon's /metrics has no metric ${name} (renamed or removed?)`);
-  const samples = [...scrape.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? \\S+$`, 'gm'))].map((m) => Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]])));
+  const samples = [...scrape.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? \\S+$`, 'gm'))].map((m) => Object.fromEntries([...((m[1] as string | undefined) ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]])));
   return { type, samples };
 }
 
@@ -119,7 +121,7 @@ const rules: Json[] = parse(fs.readFileSync(RULES, 'utf8')).groups.flatMap((g: J
 /** The rule's annotations with {{ $labels.x }} filled in, as Prometheus renders them. */
 function annotationsFor(alert: string, labels: Record<string, string>): Record<string, string> {
   const rule = rules.find((r) => r.alert === alert)!;
-  return Object.fromEntries(Object.entries(rule.annotations as Record<string, string>).map(([k, v]) => [k, v.replace(/\{\{ \$labels\.(\w+) \}\}/g, (_m, l) => labels[l] ?? '')]));
+  return Object.fromEntries(Object.entries(rule.annotations as Record<string, string>).map(([k, v]) => [k, v.replace(/\{\{ \$labels\.(\w+) \}\}/g, (_m, l: string) => (l in labels ? labels[l] : ''))]));
 }
 
 const stalled = () => series('worker_stacks_cluster_condition', { cluster: 'no-template', condition: 'Stalled', status: 'True' });
@@ -141,8 +143,9 @@ const CASES: (() => AlertCase)[] = [
   () => ({ name: 'a forbidden watch', input: [{ series: series('worker_stacks_watch_errors_total', { store: 'kubernetes', reason: 'Forbidden' }), values: '0 1 2 3 4 5' }], evalTime: '4m', alert: 'WorkerStacksWatchForbidden', expect: [{ store: 'kubernetes' }] }),
   () => ({ name: 'relisting often', input: [{ series: series('worker_stacks_watch_relists_total', { store: 'kubernetes' }), values: '0+1x60' }], evalTime: '50m', alert: 'WorkerStacksRelistingOften', expect: [{ store: 'kubernetes' }] }),
   () => ({
-    name: 'half the reconciles of an account end transient (throttled)',
+    name: 'half the reconciles of an account are throttled',
     input: [
+      { series: series('worker_stacks_transient_reconciles_total', { reason: 'Throttled', account: '111111111111' }), values: '0+2x40' },
       { series: series('worker_stacks_reconciles_total', { result: 'transient', account: '111111111111' }), values: '0+2x40' },
       { series: series('worker_stacks_reconciles_total', { result: 'unchanged', account: '111111111111' }), values: '0+2x40' },
       { series: series('worker_stacks_reconciles_total', { result: 'unchanged', account: '222222222222' }), values: '0+2x40' },
@@ -150,6 +153,17 @@ const CASES: (() => AlertCase)[] = [
     evalTime: '35m',
     alert: 'WorkerStacksAwsThrottled',
     expect: [{ account: '111111111111' }],
+  }),
+  () => ({
+    name: 'half the reconciles of an account end transient on network errors, not throttling',
+    input: [
+      { series: series('worker_stacks_transient_reconciles_total', { reason: 'AwsUnavailable', account: '111111111111' }), values: '0+2x40' },
+      { series: series('worker_stacks_reconciles_total', { result: 'transient', account: '111111111111' }), values: '0+2x40' },
+      { series: series('worker_stacks_reconciles_total', { result: 'unchanged', account: '111111111111' }), values: '0+2x40' },
+    ],
+    evalTime: '35m',
+    alert: 'WorkerStacksAwsThrottled',
+    expect: [],
   }),
   () => ({ name: 'failed reconciles', input: [{ series: series('worker_stacks_reconciles_total', { result: 'failed', account: '111111111111' }), values: '0 0 1 1 1 1 1 1 1 1 1' }], evalTime: '10m', alert: 'WorkerStacksReconcileErrors', expect: [{ account: '111111111111', result: 'failed' }] }),
   () => ({ name: 'invalid objects are not reconcile errors (they are Stalled)', input: [{ series: series('worker_stacks_reconciles_total', { result: 'invalid' }), values: '0+1x10' }], evalTime: '10m', alert: 'WorkerStacksReconcileErrors', expect: [] }),

@@ -60,7 +60,7 @@ test.each(ROWS)('$scenario, $method throttled (after $afterSteps reconciles): tr
   const { outcome, readyBefore } = await stepUntilTransient();
 
   // THEN transient: requeued after the base backoff (1 s), Degraded=True Throttled naming the task, nothing counted, no retryAfter, Ready as it was, nothing recorded as live
-  expect(outcome).toMatchObject({ result: 'transient', requeueAfterMs: 1000, message: `${task}: Rate exceeded` });
+  expect(outcome).toMatchObject({ result: 'transient', reason: 'Throttled', requeueAfterMs: 1000, message: `${task}: Rate exceeded` });
   expect(h.cfn.count(method)).toBe(calledBefore + 1);
   expect(h.condition('Degraded')).toMatchObject({ status: 'True', reason: 'Throttled', message: `${task}: Rate exceeded (transient; retrying)` });
   expect(h.condition('Progressing')).toMatchObject({ status: 'True', reason: 'Throttled' });

@@ -129,3 +129,66 @@ so that it is the one the Role allows. */ -}}
 - {{ . | quote }}
 {{- end }}
 {{- end -}}
+
+{{- /*
+A label selector as the daemon reads -l (lib/kube/label-selector.ts): its terms as requirements {key, op, values}
+(k=v is k in (v), k!=v is k notin (v); exists and ! have no values), in JSON. Context: dict "selector" <text> "at"
+<the value's name, for the message>. A term it cannot read fails the render, as the daemon would fail at start.
+*/ -}}
+{{- define "ws.selectorRequirements" -}}
+{{- $reqs := list -}}
+{{- $at := .at -}}
+{{- range $t := regexFindAll "[^,()]+(\\([^()]*\\))?" .selector -1 -}}
+{{- $t = trim $t -}}
+{{- $set := "^(\\S+)\\s+(in|notin)\\s*\\(([^()]*)\\)$" -}}
+{{- $eq := "^([^!=\\s]+)\\s*(==|=|!=)\\s*([^=!\\s]*)$" -}}
+{{- if regexMatch $set $t -}}
+{{- $values := list -}}
+{{- range splitList "," (regexReplaceAll $set $t "${3}") }}{{ $values = append $values (trim .) }}{{ end -}}
+{{- $reqs = append $reqs (dict "key" (regexReplaceAll $set $t "${1}") "op" (regexReplaceAll $set $t "${2}") "values" $values) -}}
+{{- else if regexMatch $eq $t -}}
+{{- $reqs = append $reqs (dict "key" (regexReplaceAll $eq $t "${1}") "op" (eq (regexReplaceAll $eq $t "${2}") "!=" | ternary "notin" "in") "values" (list (regexReplaceAll $eq $t "${3}"))) -}}
+{{- else if hasPrefix "!" $t -}}
+{{- $reqs = append $reqs (dict "key" (trimPrefix "!" $t | trim) "op" "!" "values" list) -}}
+{{- else if regexMatch "^\\S+$" $t -}}
+{{- $reqs = append $reqs (dict "key" $t "op" "exists" "values" list) -}}
+{{- else -}}
+{{- fail (printf "%s: %q is not a label selector term (key=value, key!=value, key in (a,b), key notin (a,b), key, !key)" $at $t) -}}
+{{- end -}}
+{{- end -}}
+{{- range $reqs -}}
+{{- if not (regexMatch "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$" .key) -}}
+{{- fail (printf "%s: %q is not a label key ([prefix/]name, name of at most 63 letters, digits, -, _, .)" $at .key) -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $reqs -}}
+{{- end -}}
+
+{{- /*
+"true" when one object could match every requirement of the list (two selectors' requirements together), as
+LabelSelector.overlaps decides it: per key, unless one says absent and another needs the key, or every value the
+`in`s allow (their intersection) is excluded by a `notin`. Context: the list of requirements.
+*/ -}}
+{{- define "ws.requirementsSatisfiable" -}}
+{{- $byKey := dict -}}
+{{- range . }}{{ $_ := set $byKey .key (append (hasKey $byKey .key | ternary (index $byKey .key) list) .) }}{{ end -}}
+{{- $disjoint := false -}}
+{{- range $key, $reqs := $byKey -}}
+{{- $absent := false }}{{ $present := false }}{{ $ins := list }}{{ $excluded := list -}}
+{{- range $reqs -}}
+{{- if eq .op "!" }}{{ $absent = true }}{{ end -}}
+{{- if or (eq .op "exists") (eq .op "in") }}{{ $present = true }}{{ end -}}
+{{- if eq .op "in" }}{{ $ins = append $ins .values }}{{ end -}}
+{{- if eq .op "notin" }}{{ $excluded = concat $excluded .values }}{{ end -}}
+{{- end -}}
+{{- if and $absent $present }}{{ $disjoint = true }}{{ end -}}
+{{- if $ins -}}
+{{- $allowed := first $ins -}}
+{{- range rest $ins }}{{ $next := . }}{{ $kept := list }}{{ range $allowed }}{{ if has . $next }}{{ $kept = append $kept . }}{{ end }}{{ end }}{{ $allowed = $kept }}{{ end -}}
+{{- $free := false -}}
+{{- range $allowed }}{{ if not (has . $excluded) }}{{ $free = true }}{{ end }}{{ end -}}
+{{- if not $free }}{{ $disjoint = true }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- if not $disjoint }}true{{ end -}}
+{{- end -}}

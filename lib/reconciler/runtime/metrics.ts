@@ -14,6 +14,13 @@ export interface MetricsOptions {
 export class ReconcilerMetrics {
   public readonly registry = new Registry();
   private readonly reconciles = new Counter({ name: 'worker_stacks_reconciles_total', help: 'Reconciles by result and account', labelNames: ['result', 'account'], registers: [this.registry] });
+  /** The transient reconciles again, by why: AWS throttling is told from network errors and 5xx (alert WorkerStacksAwsThrottled). */
+  private readonly transient = new Counter({
+    name: 'worker_stacks_transient_reconciles_total',
+    help: 'Reconciles that ended transient (requeued with backoff, not failures), by reason (Throttled, AwsUnavailable, AssumeRoleFailed) and account',
+    labelNames: ['reason', 'account'],
+    registers: [this.registry],
+  });
   private readonly duration = new Histogram({
     name: 'worker_stacks_reconcile_duration_seconds',
     help: 'Duration of one cluster reconcile',
@@ -109,6 +116,7 @@ export class ReconcilerMetrics {
   /** `account`: the cluster's (one daemon, many accounts: a broken account shows as its own series). */
   public observeReconcile(outcome: Outcome, seconds: number, account = accountLabel(undefined)): void {
     this.reconciles.inc({ result: outcome.result, account });
+    if (outcome.result === 'transient') this.transient.inc({ reason: outcome.reason ?? 'Unknown', account });
     this.duration.observe({ result: outcome.result }, seconds);
   }
 

@@ -1,3 +1,5 @@
+import type { Reason } from './conditions';
+
 /** What one reconcile of one cluster came to. */
 export type Result =
   | 'unchanged'
@@ -20,6 +22,8 @@ export type Result =
 
 export interface Outcome {
   readonly result: Result;
+  /** Why a `transient` outcome is one (the Degraded condition's reason: Throttled, AwsUnavailable...), for the metrics. */
+  readonly reason?: Reason;
   /** Ask to be reconciled again after this long (controller-runtime's RequeueAfter). */
   readonly requeueAfterMs?: number;
   readonly message?: string;

@@ -128,7 +128,7 @@ async function onError(ctx: ReconcileContext, { task, found }: Progress, e: unkn
       // Not a failure: nothing is counted, Ready is left alone, and the queue retries with its own backoff.
       log.warn({ task, reason: kind.reason, err: message }, 'transient AWS error; requeued');
       await ctx.recorder.write({}, CONDITIONS.degraded(kind.reason, `${message} (transient; retrying)`));
-      return { result: 'transient', message, requeueAfterMs: ctx.deps.backoff.baseMs };
+      return { result: 'transient', reason: kind.reason, message, requeueAfterMs: ctx.deps.backoff.baseMs };
     }
     if (kind.kind === 'account') return await accountUnusable(ctx, found, kind.reason, message, e);
     if (kind.reason === 'ReconcileFailed') log.error({ task, err: (e as Error)?.stack ?? String(e) }, 'unexpected error');

@@ -105,3 +105,17 @@ test('a pass logs one summary line with the results it had', async () => {
   expect(summaries[0].obj).toMatchObject({ clusters: 1, reconciled: 1, results: { waiting: 1 } });
   expect(summaries.at(-1)!.obj).toMatchObject({ results: { applied: 1 } });
 });
+
+test('transient reconciles are counted again by reason: AWS throttling is told from network errors', async () => {
+  // GIVEN
+  const metrics = new ReconcilerMetrics({ processMetrics: false });
+  // WHEN a throttled reconcile, one that could not reach AWS, and one that applied are observed
+  metrics.observeReconcile({ result: 'transient', reason: 'Throttled' }, 0.1, ACCOUNT);
+  metrics.observeReconcile({ result: 'transient', reason: 'AwsUnavailable' }, 0.1, ACCOUNT);
+  metrics.observeReconcile({ result: 'applied' }, 0.1, ACCOUNT);
+  // THEN each transient one is counted under its reason, beside the count by result
+  const acct = `account="${ACCOUNT}"`;
+  expect(await value(metrics, 'worker_stacks_transient_reconciles_total', `{reason="Throttled",${acct}}`)).toBe(1);
+  expect(await value(metrics, 'worker_stacks_transient_reconciles_total', `{reason="AwsUnavailable",${acct}}`)).toBe(1);
+  expect(await value(metrics, 'worker_stacks_reconciles_total', `{result="transient",${acct}}`)).toBe(2);
+});
