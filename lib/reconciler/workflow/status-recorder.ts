@@ -77,7 +77,14 @@ export class StatusRecorder implements PendingStatus {
   public async flush(): Promise<void> {
     if (!this.dirty) return;
     const next = this.pending;
-    this.version = await this.deps.store.writeStatus(this.record.name, next, this.version);
+    try {
+      this.version = await this.deps.store.writeStatus(this.record.name, next, this.version);
+    } catch (e) {
+      // Not written, so not true: what the error path stages goes on top of what is on record (a failed write before
+      // ExecuteChangeSet leaves no `executing` behind for a change set that was never executed).
+      this.discard();
+      throw e;
+    }
     const before = this.written;
     this.written = next;
     // Events never hold the reconcile up (a lost event is only a lost event).

@@ -181,3 +181,23 @@ test('no task can write the status: only the execute task asks for the one write
   }
   expect(sources.filter(([, text]) => text.includes('writeBeforeExecute(')).map(([f]) => f)).toEqual(['apply.ts']);
 });
+
+test('a failed write before ExecuteChangeSet: nothing is executed, and no execution is recorded', async () => {
+  // GIVEN a live stack, an edit, and a store whose next status write fails (not a conflict)
+  await applied();
+  h.edit(EXAMPLE, maxPods(110));
+  h.cfn.resetCalls();
+  const deps = h.deps();
+  const write = deps.store.writeStatus.bind(deps.store);
+  let writes = 0;
+  deps.store.writeStatus = (...args) => (writes++ === 0 ? Promise.reject(new Error('EIO: the disk went away')) : write(...args));
+
+  // WHEN it is reconciled once
+  const outcome = await h.step(EXAMPLE, {}, deps);
+
+  // THEN the change set was not executed, and the failure recorded says nothing of an execution
+  expect(outcome.result).toBe('failed');
+  expect(h.cfn.count('executeChangeSet')).toBe(0);
+  expect(h.status().controller?.executing).toBeUndefined();
+  expect(h.condition('Degraded')).toMatchObject({ status: 'True', reason: 'ReconcileFailed' });
+});
