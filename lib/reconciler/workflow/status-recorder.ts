@@ -5,7 +5,7 @@ import type { ReconcilerDeps } from './context';
 import { eventsFor } from './events';
 
 /** The fields of a status a task may set directly (conditions and the controller's bookkeeping go their own ways). */
-export type StatusPatch = Partial<Omit<ClusterStatus, 'conditions' | 'controller'>>;
+type StatusPatch = Partial<Omit<ClusterStatus, 'conditions' | 'controller'>>;
 
 /**
  * What tasks see of the status: the status as this reconcile has changed it so far (read back by the tasks after),
