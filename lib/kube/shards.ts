@@ -75,6 +75,11 @@ export function scopeOfLease(lease: Lease): ShardScope | undefined {
   }
 }
 
+function shardOfLease(lease: Lease): ShardOf | undefined {
+  const scope = scopeOfLease(lease);
+  return scope && { lease: lease.metadata.name, scope };
+}
+
 /** Could one object be in both scopes? */
 export function scopesOverlap(a: ShardScope, b: ShardScope): boolean {
   const namespaces = a.namespace === undefined || b.namespace === undefined || a.namespace === b.namespace;
@@ -89,6 +94,32 @@ export function isLive(lease: Lease, nowMs: number): boolean {
 
 export function describeScope(scope: ShardScope): string {
   return `${scope.shard ? `shard ${scope.shard}, ` : ''}selector ${scope.selector.empty ? '(everything)' : JSON.stringify(scope.selector.toString())}, ${scope.namespace ? `namespace ${scope.namespace}` : 'every namespace'}`;
+}
+
+/** A shard as the others see it: its Lease's name and its scope. */
+export interface ShardOf {
+  readonly lease: string;
+  readonly scope: ShardScope;
+}
+
+/** The first of `live` (other than `self`'s own Lease) whose scope overlaps `self`'s: this shard must not start. */
+export function overlappingShard(self: ShardOf, live: readonly ShardOf[]): ShardOf | undefined {
+  return live.find((s) => s.lease !== self.lease && scopesOverlap(self.scope, s.scope));
+}
+
+/**
+ * Which shards select each object, without the API server: those no shard selects (unowned) and those two or more
+ * select (with their Leases). The monitor counts and reports these; the simulator checks them.
+ */
+export function shardOwnership<M extends Pick<KubeObjectMeta, 'namespace' | 'labels'>>(shards: readonly ShardOf[], objects: readonly M[]): { unowned: M[]; multiple: [M, string[]][] } {
+  const unowned: M[] = [];
+  const multiple: [M, string[]][] = [];
+  for (const m of objects) {
+    const owners = shards.filter(({ scope }) => (scope.namespace === undefined || scope.namespace === m.namespace) && scope.selector.matches(m.labels)).map((s) => s.lease);
+    if (owners.length === 0) unowned.push(m);
+    else if (owners.length > 1) multiple.push([m, owners]);
+  }
+  return { unowned, multiple };
 }
 
 /** Two live shards whose scopes overlap: this one does not start. */
@@ -132,10 +163,10 @@ export function shardGuard(o: ShardOptions): () => Promise<void> {
       return;
     }
     const now = (o.now ?? Date.now)();
-    for (const l of leases) {
-      const scope = scopeOfLease(l)!;
-      if (l.metadata.name !== o.leaseName && isLive(l, now) && scopesOverlap(o.scope, scope)) throw new ShardOverlapError(o.scope, o.leaseName, l, scope);
-    }
+    const live = leases.filter((l) => isLive(l, now)).flatMap((l) => shardOfLease(l) ?? []);
+    const other = overlappingShard({ lease: o.leaseName, scope: o.scope }, live);
+    const lease = other && leases.find((l) => l.metadata.name === other.lease);
+    if (other && lease) throw new ShardOverlapError(o.scope, o.leaseName, lease, other.scope);
   };
 }
 
@@ -154,7 +185,7 @@ export class ShardMonitor {
     const tick = () => {
       this.running = this.check().then(
         () => undefined,
-        (e) => this.o.log.warn({ err: String(e), next: `looked at again in ${this.interval} ms` }, 'could not look at shard ownership'),
+        (e: unknown) => this.o.log.warn({ err: String(e), next: `looked at again in ${this.interval} ms` }, 'could not look at shard ownership'),
       );
     };
     tick();
@@ -181,16 +212,9 @@ export class ShardMonitor {
   public async check(): Promise<{ unowned: string[]; multiple: string[] }> {
     const now = (this.o.now ?? Date.now)();
     const live = (await listShardLeases(this.o.client, this.o.leaseNamespace)).filter((l) => l.metadata.name === this.o.leaseName || isLive(l, now));
-    const scopes = live.map((l) => ({ lease: l.metadata.name, scope: scopeOfLease(l)! }));
+    const scopes: ShardOf[] = live.flatMap((l) => shardOfLease(l) ?? []);
     if (!scopes.some((s) => s.lease === this.o.leaseName)) scopes.push({ lease: this.o.leaseName, scope: this.o.scope });
-    const objects = await this.objects();
-    const unowned: KubeObjectMeta[] = [];
-    const multiple: [KubeObjectMeta, string[]][] = [];
-    for (const m of objects) {
-      const owners = scopes.filter(({ scope }) => (scope.namespace === undefined || scope.namespace === m.namespace) && scope.selector.matches(m.labels)).map((s) => s.lease);
-      if (owners.length === 0) unowned.push(m);
-      else if (owners.length > 1) multiple.push([m, owners]);
-    }
+    const { unowned, multiple } = shardOwnership(scopes, await this.objects());
     kubeHealth.unowned = unowned.length;
     kubeHealth.multiplyOwned = multiple.length;
     const names = (ms: readonly KubeObjectMeta[]) => ms.map((m) => `${m.namespace}/${m.name}`).sort();
@@ -224,7 +248,7 @@ export class ShardMonitor {
       // Named from the object's version: every shard that looks at this version posts the same event, and only the
       // first post is taken (two shards starting together may each think it reports).
       const name = `${m.name}.${reason.toLowerCase()}.${m.resourceVersion ?? '0'}`;
-      await postEvent(this.o.client, { apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerCluster', name: m.name, namespace: m.namespace!, uid: m.uid, resourceVersion: m.resourceVersion }, { type: 'Warning', reason, message }, name);
+      await postEvent(this.o.client, { apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerCluster', name: m.name, namespace: m.namespace ?? 'default', uid: m.uid, resourceVersion: m.resourceVersion }, { type: 'Warning', reason, message }, name);
     } catch (e) {
       if (e instanceof KubeApiError && e.statusCode === 409) return; // posted already (by another shard)
       this.reported.delete(key);
@@ -237,7 +261,7 @@ export class ShardMonitor {
     const out: KubeObjectMeta[] = [];
     const q = new URLSearchParams({ limit: '500' });
     for (;;) {
-      const { body } = await this.o.client.request<{ metadata: { continue?: string }; items: { metadata: KubeObjectMeta }[] }>('GET', `${collectionPath(this.o.scope.namespace)}?${q}`, undefined, undefined, METADATA_ONLY);
+      const { body } = await this.o.client.request<{ metadata: { continue?: string }; items: { metadata: KubeObjectMeta }[] }>('GET', `${collectionPath(this.o.scope.namespace)}?${q.toString()}`, undefined, undefined, METADATA_ONLY);
       out.push(...body.items.map((i) => i.metadata));
       if (!body.metadata.continue) return out;
       q.set('continue', body.metadata.continue);

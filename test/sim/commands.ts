@@ -5,6 +5,7 @@ import { CallFault } from './sim-aws';
 import { WatchMode } from './sim-store';
 import { OrderedScheduler } from './ordered-scheduler';
 import { Edit, SimScheduler, SimWorld, WorldOptions } from './sim-world';
+import { ShardConfig, Tier, TIERS } from './sim-shards';
 
 /** What the commands need to know of the world to stay meaningful (no edit of a deleted object). */
 export interface Model {
@@ -50,6 +51,7 @@ export const CMD = {
   runAll: () => command('runAll()', (w) => w.run()),
   advance: (ms: number) => command(`advance(${ms})`, (w) => w.advance(ms)),
   edit: (i: number, e: Edit) => command(`edit(${i}, { field: '${e.field}', value: ${e.value} })`, (w) => w.edit(i, e), alive(i)),
+  relabel: (i: number, tier: Tier) => command(`relabel(${i}, '${tier}')`, (w) => w.relabel(i, tier), alive(i)),
   deleteObject: (i: number) =>
     command(
       `deleteObject(${i})`,
@@ -86,6 +88,8 @@ export const COMMANDS: Array<fc.Arbitrary<Cmd>> = [
   // Users: specs edited (mid-roll too), objects deleted.
   fc.tuple(cluster, fc.constantFrom(...EDITS)).map(([i, e]) => CMD.edit(i, e)),
   cluster.map(CMD.deleteObject),
+  // Shards: a label edit moves an object to another shard, or out of every shard.
+  fc.tuple(cluster, fc.constantFrom(...TIERS)).map(([i, t]) => CMD.relabel(i, t)),
   // Intermediate states: a crash before or after any task; a restart between two steps; a new leader.
   fc.tuple(fc.constantFrom('before' as const, 'after' as const), fc.constantFrom(...TASKS)).map(([p, t]) => CMD.crash(p, t)),
   fc.constant(CMD.restart()),
@@ -109,6 +113,7 @@ export const WORLD_OPTIONS: fc.Arbitrary<WorldOptions> = fc.record({
   concurrency: fc.integer({ min: 1, max: 2 }),
   maxUpdateAttempts: fc.integer({ min: 1, max: 2 }),
   rollout: fc.boolean(),
+  shards: fc.constantFrom<ShardConfig>('one', 'split'),
 });
 
 /**

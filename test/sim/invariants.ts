@@ -63,7 +63,7 @@ export class Invariants {
       const reads = this.w.aws.reads.get(pid)?.get(stack) ?? [];
       const seen = reads.some((r) => r.seq > after && r.stack && isComplete(r.stack.status) && r.stack.outputs.ConfigChecksum === status.cloudConfigChecksum);
       if (!seen) {
-        const what = reads.map((r) => `#${r.seq} ${r.stack?.status ?? 'absent'} ${r.stack?.outputs.ConfigChecksum?.slice(0, 8) ?? '-'}`).join(', ') || 'none';
+        const what = reads.map((r) => `#${r.seq} ${r.stack?.status ?? 'absent'} ${short8(r.stack?.outputs.ConfigChecksum) ?? '-'}`).join(', ') || 'none';
         this.found.push(`[ready] ${name}: Ready=True (${ready.reason}) on checksum ${status.cloudConfigChecksum?.slice(0, 8)} without a read of a complete stack carrying it after our last execution (#${after}); reads since: ${what}`);
       }
     }
@@ -79,7 +79,15 @@ export class Invariants {
   /** After every scheduler step and every command. */
   public afterStep(): void {
     this.checks += 3; // the call-time invariants, counted here: no change set while in progress, executions, leaders
+    this.shards();
     this.throwIfBroken();
+  }
+
+  /** Every object is owned by exactly one shard, or reported as unowned (sim-shards.ts); no two running shards overlap. */
+  private shards(): void {
+    const objects = this.w.names.filter((n) => this.w.store.has(n)).map((name) => ({ name, labels: (this.w.store.raw(name) as { metadata: { labels?: Record<string, string> } }).metadata.labels }));
+    this.checks += objects.length + 1;
+    this.found.push(...this.w.shards.check(objects));
   }
 
   /**
@@ -88,7 +96,7 @@ export class Invariants {
    */
   public quiescent(): void {
     const l = this.w.leader;
-    if (!l || l.busy || l.dead) return;
+    if (l.busy || l.dead) return;
     const q = queueState(l.queue);
     for (const c of l.controller.slots.names()) {
       this.checks++;
@@ -137,7 +145,7 @@ export class Invariants {
         const s = this.w.store.status(n);
         const stack = this.w.aws.truth(workerStackName(n));
         const cond = (t: 'Ready' | 'Stalled' | 'Progressing') => `${t}=${getCondition(s, t)?.status ?? '-'}/${getCondition(s, t)?.reason ?? '-'}`;
-        return `${n}${this.w.deleted.has(n) ? ' (deleted)' : ''}: ${cond('Ready')} ${cond('Stalled')} ${cond('Progressing')} recorded ${s?.cloudConfigChecksum?.slice(0, 8)} desired ${this.desired(n)?.slice(0, 8)} stack ${stack?.status ?? 'absent'} live ${stack?.outputs.ConfigChecksum?.slice(0, 8)}`;
+        return `${n}${this.w.deleted.has(n) ? ' (deleted)' : ''}: ${cond('Ready')} ${cond('Stalled')} ${cond('Progressing')} recorded ${s?.cloudConfigChecksum?.slice(0, 8)} desired ${this.desired(n)?.slice(0, 8)} stack ${stack?.status ?? 'absent'} live ${short8(stack?.outputs.ConfigChecksum)}`;
       })
       .join('; ');
   }
@@ -172,6 +180,11 @@ export class Invariants {
     }
     return hit ?? undefined;
   }
+}
+
+/** The first 8 characters of a checksum (a listing may leave it out, whatever its type says). */
+function short8(checksum: string | undefined): string | undefined {
+  return checksum?.slice(0, 8);
 }
 
 /** Rendering is a pure function of the object: one memo for every schedule of the run. */

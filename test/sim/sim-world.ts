@@ -11,6 +11,7 @@ import { CallFault, SimAws } from './sim-aws';
 import { POLL_MS, queueState, SimEnv, SimProcess } from './sim-process';
 import { SimStore, WatchMode } from './sim-store';
 import { outOfBandTemplate, SimPublisher } from './sim-synth';
+import { ShardConfig, SimShards, Tier, withTier } from './sim-shards';
 
 /** What the world needs of a scheduler: fast-check's, or a pinned regression's (ordered-scheduler.ts). */
 export interface SimScheduler {
@@ -29,6 +30,8 @@ export interface WorldOptions {
   readonly workers?: number;
   /** A WorkerRolloutPolicy: sim-0 is the canary wave (one at a time), the others the remainder. @default none */
   readonly rollout?: boolean;
+  /** The shards started (one for the whole fleet, or split by the `tier` label). @default one */
+  readonly shards?: ShardConfig;
 }
 
 /** An edit a user makes to an object: a config value (rolls nodes), a size (does not), or one that makes it invalid. */
@@ -37,7 +40,13 @@ export interface Edit {
   readonly value: number;
 }
 
-const EXAMPLE = parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'clusters', 'staging-us1.yaml'), 'utf8')) as Record<string, any>;
+/** A cluster object as the simulator edits it (only the fields it touches are typed). */
+export interface RawObject {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: { cloudConfig: { values: Record<string, unknown> }; pool: Record<string, unknown> };
+}
+
+const EXAMPLE = parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'clusters', 'staging-us1.yaml'), 'utf8')) as RawObject;
 const RESYNC_MS = 60_000;
 const LEASE_MS = 15_000;
 const ROLLED_BACK = { logicalId: 'LaunchTemplate', resourceType: 'AWS::EC2::LaunchTemplate', reason: 'The image id does not exist (Service: Ec2, Status Code: 400)' };
@@ -55,6 +64,7 @@ export class SimWorld {
   public readonly processes: SimProcess[] = [];
   public readonly deleted = new Set<string>();
   public readonly invariants: Invariants;
+  public readonly shards: SimShards;
   public readonly env: SimEnv;
   private leaderId = 0;
   /** How the next pending watch events arrive (one batch), or `hold`: they wait until the next `watch(...)`. */
@@ -68,6 +78,7 @@ export class SimWorld {
     public readonly opts: WorldOptions,
   ) {
     this.names = Array.from({ length: opts.clusters }, (_, i) => `sim-${i}`);
+    this.shards = new SimShards(opts.shards ?? 'one');
     this.aws = new SimAws(this.names.map(workerStackName), opts.maxUpdateAttempts);
     this.env = {
       schedule: (label) => this.scheduler.schedule(Promise.resolve(), label),
@@ -79,13 +90,16 @@ export class SimWorld {
       maxUpdateAttempts: opts.maxUpdateAttempts,
       leader: () => this.leaderId,
       // A supervisor restarts the leader that died; an old leader that dies leaves the current one leading.
-      onCrash: (p) => void (p.id === this.leaderId && this.startProcess()),
+      onCrash: (p) => {
+        if (p.id === this.leaderId) this.startProcess();
+      },
       renewDeadlineMs: 10_000,
       policy: opts.rollout ? POLICY : undefined,
     };
     this.invariants = new Invariants(this);
     this.store.onStatus = (name, status, pid) => this.invariants.onStatusWrite(name, status, pid);
-    for (const n of this.names) this.store.put(n, objectNamed(n, opts.rollout && n === 'sim-0' ? { wave: 'canary' } : undefined));
+    // sim-0 is the canary (of the rollout's waves, and of the `split` shards); the others are general.
+    for (const n of this.names) this.store.put(n, objectNamed(n, { ...(opts.rollout && n === 'sim-0' ? { wave: 'canary' } : {}), tier: n === 'sim-0' ? 'canary' : 'general' }));
     // Rolls take a few polls, as a small group's rolling update does.
     for (const n of this.names) this.aws.fake.setDefault(workerStackName(n), complete(2));
   }
@@ -126,27 +140,38 @@ export class SimWorld {
   }
 
   /** Time passes: operations end, the leader renews its lease, delayed keys come due, the resync adds every object. */
-  public async advance(ms: number): Promise<void> {
+  public advance(ms: number): Promise<void> {
     const until = this.aws.clock.ms + ms;
     while (this.aws.clock.ms < until) {
       const step = Math.min(POLL_MS, until - this.aws.clock.ms);
       this.aws.advance(step);
       const l = this.leader;
-      if (l && !l.paused && !l.dead) l.renewedAt = this.aws.clock.ms;
+      if (!l.paused && !l.dead) l.renewedAt = this.aws.clock.ms;
       if (this.aws.clock.ms >= this.nextResync) {
         this.nextResync = this.aws.clock.ms + RESYNC_MS;
         for (const p of this.processes) void p.resync();
       }
     }
     this.invariants.afterStep();
+    return Promise.resolve();
   }
 
   public edit(i: number, e: Edit): void {
     const name = this.names[i];
-    const raw = structuredClone(this.store.raw(name)) as Record<string, any>;
-    if (!raw) return;
+    if (!this.store.has(name)) return;
+    const raw = structuredClone(this.store.raw(name)) as RawObject;
     if (e.field === 'maxPods') raw.spec.cloudConfig.values.maxPods = e.value;
     else raw.spec.pool[e.field] = e.value;
+    this.store.put(name, raw);
+  }
+
+  /** Sets (or removes) the object's `tier` label: it moves to another shard, or to none. */
+  public relabel(i: number, tier: Tier): void {
+    const name = this.names[i];
+    if (!this.store.has(name)) return;
+    const raw = structuredClone(this.store.raw(name)) as RawObject;
+    raw.metadata.labels = withTier(raw.metadata.labels, tier);
+    if (!raw.metadata.labels) delete raw.metadata.labels;
     this.store.put(name, raw);
   }
 
@@ -240,7 +265,10 @@ export class SimWorld {
       await this.run();
       await gauges;
       this.invariants.quiescent();
-      if (poll > 0 && this.invariants.converged()) return await this.invariants.settled();
+      if (poll > 0 && this.invariants.converged()) {
+        await this.invariants.settled();
+        return;
+      }
       const due = queueState(this.leader.queue).nextDue();
       await this.advance(Math.max(1, Math.min(POLL_MS, due - this.aws.clock.ms)));
     }
@@ -254,12 +282,12 @@ export class SimWorld {
 }
 
 /** The example object under another name (with labels, for the rollout's waves). */
-export function objectNamed(name: string, labels?: Record<string, string>): Record<string, any> {
+export function objectNamed(name: string, labels?: Record<string, string>): RawObject {
   const raw = structuredClone(EXAMPLE);
   raw.metadata.name = name;
   if (labels) raw.metadata.labels = labels;
   // A cluster names only its own secrets: without this every object is invalid and the simulation proves nothing.
-  return ownSecret(raw as { metadata: { name: string }; spec: any });
+  return ownSecret(raw);
 }
 
 /** The fleet rollout of a world with one: the canary first, one at a time, then the rest; a failure halts it. */

@@ -7,7 +7,7 @@ import { configDigests } from '../workflow/config-changes';
 import { ensureChangeSet, executeToken } from './change-set-ops';
 import { camel, DEFAULT_MAX_UPDATE_ATTEMPTS, Outcome, ReconcileContext, TASK } from '../workflow/context';
 import { ChangeSetReady, Found, Observed, Synthesized } from '../workflow/state';
-import { Task } from '../workflow/task';
+import { need, Task } from '../workflow/task';
 import { workerStackName } from '../../core/naming';
 import { busy, liveChecksum, liveStatus, short } from './prepare';
 import { nodeKey } from '../../rollout/node-key';
@@ -20,7 +20,7 @@ import { alarmRollback, rollbackConfiguration, signalShortfall } from './roll-ve
  * --max-update-attempts, then the cluster stops (Stalled) until its inputs change or an operator runs `retry`:
  * never a loop that re-rolls nodes. `stall` stops at once (retrying cannot help).
  */
-export async function recordFailure(ctx: ReconcileContext, f: Found, reason: Reason, message: string, opts: { readonly stall?: boolean; readonly stalledReason?: Reason } = {}): Promise<Outcome> {
+export function recordFailure(ctx: ReconcileContext, f: Found, reason: Reason, message: string, opts: { readonly stall?: boolean; readonly stalledReason?: Reason } = {}): Outcome {
   const c = ctx.recorder.controller;
   const failures = (c.failedFingerprint === f.fingerprint ? (c.failures ?? 0) : 0) + 1;
   const max = ctx.deps.maxUpdateAttempts ?? DEFAULT_MAX_UPDATE_ATTEMPTS;
@@ -33,11 +33,11 @@ export async function recordFailure(ctx: ReconcileContext, f: Found, reason: Rea
   const bookkeeping = { failures, failedFingerprint: f.fingerprint, retryAfter: stall ? undefined : new Date(ctx.deps.now().getTime() + delay).toISOString(), executing: undefined };
   if (stall) {
     const why = opts.stall ? message : `${message}; failed ${failures} times with these inputs, stopped (fix the object, or run worker-stacks retry ${ctx.record.name})`;
-    await ctx.recorder.write(patch, CONDITIONS.stalled(opts.stalledReason ?? (opts.stall ? reason : stalledReasonFor(reason)), why, { ready: liveDiffers ? false : undefined }), bookkeeping);
+    ctx.recorder.stage(patch, CONDITIONS.stalled(opts.stalledReason ?? (opts.stall ? reason : stalledReasonFor(reason)), why, { ready: liveDiffers ? false : undefined }), bookkeeping);
     f.log.error({ reason, failures, stalled: true }, why);
     return { result: 'stalled', message: why };
   }
-  await ctx.recorder.write(patch, CONDITIONS.degraded(reason, `${message}; attempt ${failures} of ${max}, next after ${bookkeeping.retryAfter}`, { ready: liveDiffers ? false : undefined }), bookkeeping);
+  ctx.recorder.stage(patch, CONDITIONS.degraded(reason, `${message}; attempt ${failures} of ${max}, next after ${bookkeeping.retryAfter}`, { ready: liveDiffers ? false : undefined }), bookkeeping);
   f.log.error({ reason, failures }, message);
   return { result: 'failed', message, requeueAfterMs: delay };
 }
@@ -53,12 +53,12 @@ function stalledReasonFor(reason: Reason): Reason {
  */
 export const wait: Task<Observed> = {
   name: TASK.wait,
-  async run(ctx, o) {
-    const stack = o.stack!;
+  run(ctx, o) {
+    const stack = need(o.stack, 'the stack in progress');
     if (ctx.status.stackStatus !== stack.status) o.log.info({ stack: stack.name, stackStatus: stack.status }, `stack ${stack.name} is ${stack.status}`);
     const executing = ctx.recorder.controller.executing;
     const message = executing ? `stack is ${stack.status}: rolling the nodes to config ${short(executing.checksum)}` : `stack is ${stack.status}`;
-    await ctx.recorder.write({ stackStatus: stack.status, stackId: stack.id, stackName: stack.name }, CONDITIONS.progressing(executing ? 'ChangeSetExecuting' : 'WaitingForStack', message));
+    ctx.recorder.stage({ stackStatus: stack.status, stackId: stack.id, stackName: stack.name }, CONDITIONS.progressing(executing ? 'ChangeSetExecuting' : 'WaitingForStack', message));
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
   },
 };
@@ -74,7 +74,7 @@ export const wait: Task<Observed> = {
 export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live' | 'described'>> = {
   name: TASK.recordExecution,
   async run(ctx, o) {
-    const executing = ctx.recorder.controller.executing!;
+    const executing = need(ctx.recorder.controller.executing, 'the change set executing');
     const name = workerStackName(ctx.record.name);
     const cs = await ctx.region.cfn.describeChangeSet(o.stack?.id ?? ctx.status.stackId ?? name, executing.changeSet).catch(() => undefined);
     const executingMessage = `stack ${o.stack?.status ?? name}: change set ${executing.changeSet} is executing (rolling to config ${short(executing.checksum)})`;
@@ -82,7 +82,7 @@ export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live' | '
     if (cs?.executionStatus === 'EXECUTE_IN_PROGRESS') return inProgress(ctx, executingMessage);
     if (cs?.executionStatus === 'AVAILABLE') {
       // Never executed (a crash, or a throttled call, between the status write and the call): the apply path finds it by name.
-      await ctx.recorder.write({}, [], { executing: undefined });
+      ctx.recorder.stage({}, [], { executing: undefined });
       if (o.described) return undefined;
       const stack = await ctx.region.cfn.describeStack(name);
       return { stack, live: stack ? await liveChecksum(ctx, stack) : undefined, described: true };
@@ -118,7 +118,7 @@ export const recover: Task<Observed> = {
   name: TASK.recover,
   when: (_ctx, o) => Boolean(o.stack),
   async run(ctx, o) {
-    const stack = o.stack!;
+    const stack = need(o.stack, 'the stack to recover');
     const attempts = ctx.recorder.controller.recoveryAttempts ?? 0;
     const token = `ws-recover-${attempts}-${o.fingerprint.slice(0, 24)}`;
     const exhausted = attempts >= ctx.deps.maxRecoveryAttempts;
@@ -127,7 +127,7 @@ export const recover: Task<Observed> = {
         // A create that never completed: nothing was ever live, so delete and create again.
         if (exhausted) return recordFailure(ctx, o, 'RecoveryExhausted', `stack ${stack.name} failed to create ${attempts} times; read its events, fix the cause, then delete it (the next pass creates it again; or run worker-stacks retry ${ctx.record.name})`, { stall: true });
         // The stack id is dropped first: the stack about to vanish is ours to delete, not one that went missing.
-        await ctx.recorder.write({ stackId: undefined, stackStatus: 'DELETE_IN_PROGRESS', cloudConfigChecksum: undefined }, CONDITIONS.progressing('RecreatingStack', `stack ${stack.name} is ROLLBACK_COMPLETE after a failed create: deleting it to create it again`), { recoveryAttempts: attempts + 1 });
+        ctx.recorder.stage({ stackId: undefined, stackStatus: 'DELETE_IN_PROGRESS', cloudConfigChecksum: undefined }, CONDITIONS.progressing('RecreatingStack', `stack ${stack.name} is ROLLBACK_COMPLETE after a failed create: deleting it to create it again`), { recoveryAttempts: attempts + 1 });
         await ctx.region.cfn.deleteStack(stack.id, token);
         ctx.deps.slots?.observed(ctx.record.name, true);
         return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `deleting ${stack.name} to create it again` };
@@ -136,7 +136,7 @@ export const recover: Task<Observed> = {
         if (exhausted) {
           return recordFailure(ctx, o, 'RecoveryExhausted', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED after ${attempts} ContinueUpdateRollback attempts; fix the resource named in its events, then run aws cloudformation continue-update-rollback (with --resources-to-skip if it cannot be fixed); the next pass sees the stack move on, or run worker-stacks retry ${ctx.record.name}`, { stall: true });
         }
-        await ctx.recorder.write({ stackStatus: stack.status }, CONDITIONS.progressing('ContinuingRollback', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED: ContinueUpdateRollback, attempt ${attempts + 1} of ${ctx.deps.maxRecoveryAttempts}`), { recoveryAttempts: attempts + 1 });
+        ctx.recorder.stage({ stackStatus: stack.status }, CONDITIONS.progressing('ContinuingRollback', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED: ContinueUpdateRollback, attempt ${attempts + 1} of ${ctx.deps.maxRecoveryAttempts}`), { recoveryAttempts: attempts + 1 });
         await ctx.region.cfn.continueUpdateRollback(stack.id, token);
         ctx.deps.slots?.observed(ctx.record.name, true);
         return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'continuing the rollback' };
@@ -157,9 +157,9 @@ export const recover: Task<Observed> = {
 export const acquireSlot: Task<Observed> = {
   name: TASK.acquireSlot,
   when: (ctx) => Boolean(ctx.deps.slots),
-  async run(ctx, o) {
-    if (ctx.deps.slots!.tryAcquire(ctx.record.name)) return undefined;
-    await ctx.recorder.write({ desiredChecksum: o.config.checksum }, CONDITIONS.progressing('WaitingForSlot', 'waiting for a free slot: --concurrency stacks are in progress'));
+  run(ctx, o) {
+    if (need(ctx.deps.slots, 'the slots').tryAcquire(ctx.record.name)) return undefined;
+    ctx.recorder.stage({ desiredChecksum: o.config.checksum }, CONDITIONS.progressing('WaitingForSlot', 'waiting for a free slot: --concurrency stacks are in progress'));
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'waiting for a slot' };
   },
 };
@@ -234,8 +234,11 @@ export const execute: Task<Observed & Synthesized & ChangeSetReady> = {
     const executing = { fingerprint: o.fingerprint, changeSet: cs.name, checksum: config.checksum, startedAt: ctx.deps.now().toISOString() };
     const appliedBy = ctx.deps.release ? { version: ctx.deps.release, code: ctx.deps.code } : undefined;
     const change = rolls ? { lastConfigChange: what, lastConfigChangeTime: executing.startedAt } : {};
-    // Written before the call: a crash after it still knows whose operation the stack is running.
-    await ctx.recorder.write({ ...change, desiredChecksum: config.checksum, observedGeneration: ctx.generation, paused: undefined }, CONDITIONS.progressing(o.drift ? o.drift.reason : 'ChangeSetExecuting', message), { executing, appliedBy });
+    ctx.recorder.stage({ ...change, desiredChecksum: config.checksum, observedGeneration: ctx.generation, paused: undefined }, CONDITIONS.progressing(o.drift ? o.drift.reason : 'ChangeSetExecuting', message), { executing, appliedBy });
+    // The one write before the workflow's end: `executing` must be durable before the call, so that a crash or a lost
+    // leadership right after it still knows whose operation the stack is running (the record path) and counts it;
+    // a stale read fails here, before anything is executed.
+    await ctx.recorder.writeBeforeExecute();
     o.log.info({ changeSet: cs.name }, message);
     if (!cs.executed) await ctx.region.cfn.executeChangeSet(o.synth.stackName, cs.name, cs.token);
     // Our operation: the slot stays held until a look sees the stack settled.
@@ -277,7 +280,7 @@ async function recordSuccess(ctx: ReconcileContext, o: Observed, result: 'applie
   // From what the stack did, not from what was recorded while watching it.
   const reason = result === 'no-changes' ? 'UpToDate' : stack.status === 'CREATE_COMPLETE' ? 'StackCreated' : 'StackUpdated';
   const current = fingerprint === o.fingerprint;
-  await ctx.recorder.write(
+  ctx.recorder.stage(
     {
       ...liveStatus(ctx, stack, live),
       desiredChecksum: config.checksum,

@@ -1,7 +1,7 @@
 import { compareVersions } from '../runtime/code-version';
 import { TASK } from '../workflow/context';
 import { Observed } from '../workflow/state';
-import { Task } from '../workflow/task';
+import { need, Task } from '../workflow/task';
 
 /** How long an outdated daemon waits before it looks at the cluster again (the newer one does the work meanwhile). */
 export const OUTDATED_REQUEUE_MS = 5 * 60_000;
@@ -16,9 +16,9 @@ export const OUTDATED_REQUEUE_MS = 5 * 60_000;
 export const checkVersion: Task<Observed> = {
   name: TASK.checkVersion,
   when: (ctx) => Boolean(ctx.deps.release && ctx.recorder.controller.appliedBy),
-  async run(ctx, o) {
-    const theirs = ctx.recorder.controller.appliedBy!;
-    const ours = ctx.deps.release!;
+  run(ctx, o) {
+    const theirs = need(ctx.recorder.controller.appliedBy, 'status.controller.appliedBy');
+    const ours = need(ctx.deps.release, "this daemon's release");
     const order = compareVersions(ours, theirs.version);
     if (order < 0) {
       const message = `this daemon runs worker-stacks ${ours}, but ${theirs.version} applied this cluster last; upgrade this daemon (nothing was changed)`;

@@ -3,7 +3,7 @@ import { planCleanup } from '../../aws/config-objects';
 import { configBucketName, configKeyPrefix } from '../../core/naming';
 import { TASK } from '../workflow/context';
 import { Found } from '../workflow/state';
-import { Task } from '../workflow/task';
+import { need, Task } from '../workflow/task';
 
 /** Config objects kept besides the live and the desired one: rollback targets. */
 export const DEFAULT_KEEP_CONFIG_OBJECTS = 3;
@@ -28,13 +28,13 @@ export const cleanConfigObjects: Task<Found> = {
     const { cluster, config, live } = f as Found & Required<Pick<Found, 'cluster' | 'config' | 'live'>>;
     const bucket = configBucketName(cluster.spec.account, cluster.spec.region);
     const prefix = configKeyPrefix(cluster.metadata.name);
-    const store = ctx.region.configObjects!;
+    const store = need(ctx.region.configObjects, 'the config object store');
     try {
       const objects = await store.list(bucket, prefix);
       const plan = planCleanup(objects, { live, desired: config.checksum, keepLast: ctx.deps.keepConfigObjects ?? DEFAULT_KEEP_CONFIG_OBJECTS });
       const r = plan.remove.length ? await store.delete(bucket, plan.remove) : { deleted: [], errors: [] };
       if (r.errors.length) f.log.warn({ bucket, errors: r.errors }, `could not delete ${r.errors.length} old config objects; trying again later`);
-      else await ctx.recorder.write({}, [], { cleanedFor: live });
+      else ctx.recorder.stage({}, [], { cleanedFor: live });
       if (r.deleted.length) f.log.info({ bucket, deleted: r.deleted, kept: plan.keep.length }, `deleted ${r.deleted.length} old config objects of ${cluster.metadata.name}`);
     } catch (e) {
       f.log.warn({ bucket, err: (e as Error).message }, 'could not clean up old config objects; trying again later');

@@ -10,7 +10,7 @@ import { CONDITIONS } from '../workflow/conditions';
 import { configChanges, configDigests, describeConfigChanges } from '../workflow/config-changes';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, ReconcileContext, TASK } from '../workflow/context';
 import { Desired, Drift, Observed, Start, Validated } from '../workflow/state';
-import { Task } from '../workflow/task';
+import { need, Task } from '../workflow/task';
 import { inputsFingerprint } from '../workflow/fingerprint';
 
 /**
@@ -20,16 +20,16 @@ import { inputsFingerprint } from '../workflow/fingerprint';
 export const skipIfSameInputs: Task<Start> = {
   name: TASK.skipIfSameInputs,
   when: (ctx) => Boolean(ctx.listedStack) && ctx.derivedKey !== undefined && !ctx.deps.dryRun,
-  async run(ctx) {
+  run(ctx) {
     const s = ctx.status;
     const c = ctx.recorder.controller;
-    const stack = ctx.listedStack!;
+    const stack = need(ctx.listedStack, 'the listed stack');
     const same =
       c.appliedInputsKey === ctx.derivedKey &&
       !c.executing &&
       isComplete(stack.status) &&
       s.stackStatus === stack.status &&
-      stack.outputs.ConfigChecksum !== undefined &&
+      s.cloudConfigChecksum !== undefined &&
       stack.outputs.ConfigChecksum === s.cloudConfigChecksum &&
       stack.lastUpdated === s.stackLastUpdated &&
       s.observedGeneration === ctx.generation &&
@@ -41,7 +41,7 @@ export const skipIfSameInputs: Task<Start> = {
 /** 1. The object is valid, or nothing touches AWS. */
 export const validate: Task<Start, Pick<Validated, 'cluster'>> = {
   name: TASK.validate,
-  async run(ctx, s) {
+  run(ctx, s) {
     const { record } = ctx;
     const hit = ctx.deps.derived?.get(record.name, ctx.derivedKey);
     if (hit) return { cluster: hit.cluster };
@@ -51,7 +51,7 @@ export const validate: Task<Start, Pick<Validated, 'cluster'>> = {
     s.log.warn({ problems: result.problems }, 'invalid cluster object; nothing was touched');
     // The running stack is not touched, so Ready (what is live) is left as it was: an invalid edit is not an outage.
     // A cluster that never had a live config is not Ready either.
-    await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled('InvalidSpec', `${message} (fix the object; the stack was not touched)`, { ready: ctx.status.cloudConfigChecksum ? undefined : false }));
+    ctx.recorder.stage({ observedGeneration: ctx.generation }, CONDITIONS.stalled('InvalidSpec', `${message} (fix the object; the stack was not touched)`, { ready: ctx.status.cloudConfigChecksum ? undefined : false }));
     // No requeue: a change to the object triggers the next attempt.
     return { result: 'invalid', message };
   },
@@ -67,7 +67,7 @@ function rendered(ctx: ReconcileContext, s: Validated): RenderedConfig {
 /** 2. Render the big config; its checksum and the code and spec give the inputs' fingerprint. */
 export const render: Task<Validated, Pick<Desired, 'config' | 'fingerprint' | 'configChange' | 'log'>> = {
   name: TASK.render,
-  async run(ctx, s) {
+  run(ctx, s) {
     const hit = ctx.deps.derived?.get(ctx.record.name, ctx.derivedKey);
     const config = hit?.config ?? rendered(ctx, s);
     const fingerprint = hit?.fingerprint ?? inputsFingerprint(s.cluster, config.checksum, ctx.deps.code);
@@ -146,7 +146,7 @@ export async function liveChecksum(ctx: ReconcileContext, stack: StackSummary): 
 /** 4. Live equals desired for these inputs on a complete stack: nothing to do. Failed inputs wait for their backoff, or a human. */
 export const skipIfUnchanged: Task<Observed> = {
   name: TASK.skipIfUnchanged,
-  async run(ctx, o) {
+  run(ctx, o) {
     const s = ctx.status;
     const c = ctx.recorder.controller;
     const { stack, live } = o;
@@ -154,7 +154,7 @@ export const skipIfUnchanged: Task<Observed> = {
       const patch = { ...liveStatus(ctx, stack, live), desiredChecksum: o.config.checksum, observedGeneration: ctx.generation, paused: undefined };
       // Already Ready for this generation: keep the conditions (and the reason of the last apply), so an unchanged pass writes nothing.
       const conditions = isSettled(s, ctx.generation) ? [] : CONDITIONS.ready('UpToDate', `stack ${stack.status}, config ${short(live)} live`);
-      await ctx.recorder.write(patch, conditions, { appliedInputsKey: ctx.derivedKey ?? c.appliedInputsKey });
+      ctx.recorder.stage(patch, conditions, { appliedInputsKey: ctx.derivedKey ?? c.appliedInputsKey });
       return { result: 'unchanged' };
     }
     if (c.failedFingerprint === o.fingerprint && !retryRequested(ctx)) {
@@ -174,7 +174,7 @@ export const skipIfUnchanged: Task<Observed> = {
       const max = ctx.deps.maxUpdateAttempts ?? DEFAULT_MAX_UPDATE_ATTEMPTS;
       const failures = c.failedFingerprint === o.fingerprint ? Math.min(c.failures ?? 0, max - 1) : 0;
       o.log.info({ retry: ctx.record.retryRequest, failures }, 'retry requested by an operator: one more attempt, backoff cleared');
-      await ctx.recorder.write({}, [], { failures, failedFingerprint: failures ? c.failedFingerprint : undefined, retryAfter: undefined, recoveryAttempts: 0, retryHandled: ctx.record.retryRequest });
+      ctx.recorder.stage({}, [], { failures, failedFingerprint: failures ? c.failedFingerprint : undefined, retryAfter: undefined, recoveryAttempts: 0, retryHandled: ctx.record.retryRequest });
     }
     return undefined;
   },
@@ -184,11 +184,11 @@ export const skipIfUnchanged: Task<Observed> = {
 export const paused: Task<Observed> = {
   name: TASK.paused,
   when: (_ctx, o) => o.cluster.spec.paused,
-  async run(ctx, o) {
+  run(ctx, o) {
     const message = `paused (spec.paused): no AWS writes; live config ${short(o.live)}, desired ${short(o.config.checksum)}${o.drift ? `; ${o.drift.message}` : ''}`;
     // A pending change (another config, other inputs, or drift) is not Ready while paused: Ready says what is live.
     const pending = o.live !== o.config.checksum || ctx.recorder.controller.inputsFingerprint !== o.fingerprint || Boolean(o.drift) || !o.stack || !isComplete(o.stack.status);
-    await ctx.recorder.write({ paused: true, observedGeneration: ctx.generation, desiredChecksum: o.config.checksum, stackStatus: o.stack?.status }, CONDITIONS.paused(message, { ready: pending ? false : undefined }));
+    ctx.recorder.stage({ paused: true, observedGeneration: ctx.generation, desiredChecksum: o.config.checksum, stackStatus: o.stack?.status }, CONDITIONS.paused(message, { ready: pending ? false : undefined }));
     o.log.info({}, message);
     return { result: 'paused', message };
   },
@@ -198,10 +198,10 @@ export const paused: Task<Observed> = {
 export const reportDrift: Task<Observed> = {
   name: TASK.reportDrift,
   when: (ctx, o) => Boolean(o.drift) && ctx.deps.drift === 'report',
-  async run(ctx, o) {
-    const drift = o.drift!;
+  run(ctx, o) {
+    const drift = need(o.drift, 'the drift');
     const message = `${drift.message} (--drift=report: not repaired; run without it, or fix the stack by hand)`;
-    await ctx.recorder.write({ stackStatus: o.stack?.status, cloudConfigChecksum: o.live, stackId: o.stack?.id, observedGeneration: ctx.generation }, [
+    ctx.recorder.stage({ stackStatus: o.stack?.status, cloudConfigChecksum: o.live, stackId: o.stack?.id, observedGeneration: ctx.generation }, [
       { type: 'Ready', status: 'False', reason: drift.reason, message },
       { type: 'Degraded', status: 'True', reason: drift.reason, message },
     ]);
@@ -217,7 +217,7 @@ export const checkAccount: Task<Observed> = {
     const actual = await ctx.deps.identity.account({ account, region });
     if (actual === account) return;
     const message = `credentials are for account ${actual}, the cluster is in ${account}; use credentials of that account (a profile or role), nothing was changed`;
-    await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled('AccountMismatch', message, { ready: o.live === o.config.checksum ? undefined : false }));
+    ctx.recorder.stage({ observedGeneration: ctx.generation }, CONDITIONS.stalled('AccountMismatch', message, { ready: o.live === o.config.checksum ? undefined : false }));
     return { result: 'failed', message };
   },
 };
@@ -226,7 +226,7 @@ export const checkAccount: Task<Observed> = {
 export const dryRunReport: Task<Observed> = {
   name: TASK.dryRun,
   when: (ctx) => ctx.deps.dryRun,
-  async run(_ctx, o) {
+  run(_ctx, o) {
     const checksum = short(o.config.checksum);
     const drift = o.drift ? `${o.drift.message}; ` : '';
     const message = !o.stack

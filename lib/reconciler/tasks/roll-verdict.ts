@@ -32,5 +32,5 @@ export function signalShortfall(events: readonly StackEvent[]): string | undefin
 /** A rollback started by one of the rollback alarms: CloudFormation names the alarm in the stack's event. */
 export function alarmRollback(events: readonly StackEvent[]): string | undefined {
   const e = events.find((x) => /alarm/i.test(x.reason ?? '') && /ROLLBACK|FAILED/.test(x.status) && /arn:aws[a-z-]*:cloudwatch:/.test(x.reason ?? ''));
-  return e ? `a rollback alarm fired (${e.reason!.trim()})` : undefined;
+  return e?.reason ? `a rollback alarm fired (${e.reason.trim()})` : undefined;
 }

@@ -7,7 +7,7 @@ import { nodeKey } from '../../rollout/node-key';
 import { CONDITIONS } from '../workflow/conditions';
 import { ReconcileContext, TASK } from '../workflow/context';
 import { Gated, Observed } from '../workflow/state';
-import { Task } from '../workflow/task';
+import { need, Task } from '../workflow/task';
 import { short } from './prepare';
 
 /**
@@ -25,21 +25,21 @@ export const waitForWave: Task<Observed, Gated> = {
   async run(ctx, o) {
     const desired = o.config.checksum;
     const self = fleetMember(ctx.record, memberSpec(o.cluster), desired, o.stack);
-    const d = await ctx.deps.rollout!.decide(self);
+    const d = await need(ctx.deps.rollout, 'the rollout gate').decide(self);
     const where = d.placement ? { policy: d.placement.policy.policy.metadata.name, wave: d.placement.wave.name } : {};
     const previous = ctx.status.rollout;
     if (d.go) {
-      const sameChange = previous?.stagedChecksum === desired && previous.heldSince !== undefined;
-      const waitedMs = sameChange ? ctx.deps.now().getTime() - Date.parse(previous!.heldSince!) : 0;
+      const heldSince = previous?.stagedChecksum === desired ? previous.heldSince : undefined;
+      const waitedMs = heldSince !== undefined ? ctx.deps.now().getTime() - Date.parse(heldSince) : 0;
       if (where.wave) o.log.info({ ...where, waitedMs }, `wave ${where.wave}: the roll may start`);
-      if (previous?.policy !== where.policy || previous?.wave !== where.wave) await ctx.recorder.write({ rollout: where.wave ? { ...previous, ...where } : undefined });
+      if (previous?.policy !== where.policy || previous?.wave !== where.wave) ctx.recorder.stage({ rollout: where.wave ? { ...previous, ...where } : undefined });
       return where.policy && where.wave ? { rollout: { policy: where.policy, wave: where.wave, event: 'started', waitedMs } } : undefined;
     }
     const staged = previous?.stagedChecksum === desired ? previous.stagedChecksum : await stage(ctx, o);
     const heldSince = previous?.heldSince && previous.stagedChecksum === desired ? previous.heldSince : ctx.deps.now().toISOString();
     const message = `${d.message} (live ${short(o.live)}, desired ${short(desired)})`;
-    await ctx.recorder.write(
-      { desiredChecksum: desired, observedGeneration: ctx.generation, stackStatus: o.stack!.status, rollout: { ...where, stagedChecksum: staged, heldSince } },
+    ctx.recorder.stage(
+      { desiredChecksum: desired, observedGeneration: ctx.generation, stackStatus: o.stack?.status, rollout: { ...where, stagedChecksum: staged, heldSince } },
       CONDITIONS.held(d.reason, message),
     );
     if (previous?.wave !== where.wave || getReason(ctx) !== d.reason) o.log.info({ reason: d.reason, ...where }, message);

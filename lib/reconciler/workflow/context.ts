@@ -2,12 +2,12 @@ import { AssetPublisher } from '../../aws/s3-publisher';
 import { CloudFormationPort, StackSummary } from '../../ports/cloudformation-port';
 import { IdentityPort } from '../../aws/identity';
 import { WorkerCluster } from '../../cluster/schema';
-import { ClusterStatus, ControllerBookkeeping, EMPTY_STATUS, setConditions } from '../../cluster/status';
-import { ClusterRecord, ClusterStore } from '../../ports/cluster-store';
+import { ClusterStatus } from '../../cluster/status';
+import { ClusterRecord, ClusterStore } from '../../stores/cluster-store';
 import { BackoffPolicy } from '../runtime/backoff';
-import type { ReasonedCondition } from './conditions';
-import { DerivedCache, derivedKey } from '../../cluster/derived-cache';
-import { EventSink, eventsFor } from './events';
+import { DerivedCache, derivedKey } from '../runtime/derived-cache';
+import { EventSink } from './events';
+import type { PendingStatus } from './status-recorder';
 import { SynthesizedStack, SynthesizeOptions } from '../../synthesis/synthesize';
 import type { Start } from './state';
 import { ConfigObjectStore } from '../../aws/config-objects';
@@ -94,65 +94,15 @@ export const DEFAULT_POLL_MS = 5000;
 export const DEFAULT_MAX_UPDATE_ATTEMPTS = 2;
 
 /**
- * Owns a cluster's status during one reconcile: every write goes through it, conditions are set with the object's
- * generation, and an unchanged status writes nothing (an unchanged pass costs no write). Never writes in a dry run.
- */
-export class StatusRecorder {
-  private current: ClusterStatus;
-  private version: string;
-
-  constructor(
-    private readonly record: ClusterRecord,
-    private readonly deps: ReconcilerDeps,
-  ) {
-    this.current = record.status ?? EMPTY_STATUS;
-    this.version = record.resourceVersion;
-  }
-
-  public get status(): ClusterStatus {
-    return this.current;
-  }
-
-  public get controller(): ControllerBookkeeping {
-    return this.current.controller ?? {};
-  }
-
-  /** Merges `patch` (and `bookkeeping` into status.controller), sets `conditions`, and writes if anything changed. */
-  public async write(patch: Partial<Omit<ClusterStatus, 'conditions' | 'controller'>>, conditions: readonly ReasonedCondition[] = [], bookkeeping?: Partial<ControllerBookkeeping>): Promise<void> {
-    const controller = bookkeeping ? dropUndefined({ ...this.controller, ...bookkeeping }) : this.current.controller;
-    const next: ClusterStatus = dropUndefined({
-      ...this.current,
-      ...patch,
-      controller: controller && Object.keys(controller).length ? controller : undefined,
-      conditions: setConditions(this.current.conditions, conditions, this.record.generation, this.deps.now()),
-    });
-    if (this.deps.dryRun || JSON.stringify(next) === JSON.stringify(this.current)) return;
-    this.version = await this.deps.store.writeStatus(this.record.name, next, this.version);
-    const before = this.current;
-    this.current = next;
-    // Events follow a written status only, and never hold the reconcile up (a lost event is only a lost event).
-    const sink = this.deps.events;
-    if (!sink) return;
-    for (const e of eventsFor(before, next)) {
-      sink.emit(this.record.name, e).catch((err) => this.deps.log.warn({ cluster: this.record.name, event: e.reason, err: String(err) }, 'could not record the event'));
-    }
-  }
-}
-
-function dropUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
-
-/**
  * What one reconcile of one cluster starts from, fixed for its length: the object as read, the dependencies, the
  * AWS clients of its account and region, and the pass's listing. What the phases find is returned by them (state.ts);
- * status is owned by the recorder.
+ * what they change in the status is staged on `recorder` and written by the workflow, once (status-recorder.ts).
  */
 export class ReconcileContext {
-  public readonly recorder: StatusRecorder;
-
   constructor(
     public readonly record: ClusterRecord,
+    /** The status as this reconcile changed it so far; tasks stage changes here, never write. */
+    public readonly recorder: PendingStatus,
     public readonly deps: ReconcilerDeps,
     public readonly clients: RegionClients | undefined,
     /** From the pass's batched listing; undefined means "not listed, ask". */
@@ -161,9 +111,7 @@ export class ReconcileContext {
     public readonly templatesVersion?: string,
     /** listedStack was described alone after this cluster's last write, not taken from a shared listing. */
     public readonly listedDescribed = false,
-  ) {
-    this.recorder = new StatusRecorder(record, deps);
-  }
+  ) {}
 
   /** Where every reconcile starts: a logger naming the cluster, its generation and the live checksum as recorded. */
   public start(): Start {

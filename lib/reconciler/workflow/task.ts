@@ -9,7 +9,9 @@ import type { Found } from './state';
 export interface Task<In, Out extends object = never> {
   readonly name: TaskName;
   readonly when?: (ctx: ReconcileContext, s: In) => boolean;
-  readonly run: (ctx: ReconcileContext, s: In) => Promise<Outcome | Out | void>;
+  // `void`: a task that adds nothing and does not end the reconcile returns nothing. It may be synchronous.
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type
+  readonly run: (ctx: ReconcileContext, s: In) => Promise<Outcome | Out | void> | Outcome | Out | void;
 }
 
 /** A task of any shape (hooks, documentation, the runner). */
@@ -69,9 +71,21 @@ export interface WorkflowHooks {
 
 export function toHooks(h: readonly Hook[] | WorkflowHooks | undefined): readonly Hook[] {
   if (!h) return [];
-  if (Array.isArray(h)) return h;
-  const o = h as WorkflowHooks;
-  return [...(o.before ? [before('*', (ctx, t, f) => o.before!(t, ctx, f))] : []), ...(o.after ? [after('*', (ctx, t, f) => o.after!(t, ctx, f))] : [])];
+  if (isHookList(h)) return h;
+  return [...(h.before ? [before('*', (ctx, t, f) => h.before?.(t, ctx, f))] : []), ...(h.after ? [after('*', (ctx, t, f) => h.after?.(t, ctx, f))] : [])];
+}
+
+function isHookList(h: readonly Hook[] | WorkflowHooks): h is readonly Hook[] {
+  return Array.isArray(h);
+}
+
+/**
+ * A value a task's `when` (or the workflow's choice) has made sure of: a missing one is a workflow that runs its tasks
+ * in the wrong order, said as such rather than a TypeError further on.
+ */
+export function need<T>(value: T | null | undefined, what: string): T {
+  if (value === undefined || value === null) throw new Error(`${what} is missing: the workflow ran a task without what it needs`);
+  return value;
 }
 
 /** Where a run got to: the last task started, and what was found (the error path reads both). */

@@ -6,6 +6,7 @@ import { Outcome, ReconcileContext, ReconcilerDeps, TASK, TaskName } from './con
 import { OUTCOMES } from './outcomes';
 import { Found, Observed, Start } from './state';
 import { AnyTask, Hook, Progress, runWorkflow, toHooks, Workflow, WorkflowHooks } from './task';
+import { StatusRecorder } from './status-recorder';
 
 export { after, before } from './task';
 export type { Hook, WorkflowHooks } from './task';
@@ -78,21 +79,32 @@ export interface ReconcileOptions {
   readonly templatesVersion?: string;
 }
 
-/** Reconciles one cluster object. Never throws (but for a test's CrashSignal): every error ends in the one error path below. */
+/**
+ * Reconciles one cluster object. Never throws (but for a test's CrashSignal): every error ends in the one error path
+ * below. The tasks stage what they change in the status; it is written here, once, on every exit (success, requeue,
+ * stall, error): one status write per reconcile, plus the one before ExecuteChangeSet (see PendingStatus).
+ */
 export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps, opts: ReconcileOptions = {}): Promise<Outcome> {
   const region = regionOf(rec.raw);
-  const ctx = new ReconcileContext(rec, deps, region ? deps.aws(region, accountOf(rec.raw)) : undefined, opts.listedStack, opts.templatesVersion, opts.listedDescribed ?? false);
+  const recorder = new StatusRecorder(rec, deps);
+  const ctx = new ReconcileContext(rec, recorder, deps, region ? deps.aws(region, accountOf(rec.raw)) : undefined, opts.listedStack, opts.templatesVersion, opts.listedDescribed ?? false);
   const hooks = toHooks(opts.hooks);
   const progress: Progress = { task: 'start', found: ctx.start() };
   // The fields every outcome carries: the desired checksum (when it rendered) and what the rollout gate decided.
   const tail = (o: Outcome): Outcome => ({ ...o, checksum: progress.found.config?.checksum, ...(o.rollout || progress.found.rollout ? { rollout: o.rollout ?? progress.found.rollout } : {}) });
   try {
-    const prepared = await runWorkflow(PREPARE, ctx, progress.found, hooks, progress);
-    if ('outcome' in prepared) return tail(await settle(prepared.outcome));
-    const applied = await runWorkflow(chooseWorkflow(ctx, prepared.found), ctx, prepared.found, hooks, progress);
-    return tail(await settle('outcome' in applied ? applied.outcome : { result: 'applied' }));
-  } catch (e) {
-    return tail(await onError(ctx, progress, e));
+    let outcome: Outcome;
+    try {
+      const prepared = await runWorkflow(PREPARE, ctx, progress.found, hooks, progress);
+      if ('outcome' in prepared) outcome = await settle(prepared.outcome);
+      else {
+        const applied = await runWorkflow(chooseWorkflow(ctx, prepared.found), ctx, prepared.found, hooks, progress);
+        outcome = await settle('outcome' in applied ? applied.outcome : { result: 'applied' });
+      }
+    } catch (e) {
+      outcome = onError(ctx, recorder, progress, e);
+    }
+    return tail(await commit(ctx, recorder, progress, outcome));
   } finally {
     // Publish drops the assembly; this catches a reconcile that ended between synthesis and publish.
     const { synth, cluster, log } = progress.found;
@@ -106,44 +118,59 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
   }
 }
 
-/** The one error path: classify, record (when that is still possible), and say when to try again. */
-async function onError(ctx: ReconcileContext, { task, found }: Progress, e: unknown): Promise<Outcome> {
+/** The reconcile's one status write: what its tasks (or the error path) staged. A write that fails says so in the outcome. */
+async function commit(ctx: ReconcileContext, recorder: StatusRecorder, { task, found }: Progress, outcome: Outcome): Promise<Outcome> {
+  try {
+    await recorder.flush();
+    return outcome;
+  } catch (e) {
+    if (e instanceof CrashSignal) throw e;
+    const message = `${task}: ${(e as Error | undefined)?.message ?? String(e)}`;
+    if (classifyError(e).kind === 'conflict') {
+      // The object changed underneath: look again with a fresh read (nothing staged on the stale one is kept).
+      found.log.warn({ task }, message);
+      return { ...outcome, result: 'conflict', requeueAfterMs: 0, message };
+    }
+    found.log.error({ task, err: String(e) }, 'could not record the status');
+    return { ...outcome, result: 'failed', message, requeueAfterMs: ctx.deps.backoff.baseMs };
+  }
+}
+
+/** The one error path: classify, stage what to record (the workflow writes it), and say when to try again. */
+function onError(ctx: ReconcileContext, recorder: StatusRecorder, { task, found }: Progress, e: unknown): Outcome {
   if (e instanceof CrashSignal) throw e;
   const log = found.log;
   const kind = classifyError(e);
-  const message = `${task}: ${(e as Error)?.message ?? String(e)}`;
+  const message = `${task}: ${(e as Error | undefined)?.message ?? String(e)}`;
   if (kind.kind === 'conflict') {
+    // A stale read: nothing staged on it is written; the next reconcile starts from a fresh read.
+    recorder.discard();
     log.warn({ task }, message);
     return { result: 'conflict', requeueAfterMs: 0, message };
   }
-  try {
-    if (kind.kind === 'busy') {
-      // Our read did not show the operation yet: the stack is watched like any stack in progress, nothing is counted.
-      log.info({ task }, `${message}; looking again after a poll`);
-      ctx.deps.slots?.observed(ctx.record.name, true);
-      await ctx.recorder.write({}, CONDITIONS.progressing('WaitingForStack', `${message.split('\n')[0]}; looking again after a poll`));
-      return { result: 'waiting', message, requeueAfterMs: ctx.pollMs };
-    }
-    if (kind.kind === 'transient') {
-      // Not a failure: nothing is counted, Ready is left alone, and the queue retries with its own backoff.
-      log.warn({ task, reason: kind.reason, err: message }, 'transient AWS error; requeued');
-      await ctx.recorder.write({}, CONDITIONS.degraded(kind.reason, `${message} (transient; retrying)`));
-      return { result: 'transient', reason: kind.reason, message, requeueAfterMs: ctx.deps.backoff.baseMs };
-    }
-    if (kind.kind === 'account') return await accountUnusable(ctx, found, kind.reason, message, e);
-    if (kind.reason === 'ReconcileFailed') log.error({ task, err: (e as Error)?.stack ?? String(e) }, 'unexpected error');
-    return await recordFailure(ctx, found, kind.reason, message, { stall: kind.kind === 'stalled' });
-  } catch (writeError) {
-    log.error({ task, err: String(writeError) }, 'could not record the failure');
-    return { result: 'failed', message, requeueAfterMs: ctx.deps.backoff.baseMs };
+  if (kind.kind === 'busy') {
+    // Our read did not show the operation yet: the stack is watched like any stack in progress, nothing is counted.
+    log.info({ task }, `${message}; looking again after a poll`);
+    ctx.deps.slots?.observed(ctx.record.name, true);
+    ctx.recorder.stage({}, CONDITIONS.progressing('WaitingForStack', `${message.split('\n')[0]}; looking again after a poll`));
+    return { result: 'waiting', message, requeueAfterMs: ctx.pollMs };
   }
+  if (kind.kind === 'transient') {
+    // Not a failure: nothing is counted, Ready is left alone, and the queue retries with its own backoff.
+    log.warn({ task, reason: kind.reason, err: message }, 'transient AWS error; requeued');
+    ctx.recorder.stage({}, CONDITIONS.degraded(kind.reason, `${message} (transient; retrying)`));
+    return { result: 'transient', reason: kind.reason, message, requeueAfterMs: ctx.deps.backoff.baseMs };
+  }
+  if (kind.kind === 'account') return accountUnusable(ctx, found, kind.reason, message, e);
+  if (kind.reason === 'ReconcileFailed') log.error({ task, err: (e as Error | undefined)?.stack ?? String(e) }, 'unexpected error');
+  return recordFailure(ctx, found, kind.reason, message, { stall: kind.kind === 'stalled' });
 }
 
 /**
  * The cluster's account cannot be used: Stalled with the fix, nothing counted (no failed fingerprint), no requeue —
  * the daemon's next resync looks again, so bootstrapping the account heals each of its clusters by itself.
  */
-async function accountUnusable(ctx: ReconcileContext, found: Found, reason: Reason, message: string, e: unknown): Promise<Outcome> {
+function accountUnusable(ctx: ReconcileContext, found: Found, reason: Reason, message: string, e: unknown): Outcome {
   const hint = (e as { hint?: string }).hint;
   const account = accountOf(ctx.record.raw) ?? 'the cluster\'s account';
   const region = regionOf(ctx.record.raw) ?? '<region>';
@@ -156,7 +183,7 @@ async function accountUnusable(ctx: ReconcileContext, found: Found, reason: Reas
       : '';
   const why = `${message.split('\n')[0]} (fix: ${fix}${deleted}; only this account's clusters wait, the next resync looks again)`;
   const liveDiffers = found.live === undefined || found.live !== found.config?.checksum;
-  await ctx.recorder.write({ observedGeneration: ctx.generation }, CONDITIONS.stalled(reason, why, { ready: liveDiffers && found.config ? false : undefined }));
+  ctx.recorder.stage({ observedGeneration: ctx.generation }, CONDITIONS.stalled(reason, why, { ready: liveDiffers && found.config ? false : undefined }));
   found.log.error({ reason, account }, why);
   return { result: 'stalled', message: why };
 }

@@ -1,5 +1,6 @@
 import { ClusterStatus, Condition } from '../../../lib/cluster/status';
-import { ReconcilerDeps, StatusRecorder } from '../../../lib/reconciler/workflow/context';
+import { ReconcilerDeps } from '../../../lib/reconciler/workflow/context';
+import { StatusRecorder } from '../../../lib/reconciler/workflow/status-recorder';
 import { ClusterEvent, eventsFor } from '../../../lib/reconciler/workflow/events';
 import { ClusterRecord } from '../../../lib/ports/cluster-store';
 
@@ -40,17 +41,24 @@ test('the status recorder emits the events of a status it wrote, and none for a 
   const emitted: [string, ClusterEvent][] = [];
   const record: ClusterRecord = { name: 'alpha', source: 'workercluster ns/alpha', parseProblems: [], generation: 1, status: idle, resourceVersion: '1' };
   const deps = {
-    store: { writeStatus: async () => '2' },
+    store: { writeStatus: () => Promise.resolve('2') },
     now: () => new Date(T1),
     dryRun: false,
     log: { warn: () => undefined },
-    events: { emit: async (c: string, e: ClusterEvent) => void emitted.push([c, e]) },
+    events: {
+      emit: (c: string, e: ClusterEvent) => {
+        emitted.push([c, e]);
+        return Promise.resolve();
+      },
+    },
   } as unknown as ReconcilerDeps;
   const recorder = new StatusRecorder(record, deps);
 
-  // WHEN a roll is recorded, and then the same status again
-  await recorder.write({}, [{ type: 'Progressing', status: 'True', reason: 'ChangeSetExecuting', message: 'rolling the nodes to config c: first config' }], executing('ws-9').controller);
-  await recorder.write({}, [], executing('ws-9').controller);
+  // WHEN a roll is staged and written, and then the same status staged and written again
+  recorder.stage({}, [{ type: 'Progressing', status: 'True', reason: 'ChangeSetExecuting', message: 'rolling the nodes to config c: first config' }], executing('ws-9').controller);
+  await recorder.flush();
+  recorder.stage({}, [], executing('ws-9').controller);
+  await recorder.flush();
 
   // THEN one RollStarted event, on the cluster
   expect(emitted).toEqual([['alpha', expect.objectContaining({ reason: 'RollStarted', message: 'rolling the nodes to config c: first config' })]]);
