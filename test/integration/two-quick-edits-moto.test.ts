@@ -4,7 +4,7 @@ import { getCondition } from '../../lib/cluster/status';
 import { renderCluster } from '../../lib/cluster/derive';
 import { validateCluster } from '../../lib/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/cloudconfig/templates';
-import { workerStackName } from '../../lib/stacks/naming';
+import { workerStackName } from '../../lib/core/naming';
 import { REPO } from '../helpers/clusters';
 import { freePort } from '../helpers/moto';
 import { AWS_FLAGS, cli, motoCluster, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';

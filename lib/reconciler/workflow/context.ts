@@ -3,9 +3,9 @@ import { CloudFormationPort, StackSummary } from '../../ports/cloudformation-por
 import { IdentityPort } from '../../aws/identity';
 import { WorkerCluster } from '../../cluster/schema';
 import { ClusterStatus } from '../../cluster/status';
-import { ClusterRecord, ClusterStore } from '../../stores/cluster-store';
+import { ClusterRecord, ClusterStore } from '../../ports/cluster-store';
 import { BackoffPolicy } from '../runtime/backoff';
-import { DerivedCache, derivedKey } from '../runtime/derived-cache';
+import { DerivedCache, derivedKey } from '../../cluster/derived-cache';
 import { EventSink } from './events';
 import type { PendingStatus } from './status-recorder';
 import { SynthesizedStack, SynthesizeOptions } from '../../synthesis/synthesize';

@@ -1,5 +1,5 @@
 import { ClusterStatus, ControllerBookkeeping, EMPTY_STATUS, setConditions } from '../../cluster/status';
-import { ClusterRecord } from '../../stores/cluster-store';
+import { ClusterRecord } from '../../ports/cluster-store';
 import type { ReasonedCondition } from './conditions';
 import type { ReconcilerDeps } from './context';
 import { eventsFor } from './events';

@@ -4,7 +4,7 @@ import { STACK_FINALIZER } from '../../../lib/kube/resource';
 import { ConfigObjectStore } from '../../../lib/aws/config-objects';
 import { ReconcilerDeps, TASK } from '../../../lib/reconciler/workflow/context';
 import { before, ReconcileOptions } from '../../../lib/reconciler/workflow/workflow';
-import { ClusterStore } from '../../../lib/stores/cluster-store';
+import { ClusterStore } from '../../../lib/ports/cluster-store';
 import { fail, stuck } from '../../fakes/fake-cloudformation';
 import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../../fakes/harness';
 
