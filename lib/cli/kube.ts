@@ -42,6 +42,32 @@ const shardSpec = (v: string, prev: ShardSpec[] = []): ShardSpec[] => {
   return [...prev, { name: v.slice(0, eq), selector: v.slice(eq + 1) }];
 };
 
+/** The parsed flags of `manifests`. */
+interface ManifestsFlags {
+  /** --namespace <ns>. @default DEFAULT_NAMESPACE */
+  readonly namespace: string;
+  /** --image <ref>. @default worker-stacks:<version> */
+  readonly image?: string;
+  /** --irsa-role-arn <arn>. @default none (EKS Pod Identity) */
+  readonly irsaRoleArn?: string;
+  /** --replicas <n>. @default 2 */
+  readonly replicas: number;
+  /** --port <n>. @default DEFAULT_OPS_PORT */
+  readonly port: number;
+  /** --image-digest <sha256:hex>. @default run by tag */
+  readonly imageDigest?: string;
+  /** --shard <name=selector>, repeated. @default one Deployment for the whole fleet */
+  readonly shard?: readonly ShardSpec[];
+  /** --require-account-binding. @default false */
+  readonly requireAccountBinding?: boolean;
+  /** --aggregate-to-default-roles. @default false */
+  readonly aggregateToDefaultRoles?: boolean;
+  /** false with --no-network-policy. @default true */
+  readonly networkPolicy: boolean;
+  /** --out <dir>. @default print */
+  readonly out?: string;
+}
+
 export function registerKube(program: Command, io: Io, done: (code: number) => void): void {
   program
     .command('crd')
@@ -64,7 +90,7 @@ export function registerKube(program: Command, io: Io, done: (code: number) => v
     .option('--aggregate-to-default-roles', 'aggregate worker-stacks-view/-edit into the built-in view/edit/admin roles (default: bind them explicitly)')
     .option('--no-network-policy', 'leave out the NetworkPolicy of the daemon')
     .option('--out <dir>', 'write one file per group (crd.yaml, namespace.yaml, rbac.yaml, deployment.yaml) into <dir> instead of printing')
-    .action((opts) => {
+    .action((opts: ManifestsFlags) => {
       const files = manifestFiles({
         namespace: opts.namespace,
         image: opts.image,
@@ -76,18 +102,19 @@ export function registerKube(program: Command, io: Io, done: (code: number) => v
         shards: opts.shard,
         aggregateToDefaultRoles: Boolean(opts.aggregateToDefaultRoles),
         requireAccountBinding: Boolean(opts.requireAccountBinding),
-        networkPolicy: opts.networkPolicy !== false,
+        networkPolicy: opts.networkPolicy,
       });
-      if (!opts.out) {
+      const out = opts.out;
+      if (!out) {
         io.out(Object.values(files).map((f) => f.replace(GENERATED, '')).join('---\n'));
-        return done(EXIT.ok);
+        done(EXIT.ok); return;
       }
-      fs.mkdirSync(opts.out, { recursive: true });
+      fs.mkdirSync(out, { recursive: true });
       for (const [name, text] of Object.entries(files)) {
-        fs.writeFileSync(path.join(opts.out, name), text);
-        io.err(`wrote ${path.join(opts.out, name)}\n`);
+        fs.writeFileSync(path.join(out, name), text);
+        io.err(`wrote ${path.join(out, name)}\n`);
       }
-      io.err(`apply with: kubectl apply -f ${opts.out}/crd.yaml -f ${opts.out}/namespace.yaml -f ${opts.out}/rbac.yaml -f ${opts.out}/deployment.yaml\n`);
-      return done(EXIT.ok);
+      io.err(`apply with: kubectl apply -f ${out}/crd.yaml -f ${out}/namespace.yaml -f ${out}/rbac.yaml -f ${out}/deployment.yaml\n`);
+      done(EXIT.ok);
     });
 }

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { Command } from 'commander';
 import { UsageError } from '../errors';
 import { KubeClient } from '../kube/client';
 import { LabelSelector } from '../kube/label-selector';
@@ -11,7 +12,7 @@ import { StoreOptions } from '../stores/create-store';
 import { wholeNumber } from './numbers';
 
 /** Leader-election flags of `reconcile --watch` (on by default with --store kubernetes). */
-export function leaderFlags<C extends { option: (flags: string, description: string, ...rest: any[]) => C }>(c: C): C {
+export function leaderFlags(c: Command): Command {
   return c
     .option('--no-leader-elect', '--store kubernetes --watch: run without leader election (one replica only)')
     .option('--leader-election-namespace <ns>', 'namespace of the Lease (default the pod namespace, else the store namespace, else default)')
@@ -23,13 +24,35 @@ export function leaderFlags<C extends { option: (flags: string, description: str
     .option('--retry-period-seconds <n>', 'between acquire and renew attempts', wholeNumber(1, 3600), 2);
 }
 
+/** The parsed leaderFlags. */
+export interface LeaderOptions {
+  /** false with --no-leader-elect. @default true */
+  readonly leaderElect?: boolean;
+  /** --leader-election-namespace <ns>. @default $POD_NAMESPACE, the pod's, the store's, else the kubeconfig's */
+  readonly leaderElectionNamespace?: string;
+  /** --shard <name>. @default named from the selector and the namespace */
+  readonly shard?: string;
+  /** --shard-check-seconds <n>. @default 60 */
+  readonly shardCheckSeconds: number;
+  /** --leader-election-id <name>. @default the shard's Lease name */
+  readonly leaderElectionId?: string;
+  /** --lease-duration-seconds <n>. @default 15 */
+  readonly leaseDurationSeconds: number;
+  /** --renew-deadline-seconds <n>. @default 10 */
+  readonly renewDeadlineSeconds: number;
+  /** --retry-period-seconds <n>. @default 2 */
+  readonly retryPeriodSeconds: number;
+  /** --watch of `reconcile`: leader election is for the daemon only. @default false */
+  readonly watch?: boolean;
+}
+
 const SA_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
 /**
  * The elector for this replica, and the deps with their AWS writes behind its fence; undefined when leader election
  * is off (the file store, --once, --no-leader-elect).
  */
-export function leadershipFor(opts: Record<string, any>, store: StoreOptions, deps: ReconcilerDeps, log: Logger): { elector: LeaderElector; deps: ReconcilerDeps } | undefined {
+export function leadershipFor(opts: LeaderOptions, store: StoreOptions, deps: ReconcilerDeps, log: Logger): { elector: LeaderElector; deps: ReconcilerDeps } | undefined {
   if (opts.shard !== undefined && store.kind !== 'kubernetes') throw new UsageError('--shard is for --store kubernetes (a shard is a label selector over WorkerClusters)');
   if (store.kind !== 'kubernetes' || !opts.watch || opts.leaderElect === false) return undefined;
   if (!(opts.leaseDurationSeconds > opts.renewDeadlineSeconds && opts.renewDeadlineSeconds > opts.retryPeriodSeconds)) {
@@ -40,11 +63,11 @@ export function leadershipFor(opts: Record<string, any>, store: StoreOptions, de
   // The shard: which objects this daemon owns. Its Lease is named from it, so two shards never share one.
   const k = store.kubernetes ?? {};
   const scope: ShardScope = { shard: opts.shard, namespace: k.allNamespaces ? undefined : (k.namespace ?? client.defaultNamespace), selector: LabelSelector.parse(k.labelSelector) };
-  const leaseName: string = opts.leaderElectionId ?? shardLeaseName(scope);
+  const leaseName = opts.leaderElectionId ?? shardLeaseName(scope);
   const lease = `${namespace}/${leaseName}`;
   // The pod name (HOSTNAME in a pod) plus the pid: two processes on one machine are two candidates.
   const identity = `${process.env.POD_NAME ?? os.hostname()}_${process.pid}`;
-  const shard = { client, leaseNamespace: namespace, leaseName, scope, log, checkIntervalMs: (opts.shardCheckSeconds ?? 60) * 1000 };
+  const shard = { client, leaseNamespace: namespace, leaseName, scope, log, checkIntervalMs: opts.shardCheckSeconds * 1000 };
   const elector = new LeaderElector(apiLeaseStore(client, namespace, leaseName), {
     identity,
     namespace,

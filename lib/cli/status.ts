@@ -8,7 +8,7 @@ import { createStore, StoreOptions } from '../stores/create-store';
 import { storeFlags, storeOptions } from './store-flags';
 import { workerStackName } from '../stacks/naming';
 import { describeRollout, specRollout } from '../review/rollout-words';
-import { dirFlags, EXIT, inputDirs, Io } from './context';
+import { DirOptions, dirFlags, EXIT, inputDirs, Io } from './context';
 
 export interface StatusRow {
   readonly cluster: string;
@@ -95,16 +95,26 @@ function group(r: Pick<StatusRow, 'account' | 'region'>): string {
   return `${r.account ?? '-'}/${r.region ?? '-'}`;
 }
 
+/** The parsed flags of `status` (with the store flags, read by storeOptions). */
+interface StatusOptions extends DirOptions {
+  /** --state-dir <dir>. @default <clusters>/.status */
+  readonly stateDir?: string;
+  /** -o, --output <format>: table or json (checked by the command). @default table */
+  readonly output: string;
+  /** --wide. @default false */
+  readonly wide?: boolean;
+}
+
 export function registerStatus(program: Command, io: Io, done: (code: number) => void): void {
   storeFlags(dirFlags(program.command('status')))
     .description('a table: cluster, desired vs live checksum, stack status, Ready and reason (reads the store only)')
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .option('-o, --output <format>', 'table or json', 'table')
     .option('--wide', 'also the message, how the nodes roll, failures, next retry and the last config change')
-    .action(async (opts) => {
+    .action(async (opts: StatusOptions) => {
       if (opts.output !== 'table' && opts.output !== 'json') {
         io.err(`error: -o ${opts.output}: give table or json\n`);
-        return done(EXIT.usage);
+        done(EXIT.usage); return;
       }
       const dirs = inputDirs(opts);
       const rows = await statusRows(dirs.clustersDir, dirs.templatesDir, opts.stateDir, storeOptions(opts, dirs));
@@ -112,7 +122,7 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
       const code = rows.some((r) => r.unreadable) ? EXIT.invalid : EXIT.ok;
       if (opts.output === 'json') {
         io.out(JSON.stringify({ clusters: rows }, undefined, 2) + '\n');
-        return done(code);
+        done(code); return;
       }
       const short = (s?: string) => (s ? s.slice(0, 12) : '-');
       const now = Date.now();
@@ -128,7 +138,7 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
         const extra = [opts.wide && r.rolls ? `rolls ${r.rolls}` : '', r.failures ? `failures ${r.failures}` : '', r.retryAfter ? `next retry ${r.retryAfter}` : '', r.lastConfigChange ? `last config change ${r.lastConfigChangeTime ?? ''}: ${r.lastConfigChange}` : ''].filter(Boolean);
         io.out(`${r.cluster}: ${r.message ?? '-'}${extra.length ? ` (${extra.join('; ')})` : ''}\n`);
       }
-      return done(code);
+      done(code);
     });
 }
 
