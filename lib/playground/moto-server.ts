@@ -63,12 +63,14 @@ export async function startMotoServer(opts: MotoServerOptions = {}): Promise<Mot
     const args = [MOTO_WRAPPER, '-H', '127.0.0.1', '-p', String(port), '--in-progress-seconds', String(opts.inProgressSeconds ?? 0)];
     const child = spawn(python, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...opts.env } });
     let stderr = '';
-    child.stderr!.on('data', (d) => {
+    child.stderr.on('data', (d: Buffer) => {
       stderr = (stderr + String(d)).slice(-4000);
       if (opts.logFile) fs.appendFileSync(opts.logFile, d);
     });
     const endpoint = `http://127.0.0.1:${port}`;
-    if (await answers(endpoint, child, opts.timeoutMs ?? 30_000)) return { port, endpoint, pid: child.pid!, stop: () => stopChild(child) };
+    // No pid: the process was not started (spawn reports why on 'error'); the next attempt tries again.
+    const pid = child.pid;
+    if (pid !== undefined && (await answers(endpoint, child, opts.timeoutMs ?? 30_000))) return { port, endpoint, pid, stop: () => stopChild(child) };
     await stopChild(child);
     lastError = stderr.trim();
   }

@@ -55,7 +55,7 @@ export function maskSecrets(text: string): string {
   return text
     .split('\n')
     .map((line) => {
-      const indent = /^\s*/.exec(line)![0];
+      const indent = line.slice(0, line.length - line.trimStart().length);
       if (blockIndent >= 0) {
         if (!line.trim()) return line;
         if (indent.length > blockIndent) return `${indent}${MASK}`;

@@ -88,5 +88,5 @@ export interface ReviewResult {
   readonly rollout?: RolloutPlan;
 }
 
-export type { ConfigDiff, ResourceChange };
+export type { ConfigDiff };
 import type { RolloutPlan } from './rollout-plan';

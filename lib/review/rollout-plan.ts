@@ -39,7 +39,7 @@ export async function rolloutPlanAt(projectDir: string, clustersDir: string, rol
   const labels = new Map<string, Record<string, string>>();
   for (const name of rolling) {
     const file = ['yaml', 'yml'].map((e) => path.join(dir, `${name}.${e}`)).find((f) => fs.existsSync(f));
-    let l: Record<string, string> = {};
+    let l: Record<string, string>;
     try {
       const raw = file ? (parse(fs.readFileSync(file, 'utf8')) as { metadata?: { labels?: Record<string, string> } }) : undefined;
       l = raw?.metadata?.labels ?? {};
