@@ -49,7 +49,8 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
     .description('print the JSON Schema of the WorkerCluster object (or, with --markdown, the README field reference)')
     .option('--markdown', 'the field reference table instead')
     .action((opts: { readonly markdown?: boolean }) => done(schemaCommand(io, { markdown: Boolean(opts.markdown) })));
-  for (const register of [registerReconcile, registerStatus, registerControl, registerBootstrap, registerReview, registerPlayground, registerRollout, registerKube]) register(program, io, done);
+  const commands: readonly Register[] = [registerReconcile, registerStatus, registerControl, registerBootstrap, registerReview, registerPlayground, registerRollout, registerKube];
+  for (const register of commands) register(program, io, done);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -1,4 +1,4 @@
-/** What a masked value is shown as. */
+/** What a masked value is shown as. @internal exported for its tests */
 export const MASK = '********';
 
 /**

@@ -127,7 +127,7 @@ export interface CompareOptions {
   readonly skippedEnvironments?: () => ReadonlySet<string>;
 }
 
-/** Compares two synthesized sides (cloud assemblies) cluster by cluster. */
+/** Compares two synthesized sides (cloud assemblies) cluster by cluster. @internal exported for the review cases, which compare sides they synthesized */
 export function compareSides(base: SynthesizedSide & { ref: string; commit?: string }, head: SynthesizedSide, opts: CompareOptions = {}): ReviewResult {
   const a = base.empty ? emptyAssembly(base.outdir) : readAssembly(base.outdir, base.label);
   const b = head.empty ? emptyAssembly(head.outdir) : readAssembly(head.outdir, head.label);

@@ -15,7 +15,7 @@ export interface RolloutPlan {
   readonly problems: readonly string[];
 }
 
-/** Places the rolling clusters (name → labels at head) in the waves of `policies`, in wave order. Pure. */
+/** Places the rolling clusters (name → labels at head) in the waves of `policies`, in wave order. Pure. @internal exported for its tests */
 export function planRollout(rolling: ReadonlyMap<string, Readonly<Record<string, string>>>, policies: LoadedPolicies): RolloutPlan {
   const members = new Map<string, FleetMember>([...rolling].map(([name, labels]) => [name, { name, labels, executing: false, hold: false, paused: false, windows: [] }]));
   const { placements, conflicts } = placeAll({ members, policies });
