@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { parseDocument, visit } from 'yaml';
 import { asRecord } from '../json';
 
-/** The account moto answers STS GetCallerIdentity with, and so the one every playground cluster lives in. */
+/** The account moto answers STS GetCallerIdentity with, and so the one every playground cluster lives in. @internal exported for the playground tests */
 export const MOTO_ACCOUNT = '123456789012';
 
 /** What the objects reference in one region, for tools/moto/seed.py to create. */

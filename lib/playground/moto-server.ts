@@ -7,7 +7,7 @@ import { PROJECT_ROOT } from '../paths';
 
 /** The version tools/moto/server.py patches (and .ci/install-tools installs). */
 export const MOTO_VERSION = '5.2.5';
-/** The wrapper around moto's server: change sets that take time and roll back, unknown images that fail a stack. */
+/** The wrapper around moto's server: change sets that take time and roll back, unknown images that fail a stack. @internal exported for the moto wrapper tests */
 export const MOTO_WRAPPER = path.join(PROJECT_ROOT, 'tools', 'moto', 'server.py');
 const INSTALL = `bash .ci/install-tools (or python3 -m pip install 'moto[server]==${MOTO_VERSION}')`;
 
@@ -77,7 +77,7 @@ export async function startMotoServer(opts: MotoServerOptions = {}): Promise<Mot
   throw new WorkerStacksError(`the moto server did not answer on /moto-api/: ${lastError || 'no output'}`, { hint: INSTALL });
 }
 
-/** Whether GET <endpoint>/moto-api/ answers before `timeoutMs` passes or the child exits. */
+/** Whether GET <endpoint>/moto-api/ answers before `timeoutMs` passes or the child exits. @internal exported for the moto wrapper tests */
 export async function answers(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
