@@ -19,6 +19,8 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       // `() => void f()` and `x => log(x)` shorthands are idiomatic; a void value used as a value is still refused.
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+      // `const { key: _key, ...rest } = o` is how an object without a key is written: the rest is the value used.
+      '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
     },
   },
   {

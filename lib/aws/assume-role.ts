@@ -20,7 +20,7 @@ export interface DeployerCredentialsOptions {
   readonly now?: () => number;
 }
 
-/** What STS allows in a RoleSessionName: 2-64 of [A-Za-z0-9_+=,.@-]. */
+/** What STS allows in a RoleSessionName: 2-64 of [A-Za-z0-9_+=,.@-]. @internal exported for its tests (STS's name rules) */
 export function sessionName(...parts: readonly string[]): string {
   const name = parts
     .map((p) => p.replace(/[^\w+=,.@-]+/g, '-'))
@@ -93,15 +93,15 @@ export class DeployerCredentials {
   private get(arn: string, account: string, region: string): Promise<AwsCredentialIdentity> {
     const c = this.cache.get(arn) ?? {};
     this.cache.set(arn, c);
-    const fresh = c.value?.expiration && c.value.expiration.getTime() - this.now() > (this.opts.refreshBeforeMs ?? 10 * 60_000);
-    if (fresh) return Promise.resolve(c.value!);
+    const value = c.value;
+    if (value?.expiration && value.expiration.getTime() - this.now() > (this.opts.refreshBeforeMs ?? 10 * 60_000)) return Promise.resolve(value);
     c.pending ??= this.assume(arn, account, region).then(
       (value) => {
         c.value = value;
         c.pending = undefined;
         return value;
       },
-      (e) => {
+      (e: unknown) => {
         c.pending = undefined;
         c.value = undefined;
         throw e;

@@ -1,6 +1,15 @@
 import { ConfigBucketError } from '../core/errors';
 
 /**
+ * A text field of a thrown value (`name`, `message`, `code`), or '' when it has none: the SDK throws Error
+ * subclasses, but a middleware, a mock or a network layer may throw anything.
+ */
+export function errorField(e: unknown, field: 'name' | 'message' | 'code'): string {
+  const v: unknown = typeof e === 'object' && e !== null ? (e as Record<string, unknown>)[field] : undefined;
+  return typeof v === 'string' ? v : '';
+}
+
+/**
  * Recognizes an error from AWS or from reaching it (SDK service errors carry
  * `$metadata`; credential and network failures have well-known names and
  * codes), and says in one line what it was and what to check next.
@@ -21,5 +30,5 @@ export function describeAwsError(e: unknown): string | undefined {
       : err.$metadata?.httpStatusCode === 403
         ? 'the credentials lack a permission: see the message for the action and resource'
         : 'read the message above; run the command again once it is fixed (it is safe to repeat)';
-  return `AWS: ${err.name ?? 'Error'}: ${err.message ?? String(e)}${status}\n  fix: ${fix}`;
+  return `AWS: ${err.name ?? 'Error'}: ${err.message ?? '(no message)'}${status}\n  fix: ${fix}`;
 }

@@ -4,6 +4,7 @@ import { STSClient } from '@aws-sdk/client-sts';
 import { UsageError } from '../core/errors';
 import { AwsCredentialIdentityProvider, EXPIRED_SESSION } from './assume-role';
 import { configBucketOwner } from './s3-publisher';
+import { errorField } from './aws-error';
 
 export interface AwsClientOptions {
   readonly region: string;
@@ -29,12 +30,14 @@ export interface AwsTimeouts {
   readonly requestTimeoutMs: number;
 }
 
+/** @internal exported for the timeout tests */
 export const DEFAULT_AWS_TIMEOUTS: AwsTimeouts = { connectionTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
 
 /**
  * The timeouts from WORKER_STACKS_AWS_CONNECT_TIMEOUT_SECONDS and WORKER_STACKS_AWS_REQUEST_TIMEOUT_SECONDS, else the
  * defaults. Without a timeout, a connection that is half open (opened during an outage, then neither answered nor
  * reset) leaves its request, and the reconcile waiting on it, pending forever.
+ * @internal exported for the timeout tests
  */
 export function awsTimeouts(env: NodeJS.ProcessEnv = process.env): AwsTimeouts {
   const seconds = (name: string, fallbackMs: number): number => {
@@ -87,8 +90,6 @@ export function awsClients(opts: AwsClientOptions) {
   };
 }
 
-export type AwsClients = ReturnType<typeof awsClients>;
-
 /**
  * Every request this client makes on a config bucket (head, get, put, list, delete, any later one) sends
  * ExpectedBucketOwner = the account in the bucket's name, unless the caller set it: S3 then refuses a bucket that
@@ -99,7 +100,7 @@ export function withExpectedBucketOwner(s3: S3Client): S3Client {
     (next) => async (args) => {
       const input = args.input as { Bucket?: unknown; ExpectedBucketOwner?: string };
       const owner = typeof input.Bucket === 'string' && input.ExpectedBucketOwner === undefined ? configBucketOwner(input.Bucket) : undefined;
-      return next(owner ? { ...args, input: { ...args.input, ExpectedBucketOwner: owner } as typeof args.input } : args);
+      return next(owner ? { ...args, input: { ...args.input, ExpectedBucketOwner: owner } } : args);
     },
     { step: 'initialize', name: 'workerStacksExpectedBucketOwner' },
   );
@@ -113,7 +114,7 @@ function onExpiredSession<C extends CloudFormationClient | S3Client | STSClient>
       try {
         return await next(args);
       } catch (e) {
-        if (EXPIRED_SESSION.test(String((e as Error)?.name))) expired();
+        if (EXPIRED_SESSION.test(errorField(e, 'name'))) expired();
         throw e;
       }
     },

@@ -28,12 +28,14 @@ export interface CleanupPlan {
  * Deterministic: ties in time are broken by key.
  */
 export function planCleanup(objects: readonly ConfigObject[], opts: { readonly live?: string; readonly desired?: string; readonly keepLast: number }): CleanupPlan {
-  const configs = objects.filter((o) => CONFIG_OBJECT_KEY.test(o.key));
-  const pinned = (o: ConfigObject) => {
-    const sum = CONFIG_OBJECT_KEY.exec(o.key)![1];
-    return sum === opts.live || sum === opts.desired;
-  };
-  const others = configs.filter((o) => !pinned(o)).sort((a, b) => (b.lastModified?.getTime() ?? 0) - (a.lastModified?.getTime() ?? 0) || (a.key < b.key ? -1 : 1));
+  const configs = objects.flatMap((object) => {
+    const sum = CONFIG_OBJECT_KEY.exec(object.key)?.[1];
+    return sum === undefined ? [] : [{ object, sum }];
+  });
+  const others = configs
+    .filter((c) => c.sum !== opts.live && c.sum !== opts.desired)
+    .map((c) => c.object)
+    .sort((a, b) => (b.lastModified?.getTime() ?? 0) - (a.lastModified?.getTime() ?? 0) || (a.key < b.key ? -1 : 1));
   const remove = others.slice(Math.max(0, opts.keepLast)).map((o) => o.key).sort();
   const gone = new Set(remove);
   return { keep: objects.map((o) => o.key).filter((k) => !gone.has(k)).sort(), remove };

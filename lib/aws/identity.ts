@@ -1,4 +1,5 @@
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { WorkerStacksError } from '../errors';
 
 /** Who the credentials are, to refuse touching a cluster in another account. */
 export interface IdentityPort {
@@ -12,8 +13,11 @@ export class StsIdentity implements IdentityPort {
   public account(): Promise<string> {
     // A failed call is not remembered: one throttle or network blip must not fail every later cluster.
     this.cached ??= this.sts.send(new GetCallerIdentityCommand({})).then(
-      (r) => r.Account!,
-      (e) => {
+      (r) => {
+        if (!r.Account) throw new WorkerStacksError('STS GetCallerIdentity answered without an account');
+        return r.Account;
+      },
+      (e: unknown) => {
         this.cached = undefined;
         throw e;
       },

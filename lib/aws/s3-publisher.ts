@@ -24,11 +24,16 @@ export interface AssetPublisher {
   templateUrl(asset: FileAsset): string;
 }
 
+/** The file assets of a `<stack>.assets.json`, as the CDK writes it (the cloud assembly's asset manifest schema). */
+interface FileAssetManifest {
+  readonly files?: Readonly<Record<string, { readonly source: { readonly path: string }; readonly destinations: Readonly<Record<string, { readonly bucketName: string; readonly objectKey: string }>> }>>;
+}
+
 /** Reads `<stack>.assets.json` of a cloud assembly. */
 export function fileAssetsOf(assemblyDir: string, stackArtifactId: string): FileAsset[] {
-  const manifest = JSON.parse(fs.readFileSync(path.join(assemblyDir, `${stackArtifactId}.assets.json`), 'utf8'));
-  return Object.values<any>(manifest.files ?? {}).flatMap((f) =>
-    Object.values<any>(f.destinations).map((d) => ({ sourcePath: path.join(assemblyDir, f.source.path), bucketName: d.bucketName, objectKey: d.objectKey })),
+  const manifest = JSON.parse(fs.readFileSync(path.join(assemblyDir, `${stackArtifactId}.assets.json`), 'utf8')) as FileAssetManifest;
+  return Object.values(manifest.files ?? {}).flatMap((f) =>
+    Object.values(f.destinations).map((d) => ({ sourcePath: path.join(assemblyDir, f.source.path), bucketName: d.bucketName, objectKey: d.objectKey })),
   );
 }
 

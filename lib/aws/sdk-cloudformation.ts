@@ -9,6 +9,7 @@ import {
   DescribeStacksCommand,
   ExecuteChangeSetCommand,
   GetTemplateCommand,
+  GetTemplateCommandOutput,
   paginateDescribeStackEvents,
   paginateDescribeStacks,
   paginateListStacks,
@@ -20,7 +21,9 @@ import {
   waitUntilStackImportComplete,
   waitUntilStackUpdateComplete,
 } from '@aws-sdk/client-cloudformation';
-import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, IN_PROGRESS_STATUSES, isInProgress, StackEvent, StackSummary, WaitOptions } from '../ports/cloudformation-port';
+import { WorkerStacksError } from '../errors';
+import { errorField } from './aws-error';
+import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, IN_PROGRESS_STATUSES, isInProgress, StackEvent, StackSummary, WaitOptions } from './cloudformation-port';
 
 export interface SdkCloudFormationProps {
   readonly client: CloudFormationClient;
@@ -35,21 +38,27 @@ export interface SdkCloudFormationProps {
   readonly roleArn?: string;
 }
 
-const notFound = (e: unknown) => /does not exist/i.test(String((e as Error)?.message));
+const notFound = (e: unknown) => /does not exist/i.test(errorField(e, 'message'));
+
+/** A field CloudFormation always answers with (the SDK types every field optional): without it the answer is broken, and said so. */
+function answered<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new WorkerStacksError(`CloudFormation answered without ${what}`);
+  return value;
+}
 
 function summary(s: Stack): StackSummary {
   return {
-    name: s.StackName!,
-    id: s.StackId!,
+    name: answered(s.StackName, 'a stack name'),
+    id: answered(s.StackId, 'a stack id'),
     status: String(s.StackStatus),
     statusReason: s.StackStatusReason,
-    outputs: Object.fromEntries((s.Outputs ?? []).map((o) => [o.OutputKey!, o.OutputValue ?? ''])),
+    outputs: Object.fromEntries((s.Outputs ?? []).flatMap((o) => (o.OutputKey === undefined ? [] : [[o.OutputKey, o.OutputValue ?? '']]))),
     lastUpdated: s.LastUpdatedTime?.toISOString(),
   };
 }
 
 function toEvent(e: StackEventShape): StackEvent {
-  return { id: e.EventId!, timestamp: e.Timestamp ?? new Date(0), logicalId: e.LogicalResourceId ?? '', resourceType: e.ResourceType ?? '', status: String(e.ResourceStatus), reason: e.ResourceStatusReason };
+  return { id: answered(e.EventId, 'an event id'), timestamp: e.Timestamp ?? new Date(0), logicalId: e.LogicalResourceId ?? '', resourceType: e.ResourceType ?? '', status: String(e.ResourceStatus), reason: e.ResourceStatusReason };
 }
 
 /** CloudFormation through the AWS SDK, waiting with the SDK's own waiters. */
@@ -70,7 +79,10 @@ export class SdkCloudFormation implements CloudFormationPort {
     // DescribeStacks without a name pages through every stack with its status and outputs: one call per page, not per cluster.
     const out = new Map<string, StackSummary>();
     for await (const page of paginateDescribeStacks({ client: this.client }, {})) {
-      for (const s of page.Stacks ?? []) out.set(s.StackName!, summary(s));
+      for (const s of page.Stacks ?? []) {
+        const stack = summary(s);
+        out.set(stack.name, stack);
+      }
     }
     return out;
   }
@@ -79,7 +91,8 @@ export class SdkCloudFormation implements CloudFormationPort {
     const out = new Map<string, StackSummary>();
     for await (const page of paginateListStacks({ client: this.client }, { StackStatusFilter: [...IN_PROGRESS_STATUSES] })) {
       for (const s of page.StackSummaries ?? []) {
-        out.set(s.StackName!, { name: s.StackName!, id: s.StackId!, status: String(s.StackStatus), statusReason: s.StackStatusReason, outputs: {}, lastUpdated: s.LastUpdatedTime?.toISOString() });
+        const name = answered(s.StackName, 'a stack name');
+        out.set(name, { name, id: answered(s.StackId, 'a stack id'), status: String(s.StackStatus), statusReason: s.StackStatusReason, outputs: {}, lastUpdated: s.LastUpdatedTime?.toISOString() });
       }
     }
     return out;
@@ -118,22 +131,22 @@ export class SdkCloudFormation implements CloudFormationPort {
         },
       }),
     );
-    return r.Id!;
+    return answered(r.Id, 'a change set id');
   }
 
   public async describeChangeSet(stackName: string, changeSetName: string): Promise<ChangeSetInfo | undefined> {
     try {
       const r = await this.client.send(new DescribeChangeSetCommand({ StackName: stackName, ChangeSetName: changeSetName }));
       return {
-        id: r.ChangeSetId!,
+        id: answered(r.ChangeSetId, 'a change set id'),
         name: r.ChangeSetName ?? changeSetName,
         status: String(r.Status),
-        executionStatus: r.ExecutionStatus ? String(r.ExecutionStatus) : undefined,
+        executionStatus: r.ExecutionStatus || undefined,
         statusReason: r.StatusReason,
         changes: r.Changes?.length ?? 0,
       };
     } catch (e) {
-      if (notFound(e) || /ChangeSetNotFound/.test(String((e as Error).name))) return undefined;
+      if (notFound(e) || /ChangeSetNotFound/.test(errorField(e, 'name'))) return undefined;
       throw e;
     }
   }
@@ -186,7 +199,8 @@ export class SdkCloudFormation implements CloudFormationPort {
   }
 
   public async getTemplate(stackName: string): Promise<string | undefined> {
-    const r = await this.client.send(new GetTemplateCommand({ StackName: stackName, TemplateStage: 'Original' }));
+    // A client stubbed for a test (aws-sdk-client-mock) answers undefined to a command it was not told about.
+    const r = (await this.client.send(new GetTemplateCommand({ StackName: stackName, TemplateStage: 'Original' }))) as GetTemplateCommandOutput | undefined;
     return r?.TemplateBody;
   }
 
@@ -206,12 +220,13 @@ export class SdkCloudFormation implements CloudFormationPort {
               { StackName: current.id },
             ).catch(() => undefined)
           : Promise.race([aborted, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())))]);
-      let settled = false;
+      // Set by the waiter's callback while this loop awaits: a field, so it is read afresh each time round.
+      const waiter = { settled: false };
       void waiting.finally(() => {
-        settled = true;
+        waiter.settled = true;
       });
       // Progress: every new stack event while the waiter waits.
-      while (!settled && opts.onEvent) {
+      while (!waiter.settled && opts.onEvent) {
         await Promise.race([waiting, aborted, new Promise((r) => setTimeout(r, this.eventPollMs))]);
         if (opts.signal?.aborted) break;
         const fresh = await this.stackEvents(current.id, lastEvent);

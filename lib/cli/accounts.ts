@@ -15,8 +15,18 @@ export function assumeRoleFlags(c: Command): Command {
     .option('--no-assume-role', "call AWS with the usual credentials only (single-account mode); clusters of other accounts stall as AccountMismatch");
 }
 
+/** The parsed assumeRoleFlags. */
+export interface AssumeRoleOptions {
+  /** --role-name <prefix>. @default DEFAULT_DEPLOYER_ROLE_NAME */
+  readonly roleName: string;
+  /** --external-id <id>. @default none */
+  readonly externalId?: string;
+  /** false with --no-assume-role, true with --assume-role. @default undefined (assume) */
+  readonly assumeRole?: boolean;
+}
+
 /** The wiring's assumeRole from the parsed flags (false with --no-assume-role). */
-export function assumeRoleFrom(opts: Record<string, any>, daemon?: string): AssumeRoleWiring | false {
+export function assumeRoleFrom(opts: AssumeRoleOptions, daemon?: string): AssumeRoleWiring | false {
   if (opts.assumeRole === false) return false;
   return { roleName: opts.roleName, externalId: opts.externalId, daemon };
 }

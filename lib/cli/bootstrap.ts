@@ -12,7 +12,27 @@ import { configBucketName, configKeyPrefix, DEFAULT_DEPLOYER_ROLE_NAME, deployer
 import { ConfigObjectStore, planCleanup } from '../aws/config-objects';
 import { assumeRoleFlags, assumeRoleFrom } from './accounts';
 import { dirFlags, EXIT, Io, loadOptions } from './context';
-import { awsFlags, wiringFrom } from './reconcile';
+import { awsFlags, WiringFlagOptions, wiringFrom } from './reconcile';
+
+/** The parsed flags of `bootstrap`. */
+interface BootstrapOptions extends WiringFlagOptions {
+  /** --region <region>. @default every region of the account's clusters */
+  readonly region?: string;
+  /** --account <id>. @default the credentials' account */
+  readonly account?: string;
+  /** --trust <principal ARN...> (each may be a comma-separated list). @default none: no deployer or execution role */
+  readonly trust?: readonly string[];
+}
+
+/** The parsed flags of `delete`. */
+interface DeleteOptions extends WiringFlagOptions {
+  /** --region <region>. @default the cluster object's */
+  readonly region?: string;
+  /** --yes. @default false: nothing is deleted */
+  readonly yes?: boolean;
+  /** --force. @default false */
+  readonly force?: boolean;
+}
 
 /** `worker-stacks bootstrap` and `worker-stacks delete <cluster>`. */
 export function registerBootstrap(program: Command, io: Io, done: (code: number) => void): void {
@@ -23,21 +43,21 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
     .option('--trust <principal ARN...>', 'who may assume the deployer role: the role (or user) the daemon runs as, in the management account')
     .option('--external-id <id>', 'require this sts:ExternalId from --trust')
     .option('--role-name <prefix>', "the deployer role's name, before -<region>", DEFAULT_DEPLOYER_ROLE_NAME)
-    .action(async (opts) => {
+    .action(async (opts: BootstrapOptions) => {
       // Checked before any AWS call.
-      const principals = (opts.trust ?? []).flatMap((t: string) => t.split(',')).map((t: string) => t.trim()).filter(Boolean);
-      const bad = principals.filter((p: string) => !isPrincipalArn(p));
+      const principals = (opts.trust ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+      const bad = principals.filter((p) => !isPrincipalArn(p));
       if (bad.length) {
         io.err(`error: --trust ${bad.join(', ')}: not a principal ARN (arn:aws:iam::<account>:role/<name>, :user/<name> or :root)\n`);
-        return done(EXIT.usage);
+        done(EXIT.usage); return;
       }
       if (opts.externalId && principals.length === 0) {
         io.err('error: --external-id is a condition of the deployer role\'s trust: give --trust <principal ARN> too\n');
-        return done(EXIT.usage);
+        done(EXIT.usage); return;
       }
       if (opts.account !== undefined && !/^\d{12}$/.test(opts.account)) {
         io.err(`error: --account ${opts.account}: an account id is 12 digits\n`);
-        return done(EXIT.usage);
+        done(EXIT.usage); return;
       }
       // Bootstrap runs with the account's own credentials (like cdk bootstrap): it makes the roles the daemon later assumes.
       const wiring = { ...wiringFrom(opts), assumeRole: false as const };
@@ -45,14 +65,14 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
       const account = await deps.identity.account();
       if (opts.account && opts.account !== account) {
         io.err(`error: --account ${opts.account}, but the credentials are for account ${account}; run with credentials of ${opts.account} (a profile, or a role of that account), nothing was deployed\n`);
-        return done(EXIT.usage);
+        done(EXIT.usage); return;
       }
       const trust = principals.length ? { principals, externalId: opts.externalId, roleName: opts.roleName } : undefined;
       const { clusters } = loadClusters(wiring.clustersDir, loadOptions({ clustersDir: wiring.clustersDir, templatesDir: wiring.templatesDir }));
-      const regions = opts.region ? [String(opts.region)] : [...new Set(clusters.filter((c) => c.cluster.spec.account === account).map((c) => c.cluster.spec.region))].sort();
+      const regions = opts.region ? [opts.region] : [...new Set(clusters.filter((c) => c.cluster.spec.account === account).map((c) => c.cluster.spec.region))].sort();
       if (regions.length === 0) {
         io.err(`error: no cluster is in account ${account}; pass --region to bootstrap anyway\n`);
-        return done(EXIT.usage);
+        done(EXIT.usage); return;
       }
       for (const region of regions) {
         // A bucket of another account under the predictable name: refused (ConfigBucketError) before any change set.
@@ -66,7 +86,7 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
         const roles = trust ? `\t${roleArn(account, region, deployerRoleName(region, trust.roleName))}\t${roleArn(account, region, executionRoleName(region))}` : '';
         io.out(`${account}/${region}\t${stack.name}\t${stack.status}\t${stack.outputs.ConfigBucketName ?? configBucketName(account, region)}${roles}\n`);
       }
-      return done(EXIT.ok);
+      done(EXIT.ok);
     });
 
   assumeRoleFlags(awsFlags(dirFlags(program.command('delete'))))
@@ -75,30 +95,30 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
     .option('--region <region>', 'region of the stack when the object is gone')
     .option('--yes', 'really delete (required)')
     .option('--force', 'delete even though the cluster object still exists (the reconciler would create the stack again)')
-    .action(async (name: string, opts) => {
+    .action(async (name: string, opts: DeleteOptions) => {
       if (!opts.yes) {
         io.err(`error: deleting ${workerStackName(name)} removes its nodes; run again with --yes\n`);
-        return done(EXIT.usage);
+        done(EXIT.usage); return;
       }
       const wiring = { ...wiringFrom(opts), assumeRole: assumeRoleFrom(opts) };
       const { deps, store } = createDeps(wiring);
       const record = await store.get(name);
       const spec = (record?.raw as { spec?: { region?: string; account?: string } } | undefined)?.spec;
-      if (spec && !opts.force) {
-        io.err(`error: ${record!.source} still exists, so the next reconcile would create ${workerStackName(name)} again; remove the object first, or pass --force\n`);
-        return done(EXIT.usage);
+      if (record && spec && !opts.force) {
+        io.err(`error: ${record.source} still exists, so the next reconcile would create ${workerStackName(name)} again; remove the object first, or pass --force\n`);
+        done(EXIT.usage); return;
       }
       const region = opts.region ?? spec?.region;
       if (!region) {
         io.err(`error: no cluster object ${name} to take the region from; pass --region\n`);
-        return done(EXIT.usage);
+        done(EXIT.usage); return;
       }
       // The same safety as the reconciler: never act on a cluster's stack with another account's credentials.
       const expected = spec?.account ?? arnAccount(record?.status?.stackId);
       const actual = await deps.identity.account(expected ? { account: expected, region } : undefined);
       if (expected && expected !== actual) {
         io.err(`error: credentials are for account ${actual}, ${workerStackName(name)} is in ${expected}; use credentials of that account; nothing was deleted\n`);
-        return done(EXIT.invalid);
+        done(EXIT.invalid); return;
       }
       const { cfn } = deps.aws(region, expected);
       const stack = await cfn.describeStack(workerStackName(name));
@@ -108,14 +128,14 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
         const final = await cfn.waitForStack(stack.id, { timeoutMs: wiring.waitTimeoutMs, onEvent: (e) => deps.log.info({ event: e }, `${e.logicalId} ${e.status}`) });
         if (final && final.status !== 'DELETE_COMPLETE') {
           io.err(`error: ${stack.name} is ${final.status}; read its events, fix what blocks the deletion, and run delete again\n`);
-          return done(EXIT.invalid);
+          done(EXIT.invalid); return;
         }
       }
       // The stack is gone, so no launch template points to its config objects any more: they go too.
       await deleteConfigObjects(deps.aws(region, expected).configObjects, configBucketName(expected ?? actual, region), name, io);
       if (record) await store.clearStatus(name, record.resourceVersion);
       io.out(`${workerStackName(name)}\tdeleted\n`);
-      return done(EXIT.ok);
+      done(EXIT.ok);
     });
 }
 

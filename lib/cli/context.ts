@@ -10,7 +10,15 @@ export interface InputDirs {
   readonly templatesDir: string;
 }
 
-export function inputDirs(opts: { clusters?: string; templates?: string }): InputDirs {
+/** The parsed --clusters/--templates flags (see dirFlags). */
+export interface DirOptions {
+  /** --clusters <dir>. @default $WORKER_STACKS_CLUSTERS, else ./clusters */
+  readonly clusters?: string;
+  /** --templates <dir>. @default $WORKER_STACKS_TEMPLATES, else the repository's cloudconfig/ */
+  readonly templates?: string;
+}
+
+export function inputDirs(opts: DirOptions): InputDirs {
   return {
     clustersDir: path.resolve(opts.clusters ?? process.env.WORKER_STACKS_CLUSTERS ?? 'clusters'),
     templatesDir: path.resolve(opts.templates ?? process.env.WORKER_STACKS_TEMPLATES ?? DEFAULT_TEMPLATES_DIR),

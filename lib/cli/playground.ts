@@ -16,15 +16,27 @@ export function registerPlayground(program: Command, io: Io, done: (code: number
     .option('--steps <list>', `run these steps, comma-separated, then stop (no prompt; one JSON report per step on stdout): ${STEPS.join(',')}`)
     .option('--in-progress-seconds <n>', 'how long each stack operation stays *_IN_PROGRESS in moto', wholeNumber(0, 600), 3)
     .option('--max-update-attempts <n>', "the daemon's --max-update-attempts", wholeNumber(1, 100), 2)
-    .action(async (opts) => {
-      const steps = opts.steps === undefined ? undefined : String(opts.steps).split(',').map((s) => s.trim());
+    .action(async (opts: PlaygroundFlags) => {
+      const steps = opts.steps === undefined ? undefined : opts.steps.split(',').map((s) => s.trim());
       const unknown = steps?.filter((s) => !(STEPS as readonly string[]).includes(s));
       if (unknown?.length) {
         io.err(`error: --steps: unknown step ${unknown.join(', ')}; the steps are ${STEPS.join(', ')}\n`);
-        return done(EXIT.usage);
+        done(EXIT.usage); return;
       }
       done(await playground(io, { keep: Boolean(opts.keep), steps: steps as StepName[] | undefined, inProgressSeconds: opts.inProgressSeconds, maxUpdateAttempts: opts.maxUpdateAttempts }));
     });
+}
+
+/** The parsed flags of `playground`. */
+interface PlaygroundFlags {
+  /** --keep. @default false */
+  readonly keep?: boolean;
+  /** --steps <list>, comma-separated (checked by the command). @default interactive */
+  readonly steps?: string;
+  /** --in-progress-seconds <n>. @default 3 */
+  readonly inProgressSeconds: number;
+  /** --max-update-attempts <n>. @default 2 */
+  readonly maxUpdateAttempts: number;
 }
 
 interface PlaygroundOptions {
@@ -38,13 +50,11 @@ async function playground(io: Io, opts: PlaygroundOptions): Promise<number> {
   // With --steps, stdout carries only the JSON reports; what a person reads goes to stderr.
   const say = (line: string) => (opts.steps ? io.err : io.out)(`${line}\n`);
   const report = (r: object) => io.out(`${JSON.stringify(r)}\n`);
-  let stopping = false;
-  let stopRequested: () => void = () => undefined;
-  const stopped = new Promise<void>((r) => (stopRequested = r));
-  const onSignal = () => {
-    stopping = true;
-    stopRequested();
-  };
+  // Set by a signal while the awaits below are under way: read through a function, never narrowed as a local.
+  const stop = new AbortController();
+  const stopping = () => stop.signal.aborted;
+  const stopped = new Promise<void>((r) => stop.signal.addEventListener('abort', () => r(), { once: true }));
+  const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   let session: Session | undefined;
@@ -62,10 +72,10 @@ async function playground(io: Io, opts: PlaygroundOptions): Promise<number> {
       return EXIT.ok;
     }
     say('waiting for every cluster to be Ready (create change sets, executed, watched by the daemon) ...');
-    await waitForReady(s, { progress: say }, () => stopping);
-    if (!stopping) {
+    await waitForReady(s, { progress: say }, stopping);
+    if (!stopping()) {
       say(tryNext(s, opts));
-      await waitFor(s, 'Ctrl-C', () => stopping, { progress: say, timeoutMs: Number.POSITIVE_INFINITY });
+      await waitFor(s, 'Ctrl-C', stopping, { progress: say, timeoutMs: Number.POSITIVE_INFINITY });
     }
     return EXIT.ok;
   } catch (e) {
@@ -85,7 +95,8 @@ async function playground(io: Io, opts: PlaygroundOptions): Promise<number> {
 function warnings(line: string, say: (l: string) => void): void {
   try {
     const l = JSON.parse(line) as { level?: number; cluster?: string; msg?: string };
-    if ((l.level ?? 0) >= 40) say(`  daemon ${l.level! >= 50 ? 'error' : 'warning'}${l.cluster ? ` ${l.cluster}` : ''}: ${l.msg}`);
+    const level = l.level ?? 0;
+    if (level >= 40) say(`  daemon ${level >= 50 ? 'error' : 'warning'}${l.cluster ? ` ${l.cluster}` : ''}: ${l.msg}`);
   } catch {
     // not a log line (a Node.js warning, say): it is in daemon.log
   }

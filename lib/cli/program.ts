@@ -4,7 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { PROJECT_ROOT } from '../core/paths';
 import { describeAwsError } from '../aws/aws-error';
 import { UsageError } from '../core/errors';
-import { dirFlags, EXIT, inputDirs, Io, processIo } from './context';
+import { DirOptions, dirFlags, EXIT, inputDirs, Io, processIo } from './context';
 import { renderCommand } from './render';
 import { registerBootstrap } from './bootstrap';
 import { registerControl } from './control';
@@ -38,18 +38,19 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
   dirFlags(program.command('validate'))
     .description('check every cluster object; print every problem (file: field path: rule); exit 1 if any')
     .option('-o, --output <format>', 'text or json', 'text')
-    .action((opts) => done(validateCommand(inputDirs(opts), io, { output: opts.output })));
+    .action((opts: DirOptions & { readonly output: string }) => done(validateCommand(inputDirs(opts), io, { output: opts.output })));
   dirFlags(program.command('render'))
     .description('print the big node config of one cluster (stdout, exact stored bytes) and its checksum (stderr)')
     .argument('<cluster>', 'cluster name (metadata.name)')
     .option('--user-data', 'print the small user data instead')
-    .action((name: string, opts) => done(renderCommand(inputDirs(opts), name, io, { userData: Boolean(opts.userData) })));
+    .action((name: string, opts: DirOptions & { readonly userData?: boolean }) => done(renderCommand(inputDirs(opts), name, io, { userData: Boolean(opts.userData) })));
   program
     .command('schema')
     .description('print the JSON Schema of the WorkerCluster object (or, with --markdown, the README field reference)')
     .option('--markdown', 'the field reference table instead')
-    .action((opts) => done(schemaCommand(io, { markdown: Boolean(opts.markdown) })));
-  for (const register of [registerReconcile, registerStatus, registerControl, registerBootstrap, registerReview, registerPlayground, registerRollout, registerKube]) register(program, io, done);
+    .action((opts: { readonly markdown?: boolean }) => done(schemaCommand(io, { markdown: Boolean(opts.markdown) })));
+  const commands: readonly Register[] = [registerReconcile, registerStatus, registerControl, registerBootstrap, registerReview, registerPlayground, registerRollout, registerKube];
+  for (const register of commands) register(program, io, done);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -12,12 +12,12 @@ import { routeProcessWarnings } from '../reconciler/runtime/process-warnings';
 import { createPolicySource } from '../stores/registry';
 import { createDeps } from './wiring';
 import type { RolloutPolicySource } from '../rollout/policy-source';
-import { dirFlags, EXIT, inputDirs, Io } from './context';
+import { DirOptions, dirFlags, EXIT, inputDirs, Io } from './context';
 import { wholeNumber } from './numbers';
-import { leaderFlags, leadershipFor } from './leadership';
+import { leaderFlags, LeaderOptions, leadershipFor } from './leadership';
 import { storeFlags, storeOptions } from './store-flags';
 import type { LeaderElector } from '../kube/leader-election';
-import { assumeRoleFlags, assumeRoleFrom } from './accounts';
+import { assumeRoleFlags, assumeRoleFrom, AssumeRoleOptions } from './accounts';
 
 /** Flags shared by every command that talks to AWS. */
 export function awsFlags(c: Command): Command {
@@ -30,24 +30,79 @@ export function awsFlags(c: Command): Command {
     .option('--drift <mode>', 'a live stack changed out of band: repair (re-apply the object) or report', 'repair');
 }
 
-export function wiringFrom(opts: Record<string, any>, signal?: AbortSignal) {
+/** The parsed awsFlags. */
+export interface AwsOptions {
+  /** --state-dir <dir>. @default <clusters>/.status */
+  readonly stateDir?: string;
+  /** --s3-force-path-style. @default $WORKER_STACKS_S3_FORCE_PATH_STYLE === 'true' */
+  readonly s3ForcePathStyle?: boolean;
+  /** --poll-seconds <n>. @default 5 */
+  readonly pollSeconds: number;
+  /** --wait-timeout-minutes <n>. @default 30 */
+  readonly waitTimeoutMinutes: number;
+  /** --max-update-attempts <n>. @default 2 */
+  readonly maxUpdateAttempts: number;
+  /** --drift <mode>: repair or report (checked by the command). @default repair */
+  readonly drift: string;
+}
+
+/**
+ * The flags wiringFrom reads: the directories, AWS and the deployer role, plus the store flags (storeFlags), which
+ * it hands to storeOptions as they are.
+ */
+export interface WiringFlagOptions extends DirOptions, AwsOptions, AssumeRoleOptions {
+  /** --dry-run. @default false */
+  readonly dryRun?: boolean;
+  /** false with --no-nag. @default true */
+  readonly nag?: boolean;
+  /** --log-level <level>. @default the logger's (info) */
+  readonly logLevel?: string;
+}
+
+export function wiringFrom(opts: WiringFlagOptions, signal?: AbortSignal) {
   const dirs = inputDirs(opts);
   return {
     clustersDir: dirs.clustersDir,
     templatesDir: dirs.templatesDir,
     stateDir: opts.stateDir,
     s3ForcePathStyle: Boolean(opts.s3ForcePathStyle) || process.env.WORKER_STACKS_S3_FORCE_PATH_STYLE === 'true',
-    pollSeconds: opts.pollSeconds ?? 5,
-    waitTimeoutMs: (opts.waitTimeoutMinutes ?? 30) * 60_000,
+    pollSeconds: opts.pollSeconds,
+    waitTimeoutMs: opts.waitTimeoutMinutes * 60_000,
     dryRun: Boolean(opts.dryRun),
     nag: opts.nag !== false,
-    maxUpdateAttempts: opts.maxUpdateAttempts ?? 2,
+    maxUpdateAttempts: opts.maxUpdateAttempts,
     drift: opts.drift === 'report' ? ('report' as const) : ('repair' as const),
     logLevel: opts.logLevel,
     signal,
     store: storeOptions(opts, dirs),
     assumeRole: assumeRoleFrom(opts),
   };
+}
+
+/** The parsed flags of `reconcile`. */
+interface ReconcileOptions extends WiringFlagOptions, LeaderOptions {
+  /** --once. @default false */
+  readonly once?: boolean;
+  /** --watch. @default false */
+  readonly watch?: boolean;
+  /** --cluster <name...>. @default every cluster */
+  readonly cluster?: readonly string[];
+  /** --concurrency <n>. @default 4 */
+  readonly concurrency: number;
+  /** --workers <n>. @default 4 */
+  readonly workers: number;
+  /** --bind <address>. @default defaultBind() */
+  readonly bind?: string;
+  /** --log-level <level> (checked by the command). @default info */
+  readonly logLevel: string;
+  /** --resync-minutes <n>. @default 10 */
+  readonly resyncMinutes: number;
+  /** --grace-seconds <n>. @default 20 */
+  readonly graceSeconds: number;
+  /** --port <n>. @default no ops server */
+  readonly port?: number;
+  /** --synth-threads <n>. @default min(2, the machine's parallelism) */
+  readonly synthThreads: number;
 }
 
 /** Results that leave a cluster where its object says it should be. */
@@ -74,23 +129,23 @@ export function registerReconcile(program: Command, io: Io, done: (code: number)
     .option('--port <n>', 'serve /healthz, /readyz and /metrics on <bind>:<n> (--watch)', wholeNumber(1, 65535))
     .option('--synth-threads <n>', 'worker threads that synthesize stacks (0: in the main thread)', wholeNumber(0, 64), Math.min(2, os.availableParallelism()))
     .option('--no-nag', 'skip cdk-nag during synthesis')
-    .action(async (opts) => {
+    .action(async (opts: ReconcileOptions) => {
       if (Boolean(opts.once) === Boolean(opts.watch)) {
         io.err('error: give exactly one of --once and --watch\n');
-        return done(EXIT.usage);
+        done(EXIT.usage); return;
       }
       if (opts.drift !== 'repair' && opts.drift !== 'report') {
         io.err(`error: --drift ${opts.drift}: give repair or report\n`);
-        return done(EXIT.usage);
+        done(EXIT.usage); return;
       }
       if (!['debug', 'info', 'warn', 'error'].includes(opts.logLevel)) {
         io.err(`error: --log-level ${opts.logLevel}: give debug, info, warn or error\n`);
-        return done(EXIT.usage);
+        done(EXIT.usage); return;
       }
       const abort = new AbortController();
       const synthPool = opts.synthThreads > 0 ? new SynthPool({ size: opts.synthThreads }) : undefined;
       try {
-        return done(await reconcile(opts, io, abort, synthPool));
+        done(await reconcile(opts, io, abort, synthPool)); return;
       } finally {
         await synthPool?.close();
       }
@@ -98,7 +153,7 @@ export function registerReconcile(program: Command, io: Io, done: (code: number)
 }
 
 /** One pass (--once) or the daemon (--watch); returns the exit code. */
-async function reconcile(opts: Record<string, any>, io: Io, abort: AbortController, synthPool: SynthPool | undefined): Promise<number> {
+async function reconcile(opts: ReconcileOptions, io: Io, abort: AbortController, synthPool: SynthPool | undefined): Promise<number> {
   const wiring = wiringFrom(opts, abort.signal);
   const created = createDeps({ ...wiring, synthPool }).deps;
   const leadership = leadershipFor(opts, wiring.store, created, created.log);
@@ -110,7 +165,7 @@ async function reconcile(opts: Record<string, any>, io: Io, abort: AbortControll
   }
 }
 
-async function reconcileWith(deps: ReconcilerDeps, opts: Record<string, any>, io: Io, abort: AbortController, elector?: LeaderElector): Promise<number> {
+async function reconcileWith(deps: ReconcilerDeps, opts: ReconcileOptions, io: Io, abort: AbortController, elector?: LeaderElector): Promise<number> {
   const metrics = new ReconcilerMetrics();
   // Watch health and shard ownership (lib/kube/kube-health.ts), on the same registry.
   registerKubeMetrics(metrics.registry);
@@ -127,7 +182,7 @@ async function reconcileWith(deps: ReconcilerDeps, opts: Record<string, any>, io
   }
 }
 
-async function runWith(deps: ReconcilerDeps, opts: Record<string, any>, io: Io, abort: AbortController, policies: RolloutPolicySource, metrics: ReconcilerMetrics, elector?: LeaderElector): Promise<number> {
+async function runWith(deps: ReconcilerDeps, opts: ReconcileOptions, io: Io, abort: AbortController, policies: RolloutPolicySource, metrics: ReconcilerMetrics, elector?: LeaderElector): Promise<number> {
   const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics, policies });
   const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
   if (opts.once) {

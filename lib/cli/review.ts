@@ -48,7 +48,7 @@ export function registerReview(program: Command, io: Io, done: (code: number) =>
     .option('--repo <dir>', 'the worker-stacks project (a git working tree) to review; relative --clusters/--templates are inside it (default: the current directory)')
     .option('--color', 'colour the terminal format even when stdout is no TTY')
     .option('--no-color', 'never colour the terminal format (as NO_COLOR=1 does)')
-    .action(async (opts) => done(await reviewCommand(opts as ReviewCommandOptions, io)));
+    .action(async (opts: ReviewCommandOptions) => done(await reviewCommand(opts, io)));
 }
 
 /** Runs a review and prints it; returns the exit code. */
@@ -63,7 +63,7 @@ export async function reviewCommand(opts: ReviewCommandOptions, io: Io): Promise
     };
     const result = await review({ projectDir, base: opts.base, cluster: opts.cluster, inputs });
     const format = opts.format ?? 'terminal';
-    const color = opts.color ?? (io === processIo && process.stdout.isTTY === true && !process.env.NO_COLOR);
+    const color = opts.color ?? (io === processIo && process.stdout.isTTY && !process.env.NO_COLOR);
     io.out(format === 'json' ? formatJson(result) : format === 'markdown' ? formatMarkdown(result, { maxBytes: opts.maxBytes }) : formatTerminal(result, { color }));
     return reviewExitCode(result, opts.failOn);
   } catch (e) {

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { statusGroup, statusRows } from '../stores/status-rows';
 import { storeFlags, storeOptions } from './store-flags';
-import { dirFlags, EXIT, inputDirs, Io } from './context';
+import { DirOptions, dirFlags, EXIT, inputDirs, Io } from './context';
 
 export function registerStatus(program: Command, io: Io, done: (code: number) => void): void {
   storeFlags(dirFlags(program.command('status')))
@@ -9,10 +9,10 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .option('-o, --output <format>', 'table or json', 'table')
     .option('--wide', 'also the message, how the nodes roll, failures, next retry and the last config change')
-    .action(async (opts) => {
+    .action(async (opts: StatusOptions) => {
       if (opts.output !== 'table' && opts.output !== 'json') {
         io.err(`error: -o ${opts.output}: give table or json\n`);
-        return done(EXIT.usage);
+        done(EXIT.usage); return;
       }
       const dirs = inputDirs(opts);
       const rows = await statusRows(dirs.clustersDir, dirs.templatesDir, opts.stateDir, storeOptions(opts, dirs));
@@ -20,7 +20,7 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
       const code = rows.some((r) => r.unreadable) ? EXIT.invalid : EXIT.ok;
       if (opts.output === 'json') {
         io.out(JSON.stringify({ clusters: rows }, undefined, 2) + '\n');
-        return done(code);
+        done(code); return;
       }
       const short = (s?: string) => (s ? s.slice(0, 12) : '-');
       const now = Date.now();
@@ -36,7 +36,7 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
         const extra = [opts.wide && r.rolls ? `rolls ${r.rolls}` : '', r.failures ? `failures ${r.failures}` : '', r.retryAfter ? `next retry ${r.retryAfter}` : '', r.lastConfigChange ? `last config change ${r.lastConfigChangeTime ?? ''}: ${r.lastConfigChange}` : ''].filter(Boolean);
         io.out(`${r.cluster}: ${r.message ?? '-'}${extra.length ? ` (${extra.join('; ')})` : ''}\n`);
       }
-      return done(code);
+      done(code);
     });
 }
 

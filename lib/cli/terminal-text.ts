@@ -9,6 +9,7 @@
  * colours its own diff with them on a colour terminal. A colour is all such a sequence can do; any other
  * sequence, and a bare ESC, is escaped.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is what this pattern is for
 const CONTROL = /\x1b\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 export function terminalText(text: string): string {

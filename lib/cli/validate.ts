@@ -6,8 +6,8 @@ import { FilePolicySource } from '../rollout/policy-source';
 import { EXIT, InputDirs, Io, loadOptions } from './context';
 
 export interface ValidateOptions {
-  /** `text` (one line per problem) or `json`. @default 'text' */
-  readonly output?: 'text' | 'json';
+  /** `text` (one line per problem) or `json`, as -o gave it: anything else is a usage error (exit 2). @default 'text' */
+  readonly output?: string;
 }
 
 /**
@@ -16,7 +16,7 @@ export interface ValidateOptions {
  * turns nag off for both), so whatever synthesis refuses, validate refuses first, naming the field.
  */
 export function validateCommand(dirs: InputDirs, io: Io, opts: ValidateOptions = {}): number {
-  const output: string = opts.output ?? 'text';
+  const output = opts.output ?? 'text';
   if (output !== 'text' && output !== 'json') {
     io.err(`error: unknown output format ${JSON.stringify(output)}\n  fix: pass -o text or -o json\n`);
     return EXIT.usage;

@@ -5,7 +5,7 @@ import { NodeConfig, NodeFile, NodeUnit } from './node-config';
 
 export const CLOUD_CONFIG_HEADER = '#cloud-config\n';
 
-/** Where the cloud-init bootstrap installs the verified config, so that later cloud-init stages apply it. */
+/** Where the cloud-init bootstrap installs the verified config, so that later cloud-init stages apply it. @internal exported for the user-data tests */
 export const CLOUD_INIT_INSTALL_PATH = '/etc/cloud/cloud.cfg.d/99-worker-stacks.cfg';
 
 /** Where cloud-config puts systemd units. */
@@ -16,6 +16,7 @@ const UNIT_NAME = /^[\w@.-]+\.(service|timer|path|socket|mount|target)$/;
  * The big config as cloud-config. Files are written late (`defer: true`, in
  * the final stage) because the bootstrap installs this document only during
  * the init stage; units are files under /etc/systemd/system, then enabled.
+ * @internal production reaches it through FORMATS; exported for its tests
  */
 export function toCloudConfig(config: NodeConfig): string {
   const unitFiles = config.units.map((u) => ({ path: `${UNIT_DIR}${u.name}`, mode: 0o644, contents: u.contents }));
@@ -38,11 +39,12 @@ export function toCloudConfig(config: NodeConfig): string {
 export function fromCloudConfig(text: string): Omit<NodeConfig, 'format'> {
   const doc = (parseYaml(text) ?? {}) as {
     write_files?: Array<{ path: string; permissions?: string | number; content?: string; encoding?: string }>;
-    runcmd?: Array<string | string[]>;
+    runcmd?: unknown[];
   };
   const enabled = new Set<string>();
   for (const cmd of doc.runcmd ?? []) {
-    const argv = Array.isArray(cmd) ? cmd.map(String) : String(cmd).split(/\s+/);
+    // A command is a list of arguments or one line; any other scalar enables nothing.
+    const argv = Array.isArray(cmd) ? cmd.map(String) : typeof cmd === 'string' ? cmd.split(/\s+/) : [];
     if (argv[0] === 'systemctl' && argv[1] === 'enable') argv.slice(2).filter((a) => !a.startsWith('-')).forEach((n) => enabled.add(n));
   }
   const files: NodeFile[] = [];

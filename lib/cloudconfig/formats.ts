@@ -12,10 +12,6 @@ export const FORMATS: Readonly<Record<ConfigFormat, NodeConfigFormat>> = {
   'cloud-init': CLOUD_INIT,
 };
 
-export function formatOf(name: ConfigFormat): NodeConfigFormat {
-  return FORMATS[name];
-}
-
 /** The format whose objects carry `extension` (`ign` → ignition), or undefined. */
 export function formatByExtension(extension: string): ConfigFormat | undefined {
   return CONFIG_FORMATS.find((f) => FORMATS[f].extension === extension);

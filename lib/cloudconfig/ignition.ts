@@ -11,6 +11,7 @@ export function dataUrl(text: string): string {
   return `data:,${encodeURIComponent(text)}`;
 }
 
+/** @internal production reaches it through FORMATS; exported for its tests */
 export function toIgnition(config: NodeConfig): string {
   const doc = {
     ignition: { version: IGNITION_VERSION },

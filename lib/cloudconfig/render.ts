@@ -21,6 +21,7 @@ export interface RenderedConfig {
 /**
  * The values a template sees. Maps become sorted lists here, so that a
  * template's `{{#each}}` never depends on YAML key order.
+ * @internal exported for its tests
  */
 export function templateContext(cluster: WorkerCluster): Record<string, unknown> {
   const v = cluster.spec.cloudConfig.values;

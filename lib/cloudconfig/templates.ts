@@ -113,7 +113,7 @@ function checkDeclaredValues(dir: string, name: string, files: readonly string[]
     if (seen.has(file) || !file.startsWith(dir + path.sep) || !fs.existsSync(file)) return;
     seen.add(file);
     const walk = (node: unknown): void => {
-      if (Array.isArray(node)) return node.forEach(walk);
+      if (Array.isArray(node)) { node.forEach(walk); return; }
       if (!node || typeof node !== 'object') return;
       const n = node as { type?: string; parts?: string[]; data?: boolean; depth?: number; loc?: { start: { line: number } }; name?: { original?: unknown } };
       if (n.type === 'PathExpression' && n.parts) {

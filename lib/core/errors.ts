@@ -137,9 +137,14 @@ export class AssumeRoleError extends WorkerStacksError {
     public readonly roleArn: string,
     cause: unknown,
   ) {
-    super(`could not assume ${roleArn} (account ${account}, ${region}): ${(cause as Error)?.message ?? String(cause)}`, {
+    super(`could not assume ${roleArn} (account ${account}, ${region}): ${messageOf(cause)}`, {
       cause,
       hint: `with credentials of account ${account}, run worker-stacks bootstrap --account ${account} --region ${region} --trust <this daemon's role ARN> (or npx cdk deploy WorkerStacks-Bootstrap-${account}-${region} -c worker-stacks:trust=<ARN>); check --role-name and --external-id`,
     });
   }
+}
+
+/** The message of a thrown value: an Error's (or any object's with a text `message`), else the value as text. */
+export function messageOf(e: unknown): string {
+  return typeof e === 'object' && e !== null && 'message' in e && typeof e.message === 'string' ? e.message : String(e);
 }

@@ -24,22 +24,28 @@ export interface KubeResponse<T = unknown> {
   readonly body: T;
 }
 
-export type LoadedKubeConfig = KubeConfig;
-
 /** Loads the kubeconfig through client-node (lazily: a file-store run never loads it). */
 export function loadKubeConfig(opts: KubeClientOptions = {}): KubeConfig {
-  // client-node 1.x is an ES module; Node 20.19+ requires it synchronously.
+  // client-node 1.x is an ES module; Node 20.19+ requires it synchronously, and only here (a file-store run never loads it).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a static import would load it on every run
   const k8s = require('@kubernetes/client-node') as typeof import('@kubernetes/client-node');
   const kc = new k8s.KubeConfig();
   if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
   else kc.loadFromDefault();
   if (opts.context) kc.setCurrentContext(opts.context);
-  if (!kc.getCurrentCluster()) {
-    throw new WorkerStacksError(`no cluster in the kubeconfig${opts.kubeconfig ? ` ${opts.kubeconfig}` : ''} (context ${kc.getCurrentContext() || 'none'})`, {
+  currentCluster(kc, opts.kubeconfig);
+  return kc;
+}
+
+/** The kubeconfig's current cluster; without one, an error that says which kubeconfig and context. */
+function currentCluster(kc: KubeConfig, file?: string): NonNullable<ReturnType<KubeConfig['getCurrentCluster']>> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) {
+    throw new WorkerStacksError(`no cluster in the kubeconfig${file ? ` ${file}` : ''} (context ${kc.getCurrentContext() || 'none'})`, {
       hint: 'pass --kubeconfig <file>, set KUBECONFIG, or run in a pod with a service account',
     });
   }
-  return kc;
+  return cluster;
 }
 
 export class KubeClient {
@@ -55,7 +61,7 @@ export class KubeClient {
     private readonly kc: KubeConfig,
     opts: Pick<KubeClientOptions, 'timeoutMs'> = {},
   ) {
-    this.server = kc.getCurrentCluster()!.server.replace(/\/$/, '');
+    this.server = currentCluster(kc).server.replace(/\/$/, '');
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     const ctx = kc.getContextObject(kc.getCurrentContext());
     this.defaultNamespace = ctx?.namespace || 'default';

@@ -68,6 +68,7 @@ export interface LeaseStore {
   update(lease: Lease): Promise<Lease>;
 }
 
+/** @internal exported for the lease-store tests */
 export class LeaseConflict extends Error {}
 
 /** Time, injectable: the state machine's unit tests run on a fake clock. */
@@ -137,11 +138,13 @@ export class LeaderElector {
    * again. Resolves after the stop, with the lease released when this candidate held it.
    */
   public async run(signal: AbortSignal): Promise<void> {
+    // Read through a call: the signal is aborted while this awaits, so no narrowing of signal.aborted may outlive an await.
+    const stopped = () => signal.aborted;
     await this.opts.guard?.();
-    while (!signal.aborted) {
+    while (!stopped()) {
       // Acquire: one attempt per retry period (jittered, as client-go does, so candidates do not step in lockstep).
-      while (!signal.aborted && !(await this.attempt())) await this.clock.sleep(this.retryPeriodMs * (1 + Math.random() * 0.2), signal);
-      if (signal.aborted) break;
+      while (!stopped() && !(await this.attempt())) await this.clock.sleep(this.retryPeriodMs * (1 + Math.random() * 0.2), signal);
+      if (stopped()) break;
       // Two candidates that passed the first check at the same moment each see the other's lease now.
       try {
         await this.opts.guard?.();
@@ -151,9 +154,9 @@ export class LeaderElector {
       }
       this.setLeading(true);
       // Renew: every retry period; give up once no renewal succeeded for renewDeadline.
-      while (!signal.aborted) {
+      while (!stopped()) {
         await this.clock.sleep(this.retryPeriodMs, signal);
-        if (signal.aborted) break;
+        if (stopped()) break;
         const ok = await this.attempt();
         if (!ok && this.clock.now() - this.renewedAt >= this.renewDeadlineMs) break;
         if (!ok && this.currentHolder !== this.opts.identity && this.currentHolder !== '') break; // someone took it
@@ -250,7 +253,7 @@ export class LeaderElector {
   }
 }
 
-/** metav1.MicroTime: RFC 3339 with exactly six fractional digits. */
+/** metav1.MicroTime: RFC 3339 with exactly six fractional digits. @internal exported for its tests */
 export function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }

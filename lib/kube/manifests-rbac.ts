@@ -8,6 +8,7 @@ import { DEFAULT_LEASE, shardLeaseName } from './shards';
  * The RBAC of `worker-stacks manifests` (lib/kube/manifests.ts puts it in rbac.yaml): the daemon's ClusterRole, its
  * Lease Role, the admission policies that say what RBAC cannot, and the roles of the people who edit the objects.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a manifest is free-form Kubernetes data, written here whole and only serialized (tests read into it)
 type Json = Record<string, any>;
 
 /** One shard of `manifests --shard <name>=<selector>`. */
@@ -21,7 +22,7 @@ export interface ShardSpec {
 export const NAME = 'worker-stacks';
 export const DEFAULT_NAMESPACE = 'worker-stacks';
 export const DEFAULT_OPS_PORT = 8080;
-/** The Lease the replicas elect a leader on, in the daemon's namespace, without shards (lib/kube/shards.ts). */
+/** The Lease the replicas elect a leader on, in the daemon's namespace, without shards (lib/kube/shards.ts). @internal exported for the manifests tests */
 export const LEASE_NAME = DEFAULT_LEASE;
 /** The label of a shard's pods. */
 export const SHARD_LABEL = 'worker-stacks.io/shard';
@@ -141,7 +142,7 @@ export function daemonAdmissionPolicy(namespace: string): Json[] {
   });
 }
 
-/** The Namespace annotation that binds a namespace to the AWS accounts its WorkerClusters may name. */
+/** The Namespace annotation that binds a namespace to the AWS accounts its WorkerClusters may name. @internal exported for the manifests tests */
 export const ACCOUNTS_ANNOTATION = 'worker-stacks.io/accounts';
 
 /**

@@ -16,6 +16,7 @@ export * from './manifests-rbac';
  * for the whole fleet, or one per shard; the Helm chart renders the same objects from here.
  */
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a manifest is free-form Kubernetes data, written here whole and only serialized (tests read into it)
 type Json = Record<string, any>;
 
 export interface ManifestOptions {

@@ -8,7 +8,7 @@ import { ClusterStatus, ClusterStatusSchema, parseStatus } from '../cluster/stat
  * store never stores them.
  */
 
-/** Hex digits of a checksum shown by `kubectl get wc` and `worker-stacks status` alike. */
+/** Hex digits of a checksum shown by `kubectl get wc` and `worker-stacks status` alike. @internal exported for its tests */
 export const SHORT_CHECKSUM_LENGTH = 12;
 
 const d = (text: string) => ({ description: text });

@@ -70,7 +70,7 @@ export function toRecord(o: KubeWorkerCluster, extraProblems: readonly Problem[]
   };
   const problems: Problem[] = [...extraProblems];
   let status: ClusterStatus | undefined;
-  if (o.status !== undefined && o.status !== null && Object.keys(o.status as object).length > 0) {
+  if (o.status !== undefined && o.status !== null && Object.keys(o.status).length > 0) {
     const checked = fromKubeStatus(o.status);
     // A status another version (or a hand edit) wrote that this one cannot read: rebuilt from the live stack.
     if ('status' in checked) status = checked.status;

@@ -1,5 +1,6 @@
 import pino from 'pino';
-import { KubeApiError } from '../core/errors';
+import { KubeApiError, messageOf } from '../core/errors';
+import { isRecord } from '../json';
 import { KubeClient } from './client';
 import { kubeHealth, watchErrorReason } from './kube-health';
 
@@ -130,11 +131,16 @@ export class Informer<T extends KubeObject> {
     if (!cur || newer(obj.metadata.resourceVersion, cur.metadata.resourceVersion)) this.cache.set(key, obj);
   }
 
+  /** Read through a call, not as a field: stop() clears it while run() awaits, so no narrowing may outlive an await. */
+  private isRunning(): boolean {
+    return this.running;
+  }
+
   private async run(): Promise<void> {
     let failures = 0;
     // A restarted informer resumes its watch from where it was (a 410 then makes it list again).
     let needList = this.resourceVersion === '';
-    while (this.running) {
+    while (this.isRunning()) {
       try {
         if (needList) {
           await this.list();
@@ -150,12 +156,12 @@ export class Informer<T extends KubeObject> {
         }
         throw new Error('the watch ended at once');
       } catch (e) {
-        if (!this.running) return;
+        if (!this.isRunning()) return;
         const what = needList ? 'list' : 'watch';
         const reason = watchErrorReason(e);
         kubeHealth.watchError(this.storeLabel, reason);
         const status = e instanceof KubeApiError ? e.statusCode : undefined;
-        const where = { store: this.storeLabel, path: this.path, what, reason, status, err: String((e as Error)?.message ?? e) };
+        const where = { store: this.storeLabel, path: this.path, what, reason, status, err: messageOf(e) };
         if (isGone(e)) {
           this.stats.relistsAfterGone++;
           this.log.info({ ...where, next: 'list again, then watch from the new resourceVersion' }, 'watch expired (410 Gone): listing again');
@@ -179,12 +185,12 @@ export class Informer<T extends KubeObject> {
     if (this.stats.lists++ > 0) kubeHealth.relisted(this.storeLabel);
     const seen = new Map<string, T>();
     let cont: string | undefined;
-    let rv = '';
+    let rv: string;
     do {
       const q = new URLSearchParams({ limit: String(this.opts.pageSize ?? 500) });
       if (this.opts.labelSelector) q.set('labelSelector', this.opts.labelSelector);
       if (cont) q.set('continue', cont);
-      const { body } = await this.client.request<{ metadata: { resourceVersion: string; continue?: string }; items: T[] }>('GET', `${this.path}?${q}`);
+      const { body } = await this.client.request<{ metadata: { resourceVersion: string; continue?: string }; items: T[] }>('GET', `${this.path}?${q.toString()}`);
       for (const o of body.items) seen.set(keyOf(o), o);
       cont = body.metadata.continue || undefined;
       rv = body.metadata.resourceVersion;
@@ -214,10 +220,10 @@ export class Informer<T extends KubeObject> {
     let gone: KubeApiError | undefined;
     this.stats.watches++;
     await this.client.stream(
-      `${this.path}?${q}`,
+      `${this.path}?${q.toString()}`,
       (line) => {
-        const ev = line as WatchEvent<T>;
-        if (gone || !ev?.type) return;
+        if (gone || !isRecord(line) || !line.type) return;
+        const ev = line as unknown as WatchEvent<T>;
         if (ev.type === 'ERROR') {
           // A watch that started, then learnt its version is too old: the server says so in the stream.
           const s = ev.object;
@@ -225,7 +231,7 @@ export class Informer<T extends KubeObject> {
           else gone = new KubeApiError(s.code ?? 500, s.reason ?? 'InternalError', s.message ?? 'watch error', `watch ${this.path}`);
           return;
         }
-        const rv = ev.object.metadata?.resourceVersion;
+        const rv = ev.object.metadata.resourceVersion;
         if (rv) this.resourceVersion = rv;
         if (ev.type === 'BOOKMARK') return;
         const key = keyOf(ev.object);
@@ -259,7 +265,7 @@ function isGone(e: unknown): boolean {
 /** Resolves after `ms`, or at once on abort; leaves no listener behind either way (it runs for the daemon's life). */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
+    if (signal.aborted) { resolve(); return; }
     const done = () => {
       clearTimeout(t);
       signal.removeEventListener('abort', done);

@@ -1,8 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument, visit } from 'yaml';
+import { asRecord } from '../json';
 
-/** The account moto answers STS GetCallerIdentity with, and so the one every playground cluster lives in. */
+/** The account moto answers STS GetCallerIdentity with, and so the one every playground cluster lives in. @internal exported for the playground tests */
 export const MOTO_ACCOUNT = '123456789012';
 
 /** What the objects reference in one region, for tools/moto/seed.py to create. */
@@ -29,7 +30,8 @@ export function readExamples(dir: string): Example[] {
     .sort()
     .map((file) => {
       const doc = parseDocument(fs.readFileSync(path.join(dir, file), 'utf8'));
-      return { file, doc, raw: doc.toJS() };
+      const raw: unknown = doc.toJS();
+      return { file, doc, raw };
     });
 }
 
@@ -40,22 +42,29 @@ export function readExamples(dir: string): Example[] {
 export function wantedIds(examples: readonly Example[]): Record<string, RegionWants> {
   const wants: Record<string, RegionWants> = {};
   const add = (list: string[], v: unknown) => typeof v === 'string' && !list.includes(v) && list.push(v);
+  const list = (v: unknown): readonly unknown[] => (Array.isArray(v) ? v : []);
   for (const { raw } of examples) {
-    const spec = raw?.spec ?? {};
-    const w = (wants[spec.region] ??= { vpcs: {}, images: [], prefixLists: [], certificates: [] });
-    const net = spec.network ?? {};
-    const vpc = (w.vpcs[net.vpcId] ??= { subnets: [], securityGroups: [] });
-    const zones: string[] = net.availabilityZones ?? [];
-    const subnet = (id: string, az: string) => !vpc.subnets.some((s) => s.id === id) && vpc.subnets.push({ id, az });
-    (net.subnetIds ?? []).forEach((id: string, i: number) => subnet(id, zones[i % zones.length]));
+    // Read before validation: a field of another shape names nothing to create.
+    const spec = asRecord(asRecord(raw).spec);
+    const region = String(spec.region);
+    if (!(region in wants)) wants[region] = { vpcs: {}, images: [], prefixLists: [], certificates: [] };
+    const w = wants[region];
+    const net = asRecord(spec.network);
+    const vpcId = String(net.vpcId);
+    if (!(vpcId in w.vpcs)) w.vpcs[vpcId] = { subnets: [], securityGroups: [] };
+    const vpc = w.vpcs[vpcId];
+    const zones = list(net.availabilityZones).map(String);
+    const subnet = (id: unknown, i: number) => typeof id === 'string' && !vpc.subnets.some((s) => s.id === id) && vpc.subnets.push({ id, az: zones[i % zones.length] });
+    list(net.subnetIds).forEach(subnet);
     // Load balancer subnets are in the same VPC; their zones are the cluster's, in turn.
-    (spec.loadBalancer?.subnetIds ?? []).forEach((id: string, i: number) => subnet(id, zones[i % zones.length]));
-    add(w.images, spec.pool?.machineImage);
-    for (const rule of spec.securityGroupRules ?? []) {
-      add(vpc.securityGroups, rule?.source?.securityGroupId);
-      add(w.prefixLists, rule?.source?.prefixListId);
+    list(asRecord(spec.loadBalancer).subnetIds).forEach(subnet);
+    add(w.images, asRecord(spec.pool).machineImage);
+    for (const rule of list(spec.securityGroupRules)) {
+      const source = asRecord(asRecord(rule).source);
+      add(vpc.securityGroups, source.securityGroupId);
+      add(w.prefixLists, source.prefixListId);
     }
-    for (const l of spec.listeners ?? []) add(w.certificates, l?.certificateArn);
+    for (const l of list(spec.listeners)) add(w.certificates, asRecord(l).certificateArn);
   }
   return wants;
 }
@@ -65,14 +74,17 @@ export function wantedIds(examples: readonly Example[]): Record<string, RegionWa
  * becomes moto's, and so does the account field of every ARN (secrets, certificates). Nothing else changes: the
  * comments, the order and every other value stay as in the repository's own example.
  */
-export function rewriteExample(example: Example, ids: Readonly<Record<string, string>>): string {
+export function rewriteExample(example: Example, ids: Readonly<Partial<Record<string, string>>>): string {
   const doc = example.doc.clone();
-  const account = String(example.raw?.spec?.account ?? '');
+  // An account id unquoted in YAML is a number; in ARNs it is text either way.
+  const accountField = asRecord(asRecord(example.raw).spec).account;
+  const account = typeof accountField === 'string' || typeof accountField === 'number' ? String(accountField) : '';
   visit(doc, {
     Scalar(key, node) {
       if (key === 'key' || typeof node.value !== 'string') return;
       const v = node.value;
-      if (ids[v] !== undefined) node.value = ids[v];
+      const id = ids[v];
+      if (id !== undefined) node.value = id;
       else if (account && v === account) node.value = MOTO_ACCOUNT;
       else if (account && v.startsWith('arn:')) node.value = v.split(':').map((part, i) => (i === 4 && part === account ? MOTO_ACCOUNT : part)).join(':');
     },

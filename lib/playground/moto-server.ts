@@ -7,7 +7,7 @@ import { PROJECT_ROOT } from '../core/paths';
 
 /** The version tools/moto/server.py patches (and .ci/install-tools installs). */
 export const MOTO_VERSION = '5.2.5';
-/** The wrapper around moto's server: change sets that take time and roll back, unknown images that fail a stack. */
+/** The wrapper around moto's server: change sets that take time and roll back, unknown images that fail a stack. @internal exported for the moto wrapper tests */
 export const MOTO_WRAPPER = path.join(PROJECT_ROOT, 'tools', 'moto', 'server.py');
 const INSTALL = `bash .ci/install-tools (or python3 -m pip install 'moto[server]==${MOTO_VERSION}')`;
 
@@ -63,19 +63,21 @@ export async function startMotoServer(opts: MotoServerOptions = {}): Promise<Mot
     const args = [MOTO_WRAPPER, '-H', '127.0.0.1', '-p', String(port), '--in-progress-seconds', String(opts.inProgressSeconds ?? 0)];
     const child = spawn(python, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...opts.env } });
     let stderr = '';
-    child.stderr!.on('data', (d) => {
+    child.stderr.on('data', (d: Buffer) => {
       stderr = (stderr + String(d)).slice(-4000);
       if (opts.logFile) fs.appendFileSync(opts.logFile, d);
     });
     const endpoint = `http://127.0.0.1:${port}`;
-    if (await answers(endpoint, child, opts.timeoutMs ?? 30_000)) return { port, endpoint, pid: child.pid!, stop: () => stopChild(child) };
+    // No pid: the process was not started (spawn reports why on 'error'); the next attempt tries again.
+    const pid = child.pid;
+    if (pid !== undefined && (await answers(endpoint, child, opts.timeoutMs ?? 30_000))) return { port, endpoint, pid, stop: () => stopChild(child) };
     await stopChild(child);
     lastError = stderr.trim();
   }
   throw new WorkerStacksError(`the moto server did not answer on /moto-api/: ${lastError || 'no output'}`, { hint: INSTALL });
 }
 
-/** Whether GET <endpoint>/moto-api/ answers before `timeoutMs` passes or the child exits. */
+/** Whether GET <endpoint>/moto-api/ answers before `timeoutMs` passes or the child exits. @internal exported for the moto wrapper tests */
 export async function answers(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {

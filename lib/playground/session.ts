@@ -1,10 +1,12 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, ChildProcessByStdio, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Readable } from 'node:stream';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { WorkerStacksError } from '../core/errors';
-import { PROJECT_ROOT } from '../core/paths';
+import { WorkerStacksError } from '../errors';
+import { asRecord } from '../json';
+import { PROJECT_ROOT } from '../paths';
 import { readExamples, rewriteExample, wantedIds } from './examples';
 import { freePort, MotoServer, startMotoServer, stopChild } from './moto-server';
 import { seedNetwork } from './network';
@@ -76,7 +78,7 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
     opts.progress(`creating the examples' VPCs, subnets, images and certificates in ${Object.keys(wants).sort().join(', ')} ...`);
     const ids = seedNetwork(moto.endpoint, wants);
     for (const e of examples) fs.writeFileSync(path.join(clustersDir, e.file), rewriteExample(e, ids));
-    opts.progress(`${examples.length} example clusters (${examples.map((e) => e.raw?.metadata?.name).join(', ')}) moved to account 123456789012 in ${clustersDir}`);
+    opts.progress(`${examples.length} example clusters (${examples.map((e) => String(asRecord(asRecord(e.raw).metadata).name)).join(', ')}) moved to account 123456789012 in ${clustersDir}`);
 
     const env: Record<string, string> = {
       AWS_ENDPOINT_URL: moto.endpoint,
@@ -103,16 +105,18 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
     const args = ['reconcile', '--watch', '--port', String(port), '--bind', '127.0.0.1', '--poll-seconds', '1', '--max-update-attempts', String(opts.maxUpdateAttempts ?? 2)];
     opts.progress(`worker-stacks ${args.join(' ')} ...`);
     const daemon = spawnCli(args, env);
+    const daemonPid = daemon.pid;
+    if (daemonPid === undefined) throw new WorkerStacksError(`could not start ${process.execPath} for the daemon`);
     cleanups.push(() => stopChild(daemon, 30_000));
     let partial = '';
-    daemon.stderr!.on('data', (d: Buffer) => {
+    daemon.stderr.on('data', (d: Buffer) => {
       if (!logOpen) return;
       fs.writeSync(logFile, d);
       const lines = (partial + d.toString('utf8')).split('\n');
       partial = lines.pop() ?? '';
       for (const l of lines) opts.daemonLog?.(l);
     });
-    daemon.stdout!.resume();
+    daemon.stdout.resume();
     const opsUrl = `http://127.0.0.1:${port}`;
     await untilServing(opsUrl, daemon);
     opts.progress(`daemon pid ${daemon.pid}, ops ${opsUrl}/metrics`);
@@ -124,7 +128,7 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
       clustersDir,
       templatesDir,
       opsUrl,
-      daemonPid: daemon.pid!,
+      daemonPid,
       env,
       stacks: () => listStacks(moto.endpoint, regions),
       async stop(keep: boolean) {
@@ -138,7 +142,7 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
   }
 }
 
-function spawnCli(args: readonly string[], env: Readonly<Record<string, string>>): ChildProcess {
+function spawnCli(args: readonly string[], env: Readonly<Record<string, string>>): ChildProcessByStdio<null, Readable, Readable> {
   return spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'worker-stacks.js'), ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
@@ -147,8 +151,8 @@ export function runCli(args: readonly string[], env: Readonly<Record<string, str
   const child = spawnCli(args, env);
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d) => (out += String(d)));
-  child.stderr!.on('data', (d) => (err += String(d)));
+  child.stdout.on('data', (d: Buffer) => (out += String(d)));
+  child.stderr.on('data', (d: Buffer) => (err += String(d)));
   return new Promise((resolve) => child.once('close', (code) => resolve({ code: code ?? 1, out, err })));
 }
 
@@ -172,7 +176,7 @@ async function listStacks(endpoint: string, regions: readonly string[]): Promise
     const cfn = new CloudFormationClient({ region, endpoint, requestHandler: requestHandlerOptions(), credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
     try {
       for (const s of (await cfn.send(new DescribeStacksCommand({}))).Stacks ?? []) {
-        all[`${region}/${s.StackName}`] = { status: s.StackStatus, outputs: Object.fromEntries((s.Outputs ?? []).map((o) => [o.OutputKey!, o.OutputValue!])) };
+        all[`${region}/${s.StackName}`] = { status: s.StackStatus, outputs: Object.fromEntries((s.Outputs ?? []).flatMap((o) => (o.OutputKey === undefined ? [] : [[o.OutputKey, o.OutputValue ?? '']]))) };
       }
     } finally {
       cfn.destroy();

@@ -4,7 +4,8 @@ import { parseDocument } from 'yaml';
 import { getCondition } from '../cluster/status';
 import { statusRows, StatusRow } from '../stores/status-rows';
 import { templatesVersion } from '../cloudconfig/templates';
-import { WorkerStacksError } from '../core/errors';
+import { WorkerStacksError } from '../errors';
+import { asRecord } from '../json';
 import { Session } from './session';
 
 /**
@@ -59,7 +60,10 @@ const rows = (s: Session) => {
   return statusRows(s.clustersDir, s.templatesDir);
 };
 const ready = (r: StatusRow) => r.ready === 'True' && r.inSync;
-const template = (s: Session, name: string): string | undefined => (parseDocument(fs.readFileSync(path.join(s.clustersDir, `${name}.yaml`), 'utf8')).toJS() as any)?.spec?.cloudConfig?.template;
+const template = (s: Session, name: string): string | undefined => {
+  const t = asRecord(asRecord(asRecord(parseDocument(fs.readFileSync(path.join(s.clustersDir, `${name}.yaml`), 'utf8')).toJS()).spec).cloudConfig).template;
+  return typeof t === 'string' ? t : undefined;
+};
 
 const STEP_ACTIONS: Record<Exclude<StepName, 'stop'>, (s: Session, st: ScriptState, o: StepOptions) => Promise<Record<string, unknown> | undefined>> = {
   'wait-ready': async (s, _st, o) => {

@@ -10,8 +10,8 @@ export interface StackSummary {
   readonly id: string;
   readonly status: string;
   readonly statusReason?: string;
-  /** Output key → value. */
-  readonly outputs: Readonly<Record<string, string>>;
+  /** Output key → value; a key the template does not declare (or an emulator dropped) is absent. */
+  readonly outputs: Readonly<Partial<Record<string, string>>>;
   /** When the template last changed (ISO 8601, DescribeStacks' LastUpdatedTime); undefined for a stack never updated. */
   readonly lastUpdated?: string;
 }

@@ -3,8 +3,9 @@ import * as path from 'node:path';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { extensionPattern, formatByExtension } from '../cloudconfig/formats';
 import { ConfigFormat } from '../cloudconfig/node-config';
-import { ReviewError } from '../core/errors';
-import { BOOTSTRAP_STACK_NAME, WORKER_STACK_PREFIX } from '../core/naming';
+import { ReviewError } from '../errors';
+import { BOOTSTRAP_STACK_NAME, WORKER_STACK_PREFIX } from '../stacks/naming';
+import { asRecord, JsonObject } from '../json';
 
 /** The big config object a worker stack publishes, read back from the cloud assembly. */
 export interface ConfigAsset {
@@ -24,7 +25,7 @@ export interface WorkerStackSnapshot {
   /** `aws://account/region` */
   readonly environment: string;
   /** The template as CloudFormation gets it. */
-  readonly template: Record<string, any>;
+  readonly template: JsonObject;
   readonly templateFile: string;
   /**
    * Construct paths by logical id, from the stack's `aws:cdk:logicalId`
@@ -62,7 +63,7 @@ interface ManifestArtifact {
  * found through the stack's `*.assets.json` manifest).
  */
 export function readAssembly(outdir: string, label: string): AssemblySnapshot {
-  const manifest = readJson<{ artifacts?: Record<string, ManifestArtifact> }>(path.join(outdir, 'manifest.json'), label);
+  const manifest = readJson(path.join(outdir, 'manifest.json'), label) as { artifacts?: Record<string, ManifestArtifact> };
   const artifacts = manifest.artifacts ?? {};
   const stacks = new Map<string, WorkerStackSnapshot>();
   const bootstrapEnvironments = new Set<string>();
@@ -76,7 +77,7 @@ export function readAssembly(outdir: string, label: string): AssemblySnapshot {
     }
     if (!stackName.startsWith(WORKER_STACK_PREFIX)) continue;
     const templateFile = path.join(outdir, a.properties?.templateFile ?? `${id}.template.json`);
-    const template = readJson<Record<string, any>>(templateFile, label);
+    const template = asRecord(readJson(templateFile, label));
     const cluster = stackName.slice(WORKER_STACK_PREFIX.length);
     stacks.set(cluster, {
       cluster,
@@ -98,7 +99,7 @@ export function emptyAssembly(outdir: string): AssemblySnapshot {
 
 /** The stack's logical ids and their construct paths, read as the CDK CLI reads them (manifest and metadata file). */
 function logicalIdPaths(outdir: string, a: ManifestArtifact, label: string): Record<string, string> {
-  const all: MetadataEntries = a.additionalMetadataFile ? readJson<MetadataEntries>(path.join(outdir, a.additionalMetadataFile), label) : {};
+  const all = a.additionalMetadataFile ? (readJson(path.join(outdir, a.additionalMetadataFile), label) as MetadataEntries) : {};
   const out: Record<string, string> = {};
   for (const entries of [all, a.metadata ?? {}]) {
     for (const [p, list] of Object.entries(entries)) {
@@ -108,27 +109,33 @@ function logicalIdPaths(outdir: string, a: ManifestArtifact, label: string): Rec
   return out;
 }
 
-function configAsset(outdir: string, artifacts: Record<string, ManifestArtifact>, id: string, stack: ManifestArtifact, label: string): ConfigAsset | undefined {
-  const manifests = [...(stack.dependencies ?? []), `${id}.assets`]
-    .map((d) => artifacts[d])
-    .filter((d): d is ManifestArtifact => d?.type === 'cdk:asset-manifest' && Boolean(d.properties?.file));
-  for (const m of manifests) {
-    const assets = readJson<{ files?: Record<string, { source?: { path?: string } }> }>(path.join(outdir, m.properties!.file!), label);
+function configAsset(outdir: string, artifacts: Partial<Record<string, ManifestArtifact>>, id: string, stack: ManifestArtifact, label: string): ConfigAsset | undefined {
+  // The asset manifests among the stack's dependencies (a dependency may name an artifact the assembly lacks).
+  const manifestFiles = [...(stack.dependencies ?? []), `${id}.assets`].flatMap((d) => {
+    const artifact = artifacts[d];
+    const file = artifact?.type === 'cdk:asset-manifest' ? artifact.properties?.file : undefined;
+    return file ? [file] : [];
+  });
+  for (const file of manifestFiles) {
+    const assets = readJson(path.join(outdir, file), label) as { files?: Record<string, { source?: { path?: string } }> };
     for (const entry of Object.values(assets.files ?? {})) {
       const match = CONFIG_ASSET.exec(entry.source?.path ?? '');
       if (!match) continue;
       const bytes = fs.readFileSync(path.join(outdir, match[0]));
       const checksum = sha256Hex(bytes);
       if (checksum !== match[1]) throw new ReviewError(`${label}: ${match[0]} in ${outdir} does not hash to its name (${checksum})`);
-      return { checksum, format: formatByExtension(match[2])!, bytes };
+      // The pattern only matches the formats' own extensions, so this finds one.
+      const format = formatByExtension(match[2]);
+      if (format) return { checksum, format, bytes };
     }
   }
   return undefined;
 }
 
-function readJson<T>(file: string, label: string): T {
+/** A JSON file of the cloud assembly, as parsed (the CDK wrote it; its shape is the assembly schema's). */
+function readJson(file: string, label: string): unknown {
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (e) {
     throw new ReviewError(`${label}: cannot read ${file} of the cloud assembly: ${(e as Error).message}`, { cause: e });
   }

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { ReviewError } from '../errors';
+import { asRecord } from '../json';
 
 /**
  * What a revision's synthesis reads besides node_modules: its code. When any
@@ -129,18 +131,17 @@ function changedTemplates(base: SideInputs, head: SideInputs): string[] {
 
 /** `spec.cloudConfig.template` of a cluster file, or undefined when the file cannot be read as such. */
 export function readTemplateName(f: ClusterFile): string | undefined {
-  const spec = readObject(f)?.spec;
-  const t = spec?.cloudConfig?.template;
+  const t = asRecord(asRecord(asRecord(readObject(f)).spec).cloudConfig).template;
   return typeof t === 'string' ? t : undefined;
 }
 
 /** `aws://account/region` of a cluster file, as the stack's environment is written; undefined when unreadable. */
 export function readEnvironment(f: ClusterFile): string | undefined {
-  const spec = readObject(f)?.spec;
-  return typeof spec?.account === 'string' && typeof spec?.region === 'string' ? `aws://${spec.account}/${spec.region}` : undefined;
+  const spec = asRecord(asRecord(readObject(f)).spec);
+  return typeof spec.account === 'string' && typeof spec.region === 'string' ? `aws://${spec.account}/${spec.region}` : undefined;
 }
 
-function readObject(f: ClusterFile): any {
+function readObject(f: ClusterFile): unknown {
   if (f.hash === null) return undefined;
   try {
     return parseYaml(fs.readFileSync(f.source, 'utf8'), { schema: 'core' });
@@ -157,7 +158,8 @@ function readObject(f: ClusterFile): any {
 export function stageClusters(inputs: SideInputs, files: readonly string[], dir: string): void {
   fs.mkdirSync(dir, { recursive: true });
   for (const file of files) {
-    const f = inputs.clusters.get(file)!;
+    const f = inputs.clusters.get(file);
+    if (!f) throw new ReviewError(`${file}: not among the cluster files read for this side; only those are staged`);
     if (f.hash !== null) fs.copyFileSync(f.source, path.join(dir, file));
     else fs.symlinkSync(f.source, path.join(dir, file));
   }

@@ -1,4 +1,4 @@
-/** What a masked value is shown as. */
+/** What a masked value is shown as. @internal exported for its tests */
 export const MASK = '********';
 
 /**
@@ -55,7 +55,7 @@ export function maskSecrets(text: string): string {
   return text
     .split('\n')
     .map((line) => {
-      const indent = /^\s*/.exec(line)![0];
+      const indent = line.slice(0, line.length - line.trimStart().length);
       if (blockIndent >= 0) {
         if (!line.trim()) return line;
         if (indent.length > blockIndent) return `${indent}${MASK}`;

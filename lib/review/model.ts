@@ -1,6 +1,6 @@
 import { ConfigDiff } from './config-diff';
 import { RolloutSummary } from './rollout-words';
-import { ResourceChange, TemplateChanges } from './template-diff';
+import { TemplateChanges } from './template-diff';
 
 /**
  * The result of a review, as `--format json` prints it. The JSON Schema of
@@ -88,5 +88,5 @@ export interface ReviewResult {
   readonly rollout?: RolloutPlan;
 }
 
-export type { ConfigDiff, ResourceChange };
+export type { ConfigDiff };
 import type { RolloutPlan } from './rollout-plan';

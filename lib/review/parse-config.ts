@@ -1,8 +1,6 @@
 import { FORMATS } from '../cloudconfig/formats';
 import { ConfigFormat, NodeConfig, normalizeNodeConfig } from '../cloudconfig/node-config';
 
-export { decodeDataUrl } from '../cloudconfig/ignition';
-
 /**
  * Reads a stored big config back into files and units, the form reviews
  * diff: the inverse of the format's serializer (lib/cloudconfig/formats.ts).

@@ -10,7 +10,7 @@ import { CLUSTER_STATUSES, ClusterReview, ClusterStatus, REVIEW_SCHEMA_VERSION, 
 import { invalidCluster, notSynthesized, removedInvalid } from './cluster-entries';
 import { detectRenames } from './renames';
 import { planSynthesis, readEnvironment, readSideInputs, SideInputs, stageClusters, SynthesisPlan } from './inputs';
-import { InputOverrides, linkNodeModules, StagedClusters, SynthesizedSide, synthesizeProject } from './synth-revision';
+import { InputOverrides, InvalidObject, linkNodeModules, StagedClusters, SynthesizedSide, synthesizeProject } from './synth-revision';
 import { diffTemplates, TemplateChanges } from './template-diff';
 import { groupSettings, rollReasons, verdictLine } from './verdict';
 import { rolloutPlanAt } from './rollout-plan';
@@ -64,7 +64,7 @@ export async function review(opts: ReviewOptions): Promise<ReviewResult> {
         const stage = (side: 'base' | 'head'): StagedClusters => {
           const dir = path.join(tmp, `${side}.clusters`);
           stageClusters(inputs[side], plan[side], dir);
-          return { dir, shownAs: path.normalize(clustersDir).replace(/[\/]+$/, '') };
+          return { dir, shownAs: path.normalize(clustersDir).replace(/[/]+$/, '') };
         };
         const baseStage = stage('base');
         const headStage = stage('head');
@@ -127,12 +127,12 @@ export interface CompareOptions {
   readonly skippedEnvironments?: () => ReadonlySet<string>;
 }
 
-/** Compares two synthesized sides (cloud assemblies) cluster by cluster. */
+/** Compares two synthesized sides (cloud assemblies) cluster by cluster. @internal exported for the review cases, which compare sides they synthesized */
 export function compareSides(base: SynthesizedSide & { ref: string; commit?: string }, head: SynthesizedSide, opts: CompareOptions = {}): ReviewResult {
   const a = base.empty ? emptyAssembly(base.outdir) : readAssembly(base.outdir, base.label);
   const b = head.empty ? emptyAssembly(head.outdir) : readAssembly(head.outdir, head.label);
-  const badAtBase = base.invalid ?? new Map();
-  const badAtHead = head.invalid ?? new Map();
+  const badAtBase: ReadonlyMap<string, InvalidObject> = base.invalid ?? new Map();
+  const badAtHead: ReadonlyMap<string, InvalidObject> = head.invalid ?? new Map();
   const skipped = opts.plan?.skipped ?? [];
   // An object invalid on the other side is neither added nor removed: it is reported as invalid or fixed.
   const removed = [...a.stacks.values()].filter((s) => !b.stacks.has(s.cluster) && !badAtHead.has(s.cluster));
@@ -151,11 +151,14 @@ export function compareSides(base: SynthesizedSide & { ref: string; commit?: str
     const problems = { base: badAtBase.get(name)?.problems ?? [], head: badAtHead.get(name)?.problems ?? [] };
     if (notSynthesizedNames.has(name) && !a.stacks.has(name) && !b.stacks.has(name)) clusters.push(notSynthesized(name));
     else if (badAtHead.has(name)) clusters.push(invalidCluster(name, a.stacks.get(name), problems));
-    else if (!a.stacks.has(name) && !b.stacks.has(name)) clusters.push(removedInvalid(name, problems));
     else {
+      // A renamed cluster is compared with its old name's stack (a rename is an added stack, so it has one at head).
       const from = renamedFrom.get(name);
-      const old = from ? a.stacks.get(from) : a.stacks.get(name);
-      clusters.push(reviewCluster(old, b.stacks.get(name), bootstrapped, b, from ?? null, problems));
+      const old = a.stacks.get(from ?? name);
+      const now = b.stacks.get(name);
+      const subject = now ?? old;
+      if (subject) clusters.push(reviewCluster(subject, old, now, bootstrapped, b, from ?? null, problems));
+      else clusters.push(removedInvalid(name, problems));
     }
   }
   if (opts.cluster !== undefined) {
@@ -184,6 +187,8 @@ export function compareSides(base: SynthesizedSide & { ref: string; commit?: str
 }
 
 function reviewCluster(
+  /** The stack the entry is named after: head's, else base's. */
+  subject: WorkerStackSnapshot,
   old: WorkerStackSnapshot | undefined,
   now: WorkerStackSnapshot | undefined,
   bootstrapped: (environment: string) => boolean,
@@ -191,8 +196,8 @@ function reviewCluster(
   renamedFrom: string | null,
   problems: ClusterReview['problems'],
 ): ClusterReview {
-  const name = (now ?? old)!.cluster;
-  const stackName = (now ?? old)!.stackName;
+  const name = subject.cluster;
+  const stackName = subject.stackName;
   const checksum = { base: old?.config?.checksum ?? null, head: now?.config?.checksum ?? null };
   const notes: string[] = [];
   if (!now) {

@@ -15,7 +15,7 @@ export interface RolloutPlan {
   readonly problems: readonly string[];
 }
 
-/** Places the rolling clusters (name → labels at head) in the waves of `policies`, in wave order. Pure. */
+/** Places the rolling clusters (name → labels at head) in the waves of `policies`, in wave order. Pure. @internal exported for its tests */
 export function planRollout(rolling: ReadonlyMap<string, Readonly<Record<string, string>>>, policies: LoadedPolicies): RolloutPlan {
   const members = new Map<string, FleetMember>([...rolling].map(([name, labels]) => [name, { name, labels, executing: false, hold: false, paused: false, windows: [] }]));
   const { placements, conflicts } = placeAll({ members, policies });
@@ -39,7 +39,7 @@ export async function rolloutPlanAt(projectDir: string, clustersDir: string, rol
   const labels = new Map<string, Record<string, string>>();
   for (const name of rolling) {
     const file = ['yaml', 'yml'].map((e) => path.join(dir, `${name}.${e}`)).find((f) => fs.existsSync(f));
-    let l: Record<string, string> = {};
+    let l: Record<string, string>;
     try {
       const raw = file ? (parse(fs.readFileSync(file, 'utf8')) as { metadata?: { labels?: Record<string, string> } }) : undefined;
       l = raw?.metadata?.labels ?? {};

@@ -93,11 +93,11 @@ export async function synthesizeProject(
       .filter((l) => l.trim() && !/^npm (warn|notice)\b/.test(l));
     const files = [...new Set(lines.map((l) => /^\s*([^\s:][^:]*\.ya?ml):/.exec(l)?.[1]).filter((f): f is string => Boolean(f)))];
     const refused = staged ? files.filter((f) => path.dirname(f) === staged.shownAs && fs.existsSync(path.join(staged.dir, path.basename(f)))) : [];
-    if (refused.length && attempt < MAX_ATTEMPTS) {
+    if (staged && refused.length && attempt < MAX_ATTEMPTS) {
       for (const f of refused) {
         const name = path.basename(f).replace(/\.ya?ml$/, '');
         invalid.set(name, { file: f, problems: lines.map((l) => l.trim()).filter((l) => l.startsWith(`${f}:`)) });
-        fs.rmSync(path.join(staged!.dir, path.basename(f)), { force: true });
+        fs.rmSync(path.join(staged.dir, path.basename(f)), { force: true });
       }
       continue;
     }
@@ -125,7 +125,10 @@ function shownPaths(text: string, staged: StagedClusters, cwd: string): string {
     .join(prefix(staged.shownAs));
 }
 
-/** Synthesizes the working tree (head) into `outdir`. */
+/**
+ * Synthesizes the working tree (head) into `outdir`.
+ * @internal review() stages the inputs itself; the review cases synthesize each side whole with this.
+ */
 export async function synthesizeWorkingTree(projectDir: string, outdir: string, inputs: InputOverrides = {}): Promise<SynthesizedSide> {
   const label = 'head (working tree)';
   const r = await synthesizeProject(path.resolve(projectDir), outdir, 'head', label, inputs);
@@ -136,6 +139,7 @@ export async function synthesizeWorkingTree(projectDir: string, outdir: string, 
  * Synthesizes the project at git revision `ref` into `outdir`: a temporary
  * detached worktree of that commit, with this checkout's node_modules linked
  * in, removed again afterwards whatever happens.
+ * @internal review() stages the inputs itself; the review cases synthesize each side whole with this.
  */
 export async function synthesizeRevision(
   projectDir: string,

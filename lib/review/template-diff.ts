@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { formatDifferences, fullDiff, mangleLikeCloudFormation, ResourceImpact, TemplateDiff } from '@aws-cdk/cloudformation-diff';
+import { asRecord, isRecord, JsonObject } from '../json';
 
 /** One resource that differs between the base and the head template. */
 export interface ResourceChange {
@@ -34,15 +35,15 @@ export interface TemplateChanges {
  * every entry named by its construct path and logical id.
  */
 export function diffTemplates(
-  oldTemplate: Record<string, any>,
-  newTemplate: Record<string, any>,
+  oldTemplate: JsonObject,
+  newTemplate: JsonObject,
   /** The head stack's `aws:cdk:logicalId` metadata: logical id -> construct path. */
   newLogicalIdPaths: Readonly<Record<string, string>> = {},
 ): TemplateChanges {
   let diff = fullDiff(oldTemplate, newTemplate);
   if (diff.differenceCount) {
     // CloudFormation turns non-ASCII characters into '?'; cdk diff does not report what that alone changes.
-    const mangled = fullDiff(oldTemplate, JSON.parse(mangleLikeCloudFormation(JSON.stringify(newTemplate))));
+    const mangled = fullDiff(oldTemplate, JSON.parse(mangleLikeCloudFormation(JSON.stringify(newTemplate))) as JsonObject);
     if (mangled.differenceCount < diff.differenceCount) diff = mangled;
   }
   obscure(diff);
@@ -52,7 +53,7 @@ export function diffTemplates(
     if (!c.isDifferent) return;
     const properties: string[] = [];
     c.forEachDifference((_kind, name, d) => {
-      const deeper = isObject(d.oldValue) && isObject(d.newValue) ? changedKeys(d.oldValue, d.newValue).map((k) => `${name}.${k}`) : [];
+      const deeper = isRecord(d.oldValue) && isRecord(d.newValue) ? changedKeys(d.oldValue, d.newValue).map((k) => `${name}.${k}`) : [];
       properties.push(...(deeper.length ? deeper : [name]));
     });
     resources.push({
@@ -81,9 +82,12 @@ export function diffTemplates(
   };
 }
 
+/** The impacts that replace a resource (ResourceChange.impact is the engine's ResourceImpact, kept as a string). */
+const REPLACING: ReadonlySet<string> = new Set([ResourceImpact.WILL_REPLACE, ResourceImpact.MAY_REPLACE]);
+
 /** Whether a change makes CloudFormation replace the resource. */
 export function replaces(r: ResourceChange): boolean {
-  return r.impact === ResourceImpact.WILL_REPLACE || r.impact === ResourceImpact.MAY_REPLACE;
+  return REPLACING.has(r.impact);
 }
 
 function format(diff: TemplateDiff, paths: Record<string, string>): string {
@@ -100,7 +104,7 @@ function format(diff: TemplateDiff, paths: Record<string, string>): string {
 
 /** As cdk diff does: the CDK's own metadata resource and bootstrap-version rule are not changes of the stack. */
 function obscure(diff: TemplateDiff): void {
-  diff.unknown = diff.unknown.filter((c) => !(c?.newValue?.CheckBootstrapVersion || c?.oldValue?.CheckBootstrapVersion));
+  diff.unknown = diff.unknown.filter((c) => !(asRecord(c?.newValue).CheckBootstrapVersion || asRecord(c?.oldValue).CheckBootstrapVersion));
   diff.resources = diff.resources.filter((c) => !(c?.newResourceType === 'AWS::CDK::Metadata' || c?.oldResourceType === 'AWS::CDK::Metadata'));
 }
 
@@ -109,26 +113,22 @@ function obscure(diff: TemplateDiff): void {
  * then new template), then anything else the head template defines (outputs,
  * parameters, conditions) by the stack's logical-id metadata.
  */
-function constructPaths(oldTemplate: Record<string, any>, newTemplate: Record<string, any>, logicalIds: Readonly<Record<string, string>>): Record<string, string> {
-  const own = new Set(['Resources', 'Parameters', 'Conditions', 'Outputs', 'Rules', 'Mappings'].flatMap((s) => Object.keys(newTemplate[s] ?? {})));
+function constructPaths(oldTemplate: JsonObject, newTemplate: JsonObject, logicalIds: Readonly<Record<string, string>>): Record<string, string> {
+  const own = new Set(['Resources', 'Parameters', 'Conditions', 'Outputs', 'Rules', 'Mappings'].flatMap((s) => Object.keys(asRecord(newTemplate[s]))));
   const fromNew = pathsOf(newTemplate);
   for (const [id, p] of Object.entries(logicalIds)) if (own.has(id) && !(id in fromNew)) fromNew[id] = p;
   return { ...pathsOf(oldTemplate), ...fromNew };
 }
 
-function pathsOf(template: Record<string, any>): Record<string, string> {
+function pathsOf(template: JsonObject): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [id, r] of Object.entries<any>(template.Resources ?? {})) {
-    const p = r?.Metadata?.['aws:cdk:path'];
+  for (const [id, r] of Object.entries(asRecord(template.Resources))) {
+    const p = asRecord(asRecord(r).Metadata)['aws:cdk:path'];
     if (typeof p === 'string') out[id] = p;
   }
   return out;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function changedKeys(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
+function changedKeys(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): string[] {
   return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
 }

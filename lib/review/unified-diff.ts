@@ -43,8 +43,9 @@ export function unifiedDiff(oldText: string, newText: string, opts: UnifiedDiffO
     const hunk = ops.slice(start, last + 1);
     const aLines = hunk.filter((o) => o.kind !== '+').length;
     const bLines = hunk.filter((o) => o.kind !== '-').length;
-    const aStart = aLines ? hunk.find((o) => o.kind !== '+')!.a : hunk[0].a;
-    const bStart = bLines ? hunk.find((o) => o.kind !== '-')!.b : hunk[0].b;
+    // A side with no line in the hunk: its empty range sits at the first line's position on that side.
+    const aStart = (hunk.find((o) => o.kind !== '+') ?? hunk[0]).a;
+    const bStart = (hunk.find((o) => o.kind !== '-') ?? hunk[0]).b;
     out.push(`@@ -${range(aStart, aLines)} +${range(bStart, bLines)} @@`);
     for (const o of hunk) {
       out.push(`${o.kind}${o.text}`);

@@ -2,6 +2,7 @@ import { workerStackName } from '../core/naming';
 import { Capacity, ClusterStatus, RollingUpdate } from './model';
 import { describeRollout } from './rollout-words';
 import { replaces, ResourceChange, TemplateChanges } from './template-diff';
+import { asRecord, isRecord, JsonObject } from '../json';
 
 const LAUNCH_TYPES: Record<string, string> = {
   'AWS::EC2::LaunchTemplate': 'launch template',
@@ -48,18 +49,26 @@ function others(r: ResourceChange, not: RegExp): string {
 }
 
 /** How the (first) worker group of a template rolls, and its sizes. */
-export function groupSettings(template: Record<string, any> | undefined): { rollingUpdate: RollingUpdate | null; capacity: Capacity | null } {
-  const resources = Object.entries<any>(template?.Resources ?? {});
-  const found = resources.find(([, r]) => r?.Type === GROUP_TYPE);
+export function groupSettings(template: JsonObject | undefined): { rollingUpdate: RollingUpdate | null; capacity: Capacity | null } {
+  const resources = Object.entries(asRecord(template?.Resources)).map(([id, r]) => [id, asRecord(r)] as const);
+  const found = resources.find(([, r]) => r.Type === GROUP_TYPE);
   if (!found) return { rollingUpdate: null, capacity: null };
   const [groupId, group] = found;
   const num = (v: unknown) => (v === undefined || v === null || Number.isNaN(Number(v)) ? null : Number(v));
-  const ru = group.UpdatePolicy?.AutoScalingRollingUpdate;
-  const ir = group.UpdatePolicy?.AutoScalingInstanceRefresh;
-  const p = group.Properties ?? {};
+  const policy = asRecord(group.UpdatePolicy);
+  const ru = isRecord(policy.AutoScalingRollingUpdate) ? policy.AutoScalingRollingUpdate : undefined;
+  const ir = isRecord(policy.AutoScalingInstanceRefresh) ? policy.AutoScalingInstanceRefresh : undefined;
+  const creation = asRecord(group.CreationPolicy);
+  const p = asRecord(group.Properties);
   // Drained: a termination lifecycle hook on this group holds each terminating node for the handler.
-  const drained = resources.some(([, r]) => r?.Type === 'AWS::AutoScaling::LifecycleHook' && r.Properties?.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING' && r.Properties?.AutoScalingGroupName?.Ref === groupId);
-  const pref = ir?.Preferences ?? {};
+  const drained = resources.some(([, r]) => {
+    const hook = asRecord(r.Properties);
+    return r.Type === 'AWS::AutoScaling::LifecycleHook' && hook.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING' && asRecord(hook.AutoScalingGroupName).Ref === groupId;
+  });
+  const pref = asRecord(ir?.Preferences);
+  const signalTimeout = asRecord(creation.ResourceSignal).Timeout;
+  const checkpoints = pref.CheckpointPercentages;
+  const alarms = asRecord(pref.AlarmSpecification).Alarms;
   const rollingUpdate: RollingUpdate | null =
     ru || ir
       ? {
@@ -67,16 +76,16 @@ export function groupSettings(template: Record<string, any> | undefined): { roll
           nodes: num(p.DesiredCapacity),
           maxBatchSize: ru ? num(ru.MaxBatchSize) : null,
           minInstancesInService: ru ? num(ru.MinInstancesInService) : null,
-          pauseTime: typeof ru?.PauseTime === 'string' ? ru.PauseTime : typeof group.CreationPolicy?.ResourceSignal?.Timeout === 'string' ? group.CreationPolicy.ResourceSignal.Timeout : null,
-          waitOnResourceSignals: String(ru?.WaitOnResourceSignals) === 'true',
-          minSuccessfulInstancesPercent: num(ru?.MinSuccessfulInstancesPercent ?? group.CreationPolicy?.AutoScalingCreationPolicy?.MinSuccessfulInstancesPercent),
+          pauseTime: typeof ru?.PauseTime === 'string' ? ru.PauseTime : typeof signalTimeout === 'string' ? signalTimeout : null,
+          waitOnResourceSignals: ru?.WaitOnResourceSignals === true || ru?.WaitOnResourceSignals === 'true',
+          minSuccessfulInstancesPercent: num(ru?.MinSuccessfulInstancesPercent ?? asRecord(creation.AutoScalingCreationPolicy).MinSuccessfulInstancesPercent),
           instanceRefresh: ir
             ? {
                 minHealthyPercentage: num(pref.MinHealthyPercentage),
                 maxHealthyPercentage: num(pref.MaxHealthyPercentage),
-                checkpoints: Array.isArray(pref.CheckpointPercentages) ? pref.CheckpointPercentages.map(Number) : [],
+                checkpoints: Array.isArray(checkpoints) ? checkpoints.map(Number) : [],
                 bakeTimeSeconds: num(pref.BakeTime),
-                alarms: Array.isArray(pref.AlarmSpecification?.Alarms) ? pref.AlarmSpecification.Alarms.map(String) : [],
+                alarms: Array.isArray(alarms) ? alarms.map(String) : [],
               }
             : null,
           drained,
