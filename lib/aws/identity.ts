@@ -1,5 +1,5 @@
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { WorkerStacksError } from '../errors';
+import { WorkerStacksError } from '../core/errors';
 
 /** Who the credentials are, to refuse touching a cluster in another account. */
 export interface IdentityPort {

@@ -21,9 +21,9 @@ import {
   waitUntilStackImportComplete,
   waitUntilStackUpdateComplete,
 } from '@aws-sdk/client-cloudformation';
-import { WorkerStacksError } from '../errors';
+import { WorkerStacksError } from '../core/errors';
 import { errorField } from './aws-error';
-import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, IN_PROGRESS_STATUSES, isInProgress, StackEvent, StackSummary, WaitOptions } from './cloudformation-port';
+import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, IN_PROGRESS_STATUSES, isInProgress, StackEvent, StackSummary, WaitOptions } from '../ports/cloudformation-port';
 
 export interface SdkCloudFormationProps {
   readonly client: CloudFormationClient;

@@ -14,7 +14,7 @@ import { createDeps } from './wiring';
 import type { RolloutPolicySource } from '../rollout/policy-source';
 import { DirOptions, dirFlags, EXIT, inputDirs, Io } from './context';
 import { wholeNumber } from './numbers';
-import { leaderFlags, LeaderOptions, leadershipFor } from './leadership';
+import { LeaderFlagValues, leaderFlags, leadershipFor } from './leadership';
 import { storeFlags, storeOptions } from './store-flags';
 import type { LeaderElector } from '../kube/leader-election';
 import { assumeRoleFlags, assumeRoleFrom, AssumeRoleOptions } from './accounts';
@@ -80,7 +80,7 @@ export function wiringFrom(opts: WiringFlagOptions, signal?: AbortSignal) {
 }
 
 /** The parsed flags of `reconcile`. */
-interface ReconcileOptions extends WiringFlagOptions, LeaderOptions {
+interface ReconcileOptions extends WiringFlagOptions, LeaderFlagValues {
   /** --once. @default false */
   readonly once?: boolean;
   /** --watch. @default false */

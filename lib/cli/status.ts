@@ -3,6 +3,16 @@ import { statusGroup, statusRows } from '../stores/status-rows';
 import { storeFlags, storeOptions } from './store-flags';
 import { DirOptions, dirFlags, EXIT, inputDirs, Io } from './context';
 
+/** The parsed flags of `status` (with the store flags, read by storeOptions). */
+interface StatusOptions extends DirOptions {
+  /** --state-dir <dir>. @default <clusters>/.status */
+  readonly stateDir?: string;
+  /** -o, --output <format>: table or json (checked by the command). @default table */
+  readonly output: string;
+  /** --wide. @default false */
+  readonly wide?: boolean;
+}
+
 export function registerStatus(program: Command, io: Io, done: (code: number) => void): void {
   storeFlags(dirFlags(program.command('status')))
     .description('a table: cluster, desired vs live checksum, stack status, Ready and reason (reads the store only)')

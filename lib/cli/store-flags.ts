@@ -15,7 +15,9 @@ export function storeFlags<C extends { option: (flags: string, description: stri
 }
 
 /** The store the flags name; a bad combination is a usage error (exit 2) naming the flag. */
-export function storeOptions(opts: StoreFlagValues, dirs: InputDirs, env: NodeJS.ProcessEnv = process.env): StoreOptions {
+export function storeOptions(flags: object, dirs: InputDirs, env: NodeJS.ProcessEnv = process.env): StoreOptions {
+  // Each command types its own flags; the store flags among them are read by name, as the registry declares them.
+  const opts = flags as StoreFlagValues;
   const kind = flagString(opts, 'store') ?? env.WORKER_STACKS_STORE ?? DEFAULT_STORE;
   if (!isStoreKind(kind)) throw new UsageError(`--store ${kind}: give ${STORE_KINDS.join(' or ')}`);
   // Another store's flag is refused rather than ignored: the user meant that store.

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { KubeApiError, messageOf } from '../core/errors';
-import { isRecord } from '../json';
+import { isRecord } from '../core/json';
 import { KubeClient } from './client';
 import { kubeHealth, watchErrorReason } from './kube-health';
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument, visit } from 'yaml';
-import { asRecord } from '../json';
+import { asRecord } from '../core/json';
 
 /** The account moto answers STS GetCallerIdentity with, and so the one every playground cluster lives in. @internal exported for the playground tests */
 export const MOTO_ACCOUNT = '123456789012';

@@ -4,8 +4,8 @@ import { parseDocument } from 'yaml';
 import { getCondition } from '../cluster/status';
 import { statusRows, StatusRow } from '../stores/status-rows';
 import { templatesVersion } from '../cloudconfig/templates';
-import { WorkerStacksError } from '../errors';
-import { asRecord } from '../json';
+import { WorkerStacksError } from '../core/errors';
+import { asRecord } from '../core/json';
 import { Session } from './session';
 
 /**

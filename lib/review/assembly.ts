@@ -3,9 +3,9 @@ import * as path from 'node:path';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { extensionPattern, formatByExtension } from '../cloudconfig/formats';
 import { ConfigFormat } from '../cloudconfig/node-config';
-import { ReviewError } from '../errors';
-import { BOOTSTRAP_STACK_NAME, WORKER_STACK_PREFIX } from '../stacks/naming';
-import { asRecord, JsonObject } from '../json';
+import { ReviewError } from '../core/errors';
+import { BOOTSTRAP_STACK_NAME, WORKER_STACK_PREFIX } from '../core/naming';
+import { asRecord, JsonObject } from '../core/json';
 
 /** The big config object a worker stack publishes, read back from the cloud assembly. */
 export interface ConfigAsset {

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ReviewError } from '../errors';
-import { asRecord } from '../json';
+import { ReviewError } from '../core/errors';
+import { asRecord } from '../core/json';
 
 /**
  * What a revision's synthesis reads besides node_modules: its code. When any

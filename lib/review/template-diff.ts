@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { formatDifferences, fullDiff, mangleLikeCloudFormation, ResourceImpact, TemplateDiff } from '@aws-cdk/cloudformation-diff';
-import { asRecord, isRecord, JsonObject } from '../json';
+import { asRecord, isRecord, JsonObject } from '../core/json';
 
 /** One resource that differs between the base and the head template. */
 export interface ResourceChange {

@@ -2,7 +2,7 @@ import { workerStackName } from '../core/naming';
 import { Capacity, ClusterStatus, RollingUpdate } from './model';
 import { describeRollout } from './rollout-words';
 import { replaces, ResourceChange, TemplateChanges } from './template-diff';
-import { asRecord, isRecord, JsonObject } from '../json';
+import { asRecord, isRecord, JsonObject } from '../core/json';
 
 const LAUNCH_TYPES: Record<string, string> = {
   'AWS::EC2::LaunchTemplate': 'launch template',
