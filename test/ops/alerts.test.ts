@@ -49,7 +49,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await daemon?.kill();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
   admin?.close();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
   await api?.stop();
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
 });
@@ -77,7 +79,7 @@ test('the daemon, run with the installed Deployment\'s arguments as its ServiceA
 function family(name: string): { type: string; samples: Record<string, string>[] } {
   const type = scrape.match(new RegExp(`^# TYPE ${name} (\\w+)$`, 'm'))?.[1];
   if (!type) throw new Error(`the daemon's /metrics has no metric ${name} (renamed or removed?)`);
-  const samples = [...scrape.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? \\S+$`, 'gm'))].map((m) => Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]])));
+  const samples = [...scrape.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? \\S+$`, 'gm'))].map((m) => Object.fromEntries([...(m.at(1) ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]])));
   return { type, samples };
 }
 
@@ -119,7 +121,7 @@ const rules: Json[] = parse(fs.readFileSync(RULES, 'utf8')).groups.flatMap((g: J
 /** The rule's annotations with {{ $labels.x }} filled in, as Prometheus renders them. */
 function annotationsFor(alert: string, labels: Record<string, string>): Record<string, string> {
   const rule = rules.find((r) => r.alert === alert)!;
-  return Object.fromEntries(Object.entries(rule.annotations as Record<string, string>).map(([k, v]) => [k, v.replace(/\{\{ \$labels\.(\w+) \}\}/g, (_m, l) => labels[l] ?? '')]));
+  return Object.fromEntries(Object.entries(rule.annotations as Record<string, string>).map(([k, v]) => [k, v.replace(/\{\{ \$labels\.(\w+) \}\}/g, (_m, l: string) => (Object.hasOwn(labels, l) ? labels[l] : ''))]));
 }
 
 const stalled = () => series('worker_stacks_cluster_condition', { cluster: 'no-template', condition: 'Stalled', status: 'True' });

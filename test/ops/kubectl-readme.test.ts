@@ -9,6 +9,7 @@ import { KubernetesStore } from '../../lib/stores/kubernetes-store';
 import { ownSecret, REPO } from '../helpers/clusters';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
 import { goTool, run, Run, runOk } from '../charts/tools';
+import { Json } from '../helpers/json';
 
 // The real kubectl (v1.37.2, built from the Go module proxy like the API server) as the test client: every kubectl
 // command README.md and docs/kubernetes-operations.md show runs here against a real kube-apiserver with the CRDs,
@@ -27,7 +28,7 @@ const k = (args: readonly string[], input?: string): Run => run(kubectl, ['--kub
 const kOk = (args: readonly string[], input?: string): string => runOk(kubectl, ['--kubeconfig', api.kubeconfig, ...args], { input });
 
 /** The example object with one change, written where a `kubectl apply -f` can read it. */
-function example(name: string, mutate: (raw: any) => void = () => undefined): string {
+function example(name: string, mutate: (raw: Json) => void = () => undefined): string {
   const raw = parse(fs.readFileSync(path.join(REPO, 'clusters', 'prod-eu1.yaml'), 'utf8'));
   raw.metadata.name = name;
   ownSecret(raw); // a cluster names only its own secrets
@@ -70,7 +71,9 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
   admin?.close();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
   await api?.stop();
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
 });
@@ -148,7 +151,7 @@ test('apply, get, describe: the object is created; get wc shows the README colum
   // AND -o yaml shows the conditions and observedGeneration
   const yaml = parse(kOk(['get', 'wc', 'prod-eu1', '-n', NS, '-o', 'yaml']));
   expect(yaml.status.observedGeneration).toBe(yaml.metadata.generation);
-  expect(yaml.status.conditions.map((c: any) => `${c.type}=${c.status}`)).toEqual(['Ready=True', 'Progressing=False', 'Degraded=False', 'Stalled=False']);
+  expect(yaml.status.conditions.map((c: Json) => `${c.type}=${c.status}`)).toEqual(['Ready=True', 'Progressing=False', 'Degraded=False', 'Stalled=False']);
   // AND describe shows the status and the event; get events lists it
   const described = kOk(['describe', 'wc', 'prod-eu1', '-n', NS]);
   expect(described).toMatch(/Name:\s+prod-eu1/);
