@@ -18,7 +18,7 @@ import { KubeClient } from '../lib/kube/client';
 import { workerClusterCrd } from '../lib/kube/crd';
 import { startKubeApiServer } from '../test/helpers/kube-apiserver';
 
-type Json = Record<string, any>;
+import { Json } from '../test/helpers/json';
 const NS = 'bench';
 const EXAMPLES = ['prod-eu1', 'staging-us1', 'edge-ap1'];
 const NOCEL_GROUP = 'nocel.worker-stacks.io';
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
           const { body: created } = await admin.request<Json>('POST', collection(groups[variant]), body);
           const create = performance.now() - t;
           // An update that changes the spec (a new generation): every rule runs again, as on a GitOps sync.
-          const updated = { ...created, spec: { ...created.spec, pool: { ...created.spec.pool, maxSize: created.spec.pool.maxSize + 1 } } };
+          const updated = { ...created, spec: { ...created.spec, pool: { ...created.spec.pool, maxSize: Number(created.spec.pool.maxSize) + 1 } } };
           t = performance.now();
           await admin.request('PUT', `${collection(groups[variant])}/${name}`, updated);
           const update = performance.now() - t;
@@ -167,7 +167,7 @@ async function main(): Promise<void> {
       '<!-- bench:admission-cost -->',
       '## Admission cost: the WorkerCluster CRD with and without its CEL rules',
       '',
-      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${n} objects per example and variant (after ${5} discarded), load average ${load0.toFixed(2)} → ${load1.toFixed(2)}. Produced by \`npx ts-node --transpile-only bench/admission-cost.ts ${n}\`.`,
+      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${n} objects per example and variant (after 5 discarded), load average ${load0.toFixed(2)} → ${load1.toFixed(2)}. Produced by \`npx ts-node --transpile-only bench/admission-cost.ts ${n}\`.`,
       '',
       '| example | request | with CEL median ms | with CEL p90 ms | without CEL median ms | without CEL p90 ms | CEL cost (median difference) ms |',
       '| --- | --- | --- | --- | --- | --- | --- |',
@@ -185,7 +185,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  process.stderr.write(`${e?.stack ?? e}\n`);
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);
 });

@@ -50,7 +50,7 @@ export async function runKubeWatchLatency(opts: BenchOptions): Promise<Section> 
       latencies.push(at - sent);
     }
     stop();
-    await store.close?.();
+    store.close?.();
     admin.close();
 
     const s = summarize(latencies);
