@@ -32,7 +32,7 @@ export function cdkSynth(opts: CdkSynthOptions): CdkRun {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-bench-cdk-'));
   const env: NodeJS.ProcessEnv = { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', ...opts.extraEnv };
   // Inherited settings would silently change what is measured.
-  for (const k of ['CDK_VALIDATION', 'WORKER_STACKS_NAG', 'WORKER_STACKS_CLUSTERS', 'NODE_OPTIONS']) delete env[k];
+  for (const k of ['CDK_VALIDATION', 'WORKER_STACKS_NAG', 'WORKER_STACKS_CLUSTERS', 'NODE_OPTIONS']) Reflect.deleteProperty(env, k);
   if (opts.validation) env.CDK_VALIDATION = opts.validation;
   if (!opts.nag) env.WORKER_STACKS_NAG = 'false';
   if (opts.clustersDir) env.WORKER_STACKS_CLUSTERS = opts.clustersDir;
@@ -49,6 +49,7 @@ export function cdkSynth(opts: CdkSynthOptions): CdkRun {
     if (Number.isFinite(kb)) maxRssBytes = kb * 1024;
   }
   fs.rmSync(tmp, { recursive: true, force: true });
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- null when the process could not be started (r.error), whatever the type says
   const stderr = (r.stderr ?? '').split('\n').filter((l) => l && !/^npm warn/.test(l));
   return { wallMs, maxRssBytes, exitCode: r.status, stderrTail: stderr.slice(-5).join('\n') };
 }

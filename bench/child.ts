@@ -12,12 +12,13 @@ export interface ChildOptions {
   readonly profileDir?: string;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the shape of the JSON the child prints; the test or bench reads it as such
 export function runChild<T>(script: string, args: readonly string[], opts: ChildOptions = {}): T {
   const env: NodeJS.ProcessEnv = { ...process.env };
   // A --cpu-prof meant for bench/run.ts would otherwise profile (and slow) every child.
   delete env.NODE_OPTIONS;
   for (const [k, v] of Object.entries(opts.env ?? {})) {
-    if (v === undefined) delete env[k];
+    if (v === undefined) Reflect.deleteProperty(env, k);
     else env[k] = v;
   }
   const prof = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
@@ -27,7 +28,9 @@ export function runChild<T>(script: string, args: readonly string[], opts: Child
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
   });
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- null when the process could not be started (r.error), whatever the type says
   const last = (r.stdout ?? '').trim().split('\n').pop() ?? '';
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- null when the process could not be started (r.error), whatever the type says
   if (r.status !== 0 || !last.startsWith('{')) throw new Error(`${script} ${args.join(' ')} failed (exit ${r.status}):\n${(r.stderr ?? '').slice(-3000)}`);
   return JSON.parse(last) as T;
 }

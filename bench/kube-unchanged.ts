@@ -19,6 +19,7 @@ import { seedStacks, seedStatuses } from './seed';
 import { fmt, mb, msSince, now, table } from './stats';
 import type { KubePassFigures, KubeUnchangedChildResult } from './kube-unchanged-child';
 import { World } from './world';
+import { Json } from '../test/helpers/json';
 
 const NS = 'fleet';
 
@@ -29,10 +30,10 @@ const NS = 'fleet';
 function adaptedFleet(n: number): unknown[] {
   const templates = listTemplates(DEFAULT_TEMPLATES_DIR);
   return Array.from({ length: n }, (_, i) => {
-    const raw = generateCluster(i) as any;
+    const raw = generateCluster(i) as Json;
     for (const l of raw.spec.listeners ?? []) {
       l.hostPort = true;
-      if (l.protocol === 'UDP' && l.healthCheck?.port === undefined) l.healthCheck = { protocol: 'TCP', port: l.nodePort + 3000 };
+      if (l.protocol === 'UDP' && l.healthCheck?.port === undefined) l.healthCheck = { protocol: 'TCP', port: Number(l.nodePort) + 3000 };
     }
     const result = validateCluster(raw, { file: `workercluster ${NS}/${raw.metadata.name}`, templates });
     if (!result.cluster) throw new Error(`kube-unchanged bench: cluster ${i} is invalid:\n${result.problems.map(formatProblem).join('\n')}`);
@@ -124,7 +125,7 @@ export async function runKubeUnchanged(opts: BenchOptions): Promise<Section> {
       notes: [
         `Setup (not timed): generating ${label} took ${fmt(generateMs / 1000)} s; creating them (POST, 32 in parallel) ${fmt(createMs / 1000)} s; seeding ${fmt(seedMs / 1000)} s (status of an applied cluster through KubernetesStore.writeStatus, a PUT of the status subresource each, 32 at a time, then one real pass with 32 workers: ${settleWrites} more status writes, of fields the seed does not set).`,
         'The measured process starts the store\'s watch as the daemon does: one paginated list (500 objects a page) fills the cache, the watch keeps it; both passes read the cache (no request per cluster) and the API server gets no write.',
-        `API server: kube-apiserver ${'v1.37.2'} and etcd built by scripts/kube/build.sh, on this machine, sharing its 2 cores with the reconciler.`,
+        `API server: kube-apiserver v1.37.2 and etcd built by scripts/kube/build.sh, on this machine, sharing its 2 cores with the reconciler.`,
       ],
       data: { clusters: n, generateMs, createMs, seedMs, settleWrites, ...r },
     };
@@ -136,7 +137,7 @@ export async function runKubeUnchanged(opts: BenchOptions): Promise<Section> {
 /** The file store's unchanged figures: the last run in bench/results.json, else those RESULTS.md records. */
 function fileStoreFigures(n: number): { clusters: number; cold: number; second: number; rssMb: number; from: string } | undefined {
   try {
-    const results = JSON.parse(fs.readFileSync(RESULTS_JSON, 'utf8')) as { sections: Record<string, { data?: any }> };
+    const results = JSON.parse(fs.readFileSync(RESULTS_JSON, 'utf8')) as { sections: Partial<Record<string, { data?: Json }>> };
     const data = results.sections.unchanged?.data;
     if (data?.passes) {
       const [cold, second] = data.passes as { wallMs: number }[];

@@ -21,6 +21,7 @@ import { formatProblem } from '../lib/core/errors';
 import { generateCluster } from './generate-fleet';
 import { BenchOptions, codeState, figure, loadavg1, Section } from './report';
 import { fmt, table } from './stats';
+import { Json } from '../test/helpers/json';
 
 /** What the fixture repository holds of the project: what synthesis reads. */
 const PROJECT_PARTS = ['bin', 'lib', 'cloudconfig', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'cdk.json'];
@@ -107,10 +108,10 @@ function writeAdaptedFleet(dir: string, n: number): void {
   fs.mkdirSync(dir, { recursive: true });
   const templates = listTemplates(DEFAULT_TEMPLATES_DIR);
   for (let i = 0; i < n; i++) {
-    const raw = generateCluster(i) as any;
+    const raw = generateCluster(i) as Json;
     for (const l of raw.spec.listeners ?? []) {
       l.hostPort = true;
-      if (l.protocol === 'UDP' && l.healthCheck?.port === undefined) l.healthCheck = { protocol: 'TCP', port: l.nodePort + 3000 };
+      if (l.protocol === 'UDP' && l.healthCheck?.port === undefined) l.healthCheck = { protocol: 'TCP', port: Number(l.nodePort) + 3000 };
     }
     const file = path.join(dir, `${raw.metadata.name}.yaml`);
     const result = validateCluster(raw, { file, templates });

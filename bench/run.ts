@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const quick = args.includes('--quick');
   const profile = args.includes('--cpu-prof');
   const names = args.filter((a) => !a.startsWith('--'));
-  const unknown = names.filter((n) => !BENCHMARKS[n]);
+  const unknown = names.filter((n) => !Object.hasOwn(BENCHMARKS, n));
   if (unknown.length) {
     process.stderr.write(`unknown benchmark(s) ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}\n`);
     process.exit(2);
@@ -93,7 +93,7 @@ function print(s: Section, seconds: number): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-main().catch((e) => {
-  process.stderr.write(`${(e as Error).stack ?? e}\n`);
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);
 });

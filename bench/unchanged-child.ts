@@ -19,7 +19,7 @@ export interface PassFigures {
   readonly taskRuns: Record<string, number>;
   readonly taskMs: Record<string, number>;
   readonly storeListMs: number;
-  readonly cfnCalls: Record<string, number>;
+  readonly cfnCalls: Readonly<Partial<Record<string, number>>>;
   readonly listPages: number;
   readonly cfnReads: number;
   readonly cfnWrites: number;
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-main().catch((e) => {
-  process.stderr.write(`${(e as Error).stack ?? e}\n`);
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);
 });

@@ -87,7 +87,10 @@ export class World {
       return records;
     };
     const watch = this.store.watch.bind(this.store);
-    this.store.watch = (onChange) => watch((name) => (this.onWatchEvent?.(name), onChange(name)));
+    this.store.watch = (onChange) => watch((name) => {
+      this.onWatchEvent?.(name);
+      onChange(name);
+    });
     // Everything else (work dir, caches, timeouts, backoff, clock) stays as the product wires it.
     this.deps = { ...wired.deps, aws: (region) => ({ cfn: this.port(region), publisher: this.publisher }), identity: this.identity };
   }

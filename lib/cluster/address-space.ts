@@ -75,7 +75,7 @@ export function ipToBigInt(addr: string): bigint {
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
   const h = head ? head.split(':') : [];
   const t = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
+  const groups = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
   return groups.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g || '0', 16)), 0n);
 }
 
@@ -111,7 +111,7 @@ function merge(intervals: Interval[]): Interval[] {
   const sorted = [...intervals].sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
   const out: Interval[] = [];
   for (const i of sorted) {
-    const prev = out[out.length - 1];
+    const prev = out.at(-1);
     if (prev && i.first <= prev.last + 1n) prev.last = i.last > prev.last ? i.last : prev.last;
     else out.push({ ...i });
   }
@@ -133,7 +133,12 @@ function subtract(from: Interval[], cut: Interval[]): Interval[] {
 }
 
 function nonPublic(entries: readonly RegistryEntry[]): Interval[] {
-  const range = (e: RegistryEntry) => cidrRange(e.block)!;
+  const range = (e: RegistryEntry): Interval => {
+    const r = cidrRange(e.block);
+    // The registry is a constant of this file: a block that does not parse is a typo here, not bad input.
+    if (!r) throw new Error(`address-space registry: ${e.block} is not a CIDR block`);
+    return r;
+  };
   return merge(subtract(merge(entries.filter((e) => !e.globallyReachable).map(range)), entries.filter((e) => e.globallyReachable).map(range)));
 }
 

@@ -38,7 +38,7 @@ function parse(src: string): Node {
     throw new PatternError(`${what} at character ${i + 1} of the pattern`);
   };
   const escape = (inClass: boolean): CharTest => {
-    const c = src[i++];
+    const c = src.at(i++);
     if (c === undefined) return fail('a trailing backslash');
     if (c === 'd') return DIGIT;
     if (c === 'D') return not(DIGIT);
@@ -66,7 +66,7 @@ function parse(src: string): Node {
       else lo = src[i++];
       if (typeof lo === 'string' && src[i] === '-' && src[i + 1] !== ']' && i + 1 < src.length) {
         i++;
-        const hi = src[i] === '\\' ? (i++, src[i++]) : src[i++];
+        const hi = src[i] === '\\' ? (i++, src.at(i++)) : src.at(i++);
         if (hi === undefined || hi < lo) return fail('a reversed or unfinished range');
         const from = lo;
         parts.push((c) => c >= from && c <= hi);
@@ -120,7 +120,7 @@ function parse(src: string): Node {
         const m = /^\{(\d{1,6})(,(\d{0,6}))?\}/.exec(src.slice(i, i + 16));
         if (!m) return fail('a { that is not {n}, {n,} or {n,m}');
         min = Number(m[1]);
-        max = m[2] === undefined ? min : m[3] === '' ? undefined : Number(m[3]);
+        max = m.at(2) === undefined ? min : m[3] === '' ? undefined : Number(m[3]);
         if (min > MAX_REPEAT || (max !== undefined && (max > MAX_REPEAT || max < min))) return fail(`a repeat count above ${MAX_REPEAT} or reversed`);
         i += m[0].length - 1;
       } else return node;

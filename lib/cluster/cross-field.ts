@@ -20,7 +20,7 @@ const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-function duplicates<T>(items: unknown[], key: (x: Loose) => T | undefined, at: (i: number) => string, what: string): Found[] {
+function duplicates(items: unknown[], key: (x: Loose) => unknown, at: (i: number) => string, what: string): Found[] {
   const first = new Map<string, number>();
   const out: Found[] = [];
   items.forEach((raw, i) => {

@@ -45,7 +45,8 @@ export function exposureProblems(spec: Loose): Found[] {
     const src = obj(r.source);
     for (const key of ['cidr', 'cidrIpv6'] as const) {
       const cidr = src[key];
-      const range = typeof cidr === 'string' ? cidrRange(cidr) : undefined;
+      if (typeof cidr !== 'string') continue; // not a CIDR: the schema says so
+      const range = cidrRange(cidr);
       if (!range) continue; // not a CIDR: the schema says so
       const first = firstPublicAddress(range);
       if (first === undefined) continue;

@@ -32,13 +32,13 @@ export function parseClusterYaml(text: string, file: string): { raw?: unknown; p
     return `at line ${line}, column ${col}`;
   };
   const problems: Problem[] = list.flatMap((doc) =>
-    doc.errors.map((e) => ({ file, path: '', message: `YAML syntax error ${at(e.pos?.[0])}: ${e.message.split('\n')[0]}` })),
+    doc.errors.map((e) => ({ file, path: '', message: `YAML syntax error ${at(e.pos[0])}: ${e.message.split('\n')[0]}` })),
   );
   // A warning is never ignored: an unknown tag (`!Ref`, `!Sub` from a CloudFormation habit) is resolved by the parser as
   // a plain string and the tag silently dropped, so the object would say something other than what its author wrote.
   problems.push(
     ...list.flatMap((doc) =>
-      doc.warnings.map((w) => ({ file, path: '', message: `YAML warning ${at(w.pos?.[0])}: ${w.message.split('\n')[0]}${/tag/i.test(w.message) ? ' (a cluster object is plain YAML: tags such as !Ref or !Sub are not CloudFormation here; write the literal value)' : ''}` })),
+      doc.warnings.map((w) => ({ file, path: '', message: `YAML warning ${at(w.pos[0])}: ${w.message.split('\n')[0]}${/tag/i.test(w.message) ? ' (a cluster object is plain YAML: tags such as !Ref or !Sub are not CloudFormation here; write the literal value)' : ''}` })),
     ),
   );
   if (problems.length) return { problems };

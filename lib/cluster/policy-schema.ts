@@ -95,7 +95,7 @@ export const RolloutPolicySpecSchema = z
   })
   .superRefine((spec, ctx) => {
     const seen = new Map<string, number>();
-    const names = [...spec.waves.map((w) => w.name), spec.remainder?.name ?? REMAINDER_WAVE];
+    const names = [...spec.waves.map((w) => w.name), spec.remainder.name];
     names.forEach((n, i) => {
       if (seen.has(n)) ctx.addIssue({ code: 'custom', path: i < spec.waves.length ? ['waves', i, 'name'] : ['remainder', 'name'], message: `${JSON.stringify(n)} is already the name of waves[${seen.get(n)}]; wave names must be unique`, input: n });
       else seen.set(n, i);

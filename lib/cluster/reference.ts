@@ -3,16 +3,31 @@ import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../cloudconfig/templates';
 import { WorkerClusterSchema } from './schema';
 import { CORE_VALUES, templateValues } from './template-values';
 
-type Json = Record<string, any>;
+/** A JSON Schema node: the keywords this reference reads are typed, any other is carried unread. */
+export type SchemaNode = {
+  readonly [keyword: string]: unknown;
+  readonly const?: unknown;
+  readonly enum?: readonly unknown[];
+  readonly anyOf?: readonly SchemaNode[];
+  readonly type?: string;
+  readonly items?: SchemaNode;
+  readonly additionalProperties?: boolean | SchemaNode;
+  readonly description?: string;
+  readonly properties?: Readonly<Record<string, SchemaNode>>;
+  readonly required?: readonly string[];
+};
+
+/** The cluster object's schema: an object, so its root has properties. */
+export type ClusterJsonSchema = SchemaNode & { readonly properties: Readonly<Record<string, SchemaNode>> };
 
 /** The JSON Schema of the cluster object (input side: defaults are optional), for editors and the CRD. */
-export function clusterJsonSchema(): Json {
-  return z.toJSONSchema(WorkerClusterSchema, { io: 'input', unrepresentable: 'any' }) as Json;
+export function clusterJsonSchema(): ClusterJsonSchema {
+  return z.toJSONSchema(WorkerClusterSchema, { io: 'input', unrepresentable: 'any' }) as ClusterJsonSchema;
 }
 
-function typeOf(s: Json): string {
+function typeOf(s: SchemaNode): string {
   if (s.const !== undefined) return `\`${JSON.stringify(s.const)}\``;
-  if (s.enum) return s.enum.map((v: unknown) => `\`${JSON.stringify(v)}\``).join(' \\| ');
+  if (s.enum) return s.enum.map((v) => `\`${JSON.stringify(v)}\``).join(' \\| ');
   if (s.anyOf) return s.anyOf.map(typeOf).join(' \\| ');
   if (s.type === 'array') return `list of ${typeOf(s.items ?? {})}`;
   if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object') return `map of ${typeOf(s.additionalProperties)}`;
@@ -25,13 +40,13 @@ function typeOf(s: Json): string {
  */
 export function clusterReferenceMarkdown(): string {
   const rows: string[] = ['| field | type | required | description |', '| --- | --- | --- | --- |'];
-  const walk = (s: Json, at: string, required: boolean) => {
+  const walk = (s: SchemaNode, at: string, required: boolean) => {
     if (at) {
-      const desc = String(s.description ?? '').replace(/\|/g, '\\|');
+      const desc = (s.description ?? '').replace(/\|/g, '\\|');
       rows.push(`| \`${at}\` | ${typeOf(s)} | ${required ? 'yes' : ''} | ${desc} |`);
     }
     const obj = s.type === 'array' ? s.items : s;
-    const props: Json | undefined = obj?.properties;
+    const props = obj?.properties;
     if (!props || at === 'status') return;
     const req = new Set<string>(obj.required ?? []);
     const prefix = s.type === 'array' ? `${at}[]` : at;

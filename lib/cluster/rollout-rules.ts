@@ -18,7 +18,7 @@ const int = (v: unknown): number | undefined => (typeof v === 'number' && Number
 export function isoSeconds(v: unknown): number | undefined {
   const m = typeof v === 'string' ? /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?$/.exec(v) : null;
   if (!m || v === 'PT') return undefined;
-  return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+  return Number(m.at(1) ?? 0) * 3600 + Number(m.at(2) ?? 0) * 60 + Number(m.at(3) ?? 0);
 }
 
 /** `PT9M`, `PT10M30S`: the shortest ISO 8601 duration of a number of seconds. */
@@ -59,12 +59,14 @@ export function rolloutProblems(spec: Loose): RolloutProblem[] {
 
   // Signals gate the group's creation (both strategies) and each batch of a rolling update, unless switched off.
   const signals = refresh || ru.waitOnResourceSignals !== false;
-  const pause = isoSeconds(ru.pauseTime ?? 'PT10M');
+  const pauseTime = ru.pauseTime ?? 'PT10M';
+  const pause = isoSeconds(pauseTime);
   const timeout = int(obj(obj(spec.cloudConfig).values).nodeReadyTimeoutSeconds) ?? DEFAULT_NODE_READY_TIMEOUT_SECONDS;
-  if (signals && pause !== undefined && pause < timeout + SIGNAL_BOOT_MARGIN_SECONDS) {
+  // isoSeconds reads only a string, so a pause means pauseTime is one; the typeof says so to the compiler.
+  if (signals && typeof pauseTime === 'string' && pause !== undefined && pause < timeout + SIGNAL_BOOT_MARGIN_SECONDS) {
     out.push({
       path: at('pauseTime'),
-      message: `${String(ru.pauseTime ?? 'PT10M')} is shorter than the node ready timeout (spec.cloudConfig.values.nodeReadyTimeoutSeconds: ${timeout} s) plus ${SIGNAL_BOOT_MARGIN_SECONDS} s of boot: CloudFormation would count a slow node as failed before it reports; set pauseTime to at least ${isoDuration(timeout + SIGNAL_BOOT_MARGIN_SECONDS)} or lower the timeout`,
+      message: `${pauseTime} is shorter than the node ready timeout (spec.cloudConfig.values.nodeReadyTimeoutSeconds: ${timeout} s) plus ${SIGNAL_BOOT_MARGIN_SECONDS} s of boot: CloudFormation would count a slow node as failed before it reports; set pauseTime to at least ${isoDuration(timeout + SIGNAL_BOOT_MARGIN_SECONDS)} or lower the timeout`,
     });
   }
 

@@ -29,6 +29,7 @@ export const InstanceRefreshSchema = z
     checkpointDelaySeconds: intIn(0, 172800, 'checkpoint delay in seconds').optional().meta(d('Pause at each checkpoint (only with checkpoints). @default 3600')),
     bakeTimeSeconds: intIn(0, 172800, 'bake time in seconds').default(0).meta(d('After the refresh completes, the time CloudFormation waits (watching the alarms) before it calls the update successful. @default 0')),
     alarms: z
+      // eslint-disable-next-line no-control-regex -- the class names the control characters an alarm name may not hold
       .array(noTokens(pattern(/^[^\0-\x1f]{1,255}$/, 'a CloudWatch alarm name (1-255 characters)')))
       .default([])
       .meta(d('Names of CloudWatch alarms (in the cluster account and region, at most 10); one in ALARM fails the refresh and rolls the stack back. @default []')),
@@ -48,6 +49,7 @@ export const DrainSchema = z
 export const DRAIN_DEFAULT = { enabled: true, heartbeatTimeoutSeconds: 300 } as const;
 
 /** arn:aws:cloudwatch:<region>:<account>:alarm:<name> (metric and composite alarms alike). */
+// eslint-disable-next-line no-control-regex -- the class names the control characters an alarm name may not hold
 export const ALARM_ARN = /^arn:aws[a-z-]*:cloudwatch:([a-z0-9-]+):(\d{12}):alarm:[^\0-\x1f]{1,255}$/;
 
 export const RolloutSchema = z

@@ -11,9 +11,9 @@ import { cel, fmt, OpenApiRule, openApiRules, quoted } from './openapi';
 /** `openapi`: the same rule as the CRD states it (lib/cluster/openapi.ts), so the API server refuses what this refuses. */
 export function custom<T extends z.ZodType>(base: T, check: (v: z.output<T>) => string | undefined, openapi?: OpenApiRule): T {
   const refined = base.superRefine((v, ctx) => {
-    const problem = check(v as z.output<T>);
+    const problem = check(v);
     if (problem) ctx.addIssue({ code: 'custom', message: problem, input: v });
-  }) as unknown as T;
+  });
   if (openapi) openApiRules.add(refined, openapi);
   return refined;
 }
@@ -127,7 +127,7 @@ export const pauseTime = custom(
   (v) => {
     const m = PAUSE_TIME.exec(v);
     if (!m || v === 'PT') return `${JSON.stringify(v)} is not an ISO 8601 duration such as PT5M or PT1M30S`;
-    const seconds = Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+    const seconds = Number(m.at(1) ?? 0) * 3600 + Number(m.at(2) ?? 0) * 60 + Number(m.at(3) ?? 0);
     return seconds > 3600 ? `${v} is longer than CloudFormation's maximum pause time (PT1H)` : undefined;
   },
   {
@@ -148,8 +148,9 @@ const EC2_DESCRIPTION = /^[a-zA-Z0-9. _\-:/()#,@[\]+=&;{}!$*]*$/;
 
 /** The characters of `v` outside `allowed`, each once, shown so that an invisible or look-alike one is still seen. */
 export function badCharacters(v: string, allowed: RegExp): string {
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- code points are meant: each is shown as U+XXXX, and a combining mark alone is what is refused
   const bad = [...new Set([...v].filter((c) => !allowed.test(c)))];
-  return bad.map((c) => (/^[\x21-\x7e]$/.test(c) ? JSON.stringify(c) : `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`)).join(', ');
+  return bad.map((c) => (/^[\x21-\x7e]$/.test(c) ? JSON.stringify(c) : `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`)).join(', ');
 }
 
 /** A security-group rule description as EC2 takes it: 1-255 characters of a-zA-Z0-9, space and `._-:/()#,@[]+=&;{}!$*`. */
@@ -185,6 +186,7 @@ const TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
 export const RESERVED_TAG_PREFIXES = ['worker-stacks.io/', 'kubernetes.io/cluster/', 'aws-node-termination-handler/'] as const;
 
 export function tagKeyProblem(k: string): string | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- code points are meant: AWS and CEL's size() count them
   const length = [...k].length;
   if (length < 1 || length > 128) return `tag key ${JSON.stringify(k)} has ${length} characters (AWS takes 1-128)`;
   if (/^aws:/i.test(k)) return `tag key ${JSON.stringify(k)} starts with aws:, which AWS reserves for its own tags`;
@@ -208,6 +210,7 @@ export const tagKey = custom(z.string(), tagKeyProblem, {
 export const tagValue = custom(
   z.string(),
   (v) => {
+    // eslint-disable-next-line @typescript-eslint/no-misused-spread -- code points are meant: AWS and CEL's size() count them
     const length = [...v].length;
     if (length > 256) return `has ${length} characters, at most 256 allowed (AWS's limit for a tag value)`;
     return TAG_CHARS.test(v) ? undefined : `has characters AWS refuses in a tag value: ${badCharacters(v, /^[\p{L}\p{Z}\p{N}_.:/=+\-@]$/u)} (allowed: letters, digits, spaces and _.:/=+-@)`;
@@ -224,6 +227,7 @@ export const tagValue = custom(
 
 // The path takes the URL characters that mean nothing in any file a URL is written into on the node (TOML's "...",
 // a shell's '...', YAML, a systemd directive): no quote, backslash, $, backtick, space or control character.
+// eslint-disable-next-line no-useless-escape -- the source is also the CEL pattern of the published CRD (deploy/crd.yaml, the chart); kept byte for byte
 const HTTPS_URL = /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?(\/[A-Za-z0-9._~%\/:+=,-]*)?$/;
 const HTTPS_HOST = /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?$/;
 const USER_INFO = `has user info (credentials before "@") in the URL; credentials never go in a cluster object, which is not a secret (give the URL without them; the node gets registry credentials from its own configuration)`;
@@ -254,8 +258,8 @@ export const httpsUrl = (what: string, withPath: boolean) =>
     (v) => {
       if (v.includes('@')) return USER_INFO;
       const m = HTTPS_URL.exec(v);
-      if (!m || (m[7] !== undefined && !withPath)) return `${JSON.stringify(v)} is not ${what}`;
-      const p = m[6] === undefined ? undefined : Number(m[6]);
+      if (!m || (m.at(7) !== undefined && !withPath)) return `${JSON.stringify(v)} is not ${what}`;
+      const p = m.at(6) === undefined ? undefined : Number(m[6]);
       if (p !== undefined && (p < 1 || p > 65535)) return `${JSON.stringify(v)} has port ${m[6]}, which is not a port (1-65535)`;
       return undefined;
     },

@@ -78,7 +78,7 @@ export function matches(selector: LabelSelector | undefined, labels: Labels): bo
   for (const e of selector.matchExpressions ?? []) {
     const has = Object.prototype.hasOwnProperty.call(labels, e.key);
     const ok =
-      e.operator === 'Exists' ? has : e.operator === 'DoesNotExist' ? !has : e.operator === 'In' ? has && e.values!.includes(labels[e.key]) : !has || !e.values!.includes(labels[e.key]);
+      e.operator === 'Exists' ? has : e.operator === 'DoesNotExist' ? !has : e.operator === 'In' ? has && (e.values ?? []).includes(labels[e.key]) : !has || !(e.values ?? []).includes(labels[e.key]);
     if (!ok) return false;
   }
   return true;
@@ -90,7 +90,7 @@ export function describeSelector(selector: LabelSelector | undefined): string {
   const parts = [
     ...Object.entries(selector.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`),
     ...(selector.matchExpressions ?? []).map((e) =>
-      e.operator === 'Exists' ? e.key : e.operator === 'DoesNotExist' ? `!${e.key}` : `${e.key} ${e.operator === 'In' ? 'in' : 'notin'} (${e.values!.join(',')})`,
+      e.operator === 'Exists' ? e.key : e.operator === 'DoesNotExist' ? `!${e.key}` : `${e.key} ${e.operator === 'In' ? 'in' : 'notin'} (${(e.values ?? []).join(',')})`,
     ),
   ];
   return parts.length ? parts.join(',') : 'every cluster';

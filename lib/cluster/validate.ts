@@ -50,7 +50,7 @@ export function issueToProblems(file: string, issue: z.core.$ZodIssue): Problem[
     const hint = issue.expected === 'number' && typeof issue.input === 'string' ? ' (remove the quotes)' : issue.expected === 'string' && typeof issue.input === 'number' ? ' (quote it in YAML)' : '';
     if (issue.input === null) return [{ file, path: at, message: `is empty (null), expected ${expected}` }];
     // A scalar is shown as written (`"443"`); a list or map only by its kind.
-    const value = typeof issue.input === 'object' ? '' : `${JSON.stringify(issue.input) ?? String(issue.input)} `;
+    const value = typeof issue.input === 'object' ? '' : `${issue.input === undefined ? 'undefined' : JSON.stringify(issue.input)} `;
     return [{ file, path: at, message: `${value}is ${typeName(issue.input)}, expected ${expected}${hint}` }];
   }
   if (issue.code === 'invalid_value' && issue.input !== undefined) {

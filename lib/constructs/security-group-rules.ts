@@ -89,7 +89,7 @@ export class SecurityGroupRules extends Construct {
         cidrIp: s.cidr,
         cidrIpv6: s.cidrIpv6,
         sourcePrefixListId: s.prefixListId,
-        sourceSecurityGroupId: s.securityGroupId ?? (s.self ? props.securityGroup.securityGroupId : s.loadBalancer ? props.loadBalancerSecurityGroup!.securityGroupId : undefined),
+        sourceSecurityGroupId: s.securityGroupId ?? (s.self ? props.securityGroup.securityGroupId : s.loadBalancer ? props.loadBalancerSecurityGroup?.securityGroupId : undefined),
       });
       this.ruleIds.push(ruleId);
     }

@@ -172,7 +172,7 @@ export class WorkerListeners extends Construct {
       protocol: r.protocol,
       port: r.port,
       source: { loadBalancer: true },
-      description: r.kind === 'traffic' ? `load balancer to node port (listener ${r.listener})` : `load balancer health check (listener ${r.listener})`,
+      description: r.kind === 'traffic' ? `load balancer to node port (listener ${String(r.listener)})` : `load balancer health check (listener ${String(r.listener)})`,
     }));
   }
 }

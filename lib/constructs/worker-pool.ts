@@ -183,14 +183,16 @@ export class WorkerPool extends Construct {
         role: this.role,
         securityGroup: this.securityGroup,
         requireImdsv2: true,
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- autoscaling's enum lacks io2, which CloudFormation takes; gp3 and gp2 are its own values
         blockDevices: [{ deviceName, volume: autoscaling.BlockDeviceVolume.ebs(size, { ...volume, volumeType: volume.volumeType as autoscaling.EbsDeviceVolumeType }) }],
       });
       // requireImdsv2 sets only HttpTokens; the hop limit has no L2 property on a launch configuration.
-      const lc = this.autoScalingGroup.node.findChild('LaunchConfig') as autoscaling.CfnLaunchConfiguration;
+      const lc = this.autoScalingGroup.node.findChild('LaunchConfig');
+      if (!autoscaling.CfnLaunchConfiguration.isCfnLaunchConfiguration(lc)) throw new Error('aws-cdk-lib changed: the group has no LaunchConfig L1');
       lc.addPropertyOverride('MetadataOptions.HttpPutResponseHopLimit', IMDS_HOP_LIMIT);
       // On the L1: the L2 refuses `true` unless the subnets are of its own public type, which given subnet ids never are.
       lc.addPropertyOverride('AssociatePublicIpAddress', props.associatePublicIpAddress ?? false);
-      this.instanceProfile = this.autoScalingGroup.node.findChild('InstanceProfile') as iam.CfnInstanceProfile;
+      this.instanceProfile = instanceProfileOf(this.autoScalingGroup, 'InstanceProfile');
       return;
     }
 
@@ -205,9 +207,9 @@ export class WorkerPool extends Construct {
       instanceMetadataTags: false,
       // Explicit, so the subnet's MapPublicIpOnLaunch never decides (CDK moves the security group onto the interface).
       associatePublicIpAddress: props.associatePublicIpAddress ?? false,
-      blockDevices: [{ deviceName, volume: ec2.BlockDeviceVolume.ebs(size, { ...volume, volumeType: volume.volumeType as ec2.EbsDeviceVolumeType }) }],
+      blockDevices: [{ deviceName, volume: ec2.BlockDeviceVolume.ebs(size, { ...volume, volumeType: EC2_VOLUME_TYPES[volume.volumeType] }) }],
     });
-    this.instanceProfile = this.launchTemplate.node.findChild('Profile') as iam.CfnInstanceProfile;
+    this.instanceProfile = instanceProfileOf(this.launchTemplate, 'Profile');
     for (const [key, value] of Object.entries(props.fixedInstanceTags ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
       Tags.of(this.launchTemplate).add(key, value);
     }
@@ -261,4 +263,18 @@ function updatePolicy(scope: Construct, ru: RollingUpdateProps): autoscaling.Upd
     minSuccessPercentage: wait ? (ru.minSuccessfulInstancesPercent ?? 100) : undefined,
     suspendProcesses: SUSPENDED_DURING_ROLL,
   });
+}
+
+/** The root volume types a pool takes, as ec2's enum names them. */
+const EC2_VOLUME_TYPES: Readonly<Record<NonNullable<WorkerPoolProps['rootVolumeType']>, ec2.EbsDeviceVolumeType>> = {
+  gp3: ec2.EbsDeviceVolumeType.GP3,
+  gp2: ec2.EbsDeviceVolumeType.GP2,
+  io2: ec2.EbsDeviceVolumeType.IO2,
+};
+
+/** The instance profile L1 that aws-cdk-lib creates under `scope` with the id `id`. */
+function instanceProfileOf(scope: Construct, id: string): iam.CfnInstanceProfile {
+  const child = scope.node.findChild(id);
+  if (!iam.CfnInstanceProfile.isCfnInstanceProfile(child)) throw new Error(`aws-cdk-lib changed: ${scope.node.path} has no ${id} instance profile L1`);
+  return child;
 }

@@ -57,7 +57,8 @@ export function fleetMember(record: ClusterRecord, spec: MemberSpec, desired: st
   const stalled = getCondition(status, 'Stalled');
   const degraded = getCondition(status, 'Degraded');
   // Outputs carry the live checksum; a stack listed without outputs falls back to what was recorded from it.
-  const live = stack ? (stack.outputs.ConfigChecksum ?? status?.cloudConfigChecksum) : undefined;
+  const outputs: Readonly<Partial<Record<string, string>>> | undefined = stack?.outputs; // a key may be missing
+  const live = stack ? (outputs?.ConfigChecksum ?? status?.cloudConfigChecksum) : undefined;
   let failedRoll: string | undefined;
   if (stack && desired && live !== desired && (isRolledBack(stack.status) || /ROLLBACK_(IN_PROGRESS|FAILED)$/.test(stack.status))) failedRoll = `stack ${stack.status}`;
   if (stalled?.status === 'True' && FAILED_ROLL_REASONS.has(stalled.reason)) failedRoll = `Stalled ${stalled.reason}: ${stalled.message}`;

@@ -60,7 +60,7 @@ export function placeAll(fleet: Fleet): { placements: Map<string, Placement>; co
   for (const [p, list] of byPolicy) {
     const sizes = new Map<number, number>();
     for (const x of list) sizes.set(x.index, (sizes.get(x.index) ?? 0) + 1);
-    for (const x of list) placements.set(x.name, { policy: p, index: x.index, wave: waveOf(p, x.index), size: sizes.get(x.index)! });
+    for (const x of list) placements.set(x.name, { policy: p, index: x.index, wave: waveOf(p, x.index), size: sizes.get(x.index) ?? 0 }); // counted just above
   }
   return { placements, conflicts };
 }
@@ -105,7 +105,13 @@ export function decide(name: string, fleet: Fleet, now: Date, admitted: Readonly
 
   // Peers: the policy's clusters with the same change (the same template) in this wave or an earlier one.
   const peers = [...fleet.members.values()].filter((m) => m.name !== name && m.template === me.template && placed.placements.get(m.name)?.policy === at.policy);
-  const waveIndex = (m: FleetMember) => placed.placements.get(m.name)!.index;
+  // A peer is selected by its placement, so a missing one is a bug here, not a state of the fleet.
+  const placementOf = (m: FleetMember): Placement => {
+    const p = placed.placements.get(m.name);
+    if (!p) throw new Error(`rollout gate: peer ${m.name} has no placement`);
+    return p;
+  };
+  const waveIndex = (m: FleetMember) => placementOf(m).index;
   if (spec.haltOnFailure) {
     const failed = peers.filter((m) => waveIndex(m) <= at.index && m.failedRoll).sort(byName);
     if (failed.length) {
@@ -118,18 +124,18 @@ export function decide(name: string, fleet: Fleet, now: Date, admitted: Readonly
   const counted = earlier.filter((m) => spec.haltOnFailure || !m.failedRoll);
   const notRolled = counted.filter((m) => pendingRoll(m) || rolling(m) || (onDesired(m) && settledSince(m) === undefined)).sort(byName);
   if (notRolled.length) {
-    const first = placed.placements.get(notRolled[0].name)!;
+    const first = placementOf(notRolled[0]);
     return hold('WaitingForWave', `${wave} waits for wave ${first.wave.name}: ${some(notRolled.map((m) => m.name))} ${notRolled.length === 1 ? 'has' : 'have'} not settled on the new config yet`, RECHECK_MS, at);
   }
   const soaking = counted
     .map((m) => ({ m, since: settledSince(m) }))
     .filter((x): x is { m: FleetMember; since: number } => x.since !== undefined)
-    .map(({ m, since }) => ({ m, until: since + (parseDuration(placed.placements.get(m.name)!.wave.soak) ?? 0) }))
+    .map(({ m, since }) => ({ m, until: since + (parseDuration(placementOf(m).wave.soak) ?? 0) }))
     .filter((x) => x.until > now.getTime())
     .sort((a, b) => b.until - a.until || byName(a.m, b.m));
   if (soaking.length) {
     const last = soaking[0];
-    const w = placed.placements.get(last.m.name)!.wave;
+    const w = placementOf(last.m).wave;
     return hold('WaitingForWave', `${wave} waits for wave ${w.name} to soak ${w.soak}: ${some(soaking.map((x) => x.m.name))} settled less than ${w.soak} ago; the soak ends at ${new Date(last.until).toISOString()}`, last.until - now.getTime(), at);
   }
   const windows = me.windows.length ? me.windows : at.wave.maintenanceWindows;

@@ -85,8 +85,9 @@ export class FilePolicySource implements RolloutPolicySource {
     this.relativeTo = props.relativeTo ?? process.cwd();
   }
 
-  public async load(): Promise<LoadedPolicies> {
-    return this.loadSync();
+  // The port is asynchronous (the Kubernetes source is); here the work is synchronous, and a throw stays a rejection.
+  public load(): Promise<LoadedPolicies> {
+    return new Promise((resolve) => resolve(this.loadSync()));
   }
 
   /** The same, synchronously (`worker-stacks validate`). */
@@ -113,7 +114,14 @@ export class FilePolicySource implements RolloutPolicySource {
     return { policies, problems };
   }
 
-  public async setPaused(name: string, paused: boolean): Promise<void> {
+  public setPaused(name: string, paused: boolean): Promise<void> {
+    return new Promise((resolve) => {
+      this.setPausedSync(name, paused);
+      resolve();
+    });
+  }
+
+  private setPausedSync(name: string, paused: boolean): void {
     const file = fs.existsSync(this.dir) ? clusterFiles(this.dir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name) : undefined;
     if (!file) throw new WorkerStacksError(`no rollout policy ${name} in ${this.shown(this.dir)}`, { hint: 'run worker-stacks rollout status to see the policies' });
     const read = readClusterFile(file, { shown: this.shown(file) });
@@ -132,7 +140,7 @@ export class FilePolicySource implements RolloutPolicySource {
     if (!fs.existsSync(this.dir)) return () => undefined;
     let timer: NodeJS.Timeout | undefined;
     const w = fs.watch(this.dir, { persistent: false }, (_e, f) => {
-      if (!/\.ya?ml$/.test(String(f ?? ''))) return;
+      if (!/\.ya?ml$/.test((f ?? ''))) return;
       if (timer) clearTimeout(timer);
       timer = setTimeout(onChange, 200);
     });

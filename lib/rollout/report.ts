@@ -61,7 +61,10 @@ export function rolloutReport(fleet: Fleet, now: Date): RolloutReport {
   const policies = fleet.policies.policies.map((p): PolicyReport => {
     const spec = p.policy.spec;
     const waves = [...spec.waves, spec.remainder].map((w, index): WaveReport => {
-      const members = [...fleet.members.values()].filter((m) => placed.placements.get(m.name)?.policy === p && placed.placements.get(m.name)!.index === index).sort((a, b) => (a.name < b.name ? -1 : 1));
+      const members = [...fleet.members.values()].filter((m) => {
+          const at = placed.placements.get(m.name);
+          return at?.policy === p && at.index === index;
+        }).sort((a, b) => (a.name < b.name ? -1 : 1));
       const lines = members.map((m) => line(m, fleet, now, placed));
       const counts = { settled: 0, soaking: 0, rolling: 0, next: 0, waiting: 0, halted: 0, failed: 0 };
       for (const l of lines) counts[l.phase]++;

@@ -41,7 +41,7 @@ export class RolloutSignals {
       const line = { policy: policyRef(policy), ...(event.wave ? { wave: event.wave } : {}), event: event.reason, type: event.type };
       if (event.type === 'Warning') log.warn(line, event.message);
       else log.info(line, event.message);
-      this.props.source.emit?.(policy, event).catch((e) => log.warn({ ...line, err: String(e) }, 'could not post the event on the rollout policy'));
+      this.props.source.emit?.(policy, event).catch((e: unknown) => log.warn({ ...line, err: String(e) }, 'could not post the event on the rollout policy'));
     }
     if (seen.wake.length && this.listeners.size) {
       log.info({ clusters: seen.wake.length }, 'fleet rollout: a wave moved; looking at its held clusters now');
@@ -70,7 +70,7 @@ export class RolloutSignals {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.timerAt = undefined;
-      this.props.look().catch((e) => this.props.log.warn({ err: String(e) }, 'fleet rollout: could not look at the fleet at the end of a soak'));
+      this.props.look().catch((e: unknown) => this.props.log.warn({ err: String(e) }, 'fleet rollout: could not look at the fleet at the end of a soak'));
     }, Math.max(0, at - this.props.now().getTime()) + 1000);
     this.timer.unref();
   }

@@ -109,8 +109,9 @@ function transition(view: PolicyView, w: WaveView, was: WaveMemory | undefined, 
   const from = was?.state;
   let started = was?.started ?? false;
   if (w.state === from) return { started };
-  if (w.state === 'halted') {
-    const by = w.haltedBy!;
+  // wave-state.ts: a wave is halted exactly when haltedBy is set.
+  if (w.state === 'halted' && w.haltedBy) {
+    const by = w.haltedBy;
     say(policyEvent('WaveHalted', `${wave} is halted: the roll of ${by.name} failed (${by.why}); nothing more of it starts until that is fixed (worker-stacks rollout status; then worker-stacks retry ${by.name}, or a new config)`, w.name));
     return { started: false };
   }
@@ -125,7 +126,7 @@ function transition(view: PolicyView, w: WaveView, was: WaveMemory | undefined, 
   }
   if (w.state === 'soaking' && from !== undefined) say(soakingEvent(wave, w));
   if (w.state === 'settled' && started) {
-    const after = view.waves[w.index + 1];
+    const after = view.waves.at(w.index + 1);
     say(policyEvent('WaveSettled', `${wave} settled: every cluster on its new config${w.soak === '0s' ? '' : `, soaked ${w.soak}`}${after ? `; wave ${after.name} may start` : '; the rollout is complete'}`, w.name));
     started = false;
   }
@@ -133,5 +134,5 @@ function transition(view: PolicyView, w: WaveView, was: WaveMemory | undefined, 
 }
 
 function soakingEvent(wave: string, w: WaveView): PolicyEvent {
-  return policyEvent('WaveSoaking', `${wave} rolled: ${some(w.soaking)} on the new config; it soaks ${w.soak}, until ${new Date(w.soakUntil!).toISOString()}`, w.name);
+  return policyEvent('WaveSoaking', `${wave} rolled: ${some(w.soaking)} on the new config; it soaks ${w.soak}${w.soakUntil === undefined ? '' : `, until ${new Date(w.soakUntil).toISOString()}`}`, w.name);
 }

@@ -84,7 +84,7 @@ export function buildFleetApp(props: FleetAppProps): FleetApp {
   }
   const trust = props.trust ?? trustFromContext(app);
   const bootstrapStacks =
-    (props.bootstrap ?? true) ? [...envs.keys()].sort().map((k) => new BootstrapStack(app, { ...envs.get(k)!, trust })) : [];
+    (props.bootstrap ?? true) ? [...envs.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, env]) => new BootstrapStack(app, { ...env, trust })) : [];
   return { app, stacks, configs, bootstrapStacks };
 }
 
@@ -118,14 +118,19 @@ export function appInputDirs(env: NodeJS.ProcessEnv, defaults: AppInputDirs): Ap
 
 /** The deployer role's trust from the CDK context (`-c worker-stacks:trust=…`), as `cdk deploy WorkerStacks-Bootstrap-…` passes it. */
 export function trustFromContext(app: App): DeployerTrust | undefined {
-  const given = app.node.tryGetContext('worker-stacks:trust') as string | undefined;
+  const given = contextText(app, 'worker-stacks:trust');
   if (!given) return undefined;
-  const principals = String(given).split(',').map((s) => s.trim()).filter(Boolean);
+  const principals = given.split(',').map((s) => s.trim()).filter(Boolean);
   const bad = principals.filter((p) => !isPrincipalArn(p));
   if (bad.length) throw new UsageError(`worker-stacks:trust: ${bad.join(', ')} is not a principal ARN`, { hint: 'give the management role or user ARN, e.g. -c worker-stacks:trust=arn:aws:iam::111111111111:role/worker-stacks-daemon' });
-  const externalId = app.node.tryGetContext('worker-stacks:external-id') as string | undefined;
-  const roleName = app.node.tryGetContext('worker-stacks:role-name') as string | undefined;
-  return { principals, externalId: externalId ? String(externalId) : undefined, roleName: roleName ? String(roleName) : undefined };
+  return { principals, externalId: contextText(app, 'worker-stacks:external-id'), roleName: contextText(app, 'worker-stacks:role-name') };
+}
+
+/** A context value as text, undefined when empty: -c gives a string; cdk.json may give a number or a list (its items comma-joined). */
+function contextText(app: App, key: string): string | undefined {
+  const v: unknown = app.node.tryGetContext(key);
+  if (!v) return undefined;
+  return typeof v === 'string' ? v : Array.isArray(v) ? v.join(',') : JSON.stringify(v);
 }
 
 /** The node config as `validate` derives it: a template that does not render stops synthesis with validate's message. */

@@ -57,7 +57,7 @@ export class BootstrapRoles extends Construct {
       description: 'Permissions boundary of every role a worker stack creates: at most what a worker node does',
       statements: nodeBoundaryStatements(account, region),
     });
-    acknowledgeWildcards(this.boundary, this.boundary.document.toJSON(),
+    acknowledgeWildcards(this.boundary, this.boundary.document.toJSON() as PolicyJson,
         "A boundary caps, it grants nothing: each worker role's own policy names its cluster's prefix and its own secret; the boundary admits, for a role tagged with a cluster, that cluster's config prefix, secrets under worker-stacks/<cluster>/ and its own stack's signal, and only with EC2 instance credentials.",
     );
     if (!props.trust) return;
@@ -72,7 +72,7 @@ export class BootstrapRoles extends Construct {
     for (const s of execution) executionRole.addToPolicy(s);
     acknowledgeWildcards(
       executionRole,
-      execution.map((s) => s.toStatementJson()),
+      execution.map((s) => s.toStatementJson() as StatementJson),
       "Derived from the CloudFormation handler permissions of the worker resource types (lib/stacks/handler-permissions.ts), whose Describe*/Get* wildcards are the handlers' own and support no resource-level permission; every mutation is limited to this account and region, to resources with the cluster tag or CloudFormation names starting with WorkerStack-, IAM to roles under /worker-stacks/ that carry the node boundary (docs/security-model.md).",
     );
 
@@ -89,7 +89,7 @@ export class BootstrapRoles extends Construct {
     for (const s of deployer) deployerRole.addToPolicy(s);
     acknowledgeWildcards(
       deployerRole,
-      deployer.map((s) => s.toStatementJson()),
+      deployer.map((s) => s.toStatementJson() as StatementJson),
       "DescribeStacks without a stack name and ListStacks (paged listings per region instead of a call per cluster) need Resource '*'; everything else is WorkerStack-* stacks, their ws-* change sets and this account's config bucket objects (content-addressed keys, so a prefix).",
     );
   }
@@ -177,7 +177,12 @@ export function deployerStatements(account: string, region: string, workerStacks
  * cdk-nag reports each wildcard action and resource of a policy as its own AwsSolutions-IAM5 finding: each is
  * acknowledged by name, with the role's reason, so a new wildcard added later is a finding again.
  */
-function acknowledgeWildcards(scope: Construct, doc: { Statement?: Array<{ Effect?: string; Action?: string | string[]; Resource?: string | string[] }> } | Array<{ Effect?: string; Action?: string | string[]; Resource?: string | string[] }>, reason: string): void {
+/** The fields of an IAM statement's JSON (CDK's toStatementJson, untyped) that the acknowledgement reads. */
+type StatementJson = { Effect?: string; Action?: string | string[]; Resource?: string | string[] };
+/** A policy document's JSON (CDK's PolicyDocument.toJSON, untyped). */
+type PolicyJson = { Statement?: StatementJson[] };
+
+function acknowledgeWildcards(scope: Construct, doc: PolicyJson | StatementJson[], reason: string): void {
   const statements = Array.isArray(doc) ? doc : (doc.Statement ?? []);
   const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
   const ids = new Set<string>();

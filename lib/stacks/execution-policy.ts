@@ -68,9 +68,9 @@ export const WORKER_RESOURCE_TYPES: readonly string[] = Object.keys(HANDLER_PERM
 export function handlerActions(types: readonly string[] = WORKER_RESOURCE_TYPES): string[] {
   const out = new Set<string>();
   for (const t of types) {
-    const h = HANDLER_PERMISSIONS[t];
+    const h = Object.hasOwn(HANDLER_PERMISSIONS, t) ? HANDLER_PERMISSIONS[t] : undefined;
     if (!h) throw new UsageError(`${t} has no handler permissions in lib/stacks/handler-permissions.ts`, { hint: 'add the type to scripts/extract-handler-permissions.py and regenerate' });
-    for (const list of Object.values(h)) for (const a of list ?? []) out.add(a);
+    for (const list of Object.values(h)) for (const a of list) out.add(a);
   }
   return [...out].sort();
 }

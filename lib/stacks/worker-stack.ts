@@ -138,9 +138,11 @@ export class WorkerStack extends Stack {
     new CfnOutput(this, OUTPUTS.checksum, { value: config.checksum, description: 'SHA-256 of the node config the launch template boots' });
     new CfnOutput(this, OUTPUTS.configBucket, { value: bucketName });
     new CfnOutput(this, OUTPUTS.autoScalingGroupName, { value: this.pool.autoScalingGroup.autoScalingGroupName });
-    if (this.pool.launchTemplate) {
-      new CfnOutput(this, OUTPUTS.launchTemplateId, { value: this.pool.launchTemplate.launchTemplateId! });
-      new CfnOutput(this, OUTPUTS.launchTemplateVersion, { value: this.pool.launchTemplate.latestVersionNumber });
+    // A launch template this stack creates always has an id (only an imported one may have a name alone).
+    const launchTemplate = this.pool.launchTemplate;
+    if (launchTemplate?.launchTemplateId) {
+      new CfnOutput(this, OUTPUTS.launchTemplateId, { value: launchTemplate.launchTemplateId });
+      new CfnOutput(this, OUTPUTS.launchTemplateVersion, { value: launchTemplate.latestVersionNumber });
     }
     if (listeners) new CfnOutput(this, OUTPUTS.loadBalancerDnsName, { value: listeners.loadBalancer.loadBalancerDnsName });
     // What a control plane needs to wire its nodes: the group to allow, the role to map, the profile to reuse.

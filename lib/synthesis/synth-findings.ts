@@ -32,6 +32,7 @@ export class SynthesisFindingsError extends SynthesisError {
   }
 }
 
+// eslint-disable-next-line no-control-regex -- ESC starts the colour codes removed here
 const ANSI = /\x1b\[[0-9;]*m/g;
 
 /** What a call wrote to the console, stdout or stderr, captured instead of printed, line by line (colours removed). */
@@ -53,18 +54,21 @@ export function captureOutput<T>(fn: () => T): Captured<T> {
     output.push(...text.replace(ANSI, '').split('\n').map((l) => l.trimEnd()).filter((l) => l !== ''));
   };
   const methods = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const;
+  // The methods are kept to be put back as they were (a bound copy would not be the same function), never called detached.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as is below
   const consoleBefore = methods.map((m) => console[m]);
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as is below
   const writes = [process.stdout, process.stderr].map((s) => ({ s, write: s.write }));
   const exitCode = process.exitCode;
   const appMode = process.env.CDK_APP_MODE;
   for (const m of methods) console[m] = take;
   for (const { s } of writes) {
-    s.write = ((chunk: unknown, ...rest: unknown[]) => {
+    s.write = (chunk: unknown, ...rest: unknown[]) => {
       take(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
-      const cb = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+      const cb = rest.find((r): r is () => void => typeof r === 'function');
       cb?.();
       return true;
-    }) as typeof s.write;
+    };
   }
   process.env.CDK_APP_MODE = 'inmemory';
   try {
@@ -82,7 +86,7 @@ export function captureOutput<T>(fn: () => T): Captured<T> {
 
 /** Whether a failure is aws-cdk-lib's policy-validation report (cdk-nag), from its error and what it printed. */
 export function isPolicyReport(error: unknown, output: readonly string[]): boolean {
-  const text = `${(error as Error)?.message ?? ''}\n${output.join('\n')}`;
+  const text = `${error instanceof Error ? error.message : ''}\n${output.join('\n')}`;
   return /Acknowledge with|Validation failed|Validation Report/i.test(text);
 }
 

@@ -60,8 +60,8 @@ export class SynthPool {
     while (this.queue.length) {
       let slot = this.slots.find((s) => !s.busy);
       if (!slot && this.slots.length < this.size) slot = this.spawn();
-      if (!slot) return;
-      const job = this.queue.shift()!;
+      const job = slot && this.queue.shift();
+      if (!slot || !job) return;
       const id = this.nextId++;
       slot.busy = true;
       slot.worker.ref(); // a thread at work keeps the process alive; an idle one does not
@@ -83,22 +83,22 @@ export class SynthPool {
     this.started++;
     const slot: Slot = { worker, done: 0, busy: false };
     worker.unref();
-    worker.on('message', (m: { id: number; result?: SynthesizedStack; error?: ErrorData }) => this.finish(m));
+    worker.on('message', (m: SynthReply) => this.finish(m));
     worker.on('error', (e) => this.fail(slot, e));
     worker.on('exit', (code) => code !== 0 && this.fail(slot, new WorkerStacksError(`a synthesis thread exited with code ${code}`)));
     this.slots.push(slot);
     return slot;
   }
 
-  private finish(m: { id: number; result?: SynthesizedStack; error?: ErrorData }): void {
+  private finish(m: SynthReply): void {
     const p = this.pending.get(m.id);
     if (!p) return;
     this.pending.delete(m.id);
     const { job, slot } = p;
     slot.busy = false;
     slot.worker.unref();
-    if (m.error) job.reject(rebuild(m.error));
-    else job.resolve(m.result!);
+    if ('error' in m) job.reject(rebuild(m.error));
+    else job.resolve(m.result);
     if (++slot.done >= this.recycleAfter) {
       this.slots.splice(this.slots.indexOf(slot), 1);
       void slot.worker.terminate();
@@ -126,6 +126,9 @@ export interface ErrorData {
   readonly findings?: readonly SynthesisFinding[];
 }
 
+/** What synth-worker.ts answers to one message: the stack, or the error. */
+type SynthReply = { readonly id: number; readonly result: SynthesizedStack } | { readonly id: number; readonly error: ErrorData };
+
 /** Errors cross the thread as data; the classes the error path distinguishes are rebuilt, with their hint and findings. */
 export function rebuild(e: ErrorData): Error {
   // A RenderError comes back as the TemplateError it is (its message already holds its problems).
@@ -134,7 +137,7 @@ export function rebuild(e: ErrorData): Error {
   const suffix = e.hint ? `\n  fix: ${e.hint}` : '';
   const base = suffix && e.message.endsWith(suffix) ? e.message.slice(0, -suffix.length) : e.message;
   if (e.name === 'SynthesisFindingsError') return new SynthesisFindingsError(base, { hint: e.hint, findings: e.findings ?? [] });
-  const Class = Known[e.name];
+  const Class = Object.hasOwn(Known, e.name) ? Known[e.name] : undefined;
   if (Class) return new Class(base, base !== e.message ? { hint: e.hint } : undefined);
   const err = new Error(e.message);
   err.name = e.name;

@@ -4,14 +4,17 @@ import { SynthesizeOptions, synthesizeStack } from './synthesize';
 
 // One synthesis per message, in a worker thread of SynthPool: the CDK app and its global token map live and
 // die with the thread, and the reconciler's event loop stays free while a stack is synthesized.
-parentPort!.on('message', ({ id, cluster, opts }: { id: number; cluster: WorkerCluster; opts: SynthesizeOptions }) => {
+const port = parentPort;
+if (!port) throw new Error('synth-worker.ts runs only as a worker thread of SynthPool');
+
+port.on('message', ({ id, cluster, opts }: { id: number; cluster: WorkerCluster; opts: SynthesizeOptions }) => {
   try {
     // A Buffer crosses the thread as a plain Uint8Array: the config's bytes become a Buffer again (no copy).
     const c = opts.config;
     const config = c ? { ...c, bytes: Buffer.from(c.bytes.buffer, c.bytes.byteOffset, c.bytes.byteLength) } : undefined;
-    parentPort!.postMessage({ id, result: synthesizeStack(cluster, { ...opts, config }) });
+    port.postMessage({ id, result: synthesizeStack(cluster, { ...opts, config }) });
   } catch (e) {
     const err = e as Error & { hint?: string; findings?: unknown };
-    parentPort!.postMessage({ id, error: { name: err.name, message: err.message, hint: err.hint, findings: err.findings } });
+    port.postMessage({ id, error: { name: err.name, message: err.message, hint: err.hint, findings: err.findings } });
   }
 });

@@ -59,7 +59,7 @@ export function synthesisProblems(cluster: WorkerCluster, file: string, opts: Sy
   } catch (e) {
     if (e instanceof RenderError) return [...e.problems];
     if (e instanceof TemplateError) return [renderProblem(e, file)];
-    const message = (e as Error).message?.split('\n')[0] ?? String(e);
+    const message = e instanceof Error ? e.message.split('\n')[0] : String(e);
     return [{ file, path: '', message: `does not synthesize: ${message}${e instanceof WorkerStacksError ? '' : ' (`npx cdk synth` with this object reproduces it)'}` }];
   } finally {
     fs.rmSync(outdir, { recursive: true, force: true });

@@ -89,7 +89,7 @@ export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions)
     }
   }
   // aws-cdk-lib's report points at a copy in the assembly, which is gone now: the message keeps only the findings.
-  const findings = [...String((e as Error)?.message ?? e).split('\n'), ...run.output]
+  const findings = [...(e instanceof Error ? e.message : String(e)).split('\n'), ...run.output]
     .filter((line) => !/A copy of this report can be found in|^Validation failed\.?\s*$/.test(line))
     .join('\n')
     .trim();

@@ -8,6 +8,7 @@ import { AssumeRoleError } from '../../lib/core/errors';
 import { createDeps } from '../../lib/cli/wiring';
 import { tempDir } from '../helpers/clusters';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
+import { Json } from '../helpers/json';
 
 const sts = mockClient(STSClient);
 const cfn = mockClient(CloudFormationClient);
@@ -105,7 +106,7 @@ test('a refused AssumeRole is an AssumeRoleError naming the role and the bootstr
   const creds = new DeployerCredentials({ sts: (region) => new STSClient({ region }), now: () => clock.now });
 
   // WHEN
-  const error = await creds.provider('333333333333', 'eu-west-1')().catch((e) => e);
+  const error = await creds.provider('333333333333', 'eu-west-1')().catch((e: unknown) => e as Json);
 
   // THEN
   expect(error).toBeInstanceOf(AssumeRoleError);
@@ -183,7 +184,7 @@ test('an ExpiredToken answer drops the session, so the next call assumes the rol
   (clients.cloudFormation.config as { requestHandler: unknown }).requestHandler = requestHandler;
 
   // WHEN
-  const error = await clients.cloudFormation.send(new DescribeStacksCommand({})).catch((e) => e);
+  const error = await clients.cloudFormation.send(new DescribeStacksCommand({})).catch((e: unknown) => e as Json);
 
   // THEN the caller still sees the error, and the session is dropped: the next call assumes the role again
   expect(error.name).toBe('ExpiredToken');

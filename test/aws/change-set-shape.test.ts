@@ -100,8 +100,8 @@ test('a new stack gets ChangeSetType CREATE, CAPABILITY_IAM, the cluster tag, an
 
   // AND the template goes inline (it is under the limit) and is the synthesized stack
   expect(input.TemplateURL).toBeUndefined();
-  expect(Buffer.byteLength(input.TemplateBody!)).toBeLessThan(TEMPLATE_BODY_LIMIT);
-  expect(JSON.parse(input.TemplateBody!).Resources).toBeDefined();
+  expect(Buffer.byteLength(input.TemplateBody)).toBeLessThan(TEMPLATE_BODY_LIMIT);
+  expect(JSON.parse(input.TemplateBody).Resources).toBeDefined();
 
   // AND it is executed by name with a token
   expect(first.execs).toHaveLength(1);

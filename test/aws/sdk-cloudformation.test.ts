@@ -12,6 +12,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { IN_PROGRESS_STATUSES, StackEvent } from '../../lib/ports/cloudformation-port';
 import { SdkCloudFormation } from '../../lib/aws/sdk-cloudformation';
 import { fastSdkCloudFormation, sdkStack, stackNotFound } from '../helpers/sdk-mocks';
+import { Json } from '../helpers/json';
 
 // The CloudFormation adapter's requests, as the SDK would send them (no network).
 
@@ -101,10 +102,11 @@ test('listStacks follows NextToken through every page, one DescribeStacks call p
   // (the SDK's paginator reuses one input object, so the token is read when each call is sent)
   const sent: unknown[] = [];
   const client = fastSdkCloudFormation();
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the client as `this`
   const send = CloudFormationClient.prototype.send;
-  const spy = jest.spyOn(CloudFormationClient.prototype, 'send').mockImplementation(function (this: CloudFormationClient, command: any, ...rest: any[]) {
+  const spy = jest.spyOn(CloudFormationClient.prototype, 'send').mockImplementation(function (this: CloudFormationClient, command: Json, ...rest: Json[]) {
     if (command instanceof DescribeStacksCommand) sent.push({ ...command.input });
-    return (send as any).call(this, command, ...rest);
+    return (send as Json).call(this, command, ...rest);
   });
 
   // WHEN the stacks are listed

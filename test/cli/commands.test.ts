@@ -5,6 +5,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { runCli } from '../../lib/cli/program';
 import { FileStore } from '../../lib/stores/file-store';
 import { EXAMPLES_DIR, tempDir } from '../helpers/clusters';
+import { Json } from '../helpers/json';
 
 /** Usage errors, AWS errors and the status table of the reconciler's commands, through the real CLI in-process. */
 
@@ -62,7 +63,7 @@ test('`status` says SYNC no for a change that keeps the node config but stalled 
   const rec = (await store.get('prod-eu1'))!;
   const at = '2026-01-01T00:00:00.000Z';
   const cond = (type: string, status: string, reason: string) => ({ type, status, reason, message: reason, lastTransitionTime: at, observedGeneration: 1 });
-  await store.writeStatus('prod-eu1', { cloudConfigChecksum: desired, observedGeneration: 1, stackStatus: 'UPDATE_ROLLBACK_COMPLETE', conditions: [cond('Ready', 'False', 'UpdateRolledBack'), cond('Stalled', 'True', 'UpdateRolledBack')] } as any, rec.resourceVersion);
+  await store.writeStatus('prod-eu1', { cloudConfigChecksum: desired, observedGeneration: 1, stackStatus: 'UPDATE_ROLLBACK_COMPLETE', conditions: [cond('Ready', 'False', 'UpdateRolledBack'), cond('Stalled', 'True', 'UpdateRolledBack')] } as Json, rec.resourceVersion);
 
   // WHEN status is read
   const row = (JSON.parse((await run(['status', '-o', 'json', '--clusters', dir])).out).clusters as Array<{ inSync: boolean; liveChecksum: string }>)[0];

@@ -34,7 +34,7 @@ test('--wide shows it on each cluster\'s line; an instance refresh without drain
   // GIVEN prod-eu1 switched to an instance refresh with alarms, and drain off
   const dir = clustersDir((f, text) =>
     f === 'prod-eu1.yaml'
-      ? text.replace(/    rollingUpdate:\n(      .*\n)+/, '    rollingUpdate:\n      strategy: instanceRefresh\n      instanceRefresh: { maxHealthyPercentage: 150, checkpoints: [50, 100], alarms: [prod-eu1-nodes-not-ready] }\n    drain: { enabled: false }\n')
+      ? text.replace(/ {4}rollingUpdate:\n( {6}.*\n)+/, '    rollingUpdate:\n      strategy: instanceRefresh\n      instanceRefresh: { maxHealthyPercentage: 150, checkpoints: [50, 100], alarms: [prod-eu1-nodes-not-ready] }\n    drain: { enabled: false }\n')
       : text,
   );
   // WHEN

@@ -13,6 +13,7 @@ import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { renderUserData } from '../../lib/cloudconfig/user-data';
 import { example, EXAMPLE_NAMES, tempDir, variant } from '../helpers/clusters';
 import { copyTemplates } from '../fixtures/cloudconfig/boot';
+import { Json } from '../helpers/json';
 
 const dirs: string[] = [];
 function scratch(prefix: string): string {
@@ -57,7 +58,7 @@ describe('same inputs, same bytes', () => {
 
   test.each(EXAMPLE_NAMES)('%s: reversing every key of the YAML, the node labels included, changes no byte', (name) => {
     // GIVEN
-    const addLabels = (raw: any) => {
+    const addLabels = (raw: Json) => {
       const v = raw.spec.cloudConfig.values;
       v.nodeLabels = { ...v.nodeLabels, zz: 'y', 'a.example.com/first': 'x', 'm.example.com/middle': 'z' };
     };
@@ -150,7 +151,7 @@ describe('one changed value changes the checksum', () => {
     // GIVEN
     const before = renderConfig(example(name));
     // WHEN
-    const after = renderConfig(variant(name, (raw) => (raw.spec.cloudConfig.values.maxPods = (raw.spec.cloudConfig.values.maxPods ?? 110) + 1)));
+    const after = renderConfig(variant(name, (raw) => (raw.spec.cloudConfig.values.maxPods = Number(raw.spec.cloudConfig.values.maxPods ?? 110) + 1)));
     // THEN
     expect(after.checksum).not.toBe(before.checksum);
     const changed = after.node.files.filter((f, i) => f.contents !== before.node.files[i].contents).map((f) => f.path);

@@ -13,6 +13,7 @@ import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/cloudconfig/temp
 import { rawExample, REPO, tempDir } from '../helpers/clusters';
 import { run } from '../helpers/tools';
 import { copyTemplates } from '../fixtures/cloudconfig/boot';
+import { Json } from '../helpers/json';
 
 let root: string;
 let dir: string;
@@ -24,7 +25,7 @@ afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const FILE = 'clusters/staging-us1.yaml';
 /** staging-us1 (al2023-worker) through validate and render, as every command derives it. */
-const derived = (mutate: (raw: any) => void = () => undefined) => {
+const derived = (mutate: (raw: Json) => void = () => undefined) => {
   const raw = rawExample('staging-us1');
   mutate(raw);
   return derive(raw, { file: FILE, templatesDir: dir });

@@ -14,13 +14,14 @@ import { validateCluster } from '../../lib/cluster/validate';
 import { renderConfig } from '../../lib/cloudconfig/render';
 import { rawExample, tempDir, TEMPLATES, variant } from '../helpers/clusters';
 import { requireCommand, runAsync } from '../fixtures/cloudconfig/boot';
+import { Json } from '../helpers/json';
 
 const INSTALL = '/opt/bin/worker-stacks-install-kubelet';
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const HASH_A = 'a'.repeat(64);
 
 describe('validate refuses an object whose kubelet or image is not pinned (file, field path, rule)', () => {
-  const check = (name: string, mutate: (v: any) => void) => {
+  const check = (name: string, mutate: (v: Json) => void) => {
     const raw = rawExample(name);
     mutate(raw.spec.cloudConfig.values);
     return validateCluster(raw, { file: `clusters/${name}.yaml`, templates: TEMPLATES }).problems;
@@ -28,17 +29,17 @@ describe('validate refuses an object whose kubelet or image is not pinned (file,
 
   test.each([
     // [what, example, mutate, field path, rule]
-    ['no kubeletSha256 (flatcar-worker)', 'prod-eu1', (v: any) => delete v.kubeletSha256, 'kubeletSha256', /^required field is missing \(template flatcar-worker needs it: SHA-256/],
-    ['no kubeletSha256 (al2023-worker)', 'staging-us1', (v: any) => delete v.kubeletSha256, 'kubeletSha256', /^required field is missing \(template al2023-worker needs it: SHA-256/],
-    ['an upper-case hash', 'staging-us1', (v: any) => (v.kubeletSha256.amd64 = 'A'.repeat(64)), 'kubeletSha256', /^"amd64": "A{64}" does not match \[0-9a-f\]\{64\}$/],
-    ['a hash one digit short', 'prod-eu1', (v: any) => (v.kubeletSha256.arm64 = 'a'.repeat(63)), 'kubeletSha256', /^"arm64": "a{63}" does not match \[0-9a-f\]\{64\}$/],
-    ['a hash with a shell quote', 'prod-eu1', (v: any) => (v.kubeletSha256.amd64 = `${'a'.repeat(62)}'x`), 'kubeletSha256', /does not match \[0-9a-f\]\{64\}$/],
-    ['an architecture name as the hash', 'prod-eu1', (v: any) => (v.kubeletSha256.amd64 = 'arm64'), 'kubeletSha256', /^"amd64": "arm64" does not match \[0-9a-f\]\{64\}$/],
-    ['a uname name instead of amd64/arm64', 'prod-eu1', (v: any) => (v.kubeletSha256 = { x86_64: HASH_A }), 'kubeletSha256', /^"x86_64": "x86_64" does not match amd64\|arm64$/],
-    ['one hash instead of a map', 'staging-us1', (v: any) => (v.kubeletSha256 = HASH_A), 'kubeletSha256', /^is a string, expected a map/],
-    ['no awsCliImage (flatcar-worker)', 'edge-ap1', (v: any) => delete v.awsCliImage, 'awsCliImage', /^required field is missing \(template flatcar-worker needs it: The AWS CLI container image/],
-    ['the AWS CLI image by tag only', 'prod-eu1', (v: any) => (v.awsCliImage = 'public.ecr.aws/aws-cli/aws-cli:2.22.0'), 'awsCliImage', /^"public\.ecr\.aws\/aws-cli\/aws-cli:2\.22\.0" does not match /],
-    ['the AWS CLI image with a short digest', 'prod-eu1', (v: any) => (v.awsCliImage = `public.ecr.aws/aws-cli/aws-cli@sha256:${'a'.repeat(40)}`), 'awsCliImage', /does not match /],
+    ['no kubeletSha256 (flatcar-worker)', 'prod-eu1', (v: Json) => delete v.kubeletSha256, 'kubeletSha256', /^required field is missing \(template flatcar-worker needs it: SHA-256/],
+    ['no kubeletSha256 (al2023-worker)', 'staging-us1', (v: Json) => delete v.kubeletSha256, 'kubeletSha256', /^required field is missing \(template al2023-worker needs it: SHA-256/],
+    ['an upper-case hash', 'staging-us1', (v: Json) => (v.kubeletSha256.amd64 = 'A'.repeat(64)), 'kubeletSha256', /^"amd64": "A{64}" does not match \[0-9a-f\]\{64\}$/],
+    ['a hash one digit short', 'prod-eu1', (v: Json) => (v.kubeletSha256.arm64 = 'a'.repeat(63)), 'kubeletSha256', /^"arm64": "a{63}" does not match \[0-9a-f\]\{64\}$/],
+    ['a hash with a shell quote', 'prod-eu1', (v: Json) => (v.kubeletSha256.amd64 = `${'a'.repeat(62)}'x`), 'kubeletSha256', /does not match \[0-9a-f\]\{64\}$/],
+    ['an architecture name as the hash', 'prod-eu1', (v: Json) => (v.kubeletSha256.amd64 = 'arm64'), 'kubeletSha256', /^"amd64": "arm64" does not match \[0-9a-f\]\{64\}$/],
+    ['a uname name instead of amd64/arm64', 'prod-eu1', (v: Json) => (v.kubeletSha256 = { x86_64: HASH_A }), 'kubeletSha256', /^"x86_64": "x86_64" does not match amd64\|arm64$/],
+    ['one hash instead of a map', 'staging-us1', (v: Json) => (v.kubeletSha256 = HASH_A), 'kubeletSha256', /^is a string, expected a map/],
+    ['no awsCliImage (flatcar-worker)', 'edge-ap1', (v: Json) => delete v.awsCliImage, 'awsCliImage', /^required field is missing \(template flatcar-worker needs it: The AWS CLI container image/],
+    ['the AWS CLI image by tag only', 'prod-eu1', (v: Json) => (v.awsCliImage = 'public.ecr.aws/aws-cli/aws-cli:2.22.0'), 'awsCliImage', /^"public\.ecr\.aws\/aws-cli\/aws-cli:2\.22\.0" does not match /],
+    ['the AWS CLI image with a short digest', 'prod-eu1', (v: Json) => (v.awsCliImage = `public.ecr.aws/aws-cli/aws-cli@sha256:${'a'.repeat(40)}`), 'awsCliImage', /does not match /],
   ])('%s', (_what, name, mutate, field, rule) => {
     // GIVEN an example with one pin removed or malformed; WHEN validated
     const problems = check(name, mutate);

@@ -1,6 +1,7 @@
 import { validateCluster } from '../../lib/cluster/validate';
 import { BadRow, expectRefused } from '../helpers/bad-input';
 import { rawExample, TEMPLATES } from '../helpers/clusters';
+import { Json } from '../helpers/json';
 
 /**
  * Malformed objects outside the rule and listener lists: kind and metadata,
@@ -77,16 +78,16 @@ describe('a malformed object is refused with its field path and rule', () => {
 
 describe('edge values that are allowed', () => {
   test.each([
-    ['pauseTime PT1H', (r: any) => (r.spec.pool.rollingUpdate.pauseTime = 'PT1H')],
-    ['pauseTime PT59M60S', (r: any) => (r.spec.pool.rollingUpdate.pauseTime = 'PT59M60S')],
-    ['minInstancesInService one below maxSize', (r: any) => (r.spec.pool.rollingUpdate.minInstancesInService = 3)],
-    ['desiredCapacity = maxSize', (r: any) => (r.spec.pool.desiredCapacity = 4)],
-    ['metadata.name of 40 characters in a file of that name', (r: any) => {
+    ['pauseTime PT1H', (r: Json) => (r.spec.pool.rollingUpdate.pauseTime = 'PT1H')],
+    ['pauseTime PT59M60S', (r: Json) => (r.spec.pool.rollingUpdate.pauseTime = 'PT59M60S')],
+    ['minInstancesInService one below maxSize', (r: Json) => (r.spec.pool.rollingUpdate.minInstancesInService = 3)],
+    ['desiredCapacity = maxSize', (r: Json) => (r.spec.pool.desiredCapacity = 4)],
+    ['metadata.name of 40 characters in a file of that name', (r: Json) => {
       r.metadata.name = 's'.repeat(40);
       r.spec.cloudConfig.values.bootstrapTokenSecretArn = r.spec.cloudConfig.values.bootstrapTokenSecretArn.replace('/staging-us1/', `/${r.metadata.name}/`);
     }],
-    ['port 65535', (r: any) => (r.spec.securityGroupRules[1].port = 65535)],
-    ['a /32 CIDR', (r: any) => (r.spec.securityGroupRules[1].source.cidr = '10.1.0.5/32')],
+    ['port 65535', (r: Json) => (r.spec.securityGroupRules[1].port = 65535)],
+    ['a /32 CIDR', (r: Json) => (r.spec.securityGroupRules[1].source.cidr = '10.1.0.5/32')],
   ])('%s', (_what, mutate) => {
     // GIVEN staging-us1 changed to an edge value
     const raw = rawExample('staging-us1');

@@ -2,6 +2,7 @@ import { validateCluster } from '../../lib/cluster/validate';
 import { BadRow, expectRefused } from '../helpers/bad-input';
 import { rawExample, TEMPLATES } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
+import { Json } from '../helpers/json';
 
 /**
  * Malformed security-group rules and listeners. Each row breaks one thing in a
@@ -67,7 +68,7 @@ const rows: BadRow[] = [
     example: 'prod-eu1',
     mutate: (r) => {
       r.spec.listeners = Array.from({ length: 31 }, (_, i) => ({ name: `dns-${i}`, protocol: 'TCP_UDP', port: 5300 + i, nodePort: 31053 }));
-      r.spec.securityGroupRules = r.spec.securityGroupRules.filter((x: any) => !x.source.loadBalancer);
+      r.spec.securityGroupRules = r.spec.securityGroupRules.filter((x: Json) => !x.source.loadBalancer);
     },
     path: 'spec.loadBalancer.allowedCidrs',
     message: /^31 listeners \(62 with each TCP_UDP listener counted twice\) × 1 CIDRs = 62 rules, over the AWS limit of 60/,
@@ -120,7 +121,7 @@ describe('the limits themselves are allowed', () => {
   test('exactly 60 rules including listener node-port rules: valid, and the synthesized worker group has exactly 60', () => {
     // GIVEN edge-ap1 (33 rules + 25 node-port rules) with 2 more rules: 60 in all
     const raw = rawExample('edge-ap1');
-    raw.spec.securityGroupRules!.push(...Array.from({ length: 2 }, (_, i) => monitoring(i)) as any[]);
+    raw.spec.securityGroupRules!.push(...Array.from({ length: 2 }, (_, i) => monitoring(i)) as Json[]);
 
     // WHEN it is validated and synthesized
     const result = validateCluster(raw, { file: 'clusters/edge-ap1.yaml', templates: TEMPLATES });
@@ -128,7 +129,7 @@ describe('the limits themselves are allowed', () => {
 
     // THEN it is valid, and validation counted exactly the ingress rules synthesis built on the worker group
     expect(result.problems).toEqual([]);
-    const onPool = Object.values<any>(json.Resources).filter((r) => r.Type === 'AWS::EC2::SecurityGroupIngress' && JSON.stringify(r.Properties.GroupId).includes('PoolSecurityGroup'));
+    const onPool = Object.values<Json>(json.Resources).filter((r) => r.Type === 'AWS::EC2::SecurityGroupIngress' && JSON.stringify(r.Properties.GroupId).includes('PoolSecurityGroup'));
     expect(onPool).toHaveLength(60);
   });
 

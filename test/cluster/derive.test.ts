@@ -7,6 +7,7 @@ import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { formatProblem } from '../../lib/core/errors';
 import { rawExample, tempDir } from '../helpers/clusters';
 import { EXAMPLE, Harness } from '../fakes/harness';
+import { Json } from '../helpers/json';
 
 /** validate, render, status, the CDK app and the reconciler derive an object one way: the same refusals, the same words. */
 
@@ -19,7 +20,7 @@ function brokenTemplates(): string {
 }
 
 test.each([
-  ['an invalid object', (raw: any) => (raw.spec.pool.minSize = -1), 'validate'],
+  ['an invalid object', (raw: Json) => (raw.spec.pool.minSize = -1), 'validate'],
   ['a valid object', () => undefined, undefined],
 ])('%s: derive says which stage refused it', (_label, mutate, stage) => {
   // GIVEN an example object, changed

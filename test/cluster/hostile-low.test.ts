@@ -5,6 +5,7 @@ import { loadClusterFile } from '../../lib/cluster/load';
 import { validateCluster } from '../../lib/cluster/validate';
 import { BadRow, expectRefused } from '../helpers/bad-input';
 import { EXAMPLES_DIR, rawExample, tempDir, TEMPLATES } from '../helpers/clusters';
+import { Json } from '../helpers/json';
 
 /**
  * The low items of issue 21 that an object can carry: each is refused by validate with its field path and rule.
@@ -12,8 +13,8 @@ import { EXAMPLES_DIR, rawExample, tempDir, TEMPLATES } from '../helpers/cluster
  */
 
 const CERT = 'arn:aws:acm:eu-west-1:111111111111:certificate/0f0e0d0c-0b0a-0908-0706-050403020100';
-const tls = (policy: string) => (r: any) => Object.assign(r.spec.listeners[0], { protocol: 'TLS', certificateArn: CERT, sslPolicy: policy });
-const alarm = (arn: string) => (r: any) => (r.spec.rollout = { ...(r.spec.rollout ?? {}), rollbackAlarms: [arn] });
+const tls = (policy: string) => (r: Json) => Object.assign(r.spec.listeners[0], { protocol: 'TLS', certificateArn: CERT, sslPolicy: policy });
+const alarm = (arn: string) => (r: Json) => (r.spec.rollout = { ...(r.spec.rollout ?? {}), rollbackAlarms: [arn] });
 
 const rows: BadRow[] = [
   // --- TLS below 1.2 -----------------------------------------------------------------------------------------------
@@ -48,7 +49,7 @@ describe('low items of issue 21 are refused with their field path and rule', () 
 });
 
 describe('what stays valid', () => {
-  test.each<[string, (r: any) => void]>([
+  test.each<[string, (r: Json) => void]>([
     ['sslPolicy TLS13-1-2 post-quantum', tls('ELBSecurityPolicy-TLS13-1-2-PQ-2025-09')],
     ['sslPolicy FS-1-2-Res', tls('ELBSecurityPolicy-FS-1-2-Res-2020-10')],
     ['labels the kubelet may set', (r) => Object.assign(r.spec.cloudConfig.values.nodeLabels, { 'node.kubernetes.io/pool': 'a', 'kubernetes.io/arch': 'amd64', 'example.com/role': '' })],

@@ -5,6 +5,7 @@ import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/cloudconfig/temp
 import { BadRow, expectRefused } from '../helpers/bad-input';
 import { rawExample, tempDir } from '../helpers/clusters';
 import { copyTemplates } from '../fixtures/cloudconfig/boot';
+import { Json } from '../helpers/json';
 
 /**
  * Node-config injection (issue 21): a value from the cluster object is written into root shell scripts, containerd's
@@ -43,7 +44,7 @@ describe("a template's own string values", () => {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
   const declare = (entry: string) => fs.appendFileSync(path.join(dir, 'al2023-worker', 'values.yaml'), entry);
-  const check = (mutate: (raw: any) => void = () => undefined) => {
+  const check = (mutate: (raw: Json) => void = () => undefined) => {
     const raw = rawExample('staging-us1');
     mutate(raw);
     return validateCluster(raw, { file: 'clusters/staging-us1.yaml', templates: listTemplates(dir), templatesDir: dir }).problems;

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { loadClusterFile, loadClusters, loadValidClusters, MAX_CLUSTER_FILE_BYTES, parseClusterYaml, readClusterFile } from '../../lib/cluster/load';
 import { ValidationError } from '../../lib/core/errors';
 import { EXAMPLES_DIR, TEMPLATES, tempDir } from '../helpers/clusters';
+import { Json } from '../helpers/json';
 
 const exampleText = (name: string) => fs.readFileSync(path.join(EXAMPLES_DIR, `${name}.yaml`), 'utf8');
 
@@ -98,7 +99,7 @@ describe('YAML-level problems (parseClusterYaml)', () => {
 
     // THEN the object comes through
     expect(r.problems).toEqual([]);
-    expect((r.raw as any).status).toEqual({ lastTags: { team: 'platform' } });
+    expect((r.raw as Json).status).toEqual({ lastTags: { team: 'platform' } });
   });
 });
 

@@ -2,6 +2,7 @@ import { validateCluster } from '../../lib/cluster/validate';
 import { NODE_SERVICE_PORTS } from '../../lib/cluster/node-ports';
 import { BadRow, expectRefused } from '../helpers/bad-input';
 import { rawExample, TEMPLATES } from '../helpers/clusters';
+import { Json } from '../helpers/json';
 
 /**
  * Listeners never expose node services by accident (issue 10, items 4 and 10): node ports and health-check ports
@@ -32,10 +33,10 @@ describe('a listener that would expose a node service is refused', () => {
 
 describe('what stays allowed', () => {
   test.each([
-    ['hostPort: true for a hostNetwork ingress on 8443', (r: any) => Object.assign(r.spec.listeners[0], { nodePort: 8443, hostPort: true, healthCheck: { protocol: 'HTTP', port: 10254, path: '/healthz' } })],
-    ['a TCP_UDP listener with the default health check (its Service answers TCP on the port)', (r: any) => Object.assign(r.spec.listeners[0], { protocol: 'TCP_UDP', healthCheck: undefined })],
-    ['the edges of the NodePort range', (r: any) => Object.assign(r.spec.listeners[0], { nodePort: 30000, healthCheck: { port: 32767 } })],
-    ['a TLS listener with its sslPolicy', (r: any) => Object.assign(r.spec.listeners[0], { protocol: 'TLS', certificateArn: CERT, sslPolicy: 'ELBSecurityPolicy-TLS13-1-3-2021-06' })],
+    ['hostPort: true for a hostNetwork ingress on 8443', (r: Json) => Object.assign(r.spec.listeners[0], { nodePort: 8443, hostPort: true, healthCheck: { protocol: 'HTTP', port: 10254, path: '/healthz' } })],
+    ['a TCP_UDP listener with the default health check (its Service answers TCP on the port)', (r: Json) => Object.assign(r.spec.listeners[0], { protocol: 'TCP_UDP', healthCheck: undefined })],
+    ['the edges of the NodePort range', (r: Json) => Object.assign(r.spec.listeners[0], { nodePort: 30000, healthCheck: { port: 32767 } })],
+    ['a TLS listener with its sslPolicy', (r: Json) => Object.assign(r.spec.listeners[0], { protocol: 'TLS', certificateArn: CERT, sslPolicy: 'ELBSecurityPolicy-TLS13-1-3-2021-06' })],
   ])('%s', (_what, mutate) => {
     // GIVEN a valid example with the edge case
     const raw = rawExample('prod-eu1');

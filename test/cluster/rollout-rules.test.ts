@@ -2,13 +2,14 @@ import { validateCluster } from '../../lib/cluster/validate';
 import { isoDuration, isoSeconds, rolloutProblems } from '../../lib/cluster/rollout-rules';
 import { BadRow, expectRefused } from '../helpers/bad-input';
 import { rawExample, TEMPLATES } from '../helpers/clusters';
+import { Json } from '../helpers/json';
 
 /**
  * How a roll is gated, refused before anything reaches AWS: each row breaks one rollout setting of a valid example
  * and names the field path and the rule (what AWS refuses, or what could never work).
  */
 
-const toRefresh = (r: any, ir?: Record<string, unknown>) => {
+const toRefresh = (r: Json, ir?: Record<string, unknown>) => {
   const ru = r.spec.pool.rollingUpdate;
   delete ru.maxBatchSize;
   delete ru.minInstancesInService;
@@ -68,10 +69,10 @@ test('every rollout problem of one object is reported at once', () => {
 });
 
 test.each([
-  { what: 'a valid instance refresh with surge, checkpoints, bake time and alarms', mutate: (r: any) => toRefresh(r, { minHealthyPercentage: 90, maxHealthyPercentage: 150, checkpoints: [20, 100], checkpointDelaySeconds: 600, bakeTimeSeconds: 900, alarms: ['a', 'b'] }) },
-  { what: 'signals off: any pause time', mutate: (r: any) => Object.assign(r.spec.pool.rollingUpdate, { waitOnResourceSignals: false, pauseTime: 'PT1M' }) },
-  { what: 'five rollback alarms and an hour of monitoring', mutate: (r: any) => (r.spec.rollout = { rollbackAlarms: Array.from({ length: 5 }, (_, i) => `${ALARM}-${i}`), monitoringTimeMinutes: 60 }) },
-  { what: 'drain off', mutate: (r: any) => (r.spec.pool.drain = { enabled: false }) },
+  { what: 'a valid instance refresh with surge, checkpoints, bake time and alarms', mutate: (r: Json) => toRefresh(r, { minHealthyPercentage: 90, maxHealthyPercentage: 150, checkpoints: [20, 100], checkpointDelaySeconds: 600, bakeTimeSeconds: 900, alarms: ['a', 'b'] }) },
+  { what: 'signals off: Json pause time', mutate: (r: Json) => Object.assign(r.spec.pool.rollingUpdate, { waitOnResourceSignals: false, pauseTime: 'PT1M' }) },
+  { what: 'five rollback alarms and an hour of monitoring', mutate: (r: Json) => (r.spec.rollout = { rollbackAlarms: Array.from({ length: 5 }, (_, i) => `${ALARM}-${i}`), monitoringTimeMinutes: 60 }) },
+  { what: 'drain off', mutate: (r: Json) => (r.spec.pool.drain = { enabled: false }) },
 ])('accepted: $what', ({ mutate }) => {
   const raw = rawExample('prod-eu1');
   mutate(raw);

@@ -6,6 +6,7 @@ import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/cloudconfig/temp
 import { runCli } from '../../lib/cli/program';
 import { EXAMPLES_DIR, rawExample, tempDir, TEMPLATES } from '../helpers/clusters';
 import { copyTemplates } from '../fixtures/cloudconfig/boot';
+import { Json } from '../helpers/json';
 
 /**
  * Typed values per config template (issue 10, item 13): a template declares its own values in values.yaml next
@@ -26,7 +27,7 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-function check(mutate: (raw: any) => void) {
+function check(mutate: (raw: Json) => void) {
   const raw = rawExample('staging-us1');
   mutate(raw);
   return validateCluster(raw, { file: 'clusters/staging-us1.yaml', templates: listTemplates(dir) });

@@ -6,6 +6,7 @@ import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { DEFAULT_TLS_POLICY, listenerConstructId, ListenerProps, WorkerListeners } from '../../lib/constructs/worker-listeners';
+import { Json } from '../helpers/json';
 
 const LISTENERS: ListenerProps[] = [
   { name: 'https', protocol: 'TLS', port: 443, nodePort: 30443, certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' },
@@ -32,7 +33,7 @@ function base(pqTls: boolean): { app: App; stack: Stack; vpc: ec2.IVpc; asg: aut
  * the port (Port<port>), the target group under the name (<name>/<name>Group), TLS with DEFAULT_TLS_POLICY unless the
  * post-quantum flag picks the policy.
  */
-function withL2(listeners: ListenerProps[], pqTls: boolean): Record<string, any> {
+function withL2(listeners: ListenerProps[], pqTls: boolean): Json {
   const { app, stack, vpc, asg } = base(pqTls);
   const scope = new Construct(stack, 'Listeners');
   const securityGroup = new ec2.SecurityGroup(scope, 'SecurityGroup', { vpc, allowAllOutbound: false, description: 'Worker load balancer' });
@@ -44,6 +45,7 @@ function withL2(listeners: ListenerProps[], pqTls: boolean): Record<string, any>
       port: l.port,
       protocol: elbv2.Protocol[protocol],
       certificates: l.certificateArn ? [elbv2.ListenerCertificate.fromArn(l.certificateArn)] : undefined,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- the cluster object names the policy by its value, which is what the enum holds
       sslPolicy: protocol === 'TLS' && !pqTls ? (l.sslPolicy ?? DEFAULT_TLS_POLICY) as elbv2.SslPolicy : undefined,
     });
     const group = new elbv2.NetworkTargetGroup(new Construct(lb, l.name), `${l.name}Group`, {
@@ -71,16 +73,16 @@ function withConstruct(
   pqTls: boolean,
   before?: (asg: autoscaling.AutoScalingGroup, stack: Stack) => void,
   allowedCidrs: string[] = ['10.0.0.0/8'],
-): Record<string, any> {
+): Json {
   const { app, stack, vpc, asg } = base(pqTls);
   before?.(asg, stack);
   new WorkerListeners(stack, 'Listeners', { vpc, subnets: vpc.privateSubnets, allowedCidrs, listeners, target: asg });
   return app.synth().getStackByName('S').template;
 }
 
-const ofTypes = (t: Record<string, any>, ...types: string[]) =>
-  Object.fromEntries(Object.entries<any>(t.Resources).filter(([, r]) => types.includes(r.Type)));
-const groupArns = (t: Record<string, any>) => Object.values<any>(t.Resources).find((r) => r.Type === 'AWS::AutoScaling::AutoScalingGroup').Properties.TargetGroupARNs;
+const ofTypes = (t: Json, ...types: string[]) =>
+  Object.fromEntries(Object.entries<Json>(t.Resources).filter(([, r]) => types.includes(r.Type)));
+const groupArns = (t: Json) => Object.values<Json>(t.Resources).find((r) => r.Type === 'AWS::AutoScaling::AutoScalingGroup').Properties.TargetGroupARNs;
 
 const SETS: Array<[string, ListenerProps[]]> = [...LISTENERS.map((l): [string, ListenerProps[]] => [l.name, [l]]), ['all of them', LISTENERS]];
 const CASES = [false, true].flatMap((pq) => SETS.map(([name, ls]): [string, boolean, ListenerProps[]] => [name, pq, ls]));
@@ -121,7 +123,7 @@ test('with the post-quantum TLS flag on, TLS listeners get the policy NetworkLis
   expect(listeners.filter((l) => l.Properties.SslPolicy).map((l) => [l.Properties.Protocol, l.Properties.SslPolicy])).toEqual([['TLS', elbv2.SslPolicy.TLS13_12_PQ]]);
 });
 
-const listenerProps = (t: Record<string, any>) => Object.values(ofTypes(t, 'AWS::ElasticLoadBalancingV2::Listener')).map((l) => l.Properties);
+const listenerProps = (t: Json) => Object.values<Json>(ofTypes(t, 'AWS::ElasticLoadBalancingV2::Listener')).map((l) => l.Properties);
 
 describe('TLS security policy', () => {
   test('a TLS listener without a policy gets TLS 1.2/1.3 only (ELBSecurityPolicy-TLS13-1-2-2021-06), never CloudFormation\'s default', () => {
@@ -182,7 +184,7 @@ describe('IPv6 clients', () => {
 });
 
 describe('listener ids come from the port', () => {
-  const idOfPort = (t: Record<string, any>, port: number) =>
+  const idOfPort = (t: Json, port: number) =>
     Object.keys(t.Resources).filter((k) => t.Resources[k].Type === 'AWS::ElasticLoadBalancingV2::Listener' && t.Resources[k].Properties.Port === port);
 
   test('renaming a listener keeps the listener on its port (same logical id) and gives it the renamed target group', () => {

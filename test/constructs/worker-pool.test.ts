@@ -4,6 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { WorkerPool, WorkerPoolProps } from '../../lib/constructs/worker-pool';
 import { example } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
+import { Json } from '../helpers/json';
 
 function poolStack(overrides: Partial<WorkerPoolProps> = {}): Template {
   const stack = new Stack(new App(), 'S', { env: { account: '123456789012', region: 'eu-west-1' } });
@@ -192,7 +193,7 @@ describe('no public IP unless asked', () => {
     const asked = example('staging-us1');
     asked.spec.network.associatePublicIpAddress = true;
     // WHEN both are synthesized
-    const publicIp = (c: typeof asked) => Object.values<any>(synthCluster(c).json.Resources).find((r) => r.Type === 'AWS::EC2::LaunchTemplate').Properties.LaunchTemplateData.NetworkInterfaces[0].AssociatePublicIpAddress;
+    const publicIp = (c: typeof asked) => Object.values<Json>(synthCluster(c).json.Resources).find((r) => r.Type === 'AWS::EC2::LaunchTemplate').Properties.LaunchTemplateData.NetworkInterfaces[0].AssociatePublicIpAddress;
     // THEN the object's answer is the template's
     expect([publicIp(example('staging-us1')), publicIp(asked)]).toEqual([false, true]);
   });
@@ -200,7 +201,7 @@ describe('no public IP unless asked', () => {
   test('every example node is launched without a public IP', () => {
     for (const name of ['prod-eu1', 'staging-us1', 'edge-ap1']) {
       const { json } = synthCluster(example(name));
-      const resources = Object.values<any>(json.Resources);
+      const resources = Object.values<Json>(json.Resources);
       const lt = resources.find((r) => r.Type === 'AWS::EC2::LaunchTemplate');
       const lc = resources.find((r) => r.Type === 'AWS::AutoScaling::LaunchConfiguration');
       expect([name, lt ? lt.Properties.LaunchTemplateData.NetworkInterfaces[0].AssociatePublicIpAddress : lc.Properties.AssociatePublicIpAddress]).toEqual([name, false]);

@@ -523,7 +523,8 @@ export class FakeCloudFormation implements CloudFormationPort {
         for (const id of changedResources(s.template, op.template)) this.event(s, id, typeOf(op.template ?? s.template, id), `${verb}_COMPLETE`);
         s.template = op.template;
         s.outputs = outputsOf(op.template!);
-        return this.settle(s, `${verb}_COMPLETE`);
+        this.settle(s, `${verb}_COMPLETE`);
+        return;
       }
       if (r) this.event(s, r.logicalId, r.resourceType, `${verb}_FAILED`, r.reason);
       cancelled(verb);
@@ -531,22 +532,29 @@ export class FakeCloudFormation implements CloudFormationPort {
       this.event(s, s.name, STACK_TYPE, `${rolling}_IN_PROGRESS`, `The following resource(s) failed to ${op.kind}: [${r?.logicalId ?? ''}].`);
       if (outcome === 'rollback-fails') {
         if (r) this.event(s, r.logicalId, r.resourceType, `${verb}_FAILED`, `${r.reason} (during rollback)`);
-        return this.settle(s, `${rolling}_FAILED`, `The following resource(s) failed to roll back: [${r?.logicalId ?? ''}].`);
+        this.settle(s, `${rolling}_FAILED`, `The following resource(s) failed to roll back: [${r?.logicalId ?? ''}].`);
+        return;
       }
       if (op.kind === 'create') s.outputs = {}; // nothing was ever live; the old template and outputs stay for an update
-      return this.settle(s, `${rolling}_COMPLETE`);
+      this.settle(s, `${rolling}_COMPLETE`);
+      return;
     }
     if (op.kind === 'delete') {
       if (ok) {
         this.live.delete(s.name);
-        return this.settle(s, 'DELETE_COMPLETE');
+        this.settle(s, 'DELETE_COMPLETE');
+        return;
       }
       if (r) this.event(s, r.logicalId, r.resourceType, 'DELETE_FAILED', r.reason);
-      return this.settle(s, 'DELETE_FAILED', `The following resource(s) failed to delete: [${r?.logicalId ?? ''}].`);
+      this.settle(s, 'DELETE_FAILED', `The following resource(s) failed to delete: [${r?.logicalId ?? ''}].`);
+      return;
     }
-    if (ok) return this.settle(s, 'UPDATE_ROLLBACK_COMPLETE');
+    if (ok) {
+      this.settle(s, 'UPDATE_ROLLBACK_COMPLETE');
+      return;
+    }
     if (r) this.event(s, r.logicalId, r.resourceType, 'UPDATE_FAILED', r.reason);
-    return this.settle(s, 'UPDATE_ROLLBACK_FAILED', `The following resource(s) failed to roll back: [${r?.logicalId ?? ''}].`);
+    this.settle(s, 'UPDATE_ROLLBACK_FAILED', `The following resource(s) failed to roll back: [${r?.logicalId ?? ''}].`);
   }
 
   private settle(s: FakeStack, status: string, reason?: string): void {

@@ -1,5 +1,6 @@
 import { isoSeconds } from '../../lib/cluster/rollout-rules';
 import { FailingResource } from './fake-cloudformation';
+import { Json } from '../helpers/json';
 
 /**
  * How the fake CloudFormation's operations wait on the nodes' health signals, the way CloudFormation does: a create
@@ -20,7 +21,7 @@ const LAUNCH = new Set(['AWS::EC2::LaunchTemplate', 'AWS::AutoScaling::LaunchCon
 /** Group properties whose change makes the rolling update replace instances (as lib/review/verdict.ts). */
 const ROLLING = ['LaunchTemplate', 'LaunchConfigurationName', 'MixedInstancesPolicy', 'VPCZoneIdentifier'];
 
-type Resources = Record<string, { Type: string; Properties?: Record<string, unknown>; UpdatePolicy?: any; CreationPolicy?: any }>;
+type Resources = Record<string, { Type: string; Properties?: Record<string, unknown>; UpdatePolicy?: Json; CreationPolicy?: Json }>;
 const resources = (template: string | undefined): Resources => (template ? (JSON.parse(template).Resources ?? {}) : {});
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -40,7 +41,7 @@ export function signalFailure(kind: 'create' | 'update', before: string | undefi
       return failure(kind, id, isoSeconds(signal.Timeout ?? 'PT5M')!, health, count, pct);
     }
     const ru = group.UpdatePolicy?.AutoScalingRollingUpdate;
-    if (!ru || String(ru.WaitOnResourceSignals) !== 'true' || !old[id]) continue;
+    if (!ru || String(ru.WaitOnResourceSignals) !== 'true' || !Object.hasOwn(old, id)) continue;
     const launchChanged = Object.entries(now).some(([lid, r]) => LAUNCH.has(r.Type) && !same(r, old[lid]));
     const groupRolls = ROLLING.some((k) => !same(p[k], old[id].Properties?.[k]));
     if (!launchChanged && !groupRolls) continue;

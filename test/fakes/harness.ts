@@ -13,6 +13,7 @@ import { FileStore } from '../../lib/stores/file-store';
 import { FakeCloudFormation } from './fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity, RecordingLogger } from './fake-ports';
 import { ownSecret } from '../helpers/clusters';
+import { Json } from '../helpers/json';
 
 export const EXAMPLE = 'staging-us1';
 export const ACCOUNT = '222222222222';
@@ -114,7 +115,7 @@ export class Harness {
     return { outcomes, controller };
   }
 
-  public addCluster(name: string, mutate: (raw: any) => void = () => undefined): void {
+  public addCluster(name: string, mutate: (raw: Json) => void = () => undefined): void {
     const raw = parse(fs.readFileSync(EXAMPLE_FILE, 'utf8'));
     raw.metadata.name = name;
     ownSecret(raw);
@@ -123,7 +124,7 @@ export class Harness {
   }
 
   /** Changes a cluster object the way a user would: edit and save its YAML. */
-  public edit(name: string, mutate: (raw: any) => void): void {
+  public edit(name: string, mutate: (raw: Json) => void): void {
     const raw = parse(fs.readFileSync(this.objectFile(name), 'utf8'));
     mutate(raw);
     fs.writeFileSync(this.objectFile(name), stringify(raw));

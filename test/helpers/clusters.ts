@@ -6,6 +6,7 @@ import { loadClusterFile } from '../../lib/cluster/load';
 import { WorkerCluster } from '../../lib/cluster/schema';
 import { validateCluster } from '../../lib/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/cloudconfig/templates';
+import { Json } from './json';
 
 export const REPO = path.resolve(__dirname, '..', '..');
 export const EXAMPLES_DIR = path.join(REPO, 'clusters');
@@ -37,7 +38,7 @@ export function validated(raw: unknown, file = 'clusters/test.yaml'): WorkerClus
 }
 
 /** An example, changed by `mutate` on its raw form, then validated. The file name follows metadata.name. */
-export function variant(name: string, mutate: (raw: any) => void): WorkerCluster {
+export function variant(name: string, mutate: (raw: Json) => void): WorkerCluster {
   const raw = rawExample(name);
   mutate(raw);
   return validated(raw, `clusters/${raw.metadata.name}.yaml`);

@@ -1,5 +1,7 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as https from 'node:https';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -180,7 +182,7 @@ function makePki(dir: string): Pki {
   ssl('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('server.crt'), '-days', '2', '-extfile', f('server.ext'));
   ssl('genrsa', '-out', f('sa.key'), '2048');
   ssl('rsa', '-in', f('sa.key'), '-pubout', '-out', f('sa.pub'));
-  const token = () => require('node:crypto').randomBytes(24).toString('hex') as string;
+  const token = () => randomBytes(24).toString('hex');
   const adminToken = token();
   const restrictedToken = token();
   // token,user,uid,"groups"
@@ -233,8 +235,8 @@ async function startApi(bin: string, args: string[], server: string, pki: Pki, l
 function spawnLogged(bin: string, args: string[], logs: Record<string, string>, key: string): ChildProcess {
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const keep = (d: Buffer) => (logs[key] = (logs[key] + String(d)).slice(-20_000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   return child;
 }
 
@@ -261,7 +263,7 @@ async function waitFor(probe: () => Promise<boolean>, timeoutMs: number, child: 
 /** A GET with the run's CA (node's fetch cannot take a CA per request). */
 export function httpGet(url: string, caPem?: string, token?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = (url.startsWith('https:') ? https : require('node:http')).get(
+    const req = (url.startsWith('https:') ? https : http).get(
       url,
       { ca: caPem, headers: token ? { authorization: `Bearer ${token}` } : {}, timeout: 3000 },
       (res: import('node:http').IncomingMessage) => {

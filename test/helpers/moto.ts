@@ -13,6 +13,7 @@ export interface Moto {
   /** Environment for the SDK (in-process or a child process) to talk to this server. */
   readonly env: Readonly<Record<string, string>>;
   /** Runs a Python snippet with boto3 clients `ec2`, `cfn`, `s3` bound to the server; `args` is a JSON value; the snippet sets `out`. */
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the shape of the JSON its Python snippet prints; the test or bench reads it as such
   python<T = unknown>(snippet: string, args?: unknown): T;
   stop(): Promise<void>;
 }
@@ -46,7 +47,7 @@ export async function startMoto(timeoutMs = 30_000, env: Readonly<Record<string,
     const server = wrapper ? [MOTO_WRAPPER, '--in-progress-seconds', String(wrapper.inProgressSeconds ?? 0)] : ['-m', 'moto.server'];
     const child = spawn(python, [...server, '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
     let stderr = '';
-    child.stderr!.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
+    child.stderr.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
     const endpoint = `http://127.0.0.1:${port}`;
     if (await answers(endpoint, child, timeoutMs)) return motoAt(port, child, python);
     await kill(child);
@@ -90,6 +91,7 @@ function motoAt(port: number, child: ChildProcess, python: string): Moto {
       AWS_EC2_METADATA_DISABLED: 'true',
       NODE_NO_WARNINGS: '1',
     },
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the shape of the JSON its Python snippet prints; the test or bench reads it as such
     python<T>(snippet: string, args: unknown = null): T {
       const script = `${PRELUDE}\n${snippet}\nprint(json.dumps(out, default=str))\n`;
       const r = spawnSync(python, ['-c', script, endpoint, MOTO_REGION, JSON.stringify(args)], { encoding: 'utf8', timeout: 60_000 });

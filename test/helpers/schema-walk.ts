@@ -5,11 +5,19 @@ export type Json = Record<string, any>;
 
 /** Every property path of a JSON schema: `spec.listeners[].port`, `spec.tags{}`. */
 export function fieldPaths(s: Json, at = '', out: string[] = []): string[] {
-  if (s.properties) for (const [k, v] of Object.entries<Json>(s.properties)) out.push(`${at}${at ? '.' : ''}${k}`), fieldPaths(v, `${at}${at ? '.' : ''}${k}`, out);
+  if (s.properties) {
+    for (const [k, v] of Object.entries<Json>(s.properties)) {
+      out.push(`${at}${at ? '.' : ''}${k}`);
+      fieldPaths(v, `${at}${at ? '.' : ''}${k}`, out);
+    }
+  }
   if (s.items) fieldPaths(s.items, `${at}[]`, out);
   // A catchall (the template's own values): additionalProperties {} in JSON Schema, x-kubernetes-preserve-unknown-fields in the CRD.
   if (s['x-kubernetes-preserve-unknown-fields'] && s.properties) out.push(`${at}{}`);
-  if (s.additionalProperties && typeof s.additionalProperties === 'object') out.push(`${at}{}`), fieldPaths(s.additionalProperties, `${at}{}`, out);
+  if (s.additionalProperties && typeof s.additionalProperties === 'object') {
+    out.push(`${at}{}`);
+    fieldPaths(s.additionalProperties, `${at}{}`, out);
+  }
   return out;
 }
 

@@ -4,10 +4,11 @@ import { WorkerCluster } from '../../lib/cluster/schema';
 import { buildFleetApp } from '../../lib/stacks/app';
 import { workerStackName } from '../../lib/core/naming';
 import { tempDir } from './clusters';
+import { Json } from './json';
 
 export interface Synthesized {
   /** The template as CloudFormation gets it (parsed JSON). */
-  readonly json: Record<string, any>;
+  readonly json: Json;
   /** The exact template file bytes. */
   readonly text: string;
   readonly template: Template;
@@ -28,14 +29,14 @@ export function synthCluster(cluster: WorkerCluster, opts: { nag?: boolean; temp
 }
 
 /** Logical ids of the resources of one type. */
-export function idsOfType(json: Record<string, any>, type: string): string[] {
+export function idsOfType(json: Json, type: string): string[] {
   return Object.keys(json.Resources)
     .filter((k) => json.Resources[k].Type === type)
     .sort();
 }
 
 /** What changed between two templates: added, removed and modified logical ids (resources and outputs). */
-export function templateDelta(a: Record<string, any>, b: Record<string, any>) {
+export function templateDelta(a: Json, b: Json) {
   const delta = (section: string) => {
     const x = a[section] ?? {};
     const y = b[section] ?? {};

@@ -47,6 +47,7 @@ export function requireTool(name: ToolName): string {
   if (!found) throw new Error(`${name} is not installed (${tool.path}); install it with: ${tool.install} — or run bash .ci/run, which installs everything`);
   if (tool.version) {
     const r = spawnSync(tool.path, tool.version.args, { encoding: 'utf8', timeout: 60_000 });
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- null when the process could not be started (r.error), whatever the type says
     const said = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
     if (!tool.version.expect.test(said)) throw new Error(`${name} is at ${said || `exit ${r.status}`}, not the pinned version (${tool.version.expect}); install it with: ${tool.install}`);
   }
@@ -63,5 +64,6 @@ export interface RunResult {
 export function run(cmd: string, args: readonly string[], opts: SpawnSyncOptions = {}): RunResult {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 120_000, ...opts });
   if (r.error) throw r.error;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- null when the process could not be started (r.error), whatever the type says
   return { status: r.status ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
 }

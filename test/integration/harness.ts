@@ -108,7 +108,7 @@ export async function stackOf(world: World, stackName: string) {
   try {
     return (await world.cfn.send(new DescribeStacksCommand({ StackName: stackName }))).Stacks?.[0];
   } catch (e) {
-    if (/does not exist/.test(String((e as Error).message))) return undefined;
+    if (/does not exist/.test((e as Error).message)) return undefined;
     throw e;
   }
 }

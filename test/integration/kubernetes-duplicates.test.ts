@@ -5,6 +5,7 @@ import { kubeForFile } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
 import { objectNamed } from '../stores/store-contract';
 import { cli } from './harness';
+import { Json } from '../helpers/json';
 
 // README: "a name used in two of them would give both objects one stack, so both are refused (Stalled, InvalidSpec,
 // naming the other) until one is renamed". Against the real API server, through `reconcile --once -A` (the daemon's
@@ -21,7 +22,7 @@ const twin = (maxSize = 30) =>
     r.spec.pool.maxSize = maxSize;
   });
 const reconcile = () => cli(['reconcile', '--once', '--store', 'kubernetes', '--kubeconfig', kube.current.api.kubeconfig, '--all-namespaces', '--synth-threads', '0']);
-const object = async (ns: string) => (await admin().request<KubeWorkerCluster & { status?: any }>('GET', objectPath(ns, NAME))).body;
+const object = async (ns: string) => (await admin().request<KubeWorkerCluster & { status?: Json }>('GET', objectPath(ns, NAME))).body;
 const events = async (ns: string) => {
   const { body } = await admin().request<{ items: { reason: string; message: string; type: string; involvedObject: { name: string; kind: string; uid?: string } }[] }>('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=involvedObject.name=${NAME}`);
   return body.items.filter((e) => e.involvedObject.kind === 'WorkerCluster').map((e) => [e.type, e.reason, e.message]);

@@ -13,6 +13,7 @@ import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
 import { freePort } from '../helpers/moto';
 import { launchTemplateUserData, motoCluster, stackActivity, stackOf, startWorld, stopWorld, World } from './harness';
+import { Json } from '../helpers/json';
 
 // Two `worker-stacks reconcile --watch --store kubernetes` processes against moto and a real API server: one leads;
 // `kill -9` of the leader while its stack operation is under way (executed, not yet recorded) → the other takes the
@@ -35,6 +36,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   for (const d of daemons) if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill('SIGKILL');
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
   await Promise.all([stopWorld(world), kube?.stop()]);
 });
 
@@ -45,8 +47,8 @@ async function startDaemon(): Promise<{ child: ChildProcess; logs: string; port:
   args.push('--lease-duration-seconds', String(LEASE.duration), '--renew-deadline-seconds', String(LEASE.renew), '--retry-period-seconds', String(LEASE.retry), '--synth-threads', '0');
   const child = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), ...args], { cwd: REPO, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const d = { child, logs: '', port };
-  child.stdout!.on('data', (x) => (d.logs += String(x)));
-  child.stderr!.on('data', (x) => (d.logs += String(x)));
+  child.stdout.on('data', (x) => (d.logs += String(x)));
+  child.stderr.on('data', (x) => (d.logs += String(x)));
   daemons.push(d);
   return d;
 }
@@ -64,7 +66,7 @@ async function eventually<T>(what: string, ms: number, probe: () => T | undefine
 // The daemons watch one namespace: their Lease is named from that scope (lib/kube/shards.ts).
 const LEASE_NAME = shardLeaseName({ namespace: NS, selector: LabelSelector.parse('') });
 const lease = async () => (await admin.request<Lease>('GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/${LEASE_NAME}`).catch(() => undefined))?.body;
-const object = async () => (await admin.request<KubeWorkerCluster & { status?: any }>('GET', objectPath(NS, NAME))).body;
+const object = async () => (await admin.request<KubeWorkerCluster & { status?: Json }>('GET', objectPath(NS, NAME))).body;
 const metric = async (port: number, name: string) => {
   const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
   return new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1];

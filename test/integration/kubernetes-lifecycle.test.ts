@@ -10,6 +10,7 @@ import { KubeApiServer } from '../helpers/kube-apiserver';
 import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
 import { AWS_FLAGS, bucketVersions, cli, launchTemplateUserData, motoCluster, stackActivity, startWorld, stopWorld, World } from './harness';
+import { Json } from '../helpers/json';
 
 // The moto lifecycle with the cluster object as a WorkerCluster custom resource in a real API server: create →
 // checksum recorded in .status → a config template change rolls → an unchanged pass writes nothing (not even status).
@@ -30,7 +31,7 @@ const events = async () => {
   const { body } = await admin.request<{ items: { reason: string; message: string; type: string; involvedObject: { name: string; kind: string } }[] }>('GET', `/api/v1/namespaces/${NS}/events?fieldSelector=involvedObject.name=${NAME}`);
   return body.items.filter((e) => e.involvedObject.kind === 'WorkerCluster').map((e) => [e.type, e.reason, e.message]);
 };
-const object = async () => (await admin.request<KubeWorkerCluster & { status?: any }>('GET', objectPath(NS, NAME))).body;
+const object = async () => (await admin.request<KubeWorkerCluster & { status?: Json }>('GET', objectPath(NS, NAME))).body;
 
 beforeAll(async () => {
   [world, server] = await Promise.all([startWorld(), startKubeWithCrd()]);
@@ -40,6 +41,7 @@ beforeAll(async () => {
   fs.cpSync(DEFAULT_TEMPLATES_DIR, templates, { recursive: true });
 }, 180_000);
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
   await Promise.all([stopWorld(world), server?.stop()]);
 });
 

@@ -13,6 +13,7 @@ import { applyObject } from '../helpers/kube-objects';
 import { create } from '../helpers/kube-rest';
 import { freePort } from '../helpers/moto';
 import { objectNamed } from '../stores/store-contract';
+import { Json } from '../helpers/json';
 
 // Shards as README runs them, against the real API server and the RBAC `manifests --shard` renders: two daemons
 // (`--shard canary -l tier=canary`, `--shard stable -l tier=stable`), as the ServiceAccount (impersonated), both lead
@@ -79,8 +80,8 @@ async function startDaemon(shardArgs: string[]) {
   const env = { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'eu-west-1', AWS_ENDPOINT_URL: 'http://127.0.0.1:9', POD_NAMESPACE: DAEMON_NS };
   const child = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const d: (typeof daemons)[number] = { child, logs: '', port };
-  child.stdout!.on('data', (x) => (d.logs += String(x)));
-  child.stderr!.on('data', (x) => (d.logs += String(x)));
+  child.stdout.on('data', (x) => (d.logs += String(x)));
+  child.stderr.on('data', (x) => (d.logs += String(x)));
   child.on('exit', (code) => (d.exit = code));
   daemons.push(d);
   return d;
@@ -101,7 +102,7 @@ const metric = async (port: number, name: string) => {
   return new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1];
 };
 const lease = async (name: string) => (await admin().request<Lease>('GET', `/apis/coordination.k8s.io/v1/namespaces/${DAEMON_NS}/leases/${name}`).catch(() => undefined))?.body;
-const object = async (name: string) => (await admin().request<KubeWorkerCluster & { status?: any }>('GET', objectPath(NS, name))).body;
+const object = async (name: string) => (await admin().request<KubeWorkerCluster & { status?: Json }>('GET', objectPath(NS, name))).body;
 const events = async (name: string) => {
   const { body } = await admin().request<{ items: { reason: string; message: string; type: string; involvedObject: { kind: string } }[] }>('GET', `/api/v1/namespaces/${NS}/events?fieldSelector=involvedObject.name=${name}`);
   return body.items.filter((e) => e.involvedObject.kind === 'WorkerCluster').map((e) => [e.type, e.reason]);
@@ -123,7 +124,7 @@ test('two shards run side by side on their own Leases and reconcile only their o
   await eventually('both shards lead', 90_000, async () => (await metric(canary.port, 'worker_stacks_leader')) === '1' && (await metric(stable.port, 'worker_stacks_leader')) === '1');
   for (const [d, name, selector] of [[canary, 'worker-stacks-canary', 'tier=canary'], [stable, 'worker-stacks-stable', 'tier=stable']] as const) {
     // The leader metric can be read before a GET of its Lease answers on a loaded machine: read it once it does.
-    await eventually(`Lease ${name} readable`, 30_000, async () => Boolean((await lease(name))?.spec?.holderIdentity));
+    await eventually(`Lease ${name} readable`, 30_000, async () => Boolean((await lease(name))?.spec.holderIdentity));
     const l = (await lease(name))!;
     expect({ holder: l.spec.holderIdentity?.endsWith(`_${d.child.pid}`), selector: l.metadata.annotations?.[SELECTOR_ANNOTATION] }).toEqual({ holder: true, selector });
   }

@@ -4,6 +4,7 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { getCondition } from '../../lib/cluster/status';
 import { workerStackName } from '../../lib/core/naming';
 import { AWS_FLAGS, bucketVersions, cli, launchTemplateUserData, motoCluster, stackActivity, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';
+import { Json } from '../helpers/json';
 
 // Against moto: create from nothing, a second pass that changes nothing, then a config change that rolls.
 // The tests run in order and each starts from the state the previous one left (like a real fleet does).
@@ -58,8 +59,8 @@ describe('a cluster against moto', () => {
   });
 
   // The second pass is run once; its effect on the status file is checked in the next test.
-  let statusBefore: any;
-  let statusAfter: any;
+  let statusBefore: Json;
+  let statusAfter: Json;
 
   test('a second pass with nothing changed executes no change set and writes nothing to S3', async () => {
     // GIVEN the created cluster, and what S3, the stack and the status file hold now

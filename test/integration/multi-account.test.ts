@@ -28,6 +28,7 @@ let moto: Moto;
 let dir: string;
 
 /** Runs a boto3 snippet in `account` (credentials of a role assumed there); `ec2`, `cfn`, `s3` are that account's. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the shape of the JSON its Python snippet prints; the test or bench reads it as such
 function inAccount<T>(account: string, snippet: string, args: unknown = null): T {
   return moto.python<T>(
     `
@@ -52,7 +53,7 @@ async function withEnv<T>(env: Record<string, string>, fn: () => Promise<T>): Pr
     return await fn();
   } finally {
     for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
+      if (v === undefined) Reflect.deleteProperty(process.env, k);
       else process.env[k] = v;
     }
   }
@@ -99,6 +100,7 @@ beforeAll(async () => {
   Object.assign(process.env, moto.env, { TMPDIR: tempDir('tmp'), WORKER_STACKS_WORK_DIR: tempDir('work') });
   dir = tempDir('accounts');
 }, 120_000);
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
 afterAll(() => moto?.stop());
 
 test('bootstrap --account --trust in each account makes its bucket and its deployer and execution roles, with that account\'s credentials', async () => {

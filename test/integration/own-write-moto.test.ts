@@ -74,9 +74,9 @@ test('the daemon records Ready for a spec change only after CloudFormation compl
 
   // THEN when it was Ready, the stack had completed the update, and before Ready was recorded
   if (!seen) throw new Error(`never Ready for generation 2 (daemon exit ${daemon.exitCode}); its log:\n${logs.slice(-3000)}`);
-  expect(seen!.status).toBe('UPDATE_COMPLETE');
-  expect(seen!.updateCompleteAt).toBeDefined();
-  expect(readyAt).toBeGreaterThanOrEqual(Math.floor(seen!.updateCompleteAt!) - 1);
+  expect(seen.status).toBe('UPDATE_COMPLETE');
+  expect(seen.updateCompleteAt).toBeDefined();
+  expect(readyAt).toBeGreaterThanOrEqual(Math.floor(seen.updateCompleteAt!) - 1);
   // The log line follows the status write: give the daemon's stdout a moment to reach us (a loaded machine).
   for (const until = Date.now() + 15_000; !logs.includes('stack applied') && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
   expect({ applied: logs.match(/"msg":"stack applied; live checksum recorded"/g)?.length, logs: "" }).toEqual({ applied: 1, logs: logs.includes("stack applied") ? "" : logs.slice(-4000) });

@@ -11,7 +11,9 @@ beforeAll(async () => {
   admin = KubeClient.fromOptions({ kubeconfig: api.kubeconfig });
 }, 120_000);
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
   admin?.close();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
   await api?.stop();
 });
 

@@ -136,7 +136,10 @@ describe('run', () => {
     let stoppedAt = 0;
     let startedAt = 0;
     const abort = new AbortController();
-    const a = new LeaderElector(leases, { ...OPTS, identity: 'a', onStartedLeading: () => (startedAt = clock.t), onStoppedLeading: () => ((stoppedAt = clock.t), abort.abort()) }, clock);
+    const a = new LeaderElector(leases, { ...OPTS, identity: 'a', onStartedLeading: () => (startedAt = clock.t), onStoppedLeading: () => {
+        stoppedAt = clock.t;
+        abort.abort();
+      } }, clock);
     const running = a.run(abort.signal);
     while (!a.isLeader()) await new Promise((r) => setImmediate(r));
     expect(a.canWrite()).toBe(true);

@@ -13,7 +13,7 @@ import { startOpsServer } from '../../lib/reconciler/runtime/server';
 import { REPO } from '../helpers/clusters';
 import { freePort } from '../helpers/moto';
 
-type Json = Record<string, any>;
+import { Json } from '../helpers/json';
 const { version } = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
 const DEPLOY = path.join(REPO, 'deploy');
 
@@ -166,8 +166,8 @@ test('the admission policy names the only finalizer the daemon may add or remove
 test('view/edit are not aggregated into the built-in roles unless asked (--aggregate-to-default-roles)', () => {
   // WHEN
   const labels = (aggregate?: boolean) =>
-    deployManifests({ version, aggregateToDefaultRoles: aggregate })
-      ['rbac.yaml'].filter((d) => d.kind === 'ClusterRole' && /-(view|edit)$/.test(d.metadata.name))
+    deployManifests({ version, aggregateToDefaultRoles: aggregate })['rbac.yaml']
+      .filter((d) => d.kind === 'ClusterRole' && /-(view|edit)$/.test(d.metadata.name))
       .map((d) => Object.keys(d.metadata.labels).filter((k) => k.startsWith('rbac.authorization.k8s.io/aggregate-to-')));
   // THEN
   expect(labels()).toEqual([[], []]);
@@ -241,7 +241,10 @@ test('the probes and the metrics port are the ones the ops server serves (starte
   try {
     // WHEN each probe path of the manifest and the scrape path are requested
     const paths = [container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path, container.startupProbe.httpGet.path, deployment.spec.template.metadata.annotations['prometheus.io/path']];
-    const statuses = await Promise.all(paths.map((p) => new Promise<number>((res, rej) => http.get(`http://127.0.0.1:${port}${p}`, (r) => (r.resume(), res(r.statusCode ?? 0))).on('error', rej))));
+    const statuses = await Promise.all(paths.map((p) => new Promise<number>((res, rej) => http.get(`http://127.0.0.1:${port}${p}`, (r) => {
+      r.resume();
+      res(r.statusCode ?? 0);
+    }).on('error', rej))));
     // THEN
     expect(paths).toEqual(['/healthz', '/readyz', '/healthz', '/metrics']);
     expect(statuses).toEqual([200, 200, 200, 200]);

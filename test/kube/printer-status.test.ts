@@ -20,7 +20,7 @@ test('a status without checksums has no prefixes, and stale prefixes are not kep
   // GIVEN a status whose checksums were cleared (a stack being recreated)
   const stale = { ...toKubeStatus(status), cloudConfigChecksum: undefined, desiredChecksum: undefined };
   // WHEN
-  const kube = toKubeStatus(stale as ClusterStatus);
+  const kube = toKubeStatus(stale);
   // THEN
   expect(kube).not.toHaveProperty('desiredChecksumShort');
   expect(kube).not.toHaveProperty('cloudConfigChecksumShort');

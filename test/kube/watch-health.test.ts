@@ -12,6 +12,7 @@ import { KubeApiServer } from '../helpers/kube-apiserver';
 import { kubeForFile } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
 import { objectNamed } from '../stores/store-contract';
+import { Json } from '../helpers/json';
 
 /**
  * Watch health, seen by the operator: each failed list or watch is one JSON log line (store, reason, what happens
@@ -44,7 +45,9 @@ async function faultyProxy(target: KubeApiServer) {
       res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: Number(fault), reason: STATUS_REASON[fault], message: `injected ${fault}` }));
       return;
     }
-    const { host: _host, authorization: _auth, ...headers } = req.headers;
+    const headers = { ...req.headers };
+    delete headers.host;
+    delete headers.authorization;
     const up = https.request(`${target.server}${req.url}`, { method: req.method, headers: { ...headers, authorization: `Bearer ${target.adminToken}` }, ca: target.caPem }, (ur) => {
       res.writeHead(ur.statusCode ?? 502, ur.headers);
       ur.pipe(res);
@@ -128,7 +131,7 @@ test.each([
     proxy.endWatches();
 
     // THEN it is watched again, and the failure was logged and counted under its reason
-    await eventually(() => proxy.openWatches === 1 && proxy.faults.length === 0 && kubeHealth.errors(store, reason as WatchErrorReason) === 1, 'the informer watches again after the failure');
+    await eventually(() => proxy.openWatches === 1 && proxy.faults.length === 0 && kubeHealth.errors(store, reason) === 1, 'the informer watches again after the failure');
     const line = log.lines.find((l) => l.reason === reason)!;
     expect(line).toMatchObject({ store, reason, status: Number(fault), what: 'watch', path: collectionPath(ns) });
     expect(String(line.next)).toMatch(next);
@@ -147,7 +150,7 @@ test('an API server outage is logged and counted as Unavailable while it lasts, 
   const client = KubeClient.fromOptions({ kubeconfig: api().kubeconfig });
   const log = recordingLog();
   const seen: number[] = [];
-  const inf = new Informer<KubeWorkerCluster>(client, collectionPath(ns), (_t, o) => seen.push((o.spec as any)?.pool?.maxSize), { store: 'test-outage', log, backoffBaseMs: 50, backoffMaxMs: 300 });
+  const inf = new Informer<KubeWorkerCluster>(client, collectionPath(ns), (_t, o) => seen.push((o.spec as Json)?.pool?.maxSize), { store: 'test-outage', log, backoffBaseMs: 50, backoffMaxMs: 300 });
   inf.start();
   try {
     await run();

@@ -8,6 +8,7 @@ import { kubeForFile } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
 import { objectNamed } from '../stores/store-contract';
 import { eventually as until } from '../helpers/eventually';
+import { Json } from '../helpers/json';
 
 /**
  * The list + watch cache against a real API server: it survives the API server's restart (etcd kept) and a 410 Gone
@@ -27,7 +28,7 @@ const eventually = (probe: () => boolean | Promise<boolean>, what: string, ms = 
 function informer(ns: string) {
   const client = KubeClient.fromOptions({ kubeconfig: api().kubeconfig });
   const events: [InformerEvent, string, number | undefined][] = [];
-  const inf = new Informer<KubeWorkerCluster>(client, collectionPath(ns), (type, o) => events.push([type, o.metadata.name, (o.spec as any)?.pool?.maxSize]), { backoffBaseMs: 100, backoffMaxMs: 1000 });
+  const inf = new Informer<KubeWorkerCluster>(client, collectionPath(ns), (type, o) => events.push([type, o.metadata.name, (o.spec as Json)?.pool?.maxSize]), { backoffBaseMs: 100, backoffMaxMs: 1000 });
   return { inf, events, client };
 }
 
@@ -56,7 +57,7 @@ test('a watch survives the API server restart (etcd kept) and delivers the edits
 
   // THEN the edit arrives, and the cache has it
   await eventually(() => events.some(([t, name, max]) => t === 'MODIFIED' && name === 'alpha' && max === 21), 'the edit after the restart is delivered');
-  expect((inf.items.get(`${ns}/alpha`)!.spec as any).pool.maxSize).toBe(21);
+  expect((inf.items.get(`${ns}/alpha`)!.spec as Json).pool.maxSize).toBe(21);
   expect(inf.stats.watchErrors + inf.stats.relistsAfterGone).toBeGreaterThan(0); // it did lose its watch
   inf.stop();
   client.close();
@@ -87,7 +88,10 @@ test('a 410 Gone makes it list again, and the list delivers what it missed: edit
     if (code === 429) await new Promise((r) => setTimeout(r, 200));
     const answer = await new Promise<unknown>((resolve) => {
       const ac = new AbortController();
-      client.stream(`${collectionPath(ns)}?${stale}`, (l) => (resolve(l), ac.abort()), ac.signal).catch(resolve);
+      client.stream(`${collectionPath(ns)}?${stale.toString()}`, (l) => {
+      resolve(l);
+      ac.abort();
+    }, ac.signal).catch(resolve);
     });
     code = answer instanceof KubeApiError ? answer.statusCode : (answer as { object?: { code?: number } }).object?.code;
   }

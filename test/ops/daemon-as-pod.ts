@@ -14,7 +14,7 @@ import { KubeApiServer } from '../helpers/kube-apiserver';
  * what it lives with. AWS points at a closed loopback port: nothing may leave the machine.
  */
 
-type Json = Record<string, any>;
+import { Json } from '../helpers/json';
 
 export interface PodProcess {
   readonly child: ChildProcess;
@@ -29,7 +29,7 @@ export interface PodProcess {
 }
 
 /** A GET that answers undefined on 404. */
-export async function getOrUndefined(client: KubeClient, p: string): Promise<Json | undefined> {
+export async function getOrUndefined(client: KubeClient, p: string): Promise<Record<string, Json> | undefined> {
   try {
     return (await client.request<Json>('GET', p)).body;
   } catch (e) {
@@ -69,8 +69,8 @@ export async function runDeploymentAsPod(api: KubeApiServer, admin: KubeClient, 
   env.HOME = scratch;
   const child = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), ...container.args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let logs = '';
-  child.stdout!.on('data', (d) => (logs += String(d)));
-  child.stderr!.on('data', (d) => (logs += String(d)));
+  child.stdout.on('data', (d) => (logs += String(d)));
+  child.stderr.on('data', (d) => (logs += String(d)));
   const exited = () => new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
   return {
     child,

@@ -34,7 +34,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await canary?.kill();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
   admin?.close();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
   await api?.stop();
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
 });

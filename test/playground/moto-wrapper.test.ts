@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { MOTO_WRAPPER } from '../../lib/playground/moto-server';
 import { tempDir } from '../helpers/clusters';
 import { Moto, startMoto } from '../helpers/moto';
+import { Json } from '../helpers/json';
 
 // tools/moto/server.py against plain moto 5.2.5: each patch it documents, shown by a request plain moto gets wrong.
 
@@ -13,6 +14,7 @@ let slow: Moto;
 beforeAll(async () => {
   [plain, wrapped, slow] = await Promise.all([startMoto(), startMoto(30_000, {}, {}), startMoto(30_000, {}, { inProgressSeconds: 600 })]);
 }, 120_000);
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
 afterAll(() => Promise.all([plain?.stop(), wrapped?.stop(), slow?.stop()]));
 
 // Creates a stack through a CREATE change set (as worker-stacks does), optionally updates it, and reports what
@@ -115,7 +117,7 @@ out = r
 test('an update to an image EC2 does not know rolls back as CloudFormation does: the group fails, the old template stays', () => {
   // GIVEN a launch template and an Auto Scaling group created from a known image
   // WHEN an update moves the launch template to an image EC2 does not know
-  const r = wrapped.python<any>(IMAGE_ROLLBACK, 'ami-0000000000000dead');
+  const r = wrapped.python<Json>(IMAGE_ROLLBACK, 'ami-0000000000000dead');
 
   // THEN the request succeeded, the stack ended UPDATE_ROLLBACK_COMPLETE, the change set EXECUTE_FAILED
   expect(r).toMatchObject({ error: null, status: 'UPDATE_ROLLBACK_COMPLETE', execution: 'EXECUTE_FAILED' });
@@ -142,7 +144,7 @@ out = report('slow', cs, err)
 test('with --in-progress-seconds, an executed change set leaves its stack CREATE_IN_PROGRESS (started by the user) until the time passes', () => {
   // GIVEN the wrapper with 600 s of in-progress time
   // WHEN a change set is executed
-  const r = slow.python<any>(IN_PROGRESS);
+  const r = slow.python<Json>(IN_PROGRESS);
 
   // THEN the request is answered, and the stack is in progress with nothing created yet
   expect(r).toMatchObject({ error: null, status: 'CREATE_IN_PROGRESS', execution: 'EXECUTE_IN_PROGRESS', outputs: {} });

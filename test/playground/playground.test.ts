@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { getCondition } from '../../lib/cluster/status';
 import { MISSING_IMAGE } from '../../lib/playground/steps';
 import { EXAMPLE_NAMES, rawExample, REPO } from '../helpers/clusters';
+import { Json } from '../helpers/json';
 
 // The playground end to end, as `npm run playground` runs it but with the fixed script of steps instead of a
 // prompt: moto (tools/moto/server.py), the repository's own examples, bootstrap, the daemon; a template edit; a
@@ -22,7 +23,7 @@ interface Row {
 }
 interface Report {
   step: string;
-  changed?: Record<string, any>;
+  changed?: Json;
   clusters?: Row[];
   stacks?: Record<string, { status?: string; outputs: Record<string, string> }>;
   dir?: string;
@@ -60,8 +61,8 @@ beforeAll(async () => {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
-  child.stdout!.on('data', (d) => (stdout += String(d)));
-  child.stderr!.on('data', (d) => (stderr += String(d)));
+  child.stdout.on('data', (d) => (stdout += String(d)));
+  child.stderr.on('data', (d) => (stderr += String(d)));
   code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   reports = stdout
     .split('\n')
@@ -106,7 +107,8 @@ test('the template edit rolls exactly the clusters that use the template: new ch
     expect(after[stackKey(name)].outputs.ConfigChecksum).toBe(now.liveChecksum);
     expect(now.status.lastConfigChange).toMatch(/^changed /);
     // A launch template (not the legacy launch configuration) gets a new version.
-    const version = report('wait-ready').stacks![stackKey(name)].outputs.LaunchTemplateVersion;
+    const outputs: Partial<Record<string, string>> = report('wait-ready').stacks![stackKey(name)].outputs; // a launch configuration has no version
+    const version = outputs.LaunchTemplateVersion;
     if (version !== undefined) expect(Number(after[stackKey(name)].outputs.LaunchTemplateVersion)).toBe(Number(version) + 1);
   }
 

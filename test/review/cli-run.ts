@@ -9,7 +9,7 @@ export const BIN = path.join(REPO, 'bin', 'worker-stacks.js');
 /** The environment without anything that would choose colours for the command. */
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const k of ['NO_COLOR', 'FORCE_COLOR', 'WORKER_STACKS_CLUSTERS', 'WORKER_STACKS_TEMPLATES']) delete env[k];
+  for (const k of ['NO_COLOR', 'FORCE_COLOR', 'WORKER_STACKS_CLUSTERS', 'WORKER_STACKS_TEMPLATES']) Reflect.deleteProperty(env, k);
   return { ...env, ...extra };
 }
 

@@ -1,6 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { lexer, parse, Tokens } from 'marked';
 import schema from '../../lib/review/review.schema.json';
+import { Json } from '../helpers/json';
 
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 const validate = ajv.compile(schema);
@@ -23,15 +24,15 @@ export interface ParsedMarkdown {
 }
 
 /** The text a reader sees of inline tokens (code spans without their backticks, emphasis without its stars). */
-function plain(tokens: readonly any[]): string {
+function plain(tokens: readonly Json[]): string {
   return tokens.map((t) => (t.tokens ? plain(t.tokens) : t.type === 'codespan' || t.type === 'text' || t.type === 'escape' ? t.text : t.raw)).join('');
 }
 
 /** Parses markdown with a real parser (marked), the way a pull-request comment is rendered. */
 export function parseMarkdown(md: string): ParsedMarkdown {
   const tokens = lexer(md);
-  const all: Array<{ type: string } & Record<string, any>> = [];
-  const walk = (ts: readonly any[]) => {
+  const all: Array<{ type: string } & Record<string, Json>> = [];
+  const walk = (ts: readonly Json[]) => {
     for (const t of ts) {
       all.push(t);
       if (t.tokens) walk(t.tokens);
@@ -44,6 +45,6 @@ export function parseMarkdown(md: string): ParsedMarkdown {
     table: table && { header: table.header.map((c) => plain(c.tokens)), rows: table.rows.map((r) => r.map((c) => plain(c.tokens))) },
     html: all.filter((t) => t.type === 'html').map((t) => String(t.raw).trim()),
     code: all.filter((t) => t.type === 'code').map((t) => ({ lang: t.lang ?? '', text: t.text })),
-    rendered: parse(md, { async: false }) as string,
+    rendered: parse(md, { async: false }),
   };
 }

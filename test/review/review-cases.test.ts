@@ -274,11 +274,13 @@ test('terminal output: colours only when asked for (the CLI asks on a TTY)', () 
   const plain = formatTerminal(results.kubelet, { color: false });
   const coloured = formatTerminal(results.kubelet, { color: true });
   // THEN
+  // eslint-disable-next-line no-control-regex -- the control characters (ESC of a colour code) are what the test looks for
   expect(plain).not.toMatch(/\x1b\[/);
   expect(plain).toContain('== prod-eu1 (WorkerStack-prod-eu1): rolls nodes: in batches of 2');
   expect(plain).toContain('     +protectKernelDefaults: false');
   expect(coloured).toContain('\x1b[1;31mrolls nodes: in batches of 2');
   expect(coloured).toContain('\x1b[32m+protectKernelDefaults: false\x1b[0m');
+  // eslint-disable-next-line no-control-regex -- the control characters (ESC of a colour code) are what the test looks for
   expect(coloured.replace(/\x1b\[[0-9;]*m/g, '')).toBe(plain);
 });
 
@@ -307,6 +309,7 @@ function cdkDiff(head: SynthesizedSide, stack: string): CdkChange[] | null {
   for (const raw of text.split('\n')) {
     const line = plainText(raw);
     if (!/^\[[-+~]\] /.test(line)) continue;
+    // eslint-disable-next-line no-control-regex -- the control characters (ESC of a colour code) are what the test looks for
     const grey = /\x1b\[90m([^\x1b]+)\x1b\[39m/.exec(raw);
     changes.push({ line, id: grey ? grey[1] : line.split(' ')[2].replace(/:$/, '') });
   }
@@ -314,6 +317,7 @@ function cdkDiff(head: SynthesizedSide, stack: string): CdkChange[] | null {
   return changes;
 }
 
+// eslint-disable-next-line no-control-regex -- the control characters (ESC of a colour code) are what the test looks for
 const plainText = (t: string) => t.replace(/\x1b\[[0-9;]*m/g, '').trimEnd();
 const sorted = (xs: readonly string[]) => [...xs].sort();
 

@@ -82,6 +82,7 @@ describe('the terminal format is coloured exactly when the CLI decides so', () =
     expect(hasEscapes(r.stdout)).toBe(coloured);
     if (coloured) expect(r.stdout).toContain('\x1b[1;31mrolls nodes: in batches of 2');
     // The same review either way: colours are all that differ.
+    // eslint-disable-next-line no-control-regex -- the control characters (ESC of a colour code) are what the test looks for
     expect(r.stdout.replace(/\x1b\[[0-9;]*m/g, '')).toBe(pipe.stdout);
   }, 180_000);
 });
@@ -159,7 +160,7 @@ test('an invalid object at the base revision: the review comes out, the object f
   expect(r.err).toBe('');
   expect(r.code).toBe(1);
   expect(r.out).toMatch(/^== prod-eu1 \(WorkerStack-prod-eu1\): fixed: invalid at base, valid at head/m);
-  expect(r.out).toMatch(/^   invalid at base:\n     clusters\/prod-eu1\.yaml: spec\.listeners\[1\]\.nodePort: 70000/m);
+  expect(r.out).toMatch(/^ {3}invalid at base:\n {5}clusters\/prod-eu1\.yaml: spec\.listeners\[1\]\.nodePort: 70000/m);
   expect(leftoverReviewWorktrees(repo)).toEqual([]);
   expect(git(repo, 'status', '--porcelain')).toBe('');
 }, 180_000);

@@ -52,7 +52,7 @@ describe('decide: waves', () => {
     ['early, the canary on its new AMI, soaked', 'e1', { c1: { desired: OLD, nodeKey: 'ami-2', appliedNodeKey: 'ami-2' } }, true, undefined, undefined],
   ] as const)('%s (%s asks)', (_case, who, over, go, reason, text) => {
     // GIVEN
-    const f = fleet(withOver(over as never));
+    const f = fleet(withOver(over));
     // WHEN
     const d = decide(who, f, now);
     // THEN
@@ -71,8 +71,8 @@ describe('decide: waves', () => {
     const a = decide('e1', soaking, now);
     const b = decide('e1', pending, now);
     // THEN
-    expect(a.go === false && a.requeueAfterMs).toBe(15 * 60_000);
-    expect(b.go === false && b.requeueAfterMs).toBe(120_000);
+    expect(!a.go && a.requeueAfterMs).toBe(15 * 60_000);
+    expect(!b.go && b.requeueAfterMs).toBe(120_000);
   });
 });
 
@@ -113,7 +113,7 @@ describe('decide: concurrency', () => {
     const free = decide('e1', quiet, now);
     // THEN
     expect(busy).toMatchObject({ go: false, reason: 'WaitingForWave' });
-    expect(busy.go === false && busy.message).toContain('1 of at most 1 rolls in progress (maxConcurrent 10%): e0');
+    expect(!busy.go && busy.message).toContain('1 of at most 1 rolls in progress (maxConcurrent 10%): e0');
     expect(admittedElsewhere.go).toBe(false);
     expect(free.go).toBe(true);
   });
@@ -135,7 +135,7 @@ describe('decide: concurrency', () => {
     const d = decide('r3', fleet(members, [p]), now);
     // THEN
     expect(d).toMatchObject({ go: false, reason: 'WaitingForWave' });
-    expect(d.go === false && d.message).toContain('2 of at most 2 rolls in progress (maxConcurrentRolls)');
+    expect(!d.go && d.message).toContain('2 of at most 2 rolls in progress (maxConcurrentRolls)');
   });
 });
 
@@ -150,7 +150,7 @@ describe('decide: holds, pauses, bad policies', () => {
     const d = decide('c1', fleet(members, policies as never), now);
     // THEN
     expect(d).toMatchObject({ go: false, reason });
-    expect(d.go === false && d.message).toContain(text);
+    expect(!d.go && d.message).toContain(text);
   });
 
   test('a cluster no policy selects is never held by the rollout', () => {

@@ -47,6 +47,7 @@ export function policySourceContract(kind: string, makeFixture: () => Promise<Po
       f = await makeFixture();
     });
     afterEach(async () => {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
       await f?.dispose();
     });
 

@@ -6,6 +6,7 @@ import { buildFleetApp } from '../../lib/stacks/app';
 import { BEYOND_HANDLERS, executionStatements, handlerActions, NOT_GRANTED, WORKER_RESOURCE_TYPES } from '../../lib/stacks/execution-policy';
 import { HANDLER_PERMISSIONS, HANDLER_PERMISSIONS_SOURCE } from '../../lib/stacks/handler-permissions';
 import { example, EXAMPLE_NAMES, ownSecret, tempDir, variant } from '../helpers/clusters';
+import { Json } from '../helpers/json';
 
 /**
  * Every template the project can synthesize: the examples, and variants that reach every option (launch template and
@@ -38,7 +39,7 @@ function everyVariant(): WorkerCluster[] {
       ownSecret(raw);
       raw.spec.listeners = [];
       delete raw.spec.loadBalancer;
-      raw.spec.securityGroupRules = raw.spec.securityGroupRules.filter((r: any) => !r.source.loadBalancer);
+      raw.spec.securityGroupRules = raw.spec.securityGroupRules.filter((r: Json) => !r.source.loadBalancer);
       raw.spec.pool.drain = { enabled: false };
     }),
   ];
@@ -51,7 +52,7 @@ function synthesizedTypes(): Map<string, string[]> {
   const byType = new Map<string, string[]>();
   for (const f of fs.readdirSync(outdir).filter((x) => x.startsWith('WorkerStack-') && x.endsWith('.template.json'))) {
     const json = JSON.parse(fs.readFileSync(path.join(outdir, f), 'utf8'));
-    for (const r of Object.values<any>(json.Resources)) byType.set(r.Type, [...(byType.get(r.Type) ?? []), f]);
+    for (const r of Object.values<Json>(json.Resources)) byType.set(r.Type, [...(byType.get(r.Type) ?? []), f]);
   }
   return byType;
 }
@@ -62,7 +63,7 @@ test('every resource type any worker template holds has handler permissions, and
   expect(types.size).toBeGreaterThan(10);
 
   // WHEN compared with the pinned handler table
-  const missing = [...types.keys()].filter((t) => !HANDLER_PERMISSIONS[t]);
+  const missing = [...types.keys()].filter((t) => !Object.hasOwn(HANDLER_PERMISSIONS, t));
   const unused = WORKER_RESOURCE_TYPES.filter((t) => !types.has(t));
 
   // THEN each type has an entry with a create and a delete handler, and each entry is used

@@ -5,9 +5,10 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { BootstrapStack } from '../../lib/stacks/bootstrap-stack';
 import { CLUSTER_TAG, executionRoleName, nodeBoundaryArn, roleArn, WORKER_ROLE_PATH } from '../../lib/core/naming';
 import { tempDir } from '../helpers/clusters';
+import { Json } from '../helpers/json';
 
 /** An IAM policy document as the templates hold it (tokens resolved). */
-export type PolicyDocument = { Version?: string; Statement: Array<Record<string, any>> };
+export type PolicyDocument = { Version?: string; Statement: Array<Json> };
 export type Decision = 'Allowed' | 'ExplicitlyDenied' | 'ImplicitlyDenied';
 
 export const ACCOUNT = '111111111111';
@@ -18,7 +19,7 @@ export const EXECUTION_ROLE_ARN = roleArn(ACCOUNT, REGION, executionRoleName(REG
 const TRUST = 'arn:aws:iam::999999999999:role/worker-stacks-daemon';
 
 /** Replaces CloudFormation intrinsics the bootstrap template uses (Ref of the boundary, GetAtt of the roles) by the ARNs they resolve to. */
-function resolve(value: any, refs: Record<string, string>): any {
+function resolve(value: Json, refs: Readonly<Partial<Record<string, string>>>): Json {
   if (Array.isArray(value)) return value.map((v) => resolve(v, refs));
   if (value && typeof value === 'object') {
     if ('Fn::Join' in value) return (resolve(value['Fn::Join'][1], refs) as string[]).join(value['Fn::Join'][0]);
@@ -35,14 +36,14 @@ export function bootstrapPolicies(): { execution: PolicyDocument; deployer: Poli
   const stack = new BootstrapStack(app, { account: ACCOUNT, region: REGION, trust: { principals: [TRUST] } });
   const json = Template.fromStack(stack).toJSON();
   const refs: Record<string, string> = {};
-  for (const [id, r] of Object.entries<any>(json.Resources)) {
+  for (const [id, r] of Object.entries<Json>(json.Resources)) {
     if (r.Type === 'AWS::IAM::ManagedPolicy') refs[id] = BOUNDARY_ARN;
     if (r.Type === 'AWS::IAM::Role') refs[id] = roleArn(ACCOUNT, REGION, r.Properties.RoleName);
     if (r.Type === 'AWS::S3::Bucket') refs[id] = `arn:aws:s3:::${r.Properties.BucketName}`;
   }
-  const resources = Object.values<any>(json.Resources);
+  const resources = Object.values<Json>(json.Resources);
   const inlineOf = (roleName: string) => {
-    const [roleId] = Object.entries<any>(json.Resources).find(([, r]) => r.Type === 'AWS::IAM::Role' && r.Properties.RoleName === roleName)!;
+    const [roleId] = Object.entries<Json>(json.Resources).find(([, r]) => r.Type === 'AWS::IAM::Role' && r.Properties.RoleName === roleName)!;
     const docs = resources.filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes(roleId)).map((r) => resolve(r.Properties.PolicyDocument, refs));
     return { Version: '2012-10-17', Statement: docs.flatMap((d) => d.Statement) };
   };
@@ -82,7 +83,7 @@ export async function decide(identity: PolicyDocument[], ask: Ask, boundary?: Po
     {},
   );
   if (r.resultType === 'error') throw new Error(`${ask.action} on ${ask.resource}: ${JSON.stringify(r.errors)}`);
-  return r.overallResult as Decision;
+  return r.overallResult;
 }
 
 /** Values for the placeholders of the service reference's ARN patterns: resources of cluster `cluster`'s worker stack. */

@@ -2,6 +2,7 @@ import { CLUSTER_TAG, configBucketName } from '../../lib/core/naming';
 import { example } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
 import { ACCOUNT, bootstrapPolicies, CLUSTER, decide, PolicyDocument, REGION } from './iam-eval';
+import { Json } from '../helpers/json';
 
 /**
  * What a worker node can read, proven with @cloud-copilot/iam-simulate: the node role's own policy (from the
@@ -14,7 +15,7 @@ const NODE_ROLE = `arn:aws:iam::${ACCOUNT}:role/worker-stacks/WorkerStack-${CLUS
 const FOREIGN_SECRET = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:team-db/password-Zz9Yy8`;
 
 /** Fn::Join, the partition and the stack id as CloudFormation resolves them in prod-eu1's stack. */
-function resolve(v: any): any {
+function resolve(v: Json): Json {
   if (Array.isArray(v)) return v.map(resolve);
   if (v && typeof v === 'object') {
     if (v.Ref === 'AWS::Partition') return 'aws';
@@ -26,8 +27,8 @@ function resolve(v: any): any {
 }
 
 /** The node role's inline policy of a cluster's worker stack, resolved. */
-function nodePolicy(json: Record<string, any>): PolicyDocument {
-  const policies = Object.values<any>(json.Resources).filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes('PoolRole'));
+function nodePolicy(json: Json): PolicyDocument {
+  const policies = Object.values<Json>(json.Resources).filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes('PoolRole'));
   return { Version: '2012-10-17', Statement: policies.flatMap((p) => resolve(p.Properties.PolicyDocument).Statement) };
 }
 
@@ -50,7 +51,7 @@ beforeAll(() => {
 });
 
 const bucket = `arn:aws:s3:::${configBucketName(ACCOUNT, REGION)}`;
-const ownSecret = () => example(CLUSTER).spec.cloudConfig.values.bootstrapTokenSecretArn as string;
+const ownSecret = () => example(CLUSTER).spec.cloudConfig.values.bootstrapTokenSecretArn;
 
 test.each([
   ['its own bootstrap secret, on the instance', () => node, 'secretsmanager:GetSecretValue', ownSecret, onInstance, 'Allowed'],

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { example, EXAMPLE_NAMES, REPO, tempDir } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
 import { run } from '../helpers/tools';
+import { Json } from '../helpers/json';
 
 /** The CDK CLI as a user runs it, offline, with aws-cdk-lib's built-in template validation opted in (CDK_VALIDATION=true). */
 const cdk = (args: string[], extraEnv: Record<string, string> = {}) => {
@@ -28,13 +29,13 @@ test('cdk synth builds one worker stack per example and one bootstrap stack per 
       .sort(),
   ]);
   const bootstrap = JSON.parse(fs.readFileSync(path.join(outdir, templates.find((t) => t.startsWith('WorkerStacks-Bootstrap-111'))!), 'utf8'));
-  const bucket = Object.values(bootstrap.Resources).find((r: any) => r.Type === 'AWS::S3::Bucket') as any;
+  const bucket = Object.values<Json>(bootstrap.Resources).find((r: Json) => r.Type === 'AWS::S3::Bucket');
   expect(bucket.Properties).toMatchObject({
     BucketName: 'worker-stacks-config-111111111111-eu-west-1',
     PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
     BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
   });
-  const policy = Object.values(bootstrap.Resources).find((r: any) => r.Type === 'AWS::S3::BucketPolicy') as any;
+  const policy = Object.values<Json>(bootstrap.Resources).find((r: Json) => r.Type === 'AWS::S3::BucketPolicy');
   expect(JSON.stringify(policy.Properties.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
 });
 

@@ -12,7 +12,7 @@ import { requireTool, run } from '../helpers/tools';
  * resource type it may fail on, with the reason it is accepted. A listed check that no longer fails anywhere
  * fails the test too, so this list never outlives its reason.
  */
-const JUSTIFIED: Record<string, { readonly type: string; readonly reason: string }> = {
+const JUSTIFIED: Readonly<Partial<Record<string, { readonly type: string; readonly reason: string }>>> = {
   CKV_AWS_18: {
     type: 'AWS::S3::Bucket',
     reason:

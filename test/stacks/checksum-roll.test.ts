@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { example, tempDir, variant } from '../helpers/clusters';
 import { synthCluster, templateDelta } from '../helpers/synth';
+import { Json } from '../helpers/json';
 
 /** A copy of cloudconfig/ with one byte changed in one template file. */
 function templatesWithOneByteChanged(): string {
@@ -13,7 +14,7 @@ function templatesWithOneByteChanged(): string {
   return dir;
 }
 
-const userDataOf = (json: Record<string, any>, id: string) => JSON.stringify(json.Resources[id].Properties.LaunchTemplateData?.UserData ?? json.Resources[id].Properties.UserData);
+const userDataOf = (json: Json, id: string) => JSON.stringify(json.Resources[id].Properties.LaunchTemplateData?.UserData ?? json.Resources[id].Properties.UserData);
 
 describe.each([
   ['prod-eu1', 'AWS::EC2::LaunchTemplate'],

@@ -4,6 +4,7 @@
  */
 import { variant } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
+import { Json } from '../helpers/json';
 
 const refresh = (ir?: Record<string, unknown>) =>
   variant('prod-eu1', (r) => {
@@ -14,7 +15,7 @@ const refresh = (ir?: Record<string, unknown>) =>
     if (ir) ru.instanceRefresh = ir;
   });
 
-const group = (s: ReturnType<typeof synthCluster>) => Object.values<any>(s.json.Resources).find((r) => r.Type === 'AWS::AutoScaling::AutoScalingGroup');
+const group = (s: ReturnType<typeof synthCluster>) => Object.values<Json>(s.json.Resources).find((r) => r.Type === 'AWS::AutoScaling::AutoScalingGroup');
 
 test('every preference reaches the policy; no rolling update, no suspended processes', () => {
   // GIVEN prod-eu1 starts with minSize 3 nodes

@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { example, variant } from '../helpers/clusters';
 import { synthCluster, templateDelta } from '../helpers/synth';
+import { Json } from '../helpers/json';
 
 /** Lists are generated in loops; logical ids come from the items, never from their positions. */
 
@@ -39,7 +40,7 @@ test('adding one listener adds exactly one listener and one target group, and at
   ]);
   expect(delta.resources.removed).toEqual([]);
   expect(typesOf(delta.resources.modified)).toEqual(['AWS::AutoScaling::AutoScalingGroup']);
-  const group = Object.values(after.json.Resources).find((r: any) => r.Type === 'AWS::AutoScaling::AutoScalingGroup') as any;
+  const group = Object.values<Json>(after.json.Resources).find((r: Json) => r.Type === 'AWS::AutoScaling::AutoScalingGroup');
   const tg = delta.resources.added.find((id) => after.json.Resources[id].Type === 'AWS::ElasticLoadBalancingV2::TargetGroup');
   expect(group.Properties.TargetGroupARNs).toContainEqual({ Ref: tg });
   expect(after.json.Resources[tg!].Properties).toMatchObject({ Port: 30910, Protocol: 'TCP' });
@@ -82,7 +83,7 @@ test('every rule of the list becomes its own resource with the right source', ()
   // GIVEN
   const s = synthCluster(example('edge-ap1'));
   // THEN
-  const ingress = Object.values(s.json.Resources).filter((r: any) => r.Type === 'AWS::EC2::SecurityGroupIngress') as any[];
+  const ingress = Object.values<Json>(s.json.Resources).filter((r: Json) => r.Type === 'AWS::EC2::SecurityGroupIngress');
   // The partners' documentation ranges: TEST-NET-3 and TEST-NET-2 (not public, so node services may be open to them).
   expect(ingress.filter((r) => /^(203\.0\.113|198\.51\.100)\./.test(r.Properties.CidrIp ?? ''))).toHaveLength(30);
   expect(ingress.filter((r) => r.Properties.CidrIpv6 === '2001:db8:1234::/48')).toHaveLength(1);

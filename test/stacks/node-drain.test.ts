@@ -7,6 +7,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { OUTPUTS } from '../../lib/stacks/worker-stack';
 import { example, variant } from '../helpers/clusters';
 import { idsOfType, synthCluster } from '../helpers/synth';
+import { Json } from '../helpers/json';
 
 const drained = synthCluster(example('prod-eu1'));
 
@@ -57,7 +58,7 @@ test('the lifecycle rule listens to this cluster\'s group only', () => {
 
 test('the group carries the tag the handler checks, outside the launch template (no roll)', () => {
   drained.template.hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', { Tags: Match.arrayWith([{ Key: 'aws-node-termination-handler/managed', PropagateAtLaunch: true, Value: 'true' }]) });
-  const lt = Object.values<any>(drained.json.Resources).find((r) => r.Type === 'AWS::EC2::LaunchTemplate');
+  const lt = Object.values<Json>(drained.json.Resources).find((r) => r.Type === 'AWS::EC2::LaunchTemplate');
   expect(JSON.stringify(lt)).not.toContain('aws-node-termination-handler');
 });
 

@@ -7,6 +7,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { WORKER_GROUP_LOGICAL_ID } from '../../lib/core/naming';
 import { example, variant } from '../helpers/clusters';
 import { idsOfType, synthCluster } from '../helpers/synth';
+import { Json } from '../helpers/json';
 
 const GROUP = 'AWS::AutoScaling::AutoScalingGroup';
 const SUSPENDED = ['HealthCheck', 'ReplaceUnhealthy', 'AZRebalance', 'AlarmNotification', 'ScheduledActions'];
@@ -42,8 +43,8 @@ test('by default each batch waits for its nodes\' SUCCESS signals, up to PauseTi
 });
 
 test.each([
-  { what: 'desired capacity set', mutate: (r: any) => (r.spec.pool.desiredCapacity = 4), count: 4 },
-  { what: 'desired capacity unset: the group starts at minSize', mutate: (r: any) => delete r.spec.pool.desiredCapacity, count: 3 },
+  { what: 'desired capacity set', mutate: (r: Json) => (r.spec.pool.desiredCapacity = 4), count: 4 },
+  { what: 'desired capacity unset: the group starts at minSize', mutate: (r: Json) => delete r.spec.pool.desiredCapacity, count: 3 },
 ])('the creation waits for every first node ($what)', ({ mutate, count }) => {
   // GIVEN
   const cluster = variant('prod-eu1', (r) => {
@@ -68,7 +69,7 @@ test('a group that starts empty has no creation policy (there is no node to wait
     r.spec.pool.rollingUpdate.minInstancesInService = 0;
   });
   // WHEN
-  const group = Object.values<any>(synthCluster(cluster).json.Resources).find((r) => r.Type === GROUP);
+  const group = Object.values<Json>(synthCluster(cluster).json.Resources).find((r) => r.Type === GROUP);
   // THEN
   expect(group.CreationPolicy).toBeUndefined();
   expect(group.UpdatePolicy.AutoScalingRollingUpdate.WaitOnResourceSignals).toBe(true);
@@ -81,7 +82,7 @@ test('waitOnResourceSignals: false turns the gate off: a plain pause between bat
     r.spec.pool.rollingUpdate.pauseTime = 'PT2M';
   });
   // WHEN
-  const group = Object.values<any>(synthCluster(cluster).json.Resources).find((r) => r.Type === GROUP);
+  const group = Object.values<Json>(synthCluster(cluster).json.Resources).find((r) => r.Type === GROUP);
   // THEN
   expect(group.CreationPolicy).toBeUndefined();
   expect(group.UpdatePolicy.AutoScalingRollingUpdate).toEqual({ MaxBatchSize: 2, MinInstancesInService: 3, PauseTime: 'PT2M', SuspendProcesses: SUSPENDED }); // WaitOnResourceSignals left out: CloudFormation's default, false
@@ -95,9 +96,9 @@ test('the node role may signal its own stack only', () => {
     PolicyDocument: { Statement: Match.arrayWith([{ Action: 'cloudformation:SignalResource', Effect: 'Allow', Resource: { Ref: 'AWS::StackId' } }]) },
     Roles: [{ Ref: Match.stringLikeRegexp('^PoolRole') }],
   });
-  const statements = Object.values<any>(s.json.Resources)
+  const statements = Object.values<Json>(s.json.Resources)
     .filter((r) => r.Type === 'AWS::IAM::Policy')
     .flatMap((r) => r.Properties.PolicyDocument.Statement)
-    .filter((st: any) => [st.Action].flat().some((a: string) => a.startsWith('cloudformation:')));
+    .filter((st: Json) => [st.Action].flat().some((a: string) => a.startsWith('cloudformation:')));
   expect(statements).toEqual([{ Action: 'cloudformation:SignalResource', Effect: 'Allow', Resource: { Ref: 'AWS::StackId' } }]);
 });

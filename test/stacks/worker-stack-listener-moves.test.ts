@@ -5,13 +5,14 @@
 import { example, variant } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
 import { listenerPortConflicts } from './worker-stack-transition';
+import { Json } from '../helpers/json';
 
-const prod = (mutate: (raw: any) => void) => synthCluster(variant('prod-eu1', mutate)).json;
+const prod = (mutate: (raw: Json) => void) => synthCluster(variant('prod-eu1', mutate)).json;
 const BEFORE = () => synthCluster(example('prod-eu1')).json;
 
-const MOVES: Array<[string, (raw: any) => void]> = [
+const MOVES: Array<[string, (raw: Json) => void]> = [
   ['a listener renamed', (raw) => (raw.spec.listeners[0].name = 'https')],
-  ['both listeners renamed', (raw) => raw.spec.listeners.forEach((l: any) => (l.name = `${l.name}-v2`))],
+  ['both listeners renamed', (raw) => raw.spec.listeners.forEach((l: Json) => (l.name = `${l.name}-v2`))],
   [
     'port 443 moved to a new listener, the old one moved to 8443',
     (raw) => {
@@ -44,9 +45,9 @@ test.each(MOVES)('%s: never two listeners on one port during the update', (_what
 describe('the check is live', () => {
   test('listener ids from the name (the former shape): a rename creates a second listener on the port before the old one goes', () => {
     // GIVEN the same rename, with each listener's logical id derived from its name as before (its target group's name)
-    const byName = (t: Record<string, any>) => {
-      const out = { ...t, Resources: {} as Record<string, any> };
-      for (const [id, r] of Object.entries<any>(t.Resources)) {
+    const byName = (t: Json) => {
+      const out = { ...t, Resources: {} as Json };
+      for (const [id, r] of Object.entries<Json>(t.Resources)) {
         out.Resources[r.Type === 'AWS::ElasticLoadBalancingV2::Listener' ? `Listener-${r.Properties.DefaultActions[0].TargetGroupArn.Ref}` : id] = r;
       }
       return out;

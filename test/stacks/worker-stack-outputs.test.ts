@@ -2,6 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { OUTPUTS } from '../../lib/stacks/worker-stack';
 import { example, variant } from '../helpers/clusters';
 import { idsOfType, synthCluster } from '../helpers/synth';
+import { Json } from '../helpers/json';
 
 describe('what a control plane needs from a worker stack', () => {
   test('outputs: the worker security group, the instance role ARN, the instance profile name and ARN', () => {
@@ -37,7 +38,7 @@ describe('what a control plane needs from a worker stack', () => {
     s.template.hasResourceProperties('AWS::EC2::LaunchTemplate', {
       LaunchTemplateData: Match.objectLike({ TagSpecifications: [{ ResourceType: 'instance', Tags: Match.arrayWith([owned]) }, { ResourceType: 'volume', Tags: Match.arrayWith([owned]) }] }),
     });
-    const tagged = Object.entries<any>(s.json.Resources)
+    const tagged = Object.entries<Json>(s.json.Resources)
       .filter(([, r]) => JSON.stringify(r.Properties?.Tags ?? []).includes('kubernetes.io/cluster/'))
       .map(([id, r]) => `${r.Type} ${id.replace(/[0-9A-F]{8}$/, '')}`);
     // The load balancer's own security group must not be taken for the nodes' by the cloud provider.

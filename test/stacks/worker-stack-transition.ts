@@ -10,10 +10,12 @@
  * pick? It ignores dependencies (they could only rule orders out), so it errs on the side of reporting a conflict.
  */
 
+import { Json } from '../helpers/json';
+
 /** Properties whose change replaces an AWS::ElasticLoadBalancingV2::LoadBalancer (CloudFormation resource reference). */
 const LOAD_BALANCER_REPLACED_BY = ['Name', 'Scheme', 'Type'];
 
-type Template = { readonly Resources?: Record<string, { Type: string; Properties?: Record<string, any> }> } & Record<string, any>;
+type Template = { readonly Resources?: Record<string, { Type: string; Properties?: Record<string, Json> }> } & Record<string, Json>;
 interface Instance {
   readonly id: string;
   /** Every (load balancer, port) it may occupy during the create and update phase. */
@@ -38,11 +40,11 @@ function replacedLoadBalancers(before: Template, after: Template): Set<string> {
 /** Every moment's possible conflicts, as "<load balancer>:<port> held by a, b" lines; empty when the update deploys. */
 export function listenerPortConflicts(before: Template, after: Template): string[] {
   const replacedLbs = replacedLoadBalancers(before, after);
-  const lbOf = (p: Record<string, any> | undefined, generation: 'old' | 'new') => {
+  const lbOf = (p: Record<string, Json> | undefined, generation: 'old' | 'new') => {
     const ref = p?.LoadBalancerArn?.Ref;
     return ref && replacedLbs.has(ref) ? `${ref}#${generation}` : JSON.stringify(p?.LoadBalancerArn);
   };
-  const where = (p: Record<string, any> | undefined, generation: 'old' | 'new') => `${lbOf(p, generation)}:${p?.Port}`;
+  const where = (p: Record<string, Json> | undefined, generation: 'old' | 'new') => `${lbOf(p, generation)}:${p?.Port}`;
   const instances: Instance[] = [];
   const oldOnes = new Map(listeners(before));
   for (const [id, r] of listeners(after)) {

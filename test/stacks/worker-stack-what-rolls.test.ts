@@ -6,28 +6,29 @@
  */
 import { example, variant } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
+import { Json } from '../helpers/json';
 
 /** The group properties whose change starts a rolling update (besides the launch template's or configuration's own). */
 const ROLLING_GROUP_PROPERTIES = ['LaunchConfigurationName', 'LaunchTemplate', 'MixedInstancesPolicy', 'VPCZoneIdentifier'];
 
-function ofType(json: Record<string, any>, type: string) {
-  return Object.entries<any>(json.Resources)
+function ofType(json: Json, type: string) {
+  return Object.entries<Json>(json.Resources)
     .filter(([, r]) => r.Type === type)
     .sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
 /** Everything a rolling update reacts to, as text: launch template data, launch configurations, the group's rolling properties. */
-function launchData(json: Record<string, any>): string {
+function launchData(json: Json): string {
   return JSON.stringify([
     ofType(json, 'AWS::EC2::LaunchTemplate').map(([id, r]) => [id, r.Properties.LaunchTemplateData]),
     ofType(json, 'AWS::AutoScaling::LaunchConfiguration').map(([id, r]) => [id, r.Properties]),
   ]);
 }
-function rollingGroup(json: Record<string, any>): string {
+function rollingGroup(json: Json): string {
   return JSON.stringify(ofType(json, 'AWS::AutoScaling::AutoScalingGroup').map(([id, r]) => [id, ROLLING_GROUP_PROPERTIES.map((p) => r.Properties[p])]));
 }
 
-type Mutation = (raw: any) => void;
+type Mutation = (raw: Json) => void;
 const ROWS: Array<[string, string, boolean, boolean, Mutation]> = [
   // what rolls
   ['node config bytes (a template value)', 'prod-eu1', true, true, (r) => (r.spec.cloudConfig.values.maxPods = 99)],

@@ -6,6 +6,8 @@ import { rebuild } from '../../lib/synthesis/synth-pool';
 
 test('captureOutput takes what a call prints, and puts the console, the streams, the exit code and the app mode back', () => {
   // GIVEN the process as it is
+  // Compared by identity: captureOutput must put back the very same functions.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- compared, never called
   const before = { error: console.error, write: process.stderr.write, exitCode: process.exitCode, mode: process.env.CDK_APP_MODE };
 
   // WHEN a call prints to the console and to stderr, sets the exit code, and looks at the app mode
@@ -23,10 +25,11 @@ test('captureOutput takes what a call prints, and puts the console, the streams,
   expect((run.error as Error).message).toBe('Validation failed');
   expect(mode).toBe('inmemory');
   // AND everything is as it was
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- compared, never called
   expect({ error: console.error, write: process.stderr.write, exitCode: process.exitCode, mode: process.env.CDK_APP_MODE }).toEqual(before);
 });
 
-test.each([
+test.each<{ error: Error; Class: new (message: string) => Error }>([
   { error: new SynthesisFindingsError('x: did not synthesize', { hint: 'narrow it', findings: [{ rule: 'AwsSolutions-EC23', path: 'spec.securityGroupRules[4]', message: 'open', fix: 'narrow it' }] }), Class: SynthesisFindingsError },
   { error: new SynthesisError('y: did not synthesize', { hint: 'run cdk synth' }), Class: SynthesisError },
   { error: new TemplateError('z: does not render'), Class: TemplateError },

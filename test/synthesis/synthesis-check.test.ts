@@ -5,6 +5,7 @@ import { validateCluster } from '../../lib/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
 import { buildFleetApp } from '../../lib/stacks/app';
 import { rawExample, TEMPLATES, tempDir } from '../helpers/clusters';
+import { Json } from '../helpers/json';
 
 /**
  * Validation equals synthesis (issue 10, item 5): what `cdk synth` (with cdk-nag) refuses, validate refuses, on the
@@ -13,7 +14,7 @@ import { rawExample, TEMPLATES, tempDir } from '../helpers/clusters';
 
 const opts = { templatesDir: DEFAULT_TEMPLATES_DIR };
 
-function valid(raw: any, file = `clusters/${raw.metadata.name}.yaml`) {
+function valid(raw: Json, file = `clusters/${raw.metadata.name}.yaml`) {
   const r = validateCluster(raw, { file, templates: TEMPLATES });
   if (!r.cluster) throw new Error(`invalid: ${JSON.stringify(r.problems)}`);
   return r.cluster;
@@ -74,19 +75,19 @@ test('a template that cannot render is a problem on the template field, not a cr
 });
 
 /** The bench fleet's objects, adapted to the listener rules the generator predates (health ports in range, UDP probes). */
-function fleetSample(): any[] {
+function fleetSample(): Json[] {
   return [0, 1, 2, 3, 4].map((i) => {
-    const raw: any = generateCluster(i);
+    const raw: Json = generateCluster(i);
     for (const l of raw.spec.listeners) {
       l.hostPort = true;
-      if (l.protocol === 'UDP' && l.healthCheck?.port === undefined) l.healthCheck = { protocol: 'TCP', port: l.nodePort + 3000 };
+      if (l.protocol === 'UDP' && l.healthCheck?.port === undefined) l.healthCheck = { protocol: 'TCP', port: Number(l.nodePort) + 3000 };
     }
     return raw;
   });
 }
 
 /** Mutations that move an object across cdk-nag's line, or along it. */
-const MUTATIONS: Array<[string, (raw: any) => void]> = [
+const MUTATIONS: Array<[string, (raw: Json) => void]> = [
   ['unchanged', () => undefined],
   // Ports that are no node service: a node service (or protocol all) from public space never gets past validate's own
   // rule (test/cluster/exposure.test.ts), so it never reaches cdk-nag.

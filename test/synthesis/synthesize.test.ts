@@ -8,10 +8,11 @@ import { EXAMPLE, Harness, problem } from '../fakes/harness';
 import { example, tempDir, variant } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
 import * as appModule from '../../lib/stacks/app';
+import { Json } from '../helpers/json';
 
 /** A rule cdk-nag refuses (AwsSolutions-EC23) and that only this rule's resource can acknowledge. */
 // A port that is no node service: SSH (a node service) from public space is refused by validate itself (test/cluster/exposure.test.ts).
-const sshFromAnywhere = (raw: any) => raw.spec.securityGroupRules.push({ description: 'https from anywhere', protocol: 'tcp', port: 8443, source: { cidr: '0.0.0.0/0' } });
+const sshFromAnywhere = (raw: Json) => raw.spec.securityGroupRules.push({ description: 'https from anywhere', protocol: 'tcp', port: 8443, source: { cidr: '0.0.0.0/0' } });
 
 /** Entry types of a stack's assembly metadata file (`<stack>.metadata.json`, construct path -> entries). */
 function metadataTypes(dir: string): Set<string> {
