@@ -1,6 +1,6 @@
 /**
  * Admission cost of the WorkerCluster CRD's CEL rules (issue 24 item 5): create and update latency per object on an
- * idle kube-apiserver, with the generated CRD (lib/kube/crd.ts, every CEL rule) and with the same CRD stripped of its
+ * idle kube-apiserver, with the generated CRD (lib/platform/kube/crd.ts, every CEL rule) and with the same CRD stripped of its
  * x-kubernetes-validations (same structural schema, patterns, bounds and pruning), served side by side under another
  * group so that one API server, one etcd and one moment measure both. Creates and updates alternate between the
  * variants object by object, so a change in the machine's load hits them alike.
@@ -23,9 +23,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { KubeClient } from '../lib/kube/client';
-import { KIND, workerClusterCrd } from '../lib/kube/crd';
-import { Json } from '../lib/kube/structural';
+import { KubeClient } from '../lib/platform/kube/client';
+import { KIND, workerClusterCrd } from '../lib/platform/kube/crd';
+import { Json } from '../lib/platform/kube/structural';
 import { KubeApiServer, startKubeApiServer } from '../test/helpers/kube-apiserver';
 
 const NS = 'bench';

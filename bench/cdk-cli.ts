@@ -19,7 +19,7 @@ export interface CdkRun {
 export interface CdkSynthOptions {
   /** WORKER_STACKS_CLUSTERS; the repository's clusters/ when undefined. */
   readonly clustersDir?: string;
-  /** CDK_VALIDATION; unset when undefined (the shipped default: aws-cdk-lib's built-in validation off, see lib/stacks/app.ts). */
+  /** CDK_VALIDATION; unset when undefined (the shipped default: aws-cdk-lib's built-in validation off, see lib/engines/stacks/app.ts). */
   readonly validation?: 'true' | 'false';
   readonly nag: boolean;
   /** Replaces cdk.json's app command (e.g. a precompiled app). */

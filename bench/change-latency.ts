@@ -4,7 +4,7 @@
  * CreateChangeSet is called for that cluster's stack.
  */
 import * as path from 'node:path';
-import { runDaemon } from '../lib/reconciler/runtime/daemon';
+import { runDaemon } from '../lib/engines/reconciler/runtime/daemon';
 import { workerStackName } from '../lib/core/naming';
 import { CHANGES, editCluster } from './edit';
 import { writeFleet } from './generate-fleet';
@@ -121,7 +121,7 @@ export async function runLatency(opts: BenchOptions): Promise<Section> {
       table(['', 'min ms', 'median ms', 'max ms'], [['object change → change set created', ...fmtSummary(lat)]]),
     ],
     notes: [
-      `Daemon as shipped (lib/reconciler/runtime/daemon.ts, fs.watch on the directory, Controller concurrency ${edits + 1} (each edit's stack stays in progress on the fake's clock and holds a slot), cdk-nag on) against the fake CloudFormation; the fleet was settled by a real first pass (${fmt(settleMs / 1000)} s for ${n} clusters).`,
+      `Daemon as shipped (lib/engines/reconciler/runtime/daemon.ts, fs.watch on the directory, Controller concurrency ${edits + 1} (each edit's stack stays in progress on the fake's clock and holds a slot), cdk-nag on) against the fake CloudFormation; the fleet was settled by a real first pass (${fmt(settleMs / 1000)} s for ${n} clusters).`,
       'Each edit is saved atomically (temp file + rename). Times are from the rename; "reconcile starts" is the first workflow hook of that cluster, after the pass has listed (read and parsed) every object in the directory.',
     ],
     data: { clusters: n, settleMs, edits: results },

@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { workDirParent } from '../lib/cli/wiring';
+import { workDirParent } from '../lib/adapters/cli/wiring';
 import { ROOT } from './cdk-cli';
 
 export interface ChildOptions {
@@ -35,7 +35,7 @@ export function runChild<T>(script: string, args: readonly string[], opts: Child
   return JSON.parse(last) as T;
 }
 
-/** A fresh synthesis work dir where the daemon puts its own (lib/cli/wiring.ts: /dev/shm when there is one). */
+/** A fresh synthesis work dir where the daemon puts its own (lib/adapters/cli/wiring.ts: /dev/shm when there is one). */
 export function daemonWorkDir(label: string): string {
   return fs.mkdtempSync(path.join(workDirParent(), `ws-bench-${label}-`));
 }

@@ -11,9 +11,9 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import { LIMITS } from '../lib/cluster/limits';
-import { validateCluster } from '../lib/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
+import { LIMITS } from '../lib/model/cluster/limits';
+import { validateCluster } from '../lib/model/cluster/validate';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
 import { formatProblem } from '../lib/core/errors';
 
 /** 64 lowercase hex derived from a label: the shape of a pinned SHA-256, not a real one (the generator has no network). */

@@ -7,9 +7,9 @@
  * - record latency: simulated time from a stack's end to its checksum being recorded (≤ one poll).
  */
 import * as path from 'node:path';
-import { TASK } from '../lib/reconciler/workflow/context';
-import { Controller } from '../lib/reconciler/runtime/controller';
-import { after } from '../lib/reconciler/workflow/workflow';
+import { TASK } from '../lib/engines/reconciler/workflow/context';
+import { Controller } from '../lib/engines/reconciler/runtime/controller';
+import { after } from '../lib/engines/reconciler/workflow/workflow';
 import { workerStackName } from '../lib/core/naming';
 import { complete } from '../test/fakes/fake-cloudformation';
 import { CHANGES, editCluster } from './edit';

@@ -5,7 +5,7 @@
  *   node -r ts-node/register/transpile-only bench/kube-unchanged-child.ts <kubeconfig> <namespace> <manifest.json>
  */
 import * as fs from 'node:fs';
-import { KubernetesStore } from '../lib/stores/kubernetes-store';
+import { KubernetesStore } from '../lib/adapters/stores/kubernetes-store';
 import type { SeededStack } from './seed';
 import { seedStacks } from './seed';
 import { World } from './world';

@@ -5,11 +5,11 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { validateCluster } from '../lib/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
+import { validateCluster } from '../lib/model/cluster/validate';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
 import { formatProblem } from '../lib/core/errors';
-import { KubeClient } from '../lib/kube/client';
-import { collectionPath } from '../lib/kube/resource';
+import { KubeClient } from '../lib/platform/kube/client';
+import { collectionPath } from '../lib/platform/kube/resource';
 import { installCrd } from '../test/helpers/kube-crd';
 import { startKubeApiServer } from '../test/helpers/kube-apiserver';
 import { runChild } from './child';

@@ -3,9 +3,9 @@
  * API server holding a fleet, the Kubernetes store's list + watch cache (what the daemon's work queue is fed by), and
  * spec edits made as `kubectl patch` makes them. Measured from the PATCH being sent to the store's onChange.
  */
-import { KubeClient } from '../lib/kube/client';
-import { collectionPath, objectPath } from '../lib/kube/resource';
-import { createStore } from '../lib/stores/registry';
+import { KubeClient } from '../lib/platform/kube/client';
+import { collectionPath, objectPath } from '../lib/platform/kube/resource';
+import { createStore } from '../lib/adapters/stores/registry';
 import { installCrd } from '../test/helpers/kube-crd';
 import { startKubeApiServer } from '../test/helpers/kube-apiserver';
 import { generateCluster } from './generate-fleet';
@@ -64,7 +64,7 @@ export async function runKubeWatchLatency(opts: BenchOptions): Promise<Section> 
       figures: [figure('kube-watch-latency-max', `spec edit → onChange, max of ${edits} edits (${n} custom resources)`, s.max, 'ms', { op: '<=', value: 2000 })],
       tables: [table(['', 'n', 'min ms', 'median ms', 'max ms'], [['PATCH sent → the store calls onChange', String(s.n), ...fmtSummary(s)]])],
       notes: [
-        `kube-apiserver v1.37.2 and etcd 3.7.0 from scripts/kube/build.sh; ${n} objects from bench/generate-fleet.ts in one namespace; the store's watch (lib/stores/kubernetes-store.ts) as the daemon starts it; each edit a JSON merge patch of spec.pool.maxSize, as kubectl patch sends it, timed from sending it to the store's callback (the work queue's input).`,
+        `kube-apiserver v1.37.2 and etcd 3.7.0 from scripts/kube/build.sh; ${n} objects from bench/generate-fleet.ts in one namespace; the store's watch (lib/adapters/stores/kubernetes-store.ts) as the daemon starts it; each edit a JSON merge patch of spec.pool.maxSize, as kubectl patch sends it, timed from sending it to the store's callback (the work queue's input).`,
         `Median ${fmt(s.median)} ms: the API server's watch delivery plus the store's decode and generation check; the daemon's reconcile then starts at once (see the latency and in-progress sections for the rest of the way to a change set).`,
       ],
       data: { clusters: n, latencies },

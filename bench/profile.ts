@@ -23,7 +23,7 @@ interface CpuProfile {
   readonly timeDeltas: number[];
 }
 
-/** `node_modules/yaml/dist/...` → `yaml`; `/work/main/lib/stores/file-store.ts` → `lib/stores/file-store.ts`. */
+/** `node_modules/yaml/dist/...` → `yaml`; `/work/main/lib/adapters/stores/file-store.ts` → `lib/adapters/stores/file-store.ts`. */
 export function moduleOf(url: string, functionName: string): string {
   if (!url) return functionName.startsWith('(') ? functionName : '(native)';
   const nm = url.lastIndexOf('node_modules/');

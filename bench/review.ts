@@ -15,8 +15,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from './cdk-cli';
 import { stringify } from 'yaml';
-import { validateCluster } from '../lib/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
+import { validateCluster } from '../lib/model/cluster/validate';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
 import { formatProblem } from '../lib/core/errors';
 import { generateCluster } from './generate-fleet';
 import { BenchOptions, codeState, figure, loadavg1, Section } from './report';
@@ -99,7 +99,7 @@ function createRepo(dir: string, n: number): void {
 }
 
 /**
- * The bench fleet, adapted as test/synthesis/synthesis-check.test.ts adapts it
+ * The bench fleet, adapted as test/engines/synthesis/synthesis-check.test.ts adapts it
  * to the listener rules the generator predates (node ports outside the
  * NodePort range opted in, UDP listeners with an explicit TCP probe), and
  * validated: a review of refused objects would measure something else.

@@ -4,14 +4,14 @@
  * own writeStatus, with the checksum and inputs fingerprint the reconciler
  * computes), and a CREATE_COMPLETE stack per cluster in the fake.
  */
-import { ClusterStatus, setConditions } from '../lib/cluster/status';
-import { validateCluster } from '../lib/cluster/validate';
-import { renderConfig } from '../lib/cloudconfig/render';
-import { listTemplates } from '../lib/cloudconfig/templates';
-import { configDigests } from '../lib/reconciler/workflow/config-changes';
-import { CONDITIONS } from '../lib/reconciler/workflow/conditions';
-import { ReconcilerDeps } from '../lib/reconciler/workflow/context';
-import { inputsFingerprint } from '../lib/reconciler/workflow/fingerprint';
+import { ClusterStatus, setConditions } from '../lib/model/cluster/status';
+import { validateCluster } from '../lib/model/cluster/validate';
+import { renderConfig } from '../lib/model/cloudconfig/render';
+import { listTemplates } from '../lib/model/cloudconfig/templates';
+import { configDigests } from '../lib/engines/reconciler/workflow/config-changes';
+import { CONDITIONS } from '../lib/engines/reconciler/workflow/conditions';
+import { ReconcilerDeps } from '../lib/engines/reconciler/workflow/context';
+import { inputsFingerprint } from '../lib/engines/reconciler/workflow/fingerprint';
 import { workerStackName } from '../lib/core/naming';
 import type { World } from './world';
 
@@ -37,7 +37,7 @@ export async function seedStatuses(deps: ReconcilerDeps, stackIdOf: (s: SeededSt
     const cluster = result.cluster;
     const config = renderConfig(cluster, deps.templatesDir);
     const seeded: SeededStack = { name: record.name, region: cluster.spec.region, stackName: workerStackName(record.name), checksum: config.checksum };
-    // The fields recordSuccess (lib/reconciler/tasks/apply.ts) writes after an apply.
+    // The fields recordSuccess (lib/engines/reconciler/tasks/apply.ts) writes after an apply.
     const status: ClusterStatus = {
       conditions: setConditions([], CONDITIONS.ready('StackCreated', `stack CREATE_COMPLETE, config ${config.checksum.slice(0, 12)} live`), record.generation, deps.now()),
       cloudConfigChecksum: config.checksum,

@@ -9,11 +9,11 @@ import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
-import { loadValidClusters } from '../lib/cluster/load';
-import { renderConfig } from '../lib/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
-import { inputsFingerprint } from '../lib/reconciler/workflow/fingerprint';
-import { synthesizeStack } from '../lib/synthesis/synthesize';
+import { loadValidClusters } from '../lib/model/cluster/load';
+import { renderConfig } from '../lib/model/cloudconfig/render';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
+import { inputsFingerprint } from '../lib/engines/reconciler/workflow/fingerprint';
+import { synthesizeStack } from '../lib/engines/synthesis/synthesize';
 
 export interface SynthChildResult {
   readonly clusters: number;

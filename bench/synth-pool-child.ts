@@ -7,17 +7,17 @@
 import { performance } from 'node:perf_hooks';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
-import { loadValidClusters } from '../lib/cluster/load';
-import { renderConfig } from '../lib/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
+import { loadValidClusters } from '../lib/model/cluster/load';
+import { renderConfig } from '../lib/model/cloudconfig/render';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
 import { buildIsCurrent } from './cdk-cli';
-import type { SynthPool as SynthPoolType } from '../lib/synthesis/synth-pool';
+import type { SynthPool as SynthPoolType } from '../lib/engines/synthesis/synth-pool';
 
 // The product runs the pool from the precompiled build (its threads start without ts-node); so does this benchmark
 // when the build is current, and says which it measured.
 const fromBuild = buildIsCurrent();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { SynthPool } = require(fromBuild ? '../build/lib/synthesis/synth-pool' : '../lib/synthesis/synth-pool') as { SynthPool: typeof SynthPoolType };
+const { SynthPool } = require(fromBuild ? '../build/lib/engines/synthesis/synth-pool' : '../lib/engines/synthesis/synth-pool') as { SynthPool: typeof SynthPoolType };
 
 export interface SynthPoolChildResult {
   readonly clusters: number;

@@ -47,7 +47,7 @@ export async function runSynthPool(opts: BenchOptions): Promise<Section> {
     ],
     notes: [
       'The same generated fleet as the synth benchmark; nag on, CDK_VALIDATION unset (as shipped). Every cluster is queued at once, as a rollout with enough --concurrency would, and the pool runs as many syntheses as it has threads. Load and validation of the objects run on the main thread and are included.',
-      'Synth per stack: SynthesizedStack.durationMs, measured inside the thread around synthesizeStack (no queueing), for every cluster; the configs are rendered on the main thread first, as the reconciler\'s render step does. With 2 threads on 2 cores the main thread competes for a core too. The assemblies go to the work dir the daemon uses (/dev/shm when the machine has it, see lib/cli/wiring.ts).',
+      'Synth per stack: SynthesizedStack.durationMs, measured inside the thread around synthesizeStack (no queueing), for every cluster; the configs are rendered on the main thread first, as the reconciler\'s render step does. With 2 threads on 2 cores the main thread competes for a core too. The assemblies go to the work dir the daemon uses (/dev/shm when the machine has it, see lib/adapters/cli/wiring.ts).',
       'Peak RSS is the whole process (main thread and workers). Recycled threads give their heap back: compare the main-thread heap here with heapAfterGc of the in-process synth above.',
     ],
     data: { runs },

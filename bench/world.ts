@@ -1,5 +1,5 @@
 /**
- * The reconciler wired by lib/cli/wiring.ts createDeps itself (real
+ * The reconciler wired by lib/adapters/cli/wiring.ts createDeps itself (real
  * FileStore, synthesis with cdk-nag, caches, code fingerprint, pino), with only
  * AWS replaced by the deterministic fakes of test/fakes/: one fake
  * CloudFormation per region, every port call counted, and optional real
@@ -7,14 +7,14 @@
  * concurrency would not matter.
  */
 import pino from 'pino';
-import { ChangeSetRequest, CloudFormationPort, StackSummary, WaitOptions } from '../lib/ports/cloudformation-port';
-import { DEFAULT_TEMPLATES_DIR } from '../lib/cloudconfig/templates';
-import { Outcome, ReconcilerDeps } from '../lib/reconciler/workflow/context';
-import { Controller } from '../lib/reconciler/runtime/controller';
-import { createDeps } from '../lib/cli/wiring';
-import { allTasks, WorkflowHooks } from '../lib/reconciler/workflow/workflow';
-import { ClusterStore } from '../lib/ports/cluster-store';
-import { StoreOptions } from '../lib/stores/registry';
+import { ChangeSetRequest, CloudFormationPort, StackSummary, WaitOptions } from '../lib/model/ports/cloudformation-port';
+import { DEFAULT_TEMPLATES_DIR } from '../lib/model/cloudconfig/templates';
+import { Outcome, ReconcilerDeps } from '../lib/engines/reconciler/workflow/context';
+import { Controller } from '../lib/engines/reconciler/runtime/controller';
+import { createDeps } from '../lib/adapters/cli/wiring';
+import { allTasks, WorkflowHooks } from '../lib/engines/reconciler/workflow/workflow';
+import { ClusterStore } from '../lib/model/ports/cluster-store';
+import { StoreOptions } from '../lib/adapters/stores/registry';
 import { FakeCloudFormation, Method, MUTATING } from '../test/fakes/fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity } from '../test/fakes/fake-ports';
 import { sleep } from './stats';

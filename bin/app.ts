@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // The CDK app: `npx cdk synth` / `cdk deploy WorkerStack-<cluster>` / `cdk diff`.
 import * as path from 'node:path';
-import { loadValidClusters } from '../lib/cluster/load';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/cloudconfig/templates';
-import { terminalText } from '../lib/cli/terminal-text';
+import { loadValidClusters } from '../lib/model/cluster/load';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
+import { terminalText } from '../lib/adapters/cli/terminal-text';
 import { UsageError, WorkerStacksError } from '../lib/core/errors';
 import { PROJECT_ROOT } from '../lib/core/paths';
-import { appInputDirs, buildFleetApp } from '../lib/stacks/app';
+import { appInputDirs, buildFleetApp } from '../lib/engines/stacks/app';
 
 try {
   const { clustersDir, templatesDir } = appInputDirs(process.env, { clustersDir: path.join(PROJECT_ROOT, 'clusters'), templatesDir: DEFAULT_TEMPLATES_DIR });

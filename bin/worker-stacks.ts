@@ -1,7 +1,7 @@
-// The `worker-stacks` CLI: parses arguments in lib/cli and exits with its code once its output is written out.
-import { runCli } from '../lib/cli/program';
-import { processIo } from '../lib/cli/context';
-import { exitAfterOutput, quietOnClosedReader } from '../lib/cli/exit';
+// The `worker-stacks` CLI: parses arguments in lib/adapters/cli and exits with its code once its output is written out.
+import { runCli } from '../lib/adapters/cli/program';
+import { processIo } from '../lib/adapters/cli/context';
+import { exitAfterOutput, quietOnClosedReader } from '../lib/adapters/cli/exit';
 import { WorkerStacksError } from '../lib/core/errors';
 
 quietOnClosedReader();

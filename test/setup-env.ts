@@ -1,8 +1,8 @@
 import * as os from 'node:os';
 
 // aws-cdk-lib's built-in template validation costs ~1.7 s and ~350 MB per synth; cfn-lint covers the same
-// ground in test/stacks/cfn-lint.test.ts, and the `cdk synth` CLI test runs with it on.
+// ground in test/engines/stacks/cfn-lint.test.ts, and the `cdk synth` CLI test runs with it on.
 process.env.CDK_VALIDATION = process.env.CDK_VALIDATION ?? 'false';
 // Processes of the tests that are killed (jest's own workers at the end of a run) leave their synthesis work dirs
-// behind: in the temp dir, not in /dev/shm (memory) where the daemon puts them by default (test/cli/wiring.test.ts).
+// behind: in the temp dir, not in /dev/shm (memory) where the daemon puts them by default (test/adapters/cli/wiring.test.ts).
 process.env.WORKER_STACKS_WORK_DIR = process.env.WORKER_STACKS_WORK_DIR ?? os.tmpdir();

@@ -11,7 +11,7 @@ export function kubernetesClusterTag(cluster: string): string {
 
 /**
  * Logical id of the worker Auto Scaling group (construct path Pool/Group/ASG, the same in every worker stack). The
- * node config names it in its SignalResource call; test/stacks/node-signals.test.ts checks it against the template.
+ * node config names it in its SignalResource call; test/engines/stacks/node-signals.test.ts checks it against the template.
  */
 export const WORKER_GROUP_LOGICAL_ID = 'PoolGroupASG2416841C';
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import { LabelSelector } from '../../lib/kube/label-selector';
+import { LabelSelector } from '../../lib/platform/kube/label-selector';
 import { REPO } from '../helpers/clusters';
 import { CHART, goTool, helmTemplate, Json, run, runOk } from './tools';
 
@@ -196,7 +196,7 @@ const SHARD_PAIRS: Array<[string, string, string]> = [
 ];
 
 test.each(SHARD_PAIRS)('shards %p and %p (reconciler.selector %p): helm refuses them exactly when the daemon finds them overlapping', (a, b, global) => {
-  // GIVEN the daemon's own decision (lib/kube/label-selector.ts), on each shard's selector with the common one
+  // GIVEN the daemon's own decision (lib/platform/kube/label-selector.ts), on each shard's selector with the common one
   const both = (s: string) => LabelSelector.parse([s, global].filter(Boolean).join(','));
   const overlap = both(a).overlaps(both(b));
   // WHEN helm renders the two shards

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { REPO } from '../helpers/clusters';
 import { CHART, docs, helmTemplate, Json, keyOf, runOk } from './tools';
 
-// The chart and `worker-stacks manifests` (lib/kube/manifests.ts) are two renderings of one installation: with the
+// The chart and `worker-stacks manifests` (lib/platform/kube/manifests.ts) are two renderings of one installation: with the
 // chart's default values they must give the same objects, field for field (parsed, not bytes: helm's toYaml orders
 // keys its own way). The only difference allowed is Helm's own: the CRDs carry helm.sh/resource-policy: keep, so that
 // `helm uninstall` does not delete every WorkerCluster with them.

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { KubeApiError } from '../../lib/core/errors';
-import { KubeClient } from '../../lib/kube/client';
+import { KubeClient } from '../../lib/platform/kube/client';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
 import * as fs from 'node:fs';
 import { CHART, docs, goTool, Json, keyOf, run, runOk } from './tools';

@@ -6,7 +6,7 @@ import { DOCS, readDoc } from './docs';
 /**
  * Every command line the docs show in a shell block, and where it is run. Two kinds are checked line by line
  * elsewhere: each `kubectl` line is run against a real API server by test/ops/kubectl-readme.test.ts, and each
- * `npx worker-stacks` line must name a real command with only flags its help lists (test/cli/readme.test.ts). Every
+ * `npx worker-stacks` line must name a real command with only flags its help lists (test/adapters/cli/readme.test.ts). Every
  * other line must match one entry here, which names the file that runs it (and a fragment of that file that does),
  * or says why it cannot run on this machine. A new kind of command in the docs fails this test until it is placed.
  */
@@ -17,21 +17,21 @@ interface Placement {
 }
 
 const PLACED: readonly Placement[] = [
-  { line: /^npx worker-stacks /, runBy: { file: 'test/cli/readme.test.ts', fragment: 'names a real command and only flags it accepts' } },
+  { line: /^npx worker-stacks /, runBy: { file: 'test/adapters/cli/readme.test.ts', fragment: 'names a real command and only flags it accepts' } },
   { line: /(^|\| )kubectl /, runBy: { file: 'test/ops/kubectl-readme.test.ts', fragment: 'is run by a test of this file' } },
-  { line: /^npm ci && npx cdk synth$/, runBy: { file: 'test/stacks/cdk-cli.test.ts', fragment: "cdk(['synth'" } },
+  { line: /^npm ci && npx cdk synth$/, runBy: { file: 'test/engines/stacks/cdk-cli.test.ts', fragment: "cdk(['synth'" } },
   { line: /^npm test$/, runBy: { file: '.ci/run', fragment: 'npm test' } },
-  { line: /^npm run playground$/, runBy: { file: 'test/playground/playground.test.ts', fragment: "'playground', '--steps'" } },
-  { line: /^npx cdk deploy WorkerStacks-Bootstrap-\d{12}-[a-z0-9-]+$/, runBy: { file: 'test/stacks/bootstrap-cdk-deploy.test.ts', fragment: "'deploy'" } },
-  { line: /^npx cdk deploy WorkerStacks-Bootstrap-\d{12}-[a-z0-9-]+ -c worker-stacks:trust=/, runBy: { file: 'test/stacks/bootstrap-cdk-deploy-trust.test.ts', fragment: 'worker-stacks:trust=' } },
-  { line: /^npx cdk deploy WorkerStack-[a-z0-9-]+$/, runBy: { notRun: 'a worker stack deployed by the CDK CLI to a real account; the same template is synthesized by test/stacks/cdk-cli.test.ts and deployed to moto through the reconciler (test/integration/)' } },
-  { line: /^npx cdk diff --template \S+ WorkerStack-[a-z0-9-]+$/, runBy: { file: 'test/stacks/cdk-cli.test.ts', fragment: "'diff', '--app', outdir, '--template'" } },
-  { line: /^WORKER_STACKS_CLUSTERS=\S+ npx cdk synth$/, runBy: { file: 'test/stacks/cdk-cli.test.ts', fragment: "'WORKER_STACKS_CLUSTERS'" } },
+  { line: /^npm run playground$/, runBy: { file: 'test/adapters/playground/playground.test.ts', fragment: "'playground', '--steps'" } },
+  { line: /^npx cdk deploy WorkerStacks-Bootstrap-\d{12}-[a-z0-9-]+$/, runBy: { file: 'test/engines/stacks/bootstrap-cdk-deploy.test.ts', fragment: "'deploy'" } },
+  { line: /^npx cdk deploy WorkerStacks-Bootstrap-\d{12}-[a-z0-9-]+ -c worker-stacks:trust=/, runBy: { file: 'test/engines/stacks/bootstrap-cdk-deploy-trust.test.ts', fragment: 'worker-stacks:trust=' } },
+  { line: /^npx cdk deploy WorkerStack-[a-z0-9-]+$/, runBy: { notRun: 'a worker stack deployed by the CDK CLI to a real account; the same template is synthesized by test/engines/stacks/cdk-cli.test.ts and deployed to moto through the reconciler (test/integration/)' } },
+  { line: /^npx cdk diff --template \S+ WorkerStack-[a-z0-9-]+$/, runBy: { file: 'test/engines/stacks/cdk-cli.test.ts', fragment: "'diff', '--app', outdir, '--template'" } },
+  { line: /^WORKER_STACKS_CLUSTERS=\S+ npx cdk synth$/, runBy: { file: 'test/engines/stacks/cdk-cli.test.ts', fragment: "'WORKER_STACKS_CLUSTERS'" } },
   { line: /^helm (install|upgrade|uninstall) worker-stacks /, runBy: { file: 'test/charts/helm-install.test.ts', fragment: "helmArgs(['install', RELEASE, CHART" } },
   { line: /^bash scripts\/kube\/build(-kubectl|-helm|-promtool)?\.sh$/, runBy: { file: '.ci/install-tools', fragment: 'scripts/kube/build' } },
   { line: /^python3 -m moto\.server -H 127\.0\.0\.1 -p \d+ &$/, runBy: { file: 'test/helpers/moto.ts', fragment: "['-m', 'moto.server']" } },
   { line: /^export AWS_ENDPOINT_URL=http:\/\/127\.0\.0\.1:\d+ AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=[a-z0-9-]+$/, runBy: { file: 'test/helpers/moto.ts', fragment: 'AWS_ENDPOINT_URL' } },
-  { line: /^aws cloudformation describe-stacks /, runBy: { notRun: 'the AWS CLI against a real account; the outputs it reads are checked on the synthesized template (test/stacks/)' } },
+  { line: /^aws cloudformation describe-stacks /, runBy: { notRun: 'the AWS CLI against a real account; the outputs it reads are checked on the synthesized template (test/engines/stacks/)' } },
   { line: /^helm upgrade --install aws-node-termination-handler oci:\/\//, runBy: { notRun: "another project's chart from a public registry: no network here" } },
 ];
 

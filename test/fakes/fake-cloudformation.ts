@@ -1,4 +1,4 @@
-import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, isInProgress, StackEvent, StackSummary, WaitOptions } from '../../lib/ports/cloudformation-port';
+import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, isInProgress, StackEvent, StackSummary, WaitOptions } from '../../lib/model/ports/cloudformation-port';
 import { FakeClock } from './fake-ports';
 import { NodeHealth, signalFailure } from './fake-signals';
 

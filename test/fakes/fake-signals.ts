@@ -1,4 +1,4 @@
-import { isoSeconds } from '../../lib/cluster/rollout-rules';
+import { isoSeconds } from '../../lib/model/cluster/rollout-rules';
 import { FailingResource } from './fake-cloudformation';
 import { Json } from '../helpers/json';
 
@@ -18,7 +18,7 @@ export interface SignalFailure {
 
 const GROUP = 'AWS::AutoScaling::AutoScalingGroup';
 const LAUNCH = new Set(['AWS::EC2::LaunchTemplate', 'AWS::AutoScaling::LaunchConfiguration']);
-/** Group properties whose change makes the rolling update replace instances (as lib/review/verdict.ts). */
+/** Group properties whose change makes the rolling update replace instances (as lib/engines/review/verdict.ts). */
 const ROLLING = ['LaunchTemplate', 'LaunchConfigurationName', 'MixedInstancesPolicy', 'VPCZoneIdentifier'];
 
 type Resources = Record<string, { Type: string; Properties?: Record<string, unknown>; UpdatePolicy?: Json; CreationPolicy?: Json }>;

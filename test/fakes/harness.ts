@@ -2,14 +2,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { ClusterStatus, Condition, ConditionType, getCondition } from '../../lib/cluster/status';
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
-import { Outcome, ReconcilerDeps } from '../../lib/reconciler/workflow/context';
-import { Controller, ControllerOptions } from '../../lib/reconciler/runtime/controller';
-import { OUTCOMES } from '../../lib/reconciler/workflow/outcomes';
-import { reconcileCluster, ReconcileOptions } from '../../lib/reconciler/workflow/workflow';
+import { ClusterStatus, Condition, ConditionType, getCondition } from '../../lib/model/cluster/status';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
+import { Outcome, ReconcilerDeps } from '../../lib/engines/reconciler/workflow/context';
+import { Controller, ControllerOptions } from '../../lib/engines/reconciler/runtime/controller';
+import { OUTCOMES } from '../../lib/engines/reconciler/workflow/outcomes';
+import { reconcileCluster, ReconcileOptions } from '../../lib/engines/reconciler/workflow/workflow';
 import { workerStackName } from '../../lib/core/naming';
-import { FileStore } from '../../lib/stores/file-store';
+import { FileStore } from '../../lib/adapters/stores/file-store';
 import { FakeCloudFormation } from './fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity, RecordingLogger } from './fake-ports';
 import { ownSecret } from '../helpers/clusters';
@@ -19,7 +19,7 @@ export const EXAMPLE = 'staging-us1';
 export const ACCOUNT = '222222222222';
 const EXAMPLE_FILE = path.resolve(__dirname, '..', '..', 'clusters', `${EXAMPLE}.yaml`);
 
-/** What the state file beside a cluster object holds (lib/stores/file-store.ts). */
+/** What the state file beside a cluster object holds (lib/adapters/stores/file-store.ts). */
 export interface StateFile {
   readonly resourceVersion: number;
   readonly generation: number;
@@ -36,7 +36,7 @@ export interface HarnessOptions {
 }
 
 /**
- * Reconciler deps as lib/cli/wiring.ts builds them, with the fakes in
+ * Reconciler deps as lib/adapters/cli/wiring.ts builds them, with the fakes in
  * place of AWS, the real FileStore on a temp dir, real synthesis and a clock
  * that the fake CloudFormation moves.
  */

@@ -1,4 +1,4 @@
-import { validateCluster } from '../../lib/cluster/validate';
+import { validateCluster } from '../../lib/model/cluster/validate';
 import { rawExample, TEMPLATES } from './clusters';
 
 /** One row of a bad-input table: a valid example with one thing broken, and what the refusal must say. */

@@ -2,10 +2,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { loadClusterFile } from '../../lib/cluster/load';
-import { WorkerCluster } from '../../lib/cluster/schema';
-import { validateCluster } from '../../lib/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/cloudconfig/templates';
+import { loadClusterFile } from '../../lib/model/cluster/load';
+import { WorkerCluster } from '../../lib/model/cluster/schema';
+import { validateCluster } from '../../lib/model/cluster/validate';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
 import { Json } from './json';
 
 export const REPO = path.resolve(__dirname, '..', '..');
@@ -50,7 +50,7 @@ export function tempDir(prefix: string): string {
 
 /**
  * Points the object's bootstrap-token secret at its own cluster's prefix (worker-stacks/<metadata.name>/...): a cluster
- * names only its own secrets (lib/cluster/references.ts), so an example copied under another name takes its secret
+ * names only its own secrets (lib/model/cluster/references.ts), so an example copied under another name takes its secret
  * along. Returns the object.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw objects are reshaped freely

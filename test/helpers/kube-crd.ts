@@ -1,16 +1,16 @@
 import { KubeApiError } from '../../lib/core/errors';
-import { KubeClient } from '../../lib/kube/client';
-import { CRD_NAME, workerClusterCrd } from '../../lib/kube/crd';
-import { POLICY_CRD_NAME, rolloutPolicyCrd } from '../../lib/kube/policy-crd';
-import { policyCollectionPath } from '../../lib/kube/policy-resource';
-import { collectionPath } from '../../lib/kube/resource';
+import { KubeClient } from '../../lib/platform/kube/client';
+import { CRD_NAME, workerClusterCrd } from '../../lib/platform/kube/crd';
+import { POLICY_CRD_NAME, rolloutPolicyCrd } from '../../lib/platform/kube/policy-crd';
+import { policyCollectionPath } from '../../lib/platform/kube/policy-resource';
+import { collectionPath } from '../../lib/platform/kube/resource';
 import { KubeApiServer, startKubeApiServer } from './kube-apiserver';
 
-/** The CRDs the store tests install: the generated ones (lib/kube/crd.ts, policy-crd.ts), CEL rules and all. */
+/** The CRDs the store tests install: the generated ones (lib/platform/kube/crd.ts, policy-crd.ts), CEL rules and all. */
 export { workerClusterCrd };
 
 /**
- * Installs the generated CRDs (lib/kube/crd.ts and policy-crd.ts, what `worker-stacks crd` prints: WorkerCluster and
+ * Installs the generated CRDs (lib/platform/kube/crd.ts and policy-crd.ts, what `worker-stacks crd` prints: WorkerCluster and
  * WorkerRolloutPolicy, as deploy/ has them) and waits until both are served.
  */
 export async function installCrd(admin: KubeClient): Promise<void> {

@@ -1,7 +1,7 @@
 import { KubeApiError } from '../../lib/core/errors';
-import { KubeClient } from '../../lib/kube/client';
-import { collectionPath, KubeWorkerCluster, objectPath } from '../../lib/kube/resource';
-import { UserObject } from '../stores/store-contract';
+import { KubeClient } from '../../lib/platform/kube/client';
+import { collectionPath, KubeWorkerCluster, objectPath } from '../../lib/platform/kube/resource';
+import { UserObject } from '../adapters/stores/store-contract';
 
 /** Creates, or replaces keeping the status (the object's status is the reconciler's, not the user's). */
 export async function applyObject(client: KubeClient, namespace: string, raw: UserObject): Promise<KubeWorkerCluster> {

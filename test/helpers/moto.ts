@@ -1,5 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { answers, freePort, MOTO_WRAPPER } from '../../lib/playground/moto-server';
+import { answers, freePort, MOTO_WRAPPER } from '../../lib/adapters/playground/moto-server';
 import { PINS, requireTool } from './tools';
 
 /**

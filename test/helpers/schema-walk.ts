@@ -1,4 +1,4 @@
-/** Walks over the JSON schemas of the CRD tests (test/kube/crd.test.ts, policy-crd.test.ts). */
+/** Walks over the JSON schemas of the CRD tests (test/platform/kube/crd.test.ts, policy-crd.test.ts). */
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON schemas are read freely
 export type Json = Record<string, any>;

@@ -1,5 +1,5 @@
 import { CloudFormationClient, StackStatus } from '@aws-sdk/client-cloudformation';
-import { SdkCloudFormation } from '../../lib/aws/sdk-cloudformation';
+import { SdkCloudFormation } from '../../lib/platform/aws/sdk-cloudformation';
 
 // What the tests with aws-sdk-client-mock share: a stack as DescribeStacks returns it, the error it throws for a
 // missing stack, and the real adapter with short waits (the mock answers at once).

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
-import { WorkerCluster } from '../../lib/cluster/schema';
-import { buildFleetApp } from '../../lib/stacks/app';
+import { WorkerCluster } from '../../lib/model/cluster/schema';
+import { buildFleetApp } from '../../lib/engines/stacks/app';
 import { workerStackName } from '../../lib/core/naming';
 import { tempDir } from './clusters';
 import { Json } from './json';

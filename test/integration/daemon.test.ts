@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { getCondition } from '../../lib/cluster/status';
+import { getCondition } from '../../lib/model/cluster/status';
 import { REPO } from '../helpers/clusters';
 import { freePort } from '../helpers/moto';
 import { AWS_FLAGS, launchTemplateUserData, motoCluster, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand, ListChangeSetsCommand, DescribeStackEventsCommand } from '@aws-sdk/client-cloudformation';
 import { ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
 import { stringify } from 'yaml';
-import { runCli } from '../../lib/cli/program';
+import { runCli } from '../../lib/adapters/cli/program';
 import { configBucketName } from '../../lib/core/naming';
 import { rawExample, tempDir } from '../helpers/clusters';
 import { Moto, MOTO_ACCOUNT, MOTO_REGION, MotoWrapper, startMoto } from '../helpers/moto';

@@ -1,6 +1,6 @@
 import { KubeApiError } from '../../lib/core/errors';
-import { KubeClient } from '../../lib/kube/client';
-import { KubeWorkerCluster, objectPath, STACK_FINALIZER } from '../../lib/kube/resource';
+import { KubeClient } from '../../lib/platform/kube/client';
+import { KubeWorkerCluster, objectPath, STACK_FINALIZER } from '../../lib/platform/kube/resource';
 import { workerStackName } from '../../lib/core/naming';
 import { KubeApiServer } from '../helpers/kube-apiserver';
 import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';

@@ -1,9 +1,9 @@
-import { getCondition } from '../../lib/cluster/status';
-import { KubeClient } from '../../lib/kube/client';
-import { KubeWorkerCluster, objectPath } from '../../lib/kube/resource';
+import { getCondition } from '../../lib/model/cluster/status';
+import { KubeClient } from '../../lib/platform/kube/client';
+import { KubeWorkerCluster, objectPath } from '../../lib/platform/kube/resource';
 import { kubeForFile } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
-import { objectNamed } from '../stores/store-contract';
+import { objectNamed } from '../adapters/stores/store-contract';
 import { cli } from './harness';
 import { Json } from '../helpers/json';
 

@@ -1,11 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { getCondition } from '../../lib/cluster/status';
-import { KubeClient } from '../../lib/kube/client';
-import { LabelSelector } from '../../lib/kube/label-selector';
-import { Lease } from '../../lib/kube/leader-election';
-import { shardLeaseName } from '../../lib/kube/shards';
-import { KubeWorkerCluster, objectPath } from '../../lib/kube/resource';
+import { getCondition } from '../../lib/model/cluster/status';
+import { KubeClient } from '../../lib/platform/kube/client';
+import { LabelSelector } from '../../lib/platform/kube/label-selector';
+import { Lease } from '../../lib/platform/kube/leader-election';
+import { shardLeaseName } from '../../lib/platform/kube/shards';
+import { KubeWorkerCluster, objectPath } from '../../lib/platform/kube/resource';
 import { workerStackName } from '../../lib/core/naming';
 import { REPO } from '../helpers/clusters';
 import { KubeApiServer } from '../helpers/kube-apiserver';
@@ -63,7 +63,7 @@ async function eventually<T>(what: string, ms: number, probe: () => T | undefine
   }
 }
 
-// The daemons watch one namespace: their Lease is named from that scope (lib/kube/shards.ts).
+// The daemons watch one namespace: their Lease is named from that scope (lib/platform/kube/shards.ts).
 const LEASE_NAME = shardLeaseName({ namespace: NS, selector: LabelSelector.parse('') });
 const lease = async () => (await admin.request<Lease>('GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/${LEASE_NAME}`).catch(() => undefined))?.body;
 const object = async () => (await admin.request<KubeWorkerCluster & { status?: Json }>('GET', objectPath(NS, NAME))).body;

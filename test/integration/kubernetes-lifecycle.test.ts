@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { getCondition } from '../../lib/cluster/status';
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
-import { KubeClient } from '../../lib/kube/client';
-import { KubeWorkerCluster, objectPath, RETRY_ANNOTATION } from '../../lib/kube/resource';
+import { getCondition } from '../../lib/model/cluster/status';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
+import { KubeClient } from '../../lib/platform/kube/client';
+import { KubeWorkerCluster, objectPath, RETRY_ANNOTATION } from '../../lib/platform/kube/resource';
 import { workerStackName } from '../../lib/core/naming';
 import { tempDir } from '../helpers/clusters';
 import { KubeApiServer } from '../helpers/kube-apiserver';

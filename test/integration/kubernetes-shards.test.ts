@@ -1,18 +1,18 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { getCondition } from '../../lib/cluster/status';
-import { KubeClient } from '../../lib/kube/client';
-import { Lease } from '../../lib/kube/leader-election';
-import { deployManifests, NAME as SA_NAME } from '../../lib/kube/manifests';
-import { KubeWorkerCluster, objectPath } from '../../lib/kube/resource';
-import { SELECTOR_ANNOTATION } from '../../lib/kube/shards';
+import { getCondition } from '../../lib/model/cluster/status';
+import { KubeClient } from '../../lib/platform/kube/client';
+import { Lease } from '../../lib/platform/kube/leader-election';
+import { deployManifests, NAME as SA_NAME } from '../../lib/platform/kube/manifests';
+import { KubeWorkerCluster, objectPath } from '../../lib/platform/kube/resource';
+import { SELECTOR_ANNOTATION } from '../../lib/platform/kube/shards';
 import { REPO } from '../helpers/clusters';
 import { kubeForFile } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
 import { create } from '../helpers/kube-rest';
 import { freePort } from '../helpers/moto';
-import { objectNamed } from '../stores/store-contract';
+import { objectNamed } from '../adapters/stores/store-contract';
 import { Json } from '../helpers/json';
 
 // Shards as README runs them, against the real API server and the RBAC `manifests --shard` renders: two daemons

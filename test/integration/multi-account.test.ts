@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import { getCondition } from '../../lib/cluster/status';
+import { getCondition } from '../../lib/model/cluster/status';
 import { configBucketName, workerStackName } from '../../lib/core/naming';
 import { rawExample, tempDir } from '../helpers/clusters';
 import { Moto, MOTO_ACCOUNT, MOTO_REGION, startMoto } from '../helpers/moto';
@@ -15,7 +15,7 @@ import { AWS_FLAGS, cli } from './harness';
  *
  * moto assumes any role, even one that does not exist (it checks no trust policy unless IAM enforcement is on), so
  * here the unbootstrapped account shows up at its first write: no config bucket (NotBootstrapped). Against AWS the
- * AssumeRole itself is refused (AssumeRoleFailed; test/aws/assume-role.test.ts and test/reconciler/workflow/classify.test.ts).
+ * AssumeRole itself is refused (AssumeRoleFailed; test/platform/aws/assume-role.test.ts and test/engines/reconciler/workflow/classify.test.ts).
  */
 
 jest.setTimeout(600_000);

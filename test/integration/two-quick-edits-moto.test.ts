@@ -1,9 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { getCondition } from '../../lib/cluster/status';
-import { renderCluster } from '../../lib/cluster/derive';
-import { validateCluster } from '../../lib/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/cloudconfig/templates';
+import { getCondition } from '../../lib/model/cluster/status';
+import { renderCluster } from '../../lib/model/cluster/derive';
+import { validateCluster } from '../../lib/model/cluster/validate';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
 import { workerStackName } from '../../lib/core/naming';
 import { REPO } from '../helpers/clusters';
 import { freePort } from '../helpers/moto';

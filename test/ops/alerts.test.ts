@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { KubeClient } from '../../lib/kube/client';
-import { registerKubeMetrics } from '../../lib/kube/kube-health';
-import { ReconcilerMetrics } from '../../lib/reconciler/runtime/metrics';
+import { KubeClient } from '../../lib/platform/kube/client';
+import { registerKubeMetrics } from '../../lib/platform/kube/kube-health';
+import { ReconcilerMetrics } from '../../lib/engines/reconciler/runtime/metrics';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
 import { freePort } from '../helpers/moto';
 import { CHART, goTool, Json, run, runOk } from '../charts/tools';
@@ -85,7 +85,7 @@ function family(name: string): { type: string; samples: Record<string, string>[]
 
 /** The label names of a metric the scrape declares but has no sample of (prom-client prints HELP and TYPE for it). */
 function declaredLabelNames(name: string): string[] {
-  // The registry `reconcile` builds: ReconcilerMetrics plus the Kubernetes store's health (lib/cli/reconcile.ts).
+  // The registry `reconcile` builds: ReconcilerMetrics plus the Kubernetes store's health (lib/adapters/cli/reconcile.ts).
   const { registry } = new ReconcilerMetrics({ processMetrics: false });
   registerKubeMetrics(registry);
   const metric = registry.getSingleMetric(name) as unknown as { labelNames?: string[] } | undefined;

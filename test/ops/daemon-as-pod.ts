@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { KubeApiError } from '../../lib/core/errors';
-import { KubeClient } from '../../lib/kube/client';
+import { KubeClient } from '../../lib/platform/kube/client';
 import { ownSecret, REPO } from '../helpers/clusters';
 import { KubeApiServer } from '../helpers/kube-apiserver';
 

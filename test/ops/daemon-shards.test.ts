@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { KubeClient } from '../../lib/kube/client';
+import { KubeClient } from '../../lib/platform/kube/client';
 import { KubeApiServer, startKubeApiServer } from '../helpers/kube-apiserver';
 import { freePort } from '../helpers/moto';
 import { CHART, goTool, Json, runOk } from '../charts/tools';

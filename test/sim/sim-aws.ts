@@ -1,5 +1,5 @@
-import { CloudFormationPort, isComplete, isInProgress, StackSummary } from '../../lib/ports/cloudformation-port';
-import { CrashSignal } from '../../lib/reconciler/workflow/workflow';
+import { CloudFormationPort, isComplete, isInProgress, StackSummary } from '../../lib/model/ports/cloudformation-port';
+import { CrashSignal } from '../../lib/engines/reconciler/workflow/workflow';
 import { FakeCloudFormation, Method, MUTATING } from '../fakes/fake-cloudformation';
 import { FakeClock } from '../fakes/fake-ports';
 
@@ -109,7 +109,7 @@ export class SimAws {
 
   /**
    * The port as process `id` sees it. `writer()` says, at the moment a write reaches AWS, whether that process may
-   * write (the leader-fence invariant); the fence itself (lib/reconciler/runtime/leader-fence.ts) sits in front of this.
+   * write (the leader-fence invariant); the fence itself (lib/engines/reconciler/runtime/leader-fence.ts) sits in front of this.
    */
   public port(id: number, writer: () => Writer): CloudFormationPort {
     const target = this.fake as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;

@@ -1,17 +1,17 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { NotLeaderError } from '../../lib/core/errors';
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/cloudconfig/templates';
-import { Logger, Outcome, ReconcilerDeps, RegionClients, TaskName } from '../../lib/reconciler/workflow/context';
-import { Controller } from '../../lib/reconciler/runtime/controller';
-import { DaemonPass } from '../../lib/reconciler/runtime/pass';
-import { DerivedCache } from '../../lib/cluster/derived-cache';
-import { fencedAws } from '../../lib/reconciler/runtime/leader-fence';
-import { ReconcilerMetrics } from '../../lib/reconciler/runtime/metrics';
-import { WorkQueue } from '../../lib/reconciler/runtime/work-queue';
-import { CrashSignal } from '../../lib/reconciler/workflow/workflow';
-import { RolloutPolicy } from '../../lib/cluster/policy-schema';
-import { RolloutPolicySource } from '../../lib/rollout/policy-source';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
+import { Logger, Outcome, ReconcilerDeps, RegionClients, TaskName } from '../../lib/engines/reconciler/workflow/context';
+import { Controller } from '../../lib/engines/reconciler/runtime/controller';
+import { DaemonPass } from '../../lib/engines/reconciler/runtime/pass';
+import { DerivedCache } from '../../lib/model/cluster/derived-cache';
+import { fencedAws } from '../../lib/engines/reconciler/runtime/leader-fence';
+import { ReconcilerMetrics } from '../../lib/engines/reconciler/runtime/metrics';
+import { WorkQueue } from '../../lib/engines/reconciler/runtime/work-queue';
+import { CrashSignal } from '../../lib/engines/reconciler/workflow/workflow';
+import { RolloutPolicy } from '../../lib/model/cluster/policy-schema';
+import { RolloutPolicySource } from '../../lib/engines/rollout/policy-source';
 import { SimAws } from './sim-aws';
 import { SimStore } from './sim-store';
 import { SimPublisher, simSynthesizer } from './sim-synth';
@@ -32,7 +32,7 @@ export interface SimEnv {
   readonly onCrash: (p: SimProcess) => void;
   /** Renewal deadline of the lease (the fence refuses writes once the leader could not renew for this long). */
   readonly renewDeadlineMs: number;
-  /** The fleet rollout's policy (lib/rollout), when the world has one: rolls go in waves. */
+  /** The fleet rollout's policy (lib/engines/rollout), when the world has one: rolls go in waves. */
   readonly policy?: RolloutPolicy;
 }
 
@@ -42,7 +42,7 @@ const WORK_DIR = path.join(os.tmpdir(), 'ws-sim-none');
 
 /**
  * One daemon process over the simulator's truth: fresh deps, the real Controller (its slots and listings), the real
- * WorkQueue on the fake clock and the real leader fence (lib/reconciler/runtime/leader-fence.ts) in front of its AWS writes,
+ * WorkQueue on the fake clock and the real leader fence (lib/engines/reconciler/runtime/leader-fence.ts) in front of its AWS writes,
  * run as runDaemon runs them: a first pass, then workers taking keys from the queue, requeues as the outcomes ask,
  * watch events into the queue. A restart is a new SimProcess: nothing in memory survives.
  */

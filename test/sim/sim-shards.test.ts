@@ -1,7 +1,7 @@
-import { LabelSelector } from '../../lib/kube/label-selector';
+import { LabelSelector } from '../../lib/platform/kube/label-selector';
 import { SimShards, withTier } from './sim-shards';
 
-/** The simulator's shard model and its invariant: it holds for what lib/kube/shards.ts decides, and catches an overlap. */
+/** The simulator's shard model and its invariant: it holds for what lib/platform/kube/shards.ts decides, and catches an overlap. */
 
 const objects = (...tiers: (string | undefined)[]) => tiers.map((tier, i) => ({ name: `sim-${i}`, labels: tier ? { tier } : undefined }));
 

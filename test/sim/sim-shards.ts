@@ -1,8 +1,8 @@
-import { LabelSelector } from '../../lib/kube/label-selector';
-import { overlappingShard, scopesOverlap, ShardOf, shardLeaseName, shardOwnership } from '../../lib/kube/shards';
+import { LabelSelector } from '../../lib/platform/kube/label-selector';
+import { overlappingShard, scopesOverlap, ShardOf, shardLeaseName, shardOwnership } from '../../lib/platform/kube/shards';
 
 /**
- * The shards of a simulated world, as lib/kube/shards.ts decides them without the API server: each candidate starts
+ * The shards of a simulated world, as lib/platform/kube/shards.ts decides them without the API server: each candidate starts
  * in order and is refused when it overlaps a running one (shardGuard's rule); the running shards' monitor reports
  * the objects none selects (unowned) and those two select (shardOwnership). The reconciling processes still see
  * every object (one shard's daemon): what is modelled is ownership under label edits, not one daemon per shard.

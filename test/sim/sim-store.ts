@@ -1,7 +1,7 @@
-import { sha256Hex } from '../../lib/cloudconfig/checksum';
-import { ClusterStatus } from '../../lib/cluster/status';
-import { CrashSignal } from '../../lib/reconciler/workflow/workflow';
-import { ClusterRecord, ClusterStore, ConflictError } from '../../lib/ports/cluster-store';
+import { sha256Hex } from '../../lib/model/cloudconfig/checksum';
+import { ClusterStatus } from '../../lib/model/cluster/status';
+import { CrashSignal } from '../../lib/engines/reconciler/workflow/workflow';
+import { ClusterRecord, ClusterStore, ConflictError } from '../../lib/model/ports/cluster-store';
 
 /** How pending watch events reach the daemons: Sieve's unobserved states are all but `deliver`. */
 export type WatchMode = 'deliver' | 'drop' | 'duplicate' | 'reorder' | 'coalesce';

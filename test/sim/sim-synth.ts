@@ -1,7 +1,7 @@
-import { renderConfig } from '../../lib/cloudconfig/render';
-import { AssetPublisher, FileAsset, PublishResult } from '../../lib/aws/s3-publisher';
-import { WorkerCluster } from '../../lib/cluster/schema';
-import { Synthesizer } from '../../lib/reconciler/workflow/context';
+import { renderConfig } from '../../lib/model/cloudconfig/render';
+import { AssetPublisher, FileAsset, PublishResult } from '../../lib/platform/aws/s3-publisher';
+import { WorkerCluster } from '../../lib/model/cluster/schema';
+import { Synthesizer } from '../../lib/engines/reconciler/workflow/context';
 import { configBucketName, configKeyPrefix, workerStackName } from '../../lib/core/naming';
 
 /**

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { TaskName } from '../../lib/reconciler/workflow/context';
-import { RolloutPolicySchema } from '../../lib/cluster/policy-schema';
+import { TaskName } from '../../lib/engines/reconciler/workflow/context';
+import { RolloutPolicySchema } from '../../lib/model/cluster/policy-schema';
 import { workerStackName } from '../../lib/core/naming';
 import { complete, fail } from '../fakes/fake-cloudformation';
 import { ownSecret } from '../helpers/clusters';

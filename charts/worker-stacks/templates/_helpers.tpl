@@ -131,7 +131,7 @@ so that it is the one the Role allows. */ -}}
 {{- end -}}
 
 {{- /*
-A label selector as the daemon reads -l (lib/kube/label-selector.ts): its terms as requirements {key, op, values}
+A label selector as the daemon reads -l (lib/platform/kube/label-selector.ts): its terms as requirements {key, op, values}
 (k=v is k in (v), k!=v is k notin (v); exists and ! have no values), in JSON. Context: dict "selector" <text> "at"
 <the value's name, for the message>. A term it cannot read fails the render, as the daemon would fail at start.
 */ -}}

@@ -1,0 +1,219 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { Command } from 'commander';
+import { Controller } from '../../engines/reconciler/runtime/controller';
+import { runDaemon, runDaemonWhileLeading } from '../../engines/reconciler/runtime/daemon';
+import { ReconcilerMetrics } from '../../engines/reconciler/runtime/metrics';
+import { registerKubeMetrics } from '../../platform/kube/kube-health';
+import { startOpsServer } from '../../engines/reconciler/runtime/server';
+import { SynthPool } from '../../engines/synthesis/synth-pool';
+import { ReconcilerDeps } from '../../engines/reconciler/workflow/context';
+import { routeProcessWarnings } from '../../engines/reconciler/runtime/process-warnings';
+import { createPolicySource } from '../stores/registry';
+import { createDeps } from './wiring';
+import type { RolloutPolicySource } from '../../engines/rollout/policy-source';
+import { DirOptions, dirFlags, EXIT, inputDirs, Io } from './context';
+import { wholeNumber } from './numbers';
+import { LeaderFlagValues, leaderFlags, leadershipFor } from './leadership';
+import { storeFlags, storeOptions } from './store-flags';
+import type { LeaderElector } from '../../platform/kube/leader-election';
+import { assumeRoleFlags, assumeRoleFrom, AssumeRoleOptions } from './accounts';
+
+/** Flags shared by every command that talks to AWS. */
+export function awsFlags(c: Command): Command {
+  return c
+    .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
+    .option('--s3-force-path-style', 'path-style S3 URLs, for emulators (env WORKER_STACKS_S3_FORCE_PATH_STYLE=true)')
+    .option('--poll-seconds <n>', 'seconds between CloudFormation polls while waiting', wholeNumber(1, 3600), 5)
+    .option('--wait-timeout-minutes <n>', '--once: how long to keep watching stacks in progress before exiting', wholeNumber(1, 24 * 60), 30)
+    .option('--max-update-attempts <n>', 'executions of the same failing inputs before the cluster stalls (until its inputs change or `worker-stacks retry`)', wholeNumber(1, 100), 2)
+    .option('--drift <mode>', 'a live stack changed out of band: repair (re-apply the object) or report', 'repair');
+}
+
+/** The parsed awsFlags. */
+export interface AwsOptions {
+  /** --state-dir <dir>. @default <clusters>/.status */
+  readonly stateDir?: string;
+  /** --s3-force-path-style. @default $WORKER_STACKS_S3_FORCE_PATH_STYLE === 'true' */
+  readonly s3ForcePathStyle?: boolean;
+  /** --poll-seconds <n>. @default 5 */
+  readonly pollSeconds: number;
+  /** --wait-timeout-minutes <n>. @default 30 */
+  readonly waitTimeoutMinutes: number;
+  /** --max-update-attempts <n>. @default 2 */
+  readonly maxUpdateAttempts: number;
+  /** --drift <mode>: repair or report (checked by the command). @default repair */
+  readonly drift: string;
+}
+
+/**
+ * The flags wiringFrom reads: the directories, AWS and the deployer role, plus the store flags (storeFlags), which
+ * it hands to storeOptions as they are.
+ */
+export interface WiringFlagOptions extends DirOptions, AwsOptions, AssumeRoleOptions {
+  /** --dry-run. @default false */
+  readonly dryRun?: boolean;
+  /** false with --no-nag. @default true */
+  readonly nag?: boolean;
+  /** --log-level <level>. @default the logger's (info) */
+  readonly logLevel?: string;
+}
+
+export function wiringFrom(opts: WiringFlagOptions, signal?: AbortSignal) {
+  const dirs = inputDirs(opts);
+  return {
+    clustersDir: dirs.clustersDir,
+    templatesDir: dirs.templatesDir,
+    stateDir: opts.stateDir,
+    s3ForcePathStyle: Boolean(opts.s3ForcePathStyle) || process.env.WORKER_STACKS_S3_FORCE_PATH_STYLE === 'true',
+    pollSeconds: opts.pollSeconds,
+    waitTimeoutMs: opts.waitTimeoutMinutes * 60_000,
+    dryRun: Boolean(opts.dryRun),
+    nag: opts.nag !== false,
+    maxUpdateAttempts: opts.maxUpdateAttempts,
+    drift: opts.drift === 'report' ? ('report' as const) : ('repair' as const),
+    logLevel: opts.logLevel,
+    signal,
+    store: storeOptions(opts, dirs),
+    assumeRole: assumeRoleFrom(opts),
+  };
+}
+
+/** The parsed flags of `reconcile`. */
+interface ReconcileOptions extends WiringFlagOptions, LeaderFlagValues {
+  /** --once. @default false */
+  readonly once?: boolean;
+  /** --watch. @default false */
+  readonly watch?: boolean;
+  /** --cluster <name...>. @default every cluster */
+  readonly cluster?: readonly string[];
+  /** --concurrency <n>. @default 4 */
+  readonly concurrency: number;
+  /** --workers <n>. @default 4 */
+  readonly workers: number;
+  /** --bind <address>. @default defaultBind() */
+  readonly bind?: string;
+  /** --log-level <level> (checked by the command). @default info */
+  readonly logLevel: string;
+  /** --resync-minutes <n>. @default 10 */
+  readonly resyncMinutes: number;
+  /** --grace-seconds <n>. @default 20 */
+  readonly graceSeconds: number;
+  /** --port <n>. @default no ops server */
+  readonly port?: number;
+  /** --synth-threads <n>. @default min(2, the machine's parallelism) */
+  readonly synthThreads: number;
+}
+
+/** Results that leave a cluster where its object says it should be. */
+const SETTLED = new Set(['unchanged', 'applied', 'no-changes', 'dry-run', 'paused', 'held', 'deleted']);
+/** Where the ops endpoints listen by default: every interface in a container (probes come from the kubelet), loopback on a workstation. */
+export function defaultBind(env: NodeJS.ProcessEnv = process.env): string {
+  return env.KUBERNETES_SERVICE_HOST || fs.existsSync('/.dockerenv') || fs.existsSync('/run/.containerenv') ? '0.0.0.0' : '127.0.0.1';
+}
+
+/** `worker-stacks reconcile`: one pass (--once), or the daemon (--watch). */
+export function registerReconcile(program: Command, io: Io, done: (code: number) => void): void {
+  leaderFlags(storeFlags(assumeRoleFlags(awsFlags(dirFlags(program.command('reconcile'))))))
+    .description('compare each cluster with its stack, update the stacks that differ, wait, record the checksum')
+    .option('--once', 'one pass over every cluster, then exit (1 if any cluster failed or is invalid)')
+    .option('--watch', 'the daemon: react to object changes, resync periodically, until SIGTERM')
+    .option('--dry-run', 'say what would happen per cluster; touch nothing')
+    .option('--cluster <name...>', 'only these clusters')
+    .option('--concurrency <n>', 'worker stacks in progress at the same time, fleet-wide', wholeNumber(1, 1000), 4)
+    .option('--workers <n>', 'reconciles running at the same time (none of them waits on a stack)', wholeNumber(1, 64), 4)
+    .option('--bind <address>', 'address of the ops endpoints (default 0.0.0.0 in a container, 127.0.0.1 elsewhere)')
+    .option('--log-level <level>', 'debug, info, warn or error', 'info')
+    .option('--resync-minutes <n>', 'full pass interval in --watch mode', wholeNumber(1, 24 * 60), 10)
+    .option('--grace-seconds <n>', 'on SIGTERM, how long work in hand may take to write its status (--watch)', wholeNumber(0, 600), 20)
+    .option('--port <n>', 'serve /healthz, /readyz and /metrics on <bind>:<n> (--watch)', wholeNumber(1, 65535))
+    .option('--synth-threads <n>', 'worker threads that synthesize stacks (0: in the main thread)', wholeNumber(0, 64), Math.min(2, os.availableParallelism()))
+    .option('--no-nag', 'skip cdk-nag during synthesis')
+    .action(async (opts: ReconcileOptions) => {
+      if (Boolean(opts.once) === Boolean(opts.watch)) {
+        io.err('error: give exactly one of --once and --watch\n');
+        done(EXIT.usage); return;
+      }
+      if (opts.drift !== 'repair' && opts.drift !== 'report') {
+        io.err(`error: --drift ${opts.drift}: give repair or report\n`);
+        done(EXIT.usage); return;
+      }
+      if (!['debug', 'info', 'warn', 'error'].includes(opts.logLevel)) {
+        io.err(`error: --log-level ${opts.logLevel}: give debug, info, warn or error\n`);
+        done(EXIT.usage); return;
+      }
+      const abort = new AbortController();
+      const synthPool = opts.synthThreads > 0 ? new SynthPool({ size: opts.synthThreads }) : undefined;
+      try {
+        done(await reconcile(opts, io, abort, synthPool)); return;
+      } finally {
+        await synthPool?.close();
+      }
+    });
+}
+
+/** One pass (--once) or the daemon (--watch); returns the exit code. */
+async function reconcile(opts: ReconcileOptions, io: Io, abort: AbortController, synthPool: SynthPool | undefined): Promise<number> {
+  const wiring = wiringFrom(opts, abort.signal);
+  const created = createDeps({ ...wiring, synthPool }).deps;
+  const leadership = leadershipFor(opts, wiring.store, created, created.log);
+  const restoreWarnings = routeProcessWarnings(created.log);
+  try {
+    return await reconcileWith(leadership?.deps ?? created, opts, io, abort, leadership?.elector);
+  } finally {
+    restoreWarnings();
+  }
+}
+
+async function reconcileWith(deps: ReconcilerDeps, opts: ReconcileOptions, io: Io, abort: AbortController, elector?: LeaderElector): Promise<number> {
+  const metrics = new ReconcilerMetrics();
+  // Watch health and shard ownership (lib/platform/kube/kube-health.ts), on the same registry.
+  registerKubeMetrics(metrics.registry);
+  metrics.setLeader(!elector);
+  elector?.subscribe((leading) => metrics.setLeader(leading));
+  // Rollout policies of the store (<clusters>/rollout-policies/, or WorkerRolloutPolicy objects): none, no fleet gating.
+  const policies = createPolicySource(storeOptions(opts, inputDirs(opts)));
+  try {
+    return await runWith(deps, opts, io, abort, policies, metrics, elector);
+  } finally {
+    // Events on the policies in flight are posted before the process exits; then the watch and connections go.
+    await policies.flush?.();
+    policies.close?.();
+  }
+}
+
+async function runWith(deps: ReconcilerDeps, opts: ReconcileOptions, io: Io, abort: AbortController, policies: RolloutPolicySource, metrics: ReconcilerMetrics, elector?: LeaderElector): Promise<number> {
+  const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics, policies });
+  const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
+  if (opts.once) {
+    // Stacks in progress are looked at again every poll until they settle or the wait timeout passes: no waiter per stack.
+    const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+    const outcomes = await controller.runUntilSettled({ names: only, deadlineMs: deps.waitTimeoutMs, sleep, now: Date.now, shouldStop: () => abort.signal.aborted });
+    await deps.events?.flush?.();
+    for (const [name, o] of [...outcomes].sort()) io.out(`${name}\t${o.result}${o.message ? `\t${o.message}` : ''}\n`);
+    // Anything not settled (failed, stalled, invalid, in backoff, still waiting) makes a scripted --once fail.
+    const bad = [...outcomes.values()].some((o) => !SETTLED.has(o.result));
+    return bad ? EXIT.invalid : EXIT.ok;
+  }
+  let ready = false;
+  const stop = () => abort.abort();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  // Readiness never depends on leadership: a follower that reaches the API server is ready (to take over).
+  const isReady = () => (elector ? elector.reachable : ready) && !abort.signal.aborted;
+  const server = opts.port ? await startOpsServer(opts.port, metrics, isReady, opts.bind ?? defaultBind()) : undefined;
+  const daemonOpts = { resyncMs: opts.resyncMinutes * 60_000, graceMs: opts.graceSeconds * 1000, workers: opts.workers, onPass: () => (ready = true) };
+  // The command runs until SIGTERM, whatever runs underneath: without --port, a follower waiting on its Lease runs no
+  // daemon (whose resync timer holds the loop while it runs) and watches hold nothing, so this holds the process.
+  const keepAlive = setInterval(() => undefined, 2 ** 30);
+  try {
+    if (elector) await runDaemonWhileLeading(controller, deps, abort.signal, daemonOpts, elector);
+    else await runDaemon(controller, deps, abort.signal, daemonOpts);
+  } finally {
+    clearInterval(keepAlive);
+    server?.close();
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,297 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { canonicalJson } from '../../model/cloudconfig/canonical-json';
+import { sha256Hex } from '../../model/cloudconfig/checksum';
+import { clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
+import { ClusterStatus, parseStatus } from '../../model/cluster/status';
+import { Problem, WorkerStacksError } from '../../core/errors';
+import { ClusterRecord, ClusterStore, ConflictError } from '../../model/ports/cluster-store';
+import { decodeRevision, deepFreeze, encodeRevision, migrateLegacyStatus, Revision, StateFile, storable } from './file-store-state';
+import { withPaused } from './file-store-paused';
+import { watchClusterFiles } from './file-store-watch';
+
+export interface FileStoreProps {
+  /** Directory of `<name>.yaml` cluster objects. */
+  readonly clustersDir: string;
+  /** Where status files go, one `<name>.json` per cluster. @default `<clustersDir>/.status` */
+  readonly stateDir?: string;
+  /** Directory file names are shown relative to. @default process.cwd() */
+  readonly relativeTo?: string;
+  /** A lock file older than this belongs to a writer that crashed, and is broken. @default 30000 */
+  readonly lockStaleMs?: number;
+}
+
+const DEFAULT_LOCK_STALE_MS = 30_000;
+
+interface ParsedObject {
+  readonly source: string;
+  readonly contentHash: string;
+  readonly raw?: unknown;
+  readonly problems: readonly Problem[];
+  readonly specHash?: string;
+}
+
+/**
+ * The embedded store: cluster objects are the YAML files the user edits;
+ * status lives beside them, one JSON file per cluster, written atomically
+ * (temp file, fsync, rename) under a lock, and guarded by a version check so
+ * two writers cannot silently overwrite each other.
+ */
+export class FileStore implements ClusterStore {
+  private readonly clustersDir: string;
+  private readonly stateDir: string;
+  private readonly relativeTo: string;
+  private readonly lockStaleMs: number;
+  private readonly parseCache = new Map<string, ParsedObject>();
+
+  constructor(props: FileStoreProps) {
+    this.clustersDir = path.resolve(props.clustersDir);
+    this.stateDir = path.resolve(props.stateDir ?? path.join(this.clustersDir, '.status'));
+    this.relativeTo = props.relativeTo ?? process.cwd();
+    this.lockStaleMs = props.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
+  }
+
+  public async list(): Promise<ClusterRecord[]> {
+    if (!fs.existsSync(this.clustersDir)) {
+      throw new WorkerStacksError(`cluster directory ${this.clustersDir} does not exist`, { hint: 'pass --clusters <dir> or run from the repository root' });
+    }
+    return clusterFiles(this.clustersDir).map((f) => {
+      const name = path.basename(f).replace(/\.ya?ml$/, '');
+      try {
+        return this.read(name, f);
+      } catch (e) {
+        // One unreadable status file or stuck lock fails that cluster alone, never the whole pass.
+        // The object itself (too big, not a regular file) or its status file: the problem names the one at fault.
+        const problem = e instanceof UnreadableObject ? e.problem : { file: this.shown(this.statePath(name)), path: '', message: (e as Error).message };
+        return { name, source: this.shown(f), parseProblems: [problem], generation: 0, resourceVersion: 'unreadable' };
+      }
+    });
+  }
+
+  public async get(name: string): Promise<ClusterRecord | undefined> {
+    const file = clusterFiles(this.clustersDir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name);
+    if (file) return this.read(name, file);
+    // A removed object keeps its status (its stack is not deleted): report it without an object.
+    const state = this.readState(name);
+    return state
+      ? { name, source: this.shown(path.join(this.clustersDir, `${name}.yaml`)), parseProblems: [], generation: state.generation, status: state.status, resourceVersion: encodeRevision({ v: state.resourceVersion, generation: state.generation, specHash: state.specHash }) }
+      : undefined;
+  }
+
+  public async writeStatus(name: string, status: ClusterStatus, resourceVersion: string): Promise<string> {
+    const rev = decodeRevision(resourceVersion);
+    // Never write what a read would refuse: one bad write would make the cluster unreadable from then on.
+    const checked = parseStatus(status);
+    if ('problem' in checked) throw new WorkerStacksError(`refusing to write an invalid status for ${name}: ${checked.problem}`, { hint: 'this is a bug in the writer; the status file is left as it was' });
+    return this.locked(name, () => {
+      const state = this.readState(name) ?? { resourceVersion: 0, generation: 1 };
+      if (state.resourceVersion !== rev.v) throw new ConflictError(name, String(rev.v), String(state.resourceVersion));
+      // The generation and spec the status was computed for are persisted with it, and the parsed object for the next process.
+      const parsed = this.parseCache.get(name);
+      const object = parsed && parsed.contentHash === rev.contentHash ? storable(parsed.contentHash, parsed.raw) : {};
+      const next: StateFile = { ...state, resourceVersion: state.resourceVersion + 1, generation: Math.max(state.generation, rev.generation), specHash: rev.specHash ?? state.specHash, ...object, status };
+      this.writeState(name, next);
+      return encodeRevision({ ...rev, v: next.resourceVersion, generation: next.generation });
+    });
+  }
+
+  public async clearStatus(name: string, resourceVersion: string): Promise<void> {
+    const rev = decodeRevision(resourceVersion);
+    this.locked(name, () => {
+      const state = this.readState(name);
+      if (!state) return;
+      if (state.resourceVersion !== rev.v) throw new ConflictError(name, String(rev.v), String(state.resourceVersion));
+      // The generation stays (the object may still exist); only what was recorded about the stack goes.
+      this.writeState(name, { resourceVersion: state.resourceVersion + 1, generation: state.generation, specHash: state.specHash });
+    });
+  }
+
+  /** A retry request is its own small file beside the status (`<name>.retry`), so asking never conflicts with a status write. */
+  public async requestRetry(name: string, token: string): Promise<void> {
+    fs.mkdirSync(this.stateDir, { recursive: true });
+    const target = path.join(this.stateDir, `${name}.retry`);
+    const tmp = `${target}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, token + '\n');
+    fs.renameSync(tmp, target);
+  }
+
+  private retryRequest(name: string): string | undefined {
+    try {
+      return fs.readFileSync(path.join(this.stateDir, `${name}.retry`), 'utf8').trim() || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  public async setPaused(name: string, paused: boolean): Promise<void> {
+    const file = clusterFiles(this.clustersDir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name);
+    if (!file) throw new WorkerStacksError(`no cluster object ${name} in ${this.shown(this.clustersDir)}`, { hint: 'run worker-stacks status to see the cluster names' });
+    // The user's file, edited as text: only the `paused` line changes (comments, layout, quoting stay).
+    const shown = this.shown(file);
+    const before = this.readObject(file, shown);
+    const after = withPaused(before, paused, shown);
+    if (after === before) return;
+    writeFileAtomically(file, after);
+  }
+
+  public watch(onChange: (name: string) => void): () => void {
+    return watchClusterFiles(this.clustersDir, this.stateDir, onChange);
+  }
+
+  /**
+   * Names of the clusters that have a recorded status, so that `status` can still show those whose object is gone.
+   * A state file that only remembers a generation (the object was listed but never reconciled) does not count.
+   */
+  public statusNames(): string[] {
+    if (!fs.existsSync(this.stateDir)) return [];
+    return fs
+      .readdirSync(this.stateDir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.replace(/\.json$/, ''))
+      .filter((name) => {
+        try {
+          return this.readState(name)?.status !== undefined;
+        } catch {
+          return true; // unreadable: listed, so that get() reports what is wrong with it
+        }
+      })
+      .sort();
+  }
+
+  /**
+   * A read never writes: the generation is derived (the stored one, plus one when the spec's hash is not the one it
+   * was stored for) and persisted with the next status write, which names it through the record's opaque version.
+   */
+  private read(name: string, file: string): ClusterRecord {
+    const source = this.shown(file);
+    const text = this.readObject(file, source);
+    const state = this.readState(name);
+    const { raw, problems, specHash, contentHash } = this.parsed(name, source, text, state);
+    const stored = state?.generation ?? 0;
+    const generation = specHash && state?.specHash !== specHash ? stored + 1 : Math.max(1, stored);
+    const version: Revision = { v: state?.resourceVersion ?? 0, generation, specHash: specHash ?? state?.specHash, contentHash };
+    return { name, source, raw, parseProblems: problems, generation, status: state?.status, resourceVersion: encodeRevision(version), contentHash, retryRequest: this.retryRequest(name) };
+  }
+
+  /**
+   * The object parsed, memoized on its exact bytes (in memory, and in the state file for the next process): every
+   * pass still reads every file (level-based), but unchanged bytes are not parsed again (YAML parsing was most
+   * of what an unchanged cluster cost).
+   */
+  private parsed(name: string, source: string, text: string, state: StateFile | undefined): ParsedObject {
+    const contentHash = sha256Hex(text);
+    const hit = this.parseCache.get(name);
+    if (hit && hit.contentHash === contentHash && hit.source === source) return hit;
+    // A new process finds the parsed object in the state file, stored when these bytes were first read.
+    const stored = state?.contentHash === contentHash && state.object !== undefined;
+    const { raw, problems } = stored ? { raw: state!.object, problems: [] } : parseClusterYaml(text, source);
+    const specHash = stored && state!.specHash ? state!.specHash : raw && typeof raw === 'object' ? sha256Hex(canonicalJson((raw as { spec?: unknown }).spec ?? null)) : undefined;
+    const entry: ParsedObject = { source, contentHash, raw: deepFreeze(raw), problems, specHash };
+    this.parseCache.set(name, entry);
+    return entry;
+  }
+
+  /** The object file's text, read only if it is a regular file within the size limit (lib/model/cluster/load.ts). */
+  private readObject(file: string, shown: string): string {
+    const r = readClusterFile(file, { shown });
+    if (r.problem) throw new UnreadableObject(r.problem);
+    return r.text;
+  }
+
+  private statePath(name: string): string {
+    return path.join(this.stateDir, `${name}.json`);
+  }
+
+  private readState(name: string): StateFile | undefined {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.statePath(name), 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+    let state: StateFile;
+    try {
+      state = JSON.parse(text) as StateFile;
+    } catch (e) {
+      throw new WorkerStacksError(`status file ${this.statePath(name)} is not valid JSON`, { cause: e, hint: 'it was edited by hand; delete it and the next pass rebuilds it from the live stack' });
+    }
+    if (state.status === undefined) return state;
+    const checked = parseStatus(migrateLegacyStatus(state.status));
+    if ('problem' in checked) {
+      throw new WorkerStacksError(`status file ${this.statePath(name)} is not a valid status: ${checked.problem}`, { hint: 'it was edited by hand or by another version; delete it and the next pass rebuilds it from the live stack' });
+    }
+    return { ...state, status: checked.status };
+  }
+
+  /** temp file + fsync + rename + fsync of the directory: a crash leaves the old file or the new one, never half of one. */
+  private writeState(name: string, state: StateFile): void {
+    fs.mkdirSync(this.stateDir, { recursive: true });
+    const target = this.statePath(name);
+    const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
+    const fd = fs.openSync(tmp, 'w', 0o644);
+    try {
+      fs.writeSync(fd, JSON.stringify(state, undefined, 2) + '\n');
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, target);
+    const dir = fs.openSync(this.stateDir, 'r');
+    try {
+      fs.fsyncSync(dir);
+    } finally {
+      fs.closeSync(dir);
+    }
+  }
+
+  /** An exclusive lock file per cluster; a lock older than `lockStaleMs` (30 s) is a crashed writer's and is broken. */
+  private locked<T>(name: string, fn: () => T): T {
+    fs.mkdirSync(this.stateDir, { recursive: true });
+    const lock = `${this.statePath(name)}.lock`;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        fs.closeSync(fs.openSync(lock, 'wx'));
+        break;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+        if (age > this.lockStaleMs) fs.rmSync(lock, { force: true });
+        else if (attempt > 200) throw new WorkerStacksError(`status of ${name} is locked by another writer (${lock})`, { hint: 'another reconciler is running on this directory; stop it, or remove the lock file if none is' });
+        else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+      }
+    }
+    try {
+      return fn();
+    } finally {
+      fs.rmSync(lock, { force: true });
+    }
+  }
+
+  private shown(file: string): string {
+    return path.relative(this.relativeTo, file) || file;
+  }
+}
+
+
+/** An object file that is not read (not a regular file, too big): its problem names the object file. */
+class UnreadableObject extends WorkerStacksError {
+  constructor(public readonly problem: Problem) {
+    super(`${problem.file}: ${problem.message}`, { hint: 'a cluster object is a small regular YAML file; fix or remove this entry' });
+  }
+}
+
+/** temp file (with the file's own mode) + fsync + rename: a crash leaves the old object or the new one, never half. */
+function writeFileAtomically(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  const mode = fs.statSync(file).mode & 0o7777;
+  const fd = fs.openSync(tmp, 'w', mode);
+  try {
+    fs.fchmodSync(fd, mode); // the umask does not change the user's mode
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+}

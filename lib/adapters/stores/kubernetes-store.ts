@@ -1,0 +1,324 @@
+import { ClusterStatus, parseStatus } from '../../model/cluster/status';
+import { KubeApiError, WorkerStacksError } from '../../core/errors';
+import { KubeClient } from '../../platform/kube/client';
+import { postEvent } from '../../platform/kube/events';
+import { LabelSelector } from '../../platform/kube/label-selector';
+import { collectionPath, KubeWorkerCluster, objectPath, RETRY_ANNOTATION, shownName, toRecord } from '../../platform/kube/resource';
+import { toKubeStatus } from '../../platform/kube/printer-status';
+import { Informer, InformerOptions, WatchLogger } from '../../platform/kube/watch';
+import { ClusterRecord, ClusterStore, ConflictError } from '../../model/ports/cluster-store';
+import { EventSink, ObjectEvent } from '../../model/ports/event-sink';
+import { compositeVersion, conditionStates, DUPLICATES, duplicateProblem, duplicatesRecord, duplicateStatus, parseComposite } from './kubernetes-duplicates';
+
+export interface KubernetesStoreProps {
+  readonly client: KubeClient;
+  /** One namespace, or undefined for all namespaces. */
+  readonly namespace?: string;
+  /** Only objects with these labels (`tier=canary`): one daemon per shard. @default all */
+  readonly labelSelector?: string;
+  /** List + watch settings. @default see InformerOptions */
+  readonly informer?: Omit<InformerOptions, 'labelSelector'>;
+  /** Where the watch logs its failures. @default JSON lines on stderr */
+  readonly log?: WatchLogger;
+}
+
+/**
+ * Cluster objects as `workerclusters.worker-stacks.io` custom resources. Reads come from a list + watch cache once
+ * `watch()` has started it (the daemon: an unchanged pass costs no request), and straight from the API server
+ * otherwise (a CLI command). The generation and resourceVersion are the API server's; status is written only through
+ * the status subresource, with the resourceVersion it was computed for (a 409 is a ConflictError); the spec is never
+ * written, but for `pause` and `retry`, which are user commands.
+ *
+ * Names: a record is named by metadata.name, because the stack is `WorkerStack-<name>`: with all namespaces watched,
+ * a name used in two namespaces would give both objects one stack, so both are refused. Such a name is ONE record
+ * (one key, one reconcile), invalid, whose problem names every namespace; its status write and its events go to
+ * every object of the name (each keeps its own stack fields and gets the conditions at its own generation), so
+ * each object says why it is refused, and an edit to any of them is looked at again.
+ */
+export class KubernetesStore implements ClusterStore, EventSink {
+  private readonly client: KubeClient;
+  private readonly namespace?: string;
+  private readonly labelSelector?: string;
+  private informer?: Informer<KubeWorkerCluster>;
+  private readonly listeners = new Set<(name: string) => void>();
+  private readonly pendingEvents = new Set<Promise<void>>();
+  private readonly selector: LabelSelector;
+  /** Per duplicated name, the objects (`namespace/name`) whose conditions its last status write changed: they get its events. */
+  private readonly lastFanOut = new Map<string, ReadonlySet<string>>();
+
+  constructor(private readonly props: KubernetesStoreProps) {
+    this.client = props.client;
+    this.namespace = props.namespace;
+    this.selector = LabelSelector.parse(props.labelSelector);
+    this.labelSelector = props.labelSelector;
+  }
+
+  public async list(): Promise<ClusterRecord[]> {
+    return this.toRecords(await this.objects());
+  }
+
+  public async get(name: string): Promise<ClusterRecord | undefined> {
+    const objs = await this.objects(name);
+    return this.toRecords(objs).find((r) => r.name === name);
+  }
+
+  public async writeStatus(name: string, status: ClusterStatus, resourceVersion: string): Promise<string> {
+    const checked = parseStatus(status);
+    if ('problem' in checked) throw new WorkerStacksError(`refusing to write an invalid status for ${name}: ${checked.problem}`, { hint: 'this is a bug in the writer; the object is left as it was' });
+    if (resourceVersion.startsWith(DUPLICATES)) return this.putDuplicatesStatus(name, status, resourceVersion);
+    return this.putStatus(name, status, resourceVersion);
+  }
+
+  public async clearStatus(name: string, resourceVersion: string): Promise<void> {
+    if (resourceVersion.startsWith(DUPLICATES)) return; // a refused name has no stack to forget: each object keeps its own
+    await this.putStatus(name, undefined, resourceVersion);
+  }
+
+  /** A new token in the `worker-stacks.io/retry` annotation (a merge patch: it never conflicts with a status write). */
+  public async requestRetry(name: string, token: string): Promise<void> {
+    await this.patchObject(name, { metadata: { annotations: { [RETRY_ANNOTATION]: token } } });
+  }
+
+  /** `spec.paused` by merge patch (resume removes the field, as the file store does). */
+  public async setPaused(name: string, paused: boolean): Promise<void> {
+    await this.patchObject(name, { spec: { paused: paused ? true : null } });
+  }
+
+  /**
+   * Adds or removes one finalizer: a JSON patch that tests the list it read (another writer's finalizer is never
+   * lost), retried on a 409/422 with a fresh read.
+   */
+  public async setFinalizer(name: string, finalizer: string, present: boolean): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      // After a lost race, read the object itself: the cache may be behind.
+      const o = await this.locate(name, attempt > 0);
+      const cur = o.metadata.finalizers ?? [];
+      if (cur.includes(finalizer) === present) return;
+      const next = present ? [...cur, finalizer] : cur.filter((f) => f !== finalizer);
+      const patch = [
+        o.metadata.finalizers ? { op: 'test', path: '/metadata/finalizers', value: cur } : { op: 'test', path: '/metadata/resourceVersion', value: o.metadata.resourceVersion },
+        { op: 'add', path: '/metadata/finalizers', value: next },
+      ];
+      try {
+        const { body } = await this.client.request<KubeWorkerCluster>('PATCH', objectPath(namespaceOf(o), name), patch, 'application/json-patch+json');
+        this.informer?.observe(body);
+        return;
+      } catch (e) {
+        const stale = e instanceof KubeApiError && (e.statusCode === 409 || e.statusCode === 422);
+        if (!stale || attempt >= 4) throw e;
+      }
+    }
+  }
+
+  public watch(onChange: (name: string) => void): () => void {
+    this.listeners.add(onChange);
+    this.startInformer();
+    return () => {
+      this.listeners.delete(onChange);
+      if (this.listeners.size === 0) this.stopInformer();
+    };
+  }
+
+  /** A core/v1 Event on the object (what `kubectl describe wc <name>` lists). */
+  public emit(cluster: string, event: ObjectEvent): Promise<void> {
+    const p = this.postEvent(cluster, event);
+    this.pendingEvents.add(p);
+    return p.finally(() => this.pendingEvents.delete(p));
+  }
+
+  public async flush(): Promise<void> {
+    await Promise.allSettled([...this.pendingEvents]);
+  }
+
+  private async postEvent(cluster: string, event: ObjectEvent): Promise<void> {
+    const all = (await this.objects(cluster)).filter((o) => o.metadata.name === cluster);
+    // A duplicated name: the objects whose status the last write changed (each learns it is refused once).
+    const changed = this.lastFanOut.get(cluster);
+    const targets = all.length > 1 ? all.filter((o) => !changed || changed.has(shownName(o))) : [await this.locate(cluster)];
+    for (const o of targets) {
+      await postEvent(this.client, { apiVersion: o.apiVersion, kind: o.kind, name: cluster, namespace: namespaceOf(o), uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion }, event);
+    }
+  }
+
+  /** The informer's request counts (tests, bench); undefined before watch(). */
+  public get informerStats() {
+    return this.informer?.stats;
+  }
+
+  /** Starts the list + watch cache (watch() does; the bench and tests may start it alone) and waits for its first list. */
+  public async sync(): Promise<void> {
+    await this.startInformer().synced();
+  }
+
+  public close(): void {
+    this.stopInformer();
+    this.client.close();
+  }
+
+  private startInformer(): Informer<KubeWorkerCluster> {
+    if (this.informer) return this.informer;
+    const informer = new Informer<KubeWorkerCluster>(
+      this.client,
+      collectionPath(this.namespace),
+      (type, obj, prev) => {
+        // A change of the status alone (the echo of the reconciler's own write) wakes nobody: the reconciler acts on
+        // the spec, labels, annotations (retry), finalizers and deletion, as controller-runtime's predicates would.
+        if (type === 'MODIFIED' && prev && !reconcilerRelevantChange(prev, obj)) return;
+        for (const l of this.listeners) l(obj.metadata.name);
+      },
+      { ...this.props.informer, labelSelector: this.labelSelector, store: 'kubernetes', log: this.props.log },
+    );
+    this.informer = informer;
+    informer.start();
+    return informer;
+  }
+
+  private stopInformer(): void {
+    this.informer?.stop();
+    this.informer = undefined;
+  }
+
+  /** From the cache once it has listed; otherwise from the API server (one object by name when one is asked for). */
+  private async objects(name?: string, fresh = false): Promise<KubeWorkerCluster[]> {
+    // A daemon's first pass waits for the cache's first list rather than list everything a second time; an API
+    // server that does not answer for a while is listed directly (and fails the pass, which is retried).
+    if (this.informer && !this.informer.hasSynced && !fresh && name === undefined) await Promise.race([this.informer.synced(), delay(SYNC_WAIT_MS)]);
+    if (this.informer?.hasSynced && !fresh) return [...this.informer.items.values()];
+    if (name !== undefined && this.namespace) {
+      try {
+        const { body } = await this.client.request<KubeWorkerCluster>('GET', objectPath(this.namespace, name));
+        return this.matchesSelector(body) ? [body] : [];
+      } catch (e) {
+        if (e instanceof KubeApiError && e.statusCode === 404) return [];
+        throw e;
+      }
+    }
+    const q = new URLSearchParams({ limit: '500' });
+    if (this.labelSelector) q.set('labelSelector', this.labelSelector);
+    // All namespaces and one name: the duplicates check needs every object of that name.
+    if (name !== undefined) q.set('fieldSelector', `metadata.name=${name}`);
+    const out: KubeWorkerCluster[] = [];
+    for (let cont: string | undefined; ; ) {
+      if (cont) q.set('continue', cont);
+      const { body } = await this.client.request<{ metadata: { continue?: string }; items: KubeWorkerCluster[] }>('GET', `${collectionPath(this.namespace)}?${q.toString()}`);
+      out.push(...body.items);
+      cont = body.metadata.continue || undefined;
+      if (!cont) return out;
+    }
+  }
+
+  /** A single GET does not take a label selector: a shard's store must not act on another shard's object. */
+  private matchesSelector(o: KubeWorkerCluster): boolean {
+    return this.selector.matches(o.metadata.labels);
+  }
+
+  private toRecords(objs: readonly KubeWorkerCluster[]): ClusterRecord[] {
+    const byName = new Map<string, KubeWorkerCluster[]>();
+    for (const o of objs) byName.set(o.metadata.name, [...(byName.get(o.metadata.name) ?? []), o]);
+    return [...byName.values()].map((same) => (same.length > 1 ? duplicatesRecord(same) : toRecord(same[0]))).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /**
+   * The status of a duplicated name, onto each of its objects: the conditions written (Stalled InvalidSpec, naming
+   * the namespaces) at that object's own generation, its other fields (its stack, the controller's bookkeeping) kept.
+   * An object already so is not written again. Returns the new composite version.
+   */
+  private async putDuplicatesStatus(name: string, status: ClusterStatus, composite: string): Promise<string> {
+    const versions = parseComposite(composite);
+    const objs = (await this.objects(name)).filter((o) => o.metadata.name === name);
+    const current = new Map(objs.map((o) => [shownName(o), o]));
+    if (objs.length < 2 || [...versions.keys()].some((k) => current.get(k)?.metadata.resourceVersion !== versions.get(k)) || versions.size !== objs.length) {
+      throw new ConflictError(name, composite, 'another set of objects of that name');
+    }
+    const changed = new Set<string>();
+    const next: [string, string][] = [];
+    for (const o of objs.sort((a, b) => shownName(a).localeCompare(shownName(b)))) {
+      const { own, mine } = duplicateStatus(o, status);
+      if (JSON.stringify(mine) === JSON.stringify(own)) {
+        next.push([shownName(o), o.metadata.resourceVersion ?? '']);
+        continue;
+      }
+      const path = objectPath(namespaceOf(o), name, 'status');
+      try {
+        const { body } = await this.client.request<KubeWorkerCluster>('PUT', path, { apiVersion: o.apiVersion, kind: o.kind, metadata: { name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion }, status: toKubeStatus(mine) });
+        this.informer?.observe(body);
+        // The events of this write are news to this object only when a condition changed status or reason (as
+        // lib/engines/reconciler/workflow/events.ts decides for one object); a new generation still refused is not.
+        if (conditionStates(own) !== conditionStates(mine)) changed.add(shownName(o));
+        next.push([shownName(o), body.metadata.resourceVersion ?? '']);
+      } catch (e) {
+        if (e instanceof KubeApiError && e.statusCode === 409) throw new ConflictError(name, composite, 'a newer version of one of them');
+        throw e;
+      }
+    }
+    this.lastFanOut.set(name, changed);
+    return compositeVersion(next);
+  }
+
+  /** The object of `name` this store acts on (refused when the name is ambiguous). */
+  private async locate(name: string, fresh = false): Promise<KubeWorkerCluster> {
+    const objs = (await this.objects(name, fresh)).filter((o) => o.metadata.name === name);
+    if (objs.length === 0) {
+      throw new WorkerStacksError(`no WorkerCluster ${name} in ${this.namespace ? `namespace ${this.namespace}` : 'any namespace'}${this.labelSelector ? ` matching ${this.labelSelector}` : ''}`, {
+        hint: 'run worker-stacks status --store kubernetes to see the names (kubectl get wc -A)',
+      });
+    }
+    if (objs.length > 1) throw new WorkerStacksError(duplicateProblem(objs).message, { hint: 'rename one of them, or pass --namespace' });
+    return objs[0];
+  }
+
+  /** Replaces the status (PUT), or removes it (a merge patch to null), in both cases only at `resourceVersion`. */
+  private async putStatus(name: string, status: ClusterStatus | undefined, resourceVersion: string): Promise<string> {
+    const same = (await this.objects(name)).filter((o) => o.metadata.name === name);
+    // Read when the name was one object's; now it is two: re-read (the record is the duplicated name's now).
+    if (same.length > 1) throw new ConflictError(name, resourceVersion, 'a second object of that name');
+    const o = same[0] ?? (await this.locate(name));
+    const path = objectPath(namespaceOf(o), name, 'status');
+    const metadata = { name, namespace: o.metadata.namespace, resourceVersion };
+    try {
+      const { body: updated } = status
+        ? // With the short checksum prefixes the printer columns of `kubectl get wc` show (dropped again on read).
+          await this.client.request<KubeWorkerCluster>('PUT', path, { apiVersion: o.apiVersion, kind: o.kind, metadata, status: toKubeStatus(status) })
+        : await this.client.request<KubeWorkerCluster>('PATCH', path, { metadata: { resourceVersion }, status: null }, 'application/merge-patch+json');
+      this.informer?.observe(updated);
+      const version = updated.metadata.resourceVersion;
+      if (version === undefined) throw new WorkerStacksError(`the API server answered the status write of ${name} without a resourceVersion`, { hint: 'check the API server version; the reconciler re-reads and retries' });
+      return version;
+    } catch (e) {
+      if (e instanceof KubeApiError && e.statusCode === 409) throw new ConflictError(name, resourceVersion, 'a newer version');
+      throw e;
+    }
+  }
+
+  private async patchObject(name: string, patch: unknown): Promise<void> {
+    const o = await this.locate(name);
+    const { body } = await this.client.request<KubeWorkerCluster>('PATCH', objectPath(namespaceOf(o), name), patch, 'application/merge-patch+json');
+    // A user command (pause, retry) wakes the watchers at once; its watch event is then the echo of a known version.
+    this.informer?.observe(body);
+    if (this.informer) for (const l of this.listeners) l(name);
+  }
+}
+
+const SYNC_WAIT_MS = 30_000;
+
+/** Anything but status, resourceVersion and managedFields changed. */
+function reconcilerRelevantChange(a: KubeWorkerCluster, b: KubeWorkerCluster): boolean {
+  const strip = (o: KubeWorkerCluster) => {
+    const metadata: Record<string, unknown> = { ...o.metadata };
+    delete metadata.resourceVersion;
+    delete metadata.managedFields;
+    return JSON.stringify([o.apiVersion, metadata, o.spec]);
+  };
+  return strip(a) !== strip(b);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
+}
+
+/** The namespace of an object read from the API server (WorkerClusters are namespaced: it always has one). */
+function namespaceOf(o: KubeWorkerCluster): string {
+  const ns = o.metadata.namespace;
+  if (ns === undefined) throw new WorkerStacksError(`WorkerCluster ${o.metadata.name} came without a namespace`, { hint: 'WorkerClusters are namespaced: reinstall the CRD (worker-stacks crd | kubectl apply -f -)' });
+  return ns;
+}

@@ -1,0 +1,307 @@
+import { firstFailure, isComplete, isRolledBack, StackEvent } from '../../../model/ports/cloudformation-port';
+import { sha256Hex } from '../../../model/cloudconfig/checksum';
+import { CLUSTER_TAG } from '../../../core/naming';
+import { backoffDelay } from '../runtime/backoff';
+import { CONDITIONS, Reason } from '../workflow/conditions';
+import { configDigests } from '../workflow/config-changes';
+import { ensureChangeSet, executeToken } from './change-set-ops';
+import { camel, DEFAULT_MAX_UPDATE_ATTEMPTS, Outcome, ReconcileContext, TASK } from '../workflow/context';
+import { ChangeSetReady, Found, Observed, Synthesized } from '../workflow/state';
+import { need, Task } from '../workflow/task';
+import { workerStackName } from '../../../core/naming';
+import { busy, liveChecksum, liveStatus, short } from './prepare';
+import { nodeKey } from '../../rollout/node-key';
+import { removeAssembly, synthesizeStack } from '../../synthesis/synthesize';
+import { describeRollout, specRollout } from '../../review/rollout-words';
+import { alarmRollback, rollbackConfiguration, signalShortfall } from './roll-verdict';
+
+/**
+ * Records a failure of these inputs. A failure the reconciler can retry is Degraded and retried with backoff until
+ * --max-update-attempts, then the cluster stops (Stalled) until its inputs change or an operator runs `retry`:
+ * never a loop that re-rolls nodes. `stall` stops at once (retrying cannot help).
+ */
+export function recordFailure(ctx: ReconcileContext, f: Found, reason: Reason, message: string, opts: { readonly stall?: boolean; readonly stalledReason?: Reason } = {}): Outcome {
+  const c = ctx.recorder.controller;
+  const failures = (c.failedFingerprint === f.fingerprint ? (c.failures ?? 0) : 0) + 1;
+  const max = ctx.deps.maxUpdateAttempts ?? DEFAULT_MAX_UPDATE_ATTEMPTS;
+  const stall = opts.stall || failures >= max;
+  const delay = backoffDelay(failures, ctx.deps.backoff);
+  // Ready says whether what is live is what is desired: another config, or other inputs than those applied (an image
+  // change keeps the checksum), is not Ready; the reason and message are the failure's, never a stale "executing".
+  const liveDiffers = f.live === undefined || f.live !== f.config?.checksum || (f.fingerprint !== undefined && c.inputsFingerprint !== f.fingerprint);
+  const patch = { ...(f.stack ? liveStatus(ctx, f.stack, f.live) : {}), observedGeneration: ctx.generation, desiredChecksum: f.config?.checksum };
+  const bookkeeping = { failures, failedFingerprint: f.fingerprint, retryAfter: stall ? undefined : new Date(ctx.deps.now().getTime() + delay).toISOString(), executing: undefined };
+  if (stall) {
+    const why = opts.stall ? message : `${message}; failed ${failures} times with these inputs, stopped (fix the object, or run worker-stacks retry ${ctx.record.name})`;
+    ctx.recorder.stage(patch, CONDITIONS.stalled(opts.stalledReason ?? (opts.stall ? reason : stalledReasonFor(reason)), why, { ready: liveDiffers ? false : undefined }), bookkeeping);
+    f.log.error({ reason, failures, stalled: true }, why);
+    return { result: 'stalled', message: why };
+  }
+  ctx.recorder.stage(patch, CONDITIONS.degraded(reason, `${message}; attempt ${failures} of ${max}, next after ${bookkeeping.retryAfter}`, { ready: liveDiffers ? false : undefined }), bookkeeping);
+  f.log.error({ reason, failures }, message);
+  return { result: 'failed', message, requeueAfterMs: delay };
+}
+
+/** A rolled-back update that keeps failing stops as UpdateFailed; other failures keep their own reason. */
+function stalledReasonFor(reason: Reason): Reason {
+  return reason === 'UpdateRolledBack' || reason === 'CreateRolledBack' || reason === 'ChangeSetFailed' ? 'UpdateFailed' : reason;
+}
+
+/**
+ * Resume path, 1. A stack in progress is never touched: note it and look again after one poll interval. The worker
+ * is free meanwhile; the next look comes from the pass's listing (one call per region, not one per stack).
+ */
+export const wait: Task<Observed> = {
+  name: TASK.wait,
+  run(ctx, o) {
+    const stack = need(o.stack, 'the stack in progress');
+    if (ctx.status.stackStatus !== stack.status) o.log.info({ stack: stack.name, stackStatus: stack.status }, `stack ${stack.name} is ${stack.status}`);
+    const executing = ctx.recorder.controller.executing;
+    const message = executing ? `stack is ${stack.status}: rolling the nodes to config ${short(executing.checksum)}` : `stack is ${stack.status}`;
+    ctx.recorder.stage({ stackStatus: stack.status, stackId: stack.id, stackName: stack.name }, CONDITIONS.progressing(executing ? 'ChangeSetExecuting' : 'WaitingForStack', message));
+    return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
+  },
+};
+
+/**
+ * Resume path, 2. The change set this reconciler executed may have ended: record what the stack reports. Never from a
+ * read older than the execute: the change set's own ExecutionStatus says whether the operation is ours and over
+ * (EXECUTE_COMPLETE / EXECUTE_FAILED), and the stack is then described afresh, so a listing taken before the execute
+ * (or one that lags) can neither record success nor a failure. The checksum recorded is the one the live stack
+ * carries, never the one that was asked for; the cause of a rollback is read from the stack's own events for that
+ * operation, so it survives a restart.
+ */
+export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live' | 'described'>> = {
+  name: TASK.recordExecution,
+  async run(ctx, o) {
+    const executing = need(ctx.recorder.controller.executing, 'the change set executing');
+    const name = workerStackName(ctx.record.name);
+    const cs = await ctx.region.cfn.describeChangeSet(o.stack?.id ?? ctx.status.stackId ?? name, executing.changeSet).catch(() => undefined);
+    const executingMessage = `stack ${o.stack?.status ?? name}: change set ${executing.changeSet} is executing (rolling to config ${short(executing.checksum)})`;
+    // Ours and not over (whatever a listing says): look again. CloudFormation may show the stack's old status for a moment.
+    if (cs?.executionStatus === 'EXECUTE_IN_PROGRESS') return inProgress(ctx, executingMessage);
+    if (cs?.executionStatus === 'AVAILABLE') {
+      // Never executed (a crash, or a throttled call, between the status write and the call): the apply path finds it by name.
+      ctx.recorder.stage({}, [], { executing: undefined });
+      if (o.described) return undefined;
+      const stack = await ctx.region.cfn.describeStack(name);
+      return { stack, live: stack ? await liveChecksum(ctx, stack) : undefined, described: true };
+    }
+    // Over, or unknown (the change set is gone): the stack as it is now, never as a listing showed it.
+    const stack = o.described ? o.stack : await ctx.region.cfn.describeStack(name);
+    if (stack && busy(stack)) return inProgress(ctx, executingMessage);
+    const live = o.described ? o.live : stack ? await liveChecksum(ctx, stack) : undefined;
+    const fresh = { ...o, stack, live, described: true };
+    // Proof that the completed operation is ours: the change set says so, or (it is gone) the stack changed after the execute.
+    const ours = cs ? cs.executionStatus === 'EXECUTE_COMPLETE' : Boolean(stack?.lastUpdated && stack.lastUpdated >= executing.startedAt) || stack?.status === 'CREATE_COMPLETE';
+    if (stack && isComplete(stack.status) && ours && live === executing.checksum) return recordSuccess(ctx, fresh, 'applied', executing.fingerprint);
+    if (stack && isComplete(stack.status) && ours && live === undefined) return recordFailure(ctx, fresh, 'ReconcileFailed', `stack ${stack.name} is ${stack.status} but reports no ConfigChecksum; nothing is recorded that was not seen live`);
+    const events = stack ? lastOperation(await ctx.region.cfn.operationEvents(stack.id), stack.name) : [];
+    const cause = firstFailure(events);
+    const status = stack?.status ?? 'STACK_GONE';
+    // The nodes' own verdict (signals) or a rollback alarm, when the events give one, says more than a resource status.
+    const gate = signalShortfall(events) ?? alarmRollback(events);
+    const why = gate ?? (cause ? `${cause.logicalId} (${cause.resourceType}) ${cause.status}: ${cause.reason ?? ''}`.trim() : (stack?.statusReason ?? 'no failure event found'));
+    const kept = isRolledBack(status) ? `; the previous config ${short(live ?? ctx.status.cloudConfigChecksum)} stays live` : '';
+    return recordFailure(ctx, fresh, failureReason(status), `stack ${status}: ${why}${kept}`);
+  },
+};
+
+/** Our operation is still running: the slot stays held, and the stack is looked at again after a poll. */
+function inProgress(ctx: ReconcileContext, message: string): Outcome {
+  ctx.deps.slots?.observed(ctx.record.name, true);
+  return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
+}
+
+/** 7. Documented recovery for the stack states that a blind retry would never leave. */
+export const recover: Task<Observed> = {
+  name: TASK.recover,
+  when: (_ctx, o) => Boolean(o.stack),
+  async run(ctx, o) {
+    const stack = need(o.stack, 'the stack to recover');
+    const attempts = ctx.recorder.controller.recoveryAttempts ?? 0;
+    const token = `ws-recover-${attempts}-${o.fingerprint.slice(0, 24)}`;
+    const exhausted = attempts >= ctx.deps.maxRecoveryAttempts;
+    switch (stack.status) {
+      case 'ROLLBACK_COMPLETE': {
+        // A create that never completed: nothing was ever live, so delete and create again.
+        if (exhausted) return recordFailure(ctx, o, 'RecoveryExhausted', `stack ${stack.name} failed to create ${attempts} times; read its events, fix the cause, then delete it (the next pass creates it again; or run worker-stacks retry ${ctx.record.name})`, { stall: true });
+        // The stack id is dropped first: the stack about to vanish is ours to delete, not one that went missing.
+        ctx.recorder.stage({ stackId: undefined, stackStatus: 'DELETE_IN_PROGRESS', cloudConfigChecksum: undefined }, CONDITIONS.progressing('RecreatingStack', `stack ${stack.name} is ROLLBACK_COMPLETE after a failed create: deleting it to create it again`), { recoveryAttempts: attempts + 1 });
+        await ctx.region.cfn.deleteStack(stack.id, token);
+        ctx.deps.slots?.observed(ctx.record.name, true);
+        return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `deleting ${stack.name} to create it again` };
+      }
+      case 'UPDATE_ROLLBACK_FAILED': {
+        if (exhausted) {
+          return recordFailure(ctx, o, 'RecoveryExhausted', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED after ${attempts} ContinueUpdateRollback attempts; fix the resource named in its events, then run aws cloudformation continue-update-rollback (with --resources-to-skip if it cannot be fixed); the next pass sees the stack move on, or run worker-stacks retry ${ctx.record.name}`, { stall: true });
+        }
+        ctx.recorder.stage({ stackStatus: stack.status }, CONDITIONS.progressing('ContinuingRollback', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED: ContinueUpdateRollback, attempt ${attempts + 1} of ${ctx.deps.maxRecoveryAttempts}`), { recoveryAttempts: attempts + 1 });
+        await ctx.region.cfn.continueUpdateRollback(stack.id, token);
+        ctx.deps.slots?.observed(ctx.record.name, true);
+        return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'continuing the rollback' };
+      }
+      case 'DELETE_FAILED':
+      case 'ROLLBACK_FAILED': {
+        const events = lastOperation(await ctx.region.cfn.operationEvents(stack.id), stack.name);
+        const stuck = events.filter((e) => /_FAILED$/.test(e.status)).map((e) => `${e.logicalId} (${e.resourceType}): ${e.reason ?? e.status}`);
+        return recordFailure(ctx, o, camel(stack.status) as Reason, `stack ${stack.name} is ${stack.status}; an operator must act. Failed resources: ${stuck.join('; ') || 'none reported'}`, { stall: true });
+      }
+      default:
+        return undefined;
+    }
+  },
+};
+
+/** 8. --concurrency bounds the stacks in progress across the fleet; a cluster over the bound waits its turn. */
+export const acquireSlot: Task<Observed> = {
+  name: TASK.acquireSlot,
+  when: (ctx) => Boolean(ctx.deps.slots),
+  run(ctx, o) {
+    if (need(ctx.deps.slots, 'the slots').tryAcquire(ctx.record.name)) return undefined;
+    ctx.recorder.stage({ desiredChecksum: o.config.checksum }, CONDITIONS.progressing('WaitingForSlot', 'waiting for a free slot: --concurrency stacks are in progress'));
+    return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'waiting for a slot' };
+  },
+};
+
+/** 9. The same code as `cdk synth`, in-process. */
+export const synthesize: Task<Observed, Synthesized> = {
+  name: TASK.synthesize,
+  async run(ctx, o) {
+    // The config rendered (and memoized) in the render step: synthesis never renders it a second time.
+    const opts = { templatesDir: ctx.deps.templatesDir, workDir: ctx.deps.workDir, fingerprint: o.fingerprint, nag: ctx.deps.nag, config: o.config, source: ctx.record.source };
+    const synth = ctx.deps.synthesizer ? await ctx.deps.synthesizer(o.cluster, opts) : synthesizeStack(o.cluster, opts);
+    o.log.info({ stack: synth.stackName, synthMs: Math.round(synth.durationMs) }, 'synthesized');
+    return { synth };
+  },
+};
+
+/** 10. Publish the config object (content-addressed: existing keys are skipped). */
+export const publish: Task<Observed & Synthesized> = {
+  name: TASK.publish,
+  async run(ctx, o) {
+    const r = await ctx.region.publisher.publish(o.synth.assets);
+    o.log.info({ uploaded: r.uploaded, skipped: r.skipped }, 'assets published');
+    // Nothing reads the assembly again: it does not sit in the work dir (memory) for the length of the stack wait.
+    removeAssembly(ctx.deps.workDir, o.cluster.metadata.name, (msg) => o.log.warn({}, msg));
+  },
+};
+
+/** 11. A change set named after the inputs: a retried step finds and reuses it. */
+export const changeSet: Task<Observed & Synthesized, ChangeSetReady> = {
+  name: TASK.changeSet,
+  async run(ctx, o) {
+    // Named after the inputs and the stack as it is: a repeated step finds and reuses its change set, while a re-apply
+    // after an out-of-band change (same inputs, another live stack) gets a new one.
+    const base = `${o.stack?.id ?? ''}\0${o.stack?.lastUpdated ?? ''}\0${o.live ?? ''}`;
+    const name = `ws-${o.fingerprint.slice(0, 24)}-${sha256Hex(base).slice(0, 8)}`;
+    const state = await ensureChangeSet(ctx.region, {
+      synth: o.synth,
+      stack: o.stack,
+      name,
+      description: `worker-stacks generation ${ctx.generation} config ${short(o.config.checksum)}`,
+      tags: { [CLUSTER_TAG]: ctx.record.name },
+      timeoutMs: ctx.deps.changeSetTimeoutMs,
+      rollbackConfiguration: rollbackConfiguration(o.cluster.spec.rollout),
+      // Our own execution in flight is in status.controller.executing (the record path): one found executed here is older.
+      executedIsEarlier: true,
+    });
+    switch (state.kind) {
+      case 'no-changes':
+        return recordSuccess(ctx, o, 'no-changes', o.fingerprint);
+      case 'failed':
+        return recordFailure(ctx, o, 'ChangeSetFailed', `change set ${state.info.name} is ${state.info.status}: ${state.info.statusReason ?? 'no reason given'}`);
+      case 'executed':
+        return { changeSet: { name: state.name, executed: true } }; // executing (a read older than it): say so and look again
+      case 'ready':
+        return { changeSet: { name: state.info.name, token: executeToken(state.info), executed: false } };
+    }
+  },
+};
+
+/** 12. Execute, after saying so in the status; then requeue: the stack is watched, not waited on. */
+export const execute: Task<Observed & Synthesized & ChangeSetReady> = {
+  name: TASK.execute,
+  async run(ctx, o) {
+    const { config, changeSet: cs } = o;
+    const rolls = o.live !== config.checksum;
+    const why = o.drift ? `${o.drift.message}; re-applying the object. ` : '';
+    // How the roll goes (batches, the gate, drain), so the log says what to expect before the stack is watched.
+    const how = rolls ? `; rolls ${describeRollout(specRollout(o.cluster.spec))}` : '';
+    // What changes: a repair restores the applied config, a new stack gets its first, an edit says what it changed.
+    const what = o.drift ? (o.drift.reason === 'StackDeleted' ? 'the stack is created again' : `restoring it over ${short(o.live)}`) : (o.configChange ?? (o.stack ? `the stack carries ${short(o.live)}` : 'first config'));
+    const message = `${why}${rolls ? `rolling the nodes to config ${short(config.checksum)}: ${what}${how}` : 'updating the stack; the node config is unchanged'}`;
+    const executing = { fingerprint: o.fingerprint, changeSet: cs.name, checksum: config.checksum, startedAt: ctx.deps.now().toISOString() };
+    const appliedBy = ctx.deps.release ? { version: ctx.deps.release, code: ctx.deps.code } : undefined;
+    const change = rolls ? { lastConfigChange: what, lastConfigChangeTime: executing.startedAt } : {};
+    ctx.recorder.stage({ ...change, desiredChecksum: config.checksum, observedGeneration: ctx.generation, paused: undefined }, CONDITIONS.progressing(o.drift ? o.drift.reason : 'ChangeSetExecuting', message), { executing, appliedBy });
+    // The one write before the workflow's end: `executing` must be durable before the call, so that a crash or a lost
+    // leadership right after it still knows whose operation the stack is running (the record path) and counts it;
+    // a stale read fails here, before anything is executed.
+    await ctx.recorder.writeBeforeExecute();
+    o.log.info({ changeSet: cs.name }, message);
+    if (!cs.executed) await ctx.region.cfn.executeChangeSet(o.synth.stackName, cs.name, cs.token);
+    // Our operation: the slot stays held until a look sees the stack settled.
+    ctx.deps.slots?.observed(ctx.record.name, true);
+    return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
+  },
+};
+
+/**
+ * The events of the stack's latest operation (from its "User Initiated" start on), so that a failure
+ * is explained by its own events and never by an older failure still in the stack's history.
+ */
+export function lastOperation(events: readonly StackEvent[], stackName: string | undefined): readonly StackEvent[] {
+  const isStart = (e: StackEvent) => e.logicalId === stackName && e.resourceType === 'AWS::CloudFormation::Stack' && /_IN_PROGRESS$/.test(e.status) && e.reason === 'User Initiated';
+  let start = events.length - 1;
+  while (start >= 0 && !isStart(events[start])) start--;
+  return start < 0 ? events : events.slice(start);
+}
+
+/** Condition reason for a stack that did not complete. */
+export function failureReason(status: string): Reason {
+  const known: Record<string, Reason> = {
+    UPDATE_ROLLBACK_COMPLETE: 'UpdateRolledBack',
+    ROLLBACK_COMPLETE: 'CreateRolledBack',
+    UPDATE_ROLLBACK_FAILED: 'UpdateRollbackFailed',
+    DELETE_FAILED: 'DeleteFailed',
+    ROLLBACK_FAILED: 'RollbackFailed',
+    STACK_GONE: 'StackDeleted',
+  };
+  return known[status] ?? 'ReconcileFailed';
+}
+
+/** Ready: what the stack reports is live, for these inputs. The checksum comes from the stack, never from the request. */
+async function recordSuccess(ctx: ReconcileContext, o: Observed, result: 'applied' | 'no-changes', fingerprint: string): Promise<Outcome> {
+  const stack = o.stack ?? (await ctx.region.cfn.describeStack(workerStackName(ctx.record.name)));
+  const live = o.live ?? stack?.outputs.ConfigChecksum;
+  const { config } = o;
+  if (!stack || !live) return recordFailure(ctx, o, 'ReconcileFailed', `stack ${stack?.name ?? ctx.record.name} reports no ConfigChecksum; nothing is recorded that was not seen live`);
+  // From what the stack did, not from what was recorded while watching it.
+  const reason = result === 'no-changes' ? 'UpToDate' : stack.status === 'CREATE_COMPLETE' ? 'StackCreated' : 'StackUpdated';
+  const current = fingerprint === o.fingerprint;
+  ctx.recorder.stage(
+    {
+      ...liveStatus(ctx, stack, live),
+      desiredChecksum: config.checksum,
+      observedGeneration: ctx.generation,
+      paused: undefined,
+      // What the fleet rollout compares a new AMI (instance types, volume, subnets) with: recorded only for what is live.
+      rollout: current && live === config.checksum ? { ...ctx.status.rollout, appliedNodeKey: nodeKey(o.cluster), stagedChecksum: undefined, heldSince: undefined } : ctx.status.rollout,
+    },
+    current ? CONDITIONS.ready(reason, `stack ${stack.status}, config ${short(live)} live`) : CONDITIONS.progressing('ChangeSetExecuting', `stack ${stack.status} on an earlier version of the object; applying the current one`),
+    {
+      inputsFingerprint: fingerprint,
+      appliedInputsKey: current ? ctx.derivedKey : undefined,
+      configDigests: live === config.checksum ? configDigests(config.node) : ctx.recorder.controller.configDigests,
+      failures: 0,
+      retryAfter: undefined,
+      failedFingerprint: undefined,
+      recoveryAttempts: 0,
+      executing: undefined,
+    },
+  );
+  o.log.info({ stackChecksum: live, stackStatus: stack.status }, result === 'applied' ? 'stack applied; live checksum recorded' : 'no changes; live checksum recorded');
+  // The object moved on while the stack rolled: apply the newer inputs at once.
+  return current ? { result } : { result: 'recorded', requeueAfterMs: 0 };
+}

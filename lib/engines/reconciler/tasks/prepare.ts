@@ -1,0 +1,257 @@
+import { isComplete, isInProgress, isRolledBack, StackSummary } from '../../../model/ports/cloudformation-port';
+import { ClusterStatus, ConditionType, getCondition } from '../../../model/cluster/status';
+import { validateCluster } from '../../../model/cluster/validate';
+import { listTemplates } from '../../../model/cloudconfig/templates';
+import { RenderedConfig } from '../../../model/cloudconfig/render';
+import { renderCluster } from '../../../model/cluster/derive';
+import { formatProblem, RenderError } from '../../../core/errors';
+import { workerStackName } from '../../../core/naming';
+import { CONDITIONS } from '../workflow/conditions';
+import { configChanges, configDigests, describeConfigChanges } from '../workflow/config-changes';
+import { DEFAULT_MAX_UPDATE_ATTEMPTS, ReconcileContext, TASK } from '../workflow/context';
+import { Desired, Drift, Observed, Start, Validated } from '../workflow/state';
+import { need, Task } from '../workflow/task';
+import { inputsFingerprint } from '../workflow/fingerprint';
+
+/**
+ * 0. The same bytes, templates and code as the last successful apply, and the listed stack settled on exactly what
+ * was recorded (status, checksum, last update): nothing can have changed, so stop before even validating.
+ */
+export const skipIfSameInputs: Task<Start> = {
+  name: TASK.skipIfSameInputs,
+  when: (ctx) => Boolean(ctx.listedStack) && ctx.derivedKey !== undefined && !ctx.deps.dryRun,
+  run(ctx) {
+    const s = ctx.status;
+    const c = ctx.recorder.controller;
+    const stack = need(ctx.listedStack, 'the listed stack');
+    const same =
+      c.appliedInputsKey === ctx.derivedKey &&
+      !c.executing &&
+      isComplete(stack.status) &&
+      s.stackStatus === stack.status &&
+      s.cloudConfigChecksum !== undefined &&
+      stack.outputs.ConfigChecksum === s.cloudConfigChecksum &&
+      stack.lastUpdated === s.stackLastUpdated &&
+      s.observedGeneration === ctx.generation &&
+      !retryRequested(ctx);
+    return same && isSettled(s, ctx.generation) ? { result: 'unchanged' } : undefined;
+  },
+};
+
+/** 1. The object is valid, or nothing touches AWS. */
+export const validate: Task<Start, Pick<Validated, 'cluster'>> = {
+  name: TASK.validate,
+  run(ctx, s) {
+    const { record } = ctx;
+    const hit = ctx.deps.derived?.get(record.name, ctx.derivedKey);
+    if (hit) return { cluster: hit.cluster };
+    const result = record.parseProblems.length ? { problems: record.parseProblems } : validateCluster(record.raw, { file: record.source, templates: listTemplates(ctx.deps.templatesDir) });
+    if ('cluster' in result && result.cluster) return { cluster: result.cluster };
+    const message = result.problems.map(formatProblem).join('; ');
+    s.log.warn({ problems: result.problems }, 'invalid cluster object; nothing was touched');
+    // The running stack is not touched, so Ready (what is live) is left as it was: an invalid edit is not an outage.
+    // A cluster that never had a live config is not Ready either.
+    ctx.recorder.stage({ observedGeneration: ctx.generation }, CONDITIONS.stalled('InvalidSpec', `${message} (fix the object; the stack was not touched)`, { ready: ctx.status.cloudConfigChecksum ? undefined : false }));
+    // No requeue: a change to the object triggers the next attempt.
+    return { result: 'invalid', message };
+  },
+};
+
+/** The node config as `validate` and `render` derive it; a template that does not render stalls as RenderFailed with their message. */
+function rendered(ctx: ReconcileContext, s: Validated): RenderedConfig {
+  const r = renderCluster(s.cluster, ctx.record.source, ctx.deps.templatesDir);
+  if ('problems' in r) throw new RenderError(r.problems);
+  return r.config;
+}
+
+/** 2. Render the big config; its checksum and the code and spec give the inputs' fingerprint. */
+export const render: Task<Validated, Pick<Desired, 'config' | 'fingerprint' | 'configChange' | 'log'>> = {
+  name: TASK.render,
+  run(ctx, s) {
+    const hit = ctx.deps.derived?.get(ctx.record.name, ctx.derivedKey);
+    const config = hit?.config ?? rendered(ctx, s);
+    const fingerprint = hit?.fingerprint ?? inputsFingerprint(s.cluster, config.checksum, ctx.deps.code);
+    if (!hit) ctx.deps.derived?.set(ctx.record.name, ctx.derivedKey, { cluster: s.cluster, config, fingerprint });
+    const recorded = ctx.status.cloudConfigChecksum;
+    const configChange = recorded && recorded !== config.checksum ? describeConfigChanges(configChanges(ctx.recorder.controller.configDigests, configDigests(config.node))) : undefined;
+    // From here on every line names the desired checksum too.
+    return { config, fingerprint, configChange, log: s.log.child({ checksum: config.checksum }) };
+  },
+};
+
+/**
+ * 3. Look at the stack as it is (from the pass's batched listing when there is one), and at the checksum it carries:
+ * the live stack is the truth, not what was recorded. A recorded stack that is gone, or a settled stack that is not
+ * what was applied, is said so here.
+ */
+export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift' | 'described'>> = {
+  name: TASK.observe,
+  async run(ctx, d) {
+    const name = workerStackName(ctx.record.name);
+    const executing = ctx.recorder.controller.executing;
+    let described = ctx.listedStack === undefined || ctx.listedDescribed;
+    let stack = ctx.listedStack === undefined ? await ctx.region.cfn.describeStack(name) : (ctx.listedStack ?? undefined);
+    // A shared listing can be older than our own create: absent there is not proof of absence for a stack we know of.
+    if (!stack && !described && (executing || ctx.status.stackId)) {
+      stack = await ctx.region.cfn.describeStack(name);
+      described = true;
+    }
+    ctx.deps.slots?.observed(ctx.record.name, Boolean(stack && busy(stack)));
+    const live = stack ? await liveChecksum(ctx, stack) : undefined;
+    const drift = driftOf(ctx, name, stack, live, d.config.checksum);
+    // `stackChecksum`, not `liveChecksum`: that key is bound to every line already (the checksum as recorded).
+    if (drift) d.log.warn({ reason: drift.reason, recordedChecksum: ctx.status.cloudConfigChecksum ?? null, stackChecksum: live ?? null, desiredChecksum: d.config.checksum }, drift.message);
+    return { stack, live, drift, described };
+  },
+};
+
+/**
+ * The one function that sets the live checksum in a status: the stack's fields and the checksum it carries, both as
+ * read from the stack itself, never the checksum that was asked for. Its last update time goes with them, so a later
+ * look compares the stack with what was seen of it (not with an older apply) to tell drift. Without a checksum read
+ * (`live` undefined) the recorded one is kept: nothing is recorded that was not seen live.
+ */
+export function liveStatus(ctx: ReconcileContext, stack: StackSummary, live: string | undefined) {
+  return { stackName: stack.name, stackId: stack.id, stackStatus: stack.status, stackLastUpdated: stack.lastUpdated, cloudConfigChecksum: live ?? ctx.status.cloudConfigChecksum };
+}
+
+/** A recorded stack that is gone, or a settled stack that is not what was applied (by checksum or update time). */
+function driftOf(ctx: ReconcileContext, name: string, stack: StackSummary | undefined, live: string | undefined, desired: string): Drift | undefined {
+  const s = ctx.status;
+  const settled = stack && isComplete(stack.status) && !ctx.recorder.controller.executing;
+  if (!stack && s.stackId) {
+    return { reason: 'StackDeleted', message: `stack ${name} (${s.stackId}) is gone: it was deleted outside worker-stacks; the recorded config ${short(s.cloudConfigChecksum)} is no longer live` };
+  }
+  if (settled && s.cloudConfigChecksum && live !== s.cloudConfigChecksum && live !== desired) {
+    return { reason: 'Drifted', message: `stack ${name} carries config ${short(live)}, but ${short(s.cloudConfigChecksum)} was applied: it was changed outside worker-stacks` };
+  }
+  if (settled && s.stackLastUpdated && stack.lastUpdated && stack.lastUpdated !== s.stackLastUpdated) {
+    return { reason: 'Drifted', message: `stack ${name} was updated at ${stack.lastUpdated}, after worker-stacks applied it (${s.stackLastUpdated}): it was changed outside worker-stacks` };
+  }
+  return undefined;
+}
+
+/**
+ * The checksum the stack itself reports: its ConfigChecksum output, or (where the listing leaves outputs out, as
+ * some emulators do) the output's literal value in the live template. Nothing is guessed: undefined when neither says.
+ */
+export async function liveChecksum(ctx: ReconcileContext, stack: StackSummary): Promise<string | undefined> {
+  if (stack.outputs.ConfigChecksum) return stack.outputs.ConfigChecksum;
+  if (!isComplete(stack.status) && !isRolledBack(stack.status)) return undefined;
+  const body = await ctx.region.cfn.getTemplate(stack.id);
+  const value = body ? (JSON.parse(body) as { Outputs?: { ConfigChecksum?: { Value?: unknown } } }).Outputs?.ConfigChecksum?.Value : undefined;
+  return typeof value === 'string' && /^[0-9a-f]{64}$/.test(value) ? value : undefined;
+}
+
+/** 4. Live equals desired for these inputs on a complete stack: nothing to do. Failed inputs wait for their backoff, or a human. */
+export const skipIfUnchanged: Task<Observed> = {
+  name: TASK.skipIfUnchanged,
+  run(ctx, o) {
+    const s = ctx.status;
+    const c = ctx.recorder.controller;
+    const { stack, live } = o;
+    if (stack && isComplete(stack.status) && !o.drift && live === o.config.checksum && c.inputsFingerprint === o.fingerprint) {
+      const patch = { ...liveStatus(ctx, stack, live), desiredChecksum: o.config.checksum, observedGeneration: ctx.generation, paused: undefined };
+      // Already Ready for this generation: keep the conditions (and the reason of the last apply), so an unchanged pass writes nothing.
+      const conditions = isSettled(s, ctx.generation) ? [] : CONDITIONS.ready('UpToDate', `stack ${stack.status}, config ${short(live)} live`);
+      ctx.recorder.stage(patch, conditions, { appliedInputsKey: ctx.derivedKey ?? c.appliedInputsKey });
+      return { result: 'unchanged' };
+    }
+    if (c.failedFingerprint === o.fingerprint && !retryRequested(ctx)) {
+      // A stall on a stack state (recovery exhausted, DELETE_FAILED …) lifts when an operator has moved the stack on.
+      const stackMoved = (stack?.status ?? 'NONE') !== (s.stackStatus ?? 'NONE');
+      if (getCondition(s, 'Stalled')?.status === 'True' && !stackMoved) {
+        return { result: 'stalled', message: `stopped: ${getCondition(s, 'Stalled')?.message} (change the object or run worker-stacks retry ${ctx.record.name})` };
+      }
+      const retryAt = c.retryAfter ? Date.parse(c.retryAfter) : 0;
+      if (retryAt > ctx.deps.now().getTime()) {
+        return { result: 'backoff', requeueAfterMs: retryAt - ctx.deps.now().getTime(), message: `retrying after ${c.retryAfter}` };
+      }
+    }
+    if (retryRequested(ctx)) {
+      // One more attempt, not a new budget: the count stays one short of --max-update-attempts, so a failure of the
+      // retried attempt stops the cluster again (a new retry, or new inputs, start it again).
+      const max = ctx.deps.maxUpdateAttempts ?? DEFAULT_MAX_UPDATE_ATTEMPTS;
+      const failures = c.failedFingerprint === o.fingerprint ? Math.min(c.failures ?? 0, max - 1) : 0;
+      o.log.info({ retry: ctx.record.retryRequest, failures }, 'retry requested by an operator: one more attempt, backoff cleared');
+      ctx.recorder.stage({}, [], { failures, failedFingerprint: failures ? c.failedFingerprint : undefined, retryAfter: undefined, recoveryAttempts: 0, retryHandled: ctx.record.retryRequest });
+    }
+    return undefined;
+  },
+};
+
+/** 5. A paused cluster gets no AWS write; a wait already under way goes on in the resume path. */
+export const paused: Task<Observed> = {
+  name: TASK.paused,
+  when: (_ctx, o) => o.cluster.spec.paused,
+  run(ctx, o) {
+    const message = `paused (spec.paused): no AWS writes; live config ${short(o.live)}, desired ${short(o.config.checksum)}${o.drift ? `; ${o.drift.message}` : ''}`;
+    // A pending change (another config, other inputs, or drift) is not Ready while paused: Ready says what is live.
+    const pending = o.live !== o.config.checksum || ctx.recorder.controller.inputsFingerprint !== o.fingerprint || Boolean(o.drift) || !o.stack || !isComplete(o.stack.status);
+    ctx.recorder.stage({ paused: true, observedGeneration: ctx.generation, desiredChecksum: o.config.checksum, stackStatus: o.stack?.status }, CONDITIONS.paused(message, { ready: pending ? false : undefined }));
+    o.log.info({}, message);
+    return { result: 'paused', message };
+  },
+};
+
+/** --drift=report: a live stack that is not what was applied (or a vanished one) is reported, never repaired. */
+export const reportDrift: Task<Observed> = {
+  name: TASK.reportDrift,
+  when: (ctx, o) => Boolean(o.drift) && ctx.deps.drift === 'report',
+  run(ctx, o) {
+    const drift = need(o.drift, 'the drift');
+    const message = `${drift.message} (--drift=report: not repaired; run without it, or fix the stack by hand)`;
+    ctx.recorder.stage({ stackStatus: o.stack?.status, cloudConfigChecksum: o.live, stackId: o.stack?.id, observedGeneration: ctx.generation }, [
+      { type: 'Ready', status: 'False', reason: drift.reason, message },
+      { type: 'Degraded', status: 'True', reason: drift.reason, message },
+    ]);
+    return { result: 'drifted', message };
+  },
+};
+
+/** 6. The credentials (the assumed deployer role's, or the daemon's own) must belong to the cluster's account before anything is changed. */
+export const checkAccount: Task<Observed> = {
+  name: TASK.checkAccount,
+  async run(ctx, o) {
+    const { account, region } = o.cluster.spec;
+    const actual = await ctx.deps.identity.account({ account, region });
+    if (actual === account) return;
+    const message = `credentials are for account ${actual}, the cluster is in ${account}; use credentials of that account (a profile or role), nothing was changed`;
+    ctx.recorder.stage({ observedGeneration: ctx.generation }, CONDITIONS.stalled('AccountMismatch', message, { ready: o.live === o.config.checksum ? undefined : false }));
+    return { result: 'failed', message };
+  },
+};
+
+/** Dry run: say what would happen, then stop before anything is written. */
+export const dryRunReport: Task<Observed> = {
+  name: TASK.dryRun,
+  when: (ctx) => ctx.deps.dryRun,
+  run(_ctx, o) {
+    const checksum = short(o.config.checksum);
+    const drift = o.drift ? `${o.drift.message}; ` : '';
+    const message = !o.stack
+      ? `${drift}would create the stack with config ${checksum}`
+      : o.live !== o.config.checksum
+        ? `${drift}would update the stack and roll the nodes: config ${short(o.live)} -> ${checksum} (${o.configChange ?? 'first recorded config'})`
+        : `${drift}would update the stack (${o.stack.status}); the config ${checksum} is unchanged, nodes do not roll`;
+    return { result: 'dry-run', message };
+  },
+};
+
+export function short(checksum: string | undefined): string {
+  return checksum ? checksum.slice(0, 12) : 'unknown';
+}
+
+/** An operator asked for a retry that has not been acted on yet. */
+export function retryRequested(ctx: ReconcileContext): boolean {
+  const asked = ctx.record.retryRequest;
+  return asked !== undefined && asked !== ctx.recorder.controller.retryHandled;
+}
+
+export const busy = (stack: StackSummary) => isInProgress(stack.status) && stack.status !== 'REVIEW_IN_PROGRESS';
+
+/** Ready=True, nothing in progress, nothing wrong, all for this generation. */
+export function isSettled(s: ClusterStatus, generation: number): boolean {
+  const is = (type: ConditionType, status: string) => getCondition(s, type)?.status === status;
+  return is('Ready', 'True') && is('Progressing', 'False') && !is('Stalled', 'True') && !is('Degraded', 'True') && s.conditions.every((c) => c.observedGeneration === generation);
+}

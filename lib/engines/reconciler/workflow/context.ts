@@ -1,0 +1,177 @@
+import { AssetPublisher } from '../../../platform/aws/s3-publisher';
+import { CloudFormationPort, StackSummary } from '../../../model/ports/cloudformation-port';
+import { IdentityPort } from '../../../platform/aws/identity';
+import { WorkerCluster } from '../../../model/cluster/schema';
+import { ClusterStatus } from '../../../model/cluster/status';
+import { ClusterRecord, ClusterStore } from '../../../model/ports/cluster-store';
+import { BackoffPolicy } from '../runtime/backoff';
+import { DerivedCache, derivedKey } from '../../../model/cluster/derived-cache';
+import { EventSink } from './events';
+import type { PendingStatus } from './status-recorder';
+import { SynthesizedStack, SynthesizeOptions } from '../../synthesis/synthesize';
+import type { Start } from './state';
+import { ConfigObjectStore } from '../../../platform/aws/config-objects';
+import { RolloutGate } from '../../rollout/coordinator';
+import type { Logger } from '../../../core/logger';
+
+// Where they were defined before (issue 22 moved them so that state.ts and the rollout engine need not import this file).
+export type { Logger } from '../../../core/logger';
+export type { Outcome, Result } from './outcomes';
+
+export interface RegionClients {
+  readonly cfn: CloudFormationPort;
+  readonly publisher: AssetPublisher;
+  /** Lists and deletes old config objects of a settled cluster (clean-config-objects). @default none: nothing is removed */
+  readonly configObjects?: ConfigObjectStore;
+}
+
+/** What to do about a live stack that is not what the reconciler applied. */
+export type DriftPolicy = 'repair' | 'report';
+
+/**
+ * Stacks in progress across the fleet: --concurrency bounds them, not threads. Tasks only ask and report; the owner
+ * (the controller's FleetSlots) gives a slot back when the reconcile that took it ends, unless the stack is in progress.
+ */
+export interface StackSlots {
+  /** True when `cluster` may start a stack operation now (it holds a slot, or one is free); held until its reconcile ends. */
+  tryAcquire(cluster: string): boolean;
+  /** The cluster's stack was seen in progress, or this reconcile started an operation on it (held past the reconcile), or seen settled (freed). */
+  observed(cluster: string, inProgress: boolean): void;
+}
+
+export interface ReconcilerDeps {
+  readonly store: ClusterStore;
+  /**
+   * AWS ports for one account and region (created once and reused): with assumed roles, every call of a cluster is
+   * made with its own account's deployer credentials. Without `account`, or in single-credential mode, per region.
+   */
+  readonly aws: (region: string, account?: string) => RegionClients;
+  readonly identity: IdentityPort;
+  readonly templatesDir: string;
+  /** Where cloud assemblies are synthesized. */
+  readonly workDir: string;
+  /** Fingerprint of the code (see codeFingerprint). */
+  readonly code: string;
+  /** This daemon's release (package version): a cluster last applied by a newer release is left alone. @default no check */
+  readonly release?: string;
+  readonly log: Logger;
+  readonly now: () => Date;
+  readonly backoff: BackoffPolicy;
+  /** How long after a look at a stack in progress to look again. @default 5 s */
+  readonly pollMs?: number;
+  /** --once gives up on a stack still in progress after this long (the daemon never does: it requeues). */
+  readonly waitTimeoutMs: number;
+  readonly changeSetTimeoutMs: number;
+  /** Report what would happen; write nothing anywhere. */
+  readonly dryRun: boolean;
+  /** Run cdk-nag during synthesis. */
+  readonly nag: boolean;
+  /** ContinueUpdateRollback / delete-and-recreate attempts before an operator must step in. */
+  readonly maxRecoveryAttempts: number;
+  /** Executions (or other counted failures) of the same inputs before the cluster stalls. @default 2 */
+  readonly maxUpdateAttempts?: number;
+  /** @default repair */
+  readonly drift?: DriftPolicy;
+  /** Aborted on shutdown (SIGTERM). @default never */
+  readonly signal?: AbortSignal;
+  /** Validated clusters and rendered configs of unchanged objects, kept between passes. @default none: derive every time */
+  readonly derived?: DerivedCache;
+  /** Where stacks are synthesized (a SynthPool of worker threads in the daemon). @default in this thread */
+  readonly synthesizer?: Synthesizer;
+  /** Bounds the stacks in progress. @default unbounded */
+  readonly slots?: StackSlots;
+  /** Events on the object (roll started, stack complete, rolled back, stalled). @default none (the file store) */
+  readonly events?: EventSink;
+  /** The fleet rollout gate (waves, windows, holds: lib/engines/rollout). @default none: every roll may start */
+  readonly rollout?: RolloutGate;
+  /** Config objects kept besides the live and desired ones. @default 3 */
+  readonly keepConfigObjects?: number;
+}
+
+export type Synthesizer = (cluster: WorkerCluster, opts: SynthesizeOptions) => Promise<SynthesizedStack>;
+
+export const DEFAULT_POLL_MS = 5000;
+export const DEFAULT_MAX_UPDATE_ATTEMPTS = 2;
+
+/**
+ * What one reconcile of one cluster starts from, fixed for its length: the object as read, the dependencies, the
+ * AWS clients of its account and region, and the pass's listing. What the phases find is returned by them (state.ts);
+ * what they change in the status is staged on `recorder` and written by the workflow, once (status-recorder.ts).
+ */
+export class ReconcileContext {
+  constructor(
+    public readonly record: ClusterRecord,
+    /** The status as this reconcile changed it so far; tasks stage changes here, never write. */
+    public readonly recorder: PendingStatus,
+    public readonly deps: ReconcilerDeps,
+    public readonly clients: RegionClients | undefined,
+    /** From the pass's batched listing; undefined means "not listed, ask". */
+    public readonly listedStack: StackSummary | null | undefined,
+    /** Version of the template directory this pass renders with (see templatesVersion). */
+    public readonly templatesVersion?: string,
+    /** listedStack was described alone after this cluster's last write, not taken from a shared listing. */
+    public readonly listedDescribed = false,
+  ) {}
+
+  /** Where every reconcile starts: a logger naming the cluster, its generation and the live checksum as recorded. */
+  public start(): Start {
+    return Object.freeze({ log: this.deps.log.child({ cluster: this.record.name, generation: this.record.generation, liveChecksum: this.status.cloudConfigChecksum ?? null }) });
+  }
+
+  public get status(): ClusterStatus {
+    return this.recorder.status;
+  }
+
+  /** Key of what is derived from this object's content (see DerivedCache). */
+  public get derivedKey(): string | undefined {
+    return this.templatesVersion === undefined ? undefined : derivedKey(this.record.contentHash, this.record.source, this.templatesVersion, this.deps.code);
+  }
+
+  public get generation(): number {
+    return this.record.generation;
+  }
+
+  public get pollMs(): number {
+    return this.deps.pollMs ?? DEFAULT_POLL_MS;
+  }
+
+  public get region(): RegionClients {
+    if (!this.clients) throw new Error(`no AWS clients for ${this.record.name}`);
+    return this.clients;
+  }
+}
+
+/** Task names: hooks bind to these, logs and metrics carry them. */
+export const TASK = {
+  finalize: 'finalize',
+  skipIfSameInputs: 'skip-if-same-inputs',
+  validate: 'validate',
+  render: 'render',
+  observe: 'observe',
+  wait: 'wait',
+  recordExecution: 'record-execution',
+  skipIfUnchanged: 'skip-if-unchanged',
+  checkVersion: 'check-version',
+  paused: 'paused',
+  reportDrift: 'report-drift',
+  checkAccount: 'check-account',
+  dryRun: 'dry-run',
+  recover: 'recover',
+  waitForWave: 'wait-for-wave',
+  acquireSlot: 'acquire-slot',
+  synthesize: 'synthesize',
+  publish: 'publish',
+  changeSet: 'change-set',
+  execute: 'execute',
+  cleanConfigObjects: 'clean-config-objects',
+} as const;
+export type TaskName = (typeof TASK)[keyof typeof TASK];
+
+/** "UPDATE_ROLLBACK_COMPLETE" → "UpdateRollbackComplete" (condition reasons are CamelCase). */
+export function camel(status: string): string {
+  return status
+    .toLowerCase()
+    .split('_')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+}

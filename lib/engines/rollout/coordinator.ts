@@ -1,0 +1,159 @@
+import { StackSummary } from '../../model/ports/cloudformation-port';
+import { templatesVersion } from '../../model/cloudconfig/templates';
+import { derive } from '../../model/cluster/derive';
+import { WorkerCluster } from '../../model/cluster/schema';
+import { ClusterRecord, ClusterStore } from '../../model/ports/cluster-store';
+import { derivedKey, DerivedCache } from '../../model/cluster/derived-cache';
+import { Decision, decide, Fleet, placeAll } from './gate';
+import { FleetMember, fleetMember, MemberSpec } from './fleet';
+import { RolloutPolicySource } from './policy-source';
+import { nodeKey } from './node-key';
+
+/** What the reconciler's wait-for-wave task asks of the fleet rollout. */
+export interface RolloutGate {
+  /**
+   * May this cluster start rolling its nodes now? `self` is the cluster as its own reconcile sees it this moment
+   * (fresher than any snapshot). A `go` counts against its wave's concurrency until `release`.
+   */
+  decide(self: FleetMember): Promise<Decision>;
+  /**
+   * The cluster's reconcile has ended: what it did is now in its status (or its stack). `changed`: it may have changed
+   * what others decide on (it wrote a status, a stack moved), so its member is read again. @default false
+   */
+  release(name: string, changed?: boolean): Promise<void>;
+}
+
+export interface RolloutCoordinatorProps {
+  readonly store: ClusterStore;
+  readonly policies: RolloutPolicySource;
+  /** The cluster's stack from the pass's listing (null: listed and absent; undefined: not listed). */
+  readonly stackOf: (record: ClusterRecord) => Promise<StackSummary | null | undefined>;
+  readonly templatesDir: string;
+  /** Code fingerprint (derived-cache keys). */
+  readonly code: string;
+  readonly now: () => Date;
+  /** Reuse the reconciler's validated and rendered objects. @default none */
+  readonly derived?: DerivedCache;
+  /** A snapshot of the fleet is read again when older than this (clock time). @default 5 s */
+  readonly maxAgeMs?: number;
+  /**
+   * Called with the fleet after each full read, and after a cluster's member changed on release: the daemon compares
+   * the waves with its last look (wave-watch.ts). @default none
+   */
+  readonly onSnapshot?: (fleet: Fleet) => void;
+}
+
+/** The spec fields the gate reads, from a validated object. */
+export function memberSpec(c: WorkerCluster): MemberSpec {
+  return { labels: c.metadata.labels, template: c.spec.cloudConfig.template, hold: c.spec.rollout.hold, paused: c.spec.paused, windows: c.spec.rollout.maintenanceWindows, nodeKey: nodeKey(c) };
+}
+
+/**
+ * The fleet rollout for one reconciler process: a snapshot of every object (its desired checksum rendered, memoized
+ * on its bytes and the templates) and its listed stack, read again when older than a poll interval, and the
+ * clusters it let through that have not finished their reconcile yet. Everything else is derived from the objects
+ * and the live stacks, so a restarted process decides the same.
+ */
+export class RolloutCoordinator implements RolloutGate {
+  private snapshotAt = Number.NEGATIVE_INFINITY;
+  private members = new Map<string, FleetMember>();
+  private loading?: Promise<void>;
+  private policies: Fleet['policies'] = { policies: [], problems: [] };
+  private readonly admitted = new Set<string>();
+  private version?: string;
+  private readonly memo = new Map<string, { key: string; desired?: string; spec: MemberSpec }>();
+
+  constructor(private readonly props: RolloutCoordinatorProps) {}
+
+  public async decide(self: FleetMember): Promise<Decision> {
+    await this.fresh();
+    this.members.set(self.name, self);
+    const fleet: Fleet = { members: this.members, policies: this.policies };
+    const d = decide(self.name, fleet, this.props.now(), this.admitted, placeAll(fleet));
+    if (d.go) this.admitted.add(self.name);
+    return d;
+  }
+
+  public async release(name: string, changed = false): Promise<void> {
+    // A cluster let through changed what others decide on (it executed, or it did not), and so may one whose
+    // reconcile wrote (a roll recorded complete, a failure): read that one object again, so that the next decision
+    // and the wave watch see it now, not at the next snapshot.
+    const admitted = this.admitted.delete(name);
+    if ((!admitted && !changed) || this.snapshotAt === Number.NEGATIVE_INFINITY) return;
+    const before = this.members.get(name);
+    const record = await this.props.store.get(name).catch(() => undefined);
+    const m = record ? await this.memberOf(record, this.version ?? templatesVersion(this.props.templatesDir)) : undefined;
+    if (m) this.members.set(name, m);
+    else this.members.delete(name);
+    if (rolloutState(before) !== rolloutState(m)) this.props.onSnapshot?.({ members: this.members, policies: this.policies });
+  }
+
+  /** The fleet as of now (read again), for `rollout status`, metrics and review. */
+  public async snapshot(force = false): Promise<Fleet> {
+    await this.fresh(force);
+    return { members: this.members, policies: this.policies };
+  }
+
+  private async fresh(force = false): Promise<void> {
+    const now = this.props.now().getTime();
+    if (!force && now - this.snapshotAt < (this.props.maxAgeMs ?? 5000)) return;
+    this.loading ??= this.load(now).finally(() => (this.loading = undefined));
+    await this.loading;
+  }
+
+  private async load(now: number): Promise<void> {
+    const [records, policies] = await Promise.all([this.props.store.list(), this.props.policies.load()]);
+    const version = templatesVersion(this.props.templatesDir);
+    const members = new Map<string, FleetMember>();
+    for (const [i, r] of records.entries()) {
+      const m = await this.memberOf(r, version);
+      if (m) members.set(r.name, m);
+      // After a template change every object renders anew (a few ms each): let timers and health checks in between.
+      if (i % 25 === 24) await new Promise((resolve) => setImmediate(resolve));
+    }
+    this.members = members;
+    this.policies = policies;
+    this.version = version;
+    this.snapshotAt = now;
+    this.props.onSnapshot?.({ members, policies });
+  }
+
+  private async memberOf(record: ClusterRecord, version: string): Promise<FleetMember | undefined> {
+    if (record.raw === undefined) return undefined;
+    const { desired, spec } = this.derive(record, version);
+    const stack = await this.props.stackOf(record);
+    return fleetMember(record, spec, desired, stack ?? undefined);
+  }
+
+  /** The object's desired checksum and the spec fields the gate reads, memoized on its bytes and the templates. */
+  private derive(record: ClusterRecord, version: string): { desired?: string; spec: MemberSpec } {
+    const key = derivedKey(record.contentHash, record.source, version, this.props.code);
+    const hit = key === undefined ? undefined : this.memo.get(record.name);
+    if (hit && hit.key === key) return hit;
+    const cached = this.props.derived?.get(record.name, key);
+    let value: { desired?: string; spec: MemberSpec };
+    if (cached) {
+      value = { desired: cached.config.checksum, spec: memberSpec(cached.cluster) };
+    } else {
+      // The one validate → render of every command; an object that does not render has no desired checksum: its own
+      // reconcile says why, and it is no peer of anyone's change.
+      const d = record.parseProblems.length ? undefined : derive(record.raw, { file: record.source, templatesDir: this.props.templatesDir });
+      value = { desired: d?.config?.checksum, spec: d?.cluster ? memberSpec(d.cluster) : rawSpec(record.raw) };
+    }
+    if (key !== undefined) this.memo.set(record.name, { key, ...value });
+    return value;
+  }
+}
+
+/** What the waves are made of, for one member: a change here can change a wave's state. */
+function rolloutState(m: FleetMember | undefined): string {
+  return m ? JSON.stringify([m.labels, m.template, m.desired, m.live, m.stack?.status, m.executing, m.readySince, m.recordedLive, m.failedRoll, m.nodeKey, m.appliedNodeKey]) : '';
+}
+
+/** What can be read of an object that does not validate (its labels still place it in a wave). */
+function rawSpec(raw: unknown): MemberSpec {
+  const r = raw as { metadata?: { labels?: unknown }; spec?: { cloudConfig?: { template?: unknown } } } | undefined;
+  const labels = r?.metadata?.labels && typeof r.metadata.labels === 'object' ? (r.metadata.labels as Record<string, string>) : {};
+  const template = typeof r?.spec?.cloudConfig?.template === 'string' ? r.spec.cloudConfig.template : undefined;
+  return { labels, template };
+}

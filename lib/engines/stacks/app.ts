@@ -1,0 +1,141 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { App, Validations } from 'aws-cdk-lib';
+import * as cxapi from 'aws-cdk-lib/cx-api';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { LoadedCluster } from '../../model/cluster/load';
+import { WorkerCluster } from '../../model/cluster/schema';
+import { RenderedConfig } from '../../model/cloudconfig/render';
+import { renderCluster } from '../../model/cluster/derive';
+import { DEFAULT_TEMPLATES_DIR } from '../../model/cloudconfig/templates';
+import { RenderError, UsageError } from '../../core/errors';
+import { DeployerTrust, isPrincipalArn } from './bootstrap-roles';
+import { BootstrapStack } from './bootstrap-stack';
+import { WorkerStack } from './worker-stack';
+
+export interface FleetAppProps {
+  /** Validated clusters (see loadValidClusters): an invalid fleet never reaches this point. */
+  readonly clusters: readonly LoadedCluster[];
+  /** Where the cloud assembly goes. @default CDK_OUTDIR from the CDK CLI, else a temp dir */
+  readonly outdir?: string;
+  /** Template directory. @default the repository's cloudconfig/ */
+  readonly templatesDir?: string;
+  /** Run cdk-nag's AwsSolutions pack at synth. @default true */
+  readonly nag?: boolean;
+  /** Also build one bootstrap stack per account and region. @default true */
+  readonly bootstrap?: boolean;
+  /** Configs already rendered by the caller, by cluster name (the reconciler renders before it synthesizes). @default render here */
+  readonly rendered?: ReadonlyMap<string, RenderedConfig>;
+  /**
+   * aws-cdk-lib's built-in CloudFormation schema validation at synth (about 1.7 s and 350 MB per process).
+   * @default only when the environment says CDK_VALIDATION=true (see README: every template is checked by cfn-lint
+   * in the tests, by cdk-nag at every synth, and by CloudFormation itself when a change set is created)
+   */
+  readonly cfnValidation?: boolean;
+  /**
+   * Record every element's logical id in the assembly's metadata (`aws:cdk:logicalId`), which the CDK CLI and
+   * `review` read to name a resource by its construct path. The template is the same either way. The reconciler
+   * reads only the template and the assets of its scratch assembly, so it leaves this out: each entry is resolved
+   * when the manifest is written, about 4 % of a synthesis.
+   * @default true
+   */
+  readonly logicalIdMetadata?: boolean;
+  /**
+   * Who may assume each bootstrap stack's deployer role. @default from the CDK context (`cdk deploy -c
+   * worker-stacks:trust=<principal ARN>[,<ARN>] [-c worker-stacks:external-id=X] [-c worker-stacks:role-name=N]`), else
+   * none: the bootstrap stacks make the bucket and the node boundary only (single-credential mode)
+   */
+  readonly trust?: DeployerTrust;
+}
+
+export interface FleetApp {
+  readonly app: App;
+  readonly stacks: ReadonlyMap<string, WorkerStack>;
+  readonly configs: ReadonlyMap<string, RenderedConfig>;
+  readonly bootstrapStacks: readonly BootstrapStack[];
+}
+
+/** Builds the CDK app of a fleet: one worker stack per cluster, one bootstrap stack per account/region. */
+export function buildFleetApp(props: FleetAppProps): FleetApp {
+  // No construct stack traces (the CDK CLI turns them off too unless --debug), no tree.json and no performance
+  // counters: none of them is in a template, and together they were about half of each synthesis.
+  const app = new App({
+    outdir: props.outdir,
+    stackTraces: false,
+    treeMetadata: false,
+    analyticsReporting: false,
+    performanceReporting: false,
+    builtinCloudFormationValidation: props.cfnValidation ?? process.env.CDK_VALIDATION === 'true',
+    context: {
+      'aws:cdk:enable-path-metadata': true,
+      'aws:cdk:disable-creation-stack-traces': true,
+      ...(props.logicalIdMetadata === false ? { [cxapi.DISABLE_LOGICAL_ID_METADATA]: true } : {}),
+    },
+  });
+  if (props.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const stacks = new Map<string, WorkerStack>();
+  const configs = new Map<string, RenderedConfig>();
+  const envs = new Map<string, { account: string; region: string }>();
+  for (const { cluster, file } of props.clusters) {
+    const config = props.rendered?.get(cluster.metadata.name) ?? renderedOrThrow(cluster, file, props.templatesDir ?? DEFAULT_TEMPLATES_DIR);
+    configs.set(cluster.metadata.name, config);
+    stacks.set(cluster.metadata.name, new WorkerStack(app, { cluster, config }));
+    envs.set(`${cluster.spec.account}/${cluster.spec.region}`, { account: cluster.spec.account, region: cluster.spec.region });
+  }
+  const trust = props.trust ?? trustFromContext(app);
+  const bootstrapStacks =
+    (props.bootstrap ?? true) ? [...envs.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, env]) => new BootstrapStack(app, { ...env, trust })) : [];
+  return { app, stacks, configs, bootstrapStacks };
+}
+
+/** The two input directories of the CDK app. */
+export interface AppInputDirs {
+  readonly clustersDir: string;
+  readonly templatesDir: string;
+}
+
+/**
+ * Where `cdk synth` reads its inputs: WORKER_STACKS_CLUSTERS and WORKER_STACKS_TEMPLATES, else the defaults. Each
+ * must be an existing directory: a typo in a variable is a UsageError that names the variable and the fix, never
+ * a stack trace from deep inside the loader (nor, for templates, "unknown template" on every cluster).
+ */
+export function appInputDirs(env: NodeJS.ProcessEnv, defaults: AppInputDirs): AppInputDirs {
+  const dir = (variable: string, fallback: string, what: string): string => {
+    const given = env[variable];
+    const resolved = path.resolve(given ?? fallback);
+    if (fs.statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) return resolved;
+    const problem = fs.existsSync(resolved) ? 'is not a directory' : 'does not exist';
+    if (given === undefined) {
+      throw new UsageError(`the default ${what} directory ${resolved} ${problem}`, { hint: `run from the repository, or set ${variable} to a directory of ${what}` });
+    }
+    throw new UsageError(`${variable}=${given}: ${resolved} ${problem}`, { hint: `set ${variable} to a directory of ${what}, or unset it to use ${fallback}` });
+  };
+  return {
+    clustersDir: dir('WORKER_STACKS_CLUSTERS', defaults.clustersDir, 'cluster objects (*.yaml)'),
+    templatesDir: dir('WORKER_STACKS_TEMPLATES', defaults.templatesDir, 'cloud-config templates'),
+  };
+}
+
+/** The deployer role's trust from the CDK context (`-c worker-stacks:trust=…`), as `cdk deploy WorkerStacks-Bootstrap-…` passes it. */
+export function trustFromContext(app: App): DeployerTrust | undefined {
+  const given = contextText(app, 'worker-stacks:trust');
+  if (!given) return undefined;
+  const principals = given.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = principals.filter((p) => !isPrincipalArn(p));
+  if (bad.length) throw new UsageError(`worker-stacks:trust: ${bad.join(', ')} is not a principal ARN`, { hint: 'give the management role or user ARN, e.g. -c worker-stacks:trust=arn:aws:iam::111111111111:role/worker-stacks-daemon' });
+  return { principals, externalId: contextText(app, 'worker-stacks:external-id'), roleName: contextText(app, 'worker-stacks:role-name') };
+}
+
+/** A context value as text, undefined when empty: -c gives a string; cdk.json may give a number or a list (its items comma-joined). */
+function contextText(app: App, key: string): string | undefined {
+  const v: unknown = app.node.tryGetContext(key);
+  if (!v) return undefined;
+  return typeof v === 'string' ? v : Array.isArray(v) ? v.join(',') : JSON.stringify(v);
+}
+
+/** The node config as `validate` derives it: a template that does not render stops synthesis with validate's message. */
+function renderedOrThrow(cluster: WorkerCluster, file: string, templatesDir: string): RenderedConfig {
+  const r = renderCluster(cluster, file, templatesDir);
+  if ('problems' in r) throw new RenderError(r.problems);
+  return r.config;
+}

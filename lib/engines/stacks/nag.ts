@@ -1,0 +1,77 @@
+import { Annotations, Stack, Validations } from 'aws-cdk-lib';
+import { IConstruct } from 'constructs';
+import { NodeDrain } from '../constructs/node-drain';
+import { WorkerListeners } from '../constructs/worker-listeners';
+import { WorkerPool } from '../constructs/worker-pool';
+import { WORKER_GROUP_LOGICAL_ID } from '../../core/naming';
+
+export interface WorkerStackFindingContext {
+  readonly pool: WorkerPool;
+  readonly listeners?: WorkerListeners;
+  readonly drain?: NodeDrain;
+  readonly bucketName: string;
+  readonly keyPrefix: string;
+  readonly internetFacing: boolean;
+}
+
+/**
+ * cdk-nag AwsSolutions findings that are deliberate in a worker stack, each
+ * with its reason, on the narrowest construct. Anything not acknowledged here
+ * fails `cdk synth` and the nag test.
+ */
+export function acknowledgeWorkerStackFindings(stack: Stack, ctx: WorkerStackFindingContext): void {
+  const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
+
+  ack(
+    ctx.pool.role,
+    `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${ctx.bucketName}/${ctx.keyPrefix}*]`,
+    "Config objects are content-addressed (their key is their checksum), so the role is scoped to the cluster's own prefix, not to one key; no other cluster's prefix is readable.",
+  );
+  ack(
+    ctx.pool.autoScalingGroup,
+    'AwsSolutions-AS3',
+    'Scaling activity is followed through the stack events (reconciler) and the Kubernetes node objects; per-group SNS notifications would add a topic per cluster with no subscriber.',
+  );
+  if (ctx.pool.launchTemplate) {
+    ack(
+      ctx.pool.autoScalingGroup,
+      'AwsSolutions-EC26',
+      'The rule cannot resolve a mixed instances policy; the launch template root volume is encrypted, which test/engines/constructs/worker-pool.test.ts asserts.',
+    );
+  }
+  if (ctx.listeners) {
+    ack(
+      ctx.listeners.loadBalancer,
+      'AwsSolutions-ELB2',
+      "A Network Load Balancer writes access logs for its TLS listeners' connections only (none without a TLS listener); with one, the logs would need a delivery bucket with the log-delivery policy in each account and region, which the bootstrap stack does not make. Connections to every listener are observed with VPC flow logs, which the account baseline enables.",
+    );
+    if (ctx.internetFacing) {
+      ack(
+        ctx.listeners,
+        'AwsSolutions-EC23',
+        "The load balancer is internet-facing by the cluster's own spec.loadBalancer, and its allowedCidrs are the declared clients; the worker nodes themselves accept traffic only from the load balancer's security group.",
+      );
+    }
+  }
+  if (ctx.drain) {
+    ack(
+      ctx.drain.queue,
+      'AwsSolutions-SQS3',
+      'The queue carries termination and interruption notices that are stale after their 300 s retention; a message the handler cannot process is of no use later, and the lifecycle hook continues the termination after its heartbeat anyway.',
+    );
+    ack(
+      ctx.drain.handlerPolicy,
+      'AwsSolutions-IAM5[Resource::*]',
+      'autoscaling:DescribeAutoScalingInstances, autoscaling:DescribeTags and ec2:DescribeInstances support no resource-level permissions: AWS accepts only "*" for them.',
+    );
+    ack(
+      ctx.drain.handlerPolicy,
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:autoscaling:${stack.region}:${stack.account}:autoScalingGroup:*:autoScalingGroupName/<${WORKER_GROUP_LOGICAL_ID}>]`,
+      "The wildcard is the group's id, which CloudFormation assigns; the ARN is fixed to this cluster's group by its name.",
+    );
+  }
+  Annotations.of(stack).acknowledgeWarning(
+    '@aws-cdk/aws-ec2:noSubnetRouteTableId',
+    'Subnets are given explicitly by id so that synthesis needs no AWS lookup; nothing in a worker stack reads their route tables.',
+  );
+}

@@ -1,0 +1,187 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createHash } from 'node:crypto';
+import Handlebars from 'handlebars';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { CORE_VALUES, DERIVED_VALUES, templateValues, VALUES_FILE } from '../cluster/template-values';
+import { TemplateError } from '../../core/errors';
+import { PROJECT_ROOT } from '../../core/paths';
+import { CONFIG_FORMATS, ConfigFormat } from './node-config';
+import { MAX_TEMPLATE_FILE_BYTES, readTemplateText } from './template-files';
+
+/** The repository's own template directory. */
+export const DEFAULT_TEMPLATES_DIR = path.join(PROJECT_ROOT, 'cloudconfig');
+
+const ManifestSchema = z.strictObject({
+  format: z.enum(CONFIG_FORMATS),
+  description: z.string(),
+  files: z.array(z.strictObject({ path: z.string().regex(/^\/[^\0]+$/), mode: z.string().regex(/^0[0-7]{3}$/), template: z.string() })).default([]),
+  units: z.array(z.strictObject({ name: z.string().regex(/^[\w@.-]+\.(service|timer|path|socket|mount|target)$/), enabled: z.boolean().default(true), template: z.string() })).default([]),
+});
+
+export interface CompiledTemplate {
+  readonly name: string;
+  readonly format: ConfigFormat;
+  readonly description: string;
+  /** `source` is the template file as the manifest names it, for error messages. */
+  readonly files: ReadonlyArray<{ path: string; mode: number; source: string; render: Handlebars.TemplateDelegate }>;
+  readonly units: ReadonlyArray<{ name: string; enabled: boolean; source: string; render: Handlebars.TemplateDelegate }>;
+}
+
+/** The template names of one directory; it knows the directory, so validation finds each template's value declaration. */
+export class TemplateSet extends Set<string> {
+  public constructor(
+    names: Iterable<string>,
+    /** The template directory the names came from. */
+    public readonly dir: string,
+  ) {
+    super(names);
+  }
+}
+
+/** Template names are the directories under the template dir with a template.yaml; `_`-prefixed ones hold shared parts. */
+export function listTemplates(dir: string = DEFAULT_TEMPLATES_DIR): TemplateSet {
+  if (!fs.existsSync(dir)) return new TemplateSet([], path.resolve(dir));
+  return new TemplateSet(
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith('_') && fs.existsSync(path.join(dir, e.name, 'template.yaml')))
+      .map((e) => e.name),
+    path.resolve(dir),
+  );
+}
+
+const cache = new Map<string, CompiledTemplate>();
+
+/** Loads and compiles one template; compiled templates are cached per directory for the process. */
+export function loadTemplate(name: string, templatesDir: string = DEFAULT_TEMPLATES_DIR): CompiledTemplate {
+  // Absolute and without a trailing separator, so the "outside the template dir" check below also holds for `cloudconfig/`.
+  const dir = path.resolve(templatesDir);
+  const root = path.join(dir, name);
+  const key = root;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const manifestFile = path.join(root, 'template.yaml');
+  if (!fs.existsSync(manifestFile)) {
+    throw new TemplateError(`unknown cloud-config template ${JSON.stringify(name)}: ${manifestFile} does not exist`, {
+      hint: `use one of: ${[...listTemplates(dir)].sort().join(', ')}`,
+    });
+  }
+  const parsed = ManifestSchema.safeParse(parseYaml(readTemplateText(dir, manifestFile)));
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${manifestFile}: ${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`);
+    throw new TemplateError(`invalid template manifest:\n  ${lines.join('\n  ')}`, { cause: parsed.error, hint: 'correct the manifest fields named above' });
+  }
+  const compile = (rel: string) => {
+    const file = path.resolve(root, rel);
+    if (!file.startsWith(dir + path.sep)) throw new TemplateError(`${manifestFile}: template ${rel} is outside ${dir}`);
+    if (!fs.existsSync(file)) throw new TemplateError(`${manifestFile}: template file ${rel} does not exist`, { hint: `create ${file} or fix the name` });
+    // strict: a value the template names but the cluster lacks is an error, never an empty string.
+    return hbs.compile(readTemplateText(dir, file), { strict: true, noEscape: true });
+  };
+  const hbs = handlebarsFor(dir);
+  const m = parsed.data;
+  checkDeclaredValues(dir, name, [...m.files.map((f) => f.template), ...m.units.map((u) => u.template)].map((rel) => path.resolve(root, rel)));
+  const compiled: CompiledTemplate = {
+    name,
+    format: m.format,
+    description: m.description,
+    files: m.files.map((f) => ({ path: f.path, mode: parseInt(f.mode, 8), source: f.template, render: compile(f.template) })),
+    units: m.units.map((u) => ({ name: u.name, enabled: u.enabled, source: u.template, render: compile(u.template) })),
+  };
+  cache.set(key, compiled);
+  return compiled;
+}
+
+/** `cloudconfig/_shared/x.hbs`: a template file as messages name it, the same on every machine. */
+const shownPath = (dir: string, file: string) => path.join(path.basename(dir), path.relative(dir, file));
+
+/**
+ * Every `values.<name>` a template's files (and the partials they include) use must be a value every template
+ * gets or one its values.yaml declares: a value used but not declared could never be checked at validation, and
+ * would only fail (or render something unchecked) on some cluster. Names the file and line of the first use.
+ */
+function checkDeclaredValues(dir: string, name: string, files: readonly string[]): void {
+  const decl = templateValues(dir, name, shownPath(dir, path.join(dir, name, VALUES_FILE)));
+  if (decl.problems.length) throw new TemplateError(`template ${name}: bad value declaration:\n  ${decl.problems.join('\n  ')}`, { hint: 'correct the declaration fields named above' });
+  const known = new Set([...CORE_VALUES, ...DERIVED_VALUES, ...decl.values.map((v) => v.name)]);
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  const scan = (file: string) => {
+    // A missing file or one outside the template dir is refused by compile() below, with its own message.
+    if (seen.has(file) || !file.startsWith(dir + path.sep) || !fs.existsSync(file)) return;
+    seen.add(file);
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) { node.forEach(walk); return; }
+      if (!node || typeof node !== 'object') return;
+      const n = node as { type?: string; parts?: string[]; data?: boolean; depth?: number; loc?: { start: { line: number } }; name?: { original?: unknown } };
+      if (n.type === 'PathExpression' && n.parts) {
+        // `values.x` at the top level, or `@root.values.x` from inside a block.
+        const parts = n.data && n.parts[0] === 'root' ? n.parts.slice(1) : n.data || n.depth ? [] : n.parts;
+        if (parts[0] === 'values' && parts.length > 1 && !known.has(parts[1])) {
+          problems.push(`${shownPath(dir, file)}:${n.loc?.start.line ?? '?'}: uses values.${parts[1]}, which ${decl.file ?? shownPath(dir, path.join(dir, name, VALUES_FILE))} does not declare`);
+        }
+      }
+      if (n.type === 'PartialStatement' && typeof n.name?.original === 'string') scan(path.join(dir, '_shared', `${n.name.original}.hbs`));
+      for (const [k, v] of Object.entries(n)) if (k !== 'loc' && typeof v === 'object') walk(v);
+    };
+    walk(Handlebars.parse(readTemplateText(dir, file)));
+  };
+  files.forEach(scan);
+  if (problems.length) {
+    throw new TemplateError(`template ${name} uses values it does not declare:\n  ${problems.join('\n  ')}`, {
+      hint: `declare each in ${shownPath(dir, path.join(dir, name, VALUES_FILE))} (name, type, description, required or default), or fix the name in the template`,
+    });
+  }
+}
+
+const envs = new Map<string, typeof Handlebars>();
+
+/** One Handlebars environment per template dir, with `_shared/*.hbs` as partials (`{{> name}}`). */
+function handlebarsFor(dir: string): typeof Handlebars {
+  let env = envs.get(dir);
+  if (env) return env;
+  env = Handlebars.create();
+  const shared = path.join(dir, '_shared');
+  if (fs.existsSync(shared)) {
+    for (const f of fs.readdirSync(shared).filter((n) => n.endsWith('.hbs')).sort()) {
+      env.registerPartial(f.replace(/\.hbs$/, ''), readTemplateText(dir, path.join(shared, f)));
+    }
+  }
+  envs.set(dir, env);
+  return env;
+}
+
+/**
+ * Identity of everything under a template directory (paths and bytes). A
+ * long-running reconciler reads it once per pass: when it moved, the compiled
+ * templates of that directory are dropped and recompiled on next use.
+ */
+export function templatesVersion(templatesDir: string = DEFAULT_TEMPLATES_DIR): string {
+  const dir = path.resolve(templatesDir);
+  const hash = createHash('sha256');
+  const walk = (d: string) => {
+    if (!fs.existsSync(d)) return;
+    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      // Regular files only (a Dirent is the link itself, not its target); an oversized one by its size, unread: it is
+      // refused when a template reads it (template-files.ts).
+      else if (e.isFile()) {
+        const size = fs.statSync(p).size;
+        hash.update(path.relative(dir, p)).update('\0').update(size > MAX_TEMPLATE_FILE_BYTES ? `oversized:${size}` : fs.readFileSync(p)).update('\0');
+      }
+    }
+  };
+  walk(dir);
+  const version = hash.digest('hex');
+  if (versions.get(dir) !== version) {
+    for (const key of [...cache.keys()]) if (key.startsWith(dir + path.sep)) cache.delete(key);
+    envs.delete(dir);
+    versions.set(dir, version);
+  }
+  return version;
+}
+
+const versions = new Map<string, string>();

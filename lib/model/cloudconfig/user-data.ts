@@ -1,0 +1,29 @@
+import { LIMITS } from '../cluster/limits';
+import { UsageError } from '../../core/errors';
+import { BootstrapProps } from './format';
+import { FORMATS } from './formats';
+import { ConfigFormat } from './node-config';
+
+/** @internal Where cloud-init installs the config: the user-data tests check the script against it. */
+export { CLOUD_INIT_INSTALL_PATH } from './cloud-init';
+
+export interface UserDataProps extends BootstrapProps {
+  readonly format: ConfigFormat;
+}
+
+/**
+ * The small user data: names the content-addressed object, embeds its
+ * checksum, and makes the node refuse any other bytes. Holds no secret.
+ * The text is the format's (formats.ts); the checks are the same for every format.
+ */
+export function renderUserData(props: UserDataProps): string {
+  if (!/^[0-9a-f]{64}$/.test(props.checksum)) throw new UsageError(`checksum must be 64 hex digits, got ${JSON.stringify(props.checksum)}`);
+  if (!/^(s3|https?):\/\/[\x21-\x7e]+$/.test(props.source) || /['"\\$`]/.test(props.source)) {
+    throw new UsageError(`config source must be an s3:// or http(s):// URL without quotes, got ${JSON.stringify(props.source)}`);
+  }
+  const text = FORMATS[props.format].userData({ checksum: props.checksum, source: props.source });
+  if (Buffer.byteLength(text) > LIMITS.smallUserDataBytes) {
+    throw new UsageError(`user data is ${Buffer.byteLength(text)} bytes, over the ${LIMITS.smallUserDataBytes}-byte budget`);
+  }
+  return text;
+}

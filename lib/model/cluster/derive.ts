@@ -1,0 +1,43 @@
+import { RenderedConfig, renderConfig } from '../cloudconfig/render';
+import { listTemplates } from '../cloudconfig/templates';
+import { Problem, TemplateError } from '../../core/errors';
+import { WorkerCluster } from './schema';
+import { validateCluster } from './validate';
+
+/**
+ * validate → render: the one way an object becomes a cluster and its node config. `validate`, `render`, `status`,
+ * the CDK app and the reconciler all derive through here, so an object one of them refuses, they all refuse, with
+ * the same file, field path and message.
+ */
+export type Derivation =
+  | { readonly cluster: WorkerCluster; readonly config: RenderedConfig; readonly problems?: undefined; readonly stage?: undefined }
+  | { readonly cluster?: WorkerCluster; readonly config?: undefined; readonly problems: readonly Problem[]; readonly stage: 'validate' | 'render' };
+
+export interface DeriveOptions {
+  /** The object's file (or Kubernetes path), as problems name it. */
+  readonly file: string;
+  readonly templatesDir: string;
+  /** The template names, when the caller listed them already. @default listed from templatesDir */
+  readonly templates?: ReadonlySet<string>;
+}
+
+export function derive(raw: unknown, opts: DeriveOptions): Derivation {
+  const v = validateCluster(raw, { file: opts.file, templates: opts.templates ?? listTemplates(opts.templatesDir), templatesDir: opts.templatesDir });
+  if (!v.cluster) return { problems: v.problems, stage: 'validate' };
+  const r = renderCluster(v.cluster, opts.file, opts.templatesDir);
+  return 'problems' in r ? { cluster: v.cluster, problems: r.problems, stage: 'render' } : { cluster: v.cluster, config: r.config };
+}
+
+/** Renders a validated cluster's node config; a template that does not render is a problem of spec.cloudConfig.template. */
+export function renderCluster(cluster: WorkerCluster, file: string, templatesDir: string): { readonly config: RenderedConfig } | { readonly problems: readonly Problem[] } {
+  try {
+    return { config: renderConfig(cluster, templatesDir) };
+  } catch (e) {
+    if (!(e instanceof TemplateError)) throw e;
+    return { problems: [renderProblem(e, file)] };
+  }
+}
+
+export function renderProblem(e: TemplateError, file: string): Problem {
+  return { file, path: 'spec.cloudConfig.template', message: `does not render: ${e.message.replace(/\n\s*/g, ' ')}` };
+}

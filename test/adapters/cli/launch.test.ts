@@ -1,0 +1,75 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { REPO, tempDir } from '../../helpers/clusters';
+import { run } from '../../helpers/tools';
+
+/**
+ * bin/launch.js: the precompiled app when build/ is newer than every source, ts-node otherwise, and the two give
+ * the same templates. Runs on a copy of the project, so that it can age files without touching the checkout.
+ */
+
+const PARTS = ['bin', 'lib', 'cloudconfig', 'clusters', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'cdk.json'];
+let project: string;
+
+beforeAll(() => {
+  project = tempDir('launch');
+  for (const p of PARTS) fs.cpSync(path.join(REPO, p), path.join(project, p), { recursive: true });
+  fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(project, 'node_modules'));
+});
+
+/** Runs cdk.json's app; `tsNode` says whether ts-node was loaded (a preload script looks at the module cache on exit). */
+const app = (env: Record<string, string> = {}) => {
+  const outdir = tempDir('launch-out');
+  const probe = path.join(outdir, '..', `probe-${path.basename(outdir)}.js`);
+  const seen = `${probe}.out`;
+  fs.writeFileSync(probe, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(seen)}, String(Object.keys(require.cache).some((k) => k.includes('/ts-node/')))));\n`);
+  const r = run('node', ['-r', probe, 'bin/cdk-app.js'], { cwd: project, env: { ...process.env, CDK_OUTDIR: outdir, WORKER_STACKS_NAG: 'false', ...env } });
+  return { ...r, outdir, tsNode: fs.readFileSync(seen, 'utf8') === 'true' };
+};
+const setAge = (p: string, secondsAgo: number) => {
+  const t = new Date(Date.now() - secondsAgo * 1000);
+  fs.utimesSync(path.join(project, p), t, t);
+};
+
+test('a build newer than every source runs; a source edited since makes it run through ts-node instead', () => {
+  // GIVEN a stand-in build that only says it ran, newer than the sources
+  fs.mkdirSync(path.join(project, 'build', 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(project, 'build', 'bin', 'app.js'), "process.stdout.write('PRECOMPILED');\n");
+  setAge('lib/core/paths.ts', 60);
+
+  // WHEN the app starts
+  const fresh = app();
+
+  // THEN the build ran, without ts-node
+  expect(fresh.stdout).toBe('PRECOMPILED');
+  expect(fresh.tsNode).toBe(false);
+
+  // WHEN a source is newer than the build (an edit since the last `npm run build`)
+  setAge('build/bin/app.js', 120);
+  const stale = app();
+
+  // THEN the sources ran through ts-node: a real assembly was written, and the stale build was not used
+  expect(stale.status).toBe(0);
+  expect(stale.stdout).not.toContain('PRECOMPILED');
+  expect(stale.tsNode).toBe(true);
+  expect(fs.readdirSync(stale.outdir)).toContain('WorkerStack-prod-eu1.template.json');
+  fs.rmSync(path.join(project, 'build'), { recursive: true });
+});
+
+test('the precompiled app (npm run build) writes the same templates, byte for byte, as the TypeScript sources', () => {
+  // GIVEN a real build of the copy
+  const build = run('node', [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: project });
+  expect(build).toMatchObject({ status: 0, stderr: '' });
+
+  // WHEN the app runs from the build, and from the sources
+  const compiled = app();
+  const sources = app({ WORKER_STACKS_TS_NODE: '1' });
+
+  // THEN both succeed, each the way it should, with identical templates
+  expect([compiled.status, sources.status]).toEqual([0, 0]);
+  expect([compiled.tsNode, sources.tsNode]).toEqual([false, true]);
+  const templates = fs.readdirSync(compiled.outdir).filter((f) => f.endsWith('.template.json')).sort();
+  expect(templates.length).toBeGreaterThan(3);
+  expect(fs.readdirSync(sources.outdir).filter((f) => f.endsWith('.template.json')).sort()).toEqual(templates);
+  for (const t of templates) expect(fs.readFileSync(path.join(compiled.outdir, t), 'utf8')).toBe(fs.readFileSync(path.join(sources.outdir, t), 'utf8'));
+});

@@ -1,0 +1,121 @@
+import { ReconcilerMetrics } from '../../../../lib/engines/reconciler/runtime/metrics';
+import { complete, fail, stuck } from '../../../fakes/fake-cloudformation';
+import { ACCOUNT, ASG_FAILURE, Harness } from '../../../fakes/harness';
+
+/** The Prometheus metrics a pass leaves behind, and the in-progress gauge while a stack is in progress (watched, not waited on). */
+
+let h: Harness;
+afterEach(() => h.cleanup());
+
+const value = async (m: ReconcilerMetrics, name: string, labels = '') => {
+  const text = await m.registry.metrics();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `));
+  return line === undefined ? undefined : Number(line.split(' ').pop());
+};
+
+test('a stack in progress counts as in progress while it lasts, and not after', async () => {
+  // GIVEN one cluster whose creation stays in progress for a while, and a probe of the gauge on every poll of the fake clock
+  h = new Harness();
+  h.cfn.setDefault(h.stackName(), stuck());
+  const metrics = new ReconcilerMetrics();
+  const seen: Promise<number | undefined>[] = [];
+  h.cfn.onPoll = (s) => {
+    seen.push(value(metrics, 'worker_stacks_stacks_in_progress'));
+    if (seen.length === 3) h.cfn.release(s.name);
+  };
+
+  // WHEN passes run until the cluster settles (requeued while its stack is in progress)
+  await h.pass({ metrics });
+
+  // THEN while the stack was in progress the gauge read 1, and after the pass (stack complete) 0
+  expect(await Promise.all(seen)).toEqual([1, 1, 1]);
+  expect(await value(metrics, 'worker_stacks_stacks_in_progress')).toBe(0);
+});
+
+test('reconciles by result, clusters by condition, and the last successful pass time follow the fleet', async () => {
+  // GIVEN two clusters, one of which fails to create (a failure that is retried: Degraded, not yet Stalled)
+  h = new Harness({ clusters: ['ok-1', 'bad-1'] });
+  h.cfn.setDefault(h.stackName('ok-1'), complete());
+  h.cfn.setDefault(h.stackName('bad-1'), fail(ASG_FAILURE));
+  const metrics = new ReconcilerMetrics();
+  const firstPassAt = h.clock.ms / 1000;
+
+  // WHEN passes run until both settle (the first starts both stacks, the next one records their ends)
+  await h.pass({ metrics });
+
+  // THEN one applied and one failed reconcile are counted, one cluster is Ready and one Degraded, none Stalled, each
+  // series labelled with the clusters' account
+  const acct = `account="${ACCOUNT}"`;
+  expect(await value(metrics, 'worker_stacks_reconciles_total', `{result="applied",${acct}}`)).toBe(1);
+  expect(await value(metrics, 'worker_stacks_reconciles_total', `{result="failed",${acct}}`)).toBe(1);
+  expect(await value(metrics, 'worker_stacks_clusters', `{condition="Ready",status="True",${acct}}`)).toBe(1);
+  expect(await value(metrics, 'worker_stacks_clusters', `{condition="Degraded",status="True",${acct}}`)).toBe(1);
+  expect(await value(metrics, 'worker_stacks_clusters', `{condition="Stalled",status="True",${acct}}`)).toBeUndefined();
+  expect(await value(metrics, 'worker_stacks_clusters', `{condition="Stalled",status="False",${acct}}`)).toBe(2);
+  expect(await value(metrics, 'worker_stacks_reconcile_duration_seconds_count', '{result="applied"}')).toBe(1);
+  // AND a pass with a failure is not a successful pass: the gauge stays at the first pass (both stacks started, nothing
+  // failed yet) and did not move to the pass that recorded the failure
+  expect(h.clock.ms / 1000).toBeGreaterThan(firstPassAt);
+  expect(await value(metrics, 'worker_stacks_last_successful_pass_timestamp_seconds')).toBe(firstPassAt);
+});
+
+test('per-cluster condition series, time in progress per stack, pass durations and the process metrics', async () => {
+  // GIVEN two clusters: one whose create stays in progress, one that completes; metrics on the fake clock
+  h = new Harness({ clusters: ['fast-1', 'slow-1'] });
+  h.cfn.setDefault(h.stackName('fast-1'), complete());
+  h.cfn.setDefault(h.stackName('slow-1'), stuck());
+  const metrics = new ReconcilerMetrics({ now: () => h.clock.ms / 1000 });
+  const controller = (await h.pass({ metrics })).controller;
+
+  // WHEN two minutes pass with slow-1 still in progress and the fleet is observed again
+  h.cfn.advance(120_000);
+  await controller.observeFleet(new Map(), []);
+
+  // THEN each cluster has one series per condition, 1 for the status it has
+  expect(await value(metrics, 'worker_stacks_cluster_condition', '{cluster="fast-1",condition="Ready",status="True"}')).toBe(1);
+  expect(await value(metrics, 'worker_stacks_cluster_condition', '{cluster="slow-1",condition="Progressing",status="True"}')).toBe(1);
+  expect(await value(metrics, 'worker_stacks_cluster_condition', '{cluster="slow-1",condition="Ready",status="True"}')).toBeUndefined();
+  // AND the stack in progress reports how long, from the change set we started (at least the two minutes), the other none
+  const slow = await value(metrics, 'worker_stacks_stack_in_progress_seconds', '{cluster="slow-1"}');
+  expect(slow).toBeGreaterThanOrEqual(120);
+  expect(await value(metrics, 'worker_stacks_stack_in_progress_seconds', '{cluster="fast-1"}')).toBeUndefined();
+  // AND every pass was timed, and prom-client's process and Node metrics are on the same registry
+  expect(await value(metrics, 'worker_stacks_pass_duration_seconds_count')).toBeGreaterThanOrEqual(1);
+  expect(await value(metrics, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+  expect(await value(metrics, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
+
+  // WHEN the stack completes and the fleet is observed again, THEN its time-in-progress series is gone
+  h.cfn.release(h.stackName('slow-1'));
+  await h.pass({ metrics });
+  expect(await value(metrics, 'worker_stacks_stack_in_progress_seconds', '{cluster="slow-1"}')).toBeUndefined();
+  expect(await value(metrics, 'worker_stacks_cluster_condition', '{cluster="slow-1",condition="Ready",status="True"}')).toBe(1);
+});
+
+test('a pass logs one summary line with the results it had', async () => {
+  // GIVEN one cluster that creates its stack
+  h = new Harness();
+  h.cfn.setDefault(h.stackName(), complete());
+
+  // WHEN passes run until it settles
+  await h.pass();
+
+  // THEN each pass said what it did, in one line
+  const summaries = h.log.entries.filter((e) => e.msg === 'pass done');
+  expect(summaries.length).toBeGreaterThanOrEqual(2);
+  expect(summaries[0].obj).toMatchObject({ clusters: 1, reconciled: 1, results: { waiting: 1 } });
+  expect(summaries.at(-1)!.obj).toMatchObject({ results: { applied: 1 } });
+});
+
+test('transient reconciles are counted again by reason: AWS throttling is told from network errors', async () => {
+  // GIVEN
+  const metrics = new ReconcilerMetrics({ processMetrics: false });
+  // WHEN a throttled reconcile, one that could not reach AWS, and one that applied are observed
+  metrics.observeReconcile({ result: 'transient', reason: 'Throttled' }, 0.1, ACCOUNT);
+  metrics.observeReconcile({ result: 'transient', reason: 'AwsUnavailable' }, 0.1, ACCOUNT);
+  metrics.observeReconcile({ result: 'applied' }, 0.1, ACCOUNT);
+  // THEN each transient one is counted under its reason, beside the count by result
+  const acct = `account="${ACCOUNT}"`;
+  expect(await value(metrics, 'worker_stacks_transient_reconciles_total', `{reason="Throttled",${acct}}`)).toBe(1);
+  expect(await value(metrics, 'worker_stacks_transient_reconciles_total', `{reason="AwsUnavailable",${acct}}`)).toBe(1);
+  expect(await value(metrics, 'worker_stacks_reconciles_total', `{result="transient",${acct}}`)).toBe(2);
+});

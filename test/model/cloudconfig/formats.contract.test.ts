@@ -1,0 +1,66 @@
+import { FORMATS, formatByExtension } from '../../../lib/model/cloudconfig/formats';
+import { CONFIG_FORMATS, NodeConfig, normalizeNodeConfig } from '../../../lib/model/cloudconfig/node-config';
+
+/** One contract, run against every registered node-config format. */
+
+const SAMPLE = (format: NodeConfig['format']): NodeConfig =>
+  normalizeNodeConfig({
+    format,
+    files: [
+      { path: '/etc/kubernetes/kubelet.conf', mode: 0o600, contents: 'apiVersion: v1\nkind: Config\n' },
+      { path: '/etc/sysctl.d/90-k8s.conf', mode: 0o644, contents: 'net.ipv4.ip_forward = 1\n# ünïcode, 100% "quoted" $VAR\n' },
+    ],
+    units: [
+      { name: 'kubelet.service', enabled: true, contents: '[Service]\nExecStart=/usr/bin/kubelet\n' },
+      { name: 'helper.timer', enabled: false, contents: '[Timer]\nOnBootSec=1min\n' },
+    ],
+  });
+
+const CHECKSUM = 'a'.repeat(64);
+const SOURCE = 's3://worker-stacks-config-111111111111-eu-west-1/clusters/x/aaaa.obj';
+
+describe.each(CONFIG_FORMATS)('node-config format %s', (name) => {
+  const format = FORMATS[name];
+
+  test('serialize is deterministic and parse is its inverse', () => {
+    // GIVEN a node config; WHEN it is serialized twice and read back
+    const config = SAMPLE(name);
+    const text = format.serialize(config);
+
+    // THEN the same text, and the same files and units (modes and enabled flags included)
+    expect(format.serialize(SAMPLE(name))).toBe(text);
+    expect(normalizeNodeConfig({ format: name, ...format.parse(text) })).toEqual(config);
+  });
+
+  test('its extension names it, and no other format', () => {
+    expect(format.extension).toMatch(/^[a-z]+$/);
+    expect(formatByExtension(format.extension)).toBe(name);
+    expect(format.contentType).toMatch(/^[a-z]+\/[a-z.+-]+$/);
+  });
+
+  test('its user data names the object and its checksum, and holds nothing of the config', () => {
+    // WHEN the small user data is made for an object
+    const text = format.userData({ checksum: CHECKSUM, source: SOURCE });
+
+    // THEN it points at the object with the checksum, and is small
+    expect(text).toContain(SOURCE);
+    expect(text).toContain(CHECKSUM);
+    expect(text).not.toContain('kubelet');
+    expect(Buffer.byteLength(text)).toBeLessThan(2048);
+  });
+
+  test('bytes of another format are refused or read as nothing of this config', () => {
+    // GIVEN the other formats' serializations of the same config
+    for (const other of CONFIG_FORMATS.filter((f) => f !== name)) {
+      const foreign = FORMATS[other].serialize(SAMPLE(other));
+      // WHEN this format reads them, THEN it throws or finds none of the files (never a silent half-read)
+      let parsed: ReturnType<typeof format.parse> | undefined;
+      try {
+        parsed = format.parse(foreign);
+      } catch {
+        parsed = undefined;
+      }
+      if (parsed) expect(parsed.files.map((f) => f.path)).not.toContain('/etc/kubernetes/kubelet.conf');
+    }
+  });
+});
