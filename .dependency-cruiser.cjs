@@ -40,7 +40,11 @@ const upward = TIERS.slice(0, -1).flatMap((tier, i) =>
     comment: `lib/${f} is in tier ${i} of .dependency-cruiser.cjs's TIERS: it may import only its own folder and lower tiers. Move the concept you need down (an interface to model/ports, a type to core) instead.`,
     severity: 'error',
     from: { path: folder(f) },
-    to: { path: TIERS.slice(i + 1).flat().map(folder) },
+    to: {
+      path: TIERS.slice(i + 1)
+        .flat()
+        .map(folder),
+    },
   })),
 );
 
@@ -50,7 +54,8 @@ module.exports = {
     ...upward,
     {
       name: 'no-circular',
-      comment: 'Two files that import each other (directly or round a loop): move what both need into a third file below them.',
+      comment:
+        'Two files that import each other (directly or round a loop): move what both need into a third file below them.',
       severity: 'error',
       from: { path: '^(lib|bin)/' },
       to: { circular: true },

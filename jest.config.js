@@ -10,7 +10,10 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
-    [`^.+/node_modules/(${ESM.join('|')})/.+\\.m?js$`]: ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' } }],
+    [`^.+/node_modules/(${ESM.join('|')})/.+\\.m?js$`]: [
+      'ts-jest',
+      { diagnostics: false, tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' } },
+    ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM.join('|')})/)`],
   // Each worker loads aws-cdk-lib (~300 MB); two workers fit the 2-core machine.

@@ -49,11 +49,21 @@ export interface RulePlace {
   readonly label: string;
 }
 export function rulePlaces(node: Json, keys: string[] = [], at = ''): RulePlace[] {
-  const here = ((node['x-kubernetes-validations'] ?? []) as Json[]).map((r, index) => ({ keys, index, label: `${at || '(object)'}: ${String(r.message ?? r.messageExpression ?? r.rule).replace(/\|/g, '/').slice(0, 80)}` }));
+  const here = ((node['x-kubernetes-validations'] ?? []) as Json[]).map((r, index) => ({
+    keys,
+    index,
+    label: `${at || '(object)'}: ${String(r.message ?? r.messageExpression ?? r.rule)
+      .replace(/\|/g, '/')
+      .slice(0, 80)}`,
+  }));
   const below = [
-    ...Object.entries((node.properties ?? {}) as Record<string, Json>).flatMap(([k, v]) => rulePlaces(v, [...keys, 'properties', k], `${at}.${k}`.replace(/^\./, ''))),
+    ...Object.entries((node.properties ?? {}) as Record<string, Json>).flatMap(([k, v]) =>
+      rulePlaces(v, [...keys, 'properties', k], `${at}.${k}`.replace(/^\./, '')),
+    ),
     ...(node.items ? rulePlaces(node.items, [...keys, 'items'], `${at}[]`) : []),
-    ...(node.additionalProperties && typeof node.additionalProperties === 'object' ? rulePlaces(node.additionalProperties, [...keys, 'additionalProperties'], `${at}[*]`) : []),
+    ...(node.additionalProperties && typeof node.additionalProperties === 'object'
+      ? rulePlaces(node.additionalProperties, [...keys, 'additionalProperties'], `${at}[*]`)
+      : []),
   ];
   return [...here, ...below];
 }
@@ -80,18 +90,32 @@ export function withRules(crd: Json, keep: (p: RulePlace) => boolean, group: str
 export function objectFor(raw: Json, example: string, name: string, apiVersion: string): Json {
   const values = raw.spec.cloudConfig?.values as Json | undefined;
   const arn = values?.bootstrapTokenSecretArn as string | undefined;
-  const spec = arn ? { ...raw.spec, cloudConfig: { ...raw.spec.cloudConfig, values: { ...values, bootstrapTokenSecretArn: arn.replace(`worker-stacks/${example}/`, `worker-stacks/${name}/`) } } } : raw.spec;
+  const spec = arn
+    ? {
+        ...raw.spec,
+        cloudConfig: {
+          ...raw.spec.cloudConfig,
+          values: {
+            ...values,
+            bootstrapTokenSecretArn: arn.replace(`worker-stacks/${example}/`, `worker-stacks/${name}/`),
+          },
+        },
+      }
+    : raw.spec;
   return { ...raw, apiVersion, metadata: { name, namespace: NS }, spec };
 }
 
 /** The WorkerCluster CRD of a file of CRDs (a deploy/crd.yaml). */
 function readWorkerClusterCrd(file: string): Json {
-  const crd = parseAllDocuments(fs.readFileSync(file, 'utf8')).map((d) => d.toJS() as Json).find((d) => d.spec?.names?.kind === KIND);
+  const crd = parseAllDocuments(fs.readFileSync(file, 'utf8'))
+    .map((d) => d.toJS() as Json)
+    .find((d) => d.spec?.names?.kind === KIND);
   if (!crd) throw new Error(`${file} holds no CustomResourceDefinition of ${KIND}`);
   return crd;
 }
 
-const readExample = (example: string) => parse(fs.readFileSync(path.join(__dirname, '..', 'clusters', `${example}.yaml`), 'utf8')) as Json;
+const readExample = (example: string) =>
+  parse(fs.readFileSync(path.join(__dirname, '..', 'clusters', `${example}.yaml`), 'utf8')) as Json;
 
 /** The kube-apiserver process of `api` (found by its --secure-port). */
 function apiServerPid(api: KubeApiServer): number {
@@ -125,7 +149,10 @@ interface Sample {
   cpu: number;
 }
 /** A running API server with CRD variants installed, and a timer of one request. */
-async function withVariants<T>(crds: Json[], body: (admin: KubeClient, time: <R>(request: () => Promise<R>) => Promise<[R, Sample]>) => Promise<T>): Promise<T> {
+async function withVariants<T>(
+  crds: Json[],
+  body: (admin: KubeClient, time: <R>(request: () => Promise<R>) => Promise<[R, Sample]>) => Promise<T>,
+): Promise<T> {
   const api = await startKubeApiServer();
   const admin = KubeClient.fromOptions({ kubeconfig: api.kubeconfig });
   try {
@@ -147,7 +174,10 @@ async function withVariants<T>(crds: Json[], body: (admin: KubeClient, time: <R>
 
 export async function established(admin: KubeClient, name: string): Promise<void> {
   for (let i = 0; i < 300; i++) {
-    const { body } = await admin.request<Json>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+    const { body } = await admin.request<Json>(
+      'GET',
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+    );
     if (body.status?.conditions?.some((c: Json) => c.type === 'Established' && c.status === 'True')) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -172,37 +202,54 @@ async function perRule(n: number, example: string, crdFile?: string, batchSize =
     const variants = [
       { label: '(no rule)', group: 'none.worker-stacks.io', keep: () => false },
       { label: '(every rule)', group: 'all.worker-stacks.io', keep: () => true },
-      ...places.slice(b, b + batchSize).map((p, i) => ({ label: p.label, group: `r${i}.worker-stacks.io`, keep: same(p) })),
+      ...places
+        .slice(b, b + batchSize)
+        .map((p, i) => ({ label: p.label, group: `r${i}.worker-stacks.io`, keep: same(p) })),
     ].map((v) => ({ ...v, crd: withRules(cel, v.keep, v.group) }));
-    const samples = await withVariants(variants.map((v) => v.crd), async (admin, time) => {
-      const out = variants.map(() => [] as Sample[]);
-      for (let i = 0; i < n + 2; i++) {
-        // Each round starts at another variant: none is always the first request after the previous round.
-        for (let j = 0; j < variants.length; j++) {
-          const k = (i + j) % variants.length;
-          const v = variants[k];
-          const [, s] = await time(() => admin.request('POST', `/apis/${v.group}/${version}/namespaces/${NS}/workerclusters`, objectFor(raw, example, `${example}-${i}`, `${v.group}/${version}`)));
-          if (i >= 2) out[k].push(s);
+    const samples = await withVariants(
+      variants.map((v) => v.crd),
+      async (admin, time) => {
+        const out = variants.map(() => [] as Sample[]);
+        for (let i = 0; i < n + 2; i++) {
+          // Each round starts at another variant: none is always the first request after the previous round.
+          for (let j = 0; j < variants.length; j++) {
+            const k = (i + j) % variants.length;
+            const v = variants[k];
+            const [, s] = await time(() =>
+              admin.request(
+                'POST',
+                `/apis/${v.group}/${version}/namespaces/${NS}/workerclusters`,
+                objectFor(raw, example, `${example}-${i}`, `${v.group}/${version}`),
+              ),
+            );
+            if (i >= 2) out[k].push(s);
+          }
         }
-      }
-      return out;
-    });
+        return out;
+      },
+    );
     const cpu = samples.map((s) => median(s.map((x) => x.cpu)));
     const wall = samples.map((s) => median(s.map((x) => x.wall)));
-    baselines.push(`batch ${b / batchSize + 1}: no rule ${cpu[0].toFixed(1)} ms CPU (${wall[0].toFixed(1)} ms wall), every rule ${cpu[1].toFixed(1)} ms CPU (${wall[1].toFixed(1)} ms wall)`);
-    variants.slice(2).forEach((v, k) => rows.push({ label: v.label, cpu: cpu[k + 2] - cpu[0], wall: wall[k + 2] - wall[0] }));
+    baselines.push(
+      `batch ${b / batchSize + 1}: no rule ${cpu[0].toFixed(1)} ms CPU (${wall[0].toFixed(1)} ms wall), every rule ${cpu[1].toFixed(1)} ms CPU (${wall[1].toFixed(1)} ms wall)`,
+    );
+    variants
+      .slice(2)
+      .forEach((v, k) => rows.push({ label: v.label, cpu: cpu[k + 2] - cpu[0], wall: wall[k + 2] - wall[0] }));
   }
   rows.sort((a, b) => b.cpu - a.cpu);
-  process.stdout.write([
-    `Creates of ${example}, ${n} per variant (after 2 discarded), ${places.length} rules in batches of ${batchSize} (one API server each), load average ${load0.toFixed(2)} → ${os.loadavg()[0].toFixed(2)}. ${baselines.join('; ')}. Each rule alone, costliest first (median minus the no-rule median):`,
-    '',
-    '| rule (schema node: message) | API-server CPU ms | wall ms |',
-    '| --- | --- | --- |',
-    ...rows.slice(0, 15).map((r) => `| ${r.label} | ${r.cpu.toFixed(2)} | ${r.wall.toFixed(1)} |`),
-    '',
-    `Sum of all ${rows.length} rules alone: ${rows.reduce((s, r) => s + r.cpu, 0).toFixed(1)} ms CPU.`,
-    '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      `Creates of ${example}, ${n} per variant (after 2 discarded), ${places.length} rules in batches of ${batchSize} (one API server each), load average ${load0.toFixed(2)} → ${os.loadavg()[0].toFixed(2)}. ${baselines.join('; ')}. Each rule alone, costliest first (median minus the no-rule median):`,
+      '',
+      '| rule (schema node: message) | API-server CPU ms | wall ms |',
+      '| --- | --- | --- |',
+      ...rows.slice(0, 15).map((r) => `| ${r.label} | ${r.cpu.toFixed(2)} | ${r.wall.toFixed(1)} |`),
+      '',
+      `Sum of all ${rows.length} rules alone: ${rows.reduce((s, r) => s + r.cpu, 0).toFixed(1)} ms CPU.`,
+      '',
+    ].join('\n'),
+  );
 }
 
 type Op = 'create' | 'update';
@@ -212,28 +259,40 @@ type RunSamples = Record<string, Record<string, Record<Op, Sample[]>>>;
 async function run(n: number, variants: { id: string; crd: Json }[]): Promise<RunSamples> {
   const version = variants[0].crd.spec.versions[0].name;
   const collection = (crd: Json) => `/apis/${crd.spec.group}/${version}/namespaces/${NS}/workerclusters`;
-  return withVariants(variants.map((v) => v.crd), async (admin, time) => {
-    const out: RunSamples = {};
-    for (const example of EXAMPLES) {
-      const raw = readExample(example);
-      out[example] = Object.fromEntries(variants.map((v) => [v.id, { create: [], update: [] }]));
-      const warmup = 5;
-      for (let i = 0; i < n + warmup; i++) {
-        for (const v of variants) {
-          const name = `${example}-${i}`;
-          const [{ body: created }, create] = await time(() => admin.request<Json>('POST', collection(v.crd), objectFor(raw, example, name, `${v.crd.spec.group}/${version}`)));
-          // An update that changes the spec (a new generation): every rule runs again, as on a GitOps sync.
-          const updated = { ...created, spec: { ...created.spec, pool: { ...created.spec.pool, maxSize: Number(created.spec.pool.maxSize) + 1 } } };
-          const [, update] = await time(() => admin.request('PUT', `${collection(v.crd)}/${name}`, updated));
-          if (i >= warmup) {
-            out[example][v.id].create.push(create);
-            out[example][v.id].update.push(update);
+  return withVariants(
+    variants.map((v) => v.crd),
+    async (admin, time) => {
+      const out: RunSamples = {};
+      for (const example of EXAMPLES) {
+        const raw = readExample(example);
+        out[example] = Object.fromEntries(variants.map((v) => [v.id, { create: [], update: [] }]));
+        const warmup = 5;
+        for (let i = 0; i < n + warmup; i++) {
+          for (const v of variants) {
+            const name = `${example}-${i}`;
+            const [{ body: created }, create] = await time(() =>
+              admin.request<Json>(
+                'POST',
+                collection(v.crd),
+                objectFor(raw, example, name, `${v.crd.spec.group}/${version}`),
+              ),
+            );
+            // An update that changes the spec (a new generation): every rule runs again, as on a GitOps sync.
+            const updated = {
+              ...created,
+              spec: { ...created.spec, pool: { ...created.spec.pool, maxSize: Number(created.spec.pool.maxSize) + 1 } },
+            };
+            const [, update] = await time(() => admin.request('PUT', `${collection(v.crd)}/${name}`, updated));
+            if (i >= warmup) {
+              out[example][v.id].create.push(create);
+              out[example][v.id].update.push(update);
+            }
           }
         }
       }
-    }
-    return out;
-  });
+      return out;
+    },
+  );
 }
 
 function flag(name: string): string | undefined {
@@ -242,7 +301,8 @@ function flag(name: string): string | undefined {
 }
 
 async function main(): Promise<void> {
-  if (process.argv[2] === '--per-rule') return perRule(Number(process.argv[3] ?? 10), process.argv[4] ?? 'edge-ap1', process.argv[5]);
+  if (process.argv[2] === '--per-rule')
+    return perRule(Number(process.argv[3] ?? 10), process.argv[4] ?? 'edge-ap1', process.argv[5]);
   const n = Number(process.argv[2]?.startsWith('--') ? 30 : (process.argv[2] ?? 30));
   const runs = Number(flag('--runs') ?? 3);
   const beforeFile = flag('--before');
@@ -251,7 +311,9 @@ async function main(): Promise<void> {
   const variants = [
     { id: 'cel', crd: cel },
     { id: 'nocel', crd: withRules(cel, () => false, 'nocel.worker-stacks.io') },
-    ...(beforeFile ? [{ id: 'before', crd: regrouped(readWorkerClusterCrd(beforeFile), 'before.worker-stacks.io') }] : []),
+    ...(beforeFile
+      ? [{ id: 'before', crd: regrouped(readWorkerClusterCrd(beforeFile), 'before.worker-stacks.io') }]
+      : []),
   ];
   const results: RunSamples[] = [];
   for (let r = 0; r < runs; r++) results.push(await run(n, variants));
@@ -262,27 +324,50 @@ async function main(): Promise<void> {
     const all = results.flatMap((x) => x[example][id][op].map((s) => s[of]));
     return { median: median(all), p90: p90(all), per };
   };
-  const cell = (f: { median: number; per: number[] }) => `${f.median.toFixed(1)} (${f.per.map((x) => x.toFixed(1)).join(' / ')})`;
+  const cell = (f: { median: number; per: number[] }) =>
+    `${f.median.toFixed(1)} (${f.per.map((x) => x.toFixed(1)).join(' / ')})`;
   const rows: string[] = [];
   for (const example of EXAMPLES) {
     for (const op of ['create', 'update'] as const) {
       const wall = (id: string) => figure(example, id, op, 'wall');
       const cpu = (id: string) => figure(example, id, op, 'cpu');
-      const cells = [example, op, cell(wall('cel')), wall('cel').p90.toFixed(1), cell(wall('nocel')), (wall('cel').median - wall('nocel').median).toFixed(1), cell(cpu('cel')), cell(cpu('nocel')), (cpu('cel').median - cpu('nocel').median).toFixed(1)];
+      const cells = [
+        example,
+        op,
+        cell(wall('cel')),
+        wall('cel').p90.toFixed(1),
+        cell(wall('nocel')),
+        (wall('cel').median - wall('nocel').median).toFixed(1),
+        cell(cpu('cel')),
+        cell(cpu('nocel')),
+        (cpu('cel').median - cpu('nocel').median).toFixed(1),
+      ];
       if (beforeFile) cells.push(cell(wall('before')), cell(cpu('before')));
       rows.push(`| ${cells.join(' | ')} |`);
     }
   }
-  const head = ['example', 'request', 'with CEL wall median ms (per run)', 'with CEL wall p90 ms', 'without CEL wall median ms (per run)', 'CEL cost, wall ms', 'with CEL API-server CPU median ms (per run)', 'without CEL CPU median ms (per run)', 'CEL cost, CPU ms'];
+  const head = [
+    'example',
+    'request',
+    'with CEL wall median ms (per run)',
+    'with CEL wall p90 ms',
+    'without CEL wall median ms (per run)',
+    'CEL cost, wall ms',
+    'with CEL API-server CPU median ms (per run)',
+    'without CEL CPU median ms (per run)',
+    'CEL cost, CPU ms',
+  ];
   if (beforeFile) head.push('before: with CEL wall median ms (per run)', 'before: CPU median ms (per run)');
-  process.stdout.write([
-    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: ${runs} runs (a fresh API server each) × ${n} objects per example and variant (after 5 discarded), load average ${load0.toFixed(2)} → ${load1.toFixed(2)}. Produced by \`npx ts-node --transpile-only bench/admission-cost.ts ${process.argv.slice(2).join(' ')}\`.`,
-    '',
-    `| ${head.join(' | ')} |`,
-    `| ${head.map(() => '---').join(' | ')} |`,
-    ...rows,
-    '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC: ${runs} runs (a fresh API server each) × ${n} objects per example and variant (after 5 discarded), load average ${load0.toFixed(2)} → ${load1.toFixed(2)}. Produced by \`npx ts-node --transpile-only bench/admission-cost.ts ${process.argv.slice(2).join(' ')}\`.`,
+      '',
+      `| ${head.join(' | ')} |`,
+      `| ${head.map(() => '---').join(' | ')} |`,
+      ...rows,
+      '',
+    ].join('\n'),
+  );
 }
 
 if (require.main === module) {

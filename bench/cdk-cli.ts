@@ -32,16 +32,31 @@ export function cdkSynth(opts: CdkSynthOptions): CdkRun {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-bench-cdk-'));
   const env: NodeJS.ProcessEnv = { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', ...opts.extraEnv };
   // Inherited settings would silently change what is measured.
-  for (const k of ['CDK_VALIDATION', 'WORKER_STACKS_NAG', 'WORKER_STACKS_CLUSTERS', 'NODE_OPTIONS']) Reflect.deleteProperty(env, k);
+  for (const k of ['CDK_VALIDATION', 'WORKER_STACKS_NAG', 'WORKER_STACKS_CLUSTERS', 'NODE_OPTIONS'])
+    Reflect.deleteProperty(env, k);
   if (opts.validation) env.CDK_VALIDATION = opts.validation;
   if (!opts.nag) env.WORKER_STACKS_NAG = 'false';
   if (opts.clustersDir) env.WORKER_STACKS_CLUSTERS = opts.clustersDir;
-  const cdk = ['npx', 'cdk', 'synth', '--quiet', '--output', path.join(tmp, 'cdk.out'), ...(opts.app ? ['--app', opts.app] : [])];
+  const cdk = [
+    'npx',
+    'cdk',
+    'synth',
+    '--quiet',
+    '--output',
+    path.join(tmp, 'cdk.out'),
+    ...(opts.app ? ['--app', opts.app] : []),
+  ];
   const timeFile = path.join(tmp, 'time');
   const useTime = fs.existsSync(GNU_TIME);
   const [cmd, ...args] = useTime ? [GNU_TIME, '-o', timeFile, '-f', '%M', ...cdk] : cdk;
   const start = now();
-  const r = spawnSync(cmd, args, { cwd: ROOT, env, encoding: 'utf8', timeout: opts.timeoutMs ?? 15 * 60_000, maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync(cmd, args, {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    timeout: opts.timeoutMs ?? 15 * 60_000,
+    maxBuffer: 256 * 1024 * 1024,
+  });
   const wallMs = msSince(start);
   let maxRssBytes = NaN;
   if (useTime && fs.existsSync(timeFile)) {

@@ -27,10 +27,28 @@ const VARIANTS: readonly Variant[] = [
   { id: 'shipped', label: 'cdk.json as it is (launcher; see note for build/)', nag: true, app: 'launcher' },
   { id: 'built', label: 'current build, CDK_VALIDATION unset, nag on', nag: true, app: 'built' },
   { id: 'ts-node', label: 'no current build (ts-node), CDK_VALIDATION unset, nag on', nag: true, app: 'ts-node' },
-  { id: 'built-validation-false', label: 'current build, CDK_VALIDATION=false, nag on', validation: 'false', nag: true, app: 'built' },
-  { id: 'built-validation-true', label: 'current build, CDK_VALIDATION=true, nag on', validation: 'true', nag: true, app: 'built' },
+  {
+    id: 'built-validation-false',
+    label: 'current build, CDK_VALIDATION=false, nag on',
+    validation: 'false',
+    nag: true,
+    app: 'built',
+  },
+  {
+    id: 'built-validation-true',
+    label: 'current build, CDK_VALIDATION=true, nag on',
+    validation: 'true',
+    nag: true,
+    app: 'built',
+  },
   { id: 'built-nag-off', label: 'current build, CDK_VALIDATION unset, nag off', nag: false, app: 'built' },
-  { id: 'ts-node-validation-true', label: 'no current build (ts-node), CDK_VALIDATION=true, nag on', validation: 'true', nag: true, app: 'ts-node' },
+  {
+    id: 'ts-node-validation-true',
+    label: 'no current build (ts-node), CDK_VALIDATION=true, nag on',
+    validation: 'true',
+    nag: true,
+    app: 'ts-node',
+  },
 ];
 const QUICK = new Set(['built', 'ts-node']);
 
@@ -40,14 +58,26 @@ const QUICK = new Set(['built', 'ts-node']);
  */
 function precompile(outDir: string): string {
   const walk = (dir: string): string[] =>
-    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : /\.ts$/.test(e.name) && !e.name.endsWith('.d.ts') ? [path.join(dir, e.name)] : []));
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((e) =>
+        e.isDirectory()
+          ? walk(path.join(dir, e.name))
+          : /\.ts$/.test(e.name) && !e.name.endsWith('.d.ts')
+            ? [path.join(dir, e.name)]
+            : [],
+      );
   for (const file of [...walk(path.join(ROOT, 'bin')), ...walk(path.join(ROOT, 'lib'))]) {
     const out = path.join(outDir, path.relative(ROOT, file)).replace(/\.ts$/, '.js');
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    const js = ts.transpileModule(fs.readFileSync(file, 'utf8'), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true }, fileName: file });
+    const js = ts.transpileModule(fs.readFileSync(file, 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+      fileName: file,
+    });
     fs.writeFileSync(out, js.outputText);
   }
-  for (const link of ['package.json', 'cloudconfig', 'clusters', 'node_modules']) fs.symlinkSync(path.join(ROOT, link), path.join(outDir, link));
+  for (const link of ['package.json', 'cloudconfig', 'clusters', 'node_modules'])
+    fs.symlinkSync(path.join(ROOT, link), path.join(outDir, link));
   return path.join(outDir, 'bin', 'app.js');
 }
 
@@ -74,7 +104,12 @@ export async function runCdkExamples(opts: BenchOptions): Promise<Section> {
     }
   }
   const median = (id: string) => summarize((runs.get(id) ?? []).map((r) => r.wallMs / 1000)).median;
-  const rows = VARIANTS.filter((v) => runs.has(v.id)).map((v) => [v.label, String(runs.get(v.id)!.length), ...fmtSummary(summarize(runs.get(v.id)!.map((r) => r.wallMs / 1000))), fmt(Math.max(...runs.get(v.id)!.map((r) => mb(r.maxRssBytes))))]);
+  const rows = VARIANTS.filter((v) => runs.has(v.id)).map((v) => [
+    v.label,
+    String(runs.get(v.id)!.length),
+    ...fmtSummary(summarize(runs.get(v.id)!.map((r) => r.wallMs / 1000))),
+    fmt(Math.max(...runs.get(v.id)!.map((r) => mb(r.maxRssBytes)))),
+  ]);
   return {
     id: 'cdk-examples',
     title: 'npx cdk synth of the three example clusters',
@@ -83,16 +118,38 @@ export async function runCdkExamples(opts: BenchOptions): Promise<Section> {
     loadavg: [load0, loadavg1()],
     code,
     figures: [
-      figure('cdk-examples-built', 'npx cdk synth, 3 examples, with a current build (CDK_VALIDATION unset, nag on)', median('built'), 's', { op: '<=', value: 3 }),
-      figure('cdk-examples-ts-node', 'npx cdk synth, 3 examples, without a current build: ts-node (CDK_VALIDATION unset, nag on)', median('ts-node'), 's', { op: '<=', value: 3 }),
-      figure('cdk-examples-shipped', `npx cdk synth, 3 examples, cdk.json as it is (build/ ${current ? 'current' : 'missing or stale'})`, median('shipped'), 's'),
-      figure('cdk-examples-validation-true', 'npx cdk synth, 3 examples, current build, CDK_VALIDATION=true', median('built-validation-true'), 's'),
+      figure(
+        'cdk-examples-built',
+        'npx cdk synth, 3 examples, with a current build (CDK_VALIDATION unset, nag on)',
+        median('built'),
+        's',
+        { op: '<=', value: 3 },
+      ),
+      figure(
+        'cdk-examples-ts-node',
+        'npx cdk synth, 3 examples, without a current build: ts-node (CDK_VALIDATION unset, nag on)',
+        median('ts-node'),
+        's',
+        { op: '<=', value: 3 },
+      ),
+      figure(
+        'cdk-examples-shipped',
+        `npx cdk synth, 3 examples, cdk.json as it is (build/ ${current ? 'current' : 'missing or stale'})`,
+        median('shipped'),
+        's',
+      ),
+      figure(
+        'cdk-examples-validation-true',
+        'npx cdk synth, 3 examples, current build, CDK_VALIDATION=true',
+        median('built-validation-true'),
+        's',
+      ),
       figure('cdk-examples-nag-off', 'npx cdk synth, 3 examples, current build, nag off', median('built-nag-off'), 's'),
     ].filter((f) => !Number.isNaN(f.value)),
     tables: [table(['variant', 'runs', 'wall min s', 'median s', 'max s', 'peak RSS MB'], rows)],
     notes: [
       'Wall time of the whole command (npx, the CDK CLI, the app process), 3 worker stacks + 3 bootstrap stacks, fresh --output dir each run, CDK_DISABLE_VERSION_CHECK=1.',
-      'CDK_VALIDATION: aws-cdk-lib 2.276 registers a CloudFormationValidatePlugin on every App (resource-provider schema checks and CDK default Rego rules, in WebAssembly). lib/engines/stacks/app.ts now leaves it off unless CDK_VALIDATION=true (App prop builtinCloudFormationValidation), so unset and =false are the same; =true shows what the check costs. Without it, cfn-lint (test/engines/stacks/cfn-lint.test.ts) and CloudFormation\'s own change-set validation still catch schema errors, later.',
+      "CDK_VALIDATION: aws-cdk-lib 2.276 registers a CloudFormationValidatePlugin on every App (resource-provider schema checks and CDK default Rego rules, in WebAssembly). lib/engines/stacks/app.ts now leaves it off unless CDK_VALIDATION=true (App prop builtinCloudFormationValidation), so unset and =false are the same; =true shows what the check costs. Without it, cfn-lint (test/engines/stacks/cfn-lint.test.ts) and CloudFormation's own change-set validation still catch schema errors, later.",
       `"current build": bin/ and lib/ transpiled here by typescript.transpileModule into a temp project (cdk --app "node <tmp>/bin/app.js"), the same JavaScript \`npm run build\` makes, so the figure does not depend on the state of build/. "no current build": the cdk.json launcher with WORKER_STACKS_TS_NODE=1, the path it takes when build/ is missing or older than a source. "cdk.json as it is": build/ was ${current ? 'current' : 'missing or stale'} when the run started.`,
     ],
     data: Object.fromEntries(runs),

@@ -40,7 +40,8 @@ export async function runLatency(opts: BenchOptions): Promise<Section> {
   const settle = await world.settle();
   const settleMs = performance.now() - settleStart;
   const notApplied = [...settle.values()].filter((o) => o.result !== 'applied');
-  if (notApplied.length) throw new Error(`settling pass: ${notApplied.length} clusters not applied: ${notApplied[0].message}`);
+  if (notApplied.length)
+    throw new Error(`settling pass: ${notApplied.length} clusters not applied: ${notApplied[0].message}`);
 
   // The fake's clock does not move in real time, so each edit's stack stays in progress and holds a --concurrency
   // slot: enough slots that no edit waits for one (that wait is the concurrency's, measured by rollout).
@@ -54,7 +55,7 @@ export async function runLatency(opts: BenchOptions): Promise<Section> {
   };
   /** Until no pass has run or is running for 300 ms (a save can raise more than one watch event). */
   const quiesce = async () => {
-    for (let seen = -1; seen !== passes || inFlight > 0; ) {
+    for (let seen = -1; seen !== passes || inFlight > 0;) {
       seen = passes;
       await sleep(300);
     }
@@ -72,9 +73,13 @@ export async function runLatency(opts: BenchOptions): Promise<Section> {
       const stack = workerStackName(name);
       world.resetCounters();
       let watchAt: number | undefined;
-      world.onWatchEvent = (changed) => (changed === name && watchAt === undefined ? (watchAt = performance.now()) : undefined);
+      world.onWatchEvent = (changed) =>
+        changed === name && watchAt === undefined ? (watchAt = performance.now()) : undefined;
       const created = new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no change set for ${stack} within 60 s (${change.label})`)), 60_000);
+        const timer = setTimeout(
+          () => reject(new Error(`no change set for ${stack} within 60 s (${change.label})`)),
+          60_000,
+        );
         world.onCreateChangeSet = (req) => {
           if (req.stackName !== stack) return;
           clearTimeout(timer);
@@ -110,13 +115,41 @@ export async function runLatency(opts: BenchOptions): Promise<Section> {
     loadavg: [load0, loadavg1()],
     code,
     figures: [
-      figure('latency-median', `object change → change set created, median of ${edits} edits (${n} clusters)`, lat.median, 'ms', { op: '<=', value: 2000 }),
-      figure('latency-max', `object change → change set created, max of ${edits} edits (${n} clusters)`, lat.max, 'ms', { op: '<=', value: 2000 }),
+      figure(
+        'latency-median',
+        `object change → change set created, median of ${edits} edits (${n} clusters)`,
+        lat.median,
+        'ms',
+        { op: '<=', value: 2000 },
+      ),
+      figure(
+        'latency-max',
+        `object change → change set created, max of ${edits} edits (${n} clusters)`,
+        lat.max,
+        'ms',
+        { op: '<=', value: 2000 },
+      ),
     ],
     tables: [
       table(
-        ['cluster', 'change', 'watch event ms', 'reconcile starts ms', 'change set created ms', 'store.list in the pass ms', 'synth ms'],
-        results.map((r) => [r.cluster, r.change, fmt(r.watchEventMs), fmt(r.reconcileStartMs), fmt(r.changeSetMs), fmt(r.storeListMs), fmt(r.synthMs)]),
+        [
+          'cluster',
+          'change',
+          'watch event ms',
+          'reconcile starts ms',
+          'change set created ms',
+          'store.list in the pass ms',
+          'synth ms',
+        ],
+        results.map((r) => [
+          r.cluster,
+          r.change,
+          fmt(r.watchEventMs),
+          fmt(r.reconcileStartMs),
+          fmt(r.changeSetMs),
+          fmt(r.storeListMs),
+          fmt(r.synthMs),
+        ]),
       ),
       table(['', 'min ms', 'median ms', 'max ms'], [['object change → change set created', ...fmtSummary(lat)]]),
     ],

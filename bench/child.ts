@@ -22,16 +22,21 @@ export function runChild<T>(script: string, args: readonly string[], opts: Child
     else env[k] = v;
   }
   const prof = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
-  const r = spawnSync(process.execPath, [...prof, '-r', 'ts-node/register/transpile-only', path.join(__dirname, script), ...args], {
-    cwd: ROOT,
-    env,
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const r = spawnSync(
+    process.execPath,
+    [...prof, '-r', 'ts-node/register/transpile-only', path.join(__dirname, script), ...args],
+    {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- null when the process could not be started (r.error), whatever the type says
   const last = (r.stdout ?? '').trim().split('\n').pop() ?? '';
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- null when the process could not be started (r.error), whatever the type says
-  if (r.status !== 0 || !last.startsWith('{')) throw new Error(`${script} ${args.join(' ')} failed (exit ${r.status}):\n${(r.stderr ?? '').slice(-3000)}`);
+  if (r.status !== 0 || !last.startsWith('{'))
+    throw new Error(`${script} ${args.join(' ')} failed (exit ${r.status}):\n${(r.stderr ?? '').slice(-3000)}`);
   return JSON.parse(last) as T;
 }
 

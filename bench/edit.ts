@@ -22,9 +22,24 @@ export function editCluster(clustersDir: string, name: string, change: (raw: Jso
 
 /** Changes of different kinds: some change the rendered node config (nodes roll), some only the template. */
 export const CHANGES: ReadonlyArray<{ readonly label: string; readonly apply: (raw: Json, i: number) => void }> = [
-  { label: 'kubernetesVersion (config)', apply: (raw) => (raw.spec.cloudConfig.values.kubernetesVersion = raw.spec.cloudConfig.values.kubernetesVersion === 'v1.32.1' ? 'v1.32.2' : 'v1.32.1') },
+  {
+    label: 'kubernetesVersion (config)',
+    apply: (raw) =>
+      (raw.spec.cloudConfig.values.kubernetesVersion =
+        raw.spec.cloudConfig.values.kubernetesVersion === 'v1.32.1' ? 'v1.32.2' : 'v1.32.1'),
+  },
   { label: 'pool.maxSize + 1 (template)', apply: (raw) => (raw.spec.pool.maxSize = Number(raw.spec.pool.maxSize) + 1) },
-  { label: 'add a node label (config)', apply: (raw, i) => (raw.spec.cloudConfig.values.nodeLabels = { ...raw.spec.cloudConfig.values.nodeLabels, [`bench.example.com/edit-${i}`]: 'yes' }) },
-  { label: 'add a tag (template)', apply: (raw, i) => (raw.spec.tags = { ...raw.spec.tags, [`bench-edit-${i}`]: 'yes' }) },
+  {
+    label: 'add a node label (config)',
+    apply: (raw, i) =>
+      (raw.spec.cloudConfig.values.nodeLabels = {
+        ...raw.spec.cloudConfig.values.nodeLabels,
+        [`bench.example.com/edit-${i}`]: 'yes',
+      }),
+  },
+  {
+    label: 'add a tag (template)',
+    apply: (raw, i) => (raw.spec.tags = { ...raw.spec.tags, [`bench-edit-${i}`]: 'yes' }),
+  },
   { label: 'maxPods (config)', apply: (raw, i) => (raw.spec.cloudConfig.values.maxPods = 200 + i) },
 ];

@@ -37,25 +37,61 @@ export async function runFleetRollout(opts: BenchOptions): Promise<Section> {
   const canaries = REGIONS.length; // one per region
   const early = n / 10;
   const rest = n - canaries - early;
-  const names = Array.from({ length: n }, (_, i) => (i < canaries ? `canary-${i}` : i < canaries + early ? `early-${String(i).padStart(4, '0')}` : `main-${String(i).padStart(4, '0')}`));
+  const names = Array.from({ length: n }, (_, i) =>
+    i < canaries
+      ? `canary-${i}`
+      : i < canaries + early
+        ? `early-${String(i).padStart(4, '0')}`
+        : `main-${String(i).padStart(4, '0')}`,
+  );
   const ring = (name: string) => ({ ring: name.split('-')[0] });
-  const waves = { canary: { max: canaries, soakMin: 60 }, early: { max: Math.ceil(early / 4), soakMin: 30 }, rest: { max: Math.ceil(rest / 10) } };
-  const idealMs = ROLL_POLLS * 5000 * (1 + Math.ceil(early / waves.early.max) + Math.ceil(rest / waves.rest.max)) + (waves.canary.soakMin + waves.early.soakMin) * MIN;
+  const waves = {
+    canary: { max: canaries, soakMin: 60 },
+    early: { max: Math.ceil(early / 4), soakMin: 30 },
+    rest: { max: Math.ceil(rest / 10) },
+  };
+  const idealMs =
+    ROLL_POLLS * 5000 * (1 + Math.ceil(early / waves.early.max) + Math.ceil(rest / waves.rest.max)) +
+    (waves.canary.soakMin + waves.early.soakMin) * MIN;
 
-  const sim = new FleetSim(names, ring, { regions: REGIONS, quotas: QUOTAS, latencyMs: 100, pollMs: 30_000, concurrency: 200 });
+  const sim = new FleetSim(names, ring, {
+    regions: REGIONS,
+    quotas: QUOTAS,
+    latencyMs: 100,
+    pollMs: 30_000,
+    concurrency: 200,
+  });
   try {
     sim.writePolicy('fleet', {
       waves: [
-        { name: 'canary', selector: { matchLabels: { ring: 'canary' } }, maxConcurrent: waves.canary.max, soak: `${waves.canary.soakMin}m` },
-        { name: 'early', selector: { matchLabels: { ring: 'early' } }, maxConcurrent: '25%', soak: `${waves.early.soakMin}m` },
+        {
+          name: 'canary',
+          selector: { matchLabels: { ring: 'canary' } },
+          maxConcurrent: waves.canary.max,
+          soak: `${waves.canary.soakMin}m`,
+        },
+        {
+          name: 'early',
+          selector: { matchLabels: { ring: 'early' } },
+          maxConcurrent: '25%',
+          soak: `${waves.early.soakMin}m`,
+        },
       ],
       remainder: { maxConcurrent: '10%' },
       maxConcurrentRolls: 200,
     });
-    const settledOn = () => names.every((x) => sim.live(x) && sim.live(x) === sim.h.status(x).desiredChecksum && !sim.stack(x)!.status.endsWith('IN_PROGRESS'));
+    const settledOn = () =>
+      names.every(
+        (x) =>
+          sim.live(x) &&
+          sim.live(x) === sim.h.status(x).desiredChecksum &&
+          !sim.stack(x)!.status.endsWith('IN_PROGRESS'),
+      );
     const wallCreate = performance.now();
     await sim.runUntil(sim.now + 60 * MIN, () => names.every((x) => sim.live(x)) && settledOn());
-    process.stderr.write(`  fleet-rollout: ${n} stacks created in ${fmt((performance.now() - wallCreate) / 1000)} s of wall time\n`);
+    process.stderr.write(
+      `  fleet-rollout: ${n} stacks created in ${fmt((performance.now() - wallCreate) / 1000)} s of wall time\n`,
+    );
     const created = names.filter((x) => sim.live(x)).length;
     if (created !== n) throw new Error(`fleet-rollout: only ${created} of ${n} stacks were created`);
 
@@ -91,13 +127,23 @@ export async function runFleetRollout(opts: BenchOptions): Promise<Section> {
     }
     const totalCalls = [...apis.values()].reduce((a, b) => a + b, 0);
     const totalThrottled = [...throttled.values()].reduce((a, b) => a + b, 0);
-    const waveTimes = (prefix: string) => sim.starts.filter((s) => s.name.startsWith(prefix)).map((s) => (s.at - t0) / MIN);
+    const waveTimes = (prefix: string) =>
+      sim.starts.filter((s) => s.name.startsWith(prefix)).map((s) => (s.at - t0) / MIN);
     const rows = (['canary', 'early', 'main'] as const).map((w) => {
       const ts = waveTimes(w);
-      return [w === 'main' ? 'remainder' : w, String(ts.length), fmt(Math.min(...ts)), fmt(Math.max(...ts) + ROLL_POLLS / 12)];
+      return [
+        w === 'main' ? 'remainder' : w,
+        String(ts.length),
+        fmt(Math.min(...ts)),
+        fmt(Math.max(...ts) + ROLL_POLLS / 12),
+      ];
     });
-    const apiRows = [...apis].sort().map(([api, count]) => [api, fmt(count), fmt(count / n), fmt(throttled.get(api) ?? 0)]);
-    process.stderr.write(`  fleet-rollout: ${n} clusters rolled in ${fmt(simulatedMs / MIN)} simulated minutes (ideal ${fmt(idealMs / MIN)}), ${fmt(wallMs / 1000)} s of wall time\n`);
+    const apiRows = [...apis]
+      .sort()
+      .map(([api, count]) => [api, fmt(count), fmt(count / n), fmt(throttled.get(api) ?? 0)]);
+    process.stderr.write(
+      `  fleet-rollout: ${n} clusters rolled in ${fmt(simulatedMs / MIN)} simulated minutes (ideal ${fmt(idealMs / MIN)}), ${fmt(wallMs / 1000)} s of wall time\n`,
+    );
     return {
       id: 'fleet-rollout',
       title: `Fleet rollout: a shared-template change across ${n} clusters in ${REGIONS.length} regions, 3 waves, fake CloudFormation with API quotas`,
@@ -106,23 +152,54 @@ export async function runFleetRollout(opts: BenchOptions): Promise<Section> {
       loadavg: [load0, loadavg1()],
       code,
       figures: [
-        figure('fleet-rollout-simulated', `fleet rollout of ${n} clusters, simulated time over the policy's ideal`, simulatedMs / idealMs, '×', { op: '<=', value: 1.15 }),
-        figure('fleet-rollout-throttled', `fleet rollout of ${n} clusters, throttled CloudFormation calls`, totalThrottled, '', { op: '==', value: 0 }),
-        figure('fleet-rollout-calls', `fleet rollout of ${n} clusters, CloudFormation requests per roll`, totalCalls / n, ''),
+        figure(
+          'fleet-rollout-simulated',
+          `fleet rollout of ${n} clusters, simulated time over the policy's ideal`,
+          simulatedMs / idealMs,
+          '×',
+          { op: '<=', value: 1.15 },
+        ),
+        figure(
+          'fleet-rollout-throttled',
+          `fleet rollout of ${n} clusters, throttled CloudFormation calls`,
+          totalThrottled,
+          '',
+          { op: '==', value: 0 },
+        ),
+        figure(
+          'fleet-rollout-calls',
+          `fleet rollout of ${n} clusters, CloudFormation requests per roll`,
+          totalCalls / n,
+          '',
+        ),
         figure('fleet-rollout-rss', `fleet rollout of ${n} clusters, peak RSS`, mb(rss), 'MiB'),
-        figure('fleet-rollout-lag', `fleet rollout of ${n} clusters, event-loop delay p99`, lag.percentile(99) / 1e6, 'ms'),
+        figure(
+          'fleet-rollout-lag',
+          `fleet rollout of ${n} clusters, event-loop delay p99`,
+          lag.percentile(99) / 1e6,
+          'ms',
+        ),
       ],
       tables: [
-        table(['figure', 'value'], [
-          ['simulated time, change to last roll done', `${fmt(simulatedMs / MIN)} min`],
-          ["the policy's ideal (rolls back to back, soaks exact)", `${fmt(idealMs / MIN)} min`],
-          ['CloudFormation requests (listing pages counted) / per roll', `${fmt(totalCalls)} / ${fmt(totalCalls / n)}`],
-          ['throttled requests', fmt(totalThrottled)],
-          ['reconciles', fmt(sim.reconciles - reconciles0)],
-          ['wall time of the simulation', `${fmt(wallMs / 1000)} s`],
-          ['peak RSS', `${fmt(mb(rss))} MiB`],
-          ['event-loop delay p50 / p99 / max', `${fmt(lag.percentile(50) / 1e6)} / ${fmt(lag.percentile(99) / 1e6)} / ${fmt(lag.max / 1e6)} ms`],
-        ]),
+        table(
+          ['figure', 'value'],
+          [
+            ['simulated time, change to last roll done', `${fmt(simulatedMs / MIN)} min`],
+            ["the policy's ideal (rolls back to back, soaks exact)", `${fmt(idealMs / MIN)} min`],
+            [
+              'CloudFormation requests (listing pages counted) / per roll',
+              `${fmt(totalCalls)} / ${fmt(totalCalls / n)}`,
+            ],
+            ['throttled requests', fmt(totalThrottled)],
+            ['reconciles', fmt(sim.reconciles - reconciles0)],
+            ['wall time of the simulation', `${fmt(wallMs / 1000)} s`],
+            ['peak RSS', `${fmt(mb(rss))} MiB`],
+            [
+              'event-loop delay p50 / p99 / max',
+              `${fmt(lag.percentile(50) / 1e6)} / ${fmt(lag.percentile(99) / 1e6)} / ${fmt(lag.max / 1e6)} ms`,
+            ],
+          ],
+        ),
         table(['wave', 'clusters', 'first roll started (min)', 'last roll done (min)'], rows),
         table(['API', 'requests', 'per roll', 'throttled'], apiRows),
       ],
@@ -133,7 +210,19 @@ export async function runFleetRollout(opts: BenchOptions): Promise<Section> {
         `Over the ideal: each of the ${1 + Math.ceil(early / waves.early.max) + Math.ceil(rest / waves.rest.max)} rounds of rolls starts when the rounds before it are recorded, up to one poll (30 s) after their stacks complete, and a woken cluster then takes its turn in the queue; the ideal counts rolls back to back.`,
         'RSS and event-loop delay are of this one process (simulation, file store and reconciler together); the event loop only turns between reconciles here, so its delay is the longest reconcile step.',
       ],
-      data: { n, regions: REGIONS, simulatedMs, idealMs, totalCalls, totalThrottled, apis: Object.fromEntries(apis), throttled: Object.fromEntries(throttled), rssMiB: mb(rss), lagP99Ms: lag.percentile(99) / 1e6, wallMs },
+      data: {
+        n,
+        regions: REGIONS,
+        simulatedMs,
+        idealMs,
+        totalCalls,
+        totalThrottled,
+        apis: Object.fromEntries(apis),
+        throttled: Object.fromEntries(throttled),
+        rssMiB: mb(rss),
+        lagP99Ms: lag.percentile(99) / 1e6,
+        wallMs,
+      },
     };
   } finally {
     sim.cleanup();

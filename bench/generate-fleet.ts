@@ -68,7 +68,10 @@ export class Rng {
       const j = Math.floor(this.next() * (i + 1));
       [idx[i], idx[j]] = [idx[j], idx[i]];
     }
-    return idx.slice(0, k).sort((a, b) => a - b).map((i) => items[i]);
+    return idx
+      .slice(0, k)
+      .sort((a, b) => a - b)
+      .map((i) => items[i]);
   }
   public hex(n: number): string {
     let s = '';
@@ -112,13 +115,18 @@ function nodeRuleKeys(listeners: readonly GenListener[]): Set<string> {
 
 /** Cluster `index` of the fleet: a plain object as it would be parsed from YAML. */
 export function generateCluster(index: number, opts: FleetOptions = {}): Record<string, unknown> {
-  const rng = new Rng(Math.imul((opts.seed ?? DEFAULT_SEED) ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(index + 1, 0xc2b2ae35));
+  const rng = new Rng(
+    Math.imul((opts.seed ?? DEFAULT_SEED) ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(index + 1, 0xc2b2ae35),
+  );
   const account = rng.pick(opts.accounts ?? ACCOUNTS);
   const region = rng.pick(Object.keys(REGIONS));
   const env = rng.pick(['prod', 'staging', 'dev', 'edge']);
   const name = `${env}-${REGIONS[region].code}-${String(index).padStart(5, '0')}`;
   // eslint-disable-next-line @typescript-eslint/no-misused-spread -- zone letters are ASCII (a, b, c)
-  const zones = rng.sample([...REGIONS[region].zones].map((z) => `${region}${z}`), rng.int(2, 3));
+  const zones = rng.sample(
+    [...REGIONS[region].zones].map((z) => `${region}${z}`),
+    rng.int(2, 3),
+  );
   const minSize = rng.int(1, 5);
   const maxSize = minSize + rng.int(2, 30);
   const legacy = rng.chance(0.1);
@@ -130,26 +138,56 @@ export function generateCluster(index: number, opts: FleetOptions = {}): Record<
   for (let i = 0, n = rng.int(5, 20); i < n; i++) {
     const r = rng.next();
     const protocol: Proto = r < 0.7 ? 'TCP' : r < 0.82 ? 'UDP' : r < 0.9 ? 'TCP_UDP' : 'TLS';
-    const l: GenListener = { name: `${rng.pick(['web', 'api', 'grpc', 'game', 'mqtt', 'stream', 'dns', 'sip'])}-${String(i).padStart(2, '0')}`, protocol, port: protocol === 'TLS' ? 8443 + i : 7000 + i, nodePort: nodeBase + i };
-    if (protocol === 'TLS') l.certificateArn = `arn:aws:acm:${region}:${account}:certificate/${rng.hex(8)}-${rng.hex(4)}-${rng.hex(4)}-${rng.hex(4)}-${rng.hex(12)}`;
+    const l: GenListener = {
+      name: `${rng.pick(['web', 'api', 'grpc', 'game', 'mqtt', 'stream', 'dns', 'sip'])}-${String(i).padStart(2, '0')}`,
+      protocol,
+      port: protocol === 'TLS' ? 8443 + i : 7000 + i,
+      nodePort: nodeBase + i,
+    };
+    if (protocol === 'TLS')
+      l.certificateArn = `arn:aws:acm:${region}:${account}:certificate/${rng.hex(8)}-${rng.hex(4)}-${rng.hex(4)}-${rng.hex(4)}-${rng.hex(12)}`;
     const hc = rng.next();
     if (hc < 0.25) l.healthCheck = { protocol: 'HTTP', port: ingressHealthPort, path: '/healthz' };
-    else if (hc < 0.4 || protocol === 'UDP' || protocol === 'TCP_UDP') l.healthCheck = { protocol: 'TCP', port: nodeBase + 2000 + i }; // a UDP port cannot be probed over TCP
+    else if (hc < 0.4 || protocol === 'UDP' || protocol === 'TCP_UDP')
+      l.healthCheck = { protocol: 'TCP', port: nodeBase + 2000 + i }; // a UDP port cannot be probed over TCP
     listeners.push(l);
   }
-  while (listeners.length > 5 && LIMITS.inboundRulesPerSecurityGroup - nodeRuleKeys(listeners).size < 10) listeners.pop();
+  while (listeners.length > 5 && LIMITS.inboundRulesPerSecurityGroup - nodeRuleKeys(listeners).size < 10)
+    listeners.pop();
   const budget = LIMITS.inboundRulesPerSecurityGroup - nodeRuleKeys(listeners).size;
   const clientRulesPerCidr = listeners.reduce((n, l) => n + transports(l.protocol).length, 0);
-  const cidrCount = Math.max(1, Math.min(rng.int(1, 3), Math.floor(LIMITS.inboundRulesPerSecurityGroup / clientRulesPerCidr)));
+  const cidrCount = Math.max(
+    1,
+    Math.min(rng.int(1, 3), Math.floor(LIMITS.inboundRulesPerSecurityGroup / clientRulesPerCidr)),
+  );
 
   // Fixed infrastructure rules first, then monitoring/partner rules with unique sources up to the budget.
   const rules: Record<string, unknown>[] = [
     { description: 'node to node', protocol: 'all', source: { self: true } },
-    { description: 'kubelet API from the control plane', protocol: 'tcp', port: 10250, source: { securityGroupId: `sg-${rng.hex(17)}` } },
+    {
+      description: 'kubelet API from the control plane',
+      protocol: 'tcp',
+      port: 10250,
+      source: { securityGroupId: `sg-${rng.hex(17)}` },
+    },
   ];
-  if (rng.chance(0.5)) rules.push({ description: 'SSH from the bastion prefix list', protocol: 'tcp', port: 22, source: { prefixListId: `pl-${rng.hex(17)}` } });
-  if (rng.chance(0.5)) rules.push({ description: 'ICMP path MTU discovery', protocol: 'icmp', source: { cidr: '10.0.0.0/8' } });
-  if (rng.chance(0.3)) rules.push({ description: 'NodePort services from the VPC', protocol: 'tcp', fromPort: 30000, toPort: 32767, source: { cidr: `10.${rng.int(16, 31)}.0.0/16` } });
+  if (rng.chance(0.5))
+    rules.push({
+      description: 'SSH from the bastion prefix list',
+      protocol: 'tcp',
+      port: 22,
+      source: { prefixListId: `pl-${rng.hex(17)}` },
+    });
+  if (rng.chance(0.5))
+    rules.push({ description: 'ICMP path MTU discovery', protocol: 'icmp', source: { cidr: '10.0.0.0/8' } });
+  if (rng.chance(0.3))
+    rules.push({
+      description: 'NodePort services from the VPC',
+      protocol: 'tcp',
+      fromPort: 30000,
+      toPort: 32767,
+      source: { cidr: `10.${rng.int(16, 31)}.0.0/16` },
+    });
   const ruleCount = rng.int(Math.max(10, rules.length), budget);
   for (let j = 0; rules.length < ruleCount; j++) {
     const v6 = rng.chance(0.1);
@@ -158,7 +196,9 @@ export function generateCluster(index: number, opts: FleetOptions = {}): Record<
       description: `partner ${j + 1} ${proto === 'udp' ? 'syslog' : 'monitoring'}`,
       protocol: proto,
       port: proto === 'udp' ? 514 : rng.pick([9100, 9090, 443, 8080, 10255]),
-      source: v6 ? { cidrIpv6: `2001:db8:${(j + 1).toString(16)}::/48` } : { cidr: `10.${64 + (j >> 8)}.${j & 255}.0/24` },
+      source: v6
+        ? { cidrIpv6: `2001:db8:${(j + 1).toString(16)}::/48` }
+        : { cidr: `10.${64 + (j >> 8)}.${j & 255}.0/24` },
     });
   }
 
@@ -171,7 +211,11 @@ export function generateCluster(index: number, opts: FleetOptions = {}): Record<
     ...(rng.chance(0.3) ? { desiredCapacity: rng.int(minSize, maxSize) } : {}),
     ...(rng.chance(0.5) ? { rootVolume: { sizeGiB: rng.pick([50, 100, 200]), type: 'gp3' } } : {}),
     ...(legacy ? { legacyLaunchConfiguration: true } : {}),
-    rollingUpdate: { maxBatchSize: rng.int(1, 3), minInstancesInService: rng.int(0, minSize), pauseTime: rng.pick(['PT10M', 'PT12M', 'PT15M']) },
+    rollingUpdate: {
+      maxBatchSize: rng.int(1, 3),
+      minInstancesInService: rng.int(0, minSize),
+      pauseTime: rng.pick(['PT10M', 'PT12M', 'PT15M']),
+    },
   };
   const poolLabel = rng.pick(['general', 'compute', 'memory', 'edge']);
   const kubernetesVersion = rng.pick(['v1.30.6', 'v1.31.2', 'v1.32.0']);
@@ -179,12 +223,19 @@ export function generateCluster(index: number, opts: FleetOptions = {}): Record<
     apiEndpoint: `https://api.${name}.k8s.example.com${flatcar ? '' : ':6443'}`,
     kubernetesVersion,
     // Well-formed placeholders, one per version and architecture (an operator copies the real ones from the release's .sha256 files).
-    kubeletSha256: { amd64: placeholderSha256(`kubelet ${kubernetesVersion} amd64`), arm64: placeholderSha256(`kubelet ${kubernetesVersion} arm64`) },
-    ...(flatcar ? { awsCliImage: `public.ecr.aws/aws-cli/aws-cli:2.22.0@sha256:${placeholderSha256('aws-cli 2.22.0')}` } : {}),
+    kubeletSha256: {
+      amd64: placeholderSha256(`kubelet ${kubernetesVersion} amd64`),
+      arm64: placeholderSha256(`kubelet ${kubernetesVersion} arm64`),
+    },
+    ...(flatcar
+      ? { awsCliImage: `public.ecr.aws/aws-cli/aws-cli:2.22.0@sha256:${placeholderSha256('aws-cli 2.22.0')}` }
+      : {}),
     clusterDNS: rng.pick(['172.20.0.10', '10.100.0.10']),
     ...(rng.chance(0.4) ? { maxPods: rng.pick([58, 110, 250]) } : {}),
     nodeLabels: { 'node.kubernetes.io/pool': poolLabel, 'topology.example.com/env': env },
-    ...(rng.chance(0.3) ? { nodeTaints: [{ key: `example.com/${poolLabel}`, value: 'true', effect: 'NoSchedule' }] } : {}),
+    ...(rng.chance(0.3)
+      ? { nodeTaints: [{ key: `example.com/${poolLabel}`, value: 'true', effect: 'NoSchedule' }] }
+      : {}),
     ...(rng.chance(0.3) ? { registryMirrors: [`https://mirror.${region}.example.com`] } : {}),
     bootstrapTokenSecretArn: `arn:aws:secretsmanager:${region}:${account}:secret:worker-stacks/${name}/kubelet-bootstrap-${rng.hex(6)}`,
     clusterCA: CLUSTER_CA,
@@ -196,9 +247,16 @@ export function generateCluster(index: number, opts: FleetOptions = {}): Record<
     spec: {
       account,
       region,
-      network: { vpcId: `vpc-${rng.hex(17)}`, availabilityZones: zones, subnetIds: zones.map(() => `subnet-${rng.hex(17)}`) },
+      network: {
+        vpcId: `vpc-${rng.hex(17)}`,
+        availabilityZones: zones,
+        subnetIds: zones.map(() => `subnet-${rng.hex(17)}`),
+      },
       pool,
-      loadBalancer: { scheme: rng.pick(['internal', 'internet-facing']), allowedCidrs: Array.from({ length: cidrCount }, (_, k) => `10.${k}.0.0/16`) },
+      loadBalancer: {
+        scheme: rng.pick(['internal', 'internet-facing']),
+        allowedCidrs: Array.from({ length: cidrCount }, (_, k) => `10.${k}.0.0/16`),
+      },
       securityGroupRules: rules,
       listeners,
       cloudConfig: { template: flatcar ? 'flatcar-worker' : 'al2023-worker', values },
@@ -217,7 +275,8 @@ export function writeFleet(dir: string, count: number, opts: FleetOptions & { fr
     const name = (raw.metadata as { name: string }).name;
     const file = path.join(dir, `${name}.yaml`);
     const result = validateCluster(raw, { file, templates });
-    if (!result.cluster) throw new Error(`generator bug: cluster ${i} is invalid:\n${result.problems.map(formatProblem).join('\n')}`);
+    if (!result.cluster)
+      throw new Error(`generator bug: cluster ${i} is invalid:\n${result.problems.map(formatProblem).join('\n')}`);
     fs.writeFileSync(file, `# Generated by bench/generate-fleet.ts (cluster ${i}); do not edit.\n${stringify(raw)}`);
     names.push(name);
   }
@@ -232,6 +291,9 @@ if (require.main === module) {
   }
   const flag = (f: string) => (rest.includes(f) ? rest[rest.indexOf(f) + 1] : undefined);
   const account = flag('--account');
-  const names = writeFleet(dir, Number(count), { seed: flag('--seed') ? Number(flag('--seed')) : undefined, accounts: account ? [account] : undefined });
+  const names = writeFleet(dir, Number(count), {
+    seed: flag('--seed') ? Number(flag('--seed')) : undefined,
+    accounts: account ? [account] : undefined,
+  });
   process.stdout.write(`wrote ${names.length} cluster objects to ${dir}\n`);
 }

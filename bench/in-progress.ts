@@ -62,8 +62,13 @@ export async function runInProgress(opts: BenchOptions): Promise<Section> {
       endsAt.set(stack, world.clock.ms + (pollsOf.get(stack) ?? 1) * POLL_MS);
     };
   }
-  const hooks = [after(TASK.recordExecution, (ctx) => void recordedAt.set(workerStackName(ctx.record.name), world.clock.ms))];
-  const controller = new Controller({ ...world.deps, pollMs: POLL_MS, now: world.clock.now }, { concurrency: k + 10, workers: 4, hooks });
+  const hooks = [
+    after(TASK.recordExecution, (ctx) => void recordedAt.set(workerStackName(ctx.record.name), world.clock.ms)),
+  ];
+  const controller = new Controller(
+    { ...world.deps, pollMs: POLL_MS, now: world.clock.now },
+    { concurrency: k + 10, workers: 4, hooks },
+  );
 
   // The first pass: a full listing per region, k syntheses and change sets.
   world.resetCounters();
@@ -77,7 +82,10 @@ export async function runInProgress(opts: BenchOptions): Promise<Section> {
   // While they roll: another cluster's edit, reconciled as the work queue would (the watch event's own delay is the
   // latency benchmark's): real time from the save to its CreateChangeSet.
   const editLatencyMs: number[] = [];
-  for (const [i, name] of names.filter((x) => !rolling.includes(x)).slice(0, opts.quick ? 3 : 10).entries()) {
+  for (const [i, name] of names
+    .filter((x) => !rolling.includes(x))
+    .slice(0, opts.quick ? 3 : 10)
+    .entries()) {
     let createdAt: number | undefined;
     world.onCreateChangeSet = () => (createdAt ??= performance.now());
     const savedAt = editCluster(clustersDir, name, (raw) => MAX_PODS.apply(raw, 100 + i));
@@ -143,23 +151,49 @@ export async function runInProgress(opts: BenchOptions): Promise<Section> {
     loadavg: [load0, loadavg1()],
     code,
     figures: [
-      figure('in-progress-reads-over-floor', 'polls with more CloudFormation reads than Σ max(1, ceil(in progress / 100)) + ended', over.length, 'polls', { op: '==', value: 0 }),
-      figure('in-progress-edit-latency', `edit → CreateChangeSet with ${k} stacks in progress, max`, editSummary.max / 1000, 's', { op: '<=', value: 2 }),
-      figure('in-progress-record-latency', 'stack end → checksum recorded, max (simulated)', lagSummary.max / 1000, 's', { op: '<=', value: POLL_MS / 1000 }),
+      figure(
+        'in-progress-reads-over-floor',
+        'polls with more CloudFormation reads than Σ max(1, ceil(in progress / 100)) + ended',
+        over.length,
+        'polls',
+        { op: '==', value: 0 },
+      ),
+      figure(
+        'in-progress-edit-latency',
+        `edit → CreateChangeSet with ${k} stacks in progress, max`,
+        editSummary.max / 1000,
+        's',
+        { op: '<=', value: 2 },
+      ),
+      figure(
+        'in-progress-record-latency',
+        'stack end → checksum recorded, max (simulated)',
+        lagSummary.max / 1000,
+        's',
+        { op: '<=', value: POLL_MS / 1000 },
+      ),
     ],
     tables: [
       table(
         ['', 'polls', 'min', 'median', 'max'],
         [
           ['CloudFormation reads per poll', String(polls.length), ...fmtSummary(readsPerPoll)],
-          ['floor: Σ max(1, ceil(in progress per region / 100)) + stacks ended', String(polls.length), ...fmtSummary(floors)],
+          [
+            'floor: Σ max(1, ceil(in progress per region / 100)) + stacks ended',
+            String(polls.length),
+            ...fmtSummary(floors),
+          ],
         ],
       ),
       table(
         ['', 'n', 'min', 'median', 'max'],
         [
           ['edit → CreateChangeSet, ms (real)', String(editSummary.n), ...fmtSummary(editSummary)],
-          ['stack end → recorded, s (simulated)', String(lagSummary.n), ...fmtSummary(summarize(recordLag.map((x) => x / 1000)))],
+          [
+            'stack end → recorded, s (simulated)',
+            String(lagSummary.n),
+            ...fmtSummary(summarize(recordLag.map((x) => x / 1000))),
+          ],
         ],
       ),
     ],

@@ -35,12 +35,21 @@ export interface KubeUnchangedChildResult {
 async function main(): Promise<void> {
   const [kubeconfig, namespace, manifest] = process.argv.slice(2);
   const stacks = JSON.parse(fs.readFileSync(manifest, 'utf8')) as SeededStack[];
-  const world = new World({ clustersDir: '/nonexistent', account: '111111111111', store: { kind: 'kubernetes', options: { kubeconfig, namespace } } });
+  const world = new World({
+    clustersDir: '/nonexistent',
+    account: '111111111111',
+    store: { kind: 'kubernetes', options: { kubeconfig, namespace } },
+  });
   seedStacks(world, stacks);
   const store = world.store as unknown as KubernetesStore;
   const client = (store as unknown as { client: { requests: Record<string, number> } }).client;
   const snapshot = () => ({ ...client.requests });
-  const delta = (before: Record<string, number>) => Object.fromEntries(Object.entries(client.requests).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => (v as number) > 0));
+  const delta = (before: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(client.requests)
+        .map(([k, v]) => [k, v - (before[k] ?? 0)])
+        .filter(([, v]) => (v as number) > 0),
+    );
   // As the daemon does: the watch starts the cache; every later read is served from it.
   const t = performance.now();
   const stop = store.watch(() => undefined);
@@ -63,7 +72,13 @@ async function main(): Promise<void> {
   const informer = { ...store.informerStats! };
   stop();
   store.close();
-  const result: KubeUnchangedChildResult = { syncMs, syncRequests, informer, passes, maxRssBytes: process.resourceUsage().maxRSS * 1024 };
+  const result: KubeUnchangedChildResult = {
+    syncMs,
+    syncRequests,
+    informer,
+    passes,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+  };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 

@@ -15,10 +15,19 @@ async function main(): Promise<void> {
   try {
     const s = await runKubeUnchanged({ quick, tmp });
     const code = `code ${s.code.commit}${s.code.modified.length ? ` + uncommitted changes to ${s.code.modified.join(', ')}` : ''}`;
-    const show = (v: number, unit: string) => `${Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en-US') : Number(v.toPrecision(3))}${unit ? ` ${unit}` : ''}`;
-    const lines = [`## ${s.title}`, '', `Run ${s.date.slice(0, 16).replace('T', ' ')} UTC, ${code}, load average ${s.loadavg.map((l) => l.toFixed(2)).join(' → ')}.`, ''];
+    const show = (v: number, unit: string) =>
+      `${Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en-US') : Number(v.toPrecision(3))}${unit ? ` ${unit}` : ''}`;
+    const lines = [
+      `## ${s.title}`,
+      '',
+      `Run ${s.date.slice(0, 16).replace('T', ' ')} UTC, ${code}, load average ${s.loadavg.map((l) => l.toFixed(2)).join(' → ')}.`,
+      '',
+    ];
     lines.push('| figure | measured | target | |', '| --- | --- | --- | --- |');
-    for (const f of s.figures) lines.push(`| ${f.label} | ${show(f.value, f.unit)} | ${f.target ? `${f.target.op === '<=' ? '≤' : '='} ${show(f.target.value, f.unit)}` : ''} | ${f.target ? (f.pass ? 'pass' : '**miss**') : ''} |`);
+    for (const f of s.figures)
+      lines.push(
+        `| ${f.label} | ${show(f.value, f.unit)} | ${f.target ? `${f.target.op === '<=' ? '≤' : '='} ${show(f.target.value, f.unit)}` : ''} | ${f.target ? (f.pass ? 'pass' : '**miss**') : ''} |`,
+      );
     lines.push('');
     for (const t of s.tables) lines.push(t, '');
     for (const n of s.notes) lines.push(`- ${n}`);

@@ -53,7 +53,8 @@ export function summarizeProfile(profile: CpuProfile, top = 20, under?: string):
   let total = 0;
   const stackOf = (leaf: ProfileNode) => {
     const out: ProfileNode[] = [];
-    for (let n: ProfileNode | undefined = leaf; n; n = parent.has(n.id) ? byId.get(parent.get(n.id)!) : undefined) out.push(n);
+    for (let n: ProfileNode | undefined = leaf; n; n = parent.has(n.id) ? byId.get(parent.get(n.id)!) : undefined)
+      out.push(n);
     return out;
   };
   profile.samples.forEach((id, i) => {
@@ -104,5 +105,7 @@ if (require.main === module) {
     process.exit(2);
   }
   const flag = (f: string) => (args.includes(f) ? args[args.indexOf(f) + 1] : undefined);
-  process.stdout.write(`${summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile, Number(flag('--top') ?? 20), flag('--under'))}\n`);
+  process.stdout.write(
+    `${summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile, Number(flag('--top') ?? 20), flag('--under'))}\n`,
+  );
 }

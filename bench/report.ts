@@ -50,8 +50,13 @@ export interface CodeState {
 export function codeState(): CodeState {
   // Not trimmed: porcelain lines start with a status column that may be a space.
   // stdout is null when git cannot be spawned, whatever the typings say.
-  const git = (...args: string[]) => (spawnSync('git', args, { cwd: path.resolve(__dirname, '..'), encoding: 'utf8' }) as { stdout: string | null }).stdout ?? '';
-  const modified = git('status', '--porcelain', '--', 'bin', 'lib', 'cloudconfig').split('\n').filter(Boolean).map((l) => l.slice(3));
+  const git = (...args: string[]) =>
+    (spawnSync('git', args, { cwd: path.resolve(__dirname, '..'), encoding: 'utf8' }) as { stdout: string | null })
+      .stdout ?? '';
+  const modified = git('status', '--porcelain', '--', 'bin', 'lib', 'cloudconfig')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.slice(3));
   return { commit: git('rev-parse', '--short', 'HEAD').trim() || 'unknown', modified };
 }
 
@@ -73,7 +78,13 @@ export function figure(id: string, label: string, value: number, unit: string, t
 }
 
 export function machine(): Results['machine'] {
-  return { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
+  return {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
 }
 
 export function writeResults(sections: readonly Section[]): Results {
@@ -83,14 +94,33 @@ export function writeResults(sections: readonly Section[]): Results {
   } catch {
     previous = undefined;
   }
-  const merged: Results = { machine: machine(), updated: new Date().toISOString(), sections: { ...(previous?.sections ?? {}) }, quick: { ...(previous?.quick ?? {}) } };
+  const merged: Results = {
+    machine: machine(),
+    updated: new Date().toISOString(),
+    sections: { ...(previous?.sections ?? {}) },
+    quick: { ...(previous?.quick ?? {}) },
+  };
   for (const s of sections) (s.mode === 'quick' ? merged.quick : merged.sections)[s.id] = s;
   fs.writeFileSync(RESULTS_JSON, `${JSON.stringify(merged, undefined, 2)}\n`);
   return merged;
 }
 
 // admission-cost is written by hand from bench/admission-cost.ts (not part of `npm run bench`): listed so that a run keeps it.
-const ORDER = ['synth', 'synth-pool', 'cdk-examples', 'unchanged', 'kube-unchanged', 'latency', 'kube-watch-latency', 'rollout', 'review', 'in-progress', 'fleet-rollout', 'sim', 'admission-cost'];
+const ORDER = [
+  'synth',
+  'synth-pool',
+  'cdk-examples',
+  'unchanged',
+  'kube-unchanged',
+  'latency',
+  'kube-watch-latency',
+  'rollout',
+  'review',
+  'in-progress',
+  'fleet-rollout',
+  'sim',
+  'admission-cost',
+];
 
 /**
  * RESULTS.md from the full-mode sections only: a quick smoke run must never overwrite committed figures. A benchmark
@@ -117,7 +147,11 @@ export function writeMarkdown(results: Results): boolean {
   for (const id of ids) {
     const s = section(id);
     if (!s) lines.push(...(kept.rows.get(id) ?? []));
-    else for (const f of s.figures.filter((x) => x.target)) lines.push(`| ${f.label} | ${show(f.value, f.unit)} | ${f.target!.op === '<=' ? '≤' : '='} ${show(f.target!.value, f.unit)} | ${f.pass ? 'pass' : '**miss**'} | <!-- ${id} -->`);
+    else
+      for (const f of s.figures.filter((x) => x.target))
+        lines.push(
+          `| ${f.label} | ${show(f.value, f.unit)} | ${f.target!.op === '<=' ? '≤' : '='} ${show(f.target!.value, f.unit)} | ${f.pass ? 'pass' : '**miss**'} | <!-- ${id} -->`,
+        );
   }
   lines.push('');
   for (const id of ids) {
@@ -126,7 +160,12 @@ export function writeMarkdown(results: Results): boolean {
     if (!s) lines.push(kept.blocks.get(id)!);
     else {
       const code = `code ${s.code.commit}${s.code.modified.length ? ` + uncommitted changes to ${s.code.modified.join(', ')}` : ''}`;
-      lines.push(`## ${s.title}`, '', `Run ${s.date.slice(0, 16).replace('T', ' ')} UTC, ${code}, load average ${s.loadavg.map((l) => l.toFixed(2)).join(' → ')}.`, '');
+      lines.push(
+        `## ${s.title}`,
+        '',
+        `Run ${s.date.slice(0, 16).replace('T', ' ')} UTC, ${code}, load average ${s.loadavg.map((l) => l.toFixed(2)).join(' → ')}.`,
+        '',
+      );
       for (const t of s.tables) lines.push(t, '');
       for (const n of s.notes) lines.push(`- ${n}`);
       while (lines.at(-1) === '') lines.pop();
@@ -143,9 +182,11 @@ export function writeMarkdown(results: Results): boolean {
 /** The blocks (`<!-- bench:id -->` … `<!-- /bench:id -->`) and target rows (ending `<!-- id -->`) of a RESULTS.md. */
 export function keptFromMarkdown(text: string): { blocks: Map<string, string>; rows: Map<string, string[]> } {
   const blocks = new Map<string, string>();
-  for (const m of text.matchAll(/<!-- bench:([a-z0-9-]+) -->\n([\s\S]*?)\n<!-- \/bench:\1 -->/g)) blocks.set(m[1], m[2]);
+  for (const m of text.matchAll(/<!-- bench:([a-z0-9-]+) -->\n([\s\S]*?)\n<!-- \/bench:\1 -->/g))
+    blocks.set(m[1], m[2]);
   const rows = new Map<string, string[]>();
-  for (const m of text.matchAll(/^(\|.*\| <!-- ([a-z0-9-]+) -->)$/gm)) rows.set(m[2], [...(rows.get(m[2]) ?? []), m[1]]);
+  for (const m of text.matchAll(/^(\|.*\| <!-- ([a-z0-9-]+) -->)$/gm))
+    rows.set(m[2], [...(rows.get(m[2]) ?? []), m[1]]);
   return { blocks, rows };
 }
 

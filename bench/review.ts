@@ -24,7 +24,16 @@ import { fmt, table } from './stats';
 import { Json } from '../test/helpers/json';
 
 /** What the fixture repository holds of the project: what synthesis reads. */
-const PROJECT_PARTS = ['bin', 'lib', 'cloudconfig', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'cdk.json'];
+const PROJECT_PARTS = [
+  'bin',
+  'lib',
+  'cloudconfig',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'cdk.json',
+];
 
 interface Run {
   readonly wallMs: number;
@@ -46,20 +55,67 @@ export async function runReview(opts: BenchOptions): Promise<Section> {
   process.stderr.write(`  review: ${n} clusters committed and built in ${fmt((Date.now() - setup) / 1000)} s\n`);
 
   const one = path.join(dir, 'clusters', fs.readdirSync(path.join(dir, 'clusters')).sort()[Math.floor(n / 2)]);
-  const oneCluster = await pullRequest(dir, one, (t) => t.replace(/clusterDNS: (\S+)\.(\d+)$/m, (_m, net: string, host: string) => `clusterDNS: ${net}.${Number(host) + 1}`));
+  const oneCluster = await pullRequest(dir, one, (t) =>
+    t.replace(
+      /clusterDNS: (\S+)\.(\d+)$/m,
+      (_m, net: string, host: string) => `clusterDNS: ${net}.${Number(host) + 1}`,
+    ),
+  );
   const shared = path.join(dir, 'cloudconfig', '_shared', 'kubelet-config.yaml.hbs');
-  const sharedTemplate = await pullRequest(dir, shared, (t) => `${t.replace(/\n*$/, '\n')}serializeImagePulls: false\n`);
+  const sharedTemplate = await pullRequest(
+    dir,
+    shared,
+    (t) => `${t.replace(/\n*$/, '\n')}serializeImagePulls: false\n`,
+  );
 
   const label = `${n.toLocaleString('en-US')} clusters`;
   const figures = [
-    figure('review.one.wall', `review, one-cluster change in ${label}: wall`, oneCluster.wallMs / 1000, 's', opts.quick ? undefined : { op: '<=', value: 5 }),
-    figure('review.one.rss', `review, one-cluster change in ${label}: peak memory of all its processes`, oneCluster.peakMiB, 'MiB', opts.quick ? undefined : { op: '<=', value: 500 }),
-    figure('review.shared.wall', `review, shared-template change across ${label}: wall`, sharedTemplate.wallMs / 1000, 's', opts.quick ? undefined : { op: '<=', value: 60 }),
-    figure('review.shared.markdown', `review, shared-template change across ${label}: markdown`, sharedTemplate.markdownBytes, 'bytes', { op: '<=', value: 60_000 }),
+    figure(
+      'review.one.wall',
+      `review, one-cluster change in ${label}: wall`,
+      oneCluster.wallMs / 1000,
+      's',
+      opts.quick ? undefined : { op: '<=', value: 5 },
+    ),
+    figure(
+      'review.one.rss',
+      `review, one-cluster change in ${label}: peak memory of all its processes`,
+      oneCluster.peakMiB,
+      'MiB',
+      opts.quick ? undefined : { op: '<=', value: 500 },
+    ),
+    figure(
+      'review.shared.wall',
+      `review, shared-template change across ${label}: wall`,
+      sharedTemplate.wallMs / 1000,
+      's',
+      opts.quick ? undefined : { op: '<=', value: 60 },
+    ),
+    figure(
+      'review.shared.markdown',
+      `review, shared-template change across ${label}: markdown`,
+      sharedTemplate.markdownBytes,
+      'bytes',
+      { op: '<=', value: 60_000 },
+    ),
   ];
   const rows = [
-    ['one cluster\'s object', fmt(oneCluster.wallMs / 1000, 's'), fmt(oneCluster.peakMiB, 'MiB'), oneCluster.synthesized, fmt(oneCluster.markdownBytes), String(oneCluster.exitCode)],
-    ['shared template (_shared/)', fmt(sharedTemplate.wallMs / 1000, 's'), fmt(sharedTemplate.peakMiB, 'MiB'), sharedTemplate.synthesized, fmt(sharedTemplate.markdownBytes), String(sharedTemplate.exitCode)],
+    [
+      "one cluster's object",
+      fmt(oneCluster.wallMs / 1000, 's'),
+      fmt(oneCluster.peakMiB, 'MiB'),
+      oneCluster.synthesized,
+      fmt(oneCluster.markdownBytes),
+      String(oneCluster.exitCode),
+    ],
+    [
+      'shared template (_shared/)',
+      fmt(sharedTemplate.wallMs / 1000, 's'),
+      fmt(sharedTemplate.peakMiB, 'MiB'),
+      sharedTemplate.synthesized,
+      fmt(sharedTemplate.markdownBytes),
+      String(sharedTemplate.exitCode),
+    ],
   ];
   return {
     id: 'review',
@@ -69,26 +125,54 @@ export async function runReview(opts: BenchOptions): Promise<Section> {
     loadavg: [load0, loadavg1()],
     code,
     figures,
-    tables: [table(['change', 'wall', 'peak memory (all processes)', 'synthesized base / head / skipped', 'markdown bytes', 'exit'], rows)],
+    tables: [
+      table(
+        [
+          'change',
+          'wall',
+          'peak memory (all processes)',
+          'synthesized base / head / skipped',
+          'markdown bytes',
+          'exit',
+        ],
+        rows,
+      ),
+    ],
     notes: [
       '`worker-stacks review --base base --format markdown` run once per change as a separate process on an uncommitted working tree; memory is the sum of the resident sets of the review and both CDK apps, sampled every 50 ms.',
-      'A cluster whose object, templates and code are byte-identical at base and head is not synthesized; when the code differs every cluster is (not measured here: that is the shared-template figure plus the base\'s own ts-node start).',
+      "A cluster whose object, templates and code are byte-identical at base and head is not synthesized; when the code differs every cluster is (not measured here: that is the shared-template figure plus the base's own ts-node start).",
     ],
     data: { n, oneCluster, sharedTemplate },
   };
 }
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=main', ...args], {
-    cwd,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return execFileSync(
+    'git',
+    [
+      '-c',
+      'user.name=bench',
+      '-c',
+      'user.email=bench@example.com',
+      '-c',
+      'commit.gpgsign=false',
+      '-c',
+      'init.defaultBranch=main',
+      ...args,
+    ],
+    {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
 }
 
 function createRepo(dir: string, n: number): void {
   fs.mkdirSync(dir, { recursive: true });
-  for (const part of PROJECT_PARTS) if (fs.existsSync(path.join(ROOT, part))) fs.cpSync(path.join(ROOT, part), path.join(dir, part), { recursive: true });
+  for (const part of PROJECT_PARTS)
+    if (fs.existsSync(path.join(ROOT, part)))
+      fs.cpSync(path.join(ROOT, part), path.join(dir, part), { recursive: true });
   writeAdaptedFleet(path.join(dir, 'clusters'), n);
   fs.writeFileSync(path.join(dir, '.gitignore'), 'node_modules\nbuild/\ncdk.out/\n');
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
@@ -111,19 +195,28 @@ function writeAdaptedFleet(dir: string, n: number): void {
     const raw = generateCluster(i) as Json;
     for (const l of raw.spec.listeners ?? []) {
       l.hostPort = true;
-      if (l.protocol === 'UDP' && l.healthCheck?.port === undefined) l.healthCheck = { protocol: 'TCP', port: Number(l.nodePort) + 3000 };
+      if (l.protocol === 'UDP' && l.healthCheck?.port === undefined)
+        l.healthCheck = { protocol: 'TCP', port: Number(l.nodePort) + 3000 };
     }
     const file = path.join(dir, `${raw.metadata.name}.yaml`);
     const result = validateCluster(raw, { file, templates });
-    if (!result.cluster) throw new Error(`review bench: cluster ${i} is invalid:\n${result.problems.map(formatProblem).join('\n')}`);
-    fs.writeFileSync(file, `# Generated by bench/review.ts from bench/generate-fleet.ts (cluster ${i}).\n${stringify(raw)}`);
+    if (!result.cluster)
+      throw new Error(`review bench: cluster ${i} is invalid:\n${result.problems.map(formatProblem).join('\n')}`);
+    fs.writeFileSync(
+      file,
+      `# Generated by bench/review.ts from bench/generate-fleet.ts (cluster ${i}).\n${stringify(raw)}`,
+    );
   }
 }
 
 function buildProject(dir: string): void {
   // Type errors elsewhere (work in progress) still emit JavaScript; the launcher decides whether the build is current.
   try {
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: dir, stdio: 'ignore' });
+    execFileSync(
+      process.execPath,
+      [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: dir, stdio: 'ignore' },
+    );
   } catch {
     /* emitted anyway */
   }
@@ -137,15 +230,24 @@ async function pullRequest(dir: string, file: string, change: (text: string) => 
   fs.writeFileSync(file, after);
   try {
     const json = path.join(dir, '..', 'review.json');
-    const run = await measure(process.execPath, [path.join(dir, 'bin', 'worker-stacks.js'), 'review', '--base', 'base', '--format', 'markdown'], dir);
+    const run = await measure(
+      process.execPath,
+      [path.join(dir, 'bin', 'worker-stacks.js'), 'review', '--base', 'base', '--format', 'markdown'],
+      dir,
+    );
     // The figures of what was synthesized come from a second, unmeasured run's JSON.
     const fd = fs.openSync(json, 'w');
     try {
-      spawnSync(process.execPath, ['bin/worker-stacks.js', 'review', '--base', 'base', '--format', 'json'], { cwd: dir, stdio: ['ignore', fd, 'inherit'] });
+      spawnSync(process.execPath, ['bin/worker-stacks.js', 'review', '--base', 'base', '--format', 'json'], {
+        cwd: dir,
+        stdio: ['ignore', fd, 'inherit'],
+      });
     } finally {
       fs.closeSync(fd);
     }
-    const s = (JSON.parse(fs.readFileSync(json, 'utf8')) as { synthesis: { base: number; head: number; skipped: number } }).synthesis;
+    const s = (
+      JSON.parse(fs.readFileSync(json, 'utf8')) as { synthesis: { base: number; head: number; skipped: number } }
+    ).synthesis;
     return { ...run, synthesized: `${s.base} / ${s.head} / ${s.skipped}` };
   } finally {
     fs.writeFileSync(file, before);
@@ -156,7 +258,12 @@ async function pullRequest(dir: string, file: string, change: (text: string) => 
 function measure(command: string, args: readonly string[], cwd: string): Promise<Omit<Run, 'synthesized'>> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(command, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(command, args, {
+      cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let bytes = 0;
     child.stdout.on('data', (d: Buffer) => (bytes += d.length));
     let peak = 0;
@@ -164,7 +271,12 @@ function measure(command: string, args: readonly string[], cwd: string): Promise
     child.on('error', reject);
     child.on('close', (exitCode) => {
       clearInterval(timer);
-      resolve({ wallMs: Number(process.hrtime.bigint() - started) / 1e6, peakMiB: peak / 2 ** 20, exitCode, markdownBytes: bytes });
+      resolve({
+        wallMs: Number(process.hrtime.bigint() - started) / 1e6,
+        peakMiB: peak / 2 ** 20,
+        exitCode,
+        markdownBytes: bytes,
+      });
     });
   });
 }

@@ -41,14 +41,16 @@ export async function runRollout(opts: BenchOptions): Promise<Section> {
   const settleStart = performance.now();
   const settle = await world.settle(8);
   const settleMs = performance.now() - settleStart;
-  if ([...settle.values()].some((o) => o.result !== 'applied')) throw new Error('rollout: the settling passes did not apply every cluster');
+  if ([...settle.values()].some((o) => o.result !== 'applied'))
+    throw new Error('rollout: the settling passes did not apply every cluster');
 
   const results: Level[] = [];
   for (const [i, concurrency] of levels.entries()) {
     // A new maxPods for every cluster: a new rendered config and checksum, so every stack rolls.
     for (const name of names) editCluster(clustersDir, name, (raw) => MAX_PODS.apply(raw, i));
     world.resetCounters();
-    for (const f of world.fakes.values()) for (const name of names) f.setDefault(workerStackName(name), complete(stackPolls));
+    for (const f of world.fakes.values())
+      for (const name of names) f.setDefault(workerStackName(name), complete(stackPolls));
     const simStart = world.clock.ms;
     const start = performance.now();
     const outcomes = await world.settle(concurrency);
@@ -56,9 +58,20 @@ export async function runRollout(opts: BenchOptions): Promise<Section> {
     const simulatedMs = world.clock.ms - simStart;
     const applied = [...outcomes.values()].filter((o) => o.result === 'applied').length;
     if (applied !== n) throw new Error(`rollout at concurrency ${concurrency}: ${applied} of ${n} applied`);
-    const cpuMs = ['validate', 'render', 'synthesize'].reduce((s, k) => s + (world.taskMs.get(k) ?? 0), 0) + world.storeListMs;
-    results.push({ concurrency, wallMs, simulatedMs, applied, syntheses: world.taskRuns.get('synthesize') ?? 0, cpuMs, clusterMs: [...world.spans.values()].map((s) => s.end - s.start) });
-    process.stderr.write(`  rollout ${n} clusters at concurrency ${concurrency}: ${fmt(simulatedMs / 60_000)} simulated minutes, ${fmt(wallMs / 1000)} s real\n`);
+    const cpuMs =
+      ['validate', 'render', 'synthesize'].reduce((s, k) => s + (world.taskMs.get(k) ?? 0), 0) + world.storeListMs;
+    results.push({
+      concurrency,
+      wallMs,
+      simulatedMs,
+      applied,
+      syntheses: world.taskRuns.get('synthesize') ?? 0,
+      cpuMs,
+      clusterMs: [...world.spans.values()].map((s) => s.end - s.start),
+    });
+    process.stderr.write(
+      `  rollout ${n} clusters at concurrency ${concurrency}: ${fmt(simulatedMs / 60_000)} simulated minutes, ${fmt(wallMs / 1000)} s real\n`,
+    );
   }
 
   const stackMs = stackPolls * 5000;
@@ -77,8 +90,27 @@ export async function runRollout(opts: BenchOptions): Promise<Section> {
     date: new Date().toISOString(),
     loadavg: [load0, loadavg1()],
     code,
-    figures: results.map((r) => figure(`rollout-c${r.concurrency}`, `rollout of ${n} clusters at concurrency ${r.concurrency}, simulated`, r.simulatedMs / 60_000, 'min')),
-    tables: [table(['concurrency', 'simulated min', 'ideal min', 'real s', 'CPU tasks s (list+validate+render+synth)', 'syntheses'], rows)],
+    figures: results.map((r) =>
+      figure(
+        `rollout-c${r.concurrency}`,
+        `rollout of ${n} clusters at concurrency ${r.concurrency}, simulated`,
+        r.simulatedMs / 60_000,
+        'min',
+      ),
+    ),
+    tables: [
+      table(
+        [
+          'concurrency',
+          'simulated min',
+          'ideal min',
+          'real s',
+          'CPU tasks s (list+validate+render+synth)',
+          'syntheses',
+        ],
+        rows,
+      ),
+    ],
     notes: [
       `Each stack operation takes ${stackPolls} polls of 5 s (5 minutes) on the fake's clock; the controller requeues instead of waiting, so a stack in progress costs a listing per poll, and --concurrency bounds the stacks in progress. "ideal" = ceil(${n} / concurrency) × 5 minutes.`,
       'real s is the CPU work (validate, render, synthesize with cdk-nag, the passes) on the one event loop: simulated waiting costs no real time.',

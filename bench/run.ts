@@ -16,7 +16,16 @@ import * as path from 'node:path';
 import { runCdkExamples } from './cdk-examples';
 import { runLatency } from './change-latency';
 import { runFleetRollout } from './fleet-rollout';
-import { BenchOptions, loadavg1, Results, RESULTS_JSON, RESULTS_MD, Section, writeMarkdown, writeResults } from './report';
+import {
+  BenchOptions,
+  loadavg1,
+  Results,
+  RESULTS_JSON,
+  RESULTS_MD,
+  Section,
+  writeMarkdown,
+  writeResults,
+} from './report';
 import { runInProgress } from './in-progress';
 import { runKubeWatchLatency } from './kube-watch-latency';
 import { runReview } from './review';
@@ -46,8 +55,13 @@ const BENCHMARKS: Record<string, (opts: BenchOptions) => Promise<Section>> = {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes('--report')) {
-    const wrote = fs.existsSync(RESULTS_JSON) && writeMarkdown(JSON.parse(fs.readFileSync(RESULTS_JSON, 'utf8')) as Results);
-    process.stdout.write(wrote ? `wrote ${path.relative(process.cwd(), RESULTS_MD)}\n` : 'no full run in bench/results.json yet: run `npm run bench` first\n');
+    const wrote =
+      fs.existsSync(RESULTS_JSON) && writeMarkdown(JSON.parse(fs.readFileSync(RESULTS_JSON, 'utf8')) as Results);
+    process.stdout.write(
+      wrote
+        ? `wrote ${path.relative(process.cwd(), RESULTS_MD)}\n`
+        : 'no full run in bench/results.json yet: run `npm run bench` first\n',
+    );
     return;
   }
   const quick = args.includes('--quick');
@@ -60,7 +74,10 @@ async function main(): Promise<void> {
   }
   const selected = names.length ? names : Object.keys(BENCHMARKS);
   const profileDir = profile ? fs.mkdtempSync(path.join(os.tmpdir(), 'ws-bench-profiles-')) : undefined;
-  if (loadavg1() > 0.5) process.stderr.write(`warning: load average ${loadavg1()} before the run; other work on this machine skews the figures\n`);
+  if (loadavg1() > 0.5)
+    process.stderr.write(
+      `warning: load average ${loadavg1()} before the run; other work on this machine skews the figures\n`,
+    );
   const sections: Section[] = [];
   for (const name of selected) {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `ws-bench-${name}-`));
@@ -76,19 +93,25 @@ async function main(): Promise<void> {
   }
   if (profileDir) {
     // The profiler slows what it measures: these figures go nowhere but the terminal.
-    process.stdout.write(`\nCPU profiles in ${profileDir} (results.json and RESULTS.md left as they are); summarize one with:\n  npx ts-node --transpile-only bench/profile.ts ${profileDir}/<file>.cpuprofile [--under synthesizeStack]\n`);
+    process.stdout.write(
+      `\nCPU profiles in ${profileDir} (results.json and RESULTS.md left as they are); summarize one with:\n  npx ts-node --transpile-only bench/profile.ts ${profileDir}/<file>.cpuprofile [--under synthesizeStack]\n`,
+    );
     return;
   }
   const results = writeResults(sections);
   const wroteMd = !quick && writeMarkdown(results);
-  process.stdout.write(`\nwrote bench/results.json${wroteMd ? ` and ${path.relative(process.cwd(), RESULTS_MD)}` : ' (quick run: RESULTS.md left as it is)'}\n`);
+  process.stdout.write(
+    `\nwrote bench/results.json${wroteMd ? ` and ${path.relative(process.cwd(), RESULTS_MD)}` : ' (quick run: RESULTS.md left as it is)'}\n`,
+  );
 }
 
 function print(s: Section, seconds: number): void {
   const lines = [`\n## ${s.title} (${fmt(seconds)} s, load ${s.loadavg.join(' → ')})`, ''];
   for (const t of s.tables) lines.push(t, '');
   for (const f of s.figures.filter((x) => x.target)) {
-    lines.push(`${f.pass ? 'PASS' : 'MISS'}  ${f.label}: ${fmt(f.value, f.unit)} (target ${f.target!.op === '<=' ? '≤' : '='} ${fmt(f.target!.value, f.unit)})`);
+    lines.push(
+      `${f.pass ? 'PASS' : 'MISS'}  ${f.label}: ${fmt(f.value, f.unit)} (target ${f.target!.op === '<=' ? '≤' : '='} ${fmt(f.target!.value, f.unit)})`,
+    );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }

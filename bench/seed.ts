@@ -26,7 +26,12 @@ export interface SeededStack {
  * Writes the settled status of every object in the store. The first store.list() also records each
  * object's spec hash and generation, as the first pass of a real reconciler would.
  */
-export async function seedStatuses(deps: ReconcilerDeps, stackIdOf: (s: SeededStack) => string = (s) => `arn:aws:cloudformation:${s.region}:000000000000:stack/${s.stackName}/seeded`, parallel = 1): Promise<SeededStack[]> {
+export async function seedStatuses(
+  deps: ReconcilerDeps,
+  stackIdOf: (s: SeededStack) => string = (s) =>
+    `arn:aws:cloudformation:${s.region}:000000000000:stack/${s.stackName}/seeded`,
+  parallel = 1,
+): Promise<SeededStack[]> {
   const templates = listTemplates(deps.templatesDir);
   const out: SeededStack[] = [];
   // Writes `parallel` at a time (a remote store: the API server), in list order either way.
@@ -36,16 +41,31 @@ export async function seedStatuses(deps: ReconcilerDeps, stackIdOf: (s: SeededSt
     if (!result.cluster) throw new Error(`seed: ${record.source} is invalid`);
     const cluster = result.cluster;
     const config = renderConfig(cluster, deps.templatesDir);
-    const seeded: SeededStack = { name: record.name, region: cluster.spec.region, stackName: workerStackName(record.name), checksum: config.checksum };
+    const seeded: SeededStack = {
+      name: record.name,
+      region: cluster.spec.region,
+      stackName: workerStackName(record.name),
+      checksum: config.checksum,
+    };
     // The fields recordSuccess (lib/engines/reconciler/tasks/apply.ts) writes after an apply.
     const status: ClusterStatus = {
-      conditions: setConditions([], CONDITIONS.ready('StackCreated', `stack CREATE_COMPLETE, config ${config.checksum.slice(0, 12)} live`), record.generation, deps.now()),
+      conditions: setConditions(
+        [],
+        CONDITIONS.ready('StackCreated', `stack CREATE_COMPLETE, config ${config.checksum.slice(0, 12)} live`),
+        record.generation,
+        deps.now(),
+      ),
       cloudConfigChecksum: config.checksum,
       observedGeneration: record.generation,
       stackName: seeded.stackName,
       stackId: stackIdOf(seeded),
       stackStatus: 'CREATE_COMPLETE',
-      controller: { inputsFingerprint: inputsFingerprint(cluster, config.checksum, deps.code), configDigests: configDigests(config.node), failures: 0, recoveryAttempts: 0 },
+      controller: {
+        inputsFingerprint: inputsFingerprint(cluster, config.checksum, deps.code),
+        configDigests: configDigests(config.node),
+        failures: 0,
+        recoveryAttempts: 0,
+      },
     };
     pending.push(deps.store.writeStatus(record.name, status, record.resourceVersion));
     if (pending.length >= parallel) await Promise.all(pending.splice(0));
@@ -61,6 +81,11 @@ export async function seedStatuses(deps: ReconcilerDeps, stackIdOf: (s: SeededSt
  */
 export function seedStacks(world: World, stacks: readonly SeededStack[]): void {
   for (const s of stacks) {
-    world.fake(s.region).seed(s.stackName, { status: 'CREATE_COMPLETE', template: JSON.stringify({ Resources: {}, Outputs: { ConfigChecksum: { Value: s.checksum } } }) });
+    world
+      .fake(s.region)
+      .seed(s.stackName, {
+        status: 'CREATE_COMPLETE',
+        template: JSON.stringify({ Resources: {}, Outputs: { ConfigChecksum: { Value: s.checksum } } }),
+      });
   }
 }

@@ -16,7 +16,10 @@ export async function runSim(opts: BenchOptions): Promise<Section> {
   const load0 = loadavg1();
   const code = codeState();
   const n = opts.quick ? 200 : 2000;
-  const samples = fc.sample(fc.tuple(fc.scheduler(), WORLD_OPTIONS, fc.commands(COMMANDS, { maxCommands: 25 })), { seed: SEED, numRuns: n });
+  const samples = fc.sample(fc.tuple(fc.scheduler(), WORLD_OPTIONS, fc.commands(COMMANDS, { maxCommands: 25 })), {
+    seed: SEED,
+    numRuns: n,
+  });
   const broken = new Map<string, number>();
   const before = { ...STATS };
   const started = process.hrtime.bigint();
@@ -43,18 +46,44 @@ export async function runSim(opts: BenchOptions): Promise<Section> {
     loadavg: [load0, loadavg1()],
     code,
     figures: [
-      figure('sim-schedules-per-second', 'schedules played per second (one process, each to its liveness check)', schedules / seconds, '/s'),
+      figure(
+        'sim-schedules-per-second',
+        'schedules played per second (one process, each to its liveness check)',
+        schedules / seconds,
+        '/s',
+      ),
       figure('sim-invariant-checks', 'invariant checks made', checks, 'checks'),
-      figure('sim-schedules-broken', 'schedules that broke an invariant (0 once issue 25 is fixed)', failing, 'schedules', { op: '==', value: 0 }),
+      figure(
+        'sim-schedules-broken',
+        'schedules that broke an invariant (0 once issue 25 is fixed)',
+        failing,
+        'schedules',
+        { op: '==', value: 0 },
+      ),
     ],
     tables: [
       table(
         ['schedules', 'seconds', 'schedules/s', 'scheduler steps', 'reconciles', 'invariant checks', 'checks/s'],
-        [[String(schedules), fmt(seconds), fmt(schedules / seconds), String(steps), String(reconciles), String(checks), fmt(checks / seconds)]],
+        [
+          [
+            String(schedules),
+            fmt(seconds),
+            fmt(schedules / seconds),
+            String(steps),
+            String(reconciles),
+            String(checks),
+            fmt(checks / seconds),
+          ],
+        ],
       ),
-      table(['invariant broken first', 'schedules'], [...broken].sort().map(([id, k]) => [id, String(k)])),
+      table(
+        ['invariant broken first', 'schedules'],
+        [...broken].sort().map(([id, k]) => [id, String(k)]),
+      ),
     ],
-    notes: ['Each schedule stops at its first broken invariant, so the counts say which invariant a schedule broke first, not every one it would break.'],
+    notes: [
+      'Each schedule stops at its first broken invariant, so the counts say which invariant a schedule broke first, not every one it would break.',
+    ],
     data: { seed: SEED, schedules, seconds, steps, reconciles, checks, broken: Object.fromEntries(broken) },
   };
 }

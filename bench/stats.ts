@@ -28,7 +28,11 @@ export function fmt(v: number | undefined, unit = ''): string {
   return unit ? `${text} ${unit}` : text;
 }
 
-export const fmtSummary = (s: Summary, unit = ''): string[] => [fmt(s.min, unit), fmt(s.median, unit), fmt(s.max, unit)];
+export const fmtSummary = (s: Summary, unit = ''): string[] => [
+  fmt(s.min, unit),
+  fmt(s.median, unit),
+  fmt(s.max, unit),
+];
 
 /** A Markdown table; the same text reads well in a terminal. */
 export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {

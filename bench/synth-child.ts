@@ -35,7 +35,10 @@ function main(): void {
   const [clustersDir, workDir, nagArg] = process.argv.slice(2);
   const nag = nagArg !== 'false';
   const fleetStart = performance.now();
-  const clusters = loadValidClusters(clustersDir, { templates: listTemplates(DEFAULT_TEMPLATES_DIR), relativeTo: clustersDir });
+  const clusters = loadValidClusters(clustersDir, {
+    templates: listTemplates(DEFAULT_TEMPLATES_DIR),
+    relativeTo: clustersDir,
+  });
   const loadMs = performance.now() - fleetStart;
   const synthMs: number[] = [];
   const renderMs: number[] = [];

@@ -24,7 +24,10 @@ export interface SynthPairedResult {
 
 function main(): void {
   const [clustersDir, workDir] = process.argv.slice(2);
-  const clusters = loadValidClusters(clustersDir, { templates: listTemplates(DEFAULT_TEMPLATES_DIR), relativeTo: clustersDir });
+  const clusters = loadValidClusters(clustersDir, {
+    templates: listTemplates(DEFAULT_TEMPLATES_DIR),
+    relativeTo: clustersDir,
+  });
   const nagOnMs: number[] = [];
   const nagOffMs: number[] = [];
   clusters.forEach(({ cluster }, i) => {

@@ -17,7 +17,9 @@ import type { SynthPool as SynthPoolType } from '../lib/engines/synthesis/synth-
 // when the build is current, and says which it measured.
 const fromBuild = buildIsCurrent();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { SynthPool } = require(fromBuild ? '../build/lib/engines/synthesis/synth-pool' : '../lib/engines/synthesis/synth-pool') as { SynthPool: typeof SynthPoolType };
+const { SynthPool } = require(
+  fromBuild ? '../build/lib/engines/synthesis/synth-pool' : '../lib/engines/synthesis/synth-pool',
+) as { SynthPool: typeof SynthPoolType };
 
 export interface SynthPoolChildResult {
   readonly clusters: number;
@@ -36,12 +38,23 @@ async function main(): Promise<void> {
   const [clustersDir, workDir, threadsArg] = process.argv.slice(2);
   const threads = Number(threadsArg);
   const start = performance.now();
-  const clusters = loadValidClusters(clustersDir, { templates: listTemplates(DEFAULT_TEMPLATES_DIR), relativeTo: clustersDir });
+  const clusters = loadValidClusters(clustersDir, {
+    templates: listTemplates(DEFAULT_TEMPLATES_DIR),
+    relativeTo: clustersDir,
+  });
   const pool = new SynthPool({ size: threads });
   // As a rollout with enough concurrency: every cluster queued at once, the pool decides the parallelism.
   // Rendered on the main thread, as the reconciler's render step does, and handed to the thread with the cluster.
   const done = await Promise.all(
-    clusters.map(({ cluster }, i) => pool.synthesize(cluster, { templatesDir: DEFAULT_TEMPLATES_DIR, workDir, fingerprint: String(i).padStart(64, '0'), nag: true, config: renderConfig(cluster, DEFAULT_TEMPLATES_DIR) })),
+    clusters.map(({ cluster }, i) =>
+      pool.synthesize(cluster, {
+        templatesDir: DEFAULT_TEMPLATES_DIR,
+        workDir,
+        fingerprint: String(i).padStart(64, '0'),
+        nag: true,
+        config: renderConfig(cluster, DEFAULT_TEMPLATES_DIR),
+      }),
+    ),
   );
   const fleetWallMs = performance.now() - start;
   await pool.close();

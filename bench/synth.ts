@@ -29,7 +29,10 @@ const VARIANTS: readonly Variant[] = [
 ];
 
 function synthChild(dir: string, workDir: string, v: Variant, profileDir?: string): SynthChildResult {
-  const r = runChild<SynthChildResult>('synth-child.ts', [dir, workDir, String(v.nag)], { env: { CDK_VALIDATION: v.validation }, profileDir });
+  const r = runChild<SynthChildResult>('synth-child.ts', [dir, workDir, String(v.nag)], {
+    env: { CDK_VALIDATION: v.validation },
+    profileDir,
+  });
   fs.rmSync(workDir, { recursive: true, force: true });
   return r;
 }
@@ -53,22 +56,42 @@ export async function runSynth(opts: BenchOptions): Promise<Section> {
       for (let i = 0; i < reps(n); i++) {
         const r = synthChild(dirs.get(n)!, daemonWorkDir('synth'), v, opts.profileDir);
         runs.get(key)!.push(r);
-        process.stderr.write(`  synth ${v.id} ${n} clusters: fleet ${fmt(r.fleetWallMs / 1000)} s, rss ${fmt(mb(r.maxRssBytes))} MB\n`);
+        process.stderr.write(
+          `  synth ${v.id} ${n} clusters: fleet ${fmt(r.fleetWallMs / 1000)} s, rss ${fmt(mb(r.maxRssBytes))} MB\n`,
+        );
       }
     }
   }
   // nag's share, paired per cluster in one process (see synth-paired-child.ts), on the largest fleet.
   const pairedSize = sizes[sizes.length - 1];
   const pairedDir = daemonWorkDir('synth-paired');
-  const paired = runChild<SynthPairedResult>('synth-paired-child.ts', [dirs.get(pairedSize)!, pairedDir], { profileDir: opts.profileDir });
+  const paired = runChild<SynthPairedResult>('synth-paired-child.ts', [dirs.get(pairedSize)!, pairedDir], {
+    profileDir: opts.profileDir,
+  });
   fs.rmSync(pairedDir, { recursive: true, force: true });
   const pairedOn = summarize(paired.nagOnMs.slice(1));
   const pairedOff = summarize(paired.nagOffMs.slice(1));
   const nagDelta = summarize(paired.nagOnMs.slice(1).map((on, i) => on - paired.nagOffMs[i + 1]));
-  process.stderr.write(`  synth paired nag on/off, ${pairedSize} clusters: ${fmt(pairedOn.median)} / ${fmt(pairedOff.median)} ms\n`);
+  process.stderr.write(
+    `  synth paired nag on/off, ${pairedSize} clusters: ${fmt(pairedOn.median)} / ${fmt(pairedOff.median)} ms\n`,
+  );
   const pairedTable = table(
-    ['clusters', 'nag on: synth/stack median ms', 'nag off: median ms', 'nag on - off, per cluster: median ms', 'share of a synthesis with nag'],
-    [[String(pairedSize), fmt(pairedOn.median), fmt(pairedOff.median), fmt(nagDelta.median), `${fmt((nagDelta.median / pairedOn.median) * 100)} %`]],
+    [
+      'clusters',
+      'nag on: synth/stack median ms',
+      'nag off: median ms',
+      'nag on - off, per cluster: median ms',
+      'share of a synthesis with nag',
+    ],
+    [
+      [
+        String(pairedSize),
+        fmt(pairedOn.median),
+        fmt(pairedOff.median),
+        fmt(nagDelta.median),
+        `${fmt((nagDelta.median / pairedOn.median) * 100)} %`,
+      ],
+    ],
   );
 
   const cdk = new Map<number, CdkRun>();
@@ -102,7 +125,22 @@ export async function runSynth(opts: BenchOptions): Promise<Section> {
     }
   }
   const inProcess = table(
-    ['variant', 'clusters', 'runs', 'fleet wall min s', 'median s', 'max s', 'process wall s', 'cold synth ms', 'warm synth/stack min ms', 'median ms', 'max ms', 'render ms', 'peak RSS MB', 'heap after GC MB'],
+    [
+      'variant',
+      'clusters',
+      'runs',
+      'fleet wall min s',
+      'median s',
+      'max s',
+      'process wall s',
+      'cold synth ms',
+      'warm synth/stack min ms',
+      'median ms',
+      'max ms',
+      'render ms',
+      'peak RSS MB',
+      'heap after GC MB',
+    ],
     rows,
   );
   const cdkRows = cdkSizes.map((n) => {
@@ -111,19 +149,71 @@ export async function runSynth(opts: BenchOptions): Promise<Section> {
     const proc = mine ? summarize(mine.map((r) => r.processWallMs)).median : NaN;
     return [String(n), fmt(c.wallMs / 1000), fmt(mb(c.maxRssBytes)), fmt(proc / 1000), fmt(c.wallMs / proc)];
   });
-  const cdkTable = table(['clusters', 'npx cdk synth wall s', 'peak RSS MB', 'in-process (nag on) process wall s', 'ratio cdk / in-process'], cdkRows);
+  const cdkTable = table(
+    ['clusters', 'npx cdk synth wall s', 'peak RSS MB', 'in-process (nag on) process wall s', 'ratio cdk / in-process'],
+    cdkRows,
+  );
 
   const big = sizes[sizes.length - 1];
   const bigRuns = runs.get(`product/${big}`)!;
   const at1000 = big === 1000;
   const figures: Figure[] = [
-    figure('synth-per-stack-warm-median', `in-process synth per stack, warm, median (${big} clusters in one thread, nag on)`, perStack.get(`product/${big}`)!.median, 'ms', { op: '<=', value: 20 }),
-    ...(perStack.has(`nag-off/${big}`) ? [figure('synth-per-stack-warm-median-nag-off', `in-process synth per stack, warm, median (${big} clusters in one thread, nag off)`, perStack.get(`nag-off/${big}`)!.median, 'ms', { op: '<=', value: 20 })] : []),
-    ...(perStack.has(`validation-on/${big}`) ? [figure('synth-per-stack-warm-median-validation-on', `in-process synth per stack, warm, median (${big} clusters, CDK_VALIDATION=true)`, perStack.get(`validation-on/${big}`)!.median, 'ms')] : []),
-    figure(`fleet-${big}-wall`, `${big}-cluster fleet synth in one thread (--synth-threads 0), wall`, summarize(bigRuns.map((r) => r.fleetWallMs / 1000)).median, 's', at1000 ? { op: '<=', value: 30 } : undefined),
-    figure(`fleet-${big}-rss`, `${big}-cluster fleet synth in one thread (--synth-threads 0), peak RSS`, Math.max(...bigRuns.map((r) => mb(r.maxRssBytes))), 'MB', at1000 ? { op: '<=', value: 2048 } : undefined),
-    figure('synth-per-stack-nag-share', `cdk-nag's cost per synthesis, paired in one process (${pairedSize} clusters, median of on - off)`, nagDelta.median, 'ms'),
-    ...cdkSizes.map((n) => figure(`cdk-synth-${n}-ratio`, `npx cdk synth / in-process, ${n} clusters`, Number(cdkRows[cdkSizes.indexOf(n)][4]), 'x')),
+    figure(
+      'synth-per-stack-warm-median',
+      `in-process synth per stack, warm, median (${big} clusters in one thread, nag on)`,
+      perStack.get(`product/${big}`)!.median,
+      'ms',
+      { op: '<=', value: 20 },
+    ),
+    ...(perStack.has(`nag-off/${big}`)
+      ? [
+          figure(
+            'synth-per-stack-warm-median-nag-off',
+            `in-process synth per stack, warm, median (${big} clusters in one thread, nag off)`,
+            perStack.get(`nag-off/${big}`)!.median,
+            'ms',
+            { op: '<=', value: 20 },
+          ),
+        ]
+      : []),
+    ...(perStack.has(`validation-on/${big}`)
+      ? [
+          figure(
+            'synth-per-stack-warm-median-validation-on',
+            `in-process synth per stack, warm, median (${big} clusters, CDK_VALIDATION=true)`,
+            perStack.get(`validation-on/${big}`)!.median,
+            'ms',
+          ),
+        ]
+      : []),
+    figure(
+      `fleet-${big}-wall`,
+      `${big}-cluster fleet synth in one thread (--synth-threads 0), wall`,
+      summarize(bigRuns.map((r) => r.fleetWallMs / 1000)).median,
+      's',
+      at1000 ? { op: '<=', value: 30 } : undefined,
+    ),
+    figure(
+      `fleet-${big}-rss`,
+      `${big}-cluster fleet synth in one thread (--synth-threads 0), peak RSS`,
+      Math.max(...bigRuns.map((r) => mb(r.maxRssBytes))),
+      'MB',
+      at1000 ? { op: '<=', value: 2048 } : undefined,
+    ),
+    figure(
+      'synth-per-stack-nag-share',
+      `cdk-nag's cost per synthesis, paired in one process (${pairedSize} clusters, median of on - off)`,
+      nagDelta.median,
+      'ms',
+    ),
+    ...cdkSizes.map((n) =>
+      figure(
+        `cdk-synth-${n}-ratio`,
+        `npx cdk synth / in-process, ${n} clusters`,
+        Number(cdkRows[cdkSizes.indexOf(n)][4]),
+        'x',
+      ),
+    ),
   ];
   return {
     id: 'synth',
@@ -139,7 +229,7 @@ export async function runSynth(opts: BenchOptions): Promise<Section> {
       `Fleets come from bench/generate-fleet.ts (seeded): 5-20 listeners, 10-60 rules, both templates, 3 accounts, 4 regions; median template ${fmt(summarize(bigRuns.flatMap((r) => r.templateBytes)).median / 1024)} KB.`,
       `npx cdk synth: the whole fleet in one app (plus one bootstrap stack per account/region), nag on, CDK_VALIDATION unset, cdk.json's app (the bin/cdk-app.js launcher; build/ was ${current ? 'current, so the precompiled app ran' : 'missing or stale, so ts-node ran'}); run once per size. Peak RSS is the largest process in the tree (GNU time). The ratio compares whole commands (process wall of the in-process child).`,
       'Paired (second table): between runs of the same code, this machine drifted by more than what nag costs, so separate "nag on" and "nag off" processes (the first table) cannot show its share reliably. The paired child synthesizes every cluster twice in a row in one process, with and without nag, alternating which goes first; the share is the median of the per-cluster differences.',
-      'CDK_VALIDATION: lib/engines/stacks/app.ts turns aws-cdk-lib\'s built-in CloudFormationValidatePlugin off unless CDK_VALIDATION=true; the validation-on row shows what opting in costs.',
+      "CDK_VALIDATION: lib/engines/stacks/app.ts turns aws-cdk-lib's built-in CloudFormationValidatePlugin off unless CDK_VALIDATION=true; the validation-on row shows what opting in costs.",
     ],
     data: { sizes, variants: VARIANTS, runs: Object.fromEntries(runs), paired, cdk: Object.fromEntries(cdk) },
   };

@@ -67,7 +67,9 @@ async function main(): Promise<void> {
       s3Uploads: world.publisher.uploads.length,
       stsCalls: world.identity.calls,
       statusWrites: world.statusWrites,
-      stateFilesTouched: [...after].filter(([f, t]) => before.get(f) !== t).length + [...before.keys()].filter((f) => !after.has(f)).length,
+      stateFilesTouched:
+        [...after].filter(([f, t]) => before.get(f) !== t).length +
+        [...before.keys()].filter((f) => !after.has(f)).length,
     });
   }
   const result: UnchangedChildResult = { passes, maxRssBytes: process.resourceUsage().maxRSS * 1024 };

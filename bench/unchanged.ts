@@ -34,26 +34,36 @@ export async function runUnchanged(opts: BenchOptions): Promise<Section> {
   seeding.resetCounters();
   const settle = await seeding.controller().runPass();
   const settleWrites = seeding.statusWrites;
-  if (seeding.taskRuns.get('synthesize') || [...settle.outcomes.values()].some((o) => o.result !== 'unchanged')) throw new Error('unchanged: the seeded fleet is not settled');
+  if (seeding.taskRuns.get('synthesize') || [...settle.outcomes.values()].some((o) => o.result !== 'unchanged'))
+    throw new Error('unchanged: the seeded fleet is not settled');
   const seedMs = msSince(t);
   const manifest = path.join(root, 'stacks.json');
   fs.writeFileSync(manifest, JSON.stringify(stacks));
-  process.stderr.write(`  unchanged: generated ${n} clusters in ${fmt(generateMs / 1000)} s, seeded in ${fmt(seedMs / 1000)} s\n`);
+  process.stderr.write(
+    `  unchanged: generated ${n} clusters in ${fmt(generateMs / 1000)} s, seeded in ${fmt(seedMs / 1000)} s\n`,
+  );
 
-  const r = runChild<UnchangedChildResult>('unchanged-child.ts', [clustersDir, manifest], { profileDir: opts.profileDir });
+  const r = runChild<UnchangedChildResult>('unchanged-child.ts', [clustersDir, manifest], {
+    profileDir: opts.profileDir,
+  });
   const [cold, warm] = r.passes;
   const perRegion = new Map<string, number>();
   for (const st of stacks) perRegion.set(st.region, (perRegion.get(st.region) ?? 0) + 1);
   const regions = perRegion.size;
   // The fewest reads any reconciler can make with 100-stack pages: one paginated listing per region.
   const floor = [...perRegion.values()].reduce((n, k) => n + Math.ceil(k / STACKS_PER_PAGE), 0);
-  const split = [...perRegion].sort(([a], [b]) => (a < b ? -1 : 1)).map(([r, k]) => `${r} ${k.toLocaleString('en-US')}`).join(', ');
+  const split = [...perRegion]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([r, k]) => `${r} ${k.toLocaleString('en-US')}`)
+    .join(', ');
   const writes = (p: PassFigures) => p.cfnWrites + p.s3Publishes + p.statusWrites + p.stateFilesTouched;
   const row = (label: string, p: PassFigures) => [
     label,
     fmt(p.wallMs / 1000),
     fmt(p.clusters / (p.wallMs / 1000)),
-    Object.entries(p.outcomes).map(([k, v]) => `${k} ${v}`).join(', '),
+    Object.entries(p.outcomes)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', '),
     String(p.syntheses),
     `${p.cfnReads} (${p.listPages} pages of ${p.cfnCalls.listStacks ?? 0} listings)`,
     String(p.cfnWrites),
@@ -64,7 +74,11 @@ export async function runUnchanged(opts: BenchOptions): Promise<Section> {
   const tasks = allTasks()
     .map((x) => x.name)
     .filter((k) => cold.taskMs[k] || warm.taskMs[k]);
-  const breakdown = (label: string, p: PassFigures) => [label, fmt(p.storeListMs), ...tasks.map((k) => fmt(p.taskMs[k] ?? 0))];
+  const breakdown = (label: string, p: PassFigures) => [
+    label,
+    fmt(p.storeListMs),
+    ...tasks.map((k) => fmt(p.taskMs[k] ?? 0)),
+  ];
   process.stderr.write(`  unchanged: cold ${fmt(cold.wallMs / 1000)} s, second ${fmt(warm.wallMs / 1000)} s\n`);
 
   const label = `${n.toLocaleString('en-US')} clusters`;
@@ -76,16 +90,59 @@ export async function runUnchanged(opts: BenchOptions): Promise<Section> {
     loadavg: [load0, loadavg1()],
     code,
     figures: [
-      figure('unchanged-wall-cold', `unchanged pass, ${label}, first pass of a process`, cold.wallMs / 1000, 's', { op: '<=', value: 5 }),
-      figure('unchanged-wall-second', `unchanged pass, ${label}, second pass`, warm.wallMs / 1000, 's', { op: '<=', value: 5 }),
-      figure('unchanged-syntheses', `unchanged pass, ${label}, syntheses`, cold.syntheses + warm.syntheses, '', { op: '==', value: 0 }),
-      figure('unchanged-writes', `unchanged pass, ${label}, writes (CloudFormation, S3, status, state files)`, writes(cold) + writes(warm), '', { op: '==', value: 0 }),
-      figure('unchanged-cfn-reads', `unchanged pass, ${label}, CloudFormation read calls (per pass)`, Math.max(cold.cfnReads, warm.cfnReads), '', { op: '<=', value: 100 }),
-      figure('unchanged-cfn-reads-floor', `unchanged pass, ${label}, fewest read calls possible with ${STACKS_PER_PAGE}-stack pages (Σ ceil per region)`, floor, ''),
+      figure('unchanged-wall-cold', `unchanged pass, ${label}, first pass of a process`, cold.wallMs / 1000, 's', {
+        op: '<=',
+        value: 5,
+      }),
+      figure('unchanged-wall-second', `unchanged pass, ${label}, second pass`, warm.wallMs / 1000, 's', {
+        op: '<=',
+        value: 5,
+      }),
+      figure('unchanged-syntheses', `unchanged pass, ${label}, syntheses`, cold.syntheses + warm.syntheses, '', {
+        op: '==',
+        value: 0,
+      }),
+      figure(
+        'unchanged-writes',
+        `unchanged pass, ${label}, writes (CloudFormation, S3, status, state files)`,
+        writes(cold) + writes(warm),
+        '',
+        { op: '==', value: 0 },
+      ),
+      figure(
+        'unchanged-cfn-reads',
+        `unchanged pass, ${label}, CloudFormation read calls (per pass)`,
+        Math.max(cold.cfnReads, warm.cfnReads),
+        '',
+        { op: '<=', value: 100 },
+      ),
+      figure(
+        'unchanged-cfn-reads-floor',
+        `unchanged pass, ${label}, fewest read calls possible with ${STACKS_PER_PAGE}-stack pages (Σ ceil per region)`,
+        floor,
+        '',
+      ),
     ],
     tables: [
-      table(['pass', 'wall s', 'clusters/s', 'outcomes', 'syntheses', 'CFN read calls', 'CFN writes', 'S3 publishes', 'status writes', 'state files touched'], [row('first (cold process)', cold), row('second', warm)]),
-      table(['pass', 'store.list ms', ...tasks.map((k) => `${k} ms`)], [breakdown('first', cold), breakdown('second', warm)]),
+      table(
+        [
+          'pass',
+          'wall s',
+          'clusters/s',
+          'outcomes',
+          'syntheses',
+          'CFN read calls',
+          'CFN writes',
+          'S3 publishes',
+          'status writes',
+          'state files touched',
+        ],
+        [row('first (cold process)', cold), row('second', warm)],
+      ),
+      table(
+        ['pass', 'store.list ms', ...tasks.map((k) => `${k} ms`)],
+        [breakdown('first', cold), breakdown('second', warm)],
+      ),
     ],
     notes: [
       `Setup (not timed): generating ${label} took ${fmt(generateMs / 1000)} s; seeding ${fmt(seedMs / 1000)} s: the status of an applied cluster written through FileStore.writeStatus (validate, render, fingerprint each), then one real unchanged pass of the reconciler (it wrote ${settleWrites} statuses, fields the seed does not set). The measured passes run in a fresh process (peak RSS ${fmt(mb(r.maxRssBytes))} MB), controller concurrency 4 (the default), pino formatting every line to /dev/null.`,

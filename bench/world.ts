@@ -7,7 +7,12 @@
  * concurrency would not matter.
  */
 import pino from 'pino';
-import { ChangeSetRequest, CloudFormationPort, StackSummary, WaitOptions } from '../lib/model/ports/cloudformation-port';
+import {
+  ChangeSetRequest,
+  CloudFormationPort,
+  StackSummary,
+  WaitOptions,
+} from '../lib/model/ports/cloudformation-port';
 import { DEFAULT_TEMPLATES_DIR } from '../lib/model/cloudconfig/templates';
 import { Outcome, ReconcilerDeps } from '../lib/engines/reconciler/workflow/context';
 import { Controller } from '../lib/engines/reconciler/runtime/controller';
@@ -70,7 +75,13 @@ export class World {
     this.identity = new FixedIdentity(opts.account);
     // The product logs JSON lines to stderr; here they are formatted the same way and thrown away.
     const logDestination = pino.destination({ dest: '/dev/null', sync: true }) as unknown as NodeJS.WritableStream;
-    const wired = createDeps({ clustersDir: opts.clustersDir, templatesDir: DEFAULT_TEMPLATES_DIR, nag: opts.nag, logDestination, store: opts.store });
+    const wired = createDeps({
+      clustersDir: opts.clustersDir,
+      templatesDir: DEFAULT_TEMPLATES_DIR,
+      nag: opts.nag,
+      logDestination,
+      store: opts.store,
+    });
     this.store = wired.store;
     this.closeStore = wired.closeStore;
     const write = this.store.writeStatus.bind(this.store);
@@ -87,18 +98,28 @@ export class World {
       return records;
     };
     const watch = this.store.watch.bind(this.store);
-    this.store.watch = (onChange) => watch((name) => {
-      this.onWatchEvent?.(name);
-      onChange(name);
-    });
+    this.store.watch = (onChange) =>
+      watch((name) => {
+        this.onWatchEvent?.(name);
+        onChange(name);
+      });
     // Everything else (work dir, caches, timeouts, backoff, clock) stays as the product wires it.
-    this.deps = { ...wired.deps, aws: (region) => ({ cfn: this.port(region), publisher: this.publisher }), identity: this.identity };
+    this.deps = {
+      ...wired.deps,
+      aws: (region) => ({ cfn: this.port(region), publisher: this.publisher }),
+      identity: this.identity,
+    };
   }
 
   public fake(region: string): FakeCloudFormation {
     let f = this.fakes.get(region);
     if (!f) {
-      f = new FakeCloudFormation({ clock: this.clock, region, account: this.opts.account, readTemplateUrl: this.publisher.read });
+      f = new FakeCloudFormation({
+        clock: this.clock,
+        region,
+        account: this.opts.account,
+        readTemplateUrl: this.publisher.read,
+      });
       this.fakes.set(region, f);
     }
     return f;
@@ -122,7 +143,12 @@ export class World {
   }
 
   /** One pass over the fleet after the counters are reset: its wall time, outcomes by result, and the syntheses it ran. */
-  public async measuredPass(): Promise<{ wallMs: number; clusters: number; outcomes: Record<string, number>; syntheses: number }> {
+  public async measuredPass(): Promise<{
+    wallMs: number;
+    clusters: number;
+    outcomes: Record<string, number>;
+    syntheses: number;
+  }> {
     this.resetCounters();
     const start = performance.now();
     const { outcomes } = await this.controller().runPass();
@@ -138,7 +164,11 @@ export class World {
    */
   public async settle(concurrency?: number): Promise<Map<string, Outcome>> {
     const controller = new Controller({ ...this.deps, now: this.clock.now }, { concurrency, hooks: this.hooks });
-    return controller.runUntilSettled({ deadlineMs: 24 * 3600_000, now: () => this.clock.ms, sleep: async (ms) => this.clock.advance(ms) });
+    return controller.runUntilSettled({
+      deadlineMs: 24 * 3600_000,
+      now: () => this.clock.ms,
+      sleep: async (ms) => this.clock.advance(ms),
+    });
   }
 
   /** Calls per port method over every region (listStacks counted as calls, see listPages for pages). */
@@ -151,7 +181,14 @@ export class World {
   /** Read calls as real CloudFormation would bill them: listing pages instead of listing calls. */
   public cfnReads(): number {
     const c = this.calls();
-    return this.listPages + Object.entries(c).filter(([m]) => m !== 'listStacks' && m !== 'listStacksInProgress' && !(MUTATING as readonly string[]).includes(m)).reduce((n, [, v]) => n + v, 0);
+    return (
+      this.listPages +
+      Object.entries(c)
+        .filter(
+          ([m]) => m !== 'listStacks' && m !== 'listStacksInProgress' && !(MUTATING as readonly string[]).includes(m),
+        )
+        .reduce((n, [, v]) => n + v, 0)
+    );
   }
 
   public cfnWrites(): number {

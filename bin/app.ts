@@ -9,9 +9,15 @@ import { PROJECT_ROOT } from '../lib/core/paths';
 import { appInputDirs, buildFleetApp } from '../lib/engines/stacks/app';
 
 try {
-  const { clustersDir, templatesDir } = appInputDirs(process.env, { clustersDir: path.join(PROJECT_ROOT, 'clusters'), templatesDir: DEFAULT_TEMPLATES_DIR });
+  const { clustersDir, templatesDir } = appInputDirs(process.env, {
+    clustersDir: path.join(PROJECT_ROOT, 'clusters'),
+    templatesDir: DEFAULT_TEMPLATES_DIR,
+  });
   // Every object is validated before the app exists: an invalid fleet synthesizes nothing.
-  const clusters = loadValidClusters(clustersDir, { templates: listTemplates(templatesDir), relativeTo: process.cwd() });
+  const clusters = loadValidClusters(clustersDir, {
+    templates: listTemplates(templatesDir),
+    relativeTo: process.cwd(),
+  });
   buildFleetApp({ clusters, templatesDir, nag: process.env.WORKER_STACKS_NAG !== 'false' }).app.synth();
 } catch (e) {
   if (e instanceof UsageError) {

@@ -8,7 +8,11 @@ quietOnClosedReader();
 runCli(process.argv.slice(2)).then(
   (code) => exitAfterOutput(code),
   (e: unknown) => {
-    processIo.err(e instanceof WorkerStacksError ? `error: ${e.message}\n` : `internal error: ${e instanceof Error && e.stack ? e.stack : String(e)}\n`);
+    processIo.err(
+      e instanceof WorkerStacksError
+        ? `error: ${e.message}\n`
+        : `internal error: ${e instanceof Error && e.stack ? e.stack : String(e)}\n`,
+    );
     return exitAfterOutput(2);
   },
 );

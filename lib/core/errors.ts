@@ -49,7 +49,9 @@ export class TemplateError extends WorkerStacksError {}
 /** A cluster's node config did not render: the problems as `validate` reports them (file, spec.cloudConfig.template). */
 export class RenderError extends TemplateError {
   constructor(public readonly problems: readonly Problem[]) {
-    super(problems.map(formatProblem).join('\n'), { hint: '`worker-stacks validate` and `worker-stacks render` show the same problem' });
+    super(problems.map(formatProblem).join('\n'), {
+      hint: '`worker-stacks validate` and `worker-stacks render` show the same problem',
+    });
   }
 }
 
@@ -73,7 +75,10 @@ export class ReviewError extends WorkerStacksError {
   /** Input files named by the failure (e.g. `clusters/prod-eu1.yaml`). */
   public readonly files: readonly string[];
 
-  constructor(message: string, options: { cause?: unknown; hint?: string; side?: 'base' | 'head'; files?: readonly string[] } = {}) {
+  constructor(
+    message: string,
+    options: { cause?: unknown; hint?: string; side?: 'base' | 'head'; files?: readonly string[] } = {},
+  ) {
     super(message, options);
     this.side = options.side;
     this.files = options.files ?? [];
@@ -109,8 +114,10 @@ export class KubeApiError extends WorkerStacksError {
 
 function hintFor(code: number): string {
   if (code === 401) return 'the credentials of the kubeconfig were refused; check --kubeconfig and its current context';
-  if (code === 403) return 'the identity lacks an RBAC permission; apply the RBAC of deploy/ (worker-stacks crd and the manifests)';
-  if (code === 404) return 'the object or the WorkerCluster CRD is missing; install the CRD with worker-stacks crd | kubectl apply -f -';
+  if (code === 403)
+    return 'the identity lacks an RBAC permission; apply the RBAC of deploy/ (worker-stacks crd and the manifests)';
+  if (code === 404)
+    return 'the object or the WorkerCluster CRD is missing; install the CRD with worker-stacks crd | kubectl apply -f -';
   if (code === 409) return 'someone else changed the object; read it again and retry';
   if (code === 410) return 'the resourceVersion is too old; list again';
   return 'check the API server and the kubeconfig';

@@ -11,6 +11,7 @@ export const PROJECT_ROOT = findRoot(__dirname);
 function findRoot(from: string): string {
   for (let dir = from; ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'cloudconfig'))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`no worker-stacks project (package.json beside cloudconfig/) above ${from}`);
+    if (path.dirname(dir) === dir)
+      throw new Error(`no worker-stacks project (package.json beside cloudconfig/) above ${from}`);
   }
 }

@@ -17,22 +17,73 @@ interface Placement {
 }
 
 const PLACED: readonly Placement[] = [
-  { line: /^npx worker-stacks /, runBy: { file: 'test/adapters/cli/readme.test.ts', fragment: 'names a real command and only flags it accepts' } },
-  { line: /(^|\| )kubectl /, runBy: { file: 'test/ops/kubectl-readme.test.ts', fragment: 'is run by a test of this file' } },
-  { line: /^npm ci && npx cdk synth$/, runBy: { file: 'test/engines/stacks/cdk-cli.test.ts', fragment: "cdk(['synth'" } },
+  {
+    line: /^npx worker-stacks /,
+    runBy: { file: 'test/adapters/cli/readme.test.ts', fragment: 'names a real command and only flags it accepts' },
+  },
+  {
+    line: /(^|\| )kubectl /,
+    runBy: { file: 'test/ops/kubectl-readme.test.ts', fragment: 'is run by a test of this file' },
+  },
+  {
+    line: /^npm ci && npx cdk synth$/,
+    runBy: { file: 'test/engines/stacks/cdk-cli.test.ts', fragment: "cdk(['synth'" },
+  },
   { line: /^npm test$/, runBy: { file: '.ci/run', fragment: 'npm test' } },
-  { line: /^npm run playground$/, runBy: { file: 'test/adapters/playground/playground.test.ts', fragment: "'playground', '--steps'" } },
-  { line: /^npx cdk deploy WorkerStacks-Bootstrap-\d{12}-[a-z0-9-]+$/, runBy: { file: 'test/engines/stacks/bootstrap-cdk-deploy.test.ts', fragment: "'deploy'" } },
-  { line: /^npx cdk deploy WorkerStacks-Bootstrap-\d{12}-[a-z0-9-]+ -c worker-stacks:trust=/, runBy: { file: 'test/engines/stacks/bootstrap-cdk-deploy-trust.test.ts', fragment: 'worker-stacks:trust=' } },
-  { line: /^npx cdk deploy WorkerStack-[a-z0-9-]+$/, runBy: { notRun: 'a worker stack deployed by the CDK CLI to a real account; the same template is synthesized by test/engines/stacks/cdk-cli.test.ts and deployed to moto through the reconciler (test/integration/)' } },
-  { line: /^npx cdk diff --template \S+ WorkerStack-[a-z0-9-]+$/, runBy: { file: 'test/engines/stacks/cdk-cli.test.ts', fragment: "'diff', '--app', outdir, '--template'" } },
-  { line: /^WORKER_STACKS_CLUSTERS=\S+ npx cdk synth$/, runBy: { file: 'test/engines/stacks/cdk-cli.test.ts', fragment: "'WORKER_STACKS_CLUSTERS'" } },
-  { line: /^helm (install|upgrade|uninstall) worker-stacks /, runBy: { file: 'test/charts/helm-install.test.ts', fragment: "helmArgs(['install', RELEASE, CHART" } },
-  { line: /^bash scripts\/kube\/build(-kubectl|-helm|-promtool)?\.sh$/, runBy: { file: '.ci/install-tools', fragment: 'scripts/kube/build' } },
-  { line: /^python3 -m moto\.server -H 127\.0\.0\.1 -p \d+ &$/, runBy: { file: 'test/helpers/moto.ts', fragment: "['-m', 'moto.server']" } },
-  { line: /^export AWS_ENDPOINT_URL=http:\/\/127\.0\.0\.1:\d+ AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=[a-z0-9-]+$/, runBy: { file: 'test/helpers/moto.ts', fragment: 'AWS_ENDPOINT_URL' } },
-  { line: /^aws cloudformation describe-stacks /, runBy: { notRun: 'the AWS CLI against a real account; the outputs it reads are checked on the synthesized template (test/engines/stacks/)' } },
-  { line: /^helm upgrade --install aws-node-termination-handler oci:\/\//, runBy: { notRun: "another project's chart from a public registry: no network here" } },
+  {
+    line: /^npm run playground$/,
+    runBy: { file: 'test/adapters/playground/playground.test.ts', fragment: "'playground', '--steps'" },
+  },
+  {
+    line: /^npx cdk deploy WorkerStacks-Bootstrap-\d{12}-[a-z0-9-]+$/,
+    runBy: { file: 'test/engines/stacks/bootstrap-cdk-deploy.test.ts', fragment: "'deploy'" },
+  },
+  {
+    line: /^npx cdk deploy WorkerStacks-Bootstrap-\d{12}-[a-z0-9-]+ -c worker-stacks:trust=/,
+    runBy: { file: 'test/engines/stacks/bootstrap-cdk-deploy-trust.test.ts', fragment: 'worker-stacks:trust=' },
+  },
+  {
+    line: /^npx cdk deploy WorkerStack-[a-z0-9-]+$/,
+    runBy: {
+      notRun:
+        'a worker stack deployed by the CDK CLI to a real account; the same template is synthesized by test/engines/stacks/cdk-cli.test.ts and deployed to moto through the reconciler (test/integration/)',
+    },
+  },
+  {
+    line: /^npx cdk diff --template \S+ WorkerStack-[a-z0-9-]+$/,
+    runBy: { file: 'test/engines/stacks/cdk-cli.test.ts', fragment: "'diff', '--app', outdir, '--template'" },
+  },
+  {
+    line: /^WORKER_STACKS_CLUSTERS=\S+ npx cdk synth$/,
+    runBy: { file: 'test/engines/stacks/cdk-cli.test.ts', fragment: "'WORKER_STACKS_CLUSTERS'" },
+  },
+  {
+    line: /^helm (install|upgrade|uninstall) worker-stacks /,
+    runBy: { file: 'test/charts/helm-install.test.ts', fragment: "helmArgs(['install', RELEASE, CHART" },
+  },
+  {
+    line: /^bash scripts\/kube\/build(-kubectl|-helm|-promtool)?\.sh$/,
+    runBy: { file: '.ci/install-tools', fragment: 'scripts/kube/build' },
+  },
+  {
+    line: /^python3 -m moto\.server -H 127\.0\.0\.1 -p \d+ &$/,
+    runBy: { file: 'test/helpers/moto.ts', fragment: "['-m', 'moto.server']" },
+  },
+  {
+    line: /^export AWS_ENDPOINT_URL=http:\/\/127\.0\.0\.1:\d+ AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=[a-z0-9-]+$/,
+    runBy: { file: 'test/helpers/moto.ts', fragment: 'AWS_ENDPOINT_URL' },
+  },
+  {
+    line: /^aws cloudformation describe-stacks /,
+    runBy: {
+      notRun:
+        'the AWS CLI against a real account; the outputs it reads are checked on the synthesized template (test/engines/stacks/)',
+    },
+  },
+  {
+    line: /^helm upgrade --install aws-node-termination-handler oci:\/\//,
+    runBy: { notRun: "another project's chart from a public registry: no network here" },
+  },
 ];
 
 /** The command lines of a document's ```sh and ```bash blocks: continuations joined, comments and blank lines dropped. */
@@ -41,7 +92,10 @@ function commandLines(text: string): string[] {
   for (const block of text.matchAll(/```(?:sh|bash)\n([\s\S]*?)```/g)) {
     const joined = block[1].replace(/\\\n\s*/g, ' ');
     for (const raw of joined.split('\n')) {
-      const line = raw.replace(/(^|\s+)#.*$/, '').replace(/\s+/g, ' ').trim();
+      const line = raw
+        .replace(/(^|\s+)#.*$/, '')
+        .replace(/\s+/g, ' ')
+        .trim();
       if (line) out.push(line);
     }
   }
@@ -67,7 +121,11 @@ test('each place a command is run is a file that runs it, and each entry is stil
     // AND the file it names has the fragment that runs it
     if ('file' in runBy) {
       const text = fs.readFileSync(path.join(REPO, runBy.file), 'utf8');
-      expect({ file: runBy.file, fragment: runBy.fragment, found: text.includes(runBy.fragment) }).toEqual({ file: runBy.file, fragment: runBy.fragment, found: true });
+      expect({ file: runBy.file, fragment: runBy.fragment, found: text.includes(runBy.fragment) }).toEqual({
+        file: runBy.file,
+        fragment: runBy.fragment,
+        found: true,
+      });
     } else {
       expect(runBy.notRun.length).toBeGreaterThan(20);
     }

@@ -3,7 +3,14 @@ import * as path from 'node:path';
 import { REPO } from '../helpers/clusters';
 
 /** The user documentation: README.md and every page of docs/, as paths relative to the repository. */
-export const DOCS: readonly string[] = ['README.md', ...fs.readdirSync(path.join(REPO, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => path.join('docs', f))];
+export const DOCS: readonly string[] = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(REPO, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => path.join('docs', f)),
+];
 
 /** The text of one documentation file, by its path relative to the repository. */
 export function readDoc(relative: string): string {
@@ -14,7 +21,14 @@ export function readDoc(relative: string): string {
 export function shellLines(text: string): string[] {
   const lines: string[] = [];
   for (const block of text.matchAll(/```(?:sh|bash|text)\n([\s\S]*?)```/g)) {
-    for (const raw of block[1].split('\n')) lines.push(raw.replace(/^\$ /, '').replace(/\s+#.*$/, '').replace(/\s+/g, ' ').trim());
+    for (const raw of block[1].split('\n'))
+      lines.push(
+        raw
+          .replace(/^\$ /, '')
+          .replace(/\s+#.*$/, '')
+          .replace(/\s+/g, ' ')
+          .trim(),
+      );
   }
   return lines;
 }

@@ -11,8 +11,14 @@ describe('the link checker', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-links-'));
     fs.mkdirSync(path.join(dir, 'docs'));
     fs.mkdirSync(path.join(dir, 'node_modules'));
-    fs.writeFileSync(path.join(dir, 'README.md'), '# Top\n\n## Many accounts\n\n## `review` runs the base revision\'s code\n\n## Many accounts\n');
-    fs.writeFileSync(path.join(dir, 'docs', 'page.md'), '# Page: `worker-stacks reconcile`\n\n### What rolls the nodes, and what never does\n');
+    fs.writeFileSync(
+      path.join(dir, 'README.md'),
+      "# Top\n\n## Many accounts\n\n## `review` runs the base revision's code\n\n## Many accounts\n",
+    );
+    fs.writeFileSync(
+      path.join(dir, 'docs', 'page.md'),
+      '# Page: `worker-stacks reconcile`\n\n### What rolls the nodes, and what never does\n',
+    );
     fs.writeFileSync(path.join(dir, 'node_modules', 'skipped.md'), '[x](missing.md)\n');
     fs.writeFileSync(path.join(dir, 'code.ts'), '');
   });
@@ -20,8 +26,16 @@ describe('the link checker', () => {
 
   test('headings become GitHub anchors: lower case, punctuation dropped, spaces hyphens, repeats numbered', () => {
     // THEN
-    expect([...anchors(fs.readFileSync(path.join(dir, 'README.md'), 'utf8'))]).toEqual(['top', 'many-accounts', 'review-runs-the-base-revisions-code', 'many-accounts-1']);
-    expect([...anchors(fs.readFileSync(path.join(dir, 'docs', 'page.md'), 'utf8'))]).toEqual(['page-worker-stacks-reconcile', 'what-rolls-the-nodes-and-what-never-does']);
+    expect([...anchors(fs.readFileSync(path.join(dir, 'README.md'), 'utf8'))]).toEqual([
+      'top',
+      'many-accounts',
+      'review-runs-the-base-revisions-code',
+      'many-accounts-1',
+    ]);
+    expect([...anchors(fs.readFileSync(path.join(dir, 'docs', 'page.md'), 'utf8'))]).toEqual([
+      'page-worker-stacks-reconcile',
+      'what-rolls-the-nodes-and-what-never-does',
+    ]);
   });
 
   test('markdown files are found outside node_modules', () => {
@@ -41,7 +55,10 @@ describe('the link checker', () => {
     ['a file outside the repository', '../elsewhere.md', ['no file ../elsewhere.md']],
   ])('a link to %s: %s', (_what, link, problems) => {
     // GIVEN a file with that link, in a list and in a table
-    fs.writeFileSync(path.join(dir, 'README.md'), `# Top\n\n## Many accounts\n\n## Many accounts\n\n- see [it](${link})\n\n| a | b |\n| --- | --- |\n| [it](${link}) | x |\n`);
+    fs.writeFileSync(
+      path.join(dir, 'README.md'),
+      `# Top\n\n## Many accounts\n\n## Many accounts\n\n- see [it](${link})\n\n| a | b |\n| --- | --- |\n| [it](${link}) | x |\n`,
+    );
     // WHEN
     const broken = brokenLinks(dir, ['README.md']);
     // THEN both are reported, or neither
@@ -52,7 +69,14 @@ describe('the link checker', () => {
 test('every relative link of every markdown file of the repository resolves, to a file and to a heading', () => {
   // GIVEN the markdown files: README, docs/ and the others
   const files = markdownFiles(REPO);
-  expect(files).toEqual(expect.arrayContaining(['README.md', path.join('docs', 'reference.md'), path.join('docs', 'troubleshooting.md'), path.join('cloudconfig', 'README.md')]));
+  expect(files).toEqual(
+    expect.arrayContaining([
+      'README.md',
+      path.join('docs', 'reference.md'),
+      path.join('docs', 'troubleshooting.md'),
+      path.join('cloudconfig', 'README.md'),
+    ]),
+  );
   // WHEN their links are checked
   const broken = brokenLinks(REPO, files);
   // THEN none is broken

@@ -10,7 +10,8 @@ export function markdownFiles(root: string, dir = ''): string[] {
   const out: string[] = [];
   for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
     const rel = path.join(dir, entry.name);
-    if (entry.isDirectory() && !SKIPPED.has(entry.name) && !entry.name.startsWith('.')) out.push(...markdownFiles(root, rel));
+    if (entry.isDirectory() && !SKIPPED.has(entry.name) && !entry.name.startsWith('.'))
+      out.push(...markdownFiles(root, rel));
     else if (entry.isFile() && entry.name.endsWith('.md')) out.push(rel);
   }
   return out.sort();
@@ -19,12 +20,17 @@ export function markdownFiles(root: string, dir = ''): string[] {
 /** The plain text of inline tokens, as a browser shows it (code without its backticks, a link by its text). */
 function plain(tokens: readonly Token[] | undefined, fallback: string): string {
   if (!tokens) return fallback;
-  return tokens.map((t) => ('tokens' in t && t.tokens ? plain(t.tokens, '') : 'text' in t ? String(t.text) : '')).join('');
+  return tokens
+    .map((t) => ('tokens' in t && t.tokens ? plain(t.tokens, '') : 'text' in t ? String(t.text) : ''))
+    .join('');
 }
 
 /** GitHub's anchor for a heading's text (github-slugger): lower case, punctuation dropped, each space a hyphen. */
 export function slug(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '').replace(/ /g, '-');
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** The anchors a markdown text defines: one per heading, a repeated one numbered `-1`, `-2`, ... as GitHub does. */

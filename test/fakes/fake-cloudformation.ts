@@ -1,4 +1,12 @@
-import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, isInProgress, StackEvent, StackSummary, WaitOptions } from '../../lib/model/ports/cloudformation-port';
+import {
+  ChangeSetInfo,
+  ChangeSetRequest,
+  CloudFormationPort,
+  isInProgress,
+  StackEvent,
+  StackSummary,
+  WaitOptions,
+} from '../../lib/model/ports/cloudformation-port';
 import { FakeClock } from './fake-ports';
 import { NodeHealth, signalFailure } from './fake-signals';
 
@@ -32,14 +40,36 @@ export interface Behaviour {
 
 export const complete = (polls = 1): Behaviour => ({ kind: 'complete', polls });
 export const fail = (resource: FailingResource, polls = 1): Behaviour => ({ kind: 'fail', polls, resource });
-export const rollbackFails = (resource: FailingResource, polls = 1): Behaviour => ({ kind: 'rollback-fails', polls, resource });
+export const rollbackFails = (resource: FailingResource, polls = 1): Behaviour => ({
+  kind: 'rollback-fails',
+  polls,
+  resource,
+});
 /** Stays *_IN_PROGRESS until `release()`. */
 export const stuck = (): Behaviour => ({ kind: 'complete', polls: Number.POSITIVE_INFINITY });
 
-export const NO_CHANGES_REASON = "The submitted information didn't contain changes. Submit different information to create a change set.";
+export const NO_CHANGES_REASON =
+  "The submitted information didn't contain changes. Submit different information to create a change set.";
 
-export const MUTATING = ['createChangeSet', 'executeChangeSet', 'deleteChangeSet', 'deleteStack', 'continueUpdateRollback'] as const;
-const METHODS = ['listStacks', 'listStacksInProgress', 'describeStack', 'describeChangeSet', 'waitForChangeSet', 'stackEvents', 'operationEvents', 'getTemplate', 'waitForStack', ...MUTATING] as const;
+export const MUTATING = [
+  'createChangeSet',
+  'executeChangeSet',
+  'deleteChangeSet',
+  'deleteStack',
+  'continueUpdateRollback',
+] as const;
+const METHODS = [
+  'listStacks',
+  'listStacksInProgress',
+  'describeStack',
+  'describeChangeSet',
+  'waitForChangeSet',
+  'stackEvents',
+  'operationEvents',
+  'getTemplate',
+  'waitForStack',
+  ...MUTATING,
+] as const;
 export type Method = (typeof METHODS)[number];
 
 type Kind = 'create' | 'update' | 'delete' | 'continue';
@@ -123,7 +153,17 @@ export interface FakeCloudFormationProps {
 }
 
 /** The CloudFormation API a port method calls. */
-export type CfnApi = 'DescribeStacks' | 'ListStacks' | 'DescribeChangeSet' | 'CreateChangeSet' | 'ExecuteChangeSet' | 'DeleteChangeSet' | 'DescribeStackEvents' | 'GetTemplate' | 'DeleteStack' | 'ContinueUpdateRollback';
+export type CfnApi =
+  | 'DescribeStacks'
+  | 'ListStacks'
+  | 'DescribeChangeSet'
+  | 'CreateChangeSet'
+  | 'ExecuteChangeSet'
+  | 'DeleteChangeSet'
+  | 'DescribeStackEvents'
+  | 'GetTemplate'
+  | 'DeleteStack'
+  | 'ContinueUpdateRollback';
 
 export interface TokenBucketQuota {
   /** Tokens added per second. */
@@ -169,7 +209,12 @@ export class FakeCloudFormation implements CloudFormationPort {
   private readonly pollMs: number;
   private seq = 0;
   /** Every state a stack was in, from when (for listings that lag: listingLagMs). */
-  private readonly history: Array<{ readonly at: number; readonly id: string; readonly live: boolean; readonly summary: StackSummary }> = [];
+  private readonly history: Array<{
+    readonly at: number;
+    readonly id: string;
+    readonly live: boolean;
+    readonly summary: StackSummary;
+  }> = [];
   /** How far behind the truth listings are (see FakeCloudFormationProps.listingLagMs); tests may change it. */
   public listingLagMs: number;
   /** See FakeCloudFormationProps.startDelayMs; tests may change it. */
@@ -329,18 +374,24 @@ export class FakeCloudFormation implements CloudFormationPort {
   public async createChangeSet(req: ChangeSetRequest): Promise<string> {
     this.enter('createChangeSet');
     this.requests.push(req);
-    if (Boolean(req.templateBody) === Boolean(req.templateUrl)) throw validation('Specify exactly one of TemplateBody and TemplateURL');
+    if (Boolean(req.templateBody) === Boolean(req.templateUrl))
+      throw validation('Specify exactly one of TemplateBody and TemplateURL');
     const template = req.templateBody ?? this.readUrl(req.templateUrl!);
     let s = this.byName(req.stackName);
     if (req.type === 'CREATE') {
-      if (s && s.status !== 'REVIEW_IN_PROGRESS') throw named('AlreadyExistsException', `Stack [${req.stackName}] already exists and cannot be created again with the changeSet [${req.changeSetName}].`);
+      if (s && s.status !== 'REVIEW_IN_PROGRESS')
+        throw named(
+          'AlreadyExistsException',
+          `Stack [${req.stackName}] already exists and cannot be created again with the changeSet [${req.changeSetName}].`,
+        );
       s ??= this.newStack(req.stackName, 'REVIEW_IN_PROGRESS');
     } else if (!s || s.status === 'REVIEW_IN_PROGRESS') {
       throw validation(`Stack [${req.stackName}] does not exist`);
     } else if (busy(s) || s.pending || NOT_UPDATABLE.has(s.status)) {
       throw validation(`Stack:${s.id} is in ${s.status} state and can not be updated.`);
     }
-    if (s.changeSets.has(req.changeSetName)) throw named('AlreadyExistsException', `ChangeSet [${req.changeSetName}] already exists`);
+    if (s.changeSets.has(req.changeSetName))
+      throw named('AlreadyExistsException', `ChangeSet [${req.changeSetName}] already exists`);
     const changed = changedResources(s.template, template);
     const same = req.type === 'UPDATE' && s.template === template;
     const cs: ChangeSet = {
@@ -378,7 +429,10 @@ export class FakeCloudFormation implements CloudFormationPort {
     if (!s || !cs) throw named('ChangeSetNotFoundException', `ChangeSet [${changeSetName}] does not exist`);
     if (s.tokens.has(clientToken)) return; // a retried request with the same token: already done
     if (cs.executionStatus !== 'AVAILABLE' || busy(s) || s.pending) {
-      throw named('InvalidChangeSetStatusException', `ChangeSet [${cs.id}] cannot be executed in its current status of [${cs.status}/${cs.executionStatus}] on a stack in ${s.status}`);
+      throw named(
+        'InvalidChangeSetStatusException',
+        `ChangeSet [${cs.id}] cannot be executed in its current status of [${cs.status}/${cs.executionStatus}] on a stack in ${s.status}`,
+      );
     }
     s.tokens.add(clientToken);
     cs.executionStatus = 'EXECUTE_IN_PROGRESS';
@@ -392,7 +446,8 @@ export class FakeCloudFormation implements CloudFormationPort {
     const s = this.find(stackName);
     const cs = s?.changeSets.get(changeSetName);
     if (!s || !cs) throw named('ChangeSetNotFoundException', `ChangeSet [${changeSetName}] does not exist`);
-    if (cs.executionStatus === 'EXECUTE_IN_PROGRESS') throw named('InvalidChangeSetStatusException', 'cannot delete a change set that is executing');
+    if (cs.executionStatus === 'EXECUTE_IN_PROGRESS')
+      throw named('InvalidChangeSetStatusException', 'cannot delete a change set that is executing');
     s.changeSets.delete(changeSetName);
   }
 
@@ -453,7 +508,8 @@ export class FakeCloudFormation implements CloudFormationPort {
     const s = this.find(stackName);
     if (!s) throw validation(`Stack [${stackName}] does not exist`);
     if (s.tokens.has(clientToken)) return;
-    if (s.status !== 'UPDATE_ROLLBACK_FAILED') throw validation(`Stack [${s.name}] is in ${s.status} state and can not continue the rollback`);
+    if (s.status !== 'UPDATE_ROLLBACK_FAILED')
+      throw validation(`Stack [${s.name}] is in ${s.status} state and can not continue the rollback`);
     s.tokens.add(clientToken);
     this.start(s, 'continue');
   }
@@ -496,10 +552,18 @@ export class FakeCloudFormation implements CloudFormationPort {
 
   private begin(s: FakeStack, kind: Kind, template?: string): void {
     let behaviour = this.scripts.get(s.name)?.shift() ?? this.defaults.get(s.name) ?? complete();
-    const gate = kind === 'create' || kind === 'update' ? signalFailure(kind, s.template, template, this.health.get(s.name) ?? 'healthy') : undefined;
+    const gate =
+      kind === 'create' || kind === 'update'
+        ? signalFailure(kind, s.template, template, this.health.get(s.name) ?? 'healthy')
+        : undefined;
     if (gate && behaviour.kind === 'complete') behaviour = fail(gate.resource, Math.ceil(gate.afterMs / this.pollMs));
     this.started.push({ stackName: s.name, kind });
-    const status = { create: 'CREATE_IN_PROGRESS', update: 'UPDATE_IN_PROGRESS', delete: 'DELETE_IN_PROGRESS', continue: 'UPDATE_ROLLBACK_IN_PROGRESS' }[kind];
+    const status = {
+      create: 'CREATE_IN_PROGRESS',
+      update: 'UPDATE_IN_PROGRESS',
+      delete: 'DELETE_IN_PROGRESS',
+      continue: 'UPDATE_ROLLBACK_IN_PROGRESS',
+    }[kind];
     s.status = status;
     s.statusReason = 'User Initiated';
     if (kind === 'update') s.lastUpdated = new Date(this.clock.ms).toISOString();
@@ -515,12 +579,16 @@ export class FakeCloudFormation implements CloudFormationPort {
     const { kind: outcome, resource: r } = op.behaviour;
     const ok = outcome === 'complete';
     const cancelled = (verb: string) => {
-      for (const id of changedResources(s.template, op.template).filter((x) => x !== r?.logicalId).slice(0, 1)) this.event(s, id, typeOf(op.template, id), `${verb}_FAILED`, `Resource ${verb.toLowerCase()} cancelled`);
+      for (const id of changedResources(s.template, op.template)
+        .filter((x) => x !== r?.logicalId)
+        .slice(0, 1))
+        this.event(s, id, typeOf(op.template, id), `${verb}_FAILED`, `Resource ${verb.toLowerCase()} cancelled`);
     };
     if (op.kind === 'create' || op.kind === 'update') {
       const verb = op.kind.toUpperCase();
       if (ok) {
-        for (const id of changedResources(s.template, op.template)) this.event(s, id, typeOf(op.template ?? s.template, id), `${verb}_COMPLETE`);
+        for (const id of changedResources(s.template, op.template))
+          this.event(s, id, typeOf(op.template ?? s.template, id), `${verb}_COMPLETE`);
         s.template = op.template;
         s.outputs = outputsOf(op.template!);
         this.settle(s, `${verb}_COMPLETE`);
@@ -529,7 +597,13 @@ export class FakeCloudFormation implements CloudFormationPort {
       if (r) this.event(s, r.logicalId, r.resourceType, `${verb}_FAILED`, r.reason);
       cancelled(verb);
       const rolling = op.kind === 'create' ? 'ROLLBACK' : 'UPDATE_ROLLBACK';
-      this.event(s, s.name, STACK_TYPE, `${rolling}_IN_PROGRESS`, `The following resource(s) failed to ${op.kind}: [${r?.logicalId ?? ''}].`);
+      this.event(
+        s,
+        s.name,
+        STACK_TYPE,
+        `${rolling}_IN_PROGRESS`,
+        `The following resource(s) failed to ${op.kind}: [${r?.logicalId ?? ''}].`,
+      );
       if (outcome === 'rollback-fails') {
         if (r) this.event(s, r.logicalId, r.resourceType, `${verb}_FAILED`, `${r.reason} (during rollback)`);
         this.settle(s, `${rolling}_FAILED`, `The following resource(s) failed to roll back: [${r?.logicalId ?? ''}].`);
@@ -561,12 +635,22 @@ export class FakeCloudFormation implements CloudFormationPort {
     s.status = status;
     s.statusReason = reason;
     this.event(s, s.name, STACK_TYPE, status, reason);
-    for (const cs of s.changeSets.values()) if (cs.executionStatus === 'EXECUTE_IN_PROGRESS') cs.executionStatus = /_COMPLETE$/.test(status) && !/ROLLBACK/.test(status) ? 'EXECUTE_COMPLETE' : 'EXECUTE_FAILED';
+    for (const cs of s.changeSets.values())
+      if (cs.executionStatus === 'EXECUTE_IN_PROGRESS')
+        cs.executionStatus =
+          /_COMPLETE$/.test(status) && !/ROLLBACK/.test(status) ? 'EXECUTE_COMPLETE' : 'EXECUTE_FAILED';
     this.remember(s);
   }
 
   private summary(s: FakeStack): StackSummary {
-    return { name: s.name, id: s.id, status: s.status, statusReason: s.statusReason, outputs: { ...s.outputs }, lastUpdated: this.reportsLastUpdated ? s.lastUpdated : undefined };
+    return {
+      name: s.name,
+      id: s.id,
+      status: s.status,
+      statusReason: s.statusReason,
+      outputs: { ...s.outputs },
+      lastUpdated: this.reportsLastUpdated ? s.lastUpdated : undefined,
+    };
   }
 
   /** The stack's state from now on, for listings that lag. */
@@ -575,7 +659,15 @@ export class FakeCloudFormation implements CloudFormationPort {
   }
 
   private newStack(name: string, status: string): FakeStack {
-    const s: FakeStack = { name, id: `arn:aws:cloudformation:${this.region}:${this.account}:stack/${name}/${this.uuid()}`, status, outputs: {}, events: [], changeSets: new Map(), tokens: new Set() };
+    const s: FakeStack = {
+      name,
+      id: `arn:aws:cloudformation:${this.region}:${this.account}:stack/${name}/${this.uuid()}`,
+      status,
+      outputs: {},
+      events: [],
+      changeSets: new Map(),
+      tokens: new Set(),
+    };
     this.stacks.set(s.id, s);
     this.live.set(name, s.id);
     this.remember(s);
@@ -583,7 +675,14 @@ export class FakeCloudFormation implements CloudFormationPort {
   }
 
   private event(s: FakeStack, logicalId: string, resourceType: string, status: string, reason?: string): void {
-    s.events.push({ id: `${s.name}-event-${s.events.length + 1}`, timestamp: new Date(this.clock.ms), logicalId, resourceType, status, reason });
+    s.events.push({
+      id: `${s.name}-event-${s.events.length + 1}`,
+      timestamp: new Date(this.clock.ms),
+      logicalId,
+      resourceType,
+      status,
+      reason,
+    });
   }
 
   private enter(method: Method, tokens = 1): void {
@@ -622,7 +721,8 @@ export class FakeCloudFormation implements CloudFormationPort {
   }
 
   private readUrl(url: string): string {
-    if (!this.props.readTemplateUrl) throw new Error(`fake: TemplateURL ${url} given, but no readTemplateUrl was wired`);
+    if (!this.props.readTemplateUrl)
+      throw new Error(`fake: TemplateURL ${url} given, but no readTemplateUrl was wired`);
     return this.props.readTemplateUrl(url);
   }
 
@@ -641,27 +741,46 @@ export class FakeCloudFormation implements CloudFormationPort {
 
 const STACK_TYPE = 'AWS::CloudFormation::Stack';
 /** States CloudFormation refuses to update from (only a delete, or ContinueUpdateRollback, leaves them). */
-const NOT_UPDATABLE = new Set(['ROLLBACK_COMPLETE', 'ROLLBACK_FAILED', 'UPDATE_ROLLBACK_FAILED', 'DELETE_FAILED', 'CREATE_FAILED']);
+const NOT_UPDATABLE = new Set([
+  'ROLLBACK_COMPLETE',
+  'ROLLBACK_FAILED',
+  'UPDATE_ROLLBACK_FAILED',
+  'DELETE_FAILED',
+  'CREATE_FAILED',
+]);
 
 /** An operation is running (a stack under review is waiting for its first change set, not busy). */
 const busy = (s: FakeStack) => isInProgress(s.status) && s.status !== 'REVIEW_IN_PROGRESS';
 
-
 function infoOf(cs: ChangeSet): ChangeSetInfo {
-  return { id: cs.id, name: cs.name, status: cs.status, executionStatus: cs.executionStatus, statusReason: cs.statusReason, changes: cs.changes };
+  return {
+    id: cs.id,
+    name: cs.name,
+    status: cs.status,
+    executionStatus: cs.executionStatus,
+    statusReason: cs.statusReason,
+    changes: cs.changes,
+  };
 }
 
 /** Outputs as CloudFormation resolves them: literal strings as they are, references to a placeholder. */
 export function outputsOf(template: string): Record<string, string> {
   const outputs = (JSON.parse(template).Outputs ?? {}) as Record<string, { Value: unknown }>;
-  return Object.fromEntries(Object.entries(outputs).map(([k, o]) => [k, typeof o.Value === 'string' ? o.Value : `fake:${JSON.stringify(o.Value)}`]));
+  return Object.fromEntries(
+    Object.entries(outputs).map(([k, o]) => [
+      k,
+      typeof o.Value === 'string' ? o.Value : `fake:${JSON.stringify(o.Value)}`,
+    ]),
+  );
 }
 
 /** Logical ids whose definition differs between two templates (all of `after` when there is no `before`). */
 function changedResources(before: string | undefined, after: string | undefined): string[] {
   const a = (before ? JSON.parse(before).Resources : {}) ?? {};
   const b = (after ? JSON.parse(after).Resources : {}) ?? {};
-  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))
+    .sort();
 }
 
 function typeOf(template: string | undefined, logicalId: string): string {

@@ -21,12 +21,20 @@ const LAUNCH = new Set(['AWS::EC2::LaunchTemplate', 'AWS::AutoScaling::LaunchCon
 /** Group properties whose change makes the rolling update replace instances (as lib/engines/review/verdict.ts). */
 const ROLLING = ['LaunchTemplate', 'LaunchConfigurationName', 'MixedInstancesPolicy', 'VPCZoneIdentifier'];
 
-type Resources = Record<string, { Type: string; Properties?: Record<string, unknown>; UpdatePolicy?: Json; CreationPolicy?: Json }>;
+type Resources = Record<
+  string,
+  { Type: string; Properties?: Record<string, unknown>; UpdatePolicy?: Json; CreationPolicy?: Json }
+>;
 const resources = (template: string | undefined): Resources => (template ? (JSON.parse(template).Resources ?? {}) : {});
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The failure an operation ends in when its nodes do not come up; undefined when nothing waits on them (or they are healthy). */
-export function signalFailure(kind: 'create' | 'update', before: string | undefined, after: string | undefined, health: NodeHealth): SignalFailure | undefined {
+export function signalFailure(
+  kind: 'create' | 'update',
+  before: string | undefined,
+  after: string | undefined,
+  health: NodeHealth,
+): SignalFailure | undefined {
   if (health === 'healthy' || !after) return undefined;
   const now = resources(after);
   const old = resources(before);
@@ -47,16 +55,33 @@ export function signalFailure(kind: 'create' | 'update', before: string | undefi
     if (!launchChanged && !groupRolls) continue;
     const batch = Math.min(Number(ru.MaxBatchSize ?? 1), initial);
     if (batch <= 0) continue;
-    return failure(kind, id, isoSeconds(ru.PauseTime ?? 'PT5M')!, health, batch, ru.MinSuccessfulInstancesPercent ?? 100);
+    return failure(
+      kind,
+      id,
+      isoSeconds(ru.PauseTime ?? 'PT5M')!,
+      health,
+      batch,
+      ru.MinSuccessfulInstancesPercent ?? 100,
+    );
   }
   return undefined;
 }
 
-function failure(kind: 'create' | 'update', logicalId: string, pauseSeconds: number, health: NodeHealth, of: number, pct: number): SignalFailure {
+function failure(
+  kind: 'create' | 'update',
+  logicalId: string,
+  pauseSeconds: number,
+  health: NodeHealth,
+  of: number,
+  pct: number,
+): SignalFailure {
   const requirement = `Unable to satisfy ${pct}% MinSuccessfulInstancesPercent requirement`;
   // Silent nodes: CloudFormation waits the whole pause time, then counts each missing signal as a failure.
   // Failing nodes report FAILURE when their own timeout passes, earlier than the pause time.
-  const silent = kind === 'create' ? `Failed to receive ${of} resource signal(s) within the specified duration` : `Received 0 SUCCESS signal(s) out of ${of}. ${requirement}`;
+  const silent =
+    kind === 'create'
+      ? `Failed to receive ${of} resource signal(s) within the specified duration`
+      : `Received 0 SUCCESS signal(s) out of ${of}. ${requirement}`;
   const reason = health === 'silent' ? silent : `Received ${of} FAILURE signal(s) out of ${of}. ${requirement}`;
   const afterMs = (health === 'silent' ? pauseSeconds : Math.max(1, pauseSeconds - 60)) * 1000;
   return { afterMs, resource: { logicalId, resourceType: GROUP, reason } };

@@ -29,15 +29,27 @@ export const checksumSynthesizer: Synthesizer = async (cluster: WorkerCluster, o
   fs.writeFileSync(file, config.bytes);
   const template = {
     Resources: {
-      LaunchTemplate: { Type: 'AWS::EC2::LaunchTemplate', Properties: { LaunchTemplateData: { UserData: config.checksum } } },
-      Group: { Type: 'AWS::AutoScaling::AutoScalingGroup', Properties: { MinSize: String(cluster.spec.pool.minSize), MaxSize: String(cluster.spec.pool.maxSize) } },
+      LaunchTemplate: {
+        Type: 'AWS::EC2::LaunchTemplate',
+        Properties: { LaunchTemplateData: { UserData: config.checksum } },
+      },
+      Group: {
+        Type: 'AWS::AutoScaling::AutoScalingGroup',
+        Properties: { MinSize: String(cluster.spec.pool.minSize), MaxSize: String(cluster.spec.pool.maxSize) },
+      },
     },
     Outputs: { ConfigChecksum: { Value: config.checksum } },
   };
   return {
     stackName: workerStackName(name),
     templateBody: JSON.stringify(template),
-    assets: [{ sourcePath: file, bucketName: configBucketName(cluster.spec.account, cluster.spec.region), objectKey: `${configKeyPrefix(name)}${config.checksum}.${config.extension}` }],
+    assets: [
+      {
+        sourcePath: file,
+        bucketName: configBucketName(cluster.spec.account, cluster.spec.region),
+        objectKey: `${configKeyPrefix(name)}${config.checksum}.${config.extension}`,
+      },
+    ],
     durationMs: 0,
   };
 };
@@ -120,8 +132,12 @@ export class FleetSim {
         if (region !== raw.spec.region) {
           const from = raw.spec.region as string;
           raw.spec.region = region;
-          raw.spec.network.availabilityZones = (raw.spec.network.availabilityZones as string[]).map((z) => z.replace(from, region));
-          raw.spec.cloudConfig.values.bootstrapTokenSecretArn = String(raw.spec.cloudConfig.values.bootstrapTokenSecretArn).replace(from, region);
+          raw.spec.network.availabilityZones = (raw.spec.network.availabilityZones as string[]).map((z) =>
+            z.replace(from, region),
+          );
+          raw.spec.cloudConfig.values.bootstrapTokenSecretArn = String(
+            raw.spec.cloudConfig.values.bootstrapTokenSecretArn,
+          ).replace(from, region);
         }
       });
       this.cfn(n).setDefault(this.h.stackName(n), complete(ROLL_POLLS));
@@ -134,7 +150,16 @@ export class FleetSim {
     const region = this.regionOf.get(name) ?? 'us-east-1';
     let f = this.fakes.get(region);
     if (!f) {
-      f = this.fakes.size === 0 && !this.opts.quotas && !this.opts.latencyMs ? this.h.cfn : new FakeCloudFormation({ clock: this.h.clock, region, readTemplateUrl: this.h.publisher.read, quotas: this.opts.quotas, latencyMs: this.opts.latencyMs });
+      f =
+        this.fakes.size === 0 && !this.opts.quotas && !this.opts.latencyMs
+          ? this.h.cfn
+          : new FakeCloudFormation({
+              clock: this.h.clock,
+              region,
+              readTemplateUrl: this.h.publisher.read,
+              quotas: this.opts.quotas,
+              latencyMs: this.opts.latencyMs,
+            });
       this.fakes.set(region, f);
     }
     return f;
@@ -157,7 +182,10 @@ export class FleetSim {
 
   public writePolicy(name: string, spec: Record<string, unknown>): void {
     fs.mkdirSync(path.join(this.h.clustersDir, POLICY_DIR), { recursive: true });
-    fs.writeFileSync(path.join(this.h.clustersDir, POLICY_DIR, `${name}.yaml`), stringify({ apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerRolloutPolicy', metadata: { name }, spec }));
+    fs.writeFileSync(
+      path.join(this.h.clustersDir, POLICY_DIR, `${name}.yaml`),
+      stringify({ apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerRolloutPolicy', metadata: { name }, spec }),
+    );
   }
 
   /** A change to the shared config template: every cluster's checksum changes. */
@@ -169,15 +197,42 @@ export class FleetSim {
   }
 
   public restart(): void {
-    const base = this.h.deps({ templatesDir: this.templatesDir, synthesizer: checksumSynthesizer, derived: new DerivedCache(), pollMs: this.opts.pollMs ?? 30_000, maxUpdateAttempts: 2, backoff: { baseMs: 5 * MINUTE, maxMs: 30 * MINUTE, random: () => 0.5 } });
+    const base = this.h.deps({
+      templatesDir: this.templatesDir,
+      synthesizer: checksumSynthesizer,
+      derived: new DerivedCache(),
+      pollMs: this.opts.pollMs ?? 30_000,
+      maxUpdateAttempts: 2,
+      backoff: { baseMs: 5 * MINUTE, maxMs: 30 * MINUTE, random: () => 0.5 },
+    });
     const regionName = new Map([...this.regionOf].map(([n, r]) => [r, n]));
-    this.deps = { ...base, log: clocked(base.log, () => this.now), aws: (region) => ({ cfn: this.cfn(regionName.get(region) ?? ''), publisher: this.h.publisher }) };
+    this.deps = {
+      ...base,
+      log: clocked(base.log, () => this.now),
+      aws: (region) => ({ cfn: this.cfn(regionName.get(region) ?? ''), publisher: this.h.publisher }),
+    };
     this.restarts++;
-    const hooks = [after(TASK.execute, (ctx, _task, found) => void this.starts.push({ name: ctx.record.name, at: this.now, checksum: found.config!.checksum })), ...this.hooks];
+    const hooks = [
+      after(
+        TASK.execute,
+        (ctx, _task, found) =>
+          void this.starts.push({ name: ctx.record.name, at: this.now, checksum: found.config!.checksum }),
+      ),
+      ...this.hooks,
+    ];
     this.stopWake?.();
-    this.controller = new Controller(this.deps, { concurrency: this.opts.concurrency ?? 100, workers: this.opts.workers ?? 4, hooks, policies: new FilePolicySource({ clustersDir: this.h.clustersDir }) });
+    this.controller = new Controller(this.deps, {
+      concurrency: this.opts.concurrency ?? 100,
+      workers: this.opts.workers ?? 4,
+      hooks,
+      policies: new FilePolicySource({ clustersDir: this.h.clustersDir }),
+    });
     // As runDaemon does: the clusters the wave watch wakes are looked at now (unless the test turns it off).
-    this.stopWake = this.wakeUps ? this.controller.onWake((names) => names.forEach((n) => this.due.set(n, Math.min(this.due.get(n) ?? Infinity, this.now)))) : undefined;
+    this.stopWake = this.wakeUps
+      ? this.controller.onWake((names) =>
+          names.forEach((n) => this.due.set(n, Math.min(this.due.get(n) ?? Infinity, this.now))),
+        )
+      : undefined;
     this.wakeAll();
   }
 
@@ -238,10 +293,12 @@ export class FleetSim {
 
   /** The policy events of the daemon's JSON log, in order: `at reason wave`. */
   public policyEvents(): Array<{ at: number; reason: string; wave?: string; type: string; message?: string }> {
-    return this.h.log.entries.filter((e) => typeof (e.obj as { event?: unknown }).event === 'string' && 'policy' in e.obj).map((e) => {
-      const o = e.obj as { event: string; wave?: string; type: string; simAt?: number };
-      return { at: o.simAt ?? NaN, reason: o.event, wave: o.wave, type: o.type, message: e.msg };
-    });
+    return this.h.log.entries
+      .filter((e) => typeof (e.obj as { event?: unknown }).event === 'string' && 'policy' in e.obj)
+      .map((e) => {
+        const o = e.obj as { event: string; wave?: string; type: string; simAt?: number };
+        return { at: o.simAt ?? NaN, reason: o.event, wave: o.wave, type: o.type, message: e.msg };
+      });
   }
 
   public cleanup(): void {

@@ -111,7 +111,11 @@ export class Harness {
   /** Passes of the controller over the fleet until every cluster settles (as `reconcile --once`). */
   public async pass(opts: ControllerOptions = {}, deps = this.deps()) {
     const controller = new Controller(deps, opts);
-    const outcomes = await controller.runUntilSettled({ deadlineMs: this.waitTimeoutMs, now: () => this.clock.ms, sleep: async (ms) => this.cfn.advance(ms) });
+    const outcomes = await controller.runUntilSettled({
+      deadlineMs: this.waitTimeoutMs,
+      now: () => this.clock.ms,
+      sleep: async (ms) => this.cfn.advance(ms),
+    });
     return { outcomes, controller };
   }
 
@@ -189,7 +193,8 @@ export function settled(s: ClusterStatus) {
 export const LAUNCH_TEMPLATE_FAILURE = {
   logicalId: 'PoolLaunchTemplate4F481BED',
   resourceType: 'AWS::EC2::LaunchTemplate',
-  reason: 'Resource handler returned message: "The image id \'[ami-1a2b3c4d5e6f70819]\' does not exist" (Service: Ec2, Status Code: 400)',
+  reason:
+    'Resource handler returned message: "The image id \'[ami-1a2b3c4d5e6f70819]\' does not exist" (Service: Ec2, Status Code: 400)',
 };
 export const ASG_FAILURE = {
   logicalId: 'PoolGroupASG2416841C',

@@ -57,7 +57,10 @@ export function tempDir(prefix: string): string {
 export function ownSecret<T extends { metadata: { name: string }; spec: any }>(raw: T): T {
   const values = raw.spec?.cloudConfig?.values;
   if (values && typeof values.bootstrapTokenSecretArn === 'string') {
-    values.bootstrapTokenSecretArn = values.bootstrapTokenSecretArn.replace(/:secret:worker-stacks\/[^/]+\//, `:secret:worker-stacks/${raw.metadata.name}/`);
+    values.bootstrapTokenSecretArn = values.bootstrapTokenSecretArn.replace(
+      /:secret:worker-stacks\/[^/]+\//,
+      `:secret:worker-stacks/${raw.metadata.name}/`,
+    );
   }
   return raw;
 }

@@ -28,7 +28,9 @@ export function requireKubeBinary(name: 'etcd' | 'kube-apiserver'): string {
   try {
     fs.accessSync(file, fs.constants.X_OK);
   } catch {
-    throw new Error(`${name} is not built (${file} is missing); run ${BUILD} — it needs Go and the Go module proxy, and takes a while the first time`);
+    throw new Error(
+      `${name} is not built (${file} is missing); run ${BUILD} — it needs Go and the Go module proxy, and takes a while the first time`,
+    );
   }
   return file;
 }
@@ -78,20 +80,30 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     const pki = makePki(dir);
     const [etcdPort, peerPort, apiPort] = await distinctPorts(3);
     const etcdUrl = `http://127.0.0.1:${etcdPort}`;
-    const etcd = spawnLogged(etcdBin, [
-      '--name=default',
-      `--data-dir=${path.join(dir, 'etcd')}`,
-      `--listen-client-urls=${etcdUrl}`,
-      `--advertise-client-urls=${etcdUrl}`,
-      `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
-      `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
-      `--initial-cluster=default=http://127.0.0.1:${peerPort}`,
-      // A test's etcd is thrown away: fsync buys nothing and costs seconds on a shared disk.
-      '--unsafe-no-fsync',
-      '--log-level=warn',
-    ], logs, 'etcd');
+    const etcd = spawnLogged(
+      etcdBin,
+      [
+        '--name=default',
+        `--data-dir=${path.join(dir, 'etcd')}`,
+        `--listen-client-urls=${etcdUrl}`,
+        `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+        `--initial-cluster=default=http://127.0.0.1:${peerPort}`,
+        // A test's etcd is thrown away: fsync buys nothing and costs seconds on a shared disk.
+        '--unsafe-no-fsync',
+        '--log-level=warn',
+      ],
+      logs,
+      'etcd',
+    );
     children.push(etcd);
-    await waitFor(async () => (await httpGet(`${etcdUrl}/health`)).status === 200, 30_000, etcd, () => `etcd did not become healthy: ${logs.etcd.slice(-2000)}`);
+    await waitFor(
+      async () => (await httpGet(`${etcdUrl}/health`)).status === 200,
+      30_000,
+      etcd,
+      () => `etcd did not become healthy: ${logs.etcd.slice(-2000)}`,
+    );
 
     const server = `https://127.0.0.1:${apiPort}`;
     const apiArgs = [
@@ -174,19 +186,70 @@ function makePki(dir: string): Pki {
   const f = (name: string) => path.join(pki, name);
   const ssl = (...args: string[]) => {
     const r = spawnSync('openssl', args, { encoding: 'utf8', cwd: pki });
-    if (r.error || r.status !== 0) throw new Error(`openssl ${args[0]} failed: ${r.error?.message ?? r.stderr}; install it with: apt-get install -y openssl`);
+    if (r.error || r.status !== 0)
+      throw new Error(
+        `openssl ${args[0]} failed: ${r.error?.message ?? r.stderr}; install it with: apt-get install -y openssl`,
+      );
   };
-  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.crt'), '-days', '2', '-subj', '/CN=worker-stacks-test-ca');
-  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', '/CN=kube-apiserver');
-  fs.writeFileSync(f('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,IP:10.0.0.1\nextendedKeyUsage=serverAuth\n');
-  ssl('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('server.crt'), '-days', '2', '-extfile', f('server.ext'));
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.crt'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=worker-stacks-test-ca',
+  );
+  ssl(
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    f('server.key'),
+    '-out',
+    f('server.csr'),
+    '-subj',
+    '/CN=kube-apiserver',
+  );
+  fs.writeFileSync(
+    f('server.ext'),
+    'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,IP:10.0.0.1\nextendedKeyUsage=serverAuth\n',
+  );
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    f('server.csr'),
+    '-CA',
+    f('ca.crt'),
+    '-CAkey',
+    f('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    f('server.crt'),
+    '-days',
+    '2',
+    '-extfile',
+    f('server.ext'),
+  );
   ssl('genrsa', '-out', f('sa.key'), '2048');
   ssl('rsa', '-in', f('sa.key'), '-pubout', '-out', f('sa.pub'));
   const token = () => randomBytes(24).toString('hex');
   const adminToken = token();
   const restrictedToken = token();
   // token,user,uid,"groups"
-  fs.writeFileSync(f('tokens.csv'), `${adminToken},${ADMIN_USER},1,"system:masters"\n${restrictedToken},${RESTRICTED_USER},2\n`, { mode: 0o600 });
+  fs.writeFileSync(
+    f('tokens.csv'),
+    `${adminToken},${ADMIN_USER},1,"system:masters"\n${restrictedToken},${RESTRICTED_USER},2\n`,
+    { mode: 0o600 },
+  );
   return {
     caCert: f('ca.crt'),
     caPem: fs.readFileSync(f('ca.crt'), 'utf8'),
@@ -205,7 +268,9 @@ function writeKubeconfig(dir: string, user: string, server: string, caPem: strin
   const config = {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'test', cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } }],
+    clusters: [
+      { name: 'test', cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } },
+    ],
     users: [{ name: user, user: { token } }],
     contexts: [{ name: user, context: { cluster: 'test', user, namespace: 'default' } }],
     'current-context': user,
@@ -215,7 +280,14 @@ function writeKubeconfig(dir: string, user: string, server: string, caPem: strin
   return file;
 }
 
-async function startApi(bin: string, args: string[], server: string, pki: Pki, logs: Record<string, string>, readyMs: number): Promise<ChildProcess> {
+async function startApi(
+  bin: string,
+  args: string[],
+  server: string,
+  pki: Pki,
+  logs: Record<string, string>,
+  readyMs: number,
+): Promise<ChildProcess> {
   logs.apiserver = '';
   const api = spawnLogged(bin, args, logs, 'apiserver');
   try {
@@ -246,10 +318,16 @@ async function distinctPorts(n: number): Promise<number[]> {
   return [...ports];
 }
 
-async function waitFor(probe: () => Promise<boolean>, timeoutMs: number, child: ChildProcess, why: () => string): Promise<void> {
+async function waitFor(
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+  child: ChildProcess,
+  why: () => string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${why()} (exited ${child.exitCode ?? child.signalCode})`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${why()} (exited ${child.exitCode ?? child.signalCode})`);
     try {
       if (await probe()) return;
     } catch {

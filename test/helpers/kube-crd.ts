@@ -26,7 +26,10 @@ async function installOne(admin: KubeClient, crd: object, name: string, served: 
   }
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    const { body } = await admin.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+    const { body } = await admin.request<{ status?: { conditions?: { type: string; status: string }[] } }>(
+      'GET',
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+    );
     if (body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) {
       // Established can precede the discovery of the new resource by a moment: wait until a list answers.
       try {

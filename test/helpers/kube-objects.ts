@@ -14,7 +14,12 @@ export async function applyObject(client: KubeClient, namespace: string, raw: Us
   for (;;) {
     const { body: cur } = await client.request<KubeWorkerCluster>('GET', objectPath(namespace, raw.metadata.name));
     try {
-      return (await client.request<KubeWorkerCluster>('PUT', objectPath(namespace, raw.metadata.name), { ...body, metadata: { ...cur.metadata, labels: raw.metadata.labels, annotations: cur.metadata.annotations } })).body;
+      return (
+        await client.request<KubeWorkerCluster>('PUT', objectPath(namespace, raw.metadata.name), {
+          ...body,
+          metadata: { ...cur.metadata, labels: raw.metadata.labels, annotations: cur.metadata.annotations },
+        })
+      ).body;
     } catch (e) {
       if (!(e instanceof KubeApiError && e.statusCode === 409)) throw e;
     }

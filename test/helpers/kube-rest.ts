@@ -19,7 +19,16 @@ export interface Impersonate {
   readonly groups: readonly string[];
 }
 
-export function kubeRequest(api: KubeApiServer, method: string, path: string, body?: unknown, token = api.adminToken, contentType = 'application/json', as?: Impersonate, accept = 'application/json'): Promise<KubeResponse> {
+export function kubeRequest(
+  api: KubeApiServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  token = api.adminToken,
+  contentType = 'application/json',
+  as?: Impersonate,
+  accept = 'application/json',
+): Promise<KubeResponse> {
   const data = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = https.request(
@@ -46,7 +55,11 @@ export function kubeRequest(api: KubeApiServer, method: string, path: string, bo
             // not JSON: kept as text
           }
           const warning = res.headers.warning;
-          resolve({ status: res.statusCode ?? 0, body: parsed, warnings: warning === undefined ? [] : Array.isArray(warning) ? warning : [warning] });
+          resolve({
+            status: res.statusCode ?? 0,
+            body: parsed,
+            warnings: warning === undefined ? [] : Array.isArray(warning) ? warning : [warning],
+          });
         });
       },
     );
@@ -87,8 +100,14 @@ const PLURALS: Record<string, string> = {
 
 /** Creates (or, with dryRun, checks) an object; the response is the API server's. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests are plain JSON objects
-export function create(api: KubeApiServer, obj: any, opts: { dryRun?: boolean; token?: string } = {}): Promise<KubeResponse> {
-  const path = collectionPath(obj.apiVersion, obj.kind, obj.metadata?.namespace) + (opts.dryRun ? '?dryRun=All&fieldValidation=Strict' : '?fieldValidation=Strict');
+export function create(
+  api: KubeApiServer,
+  obj: any,
+  opts: { dryRun?: boolean; token?: string } = {},
+): Promise<KubeResponse> {
+  const path =
+    collectionPath(obj.apiVersion, obj.kind, obj.metadata?.namespace) +
+    (opts.dryRun ? '?dryRun=All&fieldValidation=Strict' : '?fieldValidation=Strict');
   return kubeRequest(api, 'POST', path, obj, opts.token);
 }
 
@@ -97,9 +116,12 @@ export async function waitEstablished(api: KubeApiServer, name: string, timeoutM
   const until = Date.now() + timeoutMs;
   for (;;) {
     const r = await kubeRequest(api, 'GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-    const established = (r.body?.status?.conditions ?? []).some((c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True');
+    const established = (r.body?.status?.conditions ?? []).some(
+      (c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True',
+    );
     if (established) return;
-    if (Date.now() > until) throw new Error(`CRD ${name} not Established after ${timeoutMs} ms: ${JSON.stringify(r.body?.status ?? r.body)}`);
+    if (Date.now() > until)
+      throw new Error(`CRD ${name} not Established after ${timeoutMs} ms: ${JSON.stringify(r.body?.status ?? r.body)}`);
     await new Promise((res) => setTimeout(res, 200));
   }
 }

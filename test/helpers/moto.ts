@@ -34,18 +34,33 @@ export interface MotoWrapper {
  * Starts `python3 -m moto.server` (or, with `wrapper`, tools/moto/server.py) and waits until GET /moto-api/ answers. `env` is added to the server's
  * environment (MOTO_RECORDER_FILEPATH, say, for a test that reads the requests moto received).
  */
-export async function startMoto(timeoutMs = 30_000, env: Readonly<Record<string, string>> = {}, wrapper?: MotoWrapper): Promise<Moto> {
+export async function startMoto(
+  timeoutMs = 30_000,
+  env: Readonly<Record<string, string>> = {},
+  wrapper?: MotoWrapper,
+): Promise<Moto> {
   const python = requireTool('python3');
-  const probe = spawnSync(python, ['-c', 'import moto, moto.server, boto3, flask; print(moto.__version__)'], { encoding: 'utf8' });
-  if (probe.status !== 0) throw new Error(`moto is not installed for ${python} (${probe.stderr.trim().split('\n').pop()}); install it with: ${INSTALL}`);
+  const probe = spawnSync(python, ['-c', 'import moto, moto.server, boto3, flask; print(moto.__version__)'], {
+    encoding: 'utf8',
+  });
+  if (probe.status !== 0)
+    throw new Error(
+      `moto is not installed for ${python} (${probe.stderr.trim().split('\n').pop()}); install it with: ${INSTALL}`,
+    );
   // The tests rely on what this moto version emulates (S3's ExpectedBucketOwner, CloudFormation change sets).
-  if (probe.stdout.trim() !== PINS.moto) throw new Error(`moto is at ${probe.stdout.trim()}, not the pinned ${PINS.moto}; install it with: ${INSTALL}`);
+  if (probe.stdout.trim() !== PINS.moto)
+    throw new Error(`moto is at ${probe.stdout.trim()}, not the pinned ${PINS.moto}; install it with: ${INSTALL}`);
   let lastError = '';
   // The port can be taken between freePort() and moto's bind: try a few.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const server = wrapper ? [MOTO_WRAPPER, '--in-progress-seconds', String(wrapper.inProgressSeconds ?? 0)] : ['-m', 'moto.server'];
-    const child = spawn(python, [...server, '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+    const server = wrapper
+      ? [MOTO_WRAPPER, '--in-progress-seconds', String(wrapper.inProgressSeconds ?? 0)]
+      : ['-m', 'moto.server'];
+    const child = spawn(python, [...server, '-H', '127.0.0.1', '-p', String(port)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
     const endpoint = `http://127.0.0.1:${port}`;
@@ -53,7 +68,9 @@ export async function startMoto(timeoutMs = 30_000, env: Readonly<Record<string,
     await kill(child);
     lastError = stderr.trim();
   }
-  throw new Error(`moto server did not answer on /moto-api/: ${lastError || 'no output'}; install or repair it with: ${INSTALL}`);
+  throw new Error(
+    `moto server did not answer on /moto-api/: ${lastError || 'no output'}; install or repair it with: ${INSTALL}`,
+  );
 }
 
 function kill(child: ChildProcess): Promise<void> {
@@ -94,7 +111,10 @@ function motoAt(port: number, child: ChildProcess, python: string): Moto {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the shape of the JSON its Python snippet prints; the test or bench reads it as such
     python<T>(snippet: string, args: unknown = null): T {
       const script = `${PRELUDE}\n${snippet}\nprint(json.dumps(out, default=str))\n`;
-      const r = spawnSync(python, ['-c', script, endpoint, MOTO_REGION, JSON.stringify(args)], { encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync(python, ['-c', script, endpoint, MOTO_REGION, JSON.stringify(args)], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       if (r.status !== 0) throw new Error(`boto3 against moto failed: ${r.stderr || r.error}`);
       return JSON.parse(r.stdout.trim().split('\n').pop()!) as T;
     },

@@ -26,6 +26,7 @@ export function nodes(s: Json, at = '<root>', out: Array<[string, Json]> = []): 
   out.push([at, s]);
   for (const [k, v] of Object.entries<Json>(s.properties ?? {})) nodes(v, `${at}.${k}`, out);
   if (s.items) nodes(s.items, `${at}[]`, out);
-  if (s.additionalProperties && typeof s.additionalProperties === 'object') nodes(s.additionalProperties, `${at}{}`, out);
+  if (s.additionalProperties && typeof s.additionalProperties === 'object')
+    nodes(s.additionalProperties, `${at}{}`, out);
   return out;
 }

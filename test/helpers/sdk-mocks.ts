@@ -12,7 +12,12 @@ export const sdkStack = (name: string, status: StackStatus = 'CREATE_COMPLETE') 
 });
 
 /** DescribeStacks of a stack that does not exist: a ValidationError, as CloudFormation says it. */
-export const stackNotFound = (name: string) => Object.assign(new Error(`Stack with id ${name} does not exist`), { name: 'ValidationError' });
+export const stackNotFound = (name: string) =>
+  Object.assign(new Error(`Stack with id ${name} does not exist`), { name: 'ValidationError' });
 
 export const fastSdkCloudFormation = (region = 'eu-west-1', eventPollMs = 50) =>
-  new SdkCloudFormation({ client: new CloudFormationClient({ region }), waiterDelaySeconds: { min: 1, max: 1 }, eventPollMs });
+  new SdkCloudFormation({
+    client: new CloudFormationClient({ region }),
+    waiterDelaySeconds: { min: 1, max: 1 },
+    eventPollMs,
+  });

@@ -20,12 +20,25 @@ export interface Synthesized {
 /** Synthesizes one cluster's worker stack into a fresh directory, the same way `cdk synth` does. */
 export function synthCluster(cluster: WorkerCluster, opts: { nag?: boolean; templatesDir?: string } = {}): Synthesized {
   const outdir = tempDir('synth');
-  const fleet = buildFleetApp({ clusters: [{ file: 'test', cluster }], outdir, nag: opts.nag ?? false, bootstrap: false, templatesDir: opts.templatesDir });
+  const fleet = buildFleetApp({
+    clusters: [{ file: 'test', cluster }],
+    outdir,
+    nag: opts.nag ?? false,
+    bootstrap: false,
+    templatesDir: opts.templatesDir,
+  });
   const assembly = fleet.app.synth();
   const artifact = assembly.getStackByName(workerStackName(cluster.metadata.name));
   const text = fs.readFileSync(artifact.templateFullPath, 'utf8');
   const config = fleet.configs.get(cluster.metadata.name)!;
-  return { json: JSON.parse(text), text, template: Template.fromJSON(JSON.parse(text)), checksum: config.checksum, configBytes: config.bytes, outdir };
+  return {
+    json: JSON.parse(text),
+    text,
+    template: Template.fromJSON(JSON.parse(text)),
+    checksum: config.checksum,
+    configBytes: config.bytes,
+    outdir,
+  };
 }
 
 /** Logical ids of the resources of one type. */
@@ -41,9 +54,15 @@ export function templateDelta(a: Json, b: Json) {
     const x = a[section] ?? {};
     const y = b[section] ?? {};
     return {
-      added: Object.keys(y).filter((k) => !(k in x)).sort(),
-      removed: Object.keys(x).filter((k) => !(k in y)).sort(),
-      modified: Object.keys(x).filter((k) => k in y && JSON.stringify(x[k]) !== JSON.stringify(y[k])).sort(),
+      added: Object.keys(y)
+        .filter((k) => !(k in x))
+        .sort(),
+      removed: Object.keys(x)
+        .filter((k) => !(k in y))
+        .sort(),
+      modified: Object.keys(x)
+        .filter((k) => k in y && JSON.stringify(x[k]) !== JSON.stringify(y[k]))
+        .sort(),
     };
   };
   return { resources: delta('Resources'), outputs: delta('Outputs') };

@@ -7,7 +7,11 @@ import * as path from 'node:path';
 export const PINS = { moto: '5.2.5', cfnLint: '1.58.', checkov: '3.3.30' } as const;
 
 /** checkov's own venv (its dependency pins fight moto's), outside the repository, where .ci/install-tools puts it. */
-export const CHECKOV_VENV = path.join(process.env.WORKER_STACKS_TOOLS_CACHE ?? path.join(os.homedir(), '.cache', 'worker-stacks'), 'venvs', `checkov-${PINS.checkov}`);
+export const CHECKOV_VENV = path.join(
+  process.env.WORKER_STACKS_TOOLS_CACHE ?? path.join(os.homedir(), '.cache', 'worker-stacks'),
+  'venvs',
+  `checkov-${PINS.checkov}`,
+);
 
 const PIP = 'bash .ci/install-tools (or python3 -m pip install';
 
@@ -34,7 +38,8 @@ export const TOOLS: Record<string, { path: string; install: string; version?: { 
   python3: { path: 'python3', install: `${PIP} 'moto[server]==${PINS.moto}')` },
 };
 
-export type ToolName = 'ignition-validate' | 'ignition' | 'setfiles' | 'cloud-init' | 'cfn-lint' | 'checkov' | 'python3';
+export type ToolName =
+  'ignition-validate' | 'ignition' | 'setfiles' | 'cloud-init' | 'cfn-lint' | 'checkov' | 'python3';
 
 const checked = new Map<string, string>();
 
@@ -43,13 +48,21 @@ export function requireTool(name: ToolName): string {
   const hit = checked.get(name);
   if (hit) return hit;
   const tool = TOOLS[name];
-  const found = tool.path.startsWith('/') ? fs.existsSync(tool.path) : spawnSync('sh', ['-c', `command -v ${tool.path}`]).status === 0;
-  if (!found) throw new Error(`${name} is not installed (${tool.path}); install it with: ${tool.install} — or run bash .ci/run, which installs everything`);
+  const found = tool.path.startsWith('/')
+    ? fs.existsSync(tool.path)
+    : spawnSync('sh', ['-c', `command -v ${tool.path}`]).status === 0;
+  if (!found)
+    throw new Error(
+      `${name} is not installed (${tool.path}); install it with: ${tool.install} — or run bash .ci/run, which installs everything`,
+    );
   if (tool.version) {
     const r = spawnSync(tool.path, tool.version.args, { encoding: 'utf8', timeout: 60_000 });
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- null when the process could not be started (r.error), whatever the type says
     const said = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
-    if (!tool.version.expect.test(said)) throw new Error(`${name} is at ${said || `exit ${r.status}`}, not the pinned version (${tool.version.expect}); install it with: ${tool.install}`);
+    if (!tool.version.expect.test(said))
+      throw new Error(
+        `${name} is at ${said || `exit ${r.status}`}, not the pinned version (${tool.version.expect}); install it with: ${tool.install}`,
+      );
   }
   checked.set(name, tool.path);
   return tool.path;

@@ -14,12 +14,18 @@ const DEPCRUISE = path.join(REPO, 'node_modules', 'dependency-cruiser', 'bin', '
 /** A tree that keeps every rule: one file per layer, each importing the one below. */
 const CLEAN: Record<string, string> = {
   'lib/core/errors.ts': 'export class AppError extends Error {}\n',
-  'lib/model/cluster/schema.ts': "import { AppError } from '../../core/errors';\nexport const schema = (): AppError => new AppError();\n",
-  'lib/engines/rollout/report.ts': "import { schema } from '../../model/cluster/schema';\nexport const report = () => schema();\n",
-  'lib/adapters/cli/program.ts': "import { report } from '../../engines/rollout/report';\nexport const run = () => report();\n",
+  'lib/model/cluster/schema.ts':
+    "import { AppError } from '../../core/errors';\nexport const schema = (): AppError => new AppError();\n",
+  'lib/engines/rollout/report.ts':
+    "import { schema } from '../../model/cluster/schema';\nexport const report = () => schema();\n",
+  'lib/adapters/cli/program.ts':
+    "import { report } from '../../engines/rollout/report';\nexport const run = () => report();\n",
   'bin/app.ts': "import { run } from '../lib/adapters/cli/program';\nrun();\n",
   'test/helpers/fixture.ts': 'export const fixture = 1;\n',
-  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'commonjs', moduleResolution: 'node10', strict: true }, include: ['lib', 'bin', 'test'] }),
+  'tsconfig.json': JSON.stringify({
+    compilerOptions: { module: 'commonjs', moduleResolution: 'node10', strict: true },
+    include: ['lib', 'bin', 'test'],
+  }),
 };
 
 interface Violation {
@@ -35,10 +41,17 @@ function cruise(changes: Record<string, string>): Violation[] {
       fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
       fs.writeFileSync(path.join(dir, file), text);
     }
-    const run = spawnSync(process.execPath, [DEPCRUISE, 'lib', 'bin', '--config', CONFIG, '--output-type', 'json'], { cwd: dir, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [DEPCRUISE, 'lib', 'bin', '--config', CONFIG, '--output-type', 'json'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     if (!run.stdout) throw new Error(`depcruise wrote nothing: ${run.stderr}`);
-    const result = JSON.parse(run.stdout) as { summary: { violations: { rule: { name: string }; from: string; to: string }[] } };
-    return result.summary.violations.map((v) => ({ rule: v.rule.name, from: v.from, to: v.to })).sort((a, b) => (a.rule + a.from < b.rule + b.from ? -1 : 1));
+    const result = JSON.parse(run.stdout) as {
+      summary: { violations: { rule: { name: string }; from: string; to: string }[] };
+    };
+    return result.summary.violations
+      .map((v) => ({ rule: v.rule.name, from: v.from, to: v.to }))
+      .sort((a, b) => (a.rule + a.from < b.rule + b.from ? -1 : 1));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -53,25 +66,48 @@ test.each<{ breach: string; changes: Record<string, string>; expected: Violation
   {
     breach: 'an upward import (the model imports an engine)',
     changes: {
-      'lib/model/cluster/schema.ts': "import { AppError } from '../../core/errors';\nimport { words } from '../../engines/rollout/words';\nexport const schema = (): AppError => new AppError(words);\n",
+      'lib/model/cluster/schema.ts':
+        "import { AppError } from '../../core/errors';\nimport { words } from '../../engines/rollout/words';\nexport const schema = (): AppError => new AppError(words);\n",
       'lib/engines/rollout/words.ts': "export const words = 'in waves';\n",
     },
-    expected: [{ rule: 'no-upward-import:model/cluster', from: 'lib/model/cluster/schema.ts', to: 'lib/engines/rollout/words.ts' }],
+    expected: [
+      {
+        rule: 'no-upward-import:model/cluster',
+        from: 'lib/model/cluster/schema.ts',
+        to: 'lib/engines/rollout/words.ts',
+      },
+    ],
   },
   {
     breach: 'an upward `import type` (a type in the wrong layer is a concept in the wrong layer)',
-    changes: { 'lib/core/errors.ts': "import type { Cli } from '../adapters/cli/types';\nexport class AppError extends Error {}\nexport type C = Cli;\n", 'lib/adapters/cli/types.ts': 'export type Cli = string;\n' },
+    changes: {
+      'lib/core/errors.ts':
+        "import type { Cli } from '../adapters/cli/types';\nexport class AppError extends Error {}\nexport type C = Cli;\n",
+      'lib/adapters/cli/types.ts': 'export type Cli = string;\n',
+    },
     expected: [{ rule: 'no-upward-import:core', from: 'lib/core/errors.ts', to: 'lib/adapters/cli/types.ts' }],
   },
   {
     breach: 'an import up a tier inside a layer (rollout imports the reconciler)',
-    changes: { 'lib/engines/rollout/report.ts': "import { wiring } from '../reconciler/wiring';\nexport const report = () => wiring;\n", 'lib/engines/reconciler/wiring.ts': "import { schema } from '../../model/cluster/schema';\nexport const wiring = schema;\n" },
-    expected: [{ rule: 'no-upward-import:engines/rollout', from: 'lib/engines/rollout/report.ts', to: 'lib/engines/reconciler/wiring.ts' }],
+    changes: {
+      'lib/engines/rollout/report.ts':
+        "import { wiring } from '../reconciler/wiring';\nexport const report = () => wiring;\n",
+      'lib/engines/reconciler/wiring.ts':
+        "import { schema } from '../../model/cluster/schema';\nexport const wiring = schema;\n",
+    },
+    expected: [
+      {
+        rule: 'no-upward-import:engines/rollout',
+        from: 'lib/engines/rollout/report.ts',
+        to: 'lib/engines/reconciler/wiring.ts',
+      },
+    ],
   },
   {
     breach: 'two files that import each other',
     changes: {
-      'lib/engines/rollout/a.ts': "import type { B } from './b';\nimport { report } from './report';\nexport interface A { b?: B }\nexport const a = report;\n",
+      'lib/engines/rollout/a.ts':
+        "import type { B } from './b';\nimport { report } from './report';\nexport interface A { b?: B }\nexport const a = report;\n",
       'lib/engines/rollout/b.ts': "import type { A } from './a';\nexport interface B { a?: A }\n",
     },
     // (one report per cycle, at the edge where the cruise closed it)
@@ -84,12 +120,19 @@ test.each<{ breach: string; changes: Record<string, string>; expected: Violation
   },
   {
     breach: 'production code importing a test helper',
-    changes: { 'lib/adapters/cli/program.ts': "import { report } from '../../engines/rollout/report';\nimport { fixture } from '../../../test/helpers/fixture';\nexport const run = () => report() && fixture;\n" },
+    changes: {
+      'lib/adapters/cli/program.ts':
+        "import { report } from '../../engines/rollout/report';\nimport { fixture } from '../../../test/helpers/fixture';\nexport const run = () => report() && fixture;\n",
+    },
     expected: [{ rule: 'not-to-test', from: 'lib/adapters/cli/program.ts', to: 'test/helpers/fixture.ts' }],
   },
   {
     breach: 'a concern folder outside the layer folders',
-    changes: { 'lib/cluster/load.ts': "import { schema } from '../model/cluster/schema';\nexport const load = schema;\n", 'bin/app.ts': "import { run } from '../lib/adapters/cli/program';\nimport { load } from '../lib/cluster/load';\nrun();\nload();\n" },
+    changes: {
+      'lib/cluster/load.ts': "import { schema } from '../model/cluster/schema';\nexport const load = schema;\n",
+      'bin/app.ts':
+        "import { run } from '../lib/adapters/cli/program';\nimport { load } from '../lib/cluster/load';\nrun();\nload();\n",
+    },
     expected: [{ rule: 'in-a-layer', from: 'lib/cluster/load.ts', to: 'lib/model/cluster/schema.ts' }],
   },
 ])('$breach is reported', ({ changes, expected }) => {

@@ -14,16 +14,24 @@ test('the daemon without --port and with nothing to do keeps running until SIGTE
   let logs = '';
 
   // WHEN the daemon starts, and 3 s pass after it said so
-  const daemon = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), 'reconcile', '--watch', '--clusters', path.join(dir, 'clusters')], { cwd: REPO, env: { ...process.env, AWS_REGION: 'eu-west-1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const daemon = spawn(
+    process.execPath,
+    [path.join(REPO, 'bin', 'worker-stacks.js'), 'reconcile', '--watch', '--clusters', path.join(dir, 'clusters')],
+    { cwd: REPO, env: { ...process.env, AWS_REGION: 'eu-west-1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   daemon.stdout.on('data', (d) => (logs += String(d)));
   daemon.stderr.on('data', (d) => (logs += String(d)));
   const exited = new Promise<number | null>((resolve) => daemon.once('exit', (code) => resolve(code)));
-  for (let i = 0; i < 600 && !logs.includes('reconciler started') && daemon.exitCode === null; i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 600 && !logs.includes('reconciler started') && daemon.exitCode === null; i++)
+    await new Promise((r) => setTimeout(r, 100));
   await new Promise((r) => setTimeout(r, 3000));
 
   // THEN it is still running; on SIGTERM it stops cleanly
   try {
-    expect({ running: daemon.exitCode === null, logs: daemon.exitCode === null ? '' : logs }).toEqual({ running: true, logs: '' });
+    expect({ running: daemon.exitCode === null, logs: daemon.exitCode === null ? '' : logs }).toEqual({
+      running: true,
+      logs: '',
+    });
     daemon.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(logs).toMatch(/"msg":"reconciler stopped"/);

@@ -3,7 +3,16 @@ import * as path from 'node:path';
 import { getCondition } from '../../lib/model/cluster/status';
 import { REPO } from '../helpers/clusters';
 import { freePort } from '../helpers/moto';
-import { AWS_FLAGS, launchTemplateUserData, motoCluster, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';
+import {
+  AWS_FLAGS,
+  launchTemplateUserData,
+  motoCluster,
+  startWorld,
+  stateFile,
+  stopWorld,
+  World,
+  writeCluster,
+} from './harness';
 
 // Against moto, the real binary: `worker-stacks reconcile --watch --port <n>` as a child process.
 
@@ -12,7 +21,10 @@ let world: World;
 let daemon: ChildProcess | undefined;
 let port: number;
 let logs = '';
-const exited = () => new Promise<number | null>((resolve) => (daemon!.exitCode !== null ? resolve(daemon!.exitCode) : daemon!.once('exit', (code) => resolve(code))));
+const exited = () =>
+  new Promise<number | null>((resolve) =>
+    daemon!.exitCode !== null ? resolve(daemon!.exitCode) : daemon!.once('exit', (code) => resolve(code)),
+  );
 
 beforeAll(async () => {
   world = await startWorld();
@@ -36,13 +48,19 @@ async function get(route: string): Promise<{ status: number; body: string } | un
 }
 
 /** Polls `probe` until it returns something truthy, or fails after `ms` with what the daemon logged. */
-async function eventually<T>(what: string, ms: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
+async function eventually<T>(
+  what: string,
+  ms: number,
+  probe: () => T | undefined | Promise<T | undefined>,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await probe();
     if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}; daemon output:\n${logs.slice(-4000)}`);
-    if (daemon?.exitCode !== null) throw new Error(`the daemon exited (${daemon?.exitCode}) while waiting for ${what}:\n${logs.slice(-4000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${ms} ms waiting for ${what}; daemon output:\n${logs.slice(-4000)}`);
+    if (daemon?.exitCode !== null)
+      throw new Error(`the daemon exited (${daemon?.exitCode}) while waiting for ${what}:\n${logs.slice(-4000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -60,11 +78,24 @@ test('the daemon serves health, applies the cluster, reacts to an edit within 30
   writeCluster(world, motoCluster(world, NAME));
 
   // WHEN the daemon starts
-  daemon = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), 'reconcile', '--watch', '--port', String(port), '--clusters', world.dir, ...AWS_FLAGS], {
-    cwd: REPO,
-    env: { ...process.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  daemon = spawn(
+    process.execPath,
+    [
+      path.join(REPO, 'bin', 'worker-stacks.js'),
+      'reconcile',
+      '--watch',
+      '--port',
+      String(port),
+      '--clusters',
+      world.dir,
+      ...AWS_FLAGS,
+    ],
+    {
+      cwd: REPO,
+      env: { ...process.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   daemon.stdout!.on('data', (d) => (logs += String(d)));
   daemon.stderr!.on('data', (d) => (logs += String(d)));
 
@@ -80,34 +111,58 @@ test('the daemon serves health, applies the cluster, reacts to an edit within 30
   expect(getCondition(stateFile(world, NAME).status, 'Ready')).toMatchObject({ status: 'True' });
 
   // AND /metrics counts the reconcile by result (the fleet gauges follow within a second of a reconcile)
-  await eventually('the fleet gauges', 10_000, async () => /condition="Ready",status="True",account="\d{12}"\} 1$/m.test((await get('/metrics'))?.body ?? ''));
+  await eventually('the fleet gauges', 10_000, async () =>
+    /condition="Ready",status="True",account="\d{12}"\} 1$/m.test((await get('/metrics'))?.body ?? ''),
+  );
   const metrics = await get('/metrics');
   expect(metrics?.status).toBe(200);
   expect(metrics?.body).toMatch(/^worker_stacks_reconciles_total\{result="applied",account="\d{12}"\} 1$/m);
   expect(metrics?.body).toMatch(/^worker_stacks_clusters\{condition="Ready",status="True",account="\d{12}"\} 1$/m);
 
   // AND every log line is JSON; every line about the cluster names it, its generation, and (once rendered) the desired checksum
-  const lines = logs.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  const lines = logs
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
   const about = lines.filter((l) => l.cluster === NAME);
-  expect(about.map((l) => l.msg)).toEqual(expect.arrayContaining(['assets published', 'stack applied; live checksum recorded', 'applied']));
-  for (const l of about) expect({ msg: l.msg, generation: l.generation, checksum: l.checksum }).toEqual({ msg: l.msg, generation: 1, checksum: first });
+  expect(about.map((l) => l.msg)).toEqual(
+    expect.arrayContaining(['assets published', 'stack applied; live checksum recorded', 'applied']),
+  );
+  for (const l of about)
+    expect({ msg: l.msg, generation: l.generation, checksum: l.checksum }).toEqual({
+      msg: l.msg,
+      generation: 1,
+      checksum: first,
+    });
 
   // WHEN the object is edited (a config change)
   const edited = Date.now();
-  writeCluster(world, motoCluster(world, NAME, (raw) => (raw.spec.cloudConfig.values.maxPods = 77)));
+  writeCluster(
+    world,
+    motoCluster(world, NAME, (raw) => (raw.spec.cloudConfig.values.maxPods = 77)),
+  );
 
   // THEN within 30 s a change set rolls the launch template to the new checksum, and it is recorded for generation 2
-  const second = await eventually('the new checksum in the status', 30_000, () => (checksum() !== first ? checksum() : undefined));
+  const second = await eventually('the new checksum in the status', 30_000, () =>
+    checksum() !== first ? checksum() : undefined,
+  );
   expect(Date.now() - edited).toBeLessThan(30_000);
   expect(stateFile(world, NAME).status.observedGeneration).toBe(2);
   expect(launchTemplateUserData(world, `WorkerStack-${NAME}`).at(-1)?.userData).toContain(second);
-  await eventually('the second apply in /metrics', 10_000, async () => /^worker_stacks_reconciles_total\{result="applied",account="\d{12}"\} 2$/m.test((await get('/metrics'))?.body ?? ''));
+  await eventually('the second apply in /metrics', 10_000, async () =>
+    /^worker_stacks_reconciles_total\{result="applied",account="\d{12}"\} 2$/m.test(
+      (await get('/metrics'))?.body ?? '',
+    ),
+  );
 
   // WHEN it gets SIGTERM
   const stopping = Date.now();
   daemon.kill('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
-  const code = await Promise.race([exited(), new Promise<string>((r) => (timer = setTimeout(() => r('still running after the grace period'), 25_000)))]);
+  const code = await Promise.race([
+    exited(),
+    new Promise<string>((r) => (timer = setTimeout(() => r('still running after the grace period'), 25_000))),
+  ]);
   clearTimeout(timer);
 
   // THEN it exits 0 within the grace period, and stops serving

@@ -1,6 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CloudFormationClient, DescribeStacksCommand, ListChangeSetsCommand, DescribeStackEventsCommand } from '@aws-sdk/client-cloudformation';
+import {
+  CloudFormationClient,
+  DescribeStacksCommand,
+  ListChangeSetsCommand,
+  DescribeStackEventsCommand,
+} from '@aws-sdk/client-cloudformation';
 import { ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
 import { stringify } from 'yaml';
 import { runCli } from '../../lib/adapters/cli/program';
@@ -35,7 +40,14 @@ azs = ['eu-west-1a', 'eu-west-1b']
 subnets = [ec2.create_subnet(VpcId=vpc, CidrBlock=f'10.0.{i}.0/24', AvailabilityZone=az)['Subnet']['SubnetId'] for i, az in enumerate(azs)]
 out = dict(vpcId=vpc, subnetIds=subnets, azs=azs, ami=ec2.describe_images(Owners=['amazon'])['Images'][0]['ImageId'])
 `);
-  const world = { moto, dir, net, bucket: configBucketName(MOTO_ACCOUNT, MOTO_REGION), cfn: new CloudFormationClient({ region: MOTO_REGION }), s3: new S3Client({ region: MOTO_REGION, forcePathStyle: true }) };
+  const world = {
+    moto,
+    dir,
+    net,
+    bucket: configBucketName(MOTO_ACCOUNT, MOTO_REGION),
+    cfn: new CloudFormationClient({ region: MOTO_REGION }),
+    s3: new S3Client({ region: MOTO_REGION, forcePathStyle: true }),
+  };
   const boot = await cli(['bootstrap', '--region', MOTO_REGION, '--clusters', dir, ...AWS_FLAGS]);
   if (boot.code !== 0) throw new Error(`bootstrap failed: ${boot.err}${boot.logs}`);
   return world;
@@ -114,11 +126,18 @@ export async function stackOf(world: World, stackName: string) {
 }
 
 /** What a deploy leaves behind on a stack: its change sets and its events. */
-export async function stackActivity(world: World, stackName: string): Promise<{ changeSets: string[]; events: number; status?: string }> {
+export async function stackActivity(
+  world: World,
+  stackName: string,
+): Promise<{ changeSets: string[]; events: number; status?: string }> {
   const sets = await world.cfn.send(new ListChangeSetsCommand({ StackName: stackName }));
   const events = await world.cfn.send(new DescribeStackEventsCommand({ StackName: stackName }));
   const stack = await stackOf(world, stackName);
-  return { changeSets: (sets.Summaries ?? []).map((s) => `${s.ChangeSetName}:${s.ExecutionStatus}`).sort(), events: events.StackEvents?.length ?? 0, status: stack?.StackStatus };
+  return {
+    changeSets: (sets.Summaries ?? []).map((s) => `${s.ChangeSetName}:${s.ExecutionStatus}`).sort(),
+    events: events.StackEvents?.length ?? 0,
+    status: stack?.StackStatus,
+  };
 }
 
 /** User data of every version of the stack's launch template, decoded, oldest first. */

@@ -15,7 +15,18 @@ let world: World;
 let kube: KubeWithCrd;
 let api: KubeApiServer;
 let admin: KubeClient;
-const reconcile = () => cli(['reconcile', '--once', '--store', 'kubernetes', '--kubeconfig', api.kubeconfig, '--namespace', NS, ...AWS_FLAGS]);
+const reconcile = () =>
+  cli([
+    'reconcile',
+    '--once',
+    '--store',
+    'kubernetes',
+    '--kubeconfig',
+    api.kubeconfig,
+    '--namespace',
+    NS,
+    ...AWS_FLAGS,
+  ]);
 const object = async (name: string) => {
   try {
     return (await admin.request<KubeWorkerCluster>('GET', objectPath(NS, name))).body;
@@ -37,7 +48,11 @@ afterAll(async () => {
 
 test('Delete: the object is held by the finalizer until its stack is deleted, then it goes', async () => {
   // GIVEN a cluster with deletionPolicy Delete, reconciled: its stack exists and the object holds the finalizer
-  await applyObject(admin, NS, motoCluster(world, 'del-delete', (r) => (r.spec.deletionPolicy = 'Delete')));
+  await applyObject(
+    admin,
+    NS,
+    motoCluster(world, 'del-delete', (r) => (r.spec.deletionPolicy = 'Delete')),
+  );
   expect((await reconcile()).out).toContain('del-delete\tapplied');
   expect((await object('del-delete'))?.metadata.finalizers).toEqual([STACK_FINALIZER]);
   expect((await stackOf(world, workerStackName('del-delete')))?.StackStatus).toBe('CREATE_COMPLETE');

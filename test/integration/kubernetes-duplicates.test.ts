@@ -21,10 +21,29 @@ const twin = (maxSize = 30) =>
     r.spec.cloudConfig.template = 'no-such-template';
     r.spec.pool.maxSize = maxSize;
   });
-const reconcile = () => cli(['reconcile', '--once', '--store', 'kubernetes', '--kubeconfig', kube.current.api.kubeconfig, '--all-namespaces', '--synth-threads', '0']);
-const object = async (ns: string) => (await admin().request<KubeWorkerCluster & { status?: Json }>('GET', objectPath(ns, NAME))).body;
+const reconcile = () =>
+  cli([
+    'reconcile',
+    '--once',
+    '--store',
+    'kubernetes',
+    '--kubeconfig',
+    kube.current.api.kubeconfig,
+    '--all-namespaces',
+    '--synth-threads',
+    '0',
+  ]);
+const object = async (ns: string) =>
+  (await admin().request<KubeWorkerCluster & { status?: Json }>('GET', objectPath(ns, NAME))).body;
 const events = async (ns: string) => {
-  const { body } = await admin().request<{ items: { reason: string; message: string; type: string; involvedObject: { name: string; kind: string; uid?: string } }[] }>('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=involvedObject.name=${NAME}`);
+  const { body } = await admin().request<{
+    items: {
+      reason: string;
+      message: string;
+      type: string;
+      involvedObject: { name: string; kind: string; uid?: string };
+    }[];
+  }>('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=involvedObject.name=${NAME}`);
   return body.items.filter((e) => e.involvedObject.kind === 'WorkerCluster').map((e) => [e.type, e.reason, e.message]);
 };
 
@@ -42,7 +61,12 @@ test('a name in two namespaces: both objects are Stalled (InvalidSpec) naming th
   for (const ns of [a, b]) {
     const o = await object(ns);
     const stalled = getCondition(o.status, 'Stalled');
-    expect({ ns, status: stalled?.status, reason: stalled?.reason, observedGeneration: stalled?.observedGeneration }).toEqual({ ns, status: 'True', reason: 'InvalidSpec', observedGeneration: o.metadata.generation });
+    expect({
+      ns,
+      status: stalled?.status,
+      reason: stalled?.reason,
+      observedGeneration: stalled?.observedGeneration,
+    }).toEqual({ ns, status: 'True', reason: 'InvalidSpec', observedGeneration: o.metadata.generation });
     expect(stalled!.message).toContain('namespaces team-a, team-b');
     expect(o.status.observedGeneration).toBe(o.metadata.generation);
     expect(await events(ns)).toEqual([['Warning', 'Stalled', expect.stringContaining('namespaces team-a, team-b')]]);
@@ -56,7 +80,11 @@ test('a name in two namespaces: both objects are Stalled (InvalidSpec) naming th
 
   // THEN the edit is looked at: its status follows its generation (still refused), and no event repeats
   const after = await object(b);
-  expect([after.status.observedGeneration, getCondition(after.status, 'Stalled')?.observedGeneration, getCondition(after.status, 'Stalled')?.reason]).toEqual([2, 2, 'InvalidSpec']);
+  expect([
+    after.status.observedGeneration,
+    getCondition(after.status, 'Stalled')?.observedGeneration,
+    getCondition(after.status, 'Stalled')?.reason,
+  ]).toEqual([2, 2, 'InvalidSpec']);
   expect((await events(a)).length + (await events(b)).length).toBe(2);
 
   // WHEN the first object is deleted, and the reconciler passes again

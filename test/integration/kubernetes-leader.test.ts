@@ -43,9 +43,36 @@ afterAll(async () => {
 async function startDaemon(): Promise<{ child: ChildProcess; logs: string; port: number }> {
   const port = await freePort();
   // A long poll interval holds the window between "executed" and "recorded" open for the kill.
-  const args = ['reconcile', '--watch', '--port', String(port), '--store', 'kubernetes', '--kubeconfig', api.kubeconfig, '--namespace', NS, '--s3-force-path-style', '--poll-seconds', '30'];
-  args.push('--lease-duration-seconds', String(LEASE.duration), '--renew-deadline-seconds', String(LEASE.renew), '--retry-period-seconds', String(LEASE.retry), '--synth-threads', '0');
-  const child = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), ...args], { cwd: REPO, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [
+    'reconcile',
+    '--watch',
+    '--port',
+    String(port),
+    '--store',
+    'kubernetes',
+    '--kubeconfig',
+    api.kubeconfig,
+    '--namespace',
+    NS,
+    '--s3-force-path-style',
+    '--poll-seconds',
+    '30',
+  ];
+  args.push(
+    '--lease-duration-seconds',
+    String(LEASE.duration),
+    '--renew-deadline-seconds',
+    String(LEASE.renew),
+    '--retry-period-seconds',
+    String(LEASE.retry),
+    '--synth-threads',
+    '0',
+  );
+  const child = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), ...args], {
+    cwd: REPO,
+    env: { ...process.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const d = { child, logs: '', port };
   child.stdout.on('data', (x) => (d.logs += String(x)));
   child.stderr.on('data', (x) => (d.logs += String(x)));
@@ -53,22 +80,38 @@ async function startDaemon(): Promise<{ child: ChildProcess; logs: string; port:
   return d;
 }
 
-async function eventually<T>(what: string, ms: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
+async function eventually<T>(
+  what: string,
+  ms: number,
+  probe: () => T | undefined | Promise<T | undefined>,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await probe();
     if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}; daemon output:\n${daemons.map((d) => d.logs.slice(-3000)).join('\n---\n')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${ms} ms waiting for ${what}; daemon output:\n${daemons.map((d) => d.logs.slice(-3000)).join('\n---\n')}`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
 // The daemons watch one namespace: their Lease is named from that scope (lib/platform/kube/shards.ts).
 const LEASE_NAME = shardLeaseName({ namespace: NS, selector: LabelSelector.parse('') });
-const lease = async () => (await admin.request<Lease>('GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/${LEASE_NAME}`).catch(() => undefined))?.body;
-const object = async () => (await admin.request<KubeWorkerCluster & { status?: Json }>('GET', objectPath(NS, NAME))).body;
+const lease = async () =>
+  (
+    await admin
+      .request<Lease>('GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/${LEASE_NAME}`)
+      .catch(() => undefined)
+  )?.body;
+const object = async () =>
+  (await admin.request<KubeWorkerCluster & { status?: Json }>('GET', objectPath(NS, NAME))).body;
 const metric = async (port: number, name: string) => {
-  const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
+  const text = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
   return new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1];
 };
 const ready = async (port: number) => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status;
@@ -81,7 +124,13 @@ test('kill -9 of the leader mid-operation: the other replica takes over and fini
   const follower = leader === a ? b : a;
   expect(leader).toBeDefined();
   await eventually('both ready', 60_000, async () => (await ready(a.port)) === 200 && (await ready(b.port)) === 200);
-  await eventually('the leader gauge', 30_000, async () => (await metric(leader.port, 'worker_stacks_leader')) === '1' && (await metric(follower.port, 'worker_stacks_leader')) === '0');
+  await eventually(
+    'the leader gauge',
+    30_000,
+    async () =>
+      (await metric(leader.port, 'worker_stacks_leader')) === '1' &&
+      (await metric(follower.port, 'worker_stacks_leader')) === '0',
+  );
 
   // WHEN a cluster object is created, and the leader has executed its stack's change set but not recorded the result
   await applyObject(admin, NS, motoCluster(world, NAME));
@@ -98,7 +147,9 @@ test('kill -9 of the leader mid-operation: the other replica takes over and fini
     return l && l.spec.holderIdentity?.endsWith(`_${follower.child.pid}`) ? l : undefined;
   });
   expect(taken.spec.leaseTransitions).toBe(1);
-  expect(Date.parse(taken.spec.acquireTime!) - renewedBeforeKill).toBeLessThanOrEqual((LEASE.duration + 2 * LEASE.retry + 1) * 1000);
+  expect(Date.parse(taken.spec.acquireTime!) - renewedBeforeKill).toBeLessThanOrEqual(
+    (LEASE.duration + 2 * LEASE.retry + 1) * 1000,
+  );
 
   // AND it records the operation as the stack reports it: Ready, the live checksum, no second execution
   const done = await eventually('Ready=True', 60_000, async () => {
@@ -108,19 +159,33 @@ test('kill -9 of the leader mid-operation: the other replica takes over and fini
   expect(done.status.cloudConfigChecksum).toMatch(/^[0-9a-f]{64}$/);
   expect(done.status.controller?.executing).toBeUndefined();
   // (moto lists the bootstrap stack's change set too: only the reconciler's, ws-<fingerprint>-<hash>, are counted)
-  const executed = (await stackActivity(world, STACK)).changeSets.filter((s) => /^ws-[0-9a-f]{24}-[0-9a-f]{8}:EXECUTE_COMPLETE$/.test(s));
+  const executed = (await stackActivity(world, STACK)).changeSets.filter((s) =>
+    /^ws-[0-9a-f]{24}-[0-9a-f]{8}:EXECUTE_COMPLETE$/.test(s),
+  );
   expect(executed).toHaveLength(1);
   expect(launchTemplateUserData(world, STACK)).toHaveLength(1);
   expect(await metric(follower.port, 'worker_stacks_leader')).toBe('1');
 
   // WHEN the user edits the spec twice in quick succession while the new leader reconciles and writes status
-  await applyObject(admin, NS, motoCluster(world, NAME, (r) => (r.spec.cloudConfig.values.maxPods = 61)));
-  await applyObject(admin, NS, motoCluster(world, NAME, (r) => (r.spec.cloudConfig.values.maxPods = 62)));
+  await applyObject(
+    admin,
+    NS,
+    motoCluster(world, NAME, (r) => (r.spec.cloudConfig.values.maxPods = 61)),
+  );
+  await applyObject(
+    admin,
+    NS,
+    motoCluster(world, NAME, (r) => (r.spec.cloudConfig.values.maxPods = 62)),
+  );
 
   // THEN nothing is lost: the last edit's generation is observed and its config is live
   const last = await eventually('the last edit applied', 120_000, async () => {
     const o = await object();
-    return o.status?.observedGeneration === o.metadata.generation && getCondition(o.status, 'Ready')?.status === 'True' && o.status.cloudConfigChecksum !== done.status.cloudConfigChecksum ? o : undefined;
+    return o.status?.observedGeneration === o.metadata.generation &&
+      getCondition(o.status, 'Ready')?.status === 'True' &&
+      o.status.cloudConfigChecksum !== done.status.cloudConfigChecksum
+      ? o
+      : undefined;
   });
   expect(last.metadata.generation).toBe(3);
   expect(launchTemplateUserData(world, STACK).at(-1)?.userData).toContain(last.status.cloudConfigChecksum);

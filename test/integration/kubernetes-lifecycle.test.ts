@@ -9,7 +9,17 @@ import { tempDir } from '../helpers/clusters';
 import { KubeApiServer } from '../helpers/kube-apiserver';
 import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
-import { AWS_FLAGS, bucketVersions, cli, launchTemplateUserData, motoCluster, stackActivity, startWorld, stopWorld, World } from './harness';
+import {
+  AWS_FLAGS,
+  bucketVersions,
+  cli,
+  launchTemplateUserData,
+  motoCluster,
+  stackActivity,
+  startWorld,
+  stopWorld,
+  World,
+} from './harness';
 import { Json } from '../helpers/json';
 
 // The moto lifecycle with the cluster object as a WorkerCluster custom resource in a real API server: create →
@@ -28,10 +38,13 @@ const kube = () => ['--store', 'kubernetes', '--kubeconfig', api.kubeconfig, '--
 const reconcile = () => cli(['reconcile', '--once', '--templates', templates, ...kube(), ...AWS_FLAGS]);
 /** The object's events (what `kubectl describe wc` lists): [type, reason, message]. */
 const events = async () => {
-  const { body } = await admin.request<{ items: { reason: string; message: string; type: string; involvedObject: { name: string; kind: string } }[] }>('GET', `/api/v1/namespaces/${NS}/events?fieldSelector=involvedObject.name=${NAME}`);
+  const { body } = await admin.request<{
+    items: { reason: string; message: string; type: string; involvedObject: { name: string; kind: string } }[];
+  }>('GET', `/api/v1/namespaces/${NS}/events?fieldSelector=involvedObject.name=${NAME}`);
   return body.items.filter((e) => e.involvedObject.kind === 'WorkerCluster').map((e) => [e.type, e.reason, e.message]);
 };
-const object = async () => (await admin.request<KubeWorkerCluster & { status?: Json }>('GET', objectPath(NS, NAME))).body;
+const object = async () =>
+  (await admin.request<KubeWorkerCluster & { status?: Json }>('GET', objectPath(NS, NAME))).body;
 
 beforeAll(async () => {
   [world, server] = await Promise.all([startWorld(), startKubeWithCrd()]);
@@ -65,12 +78,20 @@ describe('a WorkerCluster custom resource against moto', () => {
     expect(o.metadata.generation).toBe(1);
     expect(o.status.observedGeneration).toBe(1);
     expect(o.status.stackStatus).toBe('CREATE_COMPLETE');
-    expect(getCondition(o.status, 'Ready')).toMatchObject({ status: 'True', reason: 'StackCreated', observedGeneration: 1 });
+    expect(getCondition(o.status, 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'StackCreated',
+      observedGeneration: 1,
+    });
     expect(launchTemplateUserData(world, STACK)[0].userData).toContain(created);
 
     // AND `kubectl describe` shows the roll and its completion as events on the object
     expect((await events()).sort((a, b) => a[1].localeCompare(b[1]))).toEqual([
-      ['Normal', 'RollStarted', expect.stringMatching(new RegExp(`^rolling the nodes to config ${created.slice(0, 12)}: first config`))],
+      [
+        'Normal',
+        'RollStarted',
+        expect.stringMatching(new RegExp(`^rolling the nodes to config ${created.slice(0, 12)}: first config`)),
+      ],
       ['Normal', 'StackComplete', `stack CREATE_COMPLETE, config ${created.slice(0, 12)} live`],
     ]);
   });
@@ -119,7 +140,15 @@ describe('a WorkerCluster custom resource against moto', () => {
     expect(all).toHaveLength(4);
     expect(all).toEqual(
       expect.arrayContaining([
-        ['Normal', 'RollStarted', expect.stringMatching(new RegExp(`^rolling the nodes to config ${updated.slice(0, 12)}: changed /etc/sysctl.d/90-kubernetes.conf`))],
+        [
+          'Normal',
+          'RollStarted',
+          expect.stringMatching(
+            new RegExp(
+              `^rolling the nodes to config ${updated.slice(0, 12)}: changed /etc/sysctl.d/90-kubernetes.conf`,
+            ),
+          ),
+        ],
         ['Normal', 'StackComplete', `stack UPDATE_COMPLETE, config ${updated.slice(0, 12)} live`],
       ]),
     );
@@ -135,7 +164,9 @@ describe('a WorkerCluster custom resource against moto', () => {
     expect(row).toMatchObject({ cluster: NAME, inSync: true, ready: 'True', stackStatus: 'UPDATE_COMPLETE' });
 
     // WHEN the cluster is paused by namespace/name, THEN spec.paused is set on the object (a spec change: generation 2)
-    expect((await cli(['pause', `${NS}/${NAME}`, '--store', 'kubernetes', '--kubeconfig', api.kubeconfig])).code).toBe(0);
+    expect((await cli(['pause', `${NS}/${NAME}`, '--store', 'kubernetes', '--kubeconfig', api.kubeconfig])).code).toBe(
+      0,
+    );
     expect((await object()).spec).toMatchObject({ paused: true });
     expect((await object()).metadata.generation).toBe(2);
 

@@ -51,7 +51,12 @@ beforeAll(async () => {
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'k', cluster: { server: api.server, 'certificate-authority-data': Buffer.from(api.caPem).toString('base64') } }],
+      clusters: [
+        {
+          name: 'k',
+          cluster: { server: api.server, 'certificate-authority-data': Buffer.from(api.caPem).toString('base64') },
+        },
+      ],
       users: [{ name: 'sa', user: { token: api.adminToken, as: `system:serviceaccount:${DAEMON_NS}:${SA_NAME}` } }],
       contexts: [{ name: 'sa', context: { cluster: 'k', user: 'sa' } }],
       'current-context': 'sa',
@@ -74,11 +79,46 @@ afterEach(async () => {
 
 async function startDaemon(shardArgs: string[]) {
   const port = await freePort();
-  const args = ['reconcile', '--watch', '--store', 'kubernetes', '--kubeconfig', saKubeconfig, '--all-namespaces', '--port', String(port), '--leader-election-namespace', DAEMON_NS, '--synth-threads', '0', '--shard-check-seconds', '5'];
-  args.push('--lease-duration-seconds', String(LEASE.duration), '--renew-deadline-seconds', String(LEASE.renew), '--retry-period-seconds', String(LEASE.retry), ...shardArgs);
+  const args = [
+    'reconcile',
+    '--watch',
+    '--store',
+    'kubernetes',
+    '--kubeconfig',
+    saKubeconfig,
+    '--all-namespaces',
+    '--port',
+    String(port),
+    '--leader-election-namespace',
+    DAEMON_NS,
+    '--synth-threads',
+    '0',
+    '--shard-check-seconds',
+    '5',
+  ];
+  args.push(
+    '--lease-duration-seconds',
+    String(LEASE.duration),
+    '--renew-deadline-seconds',
+    String(LEASE.renew),
+    '--retry-period-seconds',
+    String(LEASE.retry),
+    ...shardArgs,
+  );
   // No AWS here: a refused object never reaches it, and anything that tries fails at once.
-  const env = { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'eu-west-1', AWS_ENDPOINT_URL: 'http://127.0.0.1:9', POD_NAMESPACE: DAEMON_NS };
-  const child = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = {
+    ...process.env,
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_REGION: 'eu-west-1',
+    AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+    POD_NAMESPACE: DAEMON_NS,
+  };
+  const child = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), ...args], {
+    cwd: REPO,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const d: (typeof daemons)[number] = { child, logs: '', port };
   child.stdout.on('data', (x) => (d.logs += String(x)));
   child.stderr.on('data', (x) => (d.logs += String(x)));
@@ -87,24 +127,42 @@ async function startDaemon(shardArgs: string[]) {
   return d;
 }
 
-async function eventually<T>(what: string, ms: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
+async function eventually<T>(
+  what: string,
+  ms: number,
+  probe: () => T | undefined | Promise<T | undefined>,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await probe();
     if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}; daemon output:\n${daemons.map((d) => d.logs.slice(-3000)).join('\n---\n')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${ms} ms waiting for ${what}; daemon output:\n${daemons.map((d) => d.logs.slice(-3000)).join('\n---\n')}`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
 const metric = async (port: number, name: string) => {
-  const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
+  const text = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
   return new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1];
 };
-const lease = async (name: string) => (await admin().request<Lease>('GET', `/apis/coordination.k8s.io/v1/namespaces/${DAEMON_NS}/leases/${name}`).catch(() => undefined))?.body;
-const object = async (name: string) => (await admin().request<KubeWorkerCluster & { status?: Json }>('GET', objectPath(NS, name))).body;
+const lease = async (name: string) =>
+  (
+    await admin()
+      .request<Lease>('GET', `/apis/coordination.k8s.io/v1/namespaces/${DAEMON_NS}/leases/${name}`)
+      .catch(() => undefined)
+  )?.body;
+const object = async (name: string) =>
+  (await admin().request<KubeWorkerCluster & { status?: Json }>('GET', objectPath(NS, name))).body;
 const events = async (name: string) => {
-  const { body } = await admin().request<{ items: { reason: string; message: string; type: string; involvedObject: { kind: string } }[] }>('GET', `/api/v1/namespaces/${NS}/events?fieldSelector=involvedObject.name=${name}`);
+  const { body } = await admin().request<{
+    items: { reason: string; message: string; type: string; involvedObject: { kind: string } }[];
+  }>('GET', `/api/v1/namespaces/${NS}/events?fieldSelector=involvedObject.name=${name}`);
   return body.items.filter((e) => e.involvedObject.kind === 'WorkerCluster').map((e) => [e.type, e.reason]);
 };
 const refused = (name: string, tier: string) =>
@@ -115,28 +173,58 @@ const refused = (name: string, tier: string) =>
 
 test('two shards run side by side on their own Leases and reconcile only their objects; an unowned object is reported; an overlapping shard refuses to start', async () => {
   // GIVEN one object per shard, and one that no shard selects
-  for (const [name, tier] of [['canary-1', 'canary'], ['stable-1', 'stable'], ['edge-1', 'edge']]) await applyObject(admin(), NS, refused(name, tier));
+  for (const [name, tier] of [
+    ['canary-1', 'canary'],
+    ['stable-1', 'stable'],
+    ['edge-1', 'edge'],
+  ])
+    await applyObject(admin(), NS, refused(name, tier));
 
   // WHEN the two shards' daemons start
-  const [canary, stable] = [await startDaemon(['--shard', 'canary', '--selector', 'tier=canary']), await startDaemon(['--shard', 'stable', '--selector', 'tier=stable'])];
+  const [canary, stable] = [
+    await startDaemon(['--shard', 'canary', '--selector', 'tier=canary']),
+    await startDaemon(['--shard', 'stable', '--selector', 'tier=stable']),
+  ];
 
   // THEN both lead, each on its own Lease (which carries its selector)
-  await eventually('both shards lead', 90_000, async () => (await metric(canary.port, 'worker_stacks_leader')) === '1' && (await metric(stable.port, 'worker_stacks_leader')) === '1');
-  for (const [d, name, selector] of [[canary, 'worker-stacks-canary', 'tier=canary'], [stable, 'worker-stacks-stable', 'tier=stable']] as const) {
+  await eventually(
+    'both shards lead',
+    90_000,
+    async () =>
+      (await metric(canary.port, 'worker_stacks_leader')) === '1' &&
+      (await metric(stable.port, 'worker_stacks_leader')) === '1',
+  );
+  for (const [d, name, selector] of [
+    [canary, 'worker-stacks-canary', 'tier=canary'],
+    [stable, 'worker-stacks-stable', 'tier=stable'],
+  ] as const) {
     // The leader metric can be read before a GET of its Lease answers on a loaded machine: read it once it does.
     await eventually(`Lease ${name} readable`, 30_000, async () => Boolean((await lease(name))?.spec.holderIdentity));
     const l = (await lease(name))!;
-    expect({ holder: l.spec.holderIdentity?.endsWith(`_${d.child.pid}`), selector: l.metadata.annotations?.[SELECTOR_ANNOTATION] }).toEqual({ holder: true, selector });
+    expect({
+      holder: l.spec.holderIdentity?.endsWith(`_${d.child.pid}`),
+      selector: l.metadata.annotations?.[SELECTOR_ANNOTATION],
+    }).toEqual({ holder: true, selector });
   }
 
   // AND each object of a shard is reconciled (refused for its template, which only a reconcile finds); the unowned one is not
   for (const name of ['canary-1', 'stable-1']) {
-    await eventually(`${name} reconciled`, 60_000, async () => getCondition((await object(name)).status, 'Stalled')?.reason === 'InvalidSpec');
+    await eventually(
+      `${name} reconciled`,
+      60_000,
+      async () => getCondition((await object(name)).status, 'Stalled')?.reason === 'InvalidSpec',
+    );
   }
   expect((await object('edge-1')).status).toBeUndefined();
 
   // AND the unowned one is counted by each shard, logged, and gets one Warning event (from one shard, not both)
-  await eventually('the unowned object counted', 60_000, async () => (await metric(canary.port, 'worker_stacks_unowned_clusters')) === '1' && (await metric(stable.port, 'worker_stacks_unowned_clusters')) === '1');
+  await eventually(
+    'the unowned object counted',
+    60_000,
+    async () =>
+      (await metric(canary.port, 'worker_stacks_unowned_clusters')) === '1' &&
+      (await metric(stable.port, 'worker_stacks_unowned_clusters')) === '1',
+  );
   await eventually('the Unowned event', 30_000, async () => (await events('edge-1')).length > 0);
   expect(await events('edge-1')).toEqual([['Warning', 'Unowned']]);
   expect(canary.logs).toMatch(/"unowned":\["fleet\/edge-1"\].*WorkerClusters no live shard selects/);
@@ -157,12 +245,25 @@ test('two shards run side by side on their own Leases and reconcile only their o
 test("README's two shards given by -l alone (no --shard) each get a Lease named from the selector, and both lead", async () => {
   // GIVEN two daemons on disjoint selectors, with the admin's rights (their Leases are named from the selectors)
   const asAdmin = ['--kubeconfig', kube.current.api.kubeconfig];
-  const [a, b] = [await startDaemon(['--selector', 'ring=canary', ...asAdmin]), await startDaemon(['--selector', 'ring!=canary', ...asAdmin])];
+  const [a, b] = [
+    await startDaemon(['--selector', 'ring=canary', ...asAdmin]),
+    await startDaemon(['--selector', 'ring!=canary', ...asAdmin]),
+  ];
 
   // THEN both lead at once: they do not share one Lease
-  await eventually('both lead', 90_000, async () => (await metric(a.port, 'worker_stacks_leader')) === '1' && (await metric(b.port, 'worker_stacks_leader')) === '1');
-  const { body } = await admin().request<{ items: Lease[] }>('GET', `/apis/coordination.k8s.io/v1/namespaces/${DAEMON_NS}/leases`);
-  const holders = body.items.filter((l) => [a, b].some((d) => l.spec.holderIdentity?.endsWith(`_${d.child.pid}`))).map((l) => l.metadata.name);
+  await eventually(
+    'both lead',
+    90_000,
+    async () =>
+      (await metric(a.port, 'worker_stacks_leader')) === '1' && (await metric(b.port, 'worker_stacks_leader')) === '1',
+  );
+  const { body } = await admin().request<{ items: Lease[] }>(
+    'GET',
+    `/apis/coordination.k8s.io/v1/namespaces/${DAEMON_NS}/leases`,
+  );
+  const holders = body.items
+    .filter((l) => [a, b].some((d) => l.spec.holderIdentity?.endsWith(`_${d.child.pid}`)))
+    .map((l) => l.metadata.name);
   expect(holders).toHaveLength(2);
   for (const name of holders) expect(name).toMatch(/^worker-stacks-[0-9a-f]{10}$/);
 }, 180_000);

@@ -3,7 +3,19 @@ import { createHash } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { getCondition } from '../../lib/model/cluster/status';
 import { workerStackName } from '../../lib/core/naming';
-import { AWS_FLAGS, bucketVersions, cli, launchTemplateUserData, motoCluster, stackActivity, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';
+import {
+  AWS_FLAGS,
+  bucketVersions,
+  cli,
+  launchTemplateUserData,
+  motoCluster,
+  stackActivity,
+  startWorld,
+  stateFile,
+  stopWorld,
+  World,
+  writeCluster,
+} from './harness';
 import { Json } from '../helpers/json';
 
 // Against moto: create from nothing, a second pass that changes nothing, then a config change that rolls.
@@ -90,7 +102,10 @@ describe('a cluster against moto', () => {
 
   test('a config change makes a change set that moves the user data to the new checksum, recorded with what changed', async () => {
     // GIVEN the same cluster with another maxPods (a kubelet config value)
-    writeCluster(world, motoCluster(world, NAME, (raw) => (raw.spec.cloudConfig.values.maxPods = 61)));
+    writeCluster(
+      world,
+      motoCluster(world, NAME, (raw) => (raw.spec.cloudConfig.values.maxPods = 61)),
+    );
     const setsBefore = (await stackActivity(world, STACK)).changeSets;
 
     // WHEN one pass runs
@@ -106,13 +121,21 @@ describe('a cluster against moto', () => {
     expect(generation).toBe(2);
     expect(status.observedGeneration).toBe(2);
     expect(status.stackStatus).toBe('UPDATE_COMPLETE');
-    expect(getCondition(status, 'Ready')).toMatchObject({ status: 'True', reason: 'StackUpdated', observedGeneration: 2 });
+    expect(getCondition(status, 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'StackUpdated',
+      observedGeneration: 2,
+    });
     const activity = await stackActivity(world, STACK);
-    expect(activity.changeSets.filter((s) => !setsBefore.includes(s))).toEqual([expect.stringMatching(/^ws-[0-9a-f]{24}-[0-9a-f]{8}:EXECUTE_COMPLETE$/)]);
+    expect(activity.changeSets.filter((s) => !setsBefore.includes(s))).toEqual([
+      expect.stringMatching(/^ws-[0-9a-f]{24}-[0-9a-f]{8}:EXECUTE_COMPLETE$/),
+    ]);
 
     // AND the status and the log name the file that changed, not only the hashes
     expect(status.lastConfigChange).toBe('changed /var/lib/kubelet/config.yaml');
-    expect(run.logs).toContain(`rolling the nodes to config ${updated.slice(0, 12)}: changed /var/lib/kubelet/config.yaml`);
+    expect(run.logs).toContain(
+      `rolling the nodes to config ${updated.slice(0, 12)}: changed /var/lib/kubelet/config.yaml`,
+    );
 
     // AND the launch template has a new version whose user data carries the new checksum (and not the old one)
     const versions = launchTemplateUserData(world, STACK);
@@ -122,6 +145,8 @@ describe('a cluster against moto', () => {
 
     // AND both config objects are in S3: the old one stays for nodes not yet rolled
     const listed = await world.s3.send(new ListObjectsV2Command({ Bucket: world.bucket, Prefix: `clusters/${NAME}/` }));
-    expect((listed.Contents ?? []).map((o) => o.Key).sort()).toEqual([`clusters/${NAME}/${created}.yaml`, `clusters/${NAME}/${updated}.yaml`].sort());
+    expect((listed.Contents ?? []).map((o) => o.Key).sort()).toEqual(
+      [`clusters/${NAME}/${created}.yaml`, `clusters/${NAME}/${updated}.yaml`].sort(),
+    );
   });
 });

@@ -58,7 +58,11 @@ out = True
   expect(run.code).toBe(0);
   const drifted = run.logs.split('\n').find((l) => l.includes('"reason":"Drifted"'));
   expect(drifted).toBeDefined();
-  expect(JSON.parse(drifted!)).toMatchObject({ recordedChecksum: applied, stackChecksum: other, desiredChecksum: applied });
+  expect(JSON.parse(drifted!)).toMatchObject({
+    recordedChecksum: applied,
+    stackChecksum: other,
+    desiredChecksum: applied,
+  });
   expect(liveChecksum(workerStackName(name))).toBe(applied);
   const { status } = stateFile(world, name);
   expect(status.cloudConfigChecksum).toBe(applied);

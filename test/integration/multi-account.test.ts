@@ -42,7 +42,10 @@ ${snippet}`,
 
 /** Credentials of an admin of `account`, as the environment gives them to the CLI. */
 function adminEnv(account: string): Record<string, string> {
-  const c = inAccount<{ key: string; secret: string; token: string }>(account, `out = dict(key=_c['AccessKeyId'], secret=_c['SecretAccessKey'], token=_c['SessionToken'])`);
+  const c = inAccount<{ key: string; secret: string; token: string }>(
+    account,
+    `out = dict(key=_c['AccessKeyId'], secret=_c['SecretAccessKey'], token=_c['SessionToken'])`,
+  );
   return { AWS_ACCESS_KEY_ID: c.key, AWS_SECRET_ACCESS_KEY: c.secret, AWS_SESSION_TOKEN: c.token };
 }
 
@@ -103,21 +106,51 @@ beforeAll(async () => {
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
 afterAll(() => moto?.stop());
 
-test('bootstrap --account --trust in each account makes its bucket and its deployer and execution roles, with that account\'s credentials', async () => {
+test("bootstrap --account --trust in each account makes its bucket and its deployer and execution roles, with that account's credentials", async () => {
   for (const account of [A, B]) {
     // GIVEN credentials of the account (the daemon's own are refused for it)
-    const wrong = await cli(['bootstrap', '--account', account, '--region', MOTO_REGION, '--trust', MANAGEMENT, '--clusters', dir, ...AWS_FLAGS]);
-    expect({ code: wrong.code, err: wrong.err }).toEqual({ code: 2, err: `error: --account ${account}, but the credentials are for account ${MOTO_ACCOUNT}; run with credentials of ${account} (a profile, or a role of that account), nothing was deployed\n` });
+    const wrong = await cli([
+      'bootstrap',
+      '--account',
+      account,
+      '--region',
+      MOTO_REGION,
+      '--trust',
+      MANAGEMENT,
+      '--clusters',
+      dir,
+      ...AWS_FLAGS,
+    ]);
+    expect({ code: wrong.code, err: wrong.err }).toEqual({
+      code: 2,
+      err: `error: --account ${account}, but the credentials are for account ${MOTO_ACCOUNT}; run with credentials of ${account} (a profile, or a role of that account), nothing was deployed\n`,
+    });
 
     // WHEN it is bootstrapped with them
-    const run = await withEnv(adminEnv(account), () => cli(['bootstrap', '--account', account, '--region', MOTO_REGION, '--trust', MANAGEMENT, '--clusters', dir, ...AWS_FLAGS]));
+    const run = await withEnv(adminEnv(account), () =>
+      cli([
+        'bootstrap',
+        '--account',
+        account,
+        '--region',
+        MOTO_REGION,
+        '--trust',
+        MANAGEMENT,
+        '--clusters',
+        dir,
+        ...AWS_FLAGS,
+      ]),
+    );
 
     // THEN
     expect({ code: run.code, err: run.err }).toEqual({ code: 0, err: '' });
     expect(run.out).toBe(
       `${account}/${MOTO_REGION}\tWorkerStacks-Bootstrap\tCREATE_COMPLETE\t${configBucketName(account, MOTO_REGION)}\tarn:aws:iam::${account}:role/worker-stacks-deployer-${MOTO_REGION}\tarn:aws:iam::${account}:role/worker-stacks-cfn-exec-${MOTO_REGION}\n`,
     );
-    expect(holdings(account).roles).toEqual([`worker-stacks-cfn-exec-${MOTO_REGION}`, `worker-stacks-deployer-${MOTO_REGION}`]);
+    expect(holdings(account).roles).toEqual([
+      `worker-stacks-cfn-exec-${MOTO_REGION}`,
+      `worker-stacks-deployer-${MOTO_REGION}`,
+    ]);
   }
   // and the management account got nothing
   expect(holdings(MOTO_ACCOUNT).roles).toEqual([]);
@@ -148,23 +181,32 @@ test('one daemon: each cluster deploys into its own account; the unbootstrapped 
   expect(b.objects).toEqual([expect.stringMatching(/^clusters\/bravo\/[0-9a-f]{64}\.yaml$/)]);
 
   // AND the status says it: Ready in A and B, Stalled with the bootstrap command in C
-  const status = (name: string) => JSON.parse(fs.readFileSync(path.join(dir, '.status', `${name}.json`), 'utf8')).status;
+  const status = (name: string) =>
+    JSON.parse(fs.readFileSync(path.join(dir, '.status', `${name}.json`), 'utf8')).status;
   expect(getCondition(status('alpha'), 'Ready')).toMatchObject({ status: 'True', reason: 'StackCreated' });
   expect(getCondition(status('bravo'), 'Ready')).toMatchObject({ status: 'True', reason: 'StackCreated' });
   const stalled = getCondition(status('charlie'), 'Stalled');
   expect(stalled).toMatchObject({ status: 'True', reason: 'NotBootstrapped' });
-  expect(stalled?.message).toContain(`s3://${configBucketName(C, MOTO_REGION)} does not exist: account ${C} is not bootstrapped`);
+  expect(stalled?.message).toContain(
+    `s3://${configBucketName(C, MOTO_REGION)} does not exist: account ${C} is not bootstrapped`,
+  );
   expect(stalled?.message).toContain('worker-stacks bootstrap');
   expect(getCondition(status('charlie'), 'Ready')).toMatchObject({ status: 'False', reason: 'NotBootstrapped' });
 
   // AND `status` groups the clusters by account and region
   const table = await cli(['status', '--clusters', dir]);
-  expect(table.out).toMatch(new RegExp(`ACCOUNT/REGION[\\s\\S]*${A}/${MOTO_REGION}[\\s\\S]*alpha[\\s\\S]*${B}/${MOTO_REGION}[\\s\\S]*bravo[\\s\\S]*${C}/${MOTO_REGION}[\\s\\S]*charlie`));
+  expect(table.out).toMatch(
+    new RegExp(
+      `ACCOUNT/REGION[\\s\\S]*${A}/${MOTO_REGION}[\\s\\S]*alpha[\\s\\S]*${B}/${MOTO_REGION}[\\s\\S]*bravo[\\s\\S]*${C}/${MOTO_REGION}[\\s\\S]*charlie`,
+    ),
+  );
 });
 
 test('once C is bootstrapped, the next pass heals its cluster without a retry, and A and B are left alone', async () => {
   // GIVEN C bootstrapped now
-  const boot = await withEnv(adminEnv(C), () => cli(['bootstrap', '--account', C, '--region', MOTO_REGION, '--trust', MANAGEMENT, '--clusters', dir, ...AWS_FLAGS]));
+  const boot = await withEnv(adminEnv(C), () =>
+    cli(['bootstrap', '--account', C, '--region', MOTO_REGION, '--trust', MANAGEMENT, '--clusters', dir, ...AWS_FLAGS]),
+  );
   expect(boot.code).toBe(0);
 
   // WHEN the next pass runs (the daemon's resync)

@@ -6,7 +6,19 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { getCondition } from '../../lib/model/cluster/status';
 import { workerStackName } from '../../lib/core/naming';
 import { MOTO_ACCOUNT, MOTO_REGION } from '../helpers/moto';
-import { AWS_FLAGS, bucketVersions, cli, motoCluster, stackActivity, stackOf, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';
+import {
+  AWS_FLAGS,
+  bucketVersions,
+  cli,
+  motoCluster,
+  stackActivity,
+  stackOf,
+  startWorld,
+  stateFile,
+  stopWorld,
+  World,
+  writeCluster,
+} from './harness';
 
 // Against moto: an invalid object, `status -o json`, `reconcile --dry-run` and `delete`.
 
@@ -16,8 +28,14 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => stopWorld(world));
 
-const stackNames = async () => ((await world.cfn.send(new DescribeStacksCommand({}))).Stacks ?? []).map((s) => `${s.StackName}:${s.StackStatus}`).sort();
-const keysUnder = async (prefix: string) => ((await world.s3.send(new ListObjectsV2Command({ Bucket: world.bucket, Prefix: prefix }))).Contents ?? []).map((o) => o.Key);
+const stackNames = async () =>
+  ((await world.cfn.send(new DescribeStacksCommand({}))).Stacks ?? [])
+    .map((s) => `${s.StackName}:${s.StackStatus}`)
+    .sort();
+const keysUnder = async (prefix: string) =>
+  ((await world.s3.send(new ListObjectsV2Command({ Bucket: world.bucket, Prefix: prefix }))).Contents ?? []).map(
+    (o) => o.Key,
+  );
 const statusJson = async () => {
   const r = await cli(['status', '-o', 'json', '--clusters', world.dir]);
   expect(r.code).toBe(0);
@@ -26,7 +44,10 @@ const statusJson = async () => {
 
 test('an invalid object touches nothing in AWS: no stack, no S3 object, exit 1, status Failed with reason InvalidSpec', async () => {
   // GIVEN an object whose pool cannot exist (minSize above maxSize), and what AWS holds now
-  writeCluster(world, motoCluster(world, 'moto-bad', (raw) => (raw.spec.pool.minSize = 9)));
+  writeCluster(
+    world,
+    motoCluster(world, 'moto-bad', (raw) => (raw.spec.pool.minSize = 9)),
+  );
   const stacks = await stackNames();
   const objects = await bucketVersions(world);
 
@@ -69,13 +90,26 @@ describe('status, dry run and delete of a live cluster', () => {
     const r = await row();
 
     // THEN desired equals live, and it is Ready
-    expect(r).toMatchObject({ cluster: NAME, generation: 1, observedGeneration: 1, desiredChecksum: live, liveChecksum: live, inSync: true, stack: STACK, stackStatus: 'CREATE_COMPLETE', ready: 'True' });
+    expect(r).toMatchObject({
+      cluster: NAME,
+      generation: 1,
+      observedGeneration: 1,
+      desiredChecksum: live,
+      liveChecksum: live,
+      inSync: true,
+      stack: STACK,
+      stackStatus: 'CREATE_COMPLETE',
+      ready: 'True',
+    });
   });
 
   test('after a config change, `status` shows desired != live, and `reconcile --dry-run` says it would roll and changes nothing', async () => {
     // GIVEN a config change not yet applied
     const live = stateFile(world, NAME).status.cloudConfigChecksum as string;
-    writeCluster(world, motoCluster(world, NAME, (raw) => (raw.spec.cloudConfig.values.maxPods = 40)));
+    writeCluster(
+      world,
+      motoCluster(world, NAME, (raw) => (raw.spec.cloudConfig.values.maxPods = 40)),
+    );
 
     // WHEN the status is read
     const r = await row();
@@ -92,11 +126,22 @@ describe('status, dry run and delete of a live cluster', () => {
     const state = stateFile(world, NAME);
 
     // WHEN a dry run goes over it
-    const dry = await cli(['reconcile', '--once', '--dry-run', '--cluster', NAME, '--clusters', world.dir, ...AWS_FLAGS]);
+    const dry = await cli([
+      'reconcile',
+      '--once',
+      '--dry-run',
+      '--cluster',
+      NAME,
+      '--clusters',
+      world.dir,
+      ...AWS_FLAGS,
+    ]);
 
     // THEN it says it would update and roll, from which config to which, and why
     expect(dry.code).toBe(0);
-    expect(dry.out).toBe(`${NAME}\tdry-run\twould update the stack and roll the nodes: config ${live.slice(0, 12)} -> ${desired.slice(0, 12)} (changed /var/lib/kubelet/config.yaml)\n`);
+    expect(dry.out).toBe(
+      `${NAME}\tdry-run\twould update the stack and roll the nodes: config ${live.slice(0, 12)} -> ${desired.slice(0, 12)} (changed /var/lib/kubelet/config.yaml)\n`,
+    );
 
     // AND nothing changed: no change set, no stack update, no S3 object, no status write
     expect(await stackActivity(world, STACK)).toEqual(activity);
@@ -131,7 +176,9 @@ describe('status, dry run and delete of a live cluster', () => {
     // THEN the stack is gone, the status cleared, and `status` no longer lists the cluster
     expect(run.code).toBe(0);
     // (and, the stack gone, its config objects in the bucket)
-    expect(run.out).toMatch(new RegExp(`^${NAME}\\tdeleted \\d+ config objects? from s3://\\S+/clusters/${NAME}/\\n${STACK}\\tdeleted\\n$`));
+    expect(run.out).toMatch(
+      new RegExp(`^${NAME}\\tdeleted \\d+ config objects? from s3://\\S+/clusters/${NAME}/\\n${STACK}\\tdeleted\\n$`),
+    );
     expect(run.err).not.toContain('warning');
     const after = await stackOf(world, STACK);
     expect(after === undefined || after.StackStatus === 'DELETE_COMPLETE').toBe(true);

@@ -15,7 +15,10 @@ const NAME = 'own-write';
 let world: World;
 let daemon: ChildProcess | undefined;
 let logs = '';
-const exited = () => new Promise<number | null>((resolve) => (daemon!.exitCode !== null ? resolve(daemon!.exitCode) : daemon!.once('exit', (code) => resolve(code))));
+const exited = () =>
+  new Promise<number | null>((resolve) =>
+    daemon!.exitCode !== null ? resolve(daemon!.exitCode) : daemon!.once('exit', (code) => resolve(code)),
+  );
 
 beforeAll(async () => {
   world = await startWorld({ inProgressSeconds: 4 });
@@ -46,10 +49,28 @@ test('the daemon records Ready for a spec change only after CloudFormation compl
   writeCluster(world, motoCluster(world, NAME));
   const created = await cli(['reconcile', '--once', '--clusters', world.dir, ...AWS_FLAGS]);
   expect(created.code).toBe(0);
-  writeCluster(world, motoCluster(world, NAME, (raw) => (raw.spec.pool.maxSize = 5)));
+  writeCluster(
+    world,
+    motoCluster(world, NAME, (raw) => (raw.spec.pool.maxSize = 5)),
+  );
 
   // WHEN the daemon starts, and the status is looked at every 50 ms until it is Ready for generation 2
-  daemon = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), 'reconcile', '--watch', '--port', String(await freePort()), '--clusters', world.dir, ...AWS_FLAGS, '--poll-seconds', '20'], { cwd: REPO, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  daemon = spawn(
+    process.execPath,
+    [
+      path.join(REPO, 'bin', 'worker-stacks.js'),
+      'reconcile',
+      '--watch',
+      '--port',
+      String(await freePort()),
+      '--clusters',
+      world.dir,
+      ...AWS_FLAGS,
+      '--poll-seconds',
+      '20',
+    ],
+    { cwd: REPO, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   daemon.stdout!.on('data', (d) => (logs += String(d)));
   daemon.stderr!.on('data', (d) => (logs += String(d)));
   const deadline = Date.now() + 90_000;
@@ -59,7 +80,10 @@ test('the daemon records Ready for a spec change only after CloudFormation compl
   while (Date.now() < deadline && daemon.exitCode === null) {
     // AND the same file is saved again (an editor, a git pull) right after the daemon executed the change set
     if (!savedAgain && /"result":"waiting"/.test(logs)) {
-      writeCluster(world, motoCluster(world, NAME, (raw) => (raw.spec.pool.maxSize = 5)));
+      writeCluster(
+        world,
+        motoCluster(world, NAME, (raw) => (raw.spec.pool.maxSize = 5)),
+      );
       savedAgain = true;
     }
     const status = stateFile(world, NAME).status;
@@ -73,13 +97,18 @@ test('the daemon records Ready for a spec change only after CloudFormation compl
   }
 
   // THEN when it was Ready, the stack had completed the update, and before Ready was recorded
-  if (!seen) throw new Error(`never Ready for generation 2 (daemon exit ${daemon.exitCode}); its log:\n${logs.slice(-3000)}`);
+  if (!seen)
+    throw new Error(`never Ready for generation 2 (daemon exit ${daemon.exitCode}); its log:\n${logs.slice(-3000)}`);
   expect(seen.status).toBe('UPDATE_COMPLETE');
   expect(seen.updateCompleteAt).toBeDefined();
   expect(readyAt).toBeGreaterThanOrEqual(Math.floor(seen.updateCompleteAt!) - 1);
   // The log line follows the status write: give the daemon's stdout a moment to reach us (a loaded machine).
-  for (const until = Date.now() + 15_000; !logs.includes('stack applied') && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
-  expect({ applied: logs.match(/"msg":"stack applied; live checksum recorded"/g)?.length, logs: "" }).toEqual({ applied: 1, logs: logs.includes("stack applied") ? "" : logs.slice(-4000) });
+  for (const until = Date.now() + 15_000; !logs.includes('stack applied') && Date.now() < until;)
+    await new Promise((r) => setTimeout(r, 50));
+  expect({ applied: logs.match(/"msg":"stack applied; live checksum recorded"/g)?.length, logs: '' }).toEqual({
+    applied: 1,
+    logs: logs.includes('stack applied') ? '' : logs.slice(-4000),
+  });
 
   daemon.kill('SIGTERM');
   expect(await exited()).toBe(0);

@@ -19,7 +19,10 @@ const NAME = 'two-edits';
 let world: World;
 let daemon: ChildProcess | undefined;
 let logs = '';
-const exited = () => new Promise<number | null>((resolve) => (daemon?.exitCode !== null ? resolve(daemon?.exitCode ?? null) : daemon.once('exit', (code) => resolve(code))));
+const exited = () =>
+  new Promise<number | null>((resolve) =>
+    daemon?.exitCode !== null ? resolve(daemon?.exitCode ?? null) : daemon.once('exit', (code) => resolve(code)),
+  );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
@@ -61,12 +64,35 @@ test('two edits 0.3 s apart: the second waits for the first, nothing is counted 
   writeCluster(world, withMaxPods(100));
   const created = await cli(['reconcile', '--once', '--clusters', world.dir, ...AWS_FLAGS]);
   expect(created.code).toBe(0);
-  const args = ['reconcile', '--watch', '--port', String(await freePort()), '--clusters', world.dir, ...AWS_FLAGS, '--poll-seconds', '20', '--max-update-attempts', '1'];
-  daemon = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), ...args], { cwd: REPO, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [
+    'reconcile',
+    '--watch',
+    '--port',
+    String(await freePort()),
+    '--clusters',
+    world.dir,
+    ...AWS_FLAGS,
+    '--poll-seconds',
+    '20',
+    '--max-update-attempts',
+    '1',
+  ];
+  daemon = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), ...args], {
+    cwd: REPO,
+    env: { ...process.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   daemon.stdout?.on('data', (d) => (logs += String(d)));
   daemon.stderr?.on('data', (d) => (logs += String(d)));
-  for (const until = Date.now() + 60_000; !/"result":"unchanged"/.test(logs) && daemon.exitCode === null && Date.now() < until; ) await sleep(50);
-  expect({ started: /"result":"unchanged"/.test(logs), logs: '' }).toEqual({ started: true, logs: /"result":"unchanged"/.test(logs) ? '' : logs.slice(-3000) });
+  for (
+    const until = Date.now() + 60_000;
+    !/"result":"unchanged"/.test(logs) && daemon.exitCode === null && Date.now() < until;
+  )
+    await sleep(50);
+  expect({ started: /"result":"unchanged"/.test(logs), logs: '' }).toEqual({
+    started: true,
+    logs: /"result":"unchanged"/.test(logs) ? '' : logs.slice(-3000),
+  });
 
   // WHEN the node config is edited, and edited again 0.3 s later
   writeCluster(world, withMaxPods(110));
@@ -80,17 +106,36 @@ test('two edits 0.3 s apart: the second waits for the first, nothing is counted 
   while (Date.now() < deadline && daemon.exitCode === null) {
     status = stateFile(world, NAME).status;
     const ready = getCondition(status, 'Ready');
-    if (getCondition(status, 'Stalled')?.status === 'True' || (ready?.status === 'True' && ready.observedGeneration === 3)) break;
+    if (
+      getCondition(status, 'Stalled')?.status === 'True' ||
+      (ready?.status === 'True' && ready.observedGeneration === 3)
+    )
+      break;
     await sleep(100);
   }
-  const brief = { stalled: getCondition(status, 'Stalled')?.status, ready: getCondition(status, 'Ready')?.status, generation: getCondition(status, 'Ready')?.observedGeneration, failures: status.controller?.failures ?? 0 };
+  const brief = {
+    stalled: getCondition(status, 'Stalled')?.status,
+    ready: getCondition(status, 'Ready')?.status,
+    generation: getCondition(status, 'Ready')?.observedGeneration,
+    failures: status.controller?.failures ?? 0,
+  };
   const want = { stalled: 'False', ready: 'True', generation: 3, failures: 0 };
-  expect({ ...brief, log: JSON.stringify(brief) === JSON.stringify(want) ? '' : logs.slice(-4000) }).toEqual({ ...want, log: '' });
+  expect({ ...brief, log: JSON.stringify(brief) === JSON.stringify(want) ? '' : logs.slice(-4000) }).toEqual({
+    ...want,
+    log: '',
+  });
   expect(status.cloudConfigChecksum).toBe(checksumOf(second));
 
   // AND no change set was refused for a stack in progress, nothing failed, and each update started after the one before ended
   expect({ refused: /can not be updated|"result":"failed"/.test(logs), log: '' }).toEqual({ refused: false, log: '' });
-  expect(operations()).toEqual(['CREATE_IN_PROGRESS', 'CREATE_COMPLETE', 'UPDATE_IN_PROGRESS', 'UPDATE_COMPLETE', 'UPDATE_IN_PROGRESS', 'UPDATE_COMPLETE']);
+  expect(operations()).toEqual([
+    'CREATE_IN_PROGRESS',
+    'CREATE_COMPLETE',
+    'UPDATE_IN_PROGRESS',
+    'UPDATE_COMPLETE',
+    'UPDATE_IN_PROGRESS',
+    'UPDATE_COMPLETE',
+  ]);
 
   daemon.kill('SIGTERM');
   expect(await exited()).toBe(0);

@@ -23,8 +23,10 @@ let kubectl: string;
 let scratch: string;
 
 const cli = path.join(REPO, 'bin', 'worker-stacks.js');
-const k = (args: readonly string[], input?: string): Run => run(kubectl, ['--kubeconfig', api.kubeconfig, ...args], { input });
-const kOk = (args: readonly string[], input?: string): string => runOk(kubectl, ['--kubeconfig', api.kubeconfig, ...args], { input });
+const k = (args: readonly string[], input?: string): Run =>
+  run(kubectl, ['--kubeconfig', api.kubeconfig, ...args], { input });
+const kOk = (args: readonly string[], input?: string): string =>
+  runOk(kubectl, ['--kubeconfig', api.kubeconfig, ...args], { input });
 
 /** The fields of the example object the tests below change. */
 interface ExampleObject {
@@ -48,17 +50,33 @@ async function writeReadyStatus(name: string): Promise<void> {
   const store = new KubernetesStore({ client: admin, namespace: NS });
   const rec = (await store.get(name))!;
   const at = new Date().toISOString();
-  const cond = (type: string, status: 'True' | 'False', reason: string) => ({ type, status, reason, message: `${type} ${reason}`, lastTransitionTime: at, observedGeneration: rec.generation });
+  const cond = (type: string, status: 'True' | 'False', reason: string) => ({
+    type,
+    status,
+    reason,
+    message: `${type} ${reason}`,
+    lastTransitionTime: at,
+    observedGeneration: rec.generation,
+  });
   const status: ClusterStatus = {
     observedGeneration: rec.generation,
     desiredChecksum: '3f9a0c1d2e4b'.padEnd(64, '0'),
     cloudConfigChecksum: '3f9a0c1d2e4b'.padEnd(64, '0'),
     stackName: `WorkerStack-${name}`,
     stackStatus: 'UPDATE_COMPLETE',
-    conditions: [cond('Ready', 'True', 'UpToDate'), cond('Progressing', 'False', 'Idle'), cond('Degraded', 'False', 'AsExpected'), cond('Stalled', 'False', 'AsExpected')],
+    conditions: [
+      cond('Ready', 'True', 'UpToDate'),
+      cond('Progressing', 'False', 'Idle'),
+      cond('Degraded', 'False', 'AsExpected'),
+      cond('Stalled', 'False', 'AsExpected'),
+    ],
   } as ClusterStatus;
   await store.writeStatus(name, status, rec.resourceVersion);
-  await store.emit(name, { type: 'Normal', reason: 'StackComplete', message: `WorkerStack-${name} is UPDATE_COMPLETE with config 3f9a0c1d2e4b` });
+  await store.emit(name, {
+    type: 'Normal',
+    reason: 'StackComplete',
+    message: `WorkerStack-${name} is UPDATE_COMPLETE with config 3f9a0c1d2e4b`,
+  });
   await store.flush();
   store.close();
 }
@@ -70,8 +88,16 @@ beforeAll(async () => {
   admin = KubeClient.fromOptions({ kubeconfig: api.kubeconfig });
   // docs/kubernetes.md's install: the CRDs from the CLI, piped into kubectl (the other deploy/ files are applied in a test below)
   const crds = runOk(process.execPath, [cli, 'crd']);
-  expect(kOk(['apply', '-f', '-'], crds)).toMatch(/customresourcedefinition.apiextensions.k8s.io\/workerclusters.worker-stacks.io (created|configured)/);
-  kOk(['wait', '--for=condition=Established', 'crd/workerclusters.worker-stacks.io', 'crd/workerrolloutpolicies.worker-stacks.io', '--timeout=60s']);
+  expect(kOk(['apply', '-f', '-'], crds)).toMatch(
+    /customresourcedefinition.apiextensions.k8s.io\/workerclusters.worker-stacks.io (created|configured)/,
+  );
+  kOk([
+    'wait',
+    '--for=condition=Established',
+    'crd/workerclusters.worker-stacks.io',
+    'crd/workerrolloutpolicies.worker-stacks.io',
+    '--timeout=60s',
+  ]);
   kOk(['create', 'namespace', NS]);
 }, 180_000);
 
@@ -88,7 +114,8 @@ afterAll(async () => {
  */
 const COVERED: Record<string, string> = {
   'npx worker-stacks crd | kubectl apply -f -': 'beforeAll',
-  'kubectl apply -f deploy/crd.yaml -f deploy/namespace.yaml -f deploy/rbac.yaml -f deploy/deployment.yaml': 'apply deploy/',
+  'kubectl apply -f deploy/crd.yaml -f deploy/namespace.yaml -f deploy/rbac.yaml -f deploy/deployment.yaml':
+    'apply deploy/',
   'kubectl apply -n platform -f clusters/prod-eu1.yaml': 'apply, get, describe',
   'kubectl apply -f prod-eu1.yaml': 'a bad object',
   'kubectl get wc -A': 'apply, get, describe',
@@ -103,64 +130,122 @@ const COVERED: Record<string, string> = {
   'kubectl apply -n platform -f clusters/rollout-policies/fleet.yaml': 'rollout policies',
   'kubectl get wrp -n platform': 'rollout policies',
   'kubectl describe wrp fleet -n platform': 'rollout policies',
-  'kubectl annotate sa -n worker-stacks worker-stacks eks.amazonaws.com/role-arn=arn:aws:iam::<account>:role/<name>': 'apply deploy/',
-  'kubectl annotate namespace team-a worker-stacks.io/accounts=111111111111,222222222222': 'a namespace bound to its accounts',
+  'kubectl annotate sa -n worker-stacks worker-stacks eks.amazonaws.com/role-arn=arn:aws:iam::<account>:role/<name>':
+    'apply deploy/',
+  'kubectl annotate namespace team-a worker-stacks.io/accounts=111111111111,222222222222':
+    'a namespace bound to its accounts',
 };
 
 test('apply deploy/: every object is created, and the ServiceAccount takes the IRSA annotation', () => {
   // WHEN the docs' line runs
-  const out = kOk(['apply', '-f', 'deploy/crd.yaml', '-f', 'deploy/namespace.yaml', '-f', 'deploy/rbac.yaml', '-f', 'deploy/deployment.yaml']);
+  const out = kOk([
+    'apply',
+    '-f',
+    'deploy/crd.yaml',
+    '-f',
+    'deploy/namespace.yaml',
+    '-f',
+    'deploy/rbac.yaml',
+    '-f',
+    'deploy/deployment.yaml',
+  ]);
   // THEN every object of the four files is named in kubectl's answer
-  const files = ['crd.yaml', 'namespace.yaml', 'rbac.yaml', 'deployment.yaml'].map((f) => fs.readFileSync(path.join(REPO, 'deploy', f), 'utf8')).join('\n---\n');
+  const files = ['crd.yaml', 'namespace.yaml', 'rbac.yaml', 'deployment.yaml']
+    .map((f) => fs.readFileSync(path.join(REPO, 'deploy', f), 'utf8'))
+    .join('\n---\n');
   const names = [...files.matchAll(/^kind: (\w+)\nmetadata:\n {2}name: ([\w.-]+)/gm)].map((m) => `/${m[2]} `);
   expect(names.length).toBeGreaterThan(10);
   for (const n of names) expect(out).toContain(n);
   // AND the docs' annotate line works on that ServiceAccount
-  expect(kOk(['annotate', 'sa', '-n', 'worker-stacks', 'worker-stacks', 'eks.amazonaws.com/role-arn=arn:aws:iam::111111111111:role/worker-stacks'])).toContain('serviceaccount/worker-stacks annotated');
+  expect(
+    kOk([
+      'annotate',
+      'sa',
+      '-n',
+      'worker-stacks',
+      'worker-stacks',
+      'eks.amazonaws.com/role-arn=arn:aws:iam::111111111111:role/worker-stacks',
+    ]),
+  ).toContain('serviceaccount/worker-stacks annotated');
 });
 
-test('a namespace bound to its accounts: after the docs\' annotate line, an object naming another account is refused', async () => {
+test("a namespace bound to its accounts: after the docs' annotate line, an object naming another account is refused", async () => {
   // GIVEN the admission policies of deploy/ and a namespace team-a, annotated as docs/kubernetes.md shows
   kOk(['apply', '-f', 'deploy/namespace.yaml', '-f', 'deploy/rbac.yaml']);
   kOk(['create', 'namespace', 'team-a']);
-  expect(kOk(['annotate', 'namespace', 'team-a', 'worker-stacks.io/accounts=111111111111,222222222222'])).toContain('namespace/team-a annotated');
+  expect(kOk(['annotate', 'namespace', 'team-a', 'worker-stacks.io/accounts=111111111111,222222222222'])).toContain(
+    'namespace/team-a annotated',
+  );
   // WHEN an object in another account (its ARNs moved along) is applied, until the policy is loaded
   const foreign = path.join(scratch, 'foreign.yaml');
-  fs.writeFileSync(foreign, fs.readFileSync(path.join(REPO, 'clusters', 'prod-eu1.yaml'), 'utf8').split('111111111111').join('333333333333'));
+  fs.writeFileSync(
+    foreign,
+    fs
+      .readFileSync(path.join(REPO, 'clusters', 'prod-eu1.yaml'), 'utf8')
+      .split('111111111111')
+      .join('333333333333'),
+  );
   let refused = '';
-  for (const until = Date.now() + 30_000; !refused && Date.now() < until; await new Promise((r) => setTimeout(r, 500))) {
+  for (
+    const until = Date.now() + 30_000;
+    !refused && Date.now() < until;
+    await new Promise((r) => setTimeout(r, 500))
+  ) {
     const r = k(['apply', '-n', 'team-a', '--dry-run=server', '-f', foreign]);
     if (r.code !== 0) refused = r.stderr;
   }
   // THEN it is refused, naming the field, the account and who fixes it; the example's own account is taken
-  expect(refused).toContain('spec.account: 333333333333 is not an account namespace team-a may use (worker-stacks.io/accounts: 111111111111,222222222222; a cluster admin sets it on the Namespace)');
-  expect(kOk(['apply', '-n', 'team-a', '-f', 'clusters/prod-eu1.yaml'])).toContain('workercluster.worker-stacks.io/prod-eu1 created');
+  expect(refused).toContain(
+    'spec.account: 333333333333 is not an account namespace team-a may use (worker-stacks.io/accounts: 111111111111,222222222222; a cluster admin sets it on the Namespace)',
+  );
+  expect(kOk(['apply', '-n', 'team-a', '-f', 'clusters/prod-eu1.yaml'])).toContain(
+    'workercluster.worker-stacks.io/prod-eu1 created',
+  );
 });
 
 test('apply, get, describe: the object is created; get wc shows the documented columns, then the status the daemon writes; events are listed', async () => {
   // GIVEN the example object, applied as docs/kubernetes.md shows
-  expect(kOk(['apply', '-n', NS, '-f', 'clusters/prod-eu1.yaml'])).toContain('workercluster.worker-stacks.io/prod-eu1 created');
+  expect(kOk(['apply', '-n', NS, '-f', 'clusters/prod-eu1.yaml'])).toContain(
+    'workercluster.worker-stacks.io/prod-eu1 created',
+  );
   // WHEN the daemon's status and event are written
   await writeReadyStatus('prod-eu1');
   const wide = kOk(['get', 'wc', '-A', '-o', 'wide']);
   const plain = kOk(['get', 'wc', '-A']);
   // THEN `get wc -A` has the header docs/kubernetes.md shows, and the row what the status says
   const page = readDoc(path.join('docs', 'kubernetes.md'));
-  const header = page.match(/\$ kubectl get wc -A\n(NAMESPACE[^\n]*)/)![1].trim().split(/\s{2,}/);
-  expect(plain.split('\n')[0].trim().split(/\s{2,}/)).toEqual(header);
-  expect(plain).toMatch(/platform\s+prod-eu1\s+True\s+UpToDate\s+3f9a0c1d2e4b\s+3f9a0c1d2e4b\s+UPDATE_COMPLETE\s+\d+[sm]/);
+  const header = page
+    .match(/\$ kubectl get wc -A\n(NAMESPACE[^\n]*)/)![1]
+    .trim()
+    .split(/\s{2,}/);
+  expect(
+    plain
+      .split('\n')[0]
+      .trim()
+      .split(/\s{2,}/),
+  ).toEqual(header);
+  expect(plain).toMatch(
+    /platform\s+prod-eu1\s+True\s+UpToDate\s+3f9a0c1d2e4b\s+3f9a0c1d2e4b\s+UPDATE_COMPLETE\s+\d+[sm]/,
+  );
   // AND -o wide adds Paused and the stack name
   expect(wide.split('\n')[0]).toMatch(/PAUSED\s+STACK NAME/);
   expect(wide).toContain('WorkerStack-prod-eu1');
   // AND -o yaml shows the conditions and observedGeneration
   const yaml = parse(kOk(['get', 'wc', 'prod-eu1', '-n', NS, '-o', 'yaml']));
   expect(yaml.status.observedGeneration).toBe(yaml.metadata.generation);
-  expect(yaml.status.conditions.map((c: { type: string; status: string }) => `${c.type}=${c.status}`)).toEqual(['Ready=True', 'Progressing=False', 'Degraded=False', 'Stalled=False']);
+  expect(yaml.status.conditions.map((c: { type: string; status: string }) => `${c.type}=${c.status}`)).toEqual([
+    'Ready=True',
+    'Progressing=False',
+    'Degraded=False',
+    'Stalled=False',
+  ]);
   // AND describe shows the status and the event; get events lists it
   const described = kOk(['describe', 'wc', 'prod-eu1', '-n', NS]);
   expect(described).toMatch(/Name:\s+prod-eu1/);
   expect(described).toMatch(/Events:[\s\S]*Normal\s+StackComplete[\s\S]*WorkerStack-prod-eu1 is UPDATE_COMPLETE/);
-  expect(kOk(['get', 'events', '-n', NS, '--field-selector', 'involvedObject.kind=WorkerCluster'])).toMatch(/Normal\s+StackComplete\s+workercluster\/prod-eu1/);
+  expect(kOk(['get', 'events', '-n', NS, '--field-selector', 'involvedObject.kind=WorkerCluster'])).toMatch(
+    /Normal\s+StackComplete\s+workercluster\/prod-eu1/,
+  );
 });
 
 test('a bad object: kubectl apply is refused with every problem at its field, as docs/kubernetes.md shows', () => {
@@ -177,7 +262,14 @@ test('a bad object: kubectl apply is refused with every problem at its field, as
   expect(r.stderr).toContain('spec.pool.minSize: Invalid value: 40 is greater than maxSize 30');
   expect(r.stderr).toContain('spec.listeners[0].nodePort: Invalid value: 22 is the port of SSH on the nodes');
   // AND an unknown field is refused by --validate=strict
-  const strict = k(['apply', '-n', NS, '--validate=strict', '-f', example('strict-one', (raw) => (raw.spec.surprise = 1))]);
+  const strict = k([
+    'apply',
+    '-n',
+    NS,
+    '--validate=strict',
+    '-f',
+    example('strict-one', (raw) => (raw.spec.surprise = 1)),
+  ]);
   expect(strict.code).toBe(1);
   expect(strict.stderr).toContain('unknown field "spec.surprise"');
 });
@@ -196,7 +288,11 @@ test('wait --for=condition=Ready returns once the daemon writes Ready=True', asy
   // GIVEN a new object, without status
   kOk(['apply', '-n', NS, '-f', example('wait-one')]);
   // WHEN kubectl waits, and the status is written while it waits
-  const waiter = spawn(kubectl, ['--kubeconfig', api.kubeconfig, 'wait', '--for=condition=Ready', 'wc/wait-one', '-n', NS, '--timeout=120s'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const waiter = spawn(
+    kubectl,
+    ['--kubeconfig', api.kubeconfig, 'wait', '--for=condition=Ready', 'wc/wait-one', '-n', NS, '--timeout=120s'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   waiter.stdout.on('data', (d) => (out += String(d)));
   waiter.stderr.on('data', (d) => (out += String(d)));
@@ -233,7 +329,7 @@ test('delete: the object goes (no finalizer without deletionPolicy Delete)', () 
   expect(k(['get', 'wc', 'delete-one', '-n', NS]).stderr).toContain('NotFound');
 });
 
-test('rollout policies: apply the docs\' fleet policy, get wrp shows Paused and the first wave, describe shows it', () => {
+test("rollout policies: apply the docs' fleet policy, get wrp shows Paused and the first wave, describe shows it", () => {
   // GIVEN docs/fleet-rollouts.md's policy, as clusters/rollout-policies/fleet.yaml
   const page = readDoc(path.join('docs', 'fleet-rollouts.md'));
   const policy = page.match(/```yaml\n# clusters\/rollout-policies\/fleet.yaml\n([\s\S]*?)```/)![1];
@@ -241,12 +337,21 @@ test('rollout policies: apply the docs\' fleet policy, get wrp shows Paused and 
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'fleet.yaml'), policy);
   // WHEN
-  const applied = runOk(kubectl, ['--kubeconfig', api.kubeconfig, 'apply', '-n', NS, '-f', 'clusters/rollout-policies/fleet.yaml'], { cwd: scratch });
+  const applied = runOk(
+    kubectl,
+    ['--kubeconfig', api.kubeconfig, 'apply', '-n', NS, '-f', 'clusters/rollout-policies/fleet.yaml'],
+    { cwd: scratch },
+  );
   const got = kOk(['get', 'wrp', '-n', NS]);
   const described = kOk(['describe', 'wrp', 'fleet', '-n', NS]);
   // THEN
   expect(applied).toContain('workerrolloutpolicy.worker-stacks.io/fleet created');
-  expect(got.split('\n')[0].trim().split(/\s{2,}/)).toEqual(['NAME', 'PAUSED', 'FIRST WAVE', 'AGE']);
+  expect(
+    got
+      .split('\n')[0]
+      .trim()
+      .split(/\s{2,}/),
+  ).toEqual(['NAME', 'PAUSED', 'FIRST WAVE', 'AGE']);
   expect(got).toMatch(/fleet\s+(false|<none>)?\s*canary\s+\d+[sm]/);
   expect(described).toMatch(/Kind:\s+WorkerRolloutPolicy/);
 });
@@ -255,7 +360,13 @@ test('every kubectl command in the shell blocks of README.md and docs/ is run by
   // GIVEN the docs' shell lines that run kubectl (comments and prompts dropped)
   const lines: string[] = [];
   let prose = '';
-  expect(DOCS).toEqual(expect.arrayContaining(['README.md', path.join('docs', 'kubernetes.md'), path.join('docs', 'kubernetes-operations.md')]));
+  expect(DOCS).toEqual(
+    expect.arrayContaining([
+      'README.md',
+      path.join('docs', 'kubernetes.md'),
+      path.join('docs', 'kubernetes-operations.md'),
+    ]),
+  );
   for (const doc of DOCS) {
     const text = readDoc(doc);
     prose += text;

@@ -1,6 +1,25 @@
-import { BEYOND_HANDLERS, DENIED_WITHIN_WILDCARDS, executionActions, handlerActions, NOT_GRANTED, WORKER_RESOURCE_TYPES } from '../../lib/engines/stacks/execution-policy';
+import {
+  BEYOND_HANDLERS,
+  DENIED_WITHIN_WILDCARDS,
+  executionActions,
+  handlerActions,
+  NOT_GRANTED,
+  WORKER_RESOURCE_TYPES,
+} from '../../lib/engines/stacks/execution-policy';
 import { CLUSTER_TAG } from '../../lib/core/naming';
-import { ACCOUNT, BOUNDARY_ARN, bootstrapPolicies, CLUSTER, createActionContext, decide, expand, PolicyDocument, REGION, resourcesFor, workerContext } from './iam-eval';
+import {
+  ACCOUNT,
+  BOUNDARY_ARN,
+  bootstrapPolicies,
+  CLUSTER,
+  createActionContext,
+  decide,
+  expand,
+  PolicyDocument,
+  REGION,
+  resourcesFor,
+  workerContext,
+} from './iam-eval';
 
 /**
  * The CloudFormation execution role, proven offline with @cloud-copilot/iam-simulate: every action the handler
@@ -22,19 +41,34 @@ async function neededConcrete(): Promise<string[]> {
 
 /** The actions whose Allow depends on the cluster tag of an existing resource. */
 function taggedMutations(): string[] {
-  return execution.Statement.filter((s) => s.Effect === 'Allow' && s.Condition?.Null?.[`aws:ResourceTag/${CLUSTER_TAG}`] === 'false').flatMap((s) => [s.Action].flat());
+  return execution.Statement.filter(
+    (s) => s.Effect === 'Allow' && s.Condition?.Null?.[`aws:ResourceTag/${CLUSTER_TAG}`] === 'false',
+  ).flatMap((s) => [s.Action].flat());
 }
 
 test('every action the handlers of a worker stack need is allowed on the resources the stack names', async () => {
   // GIVEN the needed actions, each on the resources of prod-eu1's worker stack, tagged as the template tags them
   const needed = await neededConcrete();
-  expect(needed).toEqual(expect.arrayContaining(['sqs:CreateQueue', 'events:PutRule', 'autoscaling:PutLifecycleHook', 'iam:CreatePolicy', 'iam:CreatePolicyVersion', 'iam:DeletePolicy']));
+  expect(needed).toEqual(
+    expect.arrayContaining([
+      'sqs:CreateQueue',
+      'events:PutRule',
+      'autoscaling:PutLifecycleHook',
+      'iam:CreatePolicy',
+      'iam:CreatePolicyVersion',
+      'iam:DeletePolicy',
+    ]),
+  );
 
   // WHEN each request goes through the evaluator with the role's policy (allow and deny statements)
   const refused: string[] = [];
   for (const action of needed) {
     for (const resource of await resourcesFor(action)) {
-      const d = await decide([execution], { action, resource, context: { ...workerContext(), ...createActionContext(action) } });
+      const d = await decide([execution], {
+        action,
+        resource,
+        context: { ...workerContext(), ...createActionContext(action) },
+      });
       if (d !== 'Allowed') refused.push(`${action} on ${resource}: ${d}`);
     }
   }
@@ -46,7 +80,19 @@ test('every action the handlers of a worker stack need is allowed on the resourc
 test('every action outside the needed set is denied, in every service the role touches', async () => {
   // GIVEN every action of those services that the needed set (wildcards expanded) does not hold
   const needed = new Set(await neededConcrete());
-  const services = ['ec2', 'autoscaling', 'elasticloadbalancing', 'sqs', 'events', 'iam', 'cloudwatch', 'ssm', 'secretsmanager', 's3', 'cloudformation'];
+  const services = [
+    'ec2',
+    'autoscaling',
+    'elasticloadbalancing',
+    'sqs',
+    'events',
+    'iam',
+    'cloudwatch',
+    'ssm',
+    'secretsmanager',
+    's3',
+    'cloudformation',
+  ];
   const outside: string[] = [];
   for (const s of services) for (const a of await expand(`${s}:*`)) if (!needed.has(a)) outside.push(a);
   expect(outside.length).toBeGreaterThan(1000);
@@ -55,7 +101,14 @@ test('every action outside the needed set is denied, in every service the role t
   const allowed: string[] = [];
   for (const action of outside) {
     for (const resource of await resourcesFor(action)) {
-      if ((await decide([execution], { action, resource, context: { ...workerContext(), ...createActionContext(action) } })) === 'Allowed') allowed.push(`${action} on ${resource}`);
+      if (
+        (await decide([execution], {
+          action,
+          resource,
+          context: { ...workerContext(), ...createActionContext(action) },
+        })) === 'Allowed'
+      )
+        allowed.push(`${action} on ${resource}`);
     }
   }
 
@@ -68,19 +121,30 @@ test('the handler permissions not granted are denied, each with its reason', asy
     expect(handlerActions()).toContain(pattern);
     expect(reason.length).toBeGreaterThan(20);
     for (const action of await expand(pattern)) {
-      for (const resource of await resourcesFor(action)) expect(`${action}: ${await decide([execution], { action, resource, context: workerContext() })}`).toMatch(/Denied$/);
+      for (const resource of await resourcesFor(action))
+        expect(`${action}: ${await decide([execution], { action, resource, context: workerContext() })}`).toMatch(
+          /Denied$/,
+        );
     }
   }
   for (const reason of Object.values(BEYOND_HANDLERS)) expect(reason.length).toBeGreaterThan(20);
 });
 
-test.each(Object.keys(DENIED_WITHIN_WILDCARDS))('%s, inside the handlers\' ec2:Get*, is denied explicitly', async (action) => {
-  const [resource] = await resourcesFor(action);
-  expect(await decide([execution], { action, resource, context: workerContext() })).toBe('ExplicitlyDenied');
-});
+test.each(Object.keys(DENIED_WITHIN_WILDCARDS))(
+  "%s, inside the handlers' ec2:Get*, is denied explicitly",
+  async (action) => {
+    const [resource] = await resourcesFor(action);
+    expect(await decide([execution], { action, resource, context: workerContext() })).toBe('ExplicitlyDenied');
+  },
+);
 
 describe('mutations are scoped to worker stacks: allowed on tagged resources, denied on untagged or foreign ones', () => {
-  const untagged = (ctx: Record<string, string | string[]>) => Object.fromEntries(Object.entries(ctx).filter(([k]) => !k.startsWith('aws:ResourceTag/') && !k.startsWith('aws:RequestTag/') && k !== 'aws:TagKeys'));
+  const untagged = (ctx: Record<string, string | string[]>) =>
+    Object.fromEntries(
+      Object.entries(ctx).filter(
+        ([k]) => !k.startsWith('aws:ResourceTag/') && !k.startsWith('aws:RequestTag/') && k !== 'aws:TagKeys',
+      ),
+    );
 
   test.each([
     ['ec2:AuthorizeSecurityGroupIngress'],
@@ -101,57 +165,127 @@ describe('mutations are scoped to worker stacks: allowed on tagged resources, de
     const [resource] = await resourcesFor(action);
     // WHEN / THEN tagged: allowed; untagged: denied; the same resource in another account: denied
     expect(await decide([execution], { action, resource, context: workerContext() })).toBe('Allowed');
-    expect(await decide([execution], { action, resource, context: untagged(workerContext()) })).toBe('ImplicitlyDenied');
+    expect(await decide([execution], { action, resource, context: untagged(workerContext()) })).toBe(
+      'ImplicitlyDenied',
+    );
     const [foreign] = await resourcesFor(action, CLUSTER, '444444444444');
-    expect(await decide([execution], { action, resource: foreign, resourceAccount: '444444444444', context: workerContext() })).toBe('ImplicitlyDenied');
+    expect(
+      await decide([execution], {
+        action,
+        resource: foreign,
+        resourceAccount: '444444444444',
+        context: workerContext(),
+      }),
+    ).toBe('ImplicitlyDenied');
   });
 
   test('every mutation whose Allow needs the cluster tag is denied on an untagged resource', async () => {
     const actions = taggedMutations();
     expect(actions.length).toBeGreaterThan(20);
     for (const action of actions) {
-      for (const resource of await resourcesFor(action)) expect(`${action}: ${await decide([execution], { action, resource, context: untagged(workerContext()) })}`).toBe(`${action}: ImplicitlyDenied`);
+      for (const resource of await resourcesFor(action))
+        expect(
+          `${action}: ${await decide([execution], { action, resource, context: untagged(workerContext()) })}`,
+        ).toBe(`${action}: ImplicitlyDenied`);
     }
   });
 
   test.each([
     ['ec2:CreateSecurityGroup', 'arn:aws:ec2:eu-west-1:111111111111:security-group/*'],
     ['ec2:CreateLaunchTemplate', 'arn:aws:ec2:eu-west-1:111111111111:launch-template/*'],
-    ['autoscaling:CreateAutoScalingGroup', 'arn:aws:autoscaling:eu-west-1:111111111111:autoScalingGroup:*:autoScalingGroupName/WorkerStack-x'],
-    ['elasticloadbalancing:CreateLoadBalancer', 'arn:aws:elasticloadbalancing:eu-west-1:111111111111:loadbalancer/net/x/1'],
+    [
+      'autoscaling:CreateAutoScalingGroup',
+      'arn:aws:autoscaling:eu-west-1:111111111111:autoScalingGroup:*:autoScalingGroupName/WorkerStack-x',
+    ],
+    [
+      'elasticloadbalancing:CreateLoadBalancer',
+      'arn:aws:elasticloadbalancing:eu-west-1:111111111111:loadbalancer/net/x/1',
+    ],
   ])('%s needs the cluster tag in the request', async (action, resource) => {
-    expect(await decide([execution], { action, resource, context: { [`aws:RequestTag/${CLUSTER_TAG}`]: CLUSTER } })).toBe('Allowed');
-    expect(await decide([execution], { action, resource, context: { 'aws:RequestTag/team': 'x' } })).toBe('ImplicitlyDenied');
+    expect(
+      await decide([execution], { action, resource, context: { [`aws:RequestTag/${CLUSTER_TAG}`]: CLUSTER } }),
+    ).toBe('Allowed');
+    expect(await decide([execution], { action, resource, context: { 'aws:RequestTag/team': 'x' } })).toBe(
+      'ImplicitlyDenied',
+    );
   });
 
   test.each([
     ['ec2:CreateTags', 'arn:aws:ec2:eu-west-1:111111111111:security-group/sg-foreign'],
     ['elasticloadbalancing:AddTags', 'arn:aws:elasticloadbalancing:eu-west-1:111111111111:loadbalancer/net/foreign/1'],
   ])('%s cannot adopt an untagged resource by tagging it after its creation', async (action, resource) => {
-    expect(await decide([execution], { action, resource, context: { [`aws:RequestTag/${CLUSTER_TAG}`]: CLUSTER, 'aws:TagKeys': [CLUSTER_TAG] } })).toBe('ImplicitlyDenied');
+    expect(
+      await decide([execution], {
+        action,
+        resource,
+        context: { [`aws:RequestTag/${CLUSTER_TAG}`]: CLUSTER, 'aws:TagKeys': [CLUSTER_TAG] },
+      }),
+    ).toBe('ImplicitlyDenied');
   });
 });
 
 describe('IAM: boundary roles only, the boundary and trust policies kept', () => {
   const workerRole = `arn:aws:iam::${ACCOUNT}:role/worker-stacks/WorkerStack-${CLUSTER}-PoolRole-AbC`;
   test.each([
-    ['iam:CreateRole with the node boundary', 'iam:CreateRole', workerRole, { 'iam:PermissionsBoundary': BOUNDARY_ARN }, 'Allowed'],
+    [
+      'iam:CreateRole with the node boundary',
+      'iam:CreateRole',
+      workerRole,
+      { 'iam:PermissionsBoundary': BOUNDARY_ARN },
+      'Allowed',
+    ],
     ['iam:CreateRole without it', 'iam:CreateRole', workerRole, {}, 'ImplicitlyDenied'],
-    ['iam:CreateRole outside /worker-stacks/', 'iam:CreateRole', `arn:aws:iam::${ACCOUNT}:role/admin`, { 'iam:PermissionsBoundary': BOUNDARY_ARN }, 'ImplicitlyDenied'],
-    ['a trust policy change of a boundary role', 'iam:UpdateAssumeRolePolicy', workerRole, { 'iam:PermissionsBoundary': BOUNDARY_ARN }, 'ExplicitlyDenied'],
+    [
+      'iam:CreateRole outside /worker-stacks/',
+      'iam:CreateRole',
+      `arn:aws:iam::${ACCOUNT}:role/admin`,
+      { 'iam:PermissionsBoundary': BOUNDARY_ARN },
+      'ImplicitlyDenied',
+    ],
+    [
+      'a trust policy change of a boundary role',
+      'iam:UpdateAssumeRolePolicy',
+      workerRole,
+      { 'iam:PermissionsBoundary': BOUNDARY_ARN },
+      'ExplicitlyDenied',
+    ],
     ['removing the boundary', 'iam:DeleteRolePermissionsBoundary', workerRole, {}, 'ExplicitlyDenied'],
     ['a new version of the node boundary', 'iam:CreatePolicyVersion', BOUNDARY_ARN, {}, 'ExplicitlyDenied'],
     ['deleting the node boundary', 'iam:DeletePolicy', BOUNDARY_ARN, {}, 'ExplicitlyDenied'],
-    ["a new version of the stack's drain policy", 'iam:CreatePolicyVersion', `arn:aws:iam::${ACCOUNT}:policy/WorkerStack-${CLUSTER}-DrainHandlerPolicy-AbC`, {}, 'Allowed'],
-    ['passing a worker role to EC2', 'iam:PassRole', workerRole, { 'iam:PassedToService': 'ec2.amazonaws.com' }, 'Allowed'],
-    ['passing a worker role to Lambda', 'iam:PassRole', workerRole, { 'iam:PassedToService': 'lambda.amazonaws.com' }, 'ImplicitlyDenied'],
+    [
+      "a new version of the stack's drain policy",
+      'iam:CreatePolicyVersion',
+      `arn:aws:iam::${ACCOUNT}:policy/WorkerStack-${CLUSTER}-DrainHandlerPolicy-AbC`,
+      {},
+      'Allowed',
+    ],
+    [
+      'passing a worker role to EC2',
+      'iam:PassRole',
+      workerRole,
+      { 'iam:PassedToService': 'ec2.amazonaws.com' },
+      'Allowed',
+    ],
+    [
+      'passing a worker role to Lambda',
+      'iam:PassRole',
+      workerRole,
+      { 'iam:PassedToService': 'lambda.amazonaws.com' },
+      'ImplicitlyDenied',
+    ],
   ])('%s', async (_, action, resource, context, expected) => {
     expect(await decide([execution], { action, resource, context })).toBe(expected);
   });
 
   test('no action in another region', async () => {
     const [resource] = await resourcesFor('sqs:CreateQueue');
-    expect(await decide([execution], { action: 'sqs:CreateQueue', resource, context: { 'aws:RequestedRegion': 'us-east-1' } })).toBe('ExplicitlyDenied');
+    expect(
+      await decide([execution], {
+        action: 'sqs:CreateQueue',
+        resource,
+        context: { 'aws:RequestedRegion': 'us-east-1' },
+      }),
+    ).toBe('ExplicitlyDenied');
   });
 });
 
@@ -165,10 +299,27 @@ describe('the deployer creates change sets only for worker resource types, never
 
   test.each([
     ["a worker stack's types", { 'cloudformation:ResourceTypes': [...WORKER_RESOURCE_TYPES] }, 'Allowed'],
-    ['an EC2 instance among them', { 'cloudformation:ResourceTypes': ['AWS::SQS::Queue', 'AWS::EC2::Instance'] }, 'ExplicitlyDenied'],
+    [
+      'an EC2 instance among them',
+      { 'cloudformation:ResourceTypes': ['AWS::SQS::Queue', 'AWS::EC2::Instance'] },
+      'ExplicitlyDenied',
+    ],
     ['a Lambda function', { 'cloudformation:ResourceTypes': ['AWS::Lambda::Function'] }, 'ExplicitlyDenied'],
-    ['an IMPORT of a security group', { 'cloudformation:ResourceTypes': ['AWS::EC2::SecurityGroup'], 'cloudformation:ImportResourceTypes': ['AWS::EC2::SecurityGroup'] }, 'ExplicitlyDenied'],
+    [
+      'an IMPORT of a security group',
+      {
+        'cloudformation:ResourceTypes': ['AWS::EC2::SecurityGroup'],
+        'cloudformation:ImportResourceTypes': ['AWS::EC2::SecurityGroup'],
+      },
+      'ExplicitlyDenied',
+    ],
   ])('%s', async (_, context, expected) => {
-    expect(await decide([deployer], { action: 'cloudformation:CreateChangeSet', resource: stack, context: { ...asExecutionRole, ...context } })).toBe(expected);
+    expect(
+      await decide([deployer], {
+        action: 'cloudformation:CreateChangeSet',
+        resource: stack,
+        context: { ...asExecutionRole, ...context },
+      }),
+    ).toBe(expected);
   });
 });

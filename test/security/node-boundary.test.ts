@@ -28,11 +28,16 @@ function resolve(v: Json): Json {
 
 /** The node role's inline policy of a cluster's worker stack, resolved. */
 function nodePolicy(json: Json): PolicyDocument {
-  const policies = Object.values<Json>(json.Resources).filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes('PoolRole'));
+  const policies = Object.values<Json>(json.Resources).filter(
+    (r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes('PoolRole'),
+  );
   return { Version: '2012-10-17', Statement: policies.flatMap((p) => resolve(p.Properties.PolicyDocument).Statement) };
 }
 
-const onInstance = { [`aws:PrincipalTag/${CLUSTER_TAG}`]: CLUSTER, 'aws:EC2InstanceSourceVPC': 'vpc-0a1b2c3d4e5f60718' };
+const onInstance = {
+  [`aws:PrincipalTag/${CLUSTER_TAG}`]: CLUSTER,
+  'aws:EC2InstanceSourceVPC': 'vpc-0a1b2c3d4e5f60718',
+};
 // The role's session without EC2 instance credentials: someone a trust policy admits, assuming it.
 const elsewhere = { [`aws:PrincipalTag/${CLUSTER_TAG}`]: CLUSTER };
 
@@ -54,16 +59,86 @@ const bucket = `arn:aws:s3:::${configBucketName(ACCOUNT, REGION)}`;
 const ownSecret = () => example(CLUSTER).spec.cloudConfig.values.bootstrapTokenSecretArn;
 
 test.each([
-  ['its own bootstrap secret, on the instance', () => node, 'secretsmanager:GetSecretValue', ownSecret, onInstance, 'Allowed'],
-  ['its own secret, as a principal that assumed the role (not EC2 instance credentials)', () => node, 'secretsmanager:GetSecretValue', ownSecret, elsewhere, 'ImplicitlyDenied'],
-  ["another team's secret its object names", () => nodeNamingForeign, 'secretsmanager:GetSecretValue', () => FOREIGN_SECRET, onInstance, 'ExplicitlyDenied'],
-  ["another cluster's secret", () => nodeNamingForeign, 'secretsmanager:GetSecretValue', () => `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:worker-stacks/staging-us1/kubelet-bootstrap-XyZ123`, onInstance, 'ExplicitlyDenied'],
-  ['a secret of a cluster whose name extends its own', () => node, 'secretsmanager:GetSecretValue', () => `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:worker-stacks/${CLUSTER}-x/token-AbCdEf`, onInstance, 'ExplicitlyDenied'],
-  ['its own config object', () => node, 's3:GetObject', () => `${bucket}/clusters/${CLUSTER}/0123abcd.ign`, onInstance, 'Allowed'],
-  ["another cluster's config object", () => node, 's3:GetObject', () => `${bucket}/clusters/staging-us1/0123abcd.ign`, onInstance, 'ImplicitlyDenied'],
-  ['its config object, as a principal that assumed the role', () => node, 's3:GetObject', () => `${bucket}/clusters/${CLUSTER}/0123abcd.ign`, elsewhere, 'ImplicitlyDenied'],
-  ['its readiness signal to its own stack', () => node, 'cloudformation:SignalResource', () => STACK_ID, onInstance, 'Allowed'],
-  ["a signal to another cluster's stack", () => node, 'cloudformation:SignalResource', () => `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/WorkerStack-staging-us1/1`, onInstance, 'ImplicitlyDenied'],
+  [
+    'its own bootstrap secret, on the instance',
+    () => node,
+    'secretsmanager:GetSecretValue',
+    ownSecret,
+    onInstance,
+    'Allowed',
+  ],
+  [
+    'its own secret, as a principal that assumed the role (not EC2 instance credentials)',
+    () => node,
+    'secretsmanager:GetSecretValue',
+    ownSecret,
+    elsewhere,
+    'ImplicitlyDenied',
+  ],
+  [
+    "another team's secret its object names",
+    () => nodeNamingForeign,
+    'secretsmanager:GetSecretValue',
+    () => FOREIGN_SECRET,
+    onInstance,
+    'ExplicitlyDenied',
+  ],
+  [
+    "another cluster's secret",
+    () => nodeNamingForeign,
+    'secretsmanager:GetSecretValue',
+    () => `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:worker-stacks/staging-us1/kubelet-bootstrap-XyZ123`,
+    onInstance,
+    'ExplicitlyDenied',
+  ],
+  [
+    'a secret of a cluster whose name extends its own',
+    () => node,
+    'secretsmanager:GetSecretValue',
+    () => `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:worker-stacks/${CLUSTER}-x/token-AbCdEf`,
+    onInstance,
+    'ExplicitlyDenied',
+  ],
+  [
+    'its own config object',
+    () => node,
+    's3:GetObject',
+    () => `${bucket}/clusters/${CLUSTER}/0123abcd.ign`,
+    onInstance,
+    'Allowed',
+  ],
+  [
+    "another cluster's config object",
+    () => node,
+    's3:GetObject',
+    () => `${bucket}/clusters/staging-us1/0123abcd.ign`,
+    onInstance,
+    'ImplicitlyDenied',
+  ],
+  [
+    'its config object, as a principal that assumed the role',
+    () => node,
+    's3:GetObject',
+    () => `${bucket}/clusters/${CLUSTER}/0123abcd.ign`,
+    elsewhere,
+    'ImplicitlyDenied',
+  ],
+  [
+    'its readiness signal to its own stack',
+    () => node,
+    'cloudformation:SignalResource',
+    () => STACK_ID,
+    onInstance,
+    'Allowed',
+  ],
+  [
+    "a signal to another cluster's stack",
+    () => node,
+    'cloudformation:SignalResource',
+    () => `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/WorkerStack-staging-us1/1`,
+    onInstance,
+    'ImplicitlyDenied',
+  ],
 ])('a node asks for %s', async (_, policy, action, resource, context, expected) => {
   // GIVEN the node role's policy and the account's node boundary
   // WHEN the node (or someone holding its role) asks
@@ -74,14 +149,51 @@ test.each([
 
 test('the boundary alone grants nothing: a role with an admin policy under it still reads only its cluster', async () => {
   const admin: PolicyDocument = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] };
-  expect(await decide([admin], { principal: NODE_ROLE, action: 'secretsmanager:GetSecretValue', resource: FOREIGN_SECRET, context: onInstance }, boundary)).toBe('ImplicitlyDenied');
-  expect(await decide([admin], { principal: NODE_ROLE, action: 'ec2:TerminateInstances', resource: `arn:aws:ec2:${REGION}:${ACCOUNT}:instance/i-0123`, context: onInstance }, boundary)).toBe('ImplicitlyDenied');
-  expect(await decide([admin], { principal: NODE_ROLE, action: 'secretsmanager:GetSecretValue', resource: ownSecret(), context: onInstance }, boundary)).toBe('Allowed');
+  expect(
+    await decide(
+      [admin],
+      { principal: NODE_ROLE, action: 'secretsmanager:GetSecretValue', resource: FOREIGN_SECRET, context: onInstance },
+      boundary,
+    ),
+  ).toBe('ImplicitlyDenied');
+  expect(
+    await decide(
+      [admin],
+      {
+        principal: NODE_ROLE,
+        action: 'ec2:TerminateInstances',
+        resource: `arn:aws:ec2:${REGION}:${ACCOUNT}:instance/i-0123`,
+        context: onInstance,
+      },
+      boundary,
+    ),
+  ).toBe('ImplicitlyDenied');
+  expect(
+    await decide(
+      [admin],
+      { principal: NODE_ROLE, action: 'secretsmanager:GetSecretValue', resource: ownSecret(), context: onInstance },
+      boundary,
+    ),
+  ).toBe('Allowed');
 });
 
 test("the node role itself denies every secret outside its cluster's prefix, even one its object names", async () => {
   // GIVEN the role of an object that names another team's secret, without any boundary
   // WHEN / THEN the named secret is denied by the role's own OnlyOwnSecrets statement; its own prefix is not
-  expect(await decide([nodeNamingForeign], { principal: NODE_ROLE, action: 'secretsmanager:GetSecretValue', resource: FOREIGN_SECRET, context: onInstance })).toBe('ExplicitlyDenied');
-  expect(await decide([node], { principal: NODE_ROLE, action: 'secretsmanager:GetSecretValue', resource: ownSecret(), context: onInstance })).toBe('Allowed');
+  expect(
+    await decide([nodeNamingForeign], {
+      principal: NODE_ROLE,
+      action: 'secretsmanager:GetSecretValue',
+      resource: FOREIGN_SECRET,
+      context: onInstance,
+    }),
+  ).toBe('ExplicitlyDenied');
+  expect(
+    await decide([node], {
+      principal: NODE_ROLE,
+      action: 'secretsmanager:GetSecretValue',
+      resource: ownSecret(),
+      context: onInstance,
+    }),
+  ).toBe('Allowed');
 });

@@ -19,7 +19,11 @@ type Cmd = fc.AsyncCommand<Model, SimWorld>;
  * A command: its words (for the shrunk schedule fast-check prints: `CMD.` and the words are the code that pins it),
  * when it applies, and what it does.
  */
-function command(words: string, run: (w: SimWorld, m: Model) => Promise<void> | void, check: (m: Model) => boolean = () => true): Cmd {
+function command(
+  words: string,
+  run: (w: SimWorld, m: Model) => Promise<void> | void,
+  check: (m: Model) => boolean = () => true,
+): Cmd {
   return {
     check,
     async run(m, w) {
@@ -33,7 +37,16 @@ function command(words: string, run: (w: SimWorld, m: Model) => Promise<void> | 
 const alive = (i: number) => (m: Model) => i < m.clusters && !m.deleted.has(i);
 const cluster = fc.nat({ max: 2 });
 const TASKS = Object.values(TASK) as TaskName[];
-const METHODS = ['*', 'listStacks', 'describeStack', 'listStacksInProgress', 'createChangeSet', 'executeChangeSet', 'describeChangeSet', 'operationEvents'] as const;
+const METHODS = [
+  '*',
+  'listStacks',
+  'describeStack',
+  'listStacksInProgress',
+  'createChangeSet',
+  'executeChangeSet',
+  'describeChangeSet',
+  'operationEvents',
+] as const;
 const EDITS: readonly Edit[] = [
   { field: 'maxPods', value: 58 },
   { field: 'maxPods', value: 60 },
@@ -50,7 +63,8 @@ export const CMD = {
   run: (k: number) => command(`run(${k})`, (w) => w.run(k)),
   runAll: () => command('runAll()', (w) => w.run()),
   advance: (ms: number) => command(`advance(${ms})`, (w) => w.advance(ms)),
-  edit: (i: number, e: Edit) => command(`edit(${i}, { field: '${e.field}', value: ${e.value} })`, (w) => w.edit(i, e), alive(i)),
+  edit: (i: number, e: Edit) =>
+    command(`edit(${i}, { field: '${e.field}', value: ${e.value} })`, (w) => w.edit(i, e), alive(i)),
   relabel: (i: number, tier: Tier) => command(`relabel(${i}, '${tier}')`, (w) => w.relabel(i, tier), alive(i)),
   deleteObject: (i: number) =>
     command(
@@ -61,12 +75,14 @@ export const CMD = {
       },
       alive(i),
     ),
-  crash: (phase: 'before' | 'after', task: TaskName) => command(`crash('${phase}', '${task}')`, (w) => w.crashAt(task, phase)),
+  crash: (phase: 'before' | 'after', task: TaskName) =>
+    command(`crash('${phase}', '${task}')`, (w) => w.crashAt(task, phase)),
   restart: () => command('restart()', (w) => w.restart()),
   leaderChange: () => command('leaderChange()', (w) => w.leaderChange()),
   staleReads: (lag: number, n: number) => command(`staleReads(${lag}, ${n})`, (w) => w.staleReads(lag, n)),
   watch: (mode: WatchMode | 'hold') => command(`watch('${mode}')`, (w) => w.watch(mode)),
-  fault: (method: (typeof METHODS)[number], kind: CallFault, n: number) => command(`fault('${method}', '${kind}', ${n})`, (w) => w.fault(method, kind, n)),
+  fault: (method: (typeof METHODS)[number], kind: CallFault, n: number) =>
+    command(`fault('${method}', '${kind}', ${n})`, (w) => w.fault(method, kind, n)),
   hold: (i: number, polls: number) => command(`hold(${i}, ${polls})`, (w) => w.hold(i, polls), alive(i)),
   rollback: (i: number) => command(`rollback(${i})`, (w) => w.rollback(i), alive(i)),
   breakStack: (i: number) => command(`breakStack(${i})`, (w) => w.breakStack(i), alive(i)),
@@ -91,7 +107,9 @@ export const COMMANDS: Array<fc.Arbitrary<Cmd>> = [
   // Shards: a label edit moves an object to another shard, or out of every shard.
   fc.tuple(cluster, fc.constantFrom(...TIERS)).map(([i, t]) => CMD.relabel(i, t)),
   // Intermediate states: a crash before or after any task; a restart between two steps; a new leader.
-  fc.tuple(fc.constantFrom('before' as const, 'after' as const), fc.constantFrom(...TASKS)).map(([p, t]) => CMD.crash(p, t)),
+  fc
+    .tuple(fc.constantFrom('before' as const, 'after' as const), fc.constantFrom(...TASKS))
+    .map(([p, t]) => CMD.crash(p, t)),
   fc.constant(CMD.restart()),
   fc.constant(CMD.leaderChange()),
   // Stale states: reads that return an older truth.
@@ -99,7 +117,13 @@ export const COMMANDS: Array<fc.Arbitrary<Cmd>> = [
   // Unobserved states: watch events held back, dropped, duplicated, reordered, coalesced (by default each arrives at once).
   fc.constantFrom<WatchMode | 'hold'>('hold', 'drop', 'duplicate', 'reorder', 'coalesce', 'deliver').map(CMD.watch),
   // AWS: throttling, 5xx, timeouts; stacks held in progress, rolled back, deleted or changed out of band.
-  fc.tuple(fc.constantFrom(...METHODS), fc.constantFrom<CallFault>('throttle', 'server', 'timeout'), fc.integer({ min: 1, max: 3 })).map(([m, k, n]) => CMD.fault(m, k, n)),
+  fc
+    .tuple(
+      fc.constantFrom(...METHODS),
+      fc.constantFrom<CallFault>('throttle', 'server', 'timeout'),
+      fc.integer({ min: 1, max: 3 }),
+    )
+    .map(([m, k, n]) => CMD.fault(m, k, n)),
   fc.tuple(cluster, fc.integer({ min: 1, max: 10 })).map(([i, polls]) => CMD.hold(i, polls)),
   cluster.map(CMD.rollback),
   cluster.map(CMD.breakStack),
@@ -123,7 +147,10 @@ export const WORLD_OPTIONS: fc.Arbitrary<WorldOptions> = fc.record({
 export function pinSnippet(counterexample: readonly unknown[]): string {
   const [scheduler, opts, cmds] = counterexample;
   const order = [...String(scheduler).matchAll(/-> \[task\$\{(\d+)\}\]/g)].map((m) => Number(m[1]));
-  const words = String(cmds).replace(/\s*\/\*replayPath=.*\*\/\s*$/, '').split(/,(?=[a-zA-Z]+\()/).filter((w) => w.trim());
+  const words = String(cmds)
+    .replace(/\s*\/\*replayPath=.*\*\/\s*$/, '')
+    .split(/,(?=[a-zA-Z]+\()/)
+    .filter((w) => w.trim());
   return `await replay(${JSON.stringify(opts)}, [${order.join(', ')}], [${words.map((w) => `CMD.${w.trim()}`).join(', ')}]);`;
 }
 
@@ -136,10 +163,15 @@ export async function runSchedule(s: SimScheduler, opts: WorldOptions, cmds: Ite
   try {
     world.startProcess();
     await world.run();
-    await fc.asyncModelRun(() => ({ model: { deleted: new Set<number>(), clusters: opts.clusters }, real: world }), cmds);
+    await fc.asyncModelRun(
+      () => ({ model: { deleted: new Set<number>(), clusters: opts.clusters }, real: world }),
+      cmds,
+    );
     await world.settle();
     // How many clusters ended Ready: a simulation whose objects never get there (all invalid, say) would prove nothing.
-    STATS.ready += world.names.filter((n) => world.store.has(n) && getCondition(world.store.status(n), 'Ready')?.status === 'True').length;
+    STATS.ready += world.names.filter(
+      (n) => world.store.has(n) && getCondition(world.store.status(n), 'Ready')?.status === 'True',
+    ).length;
   } finally {
     world.close();
     STATS.schedules++;
@@ -162,5 +194,10 @@ export async function replay(opts: WorldOptions, order: readonly number[], cmds:
  * from `{ seed, path }` given to fc.assert with its commands' `replayPath` given here (fast-check prints all three).
  */
 export function simProperty(opts: { readonly maxCommands?: number; readonly replayPath?: string } = {}) {
-  return fc.asyncProperty(fc.scheduler(), WORLD_OPTIONS, fc.commands(COMMANDS, { maxCommands: opts.maxCommands ?? 25, replayPath: opts.replayPath }), runSchedule);
+  return fc.asyncProperty(
+    fc.scheduler(),
+    WORLD_OPTIONS,
+    fc.commands(COMMANDS, { maxCommands: opts.maxCommands ?? 25, replayPath: opts.replayPath }),
+    runSchedule,
+  );
 }

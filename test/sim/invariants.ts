@@ -56,20 +56,46 @@ export class Invariants {
     const before = this.lastWritten.get(name);
     this.lastWritten.set(name, status);
     const prev = getCondition(before, 'Ready');
-    const claims = ready?.status === 'True' && (prev?.status !== 'True' || prev.reason !== ready.reason || prev.observedGeneration !== ready.observedGeneration || before?.cloudConfigChecksum !== status.cloudConfigChecksum);
+    const claims =
+      ready?.status === 'True' &&
+      (prev?.status !== 'True' ||
+        prev.reason !== ready.reason ||
+        prev.observedGeneration !== ready.observedGeneration ||
+        before?.cloudConfigChecksum !== status.cloudConfigChecksum);
     if (claims) {
-      if (!status.stackStatus || !isComplete(status.stackStatus)) this.found.push(`[ready] ${name}: Ready=True (${ready.reason}) recorded with stack status ${status.stackStatus}`);
+      if (!status.stackStatus || !isComplete(status.stackStatus))
+        this.found.push(
+          `[ready] ${name}: Ready=True (${ready.reason}) recorded with stack status ${status.stackStatus}`,
+        );
       const after = this.w.aws.lastExecute.get(stack) ?? 0;
       const reads = this.w.aws.reads.get(pid)?.get(stack) ?? [];
-      const seen = reads.some((r) => r.seq > after && r.stack && isComplete(r.stack.status) && r.stack.outputs.ConfigChecksum === status.cloudConfigChecksum);
+      const seen = reads.some(
+        (r) =>
+          r.seq > after &&
+          r.stack &&
+          isComplete(r.stack.status) &&
+          r.stack.outputs.ConfigChecksum === status.cloudConfigChecksum,
+      );
       if (!seen) {
-        const what = reads.map((r) => `#${r.seq} ${r.stack?.status ?? 'absent'} ${short8(r.stack?.outputs.ConfigChecksum) ?? '-'}`).join(', ') || 'none';
-        this.found.push(`[ready] ${name}: Ready=True (${ready.reason}) on checksum ${status.cloudConfigChecksum?.slice(0, 8)} without a read of a complete stack carrying it after our last execution (#${after}); reads since: ${what}`);
+        const what =
+          reads
+            .map((r) => `#${r.seq} ${r.stack?.status ?? 'absent'} ${short8(r.stack?.outputs.ConfigChecksum) ?? '-'}`)
+            .join(', ') || 'none';
+        this.found.push(
+          `[ready] ${name}: Ready=True (${ready.reason}) on checksum ${status.cloudConfigChecksum?.slice(0, 8)} without a read of a complete stack carrying it after our last execution (#${after}); reads since: ${what}`,
+        );
       }
     }
     for (const c of status.conditions) {
-      if ((c.status === 'True' || c.type === 'Ready') && IN_PROGRESS_REASONS.has(c.reason) && !status.controller?.executing && FAILED_STACK.test(status.stackStatus ?? '')) {
-        this.found.push(`[words] ${name}: ${c.type} says ${c.reason} ("${c.message}") while the stack recorded in the same write is ${status.stackStatus}`);
+      if (
+        (c.status === 'True' || c.type === 'Ready') &&
+        IN_PROGRESS_REASONS.has(c.reason) &&
+        !status.controller?.executing &&
+        FAILED_STACK.test(status.stackStatus ?? '')
+      ) {
+        this.found.push(
+          `[words] ${name}: ${c.type} says ${c.reason} ("${c.message}") while the stack recorded in the same write is ${status.stackStatus}`,
+        );
       }
     }
   }
@@ -85,7 +111,12 @@ export class Invariants {
 
   /** Every object is owned by exactly one shard, or reported as unowned (sim-shards.ts); no two running shards overlap. */
   private shards(): void {
-    const objects = this.w.names.filter((n) => this.w.store.has(n)).map((name) => ({ name, labels: (this.w.store.raw(name) as { metadata: { labels?: Record<string, string> } }).metadata.labels }));
+    const objects = this.w.names
+      .filter((n) => this.w.store.has(n))
+      .map((name) => ({
+        name,
+        labels: (this.w.store.raw(name) as { metadata: { labels?: Record<string, string> } }).metadata.labels,
+      }));
     this.checks += objects.length + 1;
     this.found.push(...this.w.shards.check(objects));
   }
@@ -104,15 +135,30 @@ export class Invariants {
       // requeue, not the resync) sees it settled. Held past both, nothing gives it back: --concurrency shrinks.
       const stack = this.w.aws.truth(workerStackName(c));
       if (!(stack && isInProgress(stack.status)) && !q.pending(c)) {
-        const why = !this.w.store.has(c) ? 'its object is deleted' : getCondition(this.w.store.status(c), 'Stalled')?.status === 'True' ? 'it is Stalled' : 'it is not requeued';
-        this.found.push(`[slots] slot leaked: ${c} holds a slot of --concurrency ${this.w.opts.concurrency}, its stack is ${stack?.status ?? 'absent'} and nothing will look at it again (${why})`);
+        const why = !this.w.store.has(c)
+          ? 'its object is deleted'
+          : getCondition(this.w.store.status(c), 'Stalled')?.status === 'True'
+            ? 'it is Stalled'
+            : 'it is not requeued';
+        this.found.push(
+          `[slots] slot leaked: ${c} holds a slot of --concurrency ${this.w.opts.concurrency}, its stack is ${stack?.status ?? 'absent'} and nothing will look at it again (${why})`,
+        );
       }
     }
     for (const c of this.w.names) {
       this.checks++;
       const s = this.w.aws.truth(workerStackName(c));
-      if (this.w.aws.ours.has(workerStackName(c)) && s && isInProgress(s.status) && this.w.store.status(c)?.controller?.executing && l.reconciles > 0 && !l.controller.slots.names().has(c)) {
-        this.found.push(`[slots] ${c}: our roll is ${s.status} (recorded as executing) but holds no slot: --concurrency does not bound it`);
+      if (
+        this.w.aws.ours.has(workerStackName(c)) &&
+        s &&
+        isInProgress(s.status) &&
+        this.w.store.status(c)?.controller?.executing &&
+        l.reconciles > 0 &&
+        !l.controller.slots.names().has(c)
+      ) {
+        this.found.push(
+          `[slots] ${c}: our roll is ${s.status} (recorded as executing) but holds no slot: --concurrency does not bound it`,
+        );
       }
     }
     this.throwIfBroken();
@@ -132,7 +178,9 @@ export class Invariants {
       this.checks += 3;
       if (l.controller.slots.names().has(d)) this.found.push(`[deleted] ${d} deleted, still holds a slot`);
       if (queueState(l.queue).holds(d)) this.found.push(`[deleted] ${d} deleted, is still in the work queue`);
-      const series = (await l.metrics.registry.getMetricsAsJSON()).some((m) => m.values.some((v) => v.labels.cluster === d));
+      const series = (await l.metrics.registry.getMetricsAsJSON()).some((m) =>
+        m.values.some((v) => v.labels.cluster === d),
+      );
       if (series) this.found.push(`[deleted] ${d} deleted, still has a metric series`);
     }
     this.throwIfBroken();
@@ -144,7 +192,8 @@ export class Invariants {
       .map((n) => {
         const s = this.w.store.status(n);
         const stack = this.w.aws.truth(workerStackName(n));
-        const cond = (t: 'Ready' | 'Stalled' | 'Progressing') => `${t}=${getCondition(s, t)?.status ?? '-'}/${getCondition(s, t)?.reason ?? '-'}`;
+        const cond = (t: 'Ready' | 'Stalled' | 'Progressing') =>
+          `${t}=${getCondition(s, t)?.status ?? '-'}/${getCondition(s, t)?.reason ?? '-'}`;
         return `${n}${this.w.deleted.has(n) ? ' (deleted)' : ''}: ${cond('Ready')} ${cond('Stalled')} ${cond('Progressing')} recorded ${s?.cloudConfigChecksum?.slice(0, 8)} desired ${this.desired(n)?.slice(0, 8)} stack ${stack?.status ?? 'absent'} live ${short8(stack?.outputs.ConfigChecksum)}`;
       })
       .join('; ');
@@ -163,7 +212,14 @@ export class Invariants {
     const desired = this.desired(name);
     const stack = this.w.aws.truth(workerStackName(name));
     const ready = getCondition(s, 'Ready');
-    const ok = desired !== undefined && ready?.status === 'True' && s?.cloudConfigChecksum === desired && s.observedGeneration === this.w.store.generation(name) && stack && isComplete(stack.status) && stack.outputs.ConfigChecksum === desired;
+    const ok =
+      desired !== undefined &&
+      ready?.status === 'True' &&
+      s?.cloudConfigChecksum === desired &&
+      s.observedGeneration === this.w.store.generation(name) &&
+      stack &&
+      isComplete(stack.status) &&
+      stack.outputs.ConfigChecksum === desired;
     return ok ? 'ready' : undefined;
   }
 

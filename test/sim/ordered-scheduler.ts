@@ -13,7 +13,9 @@ export class OrderedScheduler {
 
   public schedule<T>(task: Promise<T>): Promise<T> {
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => this.waiting.push({ id, release: () => void task.then(resolve, reject) }));
+    return new Promise<T>((resolve, reject) =>
+      this.waiting.push({ id, release: () => void task.then(resolve, reject) }),
+    );
   }
 
   public count(): number {
@@ -23,7 +25,10 @@ export class OrderedScheduler {
   public async waitNext(n: number): Promise<void> {
     for (let i = 0; i < n && this.waiting.length; i++) {
       const wanted = this.order[this.step++];
-      const at = Math.max(0, this.waiting.findIndex((t) => t.id === wanted));
+      const at = Math.max(
+        0,
+        this.waiting.findIndex((t) => t.id === wanted),
+      );
       this.waiting.splice(at, 1)[0].release();
       await Promise.resolve();
     }

@@ -11,62 +11,86 @@ describe('schedules the simulator found', () => {
   test('Ready before the update: a non-config edit is recorded Ready from the listing cached before our own execute (#1; seed 23, path 191:4:7:3)', async () => {
     // GIVEN two stacks created  WHEN pool.maxSize changes, the change set is executed, and the edit's watch event arrives late
     // THEN the look it triggers must not record Ready from the listing cached before that execute
-    await replay({ clusters: 2, concurrency: 2, maxUpdateAttempts: 1 }, [1, 2, 3, 4, 6, 7, 5, 9, 8, 10, 11, 12, 14, 13, 15, 18, 19, 20, 21, 17, 22, 23, 24, 16, 25, 27, 26, 28, 29, 30, 31, 32, 33, 34, 35], [
-      CMD.advance(15000),
-      CMD.edit(0, { field: 'maxSize', value: 5 }),
-    ]);
+    await replay(
+      { clusters: 2, concurrency: 2, maxUpdateAttempts: 1 },
+      [
+        1, 2, 3, 4, 6, 7, 5, 9, 8, 10, 11, 12, 14, 13, 15, 18, 19, 20, 21, 17, 22, 23, 24, 16, 25, 27, 26, 28, 29, 30,
+        31, 32, 33, 34, 35,
+      ],
+      [CMD.advance(15000), CMD.edit(0, { field: 'maxSize', value: 5 })],
+    );
   });
 
-  test('Ready before the update, from our own status write\'s watch event: the look it brings uses the listing begun before the execute (#1; seed 1, path 0:0:2:0 with main\'s record-execution)', async () => {
+  test("Ready before the update, from our own status write's watch event: the look it brings uses the listing begun before the execute (#1; seed 1, path 0:0:2:0 with main's record-execution)", async () => {
     // GIVEN two stacks created  WHEN pool.maxSize changes and our status write (before the execute) brings the cluster back at once
     // THEN that look must not record Ready from the listing begun before our execute
-    await replay({ clusters: 2, concurrency: 1, maxUpdateAttempts: 1 }, [1, 2, 4, 3, 5, 6, 8, 7, 10, 11, 12, 13, 14, 9, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 28, 29, 27, 30, 32, 31, 34, 33, 35, 36, 38, 39, 40, 37, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51], [
-      CMD.edit(0, { field: 'maxSize', value: 5 }),
-    ]);
+    await replay(
+      { clusters: 2, concurrency: 1, maxUpdateAttempts: 1 },
+      [
+        1, 2, 4, 3, 5, 6, 8, 7, 10, 11, 12, 13, 14, 9, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 28, 29, 27, 30,
+        32, 31, 34, 33, 35, 36, 38, 39, 40, 37, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51,
+      ],
+      [CMD.edit(0, { field: 'maxSize', value: 5 })],
+    );
   });
 
   test('a deleted object keeps its slot: with --concurrency 1 the fleet halts (#2; seed 2, path 6)', async () => {
     // GIVEN --concurrency 1 and a create in progress  WHEN its object is deleted  THEN its slot is freed, the other cluster rolls
-    await replay({ clusters: 2, concurrency: 1, maxUpdateAttempts: 1 }, [1, 2, 4, 3, 6, 5, 7, 8, 9, 10, 11, 12, 13], [CMD.deleteObject(1)]);
+    await replay(
+      { clusters: 2, concurrency: 1, maxUpdateAttempts: 1 },
+      [1, 2, 4, 3, 6, 5, 7, 8, 9, 10, 11, 12, 13],
+      [CMD.deleteObject(1)],
+    );
   });
 
   test('a slot held by a cluster nothing will look at again: a new leader after a stale listing (#2; seed 5, path 20:1:4:5:5:5)', async () => {
     // GIVEN a stale listing at the first pass  WHEN the leader changes midway  THEN no slot is left to a cluster that is not requeued
-    await replay({ clusters: 2, concurrency: 1, maxUpdateAttempts: 2 }, [1, 2, 4, 5, 6, 7, 8, 9, 3, 10, 11, 12, 14, 13, 16, 15, 17, 19, 18, 20, 21, 22, 23, 24, 25, 27, 28, 29, 26, 30, 31, 32, 33, 35, 34, 36, 37, 38, 40, 39, 41, 42, 43, 44, 45, 46, 47], [
-      CMD.staleReads(2, 1),
-      CMD.leaderChange(),
-      CMD.run(3),
-    ]);
+    await replay(
+      { clusters: 2, concurrency: 1, maxUpdateAttempts: 2 },
+      [
+        1, 2, 4, 5, 6, 7, 8, 9, 3, 10, 11, 12, 14, 13, 16, 15, 17, 19, 18, 20, 21, 22, 23, 24, 25, 27, 28, 29, 26, 30,
+        31, 32, 33, 35, 34, 36, 37, 38, 40, 39, 41, 42, 43, 44, 45, 46, 47,
+      ],
+      [CMD.staleReads(2, 1), CMD.leaderChange(), CMD.run(3)],
+    );
   });
 
   test('a roll of ours in progress holds no slot after a timed-out execute and a stale listing (#1/#8; seed 7, path 0:0:5:6:5)', async () => {
     // GIVEN executeChangeSet applied but its answer lost (timeout)  WHEN the next look reads a listing older than it
     // THEN the roll, recorded as executing, still holds its slot (--concurrency bounds it)
-    await replay({ clusters: 2, concurrency: 2, maxUpdateAttempts: 1 }, [1, 2, 4, 5, 6, 7, 8, 3, 9, 10, 11, 12, 13, 14, 15, 18, 19, 17, 21, 16, 20, 23, 24, 22, 25], [
-      CMD.advance(5000),
-      CMD.fault('executeChangeSet', 'timeout', 3),
-      CMD.staleReads(1, 2),
-      CMD.run(2),
-    ]);
+    await replay(
+      { clusters: 2, concurrency: 2, maxUpdateAttempts: 1 },
+      [1, 2, 4, 5, 6, 7, 8, 3, 9, 10, 11, 12, 13, 14, 15, 18, 19, 17, 21, 16, 20, 23, 24, 22, 25],
+      [CMD.advance(5000), CMD.fault('executeChangeSet', 'timeout', 3), CMD.staleReads(1, 2), CMD.run(2)],
+    );
   });
 
   test('stale words: after a rolled-back update Ready still says ChangeSetExecuting (#5; seed 11, path 209:0:0:0:2:1, --ignore slots,deleted,liveness)', async () => {
     // GIVEN the next update rolls back  WHEN a non-config edit is applied and fails  THEN no condition says the change set is executing
-    await replay({ clusters: 2, concurrency: 1, maxUpdateAttempts: 1 }, [1, 2, 3, 5, 6, 7, 8, 4, 10, 9, 11, 12, 13, 14, 15, 18, 19, 17, 16, 21, 20, 22, 23, 24, 25, 26, 28, 29, 30, 27, 31, 32, 33, 35, 36, 37, 38, 34, 40, 39, 41, 43, 42, 44, 46, 45, 47, 48, 50, 51, 49, 52, 54, 55, 56, 57, 58, 53, 59, 60, 61, 62, 63, 64, 65, 66], [
-      CMD.rollback(0),
-      CMD.edit(0, { field: 'maxSize', value: 5 }),
-    ]);
+    await replay(
+      { clusters: 2, concurrency: 1, maxUpdateAttempts: 1 },
+      [
+        1, 2, 3, 5, 6, 7, 8, 4, 10, 9, 11, 12, 13, 14, 15, 18, 19, 17, 16, 21, 20, 22, 23, 24, 25, 26, 28, 29, 30, 27,
+        31, 32, 33, 35, 36, 37, 38, 34, 40, 39, 41, 43, 42, 44, 46, 45, 47, 48, 50, 51, 49, 52, 54, 55, 56, 57, 58, 53,
+        59, 60, 61, 62, 63, 64, 65, 66,
+      ],
+      [CMD.rollback(0), CMD.edit(0, { field: 'maxSize', value: 5 })],
+    );
   });
 
   test('a change set created on a stack our own create is running, from a stale listing (#8; seed 16, path 253:0:0:3:12:2:9:9:10:10:10, --ignore slots,deleted,liveness)', async () => {
     // GIVEN a stale first listing  WHEN the config is edited while our create runs  THEN no change set is created until it ends
-    await replay({ clusters: 2, concurrency: 1, maxUpdateAttempts: 1 }, [1, 2, 3, 5, 6, 4, 7, 8, 9, 10, 11, 12, 14, 15, 13, 16, 17, 18, 19, 20, 21], [
-      CMD.staleReads(2, 1),
-      CMD.advance(1000),
-      CMD.runAll(),
-      CMD.edit(0, { field: 'maxPods', value: 62 }),
-      CMD.fault('*', 'throttle', 1),
-    ]);
+    await replay(
+      { clusters: 2, concurrency: 1, maxUpdateAttempts: 1 },
+      [1, 2, 3, 5, 6, 4, 7, 8, 9, 10, 11, 12, 14, 15, 13, 16, 17, 18, 19, 20, 21],
+      [
+        CMD.staleReads(2, 1),
+        CMD.advance(1000),
+        CMD.runAll(),
+        CMD.edit(0, { field: 'maxPods', value: 62 }),
+        CMD.fault('*', 'throttle', 1),
+      ],
+    );
   });
 });
 
@@ -74,19 +98,23 @@ describe('schedules the simulator found', () => {
 describe('schedules the simulator found on the fixed runtime', () => {
   test('an object edited invalid while its stack rolls keeps its slot after the stack completes (#2: with --concurrency 1 the fleet halts, seed 2 --ignore slots fails liveness; seed 2, path 8:0:2)', async () => {
     // GIVEN a create in progress  WHEN its object becomes invalid (minSize above maxSize)  THEN once the stack is complete its slot is free
-    await replay({ clusters: 2, concurrency: 2, maxUpdateAttempts: 1 }, [1, 3, 2, 4, 5, 7, 6, 9, 8, 11, 12, 13, 10, 14, 15, 16, 17, 18, 19, 20, 21, 23, 22, 24, 26, 25, 28, 27, 29, 30, 31, 32, 33, 34, 35, 36], [
-      CMD.edit(0, { field: 'minSize', value: 9 }),
-    ]);
+    await replay(
+      { clusters: 2, concurrency: 2, maxUpdateAttempts: 1 },
+      [
+        1, 3, 2, 4, 5, 7, 6, 9, 8, 11, 12, 13, 10, 14, 15, 16, 17, 18, 19, 20, 21, 23, 22, 24, 26, 25, 28, 27, 29, 30,
+        31, 32, 33, 34, 35, 36,
+      ],
+      [CMD.edit(0, { field: 'minSize', value: 9 })],
+    );
   });
 
   test('after a restart, our roll of an object now invalid holds no slot: --concurrency does not bound it (#2; seed 3, path 134:0:0:5:7:7)', async () => {
     // GIVEN our create in progress, recorded as executing  WHEN a new process starts and the object is invalid
     // THEN the roll in progress still holds a slot of the new process
-    await replay({ clusters: 2, concurrency: 1, maxUpdateAttempts: 1 }, [1, 2, 4, 5, 6, 3, 7, 8, 9, 11, 10, 12, 13, 14, 16, 15, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26], [
-      CMD.restart(),
-      CMD.deleteStack(0),
-      CMD.edit(0, { field: 'minSize', value: 9 }),
-      CMD.staleReads(1, 4),
-    ]);
+    await replay(
+      { clusters: 2, concurrency: 1, maxUpdateAttempts: 1 },
+      [1, 2, 4, 5, 6, 3, 7, 8, 9, 11, 10, 12, 13, 14, 16, 15, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26],
+      [CMD.restart(), CMD.deleteStack(0), CMD.edit(0, { field: 'minSize', value: 9 }), CMD.staleReads(1, 4)],
+    );
   });
 });

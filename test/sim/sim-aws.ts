@@ -145,7 +145,8 @@ export class SimAws {
     if (fault) throw callError(fault, method);
     const mine = this.reads.get(id) ?? new Map<string, Read[]>();
     this.reads.set(id, mine);
-    const note = (name: string, stack?: StackSummary) => mine.set(name, [...(mine.get(name) ?? []).slice(-7), { seq: snap.seq, stack }]);
+    const note = (name: string, stack?: StackSummary) =>
+      mine.set(name, [...(mine.get(name) ?? []).slice(-7), { seq: snap.seq, stack }]);
     if (method === 'describeStack') {
       const key = String(args[0]);
       const byName = snap.stacks.get(key) ?? [...snap.stacks.values()].find((s) => s.id === key);
@@ -159,17 +160,22 @@ export class SimAws {
     const listed = [...snap.stacks].filter(([, s]) => !inProgressOnly || isInProgress(s.status));
     // A listing shows every stack it holds; a stack it does not hold was absent then (in-progress listings: not busy).
     for (const n of this.stackNames) if (!inProgressOnly) note(n, snap.stacks.get(n));
-    return new Map(listed.map(([n, s]) => [n, inProgressOnly ? { ...s, outputs: {} } : { ...s, outputs: { ...s.outputs } }]));
+    return new Map(
+      listed.map(([n, s]) => [n, inProgressOnly ? { ...s, outputs: {} } : { ...s, outputs: { ...s.outputs } }]),
+    );
   }
 
   private beforeWrite(method: Method, args: unknown[], w: Writer): void {
-    if (!w.leading) this.violations.push(`[leaders] two leaders: process ${w.process}, not the leader, reached AWS with ${method}`);
+    if (!w.leading)
+      this.violations.push(`[leaders] two leaders: process ${w.process}, not the leader, reached AWS with ${method}`);
     if (method !== 'createChangeSet' && method !== 'executeChangeSet') return;
     const name = method === 'createChangeSet' ? (args[0] as { stackName: string }).stackName : String(args[0]);
     this.snapshot();
     const s = this.truth(name);
     if (this.ours.has(name) && s && isInProgress(s.status)) {
-      this.violations.push(`[in-progress] ${method} on ${name} while our own operation on it is ${s.status} (a decision from a read older than our own write)`);
+      this.violations.push(
+        `[in-progress] ${method} on ${name} while our own operation on it is ${s.status} (a decision from a read older than our own write)`,
+      );
     }
   }
 
@@ -189,7 +195,10 @@ export class SimAws {
     const prev = this.executions.get(s.id);
     const n = prev?.fingerprint === fingerprint ? prev.n + 1 : 1;
     this.executions.set(s.id, { fingerprint, n });
-    if (n > this.maxUpdateAttempts) this.violations.push(`[executions] ${n} executions of inputs ${fingerprint} on ${s.name}, more than --max-update-attempts ${this.maxUpdateAttempts}`);
+    if (n > this.maxUpdateAttempts)
+      this.violations.push(
+        `[executions] ${n} executions of inputs ${fingerprint} on ${s.name}, more than --max-update-attempts ${this.maxUpdateAttempts}`,
+      );
   }
 
   private take(method: Method): CallFault | undefined {
@@ -201,7 +210,9 @@ export class SimAws {
 }
 
 function callError(kind: CallFault, method: string): Error {
-  const e = new Error(`${method}: ${kind === 'throttle' ? 'Rate exceeded' : kind === 'server' ? 'We encountered an internal error. Please try again.' : 'the request timed out'}`) as Error & { $metadata?: object; $fault?: string };
+  const e = new Error(
+    `${method}: ${kind === 'throttle' ? 'Rate exceeded' : kind === 'server' ? 'We encountered an internal error. Please try again.' : 'the request timed out'}`,
+  ) as Error & { $metadata?: object; $fault?: string };
   e.name = kind === 'throttle' ? 'ThrottlingException' : kind === 'server' ? 'InternalFailure' : 'TimeoutError';
   if (kind === 'server') Object.assign(e, { $metadata: { httpStatusCode: 500 }, $fault: 'server' });
   return e;

@@ -2,7 +2,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { NotLeaderError } from '../../lib/core/errors';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
-import { Logger, Outcome, ReconcilerDeps, RegionClients, TaskName } from '../../lib/engines/reconciler/workflow/context';
+import {
+  Logger,
+  Outcome,
+  ReconcilerDeps,
+  RegionClients,
+  TaskName,
+} from '../../lib/engines/reconciler/workflow/context';
 import { Controller } from '../../lib/engines/reconciler/runtime/controller';
 import { DaemonPass } from '../../lib/engines/reconciler/runtime/pass';
 import { DerivedCache } from '../../lib/model/cluster/derived-cache';
@@ -73,9 +79,19 @@ export class SimProcess {
     this.renewedAt = clock.ms;
     const gate = (label: string) => this.gate(label);
     const publish = env.publisher.publish.bind(env.publisher);
-    const publisher = { publish: async (a: Parameters<typeof publish>[0]) => (this.dead ? Promise.reject(new CrashSignal('dead')) : publish(a)), templateUrl: env.publisher.templateUrl.bind(env.publisher) };
-    const raw: RegionClients = { cfn: env.aws.port(id, () => ({ process: id, leading: env.leader() === id, dead: this.dead })), publisher };
-    const fenced = fencedAws(() => raw, (call) => this.check(call))('us-east-1');
+    const publisher = {
+      publish: async (a: Parameters<typeof publish>[0]) =>
+        this.dead ? Promise.reject(new CrashSignal('dead')) : publish(a),
+      templateUrl: env.publisher.templateUrl.bind(env.publisher),
+    };
+    const raw: RegionClients = {
+      cfn: env.aws.port(id, () => ({ process: id, leading: env.leader() === id, dead: this.dead })),
+      publisher,
+    };
+    const fenced = fencedAws(
+      () => raw,
+      (call) => this.check(call),
+    )('us-east-1');
     const clients: RegionClients = { cfn: scheduled(fenced.cfn, gate), publisher: scheduled(fenced.publisher, gate) };
     this.deps = {
       store: env.store.client(id, gate, () => this.dead),
@@ -104,10 +120,19 @@ export class SimProcess {
     };
     const policy = env.policy;
     const policies: RolloutPolicySource | undefined = policy && {
-      load: async () => (await gate('policies.load'), { policies: [{ policy, source: `rollout-policies/${policy.metadata.name}.yaml` }], problems: [] }),
+      load: async () => (
+        await gate('policies.load'),
+        { policies: [{ policy, source: `rollout-policies/${policy.metadata.name}.yaml` }], problems: [] }
+      ),
       setPaused: async () => undefined,
     };
-    this.controller = new Controller(this.deps, { concurrency: env.concurrency, workers: env.workers, metrics: this.metrics, hooks: { before: hook('before'), after: hook('after') }, policies });
+    this.controller = new Controller(this.deps, {
+      concurrency: env.concurrency,
+      workers: env.workers,
+      metrics: this.metrics,
+      hooks: { before: hook('before'), after: hook('after') },
+      policies,
+    });
     this.queue = new WorkQueue({ baseDelayMs: POLL_MS, maxDelayMs: 60_000, now: () => clock.ms, timers: false });
     this.stopWatch = this.deps.store.watch((name) => this.queue.add(name));
   }
@@ -226,7 +251,8 @@ export class SimProcess {
 
   /** The lease's fence, as LeaderElector.canWrite: leading, and renewed within the renewal deadline. */
   private check(call: string): void {
-    if (this.retired || this.env.aws.clock.ms - this.renewedAt >= this.env.renewDeadlineMs) throw new NotLeaderError(`sim-process-${this.id}`, call);
+    if (this.retired || this.env.aws.clock.ms - this.renewedAt >= this.env.renewDeadlineMs)
+      throw new NotLeaderError(`sim-process-${this.id}`, call);
   }
 
   private async gate(label: string): Promise<void> {
@@ -256,15 +282,33 @@ function scheduled<T extends object>(target: T, gate: (label: string) => Promise
  * key again", which its public API does not say). Read-only.
  */
 export function queueState(q: WorkQueue) {
-  const inner = q as unknown as { queue: string[]; dirty: Set<string>; processing: Set<string>; delayed: Map<string, number>; failures: Map<string, number> };
+  const inner = q as unknown as {
+    queue: string[];
+    dirty: Set<string>;
+    processing: Set<string>;
+    delayed: Map<string, number>;
+    failures: Map<string, number>;
+  };
   return {
     nextDue: () => q.nextAt() ?? Infinity,
-    holds: (key: string) => inner.queue.includes(key) || inner.dirty.has(key) || inner.processing.has(key) || inner.delayed.has(key) || inner.failures.has(key),
-    pending: (key: string) => inner.queue.includes(key) || inner.dirty.has(key) || inner.processing.has(key) || inner.delayed.has(key),
+    holds: (key: string) =>
+      inner.queue.includes(key) ||
+      inner.dirty.has(key) ||
+      inner.processing.has(key) ||
+      inner.delayed.has(key) ||
+      inner.failures.has(key),
+    pending: (key: string) =>
+      inner.queue.includes(key) || inner.dirty.has(key) || inner.processing.has(key) || inner.delayed.has(key),
   };
 }
 
 function consoleLog(id: number, bindings: object = {}): Logger {
-  const line = (level: string) => (obj: object, msg?: string) => console.log(JSON.stringify({ p: id, level, ...bindings, ...obj, msg }));
-  return { info: line('info'), warn: line('warn'), error: line('error'), child: (b) => consoleLog(id, { ...bindings, ...b }) };
+  const line = (level: string) => (obj: object, msg?: string) =>
+    console.log(JSON.stringify({ p: id, level, ...bindings, ...obj, msg }));
+  return {
+    info: line('info'),
+    warn: line('warn'),
+    error: line('error'),
+    child: (b) => consoleLog(id, { ...bindings, ...b }),
+  };
 }

@@ -3,12 +3,25 @@ import { SimShards, withTier } from './sim-shards';
 
 /** The simulator's shard model and its invariant: it holds for what lib/platform/kube/shards.ts decides, and catches an overlap. */
 
-const objects = (...tiers: (string | undefined)[]) => tiers.map((tier, i) => ({ name: `sim-${i}`, labels: tier ? { tier } : undefined }));
+const objects = (...tiers: (string | undefined)[]) =>
+  tiers.map((tier, i) => ({ name: `sim-${i}`, labels: tier ? { tier } : undefined }));
 
 test.each<[string, 'one' | 'split', (string | undefined)[], string[], string[]]>([
   ['one shard owns everything, labelled or not', 'one', ['canary', 'general', undefined], [], []],
-  ['split: canary and general owned once each; the overlapping third shard refused', 'split', ['canary', 'general'], ['tier in (canary,general)'], []],
-  ['split: an object without a tier is unowned, and reported so', 'split', ['canary', undefined], ['tier in (canary,general)'], []],
+  [
+    'split: canary and general owned once each; the overlapping third shard refused',
+    'split',
+    ['canary', 'general'],
+    ['tier in (canary,general)'],
+    [],
+  ],
+  [
+    'split: an object without a tier is unowned, and reported so',
+    'split',
+    ['canary', undefined],
+    ['tier in (canary,general)'],
+    [],
+  ],
 ])('%s', (_what, config, tiers, refused, violations) => {
   // GIVEN the shards a world starts  WHEN the invariant looks at objects with these tiers
   const shards = new SimShards(config);

@@ -1,5 +1,11 @@
 import { LabelSelector } from '../../lib/platform/kube/label-selector';
-import { overlappingShard, scopesOverlap, ShardOf, shardLeaseName, shardOwnership } from '../../lib/platform/kube/shards';
+import {
+  overlappingShard,
+  scopesOverlap,
+  ShardOf,
+  shardLeaseName,
+  shardOwnership,
+} from '../../lib/platform/kube/shards';
 
 /**
  * The shards of a simulated world, as lib/platform/kube/shards.ts decides them without the API server: each candidate starts
@@ -41,16 +47,27 @@ export class SimShards {
   public check(objects: readonly { readonly name: string; readonly labels?: Record<string, string> }[]): string[] {
     const out: string[] = [];
     for (const [i, a] of this.running.entries()) {
-      for (const b of this.running.slice(i + 1)) if (scopesOverlap(a.scope, b.scope)) out.push(`[shards] the running shards ${a.lease} and ${b.lease} overlap: one was not refused at start`);
+      for (const b of this.running.slice(i + 1))
+        if (scopesOverlap(a.scope, b.scope))
+          out.push(`[shards] the running shards ${a.lease} and ${b.lease} overlap: one was not refused at start`);
     }
     const report = shardOwnership(this.running, objects);
     for (const o of objects) {
       const owners = this.running.filter((s) => s.scope.selector.matches(o.labels)).map((s) => s.lease);
       const unowned = report.unowned.includes(o);
       const multiple = report.multiple.some(([m]) => m === o);
-      if (owners.length > 1) out.push(`[shards] ${o.name} (labels ${JSON.stringify(o.labels ?? {})}) is owned by ${owners.length} shards: ${owners.join(', ')}`);
-      else if (owners.length === 0 && !unowned) out.push(`[shards] ${o.name} (labels ${JSON.stringify(o.labels ?? {})}) has no shard and is not reported as unowned`);
-      else if (owners.length === 1 && (unowned || multiple)) out.push(`[shards] ${o.name} is owned by ${owners[0]} but reported as ${unowned ? 'unowned' : 'multiply owned'}`);
+      if (owners.length > 1)
+        out.push(
+          `[shards] ${o.name} (labels ${JSON.stringify(o.labels ?? {})}) is owned by ${owners.length} shards: ${owners.join(', ')}`,
+        );
+      else if (owners.length === 0 && !unowned)
+        out.push(
+          `[shards] ${o.name} (labels ${JSON.stringify(o.labels ?? {})}) has no shard and is not reported as unowned`,
+        );
+      else if (owners.length === 1 && (unowned || multiple))
+        out.push(
+          `[shards] ${o.name} is owned by ${owners[0]} but reported as ${unowned ? 'unowned' : 'multiply owned'}`,
+        );
     }
     return out;
   }

@@ -32,7 +32,13 @@ export class SimStore {
   public put(name: string, raw: unknown): void {
     const e = this.entries.get(name);
     if (e && JSON.stringify(e.raw) === JSON.stringify(raw)) return;
-    this.entries.set(name, { raw: deepFreeze(structuredClone(raw)), contentHash: sha256Hex(JSON.stringify(raw)), generation: (e?.generation ?? 0) + 1, version: (e?.version ?? 0) + 1, status: e?.status });
+    this.entries.set(name, {
+      raw: deepFreeze(structuredClone(raw)),
+      contentHash: sha256Hex(JSON.stringify(raw)),
+      generation: (e?.generation ?? 0) + 1,
+      version: (e?.version ?? 0) + 1,
+      status: e?.status,
+    });
     this.notify(name);
   }
 
@@ -61,7 +67,15 @@ export class SimStore {
     for (const sub of this.subscribers.values()) {
       const pending = sub.pending.splice(0);
       const events =
-        mode === 'drop' ? pending.slice(1) : mode === 'duplicate' ? pending.flatMap((n) => [n, n]) : mode === 'reorder' ? [...pending].reverse() : mode === 'coalesce' ? [...new Set(pending)] : pending;
+        mode === 'drop'
+          ? pending.slice(1)
+          : mode === 'duplicate'
+            ? pending.flatMap((n) => [n, n])
+            : mode === 'reorder'
+              ? [...pending].reverse()
+              : mode === 'coalesce'
+                ? [...new Set(pending)]
+                : pending;
       for (const n of events) sub.onChange(n);
     }
   }
@@ -123,7 +137,16 @@ export class SimStore {
   private record(name: string): ClusterRecord | undefined {
     const e = this.entries.get(name);
     if (!e) return undefined;
-    return { name, source: `clusters/${name}.yaml`, raw: e.raw, parseProblems: [], generation: e.generation, status: e.status && structuredClone(e.status), resourceVersion: String(e.version), contentHash: e.contentHash };
+    return {
+      name,
+      source: `clusters/${name}.yaml`,
+      raw: e.raw,
+      parseProblems: [],
+      generation: e.generation,
+      status: e.status && structuredClone(e.status),
+      resourceVersion: String(e.version),
+      contentHash: e.contentHash,
+    };
   }
 
   private notify(name: string): void {

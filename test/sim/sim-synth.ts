@@ -15,12 +15,22 @@ export const simSynthesizer: Synthesizer = async (cluster: WorkerCluster, opts) 
   const name = cluster.metadata.name;
   const template = {
     Resources: {
-      LaunchTemplate: { Type: 'AWS::EC2::LaunchTemplate', Properties: { LaunchTemplateData: { UserData: `#!/bin/sh\n# config ${config.checksum}\n` } } },
-      Group: { Type: 'AWS::AutoScaling::AutoScalingGroup', Properties: { MinSize: String(cluster.spec.pool.minSize), MaxSize: String(cluster.spec.pool.maxSize) } },
+      LaunchTemplate: {
+        Type: 'AWS::EC2::LaunchTemplate',
+        Properties: { LaunchTemplateData: { UserData: `#!/bin/sh\n# config ${config.checksum}\n` } },
+      },
+      Group: {
+        Type: 'AWS::AutoScaling::AutoScalingGroup',
+        Properties: { MinSize: String(cluster.spec.pool.minSize), MaxSize: String(cluster.spec.pool.maxSize) },
+      },
     },
     Outputs: { ConfigChecksum: { Value: config.checksum } },
   };
-  const asset: FileAsset = { sourcePath: `/nonexistent/${name}/${config.checksum}`, bucketName: configBucketName(cluster.spec.account, cluster.spec.region), objectKey: `${configKeyPrefix(name)}${config.checksum}.${config.extension}` };
+  const asset: FileAsset = {
+    sourcePath: `/nonexistent/${name}/${config.checksum}`,
+    bucketName: configBucketName(cluster.spec.account, cluster.spec.region),
+    objectKey: `${configKeyPrefix(name)}${config.checksum}.${config.extension}`,
+  };
   return { stackName: workerStackName(name), templateBody: JSON.stringify(template), assets: [asset], durationMs: 0 };
 };
 
@@ -44,7 +54,12 @@ export class SimPublisher implements AssetPublisher {
 /** The template an out-of-band change makes live: another checksum, as someone else's deploy would. */
 export function outOfBandTemplate(checksum: string): string {
   return JSON.stringify({
-    Resources: { LaunchTemplate: { Type: 'AWS::EC2::LaunchTemplate', Properties: { LaunchTemplateData: { UserData: `# config ${checksum}` } } } },
+    Resources: {
+      LaunchTemplate: {
+        Type: 'AWS::EC2::LaunchTemplate',
+        Properties: { LaunchTemplateData: { UserData: `# config ${checksum}` } },
+      },
+    },
     Outputs: { ConfigChecksum: { Value: checksum } },
   });
 }

@@ -46,10 +46,16 @@ export interface RawObject {
   spec: { cloudConfig: { values: Record<string, unknown> }; pool: Record<string, unknown> };
 }
 
-const EXAMPLE = parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'clusters', 'staging-us1.yaml'), 'utf8')) as RawObject;
+const EXAMPLE = parse(
+  fs.readFileSync(path.resolve(__dirname, '..', '..', 'clusters', 'staging-us1.yaml'), 'utf8'),
+) as RawObject;
 const RESYNC_MS = 60_000;
 const LEASE_MS = 15_000;
-const ROLLED_BACK = { logicalId: 'LaunchTemplate', resourceType: 'AWS::EC2::LaunchTemplate', reason: 'The image id does not exist (Service: Ec2, Status Code: 400)' };
+const ROLLED_BACK = {
+  logicalId: 'LaunchTemplate',
+  resourceType: 'AWS::EC2::LaunchTemplate',
+  reason: 'The image id does not exist (Service: Ec2, Status Code: 400)',
+};
 
 /**
  * One simulated world: the truth (fake CloudFormation behind SimAws, the SimStore), the daemon processes over it (one
@@ -99,7 +105,14 @@ export class SimWorld {
     this.invariants = new Invariants(this);
     this.store.onStatus = (name, status, pid) => this.invariants.onStatusWrite(name, status, pid);
     // sim-0 is the canary (of the rollout's waves, and of the `split` shards); the others are general.
-    for (const n of this.names) this.store.put(n, objectNamed(n, { ...(opts.rollout && n === 'sim-0' ? { wave: 'canary' } : {}), tier: n === 'sim-0' ? 'canary' : 'general' }));
+    for (const n of this.names)
+      this.store.put(
+        n,
+        objectNamed(n, {
+          ...(opts.rollout && n === 'sim-0' ? { wave: 'canary' } : {}),
+          tier: n === 'sim-0' ? 'canary' : 'general',
+        }),
+      );
     // Rolls take a few polls, as a small group's rolling update does.
     for (const n of this.names) this.aws.fake.setDefault(workerStackName(n), complete(2));
   }
@@ -136,7 +149,8 @@ export class SimWorld {
       this.steps++;
       this.invariants.afterStep();
     }
-    if (max >= 2000) this.invariants.fail(`[loop] no quiet point after ${max} calls: a reconcile loops without waiting`);
+    if (max >= 2000)
+      this.invariants.fail(`[loop] no quiet point after ${max} calls: a reconcile loops without waiting`);
   }
 
   /** Time passes: operations end, the leader renews its lease, delayed keys come due, the resync adds every object. */
@@ -236,7 +250,8 @@ export class SimWorld {
   public changeStack(i: number): void {
     const name = workerStackName(this.names[i]);
     const s = this.aws.truth(name);
-    if (s && /_COMPLETE$/.test(s.status) && s.status !== 'ROLLBACK_COMPLETE') this.aws.fake.changeOutOfBand(name, outOfBandTemplate('0'.repeat(63) + String(i)));
+    if (s && /_COMPLETE$/.test(s.status) && s.status !== 'ROLLBACK_COMPLETE')
+      this.aws.fake.changeOutOfBand(name, outOfBandTemplate('0'.repeat(63) + String(i)));
     this.aws.snapshot();
   }
 
@@ -272,7 +287,9 @@ export class SimWorld {
       const due = queueState(this.leader.queue).nextDue();
       await this.advance(Math.max(1, Math.min(POLL_MS, due - this.aws.clock.ms)));
     }
-    this.invariants.fail(`[liveness] not converged within ${maxPolls} polls after the faults stopped: ${this.invariants.describe()}`);
+    this.invariants.fail(
+      `[liveness] not converged within ${maxPolls} polls after the faults stopped: ${this.invariants.describe()}`,
+    );
   }
 
   /** Ends every process (their queue timers too). */
@@ -295,7 +312,10 @@ const POLICY = RolloutPolicySchema.parse({
   apiVersion: 'worker-stacks.io/v1alpha1',
   kind: 'WorkerRolloutPolicy',
   metadata: { name: 'sim' },
-  spec: { waves: [{ name: 'canary', selector: { matchLabels: { wave: 'canary' } }, maxConcurrent: 1 }], remainder: { maxConcurrent: 1 } },
+  spec: {
+    waves: [{ name: 'canary', selector: { matchLabels: { wave: 'canary' } }, maxConcurrent: 1 }],
+    remainder: { maxConcurrent: 1 },
+  },
 });
 
 /** Lets every promise continuation that is ready run (a macrotask turn comes after all microtasks). */

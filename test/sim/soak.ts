@@ -18,13 +18,19 @@ async function main(): Promise<void> {
   const seed = Number(arg('seed') ?? Date.now() % 2 ** 31);
   const path = arg('path');
   const started = process.hrtime.bigint();
-  const result = await fc.check(simProperty({ maxCommands: Number(arg('commands') ?? 25), replayPath: arg('replay-path') }), { seed, numRuns: runs, ...(path ? { path } : {}) });
+  const result = await fc.check(
+    simProperty({ maxCommands: Number(arg('commands') ?? 25), replayPath: arg('replay-path') }),
+    { seed, numRuns: runs, ...(path ? { path } : {}) },
+  );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  console.log(`seed ${seed}: ${STATS.schedules} schedules in ${seconds.toFixed(1)} s (${(STATS.schedules / seconds).toFixed(1)} schedules/s), ${STATS.steps} scheduler steps, ${STATS.reconciles} reconciles, ${STATS.checks} invariant checks`);
+  console.log(
+    `seed ${seed}: ${STATS.schedules} schedules in ${seconds.toFixed(1)} s (${(STATS.schedules / seconds).toFixed(1)} schedules/s), ${STATS.steps} scheduler steps, ${STATS.reconciles} reconciles, ${STATS.checks} invariant checks`,
+  );
   if (result.failed) {
     console.log(fc.defaultReportMessage(result));
     console.log(String((result.errorInstance as Error)?.message ?? result.errorInstance));
-    if (result.counterexample) console.log(`pin it (test/sim/regressions.test.ts):\n  ${pinSnippet(result.counterexample)}`);
+    if (result.counterexample)
+      console.log(`pin it (test/sim/regressions.test.ts):\n  ${pinSnippet(result.counterexample)}`);
     process.exitCode = 1;
   }
 }

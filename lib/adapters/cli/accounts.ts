@@ -9,10 +9,17 @@ import { DEFAULT_DEPLOYER_ROLE_NAME } from '../../core/naming';
  */
 export function assumeRoleFlags(c: Command): Command {
   return c
-    .option('--role-name <prefix>', "the deployer role's name in each account, before -<region>", DEFAULT_DEPLOYER_ROLE_NAME)
+    .option(
+      '--role-name <prefix>',
+      "the deployer role's name in each account, before -<region>",
+      DEFAULT_DEPLOYER_ROLE_NAME,
+    )
     .option('--external-id <id>', 'sts:ExternalId to pass when assuming the deployer roles')
     .option('--assume-role', "assume each cluster's account's deployer role for its calls (the default)")
-    .option('--no-assume-role', "call AWS with the usual credentials only (single-account mode); clusters of other accounts stall as AccountMismatch");
+    .option(
+      '--no-assume-role',
+      'call AWS with the usual credentials only (single-account mode); clusters of other accounts stall as AccountMismatch',
+    );
 }
 
 /** The parsed assumeRoleFlags. */

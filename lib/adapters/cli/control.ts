@@ -17,14 +17,20 @@ interface ControlOptions extends DirOptions {
  */
 export function registerControl(program: Command, io: Io, done: (code: number) => void): void {
   /** Runs `act` on the cluster's store when the cluster exists in it, then says `said` (exit 0); otherwise says so (exit 2). */
-  const onCluster = async (arg: string, opts: ControlOptions, act: (s: ClusterStore, cluster: string) => Promise<void>, said: string): Promise<void> => {
+  const onCluster = async (
+    arg: string,
+    opts: ControlOptions,
+    act: (s: ClusterStore, cluster: string) => Promise<void>,
+    said: string,
+  ): Promise<void> => {
     const { name: cluster, store } = clusterArgument(arg, storeOptions(opts, inputDirs(opts)));
     const opened = createStore(store);
     const s = opened.store;
     try {
       if (!(await s.get(cluster))) {
         io.err(`error: no cluster ${arg}; run worker-stacks status to see the names\n`);
-        done(EXIT.usage); return;
+        done(EXIT.usage);
+        return;
       }
       await act(s, cluster);
     } finally {
@@ -38,11 +44,22 @@ export function registerControl(program: Command, io: Io, done: (code: number) =
     ['resume', false],
   ] as const) {
     storeFlags(dirFlags(program.command(name)))
-      .description(paused ? 'stop every AWS write for a cluster (sets spec.paused: true)' : 'let the reconciler write again (removes spec.paused)')
+      .description(
+        paused
+          ? 'stop every AWS write for a cluster (sets spec.paused: true)'
+          : 'let the reconciler write again (removes spec.paused)',
+      )
       .argument('<cluster>', 'cluster name (metadata.name; namespace/name with --store kubernetes)')
       .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
       .action((arg: string, opts: ControlOptions) =>
-        onCluster(arg, opts, (s, cluster) => s.setPaused(cluster, paused), paused ? 'paused: the reconciler makes no AWS write for it until resumed' : 'resumed: the reconciler picks it up at once (a running daemon sees the edit)'),
+        onCluster(
+          arg,
+          opts,
+          (s, cluster) => s.setPaused(cluster, paused),
+          paused
+            ? 'paused: the reconciler makes no AWS write for it until resumed'
+            : 'resumed: the reconciler picks it up at once (a running daemon sees the edit)',
+        ),
       );
   }
   storeFlags(dirFlags(program.command('retry')))
@@ -50,6 +67,11 @@ export function registerControl(program: Command, io: Io, done: (code: number) =
     .argument('<cluster>', 'cluster name (metadata.name; namespace/name with --store kubernetes)')
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .action((arg: string, opts: ControlOptions) =>
-      onCluster(arg, opts, (s, cluster) => s.requestRetry(cluster, new Date().toISOString()), 'retry requested; the next reconcile tries the current inputs again (worker-stacks reconcile --once, or the daemon)'),
+      onCluster(
+        arg,
+        opts,
+        (s, cluster) => s.requestRetry(cluster, new Date().toISOString()),
+        'retry requested; the next reconcile tries the current inputs again (worker-stacks reconcile --once, or the daemon)',
+      ),
     );
 }

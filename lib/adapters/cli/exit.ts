@@ -9,9 +9,14 @@
  */
 
 /** Resolves once everything written to `stream` so far has been handed to the OS, or the stream can take no more. */
-export function drained(stream: NodeJS.WritableStream & { writableLength?: number; destroyed?: boolean; writable?: boolean }): Promise<void> {
+export function drained(
+  stream: NodeJS.WritableStream & { writableLength?: number; destroyed?: boolean; writable?: boolean },
+): Promise<void> {
   return new Promise((resolve) => {
-    if (stream.destroyed || !stream.writable) { resolve(); return; }
+    if (stream.destroyed || !stream.writable) {
+      resolve();
+      return;
+    }
     const done = () => {
       stream.off('error', done);
       resolve();

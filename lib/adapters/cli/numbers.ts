@@ -8,7 +8,9 @@ export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER): (value:
   return (value: string) => {
     const n = Number(value);
     if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
-      throw new InvalidArgumentError(`${JSON.stringify(value)} is not a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}.`);
+      throw new InvalidArgumentError(
+        `${JSON.stringify(value)} is not a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}.`,
+      );
     }
     return n;
   };

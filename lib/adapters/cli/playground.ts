@@ -11,19 +11,37 @@ import { wholeNumber } from './numbers';
 export function registerPlayground(program: Command, io: Io, done: (code: number) => void): void {
   program
     .command('playground')
-    .description("start moto, move the example clusters into it, bootstrap, run the daemon; Ctrl-C stops it all and removes the scratch directory")
+    .description(
+      'start moto, move the example clusters into it, bootstrap, run the daemon; Ctrl-C stops it all and removes the scratch directory',
+    )
     .option('--keep', 'keep the scratch directory (objects, status, daemon.log) when it stops')
-    .option('--steps <list>', `run these steps, comma-separated, then stop (no prompt; one JSON report per step on stdout): ${STEPS.join(',')}`)
-    .option('--in-progress-seconds <n>', 'how long each stack operation stays *_IN_PROGRESS in moto', wholeNumber(0, 600), 3)
+    .option(
+      '--steps <list>',
+      `run these steps, comma-separated, then stop (no prompt; one JSON report per step on stdout): ${STEPS.join(',')}`,
+    )
+    .option(
+      '--in-progress-seconds <n>',
+      'how long each stack operation stays *_IN_PROGRESS in moto',
+      wholeNumber(0, 600),
+      3,
+    )
     .option('--max-update-attempts <n>', "the daemon's --max-update-attempts", wholeNumber(1, 100), 2)
     .action(async (opts: PlaygroundFlags) => {
       const steps = opts.steps === undefined ? undefined : opts.steps.split(',').map((s) => s.trim());
       const unknown = steps?.filter((s) => !(STEPS as readonly string[]).includes(s));
       if (unknown?.length) {
         io.err(`error: --steps: unknown step ${unknown.join(', ')}; the steps are ${STEPS.join(', ')}\n`);
-        done(EXIT.usage); return;
+        done(EXIT.usage);
+        return;
       }
-      done(await playground(io, { keep: Boolean(opts.keep), steps: steps as StepName[] | undefined, inProgressSeconds: opts.inProgressSeconds, maxUpdateAttempts: opts.maxUpdateAttempts }));
+      done(
+        await playground(io, {
+          keep: Boolean(opts.keep),
+          steps: steps as StepName[] | undefined,
+          inProgressSeconds: opts.inProgressSeconds,
+          maxUpdateAttempts: opts.maxUpdateAttempts,
+        }),
+      );
     });
 }
 
@@ -67,8 +85,17 @@ async function playground(io: Io, opts: PlaygroundOptions): Promise<number> {
     });
     const s = session;
     if (opts.steps) {
-      report({ step: 'start', dir: s.dir, endpoint: s.moto.endpoint, opsUrl: s.opsUrl, pids: { moto: s.moto.pid, daemon: s.daemonPid } });
-      await Promise.race([runSteps(s, opts.steps, report, { progress: say }), stopped.then(() => Promise.reject(new WorkerStacksError('interrupted')))]);
+      report({
+        step: 'start',
+        dir: s.dir,
+        endpoint: s.moto.endpoint,
+        opsUrl: s.opsUrl,
+        pids: { moto: s.moto.pid, daemon: s.daemonPid },
+      });
+      await Promise.race([
+        runSteps(s, opts.steps, report, { progress: say }),
+        stopped.then(() => Promise.reject(new WorkerStacksError('interrupted'))),
+      ]);
       return EXIT.ok;
     }
     say('waiting for every cluster to be Ready (create change sets, executed, watched by the daemon) ...');

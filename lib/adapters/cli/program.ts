@@ -38,18 +38,31 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
   dirFlags(program.command('validate'))
     .description('check every cluster object; print every problem (file: field path: rule); exit 1 if any')
     .option('-o, --output <format>', 'text or json', 'text')
-    .action((opts: DirOptions & { readonly output: string }) => done(validateCommand(inputDirs(opts), io, { output: opts.output })));
+    .action((opts: DirOptions & { readonly output: string }) =>
+      done(validateCommand(inputDirs(opts), io, { output: opts.output })),
+    );
   dirFlags(program.command('render'))
     .description('print the big node config of one cluster (stdout, exact stored bytes) and its checksum (stderr)')
     .argument('<cluster>', 'cluster name (metadata.name)')
     .option('--user-data', 'print the small user data instead')
-    .action((name: string, opts: DirOptions & { readonly userData?: boolean }) => done(renderCommand(inputDirs(opts), name, io, { userData: Boolean(opts.userData) })));
+    .action((name: string, opts: DirOptions & { readonly userData?: boolean }) =>
+      done(renderCommand(inputDirs(opts), name, io, { userData: Boolean(opts.userData) })),
+    );
   program
     .command('schema')
     .description('print the JSON Schema of the WorkerCluster object (or, with --markdown, the README field reference)')
     .option('--markdown', 'the field reference table instead')
     .action((opts: { readonly markdown?: boolean }) => done(schemaCommand(io, { markdown: Boolean(opts.markdown) })));
-  const commands: readonly Register[] = [registerReconcile, registerStatus, registerControl, registerBootstrap, registerReview, registerPlayground, registerRollout, registerKube];
+  const commands: readonly Register[] = [
+    registerReconcile,
+    registerStatus,
+    registerControl,
+    registerBootstrap,
+    registerReview,
+    registerPlayground,
+    registerRollout,
+    registerKube,
+  ];
   for (const register of commands) register(program, io, done);
 
   try {

@@ -25,8 +25,18 @@ export function awsFlags(c: Command): Command {
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .option('--s3-force-path-style', 'path-style S3 URLs, for emulators (env WORKER_STACKS_S3_FORCE_PATH_STYLE=true)')
     .option('--poll-seconds <n>', 'seconds between CloudFormation polls while waiting', wholeNumber(1, 3600), 5)
-    .option('--wait-timeout-minutes <n>', '--once: how long to keep watching stacks in progress before exiting', wholeNumber(1, 24 * 60), 30)
-    .option('--max-update-attempts <n>', 'executions of the same failing inputs before the cluster stalls (until its inputs change or `worker-stacks retry`)', wholeNumber(1, 100), 2)
+    .option(
+      '--wait-timeout-minutes <n>',
+      '--once: how long to keep watching stacks in progress before exiting',
+      wholeNumber(1, 24 * 60),
+      30,
+    )
+    .option(
+      '--max-update-attempts <n>',
+      'executions of the same failing inputs before the cluster stalls (until its inputs change or `worker-stacks retry`)',
+      wholeNumber(1, 100),
+      2,
+    )
     .option('--drift <mode>', 'a live stack changed out of band: repair (re-apply the object) or report', 'repair');
 }
 
@@ -109,7 +119,9 @@ interface ReconcileOptions extends WiringFlagOptions, LeaderFlagValues {
 const SETTLED = new Set(['unchanged', 'applied', 'no-changes', 'dry-run', 'paused', 'held', 'deleted']);
 /** Where the ops endpoints listen by default: every interface in a container (probes come from the kubelet), loopback on a workstation. */
 export function defaultBind(env: NodeJS.ProcessEnv = process.env): string {
-  return env.KUBERNETES_SERVICE_HOST || fs.existsSync('/.dockerenv') || fs.existsSync('/run/.containerenv') ? '0.0.0.0' : '127.0.0.1';
+  return env.KUBERNETES_SERVICE_HOST || fs.existsSync('/.dockerenv') || fs.existsSync('/run/.containerenv')
+    ? '0.0.0.0'
+    : '127.0.0.1';
 }
 
 /** `worker-stacks reconcile`: one pass (--once), or the daemon (--watch). */
@@ -121,31 +133,50 @@ export function registerReconcile(program: Command, io: Io, done: (code: number)
     .option('--dry-run', 'say what would happen per cluster; touch nothing')
     .option('--cluster <name...>', 'only these clusters')
     .option('--concurrency <n>', 'worker stacks in progress at the same time, fleet-wide', wholeNumber(1, 1000), 4)
-    .option('--workers <n>', 'reconciles running at the same time (none of them waits on a stack)', wholeNumber(1, 64), 4)
+    .option(
+      '--workers <n>',
+      'reconciles running at the same time (none of them waits on a stack)',
+      wholeNumber(1, 64),
+      4,
+    )
     .option('--bind <address>', 'address of the ops endpoints (default 0.0.0.0 in a container, 127.0.0.1 elsewhere)')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .option('--resync-minutes <n>', 'full pass interval in --watch mode', wholeNumber(1, 24 * 60), 10)
-    .option('--grace-seconds <n>', 'on SIGTERM, how long work in hand may take to write its status (--watch)', wholeNumber(0, 600), 20)
+    .option(
+      '--grace-seconds <n>',
+      'on SIGTERM, how long work in hand may take to write its status (--watch)',
+      wholeNumber(0, 600),
+      20,
+    )
     .option('--port <n>', 'serve /healthz, /readyz and /metrics on <bind>:<n> (--watch)', wholeNumber(1, 65535))
-    .option('--synth-threads <n>', 'worker threads that synthesize stacks (0: in the main thread)', wholeNumber(0, 64), Math.min(2, os.availableParallelism()))
+    .option(
+      '--synth-threads <n>',
+      'worker threads that synthesize stacks (0: in the main thread)',
+      wholeNumber(0, 64),
+      Math.min(2, os.availableParallelism()),
+    )
     .option('--no-nag', 'skip cdk-nag during synthesis')
     .action(async (opts: ReconcileOptions) => {
       if (Boolean(opts.once) === Boolean(opts.watch)) {
         io.err('error: give exactly one of --once and --watch\n');
-        done(EXIT.usage); return;
+        done(EXIT.usage);
+        return;
       }
       if (opts.drift !== 'repair' && opts.drift !== 'report') {
         io.err(`error: --drift ${opts.drift}: give repair or report\n`);
-        done(EXIT.usage); return;
+        done(EXIT.usage);
+        return;
       }
       if (!['debug', 'info', 'warn', 'error'].includes(opts.logLevel)) {
         io.err(`error: --log-level ${opts.logLevel}: give debug, info, warn or error\n`);
-        done(EXIT.usage); return;
+        done(EXIT.usage);
+        return;
       }
       const abort = new AbortController();
       const synthPool = opts.synthThreads > 0 ? new SynthPool({ size: opts.synthThreads }) : undefined;
       try {
-        done(await reconcile(opts, io, abort, synthPool)); return;
+        done(await reconcile(opts, io, abort, synthPool));
+        return;
       } finally {
         await synthPool?.close();
       }
@@ -153,7 +184,12 @@ export function registerReconcile(program: Command, io: Io, done: (code: number)
 }
 
 /** One pass (--once) or the daemon (--watch); returns the exit code. */
-async function reconcile(opts: ReconcileOptions, io: Io, abort: AbortController, synthPool: SynthPool | undefined): Promise<number> {
+async function reconcile(
+  opts: ReconcileOptions,
+  io: Io,
+  abort: AbortController,
+  synthPool: SynthPool | undefined,
+): Promise<number> {
   const wiring = wiringFrom(opts, abort.signal);
   const created = createDeps({ ...wiring, synthPool }).deps;
   const leadership = leadershipFor(opts, wiring.store, created, created.log);
@@ -165,7 +201,13 @@ async function reconcile(opts: ReconcileOptions, io: Io, abort: AbortController,
   }
 }
 
-async function reconcileWith(deps: ReconcilerDeps, opts: ReconcileOptions, io: Io, abort: AbortController, elector?: LeaderElector): Promise<number> {
+async function reconcileWith(
+  deps: ReconcilerDeps,
+  opts: ReconcileOptions,
+  io: Io,
+  abort: AbortController,
+  elector?: LeaderElector,
+): Promise<number> {
   const metrics = new ReconcilerMetrics();
   // Watch health and shard ownership (lib/platform/kube/kube-health.ts), on the same registry.
   registerKubeMetrics(metrics.registry);
@@ -182,13 +224,27 @@ async function reconcileWith(deps: ReconcilerDeps, opts: ReconcileOptions, io: I
   }
 }
 
-async function runWith(deps: ReconcilerDeps, opts: ReconcileOptions, io: Io, abort: AbortController, policies: RolloutPolicySource, metrics: ReconcilerMetrics, elector?: LeaderElector): Promise<number> {
+async function runWith(
+  deps: ReconcilerDeps,
+  opts: ReconcileOptions,
+  io: Io,
+  abort: AbortController,
+  policies: RolloutPolicySource,
+  metrics: ReconcilerMetrics,
+  elector?: LeaderElector,
+): Promise<number> {
   const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics, policies });
   const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
   if (opts.once) {
     // Stacks in progress are looked at again every poll until they settle or the wait timeout passes: no waiter per stack.
     const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-    const outcomes = await controller.runUntilSettled({ names: only, deadlineMs: deps.waitTimeoutMs, sleep, now: Date.now, shouldStop: () => abort.signal.aborted });
+    const outcomes = await controller.runUntilSettled({
+      names: only,
+      deadlineMs: deps.waitTimeoutMs,
+      sleep,
+      now: Date.now,
+      shouldStop: () => abort.signal.aborted,
+    });
     await deps.events?.flush?.();
     for (const [name, o] of [...outcomes].sort()) io.out(`${name}\t${o.result}${o.message ? `\t${o.message}` : ''}\n`);
     // Anything not settled (failed, stalled, invalid, in backoff, still waiting) makes a scripted --once fail.
@@ -202,7 +258,12 @@ async function runWith(deps: ReconcilerDeps, opts: ReconcileOptions, io: Io, abo
   // Readiness never depends on leadership: a follower that reaches the API server is ready (to take over).
   const isReady = () => (elector ? elector.reachable : ready) && !abort.signal.aborted;
   const server = opts.port ? await startOpsServer(opts.port, metrics, isReady, opts.bind ?? defaultBind()) : undefined;
-  const daemonOpts = { resyncMs: opts.resyncMinutes * 60_000, graceMs: opts.graceSeconds * 1000, workers: opts.workers, onPass: () => (ready = true) };
+  const daemonOpts = {
+    resyncMs: opts.resyncMinutes * 60_000,
+    graceMs: opts.graceSeconds * 1000,
+    workers: opts.workers,
+    onPass: () => (ready = true),
+  };
   // The command runs until SIGTERM, whatever runs underneath: without --port, a follower waiting on its Lease runs no
   // daemon (whose resync timer holds the loop while it runs) and watches hold nothing, so this holds the process.
   const keepAlive = setInterval(() => undefined, 2 ** 30);

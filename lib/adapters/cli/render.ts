@@ -18,7 +18,9 @@ export interface RenderOptions {
 export function renderCommand(dirs: InputDirs, name: string, io: Io, opts: RenderOptions = {}): number {
   const file = clusterFiles(dirs.clustersDir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name);
   if (!file) {
-    io.err(`error: no cluster object ${name} in ${dirs.clustersDir}\n  fix: run \`worker-stacks validate\` to list the clusters\n`);
+    io.err(
+      `error: no cluster object ${name} in ${dirs.clustersDir}\n  fix: run \`worker-stacks validate\` to list the clusters\n`,
+    );
     return EXIT.usage;
   }
   const { cluster, problems } = loadClusterFile(file, loadOptions(dirs));
@@ -36,7 +38,13 @@ export function renderCommand(dirs: InputDirs, name: string, io: Io, opts: Rende
   const config = rendered.config;
   const key = `${configKeyPrefix(name)}${config.checksum}.${config.extension}`;
   if (opts.userData) {
-    io.out(renderUserData({ format: config.format, checksum: config.checksum, source: `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${key}` }));
+    io.out(
+      renderUserData({
+        format: config.format,
+        checksum: config.checksum,
+        source: `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${key}`,
+      }),
+    );
   } else {
     io.out(config.bytes.toString('utf8'));
   }

@@ -37,15 +37,30 @@ export interface ReviewCommandOptions {
 /** `worker-stacks review --base <ref>`: what a change does to each cluster, offline. */
 export function registerReview(program: Command, io: Io, done: (code: number) => void): void {
   dirFlags(program.command('review'))
-    .description('show what the working tree changes in each worker stack since a git revision: template diff, verdict (rolls nodes?), node config diff; offline')
+    .description(
+      'show what the working tree changes in each worker stack since a git revision: template diff, verdict (rolls nodes?), node config diff; offline',
+    )
     .requiredOption('--base <ref>', 'git revision to compare with (branch, tag or commit, e.g. origin/main)')
     .option('--cluster <name>', 'only this cluster (its name at base or head)')
-    .addOption(new Option('--format <format>', 'output format').choices(['terminal', 'markdown', 'json']).default('terminal'))
     .addOption(
-      new Option('--fail-on <what>', 'exit 1 when any cluster changes (change), or replaces running nodes: rolls them, is renamed or is fixed (roll); an object invalid at head always exits 1').choices(['change', 'roll']),
+      new Option('--format <format>', 'output format').choices(['terminal', 'markdown', 'json']).default('terminal'),
     )
-    .option('--max-bytes <n>', `markdown: never more than this many bytes (a pull-request comment takes 65,536); what does not fit is left out and said`, wholeNumber(MIN_MAX_BYTES), DEFAULT_MAX_BYTES)
-    .option('--repo <dir>', 'the worker-stacks project (a git working tree) to review; relative --clusters/--templates are inside it (default: the current directory)')
+    .addOption(
+      new Option(
+        '--fail-on <what>',
+        'exit 1 when any cluster changes (change), or replaces running nodes: rolls them, is renamed or is fixed (roll); an object invalid at head always exits 1',
+      ).choices(['change', 'roll']),
+    )
+    .option(
+      '--max-bytes <n>',
+      `markdown: never more than this many bytes (a pull-request comment takes 65,536); what does not fit is left out and said`,
+      wholeNumber(MIN_MAX_BYTES),
+      DEFAULT_MAX_BYTES,
+    )
+    .option(
+      '--repo <dir>',
+      'the worker-stacks project (a git working tree) to review; relative --clusters/--templates are inside it (default: the current directory)',
+    )
     .option('--color', 'colour the terminal format even when stdout is no TTY')
     .option('--no-color', 'never colour the terminal format (as NO_COLOR=1 does)')
     .action(async (opts: ReviewCommandOptions) => done(await reviewCommand(opts, io)));
@@ -58,13 +73,29 @@ export async function reviewCommand(opts: ReviewCommandOptions, io: Io): Promise
     // Both sides are read inside the project, so a relative directory means one of the project's.
     const relativeTo = opts.repo === undefined ? process.cwd() : projectDir;
     const inputs: InputOverrides = {
-      clusters: insideProject(projectDir, relativeTo, opts.clusters ?? process.env.WORKER_STACKS_CLUSTERS, '--clusters'),
-      templates: insideProject(projectDir, relativeTo, opts.templates ?? process.env.WORKER_STACKS_TEMPLATES, '--templates'),
+      clusters: insideProject(
+        projectDir,
+        relativeTo,
+        opts.clusters ?? process.env.WORKER_STACKS_CLUSTERS,
+        '--clusters',
+      ),
+      templates: insideProject(
+        projectDir,
+        relativeTo,
+        opts.templates ?? process.env.WORKER_STACKS_TEMPLATES,
+        '--templates',
+      ),
     };
     const result = await review({ projectDir, base: opts.base, cluster: opts.cluster, inputs });
     const format = opts.format ?? 'terminal';
     const color = opts.color ?? (io === processIo && process.stdout.isTTY && !process.env.NO_COLOR);
-    io.out(format === 'json' ? formatJson(result) : format === 'markdown' ? formatMarkdown(result, { maxBytes: opts.maxBytes }) : formatTerminal(result, { color }));
+    io.out(
+      format === 'json'
+        ? formatJson(result)
+        : format === 'markdown'
+          ? formatMarkdown(result, { maxBytes: opts.maxBytes })
+          : formatTerminal(result, { color }),
+    );
     return reviewExitCode(result, opts.failOn);
   } catch (e) {
     if (e instanceof WorkerStacksError) {
@@ -76,12 +107,17 @@ export async function reviewCommand(opts: ReviewCommandOptions, io: Io): Promise
 }
 
 /** A directory flag, as a path inside the project: both revisions read their own copy of it. */
-function insideProject(projectDir: string, relativeTo: string, dir: string | undefined, flag: string): string | undefined {
+function insideProject(
+  projectDir: string,
+  relativeTo: string,
+  dir: string | undefined,
+  flag: string,
+): string | undefined {
   if (dir === undefined) return undefined;
   const rel = path.relative(projectDir, path.resolve(relativeTo, dir));
   if (rel.startsWith('..') || path.isAbsolute(rel)) {
     throw new ReviewError(`${flag} ${dir} is outside the project ${projectDir}`, {
-      hint: 'review reads each revision\'s own copy of the directory, so it must be inside the project (under git)',
+      hint: "review reads each revision's own copy of the directory, so it must be inside the project (under git)",
     });
   }
   return rel;

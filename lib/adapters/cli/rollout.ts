@@ -21,7 +21,11 @@ interface RolloutStatusOptions extends DirOptions {
  * policies are those of the store --store names (files beside the clusters, or WorkerRolloutPolicy objects).
  */
 export function registerRollout(program: Command, io: Io, done: (code: number) => void): void {
-  const rollout = program.command('rollout').description('fleet rollouts in waves: status, pause, resume (WorkerRolloutPolicy objects: <clusters>/rollout-policies/, or custom resources)');
+  const rollout = program
+    .command('rollout')
+    .description(
+      'fleet rollouts in waves: status, pause, resume (WorkerRolloutPolicy objects: <clusters>/rollout-policies/, or custom resources)',
+    );
   storeFlags(dirFlags(rollout.command('status')))
     .description('per policy and wave: settled / rolling / waiting / halted, with the clusters and why (reads only)')
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
@@ -33,7 +37,14 @@ export function registerRollout(program: Command, io: Io, done: (code: number) =
       const store = opened.store;
       const policies = createPolicySource(where);
       try {
-        const coordinator = new RolloutCoordinator({ store, policies, stackOf: (r) => Promise.resolve(recordedStack(r)), templatesDir: dirs.templatesDir, code: 'cli', now: () => new Date() });
+        const coordinator = new RolloutCoordinator({
+          store,
+          policies,
+          stackOf: (r) => Promise.resolve(recordedStack(r)),
+          templatesDir: dirs.templatesDir,
+          code: 'cli',
+          now: () => new Date(),
+        });
         const report = rolloutReport(await coordinator.snapshot(true), new Date());
         io.out(opts.output === 'json' ? `${JSON.stringify(report, undefined, 2)}\n` : formatRolloutReport(report));
         done(report.problems.length ? EXIT.invalid : EXIT.ok);
@@ -47,7 +58,11 @@ export function registerRollout(program: Command, io: Io, done: (code: number) =
     ['resume', false],
   ] as const) {
     storeFlags(dirFlags(rollout.command(name)))
-      .description(paused ? 'stop starting rolls of a policy’s clusters (sets spec.paused; rolls under way finish)' : 'let the policy’s rolls start again (removes spec.paused)')
+      .description(
+        paused
+          ? 'stop starting rolls of a policy’s clusters (sets spec.paused; rolls under way finish)'
+          : 'let the policy’s rolls start again (removes spec.paused)',
+      )
       .argument('<policy>', 'policy name (metadata.name; namespace/name with --store kubernetes)')
       .action(async (arg: string, opts: DirOptions) => {
         const { name: policy, store } = clusterArgument(arg, storeOptions(opts, inputDirs(opts)), 'a policy');
@@ -57,11 +72,16 @@ export function registerRollout(program: Command, io: Io, done: (code: number) =
         } catch (e) {
           if (!(e instanceof WorkerStacksError)) throw e;
           io.err(`error: ${e.message}\n`);
-          done(EXIT.usage); return;
+          done(EXIT.usage);
+          return;
         } finally {
           source.close?.();
         }
-        io.out(paused ? `rollout policy ${arg}: paused; no roll of its clusters starts (rolls under way finish)\n` : `rollout policy ${arg}: resumed; held rolls start as the waves allow (a running daemon sees the edit at once)\n`);
+        io.out(
+          paused
+            ? `rollout policy ${arg}: paused; no roll of its clusters starts (rolls under way finish)\n`
+            : `rollout policy ${arg}: resumed; held rolls start as the waves allow (a running daemon sees the edit at once)\n`,
+        );
         done(EXIT.ok);
       });
   }

@@ -22,7 +22,8 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
     .action(async (opts: StatusOptions) => {
       if (opts.output !== 'table' && opts.output !== 'json') {
         io.err(`error: -o ${opts.output}: give table or json\n`);
-        done(EXIT.usage); return;
+        done(EXIT.usage);
+        return;
       }
       const dirs = inputDirs(opts);
       const rows = await statusRows(dirs.clustersDir, dirs.templatesDir, opts.stateDir, storeOptions(opts, dirs));
@@ -30,20 +31,51 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
       const code = rows.some((r) => r.unreadable) ? EXIT.invalid : EXIT.ok;
       if (opts.output === 'json') {
         io.out(JSON.stringify({ clusters: rows }, undefined, 2) + '\n');
-        done(code); return;
+        done(code);
+        return;
       }
       const short = (s?: string) => (s ? s.slice(0, 12) : '-');
       const now = Date.now();
       const table = [
         ['ACCOUNT/REGION', 'CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE'],
-        ...rows.map((r) => [statusGroup(r), r.cluster, `${r.observedGeneration ?? '-'}/${r.generation}`, short(r.desiredChecksum), short(r.liveChecksum), r.inSync ? 'yes' : 'no', r.stackStatus ?? '-', r.paused ? `${r.ready} (paused)` : r.ready, r.reason ?? '-', age(r.since, now)]),
+        ...rows.map((r) => [
+          statusGroup(r),
+          r.cluster,
+          `${r.observedGeneration ?? '-'}/${r.generation}`,
+          short(r.desiredChecksum),
+          short(r.liveChecksum),
+          r.inSync ? 'yes' : 'no',
+          r.stackStatus ?? '-',
+          r.paused ? `${r.ready} (paused)` : r.ready,
+          r.reason ?? '-',
+          age(r.since, now),
+        ]),
       ];
       const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
-      for (const row of table) io.out(row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd() + '\n');
+      for (const row of table)
+        io.out(
+          row
+            .map((c, i) => c.padEnd(widths[i]))
+            .join('  ')
+            .trimEnd() + '\n',
+        );
       // What a pager needs: why each cluster that is not settled is where it is.
-      for (const r of rows.filter((x) => opts.wide || x.unreadable || x.reason !== 'UpToDate' && x.reason !== 'StackCreated' && x.reason !== 'StackUpdated' && x.reason !== 'Idle')) {
+      for (const r of rows.filter(
+        (x) =>
+          opts.wide ||
+          x.unreadable ||
+          (x.reason !== 'UpToDate' &&
+            x.reason !== 'StackCreated' &&
+            x.reason !== 'StackUpdated' &&
+            x.reason !== 'Idle'),
+      )) {
         if (!r.message && !opts.wide) continue;
-        const extra = [opts.wide && r.rolls ? `rolls ${r.rolls}` : '', r.failures ? `failures ${r.failures}` : '', r.retryAfter ? `next retry ${r.retryAfter}` : '', r.lastConfigChange ? `last config change ${r.lastConfigChangeTime ?? ''}: ${r.lastConfigChange}` : ''].filter(Boolean);
+        const extra = [
+          opts.wide && r.rolls ? `rolls ${r.rolls}` : '',
+          r.failures ? `failures ${r.failures}` : '',
+          r.retryAfter ? `next retry ${r.retryAfter}` : '',
+          r.lastConfigChange ? `last config change ${r.lastConfigChangeTime ?? ''}: ${r.lastConfigChange}` : '',
+        ].filter(Boolean);
         io.out(`${r.cluster}: ${r.message ?? '-'}${extra.length ? ` (${extra.join('; ')})` : ''}\n`);
       }
       done(code);
@@ -54,5 +86,11 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
 function age(since: string | undefined, now: number): string {
   if (!since) return '-';
   const s = Math.max(0, Math.round((now - Date.parse(since)) / 1000));
-  return s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : s < 172800 ? `${Math.round(s / 3600)}h` : `${Math.round(s / 86400)}d`;
+  return s < 120
+    ? `${s}s`
+    : s < 7200
+      ? `${Math.round(s / 60)}m`
+      : s < 172800
+        ? `${Math.round(s / 3600)}h`
+        : `${Math.round(s / 86400)}d`;
 }

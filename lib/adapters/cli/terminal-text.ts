@@ -17,7 +17,16 @@ export function terminalText(text: string): string {
 }
 
 function escapeChar(c: string): string {
-  const named: Record<string, string> = { '\r': '\\r', '\x1b': '\\x1b', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\0': '\\0' };
+  const named: Record<string, string> = {
+    '\r': '\\r',
+    '\x1b': '\\x1b',
+    '\b': '\\b',
+    '\f': '\\f',
+    '\v': '\\v',
+    '\0': '\\0',
+  };
   const code = c.charCodeAt(0);
-  return named[c] ?? (code < 0x80 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
+  return (
+    named[c] ?? (code < 0x80 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`)
+  );
 }

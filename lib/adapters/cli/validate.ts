@@ -22,11 +22,15 @@ export function validateCommand(dirs: InputDirs, io: Io, opts: ValidateOptions =
     return EXIT.usage;
   }
   if (!fs.existsSync(dirs.clustersDir)) {
-    io.err(`error: cluster directory ${dirs.clustersDir} does not exist\n  fix: run from the repository root or pass --clusters <dir>\n`);
+    io.err(
+      `error: cluster directory ${dirs.clustersDir} does not exist\n  fix: run from the repository root or pass --clusters <dir>\n`,
+    );
     return EXIT.usage;
   }
   if (!fs.statSync(dirs.clustersDir).isDirectory()) {
-    io.err(`error: ${dirs.clustersDir} is not a directory\n  fix: pass the directory that holds the cluster files to --clusters <dir>\n`);
+    io.err(
+      `error: ${dirs.clustersDir} is not a directory\n  fix: pass the directory that holds the cluster files to --clusters <dir>\n`,
+    );
     return EXIT.usage;
   }
   const loaded = loadClusters(dirs.clustersDir, loadOptions(dirs));
@@ -44,7 +48,9 @@ export function validateCommand(dirs: InputDirs, io: Io, opts: ValidateOptions =
   } else {
     for (const p of problems) io.err(`${formatProblem(p)}\n`);
     const bad = new Set(problems.map((p) => p.file)).size;
-    io.out(`${clusters.length} cluster object${clusters.length === 1 ? '' : 's'} valid${bad ? `, ${bad} invalid` : ''}\n`);
+    io.out(
+      `${clusters.length} cluster object${clusters.length === 1 ? '' : 's'} valid${bad ? `, ${bad} invalid` : ''}\n`,
+    );
   }
   return problems.length ? EXIT.invalid : EXIT.ok;
 }

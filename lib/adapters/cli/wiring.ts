@@ -16,7 +16,14 @@ import { createStore, fileStore, StoreOptions } from '../stores/registry';
 import { DEFAULT_BACKOFF } from '../../engines/reconciler/runtime/backoff';
 import { DerivedCache } from '../../model/cluster/derived-cache';
 import { SynthPool } from '../../engines/synthesis/synth-pool';
-import { DEFAULT_MAX_UPDATE_ATTEMPTS, DEFAULT_POLL_MS, DriftPolicy, Logger, ReconcilerDeps, RegionClients } from '../../engines/reconciler/workflow/context';
+import {
+  DEFAULT_MAX_UPDATE_ATTEMPTS,
+  DEFAULT_POLL_MS,
+  DriftPolicy,
+  Logger,
+  ReconcilerDeps,
+  RegionClients,
+} from '../../engines/reconciler/workflow/context';
 import { codeVersion } from '../../engines/reconciler/runtime/code-version';
 import { codeFingerprint } from '../../engines/reconciler/workflow/fingerprint';
 
@@ -64,7 +71,10 @@ export interface AssumeRoleWiring {
 }
 
 export function createLogger(dest: NodeJS.WritableStream = process.stderr, level = 'info'): Logger {
-  return pino({ level, base: { app: 'worker-stacks' }, timestamp: pino.stdTimeFunctions.isoTime }, dest as pino.DestinationStream);
+  return pino(
+    { level, base: { app: 'worker-stacks' }, timestamp: pino.stdTimeFunctions.isoTime },
+    dest as pino.DestinationStream,
+  );
 }
 
 /** Wires the real parts: the file store, the AWS SDK (usual credential chain, AWS_ENDPOINT_URL*), pino. */
@@ -78,7 +88,7 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
   const poll = opts.pollSeconds ?? DEFAULT_POLL_MS / 1000;
   const stsRegion = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
   const own = new StsIdentity(awsClients({ region: stsRegion }).sts);
-  const assume = opts.assumeRole === false ? undefined : opts.assumeRole ?? {};
+  const assume = opts.assumeRole === false ? undefined : (opts.assumeRole ?? {});
   const managementSts = new Map<string, STSClient>();
   const deployer = assume
     ? new DeployerCredentials({
@@ -100,7 +110,12 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
       const clients = awsClients({
         region,
         s3ForcePathStyle: opts.s3ForcePathStyle,
-        ...(deployer && account ? { credentials: deployer.provider(account, region), onExpiredSession: () => deployer.invalidate(account, region) } : {}),
+        ...(deployer && account
+          ? {
+              credentials: deployer.provider(account, region),
+              onExpiredSession: () => deployer.invalidate(account, region),
+            }
+          : {}),
       });
       c = {
         cfn: new SdkCloudFormation({
@@ -143,7 +158,13 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     events: opened.events,
     synthesizer: synthPool ? (cluster, o) => synthPool.synthesize(cluster, o) : undefined,
   };
-  return { deps, store, closeStore: () => { opened.close(); } };
+  return {
+    deps,
+    store,
+    closeStore: () => {
+      opened.close();
+    },
+  };
 }
 
 let workDir: string | undefined;
@@ -170,7 +191,11 @@ function processWorkDir(): string {
  * A fresh work dir named after this process. Dirs of processes of the same user that are gone (killed before their
  * exit handler ran) are removed first: /dev/shm is memory, and nothing else cleans it before a reboot.
  */
-export function createWorkDir(parent: string, pid = process.pid, uid: number | string = process.getuid?.() ?? 'u'): string {
+export function createWorkDir(
+  parent: string,
+  pid = process.pid,
+  uid: number | string = process.getuid?.() ?? 'u',
+): string {
   const prefix = `worker-stacks-${uid}-`;
   for (const name of safeReaddir(parent)) {
     const owner = new RegExp(`^${prefix}(\\d+)-`).exec(name)?.[1];

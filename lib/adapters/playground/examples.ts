@@ -54,7 +54,10 @@ export function wantedIds(examples: readonly Example[]): Record<string, RegionWa
     if (!(vpcId in w.vpcs)) w.vpcs[vpcId] = { subnets: [], securityGroups: [] };
     const vpc = w.vpcs[vpcId];
     const zones = list(net.availabilityZones).map(String);
-    const subnet = (id: unknown, i: number) => typeof id === 'string' && !vpc.subnets.some((s) => s.id === id) && vpc.subnets.push({ id, az: zones[i % zones.length] });
+    const subnet = (id: unknown, i: number) =>
+      typeof id === 'string' &&
+      !vpc.subnets.some((s) => s.id === id) &&
+      vpc.subnets.push({ id, az: zones[i % zones.length] });
     list(net.subnetIds).forEach(subnet);
     // Load balancer subnets are in the same VPC; their zones are the cluster's, in turn.
     list(asRecord(spec.loadBalancer).subnetIds).forEach(subnet);
@@ -86,7 +89,11 @@ export function rewriteExample(example: Example, ids: Readonly<Partial<Record<st
       const id = ids[v];
       if (id !== undefined) node.value = id;
       else if (account && v === account) node.value = MOTO_ACCOUNT;
-      else if (account && v.startsWith('arn:')) node.value = v.split(':').map((part, i) => (i === 4 && part === account ? MOTO_ACCOUNT : part)).join(':');
+      else if (account && v.startsWith('arn:'))
+        node.value = v
+          .split(':')
+          .map((part, i) => (i === 4 && part === account ? MOTO_ACCOUNT : part))
+          .join(':');
     },
   });
   return doc.toString({ lineWidth: 0 });

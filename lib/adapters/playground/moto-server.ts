@@ -46,10 +46,19 @@ export function freePort(): Promise<number> {
 
 /** Checks that python has moto at the pinned version, with its server extras; throws what to install otherwise. */
 export function checkMoto(python = 'python3'): void {
-  const probe = spawnSync(python, ['-c', 'import moto, moto.server, boto3, flask; print(moto.__version__)'], { encoding: 'utf8' });
-  if (probe.error) throw new WorkerStacksError(`${python} could not be run (${probe.error.message})`, { hint: `install Python 3 and then ${INSTALL}` });
-  if (probe.status !== 0) throw new WorkerStacksError(`moto is not installed for ${python} (${probe.stderr.trim().split('\n').pop()})`, { hint: INSTALL });
-  if (probe.stdout.trim() !== MOTO_VERSION) throw new WorkerStacksError(`moto is at ${probe.stdout.trim()}, not the pinned ${MOTO_VERSION}`, { hint: INSTALL });
+  const probe = spawnSync(python, ['-c', 'import moto, moto.server, boto3, flask; print(moto.__version__)'], {
+    encoding: 'utf8',
+  });
+  if (probe.error)
+    throw new WorkerStacksError(`${python} could not be run (${probe.error.message})`, {
+      hint: `install Python 3 and then ${INSTALL}`,
+    });
+  if (probe.status !== 0)
+    throw new WorkerStacksError(`moto is not installed for ${python} (${probe.stderr.trim().split('\n').pop()})`, {
+      hint: INSTALL,
+    });
+  if (probe.stdout.trim() !== MOTO_VERSION)
+    throw new WorkerStacksError(`moto is at ${probe.stdout.trim()}, not the pinned ${MOTO_VERSION}`, { hint: INSTALL });
 }
 
 /** Starts tools/moto/server.py on a free loopback port and waits until GET /moto-api/ answers. */
@@ -60,7 +69,15 @@ export async function startMotoServer(opts: MotoServerOptions = {}): Promise<Mot
   // The port can be taken between freePort() and the server's bind: try a few.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const args = [MOTO_WRAPPER, '-H', '127.0.0.1', '-p', String(port), '--in-progress-seconds', String(opts.inProgressSeconds ?? 0)];
+    const args = [
+      MOTO_WRAPPER,
+      '-H',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '--in-progress-seconds',
+      String(opts.inProgressSeconds ?? 0),
+    ];
     const child = spawn(python, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...opts.env } });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => {
@@ -70,11 +87,14 @@ export async function startMotoServer(opts: MotoServerOptions = {}): Promise<Mot
     const endpoint = `http://127.0.0.1:${port}`;
     // No pid: the process was not started (spawn reports why on 'error'); the next attempt tries again.
     const pid = child.pid;
-    if (pid !== undefined && (await answers(endpoint, child, opts.timeoutMs ?? 30_000))) return { port, endpoint, pid, stop: () => stopChild(child) };
+    if (pid !== undefined && (await answers(endpoint, child, opts.timeoutMs ?? 30_000)))
+      return { port, endpoint, pid, stop: () => stopChild(child) };
     await stopChild(child);
     lastError = stderr.trim();
   }
-  throw new WorkerStacksError(`the moto server did not answer on /moto-api/: ${lastError || 'no output'}`, { hint: INSTALL });
+  throw new WorkerStacksError(`the moto server did not answer on /moto-api/: ${lastError || 'no output'}`, {
+    hint: INSTALL,
+  });
 }
 
 /** Whether GET <endpoint>/moto-api/ answers before `timeoutMs` passes or the child exits. @internal exported for the moto wrapper tests */

@@ -65,7 +65,10 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
     cleanups.push(() => (removeDir ? fs.rmSync(dir, { recursive: true, force: true }) : undefined));
     opts.progress(`scratch directory ${dir}`);
     opts.progress('starting moto (tools/moto/server.py) on a free loopback port ...');
-    const moto = await startMotoServer({ inProgressSeconds: opts.inProgressSeconds ?? 3, logFile: path.join(dir, 'moto.log') });
+    const moto = await startMotoServer({
+      inProgressSeconds: opts.inProgressSeconds ?? 3,
+      logFile: path.join(dir, 'moto.log'),
+    });
     cleanups.push(() => moto.stop());
     opts.progress(`moto ${moto.endpoint} (pid ${moto.pid})`);
     const clustersDir = path.join(dir, 'clusters');
@@ -75,10 +78,14 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
 
     const examples = readExamples(opts.examplesDir ?? path.join(PROJECT_ROOT, 'clusters'));
     const wants = wantedIds(examples);
-    opts.progress(`creating the examples' VPCs, subnets, images and certificates in ${Object.keys(wants).sort().join(', ')} ...`);
+    opts.progress(
+      `creating the examples' VPCs, subnets, images and certificates in ${Object.keys(wants).sort().join(', ')} ...`,
+    );
     const ids = seedNetwork(moto.endpoint, wants);
     for (const e of examples) fs.writeFileSync(path.join(clustersDir, e.file), rewriteExample(e, ids));
-    opts.progress(`${examples.length} example clusters (${examples.map((e) => String(asRecord(asRecord(e.raw).metadata).name)).join(', ')}) moved to account 123456789012 in ${clustersDir}`);
+    opts.progress(
+      `${examples.length} example clusters (${examples.map((e) => String(asRecord(asRecord(e.raw).metadata).name)).join(', ')}) moved to account 123456789012 in ${clustersDir}`,
+    );
 
     const env: Record<string, string> = {
       AWS_ENDPOINT_URL: moto.endpoint,
@@ -92,7 +99,10 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
     };
     opts.progress('worker-stacks bootstrap (the config bucket of each region) ...');
     const boot = await runCli(['bootstrap'], env);
-    if (boot.code !== 0) throw new WorkerStacksError(`worker-stacks bootstrap failed (exit ${boot.code}): ${boot.err.trim().split('\n').slice(-3).join(' ')}`);
+    if (boot.code !== 0)
+      throw new WorkerStacksError(
+        `worker-stacks bootstrap failed (exit ${boot.code}): ${boot.err.trim().split('\n').slice(-3).join(' ')}`,
+      );
     for (const line of boot.out.trim().split('\n')) opts.progress(`  ${line.replace(/\t/g, '  ')}`);
 
     const port = await freePort();
@@ -102,7 +112,18 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
       logOpen = false;
       fs.closeSync(logFile);
     });
-    const args = ['reconcile', '--watch', '--port', String(port), '--bind', '127.0.0.1', '--poll-seconds', '1', '--max-update-attempts', String(opts.maxUpdateAttempts ?? 2)];
+    const args = [
+      'reconcile',
+      '--watch',
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--poll-seconds',
+      '1',
+      '--max-update-attempts',
+      String(opts.maxUpdateAttempts ?? 2),
+    ];
     opts.progress(`worker-stacks ${args.join(' ')} ...`);
     const daemon = spawnCli(args, env);
     const daemonPid = daemon.pid;
@@ -142,12 +163,22 @@ export async function startSession(opts: SessionOptions): Promise<Session> {
   }
 }
 
-function spawnCli(args: readonly string[], env: Readonly<Record<string, string>>): ChildProcessByStdio<null, Readable, Readable> {
-  return spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'worker-stacks.js'), ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnCli(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'worker-stacks.js'), ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** `worker-stacks <args>` as a child process, to its end. */
-export function runCli(args: readonly string[], env: Readonly<Record<string, string>>): Promise<{ code: number; out: string; err: string }> {
+export function runCli(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+): Promise<{ code: number; out: string; err: string }> {
   const child = spawnCli(args, env);
   let out = '';
   let err = '';
@@ -159,7 +190,10 @@ export function runCli(args: readonly string[], env: Readonly<Record<string, str
 async function untilServing(url: string, daemon: ChildProcess): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    if (daemon.exitCode !== null || daemon.signalCode !== null) throw new WorkerStacksError(`the daemon exited (${daemon.exitCode ?? daemon.signalCode}) before it served ${url}/healthz; see daemon.log`);
+    if (daemon.exitCode !== null || daemon.signalCode !== null)
+      throw new WorkerStacksError(
+        `the daemon exited (${daemon.exitCode ?? daemon.signalCode}) before it served ${url}/healthz; see daemon.log`,
+      );
     try {
       if ((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) })).ok) return;
     } catch {
@@ -170,13 +204,26 @@ async function untilServing(url: string, daemon: ChildProcess): Promise<void> {
   throw new WorkerStacksError(`the daemon did not serve ${url}/healthz within 2 minutes`);
 }
 
-async function listStacks(endpoint: string, regions: readonly string[]): Promise<Record<string, { status?: string; outputs: Record<string, string> }>> {
+async function listStacks(
+  endpoint: string,
+  regions: readonly string[],
+): Promise<Record<string, { status?: string; outputs: Record<string, string> }>> {
   const all: Record<string, { status?: string; outputs: Record<string, string> }> = {};
   for (const region of regions) {
-    const cfn = new CloudFormationClient({ region, endpoint, requestHandler: requestHandlerOptions(), credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+    const cfn = new CloudFormationClient({
+      region,
+      endpoint,
+      requestHandler: requestHandlerOptions(),
+      credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+    });
     try {
       for (const s of (await cfn.send(new DescribeStacksCommand({}))).Stacks ?? []) {
-        all[`${region}/${s.StackName}`] = { status: s.StackStatus, outputs: Object.fromEntries((s.Outputs ?? []).flatMap((o) => (o.OutputKey === undefined ? [] : [[o.OutputKey, o.OutputValue ?? '']]))) };
+        all[`${region}/${s.StackName}`] = {
+          status: s.StackStatus,
+          outputs: Object.fromEntries(
+            (s.Outputs ?? []).flatMap((o) => (o.OutputKey === undefined ? [] : [[o.OutputKey, o.OutputValue ?? '']])),
+          ),
+        };
       }
     } finally {
       cfn.destroy();

@@ -44,7 +44,12 @@ export interface StepOptions {
 }
 
 /** Runs the steps in order; `report` gets each step's report. Throws on the first step that does not come true. */
-export async function runSteps(session: Session, steps: readonly StepName[], report: (r: StepReport) => void, opts: StepOptions): Promise<void> {
+export async function runSteps(
+  session: Session,
+  steps: readonly StepName[],
+  report: (r: StepReport) => void,
+  opts: StepOptions,
+): Promise<void> {
   const state: ScriptState = {};
   for (const step of steps) {
     if (step === 'stop') break; // the caller stops the session, and reports it
@@ -61,11 +66,17 @@ const rows = (s: Session) => {
 };
 const ready = (r: StatusRow) => r.ready === 'True' && r.inSync;
 const template = (s: Session, name: string): string | undefined => {
-  const t = asRecord(asRecord(asRecord(parseDocument(fs.readFileSync(path.join(s.clustersDir, `${name}.yaml`), 'utf8')).toJS()).spec).cloudConfig).template;
+  const t = asRecord(
+    asRecord(asRecord(parseDocument(fs.readFileSync(path.join(s.clustersDir, `${name}.yaml`), 'utf8')).toJS()).spec)
+      .cloudConfig,
+  ).template;
   return typeof t === 'string' ? t : undefined;
 };
 
-const STEP_ACTIONS: Record<Exclude<StepName, 'stop'>, (s: Session, st: ScriptState, o: StepOptions) => Promise<Record<string, unknown> | undefined>> = {
+const STEP_ACTIONS: Record<
+  Exclude<StepName, 'stop'>,
+  (s: Session, st: ScriptState, o: StepOptions) => Promise<Record<string, unknown> | undefined>
+> = {
   'wait-ready': async (s, _st, o) => {
     await waitForReady(s, o);
     return undefined;
@@ -81,7 +92,10 @@ const STEP_ACTIONS: Record<Exclude<StepName, 'stop'>, (s: Session, st: ScriptSta
     }
     const [name, users] = [...byTemplate].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1))[0];
     const dir = path.join(s.templatesDir, name);
-    const own = fs.readdirSync(dir).filter((f) => f.endsWith('.hbs')).sort();
+    const own = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.hbs'))
+      .sort();
     if (own.length === 0) throw new WorkerStacksError(`template ${name} has no .hbs file of its own to edit`);
     const file = path.join(dir, own[0]);
     st.template = name;
@@ -94,7 +108,12 @@ const STEP_ACTIONS: Record<Exclude<StepName, 'stop'>, (s: Session, st: ScriptSta
   'wait-rolled': async (s, st, o) => {
     if (!st.users || !st.before) throw new WorkerStacksError('wait-rolled needs an edit-template step before it');
     const { users, before } = st;
-    await waitFor(s, `${users.join(', ')} rolled to a new checksum`, (rs) => rs.every((r) => ready(r) && (users.includes(r.cluster) ? r.liveChecksum !== before[r.cluster] : true)), o);
+    await waitFor(
+      s,
+      `${users.join(', ')} rolled to a new checksum`,
+      (rs) => rs.every((r) => ready(r) && (users.includes(r.cluster) ? r.liveChecksum !== before[r.cluster] : true)),
+      o,
+    );
     return undefined;
   },
 
@@ -115,7 +134,12 @@ const STEP_ACTIONS: Record<Exclude<StepName, 'stop'>, (s: Session, st: ScriptSta
   'wait-stalled': async (s, st, o) => {
     const victim = st.broken;
     if (!victim) throw new WorkerStacksError('wait-stalled needs an inject-failure step before it');
-    await waitFor(s, `${victim} Stalled`, (rs) => getCondition(rs.find((r) => r.cluster === victim)?.status, 'Stalled')?.status === 'True', o);
+    await waitFor(
+      s,
+      `${victim} Stalled`,
+      (rs) => getCondition(rs.find((r) => r.cluster === victim)?.status, 'Stalled')?.status === 'True',
+      o,
+    );
     return undefined;
   },
 };
@@ -127,7 +151,10 @@ export function waitForReady(s: Session, o: StepOptions, stopping: () => boolean
     'every cluster Ready with its desired checksum live',
     (rs) => {
       const stalled = rs.find((r) => getCondition(r.status, 'Stalled')?.status === 'True');
-      if (stalled) throw new WorkerStacksError(`${stalled.cluster} is Stalled (${stalled.reason}): ${stalled.message}`, { hint: `read ${path.join(s.dir, 'daemon.log')} and moto.log (run with --keep to keep them)` });
+      if (stalled)
+        throw new WorkerStacksError(`${stalled.cluster} is Stalled (${stalled.reason}): ${stalled.message}`, {
+          hint: `read ${path.join(s.dir, 'daemon.log')} and moto.log (run with --keep to keep them)`,
+        });
       return stopping() || (rs.length > 0 && rs.every(ready));
     },
     o,
@@ -138,7 +165,12 @@ export function waitForReady(s: Session, o: StepOptions, stopping: () => boolean
  * Polls the status (the store, as `status` reads it) once a second until `done`, printing each cluster's change of
  * stack status, Ready or reason as it happens. Throws after the timeout, naming what it waited for.
  */
-export async function waitFor(s: Session, what: string, done: (rs: StatusRow[]) => boolean, o: StepOptions): Promise<StatusRow[]> {
+export async function waitFor(
+  s: Session,
+  what: string,
+  done: (rs: StatusRow[]) => boolean,
+  o: StepOptions,
+): Promise<StatusRow[]> {
   const deadline = Date.now() + (o.timeoutMs ?? 5 * 60_000);
   const seen = new Map<string, string>();
   for (;;) {
@@ -149,7 +181,10 @@ export async function waitFor(s: Session, what: string, done: (rs: StatusRow[]) 
       seen.set(r.cluster, line);
     }
     if (done(rs)) return rs;
-    if (Date.now() > deadline) throw new WorkerStacksError(`timed out waiting for ${what}`, { hint: `read ${path.join(s.dir, 'daemon.log')} (run with --keep to keep it)` });
+    if (Date.now() > deadline)
+      throw new WorkerStacksError(`timed out waiting for ${what}`, {
+        hint: `read ${path.join(s.dir, 'daemon.log')} (run with --keep to keep it)`,
+      });
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
@@ -157,6 +192,7 @@ export async function waitFor(s: Session, what: string, done: (rs: StatusRow[]) 
 /** One cluster's state on one line, as a user follows it: `prod-eu1  UPDATE_IN_PROGRESS  Ready=True  ChangeSetExecuting  live 3f2a...`. */
 export function describe(r: StatusRow): string {
   const live = r.liveChecksum ? `live ${r.liveChecksum.slice(0, 12)}` : 'no live config';
-  const message = r.reason && !['UpToDate', 'StackCreated', 'StackUpdated'].includes(r.reason) && r.message ? `: ${r.message}` : '';
+  const message =
+    r.reason && !['UpToDate', 'StackCreated', 'StackUpdated'].includes(r.reason) && r.message ? `: ${r.message}` : '';
   return `${r.cluster.padEnd(12)} ${(r.stackStatus ?? '-').padEnd(26)} Ready=${r.ready.padEnd(7)} ${(r.reason ?? '-').padEnd(18)} ${live}${message}`;
 }

@@ -19,7 +19,9 @@ import { WorkerStacksError } from '../../core/errors';
 export function withPaused(text: string, paused: boolean, shown = 'the cluster object'): string {
   const doc = parseDocument(text);
   if (doc.errors.length) {
-    throw new WorkerStacksError(`${shown} is not valid YAML: ${doc.errors[0].message.split('\n')[0]}`, { hint: 'fix the file (worker-stacks validate names the problem), then pause or resume again' });
+    throw new WorkerStacksError(`${shown} is not valid YAML: ${doc.errors[0].message.split('\n')[0]}`, {
+      hint: 'fix the file (worker-stacks validate names the problem), then pause or resume again',
+    });
   }
   const intended = expected(doc, paused);
   const edited = textualEdit(text, doc, paused);
@@ -73,7 +75,9 @@ function removePair(text: string, spec: YAMLMap, pair: Pair): string | undefined
     const after = /^\s*,\s*/.exec(text.slice(value.range[1]));
     if (after) return text.slice(0, key.range[0]) + text.slice(value.range[1] + after[0].length);
     const before = /,\s*$/.exec(text.slice(0, key.range[0]));
-    return before ? text.slice(0, before.index) + text.slice(value.range[1]) : text.slice(0, key.range[0]) + text.slice(value.range[1]);
+    return before
+      ? text.slice(0, before.index) + text.slice(value.range[1])
+      : text.slice(0, key.range[0]) + text.slice(value.range[1]);
   }
   // The whole line, from its indentation to its line break (a comment after the value goes with it).
   const lineStart = text.lastIndexOf('\n', key.range[0] - 1) + 1;
@@ -85,8 +89,11 @@ function removePair(text: string, spec: YAMLMap, pair: Pair): string | undefined
 /** `spec:` then, on the next line and indented like spec's first key, `paused: true`. */
 function addToBlock(text: string, doc: Document, spec: YAMLMap, eol: string): string | undefined {
   const first = spec.items[0];
-  const specPair = isMap(doc.contents) ? doc.contents.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === 'spec') : undefined;
-  if (!first || !isScalar(first.key) || !first.key.range || !specPair || !isScalar(specPair.key) || !specPair.key.range) return undefined;
+  const specPair = isMap(doc.contents)
+    ? doc.contents.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === 'spec')
+    : undefined;
+  if (!first || !isScalar(first.key) || !first.key.range || !specPair || !isScalar(specPair.key) || !specPair.key.range)
+    return undefined;
   const firstKey = first.key.range[0];
   const indent = text.slice(text.lastIndexOf('\n', firstKey - 1) + 1, firstKey);
   if (!/^[ ]+$/.test(indent)) return undefined;

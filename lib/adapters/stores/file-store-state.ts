@@ -27,7 +27,8 @@ function isJsonExact(v: unknown): boolean {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
   if (typeof v === 'number') return Number.isFinite(v);
   if (Array.isArray(v)) return v.every(isJsonExact);
-  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return Object.values(v as object).every(isJsonExact);
+  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
+    return Object.values(v as object).every(isJsonExact);
   return false;
 }
 
@@ -54,11 +55,24 @@ export function encodeRevision(r: Revision): string {
 
 export function decodeRevision(s: string): Revision {
   const [v, generation, specHash, contentHash] = s.split(':');
-  return { v: Number(v), generation: Number(generation ?? 1) || 1, specHash: specHash || undefined, contentHash: contentHash || undefined };
+  return {
+    v: Number(v),
+    generation: Number(generation ?? 1) || 1,
+    specHash: specHash || undefined,
+    contentHash: contentHash || undefined,
+  };
 }
 
 /** Status files written before the status schema kept the reconciler's bookkeeping under `controller`. */
-const LEGACY_BOOKKEEPING = ['inputsFingerprint', 'appliedInputsKey', 'failures', 'failedFingerprint', 'retryAfter', 'recoveryAttempts', 'configDigests'];
+const LEGACY_BOOKKEEPING = [
+  'inputsFingerprint',
+  'appliedInputsKey',
+  'failures',
+  'failedFingerprint',
+  'retryAfter',
+  'recoveryAttempts',
+  'configDigests',
+];
 
 export function migrateLegacyStatus(status: unknown): unknown {
   if (!status || typeof status !== 'object') return status;
@@ -67,6 +81,7 @@ export function migrateLegacyStatus(status: unknown): unknown {
   if (Object.keys(moved).length === 0) return s;
   for (const k of Object.keys(moved)) delete s[k];
   // Conditions of the old Failed type say nothing the new types do not: dropped, the next pass sets Degraded/Stalled.
-  if (Array.isArray(s.conditions)) s.conditions = (s.conditions as Array<{ type?: string }>).filter((c) => c.type !== 'Failed');
+  if (Array.isArray(s.conditions))
+    s.conditions = (s.conditions as Array<{ type?: string }>).filter((c) => c.type !== 'Failed');
   return { ...s, controller: { ...(s.controller as object), ...moved } };
 }

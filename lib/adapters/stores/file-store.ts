@@ -6,7 +6,15 @@ import { clusterFiles, parseClusterYaml, readClusterFile } from '../../model/clu
 import { ClusterStatus, parseStatus } from '../../model/cluster/status';
 import { Problem, WorkerStacksError } from '../../core/errors';
 import { ClusterRecord, ClusterStore, ConflictError } from '../../model/ports/cluster-store';
-import { decodeRevision, deepFreeze, encodeRevision, migrateLegacyStatus, Revision, StateFile, storable } from './file-store-state';
+import {
+  decodeRevision,
+  deepFreeze,
+  encodeRevision,
+  migrateLegacyStatus,
+  Revision,
+  StateFile,
+  storable,
+} from './file-store-state';
 import { withPaused } from './file-store-paused';
 import { watchClusterFiles } from './file-store-watch';
 
@@ -53,7 +61,9 @@ export class FileStore implements ClusterStore {
 
   public async list(): Promise<ClusterRecord[]> {
     if (!fs.existsSync(this.clustersDir)) {
-      throw new WorkerStacksError(`cluster directory ${this.clustersDir} does not exist`, { hint: 'pass --clusters <dir> or run from the repository root' });
+      throw new WorkerStacksError(`cluster directory ${this.clustersDir} does not exist`, {
+        hint: 'pass --clusters <dir> or run from the repository root',
+      });
     }
     return clusterFiles(this.clustersDir).map((f) => {
       const name = path.basename(f).replace(/\.ya?ml$/, '');
@@ -62,7 +72,10 @@ export class FileStore implements ClusterStore {
       } catch (e) {
         // One unreadable status file or stuck lock fails that cluster alone, never the whole pass.
         // The object itself (too big, not a regular file) or its status file: the problem names the one at fault.
-        const problem = e instanceof UnreadableObject ? e.problem : { file: this.shown(this.statePath(name)), path: '', message: (e as Error).message };
+        const problem =
+          e instanceof UnreadableObject
+            ? e.problem
+            : { file: this.shown(this.statePath(name)), path: '', message: (e as Error).message };
         return { name, source: this.shown(f), parseProblems: [problem], generation: 0, resourceVersion: 'unreadable' };
       }
     });
@@ -74,7 +87,18 @@ export class FileStore implements ClusterStore {
     // A removed object keeps its status (its stack is not deleted): report it without an object.
     const state = this.readState(name);
     return state
-      ? { name, source: this.shown(path.join(this.clustersDir, `${name}.yaml`)), parseProblems: [], generation: state.generation, status: state.status, resourceVersion: encodeRevision({ v: state.resourceVersion, generation: state.generation, specHash: state.specHash }) }
+      ? {
+          name,
+          source: this.shown(path.join(this.clustersDir, `${name}.yaml`)),
+          parseProblems: [],
+          generation: state.generation,
+          status: state.status,
+          resourceVersion: encodeRevision({
+            v: state.resourceVersion,
+            generation: state.generation,
+            specHash: state.specHash,
+          }),
+        }
       : undefined;
   }
 
@@ -82,14 +106,24 @@ export class FileStore implements ClusterStore {
     const rev = decodeRevision(resourceVersion);
     // Never write what a read would refuse: one bad write would make the cluster unreadable from then on.
     const checked = parseStatus(status);
-    if ('problem' in checked) throw new WorkerStacksError(`refusing to write an invalid status for ${name}: ${checked.problem}`, { hint: 'this is a bug in the writer; the status file is left as it was' });
+    if ('problem' in checked)
+      throw new WorkerStacksError(`refusing to write an invalid status for ${name}: ${checked.problem}`, {
+        hint: 'this is a bug in the writer; the status file is left as it was',
+      });
     return this.locked(name, () => {
       const state = this.readState(name) ?? { resourceVersion: 0, generation: 1 };
       if (state.resourceVersion !== rev.v) throw new ConflictError(name, String(rev.v), String(state.resourceVersion));
       // The generation and spec the status was computed for are persisted with it, and the parsed object for the next process.
       const parsed = this.parseCache.get(name);
       const object = parsed && parsed.contentHash === rev.contentHash ? storable(parsed.contentHash, parsed.raw) : {};
-      const next: StateFile = { ...state, resourceVersion: state.resourceVersion + 1, generation: Math.max(state.generation, rev.generation), specHash: rev.specHash ?? state.specHash, ...object, status };
+      const next: StateFile = {
+        ...state,
+        resourceVersion: state.resourceVersion + 1,
+        generation: Math.max(state.generation, rev.generation),
+        specHash: rev.specHash ?? state.specHash,
+        ...object,
+        status,
+      };
       this.writeState(name, next);
       return encodeRevision({ ...rev, v: next.resourceVersion, generation: next.generation });
     });
@@ -102,7 +136,11 @@ export class FileStore implements ClusterStore {
       if (!state) return;
       if (state.resourceVersion !== rev.v) throw new ConflictError(name, String(rev.v), String(state.resourceVersion));
       // The generation stays (the object may still exist); only what was recorded about the stack goes.
-      this.writeState(name, { resourceVersion: state.resourceVersion + 1, generation: state.generation, specHash: state.specHash });
+      this.writeState(name, {
+        resourceVersion: state.resourceVersion + 1,
+        generation: state.generation,
+        specHash: state.specHash,
+      });
     });
   }
 
@@ -125,7 +163,10 @@ export class FileStore implements ClusterStore {
 
   public async setPaused(name: string, paused: boolean): Promise<void> {
     const file = clusterFiles(this.clustersDir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name);
-    if (!file) throw new WorkerStacksError(`no cluster object ${name} in ${this.shown(this.clustersDir)}`, { hint: 'run worker-stacks status to see the cluster names' });
+    if (!file)
+      throw new WorkerStacksError(`no cluster object ${name} in ${this.shown(this.clustersDir)}`, {
+        hint: 'run worker-stacks status to see the cluster names',
+      });
     // The user's file, edited as text: only the `paused` line changes (comments, layout, quoting stay).
     const shown = this.shown(file);
     const before = this.readObject(file, shown);
@@ -169,8 +210,23 @@ export class FileStore implements ClusterStore {
     const { raw, problems, specHash, contentHash } = this.parsed(name, source, text, state);
     const stored = state?.generation ?? 0;
     const generation = specHash && state?.specHash !== specHash ? stored + 1 : Math.max(1, stored);
-    const version: Revision = { v: state?.resourceVersion ?? 0, generation, specHash: specHash ?? state?.specHash, contentHash };
-    return { name, source, raw, parseProblems: problems, generation, status: state?.status, resourceVersion: encodeRevision(version), contentHash, retryRequest: this.retryRequest(name) };
+    const version: Revision = {
+      v: state?.resourceVersion ?? 0,
+      generation,
+      specHash: specHash ?? state?.specHash,
+      contentHash,
+    };
+    return {
+      name,
+      source,
+      raw,
+      parseProblems: problems,
+      generation,
+      status: state?.status,
+      resourceVersion: encodeRevision(version),
+      contentHash,
+      retryRequest: this.retryRequest(name),
+    };
   }
 
   /**
@@ -185,7 +241,12 @@ export class FileStore implements ClusterStore {
     // A new process finds the parsed object in the state file, stored when these bytes were first read.
     const stored = state?.contentHash === contentHash && state.object !== undefined;
     const { raw, problems } = stored ? { raw: state!.object, problems: [] } : parseClusterYaml(text, source);
-    const specHash = stored && state!.specHash ? state!.specHash : raw && typeof raw === 'object' ? sha256Hex(canonicalJson((raw as { spec?: unknown }).spec ?? null)) : undefined;
+    const specHash =
+      stored && state!.specHash
+        ? state!.specHash
+        : raw && typeof raw === 'object'
+          ? sha256Hex(canonicalJson((raw as { spec?: unknown }).spec ?? null))
+          : undefined;
     const entry: ParsedObject = { source, contentHash, raw: deepFreeze(raw), problems, specHash };
     this.parseCache.set(name, entry);
     return entry;
@@ -214,12 +275,17 @@ export class FileStore implements ClusterStore {
     try {
       state = JSON.parse(text) as StateFile;
     } catch (e) {
-      throw new WorkerStacksError(`status file ${this.statePath(name)} is not valid JSON`, { cause: e, hint: 'it was edited by hand; delete it and the next pass rebuilds it from the live stack' });
+      throw new WorkerStacksError(`status file ${this.statePath(name)} is not valid JSON`, {
+        cause: e,
+        hint: 'it was edited by hand; delete it and the next pass rebuilds it from the live stack',
+      });
     }
     if (state.status === undefined) return state;
     const checked = parseStatus(migrateLegacyStatus(state.status));
     if ('problem' in checked) {
-      throw new WorkerStacksError(`status file ${this.statePath(name)} is not a valid status: ${checked.problem}`, { hint: 'it was edited by hand or by another version; delete it and the next pass rebuilds it from the live stack' });
+      throw new WorkerStacksError(`status file ${this.statePath(name)} is not a valid status: ${checked.problem}`, {
+        hint: 'it was edited by hand or by another version; delete it and the next pass rebuilds it from the live stack',
+      });
     }
     return { ...state, status: checked.status };
   }
@@ -257,7 +323,10 @@ export class FileStore implements ClusterStore {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
         const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
         if (age > this.lockStaleMs) fs.rmSync(lock, { force: true });
-        else if (attempt > 200) throw new WorkerStacksError(`status of ${name} is locked by another writer (${lock})`, { hint: 'another reconciler is running on this directory; stop it, or remove the lock file if none is' });
+        else if (attempt > 200)
+          throw new WorkerStacksError(`status of ${name} is locked by another writer (${lock})`, {
+            hint: 'another reconciler is running on this directory; stop it, or remove the lock file if none is',
+          });
         else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
       }
     }
@@ -273,11 +342,12 @@ export class FileStore implements ClusterStore {
   }
 }
 
-
 /** An object file that is not read (not a regular file, too big): its problem names the object file. */
 class UnreadableObject extends WorkerStacksError {
   constructor(public readonly problem: Problem) {
-    super(`${problem.file}: ${problem.message}`, { hint: 'a cluster object is a small regular YAML file; fix or remove this entry' });
+    super(`${problem.file}: ${problem.message}`, {
+      hint: 'a cluster object is a small regular YAML file; fix or remove this entry',
+    });
   }
 }
 

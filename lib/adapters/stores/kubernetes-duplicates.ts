@@ -13,11 +13,21 @@ import { ClusterRecord } from '../../model/ports/cluster-store';
  */
 
 /** The status a refusal written for the name gives one of its objects: its own, with the conditions at its generation. */
-export function duplicateStatus(o: KubeWorkerCluster, status: ClusterStatus): { own: ClusterStatus; mine: ClusterStatus } {
+export function duplicateStatus(
+  o: KubeWorkerCluster,
+  status: ClusterStatus,
+): { own: ClusterStatus; mine: ClusterStatus } {
   const read = o.status ? fromKubeStatus(o.status) : { status: EMPTY_STATUS };
   const own = 'status' in read ? read.status : EMPTY_STATUS;
   const generation = o.metadata.generation ?? 1;
-  return { own, mine: { ...own, observedGeneration: generation, conditions: setConditions(own.conditions, status.conditions, generation, new Date()) } };
+  return {
+    own,
+    mine: {
+      ...own,
+      observedGeneration: generation,
+      conditions: setConditions(own.conditions, status.conditions, generation, new Date()),
+    },
+  };
 }
 
 export function duplicateProblem(same: readonly KubeWorkerCluster[]): Problem {

@@ -1,11 +1,22 @@
 import { KubeApiError, WorkerStacksError } from '../../core/errors';
 import { KubeClient } from '../../platform/kube/client';
 import { postEvent } from '../../platform/kube/events';
-import { KubeRolloutPolicy, policyCollectionPath, policyObjectPath, policyRaw } from '../../platform/kube/policy-resource';
+import {
+  KubeRolloutPolicy,
+  policyCollectionPath,
+  policyObjectPath,
+  policyRaw,
+} from '../../platform/kube/policy-resource';
 import { Informer, InformerOptions, WatchLogger } from '../../platform/kube/watch';
 import { PolicyEvent, PolicyRef } from '../../engines/rollout/policy-events';
 import { POLICY_KIND } from '../../model/cluster/policy-schema';
-import { LoadedPolicies, LoadedPolicy, PolicyProblem, RolloutPolicySource, validatePolicy } from '../../engines/rollout/policy-source';
+import {
+  LoadedPolicies,
+  LoadedPolicy,
+  PolicyProblem,
+  RolloutPolicySource,
+  validatePolicy,
+} from '../../engines/rollout/policy-source';
 
 export interface KubernetesPolicySourceProps {
   readonly client: KubeClient;
@@ -55,7 +66,12 @@ export class KubernetesPolicySource implements RolloutPolicySource {
   /** spec.paused by merge patch (resume removes the field, as the file store does). */
   public async setPaused(name: string, paused: boolean): Promise<void> {
     const o = await this.locate(name);
-    const { body } = await this.client.request<KubeRolloutPolicy>('PATCH', policyObjectPath(o.metadata.namespace!, name), { spec: { paused: paused ? true : null } }, 'application/merge-patch+json');
+    const { body } = await this.client.request<KubeRolloutPolicy>(
+      'PATCH',
+      policyObjectPath(o.metadata.namespace!, name),
+      { spec: { paused: paused ? true : null } },
+      'application/merge-patch+json',
+    );
     this.informer?.observe(body);
     for (const l of this.listeners) l();
   }
@@ -88,12 +104,27 @@ export class KubernetesPolicySource implements RolloutPolicySource {
   private async postOn(policy: PolicyRef, event: PolicyEvent): Promise<void> {
     const namespace = policy.namespace ?? this.props.namespace;
     // The watch cache has the object (and its uid, which kubectl describe matches events on); else it is read.
-    const o = (namespace && this.informer?.items.get(`${namespace}/${policy.name}`)) || (await this.locate(policy.name, namespace));
-    await postEvent(this.client, { apiVersion: o.apiVersion, kind: o.kind ?? POLICY_KIND, name: o.metadata.name, namespace: o.metadata.namespace!, uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion }, event);
+    const o =
+      (namespace && this.informer?.items.get(`${namespace}/${policy.name}`)) ||
+      (await this.locate(policy.name, namespace));
+    await postEvent(
+      this.client,
+      {
+        apiVersion: o.apiVersion,
+        kind: o.kind ?? POLICY_KIND,
+        name: o.metadata.name,
+        namespace: o.metadata.namespace!,
+        uid: o.metadata.uid,
+        resourceVersion: o.metadata.resourceVersion,
+      },
+      event,
+    );
   }
 
   private sourceOf(o: KubeRolloutPolicy): string {
-    return this.props.namespace ? `${POLICY_KIND}/${o.metadata.name}` : `${POLICY_KIND}/${o.metadata.namespace}/${o.metadata.name}`;
+    return this.props.namespace
+      ? `${POLICY_KIND}/${o.metadata.name}`
+      : `${POLICY_KIND}/${o.metadata.namespace}/${o.metadata.name}`;
   }
 
   private startInformer(): void {
@@ -142,9 +173,12 @@ export class KubernetesPolicySource implements RolloutPolicySource {
     const q = new URLSearchParams({ limit: '500' });
     if (fieldSelector) q.set('fieldSelector', fieldSelector);
     const out: KubeRolloutPolicy[] = [];
-    for (let cont: string | undefined; ; ) {
+    for (let cont: string | undefined; ;) {
       if (cont) q.set('continue', cont);
-      const { body } = await this.client.request<{ metadata: { continue?: string }; items: KubeRolloutPolicy[] }>('GET', `${policyCollectionPath(namespace)}?${q}`);
+      const { body } = await this.client.request<{ metadata: { continue?: string }; items: KubeRolloutPolicy[] }>(
+        'GET',
+        `${policyCollectionPath(namespace)}?${q}`,
+      );
       out.push(...body.items);
       cont = body.metadata.continue || undefined;
       if (!cont) return out;
@@ -165,8 +199,15 @@ export class KubernetesPolicySource implements RolloutPolicySource {
     } else {
       found = await this.list(`metadata.name=${name}`, undefined);
     }
-    if (found.length === 0) throw new WorkerStacksError(`no rollout policy ${name} (${POLICY_KIND}) in ${where}`, { hint: `kubectl get wrp ${namespace ? `-n ${namespace}` : '-A'} lists them (worker-stacks rollout status --store kubernetes shows their waves)` });
-    if (found.length > 1) throw new WorkerStacksError(`rollout policy ${name} is in several namespaces (${found.map((o) => o.metadata.namespace).join(', ')})`, { hint: `name one: <namespace>/${name}, or pass --namespace` });
+    if (found.length === 0)
+      throw new WorkerStacksError(`no rollout policy ${name} (${POLICY_KIND}) in ${where}`, {
+        hint: `kubectl get wrp ${namespace ? `-n ${namespace}` : '-A'} lists them (worker-stacks rollout status --store kubernetes shows their waves)`,
+      });
+    if (found.length > 1)
+      throw new WorkerStacksError(
+        `rollout policy ${name} is in several namespaces (${found.map((o) => o.metadata.namespace).join(', ')})`,
+        { hint: `name one: <namespace>/${name}, or pass --namespace` },
+      );
     return found[0];
   }
 }

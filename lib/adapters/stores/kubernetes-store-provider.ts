@@ -4,7 +4,14 @@ import { UsageError } from '../../core/errors';
 import { KubeClient } from '../../platform/kube/client';
 import { LabelSelector } from '../../platform/kube/label-selector';
 import { apiLeaseStore, LeaderElector } from '../../platform/kube/leader-election';
-import { describeScope, ShardMonitor, shardGuard, shardLeaseMetadata, shardLeaseName, ShardScope } from '../../platform/kube/shards';
+import {
+  describeScope,
+  ShardMonitor,
+  shardGuard,
+  shardLeaseMetadata,
+  shardLeaseName,
+  ShardScope,
+} from '../../platform/kube/shards';
 import { KubernetesPolicySource } from './kubernetes-policy-source';
 import { KubernetesStore } from './kubernetes-store';
 import { ElectionLogger, flagString, LeaderSettings, StoreProvider } from './store-provider';
@@ -30,10 +37,23 @@ export const KUBERNETES_STORE: StoreProvider<KubernetesStoreOptions, KubernetesS
   description: 'WorkerCluster custom resources',
   naming: 'metadata.name',
   flags: [
-    { flags: '--kubeconfig <file>', description: '--store kubernetes: the kubeconfig (default $KUBECONFIG, ~/.kube/config, or the pod service account)' },
-    { flags: '-n, --namespace <ns>', description: "--store kubernetes: the namespace of the objects (default the kubeconfig context's)" },
-    { flags: '-A, --all-namespaces', description: '--store kubernetes: every namespace (names must then be unique across them)' },
-    { flags: '-l, --selector <labels>', description: '--store kubernetes: only objects with these labels (tier=canary): one daemon per shard' },
+    {
+      flags: '--kubeconfig <file>',
+      description:
+        '--store kubernetes: the kubeconfig (default $KUBECONFIG, ~/.kube/config, or the pod service account)',
+    },
+    {
+      flags: '-n, --namespace <ns>',
+      description: "--store kubernetes: the namespace of the objects (default the kubeconfig context's)",
+    },
+    {
+      flags: '-A, --all-namespaces',
+      description: '--store kubernetes: every namespace (names must then be unique across them)',
+    },
+    {
+      flags: '-l, --selector <labels>',
+      description: '--store kubernetes: only objects with these labels (tier=canary): one daemon per shard',
+    },
   ],
   parseOptions(values) {
     const namespace = flagString(values, 'namespace');
@@ -46,14 +66,21 @@ export const KUBERNETES_STORE: StoreProvider<KubernetesStoreOptions, KubernetesS
   },
   createStore(k, context) {
     const client = KubeClient.fromOptions({ kubeconfig: k.kubeconfig });
-    return new KubernetesStore({ client, namespace: scopeOf(k, client), labelSelector: k.labelSelector, log: context.log });
+    return new KubernetesStore({
+      client,
+      namespace: scopeOf(k, client),
+      labelSelector: k.labelSelector,
+      log: context.log,
+    });
   },
   createPolicySource(k, context) {
     // Policies of the same namespace(s) as the WorkerClusters: the label selector shards clusters, not policies.
     const client = KubeClient.fromOptions({ kubeconfig: k.kubeconfig });
     return new KubernetesPolicySource({ client, namespace: scopeOf(k, client), ownsClient: true, log: context.log });
   },
-  close: (store) => { store.close(); },
+  close: (store) => {
+    store.close();
+  },
   events: (store) => store,
   qualifiedNames: { narrow: (k, namespace) => ({ ...k, namespace, allNamespaces: false }) },
   leaderElection: { elector: kubernetesElector },
@@ -70,11 +97,24 @@ const SA_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
  * The Kubernetes store's leader election: a coordination.k8s.io Lease per shard (the store's namespace and label
  * selector), in the pod's namespace; while leading, a monitor reports objects no shard (or two) selects.
  */
-export function kubernetesElector(k: KubernetesStoreOptions, settings: LeaderSettings, log: ElectionLogger): LeaderElector {
+export function kubernetesElector(
+  k: KubernetesStoreOptions,
+  settings: LeaderSettings,
+  log: ElectionLogger,
+): LeaderElector {
   const client = KubeClient.fromOptions({ kubeconfig: k.kubeconfig });
-  const namespace = settings.leaseNamespace ?? process.env.POD_NAMESPACE ?? readIfExists(SA_NAMESPACE) ?? k.namespace ?? client.defaultNamespace;
+  const namespace =
+    settings.leaseNamespace ??
+    process.env.POD_NAMESPACE ??
+    readIfExists(SA_NAMESPACE) ??
+    k.namespace ??
+    client.defaultNamespace;
   // The shard: which objects this daemon owns. Its Lease is named from it, so two shards never share one.
-  const scope: ShardScope = { shard: settings.shard, namespace: k.allNamespaces ? undefined : (k.namespace ?? client.defaultNamespace), selector: LabelSelector.parse(k.labelSelector) };
+  const scope: ShardScope = {
+    shard: settings.shard,
+    namespace: k.allNamespaces ? undefined : (k.namespace ?? client.defaultNamespace),
+    selector: LabelSelector.parse(k.labelSelector),
+  };
   const leaseName = settings.leaseName ?? shardLeaseName(scope);
   const lease = `${namespace}/${leaseName}`;
   // The pod name (HOSTNAME in a pod) plus the pid: two processes on one machine are two candidates.
@@ -89,8 +129,12 @@ export function kubernetesElector(k: KubernetesStoreOptions, settings: LeaderSet
     retryPeriodMs: settings.retryPeriodMs,
     metadata: shardLeaseMetadata(scope),
     guard: shardGuard(shard),
-    onNewLeader: (holder) => { log.info({ lease, holder, self: holder === identity }, 'leader'); },
-    onError: (e) => { log.warn({ lease, err: String(e) }, 'lease attempt failed'); },
+    onNewLeader: (holder) => {
+      log.info({ lease, holder, self: holder === identity }, 'leader');
+    },
+    onError: (e) => {
+      log.warn({ lease, err: String(e) }, 'lease attempt failed');
+    },
   });
   log.info({ lease, shard: describeScope(scope) }, "campaigning for the shard's Lease");
   // While leading: who owns what (objects no shard selects, or two), counted, logged and reported.

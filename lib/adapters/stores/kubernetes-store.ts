@@ -3,12 +3,27 @@ import { KubeApiError, WorkerStacksError } from '../../core/errors';
 import { KubeClient } from '../../platform/kube/client';
 import { postEvent } from '../../platform/kube/events';
 import { LabelSelector } from '../../platform/kube/label-selector';
-import { collectionPath, KubeWorkerCluster, objectPath, RETRY_ANNOTATION, shownName, toRecord } from '../../platform/kube/resource';
+import {
+  collectionPath,
+  KubeWorkerCluster,
+  objectPath,
+  RETRY_ANNOTATION,
+  shownName,
+  toRecord,
+} from '../../platform/kube/resource';
 import { toKubeStatus } from '../../platform/kube/printer-status';
 import { Informer, InformerOptions, WatchLogger } from '../../platform/kube/watch';
 import { ClusterRecord, ClusterStore, ConflictError } from '../../model/ports/cluster-store';
 import { EventSink, ObjectEvent } from '../../model/ports/event-sink';
-import { compositeVersion, conditionStates, DUPLICATES, duplicateProblem, duplicatesRecord, duplicateStatus, parseComposite } from './kubernetes-duplicates';
+import {
+  compositeVersion,
+  conditionStates,
+  DUPLICATES,
+  duplicateProblem,
+  duplicatesRecord,
+  duplicateStatus,
+  parseComposite,
+} from './kubernetes-duplicates';
 
 export interface KubernetesStoreProps {
   readonly client: KubeClient;
@@ -64,7 +79,10 @@ export class KubernetesStore implements ClusterStore, EventSink {
 
   public async writeStatus(name: string, status: ClusterStatus, resourceVersion: string): Promise<string> {
     const checked = parseStatus(status);
-    if ('problem' in checked) throw new WorkerStacksError(`refusing to write an invalid status for ${name}: ${checked.problem}`, { hint: 'this is a bug in the writer; the object is left as it was' });
+    if ('problem' in checked)
+      throw new WorkerStacksError(`refusing to write an invalid status for ${name}: ${checked.problem}`, {
+        hint: 'this is a bug in the writer; the object is left as it was',
+      });
     if (resourceVersion.startsWith(DUPLICATES)) return this.putDuplicatesStatus(name, status, resourceVersion);
     return this.putStatus(name, status, resourceVersion);
   }
@@ -96,11 +114,18 @@ export class KubernetesStore implements ClusterStore, EventSink {
       if (cur.includes(finalizer) === present) return;
       const next = present ? [...cur, finalizer] : cur.filter((f) => f !== finalizer);
       const patch = [
-        o.metadata.finalizers ? { op: 'test', path: '/metadata/finalizers', value: cur } : { op: 'test', path: '/metadata/resourceVersion', value: o.metadata.resourceVersion },
+        o.metadata.finalizers
+          ? { op: 'test', path: '/metadata/finalizers', value: cur }
+          : { op: 'test', path: '/metadata/resourceVersion', value: o.metadata.resourceVersion },
         { op: 'add', path: '/metadata/finalizers', value: next },
       ];
       try {
-        const { body } = await this.client.request<KubeWorkerCluster>('PATCH', objectPath(namespaceOf(o), name), patch, 'application/json-patch+json');
+        const { body } = await this.client.request<KubeWorkerCluster>(
+          'PATCH',
+          objectPath(namespaceOf(o), name),
+          patch,
+          'application/json-patch+json',
+        );
         this.informer?.observe(body);
         return;
       } catch (e) {
@@ -134,9 +159,21 @@ export class KubernetesStore implements ClusterStore, EventSink {
     const all = (await this.objects(cluster)).filter((o) => o.metadata.name === cluster);
     // A duplicated name: the objects whose status the last write changed (each learns it is refused once).
     const changed = this.lastFanOut.get(cluster);
-    const targets = all.length > 1 ? all.filter((o) => !changed || changed.has(shownName(o))) : [await this.locate(cluster)];
+    const targets =
+      all.length > 1 ? all.filter((o) => !changed || changed.has(shownName(o))) : [await this.locate(cluster)];
     for (const o of targets) {
-      await postEvent(this.client, { apiVersion: o.apiVersion, kind: o.kind, name: cluster, namespace: namespaceOf(o), uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion }, event);
+      await postEvent(
+        this.client,
+        {
+          apiVersion: o.apiVersion,
+          kind: o.kind,
+          name: cluster,
+          namespace: namespaceOf(o),
+          uid: o.metadata.uid,
+          resourceVersion: o.metadata.resourceVersion,
+        },
+        event,
+      );
     }
   }
 
@@ -182,7 +219,8 @@ export class KubernetesStore implements ClusterStore, EventSink {
   private async objects(name?: string, fresh = false): Promise<KubeWorkerCluster[]> {
     // A daemon's first pass waits for the cache's first list rather than list everything a second time; an API
     // server that does not answer for a while is listed directly (and fails the pass, which is retried).
-    if (this.informer && !this.informer.hasSynced && !fresh && name === undefined) await Promise.race([this.informer.synced(), delay(SYNC_WAIT_MS)]);
+    if (this.informer && !this.informer.hasSynced && !fresh && name === undefined)
+      await Promise.race([this.informer.synced(), delay(SYNC_WAIT_MS)]);
     if (this.informer?.hasSynced && !fresh) return [...this.informer.items.values()];
     if (name !== undefined && this.namespace) {
       try {
@@ -198,9 +236,12 @@ export class KubernetesStore implements ClusterStore, EventSink {
     // All namespaces and one name: the duplicates check needs every object of that name.
     if (name !== undefined) q.set('fieldSelector', `metadata.name=${name}`);
     const out: KubeWorkerCluster[] = [];
-    for (let cont: string | undefined; ; ) {
+    for (let cont: string | undefined; ;) {
       if (cont) q.set('continue', cont);
-      const { body } = await this.client.request<{ metadata: { continue?: string }; items: KubeWorkerCluster[] }>('GET', `${collectionPath(this.namespace)}?${q.toString()}`);
+      const { body } = await this.client.request<{ metadata: { continue?: string }; items: KubeWorkerCluster[] }>(
+        'GET',
+        `${collectionPath(this.namespace)}?${q.toString()}`,
+      );
       out.push(...body.items);
       cont = body.metadata.continue || undefined;
       if (!cont) return out;
@@ -215,7 +256,9 @@ export class KubernetesStore implements ClusterStore, EventSink {
   private toRecords(objs: readonly KubeWorkerCluster[]): ClusterRecord[] {
     const byName = new Map<string, KubeWorkerCluster[]>();
     for (const o of objs) byName.set(o.metadata.name, [...(byName.get(o.metadata.name) ?? []), o]);
-    return [...byName.values()].map((same) => (same.length > 1 ? duplicatesRecord(same) : toRecord(same[0]))).sort((a, b) => a.name.localeCompare(b.name));
+    return [...byName.values()]
+      .map((same) => (same.length > 1 ? duplicatesRecord(same) : toRecord(same[0])))
+      .sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /**
@@ -227,7 +270,11 @@ export class KubernetesStore implements ClusterStore, EventSink {
     const versions = parseComposite(composite);
     const objs = (await this.objects(name)).filter((o) => o.metadata.name === name);
     const current = new Map(objs.map((o) => [shownName(o), o]));
-    if (objs.length < 2 || [...versions.keys()].some((k) => current.get(k)?.metadata.resourceVersion !== versions.get(k)) || versions.size !== objs.length) {
+    if (
+      objs.length < 2 ||
+      [...versions.keys()].some((k) => current.get(k)?.metadata.resourceVersion !== versions.get(k)) ||
+      versions.size !== objs.length
+    ) {
       throw new ConflictError(name, composite, 'another set of objects of that name');
     }
     const changed = new Set<string>();
@@ -240,14 +287,20 @@ export class KubernetesStore implements ClusterStore, EventSink {
       }
       const path = objectPath(namespaceOf(o), name, 'status');
       try {
-        const { body } = await this.client.request<KubeWorkerCluster>('PUT', path, { apiVersion: o.apiVersion, kind: o.kind, metadata: { name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion }, status: toKubeStatus(mine) });
+        const { body } = await this.client.request<KubeWorkerCluster>('PUT', path, {
+          apiVersion: o.apiVersion,
+          kind: o.kind,
+          metadata: { name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion },
+          status: toKubeStatus(mine),
+        });
         this.informer?.observe(body);
         // The events of this write are news to this object only when a condition changed status or reason (as
         // lib/engines/reconciler/workflow/events.ts decides for one object); a new generation still refused is not.
         if (conditionStates(own) !== conditionStates(mine)) changed.add(shownName(o));
         next.push([shownName(o), body.metadata.resourceVersion ?? '']);
       } catch (e) {
-        if (e instanceof KubeApiError && e.statusCode === 409) throw new ConflictError(name, composite, 'a newer version of one of them');
+        if (e instanceof KubeApiError && e.statusCode === 409)
+          throw new ConflictError(name, composite, 'a newer version of one of them');
         throw e;
       }
     }
@@ -259,11 +312,15 @@ export class KubernetesStore implements ClusterStore, EventSink {
   private async locate(name: string, fresh = false): Promise<KubeWorkerCluster> {
     const objs = (await this.objects(name, fresh)).filter((o) => o.metadata.name === name);
     if (objs.length === 0) {
-      throw new WorkerStacksError(`no WorkerCluster ${name} in ${this.namespace ? `namespace ${this.namespace}` : 'any namespace'}${this.labelSelector ? ` matching ${this.labelSelector}` : ''}`, {
-        hint: 'run worker-stacks status --store kubernetes to see the names (kubectl get wc -A)',
-      });
+      throw new WorkerStacksError(
+        `no WorkerCluster ${name} in ${this.namespace ? `namespace ${this.namespace}` : 'any namespace'}${this.labelSelector ? ` matching ${this.labelSelector}` : ''}`,
+        {
+          hint: 'run worker-stacks status --store kubernetes to see the names (kubectl get wc -A)',
+        },
+      );
     }
-    if (objs.length > 1) throw new WorkerStacksError(duplicateProblem(objs).message, { hint: 'rename one of them, or pass --namespace' });
+    if (objs.length > 1)
+      throw new WorkerStacksError(duplicateProblem(objs).message, { hint: 'rename one of them, or pass --namespace' });
     return objs[0];
   }
 
@@ -278,21 +335,40 @@ export class KubernetesStore implements ClusterStore, EventSink {
     try {
       const { body: updated } = status
         ? // With the short checksum prefixes the printer columns of `kubectl get wc` show (dropped again on read).
-          await this.client.request<KubeWorkerCluster>('PUT', path, { apiVersion: o.apiVersion, kind: o.kind, metadata, status: toKubeStatus(status) })
-        : await this.client.request<KubeWorkerCluster>('PATCH', path, { metadata: { resourceVersion }, status: null }, 'application/merge-patch+json');
+          await this.client.request<KubeWorkerCluster>('PUT', path, {
+            apiVersion: o.apiVersion,
+            kind: o.kind,
+            metadata,
+            status: toKubeStatus(status),
+          })
+        : await this.client.request<KubeWorkerCluster>(
+            'PATCH',
+            path,
+            { metadata: { resourceVersion }, status: null },
+            'application/merge-patch+json',
+          );
       this.informer?.observe(updated);
       const version = updated.metadata.resourceVersion;
-      if (version === undefined) throw new WorkerStacksError(`the API server answered the status write of ${name} without a resourceVersion`, { hint: 'check the API server version; the reconciler re-reads and retries' });
+      if (version === undefined)
+        throw new WorkerStacksError(`the API server answered the status write of ${name} without a resourceVersion`, {
+          hint: 'check the API server version; the reconciler re-reads and retries',
+        });
       return version;
     } catch (e) {
-      if (e instanceof KubeApiError && e.statusCode === 409) throw new ConflictError(name, resourceVersion, 'a newer version');
+      if (e instanceof KubeApiError && e.statusCode === 409)
+        throw new ConflictError(name, resourceVersion, 'a newer version');
       throw e;
     }
   }
 
   private async patchObject(name: string, patch: unknown): Promise<void> {
     const o = await this.locate(name);
-    const { body } = await this.client.request<KubeWorkerCluster>('PATCH', objectPath(namespaceOf(o), name), patch, 'application/merge-patch+json');
+    const { body } = await this.client.request<KubeWorkerCluster>(
+      'PATCH',
+      objectPath(namespaceOf(o), name),
+      patch,
+      'application/merge-patch+json',
+    );
     // A user command (pause, retry) wakes the watchers at once; its watch event is then the echo of a known version.
     this.informer?.observe(body);
     if (this.informer) for (const l of this.listeners) l(name);
@@ -319,6 +395,9 @@ function delay(ms: number): Promise<void> {
 /** The namespace of an object read from the API server (WorkerClusters are namespaced: it always has one). */
 function namespaceOf(o: KubeWorkerCluster): string {
   const ns = o.metadata.namespace;
-  if (ns === undefined) throw new WorkerStacksError(`WorkerCluster ${o.metadata.name} came without a namespace`, { hint: 'WorkerClusters are namespaced: reinstall the CRD (worker-stacks crd | kubectl apply -f -)' });
+  if (ns === undefined)
+    throw new WorkerStacksError(`WorkerCluster ${o.metadata.name} came without a namespace`, {
+      hint: 'WorkerClusters are namespaced: reinstall the CRD (worker-stacks crd | kubectl apply -f -)',
+    });
   return ns;
 }

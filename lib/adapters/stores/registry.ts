@@ -4,7 +4,16 @@ import { ClusterStore } from '../../model/ports/cluster-store';
 import { EventSink } from '../../model/ports/event-sink';
 import { FILE_STORE } from './file-store-provider';
 import { KUBERNETES_STORE } from './kubernetes-store-provider';
-import { ElectionLogger, LeaderSettings, StatusHistory, StoreCapability, StoreContext, StoreDirs, StoreFlagValues, StoreProvider } from './store-provider';
+import {
+  ElectionLogger,
+  LeaderSettings,
+  StatusHistory,
+  StoreCapability,
+  StoreContext,
+  StoreDirs,
+  StoreFlagValues,
+  StoreProvider,
+} from './store-provider';
 
 /**
  * The stores, by `--store` kind: a new store is one file (its StoreProvider) plus one entry here. Every kind's flags
@@ -69,7 +78,10 @@ export function createStore<K extends StoreKind>(choice: StoreSelection<K>, cont
 }
 
 /** The one place a rollout-policy source is constructed, from the store the flags name. */
-export function createPolicySource<K extends StoreKind>(choice: StoreSelection<K>, context: StoreContext = {}): RolloutPolicySource {
+export function createPolicySource<K extends StoreKind>(
+  choice: StoreSelection<K>,
+  context: StoreContext = {},
+): RolloutPolicySource {
   return STORES[choice.kind].createPolicySource(choice.options, context);
 }
 
@@ -78,7 +90,10 @@ export function createPolicySource<K extends StoreKind>(choice: StoreSelection<K
  * indexed call on a union: the cast says what the generic call guarantees.)
  */
 export function parseStoreOptions(kind: StoreKind, values: StoreFlagValues, dirs: StoreDirs): StoreOptions {
-  const parse = <K extends StoreKind>(k: K): StoreSelection<K> => ({ kind: k, options: STORES[k].parseOptions(values, dirs) });
+  const parse = <K extends StoreKind>(k: K): StoreSelection<K> => ({
+    kind: k,
+    options: STORES[k].parseOptions(values, dirs),
+  });
   return parse(kind) as StoreOptions;
 }
 
@@ -92,7 +107,11 @@ export function narrowStore(choice: StoreOptions, qualifier: string): StoreOptio
 }
 
 /** This replica's leader elector for the store, or undefined when its kind has no leases. */
-export function leaderElectorFor<K extends StoreKind>(choice: StoreSelection<K>, settings: LeaderSettings, log: ElectionLogger): LeaderElector | undefined {
+export function leaderElectorFor<K extends StoreKind>(
+  choice: StoreSelection<K>,
+  settings: LeaderSettings,
+  log: ElectionLogger,
+): LeaderElector | undefined {
   return STORES[choice.kind].leaderElection?.elector(choice.options, settings, log);
 }
 
@@ -101,7 +120,11 @@ export function fileStore(clustersDir: string, stateDir?: string): StoreOptions 
   return { kind: 'file', options: { clustersDir, stateDir } };
 }
 
-function open<O, S extends ClusterStore>(provider: StoreProvider<O, S>, options: O, context: StoreContext): OpenedStore {
+function open<O, S extends ClusterStore>(
+  provider: StoreProvider<O, S>,
+  options: O,
+  context: StoreContext,
+): OpenedStore {
   const store = provider.createStore(options, context);
   return {
     store,

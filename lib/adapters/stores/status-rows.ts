@@ -40,25 +40,48 @@ export interface StatusRow {
 }
 
 /** The status table, from the store alone (no AWS call): desired vs live checksum, stack status, Ready and why. */
-export async function statusRows(clustersDir: string, templatesDir: string, stateDir?: string, storeOpts?: StoreOptions): Promise<StatusRow[]> {
+export async function statusRows(
+  clustersDir: string,
+  templatesDir: string,
+  stateDir?: string,
+  storeOpts?: StoreOptions,
+): Promise<StatusRow[]> {
   const opened = createStore(storeOpts ?? fileStore(clustersDir, stateDir));
   const store = opened.store;
   const templates = listTemplates(templatesDir);
-  const records = await store.list().finally(() => { opened.close(); });
+  const records = await store.list().finally(() => {
+    opened.close();
+  });
   // A store that keeps the status of removed objects (the file store) still shows their stacks.
   const gone = (opened.history?.statusNames() ?? []).filter((n) => !records.some((r) => r.name === n));
   // A removed object's status that cannot be read is a row that says why (exit 1), as for a present object.
-  const unreadableGone = (name: string, e: unknown): ClusterRecord => ({ name, source: name, parseProblems: [{ file: `${name} (object removed)`, path: '', message: (e as Error).message }], generation: 0, resourceVersion: 'unreadable' });
-  const all = [...records, ...(await Promise.all(gone.map((n) => store.get(n).catch((e: unknown) => unreadableGone(n, e))))).filter((r) => r !== undefined)];
+  const unreadableGone = (name: string, e: unknown): ClusterRecord => ({
+    name,
+    source: name,
+    parseProblems: [{ file: `${name} (object removed)`, path: '', message: (e as Error).message }],
+    generation: 0,
+    resourceVersion: 'unreadable',
+  });
+  const all = [
+    ...records,
+    ...(await Promise.all(gone.map((n) => store.get(n).catch((e: unknown) => unreadableGone(n, e))))).filter(
+      (r) => r !== undefined,
+    ),
+  ];
   return all
     .map((r) => {
-      const unreadable = r.resourceVersion === 'unreadable' ? r.parseProblems.map((p) => `${p.file}: ${p.message}`).join('; ') : undefined;
+      const unreadable =
+        r.resourceVersion === 'unreadable'
+          ? r.parseProblems.map((p) => `${p.file}: ${p.message}`).join('; ')
+          : undefined;
       const v = r.raw && !unreadable ? derive(r.raw, { file: r.source, templatesDir, templates }) : undefined;
       // A config that does not render is shown as '-': `worker-stacks render` says why.
       const desired = v?.config?.checksum;
       const ready = getCondition(r.status, 'Ready');
-      const is = (t: 'Stalled' | 'Degraded' | 'Progressing') => (getCondition(r.status, t)?.status === 'True' ? getCondition(r.status, t) : undefined);
-      const shown = is('Stalled') ?? is('Degraded') ?? is('Progressing') ?? getCondition(r.status, 'Progressing') ?? ready;
+      const is = (t: 'Stalled' | 'Degraded' | 'Progressing') =>
+        getCondition(r.status, t)?.status === 'True' ? getCondition(r.status, t) : undefined;
+      const shown =
+        is('Stalled') ?? is('Degraded') ?? is('Progressing') ?? getCondition(r.status, 'Progressing') ?? ready;
       const spec = (r.raw as { spec?: { account?: unknown; region?: unknown } } | undefined)?.spec;
       const arn = r.status?.stackId?.split(':');
       return {
@@ -71,12 +94,31 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
         liveChecksum: r.status?.cloudConfigChecksum,
         // In sync: the live stack runs this generation's inputs, not only its node config. An image or size change keeps
         // the checksum, so equal checksums alone would say yes for a change that stalled or rolled back.
-        inSync: Boolean(desired && desired === r.status?.cloudConfigChecksum && ready?.status === 'True' && ready.observedGeneration === r.generation),
+        inSync: Boolean(
+          desired &&
+          desired === r.status?.cloudConfigChecksum &&
+          ready?.status === 'True' &&
+          ready.observedGeneration === r.generation,
+        ),
         stack: workerStackName(r.name),
         stackStatus: r.status?.stackStatus,
-        ready: unreadable ? 'Unreadable' : r.raw === undefined && !records.includes(r) ? 'Removed' : (ready?.status ?? 'Unknown'),
-        reason: unreadable ? 'StatusUnreadable' : (shown?.reason ?? (v?.stage === 'validate' ? 'InvalidSpec' : v?.stage === 'render' ? 'RenderFailed' : undefined)),
-        message: unreadable ? unreadable.replace(/\s*\n\s*/g, '; ') : (shown?.message ?? (v?.stage === 'validate' ? 'invalid object: run worker-stacks validate' : v?.stage === 'render' ? 'the node config does not render: run worker-stacks render' : undefined)),
+        ready: unreadable
+          ? 'Unreadable'
+          : r.raw === undefined && !records.includes(r)
+            ? 'Removed'
+            : (ready?.status ?? 'Unknown'),
+        reason: unreadable
+          ? 'StatusUnreadable'
+          : (shown?.reason ??
+            (v?.stage === 'validate' ? 'InvalidSpec' : v?.stage === 'render' ? 'RenderFailed' : undefined)),
+        message: unreadable
+          ? unreadable.replace(/\s*\n\s*/g, '; ')
+          : (shown?.message ??
+            (v?.stage === 'validate'
+              ? 'invalid object: run worker-stacks validate'
+              : v?.stage === 'render'
+                ? 'the node config does not render: run worker-stacks render'
+                : undefined)),
         since: shown?.lastTransitionTime,
         failures: r.status?.controller?.failures,
         retryAfter: r.status?.controller?.retryAfter,
@@ -88,11 +130,12 @@ export async function statusRows(clustersDir: string, templatesDir: string, stat
         status: r.status,
       };
     })
-    .sort((a, b) => (statusGroup(a) !== statusGroup(b) ? (statusGroup(a) < statusGroup(b) ? -1 : 1) : a.cluster < b.cluster ? -1 : 1));
+    .sort((a, b) =>
+      statusGroup(a) !== statusGroup(b) ? (statusGroup(a) < statusGroup(b) ? -1 : 1) : a.cluster < b.cluster ? -1 : 1,
+    );
 }
 
 /** `<account>/<region>`: one daemon, many accounts, so the table groups by where each cluster lives. */
 export function statusGroup(r: Pick<StatusRow, 'account' | 'region'>): string {
   return `${r.account ?? '-'}/${r.region ?? '-'}`;
 }
-

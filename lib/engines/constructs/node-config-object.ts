@@ -39,11 +39,18 @@ export class NodeConfigObject extends Construct {
       fs.writeFileSync(tmp, props.bytes);
       fs.renameSync(tmp, target);
     }
-    const location = Stack.of(this).synthesizer.addFileAsset({ sourceHash: props.checksum, fileName, packaging: FileAssetPackaging.FILE });
+    const location = Stack.of(this).synthesizer.addFileAsset({
+      sourceHash: props.checksum,
+      fileName,
+      packaging: FileAssetPackaging.FILE,
+    });
     if (location.objectKey !== props.expectedKey) {
-      throw new UsageError(`the stack synthesizer put the node config at ${location.objectKey}, expected ${props.expectedKey}`, {
-        hint: 'worker stacks must use the synthesizer from lib/engines/stacks/worker-stack.ts (content-addressed keys under the cluster prefix)',
-      });
+      throw new UsageError(
+        `the stack synthesizer put the node config at ${location.objectKey}, expected ${props.expectedKey}`,
+        {
+          hint: 'worker stacks must use the synthesizer from lib/engines/stacks/worker-stack.ts (content-addressed keys under the cluster prefix)',
+        },
+      );
     }
     this.bucketName = location.bucketName;
     this.objectKey = location.objectKey;

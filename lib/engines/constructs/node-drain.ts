@@ -48,28 +48,54 @@ export class NodeDrain extends Construct {
     });
 
     const rule = (ruleId: string, description: string, pattern: events.EventPattern) =>
-      new events.Rule(this, ruleId, { description, eventPattern: pattern, targets: [new targets.SqsQueue(this.queue)] });
+      new events.Rule(this, ruleId, {
+        description,
+        eventPattern: pattern,
+        targets: [new targets.SqsQueue(this.queue)],
+      });
     rule('TerminationRule', 'Termination lifecycle action of the worker group: drain the node before it goes', {
       source: ['aws.autoscaling'],
       detailType: ['EC2 Instance-terminate Lifecycle Action'],
       detail: { AutoScalingGroupName: [group.autoScalingGroupName] },
     });
     // EC2 notices carry only the instance id: the handler ignores instances that are not nodes of its cluster.
-    rule('SpotInterruptionRule', 'Spot interruption warning: drain the node within the two-minute notice', { source: ['aws.ec2'], detailType: ['EC2 Spot Instance Interruption Warning'] });
-    rule('RebalanceRule', 'Rebalance recommendation: the spot node is at elevated risk of interruption', { source: ['aws.ec2'], detailType: ['EC2 Instance Rebalance Recommendation'] });
-    rule('StateChangeRule', 'Instance state change: a node stopping or terminating outside the group', { source: ['aws.ec2'], detailType: ['EC2 Instance State-change Notification'] });
+    rule('SpotInterruptionRule', 'Spot interruption warning: drain the node within the two-minute notice', {
+      source: ['aws.ec2'],
+      detailType: ['EC2 Spot Instance Interruption Warning'],
+    });
+    rule('RebalanceRule', 'Rebalance recommendation: the spot node is at elevated risk of interruption', {
+      source: ['aws.ec2'],
+      detailType: ['EC2 Instance Rebalance Recommendation'],
+    });
+    rule('StateChangeRule', 'Instance state change: a node stopping or terminating outside the group', {
+      source: ['aws.ec2'],
+      detailType: ['EC2 Instance State-change Notification'],
+    });
 
     const stack = Stack.of(this);
     this.handlerPolicy = new iam.ManagedPolicy(this, 'HandlerPolicy', {
       description: `What aws-node-termination-handler (queue mode) needs for ${group.node.path}: read and delete its queue's messages, complete the group's lifecycle actions`,
       statements: [
-        new iam.PolicyStatement({ actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'], resources: [this.queue.queueArn] }),
+        new iam.PolicyStatement({
+          actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+          resources: [this.queue.queueArn],
+        }),
         new iam.PolicyStatement({
           actions: ['autoscaling:CompleteLifecycleAction'],
-          resources: [stack.formatArn({ service: 'autoscaling', resource: 'autoScalingGroup', resourceName: `*:autoScalingGroupName/${group.autoScalingGroupName}`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+          resources: [
+            stack.formatArn({
+              service: 'autoscaling',
+              resource: 'autoScalingGroup',
+              resourceName: `*:autoScalingGroupName/${group.autoScalingGroupName}`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          ],
         }),
         // Describe calls have no resource-level permissions (AWS allows only "*" for them).
-        new iam.PolicyStatement({ actions: ['autoscaling:DescribeAutoScalingInstances', 'autoscaling:DescribeTags', 'ec2:DescribeInstances'], resources: ['*'] }),
+        new iam.PolicyStatement({
+          actions: ['autoscaling:DescribeAutoScalingInstances', 'autoscaling:DescribeTags', 'ec2:DescribeInstances'],
+          resources: ['*'],
+        }),
       ],
     });
   }

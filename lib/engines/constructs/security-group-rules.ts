@@ -49,7 +49,12 @@ const IP_PROTOCOL = { tcp: 'tcp', udp: 'udp', icmp: 'icmp', icmpv6: '58', all: '
 /** A rule's identity: protocol, ports and source. Its description and its position in the list are not part of it. */
 export function ruleKey(r: RuleProps): string {
   const s = r.source;
-  const src = s.cidr ?? s.cidrIpv6 ?? s.securityGroupId ?? s.prefixListId ?? (s.self ? 'self' : s.loadBalancer ? 'loadBalancer' : '?');
+  const src =
+    s.cidr ??
+    s.cidrIpv6 ??
+    s.securityGroupId ??
+    s.prefixListId ??
+    (s.self ? 'self' : s.loadBalancer ? 'loadBalancer' : '?');
   // A one-port range is the same rule to AWS as a single port.
   const from = r.port ?? r.fromPort;
   const to = r.port ?? r.toPort;
@@ -68,16 +73,20 @@ export class SecurityGroupRules extends Construct {
   constructor(scope: Construct, id: string, props: SecurityGroupRulesProps) {
     super(scope, id);
     if (props.rules.length > LIMITS.inboundRulesPerSecurityGroup) {
-      throw new UsageError(`${props.rules.length} rules exceed ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group`);
+      throw new UsageError(
+        `${props.rules.length} rules exceed ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group`,
+      );
     }
     // Sorted by identity, so the template's resource order never depends on the list order either.
     const rules = [...props.rules].sort((a, b) => (ruleKey(a) < ruleKey(b) ? -1 : ruleKey(a) > ruleKey(b) ? 1 : 0));
     for (const rule of rules) {
       const key = ruleKey(rule);
       const ruleId = `${key.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60)}-${sha256Hex(key).slice(0, 8)}`;
-      if (this.node.tryFindChild(ruleId)) throw new UsageError(`duplicate security group rule ${key} (${rule.description})`);
+      if (this.node.tryFindChild(ruleId))
+        throw new UsageError(`duplicate security group rule ${key} (${rule.description})`);
       const s = rule.source;
-      if (s.loadBalancer && !props.loadBalancerSecurityGroup) throw new UsageError(`rule ${key} names the load balancer, but none was given`);
+      if (s.loadBalancer && !props.loadBalancerSecurityGroup)
+        throw new UsageError(`rule ${key} names the load balancer, but none was given`);
       const ranged = rule.protocol === 'tcp' || rule.protocol === 'udp';
       new ec2.CfnSecurityGroupIngress(this, ruleId, {
         groupId: props.securityGroup.securityGroupId,
@@ -89,7 +98,13 @@ export class SecurityGroupRules extends Construct {
         cidrIp: s.cidr,
         cidrIpv6: s.cidrIpv6,
         sourcePrefixListId: s.prefixListId,
-        sourceSecurityGroupId: s.securityGroupId ?? (s.self ? props.securityGroup.securityGroupId : s.loadBalancer ? props.loadBalancerSecurityGroup?.securityGroupId : undefined),
+        sourceSecurityGroupId:
+          s.securityGroupId ??
+          (s.self
+            ? props.securityGroup.securityGroupId
+            : s.loadBalancer
+              ? props.loadBalancerSecurityGroup?.securityGroupId
+              : undefined),
       });
       this.ruleIds.push(ruleId);
     }

@@ -86,20 +86,29 @@ export class WorkerListeners extends Construct {
     super(scope, id);
     const listeners = [...props.listeners].sort(byName);
     if (listeners.length === 0) throw new UsageError('WorkerListeners needs at least one listener');
-    if (listeners.length > LIMITS.listenersPerLoadBalancer) throw new UsageError(`${listeners.length} listeners exceed ${LIMITS.listenersPerLoadBalancer} per load balancer`);
+    if (listeners.length > LIMITS.listenersPerLoadBalancer)
+      throw new UsageError(`${listeners.length} listeners exceed ${LIMITS.listenersPerLoadBalancer} per load balancer`);
     for (let i = 1; i < listeners.length; i++) {
-      if (listeners[i].name === listeners[i - 1].name) throw new UsageError(`duplicate listener name ${listeners[i].name}`);
+      if (listeners[i].name === listeners[i - 1].name)
+        throw new UsageError(`duplicate listener name ${listeners[i].name}`);
     }
     for (const l of listeners) {
       if (l.protocol === 'UDP' && l.healthCheck?.port === undefined) {
-        throw new UsageError(`listener ${l.name}: a UDP listener needs an explicit health check port; a TCP probe of UDP node port ${l.nodePort} never passes`, {
-          hint: 'set healthCheck.port (and protocol HTTP/HTTPS with a path, or TCP) to a port the service answers on over TCP',
-        });
+        throw new UsageError(
+          `listener ${l.name}: a UDP listener needs an explicit health check port; a TCP probe of UDP node port ${l.nodePort} never passes`,
+          {
+            hint: 'set healthCheck.port (and protocol HTTP/HTTPS with a path, or TCP) to a port the service answers on over TCP',
+          },
+        );
       }
     }
     const dualStack = props.allowedCidrs.some(isIpv6Cidr);
 
-    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', { vpc: props.vpc, allowAllOutbound: false, description: 'Worker load balancer' });
+    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      allowAllOutbound: false,
+      description: 'Worker load balancer',
+    });
     this.loadBalancer = new elbv2.NetworkLoadBalancer(this, 'LoadBalancer', {
       vpc: props.vpc,
       vpcSubnets: { subnets: props.subnets },
@@ -125,16 +134,23 @@ export class WorkerListeners extends Construct {
       const protocol = l.protocol ?? 'TCP';
       const hc = l.healthCheck ?? {};
       // The listener first: the template lists resources in construct order.
-      const listener = new elbv2.CfnListener(new Construct(this.loadBalancer, listenerConstructId(l.port)), 'Resource', {
-        loadBalancerArn: this.loadBalancer.loadBalancerArn,
-        port: l.port,
-        protocol,
-        certificates: l.certificateArn ? [{ certificateArn: l.certificateArn }] : undefined,
-        // The given policy; else what NetworkListener picks under the post-quantum flag, else TLS 1.2+ (never CloudFormation's
-        // default, which still negotiates TLS 1.0 and 1.1).
-        sslPolicy: protocol === 'TLS' ? (l.sslPolicy ?? (pqTls ? elbv2.SslPolicy.TLS13_12_PQ : DEFAULT_TLS_POLICY)) : undefined,
-        defaultActions: [],
-      });
+      const listener = new elbv2.CfnListener(
+        new Construct(this.loadBalancer, listenerConstructId(l.port)),
+        'Resource',
+        {
+          loadBalancerArn: this.loadBalancer.loadBalancerArn,
+          port: l.port,
+          protocol,
+          certificates: l.certificateArn ? [{ certificateArn: l.certificateArn }] : undefined,
+          // The given policy; else what NetworkListener picks under the post-quantum flag, else TLS 1.2+ (never CloudFormation's
+          // default, which still negotiates TLS 1.0 and 1.1).
+          sslPolicy:
+            protocol === 'TLS'
+              ? (l.sslPolicy ?? (pqTls ? elbv2.SslPolicy.TLS13_12_PQ : DEFAULT_TLS_POLICY))
+              : undefined,
+          defaultActions: [],
+        },
+      );
       const group = new Construct(new Construct(this.loadBalancer, l.name), `${l.name}Group`);
       const targetGroup = new elbv2.CfnTargetGroup(group, 'Resource', {
         port: l.nodePort,
@@ -152,10 +168,17 @@ export class WorkerListeners extends Construct {
       });
       listener.defaultActions = [{ type: 'forward', targetGroupArn: targetGroup.ref }];
       // Through the group's own list (an import is no resource): other attachments to the group are kept.
-      props.target.attachToNetworkTargetGroup(elbv2.NetworkTargetGroup.fromTargetGroupAttributes(group, 'Attach', { targetGroupArn: targetGroup.ref }));
+      props.target.attachToNetworkTargetGroup(
+        elbv2.NetworkTargetGroup.fromTargetGroupAttributes(group, 'Attach', { targetGroupArn: targetGroup.ref }),
+      );
       for (const proto of transportsOf(protocol)) {
         for (const cidr of props.allowedCidrs) {
-          clientRules.push({ protocol: proto, port: l.port, source: isIpv6Cidr(cidr) ? { cidrIpv6: cidr } : { cidr }, description: `clients to listener ${l.name}` });
+          clientRules.push({
+            protocol: proto,
+            port: l.port,
+            source: isIpv6Cidr(cidr) ? { cidrIpv6: cidr } : { cidr },
+            description: `clients to listener ${l.name}`,
+          });
         }
       }
     }
@@ -172,7 +195,10 @@ export class WorkerListeners extends Construct {
       protocol: r.protocol,
       port: r.port,
       source: { loadBalancer: true },
-      description: r.kind === 'traffic' ? `load balancer to node port (listener ${String(r.listener)})` : `load balancer health check (listener ${String(r.listener)})`,
+      description:
+        r.kind === 'traffic'
+          ? `load balancer to node port (listener ${String(r.listener)})`
+          : `load balancer health check (listener ${String(r.listener)})`,
     }));
   }
 }

@@ -114,16 +114,26 @@ export class WorkerPool extends Construct {
   constructor(scope: Construct, id: string, props: WorkerPoolProps) {
     super(scope, id);
     if (props.instanceTypes.length === 0) throw new UsageError('WorkerPool needs at least one instance type');
-    if (props.minSize > props.maxSize) throw new UsageError(`WorkerPool minSize ${props.minSize} is greater than maxSize ${props.maxSize}`);
+    if (props.minSize > props.maxSize)
+      throw new UsageError(`WorkerPool minSize ${props.minSize} is greater than maxSize ${props.maxSize}`);
     if (props.legacyLaunchConfiguration && props.instanceTypes.length > 1) {
       throw new UsageError('a launch configuration takes one instance type; mixed instances need a launch template');
     }
-    if (!props.configObjects.keyPrefix.endsWith('/')) throw new UsageError(`configObjects.keyPrefix must end with '/', got ${props.configObjects.keyPrefix}`);
+    if (!props.configObjects.keyPrefix.endsWith('/'))
+      throw new UsageError(`configObjects.keyPrefix must end with '/', got ${props.configObjects.keyPrefix}`);
 
     this.securityGroup =
-      props.securityGroup ?? new ec2.SecurityGroup(this, 'SecurityGroup', { vpc: props.vpc, allowAllOutbound: true, description: 'Worker nodes' });
+      props.securityGroup ??
+      new ec2.SecurityGroup(this, 'SecurityGroup', {
+        vpc: props.vpc,
+        allowAllOutbound: true,
+        description: 'Worker nodes',
+      });
 
-    this.role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'), description: 'Worker node instance role' });
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+      description: 'Worker node instance role',
+    });
     const partition = Stack.of(this).partition;
     // Only this cluster's own config objects: a node of one cluster cannot read another cluster's config.
     this.role.addToPolicy(
@@ -133,7 +143,12 @@ export class WorkerPool extends Construct {
       }),
     );
     if (props.secretArns?.length) {
-      this.role.addToPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [...props.secretArns].sort() }));
+      this.role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: [...props.secretArns].sort(),
+        }),
+      );
     }
     if (props.secretNamePrefix) {
       const { region, account } = Stack.of(this);
@@ -158,7 +173,9 @@ export class WorkerPool extends Construct {
     const initialCount = props.desiredCapacity ?? props.minSize;
     // Each node signals its own health to its own stack (the script in cloudconfig/_shared/signal-ready.sh.hbs). IAM
     // has no condition for the logical resource, so the stack is the narrowest scope: never another cluster's stack.
-    this.role.addToPolicy(new iam.PolicyStatement({ actions: ['cloudformation:SignalResource'], resources: [Stack.of(this).stackId] }));
+    this.role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['cloudformation:SignalResource'], resources: [Stack.of(this).stackId] }),
+    );
     const common = {
       vpc: props.vpc,
       vpcSubnets: { subnets: props.subnets },
@@ -171,7 +188,13 @@ export class WorkerPool extends Construct {
       healthChecks: autoscaling.HealthChecks.ec2({ gracePeriod: Duration.minutes(5) }),
       updatePolicy: updatePolicy(this, ru),
       // The group's creation waits until its first nodes say they are up (or counts their silence as failure).
-      signals: signals && initialCount > 0 ? autoscaling.Signals.waitForCount(initialCount, { timeout: pause, minSuccessPercentage: ru.minSuccessfulInstancesPercent ?? 100 }) : undefined,
+      signals:
+        signals && initialCount > 0
+          ? autoscaling.Signals.waitForCount(initialCount, {
+              timeout: pause,
+              minSuccessPercentage: ru.minSuccessfulInstancesPercent ?? 100,
+            })
+          : undefined,
     };
 
     if (props.legacyLaunchConfiguration) {
@@ -184,11 +207,20 @@ export class WorkerPool extends Construct {
         securityGroup: this.securityGroup,
         requireImdsv2: true,
         // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- autoscaling's enum lacks io2, which CloudFormation takes; gp3 and gp2 are its own values
-        blockDevices: [{ deviceName, volume: autoscaling.BlockDeviceVolume.ebs(size, { ...volume, volumeType: volume.volumeType as autoscaling.EbsDeviceVolumeType }) }],
+        blockDevices: [
+          {
+            deviceName,
+            volume: autoscaling.BlockDeviceVolume.ebs(size, {
+              ...volume,
+              volumeType: volume.volumeType as autoscaling.EbsDeviceVolumeType,
+            }),
+          },
+        ],
       });
       // requireImdsv2 sets only HttpTokens; the hop limit has no L2 property on a launch configuration.
       const lc = this.autoScalingGroup.node.findChild('LaunchConfig');
-      if (!autoscaling.CfnLaunchConfiguration.isCfnLaunchConfiguration(lc)) throw new Error('aws-cdk-lib changed: the group has no LaunchConfig L1');
+      if (!autoscaling.CfnLaunchConfiguration.isCfnLaunchConfiguration(lc))
+        throw new Error('aws-cdk-lib changed: the group has no LaunchConfig L1');
       lc.addPropertyOverride('MetadataOptions.HttpPutResponseHopLimit', IMDS_HOP_LIMIT);
       // On the L1: the L2 refuses `true` unless the subnets are of its own public type, which given subnet ids never are.
       lc.addPropertyOverride('AssociatePublicIpAddress', props.associatePublicIpAddress ?? false);
@@ -207,7 +239,12 @@ export class WorkerPool extends Construct {
       instanceMetadataTags: false,
       // Explicit, so the subnet's MapPublicIpOnLaunch never decides (CDK moves the security group onto the interface).
       associatePublicIpAddress: props.associatePublicIpAddress ?? false,
-      blockDevices: [{ deviceName, volume: ec2.BlockDeviceVolume.ebs(size, { ...volume, volumeType: EC2_VOLUME_TYPES[volume.volumeType] }) }],
+      blockDevices: [
+        {
+          deviceName,
+          volume: ec2.BlockDeviceVolume.ebs(size, { ...volume, volumeType: EC2_VOLUME_TYPES[volume.volumeType] }),
+        },
+      ],
     });
     this.instanceProfile = instanceProfileOf(this.launchTemplate, 'Profile');
     for (const [key, value] of Object.entries(props.fixedInstanceTags ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -221,7 +258,10 @@ export class WorkerPool extends Construct {
             mixedInstancesPolicy: {
               launchTemplate: this.launchTemplate,
               launchTemplateOverrides: props.instanceTypes.map((t) => ({ instanceType: new ec2.InstanceType(t) })),
-              instancesDistribution: { onDemandPercentageAboveBaseCapacity: 100, onDemandAllocationStrategy: autoscaling.OnDemandAllocationStrategy.PRIORITIZED },
+              instancesDistribution: {
+                onDemandPercentageAboveBaseCapacity: 100,
+                onDemandAllocationStrategy: autoscaling.OnDemandAllocationStrategy.PRIORITIZED,
+              },
             },
           }),
     });
@@ -250,7 +290,9 @@ function updatePolicy(scope: Construct, ru: RollingUpdateProps): autoscaling.Upd
       checkpointPercentages: ir.checkpoints?.length ? [...ir.checkpoints] : undefined,
       checkpointDelay: ir.checkpoints?.length ? seconds(ir.checkpointDelaySeconds) : undefined,
       bakeTime: seconds(ir.bakeTimeSeconds),
-      alarms: ir.alarms?.length ? ir.alarms.map((name, i) => cloudwatch.Alarm.fromAlarmName(scope, `RefreshAlarm${i}`, name)) : undefined,
+      alarms: ir.alarms?.length
+        ? ir.alarms.map((name, i) => cloudwatch.Alarm.fromAlarmName(scope, `RefreshAlarm${i}`, name))
+        : undefined,
     });
   }
   const wait = ru.waitOnResourceSignals ?? true;
@@ -275,6 +317,7 @@ const EC2_VOLUME_TYPES: Readonly<Record<NonNullable<WorkerPoolProps['rootVolumeT
 /** The instance profile L1 that aws-cdk-lib creates under `scope` with the id `id`. */
 function instanceProfileOf(scope: Construct, id: string): iam.CfnInstanceProfile {
   const child = scope.node.findChild(id);
-  if (!iam.CfnInstanceProfile.isCfnInstanceProfile(child)) throw new Error(`aws-cdk-lib changed: ${scope.node.path} has no ${id} instance profile L1`);
+  if (!iam.CfnInstanceProfile.isCfnInstanceProfile(child))
+    throw new Error(`aws-cdk-lib changed: ${scope.node.path} has no ${id} instance profile L1`);
   return child;
 }

@@ -63,7 +63,9 @@ interface ManifestArtifact {
  * found through the stack's `*.assets.json` manifest).
  */
 export function readAssembly(outdir: string, label: string): AssemblySnapshot {
-  const manifest = readJson(path.join(outdir, 'manifest.json'), label) as { artifacts?: Record<string, ManifestArtifact> };
+  const manifest = readJson(path.join(outdir, 'manifest.json'), label) as {
+    artifacts?: Record<string, ManifestArtifact>;
+  };
   const artifacts = manifest.artifacts ?? {};
   const stacks = new Map<string, WorkerStackSnapshot>();
   const bootstrapEnvironments = new Set<string>();
@@ -99,17 +101,26 @@ export function emptyAssembly(outdir: string): AssemblySnapshot {
 
 /** The stack's logical ids and their construct paths, read as the CDK CLI reads them (manifest and metadata file). */
 function logicalIdPaths(outdir: string, a: ManifestArtifact, label: string): Record<string, string> {
-  const all = a.additionalMetadataFile ? (readJson(path.join(outdir, a.additionalMetadataFile), label) as MetadataEntries) : {};
+  const all = a.additionalMetadataFile
+    ? (readJson(path.join(outdir, a.additionalMetadataFile), label) as MetadataEntries)
+    : {};
   const out: Record<string, string> = {};
   for (const entries of [all, a.metadata ?? {}]) {
     for (const [p, list] of Object.entries(entries)) {
-      for (const e of list) if (e.type === 'aws:cdk:logicalId' && typeof e.data === 'string' && !(e.data in out)) out[e.data] = p;
+      for (const e of list)
+        if (e.type === 'aws:cdk:logicalId' && typeof e.data === 'string' && !(e.data in out)) out[e.data] = p;
     }
   }
   return out;
 }
 
-function configAsset(outdir: string, artifacts: Partial<Record<string, ManifestArtifact>>, id: string, stack: ManifestArtifact, label: string): ConfigAsset | undefined {
+function configAsset(
+  outdir: string,
+  artifacts: Partial<Record<string, ManifestArtifact>>,
+  id: string,
+  stack: ManifestArtifact,
+  label: string,
+): ConfigAsset | undefined {
   // The asset manifests among the stack's dependencies (a dependency may name an artifact the assembly lacks).
   const manifestFiles = [...(stack.dependencies ?? []), `${id}.assets`].flatMap((d) => {
     const artifact = artifacts[d];
@@ -117,13 +128,16 @@ function configAsset(outdir: string, artifacts: Partial<Record<string, ManifestA
     return file ? [file] : [];
   });
   for (const file of manifestFiles) {
-    const assets = readJson(path.join(outdir, file), label) as { files?: Record<string, { source?: { path?: string } }> };
+    const assets = readJson(path.join(outdir, file), label) as {
+      files?: Record<string, { source?: { path?: string } }>;
+    };
     for (const entry of Object.values(assets.files ?? {})) {
       const match = CONFIG_ASSET.exec(entry.source?.path ?? '');
       if (!match) continue;
       const bytes = fs.readFileSync(path.join(outdir, match[0]));
       const checksum = sha256Hex(bytes);
-      if (checksum !== match[1]) throw new ReviewError(`${label}: ${match[0]} in ${outdir} does not hash to its name (${checksum})`);
+      if (checksum !== match[1])
+        throw new ReviewError(`${label}: ${match[0]} in ${outdir} does not hash to its name (${checksum})`);
       // The pattern only matches the formats' own extensions, so this finds one.
       const format = formatByExtension(match[2]);
       if (format) return { checksum, format, bytes };

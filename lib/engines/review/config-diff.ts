@@ -43,7 +43,11 @@ const UNIT_DIR = '/etc/systemd/system/';
  * unit by unit, as text. Values under secret-named keys are masked before
  * the diff, so no secret ever reaches a review.
  */
-export function diffConfigs(base: ConfigAsset | undefined, head: ConfigAsset | undefined, opts: ConfigDiffOptions = {}): ConfigDiff {
+export function diffConfigs(
+  base: ConfigAsset | undefined,
+  head: ConfigAsset | undefined,
+  opts: ConfigDiffOptions = {},
+): ConfigDiff {
   const result = (entries: ConfigEntryDiff[]): ConfigDiff => ({
     baseChecksum: base?.checksum ?? null,
     headChecksum: head?.checksum ?? null,
@@ -56,16 +60,36 @@ export function diffConfigs(base: ConfigAsset | undefined, head: ConfigAsset | u
   const b = readBack(head);
   if (a === null || b === null) {
     // Not a config we can read back into files and units: diff the documents as text.
-    return result(entryDiff('document', 'node config', base?.bytes.toString('utf8'), head?.bytes.toString('utf8'), opts, [], '/node-config'));
+    return result(
+      entryDiff(
+        'document',
+        'node config',
+        base?.bytes.toString('utf8'),
+        head?.bytes.toString('utf8'),
+        opts,
+        [],
+        '/node-config',
+      ),
+    );
   }
   const entries: ConfigEntryDiff[] = [];
   const files = byKey(a.files, b.files, (f) => f.path);
   for (const [path, [x, y]] of files) {
-    const notes = x && y && x.mode !== y.mode ? [`mode ${octal(x.mode)} -> ${octal(y.mode)}`] : !x && y ? [`mode ${octal(y.mode)}`] : [];
+    const notes =
+      x && y && x.mode !== y.mode
+        ? [`mode ${octal(x.mode)} -> ${octal(y.mode)}`]
+        : !x && y
+          ? [`mode ${octal(y.mode)}`]
+          : [];
     entries.push(...entryDiff('file', path, x?.contents, y?.contents, opts, notes, path));
   }
   for (const [name, [x, y]] of byKey(a.units, b.units, (u) => u.name)) {
-    const notes = x && y && x.enabled !== y.enabled ? [`enabled ${x.enabled} -> ${y.enabled}`] : !x && y ? [y.enabled ? 'enabled' : 'not enabled'] : [];
+    const notes =
+      x && y && x.enabled !== y.enabled
+        ? [`enabled ${x.enabled} -> ${y.enabled}`]
+        : !x && y
+          ? [y.enabled ? 'enabled' : 'not enabled']
+          : [];
     entries.push(...entryDiff('unit', name, x?.contents, y?.contents, opts, notes, `${UNIT_DIR}${name}`));
   }
   return result(entries);
@@ -80,7 +104,11 @@ function readBack(asset: ConfigAsset | undefined): NodeConfig | null {
   }
 }
 
-function byKey<T>(xs: readonly T[], ys: readonly T[], key: (t: T) => string): Map<string, [T | undefined, T | undefined]> {
+function byKey<T>(
+  xs: readonly T[],
+  ys: readonly T[],
+  key: (t: T) => string,
+): Map<string, [T | undefined, T | undefined]> {
   const m = new Map<string, [T | undefined, T | undefined]>();
   for (const x of xs) m.set(key(x), [x, undefined]);
   for (const y of ys) m.set(key(y), [m.get(key(y))?.[0], y]);
@@ -99,8 +127,18 @@ function entryDiff(
   if (before === after && notes.length === 0) return [];
   const change = before === undefined ? 'added' : after === undefined ? 'removed' : 'modified';
   if (isBinary(before) || isBinary(after)) {
-    const size = (t?: string) => (t === undefined ? 'none' : `${Buffer.byteLength(t)} bytes, sha256 ${sha256Hex(t).slice(0, 12)}`);
-    return [{ kind, name, change, notes: [...notes, `binary: ${size(before)} -> ${size(after)}`], lines: [], omittedLines: 0 }];
+    const size = (t?: string) =>
+      t === undefined ? 'none' : `${Buffer.byteLength(t)} bytes, sha256 ${sha256Hex(t).slice(0, 12)}`;
+    return [
+      {
+        kind,
+        name,
+        change,
+        notes: [...notes, `binary: ${size(before)} -> ${size(after)}`],
+        lines: [],
+        omittedLines: 0,
+      },
+    ];
   }
   const x = before === undefined ? undefined : maskSecrets(before);
   const y = after === undefined ? undefined : maskSecrets(after);

@@ -2,7 +2,16 @@ import { ClusterReview, ClusterStatus, ReviewResult } from './model';
 import { STATUS_WORDS } from './verdict';
 
 /** Statuses in the order a summary lists them. */
-export const STATUS_ORDER: readonly ClusterStatus[] = ['invalid', 'rolls', 'fixed', 'changes', 'added', 'renamed', 'removed', 'unchanged'];
+export const STATUS_ORDER: readonly ClusterStatus[] = [
+  'invalid',
+  'rolls',
+  'fixed',
+  'changes',
+  'added',
+  'renamed',
+  'removed',
+  'unchanged',
+];
 
 /** `base origin/main (1a2b3c4d) -> working tree` */
 export function sidesLine(r: ReviewResult): string {

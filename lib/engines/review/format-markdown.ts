@@ -1,5 +1,14 @@
 import { rolloutLines } from './rollout-plan';
-import { changedClusters, checksumLine, createsStack, entryHeading, omittedLine, sidesLine, STATUS_ORDER, summaryLine } from './format-common';
+import {
+  changedClusters,
+  checksumLine,
+  createsStack,
+  entryHeading,
+  omittedLine,
+  sidesLine,
+  STATUS_ORDER,
+  summaryLine,
+} from './format-common';
 import { ClusterReview, ReviewResult } from './model';
 import { STATUS_WORDS } from './verdict';
 
@@ -38,14 +47,20 @@ export function formatMarkdown(r: ReviewResult, opts: MarkdownOptions = {}): str
   // Room for the closing note, whatever it says.
   const reserve = 600;
   // The table lists names while they fit; a tiny budget gets counts only.
-  const waves = r.rollout ? `${rolloutLines(r.rollout).map((l) => `- ${l}`).join('\n')}\n\n` : '';
+  const waves = r.rollout
+    ? `${rolloutLines(r.rollout)
+        .map((l) => `- ${l}`)
+        .join('\n')}\n\n`
+    : '';
   let head = summaryTable(r, NAMES_IN_TABLE) + waves;
   if (bytes(head) + reserve > max) head = summaryTable(r, 0);
   const groups = groupClusters(changedClusters(r));
   let out = head;
   const cut = { diffs: 0, sections: 0, clusters: 0, lists: groups.some((g) => g.clusters.length > NAMES_IN_SECTION) };
   for (const g of groups) {
-    const fitting = BLOCK_LIMITS.map((limit) => `${section(g, limit).join('\n')}\n\n`).find((s) => bytes(out) + bytes(s) + reserve <= max);
+    const fitting = BLOCK_LIMITS.map((limit) => `${section(g, limit).join('\n')}\n\n`).find(
+      (s) => bytes(out) + bytes(s) + reserve <= max,
+    );
     if (fitting === undefined) {
       cut.sections++;
       cut.clusters += g.clusters.length;
@@ -66,7 +81,8 @@ function summaryTable(r: ReviewResult, names: number): string {
     for (const status of STATUS_ORDER) {
       const these = r.clusters.filter((c) => c.status === status);
       const word = status === 'rolls' || status === 'invalid' ? `**${STATUS_WORDS[status]}**` : STATUS_WORDS[status];
-      if (these.length) out.push(`| ${word} | ${these.length} | ${names ? nameList(these, names, code) : 'see --format json'} |`);
+      if (these.length)
+        out.push(`| ${word} | ${these.length} | ${names ? nameList(these, names, code) : 'see --format json'} |`);
     }
     out.push('');
   }
@@ -76,7 +92,10 @@ function summaryTable(r: ReviewResult, names: number): string {
 function closingNote(cut: { diffs: number; sections: number; clusters: number; lists: boolean }, max: number): string {
   const left: string[] = [];
   if (cut.diffs) left.push(`diff lines of ${cut.diffs} section${cut.diffs === 1 ? '' : 's'} (cut short or left out)`);
-  if (cut.sections) left.push(`${cut.sections} whole section${cut.sections === 1 ? '' : 's'} (${cut.clusters} cluster${cut.clusters === 1 ? '' : 's'}; the table above counts them)`);
+  if (cut.sections)
+    left.push(
+      `${cut.sections} whole section${cut.sections === 1 ? '' : 's'} (${cut.clusters} cluster${cut.clusters === 1 ? '' : 's'}; the table above counts them)`,
+    );
   if (cut.lists) left.push(`cluster names after the first ${NAMES_IN_SECTION} of a section`);
   if (!left.length) return '';
   return `---\n\n**Left out to stay within ${max.toLocaleString('en-US')} bytes:** ${left.join('; ')}. \`worker-stacks review --format json\` has everything.\n`;
@@ -92,7 +111,10 @@ function groupClusters(changed: readonly ClusterReview[]): Group[] {
   const rank = (g: ClusterReview[]) => STATUS_ORDER.indexOf(g[0].status);
   return [...byKey.values()]
     .sort((x, y) => rank(x) - rank(y) || y.length - x.length || (x[0].name < y[0].name ? -1 : 1))
-    .map((clusters) => ({ clusters, show: clusters.length === 1 ? (t: string) => t : (t: string) => normalise(clusters[0], t) }));
+    .map((clusters) => ({
+      clusters,
+      show: clusters.length === 1 ? (t: string) => t : (t: string) => normalise(clusters[0], t),
+    }));
 }
 
 /**
@@ -111,8 +133,15 @@ function normalise(c: ClusterReview, text: string): string {
   swap(c.checksum.head?.slice(0, 12), '<head checksum>');
   swap(c.stackName, 'WorkerStack-<cluster>');
   t = t.replace(/worker-stacks-config-\d{12}-[a-z]{2}(?:-[a-z]+)+-\d+/g, 'worker-stacks-config-<account>-<region>');
-  for (const [name, to] of [[c.name, '<cluster>'], [c.renamedFrom, '<old name>']] as const) {
-    if (name) t = t.replace(new RegExp(`(?<![A-Za-z0-9-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9-])`, 'g'), to);
+  for (const [name, to] of [
+    [c.name, '<cluster>'],
+    [c.renamedFrom, '<old name>'],
+  ] as const) {
+    if (name)
+      t = t.replace(
+        new RegExp(`(?<![A-Za-z0-9-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9-])`, 'g'),
+        to,
+      );
   }
   return t;
 }
@@ -120,17 +149,30 @@ function normalise(c: ClusterReview, text: string): string {
 function section(g: Group, limit: number): string[] {
   const c = g.clusters[0];
   const many = g.clusters.length > 1;
-  const title = c.status === 'rolls' || c.status === 'invalid' ? `<b>${html(STATUS_WORDS[c.status])}</b>` : html(STATUS_WORDS[c.status]);
-  const out = ['<details>', `<summary>${title}: ${many ? `${g.clusters.length} clusters, one diff: ` : ''}${nameList(g.clusters, 5, (n) => `<code>${html(n)}</code>`)}</summary>`, ''];
+  const title =
+    c.status === 'rolls' || c.status === 'invalid'
+      ? `<b>${html(STATUS_WORDS[c.status])}</b>`
+      : html(STATUS_WORDS[c.status]);
+  const out = [
+    '<details>',
+    `<summary>${title}: ${many ? `${g.clusters.length} clusters, one diff: ` : ''}${nameList(g.clusters, 5, (n) => `<code>${html(n)}</code>`)}</summary>`,
+    '',
+  ];
   // Verdicts differ with each cluster's own settings (batch size, capacity): one line per distinct verdict.
   const verdicts = new Map<string, ClusterReview[]>();
   for (const x of g.clusters) verdicts.set(x.verdict, [...(verdicts.get(x.verdict) ?? []), x]);
   for (const [verdict, xs] of verdicts) {
     const [word, ...rest] = verdict.split(': ');
-    out.push(`${many ? '- ' : ''}**${escapeInline(word)}**${rest.length ? `: ${escapeInline(rest.join(': '))}` : ''}${many ? ` — ${nameList(xs, NAMES_IN_SECTION, code)}` : ''}`);
+    out.push(
+      `${many ? '- ' : ''}**${escapeInline(word)}**${rest.length ? `: ${escapeInline(rest.join(': '))}` : ''}${many ? ` — ${nameList(xs, NAMES_IN_SECTION, code)}` : ''}`,
+    );
   }
   out.push('');
-  if (many) out.push(`The same diff for all ${g.clusters.length}; \`<cluster>\` and \`<base checksum>\`/\`<head checksum>\` stand for each one's own.`, '');
+  if (many)
+    out.push(
+      `The same diff for all ${g.clusters.length}; \`<cluster>\` and \`<base checksum>\`/\`<head checksum>\` stand for each one's own.`,
+      '',
+    );
   out.push(...body(c, limit).map(g.show), '</details>');
   return out;
 }
@@ -144,12 +186,18 @@ function body(c: ClusterReview, limit: number): string[] {
     out.push('');
   }
   for (const side of ['base', 'head'] as const) {
-    if (c.problems[side].length) out.push(`Invalid at ${side}:`, '', ...fence('text', c.problems[side].join('\n'), limit), '');
+    if (c.problems[side].length)
+      out.push(`Invalid at ${side}:`, '', ...fence('text', c.problems[side].join('\n'), limit), '');
   }
   if (c.template && createsStack(c)) {
     out.push(`Creates ${code(c.stackName)}: ${c.template.resources.length} resources.`, '');
   } else if (c.template && c.template.text.trim()) {
-    out.push(`#### Template diff (${code(c.stackName)})`, '', ...fence('text', c.template.text.replace(/\n+$/, ''), limit), '');
+    out.push(
+      `#### Template diff (${code(c.stackName)})`,
+      '',
+      ...fence('text', c.template.text.replace(/\n+$/, ''), limit),
+      '',
+    );
   }
   if (c.config) {
     out.push(`#### Node config (${c.config.headFormat ?? c.config.baseFormat}, checksum ${code(checksumLine(c))})`, '');
@@ -173,7 +221,11 @@ function nameList(cs: readonly ClusterReview[], n: number, show: (name: string) 
 function fence(lang: string, body: string, limit = Infinity): string[] {
   if (limit === 0) return ['*(diff left out to fit the comment; `--format json` has it)*'];
   let lines = body.split('\n');
-  if (lines.length > limit) lines = [...lines.slice(0, limit), `... ${lines.length - limit} more lines left out to fit the comment (--format json has them)`];
+  if (lines.length > limit)
+    lines = [
+      ...lines.slice(0, limit),
+      `... ${lines.length - limit} more lines left out to fit the comment (--format json has them)`,
+    ];
   const text = lines.join('\n');
   const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((m) => m.length));
   const f = '`'.repeat(longest + 1);

@@ -1,6 +1,14 @@
 import { ClusterReview, ClusterStatus, ReviewResult } from './model';
 import { rolloutLines } from './rollout-plan';
-import { changedClusters, checksumLine, createsStack, entryHeading, omittedLine, sidesLine, summaryLine } from './format-common';
+import {
+  changedClusters,
+  checksumLine,
+  createsStack,
+  entryHeading,
+  omittedLine,
+  sidesLine,
+  summaryLine,
+} from './format-common';
 
 export interface TerminalOptions {
   /** ANSI colours; the CLI turns them on only when stdout is a TTY (and NO_COLOR is unset). */
@@ -11,14 +19,30 @@ type Paint = (text: string) => string;
 
 function palette(on: boolean) {
   const sgr = (code: string): Paint => (on ? (t) => `\x1b[${code}m${t}\x1b[0m` : (t) => t);
-  return { bold: sgr('1'), dim: sgr('2'), red: sgr('31'), green: sgr('32'), yellow: sgr('33'), magenta: sgr('35'), cyan: sgr('36'), boldRed: sgr('1;31') };
+  return {
+    bold: sgr('1'),
+    dim: sgr('2'),
+    red: sgr('31'),
+    green: sgr('32'),
+    yellow: sgr('33'),
+    magenta: sgr('35'),
+    cyan: sgr('36'),
+    boldRed: sgr('1;31'),
+  };
 }
 
 /** The review for a terminal: a summary, then each changed cluster with its verdict, template diff and config diff. */
 export function formatTerminal(r: ReviewResult, opts: TerminalOptions): string {
   const c = palette(opts.color);
   const statusPaint: Record<ClusterStatus, Paint> = {
-    rolls: c.boldRed, changes: c.yellow, added: c.green, renamed: c.magenta, removed: c.red, unchanged: c.green, invalid: c.boldRed, fixed: c.green,
+    rolls: c.boldRed,
+    changes: c.yellow,
+    added: c.green,
+    renamed: c.magenta,
+    removed: c.red,
+    unchanged: c.green,
+    invalid: c.boldRed,
+    fixed: c.green,
   };
   const out: string[] = [c.bold(`worker-stacks review: ${sidesLine(r)}`), summaryLine(r), ''];
   for (const cl of changedClusters(r)) out.push(...cluster(cl, statusPaint[cl.status], c), '');
@@ -40,10 +64,20 @@ function cluster(cl: ClusterReview, paint: Paint, c: ReturnType<typeof palette>)
     out.push(`   creates ${cl.stackName}: ${cl.template.resources.length} resources`);
   } else if (cl.template && cl.template.text.trim()) {
     out.push('', c.bold('   Template diff (the cdk diff engine):'));
-    out.push(...indent(cl.template.text.replace(/\n+$/, '').split('\n').map((l) => paintTemplateLine(l, c))));
+    out.push(
+      ...indent(
+        cl.template.text
+          .replace(/\n+$/, '')
+          .split('\n')
+          .map((l) => paintTemplateLine(l, c)),
+      ),
+    );
   }
   if (cl.config) {
-    out.push('', c.bold(`   Node config (${cl.config.headFormat ?? cl.config.baseFormat}, checksum ${checksumLine(cl)}):`));
+    out.push(
+      '',
+      c.bold(`   Node config (${cl.config.headFormat ?? cl.config.baseFormat}, checksum ${checksumLine(cl)}):`),
+    );
     for (const e of cl.config.entries) {
       out.push(`   ${c.bold(entryHeading(e))}`);
       out.push(...indent(e.lines.map((l) => paintDiffLine(l, c))));

@@ -7,7 +7,11 @@ import { ReviewError } from '../../core/errors';
 /** Runs git in `cwd`; never throws on a non-zero exit (callers decide what that means). */
 export function git(cwd: string, args: readonly string[]): { status: number; stdout: string; stderr: string } {
   const r = spawnSync('git', [...args], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (r.error) throw new ReviewError(`cannot run git: ${r.error.message}`, { cause: r.error, hint: 'install git; review reads the base revision from git' });
+  if (r.error)
+    throw new ReviewError(`cannot run git: ${r.error.message}`, {
+      cause: r.error,
+      hint: 'install git; review reads the base revision from git',
+    });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -23,10 +27,15 @@ export interface Repository {
 /** The git repository that holds `projectDir`. */
 export function openRepository(projectDir: string): Repository {
   const dir = path.resolve(projectDir);
-  if (!fs.existsSync(dir)) throw new ReviewError(`${dir} does not exist`, { hint: 'run review in the project directory, or pass --repo <dir>' });
+  if (!fs.existsSync(dir))
+    throw new ReviewError(`${dir} does not exist`, {
+      hint: 'run review in the project directory, or pass --repo <dir>',
+    });
   const r = git(dir, ['rev-parse', '--show-toplevel']);
   if (r.status !== 0) {
-    throw new ReviewError(`${dir} is not in a git repository: ${r.stderr.trim()}`, { hint: 'review compares a git revision with the working tree; run it inside a clone' });
+    throw new ReviewError(`${dir} is not in a git repository: ${r.stderr.trim()}`, {
+      hint: 'review compares a git revision with the working tree; run it inside a clone',
+    });
   }
   const toplevel = fs.realpathSync(r.stdout.trim());
   const prefix = path.relative(toplevel, fs.realpathSync(dir));
@@ -35,7 +44,11 @@ export function openRepository(projectDir: string): Repository {
 
 /** Resolves a ref (branch, tag, sha, `origin/main`, `HEAD~2`) to a commit, or says that it is not one. */
 export function resolveCommit(repo: Repository, ref: string): string {
-  if (ref.startsWith('-')) throw new ReviewError(`base: ${JSON.stringify(ref)} is not a git ref`, { side: 'base', hint: 'give --base a branch, tag or commit, e.g. --base origin/main' });
+  if (ref.startsWith('-'))
+    throw new ReviewError(`base: ${JSON.stringify(ref)} is not a git ref`, {
+      side: 'base',
+      hint: 'give --base a branch, tag or commit, e.g. --base origin/main',
+    });
   const r = git(repo.toplevel, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
   if (r.status !== 0) {
     throw new ReviewError(`base: ${JSON.stringify(ref)} is not a commit in ${repo.toplevel}`, {
@@ -57,15 +70,25 @@ export function headCommit(repo: Repository): string | undefined {
  * removes the worktree afterwards, also when `fn` fails. The working tree of
  * the repository is never touched.
  */
-export async function withWorktree<T>(repo: Repository, commit: string, fn: (toplevel: string) => Promise<T>): Promise<T> {
+export async function withWorktree<T>(
+  repo: Repository,
+  commit: string,
+  fn: (toplevel: string) => Promise<T>,
+): Promise<T> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'worker-stacks-review-'));
   const dir = path.join(tmp, 'base');
   const added = git(repo.toplevel, ['worktree', 'add', '--detach', '--quiet', dir, commit]);
   if (added.status !== 0) {
     fs.rmSync(tmp, { recursive: true, force: true });
-    throw new ReviewError(`base: cannot check out ${commit.slice(0, 12)} into a temporary worktree: ${added.stderr.trim()}`, { side: 'base' });
+    throw new ReviewError(
+      `base: cannot check out ${commit.slice(0, 12)} into a temporary worktree: ${added.stderr.trim()}`,
+      { side: 'base' },
+    );
   }
-  return withCleanup(() => removeWorktree(repo, dir, tmp), () => fn(dir));
+  return withCleanup(
+    () => removeWorktree(repo, dir, tmp),
+    () => fn(dir),
+  );
 }
 
 /**

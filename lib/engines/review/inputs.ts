@@ -11,7 +11,15 @@ import { asRecord } from '../../core/json';
  * differently, so every cluster is synthesized. (`build/` is not listed: the
  * launcher uses it only when it is newer than every source, i.e. equal to them.)
  */
-export const CODE_PARTS = ['bin', 'lib', 'package.json', 'package-lock.json', 'cdk.json', 'tsconfig.json', 'tsconfig.build.json'];
+export const CODE_PARTS = [
+  'bin',
+  'lib',
+  'package.json',
+  'package-lock.json',
+  'cdk.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+];
 
 /** Cluster files above this size are not read here: they are always synthesized and the app itself judges them. */
 const MAX_HASHED_BYTES = 16 * 1024 * 1024;
@@ -55,14 +63,17 @@ export function readSideInputs(projectDir: string, clustersDir: string, template
     clusters.set(e.name, { file: e.name, name: e.name.replace(/\.ya?ml$/, ''), hash, source });
   }
   const templates = hashTree(path.resolve(projectDir, templatesDir));
-  const templateNames = new Set([...templates.keys()].filter((p) => /^[^_/][^/]*\/template\.yaml$/.test(p)).map((p) => p.split('/')[0]));
+  const templateNames = new Set(
+    [...templates.keys()].filter((p) => /^[^_/][^/]*\/template\.yaml$/.test(p)).map((p) => p.split('/')[0]),
+  );
   const templateRefs = new Map<string, Set<string>>();
   for (const t of templateNames) {
     const text = fs.readFileSync(path.resolve(projectDir, templatesDir, t, 'template.yaml'), 'utf8');
     templateRefs.set(t, new Set([...text.matchAll(/\.\.\/([^/\s'"]+)\//g)].map((m) => m[1])));
   }
   const code = new Map<string, string>();
-  for (const part of CODE_PARTS) for (const [p, h] of hashTree(path.join(projectDir, part))) code.set(part + (p ? `/${p}` : ''), h);
+  for (const part of CODE_PARTS)
+    for (const [p, h] of hashTree(path.join(projectDir, part))) code.set(part + (p ? `/${p}` : ''), h);
   return { clusters, templates, templateNames, templateRefs, code };
 }
 
@@ -85,7 +96,11 @@ export interface SynthesisPlan {
  * the code differs. `templateOf` reads the template an unchanged object uses;
  * when it cannot tell (undefined), the cluster is synthesized.
  */
-export function planSynthesis(base: SideInputs, head: SideInputs, templateOf: (f: ClusterFile) => string | undefined = readTemplateName): SynthesisPlan {
+export function planSynthesis(
+  base: SideInputs,
+  head: SideInputs,
+  templateOf: (f: ClusterFile) => string | undefined = readTemplateName,
+): SynthesisPlan {
   const codeChanged = !sameMap(base.code, head.code);
   const templatesChanged = changedTemplates(base, head);
   const affected = (f: ClusterFile) => {
@@ -103,7 +118,13 @@ export function planSynthesis(base: SideInputs, head: SideInputs, templateOf: (f
     else changed.add(file);
   }
   const pick = (side: SideInputs) => [...side.clusters.keys()].filter((f) => changed.has(f)).sort();
-  return { codeChanged, templatesChanged, base: pick(base), head: pick(head), skipped: skipped.sort((x, y) => (x.file < y.file ? -1 : 1)) };
+  return {
+    codeChanged,
+    templatesChanged,
+    base: pick(base),
+    head: pick(head),
+    skipped: skipped.sort((x, y) => (x.file < y.file ? -1 : 1)),
+  };
 }
 
 /**
@@ -122,9 +143,10 @@ function changedTemplates(base: SideInputs, head: SideInputs): string[] {
     out.add(top);
   }
   // Until nothing is added: a template may name a file of one that names a changed one.
-  for (let size = -1; size !== out.size; ) {
+  for (let size = -1; size !== out.size;) {
     size = out.size;
-    for (const side of [base, head]) for (const [t, refs] of side.templateRefs) if ([...refs].some((r) => out.has(r))) out.add(t);
+    for (const side of [base, head])
+      for (const [t, refs] of side.templateRefs) if ([...refs].some((r) => out.has(r))) out.add(t);
   }
   return [...out].sort();
 }
@@ -138,7 +160,9 @@ export function readTemplateName(f: ClusterFile): string | undefined {
 /** `aws://account/region` of a cluster file, as the stack's environment is written; undefined when unreadable. */
 export function readEnvironment(f: ClusterFile): string | undefined {
   const spec = asRecord(asRecord(readObject(f)).spec);
-  return typeof spec.account === 'string' && typeof spec.region === 'string' ? `aws://${spec.account}/${spec.region}` : undefined;
+  return typeof spec.account === 'string' && typeof spec.region === 'string'
+    ? `aws://${spec.account}/${spec.region}`
+    : undefined;
 }
 
 function readObject(f: ClusterFile): unknown {
@@ -172,7 +196,8 @@ function hashTree(root: string): Map<string, string> {
     const st = fs.lstatSync(abs, { throwIfNoEntry: false });
     if (!st) return;
     if (st.isDirectory()) {
-      for (const e of fs.readdirSync(abs).sort()) if (e !== 'node_modules') visit(path.join(abs, e), rel ? `${rel}/${e}` : e);
+      for (const e of fs.readdirSync(abs).sort())
+        if (e !== 'node_modules') visit(path.join(abs, e), rel ? `${rel}/${e}` : e);
     } else if (st.isSymbolicLink()) out.set(rel, `link:${fs.readlinkSync(abs)}`);
     else if (st.isFile()) out.set(rel, sha256(fs.readFileSync(abs)));
   };

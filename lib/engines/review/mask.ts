@@ -22,7 +22,8 @@ const KEY = /(["']?)([A-Za-z_][\w.-]*)\1([ \t]*[:=])/g;
 const FLAG = /(^|[\s"'(])(--?)([A-Za-z][\w.-]*)([ \t]+)("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s"'`;|&)]+)/g;
 
 /** An HTTP Authorization header: its scheme stays readable, its credentials do not. */
-const AUTH_HEADER = /\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?)(?:([A-Za-z][\w-]*)([ \t]+))?([^\s"'{[][^"']*)/gi;
+const AUTH_HEADER =
+  /\b((?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?)(?:([A-Za-z][\w-]*)([ \t]+))?([^\s"'{[][^"']*)/gi;
 
 /** The password of a URL's user info: `https://user:password@host`. */
 const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/"']+:)([^\s@/"']+)(@)/gi;
@@ -66,7 +67,10 @@ export function maskSecrets(text: string): string {
         else if (line.trim()) return `${indent}${MASK}`;
         return line;
       }
-      line = line.replace(PEM_INLINE, (_all, begin: string, _type: string, _body: string, end: string) => `${begin}${MASK}${end}`);
+      line = line.replace(
+        PEM_INLINE,
+        (_all, begin: string, _type: string, _body: string, end: string) => `${begin}${MASK}${end}`,
+      );
       if (PEM_BEGIN.test(line) && !PEM_END.test(line)) {
         pem = true;
         return line;
@@ -153,15 +157,20 @@ function maskFlags(line: string): string {
 }
 
 function maskAuthorization(line: string): string {
-  return line.replace(AUTH_HEADER, (all, head: string, scheme: string | undefined, space: string | undefined, credentials: string) => {
-    if (isReference(credentials.trimEnd())) return all;
-    const rest = credentials.slice(credentials.trimEnd().length);
-    return `${head}${scheme ? `${scheme}${space}` : ''}${MASK}${rest}`;
-  });
+  return line.replace(
+    AUTH_HEADER,
+    (all, head: string, scheme: string | undefined, space: string | undefined, credentials: string) => {
+      if (isReference(credentials.trimEnd())) return all;
+      const rest = credentials.slice(credentials.trimEnd().length);
+      return `${head}${scheme ? `${scheme}${space}` : ''}${MASK}${rest}`;
+    },
+  );
 }
 
 function maskUrlPasswords(line: string): string {
-  return line.replace(URL_PASSWORD, (all, head: string, password: string, at: string) => (isReference(password) ? all : `${head}${MASK}${at}`));
+  return line.replace(URL_PASSWORD, (all, head: string, password: string, at: string) =>
+    isReference(password) ? all : `${head}${MASK}${at}`,
+  );
 }
 
 function isReference(value: string): boolean {

@@ -21,7 +21,16 @@ export const REVIEW_SCHEMA_VERSION = 2;
 export type ClusterStatus = 'unchanged' | 'changes' | 'rolls' | 'added' | 'removed' | 'renamed' | 'invalid' | 'fixed';
 
 /** Every status, in the order the JSON summary lists them. */
-export const CLUSTER_STATUSES: readonly ClusterStatus[] = ['unchanged', 'changes', 'rolls', 'added', 'removed', 'renamed', 'invalid', 'fixed'];
+export const CLUSTER_STATUSES: readonly ClusterStatus[] = [
+  'unchanged',
+  'changes',
+  'rolls',
+  'added',
+  'removed',
+  'renamed',
+  'invalid',
+  'fixed',
+];
 
 /**
  * How the head template replaces the nodes: strategy (AutoScalingRollingUpdate or AutoScalingInstanceRefresh), batch,

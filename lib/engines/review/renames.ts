@@ -6,7 +6,10 @@ import { WorkerStackSnapshot } from './assembly';
  * names and the config checksums are blanked out. A heuristic: any other
  * difference, and the pair stays a removal plus an addition.
  */
-export function detectRenames(removed: readonly WorkerStackSnapshot[], added: readonly WorkerStackSnapshot[]): Array<{ from: string; to: string }> {
+export function detectRenames(
+  removed: readonly WorkerStackSnapshot[],
+  added: readonly WorkerStackSnapshot[],
+): Array<{ from: string; to: string }> {
   const pairs: Array<{ from: string; to: string }> = [];
   const taken = new Set<string>();
   for (const old of removed) {

@@ -10,7 +10,14 @@ import { CLUSTER_STATUSES, ClusterReview, ClusterStatus, REVIEW_SCHEMA_VERSION, 
 import { invalidCluster, notSynthesized, removedInvalid } from './cluster-entries';
 import { detectRenames } from './renames';
 import { planSynthesis, readEnvironment, readSideInputs, SideInputs, stageClusters, SynthesisPlan } from './inputs';
-import { InputOverrides, InvalidObject, linkNodeModules, StagedClusters, SynthesizedSide, synthesizeProject } from './synth-revision';
+import {
+  InputOverrides,
+  InvalidObject,
+  linkNodeModules,
+  StagedClusters,
+  SynthesizedSide,
+  synthesizeProject,
+} from './synth-revision';
 import { diffTemplates, TemplateChanges } from './template-diff';
 import { groupSettings, rollReasons, verdictLine } from './verdict';
 import { rolloutPlanAt } from './rollout-plan';
@@ -42,10 +49,13 @@ export type FailOn = 'change' | 'roll';
 export async function review(opts: ReviewOptions): Promise<ReviewResult> {
   const repo = openRepository(opts.projectDir);
   if (!fs.existsSync(path.join(repo.projectDir, 'bin', 'app.ts'))) {
-    throw new ReviewError(`head (working tree): ${repo.projectDir} has no bin/app.ts; it is not the worker-stacks project directory`, {
-      side: 'head',
-      hint: 'run review in the project directory (where cdk.json is), or pass --repo <dir>',
-    });
+    throw new ReviewError(
+      `head (working tree): ${repo.projectDir} has no bin/app.ts; it is not the worker-stacks project directory`,
+      {
+        side: 'head',
+        hint: 'run review in the project directory (where cdk.json is), or pass --repo <dir>',
+      },
+    );
   }
   // Fail fast, before anything is synthesized: a ref that is no commit, a revision without the CDK app.
   const commit = resolveCommit(repo, opts.base);
@@ -59,7 +69,10 @@ export async function review(opts: ReviewOptions): Promise<ReviewResult> {
         const label = `base ${opts.base} (${commit.slice(0, 8)})`;
         const clustersDir = opts.inputs?.clusters ?? 'clusters';
         const templatesDir = opts.inputs?.templates ?? 'cloudconfig';
-        const inputs = { base: readSideInputs(baseDir, clustersDir, templatesDir), head: readSideInputs(repo.projectDir, clustersDir, templatesDir) };
+        const inputs = {
+          base: readSideInputs(baseDir, clustersDir, templatesDir),
+          head: readSideInputs(repo.projectDir, clustersDir, templatesDir),
+        };
         const plan = narrow(planSynthesis(inputs.base, inputs.head), inputs, opts.cluster);
         const stage = (side: 'base' | 'head'): StagedClusters => {
           const dir = path.join(tmp, `${side}.clusters`);
@@ -72,38 +85,76 @@ export async function review(opts: ReviewOptions): Promise<ReviewResult> {
         if (plan.codeChanged) linkNodeModules(repo, baseDir, label);
         const baseRun = plan.codeChanged
           ? synthesizeProject(baseDir, path.join(tmp, 'base.out'), 'base', label, opts.inputs, baseStage)
-          : synthesizeProject(repo.projectDir, path.join(tmp, 'base.out'), 'base', label, opts.inputs, baseStage, path.resolve(baseDir, templatesDir));
+          : synthesizeProject(
+              repo.projectDir,
+              path.join(tmp, 'base.out'),
+              'base',
+              label,
+              opts.inputs,
+              baseStage,
+              path.resolve(baseDir, templatesDir),
+            );
         const headLabel = 'head (working tree)';
-        const headRun = synthesizeProject(repo.projectDir, path.join(tmp, 'head.out'), 'head', headLabel, opts.inputs, headStage);
+        const headRun = synthesizeProject(
+          repo.projectDir,
+          path.join(tmp, 'head.out'),
+          'head',
+          headLabel,
+          opts.inputs,
+          headStage,
+        );
         const [base, head] = settled(await Promise.allSettled([baseRun, headRun]));
         const result = compareSides(
           { side: 'base', label, outdir: path.join(tmp, 'base.out'), ref: opts.base, commit, ...base },
           { side: 'head', label: headLabel, outdir: path.join(tmp, 'head.out'), commit: headCommit(repo), ...head },
-          { cluster: opts.cluster, plan, skippedEnvironments: () => new Set(plan.skipped.map(readEnvironment).filter((e): e is string => Boolean(e))) },
+          {
+            cluster: opts.cluster,
+            plan,
+            skippedEnvironments: () =>
+              new Set(plan.skipped.map(readEnvironment).filter((e): e is string => Boolean(e))),
+          },
         );
         // Which of the clusters whose nodes roll go in which wave (the head's WorkerRolloutPolicy objects).
-        const rollout = await rolloutPlanAt(repo.projectDir, clustersDir, result.clusters.filter((c) => c.status === 'rolls').map((c) => c.name));
+        const rollout = await rolloutPlanAt(
+          repo.projectDir,
+          clustersDir,
+          result.clusters.filter((c) => c.status === 'rolls').map((c) => c.name),
+        );
         return rollout ? { ...result, rollout } : result;
       }),
   );
 }
 
 /** With --cluster naming a file present on both sides, only that cluster is synthesized; otherwise (it may be a rename) the plan stays. */
-function narrow(plan: SynthesisPlan, inputs: { base: SideInputs; head: SideInputs }, cluster: string | undefined): SynthesisPlan {
+function narrow(
+  plan: SynthesisPlan,
+  inputs: { base: SideInputs; head: SideInputs },
+  cluster: string | undefined,
+): SynthesisPlan {
   if (cluster === undefined) return plan;
   const file = (side: SideInputs) => [...side.clusters.values()].find((f) => f.name === cluster)?.file;
   if (!file(inputs.base) || !file(inputs.head)) return plan;
   const only = (files: readonly string[]) => files.filter((f) => f === file(inputs.base) || f === file(inputs.head));
-  return { ...plan, base: only(plan.base), head: only(plan.head), skipped: plan.skipped.filter((f) => f.name === cluster) };
+  return {
+    ...plan,
+    base: only(plan.base),
+    head: only(plan.head),
+    skipped: plan.skipped.filter((f) => f.name === cluster),
+  };
 }
 
 /** Both sides' results, or every failure at once (both sides may be broken). */
 function settled<T>(results: PromiseSettledResult<T>[]): T[] {
-  const errors = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as unknown);
+  const errors = results
+    .filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+    .map((r) => r.reason as unknown);
   if (errors.length === 1) throw errors[0];
   if (errors.length > 1) {
     const all = errors.map((e) => (e instanceof Error ? e.message : String(e)));
-    throw new ReviewError(all.join('\n'), { cause: errors[0], files: errors.flatMap((e) => (e instanceof ReviewError ? e.files : [])) });
+    throw new ReviewError(all.join('\n'), {
+      cause: errors[0],
+      files: errors.flatMap((e) => (e instanceof ReviewError ? e.files : [])),
+    });
   }
   return results.map((r) => (r as PromiseFulfilledResult<T>).value);
 }
@@ -111,10 +162,13 @@ function settled<T>(results: PromiseSettledResult<T>[]): T[] {
 function requireApp(repo: Repository, commit: string, ref: string): void {
   const app = path.posix.join(repo.prefix.split(path.sep).join('/'), 'bin/app.ts');
   if (git(repo.toplevel, ['cat-file', '-e', `${commit}:${app}`]).status !== 0) {
-    throw new ReviewError(`base ${ref} (${commit.slice(0, 8)}): has no ${app}, so it has no worker-stacks CDK app to synthesize (it predates the project)`, {
-      side: 'base',
-      hint: 'choose a later --base, one that has bin/app.ts',
-    });
+    throw new ReviewError(
+      `base ${ref} (${commit.slice(0, 8)}): has no ${app}, so it has no worker-stacks CDK app to synthesize (it predates the project)`,
+      {
+        side: 'base',
+        hint: 'choose a later --base, one that has bin/app.ts',
+      },
+    );
   }
 }
 
@@ -128,7 +182,11 @@ export interface CompareOptions {
 }
 
 /** Compares two synthesized sides (cloud assemblies) cluster by cluster. @internal exported for the review cases, which compare sides they synthesized */
-export function compareSides(base: SynthesizedSide & { ref: string; commit?: string }, head: SynthesizedSide, opts: CompareOptions = {}): ReviewResult {
+export function compareSides(
+  base: SynthesizedSide & { ref: string; commit?: string },
+  head: SynthesizedSide,
+  opts: CompareOptions = {},
+): ReviewResult {
   const a = base.empty ? emptyAssembly(base.outdir) : readAssembly(base.outdir, base.label);
   const b = head.empty ? emptyAssembly(head.outdir) : readAssembly(head.outdir, head.label);
   const badAtBase: ReadonlyMap<string, InvalidObject> = base.invalid ?? new Map();
@@ -141,15 +199,25 @@ export function compareSides(base: SynthesizedSide & { ref: string; commit?: str
   const renamedFrom = new Map(renames.map((r) => [r.to, r.from]));
   const renamedTo = new Set(renames.map((r) => r.from));
   let baseEnvironments: ReadonlySet<string> | undefined;
-  const bootstrapped = (env: string) => a.bootstrapEnvironments.has(env) || (baseEnvironments ??= opts.skippedEnvironments?.() ?? new Set()).has(env);
+  const bootstrapped = (env: string) =>
+    a.bootstrapEnvironments.has(env) || (baseEnvironments ??= opts.skippedEnvironments?.() ?? new Set()).has(env);
 
-  const names = [...new Set([...a.stacks.keys(), ...b.stacks.keys(), ...badAtBase.keys(), ...badAtHead.keys(), ...skipped.map((f) => f.name)])].sort();
+  const names = [
+    ...new Set([
+      ...a.stacks.keys(),
+      ...b.stacks.keys(),
+      ...badAtBase.keys(),
+      ...badAtHead.keys(),
+      ...skipped.map((f) => f.name),
+    ]),
+  ].sort();
   const notSynthesizedNames = new Set(skipped.map((f) => f.name));
   let clusters: ClusterReview[] = [];
   for (const name of names) {
     if (renamedTo.has(name)) continue;
     const problems = { base: badAtBase.get(name)?.problems ?? [], head: badAtHead.get(name)?.problems ?? [] };
-    if (notSynthesizedNames.has(name) && !a.stacks.has(name) && !b.stacks.has(name)) clusters.push(notSynthesized(name));
+    if (notSynthesizedNames.has(name) && !a.stacks.has(name) && !b.stacks.has(name))
+      clusters.push(notSynthesized(name));
     else if (badAtHead.has(name)) clusters.push(invalidCluster(name, a.stacks.get(name), problems));
     else {
       // A renamed cluster is compared with its old name's stack (a rename is an added stack, so it has one at head).
@@ -164,12 +232,17 @@ export function compareSides(base: SynthesizedSide & { ref: string; commit?: str
   if (opts.cluster !== undefined) {
     clusters = clusters.filter((c) => c.name === opts.cluster || c.renamedFrom === opts.cluster);
     if (clusters.length === 0) {
-      throw new ReviewError(`cluster ${JSON.stringify(opts.cluster)} exists neither at ${base.label} nor at ${head.label}`, {
-        hint: `use one of: ${names.join(', ')}`,
-      });
+      throw new ReviewError(
+        `cluster ${JSON.stringify(opts.cluster)} exists neither at ${base.label} nor at ${head.label}`,
+        {
+          hint: `use one of: ${names.join(', ')}`,
+        },
+      );
     }
   }
-  const summary = Object.fromEntries(CLUSTER_STATUSES.map((s) => [s, clusters.filter((c) => c.status === s).length])) as Record<ClusterStatus, number>;
+  const summary = Object.fromEntries(
+    CLUSTER_STATUSES.map((s) => [s, clusters.filter((c) => c.status === s).length]),
+  ) as Record<ClusterStatus, number>;
   return {
     schemaVersion: REVIEW_SCHEMA_VERSION,
     base: { ref: base.ref, commit: base.commit ?? '' },
@@ -234,12 +307,16 @@ function reviewCluster(
     status = reasons.length ? 'rolls' : changes.empty && checksum.base === checksum.head ? 'unchanged' : 'changes';
   }
   if (status === 'fixed') {
-    notes.push(`The base revision could not synthesize ${name} (invalid there), so the diff is the whole stack: it creates ${stackName}, or updates the stack a still older revision deployed.`);
+    notes.push(
+      `The base revision could not synthesize ${name} (invalid there), so the diff is the whole stack: it creates ${stackName}, or updates the stack a still older revision deployed.`,
+    );
   }
   if (!old || renamedFrom) {
     if (!bootstrapped(now.environment) && b.bootstrapEnvironments.has(now.environment)) {
       const [account, region] = now.environment.replace('aws://', '').split('/');
-      notes.push(`First cluster in ${account}/${region}: deploy WorkerStacks-Bootstrap-${account}-${region} (the config bucket) once, before ${stackName}.`);
+      notes.push(
+        `First cluster in ${account}/${region}: deploy WorkerStacks-Bootstrap-${account}-${region} (the config bucket) once, before ${stackName}.`,
+      );
     }
   }
   if (renamedFrom) {
@@ -250,7 +327,8 @@ function reviewCluster(
     );
   }
   const keepRolling = status === 'rolls' || createsStack(status);
-  const config = checksum.base === checksum.head ? null : diffConfigs(old?.config, now.config, !old ? { maxLines: 8 } : {});
+  const config =
+    checksum.base === checksum.head ? null : diffConfigs(old?.config, now.config, !old ? { maxLines: 8 } : {});
   return {
     name,
     stackName,
@@ -292,7 +370,8 @@ export function stripAnsi(text: string): string {
  */
 export function reviewExitCode(result: ReviewResult, failOn?: FailOn): 0 | 1 {
   if (result.clusters.some((c) => c.status === 'invalid')) return 1;
-  if (failOn === 'roll') return result.clusters.some((c) => c.status === 'rolls' || c.status === 'renamed' || c.status === 'fixed') ? 1 : 0;
+  if (failOn === 'roll')
+    return result.clusters.some((c) => c.status === 'rolls' || c.status === 'renamed' || c.status === 'fixed') ? 1 : 0;
   if (failOn === 'change') return result.clusters.some((c) => c.status !== 'unchanged') ? 1 : 0;
   return 0;
 }

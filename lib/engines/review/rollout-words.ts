@@ -42,7 +42,13 @@ export function specRollout(spec: ClusterSpec): RolloutSummary {
     waitOnResourceSignals: !refresh && ru.waitOnResourceSignals,
     minSuccessfulInstancesPercent: ru.minSuccessfulInstancesPercent,
     instanceRefresh: refresh
-      ? { minHealthyPercentage: ir?.minHealthyPercentage ?? 100, maxHealthyPercentage: ir?.maxHealthyPercentage ?? 110, checkpoints: ir?.checkpoints ?? [], bakeTimeSeconds: ir?.bakeTimeSeconds ?? 0, alarms: ir?.alarms ?? [] }
+      ? {
+          minHealthyPercentage: ir?.minHealthyPercentage ?? 100,
+          maxHealthyPercentage: ir?.maxHealthyPercentage ?? 110,
+          checkpoints: ir?.checkpoints ?? [],
+          bakeTimeSeconds: ir?.bakeTimeSeconds ?? 0,
+          alarms: ir?.alarms ?? [],
+        }
       : null,
     drained: spec.pool.drain.enabled,
   };
@@ -58,7 +64,9 @@ export function describeRollout(r: RolloutSummary): string {
       `${ir?.minHealthyPercentage ?? 100}-${ir?.maxHealthyPercentage ?? 110}% healthy`,
       ...(ir?.checkpoints.length ? [`checkpoints at ${ir.checkpoints.join('/')}%`] : []),
       ...(ir?.bakeTimeSeconds ? [`bake ${ir.bakeTimeSeconds} s`] : []),
-      ir?.alarms.length ? `gated by ${ir.alarms.length} alarm${ir.alarms.length === 1 ? '' : 's'}` : 'gated by EC2 health checks',
+      ir?.alarms.length
+        ? `gated by ${ir.alarms.length} alarm${ir.alarms.length === 1 ? '' : 's'}`
+        : 'gated by EC2 health checks',
     ];
     return `${nodes}by instance refresh (${parts.join(', ')}), ${drain}`;
   }

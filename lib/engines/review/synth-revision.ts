@@ -67,12 +67,23 @@ export async function synthesizeProject(
   templatesDir?: string,
 ): Promise<{ empty: boolean; invalid: Map<string, InvalidObject> }> {
   if (!fs.existsSync(path.join(projectDir, 'bin', 'app.ts'))) {
-    throw new ReviewError(`${label}: has no bin/app.ts, so it has no worker-stacks CDK app (it predates the project, or the project lives elsewhere)`, {
-      side,
-      hint: side === 'base' ? 'choose a later --base, one that has bin/app.ts' : 'run review in the worker-stacks project directory, or pass --repo <dir>',
-    });
+    throw new ReviewError(
+      `${label}: has no bin/app.ts, so it has no worker-stacks CDK app (it predates the project, or the project lives elsewhere)`,
+      {
+        side,
+        hint:
+          side === 'base'
+            ? 'choose a later --base, one that has bin/app.ts'
+            : 'run review in the worker-stacks project directory, or pass --repo <dir>',
+      },
+    );
   }
-  const env: NodeJS.ProcessEnv = { ...process.env, CDK_OUTDIR: outdir, WORKER_STACKS_NAG: 'false', CDK_VALIDATION: 'false' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CDK_OUTDIR: outdir,
+    WORKER_STACKS_NAG: 'false',
+    CDK_VALIDATION: 'false',
+  };
   delete env.CDK_CONTEXT_JSON;
   delete env.WORKER_STACKS_CLUSTERS;
   delete env.WORKER_STACKS_TEMPLATES;
@@ -91,8 +102,14 @@ export async function synthesizeProject(
     const lines = (staged ? shownPaths(r.stderr, staged, projectDir) : r.stderr)
       .split('\n')
       .filter((l) => l.trim() && !/^npm (warn|notice)\b/.test(l));
-    const files = [...new Set(lines.map((l) => /^\s*([^\s:][^:]*\.ya?ml):/.exec(l)?.[1]).filter((f): f is string => Boolean(f)))];
-    const refused = staged ? files.filter((f) => path.dirname(f) === staged.shownAs && fs.existsSync(path.join(staged.dir, path.basename(f)))) : [];
+    const files = [
+      ...new Set(lines.map((l) => /^\s*([^\s:][^:]*\.ya?ml):/.exec(l)?.[1]).filter((f): f is string => Boolean(f))),
+    ];
+    const refused = staged
+      ? files.filter(
+          (f) => path.dirname(f) === staged.shownAs && fs.existsSync(path.join(staged.dir, path.basename(f))),
+        )
+      : [];
     if (staged && refused.length && attempt < MAX_ATTEMPTS) {
       for (const f of refused) {
         const name = path.basename(f).replace(/\.ya?ml$/, '');
@@ -102,14 +119,16 @@ export async function synthesizeProject(
       continue;
     }
     const shown = lines.slice(0, 60);
-    const what = files.length ? `invalid cluster object${files.length > 1 ? 's' : ''} ${files.join(', ')}` : `the CDK app failed (\`${command}\` exited ${r.code})`;
+    const what = files.length
+      ? `invalid cluster object${files.length > 1 ? 's' : ''} ${files.join(', ')}`
+      : `the CDK app failed (\`${command}\` exited ${r.code})`;
     throw new ReviewError(`${label}: ${what}:\n  ${shown.join('\n  ') || '(no output)'}`, {
       side,
       files,
       hint: files.length
         ? `correct ${files.join(', ')} at the ${side === 'base' ? 'base revision (or choose another --base)' : 'working tree'}; \`worker-stacks validate\` lists every problem`
         : side === 'base'
-          ? 'the base revision does not synthesize with this checkout\'s node_modules; choose another --base'
+          ? "the base revision does not synthesize with this checkout's node_modules; choose another --base"
           : 'run `npx cdk synth` to see the failure',
     });
   }
@@ -129,7 +148,11 @@ function shownPaths(text: string, staged: StagedClusters, cwd: string): string {
  * Synthesizes the working tree (head) into `outdir`.
  * @internal review() stages the inputs itself; the review cases synthesize each side whole with this.
  */
-export async function synthesizeWorkingTree(projectDir: string, outdir: string, inputs: InputOverrides = {}): Promise<SynthesizedSide> {
+export async function synthesizeWorkingTree(
+  projectDir: string,
+  outdir: string,
+  inputs: InputOverrides = {},
+): Promise<SynthesizedSide> {
   const label = 'head (working tree)';
   const r = await synthesizeProject(path.resolve(projectDir), outdir, 'head', label, inputs);
   return { side: 'head', label, outdir, ...r };
@@ -163,9 +186,16 @@ export async function synthesizeRevision(
 export function linkNodeModules(repo: Repository, dir: string, label: string): void {
   const source = path.join(repo.projectDir, 'node_modules');
   if (!fs.existsSync(source)) {
-    throw new ReviewError(`${label}: ${source} does not exist, so neither revision can run its CDK app`, { side: 'base', hint: 'run `npm ci` first' });
+    throw new ReviewError(`${label}: ${source} does not exist, so neither revision can run its CDK app`, {
+      side: 'base',
+      hint: 'run `npm ci` first',
+    });
   }
-  if (!fs.existsSync(dir)) throw new ReviewError(`${label}: the project directory ${repo.prefix || '.'} does not exist at that revision`, { side: 'base', hint: 'choose a later --base' });
+  if (!fs.existsSync(dir))
+    throw new ReviewError(`${label}: the project directory ${repo.prefix || '.'} does not exist at that revision`, {
+      side: 'base',
+      hint: 'choose a later --base',
+    });
   const link = path.join(dir, 'node_modules');
   if (!fs.existsSync(link)) fs.symlinkSync(source, link, 'dir');
 }

@@ -1,5 +1,11 @@
 import { Writable } from 'node:stream';
-import { formatDifferences, fullDiff, mangleLikeCloudFormation, ResourceImpact, TemplateDiff } from '@aws-cdk/cloudformation-diff';
+import {
+  formatDifferences,
+  fullDiff,
+  mangleLikeCloudFormation,
+  ResourceImpact,
+  TemplateDiff,
+} from '@aws-cdk/cloudformation-diff';
 import { asRecord, isRecord, JsonObject } from '../../core/json';
 
 /** One resource that differs between the base and the head template. */
@@ -43,7 +49,10 @@ export function diffTemplates(
   let diff = fullDiff(oldTemplate, newTemplate);
   if (diff.differenceCount) {
     // CloudFormation turns non-ASCII characters into '?'; cdk diff does not report what that alone changes.
-    const mangled = fullDiff(oldTemplate, JSON.parse(mangleLikeCloudFormation(JSON.stringify(newTemplate))) as JsonObject);
+    const mangled = fullDiff(
+      oldTemplate,
+      JSON.parse(mangleLikeCloudFormation(JSON.stringify(newTemplate))) as JsonObject,
+    );
     if (mangled.differenceCount < diff.differenceCount) diff = mangled;
   }
   obscure(diff);
@@ -53,7 +62,10 @@ export function diffTemplates(
     if (!c.isDifferent) return;
     const properties: string[] = [];
     c.forEachDifference((_kind, name, d) => {
-      const deeper = isRecord(d.oldValue) && isRecord(d.newValue) ? changedKeys(d.oldValue, d.newValue).map((k) => `${name}.${k}`) : [];
+      const deeper =
+        isRecord(d.oldValue) && isRecord(d.newValue)
+          ? changedKeys(d.oldValue, d.newValue).map((k) => `${name}.${k}`)
+          : [];
       properties.push(...(deeper.length ? deeper : [name]));
     });
     resources.push({
@@ -70,8 +82,12 @@ export function diffTemplates(
     if (d.isDifferent) outputs.push({ name, change: d.isAddition ? 'added' : d.isRemoval ? 'removed' : 'modified' });
   });
   const sections = [
-    ...(['awsTemplateFormatVersion', 'transform', 'description'] as const).filter((k) => diff[k]?.isDifferent).map((k) => k[0].toUpperCase() + k.slice(1)),
-    ...(['parameters', 'metadata', 'mappings', 'conditions', 'unknown'] as const).filter((k) => diff[k].differenceCount > 0).map((k) => k[0].toUpperCase() + k.slice(1)),
+    ...(['awsTemplateFormatVersion', 'transform', 'description'] as const)
+      .filter((k) => diff[k]?.isDifferent)
+      .map((k) => k[0].toUpperCase() + k.slice(1)),
+    ...(['parameters', 'metadata', 'mappings', 'conditions', 'unknown'] as const)
+      .filter((k) => diff[k].differenceCount > 0)
+      .map((k) => k[0].toUpperCase() + k.slice(1)),
   ];
   return {
     resources: resources.sort((a, b) => (a.logicalId < b.logicalId ? -1 : 1)),
@@ -104,8 +120,12 @@ function format(diff: TemplateDiff, paths: Record<string, string>): string {
 
 /** As cdk diff does: the CDK's own metadata resource and bootstrap-version rule are not changes of the stack. */
 function obscure(diff: TemplateDiff): void {
-  diff.unknown = diff.unknown.filter((c) => !(asRecord(c?.newValue).CheckBootstrapVersion || asRecord(c?.oldValue).CheckBootstrapVersion));
-  diff.resources = diff.resources.filter((c) => !(c?.newResourceType === 'AWS::CDK::Metadata' || c?.oldResourceType === 'AWS::CDK::Metadata'));
+  diff.unknown = diff.unknown.filter(
+    (c) => !(asRecord(c?.newValue).CheckBootstrapVersion || asRecord(c?.oldValue).CheckBootstrapVersion),
+  );
+  diff.resources = diff.resources.filter(
+    (c) => !(c?.newResourceType === 'AWS::CDK::Metadata' || c?.oldResourceType === 'AWS::CDK::Metadata'),
+  );
 }
 
 /**
@@ -113,8 +133,16 @@ function obscure(diff: TemplateDiff): void {
  * then new template), then anything else the head template defines (outputs,
  * parameters, conditions) by the stack's logical-id metadata.
  */
-function constructPaths(oldTemplate: JsonObject, newTemplate: JsonObject, logicalIds: Readonly<Record<string, string>>): Record<string, string> {
-  const own = new Set(['Resources', 'Parameters', 'Conditions', 'Outputs', 'Rules', 'Mappings'].flatMap((s) => Object.keys(asRecord(newTemplate[s]))));
+function constructPaths(
+  oldTemplate: JsonObject,
+  newTemplate: JsonObject,
+  logicalIds: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const own = new Set(
+    ['Resources', 'Parameters', 'Conditions', 'Outputs', 'Rules', 'Mappings'].flatMap((s) =>
+      Object.keys(asRecord(newTemplate[s])),
+    ),
+  );
   const fromNew = pathsOf(newTemplate);
   for (const [id, p] of Object.entries(logicalIds)) if (own.has(id) && !(id in fromNew)) fromNew[id] = p;
   return { ...pathsOf(oldTemplate), ...fromNew };
@@ -130,5 +158,7 @@ function pathsOf(template: JsonObject): Record<string, string> {
 }
 
 function changedKeys(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): string[] {
-  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))
+    .sort();
 }

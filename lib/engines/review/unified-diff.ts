@@ -28,7 +28,8 @@ export function unifiedDiff(oldText: string, newText: string, opts: UnifiedDiffO
   const a = splitLines(oldText);
   const b = splitLines(newText);
   // A last line without its newline differs from the same line with one.
-  const key = (s: { lines: string[]; noEol: boolean }) => s.lines.map((l, i) => (s.noEol && i === s.lines.length - 1 ? `${l}\0` : l));
+  const key = (s: { lines: string[]; noEol: boolean }) =>
+    s.lines.map((l, i) => (s.noEol && i === s.lines.length - 1 ? `${l}\0` : l));
   const ops = diffLines(key(a), key(b)).map((o) => ({ ...o, text: o.text.replace(/\0$/, '') }));
   const context = opts.context ?? 3;
   const out: string[] = [];
@@ -49,7 +50,8 @@ export function unifiedDiff(oldText: string, newText: string, opts: UnifiedDiffO
     out.push(`@@ -${range(aStart, aLines)} +${range(bStart, bLines)} @@`);
     for (const o of hunk) {
       out.push(`${o.kind}${o.text}`);
-      const noEol = (o.kind !== '+' && o.a === a.lines.length && a.noEol) || (o.kind !== '-' && o.b === b.lines.length && b.noEol);
+      const noEol =
+        (o.kind !== '+' && o.a === a.lines.length && a.noEol) || (o.kind !== '-' && o.b === b.lines.length && b.noEol);
       if (noEol) out.push('\\ No newline at end of file');
     }
   }
@@ -82,12 +84,16 @@ function diffLines(a: readonly string[], b: readonly string[]): Op[] {
   for (const o of midA.length * midB.length <= MAX_CELLS ? lcsOps(midA, midB) : replaceOps(midA, midB)) {
     ops.push({ kind: o.kind, text: o.text, a: o.a + head, b: o.b + head });
   }
-  for (let k = tail; k > 0; k--) ops.push({ kind: ' ', text: a[a.length - k], a: a.length - k + 1, b: b.length - k + 1 });
+  for (let k = tail; k > 0; k--)
+    ops.push({ kind: ' ', text: a[a.length - k], a: a.length - k + 1, b: b.length - k + 1 });
   return ops;
 }
 
 function replaceOps(a: readonly string[], b: readonly string[]): Op[] {
-  return [...a.map((text, i) => ({ kind: '-' as const, text, a: i + 1, b: 0 })), ...b.map((text, j) => ({ kind: '+' as const, text, a: a.length, b: j + 1 }))];
+  return [
+    ...a.map((text, i) => ({ kind: '-' as const, text, a: i + 1, b: 0 })),
+    ...b.map((text, j) => ({ kind: '+' as const, text, a: a.length, b: j + 1 })),
+  ];
 }
 
 /** Classic LCS table; removals before additions inside each change, as diff -u prints them. */

@@ -10,7 +10,13 @@ const LAUNCH_TYPES: Record<string, string> = {
 };
 const GROUP_TYPE = 'AWS::AutoScaling::AutoScalingGroup';
 /** Group properties whose change makes CloudFormation apply the AutoScalingRollingUpdate policy. */
-const ROLLING_PROPERTIES = ['LaunchTemplate', 'LaunchConfigurationName', 'MixedInstancesPolicy', 'VPCZoneIdentifier', 'PlacementGroup'];
+const ROLLING_PROPERTIES = [
+  'LaunchTemplate',
+  'LaunchConfigurationName',
+  'MixedInstancesPolicy',
+  'VPCZoneIdentifier',
+  'PlacementGroup',
+];
 
 const short = (checksum: string | null) => (checksum ? checksum.slice(0, 12) : 'none');
 
@@ -20,7 +26,10 @@ const short = (checksum: string | null) => (checksum ? checksum.slice(0, 12) : '
  * replaces every instance), a group property that triggers the rolling update
  * changes, or the group itself is replaced. Empty when nothing rolls.
  */
-export function rollReasons(changes: TemplateChanges, checksum: { base: string | null; head: string | null }): string[] {
+export function rollReasons(
+  changes: TemplateChanges,
+  checksum: { base: string | null; head: string | null },
+): string[] {
   const reasons: string[] = [];
   for (const r of changes.resources) {
     const what = LAUNCH_TYPES[r.type];
@@ -32,7 +41,9 @@ export function rollReasons(changes: TemplateChanges, checksum: { base: string |
         : checksum.base !== checksum.head
           ? `user data: node config ${short(checksum.base)} -> ${short(checksum.head)}${also}`
           : `user data: the bootstrap changed, the node config did not${also}`;
-      reasons.push(`${what} ${r.logicalId} ${r.change === 'modified' ? 'changes' : `is ${r.change}`}${detail ? ` (${detail})` : ''}`);
+      reasons.push(
+        `${what} ${r.logicalId} ${r.change === 'modified' ? 'changes' : `is ${r.change}`}${detail ? ` (${detail})` : ''}`,
+      );
     } else if (r.type === GROUP_TYPE && r.change === 'modified') {
       if (replaces(r)) reasons.push(`Auto Scaling group ${r.logicalId} is replaced`);
       else {
@@ -49,7 +60,10 @@ function others(r: ResourceChange, not: RegExp): string {
 }
 
 /** How the (first) worker group of a template rolls, and its sizes. */
-export function groupSettings(template: JsonObject | undefined): { rollingUpdate: RollingUpdate | null; capacity: Capacity | null } {
+export function groupSettings(template: JsonObject | undefined): {
+  rollingUpdate: RollingUpdate | null;
+  capacity: Capacity | null;
+} {
   const resources = Object.entries(asRecord(template?.Resources)).map(([id, r]) => [id, asRecord(r)] as const);
   const found = resources.find(([, r]) => r.Type === GROUP_TYPE);
   if (!found) return { rollingUpdate: null, capacity: null };
@@ -63,7 +77,11 @@ export function groupSettings(template: JsonObject | undefined): { rollingUpdate
   // Drained: a termination lifecycle hook on this group holds each terminating node for the handler.
   const drained = resources.some(([, r]) => {
     const hook = asRecord(r.Properties);
-    return r.Type === 'AWS::AutoScaling::LifecycleHook' && hook.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING' && asRecord(hook.AutoScalingGroupName).Ref === groupId;
+    return (
+      r.Type === 'AWS::AutoScaling::LifecycleHook' &&
+      hook.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING' &&
+      asRecord(hook.AutoScalingGroupName).Ref === groupId
+    );
   });
   const pref = asRecord(ir?.Preferences);
   const signalTimeout = asRecord(creation.ResourceSignal).Timeout;
@@ -76,9 +94,13 @@ export function groupSettings(template: JsonObject | undefined): { rollingUpdate
           nodes: num(p.DesiredCapacity),
           maxBatchSize: ru ? num(ru.MaxBatchSize) : null,
           minInstancesInService: ru ? num(ru.MinInstancesInService) : null,
-          pauseTime: typeof ru?.PauseTime === 'string' ? ru.PauseTime : typeof signalTimeout === 'string' ? signalTimeout : null,
+          pauseTime:
+            typeof ru?.PauseTime === 'string' ? ru.PauseTime : typeof signalTimeout === 'string' ? signalTimeout : null,
           waitOnResourceSignals: ru?.WaitOnResourceSignals === true || ru?.WaitOnResourceSignals === 'true',
-          minSuccessfulInstancesPercent: num(ru?.MinSuccessfulInstancesPercent ?? asRecord(creation.AutoScalingCreationPolicy).MinSuccessfulInstancesPercent),
+          minSuccessfulInstancesPercent: num(
+            ru?.MinSuccessfulInstancesPercent ??
+              asRecord(creation.AutoScalingCreationPolicy).MinSuccessfulInstancesPercent,
+          ),
           instanceRefresh: ir
             ? {
                 minHealthyPercentage: num(pref.MinHealthyPercentage),

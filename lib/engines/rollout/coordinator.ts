@@ -45,7 +45,14 @@ export interface RolloutCoordinatorProps {
 
 /** The spec fields the gate reads, from a validated object. */
 export function memberSpec(c: WorkerCluster): MemberSpec {
-  return { labels: c.metadata.labels, template: c.spec.cloudConfig.template, hold: c.spec.rollout.hold, paused: c.spec.paused, windows: c.spec.rollout.maintenanceWindows, nodeKey: nodeKey(c) };
+  return {
+    labels: c.metadata.labels,
+    template: c.spec.cloudConfig.template,
+    hold: c.spec.rollout.hold,
+    paused: c.spec.paused,
+    windows: c.spec.rollout.maintenanceWindows,
+    nodeKey: nodeKey(c),
+  };
 }
 
 /**
@@ -82,10 +89,13 @@ export class RolloutCoordinator implements RolloutGate {
     if ((!admitted && !changed) || this.snapshotAt === Number.NEGATIVE_INFINITY) return;
     const before = this.members.get(name);
     const record = await this.props.store.get(name).catch(() => undefined);
-    const m = record ? await this.memberOf(record, this.version ?? templatesVersion(this.props.templatesDir)) : undefined;
+    const m = record
+      ? await this.memberOf(record, this.version ?? templatesVersion(this.props.templatesDir))
+      : undefined;
     if (m) this.members.set(name, m);
     else this.members.delete(name);
-    if (rolloutState(before) !== rolloutState(m)) this.props.onSnapshot?.({ members: this.members, policies: this.policies });
+    if (rolloutState(before) !== rolloutState(m))
+      this.props.onSnapshot?.({ members: this.members, policies: this.policies });
   }
 
   /** The fleet as of now (read again), for `rollout status`, metrics and review. */
@@ -137,7 +147,9 @@ export class RolloutCoordinator implements RolloutGate {
     } else {
       // The one validate → render of every command; an object that does not render has no desired checksum: its own
       // reconcile says why, and it is no peer of anyone's change.
-      const d = record.parseProblems.length ? undefined : derive(record.raw, { file: record.source, templatesDir: this.props.templatesDir });
+      const d = record.parseProblems.length
+        ? undefined
+        : derive(record.raw, { file: record.source, templatesDir: this.props.templatesDir });
       value = { desired: d?.config?.checksum, spec: d?.cluster ? memberSpec(d.cluster) : rawSpec(record.raw) };
     }
     if (key !== undefined) this.memo.set(record.name, { key, ...value });
@@ -147,13 +159,28 @@ export class RolloutCoordinator implements RolloutGate {
 
 /** What the waves are made of, for one member: a change here can change a wave's state. */
 function rolloutState(m: FleetMember | undefined): string {
-  return m ? JSON.stringify([m.labels, m.template, m.desired, m.live, m.stack?.status, m.executing, m.readySince, m.recordedLive, m.failedRoll, m.nodeKey, m.appliedNodeKey]) : '';
+  return m
+    ? JSON.stringify([
+        m.labels,
+        m.template,
+        m.desired,
+        m.live,
+        m.stack?.status,
+        m.executing,
+        m.readySince,
+        m.recordedLive,
+        m.failedRoll,
+        m.nodeKey,
+        m.appliedNodeKey,
+      ])
+    : '';
 }
 
 /** What can be read of an object that does not validate (its labels still place it in a wave). */
 function rawSpec(raw: unknown): MemberSpec {
   const r = raw as { metadata?: { labels?: unknown }; spec?: { cloudConfig?: { template?: unknown } } } | undefined;
-  const labels = r?.metadata?.labels && typeof r.metadata.labels === 'object' ? (r.metadata.labels as Record<string, string>) : {};
+  const labels =
+    r?.metadata?.labels && typeof r.metadata.labels === 'object' ? (r.metadata.labels as Record<string, string>) : {};
   const template = typeof r?.spec?.cloudConfig?.template === 'string' ? r.spec.cloudConfig.template : undefined;
   return { labels, template };
 }

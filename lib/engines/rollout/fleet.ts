@@ -38,7 +38,14 @@ export interface FleetMember {
 }
 
 /** Stalled / Degraded reasons that mean "a roll of this cluster failed". */
-const FAILED_ROLL_REASONS = new Set(['UpdateFailed', 'UpdateRolledBack', 'UpdateRollbackFailed', 'RecoveryExhausted', 'RollbackFailed', 'ChangeSetFailed']);
+const FAILED_ROLL_REASONS = new Set([
+  'UpdateFailed',
+  'UpdateRolledBack',
+  'UpdateRollbackFailed',
+  'RecoveryExhausted',
+  'RollbackFailed',
+  'ChangeSetFailed',
+]);
 
 /** What the gate needs of a cluster's spec (the validated object, or the raw one of a record that did not validate). */
 export interface MemberSpec {
@@ -51,7 +58,12 @@ export interface MemberSpec {
 }
 
 /** Derives a member from the object, the desired checksum it renders to, and its live stack. */
-export function fleetMember(record: ClusterRecord, spec: MemberSpec, desired: string | undefined, stack: StackSummary | undefined): FleetMember {
+export function fleetMember(
+  record: ClusterRecord,
+  spec: MemberSpec,
+  desired: string | undefined,
+  stack: StackSummary | undefined,
+): FleetMember {
   const status = record.status;
   const ready = getCondition(status, 'Ready');
   const stalled = getCondition(status, 'Stalled');
@@ -60,9 +72,17 @@ export function fleetMember(record: ClusterRecord, spec: MemberSpec, desired: st
   const outputs: Readonly<Partial<Record<string, string>>> | undefined = stack?.outputs; // a key may be missing
   const live = stack ? (outputs?.ConfigChecksum ?? status?.cloudConfigChecksum) : undefined;
   let failedRoll: string | undefined;
-  if (stack && desired && live !== desired && (isRolledBack(stack.status) || /ROLLBACK_(IN_PROGRESS|FAILED)$/.test(stack.status))) failedRoll = `stack ${stack.status}`;
-  if (stalled?.status === 'True' && FAILED_ROLL_REASONS.has(stalled.reason)) failedRoll = `Stalled ${stalled.reason}: ${stalled.message}`;
-  else if (degraded?.status === 'True' && FAILED_ROLL_REASONS.has(degraded.reason)) failedRoll ??= `Degraded ${degraded.reason}: ${degraded.message}`;
+  if (
+    stack &&
+    desired &&
+    live !== desired &&
+    (isRolledBack(stack.status) || /ROLLBACK_(IN_PROGRESS|FAILED)$/.test(stack.status))
+  )
+    failedRoll = `stack ${stack.status}`;
+  if (stalled?.status === 'True' && FAILED_ROLL_REASONS.has(stalled.reason))
+    failedRoll = `Stalled ${stalled.reason}: ${stalled.message}`;
+  else if (degraded?.status === 'True' && FAILED_ROLL_REASONS.has(degraded.reason))
+    failedRoll ??= `Degraded ${degraded.reason}: ${degraded.message}`;
   return {
     name: record.name,
     ...(record.namespace ? { namespace: record.namespace } : {}),
@@ -83,10 +103,12 @@ export function fleetMember(record: ClusterRecord, spec: MemberSpec, desired: st
   };
 }
 
-export const stackBusy = (m: FleetMember) => Boolean(m.stack && isInProgress(m.stack.status) && m.stack.status !== 'REVIEW_IN_PROGRESS');
+export const stackBusy = (m: FleetMember) =>
+  Boolean(m.stack && isInProgress(m.stack.status) && m.stack.status !== 'REVIEW_IN_PROGRESS');
 
 /** The other node-replacing inputs differ from those last applied (unknown before the first apply that records them). */
-export const nodeInputsChanged = (m: Pick<FleetMember, 'nodeKey' | 'appliedNodeKey'>) => Boolean(m.nodeKey && m.appliedNodeKey && m.nodeKey !== m.appliedNodeKey);
+export const nodeInputsChanged = (m: Pick<FleetMember, 'nodeKey' | 'appliedNodeKey'>) =>
+  Boolean(m.nodeKey && m.appliedNodeKey && m.nodeKey !== m.appliedNodeKey);
 
 /** The live stack carries what the object asks for: its config, and its AMI, instance types, volume and subnets. */
 export const onDesired = (m: FleetMember) => Boolean(m.desired && m.live === m.desired && !nodeInputsChanged(m));

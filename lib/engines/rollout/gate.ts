@@ -14,7 +14,8 @@ import { describeWindow, windowState } from '../../model/cluster/windows';
  */
 
 /** Why a roll is held (condition reasons; see lib/engines/reconciler/workflow/conditions.ts). */
-export type HoldReason = 'Held' | 'RolloutPaused' | 'RolloutPolicyInvalid' | 'RolloutHalted' | 'WaitingForWave' | 'OutsideMaintenanceWindow';
+export type HoldReason =
+  'Held' | 'RolloutPaused' | 'RolloutPolicyInvalid' | 'RolloutHalted' | 'WaitingForWave' | 'OutsideMaintenanceWindow';
 
 export interface Placement {
   readonly policy: LoadedPolicy;
@@ -27,7 +28,13 @@ export interface Placement {
 
 export type Decision =
   | { readonly go: true; readonly placement?: Placement }
-  | { readonly go: false; readonly reason: HoldReason; readonly message: string; readonly requeueAfterMs: number; readonly placement?: Placement };
+  | {
+      readonly go: false;
+      readonly reason: HoldReason;
+      readonly message: string;
+      readonly requeueAfterMs: number;
+      readonly placement?: Placement;
+    };
 
 export interface Fleet {
   readonly members: ReadonlyMap<string, FleetMember>;
@@ -48,8 +55,14 @@ export function placeAll(fleet: Fleet): { placements: Map<string, Placement>; co
   const conflicts = new Map<string, string[]>();
   const byPolicy = new Map<LoadedPolicy, Array<{ name: string; index: number }>>();
   for (const m of fleet.members.values()) {
-    const governing = fleet.policies.policies.filter((p) => sameNamespace(p, m) && matches(p.policy.spec.clusterSelector, m.labels));
-    if (governing.length > 1) conflicts.set(m.name, governing.map((p) => p.policy.metadata.name));
+    const governing = fleet.policies.policies.filter(
+      (p) => sameNamespace(p, m) && matches(p.policy.spec.clusterSelector, m.labels),
+    );
+    if (governing.length > 1)
+      conflicts.set(
+        m.name,
+        governing.map((p) => p.policy.metadata.name),
+      );
     if (governing.length !== 1) continue;
     const p = governing[0];
     const i = p.policy.spec.waves.findIndex((w) => matches(w.selector, m.labels));
@@ -60,7 +73,8 @@ export function placeAll(fleet: Fleet): { placements: Map<string, Placement>; co
   for (const [p, list] of byPolicy) {
     const sizes = new Map<number, number>();
     for (const x of list) sizes.set(x.index, (sizes.get(x.index) ?? 0) + 1);
-    for (const x of list) placements.set(x.name, { policy: p, index: x.index, wave: waveOf(p, x.index), size: sizes.get(x.index) ?? 0 }); // counted just above
+    for (const x of list)
+      placements.set(x.name, { policy: p, index: x.index, wave: waveOf(p, x.index), size: sizes.get(x.index) ?? 0 }); // counted just above
   }
   return { placements, conflicts };
 }
@@ -83,28 +97,63 @@ export function some(names: readonly string[], max = 3): string {
  * May `name` start rolling its nodes now? `admitted` are clusters this process let through whose roll is not yet
  * visible in their status or stack (they count against concurrency). Call only for a cluster with a pending roll.
  */
-export function decide(name: string, fleet: Fleet, now: Date, admitted: ReadonlySet<string> = new Set(), placed = placeAll(fleet)): Decision {
+export function decide(
+  name: string,
+  fleet: Fleet,
+  now: Date,
+  admitted: ReadonlySet<string> = new Set(),
+  placed = placeAll(fleet),
+): Decision {
   const me = fleet.members.get(name);
   if (!me) return { go: true };
-  const hold = (reason: HoldReason, message: string, requeueAfterMs: number, placement?: Placement): Decision => ({ go: false, reason, message, requeueAfterMs: Math.max(1000, Math.round(requeueAfterMs)), placement });
-  if (me.hold) return hold('Held', `spec.rollout.hold: config ${short(me.desired)} is staged (published, desired) and does not roll until the hold is removed`, HUMAN_RECHECK_MS, placed.placements.get(name));
+  const hold = (reason: HoldReason, message: string, requeueAfterMs: number, placement?: Placement): Decision => ({
+    go: false,
+    reason,
+    message,
+    requeueAfterMs: Math.max(1000, Math.round(requeueAfterMs)),
+    placement,
+  });
+  if (me.hold)
+    return hold(
+      'Held',
+      `spec.rollout.hold: config ${short(me.desired)} is staged (published, desired) and does not roll until the hold is removed`,
+      HUMAN_RECHECK_MS,
+      placed.placements.get(name),
+    );
   // An invalid policy holds what it could govern: every cluster (files), the clusters of its namespace (Kubernetes).
   const problems = fleet.policies.problems.filter((p) => sameNamespace(p, me));
   if (problems.length) {
     const first = problems.slice(0, 3).map(formatProblem).join('; ');
-    return hold('RolloutPolicyInvalid', `no roll starts while a rollout policy is invalid: ${first}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}; fix it (worker-stacks rollout status lists every problem)`, HUMAN_RECHECK_MS);
+    return hold(
+      'RolloutPolicyInvalid',
+      `no roll starts while a rollout policy is invalid: ${first}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}; fix it (worker-stacks rollout status lists every problem)`,
+      HUMAN_RECHECK_MS,
+    );
   }
   const conflict = placed.conflicts.get(name);
-  if (conflict) return hold('Held', `rollout policies ${conflict.join(' and ')} both select this cluster; make their spec.clusterSelector disjoint`, HUMAN_RECHECK_MS);
+  if (conflict)
+    return hold(
+      'Held',
+      `rollout policies ${conflict.join(' and ')} both select this cluster; make their spec.clusterSelector disjoint`,
+      HUMAN_RECHECK_MS,
+    );
   const at = placed.placements.get(name);
   if (!at) return { go: true }; // no policy governs it: only --concurrency bounds it
   const spec = at.policy.policy.spec;
   const wave = `wave ${at.wave.name} (${at.index + 1} of ${spec.waves.length + 1})`;
   const ref = policyRef({ name: at.policy.policy.metadata.name, namespace: at.policy.namespace });
-  if (spec.paused) return hold('RolloutPaused', `rollout policy ${ref} is paused; no roll starts until worker-stacks rollout resume ${ref}`, HUMAN_RECHECK_MS, at);
+  if (spec.paused)
+    return hold(
+      'RolloutPaused',
+      `rollout policy ${ref} is paused; no roll starts until worker-stacks rollout resume ${ref}`,
+      HUMAN_RECHECK_MS,
+      at,
+    );
 
   // Peers: the policy's clusters with the same change (the same template) in this wave or an earlier one.
-  const peers = [...fleet.members.values()].filter((m) => m.name !== name && m.template === me.template && placed.placements.get(m.name)?.policy === at.policy);
+  const peers = [...fleet.members.values()].filter(
+    (m) => m.name !== name && m.template === me.template && placed.placements.get(m.name)?.policy === at.policy,
+  );
   // A peer is selected by its placement, so a missing one is a bug here, not a state of the fleet.
   const placementOf = (m: FleetMember): Placement => {
     const p = placed.placements.get(m.name);
@@ -116,16 +165,28 @@ export function decide(name: string, fleet: Fleet, now: Date, admitted: Readonly
     const failed = peers.filter((m) => waveIndex(m) <= at.index && m.failedRoll).sort(byName);
     if (failed.length) {
       const first = failed[0];
-      return hold('RolloutHalted', `${wave} is halted: the roll of ${some(failed.map((m) => m.name))} failed (${first.name}: ${first.failedRoll}); fix the cause and the failed cluster rolls again (or worker-stacks retry ${first.name}), then this one continues`, HUMAN_RECHECK_MS, at);
+      return hold(
+        'RolloutHalted',
+        `${wave} is halted: the roll of ${some(failed.map((m) => m.name))} failed (${first.name}: ${first.failedRoll}); fix the cause and the failed cluster rolls again (or worker-stacks retry ${first.name}), then this one continues`,
+        HUMAN_RECHECK_MS,
+        at,
+      );
     }
   }
   const earlier = peers.filter((m) => waveIndex(m) < at.index);
   // Without haltOnFailure a failed cluster of an earlier wave holds nobody (it is Stalled or retried on its own).
   const counted = earlier.filter((m) => spec.haltOnFailure || !m.failedRoll);
-  const notRolled = counted.filter((m) => pendingRoll(m) || rolling(m) || (onDesired(m) && settledSince(m) === undefined)).sort(byName);
+  const notRolled = counted
+    .filter((m) => pendingRoll(m) || rolling(m) || (onDesired(m) && settledSince(m) === undefined))
+    .sort(byName);
   if (notRolled.length) {
     const first = placementOf(notRolled[0]);
-    return hold('WaitingForWave', `${wave} waits for wave ${first.wave.name}: ${some(notRolled.map((m) => m.name))} ${notRolled.length === 1 ? 'has' : 'have'} not settled on the new config yet`, RECHECK_MS, at);
+    return hold(
+      'WaitingForWave',
+      `${wave} waits for wave ${first.wave.name}: ${some(notRolled.map((m) => m.name))} ${notRolled.length === 1 ? 'has' : 'have'} not settled on the new config yet`,
+      RECHECK_MS,
+      at,
+    );
   }
   const soaking = counted
     .map((m) => ({ m, since: settledSince(m) }))
@@ -136,24 +197,48 @@ export function decide(name: string, fleet: Fleet, now: Date, admitted: Readonly
   if (soaking.length) {
     const last = soaking[0];
     const w = placementOf(last.m).wave;
-    return hold('WaitingForWave', `${wave} waits for wave ${w.name} to soak ${w.soak}: ${some(soaking.map((x) => x.m.name))} settled less than ${w.soak} ago; the soak ends at ${new Date(last.until).toISOString()}`, last.until - now.getTime(), at);
+    return hold(
+      'WaitingForWave',
+      `${wave} waits for wave ${w.name} to soak ${w.soak}: ${some(soaking.map((x) => x.m.name))} settled less than ${w.soak} ago; the soak ends at ${new Date(last.until).toISOString()}`,
+      last.until - now.getTime(),
+      at,
+    );
   }
   const windows = me.windows.length ? me.windows : at.wave.maintenanceWindows;
   const win = windowState(windows, now);
   if (!win.open) {
-    const whose = me.windows.length ? 'spec.rollout.maintenanceWindows' : `the maintenance windows of wave ${at.wave.name}`;
+    const whose = me.windows.length
+      ? 'spec.rollout.maintenanceWindows'
+      : `the maintenance windows of wave ${at.wave.name}`;
     const opens = win.opensAt ? win.opensAt.getTime() - now.getTime() : HUMAN_RECHECK_MS;
-    return hold('OutsideMaintenanceWindow', `outside ${whose} (${windows.map(describeWindow).join(', ')}); the next opens at ${win.opensAt?.toISOString() ?? 'an unknown time'}`, opens, at);
+    return hold(
+      'OutsideMaintenanceWindow',
+      `outside ${whose} (${windows.map(describeWindow).join(', ')}); the next opens at ${win.opensAt?.toISOString() ?? 'an unknown time'}`,
+      opens,
+      at,
+    );
   }
-  const inWave = peersOfPolicy(fleet, placed, at, name).filter((m) => waveIndex(m) === at.index && (rolling(m) || admitted.has(m.name)));
+  const inWave = peersOfPolicy(fleet, placed, at, name).filter(
+    (m) => waveIndex(m) === at.index && (rolling(m) || admitted.has(m.name)),
+  );
   const limit = waveConcurrency(at.wave.maxConcurrent, at.size);
   if (inWave.length >= limit) {
-    return hold('WaitingForWave', `${wave}: ${inWave.length} of at most ${limit} rolls in progress (maxConcurrent ${at.wave.maxConcurrent}): ${some(inWave.map((m) => m.name).sort())}`, RECHECK_MS, at);
+    return hold(
+      'WaitingForWave',
+      `${wave}: ${inWave.length} of at most ${limit} rolls in progress (maxConcurrent ${at.wave.maxConcurrent}): ${some(inWave.map((m) => m.name).sort())}`,
+      RECHECK_MS,
+      at,
+    );
   }
   if (spec.maxConcurrentRolls !== undefined) {
     const all = peersOfPolicy(fleet, placed, at, name).filter((m) => rolling(m) || admitted.has(m.name));
     if (all.length >= spec.maxConcurrentRolls) {
-      return hold('WaitingForWave', `rollout policy ${at.policy.policy.metadata.name}: ${all.length} of at most ${spec.maxConcurrentRolls} rolls in progress (maxConcurrentRolls)`, RECHECK_MS, at);
+      return hold(
+        'WaitingForWave',
+        `rollout policy ${at.policy.policy.metadata.name}: ${all.length} of at most ${spec.maxConcurrentRolls} rolls in progress (maxConcurrentRolls)`,
+        RECHECK_MS,
+        at,
+      );
     }
   }
   return { go: true, placement: at };
@@ -161,7 +246,9 @@ export function decide(name: string, fleet: Fleet, now: Date, admitted: Readonly
 
 /** Every other cluster of the same policy (any template: concurrency is about clusters rolling, whatever rolls them). */
 function peersOfPolicy(fleet: Fleet, placed: ReturnType<typeof placeAll>, at: Placement, name: string): FleetMember[] {
-  return [...fleet.members.values()].filter((m) => m.name !== name && placed.placements.get(m.name)?.policy === at.policy);
+  return [...fleet.members.values()].filter(
+    (m) => m.name !== name && placed.placements.get(m.name)?.policy === at.policy,
+  );
 }
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

@@ -10,5 +10,13 @@ import { WorkerCluster } from '../../model/cluster/schema';
  */
 export function nodeKey(cluster: WorkerCluster): string {
   const p = cluster.spec.pool;
-  return sha256Hex(canonicalJson({ machineImage: p.machineImage, instanceTypes: p.instanceTypes, rootVolume: p.rootVolume, subnetIds: cluster.spec.network.subnetIds, legacy: p.legacyLaunchConfiguration })).slice(0, 16);
+  return sha256Hex(
+    canonicalJson({
+      machineImage: p.machineImage,
+      instanceTypes: p.instanceTypes,
+      rootVolume: p.rootVolume,
+      subnetIds: cluster.spec.network.subnetIds,
+      legacy: p.legacyLaunchConfiguration,
+    }),
+  ).slice(0, 16);
 }

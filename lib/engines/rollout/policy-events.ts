@@ -6,9 +6,11 @@
  */
 export const POLICY_EVENT_REASONS = {
   WaveStarted: 'the first roll of a wave started (or a halted wave rolls again)',
-  WaveSoaking: "every roll of a wave is done; it soaks (the message says until when) before the next wave's rolls start",
+  WaveSoaking:
+    "every roll of a wave is done; it soaks (the message says until when) before the next wave's rolls start",
   WaveSettled: 'every cluster of a wave is settled on its new config and soaked; the next wave may start',
-  WaveHalted: 'a roll of the wave, or of an earlier one, failed: nothing more of it starts until that is fixed (a Warning)',
+  WaveHalted:
+    'a roll of the wave, or of an earlier one, failed: nothing more of it starts until that is fixed (a Warning)',
   RolloutPaused: 'spec.paused was set: no roll of the policy starts (rolls under way finish)',
   RolloutResumed: 'spec.paused was removed: held rolls start as the waves allow',
 } as const;

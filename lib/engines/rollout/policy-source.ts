@@ -61,9 +61,15 @@ export function validatePolicy(raw: unknown, file: string): { policy?: RolloutPo
   const problems = parsed.success ? [] : parsed.error.issues.flatMap((i) => issueToProblems(file, i));
   const name = (raw as { metadata?: { name?: unknown } } | undefined)?.metadata?.name;
   const expected = path.basename(file).replace(/\.ya?ml$/, '');
-  if (/\.ya?ml$/.test(file) && typeof name === 'string' && name !== expected) problems.push({ file, path: 'metadata.name', message: `${JSON.stringify(name)} must match the file name (${expected})` });
+  if (/\.ya?ml$/.test(file) && typeof name === 'string' && name !== expected)
+    problems.push({
+      file,
+      path: 'metadata.name',
+      message: `${JSON.stringify(name)} must match the file name (${expected})`,
+    });
   const kind = (raw as { kind?: unknown } | undefined)?.kind;
-  if (kind !== undefined && kind !== POLICY_KIND && problems.every((p) => p.path !== 'kind')) problems.push({ file, path: 'kind', message: `${JSON.stringify(kind)} is not ${POLICY_KIND}` });
+  if (kind !== undefined && kind !== POLICY_KIND && problems.every((p) => p.path !== 'kind'))
+    problems.push({ file, path: 'kind', message: `${JSON.stringify(kind)} is not ${POLICY_KIND}` });
   problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return parsed.success && problems.length === 0 ? { policy: parsed.data, problems } : { problems };
 }
@@ -104,7 +110,9 @@ export class FilePolicySource implements RolloutPolicySource {
       }
       const parsed = parseClusterYaml(read.text, shown);
       if (parsed.problems.length) {
-        problems.push(...parsed.problems.map((p) => ({ ...p, message: p.message.replace('WorkerCluster', POLICY_KIND) })));
+        problems.push(
+          ...parsed.problems.map((p) => ({ ...p, message: p.message.replace('WorkerCluster', POLICY_KIND) })),
+        );
         continue;
       }
       const r = validatePolicy(parsed.raw, shown);
@@ -122,10 +130,18 @@ export class FilePolicySource implements RolloutPolicySource {
   }
 
   private setPausedSync(name: string, paused: boolean): void {
-    const file = fs.existsSync(this.dir) ? clusterFiles(this.dir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name) : undefined;
-    if (!file) throw new WorkerStacksError(`no rollout policy ${name} in ${this.shown(this.dir)}`, { hint: 'run worker-stacks rollout status to see the policies' });
+    const file = fs.existsSync(this.dir)
+      ? clusterFiles(this.dir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name)
+      : undefined;
+    if (!file)
+      throw new WorkerStacksError(`no rollout policy ${name} in ${this.shown(this.dir)}`, {
+        hint: 'run worker-stacks rollout status to see the policies',
+      });
     const read = readClusterFile(file, { shown: this.shown(file) });
-    if (read.problem) throw new WorkerStacksError(`${read.problem.file}: ${read.problem.message}`, { hint: 'a policy is a small regular YAML file' });
+    if (read.problem)
+      throw new WorkerStacksError(`${read.problem.file}: ${read.problem.message}`, {
+        hint: 'a policy is a small regular YAML file',
+      });
     // Edited as a document: comments and layout stay; only spec.paused changes.
     const doc = parseDocument(read.text);
     if (paused) doc.setIn(['spec', 'paused'], true);
@@ -140,7 +156,7 @@ export class FilePolicySource implements RolloutPolicySource {
     if (!fs.existsSync(this.dir)) return () => undefined;
     let timer: NodeJS.Timeout | undefined;
     const w = fs.watch(this.dir, { persistent: false }, (_e, f) => {
-      if (!/\.ya?ml$/.test((f ?? ''))) return;
+      if (!/\.ya?ml$/.test(f ?? '')) return;
       if (timer) clearTimeout(timer);
       timer = setTimeout(onChange, 200);
     });

@@ -38,10 +38,17 @@ export class RolloutSignals {
       return;
     }
     for (const { policy, event } of seen.events) {
-      const line = { policy: policyRef(policy), ...(event.wave ? { wave: event.wave } : {}), event: event.reason, type: event.type };
+      const line = {
+        policy: policyRef(policy),
+        ...(event.wave ? { wave: event.wave } : {}),
+        event: event.reason,
+        type: event.type,
+      };
       if (event.type === 'Warning') log.warn(line, event.message);
       else log.info(line, event.message);
-      this.props.source.emit?.(policy, event).catch((e: unknown) => log.warn({ ...line, err: String(e) }, 'could not post the event on the rollout policy'));
+      this.props.source
+        .emit?.(policy, event)
+        .catch((e: unknown) => log.warn({ ...line, err: String(e) }, 'could not post the event on the rollout policy'));
     }
     if (seen.wake.length && this.listeners.size) {
       log.info({ clusters: seen.wake.length }, 'fleet rollout: a wave moved; looking at its held clusters now');
@@ -67,11 +74,18 @@ export class RolloutSignals {
     if (at === undefined || this.listeners.size === 0) return;
     this.timerAt = at;
     // A second after the soak's end: the look then sees it ended.
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = undefined;
-      this.props.look().catch((e: unknown) => this.props.log.warn({ err: String(e) }, 'fleet rollout: could not look at the fleet at the end of a soak'));
-    }, Math.max(0, at - this.props.now().getTime()) + 1000);
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = undefined;
+        this.props
+          .look()
+          .catch((e: unknown) =>
+            this.props.log.warn({ err: String(e) }, 'fleet rollout: could not look at the fleet at the end of a soak'),
+          );
+      },
+      Math.max(0, at - this.props.now().getTime()) + 1000,
+    );
     this.timer.unref();
   }
 }

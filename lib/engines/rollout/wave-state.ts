@@ -46,7 +46,11 @@ export interface PolicyView {
 
 export function waveViews(fleet: Fleet, now: Date, placed = placeAll(fleet).placements): PolicyView[] {
   const byPolicy = new Map<LoadedPolicy, FleetMember[][]>();
-  for (const p of fleet.policies.policies) byPolicy.set(p, Array.from({ length: p.policy.spec.waves.length + 1 }, () => []));
+  for (const p of fleet.policies.policies)
+    byPolicy.set(
+      p,
+      Array.from({ length: p.policy.spec.waves.length + 1 }, () => []),
+    );
   const sorted = [...fleet.members.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const m of sorted) {
     const at = placed.get(m.name);
@@ -58,12 +62,19 @@ export function waveViews(fleet: Fleet, now: Date, placed = placeAll(fleet).plac
     // wait to roll the same change (the same template).
     const firstFailed = new Map<string | undefined, { index: number; name: string; why: string }>();
     waves.forEach((members, index) => {
-      for (const m of members) if (m.failedRoll && !firstFailed.has(m.template)) firstFailed.set(m.template, { index, name: m.name, why: m.failedRoll });
+      for (const m of members)
+        if (m.failedRoll && !firstFailed.has(m.template))
+          firstFailed.set(m.template, { index, name: m.name, why: m.failedRoll });
     });
     const views = waves.map((members, index): WaveView => {
       const settings = index < spec.waves.length ? spec.waves[index] : spec.remainder;
       const soakMs = parseDuration(settings.soak) ?? 0;
-      const v = { rolling: [] as string[], pending: [] as string[], soaking: [] as string[], failed: [] as Array<{ name: string; why: string }> };
+      const v = {
+        rolling: [] as string[],
+        pending: [] as string[],
+        soaking: [] as string[],
+        failed: [] as Array<{ name: string; why: string }>,
+      };
       let soakUntil: number | undefined;
       let haltedBy: { name: string; why: string } | undefined;
       for (const m of members) {
@@ -81,8 +92,28 @@ export function waveViews(fleet: Fleet, now: Date, placed = placeAll(fleet).plac
       }
       // Without haltOnFailure a failed cluster stops only itself (Stalled, with its own events), not its wave.
       if (v.failed.length && spec.haltOnFailure) haltedBy = v.failed[0];
-      const state: WaveState = haltedBy ? 'halted' : v.rolling.length ? 'rolling' : v.pending.length ? (v.soaking.length ? 'rolling' : 'waiting') : v.soaking.length ? 'soaking' : 'settled';
-      return { name: settings.name, index, of: waves.length, soak: settings.soak, state, size: members.length, ...v, ...(haltedBy ? { haltedBy } : {}), ...(soakUntil !== undefined ? { soakUntil } : {}) };
+      const state: WaveState = haltedBy
+        ? 'halted'
+        : v.rolling.length
+          ? 'rolling'
+          : v.pending.length
+            ? v.soaking.length
+              ? 'rolling'
+              : 'waiting'
+            : v.soaking.length
+              ? 'soaking'
+              : 'settled';
+      return {
+        name: settings.name,
+        index,
+        of: waves.length,
+        soak: settings.soak,
+        state,
+        size: members.length,
+        ...v,
+        ...(haltedBy ? { haltedBy } : {}),
+        ...(soakUntil !== undefined ? { soakUntil } : {}),
+      };
     });
     return { policy, paused: spec.paused, waves: views };
   });

@@ -65,7 +65,14 @@ export class WaveWatch {
       const prev = this.memory.get(key);
       const say = (event: PolicyEvent) => events.push({ policy: ref, event });
       if (view.paused !== (prev?.paused ?? false)) {
-        say(view.paused ? policyEvent('RolloutPaused', `rollout policy ${key} is paused: no roll of its clusters starts; rolls under way finish (worker-stacks rollout resume ${key})`) : policyEvent('RolloutResumed', `rollout policy ${key} is resumed: held rolls start as the waves allow`));
+        say(
+          view.paused
+            ? policyEvent(
+                'RolloutPaused',
+                `rollout policy ${key} is paused: no roll of its clusters starts; rolls under way finish (worker-stacks rollout resume ${key})`,
+              )
+            : policyEvent('RolloutResumed', `rollout policy ${key} is resumed: held rolls start as the waves allow`),
+        );
         if (prev && !view.paused) for (const w of view.waves) w.pending.forEach((n) => wake.add(n));
       }
       const waves = new Map<string, WaveMemory>();
@@ -73,7 +80,8 @@ export class WaveWatch {
         const was = prev?.waves.get(w.name);
         const said = transition(view, w, was, say);
         waves.set(w.name, { state: w.state, started: said.started, rolling: new Set(w.rolling) });
-        if (w.state === 'soaking' && w.soakUntil !== undefined && w.soakUntil > now.getTime()) nextAt = Math.min(nextAt ?? Infinity, w.soakUntil);
+        if (w.state === 'soaking' && w.soakUntil !== undefined && w.soakUntil > now.getTime())
+          nextAt = Math.min(nextAt ?? Infinity, w.soakUntil);
         if (!was) continue; // first look: nothing to compare with
         if (was.state !== w.state && w.state === 'halted') {
           // Halted (a roll of it or of an earlier wave failed): its waiting clusters say so now, not their old
@@ -104,7 +112,12 @@ export class WaveWatch {
 }
 
 /** The events of one wave's change of state; whether a WaveStarted has been said for its current run. */
-function transition(view: PolicyView, w: WaveView, was: WaveMemory | undefined, say: (e: PolicyEvent) => void): { started: boolean } {
+function transition(
+  view: PolicyView,
+  w: WaveView,
+  was: WaveMemory | undefined,
+  say: (e: PolicyEvent) => void,
+): { started: boolean } {
   const wave = `wave ${w.name} (${w.index + 1} of ${w.of})`;
   const from = was?.state;
   let started = was?.started ?? false;
@@ -112,7 +125,13 @@ function transition(view: PolicyView, w: WaveView, was: WaveMemory | undefined, 
   // wave-state.ts: a wave is halted exactly when haltedBy is set.
   if (w.state === 'halted' && w.haltedBy) {
     const by = w.haltedBy;
-    say(policyEvent('WaveHalted', `${wave} is halted: the roll of ${by.name} failed (${by.why}); nothing more of it starts until that is fixed (worker-stacks rollout status; then worker-stacks retry ${by.name}, or a new config)`, w.name));
+    say(
+      policyEvent(
+        'WaveHalted',
+        `${wave} is halted: the roll of ${by.name} failed (${by.why}); nothing more of it starts until that is fixed (worker-stacks rollout status; then worker-stacks retry ${by.name}, or a new config)`,
+        w.name,
+      ),
+    );
     return { started: false };
   }
   if (IN_FLIGHT.has(w.state) && !started) {
@@ -121,18 +140,34 @@ function transition(view: PolicyView, w: WaveView, was: WaveMemory | undefined, 
       return { started: true };
     }
     const what = w.rolling.length ? `${some(w.rolling)} rolling` : `${some(w.soaking)} rolled`;
-    say(policyEvent('WaveStarted', `${wave} started: ${what}; ${w.size} cluster${w.size === 1 ? '' : 's'} in the wave`, w.name));
+    say(
+      policyEvent(
+        'WaveStarted',
+        `${wave} started: ${what}; ${w.size} cluster${w.size === 1 ? '' : 's'} in the wave`,
+        w.name,
+      ),
+    );
     started = true;
   }
   if (w.state === 'soaking' && from !== undefined) say(soakingEvent(wave, w));
   if (w.state === 'settled' && started) {
     const after = view.waves.at(w.index + 1);
-    say(policyEvent('WaveSettled', `${wave} settled: every cluster on its new config${w.soak === '0s' ? '' : `, soaked ${w.soak}`}${after ? `; wave ${after.name} may start` : '; the rollout is complete'}`, w.name));
+    say(
+      policyEvent(
+        'WaveSettled',
+        `${wave} settled: every cluster on its new config${w.soak === '0s' ? '' : `, soaked ${w.soak}`}${after ? `; wave ${after.name} may start` : '; the rollout is complete'}`,
+        w.name,
+      ),
+    );
     started = false;
   }
   return { started };
 }
 
 function soakingEvent(wave: string, w: WaveView): PolicyEvent {
-  return policyEvent('WaveSoaking', `${wave} rolled: ${some(w.soaking)} on the new config; it soaks ${w.soak}${w.soakUntil === undefined ? '' : `, until ${new Date(w.soakUntil).toISOString()}`}`, w.name);
+  return policyEvent(
+    'WaveSoaking',
+    `${wave} rolled: ${some(w.soaking)} on the new config; it soaks ${w.soak}${w.soakUntil === undefined ? '' : `, until ${new Date(w.soakUntil).toISOString()}`}`,
+    w.name,
+  );
 }

@@ -77,14 +77,23 @@ export function buildFleetApp(props: FleetAppProps): FleetApp {
   const configs = new Map<string, RenderedConfig>();
   const envs = new Map<string, { account: string; region: string }>();
   for (const { cluster, file } of props.clusters) {
-    const config = props.rendered?.get(cluster.metadata.name) ?? renderedOrThrow(cluster, file, props.templatesDir ?? DEFAULT_TEMPLATES_DIR);
+    const config =
+      props.rendered?.get(cluster.metadata.name) ??
+      renderedOrThrow(cluster, file, props.templatesDir ?? DEFAULT_TEMPLATES_DIR);
     configs.set(cluster.metadata.name, config);
     stacks.set(cluster.metadata.name, new WorkerStack(app, { cluster, config }));
-    envs.set(`${cluster.spec.account}/${cluster.spec.region}`, { account: cluster.spec.account, region: cluster.spec.region });
+    envs.set(`${cluster.spec.account}/${cluster.spec.region}`, {
+      account: cluster.spec.account,
+      region: cluster.spec.region,
+    });
   }
   const trust = props.trust ?? trustFromContext(app);
   const bootstrapStacks =
-    (props.bootstrap ?? true) ? [...envs.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, env]) => new BootstrapStack(app, { ...env, trust })) : [];
+    (props.bootstrap ?? true)
+      ? [...envs.entries()]
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([, env]) => new BootstrapStack(app, { ...env, trust }))
+      : [];
   return { app, stacks, configs, bootstrapStacks };
 }
 
@@ -106,9 +115,13 @@ export function appInputDirs(env: NodeJS.ProcessEnv, defaults: AppInputDirs): Ap
     if (fs.statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) return resolved;
     const problem = fs.existsSync(resolved) ? 'is not a directory' : 'does not exist';
     if (given === undefined) {
-      throw new UsageError(`the default ${what} directory ${resolved} ${problem}`, { hint: `run from the repository, or set ${variable} to a directory of ${what}` });
+      throw new UsageError(`the default ${what} directory ${resolved} ${problem}`, {
+        hint: `run from the repository, or set ${variable} to a directory of ${what}`,
+      });
     }
-    throw new UsageError(`${variable}=${given}: ${resolved} ${problem}`, { hint: `set ${variable} to a directory of ${what}, or unset it to use ${fallback}` });
+    throw new UsageError(`${variable}=${given}: ${resolved} ${problem}`, {
+      hint: `set ${variable} to a directory of ${what}, or unset it to use ${fallback}`,
+    });
   };
   return {
     clustersDir: dir('WORKER_STACKS_CLUSTERS', defaults.clustersDir, 'cluster objects (*.yaml)'),
@@ -120,10 +133,20 @@ export function appInputDirs(env: NodeJS.ProcessEnv, defaults: AppInputDirs): Ap
 export function trustFromContext(app: App): DeployerTrust | undefined {
   const given = contextText(app, 'worker-stacks:trust');
   if (!given) return undefined;
-  const principals = given.split(',').map((s) => s.trim()).filter(Boolean);
+  const principals = given
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = principals.filter((p) => !isPrincipalArn(p));
-  if (bad.length) throw new UsageError(`worker-stacks:trust: ${bad.join(', ')} is not a principal ARN`, { hint: 'give the management role or user ARN, e.g. -c worker-stacks:trust=arn:aws:iam::111111111111:role/worker-stacks-daemon' });
-  return { principals, externalId: contextText(app, 'worker-stacks:external-id'), roleName: contextText(app, 'worker-stacks:role-name') };
+  if (bad.length)
+    throw new UsageError(`worker-stacks:trust: ${bad.join(', ')} is not a principal ARN`, {
+      hint: 'give the management role or user ARN, e.g. -c worker-stacks:trust=arn:aws:iam::111111111111:role/worker-stacks-daemon',
+    });
+  return {
+    principals,
+    externalId: contextText(app, 'worker-stacks:external-id'),
+    roleName: contextText(app, 'worker-stacks:role-name'),
+  };
 }
 
 /** A context value as text, undefined when empty: -c gives a string; cdk.json may give a number or a list (its items comma-joined). */

@@ -2,7 +2,18 @@ import { Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { executionStatements, WORKER_RESOURCE_TYPES } from './execution-policy';
-import { CLUSTER_TAG, configBucketName, deployerRoleName, executionRoleName, nodeBoundaryName, partitionOf, PRINCIPAL_CLUSTER, SECRET_NAME_PREFIX, WORKER_ROLE_PATH, WORKER_STACK_PREFIX } from '../../core/naming';
+import {
+  CLUSTER_TAG,
+  configBucketName,
+  deployerRoleName,
+  executionRoleName,
+  nodeBoundaryName,
+  partitionOf,
+  PRINCIPAL_CLUSTER,
+  SECRET_NAME_PREFIX,
+  WORKER_ROLE_PATH,
+  WORKER_STACK_PREFIX,
+} from '../../core/naming';
 
 /** A role, user, account root or assumed-role session ARN: what a trust policy can name as the management principal. */
 export function isPrincipalArn(arn: string): boolean {
@@ -57,15 +68,18 @@ export class BootstrapRoles extends Construct {
       description: 'Permissions boundary of every role a worker stack creates: at most what a worker node does',
       statements: nodeBoundaryStatements(account, region),
     });
-    acknowledgeWildcards(this.boundary, this.boundary.document.toJSON() as PolicyJson,
-        "A boundary caps, it grants nothing: each worker role's own policy names its cluster's prefix and its own secret; the boundary admits, for a role tagged with a cluster, that cluster's config prefix, secrets under worker-stacks/<cluster>/ and its own stack's signal, and only with EC2 instance credentials.",
+    acknowledgeWildcards(
+      this.boundary,
+      this.boundary.document.toJSON() as PolicyJson,
+      "A boundary caps, it grants nothing: each worker role's own policy names its cluster's prefix and its own secret; the boundary admits, for a role tagged with a cluster, that cluster's config prefix, secrets under worker-stacks/<cluster>/ and its own stack's signal, and only with EC2 instance credentials.",
     );
     if (!props.trust) return;
 
     const executionRole = new iam.Role(this, 'ExecutionRole', {
       roleName: executionRoleName(region),
       assumedBy: new iam.ServicePrincipal('cloudformation.amazonaws.com'),
-      description: 'Assumed by CloudFormation to change WorkerStack-* stacks (RoleARN of every worker-stacks change set)',
+      description:
+        'Assumed by CloudFormation to change WorkerStack-* stacks (RoleARN of every worker-stacks change set)',
     });
     this.executionRole = executionRole;
     const execution = executionStatements(account, region, this.boundary.managedPolicyArn);
@@ -81,8 +95,11 @@ export class BootstrapRoles extends Construct {
     const assumedBy = new iam.CompositePrincipal(...principals);
     const deployerRole = new iam.Role(this, 'DeployerRole', {
       roleName: deployerRoleName(region, trust.roleName),
-      assumedBy: trust.externalId ? assumedBy.withConditions({ StringEquals: { 'sts:ExternalId': trust.externalId } }) : assumedBy,
-      description: 'Assumed by the worker-stacks daemon: CloudFormation on WorkerStack-* with the execution role, the config bucket objects',
+      assumedBy: trust.externalId
+        ? assumedBy.withConditions({ StringEquals: { 'sts:ExternalId': trust.externalId } })
+        : assumedBy,
+      description:
+        'Assumed by the worker-stacks daemon: CloudFormation on WorkerStack-* with the execution role, the config bucket objects',
     });
     this.deployerRole = deployerRole;
     const deployer = deployerStatements(account, region, workerStacks, bucketArn, executionRole.roleArn);
@@ -104,10 +121,17 @@ export class BootstrapRoles extends Construct {
 export function nodeBoundaryStatements(account: string, region: string): iam.PolicyStatement[] {
   const p = partitionOf(region);
   const own = PRINCIPAL_CLUSTER;
-  const instanceCredentials = { Null: { 'aws:EC2InstanceSourceVPC': 'false', [`aws:PrincipalTag/${CLUSTER_TAG}`]: 'false' } };
+  const instanceCredentials = {
+    Null: { 'aws:EC2InstanceSourceVPC': 'false', [`aws:PrincipalTag/${CLUSTER_TAG}`]: 'false' },
+  };
   const bucketArn = `arn:${p}:s3:::${configBucketName(account, region)}`;
   return [
-    new iam.PolicyStatement({ sid: 'ReadOwnConfigObjects', actions: ['s3:GetObject'], resources: [`${bucketArn}/clusters/${own}/*`], conditions: instanceCredentials }),
+    new iam.PolicyStatement({
+      sid: 'ReadOwnConfigObjects',
+      actions: ['s3:GetObject'],
+      resources: [`${bucketArn}/clusters/${own}/*`],
+      conditions: instanceCredentials,
+    }),
     new iam.PolicyStatement({
       sid: 'ReadOwnSecrets',
       actions: ['secretsmanager:GetSecretValue'],
@@ -129,13 +153,23 @@ export function nodeBoundaryStatements(account: string, region: string): iam.Pol
  * Every CloudFormation and S3 action the reconciler sends with the deployer's credentials (test/engines/stacks derives the
  * same list from the SDK commands in lib/platform/aws and compares), and PassRole for the execution role alone.
  */
-export function deployerStatements(account: string, region: string, workerStacks: string, bucketArn: string, executionRoleArn: string): iam.PolicyStatement[] {
+export function deployerStatements(
+  account: string,
+  region: string,
+  workerStacks: string,
+  bucketArn: string,
+  executionRoleArn: string,
+): iam.PolicyStatement[] {
   const p = partitionOf(region);
   const changeSets = `arn:${p}:cloudformation:${region}:${account}:changeSet/ws-*/*`;
   const withExecutionRole = { StringEquals: { 'cloudformation:RoleArn': executionRoleArn } };
   return [
     // The paged listing of every stack (DescribeStacks without a name) and of the stacks in progress (ListStacks).
-    new iam.PolicyStatement({ sid: 'ListStacks', actions: ['cloudformation:DescribeStacks', 'cloudformation:ListStacks'], resources: ['*'] }),
+    new iam.PolicyStatement({
+      sid: 'ListStacks',
+      actions: ['cloudformation:DescribeStacks', 'cloudformation:ListStacks'],
+      resources: ['*'],
+    }),
     new iam.PolicyStatement({
       sid: 'ReadWorkerStacks',
       actions: ['cloudformation:DescribeStackEvents', 'cloudformation:GetTemplate', 'cloudformation:DescribeChangeSet'],
@@ -144,7 +178,11 @@ export function deployerStatements(account: string, region: string, workerStacks
     // Every operation that makes CloudFormation act runs as the execution role: the deployer cannot act with its own rights.
     new iam.PolicyStatement({
       sid: 'ChangeWorkerStacksAsExecutionRole',
-      actions: ['cloudformation:CreateChangeSet', 'cloudformation:DeleteStack', 'cloudformation:ContinueUpdateRollback'],
+      actions: [
+        'cloudformation:CreateChangeSet',
+        'cloudformation:DeleteStack',
+        'cloudformation:ContinueUpdateRollback',
+      ],
       resources: [workerStacks, changeSets],
       conditions: withExecutionRole,
     }),
@@ -157,11 +195,29 @@ export function deployerStatements(account: string, region: string, workerStacks
       conditions: { 'ForAnyValue:StringNotEquals': { 'cloudformation:ResourceTypes': [...WORKER_RESOURCE_TYPES] } },
     }),
     // No IMPORT change set: it would adopt a resource that is not a worker stack's into one.
-    new iam.PolicyStatement({ sid: 'NoImport', effect: iam.Effect.DENY, actions: ['cloudformation:CreateChangeSet'], resources: ['*'], conditions: { Null: { 'cloudformation:ImportResourceTypes': 'false' } } }),
-    new iam.PolicyStatement({ sid: 'RunOwnChangeSets', actions: ['cloudformation:ExecuteChangeSet', 'cloudformation:DeleteChangeSet'], resources: [workerStacks, changeSets] }),
-    new iam.PolicyStatement({ sid: 'ConfigObjects', actions: ['s3:GetObject', 's3:PutObject'], resources: [`${bucketArn}/*`] }),
+    new iam.PolicyStatement({
+      sid: 'NoImport',
+      effect: iam.Effect.DENY,
+      actions: ['cloudformation:CreateChangeSet'],
+      resources: ['*'],
+      conditions: { Null: { 'cloudformation:ImportResourceTypes': 'false' } },
+    }),
+    new iam.PolicyStatement({
+      sid: 'RunOwnChangeSets',
+      actions: ['cloudformation:ExecuteChangeSet', 'cloudformation:DeleteChangeSet'],
+      resources: [workerStacks, changeSets],
+    }),
+    new iam.PolicyStatement({
+      sid: 'ConfigObjects',
+      actions: ['s3:GetObject', 's3:PutObject'],
+      resources: [`${bucketArn}/*`],
+    }),
     // Old node configs are cleaned up once a cluster settles (clean-config-objects): only under clusters/.
-    new iam.PolicyStatement({ sid: 'CleanUpOldConfigObjects', actions: ['s3:DeleteObject'], resources: [`${bucketArn}/clusters/*`] }),
+    new iam.PolicyStatement({
+      sid: 'CleanUpOldConfigObjects',
+      actions: ['s3:DeleteObject'],
+      resources: [`${bucketArn}/clusters/*`],
+    }),
     // HeadObject of a key that is not there answers 404 only with ListBucket (403 otherwise).
     new iam.PolicyStatement({ sid: 'ConfigBucket', actions: ['s3:ListBucket'], resources: [bucketArn] }),
     new iam.PolicyStatement({
@@ -189,7 +245,8 @@ function acknowledgeWildcards(scope: Construct, doc: PolicyJson | StatementJson[
   for (const s of statements.filter((x) => x.Effect !== 'Deny')) {
     for (const a of list(s.Action).filter((x) => x.includes('*'))) ids.add(`AwsSolutions-IAM5[Action::${a}]`);
     // cdk-nag names a policy variable ${x} as <x>.
-    for (const r of list(s.Resource).filter((x) => typeof x === 'string' && x.includes('*'))) ids.add(`AwsSolutions-IAM5[Resource::${r.replace(/\$\{([^}]+)\}/g, '<$1>')}]`);
+    for (const r of list(s.Resource).filter((x) => typeof x === 'string' && x.includes('*')))
+      ids.add(`AwsSolutions-IAM5[Resource::${r.replace(/\$\{([^}]+)\}/g, '<$1>')}]`);
   }
   for (const id of [...ids].sort()) Validations.of(scope).acknowledge({ id, reason });
 }

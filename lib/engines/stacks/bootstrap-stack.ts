@@ -1,4 +1,15 @@
-import { CfnOutput, DockerImageAssetLocation, DockerImageAssetSource, FileAssetLocation, FileAssetSource, ISynthesisSession, RemovalPolicy, Stack, StackSynthesizer, Validations } from 'aws-cdk-lib';
+import {
+  CfnOutput,
+  DockerImageAssetLocation,
+  DockerImageAssetSource,
+  FileAssetLocation,
+  FileAssetSource,
+  ISynthesisSession,
+  RemovalPolicy,
+  Stack,
+  StackSynthesizer,
+  Validations,
+} from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
@@ -14,11 +25,17 @@ import { BOOTSTRAP_STACK_NAME, bootstrapStackId, configBucketName, deployerRoleN
  */
 export class InlineTemplateSynthesizer extends StackSynthesizer {
   public addFileAsset(asset: FileAssetSource): FileAssetLocation {
-    throw new UsageError(`${this.boundStack.stackName} cannot hold file asset ${asset.sourceHash}: it deploys before any bucket exists`, { hint: 'keep the bootstrap stack free of assets (no Lambda code, no files)' });
+    throw new UsageError(
+      `${this.boundStack.stackName} cannot hold file asset ${asset.sourceHash}: it deploys before any bucket exists`,
+      { hint: 'keep the bootstrap stack free of assets (no Lambda code, no files)' },
+    );
   }
 
   public addDockerImageAsset(asset: DockerImageAssetSource): DockerImageAssetLocation {
-    throw new UsageError(`${this.boundStack.stackName} cannot hold image asset ${asset.sourceHash}: it deploys before any repository exists`, { hint: 'keep the bootstrap stack free of assets' });
+    throw new UsageError(
+      `${this.boundStack.stackName} cannot hold image asset ${asset.sourceHash}: it deploys before any repository exists`,
+      { hint: 'keep the bootstrap stack free of assets' },
+    );
   }
 
   public synthesize(session: ISynthesisSession): void {
@@ -49,7 +66,8 @@ export class BootstrapStack extends Stack {
     super(scope, bootstrapStackId(props.account, props.region), {
       stackName: BOOTSTRAP_STACK_NAME,
       env: { account: props.account, region: props.region },
-      description: 'Config bucket of worker-stacks (content-addressed node configs), node boundary, deployer and execution roles',
+      description:
+        'Config bucket of worker-stacks (content-addressed node configs), node boundary, deployer and execution roles',
       synthesizer: new InlineTemplateSynthesizer(),
     });
     this.bucket = new s3.Bucket(this, 'ConfigBucket', {
@@ -65,9 +83,16 @@ export class BootstrapStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     new CfnOutput(this, 'ConfigBucketName', { value: this.bucket.bucketName });
-    this.roles = new BootstrapRoles(this, 'Roles', { account: props.account, region: props.region, trust: props.trust });
+    this.roles = new BootstrapRoles(this, 'Roles', {
+      account: props.account,
+      region: props.region,
+      trust: props.trust,
+    });
     if (props.trust) {
-      for (const statement of configBucketWriteStatements(this.bucket.bucketArn, roleArn(props.account, props.region, deployerRoleName(props.region, props.trust.roleName)))) {
+      for (const statement of configBucketWriteStatements(
+        this.bucket.bucketArn,
+        roleArn(props.account, props.region, deployerRoleName(props.region, props.trust.roleName)),
+      )) {
         this.bucket.addToResourcePolicy(statement);
       }
     }
@@ -75,7 +100,8 @@ export class BootstrapStack extends Stack {
     if (this.roles.executionRole) new CfnOutput(this, 'ExecutionRoleArn', { value: this.roles.executionRole.roleArn });
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
-      reason: 'Objects are immutable and content-addressed; reads are audited with CloudTrail S3 data events, which the account baseline enables. A log bucket per region would need its own exemption.',
+      reason:
+        'Objects are immutable and content-addressed; reads are audited with CloudTrail S3 data events, which the account baseline enables. A log bucket per region would need its own exemption.',
     });
   }
 }
@@ -94,7 +120,14 @@ export function configBucketWriteStatements(bucketArn: string, deployerRoleArn: 
       sid: 'OnlyTheDeployerWrites',
       effect: iam.Effect.DENY,
       principals: [new iam.AnyPrincipal()],
-      actions: ['s3:PutObject', 's3:DeleteObject', 's3:DeleteObjectVersion', 's3:PutObjectTagging', 's3:PutObjectRetention', 's3:PutObjectLegalHold'],
+      actions: [
+        's3:PutObject',
+        's3:DeleteObject',
+        's3:DeleteObjectVersion',
+        's3:PutObjectTagging',
+        's3:PutObjectRetention',
+        's3:PutObjectLegalHold',
+      ],
       resources: [`${bucketArn}/*`],
       conditions: { ArnNotEquals: { 'aws:PrincipalArn': deployerRoleArn } },
     }),

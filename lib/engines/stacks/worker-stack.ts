@@ -12,7 +12,16 @@ import { NodeDrain, NTH_MANAGED_TAG } from '../constructs/node-drain';
 import { WorkerPool } from '../constructs/worker-pool';
 import { acknowledgeWorkerStackFindings } from './nag';
 import { pinLogicalIds } from './pin-logical-ids';
-import { CLUSTER_TAG, clusterSecretPrefix, configBucketName, configKeyPrefix, kubernetesClusterTag, nodeBoundaryArn, WORKER_ROLE_PATH, workerStackName } from '../../core/naming';
+import {
+  CLUSTER_TAG,
+  clusterSecretPrefix,
+  configBucketName,
+  configKeyPrefix,
+  kubernetesClusterTag,
+  nodeBoundaryArn,
+  WORKER_ROLE_PATH,
+  workerStackName,
+} from '../../core/naming';
 
 export interface WorkerStackProps {
   /** The validated cluster object. */
@@ -68,11 +77,15 @@ export class WorkerStack extends Stack {
     });
 
     const subnets = spec.network.subnetIds.map((subnetId, i) =>
-      ec2.Subnet.fromSubnetAttributes(this, `Subnet-${subnetId}`, { subnetId, availabilityZone: spec.network.availabilityZones[i] }),
+      ec2.Subnet.fromSubnetAttributes(this, `Subnet-${subnetId}`, {
+        subnetId,
+        availabilityZone: spec.network.availabilityZones[i],
+      }),
     );
     // The load balancer's own subnets when given (public subnets for an internet-facing one), else the nodes'.
     const lbSubnets = (spec.loadBalancer?.subnetIds ?? []).map(
-      (subnetId) => subnets.find((s) => s.subnetId === subnetId) ?? ec2.Subnet.fromSubnetId(this, `LbSubnet-${subnetId}`, subnetId),
+      (subnetId) =>
+        subnets.find((s) => s.subnetId === subnetId) ?? ec2.Subnet.fromSubnetId(this, `LbSubnet-${subnetId}`, subnetId),
     );
     const vpc = ec2.Vpc.fromVpcAttributes(this, 'Vpc', {
       vpcId: spec.network.vpcId,
@@ -104,11 +117,20 @@ export class WorkerStack extends Stack {
     });
 
     if (pool.drain.enabled) {
-      this.drain = new NodeDrain(this, 'Drain', { autoScalingGroup: this.pool.autoScalingGroup, heartbeatTimeout: Duration.seconds(pool.drain.heartbeatTimeoutSeconds) });
+      this.drain = new NodeDrain(this, 'Drain', {
+        autoScalingGroup: this.pool.autoScalingGroup,
+        heartbeatTimeout: Duration.seconds(pool.drain.heartbeatTimeoutSeconds),
+      });
       // The handler drains only nodes of groups with this tag; on the group (not the launch template), so it never rolls nodes.
       Tags.of(this.pool.autoScalingGroup).add(NTH_MANAGED_TAG, 'true');
-      new CfnOutput(this, OUTPUTS.terminationQueueUrl, { value: this.drain.queue.queueUrl, description: "aws-node-termination-handler's queueURL (queue mode)" });
-      new CfnOutput(this, OUTPUTS.terminationHandlerPolicyArn, { value: this.drain.handlerPolicy.managedPolicyArn, description: "Attach to aws-node-termination-handler's role" });
+      new CfnOutput(this, OUTPUTS.terminationQueueUrl, {
+        value: this.drain.queue.queueUrl,
+        description: "aws-node-termination-handler's queueURL (queue mode)",
+      });
+      new CfnOutput(this, OUTPUTS.terminationHandlerPolicyArn, {
+        value: this.drain.handlerPolicy.managedPolicyArn,
+        description: "Attach to aws-node-termination-handler's role",
+      });
     }
 
     const listeners =
@@ -126,7 +148,9 @@ export class WorkerStack extends Stack {
     // A listener rule that the user also wrote by hand would be a duplicate in AWS: keep the user's.
     // Roles under /worker-stacks/ carrying the account's node boundary (made by the bootstrap stack): the only roles the
     // CloudFormation execution role may create, so no worker stack can ever make an admin role.
-    iam.PermissionsBoundary.of(this).apply(iam.ManagedPolicy.fromManagedPolicyArn(this, 'NodeBoundary', nodeBoundaryArn(spec.account, spec.region)));
+    iam.PermissionsBoundary.of(this).apply(
+      iam.ManagedPolicy.fromManagedPolicyArn(this, 'NodeBoundary', nodeBoundaryArn(spec.account, spec.region)),
+    );
     (this.pool.role.node.defaultChild as iam.CfnRole).path = WORKER_ROLE_PATH;
     const userKeys = new Set(spec.securityGroupRules.map(ruleKey));
     new SecurityGroupRules(this, 'Rules', {
@@ -135,7 +159,10 @@ export class WorkerStack extends Stack {
       rules: [...spec.securityGroupRules, ...(listeners?.nodeRules ?? []).filter((r) => !userKeys.has(ruleKey(r)))],
     });
 
-    new CfnOutput(this, OUTPUTS.checksum, { value: config.checksum, description: 'SHA-256 of the node config the launch template boots' });
+    new CfnOutput(this, OUTPUTS.checksum, {
+      value: config.checksum,
+      description: 'SHA-256 of the node config the launch template boots',
+    });
     new CfnOutput(this, OUTPUTS.configBucket, { value: bucketName });
     new CfnOutput(this, OUTPUTS.autoScalingGroupName, { value: this.pool.autoScalingGroup.autoScalingGroupName });
     // A launch template this stack creates always has an id (only an imported one may have a name alone).
@@ -144,10 +171,17 @@ export class WorkerStack extends Stack {
       new CfnOutput(this, OUTPUTS.launchTemplateId, { value: launchTemplate.launchTemplateId });
       new CfnOutput(this, OUTPUTS.launchTemplateVersion, { value: launchTemplate.latestVersionNumber });
     }
-    if (listeners) new CfnOutput(this, OUTPUTS.loadBalancerDnsName, { value: listeners.loadBalancer.loadBalancerDnsName });
+    if (listeners)
+      new CfnOutput(this, OUTPUTS.loadBalancerDnsName, { value: listeners.loadBalancer.loadBalancerDnsName });
     // What a control plane needs to wire its nodes: the group to allow, the role to map, the profile to reuse.
-    new CfnOutput(this, OUTPUTS.securityGroupId, { value: this.pool.securityGroup.securityGroupId, description: 'Security group of the worker nodes' });
-    new CfnOutput(this, OUTPUTS.instanceRoleArn, { value: this.pool.role.roleArn, description: 'Instance role of the worker nodes (map it in the cluster\'s aws-auth / access entries)' });
+    new CfnOutput(this, OUTPUTS.securityGroupId, {
+      value: this.pool.securityGroup.securityGroupId,
+      description: 'Security group of the worker nodes',
+    });
+    new CfnOutput(this, OUTPUTS.instanceRoleArn, {
+      value: this.pool.role.roleArn,
+      description: "Instance role of the worker nodes (map it in the cluster's aws-auth / access entries)",
+    });
     new CfnOutput(this, OUTPUTS.instanceProfileName, { value: this.pool.instanceProfile.ref });
     new CfnOutput(this, OUTPUTS.instanceProfileArn, { value: this.pool.instanceProfile.attrArn });
 
@@ -155,14 +189,23 @@ export class WorkerStack extends Stack {
     // User tags never enter the launch template: there they would be launch template data (instance and volume tag
     // specifications), and a tag change would roll every node. They reach the instances through the group's tags
     // (PropagateAtLaunch) instead; the group's tags are not among the changes that start a rolling update.
-    const userTagOptions = { excludeResourceTypes: ['AWS::ElasticLoadBalancingV2::Listener', 'AWS::EC2::LaunchTemplate'] };
+    const userTagOptions = {
+      excludeResourceTypes: ['AWS::ElasticLoadBalancingV2::Listener', 'AWS::EC2::LaunchTemplate'],
+    };
     for (const key of Object.keys(spec.tags).sort()) Tags.of(this).add(key, spec.tags[key], userTagOptions);
     Tags.of(this).add(CLUSTER_TAG, name, { excludeResourceTypes: ['AWS::ElasticLoadBalancingV2::Listener'] });
     // Where Kubernetes' AWS integrations (cloud-provider-aws, the load balancer controller) look for the cluster's
     // instances and their security group; not on the load balancer's group, which must not be taken for the nodes'.
     Tags.of(this.pool.autoScalingGroup).add(kubernetesClusterTag(name), 'owned');
     Tags.of(this.pool.securityGroup).add(kubernetesClusterTag(name), 'owned');
-    acknowledgeWorkerStackFindings(this, { pool: this.pool, listeners, drain: this.drain, bucketName, keyPrefix, internetFacing: spec.loadBalancer?.scheme === 'internet-facing' });
+    acknowledgeWorkerStackFindings(this, {
+      pool: this.pool,
+      listeners,
+      drain: this.drain,
+      bucketName,
+      keyPrefix,
+      internetFacing: spec.loadBalancer?.scheme === 'internet-facing',
+    });
     pinLogicalIds(this);
   }
 }

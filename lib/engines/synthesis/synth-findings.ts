@@ -51,7 +51,13 @@ export function captureOutput<T>(fn: () => T): Captured<T> {
   const output: string[] = [];
   const take = (...args: unknown[]) => {
     const text = args.map((a) => (typeof a === 'string' ? a : a instanceof Error ? a.message : String(a))).join(' ');
-    output.push(...text.replace(ANSI, '').split('\n').map((l) => l.trimEnd()).filter((l) => l !== ''));
+    output.push(
+      ...text
+        .replace(ANSI, '')
+        .split('\n')
+        .map((l) => l.trimEnd())
+        .filter((l) => l !== ''),
+    );
   };
   const methods = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const;
   // The methods are kept to be put back as they were (a bound copy would not be the same function), never called detached.
@@ -98,11 +104,18 @@ export function nagFindings(cluster: WorkerCluster, file: string, templatesDir: 
   const { result } = captureOutput(() => synthesisProblems(cluster, file, { templatesDir, nag: true }));
   return (result ?? []).map((p) => {
     const m = /^cdk-nag (\S+): ([\s\S]*?); fix: ([\s\S]*)$/.exec(p.message);
-    return m ? { rule: m[1], path: p.path, message: m[2], fix: m[3] } : { rule: '', path: p.path, message: p.message, fix: '' };
+    return m
+      ? { rule: m[1], path: p.path, message: m[2], fix: m[3] }
+      : { rule: '', path: p.path, message: p.message, fix: '' };
   });
 }
 
 /** `spec.securityGroupRules[4]: cdk-nag AwsSolutions-EC23: ... (resource ...); fix: ...`, one line per finding. */
 export function formatFindings(findings: readonly SynthesisFinding[]): string {
-  return findings.map((f) => `${f.path || '(the object)'}: ${f.rule ? `cdk-nag ${f.rule}: ` : ''}${f.message}${f.fix ? `; fix: ${f.fix}` : ''}`).join('\n');
+  return findings
+    .map(
+      (f) =>
+        `${f.path || '(the object)'}: ${f.rule ? `cdk-nag ${f.rule}: ` : ''}${f.message}${f.fix ? `; fix: ${f.fix}` : ''}`,
+    )
+    .join('\n');
 }

@@ -22,7 +22,12 @@ interface Slot {
   busy: boolean;
 }
 
-type Job = { cluster: WorkerCluster; opts: SynthesizeOptions; resolve: (s: SynthesizedStack) => void; reject: (e: Error) => void };
+type Job = {
+  cluster: WorkerCluster;
+  opts: SynthesizeOptions;
+  resolve: (s: SynthesizedStack) => void;
+  reject: (e: Error) => void;
+};
 
 /**
  * Synthesizes stacks in worker threads: a rollout uses every core, the event loop (waits, the ops server,
@@ -74,18 +79,26 @@ export class SynthPool {
     const ts = __filename.endsWith('.ts');
     const file = path.join(__dirname, `synth-worker.${ts ? 'ts' : 'js'}`);
     // From TypeScript sources (tests, ts-node) the thread needs ts-node too; the precompiled build does not.
-    const worker = new Worker(ts ? `require(${JSON.stringify(require.resolve('ts-node/register/transpile-only'))}); require(${JSON.stringify(file)});` : file, {
-      eval: ts,
-      // Not the parent's flags (a -r ts-node/register of the parent would make a precompiled thread compile again).
-      execArgv: [],
-      env: { ...process.env, TS_NODE_PROJECT: path.join(PROJECT_ROOT, 'tsconfig.json') },
-    });
+    const worker = new Worker(
+      ts
+        ? `require(${JSON.stringify(require.resolve('ts-node/register/transpile-only'))}); require(${JSON.stringify(file)});`
+        : file,
+      {
+        eval: ts,
+        // Not the parent's flags (a -r ts-node/register of the parent would make a precompiled thread compile again).
+        execArgv: [],
+        env: { ...process.env, TS_NODE_PROJECT: path.join(PROJECT_ROOT, 'tsconfig.json') },
+      },
+    );
     this.started++;
     const slot: Slot = { worker, done: 0, busy: false };
     worker.unref();
     worker.on('message', (m: SynthReply) => this.finish(m));
     worker.on('error', (e) => this.fail(slot, e));
-    worker.on('exit', (code) => code !== 0 && this.fail(slot, new WorkerStacksError(`a synthesis thread exited with code ${code}`)));
+    worker.on(
+      'exit',
+      (code) => code !== 0 && this.fail(slot, new WorkerStacksError(`a synthesis thread exited with code ${code}`)),
+    );
     this.slots.push(slot);
     return slot;
   }
@@ -112,7 +125,12 @@ export class SynthPool {
     for (const [id, p] of this.pending) {
       if (p.slot !== slot) continue;
       this.pending.delete(id);
-      p.job.reject(new WorkerStacksError(`synthesis thread failed: ${e.message}`, { cause: e, hint: 'the reconciler retries with backoff; if it repeats, run `cdk synth` for this cluster to see the error' }));
+      p.job.reject(
+        new WorkerStacksError(`synthesis thread failed: ${e.message}`, {
+          cause: e,
+          hint: 'the reconciler retries with backoff; if it repeats, run `cdk synth` for this cluster to see the error',
+        }),
+      );
     }
     this.dispatch();
   }
@@ -127,16 +145,24 @@ export interface ErrorData {
 }
 
 /** What synth-worker.ts answers to one message: the stack, or the error. */
-type SynthReply = { readonly id: number; readonly result: SynthesizedStack } | { readonly id: number; readonly error: ErrorData };
+type SynthReply =
+  { readonly id: number; readonly result: SynthesizedStack } | { readonly id: number; readonly error: ErrorData };
 
 /** Errors cross the thread as data; the classes the error path distinguishes are rebuilt, with their hint and findings. */
 export function rebuild(e: ErrorData): Error {
   // A RenderError comes back as the TemplateError it is (its message already holds its problems).
-  const Known: Record<string, new (message: string, options?: { hint?: string }) => Error> = { SynthesisError, TemplateError, RenderError: TemplateError, UsageError, WorkerStacksError };
+  const Known: Record<string, new (message: string, options?: { hint?: string }) => Error> = {
+    SynthesisError,
+    TemplateError,
+    RenderError: TemplateError,
+    UsageError,
+    WorkerStacksError,
+  };
   // The message holds the hint already (`...\n  fix: <hint>`); the class adds it again from `hint`.
   const suffix = e.hint ? `\n  fix: ${e.hint}` : '';
   const base = suffix && e.message.endsWith(suffix) ? e.message.slice(0, -suffix.length) : e.message;
-  if (e.name === 'SynthesisFindingsError') return new SynthesisFindingsError(base, { hint: e.hint, findings: e.findings ?? [] });
+  if (e.name === 'SynthesisFindingsError')
+    return new SynthesisFindingsError(base, { hint: e.hint, findings: e.findings ?? [] });
   const Class = Object.hasOwn(Known, e.name) ? Known[e.name] : undefined;
   if (Class) return new Class(base, base !== e.message ? { hint: e.hint } : undefined);
   const err = new Error(e.message);

@@ -33,7 +33,14 @@ export interface SynthesisCheckOptions {
 export function synthesisProblems(cluster: WorkerCluster, file: string, opts: SynthesisCheckOptions): Problem[] {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-validate-'));
   try {
-    const fleet = buildFleetApp({ clusters: [{ file, cluster }], outdir, templatesDir: opts.templatesDir, nag: false, bootstrap: false, logicalIdMetadata: false });
+    const fleet = buildFleetApp({
+      clusters: [{ file, cluster }],
+      outdir,
+      templatesDir: opts.templatesDir,
+      nag: false,
+      bootstrap: false,
+      logicalIdMetadata: false,
+    });
     // synth() runs the aspects and prepares the tree exactly as `cdk synth`; the pack then walks that same tree.
     fleet.app.synth();
     if (opts.nag === false) return [];
@@ -60,7 +67,13 @@ export function synthesisProblems(cluster: WorkerCluster, file: string, opts: Sy
     if (e instanceof RenderError) return [...e.problems];
     if (e instanceof TemplateError) return [renderProblem(e, file)];
     const message = e instanceof Error ? e.message.split('\n')[0] : String(e);
-    return [{ file, path: '', message: `does not synthesize: ${message}${e instanceof WorkerStacksError ? '' : ' (`npx cdk synth` with this object reproduces it)'}` }];
+    return [
+      {
+        file,
+        path: '',
+        message: `does not synthesize: ${message}${e instanceof WorkerStacksError ? '' : ' (`npx cdk synth` with this object reproduces it)'}`,
+      },
+    ];
   } finally {
     fs.rmSync(outdir, { recursive: true, force: true });
   }

@@ -73,7 +73,8 @@ export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions)
   // Whatever an earlier caller left (the workflow removes its own; bench and tests may not) goes first.
   removeAssembly(opts.workDir, cluster.metadata.name);
   const run = captureOutput(() => synthesizeInto(cluster, opts, outdir, stackName, started));
-  if (run.result && run.error === undefined) return run.output.length ? { ...run.result, output: run.output } : run.result;
+  if (run.result && run.error === undefined)
+    return run.output.length ? { ...run.result, output: run.output } : run.result;
   removeAssembly(opts.workDir, cluster.metadata.name);
   const e = run.error;
   if (e instanceof WorkerStacksError) throw e;
@@ -81,11 +82,14 @@ export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions)
   if ((opts.nag ?? true) && isPolicyReport(e, run.output)) {
     const findings = nagFindings(cluster, source, opts.templatesDir);
     if (findings.length) {
-      throw new SynthesisFindingsError(`${source}: ${stackName} did not synthesize: cdk-nag refused it:\n${formatFindings(findings)}`, {
-        cause: e,
-        findings,
-        hint: 'change the object as each finding says (`worker-stacks validate` names the same fields); a finding worker-stacks accepts by design is acknowledged with its reason in lib/engines/stacks/nag.ts; the reconciler tries again when the object changes',
-      });
+      throw new SynthesisFindingsError(
+        `${source}: ${stackName} did not synthesize: cdk-nag refused it:\n${formatFindings(findings)}`,
+        {
+          cause: e,
+          findings,
+          hint: 'change the object as each finding says (`worker-stacks validate` names the same fields); a finding worker-stacks accepts by design is acknowledged with its reason in lib/engines/stacks/nag.ts; the reconciler tries again when the object changes',
+        },
+      );
     }
   }
   // aws-cdk-lib's report points at a copy in the assembly, which is gone now: the message keeps only the findings.
@@ -102,7 +106,13 @@ export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions)
   });
 }
 
-function synthesizeInto(cluster: WorkerCluster, opts: SynthesizeOptions, outdir: string, stackName: string, started: number): SynthesizedStack {
+function synthesizeInto(
+  cluster: WorkerCluster,
+  opts: SynthesizeOptions,
+  outdir: string,
+  stackName: string,
+  started: number,
+): SynthesizedStack {
   const fleet = buildFleetApp({
     clusters: [{ file: cluster.metadata.name, cluster }],
     outdir,
@@ -119,15 +129,31 @@ function synthesizeInto(cluster: WorkerCluster, opts: SynthesizeOptions, outdir:
   const all = fileAssetsOf(outdir, artifact.id);
   const isTemplate = (a: FileAsset) => path.resolve(a.sourcePath) === path.resolve(artifact.templateFullPath);
   const templateAsset = Buffer.byteLength(templateBody) > TEMPLATE_BODY_LIMIT ? all.find(isTemplate) : undefined;
-  return { stackName, templateBody, assets: all.filter((a) => !isTemplate(a) || a === templateAsset), templateAsset, durationMs: performance.now() - started };
+  return {
+    stackName,
+    templateBody,
+    assets: all.filter((a) => !isTemplate(a) || a === templateAsset),
+    templateAsset,
+    durationMs: performance.now() - started,
+  };
 }
 
 /** The bootstrap stack (the config bucket) of one account and region, synthesized like the worker stacks. */
-export function synthesizeBootstrap(account: string, region: string, workDir: string, trust?: DeployerTrust): SynthesizedStack {
+export function synthesizeBootstrap(
+  account: string,
+  region: string,
+  workDir: string,
+  trust?: DeployerTrust,
+): SynthesizedStack {
   const started = performance.now();
   const outdir = path.join(workDir, `bootstrap-${account}-${region}`);
   fs.rmSync(outdir, { recursive: true, force: true });
-  const app = new App({ outdir, stackTraces: false, treeMetadata: false, builtinCloudFormationValidation: process.env.CDK_VALIDATION === 'true' });
+  const app = new App({
+    outdir,
+    stackTraces: false,
+    treeMetadata: false,
+    builtinCloudFormationValidation: process.env.CDK_VALIDATION === 'true',
+  });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const stack = new BootstrapStack(app, { account, region, trust });
   const artifact = app.synth().getStackArtifact(stack.artifactId);

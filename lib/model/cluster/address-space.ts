@@ -71,7 +71,9 @@ export function ipToBigInt(addr: string): bigint {
   if (net.isIPv4(addr)) return addr.split('.').reduce((acc, o) => (acc << 8n) | BigInt(Number(o)), 0n);
   // An embedded IPv4 tail (::ffff:1.2.3.4) becomes two hex groups first.
   const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(addr);
-  const text = v4 ? addr.slice(0, v4.index) + ((+v4[1] << 8) | +v4[2]).toString(16) + ':' + ((+v4[3] << 8) | +v4[4]).toString(16) : addr;
+  const text = v4
+    ? addr.slice(0, v4.index) + ((+v4[1] << 8) | +v4[2]).toString(16) + ':' + ((+v4[3] << 8) | +v4[4]).toString(16)
+    : addr;
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
   const h = head ? head.split(':') : [];
   const t = tail ? tail.split(':') : [];
@@ -84,7 +86,7 @@ export function bigIntToIp(n: bigint, family: Family): string {
   const groups = Array.from({ length: 8 }, (_, i) => ((n >> BigInt(112 - 16 * i)) & 0xffffn).toString(16));
   // The canonical form (RFC 5952): the longest run of two or more zero groups becomes '::'.
   let best = { at: -1, len: 0 };
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && groups[j] === '0') j++;
     if (j - i > best.len && j - i >= 2) best = { at: i, len: j - i };
@@ -139,11 +141,19 @@ function nonPublic(entries: readonly RegistryEntry[]): Interval[] {
     if (!r) throw new Error(`address-space registry: ${e.block} is not a CIDR block`);
     return r;
   };
-  return merge(subtract(merge(entries.filter((e) => !e.globallyReachable).map(range)), entries.filter((e) => e.globallyReachable).map(range)));
+  return merge(
+    subtract(
+      merge(entries.filter((e) => !e.globallyReachable).map(range)),
+      entries.filter((e) => e.globallyReachable).map(range),
+    ),
+  );
 }
 
 /** The non-public address space per family: merged, disjoint, in address order. */
-export const NON_PUBLIC: Readonly<Record<Family, readonly Interval[]>> = { 4: nonPublic(IPV4_SPECIAL_PURPOSE), 6: nonPublic(IPV6_SPECIAL_PURPOSE) };
+export const NON_PUBLIC: Readonly<Record<Family, readonly Interval[]>> = {
+  4: nonPublic(IPV4_SPECIAL_PURPOSE),
+  6: nonPublic(IPV6_SPECIAL_PURPOSE),
+};
 
 /** The first public address of `r`, or undefined when every address of `r` is non-public. */
 export function firstPublicAddress(r: AddressRange): bigint | undefined {
@@ -180,7 +190,8 @@ export function nonPublicCidrs(family: Family): string[] {
     let at = first;
     while (at <= last) {
       let size = 0;
-      while (size < bits && (at & ((1n << BigInt(size + 1)) - 1n)) === 0n && at + (1n << BigInt(size + 1)) - 1n <= last) size++;
+      while (size < bits && (at & ((1n << BigInt(size + 1)) - 1n)) === 0n && at + (1n << BigInt(size + 1)) - 1n <= last)
+        size++;
       out.push(`${bigIntToIp(at, family)}/${bits - size}`);
       at += 1n << BigInt(size);
     }

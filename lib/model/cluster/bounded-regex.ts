@@ -30,7 +30,10 @@ export class PatternError extends Error {}
 const DIGIT: CharTest = (c) => c >= '0' && c <= '9';
 const WORD: CharTest = (c) => /^[A-Za-z0-9_]$/.test(c);
 const SPACE: CharTest = (c) => /^[ \t\n\r\f\v]$/.test(c);
-const not = (t: CharTest): CharTest => (c) => !t(c);
+const not =
+  (t: CharTest): CharTest =>
+  (c) =>
+    !t(c);
 
 function parse(src: string): Node {
   let i = 0;
@@ -47,7 +50,9 @@ function parse(src: string): Node {
     if (c === 's') return SPACE;
     if (c === 'S') return not(SPACE);
     if (/^[\\^$.|?*+()[\]{}\-/]$/.test(c)) return (x) => x === c;
-    return fail(`the escape \\${c} (${inClass ? 'in a class, ' : ''}only \\d \\D \\w \\W \\s \\S and escaped punctuation)`);
+    return fail(
+      `the escape \\${c} (${inClass ? 'in a class, ' : ''}only \\d \\D \\w \\W \\s \\S and escaped punctuation)`,
+    );
   };
   const klass = (): CharTest => {
     i++; // [
@@ -101,7 +106,8 @@ function parse(src: string): Node {
       i++;
       return { kind: 'char', test: (x) => x !== '\n' && x !== '\r' && x !== '\u2028' && x !== '\u2029' }; // as JavaScript's `.`
     }
-    if (c === '^' || c === '$') return fail(`${c} inside the pattern (only a leading ^ and a trailing $, which every pattern means anyway)`);
+    if (c === '^' || c === '$')
+      return fail(`${c} inside the pattern (only a leading ^ and a trailing $, which every pattern means anyway)`);
     if (c === '*' || c === '+' || c === '?' || c === '{') return fail(`a quantifier ${c} with nothing to repeat`);
     if (c === ')' || c === ']' || c === '}') return fail(`an unmatched ${c}`);
     i++;
@@ -121,7 +127,8 @@ function parse(src: string): Node {
         if (!m) return fail('a { that is not {n}, {n,} or {n,m}');
         min = Number(m[1]);
         max = m.at(2) === undefined ? min : m[3] === '' ? undefined : Number(m[3]);
-        if (min > MAX_REPEAT || (max !== undefined && (max > MAX_REPEAT || max < min))) return fail(`a repeat count above ${MAX_REPEAT} or reversed`);
+        if (min > MAX_REPEAT || (max !== undefined && (max > MAX_REPEAT || max < min)))
+          return fail(`a repeat count above ${MAX_REPEAT} or reversed`);
         i += m[0].length - 1;
       } else return node;
       i++;
@@ -155,7 +162,8 @@ type State = { test?: CharTest; next: number[] };
 function compile(node: Node): { states: State[]; start: number; accept: number } {
   const states: State[] = [];
   const add = (s: State) => {
-    if (states.length >= MAX_STATES) throw new PatternError(`the pattern is too large (over ${MAX_STATES} states once its repeats are expanded)`);
+    if (states.length >= MAX_STATES)
+      throw new PatternError(`the pattern is too large (over ${MAX_STATES} states once its repeats are expanded)`);
     states.push(s);
     return states.length - 1;
   };
@@ -196,7 +204,8 @@ export interface BoundedPattern {
 
 /** Compiles a declared pattern, or throws PatternError saying what is not allowed and where. */
 export function boundedPattern(source: string): BoundedPattern {
-  if (source.length > MAX_PATTERN_LENGTH) throw new PatternError(`the pattern has ${source.length} characters, at most ${MAX_PATTERN_LENGTH} allowed`);
+  if (source.length > MAX_PATTERN_LENGTH)
+    throw new PatternError(`the pattern has ${source.length} characters, at most ${MAX_PATTERN_LENGTH} allowed`);
   const { states, start, accept } = compile(parse(source));
   const closure = (set: Set<number>, s: number) => {
     if (set.has(s)) return;

@@ -10,8 +10,18 @@ import { validateCluster } from './validate';
  * the same file, field path and message.
  */
 export type Derivation =
-  | { readonly cluster: WorkerCluster; readonly config: RenderedConfig; readonly problems?: undefined; readonly stage?: undefined }
-  | { readonly cluster?: WorkerCluster; readonly config?: undefined; readonly problems: readonly Problem[]; readonly stage: 'validate' | 'render' };
+  | {
+      readonly cluster: WorkerCluster;
+      readonly config: RenderedConfig;
+      readonly problems?: undefined;
+      readonly stage?: undefined;
+    }
+  | {
+      readonly cluster?: WorkerCluster;
+      readonly config?: undefined;
+      readonly problems: readonly Problem[];
+      readonly stage: 'validate' | 'render';
+    };
 
 export interface DeriveOptions {
   /** The object's file (or Kubernetes path), as problems name it. */
@@ -22,14 +32,24 @@ export interface DeriveOptions {
 }
 
 export function derive(raw: unknown, opts: DeriveOptions): Derivation {
-  const v = validateCluster(raw, { file: opts.file, templates: opts.templates ?? listTemplates(opts.templatesDir), templatesDir: opts.templatesDir });
+  const v = validateCluster(raw, {
+    file: opts.file,
+    templates: opts.templates ?? listTemplates(opts.templatesDir),
+    templatesDir: opts.templatesDir,
+  });
   if (!v.cluster) return { problems: v.problems, stage: 'validate' };
   const r = renderCluster(v.cluster, opts.file, opts.templatesDir);
-  return 'problems' in r ? { cluster: v.cluster, problems: r.problems, stage: 'render' } : { cluster: v.cluster, config: r.config };
+  return 'problems' in r
+    ? { cluster: v.cluster, problems: r.problems, stage: 'render' }
+    : { cluster: v.cluster, config: r.config };
 }
 
 /** Renders a validated cluster's node config; a template that does not render is a problem of spec.cloudConfig.template. */
-export function renderCluster(cluster: WorkerCluster, file: string, templatesDir: string): { readonly config: RenderedConfig } | { readonly problems: readonly Problem[] } {
+export function renderCluster(
+  cluster: WorkerCluster,
+  file: string,
+  templatesDir: string,
+): { readonly config: RenderedConfig } | { readonly problems: readonly Problem[] } {
   try {
     return { config: renderConfig(cluster, templatesDir) };
   } catch (e) {

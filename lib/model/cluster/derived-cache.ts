@@ -29,6 +29,11 @@ export class DerivedCache {
 }
 
 /** The cache key of one object: its content, where it came from, and what renders it. */
-export function derivedKey(contentHash: string | undefined, source: string, templatesVersion: string, code: string): string | undefined {
+export function derivedKey(
+  contentHash: string | undefined,
+  source: string,
+  templatesVersion: string,
+  code: string,
+): string | undefined {
   return contentHash === undefined ? undefined : sha256Hex([contentHash, source, templatesVersion, code].join('\0'));
 }

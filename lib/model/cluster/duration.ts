@@ -25,5 +25,8 @@ export function formatDuration(ms: number): string {
     [Math.floor((s % 3600) / 60), 'm'],
     [s % 60, 's'],
   ] as const;
-  return parts.filter(([n]) => n > 0).map(([n, u]) => `${n}${u}`).join('');
+  return parts
+    .filter(([n]) => n > 0)
+    .map(([n, u]) => `${n}${u}`)
+    .join('');
 }

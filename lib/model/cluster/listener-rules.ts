@@ -31,9 +31,11 @@ export interface NodeRule<P> {
  */
 export function nodeRules<P>(listeners: readonly ListenerPorts<P>[]): NodeRule<P>[] {
   const rules = new Map<string, NodeRule<P>>();
-  const add = (r: NodeRule<P>) => rules.has(`${r.protocol}/${String(r.port)}`) || rules.set(`${r.protocol}/${String(r.port)}`, r);
+  const add = (r: NodeRule<P>) =>
+    rules.has(`${r.protocol}/${String(r.port)}`) || rules.set(`${r.protocol}/${String(r.port)}`, r);
   for (const l of listeners) {
-    for (const t of transportsOf(l.protocol)) add({ protocol: t, port: l.nodePort as P, listener: l.name, kind: 'traffic' });
+    for (const t of transportsOf(l.protocol))
+      add({ protocol: t, port: l.nodePort as P, listener: l.name, kind: 'traffic' });
     add({ protocol: 'tcp', port: (l.healthCheck?.port ?? l.nodePort) as P, listener: l.name, kind: 'health-check' });
   }
   return [...rules.values()];

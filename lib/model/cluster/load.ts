@@ -32,17 +32,30 @@ export function parseClusterYaml(text: string, file: string): { raw?: unknown; p
     return `at line ${line}, column ${col}`;
   };
   const problems: Problem[] = list.flatMap((doc) =>
-    doc.errors.map((e) => ({ file, path: '', message: `YAML syntax error ${at(e.pos[0])}: ${e.message.split('\n')[0]}` })),
+    doc.errors.map((e) => ({
+      file,
+      path: '',
+      message: `YAML syntax error ${at(e.pos[0])}: ${e.message.split('\n')[0]}`,
+    })),
   );
   // A warning is never ignored: an unknown tag (`!Ref`, `!Sub` from a CloudFormation habit) is resolved by the parser as
   // a plain string and the tag silently dropped, so the object would say something other than what its author wrote.
   problems.push(
     ...list.flatMap((doc) =>
-      doc.warnings.map((w) => ({ file, path: '', message: `YAML warning ${at(w.pos[0])}: ${w.message.split('\n')[0]}${/tag/i.test(w.message) ? ' (a cluster object is plain YAML: tags such as !Ref or !Sub are not CloudFormation here; write the literal value)' : ''}` })),
+      doc.warnings.map((w) => ({
+        file,
+        path: '',
+        message: `YAML warning ${at(w.pos[0])}: ${w.message.split('\n')[0]}${/tag/i.test(w.message) ? ' (a cluster object is plain YAML: tags such as !Ref or !Sub are not CloudFormation here; write the literal value)' : ''}`,
+      })),
     ),
   );
   if (problems.length) return { problems };
-  if (list.length !== 1) return { problems: [{ file, path: '', message: `holds ${list.length} YAML documents; put exactly one WorkerCluster in each file` }] };
+  if (list.length !== 1)
+    return {
+      problems: [
+        { file, path: '', message: `holds ${list.length} YAML documents; put exactly one WorkerCluster in each file` },
+      ],
+    };
   try {
     return { raw: list[0].toJS({ maxAliasCount: 50 }), problems: [] };
   } catch (e) {
@@ -67,11 +80,17 @@ export interface ReadClusterFileOptions {
  * descriptor, so a FIFO does not hang, /dev/zero is never read, and a file swapped after a check is still the
  * one checked; at most maxBytes + 1 bytes are read, so a file that grows meanwhile is refused too.
  */
-export function readClusterFile(file: string, opts: ReadClusterFileOptions = {}): { text: string; problem?: undefined } | { text?: undefined; problem: Problem } {
+export function readClusterFile(
+  file: string,
+  opts: ReadClusterFileOptions = {},
+): { text: string; problem?: undefined } | { text?: undefined; problem: Problem } {
   const maxBytes = opts.maxBytes ?? MAX_CLUSTER_FILE_BYTES;
   const refuse = (message: string) => ({ problem: { file: opts.shown ?? file, path: '', message } });
   // Listed by clusterFiles so that it is refused by name: an object someone wrote as JSON is never skipped in silence.
-  if (/\.json$/.test(file)) return refuse(`is a .json file; cluster objects are read from *.yaml and *.yml files only: rename it to ${path.basename(file).replace(/\.json$/, '.yaml')} (JSON is valid YAML)`);
+  if (/\.json$/.test(file))
+    return refuse(
+      `is a .json file; cluster objects are read from *.yaml and *.yml files only: rename it to ${path.basename(file).replace(/\.json$/, '.yaml')} (JSON is valid YAML)`,
+    );
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
@@ -80,8 +99,12 @@ export function readClusterFile(file: string, opts: ReadClusterFileOptions = {})
   }
   try {
     const st = fs.fstatSync(fd);
-    if (!st.isFile()) return refuse(`is ${kindOf(st)}, not a regular file; a cluster object must be a regular file of at most ${maxBytes} bytes`);
-    if (st.size > maxBytes) return refuse(`is ${st.size} bytes, more than the limit of ${maxBytes}; a cluster object is a few KiB`);
+    if (!st.isFile())
+      return refuse(
+        `is ${kindOf(st)}, not a regular file; a cluster object must be a regular file of at most ${maxBytes} bytes`,
+      );
+    if (st.size > maxBytes)
+      return refuse(`is ${st.size} bytes, more than the limit of ${maxBytes}; a cluster object is a few KiB`);
     const buf = Buffer.alloc(maxBytes + 1);
     let n = 0;
     while (n < buf.length) {
@@ -107,7 +130,10 @@ function kindOf(st: fs.Stats): string {
   return 'not a regular file';
 }
 
-export function loadClusterFile(file: string, opts: LoadOptions): { cluster?: WorkerCluster; problems: readonly Problem[] } {
+export function loadClusterFile(
+  file: string,
+  opts: LoadOptions,
+): { cluster?: WorkerCluster; problems: readonly Problem[] } {
   const shown = path.relative(opts.relativeTo ?? process.cwd(), file) || file;
   const read = readClusterFile(file, { maxBytes: opts.maxBytes, shown });
   if (read.problem) return { problems: [read.problem] };
@@ -134,7 +160,8 @@ export function loadClusters(dir: string, opts: LoadOptions): { clusters: Loaded
   const problems: Problem[] = [];
   for (const file of clusterFiles(dir)) {
     const r = loadClusterFile(file, opts);
-    if (r.cluster) clusters.push({ file: path.relative(opts.relativeTo ?? process.cwd(), file) || file, cluster: r.cluster });
+    if (r.cluster)
+      clusters.push({ file: path.relative(opts.relativeTo ?? process.cwd(), file) || file, cluster: r.cluster });
     problems.push(...r.problems);
   }
   return { clusters, problems };

@@ -13,23 +13,24 @@ const int = (v: unknown): number | undefined => (typeof v === 'number' && Number
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** Node services a listener never forwards to, on any protocol (README "Listeners and node ports" lists them). */
-export const NODE_SERVICE_PORTS: ReadonlyArray<{ readonly from: number; readonly to: number; readonly what: string }> = [
-  { from: 22, to: 22, what: 'SSH' },
-  { from: 179, to: 179, what: 'BGP (Calico and other routed pod networks)' },
-  { from: 2379, to: 2380, what: 'etcd' },
-  { from: 4789, to: 4789, what: 'VXLAN (pod network overlay)' },
-  { from: 6443, to: 6443, what: 'the Kubernetes API server' },
-  { from: 8472, to: 8472, what: 'flannel VXLAN (pod network overlay)' },
-  { from: 9100, to: 9100, what: 'node-exporter metrics' },
-  { from: 10248, to: 10248, what: 'the kubelet health endpoint' },
-  { from: 10249, to: 10249, what: 'kube-proxy metrics' },
-  { from: 10250, to: 10250, what: 'the kubelet API' },
-  { from: 10255, to: 10255, what: 'the kubelet read-only API' },
-  { from: 10256, to: 10256, what: 'kube-proxy health' },
-  { from: 10257, to: 10257, what: 'kube-controller-manager' },
-  { from: 10259, to: 10259, what: 'kube-scheduler' },
-  { from: 51820, to: 51821, what: 'WireGuard (encrypted pod network)' },
-];
+export const NODE_SERVICE_PORTS: ReadonlyArray<{ readonly from: number; readonly to: number; readonly what: string }> =
+  [
+    { from: 22, to: 22, what: 'SSH' },
+    { from: 179, to: 179, what: 'BGP (Calico and other routed pod networks)' },
+    { from: 2379, to: 2380, what: 'etcd' },
+    { from: 4789, to: 4789, what: 'VXLAN (pod network overlay)' },
+    { from: 6443, to: 6443, what: 'the Kubernetes API server' },
+    { from: 8472, to: 8472, what: 'flannel VXLAN (pod network overlay)' },
+    { from: 9100, to: 9100, what: 'node-exporter metrics' },
+    { from: 10248, to: 10248, what: 'the kubelet health endpoint' },
+    { from: 10249, to: 10249, what: 'kube-proxy metrics' },
+    { from: 10250, to: 10250, what: 'the kubelet API' },
+    { from: 10255, to: 10255, what: 'the kubelet read-only API' },
+    { from: 10256, to: 10256, what: 'kube-proxy health' },
+    { from: 10257, to: 10257, what: 'kube-controller-manager' },
+    { from: 10259, to: 10259, what: 'kube-scheduler' },
+    { from: 51820, to: 51821, what: 'WireGuard (encrypted pod network)' },
+  ];
 
 export const DEFAULT_NODE_PORT_RANGE = { from: 30000, to: 32767 } as const;
 /** The lowest first port of spec.nodePortRange: below it are the privileged ports of host daemons. */
@@ -39,12 +40,29 @@ export function nodeService(port: number): string | undefined {
   return NODE_SERVICE_PORTS.find((s) => port >= s.from && port <= s.to)?.what;
 }
 
-function portProblem(at: string, port: number | undefined, range: { from: number; to: number }, hostPort: boolean, what: string): Found[] {
+function portProblem(
+  at: string,
+  port: number | undefined,
+  range: { from: number; to: number },
+  hostPort: boolean,
+  what: string,
+): Found[] {
   if (port === undefined || port < 1 || port > 65535) return []; // not a port: the schema says so
   const service = nodeService(port);
-  if (service) return [{ path: at, message: `${port} is the port of ${service} on the nodes; a ${what} never points at a node service, not even with hostPort: true` }];
+  if (service)
+    return [
+      {
+        path: at,
+        message: `${port} is the port of ${service} on the nodes; a ${what} never points at a node service, not even with hostPort: true`,
+      },
+    ];
   if (!hostPort && (port < range.from || port > range.to)) {
-    return [{ path: at, message: `${port} is outside spec.nodePortRange (${range.from}-${range.to}); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it` }];
+    return [
+      {
+        path: at,
+        message: `${port} is outside spec.nodePortRange (${range.from}-${range.to}); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it`,
+      },
+    ];
   }
   return [];
 }
@@ -54,13 +72,22 @@ export function nodePortProblems(spec: Loose): Found[] {
   const rangeRaw = obj(spec.nodePortRange);
   const from = int(rangeRaw.from) ?? (spec.nodePortRange === undefined ? DEFAULT_NODE_PORT_RANGE.from : undefined);
   const to = int(rangeRaw.to) ?? (spec.nodePortRange === undefined ? DEFAULT_NODE_PORT_RANGE.to : undefined);
-  if (from !== undefined && to !== undefined && from > to) out.push({ path: 'spec.nodePortRange.from', message: `${from} is greater than to (${to})` });
+  if (from !== undefined && to !== undefined && from > to)
+    out.push({ path: 'spec.nodePortRange.from', message: `${from} is greater than to (${to})` });
   // The range is where only Kubernetes Services listen; a listener forwards into it without hostPort. A range over
   // privileged ports or node services (1-65535, say) would make that opt-in meaningless.
   if (from !== undefined && to !== undefined && from <= to) {
     const service = NODE_SERVICE_PORTS.find((s) => s.from <= to && s.to >= from);
-    if (from < MIN_NODE_PORT) out.push({ path: 'spec.nodePortRange.from', message: `${from} is below ${MIN_NODE_PORT}: the NodePort range holds only Kubernetes Service ports, never the privileged ports of host daemons (listeners that need one set hostPort: true)` });
-    else if (service) out.push({ path: 'spec.nodePortRange', message: `${from}-${to} holds ${service.from === service.to ? service.from : `${service.from}-${service.to}`}, the port of ${service.what} on the nodes; the NodePort range holds only Kubernetes Service ports (the default is 30000-32767)` });
+    if (from < MIN_NODE_PORT)
+      out.push({
+        path: 'spec.nodePortRange.from',
+        message: `${from} is below ${MIN_NODE_PORT}: the NodePort range holds only Kubernetes Service ports, never the privileged ports of host daemons (listeners that need one set hostPort: true)`,
+      });
+    else if (service)
+      out.push({
+        path: 'spec.nodePortRange',
+        message: `${from}-${to} holds ${service.from === service.to ? service.from : `${service.from}-${service.to}`}, the port of ${service.what} on the nodes; the NodePort range holds only Kubernetes Service ports (the default is 30000-32767)`,
+      });
   }
   const range = from !== undefined && to !== undefined && from <= to ? { from, to } : undefined;
 
@@ -75,14 +102,16 @@ export function nodePortProblems(spec: Loose): Found[] {
       out.push(...portProblem(`${at}.nodePort`, int(l.nodePort), range, hostPort, 'listener'));
       out.push(...portProblem(`${at}.healthCheck.port`, int(hc.port), range, hostPort, 'health check'));
     }
-    if (l.sslPolicy !== undefined && proto !== 'TLS') out.push({ path: `${at}.sslPolicy`, message: `only TLS listeners take an sslPolicy (protocol is ${proto})` });
+    if (l.sslPolicy !== undefined && proto !== 'TLS')
+      out.push({ path: `${at}.sslPolicy`, message: `only TLS listeners take an sslPolicy (protocol is ${proto})` });
     // Nothing answers TCP on a UDP-only node port, so the default probe (TCP on the node port) would fail on every
     // node, and with ELB health checks the group would replace healthy nodes forever. TCP_UDP keeps the default:
     // its Service listens on TCP on the same port.
     if (proto === 'UDP' && hc.port === undefined) {
       out.push({
         path: l.healthCheck === undefined ? `${at}.healthCheck` : `${at}.healthCheck.port`,
-        message: 'a UDP listener needs an explicit health check with a port (healthCheck: {protocol: TCP, HTTP or HTTPS, port: <a TCP port the same pods answer>}); a TCP probe of a UDP node port never passes',
+        message:
+          'a UDP listener needs an explicit health check with a port (healthCheck: {protocol: TCP, HTTP or HTTPS, port: <a TCP port the same pods answer>}); a TCP probe of a UDP node port never passes',
       });
     }
   });
@@ -98,7 +127,11 @@ export function loadBalancerSubnetProblems(spec: Loose): Found[] {
   subnets.forEach((s, i) => {
     const j = first.get(s);
     if (j === undefined) first.set(s, i);
-    else out.push({ path: `spec.loadBalancer.subnetIds[${i}]`, message: `duplicates spec.loadBalancer.subnetIds[${j}] (a load balancer takes each subnet once, one per zone)` });
+    else
+      out.push({
+        path: `spec.loadBalancer.subnetIds[${i}]`,
+        message: `duplicates spec.loadBalancer.subnetIds[${j}] (a load balancer takes each subnet once, one per zone)`,
+      });
   });
   return out;
 }

@@ -41,36 +41,65 @@ openApiRules.add(MaxConcurrentSchema, {
   ],
 });
 
-
 const soakSchema = z.string().superRefine((v, ctx) => {
   const ms = parseDuration(v);
-  if (ms === undefined) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a duration (such as 0s, 30m, 2h, 1h30m)`, input: v });
+  if (ms === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      message: `${JSON.stringify(v)} is not a duration (such as 0s, 30m, 2h, 1h30m)`,
+      input: v,
+    });
   else if (ms > 30 * 24 * 3_600_000) ctx.addIssue({ code: 'custom', message: `${v} is longer than 30 days`, input: v });
 });
 openApiRules.add(soakSchema, {
   maxLength: 32,
   cel: [
     cel(`self.matches(${quoted(DURATION_PATTERN)})`, `'"' + self + '" is not a duration (such as 0s, 30m, 2h, 1h30m)'`),
-    cel(`!self.matches(${quoted(DURATION_PATTERN)}) || duration(self) <= duration('720h')`, `self + ' is longer than 30 days'`),
+    cel(
+      `!self.matches(${quoted(DURATION_PATTERN)}) || duration(self) <= duration('720h')`,
+      `self + ' is longer than 30 days'`,
+    ),
   ],
 });
-const soak = soakSchema.meta(d('How long every cluster of the wave must have been settled on the new config before the next wave starts it. @default 0s'));
+const soak = soakSchema.meta(
+  d(
+    'How long every cluster of the wave must have been settled on the new config before the next wave starts it. @default 0s',
+  ),
+);
 
 const waveSettings = {
-  maxConcurrent: MaxConcurrentSchema.default('25%').meta(d('Clusters of the wave rolling at the same time: a count, or a percentage of the wave (rounded up, at least 1). @default "25%"')),
+  maxConcurrent: MaxConcurrentSchema.default('25%').meta(
+    d(
+      'Clusters of the wave rolling at the same time: a count, or a percentage of the wave (rounded up, at least 1). @default "25%"',
+    ),
+  ),
   soak: soak.default('0s'),
-  maintenanceWindows: z.array(MaintenanceWindowSchema).max(16).default([]).meta(d("Rolls of the wave's clusters start only inside one of these (a cluster's own spec.rollout.maintenanceWindows take precedence). @default [] (any time)")),
+  maintenanceWindows: z
+    .array(MaintenanceWindowSchema)
+    .max(16)
+    .default([])
+    .meta(
+      d(
+        "Rolls of the wave's clusters start only inside one of these (a cluster's own spec.rollout.maintenanceWindows take precedence). @default [] (any time)",
+      ),
+    ),
 };
 
 const maxConcurrentRolls = z.number().superRefine((v, ctx) => {
-  if (!Number.isInteger(v) || v < 1) ctx.addIssue({ code: 'custom', message: `${v} is not a whole number of at least 1`, input: v });
+  if (!Number.isInteger(v) || v < 1)
+    ctx.addIssue({ code: 'custom', message: `${v} is not a whole number of at least 1`, input: v });
 });
-openApiRules.add(maxConcurrentRolls, { type: 'integer', cel: [cel('self >= 1', fmt('%d is not a whole number of at least 1', 'self'))] });
+openApiRules.add(maxConcurrentRolls, {
+  type: 'integer',
+  cel: [cel('self >= 1', fmt('%d is not a whole number of at least 1', 'self'))],
+});
 
 export const WaveSchema = z
   .strictObject({
     name: dnsLabel.meta(d('Wave name, unique in the policy; shown in conditions, `rollout status` and metrics.')),
-    selector: LabelSelectorSchema.meta(d('The clusters of this wave (a cluster belongs to the first wave that selects it).')),
+    selector: LabelSelectorSchema.meta(
+      d('The clusters of this wave (a cluster belongs to the first wave that selects it).'),
+    ),
     ...waveSettings,
   })
   .meta(d('One wave: its clusters roll only after every earlier wave is settled and soaked.'));
@@ -84,20 +113,55 @@ export const RemainderSchema = z
 
 export const RolloutPolicySpecSchema = z
   .strictObject({
-    clusterSelector: LabelSelectorSchema.optional().meta(d('The clusters this policy governs; several policies must not select the same cluster. @default every cluster')),
-    waves: z.array(WaveSchema).min(1).max(MAX_WAVES).meta(d(`Ordered waves, first to last (at most ${MAX_WAVES}).`)),
-    remainder: RemainderSchema.default({ name: REMAINDER_WAVE, maxConcurrent: '25%', soak: '0s', maintenanceWindows: [] }),
+    clusterSelector: LabelSelectorSchema.optional().meta(
+      d('The clusters this policy governs; several policies must not select the same cluster. @default every cluster'),
+    ),
+    waves: z
+      .array(WaveSchema)
+      .min(1)
+      .max(MAX_WAVES)
+      .meta(d(`Ordered waves, first to last (at most ${MAX_WAVES}).`)),
+    remainder: RemainderSchema.default({
+      name: REMAINDER_WAVE,
+      maxConcurrent: '25%',
+      soak: '0s',
+      maintenanceWindows: [],
+    }),
     maxConcurrentRolls: maxConcurrentRolls
       .optional()
-      .meta(d("Clusters of this policy rolling at the same time, over every wave (the daemon's --concurrency still bounds all stacks in progress). @default unbounded")),
-    haltOnFailure: z.boolean().default(true).meta(d('A failed roll (a rollback, a stall) in a wave stops every roll of that wave and the later ones until it is fixed. @default true')),
-    paused: z.boolean().default(false).meta(d('No roll of these clusters starts (rolls under way finish); `worker-stacks rollout pause|resume` sets it. @default false')),
+      .meta(
+        d(
+          "Clusters of this policy rolling at the same time, over every wave (the daemon's --concurrency still bounds all stacks in progress). @default unbounded",
+        ),
+      ),
+    haltOnFailure: z
+      .boolean()
+      .default(true)
+      .meta(
+        d(
+          'A failed roll (a rollback, a stall) in a wave stops every roll of that wave and the later ones until it is fixed. @default true',
+        ),
+      ),
+    paused: z
+      .boolean()
+      .default(false)
+      .meta(
+        d(
+          'No roll of these clusters starts (rolls under way finish); `worker-stacks rollout pause|resume` sets it. @default false',
+        ),
+      ),
   })
   .superRefine((spec, ctx) => {
     const seen = new Map<string, number>();
     const names = [...spec.waves.map((w) => w.name), spec.remainder.name];
     names.forEach((n, i) => {
-      if (seen.has(n)) ctx.addIssue({ code: 'custom', path: i < spec.waves.length ? ['waves', i, 'name'] : ['remainder', 'name'], message: `${JSON.stringify(n)} is already the name of waves[${seen.get(n)}]; wave names must be unique`, input: n });
+      if (seen.has(n))
+        ctx.addIssue({
+          code: 'custom',
+          path: i < spec.waves.length ? ['waves', i, 'name'] : ['remainder', 'name'],
+          message: `${JSON.stringify(n)} is already the name of waves[${seen.get(n)}]; wave names must be unique`,
+          input: n,
+        });
       else seen.set(n, i);
     });
   });

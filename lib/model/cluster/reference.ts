@@ -30,7 +30,8 @@ function typeOf(s: SchemaNode): string {
   if (s.enum) return s.enum.map((v) => `\`${JSON.stringify(v)}\``).join(' \\| ');
   if (s.anyOf) return s.anyOf.map(typeOf).join(' \\| ');
   if (s.type === 'array') return `list of ${typeOf(s.items ?? {})}`;
-  if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object') return `map of ${typeOf(s.additionalProperties)}`;
+  if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object')
+    return `map of ${typeOf(s.additionalProperties)}`;
   return s.type ?? 'any';
 }
 
@@ -63,12 +64,24 @@ export function templateValuesMarkdown(templatesDir: string = DEFAULT_TEMPLATES_
     const decl = templateValues(templatesDir, name);
     const uses = decl.values.filter((v) => CORE_VALUES.includes(v.name)).map((v) => `\`${v.name}\``);
     const own = decl.values.filter((v) => !CORE_VALUES.includes(v.name));
-    out.push('', `Template \`${name}\` (\`cloudconfig/${name}/values.yaml\`) uses ${uses.join(', ') || 'none of the values above'}; its own values: ${own.length ? '' : 'none.'}`);
+    out.push(
+      '',
+      `Template \`${name}\` (\`cloudconfig/${name}/values.yaml\`) uses ${uses.join(', ') || 'none of the values above'}; its own values: ${own.length ? '' : 'none.'}`,
+    );
     if (own.length) {
       out.push('', '| value | type | required | description |', '| --- | --- | --- | --- |');
       for (const v of own) {
-        const rules = [v.enum && `one of ${v.enum.map((e) => JSON.stringify(e)).join(', ')}`, v.keyPattern && `keys match \`${v.keyPattern}\``, v.pattern && `${v.keyPattern ? 'values match' : 'matches'} \`${v.pattern}\``, (v.min !== undefined || v.max !== undefined) && `${v.min ?? '…'}-${v.max ?? '…'}`].filter(Boolean);
-        const desc = `${v.description}${rules.length ? ` (${rules.join('; ')})` : ''}${v.default !== undefined ? ` @default ${JSON.stringify(v.default)}` : ''}`.replace(/\|/g, '\\|');
+        const rules = [
+          v.enum && `one of ${v.enum.map((e) => JSON.stringify(e)).join(', ')}`,
+          v.keyPattern && `keys match \`${v.keyPattern}\``,
+          v.pattern && `${v.keyPattern ? 'values match' : 'matches'} \`${v.pattern}\``,
+          (v.min !== undefined || v.max !== undefined) && `${v.min ?? '…'}-${v.max ?? '…'}`,
+        ].filter(Boolean);
+        const desc =
+          `${v.description}${rules.length ? ` (${rules.join('; ')})` : ''}${v.default !== undefined ? ` @default ${JSON.stringify(v.default)}` : ''}`.replace(
+            /\|/g,
+            '\\|',
+          );
         out.push(`| \`spec.cloudConfig.values.${v.name}\` | ${v.type} | ${v.required ? 'yes' : ''} | ${desc} |`);
       }
     }

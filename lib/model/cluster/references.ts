@@ -19,13 +19,31 @@ export function partitionOf(region: string): string {
   return 'aws';
 }
 
-function arnProblems(at: string, arn: string | undefined, what: string, account: string | undefined, region: string | undefined): Found[] {
+function arnProblems(
+  at: string,
+  arn: string | undefined,
+  what: string,
+  account: string | undefined,
+  region: string | undefined,
+): Found[] {
   const m = arn ? /^arn:([a-z-]+):[a-z0-9-]+:([a-z0-9-]*):(\d{12}):/.exec(arn) : null;
   if (!m) return []; // a malformed ARN is the schema's to report
   const out: Found[] = [];
-  if (region && m[2] !== region) out.push({ path: at, message: `${what} is in region ${m[2]}, the cluster in ${region} (use ${what} of ${region})` });
-  if (account && m[3] !== account) out.push({ path: at, message: `${what} is in account ${m[3]}, the cluster in ${account} (use ${what} of account ${account})` });
-  if (region && m[1] !== partitionOf(region)) out.push({ path: at, message: `${what} is in partition ${m[1]}, but region ${region} is in ${partitionOf(region)}` });
+  if (region && m[2] !== region)
+    out.push({
+      path: at,
+      message: `${what} is in region ${m[2]}, the cluster in ${region} (use ${what} of ${region})`,
+    });
+  if (account && m[3] !== account)
+    out.push({
+      path: at,
+      message: `${what} is in account ${m[3]}, the cluster in ${account} (use ${what} of account ${account})`,
+    });
+  if (region && m[1] !== partitionOf(region))
+    out.push({
+      path: at,
+      message: `${what} is in partition ${m[1]}, but region ${region} is in ${partitionOf(region)}`,
+    });
   return out;
 }
 
@@ -49,7 +67,12 @@ function secretScopeProblems(at: string, arn: string | undefined, clusterName: s
   if (secret === undefined || clusterName === undefined) return []; // malformed: the schema's to report
   const prefix = clusterSecretPrefix(clusterName);
   if (secret.startsWith(prefix) && secret.length > prefix.length) return [];
-  return [{ path: at, message: `the secret ${JSON.stringify(secret)} is not one of this cluster's: its name must start with ${prefix} (the nodes of cluster ${clusterName} may read only those; create the secret under that name)` }];
+  return [
+    {
+      path: at,
+      message: `the secret ${JSON.stringify(secret)} is not one of this cluster's: its name must start with ${prefix} (the nodes of cluster ${clusterName} may read only those; create the secret under that name)`,
+    },
+  ];
 }
 
 export function referenceProblems(spec: Loose, clusterName?: string): Found[] {
@@ -57,9 +80,31 @@ export function referenceProblems(spec: Loose, clusterName?: string): Found[] {
   const account = /^\d{12}$/.test(str(spec.account) ?? '') ? str(spec.account) : undefined;
   const region = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/.test(str(spec.region) ?? '') ? str(spec.region) : undefined;
   const values = obj(obj(spec.cloudConfig).values);
-  const out = arnProblems('spec.cloudConfig.values.bootstrapTokenSecretArn', str(values.bootstrapTokenSecretArn), 'the secret', account, region);
-  out.push(...secretScopeProblems('spec.cloudConfig.values.bootstrapTokenSecretArn', str(values.bootstrapTokenSecretArn), clusterName));
+  const out = arnProblems(
+    'spec.cloudConfig.values.bootstrapTokenSecretArn',
+    str(values.bootstrapTokenSecretArn),
+    'the secret',
+    account,
+    region,
+  );
+  out.push(
+    ...secretScopeProblems(
+      'spec.cloudConfig.values.bootstrapTokenSecretArn',
+      str(values.bootstrapTokenSecretArn),
+      clusterName,
+    ),
+  );
   const listeners = Array.isArray(spec.listeners) ? spec.listeners : [];
-  listeners.forEach((l, i) => out.push(...arnProblems(`spec.listeners[${i}].certificateArn`, str(obj(l).certificateArn), 'the certificate', account, region)));
+  listeners.forEach((l, i) =>
+    out.push(
+      ...arnProblems(
+        `spec.listeners[${i}].certificateArn`,
+        str(obj(l).certificateArn),
+        'the certificate',
+        account,
+        region,
+      ),
+    ),
+  );
   return out;
 }

@@ -42,17 +42,33 @@ export function rolloutProblems(spec: Loose): RolloutProblem[] {
   const refresh = ru.strategy === 'instanceRefresh';
 
   if (!refresh && ru.instanceRefresh !== undefined) {
-    out.push({ path: at('instanceRefresh'), message: 'applies only with strategy: instanceRefresh (set spec.pool.rollingUpdate.strategy: instanceRefresh, or remove the block)' });
+    out.push({
+      path: at('instanceRefresh'),
+      message:
+        'applies only with strategy: instanceRefresh (set spec.pool.rollingUpdate.strategy: instanceRefresh, or remove the block)',
+    });
   }
   if (refresh) {
     for (const field of ['maxBatchSize', 'minInstancesInService']) {
-      if (ru[field] !== undefined) out.push({ path: at(field), message: `applies only with strategy: rolling; an instance refresh sizes its batches from instanceRefresh.minHealthyPercentage and maxHealthyPercentage` });
+      if (ru[field] !== undefined)
+        out.push({
+          path: at(field),
+          message: `applies only with strategy: rolling; an instance refresh sizes its batches from instanceRefresh.minHealthyPercentage and maxHealthyPercentage`,
+        });
     }
     if (ru.waitOnResourceSignals === true) {
-      out.push({ path: at('waitOnResourceSignals'), message: 'an instance refresh does not wait on resource signals (only the group\'s creation does); gate it with instanceRefresh.alarms and bakeTimeSeconds, or use strategy: rolling' });
+      out.push({
+        path: at('waitOnResourceSignals'),
+        message:
+          "an instance refresh does not wait on resource signals (only the group's creation does); gate it with instanceRefresh.alarms and bakeTimeSeconds, or use strategy: rolling",
+      });
     }
     if (pool.legacyLaunchConfiguration === true) {
-      out.push({ path: at('strategy'), message: 'instanceRefresh needs a launch template: a launch configuration change does not start an instance refresh (remove spec.pool.legacyLaunchConfiguration)' });
+      out.push({
+        path: at('strategy'),
+        message:
+          'instanceRefresh needs a launch template: a launch configuration change does not start an instance refresh (remove spec.pool.legacyLaunchConfiguration)',
+      });
     }
     out.push(...instanceRefreshProblems(obj(ru.instanceRefresh), (f) => at(`instanceRefresh.${f}`)));
   }
@@ -78,19 +94,44 @@ function instanceRefreshProblems(ir: Loose, at: (field: string) => string): Roll
   const out: RolloutProblem[] = [];
   const min = int(ir.minHealthyPercentage) ?? 100;
   const max = int(ir.maxHealthyPercentage) ?? 110;
-  if (max - min > 100) out.push({ path: at('maxHealthyPercentage'), message: `${max} is more than 100 above minHealthyPercentage ${min} (AWS refuses a range over 100)` });
-  if (min === 100 && max === 100) out.push({ path: at('maxHealthyPercentage'), message: 'with minHealthyPercentage 100, maxHealthyPercentage must be above 100, or no node could ever be replaced' });
+  if (max - min > 100)
+    out.push({
+      path: at('maxHealthyPercentage'),
+      message: `${max} is more than 100 above minHealthyPercentage ${min} (AWS refuses a range over 100)`,
+    });
+  if (min === 100 && max === 100)
+    out.push({
+      path: at('maxHealthyPercentage'),
+      message:
+        'with minHealthyPercentage 100, maxHealthyPercentage must be above 100, or no node could ever be replaced',
+    });
   const checkpoints = arr(ir.checkpoints).map(int);
   checkpoints.forEach((c, i) => {
     if (c === undefined || i === 0) return;
     const prev = checkpoints[i - 1];
-    if (prev !== undefined && c <= prev) out.push({ path: `${at('checkpoints')}[${i}]`, message: `${c} does not follow ${prev}: checkpoints are unique and ascending` });
+    if (prev !== undefined && c <= prev)
+      out.push({
+        path: `${at('checkpoints')}[${i}]`,
+        message: `${c} does not follow ${prev}: checkpoints are unique and ascending`,
+      });
   });
   const last = checkpoints.at(-1);
-  if (last !== undefined && last !== 100) out.push({ path: `${at('checkpoints')}[${checkpoints.length - 1}]`, message: `${last}: the last checkpoint must be 100, or the refresh would stop before every node is replaced` });
-  if (ir.checkpointDelaySeconds !== undefined && checkpoints.length === 0) out.push({ path: at('checkpointDelaySeconds'), message: 'applies only with checkpoints (add instanceRefresh.checkpoints, ending with 100)' });
+  if (last !== undefined && last !== 100)
+    out.push({
+      path: `${at('checkpoints')}[${checkpoints.length - 1}]`,
+      message: `${last}: the last checkpoint must be 100, or the refresh would stop before every node is replaced`,
+    });
+  if (ir.checkpointDelaySeconds !== undefined && checkpoints.length === 0)
+    out.push({
+      path: at('checkpointDelaySeconds'),
+      message: 'applies only with checkpoints (add instanceRefresh.checkpoints, ending with 100)',
+    });
   const alarms = arr(ir.alarms);
-  if (alarms.length > MAX_REFRESH_ALARMS) out.push({ path: at('alarms'), message: `${alarms.length} alarms exceed the AWS limit of ${MAX_REFRESH_ALARMS} per instance refresh` });
+  if (alarms.length > MAX_REFRESH_ALARMS)
+    out.push({
+      path: at('alarms'),
+      message: `${alarms.length} alarms exceed the AWS limit of ${MAX_REFRESH_ALARMS} per instance refresh`,
+    });
   out.push(...duplicates(alarms, (i) => `${at('alarms')}[${i}]`, 'alarm names'));
   return out;
 }
@@ -99,14 +140,27 @@ function rollbackAlarmProblems(spec: Loose): RolloutProblem[] {
   const out: RolloutProblem[] = [];
   const alarms = arr(obj(spec.rollout).rollbackAlarms);
   const at = (i?: number) => `spec.rollout.rollbackAlarms${i === undefined ? '' : `[${i}]`}`;
-  if (alarms.length > MAX_ROLLBACK_ALARMS) out.push({ path: at(), message: `${alarms.length} alarms exceed CloudFormation's limit of ${MAX_ROLLBACK_ALARMS} rollback triggers per stack` });
+  if (alarms.length > MAX_ROLLBACK_ALARMS)
+    out.push({
+      path: at(),
+      message: `${alarms.length} alarms exceed CloudFormation's limit of ${MAX_ROLLBACK_ALARMS} rollback triggers per stack`,
+    });
   alarms.forEach((a, i) => {
     const m = typeof a === 'string' ? ALARM_ARN.exec(a) : null;
     if (!m) return; // the field rule names it
-    if (typeof spec.region === 'string' && m[1] !== spec.region) out.push({ path: at(i), message: `alarm is in region ${m[1]}, not the cluster's ${spec.region} (CloudFormation reads rollback alarms in the stack's region)` });
-    if (typeof spec.account === 'string' && m[2] !== spec.account) out.push({ path: at(i), message: `alarm is in account ${m[2]}, not the cluster's ${spec.account}` });
+    if (typeof spec.region === 'string' && m[1] !== spec.region)
+      out.push({
+        path: at(i),
+        message: `alarm is in region ${m[1]}, not the cluster's ${spec.region} (CloudFormation reads rollback alarms in the stack's region)`,
+      });
+    if (typeof spec.account === 'string' && m[2] !== spec.account)
+      out.push({ path: at(i), message: `alarm is in account ${m[2]}, not the cluster's ${spec.account}` });
     const partition = /^arn:([a-z-]+):/.exec(a as string)?.[1];
-    if (typeof spec.region === 'string' && partition !== partitionOf(spec.region)) out.push({ path: at(i), message: `alarm is in partition ${partition}, but region ${spec.region} is in ${partitionOf(spec.region)}` });
+    if (typeof spec.region === 'string' && partition !== partitionOf(spec.region))
+      out.push({
+        path: at(i),
+        message: `alarm is in partition ${partition}, but region ${spec.region} is in ${partitionOf(spec.region)}`,
+      });
   });
   out.push(...duplicates(alarms, at, 'rollback alarms'));
   return out;

@@ -9,7 +9,11 @@ import { cel, fmt, OpenApiRule, openApiRules, quoted } from './openapi';
  */
 
 /** `openapi`: the same rule as the CRD states it (lib/model/cluster/openapi.ts), so the API server refuses what this refuses. */
-export function custom<T extends z.ZodType>(base: T, check: (v: z.output<T>) => string | undefined, openapi?: OpenApiRule): T {
+export function custom<T extends z.ZodType>(
+  base: T,
+  check: (v: z.output<T>) => string | undefined,
+  openapi?: OpenApiRule,
+): T {
   const refined = base.superRefine((v, ctx) => {
     const problem = check(v);
     if (problem) ctx.addIssue({ code: 'custom', message: problem, input: v });
@@ -33,7 +37,10 @@ export const port = (what = 'port') =>
 export const intIn = (min: number, max: number, what: string) =>
   custom(
     z.number(),
-    (v) => (Number.isInteger(v) && v >= min && v <= max ? undefined : `${v} is not a valid ${what} (a whole number ${min}-${max})`),
+    (v) =>
+      Number.isInteger(v) && v >= min && v <= max
+        ? undefined
+        : `${v} is not a valid ${what} (a whole number ${min}-${max})`,
     intRule(min, max, `%d is not a valid ${what} (a whole number ${min}-${max})`),
   );
 
@@ -51,7 +58,9 @@ export const pattern = (re: RegExp, what: string, maxLength = 256) =>
  */
 export const NO_TOKEN_CEL = cel(
   `!self.matches(${quoted(/[$#]\{Token\[|-1\.[0-9]{10,16}e\+289/.source)})`,
-  quoted('has a CDK token marker (${Token[, #{Token[ or -1.<digits>e+289); synthesis would resolve it into a CloudFormation expression (or fail without naming this file); write the literal value'),
+  quoted(
+    'has a CDK token marker (${Token[, #{Token[ or -1.<digits>e+289); synthesis would resolve it into a CloudFormation expression (or fail without naming this file); write the literal value',
+  ),
 );
 
 /** `schema` (a rule of this file), with NO_TOKEN_CEL added to what the CRD says of it. */
@@ -64,14 +73,24 @@ export function noTokens<T extends z.ZodType>(schema: T): T {
 /** RFC 1123 DNS label: it becomes part of a stack name, S3 keys and resource names. */
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_LABEL_RULE = `is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 40 characters)`;
-export const dnsLabel = custom(z.string(), (v) => (DNS_LABEL.test(v) && v.length <= 40 ? undefined : `${JSON.stringify(v)} ${DNS_LABEL_RULE}`), {
-  maxLength: 63,
-  cel: [cel(`self.matches(${quoted(DNS_LABEL.source)}) && size(self) <= 40`, `'"' + self + ${quoted(`" ${DNS_LABEL_RULE}`)}`)],
-});
+export const dnsLabel = custom(
+  z.string(),
+  (v) => (DNS_LABEL.test(v) && v.length <= 40 ? undefined : `${JSON.stringify(v)} ${DNS_LABEL_RULE}`),
+  {
+    maxLength: 63,
+    cel: [
+      cel(
+        `self.matches(${quoted(DNS_LABEL.source)}) && size(self) <= 40`,
+        `'"' + self + ${quoted(`" ${DNS_LABEL_RULE}`)}`,
+      ),
+    ],
+  },
+);
 
 export function ipv4CidrProblem(v: string): string | undefined {
   const m = /^(\d{1,3}(?:\.\d{1,3}){3})\/(\d{1,2})$/.exec(v);
-  if (!m || !net.isIPv4(m[1]) || Number(m[2]) > 32) return `${JSON.stringify(v)} is not an IPv4 CIDR (a.b.c.d/n, n 0-32)`;
+  if (!m || !net.isIPv4(m[1]) || Number(m[2]) > 32)
+    return `${JSON.stringify(v)} is not an IPv4 CIDR (a.b.c.d/n, n 0-32)`;
   const bits = Number(m[2]);
   const addr = m[1].split('.').reduce((acc, o) => (acc << 8n) | BigInt(Number(o)), 0n);
   const host = bits === 32 ? 0n : (1n << BigInt(32 - bits)) - 1n;
@@ -85,11 +104,14 @@ export function ipv4CidrProblem(v: string): string | undefined {
 
 export function ipv6CidrProblem(v: string): string | undefined {
   const m = /^([0-9a-fA-F:.]+)\/(\d{1,3})$/.exec(v);
-  if (!m || !net.isIPv6(m[1]) || Number(m[2]) > 128) return `${JSON.stringify(v)} is not an IPv6 CIDR (addr/n, n 0-128)`;
+  if (!m || !net.isIPv6(m[1]) || Number(m[2]) > 128)
+    return `${JSON.stringify(v)} is not an IPv6 CIDR (addr/n, n 0-128)`;
   const bits = Number(m[2]);
   const addr = ipToBigInt(m[1]);
   const host = (1n << BigInt(128 - bits)) - 1n;
-  return (addr & host) === 0n ? undefined : `${v} has host bits set (the address must be the network address of a /${bits})`;
+  return (addr & host) === 0n
+    ? undefined
+    : `${v} has host bits set (the address must be the network address of a /${bits})`;
 }
 
 // CEL's CIDR library (Kubernetes 1.31+) parses the way net/netip does; the dotted-quad pattern keeps IPv4 strict.
@@ -99,14 +121,24 @@ export const ipv4Cidr = custom(z.string(), ipv4CidrProblem, {
   maxLength: 43,
   cel: [
     cel(V4, `'"' + self + '" is not an IPv4 CIDR (a.b.c.d/n, n 0-32)'`),
-    cel(`!(${V4}) || string(cidr(self).masked()) == self`, fmt('%s has host bits set (did you mean %s?)', 'self', 'string(cidr(self).masked())')),
+    cel(
+      `!(${V4}) || string(cidr(self).masked()) == self`,
+      fmt('%s has host bits set (did you mean %s?)', 'self', 'string(cidr(self).masked())'),
+    ),
   ],
 });
 export const ipv6Cidr = custom(z.string(), ipv6CidrProblem, {
   maxLength: 64,
   cel: [
     cel(V6, `'"' + self + '" is not an IPv6 CIDR (addr/n, n 0-128)'`),
-    cel(`!(${V6}) || cidr(self).masked() == cidr(self)`, fmt('%s has host bits set (the address must be the network address of a /%d)', 'self', 'cidr(self).prefixLength()')),
+    cel(
+      `!(${V6}) || cidr(self).masked() == cidr(self)`,
+      fmt(
+        '%s has host bits set (the address must be the network address of a /%d)',
+        'self',
+        'cidr(self).prefixLength()',
+      ),
+    ),
   ],
 });
 /** An IPv4 or an IPv6 CIDR: one rule set, since a CRD's structural schema has no union of strings. */
@@ -115,7 +147,10 @@ openApiRules.add(ipCidr, {
   maxLength: 64,
   cel: [
     cel(`isCIDR(self) && (cidr(self).ip().family() == 6 || (${V4}))`, `'"' + self + '" is not an IPv4 or IPv6 CIDR'`),
-    cel(`!isCIDR(self) || cidr(self).masked() == cidr(self)`, fmt('%s has host bits set (did you mean %s?)', 'self', 'string(cidr(self).masked())')),
+    cel(
+      `!isCIDR(self) || cidr(self).masked() == cidr(self)`,
+      fmt('%s has host bits set (did you mean %s?)', 'self', 'string(cidr(self).masked())'),
+    ),
   ],
 });
 
@@ -135,13 +170,20 @@ export const pauseTime = custom(
     cel: [
       cel(PAUSE_TIME_OK, `'"' + self + '" is not an ISO 8601 duration such as PT5M or PT1M30S'`),
       // PT1H30M -> CEL's duration('1h30m'): the same arithmetic as above.
-      cel(`!(${PAUSE_TIME_OK}) || duration(self.substring(2).lowerAscii()) <= duration('1h')`, `self + " is longer than CloudFormation's maximum pause time (PT1H)"`),
+      cel(
+        `!(${PAUSE_TIME_OK}) || duration(self.substring(2).lowerAscii()) <= duration('1h')`,
+        `self + " is longer than CloudFormation's maximum pause time (PT1H)"`,
+      ),
     ],
   },
 );
 
 export const awsId = (prefix: string, what: string) =>
-  pattern(new RegExp(`^${prefix}-([0-9a-f]{8}|[0-9a-f]{17})$`), `${what} id (${prefix}- followed by 8 or 17 hex digits)`, 64);
+  pattern(
+    new RegExp(`^${prefix}-([0-9a-f]{8}|[0-9a-f]{17})$`),
+    `${what} id (${prefix}- followed by 8 or 17 hex digits)`,
+    64,
+  );
 
 /** The characters EC2 takes in a security-group rule description (the API refuses anything else at deploy time). */
 const EC2_DESCRIPTION = /^[a-zA-Z0-9. _\-:/()#,@[\]+=&;{}!$*]*$/;
@@ -150,7 +192,13 @@ const EC2_DESCRIPTION = /^[a-zA-Z0-9. _\-:/()#,@[\]+=&;{}!$*]*$/;
 export function badCharacters(v: string, allowed: RegExp): string {
   // eslint-disable-next-line @typescript-eslint/no-misused-spread -- code points are meant: each is shown as U+XXXX, and a combining mark alone is what is refused
   const bad = [...new Set([...v].filter((c) => !allowed.test(c)))];
-  return bad.map((c) => (/^[\x21-\x7e]$/.test(c) ? JSON.stringify(c) : `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`)).join(', ');
+  return bad
+    .map((c) =>
+      /^[\x21-\x7e]$/.test(c)
+        ? JSON.stringify(c)
+        : `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`,
+    )
+    .join(', ');
 }
 
 /** A security-group rule description as EC2 takes it: 1-255 characters of a-zA-Z0-9, space and `._-:/()#,@[]+=&;{}!$*`. */
@@ -161,14 +209,22 @@ export const ec2Description = custom(
     if (!EC2_DESCRIPTION.test(v)) {
       return `has characters EC2 refuses in a rule description: ${badCharacters(v, /^[a-zA-Z0-9. _\-:/()#,@[\]+=&;{}!$*]$/)} (allowed: letters, digits, space and ._-:/()#,@[]+=&;{}!$*)`;
     }
-    return v.length > 255 ? `has ${v.length} characters, at most 255 allowed (EC2's limit for a rule description)` : undefined;
+    return v.length > 255
+      ? `has ${v.length} characters, at most 255 allowed (EC2's limit for a rule description)`
+      : undefined;
   },
   {
     maxLength: 1024,
     cel: [
       cel('size(self) >= 1', `'"" has 0 characters, at least 1 required'`),
-      cel(`self.matches(${quoted(EC2_DESCRIPTION.source)})`, `'has characters EC2 refuses in a rule description (allowed: letters, digits, space and ._-:/()#,@[]+=&;{}!$*)'`),
-      cel('size(self) <= 255', fmt("has %d characters, at most 255 allowed (EC2's limit for a rule description)", 'size(self)')),
+      cel(
+        `self.matches(${quoted(EC2_DESCRIPTION.source)})`,
+        `'has characters EC2 refuses in a rule description (allowed: letters, digits, space and ._-:/()#,@[]+=&;{}!$*)'`,
+      ),
+      cel(
+        'size(self) <= 255',
+        fmt("has %d characters, at most 255 allowed (EC2's limit for a rule description)", 'size(self)'),
+      ),
       NO_TOKEN_CEL,
     ],
   },
@@ -183,14 +239,19 @@ const TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
  */
 // aws-node-termination-handler/: its queue mode drains only nodes of groups tagged aws-node-termination-handler/managed
 // (lib/engines/constructs/node-drain.ts NTH_MANAGED_TAG), which the stack sets; a user tag would override it (spec.tags apply last).
-export const RESERVED_TAG_PREFIXES = ['worker-stacks.io/', 'kubernetes.io/cluster/', 'aws-node-termination-handler/'] as const;
+export const RESERVED_TAG_PREFIXES = [
+  'worker-stacks.io/',
+  'kubernetes.io/cluster/',
+  'aws-node-termination-handler/',
+] as const;
 
 export function tagKeyProblem(k: string): string | undefined {
   // eslint-disable-next-line @typescript-eslint/no-misused-spread -- code points are meant: AWS and CEL's size() count them
   const length = [...k].length;
   if (length < 1 || length > 128) return `tag key ${JSON.stringify(k)} has ${length} characters (AWS takes 1-128)`;
   if (/^aws:/i.test(k)) return `tag key ${JSON.stringify(k)} starts with aws:, which AWS reserves for its own tags`;
-  if (!TAG_CHARS.test(k)) return `tag key ${JSON.stringify(k)} has characters AWS refuses in a tag: ${badCharacters(k, /^[\p{L}\p{Z}\p{N}_.:/=+\-@]$/u)} (allowed: letters, digits, spaces and _.:/=+-@)`;
+  if (!TAG_CHARS.test(k))
+    return `tag key ${JSON.stringify(k)} has characters AWS refuses in a tag: ${badCharacters(k, /^[\p{L}\p{Z}\p{N}_.:/=+\-@]$/u)} (allowed: letters, digits, spaces and _.:/=+-@)`;
   const reserved = RESERVED_TAG_PREFIXES.find((p) => k.startsWith(p));
   return reserved ? `tag key ${JSON.stringify(k)} starts with ${reserved}, which worker-stacks sets itself` : undefined;
 }
@@ -199,10 +260,24 @@ export function tagKeyProblem(k: string): string | undefined {
 export const tagKey = custom(z.string(), tagKeyProblem, {
   maxLength: 512,
   cel: [
-    cel('size(self) >= 1 && size(self) <= 128', fmt('tag key "%s" has %d characters (AWS takes 1-128)', 'self', 'size(self)')),
-    cel(`!self.lowerAscii().startsWith('aws:')`, `'tag key "' + self + '" starts with aws:, which AWS reserves for its own tags'`),
-    cel(`self.matches(${quoted(TAG_CHARS.source)})`, `'tag key "' + self + '" has characters AWS refuses in a tag (allowed: letters, digits, spaces and _.:/=+-@)'`),
-    ...RESERVED_TAG_PREFIXES.map((p) => cel(`!self.startsWith(${quoted(p)})`, `'tag key "' + self + ${quoted(`" starts with ${p}, which worker-stacks sets itself`)}`)),
+    cel(
+      'size(self) >= 1 && size(self) <= 128',
+      fmt('tag key "%s" has %d characters (AWS takes 1-128)', 'self', 'size(self)'),
+    ),
+    cel(
+      `!self.lowerAscii().startsWith('aws:')`,
+      `'tag key "' + self + '" starts with aws:, which AWS reserves for its own tags'`,
+    ),
+    cel(
+      `self.matches(${quoted(TAG_CHARS.source)})`,
+      `'tag key "' + self + '" has characters AWS refuses in a tag (allowed: letters, digits, spaces and _.:/=+-@)'`,
+    ),
+    ...RESERVED_TAG_PREFIXES.map((p) =>
+      cel(
+        `!self.startsWith(${quoted(p)})`,
+        `'tag key "' + self + ${quoted(`" starts with ${p}, which worker-stacks sets itself`)}`,
+      ),
+    ),
     NO_TOKEN_CEL,
   ],
 });
@@ -213,13 +288,21 @@ export const tagValue = custom(
     // eslint-disable-next-line @typescript-eslint/no-misused-spread -- code points are meant: AWS and CEL's size() count them
     const length = [...v].length;
     if (length > 256) return `has ${length} characters, at most 256 allowed (AWS's limit for a tag value)`;
-    return TAG_CHARS.test(v) ? undefined : `has characters AWS refuses in a tag value: ${badCharacters(v, /^[\p{L}\p{Z}\p{N}_.:/=+\-@]$/u)} (allowed: letters, digits, spaces and _.:/=+-@)`;
+    return TAG_CHARS.test(v)
+      ? undefined
+      : `has characters AWS refuses in a tag value: ${badCharacters(v, /^[\p{L}\p{Z}\p{N}_.:/=+\-@]$/u)} (allowed: letters, digits, spaces and _.:/=+-@)`;
   },
   {
     maxLength: 1024,
     cel: [
-      cel('size(self) <= 256', fmt("has %d characters, at most 256 allowed (AWS's limit for a tag value)", 'size(self)')),
-      cel(`self.matches(${quoted(TAG_CHARS.source)})`, `'has characters AWS refuses in a tag value (allowed: letters, digits, spaces and _.:/=+-@)'`),
+      cel(
+        'size(self) <= 256',
+        fmt("has %d characters, at most 256 allowed (AWS's limit for a tag value)", 'size(self)'),
+      ),
+      cel(
+        `self.matches(${quoted(TAG_CHARS.source)})`,
+        `'has characters AWS refuses in a tag value (allowed: letters, digits, spaces and _.:/=+-@)'`,
+      ),
       NO_TOKEN_CEL,
     ],
   },
@@ -228,7 +311,8 @@ export const tagValue = custom(
 // The path takes the URL characters that mean nothing in any file a URL is written into on the node (TOML's "...",
 // a shell's '...', YAML, a systemd directive): no quote, backslash, $, backtick, space or control character.
 // eslint-disable-next-line no-useless-escape -- the source is also the CEL pattern of the published CRD (deploy/crd.yaml, the chart); kept byte for byte
-const HTTPS_URL = /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?(\/[A-Za-z0-9._~%\/:+=,-]*)?$/;
+const HTTPS_URL =
+  /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?(\/[A-Za-z0-9._~%\/:+=,-]*)?$/;
 const HTTPS_HOST = /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?$/;
 const USER_INFO = `has user info (credentials before "@") in the URL; credentials never go in a cluster object, which is not a secret (give the URL without them; the node gets registry credentials from its own configuration)`;
 
@@ -242,7 +326,10 @@ function httpsUrlRule(what: string, withPath: boolean): OpenApiRule {
       cel(`!self.contains('@')`, quoted(USER_INFO)),
       cel(`self.contains('@') || ${shape}`, `'"' + self + ${quoted(`" is not ${what}`)}`),
       NO_TOKEN_CEL,
-      cel(`!(${shape}) || self.find('^https://[^/:]+:[0-9]+') == '' || (${port} >= 1 && ${port} <= 65535)`, `'"' + self + '" has port ' + self.find('^https://[^/:]+:[0-9]+').split(':')[2] + ', which is not a port (1-65535)'`),
+      cel(
+        `!(${shape}) || self.find('^https://[^/:]+:[0-9]+') == '' || (${port} >= 1 && ${port} <= 65535)`,
+        `'"' + self + '" has port ' + self.find('^https://[^/:]+:[0-9]+').split(':')[2] + ', which is not a port (1-65535)'`,
+      ),
     ],
   };
 }
@@ -260,7 +347,8 @@ export const httpsUrl = (what: string, withPath: boolean) =>
       const m = HTTPS_URL.exec(v);
       if (!m || (m.at(7) !== undefined && !withPath)) return `${JSON.stringify(v)} is not ${what}`;
       const p = m.at(6) === undefined ? undefined : Number(m[6]);
-      if (p !== undefined && (p < 1 || p > 65535)) return `${JSON.stringify(v)} has port ${m[6]}, which is not a port (1-65535)`;
+      if (p !== undefined && (p < 1 || p > 65535))
+        return `${JSON.stringify(v)} has port ${m[6]}, which is not a port (1-65535)`;
       return undefined;
     },
     httpsUrlRule(what, withPath),

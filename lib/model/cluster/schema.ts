@@ -1,9 +1,31 @@
 import { z } from 'zod';
 import { clusterDnsAddress, labelValue, nodeLabelKey, taintKey, taintValue } from './kubelet-rules';
-import { awsId, dnsLabel, ec2Description, httpsUrl, intIn, ipCidr, ipv4Cidr, ipv6Cidr, noTokens, pattern, pauseTime, port, tagKey, tagValue } from './rules';
+import {
+  awsId,
+  dnsLabel,
+  ec2Description,
+  httpsUrl,
+  intIn,
+  ipCidr,
+  ipv4Cidr,
+  ipv6Cidr,
+  noTokens,
+  pattern,
+  pauseTime,
+  port,
+  tagKey,
+  tagValue,
+} from './rules';
 import { LabelsSchema } from './selector';
 import { MaintenanceWindowSchema } from './windows';
-import { DEFAULT_NODE_READY_TIMEOUT_SECONDS, DRAIN_DEFAULT, DrainSchema, InstanceRefreshSchema, ROLLOUT_DEFAULT, RolloutSchema } from './rollout-schema';
+import {
+  DEFAULT_NODE_READY_TIMEOUT_SECONDS,
+  DRAIN_DEFAULT,
+  DrainSchema,
+  InstanceRefreshSchema,
+  ROLLOUT_DEFAULT,
+  RolloutSchema,
+} from './rollout-schema';
 
 /**
  * The WorkerCluster object. This schema is the single source of truth: the
@@ -25,13 +47,28 @@ export const RuleSourceSchema = z
     self: z.literal(true).optional().meta(d('The worker pool itself (node to node).')),
     loadBalancer: z.literal(true).optional().meta(d("The cluster's load balancer.")),
   })
-  .meta(d('Where the traffic comes from: exactly one of cidr, cidrIpv6, securityGroupId, prefixListId, self, loadBalancer.'));
+  .meta(
+    d(
+      'Where the traffic comes from: exactly one of cidr, cidrIpv6, securityGroupId, prefixListId, self, loadBalancer.',
+    ),
+  );
 
-export const RULE_SOURCE_KINDS = ['cidr', 'cidrIpv6', 'securityGroupId', 'prefixListId', 'self', 'loadBalancer'] as const;
+export const RULE_SOURCE_KINDS = [
+  'cidr',
+  'cidrIpv6',
+  'securityGroupId',
+  'prefixListId',
+  'self',
+  'loadBalancer',
+] as const;
 
 export const SecurityGroupRuleSchema = z
   .strictObject({
-    description: ec2Description.meta(d('What the rule is for; shown in the EC2 console. 1-255 characters: letters a-z A-Z, digits, space and ._-:/()#,@[]+=&;{}!$* (what EC2 takes).')),
+    description: ec2Description.meta(
+      d(
+        'What the rule is for; shown in the EC2 console. 1-255 characters: letters a-z A-Z, digits, space and ._-:/()#,@[]+=&;{}!$* (what EC2 takes).',
+      ),
+    ),
     protocol: z.enum(['tcp', 'udp', 'icmp', 'icmpv6', 'all']).meta(d('IP protocol.')),
     port: port().optional().meta(d('A single port (tcp/udp). Give either port or fromPort+toPort.')),
     fromPort: port().optional().meta(d('First port of a range (tcp/udp).')),
@@ -44,7 +81,9 @@ export const HealthCheckSchema = z
   .strictObject({
     protocol: z.enum(['TCP', 'HTTP', 'HTTPS']).default('TCP').meta(d('Health check protocol. @default TCP')),
     port: port().optional().meta(d("Port to probe on the node. @default the listener's nodePort")),
-    path: noTokens(pattern(/^\/[\x21-\x7e]*$/, 'an HTTP path starting with /')).optional().meta(d('HTTP(S) path. Only for HTTP and HTTPS. @default /')),
+    path: noTokens(pattern(/^\/[\x21-\x7e]*$/, 'an HTTP path starting with /'))
+      .optional()
+      .meta(d('HTTP(S) path. Only for HTTP and HTTPS. @default /')),
     intervalSeconds: z.literal([10, 30]).default(10).meta(d('Seconds between probes (10 or 30). @default 10')),
     healthyThreshold: intIn(2, 10, 'healthy threshold').default(3).meta(d('@default 3')),
     unhealthyThreshold: intIn(2, 10, 'unhealthy threshold').default(3).meta(d('@default 3')),
@@ -62,14 +101,30 @@ export const ListenerSchema = z
       .meta(d('ACM certificate; required for TLS, refused otherwise.')),
     // Only policies whose oldest protocol is TLS 1.2 or 1.3 (the minimum is in the name: TLS13-1-2, TLS-1-2, FS-1-2):
     // ELBSecurityPolicy-2016-08, -TLS-1-0-*, -TLS-1-1-*, -TLS13-1-0-*, -TLS13-1-1-*, -FS-2018-06 and -FS-1-1-* take TLS 1.0 or 1.1.
-    sslPolicy: pattern(/^ELBSecurityPolicy-(TLS13-1-[23]|TLS-1-2|FS-1-2)(-[A-Za-z0-9]+)*-\d{4}-\d{2}$/, 'an ELB security policy of TLS 1.2 or newer, such as ELBSecurityPolicy-TLS13-1-2-2021-06 (policies that accept TLS 1.0 or 1.1 are refused)')
+    sslPolicy: pattern(
+      /^ELBSecurityPolicy-(TLS13-1-[23]|TLS-1-2|FS-1-2)(-[A-Za-z0-9]+)*-\d{4}-\d{2}$/,
+      'an ELB security policy of TLS 1.2 or newer, such as ELBSecurityPolicy-TLS13-1-2-2021-06 (policies that accept TLS 1.0 or 1.1 are refused)',
+    )
       .optional()
-      .meta(d('TLS security policy of a TLS listener; refused for other protocols. @default ELBSecurityPolicy-TLS13-1-2-2021-06 (TLS 1.2 and 1.3 only)')),
+      .meta(
+        d(
+          'TLS security policy of a TLS listener; refused for other protocols. @default ELBSecurityPolicy-TLS13-1-2-2021-06 (TLS 1.2 and 1.3 only)',
+        ),
+      ),
     hostPort: z
       .boolean()
       .default(false)
-      .meta(d("Allow a nodePort outside spec.nodePortRange (for hostNetwork ingress); ports of node services (SSH, kubelet, etcd, API server ...) are refused even then. @default false")),
-    healthCheck: HealthCheckSchema.default({ protocol: 'TCP', intervalSeconds: 10, healthyThreshold: 3, unhealthyThreshold: 3 }),
+      .meta(
+        d(
+          'Allow a nodePort outside spec.nodePortRange (for hostNetwork ingress); ports of node services (SSH, kubelet, etcd, API server ...) are refused even then. @default false',
+        ),
+      ),
+    healthCheck: HealthCheckSchema.default({
+      protocol: 'TCP',
+      intervalSeconds: 10,
+      healthyThreshold: 3,
+      unhealthyThreshold: 3,
+    }),
   })
   .meta(d('One load-balancer listener with its target group on the worker pool.'));
 
@@ -78,22 +133,49 @@ export const RollingUpdateSchema = z
     strategy: z
       .enum(['rolling', 'instanceRefresh'])
       .default('rolling')
-      .meta(d("rolling: CloudFormation's AutoScalingRollingUpdate, in batches gated by node signals; instanceRefresh: the AutoScalingInstanceRefresh policy (surge, checkpoints, bake time, alarms). @default rolling")),
+      .meta(
+        d(
+          "rolling: CloudFormation's AutoScalingRollingUpdate, in batches gated by node signals; instanceRefresh: the AutoScalingInstanceRefresh policy (surge, checkpoints, bake time, alarms). @default rolling",
+        ),
+      ),
     maxBatchSize: intIn(1, 1000, 'batch size').default(1).meta(d('Instances replaced at a time (rolling). @default 1')),
-    minInstancesInService: intIn(0, 1000, 'instance count').default(0).meta(d('Instances kept in service during the update; must be below maxSize (rolling). @default 0')),
+    minInstancesInService: intIn(0, 1000, 'instance count')
+      .default(0)
+      .meta(d('Instances kept in service during the update; must be below maxSize (rolling). @default 0')),
     pauseTime: pauseTime
       .default('PT10M')
-      .meta(d("With waitOnResourceSignals: how long each batch (and the group's creation) waits for its nodes' signals, at least the node ready timeout plus a minute of boot; without: the pause after each batch. ISO 8601, at most PT1H. @default PT10M")),
+      .meta(
+        d(
+          "With waitOnResourceSignals: how long each batch (and the group's creation) waits for its nodes' signals, at least the node ready timeout plus a minute of boot; without: the pause after each batch. ISO 8601, at most PT1H. @default PT10M",
+        ),
+      ),
     waitOnResourceSignals: z
       .boolean()
       .default(true)
-      .meta(d('Each new node signals CloudFormation once its kubelet is healthy and the node is registered (or FAILURE after spec.cloudConfig.values.nodeReadyTimeoutSeconds); a batch that does not signal rolls the stack back. @default true')),
-    minSuccessfulInstancesPercent: intIn(0, 100, 'percentage').default(100).meta(d('Share of the nodes of a batch (and of the created group) that must signal SUCCESS. @default 100')),
-    instanceRefresh: InstanceRefreshSchema.optional().meta(d('AutoScalingInstanceRefresh preferences (strategy instanceRefresh only). @default AWS defaults: 100 / 110 %, no checkpoints')),
+      .meta(
+        d(
+          'Each new node signals CloudFormation once its kubelet is healthy and the node is registered (or FAILURE after spec.cloudConfig.values.nodeReadyTimeoutSeconds); a batch that does not signal rolls the stack back. @default true',
+        ),
+      ),
+    minSuccessfulInstancesPercent: intIn(0, 100, 'percentage')
+      .default(100)
+      .meta(d('Share of the nodes of a batch (and of the created group) that must signal SUCCESS. @default 100')),
+    instanceRefresh: InstanceRefreshSchema.optional().meta(
+      d(
+        'AutoScalingInstanceRefresh preferences (strategy instanceRefresh only). @default AWS defaults: 100 / 110 %, no checkpoints',
+      ),
+    ),
   })
   .meta(d('How a config change replaces the nodes.'));
 
-export const ROLLING_UPDATE_DEFAULT = { strategy: 'rolling', maxBatchSize: 1, minInstancesInService: 0, pauseTime: 'PT10M', waitOnResourceSignals: true, minSuccessfulInstancesPercent: 100 } as const;
+export const ROLLING_UPDATE_DEFAULT = {
+  strategy: 'rolling',
+  maxBatchSize: 1,
+  minInstancesInService: 0,
+  pauseTime: 'PT10M',
+  waitOnResourceSignals: true,
+  minSuccessfulInstancesPercent: 100,
+} as const;
 
 export const PoolSchema = z
   .strictObject({
@@ -111,7 +193,9 @@ export const PoolSchema = z
       .strictObject({
         sizeGiB: intIn(8, 16384, 'volume size in GiB').default(50).meta(d('@default 50')),
         type: z.enum(['gp3', 'gp2', 'io2']).default('gp3').meta(d('@default gp3')),
-        deviceName: pattern(/^\/dev\/(sd|xvd)[a-z]$/, 'a root device name such as /dev/xvda').default('/dev/xvda').meta(d('@default /dev/xvda')),
+        deviceName: pattern(/^\/dev\/(sd|xvd)[a-z]$/, 'a root device name such as /dev/xvda')
+          .default('/dev/xvda')
+          .meta(d('@default /dev/xvda')),
       })
       .default({ sizeGiB: 50, type: 'gp3', deviceName: '/dev/xvda' })
       .meta(d('Root volume; always encrypted.')),
@@ -120,18 +204,30 @@ export const PoolSchema = z
     legacyLaunchConfiguration: z
       .boolean()
       .default(false)
-      .meta(d('Build an AWS::AutoScaling::LaunchConfiguration instead of a launch template, for accounts that still use them. @default false')),
+      .meta(
+        d(
+          'Build an AWS::AutoScaling::LaunchConfiguration instead of a launch template, for accounts that still use them. @default false',
+        ),
+      ),
   })
   .meta(d('The worker Auto Scaling group.'));
 
 export const CloudConfigValuesSchema = z
   .strictObject({
-    apiEndpoint: httpsUrl('an https:// URL of the Kubernetes API server (https://host[:port], no path)', false).meta(d('Kubernetes API server URL (https://host[:port], port 1-65535, no credentials).')),
-    clusterCA: pattern(/^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n?$/, 'a PEM certificate', 65536).meta(
-      d('PEM CA bundle of the API server (public, not a secret).'),
+    apiEndpoint: httpsUrl('an https:// URL of the Kubernetes API server (https://host[:port], no path)', false).meta(
+      d('Kubernetes API server URL (https://host[:port], port 1-65535, no credentials).'),
     ),
-    kubernetesVersion: pattern(/^v1\.\d{1,2}\.\d{1,3}$/, 'a Kubernetes version such as v1.31.2').meta(d('Kubelet version.')),
-    clusterDNS: clusterDnsAddress.meta(d('Cluster DNS service IP (a unicast IPv4 address: not 0.0.0.0/8, loopback, link-local, multicast or reserved).')),
+    clusterCA: pattern(
+      /^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n?$/,
+      'a PEM certificate',
+      65536,
+    ).meta(d('PEM CA bundle of the API server (public, not a secret).')),
+    kubernetesVersion: pattern(/^v1\.\d{1,2}\.\d{1,3}$/, 'a Kubernetes version such as v1.31.2').meta(
+      d('Kubelet version.'),
+    ),
+    clusterDNS: clusterDnsAddress.meta(
+      d('Cluster DNS service IP (a unicast IPv4 address: not 0.0.0.0/8, loopback, link-local, multicast or reserved).'),
+    ),
     maxPods: intIn(8, 1024, 'pod count').default(110).meta(d('@default 110')),
     nodeLabels: z
       .record(nodeLabelKey, labelValue)
@@ -147,31 +243,64 @@ export const CloudConfigValuesSchema = z
       )
       .default([])
       .meta(d('Taints the kubelet registers the node with. @default []')),
-    registryMirrors: z.array(httpsUrl('an https:// registry mirror URL', true)).default([]).meta(d('Container registry mirrors for docker.io (https://host[:port][/path], port 1-65535, the path of letters, digits and ._~%/:+=,-; a URL with user:password@ is refused and never echoed). @default []')),
+    registryMirrors: z
+      .array(httpsUrl('an https:// registry mirror URL', true))
+      .default([])
+      .meta(
+        d(
+          'Container registry mirrors for docker.io (https://host[:port][/path], port 1-65535, the path of letters, digits and ._~%/:+=,-; a URL with user:password@ is refused and never echoed). @default []',
+        ),
+      ),
     nodeReadyTimeoutSeconds: intIn(60, 3540, 'timeout in seconds')
       .default(DEFAULT_NODE_READY_TIMEOUT_SECONDS)
-      .meta(d(`How long a booting node waits for its kubelet to be healthy and its node object to exist before it signals FAILURE to CloudFormation. @default ${DEFAULT_NODE_READY_TIMEOUT_SECONDS}`)),
-    bootstrapTokenSecretArn: pattern(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/, 'a Secrets Manager secret ARN', 2048).meta(
-      d('Secret holding the kubelet bootstrap token, in the cluster account and region; its name starts with worker-stacks/<metadata.name>/ (a cluster names only its own secrets). Secret: fetched by the node at boot with its role, never rendered into a config.'),
+      .meta(
+        d(
+          `How long a booting node waits for its kubelet to be healthy and its node object to exist before it signals FAILURE to CloudFormation. @default ${DEFAULT_NODE_READY_TIMEOUT_SECONDS}`,
+        ),
+      ),
+    bootstrapTokenSecretArn: pattern(
+      /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/,
+      'a Secrets Manager secret ARN',
+      2048,
+    ).meta(
+      d(
+        'Secret holding the kubelet bootstrap token, in the cluster account and region; its name starts with worker-stacks/<metadata.name>/ (a cluster names only its own secrets). Secret: fetched by the node at boot with its role, never rendered into a config.',
+      ),
     ),
   })
   // Keys beyond these are the chosen template's own values: lib/model/cluster/template-values.ts checks them against the
   // template's values.yaml, so a template can take a new setting without a change here.
   .catchall(z.unknown())
-  .meta(d("Typed values the config template renders with: these, which every template takes, and the template's own (below)."));
+  .meta(
+    d(
+      "Typed values the config template renders with: these, which every template takes, and the template's own (below).",
+    ),
+  );
 
 export const ClusterSpecSchema = z.strictObject({
   account: pattern(/^\d{12}$/, 'an AWS account id (12 digits)').meta(d('AWS account of the stack.')),
-  region: pattern(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/, 'an AWS region such as eu-west-1').meta(d('AWS region of the stack.')),
+  region: pattern(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/, 'an AWS region such as eu-west-1').meta(
+    d('AWS region of the stack.'),
+  ),
   network: z
     .strictObject({
       vpcId: awsId('vpc', 'a VPC').meta(d('VPC of the nodes.')),
-      availabilityZones: z.array(pattern(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, 'an availability zone such as eu-west-1a')).min(1).meta(d('Zones, in the same order as subnetIds.')),
-      subnetIds: z.array(awsId('subnet', 'a subnet')).min(1).meta(d('One subnet per zone, given explicitly: synthesis never looks anything up.')),
+      availabilityZones: z
+        .array(pattern(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, 'an availability zone such as eu-west-1a'))
+        .min(1)
+        .meta(d('Zones, in the same order as subnetIds.')),
+      subnetIds: z
+        .array(awsId('subnet', 'a subnet'))
+        .min(1)
+        .meta(d('One subnet per zone, given explicitly: synthesis never looks anything up.')),
       associatePublicIpAddress: z
         .boolean()
         .default(false)
-        .meta(d('Give each node a public IPv4 address (only for public subnets without NAT or VPC endpoints; nodes otherwise reach S3 and the API privately). @default false')),
+        .meta(
+          d(
+            'Give each node a public IPv4 address (only for public subnets without NAT or VPC endpoints; nodes otherwise reach S3 and the API privately). @default false',
+          ),
+        ),
     })
     .meta(d('Network, given explicitly.')),
   pool: PoolSchema,
@@ -181,16 +310,34 @@ export const ClusterSpecSchema = z.strictObject({
       to: port('node port').meta(d('Last port of the range, inclusive.')),
     })
     .default({ from: 30000, to: 32767 })
-    .meta(d("The cluster's Kubernetes NodePort range (kube-apiserver --service-node-port-range); listeners forward only into it unless they set hostPort. @default 30000-32767")),
+    .meta(
+      d(
+        "The cluster's Kubernetes NodePort range (kube-apiserver --service-node-port-range); listeners forward only into it unless they set hostPort. @default 30000-32767",
+      ),
+    ),
   loadBalancer: z
     .strictObject({
       scheme: z.enum(['internal', 'internet-facing']).default('internal').meta(d('@default internal')),
-      allowedCidrs: z.array(ipCidr).min(1).meta(d('Clients allowed to reach the listeners (IPv4 or IPv6 CIDRs; IPv6 clients make the load balancer dual-stack).')),
-      subnetIds: z.array(awsId('subnet', 'a subnet')).min(1).optional().meta(d('Subnets of the load balancer. @default the node subnets')),
+      allowedCidrs: z
+        .array(ipCidr)
+        .min(1)
+        .meta(
+          d(
+            'Clients allowed to reach the listeners (IPv4 or IPv6 CIDRs; IPv6 clients make the load balancer dual-stack).',
+          ),
+        ),
+      subnetIds: z
+        .array(awsId('subnet', 'a subnet'))
+        .min(1)
+        .optional()
+        .meta(d('Subnets of the load balancer. @default the node subnets')),
     })
     .optional()
     .meta(d('The Network Load Balancer in front of the listeners. Required when there are listeners.')),
-  securityGroupRules: z.array(SecurityGroupRuleSchema).default([]).meta(d('Inbound rules of the worker security group. @default []')),
+  securityGroupRules: z
+    .array(SecurityGroupRuleSchema)
+    .default([])
+    .meta(d('Inbound rules of the worker security group. @default []')),
   listeners: z.array(ListenerSchema).default([]).meta(d('Listeners of the load balancer. @default []')),
   cloudConfig: z
     .strictObject({
@@ -201,33 +348,64 @@ export const ClusterSpecSchema = z.strictObject({
   paused: z
     .boolean()
     .default(false)
-    .meta(d('Stop every AWS write for this cluster (waits on a stack already in progress go on and are recorded). worker-stacks pause|resume sets it. @default false')),
+    .meta(
+      d(
+        'Stop every AWS write for this cluster (waits on a stack already in progress go on and are recorded). worker-stacks pause|resume sets it. @default false',
+      ),
+    ),
   // How node-rolling changes reach this cluster: fleet rollouts (lib/engines/rollout: a hold and maintenance windows; waves
   // come from a WorkerRolloutPolicy) and the alarms that watch each update (rollout-schema.ts).
   rollout: RolloutSchema.extend({
-    hold: z.boolean().default(false).meta(d('Stage a new config without rolling the nodes: it is rendered, published and shown as desired, and the stack is not updated until hold is removed. Changes that roll no node still apply. @default false')),
+    hold: z
+      .boolean()
+      .default(false)
+      .meta(
+        d(
+          'Stage a new config without rolling the nodes: it is rendered, published and shown as desired, and the stack is not updated until hold is removed. Changes that roll no node still apply. @default false',
+        ),
+      ),
     maintenanceWindows: z
       .array(MaintenanceWindowSchema)
       .max(16)
       .default([])
-      .meta(d("Rolls of this cluster start only inside one of these windows; they replace the wave's windows. @default [] (the wave's, else any time)")),
+      .meta(
+        d(
+          "Rolls of this cluster start only inside one of these windows; they replace the wave's windows. @default [] (the wave's, else any time)",
+        ),
+      ),
   })
     .default({ ...ROLLOUT_DEFAULT, hold: false, maintenanceWindows: [] })
-    .meta(d('How node-rolling changes reach this cluster (with the waves of a WorkerRolloutPolicy), and how each update of the stack is watched (reconciler change sets; cdk deploy has no rollback triggers).')),
+    .meta(
+      d(
+        'How node-rolling changes reach this cluster (with the waves of a WorkerRolloutPolicy), and how each update of the stack is watched (reconciler change sets; cdk deploy has no rollback triggers).',
+      ),
+    ),
   deletionPolicy: z
     .enum(['Retain', 'Delete'])
     .default('Retain')
-    .meta(d('What deleting the object does to its stack (the Kubernetes store): Retain leaves it; Delete deletes it and waits, holding the object with the finalizer worker-stacks.io/stack until it is gone. The file store always retains. @default Retain')),
+    .meta(
+      d(
+        'What deleting the object does to its stack (the Kubernetes store): Retain leaves it; Delete deletes it and waits, holding the object with the finalizer worker-stacks.io/stack until it is gone. The file store always retains. @default Retain',
+      ),
+    ),
   tags: z
     .record(tagKey, tagValue)
     .default({})
-    .meta(d('Tags on every resource of the stack: at most 45 (AWS takes 50 per resource; worker-stacks adds its own); keys 1-128 and values 0-256 characters of letters, digits, spaces and _.:/=+-@; keys not starting with aws:, worker-stacks.io/ or kubernetes.io/cluster/. @default {}')),
+    .meta(
+      d(
+        'Tags on every resource of the stack: at most 45 (AWS takes 50 per resource; worker-stacks adds its own); keys 1-128 and values 0-256 characters of letters, digits, spaces and _.:/=+-@; keys not starting with aws:, worker-stacks.io/ or kubernetes.io/cluster/. @default {}',
+      ),
+    ),
 });
 
 export const ClusterMetadataSchema = z.strictObject({
   name: dnsLabel.meta(d('Cluster name; the stack is WorkerStack-<name>.')),
-  generation: intIn(0, Number.MAX_SAFE_INTEGER, 'generation').optional().meta(d('Bumped on every spec change by the store. @default 1')),
-  labels: LabelsSchema.optional().meta(d('Kubernetes labels; rollout policies select waves by them (e.g. ring: canary). @default {}')),
+  generation: intIn(0, Number.MAX_SAFE_INTEGER, 'generation')
+    .optional()
+    .meta(d('Bumped on every spec change by the store. @default 1')),
+  labels: LabelsSchema.optional().meta(
+    d('Kubernetes labels; rollout policies select waves by them (e.g. ring: canary). @default {}'),
+  ),
   annotations: z.record(z.string(), z.string()).optional().meta(d('Free-form annotations. @default {}')),
 });
 

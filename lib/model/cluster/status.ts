@@ -22,7 +22,10 @@ const d = (text: string) => ({ description: text });
 export const ConditionSchema = z.strictObject({
   type: z.enum(CONDITION_TYPES),
   status: z.enum(['True', 'False', 'Unknown']),
-  reason: z.string().regex(/^[A-Z][A-Za-z0-9]*$/).meta(d('CamelCase, machine-readable.')),
+  reason: z
+    .string()
+    .regex(/^[A-Z][A-Za-z0-9]*$/)
+    .meta(d('CamelCase, machine-readable.')),
   message: z.string().meta(d('For people: what happened and what to do.')),
   lastTransitionTime: z.string().meta(d('ISO 8601; changes only when status changes.')),
   observedGeneration: z.number().int().min(0),
@@ -32,15 +35,30 @@ export type Condition = z.output<typeof ConditionSchema>;
 
 export const ControllerBookkeepingSchema = z
   .strictObject({
-    inputsFingerprint: z.string().optional().meta(d('Fingerprint of the inputs (code, spec, config) last applied successfully.')),
+    inputsFingerprint: z
+      .string()
+      .optional()
+      .meta(d('Fingerprint of the inputs (code, spec, config) last applied successfully.')),
     appliedInputsKey: z
       .string()
       .optional()
-      .meta(d('Key of the object bytes, templates and code last applied: while it matches and the stack is settled, a pass skips everything.')),
+      .meta(
+        d(
+          'Key of the object bytes, templates and code last applied: while it matches and the stack is settled, a pass skips everything.',
+        ),
+      ),
     failures: z.number().int().min(0).optional().meta(d('Consecutive failed attempts of failedFingerprint.')),
-    failedFingerprint: z.string().optional().meta(d('Fingerprint of the inputs the failures were for (new inputs are tried at once).')),
+    failedFingerprint: z
+      .string()
+      .optional()
+      .meta(d('Fingerprint of the inputs the failures were for (new inputs are tried at once).')),
     retryAfter: z.string().optional().meta(d('Do not retry the same inputs before this time (ISO 8601).')),
-    recoveryAttempts: z.number().int().min(0).optional().meta(d('ContinueUpdateRollback / delete-and-recreate attempts for the current failure.')),
+    recoveryAttempts: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .meta(d('ContinueUpdateRollback / delete-and-recreate attempts for the current failure.')),
     executing: z
       .strictObject({
         fingerprint: z.string(),
@@ -50,34 +68,80 @@ export const ControllerBookkeepingSchema = z
       })
       .optional()
       .meta(d('The change set this reconciler executed and has not seen end yet.')),
-    configDigests: z.record(z.string(), z.string()).optional().meta(d('Short digest per file and unit of the live config, so a roll can say what changed.')),
+    configDigests: z
+      .record(z.string(), z.string())
+      .optional()
+      .meta(d('Short digest per file and unit of the live config, so a roll can say what changed.')),
     retryHandled: z.string().optional().meta(d('The last operator retry request acted on.')),
     appliedBy: z
       .strictObject({ version: z.string(), code: z.string() })
       .optional()
-      .meta(d('The release and template-code hash of the daemon that last executed a change set: an older daemon leaves the cluster alone.')),
-    cleanedFor: z.string().optional().meta(d('The live checksum the old config objects were last cleaned up for (clean-config-objects runs once per settled config).')),
+      .meta(
+        d(
+          'The release and template-code hash of the daemon that last executed a change set: an older daemon leaves the cluster alone.',
+        ),
+      ),
+    cleanedFor: z
+      .string()
+      .optional()
+      .meta(
+        d(
+          'The live checksum the old config objects were last cleaned up for (clean-config-objects runs once per settled config).',
+        ),
+      ),
   })
   .meta(d("The reconciler's bookkeeping; not needed to read where a cluster is."));
 
 export const ClusterStatusSchema = z.strictObject({
-  cloudConfigChecksum: z.string().optional().meta(d('SHA-256 of the node config live on the stack, as the stack itself reports it.')),
-  desiredChecksum: z.string().optional().meta(d('SHA-256 of the node config the object asks for, at observedGeneration.')),
-  observedGeneration: z.number().int().min(0).optional().meta(d('Generation of the spec this status was computed for.')),
+  cloudConfigChecksum: z
+    .string()
+    .optional()
+    .meta(d('SHA-256 of the node config live on the stack, as the stack itself reports it.')),
+  desiredChecksum: z
+    .string()
+    .optional()
+    .meta(d('SHA-256 of the node config the object asks for, at observedGeneration.')),
+  observedGeneration: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta(d('Generation of the spec this status was computed for.')),
   stackName: z.string().optional(),
   stackId: z.string().optional(),
   stackStatus: z.string().optional().meta(d('Last stack status seen.')),
-  stackLastUpdated: z.string().optional().meta(d("The stack's LastUpdatedTime when it was last seen settled on these inputs.")),
-  lastConfigChange: z.string().optional().meta(d('What changed in the config of the roll in progress or last applied.')),
+  stackLastUpdated: z
+    .string()
+    .optional()
+    .meta(d("The stack's LastUpdatedTime when it was last seen settled on these inputs.")),
+  lastConfigChange: z
+    .string()
+    .optional()
+    .meta(d('What changed in the config of the roll in progress or last applied.')),
   lastConfigChangeTime: z.string().optional().meta(d('When that roll started (ISO 8601).')),
   paused: z.boolean().optional().meta(d('spec.paused was seen: no AWS writes.')),
   rollout: z
     .strictObject({
       policy: z.string().optional().meta(d('The WorkerRolloutPolicy that governs this cluster.')),
       wave: z.string().optional().meta(d('Its wave in that policy.')),
-      stagedChecksum: z.string().optional().meta(d('A held config already published to S3 (staged), so a held cluster is not published again on every look.')),
-      heldSince: z.string().optional().meta(d('When its current roll was first held (ISO 8601): the start of its time in the wave.')),
-      appliedNodeKey: z.string().optional().meta(d('Digest of the node-replacing inputs besides the config (AMI, instance types, root volume, subnets) last applied.')),
+      stagedChecksum: z
+        .string()
+        .optional()
+        .meta(
+          d('A held config already published to S3 (staged), so a held cluster is not published again on every look.'),
+        ),
+      heldSince: z
+        .string()
+        .optional()
+        .meta(d('When its current roll was first held (ISO 8601): the start of its time in the wave.')),
+      appliedNodeKey: z
+        .string()
+        .optional()
+        .meta(
+          d(
+            'Digest of the node-replacing inputs besides the config (AMI, instance types, root volume, subnets) last applied.',
+          ),
+        ),
     })
     .optional()
     .meta(d('Where the cluster is in a fleet rollout (lib/engines/rollout).')),
@@ -106,14 +170,24 @@ export interface ConditionInput {
 }
 
 /** Sets one condition; keeps lastTransitionTime when the status did not change. Returns a new list, sorted by type. */
-export function setCondition(conditions: readonly Condition[], c: ConditionInput, generation: number, now: Date): Condition[] {
+export function setCondition(
+  conditions: readonly Condition[],
+  c: ConditionInput,
+  generation: number,
+  now: Date,
+): Condition[] {
   const old = conditions.find((x) => x.type === c.type);
   const lastTransitionTime = old && old.status === c.status ? old.lastTransitionTime : now.toISOString();
   const next: Condition = { ...c, lastTransitionTime, observedGeneration: generation };
   return [...conditions.filter((x) => x.type !== c.type), next].sort((a, b) => (a.type < b.type ? -1 : 1));
 }
 
-export function setConditions(conditions: readonly Condition[], cs: readonly ConditionInput[], generation: number, now: Date): Condition[] {
+export function setConditions(
+  conditions: readonly Condition[],
+  cs: readonly ConditionInput[],
+  generation: number,
+  now: Date,
+): Condition[] {
   return cs.reduce<Condition[]>((acc, c) => setCondition(acc, c, generation, now), [...conditions]);
 }
 

@@ -42,8 +42,13 @@ const ValueDeclarationSchema = z
     min: z.number().int().optional(),
     max: z.number().int().optional(),
   })
-  .refine((v) => !(v.required && v.default !== undefined), { message: 'a value is either required or has a default, not both' })
-  .refine((v) => v.keyPattern === undefined || v.type === 'map', { message: 'keyPattern is for a map value only', path: ['keyPattern'] });
+  .refine((v) => !(v.required && v.default !== undefined), {
+    message: 'a value is either required or has a default, not both',
+  })
+  .refine((v) => v.keyPattern === undefined || v.type === 'map', {
+    message: 'keyPattern is for a map value only',
+    path: ['keyPattern'],
+  });
 
 const DeclarationFileSchema = z.strictObject({ values: z.array(ValueDeclarationSchema).default([]) });
 
@@ -60,7 +65,11 @@ export interface TemplateValues {
 const cache = new Map<string, { mtimeMs: number; size: number; result: TemplateValues }>();
 
 /** Reads and checks one template's declaration. Never throws: a bad declaration comes back as problems. */
-export function templateValues(templatesDir: string, template: string, shownAs: string = path.join(path.basename(path.resolve(templatesDir)), template, VALUES_FILE)): TemplateValues {
+export function templateValues(
+  templatesDir: string,
+  template: string,
+  shownAs: string = path.join(path.basename(path.resolve(templatesDir)), template, VALUES_FILE),
+): TemplateValues {
   const file = path.join(templatesDir, template, VALUES_FILE);
   let stat: fs.Stats;
   try {
@@ -90,17 +99,34 @@ function readDeclaration(templatesDir: string, file: string, shown: string): Tem
     return { file: shown, values: [], problems: [`${shown}: YAML error: ${(e as Error).message.split('\n')[0]}`] };
   }
   const parsed = DeclarationFileSchema.safeParse(raw ?? {});
-  if (!parsed.success) return { file: shown, values: [], problems: parsed.error.issues.map((i) => `${shown}: ${i.path.join('.') || '(file)'}: ${i.message}`) };
+  if (!parsed.success)
+    return {
+      file: shown,
+      values: [],
+      problems: parsed.error.issues.map((i) => `${shown}: ${i.path.join('.') || '(file)'}: ${i.message}`),
+    };
   const problems: string[] = [];
   const seen = new Set<string>();
   parsed.data.values.forEach((v, i) => {
     const at = `${shown}: values.${i}`;
     if (seen.has(v.name)) problems.push(`${at}.name: ${v.name} is declared twice`);
     seen.add(v.name);
-    if (DERIVED_VALUES.includes(v.name)) problems.push(`${at}.name: ${v.name} is derived by worker-stacks, not taken from the cluster object`);
+    if (DERIVED_VALUES.includes(v.name))
+      problems.push(`${at}.name: ${v.name} is derived by worker-stacks, not taken from the cluster object`);
     // A core value is typed by the schema for every template; a declaration may describe it, never retype it.
-    if (CORE_VALUES.includes(v.name) && (v.default !== undefined || v.required || v.pattern || v.keyPattern || v.enum || v.min !== undefined || v.max !== undefined)) {
-      problems.push(`${at}: ${v.name} is typed by worker-stacks (README "Cluster object reference"); give only name, type and description`);
+    if (
+      CORE_VALUES.includes(v.name) &&
+      (v.default !== undefined ||
+        v.required ||
+        v.pattern ||
+        v.keyPattern ||
+        v.enum ||
+        v.min !== undefined ||
+        v.max !== undefined)
+    ) {
+      problems.push(
+        `${at}: ${v.name} is typed by worker-stacks (README "Cluster object reference"); give only name, type and description`,
+      );
     }
     for (const field of ['pattern', 'keyPattern'] as const) {
       const source = v[field];
@@ -109,13 +135,21 @@ function readDeclaration(templatesDir: string, file: string, shown: string): Tem
         compiled(source);
       } catch (e) {
         if (!(e instanceof PatternError)) throw e;
-        problems.push(`${at}.${field}: not a pattern worker-stacks matches (lib/model/cluster/bounded-regex.ts: linear time, the syntax RE2 and JavaScript share): ${e.message}`);
+        problems.push(
+          `${at}.${field}: not a pattern worker-stacks matches (lib/model/cluster/bounded-regex.ts: linear time, the syntax RE2 and JavaScript share): ${e.message}`,
+        );
       }
     }
     // Every string a template takes reaches a file on the node (a root shell script, TOML, YAML, a systemd unit):
     // the template says which strings it takes, so that no value can break out of the context it is written into.
-    if (!CORE_VALUES.includes(v.name) && v.pattern === undefined && (v.type === 'list' || v.type === 'map' || (v.type === 'string' && v.enum === undefined))) {
-      problems.push(`${at}: ${v.name} is a ${v.type}${v.type === 'string' ? '' : ' of strings'} without a pattern${v.type === 'string' ? ' or enum' : ''}; declare the characters it may hold (e.g. pattern: "[a-z0-9.-]{1,63}"), so that no value can inject into the file it is rendered into`);
+    if (
+      !CORE_VALUES.includes(v.name) &&
+      v.pattern === undefined &&
+      (v.type === 'list' || v.type === 'map' || (v.type === 'string' && v.enum === undefined))
+    ) {
+      problems.push(
+        `${at}: ${v.name} is a ${v.type}${v.type === 'string' ? '' : ' of strings'} without a pattern${v.type === 'string' ? ' or enum' : ''}; declare the characters it may hold (e.g. pattern: "[a-z0-9.-]{1,63}"), so that no value can inject into the file it is rendered into`,
+      );
     }
     if (v.default !== undefined) {
       const p = valueProblem(v, v.default);
@@ -125,33 +159,45 @@ function readDeclaration(templatesDir: string, file: string, shown: string): Tem
   return { file: shown, values: parsed.data.values, problems };
 }
 
-const typeOfValue = (v: unknown) => (Array.isArray(v) ? 'a list' : v === null ? 'empty (null)' : typeof v === 'object' ? 'a map' : `a ${typeof v}`);
+const typeOfValue = (v: unknown) =>
+  Array.isArray(v) ? 'a list' : v === null ? 'empty (null)' : typeof v === 'object' ? 'a map' : `a ${typeof v}`;
 
 /** What is wrong with one value under its declaration, in words, or undefined. */
 export function valueProblem(d: ValueDeclaration, v: unknown): string | undefined {
   const shown = typeof v === 'object' && v !== null ? '' : `${JSON.stringify(v)} `;
   switch (d.type) {
     case 'string':
-      if (typeof v !== 'string') return `${shown}is ${typeOfValue(v)}, expected a string${typeof v === 'number' ? ' (quote it in YAML)' : ''}`;
+      if (typeof v !== 'string')
+        return `${shown}is ${typeOfValue(v)}, expected a string${typeof v === 'number' ? ' (quote it in YAML)' : ''}`;
       return stringProblem(d, v) ?? enumProblem(d, v);
     case 'integer':
-      if (typeof v !== 'number' || !Number.isInteger(v)) return `${shown}is ${typeof v === 'number' ? 'not a whole number' : typeOfValue(v)}, expected a whole number${typeof v === 'string' ? ' (remove the quotes)' : ''}`;
-      if ((d.min !== undefined && v < d.min) || (d.max !== undefined && v > d.max)) return `${v} is outside ${d.min ?? '…'}-${d.max ?? '…'}`;
+      if (typeof v !== 'number' || !Number.isInteger(v))
+        return `${shown}is ${typeof v === 'number' ? 'not a whole number' : typeOfValue(v)}, expected a whole number${typeof v === 'string' ? ' (remove the quotes)' : ''}`;
+      if ((d.min !== undefined && v < d.min) || (d.max !== undefined && v > d.max))
+        return `${v} is outside ${d.min ?? '…'}-${d.max ?? '…'}`;
       break;
     case 'boolean':
       if (typeof v !== 'boolean') return `${shown}is ${typeOfValue(v)}, expected true or false`;
       break;
     case 'list':
-      if (!Array.isArray(v) || v.some((x) => typeof x === 'object' && x !== null)) return `is ${typeOfValue(v)}, expected a list of strings, numbers or booleans`;
+      if (!Array.isArray(v) || v.some((x) => typeof x === 'object' && x !== null))
+        return `is ${typeOfValue(v)}, expected a list of strings, numbers or booleans`;
       for (const [i, x] of v.entries()) {
         const p = typeof x === 'string' ? stringProblem(d, x) : undefined;
         if (p) return `item ${i}: ${p}`;
       }
       break;
     case 'map':
-      if (typeof v !== 'object' || v === null || Array.isArray(v) || Object.values(v).some((x) => typeof x === 'object' && x !== null)) return `is ${typeOfValue(v)}, expected a map of strings, numbers or booleans`;
+      if (
+        typeof v !== 'object' ||
+        v === null ||
+        Array.isArray(v) ||
+        Object.values(v).some((x) => typeof x === 'object' && x !== null)
+      )
+        return `is ${typeOfValue(v)}, expected a map of strings, numbers or booleans`;
       for (const [k, x] of Object.entries(v)) {
-        const p = stringProblem(d, k, d.keyPattern ?? d.pattern) ?? (typeof x === 'string' ? stringProblem(d, x) : undefined);
+        const p =
+          stringProblem(d, k, d.keyPattern ?? d.pattern) ?? (typeof x === 'string' ? stringProblem(d, x) : undefined);
         if (p) return `${JSON.stringify(k)}: ${p}`;
       }
       break;
@@ -160,7 +206,9 @@ export function valueProblem(d: ValueDeclaration, v: unknown): string | undefine
 }
 
 function enumProblem(d: ValueDeclaration, v: unknown): string | undefined {
-  return d.enum && !d.enum.some((e) => e === v) ? `${JSON.stringify(v)} is not allowed (expected one of ${d.enum.map((e) => JSON.stringify(e)).join(', ')})` : undefined;
+  return d.enum && !d.enum.some((e) => e === v)
+    ? `${JSON.stringify(v)} is not allowed (expected one of ${d.enum.map((e) => JSON.stringify(e)).join(', ')})`
+    : undefined;
 }
 
 const patterns = new Map<string, BoundedPattern>();
@@ -179,7 +227,8 @@ function compiled(source: string): BoundedPattern {
 function stringProblem(d: ValueDeclaration, v: string, pattern: string | undefined = d.pattern): string | undefined {
   if (v.length > MAX_VALUE_LENGTH) return `has ${v.length} characters, at most ${MAX_VALUE_LENGTH} allowed`;
   // eslint-disable-next-line no-control-regex -- the point: control characters are refused
-  if (/[\x00-\x1f\x7f-\x9f]/.test(v)) return `${JSON.stringify(v)} has a control character (a newline, tab, escape ...), which no template value may hold`;
+  if (/[\x00-\x1f\x7f-\x9f]/.test(v))
+    return `${JSON.stringify(v)} has a control character (a newline, tab, escape ...), which no template value may hold`;
   if (pattern === undefined) return undefined;
   let p: BoundedPattern;
   try {
@@ -198,8 +247,17 @@ type Found = { path: string; message: string };
  */
 export function templateValueProblems(rawValues: unknown, template: string, decl: TemplateValues): Found[] {
   const base = 'spec.cloudConfig.values';
-  if (decl.problems.length) return [{ path: 'spec.cloudConfig.template', message: `template ${template} has a bad value declaration: ${decl.problems.join('; ')}` }];
-  const values = rawValues && typeof rawValues === 'object' && !Array.isArray(rawValues) ? (rawValues as Record<string, unknown>) : {};
+  if (decl.problems.length)
+    return [
+      {
+        path: 'spec.cloudConfig.template',
+        message: `template ${template} has a bad value declaration: ${decl.problems.join('; ')}`,
+      },
+    ];
+  const values =
+    rawValues && typeof rawValues === 'object' && !Array.isArray(rawValues)
+      ? (rawValues as Record<string, unknown>)
+      : {};
   const declared = new Map(decl.values.map((d) => [d.name, d]));
   const out: Found[] = [];
   const key = (k: string) => (/^[A-Za-z_$][\w$]*$/.test(k) ? `${base}.${k}` : `${base}[${JSON.stringify(k)}]`);
@@ -208,7 +266,10 @@ export function templateValueProblems(rawValues: unknown, template: string, decl
     const d = declared.get(k);
     if (!d) {
       const takes = decl.values.filter((x) => !CORE_VALUES.includes(x.name)).map((x) => x.name);
-      out.push({ path: key(k), message: `unknown value: template ${template} does not declare it (${takes.length ? `it also takes ${takes.join(', ')}` : 'it takes only the values every template takes'}; see README "Cluster object reference")` });
+      out.push({
+        path: key(k),
+        message: `unknown value: template ${template} does not declare it (${takes.length ? `it also takes ${takes.join(', ')}` : 'it takes only the values every template takes'}; see README "Cluster object reference")`,
+      });
       continue;
     }
     const p = valueProblem(d, values[k]);
@@ -216,7 +277,10 @@ export function templateValueProblems(rawValues: unknown, template: string, decl
   }
   for (const d of decl.values) {
     if (d.required && !CORE_VALUES.includes(d.name) && values[d.name] === undefined) {
-      out.push({ path: key(d.name), message: `required field is missing (template ${template} needs it: ${d.description})` });
+      out.push({
+        path: key(d.name),
+        message: `required field is missing (template ${template} needs it: ${d.description})`,
+      });
     }
   }
   return out;

@@ -15,7 +15,8 @@ const STRING_MARKERS = /\$\{Token\[|#\{Token\[|-1\.\d{10,16}e\+289/;
 /** CDK's number tokens: a float64 whose upper 16 bits are these (createTokenDouble). */
 const DOUBLE_MARKER_BITS = 0xfbff;
 
-export const TOKEN_RULE = 'synthesis would resolve it into a CloudFormation expression (or fail without naming this file); write the literal value';
+export const TOKEN_RULE =
+  'synthesis would resolve it into a CloudFormation expression (or fail without naming this file); write the literal value';
 
 export function tokenShape(v: unknown): string | undefined {
   if (typeof v === 'string') {

@@ -33,13 +33,24 @@ function typeName(v: unknown): string {
   return Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
-const EXPECTED: Record<string, string> = { object: 'an object', array: 'a list', string: 'a string', number: 'a number', boolean: 'true or false', record: 'a map' };
+const EXPECTED: Record<string, string> = {
+  object: 'an object',
+  array: 'a list',
+  string: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+  record: 'a map',
+};
 
 /** One zod issue as the problems a user reads (file: field path: rule). */
 export function issueToProblems(file: string, issue: z.core.$ZodIssue): Problem[] {
   const at = formatPath(issue.path);
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((k) => ({ file, path: formatPath([...issue.path, k]), message: 'unknown field (check the spelling against the README reference)' }));
+    return issue.keys.map((k) => ({
+      file,
+      path: formatPath([...issue.path, k]),
+      message: 'unknown field (check the spelling against the README reference)',
+    }));
   }
   if (issue.code === 'invalid_type' && issue.input === undefined) {
     return [{ file, path: at, message: `required field is missing (expected ${issue.expected})` }];
@@ -47,28 +58,59 @@ export function issueToProblems(file: string, issue: z.core.$ZodIssue): Problem[
   if (issue.code === 'invalid_type') {
     // e.g. `port: "443"` (quoted in YAML) or `account: 111111111111` (unquoted): name the value and what was expected.
     const expected = EXPECTED[issue.expected] ?? issue.expected;
-    const hint = issue.expected === 'number' && typeof issue.input === 'string' ? ' (remove the quotes)' : issue.expected === 'string' && typeof issue.input === 'number' ? ' (quote it in YAML)' : '';
+    const hint =
+      issue.expected === 'number' && typeof issue.input === 'string'
+        ? ' (remove the quotes)'
+        : issue.expected === 'string' && typeof issue.input === 'number'
+          ? ' (quote it in YAML)'
+          : '';
     if (issue.input === null) return [{ file, path: at, message: `is empty (null), expected ${expected}` }];
     // A scalar is shown as written (`"443"`); a list or map only by its kind.
-    const value = typeof issue.input === 'object' ? '' : `${issue.input === undefined ? 'undefined' : JSON.stringify(issue.input)} `;
+    const value =
+      typeof issue.input === 'object'
+        ? ''
+        : `${issue.input === undefined ? 'undefined' : JSON.stringify(issue.input)} `;
     return [{ file, path: at, message: `${value}is ${typeName(issue.input)}, expected ${expected}${hint}` }];
   }
   if (issue.code === 'invalid_value' && issue.input !== undefined) {
-    return [{ file, path: at, message: `${JSON.stringify(issue.input)} is not allowed (expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')})` }];
+    return [
+      {
+        file,
+        path: at,
+        message: `${JSON.stringify(issue.input)} is not allowed (expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')})`,
+      },
+    ];
   }
   if (issue.code === 'invalid_key') {
     // A record key broke its rule; the inner issue carries the rule and the key.
-    return issue.issues.map((inner) => ({ file, path: at, message: inner.code === 'custom' ? inner.message : `key ${JSON.stringify(issue.input)}: ${inner.message}` }));
+    return issue.issues.map((inner) => ({
+      file,
+      path: at,
+      message: inner.code === 'custom' ? inner.message : `key ${JSON.stringify(issue.input)}: ${inner.message}`,
+    }));
   }
-  if ((issue.code === 'too_small' || issue.code === 'too_big') && (issue.origin === 'array' || issue.origin === 'string')) {
-    const limit = issue.code === 'too_small' ? `at least ${issue.minimum} required` : `at most ${issue.maximum} allowed`;
+  if (
+    (issue.code === 'too_small' || issue.code === 'too_big') &&
+    (issue.origin === 'array' || issue.origin === 'string')
+  ) {
+    const limit =
+      issue.code === 'too_small' ? `at least ${issue.minimum} required` : `at most ${issue.maximum} allowed`;
     const unit = issue.origin === 'array' ? 'item' : 'character';
     const len = (issue.input as { length?: number } | undefined)?.length;
-    const value = issue.origin === 'string' && typeof issue.input === 'string' && issue.input.length <= 40 ? `${JSON.stringify(issue.input)} has` : 'has';
+    const value =
+      issue.origin === 'string' && typeof issue.input === 'string' && issue.input.length <= 40
+        ? `${JSON.stringify(issue.input)} has`
+        : 'has';
     return [{ file, path: at, message: `${value} ${len ?? '?'} ${unit}${len === 1 ? '' : 's'}, ${limit}` }];
   }
   if (issue.code === 'invalid_format' && issue.input !== undefined) {
-    return [{ file, path: at, message: `${JSON.stringify(issue.input)} is not a valid ${issue.format === 'ipv4' ? 'IPv4 address' : issue.format}` }];
+    return [
+      {
+        file,
+        path: at,
+        message: `${JSON.stringify(issue.input)} is not a valid ${issue.format === 'ipv4' ? 'IPv4 address' : issue.format}`,
+      },
+    ];
   }
   return [{ file, path: at, message: issue.message }];
 }
@@ -85,15 +127,24 @@ export function validateCluster(raw: unknown, ctx: ValidationContext): Validatio
   problems.push(...crossFieldProblems(raw, ctx.templates).map((p) => ({ file: ctx.file, ...p })));
 
   // The chosen template's own values, against its declaration (only for a template that exists).
-  const cloudConfig = (raw as { spec?: { cloudConfig?: { template?: unknown; values?: unknown } } } | undefined)?.spec?.cloudConfig;
-  const template = typeof cloudConfig?.template === 'string' && ctx.templates.has(cloudConfig.template) ? cloudConfig.template : undefined;
+  const cloudConfig = (raw as { spec?: { cloudConfig?: { template?: unknown; values?: unknown } } } | undefined)?.spec
+    ?.cloudConfig;
+  const template =
+    typeof cloudConfig?.template === 'string' && ctx.templates.has(cloudConfig.template)
+      ? cloudConfig.template
+      : undefined;
   const decl = template === undefined ? undefined : templateValues(templatesDirOf(ctx), template);
-  if (template !== undefined && decl) problems.push(...templateValueProblems(cloudConfig?.values, template, decl).map((p) => ({ file: ctx.file, ...p })));
+  if (template !== undefined && decl)
+    problems.push(...templateValueProblems(cloudConfig?.values, template, decl).map((p) => ({ file: ctx.file, ...p })));
 
   const expectedName = path.basename(ctx.file).replace(/\.ya?ml$/, '');
   const name = (raw as { metadata?: { name?: unknown } } | undefined)?.metadata?.name;
   if (/\.ya?ml$/.test(ctx.file) && typeof name === 'string' && name !== expectedName) {
-    problems.push({ file: ctx.file, path: 'metadata.name', message: `${JSON.stringify(name)} must match the file name (${expectedName})` });
+    problems.push({
+      file: ctx.file,
+      path: 'metadata.name',
+      message: `${JSON.stringify(name)} must match the file name (${expectedName})`,
+    });
   }
 
   const unique = dedupe(problems).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

@@ -95,13 +95,18 @@ export interface CloudFormationPort {
 }
 
 export const isInProgress = (status: string) => status.endsWith('_IN_PROGRESS');
-export const isComplete = (status: string) => status === 'CREATE_COMPLETE' || status === 'UPDATE_COMPLETE' || status === 'IMPORT_COMPLETE';
+export const isComplete = (status: string) =>
+  status === 'CREATE_COMPLETE' || status === 'UPDATE_COMPLETE' || status === 'IMPORT_COMPLETE';
 /** Stable, but the last operation did not apply: the previous template (and checksum) is live. */
-export const isRolledBack = (status: string) => status === 'UPDATE_ROLLBACK_COMPLETE' || status === 'IMPORT_ROLLBACK_COMPLETE';
+export const isRolledBack = (status: string) =>
+  status === 'UPDATE_ROLLBACK_COMPLETE' || status === 'IMPORT_ROLLBACK_COMPLETE';
 
 /** The first failing resource of an operation, from its events: what an operator needs to read. */
 export function firstFailure(events: readonly StackEvent[]): StackEvent | undefined {
-  return events.find((e) => /_FAILED$/.test(e.status) && e.reason && !/cancelled/i.test(e.reason)) ?? events.find((e) => /_FAILED$/.test(e.status));
+  return (
+    events.find((e) => /_FAILED$/.test(e.status) && e.reason && !/cancelled/i.test(e.reason)) ??
+    events.find((e) => /_FAILED$/.test(e.status))
+  );
 }
 
 /** Every CloudFormation stack status that means an operation is under way (ListStacks' StackStatusFilter). */

@@ -94,7 +94,8 @@ export class DeployerCredentials {
     const c = this.cache.get(arn) ?? {};
     this.cache.set(arn, c);
     const value = c.value;
-    if (value?.expiration && value.expiration.getTime() - this.now() > (this.opts.refreshBeforeMs ?? 10 * 60_000)) return Promise.resolve(value);
+    if (value?.expiration && value.expiration.getTime() - this.now() > (this.opts.refreshBeforeMs ?? 10 * 60_000))
+      return Promise.resolve(value);
     c.pending ??= this.assume(arn, account, region).then(
       (value) => {
         c.value = value;
@@ -122,8 +123,15 @@ export class DeployerCredentials {
         }),
       );
       const c = r.Credentials;
-      if (!c?.AccessKeyId || !c.SecretAccessKey) throw new Error(`STS answered AssumeRole of ${arn} without credentials`);
-      return { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken, expiration: c.Expiration, accountId: account };
+      if (!c?.AccessKeyId || !c.SecretAccessKey)
+        throw new Error(`STS answered AssumeRole of ${arn} without credentials`);
+      return {
+        accessKeyId: c.AccessKeyId,
+        secretAccessKey: c.SecretAccessKey,
+        sessionToken: c.SessionToken,
+        expiration: c.Expiration,
+        accountId: account,
+      };
     } catch (e) {
       throw new AssumeRoleError(account, region, arn, e);
     }

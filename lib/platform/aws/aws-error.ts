@@ -18,11 +18,18 @@ export function describeAwsError(e: unknown): string | undefined {
   if (!e || typeof e !== 'object') return undefined;
   // Already said in our words (the bucket, the owner, the bootstrap command); its cause is the S3 error.
   if (e instanceof ConfigBucketError) return e.message;
-  const err = e as { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number; requestId?: string } };
+  const err = e as {
+    name?: string;
+    message?: string;
+    code?: string;
+    $metadata?: { httpStatusCode?: number; requestId?: string };
+  };
   const network = ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN'].includes(String(err.code));
   const credentials = err.name === 'CredentialsProviderError' || /credential/i.test(String(err.name));
   if (!err.$metadata && !network && !credentials) return undefined;
-  const status = err.$metadata?.httpStatusCode ? ` (HTTP ${err.$metadata.httpStatusCode}${err.$metadata.requestId ? `, request ${err.$metadata.requestId}` : ''})` : '';
+  const status = err.$metadata?.httpStatusCode
+    ? ` (HTTP ${err.$metadata.httpStatusCode}${err.$metadata.requestId ? `, request ${err.$metadata.requestId}` : ''})`
+    : '';
   const fix = credentials
     ? 'provide credentials the usual way (AWS_PROFILE, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, SSO, an instance role)'
     : network

@@ -43,7 +43,10 @@ export function awsTimeouts(env: NodeJS.ProcessEnv = process.env): AwsTimeouts {
   const seconds = (name: string, fallbackMs: number): number => {
     const v = env[name];
     if (v === undefined || v === '') return fallbackMs;
-    if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 0) throw new UsageError(`${name}=${v} is not a number of seconds greater than 0`, { hint: `set ${name} to a number of seconds (for example 30), or unset it for the default` });
+    if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 0)
+      throw new UsageError(`${name}=${v} is not a number of seconds greater than 0`, {
+        hint: `set ${name} to a number of seconds (for example 30), or unset it for the default`,
+      });
     return Math.round(Number(v) * 1000);
   };
   return {
@@ -59,10 +62,23 @@ export function awsTimeouts(env: NodeJS.ProcessEnv = process.env): AwsTimeouts {
  * warnings, which the daemon logs as JSON lines (lib/engines/reconciler/runtime/process-warnings.ts) and a CLI command prints as Node does.
  */
 export function requestHandlerOptions(t: AwsTimeouts = awsTimeouts()) {
-  return { connectionTimeout: t.connectionTimeoutMs, requestTimeout: t.requestTimeoutMs, throwOnRequestTimeout: true, logger: HANDLER_LOGGER };
+  return {
+    connectionTimeout: t.connectionTimeoutMs,
+    requestTimeout: t.requestTimeoutMs,
+    throwOnRequestTimeout: true,
+    logger: HANDLER_LOGGER,
+  };
 }
 
-const warn = (...content: unknown[]) => process.emitWarning(content.map(String).join(' ').replace(/\s*\n\s*/g, ' ').trim(), 'AwsSdkWarning');
+const warn = (...content: unknown[]) =>
+  process.emitWarning(
+    content
+      .map(String)
+      .join(' ')
+      .replace(/\s*\n\s*/g, ' ')
+      .trim(),
+    'AwsSdkWarning',
+  );
 const HANDLER_LOGGER = { trace: () => undefined, debug: () => undefined, info: () => undefined, warn, error: warn };
 
 /**
@@ -82,7 +98,8 @@ export function awsClients(opts: AwsClientOptions) {
     ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
     ...(opts.credentials ? { credentials: opts.credentials } : {}),
   };
-  const expiry = <C extends CloudFormationClient | S3Client | STSClient>(c: C): C => (opts.onExpiredSession ? onExpiredSession(c, opts.onExpiredSession) : c);
+  const expiry = <C extends CloudFormationClient | S3Client | STSClient>(c: C): C =>
+    opts.onExpiredSession ? onExpiredSession(c, opts.onExpiredSession) : c;
   return {
     cloudFormation: expiry(new CloudFormationClient(common)),
     s3: expiry(withExpectedBucketOwner(new S3Client({ ...common, forcePathStyle: opts.s3ForcePathStyle ?? false }))),
@@ -99,7 +116,10 @@ export function withExpectedBucketOwner(s3: S3Client): S3Client {
   s3.middlewareStack.add(
     (next) => async (args) => {
       const input = args.input as { Bucket?: unknown; ExpectedBucketOwner?: string };
-      const owner = typeof input.Bucket === 'string' && input.ExpectedBucketOwner === undefined ? configBucketOwner(input.Bucket) : undefined;
+      const owner =
+        typeof input.Bucket === 'string' && input.ExpectedBucketOwner === undefined
+          ? configBucketOwner(input.Bucket)
+          : undefined;
       return next(owner ? { ...args, input: { ...args.input, ExpectedBucketOwner: owner } } : args);
     },
     { step: 'initialize', name: 'workerStacksExpectedBucketOwner' },

@@ -26,14 +26,28 @@ export interface AssetPublisher {
 
 /** The file assets of a `<stack>.assets.json`, as the CDK writes it (the cloud assembly's asset manifest schema). */
 interface FileAssetManifest {
-  readonly files?: Readonly<Record<string, { readonly source: { readonly path: string }; readonly destinations: Readonly<Record<string, { readonly bucketName: string; readonly objectKey: string }>> }>>;
+  readonly files?: Readonly<
+    Record<
+      string,
+      {
+        readonly source: { readonly path: string };
+        readonly destinations: Readonly<Record<string, { readonly bucketName: string; readonly objectKey: string }>>;
+      }
+    >
+  >;
 }
 
 /** Reads `<stack>.assets.json` of a cloud assembly. */
 export function fileAssetsOf(assemblyDir: string, stackArtifactId: string): FileAsset[] {
-  const manifest = JSON.parse(fs.readFileSync(path.join(assemblyDir, `${stackArtifactId}.assets.json`), 'utf8')) as FileAssetManifest;
+  const manifest = JSON.parse(
+    fs.readFileSync(path.join(assemblyDir, `${stackArtifactId}.assets.json`), 'utf8'),
+  ) as FileAssetManifest;
   return Object.values(manifest.files ?? {}).flatMap((f) =>
-    Object.values(f.destinations).map((d) => ({ sourcePath: path.join(assemblyDir, f.source.path), bucketName: d.bucketName, objectKey: d.objectKey })),
+    Object.values(f.destinations).map((d) => ({
+      sourcePath: path.join(assemblyDir, f.source.path),
+      bucketName: d.bucketName,
+      objectKey: d.objectKey,
+    })),
   );
 }
 
@@ -52,7 +66,9 @@ export function configBucketOwner(bucketName: string): string | undefined {
 /** The command that makes the account's own config bucket. */
 export function bootstrapCommand(bucketName: string): string {
   const m = CONFIG_BUCKET.exec(bucketName);
-  return m ? `worker-stacks bootstrap --region ${m[2]} (or npx cdk deploy WorkerStacks-Bootstrap-${m[1]}-${m[2]}) with credentials of account ${m[1]}` : 'worker-stacks bootstrap';
+  return m
+    ? `worker-stacks bootstrap --region ${m[2]} (or npx cdk deploy WorkerStacks-Bootstrap-${m[1]}-${m[2]}) with credentials of account ${m[1]}`
+    : 'worker-stacks bootstrap';
 }
 
 /**
@@ -63,9 +79,13 @@ export function bootstrapCommand(bucketName: string): string {
 export function expectedBucketOwner(bucketName: string, objectKey?: string): string {
   const owner = configBucketOwner(bucketName);
   if (!owner) {
-    throw new ConfigBucketError(bucketName, `${objectKey ? `s3://${bucketName}/${objectKey}` : `s3://${bucketName}`}: not a config bucket (worker-stacks-config-<account>-<region>), so its owner cannot be checked; nothing was uploaded`, {
-      hint: 'publish through a worker stack or bootstrap stack of this version, whose assets go to the config bucket of their account and region',
-    });
+    throw new ConfigBucketError(
+      bucketName,
+      `${objectKey ? `s3://${bucketName}/${objectKey}` : `s3://${bucketName}`}: not a config bucket (worker-stacks-config-<account>-<region>), so its owner cannot be checked; nothing was uploaded`,
+      {
+        hint: 'publish through a worker stack or bootstrap stack of this version, whose assets go to the config bucket of their account and region',
+      },
+    );
   }
   return owner;
 }
@@ -80,16 +100,24 @@ export function configBucketFailure(e: unknown, bucketName: string, operation: s
   const owner = configBucketOwner(bucketName);
   const status = err.$metadata?.httpStatusCode;
   if (status === 403 || err.name === 'AccessDenied' || err.name === 'Forbidden') {
-    return new ConfigBucketError(bucketName, `s3://${bucketName}: S3 refused ${operation} (HTTP 403) with ExpectedBucketOwner=${owner}: the bucket belongs to another account, or these credentials may not use it; nothing was uploaded`, {
-      cause: e,
-      hint: `run ${bootstrapCommand(bucketName)}: it creates the account's own bucket, or fails if another account holds the name (then that bucket must be removed, or the name freed, before clusters of ${owner} can deploy); if the bucket is the account's own, grant these credentials ${permission} on it`,
-    });
+    return new ConfigBucketError(
+      bucketName,
+      `s3://${bucketName}: S3 refused ${operation} (HTTP 403) with ExpectedBucketOwner=${owner}: the bucket belongs to another account, or these credentials may not use it; nothing was uploaded`,
+      {
+        cause: e,
+        hint: `run ${bootstrapCommand(bucketName)}: it creates the account's own bucket, or fails if another account holds the name (then that bucket must be removed, or the name freed, before clusters of ${owner} can deploy); if the bucket is the account's own, grant these credentials ${permission} on it`,
+      },
+    );
   }
   if (err.name === 'NoSuchBucket') {
-    return new ConfigBucketError(bucketName, `s3://${bucketName} does not exist: account ${owner} is not bootstrapped in this region; nothing was uploaded`, {
-      cause: e,
-      hint: `run ${bootstrapCommand(bucketName)}, then run this command again`,
-    });
+    return new ConfigBucketError(
+      bucketName,
+      `s3://${bucketName} does not exist: account ${owner} is not bootstrapped in this region; nothing was uploaded`,
+      {
+        cause: e,
+        hint: `run ${bootstrapCommand(bucketName)}, then run this command again`,
+      },
+    );
   }
   return e;
 }

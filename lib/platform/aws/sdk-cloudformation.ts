@@ -23,7 +23,16 @@ import {
 } from '@aws-sdk/client-cloudformation';
 import { WorkerStacksError } from '../../core/errors';
 import { errorField } from './aws-error';
-import { ChangeSetInfo, ChangeSetRequest, CloudFormationPort, IN_PROGRESS_STATUSES, isInProgress, StackEvent, StackSummary, WaitOptions } from '../../model/ports/cloudformation-port';
+import {
+  ChangeSetInfo,
+  ChangeSetRequest,
+  CloudFormationPort,
+  IN_PROGRESS_STATUSES,
+  isInProgress,
+  StackEvent,
+  StackSummary,
+  WaitOptions,
+} from '../../model/ports/cloudformation-port';
 
 export interface SdkCloudFormationProps {
   readonly client: CloudFormationClient;
@@ -52,13 +61,22 @@ function summary(s: Stack): StackSummary {
     id: answered(s.StackId, 'a stack id'),
     status: String(s.StackStatus),
     statusReason: s.StackStatusReason,
-    outputs: Object.fromEntries((s.Outputs ?? []).flatMap((o) => (o.OutputKey === undefined ? [] : [[o.OutputKey, o.OutputValue ?? '']]))),
+    outputs: Object.fromEntries(
+      (s.Outputs ?? []).flatMap((o) => (o.OutputKey === undefined ? [] : [[o.OutputKey, o.OutputValue ?? '']])),
+    ),
     lastUpdated: s.LastUpdatedTime?.toISOString(),
   };
 }
 
 function toEvent(e: StackEventShape): StackEvent {
-  return { id: answered(e.EventId, 'an event id'), timestamp: e.Timestamp ?? new Date(0), logicalId: e.LogicalResourceId ?? '', resourceType: e.ResourceType ?? '', status: String(e.ResourceStatus), reason: e.ResourceStatusReason };
+  return {
+    id: answered(e.EventId, 'an event id'),
+    timestamp: e.Timestamp ?? new Date(0),
+    logicalId: e.LogicalResourceId ?? '',
+    resourceType: e.ResourceType ?? '',
+    status: String(e.ResourceStatus),
+    reason: e.ResourceStatusReason,
+  };
 }
 
 /** CloudFormation through the AWS SDK, waiting with the SDK's own waiters. */
@@ -89,10 +107,20 @@ export class SdkCloudFormation implements CloudFormationPort {
 
   public async listStacksInProgress(): Promise<Map<string, StackSummary>> {
     const out = new Map<string, StackSummary>();
-    for await (const page of paginateListStacks({ client: this.client }, { StackStatusFilter: [...IN_PROGRESS_STATUSES] })) {
+    for await (const page of paginateListStacks(
+      { client: this.client },
+      { StackStatusFilter: [...IN_PROGRESS_STATUSES] },
+    )) {
       for (const s of page.StackSummaries ?? []) {
         const name = answered(s.StackName, 'a stack name');
-        out.set(name, { name, id: answered(s.StackId, 'a stack id'), status: String(s.StackStatus), statusReason: s.StackStatusReason, outputs: {}, lastUpdated: s.LastUpdatedTime?.toISOString() });
+        out.set(name, {
+          name,
+          id: answered(s.StackId, 'a stack id'),
+          status: String(s.StackStatus),
+          statusReason: s.StackStatusReason,
+          outputs: {},
+          lastUpdated: s.LastUpdatedTime?.toISOString(),
+        });
       }
     }
     return out;
@@ -126,7 +154,10 @@ export class SdkCloudFormation implements CloudFormationPort {
         // Sent on every change set, empty too: CloudFormation keeps a stack's last RollbackConfiguration when a request
         // leaves it out, so alarms removed from the object would otherwise go on rolling the stack back.
         RollbackConfiguration: {
-          RollbackTriggers: (req.rollbackConfiguration?.alarmArns ?? []).map((Arn) => ({ Arn, Type: 'AWS::CloudWatch::Alarm' })),
+          RollbackTriggers: (req.rollbackConfiguration?.alarmArns ?? []).map((Arn) => ({
+            Arn,
+            Type: 'AWS::CloudWatch::Alarm',
+          })),
           MonitoringTimeInMinutes: req.rollbackConfiguration?.monitoringTimeMinutes ?? 0,
         },
       }),
@@ -136,7 +167,9 @@ export class SdkCloudFormation implements CloudFormationPort {
 
   public async describeChangeSet(stackName: string, changeSetName: string): Promise<ChangeSetInfo | undefined> {
     try {
-      const r = await this.client.send(new DescribeChangeSetCommand({ StackName: stackName, ChangeSetName: changeSetName }));
+      const r = await this.client.send(
+        new DescribeChangeSetCommand({ StackName: stackName, ChangeSetName: changeSetName }),
+      );
       return {
         id: answered(r.ChangeSetId, 'a change set id'),
         name: r.ChangeSetName ?? changeSetName,
@@ -154,7 +187,12 @@ export class SdkCloudFormation implements CloudFormationPort {
   public async waitForChangeSet(stackName: string, changeSetName: string, timeoutMs: number): Promise<ChangeSetInfo> {
     // The waiter fails on FAILED, which includes "no changes": the description says which.
     await waitUntilChangeSetCreateComplete(
-      { client: this.client, maxWaitTime: Math.ceil(timeoutMs / 1000), minDelay: this.delay.min, maxDelay: this.delay.max },
+      {
+        client: this.client,
+        maxWaitTime: Math.ceil(timeoutMs / 1000),
+        minDelay: this.delay.min,
+        maxDelay: this.delay.max,
+      },
       { StackName: stackName, ChangeSetName: changeSetName },
     ).catch(() => undefined);
     const info = await this.describeChangeSet(stackName, changeSetName);
@@ -163,7 +201,13 @@ export class SdkCloudFormation implements CloudFormationPort {
   }
 
   public async executeChangeSet(stackName: string, changeSetName: string, clientToken: string): Promise<void> {
-    await this.client.send(new ExecuteChangeSetCommand({ StackName: stackName, ChangeSetName: changeSetName, ClientRequestToken: clientToken }));
+    await this.client.send(
+      new ExecuteChangeSetCommand({
+        StackName: stackName,
+        ChangeSetName: changeSetName,
+        ClientRequestToken: clientToken,
+      }),
+    );
   }
 
   public async deleteChangeSet(stackName: string, changeSetName: string): Promise<void> {
@@ -192,7 +236,12 @@ export class SdkCloudFormation implements CloudFormationPort {
     for await (const page of paginateDescribeStackEvents({ client: this.client }, { StackName: stackName })) {
       for (const e of page.StackEvents ?? []) {
         events.push(toEvent(e));
-        if (e.LogicalResourceId === e.StackName && e.ResourceStatusReason === 'User Initiated' && /_IN_PROGRESS$/.test(String(e.ResourceStatus))) return events.reverse();
+        if (
+          e.LogicalResourceId === e.StackName &&
+          e.ResourceStatusReason === 'User Initiated' &&
+          /_IN_PROGRESS$/.test(String(e.ResourceStatus))
+        )
+          return events.reverse();
       }
     }
     return events.reverse();
@@ -200,7 +249,8 @@ export class SdkCloudFormation implements CloudFormationPort {
 
   public async getTemplate(stackName: string): Promise<string | undefined> {
     // A client stubbed for a test (aws-sdk-client-mock) answers undefined to a command it was not told about.
-    const r = (await this.client.send(new GetTemplateCommand({ StackName: stackName, TemplateStage: 'Original' }))) as GetTemplateCommandOutput | undefined;
+    const r = (await this.client.send(new GetTemplateCommand({ StackName: stackName, TemplateStage: 'Original' }))) as
+      GetTemplateCommandOutput | undefined;
     return r?.TemplateBody;
   }
 
@@ -208,15 +258,29 @@ export class SdkCloudFormation implements CloudFormationPort {
     const deadline = Date.now() + opts.timeoutMs;
     let current = await this.describeStack(stackName);
     let lastEvent = opts.onEvent ? (await this.stackEvents(stackName)).at(-1)?.id : undefined;
-    const aborted = new Promise<void>((r) => (opts.signal?.aborted ? r() : opts.signal?.addEventListener('abort', () => r(), { once: true })));
-    while (current && isInProgress(current.status) && current.status !== 'REVIEW_IN_PROGRESS' && Date.now() < deadline && !opts.signal?.aborted) {
+    const aborted = new Promise<void>((r) =>
+      opts.signal?.aborted ? r() : opts.signal?.addEventListener('abort', () => r(), { once: true }),
+    );
+    while (
+      current &&
+      isInProgress(current.status) &&
+      current.status !== 'REVIEW_IN_PROGRESS' &&
+      Date.now() < deadline &&
+      !opts.signal?.aborted
+    ) {
       // A waiter stops early (TIMEOUT) when its next delay would pass its maxWaitTime, and refuses a maxWaitTime not above
       // minDelay: with less time than that left, sleep to the deadline and look once more, instead of starting waiters in a tight loop.
       const remainingSeconds = Math.floor((deadline - Date.now()) / 1000);
       const waiting: Promise<unknown> =
         remainingSeconds > this.delay.min
           ? this.waiterFor(current.status)(
-              { client: this.client, maxWaitTime: remainingSeconds, minDelay: this.delay.min, maxDelay: this.delay.max, abortSignal: opts.signal },
+              {
+                client: this.client,
+                maxWaitTime: remainingSeconds,
+                minDelay: this.delay.min,
+                maxDelay: this.delay.max,
+                abortSignal: opts.signal,
+              },
               { StackName: current.id },
             ).catch(() => undefined)
           : Promise.race([aborted, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())))]);
@@ -240,11 +304,19 @@ export class SdkCloudFormation implements CloudFormationPort {
   }
 
   public async deleteStack(stackName: string, clientToken: string): Promise<void> {
-    await this.client.send(new DeleteStackCommand({ StackName: stackName, ClientRequestToken: clientToken, RoleARN: this.roleArn }));
+    await this.client.send(
+      new DeleteStackCommand({ StackName: stackName, ClientRequestToken: clientToken, RoleARN: this.roleArn }),
+    );
   }
 
   public async continueUpdateRollback(stackName: string, clientToken: string): Promise<void> {
-    await this.client.send(new ContinueUpdateRollbackCommand({ StackName: stackName, ClientRequestToken: clientToken, RoleARN: this.roleArn }));
+    await this.client.send(
+      new ContinueUpdateRollbackCommand({
+        StackName: stackName,
+        ClientRequestToken: clientToken,
+        RoleARN: this.roleArn,
+      }),
+    );
   }
 
   private waiterFor(status: string) {

@@ -13,7 +13,13 @@ export interface PlacedValidation extends Validation {
 }
 
 /** A rule placed at `at`, with a fixed message (`text`) or a CEL one (`expr`). */
-export const v = (at: string, rule: string, message: { text: string } | { expr: string }, fieldPath?: string, reason?: Validation['reason']): PlacedValidation => ({
+export const v = (
+  at: string,
+  rule: string,
+  message: { text: string } | { expr: string },
+  fieldPath?: string,
+  reason?: Validation['reason'],
+): PlacedValidation => ({
   at,
   rule,
   ...('text' in message ? { message: message.text } : { messageExpression: message.expr }),
@@ -37,12 +43,25 @@ export const bound = (name: string, value: string, body: string) => `[${value}].
  * The keys are derived once (`bind`), then compared as plain values: comparing the items field by field inside the
  * n² loop read each field n times per item, most of edge-ap1's admission cost (bench/RESULTS.md "Admission cost").
  */
-export function unique(at: string, key: ((a: string) => string) | 'scalar', item: string, why: string): PlacedValidation {
+export function unique(
+  at: string,
+  key: ((a: string) => string) | 'scalar',
+  item: string,
+  why: string,
+): PlacedValidation {
   const keys = key === 'scalar' ? 'self' : `self.map(a, ${key('a')})`;
   const rule = (ks: string) => `${ks}.all(k, ${ks}.exists_one(j, j == k))`;
   // The keys that have a twin: with one pair (the usual mistake) the first and the last are that pair.
   const twins = 'ks.filter(k, !ks.exists_one(j, j == k))';
-  const message = bound('t', twins, fmt(`${item.replace('#', '%d')} duplicates ${item.replace('#', '%d')} (${why})`, 'ks.lastIndexOf(t[size(t) - 1])', 'ks.indexOf(t[0])'));
+  const message = bound(
+    't',
+    twins,
+    fmt(
+      `${item.replace('#', '%d')} duplicates ${item.replace('#', '%d')} (${why})`,
+      'ks.lastIndexOf(t[size(t) - 1])',
+      'ks.indexOf(t[0])',
+    ),
+  );
   return v(
     at,
     key === 'scalar' ? rule('self') : bind('ks', keys, rule('ks')),

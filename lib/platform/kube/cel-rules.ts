@@ -42,7 +42,18 @@ const DENIED_LIST = `[${DENIED.join(', ')}]`;
 const SERVICE_OF = `{${NODE_SERVICE_PORTS.flatMap((s) => Array.from({ length: s.to - s.from + 1 }, (_, i) => `${s.from + i}: ${quoted(s.what)}`)).join(', ')}}`;
 
 function nodeService(at: string, port: string, guard: string, fieldPath: string, what: string): PlacedValidation {
-  return v(at, `${guard}!(${port} in ${DENIED_LIST})`, { expr: fmt(`%d is the port of %s on the nodes; a ${what} never points at a node service, not even with hostPort: true`, port, `${SERVICE_OF}[${port}]`) }, fieldPath);
+  return v(
+    at,
+    `${guard}!(${port} in ${DENIED_LIST})`,
+    {
+      expr: fmt(
+        `%d is the port of %s on the nodes; a ${what} never points at a node service, not even with hostPort: true`,
+        port,
+        `${SERVICE_OF}[${port}]`,
+      ),
+    },
+    fieldPath,
+  );
 }
 
 /** A listener's node port (or health-check port) outside spec.nodePortRange without hostPort; node services are another rule's. */
@@ -50,15 +61,25 @@ function inRange(port: (l: string) => string, has: (l: string) => string, suffix
   const from = `(has(self.nodePortRange) ? self.nodePortRange.from : ${DEFAULT_NODE_PORT_RANGE.from})`;
   const to = `(has(self.nodePortRange) ? self.nodePortRange.to : ${DEFAULT_NODE_PORT_RANGE.to})`;
   // Not a port at all, or a node service: other rules say so.
-  const ok = (l: string) => `!(${has(l)}) || (has(${l}.hostPort) && ${l}.hostPort) || ${port(l)} < 1 || ${port(l)} > 65535 || ${port(l)} in ${DENIED_LIST} || (${port(l)} >= ${from} && ${port(l)} <= ${to})`;
+  const ok = (l: string) =>
+    `!(${has(l)}) || (has(${l}.hostPort) && ${l}.hostPort) || ${port(l)} < 1 || ${port(l)} > 65535 || ${port(l)} in ${DENIED_LIST} || (${port(l)} >= ${from} && ${port(l)} <= ${to})`;
   const first = `self.listeners.filter(l, !(${ok('l')}))[0]`;
   // The rule reads the range once and each listener's port once (`bind`): every field read costs a copy of its
   // object's schema properties in the API server, and spec has many. The message (on failure only) reads them again.
-  const okIn = (l: string) => `!(${has(l)}) || (has(${l}.hostPort) && ${l}.hostPort) || ${bind('p', port(l), `p < 1 || p > 65535 || p in ${DENIED_LIST} || (p >= r[0] && p <= r[1])`)}`;
+  const okIn = (l: string) =>
+    `!(${has(l)}) || (has(${l}.hostPort) && ${l}.hostPort) || ${bind('p', port(l), `p < 1 || p > 65535 || p in ${DENIED_LIST} || (p >= r[0] && p <= r[1])`)}`;
   return v(
     'spec',
     `!has(self.listeners) || ${bind('r', `[${from}, ${to}]`, `r[0] > r[1] || self.listeners.all(l, ${okIn('l')})`)}`,
-    { expr: fmt(`spec.listeners[%d]${suffix} %d is outside spec.nodePortRange (%d-%d); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it`, `self.listeners.indexOf(${first})`, port(first), from, to) },
+    {
+      expr: fmt(
+        `spec.listeners[%d]${suffix} %d is outside spec.nodePortRange (%d-%d); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it`,
+        `self.listeners.indexOf(${first})`,
+        port(first),
+        from,
+        to,
+      ),
+    },
     '.listeners',
   );
 }
@@ -76,7 +97,12 @@ const hi = (r: string) => `(has(${r}.port) ? ${r}.port : (has(${r}.toPort) ? ${r
  * source field has its place (an absent one is empty), so two keys are equal exactly when the sources are; '|' is in
  * no valid value of those fields (their patterns), and an invalid one is refused by its own rule anyway.
  */
-const sourceKey = (s: string) => RULE_SOURCE_KINDS.map((k) => (k === 'self' || k === 'loadBalancer' ? `(has(${s}.${k}) ? (${s}.${k} ? 'true' : 'false') : '')` : `(has(${s}.${k}) ? ${s}.${k} : '')`)).join(" + '|' + ");
+const sourceKey = (s: string) =>
+  RULE_SOURCE_KINDS.map((k) =>
+    k === 'self' || k === 'loadBalancer'
+      ? `(has(${s}.${k}) ? (${s}.${k} ? 'true' : 'false') : '')`
+      : `(has(${s}.${k}) ? ${s}.${k} : '')`,
+  ).join(" + '|' + ");
 // Not with the source bound once per rule: the cost estimator loses the strings' length through [x].map(...)[0].
 const ruleKey = (r: string) => `{${r}.protocol + '|' + ${sourceKey(`${r}.source`)}: [${lo(r)}, ${hi(r)}]}`;
 const CIDRS = 'size(self.loadBalancer.allowedCidrs)';
@@ -91,9 +117,30 @@ const PARTITION = `(self.region.startsWith('cn-') ? 'aws-cn' : self.region.start
 function arnRules(arn: string, what: string, fieldPath: string): PlacedValidation[] {
   const guard = `!${REGION_OK} || !self.account.matches('^[0-9]{12}$') || !${arn}.matches(${ARN}) || `;
   return [
-    v('spec', `${guard}${arn}.split(':')[3] == self.region`, { expr: `${quoted(`${what} is in region `)} + ${arn}.split(':')[3] + ', the cluster in ' + self.region + ${quoted(` (use ${what} of `)} + self.region + ')'` }, fieldPath),
-    v('spec', `${guard}${arn}.split(':')[4] == self.account`, { expr: `${quoted(`${what} is in account `)} + ${arn}.split(':')[4] + ', the cluster in ' + self.account + ${quoted(` (use ${what} of account `)} + self.account + ')'` }, fieldPath),
-    v('spec', `${guard}${arn}.split(':')[1] == ${PARTITION}`, { expr: `${quoted(`${what} is in partition `)} + ${arn}.split(':')[1] + ', but region ' + self.region + ' is in ' + ${PARTITION}` }, fieldPath),
+    v(
+      'spec',
+      `${guard}${arn}.split(':')[3] == self.region`,
+      {
+        expr: `${quoted(`${what} is in region `)} + ${arn}.split(':')[3] + ', the cluster in ' + self.region + ${quoted(` (use ${what} of `)} + self.region + ')'`,
+      },
+      fieldPath,
+    ),
+    v(
+      'spec',
+      `${guard}${arn}.split(':')[4] == self.account`,
+      {
+        expr: `${quoted(`${what} is in account `)} + ${arn}.split(':')[4] + ', the cluster in ' + self.account + ${quoted(` (use ${what} of account `)} + self.account + ')'`,
+      },
+      fieldPath,
+    ),
+    v(
+      'spec',
+      `${guard}${arn}.split(':')[1] == ${PARTITION}`,
+      {
+        expr: `${quoted(`${what} is in partition `)} + ${arn}.split(':')[1] + ', but region ' + self.region + ' is in ' + ${PARTITION}`,
+      },
+      fieldPath,
+    ),
   ];
 }
 
@@ -107,10 +154,27 @@ function alarmRules(): PlacedValidation[] {
   const guard = `!${REGION_OK} || !self.account.matches('^[0-9]{12}$') || !has(self.rollout) || !has(${list}) || `;
   const rule = (part: number, expected: string, text: string, ...args: string[]) => {
     const bad = `${list}.filter(a, ${shaped} && a.split(':')[${part}] != ${expected})[0]`;
-    return v('spec', `${guard}${list}.all(a, !${shaped} || a.split(':')[${part}] == ${expected})`, { expr: fmt(`spec.rollout.rollbackAlarms[%d] ${text}`, `${list}.indexOf(${bad})`, `${bad}.split(':')[${part}]`, ...args) }, '.rollout.rollbackAlarms');
+    return v(
+      'spec',
+      `${guard}${list}.all(a, !${shaped} || a.split(':')[${part}] == ${expected})`,
+      {
+        expr: fmt(
+          `spec.rollout.rollbackAlarms[%d] ${text}`,
+          `${list}.indexOf(${bad})`,
+          `${bad}.split(':')[${part}]`,
+          ...args,
+        ),
+      },
+      '.rollout.rollbackAlarms',
+    );
   };
   return [
-    rule(3, 'self.region', "alarm is in region %s, not the cluster's %s (CloudFormation reads rollback alarms in the stack's region)", 'self.region'),
+    rule(
+      3,
+      'self.region',
+      "alarm is in region %s, not the cluster's %s (CloudFormation reads rollback alarms in the stack's region)",
+      'self.region',
+    ),
     rule(4, 'self.account', "alarm is in account %s, not the cluster's %s", 'self.account'),
     rule(1, PARTITION, 'alarm is in partition %s, but region %s is in %s', 'self.region', PARTITION),
   ];
@@ -124,7 +188,9 @@ function secretScope(): PlacedValidation {
   return v(
     '',
     `!${arn}.matches('^arn:[a-z-]+:secretsmanager:[a-z0-9-]*:[0-9]{12}:secret:.') || (${name}.startsWith(${prefix}) && size(${name}) > size(${prefix}))`,
-    { expr: `'the secret "' + ${name} + '" is not one of this cluster\\'s: its name must start with ' + ${prefix} + ' (the nodes of cluster ' + self.metadata.name + ' may read only those; create the secret under that name)'` },
+    {
+      expr: `'the secret "' + ${name} + '" is not one of this cluster\\'s: its name must start with ' + ${prefix} + ' (the nodes of cluster ' + self.metadata.name + ' may read only those; create the secret under that name)'`,
+    },
     '.spec.cloudConfig.values.bootstrapTokenSecretArn',
   );
 }
@@ -139,7 +205,16 @@ function archRule(): PlacedValidation {
   return v(
     'spec.pool.instanceTypes',
     `!self.exists(t, ${known('t')}) || self.all(t, !${known('t')} || ${arm('t')} == ${arm(first)})`,
-    { expr: fmt('spec.pool.instanceTypes[%d] %s is %s, %s is %s: one machine image boots one architecture (give instance types of one architecture; another architecture needs its own pool and AMI)', `self.indexOf(${other})`, other, archOf(other), first, archOf(first)) },
+    {
+      expr: fmt(
+        'spec.pool.instanceTypes[%d] %s is %s, %s is %s: one machine image boots one architecture (give instance types of one architecture; another architecture needs its own pool and AMI)',
+        `self.indexOf(${other})`,
+        other,
+        archOf(other),
+        first,
+        archOf(first),
+      ),
+    },
   );
 }
 
@@ -167,7 +242,11 @@ function exposure(key: 'cidr' | 'cidrIpv6', family: 4 | 6): PlacedValidation {
   // Largest blocks first: exists() stops at the block that holds the source, and a private source (10.0.0.0/8, fc00::/7)
   // is likeliest in a large one; each block tried costs a parse.
   const byPrefix = (b: string) => Number(b.split('/')[1]);
-  const blocks = `[${nonPublicCidrs(family).filter((b) => !b.startsWith('::ffff:')).sort((a, b) => byPrefix(a) - byPrefix(b)).map(quoted).join(', ')}]`;
+  const blocks = `[${nonPublicCidrs(family)
+    .filter((b) => !b.startsWith('::ffff:'))
+    .sort((a, b) => byPrefix(a) - byPrefix(b))
+    .map(quoted)
+    .join(', ')}]`;
   const src = `self.source.${key}`;
   return v(
     'spec.securityGroupRules[]',
@@ -180,32 +259,128 @@ function exposure(key: 'cidr' | 'cidrIpv6', family: 4 | 6): PlacedValidation {
 
 export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   // metadata.name becomes part of the stack name: a DNS label of at most 40 characters (rules.ts dnsLabel).
-  v('', `self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 40`, { expr: `'"' + self.metadata.name + ${quoted(`" is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 40 characters)`)}` }, '.metadata.name'),
+  v(
+    '',
+    `self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 40`,
+    {
+      expr: `'"' + self.metadata.name + ${quoted(`" is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 40 characters)`)}`,
+    },
+    '.metadata.name',
+  ),
 
   // cross-field.ts poolProblems
-  v('spec.pool', 'self.minSize <= self.maxSize', { expr: fmt('%d is greater than maxSize %d', 'self.minSize', 'self.maxSize') }, '.minSize'),
-  v('spec.pool', '!has(self.desiredCapacity) || (self.desiredCapacity >= self.minSize && self.desiredCapacity <= self.maxSize)', { expr: fmt('%d is outside minSize..maxSize (%d..%d)', 'self.desiredCapacity', 'self.minSize', 'self.maxSize') }, '.desiredCapacity'),
-  v('spec.pool', '!has(self.rollingUpdate) || !has(self.rollingUpdate.minInstancesInService) || self.rollingUpdate.minInstancesInService < self.maxSize', { expr: fmt('%d must be less than maxSize %d, or no instance could ever be replaced', 'self.rollingUpdate.minInstancesInService', 'self.maxSize') }, '.rollingUpdate.minInstancesInService'),
-  v('spec.pool', '!has(self.legacyLaunchConfiguration) || !self.legacyLaunchConfiguration || size(self.instanceTypes) <= 1', { text: 'a launch configuration takes exactly one instance type (mixed instances need a launch template)' }, '.instanceTypes'),
-  v('spec.pool.instanceTypes', `size(self) <= ${LIMITS.instanceTypesPerGroup}`, { expr: fmt(`%d instance types exceed the AWS limit of ${LIMITS.instanceTypesPerGroup} per group`, 'size(self)') }),
+  v(
+    'spec.pool',
+    'self.minSize <= self.maxSize',
+    { expr: fmt('%d is greater than maxSize %d', 'self.minSize', 'self.maxSize') },
+    '.minSize',
+  ),
+  v(
+    'spec.pool',
+    '!has(self.desiredCapacity) || (self.desiredCapacity >= self.minSize && self.desiredCapacity <= self.maxSize)',
+    { expr: fmt('%d is outside minSize..maxSize (%d..%d)', 'self.desiredCapacity', 'self.minSize', 'self.maxSize') },
+    '.desiredCapacity',
+  ),
+  v(
+    'spec.pool',
+    '!has(self.rollingUpdate) || !has(self.rollingUpdate.minInstancesInService) || self.rollingUpdate.minInstancesInService < self.maxSize',
+    {
+      expr: fmt(
+        '%d must be less than maxSize %d, or no instance could ever be replaced',
+        'self.rollingUpdate.minInstancesInService',
+        'self.maxSize',
+      ),
+    },
+    '.rollingUpdate.minInstancesInService',
+  ),
+  v(
+    'spec.pool',
+    '!has(self.legacyLaunchConfiguration) || !self.legacyLaunchConfiguration || size(self.instanceTypes) <= 1',
+    { text: 'a launch configuration takes exactly one instance type (mixed instances need a launch template)' },
+    '.instanceTypes',
+  ),
+  v('spec.pool.instanceTypes', `size(self) <= ${LIMITS.instanceTypesPerGroup}`, {
+    expr: fmt(`%d instance types exceed the AWS limit of ${LIMITS.instanceTypesPerGroup} per group`, 'size(self)'),
+  }),
   unique('spec.pool.instanceTypes', 'scalar', indexed('spec.pool.instanceTypes'), 'instance types must be unique'),
   archRule(),
 
   // cross-field.ts networkProblems
-  v('spec.network', 'size(self.subnetIds) == size(self.availabilityZones)', { expr: fmt('%d subnets for %d availability zones (give one subnet per zone, in the same order)', 'size(self.subnetIds)', 'size(self.availabilityZones)') }, '.subnetIds'),
-  v('spec', 'self.network.availabilityZones.all(z, z.startsWith(self.region))', { expr: fmt('spec.network.availabilityZones[%d] %s is not in region %s', 'self.network.availabilityZones.indexOf(self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0])', 'self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0]', 'self.region') }, '.network.availabilityZones'),
+  v(
+    'spec.network',
+    'size(self.subnetIds) == size(self.availabilityZones)',
+    {
+      expr: fmt(
+        '%d subnets for %d availability zones (give one subnet per zone, in the same order)',
+        'size(self.subnetIds)',
+        'size(self.availabilityZones)',
+      ),
+    },
+    '.subnetIds',
+  ),
+  v(
+    'spec',
+    'self.network.availabilityZones.all(z, z.startsWith(self.region))',
+    {
+      expr: fmt(
+        'spec.network.availabilityZones[%d] %s is not in region %s',
+        'self.network.availabilityZones.indexOf(self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0])',
+        'self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0]',
+        'self.region',
+      ),
+    },
+    '.network.availabilityZones',
+  ),
   unique('spec.network.availabilityZones', 'scalar', indexed('spec.network.availabilityZones'), 'zones must be unique'),
   unique('spec.network.subnetIds', 'scalar', indexed('spec.network.subnetIds'), 'subnets must be unique'),
 
   // cross-field.ts ruleProblems
-  v('spec.securityGroupRules[]', `!(${PORTED}) || !(has(self.port) && ${HAS_RANGE})`, { text: 'give either port or fromPort+toPort, not both' }),
-  v('spec.securityGroupRules[]', `!(${PORTED}) || has(self.port) || ${HAS_RANGE}`, { expr: `'required field is missing (' + self.protocol + ' rules need a port or a fromPort+toPort range)'` }, '.port', 'FieldValueRequired'),
-  v('spec.securityGroupRules[]', `!(${PORTED}) || has(self.fromPort) == has(self.toPort)`, { text: 'a port range needs both fromPort and toPort' }),
-  v('spec.securityGroupRules[]', '!has(self.fromPort) || !has(self.toPort) || self.fromPort <= self.toPort', { expr: fmt('port range is reversed: fromPort %d is greater than toPort %d', 'self.fromPort', 'self.toPort') }, '.fromPort'),
-  v('spec.securityGroupRules[]', `${PORTED} || !(has(self.port) || ${HAS_RANGE})`, { expr: `self.protocol + ' rules take no port (remove port/fromPort/toPort)'` }, undefined, 'FieldValueForbidden'),
-  v('spec.securityGroupRules[]', `self.protocol != 'icmpv6' || !has(self.source.cidr)`, { text: 'icmpv6 with an IPv4 source cidr never matches (use icmp, or cidrIpv6)' }, '.protocol'),
-  v('spec.securityGroupRules[].source', `size(${SOURCE_FOUND}) == 1`, { expr: `${quoted(`give exactly one of ${RULE_SOURCE_KINDS.join(', ')} (found `)} + (${SOURCE_NAMES} == '' ? 'none' : ${SOURCE_NAMES}.substring(2)) + ')'` }),
-  v('spec', `!has(self.securityGroupRules) || (has(self.listeners) && size(self.listeners) > 0) || self.securityGroupRules.all(r, !has(r.source.loadBalancer))`, { expr: fmt('spec.securityGroupRules[%d].source.loadBalancer the cluster has no listeners, so no load balancer', 'self.securityGroupRules.indexOf(self.securityGroupRules.filter(r, has(r.source.loadBalancer))[0])') }, '.securityGroupRules'),
+  v('spec.securityGroupRules[]', `!(${PORTED}) || !(has(self.port) && ${HAS_RANGE})`, {
+    text: 'give either port or fromPort+toPort, not both',
+  }),
+  v(
+    'spec.securityGroupRules[]',
+    `!(${PORTED}) || has(self.port) || ${HAS_RANGE}`,
+    { expr: `'required field is missing (' + self.protocol + ' rules need a port or a fromPort+toPort range)'` },
+    '.port',
+    'FieldValueRequired',
+  ),
+  v('spec.securityGroupRules[]', `!(${PORTED}) || has(self.fromPort) == has(self.toPort)`, {
+    text: 'a port range needs both fromPort and toPort',
+  }),
+  v(
+    'spec.securityGroupRules[]',
+    '!has(self.fromPort) || !has(self.toPort) || self.fromPort <= self.toPort',
+    { expr: fmt('port range is reversed: fromPort %d is greater than toPort %d', 'self.fromPort', 'self.toPort') },
+    '.fromPort',
+  ),
+  v(
+    'spec.securityGroupRules[]',
+    `${PORTED} || !(has(self.port) || ${HAS_RANGE})`,
+    { expr: `self.protocol + ' rules take no port (remove port/fromPort/toPort)'` },
+    undefined,
+    'FieldValueForbidden',
+  ),
+  v(
+    'spec.securityGroupRules[]',
+    `self.protocol != 'icmpv6' || !has(self.source.cidr)`,
+    { text: 'icmpv6 with an IPv4 source cidr never matches (use icmp, or cidrIpv6)' },
+    '.protocol',
+  ),
+  v('spec.securityGroupRules[].source', `size(${SOURCE_FOUND}) == 1`, {
+    expr: `${quoted(`give exactly one of ${RULE_SOURCE_KINDS.join(', ')} (found `)} + (${SOURCE_NAMES} == '' ? 'none' : ${SOURCE_NAMES}.substring(2)) + ')'`,
+  }),
+  v(
+    'spec',
+    `!has(self.securityGroupRules) || (has(self.listeners) && size(self.listeners) > 0) || self.securityGroupRules.all(r, !has(r.source.loadBalancer))`,
+    {
+      expr: fmt(
+        'spec.securityGroupRules[%d].source.loadBalancer the cluster has no listeners, so no load balancer',
+        'self.securityGroupRules.indexOf(self.securityGroupRules.filter(r, has(r.source.loadBalancer))[0])',
+      ),
+    },
+    '.securityGroupRules',
+  ),
   v(
     'spec',
     `!has(self.listeners) || size(self.listeners) == 0 || ${bind('ks', NODE_RULE_KEYS, `${USER_RULES} + ${nodeRules('ks')} <= ${LIMITS.inboundRulesPerSecurityGroup}`)}`,
@@ -213,19 +388,45 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
       expr: bound(
         'n',
         bound('ks', NODE_RULE_KEYS, nodeRules('ks')),
-        fmt(`%d rules + %d listener node-port rules = %d, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`, USER_RULES, 'n', `${USER_RULES} + n`),
+        fmt(
+          `%d rules + %d listener node-port rules = %d, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`,
+          USER_RULES,
+          'n',
+          `${USER_RULES} + n`,
+        ),
       ),
     },
     '.securityGroupRules',
   ),
   exposure('cidr', 4),
   exposure('cidrIpv6', 6),
-  unique('spec.securityGroupRules', ruleKey, indexed('spec.securityGroupRules'), 'rules (same protocol, ports and source) must be unique'),
+  unique(
+    'spec.securityGroupRules',
+    ruleKey,
+    indexed('spec.securityGroupRules'),
+    'rules (same protocol, ports and source) must be unique',
+  ),
 
   // cross-field.ts listenerProblems
-  v('spec', '!has(self.listeners) || size(self.listeners) == 0 || has(self.loadBalancer)', { text: 'required field is missing (listeners need a load balancer with allowedCidrs)' }, '.loadBalancer', 'FieldValueRequired'),
-  v('spec.listeners', `size(self) <= ${LIMITS.listenersPerLoadBalancer}`, { expr: fmt(`%d listeners exceed the AWS limit of ${LIMITS.listenersPerLoadBalancer} per load balancer`, 'size(self)') }),
-  v('spec.listeners', `size(self) <= ${LIMITS.targetGroupsPerAutoScalingGroup}`, { expr: fmt(`%d target groups exceed the AWS limit of ${LIMITS.targetGroupsPerAutoScalingGroup} per Auto Scaling group`, 'size(self)') }),
+  v(
+    'spec',
+    '!has(self.listeners) || size(self.listeners) == 0 || has(self.loadBalancer)',
+    { text: 'required field is missing (listeners need a load balancer with allowedCidrs)' },
+    '.loadBalancer',
+    'FieldValueRequired',
+  ),
+  v('spec.listeners', `size(self) <= ${LIMITS.listenersPerLoadBalancer}`, {
+    expr: fmt(
+      `%d listeners exceed the AWS limit of ${LIMITS.listenersPerLoadBalancer} per load balancer`,
+      'size(self)',
+    ),
+  }),
+  v('spec.listeners', `size(self) <= ${LIMITS.targetGroupsPerAutoScalingGroup}`, {
+    expr: fmt(
+      `%d target groups exceed the AWS limit of ${LIMITS.targetGroupsPerAutoScalingGroup} per Auto Scaling group`,
+      'size(self)',
+    ),
+  }),
   v(
     'spec',
     `!has(self.loadBalancer) || !has(self.listeners) || ${TRANSPORTS} * size(self.loadBalancer.allowedCidrs) <= ${LIMITS.inboundRulesPerSecurityGroup}`,
@@ -234,38 +435,124 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
     },
     '.loadBalancer.allowedCidrs',
   ),
-  v('spec.listeners[]', `${PROTO} != 'TLS' || has(self.certificateArn)`, { text: 'required field is missing (TLS listeners need an ACM certificate)' }, '.certificateArn', 'FieldValueRequired'),
-  v('spec.listeners[]', `${PROTO} == 'TLS' || !has(self.certificateArn)`, { expr: `'only TLS listeners take a certificate (protocol is ' + ${PROTO} + ')'` }, '.certificateArn', 'FieldValueForbidden'),
-  v('spec.listeners[].healthCheck', `${PROTO} != 'TCP' || !has(self.path)`, { text: 'a TCP health check takes no path (use protocol HTTP or HTTPS)' }, '.path', 'FieldValueForbidden'),
+  v(
+    'spec.listeners[]',
+    `${PROTO} != 'TLS' || has(self.certificateArn)`,
+    { text: 'required field is missing (TLS listeners need an ACM certificate)' },
+    '.certificateArn',
+    'FieldValueRequired',
+  ),
+  v(
+    'spec.listeners[]',
+    `${PROTO} == 'TLS' || !has(self.certificateArn)`,
+    { expr: `'only TLS listeners take a certificate (protocol is ' + ${PROTO} + ')'` },
+    '.certificateArn',
+    'FieldValueForbidden',
+  ),
+  v(
+    'spec.listeners[].healthCheck',
+    `${PROTO} != 'TCP' || !has(self.path)`,
+    { text: 'a TCP health check takes no path (use protocol HTTP or HTTPS)' },
+    '.path',
+    'FieldValueForbidden',
+  ),
   unique('spec.listeners', (a) => `${a}.name`, indexed('spec.listeners', '.name'), 'listener names must be unique'),
   unique('spec.listeners', (a) => `${a}.port`, indexed('spec.listeners', '.port'), 'listener ports must be unique'),
 
   // node-ports.ts
-  v('spec.nodePortRange', 'self.from <= self.to', { expr: fmt('%d is greater than to (%d)', 'self.from', 'self.to') }, '.from'),
-  v('spec.nodePortRange', `self.from > self.to || self.from >= ${MIN_NODE_PORT}`, { expr: fmt(`%d is below ${MIN_NODE_PORT}: the NodePort range holds only Kubernetes Service ports, never the privileged ports of host daemons (listeners that need one set hostPort: true)`, 'self.from') }, '.from'),
-  v('spec.nodePortRange', `self.from > self.to || self.from < ${MIN_NODE_PORT} || !${DENIED_LIST}.exists(p, p >= self.from && p <= self.to)`, { expr: fmt('%d-%d holds %d, the port of %s on the nodes; the NodePort range holds only Kubernetes Service ports (the default is 30000-32767)', 'self.from', 'self.to', `${DENIED_LIST}.filter(p, p >= self.from && p <= self.to)[0]`, `${SERVICE_OF}[${DENIED_LIST}.filter(p, p >= self.from && p <= self.to)[0]]`) }),
+  v(
+    'spec.nodePortRange',
+    'self.from <= self.to',
+    { expr: fmt('%d is greater than to (%d)', 'self.from', 'self.to') },
+    '.from',
+  ),
+  v(
+    'spec.nodePortRange',
+    `self.from > self.to || self.from >= ${MIN_NODE_PORT}`,
+    {
+      expr: fmt(
+        `%d is below ${MIN_NODE_PORT}: the NodePort range holds only Kubernetes Service ports, never the privileged ports of host daemons (listeners that need one set hostPort: true)`,
+        'self.from',
+      ),
+    },
+    '.from',
+  ),
+  v(
+    'spec.nodePortRange',
+    `self.from > self.to || self.from < ${MIN_NODE_PORT} || !${DENIED_LIST}.exists(p, p >= self.from && p <= self.to)`,
+    {
+      expr: fmt(
+        '%d-%d holds %d, the port of %s on the nodes; the NodePort range holds only Kubernetes Service ports (the default is 30000-32767)',
+        'self.from',
+        'self.to',
+        `${DENIED_LIST}.filter(p, p >= self.from && p <= self.to)[0]`,
+        `${SERVICE_OF}[${DENIED_LIST}.filter(p, p >= self.from && p <= self.to)[0]]`,
+      ),
+    },
+  ),
   nodeService('spec.listeners[]', 'self.nodePort', '', '.nodePort', 'listener'),
-  nodeService('spec.listeners[]', 'self.healthCheck.port', '!has(self.healthCheck) || !has(self.healthCheck.port) || ', '.healthCheck.port', 'health check'),
-  inRange((l) => `${l}.nodePort`, () => 'true', '.nodePort'),
-  inRange((l) => `${l}.healthCheck.port`, (l) => `has(${l}.healthCheck) && has(${l}.healthCheck.port)`, '.healthCheck.port'),
-  v('spec.listeners[]', `${PROTO} == 'TLS' || !has(self.sslPolicy)`, { expr: `'only TLS listeners take an sslPolicy (protocol is ' + ${PROTO} + ')'` }, '.sslPolicy', 'FieldValueForbidden'),
+  nodeService(
+    'spec.listeners[]',
+    'self.healthCheck.port',
+    '!has(self.healthCheck) || !has(self.healthCheck.port) || ',
+    '.healthCheck.port',
+    'health check',
+  ),
+  inRange(
+    (l) => `${l}.nodePort`,
+    () => 'true',
+    '.nodePort',
+  ),
+  inRange(
+    (l) => `${l}.healthCheck.port`,
+    (l) => `has(${l}.healthCheck) && has(${l}.healthCheck.port)`,
+    '.healthCheck.port',
+  ),
+  v(
+    'spec.listeners[]',
+    `${PROTO} == 'TLS' || !has(self.sslPolicy)`,
+    { expr: `'only TLS listeners take an sslPolicy (protocol is ' + ${PROTO} + ')'` },
+    '.sslPolicy',
+    'FieldValueForbidden',
+  ),
   v(
     'spec.listeners[]',
     `${PROTO} != 'UDP' || (has(self.healthCheck) && has(self.healthCheck.port))`,
-    { text: 'a UDP listener needs an explicit health check with a port (healthCheck: {protocol: TCP, HTTP or HTTPS, port: <a TCP port the same pods answer>}); a TCP probe of a UDP node port never passes' },
+    {
+      text: 'a UDP listener needs an explicit health check with a port (healthCheck: {protocol: TCP, HTTP or HTTPS, port: <a TCP port the same pods answer>}); a TCP probe of a UDP node port never passes',
+    },
     '.healthCheck',
     'FieldValueRequired',
   ),
-  unique('spec.loadBalancer.subnetIds', 'scalar', indexed('spec.loadBalancer.subnetIds'), 'a load balancer takes each subnet once, one per zone'),
+  unique(
+    'spec.loadBalancer.subnetIds',
+    'scalar',
+    indexed('spec.loadBalancer.subnetIds'),
+    'a load balancer takes each subnet once, one per zone',
+  ),
 
   // references.ts
-  ...arnRules('self.cloudConfig.values.bootstrapTokenSecretArn', 'the secret', '.cloudConfig.values.bootstrapTokenSecretArn'),
+  ...arnRules(
+    'self.cloudConfig.values.bootstrapTokenSecretArn',
+    'the secret',
+    '.cloudConfig.values.bootstrapTokenSecretArn',
+  ),
   secretScope(),
   ...alarmRules(),
   // A listener certificate's region and account: one rule over the list would have to format the ARN's parts of the
   // first bad listener, which the cost estimator cannot bound; the reconciler reports it (README).
 
   // cross-field.ts taintProblems, tagProblems
-  unique('spec.cloudConfig.values.nodeTaints', (a) => `${a}.key + '|' + ${a}.effect`, indexed('spec.cloudConfig.values.nodeTaints'), 'taints (same key and effect; the kubelet refuses them) must be unique'),
-  v('spec.tags', `size(self) <= ${LIMITS.userTagsPerStack}`, { expr: fmt(`%d tags, at most ${LIMITS.userTagsPerStack} allowed (AWS takes 50 per resource, and worker-stacks adds its own)`, 'size(self)') }),
+  unique(
+    'spec.cloudConfig.values.nodeTaints',
+    (a) => `${a}.key + '|' + ${a}.effect`,
+    indexed('spec.cloudConfig.values.nodeTaints'),
+    'taints (same key and effect; the kubelet refuses them) must be unique',
+  ),
+  v('spec.tags', `size(self) <= ${LIMITS.userTagsPerStack}`, {
+    expr: fmt(
+      `%d tags, at most ${LIMITS.userTagsPerStack} allowed (AWS takes 50 per resource, and worker-stacks adds its own)`,
+      'size(self)',
+    ),
+  }),
 ];

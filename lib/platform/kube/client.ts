@@ -41,9 +41,12 @@ export function loadKubeConfig(opts: KubeClientOptions = {}): KubeConfig {
 function currentCluster(kc: KubeConfig, file?: string): NonNullable<ReturnType<KubeConfig['getCurrentCluster']>> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) {
-    throw new WorkerStacksError(`no cluster in the kubeconfig${file ? ` ${file}` : ''} (context ${kc.getCurrentContext() || 'none'})`, {
-      hint: 'pass --kubeconfig <file>, set KUBECONFIG, or run in a pod with a service account',
-    });
+    throw new WorkerStacksError(
+      `no cluster in the kubeconfig${file ? ` ${file}` : ''} (context ${kc.getCurrentContext() || 'none'})`,
+      {
+        hint: 'pass --kubeconfig <file>, set KUBECONFIG, or run in a pod with a service account',
+      },
+    );
   }
   return cluster;
 }
@@ -72,14 +75,25 @@ export class KubeClient {
   }
 
   /** One JSON request; a non-2xx answer is a KubeApiError (the caller decides what a 404 or 409 means). */
-  public async request<T = unknown>(method: string, path: string, body?: unknown, contentType = 'application/json', accept = 'application/json'): Promise<KubeResponse<T>> {
+  public async request<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+    accept = 'application/json',
+  ): Promise<KubeResponse<T>> {
     const res = await this.send(method, path, body, contentType, this.timeoutMs, undefined, accept);
     const text = await readAll(res);
     const parsed = text ? safeJson(text) : undefined;
     const status = res.statusCode ?? 0;
     if (status < 200 || status > 299) {
       const s = (parsed ?? {}) as { reason?: string; message?: string };
-      throw new KubeApiError(status, s.reason ?? http.STATUS_CODES[status] ?? 'Unknown', s.message ?? text.slice(0, 300), `${method} ${path}`);
+      throw new KubeApiError(
+        status,
+        s.reason ?? http.STATUS_CODES[status] ?? 'Unknown',
+        s.message ?? text.slice(0, 300),
+        `${method} ${path}`,
+      );
     }
     return { statusCode: status, body: parsed as T };
   }
@@ -94,7 +108,12 @@ export class KubeClient {
     if (status < 200 || status > 299) {
       const text = await readAll(res);
       const s = (safeJson(text) ?? {}) as { reason?: string; message?: string };
-      throw new KubeApiError(status, s.reason ?? http.STATUS_CODES[status] ?? 'Unknown', s.message ?? text.slice(0, 300), `watch ${path}`);
+      throw new KubeApiError(
+        status,
+        s.reason ?? http.STATUS_CODES[status] ?? 'Unknown',
+        s.message ?? text.slice(0, 300),
+        `watch ${path}`,
+      );
     }
     await new Promise<void>((resolve, reject) => {
       let buf = '';
@@ -122,7 +141,15 @@ export class KubeClient {
     this.agent = undefined;
   }
 
-  private async send(method: string, path: string, body: unknown, contentType: string, timeoutMs: number, signal?: AbortSignal, accept = 'application/json'): Promise<http.IncomingMessage> {
+  private async send(
+    method: string,
+    path: string,
+    body: unknown,
+    contentType: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    accept = 'application/json',
+  ): Promise<http.IncomingMessage> {
     const url = new URL(this.server + path);
     this.requests[method] = (this.requests[method] ?? 0) + 1;
     const opts: https.RequestOptions = { method, headers: { accept: 'application/json' } };
@@ -130,7 +157,14 @@ export class KubeClient {
     await this.kc.applyToHTTPSOptions(opts);
     const secure = url.protocol === 'https:';
     this.agent ??= secure
-      ? new https.Agent({ keepAlive: true, ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername })
+      ? new https.Agent({
+          keepAlive: true,
+          ca: opts.ca,
+          cert: opts.cert,
+          key: opts.key,
+          rejectUnauthorized: opts.rejectUnauthorized,
+          servername: opts.servername,
+        })
       : new http.Agent({ keepAlive: true });
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const headers: http.OutgoingHttpHeaders = { ...(opts.headers as http.OutgoingHttpHeaders), accept };
@@ -141,7 +175,14 @@ export class KubeClient {
     if (opts.auth) headers.authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     return new Promise((resolve, reject) => {
       const req = (secure ? https : http).request(url, { method, headers, agent: this.agent, signal }, resolve);
-      if (timeoutMs > 0) req.setTimeout(timeoutMs, () => req.destroy(new WorkerStacksError(`${method} ${path}: no answer from ${this.server} in ${timeoutMs} ms`, { hint: 'check that the API server is reachable' })));
+      if (timeoutMs > 0)
+        req.setTimeout(timeoutMs, () =>
+          req.destroy(
+            new WorkerStacksError(`${method} ${path}: no answer from ${this.server} in ${timeoutMs} ms`, {
+              hint: 'check that the API server is reachable',
+            }),
+          ),
+        );
       req.on('error', reject);
       req.end(payload);
     });

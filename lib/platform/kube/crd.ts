@@ -22,12 +22,43 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
 
 /** Columns of `kubectl get wc`: where the cluster is, without reading the status. */
 export const PRINTER_COLUMNS = [
-  { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Ready condition: the live stack runs the config the object asks for.' },
-  { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason', description: 'Reason of the Ready condition.' },
-  { name: 'Desired', type: 'string', jsonPath: '.status.desiredChecksumShort', description: 'Checksum prefix of the node config the object asks for.' },
-  { name: 'Live', type: 'string', jsonPath: '.status.cloudConfigChecksumShort', description: 'Checksum prefix of the node config live on the stack.' },
-  { name: 'Stack', type: 'string', jsonPath: '.status.stackStatus', description: 'Last CloudFormation stack status seen.' },
-  { name: 'Paused', type: 'boolean', jsonPath: '.spec.paused', priority: 1, description: 'spec.paused: no AWS writes.' },
+  {
+    name: 'Ready',
+    type: 'string',
+    jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+    description: 'Ready condition: the live stack runs the config the object asks for.',
+  },
+  {
+    name: 'Reason',
+    type: 'string',
+    jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
+    description: 'Reason of the Ready condition.',
+  },
+  {
+    name: 'Desired',
+    type: 'string',
+    jsonPath: '.status.desiredChecksumShort',
+    description: 'Checksum prefix of the node config the object asks for.',
+  },
+  {
+    name: 'Live',
+    type: 'string',
+    jsonPath: '.status.cloudConfigChecksumShort',
+    description: 'Checksum prefix of the node config live on the stack.',
+  },
+  {
+    name: 'Stack',
+    type: 'string',
+    jsonPath: '.status.stackStatus',
+    description: 'Last CloudFormation stack status seen.',
+  },
+  {
+    name: 'Paused',
+    type: 'boolean',
+    jsonPath: '.spec.paused',
+    priority: 1,
+    description: 'spec.paused: no AWS writes.',
+  },
   { name: 'Stack Name', type: 'string', jsonPath: '.status.stackName', priority: 1 },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ] as const;
@@ -48,7 +79,8 @@ export function nodeAt(root: Json, at: string): Json {
 /** The openAPIV3Schema of the WorkerCluster object. */
 export function workerClusterSchema(): Json {
   const spec = structuralSchema(ClusterSpecSchema, 'input');
-  spec.description = 'What the cluster\'s worker stack should be; the same fields as clusters/<name>.yaml (README "The cluster object").';
+  spec.description =
+    'What the cluster\'s worker stack should be; the same fields as clusters/<name>.yaml (README "The cluster object").';
   const status = structuralSchema(KubeStatusSchema, 'output');
   status.description = 'Written by the reconciler only, through the status subresource.';
   // Every status field is optional to the API server: a status is cleared by writing {}.
@@ -56,14 +88,24 @@ export function workerClusterSchema(): Json {
   // One condition per type: a map keyed by type, as the Kubernetes API conventions have it.
   status.properties.conditions['x-kubernetes-list-type'] = 'map';
   status.properties.conditions['x-kubernetes-list-map-keys'] = ['type'];
-  return objectSchema('One Kubernetes cluster\'s worker nodes: a CloudFormation stack per object, kept in step by worker-stacks reconcile.', { spec, status }, CAPS, CROSS_FIELD_RULES);
+  return objectSchema(
+    "One Kubernetes cluster's worker nodes: a CloudFormation stack per object, kept in step by worker-stacks reconcile.",
+    { spec, status },
+    CAPS,
+    CROSS_FIELD_RULES,
+  );
 }
 
 /**
  * The openAPIV3Schema of one of our kinds: apiVersion, kind, metadata, and the given `spec` (and `status`), with the
  * list bounds (`caps`, by path) and the CEL rules placed at their nodes.
  */
-export function objectSchema(description: string, parts: { spec: Json; status?: Json }, caps: Readonly<Record<string, Json>>, rules: ReadonlyArray<{ readonly at: string } & Json>): Json {
+export function objectSchema(
+  description: string,
+  parts: { spec: Json; status?: Json },
+  caps: Readonly<Record<string, Json>>,
+  rules: ReadonlyArray<{ readonly at: string } & Json>,
+): Json {
   const root: Json = {
     type: 'object',
     description,
@@ -85,11 +127,19 @@ export function objectSchema(description: string, parts: { spec: Json; status?: 
 }
 
 /** A namespaced CustomResourceDefinition (apiextensions.k8s.io/v1) of the group, one served and stored version. */
-export function customResourceDefinition(props: { names: Json; printerColumns: readonly Json[]; schema: Json; status: boolean }): Json {
+export function customResourceDefinition(props: {
+  names: Json;
+  printerColumns: readonly Json[];
+  schema: Json;
+  status: boolean;
+}): Json {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${props.names.plural}.${GROUP}`, labels: { 'app.kubernetes.io/name': 'worker-stacks', 'app.kubernetes.io/part-of': 'worker-stacks' } },
+    metadata: {
+      name: `${props.names.plural}.${GROUP}`,
+      labels: { 'app.kubernetes.io/name': 'worker-stacks', 'app.kubernetes.io/part-of': 'worker-stacks' },
+    },
     spec: {
       group: GROUP,
       names: { ...props.names, categories: [...CATEGORIES] },

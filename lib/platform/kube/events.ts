@@ -25,13 +25,25 @@ export const REPORTING_INSTANCE = process.env.POD_NAME ?? os.hostname();
  * `name`: a fixed name instead of a generated one, so that a second post of the same event (another replica, another
  * shard) is refused (409) rather than repeated. @default generated
  */
-export async function postEvent(client: KubeClient, on: InvolvedObject, event: KubeEvent, name?: string): Promise<void> {
+export async function postEvent(
+  client: KubeClient,
+  on: InvolvedObject,
+  event: KubeEvent,
+  name?: string,
+): Promise<void> {
   const now = new Date().toISOString();
   await client.request('POST', `/api/v1/namespaces/${encodeURIComponent(on.namespace)}/events`, {
     apiVersion: 'v1',
     kind: 'Event',
     metadata: { ...(name ? { name } : { generateName: `${on.name}.` }), namespace: on.namespace },
-    involvedObject: { apiVersion: on.apiVersion, kind: on.kind, name: on.name, namespace: on.namespace, uid: on.uid, resourceVersion: on.resourceVersion },
+    involvedObject: {
+      apiVersion: on.apiVersion,
+      kind: on.kind,
+      name: on.name,
+      namespace: on.namespace,
+      uid: on.uid,
+      resourceVersion: on.resourceVersion,
+    },
     type: event.type,
     reason: event.reason,
     message: event.message.slice(0, 1024),

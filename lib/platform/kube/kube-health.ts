@@ -25,8 +25,17 @@ export function watchErrorReason(err: unknown): WatchErrorReason {
     return 'Other';
   }
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ENOTFOUND|UND_ERR_SOCKET)$/.test(code)) return 'Unavailable';
-  if (/socket hang up|no answer from|ended at once|ECONNREFUSED|ECONNRESET/.test(String((err as Error | undefined)?.message ?? err))) return 'Unavailable';
+  if (
+    code &&
+    /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ENOTFOUND|UND_ERR_SOCKET)$/.test(code)
+  )
+    return 'Unavailable';
+  if (
+    /socket hang up|no answer from|ended at once|ECONNREFUSED|ECONNRESET/.test(
+      String((err as Error | undefined)?.message ?? err),
+    )
+  )
+    return 'Unavailable';
   return 'Other';
 }
 

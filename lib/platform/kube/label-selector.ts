@@ -24,7 +24,14 @@ export class LabelSelector {
   /** Parses `-l`; a bad term is a UsageError naming it. The empty string selects everything. */
   public static parse(text: string | undefined): LabelSelector {
     const reqs = splitTerms(text ?? '').map(parseTerm);
-    return new LabelSelector(reqs.sort((a, b) => a.key.localeCompare(b.key) || a.op.localeCompare(b.op) || a.values.join(',').localeCompare(b.values.join(','))));
+    return new LabelSelector(
+      reqs.sort(
+        (a, b) =>
+          a.key.localeCompare(b.key) ||
+          a.op.localeCompare(b.op) ||
+          a.values.join(',').localeCompare(b.values.join(',')),
+      ),
+    );
   }
 
   public get empty(): boolean {
@@ -84,13 +91,18 @@ function checkKey(key: string, term: string): string {
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
   if (!NAME.test(name) || (prefix !== undefined && (!PREFIX.test(prefix) || prefix.length > 253))) {
-    throw new UsageError(`-l ${JSON.stringify(term)}: ${JSON.stringify(key)} is not a label key ([prefix/]name, name of at most 63 letters, digits, -, _, .)`);
+    throw new UsageError(
+      `-l ${JSON.stringify(term)}: ${JSON.stringify(key)} is not a label key ([prefix/]name, name of at most 63 letters, digits, -, _, .)`,
+    );
   }
   return key;
 }
 
 function checkValue(value: string, term: string): string {
-  if (value !== '' && !NAME.test(value)) throw new UsageError(`-l ${JSON.stringify(term)}: ${JSON.stringify(value)} is not a label value (at most 63 letters, digits, -, _, ., starting and ending alphanumeric)`);
+  if (value !== '' && !NAME.test(value))
+    throw new UsageError(
+      `-l ${JSON.stringify(term)}: ${JSON.stringify(value)} is not a label value (at most 63 letters, digits, -, _, ., starting and ending alphanumeric)`,
+    );
   return value;
 }
 
@@ -125,7 +137,9 @@ function parseTerm(term: string): Requirement {
   if (eq) return { key: checkKey(eq[1], term), op: eq[2] === '!=' ? 'notin' : 'in', values: [checkValue(eq[3], term)] };
   if (term.startsWith('!')) return { key: checkKey(term.slice(1).trim(), term), op: '!', values: [] };
   if (/^\S+$/.test(term)) return { key: checkKey(term, term), op: 'exists', values: [] };
-  throw new UsageError(`-l ${JSON.stringify(term)}: not a label selector term (key=value, key!=value, key in (a,b), key notin (a,b), key, !key)`);
+  throw new UsageError(
+    `-l ${JSON.stringify(term)}: not a label selector term (key=value, key!=value, key in (a,b), key notin (a,b), key, !key)`,
+  );
 }
 
 function show(r: Requirement): string {

@@ -51,7 +51,13 @@ export interface LeaderElectionOptions {
 export interface Lease {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec: {
     holderIdentity?: string | null;
     leaseDurationSeconds?: number;
@@ -104,7 +110,9 @@ export class LeaderElector {
     this.retryPeriodMs = opts.retryPeriodMs ?? 2_000;
     this.name = opts.name ?? 'worker-stacks';
     if (!(this.leaseDurationMs > this.renewDeadlineMs && this.renewDeadlineMs > this.retryPeriodMs)) {
-      throw new Error(`leader election needs leaseDuration (${this.leaseDurationMs} ms) > renewDeadline (${this.renewDeadlineMs} ms) > retryPeriod (${this.retryPeriodMs} ms)`);
+      throw new Error(
+        `leader election needs leaseDuration (${this.leaseDurationMs} ms) > renewDeadline (${this.renewDeadlineMs} ms) > retryPeriod (${this.retryPeriodMs} ms)`,
+      );
     }
   }
 
@@ -143,7 +151,8 @@ export class LeaderElector {
     await this.opts.guard?.();
     while (!stopped()) {
       // Acquire: one attempt per retry period (jittered, as client-go does, so candidates do not step in lockstep).
-      while (!stopped() && !(await this.attempt())) await this.clock.sleep(this.retryPeriodMs * (1 + Math.random() * 0.2), signal);
+      while (!stopped() && !(await this.attempt()))
+        await this.clock.sleep(this.retryPeriodMs * (1 + Math.random() * 0.2), signal);
       if (stopped()) break;
       // Two candidates that passed the first check at the same moment each see the other's lease now.
       try {
@@ -163,7 +172,8 @@ export class LeaderElector {
       }
       this.setLeading(false);
     }
-    if (this.renewedAt > -Infinity && this.currentHolder === this.opts.identity && this.opts.releaseOnCancel !== false) await this.release();
+    if (this.renewedAt > -Infinity && this.currentHolder === this.opts.identity && this.opts.releaseOnCancel !== false)
+      await this.release();
   }
 
   /** One try to acquire or renew (client-go's tryAcquireOrRenew). Public for the state machine's tests. */
@@ -181,7 +191,10 @@ export class LeaderElector {
       this.see(cur, now);
       const holder = cur.spec.holderIdentity ?? '';
       const mine = holder === this.opts.identity;
-      const held = holder !== '' && !mine && this.observedAt + (cur.spec.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000 > now;
+      const held =
+        holder !== '' &&
+        !mine &&
+        this.observedAt + (cur.spec.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000 > now;
       if (held) return false;
       const updated = await this.leases.update(this.record(cur, now, !mine));
       this.see(updated, now);
@@ -245,7 +258,10 @@ export class LeaderElector {
     try {
       const cur = await this.leases.get();
       if (!cur || cur.spec.holderIdentity !== this.opts.identity) return;
-      await this.leases.update({ ...cur, spec: { ...cur.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(this.clock.now()) } });
+      await this.leases.update({
+        ...cur,
+        spec: { ...cur.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(this.clock.now()) },
+      });
       this.renewedAt = -Infinity;
     } catch (e) {
       this.opts.onError?.(e);

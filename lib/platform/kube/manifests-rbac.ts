@@ -56,7 +56,9 @@ export function clusterRole(): Json {
 
 /** The Leases of these shards (the fleet's one Lease without shards). */
 export function leaseNames(shards: readonly ShardSpec[] = []): string[] {
-  return shards.length ? shards.map((s) => shardLeaseName({ shard: s.name, selector: LabelSelector.parse(s.selector) })) : [LEASE_NAME];
+  return shards.length
+    ? shards.map((s) => shardLeaseName({ shard: s.name, selector: LabelSelector.parse(s.selector) }))
+    : [LEASE_NAME];
 }
 
 /**
@@ -71,7 +73,12 @@ export function leaseRole(namespace: string, shards: readonly ShardSpec[] = []):
     metadata: { name: `${NAME}-leader-election`, namespace, labels: LABELS },
     rules: [
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create', 'list'] },
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: leaseNames(shards), verbs: ['get', 'update'] },
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        resourceNames: leaseNames(shards),
+        verbs: ['get', 'update'],
+      },
     ],
   };
 }
@@ -80,7 +87,11 @@ export function leaseRole(namespace: string, shards: readonly ShardSpec[] = []):
  * A ValidatingAdmissionPolicy that denies (fails closed) and its binding: what every policy of the manifests is.
  * `resources` is the rule's resources of `apiGroup`; `spec` the rest of the policy (conditions, validations).
  */
-function denyingPolicy(name: string, match: { readonly apiGroup: string; readonly resources: readonly string[]; readonly operations: readonly string[] }, spec: Json): Json[] {
+function denyingPolicy(
+  name: string,
+  match: { readonly apiGroup: string; readonly resources: readonly string[]; readonly operations: readonly string[] },
+  spec: Json,
+): Json[] {
   return [
     {
       apiVersion: 'admissionregistration.k8s.io/v1',
@@ -88,7 +99,16 @@ function denyingPolicy(name: string, match: { readonly apiGroup: string; readonl
       metadata: { name, labels: LABELS },
       spec: {
         failurePolicy: 'Fail',
-        matchConstraints: { resourceRules: [{ apiGroups: [match.apiGroup], apiVersions: ['*'], resources: [...match.resources], operations: [...match.operations] }] },
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: [match.apiGroup],
+              apiVersions: ['*'],
+              resources: [...match.resources],
+              operations: [...match.operations],
+            },
+          ],
+        },
         ...spec,
       },
     },
@@ -104,16 +124,20 @@ function denyingPolicy(name: string, match: { readonly apiGroup: string; readonl
 /** What RBAC cannot say about Leases: the daemon creates (and updates) only its shards' Leases, by name. */
 export function daemonLeasePolicy(namespace: string, shards: readonly ShardSpec[] = []): Json[] {
   const names = leaseNames(shards);
-  return denyingPolicy(`${NAME}-daemon-leases`, { apiGroup: 'coordination.k8s.io', resources: ['leases'], operations: ['CREATE', 'UPDATE'] }, {
-    matchConditions: [{ name: 'the-daemon', expression: daemonUser(namespace) }],
-    validations: [
-      {
-        expression: `object.metadata.namespace == '${namespace}' && object.metadata.name in [${names.map((n) => `'${n}'`).join(', ')}]`,
-        message: `the worker-stacks daemon holds only the Leases of its shards (${names.join(', ')}) in ${namespace}`,
-        reason: 'Forbidden',
-      },
-    ],
-  });
+  return denyingPolicy(
+    `${NAME}-daemon-leases`,
+    { apiGroup: 'coordination.k8s.io', resources: ['leases'], operations: ['CREATE', 'UPDATE'] },
+    {
+      matchConditions: [{ name: 'the-daemon', expression: daemonUser(namespace) }],
+      validations: [
+        {
+          expression: `object.metadata.namespace == '${namespace}' && object.metadata.name in [${names.map((n) => `'${n}'`).join(', ')}]`,
+          message: `the worker-stacks daemon holds only the Leases of its shards (${names.join(', ')}) in ${namespace}`,
+          reason: 'Forbidden',
+        },
+      ],
+    },
+  );
 }
 
 function daemonUser(namespace: string): string {
@@ -128,18 +152,44 @@ function daemonUser(namespace: string): string {
  */
 export function daemonAdmissionPolicy(namespace: string): Json[] {
   const name = `${NAME}-daemon-writes-finalizers-only`;
-  const same = (field: string, empty = '{}') => `(has(object.${field}) ? object.${field} : ${empty}) == (has(oldObject.${field}) ? oldObject.${field} : ${empty})`;
-  const others = (o: string) => `(has(${o}.metadata.finalizers) ? ${o}.metadata.finalizers : []).filter(f, f != '${STACK_FINALIZER}')`;
-  return denyingPolicy(name, { apiGroup: GROUP, resources: [PLURAL], operations: ['UPDATE'] }, {
-    matchConditions: [{ name: 'the-daemon', expression: daemonUser(namespace) }],
-    validations: [
-      { expression: same('spec'), message: 'the worker-stacks daemon never writes a spec (it patches only its finalizer)', reason: 'Forbidden' },
-      { expression: same('metadata.labels'), message: 'the worker-stacks daemon never writes labels (it patches only its finalizer)', reason: 'Forbidden' },
-      { expression: same('metadata.annotations'), message: 'the worker-stacks daemon never writes annotations (it patches only its finalizer)', reason: 'Forbidden' },
-      { expression: `${others('object')} == ${others('oldObject')}`, message: `the worker-stacks daemon adds or removes only its own finalizer ${STACK_FINALIZER}`, reason: 'Forbidden' },
-      { expression: same('metadata.ownerReferences', '[]'), message: 'the worker-stacks daemon never writes ownerReferences (it patches only its finalizer)', reason: 'Forbidden' },
-    ],
-  });
+  const same = (field: string, empty = '{}') =>
+    `(has(object.${field}) ? object.${field} : ${empty}) == (has(oldObject.${field}) ? oldObject.${field} : ${empty})`;
+  const others = (o: string) =>
+    `(has(${o}.metadata.finalizers) ? ${o}.metadata.finalizers : []).filter(f, f != '${STACK_FINALIZER}')`;
+  return denyingPolicy(
+    name,
+    { apiGroup: GROUP, resources: [PLURAL], operations: ['UPDATE'] },
+    {
+      matchConditions: [{ name: 'the-daemon', expression: daemonUser(namespace) }],
+      validations: [
+        {
+          expression: same('spec'),
+          message: 'the worker-stacks daemon never writes a spec (it patches only its finalizer)',
+          reason: 'Forbidden',
+        },
+        {
+          expression: same('metadata.labels'),
+          message: 'the worker-stacks daemon never writes labels (it patches only its finalizer)',
+          reason: 'Forbidden',
+        },
+        {
+          expression: same('metadata.annotations'),
+          message: 'the worker-stacks daemon never writes annotations (it patches only its finalizer)',
+          reason: 'Forbidden',
+        },
+        {
+          expression: `${others('object')} == ${others('oldObject')}`,
+          message: `the worker-stacks daemon adds or removes only its own finalizer ${STACK_FINALIZER}`,
+          reason: 'Forbidden',
+        },
+        {
+          expression: same('metadata.ownerReferences', '[]'),
+          message: 'the worker-stacks daemon never writes ownerReferences (it patches only its finalizer)',
+          reason: 'Forbidden',
+        },
+      ],
+    },
+  );
 }
 
 /** The Namespace annotation that binds a namespace to the AWS accounts its WorkerClusters may name. @internal exported for the manifests tests */
@@ -158,17 +208,21 @@ export function namespaceAccountsPolicy(requireBinding: boolean): Json[] {
   const name = `${NAME}-namespace-accounts`;
   const annotated = `has(namespaceObject.metadata.annotations) && '${ACCOUNTS_ANNOTATION}' in namespaceObject.metadata.annotations`;
   const allowed = `namespaceObject.metadata.annotations['${ACCOUNTS_ANNOTATION}'].split(',').map(a, a.trim())`;
-  return denyingPolicy(name, { apiGroup: GROUP, resources: [PLURAL], operations: ['CREATE', 'UPDATE'] }, {
-    // The annotation is read in the validation, not in a matchCondition: the API server evaluates matchConditions
-    // without namespaceObject (apiserver policy/validating/validator.go), so there it is always empty.
-    validations: [
-      {
-        expression: `${requireBinding ? `${annotated} && ` : `!(${annotated}) || `}${allowed}.exists(a, a == object.spec.account)`,
-        messageExpression: `'spec.account: ' + object.spec.account + ' is not an account namespace ' + namespaceObject.metadata.name + ' may use (${ACCOUNTS_ANNOTATION}: ' + (${annotated} ? namespaceObject.metadata.annotations['${ACCOUNTS_ANNOTATION}'] : 'not set') + '; a cluster admin sets it on the Namespace)'`,
-        reason: 'Forbidden',
-      },
-    ],
-  });
+  return denyingPolicy(
+    name,
+    { apiGroup: GROUP, resources: [PLURAL], operations: ['CREATE', 'UPDATE'] },
+    {
+      // The annotation is read in the validation, not in a matchCondition: the API server evaluates matchConditions
+      // without namespaceObject (apiserver policy/validating/validator.go), so there it is always empty.
+      validations: [
+        {
+          expression: `${requireBinding ? `${annotated} && ` : `!(${annotated}) || `}${allowed}.exists(a, a == object.spec.account)`,
+          messageExpression: `'spec.account: ' + object.spec.account + ' is not an account namespace ' + namespaceObject.metadata.name + ' may use (${ACCOUNTS_ANNOTATION}: ' + (${annotated} ? namespaceObject.metadata.annotations['${ACCOUNTS_ANNOTATION}'] : 'not set') + '; a cluster admin sets it on the Namespace)'`,
+          reason: 'Forbidden',
+        },
+      ],
+    },
+  );
 }
 
 /**
@@ -177,19 +231,28 @@ export function namespaceAccountsPolicy(requireBinding: boolean): Json[] {
  * the daemon acts on, which is more than every namespace editor should get. Bind them with a RoleBinding per namespace.
  */
 export function userRoles(aggregate: boolean): Json[] {
-  const to = (...roles: string[]) => (aggregate ? Object.fromEntries(roles.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, 'true'])) : {});
+  const to = (...roles: string[]) =>
+    aggregate ? Object.fromEntries(roles.map((r) => [`rbac.authorization.k8s.io/aggregate-to-${r}`, 'true'])) : {};
   return [
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: { name: `${NAME}-view`, labels: { ...LABELS, ...to('view') } },
-      rules: [{ apiGroups: [GROUP], resources: [PLURAL, `${PLURAL}/status`, POLICY_PLURAL], verbs: ['get', 'list', 'watch'] }],
+      rules: [
+        { apiGroups: [GROUP], resources: [PLURAL, `${PLURAL}/status`, POLICY_PLURAL], verbs: ['get', 'list', 'watch'] },
+      ],
     },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: { name: `${NAME}-edit`, labels: { ...LABELS, ...to('edit', 'admin') } },
-      rules: [{ apiGroups: [GROUP], resources: [PLURAL, POLICY_PLURAL], verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }],
+      rules: [
+        {
+          apiGroups: [GROUP],
+          resources: [PLURAL, POLICY_PLURAL],
+          verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'],
+        },
+      ],
     },
   ];
 }
@@ -199,7 +262,11 @@ export function binding(kind: 'ClusterRoleBinding' | 'RoleBinding', role: string
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind,
     metadata: { name: role, ...(kind === 'RoleBinding' ? { namespace } : {}), labels: LABELS },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: kind === 'RoleBinding' ? 'Role' : 'ClusterRole', name: role },
+    roleRef: {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: kind === 'RoleBinding' ? 'Role' : 'ClusterRole',
+      name: role,
+    },
     subjects: [{ kind: 'ServiceAccount', name: NAME, namespace }],
   };
 }

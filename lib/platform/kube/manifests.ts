@@ -1,7 +1,22 @@
 import { UsageError } from '../../core/errors';
 import { workerClusterCrd } from './crd';
 import { LabelSelector } from './label-selector';
-import { binding, clusterRole, daemonAdmissionPolicy, daemonLeasePolicy, namespaceAccountsPolicy, DEFAULT_NAMESPACE, DEFAULT_OPS_PORT, LABELS, leaseRole, NAME, SELECTOR, SHARD_LABEL, ShardSpec, userRoles } from './manifests-rbac';
+import {
+  binding,
+  clusterRole,
+  daemonAdmissionPolicy,
+  daemonLeasePolicy,
+  namespaceAccountsPolicy,
+  DEFAULT_NAMESPACE,
+  DEFAULT_OPS_PORT,
+  LABELS,
+  leaseRole,
+  NAME,
+  SELECTOR,
+  SHARD_LABEL,
+  ShardSpec,
+  userRoles,
+} from './manifests-rbac';
 import { rolloutPolicyCrd } from './policy-crd';
 import { checkShardName } from './shards';
 
@@ -66,13 +81,22 @@ interface Resolved {
 
 /** The Deployment of the whole fleet, or of one shard (`worker-stacks-<shard>`, its own pods, `--shard` and `-l`). */
 function deployment(o: Resolved, shard?: ShardSpec): Json {
-  const probe = (path: string, periodSeconds: number, failureThreshold: number) => ({ httpGet: { path, port: 'ops' }, periodSeconds, timeoutSeconds: 2, failureThreshold });
+  const probe = (path: string, periodSeconds: number, failureThreshold: number) => ({
+    httpGet: { path, port: 'ops' },
+    periodSeconds,
+    timeoutSeconds: 2,
+    failureThreshold,
+  });
   const selector = shard ? { ...SELECTOR, [SHARD_LABEL]: shard.name } : SELECTOR;
   const shardArgs = shard ? ['--shard', shard.name, '--selector', LabelSelector.parse(shard.selector).toString()] : [];
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: shard ? `${NAME}-${shard.name}` : NAME, namespace: o.namespace, labels: shard ? { ...LABELS, [SHARD_LABEL]: shard.name } : LABELS },
+    metadata: {
+      name: shard ? `${NAME}-${shard.name}` : NAME,
+      namespace: o.namespace,
+      labels: shard ? { ...LABELS, [SHARD_LABEL]: shard.name } : LABELS,
+    },
     spec: {
       replicas: o.replicas,
       selector: { matchLabels: selector },
@@ -81,22 +105,52 @@ function deployment(o: Resolved, shard?: ShardSpec): Json {
       template: {
         metadata: {
           labels: { ...LABELS, ...selector },
-          annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(o.opsPort), 'prometheus.io/path': '/metrics' },
+          annotations: {
+            'prometheus.io/scrape': 'true',
+            'prometheus.io/port': String(o.opsPort),
+            'prometheus.io/path': '/metrics',
+          },
         },
         spec: {
           serviceAccountName: NAME,
           // Longer than reconcile's --grace-seconds: work in hand writes its status before the kill.
           terminationGracePeriodSeconds: 40,
-          securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: 65532,
+            runAsGroup: 65532,
+            fsGroup: 65532,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
           affinity: {
-            podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: selector } } }] },
+            podAntiAffinity: {
+              preferredDuringSchedulingIgnoredDuringExecution: [
+                {
+                  weight: 100,
+                  podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: selector } },
+                },
+              ],
+            },
           },
           containers: [
             {
               name: 'reconciler',
               image: o.image,
               imagePullPolicy: 'IfNotPresent',
-              args: ['reconcile', '--watch', '--store', 'kubernetes', '--all-namespaces', '--port', String(o.opsPort), '--bind', '0.0.0.0', '--grace-seconds', '20', ...shardArgs],
+              args: [
+                'reconcile',
+                '--watch',
+                '--store',
+                'kubernetes',
+                '--all-namespaces',
+                '--port',
+                String(o.opsPort),
+                '--bind',
+                '0.0.0.0',
+                '--grace-seconds',
+                '20',
+                ...shardArgs,
+              ],
               env: [
                 // The Lease's holder identity and namespace (downward API).
                 { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
@@ -114,7 +168,12 @@ function deployment(o: Resolved, shard?: ShardSpec): Json {
               startupProbe: probe('/healthz', 2, 60),
               // Synthesis (CDK) is the peak: a worker thread per --synth-threads needs a few hundred MiB.
               resources: { requests: { cpu: '250m', memory: '768Mi' }, limits: { memory: '2Gi' } },
-              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false, capabilities: { drop: ['ALL'] } },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                privileged: false,
+                capabilities: { drop: ['ALL'] },
+              },
               volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
             },
           ],
@@ -140,8 +199,18 @@ function networkPolicy(o: Resolved): Json {
       policyTypes: ['Ingress', 'Egress'],
       ingress: [{ ports: [{ protocol: 'TCP', port: o.opsPort }] }],
       egress: [
-        { ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] },
-        { ports: [{ protocol: 'TCP', port: 443 }, { protocol: 'TCP', port: 6443 }] },
+        {
+          ports: [
+            { protocol: 'UDP', port: 53 },
+            { protocol: 'TCP', port: 53 },
+          ],
+        },
+        {
+          ports: [
+            { protocol: 'TCP', port: 443 },
+            { protocol: 'TCP', port: 6443 },
+          ],
+        },
       ],
     },
   };
@@ -157,7 +226,9 @@ export function checkShards(shards: readonly ShardSpec[]): void {
     const a = LabelSelector.parse(s.selector);
     for (const t of shards.slice(0, i)) {
       if (a.overlaps(LabelSelector.parse(t.selector))) {
-        throw new UsageError(`--shard ${s.name}=${s.selector} overlaps --shard ${t.name}=${t.selector}: an object could match both, and both would reconcile it; make the selectors disjoint (for example tier=canary and tier!=canary)`);
+        throw new UsageError(
+          `--shard ${s.name}=${s.selector} overlaps --shard ${t.name}=${t.selector}: an object could match both, and both would reconcile it; make the selectors disjoint (for example tier=canary and tier!=canary)`,
+        );
       }
     }
   }
@@ -166,8 +237,14 @@ export function checkShards(shards: readonly ShardSpec[]): void {
 /** `name@sha256:…`; a reference that already has a digest, or a malformed digest, is refused. */
 export function imageReference(image: string, digest?: string): string {
   if (!digest) return image;
-  if (!/^sha256:[0-9a-f]{64}$/.test(digest)) throw new UsageError(`--image-digest ${JSON.stringify(digest)}: give sha256: and 64 lower-case hex digits (docker buildx imagetools inspect <image> shows it)`);
-  if (image.includes('@')) throw new UsageError(`--image ${image} already names a digest: give it without @sha256:… when --image-digest is given`);
+  if (!/^sha256:[0-9a-f]{64}$/.test(digest))
+    throw new UsageError(
+      `--image-digest ${JSON.stringify(digest)}: give sha256: and 64 lower-case hex digits (docker buildx imagetools inspect <image> shows it)`,
+    );
+  if (image.includes('@'))
+    throw new UsageError(
+      `--image ${image} already names a digest: give it without @sha256:… when --image-digest is given`,
+    );
   return `${image}@${digest}`;
 }
 
@@ -184,18 +261,32 @@ export function deployManifests(opts: ManifestOptions): Record<string, Json[]> {
   const serviceAccount: Json = {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
-    metadata: { name: NAME, namespace: o.namespace, labels: LABELS, ...(opts.roleArn ? { annotations: { 'eks.amazonaws.com/role-arn': opts.roleArn } } : {}) },
+    metadata: {
+      name: NAME,
+      namespace: o.namespace,
+      labels: LABELS,
+      ...(opts.roleArn ? { annotations: { 'eks.amazonaws.com/role-arn': opts.roleArn } } : {}),
+    },
   };
   const pdb = (shard?: ShardSpec): Json => ({
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
     metadata: { name: shard ? `${NAME}-${shard.name}` : NAME, namespace: o.namespace, labels: LABELS },
-    spec: { maxUnavailable: 1, selector: { matchLabels: shard ? { ...SELECTOR, [SHARD_LABEL]: shard.name } : SELECTOR } },
+    spec: {
+      maxUnavailable: 1,
+      selector: { matchLabels: shard ? { ...SELECTOR, [SHARD_LABEL]: shard.name } : SELECTOR },
+    },
   });
   const units: (ShardSpec | undefined)[] = shards.length ? [...shards] : [undefined];
   return {
     'crd.yaml': [workerClusterCrd(), rolloutPolicyCrd()],
-    'namespace.yaml': [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: o.namespace, labels: { ...LABELS, 'pod-security.kubernetes.io/enforce': 'restricted' } } }],
+    'namespace.yaml': [
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: o.namespace, labels: { ...LABELS, 'pod-security.kubernetes.io/enforce': 'restricted' } },
+      },
+    ],
     'rbac.yaml': [
       serviceAccount,
       clusterRole(),

@@ -28,10 +28,32 @@ export const POLICY_CRD_NAME = `${POLICY_PLURAL}.${GROUP}`;
  * a list, so the waves themselves and where each one is are `worker-stacks rollout status` (and the policy's events).
  */
 export const POLICY_PRINTER_COLUMNS = [
-  { name: 'Paused', type: 'boolean', jsonPath: '.spec.paused', description: 'spec.paused: no roll of its clusters starts (worker-stacks rollout pause|resume).' },
-  { name: 'First Wave', type: 'string', jsonPath: '.spec.waves[0].name', description: 'The first wave (the canaries); worker-stacks rollout status shows every wave and where it is.' },
-  { name: 'Halt On Failure', type: 'boolean', jsonPath: '.spec.haltOnFailure', priority: 1, description: 'spec.haltOnFailure (unset: true).' },
-  { name: 'Max Rolls', type: 'integer', jsonPath: '.spec.maxConcurrentRolls', priority: 1, description: 'spec.maxConcurrentRolls (unset: unbounded).' },
+  {
+    name: 'Paused',
+    type: 'boolean',
+    jsonPath: '.spec.paused',
+    description: 'spec.paused: no roll of its clusters starts (worker-stacks rollout pause|resume).',
+  },
+  {
+    name: 'First Wave',
+    type: 'string',
+    jsonPath: '.spec.waves[0].name',
+    description: 'The first wave (the canaries); worker-stacks rollout status shows every wave and where it is.',
+  },
+  {
+    name: 'Halt On Failure',
+    type: 'boolean',
+    jsonPath: '.spec.haltOnFailure',
+    priority: 1,
+    description: 'spec.haltOnFailure (unset: true).',
+  },
+  {
+    name: 'Max Rolls',
+    type: 'integer',
+    jsonPath: '.spec.maxConcurrentRolls',
+    priority: 1,
+    description: 'spec.maxConcurrentRolls (unset: unbounded).',
+  },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ] as const;
 
@@ -47,12 +69,21 @@ const REMAINDER_NAME = `(has(self.remainder) && has(self.remainder.name) ? self.
 /** The cross-field rules of policy-schema.ts, as CEL on the node nearest to the fields they read. */
 export const POLICY_RULES: readonly PlacedValidation[] = [
   // The name is a DNS label of at most 40 characters (policy-schema.ts metadata.name), as for WorkerCluster.
-  v('', `self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 40`, { expr: `'"' + self.metadata.name + ${quoted(`" is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 40 characters)`)}` }, '.metadata.name'),
+  v(
+    '',
+    `self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 40`,
+    {
+      expr: `'"' + self.metadata.name + ${quoted(`" is not a DNS label (lower-case letters, digits and '-', starting and ending with a letter or digit, at most 40 characters)`)}`,
+    },
+    '.metadata.name',
+  ),
   unique('spec.waves', (a) => `${a}.name`, indexed('spec.waves', '.name'), 'wave names must be unique'),
   v(
     'spec',
     `!self.waves.exists(w, w.name == ${REMAINDER_NAME})`,
-    { expr: `'"' + ${REMAINDER_NAME} + ${quoted('" is already the name of a wave; wave names must be unique (the last wave, of the clusters no wave selects, is named by spec.remainder.name, default remainder)')}` },
+    {
+      expr: `'"' + ${REMAINDER_NAME} + ${quoted('" is already the name of a wave; wave names must be unique (the last wave, of the clusters no wave selects, is named by spec.remainder.name, default remainder)')}`,
+    },
     '.remainder',
   ),
 ];
@@ -60,14 +91,26 @@ export const POLICY_RULES: readonly PlacedValidation[] = [
 /** The openAPIV3Schema of the WorkerRolloutPolicy object. */
 export function rolloutPolicySchema(): Json {
   const spec = structuralSchema(RolloutPolicySpecSchema, 'input');
-  spec.description = 'How a change that rolls nodes moves through the clusters of this namespace; the same fields as <clusters>/rollout-policies/<name>.yaml (README "Fleet rollouts").';
-  return objectSchema('A fleet rollout policy: ordered waves of WorkerClusters (by label selector), each with its concurrency, soak time and maintenance windows.', { spec }, POLICY_CAPS, POLICY_RULES);
+  spec.description =
+    'How a change that rolls nodes moves through the clusters of this namespace; the same fields as <clusters>/rollout-policies/<name>.yaml (README "Fleet rollouts").';
+  return objectSchema(
+    'A fleet rollout policy: ordered waves of WorkerClusters (by label selector), each with its concurrency, soak time and maintenance windows.',
+    { spec },
+    POLICY_CAPS,
+    POLICY_RULES,
+  );
 }
 
 /** The CustomResourceDefinition (apiextensions.k8s.io/v1) of workerrolloutpolicies.worker-stacks.io. */
 export function rolloutPolicyCrd(): Json {
   return customResourceDefinition({
-    names: { kind: POLICY_KIND, listKind: POLICY_LIST_KIND, plural: POLICY_PLURAL, singular: POLICY_SINGULAR, shortNames: [...POLICY_SHORT_NAMES] },
+    names: {
+      kind: POLICY_KIND,
+      listKind: POLICY_LIST_KIND,
+      plural: POLICY_PLURAL,
+      singular: POLICY_SINGULAR,
+      shortNames: [...POLICY_SHORT_NAMES],
+    },
     printerColumns: POLICY_PRINTER_COLUMNS,
     schema: rolloutPolicySchema(),
     status: false,

@@ -14,7 +14,9 @@ export interface KubeRolloutPolicy {
 
 /** The collection path, in one namespace or all. */
 export function policyCollectionPath(namespace: string | undefined): string {
-  return namespace ? `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/${POLICY_PLURAL}` : `/apis/${GROUP}/${VERSION}/${POLICY_PLURAL}`;
+  return namespace
+    ? `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/${POLICY_PLURAL}`
+    : `/apis/${GROUP}/${VERSION}/${POLICY_PLURAL}`;
 }
 
 export function policyObjectPath(namespace: string, name: string): string {
@@ -29,7 +31,11 @@ export function policyRaw(o: KubeRolloutPolicy): unknown {
   return {
     apiVersion: o.apiVersion ?? API_VERSION,
     kind: o.kind ?? POLICY_KIND,
-    metadata: { name: o.metadata.name, ...(o.metadata.generation ? { generation: o.metadata.generation } : {}), ...(o.metadata.labels ? { labels: o.metadata.labels } : {}) },
+    metadata: {
+      name: o.metadata.name,
+      ...(o.metadata.generation ? { generation: o.metadata.generation } : {}),
+      ...(o.metadata.labels ? { labels: o.metadata.labels } : {}),
+    },
     spec: o.spec ?? {},
   };
 }

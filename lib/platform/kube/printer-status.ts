@@ -14,8 +14,14 @@ export const SHORT_CHECKSUM_LENGTH = 12;
 const d = (text: string) => ({ description: text });
 
 export const KubeStatusSchema = ClusterStatusSchema.extend({
-  desiredChecksumShort: z.string().optional().meta(d(`First ${SHORT_CHECKSUM_LENGTH} hex digits of desiredChecksum (for kubectl get).`)),
-  cloudConfigChecksumShort: z.string().optional().meta(d(`First ${SHORT_CHECKSUM_LENGTH} hex digits of cloudConfigChecksum, the live one (for kubectl get).`)),
+  desiredChecksumShort: z
+    .string()
+    .optional()
+    .meta(d(`First ${SHORT_CHECKSUM_LENGTH} hex digits of desiredChecksum (for kubectl get).`)),
+  cloudConfigChecksumShort: z
+    .string()
+    .optional()
+    .meta(d(`First ${SHORT_CHECKSUM_LENGTH} hex digits of cloudConfigChecksum, the live one (for kubectl get).`)),
 });
 
 export type KubeStatus = z.output<typeof KubeStatusSchema>;
@@ -26,7 +32,9 @@ export function toKubeStatus(status: ClusterStatus): KubeStatus {
   return {
     ...rest,
     ...(status.desiredChecksum ? { desiredChecksumShort: status.desiredChecksum.slice(0, SHORT_CHECKSUM_LENGTH) } : {}),
-    ...(status.cloudConfigChecksum ? { cloudConfigChecksumShort: status.cloudConfigChecksum.slice(0, SHORT_CHECKSUM_LENGTH) } : {}),
+    ...(status.cloudConfigChecksum
+      ? { cloudConfigChecksumShort: status.cloudConfigChecksum.slice(0, SHORT_CHECKSUM_LENGTH) }
+      : {}),
   };
 }
 

@@ -42,7 +42,9 @@ export interface KubeWorkerCluster {
 
 /** The collection path, in one namespace or all. */
 export function collectionPath(namespace: string | undefined): string {
-  return namespace ? `/apis/${CRD_GROUP}/${CRD_VERSION}/namespaces/${encodeURIComponent(namespace)}/${CRD_PLURAL}` : `/apis/${CRD_GROUP}/${CRD_VERSION}/${CRD_PLURAL}`;
+  return namespace
+    ? `/apis/${CRD_GROUP}/${CRD_VERSION}/namespaces/${encodeURIComponent(namespace)}/${CRD_PLURAL}`
+    : `/apis/${CRD_GROUP}/${CRD_VERSION}/${CRD_PLURAL}`;
 }
 
 export function objectPath(namespace: string, name: string, sub = ''): string {
@@ -65,7 +67,11 @@ export function toRecord(o: KubeWorkerCluster, extraProblems: readonly Problem[]
   const raw = {
     apiVersion: o.apiVersion ?? API_VERSION,
     kind: o.kind ?? KIND,
-    metadata: { name: o.metadata.name, generation: o.metadata.generation ?? 1, ...(o.metadata.labels ? { labels: o.metadata.labels } : {}) },
+    metadata: {
+      name: o.metadata.name,
+      generation: o.metadata.generation ?? 1,
+      ...(o.metadata.labels ? { labels: o.metadata.labels } : {}),
+    },
     spec: o.spec ?? {},
   };
   const problems: Problem[] = [...extraProblems];

@@ -30,7 +30,10 @@ export const SHARD_ANNOTATION = 'worker-stacks.io/shard';
 export const SELECTOR_ANNOTATION = 'worker-stacks.io/shard-selector';
 export const NAMESPACE_ANNOTATION = 'worker-stacks.io/shard-namespace';
 /** On every shard Lease: how a daemon finds them (list with this label). */
-export const SHARD_LEASE_LABELS = { 'app.kubernetes.io/part-of': 'worker-stacks', 'app.kubernetes.io/component': 'shard-lease' } as const;
+export const SHARD_LEASE_LABELS = {
+  'app.kubernetes.io/part-of': 'worker-stacks',
+  'app.kubernetes.io/component': 'shard-lease',
+} as const;
 
 export interface ShardScope {
   /** `--shard`: the shard's name (its Lease is `worker-stacks-<name>`). @default none: named from the selector */
@@ -43,7 +46,9 @@ export interface ShardScope {
 /** A shard name: a DNS label short enough for `worker-stacks-<name>` to be one (and a Deployment's name). */
 export function checkShardName(name: string): string {
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 40) {
-    throw new UsageError(`--shard ${JSON.stringify(name)}: a shard name is a DNS label of at most 40 characters (lower-case letters, digits, -)`);
+    throw new UsageError(
+      `--shard ${JSON.stringify(name)}: a shard name is a DNS label of at most 40 characters (lower-case letters, digits, -)`,
+    );
   }
   return name;
 }
@@ -57,19 +62,31 @@ export function shardLeaseName(scope: ShardScope): string {
 }
 
 /** The labels and annotations a shard's Lease carries. */
-export function shardLeaseMetadata(scope: ShardScope): { labels: Record<string, string>; annotations: Record<string, string> } {
+export function shardLeaseMetadata(scope: ShardScope): {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+} {
   return {
     labels: { ...SHARD_LEASE_LABELS },
-    annotations: { [SHARD_ANNOTATION]: scope.shard ?? '', [SELECTOR_ANNOTATION]: scope.selector.toString(), [NAMESPACE_ANNOTATION]: scope.namespace ?? '' },
+    annotations: {
+      [SHARD_ANNOTATION]: scope.shard ?? '',
+      [SELECTOR_ANNOTATION]: scope.selector.toString(),
+      [NAMESPACE_ANNOTATION]: scope.namespace ?? '',
+    },
   };
 }
 
 /** A shard's scope as its Lease says (a Lease of an older release, `worker-stacks` without annotations: the whole fleet). */
 export function scopeOfLease(lease: Lease): ShardScope | undefined {
   const a = lease.metadata.annotations ?? {};
-  if (!(SELECTOR_ANNOTATION in a)) return lease.metadata.name === DEFAULT_LEASE ? { selector: LabelSelector.parse('') } : undefined;
+  if (!(SELECTOR_ANNOTATION in a))
+    return lease.metadata.name === DEFAULT_LEASE ? { selector: LabelSelector.parse('') } : undefined;
   try {
-    return { shard: a[SHARD_ANNOTATION] || undefined, namespace: a[NAMESPACE_ANNOTATION] || undefined, selector: LabelSelector.parse(a[SELECTOR_ANNOTATION]) };
+    return {
+      shard: a[SHARD_ANNOTATION] || undefined,
+      namespace: a[NAMESPACE_ANNOTATION] || undefined,
+      selector: LabelSelector.parse(a[SELECTOR_ANNOTATION]),
+    };
   } catch {
     return undefined;
   }
@@ -89,7 +106,11 @@ export function scopesOverlap(a: ShardScope, b: ShardScope): boolean {
 /** Held: a holder that renewed it within its lease duration (on this machine's clock). */
 export function isLive(lease: Lease, nowMs: number): boolean {
   const renewed = lease.spec.renewTime ? Date.parse(lease.spec.renewTime) : NaN;
-  return Boolean(lease.spec.holderIdentity) && Number.isFinite(renewed) && renewed + (lease.spec.leaseDurationSeconds ?? 15) * 1000 > nowMs;
+  return (
+    Boolean(lease.spec.holderIdentity) &&
+    Number.isFinite(renewed) &&
+    renewed + (lease.spec.leaseDurationSeconds ?? 15) * 1000 > nowMs
+  );
 }
 
 export function describeScope(scope: ShardScope): string {
@@ -111,11 +132,19 @@ export function overlappingShard(self: ShardOf, live: readonly ShardOf[]): Shard
  * Which shards select each object, without the API server: those no shard selects (unowned) and those two or more
  * select (with their Leases). The monitor counts and reports these; the simulator checks them.
  */
-export function shardOwnership<M extends Pick<KubeObjectMeta, 'namespace' | 'labels'>>(shards: readonly ShardOf[], objects: readonly M[]): { unowned: M[]; multiple: [M, string[]][] } {
+export function shardOwnership<M extends Pick<KubeObjectMeta, 'namespace' | 'labels'>>(
+  shards: readonly ShardOf[],
+  objects: readonly M[],
+): { unowned: M[]; multiple: [M, string[]][] } {
   const unowned: M[] = [];
   const multiple: [M, string[]][] = [];
   for (const m of objects) {
-    const owners = shards.filter(({ scope }) => (scope.namespace === undefined || scope.namespace === m.namespace) && scope.selector.matches(m.labels)).map((s) => s.lease);
+    const owners = shards
+      .filter(
+        ({ scope }) =>
+          (scope.namespace === undefined || scope.namespace === m.namespace) && scope.selector.matches(m.labels),
+      )
+      .map((s) => s.lease);
     if (owners.length === 0) unowned.push(m);
     else if (owners.length > 1) multiple.push([m, owners]);
   }
@@ -127,14 +156,19 @@ export class ShardOverlapError extends WorkerStacksError {
   constructor(self: ShardScope, lease: string, other: Lease, otherScope: ShardScope) {
     super(
       `this daemon (${describeScope(self)}, Lease ${lease}) overlaps the live shard of Lease ${other.metadata.name} (${describeScope(otherScope)}, held by ${other.spec.holderIdentity}): an object matching both would be reconciled by both; refusing to start`,
-      { hint: 'make the shards disjoint (for example -l tier=canary and -l tier!=canary), or stop the other shard first (its Lease is free once its holder stops renewing it)' },
+      {
+        hint: 'make the shards disjoint (for example -l tier=canary and -l tier!=canary), or stop the other shard first (its Lease is free once its holder stops renewing it)',
+      },
     );
   }
 }
 
 /** The Leases of the daemon's namespace that carry a shard scope (plus a legacy `worker-stacks`). */
 export async function listShardLeases(client: KubeClient, namespace: string): Promise<Lease[]> {
-  const { body } = await client.request<{ items: Lease[] }>('GET', `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`);
+  const { body } = await client.request<{ items: Lease[] }>(
+    'GET',
+    `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`,
+  );
   return body.items.filter((l) => scopeOfLease(l) !== undefined);
 }
 
@@ -144,7 +178,11 @@ export interface ShardOptions {
   readonly leaseNamespace: string;
   readonly leaseName: string;
   readonly scope: ShardScope;
-  readonly log: { info(o: object, m: string): void; warn(o: object, m: string): void; error(o: object, m: string): void };
+  readonly log: {
+    info(o: object, m: string): void;
+    warn(o: object, m: string): void;
+    error(o: object, m: string): void;
+  };
   /** @default Date.now */
   readonly now?: () => number;
   /** Between two looks at ownership while leading. @default 60 s */
@@ -159,7 +197,14 @@ export function shardGuard(o: ShardOptions): () => Promise<void> {
       leases = await listShardLeases(o.client, o.leaseNamespace);
     } catch (e) {
       // Not knowing the other shards is not proof of an overlap: the look at ownership while leading says more.
-      o.log.warn({ lease: `${o.leaseNamespace}/${o.leaseName}`, err: String(e), next: 'campaign anyway; ownership is looked at again while leading' }, 'could not list the shard Leases');
+      o.log.warn(
+        {
+          lease: `${o.leaseNamespace}/${o.leaseName}`,
+          err: String(e),
+          next: 'campaign anyway; ownership is looked at again while leading',
+        },
+        'could not list the shard Leases',
+      );
       return;
     }
     const now = (o.now ?? Date.now)();
@@ -185,7 +230,11 @@ export class ShardMonitor {
     const tick = () => {
       this.running = this.check().then(
         () => undefined,
-        (e: unknown) => this.o.log.warn({ err: String(e), next: `looked at again in ${this.interval} ms` }, 'could not look at shard ownership'),
+        (e: unknown) =>
+          this.o.log.warn(
+            { err: String(e), next: `looked at again in ${this.interval} ms` },
+            'could not look at shard ownership',
+          ),
       );
     };
     tick();
@@ -211,9 +260,12 @@ export class ShardMonitor {
   /** One look: live shards from the Leases, every WorkerCluster of this daemon's namespaces (metadata only). */
   public async check(): Promise<{ unowned: string[]; multiple: string[] }> {
     const now = (this.o.now ?? Date.now)();
-    const live = (await listShardLeases(this.o.client, this.o.leaseNamespace)).filter((l) => l.metadata.name === this.o.leaseName || isLive(l, now));
+    const live = (await listShardLeases(this.o.client, this.o.leaseNamespace)).filter(
+      (l) => l.metadata.name === this.o.leaseName || isLive(l, now),
+    );
     const scopes: ShardOf[] = live.flatMap((l) => shardOfLease(l) ?? []);
-    if (!scopes.some((s) => s.lease === this.o.leaseName)) scopes.push({ lease: this.o.leaseName, scope: this.o.scope });
+    if (!scopes.some((s) => s.lease === this.o.leaseName))
+      scopes.push({ lease: this.o.leaseName, scope: this.o.scope });
     const { unowned, multiple } = shardOwnership(scopes, await this.objects());
     kubeHealth.unowned = unowned.length;
     kubeHealth.multiplyOwned = multiple.length;
@@ -221,21 +273,53 @@ export class ShardMonitor {
     const shards = scopes.map((s) => `${s.lease}: ${describeScope(s.scope)}`).sort();
     if (changed(this.lastUnowned, names(unowned))) {
       const list = names(unowned);
-      this.o.log[list.length ? 'warn' : 'info']({ unowned: list.slice(0, 50), count: list.length, shards, next: list.length ? 'nothing reconciles them until a shard selects them (label them, or widen a shard)' : 'none' }, list.length ? 'WorkerClusters no live shard selects' : 'every WorkerCluster has a shard');
+      this.o.log[list.length ? 'warn' : 'info'](
+        {
+          unowned: list.slice(0, 50),
+          count: list.length,
+          shards,
+          next: list.length
+            ? 'nothing reconciles them until a shard selects them (label them, or widen a shard)'
+            : 'none',
+        },
+        list.length ? 'WorkerClusters no live shard selects' : 'every WorkerCluster has a shard',
+      );
       this.lastUnowned = new Set(list);
     }
     if (changed(this.lastMultiple, names(multiple.map(([m]) => m)))) {
       const list = multiple.map(([m, owners]) => `${m.namespace}/${m.name} (${owners.join(', ')})`);
-      if (list.length) this.o.log.error({ multiplyOwned: list.slice(0, 50), count: list.length, shards, next: 'stop one of the overlapping shards and make the selectors disjoint' }, 'WorkerClusters that two live shards select');
+      if (list.length)
+        this.o.log.error(
+          {
+            multiplyOwned: list.slice(0, 50),
+            count: list.length,
+            shards,
+            next: 'stop one of the overlapping shards and make the selectors disjoint',
+          },
+          'WorkerClusters that two live shards select',
+        );
       this.lastMultiple = new Set(names(multiple.map(([m]) => m)));
     }
     // One shard reports on the objects (the first live one by Lease name): one event each, not one per shard.
     if (scopes.map((s) => s.lease).sort()[0] === this.o.leaseName) {
-      for (const m of unowned) await this.report(m, 'Unowned', `no live shard selects this object (shards: ${shards.join('; ')}): nothing reconciles it, and its status is as last written; label it so that a shard selects it`);
-      for (const [m, owners] of multiple) await this.report(m, 'MultiplyOwned', `the live shards of Leases ${owners.join(', ')} all select this object: both reconcile it; make their selectors disjoint`);
+      for (const m of unowned)
+        await this.report(
+          m,
+          'Unowned',
+          `no live shard selects this object (shards: ${shards.join('; ')}): nothing reconciles it, and its status is as last written; label it so that a shard selects it`,
+        );
+      for (const [m, owners] of multiple)
+        await this.report(
+          m,
+          'MultiplyOwned',
+          `the live shards of Leases ${owners.join(', ')} all select this object: both reconcile it; make their selectors disjoint`,
+        );
     }
     // An object that is owned again, then loses its shard again, is reported again.
-    const current = new Set([...unowned.map((m) => reportKey('Unowned', m)), ...multiple.map(([m]) => reportKey('MultiplyOwned', m))]);
+    const current = new Set([
+      ...unowned.map((m) => reportKey('Unowned', m)),
+      ...multiple.map(([m]) => reportKey('MultiplyOwned', m)),
+    ]);
     for (const k of [...this.reported]) if (!current.has(k)) this.reported.delete(k);
     return { unowned: names(unowned), multiple: names(multiple.map(([m]) => m)) };
   }
@@ -248,11 +332,26 @@ export class ShardMonitor {
       // Named from the object's version: every shard that looks at this version posts the same event, and only the
       // first post is taken (two shards starting together may each think it reports).
       const name = `${m.name}.${reason.toLowerCase()}.${m.resourceVersion ?? '0'}`;
-      await postEvent(this.o.client, { apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerCluster', name: m.name, namespace: m.namespace ?? 'default', uid: m.uid, resourceVersion: m.resourceVersion }, { type: 'Warning', reason, message }, name);
+      await postEvent(
+        this.o.client,
+        {
+          apiVersion: 'worker-stacks.io/v1alpha1',
+          kind: 'WorkerCluster',
+          name: m.name,
+          namespace: m.namespace ?? 'default',
+          uid: m.uid,
+          resourceVersion: m.resourceVersion,
+        },
+        { type: 'Warning', reason, message },
+        name,
+      );
     } catch (e) {
       if (e instanceof KubeApiError && e.statusCode === 409) return; // posted already (by another shard)
       this.reported.delete(key);
-      this.o.log.warn({ cluster: `${m.namespace}/${m.name}`, event: reason, err: String(e) }, 'could not record the event');
+      this.o.log.warn(
+        { cluster: `${m.namespace}/${m.name}`, event: reason, err: String(e) },
+        'could not record the event',
+      );
     }
   }
 
@@ -261,7 +360,10 @@ export class ShardMonitor {
     const out: KubeObjectMeta[] = [];
     const q = new URLSearchParams({ limit: '500' });
     for (;;) {
-      const { body } = await this.o.client.request<{ metadata: { continue?: string }; items: { metadata: KubeObjectMeta }[] }>('GET', `${collectionPath(this.o.scope.namespace)}?${q.toString()}`, undefined, undefined, METADATA_ONLY);
+      const { body } = await this.o.client.request<{
+        metadata: { continue?: string };
+        items: { metadata: KubeObjectMeta }[];
+      }>('GET', `${collectionPath(this.o.scope.namespace)}?${q.toString()}`, undefined, undefined, METADATA_ONLY);
       out.push(...body.items.map((i) => i.metadata));
       if (!body.metadata.continue) return out;
       q.set('continue', body.metadata.continue);

@@ -28,9 +28,29 @@ export interface Validation {
 
 /** Keywords a structural schema may hold (apiextensions JSONSchemaProps, less the ones we never emit). */
 const KEPT = new Set([
-  'type', 'format', 'description', 'enum', 'pattern', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems',
-  'minProperties', 'maxProperties', 'required', 'properties', 'items', 'additionalProperties', 'nullable',
-  'x-kubernetes-validations', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type',
+  'type',
+  'format',
+  'description',
+  'enum',
+  'pattern',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'required',
+  'properties',
+  'items',
+  'additionalProperties',
+  'nullable',
+  'x-kubernetes-validations',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type',
   'x-kubernetes-int-or-string',
 ]);
 
@@ -60,13 +80,16 @@ function applyRule(zodSchema: z.core.$ZodType, js: Json): void {
       js.type = 'string';
     }
     if (rule.type) js.type = rule.type;
-    for (const k of ['minimum', 'maximum', 'pattern', 'minLength', 'maxLength'] as const) if (rule[k] !== undefined) js[k] = rule[k];
-    if (rule.cel?.length) js['x-kubernetes-validations'] = rule.cel.map((c) => ({ rule: c.rule, messageExpression: c.messageExpression }));
+    for (const k of ['minimum', 'maximum', 'pattern', 'minLength', 'maxLength'] as const)
+      if (rule[k] !== undefined) js[k] = rule[k];
+    if (rule.cel?.length)
+      js['x-kubernetes-validations'] = rule.cel.map((c) => ({ rule: c.rule, messageExpression: c.messageExpression }));
   }
   const def = (zodSchema as z.core.$ZodType & { _zod: { def: { type: string; keyType?: z.core.$ZodType } } })._zod.def;
   if (def.type === 'record' && def.keyType) {
     const keyRule = openApiRuleOf(def.keyType);
-    if (keyRule?.cel?.length) js['x-kubernetes-validations'] = [...(js['x-kubernetes-validations'] ?? []), ...keyRule.cel.map(keyValidation)];
+    if (keyRule?.cel?.length)
+      js['x-kubernetes-validations'] = [...(js['x-kubernetes-validations'] ?? []), ...keyRule.cel.map(keyValidation)];
   }
 }
 
@@ -77,7 +100,8 @@ function clean(js: Json, at: string): Json {
   }
   if (js.properties) {
     const extra = js.additionalProperties;
-    if (extra !== undefined && extra !== false && !(typeof extra === 'object' && Object.keys(extra).length > 0)) js['x-kubernetes-preserve-unknown-fields'] = true;
+    if (extra !== undefined && extra !== false && !(typeof extra === 'object' && Object.keys(extra).length > 0))
+      js['x-kubernetes-preserve-unknown-fields'] = true;
     delete js.additionalProperties;
     for (const [k, v] of Object.entries(js.properties)) js.properties[k] = clean(v as Json, `${at}.${k}`);
   } else if (js.additionalProperties && typeof js.additionalProperties === 'object') {
@@ -88,7 +112,10 @@ function clean(js: Json, at: string): Json {
   if (js.items) js.items = clean(js.items, `${at}[]`);
   if (js.required && js.required.length === 0) delete js.required;
   for (const k of Object.keys(js)) if (!KEPT.has(k)) delete js[k];
-  if (js.type === undefined && !js['x-kubernetes-preserve-unknown-fields'] && !js['x-kubernetes-int-or-string']) throw new Error(`structural schema: ${at || '<root>'} has no type (zod emitted a shape the CRD generator does not convert)`);
+  if (js.type === undefined && !js['x-kubernetes-preserve-unknown-fields'] && !js['x-kubernetes-int-or-string'])
+    throw new Error(
+      `structural schema: ${at || '<root>'} has no type (zod emitted a shape the CRD generator does not convert)`,
+    );
   return js;
 }
 

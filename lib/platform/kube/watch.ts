@@ -47,7 +47,10 @@ export interface WatchLogger {
 let fallbackLog: WatchLogger | undefined;
 /** The daemon's log format (lib/adapters/cli/wiring.ts createLogger) for an informer made without a logger. */
 function defaultLog(): WatchLogger {
-  return (fallbackLog ??= pino({ base: { app: 'worker-stacks' }, timestamp: pino.stdTimeFunctions.isoTime }, process.stderr as pino.DestinationStream));
+  return (fallbackLog ??= pino(
+    { base: { app: 'worker-stacks' }, timestamp: pino.stdTimeFunctions.isoTime },
+    process.stderr as pino.DestinationStream,
+  ));
 }
 
 export type InformerEvent = 'ADDED' | 'MODIFIED' | 'DELETED' | 'RESYNC';
@@ -164,14 +167,20 @@ export class Informer<T extends KubeObject> {
         const where = { store: this.storeLabel, path: this.path, what, reason, status, err: messageOf(e) };
         if (isGone(e)) {
           this.stats.relistsAfterGone++;
-          this.log.info({ ...where, next: 'list again, then watch from the new resourceVersion' }, 'watch expired (410 Gone): listing again');
+          this.log.info(
+            { ...where, next: 'list again, then watch from the new resourceVersion' },
+            'watch expired (410 Gone): listing again',
+          );
           needList = true;
           continue;
         }
         this.stats.watchErrors++;
         failures++;
         const base = this.opts.backoffBaseMs ?? 200;
-        const wait = Math.round(Math.min(this.opts.backoffMaxMs ?? 30_000, base * 2 ** Math.min(failures - 1, 16)) * (0.8 + Math.random() * 0.4));
+        const wait = Math.round(
+          Math.min(this.opts.backoffMaxMs ?? 30_000, base * 2 ** Math.min(failures - 1, 16)) *
+            (0.8 + Math.random() * 0.4),
+        );
         const next = `retry the ${what} in ${wait} ms (attempt ${failures + 1}); the cache keeps serving the last state meanwhile`;
         this.log.warn({ ...where, failures, retryInMs: wait, next }, `${what} failed (${reason})`);
         this.opts.onError?.(e, what);
@@ -190,7 +199,10 @@ export class Informer<T extends KubeObject> {
       const q = new URLSearchParams({ limit: String(this.opts.pageSize ?? 500) });
       if (this.opts.labelSelector) q.set('labelSelector', this.opts.labelSelector);
       if (cont) q.set('continue', cont);
-      const { body } = await this.client.request<{ metadata: { resourceVersion: string; continue?: string }; items: T[] }>('GET', `${this.path}?${q.toString()}`);
+      const { body } = await this.client.request<{
+        metadata: { resourceVersion: string; continue?: string };
+        items: T[];
+      }>('GET', `${this.path}?${q.toString()}`);
       for (const o of body.items) seen.set(keyOf(o), o);
       cont = body.metadata.continue || undefined;
       rv = body.metadata.resourceVersion;
@@ -227,8 +239,20 @@ export class Informer<T extends KubeObject> {
         if (ev.type === 'ERROR') {
           // A watch that started, then learnt its version is too old: the server says so in the stream.
           const s = ev.object;
-          if (s.code === 410) gone = new KubeApiError(410, s.reason ?? 'Expired', s.message ?? 'too old resource version', `watch ${this.path}`);
-          else gone = new KubeApiError(s.code ?? 500, s.reason ?? 'InternalError', s.message ?? 'watch error', `watch ${this.path}`);
+          if (s.code === 410)
+            gone = new KubeApiError(
+              410,
+              s.reason ?? 'Expired',
+              s.message ?? 'too old resource version',
+              `watch ${this.path}`,
+            );
+          else
+            gone = new KubeApiError(
+              s.code ?? 500,
+              s.reason ?? 'InternalError',
+              s.message ?? 'watch error',
+              `watch ${this.path}`,
+            );
           return;
         }
         const rv = ev.object.metadata.resourceVersion;
@@ -265,7 +289,10 @@ function isGone(e: unknown): boolean {
 /** Resolves after `ms`, or at once on abort; leaves no listener behind either way (it runs for the daemon's life). */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted) { resolve(); return; }
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
     const done = () => {
       clearTimeout(t);
       signal.removeEventListener('abort', done);

@@ -40,16 +40,25 @@ describe('an AWS error', () => {
 
   test('is one message naming the service error and what to do, with exit code 3 (no stack trace)', async () => {
     // GIVEN credentials that AWS refuses
-    sts.on(GetCallerIdentityCommand).rejects(
-      new STSServiceException({ name: 'InvalidClientTokenId', $fault: 'client', $metadata: { httpStatusCode: 403, requestId: 'req-1' }, message: 'The security token included in the request is invalid.' }),
-    );
+    sts
+      .on(GetCallerIdentityCommand)
+      .rejects(
+        new STSServiceException({
+          name: 'InvalidClientTokenId',
+          $fault: 'client',
+          $metadata: { httpStatusCode: 403, requestId: 'req-1' },
+          message: 'The security token included in the request is invalid.',
+        }),
+      );
 
     // WHEN bootstrap asks who the credentials are
     const r = await run(['bootstrap', '--clusters', EXAMPLES_DIR]);
 
     // THEN
     expect(r.code).toBe(3);
-    expect(r.err).toMatch(/^error: AWS: InvalidClientTokenId: The security token included in the request is invalid\. \(HTTP 403, request req-1\)\n {2}fix: /);
+    expect(r.err).toMatch(
+      /^error: AWS: InvalidClientTokenId: The security token included in the request is invalid\. \(HTTP 403, request req-1\)\n {2}fix: /,
+    );
     expect(r.err).not.toMatch(/\n\s+at /);
   });
 });
@@ -58,15 +67,40 @@ test('`status` says SYNC no for a change that keeps the node config but stalled 
   // GIVEN prod-eu1 at generation 1, whose image change rolled back: the live checksum is the desired one, Ready is False
   const dir = tempDir('status-sync');
   fs.copyFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), path.join(dir, 'prod-eu1.yaml'));
-  const desired = (JSON.parse((await run(['status', '-o', 'json', '--clusters', dir])).out).clusters as Array<{ desiredChecksum: string }>)[0].desiredChecksum;
+  const desired = (
+    JSON.parse((await run(['status', '-o', 'json', '--clusters', dir])).out).clusters as Array<{
+      desiredChecksum: string;
+    }>
+  )[0].desiredChecksum;
   const store = new FileStore({ clustersDir: dir });
   const rec = (await store.get('prod-eu1'))!;
   const at = '2026-01-01T00:00:00.000Z';
-  const cond = (type: string, status: string, reason: string) => ({ type, status, reason, message: reason, lastTransitionTime: at, observedGeneration: 1 });
-  await store.writeStatus('prod-eu1', { cloudConfigChecksum: desired, observedGeneration: 1, stackStatus: 'UPDATE_ROLLBACK_COMPLETE', conditions: [cond('Ready', 'False', 'UpdateRolledBack'), cond('Stalled', 'True', 'UpdateRolledBack')] } as Json, rec.resourceVersion);
+  const cond = (type: string, status: string, reason: string) => ({
+    type,
+    status,
+    reason,
+    message: reason,
+    lastTransitionTime: at,
+    observedGeneration: 1,
+  });
+  await store.writeStatus(
+    'prod-eu1',
+    {
+      cloudConfigChecksum: desired,
+      observedGeneration: 1,
+      stackStatus: 'UPDATE_ROLLBACK_COMPLETE',
+      conditions: [cond('Ready', 'False', 'UpdateRolledBack'), cond('Stalled', 'True', 'UpdateRolledBack')],
+    } as Json,
+    rec.resourceVersion,
+  );
 
   // WHEN status is read
-  const row = (JSON.parse((await run(['status', '-o', 'json', '--clusters', dir])).out).clusters as Array<{ inSync: boolean; liveChecksum: string }>)[0];
+  const row = (
+    JSON.parse((await run(['status', '-o', 'json', '--clusters', dir])).out).clusters as Array<{
+      inSync: boolean;
+      liveChecksum: string;
+    }>
+  )[0];
 
   // THEN the checksums agree, and the cluster is still not in sync
   expect({ live: row.liveChecksum, inSync: row.inSync }).toEqual({ live: desired, inSync: false });
@@ -75,8 +109,12 @@ test('`status` says SYNC no for a change that keeps the node config but stalled 
 test('`status` prints a table: generation observed/current, short checksums, in sync, stack status, Ready and reason', async () => {
   // GIVEN the examples, one of them with a recorded, matching status
   const dir = tempDir('status');
-  for (const f of fs.readdirSync(EXAMPLES_DIR).filter((n) => n.endsWith('.yaml'))) fs.copyFileSync(path.join(EXAMPLES_DIR, f), path.join(dir, f));
-  const json = JSON.parse((await run(['status', '-o', 'json', '--clusters', dir])).out).clusters as Array<{ cluster: string; desiredChecksum: string }>;
+  for (const f of fs.readdirSync(EXAMPLES_DIR).filter((n) => n.endsWith('.yaml')))
+    fs.copyFileSync(path.join(EXAMPLES_DIR, f), path.join(dir, f));
+  const json = JSON.parse((await run(['status', '-o', 'json', '--clusters', dir])).out).clusters as Array<{
+    cluster: string;
+    desiredChecksum: string;
+  }>;
   const prod = json.find((r) => r.cluster === 'prod-eu1')!;
   const store = new FileStore({ clustersDir: dir });
   const rec = (await store.get('prod-eu1'))!;
@@ -87,7 +125,16 @@ test('`status` prints a table: generation observed/current, short checksums, in 
       cloudConfigChecksum: prod.desiredChecksum,
       observedGeneration: 1,
       stackStatus: 'UPDATE_COMPLETE',
-      conditions: [{ type: 'Ready', status: 'True', reason: 'StackUpdated', message: 'ok', lastTransitionTime: now, observedGeneration: 1 }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'StackUpdated',
+          message: 'ok',
+          lastTransitionTime: now,
+          observedGeneration: 1,
+        },
+      ],
     },
     rec.resourceVersion,
   );
@@ -97,9 +144,49 @@ test('`status` prints a table: generation observed/current, short checksums, in 
 
   // THEN one header and one row per cluster, aligned, grouped by account and region, with what is known of each
   expect(r.code).toBe(0);
-  const rows = r.out.trimEnd().split('\n').map((l) => l.split(/\s{2,}/));
-  expect(rows[0]).toEqual(['ACCOUNT/REGION', 'CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE']);
-  expect(rows.map((row) => `${row[0]} ${row[1]}`).slice(1)).toEqual(['111111111111/eu-west-1 prod-eu1', '222222222222/us-east-1 staging-us1', '333333333333/ap-southeast-1 edge-ap1']);
-  expect(rows[1]).toEqual(['111111111111/eu-west-1', 'prod-eu1', '1/1', prod.desiredChecksum.slice(0, 12), prod.desiredChecksum.slice(0, 12), 'yes', 'UPDATE_COMPLETE', 'True', 'StackUpdated', expect.stringMatching(/^\d+d$/)]);
-  expect(rows[2]).toEqual(['222222222222/us-east-1', 'staging-us1', '-/1', expect.stringMatching(/^[0-9a-f]{12}$/), '-', 'no', '-', 'Unknown', '-', '-']);
+  const rows = r.out
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split(/\s{2,}/));
+  expect(rows[0]).toEqual([
+    'ACCOUNT/REGION',
+    'CLUSTER',
+    'GEN',
+    'DESIRED',
+    'LIVE',
+    'SYNC',
+    'STACK STATUS',
+    'READY',
+    'REASON',
+    'AGE',
+  ]);
+  expect(rows.map((row) => `${row[0]} ${row[1]}`).slice(1)).toEqual([
+    '111111111111/eu-west-1 prod-eu1',
+    '222222222222/us-east-1 staging-us1',
+    '333333333333/ap-southeast-1 edge-ap1',
+  ]);
+  expect(rows[1]).toEqual([
+    '111111111111/eu-west-1',
+    'prod-eu1',
+    '1/1',
+    prod.desiredChecksum.slice(0, 12),
+    prod.desiredChecksum.slice(0, 12),
+    'yes',
+    'UPDATE_COMPLETE',
+    'True',
+    'StackUpdated',
+    expect.stringMatching(/^\d+d$/),
+  ]);
+  expect(rows[2]).toEqual([
+    '222222222222/us-east-1',
+    'staging-us1',
+    '-/1',
+    expect.stringMatching(/^[0-9a-f]{12}$/),
+    '-',
+    'no',
+    '-',
+    'Unknown',
+    '-',
+    '-',
+  ]);
 });

@@ -15,7 +15,8 @@ const run = async (argv: string[]) => {
 let dir: string;
 beforeEach(() => {
   dir = tempDir('control');
-  for (const f of fs.readdirSync(EXAMPLES_DIR).filter((x) => x.endsWith('.yaml'))) fs.copyFileSync(path.join(EXAMPLES_DIR, f), path.join(dir, f));
+  for (const f of fs.readdirSync(EXAMPLES_DIR).filter((x) => x.endsWith('.yaml')))
+    fs.copyFileSync(path.join(EXAMPLES_DIR, f), path.join(dir, f));
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

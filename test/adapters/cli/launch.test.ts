@@ -8,7 +8,16 @@ import { run } from '../../helpers/tools';
  * the same templates. Runs on a copy of the project, so that it can age files without touching the checkout.
  */
 
-const PARTS = ['bin', 'lib', 'cloudconfig', 'clusters', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'cdk.json'];
+const PARTS = [
+  'bin',
+  'lib',
+  'cloudconfig',
+  'clusters',
+  'package.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'cdk.json',
+];
 let project: string;
 
 beforeAll(() => {
@@ -22,8 +31,14 @@ const app = (env: Record<string, string> = {}) => {
   const outdir = tempDir('launch-out');
   const probe = path.join(outdir, '..', `probe-${path.basename(outdir)}.js`);
   const seen = `${probe}.out`;
-  fs.writeFileSync(probe, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(seen)}, String(Object.keys(require.cache).some((k) => k.includes('/ts-node/')))));\n`);
-  const r = run('node', ['-r', probe, 'bin/cdk-app.js'], { cwd: project, env: { ...process.env, CDK_OUTDIR: outdir, WORKER_STACKS_NAG: 'false', ...env } });
+  fs.writeFileSync(
+    probe,
+    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(seen)}, String(Object.keys(require.cache).some((k) => k.includes('/ts-node/')))));\n`,
+  );
+  const r = run('node', ['-r', probe, 'bin/cdk-app.js'], {
+    cwd: project,
+    env: { ...process.env, CDK_OUTDIR: outdir, WORKER_STACKS_NAG: 'false', ...env },
+  });
   return { ...r, outdir, tsNode: fs.readFileSync(seen, 'utf8') === 'true' };
 };
 const setAge = (p: string, secondsAgo: number) => {
@@ -58,7 +73,11 @@ test('a build newer than every source runs; a source edited since makes it run t
 
 test('the precompiled app (npm run build) writes the same templates, byte for byte, as the TypeScript sources', () => {
   // GIVEN a real build of the copy
-  const build = run('node', [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: project });
+  const build = run(
+    'node',
+    [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    { cwd: project },
+  );
   expect(build).toMatchObject({ status: 0, stderr: '' });
 
   // WHEN the app runs from the build, and from the sources
@@ -68,8 +87,19 @@ test('the precompiled app (npm run build) writes the same templates, byte for by
   // THEN both succeed, each the way it should, with identical templates
   expect([compiled.status, sources.status]).toEqual([0, 0]);
   expect([compiled.tsNode, sources.tsNode]).toEqual([false, true]);
-  const templates = fs.readdirSync(compiled.outdir).filter((f) => f.endsWith('.template.json')).sort();
+  const templates = fs
+    .readdirSync(compiled.outdir)
+    .filter((f) => f.endsWith('.template.json'))
+    .sort();
   expect(templates.length).toBeGreaterThan(3);
-  expect(fs.readdirSync(sources.outdir).filter((f) => f.endsWith('.template.json')).sort()).toEqual(templates);
-  for (const t of templates) expect(fs.readFileSync(path.join(compiled.outdir, t), 'utf8')).toBe(fs.readFileSync(path.join(sources.outdir, t), 'utf8'));
+  expect(
+    fs
+      .readdirSync(sources.outdir)
+      .filter((f) => f.endsWith('.template.json'))
+      .sort(),
+  ).toEqual(templates);
+  for (const t of templates)
+    expect(fs.readFileSync(path.join(compiled.outdir, t), 'utf8')).toBe(
+      fs.readFileSync(path.join(sources.outdir, t), 'utf8'),
+    );
 });

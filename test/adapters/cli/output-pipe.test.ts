@@ -57,10 +57,23 @@ function statusOfManyClusters(n: number, messageBytes: number): string {
   const clusters = path.join(dir, 'clusters');
   fs.mkdirSync(path.join(clusters, '.status'), { recursive: true });
   for (let i = 0; i < n; i++) {
-    const conditions = setCondition([], { type: 'Ready', status: 'False', reason: 'UpdateFailed', message: `cluster ${i}: ${'the stack rolled back; '.repeat(messageBytes / 23)}` }, 1, new Date('2026-01-01T00:00:00Z'));
+    const conditions = setCondition(
+      [],
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: 'UpdateFailed',
+        message: `cluster ${i}: ${'the stack rolled back; '.repeat(messageBytes / 23)}`,
+      },
+      1,
+      new Date('2026-01-01T00:00:00Z'),
+    );
     const status = { conditions, observedGeneration: 1, stackStatus: 'UPDATE_ROLLBACK_COMPLETE' };
     expect(parseStatus(status)).toHaveProperty('status');
-    fs.writeFileSync(path.join(clusters, '.status', `gone-${String(i).padStart(4, '0')}.json`), JSON.stringify({ resourceVersion: 1, generation: 1, status }));
+    fs.writeFileSync(
+      path.join(clusters, '.status', `gone-${String(i).padStart(4, '0')}.json`),
+      JSON.stringify({ resourceVersion: 1, generation: 1, status }),
+    );
   }
   return clusters;
 }
@@ -122,10 +135,13 @@ test('review --format json arrives whole through a slow pipe', async () => {
   const repo = createFixtureRepo();
   try {
     const head = caseTree(repo, 'pipe');
-    edit(head, 'cloudconfig/_shared/kubelet-config.yaml.hbs', (t) => t.replace('readOnlyPort: 0', 'readOnlyPort: 0\nserializeImagePulls: false'));
+    edit(head, 'cloudconfig/_shared/kubelet-config.yaml.hbs', (t) =>
+      t.replace('readOnlyPort: 0', 'readOnlyPort: 0\nserializeImagePulls: false'),
+    );
     // and new clusters, each shown whole: the review is larger than the pipe holds
     const staging = fs.readFileSync(path.join(head, 'clusters', 'staging-us1.yaml'), 'utf8');
-    for (let i = 0; i < ADDED; i++) fs.writeFileSync(path.join(head, 'clusters', `added-${i}.yaml`), staging.replace(/staging-us1/g, `added-${i}`));
+    for (let i = 0; i < ADDED; i++)
+      fs.writeFileSync(path.join(head, 'clusters', `added-${i}.yaml`), staging.replace(/staging-us1/g, `added-${i}`));
     commitAll(head, 'head: kubelet, new clusters');
 
     // WHEN review writes its JSON into a slow pipe

@@ -17,11 +17,16 @@ let tmp: string;
 
 beforeAll(() => {
   repo = createFixtureRepo();
-  edit(repo, 'cloudconfig/_shared/kubelet-config.yaml.hbs', (t) => t.replace('readOnlyPort: 0', 'readOnlyPort: 0\nserializeImagePulls: false'));
+  edit(repo, 'cloudconfig/_shared/kubelet-config.yaml.hbs', (t) =>
+    t.replace('readOnlyPort: 0', 'readOnlyPort: 0\nserializeImagePulls: false'),
+  );
   commitAll(repo, 'head: kubelet');
   // A recorded status, as after a reconcile: status reads it and must leave it as it is.
   fs.mkdirSync(path.join(repo, 'clusters', '.status'));
-  fs.writeFileSync(path.join(repo, 'clusters', '.status', 'gone.json'), JSON.stringify({ resourceVersion: 3, generation: 2, status: { conditions: [] } }));
+  fs.writeFileSync(
+    path.join(repo, 'clusters', '.status', 'gone.json'),
+    JSON.stringify({ resourceVersion: 3, generation: 2, status: { conditions: [] } }),
+  );
 });
 afterAll(() => fs.rmSync(path.dirname(repo), { recursive: true, force: true }));
 
@@ -35,7 +40,9 @@ function snapshot(dir: string, skip: (rel: string) => boolean = () => false): Re
     else if (st.isDirectory()) {
       out[rel] = `dir ${st.mode} ${st.mtimeMs}`;
       for (const e of fs.readdirSync(p).sort()) if (!skip(path.join(rel, e))) visit(path.join(rel, e));
-    } else out[rel] = `file ${st.mode} ${st.size} ${st.mtimeMs} ${createHash('sha256').update(fs.readFileSync(p)).digest('hex')}`;
+    } else
+      out[rel] =
+        `file ${st.mode} ${st.size} ${st.mtimeMs} ${createHash('sha256').update(fs.readFileSync(p)).digest('hex')}`;
   };
   visit('.');
   return out;
@@ -55,7 +62,11 @@ function runIn(args: readonly string[]): Promise<{ code: number | null; stdout: 
   const env = cleanEnv({ TMPDIR: tmp, WORKER_STACKS_WORK_DIR: tmp });
   delete env.NODE_ENV;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), ...args], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), ...args], {
+      cwd: repo,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -76,18 +87,22 @@ test.each([
   { args: ['crd'] },
   { args: ['manifests'] },
   { args: ['schema', '--markdown'] },
-])('worker-stacks $args.0 ($args) writes nothing to disk', async ({ args }) => {
-  // GIVEN the project, and an empty temp directory
-  tmp = tempDir('read-only-tmp');
-  const before = projectState();
+])(
+  'worker-stacks $args.0 ($args) writes nothing to disk',
+  async ({ args }) => {
+    // GIVEN the project, and an empty temp directory
+    tmp = tempDir('read-only-tmp');
+    const before = projectState();
 
-  // WHEN the command runs
-  const r = await runIn(args);
+    // WHEN the command runs
+    const r = await runIn(args);
 
-  // THEN it did its work (exit 0, output), and the project and the temp directory are as they were
-  expect({ code: r.code, out: r.stdout.length > 0 }).toEqual({ code: 0, out: true });
-  expect(projectState()).toEqual(before);
-  // (ts-node, which runs the command when build/ is not current, keeps its compile cache there: not the command's)
-  expect(fs.readdirSync(tmp).filter((f) => !/^v8-compile-cache-/.test(f))).toEqual([]);
-  fs.rmSync(tmp, { recursive: true, force: true });
-}, 180_000);
+    // THEN it did its work (exit 0, output), and the project and the temp directory are as they were
+    expect({ code: r.code, out: r.stdout.length > 0 }).toEqual({ code: 0, out: true });
+    expect(projectState()).toEqual(before);
+    // (ts-node, which runs the command when build/ is not current, keeps its compile cache there: not the command's)
+    expect(fs.readdirSync(tmp).filter((f) => !/^v8-compile-cache-/.test(f))).toEqual([]);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  },
+  180_000,
+);

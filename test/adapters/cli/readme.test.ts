@@ -13,7 +13,10 @@ test('README opens with the three commands: synthesize the examples, run the tes
   // GIVEN
   const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)![1];
   // WHEN
-  const commands = firstBlock.split('\n').filter(Boolean).map((l) => l.replace(/\s+#.*$/, '').trim());
+  const commands = firstBlock
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.replace(/\s+#.*$/, '').trim());
   // THEN
   expect(readme.indexOf('```sh')).toBeLessThan(readme.indexOf('\n## '));
   expect(commands).toEqual(['npm ci && npx cdk synth', 'npm test', 'npm run playground']);
@@ -54,7 +57,8 @@ test('every `npx worker-stacks` command line in README.md and docs/ names a real
   for (const command of commands) help.set(command, await read([command]));
   const helpOf = async (command: string, rest: string) => {
     const sub = /^\s+([a-z][\w-]*)/.exec(rest)?.[1];
-    if (!sub || !new RegExp(`^ {2}${sub}\\b`, 'm').test(help.get(command)!.split('Commands:')[1] ?? '')) return help.get(command)!;
+    if (!sub || !new RegExp(`^ {2}${sub}\\b`, 'm').test(help.get(command)!.split('Commands:')[1] ?? ''))
+      return help.get(command)!;
     const key = `${command} ${sub}`;
     if (!help.has(key)) help.set(key, await read([command, sub]));
     return help.get(key)!;
@@ -64,7 +68,11 @@ test('every `npx worker-stacks` command line in README.md and docs/ names a real
   for (const { command, rest } of lines) {
     const text = await helpOf(command, rest);
     for (const flag of rest.match(/(?<![\w-])--?[a-z][\w-]*/g) ?? []) {
-      expect({ command, flag, known: text.includes(flag.replace(/^--no-/, '--')) }).toEqual({ command, flag, known: true });
+      expect({ command, flag, known: text.includes(flag.replace(/^--no-/, '--')) }).toEqual({
+        command,
+        flag,
+        known: true,
+      });
     }
   }
 });
@@ -73,9 +81,15 @@ test('README.md and docs/ document every command of the CLI', async () => {
   // GIVEN the commands the CLI lists in its help
   let text = '';
   await runCli(['--help'], { out: (t) => (text += t), err: (t) => (text += t) });
-  const listed = [...text.split('Commands:')[1].matchAll(/^ {2}(\w[\w-]*)/gm)].map((m) => m[1]).filter((c) => c !== 'help');
+  const listed = [...text.split('Commands:')[1].matchAll(/^ {2}(\w[\w-]*)/gm)]
+    .map((m) => m[1])
+    .filter((c) => c !== 'help');
 
   // THEN each has at least one example in the docs
   expect(listed.length).toBeGreaterThanOrEqual(8);
-  for (const command of listed) expect({ command, documented: docs.includes(`npx worker-stacks ${command}`) }).toEqual({ command, documented: true });
+  for (const command of listed)
+    expect({ command, documented: docs.includes(`npx worker-stacks ${command}`) }).toEqual({
+      command,
+      documented: true,
+    });
 });

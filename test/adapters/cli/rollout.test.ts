@@ -37,7 +37,12 @@ test('no policy: status says every roll starts as --concurrency allows; exit 0',
 test('a policy: every cluster in its wave, as JSON too; nothing is written', async () => {
   // GIVEN the example clusters, one labelled canary, and a policy
   const dir = fleetDir();
-  fs.writeFileSync(path.join(dir, 'prod-eu1.yaml'), fs.readFileSync(path.join(dir, 'prod-eu1.yaml'), 'utf8').replace('  name: prod-eu1\n', '  name: prod-eu1\n  labels: { ring: canary }\n'));
+  fs.writeFileSync(
+    path.join(dir, 'prod-eu1.yaml'),
+    fs
+      .readFileSync(path.join(dir, 'prod-eu1.yaml'), 'utf8')
+      .replace('  name: prod-eu1\n', '  name: prod-eu1\n  labels: { ring: canary }\n'),
+  );
   fs.mkdirSync(path.join(dir, 'rollout-policies'));
   fs.writeFileSync(path.join(dir, 'rollout-policies', 'fleet.yaml'), POLICY);
   const before = fs.readdirSync(dir).sort();
@@ -47,20 +52,32 @@ test('a policy: every cluster in its wave, as JSON too; nothing is written', asy
   // THEN (no stack recorded yet: nothing pending, every wave settled)
   expect(text.code).toBe(0);
   expect(text.out).toContain('wave 1 canary [settled] ring=canary: 1 clusters, maxConcurrent 1, soak 1h');
-  expect(text.out).toContain('wave 2 remainder [settled] every cluster no wave selects: 2 clusters, maxConcurrent 25% = 1, soak 0s');
+  expect(text.out).toContain(
+    'wave 2 remainder [settled] every cluster no wave selects: 2 clusters, maxConcurrent 25% = 1, soak 0s',
+  );
   const report = JSON.parse(json.out);
-  expect(report.policies[0].waves.map((w: { name: string; size: number }) => `${w.name}:${w.size}`)).toEqual(['canary:1', 'remainder:2']);
+  expect(report.policies[0].waves.map((w: { name: string; size: number }) => `${w.name}:${w.size}`)).toEqual([
+    'canary:1',
+    'remainder:2',
+  ]);
   expect(fs.readdirSync(dir).sort()).toEqual(before);
 });
 
 test('an invalid policy: every problem with file and field path, exit 1', async () => {
   const dir = fleetDir();
   fs.mkdirSync(path.join(dir, 'rollout-policies'));
-  fs.writeFileSync(path.join(dir, 'rollout-policies', 'fleet.yaml'), POLICY.replace('soak: 1h', 'soak: soon').replace('maxConcurrent: 1', 'maxConcurrent: 0'));
+  fs.writeFileSync(
+    path.join(dir, 'rollout-policies', 'fleet.yaml'),
+    POLICY.replace('soak: 1h', 'soak: soon').replace('maxConcurrent: 1', 'maxConcurrent: 0'),
+  );
   const r = await cli('rollout', 'status', '--clusters', dir);
   expect(r.code).toBe(1);
-  expect(r.out).toMatch(/^problem: \S*clusters\/rollout-policies\/fleet\.yaml: spec\.waves\[0\]\.maxConcurrent: 0 is not a count/m);
-  expect(r.out).toMatch(/^problem: \S*clusters\/rollout-policies\/fleet\.yaml: spec\.waves\[0\]\.soak: "soon" is not a duration/m);
+  expect(r.out).toMatch(
+    /^problem: \S*clusters\/rollout-policies\/fleet\.yaml: spec\.waves\[0\]\.maxConcurrent: 0 is not a count/m,
+  );
+  expect(r.out).toMatch(
+    /^problem: \S*clusters\/rollout-policies\/fleet\.yaml: spec\.waves\[0\]\.soak: "soon" is not a duration/m,
+  );
   expect(r.out).toContain('no roll starts while a rollout policy is invalid');
   expect(r.out).not.toContain('no rollout policy:');
 });
@@ -71,7 +88,9 @@ test('validate refuses an invalid policy too, with the file and field path; exit
   fs.writeFileSync(path.join(dir, 'rollout-policies', 'fleet.yaml'), POLICY.replace('soak: 1h', 'soak: soon'));
   const r = await cli('validate', '--clusters', dir);
   expect(r.code).toBe(1);
-  expect(r.err).toMatch(/^\S*clusters\/rollout-policies\/fleet\.yaml: spec\.waves\[0\]\.soak: "soon" is not a duration/m);
+  expect(r.err).toMatch(
+    /^\S*clusters\/rollout-policies\/fleet\.yaml: spec\.waves\[0\]\.soak: "soon" is not a duration/m,
+  );
   fs.rmSync(path.join(dir, 'rollout-policies'), { recursive: true });
   expect((await cli('validate', '--clusters', dir)).code).toBe(0);
 }, 120_000);

@@ -14,7 +14,8 @@ const run = async (argv: string[]) => {
 
 function clustersDir(mutate: (name: string, text: string) => string = (_n, t) => t): string {
   const dir = tempDir('status-rollout');
-  for (const f of fs.readdirSync(EXAMPLES_DIR).filter((n) => n.endsWith('.yaml'))) fs.writeFileSync(path.join(dir, f), mutate(f, fs.readFileSync(path.join(EXAMPLES_DIR, f), 'utf8')));
+  for (const f of fs.readdirSync(EXAMPLES_DIR).filter((n) => n.endsWith('.yaml')))
+    fs.writeFileSync(path.join(dir, f), mutate(f, fs.readFileSync(path.join(EXAMPLES_DIR, f), 'utf8')));
   return dir;
 }
 
@@ -22,7 +23,9 @@ test('-o json carries one sentence per cluster: batches, gate and drain', async 
   // WHEN
   const r = await run(['status', '-o', 'json', '--clusters', clustersDir()]);
   // THEN
-  const rolls = Object.fromEntries((JSON.parse(r.out).clusters as Array<{ cluster: string; rolls: string }>).map((c) => [c.cluster, c.rolls]));
+  const rolls = Object.fromEntries(
+    (JSON.parse(r.out).clusters as Array<{ cluster: string; rolls: string }>).map((c) => [c.cluster, c.rolls]),
+  );
   expect(rolls).toEqual({
     'edge-ap1': 'in batches of 1, at least 2 in service, gated by node signals (100% within PT10M), drained',
     'prod-eu1': 'in batches of 2, at least 3 in service, gated by node signals (100% within PT10M), drained',
@@ -30,17 +33,24 @@ test('-o json carries one sentence per cluster: batches, gate and drain', async 
   });
 });
 
-test('--wide shows it on each cluster\'s line; an instance refresh without drain says so', async () => {
+test("--wide shows it on each cluster's line; an instance refresh without drain says so", async () => {
   // GIVEN prod-eu1 switched to an instance refresh with alarms, and drain off
   const dir = clustersDir((f, text) =>
     f === 'prod-eu1.yaml'
-      ? text.replace(/ {4}rollingUpdate:\n( {6}.*\n)+/, '    rollingUpdate:\n      strategy: instanceRefresh\n      instanceRefresh: { maxHealthyPercentage: 150, checkpoints: [50, 100], alarms: [prod-eu1-nodes-not-ready] }\n    drain: { enabled: false }\n')
+      ? text.replace(
+          / {4}rollingUpdate:\n( {6}.*\n)+/,
+          '    rollingUpdate:\n      strategy: instanceRefresh\n      instanceRefresh: { maxHealthyPercentage: 150, checkpoints: [50, 100], alarms: [prod-eu1-nodes-not-ready] }\n    drain: { enabled: false }\n',
+        )
       : text,
   );
   // WHEN
   const r = await run(['status', '--wide', '--clusters', dir]);
   // THEN
   expect(r.err).toBe('');
-  expect(r.out).toMatch(/^prod-eu1: .*\(rolls by instance refresh \(100-150% healthy, checkpoints at 50\/100%, gated by 1 alarm\), not drained \(no termination lifecycle hook\)/m);
-  expect(r.out).toMatch(/^staging-us1: .*\(rolls 2 nodes in batches of 1, at least 1 in service, gated by node signals \(100% within PT10M\), drained/m);
+  expect(r.out).toMatch(
+    /^prod-eu1: .*\(rolls by instance refresh \(100-150% healthy, checkpoints at 50\/100%, gated by 1 alarm\), not drained \(no termination lifecycle hook\)/m,
+  );
+  expect(r.out).toMatch(
+    /^staging-us1: .*\(rolls 2 nodes in batches of 1, at least 1 in service, gated by node signals \(100% within PT10M\), drained/m,
+  );
 });

@@ -4,12 +4,16 @@ import { terminalText } from '../../../lib/adapters/cli/terminal-text';
 import { EXAMPLES_DIR, REPO, tempDir } from '../../helpers/clusters';
 import { run } from '../../helpers/tools';
 
-describe('terminalText: no string from outside acts on the reader\'s terminal', () => {
+describe("terminalText: no string from outside acts on the reader's terminal", () => {
   test.each([
     ['a window-title sequence (OSC)', 'a\x1b]0;owned\x07b', 'a\\x1b]0;owned\\x07b'],
     ['a clipboard write (OSC 52)', '\x1b]52;c;ZWNobyBoaQ==\x07', '\\x1b]52;c;ZWNobyBoaQ==\\x07'],
     ['a cursor move', 'ok\x1b[2Aline', 'ok\\x1b[2Aline'],
-    ['a carriage return that would overwrite the line', 'UPDATE_FAILED\rUPDATE_COMPLETE', 'UPDATE_FAILED\\rUPDATE_COMPLETE'],
+    [
+      'a carriage return that would overwrite the line',
+      'UPDATE_FAILED\rUPDATE_COMPLETE',
+      'UPDATE_FAILED\\rUPDATE_COMPLETE',
+    ],
     ['a C1 control (CSI in one byte)', 'x\u009b2Jy', 'x\\u009b2Jy'],
     ['DEL and NUL', 'a\x7fb\x00c', 'a\\x7fb\\0c'],
     ['a bare ESC', 'a\x1b', 'a\\x1b'],
@@ -31,7 +35,9 @@ test('a cluster file whose name holds an escape sequence is named, not obeyed, b
   fs.writeFileSync(path.join(dir, 'evil\x1b]0;owned\x07.yaml'), 'kind: WorkerCluster\n');
 
   // WHEN validate runs as a process
-  const r = run('node', [path.join(REPO, 'bin', 'worker-stacks.js'), 'validate', '--clusters', 'clusters'], { cwd: root });
+  const r = run('node', [path.join(REPO, 'bin', 'worker-stacks.js'), 'validate', '--clusters', 'clusters'], {
+    cwd: root,
+  });
 
   // THEN it fails on that file, names it with the sequence escaped, and prints no raw escape character
   expect(r.status).toBe(1);

@@ -100,29 +100,43 @@ describe('worker-stacks validate (in-process)', () => {
     expect(code).toBe(0);
     const report = JSON.parse(c.out());
     expect(report.problems).toEqual([]);
-    expect(report.valid.map((f: string) => path.basename(f))).toEqual(['edge-ap1.yaml', 'prod-eu1.yaml', 'staging-us1.yaml']);
+    expect(report.valid.map((f: string) => path.basename(f))).toEqual([
+      'edge-ap1.yaml',
+      'prod-eu1.yaml',
+      'staging-us1.yaml',
+    ]);
   });
 
   test('a registry mirror URL with credentials: refused in text and JSON, and the credentials are printed nowhere', async () => {
     // GIVEN staging-us1 with a mirror URL that carries a user and password
-    const text = fs.readFileSync(path.join(EXAMPLES_DIR, 'staging-us1.yaml'), 'utf8').replace('https://mirror.staging.example.com', 'https://robot:hunter2-S3cret@mirror.staging.example.com');
+    const text = fs
+      .readFileSync(path.join(EXAMPLES_DIR, 'staging-us1.yaml'), 'utf8')
+      .replace('https://mirror.staging.example.com', 'https://robot:hunter2-S3cret@mirror.staging.example.com');
     fs.writeFileSync(path.join(root, 'clusters', 'staging-us1.yaml'), text);
     const t = capture();
     const j = capture();
 
     // WHEN validate runs, as text and as JSON
-    const codes = [await runCli(['validate', '--clusters', 'clusters'], t.io), await runCli(['validate', '--clusters', 'clusters', '-o', 'json'], j.io)];
+    const codes = [
+      await runCli(['validate', '--clusters', 'clusters'], t.io),
+      await runCli(['validate', '--clusters', 'clusters', '-o', 'json'], j.io),
+    ];
 
     // THEN both refuse it as user info, and neither output holds the user, the password or the URL
     expect(codes).toEqual([1, 1]);
-    expect(t.err()).toMatch(/^clusters\/staging-us1\.yaml: spec\.cloudConfig\.values\.registryMirrors\[0\]: has user info \(credentials before "@"\)/);
+    expect(t.err()).toMatch(
+      /^clusters\/staging-us1\.yaml: spec\.cloudConfig\.values\.registryMirrors\[0\]: has user info \(credentials before "@"\)/,
+    );
     expect(JSON.parse(j.out()).problems).toHaveLength(1);
-    for (const printed of [t.out(), t.err(), j.out(), j.err()]) expect(printed).not.toMatch(/robot|hunter2|S3cret|mirror\.staging/);
+    for (const printed of [t.out(), t.err(), j.out(), j.err()])
+      expect(printed).not.toMatch(/robot|hunter2|S3cret|mirror\.staging/);
   });
 
   test('what cdk synth refuses (a cdk-nag finding), validate refuses too: exit 1, on the rule, with a fix in YAML', async () => {
     // GIVEN prod-eu1 with a port open to the internet (8443: SSH, a node service, validate refuses by itself): schema-valid, but cdk-nag refuses it at synth
-    const text = fs.readFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), 'utf8').replace('port: 22, source: { prefixListId: pl-0123456789abcdef0 }', 'port: 8443, source: { cidr: 0.0.0.0/0 }');
+    const text = fs
+      .readFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), 'utf8')
+      .replace('port: 22, source: { prefixListId: pl-0123456789abcdef0 }', 'port: 8443, source: { cidr: 0.0.0.0/0 }');
     fs.writeFileSync(path.join(root, 'clusters', 'prod-eu1.yaml'), text);
     const c = capture();
 
@@ -131,7 +145,9 @@ describe('worker-stacks validate (in-process)', () => {
 
     // THEN
     expect(code).toBe(1);
-    expect(c.err()).toMatch(/^clusters\/prod-eu1\.yaml: spec\.securityGroupRules\[3\]: cdk-nag AwsSolutions-EC23: .*; fix: narrow spec\.securityGroupRules\[3\]\.source/);
+    expect(c.err()).toMatch(
+      /^clusters\/prod-eu1\.yaml: spec\.securityGroupRules\[3\]: cdk-nag AwsSolutions-EC23: .*; fix: narrow spec\.securityGroupRules\[3\]\.source/,
+    );
     expect(c.out()).toBe('0 cluster objects valid, 1 invalid\n');
   });
 

@@ -32,8 +32,15 @@ describe('where assemblies are synthesized', () => {
 test('a new work dir is named after its process; those of processes that are gone are removed, others kept', () => {
   // GIVEN a parent with the dir of a process that has exited, one of a live process (this one), and unrelated ones
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-workdirs-'));
-  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
-  const names = [`worker-stacks-7-${dead}-aaaaaa`, `worker-stacks-7-${process.pid}-bbbbbb`, `worker-stacks-8-${dead}-cccccc`, 'something-else'];
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    encoding: 'utf8',
+  }).stdout;
+  const names = [
+    `worker-stacks-7-${dead}-aaaaaa`,
+    `worker-stacks-7-${process.pid}-bbbbbb`,
+    `worker-stacks-8-${dead}-cccccc`,
+    'something-else',
+  ];
   for (const n of names) fs.mkdirSync(path.join(parent, n, 'inner'), { recursive: true });
   try {
     // WHEN another process of user 7 creates its work dir
@@ -49,14 +56,23 @@ test('a new work dir is named after its process; those of processes that are gon
 describe('a WORKER_STACKS_WORK_DIR that cannot be used is refused, naming the variable and the fix', () => {
   test.each([
     ['a missing directory', (root: string) => path.join(root, 'missing')],
-    ['a file', (root: string) => { const f = path.join(root, 'file'); fs.writeFileSync(f, ''); return f; }],
+    [
+      'a file',
+      (root: string) => {
+        const f = path.join(root, 'file');
+        fs.writeFileSync(f, '');
+        return f;
+      },
+    ],
   ])('%s', (_name, make) => {
     // GIVEN
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-workdir-env-'));
     try {
       const bad = make(root);
       // WHEN / THEN
-      expect(() => workDirParent({ WORKER_STACKS_WORK_DIR: bad })).toThrow(new RegExp(`WORKER_STACKS_WORK_DIR=${bad}: not a writable directory\\n  fix: create it`));
+      expect(() => workDirParent({ WORKER_STACKS_WORK_DIR: bad })).toThrow(
+        new RegExp(`WORKER_STACKS_WORK_DIR=${bad}: not a writable directory\\n  fix: create it`),
+      );
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
@@ -64,12 +80,25 @@ describe('a WORKER_STACKS_WORK_DIR that cannot be used is refused, naming the va
 
   test('by the real CLI: exit 2, one line with the fix, before any AWS call', () => {
     // GIVEN no AWS endpoint or credentials at all: reaching AWS would fail differently (exit 3)
-    const env = { ...process.env, WORKER_STACKS_WORK_DIR: '/nonexistent/ws-work', AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', AWS_REGION: 'eu-west-1' };
+    const env = {
+      ...process.env,
+      WORKER_STACKS_WORK_DIR: '/nonexistent/ws-work',
+      AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+      AWS_ACCESS_KEY_ID: 'x',
+      AWS_SECRET_ACCESS_KEY: 'x',
+      AWS_REGION: 'eu-west-1',
+    };
     // WHEN
-    const r = run(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), 'reconcile', '--once', '--clusters', path.join(REPO, 'clusters')], { env, cwd: REPO });
+    const r = run(
+      process.execPath,
+      [path.join(REPO, 'bin', 'worker-stacks.js'), 'reconcile', '--once', '--clusters', path.join(REPO, 'clusters')],
+      { env, cwd: REPO },
+    );
     // THEN
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^error: WORKER_STACKS_WORK_DIR=\/nonexistent\/ws-work: not a writable directory\n  fix: create it/m);
+    expect(r.stderr).toMatch(
+      /^error: WORKER_STACKS_WORK_DIR=\/nonexistent\/ws-work: not a writable directory\n  fix: create it/m,
+    );
     expect(r.stderr.split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(1);
     expect(r.stderr).not.toMatch(/ECONNREFUSED/);
   }, 60_000);

@@ -18,7 +18,11 @@ test('the ids each region needs are read from the fields that hold them: network
   for (const { raw } of examples) {
     const w = wants[raw.spec.region];
     const vpc = w.vpcs[raw.spec.network.vpcId];
-    expect(vpc.subnets).toEqual(expect.arrayContaining(raw.spec.network.subnetIds.map((id: string, i: number) => ({ id, az: raw.spec.network.availabilityZones[i] }))));
+    expect(vpc.subnets).toEqual(
+      expect.arrayContaining(
+        raw.spec.network.subnetIds.map((id: string, i: number) => ({ id, az: raw.spec.network.availabilityZones[i] })),
+      ),
+    );
     expect(w.images).toContain(raw.spec.pool.machineImage);
     for (const rule of raw.spec.securityGroupRules ?? []) {
       if (rule.source.securityGroupId) expect(vpc.securityGroups).toContain(rule.source.securityGroupId);
@@ -40,7 +44,11 @@ describe.each(EXAMPLE_NAMES)('%s, moved into moto', (name) => {
     }
     for (const i of w.images) ids[i] = `ami-0000${Object.keys(ids).length.toString(16).padStart(4, '0')}`;
     for (const p of w.prefixLists) ids[p] = `pl-0000${Object.keys(ids).length.toString(16).padStart(4, '0')}`;
-    for (const c of w.certificates) ids[c] = c.replace(/:\d{12}:certificate\/.*/, `:${MOTO_ACCOUNT}:certificate/00000000-0000-0000-0000-00000000000${Object.keys(ids).length % 10}`);
+    for (const c of w.certificates)
+      ids[c] = c.replace(
+        /:\d{12}:certificate\/.*/,
+        `:${MOTO_ACCOUNT}:certificate/00000000-0000-0000-0000-00000000000${Object.keys(ids).length % 10}`,
+      );
   }
   const text = rewriteExample(example, ids);
   const moved = parse(text);
@@ -61,7 +69,17 @@ describe.each(EXAMPLE_NAMES)('%s, moved into moto', (name) => {
     // GIVEN the rewritten object, with the new ids mapped back to the old ones and the account put back
     const back = Object.fromEntries(Object.entries(ids).map(([o, n]) => [n, o]));
     const account = rawExample(name).spec.account;
-    const restored = JSON.parse(JSON.stringify(moved), (_k, v) => (typeof v !== 'string' ? v : back[v] ?? (v === MOTO_ACCOUNT ? account : v.split(':').map((p, i) => (i === 4 && p === MOTO_ACCOUNT ? account : p)).join(':'))));
+    const restored = JSON.parse(JSON.stringify(moved), (_k, v) =>
+      typeof v !== 'string'
+        ? v
+        : (back[v] ??
+          (v === MOTO_ACCOUNT
+            ? account
+            : v
+                .split(':')
+                .map((p, i) => (i === 4 && p === MOTO_ACCOUNT ? account : p))
+                .join(':'))),
+    );
 
     // THEN it is the original object, and the file's leading comment is still there
     expect(restored).toEqual(rawExample(name));

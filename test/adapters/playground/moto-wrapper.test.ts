@@ -12,7 +12,11 @@ let plain: Moto;
 let wrapped: Moto;
 let slow: Moto;
 beforeAll(async () => {
-  [plain, wrapped, slow] = await Promise.all([startMoto(), startMoto(30_000, {}, {}), startMoto(30_000, {}, { inProgressSeconds: 600 })]);
+  [plain, wrapped, slow] = await Promise.all([
+    startMoto(),
+    startMoto(30_000, {}, {}),
+    startMoto(30_000, {}, { inProgressSeconds: 600 }),
+  ]);
 }, 120_000);
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
 afterAll(() => Promise.all([plain?.stop(), wrapped?.stop(), slow?.stop()]));
@@ -87,12 +91,23 @@ test('a stack created from a change set lists its outputs, and a rule may come f
   // GIVEN a security group with an ingress rule from a managed prefix list, and an output
   // WHEN plain moto and the wrapper each create it through a change set
   const before = plain.python<{ status: string; error: string | null; outputs: string[] }>(OUTPUTS_AND_PREFIX_LIST);
-  const after = wrapped.python<{ status: string; error: string | null; outputs: string[]; prefixLists: string[]; pl: string }>(OUTPUTS_AND_PREFIX_LIST);
+  const after = wrapped.python<{
+    status: string;
+    error: string | null;
+    outputs: string[];
+    prefixLists: string[];
+    pl: string;
+  }>(OUTPUTS_AND_PREFIX_LIST);
 
   // THEN plain moto fails on the rule (and lists no output); the wrapper creates it, with the rule and the output
   expect(before.error).not.toBeNull();
   expect(before.outputs).toEqual([]);
-  expect(after).toMatchObject({ status: 'CREATE_COMPLETE', error: null, outputs: ['GroupId'], prefixLists: [after.pl] });
+  expect(after).toMatchObject({
+    status: 'CREATE_COMPLETE',
+    error: null,
+    outputs: ['GroupId'],
+    prefixLists: [after.pl],
+  });
 });
 
 const IMAGE_ROLLBACK = `${DEPLOY}
@@ -125,7 +140,11 @@ test('an update to an image EC2 does not know rolls back as CloudFormation does:
   const update = r.events.slice(r.events.findIndex((e: string[]) => e[1] === 'UPDATE_IN_PROGRESS'));
   expect(update).toEqual([
     ['pool', 'UPDATE_IN_PROGRESS', 'User Initiated'],
-    ['Asg', 'UPDATE_FAILED', "You must use a valid fully-formed launch template. The image id '[ami-0000000000000dead]' does not exist (Service: AutoScaling, Status Code: 400)"],
+    [
+      'Asg',
+      'UPDATE_FAILED',
+      "You must use a valid fully-formed launch template. The image id '[ami-0000000000000dead]' does not exist (Service: AutoScaling, Status Code: 400)",
+    ],
     ['pool', 'UPDATE_ROLLBACK_IN_PROGRESS', 'The following resource(s) failed to update: [Asg].'],
     ['pool', 'UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS', null],
     ['pool', 'UPDATE_ROLLBACK_COMPLETE', null],
@@ -158,7 +177,10 @@ test('another moto version is refused before anything starts: exit 2, naming bot
   fs.writeFileSync(path.join(fake, 'moto', '__init__.py'), "__version__ = '5.1.0'\n");
 
   // WHEN the wrapper starts
-  const r = spawnSync('python3', [MOTO_WRAPPER, '-p', '1'], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: fake } });
+  const r = spawnSync('python3', [MOTO_WRAPPER, '-p', '1'], {
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONPATH: fake },
+  });
 
   // THEN it refuses, and says what to do
   expect(r.status).toBe(2);

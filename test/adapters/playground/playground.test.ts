@@ -55,11 +55,24 @@ const row = (step: string, cluster: string): Row => report(step).clusters!.find(
 beforeAll(async () => {
   // GIVEN a clean checkout's examples and templates
   // WHEN the playground runs the whole script and stops
-  const child = spawn(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), 'playground', '--steps', STEPS, '--in-progress-seconds', '1', '--max-update-attempts', '2'], {
-    cwd: REPO,
-    env: { ...process.env, NODE_NO_WARNINGS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(REPO, 'bin', 'worker-stacks.js'),
+      'playground',
+      '--steps',
+      STEPS,
+      '--in-progress-seconds',
+      '1',
+      '--max-update-attempts',
+      '2',
+    ],
+    {
+      cwd: REPO,
+      env: { ...process.env, NODE_NO_WARNINGS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   child.stdout.on('data', (d) => (stdout += String(d)));
   child.stderr.on('data', (d) => (stderr += String(d)));
@@ -72,7 +85,10 @@ beforeAll(async () => {
 
 test('it runs every step, reports each, and exits 0', () => {
   // THEN one report per step, between start and stop, in order
-  expect({ code, steps: reports.map((r) => r.step) }).toEqual({ code: 0, steps: ['start', ...STEPS.split(','), 'stop'] });
+  expect({ code, steps: reports.map((r) => r.step) }).toEqual({
+    code: 0,
+    steps: ['start', ...STEPS.split(','), 'stop'],
+  });
 });
 
 test('every example cluster is Ready with the checksum its live stack carries recorded', () => {
@@ -83,9 +99,17 @@ test('every example cluster is Ready with the checksum its live stack carries re
   expect(clusters!.map((r) => r.cluster)).toEqual(EXAMPLE_NAMES);
   for (const name of EXAMPLE_NAMES) {
     const r = row('wait-ready', name);
-    expect({ name, ready: r.ready, inSync: r.inSync, stackStatus: r.stackStatus }).toEqual({ name, ready: 'True', inSync: true, stackStatus: 'CREATE_COMPLETE' });
+    expect({ name, ready: r.ready, inSync: r.inSync, stackStatus: r.stackStatus }).toEqual({
+      name,
+      ready: 'True',
+      inSync: true,
+      stackStatus: 'CREATE_COMPLETE',
+    });
     expect(r.liveChecksum).toMatch(/^[0-9a-f]{64}$/);
-    expect(stacks![stackKey(name)]).toMatchObject({ status: 'CREATE_COMPLETE', outputs: { ConfigChecksum: r.liveChecksum } });
+    expect(stacks![stackKey(name)]).toMatchObject({
+      status: 'CREATE_COMPLETE',
+      outputs: { ConfigChecksum: r.liveChecksum },
+    });
   }
 });
 
@@ -102,19 +126,30 @@ test('the template edit rolls exactly the clusters that use the template: new ch
   const after = report('wait-rolled').stacks!;
   for (const name of users) {
     const [before, now] = [row('wait-ready', name), row('wait-rolled', name)];
-    expect({ name, ready: now.ready, inSync: now.inSync, stackStatus: now.stackStatus }).toEqual({ name, ready: 'True', inSync: true, stackStatus: 'UPDATE_COMPLETE' });
+    expect({ name, ready: now.ready, inSync: now.inSync, stackStatus: now.stackStatus }).toEqual({
+      name,
+      ready: 'True',
+      inSync: true,
+      stackStatus: 'UPDATE_COMPLETE',
+    });
     expect(now.liveChecksum).not.toBe(before.liveChecksum);
     expect(after[stackKey(name)].outputs.ConfigChecksum).toBe(now.liveChecksum);
     expect(now.status.lastConfigChange).toMatch(/^changed /);
     // A launch template (not the legacy launch configuration) gets a new version.
     const outputs: Partial<Record<string, string>> = report('wait-ready').stacks![stackKey(name)].outputs; // a launch configuration has no version
     const version = outputs.LaunchTemplateVersion;
-    if (version !== undefined) expect(Number(after[stackKey(name)].outputs.LaunchTemplateVersion)).toBe(Number(version) + 1);
+    if (version !== undefined)
+      expect(Number(after[stackKey(name)].outputs.LaunchTemplateVersion)).toBe(Number(version) + 1);
   }
 
   // AND every other cluster is untouched: same checksum, same stack status, same launch template version
   for (const name of others) {
-    expect(row('wait-rolled', name)).toMatchObject({ ready: 'True', inSync: true, liveChecksum: row('wait-ready', name).liveChecksum, stackStatus: 'CREATE_COMPLETE' });
+    expect(row('wait-rolled', name)).toMatchObject({
+      ready: 'True',
+      inSync: true,
+      liveChecksum: row('wait-ready', name).liveChecksum,
+      stackStatus: 'CREATE_COMPLETE',
+    });
     expect(after[stackKey(name)]).toEqual(report('wait-ready').stacks![stackKey(name)]);
   }
 });
@@ -134,7 +169,8 @@ test('a stack made to fail is retried --max-update-attempts times, then Stalled;
   expect(report('wait-stalled').stacks![stackKey(cluster)].status).toBe('UPDATE_ROLLBACK_COMPLETE');
 
   // AND the others stay Ready
-  for (const name of EXAMPLE_NAMES.filter((n) => n !== cluster)) expect(row('wait-stalled', name)).toMatchObject({ ready: 'True', inSync: true });
+  for (const name of EXAMPLE_NAMES.filter((n) => n !== cluster))
+    expect(row('wait-stalled', name)).toMatchObject({ ready: 'True', inSync: true });
 });
 
 test('every process it started is gone, and so is its scratch directory', () => {
@@ -143,7 +179,8 @@ test('every process it started is gone, and so is its scratch directory', () => 
   expect(Object.keys(pids!).sort()).toEqual(['daemon', 'moto']);
 
   // THEN none of them runs any more, and the scratch directory is removed
-  for (const [what, pid] of Object.entries(pids!)) expect({ what, alive: isAlive(pid) }).toEqual({ what, alive: false });
+  for (const [what, pid] of Object.entries(pids!))
+    expect({ what, alive: isAlive(pid) }).toEqual({ what, alive: false });
   expect(report('stop')).toMatchObject({ dir, kept: false });
   expect(fs.existsSync(dir!)).toBe(false);
 });

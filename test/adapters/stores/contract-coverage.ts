@@ -19,7 +19,10 @@ export function registeredSuites(): ReadonlyMap<string, ReadonlySet<ContractSuit
 export type CapabilityDeclarations = Readonly<Record<string, Partial<Record<StoreCapability, unknown>>>>;
 
 /** `kind: suite` for every suite a registry's entries need (base, and one per declared capability) that was not registered. */
-export function missingSuites(registry: CapabilityDeclarations, suites: ReadonlyMap<string, ReadonlySet<ContractSuite>>): string[] {
+export function missingSuites(
+  registry: CapabilityDeclarations,
+  suites: ReadonlyMap<string, ReadonlySet<ContractSuite>>,
+): string[] {
   return Object.entries(registry).flatMap(([kind, provider]) => {
     const needed: ContractSuite[] = ['base', ...STORE_CAPABILITIES.filter((c) => provider[c] !== undefined)];
     return needed.filter((s) => !suites.get(kind)?.has(s)).map((s) => `${kind}: ${s}`);

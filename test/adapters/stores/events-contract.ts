@@ -18,8 +18,11 @@ export function eventsContract(kind: string, makeFixture: () => Promise<Capabili
     test('events emitted and not awaited are on the object once flushed, with their type, reason and message', async () => {
       // GIVEN an object and the store's event sink
       f = await makeFixture();
-      const sink = required(f.opened.events, 'the store opened with its provider\'s events');
-      const seen = required(f.world.events?.bind(f.world), 'StoreWorld.events in test/adapters/stores/store-harnesses.ts');
+      const sink = required(f.opened.events, "the store opened with its provider's events");
+      const seen = required(
+        f.world.events?.bind(f.world),
+        'StoreWorld.events in test/adapters/stores/store-harnesses.ts',
+      );
       await f.world.put(objectNamed('alpha'));
       const sent: ObjectEvent[] = [
         { type: 'Normal', reason: 'RollStarted', message: 'executing change set cs-1' },
@@ -38,10 +41,12 @@ export function eventsContract(kind: string, makeFixture: () => Promise<Capabili
     test('an event for an object that does not exist is refused, naming it', async () => {
       // GIVEN the sink of a store without that object
       f = await makeFixture();
-      const sink = required(f.opened.events, 'the store opened with its provider\'s events');
+      const sink = required(f.opened.events, "the store opened with its provider's events");
 
       // WHEN an event is emitted for it, THEN the error names it
-      await expect(sink.emit('nope', { type: 'Normal', reason: 'StackComplete', message: 'm' })).rejects.toThrow(/nope/);
+      await expect(sink.emit('nope', { type: 'Normal', reason: 'StackComplete', message: 'm' })).rejects.toThrow(
+        /nope/,
+      );
     });
   });
 }

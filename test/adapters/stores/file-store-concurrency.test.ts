@@ -20,7 +20,11 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const tagged = (writer: string, n: number): ClusterStatus => ({ conditions: [], lastConfigChange: `${writer}#${n}`, observedGeneration: n });
+const tagged = (writer: string, n: number): ClusterStatus => ({
+  conditions: [],
+  lastConfigChange: `${writer}#${n}`,
+  observedGeneration: n,
+});
 const stateFile = () => path.join(dir, '.status', `${NAME}.json`);
 
 describe('one process', () => {
@@ -51,7 +55,9 @@ describe('one process', () => {
 
     // THEN both are conflicts, with the message saying what to do, and not one byte of the status file changed
     await expect(late).rejects.toBeInstanceOf(ConflictError);
-    await expect(store.writeStatus(NAME, tagged('b', 1), stale)).rejects.toThrow(/status of prod-eu1 changed underneath \(expected version .+, found .+\)/);
+    await expect(store.writeStatus(NAME, tagged('b', 1), stale)).rejects.toThrow(
+      /status of prod-eu1 changed underneath \(expected version .+, found .+\)/,
+    );
     await expect(forged).rejects.toBeInstanceOf(ConflictError);
     expect(fs.readFileSync(stateFile()).equals(before)).toBe(true);
     expect((await store.get(NAME))!).toMatchObject({ resourceVersion: current, status: tagged('a', 1) });
@@ -64,7 +70,10 @@ describe('one process', () => {
     const read = (await store.get(NAME))!;
     expect(read.generation).toBe(1);
     const file = path.join(dir, `${NAME}.yaml`);
-    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/maxSize: (\d+)/, (_m, n) => `maxSize: ${Number(n) + 1}`));
+    fs.writeFileSync(
+      file,
+      fs.readFileSync(file, 'utf8').replace(/maxSize: (\d+)/, (_m, n) => `maxSize: ${Number(n) + 1}`),
+    );
     const edited = (await store.get(NAME))!;
 
     // THEN the edit gave the record a new version and the next generation
@@ -81,7 +90,10 @@ describe('one process', () => {
     // AND WHEN a status is written for the edited spec, THEN generation 2 is the recorded one and stays
     const current = (await store.get(NAME))!;
     await store.writeStatus(NAME, tagged('new-spec', 2), current.resourceVersion);
-    expect((await new FileStore({ clustersDir: dir }).get(NAME))!).toMatchObject({ generation: 2, status: tagged('new-spec', 2) });
+    expect((await new FileStore({ clustersDir: dir }).get(NAME))!).toMatchObject({
+      generation: 2,
+      status: tagged('new-spec', 2),
+    });
   });
 
   test('two store instances racing: exactly one write wins per version, none is lost', async () => {
@@ -95,15 +107,17 @@ describe('one process', () => {
     // WHEN, for 20 rounds, each reads the version and fires 5 writes at it, all at once
     for (let round = 0; round < 20; round++) {
       const [va, vb] = [(await a.get(NAME))!.resourceVersion, (await b.get(NAME))!.resourceVersion];
-      const attempts = [...[0, 1, 2, 3, 4].map((i) => ({ s: a, v: va, tag: `a${round}.${i}` })), ...[0, 1, 2, 3, 4].map((i) => ({ s: b, v: vb, tag: `b${round}.${i}` }))];
+      const attempts = [
+        ...[0, 1, 2, 3, 4].map((i) => ({ s: a, v: va, tag: `a${round}.${i}` })),
+        ...[0, 1, 2, 3, 4].map((i) => ({ s: b, v: vb, tag: `b${round}.${i}` })),
+      ];
       const results = await Promise.allSettled(attempts.map((x) => x.s.writeStatus(NAME, tagged(x.tag, round), x.v)));
       expect(va).toBe(vb); // (both stores see the same record)
       results.forEach((r, i) => {
         if (r.status === 'fulfilled') {
           wins.push(attempts[i].tag);
           versions.push(r.value);
-        }
-        else if (r.reason instanceof ConflictError) conflicts++;
+        } else if (r.reason instanceof ConflictError) conflicts++;
         else throw r.reason;
       });
       // THEN exactly one write per round won (both read the same version)
@@ -147,14 +161,20 @@ describe('across processes', () => {
       child.on('exit', () => reject(new Error(`writer exited before it was ready: ${err}`)));
     });
     child.stderr!.on('data', (d) => (err += String(d)));
-    const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
+    const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+      child.on('exit', (code) => resolve({ code, out, err })),
+    );
     return { ready, done };
   }
 
   test('N processes doing read-modify-write increments with conflict retry lose no update', async () => {
     // GIVEN a status with a counter at 0 and 4 writer processes, each to add 40, started together
     const store = new FileStore({ clustersDir: dir });
-    const start = await store.writeStatus(NAME, { conditions: [], observedGeneration: 0 }, (await store.get(NAME))!.resourceVersion);
+    const start = await store.writeStatus(
+      NAME,
+      { conditions: [], observedGeneration: 0 },
+      (await store.get(NAME))!.resourceVersion,
+    );
     const go = path.join(dir, 'go');
     const N = 4;
     const K = 40;
@@ -167,7 +187,9 @@ describe('across processes', () => {
 
     // THEN every process succeeded K times, the counter is exactly N*K, the version moved N*K times, and the file parses
     for (const r of results) expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });
-    const reports = results.map((r) => JSON.parse(r.out.split('\n').filter(Boolean).pop()!) as { ok: number; conflicts: number });
+    const reports = results.map(
+      (r) => JSON.parse(r.out.split('\n').filter(Boolean).pop()!) as { ok: number; conflicts: number },
+    );
     expect(reports.map((r) => r.ok)).toEqual(Array(N).fill(K));
     const end = (await new FileStore({ clustersDir: dir }).get(NAME))!;
     expect(end.status?.observedGeneration).toBe(N * K);

@@ -46,7 +46,10 @@ function expectComplete(text: string): number {
 
 /** Starts the spam writer and resolves once it has written at least once. */
 async function startSpammer(lockStaleMs: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [compiled, 'spam', dir, NAME, String(ENTRIES), String(lockStaleMs)], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [compiled, 'spam', dir, NAME, String(ENTRIES), String(lockStaleMs)], {
+    env: childEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let err = '';
   child.stderr!.on('data', (d) => (err += String(d)));
@@ -104,9 +107,16 @@ test('a writer killed at random moments never leaves a torn status file', async 
 test('stale temp files beside the status do not break reads, names or writes', async () => {
   // GIVEN a status, and temp files a crashed writer left: one empty, one half-written, one of a name-like shape
   const store = new FileStore({ clustersDir: dir });
-  const v = await store.writeStatus(NAME, { conditions: [], observedGeneration: 1 }, (await store.get(NAME))!.resourceVersion);
+  const v = await store.writeStatus(
+    NAME,
+    { conditions: [], observedGeneration: 1 },
+    (await store.get(NAME))!.resourceVersion,
+  );
   fs.writeFileSync(path.join(stateDir, `${NAME}.json.4242.1700000000000.tmp`), '');
-  fs.writeFileSync(path.join(stateDir, `${NAME}.json.4243.1700000000001.tmp`), '{"resourceVersion": 9, "status": {"condi');
+  fs.writeFileSync(
+    path.join(stateDir, `${NAME}.json.4243.1700000000001.tmp`),
+    '{"resourceVersion": 9, "status": {"condi',
+  );
   fs.writeFileSync(path.join(stateDir, `other.json.4244.1700000000002.tmp`), '{');
 
   // WHEN the store is read and written
@@ -146,7 +156,11 @@ describe('the lock of a killed writer', () => {
   test('younger than the stale limit is respected: the write fails with a clear message, the status is unchanged', async () => {
     // GIVEN a status, and a lock taken 1 s ago (a live writer, as far as anyone can tell)
     const store = new FileStore({ clustersDir: dir });
-    const v = await store.writeStatus(NAME, { conditions: [], observedGeneration: 1 }, (await store.get(NAME))!.resourceVersion);
+    const v = await store.writeStatus(
+      NAME,
+      { conditions: [], observedGeneration: 1 },
+      (await store.get(NAME))!.resourceVersion,
+    );
     plantLock(1000);
 
     // WHEN another status is written
@@ -158,7 +172,7 @@ describe('the lock of a killed writer', () => {
     expect(fs.existsSync(lockFile())).toBe(true);
   });
 
-  test('lockStaleMs sets the limit: a real killed writer\'s lock is broken once it is that old', async () => {
+  test("lockStaleMs sets the limit: a real killed writer's lock is broken once it is that old", async () => {
     // GIVEN a lock left by a writer killed while it held it (planted fresh, as the kill leaves it)
     const store = new FileStore({ clustersDir: dir, lockStaleMs: 300 });
     const v = (await store.get(NAME))!.resourceVersion;

@@ -50,9 +50,17 @@ function changedLines(a: string, b: string): { removed: string[]; added: string[
 
 describe('withPaused on a hand-written file', () => {
   test.each([
-    { layout: 'block mapping, odd indentation, comments, flow sequences, quotes', text: HAND_WRITTEN, added: '      paused: true' },
+    {
+      layout: 'block mapping, odd indentation, comments, flow sequences, quotes',
+      text: HAND_WRITTEN,
+      added: '      paused: true',
+    },
     { layout: 'Windows line endings', text: HAND_WRITTEN.replace(/\n/g, '\r\n'), added: '      paused: true\r' },
-    { layout: 'spec as a flow mapping', text: 'kind: WorkerCluster\nspec: { account: "1",  region: x }  # flow\n', added: 'spec: { paused: true, account: "1",  region: x }  # flow' },
+    {
+      layout: 'spec as a flow mapping',
+      text: 'kind: WorkerCluster\nspec: { account: "1",  region: x }  # flow\n',
+      added: 'spec: { paused: true, account: "1",  region: x }  # flow',
+    },
   ])('$layout: pause adds one line, resume gives back the same bytes', ({ text, added }) => {
     // WHEN paused
     const paused = withPaused(text, true);
@@ -87,16 +95,22 @@ describe('withPaused on a hand-written file', () => {
   });
 
   test('a file that is not valid YAML is refused with its name and the fix', () => {
-    expect(() => withPaused('spec: [unclosed\n', true, 'clusters/x.yaml')).toThrow(/clusters\/x\.yaml is not valid YAML[\s\S]*fix: fix the file/);
+    expect(() => withPaused('spec: [unclosed\n', true, 'clusters/x.yaml')).toThrow(
+      /clusters\/x\.yaml is not valid YAML[\s\S]*fix: fix the file/,
+    );
   });
 });
 
 test('worker-stacks pause then resume: the file differs only in the paused line, then is back byte for byte', async () => {
   // GIVEN a hand-written object among the examples
   const dir = tempDir('pause-bytes');
-  for (const f of fs.readdirSync(EXAMPLES_DIR).filter((x) => x.endsWith('.yaml'))) fs.copyFileSync(path.join(EXAMPLES_DIR, f), path.join(dir, f));
+  for (const f of fs.readdirSync(EXAMPLES_DIR).filter((x) => x.endsWith('.yaml')))
+    fs.copyFileSync(path.join(EXAMPLES_DIR, f), path.join(dir, f));
   const file = path.join(dir, 'prod-eu1.yaml');
-  const original = fs.readFileSync(file, 'utf8').replace(/^spec:\n/m, 'spec:   # the spec\n  # account first\n').replace(/\n {2}/g, '\n    ');
+  const original = fs
+    .readFileSync(file, 'utf8')
+    .replace(/^spec:\n/m, 'spec:   # the spec\n  # account first\n')
+    .replace(/\n {2}/g, '\n    ');
   fs.writeFileSync(file, original);
   fs.chmodSync(file, 0o640);
   const cli = (...argv: string[]) => runCli(argv, { out: () => undefined, err: () => undefined });

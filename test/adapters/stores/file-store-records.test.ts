@@ -27,7 +27,8 @@ const edit = (change: (text: string) => string, name = NAME) => {
 const stateDirOf = () => path.join(dir, '.status');
 const stateFileOf = (name = NAME) => path.join(stateDirOf(), `${name}.json`);
 /** Records the given record's status, which persists the generation the record was read at. */
-const record = async (store: FileStore, name = NAME) => store.writeStatus(name, status('Recorded'), (await store.get(name))!.resourceVersion);
+const record = async (store: FileStore, name = NAME) =>
+  store.writeStatus(name, status('Recorded'), (await store.get(name))!.resourceVersion);
 /** Every file under `root`, with its bytes and mtime: two snapshots are equal when nothing was written. */
 const snapshot = (root: string): Record<string, { mtimeMs: number; bytes: string }> => {
   if (!fs.existsSync(root)) return {};
@@ -41,7 +42,16 @@ const snapshot = (root: string): Record<string, { mtimeMs: number; bytes: string
 };
 const generationOf = async (store: FileStore, name = NAME) => (await store.get(name))!.generation;
 const status = (reason: string, extra: Partial<ClusterStatus> = {}): ClusterStatus => ({
-  conditions: [{ type: 'Ready', status: 'True', reason, message: `m ${reason}`, lastTransitionTime: '2024-01-02T03:04:05.000Z', observedGeneration: 1 }],
+  conditions: [
+    {
+      type: 'Ready',
+      status: 'True',
+      reason,
+      message: `m ${reason}`,
+      lastTransitionTime: '2024-01-02T03:04:05.000Z',
+      observedGeneration: 1,
+    },
+  ],
   ...extra,
 });
 
@@ -83,7 +93,10 @@ describe('list', () => {
     const broken = records.find((r) => r.name === 'broken')!;
     expect(broken.raw).toBeUndefined();
     expect(broken.parseProblems).toHaveLength(1);
-    expect(broken.parseProblems[0]).toMatchObject({ file: 'broken.yaml', message: expect.stringMatching(/YAML syntax error at line \d+/) });
+    expect(broken.parseProblems[0]).toMatchObject({
+      file: 'broken.yaml',
+      message: expect.stringMatching(/YAML syntax error at line \d+/),
+    });
     const good = records.filter((r) => r.name !== 'broken');
     expect(good.map((r) => r.name)).toEqual(EXAMPLE_NAMES);
     expect(good.every((r) => r.parseProblems.length === 0 && r.raw !== undefined)).toBe(true);
@@ -141,7 +154,10 @@ describe('generation', () => {
     await store.writeStatus(NAME, status('Written'), rec.resourceVersion);
 
     // WHEN only metadata, comments, key order and a status block change
-    edit((t) => `# a new comment\n${t.replace('metadata:\n', 'metadata:\n  labels: { team: platform }\n')}\n# trailing comment\n`);
+    edit(
+      (t) =>
+        `# a new comment\n${t.replace('metadata:\n', 'metadata:\n  labels: { team: platform }\n')}\n# trailing comment\n`,
+    );
     edit((t) => t.replace(/^(spec:\n)( {2}account: .*\n)( {2}region: .*\n)/m, '$1$3$2'));
     edit((t) => `${t}status:\n  observedGeneration: 7\n`);
 
@@ -233,7 +249,8 @@ describe('a read never writes', () => {
     // GIVEN a cluster with a recorded status
     const store = new FileStore({ clustersDir: dir });
     await record(store);
-    const stored = () => JSON.parse(fs.readFileSync(stateFileOf(), 'utf8')) as { object?: unknown; contentHash?: string };
+    const stored = () =>
+      JSON.parse(fs.readFileSync(stateFileOf(), 'utf8')) as { object?: unknown; contentHash?: string };
     const first = (await store.get(NAME))!;
     expect(stored()).toMatchObject({ object: first.raw, contentHash: first.contentHash });
 
@@ -337,7 +354,14 @@ describe('an unreadable status file', () => {
   test('a status with a field the schema does not know is refused, the field named, and the others are listed', async () => {
     // GIVEN a status file whose status carries an unknown field (a typo, or another version's)
     fs.mkdirSync(stateDirOf(), { recursive: true });
-    fs.writeFileSync(stateFileOf(), JSON.stringify({ resourceVersion: 3, generation: 1, status: { ...status('Live'), stackNmae: 'WorkerStack-prod-eu1' } }));
+    fs.writeFileSync(
+      stateFileOf(),
+      JSON.stringify({
+        resourceVersion: 3,
+        generation: 1,
+        status: { ...status('Live'), stackNmae: 'WorkerStack-prod-eu1' },
+      }),
+    );
     const store = new FileStore({ clustersDir: dir });
 
     // WHEN the store lists the clusters
@@ -358,11 +382,20 @@ describe('an unreadable status file', () => {
     // GIVEN a status file (in the new shape) with a condition of an unknown type
     fs.mkdirSync(stateDirOf(), { recursive: true });
     const s = status('Live');
-    fs.writeFileSync(stateFileOf(), JSON.stringify({ resourceVersion: 1, generation: 1, status: { ...s, conditions: [{ ...s.conditions[0], type: 'Exploded' }] } }));
+    fs.writeFileSync(
+      stateFileOf(),
+      JSON.stringify({
+        resourceVersion: 1,
+        generation: 1,
+        status: { ...s, conditions: [{ ...s.conditions[0], type: 'Exploded' }] },
+      }),
+    );
 
     // WHEN it is read / THEN the problem names the condition's type
     const bad = (await new FileStore({ clustersDir: dir }).list()).find((r) => r.name === NAME)!;
-    expect(bad.parseProblems.map((p) => p.message)).toEqual([expect.stringMatching(/not a valid status: status\.conditions\.0\.type/)]);
+    expect(bad.parseProblems.map((p) => p.message)).toEqual([
+      expect.stringMatching(/not a valid status: status\.conditions\.0\.type/),
+    ]);
   });
 });
 
@@ -372,7 +405,15 @@ describe('a legacy status file', () => {
     fs.mkdirSync(stateDirOf(), { recursive: true });
     const ready = status('Live').conditions[0];
     const failed = { ...ready, type: 'Failed', status: 'False', reason: 'NoFailure' };
-    const legacy = { conditions: [ready, failed], stackName: 'WorkerStack-prod-eu1', failures: 2, inputsFingerprint: 'fp-1', failedFingerprint: 'fp-0', retryAfter: '2024-01-02T03:04:05.000Z', configDigests: { a: 'b' } };
+    const legacy = {
+      conditions: [ready, failed],
+      stackName: 'WorkerStack-prod-eu1',
+      failures: 2,
+      inputsFingerprint: 'fp-1',
+      failedFingerprint: 'fp-0',
+      retryAfter: '2024-01-02T03:04:05.000Z',
+      configDigests: { a: 'b' },
+    };
     fs.writeFileSync(stateFileOf(), JSON.stringify({ resourceVersion: 4, generation: 1, status: legacy }));
     const bytes = fs.readFileSync(stateFileOf(), 'utf8');
     const store = new FileStore({ clustersDir: dir });
@@ -385,7 +426,13 @@ describe('a legacy status file', () => {
     expect(rec.status).toEqual({
       conditions: [ready],
       stackName: 'WorkerStack-prod-eu1',
-      controller: { failures: 2, inputsFingerprint: 'fp-1', failedFingerprint: 'fp-0', retryAfter: '2024-01-02T03:04:05.000Z', configDigests: { a: 'b' } },
+      controller: {
+        failures: 2,
+        inputsFingerprint: 'fp-1',
+        failedFingerprint: 'fp-0',
+        retryAfter: '2024-01-02T03:04:05.000Z',
+        configDigests: { a: 'b' },
+      },
     });
     expect((await store.list()).find((r) => r.name === NAME)!.status).toEqual(rec.status);
     expect(fs.readFileSync(stateFileOf(), 'utf8')).toBe(bytes);
@@ -416,7 +463,9 @@ describe('retry requests', () => {
     expect(first.retryRequest).toBe('retry-1');
     expect((await store.get(NAME))!.retryRequest).toBe('retry-2');
     const listed = await new FileStore({ clustersDir: dir }).list();
-    expect(Object.fromEntries(listed.map((r) => [r.name, r.retryRequest]))).toEqual(Object.fromEntries(EXAMPLE_NAMES.map((n) => [n, n === NAME ? 'retry-2' : undefined])));
+    expect(Object.fromEntries(listed.map((r) => [r.name, r.retryRequest]))).toEqual(
+      Object.fromEntries(EXAMPLE_NAMES.map((n) => [n, n === NAME ? 'retry-2' : undefined])),
+    );
 
     // AND a request does not conflict with a status write, nor count as a status
     await store.writeStatus(NAME, status('Retried'), read.resourceVersion);
@@ -454,7 +503,8 @@ describe('setPaused', () => {
 
     // THEN spec.paused is true, every comment is still there, and nothing else in the object changed
     const paused = fs.readFileSync(yamlOf(), 'utf8');
-    for (const c of ['# head comment', '# the spec', '# about the account', '# tail comment', original.split('\n')[1]]) expect(paused).toContain(c);
+    for (const c of ['# head comment', '# the spec', '# about the account', '# tail comment', original.split('\n')[1]])
+      expect(paused).toContain(c);
     const raw = (await store.get(NAME))!.raw as { spec: Record<string, unknown> };
     expect(raw).toEqual({ ...before, spec: { ...before.spec, paused: true } });
 
@@ -462,7 +512,8 @@ describe('setPaused', () => {
     await store.setPaused(NAME, false);
     const resumed = fs.readFileSync(yamlOf(), 'utf8');
     expect(resumed).not.toMatch(/paused/);
-    for (const c of ['# head comment', '# the spec', '# about the account', '# tail comment']) expect(resumed).toContain(c);
+    for (const c of ['# head comment', '# the spec', '# about the account', '# tail comment'])
+      expect(resumed).toContain(c);
     expect((await new FileStore({ clustersDir: dir }).get(NAME))!.raw).toEqual(before);
     // (no temp file is left beside the cluster files)
     expect(fs.readdirSync(dir).filter((f) => !f.endsWith('.yaml') && f !== '.status')).toEqual([]);
@@ -489,14 +540,18 @@ describe('cluster files that are not small regular files', () => {
     // THEN it is refused unread, named; the others are fine
     const huge = records.find((r) => r.name === 'huge')!;
     expect(huge.raw).toBeUndefined();
-    expect(huge.parseProblems.map((p) => `${p.file}: ${p.message}`)).toEqual([expect.stringMatching(/huge\.yaml: is \d+ bytes, more than the limit of 1048576/)]);
-    expect(records.filter((r) => r.name !== 'huge').every((r) => r.parseProblems.length === 0 && r.raw !== undefined)).toBe(true);
+    expect(huge.parseProblems.map((p) => `${p.file}: ${p.message}`)).toEqual([
+      expect.stringMatching(/huge\.yaml: is \d+ bytes, more than the limit of 1048576/),
+    ]);
+    expect(
+      records.filter((r) => r.name !== 'huge').every((r) => r.parseProblems.length === 0 && r.raw !== undefined),
+    ).toBe(true);
   });
 });
 
 describe('watch', () => {
   const waitFor = async (cond: () => boolean, ms: number) => {
-    for (const end = Date.now() + ms; !cond() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+    for (const end = Date.now() + ms; !cond() && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
     return cond();
   };
 
@@ -521,7 +576,10 @@ describe('watch', () => {
 
     // AND WHEN it is stopped and another file is edited
     const count = seen.length;
-    edit((t) => `${t}# touched again\n`, EXAMPLE_NAMES.find((n) => n !== NAME)!);
+    edit(
+      (t) => `${t}# touched again\n`,
+      EXAMPLE_NAMES.find((n) => n !== NAME)!,
+    );
 
     // THEN nothing more arrives
     expect(await waitFor(() => seen.length > count, 500)).toBe(false);
@@ -562,7 +620,7 @@ describe('what the store refuses to mix up', () => {
 
 describe('watch, retry requests', () => {
   const waitFor = async (cond: () => boolean, ms: number) => {
-    for (const end = Date.now() + ms; !cond() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+    for (const end = Date.now() + ms; !cond() && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
     return cond();
   };
 
@@ -595,9 +653,20 @@ describe('the status file', () => {
     // GIVEN a status with every kind of field, including unicode and nested maps
     const store = new FileStore({ clustersDir: dir });
     const full = status('UpToDate', {
-      cloudConfigChecksum: 'f'.repeat(64), observedGeneration: 1, stackName: 'WorkerStack-prod-eu1', stackId: 'arn:aws:cloudformation:eu-west-1:111111111111:stack/x/y',
-      stackStatus: 'UPDATE_COMPLETE', lastConfigChange: 'line1\nline2 "quoted"',
-      controller: { inputsFingerprint: 'fp', failures: 0, retryAfter: '2024-01-02T03:04:05.000Z', failedFingerprint: 'ff', configDigests: { 'files/etc/kubelet.conf': 'abc', 'units/kubelet.service': 'déjà vu ✓' }, recoveryAttempts: 2 },
+      cloudConfigChecksum: 'f'.repeat(64),
+      observedGeneration: 1,
+      stackName: 'WorkerStack-prod-eu1',
+      stackId: 'arn:aws:cloudformation:eu-west-1:111111111111:stack/x/y',
+      stackStatus: 'UPDATE_COMPLETE',
+      lastConfigChange: 'line1\nline2 "quoted"',
+      controller: {
+        inputsFingerprint: 'fp',
+        failures: 0,
+        retryAfter: '2024-01-02T03:04:05.000Z',
+        failedFingerprint: 'ff',
+        configDigests: { 'files/etc/kubelet.conf': 'abc', 'units/kubelet.service': 'déjà vu ✓' },
+        recoveryAttempts: 2,
+      },
     });
 
     // WHEN it is written and read back, by this store and a new one

@@ -22,7 +22,10 @@ test('a truncate and a write a moment later are one change, read after the write
     // WHEN an editor truncates the file, and writes it a little later (within the settle time)
     fs.truncateSync(file, 0);
     await new Promise((r) => setTimeout(r, WATCH_SETTLE_MS / 3));
-    fs.writeFileSync(file, 'apiVersion: worker-stacks.io/v1alpha1\nkind: WorkerCluster\nmetadata: {name: a}\nspec: {}\n');
+    fs.writeFileSync(
+      file,
+      'apiVersion: worker-stacks.io/v1alpha1\nkind: WorkerCluster\nmetadata: {name: a}\nspec: {}\n',
+    );
     await new Promise((r) => setTimeout(r, WATCH_SETTLE_MS * 5));
 
     // THEN the change was reported once, when the file held the saved bytes

@@ -4,7 +4,16 @@ import { recordSuite } from './contract-coverage';
 import { objectNamed } from './store-contract';
 
 const status = (reason: string): ClusterStatus => ({
-  conditions: [{ type: 'Ready', status: 'True', reason, message: `m ${reason}`, lastTransitionTime: '2024-01-02T03:04:05.000Z', observedGeneration: 1 }],
+  conditions: [
+    {
+      type: 'Ready',
+      status: 'True',
+      reason,
+      message: `m ${reason}`,
+      lastTransitionTime: '2024-01-02T03:04:05.000Z',
+      observedGeneration: 1,
+    },
+  ],
   stackName: 'WorkerStack-alpha',
 });
 
@@ -32,7 +41,7 @@ export function historyContract(kind: string, makeFixture: () => Promise<Capabil
       // THEN it is not listed, but its status is named and read
       expect((await store.list()).map((r) => r.name)).not.toContain('alpha');
       expect(history.statusNames()).toEqual(['alpha']);
-      const gone = required(await store.get('alpha'), 'the removed object\'s record');
+      const gone = required(await store.get('alpha'), "the removed object's record");
       expect(gone.raw).toBeUndefined();
       expect(gone.status).toEqual(status('Live'));
 

@@ -35,7 +35,9 @@ export function leaseContract(kind: string, makeFixture: () => Promise<Capabilit
       f = await makeFixture();
       const choice = f.choice;
       const settings = { ...TIMING, ...f.world.leaderSettings };
-      const [a, b] = ['replica-a', 'replica-b'].map((identity) => required(leaderElectorFor(choice, { ...settings, identity }, SILENT), 'an elector'));
+      const [a, b] = ['replica-a', 'replica-b'].map((identity) =>
+        required(leaderElectorFor(choice, { ...settings, identity }, SILENT), 'an elector'),
+      );
 
       // WHEN both campaign, a first
       const runA = start(a);
@@ -46,7 +48,9 @@ export function leaseContract(kind: string, makeFixture: () => Promise<Capabilit
       // THEN a leads and may write; b does not lead and its writes are fenced
       expect([a.isLeader(), b.isLeader()]).toEqual([true, false]);
       expect(a.canWrite()).toBe(true);
-      expect(() => { b.check('an AWS write'); }).toThrow();
+      expect(() => {
+        b.check('an AWS write');
+      }).toThrow();
 
       // WHEN a stops cleanly, THEN b takes over
       runA.stop.abort();

@@ -16,7 +16,10 @@ export function qualifiedNamesContract(kind: string, makeFixture: () => Promise<
     test('the store narrowed to a scope finds the object there; the store as opened does not', async () => {
       // GIVEN an object in another scope than the store's
       f = await makeFixture();
-      const putElsewhere = required(f.world.putElsewhere?.bind(f.world), 'StoreWorld.putElsewhere in test/adapters/stores/store-harnesses.ts');
+      const putElsewhere = required(
+        f.world.putElsewhere?.bind(f.world),
+        'StoreWorld.putElsewhere in test/adapters/stores/store-harnesses.ts',
+      );
       const scope = await putElsewhere(objectNamed('elsewhere'));
       expect(await f.opened.store.get('elsewhere')).toBeUndefined();
 

@@ -32,7 +32,16 @@ export function objectNamed(name: string, mutate: (raw: UserObject) => void = ()
 }
 
 const status = (reason: string, observedGeneration = 1, extra: Partial<ClusterStatus> = {}): ClusterStatus => ({
-  conditions: [{ type: 'Ready', status: 'True', reason, message: `m ${reason}`, lastTransitionTime: '2024-01-02T03:04:05.000Z', observedGeneration }],
+  conditions: [
+    {
+      type: 'Ready',
+      status: 'True',
+      reason,
+      message: `m ${reason}`,
+      lastTransitionTime: '2024-01-02T03:04:05.000Z',
+      observedGeneration,
+    },
+  ],
   ...extra,
 });
 
@@ -102,7 +111,9 @@ export function storeContract(kind: string, makeFixture: () => Promise<StoreFixt
       expect(after.resourceVersion).toBe(v2);
 
       // WHEN another writer uses the old version, THEN it conflicts and the status stays
-      await expect(f.store.writeStatus('alpha', status('Stale'), read.resourceVersion)).rejects.toBeInstanceOf(ConflictError);
+      await expect(f.store.writeStatus('alpha', status('Stale'), read.resourceVersion)).rejects.toBeInstanceOf(
+        ConflictError,
+      );
       expect((await f.store.get('alpha'))!.status?.conditions[0].reason).toBe('First');
 
       // WHEN the version returned is used, THEN the write goes through
@@ -115,7 +126,11 @@ export function storeContract(kind: string, makeFixture: () => Promise<StoreFixt
     test('a status write replaces the status: fields left out are gone', async () => {
       // GIVEN a status with a checksum and a stack name
       await f.put(objectNamed('alpha'));
-      const v = await f.store.writeStatus('alpha', status('First', 1, { cloudConfigChecksum: 'b'.repeat(64), stackName: 'WorkerStack-alpha' }), (await f.store.get('alpha'))!.resourceVersion);
+      const v = await f.store.writeStatus(
+        'alpha',
+        status('First', 1, { cloudConfigChecksum: 'b'.repeat(64), stackName: 'WorkerStack-alpha' }),
+        (await f.store.get('alpha'))!.resourceVersion,
+      );
 
       // WHEN the next status has no checksum
       await f.store.writeStatus('alpha', status('Second', 1, { stackName: 'WorkerStack-alpha' }), v);
@@ -146,19 +161,23 @@ export function storeContract(kind: string, makeFixture: () => Promise<StoreFixt
 
       // WHEN the user changes the spec before the reconciler writes status for what it read
       await f.put(objectNamed('alpha', (r) => (r.spec.pool.maxSize = 11)));
-      const written = await f.store.writeStatus('alpha', status('ForOldSpec', read.generation), read.resourceVersion).then(
-        () => 'written',
-        (e: unknown) => {
-          if (e instanceof ConflictError) return 'conflict';
-          throw e;
-        },
-      );
+      const written = await f.store
+        .writeStatus('alpha', status('ForOldSpec', read.generation), read.resourceVersion)
+        .then(
+          () => 'written',
+          (e: unknown) => {
+            if (e instanceof ConflictError) return 'conflict';
+            throw e;
+          },
+        );
 
       // THEN the edit is there, and the store says it is newer than what the status (if written) was computed for
       const now = (await f.store.get('alpha'))!;
       expect(['written', 'conflict']).toContain(written);
       expect((now.raw as UserObject).spec.pool.maxSize).toBe(11);
-      expect(now.generation).toBeGreaterThan(now.status?.observedGeneration ?? now.status?.conditions[0].observedGeneration ?? 0);
+      expect(now.generation).toBeGreaterThan(
+        now.status?.observedGeneration ?? now.status?.conditions[0].observedGeneration ?? 0,
+      );
     });
 
     test('clearStatus removes the status', async () => {

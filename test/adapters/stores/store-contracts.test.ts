@@ -33,7 +33,12 @@ function contractsOf(kind: StoreKind): void {
   };
   storeContract(kind, async () => {
     const f = await fixture();
-    return { store: f.opened.store, put: (raw) => f.world.put(raw), remove: (name) => f.world.remove(name), dispose: () => f.dispose() };
+    return {
+      store: f.opened.store,
+      put: (raw) => f.world.put(raw),
+      remove: (name) => f.world.remove(name),
+      dispose: () => f.dispose(),
+    };
   });
   const provider = STORES[kind];
   if (provider.events) eventsContract(kind, fixture);
@@ -42,7 +47,10 @@ function contractsOf(kind: StoreKind): void {
   if (provider.leaderElection) leaseContract(kind, fixture);
 }
 
-for (const kind of STORE_KINDS) describe(`${kind} store`, () => { contractsOf(kind); });
+for (const kind of STORE_KINDS)
+  describe(`${kind} store`, () => {
+    contractsOf(kind);
+  });
 
 describe('coverage of the registry', () => {
   test('every registered store runs the base contract and the contract of each capability it declares', () => {

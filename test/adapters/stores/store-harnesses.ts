@@ -86,7 +86,10 @@ const KUBERNETES_HARNESS: StoreHarness<OptionsOf<'kubernetes'>> = {
         },
         async events(name: string) {
           const q = new URLSearchParams({ fieldSelector: `involvedObject.name=${name}` });
-          const { body } = await admin.request<{ items: (ObjectEvent & { firstTimestamp?: string })[] }>('GET', `/api/v1/namespaces/${namespace}/events?${q.toString()}`);
+          const { body } = await admin.request<{ items: (ObjectEvent & { firstTimestamp?: string })[] }>(
+            'GET',
+            `/api/v1/namespaces/${namespace}/events?${q.toString()}`,
+          );
           return body.items.map(({ type, reason, message }) => ({ type, reason, message }));
         },
         async putElsewhere(raw: UserObject) {

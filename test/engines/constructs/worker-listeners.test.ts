@@ -5,21 +5,48 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import { DEFAULT_TLS_POLICY, listenerConstructId, ListenerProps, WorkerListeners } from '../../../lib/engines/constructs/worker-listeners';
+import {
+  DEFAULT_TLS_POLICY,
+  listenerConstructId,
+  ListenerProps,
+  WorkerListeners,
+} from '../../../lib/engines/constructs/worker-listeners';
 import { Json } from '../../helpers/json';
 
 const LISTENERS: ListenerProps[] = [
-  { name: 'https', protocol: 'TLS', port: 443, nodePort: 30443, certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' },
+  {
+    name: 'https',
+    protocol: 'TLS',
+    port: 443,
+    nodePort: 30443,
+    certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
+  },
   { name: 'dns', protocol: 'TCP_UDP', port: 53, nodePort: 30053 },
   { name: 'stun', protocol: 'UDP', port: 3478, nodePort: 31478, healthCheck: { port: 31479 } },
-  { name: 'web', port: 80, nodePort: 30080, healthCheck: { protocol: 'HTTP', path: '/healthz', port: 10256, intervalSeconds: 30, healthyThreshold: 2, unhealthyThreshold: 5 } },
+  {
+    name: 'web',
+    port: 80,
+    nodePort: 30080,
+    healthCheck: {
+      protocol: 'HTTP',
+      path: '/healthz',
+      port: 10256,
+      intervalSeconds: 30,
+      healthyThreshold: 2,
+      unhealthyThreshold: 5,
+    },
+  },
   { name: 'api', protocol: 'TCP', port: 6443, nodePort: 30643, healthCheck: { protocol: 'HTTPS' } },
 ];
 
 function base(pqTls: boolean): { app: App; stack: Stack; vpc: ec2.IVpc; asg: autoscaling.AutoScalingGroup } {
   const app = new App({ context: { [cxapi.ELB_USE_POST_QUANTUM_TLS_POLICY]: pqTls } });
   const stack = new Stack(app, 'S', { env: { account: '123456789012', region: 'eu-west-1' } });
-  const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', { vpcId: 'vpc-12345678', availabilityZones: ['eu-west-1a'], privateSubnetIds: ['subnet-12345678'] });
+  const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', {
+    vpcId: 'vpc-12345678',
+    availabilityZones: ['eu-west-1a'],
+    privateSubnetIds: ['subnet-12345678'],
+  });
   const asg = new autoscaling.AutoScalingGroup(stack, 'Group', {
     vpc,
     instanceType: new ec2.InstanceType('m6i.large'),
@@ -36,8 +63,17 @@ function base(pqTls: boolean): { app: App; stack: Stack; vpc: ec2.IVpc; asg: aut
 function withL2(listeners: ListenerProps[], pqTls: boolean): Json {
   const { app, stack, vpc, asg } = base(pqTls);
   const scope = new Construct(stack, 'Listeners');
-  const securityGroup = new ec2.SecurityGroup(scope, 'SecurityGroup', { vpc, allowAllOutbound: false, description: 'Worker load balancer' });
-  const lb = new elbv2.NetworkLoadBalancer(scope, 'LoadBalancer', { vpc, vpcSubnets: { subnets: vpc.privateSubnets }, crossZoneEnabled: true, securityGroups: [securityGroup] });
+  const securityGroup = new ec2.SecurityGroup(scope, 'SecurityGroup', {
+    vpc,
+    allowAllOutbound: false,
+    description: 'Worker load balancer',
+  });
+  const lb = new elbv2.NetworkLoadBalancer(scope, 'LoadBalancer', {
+    vpc,
+    vpcSubnets: { subnets: vpc.privateSubnets },
+    crossZoneEnabled: true,
+    securityGroups: [securityGroup],
+  });
   for (const l of [...listeners].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const protocol = l.protocol ?? 'TCP';
     const hc = l.healthCheck ?? {};
@@ -46,7 +82,7 @@ function withL2(listeners: ListenerProps[], pqTls: boolean): Json {
       protocol: elbv2.Protocol[protocol],
       certificates: l.certificateArn ? [elbv2.ListenerCertificate.fromArn(l.certificateArn)] : undefined,
       // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- the cluster object names the policy by its value, which is what the enum holds
-      sslPolicy: protocol === 'TLS' && !pqTls ? (l.sslPolicy ?? DEFAULT_TLS_POLICY) as elbv2.SslPolicy : undefined,
+      sslPolicy: protocol === 'TLS' && !pqTls ? ((l.sslPolicy ?? DEFAULT_TLS_POLICY) as elbv2.SslPolicy) : undefined,
     });
     const group = new elbv2.NetworkTargetGroup(new Construct(lb, l.name), `${l.name}Group`, {
       vpc,
@@ -82,20 +118,29 @@ function withConstruct(
 
 const ofTypes = (t: Json, ...types: string[]) =>
   Object.fromEntries(Object.entries<Json>(t.Resources).filter(([, r]) => types.includes(r.Type)));
-const groupArns = (t: Json) => Object.values<Json>(t.Resources).find((r) => r.Type === 'AWS::AutoScaling::AutoScalingGroup').Properties.TargetGroupARNs;
+const groupArns = (t: Json) =>
+  Object.values<Json>(t.Resources).find((r) => r.Type === 'AWS::AutoScaling::AutoScalingGroup').Properties
+    .TargetGroupARNs;
 
-const SETS: Array<[string, ListenerProps[]]> = [...LISTENERS.map((l): [string, ListenerProps[]] => [l.name, [l]]), ['all of them', LISTENERS]];
-const CASES = [false, true].flatMap((pq) => SETS.map(([name, ls]): [string, boolean, ListenerProps[]] => [name, pq, ls]));
+const SETS: Array<[string, ListenerProps[]]> = [
+  ...LISTENERS.map((l): [string, ListenerProps[]] => [l.name, [l]]),
+  ['all of them', LISTENERS],
+];
+const CASES = [false, true].flatMap((pq) =>
+  SETS.map(([name, ls]): [string, boolean, ListenerProps[]] => [name, pq, ls]),
+);
 
 test.each(CASES)(
-  'listeners and target groups (%s, post-quantum TLS flag %s) are exactly what aws-cdk-lib\'s NetworkListener builds, same logical ids',
+  "listeners and target groups (%s, post-quantum TLS flag %s) are exactly what aws-cdk-lib's NetworkListener builds, same logical ids",
   (_name, pqTls, listeners) => {
     // GIVEN / WHEN
     const expected = withL2(listeners, pqTls);
     const actual = withConstruct(listeners, pqTls);
     // THEN
     const types = ['AWS::ElasticLoadBalancingV2::Listener', 'AWS::ElasticLoadBalancingV2::TargetGroup'];
-    expect(ofTypes(actual, 'AWS::ElasticLoadBalancingV2::LoadBalancer')).toEqual(ofTypes(expected, 'AWS::ElasticLoadBalancingV2::LoadBalancer'));
+    expect(ofTypes(actual, 'AWS::ElasticLoadBalancingV2::LoadBalancer')).toEqual(
+      ofTypes(expected, 'AWS::ElasticLoadBalancingV2::LoadBalancer'),
+    );
     expect(Object.keys(ofTypes(actual, ...types))).toHaveLength(2 * listeners.length);
     expect(ofTypes(actual, ...types)).toEqual(ofTypes(expected, ...types));
     expect(groupArns(actual)).toEqual(groupArns(expected));
@@ -109,10 +154,17 @@ test.each(CASES)(
 test('a target group attached to the Auto Scaling group before the listeners is kept', () => {
   // GIVEN / WHEN another construct attached its own target group first
   const t = withConstruct(LISTENERS.slice(0, 1), false, (asg, stack) =>
-    asg.attachToNetworkTargetGroup(elbv2.NetworkTargetGroup.fromTargetGroupAttributes(stack, 'Other', { targetGroupArn: 'arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/other/0123456789abcdef' })),
+    asg.attachToNetworkTargetGroup(
+      elbv2.NetworkTargetGroup.fromTargetGroupAttributes(stack, 'Other', {
+        targetGroupArn: 'arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/other/0123456789abcdef',
+      }),
+    ),
   );
   // THEN both are on the group
-  expect(groupArns(t)).toEqual(['arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/other/0123456789abcdef', { Ref: expect.stringMatching(/^ListenersLoadBalancerhttps/) }]);
+  expect(groupArns(t)).toEqual([
+    'arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/other/0123456789abcdef',
+    { Ref: expect.stringMatching(/^ListenersLoadBalancerhttps/) },
+  ]);
 });
 
 test('with the post-quantum TLS flag on, TLS listeners get the policy NetworkListener would give them; others none', () => {
@@ -120,18 +172,26 @@ test('with the post-quantum TLS flag on, TLS listeners get the policy NetworkLis
   const t = withConstruct(LISTENERS, true);
   // THEN
   const listeners = Object.values(ofTypes(t, 'AWS::ElasticLoadBalancingV2::Listener'));
-  expect(listeners.filter((l) => l.Properties.SslPolicy).map((l) => [l.Properties.Protocol, l.Properties.SslPolicy])).toEqual([['TLS', elbv2.SslPolicy.TLS13_12_PQ]]);
+  expect(
+    listeners.filter((l) => l.Properties.SslPolicy).map((l) => [l.Properties.Protocol, l.Properties.SslPolicy]),
+  ).toEqual([['TLS', elbv2.SslPolicy.TLS13_12_PQ]]);
 });
 
-const listenerProps = (t: Json) => Object.values<Json>(ofTypes(t, 'AWS::ElasticLoadBalancingV2::Listener')).map((l) => l.Properties);
+const listenerProps = (t: Json) =>
+  Object.values<Json>(ofTypes(t, 'AWS::ElasticLoadBalancingV2::Listener')).map((l) => l.Properties);
 
 describe('TLS security policy', () => {
-  test('a TLS listener without a policy gets TLS 1.2/1.3 only (ELBSecurityPolicy-TLS13-1-2-2021-06), never CloudFormation\'s default', () => {
+  test("a TLS listener without a policy gets TLS 1.2/1.3 only (ELBSecurityPolicy-TLS13-1-2-2021-06), never CloudFormation's default", () => {
     // GIVEN / WHEN
     const t = withConstruct(LISTENERS, false);
     // THEN
     expect(listenerProps(t).map((p) => [p.Protocol, p.SslPolicy])).toEqual(
-      expect.arrayContaining([['TLS', 'ELBSecurityPolicy-TLS13-1-2-2021-06'], ['TCP', undefined], ['UDP', undefined], ['TCP_UDP', undefined]]),
+      expect.arrayContaining([
+        ['TLS', 'ELBSecurityPolicy-TLS13-1-2-2021-06'],
+        ['TCP', undefined],
+        ['UDP', undefined],
+        ['TCP_UDP', undefined],
+      ]),
     );
   });
 
@@ -150,16 +210,43 @@ describe('health checks never probe a UDP port over TCP unless told', () => {
     // GIVEN
     const udp: ListenerProps = { name: 'voice', protocol: 'UDP', port: 5060, nodePort: 31060 };
     // WHEN / THEN
-    expect(() => withConstruct([udp], false)).toThrow(/listener voice: a UDP listener needs an explicit health check port/);
-    expect(() => withConstruct([{ ...udp, healthCheck: { protocol: 'TCP' } }], false)).toThrow(/needs an explicit health check port/);
+    expect(() => withConstruct([udp], false)).toThrow(
+      /listener voice: a UDP listener needs an explicit health check port/,
+    );
+    expect(() => withConstruct([{ ...udp, healthCheck: { protocol: 'TCP' } }], false)).toThrow(
+      /needs an explicit health check port/,
+    );
   });
 
   test('a UDP listener probes the health-check port it names; TCP_UDP may probe its own node port over TCP', () => {
     // GIVEN / WHEN
-    const t = withConstruct([{ name: 'voice', protocol: 'UDP', port: 5060, nodePort: 31060, healthCheck: { protocol: 'HTTP', port: 31061, path: '/ready' } }, LISTENERS[1]], false);
+    const t = withConstruct(
+      [
+        {
+          name: 'voice',
+          protocol: 'UDP',
+          port: 5060,
+          nodePort: 31060,
+          healthCheck: { protocol: 'HTTP', port: 31061, path: '/ready' },
+        },
+        LISTENERS[1],
+      ],
+      false,
+    );
     // THEN
-    Template.fromJSON(t).hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { Protocol: 'UDP', Port: 31060, HealthCheckProtocol: 'HTTP', HealthCheckPort: '31061', HealthCheckPath: '/ready' });
-    Template.fromJSON(t).hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { Protocol: 'TCP_UDP', Port: 30053, HealthCheckProtocol: 'TCP', HealthCheckPort: '30053' });
+    Template.fromJSON(t).hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', {
+      Protocol: 'UDP',
+      Port: 31060,
+      HealthCheckProtocol: 'HTTP',
+      HealthCheckPort: '31061',
+      HealthCheckPath: '/ready',
+    });
+    Template.fromJSON(t).hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', {
+      Protocol: 'TCP_UDP',
+      Port: 30053,
+      HealthCheckProtocol: 'TCP',
+      HealthCheckPort: '30053',
+    });
   });
 });
 
@@ -170,8 +257,20 @@ describe('IPv6 clients', () => {
     // THEN
     t.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', { IpAddressType: 'dualstack' });
     for (const proto of ['tcp', 'udp']) {
-      t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { IpProtocol: proto, FromPort: 53, ToPort: 53, CidrIpv6: '2001:db8::/32', CidrIp: Match.absent() });
-      t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { IpProtocol: proto, FromPort: 53, ToPort: 53, CidrIp: '10.0.0.0/8', CidrIpv6: Match.absent() });
+      t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+        IpProtocol: proto,
+        FromPort: 53,
+        ToPort: 53,
+        CidrIpv6: '2001:db8::/32',
+        CidrIp: Match.absent(),
+      });
+      t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+        IpProtocol: proto,
+        FromPort: 53,
+        ToPort: 53,
+        CidrIp: '10.0.0.0/8',
+        CidrIpv6: Match.absent(),
+      });
     }
   });
 
@@ -185,7 +284,9 @@ describe('IPv6 clients', () => {
 
 describe('listener ids come from the port', () => {
   const idOfPort = (t: Json, port: number) =>
-    Object.keys(t.Resources).filter((k) => t.Resources[k].Type === 'AWS::ElasticLoadBalancingV2::Listener' && t.Resources[k].Properties.Port === port);
+    Object.keys(t.Resources).filter(
+      (k) => t.Resources[k].Type === 'AWS::ElasticLoadBalancingV2::Listener' && t.Resources[k].Properties.Port === port,
+    );
 
   test('renaming a listener keeps the listener on its port (same logical id) and gives it the renamed target group', () => {
     // GIVEN
@@ -194,6 +295,8 @@ describe('listener ids come from the port', () => {
     const after = withConstruct([{ ...LISTENERS[1], name: 'dns-renamed' }], false);
     // THEN
     expect(idOfPort(after, 53)).toEqual(idOfPort(before, 53));
-    expect(after.Resources[idOfPort(after, 53)[0]].Properties.DefaultActions[0].TargetGroupArn.Ref).toMatch(/dnsrenamed/);
+    expect(after.Resources[idOfPort(after, 53)[0]].Properties.DefaultActions[0].TargetGroupArn.Ref).toMatch(
+      /dnsrenamed/,
+    );
   });
 });

@@ -8,7 +8,11 @@ import { Json } from '../../helpers/json';
 
 function poolStack(overrides: Partial<WorkerPoolProps> = {}): Template {
   const stack = new Stack(new App(), 'S', { env: { account: '123456789012', region: 'eu-west-1' } });
-  const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', { vpcId: 'vpc-12345678', availabilityZones: ['eu-west-1a'], privateSubnetIds: ['subnet-12345678'] });
+  const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', {
+    vpcId: 'vpc-12345678',
+    availabilityZones: ['eu-west-1a'],
+    privateSubnetIds: ['subnet-12345678'],
+  });
   new WorkerPool(stack, 'Pool', {
     vpc,
     subnets: vpc.privateSubnets,
@@ -31,7 +35,12 @@ describe('launch template', () => {
     t.hasResourceProperties('AWS::EC2::LaunchTemplate', {
       LaunchTemplateData: Match.objectLike({
         MetadataOptions: Match.objectLike({ HttpTokens: 'required', HttpPutResponseHopLimit: 1 }),
-        BlockDeviceMappings: [{ DeviceName: '/dev/xvda', Ebs: { Encrypted: true, VolumeSize: 80, VolumeType: 'gp3', DeleteOnTermination: true } }],
+        BlockDeviceMappings: [
+          {
+            DeviceName: '/dev/xvda',
+            Ebs: { Encrypted: true, VolumeSize: 80, VolumeType: 'gp3', DeleteOnTermination: true },
+          },
+        ],
         ImageId: 'ami-12345678',
         UserData: { 'Fn::Base64': '{"ignition":{"version":"3.3.0"}}' },
       }),
@@ -40,29 +49,46 @@ describe('launch template', () => {
 
   test('the group follows the latest launch template version and rolls with the given settings', () => {
     // GIVEN / WHEN
-    const t = poolStack({ rollingUpdate: { maxBatchSize: 2, minInstancesInService: 1, pauseTime: 'PT3M', waitOnResourceSignals: true } });
+    const t = poolStack({
+      rollingUpdate: { maxBatchSize: 2, minInstancesInService: 1, pauseTime: 'PT3M', waitOnResourceSignals: true },
+    });
     // THEN
     t.hasResource('AWS::AutoScaling::AutoScalingGroup', {
       UpdatePolicy: {
-        AutoScalingRollingUpdate: Match.objectLike({ MaxBatchSize: 2, MinInstancesInService: 1, PauseTime: 'PT3M', WaitOnResourceSignals: true }),
+        AutoScalingRollingUpdate: Match.objectLike({
+          MaxBatchSize: 2,
+          MinInstancesInService: 1,
+          PauseTime: 'PT3M',
+          WaitOnResourceSignals: true,
+        }),
       },
       Properties: Match.objectLike({
-        LaunchTemplate: { LaunchTemplateId: Match.anyValue(), Version: { 'Fn::GetAtt': [Match.stringLikeRegexp('LaunchTemplate'), 'LatestVersionNumber'] } },
+        LaunchTemplate: {
+          LaunchTemplateId: Match.anyValue(),
+          Version: { 'Fn::GetAtt': [Match.stringLikeRegexp('LaunchTemplate'), 'LatestVersionNumber'] },
+        },
       }),
     });
   });
 
-  test('the group checks EC2 health only: no listener\'s target health can make it replace nodes', () => {
+  test("the group checks EC2 health only: no listener's target health can make it replace nodes", () => {
     // GIVEN / WHEN
     const t = poolStack();
     // THEN
-    t.hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', { HealthCheckType: 'EC2', HealthCheckGracePeriod: 300 });
+    t.hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', {
+      HealthCheckType: 'EC2',
+      HealthCheckGracePeriod: 300,
+    });
   });
 
   test('fixed instance tags go to instances and volumes through the launch template; the profile is exposed', () => {
     // GIVEN / WHEN
     const stack = new Stack(new App(), 'S', { env: { account: '123456789012', region: 'eu-west-1' } });
-    const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', { vpcId: 'vpc-12345678', availabilityZones: ['eu-west-1a'], privateSubnetIds: ['subnet-12345678'] });
+    const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', {
+      vpcId: 'vpc-12345678',
+      availabilityZones: ['eu-west-1a'],
+      privateSubnetIds: ['subnet-12345678'],
+    });
     const pool = new WorkerPool(stack, 'Pool', {
       vpc,
       subnets: vpc.privateSubnets,
@@ -78,15 +104,28 @@ describe('launch template', () => {
     // THEN
     const tag = Match.arrayWith([{ Key: 'kubernetes.io/cluster/c1', Value: 'owned' }]);
     t.hasResourceProperties('AWS::EC2::LaunchTemplate', {
-      LaunchTemplateData: Match.objectLike({ TagSpecifications: [{ ResourceType: 'instance', Tags: tag }, { ResourceType: 'volume', Tags: tag }] }),
+      LaunchTemplateData: Match.objectLike({
+        TagSpecifications: [
+          { ResourceType: 'instance', Tags: tag },
+          { ResourceType: 'volume', Tags: tag },
+        ],
+      }),
     });
-    expect(stack.resolve(pool.instanceProfile.attrArn)).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^PoolLaunchTemplateProfile/), 'Arn'] });
+    expect(stack.resolve(pool.instanceProfile.attrArn)).toEqual({
+      'Fn::GetAtt': [expect.stringMatching(/^PoolLaunchTemplateProfile/), 'Arn'],
+    });
   });
 
   test('desired capacity stays unset unless given, so a deploy never resets an autoscaler', () => {
     // GIVEN / WHEN / THEN
-    poolStack().hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', { MinSize: '1', MaxSize: '3', DesiredCapacity: Match.absent() });
-    poolStack({ desiredCapacity: 2 }).hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', { DesiredCapacity: '2' });
+    poolStack().hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', {
+      MinSize: '1',
+      MaxSize: '3',
+      DesiredCapacity: Match.absent(),
+    });
+    poolStack({ desiredCapacity: 2 }).hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', {
+      DesiredCapacity: '2',
+    });
   });
 
   test('several instance types give a mixed instances policy, first type preferred', () => {
@@ -99,7 +138,9 @@ describe('launch template', () => {
         InstancesDistribution: Match.objectLike({ OnDemandAllocationStrategy: 'prioritized' }),
       }),
     });
-    t.hasResourceProperties('AWS::EC2::LaunchTemplate', { LaunchTemplateData: Match.objectLike({ InstanceType: Match.absent() }) });
+    t.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: Match.objectLike({ InstanceType: Match.absent() }),
+    });
   });
 });
 
@@ -111,8 +152,16 @@ describe('instance role', () => {
     t.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: [
-          { Action: 's3:GetObject', Effect: 'Allow', Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::cfg-bucket/clusters/c1/*']] } },
-          { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:c1/token-AbCdEf' },
+          {
+            Action: 's3:GetObject',
+            Effect: 'Allow',
+            Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::cfg-bucket/clusters/c1/*']] },
+          },
+          {
+            Action: 'secretsmanager:GetSecretValue',
+            Effect: 'Allow',
+            Resource: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:c1/token-AbCdEf',
+          },
           // the node's health signal, to its own stack only
           { Action: 'cloudformation:SignalResource', Effect: 'Allow', Resource: { Ref: 'AWS::StackId' } },
         ],
@@ -142,7 +191,11 @@ describe('misuse throws at once', () => {
   test.each<[string, Partial<WorkerPoolProps>, RegExp]>([
     ['min > max', { minSize: 5, maxSize: 2 }, /minSize 5 is greater than maxSize 2/],
     ['no instance type', { instanceTypes: [] }, /at least one instance type/],
-    ['mixed types with a launch configuration', { legacyLaunchConfiguration: true, instanceTypes: ['a.large', 'b.large'] }, /one instance type/],
+    [
+      'mixed types with a launch configuration',
+      { legacyLaunchConfiguration: true, instanceTypes: ['a.large', 'b.large'] },
+      /one instance type/,
+    ],
     ['prefix without slash', { configObjects: { bucketName: 'b', keyPrefix: 'clusters/c1' } }, /must end with '\/'/],
   ])('%s', (_what, props, error) => {
     // GIVEN / WHEN / THEN
@@ -176,7 +229,13 @@ describe('no public IP unless asked', () => {
     const t = poolStack(overrides);
     // THEN the primary interface says it, and carries the node security group (no SecurityGroupIds beside it)
     const [lt] = Object.values(t.findResources('AWS::EC2::LaunchTemplate'));
-    expect(lt.Properties.LaunchTemplateData.NetworkInterfaces).toEqual([{ DeviceIndex: 0, AssociatePublicIpAddress: expected, Groups: [{ 'Fn::GetAtt': [expect.stringMatching(/SecurityGroup/), 'GroupId'] }] }]);
+    expect(lt.Properties.LaunchTemplateData.NetworkInterfaces).toEqual([
+      {
+        DeviceIndex: 0,
+        AssociatePublicIpAddress: expected,
+        Groups: [{ 'Fn::GetAtt': [expect.stringMatching(/SecurityGroup/), 'GroupId'] }],
+      },
+    ]);
     expect(lt.Properties.LaunchTemplateData.SecurityGroupIds).toBeUndefined();
   });
 
@@ -193,7 +252,9 @@ describe('no public IP unless asked', () => {
     const asked = example('staging-us1');
     asked.spec.network.associatePublicIpAddress = true;
     // WHEN both are synthesized
-    const publicIp = (c: typeof asked) => Object.values<Json>(synthCluster(c).json.Resources).find((r) => r.Type === 'AWS::EC2::LaunchTemplate').Properties.LaunchTemplateData.NetworkInterfaces[0].AssociatePublicIpAddress;
+    const publicIp = (c: typeof asked) =>
+      Object.values<Json>(synthCluster(c).json.Resources).find((r) => r.Type === 'AWS::EC2::LaunchTemplate').Properties
+        .LaunchTemplateData.NetworkInterfaces[0].AssociatePublicIpAddress;
     // THEN the object's answer is the template's
     expect([publicIp(example('staging-us1')), publicIp(asked)]).toEqual([false, true]);
   });
@@ -204,7 +265,12 @@ describe('no public IP unless asked', () => {
       const resources = Object.values<Json>(json.Resources);
       const lt = resources.find((r) => r.Type === 'AWS::EC2::LaunchTemplate');
       const lc = resources.find((r) => r.Type === 'AWS::AutoScaling::LaunchConfiguration');
-      expect([name, lt ? lt.Properties.LaunchTemplateData.NetworkInterfaces[0].AssociatePublicIpAddress : lc.Properties.AssociatePublicIpAddress]).toEqual([name, false]);
+      expect([
+        name,
+        lt
+          ? lt.Properties.LaunchTemplateData.NetworkInterfaces[0].AssociatePublicIpAddress
+          : lc.Properties.AssociatePublicIpAddress,
+      ]).toEqual([name, false]);
     }
   });
 });

@@ -17,7 +17,11 @@ class HoldingStore implements ClusterStore {
     private readonly onGone: (name: string) => void,
   ) {}
   private decorate = (r: ClusterRecord | undefined): ClusterRecord | undefined =>
-    r && { ...r, finalizers: this.finalizers.get(r.name), ...(this.deleting.has(r.name) ? { deletionRequested: true } : {}) };
+    r && {
+      ...r,
+      finalizers: this.finalizers.get(r.name),
+      ...(this.deleting.has(r.name) ? { deletionRequested: true } : {}),
+    };
   list = async () => (await this.inner.list()).map((r) => this.decorate(r)!);
   get = async (n: string) => this.decorate(await this.inner.get(n));
   writeStatus = (n: string, s: any, v: string) => this.inner.writeStatus(n, s, v);
@@ -101,7 +105,14 @@ test('Delete, the stack delete fails: the finalizer stays, Stalled=DeleteFailed 
   // GIVEN a created cluster with deletionPolicy Delete whose stack deletion fails on the security group
   h.edit(EXAMPLE, (raw) => (raw.spec.deletionPolicy = 'Delete'));
   await h.reconcile(EXAMPLE, {}, deps());
-  h.cfn.script(h.stackName(), fail({ logicalId: 'WorkerSecurityGroup', resourceType: 'AWS::EC2::SecurityGroup', reason: 'resource sg-123 has a dependent object' }));
+  h.cfn.script(
+    h.stackName(),
+    fail({
+      logicalId: 'WorkerSecurityGroup',
+      resourceType: 'AWS::EC2::SecurityGroup',
+      reason: 'resource sg-123 has a dependent object',
+    }),
+  );
 
   // WHEN the object is deleted and reconciled until it settles
   store.delete(EXAMPLE);
@@ -109,7 +120,12 @@ test('Delete, the stack delete fails: the finalizer stays, Stalled=DeleteFailed 
 
   // THEN it stalls with the failing resource, holds the object, and sends no further delete
   expect(outcome.result).toBe('stalled');
-  expect(h.problem()).toMatchObject({ type: 'Stalled', status: 'True', reason: 'DeleteFailed', message: expect.stringContaining('WorkerSecurityGroup') });
+  expect(h.problem()).toMatchObject({
+    type: 'Stalled',
+    status: 'True',
+    reason: 'DeleteFailed',
+    message: expect.stringContaining('WorkerSecurityGroup'),
+  });
   expect(h.problem()!.message).toContain('has a dependent object');
   expect(store.finalizers.get(EXAMPLE)).toEqual([STACK_FINALIZER]);
   expect(fs.existsSync(h.objectFile(EXAMPLE))).toBe(true);

@@ -10,7 +10,9 @@ test("docs/kubernetes.md's table of the clusters' events names every event reaso
   const section = page.slice(start, page.indexOf('\n## ', start + 1));
   expect(start).toBeGreaterThan(0);
   // WHEN its reasons are read
-  const listed = [...section.matchAll(/^\| ((?:`\w+`(?:, )?)+) \|/gm)].flatMap((m) => [...m[1].matchAll(/`(\w+)`/g)].map((x) => x[1]));
+  const listed = [...section.matchAll(/^\| ((?:`\w+`(?:, )?)+) \|/gm)].flatMap((m) =>
+    [...m[1].matchAll(/`(\w+)`/g)].map((x) => x[1]),
+  );
   // THEN
   expect(listed.sort()).toEqual(Object.keys(EVENT_REASONS).sort());
 });

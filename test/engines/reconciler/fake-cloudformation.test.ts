@@ -4,8 +4,20 @@ import { FakeClock } from '../../fakes/fake-ports';
 /** The fake behaves like CloudFormation where the reconciler depends on it (so that the other tests mean something). */
 
 const template = (checksum: string, extra = {}) =>
-  JSON.stringify({ Resources: { Topic: { Type: 'AWS::SNS::Topic', Properties: { DisplayName: checksum } }, ...extra }, Outputs: { ConfigChecksum: { Value: checksum }, TopicArn: { Value: { Ref: 'Topic' } } } });
-const request = (name: string, type: 'CREATE' | 'UPDATE', body: string) => ({ stackName: 'S', changeSetName: name, type, templateBody: body, capabilities: [], tags: {}, description: '', clientToken: `${name}-create` });
+  JSON.stringify({
+    Resources: { Topic: { Type: 'AWS::SNS::Topic', Properties: { DisplayName: checksum } }, ...extra },
+    Outputs: { ConfigChecksum: { Value: checksum }, TopicArn: { Value: { Ref: 'Topic' } } },
+  });
+const request = (name: string, type: 'CREATE' | 'UPDATE', body: string) => ({
+  stackName: 'S',
+  changeSetName: name,
+  type,
+  templateBody: body,
+  capabilities: [],
+  tags: {},
+  description: '',
+  clientToken: `${name}-create`,
+});
 const WAIT = { timeoutMs: 60_000 };
 
 let clock: FakeClock;
@@ -20,7 +32,10 @@ test('a CREATE change set on a missing stack makes it REVIEW_IN_PROGRESS until e
   await cfn.createChangeSet(request('c1', 'CREATE', template('aaa')));
   // THEN the stack exists, under review, and the change set is ready
   expect(cfn.peek('S')?.status).toBe('REVIEW_IN_PROGRESS');
-  expect(await cfn.waitForChangeSet('S', 'c1')).toMatchObject({ status: 'CREATE_COMPLETE', executionStatus: 'AVAILABLE' });
+  expect(await cfn.waitForChangeSet('S', 'c1')).toMatchObject({
+    status: 'CREATE_COMPLETE',
+    executionStatus: 'AVAILABLE',
+  });
   await expect(cfn.createChangeSet(request('c2', 'UPDATE', template('aaa')))).rejects.toThrow(/does not exist/);
 
   // WHEN it is executed and waited on
@@ -41,8 +56,14 @@ test("a change set equal to the live template FAILs with CloudFormation's no-cha
   // WHEN a change set of the same template is made
   await cfn.createChangeSet(request('c2', 'UPDATE', template('aaa')));
   // THEN it failed with the reason the reconciler recognizes, and cannot be executed
-  expect(await cfn.describeChangeSet('S', 'c2')).toMatchObject({ status: 'FAILED', executionStatus: 'UNAVAILABLE', statusReason: NO_CHANGES_REASON });
-  await expect(cfn.executeChangeSet('S', 'c2', 't2')).rejects.toMatchObject({ name: 'InvalidChangeSetStatusException' });
+  expect(await cfn.describeChangeSet('S', 'c2')).toMatchObject({
+    status: 'FAILED',
+    executionStatus: 'UNAVAILABLE',
+    statusReason: NO_CHANGES_REASON,
+  });
+  await expect(cfn.executeChangeSet('S', 'c2', 't2')).rejects.toMatchObject({
+    name: 'InvalidChangeSetStatusException',
+  });
 });
 
 test('a failed update rolls back to the old outputs, with the failing resource in the events; the change set is EXECUTE_FAILED', async () => {
@@ -60,7 +81,9 @@ test('a failed update rolls back to the old outputs, with the failing resource i
   expect(final).toMatchObject({ status: 'UPDATE_ROLLBACK_COMPLETE', outputs: { ConfigChecksum: 'aaa' } });
   expect(events).toEqual(['Topic UPDATE_FAILED', 'S UPDATE_ROLLBACK_IN_PROGRESS', 'S UPDATE_ROLLBACK_COMPLETE']);
   expect((await cfn.describeChangeSet('S', 'c2'))?.executionStatus).toBe('EXECUTE_FAILED');
-  await expect(cfn.executeChangeSet('S', 'c2', 't3')).rejects.toMatchObject({ name: 'InvalidChangeSetStatusException' });
+  await expect(cfn.executeChangeSet('S', 'c2', 't3')).rejects.toMatchObject({
+    name: 'InvalidChangeSetStatusException',
+  });
 });
 
 test('a stuck operation outlives the wait timeout and refuses another update until released', async () => {
@@ -72,7 +95,9 @@ test('a stuck operation outlives the wait timeout and refuses another update unt
   expect(await cfn.waitForStack('S', { timeoutMs: 20_000 })).toMatchObject({ status: 'CREATE_IN_PROGRESS' });
   expect(cfn.count('waitForStack')).toBe(1);
   expect(clock.now().getTime()).toBe(new FakeClock().ms + 20_000);
-  await expect(cfn.createChangeSet(request('c2', 'UPDATE', template('bbb')))).rejects.toThrow(/CREATE_IN_PROGRESS state and can not be updated/);
+  await expect(cfn.createChangeSet(request('c2', 'UPDATE', template('bbb')))).rejects.toThrow(
+    /CREATE_IN_PROGRESS state and can not be updated/,
+  );
   cfn.release('S');
   expect(cfn.peek('S')?.status).toBe('CREATE_COMPLETE');
 });

@@ -77,8 +77,19 @@ test('a restarted process: an unchanged cluster is not parsed, validated, render
 });
 
 test.each([
-  ['the cluster spec', (d: ReturnType<typeof daemonDeps>) => (h.edit('staging-us1', (raw) => (raw.spec.pool.maxSize += 1)), d), 'applied'],
-  ['a config template', (d: ReturnType<typeof daemonDeps>) => (fs.appendFileSync(path.join(templatesDir, '_shared', 'sysctl.conf.hbs'), 'vm.swappiness = 1\n'), d), 'applied'],
+  [
+    'the cluster spec',
+    (d: ReturnType<typeof daemonDeps>) => (h.edit('staging-us1', (raw) => (raw.spec.pool.maxSize += 1)), d),
+    'applied',
+  ],
+  [
+    'a config template',
+    (d: ReturnType<typeof daemonDeps>) => (
+      fs.appendFileSync(path.join(templatesDir, '_shared', 'sysctl.conf.hbs'), 'vm.swappiness = 1\n'),
+      d
+    ),
+    'applied',
+  ],
   ['the code (a new release of the daemon)', () => daemonDeps('code-v2'), 'no-changes'],
 ])('a change to %s goes through synthesis and a change set again', async (_what, change, expected) => {
   // GIVEN a cluster applied and then found unchanged by the same process
@@ -105,13 +116,21 @@ test('the work dir holds no assembly once a reconcile has ended, applied or fail
 
   // WHEN a cluster is applied, looking at the work dir around the steps
   const seen: Record<string, boolean> = {};
-  const look = (when: string) => (task: string) => void (seen[`${when} ${task}`] = fs.existsSync(synthesis.assemblyDir(workDir, 'staging-us1')));
+  const look = (when: string) => (task: string) =>
+    void (seen[`${when} ${task}`] = fs.existsSync(synthesis.assemblyDir(workDir, 'staging-us1')));
   const hooks = { before: look('before'), after: look('after') };
   expect((await h.pass({ hooks }, deps)).outcomes.get('staging-us1')?.result).toBe('applied');
   // THEN its assembly (template, config object, manifests) was there for publish, gone before the change set, the
   // execution and the (possibly long) roll that later reconciles record, and is gone at the end
   expect(synths).toHaveBeenCalledTimes(1);
-  expect(seen).toMatchObject({ 'after synthesize': true, 'before publish': true, 'after publish': false, 'before change-set': false, 'after execute': false, 'before record-execution': false });
+  expect(seen).toMatchObject({
+    'after synthesize': true,
+    'before publish': true,
+    'after publish': false,
+    'before change-set': false,
+    'after execute': false,
+    'before record-execution': false,
+  });
   expect(fs.existsSync(synthesis.assemblyDir(workDir, 'staging-us1'))).toBe(false);
 
   // WHEN a synthesis fails half-way (after the asset was written)
@@ -133,7 +152,8 @@ test('an assembly that cannot be removed is reported, and the reconcile still en
   const fsModule: typeof fs = jest.requireActual('node:fs');
   const rm = fsModule.rmSync;
   const busy = jest.spyOn(fsModule, 'rmSync').mockImplementation((p, o) => {
-    if (String(p) === synthesis.assemblyDir(deps.workDir, 'staging-us1')) throw Object.assign(new Error('EBUSY: resource busy or locked'), { code: 'EBUSY' });
+    if (String(p) === synthesis.assemblyDir(deps.workDir, 'staging-us1'))
+      throw Object.assign(new Error('EBUSY: resource busy or locked'), { code: 'EBUSY' });
     return rm(p, o);
   });
   try {
@@ -141,7 +161,11 @@ test('an assembly that cannot be removed is reported, and the reconcile still en
     const out = await h.pass({}, deps);
     // THEN it is applied all the same, with a warning that names the directory
     expect(out.outcomes.get('staging-us1')?.result).toBe('applied');
-    expect(h.log.entries.some((e) => e.level === 'warn' && /could not remove the assembly of staging-us1.*EBUSY/.test(e.msg ?? ''))).toBe(true);
+    expect(
+      h.log.entries.some(
+        (e) => e.level === 'warn' && /could not remove the assembly of staging-us1.*EBUSY/.test(e.msg ?? ''),
+      ),
+    ).toBe(true);
   } finally {
     busy.mockRestore();
   }

@@ -44,7 +44,9 @@ describe('a spec change that keeps the node config (the live checksum stays the 
 
     // WHEN our own status write brings the cluster back 100 ms later (the file store's watch)
     h.clock.advance(100);
-    const outcome = restart ? (await new Controller(h.deps()).runPass()).outcomes.get(EXAMPLE) : await controller.reconcileKey(EXAMPLE);
+    const outcome = restart
+      ? (await new Controller(h.deps()).runPass()).outcomes.get(EXAMPLE)
+      : await controller.reconcileKey(EXAMPLE);
 
     // THEN it keeps watching: nothing recorded, not Ready on this generation, the change set still ours
     expect(outcome?.result).toBe('waiting');
@@ -89,7 +91,9 @@ test('a failing image change executes at most --max-update-attempts times, whate
   await applied();
   h.cfn.setDefault(h.stackName(), fail(LAUNCH_TEMPLATE_FAILURE, 2));
   h.edit(EXAMPLE, image('ami-0123456789abcdef0'));
-  const controller = new Controller(h.deps({ maxUpdateAttempts: 2, backoff: { baseMs: 1000, maxMs: 1000, random: () => 0.5 } }));
+  const controller = new Controller(
+    h.deps({ maxUpdateAttempts: 2, backoff: { baseMs: 1000, maxMs: 1000, random: () => 0.5 } }),
+  );
 
   // WHEN the daemon reconciles it, its own writes bringing it back 100 ms later, until it settles
   await controller.runPass();
@@ -109,7 +113,10 @@ test("CloudFormation's refusal of a change set on a stack in progress our read d
   // GIVEN a live stack that someone else starts updating, a listing that does not show it yet, and an edit
   await applied();
   h.cfn.listingLagMs = 10_000;
-  h.cfn.updateOutOfBand(h.stackName(), JSON.stringify({ ...JSON.parse((await h.cfn.getTemplate(h.stackName()))!), Description: 'by hand' }));
+  h.cfn.updateOutOfBand(
+    h.stackName(),
+    JSON.stringify({ ...JSON.parse((await h.cfn.getTemplate(h.stackName()))!), Description: 'by hand' }),
+  );
   h.edit(EXAMPLE, maxSize(5));
   const before = updates();
 

@@ -14,7 +14,11 @@ afterEach(() => h.cleanup());
  * Runs of `reconcile --once` (each requeues itself while a stack is in progress) a minute apart (past any backoff
  * here) until `done`, at most `max`.
  */
-async function passesUntil(done: (o: Outcome) => boolean, max: number, deps: Partial<ReconcilerDeps> = {}): Promise<Outcome[]> {
+async function passesUntil(
+  done: (o: Outcome) => boolean,
+  max: number,
+  deps: Partial<ReconcilerDeps> = {},
+): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   while (outcomes.length < max) {
     h.clock.advance(60_000);
@@ -56,7 +60,11 @@ describe('ROLLBACK_COMPLETE (a create that never completed)', () => {
     expect(h.cfn.requests.map((r) => r.type)).toEqual(['CREATE', 'CREATE']);
     expect(h.cfn.peek(h.stackName())).toMatchObject({ status: 'CREATE_COMPLETE' });
     expect(h.cfn.peek(h.stackName())!.id).not.toBe(oldId);
-    expect(h.status()).toMatchObject({ stackStatus: 'CREATE_COMPLETE', observedGeneration: 1, controller: { recoveryAttempts: 0, failures: 0 } });
+    expect(h.status()).toMatchObject({
+      stackStatus: 'CREATE_COMPLETE',
+      observedGeneration: 1,
+      controller: { recoveryAttempts: 0, failures: 0 },
+    });
     expect(h.status().cloudConfigChecksum).toBe(h.cfn.peek(h.stackName())!.outputs.ConfigChecksum);
     expect(h.condition('Ready')?.status).toBe('True');
     expect(h.condition('Degraded')?.status).toBe('False');
@@ -64,10 +72,22 @@ describe('ROLLBACK_COMPLETE (a create that never completed)', () => {
 
   test('a create that keeps failing is recreated maxRecoveryAttempts (3) times, then RecoveryExhausted (Stalled) and no further call', async () => {
     // GIVEN every create fails (each delete succeeds), and --max-update-attempts above the recovery bound
-    h.cfn.script(h.stackName(), complete(), fail(ASG_FAILURE), complete(), fail(ASG_FAILURE), complete(), fail(ASG_FAILURE));
+    h.cfn.script(
+      h.stackName(),
+      complete(),
+      fail(ASG_FAILURE),
+      complete(),
+      fail(ASG_FAILURE),
+      complete(),
+      fail(ASG_FAILURE),
+    );
 
     // WHEN passes run until recovery is given up
-    const outcomes = await passesUntil((o) => o.message?.includes('failed to create 3 times') ?? false, 6, MANY_ATTEMPTS);
+    const outcomes = await passesUntil(
+      (o) => o.message?.includes('failed to create 3 times') ?? false,
+      6,
+      MANY_ATTEMPTS,
+    );
 
     // THEN three delete-and-recreate rounds (each a retried failure), then RecoveryExhausted, Stalled, with no retry scheduled
     expect(outcomes.map((o) => o.result)).toEqual(['failed', 'failed', 'failed', 'stalled']);
@@ -111,7 +131,15 @@ describe('ROLLBACK_COMPLETE (a create that never completed)', () => {
 
   test('after RecoveryExhausted, the operator deletes the stack as told and the next pass creates it', async () => {
     // GIVEN recovery given up after three failed recreations
-    h.cfn.script(h.stackName(), complete(), fail(ASG_FAILURE), complete(), fail(ASG_FAILURE), complete(), fail(ASG_FAILURE));
+    h.cfn.script(
+      h.stackName(),
+      complete(),
+      fail(ASG_FAILURE),
+      complete(),
+      fail(ASG_FAILURE),
+      complete(),
+      fail(ASG_FAILURE),
+    );
     await passesUntil(() => reason() === 'RecoveryExhausted', 6, MANY_ATTEMPTS);
     expect(reason()).toBe('RecoveryExhausted');
 
@@ -123,13 +151,20 @@ describe('ROLLBACK_COMPLETE (a create that never completed)', () => {
 
     // THEN the stack is created from nothing and the recovery counters are reset
     expect(outcomes.map((o) => o.result)).toEqual(['applied']);
-    expect(h.status()).toMatchObject({ stackStatus: 'CREATE_COMPLETE', controller: { recoveryAttempts: 0, failures: 0 } });
+    expect(h.status()).toMatchObject({
+      stackStatus: 'CREATE_COMPLETE',
+      controller: { recoveryAttempts: 0, failures: 0 },
+    });
     expect(h.condition('Ready')?.status).toBe('True');
   });
 
   test('a delete that fails during recovery ends DELETE_FAILED, reported with its resource, without further change', async () => {
     // GIVEN the delete of the rolled-back stack fails on a resource
-    const sg = { logicalId: 'PoolSecurityGroupB0350326', resourceType: 'AWS::EC2::SecurityGroup', reason: 'resource sg-0abc has a dependent object' };
+    const sg = {
+      logicalId: 'PoolSecurityGroupB0350326',
+      resourceType: 'AWS::EC2::SecurityGroup',
+      reason: 'resource sg-0abc has a dependent object',
+    };
     h.cfn.script(h.stackName(), fail(sg));
 
     // WHEN passes run
@@ -165,7 +200,10 @@ describe('UPDATE_ROLLBACK_FAILED', () => {
     h.cfn.setDefault(h.stackName(), fail(LAUNCH_TEMPLATE_FAILURE));
 
     // WHEN passes run until recovery is given up
-    const outcomes = await passesUntil((o) => o.message?.includes('after 3 ContinueUpdateRollback attempts') ?? false, 10);
+    const outcomes = await passesUntil(
+      (o) => o.message?.includes('after 3 ContinueUpdateRollback attempts') ?? false,
+      10,
+    );
 
     // THEN exactly three ContinueUpdateRollback calls, no update, RecoveryExhausted (Stalled) naming the command to run
     expect(h.cfn.count('continueUpdateRollback')).toBe(3);
@@ -199,7 +237,11 @@ describe('UPDATE_ROLLBACK_FAILED', () => {
     // THEN the update is retried and recorded; no further ContinueUpdateRollback from the reconciler
     expect(outcomes.map((o) => o.result)).toEqual(['applied']);
     expect(h.cfn.count('continueUpdateRollback')).toBe(4); // the operator's included
-    expect(h.status()).toMatchObject({ stackStatus: 'UPDATE_COMPLETE', observedGeneration: 2, controller: { recoveryAttempts: 0 } });
+    expect(h.status()).toMatchObject({
+      stackStatus: 'UPDATE_COMPLETE',
+      observedGeneration: 2,
+      controller: { recoveryAttempts: 0 },
+    });
     expect(h.condition('Ready')?.status).toBe('True');
   });
 
@@ -215,7 +257,11 @@ describe('UPDATE_ROLLBACK_FAILED', () => {
     expect(h.cfn.started.map((o) => o.kind)).toEqual(['create', 'update', 'continue', 'update']);
     expect(h.cfn.count('continueUpdateRollback')).toBe(1);
     expect(h.cfn.count('executeChangeSet')).toBe(1);
-    expect(h.status()).toMatchObject({ stackStatus: 'UPDATE_COMPLETE', observedGeneration: 2, controller: { recoveryAttempts: 0, failures: 0 } });
+    expect(h.status()).toMatchObject({
+      stackStatus: 'UPDATE_COMPLETE',
+      observedGeneration: 2,
+      controller: { recoveryAttempts: 0, failures: 0 },
+    });
     expect(h.status().cloudConfigChecksum).not.toBe(old);
     expect(h.condition('Ready')?.status).toBe('True');
   });

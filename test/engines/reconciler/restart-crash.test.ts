@@ -40,7 +40,9 @@ describe('restart safety', () => {
     // GIVEN a process that executed the update and died while the stack was UPDATE_IN_PROGRESS
     h = await given('update');
     const before = h.status().cloudConfigChecksum;
-    await expect(h.pass({ hooks: { after: (task) => (task === 'execute' ? Promise.reject(new CrashSignal(task)) : undefined) } })).rejects.toBeInstanceOf(CrashSignal);
+    await expect(
+      h.pass({ hooks: { after: (task) => (task === 'execute' ? Promise.reject(new CrashSignal(task)) : undefined) } }),
+    ).rejects.toBeInstanceOf(CrashSignal);
     expect(h.cfn.peek(h.stackName())?.status).toBe('UPDATE_IN_PROGRESS');
     expect(h.status().cloudConfigChecksum).toBe(before);
     h.cfn.resetCalls();
@@ -60,7 +62,11 @@ describe('restart safety', () => {
     expect(h.cfn.count('waitForStack')).toBe(0);
     const live = h.cfn.peek(h.stackName())!;
     expect(live.status).toBe('UPDATE_COMPLETE');
-    expect(h.status()).toMatchObject({ cloudConfigChecksum: live.outputs.ConfigChecksum, stackStatus: 'UPDATE_COMPLETE', stackId: live.id });
+    expect(h.status()).toMatchObject({
+      cloudConfigChecksum: live.outputs.ConfigChecksum,
+      stackStatus: 'UPDATE_COMPLETE',
+      stackId: live.id,
+    });
     expect(h.status().cloudConfigChecksum).not.toBe(before);
 
     // WHEN the next passes run
@@ -89,36 +95,50 @@ describe('crash injection after each task', () => {
   const tasks: string[] = taskNames();
   const rows = (['create', 'update'] as const).flatMap((scenario) => tasks.map((task) => ({ scenario, task })));
 
-  test.each(rows)('$scenario: crash after $task, restart → same recorded state, at most one execution', async ({ scenario, task }) => {
-    // GIVEN a pass that dies right after `task` (dry-run never runs outside a dry run; recover only when a stack exists;
-    // skip-if-same-inputs only in a controller pass with a stack listing, and it writes nothing a crash could cut)
-    h = await given(scenario);
-    // (paused, report-drift, acquire-slot, check-version, wait-for-wave and clean-config-objects only run for a paused
-    // cluster, --drift=report, a controller's slots, a daemon that knows its release, a rollout policy and a config
-    // object store; the rollout tests crash those; finalize only with a store that holds deletions: deletion.test.ts)
-    const runs = !['finalize', 'dry-run', 'skip-if-same-inputs', 'paused', 'report-drift', 'acquire-slot', 'check-version', 'wait-for-wave', 'clean-config-objects'].includes(task) && !(task === 'recover' && scenario === 'create');
-    let crashed = false;
-    const crashing = h.reconcile(EXAMPLE, {
-      hooks: {
-        after: (t) => {
-          if (t !== task) return;
-          crashed = true;
-          throw new CrashSignal(`killed after ${t}`);
+  test.each(rows)(
+    '$scenario: crash after $task, restart → same recorded state, at most one execution',
+    async ({ scenario, task }) => {
+      // GIVEN a pass that dies right after `task` (dry-run never runs outside a dry run; recover only when a stack exists;
+      // skip-if-same-inputs only in a controller pass with a stack listing, and it writes nothing a crash could cut)
+      h = await given(scenario);
+      // (paused, report-drift, acquire-slot, check-version, wait-for-wave and clean-config-objects only run for a paused
+      // cluster, --drift=report, a controller's slots, a daemon that knows its release, a rollout policy and a config
+      // object store; the rollout tests crash those; finalize only with a store that holds deletions: deletion.test.ts)
+      const runs =
+        ![
+          'finalize',
+          'dry-run',
+          'skip-if-same-inputs',
+          'paused',
+          'report-drift',
+          'acquire-slot',
+          'check-version',
+          'wait-for-wave',
+          'clean-config-objects',
+        ].includes(task) && !(task === 'recover' && scenario === 'create');
+      let crashed = false;
+      const crashing = h.reconcile(EXAMPLE, {
+        hooks: {
+          after: (t) => {
+            if (t !== task) return;
+            crashed = true;
+            throw new CrashSignal(`killed after ${t}`);
+          },
         },
-      },
-    });
-    if (runs) await expect(crashing).rejects.toBeInstanceOf(CrashSignal);
-    else await crashing;
-    expect(crashed).toBe(runs);
+      });
+      if (runs) await expect(crashing).rejects.toBeInstanceOf(CrashSignal);
+      else await crashing;
+      expect(crashed).toBe(runs);
 
-    // WHEN the process restarts and reconciles until nothing is left to do
-    const outcomes = await restartUntilUnchanged();
+      // WHEN the process restarts and reconciles until nothing is left to do
+      const outcomes = await restartUntilUnchanged();
 
-    // THEN the recorded state equals a run without the crash, and the change was applied exactly once
-    expect(outcomes.at(-1)?.result).toBe('unchanged');
-    expect(settled(h.status())).toEqual(baseline.get(scenario));
-    expect(h.status().cloudConfigChecksum).toBe(h.cfn.peek(h.stackName())?.outputs.ConfigChecksum);
-    expect(h.cfn.count('executeChangeSet')).toBeLessThanOrEqual(1);
-    expect(h.cfn.started).toEqual([{ stackName: h.stackName(), kind: scenario }]);
-  });
+      // THEN the recorded state equals a run without the crash, and the change was applied exactly once
+      expect(outcomes.at(-1)?.result).toBe('unchanged');
+      expect(settled(h.status())).toEqual(baseline.get(scenario));
+      expect(h.status().cloudConfigChecksum).toBe(h.cfn.peek(h.stackName())?.outputs.ConfigChecksum);
+      expect(h.cfn.count('executeChangeSet')).toBeLessThanOrEqual(1);
+      expect(h.cfn.started).toEqual([{ stackName: h.stackName(), kind: scenario }]);
+    },
+  );
 });

@@ -25,7 +25,10 @@ class FakeConfigObjects implements ConfigObjectStore {
   public deletes: string[][] = [];
   constructor(private readonly publisher: FakePublisher) {}
   public async list(bucket: string, prefix: string): Promise<ConfigObject[]> {
-    return [...this.publisher.objects.keys()].map((k, i) => ({ full: k, i })).filter((o) => o.full.startsWith(`${bucket}/${prefix}`)).map((o) => ({ key: o.full.slice(bucket.length + 1), lastModified: new Date(o.i * 1000) }));
+    return [...this.publisher.objects.keys()]
+      .map((k, i) => ({ full: k, i }))
+      .filter((o) => o.full.startsWith(`${bucket}/${prefix}`))
+      .map((o) => ({ key: o.full.slice(bucket.length + 1), lastModified: new Date(o.i * 1000) }));
   }
   public async delete(bucket: string, keys: readonly string[]) {
     this.deletes.push([...keys]);
@@ -44,8 +47,16 @@ function deps(extra: Partial<ReconcilerDeps> = {}): ReconcilerDeps {
 }
 
 async function pass(d = deps(), hooks = [] as ReturnType<typeof before>[]) {
-  const controller = new Controller(d, { concurrency: 4, hooks, policies: new FilePolicySource({ clustersDir: h.clustersDir }) });
-  return controller.runUntilSettled({ deadlineMs: 30 * MIN, now: () => h.clock.ms, sleep: async (ms) => h.cfn.advance(ms) });
+  const controller = new Controller(d, {
+    concurrency: 4,
+    hooks,
+    policies: new FilePolicySource({ clustersDir: h.clustersDir }),
+  });
+  return controller.runUntilSettled({
+    deadlineMs: 30 * MIN,
+    now: () => h.clock.ms,
+    sleep: async (ms) => h.cfn.advance(ms),
+  });
 }
 
 beforeEach(async () => {
@@ -56,7 +67,14 @@ beforeEach(async () => {
   fs.mkdirSync(path.join(h.clustersDir, POLICY_DIR));
   fs.writeFileSync(
     path.join(h.clustersDir, POLICY_DIR, 'fleet.yaml'),
-    stringify({ apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerRolloutPolicy', metadata: { name: 'fleet' }, spec: { waves: [{ name: 'canary', selector: { matchLabels: { ring: 'canary' } }, maxConcurrent: 1, soak: '1h' }] } }),
+    stringify({
+      apiVersion: 'worker-stacks.io/v1alpha1',
+      kind: 'WorkerRolloutPolicy',
+      metadata: { name: 'fleet' },
+      spec: {
+        waves: [{ name: 'canary', selector: { matchLabels: { ring: 'canary' } }, maxConcurrent: 1, soak: '1h' }],
+      },
+    }),
   );
   const created = await pass();
   expect([...created.values()].map((o) => o.result)).toEqual(['applied', 'applied']);
@@ -76,7 +94,10 @@ test('a roll of the remainder waits for the canary and its soak: staged and requ
   // THEN the canary rolled; the other is held, requeued after the soak, its new config published and shown as desired
   expect(outcomes.get(CANARY)?.result).toBe('applied');
   const held = outcomes.get(MAIN)!;
-  expect(held).toMatchObject({ result: 'held', rollout: { policy: 'fleet', wave: 'remainder', event: 'held', reason: 'WaitingForWave' } });
+  expect(held).toMatchObject({
+    result: 'held',
+    rollout: { policy: 'fleet', wave: 'remainder', event: 'held', reason: 'WaitingForWave' },
+  });
   // (decided while the canary was still rolling: looked at again in two minutes)
   expect(held.requeueAfterMs).toBe(2 * MIN);
   const s = h.status(MAIN);
@@ -84,7 +105,9 @@ test('a roll of the remainder waits for the canary and its soak: staged and requ
   expect(h.cfn.peek(h.stackName(MAIN))?.outputs.ConfigChecksum).toBe(liveBefore);
   expect(s.desiredChecksum).not.toBe(liveBefore);
   expect(s.rollout).toMatchObject({ policy: 'fleet', wave: 'remainder', stagedChecksum: s.desiredChecksum });
-  expect([...h.publisher.objects.keys()].some((k) => k.endsWith(`clusters/${MAIN}/${s.desiredChecksum}.yaml`))).toBe(true);
+  expect([...h.publisher.objects.keys()].some((k) => k.endsWith(`clusters/${MAIN}/${s.desiredChecksum}.yaml`))).toBe(
+    true,
+  );
   expect(getCondition(s, 'Progressing')).toMatchObject({ status: 'False', reason: 'WaitingForWave' });
   expect(getCondition(s, 'Ready')).toMatchObject({ status: 'False', reason: 'WaitingForWave' });
   expect(getCondition(s, 'Stalled')?.status).toBe('False');
@@ -167,9 +190,16 @@ test('spec.rollout.hold stages the config without rolling; a change that rolls n
 test('old config objects are deleted once the stack settles, never while it rolls; live, desired and the newest N stay', async () => {
   // GIVEN three more configs rolled onto the canary, and a cleanup that looks at the stack each time it runs
   const seen: string[] = [];
-  const hooks = [before(TASK.cleanConfigObjects, (ctx, _task, found) => void seen.push(`${found.stack?.status}:${ctx.recorder.controller.executing ? 'executing' : 'idle'}`))];
+  const hooks = [
+    before(
+      TASK.cleanConfigObjects,
+      (ctx, _task, found) =>
+        void seen.push(`${found.stack?.status}:${ctx.recorder.controller.executing ? 'executing' : 'idle'}`),
+    ),
+  ];
   const d = deps({ keepConfigObjects: 1 });
-  const keys = () => [...h.publisher.objects.keys()].filter((k) => k.includes(`clusters/${CANARY}/`) && /\.yaml$/.test(k));
+  const keys = () =>
+    [...h.publisher.objects.keys()].filter((k) => k.includes(`clusters/${CANARY}/`) && /\.yaml$/.test(k));
   const checksums: string[] = [h.status(CANARY).cloudConfigChecksum!];
   for (const n of [70, 71, 72]) {
     h.edit(CANARY, maxPods(n));
@@ -180,8 +210,17 @@ test('old config objects are deleted once the stack settles, never while it roll
 
   // THEN cleanup ran only on settled stacks, once per settled config, and kept the live one and the newest other
   expect(seen.every((x) => /^(CREATE|UPDATE)_COMPLETE:idle$/.test(x))).toBe(true);
-  expect(keys().map((k) => k.split('/').pop()!.replace('.yaml', '')).sort()).toEqual([checksums[2], checksums[3]].sort());
-  expect(objects.deletes.flat().map((k) => k.split('/').pop()!.replace('.yaml', '')).sort()).toEqual([checksums[0], checksums[1]].sort());
+  expect(
+    keys()
+      .map((k) => k.split('/').pop()!.replace('.yaml', ''))
+      .sort(),
+  ).toEqual([checksums[2], checksums[3]].sort());
+  expect(
+    objects.deletes
+      .flat()
+      .map((k) => k.split('/').pop()!.replace('.yaml', ''))
+      .sort(),
+  ).toEqual([checksums[0], checksums[1]].sort());
   expect(h.status(CANARY).controller?.cleanedFor).toBe(checksums[3]);
   // and an unchanged pass lists nothing again
   const before2 = objects.deletes.length;

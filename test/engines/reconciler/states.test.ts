@@ -23,7 +23,13 @@ const maxPods = (n: number) => (raw: any) => {
  * Observe, create and execute; then (the stack in progress is never waited on) one more look after a poll, which
  * records once the change set itself says its execution completed (DescribeChangeSet: never from the stack alone).
  */
-const READ_AND_CREATE = { describeStack: 2, createChangeSet: 1, waitForChangeSet: 1, executeChangeSet: 1, describeChangeSet: 1 };
+const READ_AND_CREATE = {
+  describeStack: 2,
+  createChangeSet: 1,
+  waitForChangeSet: 1,
+  executeChangeSet: 1,
+  describeChangeSet: 1,
+};
 const UPDATE = { ...READ_AND_CREATE, describeChangeSet: 2 };
 
 interface Row {
@@ -55,7 +61,11 @@ const ROWS: Row[] = [
       expect(s.cloudConfigChecksum).toMatch(/^[0-9a-f]{64}$/);
       expect(s.cloudConfigChecksum).toBe(x.cfn.peek(x.stackName())?.outputs.ConfigChecksum);
       expect(x.publisher.uploads).toEqual([`clusters/${EXAMPLE}/${s.cloudConfigChecksum}.yaml`]);
-      expect(s).toMatchObject({ observedGeneration: 1, stackStatus: 'CREATE_COMPLETE', controller: { inputsFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/), failures: 0 } });
+      expect(s).toMatchObject({
+        observedGeneration: 1,
+        stackStatus: 'CREATE_COMPLETE',
+        controller: { inputsFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/), failures: 0 },
+      });
       expect(getCondition(s, 'Ready')).toMatchObject({ status: 'True', reason: 'StackCreated', observedGeneration: 1 });
       expect(problem(s)?.status).toBe('False');
       expect(getCondition(s, 'Progressing')?.status).toBe('False');
@@ -103,7 +113,11 @@ const ROWS: Row[] = [
     then: (s, x, before) => {
       expect(x.cfn.started.map((o) => o.kind)).toEqual(['create']);
       expect(s.controller?.inputsFingerprint).not.toBe(before?.controller?.inputsFingerprint);
-      expect(s).toMatchObject({ cloudConfigChecksum: before?.cloudConfigChecksum, observedGeneration: 1, stackStatus: 'CREATE_COMPLETE' });
+      expect(s).toMatchObject({
+        cloudConfigChecksum: before?.cloudConfigChecksum,
+        observedGeneration: 1,
+        stackStatus: 'CREATE_COMPLETE',
+      });
       expect(getCondition(s, 'Ready')).toMatchObject({ status: 'True', reason: 'UpToDate' });
     },
   },
@@ -121,7 +135,12 @@ const ROWS: Row[] = [
     then: (s, x, before) => {
       expect(x.cfn.peek(x.stackName())?.status).toBe('UPDATE_ROLLBACK_COMPLETE');
       // observedGeneration is the object's (the status was computed for it); the fingerprint stays the one applied
-      expect(s).toMatchObject({ cloudConfigChecksum: before?.cloudConfigChecksum, observedGeneration: 2, stackStatus: 'UPDATE_ROLLBACK_COMPLETE', controller: { inputsFingerprint: before?.controller?.inputsFingerprint, failures: 1 } });
+      expect(s).toMatchObject({
+        cloudConfigChecksum: before?.cloudConfigChecksum,
+        observedGeneration: 2,
+        stackStatus: 'UPDATE_ROLLBACK_COMPLETE',
+        controller: { inputsFingerprint: before?.controller?.inputsFingerprint, failures: 1 },
+      });
       expect(s.controller?.retryAfter).toBe(new Date(x.clock.ms + 1000).toISOString());
       expect(problem(s)).toMatchObject({ status: 'True', reason: 'UpdateRolledBack' });
       expect(problem(s)?.message).toContain(LAUNCH_TEMPLATE_FAILURE.logicalId);
@@ -143,14 +162,27 @@ const ROWS: Row[] = [
     uploads: 1,
     then: (s, x, before) => {
       expect(x.cfn.peek(x.stackName())?.status).toBe('UPDATE_IN_PROGRESS');
-      expect(s).toMatchObject({ cloudConfigChecksum: before?.cloudConfigChecksum, stackStatus: 'UPDATE_IN_PROGRESS', controller: { inputsFingerprint: before?.controller?.inputsFingerprint } });
+      expect(s).toMatchObject({
+        cloudConfigChecksum: before?.cloudConfigChecksum,
+        stackStatus: 'UPDATE_IN_PROGRESS',
+        controller: { inputsFingerprint: before?.controller?.inputsFingerprint },
+      });
       expect(getCondition(s, 'Progressing')).toMatchObject({ status: 'True', reason: 'ChangeSetExecuting' });
     },
   },
   {
     what: 'DELETE_FAILED: Failed with the resources that could not be deleted, nothing changed',
     given: async (x) => {
-      x.cfn.seed(x.stackName(), { status: 'DELETE_FAILED', failed: [{ logicalId: 'PoolSecurityGroupB0350326', resourceType: 'AWS::EC2::SecurityGroup', reason: 'resource sg-0abc has a dependent object' }] });
+      x.cfn.seed(x.stackName(), {
+        status: 'DELETE_FAILED',
+        failed: [
+          {
+            logicalId: 'PoolSecurityGroupB0350326',
+            resourceType: 'AWS::EC2::SecurityGroup',
+            reason: 'resource sg-0abc has a dependent object',
+          },
+        ],
+      });
     },
     result: 'stalled',
     calls: { describeStack: 1, operationEvents: 1 },
@@ -158,7 +190,9 @@ const ROWS: Row[] = [
     uploads: 0,
     then: (s) => {
       expect(problem(s)).toMatchObject({ status: 'True', reason: 'DeleteFailed' });
-      expect(problem(s)?.message).toMatch(/PoolSecurityGroupB0350326 \(AWS::EC2::SecurityGroup\): resource sg-0abc has a dependent object/);
+      expect(problem(s)?.message).toMatch(
+        /PoolSecurityGroupB0350326 \(AWS::EC2::SecurityGroup\): resource sg-0abc has a dependent object/,
+      );
       expect(s.controller?.retryAfter).toBeUndefined();
     },
   },

@@ -39,7 +39,12 @@ test('after an image change fails for good, Ready and Degraded say so, not "exec
   expect(h.condition('Stalled')).toMatchObject({ status: 'True', reason: 'UpdateFailed' });
   expect(h.condition('Ready')).toMatchObject({ status: 'False', reason: 'UpdateFailed' });
   expect(h.condition('Degraded')?.message).not.toMatch(/nothing wrong/);
-  for (const c of h.status().conditions) expect([c.type, c.reason, c.message]).not.toEqual([c.type, 'ChangeSetExecuting', expect.stringMatching(/IN_PROGRESS/)]);
+  for (const c of h.status().conditions)
+    expect([c.type, c.reason, c.message]).not.toEqual([
+      c.type,
+      'ChangeSetExecuting',
+      expect.stringMatching(/IN_PROGRESS/),
+    ]);
   expect(JSON.stringify(h.status().conditions)).not.toMatch(/ChangeSetExecuting|UPDATE_IN_PROGRESS/);
 });
 
@@ -124,7 +129,14 @@ test('an unusable deployer role names a fix that works even when the role was de
   const deps = h.deps({
     identity: {
       account: async () => {
-        throw new AssumeRoleError('222222222222', 'us-east-1', arn, Object.assign(new Error(`User is not authorized to perform: sts:AssumeRole on resource: ${arn}`), { name: 'AccessDenied' }));
+        throw new AssumeRoleError(
+          '222222222222',
+          'us-east-1',
+          arn,
+          Object.assign(new Error(`User is not authorized to perform: sts:AssumeRole on resource: ${arn}`), {
+            name: 'AccessDenied',
+          }),
+        );
       },
     },
   });
@@ -146,6 +158,10 @@ test('no log line repeats a key its logger already binds (one JSON key, one valu
   await h.reconcile();
 
   // THEN
-  const repeated = h.log.entries.flatMap((e) => Object.keys(e.obj).filter((k) => k in e.bindings).map((k) => `${e.msg}: ${k}`));
+  const repeated = h.log.entries.flatMap((e) =>
+    Object.keys(e.obj)
+      .filter((k) => k in e.bindings)
+      .map((k) => `${e.msg}: ${k}`),
+  );
   expect(repeated).toEqual([]);
 });

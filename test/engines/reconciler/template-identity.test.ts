@@ -21,15 +21,23 @@ test('the examples and a generated fleet deploy byte-identical templates to thos
   // GIVEN the example objects and a generated fleet in one clusters directory
   const h = new Harness({ clusters: [] });
   try {
-    for (const f of fs.readdirSync(EXAMPLES).filter((x) => x.endsWith('.yaml'))) fs.copyFileSync(path.join(EXAMPLES, f), path.join(h.clustersDir, f));
+    for (const f of fs.readdirSync(EXAMPLES).filter((x) => x.endsWith('.yaml')))
+      fs.copyFileSync(path.join(EXAMPLES, f), path.join(h.clustersDir, f));
     for (let i = 0; i < GENERATED; i++) {
       const raw = generateCluster(i) as { metadata: { name: string } };
       fs.writeFileSync(path.join(h.clustersDir, `${raw.metadata.name}.yaml`), stringify(raw));
     }
-    const names = fs.readdirSync(h.clustersDir).filter((x) => x.endsWith('.yaml')).map((x) => x.replace(/\.yaml$/, '')).sort();
+    const names = fs
+      .readdirSync(h.clustersDir)
+      .filter((x) => x.endsWith('.yaml'))
+      .map((x) => x.replace(/\.yaml$/, ''))
+      .sort();
 
     // WHEN the reconciler applies them all (every account is the credentials' own)
-    const { outcomes } = await h.pass({ concurrency: 32 }, h.deps({ identity: { account: async (c) => c?.account ?? '' } }));
+    const { outcomes } = await h.pass(
+      { concurrency: 32 },
+      h.deps({ identity: { account: async (c) => c?.account ?? '' } }),
+    );
 
     // THEN each stack's live template is the one recorded
     expect([...outcomes.entries()].filter(([, o]) => o.result !== 'applied')).toEqual([]);

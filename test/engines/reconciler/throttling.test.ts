@@ -40,51 +40,68 @@ async function stepUntilTransient(): Promise<{ outcome: Outcome; readyBefore?: C
   throw new Error('no transient outcome');
 }
 
-test.each(ROWS)('$scenario, $method throttled (after $afterSteps reconciles): transient, nothing counted, Ready untouched, then it converges', async ({ method, scenario, task, afterSteps }) => {
-  // GIVEN the scenario's change (an operation of three polls), and CloudFormation throttling the first call of `method` after `afterSteps` reconciles
-  h = new Harness();
-  if (scenario === 'update') {
-    expect((await h.reconcile()).result).toBe('applied');
-    h.edit(EXAMPLE, (raw) => {
-      raw.spec.cloudConfig.values.maxPods = 110;
+test.each(ROWS)(
+  '$scenario, $method throttled (after $afterSteps reconciles): transient, nothing counted, Ready untouched, then it converges',
+  async ({ method, scenario, task, afterSteps }) => {
+    // GIVEN the scenario's change (an operation of three polls), and CloudFormation throttling the first call of `method` after `afterSteps` reconciles
+    h = new Harness();
+    if (scenario === 'update') {
+      expect((await h.reconcile()).result).toBe('applied');
+      h.edit(EXAMPLE, (raw) => {
+        raw.spec.cloudConfig.values.maxPods = 110;
+      });
+    }
+    h.cfn.script(h.stackName(), complete(3));
+    const before = h.state()?.status?.cloudConfigChecksum;
+    h.cfn.resetCalls();
+    for (let i = 0; i < afterSteps; i++) h.cfn.advance((await h.step()).requeueAfterMs ?? 0);
+    const calledBefore = h.cfn.count(method);
+    h.cfn.throttle(method, 1);
+
+    // WHEN reconciles run until the throttled call
+    const { outcome, readyBefore } = await stepUntilTransient();
+
+    // THEN transient: requeued after the base backoff (1 s), Degraded=True Throttled naming the task, nothing counted, no retryAfter, Ready as it was, nothing recorded as live
+    expect(outcome).toMatchObject({
+      result: 'transient',
+      reason: 'Throttled',
+      requeueAfterMs: 1000,
+      message: `${task}: Rate exceeded`,
     });
-  }
-  h.cfn.script(h.stackName(), complete(3));
-  const before = h.state()?.status?.cloudConfigChecksum;
-  h.cfn.resetCalls();
-  for (let i = 0; i < afterSteps; i++) h.cfn.advance((await h.step()).requeueAfterMs ?? 0);
-  const calledBefore = h.cfn.count(method);
-  h.cfn.throttle(method, 1);
+    expect(h.cfn.count(method)).toBe(calledBefore + 1);
+    expect(h.condition('Degraded')).toMatchObject({
+      status: 'True',
+      reason: 'Throttled',
+      message: `${task}: Rate exceeded (transient; retrying)`,
+    });
+    expect(h.condition('Progressing')).toMatchObject({ status: 'True', reason: 'Throttled' });
+    expect(h.condition('Stalled')?.status).not.toBe('True');
+    // (`execute` writes Progressing, Ready=False ChangeSetExecuting, before its call, by design: the error path then leaves it)
+    expect(h.condition('Ready')).toEqual(
+      task === 'execute' ? expect.objectContaining({ status: 'False', reason: 'ChangeSetExecuting' }) : readyBefore,
+    );
+    expect(h.status().controller?.failures ?? 0).toBe(0);
+    expect(h.status().controller?.retryAfter).toBeUndefined();
+    expect(h.status().cloudConfigChecksum).toBe(before);
 
-  // WHEN reconciles run until the throttled call
-  const { outcome, readyBefore } = await stepUntilTransient();
+    // WHEN the requeued reconciles run (as `reconcile --once` does), then one more
+    h.cfn.advance(outcome.requeueAfterMs!);
+    const later = [(await h.reconcile()).result, (await h.reconcile()).result];
 
-  // THEN transient: requeued after the base backoff (1 s), Degraded=True Throttled naming the task, nothing counted, no retryAfter, Ready as it was, nothing recorded as live
-  expect(outcome).toMatchObject({ result: 'transient', reason: 'Throttled', requeueAfterMs: 1000, message: `${task}: Rate exceeded` });
-  expect(h.cfn.count(method)).toBe(calledBefore + 1);
-  expect(h.condition('Degraded')).toMatchObject({ status: 'True', reason: 'Throttled', message: `${task}: Rate exceeded (transient; retrying)` });
-  expect(h.condition('Progressing')).toMatchObject({ status: 'True', reason: 'Throttled' });
-  expect(h.condition('Stalled')?.status).not.toBe('True');
-  // (`execute` writes Progressing, Ready=False ChangeSetExecuting, before its call, by design: the error path then leaves it)
-  expect(h.condition('Ready')).toEqual(task === 'execute' ? expect.objectContaining({ status: 'False', reason: 'ChangeSetExecuting' }) : readyBefore);
-  expect(h.status().controller?.failures ?? 0).toBe(0);
-  expect(h.status().controller?.retryAfter).toBeUndefined();
-  expect(h.status().cloudConfigChecksum).toBe(before);
-
-  // WHEN the requeued reconciles run (as `reconcile --once` does), then one more
-  h.cfn.advance(outcome.requeueAfterMs!);
-  const later = [(await h.reconcile()).result, (await h.reconcile()).result];
-
-  // THEN it converges with one operation in all, and the cluster is Ready with the live checksum, Degraded cleared
-  expect(later).toEqual(['applied', 'unchanged']);
-  expect(h.cfn.started.filter((o) => o.kind === scenario)).toHaveLength(1);
-  expect(h.condition('Ready')?.status).toBe('True');
-  expect(h.condition('Degraded')).toMatchObject({ status: 'False', reason: 'AsExpected' });
-  expect(h.status()).toMatchObject({ stackStatus: `${scenario.toUpperCase()}_COMPLETE`, observedGeneration: scenario === 'create' ? 1 : 2 });
-  expect(h.status().controller?.failures ?? 0).toBe(0);
-  expect(h.status().cloudConfigChecksum).toBe(h.cfn.peek(h.stackName())?.outputs.ConfigChecksum);
-  expect(h.status().controller?.retryAfter).toBeUndefined();
-});
+    // THEN it converges with one operation in all, and the cluster is Ready with the live checksum, Degraded cleared
+    expect(later).toEqual(['applied', 'unchanged']);
+    expect(h.cfn.started.filter((o) => o.kind === scenario)).toHaveLength(1);
+    expect(h.condition('Ready')?.status).toBe('True');
+    expect(h.condition('Degraded')).toMatchObject({ status: 'False', reason: 'AsExpected' });
+    expect(h.status()).toMatchObject({
+      stackStatus: `${scenario.toUpperCase()}_COMPLETE`,
+      observedGeneration: scenario === 'create' ? 1 : 2,
+    });
+    expect(h.status().controller?.failures ?? 0).toBe(0);
+    expect(h.status().cloudConfigChecksum).toBe(h.cfn.peek(h.stackName())?.outputs.ConfigChecksum);
+    expect(h.status().controller?.retryAfter).toBeUndefined();
+  },
+);
 
 test('a throttled batched listing falls back to one describe per cluster for that pass, and the passes go on', async () => {
   // GIVEN two clusters, and the first listing of stacks throttled

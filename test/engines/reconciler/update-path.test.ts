@@ -26,7 +26,12 @@ test('the new checksum is recorded only after UPDATE_COMPLETE, never while the s
   const seen: Array<{ stack?: string; recorded?: string; progressing?: string; reason?: string }> = [];
   let outcome = await h.step();
   for (let i = 0; outcome.result === 'waiting' && i < 10; i++) {
-    seen.push({ stack: h.cfn.peek(h.stackName())?.status, recorded: h.status().cloudConfigChecksum, progressing: h.condition('Progressing')?.status, reason: h.condition('Progressing')?.reason });
+    seen.push({
+      stack: h.cfn.peek(h.stackName())?.status,
+      recorded: h.status().cloudConfigChecksum,
+      progressing: h.condition('Progressing')?.status,
+      reason: h.condition('Progressing')?.reason,
+    });
     expect(outcome.requeueAfterMs).toBe(5000);
     h.cfn.advance(outcome.requeueAfterMs!);
     outcome = await h.step();
@@ -35,7 +40,9 @@ test('the new checksum is recorded only after UPDATE_COMPLETE, never while the s
   // THEN while UPDATE_IN_PROGRESS (execute, then two looks) the file holds the old checksum and Progressing=True; after UPDATE_COMPLETE the new one
   expect(outcome.result).toBe('applied');
   expect(seen.map((s) => s.stack)).toEqual(['UPDATE_IN_PROGRESS', 'UPDATE_IN_PROGRESS', 'UPDATE_IN_PROGRESS']);
-  expect(seen.every((s) => s.recorded === old && s.progressing === 'True' && s.reason === 'ChangeSetExecuting')).toBe(true);
+  expect(seen.every((s) => s.recorded === old && s.progressing === 'True' && s.reason === 'ChangeSetExecuting')).toBe(
+    true,
+  );
   expect(h.status().cloudConfigChecksum).not.toBe(old);
   expect(h.status().cloudConfigChecksum).toBe(h.cfn.peek(h.stackName())?.outputs.ConfigChecksum);
   expect(h.status().controller?.executing).toBeUndefined();
@@ -67,7 +74,11 @@ test('after a rollback: backoff before retryAfter without any write, then one ne
   expect(due).toEqual({ result: 'applied', checksum: h.status().cloudConfigChecksum });
   expect(h.cfn.started.filter((o) => o.kind === 'update')).toHaveLength(2);
   expect(h.cfn.count('executeChangeSet')).toBe(1);
-  expect(h.status()).toMatchObject({ stackStatus: 'UPDATE_COMPLETE', observedGeneration: 2, controller: { failures: 0 } });
+  expect(h.status()).toMatchObject({
+    stackStatus: 'UPDATE_COMPLETE',
+    observedGeneration: 2,
+    controller: { failures: 0 },
+  });
   expect(h.status().cloudConfigChecksum).not.toBe(old.cloudConfigChecksum);
   expect(h.status().controller?.retryAfter).toBeUndefined();
   expect(h.condition('Ready')).toMatchObject({ status: 'True', reason: 'StackUpdated' });

@@ -9,7 +9,8 @@ export const BIN = path.join(REPO, 'bin', 'worker-stacks.js');
 /** The environment without anything that would choose colours for the command. */
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const k of ['NO_COLOR', 'FORCE_COLOR', 'WORKER_STACKS_CLUSTERS', 'WORKER_STACKS_TEMPLATES']) Reflect.deleteProperty(env, k);
+  for (const k of ['NO_COLOR', 'FORCE_COLOR', 'WORKER_STACKS_CLUSTERS', 'WORKER_STACKS_TEMPLATES'])
+    Reflect.deleteProperty(env, k);
   return { ...env, ...extra };
 }
 
@@ -25,7 +26,9 @@ export function reviewBin(cwd: string, args: readonly string[], env: NodeJS.Proc
  */
 export function reviewTty(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): RunResult {
   if (spawnSync('sh', ['-c', 'command -v script']).status !== 0) {
-    throw new Error('`script` (util-linux) is not installed; install it with: apt-get install -y util-linux — or run bash .ci/run, which installs everything');
+    throw new Error(
+      '`script` (util-linux) is not installed; install it with: apt-get install -y util-linux — or run bash .ci/run, which installs everything',
+    );
   }
   const command = [process.execPath, BIN, 'review', ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
   const r = run('script', ['-qec', command, '/dev/null'], { cwd, env: cleanEnv(env), timeout: 180_000 });
@@ -38,7 +41,12 @@ export function reviewTty(cwd: string, args: readonly string[], env: NodeJS.Proc
  * children as Ctrl-C in a terminal does.
  */
 export function startReview(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [BIN, 'review', ...args], { cwd, env: cleanEnv(env), detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'review', ...args], {
+    cwd,
+    env: cleanEnv(env),
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>

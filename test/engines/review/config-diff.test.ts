@@ -23,55 +23,84 @@ function asset(node: NodeConfig): ConfigAsset {
 function node(format: ConfigFormat, files: Record<string, string>, units: Record<string, string> = {}): NodeConfig {
   return {
     format,
-    files: Object.keys(files).sort().map((p) => ({ path: p, mode: 0o644, contents: files[p] })),
-    units: Object.keys(units).sort().map((name) => ({ name, enabled: true, contents: units[name] })),
+    files: Object.keys(files)
+      .sort()
+      .map((p) => ({ path: p, mode: 0o644, contents: files[p] })),
+    units: Object.keys(units)
+      .sort()
+      .map((name) => ({ name, enabled: true, contents: units[name] })),
   };
 }
 
-test.each(EXAMPLE_NAMES)('the stored config of %s reads back into exactly the files and units it was rendered from', (name) => {
-  // GIVEN
-  const rendered = renderConfig(example(name));
-  // WHEN
-  const parsed = parseNodeConfig(rendered.bytes, rendered.format);
-  // THEN
-  expect(parsed).toEqual(rendered.node);
-  expect(parsed.files.length + parsed.units.length).toBeGreaterThan(5);
-});
+test.each(EXAMPLE_NAMES)(
+  'the stored config of %s reads back into exactly the files and units it was rendered from',
+  (name) => {
+    // GIVEN
+    const rendered = renderConfig(example(name));
+    // WHEN
+    const parsed = parseNodeConfig(rendered.bytes, rendered.format);
+    // THEN
+    expect(parsed).toEqual(rendered.node);
+    expect(parsed.files.length + parsed.units.length).toBeGreaterThan(5);
+  },
+);
 
 test('an Ignition file given as a gzipped base64 data URL reads back as its text', () => {
   // GIVEN
   const text = 'maxPods: 120\n';
   const source = `data:;base64,${zlib.gzipSync(text).toString('base64')}`;
-  const doc = { ignition: { version: '3.3.0' }, storage: { files: [{ path: '/etc/x', mode: 0o600, contents: { source, compression: 'gzip' } }] } };
+  const doc = {
+    ignition: { version: '3.3.0' },
+    storage: { files: [{ path: '/etc/x', mode: 0o600, contents: { source, compression: 'gzip' } }] },
+  };
   // WHEN
   const parsed = parseNodeConfig(Buffer.from(JSON.stringify(doc)), 'ignition');
   // THEN
   expect(parsed.files).toEqual([{ path: '/etc/x', mode: 0o600, contents: text }]);
 });
 
-test.each(['ignition', 'cloud-init'] as const)('%s: values under secret-named keys never reach the diff, references to them do', (format) => {
-  // GIVEN
-  const base = node(format, { '/etc/app.yaml': 'url: https://x\npassword: hunter2\ntoken: $token\n', '/etc/app.json': '{ "client_secret": "s3cr3t-1", "port": 1 }\n' });
-  const head = node(format, { '/etc/app.yaml': 'url: https://y\npassword: correct-horse\ntoken: $token\n', '/etc/app.json': '{ "client_secret": "s3cr3t-2", "port": 1 }\n' });
-  // WHEN
-  const diff = diffConfigs(asset(base), asset(head));
-  const text = JSON.stringify(diff);
-  // THEN
-  for (const secret of ['hunter2', 'correct-horse', 's3cr3t-1', 's3cr3t-2']) expect(text).not.toContain(secret);
-  const yaml = diff.entries.find((e) => e.name === '/etc/app.yaml')!;
-  expect(yaml.lines).toEqual(expect.arrayContaining(['-url: https://x', '+url: https://y', ` password: ${MASK}`, ' token: $token']));
-  const json = diff.entries.find((e) => e.name === '/etc/app.json')!;
-  expect(json.notes).toContain('only masked values changed');
-  expect(json.lines).toEqual([]);
-});
+test.each(['ignition', 'cloud-init'] as const)(
+  '%s: values under secret-named keys never reach the diff, references to them do',
+  (format) => {
+    // GIVEN
+    const base = node(format, {
+      '/etc/app.yaml': 'url: https://x\npassword: hunter2\ntoken: $token\n',
+      '/etc/app.json': '{ "client_secret": "s3cr3t-1", "port": 1 }\n',
+    });
+    const head = node(format, {
+      '/etc/app.yaml': 'url: https://y\npassword: correct-horse\ntoken: $token\n',
+      '/etc/app.json': '{ "client_secret": "s3cr3t-2", "port": 1 }\n',
+    });
+    // WHEN
+    const diff = diffConfigs(asset(base), asset(head));
+    const text = JSON.stringify(diff);
+    // THEN
+    for (const secret of ['hunter2', 'correct-horse', 's3cr3t-1', 's3cr3t-2']) expect(text).not.toContain(secret);
+    const yaml = diff.entries.find((e) => e.name === '/etc/app.yaml')!;
+    expect(yaml.lines).toEqual(
+      expect.arrayContaining(['-url: https://x', '+url: https://y', ` password: ${MASK}`, ' token: $token']),
+    );
+    const json = diff.entries.find((e) => e.name === '/etc/app.json')!;
+    expect(json.notes).toContain('only masked values changed');
+    expect(json.lines).toEqual([]);
+  },
+);
 
 test('masking: YAML block values and PEM private keys are masked, certificates and non-secret keys are not', () => {
   // GIVEN
   const text = [
-    'privateKey: |', '  line-one', '  line-two', 'after: 1',
-    '-----BEGIN EC PRIVATE KEY-----', 'MHcCAQEEIKEY', '-----END EC PRIVATE KEY-----',
-    '-----BEGIN CERTIFICATE-----', 'MIIBCERT', '-----END CERTIFICATE-----',
-    'secretArn: arn:aws:secretsmanager:eu-west-1:1:secret:x', 'AWS_SECRET_ACCESS_KEY=abc123',
+    'privateKey: |',
+    '  line-one',
+    '  line-two',
+    'after: 1',
+    '-----BEGIN EC PRIVATE KEY-----',
+    'MHcCAQEEIKEY',
+    '-----END EC PRIVATE KEY-----',
+    '-----BEGIN CERTIFICATE-----',
+    'MIIBCERT',
+    '-----END CERTIFICATE-----',
+    'secretArn: arn:aws:secretsmanager:eu-west-1:1:secret:x',
+    'AWS_SECRET_ACCESS_KEY=abc123',
   ].join('\n');
   // WHEN
   const masked = maskSecrets(text);
@@ -89,7 +118,11 @@ test('files and units added, removed, re-moded and re-enabled are each named; lo
   const head: NodeConfig = {
     ...node('ignition', { '/etc/a': 'one\n', '/etc/long': long }, { 'x.service': '[Unit]\n' }),
   };
-  const headModes: NodeConfig = { ...head, files: head.files.map((f) => (f.path === '/etc/a' ? { ...f, mode: 0o755 } : f)), units: [{ name: 'x.service', enabled: false, contents: '[Unit]\n' }] };
+  const headModes: NodeConfig = {
+    ...head,
+    files: head.files.map((f) => (f.path === '/etc/a' ? { ...f, mode: 0o755 } : f)),
+    units: [{ name: 'x.service', enabled: false, contents: '[Unit]\n' }],
+  };
   // WHEN
   const diff = diffConfigs(asset(base), asset(headModes), { maxLines: 10 });
   // THEN
@@ -103,7 +136,12 @@ test('files and units added, removed, re-moded and re-enabled are each named; lo
   expect(added.lines.slice(0, 3)).toEqual(['--- /dev/null', '+++ b/etc/long', '@@ -0,0 +1,200 @@']);
   expect(added.lines).toHaveLength(12);
   expect(added.omittedLines).toBe(191);
-  expect(diff.entries.find((e) => e.name === '/etc/gone')!.lines).toEqual(['--- a/etc/gone', '+++ /dev/null', '@@ -1 +0,0 @@', '-bye']);
+  expect(diff.entries.find((e) => e.name === '/etc/gone')!.lines).toEqual([
+    '--- a/etc/gone',
+    '+++ /dev/null',
+    '@@ -1 +0,0 @@',
+    '-bye',
+  ]);
 });
 
 test('equal checksums: no config diff at all', () => {

@@ -10,7 +10,19 @@ const PROJECT_PARTS = ['bin', 'lib', 'cloudconfig', 'clusters', 'package.json', 
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync(
     'git',
-    ['-c', 'user.name=review test', '-c', 'user.email=review@example.com', '-c', 'commit.gpgsign=false', '-c', 'tag.gpgsign=false', '-c', 'init.defaultBranch=main', ...args],
+    [
+      '-c',
+      'user.name=review test',
+      '-c',
+      'user.email=review@example.com',
+      '-c',
+      'commit.gpgsign=false',
+      '-c',
+      'tag.gpgsign=false',
+      '-c',
+      'init.defaultBranch=main',
+      ...args,
+    ],
     { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   );
 }

@@ -25,7 +25,11 @@ export interface ParsedMarkdown {
 
 /** The text a reader sees of inline tokens (code spans without their backticks, emphasis without its stars). */
 function plain(tokens: readonly Json[]): string {
-  return tokens.map((t) => (t.tokens ? plain(t.tokens) : t.type === 'codespan' || t.type === 'text' || t.type === 'escape' ? t.text : t.raw)).join('');
+  return tokens
+    .map((t) =>
+      t.tokens ? plain(t.tokens) : t.type === 'codespan' || t.type === 'text' || t.type === 'escape' ? t.text : t.raw,
+    )
+    .join('');
 }
 
 /** Parses markdown with a real parser (marked), the way a pull-request comment is rendered. */
@@ -42,7 +46,10 @@ export function parseMarkdown(md: string): ParsedMarkdown {
   const table = tokens.find((t): t is Tokens.Table => t.type === 'table');
   return {
     headings: all.filter((t) => t.type === 'heading').map((t) => t.text),
-    table: table && { header: table.header.map((c) => plain(c.tokens)), rows: table.rows.map((r) => r.map((c) => plain(c.tokens))) },
+    table: table && {
+      header: table.header.map((c) => plain(c.tokens)),
+      rows: table.rows.map((r) => r.map((c) => plain(c.tokens))),
+    },
     html: all.filter((t) => t.type === 'html').map((t) => String(t.raw).trim()),
     code: all.filter((t) => t.type === 'code').map((t) => ({ lang: t.lang ?? '', text: t.text })),
     rendered: parse(md, { async: false }),

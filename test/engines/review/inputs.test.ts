@@ -4,11 +4,23 @@ import { ClusterFile, planSynthesis, readSideInputs, SideInputs } from '../../..
 import { tempDir } from '../../helpers/clusters';
 
 /** One side's inputs, by hand: cluster files (name -> hash or null), template files (path -> hash), code (path -> hash). */
-function side(clusters: Record<string, string | null>, templates: Record<string, string>, code: Record<string, string> = { 'lib/a.ts': '1' }, refs: Record<string, string[]> = {}): SideInputs {
+function side(
+  clusters: Record<string, string | null>,
+  templates: Record<string, string>,
+  code: Record<string, string> = { 'lib/a.ts': '1' },
+  refs: Record<string, string[]> = {},
+): SideInputs {
   const files = new Map<string, ClusterFile>(
-    Object.entries(clusters).map(([file, hash]) => [file, { file, name: file.replace(/\.ya?ml$/, ''), hash, source: `/nowhere/${file}` }]),
+    Object.entries(clusters).map(([file, hash]) => [
+      file,
+      { file, name: file.replace(/\.ya?ml$/, ''), hash, source: `/nowhere/${file}` },
+    ]),
   );
-  const names = new Set(Object.keys(templates).filter((p) => p.endsWith('/template.yaml')).map((p) => p.split('/')[0]));
+  const names = new Set(
+    Object.keys(templates)
+      .filter((p) => p.endsWith('/template.yaml'))
+      .map((p) => p.split('/')[0]),
+  );
   return {
     clusters: files,
     templates: new Map(Object.entries(templates)),
@@ -46,10 +58,28 @@ test('added and removed objects are synthesized on the side that has them', () =
 });
 
 test.each([
-  ['a file of one template: the clusters that use it', { 'flatcar/template.yaml': 'F' }, {}, ['flatcar'], ['e.yaml', 'p.yaml']],
+  [
+    'a file of one template: the clusters that use it',
+    { 'flatcar/template.yaml': 'F' },
+    {},
+    ['flatcar'],
+    ['e.yaml', 'p.yaml'],
+  ],
   ['a shared file: every cluster', { '_shared/kubelet.hbs': 'S' }, {}, ['*'], ['e.yaml', 'p.yaml', 's.yaml']],
-  ['a file at the top of the template dir: every cluster', { 'README.md': 'x' }, {}, ['*'], ['e.yaml', 'p.yaml', 's.yaml']],
-  ['a template that names a file of a changed one: its clusters too', { 'al2023/extra.hbs': 'X' }, { flatcar: ['_shared', 'al2023'] }, ['al2023', 'flatcar'], ['e.yaml', 'p.yaml', 's.yaml']],
+  [
+    'a file at the top of the template dir: every cluster',
+    { 'README.md': 'x' },
+    {},
+    ['*'],
+    ['e.yaml', 'p.yaml', 's.yaml'],
+  ],
+  [
+    'a template that names a file of a changed one: its clusters too',
+    { 'al2023/extra.hbs': 'X' },
+    { flatcar: ['_shared', 'al2023'] },
+    ['al2023', 'flatcar'],
+    ['e.yaml', 'p.yaml', 's.yaml'],
+  ],
 ])('a template change: %s', (_what, change, refs, changed, synthesized) => {
   // GIVEN
   const objects = { 'p.yaml': '1', 'e.yaml': '2', 's.yaml': '3' };
@@ -68,8 +98,14 @@ test('a code change synthesizes every cluster; so does an object whose template 
   const objects = { 'p.yaml': '1', 'e.yaml': '2', 's.yaml': '3' };
   // WHEN
   const code = planSynthesis(side(objects, TEMPLATES), side(objects, TEMPLATES, { 'lib/a.ts': '2' }), templateOf);
-  const unknown = planSynthesis(side(objects, TEMPLATES), side(objects, { ...TEMPLATES, 'flatcar/x.hbs': 'x' }), (f) => (f.file === 's.yaml' ? undefined : templateOf(f)));
-  const link = planSynthesis(side({ ...objects, 'l.yaml': null }, TEMPLATES), side({ ...objects, 'l.yaml': null }, TEMPLATES), templateOf);
+  const unknown = planSynthesis(side(objects, TEMPLATES), side(objects, { ...TEMPLATES, 'flatcar/x.hbs': 'x' }), (f) =>
+    f.file === 's.yaml' ? undefined : templateOf(f),
+  );
+  const link = planSynthesis(
+    side({ ...objects, 'l.yaml': null }, TEMPLATES),
+    side({ ...objects, 'l.yaml': null }, TEMPLATES),
+    templateOf,
+  );
   // THEN
   expect(code).toMatchObject({ codeChanged: true, skipped: [], head: ['e.yaml', 'p.yaml', 's.yaml'] });
   expect(unknown.head).toEqual(['e.yaml', 'p.yaml', 's.yaml']);
@@ -89,7 +125,11 @@ test('reading a side: a link to /dev/zero and a directory named x.yaml are never
     // WHEN
     const inputs = readSideInputs(dir, 'clusters', 'cloudconfig');
     // THEN
-    expect([...inputs.clusters.values()].map((f) => [f.file, f.hash === null])).toEqual([['a.yaml', false], ['dir.yaml', true], ['zero.yaml', true]]);
+    expect([...inputs.clusters.values()].map((f) => [f.file, f.hash === null])).toEqual([
+      ['a.yaml', false],
+      ['dir.yaml', true],
+      ['zero.yaml', true],
+    ]);
     expect([...inputs.templateNames]).toEqual(['t']);
     expect([...inputs.templateRefs.get('t')!]).toEqual(['_shared']);
   } finally {

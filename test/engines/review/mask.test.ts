@@ -13,7 +13,10 @@ test.each([
   ["password: 'it''s'", `password: '${M}'`],
   ['password: "unterminated', `password: "${M}`],
   // Flags, in unit files and scripts.
-  ['ExecStart=/opt/bin/agent --token abc123 --log-level info', `ExecStart=/opt/bin/agent --token ${M} --log-level info`],
+  [
+    'ExecStart=/opt/bin/agent --token abc123 --log-level info',
+    `ExecStart=/opt/bin/agent --token ${M} --log-level info`,
+  ],
   ['agent --api-key "k-1" -v', `agent --api-key "${M}" -v`],
   ['agent -bootstrap-token=abc.def --verbose', `agent -bootstrap-token=${M} --verbose`],
   // HTTP Authorization headers keep their scheme.
@@ -30,13 +33,19 @@ test.each([
   // Only the secret item: the other assignments and flags on the same line stay readable.
   ['Environment=BOOTSTRAP_TOKEN=abc.def LEVEL=2 MAX_PODS=110', `Environment=BOOTSTRAP_TOKEN=${M} LEVEL=2 MAX_PODS=110`],
   ['export API_TOKEN=abc NODE_NAME=n1', `export API_TOKEN=${M} NODE_NAME=n1`],
-  ['KUBELET_ARGS=--node-ip=10.0.0.1 TOKEN=abc --max-pods=110', `KUBELET_ARGS=--node-ip=10.0.0.1 TOKEN=${M} --max-pods=110`],
+  [
+    'KUBELET_ARGS=--node-ip=10.0.0.1 TOKEN=abc --max-pods=110',
+    `KUBELET_ARGS=--node-ip=10.0.0.1 TOKEN=${M} --max-pods=110`,
+  ],
   // Without a next item, an unquoted value still runs to the end of the line.
   ['PASSWORD=abc def', `PASSWORD=${M}`],
   ['url: https://h/x?page=1&token=abc&size=2', `url: https://h/x?page=1&token=${M}&size=2`],
   ['proxy: http://user:hunter2@proxy:3128', `proxy: http://user:${M}@proxy:3128`],
   ['{"a":{"token":"x"},"b":1}', `{"a":{"token":"${M}"},"b":1}`],
-  ['"key": "-----BEGIN RSA PRIVATE KEY-----\\nMIIE\\n-----END RSA PRIVATE KEY-----\\n",', `"key": "-----BEGIN RSA PRIVATE KEY-----${M}-----END RSA PRIVATE KEY-----\\n",`],
+  [
+    '"key": "-----BEGIN RSA PRIVATE KEY-----\\nMIIE\\n-----END RSA PRIVATE KEY-----\\n",',
+    `"key": "-----BEGIN RSA PRIVATE KEY-----${M}-----END RSA PRIVATE KEY-----\\n",`,
+  ],
 ])('masked: %s', (line, masked) => {
   // WHEN
   const out = maskSecrets(line);
@@ -49,7 +58,7 @@ test.each([
   'token: $token',
   'password: "${PASS}"',
   'token=$(aws secretsmanager get-secret-value \\',
-  '  --region eu-west-1 --secret-id \'arn:x\' --query SecretString --output text)',
+  "  --region eu-west-1 --secret-id 'arn:x' --query SecretString --output text)",
   'agent --token $(cat /run/token)',
   'Authorization: Bearer ${TOKEN}',
   'proxy: http://user:$PROXY_PASSWORD@proxy:3128',
@@ -70,9 +79,25 @@ test.each([
 
 test('a block value under a secret key is masked to its end, and only to its end', () => {
   // GIVEN
-  const text = ['ssh_keys:', '  rsa_private: |', '    line-one', '', '    line-two', '  rsa_public: ssh-rsa AAAA', 'x: 1'].join('\n');
+  const text = [
+    'ssh_keys:',
+    '  rsa_private: |',
+    '    line-one',
+    '',
+    '    line-two',
+    '  rsa_public: ssh-rsa AAAA',
+    'x: 1',
+  ].join('\n');
   // WHEN
   const out = maskSecrets(text);
   // THEN
-  expect(out.split('\n')).toEqual(['ssh_keys:', '  rsa_private: |', `    ${M}`, '', `    ${M}`, '  rsa_public: ssh-rsa AAAA', 'x: 1']);
+  expect(out.split('\n')).toEqual([
+    'ssh_keys:',
+    '  rsa_private: |',
+    `    ${M}`,
+    '',
+    `    ${M}`,
+    '  rsa_public: ssh-rsa AAAA',
+    'x: 1',
+  ]);
 });

@@ -21,16 +21,26 @@ import { parseMarkdown, schemaProblems } from './formats';
  */
 const CASES: Record<string, (dir: string) => void> = {
   // (a) only a listener changes
-  listener: (d) => edit(d, 'clusters/prod-eu1.yaml', (t) => t.replace('{ name: ingress-http, port: 80,', '{ name: ingress-http, port: 8080,')),
+  listener: (d) =>
+    edit(d, 'clusters/prod-eu1.yaml', (t) =>
+      t.replace('{ name: ingress-http, port: 80,', '{ name: ingress-http, port: 8080,'),
+    ),
   // (b) a kubelet setting in the shared config template: every cluster
-  kubelet: (d) => edit(d, 'cloudconfig/_shared/kubelet-config.yaml.hbs', (t) => t.replace('protectKernelDefaults: true', 'protectKernelDefaults: false')),
+  kubelet: (d) =>
+    edit(d, 'cloudconfig/_shared/kubelet-config.yaml.hbs', (t) =>
+      t.replace('protectKernelDefaults: true', 'protectKernelDefaults: false'),
+    ),
   // (c) a value of one cluster only (left uncommitted: head is the working tree, not HEAD)
   maxPods: (d) => edit(d, 'clusters/staging-us1.yaml', (t) => t.replace('maxPods: 58', 'maxPods: 64')),
   // (d) a new cluster, in a new account and region
   added: (d) =>
     fs.writeFileSync(
       path.join(d, 'clusters/dev-us2.yaml'),
-      fs.readFileSync(path.join(d, 'clusters/staging-us1.yaml'), 'utf8').replace(/staging-us1/g, 'dev-us2').replace(/us-east-1/g, 'us-west-2').replace(/222222222222/g, '444444444444'),
+      fs
+        .readFileSync(path.join(d, 'clusters/staging-us1.yaml'), 'utf8')
+        .replace(/staging-us1/g, 'dev-us2')
+        .replace(/us-east-1/g, 'us-west-2')
+        .replace(/222222222222/g, '444444444444'),
     ),
   // a cluster renamed (same spec), another removed
   renamed: (d) => {
@@ -88,7 +98,9 @@ test('(a) a listener change: the stack changes, no node is replaced, the config 
   expect(prod.rollReasons).toEqual([]);
   expect(prod.config).toBeNull();
   expect(prod.checksum.base).toBe(prod.checksum.head);
-  expect(new Set(prod.template!.resources.map((x) => x.type))).toEqual(new Set(['AWS::EC2::SecurityGroupIngress', 'AWS::ElasticLoadBalancingV2::Listener']));
+  expect(new Set(prod.template!.resources.map((x) => x.type))).toEqual(
+    new Set(['AWS::EC2::SecurityGroupIngress', 'AWS::ElasticLoadBalancingV2::Listener']),
+  );
   expect(gates(r)).toEqual([0, 1, 0]);
 });
 
@@ -98,21 +110,44 @@ test('(b) a kubelet setting in the shared template rolls every cluster, and the 
   // THEN
   expect(statuses(r)).toEqual({ 'edge-ap1': 'rolls', 'prod-eu1': 'rolls', 'staging-us1': 'rolls' });
   for (const c of r.clusters) {
-    expect(c.config!.entries.map((e) => `${e.kind} ${e.name} ${e.change}`)).toEqual(['file /var/lib/kubelet/config.yaml modified']);
+    expect(c.config!.entries.map((e) => `${e.kind} ${e.name} ${e.change}`)).toEqual([
+      'file /var/lib/kubelet/config.yaml modified',
+    ]);
     expect(configLines(c, '/var/lib/kubelet/config.yaml')).toEqual(
-      expect.arrayContaining(['--- a/var/lib/kubelet/config.yaml', '+++ b/var/lib/kubelet/config.yaml', '-protectKernelDefaults: true', '+protectKernelDefaults: false']),
+      expect.arrayContaining([
+        '--- a/var/lib/kubelet/config.yaml',
+        '+++ b/var/lib/kubelet/config.yaml',
+        '-protectKernelDefaults: true',
+        '+protectKernelDefaults: false',
+      ]),
     );
     expect(c.config!.entries[0].lines.filter((l) => /^[-+][^-+]/.test(l))).toHaveLength(2);
     expect(c.checksum.base).not.toBe(c.checksum.head);
-    expect(c.rollReasons).toEqual([expect.stringContaining(`user data: node config ${c.checksum.base!.slice(0, 12)} -> ${c.checksum.head!.slice(0, 12)}`)]);
+    expect(c.rollReasons).toEqual([
+      expect.stringContaining(
+        `user data: node config ${c.checksum.base!.slice(0, 12)} -> ${c.checksum.head!.slice(0, 12)}`,
+      ),
+    ]);
   }
   expect(cluster(r, 'prod-eu1').rollReasons[0]).toMatch(/^launch template PoolLaunchTemplate\w+ changes/);
   expect(cluster(r, 'edge-ap1').rollReasons[0]).toMatch(/^launch configuration \w+ changes/);
-  expect(cluster(r, 'prod-eu1').rollingUpdate).toEqual({ strategy: 'rolling', nodes: null, maxBatchSize: 2, minInstancesInService: 3, pauseTime: 'PT10M', waitOnResourceSignals: true, minSuccessfulInstancesPercent: 100, instanceRefresh: null, drained: true });
+  expect(cluster(r, 'prod-eu1').rollingUpdate).toEqual({
+    strategy: 'rolling',
+    nodes: null,
+    maxBatchSize: 2,
+    minInstancesInService: 3,
+    pauseTime: 'PT10M',
+    waitOnResourceSignals: true,
+    minSuccessfulInstancesPercent: 100,
+    instanceRefresh: null,
+    drained: true,
+  });
   expect(cluster(r, 'prod-eu1').verdict).toBe(
     'rolls nodes: in batches of 2, at least 3 in service, gated by node signals (100% within PT10M), drained; desired capacity not set (min 3, max 30; the group keeps its current size)',
   );
-  expect(cluster(r, 'staging-us1').verdict).toBe('rolls nodes: 2 nodes in batches of 1, at least 1 in service, gated by node signals (100% within PT10M), drained; desired capacity 2 (min 1, max 4)');
+  expect(cluster(r, 'staging-us1').verdict).toBe(
+    'rolls nodes: 2 nodes in batches of 1, at least 1 in service, gated by node signals (100% within PT10M), drained; desired capacity 2 (min 1, max 4)',
+  );
   expect(gates(r)).toEqual([0, 1, 1]);
 });
 
@@ -122,9 +157,13 @@ test('(c) a value of one cluster rolls only that cluster; the uncommitted workin
   const staging = cluster(r, 'staging-us1');
   // THEN
   expect(statuses(r)).toEqual({ 'edge-ap1': 'unchanged', 'prod-eu1': 'unchanged', 'staging-us1': 'rolls' });
-  expect(configLines(staging, '/var/lib/kubelet/config.yaml')).toEqual(expect.arrayContaining(['-maxPods: 58', '+maxPods: 64']));
+  expect(configLines(staging, '/var/lib/kubelet/config.yaml')).toEqual(
+    expect.arrayContaining(['-maxPods: 58', '+maxPods: 64']),
+  );
   expect(staging.config!.entries).toHaveLength(1);
-  expect(staging.template!.resources.map((x) => [x.logicalId.replace(/[0-9A-F]{8}$/, ''), x.properties])).toEqual([['PoolLaunchTemplate', ['LaunchTemplateData.UserData']]]);
+  expect(staging.template!.resources.map((x) => [x.logicalId.replace(/[0-9A-F]{8}$/, ''), x.properties])).toEqual([
+    ['PoolLaunchTemplate', ['LaunchTemplateData.UserData']],
+  ]);
   expect(cluster(r, 'prod-eu1').template!.text).toBe('');
   expect(gates(r)).toEqual([0, 1, 1]);
 });
@@ -134,9 +173,20 @@ test('(d) an added cluster: a new stack with its nodes, its bootstrap stack name
   const r = results.added;
   const dev = cluster(r, 'dev-us2');
   // THEN
-  expect(statuses(r)).toEqual({ 'dev-us2': 'added', 'edge-ap1': 'unchanged', 'prod-eu1': 'unchanged', 'staging-us1': 'unchanged' });
-  expect(dev.verdict).toBe('new cluster: creates WorkerStack-dev-us2 with its nodes, desired capacity 2 (min 1, max 4)');
-  expect(dev.notes).toEqual([expect.stringContaining('deploy WorkerStacks-Bootstrap-444444444444-us-west-2 (the config bucket) once, before WorkerStack-dev-us2')]);
+  expect(statuses(r)).toEqual({
+    'dev-us2': 'added',
+    'edge-ap1': 'unchanged',
+    'prod-eu1': 'unchanged',
+    'staging-us1': 'unchanged',
+  });
+  expect(dev.verdict).toBe(
+    'new cluster: creates WorkerStack-dev-us2 with its nodes, desired capacity 2 (min 1, max 4)',
+  );
+  expect(dev.notes).toEqual([
+    expect.stringContaining(
+      'deploy WorkerStacks-Bootstrap-444444444444-us-west-2 (the config bucket) once, before WorkerStack-dev-us2',
+    ),
+  ]);
   expect(dev.checksum.base).toBeNull();
   expect(dev.config!.entries.every((e) => e.change === 'added')).toBe(true);
   const kubelet = dev.config!.entries.find((e) => e.name === '/var/lib/kubelet/config.yaml')!;
@@ -158,9 +208,21 @@ test('a renamed cluster is recognised, a removed one is said to stay deployed', 
   expect(cluster(r, 'staging-us2').verdict).toBe(
     'renamed from staging-us1 (same spec): creates WorkerStack-staging-us2 with new nodes; WorkerStack-staging-us1 is NOT deleted by the reconciler',
   );
-  expect(cluster(r, 'edge-ap1').verdict).toBe('removed: WorkerStack-edge-ap1 is NOT deleted by the reconciler; deleting it is an explicit command');
+  expect(cluster(r, 'edge-ap1').verdict).toBe(
+    'removed: WorkerStack-edge-ap1 is NOT deleted by the reconciler; deleting it is an explicit command',
+  );
   expect(cluster(r, 'edge-ap1').notes.join(' ')).toMatch(/never deletes stacks/);
-  expect(r.summary).toEqual({ clusters: 3, unchanged: 1, changes: 0, rolls: 0, added: 0, removed: 1, renamed: 1, invalid: 0, fixed: 0 });
+  expect(r.summary).toEqual({
+    clusters: 3,
+    unchanged: 1,
+    changes: 0,
+    rolls: 0,
+    added: 0,
+    removed: 1,
+    renamed: 1,
+    invalid: 0,
+    fixed: 0,
+  });
   // A new stack name brings up new nodes in place of the old stack's: --fail-on roll counts it.
   expect(gates(r)).toEqual([0, 1, 1]);
   // WHEN: one cluster, by its old name
@@ -178,41 +240,52 @@ test('(e) an invalid cluster at head: the review still comes out, the object nam
   const out: string[] = [];
   const err: string[] = [];
   // WHEN
-  const code = await runCli(['review', '--repo', dir, '--base', 'base'], { out: (t) => out.push(t), err: (t) => err.push(t) });
+  const code = await runCli(['review', '--repo', dir, '--base', 'base'], {
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+  });
   // THEN
   expect(code).toBe(1);
   expect(err.join('')).toBe('');
-  expect(out.join('')).toMatch(/^== staging-us1 \(WorkerStack-staging-us1\): invalid at head: \d+ problems?; nothing of WorkerStack-staging-us1 can deploy until fixed$/m);
+  expect(out.join('')).toMatch(
+    /^== staging-us1 \(WorkerStack-staging-us1\): invalid at head: \d+ problems?; nothing of WorkerStack-staging-us1 can deploy until fixed$/m,
+  );
   expect(out.join('')).toContain('     clusters/staging-us1.yaml: spec.pool.minSize: 10 is greater than maxSize 4');
   expect(leftoverReviewWorktrees(repo)).toEqual([]);
 }, 120_000);
 
-test.each(Object.keys(CASES))('%s: the markdown renders: a summary table first, each changed cluster in one collapsible section', (name) => {
-  // GIVEN
-  const r = results[name];
-  // WHEN
-  const md = parseMarkdown(formatMarkdown(r));
-  // THEN
-  const changed = r.clusters.filter((c) => c.status !== 'unchanged');
-  expect(md.headings[0]).toBe('worker-stacks review');
-  expect(md.table!.header).toEqual(['verdict', 'clusters', 'which']);
-  const counted = md.table!.rows.reduce((n, row) => n + Number(row[1]), 0);
-  expect(counted).toBe(r.clusters.length);
-  const summaries = md.html.filter((h) => h.startsWith('<details>\n<summary>'));
-  expect(md.html.filter((h) => h.includes('</details>'))).toHaveLength(summaries.length);
-  expect((md.rendered.match(/<details>/g) ?? []).length).toBe(summaries.length);
-  expect(summaries.length).toBeLessThanOrEqual(changed.length);
-  for (const c of changed) expect(summaries.filter((h) => h.includes(`<code>${c.name}</code>`))).toHaveLength(1);
-  for (const c of changed.filter((x) => x.status === 'changes' || x.status === 'rolls')) {
-    expect(md.rendered).toContain(`<strong>${c.verdict.split(': ')[0]}</strong>`);
-  }
-});
+test.each(Object.keys(CASES))(
+  '%s: the markdown renders: a summary table first, each changed cluster in one collapsible section',
+  (name) => {
+    // GIVEN
+    const r = results[name];
+    // WHEN
+    const md = parseMarkdown(formatMarkdown(r));
+    // THEN
+    const changed = r.clusters.filter((c) => c.status !== 'unchanged');
+    expect(md.headings[0]).toBe('worker-stacks review');
+    expect(md.table!.header).toEqual(['verdict', 'clusters', 'which']);
+    const counted = md.table!.rows.reduce((n, row) => n + Number(row[1]), 0);
+    expect(counted).toBe(r.clusters.length);
+    const summaries = md.html.filter((h) => h.startsWith('<details>\n<summary>'));
+    expect(md.html.filter((h) => h.includes('</details>'))).toHaveLength(summaries.length);
+    expect((md.rendered.match(/<details>/g) ?? []).length).toBe(summaries.length);
+    expect(summaries.length).toBeLessThanOrEqual(changed.length);
+    for (const c of changed) expect(summaries.filter((h) => h.includes(`<code>${c.name}</code>`))).toHaveLength(1);
+    for (const c of changed.filter((x) => x.status === 'changes' || x.status === 'rolls')) {
+      expect(md.rendered).toContain(`<strong>${c.verdict.split(': ')[0]}</strong>`);
+    }
+  },
+);
 
 test('(b) the kubelet change: clusters with the same config diff share one section; the changed lines are shown', () => {
   // WHEN
   const md = parseMarkdown(formatMarkdown(results.kubelet));
   // THEN
-  const diffs = md.code.filter((b) => b.lang === 'diff').map((b) => b.text).join('\n');
+  const diffs = md.code
+    .filter((b) => b.lang === 'diff')
+    .map((b) => b.text)
+    .join('\n');
   expect(diffs).toContain('-protectKernelDefaults: true');
   expect(diffs).toContain('+protectKernelDefaults: false');
   expect(md.code.filter((b) => b.lang === 'diff').length).toBeLessThanOrEqual(3);
@@ -224,9 +297,16 @@ function fleetOf(c: ClusterReview, n: number): ReviewResult {
     const name = `fleet-${String(i).padStart(4, '0')}`;
     const sum = (side: string) => createHash('sha256').update(`${side}${i}`).digest('hex');
     const text = JSON.stringify(c)
-      .split(c.checksum.base!).join(sum('base')).split(c.checksum.base!.slice(0, 12)).join(sum('base').slice(0, 12))
-      .split(c.checksum.head!).join(sum('head')).split(c.checksum.head!.slice(0, 12)).join(sum('head').slice(0, 12))
-      .split(c.name).join(name);
+      .split(c.checksum.base!)
+      .join(sum('base'))
+      .split(c.checksum.base!.slice(0, 12))
+      .join(sum('base').slice(0, 12))
+      .split(c.checksum.head!)
+      .join(sum('head'))
+      .split(c.checksum.head!.slice(0, 12))
+      .join(sum('head').slice(0, 12))
+      .split(c.name)
+      .join(name);
     return JSON.parse(text) as ClusterReview;
   });
   return { ...results.kubelet, summary: { ...results.kubelet.summary, clusters: n, rolls: n, unchanged: 0 }, clusters };
@@ -240,8 +320,12 @@ test('a shared change across 1,000 clusters: one section for all, within the def
   const md = parseMarkdown(text);
   // THEN
   expect(Buffer.byteLength(text)).toBeLessThanOrEqual(60_000);
-  expect(md.table!.rows).toEqual([['rolls nodes', '1000', expect.stringMatching(/^fleet-0000, fleet-0001, .* and 990 more$/)]]);
-  expect(md.html.filter((h) => h.startsWith('<details>'))).toEqual([expect.stringContaining('<b>rolls nodes</b>: 1000 clusters, one diff: <code>fleet-0000</code>')]);
+  expect(md.table!.rows).toEqual([
+    ['rolls nodes', '1000', expect.stringMatching(/^fleet-0000, fleet-0001, .* and 990 more$/)],
+  ]);
+  expect(md.html.filter((h) => h.startsWith('<details>'))).toEqual([
+    expect.stringContaining('<b>rolls nodes</b>: 1000 clusters, one diff: <code>fleet-0000</code>'),
+  ]);
   const diff = md.code.find((b) => b.lang === 'diff')!.text;
   expect(diff).toContain('+protectKernelDefaults: false');
   expect(md.code.find((b) => b.lang === 'text')!.text).toContain('clusters/<cluster>/<head checksum>.ign');
@@ -251,12 +335,17 @@ test('a shared change across 1,000 clusters: one section for all, within the def
 test.each([3_000, 8_000, 20_000])('--max-bytes %d: never exceeded; what was left out is said', (maxBytes) => {
   // GIVEN: distinct diffs (each cluster changes another value), so nothing can be shared
   const r = fleetOf(cluster(results.kubelet, 'prod-eu1'), 300);
-  const distinct = { ...r, clusters: r.clusters.map((c, i) => ({ ...c, rollReasons: [`${c.rollReasons[0]} (#${i})`] })) };
+  const distinct = {
+    ...r,
+    clusters: r.clusters.map((c, i) => ({ ...c, rollReasons: [`${c.rollReasons[0]} (#${i})`] })),
+  };
   // WHEN
   const text = formatMarkdown(distinct, { maxBytes });
   // THEN
   expect(Buffer.byteLength(text)).toBeLessThanOrEqual(maxBytes);
-  expect(text).toMatch(/\*\*Left out to stay within [\d,]+ bytes:\*\* .*\d+ whole sections \(\d+ clusters; the table above counts them\)/);
+  expect(text).toMatch(
+    /\*\*Left out to stay within [\d,]+ bytes:\*\* .*\d+ whole sections \(\d+ clusters; the table above counts them\)/,
+  );
   expect(text).toContain('`worker-stacks review --format json` has everything');
   expect(parseMarkdown(text).table!.rows[0].slice(0, 2)).toEqual(['rolls nodes', '300']);
 });
@@ -297,11 +386,31 @@ interface CdkChange {
  * <grey>ConfigChecksum</grey>:`), or alone after the type when there is no path.
  */
 function cdkDiff(head: SynthesizedSide, stack: string): CdkChange[] | null {
-  const env: NodeJS.ProcessEnv = { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', AWS_EC2_METADATA_DISABLED: 'true', FORCE_COLOR: '1' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CDK_DISABLE_VERSION_CHECK: '1',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    FORCE_COLOR: '1',
+  };
   delete env.NO_COLOR;
-  const r = run('npx', ['--no-install', 'cdk', 'diff', '--app', head.outdir, '--template', path.join(base.outdir, `${stack}.template.json`), stack], {
-    cwd: repo, env, timeout: 120_000,
-  });
+  const r = run(
+    'npx',
+    [
+      '--no-install',
+      'cdk',
+      'diff',
+      '--app',
+      head.outdir,
+      '--template',
+      path.join(base.outdir, `${stack}.template.json`),
+      stack,
+    ],
+    {
+      cwd: repo,
+      env,
+      timeout: 120_000,
+    },
+  );
   const text = r.stdout + r.stderr;
   if (r.status !== 0) throw new Error(`cdk diff failed (${r.status}):\n${text}`);
   if (/There were no differences/.test(text)) return null;
@@ -313,7 +422,8 @@ function cdkDiff(head: SynthesizedSide, stack: string): CdkChange[] | null {
     const grey = /\x1b\[90m([^\x1b]+)\x1b\[39m/.exec(raw);
     changes.push({ line, id: grey ? grey[1] : line.split(' ')[2].replace(/:$/, '') });
   }
-  if (changes.length === 0 || !text.includes('\x1b[90m')) throw new Error(`no coloured changes in cdk diff's output:\n${text}`);
+  if (changes.length === 0 || !text.includes('\x1b[90m'))
+    throw new Error(`no coloured changes in cdk diff's output:\n${text}`);
   return changes;
 }
 
@@ -331,8 +441,15 @@ test('the template diff agrees with cdk diff --template: the same changed logica
   const cdkRolled = cdkDiff(heads.kubelet, 'WorkerStack-edge-ap1');
   const cdkSame = cdkDiff(heads.maxPods, 'WorkerStack-prod-eu1');
   // THEN
-  const ids = (c: ClusterReview) => sorted([...c.template!.resources.map((x) => x.logicalId), ...c.template!.outputs.map((o) => o.name)]);
-  const lines = (c: ClusterReview) => sorted(c.template!.text.split('\n').map(plainText).filter((l) => /^\[[-+~]\] /.test(l)));
+  const ids = (c: ClusterReview) =>
+    sorted([...c.template!.resources.map((x) => x.logicalId), ...c.template!.outputs.map((o) => o.name)]);
+  const lines = (c: ClusterReview) =>
+    sorted(
+      c
+        .template!.text.split('\n')
+        .map(plainText)
+        .filter((l) => /^\[[-+~]\] /.test(l)),
+    );
   expect(ids(changed).length).toBeGreaterThanOrEqual(3);
   expect(sorted(cdkChanged!.map((x) => x.id))).toEqual(ids(changed));
   expect(lines(changed)).toEqual(sorted(cdkChanged!.map((x) => x.line)));

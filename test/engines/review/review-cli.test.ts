@@ -22,10 +22,17 @@ beforeAll(() => {
   commitAll(repo, 'an invalid object');
   git(repo, 'checkout', '--quiet', 'main');
   kubelet = caseTree(repo, 'kubelet');
-  edit(kubelet, 'cloudconfig/_shared/kubelet-config.yaml.hbs', (t) => t.replace('readOnlyPort: 0', 'readOnlyPort: 0\nserializeImagePulls: false'));
+  edit(kubelet, 'cloudconfig/_shared/kubelet-config.yaml.hbs', (t) =>
+    t.replace('readOnlyPort: 0', 'readOnlyPort: 0\nserializeImagePulls: false'),
+  );
   commitAll(kubelet, 'head: kubelet');
   listener = caseTree(repo, 'listener');
-  edit(listener, 'clusters/prod-eu1.yaml', (t) => t.replace('healthCheck: { protocol: HTTP, port: 30254, path: /healthz } }', 'healthCheck: { protocol: HTTP, port: 30254, path: /ready } }'));
+  edit(listener, 'clusters/prod-eu1.yaml', (t) =>
+    t.replace(
+      'healthCheck: { protocol: HTTP, port: 30254, path: /healthz } }',
+      'healthCheck: { protocol: HTTP, port: 30254, path: /ready } }',
+    ),
+  );
 });
 
 afterAll(() => {
@@ -73,18 +80,22 @@ describe('the terminal format is coloured exactly when the CLI decides so', () =
     ['a terminal, NO_COLOR=1', 'tty', { NO_COLOR: '1' }, [], false],
     ['a terminal, --no-color', 'tty', {}, ['--no-color'], false],
     ['a pipe, --color', 'pipe', {}, ['--color'], true],
-  ] as const)('%s', (_name, stdout, env, flags, coloured) => {
-    // WHEN
-    const args = ['--base', 'base', '--cluster', 'prod-eu1', ...flags];
-    const r = stdout === 'tty' ? reviewTty(kubelet, args, env) : reviewBin(kubelet, args, env);
-    // THEN
-    expect(r.status).toBe(0);
-    expect(hasEscapes(r.stdout)).toBe(coloured);
-    if (coloured) expect(r.stdout).toContain('\x1b[1;31mrolls nodes: in batches of 2');
-    // The same review either way: colours are all that differ.
-    // eslint-disable-next-line no-control-regex -- the control characters (ESC of a colour code) are what the test looks for
-    expect(r.stdout.replace(/\x1b\[[0-9;]*m/g, '')).toBe(pipe.stdout);
-  }, 180_000);
+  ] as const)(
+    '%s',
+    (_name, stdout, env, flags, coloured) => {
+      // WHEN
+      const args = ['--base', 'base', '--cluster', 'prod-eu1', ...flags];
+      const r = stdout === 'tty' ? reviewTty(kubelet, args, env) : reviewBin(kubelet, args, env);
+      // THEN
+      expect(r.status).toBe(0);
+      expect(hasEscapes(r.stdout)).toBe(coloured);
+      if (coloured) expect(r.stdout).toContain('\x1b[1;31mrolls nodes: in batches of 2');
+      // The same review either way: colours are all that differ.
+      // eslint-disable-next-line no-control-regex -- the control characters (ESC of a colour code) are what the test looks for
+      expect(r.stdout.replace(/\x1b\[[0-9;]*m/g, '')).toBe(pipe.stdout);
+    },
+    180_000,
+  );
 });
 
 test('--fail-on roll exits 0 on a change that replaces no node; only the named cluster is shown', async () => {
@@ -93,7 +104,9 @@ test('--fail-on roll exits 0 on a change that replaces no node; only the named c
   // THEN
   expect(r.err).toBe('');
   expect(r.code).toBe(0);
-  expect(r.out).toMatch(/^== prod-eu1 \(WorkerStack-prod-eu1\): changes without replacing nodes: 1 resource modified$/m);
+  expect(r.out).toMatch(
+    /^== prod-eu1 \(WorkerStack-prod-eu1\): changes without replacing nodes: 1 resource modified$/m,
+  );
   expect(r.out).toContain('HealthCheckPath');
   expect(r.out).not.toContain('staging-us1');
 }, 180_000);
@@ -120,7 +133,18 @@ test('relative --clusters and --templates are directories of --repo, not of the 
   // GIVEN: the current directory is this checkout, which is outside the fixture
   expect(path.relative(listener, process.cwd())).toMatch(/^\.\./);
   // WHEN
-  const r = await cli('--repo', listener, '--base', 'base', '--clusters', 'clusters', '--templates', 'cloudconfig', '--cluster', 'prod-eu1');
+  const r = await cli(
+    '--repo',
+    listener,
+    '--base',
+    'base',
+    '--clusters',
+    'clusters',
+    '--templates',
+    'cloudconfig',
+    '--cluster',
+    'prod-eu1',
+  );
   // THEN
   expect(r.err).toBe('');
   expect(r.code).toBe(0);
@@ -150,7 +174,9 @@ test('run outside the project directory: exit 2, says where to run it', async ()
   const r = await cli('--repo', path.join(repo, 'clusters'), '--base', 'base');
   // THEN
   expect(r.code).toBe(2);
-  expect(r.err).toMatch(/^error: head \(working tree\): .*clusters has no bin\/app\.ts; it is not the worker-stacks project directory/);
+  expect(r.err).toMatch(
+    /^error: head \(working tree\): .*clusters has no bin\/app\.ts; it is not the worker-stacks project directory/,
+  );
 });
 
 test('an invalid object at the base revision: the review comes out, the object fixed at head; its worktree is removed', async () => {
@@ -175,7 +201,11 @@ test('the installed command: objects invalid on both sides: each named with its 
   expect(r.stderr).toBe('');
   expect(r.status).toBe(1);
   const md = parseMarkdown(r.stdout);
-  expect(md.table!.rows.map((row) => row.slice(0, 2))).toEqual([['invalid', '1'], ['fixed', '1'], ['no change', '1']]);
+  expect(md.table!.rows.map((row) => row.slice(0, 2))).toEqual([
+    ['invalid', '1'],
+    ['fixed', '1'],
+    ['no change', '1'],
+  ]);
   const blocks = md.code.map((b) => b.text).join('\n');
   expect(blocks).toMatch(/^clusters\/staging-us1\.yaml: spec\.pool\.minSize: 10 is greater than maxSize 4$/m);
   expect(blocks).toMatch(/^clusters\/prod-eu1\.yaml: spec\.listeners\[1\]\.nodePort: 70000/m);

@@ -14,12 +14,24 @@ import { parseMarkdown, schemaProblems } from './formats';
  * by `review()` itself against the tag `base` (or the invalid `bad-base`).
  */
 const CASES: Record<string, { base: string; change: (dir: string) => void }> = {
-  oneValue: { base: 'base', change: (d) => edit(d, 'clusters/staging-us1.yaml', (t) => t.replace('maxPods: 58', 'maxPods: 64')) },
+  oneValue: {
+    base: 'base',
+    change: (d) => edit(d, 'clusters/staging-us1.yaml', (t) => t.replace('maxPods: 58', 'maxPods: 64')),
+  },
   // The description of the Flatcar template: only the clusters that use it are synthesized.
-  flatcarOnly: { base: 'base', change: (d) => edit(d, 'cloudconfig/flatcar-worker/template.yaml', (t) => t.replace(/^description: /m, 'description: (edited) ')) },
+  flatcarOnly: {
+    base: 'base',
+    change: (d) =>
+      edit(d, 'cloudconfig/flatcar-worker/template.yaml', (t) =>
+        t.replace(/^description: /m, 'description: (edited) '),
+      ),
+  },
   // A comment in the code: every cluster is synthesized (and nothing changes).
   code: { base: 'base', change: (d) => fs.appendFileSync(path.join(d, 'lib/core/paths.ts'), '\n// edited\n') },
-  invalidHead: { base: 'base', change: (d) => edit(d, 'clusters/staging-us1.yaml', (t) => t.replace('minSize: 1', 'minSize: 10')) },
+  invalidHead: {
+    base: 'base',
+    change: (d) => edit(d, 'clusters/staging-us1.yaml', (t) => t.replace('minSize: 1', 'minSize: 10')),
+  },
   // Head is the base tag: the pull request that fixes main's invalid object.
   fixes: { base: 'bad-base', change: () => undefined },
 };
@@ -58,16 +70,30 @@ test('a change to one object synthesizes that cluster only; the others are uncha
   expect(r.synthesis).toEqual({ codeChanged: false, templatesChanged: [], base: 1, head: 1, skipped: 2 });
   expect(statuses(r)).toEqual({ 'edge-ap1': 'unchanged', 'prod-eu1': 'unchanged', 'staging-us1': 'rolls' });
   expect(synthesized(r)).toEqual(['staging-us1']);
-  expect(r.clusters.find((c) => c.name === 'prod-eu1')).toMatchObject({ stackName: 'WorkerStack-prod-eu1', verdict: 'no change', checksum: { base: null, head: null } });
+  expect(r.clusters.find((c) => c.name === 'prod-eu1')).toMatchObject({
+    stackName: 'WorkerStack-prod-eu1',
+    verdict: 'no change',
+    checksum: { base: null, head: null },
+  });
   expect(schemaProblems(JSON.parse(formatJson(r)))).toEqual([]);
 });
 
 test('a change to one template synthesizes the clusters that use it; a code change synthesizes all', () => {
   // THEN
-  expect(results.flatcarOnly.synthesis).toEqual({ codeChanged: false, templatesChanged: ['flatcar-worker'], base: 2, head: 2, skipped: 1 });
+  expect(results.flatcarOnly.synthesis).toEqual({
+    codeChanged: false,
+    templatesChanged: ['flatcar-worker'],
+    base: 2,
+    head: 2,
+    skipped: 1,
+  });
   expect(synthesized(results.flatcarOnly)).toEqual(['edge-ap1', 'prod-eu1']);
   expect(results.code.synthesis).toEqual({ codeChanged: true, templatesChanged: [], base: 3, head: 3, skipped: 0 });
-  expect(statuses(results.code)).toEqual({ 'edge-ap1': 'unchanged', 'prod-eu1': 'unchanged', 'staging-us1': 'unchanged' });
+  expect(statuses(results.code)).toEqual({
+    'edge-ap1': 'unchanged',
+    'prod-eu1': 'unchanged',
+    'staging-us1': 'unchanged',
+  });
 });
 
 test('an invalid object at head is a finding: the others are reviewed, its problems listed, the exit code is 1', () => {
@@ -78,13 +104,17 @@ test('an invalid object at head is a finding: the others are reviewed, its probl
   const md = parseMarkdown(formatMarkdown(r));
   // THEN
   expect(statuses(r)).toEqual({ 'edge-ap1': 'unchanged', 'prod-eu1': 'unchanged', 'staging-us1': 'invalid' });
-  expect(staging.verdict).toMatch(/^invalid at head: \d+ problems?; nothing of WorkerStack-staging-us1 can deploy until fixed$/);
+  expect(staging.verdict).toMatch(
+    /^invalid at head: \d+ problems?; nothing of WorkerStack-staging-us1 can deploy until fixed$/,
+  );
   expect(staging.problems.head).toContain('clusters/staging-us1.yaml: spec.pool.minSize: 10 is greater than maxSize 4');
   expect(staging.problems.base).toEqual([]);
   expect(r.summary).toMatchObject({ clusters: 3, invalid: 1, unchanged: 2 });
   expect(reviewExitCode(r)).toBe(1);
   expect(md.table!.rows[0]).toEqual(['invalid', '1', 'staging-us1']);
-  expect(md.code.some((b) => b.text.includes('clusters/staging-us1.yaml: spec.pool.minSize: 10 is greater than maxSize 4'))).toBe(true);
+  expect(
+    md.code.some((b) => b.text.includes('clusters/staging-us1.yaml: spec.pool.minSize: 10 is greater than maxSize 4')),
+  ).toBe(true);
   expect(schemaProblems(JSON.parse(formatJson(r)))).toEqual([]);
 });
 
@@ -107,14 +137,21 @@ test('the command: an invalid object at head prints the review (JSON and markdow
   const run = async (format: string) => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCli(['review', '--repo', dirs.invalidHead, '--base', 'base', '--format', format], { out: (t) => out.push(t), err: (t) => err.push(t) });
+    const code = await runCli(['review', '--repo', dirs.invalidHead, '--base', 'base', '--format', format], {
+      out: (t) => out.push(t),
+      err: (t) => err.push(t),
+    });
     return { code, out: out.join(''), err: err.join('') };
   };
   const json = await run('json');
   const md = await run('markdown');
   // THEN
   expect([json.code, json.err]).toEqual([1, '']);
-  expect(JSON.parse(json.out).clusters.map((c: { status: string }) => c.status)).toEqual(['unchanged', 'unchanged', 'invalid']);
+  expect(JSON.parse(json.out).clusters.map((c: { status: string }) => c.status)).toEqual([
+    'unchanged',
+    'unchanged',
+    'invalid',
+  ]);
   expect([md.code, md.err]).toEqual([1, '']);
   expect(md.out).toContain('spec.pool.minSize: 10 is greater than maxSize 4');
   expect(leftoverReviewWorktrees(repo)).toEqual([]);

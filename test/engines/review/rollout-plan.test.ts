@@ -6,7 +6,10 @@ import { policy } from '../rollout/fixtures';
 import { caseTree, createFixtureRepo, edit } from './fixture';
 import { schemaProblems } from './formats';
 
-const loaded = (...ps: ReturnType<typeof policy>[]) => ({ policies: ps.map((p) => ({ policy: p, source: `clusters/rollout-policies/${p.metadata.name}.yaml` })), problems: [] });
+const loaded = (...ps: ReturnType<typeof policy>[]) => ({
+  policies: ps.map((p) => ({ policy: p, source: `clusters/rollout-policies/${p.metadata.name}.yaml` })),
+  problems: [],
+});
 
 describe('planRollout', () => {
   test('rolling clusters in wave order; waves with none left out; clusters no policy selects apart', () => {
@@ -21,19 +24,38 @@ describe('planRollout', () => {
     // WHEN
     const plan = planRollout(rolling, loaded(p));
     // THEN
-    expect(plan).toEqual({ policies: [{ policy: 'fleet', waves: [{ wave: 'canary', clusters: ['a'] }, { wave: 'remainder', clusters: ['b', 'c'] }] }], ungoverned: ['dev'], problems: [] });
-    expect(rolloutLines(plan)).toEqual(['rollout policy fleet: wave 1 canary: a; wave 2 remainder: b, c', 'no rollout policy: dev (roll as --concurrency allows)']);
+    expect(plan).toEqual({
+      policies: [
+        {
+          policy: 'fleet',
+          waves: [
+            { wave: 'canary', clusters: ['a'] },
+            { wave: 'remainder', clusters: ['b', 'c'] },
+          ],
+        },
+      ],
+      ungoverned: ['dev'],
+      problems: [],
+    });
+    expect(rolloutLines(plan)).toEqual([
+      'rollout policy fleet: wave 1 canary: a; wave 2 remainder: b, c',
+      'no rollout policy: dev (roll as --concurrency allows)',
+    ]);
   });
 
   test('a cluster two policies select is a problem, not a wave', () => {
     const plan = planRollout(new Map([['a', {}]]), loaded(policy({}, 'x'), policy({}, 'y')));
-    expect(plan.problems).toEqual(['a: selected by rollout policies x and y; the daemon holds it until their clusterSelectors are disjoint']);
+    expect(plan.problems).toEqual([
+      'a: selected by rollout policies x and y; the daemon holds it until their clusterSelectors are disjoint',
+    ]);
     expect(plan.policies).toEqual([]);
   });
 
   test('long waves are summarized', () => {
     const rolling = new Map(Array.from({ length: 8 }, (_, i) => [`r${i}`, {}] as const));
-    expect(rolloutLines(planRollout(rolling, loaded(policy())))).toEqual(['rollout policy fleet: wave 1 remainder: 8 (r0, r1, r2 and 5 more)']);
+    expect(rolloutLines(planRollout(rolling, loaded(policy())))).toEqual([
+      'rollout policy fleet: wave 1 remainder: 8 (r0, r1, r2 and 5 more)',
+    ]);
   });
 });
 
@@ -42,8 +64,12 @@ test('review shows, for a shared-template change, which clusters roll in which w
   const repo = createFixtureRepo();
   try {
     const head = caseTree(repo, 'waves');
-    edit(head, 'cloudconfig/_shared/kubelet-config.yaml.hbs', (t) => t.replace('readOnlyPort: 0', 'readOnlyPort: 0\nserializeImagePulls: false'));
-    edit(head, 'clusters/prod-eu1.yaml', (t) => t.replace('  name: prod-eu1\n', '  name: prod-eu1\n  labels:\n    ring: canary\n'));
+    edit(head, 'cloudconfig/_shared/kubelet-config.yaml.hbs', (t) =>
+      t.replace('readOnlyPort: 0', 'readOnlyPort: 0\nserializeImagePulls: false'),
+    );
+    edit(head, 'clusters/prod-eu1.yaml', (t) =>
+      t.replace('  name: prod-eu1\n', '  name: prod-eu1\n  labels:\n    ring: canary\n'),
+    );
     fs.mkdirSync(path.join(head, 'clusters', 'rollout-policies'));
     fs.writeFileSync(
       path.join(head, 'clusters', 'rollout-policies', 'fleet.yaml'),
@@ -51,7 +77,10 @@ test('review shows, for a shared-template change, which clusters roll in which w
     );
     const run = async (...args: string[]) => {
       const out: string[] = [];
-      const code = await runCli(['review', '--repo', head, '--base', 'base', ...args], { out: (t) => out.push(t), err: (t) => out.push(t) });
+      const code = await runCli(['review', '--repo', head, '--base', 'base', ...args], {
+        out: (t) => out.push(t),
+        err: (t) => out.push(t),
+      });
       return { code, out: out.join('') };
     };
     // WHEN
@@ -59,9 +88,23 @@ test('review shows, for a shared-template change, which clusters roll in which w
     // THEN
     const doc = JSON.parse(json.out);
     expect(schemaProblems(doc)).toEqual([]);
-    expect(doc.rollout).toEqual({ policies: [{ policy: 'fleet', waves: [{ wave: 'canary', clusters: ['prod-eu1'] }, { wave: 'remainder', clusters: ['edge-ap1', 'staging-us1'] }] }], ungoverned: [], problems: [] });
+    expect(doc.rollout).toEqual({
+      policies: [
+        {
+          policy: 'fleet',
+          waves: [
+            { wave: 'canary', clusters: ['prod-eu1'] },
+            { wave: 'remainder', clusters: ['edge-ap1', 'staging-us1'] },
+          ],
+        },
+      ],
+      ungoverned: [],
+      problems: [],
+    });
     const terminal = await run('--format', 'terminal', '--no-color');
-    expect(terminal.out).toContain('rollout policy fleet: wave 1 canary: prod-eu1; wave 2 remainder: edge-ap1, staging-us1');
+    expect(terminal.out).toContain(
+      'rollout policy fleet: wave 1 canary: prod-eu1; wave 2 remainder: edge-ap1, staging-us1',
+    );
   } finally {
     fs.rmSync(path.dirname(repo), { recursive: true, force: true });
   }

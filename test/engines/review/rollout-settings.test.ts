@@ -19,7 +19,12 @@ const refresh = variant('prod-eu1', (r) => {
   delete ru.maxBatchSize;
   delete ru.minInstancesInService;
   ru.strategy = 'instanceRefresh';
-  ru.instanceRefresh = { maxHealthyPercentage: 150, checkpoints: [25, 100], bakeTimeSeconds: 600, alarms: ['nodes-not-ready'] };
+  ru.instanceRefresh = {
+    maxHealthyPercentage: 150,
+    checkpoints: [25, 100],
+    bakeTimeSeconds: 600,
+    alarms: ['nodes-not-ready'],
+  };
   r.spec.pool.drain = { enabled: false };
   r.spec.pool.desiredCapacity = 6;
 });
@@ -29,7 +34,12 @@ test.each([
   ['staging-us1 (desired capacity set)', example('staging-us1')],
   ['edge-ap1 (launch configuration)', example('edge-ap1')],
   ['an instance refresh without drain', refresh],
-  ['a rolling update without signals', variant('prod-eu1', (r) => Object.assign(r.spec.pool.rollingUpdate, { waitOnResourceSignals: false, pauseTime: 'PT1M' }))],
+  [
+    'a rolling update without signals',
+    variant('prod-eu1', (r) =>
+      Object.assign(r.spec.pool.rollingUpdate, { waitOnResourceSignals: false, pauseTime: 'PT1M' }),
+    ),
+  ],
 ])('%s: the template says what the object says', (_what, cluster) => {
   // WHEN
   const fromTemplate = groupSettings(synthCluster(cluster).json).rollingUpdate!;
@@ -48,12 +58,22 @@ test('an instance refresh is read back whole', () => {
     pauseTime: 'PT10M',
     waitOnResourceSignals: false,
     minSuccessfulInstancesPercent: 100,
-    instanceRefresh: { minHealthyPercentage: 100, maxHealthyPercentage: 150, checkpoints: [25, 100], bakeTimeSeconds: 600, alarms: ['nodes-not-ready'] },
+    instanceRefresh: {
+      minHealthyPercentage: 100,
+      maxHealthyPercentage: 150,
+      checkpoints: [25, 100],
+      bakeTimeSeconds: 600,
+      alarms: ['nodes-not-ready'],
+    },
     drained: false,
   });
-  expect(describeRollout(groupSettings(synthCluster(refresh).json).rollingUpdate!)).toBe('6 nodes by instance refresh (100-150% healthy, checkpoints at 25/100%, bake 600 s, gated by 1 alarm), not drained (no termination lifecycle hook)');
+  expect(describeRollout(groupSettings(synthCluster(refresh).json).rollingUpdate!)).toBe(
+    '6 nodes by instance refresh (100-150% healthy, checkpoints at 25/100%, bake 600 s, gated by 1 alarm), not drained (no termination lifecycle hook)',
+  );
 });
 
 test('the schema refuses a rolling update without its new fields', () => {
-  expect(validRollingUpdate({ maxBatchSize: 1, minInstancesInService: 0, pauseTime: 'PT5M', waitOnResourceSignals: false })).toBe(false);
+  expect(
+    validRollingUpdate({ maxBatchSize: 1, minInstancesInService: 0, pauseTime: 'PT5M', waitOnResourceSignals: false }),
+  ).toBe(false);
 });

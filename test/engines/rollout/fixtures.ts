@@ -27,8 +27,15 @@ export function member(name: string, ring: string | undefined, over: Partial<Fle
 }
 
 /** Settled on NEW since `msAgo`. */
-export const settledOnNew = (msAgo: number): Partial<FleetMember> => ({ live: NEW, recordedLive: NEW, readySince: T0 - msAgo, stack: { status: 'UPDATE_COMPLETE', lastUpdated: new Date(T0 - msAgo - 600_000).toISOString() } });
-export const rollingNow: Partial<FleetMember> = { stack: { status: 'UPDATE_IN_PROGRESS', lastUpdated: new Date(T0 - 60_000).toISOString() } };
+export const settledOnNew = (msAgo: number): Partial<FleetMember> => ({
+  live: NEW,
+  recordedLive: NEW,
+  readySince: T0 - msAgo,
+  stack: { status: 'UPDATE_COMPLETE', lastUpdated: new Date(T0 - msAgo - 600_000).toISOString() },
+});
+export const rollingNow: Partial<FleetMember> = {
+  stack: { status: 'UPDATE_IN_PROGRESS', lastUpdated: new Date(T0 - 60_000).toISOString() },
+};
 
 export function policy(spec: Record<string, unknown> = {}, name = 'fleet'): RolloutPolicy {
   return RolloutPolicySchema.parse({
@@ -47,6 +54,11 @@ export function policy(spec: Record<string, unknown> = {}, name = 'fleet'): Roll
 }
 
 export function fleet(members: readonly FleetMember[], policies: LoadedPolicies | RolloutPolicy[] = [policy()]): Fleet {
-  const loaded = Array.isArray(policies) ? { policies: policies.map((p) => ({ policy: p, source: `clusters/rollout-policies/${p.metadata.name}.yaml` })), problems: [] } : policies;
+  const loaded = Array.isArray(policies)
+    ? {
+        policies: policies.map((p) => ({ policy: p, source: `clusters/rollout-policies/${p.metadata.name}.yaml` })),
+        problems: [],
+      }
+    : policies;
   return { members: new Map(members.map((m) => [m.name, m])), policies: loaded };
 }

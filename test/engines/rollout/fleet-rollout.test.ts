@@ -24,19 +24,28 @@ const POLICY = {
   ],
   remainder: { maxConcurrent: '25%' },
 };
-const ring = (n: string) => (n.startsWith('canary') ? { ring: 'canary' } : n.startsWith('early') ? { ring: 'early' } : { ring: 'main' });
+const ring = (n: string) =>
+  n.startsWith('canary') ? { ring: 'canary' } : n.startsWith('early') ? { ring: 'early' } : { ring: 'main' };
 
 interface Shape {
   readonly canary: string;
   readonly early: readonly string[];
   readonly rest: readonly string[];
 }
-function shape(early: number, rest: number): Shape & { all: string[]; ideal: number; earlyMax: number; restMax: number } {
-  const s = { canary: 'canary-0', early: Array.from({ length: early }, (_, i) => `early-${i}`), rest: Array.from({ length: rest }, (_, i) => `rest-${String(i).padStart(2, '0')}`) };
+function shape(
+  early: number,
+  rest: number,
+): Shape & { all: string[]; ideal: number; earlyMax: number; restMax: number } {
+  const s = {
+    canary: 'canary-0',
+    early: Array.from({ length: early }, (_, i) => `early-${i}`),
+    rest: Array.from({ length: rest }, (_, i) => `rest-${String(i).padStart(2, '0')}`),
+  };
   const earlyMax = Math.ceil(early / 2);
   const restMax = Math.ceil(rest / 4);
   // canary roll + 1 h soak + the early wave's rounds + 30 min soak + the remainder's rounds
-  const ideal = ROLL_MS + 60 * MIN + Math.ceil(early / earlyMax) * ROLL_MS + 30 * MIN + Math.ceil(rest / restMax) * ROLL_MS;
+  const ideal =
+    ROLL_MS + 60 * MIN + Math.ceil(early / earlyMax) * ROLL_MS + 30 * MIN + Math.ceil(rest / restMax) * ROLL_MS;
   return { ...s, all: [s.canary, ...s.early, ...s.rest], ideal, earlyMax, restMax };
 }
 
@@ -51,10 +60,16 @@ async function settledFleet(names: readonly string[]): Promise<FleetSim> {
 }
 
 /** Every cluster of the fleet has started its roll of this change, and every stack is settled on its desired config. */
-const allSettled = (sim: FleetSim) => () => new Set(sim.starts.map((x) => x.name)).size === sim.names.length && sim.names.every((n) => sim.live(n) === sim.h.status(n).desiredChecksum && !sim.stack(n)?.status.endsWith('IN_PROGRESS'));
+const allSettled = (sim: FleetSim) => () =>
+  new Set(sim.starts.map((x) => x.name)).size === sim.names.length &&
+  sim.names.every(
+    (n) => sim.live(n) === sim.h.status(n).desiredChecksum && !sim.stack(n)?.status.endsWith('IN_PROGRESS'),
+  );
 
-const first = (starts: readonly RollStart[], names: readonly string[]) => Math.min(...starts.filter((s) => names.includes(s.name)).map((s) => s.at));
-const last = (starts: readonly RollStart[], names: readonly string[]) => Math.max(...starts.filter((s) => names.includes(s.name)).map((s) => s.at));
+const first = (starts: readonly RollStart[], names: readonly string[]) =>
+  Math.min(...starts.filter((s) => names.includes(s.name)).map((s) => s.at));
+const last = (starts: readonly RollStart[], names: readonly string[]) =>
+  Math.max(...starts.filter((s) => names.includes(s.name)).map((s) => s.at));
 /** Most rolls of `names` in progress at once, from their starts. */
 function peak(starts: readonly RollStart[], names: readonly string[]): number {
   const mine = starts.filter((s) => names.includes(s.name));
@@ -87,7 +102,10 @@ async function decisions(sim: FleetSim): Promise<Record<string, string>> {
 const progressing = (sim: FleetSim, name: string) => getCondition(sim.h.status(name), 'Progressing');
 const cli = async (sim: FleetSim, ...args: string[]) => {
   const out: string[] = [];
-  const code = await runCli([...args, '--clusters', sim.h.clustersDir, '--templates', sim.templatesDir], { out: (t) => out.push(t), err: (t) => out.push(t) });
+  const code = await runCli([...args, '--clusters', sim.h.clustersDir, '--templates', sim.templatesDir], {
+    out: (t) => out.push(t),
+    err: (t) => out.push(t),
+  });
   return { code, text: out.join('') };
 };
 
@@ -113,7 +131,9 @@ test('100 clusters: a rollback in the canary halts every wave behind it; pause, 
     const status = await cli(sim, 'rollout', 'status');
     expect(status.code).toBe(0);
     expect(status.text).toContain('wave 1 canary [halted] ring=canary: 1 clusters, maxConcurrent 1, soak 1h: 1 failed');
-    expect(status.text).toContain('wave 3 remainder [halted] every cluster no wave selects: 89 clusters, maxConcurrent 25% = 23, soak 0s: 89 halted');
+    expect(status.text).toContain(
+      'wave 3 remainder [halted] every cluster no wave selects: 89 clusters, maxConcurrent 25% = 23, soak 0s: 89 halted',
+    );
 
     // WHEN the operator pauses the rollout, fixes the template, and resumes
     expect((await cli(sim, 'rollout', 'pause', 'fleet')).code).toBe(0);
@@ -136,7 +156,9 @@ test('100 clusters: a rollback in the canary halts every wave behind it; pause, 
     expect(sim.starts.map((x) => x.name)).toEqual([s.canary]);
     expect(progressing(sim, 'early-3')).toMatchObject({ status: 'False', reason: 'WaitingForWave' });
     expect(progressing(sim, 'early-3')?.message).toContain('waits for wave canary to soak 1h: canary-0');
-    expect(progressing(sim, 'rest-42')?.message).toContain('waits for wave early: early-0, early-1, early-2 and 7 more have not settled');
+    expect(progressing(sim, 'rest-42')?.message).toContain(
+      'waits for wave early: early-0, early-1, early-2 and 7 more have not settled',
+    );
 
     // and the fixed config reaches all 100 in wave order, within 15 minutes of the policy's ideal
     await sim.runUntil(resumedAt + 6 * 60 * MIN, allSettled(sim));
@@ -169,7 +191,10 @@ describe('a restart of the daemon in the middle of any wave continues with the s
       if ('task' in crash) {
         sim.hooks = [
           after(crash.task, (ctx, _task, found) => {
-            const rolls = crash.task === TASK.waitForWave ? found.rollout?.event === 'started' : found.live !== found.config?.checksum;
+            const rolls =
+              crash.task === TASK.waitForWave
+                ? found.rollout?.event === 'started'
+                : found.live !== found.config?.checksum;
             if (!crashed && ctx.record.name === crash.cluster && rolls) {
               crashed = true;
               throw new CrashSignal(`killed after ${crash.task} of ${crash.cluster}`);

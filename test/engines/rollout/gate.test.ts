@@ -10,7 +10,12 @@ describe('placeAll', () => {
     // WHEN
     const { placements } = placeAll(f);
     // THEN
-    expect(Object.fromEntries([...placements].map(([n, p]) => [n, `${p.wave.name}/${p.index}/${p.size}`]))).toEqual({ c1: 'canary/0/1', e1: 'early/1/1', r1: 'remainder/2/2', r2: 'remainder/2/2' });
+    expect(Object.fromEntries([...placements].map(([n, p]) => [n, `${p.wave.name}/${p.index}/${p.size}`]))).toEqual({
+      c1: 'canary/0/1',
+      e1: 'early/1/1',
+      r1: 'remainder/2/2',
+      r2: 'remainder/2/2',
+    });
   });
 
   test('a cluster two policies select is a conflict, and no policy places it', () => {
@@ -28,28 +33,86 @@ describe('placeAll', () => {
 
 describe('decide: waves', () => {
   // A fleet of 1 canary, 2 early and 4 in the remainder, all with the same pending change unless a row says otherwise.
-  const base = () => [member('c1', 'canary'), member('e1', 'early'), member('e2', 'early'), member('r1', undefined), member('r2', undefined), member('r3', undefined), member('r4', undefined)];
-  const withOver = (over: Record<string, Partial<ReturnType<typeof member>>>) => base().map((m) => ({ ...m, ...(over[m.name] ?? {}) }));
+  const base = () => [
+    member('c1', 'canary'),
+    member('e1', 'early'),
+    member('e2', 'early'),
+    member('r1', undefined),
+    member('r2', undefined),
+    member('r3', undefined),
+    member('r4', undefined),
+  ];
+  const withOver = (over: Record<string, Partial<ReturnType<typeof member>>>) =>
+    base().map((m) => ({ ...m, ...(over[m.name] ?? {}) }));
 
   test.each([
     // [case, who asks, the others' state, go?, reason, message part]
     ['the canary itself', 'c1', {}, true, undefined, undefined],
     ['early, canary not rolled', 'e1', {}, false, 'WaitingForWave', 'waits for wave canary: c1 has not settled'],
-    ['remainder, nothing rolled', 'r1', {}, false, 'WaitingForWave', 'waits for wave canary: c1, e1, e2 have not settled'],
+    [
+      'remainder, nothing rolled',
+      'r1',
+      {},
+      false,
+      'WaitingForWave',
+      'waits for wave canary: c1, e1, e2 have not settled',
+    ],
     ['early, canary rolling', 'e1', { c1: rollingNow }, false, 'WaitingForWave', 'c1 has not settled'],
-    ['early, canary soaking (10 of 60 min)', 'e1', { c1: { ...settledOnNew(10 * 60_000) } }, false, 'WaitingForWave', 'waits for wave canary to soak 1h'],
+    [
+      'early, canary soaking (10 of 60 min)',
+      'e1',
+      { c1: { ...settledOnNew(10 * 60_000) } },
+      false,
+      'WaitingForWave',
+      'waits for wave canary to soak 1h',
+    ],
     ['early, canary soaked', 'e1', { c1: { ...settledOnNew(61 * 60_000) } }, true, undefined, undefined],
     // Settled on the stack but not yet recorded Ready on it: not evidence of a soak.
-    ['early, canary live but not recorded Ready', 'e1', { c1: { live: NEW, recordedLive: OLD } }, false, 'WaitingForWave', 'c1 has not settled'],
-    ['remainder, early-1 soaking', 'r1', { c1: settledOnNew(3 * 3600_000), e1: settledOnNew(20 * 60_000), e2: settledOnNew(3600_000) }, false, 'WaitingForWave', 'waits for wave early to soak 30m: e1'],
-    ['remainder, early soaked', 'r1', { c1: settledOnNew(3 * 3600_000), e1: settledOnNew(31 * 60_000), e2: settledOnNew(3600_000) }, true, undefined, undefined],
+    [
+      'early, canary live but not recorded Ready',
+      'e1',
+      { c1: { live: NEW, recordedLive: OLD } },
+      false,
+      'WaitingForWave',
+      'c1 has not settled',
+    ],
+    [
+      'remainder, early-1 soaking',
+      'r1',
+      { c1: settledOnNew(3 * 3600_000), e1: settledOnNew(20 * 60_000), e2: settledOnNew(3600_000) },
+      false,
+      'WaitingForWave',
+      'waits for wave early to soak 30m: e1',
+    ],
+    [
+      'remainder, early soaked',
+      'r1',
+      { c1: settledOnNew(3 * 3600_000), e1: settledOnNew(31 * 60_000), e2: settledOnNew(3600_000) },
+      true,
+      undefined,
+      undefined,
+    ],
     // A canary on another template has another change: it does not hold this one.
     ['early, canary on another template', 'e1', { c1: { template: 'amazon-linux' } }, true, undefined, undefined],
     // A canary with nothing pending (its config did not change) holds nobody.
     ['early, canary with nothing pending', 'e1', { c1: { desired: OLD } }, true, undefined, undefined],
     // A new AMI on the canary (same config checksum): a roll like any other; once applied and soaked, it holds nobody.
-    ['early, canary with a new AMI pending', 'e1', { c1: { desired: OLD, nodeKey: 'ami-2', appliedNodeKey: 'ami-1' } }, false, 'WaitingForWave', 'c1 has not settled'],
-    ['early, the canary on its new AMI, soaked', 'e1', { c1: { desired: OLD, nodeKey: 'ami-2', appliedNodeKey: 'ami-2' } }, true, undefined, undefined],
+    [
+      'early, canary with a new AMI pending',
+      'e1',
+      { c1: { desired: OLD, nodeKey: 'ami-2', appliedNodeKey: 'ami-1' } },
+      false,
+      'WaitingForWave',
+      'c1 has not settled',
+    ],
+    [
+      'early, the canary on its new AMI, soaked',
+      'e1',
+      { c1: { desired: OLD, nodeKey: 'ami-2', appliedNodeKey: 'ami-2' } },
+      true,
+      undefined,
+      undefined,
+    ],
   ] as const)('%s (%s asks)', (_case, who, over, go, reason, text) => {
     // GIVEN
     const f = fleet(withOver(over));
@@ -86,8 +149,15 @@ describe('decide: halt on failure', () => {
     ['c1', 'e1', false, true], // without haltOnFailure a failed canary holds nobody
   ] as const)('%s failed, %s asks, haltOnFailure %s: go=%s', (failed, asks, halt, go) => {
     // GIVEN
-    const members = [member('c1', 'canary'), member('e1', 'early'), member('e2', 'early'), member('r1', undefined)].map((m) =>
-      m.name === failed ? { ...m, failedRoll: 'Stalled UpdateFailed: stack UPDATE_ROLLBACK_COMPLETE', stack: { status: 'UPDATE_ROLLBACK_COMPLETE' } } : m,
+    const members = [member('c1', 'canary'), member('e1', 'early'), member('e2', 'early'), member('r1', undefined)].map(
+      (m) =>
+        m.name === failed
+          ? {
+              ...m,
+              failedRoll: 'Stalled UpdateFailed: stack UPDATE_ROLLBACK_COMPLETE',
+              stack: { status: 'UPDATE_ROLLBACK_COMPLETE' },
+            }
+          : m,
     );
     // WHEN
     const d = decide(asks, fleet(members, [policy({ haltOnFailure: halt })]), now);
@@ -101,7 +171,10 @@ describe('decide: halt on failure', () => {
 });
 
 describe('decide: concurrency', () => {
-  const tenEarly = () => [member('c1', 'canary', settledOnNew(2 * 3600_000)), ...Array.from({ length: 10 }, (_, i) => member(`e${i}`, 'early'))];
+  const tenEarly = () => [
+    member('c1', 'canary', settledOnNew(2 * 3600_000)),
+    ...Array.from({ length: 10 }, (_, i) => member(`e${i}`, 'early')),
+  ];
 
   test('10% of a 10-cluster wave is one roll at a time: a second waits, and an admitted one counts', () => {
     // GIVEN
@@ -130,7 +203,13 @@ describe('decide: concurrency', () => {
   test('maxConcurrentRolls bounds the policy across waves', () => {
     // GIVEN
     const p = policy({ maxConcurrentRolls: 2, remainder: { maxConcurrent: 10 } });
-    const members = [member('c1', 'canary', settledOnNew(9e6)), member('e1', 'early', settledOnNew(9e6)), member('r1', undefined, rollingNow), member('r2', undefined, rollingNow), member('r3', undefined)];
+    const members = [
+      member('c1', 'canary', settledOnNew(9e6)),
+      member('e1', 'early', settledOnNew(9e6)),
+      member('r1', undefined, rollingNow),
+      member('r2', undefined, rollingNow),
+      member('r3', undefined),
+    ];
     // WHEN
     const d = decide('r3', fleet(members, [p]), now);
     // THEN
@@ -142,9 +221,36 @@ describe('decide: concurrency', () => {
 describe('decide: holds, pauses, bad policies', () => {
   test.each([
     ['spec.rollout.hold', [member('c1', 'canary', { hold: true })], [policy()], 'Held', 'spec.rollout.hold'],
-    ['a paused policy', [member('c1', 'canary')], [policy({ paused: true })], 'RolloutPaused', 'worker-stacks rollout resume fleet'],
-    ['an invalid policy file', [member('c1', 'canary')], { policies: [], problems: [{ file: 'clusters/rollout-policies/x.yaml', path: 'spec.waves[0].soak', message: '"1 hour" is not a duration' }] }, 'RolloutPolicyInvalid', 'clusters/rollout-policies/x.yaml: spec.waves[0].soak'],
-    ['two policies', [member('c1', 'canary')], [policy({}, 'a'), policy({}, 'b')], 'Held', 'policies a and b both select this cluster'],
+    [
+      'a paused policy',
+      [member('c1', 'canary')],
+      [policy({ paused: true })],
+      'RolloutPaused',
+      'worker-stacks rollout resume fleet',
+    ],
+    [
+      'an invalid policy file',
+      [member('c1', 'canary')],
+      {
+        policies: [],
+        problems: [
+          {
+            file: 'clusters/rollout-policies/x.yaml',
+            path: 'spec.waves[0].soak',
+            message: '"1 hour" is not a duration',
+          },
+        ],
+      },
+      'RolloutPolicyInvalid',
+      'clusters/rollout-policies/x.yaml: spec.waves[0].soak',
+    ],
+    [
+      'two policies',
+      [member('c1', 'canary')],
+      [policy({}, 'a'), policy({}, 'b')],
+      'Held',
+      'policies a and b both select this cluster',
+    ],
   ] as const)('%s holds the roll', (_what, members, policies, reason, text) => {
     // WHEN
     const d = decide('c1', fleet(members, policies as never), now);
@@ -157,7 +263,11 @@ describe('decide: holds, pauses, bad policies', () => {
     // GIVEN
     const p = policy({ clusterSelector: { matchLabels: { env: 'prod' } } });
     // WHEN
-    const d = decide('r1', fleet([member('c1', 'canary', { labels: { ring: 'canary', env: 'prod' } }), member('r1', undefined)], [p]), now);
+    const d = decide(
+      'r1',
+      fleet([member('c1', 'canary', { labels: { ring: 'canary', env: 'prod' } }), member('r1', undefined)], [p]),
+      now,
+    );
     // THEN
     expect(d).toEqual({ go: true });
   });
@@ -168,9 +278,15 @@ describe('namespaces (the Kubernetes store): a policy governs the clusters of it
 
   test('a cluster is placed by the policy of its namespace only; one of another namespace is not governed', () => {
     // GIVEN a policy "fleet" in team-a and one in team-b, and canaries in both and in a third namespace
-    const members = [member('a-c1', 'canary', { namespace: 'team-a' }), member('b-c1', 'canary', { namespace: 'team-b' }), member('x-c1', 'canary', { namespace: 'team-x' })];
+    const members = [
+      member('a-c1', 'canary', { namespace: 'team-a' }),
+      member('b-c1', 'canary', { namespace: 'team-b' }),
+      member('x-c1', 'canary', { namespace: 'team-x' }),
+    ];
     // WHEN
-    const { placements, conflicts } = placeAll(fleet(members, { policies: [inNs('team-a'), inNs('team-b')], problems: [] }));
+    const { placements, conflicts } = placeAll(
+      fleet(members, { policies: [inNs('team-a'), inNs('team-b')], problems: [] }),
+    );
     // THEN no conflict (each cluster sees one policy), and team-x's cluster is ungoverned
     expect(conflicts.size).toBe(0);
     expect(placements.get('a-c1')?.policy.namespace).toBe('team-a');
@@ -181,13 +297,35 @@ describe('namespaces (the Kubernetes store): a policy governs the clusters of it
   test("an invalid policy holds its namespace's rolls, not another's; a paused one names itself namespace/name", () => {
     // GIVEN team-a's policy is paused, team-b has an invalid policy, team-c has none
     const paused = { ...inNs('team-a'), policy: policy({ paused: true }) };
-    const problems = [{ file: 'WorkerRolloutPolicy/team-b/fleet', path: 'spec.waves[0].maintenanceWindows[0].timeZone', message: '"Berlin" is not an IANA time zone', namespace: 'team-b' }];
-    const f = fleet([member('a1', 'canary', { namespace: 'team-a' }), member('b1', 'canary', { namespace: 'team-b' }), member('c1', 'canary', { namespace: 'team-c' })], { policies: [paused], problems });
+    const problems = [
+      {
+        file: 'WorkerRolloutPolicy/team-b/fleet',
+        path: 'spec.waves[0].maintenanceWindows[0].timeZone',
+        message: '"Berlin" is not an IANA time zone',
+        namespace: 'team-b',
+      },
+    ];
+    const f = fleet(
+      [
+        member('a1', 'canary', { namespace: 'team-a' }),
+        member('b1', 'canary', { namespace: 'team-b' }),
+        member('c1', 'canary', { namespace: 'team-c' }),
+      ],
+      { policies: [paused], problems },
+    );
     // WHEN
     const [a, b, c] = ['a1', 'b1', 'c1'].map((n) => decide(n, f, now));
     // THEN
-    expect(a).toMatchObject({ go: false, reason: 'RolloutPaused', message: expect.stringContaining('worker-stacks rollout resume team-a/fleet') });
-    expect(b).toMatchObject({ go: false, reason: 'RolloutPolicyInvalid', message: expect.stringContaining('WorkerRolloutPolicy/team-b/fleet') });
+    expect(a).toMatchObject({
+      go: false,
+      reason: 'RolloutPaused',
+      message: expect.stringContaining('worker-stacks rollout resume team-a/fleet'),
+    });
+    expect(b).toMatchObject({
+      go: false,
+      reason: 'RolloutPolicyInvalid',
+      message: expect.stringContaining('WorkerRolloutPolicy/team-b/fleet'),
+    });
     expect(c).toEqual({ go: true });
   });
 });

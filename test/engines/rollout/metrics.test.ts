@@ -17,9 +17,17 @@ test('per wave: rolls started, holds by reason (a halted wave shows as RolloutHa
   // THEN
   expect(await value(m, 'worker_stacks_rollout_rolls_started_total', '{policy="fleet",wave="early"}')).toBe(1);
   expect(await value(m, 'worker_stacks_rollout_rolls_started_total', '{policy="fleet",wave="canary"}')).toBe(1);
-  expect(await value(m, 'worker_stacks_rollout_holds_total', '{policy="fleet",wave="early",reason="RolloutHalted"}')).toBe(1);
-  expect(await value(m, 'worker_stacks_rollout_holds_total', '{policy="fleet",wave="early",reason="WaitingForWave"}')).toBe(1);
+  expect(
+    await value(m, 'worker_stacks_rollout_holds_total', '{policy="fleet",wave="early",reason="RolloutHalted"}'),
+  ).toBe(1);
+  expect(
+    await value(m, 'worker_stacks_rollout_holds_total', '{policy="fleet",wave="early",reason="WaitingForWave"}'),
+  ).toBe(1);
   expect(await value(m, 'worker_stacks_rollout_wait_seconds_sum', '{policy="fleet",wave="early"}')).toBe(2700);
-  expect(await value(m, 'worker_stacks_rollout_wait_seconds_bucket', '{le="1800",policy="fleet",wave="early"}')).toBe(0);
-  expect(await value(m, 'worker_stacks_rollout_wait_seconds_bucket', '{le="3600",policy="fleet",wave="early"}')).toBe(1);
+  expect(await value(m, 'worker_stacks_rollout_wait_seconds_bucket', '{le="1800",policy="fleet",wave="early"}')).toBe(
+    0,
+  );
+  expect(await value(m, 'worker_stacks_rollout_wait_seconds_bucket', '{le="3600",policy="fleet",wave="early"}')).toBe(
+    1,
+  );
 });

@@ -10,5 +10,9 @@ test("docs/fleet-rollouts.md's table of policy events is exactly the events the 
   // WHEN its rows are read
   const rows = [...block.matchAll(/^\| `(\w+)` \| (Normal|Warning) \|/gm)].map((m) => `${m[1]} ${m[2]}`);
   // THEN
-  expect(rows).toEqual(Object.keys(POLICY_EVENT_REASONS).map((r) => `${r} ${POLICY_WARNINGS.has(r as keyof typeof POLICY_EVENT_REASONS) ? 'Warning' : 'Normal'}`));
+  expect(rows).toEqual(
+    Object.keys(POLICY_EVENT_REASONS).map(
+      (r) => `${r} ${POLICY_WARNINGS.has(r as keyof typeof POLICY_EVENT_REASONS) ? 'Warning' : 'Normal'}`,
+    ),
+  );
 });

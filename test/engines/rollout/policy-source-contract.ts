@@ -31,7 +31,13 @@ export function policyNamed(name: string, mutate: (p: UserPolicy) => void = () =
     spec: {
       waves: [
         { name: 'canary', selector: { matchLabels: { ring: 'canary' } }, maxConcurrent: 1, soak: '1h' },
-        { name: 'early', selector: { matchExpressions: [{ key: 'ring', operator: 'In', values: ['early'] }] }, maxConcurrent: '10%', soak: '30m', maintenanceWindows: [{ schedule: '0 2 * * 1-5', duration: '4h', timeZone: 'Europe/Berlin' }] },
+        {
+          name: 'early',
+          selector: { matchExpressions: [{ key: 'ring', operator: 'In', values: ['early'] }] },
+          maxConcurrent: '10%',
+          soak: '30m',
+          maintenanceWindows: [{ schedule: '0 2 * * 1-5', duration: '4h', timeZone: 'Europe/Berlin' }],
+        },
       ],
       maxConcurrentRolls: 20,
     },
@@ -64,14 +70,27 @@ export function policySourceContract(kind: string, makeFixture: () => Promise<Po
       expect(problems).toEqual([]);
       expect(policies.map((p) => p.source)).toEqual([f.sourceOf('fleet')]);
       expect(policies[0].policy.metadata.name).toBe('fleet');
-      expect(policies[0].policy.spec).toMatchObject({ haltOnFailure: true, paused: false, maxConcurrentRolls: 20, remainder: { name: 'remainder', maxConcurrent: '25%', soak: '0s' } });
-      expect(policies[0].policy.spec.waves.map((w) => `${w.name} ${w.maxConcurrent} ${w.soak}`)).toEqual(['canary 1 1h', 'early 10% 30m']);
+      expect(policies[0].policy.spec).toMatchObject({
+        haltOnFailure: true,
+        paused: false,
+        maxConcurrentRolls: 20,
+        remainder: { name: 'remainder', maxConcurrent: '25%', soak: '0s' },
+      });
+      expect(policies[0].policy.spec.waves.map((w) => `${w.name} ${w.maxConcurrent} ${w.soak}`)).toEqual([
+        'canary 1 1h',
+        'early 10% 30m',
+      ]);
     });
 
     test('an invalid policy: every problem at once, naming the object and the field; the valid ones still load', async () => {
       // GIVEN a good policy, and one whose window has a bad cron schedule and a bad time zone (no store refuses those)
       await f.put(policyNamed('fleet', (p) => (p.spec.clusterSelector = { matchLabels: { tier: 'a' } })));
-      await f.put(policyNamed('broken', (p) => (p.spec.waves[1].maintenanceWindows[0] = { schedule: '0 2 * *', duration: '4h', timeZone: 'Berlin' })));
+      await f.put(
+        policyNamed(
+          'broken',
+          (p) => (p.spec.waves[1].maintenanceWindows[0] = { schedule: '0 2 * *', duration: '4h', timeZone: 'Berlin' }),
+        ),
+      );
       // WHEN
       const { policies, problems } = await f.source.load();
       // THEN

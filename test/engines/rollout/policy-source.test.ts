@@ -34,7 +34,8 @@ describe('FilePolicySource', () => {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
   const source = () => new FilePolicySource({ clustersDir: path.join(dir, 'clusters'), relativeTo: dir });
-  const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, 'clusters', 'rollout-policies', name), text);
+  const write = (name: string, text: string) =>
+    fs.writeFileSync(path.join(dir, 'clusters', 'rollout-policies', name), text);
 
   test('a good policy loads with its defaults', async () => {
     // GIVEN
@@ -44,7 +45,12 @@ describe('FilePolicySource', () => {
     // THEN
     expect(problems).toEqual([]);
     expect(policies[0].source).toBe('clusters/rollout-policies/fleet.yaml');
-    expect(policies[0].policy.spec).toMatchObject({ haltOnFailure: true, paused: false, maxConcurrentRolls: 20, remainder: { name: 'remainder', maxConcurrent: '25%', soak: '0s' } });
+    expect(policies[0].policy.spec).toMatchObject({
+      haltOnFailure: true,
+      paused: false,
+      maxConcurrentRolls: 20,
+      remainder: { name: 'remainder', maxConcurrent: '25%', soak: '0s' },
+    });
   });
 
   test('no directory: no policy, no problem', async () => {
@@ -54,7 +60,12 @@ describe('FilePolicySource', () => {
 
   test('every problem of every file at once, with file and field path', async () => {
     // GIVEN
-    write('fleet.yaml', GOOD.replace('soak: 1h', 'soak: 1 hour').replace('maxConcurrent: "10%"', 'maxConcurrent: "110%"').replace('operator: In, values: [early]', 'operator: Exists, values: [early]'));
+    write(
+      'fleet.yaml',
+      GOOD.replace('soak: 1h', 'soak: 1 hour')
+        .replace('maxConcurrent: "10%"', 'maxConcurrent: "110%"')
+        .replace('operator: In, values: [early]', 'operator: Exists, values: [early]'),
+    );
     write('other.yaml', 'kind: [unclosed');
     write('third.yaml', GOOD.replace('name: fleet', 'name: wrong').replace('name: early', 'name: canary'));
     // WHEN
@@ -110,14 +121,18 @@ test('watch: a policy edit (a resume) is reported, so that a daemon looks at its
 });
 
 describe('cluster labels and spec.rollout', () => {
-  const example = () => parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'clusters', 'staging-us1.yaml'), 'utf8'));
+  const example = () =>
+    parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'clusters', 'staging-us1.yaml'), 'utf8'));
   const templates = listTemplates();
 
   test('labels must be Kubernetes labels; windows must be valid, every problem at once', () => {
     // GIVEN
     const raw = example();
     raw.metadata.labels = { ring: 'canary', 'bad key!': 'x', tier: 'not valid value' };
-    raw.spec.rollout = { hold: 'yes', maintenanceWindows: [{ schedule: '0 2 * *', duration: '4 hours', timeZone: 'Berlin' }] };
+    raw.spec.rollout = {
+      hold: 'yes',
+      maintenanceWindows: [{ schedule: '0 2 * *', duration: '4 hours', timeZone: 'Berlin' }],
+    };
     // WHEN
     const r = validateCluster(raw, { file: 'clusters/staging-us1.yaml', templates });
     // THEN
@@ -126,14 +141,21 @@ describe('cluster labels and spec.rollout', () => {
       expect.stringMatching(/^metadata\.labels\["bad key!"\]: "bad key!" is not a label key/),
       expect.stringMatching(/^spec\.rollout\.hold: "yes" is a string, expected true or false/),
       expect.stringMatching(/^spec\.rollout\.maintenanceWindows\[0\]\.duration: "4 hours" is not a duration/),
-      expect.stringMatching(/^spec\.rollout\.maintenanceWindows\[0\]\.schedule: "0 2 \* \*" is not a 5-field cron schedule/),
+      expect.stringMatching(
+        /^spec\.rollout\.maintenanceWindows\[0\]\.schedule: "0 2 \* \*" is not a 5-field cron schedule/,
+      ),
       expect.stringMatching(/^spec\.rollout\.maintenanceWindows\[0\]\.timeZone: "Berlin" is not an IANA time zone/),
     ]);
   });
 
   test('a valid object gets the rollout defaults', () => {
     const r = validateCluster(example(), { file: 'clusters/staging-us1.yaml', templates });
-    expect(r.cluster?.spec.rollout).toEqual({ hold: false, maintenanceWindows: [], rollbackAlarms: [], monitoringTimeMinutes: 0 });
+    expect(r.cluster?.spec.rollout).toEqual({
+      hold: false,
+      maintenanceWindows: [],
+      rollbackAlarms: [],
+      monitoringTimeMinutes: 0,
+    });
   });
 
   test('validatePolicy refuses another kind', () => {

@@ -6,7 +6,11 @@ import { fleet, member, rollingNow, settledOnNew, T0 } from './fixtures';
 
 /** What the daemon does with each look at the fleet: JSON log lines, events on the policy, wake-ups, a look at a soak's end. */
 
-const members = (c1: Parameters<typeof member>[2]) => [member('c1', 'canary', c1), member('e1', 'early'), member('r1', undefined)];
+const members = (c1: Parameters<typeof member>[2]) => [
+  member('c1', 'canary', c1),
+  member('e1', 'early'),
+  member('r1', undefined),
+];
 
 function signals(source: RolloutPolicySource, now = () => new Date(T0), look = async () => undefined) {
   const log = new RecordingLogger();
@@ -34,7 +38,10 @@ test('a store with events on its objects gets each one as well; a failed post is
   // GIVEN a source that posts events (the first post fails)
   const posted: Array<[PolicyRef, PolicyEvent]> = [];
   let calls = 0;
-  const source = { load: jest.fn(), setPaused: jest.fn(), emit: async (p: PolicyRef, e: PolicyEvent) => {
+  const source = {
+    load: jest.fn(),
+    setPaused: jest.fn(),
+    emit: async (p: PolicyRef, e: PolicyEvent) => {
       if (calls++ === 0) throw new Error('403 Forbidden');
       posted.push([p, e]);
     },
@@ -46,7 +53,10 @@ test('a store with events on its objects gets each one as well; a failed post is
   await new Promise((r) => setImmediate(r));
   // THEN the second was posted on the policy; the first failure is a warning line
   expect(posted.map(([p, e]) => `${p.name} ${e.reason}`)).toEqual(['fleet WaveSoaking']);
-  expect(log.entries.find((e) => e.msg === 'could not post the event on the rollout policy')?.obj).toMatchObject({ event: 'WaveStarted', err: 'Error: 403 Forbidden' });
+  expect(log.entries.find((e) => e.msg === 'could not post the event on the rollout policy')?.obj).toMatchObject({
+    event: 'WaveStarted',
+    err: 'Error: 403 Forbidden',
+  });
 });
 
 test('subscribers get the clusters to wake; without a subscriber nothing is scheduled', () => {

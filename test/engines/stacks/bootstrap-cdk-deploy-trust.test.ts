@@ -20,7 +20,10 @@ let clustersDir: string;
 
 beforeAll(async () => {
   clustersDir = tempDir('bootstrap-trust-clusters');
-  fs.writeFileSync(path.join(clustersDir, 'prod-eu1.yaml'), fs.readFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), 'utf8').replaceAll('111111111111', MOTO_ACCOUNT));
+  fs.writeFileSync(
+    path.join(clustersDir, 'prod-eu1.yaml'),
+    fs.readFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), 'utf8').replaceAll('111111111111', MOTO_ACCOUNT),
+  );
   moto = await startMoto();
 });
 
@@ -31,14 +34,38 @@ afterAll(async () => {
 
 test('cdk deploy of the bootstrap stack with a trust creates the deployer role trusting it, the execution role and the boundary', () => {
   // WHEN README's command runs with the management principal as context
-  const r = run('npx', ['--no-install', 'cdk', 'deploy', STACK_ID, '--require-approval', 'never', '-c', `worker-stacks:trust=${TRUST}`, '--output', path.join(tempDir('bootstrap-trust-out'), 'cdk.out')], {
-    cwd: REPO,
-    timeout: 240_000,
-    env: { ...process.env, ...moto.env, CDK_DISABLE_VERSION_CHECK: '1', WORKER_STACKS_CLUSTERS: clustersDir, CI: 'true' },
-  });
+  const r = run(
+    'npx',
+    [
+      '--no-install',
+      'cdk',
+      'deploy',
+      STACK_ID,
+      '--require-approval',
+      'never',
+      '-c',
+      `worker-stacks:trust=${TRUST}`,
+      '--output',
+      path.join(tempDir('bootstrap-trust-out'), 'cdk.out'),
+    ],
+    {
+      cwd: REPO,
+      timeout: 240_000,
+      env: {
+        ...process.env,
+        ...moto.env,
+        CDK_DISABLE_VERSION_CHECK: '1',
+        WORKER_STACKS_CLUSTERS: clustersDir,
+        CI: 'true',
+      },
+    },
+  );
 
   // THEN it succeeds, and the roles are there: the deployer trusts exactly the management principal
-  expect({ status: r.status, said: r.stdout + r.stderr }).toEqual({ status: 0, said: expect.stringContaining(`✅  ${STACK_ID} (WorkerStacks-Bootstrap)`) });
+  expect({ status: r.status, said: r.stdout + r.stderr }).toEqual({
+    status: 0,
+    said: expect.stringContaining(`✅  ${STACK_ID} (WorkerStacks-Bootstrap)`),
+  });
   const live = moto.python<{ roles: string[]; trust: string[]; policies: string[] }>(`
 import boto3
 iam = boto3.client('iam', **_kw)

@@ -22,7 +22,9 @@ let clustersDir: string;
 
 /** prod-eu1, moved into moto's account (its region is moto's already). */
 function motoClusterText(): string {
-  const text = fs.readFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), 'utf8').replaceAll('111111111111', MOTO_ACCOUNT);
+  const text = fs
+    .readFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), 'utf8')
+    .replaceAll('111111111111', MOTO_ACCOUNT);
   expect(parse(text).spec).toMatchObject({ account: MOTO_ACCOUNT, region: MOTO_REGION });
   return text;
 }
@@ -31,7 +33,13 @@ const cdk = (args: string[]) =>
   run('npx', ['--no-install', 'cdk', ...args], {
     cwd: REPO,
     timeout: 240_000,
-    env: { ...process.env, ...moto.env, CDK_DISABLE_VERSION_CHECK: '1', WORKER_STACKS_CLUSTERS: clustersDir, CI: 'true' },
+    env: {
+      ...process.env,
+      ...moto.env,
+      CDK_DISABLE_VERSION_CHECK: '1',
+      WORKER_STACKS_CLUSTERS: clustersDir,
+      CI: 'true',
+    },
   });
 
 beforeAll(async () => {
@@ -48,7 +56,11 @@ afterAll(async () => {
 test('the bootstrap stack names no CDK bootstrap resource: no template asset, no role, no bootstrap version', () => {
   // GIVEN the fleet app of one cluster
   const outdir = tempDir('bootstrap-synth');
-  const fleet = buildFleetApp({ clusters: [{ file: 'prod-eu1.yaml', cluster: validated(parse(motoClusterText()), 'clusters/prod-eu1.yaml') }], outdir, nag: true });
+  const fleet = buildFleetApp({
+    clusters: [{ file: 'prod-eu1.yaml', cluster: validated(parse(motoClusterText()), 'clusters/prod-eu1.yaml') }],
+    outdir,
+    nag: true,
+  });
 
   // WHEN it is synthesized
   const artifact = fleet.app.synth().getStackArtifact(STACK_ID);
@@ -70,11 +82,21 @@ test('npx cdk deploy WorkerStacks-Bootstrap-<account>-<region> creates the confi
   expect(moto.python('out = [s["StackName"] for s in cfn.list_stacks()["StackSummaries"]]')).toEqual([]);
 
   // WHEN README's command runs
-  const r = cdk(['deploy', STACK_ID, '--require-approval', 'never', '--output', path.join(tempDir('bootstrap-out'), 'cdk.out')]);
+  const r = cdk([
+    'deploy',
+    STACK_ID,
+    '--require-approval',
+    'never',
+    '--output',
+    path.join(tempDir('bootstrap-out'), 'cdk.out'),
+  ]);
 
   // THEN it succeeds without asking for the CDK asset bucket
   const said = r.stdout + r.stderr;
-  expect({ status: r.status, said }).toEqual({ status: 0, said: expect.stringContaining(`✅  ${STACK_ID} (WorkerStacks-Bootstrap)`) });
+  expect({ status: r.status, said }).toEqual({
+    status: 0,
+    said: expect.stringContaining(`✅  ${STACK_ID} (WorkerStacks-Bootstrap)`),
+  });
   expect(said).not.toMatch(/cdk-hnb659fds|bootstrapped\?|CDKToolkit/);
   // and the stack and its private, encrypted config bucket are there (and nothing else was created)
   const live = moto.python<{ status: string; buckets: string[]; encryption: string }>(
@@ -91,9 +113,21 @@ out = {
 
 test('deploying it again changes nothing', () => {
   // WHEN the same command runs again
-  const r = cdk(['deploy', STACK_ID, '--require-approval', 'never', '--output', path.join(tempDir('bootstrap-out'), 'cdk.out')]);
+  const r = cdk([
+    'deploy',
+    STACK_ID,
+    '--require-approval',
+    'never',
+    '--output',
+    path.join(tempDir('bootstrap-out'), 'cdk.out'),
+  ]);
 
   // THEN it succeeds, and the stack is still the one created
-  expect({ status: r.status, said: r.stdout + r.stderr }).toEqual({ status: 0, said: expect.stringContaining(`✅  ${STACK_ID} (WorkerStacks-Bootstrap)`) });
-  expect(moto.python('out = [s["StackStatus"] for s in cfn.describe_stacks(StackName="WorkerStacks-Bootstrap")["Stacks"]]')).toEqual(['CREATE_COMPLETE']);
+  expect({ status: r.status, said: r.stdout + r.stderr }).toEqual({
+    status: 0,
+    said: expect.stringContaining(`✅  ${STACK_ID} (WorkerStacks-Bootstrap)`),
+  });
+  expect(
+    moto.python('out = [s["StackStatus"] for s in cfn.describe_stacks(StackName="WorkerStacks-Bootstrap")["Stacks"]]'),
+  ).toEqual(['CREATE_COMPLETE']);
 });

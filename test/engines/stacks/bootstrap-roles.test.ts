@@ -25,7 +25,9 @@ function bootstrap(props: Partial<ConstructorParameters<typeof BootstrapStack>[1
 function actionsOf(template: Template, roleName: string): string[] {
   const roles = template.findResources('AWS::IAM::Role', { Properties: { RoleName: roleName } });
   const [roleId] = Object.keys(roles);
-  const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.Roles).includes(roleId));
+  const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+    JSON.stringify(p.Properties.Roles).includes(roleId),
+  );
   return policies
     .flatMap((p) => p.Properties.PolicyDocument.Statement)
     .filter((s: { Effect: string }) => s.Effect === 'Allow')
@@ -41,7 +43,14 @@ describe('bootstrap with --trust', () => {
     template.hasResourceProperties('AWS::IAM::Role', {
       RoleName: deployerRoleName(REGION),
       AssumeRolePolicyDocument: {
-        Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { AWS: TRUST }, Condition: { StringEquals: { 'sts:ExternalId': 'fleet-7' } } }],
+        Statement: [
+          {
+            Action: 'sts:AssumeRole',
+            Effect: 'Allow',
+            Principal: { AWS: TRUST },
+            Condition: { StringEquals: { 'sts:ExternalId': 'fleet-7' } },
+          },
+        ],
       },
     });
   });
@@ -51,7 +60,11 @@ describe('bootstrap with --trust', () => {
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
-          Match.objectLike({ Action: 'iam:PassRole', Condition: { StringEquals: { 'iam:PassedToService': 'cloudformation.amazonaws.com' } }, Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('ExecutionRole'), 'Arn'] } }),
+          Match.objectLike({
+            Action: 'iam:PassRole',
+            Condition: { StringEquals: { 'iam:PassedToService': 'cloudformation.amazonaws.com' } },
+            Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('ExecutionRole'), 'Arn'] },
+          }),
         ]),
       },
     });
@@ -63,20 +76,35 @@ describe('bootstrap with --trust', () => {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({
-            Action: ['cloudformation:CreateChangeSet', 'cloudformation:DeleteStack', 'cloudformation:ContinueUpdateRollback'],
-            Condition: { StringEquals: { 'cloudformation:RoleArn': { 'Fn::GetAtt': [Match.stringLikeRegexp('ExecutionRole'), 'Arn'] } } },
-            Resource: [`arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/WorkerStack-*/*`, `arn:aws:cloudformation:${REGION}:${ACCOUNT}:changeSet/ws-*/*`],
+            Action: [
+              'cloudformation:CreateChangeSet',
+              'cloudformation:DeleteStack',
+              'cloudformation:ContinueUpdateRollback',
+            ],
+            Condition: {
+              StringEquals: {
+                'cloudformation:RoleArn': { 'Fn::GetAtt': [Match.stringLikeRegexp('ExecutionRole'), 'Arn'] },
+              },
+            },
+            Resource: [
+              `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/WorkerStack-*/*`,
+              `arn:aws:cloudformation:${REGION}:${ACCOUNT}:changeSet/ws-*/*`,
+            ],
           }),
         ]),
       },
     });
   });
 
-  test('the execution role is CloudFormation\'s, and creates roles only under /worker-stacks/ with the node boundary', () => {
+  test("the execution role is CloudFormation's, and creates roles only under /worker-stacks/ with the node boundary", () => {
     const { template } = bootstrap();
     template.hasResourceProperties('AWS::IAM::Role', {
       RoleName: executionRoleName(REGION),
-      AssumeRolePolicyDocument: { Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'cloudformation.amazonaws.com' } }] },
+      AssumeRolePolicyDocument: {
+        Statement: [
+          { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'cloudformation.amazonaws.com' } },
+        ],
+      },
     });
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
@@ -101,20 +129,30 @@ describe('bootstrap with --trust', () => {
 test('without --trust the bootstrap stack makes the bucket and the node boundary, and no role', () => {
   const { template } = bootstrap({ trust: undefined });
   template.resourceCountIs('AWS::IAM::Role', 0);
-  template.hasResourceProperties('AWS::IAM::ManagedPolicy', { ManagedPolicyName: `worker-stacks-node-boundary-${REGION}`, Path: '/worker-stacks/' });
+  template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
+    ManagedPolicyName: `worker-stacks-node-boundary-${REGION}`,
+    Path: '/worker-stacks/',
+  });
 });
 
 test('cdk deploy passes the trust as context: -c worker-stacks:trust=<ARN>', () => {
   // GIVEN the context the CDK CLI hands the app for `-c worker-stacks:trust=… -c worker-stacks:external-id=…`
   const cluster = example('prod-eu1');
-  const build = () => buildFleetApp({ clusters: [{ file: 'x', cluster }], outdir: tempDir('ctx'), nag: false, bootstrap: true });
+  const build = () =>
+    buildFleetApp({ clusters: [{ file: 'x', cluster }], outdir: tempDir('ctx'), nag: false, bootstrap: true });
   process.env.CDK_CONTEXT_JSON = JSON.stringify({ 'worker-stacks:trust': TRUST, 'worker-stacks:external-id': 'e1' });
   try {
     // WHEN
     const fleet = build();
     // THEN
     const t = Template.fromStack(fleet.bootstrapStacks[0]);
-    t.hasResourceProperties('AWS::IAM::Role', { AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { AWS: TRUST }, Condition: { StringEquals: { 'sts:ExternalId': 'e1' } } })] } });
+    t.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({ Principal: { AWS: TRUST }, Condition: { StringEquals: { 'sts:ExternalId': 'e1' } } }),
+        ],
+      },
+    });
     // and a principal that is not an ARN is refused, naming the context key
     process.env.CDK_CONTEXT_JSON = JSON.stringify({ 'worker-stacks:trust': 'my-admin' });
     expect(build).toThrow(/worker-stacks:trust: my-admin is not a principal ARN/);
@@ -130,7 +168,9 @@ test("a worker stack's roles are under /worker-stacks/ and carry the account's n
     Path: '/worker-stacks/',
     PermissionsBoundary: nodeBoundaryArn(cluster.spec.account, cluster.spec.region),
   });
-  expect(Object.values(s.template.findResources('AWS::IAM::Role')).every((r) => r.Properties.PermissionsBoundary)).toBe(true);
+  expect(Object.values(s.template.findResources('AWS::IAM::Role')).every((r) => r.Properties.PermissionsBoundary)).toBe(
+    true,
+  );
 });
 
 /**
@@ -171,14 +211,21 @@ function operationsSent(file: string): { service: string; operation: string }[] 
 test('least privilege: the deployer role allows exactly the actions of the commands lib/platform/aws sends', () => {
   // GIVEN the commands of the SDK adapters
   const dir = path.join(REPO, 'lib', 'platform', 'aws');
-  const sent = fs.readdirSync(dir).filter((f) => f.endsWith('.ts')).flatMap((f) => operationsSent(path.join(dir, f)));
+  const sent = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .flatMap((f) => operationsSent(path.join(dir, f)));
   const needed = new Set(
     sent
-      .map(({ service, operation }) => (service === 's3' ? (IAM_ACTION[operation] ?? `s3:${operation}`) : `${service}:${operation}`))
+      .map(({ service, operation }) =>
+        service === 's3' ? (IAM_ACTION[operation] ?? `s3:${operation}`) : `${service}:${operation}`,
+      )
       .filter((a) => !NOT_THE_DEPLOYERS.has(a)),
   );
   // a sanity floor: the adapter really was read
-  expect([...needed]).toEqual(expect.arrayContaining(['cloudformation:CreateChangeSet', 'cloudformation:DescribeStacks', 's3:PutObject']));
+  expect([...needed]).toEqual(
+    expect.arrayContaining(['cloudformation:CreateChangeSet', 'cloudformation:DescribeStacks', 's3:PutObject']),
+  );
 
   // WHEN the deployer role is synthesized
   const { template } = bootstrap();

@@ -7,7 +7,13 @@ import { Json } from '../../helpers/json';
 
 /** The CDK CLI as a user runs it, offline, with aws-cdk-lib's built-in template validation opted in (CDK_VALIDATION=true). */
 const cdk = (args: string[], extraEnv: Record<string, string> = {}) => {
-  const env: NodeJS.ProcessEnv = { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', AWS_EC2_METADATA_DISABLED: 'true', CDK_VALIDATION: 'true', ...extraEnv };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CDK_DISABLE_VERSION_CHECK: '1',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    CDK_VALIDATION: 'true',
+    ...extraEnv,
+  };
   return run('npx', ['--no-install', 'cdk', ...args], { cwd: REPO, env, timeout: 300_000 });
 };
 
@@ -21,19 +27,37 @@ beforeAll(() => {
 
 test('cdk synth builds one worker stack per example and one bootstrap stack per account and region', () => {
   // THEN
-  const templates = fs.readdirSync(outdir).filter((f) => f.endsWith('.template.json')).sort();
+  const templates = fs
+    .readdirSync(outdir)
+    .filter((f) => f.endsWith('.template.json'))
+    .sort();
   expect(templates).toEqual([
     ...EXAMPLE_NAMES.map((n) => `WorkerStack-${n}.template.json`),
     ...EXAMPLE_NAMES.map((n) => example(n))
       .map((c) => `WorkerStacks-Bootstrap-${c.spec.account}-${c.spec.region}.template.json`)
       .sort(),
   ]);
-  const bootstrap = JSON.parse(fs.readFileSync(path.join(outdir, templates.find((t) => t.startsWith('WorkerStacks-Bootstrap-111'))!), 'utf8'));
+  const bootstrap = JSON.parse(
+    fs.readFileSync(
+      path.join(
+        outdir,
+        templates.find((t) => t.startsWith('WorkerStacks-Bootstrap-111'))!,
+      ),
+      'utf8',
+    ),
+  );
   const bucket = Object.values<Json>(bootstrap.Resources).find((r: Json) => r.Type === 'AWS::S3::Bucket');
   expect(bucket.Properties).toMatchObject({
     BucketName: 'worker-stacks-config-111111111111-eu-west-1',
-    PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-    BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+    PublicAccessBlockConfiguration: {
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    },
+    BucketEncryption: {
+      ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+    },
   });
   const policy = Object.values<Json>(bootstrap.Resources).find((r: Json) => r.Type === 'AWS::S3::BucketPolicy');
   expect(JSON.stringify(policy.Properties.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
@@ -67,22 +91,37 @@ test('cdk diff --template against a saved template: no differences, then exactly
   const changed = cdk(['diff', '--app', outdir, '--template', saved, '--fail', 'WorkerStack-prod-eu1']);
   // THEN
   expect(changed.status).toBe(1);
-  expect(changed.stdout + changed.stderr).toMatch(new RegExp(`\\[~\\] AWS::AutoScaling::AutoScalingGroup .*${group}[\\s\\S]*MaxSize`));
+  expect(changed.stdout + changed.stderr).toMatch(
+    new RegExp(`\\[~\\] AWS::AutoScaling::AutoScalingGroup .*${group}[\\s\\S]*MaxSize`),
+  );
 });
 
 test.each([
   ['WORKER_STACKS_CLUSTERS', 'cluster objects \\(\\*\\.yaml\\)', 'clusters'],
   ['WORKER_STACKS_TEMPLATES', 'cloud-config templates', 'cloudconfig'],
-])('%s naming a missing directory: cdk synth prints one line with the variable and the fix, no stack trace', (variable, what, fallback) => {
-  // GIVEN the variable set to a directory that does not exist
-  const missing = path.join(tempDir('missing'), 'no-such-dir');
+])(
+  '%s naming a missing directory: cdk synth prints one line with the variable and the fix, no stack trace',
+  (variable, what, fallback) => {
+    // GIVEN the variable set to a directory that does not exist
+    const missing = path.join(tempDir('missing'), 'no-such-dir');
 
-  // WHEN cdk synth runs
-  const r = cdk(['synth', '--quiet', '--output', path.join(tempDir('cdk-missing'), 'cdk.out')], { [variable]: missing });
+    // WHEN cdk synth runs
+    const r = cdk(['synth', '--quiet', '--output', path.join(tempDir('cdk-missing'), 'cdk.out')], {
+      [variable]: missing,
+    });
 
-  // THEN it fails with the app's one line (beside only the CLI's own exit line and npm's config notices)
-  expect(r.status).not.toBe(0);
-  const lines = r.stderr.split('\n').filter((l) => l.trim() !== '' && !/^npm warn /.test(l) && !/Subprocess exited with error/.test(l));
-  expect(lines).toEqual([expect.stringMatching(new RegExp(`^error: ${variable}=${missing}: ${missing} does not exist; fix: set ${variable} to a directory of ${what}, or unset it to use .*/${fallback}$`))]);
-  expect(r.stderr).not.toMatch(/\n\s+at /);
-});
+    // THEN it fails with the app's one line (beside only the CLI's own exit line and npm's config notices)
+    expect(r.status).not.toBe(0);
+    const lines = r.stderr
+      .split('\n')
+      .filter((l) => l.trim() !== '' && !/^npm warn /.test(l) && !/Subprocess exited with error/.test(l));
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^error: ${variable}=${missing}: ${missing} does not exist; fix: set ${variable} to a directory of ${what}, or unset it to use .*/${fallback}$`,
+        ),
+      ),
+    ]);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  },
+);

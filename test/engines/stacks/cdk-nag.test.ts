@@ -8,11 +8,17 @@ const fleet = (clusters = EXAMPLE_NAMES.map((n) => ({ file: `clusters/${n}.yaml`
 
 /** Every acknowledgement recorded anywhere in the tree: [construct path, rule id, reason]. */
 function acknowledgements(root: IConstruct): Array<[string, string, string]> {
-  return root.node.findAll().flatMap((c) =>
-    c.node.metadata
-      .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-      .flatMap((m) => Object.entries(m.data as Record<string, string>).map(([id, reason]) => [c.node.path, id.replace(/^Annotation::/, ''), reason] as [string, string, string])),
-  );
+  return root.node
+    .findAll()
+    .flatMap((c) =>
+      c.node.metadata
+        .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        .flatMap((m) =>
+          Object.entries(m.data as Record<string, string>).map(
+            ([id, reason]) => [c.node.path, id.replace(/^Annotation::/, ''), reason] as [string, string, string],
+          ),
+        ),
+    );
 }
 
 test('the example fleet passes the AwsSolutions pack with no unacknowledged finding', () => {
@@ -33,7 +39,15 @@ test('every acknowledgement carries a real reason', () => {
     expect({ where, id, reasonLength: reason.length >= 60 }).toEqual({ where, id, reasonLength: true });
   }
   expect(new Set(acks.map(([, id]) => id.replace(/\[.*$/, '')))).toEqual(
-    new Set(['AwsSolutions-IAM5', 'AwsSolutions-AS3', 'AwsSolutions-EC26', 'AwsSolutions-ELB2', 'AwsSolutions-EC23', 'AwsSolutions-S1', 'AwsSolutions-SQS3']),
+    new Set([
+      'AwsSolutions-IAM5',
+      'AwsSolutions-AS3',
+      'AwsSolutions-EC26',
+      'AwsSolutions-ELB2',
+      'AwsSolutions-EC23',
+      'AwsSolutions-S1',
+      'AwsSolutions-SQS3',
+    ]),
   );
 });
 
@@ -47,11 +61,13 @@ test('cdk-nag is live: an internal load balancer open to the world is an unackno
   expect(() => app.synth()).toThrow(/AwsSolutions-EC23/);
 });
 
-test('the IAM wildcard acknowledgements of a worker stack cover only the cluster prefix, its own group\'s id, and describe calls', () => {
+test("the IAM wildcard acknowledgements of a worker stack cover only the cluster prefix, its own group's id, and describe calls", () => {
   // GIVEN
   const { app } = fleet();
   // WHEN (the bootstrap stacks' roles are test/engines/stacks/bootstrap-roles.test.ts's)
-  const iam = acknowledgements(app).filter(([where, id]) => id.startsWith('AwsSolutions-IAM5') && where.startsWith('WorkerStack-'));
+  const iam = acknowledgements(app).filter(
+    ([where, id]) => id.startsWith('AwsSolutions-IAM5') && where.startsWith('WorkerStack-'),
+  );
   // THEN the node role: its cluster's prefix; the termination handler's policy: its group (any id) and the describe calls
   expect(iam.map(([, id]) => id).sort()).toEqual(
     EXAMPLE_NAMES.flatMap((n) => {

@@ -12,7 +12,8 @@ import { requireTool, run } from '../../helpers/tools';
  * (and every error) fails the test.
  */
 const JUSTIFIED_WARNINGS: Record<string, string> = {
-  W3697: 'AWS::AutoScaling::LaunchConfiguration is in maintenance mode; it is built only for clusters that opt in with spec.pool.legacyLaunchConfiguration (edge-ap1 does, on purpose).',
+  W3697:
+    'AWS::AutoScaling::LaunchConfiguration is in maintenance mode; it is built only for clusters that opt in with spec.pool.legacyLaunchConfiguration (edge-ap1 does, on purpose).',
 };
 
 interface Finding {
@@ -39,7 +40,13 @@ test('every synthesized template passes cfn-lint with no error and only justifie
       raw.spec.loadBalancer = { scheme: 'internet-facing', allowedCidrs: ['0.0.0.0/0', '192.0.2.0/24'] };
       raw.spec.listeners.push({ name: 'dns', protocol: 'TCP_UDP', port: 53, nodePort: 30053 });
       raw.spec.securityGroupRules.push({ description: 'icmpv6', protocol: 'icmpv6', source: { cidrIpv6: '::/0' } });
-      raw.spec.securityGroupRules.push({ description: 'from lb', protocol: 'udp', fromPort: 30000, toPort: 30100, source: { loadBalancer: true } });
+      raw.spec.securityGroupRules.push({
+        description: 'from lb',
+        protocol: 'udp',
+        fromPort: 30000,
+        toPort: 30100,
+        source: { loadBalancer: true },
+      });
     }),
     // instance refresh with every preference, no drain (the branches the examples do not reach)
     variant('prod-eu1', (raw) => {
@@ -49,7 +56,15 @@ test('every synthesized template passes cfn-lint with no error and only justifie
       delete ru.maxBatchSize;
       delete ru.minInstancesInService;
       ru.strategy = 'instanceRefresh';
-      ru.instanceRefresh = { minHealthyPercentage: 90, maxHealthyPercentage: 150, instanceWarmupSeconds: 120, checkpoints: [25, 100], checkpointDelaySeconds: 600, bakeTimeSeconds: 900, alarms: ['nodes-not-ready'] };
+      ru.instanceRefresh = {
+        minHealthyPercentage: 90,
+        maxHealthyPercentage: 150,
+        instanceWarmupSeconds: 120,
+        checkpoints: [25, 100],
+        checkpointDelaySeconds: 600,
+        bakeTimeSeconds: 900,
+        alarms: ['nodes-not-ready'],
+      };
       raw.spec.pool.drain = { enabled: false };
     }),
   ];
@@ -60,7 +75,10 @@ test('every synthesized template passes cfn-lint with no error and only justifie
     return file;
   });
   // and the bootstrap stack in both modes: alone, and with a deployer role (the execution role, the bucket's write policy)
-  for (const trust of [undefined, { principals: ['arn:aws:iam::999999999999:role/worker-stacks-daemon'], externalId: 'fleet' }]) {
+  for (const trust of [
+    undefined,
+    { principals: ['arn:aws:iam::999999999999:role/worker-stacks-daemon'], externalId: 'fleet' },
+  ]) {
     const app = new App({ outdir: tempDir('lint-bootstrap') });
     const stack = new BootstrapStack(app, { account: '444444444444', region: 'eu-west-1', trust });
     const file = path.join(dir, `bootstrap-${trust ? 'trust' : 'alone'}.template.json`);
@@ -73,14 +91,18 @@ test('every synthesized template passes cfn-lint with no error and only justifie
   const unjustified = findings.filter((f) => f.Level === 'Error' || !(f.Rule.Id in JUSTIFIED_WARNINGS));
   expect(unjustified.map((f) => `${path.basename(f.Filename)}: ${f.Rule.Id} ${f.Message}`)).toEqual([]);
   // The legacy warning appears exactly where it is justified.
-  expect(findings.filter((f) => f.Rule.Id === 'W3697').map((f) => path.basename(f.Filename))).toEqual(['edge-ap1.template.json']);
+  expect(findings.filter((f) => f.Rule.Id === 'W3697').map((f) => path.basename(f.Filename))).toEqual([
+    'edge-ap1.template.json',
+  ]);
 });
 
 test('cfn-lint is live: a broken template is reported as an error', () => {
   // GIVEN
   const dir = tempDir('lint-bad');
   const good = synthCluster(example('staging-us1')).json;
-  const group = Object.keys(good.Resources).find((k) => good.Resources[k].Type === 'AWS::AutoScaling::AutoScalingGroup')!;
+  const group = Object.keys(good.Resources).find(
+    (k) => good.Resources[k].Type === 'AWS::AutoScaling::AutoScalingGroup',
+  )!;
   good.Resources[group].Properties.MinSize = 'many';
   const file = path.join(dir, 'broken.template.json');
   fs.writeFileSync(file, JSON.stringify(good));

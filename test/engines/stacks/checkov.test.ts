@@ -40,14 +40,30 @@ interface FailedCheck {
 
 interface Report {
   readonly results: { readonly failed_checks?: FailedCheck[] };
-  readonly summary: { readonly parsing_errors: number; readonly resource_count: number; readonly checkov_version: string };
+  readonly summary: {
+    readonly parsing_errors: number;
+    readonly resource_count: number;
+    readonly checkov_version: string;
+  };
 }
 
 /** checkov on these files, every check, JSON; one report for the cloudformation framework. */
 function checkov(files: readonly string[]): Report {
-  const args = [...files.flatMap((f) => ['-f', f]), '--framework', 'cloudformation', '--output', 'json', '--quiet', '--compact', '--skip-download'];
+  const args = [
+    ...files.flatMap((f) => ['-f', f]),
+    '--framework',
+    'cloudformation',
+    '--output',
+    'json',
+    '--quiet',
+    '--compact',
+    '--skip-download',
+  ];
   // --skip-download and no API key: checkov runs offline, on its bundled checks only.
-  const r = run(requireTool('checkov'), args, { env: { ...process.env, BC_API_KEY: '', CHECKOV_SKIP_DOWNLOAD: 'true' }, timeout: 300_000 });
+  const r = run(requireTool('checkov'), args, {
+    env: { ...process.env, BC_API_KEY: '', CHECKOV_SKIP_DOWNLOAD: 'true' },
+    timeout: 300_000,
+  });
   // Exit 1 means "some check failed"; anything else (or no JSON) means checkov itself did not run.
   if (r.status !== 0 && r.status !== 1) throw new Error(`checkov exited ${r.status}: ${r.stderr}`);
   const parsed = JSON.parse(r.stdout);
@@ -78,14 +94,30 @@ function synthesizedTemplates(): string[] {
       delete ru.maxBatchSize;
       delete ru.minInstancesInService;
       ru.strategy = 'instanceRefresh';
-      ru.instanceRefresh = { minHealthyPercentage: 90, maxHealthyPercentage: 150, instanceWarmupSeconds: 120, checkpoints: [25, 100], checkpointDelaySeconds: 600, bakeTimeSeconds: 900, alarms: ['nodes-not-ready'] };
+      ru.instanceRefresh = {
+        minHealthyPercentage: 90,
+        maxHealthyPercentage: 150,
+        instanceWarmupSeconds: 120,
+        checkpoints: [25, 100],
+        checkpointDelaySeconds: 600,
+        bakeTimeSeconds: 900,
+        alarms: ['nodes-not-ready'],
+      };
       raw.spec.pool.drain = { enabled: false };
     }),
   ];
-  buildFleetApp({ clusters: clusters.map((cluster) => ({ file: cluster.metadata.name, cluster })), outdir, nag: false }).app.synth();
+  buildFleetApp({
+    clusters: clusters.map((cluster) => ({ file: cluster.metadata.name, cluster })),
+    outdir,
+    nag: false,
+  }).app.synth();
   // and a bootstrap stack with a deployer role (many-accounts mode): the execution and deployer roles, the bucket's write policy
   const app = new App({ outdir });
-  new BootstrapStack(app, { account: '444444444444', region: 'eu-west-1', trust: { principals: ['arn:aws:iam::999999999999:role/worker-stacks-daemon'], externalId: 'fleet' } });
+  new BootstrapStack(app, {
+    account: '444444444444',
+    region: 'eu-west-1',
+    trust: { principals: ['arn:aws:iam::999999999999:role/worker-stacks-daemon'], externalId: 'fleet' },
+  });
   app.synth();
   return fs
     .readdirSync(outdir)
@@ -98,7 +130,12 @@ test('every synthesized example template passes checkov, but for the justified c
   // GIVEN the worker and bootstrap templates of the examples
   const files = synthesizedTemplates();
   expect(files.map((f) => path.basename(f, '.template.json'))).toEqual(
-    expect.arrayContaining(['WorkerStack-edge-ap1', 'WorkerStack-prod-eu1', 'WorkerStack-staging-us1', 'WorkerStack-variant-a']),
+    expect.arrayContaining([
+      'WorkerStack-edge-ap1',
+      'WorkerStack-prod-eu1',
+      'WorkerStack-staging-us1',
+      'WorkerStack-variant-a',
+    ]),
   );
   expect(files.filter((f) => path.basename(f).startsWith('WorkerStacks-Bootstrap-')).length).toBeGreaterThan(0);
 
@@ -110,7 +147,9 @@ test('every synthesized example template passes checkov, but for the justified c
   expect(report.summary.resource_count).toBeGreaterThan(files.length * 3);
   const failed = report.results.failed_checks ?? [];
   const unjustified = failed.filter((f) => JUSTIFIED[f.check_id]?.type !== typeOf(f));
-  expect(unjustified.map((f) => `${path.basename(f.file_path)}: ${f.check_id} ${f.resource}: ${f.check_name}`)).toEqual([]);
+  expect(unjustified.map((f) => `${path.basename(f.file_path)}: ${f.check_id} ${f.resource}: ${f.check_name}`)).toEqual(
+    [],
+  );
   // Each justification still has a finding to justify.
   expect([...new Set(failed.map((f) => f.check_id))].sort()).toEqual(Object.keys(JUSTIFIED).sort());
 });
@@ -121,7 +160,10 @@ test('checkov is live: a bucket without encryption and a TLS listener without a 
   const template = {
     Resources: {
       Bucket: { Type: 'AWS::S3::Bucket', Properties: { BucketName: 'b' } },
-      Listener: { Type: 'AWS::ElasticLoadBalancingV2::Listener', Properties: { Protocol: 'TLS', Port: 443, LoadBalancerArn: 'arn', DefaultActions: [] } },
+      Listener: {
+        Type: 'AWS::ElasticLoadBalancingV2::Listener',
+        Properties: { Protocol: 'TLS', Port: 443, LoadBalancerArn: 'arn', DefaultActions: [] },
+      },
     },
   };
   const file = path.join(dir, 'broken.template.json');
@@ -131,5 +173,10 @@ test('checkov is live: a bucket without encryption and a TLS listener without a 
   const failed = (checkov([file]).results.failed_checks ?? []).map((f) => `${f.check_id} ${f.resource}`);
 
   // THEN both are reported
-  expect(failed).toEqual(expect.arrayContaining(['CKV_AWS_103 AWS::ElasticLoadBalancingV2::Listener.Listener', 'CKV_AWS_18 AWS::S3::Bucket.Bucket']));
+  expect(failed).toEqual(
+    expect.arrayContaining([
+      'CKV_AWS_103 AWS::ElasticLoadBalancingV2::Listener.Listener',
+      'CKV_AWS_18 AWS::S3::Bucket.Bucket',
+    ]),
+  );
 });

@@ -14,7 +14,8 @@ function templatesWithOneByteChanged(): string {
   return dir;
 }
 
-const userDataOf = (json: Json, id: string) => JSON.stringify(json.Resources[id].Properties.LaunchTemplateData?.UserData ?? json.Resources[id].Properties.UserData);
+const userDataOf = (json: Json, id: string) =>
+  JSON.stringify(json.Resources[id].Properties.LaunchTemplateData?.UserData ?? json.Resources[id].Properties.UserData);
 
 describe.each([
   ['prod-eu1', 'AWS::EC2::LaunchTemplate'],
@@ -66,7 +67,13 @@ test('the same cluster synthesized twice gives byte-identical templates and conf
     // THEN
     expect(b.text).toBe(a.text);
     expect(b.configBytes.equals(a.configBytes)).toBe(true);
-    const asset = (dir: string) => fs.readFileSync(path.join(dir, fs.readdirSync(dir).find((f) => f.startsWith('asset.'))!));
+    const asset = (dir: string) =>
+      fs.readFileSync(
+        path.join(
+          dir,
+          fs.readdirSync(dir).find((f) => f.startsWith('asset.'))!,
+        ),
+      );
     expect(asset(b.outdir).equals(asset(a.outdir))).toBe(true);
   }
 });

@@ -15,11 +15,21 @@ const refresh = (ir?: Record<string, unknown>) =>
     if (ir) ru.instanceRefresh = ir;
   });
 
-const group = (s: ReturnType<typeof synthCluster>) => Object.values<Json>(s.json.Resources).find((r) => r.Type === 'AWS::AutoScaling::AutoScalingGroup');
+const group = (s: ReturnType<typeof synthCluster>) =>
+  Object.values<Json>(s.json.Resources).find((r) => r.Type === 'AWS::AutoScaling::AutoScalingGroup');
 
 test('every preference reaches the policy; no rolling update, no suspended processes', () => {
   // GIVEN prod-eu1 starts with minSize 3 nodes
-  const cluster = refresh({ minHealthyPercentage: 90, maxHealthyPercentage: 150, instanceWarmupSeconds: 120, checkpoints: [20, 50, 100], checkpointDelaySeconds: 600, bakeTimeSeconds: 900, alarms: ['prod-eu1-nodes-not-ready', 'prod-eu1-slo'], skipMatching: false });
+  const cluster = refresh({
+    minHealthyPercentage: 90,
+    maxHealthyPercentage: 150,
+    instanceWarmupSeconds: 120,
+    checkpoints: [20, 50, 100],
+    checkpointDelaySeconds: 600,
+    bakeTimeSeconds: 900,
+    alarms: ['prod-eu1-nodes-not-ready', 'prod-eu1-slo'],
+    skipMatching: false,
+  });
   // WHEN
   const g = group(synthCluster(cluster));
   // THEN
@@ -37,10 +47,16 @@ test('every preference reaches the policy; no rolling update, no suspended proce
     },
   });
   expect(g.UpdatePolicy.AutoScalingRollingUpdate).toBeUndefined();
-  expect(g.CreationPolicy).toEqual({ ResourceSignal: { Count: 3, Timeout: 'PT10M' }, AutoScalingCreationPolicy: { MinSuccessfulInstancesPercent: 100 } });
+  expect(g.CreationPolicy).toEqual({
+    ResourceSignal: { Count: 3, Timeout: 'PT10M' },
+    AutoScalingCreationPolicy: { MinSuccessfulInstancesPercent: 100 },
+  });
 });
 
 test('without preferences: surge by default (100 % kept, up to 110 %), skip matching', () => {
   const g = group(synthCluster(refresh()));
-  expect(g.UpdatePolicy.AutoScalingInstanceRefresh).toEqual({ Strategy: 'Rolling', Preferences: { MinHealthyPercentage: 100, MaxHealthyPercentage: 110, SkipMatching: true } });
+  expect(g.UpdatePolicy.AutoScalingInstanceRefresh).toEqual({
+    Strategy: 'Rolling',
+    Preferences: { MinHealthyPercentage: 100, MaxHealthyPercentage: 110, SkipMatching: true },
+  });
 });

@@ -40,8 +40,12 @@ test('adding one listener adds exactly one listener and one target group, and at
   ]);
   expect(delta.resources.removed).toEqual([]);
   expect(typesOf(delta.resources.modified)).toEqual(['AWS::AutoScaling::AutoScalingGroup']);
-  const group = Object.values<Json>(after.json.Resources).find((r: Json) => r.Type === 'AWS::AutoScaling::AutoScalingGroup');
-  const tg = delta.resources.added.find((id) => after.json.Resources[id].Type === 'AWS::ElasticLoadBalancingV2::TargetGroup');
+  const group = Object.values<Json>(after.json.Resources).find(
+    (r: Json) => r.Type === 'AWS::AutoScaling::AutoScalingGroup',
+  );
+  const tg = delta.resources.added.find(
+    (id) => after.json.Resources[id].Type === 'AWS::ElasticLoadBalancingV2::TargetGroup',
+  );
   expect(group.Properties.TargetGroupARNs).toContainEqual({ Ref: tg });
   expect(after.json.Resources[tg!].Properties).toMatchObject({ Port: 30910, Protocol: 'TCP' });
 });
@@ -52,7 +56,12 @@ test('adding one rule adds exactly one ingress resource and touches nothing else
   // WHEN
   const after = synthCluster(
     variant('staging-us1', (raw) => {
-      raw.spec.securityGroupRules.splice(1, 0, { description: 'Prometheus', protocol: 'tcp', port: 9100, source: { cidr: '10.9.0.0/16' } });
+      raw.spec.securityGroupRules.splice(1, 0, {
+        description: 'Prometheus',
+        protocol: 'tcp',
+        port: 9100,
+        source: { cidr: '10.9.0.0/16' },
+      });
     }),
   );
   // THEN
@@ -83,15 +92,33 @@ test('every rule of the list becomes its own resource with the right source', ()
   // GIVEN
   const s = synthCluster(example('edge-ap1'));
   // THEN
-  const ingress = Object.values<Json>(s.json.Resources).filter((r: Json) => r.Type === 'AWS::EC2::SecurityGroupIngress');
+  const ingress = Object.values<Json>(s.json.Resources).filter(
+    (r: Json) => r.Type === 'AWS::EC2::SecurityGroupIngress',
+  );
   // The partners' documentation ranges: TEST-NET-3 and TEST-NET-2 (not public, so node services may be open to them).
   expect(ingress.filter((r) => /^(203\.0\.113|198\.51\.100)\./.test(r.Properties.CidrIp ?? ''))).toHaveLength(30);
   expect(ingress.filter((r) => r.Properties.CidrIpv6 === '2001:db8:1234::/48')).toHaveLength(1);
-  s.template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { IpProtocol: '-1', Description: 'node to node', SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^PoolSecurityGroup'), 'GroupId'] } });
-  s.template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { FromPort: 31000, ToPort: 31100, SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ListenersSecurityGroup'), 'GroupId'] } });
+  s.template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+    IpProtocol: '-1',
+    Description: 'node to node',
+    SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^PoolSecurityGroup'), 'GroupId'] },
+  });
+  s.template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+    FromPort: 31000,
+    ToPort: 31100,
+    SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ListenersSecurityGroup'), 'GroupId'] },
+  });
   s.template.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 19);
   s.template.resourceCountIs('AWS::ElasticLoadBalancingV2::TargetGroup', 19);
-  s.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: 443, Protocol: 'TLS', Certificates: [{ CertificateArn: Match.stringLikeRegexp(':certificate/') }] });
+  s.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', {
+    Port: 443,
+    Protocol: 'TLS',
+    Certificates: [{ CertificateArn: Match.stringLikeRegexp(':certificate/') }],
+  });
   s.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { Port: 30443, Protocol: 'TCP' });
-  s.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { Port: 31003, Protocol: 'UDP', HealthCheckProtocol: 'TCP' });
+  s.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', {
+    Port: 31003,
+    Protocol: 'UDP',
+    HealthCheckProtocol: 'TCP',
+  });
 });

@@ -15,14 +15,17 @@ const SUSPENDED = ['HealthCheck', 'ReplaceUnhealthy', 'AZRebalance', 'AlarmNotif
 test.each([
   ['launch template', example('prod-eu1')],
   ['legacy launch configuration', example('edge-ap1')],
-])('the node config signals the group it belongs to (%s): its logical id is the one the config names', (_what, cluster) => {
-  // WHEN
-  const s = synthCluster(cluster);
-  // THEN
-  expect(idsOfType(s.json, GROUP)).toEqual([WORKER_GROUP_LOGICAL_ID]);
-});
+])(
+  'the node config signals the group it belongs to (%s): its logical id is the one the config names',
+  (_what, cluster) => {
+    // WHEN
+    const s = synthCluster(cluster);
+    // THEN
+    expect(idsOfType(s.json, GROUP)).toEqual([WORKER_GROUP_LOGICAL_ID]);
+  },
+);
 
-test('by default each batch waits for its nodes\' SUCCESS signals, up to PauseTime, with the fighting processes suspended', () => {
+test("by default each batch waits for its nodes' SUCCESS signals, up to PauseTime, with the fighting processes suspended", () => {
   // GIVEN prod-eu1: maxBatchSize 2, minInstancesInService 3, pauseTime PT10M, signals by default
   // WHEN
   const s = synthCluster(example('prod-eu1'));
@@ -44,7 +47,11 @@ test('by default each batch waits for its nodes\' SUCCESS signals, up to PauseTi
 
 test.each([
   { what: 'desired capacity set', mutate: (r: Json) => (r.spec.pool.desiredCapacity = 4), count: 4 },
-  { what: 'desired capacity unset: the group starts at minSize', mutate: (r: Json) => delete r.spec.pool.desiredCapacity, count: 3 },
+  {
+    what: 'desired capacity unset: the group starts at minSize',
+    mutate: (r: Json) => delete r.spec.pool.desiredCapacity,
+    count: 3,
+  },
 ])('the creation waits for every first node ($what)', ({ mutate, count }) => {
   // GIVEN
   const cluster = variant('prod-eu1', (r) => {
@@ -56,8 +63,13 @@ test.each([
   const s = synthCluster(cluster);
   // THEN
   s.template.hasResource(GROUP, {
-    CreationPolicy: { ResourceSignal: { Count: count, Timeout: 'PT10M' }, AutoScalingCreationPolicy: { MinSuccessfulInstancesPercent: 75 } },
-    UpdatePolicy: Match.objectLike({ AutoScalingRollingUpdate: Match.objectLike({ MinSuccessfulInstancesPercent: 75 }) }),
+    CreationPolicy: {
+      ResourceSignal: { Count: count, Timeout: 'PT10M' },
+      AutoScalingCreationPolicy: { MinSuccessfulInstancesPercent: 75 },
+    },
+    UpdatePolicy: Match.objectLike({
+      AutoScalingRollingUpdate: Match.objectLike({ MinSuccessfulInstancesPercent: 75 }),
+    }),
   });
 });
 
@@ -85,7 +97,12 @@ test('waitOnResourceSignals: false turns the gate off: a plain pause between bat
   const group = Object.values<Json>(synthCluster(cluster).json.Resources).find((r) => r.Type === GROUP);
   // THEN
   expect(group.CreationPolicy).toBeUndefined();
-  expect(group.UpdatePolicy.AutoScalingRollingUpdate).toEqual({ MaxBatchSize: 2, MinInstancesInService: 3, PauseTime: 'PT2M', SuspendProcesses: SUSPENDED }); // WaitOnResourceSignals left out: CloudFormation's default, false
+  expect(group.UpdatePolicy.AutoScalingRollingUpdate).toEqual({
+    MaxBatchSize: 2,
+    MinInstancesInService: 3,
+    PauseTime: 'PT2M',
+    SuspendProcesses: SUSPENDED,
+  }); // WaitOnResourceSignals left out: CloudFormation's default, false
 });
 
 test('the node role may signal its own stack only', () => {
@@ -93,12 +110,18 @@ test('the node role may signal its own stack only', () => {
   const s = synthCluster(example('prod-eu1'));
   // THEN
   s.template.hasResourceProperties('AWS::IAM::Policy', {
-    PolicyDocument: { Statement: Match.arrayWith([{ Action: 'cloudformation:SignalResource', Effect: 'Allow', Resource: { Ref: 'AWS::StackId' } }]) },
+    PolicyDocument: {
+      Statement: Match.arrayWith([
+        { Action: 'cloudformation:SignalResource', Effect: 'Allow', Resource: { Ref: 'AWS::StackId' } },
+      ]),
+    },
     Roles: [{ Ref: Match.stringLikeRegexp('^PoolRole') }],
   });
   const statements = Object.values<Json>(s.json.Resources)
     .filter((r) => r.Type === 'AWS::IAM::Policy')
     .flatMap((r) => r.Properties.PolicyDocument.Statement)
     .filter((st: Json) => [st.Action].flat().some((a: string) => a.startsWith('cloudformation:')));
-  expect(statements).toEqual([{ Action: 'cloudformation:SignalResource', Effect: 'Allow', Resource: { Ref: 'AWS::StackId' } }]);
+  expect(statements).toEqual([
+    { Action: 'cloudformation:SignalResource', Effect: 'Allow', Resource: { Ref: 'AWS::StackId' } },
+  ]);
 });

@@ -17,7 +17,9 @@ describe('what a control plane needs from a worker stack', () => {
     s.template.hasOutput(OUTPUTS.instanceProfileName, { Value: { Ref: profile } });
     s.template.hasOutput(OUTPUTS.instanceProfileArn, { Value: { 'Fn::GetAtt': [profile, 'Arn'] } });
     // the profile the launch template boots with is the one the outputs name
-    s.template.hasResourceProperties('AWS::EC2::LaunchTemplate', { LaunchTemplateData: Match.objectLike({ IamInstanceProfile: { Arn: { 'Fn::GetAtt': [profile, 'Arn'] } } }) });
+    s.template.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: Match.objectLike({ IamInstanceProfile: { Arn: { 'Fn::GetAtt': [profile, 'Arn'] } } }),
+    });
   });
 
   test('a launch configuration stack names its own profile', () => {
@@ -34,15 +36,25 @@ describe('what a control plane needs from a worker stack', () => {
     const s = synthCluster(example('prod-eu1'));
     // THEN
     const owned = { Key: 'kubernetes.io/cluster/prod-eu1', Value: 'owned' };
-    s.template.hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', { Tags: Match.arrayWith([{ ...owned, PropagateAtLaunch: true }]) });
+    s.template.hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', {
+      Tags: Match.arrayWith([{ ...owned, PropagateAtLaunch: true }]),
+    });
     s.template.hasResourceProperties('AWS::EC2::LaunchTemplate', {
-      LaunchTemplateData: Match.objectLike({ TagSpecifications: [{ ResourceType: 'instance', Tags: Match.arrayWith([owned]) }, { ResourceType: 'volume', Tags: Match.arrayWith([owned]) }] }),
+      LaunchTemplateData: Match.objectLike({
+        TagSpecifications: [
+          { ResourceType: 'instance', Tags: Match.arrayWith([owned]) },
+          { ResourceType: 'volume', Tags: Match.arrayWith([owned]) },
+        ],
+      }),
     });
     const tagged = Object.entries<Json>(s.json.Resources)
       .filter(([, r]) => JSON.stringify(r.Properties?.Tags ?? []).includes('kubernetes.io/cluster/'))
       .map(([id, r]) => `${r.Type} ${id.replace(/[0-9A-F]{8}$/, '')}`);
     // The load balancer's own security group must not be taken for the nodes' by the cloud provider.
-    expect(tagged.sort()).toEqual(['AWS::AutoScaling::AutoScalingGroup PoolGroupASG', 'AWS::EC2::SecurityGroup PoolSecurityGroup']);
+    expect(tagged.sort()).toEqual([
+      'AWS::AutoScaling::AutoScalingGroup PoolGroupASG',
+      'AWS::EC2::SecurityGroup PoolSecurityGroup',
+    ]);
   });
 });
 
@@ -55,18 +67,34 @@ describe('the load balancer', () => {
     const defaulted = synthCluster(example('prod-eu1'));
     // THEN
     given.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', { Subnets: own });
-    given.template.hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', { VPCZoneIdentifier: example('prod-eu1').spec.network.subnetIds });
-    defaulted.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', { Subnets: example('prod-eu1').spec.network.subnetIds });
+    given.template.hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', {
+      VPCZoneIdentifier: example('prod-eu1').spec.network.subnetIds,
+    });
+    defaulted.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', {
+      Subnets: example('prod-eu1').spec.network.subnetIds,
+    });
   });
 
   test('IPv6 entries in allowedCidrs make it dual-stack with IPv6 client rules', () => {
     // GIVEN / WHEN
-    const s = synthCluster(variant('prod-eu1', (raw) => (raw.spec.loadBalancer.allowedCidrs = ['10.0.0.0/8', '2001:db8:42::/48'])));
+    const s = synthCluster(
+      variant('prod-eu1', (raw) => (raw.spec.loadBalancer.allowedCidrs = ['10.0.0.0/8', '2001:db8:42::/48'])),
+    );
     // THEN
     s.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', { IpAddressType: 'dualstack' });
     for (const port of [80, 443]) {
-      s.template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { IpProtocol: 'tcp', FromPort: port, ToPort: port, CidrIpv6: '2001:db8:42::/48' });
-      s.template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { IpProtocol: 'tcp', FromPort: port, ToPort: port, CidrIp: '10.0.0.0/8' });
+      s.template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+        IpProtocol: 'tcp',
+        FromPort: port,
+        ToPort: port,
+        CidrIpv6: '2001:db8:42::/48',
+      });
+      s.template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+        IpProtocol: 'tcp',
+        FromPort: port,
+        ToPort: port,
+        CidrIp: '10.0.0.0/8',
+      });
     }
   });
 });

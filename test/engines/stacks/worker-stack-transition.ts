@@ -15,7 +15,10 @@ import { Json } from '../../helpers/json';
 /** Properties whose change replaces an AWS::ElasticLoadBalancingV2::LoadBalancer (CloudFormation resource reference). */
 const LOAD_BALANCER_REPLACED_BY = ['Name', 'Scheme', 'Type'];
 
-type Template = { readonly Resources?: Record<string, { Type: string; Properties?: Record<string, Json> }> } & Record<string, Json>;
+type Template = { readonly Resources?: Record<string, { Type: string; Properties?: Record<string, Json> }> } & Record<
+  string,
+  Json
+>;
 interface Instance {
   readonly id: string;
   /** Every (load balancer, port) it may occupy during the create and update phase. */
@@ -31,8 +34,14 @@ function replacedLoadBalancers(before: Template, after: Template): Set<string> {
   for (const [id, r] of Object.entries(after.Resources ?? {})) {
     const old = before.Resources?.[id];
     if (r.Type !== 'AWS::ElasticLoadBalancingV2::LoadBalancer' || old?.Type !== r.Type) continue;
-    const removedSubnet = (old.Properties?.Subnets ?? []).some((s: unknown) => !JSON.stringify(r.Properties?.Subnets ?? []).includes(JSON.stringify(s)));
-    if (removedSubnet || LOAD_BALANCER_REPLACED_BY.some((p) => JSON.stringify(old.Properties?.[p]) !== JSON.stringify(r.Properties?.[p]))) out.add(id);
+    const removedSubnet = (old.Properties?.Subnets ?? []).some(
+      (s: unknown) => !JSON.stringify(r.Properties?.Subnets ?? []).includes(JSON.stringify(s)),
+    );
+    if (
+      removedSubnet ||
+      LOAD_BALANCER_REPLACED_BY.some((p) => JSON.stringify(old.Properties?.[p]) !== JSON.stringify(r.Properties?.[p]))
+    )
+      out.add(id);
   }
   return out;
 }
@@ -57,7 +66,10 @@ export function listenerPortConflicts(before: Template, after: Template): string
     const replaced = lbOf(old.Properties, 'old') !== lbOf(r.Properties, 'new');
     if (replaced) {
       // The new copy exists from its creation on; the old one until cleanup.
-      instances.push({ id: `${id} (new copy)`, at: [newAt] }, { id: `${id} (old copy)`, at: [where(old.Properties, 'old')] });
+      instances.push(
+        { id: `${id} (new copy)`, at: [newAt] },
+        { id: `${id} (old copy)`, at: [where(old.Properties, 'old')] },
+      );
     } else {
       // Updated in place (ModifyListener): on the old port until its update, on the new one after.
       instances.push({ id, at: [...new Set([where(old.Properties, 'old'), newAt])] });
@@ -69,5 +81,8 @@ export function listenerPortConflicts(before: Template, after: Template): string
 
   const holders = new Map<string, string[]>();
   for (const i of instances) for (const at of i.at) holders.set(at, [...(holders.get(at) ?? []), i.id]);
-  return [...holders.entries()].filter(([, ids]) => ids.length > 1).map(([at, ids]) => `${at} held by ${ids.sort().join(', ')}`).sort();
+  return [...holders.entries()]
+    .filter(([, ids]) => ids.length > 1)
+    .map(([at, ids]) => `${at} held by ${ids.sort().join(', ')}`)
+    .sort();
 }

@@ -9,7 +9,12 @@ import { synthCluster } from '../../helpers/synth';
 import { Json } from '../../helpers/json';
 
 /** The group properties whose change starts a rolling update (besides the launch template's or configuration's own). */
-const ROLLING_GROUP_PROPERTIES = ['LaunchConfigurationName', 'LaunchTemplate', 'MixedInstancesPolicy', 'VPCZoneIdentifier'];
+const ROLLING_GROUP_PROPERTIES = [
+  'LaunchConfigurationName',
+  'LaunchTemplate',
+  'MixedInstancesPolicy',
+  'VPCZoneIdentifier',
+];
 
 function ofType(json: Json, type: string) {
   return Object.entries<Json>(json.Resources)
@@ -25,7 +30,12 @@ function launchData(json: Json): string {
   ]);
 }
 function rollingGroup(json: Json): string {
-  return JSON.stringify(ofType(json, 'AWS::AutoScaling::AutoScalingGroup').map(([id, r]) => [id, ROLLING_GROUP_PROPERTIES.map((p) => r.Properties[p])]));
+  return JSON.stringify(
+    ofType(json, 'AWS::AutoScaling::AutoScalingGroup').map(([id, r]) => [
+      id,
+      ROLLING_GROUP_PROPERTIES.map((p) => r.Properties[p]),
+    ]),
+  );
 }
 
 type Mutation = (raw: Json) => void;
@@ -36,48 +46,143 @@ const ROWS: Array<[string, string, boolean, boolean, Mutation]> = [
   ['node config bytes (a template value)', 'edge-ap1', true, true, (r) => (r.spec.cloudConfig.values.maxPods = 99)],
   ['machine image', 'prod-eu1', true, true, (r) => (r.spec.pool.machineImage = 'ami-0123456789abcdef0')],
   ['machine image', 'edge-ap1', true, true, (r) => (r.spec.pool.machineImage = 'ami-0123456789abcdef0')],
-  ['instance type (one type: launch template)', 'staging-us1', true, true, (r) => (r.spec.pool.instanceTypes = ['t3.xlarge'])],
-  ['instance types (several: mixed instances policy)', 'prod-eu1', false, true, (r) => r.spec.pool.instanceTypes.push('m7i.xlarge')],
+  [
+    'instance type (one type: launch template)',
+    'staging-us1',
+    true,
+    true,
+    (r) => (r.spec.pool.instanceTypes = ['t3.xlarge']),
+  ],
+  [
+    'instance types (several: mixed instances policy)',
+    'prod-eu1',
+    false,
+    true,
+    (r) => r.spec.pool.instanceTypes.push('m7i.xlarge'),
+  ],
   ['root volume size', 'prod-eu1', true, true, (r) => (r.spec.pool.rootVolume = { sizeGiB: 200 })],
-  ['node ready timeout (node config: the signal script)', 'prod-eu1', true, true, (r) => (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 480)],
-  ['node subnets', 'staging-us1', false, true, (r) => (r.spec.network.subnetIds = ['subnet-1a2b3c4d', 'subnet-99999999'])],
+  [
+    'node ready timeout (node config: the signal script)',
+    'prod-eu1',
+    true,
+    true,
+    (r) => (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 480),
+  ],
+  [
+    'node subnets',
+    'staging-us1',
+    false,
+    true,
+    (r) => (r.spec.network.subnetIds = ['subnet-1a2b3c4d', 'subnet-99999999']),
+  ],
   // what never rolls
   ['tags: a new one', 'prod-eu1', false, false, (r) => (r.spec.tags.owner = 'someone')],
   ['tags: a changed value', 'staging-us1', false, false, (r) => (r.spec.tags = { team: 'other' })],
   ['tags: a changed value', 'edge-ap1', false, false, (r) => (r.spec.tags.team = 'other')],
-  ['listeners: one more', 'prod-eu1', false, false, (r) => r.spec.listeners.push({ name: 'extra', port: 8443, nodePort: 30999 })],
+  [
+    'listeners: one more',
+    'prod-eu1',
+    false,
+    false,
+    (r) => r.spec.listeners.push({ name: 'extra', port: 8443, nodePort: 30999 }),
+  ],
   ['listeners: a renamed one', 'prod-eu1', false, false, (r) => (r.spec.listeners[0].name = 'renamed')],
   ['listeners: a changed port', 'edge-ap1', false, false, (r) => (r.spec.listeners[0].port = 7101)],
-  ['security group rules', 'prod-eu1', false, false, (r) => r.spec.securityGroupRules.push({ description: 'more', protocol: 'tcp', port: 9100, source: { cidr: '10.9.0.0/16' } })],
-  ['group sizes', 'prod-eu1', false, false, (r) => Object.assign(r.spec.pool, { minSize: 4, maxSize: 40, desiredCapacity: 5 })],
-  ['rolling-update settings', 'prod-eu1', false, false, (r) => Object.assign(r.spec.pool.rollingUpdate, { maxBatchSize: 3, pauseTime: 'PT10M' })],
-  ['rolling-update settings: signals off', 'staging-us1', false, false, (r) => (r.spec.pool.rollingUpdate.waitOnResourceSignals = false)],
-  ['rolling-update strategy: instance refresh', 'prod-eu1', false, false, (r) => (delete r.spec.pool.rollingUpdate.maxBatchSize, delete r.spec.pool.rollingUpdate.minInstancesInService, (r.spec.pool.rollingUpdate.strategy = 'instanceRefresh'))],
+  [
+    'security group rules',
+    'prod-eu1',
+    false,
+    false,
+    (r) =>
+      r.spec.securityGroupRules.push({
+        description: 'more',
+        protocol: 'tcp',
+        port: 9100,
+        source: { cidr: '10.9.0.0/16' },
+      }),
+  ],
+  [
+    'group sizes',
+    'prod-eu1',
+    false,
+    false,
+    (r) => Object.assign(r.spec.pool, { minSize: 4, maxSize: 40, desiredCapacity: 5 }),
+  ],
+  [
+    'rolling-update settings',
+    'prod-eu1',
+    false,
+    false,
+    (r) => Object.assign(r.spec.pool.rollingUpdate, { maxBatchSize: 3, pauseTime: 'PT10M' }),
+  ],
+  [
+    'rolling-update settings: signals off',
+    'staging-us1',
+    false,
+    false,
+    (r) => (r.spec.pool.rollingUpdate.waitOnResourceSignals = false),
+  ],
+  [
+    'rolling-update strategy: instance refresh',
+    'prod-eu1',
+    false,
+    false,
+    (r) => (
+      delete r.spec.pool.rollingUpdate.maxBatchSize,
+      delete r.spec.pool.rollingUpdate.minInstancesInService,
+      (r.spec.pool.rollingUpdate.strategy = 'instanceRefresh')
+    ),
+  ],
   ['drain: off', 'prod-eu1', false, false, (r) => (r.spec.pool.drain = { enabled: false })],
   ['drain: another heartbeat', 'edge-ap1', false, false, (r) => (r.spec.pool.drain = { heartbeatTimeoutSeconds: 900 })],
-  ['load balancer scheme and clients', 'prod-eu1', false, false, (r) => Object.assign(r.spec.loadBalancer, { scheme: 'internet-facing', allowedCidrs: ['192.0.2.0/24', '2001:db8::/32'] })],
+  [
+    'load balancer scheme and clients',
+    'prod-eu1',
+    false,
+    false,
+    (r) =>
+      Object.assign(r.spec.loadBalancer, {
+        scheme: 'internet-facing',
+        allowedCidrs: ['192.0.2.0/24', '2001:db8::/32'],
+      }),
+  ],
 ];
 
-test.each(ROWS)('%s (%s): launch template data changes: %s, nodes roll: %s', (_what, name, launchDataChanges, rolls, mutate) => {
-  // GIVEN
-  const before = synthCluster(example(name));
-  // WHEN
-  const after = synthCluster(
-    variant(name, (raw) => {
-      raw.spec.tags ??= {};
-      mutate(raw);
-    }),
-  );
-  // THEN
-  expect(after.text).not.toBe(before.text);
-  const launchDataChanged = launchData(after.json) !== launchData(before.json);
-  expect({ launchData: launchDataChanged, rolls: launchDataChanged || rollingGroup(after.json) !== rollingGroup(before.json) }).toEqual({ launchData: launchDataChanges, rolls });
-});
+test.each(ROWS)(
+  '%s (%s): launch template data changes: %s, nodes roll: %s',
+  (_what, name, launchDataChanges, rolls, mutate) => {
+    // GIVEN
+    const before = synthCluster(example(name));
+    // WHEN
+    const after = synthCluster(
+      variant(name, (raw) => {
+        raw.spec.tags ??= {};
+        mutate(raw);
+      }),
+    );
+    // THEN
+    expect(after.text).not.toBe(before.text);
+    const launchDataChanged = launchData(after.json) !== launchData(before.json);
+    expect({
+      launchData: launchDataChanged,
+      rolls: launchDataChanged || rollingGroup(after.json) !== rollingGroup(before.json),
+    }).toEqual({ launchData: launchDataChanges, rolls });
+  },
+);
 
 test('spec.rollout changes no byte of the template: the alarms go on the change set, not into the stack', () => {
   // GIVEN / WHEN
   const before = synthCluster(example('prod-eu1'));
-  const after = synthCluster(variant('prod-eu1', (raw) => (raw.spec.rollout = { rollbackAlarms: ['arn:aws:cloudwatch:eu-west-1:111111111111:alarm:nodes-not-ready'], monitoringTimeMinutes: 30 })));
+  const after = synthCluster(
+    variant(
+      'prod-eu1',
+      (raw) =>
+        (raw.spec.rollout = {
+          rollbackAlarms: ['arn:aws:cloudwatch:eu-west-1:111111111111:alarm:nodes-not-ready'],
+          monitoringTimeMinutes: 30,
+        }),
+    ),
+  );
   // THEN
   expect(after.text).toBe(before.text);
 });

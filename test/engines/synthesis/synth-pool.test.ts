@@ -13,7 +13,12 @@ import { example, ownSecret, tempDir, variant } from '../../helpers/clusters';
 let pool: SynthPool | undefined;
 afterEach(async () => pool?.close());
 
-const opts = (workDir: string, fingerprint = 'f'.repeat(64)) => ({ templatesDir: DEFAULT_TEMPLATES_DIR, workDir, fingerprint, nag: true });
+const opts = (workDir: string, fingerprint = 'f'.repeat(64)) => ({
+  templatesDir: DEFAULT_TEMPLATES_DIR,
+  workDir,
+  fingerprint,
+  nag: true,
+});
 
 test('a thread synthesizes byte-identical templates and the same assets as the reconciler thread', async () => {
   // GIVEN two clusters of different shapes and a pool of two threads
@@ -29,7 +34,9 @@ test('a thread synthesizes byte-identical templates and the same assets as the r
     expect(p.stackName).toBe(local[i].stackName);
     expect(p.templateBody).toBe(local[i].templateBody);
     expect(p.assets.map((a) => a.objectKey)).toEqual(local[i].assets.map((a) => a.objectKey));
-    expect(p.assets.map((a) => fs.readFileSync(a.sourcePath))).toEqual(local[i].assets.map((a) => fs.readFileSync(a.sourcePath)));
+    expect(p.assets.map((a) => fs.readFileSync(a.sourcePath))).toEqual(
+      local[i].assets.map((a) => fs.readFileSync(a.sourcePath)),
+    );
   }
   expect(pool.started).toBe(2);
 }, 120_000);
@@ -63,7 +70,9 @@ test('a failure in a thread arrives as the same kind of error, and the thread go
   // THEN the error is a TemplateError naming the template, and the next synthesis in the same thread succeeds
   await expect(failed).rejects.toBeInstanceOf(TemplateError);
   await expect(failed).rejects.toThrow(/unknown cloud-config template "flatcar-worker"/);
-  await expect(pool.synthesize(example('staging-us1'), opts(tempDir('pool')))).resolves.toMatchObject({ stackName: 'WorkerStack-staging-us1' });
+  await expect(pool.synthesize(example('staging-us1'), opts(tempDir('pool')))).resolves.toMatchObject({
+    stackName: 'WorkerStack-staging-us1',
+  });
   expect(pool.started).toBe(1);
 }, 120_000);
 
@@ -73,7 +82,14 @@ test('a thread is replaced after recycleAfter syntheses, so the memory it held g
 
   // WHEN 5 clusters are synthesized
   const names = ['a', 'b', 'c', 'd', 'e'].map((n) => `pool-${n}`);
-  const out = await Promise.all(names.map((n) => pool!.synthesize(variant('staging-us1', (r) => ownSecret(Object.assign(r, { metadata: { ...r.metadata, name: n } }))), opts(tempDir('pool')))));
+  const out = await Promise.all(
+    names.map((n) =>
+      pool!.synthesize(
+        variant('staging-us1', (r) => ownSecret(Object.assign(r, { metadata: { ...r.metadata, name: n } }))),
+        opts(tempDir('pool')),
+      ),
+    ),
+  );
 
   // THEN all are done, by 3 threads in turn
   expect(out.map((s) => s.stackName)).toEqual(names.map((n) => `WorkerStack-${n}`));

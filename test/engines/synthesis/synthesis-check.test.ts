@@ -44,7 +44,15 @@ test('a port open to 0.0.0.0/0 is refused on the rule that asks for it, with a f
   const problems = synthesisProblems(cluster, 'clusters/prod-eu1.yaml', opts);
 
   // THEN one problem, on the rule, naming the finding and saying how to change the YAML (not how to acknowledge it)
-  expect(problems).toEqual([{ file: 'clusters/prod-eu1.yaml', path: 'spec.securityGroupRules[3]', message: expect.stringMatching(/^cdk-nag AwsSolutions-EC23: .*fix: narrow spec\.securityGroupRules\[3\]\.source to the networks that need it/) }]);
+  expect(problems).toEqual([
+    {
+      file: 'clusters/prod-eu1.yaml',
+      path: 'spec.securityGroupRules[3]',
+      message: expect.stringMatching(
+        /^cdk-nag AwsSolutions-EC23: .*fix: narrow spec\.securityGroupRules\[3\]\.source to the networks that need it/,
+      ),
+    },
+  ]);
   expect(problems[0].message).not.toMatch(/Acknowledge with|Annotation/);
   expect(synthRefuses(cluster)).toBe(true);
 });
@@ -60,7 +68,9 @@ test('an internal load balancer open to ::/0 is refused on the allowed CIDR', ()
 
   // THEN
   expect(problems.map((p) => p.path)).toEqual(['spec.loadBalancer.allowedCidrs[1]']);
-  expect(problems[0].message).toMatch(/fix: the load balancer is internal: narrow spec\.loadBalancer\.allowedCidrs\[1\] .* or set spec\.loadBalancer\.scheme: internet-facing/);
+  expect(problems[0].message).toMatch(
+    /fix: the load balancer is internal: narrow spec\.loadBalancer\.allowedCidrs\[1\] .* or set spec\.loadBalancer\.scheme: internet-facing/,
+  );
 });
 
 test('a template that cannot render is a problem on the template field, not a crash', () => {
@@ -71,7 +81,13 @@ test('a template that cannot render is a problem on the template field, not a cr
   const problems = synthesisProblems(cluster, 'clusters/staging-us1.yaml', { templatesDir: tempDir('no-templates') });
 
   // THEN
-  expect(problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.template', message: expect.stringMatching(/^does not render: unknown cloud-config template "al2023-worker"/) }]);
+  expect(problems).toEqual([
+    {
+      file: 'clusters/staging-us1.yaml',
+      path: 'spec.cloudConfig.template',
+      message: expect.stringMatching(/^does not render: unknown cloud-config template "al2023-worker"/),
+    },
+  ]);
 });
 
 /** The bench fleet's objects, adapted to the listener rules the generator predates (health ports in range, UDP probes). */
@@ -80,7 +96,8 @@ function fleetSample(): Json[] {
     const raw: Json = generateCluster(i);
     for (const l of raw.spec.listeners) {
       l.hostPort = true;
-      if (l.protocol === 'UDP' && l.healthCheck?.port === undefined) l.healthCheck = { protocol: 'TCP', port: Number(l.nodePort) + 3000 };
+      if (l.protocol === 'UDP' && l.healthCheck?.port === undefined)
+        l.healthCheck = { protocol: 'TCP', port: Number(l.nodePort) + 3000 };
     }
     return raw;
   });
@@ -91,10 +108,34 @@ const MUTATIONS: Array<[string, (raw: Json) => void]> = [
   ['unchanged', () => undefined],
   // Ports that are no node service: a node service (or protocol all) from public space never gets past validate's own
   // rule (test/model/cluster/exposure.test.ts), so it never reaches cdk-nag.
-  ['a rule from 0.0.0.0/0', (r) => (r.spec.securityGroupRules[1] = { description: 'https from anywhere', protocol: 'tcp', port: 443, source: { cidr: '0.0.0.0/0' } })],
-  ['a rule from ::/0', (r) => r.spec.securityGroupRules.splice(2, 1, { description: 'https from anywhere v6', protocol: 'tcp', port: 8443, source: { cidrIpv6: '::/0' } })],
-  ['an internal load balancer open to 0.0.0.0/0', (r) => Object.assign(r.spec.loadBalancer, { scheme: 'internal', allowedCidrs: ['0.0.0.0/0'] })],
-  ['an internet-facing load balancer open to 0.0.0.0/0', (r) => Object.assign(r.spec.loadBalancer, { scheme: 'internet-facing', allowedCidrs: ['0.0.0.0/0'] })],
+  [
+    'a rule from 0.0.0.0/0',
+    (r) =>
+      (r.spec.securityGroupRules[1] = {
+        description: 'https from anywhere',
+        protocol: 'tcp',
+        port: 443,
+        source: { cidr: '0.0.0.0/0' },
+      }),
+  ],
+  [
+    'a rule from ::/0',
+    (r) =>
+      r.spec.securityGroupRules.splice(2, 1, {
+        description: 'https from anywhere v6',
+        protocol: 'tcp',
+        port: 8443,
+        source: { cidrIpv6: '::/0' },
+      }),
+  ],
+  [
+    'an internal load balancer open to 0.0.0.0/0',
+    (r) => Object.assign(r.spec.loadBalancer, { scheme: 'internal', allowedCidrs: ['0.0.0.0/0'] }),
+  ],
+  [
+    'an internet-facing load balancer open to 0.0.0.0/0',
+    (r) => Object.assign(r.spec.loadBalancer, { scheme: 'internet-facing', allowedCidrs: ['0.0.0.0/0'] }),
+  ],
 ];
 
 test('property: over a sample of the bench fleet and mutations, validate refuses exactly what cdk synth refuses, each finding on a field', () => {
@@ -112,8 +153,13 @@ test('property: over a sample of the bench fleet and mutations, validate refuses
       const synth = synthRefuses(cluster);
 
       // THEN they agree, and every problem names a field of the object
-      if ((problems.length > 0) !== synth) disagreements.push(`${cluster.metadata.name} ${what}: validate ${problems.length} problems, synth ${synth ? 'refuses' : 'passes'}`);
-      for (const p of problems) if (!/^spec\.(securityGroupRules|loadBalancer\.allowedCidrs)\[\d+\]$/.test(p.path)) disagreements.push(`${cluster.metadata.name} ${what}: ${p.path}: ${p.message}`);
+      if (problems.length > 0 !== synth)
+        disagreements.push(
+          `${cluster.metadata.name} ${what}: validate ${problems.length} problems, synth ${synth ? 'refuses' : 'passes'}`,
+        );
+      for (const p of problems)
+        if (!/^spec\.(securityGroupRules|loadBalancer\.allowedCidrs)\[\d+\]$/.test(p.path))
+          disagreements.push(`${cluster.metadata.name} ${what}: ${p.path}: ${p.message}`);
       if (synth) refused++;
     }
   }

@@ -12,7 +12,13 @@ import { Json } from '../../helpers/json';
 
 /** A rule cdk-nag refuses (AwsSolutions-EC23) and that only this rule's resource can acknowledge. */
 // A port that is no node service: SSH (a node service) from public space is refused by validate itself (test/model/cluster/exposure.test.ts).
-const sshFromAnywhere = (raw: Json) => raw.spec.securityGroupRules.push({ description: 'https from anywhere', protocol: 'tcp', port: 8443, source: { cidr: '0.0.0.0/0' } });
+const sshFromAnywhere = (raw: Json) =>
+  raw.spec.securityGroupRules.push({
+    description: 'https from anywhere',
+    protocol: 'tcp',
+    port: 8443,
+    source: { cidr: '0.0.0.0/0' },
+  });
 
 /** Entry types of a stack's assembly metadata file (`<stack>.metadata.json`, construct path -> entries). */
 function metadataTypes(dir: string): Set<string> {
@@ -22,23 +28,27 @@ function metadataTypes(dir: string): Set<string> {
   return new Set(Object.values(byPath).flatMap((entries) => entries.map((e) => e.type)));
 }
 
-test.each(['prod-eu1', 'edge-ap1'])('%s: the reconciler writes the bytes cdk synth writes, without the logical-id map it never reads', (name) => {
-  // GIVEN a cluster, synthesized the way `cdk synth` does (nag on, like the reconciler)
-  const cluster = example(name);
-  const cli = synthCluster(cluster, { nag: true });
-  const workDir = tempDir('reconciler-synth');
+test.each(['prod-eu1', 'edge-ap1'])(
+  '%s: the reconciler writes the bytes cdk synth writes, without the logical-id map it never reads',
+  (name) => {
+    // GIVEN a cluster, synthesized the way `cdk synth` does (nag on, like the reconciler)
+    const cluster = example(name);
+    const cli = synthCluster(cluster, { nag: true });
+    const workDir = tempDir('reconciler-synth');
 
-  // WHEN the reconciler synthesizes it
-  const out = synthesizeStack(cluster, { templatesDir: DEFAULT_TEMPLATES_DIR, workDir, fingerprint: 'a'.repeat(64) });
+    // WHEN the reconciler synthesizes it
+    const out = synthesizeStack(cluster, { templatesDir: DEFAULT_TEMPLATES_DIR, workDir, fingerprint: 'a'.repeat(64) });
 
-  // THEN the template is the same bytes; only the CLI's assembly maps logical ids to construct paths
-  expect(out.templateBody).toBe(cli.text);
-  expect(metadataTypes(cli.outdir)).toContain('aws:cdk:logicalId');
-  const types = metadataTypes(workDir);
-  expect(types).not.toContain('aws:cdk:logicalId');
-  // the acknowledgments stay, so a finding reported from this assembly still says why it was accepted
-  expect(types).toContain('aws:cdk:acknowledged-rules');
-}, 60_000);
+    // THEN the template is the same bytes; only the CLI's assembly maps logical ids to construct paths
+    expect(out.templateBody).toBe(cli.text);
+    expect(metadataTypes(cli.outdir)).toContain('aws:cdk:logicalId');
+    const types = metadataTypes(workDir);
+    expect(types).not.toContain('aws:cdk:logicalId');
+    // the acknowledgments stay, so a finding reported from this assembly still says why it was accepted
+    expect(types).toContain('aws:cdk:acknowledged-rules');
+  },
+  60_000,
+);
 
 test('a cdk-nag finding is a SynthesisError: the rule, the resource and the fix, and no pointer to a report that is gone', async () => {
   // GIVEN a cluster with a rule cdk-nag refuses
@@ -89,7 +99,9 @@ test('the daemon records a cdk-nag finding as Stalled/SynthesisFailed at once, b
     expect(outcome.requeueAfterMs).toBeUndefined();
     expect(problem(h.status())).toMatchObject({ type: 'Stalled', status: 'True', reason: 'SynthesisFailed' });
     expect(h.condition('Ready')).toMatchObject({ status: 'False', reason: 'SynthesisFailed' });
-    expect(problem(h.status())?.message).toMatch(/^synthesize: clusters\/staging-us1\.yaml: WorkerStack-staging-us1 did not synthesize:[\s\S]*AwsSolutions-EC23/);
+    expect(problem(h.status())?.message).toMatch(
+      /^synthesize: clusters\/staging-us1\.yaml: WorkerStack-staging-us1 did not synthesize:[\s\S]*AwsSolutions-EC23/,
+    );
     expect(h.publisher.calls).toBe(0);
     expect(h.cfn.calls.get('createChangeSet')).toBeUndefined();
   } finally {
@@ -105,7 +117,12 @@ test('any other synthesis failure is a SynthesisError too, with the original as 
   });
   try {
     // WHEN the reconciler synthesizes a cluster
-    const run = () => synthesizeStack(example('prod-eu1'), { templatesDir: DEFAULT_TEMPLATES_DIR, workDir: tempDir('bug'), fingerprint: 'c'.repeat(64) });
+    const run = () =>
+      synthesizeStack(example('prod-eu1'), {
+        templatesDir: DEFAULT_TEMPLATES_DIR,
+        workDir: tempDir('bug'),
+        fingerprint: 'c'.repeat(64),
+      });
 
     // THEN it gets the typed error, which keeps the original and says retrying will not help
     expect(run).toThrow(SynthesisError);

@@ -11,13 +11,22 @@ import { run, RunResult } from '../../helpers/tools';
 function runApp(clustersDir: string, outdir: string): RunResult {
   return run('npx', ['ts-node', '--transpile-only', 'bin/app.ts'], {
     cwd: REPO,
-    env: { ...process.env, WORKER_STACKS_CLUSTERS: clustersDir, CDK_OUTDIR: outdir, WORKER_STACKS_NAG: 'false', CDK_VALIDATION: 'false' },
+    env: {
+      ...process.env,
+      WORKER_STACKS_CLUSTERS: clustersDir,
+      CDK_OUTDIR: outdir,
+      WORKER_STACKS_NAG: 'false',
+      CDK_VALIDATION: 'false',
+    },
   });
 }
 
 /** Every file under dir (recursively), relative to it. */
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
 }
 
 describe('bin/app.ts (the CDK app)', () => {
@@ -47,7 +56,9 @@ describe('bin/app.ts (the CDK app)', () => {
     const bad = path.join(root, 'clusters', 'prod-eu1.yaml');
     fs.writeFileSync(
       bad,
-      fs.readFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), 'utf8').replace('{ name: ingress-http, port: 80,', '{ name: ingress-http, port: 70000,'),
+      fs
+        .readFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), 'utf8')
+        .replace('{ name: ingress-http, port: 80,', '{ name: ingress-http, port: 70000,'),
     );
     const outdir = path.join(root, 'out', 'cdk.out');
 
@@ -64,7 +75,7 @@ describe('bin/app.ts (the CDK app)', () => {
     expect(filesUnder(root).filter((f) => f.endsWith('.template.json') || f.endsWith('manifest.json'))).toEqual([]);
   });
 
-  test('hostile input (issue 21): public space on a node service, a CDK token, another cluster\'s secret: every problem, named, nothing written', () => {
+  test("hostile input (issue 21): public space on a node service, a CDK token, another cluster's secret: every problem, named, nothing written", () => {
     // GIVEN staging-us1 with three hostile values, each valid to the schema before issue 21
     const file = path.join(root, 'clusters', 'staging-us1.yaml');
     const text = fs
@@ -81,9 +92,15 @@ describe('bin/app.ts (the CDK app)', () => {
     // THEN it fails with all three, each with file, field path and rule, and writes nothing
     const shown = path.relative(REPO, file);
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain(`${shown}: spec.securityGroupRules[1].source.cidr: 0.0.0.0/1 holds public addresses (1.0.0.0 the first), and the rule opens tcp 10250, the port of the kubelet API (10250)`);
-    expect(r.stderr).toContain(`${shown}: spec.securityGroupRules[2].description: has the CDK token marker "\${Token["; synthesis would resolve it`);
-    expect(r.stderr).toContain(`${shown}: spec.cloudConfig.values.bootstrapTokenSecretArn: the secret "worker-stacks/prod-eu1/kubelet-bootstrap-XyZ123" is not one of this cluster's`);
+    expect(r.stderr).toContain(
+      `${shown}: spec.securityGroupRules[1].source.cidr: 0.0.0.0/1 holds public addresses (1.0.0.0 the first), and the rule opens tcp 10250, the port of the kubelet API (10250)`,
+    );
+    expect(r.stderr).toContain(
+      `${shown}: spec.securityGroupRules[2].description: has the CDK token marker "\${Token["; synthesis would resolve it`,
+    );
+    expect(r.stderr).toContain(
+      `${shown}: spec.cloudConfig.values.bootstrapTokenSecretArn: the secret "worker-stacks/prod-eu1/kubelet-bootstrap-XyZ123" is not one of this cluster's`,
+    );
     expect(r.stderr).toMatch(/3 problems in the cluster objects; nothing was synthesized or deployed/);
     expect(fs.existsSync(outdir)).toBe(false);
   });

@@ -25,9 +25,13 @@ const pattern: fc.Arbitrary<string> = fc.letrec<{ re: string; atom: string }>((t
 
 test('property: a pattern matches exactly what RegExp matches as a whole value', () => {
   fc.assert(
-    fc.property(pattern, fc.string({ unit: fc.constantFrom('a', 'b', 'c', '1', '.', '-', '_', ' ', '\n', '\r', '\u2028'), maxLength: 8 }), (p, value) => {
-      expect(boundedPattern(p).test(value)).toBe(new RegExp(`^(?:${p})$`).test(value));
-    }),
+    fc.property(
+      pattern,
+      fc.string({ unit: fc.constantFrom('a', 'b', 'c', '1', '.', '-', '_', ' ', '\n', '\r', '\u2028'), maxLength: 8 }),
+      (p, value) => {
+        expect(boundedPattern(p).test(value)).toBe(new RegExp(`^(?:${p})$`).test(value));
+      },
+    ),
     { numRuns: 2000, seed: 20260521 },
   );
 });

@@ -47,7 +47,12 @@ test('a template that does not render: derive, validate (synthesis check) and th
   const fromValidate = synthesisProblems(d.cluster!, file, { templatesDir, nag: false });
   let fromApp = '';
   try {
-    buildFleetApp({ clusters: [{ file, cluster: d.cluster! }], outdir: tempDir('derive-app'), templatesDir, nag: false }).app.synth();
+    buildFleetApp({
+      clusters: [{ file, cluster: d.cluster! }],
+      outdir: tempDir('derive-app'),
+      templatesDir,
+      nag: false,
+    }).app.synth();
   } catch (e) {
     fromApp = (e as Error).message;
   }
@@ -55,7 +60,11 @@ test('a template that does not render: derive, validate (synthesis check) and th
   // THEN every one refuses it at spec.cloudConfig.template with the one message
   expect(d.stage).toBe('render');
   expect(d.problems).toHaveLength(1);
-  expect(d.problems![0]).toMatchObject({ file, path: 'spec.cloudConfig.template', message: expect.stringMatching(/^does not render: /) });
+  expect(d.problems![0]).toMatchObject({
+    file,
+    path: 'spec.cloudConfig.template',
+    message: expect.stringMatching(/^does not render: /),
+  });
   expect(fromValidate).toEqual(d.problems);
   expect(fromApp).toContain(formatProblem(d.problems![0]));
 });
@@ -71,7 +80,11 @@ test('the reconciler stalls such an object as RenderFailed with the words valida
     // THEN it stalled before anything reached AWS, saying what derive says of the same object
     const d = derive(rawExample(EXAMPLE), { file: (await h.deps().store.get(EXAMPLE))!.source, templatesDir });
     expect(outcome.result).toBe('stalled');
-    expect(h.problem()).toMatchObject({ type: 'Stalled', reason: 'RenderFailed', message: expect.stringContaining(formatProblem(d.problems![0])) });
+    expect(h.problem()).toMatchObject({
+      type: 'Stalled',
+      reason: 'RenderFailed',
+      message: expect.stringContaining(formatProblem(d.problems![0])),
+    });
     expect(h.cfn.count()).toBe(0);
   } finally {
     h.cleanup();

@@ -8,8 +8,8 @@ describe('every problem at once', () => {
     const raw = rawExample('prod-eu1');
     raw.spec.listeners![1].port = 70000;
     raw.spec.pool.minSize = 40;
-    (raw.spec.pool).instanceType = 'm6i.large';
-    (raw.spec.cloudConfig.values).maxPods = '110';
+    raw.spec.pool.instanceType = 'm6i.large';
+    raw.spec.cloudConfig.values.maxPods = '110';
     raw.spec.securityGroupRules![2].source.cidr = '10.20.1.0/16';
     raw.spec.cloudConfig.template = 'flatcar';
     const file = 'clusters/prod-eu1.yaml';
@@ -32,9 +32,9 @@ describe('every problem at once', () => {
   test('cross-field rules still run while other fields have type errors', () => {
     // GIVEN staging-us1 whose maxSize is a string and whose listeners reference no load balancer, plus a missing account
     const raw = rawExample('staging-us1');
-    (raw.spec.pool).maxSize = 'four';
+    raw.spec.pool.maxSize = 'four';
     raw.spec.listeners = [{ name: 'web', port: 80, nodePort: 30080 }];
-    delete (raw.spec).account;
+    delete raw.spec.account;
     raw.metadata.name = 'staging-us9';
 
     // WHEN it is validated
@@ -57,19 +57,23 @@ describe('every problem at once', () => {
 
     // THEN one problem, with an empty path, saying what was expected
     expect(result.cluster).toBeUndefined();
-    expect(result.problems).toEqual([{ file: 'clusters/x.yaml', path: '', message: '"hello" is a string, expected an object' }]);
+    expect(result.problems).toEqual([
+      { file: 'clusters/x.yaml', path: '', message: '"hello" is a string, expected an object' },
+    ]);
     expect(formatProblem(result.problems[0])).toBe('clusters/x.yaml: "hello" is a string, expected an object');
   });
 
   test('an empty spec is reported as empty, not as each of its fields', () => {
     // GIVEN staging-us1 with `spec:` left empty (null in YAML)
     const raw = rawExample('staging-us1');
-    (raw).spec = null;
+    raw.spec = null;
 
     // WHEN it is validated
     const result = validateCluster(raw, { file: 'clusters/staging-us1.yaml', templates: TEMPLATES });
 
     // THEN the problem names spec and says it is empty
-    expect(result.problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: 'spec', message: 'is empty (null), expected an object' }]);
+    expect(result.problems).toEqual([
+      { file: 'clusters/staging-us1.yaml', path: 'spec', message: 'is empty (null), expected an object' },
+    ]);
   });
 });

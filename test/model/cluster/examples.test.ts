@@ -25,9 +25,10 @@ describe('the example cluster objects', () => {
 });
 
 describe('defaults are applied', () => {
-  const validate = (raw: unknown, name: string) => validateCluster(raw, { file: `clusters/${name}.yaml`, templates: TEMPLATES });
+  const validate = (raw: unknown, name: string) =>
+    validateCluster(raw, { file: `clusters/${name}.yaml`, templates: TEMPLATES });
 
-  test("a listener without healthCheck gets the TCP defaults; an HTTP one keeps what it gave", () => {
+  test('a listener without healthCheck gets the TCP defaults; an HTTP one keeps what it gave', () => {
     // GIVEN edge-ap1 (no health checks) and prod-eu1 (HTTP health checks without interval or thresholds)
     const edge = rawExample('edge-ap1');
     const prod = rawExample('prod-eu1');
@@ -37,9 +38,21 @@ describe('defaults are applied', () => {
     const p = validate(prod, 'prod-eu1').cluster!;
 
     // THEN the missing fields have their defaults and given fields are kept
-    expect(e.spec.listeners[0].healthCheck).toEqual({ protocol: 'TCP', intervalSeconds: 10, healthyThreshold: 3, unhealthyThreshold: 3 });
+    expect(e.spec.listeners[0].healthCheck).toEqual({
+      protocol: 'TCP',
+      intervalSeconds: 10,
+      healthyThreshold: 3,
+      unhealthyThreshold: 3,
+    });
     expect(e.spec.listeners[0].protocol).toBe('TCP');
-    expect(p.spec.listeners[0].healthCheck).toEqual({ protocol: 'HTTP', port: 30254, path: '/healthz', intervalSeconds: 10, healthyThreshold: 3, unhealthyThreshold: 3 });
+    expect(p.spec.listeners[0].healthCheck).toEqual({
+      protocol: 'HTTP',
+      port: 30254,
+      path: '/healthz',
+      intervalSeconds: 10,
+      healthyThreshold: 3,
+      unhealthyThreshold: 3,
+    });
     expect(p.spec.listeners[0].protocol).toBe('TCP');
   });
 
@@ -52,9 +65,21 @@ describe('defaults are applied', () => {
     const c = validate(raw, 'staging-us1').cluster!;
 
     // THEN rolling update, root volume and launch-configuration defaults are filled in
-    expect(c.spec.pool.rollingUpdate).toEqual({ strategy: 'rolling', maxBatchSize: 1, minInstancesInService: 0, pauseTime: 'PT10M', waitOnResourceSignals: true, minSuccessfulInstancesPercent: 100 });
+    expect(c.spec.pool.rollingUpdate).toEqual({
+      strategy: 'rolling',
+      maxBatchSize: 1,
+      minInstancesInService: 0,
+      pauseTime: 'PT10M',
+      waitOnResourceSignals: true,
+      minSuccessfulInstancesPercent: 100,
+    });
     expect(c.spec.pool.drain).toEqual({ enabled: true, heartbeatTimeoutSeconds: 300 });
-    expect(c.spec.rollout).toEqual({ rollbackAlarms: [], monitoringTimeMinutes: 0, hold: false, maintenanceWindows: [] });
+    expect(c.spec.rollout).toEqual({
+      rollbackAlarms: [],
+      monitoringTimeMinutes: 0,
+      hold: false,
+      maintenanceWindows: [],
+    });
     expect(c.spec.pool.rootVolume).toEqual({ sizeGiB: 50, type: 'gp3', deviceName: '/dev/xvda' });
     expect(c.spec.pool.legacyLaunchConfiguration).toBe(false);
     expect(c.spec.pool.desiredCapacity).toBe(2);
@@ -68,7 +93,14 @@ describe('defaults are applied', () => {
     const c = validate(raw, 'prod-eu1').cluster!;
 
     // THEN waitOnResourceSignals defaults to true (rolls are gated by the nodes' signals), desiredCapacity stays unset, rootVolume fills in deviceName
-    expect(c.spec.pool.rollingUpdate).toEqual({ strategy: 'rolling', maxBatchSize: 2, minInstancesInService: 3, pauseTime: 'PT10M', waitOnResourceSignals: true, minSuccessfulInstancesPercent: 100 });
+    expect(c.spec.pool.rollingUpdate).toEqual({
+      strategy: 'rolling',
+      maxBatchSize: 2,
+      minInstancesInService: 3,
+      pauseTime: 'PT10M',
+      waitOnResourceSignals: true,
+      minSuccessfulInstancesPercent: 100,
+    });
     expect(c.spec.pool.desiredCapacity).toBeUndefined();
     expect(c.spec.pool.rootVolume).toEqual({ sizeGiB: 100, type: 'gp3', deviceName: '/dev/xvda' });
   });
@@ -87,7 +119,9 @@ describe('defaults are applied', () => {
     expect(s.spec.listeners).toEqual([]);
     expect(s.spec.loadBalancer).toBeUndefined();
     expect(s.spec.cloudConfig.values.nodeLabels).toEqual({});
-    expect(s.spec.cloudConfig.values.nodeTaints).toEqual([{ key: 'example.com/staging', value: '', effect: 'PreferNoSchedule' }]);
+    expect(s.spec.cloudConfig.values.nodeTaints).toEqual([
+      { key: 'example.com/staging', value: '', effect: 'PreferNoSchedule' },
+    ]);
     expect(s.spec.cloudConfig.values.maxPods).toBe(58);
     expect(p.spec.cloudConfig.values.maxPods).toBe(110);
     expect(p.spec.cloudConfig.values.registryMirrors).toEqual([]);

@@ -1,4 +1,9 @@
-import { cidrRange, firstPublicAddress, nonPublicCidrs, publicAddressCount } from '../../../lib/model/cluster/address-space';
+import {
+  cidrRange,
+  firstPublicAddress,
+  nonPublicCidrs,
+  publicAddressCount,
+} from '../../../lib/model/cluster/address-space';
 import { validateCluster } from '../../../lib/model/cluster/validate';
 import { rawExample, TEMPLATES } from '../../helpers/clusters';
 
@@ -8,8 +13,20 @@ import { rawExample, TEMPLATES } from '../../helpers/clusters';
  */
 
 const FILE = 'clusters/staging-us1.yaml';
-type Rule = { description: string; protocol: string; port?: number; fromPort?: number; toPort?: number; source: Record<string, string> };
-const rule = (protocol: string, ports: Partial<Rule>, source: Record<string, string>): Rule => ({ description: 'under test', protocol, ...ports, source });
+type Rule = {
+  description: string;
+  protocol: string;
+  port?: number;
+  fromPort?: number;
+  toPort?: number;
+  source: Record<string, string>;
+};
+const rule = (protocol: string, ports: Partial<Rule>, source: Record<string, string>): Rule => ({
+  description: 'under test',
+  protocol,
+  ...ports,
+  source,
+});
 
 /** staging-us1 with its rules replaced by `rules`: every problem of the object. */
 function problemsWith(rules: Rule[]) {
@@ -20,27 +37,68 @@ function problemsWith(rules: Rule[]) {
 
 describe('a node service or protocol all from public space is refused, however the CIDR is written', () => {
   test.each<[string, Rule[], string[]]>([
-    ['SSH from 0.0.0.0/1 + 128.0.0.0/1', [rule('tcp', { port: 22 }, { cidr: '0.0.0.0/1' }), rule('tcp', { port: 22 }, { cidr: '128.0.0.0/1' })], ['spec.securityGroupRules[0].source.cidr', 'spec.securityGroupRules[1].source.cidr']],
-    ['SSH from 2000::/3', [rule('tcp', { port: 22 }, { cidrIpv6: '2000::/3' })], ['spec.securityGroupRules[0].source.cidrIpv6']],
-    ['the kubelet from 0.0.0.0/1', [rule('tcp', { port: 10250 }, { cidr: '0.0.0.0/1' })], ['spec.securityGroupRules[0].source.cidr']],
-    ['etcd from 64.0.0.0/4', [rule('tcp', { fromPort: 2379, toPort: 2380 }, { cidr: '64.0.0.0/4' })], ['spec.securityGroupRules[0].source.cidr']],
-    ['all traffic from ::/1 + 8000::/1', [rule('all', {}, { cidrIpv6: '::/1' }), rule('all', {}, { cidrIpv6: '8000::/1' })], ['spec.securityGroupRules[0].source.cidrIpv6', 'spec.securityGroupRules[1].source.cidrIpv6']],
-    ['a range that spans SSH from one public /32', [rule('tcp', { fromPort: 1, toPort: 1024 }, { cidr: '8.8.8.8/32' })], ['spec.securityGroupRules[0].source.cidr']],
-    ['udp VXLAN from a public /24', [rule('udp', { port: 4789 }, { cidr: '192.88.99.0/24' })], ['spec.securityGroupRules[0].source.cidr']],
-    ['the kubelet from 192.0.0.8/29 (holds the PCP anycast address, public inside a private block)', [rule('tcp', { port: 10250 }, { cidr: '192.0.0.8/29' })], ['spec.securityGroupRules[0].source.cidr']],
+    [
+      'SSH from 0.0.0.0/1 + 128.0.0.0/1',
+      [rule('tcp', { port: 22 }, { cidr: '0.0.0.0/1' }), rule('tcp', { port: 22 }, { cidr: '128.0.0.0/1' })],
+      ['spec.securityGroupRules[0].source.cidr', 'spec.securityGroupRules[1].source.cidr'],
+    ],
+    [
+      'SSH from 2000::/3',
+      [rule('tcp', { port: 22 }, { cidrIpv6: '2000::/3' })],
+      ['spec.securityGroupRules[0].source.cidrIpv6'],
+    ],
+    [
+      'the kubelet from 0.0.0.0/1',
+      [rule('tcp', { port: 10250 }, { cidr: '0.0.0.0/1' })],
+      ['spec.securityGroupRules[0].source.cidr'],
+    ],
+    [
+      'etcd from 64.0.0.0/4',
+      [rule('tcp', { fromPort: 2379, toPort: 2380 }, { cidr: '64.0.0.0/4' })],
+      ['spec.securityGroupRules[0].source.cidr'],
+    ],
+    [
+      'all traffic from ::/1 + 8000::/1',
+      [rule('all', {}, { cidrIpv6: '::/1' }), rule('all', {}, { cidrIpv6: '8000::/1' })],
+      ['spec.securityGroupRules[0].source.cidrIpv6', 'spec.securityGroupRules[1].source.cidrIpv6'],
+    ],
+    [
+      'a range that spans SSH from one public /32',
+      [rule('tcp', { fromPort: 1, toPort: 1024 }, { cidr: '8.8.8.8/32' })],
+      ['spec.securityGroupRules[0].source.cidr'],
+    ],
+    [
+      'udp VXLAN from a public /24',
+      [rule('udp', { port: 4789 }, { cidr: '192.88.99.0/24' })],
+      ['spec.securityGroupRules[0].source.cidr'],
+    ],
+    [
+      'the kubelet from 192.0.0.8/29 (holds the PCP anycast address, public inside a private block)',
+      [rule('tcp', { port: 10250 }, { cidr: '192.0.0.8/29' })],
+      ['spec.securityGroupRules[0].source.cidr'],
+    ],
   ])('%s', (_what, rules, paths) => {
     // WHEN
     const problems = problemsWith(rules);
     // THEN every offending rule is named at its source, with the rule stated
     expect(problems.map((p) => p.path).sort()).toEqual(paths);
-    for (const p of problems) expect(p.message).toMatch(/ holds public addresses \(.+ the first\), and the rule opens .*; node services and protocol all are open only to non-public sources/);
+    for (const p of problems)
+      expect(p.message).toMatch(
+        / holds public addresses \(.+ the first\), and the rule opens .*; node services and protocol all are open only to non-public sources/,
+      );
   });
 
   test('the message names the first public address and the service', () => {
     // WHEN
     const [p] = problemsWith([rule('tcp', { port: 22 }, { cidr: '0.0.0.0/1' })]);
     // THEN 0.0.0.0/8 is "this network" (not public): the first public address is 1.0.0.0
-    expect(p).toEqual({ file: FILE, path: 'spec.securityGroupRules[0].source.cidr', message: expect.stringMatching(/^0\.0\.0\.0\/1 holds public addresses \(1\.0\.0\.0 the first\), and the rule opens tcp 22, the port of SSH \(22\);/) });
+    expect(p).toEqual({
+      file: FILE,
+      path: 'spec.securityGroupRules[0].source.cidr',
+      message: expect.stringMatching(
+        /^0\.0\.0\.0\/1 holds public addresses \(1\.0\.0\.0 the first\), and the rule opens tcp 22, the port of SSH \(22\);/,
+      ),
+    });
   });
 });
 

@@ -16,15 +16,13 @@ import { Json } from '../../helpers/json';
  */
 
 const rows: BadRow[] = [
-  ...['"', "'", '\\', '$', '`', ' ', '\n'].map(
-    (c): BadRow => ({
-      what: `a registry mirror URL with ${JSON.stringify(c)} in its path`,
-      example: 'prod-eu1',
-      mutate: (r) => (r.spec.cloudConfig.values.registryMirrors = [`https://mirror.example.com/v2${c}x`]),
-      path: 'spec.cloudConfig.values.registryMirrors[0]',
-      message: /is not an https:\/\/ registry mirror URL$/,
-    }),
-  ),
+  ...['"', "'", '\\', '$', '`', ' ', '\n'].map((c): BadRow => ({
+    what: `a registry mirror URL with ${JSON.stringify(c)} in its path`,
+    example: 'prod-eu1',
+    mutate: (r) => (r.spec.cloudConfig.values.registryMirrors = [`https://mirror.example.com/v2${c}x`]),
+    path: 'spec.cloudConfig.values.registryMirrors[0]',
+    message: /is not an https:\/\/ registry mirror URL$/,
+  })),
 ];
 
 describe('a core value that could break out of its file on the node is refused', () => {
@@ -33,7 +31,10 @@ describe('a core value that could break out of its file on the node is refused',
   test('a mirror URL with a path of the allowed characters stays valid', () => {
     const raw = rawExample('prod-eu1');
     raw.spec.cloudConfig.values.registryMirrors = ['https://mirror.example.com:5000/v2/docker.io,cache=1%20x~y+z'];
-    expect(validateCluster(raw, { file: 'clusters/prod-eu1.yaml', templates: listTemplates(DEFAULT_TEMPLATES_DIR) }).problems).toEqual([]);
+    expect(
+      validateCluster(raw, { file: 'clusters/prod-eu1.yaml', templates: listTemplates(DEFAULT_TEMPLATES_DIR) })
+        .problems,
+    ).toEqual([]);
   });
 });
 
@@ -47,21 +48,43 @@ describe("a template's own string values", () => {
   const check = (mutate: (raw: Json) => void = () => undefined) => {
     const raw = rawExample('staging-us1');
     mutate(raw);
-    return validateCluster(raw, { file: 'clusters/staging-us1.yaml', templates: listTemplates(dir), templatesDir: dir }).problems;
+    return validateCluster(raw, { file: 'clusters/staging-us1.yaml', templates: listTemplates(dir), templatesDir: dir })
+      .problems;
   };
 
   test.each([
-    ['a string', '{ name: nodeGroup, type: string, default: a, description: the group }', /nodeGroup is a string without a pattern or enum; declare the characters it may hold/],
-    ['a list', '{ name: extraArgs, type: list, default: [], description: kubelet flags }', /extraArgs is a list of strings without a pattern; declare/],
-    ['a map', '{ name: extraEnv, type: map, default: {}, description: environment }', /extraEnv is a map of strings without a pattern; declare/],
-  ])('%s declared without a pattern makes the template unusable, named on the template field', (_what, entry, message) => {
-    // GIVEN
-    declare(`  - ${entry}\n`);
-    // WHEN
-    const problems = check();
-    // THEN
-    expect(problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.template', message: expect.stringMatching(message) }]);
-  });
+    [
+      'a string',
+      '{ name: nodeGroup, type: string, default: a, description: the group }',
+      /nodeGroup is a string without a pattern or enum; declare the characters it may hold/,
+    ],
+    [
+      'a list',
+      '{ name: extraArgs, type: list, default: [], description: kubelet flags }',
+      /extraArgs is a list of strings without a pattern; declare/,
+    ],
+    [
+      'a map',
+      '{ name: extraEnv, type: map, default: {}, description: environment }',
+      /extraEnv is a map of strings without a pattern; declare/,
+    ],
+  ])(
+    '%s declared without a pattern makes the template unusable, named on the template field',
+    (_what, entry, message) => {
+      // GIVEN
+      declare(`  - ${entry}\n`);
+      // WHEN
+      const problems = check();
+      // THEN
+      expect(problems).toEqual([
+        {
+          file: 'clusters/staging-us1.yaml',
+          path: 'spec.cloudConfig.template',
+          message: expect.stringMatching(message),
+        },
+      ]);
+    },
+  );
 
   test.each([
     ['a shell command after a newline', 'ok\nrm -rf /', 'nodeGroup', /has a control character/],
@@ -75,6 +98,12 @@ describe("a template's own string values", () => {
     // WHEN
     const problems = check((raw) => (raw.spec.cloudConfig.values[name] = value));
     // THEN
-    expect(problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: `spec.cloudConfig.values.${name}`, message: expect.stringMatching(message) }]);
+    expect(problems).toEqual([
+      {
+        file: 'clusters/staging-us1.yaml',
+        path: `spec.cloudConfig.values.${name}`,
+        message: expect.stringMatching(message),
+      },
+    ]);
   });
 });

@@ -1,7 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { loadClusterFile, loadClusters, loadValidClusters, MAX_CLUSTER_FILE_BYTES, parseClusterYaml, readClusterFile } from '../../../lib/model/cluster/load';
+import {
+  loadClusterFile,
+  loadClusters,
+  loadValidClusters,
+  MAX_CLUSTER_FILE_BYTES,
+  parseClusterYaml,
+  readClusterFile,
+} from '../../../lib/model/cluster/load';
 import { ValidationError } from '../../../lib/core/errors';
 import { EXAMPLES_DIR, TEMPLATES, tempDir } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
@@ -27,7 +34,13 @@ describe('YAML-level problems (parseClusterYaml)', () => {
 
     // THEN one problem for the whole file, at that line
     expect(r.raw).toBeUndefined();
-    expect(r.problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: '', message: `YAML syntax error at line ${line}, column 1: All mapping items must start at the same column` }]);
+    expect(r.problems).toEqual([
+      {
+        file: 'clusters/staging-us1.yaml',
+        path: '',
+        message: `YAML syntax error at line ${line}, column 1: All mapping items must start at the same column`,
+      },
+    ]);
   });
 
   test('a stray colon is a syntax error that names its line and column', () => {
@@ -53,7 +66,13 @@ describe('YAML-level problems (parseClusterYaml)', () => {
 
     // THEN the second one is the problem
     expect(r.raw).toBeUndefined();
-    expect(r.problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: '', message: `YAML syntax error at line ${i + 2}, column 3: Map keys must be unique` }]);
+    expect(r.problems).toEqual([
+      {
+        file: 'clusters/staging-us1.yaml',
+        path: '',
+        message: `YAML syntax error at line ${i + 2}, column 3: Map keys must be unique`,
+      },
+    ]);
   });
 
   test('two documents in one file are refused', () => {
@@ -65,7 +84,13 @@ describe('YAML-level problems (parseClusterYaml)', () => {
 
     // THEN the file is refused as a whole
     expect(r.raw).toBeUndefined();
-    expect(r.problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: '', message: 'holds 2 YAML documents; put exactly one WorkerCluster in each file' }]);
+    expect(r.problems).toEqual([
+      {
+        file: 'clusters/staging-us1.yaml',
+        path: '',
+        message: 'holds 2 YAML documents; put exactly one WorkerCluster in each file',
+      },
+    ]);
   });
 
   test('an empty file holds no object', () => {
@@ -74,12 +99,22 @@ describe('YAML-level problems (parseClusterYaml)', () => {
     const r = parseClusterYaml('', 'clusters/empty.yaml');
 
     // THEN it is refused
-    expect(r.problems).toEqual([{ file: 'clusters/empty.yaml', path: '', message: 'holds 0 YAML documents; put exactly one WorkerCluster in each file' }]);
+    expect(r.problems).toEqual([
+      {
+        file: 'clusters/empty.yaml',
+        path: '',
+        message: 'holds 0 YAML documents; put exactly one WorkerCluster in each file',
+      },
+    ]);
   });
 
   test.each([
     ['an alias to an undefined anchor', 'a: *nowhere\n', /^YAML error: Unresolved alias .*nowhere$/],
-    ['an alias bomb', 'a: &a [1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a]\nc: [*b,*b,*b,*b,*b,*b,*b,*b]\n', /^YAML error: Excessive alias count/],
+    [
+      'an alias bomb',
+      'a: &a [1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a]\nc: [*b,*b,*b,*b,*b,*b,*b,*b]\n',
+      /^YAML error: Excessive alias count/,
+    ],
   ])('%s is a problem, not a crash', (_what, text, message) => {
     // GIVEN YAML that parses but cannot become a plain object
     // WHEN it is parsed
@@ -92,7 +127,10 @@ describe('YAML-level problems (parseClusterYaml)', () => {
 
   test('anchors and aliases that resolve are fine', () => {
     // GIVEN staging-us1 with its tags written through an anchor
-    const text = exampleText('staging-us1').replace('  tags:\n    team: platform', '  tags: &t\n    team: platform\nstatus: { lastTags: *t }');
+    const text = exampleText('staging-us1').replace(
+      '  tags:\n    team: platform',
+      '  tags: &t\n    team: platform\nstatus: { lastTags: *t }',
+    );
 
     // WHEN it is parsed
     const r = parseClusterYaml(text, 'clusters/staging-us1.yaml');
@@ -122,7 +160,9 @@ describe('files (loadClusterFile, loadClusters, loadValidClusters)', () => {
 
     // THEN the problem names the file (relative) and the reason
     expect(r.cluster).toBeUndefined();
-    expect(r.problems).toEqual([{ file: 'clusters/gone.yaml', path: '', message: expect.stringMatching(/^cannot be read: ENOENT/) }]);
+    expect(r.problems).toEqual([
+      { file: 'clusters/gone.yaml', path: '', message: expect.stringMatching(/^cannot be read: ENOENT/) },
+    ]);
   });
 
   test('a directory named like a cluster file is reported, and the other files still load', () => {
@@ -134,21 +174,35 @@ describe('files (loadClusterFile, loadClusters, loadValidClusters)', () => {
     const r = loadClusters(dir, { templates: TEMPLATES, relativeTo: root });
 
     // THEN the good cluster is there and the unreadable one is a problem
-    expect(r.clusters.map((c) => [c.file, c.cluster.metadata.name])).toEqual([['clusters/staging-us1.yaml', 'staging-us1']]);
-    expect(r.problems).toEqual([{ file: 'clusters/broken.yaml', path: '', message: expect.stringMatching(/^is a directory, not a regular file/) }]);
+    expect(r.clusters.map((c) => [c.file, c.cluster.metadata.name])).toEqual([
+      ['clusters/staging-us1.yaml', 'staging-us1'],
+    ]);
+    expect(r.problems).toEqual([
+      { file: 'clusters/broken.yaml', path: '', message: expect.stringMatching(/^is a directory, not a regular file/) },
+    ]);
   });
 
   test('a cluster object written as .json is refused by name, never skipped in silence', () => {
     // GIVEN a valid YAML object and the same object as JSON
     fs.copyFileSync(path.join(EXAMPLES_DIR, 'staging-us1.yaml'), path.join(dir, 'staging-us1.yaml'));
-    fs.writeFileSync(path.join(dir, 'prod-eu1.json'), JSON.stringify({ apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerCluster' }));
+    fs.writeFileSync(
+      path.join(dir, 'prod-eu1.json'),
+      JSON.stringify({ apiVersion: 'worker-stacks.io/v1alpha1', kind: 'WorkerCluster' }),
+    );
 
     // WHEN the directory is loaded
     const r = loadClusters(dir, { templates: TEMPLATES, relativeTo: root });
 
     // THEN the YAML one loads and the JSON one is a problem that says how to fix it
     expect(r.clusters.map((c) => c.cluster.metadata.name)).toEqual(['staging-us1']);
-    expect(r.problems).toEqual([{ file: 'clusters/prod-eu1.json', path: '', message: 'is a .json file; cluster objects are read from *.yaml and *.yml files only: rename it to prod-eu1.yaml (JSON is valid YAML)' }]);
+    expect(r.problems).toEqual([
+      {
+        file: 'clusters/prod-eu1.json',
+        path: '',
+        message:
+          'is a .json file; cluster objects are read from *.yaml and *.yml files only: rename it to prod-eu1.yaml (JSON is valid YAML)',
+      },
+    ]);
   });
 
   test('loadValidClusters throws one ValidationError listing every problem of every file', () => {
@@ -184,14 +238,19 @@ describe('files (loadClusterFile, loadClusters, loadValidClusters)', () => {
 
   test('loadValidClusters returns every cluster of a valid fleet, in file-name order', () => {
     // GIVEN copies of the three examples (one as .yml)
-    for (const name of ['staging-us1', 'edge-ap1']) fs.copyFileSync(path.join(EXAMPLES_DIR, `${name}.yaml`), path.join(dir, `${name}.yaml`));
+    for (const name of ['staging-us1', 'edge-ap1'])
+      fs.copyFileSync(path.join(EXAMPLES_DIR, `${name}.yaml`), path.join(dir, `${name}.yaml`));
     fs.copyFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), path.join(dir, 'prod-eu1.yml'));
 
     // WHEN the fleet is loaded strictly
     const clusters = loadValidClusters(dir, { templates: TEMPLATES, relativeTo: root });
 
     // THEN all three come back, with defaults applied
-    expect(clusters.map((c) => c.file)).toEqual(['clusters/edge-ap1.yaml', 'clusters/prod-eu1.yml', 'clusters/staging-us1.yaml']);
+    expect(clusters.map((c) => c.file)).toEqual([
+      'clusters/edge-ap1.yaml',
+      'clusters/prod-eu1.yml',
+      'clusters/staging-us1.yaml',
+    ]);
     expect(clusters[1].cluster.spec.pool.rollingUpdate.waitOnResourceSignals).toBe(true);
   });
 });
@@ -208,10 +267,22 @@ describe('hostile files (readClusterFile): only regular files up to the size lim
 
   /** Makes the hostile entry x.yaml in dir. */
   const HOSTILE: [string, (file: string) => void, RegExp][] = [
-    ['a symlink to /dev/zero', (f) => fs.symlinkSync('/dev/zero', f), /^is a character device, not a regular file; a cluster object must be a regular file of at most 1048576 bytes$/],
-    ['a FIFO nobody writes to', (f) => expect(spawnSync('mkfifo', [f]).status).toBe(0), /^is a FIFO \(named pipe\), not a regular file/],
+    [
+      'a symlink to /dev/zero',
+      (f) => fs.symlinkSync('/dev/zero', f),
+      /^is a character device, not a regular file; a cluster object must be a regular file of at most 1048576 bytes$/,
+    ],
+    [
+      'a FIFO nobody writes to',
+      (f) => expect(spawnSync('mkfifo', [f]).status).toBe(0),
+      /^is a FIFO \(named pipe\), not a regular file/,
+    ],
     ['a directory named x.yaml', (f) => fs.mkdirSync(f), /^is a directory, not a regular file/],
-    ['a 50 MB file', (f) => fs.truncateSync((fs.writeFileSync(f, 'apiVersion: x\n'), f), 50 * 1000 * 1000), /^is 50000000 bytes, more than the limit of 1048576; a cluster object is a few KiB$/],
+    [
+      'a 50 MB file',
+      (f) => fs.truncateSync((fs.writeFileSync(f, 'apiVersion: x\n'), f), 50 * 1000 * 1000),
+      /^is 50000000 bytes, more than the limit of 1048576; a cluster object is a few KiB$/,
+    ],
   ];
 
   test.each(HOSTILE)('%s is refused within a second, with the file and the rule', (_what, make, rule) => {
@@ -243,7 +314,13 @@ describe('hostile files (readClusterFile): only regular files up to the size lim
     // THEN the first comes back whole, the second is a problem of that file
     expect(MAX_CLUSTER_FILE_BYTES).toBe(1024 * 1024);
     expect(a.text).toHaveLength(MAX_CLUSTER_FILE_BYTES);
-    expect(b).toEqual({ problem: { file: 'clusters/b.yaml', path: '', message: 'is 1048577 bytes, more than the limit of 1048576; a cluster object is a few KiB' } });
+    expect(b).toEqual({
+      problem: {
+        file: 'clusters/b.yaml',
+        path: '',
+        message: 'is 1048577 bytes, more than the limit of 1048576; a cluster object is a few KiB',
+      },
+    });
   });
 
   test('maxBytes sets another limit, and loadClusterFile passes it on', () => {
@@ -257,8 +334,12 @@ describe('hostile files (readClusterFile): only regular files up to the size lim
     const loaded = loadClusterFile(file, { templates: TEMPLATES, relativeTo: root, maxBytes: size - 1 });
 
     // THEN both refuse it with the limit
-    expect(direct.problem?.message).toBe(`is ${size} bytes, more than the limit of ${size - 1}; a cluster object is a few KiB`);
-    expect(loaded).toEqual({ problems: [{ file: 'clusters/staging-us1.yaml', path: '', message: direct.problem!.message }] });
+    expect(direct.problem?.message).toBe(
+      `is ${size} bytes, more than the limit of ${size - 1}; a cluster object is a few KiB`,
+    );
+    expect(loaded).toEqual({
+      problems: [{ file: 'clusters/staging-us1.yaml', path: '', message: direct.problem!.message }],
+    });
   });
 
   test('a symlink to a regular cluster file is read like the file itself', () => {

@@ -21,9 +21,20 @@ beforeEach(() => {
   dir = copyTemplates(DEFAULT_TEMPLATES_DIR, tempDir('template-values'));
   fs.appendFileSync(
     path.join(dir, 'al2023-worker', 'values.yaml'),
-    ['  - name: kubeletLogLevel', '    type: integer', '    min: 0', '    max: 10', '    default: 2', '    description: kubelet --v', ''].join('\n'),
+    [
+      '  - name: kubeletLogLevel',
+      '    type: integer',
+      '    min: 0',
+      '    max: 10',
+      '    default: 2',
+      '    description: kubelet --v',
+      '',
+    ].join('\n'),
   );
-  fs.appendFileSync(path.join(dir, 'al2023-worker', 'bootstrap-token.sh.hbs'), '# kubelet log level {{values.kubeletLogLevel}}\n');
+  fs.appendFileSync(
+    path.join(dir, 'al2023-worker', 'bootstrap-token.sh.hbs'),
+    '# kubelet log level {{values.kubeletLogLevel}}\n',
+  );
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -33,7 +44,8 @@ function check(mutate: (raw: Json) => void) {
   return validateCluster(raw, { file: 'clusters/staging-us1.yaml', templates: listTemplates(dir) });
 }
 
-const bootScript = (r: ReturnType<typeof check>) => renderConfig(r.cluster!, dir).node.files.find((f) => f.path === '/opt/bin/worker-stacks-bootstrap-token')!.contents;
+const bootScript = (r: ReturnType<typeof check>) =>
+  renderConfig(r.cluster!, dir).node.files.find((f) => f.path === '/opt/bin/worker-stacks-bootstrap-token')!.contents;
 
 test('a declared value left out gets its declared default, and renders', () => {
   // WHEN the object does not set it
@@ -56,13 +68,24 @@ test.each([
   ['a list', [1], /^is a list, expected a whole number$/],
 ])('a declared value that breaks its declaration is refused: %s', (_what, value, message) => {
   const r = check((raw) => (raw.spec.cloudConfig.values.kubeletLogLevel = value));
-  expect(r.problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.values.kubeletLogLevel', message: expect.stringMatching(message) }]);
+  expect(r.problems).toEqual([
+    {
+      file: 'clusters/staging-us1.yaml',
+      path: 'spec.cloudConfig.values.kubeletLogLevel',
+      message: expect.stringMatching(message),
+    },
+  ]);
 });
 
 test('a value the chosen template does not declare is refused, naming what the template takes', () => {
   const r = check((raw) => (raw.spec.cloudConfig.values.kubeletLogLvl = 7));
   expect(r.problems).toEqual([
-    { file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.values.kubeletLogLvl', message: 'unknown value: template al2023-worker does not declare it (it also takes kubeletSha256, kubeletLogLevel; see README "Cluster object reference")' },
+    {
+      file: 'clusters/staging-us1.yaml',
+      path: 'spec.cloudConfig.values.kubeletLogLvl',
+      message:
+        'unknown value: template al2023-worker does not declare it (it also takes kubeletSha256, kubeletLogLevel; see README "Cluster object reference")',
+    },
   ]);
 });
 
@@ -76,22 +99,69 @@ test("another template's value is unknown to a template that does not declare it
 });
 
 test('a required declared value that is missing is refused', () => {
-  fs.appendFileSync(path.join(dir, 'al2023-worker', 'values.yaml'), ['  - name: nodeGroup', '    type: string', '    pattern: "[a-z0-9-]{1,63}"', '    required: true', '    description: the node group', ''].join('\n'));
+  fs.appendFileSync(
+    path.join(dir, 'al2023-worker', 'values.yaml'),
+    [
+      '  - name: nodeGroup',
+      '    type: string',
+      '    pattern: "[a-z0-9-]{1,63}"',
+      '    required: true',
+      '    description: the node group',
+      '',
+    ].join('\n'),
+  );
   const r = check(() => undefined);
-  expect(r.problems.map((p) => `${p.path}: ${p.message}`)).toEqual(['spec.cloudConfig.values.nodeGroup: required field is missing (template al2023-worker needs it: the node group)']);
+  expect(r.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
+    'spec.cloudConfig.values.nodeGroup: required field is missing (template al2023-worker needs it: the node group)',
+  ]);
 });
 
 test('a bad declaration is refused on the template field, naming the declaration file and entry', () => {
-  fs.appendFileSync(path.join(dir, 'al2023-worker', 'values.yaml'), ['  - name: swap', '    type: boolean', '    required: true', '    default: false', '    description: swap', ''].join('\n'));
+  fs.appendFileSync(
+    path.join(dir, 'al2023-worker', 'values.yaml'),
+    [
+      '  - name: swap',
+      '    type: boolean',
+      '    required: true',
+      '    default: false',
+      '    description: swap',
+      '',
+    ].join('\n'),
+  );
   const r = check(() => undefined);
-  expect(r.problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.template', message: expect.stringMatching(/^template al2023-worker has a bad value declaration: \S+\/al2023-worker\/values\.yaml: values\.12: a value is either required or has a default, not both$/) }]);
+  expect(r.problems).toEqual([
+    {
+      file: 'clusters/staging-us1.yaml',
+      path: 'spec.cloudConfig.template',
+      message: expect.stringMatching(
+        /^template al2023-worker has a bad value declaration: \S+\/al2023-worker\/values\.yaml: values\.12: a value is either required or has a default, not both$/,
+      ),
+    },
+  ]);
 });
 
 test('keyPattern is refused on a value that is not a map', () => {
   // GIVEN a declaration that gives a string value a key pattern
-  fs.appendFileSync(path.join(dir, 'al2023-worker', 'values.yaml'), ['  - name: arch', '    type: string', '    pattern: "[a-z0-9]+"', '    keyPattern: "[a-z]+"', '    default: amd64', '    description: arch', ''].join('\n'));
+  fs.appendFileSync(
+    path.join(dir, 'al2023-worker', 'values.yaml'),
+    [
+      '  - name: arch',
+      '    type: string',
+      '    pattern: "[a-z0-9]+"',
+      '    keyPattern: "[a-z]+"',
+      '    default: amd64',
+      '    description: arch',
+      '',
+    ].join('\n'),
+  );
   // WHEN / THEN
-  expect(check(() => undefined).problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.template', message: expect.stringMatching(/values\.yaml: values\.12\.keyPattern: keyPattern is for a map value only$/) }]);
+  expect(check(() => undefined).problems).toEqual([
+    {
+      file: 'clusters/staging-us1.yaml',
+      path: 'spec.cloudConfig.template',
+      message: expect.stringMatching(/values\.yaml: values\.12\.keyPattern: keyPattern is for a map value only$/),
+    },
+  ]);
 });
 
 test('a map with keyPattern checks its keys against keyPattern and its values against pattern', () => {
@@ -99,7 +169,13 @@ test('a map with keyPattern checks its keys against keyPattern and its values ag
   // WHEN a key is a hash and a value an architecture name
   const r = check((raw) => (raw.spec.cloudConfig.values.kubeletSha256 = { ['a'.repeat(64)]: 'amd64' }));
   // THEN the key is refused by the key pattern
-  expect(r.problems).toEqual([{ file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.values.kubeletSha256', message: `"${'a'.repeat(64)}": "${'a'.repeat(64)}" does not match amd64|arm64` }]);
+  expect(r.problems).toEqual([
+    {
+      file: 'clusters/staging-us1.yaml',
+      path: 'spec.cloudConfig.values.kubeletSha256',
+      message: `"${'a'.repeat(64)}": "${'a'.repeat(64)}" does not match amd64|arm64`,
+    },
+  ]);
 });
 
 describe('render and validate on a template that uses an undeclared value', () => {
@@ -122,9 +198,13 @@ describe('render and validate on a template that uses an undeclared value', () =
     expect([render, validate]).toEqual([1, 1]);
     const text = out.join('');
     const [renderLine, ...validateLines] = text.split('\n');
-    expect(renderLine).toMatch(/^clusters\/staging-us1\.yaml: spec\.cloudConfig\.template: does not render: template al2023-worker uses values it does not declare: \S+\/_shared\/kubelet\.env\.hbs:\d+: uses values\.evictionHard/);
+    expect(renderLine).toMatch(
+      /^clusters\/staging-us1\.yaml: spec\.cloudConfig\.template: does not render: template al2023-worker uses values it does not declare: \S+\/_shared\/kubelet\.env\.hbs:\d+: uses values\.evictionHard/,
+    );
     expect(validateLines).toContain(renderLine);
-    expect(text).toMatch(/clusters\/prod-eu1\.yaml: spec\.cloudConfig\.template: does not render: template flatcar-worker uses values it does not declare: \S+\/_shared\/kubelet\.env\.hbs:\d+: uses values\.evictionHard/);
+    expect(text).toMatch(
+      /clusters\/prod-eu1\.yaml: spec\.cloudConfig\.template: does not render: template flatcar-worker uses values it does not declare: \S+\/_shared\/kubelet\.env\.hbs:\d+: uses values\.evictionHard/,
+    );
     expect(text).not.toMatch(/\[object Object\]/);
   });
 });

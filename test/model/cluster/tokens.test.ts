@@ -11,12 +11,48 @@ const TOKEN = '${Token[AWS.AccountId.4]}';
 const RULE = /^has the CDK token marker "\$\{Token\[" ?; synthesis would resolve it into a CloudFormation expression/;
 
 const rows: BadRow[] = [
-  { what: 'a rule description', example: 'staging-us1', mutate: (r) => (r.spec.securityGroupRules[0].description = `ssh ${TOKEN}`), path: 'spec.securityGroupRules[0].description', message: RULE },
-  { what: 'a health-check path', example: 'prod-eu1', mutate: (r) => (r.spec.listeners[0].healthCheck.path = `/${TOKEN}`), path: 'spec.listeners[0].healthCheck.path', message: RULE },
-  { what: 'an annotation', example: 'prod-eu1', mutate: (r) => (r.metadata.annotations = { note: TOKEN }), path: 'metadata.annotations.note', message: RULE },
-  { what: 'a list token', example: 'prod-eu1', mutate: (r) => (r.metadata.annotations = { list: '#{Token[TOKEN.12]}' }), path: 'metadata.annotations.list', message: /^has the CDK token marker "#\{Token\["/ },
-  { what: 'a stringified number token', example: 'prod-eu1', mutate: (r) => (r.metadata.annotations = { n: '-1.8881545897087626e+289' }), path: 'metadata.annotations.n', message: /^has the CDK token marker "-1\.8881545897087626e\+289"/ },
-  { what: 'a map key', example: 'prod-eu1', mutate: (r) => (r.metadata.annotations = { [TOKEN]: 'x' }), path: `metadata.annotations[${JSON.stringify(TOKEN)}]`, message: /^the key has the CDK token marker/ },
+  {
+    what: 'a rule description',
+    example: 'staging-us1',
+    mutate: (r) => (r.spec.securityGroupRules[0].description = `ssh ${TOKEN}`),
+    path: 'spec.securityGroupRules[0].description',
+    message: RULE,
+  },
+  {
+    what: 'a health-check path',
+    example: 'prod-eu1',
+    mutate: (r) => (r.spec.listeners[0].healthCheck.path = `/${TOKEN}`),
+    path: 'spec.listeners[0].healthCheck.path',
+    message: RULE,
+  },
+  {
+    what: 'an annotation',
+    example: 'prod-eu1',
+    mutate: (r) => (r.metadata.annotations = { note: TOKEN }),
+    path: 'metadata.annotations.note',
+    message: RULE,
+  },
+  {
+    what: 'a list token',
+    example: 'prod-eu1',
+    mutate: (r) => (r.metadata.annotations = { list: '#{Token[TOKEN.12]}' }),
+    path: 'metadata.annotations.list',
+    message: /^has the CDK token marker "#\{Token\["/,
+  },
+  {
+    what: 'a stringified number token',
+    example: 'prod-eu1',
+    mutate: (r) => (r.metadata.annotations = { n: '-1.8881545897087626e+289' }),
+    path: 'metadata.annotations.n',
+    message: /^has the CDK token marker "-1\.8881545897087626e\+289"/,
+  },
+  {
+    what: 'a map key',
+    example: 'prod-eu1',
+    mutate: (r) => (r.metadata.annotations = { [TOKEN]: 'x' }),
+    path: `metadata.annotations[${JSON.stringify(TOKEN)}]`,
+    message: /^the key has the CDK token marker/,
+  },
 ];
 
 describe('a CDK token shape anywhere in the object is refused', () => {

@@ -58,7 +58,17 @@ describe('window rules', () => {
 
 describe('the gate and maintenance windows (fake clock)', () => {
   const canaryWindow = { schedule: '0 2 * * *', duration: '2h', timeZone: 'UTC' };
-  const p = policy({ waves: [{ name: 'canary', selector: { matchLabels: { ring: 'canary' } }, maxConcurrent: 1, soak: '0s', maintenanceWindows: [canaryWindow] }] });
+  const p = policy({
+    waves: [
+      {
+        name: 'canary',
+        selector: { matchLabels: { ring: 'canary' } },
+        maxConcurrent: 1,
+        soak: '0s',
+        maintenanceWindows: [canaryWindow],
+      },
+    ],
+  });
 
   test.each([
     // [now, the cluster's own windows, go?, reason]
@@ -66,7 +76,12 @@ describe('the gate and maintenance windows (fake clock)', () => {
     ['2030-01-01T05:00:00.000Z', [], false, 'OutsideMaintenanceWindow'],
     // The cluster's own windows replace the wave's.
     ['2030-01-01T05:00:00.000Z', [{ schedule: '0 5 * * *', duration: '1h', timeZone: 'UTC' }], true, undefined],
-    ['2030-01-01T02:30:00.000Z', [{ schedule: '0 5 * * *', duration: '1h', timeZone: 'UTC' }], false, 'OutsideMaintenanceWindow'],
+    [
+      '2030-01-01T02:30:00.000Z',
+      [{ schedule: '0 5 * * *', duration: '1h', timeZone: 'UTC' }],
+      false,
+      'OutsideMaintenanceWindow',
+    ],
   ] as const)('at %s with own windows %j: go=%s', (at, own, go, reason) => {
     // GIVEN
     const f = fleet([member('c1', 'canary', { windows: own })], [p]);
@@ -82,7 +97,9 @@ describe('the gate and maintenance windows (fake clock)', () => {
     const d = decide('c1', fleet([member('c1', 'canary')], [p]), new Date('2030-01-01T05:00:00.000Z'));
     // THEN
     expect(!d.go && d.requeueAfterMs).toBe(21 * 3600_000);
-    expect(!d.go && d.message).toContain('the maintenance windows of wave canary ("0 2 * * *" for 2h (UTC)); the next opens at 2030-01-02T02:00:00.000Z');
+    expect(!d.go && d.message).toContain(
+      'the maintenance windows of wave canary ("0 2 * * *" for 2h (UTC)); the next opens at 2030-01-02T02:00:00.000Z',
+    );
   });
 
   test('a hold wins over an open window, and is released by removing it', () => {

@@ -1,5 +1,10 @@
 import { Readable } from 'node:stream';
-import { CloudFormationClient, CreateChangeSetCommand, DeleteStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import {
+  CloudFormationClient,
+  CreateChangeSetCommand,
+  DeleteStackCommand,
+  DescribeStacksCommand,
+} from '@aws-sdk/client-cloudformation';
 import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { awsClients } from '../../../lib/platform/aws/clients';
@@ -19,7 +24,15 @@ function answerAssumeRole(clock: { now: number }) {
   let n = 0;
   sts.on(AssumeRoleCommand).callsFake(async (input: { RoleArn: string }) => {
     n++;
-    return { Credentials: { AccessKeyId: `ASIA${n}`, SecretAccessKey: `secret-${n}`, SessionToken: `token-${n}`, Expiration: new Date(clock.now + 3600_000) }, AssumedRoleUser: { Arn: input.RoleArn, AssumedRoleId: 'x' } };
+    return {
+      Credentials: {
+        AccessKeyId: `ASIA${n}`,
+        SecretAccessKey: `secret-${n}`,
+        SessionToken: `token-${n}`,
+        Expiration: new Date(clock.now + 3600_000),
+      },
+      AssumedRoleUser: { Arn: input.RoleArn, AssumedRoleId: 'x' },
+    };
   });
 }
 
@@ -33,20 +46,35 @@ afterAll(() => {
   cfn.restore();
 });
 
-test('AssumeRole names the account and region\'s deployer role, a session name STS accepts, the external id and an hour', async () => {
+test("AssumeRole names the account and region's deployer role, a session name STS accepts, the external id and an hour", async () => {
   // GIVEN
   const clock = { now: T0 };
   answerAssumeRole(clock);
-  const creds = new DeployerCredentials({ daemon: 'worker-stacks ops/host:1', externalId: 'fleet-7', sts: (region) => new STSClient({ region }), now: () => clock.now });
+  const creds = new DeployerCredentials({
+    daemon: 'worker-stacks ops/host:1',
+    externalId: 'fleet-7',
+    sts: (region) => new STSClient({ region }),
+    now: () => clock.now,
+  });
 
   // WHEN
   const got = await creds.provider('333333333333', 'eu-west-1')();
 
   // THEN
   expect(sts.commandCalls(AssumeRoleCommand).map((c) => c.args[0].input)).toEqual([
-    { RoleArn: 'arn:aws:iam::333333333333:role/worker-stacks-deployer-eu-west-1', RoleSessionName: 'worker-stacks-ops-host-1', ExternalId: 'fleet-7', DurationSeconds: 3600 },
+    {
+      RoleArn: 'arn:aws:iam::333333333333:role/worker-stacks-deployer-eu-west-1',
+      RoleSessionName: 'worker-stacks-ops-host-1',
+      ExternalId: 'fleet-7',
+      DurationSeconds: 3600,
+    },
   ]);
-  expect(got).toMatchObject({ accessKeyId: 'ASIA1', secretAccessKey: 'secret-1', sessionToken: 'token-1', accountId: '333333333333' });
+  expect(got).toMatchObject({
+    accessKeyId: 'ASIA1',
+    secretAccessKey: 'secret-1',
+    sessionToken: 'token-1',
+    accountId: '333333333333',
+  });
 });
 
 test.each([
@@ -63,7 +91,11 @@ test('one session per account and region, shared, and assumed again before it ex
   // GIVEN credentials that expire an hour after they are issued, refreshed 10 minutes before
   const clock = { now: T0 };
   answerAssumeRole(clock);
-  const creds = new DeployerCredentials({ sts: (region) => new STSClient({ region }), now: () => clock.now, refreshBeforeMs: 10 * 60_000 });
+  const creds = new DeployerCredentials({
+    sts: (region) => new STSClient({ region }),
+    now: () => clock.now,
+    refreshBeforeMs: 10 * 60_000,
+  });
   const a = creds.provider('333333333333', 'eu-west-1');
 
   // WHEN it is asked many times, at once and over 49 minutes
@@ -101,48 +133,78 @@ test('the provider is marked memoized, so the SDK keeps no second cache on its o
 test('a refused AssumeRole is an AssumeRoleError naming the role and the bootstrap fix, and is not remembered', async () => {
   // GIVEN STS refuses once (no such role, or no trust), then answers
   const clock = { now: T0 };
-  const denied = Object.assign(new Error('User: arn:aws:iam::111111111111:role/daemon is not authorized to perform: sts:AssumeRole'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
+  const denied = Object.assign(
+    new Error('User: arn:aws:iam::111111111111:role/daemon is not authorized to perform: sts:AssumeRole'),
+    { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } },
+  );
   sts.on(AssumeRoleCommand).rejectsOnce(denied);
   const creds = new DeployerCredentials({ sts: (region) => new STSClient({ region }), now: () => clock.now });
 
   // WHEN
-  const error = await creds.provider('333333333333', 'eu-west-1')().catch((e: unknown) => e as Json);
+  const error = await creds
+    .provider('333333333333', 'eu-west-1')()
+    .catch((e: unknown) => e as Json);
 
   // THEN
   expect(error).toBeInstanceOf(AssumeRoleError);
-  expect(error.message).toContain('could not assume arn:aws:iam::333333333333:role/worker-stacks-deployer-eu-west-1 (account 333333333333, eu-west-1): User: arn:aws:iam::111111111111:role/daemon is not authorized');
-  expect(error.message).toContain('fix: with credentials of account 333333333333, run worker-stacks bootstrap --account 333333333333 --region eu-west-1 --trust');
+  expect(error.message).toContain(
+    'could not assume arn:aws:iam::333333333333:role/worker-stacks-deployer-eu-west-1 (account 333333333333, eu-west-1): User: arn:aws:iam::111111111111:role/daemon is not authorized',
+  );
+  expect(error.message).toContain(
+    'fix: with credentials of account 333333333333, run worker-stacks bootstrap --account 333333333333 --region eu-west-1 --trust',
+  );
   expect(error.cause).toBe(denied);
   // and the next call asks STS again
   answerAssumeRole(clock);
   await expect(creds.provider('333333333333', 'eu-west-1')()).resolves.toMatchObject({ accessKeyId: 'ASIA1' });
 });
 
-test('wiring: each account gets its own clients with its deployer\'s credentials, and CreateChangeSet carries the execution role', async () => {
+test("wiring: each account gets its own clients with its deployer's credentials, and CreateChangeSet carries the execution role", async () => {
   // GIVEN the reconciler's wiring with assumed roles
   const clock = { now: Date.now() };
   answerAssumeRole(clock);
   cfn.on(CreateChangeSetCommand).resolves({ Id: 'arn:cs' });
   cfn.on(DeleteStackCommand).resolves({});
-  const { deps } = createDeps({ clustersDir: tempDir('wiring-clusters'), templatesDir: DEFAULT_TEMPLATES_DIR, assumeRole: { roleName: 'fleet-deployer', externalId: 'e1', daemon: 'd1' }, logDestination: { write: () => true } as never });
+  const { deps } = createDeps({
+    clustersDir: tempDir('wiring-clusters'),
+    templatesDir: DEFAULT_TEMPLATES_DIR,
+    assumeRole: { roleName: 'fleet-deployer', externalId: 'e1', daemon: 'd1' },
+    logDestination: { write: () => true } as never,
+  });
 
   // WHEN one change set is created in each of two accounts
-  const req = { changeSetName: 'ws-1', type: 'CREATE' as const, templateBody: '{}', capabilities: ['CAPABILITY_IAM'], tags: {}, description: 'd', clientToken: 't' };
+  const req = {
+    changeSetName: 'ws-1',
+    type: 'CREATE' as const,
+    templateBody: '{}',
+    capabilities: ['CAPABILITY_IAM'],
+    tags: {},
+    description: 'd',
+    clientToken: 't',
+  };
   await deps.aws('eu-west-1', '333333333333').cfn.createChangeSet({ ...req, stackName: 'WorkerStack-a' });
   await deps.aws('eu-west-1', '444444444444').cfn.createChangeSet({ ...req, stackName: 'WorkerStack-b' });
   await deps.aws('eu-west-1', '444444444444').cfn.deleteStack('WorkerStack-b', 'tok');
 
   // THEN every change set (and the delete) runs as that account's execution role
-  expect(cfn.commandCalls(CreateChangeSetCommand).map((c) => [c.args[0].input.StackName, c.args[0].input.RoleARN])).toEqual([
+  expect(
+    cfn.commandCalls(CreateChangeSetCommand).map((c) => [c.args[0].input.StackName, c.args[0].input.RoleARN]),
+  ).toEqual([
     ['WorkerStack-a', 'arn:aws:iam::333333333333:role/worker-stacks-cfn-exec-eu-west-1'],
     ['WorkerStack-b', 'arn:aws:iam::444444444444:role/worker-stacks-cfn-exec-eu-west-1'],
   ]);
-  expect(cfn.commandCalls(DeleteStackCommand)[0].args[0].input.RoleARN).toBe('arn:aws:iam::444444444444:role/worker-stacks-cfn-exec-eu-west-1');
+  expect(cfn.commandCalls(DeleteStackCommand)[0].args[0].input.RoleARN).toBe(
+    'arn:aws:iam::444444444444:role/worker-stacks-cfn-exec-eu-west-1',
+  );
   // and each client signs with its own account's assumed credentials
   const clients = cfn.commandCalls(CreateChangeSetCommand).map((c) => c.thisValue as CloudFormationClient);
   const keys = await Promise.all(clients.map(async (c) => (await c.config.credentials()).accessKeyId));
   expect(keys).toEqual(['ASIA1', 'ASIA2']);
-  expect(sts.commandCalls(AssumeRoleCommand).map((c) => [c.args[0].input.RoleArn, c.args[0].input.ExternalId, c.args[0].input.RoleSessionName])).toEqual([
+  expect(
+    sts
+      .commandCalls(AssumeRoleCommand)
+      .map((c) => [c.args[0].input.RoleArn, c.args[0].input.ExternalId, c.args[0].input.RoleSessionName]),
+  ).toEqual([
     ['arn:aws:iam::333333333333:role/fleet-deployer-eu-west-1', 'e1', 'd1'],
     ['arn:aws:iam::444444444444:role/fleet-deployer-eu-west-1', 'e1', 'd1'],
   ]);
@@ -150,13 +212,29 @@ test('wiring: each account gets its own clients with its deployer\'s credentials
   expect(deps.aws('eu-west-1', '444444444444')).toBe(deps.aws('eu-west-1', '444444444444'));
 });
 
-test('wiring --no-assume-role: no AssumeRole, no RoleARN, the account check is the usual credentials\' own', async () => {
+test("wiring --no-assume-role: no AssumeRole, no RoleARN, the account check is the usual credentials' own", async () => {
   // GIVEN
   cfn.on(CreateChangeSetCommand).resolves({ Id: 'arn:cs' });
   sts.on(GetCallerIdentityCommand).resolves({ Account: '111111111111' });
-  const { deps } = createDeps({ clustersDir: tempDir('wiring-clusters'), templatesDir: DEFAULT_TEMPLATES_DIR, assumeRole: false, logDestination: { write: () => true } as never });
+  const { deps } = createDeps({
+    clustersDir: tempDir('wiring-clusters'),
+    templatesDir: DEFAULT_TEMPLATES_DIR,
+    assumeRole: false,
+    logDestination: { write: () => true } as never,
+  });
   // WHEN
-  await deps.aws('eu-west-1', '333333333333').cfn.createChangeSet({ stackName: 'WorkerStack-a', changeSetName: 'ws-1', type: 'CREATE', templateBody: '{}', capabilities: [], tags: {}, description: 'd', clientToken: 't' });
+  await deps
+    .aws('eu-west-1', '333333333333')
+    .cfn.createChangeSet({
+      stackName: 'WorkerStack-a',
+      changeSetName: 'ws-1',
+      type: 'CREATE',
+      templateBody: '{}',
+      capabilities: [],
+      tags: {},
+      description: 'd',
+      clientToken: 't',
+    });
   const account = await deps.identity.account({ account: '333333333333', region: 'eu-west-1' });
   // THEN
   expect(cfn.commandCalls(CreateChangeSetCommand)[0].args[0].input.RoleARN).toBeUndefined();
@@ -171,11 +249,17 @@ test('an ExpiredToken answer drops the session, so the next call assumes the rol
   answerAssumeRole(clock);
   const creds = new DeployerCredentials({ sts: (region) => new STSClient({ region }), now: () => clock.now });
   let expired = 0;
-  const xml = '<ErrorResponse><Error><Type>Sender</Type><Code>ExpiredToken</Code><Message>The security token included in the request is expired</Message></Error><RequestId>r1</RequestId></ErrorResponse>';
+  const xml =
+    '<ErrorResponse><Error><Type>Sender</Type><Code>ExpiredToken</Code><Message>The security token included in the request is expired</Message></Error><RequestId>r1</RequestId></ErrorResponse>';
   const requestHandler = {
-    handle: async () => ({ response: { statusCode: 400, headers: { 'content-type': 'text/xml' }, body: Readable.from([Buffer.from(xml)]) } }),
+    handle: async () => ({
+      response: { statusCode: 400, headers: { 'content-type': 'text/xml' }, body: Readable.from([Buffer.from(xml)]) },
+    }),
   };
-  const clients = awsClients({ region: 'eu-west-1', maxAttempts: 1, credentials: creds.provider('333333333333', 'eu-west-1'),
+  const clients = awsClients({
+    region: 'eu-west-1',
+    maxAttempts: 1,
+    credentials: creds.provider('333333333333', 'eu-west-1'),
     onExpiredSession: () => {
       expired++;
       creds.invalidate('333333333333', 'eu-west-1');

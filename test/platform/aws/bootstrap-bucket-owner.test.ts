@@ -1,6 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { awsClients } from '../../../lib/platform/aws/clients';
 import { S3Publisher } from '../../../lib/platform/aws/s3-publisher';
 import { configBucketName } from '../../../lib/core/naming';
@@ -37,7 +43,11 @@ async function recorded(): Promise<Recorded[]> {
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l))
-    .map((r) => ({ method: r.method, url: r.url, headers: Object.fromEntries(Object.entries<string>(r.headers).map(([k, v]) => [k.toLowerCase(), v])) }));
+    .map((r) => ({
+      method: r.method,
+      url: r.url,
+      headers: Object.fromEntries(Object.entries<string>(r.headers).map(([k, v]) => [k.toLowerCase(), v])),
+    }));
 }
 
 beforeAll(async () => {
@@ -46,8 +56,15 @@ beforeAll(async () => {
   // awsClients takes its endpoint and credentials from the environment, as the CLI does.
   Object.assign(process.env, moto.env);
   s3 = awsClients({ region: MOTO_REGION, s3ForcePathStyle: true, maxAttempts: 1 }).s3;
-  await s3.send(new CreateBucketCommand({ Bucket: BUCKET, CreateBucketConfiguration: { LocationConstraint: MOTO_REGION } }));
-  await s3.send(new CreateBucketCommand({ Bucket: 'someone-elses-bucket', CreateBucketConfiguration: { LocationConstraint: MOTO_REGION } }));
+  await s3.send(
+    new CreateBucketCommand({ Bucket: BUCKET, CreateBucketConfiguration: { LocationConstraint: MOTO_REGION } }),
+  );
+  await s3.send(
+    new CreateBucketCommand({
+      Bucket: 'someone-elses-bucket',
+      CreateBucketConfiguration: { LocationConstraint: MOTO_REGION },
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -86,7 +103,8 @@ test('head, put, get, list and delete on the config bucket all send ExpectedBuck
   expect(listed.Contents!.map((o) => o.Key)).toEqual(['clusters/a/1.yaml', 'clusters/a/2.json']);
   // and each request on the config bucket carried its owner, and only those
   const requests = await recorded();
-  const shape = (r: Recorded) => `${r.method} ${new URL(r.url, moto.endpoint).pathname} ${r.headers['x-amz-expected-bucket-owner'] ?? '-'}`;
+  const shape = (r: Recorded) =>
+    `${r.method} ${new URL(r.url, moto.endpoint).pathname} ${r.headers['x-amz-expected-bucket-owner'] ?? '-'}`;
   expect(requests.map(shape)).toEqual([
     `HEAD /${BUCKET}/clusters/a/1.yaml ${MOTO_ACCOUNT}`,
     `PUT /${BUCKET}/clusters/a/1.yaml ${MOTO_ACCOUNT}`,
@@ -107,7 +125,9 @@ test('an owner the caller set is kept, not replaced from the bucket name', async
   await fetch(`${moto.endpoint}/moto-api/recorder/start-recording`, { method: 'POST' });
 
   // WHEN a request names its own expected owner
-  await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, ExpectedBucketOwner: '210987654321' })).catch(() => undefined);
+  await s3
+    .send(new ListObjectsV2Command({ Bucket: BUCKET, ExpectedBucketOwner: '210987654321' }))
+    .catch(() => undefined);
   await fetch(`${moto.endpoint}/moto-api/recorder/stop-recording`, { method: 'POST' });
 
   // THEN that one went on the wire

@@ -14,7 +14,13 @@ const stsMock = mockClient(STSClient);
 const cfnMock = mockClient(CloudFormationClient);
 const ACCOUNT = '123456789012';
 const BUCKET = `worker-stacks-config-${ACCOUNT}-eu-west-1`;
-const forbidden = () => new S3ServiceException({ name: 'Forbidden', $fault: 'client', message: 'Forbidden', $metadata: { httpStatusCode: 403 } });
+const forbidden = () =>
+  new S3ServiceException({
+    name: 'Forbidden',
+    $fault: 'client',
+    message: 'Forbidden',
+    $metadata: { httpStatusCode: 403 },
+  });
 
 beforeEach(() => {
   s3Mock.reset();
@@ -31,19 +37,36 @@ test('checkConfigBucket asks HeadBucket with ExpectedBucketOwner: missing, own, 
   // GIVEN S3 answering 404, then 200, then 403
   s3Mock
     .on(HeadBucketCommand)
-    .rejectsOnce(Object.assign(new S3ServiceException({ name: 'NotFound', $fault: 'client', message: 'Not Found', $metadata: { httpStatusCode: 404 } })))
+    .rejectsOnce(
+      Object.assign(
+        new S3ServiceException({
+          name: 'NotFound',
+          $fault: 'client',
+          message: 'Not Found',
+          $metadata: { httpStatusCode: 404 },
+        }),
+      ),
+    )
     .resolvesOnce({})
     .rejectsOnce(forbidden());
   const s3 = new S3Client({ region: 'eu-west-1' });
 
   // WHEN the bucket is checked three times
-  const results = [await checkConfigBucket(s3, BUCKET), await checkConfigBucket(s3, BUCKET), await checkConfigBucket(s3, BUCKET).catch((e: unknown) => e)];
+  const results = [
+    await checkConfigBucket(s3, BUCKET),
+    await checkConfigBucket(s3, BUCKET),
+    await checkConfigBucket(s3, BUCKET).catch((e: unknown) => e),
+  ];
 
   // THEN each request named the owner, and the answers mean missing, own, someone else's
-  expect(s3Mock.commandCalls(HeadBucketCommand).map((c) => c.args[0].input)).toEqual(Array(3).fill({ Bucket: BUCKET, ExpectedBucketOwner: ACCOUNT }));
+  expect(s3Mock.commandCalls(HeadBucketCommand).map((c) => c.args[0].input)).toEqual(
+    Array(3).fill({ Bucket: BUCKET, ExpectedBucketOwner: ACCOUNT }),
+  );
   expect(results.slice(0, 2)).toEqual(['missing', 'own']);
   expect(results[2]).toBeInstanceOf(ConfigBucketError);
-  expect((results[2] as Error).message).toMatch(new RegExp(`^s3://${BUCKET}: S3 refused HeadBucket \\(HTTP 403\\) with ExpectedBucketOwner=${ACCOUNT}`));
+  expect((results[2] as Error).message).toMatch(
+    new RegExp(`^s3://${BUCKET}: S3 refused HeadBucket \\(HTTP 403\\) with ExpectedBucketOwner=${ACCOUNT}`),
+  );
 });
 
 test('worker-stacks bootstrap refuses a bucket name another account holds: the bucket, the command, exit 3, no change set', async () => {
@@ -55,11 +78,18 @@ test('worker-stacks bootstrap refuses a bucket name another account holds: the b
   const dir = tempDir('bootstrap-foreign');
 
   // WHEN bootstrap runs for the region
-  const code = await runCli(['bootstrap', '--region', 'eu-west-1', '--clusters', dir], { out: (t) => out.push(t), err: (t) => err.push(t) });
+  const code = await runCli(['bootstrap', '--region', 'eu-west-1', '--clusters', dir], {
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+  });
 
   // THEN it stops with the bucket and the bootstrap command, and CloudFormation was never called
   expect(code).toBe(3);
-  expect(err.join('')).toMatch(new RegExp(`^error: s3://${BUCKET}: S3 refused HeadBucket \\(HTTP 403\\) with ExpectedBucketOwner=${ACCOUNT}: the bucket belongs to another account`));
+  expect(err.join('')).toMatch(
+    new RegExp(
+      `^error: s3://${BUCKET}: S3 refused HeadBucket \\(HTTP 403\\) with ExpectedBucketOwner=${ACCOUNT}: the bucket belongs to another account`,
+    ),
+  );
   expect(err.join('')).toContain('fix: run worker-stacks bootstrap --region eu-west-1');
   expect(out).toEqual([]);
   expect(cfnMock.calls()).toHaveLength(0);

@@ -36,9 +36,19 @@ beforeEach(() => {
   s3Mock.reset();
   s3Mock.on(HeadObjectCommand).rejects(new NotFound({ message: 'Not Found', $metadata: { httpStatusCode: 404 } }));
   s3Mock.on(PutObjectCommand).resolves({});
-  cfnMock.on(CreateChangeSetCommand).resolves({ Id: 'arn:aws:cloudformation:eu-west-1:1:changeSet/ws/1', StackId: 'arn:stack' });
+  cfnMock
+    .on(CreateChangeSetCommand)
+    .resolves({ Id: 'arn:aws:cloudformation:eu-west-1:1:changeSet/ws/1', StackId: 'arn:stack' });
   // As CloudFormation answers: the change set asked for, by its name.
-  cfnMock.on(DescribeChangeSetCommand).callsFake((input: { ChangeSetName?: string }) => ({ ChangeSetId: `arn:aws:cloudformation:eu-west-1:1:changeSet/${input.ChangeSetName}/1`, ChangeSetName: input.ChangeSetName, Status: 'CREATE_COMPLETE', ExecutionStatus: 'AVAILABLE', Changes: [{ Type: 'Resource' }] }));
+  cfnMock
+    .on(DescribeChangeSetCommand)
+    .callsFake((input: { ChangeSetName?: string }) => ({
+      ChangeSetId: `arn:aws:cloudformation:eu-west-1:1:changeSet/${input.ChangeSetName}/1`,
+      ChangeSetName: input.ChangeSetName,
+      Status: 'CREATE_COMPLETE',
+      ExecutionStatus: 'AVAILABLE',
+      Changes: [{ Type: 'Resource' }],
+    }));
   cfnMock.on(ExecuteChangeSetCommand).resolves({});
   cfnMock.on(DescribeStackEventsCommand).resolves({ StackEvents: [] });
 });
@@ -70,7 +80,13 @@ function setup(example: string) {
     maxRecoveryAttempts: 3,
   };
   const run = async () => reconcileCluster((await deps.store.get(raw.metadata.name))!, deps);
-  return { name: raw.metadata.name as string, stackName: `WorkerStack-${raw.metadata.name}`, bucket: configBucketName(account, region), region: region as string, run };
+  return {
+    name: raw.metadata.name as string,
+    stackName: `WorkerStack-${raw.metadata.name}`,
+    bucket: configBucketName(account, region),
+    region: region as string,
+    run,
+  };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any command's input
@@ -79,11 +95,21 @@ const inputs = (command: any): any[] => cfnMock.commandCalls(command).map((x) =>
 test('a new stack gets ChangeSetType CREATE, CAPABILITY_IAM, the cluster tag, an inline template and deterministic tokens', async () => {
   // GIVEN a cluster whose stack does not exist yet
   const c = setup('staging-us1');
-  cfnMock.on(DescribeStacksCommand).callsFake((input) => (cfnMock.commandCalls(ExecuteChangeSetCommand).length ? { Stacks: [sdkStack(c.stackName, 'CREATE_COMPLETE')] } : Promise.reject(stackNotFound(input.StackName))));
+  cfnMock
+    .on(DescribeStacksCommand)
+    .callsFake((input) =>
+      cfnMock.commandCalls(ExecuteChangeSetCommand).length
+        ? { Stacks: [sdkStack(c.stackName, 'CREATE_COMPLETE')] }
+        : Promise.reject(stackNotFound(input.StackName)),
+    );
 
   // WHEN it is reconciled, twice from scratch (as after a crash before anything was recorded)
   const outcome = await c.run();
-  const first = { creates: inputs(CreateChangeSetCommand), execs: inputs(ExecuteChangeSetCommand), puts: s3Mock.commandCalls(PutObjectCommand).map((x) => x.args[0].input) };
+  const first = {
+    creates: inputs(CreateChangeSetCommand),
+    execs: inputs(ExecuteChangeSetCommand),
+    puts: s3Mock.commandCalls(PutObjectCommand).map((x) => x.args[0].input),
+  };
   cfnMock.resetHistory();
   const again = await setup('staging-us1').run();
   const second = { creates: inputs(CreateChangeSetCommand), execs: inputs(ExecuteChangeSetCommand) };
@@ -93,7 +119,12 @@ test('a new stack gets ChangeSetType CREATE, CAPABILITY_IAM, the cluster tag, an
   expect(again.result).toBe('waiting');
   expect(first.creates).toHaveLength(1);
   const input = first.creates[0];
-  expect(input).toMatchObject({ StackName: c.stackName, ChangeSetType: 'CREATE', Capabilities: ['CAPABILITY_IAM'], Tags: [{ Key: CLUSTER_TAG, Value: c.name }] });
+  expect(input).toMatchObject({
+    StackName: c.stackName,
+    ChangeSetType: 'CREATE',
+    Capabilities: ['CAPABILITY_IAM'],
+    Tags: [{ Key: CLUSTER_TAG, Value: c.name }],
+  });
   expect(input.ChangeSetName).toMatch(CHANGE_SET_NAME);
   expect(input.ClientToken).toMatch(CLIENT_TOKEN);
   expect(input.Description!.length).toBeLessThanOrEqual(1024);
@@ -113,17 +144,34 @@ test('a new stack gets ChangeSetType CREATE, CAPABILITY_IAM, the cluster tag, an
   expect(second.execs).toEqual(first.execs);
 
   // AND only the config object was uploaded (the template went inline)
-  expect(first.puts.map((p) => p.Key)).toEqual([expect.stringMatching(new RegExp(`^clusters/${c.name}/[0-9a-f]{64}\\.yaml$`))]);
+  expect(first.puts.map((p) => p.Key)).toEqual([
+    expect.stringMatching(new RegExp(`^clusters/${c.name}/[0-9a-f]{64}\\.yaml$`)),
+  ]);
 });
 
 test('an existing stack gets ChangeSetType UPDATE, after looking for a change set of the same name', async () => {
   // GIVEN a cluster whose stack exists, complete, and no change set of that name yet
   const c = setup('staging-us1');
-  cfnMock.on(DescribeStacksCommand).callsFake(() => ({ Stacks: [sdkStack(c.stackName, cfnMock.commandCalls(ExecuteChangeSetCommand).length ? 'UPDATE_COMPLETE' : 'CREATE_COMPLETE')] }));
+  cfnMock
+    .on(DescribeStacksCommand)
+    .callsFake(() => ({
+      Stacks: [
+        sdkStack(
+          c.stackName,
+          cfnMock.commandCalls(ExecuteChangeSetCommand).length ? 'UPDATE_COMPLETE' : 'CREATE_COMPLETE',
+        ),
+      ],
+    }));
   cfnMock
     .on(DescribeChangeSetCommand)
     .rejectsOnce(new ChangeSetNotFoundException({ message: 'ChangeSet [ws] does not exist', $metadata: {} }))
-    .resolves({ ChangeSetId: 'arn:cs', ChangeSetName: 'ws', Status: 'CREATE_COMPLETE', ExecutionStatus: 'AVAILABLE', Changes: [{ Type: 'Resource' }] });
+    .resolves({
+      ChangeSetId: 'arn:cs',
+      ChangeSetName: 'ws',
+      Status: 'CREATE_COMPLETE',
+      ExecutionStatus: 'AVAILABLE',
+      Changes: [{ Type: 'Resource' }],
+    });
 
   // WHEN it is reconciled
   const outcome = await c.run();
@@ -132,8 +180,16 @@ test('an existing stack gets ChangeSetType UPDATE, after looking for a change se
   expect(outcome.result).toBe('waiting');
   const creates = cfnMock.commandCalls(CreateChangeSetCommand).map((x) => x.args[0].input);
   expect(creates).toHaveLength(1);
-  expect(creates[0]).toMatchObject({ StackName: c.stackName, ChangeSetType: 'UPDATE', Capabilities: ['CAPABILITY_IAM'], Tags: [{ Key: CLUSTER_TAG, Value: c.name }] });
-  expect(cfnMock.commandCalls(DescribeChangeSetCommand)[0].args[0].input).toEqual({ StackName: c.stackName, ChangeSetName: creates[0].ChangeSetName });
+  expect(creates[0]).toMatchObject({
+    StackName: c.stackName,
+    ChangeSetType: 'UPDATE',
+    Capabilities: ['CAPABILITY_IAM'],
+    Tags: [{ Key: CLUSTER_TAG, Value: c.name }],
+  });
+  expect(cfnMock.commandCalls(DescribeChangeSetCommand)[0].args[0].input).toEqual({
+    StackName: c.stackName,
+    ChangeSetName: creates[0].ChangeSetName,
+  });
   const exec = cfnMock.commandCalls(ExecuteChangeSetCommand);
   expect(exec).toHaveLength(1);
   expect(exec[0].args[0].input.ClientRequestToken).toMatch(CLIENT_TOKEN);
@@ -142,7 +198,13 @@ test('an existing stack gets ChangeSetType UPDATE, after looking for a change se
 test('a template over 51,200 bytes is uploaded to S3 and goes as TemplateURL, not TemplateBody', async () => {
   // GIVEN edge-ap1 (many listeners and rules), whose stack does not exist yet
   const c = setup('edge-ap1');
-  cfnMock.on(DescribeStacksCommand).callsFake((input) => (cfnMock.commandCalls(ExecuteChangeSetCommand).length ? { Stacks: [sdkStack(c.stackName, 'CREATE_COMPLETE')] } : Promise.reject(stackNotFound(input.StackName))));
+  cfnMock
+    .on(DescribeStacksCommand)
+    .callsFake((input) =>
+      cfnMock.commandCalls(ExecuteChangeSetCommand).length
+        ? { Stacks: [sdkStack(c.stackName, 'CREATE_COMPLETE')] }
+        : Promise.reject(stackNotFound(input.StackName)),
+    );
 
   // WHEN it is reconciled
   const outcome = await c.run();
@@ -151,7 +213,11 @@ test('a template over 51,200 bytes is uploaded to S3 and goes as TemplateURL, no
   expect(outcome.result).toBe('waiting');
   const puts = s3Mock.commandCalls(PutObjectCommand).map((x) => x.args[0].input);
   const template = puts.find((p) => p.Key!.endsWith('.json'));
-  expect(template).toMatchObject({ Bucket: c.bucket, Key: expect.stringMatching(new RegExp(`^clusters/${c.name}/[0-9a-f]{64}\\.json$`)), ChecksumAlgorithm: 'SHA256' });
+  expect(template).toMatchObject({
+    Bucket: c.bucket,
+    Key: expect.stringMatching(new RegExp(`^clusters/${c.name}/[0-9a-f]{64}\\.json$`)),
+    ChecksumAlgorithm: 'SHA256',
+  });
   expect(Buffer.from(template!.Body as Uint8Array).length).toBeGreaterThan(TEMPLATE_BODY_LIMIT);
   expect(puts.map((p) => p.Key!.split('.').pop()).sort()).toEqual(['ign', 'json']);
 

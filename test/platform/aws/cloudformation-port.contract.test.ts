@@ -20,11 +20,23 @@ afterAll(() => moto?.stop());
 // (tools/moto/server.py) adds both, with each operation in progress for IN_PROGRESS_SECONDS.
 const IN_PROGRESS_SECONDS = 3;
 
-cloudFormationPortContract('the SDK adapter on moto (with the project wrapper)', async () => {
-  moto ??= await startMoto(30_000, {}, { inProgressSeconds: IN_PROGRESS_SECONDS });
-  // One server for the file: each test starts from no stacks.
-  const client = new CloudFormationClient({ region: MOTO_REGION, endpoint: moto.endpoint, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
-  await moto.python('out = [cfn.delete_stack(StackName=s["StackName"]) for s in cfn.describe_stacks()["Stacks"]]');
-  const settle = () => new Promise<void>((r) => setTimeout(r, IN_PROGRESS_SECONDS * 1000 + 500));
-  return { port: new SdkCloudFormation({ client, waiterDelaySeconds: { min: 1, max: 1 }, eventPollMs: 200 }), settle, stop: async () => client.destroy() };
-}, { lastUpdatedTime: true });
+cloudFormationPortContract(
+  'the SDK adapter on moto (with the project wrapper)',
+  async () => {
+    moto ??= await startMoto(30_000, {}, { inProgressSeconds: IN_PROGRESS_SECONDS });
+    // One server for the file: each test starts from no stacks.
+    const client = new CloudFormationClient({
+      region: MOTO_REGION,
+      endpoint: moto.endpoint,
+      credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+    });
+    await moto.python('out = [cfn.delete_stack(StackName=s["StackName"]) for s in cfn.describe_stacks()["Stacks"]]');
+    const settle = () => new Promise<void>((r) => setTimeout(r, IN_PROGRESS_SECONDS * 1000 + 500));
+    return {
+      port: new SdkCloudFormation({ client, waiterDelaySeconds: { min: 1, max: 1 }, eventPollMs: 200 }),
+      settle,
+      stop: async () => client.destroy(),
+    };
+  },
+  { lastUpdatedTime: true },
+);

@@ -69,8 +69,16 @@ export function cloudFormationPortContract(name: string, start: () => Promise<Po
       // THEN the listing and describe agree: complete, with the ConfigChecksum output; the template carries it too
       const described = await t.port.describeStack('WorkerStack-c1');
       const listed = (await t.port.listStacks()).get('WorkerStack-c1');
-      expect(described).toMatchObject({ name: 'WorkerStack-c1', status: 'CREATE_COMPLETE', outputs: { ConfigChecksum: CHECKSUM_A } });
-      expect(listed).toMatchObject({ id: described!.id, status: 'CREATE_COMPLETE', outputs: { ConfigChecksum: CHECKSUM_A } });
+      expect(described).toMatchObject({
+        name: 'WorkerStack-c1',
+        status: 'CREATE_COMPLETE',
+        outputs: { ConfigChecksum: CHECKSUM_A },
+      });
+      expect(listed).toMatchObject({
+        id: described!.id,
+        status: 'CREATE_COMPLETE',
+        outputs: { ConfigChecksum: CHECKSUM_A },
+      });
       expect(described!.id).toMatch(/^arn:aws:cloudformation:[a-z0-9-]+:\d{12}:stack\/WorkerStack-c1\//);
       expect(JSON.parse((await t.port.getTemplate(described!.id))!).Outputs.ConfigChecksum.Value).toBe(CHECKSUM_A);
       expect((await t.port.listStacksInProgress()).has('WorkerStack-c1')).toBe(false);
@@ -103,13 +111,19 @@ export function cloudFormationPortContract(name: string, start: () => Promise<Po
 
       // THEN the stack reports the new checksum, complete, with the same id and an update time
       const after = await t.port.describeStack('WorkerStack-c2');
-      expect(after).toMatchObject({ id: before!.id, status: 'UPDATE_COMPLETE', outputs: { ConfigChecksum: CHECKSUM_B } });
+      expect(after).toMatchObject({
+        id: before!.id,
+        status: 'UPDATE_COMPLETE',
+        outputs: { ConfigChecksum: CHECKSUM_B },
+      });
       if (!gaps.lastUpdatedTime) expect(after!.lastUpdated).toEqual(expect.any(String));
     });
 
     test('the change sets of a stack are described by name; an unknown one is undefined', async () => {
       await apply('WorkerStack-c3', 'CREATE', template(CHECKSUM_A, 'ws-c3'), 1);
-      expect(await t.port.describeChangeSet('WorkerStack-c3', 'ws-contract-1')).toMatchObject({ name: 'ws-contract-1' });
+      expect(await t.port.describeChangeSet('WorkerStack-c3', 'ws-contract-1')).toMatchObject({
+        name: 'ws-contract-1',
+      });
       expect(await t.port.describeChangeSet('WorkerStack-c3', 'ws-contract-404')).toBeUndefined();
     });
 

@@ -21,13 +21,19 @@ describe('planCleanup', () => {
     [undefined, undefined, 3, ['1', '2', '3']],
     ['6', '6', 10, []],
   ] as const)('live %s, desired %s, keep %s: removes %j', (live, desired, keepLast, removed) => {
-    const plan = planCleanup(objects, { live: live && live.repeat(64), desired: desired && desired.repeat(64), keepLast });
+    const plan = planCleanup(objects, {
+      live: live && live.repeat(64),
+      desired: desired && desired.repeat(64),
+      keepLast,
+    });
     expect(plan.remove).toEqual(removed.map(k));
     expect([...plan.keep, ...plan.remove].sort()).toEqual(objects.map((o) => o.key).sort());
   });
 
   test('keys that are not config objects are never planned for removal; equal times are ordered by key', () => {
-    const plan = planCleanup([{ key: 'clusters/a/template.json' }, { key: k('b') }, { key: k('a') }, { key: k('c') }], { keepLast: 1 });
+    const plan = planCleanup([{ key: 'clusters/a/template.json' }, { key: k('b') }, { key: k('a') }, { key: k('c') }], {
+      keepLast: 1,
+    });
     expect(plan.remove).toEqual([k('b'), k('c')]);
   });
 });
@@ -41,8 +47,16 @@ test('every request names the bucket owner: ListObjectsV2 and DeleteObjects with
   await store.list(BUCKET, 'clusters/a/');
   await store.delete(BUCKET, [k('1')]);
   // THEN
-  expect(s3Mock.commandCalls(ListObjectsV2Command)[0].args[0].input).toMatchObject({ Bucket: BUCKET, Prefix: 'clusters/a/', ExpectedBucketOwner: '123456789012' });
-  expect(s3Mock.commandCalls(DeleteObjectsCommand)[0].args[0].input).toMatchObject({ Bucket: BUCKET, ExpectedBucketOwner: '123456789012', Delete: { Objects: [{ Key: k('1') }] } });
+  expect(s3Mock.commandCalls(ListObjectsV2Command)[0].args[0].input).toMatchObject({
+    Bucket: BUCKET,
+    Prefix: 'clusters/a/',
+    ExpectedBucketOwner: '123456789012',
+  });
+  expect(s3Mock.commandCalls(DeleteObjectsCommand)[0].args[0].input).toMatchObject({
+    Bucket: BUCKET,
+    ExpectedBucketOwner: '123456789012',
+    Delete: { Objects: [{ Key: k('1') }] },
+  });
 });
 
 test('more than 1,000 keys are deleted in batches of 1,000 (the DeleteObjects limit)', async () => {
@@ -52,7 +66,9 @@ test('more than 1,000 keys are deleted in batches of 1,000 (the DeleteObjects li
   // WHEN
   const r = await new S3ConfigObjects(new S3Client({ region: 'eu-west-1' })).delete(BUCKET, keys);
   // THEN
-  expect(s3Mock.commandCalls(DeleteObjectsCommand).map((c) => c.args[0].input.Delete!.Objects!.length)).toEqual([1000, 5]);
+  expect(s3Mock.commandCalls(DeleteObjectsCommand).map((c) => c.args[0].input.Delete!.Objects!.length)).toEqual([
+    1000, 5,
+  ]);
   expect(r.deleted).toHaveLength(1005);
 });
 

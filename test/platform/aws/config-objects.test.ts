@@ -19,7 +19,9 @@ beforeAll(async () => {
   moto = await startMoto();
   Object.assign(process.env, moto.env);
   s3 = awsClients({ region: MOTO_REGION, s3ForcePathStyle: true, maxAttempts: 1 }).s3;
-  await s3.send(new CreateBucketCommand({ Bucket: BUCKET, CreateBucketConfiguration: { LocationConstraint: MOTO_REGION } }));
+  await s3.send(
+    new CreateBucketCommand({ Bucket: BUCKET, CreateBucketConfiguration: { LocationConstraint: MOTO_REGION } }),
+  );
 });
 
 afterAll(async () => {
@@ -37,7 +39,9 @@ test('a settled cluster keeps its live, desired and 2 newest other config object
   // GIVEN six config objects of cluster a, stored a second apart (1 oldest … 6 newest), a note under its prefix,
   // and cluster b's object
   for (const c of ['1', '2', '3', '4', '5', '6']) {
-    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key('a', c, c === '4' ? 'ign' : 'yaml'), Body: `config ${c}` }));
+    await s3.send(
+      new PutObjectCommand({ Bucket: BUCKET, Key: key('a', c, c === '4' ? 'ign' : 'yaml'), Body: `config ${c}` }),
+    );
     await new Promise((r) => setTimeout(r, 1100)); // S3's LastModified has a resolution of a second
   }
   await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'clusters/a/notes.txt', Body: 'not a config object' }));
@@ -53,6 +57,8 @@ test('a settled cluster keeps its live, desired and 2 newest other config object
   // THEN 1 and 3 are gone; 2 (live), 6 (desired), 5 and 4 (the newest others), the note and cluster b's object stay
   expect(objects).toHaveLength(7);
   expect(r).toEqual({ deleted: [key('a', '1'), key('a', '3')], errors: [] });
-  expect(await keys('clusters/a/')).toEqual(['clusters/a/notes.txt', key('a', '2'), key('a', '4', 'ign'), key('a', '5'), key('a', '6')].sort());
+  expect(await keys('clusters/a/')).toEqual(
+    ['clusters/a/notes.txt', key('a', '2'), key('a', '4', 'ign'), key('a', '5'), key('a', '6')].sort(),
+  );
   expect(await keys('clusters/b/')).toEqual([key('b', '1')]);
 });

@@ -13,7 +13,10 @@ import { EXAMPLE, Harness } from '../../fakes/harness';
 const cfnMock = mockClient(CloudFormationClient);
 afterAll(() => cfnMock.restore());
 
-const ALARMS = ['arn:aws:cloudwatch:us-east-1:222222222222:alarm:staging-us1-nodes-not-ready', 'arn:aws:cloudwatch:us-east-1:222222222222:alarm:staging-us1-slo'];
+const ALARMS = [
+  'arn:aws:cloudwatch:us-east-1:222222222222:alarm:staging-us1-nodes-not-ready',
+  'arn:aws:cloudwatch:us-east-1:222222222222:alarm:staging-us1-slo',
+];
 const request = (rollbackConfiguration?: ChangeSetRequest['rollbackConfiguration']): ChangeSetRequest => ({
   stackName: 'WorkerStack-staging-us1',
   changeSetName: 'ws-1',
@@ -29,12 +32,16 @@ const request = (rollbackConfiguration?: ChangeSetRequest['rollbackConfiguration
 describe('the SDK adapter', () => {
   beforeEach(() => {
     cfnMock.reset();
-    cfnMock.on(CreateChangeSetCommand).resolves({ Id: 'arn:aws:cloudformation:us-east-1:222222222222:changeSet/ws-1/1' });
+    cfnMock
+      .on(CreateChangeSetCommand)
+      .resolves({ Id: 'arn:aws:cloudformation:us-east-1:222222222222:changeSet/ws-1/1' });
   });
 
   test('sends each alarm as a rollback trigger with the monitoring time', async () => {
     // WHEN
-    await new SdkCloudFormation({ client: new CloudFormationClient({ region: 'us-east-1' }) }).createChangeSet(request({ alarmArns: ALARMS, monitoringTimeMinutes: 15 }));
+    await new SdkCloudFormation({ client: new CloudFormationClient({ region: 'us-east-1' }) }).createChangeSet(
+      request({ alarmArns: ALARMS, monitoringTimeMinutes: 15 }),
+    );
     // THEN
     expect(cfnMock.commandCalls(CreateChangeSetCommand)[0].args[0].input.RollbackConfiguration).toEqual({
       RollbackTriggers: ALARMS.map((Arn) => ({ Arn, Type: 'AWS::CloudWatch::Alarm' })),
@@ -44,9 +51,14 @@ describe('the SDK adapter', () => {
 
   test('without alarms it sends an empty list, so alarms removed from the object stop rolling the stack back', async () => {
     // WHEN
-    await new SdkCloudFormation({ client: new CloudFormationClient({ region: 'us-east-1' }) }).createChangeSet(request());
+    await new SdkCloudFormation({ client: new CloudFormationClient({ region: 'us-east-1' }) }).createChangeSet(
+      request(),
+    );
     // THEN CloudFormation would keep the stack's previous triggers if the parameter were left out
-    expect(cfnMock.commandCalls(CreateChangeSetCommand)[0].args[0].input.RollbackConfiguration).toEqual({ RollbackTriggers: [], MonitoringTimeInMinutes: 0 });
+    expect(cfnMock.commandCalls(CreateChangeSetCommand)[0].args[0].input.RollbackConfiguration).toEqual({
+      RollbackTriggers: [],
+      MonitoringTimeInMinutes: 0,
+    });
   });
 });
 

@@ -24,7 +24,9 @@ beforeAll(async () => {
   moto = await startMoto();
   Object.assign(process.env, moto.env);
   s3 = awsClients({ region: MOTO_REGION, s3ForcePathStyle: true, maxAttempts: 1 }).s3;
-  await s3.send(new CreateBucketCommand({ Bucket: BUCKET, CreateBucketConfiguration: { LocationConstraint: MOTO_REGION } }));
+  await s3.send(
+    new CreateBucketCommand({ Bucket: BUCKET, CreateBucketConfiguration: { LocationConstraint: MOTO_REGION } }),
+  );
 });
 
 afterAll(async () => {
@@ -40,7 +42,8 @@ function racingClient(): S3Client {
   const client = awsClients({ region: MOTO_REGION, s3ForcePathStyle: true, maxAttempts: 1 }).s3;
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      if (context.commandName === 'HeadObjectCommand') throw Object.assign(new Error('NotFound'), { name: 'NotFound', $metadata: { httpStatusCode: 404 } });
+      if (context.commandName === 'HeadObjectCommand')
+        throw Object.assign(new Error('NotFound'), { name: 'NotFound', $metadata: { httpStatusCode: 404 } });
       return next(args);
     },
     { step: 'initialize', name: 'headMisses' },
@@ -56,7 +59,9 @@ test('a key stored by another writer after the HEAD is not overwritten: the PUT 
   const client = racingClient();
 
   // WHEN the publisher, whose HEAD missed, publishes its bytes under the same key
-  const r = await new S3Publisher(client, MOTO_REGION).publish([{ sourcePath: file, bucketName: BUCKET, objectKey: KEY }]);
+  const r = await new S3Publisher(client, MOTO_REGION).publish([
+    { sourcePath: file, bucketName: BUCKET, objectKey: KEY },
+  ]);
   client.destroy();
 
   // THEN S3 kept the first bytes, and the publisher says it skipped the key
@@ -68,6 +73,8 @@ test('a key stored by another writer after the HEAD is not overwritten: the PUT 
 test('a new key is stored', async () => {
   const file = path.join(tempDir('new'), 'config.yaml');
   fs.writeFileSync(file, 'fresh\n');
-  const r = await new S3Publisher(s3, MOTO_REGION).publish([{ sourcePath: file, bucketName: BUCKET, objectKey: 'clusters/race/1a2b.yaml' }]);
+  const r = await new S3Publisher(s3, MOTO_REGION).publish([
+    { sourcePath: file, bucketName: BUCKET, objectKey: 'clusters/race/1a2b.yaml' },
+  ]);
   expect(r).toEqual({ uploaded: ['clusters/race/1a2b.yaml'], skipped: [] });
 });

@@ -37,11 +37,22 @@ test('a new object is uploaded with S3 SHA-256 integrity: ChecksumAlgorithm SHA2
 
   // THEN it was looked for, then put with the checksum S3 verifies, both naming the account that must own the bucket
   expect(r).toEqual({ uploaded: ['clusters/a/3f1c.yaml'], skipped: [] });
-  expect(s3Mock.commandCalls(HeadObjectCommand)[0].args[0].input).toEqual({ Bucket: BUCKET, Key: 'clusters/a/3f1c.yaml', ExpectedBucketOwner: ACCOUNT });
+  expect(s3Mock.commandCalls(HeadObjectCommand)[0].args[0].input).toEqual({
+    Bucket: BUCKET,
+    Key: 'clusters/a/3f1c.yaml',
+    ExpectedBucketOwner: ACCOUNT,
+  });
   const puts = s3Mock.commandCalls(PutObjectCommand);
   expect(puts).toHaveLength(1);
   const input = puts[0].args[0].input;
-  expect(input).toMatchObject({ Bucket: BUCKET, Key: 'clusters/a/3f1c.yaml', ExpectedBucketOwner: ACCOUNT, ChecksumAlgorithm: 'SHA256', ContentType: 'text/yaml', IfNoneMatch: '*' });
+  expect(input).toMatchObject({
+    Bucket: BUCKET,
+    Key: 'clusters/a/3f1c.yaml',
+    ExpectedBucketOwner: ACCOUNT,
+    ChecksumAlgorithm: 'SHA256',
+    ContentType: 'text/yaml',
+    IfNoneMatch: '*',
+  });
   expect(input.ChecksumSHA256).toBe(createHash('sha256').update(content).digest('base64'));
   expect(Buffer.from(input.Body as Uint8Array).toString('utf8')).toBe(content);
 });
@@ -77,7 +88,8 @@ test('an object that exists (HeadObject 200) is skipped: no PutObject', async ()
   expect(s3Mock.commandCalls(PutObjectCommand)).toHaveLength(0);
 });
 
-const forbidden = (name: string) => new S3ServiceException({ name, $fault: 'client', message: name, $metadata: { httpStatusCode: 403 } });
+const forbidden = (name: string) =>
+  new S3ServiceException({ name, $fault: 'client', message: name, $metadata: { httpStatusCode: 403 } });
 
 test('a HeadObject refused with 403 (a bucket of another account) stops the publish: named bucket, bootstrap command, no PutObject', async () => {
   // GIVEN a bucket under the predictable name that S3 says is not the expected owner's
@@ -92,8 +104,14 @@ test('a HeadObject refused with 403 (a bucket of another account) stops the publ
   // THEN a ConfigBucketError names the bucket, the owner it expected and the bootstrap command; nothing was put
   expect(error).toBeInstanceOf(ConfigBucketError);
   expect((error as ConfigBucketError).bucket).toBe(BUCKET);
-  expect((error as Error).message).toMatch(new RegExp(`^s3://${BUCKET}: S3 refused HeadObject \\(HTTP 403\\) with ExpectedBucketOwner=${ACCOUNT}: the bucket belongs to another account`));
-  expect((error as Error).message).toContain(`fix: run worker-stacks bootstrap --region eu-west-1 (or npx cdk deploy WorkerStacks-Bootstrap-${ACCOUNT}-eu-west-1) with credentials of account ${ACCOUNT}`);
+  expect((error as Error).message).toMatch(
+    new RegExp(
+      `^s3://${BUCKET}: S3 refused HeadObject \\(HTTP 403\\) with ExpectedBucketOwner=${ACCOUNT}: the bucket belongs to another account`,
+    ),
+  );
+  expect((error as Error).message).toContain(
+    `fix: run worker-stacks bootstrap --region eu-west-1 (or npx cdk deploy WorkerStacks-Bootstrap-${ACCOUNT}-eu-west-1) with credentials of account ${ACCOUNT}`,
+  );
   expect((error as Error).cause).toBeInstanceOf(S3ServiceException);
   expect(s3Mock.commandCalls(PutObjectCommand)).toHaveLength(0);
 });
@@ -106,14 +124,25 @@ test('a PutObject refused with AccessDenied (ExpectedBucketOwner mismatch) is th
   // WHEN an object is published
   // THEN the refusal names the bucket and the bootstrap command
   await expect(publisher().publish([asset('3f1c.yaml', 'x')])).rejects.toThrow(
-    new RegExp(`s3://${BUCKET}: S3 refused PutObject \\(HTTP 403\\) with ExpectedBucketOwner=${ACCOUNT}[\\s\\S]*fix: run worker-stacks bootstrap`),
+    new RegExp(
+      `s3://${BUCKET}: S3 refused PutObject \\(HTTP 403\\) with ExpectedBucketOwner=${ACCOUNT}[\\s\\S]*fix: run worker-stacks bootstrap`,
+    ),
   );
 });
 
 test('a bucket that does not exist (NoSuchBucket) says the account is not bootstrapped, with the command', async () => {
   // GIVEN no bucket: HEAD is a plain 404, PUT says NoSuchBucket
   s3Mock.on(HeadObjectCommand).rejects(missing());
-  s3Mock.on(PutObjectCommand).rejects(new S3ServiceException({ name: 'NoSuchBucket', $fault: 'client', message: 'The specified bucket does not exist', $metadata: { httpStatusCode: 404 } }));
+  s3Mock
+    .on(PutObjectCommand)
+    .rejects(
+      new S3ServiceException({
+        name: 'NoSuchBucket',
+        $fault: 'client',
+        message: 'The specified bucket does not exist',
+        $metadata: { httpStatusCode: 404 },
+      }),
+    );
 
   // WHEN an object is published
   // THEN
@@ -124,7 +153,12 @@ test('a bucket that does not exist (NoSuchBucket) says the account is not bootst
 
 test('a throttling error passes through as it is (transient, retried by the reconciler)', async () => {
   // GIVEN S3 slows us down
-  const slowDown = new S3ServiceException({ name: 'SlowDown', $fault: 'server', message: 'Please reduce your request rate.', $metadata: { httpStatusCode: 503 } });
+  const slowDown = new S3ServiceException({
+    name: 'SlowDown',
+    $fault: 'server',
+    message: 'Please reduce your request rate.',
+    $metadata: { httpStatusCode: 503 },
+  });
   s3Mock.on(HeadObjectCommand).rejects(slowDown);
 
   // WHEN an object is published
@@ -144,7 +178,9 @@ test('an asset whose bucket name carries no account is refused before any reques
 
   // THEN nothing at all was sent, and the error names the bucket and the rule
   expect(error).toBeInstanceOf(ConfigBucketError);
-  expect((error as Error).message).toMatch(/^s3:\/\/cdk-hnb659fds-assets-123456789012-eu-west-1\/clusters\/a\/tpl.json: not a config bucket \(worker-stacks-config-<account>-<region>\)/);
+  expect((error as Error).message).toMatch(
+    /^s3:\/\/cdk-hnb659fds-assets-123456789012-eu-west-1\/clusters\/a\/tpl.json: not a config bucket \(worker-stacks-config-<account>-<region>\)/,
+  );
   expect(s3Mock.calls()).toHaveLength(0);
   expect(() => publisher().templateUrl(foreign)).toThrow(ConfigBucketError);
 });
@@ -180,5 +216,7 @@ test.each([
 
   // WHEN a template URL is asked for
   // THEN it is on that partition's S3 endpoint
-  expect(p.templateUrl({ sourcePath: '/x', bucketName: configBucketName(ACCOUNT, region), objectKey: 'k.json' })).toBe(url.replace('/b/', `/${configBucketName(ACCOUNT, region)}/`));
+  expect(p.templateUrl({ sourcePath: '/x', bucketName: configBucketName(ACCOUNT, region), objectKey: 'k.json' })).toBe(
+    url.replace('/b/', `/${configBucketName(ACCOUNT, region)}/`),
+  );
 });

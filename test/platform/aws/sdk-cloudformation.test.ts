@@ -31,41 +31,49 @@ const REQUEST = {
   clientToken: 'ws-0123456789abcdef0123456789abcdef-create',
 };
 
-test.each(['CREATE', 'UPDATE'] as const)('CreateChangeSet carries ChangeSetType %s, the capabilities, the tags (sorted) and the client token', async (type) => {
-  // GIVEN a change set request
-  cfnMock.on(CreateChangeSetCommand).resolves({ Id: 'arn:cs', StackId: 'arn:stack' });
+test.each(['CREATE', 'UPDATE'] as const)(
+  'CreateChangeSet carries ChangeSetType %s, the capabilities, the tags (sorted) and the client token',
+  async (type) => {
+    // GIVEN a change set request
+    cfnMock.on(CreateChangeSetCommand).resolves({ Id: 'arn:cs', StackId: 'arn:stack' });
 
-  // WHEN it is created
-  const id = await fastSdkCloudFormation().createChangeSet({ ...REQUEST, type });
+    // WHEN it is created
+    const id = await fastSdkCloudFormation().createChangeSet({ ...REQUEST, type });
 
-  // THEN exactly one request, with every field as CloudFormation expects it
-  expect(id).toBe('arn:cs');
-  const calls = cfnMock.commandCalls(CreateChangeSetCommand);
-  expect(calls).toHaveLength(1);
-  expect(calls[0].args[0].input).toEqual({
-    StackName: 'WorkerStack-a',
-    ChangeSetName: REQUEST.changeSetName,
-    ChangeSetType: type,
-    TemplateBody: REQUEST.templateBody,
-    TemplateURL: undefined,
-    Capabilities: ['CAPABILITY_IAM'],
-    Tags: [
-      { Key: 'team', Value: 'platform' },
-      { Key: 'worker-stacks.io/cluster', Value: 'a' },
-    ],
-    Description: REQUEST.description,
-    ClientToken: REQUEST.clientToken,
-    // no rollback alarms asked for: an empty list, which clears any the stack had (test/platform/aws/rollback-configuration.test.ts)
-    RollbackConfiguration: { RollbackTriggers: [], MonitoringTimeInMinutes: 0 },
-  });
-});
+    // THEN exactly one request, with every field as CloudFormation expects it
+    expect(id).toBe('arn:cs');
+    const calls = cfnMock.commandCalls(CreateChangeSetCommand);
+    expect(calls).toHaveLength(1);
+    expect(calls[0].args[0].input).toEqual({
+      StackName: 'WorkerStack-a',
+      ChangeSetName: REQUEST.changeSetName,
+      ChangeSetType: type,
+      TemplateBody: REQUEST.templateBody,
+      TemplateURL: undefined,
+      Capabilities: ['CAPABILITY_IAM'],
+      Tags: [
+        { Key: 'team', Value: 'platform' },
+        { Key: 'worker-stacks.io/cluster', Value: 'a' },
+      ],
+      Description: REQUEST.description,
+      ClientToken: REQUEST.clientToken,
+      // no rollback alarms asked for: an empty list, which clears any the stack had (test/platform/aws/rollback-configuration.test.ts)
+      RollbackConfiguration: { RollbackTriggers: [], MonitoringTimeInMinutes: 0 },
+    });
+  },
+);
 
 test('a template URL goes as TemplateURL, without TemplateBody', async () => {
   // GIVEN a request for a large template
   cfnMock.on(CreateChangeSetCommand).resolves({ Id: 'arn:cs' });
 
   // WHEN it is created
-  await fastSdkCloudFormation().createChangeSet({ ...REQUEST, type: 'UPDATE', templateBody: undefined, templateUrl: 'https://s3.eu-west-1.amazonaws.com/b/k.json' });
+  await fastSdkCloudFormation().createChangeSet({
+    ...REQUEST,
+    type: 'UPDATE',
+    templateBody: undefined,
+    templateUrl: 'https://s3.eu-west-1.amazonaws.com/b/k.json',
+  });
 
   // THEN only the URL is sent
   const input = cfnMock.commandCalls(CreateChangeSetCommand)[0].args[0].input;
@@ -75,7 +83,13 @@ test('a template URL goes as TemplateURL, without TemplateBody', async () => {
 
 test('ExecuteChangeSet, DeleteStack and ContinueUpdateRollback carry their ClientRequestToken', async () => {
   // GIVEN a CloudFormation that accepts everything
-  cfnMock.on(ExecuteChangeSetCommand).resolves({}).on(DeleteStackCommand).resolves({}).on(ContinueUpdateRollbackCommand).resolves({});
+  cfnMock
+    .on(ExecuteChangeSetCommand)
+    .resolves({})
+    .on(DeleteStackCommand)
+    .resolves({})
+    .on(ContinueUpdateRollbackCommand)
+    .resolves({});
   const cfn = fastSdkCloudFormation();
 
   // WHEN each is called
@@ -84,9 +98,19 @@ test('ExecuteChangeSet, DeleteStack and ContinueUpdateRollback carry their Clien
   await cfn.continueUpdateRollback('arn:stack', 'ws-recover-0-1');
 
   // THEN each request names the stack and the token
-  expect(cfnMock.commandCalls(ExecuteChangeSetCommand)[0].args[0].input).toEqual({ StackName: 'WorkerStack-a', ChangeSetName: 'ws-1', ClientRequestToken: 'ws-1-exec' });
-  expect(cfnMock.commandCalls(DeleteStackCommand)[0].args[0].input).toEqual({ StackName: 'arn:stack', ClientRequestToken: 'ws-delete-1' });
-  expect(cfnMock.commandCalls(ContinueUpdateRollbackCommand)[0].args[0].input).toEqual({ StackName: 'arn:stack', ClientRequestToken: 'ws-recover-0-1' });
+  expect(cfnMock.commandCalls(ExecuteChangeSetCommand)[0].args[0].input).toEqual({
+    StackName: 'WorkerStack-a',
+    ChangeSetName: 'ws-1',
+    ClientRequestToken: 'ws-1-exec',
+  });
+  expect(cfnMock.commandCalls(DeleteStackCommand)[0].args[0].input).toEqual({
+    StackName: 'arn:stack',
+    ClientRequestToken: 'ws-delete-1',
+  });
+  expect(cfnMock.commandCalls(ContinueUpdateRollbackCommand)[0].args[0].input).toEqual({
+    StackName: 'arn:stack',
+    ClientRequestToken: 'ws-recover-0-1',
+  });
 });
 
 test('listStacks follows NextToken through every page, one DescribeStacks call per page and none per stack', async () => {
@@ -97,14 +121,20 @@ test('listStacks follows NextToken through every page, one DescribeStacks call p
     .on(DescribeStacksCommand, { NextToken: 't1' })
     .resolves({ Stacks: [sdkStack('WorkerStack-c', 'ROLLBACK_COMPLETE')], NextToken: 't2' })
     .on(DescribeStacksCommand, { NextToken: 't2' })
-    .resolves({ Stacks: [{ ...sdkStack('WorkerStack-d'), Outputs: [{ OutputKey: 'ConfigChecksum', OutputValue: 'abc' }] }] });
+    .resolves({
+      Stacks: [{ ...sdkStack('WorkerStack-d'), Outputs: [{ OutputKey: 'ConfigChecksum', OutputValue: 'abc' }] }],
+    });
 
   // (the SDK's paginator reuses one input object, so the token is read when each call is sent)
   const sent: unknown[] = [];
   const client = fastSdkCloudFormation();
   // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the client as `this`
   const send = CloudFormationClient.prototype.send;
-  const spy = jest.spyOn(CloudFormationClient.prototype, 'send').mockImplementation(function (this: CloudFormationClient, command: Json, ...rest: Json[]) {
+  const spy = jest.spyOn(CloudFormationClient.prototype, 'send').mockImplementation(function (
+    this: CloudFormationClient,
+    command: Json,
+    ...rest: Json[]
+  ) {
     if (command instanceof DescribeStacksCommand) sent.push({ ...command.input });
     return (send as Json).call(this, command, ...rest);
   });
@@ -126,9 +156,24 @@ test('listStacksInProgress asks ListStacks for the in-progress statuses only, th
   const at = new Date('2026-11-23T06:00:00Z');
   cfnMock
     .on(ListStacksCommand, { NextToken: undefined })
-    .resolves({ StackSummaries: [{ StackName: 'WorkerStack-a', StackId: 'arn:a', StackStatus: 'UPDATE_IN_PROGRESS', CreationTime: at, LastUpdatedTime: at }], NextToken: 't1' })
+    .resolves({
+      StackSummaries: [
+        {
+          StackName: 'WorkerStack-a',
+          StackId: 'arn:a',
+          StackStatus: 'UPDATE_IN_PROGRESS',
+          CreationTime: at,
+          LastUpdatedTime: at,
+        },
+      ],
+      NextToken: 't1',
+    })
     .on(ListStacksCommand, { NextToken: 't1' })
-    .resolves({ StackSummaries: [{ StackName: 'WorkerStack-b', StackId: 'arn:b', StackStatus: 'CREATE_IN_PROGRESS', CreationTime: at }] });
+    .resolves({
+      StackSummaries: [
+        { StackName: 'WorkerStack-b', StackId: 'arn:b', StackStatus: 'CREATE_IN_PROGRESS', CreationTime: at },
+      ],
+    });
 
   // WHEN the stacks in progress are listed
   const listed = await fastSdkCloudFormation().listStacksInProgress();
@@ -136,10 +181,25 @@ test('listStacksInProgress asks ListStacks for the in-progress statuses only, th
   // THEN both pages were read with the status filter, and each summary has no outputs (ListStacks has none)
   const calls = cfnMock.commandCalls(ListStacksCommand);
   expect(calls).toHaveLength(2);
-  for (const c of calls) expect([...(c.args[0].input.StackStatusFilter ?? [])].sort()).toEqual([...IN_PROGRESS_STATUSES].sort());
+  for (const c of calls)
+    expect([...(c.args[0].input.StackStatusFilter ?? [])].sort()).toEqual([...IN_PROGRESS_STATUSES].sort());
   expect([...listed.values()]).toEqual([
-    { name: 'WorkerStack-a', id: 'arn:a', status: 'UPDATE_IN_PROGRESS', statusReason: undefined, outputs: {}, lastUpdated: at.toISOString() },
-    { name: 'WorkerStack-b', id: 'arn:b', status: 'CREATE_IN_PROGRESS', statusReason: undefined, outputs: {}, lastUpdated: undefined },
+    {
+      name: 'WorkerStack-a',
+      id: 'arn:a',
+      status: 'UPDATE_IN_PROGRESS',
+      statusReason: undefined,
+      outputs: {},
+      lastUpdated: at.toISOString(),
+    },
+    {
+      name: 'WorkerStack-b',
+      id: 'arn:b',
+      status: 'CREATE_IN_PROGRESS',
+      statusReason: undefined,
+      outputs: {},
+      lastUpdated: undefined,
+    },
   ]);
   expect(IN_PROGRESS_STATUSES.every((st) => st.endsWith('_IN_PROGRESS'))).toBe(true);
 });
@@ -150,7 +210,11 @@ test('describeStack: a missing stack is undefined, any other error is thrown', a
     .on(DescribeStacksCommand, { StackName: 'WorkerStack-gone' })
     .rejects(stackNotFound('WorkerStack-gone'))
     .on(DescribeStacksCommand, { StackName: 'WorkerStack-denied' })
-    .rejects(Object.assign(new Error('User is not authorized to perform: cloudformation:DescribeStacks'), { name: 'AccessDenied' }));
+    .rejects(
+      Object.assign(new Error('User is not authorized to perform: cloudformation:DescribeStacks'), {
+        name: 'AccessDenied',
+      }),
+    );
 
   // WHEN each is described
   // THEN the missing one is undefined and the denial surfaces
@@ -160,7 +224,15 @@ test('describeStack: a missing stack is undefined, any other error is thrown', a
 
 test('waitForStack waits with the SDK waiter on the stack id and reports each new stack event once, oldest first', async () => {
   // GIVEN a stack that is updating, then complete, with events appearing newest first
-  const ev = (id: string, status: string) => ({ EventId: id, StackId: 'arn:s', StackName: 'WorkerStack-a', LogicalResourceId: id, ResourceType: 'AWS::EC2::LaunchTemplate', ResourceStatus: status as never, Timestamp: new Date(0) });
+  const ev = (id: string, status: string) => ({
+    EventId: id,
+    StackId: 'arn:s',
+    StackName: 'WorkerStack-a',
+    LogicalResourceId: id,
+    ResourceType: 'AWS::EC2::LaunchTemplate',
+    ResourceStatus: status as never,
+    Timestamp: new Date(0),
+  });
   cfnMock
     .on(DescribeStacksCommand)
     .resolvesOnce({ Stacks: [sdkStack('WorkerStack-a', 'UPDATE_IN_PROGRESS')] })
@@ -169,11 +241,16 @@ test('waitForStack waits with the SDK waiter on the stack id and reports each ne
   cfnMock
     .on(DescribeStackEventsCommand)
     .resolvesOnce({ StackEvents: [ev('e1', 'UPDATE_IN_PROGRESS')] })
-    .resolves({ StackEvents: [ev('e3', 'UPDATE_COMPLETE'), ev('e2', 'UPDATE_IN_PROGRESS'), ev('e1', 'UPDATE_IN_PROGRESS')] });
+    .resolves({
+      StackEvents: [ev('e3', 'UPDATE_COMPLETE'), ev('e2', 'UPDATE_IN_PROGRESS'), ev('e1', 'UPDATE_IN_PROGRESS')],
+    });
   const seen: StackEvent[] = [];
 
   // WHEN it waits
-  const final = await fastSdkCloudFormation().waitForStack('WorkerStack-a', { timeoutMs: 30_000, onEvent: (e) => seen.push(e) });
+  const final = await fastSdkCloudFormation().waitForStack('WorkerStack-a', {
+    timeoutMs: 30_000,
+    onEvent: (e) => seen.push(e),
+  });
 
   // THEN it ends complete, saw e2 then e3 (e1 was there before the wait), and polled by stack id
   expect(final?.status).toBe('UPDATE_COMPLETE');
@@ -204,7 +281,11 @@ test('a stack stuck in progress is polled at the waiter pace up to the timeout, 
   // GIVEN a stack that stays UPDATE_IN_PROGRESS, and waiter delays of 2 s
   cfnMock.on(DescribeStacksCommand).resolves({ Stacks: [sdkStack('WorkerStack-a', 'UPDATE_IN_PROGRESS')] });
   cfnMock.on(DescribeStackEventsCommand).resolves({ StackEvents: [] });
-  const cfn = new SdkCloudFormation({ client: new CloudFormationClient({ region: 'eu-west-1' }), waiterDelaySeconds: { min: 2, max: 2 }, eventPollMs: 500 });
+  const cfn = new SdkCloudFormation({
+    client: new CloudFormationClient({ region: 'eu-west-1' }),
+    waiterDelaySeconds: { min: 2, max: 2 },
+    eventPollMs: 500,
+  });
   const started = Date.now();
 
   // WHEN it is waited on for 3.5 s

@@ -17,9 +17,12 @@ describe('a label selector, parsed once as the API server reads it', () => {
     expect(LabelSelector.parse(written).toString()).toBe(normal);
   });
 
-  test.each([['tier=canary,'], ['tier in (a'], ['=canary'], ['tier=can ary'], ['Tier Name=x'], ['-tier=x']])('%j is refused, naming the term', (bad) => {
-    expect(() => LabelSelector.parse(bad)).toThrow(UsageError);
-  });
+  test.each([['tier=canary,'], ['tier in (a'], ['=canary'], ['tier=can ary'], ['Tier Name=x'], ['-tier=x']])(
+    '%j is refused, naming the term',
+    (bad) => {
+      expect(() => LabelSelector.parse(bad)).toThrow(UsageError);
+    },
+  );
 
   test.each([
     // selector, labels, matches

@@ -18,14 +18,21 @@ afterAll(async () => {
 });
 
 const OPTS = { namespace: 'default', leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 };
-const lease = async (name: string) => (await admin.request<Lease>('GET', `/apis/coordination.k8s.io/v1/namespaces/default/leases/${name}`)).body;
+const lease = async (name: string) =>
+  (await admin.request<Lease>('GET', `/apis/coordination.k8s.io/v1/namespaces/default/leases/${name}`)).body;
 
 const eventually = (probe: () => boolean | Promise<boolean>, what: string, ms = 20_000) => until(probe, what, ms);
 
 test('one of two candidates leads; when it stops, it releases the Lease and the other takes over', async () => {
   // GIVEN two candidates on one Lease
-  const clients = [KubeClient.fromOptions({ kubeconfig: api.kubeconfig }), KubeClient.fromOptions({ kubeconfig: api.kubeconfig })];
-  const [a, b] = ['a', 'b'].map((identity, i) => new LeaderElector(apiLeaseStore(clients[i], 'default', 'election-1'), { ...OPTS, identity, name: 'election-1' }));
+  const clients = [
+    KubeClient.fromOptions({ kubeconfig: api.kubeconfig }),
+    KubeClient.fromOptions({ kubeconfig: api.kubeconfig }),
+  ];
+  const [a, b] = ['a', 'b'].map(
+    (identity, i) =>
+      new LeaderElector(apiLeaseStore(clients[i], 'default', 'election-1'), { ...OPTS, identity, name: 'election-1' }),
+  );
   const stopA = new AbortController();
   const stopB = new AbortController();
   const runA = a.run(stopA.signal);
@@ -56,7 +63,12 @@ test('a candidate whose identity may not touch Leases (RBAC) never leads, and is
   // GIVEN the restricted user, with no RoleBinding
   const client = KubeClient.fromOptions({ kubeconfig: api.restrictedKubeconfig });
   const errors: unknown[] = [];
-  const c = new LeaderElector(apiLeaseStore(client, 'default', 'election-2'), { ...OPTS, identity: 'c', name: 'election-2', onError: (e) => errors.push(e) });
+  const c = new LeaderElector(apiLeaseStore(client, 'default', 'election-2'), {
+    ...OPTS,
+    identity: 'c',
+    name: 'election-2',
+    onError: (e) => errors.push(e),
+  });
 
   // WHEN it tries
   const won = await c.attempt();

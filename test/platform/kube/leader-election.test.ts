@@ -1,5 +1,12 @@
 import { NotLeaderError } from '../../../lib/core/errors';
-import { Clock, Lease, LeaderElector, LeaseConflict, LeaseStore, microTime } from '../../../lib/platform/kube/leader-election';
+import {
+  Clock,
+  Lease,
+  LeaderElector,
+  LeaseConflict,
+  LeaseStore,
+  microTime,
+} from '../../../lib/platform/kube/leader-election';
 
 /**
  * The election's state machine on a fake clock and an in-memory lease store with resourceVersions: the same rules
@@ -26,7 +33,8 @@ class FakeLeases implements LeaseStore {
   }
   async update(l: Lease) {
     if (this.down) throw new Error('connect ECONNREFUSED');
-    if (!this.lease || l.metadata.resourceVersion !== this.lease.metadata.resourceVersion) throw new LeaseConflict('stale');
+    if (!this.lease || l.metadata.resourceVersion !== this.lease.metadata.resourceVersion)
+      throw new LeaseConflict('stale');
     return this.store(l);
   }
   private store(l: Lease) {
@@ -61,7 +69,13 @@ describe('one attempt (tryAcquireOrRenew)', () => {
 
     // THEN it holds a new lease
     expect(won).toBe(true);
-    expect(leases.lease!.spec).toEqual({ holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: microTime(clock.t), renewTime: microTime(clock.t), leaseTransitions: 0 });
+    expect(leases.lease!.spec).toEqual({
+      holderIdentity: 'a',
+      leaseDurationSeconds: 15,
+      acquireTime: microTime(clock.t),
+      renewTime: microTime(clock.t),
+      leaseTransitions: 0,
+    });
     expect(leases.lease!.spec.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
   });
 
@@ -105,7 +119,12 @@ describe('one attempt (tryAcquireOrRenew)', () => {
     expect(await a.attempt()).toBe(true);
 
     // THEN only renewTime moved
-    expect(leases.lease!.spec).toMatchObject({ holderIdentity: 'a', acquireTime: acquired, renewTime: microTime(clock.t), leaseTransitions: 0 });
+    expect(leases.lease!.spec).toMatchObject({
+      holderIdentity: 'a',
+      acquireTime: acquired,
+      renewTime: microTime(clock.t),
+      leaseTransitions: 0,
+    });
   });
 
   test('two candidates in one round: the write with the stale resourceVersion loses', async () => {
@@ -136,10 +155,19 @@ describe('run', () => {
     let stoppedAt = 0;
     let startedAt = 0;
     const abort = new AbortController();
-    const a = new LeaderElector(leases, { ...OPTS, identity: 'a', onStartedLeading: () => (startedAt = clock.t), onStoppedLeading: () => {
-        stoppedAt = clock.t;
-        abort.abort();
-      } }, clock);
+    const a = new LeaderElector(
+      leases,
+      {
+        ...OPTS,
+        identity: 'a',
+        onStartedLeading: () => (startedAt = clock.t),
+        onStoppedLeading: () => {
+          stoppedAt = clock.t;
+          abort.abort();
+        },
+      },
+      clock,
+    );
     const running = a.run(abort.signal);
     while (!a.isLeader()) await new Promise((r) => setImmediate(r));
     expect(a.canWrite()).toBe(true);
@@ -204,7 +232,9 @@ describe('run', () => {
 
   test('settings that client-go refuses are refused', () => {
     // GIVEN a renew deadline not below the lease duration, WHEN constructing, THEN it throws naming both
-    expect(() => new LeaderElector(new FakeLeases(), { ...OPTS, identity: 'a', renewDeadlineMs: 15_000 })).toThrow(/leaseDuration .* > renewDeadline/);
+    expect(() => new LeaderElector(new FakeLeases(), { ...OPTS, identity: 'a', renewDeadlineMs: 15_000 })).toThrow(
+      /leaseDuration .* > renewDeadline/,
+    );
   });
 });
 
@@ -213,7 +243,11 @@ describe('the guard (shards: refuse to run beside an overlapping shard)', () => 
     // GIVEN
     const leases = new FakeLeases();
     const clock = new FakeClock();
-    const a = new LeaderElector(leases, { ...OPTS, identity: 'a', guard: async () => Promise.reject(new Error('overlaps shard b')) }, clock);
+    const a = new LeaderElector(
+      leases,
+      { ...OPTS, identity: 'a', guard: async () => Promise.reject(new Error('overlaps shard b')) },
+      clock,
+    );
     // WHEN / THEN
     await expect(a.run(new AbortController().signal)).rejects.toThrow('overlaps shard b');
     expect([leases.writes, a.isLeader()]).toEqual([0, false]);
@@ -247,7 +281,10 @@ describe('the guard (shards: refuse to run beside an overlapping shard)', () => 
   test('every write of the lease carries the scope metadata (labels and annotations)', async () => {
     // GIVEN
     const leases = new FakeLeases();
-    const metadata = { labels: { 'app.kubernetes.io/component': 'shard-lease' }, annotations: { 'worker-stacks.io/shard-selector': 'tier=canary' } };
+    const metadata = {
+      labels: { 'app.kubernetes.io/component': 'shard-lease' },
+      annotations: { 'worker-stacks.io/shard-selector': 'tier=canary' },
+    };
     const a = new LeaderElector(leases, { ...OPTS, identity: 'a', metadata }, new FakeClock());
     // WHEN it takes, then renews
     await a.attempt();

@@ -14,7 +14,11 @@ let api: KubeApiServer;
 const EXAMPLE_ACCOUNT = rawExample('prod-eu1').spec.account as string;
 const OTHER_ACCOUNT = '999999999999';
 
-const ns = (name: string, accounts?: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, ...(accounts === undefined ? {} : { annotations: { [ACCOUNTS_ANNOTATION]: accounts } }) } });
+const ns = (name: string, accounts?: string) => ({
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name, ...(accounts === undefined ? {} : { annotations: { [ACCOUNTS_ANNOTATION]: accounts } }) },
+});
 /** prod-eu1 as `name` in `account` (its ARNs moved along, its secret under its own name: valid by the CRD's rules). */
 const cluster = (namespace: string, name: string, account: string) => {
   const raw = JSON.parse(JSON.stringify(rawExample('prod-eu1')).split(EXAMPLE_ACCOUNT).join(account));
@@ -44,7 +48,8 @@ beforeAll(async () => {
   api = await startKubeApiServer();
   expect((await create(api, workerClusterCrd())).status).toBe(201);
   await waitEstablished(api, CRD_NAME);
-  for (const n of [ns('team-bound', `${EXAMPLE_ACCOUNT}, 222222222222`), ns('team-free')]) expect((await create(api, n)).status).toBe(201);
+  for (const n of [ns('team-bound', `${EXAMPLE_ACCOUNT}, 222222222222`), ns('team-free')])
+    expect((await create(api, n)).status).toBe(201);
   await applyPolicy(false);
   await waitEnforced(() => create(api, cluster('team-bound', 'probe', OTHER_ACCOUNT), { dryRun: true }));
 }, 180_000);
@@ -62,14 +67,24 @@ describe('a namespace annotated with its accounts', () => {
     const r = await create(api, cluster('team-bound', `c-${account}`, account));
     // THEN only the namespace's accounts get in, with a message naming the field, the account and the fix
     expect(r.status === 201 ? 201 : r.body.code).toBe(status === 201 ? 201 : 403);
-    if (status !== 201) expect(r.body.message).toContain(`spec.account: ${account} is not an account namespace team-bound may use (${ACCOUNTS_ANNOTATION}: ${EXAMPLE_ACCOUNT}, 222222222222; a cluster admin sets it on the Namespace)`);
+    if (status !== 201)
+      expect(r.body.message).toContain(
+        `spec.account: ${account} is not an account namespace team-bound may use (${ACCOUNTS_ANNOTATION}: ${EXAMPLE_ACCOUNT}, 222222222222; a cluster admin sets it on the Namespace)`,
+      );
   });
 
   test('an update that moves an allowed object to another account is refused', async () => {
     // GIVEN an object in an allowed account
     expect((await create(api, cluster('team-bound', 'moving', EXAMPLE_ACCOUNT))).status).toBe(201);
     // WHEN its account (and the ARNs that name it, valid by the CRD's rules) is patched
-    const r = await kubeRequest(api, 'PATCH', '/apis/worker-stacks.io/v1alpha1/namespaces/team-bound/workerclusters/moving', { spec: cluster('team-bound', 'moving', OTHER_ACCOUNT).spec }, api.adminToken, 'application/merge-patch+json');
+    const r = await kubeRequest(
+      api,
+      'PATCH',
+      '/apis/worker-stacks.io/v1alpha1/namespaces/team-bound/workerclusters/moving',
+      { spec: cluster('team-bound', 'moving', OTHER_ACCOUNT).spec },
+      api.adminToken,
+      'application/merge-patch+json',
+    );
     // THEN
     expect(r.status).toBe(403);
     expect(r.body.message).toContain(`spec.account: ${OTHER_ACCOUNT} is not an account namespace team-bound may use`);
@@ -84,8 +99,11 @@ test('an unannotated namespace is not restricted by default', async () => {
 test('with --require-account-binding, an unannotated namespace may name no account', async () => {
   // GIVEN the strict policy in place of the default one
   for (const o of namespaceAccountsPolicy(false).reverse()) {
-    const plural = o.kind === 'ValidatingAdmissionPolicy' ? 'validatingadmissionpolicies' : 'validatingadmissionpolicybindings';
-    expect((await kubeRequest(api, 'DELETE', `/apis/admissionregistration.k8s.io/v1/${plural}/${o.metadata.name}`)).status).toBe(200);
+    const plural =
+      o.kind === 'ValidatingAdmissionPolicy' ? 'validatingadmissionpolicies' : 'validatingadmissionpolicybindings';
+    expect(
+      (await kubeRequest(api, 'DELETE', `/apis/admissionregistration.k8s.io/v1/${plural}/${o.metadata.name}`)).status,
+    ).toBe(200);
   }
   await applyPolicy(true);
   // WHEN an object is created in the unannotated namespace

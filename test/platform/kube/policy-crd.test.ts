@@ -4,7 +4,14 @@ import Ajv from 'ajv';
 import { parse, stringify } from 'yaml';
 import { z } from 'zod';
 import { CRD_NAME, GROUP, VERSION } from '../../../lib/platform/kube/crd';
-import { POLICY_CRD_NAME, POLICY_PLURAL, POLICY_PRINTER_COLUMNS, POLICY_RULES, rolloutPolicyCrd, rolloutPolicySchema } from '../../../lib/platform/kube/policy-crd';
+import {
+  POLICY_CRD_NAME,
+  POLICY_PLURAL,
+  POLICY_PRINTER_COLUMNS,
+  POLICY_RULES,
+  rolloutPolicyCrd,
+  rolloutPolicySchema,
+} from '../../../lib/platform/kube/policy-crd';
 import { POLICY_KIND, RolloutPolicySpecSchema } from '../../../lib/model/cluster/policy-schema';
 import { REPO } from '../../helpers/clusters';
 import { fieldPaths, nodes } from '../../helpers/schema-walk';
@@ -17,7 +24,11 @@ test('the CRD: the group and version of WorkerCluster, namespaced like it, short
   // THEN
   expect(crd.metadata.name).toBe(POLICY_CRD_NAME);
   expect(POLICY_CRD_NAME).not.toBe(CRD_NAME);
-  expect(crd.spec).toMatchObject({ group: GROUP, scope: 'Namespaced', names: { kind: POLICY_KIND, plural: POLICY_PLURAL, shortNames: ['wrp'], categories: ['worker-stacks'] } });
+  expect(crd.spec).toMatchObject({
+    group: GROUP,
+    scope: 'Namespaced',
+    names: { kind: POLICY_KIND, plural: POLICY_PLURAL, shortNames: ['wrp'], categories: ['worker-stacks'] },
+  });
   expect(crd.spec.versions).toHaveLength(1);
   expect(crd.spec.versions[0]).toMatchObject({ name: VERSION, served: true, storage: true });
   // what a rollout is doing is derived from the clusters, never stored on the policy
@@ -32,25 +43,55 @@ test('every spec field of the file format is in the CRD schema, and no other', (
   const crd = fieldPaths(schema.properties.spec);
   // THEN
   expect(crd.sort()).toEqual(file.sort());
-  expect(file).toEqual(expect.arrayContaining(['waves[].selector.matchExpressions[].values', 'waves[].maintenanceWindows[].timeZone', 'remainder.soak', 'paused']));
+  expect(file).toEqual(
+    expect.arrayContaining([
+      'waves[].selector.matchExpressions[].values',
+      'waves[].maintenanceWindows[].timeZone',
+      'remainder.soak',
+      'paused',
+    ]),
+  );
 });
 
 test('the schema is structural: a type (or int-or-string) on every node, no keyword the API server refuses', () => {
-  const refused = ['anyOf', 'oneOf', 'allOf', 'not', 'const', '$schema', '$ref', 'propertyNames', 'definitions', '$defs', 'default'];
+  const refused = [
+    'anyOf',
+    'oneOf',
+    'allOf',
+    'not',
+    'const',
+    '$schema',
+    '$ref',
+    'propertyNames',
+    'definitions',
+    '$defs',
+    'default',
+  ];
   for (const [at, node] of nodes(schema)) {
     // THEN
     expect({ at, refused: refused.filter((k) => k in node) }).toEqual({ at, refused: [] });
-    expect({ at, typed: typeof node.type === 'string' || node['x-kubernetes-int-or-string'] === true }).toEqual({ at, typed: true });
+    expect({ at, typed: typeof node.type === 'string' || node['x-kubernetes-int-or-string'] === true }).toEqual({
+      at,
+      typed: true,
+    });
   }
-  expect(schema.properties.spec.properties.waves.items.properties.maxConcurrent).toMatchObject({ 'x-kubernetes-int-or-string': true });
+  expect(schema.properties.spec.properties.waves.items.properties.maxConcurrent).toMatchObject({
+    'x-kubernetes-int-or-string': true,
+  });
 });
 
 test('every list has maxItems, every map maxProperties, every string a CEL rule reads maxLength (the cost estimate)', () => {
   for (const [at, node] of nodes(schema.properties.spec, 'spec')) {
     // THEN
     if (node.type === 'array') expect({ at, maxItems: typeof node.maxItems }).toEqual({ at, maxItems: 'number' });
-    if (node.type === 'object' && node.additionalProperties) expect({ at, maxProperties: typeof node.maxProperties }).toEqual({ at, maxProperties: 'number' });
-    if ((node.type === 'string' || node['x-kubernetes-int-or-string']) && node['x-kubernetes-validations'] && !node.enum) expect({ at, maxLength: typeof node.maxLength }).toEqual({ at, maxLength: 'number' });
+    if (node.type === 'object' && node.additionalProperties)
+      expect({ at, maxProperties: typeof node.maxProperties }).toEqual({ at, maxProperties: 'number' });
+    if (
+      (node.type === 'string' || node['x-kubernetes-int-or-string']) &&
+      node['x-kubernetes-validations'] &&
+      !node.enum
+    )
+      expect({ at, maxLength: typeof node.maxLength }).toEqual({ at, maxLength: 'number' });
   }
 });
 
@@ -66,18 +107,25 @@ test('the policy of docs/fleet-rollouts.md is valid against the CRD schema (as J
   expect(ok).toBe(true);
 });
 
-test('the cross-field rules: unique wave names, the remainder\'s name, the object\'s name; each with a message', () => {
+test("the cross-field rules: unique wave names, the remainder's name, the object's name; each with a message", () => {
   // THEN
   expect(POLICY_RULES.map((r) => r.at)).toEqual(['', 'spec.waves', 'spec']);
   for (const r of POLICY_RULES) {
-    expect({ rule: r.rule, message: Boolean(r.message ?? r.messageExpression) }).toEqual({ rule: r.rule, message: true });
+    expect({ rule: r.rule, message: Boolean(r.message ?? r.messageExpression) }).toEqual({
+      rule: r.rule,
+      message: true,
+    });
     if (r.fieldPath) expect(r.fieldPath).toMatch(/^(\.[A-Za-z]+)+$/);
   }
 });
 
 test('printer columns: Paused and the first wave, then Age', () => {
   // THEN
-  expect(POLICY_PRINTER_COLUMNS.filter((c) => !('priority' in c)).map((c) => `${c.name}=${c.jsonPath}`)).toEqual(['Paused=.spec.paused', 'First Wave=.spec.waves[0].name', 'Age=.metadata.creationTimestamp']);
+  expect(POLICY_PRINTER_COLUMNS.filter((c) => !('priority' in c)).map((c) => `${c.name}=${c.jsonPath}`)).toEqual([
+    'Paused=.spec.paused',
+    'First Wave=.spec.waves[0].name',
+    'Age=.metadata.creationTimestamp',
+  ]);
 });
 
 test('the CRD is deterministic: the same code gives the same bytes', () => {

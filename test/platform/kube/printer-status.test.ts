@@ -5,7 +5,16 @@ const status: ClusterStatus = {
   cloudConfigChecksum: 'a'.repeat(64),
   desiredChecksum: 'b'.repeat(64),
   observedGeneration: 3,
-  conditions: [{ type: 'Ready', status: 'True', reason: 'StackComplete', message: 'ok', lastTransitionTime: '2026-01-01T00:00:00.000Z', observedGeneration: 3 }],
+  conditions: [
+    {
+      type: 'Ready',
+      status: 'True',
+      reason: 'StackComplete',
+      message: 'ok',
+      lastTransitionTime: '2026-01-01T00:00:00.000Z',
+      observedGeneration: 3,
+    },
+  ],
 };
 
 test('the status written to the custom resource carries the checksum prefixes of the printer columns', () => {
@@ -26,7 +35,7 @@ test('a status without checksums has no prefixes, and stale prefixes are not kep
   expect(kube).not.toHaveProperty('cloudConfigChecksumShort');
 });
 
-test('reading the custom resource\'s status gives back exactly the reconciler\'s status', () => {
+test("reading the custom resource's status gives back exactly the reconciler's status", () => {
   // WHEN
   const read = fromKubeStatus(JSON.parse(JSON.stringify(toKubeStatus(status))));
   // THEN
@@ -35,5 +44,7 @@ test('reading the custom resource\'s status gives back exactly the reconciler\'s
 
 test('a custom resource without status reads as the empty status; a wrong field is named', () => {
   expect(fromKubeStatus(undefined)).toEqual({ status: { conditions: [] } });
-  expect(fromKubeStatus({ conditions: [], observedGeneration: 'x' })).toEqual({ problem: expect.stringMatching(/^status\.observedGeneration: /) });
+  expect(fromKubeStatus({ conditions: [], observedGeneration: 'x' })).toEqual({
+    problem: expect.stringMatching(/^status\.observedGeneration: /),
+  });
 });

@@ -1,14 +1,30 @@
 import { UsageError } from '../../../lib/core/errors';
 import { LabelSelector } from '../../../lib/platform/kube/label-selector';
 import { Lease } from '../../../lib/platform/kube/leader-election';
-import { checkShardName, isLive, scopeOfLease, scopesOverlap, shardLeaseMetadata, shardLeaseName, ShardScope } from '../../../lib/platform/kube/shards';
+import {
+  checkShardName,
+  isLive,
+  scopeOfLease,
+  scopesOverlap,
+  shardLeaseMetadata,
+  shardLeaseName,
+  ShardScope,
+} from '../../../lib/platform/kube/shards';
 
-const scope = (selector: string, namespace?: string, shard?: string): ShardScope => ({ selector: LabelSelector.parse(selector), namespace, shard });
+const scope = (selector: string, namespace?: string, shard?: string): ShardScope => ({
+  selector: LabelSelector.parse(selector),
+  namespace,
+  shard,
+});
 
 describe("a shard's Lease is named from its scope", () => {
   test("docs/kubernetes.md's two shards (-A -l tier=canary, -A -l tier!=canary) get two Leases, and the whole fleet keeps worker-stacks", () => {
     // WHEN
-    const names = [shardLeaseName(scope('tier=canary')), shardLeaseName(scope('tier!=canary')), shardLeaseName(scope(''))];
+    const names = [
+      shardLeaseName(scope('tier=canary')),
+      shardLeaseName(scope('tier!=canary')),
+      shardLeaseName(scope('')),
+    ];
     // THEN
     expect(new Set(names).size).toBe(3);
     expect(names[2]).toBe('worker-stacks');
@@ -31,8 +47,17 @@ describe("a shard's Lease is named from its scope", () => {
 });
 
 describe('the Lease carries the scope, so that a starting shard knows the others', () => {
-  const lease = (name: string, annotations: Record<string, string> | undefined, holder = 'pod-1', renewedAgoMs = 1000, now = Date.parse('2026-01-01T00:00:00Z')): [Lease, number] => [
-    { metadata: { name, annotations }, spec: { holderIdentity: holder, leaseDurationSeconds: 15, renewTime: new Date(now - renewedAgoMs).toISOString() } },
+  const lease = (
+    name: string,
+    annotations: Record<string, string> | undefined,
+    holder = 'pod-1',
+    renewedAgoMs = 1000,
+    now = Date.parse('2026-01-01T00:00:00Z'),
+  ): [Lease, number] => [
+    {
+      metadata: { name, annotations },
+      spec: { holderIdentity: holder, leaseDurationSeconds: 15, renewTime: new Date(now - renewedAgoMs).toISOString() },
+    },
     now,
   ];
 
@@ -43,7 +68,11 @@ describe('the Lease carries the scope, so that a starting shard knows the others
     const [l] = lease('worker-stacks-rest', shardLeaseMetadata(s).annotations);
     const back = scopeOfLease(l)!;
     // THEN
-    expect({ shard: back.shard, namespace: back.namespace, selector: back.selector.toString() }).toEqual({ shard: 'rest', namespace: 'platform', selector: 'tier notin (a,b)' });
+    expect({ shard: back.shard, namespace: back.namespace, selector: back.selector.toString() }).toEqual({
+      shard: 'rest',
+      namespace: 'platform',
+      selector: 'tier notin (a,b)',
+    });
   });
 
   test("an older release's Lease worker-stacks (no annotations) is the whole fleet; another unannotated Lease is not a shard", () => {

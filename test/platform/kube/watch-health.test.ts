@@ -25,7 +25,12 @@ const kube = kubeForFile();
 const api = (): KubeApiServer => kube.current.api;
 
 type Fault = '410' | '429' | '503' | '403';
-const STATUS_REASON: Record<Fault, string> = { '410': 'Expired', '429': 'TooManyRequests', '503': 'ServiceUnavailable', '403': 'Forbidden' };
+const STATUS_REASON: Record<Fault, string> = {
+  '410': 'Expired',
+  '429': 'TooManyRequests',
+  '503': 'ServiceUnavailable',
+  '403': 'Forbidden',
+};
 
 /** A plain-HTTP proxy in front of the API server (the admin's token added), which can fail the next watch. */
 async function faultyProxy(target: KubeApiServer) {
@@ -37,21 +42,39 @@ async function faultyProxy(target: KubeApiServer) {
     if (fault === '410') {
       // As the API server does it: the watch starts (200), then an ERROR event with the 410 Status, then the end.
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Expired', message: 'too old resource version: 1 (99)' } })}\n`);
+      res.end(
+        `${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Expired', message: 'too old resource version: 1 (99)' } })}\n`,
+      );
       return;
     }
     if (fault) {
-      res.writeHead(Number(fault), { 'content-type': 'application/json', ...(fault === '429' ? { 'retry-after': '1' } : {}) });
-      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: Number(fault), reason: STATUS_REASON[fault], message: `injected ${fault}` }));
+      res.writeHead(Number(fault), {
+        'content-type': 'application/json',
+        ...(fault === '429' ? { 'retry-after': '1' } : {}),
+      });
+      res.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          code: Number(fault),
+          reason: STATUS_REASON[fault],
+          message: `injected ${fault}`,
+        }),
+      );
       return;
     }
     const headers = { ...req.headers };
     delete headers.host;
     delete headers.authorization;
-    const up = https.request(`${target.server}${req.url}`, { method: req.method, headers: { ...headers, authorization: `Bearer ${target.adminToken}` }, ca: target.caPem }, (ur) => {
-      res.writeHead(ur.statusCode ?? 502, ur.headers);
-      ur.pipe(res);
-    });
+    const up = https.request(
+      `${target.server}${req.url}`,
+      { method: req.method, headers: { ...headers, authorization: `Bearer ${target.adminToken}` }, ca: target.caPem },
+      (ur) => {
+        res.writeHead(ur.statusCode ?? 502, ur.headers);
+        ur.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
     if (watch) {
@@ -94,7 +117,11 @@ async function faultyProxy(target: KubeApiServer) {
 
 function recordingLog(): WatchLogger & { lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];
-  return { lines, info: (o, msg) => lines.push({ level: 'info', ...o, msg }), warn: (o, msg) => lines.push({ level: 'warn', ...o, msg }) };
+  return {
+    lines,
+    info: (o, msg) => lines.push({ level: 'info', ...o, msg }),
+    warn: (o, msg) => lines.push({ level: 'warn', ...o, msg }),
+  };
 }
 
 let n = 0;
@@ -105,41 +132,55 @@ test.each([
   ['429', 'Throttled', /retry the watch in \d+ ms/],
   ['503', 'Unavailable', /retry the watch in \d+ ms/],
   ['403', 'Forbidden', /retry the watch in \d+ ms/],
-] as const)('a watch answered %s is logged (reason %s, with what happens next) and counted', async (fault, reason, next) => {
-  // GIVEN an informer through the proxy, synced, its watch open for more than a second (a shorter one ending is a failure)
-  const ns = await kube.current.namespace(`health-${++n}`);
-  await applyObject(kube.current.admin, ns, objectNamed('alpha'));
-  const proxy = await faultyProxy(api());
-  const client = KubeClient.fromOptions({ kubeconfig: proxy.kubeconfig });
-  const log = recordingLog();
-  const store = `test-${fault}`;
-  const inf = new Informer<KubeWorkerCluster>(client, collectionPath(ns), () => undefined, { store, log, backoffBaseMs: 50, backoffMaxMs: 200 });
-  inf.start();
-  try {
-    await run();
-  } finally {
-    inf.stop();
-    client.close();
-    await proxy.close();
-  }
-  async function run() {
-    await eventually(() => inf.hasSynced && proxy.openWatches === 1, `the informer lists and watches through the proxy (${JSON.stringify(log.lines)})`);
-    await new Promise((r) => setTimeout(r, 1200));
+] as const)(
+  'a watch answered %s is logged (reason %s, with what happens next) and counted',
+  async (fault, reason, next) => {
+    // GIVEN an informer through the proxy, synced, its watch open for more than a second (a shorter one ending is a failure)
+    const ns = await kube.current.namespace(`health-${++n}`);
+    await applyObject(kube.current.admin, ns, objectNamed('alpha'));
+    const proxy = await faultyProxy(api());
+    const client = KubeClient.fromOptions({ kubeconfig: proxy.kubeconfig });
+    const log = recordingLog();
+    const store = `test-${fault}`;
+    const inf = new Informer<KubeWorkerCluster>(client, collectionPath(ns), () => undefined, {
+      store,
+      log,
+      backoffBaseMs: 50,
+      backoffMaxMs: 200,
+    });
+    inf.start();
+    try {
+      await run();
+    } finally {
+      inf.stop();
+      client.close();
+      await proxy.close();
+    }
+    async function run() {
+      await eventually(
+        () => inf.hasSynced && proxy.openWatches === 1,
+        `the informer lists and watches through the proxy (${JSON.stringify(log.lines)})`,
+      );
+      await new Promise((r) => setTimeout(r, 1200));
 
-    // WHEN the next watch fails so
-    proxy.faults.push(fault);
-    proxy.endWatches();
+      // WHEN the next watch fails so
+      proxy.faults.push(fault);
+      proxy.endWatches();
 
-    // THEN it is watched again, and the failure was logged and counted under its reason
-    await eventually(() => proxy.openWatches === 1 && proxy.faults.length === 0 && kubeHealth.errors(store, reason) === 1, 'the informer watches again after the failure');
-    const line = log.lines.find((l) => l.reason === reason)!;
-    expect(line).toMatchObject({ store, reason, status: Number(fault), what: 'watch', path: collectionPath(ns) });
-    expect(String(line.next)).toMatch(next);
-    expect(WATCH_REASONS.filter((r) => r !== reason).map((r) => kubeHealth.errors(store, r))).toEqual([0, 0, 0, 0]);
-    // A 410 is the one failure that lists again.
-    expect(kubeHealth.relists.get(store) ?? 0).toBe(fault === '410' ? 1 : 0);
-  }
-});
+      // THEN it is watched again, and the failure was logged and counted under its reason
+      await eventually(
+        () => proxy.openWatches === 1 && proxy.faults.length === 0 && kubeHealth.errors(store, reason) === 1,
+        'the informer watches again after the failure',
+      );
+      const line = log.lines.find((l) => l.reason === reason)!;
+      expect(line).toMatchObject({ store, reason, status: Number(fault), what: 'watch', path: collectionPath(ns) });
+      expect(String(line.next)).toMatch(next);
+      expect(WATCH_REASONS.filter((r) => r !== reason).map((r) => kubeHealth.errors(store, r))).toEqual([0, 0, 0, 0]);
+      // A 410 is the one failure that lists again.
+      expect(kubeHealth.relists.get(store) ?? 0).toBe(fault === '410' ? 1 : 0);
+    }
+  },
+);
 
 const WATCH_REASONS: WatchErrorReason[] = ['Expired', 'Throttled', 'Unavailable', 'Forbidden', 'Other'];
 
@@ -150,7 +191,12 @@ test('an API server outage is logged and counted as Unavailable while it lasts, 
   const client = KubeClient.fromOptions({ kubeconfig: api().kubeconfig });
   const log = recordingLog();
   const seen: number[] = [];
-  const inf = new Informer<KubeWorkerCluster>(client, collectionPath(ns), (_t, o) => seen.push((o.spec as Json)?.pool?.maxSize), { store: 'test-outage', log, backoffBaseMs: 50, backoffMaxMs: 300 });
+  const inf = new Informer<KubeWorkerCluster>(
+    client,
+    collectionPath(ns),
+    (_t, o) => seen.push((o.spec as Json)?.pool?.maxSize),
+    { store: 'test-outage', log, backoffBaseMs: 50, backoffMaxMs: 300 },
+  );
   inf.start();
   try {
     await run();
@@ -163,19 +209,31 @@ test('an API server outage is logged and counted as Unavailable while it lasts, 
 
     // WHEN the API server is down for a while
     await api().stopApiServer();
-    await eventually(() => kubeHealth.errors('test-outage', 'Unavailable') >= 2, 'failed attempts during the outage are counted');
+    await eventually(
+      () => kubeHealth.errors('test-outage', 'Unavailable') >= 2,
+      'failed attempts during the outage are counted',
+    );
     await api().restartApiServer();
-    await applyObject(kube.current.admin, ns, objectNamed('alpha', (r) => (r.spec.pool.maxSize = 27)));
+    await applyObject(
+      kube.current.admin,
+      ns,
+      objectNamed('alpha', (r) => (r.spec.pool.maxSize = 27)),
+    );
 
     // THEN each failed attempt was one warn line saying when it retries, and the change after the outage arrives
     const lines = log.lines.filter((l) => l.reason === 'Unavailable');
     expect(lines.length).toBeGreaterThanOrEqual(2);
-    for (const l of lines) expect(l).toMatchObject({ level: 'warn', store: 'test-outage', next: expect.stringMatching(/^retry the (watch|list) in \d+ ms/) });
+    for (const l of lines)
+      expect(l).toMatchObject({
+        level: 'warn',
+        store: 'test-outage',
+        next: expect.stringMatching(/^retry the (watch|list) in \d+ ms/),
+      });
     await eventually(() => seen.includes(27), 'the edit after the outage is delivered');
   }
 }, 120_000);
 
-test('the counts are exposed under the names the alerts use, on the daemon\'s registry', async () => {
+test("the counts are exposed under the names the alerts use, on the daemon's registry", async () => {
   // GIVEN a registry with the Kubernetes metrics, and one count of each kind
   const registry = new Registry();
   registerKubeMetrics(registry);

@@ -28,7 +28,12 @@ const eventually = (probe: () => boolean | Promise<boolean>, what: string, ms = 
 function informer(ns: string) {
   const client = KubeClient.fromOptions({ kubeconfig: api().kubeconfig });
   const events: [InformerEvent, string, number | undefined][] = [];
-  const inf = new Informer<KubeWorkerCluster>(client, collectionPath(ns), (type, o) => events.push([type, o.metadata.name, (o.spec as Json)?.pool?.maxSize]), { backoffBaseMs: 100, backoffMaxMs: 1000 });
+  const inf = new Informer<KubeWorkerCluster>(
+    client,
+    collectionPath(ns),
+    (type, o) => events.push([type, o.metadata.name, (o.spec as Json)?.pool?.maxSize]),
+    { backoffBaseMs: 100, backoffMaxMs: 1000 },
+  );
   return { inf, events, client };
 }
 
@@ -53,10 +58,17 @@ test('a watch survives the API server restart (etcd kept) and delivers the edits
 
   // WHEN the API server restarts, and then the object is edited
   await api().restartApiServer();
-  await applyObject(admin(), ns, objectNamed('alpha', (r) => (r.spec.pool.maxSize = 21)));
+  await applyObject(
+    admin(),
+    ns,
+    objectNamed('alpha', (r) => (r.spec.pool.maxSize = 21)),
+  );
 
   // THEN the edit arrives, and the cache has it
-  await eventually(() => events.some(([t, name, max]) => t === 'MODIFIED' && name === 'alpha' && max === 21), 'the edit after the restart is delivered');
+  await eventually(
+    () => events.some(([t, name, max]) => t === 'MODIFIED' && name === 'alpha' && max === 21),
+    'the edit after the restart is delivered',
+  );
   expect((inf.items.get(`${ns}/alpha`)!.spec as Json).pool.maxSize).toBe(21);
   expect(inf.stats.watchErrors + inf.stats.relistsAfterGone).toBeGreaterThan(0); // it did lose its watch
   inf.stop();
@@ -76,7 +88,11 @@ test('a 410 Gone makes it list again, and the list delivers what it missed: edit
 
   // AND while it was away: one object edited, one deleted, one added; then the API server restarted, so its watch
   // cache starts after those changes and no longer has the informer's resourceVersion
-  await applyObject(admin(), ns, objectNamed('alpha', (r) => (r.spec.pool.maxSize = 22)));
+  await applyObject(
+    admin(),
+    ns,
+    objectNamed('alpha', (r) => (r.spec.pool.maxSize = 22)),
+  );
   await admin().request('DELETE', objectPath(ns, 'beta'));
   await applyObject(admin(), ns, objectNamed('gamma'));
   await api().restartApiServer();
@@ -88,10 +104,16 @@ test('a 410 Gone makes it list again, and the list delivers what it missed: edit
     if (code === 429) await new Promise((r) => setTimeout(r, 200));
     const answer = await new Promise<unknown>((resolve) => {
       const ac = new AbortController();
-      client.stream(`${collectionPath(ns)}?${stale.toString()}`, (l) => {
-      resolve(l);
-      ac.abort();
-    }, ac.signal).catch(resolve);
+      client
+        .stream(
+          `${collectionPath(ns)}?${stale.toString()}`,
+          (l) => {
+            resolve(l);
+            ac.abort();
+          },
+          ac.signal,
+        )
+        .catch(resolve);
     });
     code = answer instanceof KubeApiError ? answer.statusCode : (answer as { object?: { code?: number } }).object?.code;
   }
@@ -103,7 +125,13 @@ test('a 410 Gone makes it list again, and the list delivers what it missed: edit
   // THEN it is told 410, lists again, and delivers the edit, the deletion and the addition
   await eventually(() => events.length >= 3, 'the missed changes are delivered');
   expect(inf.stats.relistsAfterGone).toBeGreaterThanOrEqual(1);
-  expect(events).toEqual(expect.arrayContaining([['MODIFIED', 'alpha', 22], ['DELETED', 'beta', 30], ['ADDED', 'gamma', 30]]));
+  expect(events).toEqual(
+    expect.arrayContaining([
+      ['MODIFIED', 'alpha', 22],
+      ['DELETED', 'beta', 30],
+      ['ADDED', 'gamma', 30],
+    ]),
+  );
   expect([...inf.items.keys()].sort()).toEqual([`${ns}/alpha`, `${ns}/gamma`]);
   inf.stop();
   client.close();
@@ -113,7 +141,10 @@ test("the store's watch does not wake the daemon with the echo of its own status
   // GIVEN a Kubernetes store whose watch is running over one object
   const ns = await namespace();
   await applyObject(admin(), ns, objectNamed('alpha'));
-  const store = new KubernetesStore({ client: KubeClient.fromOptions({ kubeconfig: api().kubeconfig }), namespace: ns });
+  const store = new KubernetesStore({
+    client: KubeClient.fromOptions({ kubeconfig: api().kubeconfig }),
+    namespace: ns,
+  });
   const seen: string[] = [];
   const stop = store.watch((name) => seen.push(name));
   await store.sync();
@@ -122,7 +153,22 @@ test("the store's watch does not wake the daemon with the echo of its own status
 
   // WHEN the store writes a status (as the reconciler does), and a moment passes for the watch event
   const read = (await store.get('alpha'))!;
-  await store.writeStatus('alpha', { conditions: [{ type: 'Ready', status: 'True', reason: 'UpToDate', message: 'm', lastTransitionTime: '2024-01-01T00:00:00.000Z', observedGeneration: 1 }] }, read.resourceVersion);
+  await store.writeStatus(
+    'alpha',
+    {
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'UpToDate',
+          message: 'm',
+          lastTransitionTime: '2024-01-01T00:00:00.000Z',
+          observedGeneration: 1,
+        },
+      ],
+    },
+    read.resourceVersion,
+  );
   await new Promise((r) => setTimeout(r, 1500));
 
   // THEN nobody was woken (the cache already had that version), and the cache has it
@@ -130,7 +176,11 @@ test("the store's watch does not wake the daemon with the echo of its own status
   expect((await store.get('alpha'))!.status?.conditions[0].reason).toBe('UpToDate');
 
   // WHEN a user edits the spec, THEN the watch wakes with its name
-  await applyObject(admin(), ns, objectNamed('alpha', (r) => (r.spec.pool.maxSize = 23)));
+  await applyObject(
+    admin(),
+    ns,
+    objectNamed('alpha', (r) => (r.spec.pool.maxSize = 23)),
+  );
   await eventually(() => seen.includes('alpha'), 'the edit wakes the watcher');
   stop();
   store.close();

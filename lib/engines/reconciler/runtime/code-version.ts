@@ -25,7 +25,13 @@ export interface CodeVersion {
 }
 
 /** The folders whose code turns an object into a template and a config (the reconciler's own code does not); lib/core holds the stack naming. */
-export const TEMPLATE_CODE_DIRS = ['lib/core', 'lib/model/cluster', 'lib/model/cloudconfig', 'lib/engines/constructs', 'lib/engines/stacks'];
+export const TEMPLATE_CODE_DIRS = [
+  'lib/core',
+  'lib/model/cluster',
+  'lib/model/cloudconfig',
+  'lib/engines/constructs',
+  'lib/engines/stacks',
+];
 const SYNTH_LIBRARIES = ['aws-cdk-lib', 'constructs', 'cdk-nag'];
 export const STAMP_FILE = 'code-version.json';
 
@@ -40,7 +46,9 @@ export function sourceCodeVersion(root: string = PROJECT_ROOT): CodeVersion {
     }
   };
   for (const dir of TEMPLATE_CODE_DIRS) walk(path.join(root, dir));
-  const templateCode = sha256Hex(canonicalJson(files.map((f) => [path.relative(root, f).split(path.sep).join('/'), sha256Hex(fs.readFileSync(f))])));
+  const templateCode = sha256Hex(
+    canonicalJson(files.map((f) => [path.relative(root, f).split(path.sep).join('/'), sha256Hex(fs.readFileSync(f))])),
+  );
   const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
   const libraries = SYNTH_LIBRARIES.map((m) => `${m}@${(require(`${m}/package.json`) as { version: string }).version}`);
   return { version, templateCode, libraries };
@@ -67,7 +75,9 @@ export function codeVersion(moduleFile: string = __filename): CodeVersion {
     // this module sits under it)
     const stamp = path.join(path.dirname(libFolderOf(moduleFile)), STAMP_FILE);
     if (!fs.existsSync(stamp)) {
-      throw new WorkerStacksError(`${stamp} is missing: this build of worker-stacks does not say which code it is`, { hint: 'build with `npm run build` (it writes the stamp after compiling), or run from the sources' });
+      throw new WorkerStacksError(`${stamp} is missing: this build of worker-stacks does not say which code it is`, {
+        hint: 'build with `npm run build` (it writes the stamp after compiling), or run from the sources',
+      });
     }
     v = JSON.parse(fs.readFileSync(stamp, 'utf8')) as CodeVersion;
   } else {

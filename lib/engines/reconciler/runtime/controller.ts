@@ -32,8 +32,6 @@ export interface PassResult {
   readonly regionsListed: number;
 }
 
-
-
 /**
  * Runs the workflow per cluster: one at a time per cluster, one cluster's failure never stops the others, and
  * stacks are observed through the shared per-region listing.
@@ -57,7 +55,12 @@ export class Controller {
     this.slots = new FleetSlots(Math.max(1, opts.concurrency ?? 4));
     this.listings = new StackListings(deps, deps.pollMs ?? DEFAULT_POLL_MS);
     if (opts.policies) {
-      const signals = new RolloutSignals({ log: deps.log, source: opts.policies, now: deps.now, look: () => this.rollout!.snapshot(true) });
+      const signals = new RolloutSignals({
+        log: deps.log,
+        source: opts.policies,
+        now: deps.now,
+        look: () => this.rollout!.snapshot(true),
+      });
       this.signals = signals;
       this.rollout = new RolloutCoordinator({
         store: deps.store,
@@ -136,10 +139,21 @@ export class Controller {
    * table's `requeue`; a transient error with the queue's per-key backoff), until every cluster settles or
    * `deadlineMs` passes. Between due keys it sleeps, so a stack in progress costs a look per poll, not a waiter.
    */
-  public async runUntilSettled(opts: { readonly names?: ReadonlySet<string>; readonly deadlineMs: number; readonly sleep: (ms: number) => Promise<void>; readonly now: () => number; readonly shouldStop?: () => boolean }): Promise<Map<string, Outcome>> {
+  public async runUntilSettled(opts: {
+    readonly names?: ReadonlySet<string>;
+    readonly deadlineMs: number;
+    readonly sleep: (ms: number) => Promise<void>;
+    readonly now: () => number;
+    readonly shouldStop?: () => boolean;
+  }): Promise<Map<string, Outcome>> {
     const start = opts.now();
     const stop = opts.shouldStop ?? (() => false);
-    const queue = new WorkQueue({ timers: false, now: opts.now, baseDelayMs: this.deps.backoff.baseMs, maxDelayMs: this.deps.backoff.maxMs });
+    const queue = new WorkQueue({
+      timers: false,
+      now: opts.now,
+      baseDelayMs: this.deps.backoff.baseMs,
+      maxDelayMs: this.deps.backoff.maxMs,
+    });
     const outcomes = new Map<string, Outcome>();
     let pass = await this.startPass(queue, opts.names);
     for (;;) {
@@ -164,30 +178,54 @@ export class Controller {
     const records = names ? all.filter((r) => names.has(r.name)) : all;
     // One listing per account and region (each account's own credentials), fresh for a pass over the fleet; the
     // clusters due again (stacks in progress) are looked at through the cheaper listings of StackListings.lookup.
-    const regions = new Map(records.filter((r) => regionOf(r)).map((r) => [`${accountOf(r.raw) ?? ''}/${regionOf(r)}`, r] as const));
-    if (!names) await Promise.all([...regions.values()].map((r) => this.listings.get(regionOf(r)!, true, accountOf(r.raw))));
+    const regions = new Map(
+      records.filter((r) => regionOf(r)).map((r) => [`${accountOf(r.raw) ?? ''}/${regionOf(r)}`, r] as const),
+    );
+    if (!names)
+      await Promise.all([...regions.values()].map((r) => this.listings.get(regionOf(r)!, true, accountOf(r.raw))));
     const listed = new Map(records.filter((r) => !this.inFlight.has(r.name)).map((r) => [r.name, r]));
     for (const name of listed.keys()) queue.add(name);
-    return { started, all, clusters: records.length, listed, outcomes: new Map(), regionsListed: names ? 0 : regions.size };
+    return {
+      started,
+      all,
+      clusters: records.length,
+      listed,
+      outcomes: new Map(),
+      regionsListed: names ? 0 : regions.size,
+    };
   }
 
   /** The pass after `p`: the keys due again, read from the store (the list is gone). */
   private nextPass(p: Pass): Pass {
-    return { started: process.hrtime.bigint(), all: p.all, clusters: p.clusters, listed: new Map(), outcomes: new Map(), regionsListed: 0 };
+    return {
+      started: process.hrtime.bigint(),
+      all: p.all,
+      clusters: p.clusters,
+      listed: new Map(),
+      outcomes: new Map(),
+      regionsListed: 0,
+    };
   }
 
   /**
    * Workers take the keys ready now, one reconcile each (an object just listed is not read again), until none is
    * ready. `after` sees each outcome (requeues); the queue's `done` follows every reconcile, however it ends.
    */
-  private async drain(queue: WorkQueue, pass: Pass, shouldStop: () => boolean, after?: (name: string, o: Outcome) => void): Promise<void> {
+  private async drain(
+    queue: WorkQueue,
+    pass: Pass,
+    shouldStop: () => boolean,
+    after?: (name: string, o: Outcome) => void,
+  ): Promise<void> {
     const worker = async () => {
       for (let key = queue.tryGet(); key !== undefined; key = queue.tryGet()) {
         try {
           if (shouldStop()) return;
           const listed = pass.listed.get(key);
           pass.listed.delete(key);
-          const outcome = listed ? await this.reconcileOne(listed, await this.listings.lookup(listed)) : await this.reconcileKey(key);
+          const outcome = listed
+            ? await this.reconcileOne(listed, await this.listings.lookup(listed))
+            : await this.reconcileKey(key);
           if (!outcome) continue;
           pass.outcomes.set(key, outcome);
           after?.(key, outcome);
@@ -204,7 +242,17 @@ export class Controller {
     await this.observeFleet(p.outcomes, p.all);
     const seconds = Number(process.hrtime.bigint() - p.started) / 1e9;
     this.opts.metrics?.observePass(seconds);
-    if (p.outcomes.size) this.deps.log.info({ clusters: p.clusters, reconciled: p.outcomes.size, results: countResults(p.outcomes), regionsListed: p.regionsListed, seconds: Math.round(seconds * 1000) / 1000 }, 'pass done');
+    if (p.outcomes.size)
+      this.deps.log.info(
+        {
+          clusters: p.clusters,
+          reconciled: p.outcomes.size,
+          results: countResults(p.outcomes),
+          regionsListed: p.regionsListed,
+          seconds: Math.round(seconds * 1000) / 1000,
+        },
+        'pass done',
+      );
   }
 
   /**
@@ -234,7 +282,8 @@ export class Controller {
     if (!this.opts.metrics) return;
     const records = await this.deps.store.list().catch(() => fallback);
     // With no pass's outcomes at hand (the daemon's refresh), a pass is good when no cluster is Stalled or Degraded.
-    const bad = (r: ClusterRecord) => (r.status?.conditions ?? []).some((c) => (c.type === 'Stalled' || c.type === 'Degraded') && c.status === 'True');
+    const bad = (r: ClusterRecord) =>
+      (r.status?.conditions ?? []).some((c) => (c.type === 'Stalled' || c.type === 'Degraded') && c.status === 'True');
     const ok = outcomes.size ? [...outcomes.values()].every((o) => !OUTCOMES[o.result].error) : !records.some(bad);
     this.opts.metrics.observeFleet(records, this.deps.now(), ok);
   }
@@ -246,37 +295,78 @@ export class Controller {
    * back. (Without this, an object edited to invalid mid-roll held its slot for good, and one invalid after a restart
    * held none.)
    */
-  private async followUnlooked(record: ClusterRecord, listed: { readonly stack: StackSummary | null | undefined; readonly described: boolean }, outcome: Outcome): Promise<Outcome> {
+  private async followUnlooked(
+    record: ClusterRecord,
+    listed: { readonly stack: StackSummary | null | undefined; readonly described: boolean },
+    outcome: Outcome,
+  ): Promise<Outcome> {
     const name = record.name;
     if (this.reconcileDeps.slots !== this.slots || this.slots.lookedAt(name)) return outcome;
-    const busy = (s: StackSummary | null | undefined) => Boolean(s && isInProgress(s.status) && s.status !== 'REVIEW_IN_PROGRESS');
+    const busy = (s: StackSummary | null | undefined) =>
+      Boolean(s && isInProgress(s.status) && s.status !== 'REVIEW_IN_PROGRESS');
     let stack = listed.stack;
     // A roll recorded as under way is not shown ended by a listing (it may be older than the roll): the stack is described.
     if (!busy(stack) && !listed.described && wasInProgress(record)) stack = await this.describe(record);
     if (stack === undefined) return outcome;
     const rolling = busy(stack);
     this.slots.observed(name, rolling);
-    return rolling ? { ...outcome, requeueAfterMs: outcome.requeueAfterMs ?? this.deps.pollMs ?? DEFAULT_POLL_MS, stackInProgress: true } : outcome;
+    return rolling
+      ? {
+          ...outcome,
+          requeueAfterMs: outcome.requeueAfterMs ?? this.deps.pollMs ?? DEFAULT_POLL_MS,
+          stackInProgress: true,
+        }
+      : outcome;
   }
 
   /** The cluster's stack as CloudFormation describes it now: null when absent, undefined when it could not be read. */
   private describe(record: ClusterRecord): Promise<StackSummary | null | undefined> {
     const region = regionOf(record);
     if (!region) return Promise.resolve(undefined);
-    return this.deps.aws(region, accountOf(record.raw)).cfn.describeStack(workerStackName(record.name)).then((s) => s ?? null, () => undefined);
+    return this.deps
+      .aws(region, accountOf(record.raw))
+      .cfn.describeStack(workerStackName(record.name))
+      .then(
+        (s) => s ?? null,
+        () => undefined,
+      );
   }
 
-  private async reconcileOne(record: ClusterRecord, listed: { readonly stack: StackSummary | null | undefined; readonly described: boolean }): Promise<Outcome> {
+  private async reconcileOne(
+    record: ClusterRecord,
+    listed: { readonly stack: StackSummary | null | undefined; readonly described: boolean },
+  ): Promise<Outcome> {
     this.inFlight.add(record.name);
     const started = process.hrtime.bigint();
     let outcome: Outcome | undefined;
     this.slots.begin(record.name);
     try {
-      outcome = await this.followUnlooked(record, listed, await reconcileCluster(record, this.reconcileDeps, { hooks: this.opts.hooks, listedStack: listed.stack, listedDescribed: listed.described, templatesVersion: this.templatesVersion }));
-      this.opts.metrics?.observeReconcile(outcome, Number(process.hrtime.bigint() - started) / 1e9, accountLabel(record.raw));
+      outcome = await this.followUnlooked(
+        record,
+        listed,
+        await reconcileCluster(record, this.reconcileDeps, {
+          hooks: this.opts.hooks,
+          listedStack: listed.stack,
+          listedDescribed: listed.described,
+          templatesVersion: this.templatesVersion,
+        }),
+      );
+      this.opts.metrics?.observeReconcile(
+        outcome,
+        Number(process.hrtime.bigint() - started) / 1e9,
+        accountLabel(record.raw),
+      );
       if (outcome.rollout) this.opts.metrics?.observeRollout(outcome.rollout);
-      const log = { cluster: record.name, generation: record.generation, checksum: outcome.checksum ?? null, liveChecksum: record.status?.cloudConfigChecksum ?? null };
-      this.deps.log.info({ ...log, result: outcome.result, requeueAfterMs: outcome.requeueAfterMs }, outcome.message ?? outcome.result);
+      const log = {
+        cluster: record.name,
+        generation: record.generation,
+        checksum: outcome.checksum ?? null,
+        liveChecksum: record.status?.cloudConfigChecksum ?? null,
+      };
+      this.deps.log.info(
+        { ...log, result: outcome.result, requeueAfterMs: outcome.requeueAfterMs },
+        outcome.message ?? outcome.result,
+      );
       return outcome;
     } finally {
       this.inFlight.delete(record.name);
@@ -289,8 +379,6 @@ export class Controller {
     }
   }
 }
-
-
 
 function regionOf(r: ClusterRecord): string | undefined {
   const region = (r.raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;

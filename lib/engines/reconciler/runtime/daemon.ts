@@ -24,7 +24,12 @@ export interface DaemonOptions {
  * progress is requeued and looked at again after a poll interval), so an edit to one cluster is acted on at once
  * however many stacks are rolling. Level-based: a missed event or a restart only delays work, never loses it.
  */
-export async function runDaemon(controller: Controller, deps: ReconcilerDeps, signal: AbortSignal, opts: DaemonOptions = {}): Promise<void> {
+export async function runDaemon(
+  controller: Controller,
+  deps: ReconcilerDeps,
+  signal: AbortSignal,
+  opts: DaemonOptions = {},
+): Promise<void> {
   const queue = new WorkQueue({ baseDelayMs: deps.backoff.baseMs, maxDelayMs: deps.backoff.maxMs });
   // One scheduling path: the first pass and every resync queue every object (controller-runtime's initial list);
   // a pass is done when each of its keys has been reconciled once (then its `pass done` line, and onPass).
@@ -62,7 +67,10 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
   // Not unref'd: the resync keeps the process alive while the daemon runs, whatever else does (no --port, nothing
   // requeued, a store whose watch holds no handle); cleared on stop.
   signal.addEventListener('abort', () => queue.shutDown(), { once: true });
-  deps.log.info({ workers: opts.workers ?? 4, resyncMs: opts.resyncMs ?? 10 * 60_000, pollMs: deps.pollMs }, 'reconciler started');
+  deps.log.info(
+    { workers: opts.workers ?? 4, resyncMs: opts.resyncMs ?? 10 * 60_000, pollMs: deps.pollMs },
+    'reconciler started',
+  );
 
   // The fleet gauges follow the store, refreshed at most once a second after reconciles (not once per reconcile).
   let gauges: NodeJS.Timeout | undefined;
@@ -104,9 +112,12 @@ export async function runDaemon(controller: Controller, deps: ReconcilerDeps, si
   const shouldStop = () => signal.aborted;
   try {
     await addAll();
-    const stopped = new Promise((r) => (signal.aborted ? r(undefined) : signal.addEventListener('abort', r, { once: true })));
+    const stopped = new Promise((r) =>
+      signal.aborted ? r(undefined) : signal.addEventListener('abort', r, { once: true }),
+    );
     // On a stop, the reconciles in hand get the grace period below, not however long a hung one takes.
-    if (!signal.aborted) await Promise.race([Promise.all(Array.from({ length: Math.max(1, opts.workers ?? 4) }, worker)), stopped]);
+    if (!signal.aborted)
+      await Promise.race([Promise.all(Array.from({ length: Math.max(1, opts.workers ?? 4) }, worker)), stopped]);
   } finally {
     clearInterval(resync);
     if (gauges) clearTimeout(gauges);
@@ -154,7 +165,13 @@ export interface Leadership {
  * the grace period) when it loses it, started again if it wins it back. On the process's stop the daemon stops
  * first, then the lease is released, so a successor never overlaps work in hand.
  */
-export async function runDaemonWhileLeading(controller: Controller, deps: ReconcilerDeps, signal: AbortSignal, opts: DaemonOptions, leader: Leadership): Promise<void> {
+export async function runDaemonWhileLeading(
+  controller: Controller,
+  deps: ReconcilerDeps,
+  signal: AbortSignal,
+  opts: DaemonOptions,
+  leader: Leadership,
+): Promise<void> {
   const campaign = new AbortController();
   let term: AbortController | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -165,7 +182,13 @@ export async function runDaemonWhileLeading(controller: Controller, deps: Reconc
     }
     const mine = (term = new AbortController());
     deps.log.info({}, 'leadership acquired: reconciling');
-    running = running.then(() => (mine.signal.aborted || signal.aborted ? undefined : runDaemon(controller, deps, AbortSignal.any([mine.signal, signal]), opts))).catch((e) => deps.log.error({ err: String(e) }, 'the daemon failed'));
+    running = running
+      .then(() =>
+        mine.signal.aborted || signal.aborted
+          ? undefined
+          : runDaemon(controller, deps, AbortSignal.any([mine.signal, signal]), opts),
+      )
+      .catch((e) => deps.log.error({ err: String(e) }, 'the daemon failed'));
   });
   const stop = () => {
     term?.abort();

@@ -1,14 +1,24 @@
 import { RegionClients } from '../workflow/context';
 
 /** CloudFormation and S3 calls that change something: each goes through the fence first. */
-const WRITES = new Set(['createChangeSet', 'executeChangeSet', 'deleteChangeSet', 'deleteStack', 'continueUpdateRollback', 'publish']);
+const WRITES = new Set([
+  'createChangeSet',
+  'executeChangeSet',
+  'deleteChangeSet',
+  'deleteStack',
+  'continueUpdateRollback',
+  'publish',
+]);
 
 /**
  * The AWS clients behind a fence: `check(call)` runs before every write and throws (NotLeaderError) when this
  * replica may not write (it lost the lease, or could not renew it in time). Reads pass. One place, so no task can
  * start an AWS write a new leader might start too.
  */
-export function fencedAws(aws: (region: string) => RegionClients, check: (call: string) => void): (region: string) => RegionClients {
+export function fencedAws(
+  aws: (region: string) => RegionClients,
+  check: (call: string) => void,
+): (region: string) => RegionClients {
   const cache = new Map<string, RegionClients>();
   const fence = <T extends object>(target: T): T =>
     new Proxy(target, {

@@ -13,7 +13,12 @@ export interface MetricsOptions {
 /** Prometheus metrics of the reconciler, on their own registry. */
 export class ReconcilerMetrics {
   public readonly registry = new Registry();
-  private readonly reconciles = new Counter({ name: 'worker_stacks_reconciles_total', help: 'Reconciles by result and account', labelNames: ['result', 'account'], registers: [this.registry] });
+  private readonly reconciles = new Counter({
+    name: 'worker_stacks_reconciles_total',
+    help: 'Reconciles by result and account',
+    labelNames: ['result', 'account'],
+    registers: [this.registry],
+  });
   /** The transient reconciles again, by why: AWS throttling is told from network errors and 5xx (alert WorkerStacksAwsThrottled). */
   private readonly transient = new Counter({
     name: 'worker_stacks_transient_reconciles_total',
@@ -34,7 +39,12 @@ export class ReconcilerMetrics {
     buckets: [0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
     registers: [this.registry],
   });
-  private readonly byCondition = new Gauge({ name: 'worker_stacks_clusters', help: 'Clusters by condition, status and account', labelNames: ['condition', 'status', 'account'], registers: [this.registry] });
+  private readonly byCondition = new Gauge({
+    name: 'worker_stacks_clusters',
+    help: 'Clusters by condition, status and account',
+    labelNames: ['condition', 'status', 'account'],
+    registers: [this.registry],
+  });
   /** One series per cluster and condition type, like kube-state-metrics' conditions: 1 for the status it has. */
   private readonly clusterCondition = new Gauge({
     name: 'worker_stacks_cluster_condition',
@@ -60,7 +70,11 @@ export class ReconcilerMetrics {
     registers: [this.registry],
     collect: (): void => this.slotsHeld.set(this.slotsNow()),
   });
-  private readonly leader = new Gauge({ name: 'worker_stacks_leader', help: '1 while this replica holds the leader lease (always 1 without leader election)', registers: [this.registry] });
+  private readonly leader = new Gauge({
+    name: 'worker_stacks_leader',
+    help: '1 while this replica holds the leader lease (always 1 without leader election)',
+    registers: [this.registry],
+  });
   private readonly timeInProgress: Gauge = new Gauge({
     name: 'worker_stacks_stack_in_progress_seconds',
     help: 'How long each worker stack in progress has been so (from our change set, else from when it was first seen)',
@@ -69,10 +83,15 @@ export class ReconcilerMetrics {
     collect: (): void => {
       this.timeInProgress.reset();
       const now = this.now();
-      for (const [cluster, since] of this.inProgressSince) this.timeInProgress.set({ cluster }, Math.max(0, now - since));
+      for (const [cluster, since] of this.inProgressSince)
+        this.timeInProgress.set({ cluster }, Math.max(0, now - since));
     },
   });
-  private readonly lastPass = new Gauge({ name: 'worker_stacks_last_successful_pass_timestamp_seconds', help: 'End of the last pass in which no cluster errored', registers: [this.registry] });
+  private readonly lastPass = new Gauge({
+    name: 'worker_stacks_last_successful_pass_timestamp_seconds',
+    help: 'End of the last pass in which no cluster errored',
+    registers: [this.registry],
+  });
   private readonly now: () => number;
 
   constructor(opts: MetricsOptions = {}) {
@@ -80,8 +99,18 @@ export class ReconcilerMetrics {
     if (opts.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
-  private readonly rollsStarted = new Counter({ name: 'worker_stacks_rollout_rolls_started_total', help: 'Rolls the fleet rollout let start, by policy and wave', labelNames: ['policy', 'wave'], registers: [this.registry] });
-  private readonly rollsHeld = new Counter({ name: 'worker_stacks_rollout_holds_total', help: 'Looks at a roll that the fleet rollout held, by policy, wave and reason (RolloutHalted: a failed roll stopped the wave)', labelNames: ['policy', 'wave', 'reason'], registers: [this.registry] });
+  private readonly rollsStarted = new Counter({
+    name: 'worker_stacks_rollout_rolls_started_total',
+    help: 'Rolls the fleet rollout let start, by policy and wave',
+    labelNames: ['policy', 'wave'],
+    registers: [this.registry],
+  });
+  private readonly rollsHeld = new Counter({
+    name: 'worker_stacks_rollout_holds_total',
+    help: 'Looks at a roll that the fleet rollout held, by policy, wave and reason (RolloutHalted: a failed roll stopped the wave)',
+    labelNames: ['policy', 'wave', 'reason'],
+    registers: [this.registry],
+  });
   private readonly timeInWave = new Histogram({
     name: 'worker_stacks_rollout_wait_seconds',
     help: 'Time a roll was held in its wave (first held until let start), by policy and wave',
@@ -132,7 +161,8 @@ export class ReconcilerMetrics {
     const since = new Map<string, number>();
     for (const r of records) {
       const conditions = r.status?.conditions ?? [];
-      for (const c of conditions) this.byCondition.inc({ condition: c.type, status: c.status, account: accountLabel(r.raw) });
+      for (const c of conditions)
+        this.byCondition.inc({ condition: c.type, status: c.status, account: accountLabel(r.raw) });
       for (const type of CONDITION_TYPES) {
         const c = conditions.find((x) => x.type === type);
         this.clusterCondition.set({ cluster: r.name, condition: type, status: c?.status ?? 'Unknown' }, 1);
@@ -140,7 +170,10 @@ export class ReconcilerMetrics {
       if (r.status?.stackStatus?.endsWith('_IN_PROGRESS')) {
         inProgress.add(r.name);
         const started = r.status.controller?.executing?.startedAt;
-        since.set(r.name, started ? Date.parse(started) / 1000 : (this.inProgressSince.get(r.name) ?? now.getTime() / 1000));
+        since.set(
+          r.name,
+          started ? Date.parse(started) / 1000 : (this.inProgressSince.get(r.name) ?? now.getTime() / 1000),
+        );
       }
     }
     this.recordedInProgress = inProgress;

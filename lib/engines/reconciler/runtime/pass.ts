@@ -30,7 +30,8 @@ export function requeue(queue: WorkQueue, name: string, o: Outcome): void {
     return;
   }
   queue.forget(name);
-  if (o.requeueAfterMs !== undefined && (OUTCOMES[o.result].requeue || o.stackInProgress)) queue.addAfter(name, o.requeueAfterMs);
+  if (o.requeueAfterMs !== undefined && (OUTCOMES[o.result].requeue || o.stackInProgress))
+    queue.addAfter(name, o.requeueAfterMs);
 }
 
 /** `{ applied: 2, unchanged: 98 }`, in a stable key order, for the pass summary line. */

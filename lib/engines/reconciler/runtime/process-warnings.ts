@@ -8,7 +8,8 @@ import { Logger } from '../workflow/context';
 export function routeProcessWarnings(log: Logger, proc: NodeJS.Process = process): () => void {
   const previous = proc.listeners('warning');
   proc.removeAllListeners('warning');
-  const onWarning = (w: Error & { code?: string }) => log.warn({ warning: w.name, code: w.code }, w.message.replace(/\s*\n\s*/g, ' ').trim());
+  const onWarning = (w: Error & { code?: string }) =>
+    log.warn({ warning: w.name, code: w.code }, w.message.replace(/\s*\n\s*/g, ' ').trim());
   proc.on('warning', onWarning);
   return () => {
     proc.off('warning', onWarning);

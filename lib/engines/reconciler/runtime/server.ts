@@ -2,7 +2,12 @@ import * as http from 'node:http';
 import { ReconcilerMetrics } from './metrics';
 
 /** /healthz (the process serves), /readyz (a pass has completed and we are not stopping), /metrics. */
-export function startOpsServer(port: number, metrics: ReconcilerMetrics, ready: () => boolean, host = '127.0.0.1'): Promise<http.Server> {
+export function startOpsServer(
+  port: number,
+  metrics: ReconcilerMetrics,
+  ready: () => boolean,
+  host = '127.0.0.1',
+): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     const url = (req.url ?? '').split('?')[0];
     if (url === '/healthz') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');

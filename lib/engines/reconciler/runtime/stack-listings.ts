@@ -32,7 +32,13 @@ export class StackListings {
 
   /** The stacks in progress of an account's region, no older than maxAgeMs (and begun after the write `since`, an epoch); undefined when the listing failed. */
   public inProgress(region: string, account?: string, since = -1): Promise<Map<string, StackSummary> | undefined> {
-    return this.cached(this.inProgressCache, region, !this.usable(this.inProgressCache, region, account, since) && since >= 0, account, (cfn) => cfn.listStacksInProgress());
+    return this.cached(
+      this.inProgressCache,
+      region,
+      !this.usable(this.inProgressCache, region, account, since) && since >= 0,
+      account,
+      (cfn) => cfn.listStacksInProgress(),
+    );
   }
 
   /**
@@ -58,14 +64,24 @@ export class StackListings {
   }
 
   /** As stackOf, and whether the stack was described alone now (a strongly consistent read after our last write). */
-  public async lookup(record: ClusterRecord, fresh = false): Promise<{ readonly stack: StackSummary | null | undefined; readonly described: boolean }> {
+  public async lookup(
+    record: ClusterRecord,
+    fresh = false,
+  ): Promise<{ readonly stack: StackSummary | null | undefined; readonly described: boolean }> {
     const listed = (stack: StackSummary | null | undefined) => ({ stack, described: false });
     const region = regionOf(record);
     if (!region) return listed(undefined);
     const account = accountOf(record.raw);
     const since = this.written.get(record.name) ?? -1;
     const name = workerStackName(record.name);
-    const describe = () => this.deps.aws(region, account).cfn.describeStack(name).then((s) => ({ stack: s ?? null, described: true }), () => listed(undefined));
+    const describe = () =>
+      this.deps
+        .aws(region, account)
+        .cfn.describeStack(name)
+        .then(
+          (s) => ({ stack: s ?? null, described: true }),
+          () => listed(undefined),
+        );
     if (!fresh && wasInProgress(record) && !this.usable(this.cache, region, account, since)) {
       const inProgress = await this.inProgress(region, account, since);
       const hit = inProgress?.get(name);
@@ -74,7 +90,8 @@ export class StackListings {
       if (inProgress) return describe();
     }
     // A listing of the whole region from before our own write is not listed anew for one cluster: it is described.
-    if (!fresh && this.isFresh(this.cache, region, account) && !this.usable(this.cache, region, account, since)) return describe();
+    if (!fresh && this.isFresh(this.cache, region, account) && !this.usable(this.cache, region, account, since))
+      return describe();
     const listing = await this.get(region, fresh, account);
     return listed(listing ? (listing.get(name) ?? null) : undefined);
   }
@@ -102,7 +119,10 @@ export class StackListings {
     const now = this.clock();
     if (hit && !fresh && now - hit.at < this.maxAgeMs) return hit.value;
     const value = list(this.deps.aws(region, account).cfn).catch((e) => {
-      this.deps.log.warn({ region, account, err: String(e) }, 'could not list stacks; falling back to one describe per cluster');
+      this.deps.log.warn(
+        { region, account, err: String(e) },
+        'could not list stacks; falling back to one describe per cluster',
+      );
       return undefined;
     });
     cache.set(key, { at: now, epoch: ++this.epoch, value });

@@ -20,7 +20,13 @@ import { alarmRollback, rollbackConfiguration, signalShortfall } from './roll-ve
  * --max-update-attempts, then the cluster stops (Stalled) until its inputs change or an operator runs `retry`:
  * never a loop that re-rolls nodes. `stall` stops at once (retrying cannot help).
  */
-export function recordFailure(ctx: ReconcileContext, f: Found, reason: Reason, message: string, opts: { readonly stall?: boolean; readonly stalledReason?: Reason } = {}): Outcome {
+export function recordFailure(
+  ctx: ReconcileContext,
+  f: Found,
+  reason: Reason,
+  message: string,
+  opts: { readonly stall?: boolean; readonly stalledReason?: Reason } = {},
+): Outcome {
   const c = ctx.recorder.controller;
   const failures = (c.failedFingerprint === f.fingerprint ? (c.failures ?? 0) : 0) + 1;
   const max = ctx.deps.maxUpdateAttempts ?? DEFAULT_MAX_UPDATE_ATTEMPTS;
@@ -28,23 +34,51 @@ export function recordFailure(ctx: ReconcileContext, f: Found, reason: Reason, m
   const delay = backoffDelay(failures, ctx.deps.backoff);
   // Ready says whether what is live is what is desired: another config, or other inputs than those applied (an image
   // change keeps the checksum), is not Ready; the reason and message are the failure's, never a stale "executing".
-  const liveDiffers = f.live === undefined || f.live !== f.config?.checksum || (f.fingerprint !== undefined && c.inputsFingerprint !== f.fingerprint);
-  const patch = { ...(f.stack ? liveStatus(ctx, f.stack, f.live) : {}), observedGeneration: ctx.generation, desiredChecksum: f.config?.checksum };
-  const bookkeeping = { failures, failedFingerprint: f.fingerprint, retryAfter: stall ? undefined : new Date(ctx.deps.now().getTime() + delay).toISOString(), executing: undefined };
+  const liveDiffers =
+    f.live === undefined ||
+    f.live !== f.config?.checksum ||
+    (f.fingerprint !== undefined && c.inputsFingerprint !== f.fingerprint);
+  const patch = {
+    ...(f.stack ? liveStatus(ctx, f.stack, f.live) : {}),
+    observedGeneration: ctx.generation,
+    desiredChecksum: f.config?.checksum,
+  };
+  const bookkeeping = {
+    failures,
+    failedFingerprint: f.fingerprint,
+    retryAfter: stall ? undefined : new Date(ctx.deps.now().getTime() + delay).toISOString(),
+    executing: undefined,
+  };
   if (stall) {
-    const why = opts.stall ? message : `${message}; failed ${failures} times with these inputs, stopped (fix the object, or run worker-stacks retry ${ctx.record.name})`;
-    ctx.recorder.stage(patch, CONDITIONS.stalled(opts.stalledReason ?? (opts.stall ? reason : stalledReasonFor(reason)), why, { ready: liveDiffers ? false : undefined }), bookkeeping);
+    const why = opts.stall
+      ? message
+      : `${message}; failed ${failures} times with these inputs, stopped (fix the object, or run worker-stacks retry ${ctx.record.name})`;
+    ctx.recorder.stage(
+      patch,
+      CONDITIONS.stalled(opts.stalledReason ?? (opts.stall ? reason : stalledReasonFor(reason)), why, {
+        ready: liveDiffers ? false : undefined,
+      }),
+      bookkeeping,
+    );
     f.log.error({ reason, failures, stalled: true }, why);
     return { result: 'stalled', message: why };
   }
-  ctx.recorder.stage(patch, CONDITIONS.degraded(reason, `${message}; attempt ${failures} of ${max}, next after ${bookkeeping.retryAfter}`, { ready: liveDiffers ? false : undefined }), bookkeeping);
+  ctx.recorder.stage(
+    patch,
+    CONDITIONS.degraded(reason, `${message}; attempt ${failures} of ${max}, next after ${bookkeeping.retryAfter}`, {
+      ready: liveDiffers ? false : undefined,
+    }),
+    bookkeeping,
+  );
   f.log.error({ reason, failures }, message);
   return { result: 'failed', message, requeueAfterMs: delay };
 }
 
 /** A rolled-back update that keeps failing stops as UpdateFailed; other failures keep their own reason. */
 function stalledReasonFor(reason: Reason): Reason {
-  return reason === 'UpdateRolledBack' || reason === 'CreateRolledBack' || reason === 'ChangeSetFailed' ? 'UpdateFailed' : reason;
+  return reason === 'UpdateRolledBack' || reason === 'CreateRolledBack' || reason === 'ChangeSetFailed'
+    ? 'UpdateFailed'
+    : reason;
 }
 
 /**
@@ -55,10 +89,16 @@ export const wait: Task<Observed> = {
   name: TASK.wait,
   run(ctx, o) {
     const stack = need(o.stack, 'the stack in progress');
-    if (ctx.status.stackStatus !== stack.status) o.log.info({ stack: stack.name, stackStatus: stack.status }, `stack ${stack.name} is ${stack.status}`);
+    if (ctx.status.stackStatus !== stack.status)
+      o.log.info({ stack: stack.name, stackStatus: stack.status }, `stack ${stack.name} is ${stack.status}`);
     const executing = ctx.recorder.controller.executing;
-    const message = executing ? `stack is ${stack.status}: rolling the nodes to config ${short(executing.checksum)}` : `stack is ${stack.status}`;
-    ctx.recorder.stage({ stackStatus: stack.status, stackId: stack.id, stackName: stack.name }, CONDITIONS.progressing(executing ? 'ChangeSetExecuting' : 'WaitingForStack', message));
+    const message = executing
+      ? `stack is ${stack.status}: rolling the nodes to config ${short(executing.checksum)}`
+      : `stack is ${stack.status}`;
+    ctx.recorder.stage(
+      { stackStatus: stack.status, stackId: stack.id, stackName: stack.name },
+      CONDITIONS.progressing(executing ? 'ChangeSetExecuting' : 'WaitingForStack', message),
+    );
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
   },
 };
@@ -76,7 +116,9 @@ export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live' | '
   async run(ctx, o) {
     const executing = need(ctx.recorder.controller.executing, 'the change set executing');
     const name = workerStackName(ctx.record.name);
-    const cs = await ctx.region.cfn.describeChangeSet(o.stack?.id ?? ctx.status.stackId ?? name, executing.changeSet).catch(() => undefined);
+    const cs = await ctx.region.cfn
+      .describeChangeSet(o.stack?.id ?? ctx.status.stackId ?? name, executing.changeSet)
+      .catch(() => undefined);
     const executingMessage = `stack ${o.stack?.status ?? name}: change set ${executing.changeSet} is executing (rolling to config ${short(executing.checksum)})`;
     // Ours and not over (whatever a listing says): look again. CloudFormation may show the stack's old status for a moment.
     if (cs?.executionStatus === 'EXECUTE_IN_PROGRESS') return inProgress(ctx, executingMessage);
@@ -93,16 +135,31 @@ export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live' | '
     const live = o.described ? o.live : stack ? await liveChecksum(ctx, stack) : undefined;
     const fresh = { ...o, stack, live, described: true };
     // Proof that the completed operation is ours: the change set says so, or (it is gone) the stack changed after the execute.
-    const ours = cs ? cs.executionStatus === 'EXECUTE_COMPLETE' : Boolean(stack?.lastUpdated && stack.lastUpdated >= executing.startedAt) || stack?.status === 'CREATE_COMPLETE';
-    if (stack && isComplete(stack.status) && ours && live === executing.checksum) return recordSuccess(ctx, fresh, 'applied', executing.fingerprint);
-    if (stack && isComplete(stack.status) && ours && live === undefined) return recordFailure(ctx, fresh, 'ReconcileFailed', `stack ${stack.name} is ${stack.status} but reports no ConfigChecksum; nothing is recorded that was not seen live`);
+    const ours = cs
+      ? cs.executionStatus === 'EXECUTE_COMPLETE'
+      : Boolean(stack?.lastUpdated && stack.lastUpdated >= executing.startedAt) || stack?.status === 'CREATE_COMPLETE';
+    if (stack && isComplete(stack.status) && ours && live === executing.checksum)
+      return recordSuccess(ctx, fresh, 'applied', executing.fingerprint);
+    if (stack && isComplete(stack.status) && ours && live === undefined)
+      return recordFailure(
+        ctx,
+        fresh,
+        'ReconcileFailed',
+        `stack ${stack.name} is ${stack.status} but reports no ConfigChecksum; nothing is recorded that was not seen live`,
+      );
     const events = stack ? lastOperation(await ctx.region.cfn.operationEvents(stack.id), stack.name) : [];
     const cause = firstFailure(events);
     const status = stack?.status ?? 'STACK_GONE';
     // The nodes' own verdict (signals) or a rollback alarm, when the events give one, says more than a resource status.
     const gate = signalShortfall(events) ?? alarmRollback(events);
-    const why = gate ?? (cause ? `${cause.logicalId} (${cause.resourceType}) ${cause.status}: ${cause.reason ?? ''}`.trim() : (stack?.statusReason ?? 'no failure event found'));
-    const kept = isRolledBack(status) ? `; the previous config ${short(live ?? ctx.status.cloudConfigChecksum)} stays live` : '';
+    const why =
+      gate ??
+      (cause
+        ? `${cause.logicalId} (${cause.resourceType}) ${cause.status}: ${cause.reason ?? ''}`.trim()
+        : (stack?.statusReason ?? 'no failure event found'));
+    const kept = isRolledBack(status)
+      ? `; the previous config ${short(live ?? ctx.status.cloudConfigChecksum)} stays live`
+      : '';
     return recordFailure(ctx, fresh, failureReason(status), `stack ${status}: ${why}${kept}`);
   },
 };
@@ -125,18 +182,45 @@ export const recover: Task<Observed> = {
     switch (stack.status) {
       case 'ROLLBACK_COMPLETE': {
         // A create that never completed: nothing was ever live, so delete and create again.
-        if (exhausted) return recordFailure(ctx, o, 'RecoveryExhausted', `stack ${stack.name} failed to create ${attempts} times; read its events, fix the cause, then delete it (the next pass creates it again; or run worker-stacks retry ${ctx.record.name})`, { stall: true });
+        if (exhausted)
+          return recordFailure(
+            ctx,
+            o,
+            'RecoveryExhausted',
+            `stack ${stack.name} failed to create ${attempts} times; read its events, fix the cause, then delete it (the next pass creates it again; or run worker-stacks retry ${ctx.record.name})`,
+            { stall: true },
+          );
         // The stack id is dropped first: the stack about to vanish is ours to delete, not one that went missing.
-        ctx.recorder.stage({ stackId: undefined, stackStatus: 'DELETE_IN_PROGRESS', cloudConfigChecksum: undefined }, CONDITIONS.progressing('RecreatingStack', `stack ${stack.name} is ROLLBACK_COMPLETE after a failed create: deleting it to create it again`), { recoveryAttempts: attempts + 1 });
+        ctx.recorder.stage(
+          { stackId: undefined, stackStatus: 'DELETE_IN_PROGRESS', cloudConfigChecksum: undefined },
+          CONDITIONS.progressing(
+            'RecreatingStack',
+            `stack ${stack.name} is ROLLBACK_COMPLETE after a failed create: deleting it to create it again`,
+          ),
+          { recoveryAttempts: attempts + 1 },
+        );
         await ctx.region.cfn.deleteStack(stack.id, token);
         ctx.deps.slots?.observed(ctx.record.name, true);
         return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `deleting ${stack.name} to create it again` };
       }
       case 'UPDATE_ROLLBACK_FAILED': {
         if (exhausted) {
-          return recordFailure(ctx, o, 'RecoveryExhausted', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED after ${attempts} ContinueUpdateRollback attempts; fix the resource named in its events, then run aws cloudformation continue-update-rollback (with --resources-to-skip if it cannot be fixed); the next pass sees the stack move on, or run worker-stacks retry ${ctx.record.name}`, { stall: true });
+          return recordFailure(
+            ctx,
+            o,
+            'RecoveryExhausted',
+            `stack ${stack.name} is UPDATE_ROLLBACK_FAILED after ${attempts} ContinueUpdateRollback attempts; fix the resource named in its events, then run aws cloudformation continue-update-rollback (with --resources-to-skip if it cannot be fixed); the next pass sees the stack move on, or run worker-stacks retry ${ctx.record.name}`,
+            { stall: true },
+          );
         }
-        ctx.recorder.stage({ stackStatus: stack.status }, CONDITIONS.progressing('ContinuingRollback', `stack ${stack.name} is UPDATE_ROLLBACK_FAILED: ContinueUpdateRollback, attempt ${attempts + 1} of ${ctx.deps.maxRecoveryAttempts}`), { recoveryAttempts: attempts + 1 });
+        ctx.recorder.stage(
+          { stackStatus: stack.status },
+          CONDITIONS.progressing(
+            'ContinuingRollback',
+            `stack ${stack.name} is UPDATE_ROLLBACK_FAILED: ContinueUpdateRollback, attempt ${attempts + 1} of ${ctx.deps.maxRecoveryAttempts}`,
+          ),
+          { recoveryAttempts: attempts + 1 },
+        );
         await ctx.region.cfn.continueUpdateRollback(stack.id, token);
         ctx.deps.slots?.observed(ctx.record.name, true);
         return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'continuing the rollback' };
@@ -144,8 +228,16 @@ export const recover: Task<Observed> = {
       case 'DELETE_FAILED':
       case 'ROLLBACK_FAILED': {
         const events = lastOperation(await ctx.region.cfn.operationEvents(stack.id), stack.name);
-        const stuck = events.filter((e) => /_FAILED$/.test(e.status)).map((e) => `${e.logicalId} (${e.resourceType}): ${e.reason ?? e.status}`);
-        return recordFailure(ctx, o, camel(stack.status) as Reason, `stack ${stack.name} is ${stack.status}; an operator must act. Failed resources: ${stuck.join('; ') || 'none reported'}`, { stall: true });
+        const stuck = events
+          .filter((e) => /_FAILED$/.test(e.status))
+          .map((e) => `${e.logicalId} (${e.resourceType}): ${e.reason ?? e.status}`);
+        return recordFailure(
+          ctx,
+          o,
+          camel(stack.status) as Reason,
+          `stack ${stack.name} is ${stack.status}; an operator must act. Failed resources: ${stuck.join('; ') || 'none reported'}`,
+          { stall: true },
+        );
       }
       default:
         return undefined;
@@ -159,7 +251,10 @@ export const acquireSlot: Task<Observed> = {
   when: (ctx) => Boolean(ctx.deps.slots),
   run(ctx, o) {
     if (need(ctx.deps.slots, 'the slots').tryAcquire(ctx.record.name)) return undefined;
-    ctx.recorder.stage({ desiredChecksum: o.config.checksum }, CONDITIONS.progressing('WaitingForSlot', 'waiting for a free slot: --concurrency stacks are in progress'));
+    ctx.recorder.stage(
+      { desiredChecksum: o.config.checksum },
+      CONDITIONS.progressing('WaitingForSlot', 'waiting for a free slot: --concurrency stacks are in progress'),
+    );
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'waiting for a slot' };
   },
 };
@@ -169,7 +264,14 @@ export const synthesize: Task<Observed, Synthesized> = {
   name: TASK.synthesize,
   async run(ctx, o) {
     // The config rendered (and memoized) in the render step: synthesis never renders it a second time.
-    const opts = { templatesDir: ctx.deps.templatesDir, workDir: ctx.deps.workDir, fingerprint: o.fingerprint, nag: ctx.deps.nag, config: o.config, source: ctx.record.source };
+    const opts = {
+      templatesDir: ctx.deps.templatesDir,
+      workDir: ctx.deps.workDir,
+      fingerprint: o.fingerprint,
+      nag: ctx.deps.nag,
+      config: o.config,
+      source: ctx.record.source,
+    };
     const synth = ctx.deps.synthesizer ? await ctx.deps.synthesizer(o.cluster, opts) : synthesizeStack(o.cluster, opts);
     o.log.info({ stack: synth.stackName, synthMs: Math.round(synth.durationMs) }, 'synthesized');
     return { synth };
@@ -210,7 +312,12 @@ export const changeSet: Task<Observed & Synthesized, ChangeSetReady> = {
       case 'no-changes':
         return recordSuccess(ctx, o, 'no-changes', o.fingerprint);
       case 'failed':
-        return recordFailure(ctx, o, 'ChangeSetFailed', `change set ${state.info.name} is ${state.info.status}: ${state.info.statusReason ?? 'no reason given'}`);
+        return recordFailure(
+          ctx,
+          o,
+          'ChangeSetFailed',
+          `change set ${state.info.name} is ${state.info.status}: ${state.info.statusReason ?? 'no reason given'}`,
+        );
       case 'executed':
         return { changeSet: { name: state.name, executed: true } }; // executing (a read older than it): say so and look again
       case 'ready':
@@ -229,12 +336,25 @@ export const execute: Task<Observed & Synthesized & ChangeSetReady> = {
     // How the roll goes (batches, the gate, drain), so the log says what to expect before the stack is watched.
     const how = rolls ? `; rolls ${describeRollout(specRollout(o.cluster.spec))}` : '';
     // What changes: a repair restores the applied config, a new stack gets its first, an edit says what it changed.
-    const what = o.drift ? (o.drift.reason === 'StackDeleted' ? 'the stack is created again' : `restoring it over ${short(o.live)}`) : (o.configChange ?? (o.stack ? `the stack carries ${short(o.live)}` : 'first config'));
+    const what = o.drift
+      ? o.drift.reason === 'StackDeleted'
+        ? 'the stack is created again'
+        : `restoring it over ${short(o.live)}`
+      : (o.configChange ?? (o.stack ? `the stack carries ${short(o.live)}` : 'first config'));
     const message = `${why}${rolls ? `rolling the nodes to config ${short(config.checksum)}: ${what}${how}` : 'updating the stack; the node config is unchanged'}`;
-    const executing = { fingerprint: o.fingerprint, changeSet: cs.name, checksum: config.checksum, startedAt: ctx.deps.now().toISOString() };
+    const executing = {
+      fingerprint: o.fingerprint,
+      changeSet: cs.name,
+      checksum: config.checksum,
+      startedAt: ctx.deps.now().toISOString(),
+    };
     const appliedBy = ctx.deps.release ? { version: ctx.deps.release, code: ctx.deps.code } : undefined;
     const change = rolls ? { lastConfigChange: what, lastConfigChangeTime: executing.startedAt } : {};
-    ctx.recorder.stage({ ...change, desiredChecksum: config.checksum, observedGeneration: ctx.generation, paused: undefined }, CONDITIONS.progressing(o.drift ? o.drift.reason : 'ChangeSetExecuting', message), { executing, appliedBy });
+    ctx.recorder.stage(
+      { ...change, desiredChecksum: config.checksum, observedGeneration: ctx.generation, paused: undefined },
+      CONDITIONS.progressing(o.drift ? o.drift.reason : 'ChangeSetExecuting', message),
+      { executing, appliedBy },
+    );
     // The one write before the workflow's end: `executing` must be durable before the call, so that a crash or a lost
     // leadership right after it still knows whose operation the stack is running (the record path) and counts it;
     // a stale read fails here, before anything is executed.
@@ -252,7 +372,11 @@ export const execute: Task<Observed & Synthesized & ChangeSetReady> = {
  * is explained by its own events and never by an older failure still in the stack's history.
  */
 export function lastOperation(events: readonly StackEvent[], stackName: string | undefined): readonly StackEvent[] {
-  const isStart = (e: StackEvent) => e.logicalId === stackName && e.resourceType === 'AWS::CloudFormation::Stack' && /_IN_PROGRESS$/.test(e.status) && e.reason === 'User Initiated';
+  const isStart = (e: StackEvent) =>
+    e.logicalId === stackName &&
+    e.resourceType === 'AWS::CloudFormation::Stack' &&
+    /_IN_PROGRESS$/.test(e.status) &&
+    e.reason === 'User Initiated';
   let start = events.length - 1;
   while (start >= 0 && !isStart(events[start])) start--;
   return start < 0 ? events : events.slice(start);
@@ -272,13 +396,25 @@ export function failureReason(status: string): Reason {
 }
 
 /** Ready: what the stack reports is live, for these inputs. The checksum comes from the stack, never from the request. */
-async function recordSuccess(ctx: ReconcileContext, o: Observed, result: 'applied' | 'no-changes', fingerprint: string): Promise<Outcome> {
+async function recordSuccess(
+  ctx: ReconcileContext,
+  o: Observed,
+  result: 'applied' | 'no-changes',
+  fingerprint: string,
+): Promise<Outcome> {
   const stack = o.stack ?? (await ctx.region.cfn.describeStack(workerStackName(ctx.record.name)));
   const live = o.live ?? stack?.outputs.ConfigChecksum;
   const { config } = o;
-  if (!stack || !live) return recordFailure(ctx, o, 'ReconcileFailed', `stack ${stack?.name ?? ctx.record.name} reports no ConfigChecksum; nothing is recorded that was not seen live`);
+  if (!stack || !live)
+    return recordFailure(
+      ctx,
+      o,
+      'ReconcileFailed',
+      `stack ${stack?.name ?? ctx.record.name} reports no ConfigChecksum; nothing is recorded that was not seen live`,
+    );
   // From what the stack did, not from what was recorded while watching it.
-  const reason = result === 'no-changes' ? 'UpToDate' : stack.status === 'CREATE_COMPLETE' ? 'StackCreated' : 'StackUpdated';
+  const reason =
+    result === 'no-changes' ? 'UpToDate' : stack.status === 'CREATE_COMPLETE' ? 'StackCreated' : 'StackUpdated';
   const current = fingerprint === o.fingerprint;
   ctx.recorder.stage(
     {
@@ -287,9 +423,22 @@ async function recordSuccess(ctx: ReconcileContext, o: Observed, result: 'applie
       observedGeneration: ctx.generation,
       paused: undefined,
       // What the fleet rollout compares a new AMI (instance types, volume, subnets) with: recorded only for what is live.
-      rollout: current && live === config.checksum ? { ...ctx.status.rollout, appliedNodeKey: nodeKey(o.cluster), stagedChecksum: undefined, heldSince: undefined } : ctx.status.rollout,
+      rollout:
+        current && live === config.checksum
+          ? {
+              ...ctx.status.rollout,
+              appliedNodeKey: nodeKey(o.cluster),
+              stagedChecksum: undefined,
+              heldSince: undefined,
+            }
+          : ctx.status.rollout,
     },
-    current ? CONDITIONS.ready(reason, `stack ${stack.status}, config ${short(live)} live`) : CONDITIONS.progressing('ChangeSetExecuting', `stack ${stack.status} on an earlier version of the object; applying the current one`),
+    current
+      ? CONDITIONS.ready(reason, `stack ${stack.status}, config ${short(live)} live`)
+      : CONDITIONS.progressing(
+          'ChangeSetExecuting',
+          `stack ${stack.status} on an earlier version of the object; applying the current one`,
+        ),
     {
       inputsFingerprint: fingerprint,
       appliedInputsKey: current ? ctx.derivedKey : undefined,
@@ -301,7 +450,10 @@ async function recordSuccess(ctx: ReconcileContext, o: Observed, result: 'applie
       executing: undefined,
     },
   );
-  o.log.info({ stackChecksum: live, stackStatus: stack.status }, result === 'applied' ? 'stack applied; live checksum recorded' : 'no changes; live checksum recorded');
+  o.log.info(
+    { stackChecksum: live, stackStatus: stack.status },
+    result === 'applied' ? 'stack applied; live checksum recorded' : 'no changes; live checksum recorded',
+  );
   // The object moved on while the stack rolled: apply the newer inputs at once.
   return current ? { result } : { result: 'recorded', requeueAfterMs: 0 };
 }

@@ -1,4 +1,11 @@
-import { ChangeSetInfo, firstFailure, isComplete, RollbackConfiguration, StackEvent, StackSummary } from '../../../model/ports/cloudformation-port';
+import {
+  ChangeSetInfo,
+  firstFailure,
+  isComplete,
+  RollbackConfiguration,
+  StackEvent,
+  StackSummary,
+} from '../../../model/ports/cloudformation-port';
 import { sha256Hex } from '../../../model/cloudconfig/checksum';
 import { WorkerStacksError } from '../../../core/errors';
 import { CLUSTER_TAG } from '../../../core/naming';
@@ -29,7 +36,11 @@ export interface EnsureChangeSetInput {
   readonly executedIsEarlier?: boolean;
 }
 
-export type ChangeSetState = { kind: 'ready'; info: ChangeSetInfo } | { kind: 'no-changes' } | { kind: 'executed'; name: string } | { kind: 'failed'; info: ChangeSetInfo };
+export type ChangeSetState =
+  | { kind: 'ready'; info: ChangeSetInfo }
+  | { kind: 'no-changes' }
+  | { kind: 'executed'; name: string }
+  | { kind: 'failed'; info: ChangeSetInfo };
 
 /** Names tried after an executed one (see executedIsEarlier) before giving up on finding a free one. */
 const MAX_NAME_SUFFIX = 20;
@@ -44,13 +55,22 @@ export async function ensureChangeSet(clients: RegionClients, input: EnsureChang
   const stackName = input.synth.stackName;
   let name = input.name;
   let info = input.stack ? await cfn.describeChangeSet(stackName, name) : undefined;
-  for (let n = 2; input.executedIsEarlier && info?.executionStatus === 'EXECUTE_COMPLETE' && n <= MAX_NAME_SUFFIX; n++) {
+  for (
+    let n = 2;
+    input.executedIsEarlier && info?.executionStatus === 'EXECUTE_COMPLETE' && n <= MAX_NAME_SUFFIX;
+    n++
+  ) {
     name = `${input.name}-${n}`;
     info = await cfn.describeChangeSet(stackName, name);
   }
-  if (info?.executionStatus === 'EXECUTE_IN_PROGRESS' || info?.executionStatus === 'EXECUTE_COMPLETE') return { kind: 'executed', name };
+  if (info?.executionStatus === 'EXECUTE_IN_PROGRESS' || info?.executionStatus === 'EXECUTE_COMPLETE')
+    return { kind: 'executed', name };
   // A change set that cannot be executed (failed, obsolete, or executed and rolled back) is replaced: a retry must really retry.
-  if (info && (info.status === 'FAILED' || info.executionStatus === 'OBSOLETE' || info.executionStatus === 'EXECUTE_FAILED') && !NO_CHANGES.test(info.statusReason ?? '')) {
+  if (
+    info &&
+    (info.status === 'FAILED' || info.executionStatus === 'OBSOLETE' || info.executionStatus === 'EXECUTE_FAILED') &&
+    !NO_CHANGES.test(info.statusReason ?? '')
+  ) {
     await cfn.deleteChangeSet(stackName, name);
     info = undefined;
   }
@@ -93,25 +113,47 @@ export interface DeployOptions {
 }
 
 /** Publish, change set, execute, wait: a whole deployment of one stack that is not a cluster (the bootstrap stack). */
-export async function deployStack(clients: RegionClients, synth: SynthesizedStack, name: string, opts: DeployOptions): Promise<StackSummary> {
+export async function deployStack(
+  clients: RegionClients,
+  synth: SynthesizedStack,
+  name: string,
+  opts: DeployOptions,
+): Promise<StackSummary> {
   await clients.publisher.publish(synth.assets);
   const stack = await clients.cfn.describeStack(synth.stackName);
-  const state = await ensureChangeSet(clients, { synth, stack, name, description: 'worker-stacks bootstrap', tags: { [CLUSTER_TAG]: 'bootstrap' }, timeoutMs: opts.changeSetTimeoutMs, capabilities: ['CAPABILITY_IAM', 'CAPABILITY_NAMED_IAM'] });
-  if (state.kind === 'failed') throw new WorkerStacksError(`change set ${name} of ${synth.stackName} failed: ${state.info.statusReason}`, { hint: 'read the reason above; fix the template input and run again' });
+  const state = await ensureChangeSet(clients, {
+    synth,
+    stack,
+    name,
+    description: 'worker-stacks bootstrap',
+    tags: { [CLUSTER_TAG]: 'bootstrap' },
+    timeoutMs: opts.changeSetTimeoutMs,
+    capabilities: ['CAPABILITY_IAM', 'CAPABILITY_NAMED_IAM'],
+  });
+  if (state.kind === 'failed')
+    throw new WorkerStacksError(`change set ${name} of ${synth.stackName} failed: ${state.info.statusReason}`, {
+      hint: 'read the reason above; fix the template input and run again',
+    });
   if (state.kind === 'ready') await clients.cfn.executeChangeSet(synth.stackName, name, executeToken(state.info));
   const events: StackEvent[] = [];
   const final = await clients.cfn.waitForStack(synth.stackName, {
     timeoutMs: opts.waitTimeoutMs,
     onEvent: (e) => {
       events.push(e);
-      opts.log.info({ event: { resource: e.logicalId, status: e.status, reason: e.reason } }, `${e.logicalId} ${e.status}`);
+      opts.log.info(
+        { event: { resource: e.logicalId, status: e.status, reason: e.reason } },
+        `${e.logicalId} ${e.status}`,
+      );
     },
   });
   if (!final || !isComplete(final.status)) {
     const cause = firstFailure(events);
-    throw new WorkerStacksError(`${synth.stackName} ended ${final?.status ?? 'deleted'}${cause ? `: ${cause.logicalId} ${cause.reason}` : ''}`, {
-      hint: 'read the stack events in the CloudFormation console, fix the cause, and run the command again',
-    });
+    throw new WorkerStacksError(
+      `${synth.stackName} ended ${final?.status ?? 'deleted'}${cause ? `: ${cause.logicalId} ${cause.reason}` : ''}`,
+      {
+        hint: 'read the stack events in the CloudFormation console, fix the cause, and run the command again',
+      },
+    );
   }
   return final;
 }

@@ -26,7 +26,10 @@ export const checkVersion: Task<Observed> = {
       return { result: 'outdated', requeueAfterMs: OUTDATED_REQUEUE_MS, message };
     }
     if (order === 0 && theirs.code !== ctx.deps.code) {
-      o.log.warn({ release: ours, code: ctx.deps.code.slice(0, 12), appliedByCode: theirs.code.slice(0, 12) }, `a different build of worker-stacks ${ours} applied this cluster last; the change set shows what this build changes`);
+      o.log.warn(
+        { release: ours, code: ctx.deps.code.slice(0, 12), appliedByCode: theirs.code.slice(0, 12) },
+        `a different build of worker-stacks ${ours} applied this cluster last; the change set shows what this build changes`,
+      );
     }
     return undefined;
   },

@@ -19,7 +19,14 @@ export const DEFAULT_KEEP_CONFIG_OBJECTS = 3;
 export const cleanConfigObjects: Task<Found> = {
   name: TASK.cleanConfigObjects,
   when: (ctx, f) =>
-    Boolean(ctx.clients?.configObjects && f.cluster && f.config && f.stack && isComplete(f.stack.status) && f.live === f.config.checksum) &&
+    Boolean(
+      ctx.clients?.configObjects &&
+      f.cluster &&
+      f.config &&
+      f.stack &&
+      isComplete(f.stack.status) &&
+      f.live === f.config.checksum,
+    ) &&
     !ctx.recorder.controller.executing &&
     !ctx.deps.dryRun &&
     ctx.recorder.controller.cleanedFor !== f.live,
@@ -31,11 +38,23 @@ export const cleanConfigObjects: Task<Found> = {
     const store = need(ctx.region.configObjects, 'the config object store');
     try {
       const objects = await store.list(bucket, prefix);
-      const plan = planCleanup(objects, { live, desired: config.checksum, keepLast: ctx.deps.keepConfigObjects ?? DEFAULT_KEEP_CONFIG_OBJECTS });
+      const plan = planCleanup(objects, {
+        live,
+        desired: config.checksum,
+        keepLast: ctx.deps.keepConfigObjects ?? DEFAULT_KEEP_CONFIG_OBJECTS,
+      });
       const r = plan.remove.length ? await store.delete(bucket, plan.remove) : { deleted: [], errors: [] };
-      if (r.errors.length) f.log.warn({ bucket, errors: r.errors }, `could not delete ${r.errors.length} old config objects; trying again later`);
+      if (r.errors.length)
+        f.log.warn(
+          { bucket, errors: r.errors },
+          `could not delete ${r.errors.length} old config objects; trying again later`,
+        );
       else ctx.recorder.stage({}, [], { cleanedFor: live });
-      if (r.deleted.length) f.log.info({ bucket, deleted: r.deleted, kept: plan.keep.length }, `deleted ${r.deleted.length} old config objects of ${cluster.metadata.name}`);
+      if (r.deleted.length)
+        f.log.info(
+          { bucket, deleted: r.deleted, kept: plan.keep.length },
+          `deleted ${r.deleted.length} old config objects of ${cluster.metadata.name}`,
+        );
     } catch (e) {
       f.log.warn({ bucket, err: (e as Error).message }, 'could not clean up old config objects; trying again later');
     }

@@ -10,7 +10,9 @@ import { busy, retryRequested } from './prepare';
 
 /** spec.deletionPolicy as the object says it, before validation (a deleted object may no longer validate). */
 export function deletionPolicy(raw: unknown): 'Retain' | 'Delete' {
-  return (raw as { spec?: { deletionPolicy?: unknown } } | undefined)?.spec?.deletionPolicy === 'Delete' ? 'Delete' : 'Retain';
+  return (raw as { spec?: { deletionPolicy?: unknown } } | undefined)?.spec?.deletionPolicy === 'Delete'
+    ? 'Delete'
+    : 'Retain';
 }
 
 /**
@@ -26,11 +28,14 @@ export function deletionPolicy(raw: unknown): 'Retain' | 'Delete' {
  */
 export const finalize: Task<Start> = {
   name: TASK.finalize,
-  when: (ctx) => ctx.deps.store.setFinalizer !== undefined && (ctx.record.deletionRequested === true || hasFinalizer(ctx) !== (deletionPolicy(ctx.record.raw) === 'Delete')),
+  when: (ctx) =>
+    ctx.deps.store.setFinalizer !== undefined &&
+    (ctx.record.deletionRequested === true || hasFinalizer(ctx) !== (deletionPolicy(ctx.record.raw) === 'Delete')),
   async run(ctx, s) {
     const store = ctx.deps.store;
     const setFinalizer = (n: string, f: string, present: boolean): Promise<void> => {
-      if (!store.setFinalizer) throw new Error("the store's finalizers are missing: the workflow ran finalize without them");
+      if (!store.setFinalizer)
+        throw new Error("the store's finalizers are missing: the workflow ran finalize without them");
       return store.setFinalizer(n, f, present);
     };
     const name = ctx.record.name;
@@ -39,9 +44,14 @@ export const finalize: Task<Start> = {
       if (ctx.deps.dryRun) return undefined;
       await setFinalizer(name, STACK_FINALIZER, wanted);
       // The object changed (a new resourceVersion): look again with a fresh read rather than write status on a stale one.
-      return { result: 'recorded', requeueAfterMs: 0, message: `finalizer ${STACK_FINALIZER} ${wanted ? 'added' : 'removed'} (spec.deletionPolicy ${wanted ? 'Delete' : 'Retain'})` };
+      return {
+        result: 'recorded',
+        requeueAfterMs: 0,
+        message: `finalizer ${STACK_FINALIZER} ${wanted ? 'added' : 'removed'} (spec.deletionPolicy ${wanted ? 'Delete' : 'Retain'})`,
+      };
     }
-    if (!hasFinalizer(ctx)) return { result: 'unchanged', message: 'object deleted; its stack is retained (spec.deletionPolicy Retain)' };
+    if (!hasFinalizer(ctx))
+      return { result: 'unchanged', message: 'object deleted; its stack is retained (spec.deletionPolicy Retain)' };
     if (!wanted) {
       if (!ctx.deps.dryRun) await setFinalizer(name, STACK_FINALIZER, false);
       return { result: 'unchanged', message: 'object deleted; its stack is retained (spec.deletionPolicy Retain)' };
@@ -54,29 +64,54 @@ function hasFinalizer(ctx: ReconcileContext): boolean {
   return ctx.record.finalizers?.includes(STACK_FINALIZER) ?? false;
 }
 
-async function deleteStack(ctx: ReconcileContext, s: Start, setFinalizer: (name: string, finalizer: string, present: boolean) => Promise<void>): Promise<Outcome> {
+async function deleteStack(
+  ctx: ReconcileContext,
+  s: Start,
+  setFinalizer: (name: string, finalizer: string, present: boolean) => Promise<void>,
+): Promise<Outcome> {
   const name = ctx.record.name;
   const stackName = workerStackName(name);
   if (!ctx.clients) {
-    ctx.recorder.stage({}, CONDITIONS.stalled('DeleteFailed', `spec.region is not a region: the stack ${stackName} cannot be found to delete; delete it by hand, then remove the finalizer ${STACK_FINALIZER}`));
+    ctx.recorder.stage(
+      {},
+      CONDITIONS.stalled(
+        'DeleteFailed',
+        `spec.region is not a region: the stack ${stackName} cannot be found to delete; delete it by hand, then remove the finalizer ${STACK_FINALIZER}`,
+      ),
+    );
     return { result: 'stalled', message: 'no region to delete the stack in' };
   }
-  if (ctx.deps.dryRun) return { result: 'dry-run', message: `would delete stack ${stackName} (spec.deletionPolicy Delete)` };
+  if (ctx.deps.dryRun)
+    return { result: 'dry-run', message: `would delete stack ${stackName} (spec.deletionPolicy Delete)` };
   const stack = await ctx.region.cfn.describeStack(stackName);
   if (!stack || stack.status === 'DELETE_COMPLETE') {
     // The event first: once the finalizer is gone, so is the object.
-    await ctx.deps.events?.emit(name, { type: 'Normal', reason: 'StackDeleted', message: `stack ${stackName} deleted (spec.deletionPolicy Delete); the object goes` }).catch(() => undefined);
+    await ctx.deps.events
+      ?.emit(name, {
+        type: 'Normal',
+        reason: 'StackDeleted',
+        message: `stack ${stackName} deleted (spec.deletionPolicy Delete); the object goes`,
+      })
+      .catch(() => undefined);
     await setFinalizer(name, STACK_FINALIZER, false);
     s.log.info({ stack: stackName }, 'stack deleted; finalizer removed');
     return { result: 'deleted', message: `stack ${stackName} deleted` };
   }
   if (busy(stack)) {
-    ctx.recorder.stage({ stackStatus: stack.status }, CONDITIONS.progressing('DeletingStack', `stack ${stackName} is ${stack.status}; deleted once it settles (spec.deletionPolicy Delete)`));
+    ctx.recorder.stage(
+      { stackStatus: stack.status },
+      CONDITIONS.progressing(
+        'DeletingStack',
+        `stack ${stackName} is ${stack.status}; deleted once it settles (spec.deletionPolicy Delete)`,
+      ),
+    );
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `stack is ${stack.status}` };
   }
   if (stack.status === 'DELETE_FAILED' && !retryRequested(ctx)) {
     const failing = firstFailure(await ctx.region.cfn.operationEvents(stack.id));
-    const why = failing ? `${failing.logicalId} ${failing.status}: ${failing.reason ?? 'no reason given'}` : (stack.statusReason ?? 'no reason given');
+    const why = failing
+      ? `${failing.logicalId} ${failing.status}: ${failing.reason ?? 'no reason given'}`
+      : (stack.statusReason ?? 'no reason given');
     const message = `stack ${stackName} is DELETE_FAILED (${why}); the finalizer worker-stacks.io/stack keeps the object: deal with the resource, then run worker-stacks retry ${name} (or remove the finalizer to keep the stack)`;
     ctx.recorder.stage({ stackStatus: stack.status, stackId: stack.id }, CONDITIONS.stalled('DeleteFailed', message));
     await ctx.deps.events?.emit(name, { type: 'Warning', reason: 'DeleteFailed', message }).catch(() => undefined);
@@ -85,7 +120,11 @@ async function deleteStack(ctx: ReconcileContext, s: Start, setFinalizer: (name:
   // A new token per attempt (an operator's retry included), the same one for a repeated look at the same attempt.
   const attempt = retryRequested(ctx) ? (ctx.record.retryRequest ?? 'first') : 'first';
   const message = `deleting stack ${stackName} (spec.deletionPolicy Delete)`;
-  ctx.recorder.stage({ stackStatus: stack.status }, CONDITIONS.progressing('DeletingStack', message), retryRequested(ctx) ? { retryHandled: ctx.record.retryRequest } : undefined);
+  ctx.recorder.stage(
+    { stackStatus: stack.status },
+    CONDITIONS.progressing('DeletingStack', message),
+    retryRequested(ctx) ? { retryHandled: ctx.record.retryRequest } : undefined,
+  );
   await ctx.region.cfn.deleteStack(stack.id, `ws-delete-${sha256Hex(`${stack.id}\0${attempt}`).slice(0, 32)}`);
   s.log.info({ stack: stackName }, message);
   return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };

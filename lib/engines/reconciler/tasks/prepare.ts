@@ -45,13 +45,20 @@ export const validate: Task<Start, Pick<Validated, 'cluster'>> = {
     const { record } = ctx;
     const hit = ctx.deps.derived?.get(record.name, ctx.derivedKey);
     if (hit) return { cluster: hit.cluster };
-    const result = record.parseProblems.length ? { problems: record.parseProblems } : validateCluster(record.raw, { file: record.source, templates: listTemplates(ctx.deps.templatesDir) });
+    const result = record.parseProblems.length
+      ? { problems: record.parseProblems }
+      : validateCluster(record.raw, { file: record.source, templates: listTemplates(ctx.deps.templatesDir) });
     if ('cluster' in result && result.cluster) return { cluster: result.cluster };
     const message = result.problems.map(formatProblem).join('; ');
     s.log.warn({ problems: result.problems }, 'invalid cluster object; nothing was touched');
     // The running stack is not touched, so Ready (what is live) is left as it was: an invalid edit is not an outage.
     // A cluster that never had a live config is not Ready either.
-    ctx.recorder.stage({ observedGeneration: ctx.generation }, CONDITIONS.stalled('InvalidSpec', `${message} (fix the object; the stack was not touched)`, { ready: ctx.status.cloudConfigChecksum ? undefined : false }));
+    ctx.recorder.stage(
+      { observedGeneration: ctx.generation },
+      CONDITIONS.stalled('InvalidSpec', `${message} (fix the object; the stack was not touched)`, {
+        ready: ctx.status.cloudConfigChecksum ? undefined : false,
+      }),
+    );
     // No requeue: a change to the object triggers the next attempt.
     return { result: 'invalid', message };
   },
@@ -73,7 +80,10 @@ export const render: Task<Validated, Pick<Desired, 'config' | 'fingerprint' | 'c
     const fingerprint = hit?.fingerprint ?? inputsFingerprint(s.cluster, config.checksum, ctx.deps.code);
     if (!hit) ctx.deps.derived?.set(ctx.record.name, ctx.derivedKey, { cluster: s.cluster, config, fingerprint });
     const recorded = ctx.status.cloudConfigChecksum;
-    const configChange = recorded && recorded !== config.checksum ? describeConfigChanges(configChanges(ctx.recorder.controller.configDigests, configDigests(config.node))) : undefined;
+    const configChange =
+      recorded && recorded !== config.checksum
+        ? describeConfigChanges(configChanges(ctx.recorder.controller.configDigests, configDigests(config.node)))
+        : undefined;
     // From here on every line names the desired checksum too.
     return { config, fingerprint, configChange, log: s.log.child({ checksum: config.checksum }) };
   },
@@ -90,7 +100,8 @@ export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift' | 
     const name = workerStackName(ctx.record.name);
     const executing = ctx.recorder.controller.executing;
     let described = ctx.listedStack === undefined || ctx.listedDescribed;
-    let stack = ctx.listedStack === undefined ? await ctx.region.cfn.describeStack(name) : (ctx.listedStack ?? undefined);
+    let stack =
+      ctx.listedStack === undefined ? await ctx.region.cfn.describeStack(name) : (ctx.listedStack ?? undefined);
     // A shared listing can be older than our own create: absent there is not proof of absence for a stack we know of.
     if (!stack && !described && (executing || ctx.status.stackId)) {
       stack = await ctx.region.cfn.describeStack(name);
@@ -100,7 +111,16 @@ export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift' | 
     const live = stack ? await liveChecksum(ctx, stack) : undefined;
     const drift = driftOf(ctx, name, stack, live, d.config.checksum);
     // `stackChecksum`, not `liveChecksum`: that key is bound to every line already (the checksum as recorded).
-    if (drift) d.log.warn({ reason: drift.reason, recordedChecksum: ctx.status.cloudConfigChecksum ?? null, stackChecksum: live ?? null, desiredChecksum: d.config.checksum }, drift.message);
+    if (drift)
+      d.log.warn(
+        {
+          reason: drift.reason,
+          recordedChecksum: ctx.status.cloudConfigChecksum ?? null,
+          stackChecksum: live ?? null,
+          desiredChecksum: d.config.checksum,
+        },
+        drift.message,
+      );
     return { stack, live, drift, described };
   },
 };
@@ -112,21 +132,42 @@ export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift' | 
  * (`live` undefined) the recorded one is kept: nothing is recorded that was not seen live.
  */
 export function liveStatus(ctx: ReconcileContext, stack: StackSummary, live: string | undefined) {
-  return { stackName: stack.name, stackId: stack.id, stackStatus: stack.status, stackLastUpdated: stack.lastUpdated, cloudConfigChecksum: live ?? ctx.status.cloudConfigChecksum };
+  return {
+    stackName: stack.name,
+    stackId: stack.id,
+    stackStatus: stack.status,
+    stackLastUpdated: stack.lastUpdated,
+    cloudConfigChecksum: live ?? ctx.status.cloudConfigChecksum,
+  };
 }
 
 /** A recorded stack that is gone, or a settled stack that is not what was applied (by checksum or update time). */
-function driftOf(ctx: ReconcileContext, name: string, stack: StackSummary | undefined, live: string | undefined, desired: string): Drift | undefined {
+function driftOf(
+  ctx: ReconcileContext,
+  name: string,
+  stack: StackSummary | undefined,
+  live: string | undefined,
+  desired: string,
+): Drift | undefined {
   const s = ctx.status;
   const settled = stack && isComplete(stack.status) && !ctx.recorder.controller.executing;
   if (!stack && s.stackId) {
-    return { reason: 'StackDeleted', message: `stack ${name} (${s.stackId}) is gone: it was deleted outside worker-stacks; the recorded config ${short(s.cloudConfigChecksum)} is no longer live` };
+    return {
+      reason: 'StackDeleted',
+      message: `stack ${name} (${s.stackId}) is gone: it was deleted outside worker-stacks; the recorded config ${short(s.cloudConfigChecksum)} is no longer live`,
+    };
   }
   if (settled && s.cloudConfigChecksum && live !== s.cloudConfigChecksum && live !== desired) {
-    return { reason: 'Drifted', message: `stack ${name} carries config ${short(live)}, but ${short(s.cloudConfigChecksum)} was applied: it was changed outside worker-stacks` };
+    return {
+      reason: 'Drifted',
+      message: `stack ${name} carries config ${short(live)}, but ${short(s.cloudConfigChecksum)} was applied: it was changed outside worker-stacks`,
+    };
   }
   if (settled && s.stackLastUpdated && stack.lastUpdated && stack.lastUpdated !== s.stackLastUpdated) {
-    return { reason: 'Drifted', message: `stack ${name} was updated at ${stack.lastUpdated}, after worker-stacks applied it (${s.stackLastUpdated}): it was changed outside worker-stacks` };
+    return {
+      reason: 'Drifted',
+      message: `stack ${name} was updated at ${stack.lastUpdated}, after worker-stacks applied it (${s.stackLastUpdated}): it was changed outside worker-stacks`,
+    };
   }
   return undefined;
 }
@@ -139,7 +180,9 @@ export async function liveChecksum(ctx: ReconcileContext, stack: StackSummary): 
   if (stack.outputs.ConfigChecksum) return stack.outputs.ConfigChecksum;
   if (!isComplete(stack.status) && !isRolledBack(stack.status)) return undefined;
   const body = await ctx.region.cfn.getTemplate(stack.id);
-  const value = body ? (JSON.parse(body) as { Outputs?: { ConfigChecksum?: { Value?: unknown } } }).Outputs?.ConfigChecksum?.Value : undefined;
+  const value = body
+    ? (JSON.parse(body) as { Outputs?: { ConfigChecksum?: { Value?: unknown } } }).Outputs?.ConfigChecksum?.Value
+    : undefined;
   return typeof value === 'string' && /^[0-9a-f]{64}$/.test(value) ? value : undefined;
 }
 
@@ -150,10 +193,23 @@ export const skipIfUnchanged: Task<Observed> = {
     const s = ctx.status;
     const c = ctx.recorder.controller;
     const { stack, live } = o;
-    if (stack && isComplete(stack.status) && !o.drift && live === o.config.checksum && c.inputsFingerprint === o.fingerprint) {
-      const patch = { ...liveStatus(ctx, stack, live), desiredChecksum: o.config.checksum, observedGeneration: ctx.generation, paused: undefined };
+    if (
+      stack &&
+      isComplete(stack.status) &&
+      !o.drift &&
+      live === o.config.checksum &&
+      c.inputsFingerprint === o.fingerprint
+    ) {
+      const patch = {
+        ...liveStatus(ctx, stack, live),
+        desiredChecksum: o.config.checksum,
+        observedGeneration: ctx.generation,
+        paused: undefined,
+      };
       // Already Ready for this generation: keep the conditions (and the reason of the last apply), so an unchanged pass writes nothing.
-      const conditions = isSettled(s, ctx.generation) ? [] : CONDITIONS.ready('UpToDate', `stack ${stack.status}, config ${short(live)} live`);
+      const conditions = isSettled(s, ctx.generation)
+        ? []
+        : CONDITIONS.ready('UpToDate', `stack ${stack.status}, config ${short(live)} live`);
       ctx.recorder.stage(patch, conditions, { appliedInputsKey: ctx.derivedKey ?? c.appliedInputsKey });
       return { result: 'unchanged' };
     }
@@ -161,11 +217,18 @@ export const skipIfUnchanged: Task<Observed> = {
       // A stall on a stack state (recovery exhausted, DELETE_FAILED …) lifts when an operator has moved the stack on.
       const stackMoved = (stack?.status ?? 'NONE') !== (s.stackStatus ?? 'NONE');
       if (getCondition(s, 'Stalled')?.status === 'True' && !stackMoved) {
-        return { result: 'stalled', message: `stopped: ${getCondition(s, 'Stalled')?.message} (change the object or run worker-stacks retry ${ctx.record.name})` };
+        return {
+          result: 'stalled',
+          message: `stopped: ${getCondition(s, 'Stalled')?.message} (change the object or run worker-stacks retry ${ctx.record.name})`,
+        };
       }
       const retryAt = c.retryAfter ? Date.parse(c.retryAfter) : 0;
       if (retryAt > ctx.deps.now().getTime()) {
-        return { result: 'backoff', requeueAfterMs: retryAt - ctx.deps.now().getTime(), message: `retrying after ${c.retryAfter}` };
+        return {
+          result: 'backoff',
+          requeueAfterMs: retryAt - ctx.deps.now().getTime(),
+          message: `retrying after ${c.retryAfter}`,
+        };
       }
     }
     if (retryRequested(ctx)) {
@@ -173,8 +236,17 @@ export const skipIfUnchanged: Task<Observed> = {
       // retried attempt stops the cluster again (a new retry, or new inputs, start it again).
       const max = ctx.deps.maxUpdateAttempts ?? DEFAULT_MAX_UPDATE_ATTEMPTS;
       const failures = c.failedFingerprint === o.fingerprint ? Math.min(c.failures ?? 0, max - 1) : 0;
-      o.log.info({ retry: ctx.record.retryRequest, failures }, 'retry requested by an operator: one more attempt, backoff cleared');
-      ctx.recorder.stage({}, [], { failures, failedFingerprint: failures ? c.failedFingerprint : undefined, retryAfter: undefined, recoveryAttempts: 0, retryHandled: ctx.record.retryRequest });
+      o.log.info(
+        { retry: ctx.record.retryRequest, failures },
+        'retry requested by an operator: one more attempt, backoff cleared',
+      );
+      ctx.recorder.stage({}, [], {
+        failures,
+        failedFingerprint: failures ? c.failedFingerprint : undefined,
+        retryAfter: undefined,
+        recoveryAttempts: 0,
+        retryHandled: ctx.record.retryRequest,
+      });
     }
     return undefined;
   },
@@ -187,8 +259,21 @@ export const paused: Task<Observed> = {
   run(ctx, o) {
     const message = `paused (spec.paused): no AWS writes; live config ${short(o.live)}, desired ${short(o.config.checksum)}${o.drift ? `; ${o.drift.message}` : ''}`;
     // A pending change (another config, other inputs, or drift) is not Ready while paused: Ready says what is live.
-    const pending = o.live !== o.config.checksum || ctx.recorder.controller.inputsFingerprint !== o.fingerprint || Boolean(o.drift) || !o.stack || !isComplete(o.stack.status);
-    ctx.recorder.stage({ paused: true, observedGeneration: ctx.generation, desiredChecksum: o.config.checksum, stackStatus: o.stack?.status }, CONDITIONS.paused(message, { ready: pending ? false : undefined }));
+    const pending =
+      o.live !== o.config.checksum ||
+      ctx.recorder.controller.inputsFingerprint !== o.fingerprint ||
+      Boolean(o.drift) ||
+      !o.stack ||
+      !isComplete(o.stack.status);
+    ctx.recorder.stage(
+      {
+        paused: true,
+        observedGeneration: ctx.generation,
+        desiredChecksum: o.config.checksum,
+        stackStatus: o.stack?.status,
+      },
+      CONDITIONS.paused(message, { ready: pending ? false : undefined }),
+    );
     o.log.info({}, message);
     return { result: 'paused', message };
   },
@@ -201,10 +286,18 @@ export const reportDrift: Task<Observed> = {
   run(ctx, o) {
     const drift = need(o.drift, 'the drift');
     const message = `${drift.message} (--drift=report: not repaired; run without it, or fix the stack by hand)`;
-    ctx.recorder.stage({ stackStatus: o.stack?.status, cloudConfigChecksum: o.live, stackId: o.stack?.id, observedGeneration: ctx.generation }, [
-      { type: 'Ready', status: 'False', reason: drift.reason, message },
-      { type: 'Degraded', status: 'True', reason: drift.reason, message },
-    ]);
+    ctx.recorder.stage(
+      {
+        stackStatus: o.stack?.status,
+        cloudConfigChecksum: o.live,
+        stackId: o.stack?.id,
+        observedGeneration: ctx.generation,
+      },
+      [
+        { type: 'Ready', status: 'False', reason: drift.reason, message },
+        { type: 'Degraded', status: 'True', reason: drift.reason, message },
+      ],
+    );
     return { result: 'drifted', message };
   },
 };
@@ -217,7 +310,10 @@ export const checkAccount: Task<Observed> = {
     const actual = await ctx.deps.identity.account({ account, region });
     if (actual === account) return;
     const message = `credentials are for account ${actual}, the cluster is in ${account}; use credentials of that account (a profile or role), nothing was changed`;
-    ctx.recorder.stage({ observedGeneration: ctx.generation }, CONDITIONS.stalled('AccountMismatch', message, { ready: o.live === o.config.checksum ? undefined : false }));
+    ctx.recorder.stage(
+      { observedGeneration: ctx.generation },
+      CONDITIONS.stalled('AccountMismatch', message, { ready: o.live === o.config.checksum ? undefined : false }),
+    );
     return { result: 'failed', message };
   },
 };
@@ -253,5 +349,11 @@ export const busy = (stack: StackSummary) => isInProgress(stack.status) && stack
 /** Ready=True, nothing in progress, nothing wrong, all for this generation. */
 export function isSettled(s: ClusterStatus, generation: number): boolean {
   const is = (type: ConditionType, status: string) => getCondition(s, type)?.status === status;
-  return is('Ready', 'True') && is('Progressing', 'False') && !is('Stalled', 'True') && !is('Degraded', 'True') && s.conditions.every((c) => c.observedGeneration === generation);
+  return (
+    is('Ready', 'True') &&
+    is('Progressing', 'False') &&
+    !is('Stalled', 'True') &&
+    !is('Degraded', 'True') &&
+    s.conditions.every((c) => c.observedGeneration === generation)
+  );
 }

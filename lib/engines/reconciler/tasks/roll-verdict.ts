@@ -24,13 +24,19 @@ export function signalShortfall(events: readonly StackEvent[]): string | undefin
     const failure = /Received (\d+) FAILURE signal\(s\) out of (\d+)/i.exec(reason);
     if (failure) return `${failure[1]} of ${failure[2]} nodes signalled FAILURE (${e.logicalId}: ${reason.trim()})`;
     const missing = /Failed to receive (\d+) resource signal\(s\)/i.exec(reason);
-    if (missing) return `${missing[1]} node${missing[1] === '1' ? '' : 's'} did not signal within the pause time (${e.logicalId}: ${reason.trim()})`;
+    if (missing)
+      return `${missing[1]} node${missing[1] === '1' ? '' : 's'} did not signal within the pause time (${e.logicalId}: ${reason.trim()})`;
   }
   return undefined;
 }
 
 /** A rollback started by one of the rollback alarms: CloudFormation names the alarm in the stack's event. */
 export function alarmRollback(events: readonly StackEvent[]): string | undefined {
-  const e = events.find((x) => /alarm/i.test(x.reason ?? '') && /ROLLBACK|FAILED/.test(x.status) && /arn:aws[a-z-]*:cloudwatch:/.test(x.reason ?? ''));
+  const e = events.find(
+    (x) =>
+      /alarm/i.test(x.reason ?? '') &&
+      /ROLLBACK|FAILED/.test(x.status) &&
+      /arn:aws[a-z-]*:cloudwatch:/.test(x.reason ?? ''),
+  );
   return e?.reason ? `a rollback alarm fired (${e.reason.trim()})` : undefined;
 }

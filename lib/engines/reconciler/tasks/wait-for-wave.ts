@@ -21,7 +21,8 @@ export const waitForWave: Task<Observed, Gated> = {
   name: TASK.waitForWave,
   when: (ctx, o) =>
     Boolean(ctx.deps.rollout && o.stack && o.live !== undefined) &&
-    (o.live !== o.config.checksum || nodeInputsChanged({ nodeKey: nodeKey(o.cluster), appliedNodeKey: ctx.status.rollout?.appliedNodeKey })),
+    (o.live !== o.config.checksum ||
+      nodeInputsChanged({ nodeKey: nodeKey(o.cluster), appliedNodeKey: ctx.status.rollout?.appliedNodeKey })),
   async run(ctx, o) {
     const desired = o.config.checksum;
     const self = fleetMember(ctx.record, memberSpec(o.cluster), desired, o.stack);
@@ -32,18 +33,31 @@ export const waitForWave: Task<Observed, Gated> = {
       const heldSince = previous?.stagedChecksum === desired ? previous.heldSince : undefined;
       const waitedMs = heldSince !== undefined ? ctx.deps.now().getTime() - Date.parse(heldSince) : 0;
       if (where.wave) o.log.info({ ...where, waitedMs }, `wave ${where.wave}: the roll may start`);
-      if (previous?.policy !== where.policy || previous?.wave !== where.wave) ctx.recorder.stage({ rollout: where.wave ? { ...previous, ...where } : undefined });
-      return where.policy && where.wave ? { rollout: { policy: where.policy, wave: where.wave, event: 'started', waitedMs } } : undefined;
+      if (previous?.policy !== where.policy || previous?.wave !== where.wave)
+        ctx.recorder.stage({ rollout: where.wave ? { ...previous, ...where } : undefined });
+      return where.policy && where.wave
+        ? { rollout: { policy: where.policy, wave: where.wave, event: 'started', waitedMs } }
+        : undefined;
     }
     const staged = previous?.stagedChecksum === desired ? previous.stagedChecksum : await stage(ctx, o);
-    const heldSince = previous?.heldSince && previous.stagedChecksum === desired ? previous.heldSince : ctx.deps.now().toISOString();
+    const heldSince =
+      previous?.heldSince && previous.stagedChecksum === desired ? previous.heldSince : ctx.deps.now().toISOString();
     const message = `${d.message} (live ${short(o.live)}, desired ${short(desired)})`;
     ctx.recorder.stage(
-      { desiredChecksum: desired, observedGeneration: ctx.generation, stackStatus: o.stack?.status, rollout: { ...where, stagedChecksum: staged, heldSince } },
+      {
+        desiredChecksum: desired,
+        observedGeneration: ctx.generation,
+        stackStatus: o.stack?.status,
+        rollout: { ...where, stagedChecksum: staged, heldSince },
+      },
       CONDITIONS.held(d.reason, message),
     );
-    if (previous?.wave !== where.wave || getReason(ctx) !== d.reason) o.log.info({ reason: d.reason, ...where }, message);
-    const rollout = where.policy && where.wave ? { rollout: { policy: where.policy, wave: where.wave, event: 'held' as const, reason: d.reason } } : {};
+    if (previous?.wave !== where.wave || getReason(ctx) !== d.reason)
+      o.log.info({ reason: d.reason, ...where }, message);
+    const rollout =
+      where.policy && where.wave
+        ? { rollout: { policy: where.policy, wave: where.wave, event: 'held' as const, reason: d.reason } }
+        : {};
     return { result: 'held', requeueAfterMs: d.requeueAfterMs, message, ...rollout };
   },
 };
@@ -65,7 +79,13 @@ async function stage(ctx: ReconcileContext, o: Observed): Promise<string | undef
   try {
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(file, c.bytes);
-    await ctx.region.publisher.publish([{ sourcePath: file, bucketName: configBucketName(cluster.spec.account, cluster.spec.region), objectKey: `${configKeyPrefix(cluster.metadata.name)}${c.checksum}.${c.extension}` }]);
+    await ctx.region.publisher.publish([
+      {
+        sourcePath: file,
+        bucketName: configBucketName(cluster.spec.account, cluster.spec.region),
+        objectKey: `${configKeyPrefix(cluster.metadata.name)}${c.checksum}.${c.extension}`,
+      },
+    ]);
     return c.checksum;
   } catch (e) {
     o.log.warn({ err: (e as Error).message }, 'could not stage the held config object; trying again on the next look');

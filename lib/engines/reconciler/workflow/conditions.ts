@@ -17,14 +17,16 @@ export const REASONS = {
   ContinuingRollback: 'ContinueUpdateRollback on an UPDATE_ROLLBACK_FAILED stack',
   Drifted: 'the live stack is not what the reconciler last applied (changed out of band)',
   StackDeleted: 'the recorded stack is gone; it is created again',
-  DeletingStack: 'the object was deleted with spec.deletionPolicy Delete: its stack is being deleted (the finalizer holds the object)',
+  DeletingStack:
+    'the object was deleted with spec.deletionPolicy Delete: its stack is being deleted (the finalizer holds the object)',
   // Progressing=False
   Idle: 'nothing in progress',
   Paused: 'spec.paused: no AWS writes until resumed',
   // Progressing=False, held by the fleet rollout (lib/engines/rollout/gate.ts): the new config is desired, not yet rolling
   WaitingForWave: 'an earlier wave has not settled and soaked on the change, or the wave is at its maxConcurrent',
   RolloutHalted: 'a roll of this wave or an earlier one failed (haltOnFailure); fix it and the rollout continues',
-  OutsideMaintenanceWindow: 'no maintenance window of the cluster (or its wave) is open; the roll starts in the next one',
+  OutsideMaintenanceWindow:
+    'no maintenance window of the cluster (or its wave) is open; the roll starts in the next one',
   Held: 'spec.rollout.hold: the config is staged (published, desired) and rolls when the hold is removed',
   RolloutPaused: 'the rollout policy is paused (worker-stacks rollout pause); rolls start again on resume',
   RolloutPolicyInvalid: 'a WorkerRolloutPolicy is invalid; no roll starts until it is fixed',
@@ -41,8 +43,10 @@ export const REASONS = {
   RenderFailed: 'the node config did not render',
   SynthesisFailed: 'the stack did not synthesize (a cdk-nag finding or a code error)',
   AccountMismatch: "the credentials are not the cluster's account",
-  AssumeRoleFailed: "the cluster's account's deployer role could not be assumed (missing, not trusting this daemon, another external id); Degraded while a session that expired is assumed again",
-  AccessDenied: "the cluster's account refused a call: its bootstrap (deployer role, execution role) is missing or older than this version",
+  AssumeRoleFailed:
+    "the cluster's account's deployer role could not be assumed (missing, not trusting this daemon, another external id); Degraded while a session that expired is assumed again",
+  AccessDenied:
+    "the cluster's account refused a call: its bootstrap (deployer role, execution role) is missing or older than this version",
   NotBootstrapped: "the cluster's account and region have no config bucket: run worker-stacks bootstrap there",
   UpdateFailed: 'the same inputs failed --max-update-attempts times; fix the object or run worker-stacks retry',
   RecoveryExhausted: 'documented recovery was tried and did not work',
@@ -94,7 +98,9 @@ export const CONDITIONS = {
   ],
   /** Paused: no AWS writes. Ready is set False when a change is pending (Ready never says True for desired ≠ live). */
   paused: (message: string, opts: { readonly ready?: boolean } = {}): ReasonedCondition[] => [
-    ...(opts.ready === false ? [{ type: 'Ready' as const, status: 'False' as const, reason: 'Paused' as const, message }] : []),
+    ...(opts.ready === false
+      ? [{ type: 'Ready' as const, status: 'False' as const, reason: 'Paused' as const, message }]
+      : []),
     { type: 'Progressing', status: 'False', reason: 'Paused', message },
   ],
   /** A roll held by the fleet rollout: the live config is not the desired one yet, nothing is wrong. */

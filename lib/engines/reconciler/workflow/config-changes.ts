@@ -15,7 +15,10 @@ export interface ConfigChanges {
   readonly changed: string[];
 }
 
-export function configChanges(before: Record<string, string> | undefined, after: Record<string, string>): ConfigChanges {
+export function configChanges(
+  before: Record<string, string> | undefined,
+  after: Record<string, string>,
+): ConfigChanges {
   const b = before ?? {};
   const keys = (o: Record<string, string>) => Object.keys(o).sort();
   return {

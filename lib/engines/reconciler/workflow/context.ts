@@ -115,7 +115,13 @@ export class ReconcileContext {
 
   /** Where every reconcile starts: a logger naming the cluster, its generation and the live checksum as recorded. */
   public start(): Start {
-    return Object.freeze({ log: this.deps.log.child({ cluster: this.record.name, generation: this.record.generation, liveChecksum: this.status.cloudConfigChecksum ?? null }) });
+    return Object.freeze({
+      log: this.deps.log.child({
+        cluster: this.record.name,
+        generation: this.record.generation,
+        liveChecksum: this.status.cloudConfigChecksum ?? null,
+      }),
+    });
   }
 
   public get status(): ClusterStatus {
@@ -124,7 +130,9 @@ export class ReconcileContext {
 
   /** Key of what is derived from this object's content (see DerivedCache). */
   public get derivedKey(): string | undefined {
-    return this.templatesVersion === undefined ? undefined : derivedKey(this.record.contentHash, this.record.source, this.templatesVersion, this.deps.code);
+    return this.templatesVersion === undefined
+      ? undefined
+      : derivedKey(this.record.contentHash, this.record.source, this.templatesVersion, this.deps.code);
   }
 
   public get generation(): number {

@@ -13,11 +13,19 @@ export const EVENT_REASONS = {
   Stalled: 'the cluster stopped and needs a human',
   StackDeleted: 'spec.deletionPolicy Delete: the stack was deleted with the object',
   DeleteFailed: 'spec.deletionPolicy Delete: the stack could not be deleted; the finalizer stays',
-  RollHeld: "a roll waits for the fleet rollout (its wave, a halt, a window, a hold, a paused or invalid policy); the message says what for",
+  RollHeld:
+    'a roll waits for the fleet rollout (its wave, a halt, a window, a hold, a paused or invalid policy); the message says what for',
 } as const;
 
 /** Progressing=False reasons of the fleet rollout gate (lib/engines/reconciler/tasks/wait-for-wave.ts); a halt or a bad policy is a warning. */
-const HELD = new Set(['WaitingForWave', 'OutsideMaintenanceWindow', 'Held', 'RolloutPaused', 'RolloutHalted', 'RolloutPolicyInvalid']);
+const HELD = new Set([
+  'WaitingForWave',
+  'OutsideMaintenanceWindow',
+  'Held',
+  'RolloutPaused',
+  'RolloutHalted',
+  'RolloutPolicyInvalid',
+]);
 const HELD_WARNING = new Set(['RolloutHalted', 'RolloutPolicyInvalid']);
 
 export type EventReason = keyof typeof EVENT_REASONS;
@@ -29,7 +37,12 @@ export interface ClusterEvent extends ObjectEvent {
 /** Where events go (the interface lives with the stores, lib/model/ports/event-sink.ts): the Kubernetes store posts them on the object; the file store has none. */
 export type EventSink = ObjectEventSink<ClusterEvent>;
 
-const ROLLED_BACK = new Set(['UPDATE_ROLLBACK_COMPLETE', 'ROLLBACK_COMPLETE', 'UPDATE_ROLLBACK_FAILED', 'ROLLBACK_FAILED']);
+const ROLLED_BACK = new Set([
+  'UPDATE_ROLLBACK_COMPLETE',
+  'ROLLBACK_COMPLETE',
+  'UPDATE_ROLLBACK_FAILED',
+  'ROLLBACK_FAILED',
+]);
 
 /** The events one status change means (none when nothing an operator follows changed). */
 export function eventsFor(before: ClusterStatus, after: ClusterStatus): ClusterEvent[] {
@@ -38,25 +51,49 @@ export function eventsFor(before: ClusterStatus, after: ClusterStatus): ClusterE
   const is = after.controller?.executing;
   if (is && is.changeSet !== was?.changeSet) {
     const progressing = getCondition(after, 'Progressing');
-    out.push({ type: 'Normal', reason: 'RollStarted', message: progressing?.message ?? `executing change set ${is.changeSet}` });
+    out.push({
+      type: 'Normal',
+      reason: 'RollStarted',
+      message: progressing?.message ?? `executing change set ${is.changeSet}`,
+    });
   }
   const ready = getCondition(after, 'Ready');
   const readyBefore = getCondition(before, 'Ready');
   const completed = ready?.status === 'True' && (ready.reason === 'StackCreated' || ready.reason === 'StackUpdated');
-  if (completed && (was || readyBefore?.status !== 'True' || readyBefore.reason !== ready.reason || readyBefore.lastTransitionTime !== ready.lastTransitionTime)) {
+  if (
+    completed &&
+    (was ||
+      readyBefore?.status !== 'True' ||
+      readyBefore.reason !== ready.reason ||
+      readyBefore.lastTransitionTime !== ready.lastTransitionTime)
+  ) {
     out.push({ type: 'Normal', reason: 'StackComplete', message: ready.message });
   }
   if (after.stackStatus && ROLLED_BACK.has(after.stackStatus) && (after.stackStatus !== before.stackStatus || was)) {
-    const why = getCondition(after, 'Stalled')?.status === 'True' ? getCondition(after, 'Stalled') : getCondition(after, 'Degraded');
+    const why =
+      getCondition(after, 'Stalled')?.status === 'True'
+        ? getCondition(after, 'Stalled')
+        : getCondition(after, 'Degraded');
     out.push({ type: 'Warning', reason: 'RolledBack', message: why?.message ?? `stack is ${after.stackStatus}` });
   }
   const held = getCondition(after, 'Progressing');
   const heldBefore = getCondition(before, 'Progressing');
-  if (held?.status === 'False' && HELD.has(held.reason) && (heldBefore?.reason !== held.reason || heldBefore.status !== 'False')) {
-    out.push({ type: HELD_WARNING.has(held.reason) ? 'Warning' : 'Normal', reason: 'RollHeld', message: `${held.reason}: ${held.message}` });
+  if (
+    held?.status === 'False' &&
+    HELD.has(held.reason) &&
+    (heldBefore?.reason !== held.reason || heldBefore.status !== 'False')
+  ) {
+    out.push({
+      type: HELD_WARNING.has(held.reason) ? 'Warning' : 'Normal',
+      reason: 'RollHeld',
+      message: `${held.reason}: ${held.message}`,
+    });
   }
   const stalled = getCondition(after, 'Stalled');
-  if (stalled?.status === 'True' && (getCondition(before, 'Stalled')?.status !== 'True' || getCondition(before, 'Stalled')?.reason !== stalled.reason)) {
+  if (
+    stalled?.status === 'True' &&
+    (getCondition(before, 'Stalled')?.status !== 'True' || getCondition(before, 'Stalled')?.reason !== stalled.reason)
+  ) {
     out.push({ type: 'Warning', reason: 'Stalled', message: `${stalled.reason}: ${stalled.message}` });
   }
   return out;

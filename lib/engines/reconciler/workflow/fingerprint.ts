@@ -9,7 +9,11 @@ export { codeFingerprint, TEMPLATE_CODE_DIRS } from '../runtime/code-version';
  * Everything that feeds the template: code, spec and the config's bytes (through its checksum). `spec.paused` is left
  * out: pausing and resuming a cluster is not a change to deploy.
  */
-export function inputsFingerprint(cluster: WorkerCluster, configChecksum: string, code: string = codeFingerprint()): string {
+export function inputsFingerprint(
+  cluster: WorkerCluster,
+  configChecksum: string,
+  code: string = codeFingerprint(),
+): string {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
   const { paused, ...spec } = cluster.spec;
   return sha256Hex(canonicalJson({ code, name: cluster.metadata.name, spec, configChecksum }));

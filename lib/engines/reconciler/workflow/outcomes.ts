@@ -30,7 +30,13 @@ export interface Outcome {
   /** The desired config checksum, when the object rendered. */
   readonly checksum?: string;
   /** What the fleet rollout gate decided for a roll (metrics per wave). */
-  readonly rollout?: { readonly policy: string; readonly wave: string; readonly event: 'started' | 'held'; readonly reason?: string; readonly waitedMs?: number };
+  readonly rollout?: {
+    readonly policy: string;
+    readonly wave: string;
+    readonly event: 'started' | 'held';
+    readonly reason?: string;
+    readonly waitedMs?: number;
+  };
   /**
    * The workflow stopped before it looked at the stack (an invalid object, a template that does not render) while
    * the stack is in progress: the runtime looks again after `requeueAfterMs`, whatever the result, so that the slot
@@ -54,7 +60,12 @@ export interface ResultClass {
   readonly quiet: boolean;
 }
 
-const c = (requeue: boolean, settled: boolean, error: boolean, quiet: boolean): ResultClass => ({ requeue, settled, error, quiet });
+const c = (requeue: boolean, settled: boolean, error: boolean, quiet: boolean): ResultClass => ({
+  requeue,
+  settled,
+  error,
+  quiet,
+});
 
 /**
  * Every result, classified once. Typed over the Result union: a new result left out of this table does not compile,

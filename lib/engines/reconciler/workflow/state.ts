@@ -62,7 +62,11 @@ export interface Synthesized {
 /** change-set: the change set of these inputs, ready to execute (or executed before a restart). */
 export interface ChangeSetReady {
   readonly changeSet:
-    | { readonly name: string; readonly executed: false; /** The ClientRequestToken of its execution. */ readonly token: string }
+    | {
+        readonly name: string;
+        readonly executed: false;
+        /** The ClientRequestToken of its execution. */ readonly token: string;
+      }
     /** Executed before a restart: only say so and look again. */
     | { readonly name: string; readonly executed: true };
 }

@@ -18,7 +18,11 @@ export interface PendingStatus {
   readonly status: ClusterStatus;
   readonly controller: ControllerBookkeeping;
   /** Merges `patch` (and `bookkeeping` into status.controller) and sets `conditions`, in the pending status only. */
-  stage(patch: StatusPatch, conditions?: readonly ReasonedCondition[], bookkeeping?: Partial<ControllerBookkeeping>): void;
+  stage(
+    patch: StatusPatch,
+    conditions?: readonly ReasonedCondition[],
+    bookkeeping?: Partial<ControllerBookkeeping>,
+  ): void;
   /**
    * Writes the pending status now, before ExecuteChangeSet: the change set about to run (status.controller.executing,
    * which the record path and the attempt count rely on) must be durable before AWS is touched, so that a crash or a
@@ -71,7 +75,11 @@ export class StatusRecorder implements PendingStatus {
     return JSON.stringify(this.pending) !== JSON.stringify(this.written);
   }
 
-  public stage(patch: StatusPatch, conditions: readonly ReasonedCondition[] = [], bookkeeping?: Partial<ControllerBookkeeping>): void {
+  public stage(
+    patch: StatusPatch,
+    conditions: readonly ReasonedCondition[] = [],
+    bookkeeping?: Partial<ControllerBookkeeping>,
+  ): void {
     if (this.deps.dryRun) return;
     const controller = bookkeeping ? dropUndefined({ ...this.controller, ...bookkeeping }) : this.pending.controller;
     this.pending = dropUndefined({
@@ -104,7 +112,14 @@ export class StatusRecorder implements PendingStatus {
     const sink = this.deps.events;
     if (!sink) return;
     for (const e of eventsFor(before, next)) {
-      sink.emit(this.record.name, e).catch((err: unknown) => this.deps.log.warn({ cluster: this.record.name, event: e.reason, err: String(err) }, 'could not record the event'));
+      sink
+        .emit(this.record.name, e)
+        .catch((err: unknown) =>
+          this.deps.log.warn(
+            { cluster: this.record.name, event: e.reason, err: String(err) },
+            'could not record the event',
+          ),
+        );
     }
   }
 

@@ -72,7 +72,10 @@ export interface WorkflowHooks {
 export function toHooks(h: readonly Hook[] | WorkflowHooks | undefined): readonly Hook[] {
   if (!h) return [];
   if (isHookList(h)) return h;
-  return [...(h.before ? [before('*', (ctx, t, f) => h.before?.(t, ctx, f))] : []), ...(h.after ? [after('*', (ctx, t, f) => h.after?.(t, ctx, f))] : [])];
+  return [
+    ...(h.before ? [before('*', (ctx, t, f) => h.before?.(t, ctx, f))] : []),
+    ...(h.after ? [after('*', (ctx, t, f) => h.after?.(t, ctx, f))] : []),
+  ];
 }
 
 function isHookList(h: readonly Hook[] | WorkflowHooks): h is readonly Hook[] {
@@ -84,7 +87,8 @@ function isHookList(h: readonly Hook[] | WorkflowHooks): h is readonly Hook[] {
  * in the wrong order, said as such rather than a TypeError further on.
  */
 export function need<T>(value: T | null | undefined, what: string): T {
-  if (value === undefined || value === null) throw new Error(`${what} is missing: the workflow ran a task without what it needs`);
+  if (value === undefined || value === null)
+    throw new Error(`${what} is missing: the workflow ran a task without what it needs`);
   return value;
 }
 
@@ -98,16 +102,24 @@ export interface Progress {
  * Runs a workflow's tasks in order from `input`, with the hooks bound to each. Returns the Outcome that ended it, or
  * what it found. `progress` is kept up to date for the error path (an exception leaves it at the failing task).
  */
-export async function runWorkflow<In extends Found, S>(w: Workflow<In, S>, ctx: ReconcileContext, input: In, hooks: readonly Hook[], progress: Progress): Promise<{ readonly outcome: Outcome } | { readonly found: S }> {
+export async function runWorkflow<In extends Found, S>(
+  w: Workflow<In, S>,
+  ctx: ReconcileContext,
+  input: In,
+  hooks: readonly Hook[],
+  progress: Progress,
+): Promise<{ readonly outcome: Outcome } | { readonly found: S }> {
   let found: Found = input;
   for (const task of w.tasks) {
     if (task.when && !task.when(ctx, found)) continue;
     progress.task = task.name;
     progress.found = found;
-    for (const h of hooks) if (h.phase === 'before' && (h.task === '*' || h.task === task.name)) await h.fn(ctx, task.name, found);
+    for (const h of hooks)
+      if (h.phase === 'before' && (h.task === '*' || h.task === task.name)) await h.fn(ctx, task.name, found);
     const r: unknown = await task.run(ctx, found);
     if (r && !isOutcome(r)) found = progress.found = Object.freeze({ ...found, ...r });
-    for (const h of hooks) if (h.phase === 'after' && (h.task === '*' || h.task === task.name)) await h.fn(ctx, task.name, found);
+    for (const h of hooks)
+      if (h.phase === 'after' && (h.task === '*' || h.task === task.name)) await h.fn(ctx, task.name, found);
     if (isOutcome(r)) return { outcome: r };
   }
   return { found: found as S };

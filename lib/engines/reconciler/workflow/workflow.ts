@@ -13,10 +13,31 @@ export type { Hook, WorkflowHooks } from './task';
 import { removeAssembly } from '../../synthesis/synthesize';
 import { checkVersion } from '../tasks/check-version';
 import { finalize } from '../tasks/finalize';
-import { acquireSlot, changeSet, execute, publish, recordExecution, recordFailure, recover, synthesize, wait } from '../tasks/apply';
+import {
+  acquireSlot,
+  changeSet,
+  execute,
+  publish,
+  recordExecution,
+  recordFailure,
+  recover,
+  synthesize,
+  wait,
+} from '../tasks/apply';
 import { cleanConfigObjects } from '../tasks/clean-config-objects';
 import { waitForWave } from '../tasks/wait-for-wave';
-import { busy, checkAccount, dryRunReport, observe, paused, render, reportDrift, skipIfSameInputs, skipIfUnchanged, validate } from '../tasks/prepare';
+import {
+  busy,
+  checkAccount,
+  dryRunReport,
+  observe,
+  paused,
+  render,
+  reportDrift,
+  skipIfSameInputs,
+  skipIfUnchanged,
+  validate,
+} from '../tasks/prepare';
 
 /**
  * The reconcile workflows, in one place. Level-based: every step reads the state as it is now (the object and the
@@ -33,7 +54,12 @@ import { busy, checkAccount, dryRunReport, observe, paused, render, reportDrift,
  *
  *   settled:  clean-config-objects
  */
-export const PREPARE = Workflow.from<Start>().then(finalize).then(skipIfSameInputs).then(validate).then(render).then(observe);
+export const PREPARE = Workflow.from<Start>()
+  .then(finalize)
+  .then(skipIfSameInputs)
+  .then(validate)
+  .then(render)
+  .then(observe);
 export const RESUME = Workflow.from<Observed>().then(wait);
 export const APPLY = Workflow.from<Observed>()
   .then(skipIfUnchanged)
@@ -84,14 +110,30 @@ export interface ReconcileOptions {
  * below. The tasks stage what they change in the status; it is written here, once, on every exit (success, requeue,
  * stall, error): one status write per reconcile, plus the one before ExecuteChangeSet (see PendingStatus).
  */
-export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps, opts: ReconcileOptions = {}): Promise<Outcome> {
+export async function reconcileCluster(
+  rec: ClusterRecord,
+  deps: ReconcilerDeps,
+  opts: ReconcileOptions = {},
+): Promise<Outcome> {
   const region = regionOf(rec.raw);
   const recorder = new StatusRecorder(rec, deps);
-  const ctx = new ReconcileContext(rec, recorder, deps, region ? deps.aws(region, accountOf(rec.raw)) : undefined, opts.listedStack, opts.templatesVersion, opts.listedDescribed ?? false);
+  const ctx = new ReconcileContext(
+    rec,
+    recorder,
+    deps,
+    region ? deps.aws(region, accountOf(rec.raw)) : undefined,
+    opts.listedStack,
+    opts.templatesVersion,
+    opts.listedDescribed ?? false,
+  );
   const hooks = toHooks(opts.hooks);
   const progress: Progress = { task: 'start', found: ctx.start() };
   // The fields every outcome carries: the desired checksum (when it rendered) and what the rollout gate decided.
-  const tail = (o: Outcome): Outcome => ({ ...o, checksum: progress.found.config?.checksum, ...(o.rollout || progress.found.rollout ? { rollout: o.rollout ?? progress.found.rollout } : {}) });
+  const tail = (o: Outcome): Outcome => ({
+    ...o,
+    checksum: progress.found.config?.checksum,
+    ...(o.rollout || progress.found.rollout ? { rollout: o.rollout ?? progress.found.rollout } : {}),
+  });
   try {
     let outcome: Outcome;
     try {
@@ -108,7 +150,8 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
   } finally {
     // Publish drops the assembly; this catches a reconcile that ended between synthesis and publish.
     const { synth, cluster, log } = progress.found;
-    if (cluster && (synth || progress.task === TASK.synthesize)) removeAssembly(deps.workDir, cluster.metadata.name, (msg) => log.warn({}, msg));
+    if (cluster && (synth || progress.task === TASK.synthesize))
+      removeAssembly(deps.workDir, cluster.metadata.name, (msg) => log.warn({}, msg));
   }
 
   async function settle(outcome: Outcome): Promise<Outcome> {
@@ -119,7 +162,12 @@ export async function reconcileCluster(rec: ClusterRecord, deps: ReconcilerDeps,
 }
 
 /** The reconcile's one status write: what its tasks (or the error path) staged. A write that fails says so in the outcome. */
-async function commit(ctx: ReconcileContext, recorder: StatusRecorder, { task, found }: Progress, outcome: Outcome): Promise<Outcome> {
+async function commit(
+  ctx: ReconcileContext,
+  recorder: StatusRecorder,
+  { task, found }: Progress,
+  outcome: Outcome,
+): Promise<Outcome> {
   try {
     await recorder.flush();
     return outcome;
@@ -152,7 +200,10 @@ function onError(ctx: ReconcileContext, recorder: StatusRecorder, { task, found 
     // Our read did not show the operation yet: the stack is watched like any stack in progress, nothing is counted.
     log.info({ task }, `${message}; looking again after a poll`);
     ctx.deps.slots?.observed(ctx.record.name, true);
-    ctx.recorder.stage({}, CONDITIONS.progressing('WaitingForStack', `${message.split('\n')[0]}; looking again after a poll`));
+    ctx.recorder.stage(
+      {},
+      CONDITIONS.progressing('WaitingForStack', `${message.split('\n')[0]}; looking again after a poll`),
+    );
     return { result: 'waiting', message, requeueAfterMs: ctx.pollMs };
   }
   if (kind.kind === 'transient') {
@@ -162,7 +213,8 @@ function onError(ctx: ReconcileContext, recorder: StatusRecorder, { task, found 
     return { result: 'transient', reason: kind.reason, message, requeueAfterMs: ctx.deps.backoff.baseMs };
   }
   if (kind.kind === 'account') return accountUnusable(ctx, found, kind.reason, message, e);
-  if (kind.reason === 'ReconcileFailed') log.error({ task, err: (e as Error | undefined)?.stack ?? String(e) }, 'unexpected error');
+  if (kind.reason === 'ReconcileFailed')
+    log.error({ task, err: (e as Error | undefined)?.stack ?? String(e) }, 'unexpected error');
   return recordFailure(ctx, found, kind.reason, message, { stall: kind.kind === 'stalled' });
 }
 
@@ -172,9 +224,11 @@ function onError(ctx: ReconcileContext, recorder: StatusRecorder, { task, found 
  */
 function accountUnusable(ctx: ReconcileContext, found: Found, reason: Reason, message: string, e: unknown): Outcome {
   const hint = (e as { hint?: string }).hint;
-  const account = accountOf(ctx.record.raw) ?? 'the cluster\'s account';
+  const account = accountOf(ctx.record.raw) ?? "the cluster's account";
   const region = regionOf(ctx.record.raw) ?? '<region>';
-  const fix = hint ?? `bootstrap account ${account} for this daemon: worker-stacks bootstrap --account ${account} --region ${region} --trust <this daemon's role ARN>, with credentials of that account`;
+  const fix =
+    hint ??
+    `bootstrap account ${account} for this daemon: worker-stacks bootstrap --account ${account} --region ${region} --trust <this daemon's role ARN>, with credentials of that account`;
   // A role deleted behind CloudFormation's back is not made again by the same bootstrap (no template change, so no
   // update): a bootstrap with another --role-name replaces it, and one more with the daemon's own name brings it back.
   const deleted =
@@ -183,7 +237,10 @@ function accountUnusable(ctx: ReconcileContext, found: Found, reason: Reason, me
       : '';
   const why = `${message.split('\n')[0]} (fix: ${fix}${deleted}; only this account's clusters wait, the next resync looks again)`;
   const liveDiffers = found.live === undefined || found.live !== found.config?.checksum;
-  ctx.recorder.stage({ observedGeneration: ctx.generation }, CONDITIONS.stalled(reason, why, { ready: liveDiffers && found.config ? false : undefined }));
+  ctx.recorder.stage(
+    { observedGeneration: ctx.generation },
+    CONDITIONS.stalled(reason, why, { ready: liveDiffers && found.config ? false : undefined }),
+  );
   found.log.error({ reason, account }, why);
   return { result: 'stalled', message: why };
 }

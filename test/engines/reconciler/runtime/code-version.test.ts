@@ -2,7 +2,13 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { codeVersion, compareVersions, sourceCodeVersion, STAMP_FILE, TEMPLATE_CODE_DIRS } from '../../../../lib/engines/reconciler/runtime/code-version';
+import {
+  codeVersion,
+  compareVersions,
+  sourceCodeVersion,
+  STAMP_FILE,
+  TEMPLATE_CODE_DIRS,
+} from '../../../../lib/engines/reconciler/runtime/code-version';
 import { PROJECT_ROOT } from '../../../../lib/core/paths';
 
 const tmp: string[] = [];
@@ -67,8 +73,12 @@ describe('the version of the template code', () => {
 
     // WHEN the compiled module's location is build/lib/engines/reconciler/runtime/code-version.js
     // THEN the stamp is the version; no stamp is an error naming the fix
-    expect(codeVersion(path.join(build, 'lib', 'engines', 'reconciler', 'runtime', 'code-version.js'))).toEqual(stamped);
-    expect(() => codeVersion(path.join(unstamped, 'lib', 'engines', 'reconciler', 'runtime', 'code-version.js'))).toThrow(/code-version\.json is missing[\s\S]*npm run build/);
+    expect(codeVersion(path.join(build, 'lib', 'engines', 'reconciler', 'runtime', 'code-version.js'))).toEqual(
+      stamped,
+    );
+    expect(() =>
+      codeVersion(path.join(unstamped, 'lib', 'engines', 'reconciler', 'runtime', 'code-version.js')),
+    ).toThrow(/code-version\.json is missing[\s\S]*npm run build/);
   });
 
   test('a copy of build/ with no TypeScript sources beside it runs and reports the version it was built from', () => {
@@ -83,7 +93,14 @@ describe('the version of the template code', () => {
     fs.symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(image, 'node_modules'));
 
     // WHEN the compiled module is asked for the version
-    const run = spawnSync(process.execPath, ['-e', "const c = require('./build/lib/engines/reconciler/runtime/code-version'); console.log(JSON.stringify({ v: c.codeVersion(), f: c.codeFingerprint() }))"], { cwd: image, encoding: 'utf8' });
+    const run = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        "const c = require('./build/lib/engines/reconciler/runtime/code-version'); console.log(JSON.stringify({ v: c.codeVersion(), f: c.codeFingerprint() }))",
+      ],
+      { cwd: image, encoding: 'utf8' },
+    );
 
     // THEN it answers from the stamp (no source to read), with the package's version
     expect(run.stderr).toBe('');

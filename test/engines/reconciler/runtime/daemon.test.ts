@@ -27,7 +27,14 @@ test('the first pass and every resync go through the queue, and each ends with i
   });
 
   // THEN every pass reconciled both clusters through the queue (the first pass too) and said so once
-  expect(outcomes.slice(0, 6).sort()).toEqual(['a-one unchanged', 'a-one unchanged', 'a-one unchanged', 'b-two unchanged', 'b-two unchanged', 'b-two unchanged']);
+  expect(outcomes.slice(0, 6).sort()).toEqual([
+    'a-one unchanged',
+    'a-one unchanged',
+    'a-one unchanged',
+    'b-two unchanged',
+    'b-two unchanged',
+    'b-two unchanged',
+  ]);
   const done = h.log.entries.filter((e) => e.msg === 'pass done');
   expect(done.length).toBeGreaterThanOrEqual(3);
   for (const d of done) expect(d.obj).toMatchObject({ clusters: 2, reconciled: 2, results: { unchanged: 2 } });

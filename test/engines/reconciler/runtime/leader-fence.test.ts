@@ -8,7 +8,23 @@ import { fencedAws } from '../../../../lib/engines/reconciler/runtime/leader-fen
 function recordingClients(calls: string[]): RegionClients {
   const fn = (name: string) => async () => void calls.push(name);
   return {
-    cfn: Object.fromEntries(['listStacks', 'describeStack', 'createChangeSet', 'describeChangeSet', 'waitForChangeSet', 'executeChangeSet', 'deleteChangeSet', 'stackEvents', 'operationEvents', 'getTemplate', 'waitForStack', 'deleteStack', 'continueUpdateRollback'].map((n) => [n, fn(n)])) as unknown as RegionClients['cfn'],
+    cfn: Object.fromEntries(
+      [
+        'listStacks',
+        'describeStack',
+        'createChangeSet',
+        'describeChangeSet',
+        'waitForChangeSet',
+        'executeChangeSet',
+        'deleteChangeSet',
+        'stackEvents',
+        'operationEvents',
+        'getTemplate',
+        'waitForStack',
+        'deleteStack',
+        'continueUpdateRollback',
+      ].map((n) => [n, fn(n)]),
+    ) as unknown as RegionClients['cfn'],
     publisher: { publish: fn('publish'), templateUrl: () => 'https://x' } as unknown as RegionClients['publisher'],
   };
 }
@@ -27,14 +43,20 @@ test.each([
 ])('%s behind the fence of a replica that may not write: refused=%s', async (call, refused) => {
   // GIVEN clients fenced by a check that says "not the leader"
   const calls: string[] = [];
-  const aws = fencedAws(() => recordingClients(calls), (what) => {
-    throw new NotLeaderError('me_1', what);
-  });
+  const aws = fencedAws(
+    () => recordingClients(calls),
+    (what) => {
+      throw new NotLeaderError('me_1', what);
+    },
+  );
   const clients = aws('eu-west-1');
   const target = call === 'publish' ? clients.publisher : clients.cfn;
 
   // WHEN the call is made
-  const result = (target as any)[call]().then(() => 'sent', (e: unknown) => e);
+  const result = (target as any)[call]().then(
+    () => 'sent',
+    (e: unknown) => e,
+  );
 
   // THEN a write is refused before it reaches AWS (as a NotLeaderError, which the reconciler requeues without recording), a read is sent
   const r = await result;
@@ -51,7 +73,10 @@ test.each([
 test('the fenced clients of a region are made once (the controller keeps them)', () => {
   // GIVEN a fenced factory, WHEN asked twice for one region, THEN the same clients come back
   let made = 0;
-  const aws = fencedAws(() => (made++, recordingClients([])), () => undefined);
+  const aws = fencedAws(
+    () => (made++, recordingClients([])),
+    () => undefined,
+  );
   expect(aws('eu-west-1')).toBe(aws('eu-west-1'));
   expect(made).toBe(1);
 });

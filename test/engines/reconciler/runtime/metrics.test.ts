@@ -72,9 +72,15 @@ test('per-cluster condition series, time in progress per stack, pass durations a
   await controller.observeFleet(new Map(), []);
 
   // THEN each cluster has one series per condition, 1 for the status it has
-  expect(await value(metrics, 'worker_stacks_cluster_condition', '{cluster="fast-1",condition="Ready",status="True"}')).toBe(1);
-  expect(await value(metrics, 'worker_stacks_cluster_condition', '{cluster="slow-1",condition="Progressing",status="True"}')).toBe(1);
-  expect(await value(metrics, 'worker_stacks_cluster_condition', '{cluster="slow-1",condition="Ready",status="True"}')).toBeUndefined();
+  expect(
+    await value(metrics, 'worker_stacks_cluster_condition', '{cluster="fast-1",condition="Ready",status="True"}'),
+  ).toBe(1);
+  expect(
+    await value(metrics, 'worker_stacks_cluster_condition', '{cluster="slow-1",condition="Progressing",status="True"}'),
+  ).toBe(1);
+  expect(
+    await value(metrics, 'worker_stacks_cluster_condition', '{cluster="slow-1",condition="Ready",status="True"}'),
+  ).toBeUndefined();
   // AND the stack in progress reports how long, from the change set we started (at least the two minutes), the other none
   const slow = await value(metrics, 'worker_stacks_stack_in_progress_seconds', '{cluster="slow-1"}');
   expect(slow).toBeGreaterThanOrEqual(120);
@@ -88,7 +94,9 @@ test('per-cluster condition series, time in progress per stack, pass durations a
   h.cfn.release(h.stackName('slow-1'));
   await h.pass({ metrics });
   expect(await value(metrics, 'worker_stacks_stack_in_progress_seconds', '{cluster="slow-1"}')).toBeUndefined();
-  expect(await value(metrics, 'worker_stacks_cluster_condition', '{cluster="slow-1",condition="Ready",status="True"}')).toBe(1);
+  expect(
+    await value(metrics, 'worker_stacks_cluster_condition', '{cluster="slow-1",condition="Ready",status="True"}'),
+  ).toBe(1);
 });
 
 test('a pass logs one summary line with the results it had', async () => {

@@ -18,12 +18,21 @@ test('process warnings become one warn line each, and the printer that was there
   const restore = routeProcessWarnings(log, proc);
 
   // WHEN a multi-line warning is emitted (as the AWS SDK's notice on Node 20 is)
-  proc.emit('warning', Object.assign(new Error('first line\nsecond line\n\nthird'), { name: 'TestWarning', code: 'WS_TEST' }));
+  proc.emit(
+    'warning',
+    Object.assign(new Error('first line\nsecond line\n\nthird'), { name: 'TestWarning', code: 'WS_TEST' }),
+  );
   restore();
   proc.emit('warning', new Error('after'));
 
   // THEN it became one warn entry with its lines joined, and was not printed; after restore the printer has it again
-  expect(log.entries).toEqual([expect.objectContaining({ level: 'warn', msg: 'first line second line third', obj: { warning: 'TestWarning', code: 'WS_TEST' } })]);
+  expect(log.entries).toEqual([
+    expect.objectContaining({
+      level: 'warn',
+      msg: 'first line second line third',
+      obj: { warning: 'TestWarning', code: 'WS_TEST' },
+    }),
+  ]);
   expect(printed.map((w) => w.message)).toEqual(['after']);
   expect(proc.listeners('warning')).toEqual([printer]);
 });
@@ -35,7 +44,13 @@ test('reconcile writes nothing but JSON lines to its log stream, the SDK’s Nod
     // WHEN one pass runs
     const run = spawnSync(process.execPath, [BIN, 'reconcile', '--once', '--clusters', dir], {
       encoding: 'utf8',
-      env: { ...process.env, AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: '' },
+      env: {
+        ...process.env,
+        AWS_REGION: 'eu-west-1',
+        AWS_ACCESS_KEY_ID: 'x',
+        AWS_SECRET_ACCESS_KEY: 'y',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: '',
+      },
     });
 
     // THEN every line of stderr (the log) parses as JSON

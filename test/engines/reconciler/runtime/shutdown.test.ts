@@ -114,7 +114,10 @@ test('a daemon stopped while a stack is in progress returns promptly; the next s
   const restartedDeps = h.deps({ pollMs: POLL_MS });
   const t1 = Date.now();
   stopClock = clockFollowsRealTime();
-  await runDaemon(new Controller(restartedDeps), restartedDeps, restart.signal, { graceMs: 5_000, onPass: () => restart.abort() }).finally(stopClock);
+  await runDaemon(new Controller(restartedDeps), restartedDeps, restart.signal, {
+    graceMs: 5_000,
+    onPass: () => restart.abort(),
+  }).finally(stopClock);
 
   // THEN it recorded the live stack, without a second change set or execution
   expect(Date.now() - t1).toBeLessThan(5_000);
@@ -148,7 +151,10 @@ test('work in hand that does not end gets the grace period, then the daemon retu
   // WHEN it is stopped with a 300 ms grace period
   const t0 = Date.now();
   clockFollowsRealTime();
-  const returned = await Promise.race([runDaemon(new Controller(deps, { hooks }), deps, abort.signal, { graceMs: 300 }).then(() => true), sleep(5_000).then(() => false)]);
+  const returned = await Promise.race([
+    runDaemon(new Controller(deps, { hooks }), deps, abort.signal, { graceMs: 300 }).then(() => true),
+    sleep(5_000).then(() => false),
+  ]);
   const took = Date.now() - t0;
 
   // THEN it returned after the grace period, not after the held step (nor the stack)

@@ -16,10 +16,15 @@ import { Harness } from '../../../fakes/harness';
 let h: Harness;
 afterEach(() => h.cleanup());
 
-const gauge = async (m: ReconcilerMetrics, name: string) => (await m.registry.getSingleMetric(name)!.get()).values[0]?.value;
+const gauge = async (m: ReconcilerMetrics, name: string) =>
+  (await m.registry.getSingleMetric(name)!.get()).values[0]?.value;
 
 async function settle(controller: Controller) {
-  return controller.runUntilSettled({ deadlineMs: 120_000, now: () => h.clock.ms, sleep: async (ms) => h.cfn.advance(ms) });
+  return controller.runUntilSettled({
+    deadlineMs: 120_000,
+    now: () => h.clock.ms,
+    sleep: async (ms) => h.cfn.advance(ms),
+  });
 }
 
 describe('with --concurrency 1, a cluster that took the slot and then', () => {
@@ -36,15 +41,20 @@ describe('with --concurrency 1, a cluster that took the slot and then', () => {
     let deleted = false;
     const deps = h.deps({
       synthesizer: async (cluster, opts) => {
-        if (how === 'synthesis' && cluster.metadata.name === 'a-first') throw new SynthesisError('AwsSolutions-EC23: the security group allows 0.0.0.0/0 on port 22');
+        if (how === 'synthesis' && cluster.metadata.name === 'a-first')
+          throw new SynthesisError('AwsSolutions-EC23: the security group allows 0.0.0.0/0 on port 22');
         return synthesizeStack(cluster, opts);
       },
     });
     if (how === 'publish') {
       const publish = h.publisher.publish.bind(h.publisher);
       h.publisher.publish = async (assets) => {
-        const cause = Object.assign(new Error('The specified bucket does not exist'), { name: 'NoSuchBucket', $metadata: { httpStatusCode: 404 } });
-        if (assets.some((a) => a.objectKey.includes('a-first'))) throw new ConfigBucketError(assets[0].bucketName, 'the config bucket does not exist', { cause });
+        const cause = Object.assign(new Error('The specified bucket does not exist'), {
+          name: 'NoSuchBucket',
+          $metadata: { httpStatusCode: 404 },
+        });
+        if (assets.some((a) => a.objectKey.includes('a-first')))
+          throw new ConfigBucketError(assets[0].bucketName, 'the config bucket does not exist', { cause });
         return publish(assets);
       };
     }

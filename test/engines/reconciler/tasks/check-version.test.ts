@@ -41,7 +41,11 @@ describe('check-version', () => {
     expect(h.cfn.count('createChangeSet')).toBe(changeSets);
     if (expected === 'outdated') {
       expect(h.statusWrites).toBe(writes);
-      expect(outcome.message).toMatch(new RegExp(`runs worker-stacks ${ours.replace(/\./g, '\\.')}, but ${appliedBy.replace(/\./g, '\\.')} applied this cluster last; upgrade this daemon`));
+      expect(outcome.message).toMatch(
+        new RegExp(
+          `runs worker-stacks ${ours.replace(/\./g, '\\.')}, but ${appliedBy.replace(/\./g, '\\.')} applied this cluster last; upgrade this daemon`,
+        ),
+      );
       expect(outcome.requeueAfterMs).toBeGreaterThan(0);
     } else {
       expect(h.status().controller?.appliedBy).toEqual({ version: ours, code });

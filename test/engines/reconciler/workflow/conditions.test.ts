@@ -45,8 +45,16 @@ describe('lastTransitionTime moves only when the status changes', () => {
     expect(h.condition('Progressing')).toMatchObject({ status: 'False' });
     expect(Date.parse(h.condition('Progressing')!.lastTransitionTime)).toBeGreaterThan(Date.parse(progressingSince));
     // and Degraded and Stalled, False all along, kept theirs
-    expect(h.condition('Degraded')).toMatchObject({ status: 'False', lastTransitionTime: degradedSince, observedGeneration: 2 });
-    expect(h.condition('Stalled')).toMatchObject({ status: 'False', lastTransitionTime: stalledSince, observedGeneration: 2 });
+    expect(h.condition('Degraded')).toMatchObject({
+      status: 'False',
+      lastTransitionTime: degradedSince,
+      observedGeneration: 2,
+    });
+    expect(h.condition('Stalled')).toMatchObject({
+      status: 'False',
+      lastTransitionTime: stalledSince,
+      observedGeneration: 2,
+    });
 
     // WHEN an unchanged pass runs later
     h.clock.advance(60_000);
@@ -89,11 +97,16 @@ describe('lastTransitionTime moves only when the status changes', () => {
 describe('why it rolled', () => {
   test.each([
     { change: 'maxPods', values: { maxPods: 110 }, expected: 'changed /var/lib/kubelet/config.yaml' },
-    { change: 'registry mirrors', values: { registryMirrors: ['https://mirror2.staging.example.com'] }, expected: 'changed /etc/containerd/certs.d/docker.io/hosts.toml' },
+    {
+      change: 'registry mirrors',
+      values: { registryMirrors: ['https://mirror2.staging.example.com'] },
+      expected: 'changed /etc/containerd/certs.d/docker.io/hosts.toml',
+    },
     {
       change: 'Kubernetes version',
       values: { kubernetesVersion: 'v1.32.1' },
-      expected: 'changed /etc/kubernetes/kubelet.env, /opt/bin/worker-stacks-install-kubelet, unit kubelet-install.service, unit kubelet.service',
+      expected:
+        'changed /etc/kubernetes/kubelet.env, /opt/bin/worker-stacks-install-kubelet, unit kubelet-install.service, unit kubelet.service',
     },
   ])('a change of $change names the files that changed, while rolling and after', async ({ values, expected }) => {
     // GIVEN a change of config values

@@ -112,10 +112,19 @@ const PATHS: [string, Setup, string, number][] = [
     1,
   ],
   ['invalid spec', async () => (await applied(), h.edit(EXAMPLE, maxPods(-1)), {}), 'invalid', 1],
-  ['paused with a pending change', async () => (await applied(), h.edit(EXAMPLE, (raw: RawCluster) => {
-    raw.spec.paused = true;
-    maxPods(110)(raw);
-  }), {}), 'paused', 1],
+  [
+    'paused with a pending change',
+    async () => (
+      await applied(),
+      h.edit(EXAMPLE, (raw: RawCluster) => {
+        raw.spec.paused = true;
+        maxPods(110)(raw);
+      }),
+      {}
+    ),
+    'paused',
+    1,
+  ],
   [
     'deleted with deletionPolicy Delete',
     async () => {
@@ -156,19 +165,22 @@ const PATHS: [string, Setup, string, number][] = [
   ],
 ];
 
-test.each(PATHS)('%s: at most one status write (two when a change set is executed)', async (_what, setup, result, max) => {
-  // GIVEN a cluster brought to the state of the row
-  const { deps = h.deps(), hooks } = await setup();
-  const writes = h.statusWrites;
+test.each(PATHS)(
+  '%s: at most one status write (two when a change set is executed)',
+  async (_what, setup, result, max) => {
+    // GIVEN a cluster brought to the state of the row
+    const { deps = h.deps(), hooks } = await setup();
+    const writes = h.statusWrites;
 
-  // WHEN it is reconciled once
-  const outcome = await h.step(EXAMPLE, { hooks }, deps);
+    // WHEN it is reconciled once
+    const outcome = await h.step(EXAMPLE, { hooks }, deps);
 
-  // THEN the reconcile ends as the row says, with at most `max` writes of its status (and the last one is what it staged)
-  expect(outcome.result).toBe(result);
-  expect(h.statusWrites - writes).toBeLessThanOrEqual(max);
-  expect(h.statusWrites - writes).toBeGreaterThanOrEqual(result === 'unchanged' ? 0 : 1);
-});
+    // THEN the reconcile ends as the row says, with at most `max` writes of its status (and the last one is what it staged)
+    expect(outcome.result).toBe(result);
+    expect(h.statusWrites - writes).toBeLessThanOrEqual(max);
+    expect(h.statusWrites - writes).toBeGreaterThanOrEqual(result === 'unchanged' ? 0 : 1);
+  },
+);
 
 test('no task can write the status: only the execute task asks for the one write before ExecuteChangeSet', () => {
   // GIVEN the task sources
@@ -190,7 +202,8 @@ test('a failed write before ExecuteChangeSet: nothing is executed, and no execut
   const deps = h.deps();
   const write = deps.store.writeStatus.bind(deps.store);
   let writes = 0;
-  deps.store.writeStatus = (...args) => (writes++ === 0 ? Promise.reject(new Error('EIO: the disk went away')) : write(...args));
+  deps.store.writeStatus = (...args) =>
+    writes++ === 0 ? Promise.reject(new Error('EIO: the disk went away')) : write(...args);
 
   // WHEN it is reconciled once
   const outcome = await h.step(EXAMPLE, {}, deps);

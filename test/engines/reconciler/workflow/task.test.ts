@@ -2,7 +2,14 @@ import { Outcome, ReconcileContext, TASK } from '../../../../lib/engines/reconci
 import { Found, Observed, Start } from '../../../../lib/engines/reconciler/workflow/state';
 import { after, before, Progress, runWorkflow, Task, Workflow } from '../../../../lib/engines/reconciler/workflow/task';
 import { changeSet, execute, publish, synthesize } from '../../../../lib/engines/reconciler/tasks/apply';
-import { APPLY, allTasks, PREPARE, RECORD, RESUME, SETTLED } from '../../../../lib/engines/reconciler/workflow/workflow';
+import {
+  APPLY,
+  allTasks,
+  PREPARE,
+  RECORD,
+  RESUME,
+  SETTLED,
+} from '../../../../lib/engines/reconciler/workflow/workflow';
 
 /**
  * Tasks read an immutable context and the typed value the tasks before them returned; each adds its own value or
@@ -75,9 +82,15 @@ test('an Outcome ends the workflow; a task whose `when` is false is skipped', as
 test('hooks bind to a named task and see what was found before and after it; the error path knows the failing task', async () => {
   // GIVEN hooks on one task, and a workflow whose last task throws
   const calls: string[] = [];
-  const hooks = [before(TASK.render, (_c, t, f) => void calls.push(`before ${t} ${f.fingerprint}`)), after(TASK.render, (_c, t, f) => void calls.push(`after ${t} ${f.fingerprint}`))];
+  const hooks = [
+    before(TASK.render, (_c, t, f) => void calls.push(`before ${t} ${f.fingerprint}`)),
+    after(TASK.render, (_c, t, f) => void calls.push(`after ${t} ${f.fingerprint}`)),
+  ];
   const boom: Task<Found> = { name: TASK.observe, run: async () => Promise.reject(new Error('boom')) };
-  const w = Workflow.from<Found>().then(adds(TASK.validate, {})).then(adds(TASK.render, { fingerprint: 'f' })).then(boom);
+  const w = Workflow.from<Found>()
+    .then(adds(TASK.validate, {}))
+    .then(adds(TASK.render, { fingerprint: 'f' }))
+    .then(boom);
   const p = progress();
 
   // WHEN it runs
@@ -91,7 +104,9 @@ test('hooks bind to a named task and see what was found before and after it; the
 
 test('a task that ends the reconcile adds nothing to what was found', async () => {
   // GIVEN a task that returns an outcome after one that added a value
-  const w = Workflow.from<Found>().then(adds(TASK.render, { fingerprint: 'f' })).then(ends(TASK.observe, { result: 'invalid' }));
+  const w = Workflow.from<Found>()
+    .then(adds(TASK.render, { fingerprint: 'f' }))
+    .then(ends(TASK.observe, { result: 'invalid' }));
   const p = progress();
 
   // WHEN it runs
@@ -103,7 +118,13 @@ test('a task that ends the reconcile adds nothing to what was found', async () =
 
 test('the workflows: every task once, in the documented order, each a named task', () => {
   // THEN
-  expect(PREPARE.tasks.map((t) => t.name)).toEqual(['finalize', 'skip-if-same-inputs', 'validate', 'render', 'observe']);
+  expect(PREPARE.tasks.map((t) => t.name)).toEqual([
+    'finalize',
+    'skip-if-same-inputs',
+    'validate',
+    'render',
+    'observe',
+  ]);
   expect(RESUME.tasks.map((t) => t.name)).toEqual(['wait']);
   expect(RECORD.tasks.map((t) => t.name)).toEqual(['record-execution', ...APPLY.tasks.map((t) => t.name)]);
   expect(APPLY.tasks.map((t) => t.name).slice(-4)).toEqual(['synthesize', 'publish', 'change-set', 'execute']);
