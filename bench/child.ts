@@ -34,9 +34,11 @@ export function runChild<T>(script: string, args: readonly string[], opts: Child
   );
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- null when the process could not be started (r.error), whatever the type says
   const last = (r.stdout ?? '').trim().split('\n').pop() ?? '';
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- null when the process could not be started (r.error), whatever the type says
-  if (r.status !== 0 || !last.startsWith('{'))
-    throw new Error(`${script} ${args.join(' ')} failed (exit ${r.status}):\n${(r.stderr ?? '').slice(-3000)}`);
+  if (r.status !== 0 || !last.startsWith('{')) {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- null when the process could not be started (r.error), whatever the type says
+    const stderr = (r.stderr ?? '').slice(-3000);
+    throw new Error(`${script} ${args.join(' ')} failed (exit ${r.status}):\n${stderr}`);
+  }
   return JSON.parse(last) as T;
 }
 

@@ -123,10 +123,8 @@ export function generateCluster(index: number, opts: FleetOptions = {}): Record<
   const env = rng.pick(['prod', 'staging', 'dev', 'edge']);
   const name = `${env}-${REGIONS[region].code}-${String(index).padStart(5, '0')}`;
   // eslint-disable-next-line @typescript-eslint/no-misused-spread -- zone letters are ASCII (a, b, c)
-  const zones = rng.sample(
-    [...REGIONS[region].zones].map((z) => `${region}${z}`),
-    rng.int(2, 3),
-  );
+  const zoneNames = [...REGIONS[region].zones].map((z) => `${region}${z}`);
+  const zones = rng.sample(zoneNames, rng.int(2, 3));
   const minSize = rng.int(1, 5);
   const maxSize = minSize + rng.int(2, 30);
   const legacy = rng.chance(0.1);

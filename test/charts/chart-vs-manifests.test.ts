@@ -15,7 +15,7 @@ function withoutHelmOnly(o: Json): Json {
   const copy = structuredClone(o);
   const a = copy.metadata?.annotations;
   if (a) {
-    for (const k of HELM_ONLY_ANNOTATIONS) delete a[k];
+    for (const k of HELM_ONLY_ANNOTATIONS) Reflect.deleteProperty(a, k);
     if (Object.keys(a).length === 0) delete copy.metadata.annotations;
   }
   return copy;

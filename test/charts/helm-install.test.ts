@@ -16,18 +16,26 @@ import { CHART, docs, goTool, Json, keyOf, run, runOk } from './tools';
 
 const RELEASE = 'worker-stacks';
 const RELEASE_NS = 'default';
-let api: KubeApiServer;
-let admin: KubeClient;
+let started: KubeApiServer | undefined;
+let startedAdmin: KubeClient | undefined;
+const api = (): KubeApiServer => {
+  if (!started) throw new Error('the API server did not start (see beforeAll)');
+  return started;
+};
+const admin = (): KubeClient => {
+  if (!startedAdmin) throw new Error('the admin client was not made (see beforeAll)');
+  return startedAdmin;
+};
 let helm: string;
 
 beforeAll(async () => {
   helm = goTool('helm');
-  api = await startKubeApiServer();
-  admin = KubeClient.fromOptions({ kubeconfig: api.kubeconfig });
+  started = await startKubeApiServer();
+  startedAdmin = KubeClient.fromOptions({ kubeconfig: started.kubeconfig });
   // Stand-ins for prometheus-operator's CRDs (no network to fetch them): enough for the API server to store a
   // ServiceMonitor and a PrometheusRule; their own schema is prometheus-operator's business, not checked here.
   for (const [kind, plural] of [['ServiceMonitor', 'servicemonitors'], ['PrometheusRule', 'prometheusrules']]) {
-    await admin.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+    await admin().request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       metadata: { name: `${plural}.monitoring.coreos.com` },
@@ -42,11 +50,11 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  admin?.close();
-  await api?.stop();
+  startedAdmin?.close();
+  await started?.stop();
 });
 
-const helmArgs = (args: readonly string[]) => [...args, '--kubeconfig', api.kubeconfig, '--namespace', RELEASE_NS];
+const helmArgs = (args: readonly string[]) => [...args, '--kubeconfig', api().kubeconfig, '--namespace', RELEASE_NS];
 /** Where an object of a manifest lives on the API server. */
 function apiPath(o: Json): string {
   const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
@@ -54,11 +62,11 @@ function apiPath(o: Json): string {
   const plural = PLURALS[o.kind] ?? `${o.kind.toLowerCase()}s`;
   return `${base}${o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : ''}/${plural}/${o.metadata.name}`;
 }
-const PLURALS: Record<string, string> = { NetworkPolicy: 'networkpolicies', PodDisruptionBudget: 'poddisruptionbudgets', ValidatingAdmissionPolicy: 'validatingadmissionpolicies', ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings' };
+const PLURALS: Readonly<Partial<Record<string, string>>> = { NetworkPolicy: 'networkpolicies', PodDisruptionBudget: 'poddisruptionbudgets', ValidatingAdmissionPolicy: 'validatingadmissionpolicies', ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings' };
 
 async function live(o: Json): Promise<Json | undefined> {
   try {
-    return (await admin.request<Json>('GET', apiPath(o))).body;
+    return (await admin().request<Json>('GET', apiPath(o))).body;
   } catch (e) {
     if (e instanceof KubeApiError && e.statusCode === 404) return undefined;
     throw e;
@@ -84,7 +92,7 @@ test('helm install, upgrade (to shards, with the monitoring objects), uninstall 
   const deployment = (await live(first.find((o) => o.kind === 'Deployment')!))!;
   expect(deployment.spec.template.spec.containers[0].args).toContain('--all-namespaces');
   // AND the CRDs are served (their CEL rules compiled by the API server)
-  const crd = (await admin.request<Json>('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/workerclusters.worker-stacks.io')).body;
+  const crd = (await admin().request<Json>('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/workerclusters.worker-stacks.io')).body;
   expect(crd.status.conditions.find((c: Json) => c.type === 'Established').status).toBe('True');
 
   // WHEN the release is upgraded to two shards, with the ServiceMonitor, PrometheusRule and dashboard
@@ -122,7 +130,7 @@ test('helm install, upgrade (to shards, with the monitoring objects), uninstall 
   const again = run(helm, helmArgs(['install', RELEASE, CHART, '--set', 'namespace.name=worker-stacks-2']));
   // THEN the kept CRDs are adopted again and the release is deployed
   expect({ code: again.code, err: again.stderr }).toEqual({ code: 0, err: '' });
-  const crdAgain = (await admin.request<Json>('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/workerclusters.worker-stacks.io')).body;
+  const crdAgain = (await admin().request<Json>('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/workerclusters.worker-stacks.io')).body;
   expect(crdAgain.metadata.uid).toBe(crd.metadata.uid);
 }, 300_000);
 
@@ -132,13 +140,13 @@ test.each(VALUES_FILES)('the objects %s renders pass a server-side dry run with 
   // GIVEN the namespaces the values name (its own daemon namespace, so that no other test's objects are in the way)
   const daemonNs = `dry-${file.replace('-values.yaml', '')}`;
   for (const name of [daemonNs, 'platform-leases']) {
-    await admin.request('POST', '/api/v1/namespaces', { metadata: { name } }).catch((e) => {
+    await admin().request('POST', '/api/v1/namespaces', { metadata: { name } }).catch((e: unknown) => {
       if (!(e instanceof KubeApiError && e.statusCode === 409)) throw e;
     });
   }
   const rendered = runOk(helm, ['template', RELEASE, CHART, '-f', path.join(CHART, 'ci', file), '--set', `namespace.name=${daemonNs}`, '--set', 'namespace.create=false']);
   // WHEN the API server dry-runs every object (admission, schemas, CEL of the policies, Pod Security)
-  const r = run(goTool('kubectl'), ['--kubeconfig', api.kubeconfig, 'apply', '--dry-run=server', '-f', '-'], { input: rendered });
+  const r = run(goTool('kubectl'), ['--kubeconfig', api().kubeconfig, 'apply', '--dry-run=server', '-f', '-'], { input: rendered });
   // THEN each is accepted, and the API server warns about nothing (Pod Security included); kubectl's own note on
   // cluster-scoped objects another test of this file installed with helm (no last-applied annotation) is not the
   // API server's

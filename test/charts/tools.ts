@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { kubeBinDir } from '../helpers/kube-apiserver';
 import { REPO } from '../helpers/clusters';
+import { Json as AnyJson } from '../helpers/json';
 
 /**
  * The Go tools the chart, alert and kubectl tests run for real, built from the Go module proxy by
@@ -47,7 +48,8 @@ export function runOk(file: string, args: readonly string[], opts: { env?: NodeJ
   return r.stdout;
 }
 
-export type Json = Record<string, any>;
+/** A parsed manifest object: its fields are read freely (../helpers/json.ts). */
+export type Json = Record<string, AnyJson>;
 
 /** Every non-empty YAML document of a stream, parsed. */
 export function docs(yamlText: string): Json[] {

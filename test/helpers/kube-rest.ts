@@ -1,4 +1,5 @@
 import * as https from 'node:https';
+import { Json } from './json';
 import { KubeApiServer } from './kube-apiserver';
 
 /**
@@ -99,10 +100,9 @@ const PLURALS: Record<string, string> = {
 };
 
 /** Creates (or, with dryRun, checks) an object; the response is the API server's. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests are plain JSON objects
 export function create(
   api: KubeApiServer,
-  obj: any,
+  obj: Json,
   opts: { dryRun?: boolean; token?: string } = {},
 ): Promise<KubeResponse> {
   const path =

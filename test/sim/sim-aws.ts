@@ -101,7 +101,7 @@ export class SimAws {
         if (s && isComplete(s.status)) this.executions.delete(s.id);
       }
     }
-    const last = this.history[this.history.length - 1];
+    const last = this.history.at(-1);
     if (last && JSON.stringify([...last.stacks]) === JSON.stringify([...stacks])) return;
     this.history.push({ seq: ++this.seq, stacks });
     if (this.history.length > 16) this.history.shift();

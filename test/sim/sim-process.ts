@@ -180,7 +180,7 @@ export class SimProcess {
   /** The fleet gauges, refreshed after reconciles (runDaemon's refreshGauges). */
   public async refreshGauges(): Promise<void> {
     if (this.dead || this.retired) return;
-    await this.controller.observeFleet(new Map(), []).catch((e) => {
+    await this.controller.observeFleet(new Map(), []).catch((e: unknown) => {
       if (!(e instanceof CrashSignal)) throw e;
     });
   }
@@ -236,7 +236,10 @@ export class SimProcess {
           }
         }
       } catch (e) {
-        if (e instanceof CrashSignal) return this.crash();
+        if (e instanceof CrashSignal) {
+          this.crash();
+          return;
+        }
         this.queue.addRateLimited(key);
       } finally {
         this.queue.done(key);
@@ -256,9 +259,14 @@ export class SimProcess {
   }
 
   private async gate(label: string): Promise<void> {
-    if (this.dead) throw new CrashSignal(`process ${this.id} is dead`);
+    this.assertAlive();
     if (this.pause) await this.pause.promise;
     await this.env.schedule(`p${this.id} ${label}`);
+    // Again: the process may have been killed while it waited for its turn.
+    this.assertAlive();
+  }
+
+  private assertAlive(): void {
     if (this.dead) throw new CrashSignal(`process ${this.id} is dead`);
   }
 }

@@ -28,7 +28,8 @@ async function main(): Promise<void> {
   );
   if (result.failed) {
     console.log(fc.defaultReportMessage(result));
-    console.log(String((result.errorInstance as Error)?.message ?? result.errorInstance));
+    const error = result.errorInstance;
+    console.log(error instanceof Error ? error.message : String(error));
     if (result.counterexample)
       console.log(`pin it (test/sim/regressions.test.ts):\n  ${pinSnippet(result.counterexample)}`);
     process.exitCode = 1;

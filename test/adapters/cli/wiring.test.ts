@@ -20,7 +20,7 @@ describe('where assemblies are synthesized', () => {
     if (shmKind === 'file') fs.writeFileSync(shm, '');
     try {
       // WHEN
-      const parent = workDirParent(env as NodeJS.ProcessEnv, shm);
+      const parent = workDirParent(env, shm);
       // THEN
       expect(parent).toBe(expected === 'shm' ? shm : expected);
     } finally {
@@ -97,7 +97,7 @@ describe('a WORKER_STACKS_WORK_DIR that cannot be used is refused, naming the va
     // THEN
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(
-      /^error: WORKER_STACKS_WORK_DIR=\/nonexistent\/ws-work: not a writable directory\n  fix: create it/m,
+      /^error: WORKER_STACKS_WORK_DIR=\/nonexistent\/ws-work: not a writable directory\n {2}fix: create it/m,
     );
     expect(r.stderr.split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(1);
     expect(r.stderr).not.toMatch(/ECONNREFUSED/);

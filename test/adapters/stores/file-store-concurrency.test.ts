@@ -154,13 +154,13 @@ describe('across processes', () => {
     let out = '';
     let err = '';
     const ready = new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (d) => {
+      child.stdout.on('data', (d) => {
         out += String(d);
         if (out.includes('ready\n')) resolve();
       });
       child.on('exit', () => reject(new Error(`writer exited before it was ready: ${err}`)));
     });
-    child.stderr!.on('data', (d) => (err += String(d)));
+    child.stderr.on('data', (d) => (err += String(d)));
     const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
       child.on('exit', (code) => resolve({ code, out, err })),
     );

@@ -52,9 +52,9 @@ async function startSpammer(lockStaleMs: number): Promise<ChildProcess> {
   });
   children.push(child);
   let err = '';
-  child.stderr!.on('data', (d) => (err += String(d)));
+  child.stderr.on('data', (d) => (err += String(d)));
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d) => String(d).includes('ready') && resolve());
+    child.stdout.on('data', (d) => String(d).includes('ready') && resolve());
     child.on('exit', (code, signal) => reject(new Error(`writer exited (${code ?? signal}) before writing: ${err}`)));
   });
   return child;

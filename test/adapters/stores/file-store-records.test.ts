@@ -578,7 +578,7 @@ describe('watch', () => {
     const count = seen.length;
     edit(
       (t) => `${t}# touched again\n`,
-      EXAMPLE_NAMES.find((n) => n !== NAME)!,
+      EXAMPLE_NAMES.find((n) => n !== NAME),
     );
 
     // THEN nothing more arrives
@@ -607,7 +607,7 @@ describe('what the store refuses to mix up', () => {
     // WHEN a status the schema refuses (observedGeneration < 0) is written
     const write = store.writeStatus(NAME, { conditions: [], observedGeneration: -1 }, rec.resourceVersion).then(
       () => 'written',
-      (e: Error) => e.message,
+      (e: unknown) => (e as Error).message,
     );
 
     // THEN the write is refused, or at least the cluster stays readable (today: written, then every read fails with

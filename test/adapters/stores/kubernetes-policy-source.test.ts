@@ -4,6 +4,7 @@ import { KubeClient } from '../../../lib/platform/kube/client';
 import { KubeRolloutPolicy, policyCollectionPath, policyObjectPath } from '../../../lib/platform/kube/policy-resource';
 import { policyEvent } from '../../../lib/engines/rollout/policy-events';
 import { KubernetesPolicySource } from '../../../lib/adapters/stores/kubernetes-policy-source';
+import { Json } from '../../helpers/json';
 import { kubeForFile } from '../../helpers/kube-crd';
 import { policyNamed, policySourceContract, UserPolicy } from '../../engines/rollout/policy-source-contract';
 
@@ -42,8 +43,12 @@ policySourceContract('kubernetes', async () => {
   const source = new KubernetesPolicySource({ client: client(), namespace, ownsClient: true });
   return {
     source,
-    put: async (raw: UserPolicy) => void (await apply(namespace, raw)),
-    remove: async (name: string) => void (await k.current.admin.request('DELETE', policyObjectPath(namespace, name))),
+    put: async (raw: UserPolicy) => {
+      await apply(namespace, raw);
+    },
+    remove: async (name: string) => {
+      await k.current.admin.request('DELETE', policyObjectPath(namespace, name));
+    },
     sourceOf: (name: string) => `WorkerRolloutPolicy/${name}`,
     async dispose() {
       source.close();
@@ -70,9 +75,9 @@ test("an event lands on the policy object: kubectl describe wrp lists it (reason
     const q = new URLSearchParams({
       fieldSelector: 'involvedObject.kind=WorkerRolloutPolicy,involvedObject.name=fleet',
     });
-    const { body } = await k.current.admin.request<{ items: Array<Record<string, any>> }>(
+    const { body } = await k.current.admin.request<{ items: Json[] }>(
       'GET',
-      `/api/v1/namespaces/${namespace}/events?${q}`,
+      `/api/v1/namespaces/${namespace}/events?${q.toString()}`,
     );
     expect(body.items).toHaveLength(1);
     expect(body.items[0]).toMatchObject({

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { STACK_FINALIZER } from '../../../lib/platform/kube/resource';
 import { ClusterRecord, ClusterStore } from '../../../lib/model/ports/cluster-store';
+import { ClusterStatus } from '../../../lib/model/cluster/status';
 import { complete, fail } from '../../fakes/fake-cloudformation';
 import { EXAMPLE, Harness } from '../../fakes/harness';
 
@@ -24,7 +25,7 @@ class HoldingStore implements ClusterStore {
     };
   list = async () => (await this.inner.list()).map((r) => this.decorate(r)!);
   get = async (n: string) => this.decorate(await this.inner.get(n));
-  writeStatus = (n: string, s: any, v: string) => this.inner.writeStatus(n, s, v);
+  writeStatus = (n: string, s: ClusterStatus, v: string) => this.inner.writeStatus(n, s, v);
   clearStatus = (n: string, v: string) => this.inner.clearStatus(n, v);
   requestRetry = (n: string, t: string) => this.inner.requestRetry(n, t);
   setPaused = (n: string, p: boolean) => this.inner.setPaused(n, p);

@@ -1,6 +1,7 @@
 import { signalFailure } from '../../fakes/fake-signals';
 import { example, variant } from '../../helpers/clusters';
 import { synthCluster } from '../../helpers/synth';
+import { Json } from '../../helpers/json';
 
 /**
  * The fake CloudFormation's model of node signals, checked on real templates: which operations wait on the nodes,
@@ -10,7 +11,7 @@ import { synthCluster } from '../../helpers/synth';
 const base = synthCluster(example('prod-eu1')).text; // minSize 3, maxBatchSize 2, pauseTime PT10M
 const rolled = synthCluster(variant('prod-eu1', (r) => (r.spec.cloudConfig.values.maxPods = 99))).text;
 const retagged = synthCluster(variant('prod-eu1', (r) => (r.spec.tags = { ...r.spec.tags, extra: 'x' }))).text;
-const noSignals = (raw: any) =>
+const noSignals = (raw: Json) =>
   Object.assign(raw.spec.pool.rollingUpdate, { waitOnResourceSignals: false, pauseTime: 'PT2M' });
 const unsignalledBase = synthCluster(variant('prod-eu1', noSignals)).text;
 const unsignalledRolled = synthCluster(

@@ -68,7 +68,7 @@ test('a restarted process: an unchanged cluster is not parsed, validated, render
   expect(h.statusWrites).toBe(writes);
 
   // WHEN the object is edited and yet another process runs
-  h.edit('staging-us1', (raw) => (raw.spec.pool.maxSize += 1));
+  h.edit('staging-us1', (raw) => (raw.spec.pool.maxSize = (raw.spec.pool.maxSize as number) + 1));
   const edited = await h.pass({}, daemonDeps());
 
   // THEN the new bytes are parsed, validated, rendered, synthesized and applied
@@ -79,7 +79,10 @@ test('a restarted process: an unchanged cluster is not parsed, validated, render
 test.each([
   [
     'the cluster spec',
-    (d: ReturnType<typeof daemonDeps>) => (h.edit('staging-us1', (raw) => (raw.spec.pool.maxSize += 1)), d),
+    (d: ReturnType<typeof daemonDeps>) => (
+      h.edit('staging-us1', (raw) => (raw.spec.pool.maxSize = (raw.spec.pool.maxSize as number) + 1)),
+      d
+    ),
     'applied',
   ],
   [
@@ -134,7 +137,7 @@ test('the work dir holds no assembly once a reconcile has ended, applied or fail
   expect(fs.existsSync(synthesis.assemblyDir(workDir, 'staging-us1'))).toBe(false);
 
   // WHEN a synthesis fails half-way (after the asset was written)
-  h.edit('staging-us1', (raw) => (raw.spec.pool.maxSize += 1));
+  h.edit('staging-us1', (raw) => (raw.spec.pool.maxSize = (raw.spec.pool.maxSize as number) + 1));
   synths.mockImplementationOnce((cluster, opts) => {
     fs.mkdirSync(path.join(synthesis.assemblyDir(opts.workDir, cluster.metadata.name), 'partial'), { recursive: true });
     throw new Error('synthesis failed');
@@ -154,7 +157,7 @@ test('an assembly that cannot be removed is reported, and the reconcile still en
   const busy = jest.spyOn(fsModule, 'rmSync').mockImplementation((p, o) => {
     if (String(p) === synthesis.assemblyDir(deps.workDir, 'staging-us1'))
       throw Object.assign(new Error('EBUSY: resource busy or locked'), { code: 'EBUSY' });
-    return rm(p, o);
+    rm(p, o);
   });
   try {
     // WHEN the cluster is applied

@@ -1,12 +1,13 @@
 import { fail } from '../../fakes/fake-cloudformation';
 import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../../fakes/harness';
+import { Json } from '../../helpers/json';
 
 /** The redesign's promises (issue 11): the live stack is the truth, failures stop, operators can pause and retry. */
 
 let h: Harness;
 afterEach(() => h.cleanup());
 
-const maxPods = (n: number) => (raw: any) => {
+const maxPods = (n: number) => (raw: Json) => {
   raw.spec.cloudConfig.values.maxPods = n;
 };
 

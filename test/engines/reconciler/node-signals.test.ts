@@ -2,6 +2,7 @@ import { getCondition } from '../../../lib/model/cluster/status';
 import { signalShortfall } from '../../../lib/engines/reconciler/tasks/roll-verdict';
 import { WORKER_GROUP_LOGICAL_ID } from '../../../lib/core/naming';
 import { EXAMPLE, Harness } from '../../fakes/harness';
+import { Json } from '../../helpers/json';
 
 /**
  * Rolls gated by the nodes' health, through the reconciler and the fake CloudFormation that models signals: nodes
@@ -19,7 +20,7 @@ beforeEach(async () => {
 });
 afterEach(() => h.cleanup());
 
-const rollNodes = (raw: any) => (raw.spec.cloudConfig.values.maxPods = 97);
+const rollNodes = (raw: Json) => (raw.spec.cloudConfig.values.maxPods = 97);
 
 test.each([
   {

@@ -1,6 +1,7 @@
 import { Controller } from '../../../lib/engines/reconciler/runtime/controller';
 import { complete, fail } from '../../fakes/fake-cloudformation';
 import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../../fakes/harness';
+import { Json } from '../../helpers/json';
 
 /**
  * Never a decision from a read older than the reconciler's own last write (issue 25, items 1, 8, 13): after an
@@ -11,10 +12,10 @@ import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../../fakes/harness';
 let h: Harness;
 afterEach(() => h.cleanup());
 
-const maxSize = (n: number) => (raw: any) => {
+const maxSize = (n: number) => (raw: Json) => {
   raw.spec.pool.maxSize = n;
 };
-const image = (id: string) => (raw: any) => {
+const image = (id: string) => (raw: Json) => {
   raw.spec.pool.machineImage = id;
 };
 const updates = () => h.cfn.started.filter((s) => s.kind === 'update').length;

@@ -9,6 +9,7 @@ import { before } from '../../../lib/engines/reconciler/workflow/workflow';
 import { FilePolicySource, POLICY_DIR } from '../../../lib/engines/rollout/policy-source';
 import { FakePublisher } from '../../fakes/fake-ports';
 import { Harness } from '../../fakes/harness';
+import { Json } from '../../helpers/json';
 
 /**
  * The wait-for-wave and clean-config-objects tasks in the real workflow (real synthesis, the file store, the fake
@@ -80,7 +81,7 @@ beforeEach(async () => {
   expect([...created.values()].map((o) => o.result)).toEqual(['applied', 'applied']);
 });
 
-const maxPods = (n: number) => (raw: any) => (raw.spec.cloudConfig.values.maxPods = n);
+const maxPods = (n: number) => (raw: Json) => (raw.spec.cloudConfig.values.maxPods = n);
 
 test('a roll of the remainder waits for the canary and its soak: staged and requeued meanwhile, then applied', async () => {
   // GIVEN a change that rolls both clusters' nodes
@@ -134,7 +135,7 @@ test('a roll of the remainder waits for the canary and its soak: staged and requ
 
 test('a new AMI (the config checksum unchanged) waits for its wave like a new config', async () => {
   // GIVEN a new machine image on both clusters: their nodes roll, their config checksum does not change
-  const ami = (raw: any) => (raw.spec.pool.machineImage = 'ami-0fedcba9876543210');
+  const ami = (raw: Json) => (raw.spec.pool.machineImage = 'ami-0fedcba9876543210');
   h.edit(CANARY, ami);
   h.edit(MAIN, ami);
   const live = h.status(MAIN).cloudConfigChecksum;

@@ -4,6 +4,7 @@ import { Result } from '../../../lib/engines/reconciler/workflow/context';
 import * as synthesis from '../../../lib/engines/synthesis/synthesize';
 import { fail, Method, stuck } from '../../fakes/fake-cloudformation';
 import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE, problem } from '../../fakes/harness';
+import { Json } from '../../helpers/json';
 
 /** Starting state of one cluster → outcome, the calls made, and what the status records. */
 
@@ -15,7 +16,7 @@ afterEach(() => h.cleanup());
 const created = async (x: Harness) => {
   expect((await x.reconcile()).result).toBe('applied');
 };
-const maxPods = (n: number) => (raw: any) => {
+const maxPods = (n: number) => (raw: Json) => {
   raw.spec.cloudConfig.values.maxPods = n;
 };
 

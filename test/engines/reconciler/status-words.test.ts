@@ -1,16 +1,17 @@
 import { AssumeRoleError } from '../../../lib/core/errors';
 import { fail } from '../../fakes/fake-cloudformation';
 import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../../fakes/harness';
+import { Json } from '../../helpers/json';
 
 /** What the status and the log say matches the latest observation, and a fix it names works (issue 25, items 5, 11, 13). */
 
 let h: Harness;
 afterEach(() => h.cleanup());
 
-const image = (id: string) => (raw: any) => {
+const image = (id: string) => (raw: Json) => {
   raw.spec.pool.machineImage = id;
 };
-const maxPods = (n: number) => (raw: any) => {
+const maxPods = (n: number) => (raw: Json) => {
   raw.spec.cloudConfig.values.maxPods = n;
 };
 /** The live template with its ConfigChecksum output replaced, as a console edit of the stack would leave it. */

@@ -1,6 +1,7 @@
 import { getCondition } from '../../../lib/model/cluster/status';
 import { complete, fail, stuck } from '../../fakes/fake-cloudformation';
 import { ASG_FAILURE, EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../../fakes/harness';
+import { Json } from '../../helpers/json';
 
 /** An update of a live stack over several passes: when the checksum is recorded, backoff, retry, a stuck stack. */
 
@@ -12,7 +13,7 @@ beforeEach(async () => {
 });
 afterEach(() => h.cleanup());
 
-const maxPods = (n: number) => (raw: any) => {
+const maxPods = (n: number) => (raw: Json) => {
   raw.spec.cloudConfig.values.maxPods = n;
 };
 

@@ -7,9 +7,9 @@ import { rebuild } from '../../../lib/engines/synthesis/synth-pool';
 test('captureOutput takes what a call prints, and puts the console, the streams, the exit code and the app mode back', () => {
   // GIVEN the process as it is
   // Compared by identity: captureOutput must put back the very same functions.
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- compared, never called
   const before = {
     error: console.error,
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- compared, never called
     write: process.stderr.write,
     exitCode: process.exitCode,
     mode: process.env.CDK_APP_MODE,
@@ -34,9 +34,9 @@ test('captureOutput takes what a call prints, and puts the console, the streams,
   expect((run.error as Error).message).toBe('Validation failed');
   expect(mode).toBe('inmemory');
   // AND everything is as it was
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- compared, never called
   expect({
     error: console.error,
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- compared, never called
     write: process.stderr.write,
     exitCode: process.exitCode,
     mode: process.env.CDK_APP_MODE,

@@ -12,16 +12,20 @@ import { create, kubeRequest, waitEstablished } from '../../helpers/kube-rest';
  * server itself with the field path and, where CEL can build it, the file store's own message.
  */
 const NS = 'default';
-let api: KubeApiServer;
+let started: KubeApiServer | undefined;
+const api = (): KubeApiServer => {
+  if (!started) throw new Error('the API server did not start (see beforeAll)');
+  return started;
+};
 
 beforeAll(async () => {
-  api = await startKubeApiServer();
-  const r = await create(api, workerClusterCrd());
+  started = await startKubeApiServer();
+  const r = await create(api(), workerClusterCrd());
   if (r.status !== 201) throw new Error(`CRD refused: ${JSON.stringify(r.body)}`);
-  await waitEstablished(api, CRD_NAME);
+  await waitEstablished(api(), CRD_NAME);
 }, 120_000);
 afterAll(async () => {
-  await api?.stop();
+  await started?.stop();
 });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
@@ -47,7 +51,7 @@ test.each(EXAMPLE_NAMES)('the example %s is accepted by the API server', async (
   // GIVEN
   const o = { ...rawExample(name), metadata: { ...rawExample(name).metadata, namespace: NS } };
   // WHEN
-  const r = await create(api, o, { dryRun: true });
+  const r = await create(api(), o, { dryRun: true });
   // THEN
   expect({ status: r.status, body: r.status === 201 ? 'created' : r.body }).toEqual({ status: 201, body: 'created' });
 });
@@ -56,7 +60,7 @@ test("the API server stores the object as written: defaults are the reconciler's
   // GIVEN an object that leaves every defaulted field out
   const o = object('defaults');
   // WHEN
-  const r = await create(api, o);
+  const r = await create(api(), o);
   // THEN what comes back is what was sent, and parses to the same cluster as the file
   expect(r.status).toBe(201);
   expect(r.body.spec).toEqual(o.spec);
@@ -69,13 +73,13 @@ test("the API server stores the object as written: defaults are the reconciler's
 test('kubectl get wc: the short name and the printer columns are served', async () => {
   // WHEN the table kubectl asks for
   const r = await kubeRequest(
-    api,
+    api(),
     'GET',
     `/apis/worker-stacks.io/v1alpha1/namespaces/${NS}/${PLURAL}`,
     undefined,
-    api.adminToken,
+    api().adminToken,
   );
-  const discovery = await kubeRequest(api, 'GET', '/apis/worker-stacks.io/v1alpha1');
+  const discovery = await kubeRequest(api(), 'GET', '/apis/worker-stacks.io/v1alpha1');
   // THEN
   expect(r.status).toBe(200);
   expect(discovery.body.resources.find((x: { name: string }) => x.name === PLURAL)).toMatchObject({
@@ -87,7 +91,7 @@ test('kubectl get wc: the short name and the printer columns are served', async 
 
 test('kubectl get wc shows Ready, Reason, the checksum prefixes and the stack status of the status the store writes', async () => {
   // GIVEN an object whose status the Kubernetes store wrote (with the printer columns' prefixes)
-  const created = (await create(api, object('shown'))).body;
+  const created = (await create(api(), object('shown'))).body;
   const status = toKubeStatus({
     desiredChecksum: 'a1b2c3d4e5f6'.padEnd(64, '0'),
     cloudConfigChecksum: 'f6e5d4c3b2a1'.padEnd(64, '0'),
@@ -104,18 +108,23 @@ test('kubectl get wc shows Ready, Reason, the checksum prefixes and the stack st
       },
     ],
   });
-  const put = await kubeRequest(api, 'PUT', `/apis/worker-stacks.io/v1alpha1/namespaces/${NS}/${PLURAL}/shown/status`, {
-    ...created,
-    status,
-  });
+  const put = await kubeRequest(
+    api(),
+    'PUT',
+    `/apis/worker-stacks.io/v1alpha1/namespaces/${NS}/${PLURAL}/shown/status`,
+    {
+      ...created,
+      status,
+    },
+  );
   expect(put.status).toBe(200);
   // WHEN the table kubectl asks for is read
   const table = await kubeRequest(
-    api,
+    api(),
     'GET',
     `/apis/worker-stacks.io/v1alpha1/namespaces/${NS}/${PLURAL}/shown`,
     undefined,
-    api.adminToken,
+    api().adminToken,
     undefined,
     undefined,
     'application/json;as=Table;v=v1;g=meta.k8s.io',
@@ -423,7 +432,7 @@ test.each(BAD)('%s: refused by the API server, at the field, with the message of
   const name = fresh();
   const o = object(name, mutate, base);
   // WHEN
-  const r = await create(api, o);
+  const r = await create(api(), o);
   // THEN the API server refuses it, naming the field and the rule
   expect(r.status).toBe(422);
   const causes: Array<{ field: string; message: string }> = r.body.details?.causes ?? [];
@@ -445,7 +454,7 @@ test('a name the file store refuses is refused: a DNS label of at most 40 charac
   // GIVEN a valid Kubernetes name (a DNS subdomain) that is no stack name
   const name = 'a'.repeat(41);
   // WHEN
-  const r = await create(api, object(name));
+  const r = await create(api(), object(name));
   // THEN
   expect(r.status).toBe(422);
   expect(r.body.details.causes).toContainEqual(
@@ -459,7 +468,7 @@ test('a name the file store refuses is refused: a DNS label of at most 40 charac
 test('an unknown field is refused under strict field validation (kubectl apply --validate=strict)', async () => {
   // WHEN
   const r = await create(
-    api,
+    api(),
     object(fresh(), (o) => (o.spec.pool.minSise = 3)),
   );
   // THEN
@@ -470,7 +479,7 @@ test('an unknown field is refused under strict field validation (kubectl apply -
 test('several problems are all reported at once', async () => {
   // WHEN
   const r = await create(
-    api,
+    api(),
     object(fresh(), (o) => {
       o.spec.pool.minSize = 40;
       o.spec.listeners[0].nodePort = 22;

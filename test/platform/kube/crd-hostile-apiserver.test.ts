@@ -10,16 +10,20 @@ import { create, waitEstablished } from '../../helpers/kube-rest';
  * another cluster's secret, a registry mirror that would break containerd's TOML, and the low items of the issue.
  */
 const NS = 'default';
-let api: KubeApiServer;
+let started: KubeApiServer | undefined;
+const api = (): KubeApiServer => {
+  if (!started) throw new Error('the API server did not start (see beforeAll)');
+  return started;
+};
 
 beforeAll(async () => {
-  api = await startKubeApiServer();
-  const r = await create(api, workerClusterCrd());
+  started = await startKubeApiServer();
+  const r = await create(api(), workerClusterCrd());
   if (r.status !== 201) throw new Error(`CRD refused: ${JSON.stringify(r.body)}`);
-  await waitEstablished(api, CRD_NAME);
+  await waitEstablished(api(), CRD_NAME);
 }, 120_000);
 afterAll(async () => {
-  await api?.stop();
+  await started?.stop();
 });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
@@ -218,7 +222,7 @@ test.each(BAD)('%s: refused by the API server and by validate, at the same field
   );
   mutate(o);
   // WHEN
-  const r = await create(api, o);
+  const r = await create(api(), o);
   // THEN the API server refuses it at the field
   expect(r.status).toBe(422);
   const causes: Array<{ field: string; message: string }> = r.body.details?.causes ?? [];
@@ -245,7 +249,7 @@ test('the whole internet written as halves, in one object: each half refused, al
   rule({ protocol: 'all', source: { cidrIpv6: '::/1' } })(o);
   rule({ protocol: 'all', source: { cidrIpv6: '8000::/1' } })(o);
   // WHEN
-  const r = await create(api, o);
+  const r = await create(api(), o);
   // THEN
   expect(r.status).toBe(422);
   expect(r.body.details.causes.map((c: { field: string }) => c.field)).toEqual(
@@ -259,7 +263,7 @@ test('the whole internet written as halves, in one object: each half refused, al
 test('the examples (private and documentation ranges, their own secrets) are accepted', async () => {
   for (const name of ['prod-eu1', 'staging-us1', 'edge-ap1']) {
     const o = { ...rawExample(name), metadata: { name, namespace: NS } };
-    const r = await create(api, o, { dryRun: true });
+    const r = await create(api(), o, { dryRun: true });
     expect({ name, status: r.status, body: r.status === 201 ? 'created' : r.body }).toEqual({
       name,
       status: 201,

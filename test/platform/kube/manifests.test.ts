@@ -247,12 +247,14 @@ test('the admission policy names the only finalizer the daemon may add or remove
 
 test('view/edit are not aggregated into the built-in roles unless asked (--aggregate-to-default-roles)', () => {
   // WHEN
-  const labels = (aggregate?: boolean) =>
-    deployManifests({ version, aggregateToDefaultRoles: aggregate })
-      ['rbac.yaml'].filter((d) => d.kind === 'ClusterRole' && /-(view|edit)$/.test(d.metadata.name))
+  const labels = (aggregate?: boolean) => {
+    const rbac = deployManifests({ version, aggregateToDefaultRoles: aggregate })['rbac.yaml'];
+    return rbac
+      .filter((d) => d.kind === 'ClusterRole' && /-(view|edit)$/.test(d.metadata.name))
       .map((d) =>
         Object.keys(d.metadata.labels).filter((k) => k.startsWith('rbac.authorization.k8s.io/aggregate-to-')),
       );
+  };
   // THEN
   expect(labels()).toEqual([[], []]);
   expect(labels(true)).toEqual([

@@ -9,16 +9,20 @@ import { create, kubeRequest, waitEstablished } from '../../helpers/kube-rest';
  * and what CEL cannot check (a cron schedule, a time zone) is accepted here and refused by the daemon's validation.
  */
 const NS = 'default';
-let api: KubeApiServer;
+let started: KubeApiServer | undefined;
+const api = (): KubeApiServer => {
+  if (!started) throw new Error('the API server did not start (see beforeAll)');
+  return started;
+};
 
 beforeAll(async () => {
-  api = await startKubeApiServer();
-  const r = await create(api, rolloutPolicyCrd());
+  started = await startKubeApiServer();
+  const r = await create(api(), rolloutPolicyCrd());
   if (r.status !== 201) throw new Error(`CRD refused: ${JSON.stringify(r.body)}`);
-  await waitEstablished(api, POLICY_CRD_NAME);
+  await waitEstablished(api(), POLICY_CRD_NAME);
 }, 120_000);
 afterAll(async () => {
-  await api?.stop();
+  await started?.stop();
 });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- policies are reshaped freely, into invalid forms too
@@ -55,7 +59,7 @@ test('a good policy is accepted and stored as written; it validates as the file 
   // GIVEN
   const o = policy();
   // WHEN
-  const r = await create(api, o);
+  const r = await create(api(), o);
   // THEN
   expect(r.status).toBe(201);
   expect(r.body.spec).toEqual(o.spec);
@@ -66,21 +70,21 @@ test('a good policy is accepted and stored as written; it validates as the file 
 test('kubectl get wrp: the short name, and the Paused and First Wave columns', async () => {
   // GIVEN a paused policy
   await create(
-    api,
+    api(),
     policy((o) => (o.spec.paused = true), 'shown'),
   );
   // WHEN the table kubectl asks for is read, and the discovery document
   const table = await kubeRequest(
-    api,
+    api(),
     'GET',
     `/apis/worker-stacks.io/v1alpha1/namespaces/${NS}/${POLICY_PLURAL}/shown`,
     undefined,
-    api.adminToken,
+    api().adminToken,
     undefined,
     undefined,
     'application/json;as=Table;v=v1;g=meta.k8s.io',
   );
-  const discovery = await kubeRequest(api, 'GET', '/apis/worker-stacks.io/v1alpha1');
+  const discovery = await kubeRequest(api(), 'GET', '/apis/worker-stacks.io/v1alpha1');
   // THEN
   const columns: string[] = table.body.columnDefinitions.map((c: { name: string }) => c.name);
   const row = Object.fromEntries(columns.map((c, i) => [c, table.body.rows[0].cells[i]]));
@@ -210,7 +214,7 @@ test.each(BAD)('%s: refused by the API server at the field; validate refuses it 
   const [, mutate, field, message] = row;
   const o = policy(mutate);
   // WHEN
-  const r = await create(api, o);
+  const r = await create(api(), o);
   // THEN
   expect({ status: r.status, reason: r.body.reason }).toEqual({ status: 422, reason: 'Invalid' });
   const causes: Array<{ field: string; message: string }> = r.body.details?.causes ?? [];
@@ -223,7 +227,7 @@ test.each(BAD)('%s: refused by the API server at the field; validate refuses it 
 
 test('a name the file store refuses is refused: a DNS label of at most 40 characters', async () => {
   // WHEN
-  const r = await create(api, policy(undefined, 'p'.repeat(41)));
+  const r = await create(api(), policy(undefined, 'p'.repeat(41)));
   // THEN
   expect(r.status).toBe(422);
   expect(r.body.details.causes).toContainEqual(
@@ -237,7 +241,7 @@ test("a cron schedule and a time zone are the daemon's to check: accepted here, 
     (p) => (p.spec.waves[1].maintenanceWindows[0] = { schedule: '0 2 * *', duration: '4h', timeZone: 'Berlin' }),
   );
   // WHEN
-  const r = await create(api, o, { dryRun: true });
+  const r = await create(api(), o, { dryRun: true });
   // THEN
   expect(r.status).toBe(201);
   const { namespace: _ns, ...metadata } = o.metadata;
@@ -250,7 +254,7 @@ test("a cron schedule and a time zone are the daemon's to check: accepted here, 
 test('an unknown field is refused under strict field validation', async () => {
   // WHEN
   const r = await create(
-    api,
+    api(),
     policy((o) => (o.spec.waves[0].soakTime = '1h')),
   );
   // THEN

@@ -90,13 +90,13 @@ test.each([
   },
   {
     what: 'a template error',
-    e: new TemplateError('x', { hint: 'y' } as never),
+    e: new TemplateError('x', { hint: 'y' }),
     kind: 'stalled',
     reason: 'RenderFailed',
   },
   {
     what: 'a synthesis error',
-    e: new SynthesisError('x', { hint: 'y' } as never),
+    e: new SynthesisError('x', { hint: 'y' }),
     kind: 'stalled',
     reason: 'SynthesisFailed',
   },

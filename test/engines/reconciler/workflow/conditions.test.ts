@@ -1,6 +1,7 @@
 import { Condition } from '../../../../lib/model/cluster/status';
 import { fail } from '../../../fakes/fake-cloudformation';
 import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../../../fakes/harness';
+import { Json } from '../../../helpers/json';
 
 /** Conditions follow the Kubernetes conventions, and a roll says which files changed. */
 
@@ -13,7 +14,8 @@ beforeEach(async () => {
 });
 afterEach(() => h.cleanup());
 
-const setValues = (values: Record<string, unknown>) => (raw: any) => Object.assign(raw.spec.cloudConfig.values, values);
+const setValues = (values: Record<string, unknown>) => (raw: Json) =>
+  Object.assign(raw.spec.cloudConfig.values, values);
 const ready = (): Condition => h.condition('Ready')!;
 
 describe('lastTransitionTime moves only when the status changes', () => {

@@ -17,7 +17,8 @@ import {
  */
 
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined, child: () => log };
-const ctx = {} as ReconcileContext;
+// The tasks here never read their context: an instance with no fields set is enough.
+const ctx = Object.create(ReconcileContext.prototype) as ReconcileContext;
 const start = (): Start => Object.freeze({ log });
 const progress = (): Progress => ({ task: 'start', found: start() });
 
