@@ -36,21 +36,57 @@ const SAME: [string, string[], string[]][] = [
   ['the defaults', [], []],
   [
     'two shards, image by digest, IRSA, roles aggregated',
-    ['--shard', 'canary=tier=canary', '--shard', 'main=tier!=canary', '--image', 'registry.example.com/worker-stacks:0.1.0', '--image-digest', DIGEST, '--irsa-role-arn', 'arn:aws:iam::111111111111:role/worker-stacks', '--aggregate-to-default-roles', '--require-account-binding'],
-    ['--set', 'shards[0].name=canary,shards[0].selector=tier=canary,shards[1].name=main,shards[1].selector=tier!=canary', '--set', 'image.repository=registry.example.com/worker-stacks,image.tag=0.1.0', '--set', `image.digest=${DIGEST}`, '--set', 'serviceAccount.roleArn=arn:aws:iam::111111111111:role/worker-stacks', '--set', 'rbac.aggregateToDefaultRoles=true', '--set', 'admissionPolicy.requireAccountBinding=true'],
+    [
+      '--shard',
+      'canary=tier=canary',
+      '--shard',
+      'main=tier!=canary',
+      '--image',
+      'registry.example.com/worker-stacks:0.1.0',
+      '--image-digest',
+      DIGEST,
+      '--irsa-role-arn',
+      'arn:aws:iam::111111111111:role/worker-stacks',
+      '--aggregate-to-default-roles',
+      '--require-account-binding',
+    ],
+    [
+      '--set',
+      'shards[0].name=canary,shards[0].selector=tier=canary,shards[1].name=main,shards[1].selector=tier!=canary',
+      '--set',
+      'image.repository=registry.example.com/worker-stacks,image.tag=0.1.0',
+      '--set',
+      `image.digest=${DIGEST}`,
+      '--set',
+      'serviceAccount.roleArn=arn:aws:iam::111111111111:role/worker-stacks',
+      '--set',
+      'rbac.aggregateToDefaultRoles=true',
+      '--set',
+      'admissionPolicy.requireAccountBinding=true',
+    ],
   ],
-  ['another namespace, replicas and port, no NetworkPolicy', ['--namespace', 'platform', '--replicas', '3', '--port', '9090', '--no-network-policy'], ['--set', 'namespace.name=platform,replicas=3,reconciler.port=9090,networkPolicy.enabled=false']],
+  [
+    'another namespace, replicas and port, no NetworkPolicy',
+    ['--namespace', 'platform', '--replicas', '3', '--port', '9090', '--no-network-policy'],
+    ['--set', 'namespace.name=platform,replicas=3,reconciler.port=9090,networkPolicy.enabled=false'],
+  ],
 ];
 
-test.each(SAME)('helm template renders the objects of `worker-stacks manifests`, field for field: %s', (_what, flags, values) => {
-  // GIVEN the CLI's rendering, as a user runs it
-  const manifests = byKey(docs(runOk(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), 'manifests', ...flags])));
-  // WHEN the chart is rendered with the values that ask the same
-  const chart = byKey(helmTemplate(values));
-  // THEN the same objects, and each the same after dropping Helm's own annotation
-  expect([...chart.keys()].sort()).toEqual([...manifests.keys()].sort());
-  for (const [key, o] of manifests) expect({ key, object: withoutHelmOnly(chart.get(key)!) }).toEqual({ key, object: o });
-});
+test.each(SAME)(
+  'helm template renders the objects of `worker-stacks manifests`, field for field: %s',
+  (_what, flags, values) => {
+    // GIVEN the CLI's rendering, as a user runs it
+    const manifests = byKey(
+      docs(runOk(process.execPath, [path.join(REPO, 'bin', 'worker-stacks.js'), 'manifests', ...flags])),
+    );
+    // WHEN the chart is rendered with the values that ask the same
+    const chart = byKey(helmTemplate(values));
+    // THEN the same objects, and each the same after dropping Helm's own annotation
+    expect([...chart.keys()].sort()).toEqual([...manifests.keys()].sort());
+    for (const [key, o] of manifests)
+      expect({ key, object: withoutHelmOnly(chart.get(key)!) }).toEqual({ key, object: o });
+  },
+);
 
 test('the chart keeps the CRDs on uninstall by default (helm.sh/resource-policy: keep), and crds.keep=false drops it', () => {
   // WHEN

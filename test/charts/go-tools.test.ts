@@ -6,7 +6,10 @@ import { GO_TOOLS, goTool, runOk } from './tools';
 // The tools the chart, alert and kubectl tests run are the versions scripts/kube/build-*.sh pin, built from the Go
 // module proxy (and stamped with their version, as their own release builds are).
 
-const pinned = (script: string, variable: string) => fs.readFileSync(path.join(REPO, 'scripts', 'kube', script), 'utf8').match(new RegExp(`${variable}="\\$\\{${variable}:-([^}]+)\\}"`))![1];
+const pinned = (script: string, variable: string) =>
+  fs
+    .readFileSync(path.join(REPO, 'scripts', 'kube', script), 'utf8')
+    .match(new RegExp(`${variable}="\\$\\{${variable}:-([^}]+)\\}"`))![1];
 
 test.each([
   ['kubectl', ['version', '--client'], /^Client Version: v1\.37\.2$/m, pinned('build-kubectl.sh', 'KUBE_VERSION')],

@@ -34,7 +34,10 @@ beforeAll(async () => {
   startedAdmin = KubeClient.fromOptions({ kubeconfig: started.kubeconfig });
   // Stand-ins for prometheus-operator's CRDs (no network to fetch them): enough for the API server to store a
   // ServiceMonitor and a PrometheusRule; their own schema is prometheus-operator's business, not checked here.
-  for (const [kind, plural] of [['ServiceMonitor', 'servicemonitors'], ['PrometheusRule', 'prometheusrules']]) {
+  for (const [kind, plural] of [
+    ['ServiceMonitor', 'servicemonitors'],
+    ['PrometheusRule', 'prometheusrules'],
+  ]) {
     await admin().request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
@@ -43,7 +46,14 @@ beforeAll(async () => {
         group: 'monitoring.coreos.com',
         scope: 'Namespaced',
         names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
       },
     });
   }
@@ -62,7 +72,12 @@ function apiPath(o: Json): string {
   const plural = PLURALS[o.kind] ?? `${o.kind.toLowerCase()}s`;
   return `${base}${o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : ''}/${plural}/${o.metadata.name}`;
 }
-const PLURALS: Readonly<Partial<Record<string, string>>> = { NetworkPolicy: 'networkpolicies', PodDisruptionBudget: 'poddisruptionbudgets', ValidatingAdmissionPolicy: 'validatingadmissionpolicies', ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings' };
+const PLURALS: Readonly<Partial<Record<string, string>>> = {
+  NetworkPolicy: 'networkpolicies',
+  PodDisruptionBudget: 'poddisruptionbudgets',
+  ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
+  ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
+};
 
 async function live(o: Json): Promise<Json | undefined> {
   try {
@@ -84,19 +99,42 @@ test('helm install, upgrade (to shards, with the monitoring objects), uninstall 
   expect(installed).toContain('kubectl get leases -n worker-stacks');
   expect(installed).toContain('worker-stacks-view and worker-stacks-edit are not aggregated');
   const first = releaseObjects();
-  expect(first.map((o) => o.kind)).toEqual(expect.arrayContaining(['CustomResourceDefinition', 'Namespace', 'ServiceAccount', 'ClusterRole', 'ValidatingAdmissionPolicy', 'Deployment', 'PodDisruptionBudget', 'Service', 'NetworkPolicy']));
+  expect(first.map((o) => o.kind)).toEqual(
+    expect.arrayContaining([
+      'CustomResourceDefinition',
+      'Namespace',
+      'ServiceAccount',
+      'ClusterRole',
+      'ValidatingAdmissionPolicy',
+      'Deployment',
+      'PodDisruptionBudget',
+      'Service',
+      'NetworkPolicy',
+    ]),
+  );
   for (const o of first) {
     const got = await live(o);
-    expect({ key: keyOf(o), releaseName: got?.metadata.annotations?.['meta.helm.sh/release-name'] }).toEqual({ key: keyOf(o), releaseName: RELEASE });
+    expect({ key: keyOf(o), releaseName: got?.metadata.annotations?.['meta.helm.sh/release-name'] }).toEqual({
+      key: keyOf(o),
+      releaseName: RELEASE,
+    });
   }
   const deployment = (await live(first.find((o) => o.kind === 'Deployment')!))!;
   expect(deployment.spec.template.spec.containers[0].args).toContain('--all-namespaces');
   // AND the CRDs are served (their CEL rules compiled by the API server)
-  const crd = (await admin().request<Json>('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/workerclusters.worker-stacks.io')).body;
+  const crd = (
+    await admin().request<Json>(
+      'GET',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/workerclusters.worker-stacks.io',
+    )
+  ).body;
   expect(crd.status.conditions.find((c: Json) => c.type === 'Established').status).toBe('True');
 
   // WHEN the release is upgraded to two shards, with the ServiceMonitor, PrometheusRule and dashboard
-  const upgraded = runOk(helm, helmArgs(['upgrade', RELEASE, CHART, '-f', path.join(CHART, 'ci', 'shards-values.yaml')]));
+  const upgraded = runOk(
+    helm,
+    helmArgs(['upgrade', RELEASE, CHART, '-f', path.join(CHART, 'ci', 'shards-values.yaml')]),
+  );
   // THEN one Deployment per shard replaces the single one, and the Role names the shards' Leases
   expect(upgraded).toContain('STATUS: deployed');
   expect(upgraded).toContain('as 2 shards (canary: tier=canary, main: tier!=canary)');
@@ -130,28 +168,61 @@ test('helm install, upgrade (to shards, with the monitoring objects), uninstall 
   const again = run(helm, helmArgs(['install', RELEASE, CHART, '--set', 'namespace.name=worker-stacks-2']));
   // THEN the kept CRDs are adopted again and the release is deployed
   expect({ code: again.code, err: again.stderr }).toEqual({ code: 0, err: '' });
-  const crdAgain = (await admin().request<Json>('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/workerclusters.worker-stacks.io')).body;
+  const crdAgain = (
+    await admin().request<Json>(
+      'GET',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/workerclusters.worker-stacks.io',
+    )
+  ).body;
   expect(crdAgain.metadata.uid).toBe(crd.metadata.uid);
 }, 300_000);
 
-const VALUES_FILES = fs.readdirSync(path.join(CHART, 'ci')).filter((f) => f.endsWith('-values.yaml')).sort();
+const VALUES_FILES = fs
+  .readdirSync(path.join(CHART, 'ci'))
+  .filter((f) => f.endsWith('-values.yaml'))
+  .sort();
 
-test.each(VALUES_FILES)('the objects %s renders pass a server-side dry run with the real kubectl, without a warning', async (file) => {
-  // GIVEN the namespaces the values name (its own daemon namespace, so that no other test's objects are in the way)
-  const daemonNs = `dry-${file.replace('-values.yaml', '')}`;
-  for (const name of [daemonNs, 'platform-leases']) {
-    await admin().request('POST', '/api/v1/namespaces', { metadata: { name } }).catch((e: unknown) => {
-      if (!(e instanceof KubeApiError && e.statusCode === 409)) throw e;
+test.each(VALUES_FILES)(
+  'the objects %s renders pass a server-side dry run with the real kubectl, without a warning',
+  async (file) => {
+    // GIVEN the namespaces the values name (its own daemon namespace, so that no other test's objects are in the way)
+    const daemonNs = `dry-${file.replace('-values.yaml', '')}`;
+    for (const name of [daemonNs, 'platform-leases']) {
+      await admin()
+        .request('POST', '/api/v1/namespaces', { metadata: { name } })
+        .catch((e: unknown) => {
+          if (!(e instanceof KubeApiError && e.statusCode === 409)) throw e;
+        });
+    }
+    const rendered = runOk(helm, [
+      'template',
+      RELEASE,
+      CHART,
+      '-f',
+      path.join(CHART, 'ci', file),
+      '--set',
+      `namespace.name=${daemonNs}`,
+      '--set',
+      'namespace.create=false',
+    ]);
+    // WHEN the API server dry-runs every object (admission, schemas, CEL of the policies, Pod Security)
+    const r = run(goTool('kubectl'), ['--kubeconfig', api().kubeconfig, 'apply', '--dry-run=server', '-f', '-'], {
+      input: rendered,
     });
-  }
-  const rendered = runOk(helm, ['template', RELEASE, CHART, '-f', path.join(CHART, 'ci', file), '--set', `namespace.name=${daemonNs}`, '--set', 'namespace.create=false']);
-  // WHEN the API server dry-runs every object (admission, schemas, CEL of the policies, Pod Security)
-  const r = run(goTool('kubectl'), ['--kubeconfig', api().kubeconfig, 'apply', '--dry-run=server', '-f', '-'], { input: rendered });
-  // THEN each is accepted, and the API server warns about nothing (Pod Security included); kubectl's own note on
-  // cluster-scoped objects another test of this file installed with helm (no last-applied annotation) is not the
-  // API server's
-  const warnings = r.stderr.split('\n').filter((l) => l.trim() && !l.includes('kubectl.kubernetes.io/last-applied-configuration'));
-  expect({ code: r.code, warnings }).toEqual({ code: 0, warnings: [] });
-  expect(r.stdout.trim().split('\n').length).toBe(docs(rendered).length);
-  expect(r.stdout.trim().split('\n').every((l) => l.endsWith('(server dry run)'))).toBe(true);
-}, 120_000);
+    // THEN each is accepted, and the API server warns about nothing (Pod Security included); kubectl's own note on
+    // cluster-scoped objects another test of this file installed with helm (no last-applied annotation) is not the
+    // API server's
+    const warnings = r.stderr
+      .split('\n')
+      .filter((l) => l.trim() && !l.includes('kubectl.kubernetes.io/last-applied-configuration'));
+    expect({ code: r.code, warnings }).toEqual({ code: 0, warnings: [] });
+    expect(r.stdout.trim().split('\n').length).toBe(docs(rendered).length);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .every((l) => l.endsWith('(server dry run)')),
+    ).toBe(true);
+  },
+  120_000,
+);

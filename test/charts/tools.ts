@@ -17,14 +17,20 @@ const CACHE = process.env.WORKER_STACKS_TOOLS_CACHE ?? path.join(os.homedir(), '
 export const GO_TOOLS = {
   kubectl: { path: path.join(kubeBinDir(), 'kubectl'), build: 'bash scripts/kube/build-kubectl.sh' },
   helm: { path: path.join(CACHE, 'helm', 'v3.22.0', 'bin', 'helm'), build: 'bash scripts/kube/build-helm.sh' },
-  promtool: { path: path.join(CACHE, 'prometheus', 'v0.316.0', 'bin', 'promtool'), build: 'bash scripts/kube/build-promtool.sh' },
+  promtool: {
+    path: path.join(CACHE, 'prometheus', 'v0.316.0', 'bin', 'promtool'),
+    build: 'bash scripts/kube/build-promtool.sh',
+  },
 } as const;
 
 export const CHART = path.join(REPO, 'charts', 'worker-stacks');
 
 export function goTool(name: keyof typeof GO_TOOLS): string {
   const t = GO_TOOLS[name];
-  if (!fs.existsSync(t.path)) throw new Error(`${name} is not built (${t.path} is missing); run ${t.build} (or bash .ci/install-tools) — it needs Go and the Go module proxy`);
+  if (!fs.existsSync(t.path))
+    throw new Error(
+      `${name} is not built (${t.path} is missing); run ${t.build} (or bash .ci/install-tools) — it needs Go and the Go module proxy`,
+    );
   return t.path;
 }
 
@@ -35,16 +41,33 @@ export interface Run {
 }
 
 /** Runs a tool and returns its exit code and output (never throws on a non-zero exit). */
-export function run(file: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}): Run {
-  const r = spawnSync(file, args, { cwd: opts.cwd ?? REPO, env: { ...process.env, ...opts.env }, input: opts.input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+export function run(
+  file: string,
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {},
+): Run {
+  const r = spawnSync(file, args, {
+    cwd: opts.cwd ?? REPO,
+    env: { ...process.env, ...opts.env },
+    input: opts.input,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Like run, but a non-zero exit fails with the command and its output. */
-export function runOk(file: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}): string {
+export function runOk(
+  file: string,
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {},
+): string {
   const r = run(file, args, opts);
-  if (r.code !== 0) throw new Error(`${path.basename(file)} ${args.join(' ')} exited ${r.code}:\n${r.stderr}\n${r.stdout.slice(0, 4000)}`);
+  if (r.code !== 0)
+    throw new Error(
+      `${path.basename(file)} ${args.join(' ')} exited ${r.code}:\n${r.stderr}\n${r.stdout.slice(0, 4000)}`,
+    );
   return r.stdout;
 }
 
