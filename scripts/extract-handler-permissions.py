@@ -61,6 +61,7 @@ def main(wheel: str) -> None:
  * The handler permissions (create, read, update, delete, and the tagging permissions) of every CloudFormation resource type a worker stack can
  * hold, copied from the CloudFormation registry resource provider schemas in the PyPI package
  * {PACKAGE}=={VERSION} (wheel sha256 {PINNED_SHA256}).
+ * @internal The provenance test/security pins; the stack reads HANDLER_PERMISSIONS only.
  */
 export const HANDLER_PERMISSIONS_SOURCE = {{ registry: 'PyPI', package: '{PACKAGE}', version: '{VERSION}', sha256: '{PINNED_SHA256}' }} as const;
 

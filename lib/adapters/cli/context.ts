@@ -41,7 +41,7 @@ export const processIo: Io = {
   err: (t) => process.stderr.write(terminalText(t)),
 };
 
-/** Exit codes of every command (documented in the README): 3 is an AWS call that failed or could not be made. */
+/** Exit codes of every command (documented in docs/daemon.md, "Exit codes"): 3 is an AWS call that failed or could not be made. */
 export const EXIT = { ok: 0, invalid: 1, usage: 2, aws: 3 } as const;
 
 /** The --clusters/--templates flags every command that reads cluster objects takes. */

@@ -50,7 +50,9 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
     );
   program
     .command('schema')
-    .description('print the JSON Schema of the WorkerCluster object (or, with --markdown, the README field reference)')
+    .description(
+      'print the JSON Schema of the WorkerCluster object (or, with --markdown, the field reference of docs/reference.md)',
+    )
     .option('--markdown', 'the field reference table instead')
     .action((opts: { readonly markdown?: boolean }) => done(schemaCommand(io, { markdown: Boolean(opts.markdown) })));
   const commands: readonly Register[] = [

@@ -88,7 +88,7 @@ function removePair(text: string, spec: YAMLMap, pair: Pair): string | undefined
 
 /** `spec:` then, on the next line and indented like spec's first key, `paused: true`. */
 function addToBlock(text: string, doc: Document, spec: YAMLMap, eol: string): string | undefined {
-  const first = spec.items[0];
+  const first = spec.items.at(0);
   const specPair = isMap(doc.contents)
     ? doc.contents.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === 'spec')
     : undefined;
@@ -105,9 +105,11 @@ function addToBlock(text: string, doc: Document, spec: YAMLMap, eol: string): st
 
 /** `spec: { a: 1 }` → `spec: { paused: true, a: 1 }`; `spec: {}` → `spec: {paused: true}`. */
 function addToFlow(text: string, spec: YAMLMap): string | undefined {
-  const first = spec.items[0];
+  const first = spec.items.at(0);
   if (!first) {
-    const open = text.indexOf('{', spec.range![0]);
+    // A parsed document's nodes carry their ranges; without one there is nothing to edit in place.
+    if (!spec.range) return undefined;
+    const open = text.indexOf('{', spec.range[0]);
     return open < 0 ? undefined : text.slice(0, open + 1) + 'paused: true' + text.slice(open + 1);
   }
   if (!isScalar(first.key) || !first.key.range) return undefined;

@@ -28,7 +28,7 @@ function isJsonExact(v: unknown): boolean {
   if (typeof v === 'number') return Number.isFinite(v);
   if (Array.isArray(v)) return v.every(isJsonExact);
   if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
-    return Object.values(v as object).every(isJsonExact);
+    return Object.values(v).every(isJsonExact);
   return false;
 }
 
@@ -57,7 +57,7 @@ export function decodeRevision(s: string): Revision {
   const [v, generation, specHash, contentHash] = s.split(':');
   return {
     v: Number(v),
-    generation: Number(generation ?? 1) || 1,
+    generation: Number(generation) || 1,
     specHash: specHash || undefined,
     contentHash: contentHash || undefined,
   };
@@ -76,10 +76,10 @@ const LEGACY_BOOKKEEPING = [
 
 export function migrateLegacyStatus(status: unknown): unknown {
   if (!status || typeof status !== 'object') return status;
-  const s = { ...(status as Record<string, unknown>) };
-  const moved = Object.fromEntries(LEGACY_BOOKKEEPING.filter((k) => k in s).map((k) => [k, s[k]]));
-  if (Object.keys(moved).length === 0) return s;
-  for (const k of Object.keys(moved)) delete s[k];
+  const all = { ...(status as Record<string, unknown>) };
+  const moved = Object.fromEntries(LEGACY_BOOKKEEPING.filter((k) => k in all).map((k) => [k, all[k]]));
+  if (Object.keys(moved).length === 0) return all;
+  const s = Object.fromEntries(Object.entries(all).filter(([k]) => !(k in moved)));
   // Conditions of the old Failed type say nothing the new types do not: dropped, the next pass sets Degraded/Stalled.
   if (Array.isArray(s.conditions))
     s.conditions = (s.conditions as Array<{ type?: string }>).filter((c) => c.type !== 'Failed');

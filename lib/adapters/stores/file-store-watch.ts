@@ -22,13 +22,13 @@ export function watchClusterFiles(clustersDir: string, stateDir: string, onChang
     );
   };
   const watcher = fs.watch(clustersDir, { persistent: false }, (_event, file) => {
-    const name = file ? String(file) : '';
+    const name = file ?? '';
     if (/\.ya?ml$/.test(name)) settle(name.replace(/\.ya?ml$/, ''));
   });
   // Retry requests: only `<name>.retry` files (the reconciler's own status writes must not wake it).
   fs.mkdirSync(stateDir, { recursive: true });
   const requests = fs.watch(stateDir, { persistent: false }, (_event, file) => {
-    const name = file ? String(file) : '';
+    const name = file ?? '';
     if (/\.retry$/.test(name)) onChange(name.replace(/\.retry$/, ''));
   });
   return () => {

@@ -59,6 +59,7 @@ export class FileStore implements ClusterStore {
     this.lockStaleMs = props.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- ClusterStore's methods are async: a throw here must reach the caller as a rejection, as the Kubernetes store's do
   public async list(): Promise<ClusterRecord[]> {
     if (!fs.existsSync(this.clustersDir)) {
       throw new WorkerStacksError(`cluster directory ${this.clustersDir} does not exist`, {
@@ -81,6 +82,7 @@ export class FileStore implements ClusterStore {
     });
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- ClusterStore's methods are async: a throw here must reach the caller as a rejection, as the Kubernetes store's do
   public async get(name: string): Promise<ClusterRecord | undefined> {
     const file = clusterFiles(this.clustersDir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name);
     if (file) return this.read(name, file);
@@ -102,6 +104,7 @@ export class FileStore implements ClusterStore {
       : undefined;
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- ClusterStore's methods are async: a throw here must reach the caller as a rejection, as the Kubernetes store's do
   public async writeStatus(name: string, status: ClusterStatus, resourceVersion: string): Promise<string> {
     const rev = decodeRevision(resourceVersion);
     // Never write what a read would refuse: one bad write would make the cluster unreadable from then on.
@@ -129,6 +132,7 @@ export class FileStore implements ClusterStore {
     });
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- ClusterStore's methods are async: a throw here must reach the caller as a rejection, as the Kubernetes store's do
   public async clearStatus(name: string, resourceVersion: string): Promise<void> {
     const rev = decodeRevision(resourceVersion);
     this.locked(name, () => {
@@ -145,6 +149,7 @@ export class FileStore implements ClusterStore {
   }
 
   /** A retry request is its own small file beside the status (`<name>.retry`), so asking never conflicts with a status write. */
+  // eslint-disable-next-line @typescript-eslint/require-await -- ClusterStore's methods are async: a throw here must reach the caller as a rejection, as the Kubernetes store's do
   public async requestRetry(name: string, token: string): Promise<void> {
     fs.mkdirSync(this.stateDir, { recursive: true });
     const target = path.join(this.stateDir, `${name}.retry`);
@@ -161,6 +166,7 @@ export class FileStore implements ClusterStore {
     }
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- ClusterStore's methods are async: a throw here must reach the caller as a rejection, as the Kubernetes store's do
   public async setPaused(name: string, paused: boolean): Promise<void> {
     const file = clusterFiles(this.clustersDir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name);
     if (!file)
@@ -239,14 +245,13 @@ export class FileStore implements ClusterStore {
     const hit = this.parseCache.get(name);
     if (hit && hit.contentHash === contentHash && hit.source === source) return hit;
     // A new process finds the parsed object in the state file, stored when these bytes were first read.
-    const stored = state?.contentHash === contentHash && state.object !== undefined;
-    const { raw, problems } = stored ? { raw: state!.object, problems: [] } : parseClusterYaml(text, source);
-    const specHash =
-      stored && state!.specHash
-        ? state!.specHash
-        : raw && typeof raw === 'object'
-          ? sha256Hex(canonicalJson((raw as { spec?: unknown }).spec ?? null))
-          : undefined;
+    const stored = state?.contentHash === contentHash && state.object !== undefined ? state : undefined;
+    const { raw, problems } = stored ? { raw: stored.object, problems: [] } : parseClusterYaml(text, source);
+    const specHash = stored?.specHash
+      ? stored.specHash
+      : raw && typeof raw === 'object'
+        ? sha256Hex(canonicalJson((raw as { spec?: unknown }).spec ?? null))
+        : undefined;
     const entry: ParsedObject = { source, contentHash, raw: deepFreeze(raw), problems, specHash };
     this.parseCache.set(name, entry);
     return entry;

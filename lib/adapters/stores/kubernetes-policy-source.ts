@@ -68,7 +68,7 @@ export class KubernetesPolicySource implements RolloutPolicySource {
     const o = await this.locate(name);
     const { body } = await this.client.request<KubeRolloutPolicy>(
       'PATCH',
-      policyObjectPath(o.metadata.namespace!, name),
+      policyObjectPath(namespaceOf(o), name),
       { spec: { paused: paused ? true : null } },
       'application/merge-patch+json',
     );
@@ -113,7 +113,7 @@ export class KubernetesPolicySource implements RolloutPolicySource {
         apiVersion: o.apiVersion,
         kind: o.kind ?? POLICY_KIND,
         name: o.metadata.name,
-        namespace: o.metadata.namespace!,
+        namespace: namespaceOf(o),
         uid: o.metadata.uid,
         resourceVersion: o.metadata.resourceVersion,
       },
@@ -177,7 +177,7 @@ export class KubernetesPolicySource implements RolloutPolicySource {
       if (cont) q.set('continue', cont);
       const { body } = await this.client.request<{ metadata: { continue?: string }; items: KubeRolloutPolicy[] }>(
         'GET',
-        `${policyCollectionPath(namespace)}?${q}`,
+        `${policyCollectionPath(namespace)}?${q.toString()}`,
       );
       out.push(...body.items);
       cont = body.metadata.continue || undefined;
@@ -213,6 +213,17 @@ export class KubernetesPolicySource implements RolloutPolicySource {
 }
 
 const SYNC_WAIT_MS = 30_000;
+
+/** The API server sets a namespaced object's namespace; a policy read without one is a broken response. */
+function namespaceOf(o: KubeRolloutPolicy): string {
+  const ns = o.metadata.namespace;
+  if (!ns) {
+    throw new WorkerStacksError(`rollout policy ${o.metadata.name} came back from the API server without a namespace`, {
+      hint: 'WorkerRolloutPolicy is namespaced: apply the CRDs that `worker-stacks crd` prints',
+    });
+  }
+  return ns;
+}
 
 function key(o: KubeRolloutPolicy): string {
   return `${o.metadata.namespace ?? ''}/${o.metadata.name}`;

@@ -206,12 +206,12 @@ export class WorkerPool extends Construct {
         role: this.role,
         securityGroup: this.securityGroup,
         requireImdsv2: true,
-        // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- autoscaling's enum lacks io2, which CloudFormation takes; gp3 and gp2 are its own values
         blockDevices: [
           {
             deviceName,
             volume: autoscaling.BlockDeviceVolume.ebs(size, {
               ...volume,
+              // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- autoscaling's enum lacks io2, which CloudFormation takes; gp3 and gp2 are its own values
               volumeType: volume.volumeType as autoscaling.EbsDeviceVolumeType,
             }),
           },

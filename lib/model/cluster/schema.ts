@@ -29,8 +29,8 @@ import {
 
 /**
  * The WorkerCluster object. This schema is the single source of truth: the
- * TypeScript types are inferred from it, validation runs it, and the README
- * reference (and later the CRD) is generated from it.
+ * TypeScript types are inferred from it, validation runs it, and the
+ * reference (docs/reference.md) and the CRD are generated from it.
  */
 
 export const API_VERSION = 'worker-stacks.io/v1alpha1';
@@ -419,9 +419,4 @@ export const WorkerClusterSchema = z.strictObject({
 });
 
 export type WorkerCluster = z.output<typeof WorkerClusterSchema>;
-export type WorkerClusterInput = z.input<typeof WorkerClusterSchema>;
 export type ClusterSpec = WorkerCluster['spec'];
-export type SecurityGroupRule = ClusterSpec['securityGroupRules'][number];
-export type RuleSource = SecurityGroupRule['source'];
-export type Listener = ClusterSpec['listeners'][number];
-export type CloudConfigValues = ClusterSpec['cloudConfig']['values'];

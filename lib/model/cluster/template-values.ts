@@ -125,7 +125,7 @@ function readDeclaration(templatesDir: string, file: string, shown: string): Tem
         v.max !== undefined)
     ) {
       problems.push(
-        `${at}: ${v.name} is typed by worker-stacks (README "Cluster object reference"); give only name, type and description`,
+        `${at}: ${v.name} is typed by worker-stacks (docs/reference.md); give only name, type and description`,
       );
     }
     for (const field of ['pattern', 'keyPattern'] as const) {
@@ -268,7 +268,7 @@ export function templateValueProblems(rawValues: unknown, template: string, decl
       const takes = decl.values.filter((x) => !CORE_VALUES.includes(x.name)).map((x) => x.name);
       out.push({
         path: key(k),
-        message: `unknown value: template ${template} does not declare it (${takes.length ? `it also takes ${takes.join(', ')}` : 'it takes only the values every template takes'}; see README "Cluster object reference")`,
+        message: `unknown value: template ${template} does not declare it (${takes.length ? `it also takes ${takes.join(', ')}` : 'it takes only the values every template takes'}; see docs/reference.md)`,
       });
       continue;
     }

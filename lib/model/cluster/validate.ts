@@ -27,8 +27,6 @@ export interface ValidationResult {
   readonly problems: readonly Problem[];
 }
 
-export { formatPath } from './format-path';
-
 function typeName(v: unknown): string {
   return Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
@@ -49,7 +47,7 @@ export function issueToProblems(file: string, issue: z.core.$ZodIssue): Problem[
     return issue.keys.map((k) => ({
       file,
       path: formatPath([...issue.path, k]),
-      message: 'unknown field (check the spelling against the README reference)',
+      message: 'unknown field (check the spelling against docs/reference.md)',
     }));
   }
   if (issue.code === 'invalid_type' && issue.input === undefined) {

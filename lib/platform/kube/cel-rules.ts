@@ -14,7 +14,7 @@ import { bind, bound, indexed, PlacedValidation, unique, v } from './cel-build';
  * item (`spec.listeners[2].certificateArn`); a rule over a whole list names the item in its message.
  *
  * What CEL cannot say stays with the reconciler, which reports it in the object's conditions with the same
- * message as `validate` (README "Running in a management cluster" lists them): whether the template exists in
+ * message as `validate` (docs/kubernetes.md lists them): whether the template exists in
  * cloudconfig/ and its own values (the templates are files of the daemon, not of the API server), a listener
  * certificate's region and account (below), and anything that needs synthesis (cdk-nag).
  */
@@ -540,7 +540,7 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   secretScope(),
   ...alarmRules(),
   // A listener certificate's region and account: one rule over the list would have to format the ARN's parts of the
-  // first bad listener, which the cost estimator cannot bound; the reconciler reports it (README).
+  // first bad listener, which the cost estimator cannot bound; the reconciler reports it (docs/kubernetes.md).
 
   // cross-field.ts taintProblems, tagProblems
   unique(

@@ -1,7 +1,8 @@
 import { ClusterSpecSchema } from '../../model/cluster/schema';
+import { PlacedValidation } from './cel-build';
 import { CAPS, CROSS_FIELD_RULES } from './cel-rules';
 import { KubeStatusSchema } from './printer-status';
-import { Json, structuralSchema } from './structural';
+import { Json, SchemaNode, structuralSchema } from './structural';
 
 /**
  * The WorkerCluster CustomResourceDefinition, generated from the zod schema the file store validates with
@@ -17,8 +18,8 @@ export const KIND = 'WorkerCluster';
 export const LIST_KIND = 'WorkerClusterList';
 export const SHORT_NAMES = ['wc'] as const;
 export const CATEGORIES = ['worker-stacks'] as const;
+/** @internal The tests install, wait for and delete the CRD by this name. */
 export const CRD_NAME = `${PLURAL}.${GROUP}`;
-export const API_VERSION = `${GROUP}/${VERSION}`;
 
 /** Columns of `kubectl get wc`: where the cluster is, without reading the status. */
 export const PRINTER_COLUMNS = [
@@ -64,14 +65,14 @@ export const PRINTER_COLUMNS = [
 ] as const;
 
 /** The schema node at a path of cel-rules.ts ('spec.listeners[]', 'spec.pool', '' for the object). */
-export function nodeAt(root: Json, at: string): Json {
-  let node = root;
+export function nodeAt(root: SchemaNode, at: string): SchemaNode {
+  let node: SchemaNode | undefined = root;
   if (!at) return node;
   for (const part of at.split('.')) {
     const name = part.replace(/\[\]$/, '');
     node = node.properties?.[name];
+    if (node && part.endsWith('[]')) node = node.items;
     if (!node) throw new Error(`CRD generator: no schema node at ${at} (a cel-rules.ts path no longer in the schema)`);
-    if (part.endsWith('[]')) node = node.items;
   }
   return node;
 }
@@ -80,14 +81,16 @@ export function nodeAt(root: Json, at: string): Json {
 export function workerClusterSchema(): Json {
   const spec = structuralSchema(ClusterSpecSchema, 'input');
   spec.description =
-    'What the cluster\'s worker stack should be; the same fields as clusters/<name>.yaml (README "The cluster object").';
+    "What the cluster's worker stack should be; the same fields as clusters/<name>.yaml (docs/reference.md).";
   const status = structuralSchema(KubeStatusSchema, 'output');
   status.description = 'Written by the reconciler only, through the status subresource.';
   // Every status field is optional to the API server: a status is cleared by writing {}.
   delete status.required;
   // One condition per type: a map keyed by type, as the Kubernetes API conventions have it.
-  status.properties.conditions['x-kubernetes-list-type'] = 'map';
-  status.properties.conditions['x-kubernetes-list-map-keys'] = ['type'];
+  const conditions = status.properties?.conditions;
+  if (!conditions) throw new Error('CRD generator: the status schema has no conditions');
+  conditions['x-kubernetes-list-type'] = 'map';
+  conditions['x-kubernetes-list-map-keys'] = ['type'];
   return objectSchema(
     "One Kubernetes cluster's worker nodes: a CloudFormation stack per object, kept in step by worker-stacks reconcile.",
     { spec, status },
@@ -102,11 +105,11 @@ export function workerClusterSchema(): Json {
  */
 export function objectSchema(
   description: string,
-  parts: { spec: Json; status?: Json },
-  caps: Readonly<Record<string, Json>>,
-  rules: ReadonlyArray<{ readonly at: string } & Json>,
+  parts: { spec: SchemaNode; status?: SchemaNode },
+  caps: Readonly<Record<string, SchemaNode>>,
+  rules: readonly PlacedValidation[],
 ): Json {
-  const root: Json = {
+  const root: SchemaNode = {
     type: 'object',
     description,
     required: ['spec'],

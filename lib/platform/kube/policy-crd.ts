@@ -21,6 +21,7 @@ export const POLICY_PLURAL = 'workerrolloutpolicies';
 export const POLICY_SINGULAR = 'workerrolloutpolicy';
 export const POLICY_LIST_KIND = `${POLICY_KIND}List`;
 export const POLICY_SHORT_NAMES = ['wrp'] as const;
+/** @internal The tests install, wait for and delete the CRD by this name. */
 export const POLICY_CRD_NAME = `${POLICY_PLURAL}.${GROUP}`;
 
 /**
@@ -92,7 +93,7 @@ export const POLICY_RULES: readonly PlacedValidation[] = [
 export function rolloutPolicySchema(): Json {
   const spec = structuralSchema(RolloutPolicySpecSchema, 'input');
   spec.description =
-    'How a change that rolls nodes moves through the clusters of this namespace; the same fields as <clusters>/rollout-policies/<name>.yaml (README "Fleet rollouts").';
+    'How a change that rolls nodes moves through the clusters of this namespace; the same fields as <clusters>/rollout-policies/<name>.yaml (docs/fleet-rollouts.md).';
   return objectSchema(
     'A fleet rollout policy: ordered waves of WorkerClusters (by label selector), each with its concurrency, soak time and maintenance windows.',
     { spec },

@@ -14,7 +14,19 @@ import { CelRule, openApiRuleOf } from '../../model/cluster/openapi';
  * - a union of strings takes the one rule set registered for the union.
  */
 
+/** A generated document (a CRD, a schema) as callers get it: the CLI prints it, the tests read it at any depth. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an emitted Kubernetes document read at any depth by its readers; the generator itself edits SchemaNode
 export type Json = Record<string, any>;
+
+/** A node of an openAPIV3Schema while the generator edits it: the keywords it reads are typed, the rest pass through. */
+export interface SchemaNode {
+  [keyword: string]: unknown;
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  additionalProperties?: boolean | SchemaNode;
+  required?: unknown[];
+  'x-kubernetes-validations'?: unknown[];
+}
 
 /** A CEL rule as a CRD carries it (x-kubernetes-validations). */
 export interface Validation {
@@ -65,7 +77,7 @@ export function keyValidation(r: CelRule): Validation {
   return { rule: `self.all(k, ${rebind(r.rule, 'k')})`, messageExpression: rebind(r.messageExpression, offender) };
 }
 
-function applyRule(zodSchema: z.core.$ZodType, js: Json): void {
+function applyRule(zodSchema: z.core.$ZodType, js: SchemaNode): void {
   const rule = openApiRuleOf(zodSchema);
   if (rule?.intOrString) {
     // A count or a percentage: no type (the API server takes an integer or a string), each checked by its own keywords.
@@ -93,7 +105,7 @@ function applyRule(zodSchema: z.core.$ZodType, js: Json): void {
   }
 }
 
-function clean(js: Json, at: string): Json {
+function clean(js: SchemaNode, at: string): SchemaNode {
   if (js.const !== undefined) {
     js.enum = [js.const];
     delete js.const;
@@ -103,29 +115,30 @@ function clean(js: Json, at: string): Json {
     if (extra !== undefined && extra !== false && !(typeof extra === 'object' && Object.keys(extra).length > 0))
       js['x-kubernetes-preserve-unknown-fields'] = true;
     delete js.additionalProperties;
-    for (const [k, v] of Object.entries(js.properties)) js.properties[k] = clean(v as Json, `${at}.${k}`);
+    for (const [k, v] of Object.entries(js.properties)) js.properties[k] = clean(v, `${at}.${k}`);
   } else if (js.additionalProperties && typeof js.additionalProperties === 'object') {
     js.additionalProperties = clean(js.additionalProperties, `${at}[*]`);
-  } else if (js.type === 'object' && js.additionalProperties === undefined && js.properties === undefined) {
+  } else if (js.type === 'object' && js.additionalProperties === undefined) {
     js['x-kubernetes-preserve-unknown-fields'] = true;
   }
   if (js.items) js.items = clean(js.items, `${at}[]`);
   if (js.required && js.required.length === 0) delete js.required;
-  for (const k of Object.keys(js)) if (!KEPT.has(k)) delete js[k];
-  if (js.type === undefined && !js['x-kubernetes-preserve-unknown-fields'] && !js['x-kubernetes-int-or-string'])
+  const kept: SchemaNode = Object.fromEntries(Object.entries(js).filter(([k]) => KEPT.has(k)));
+  if (kept.type === undefined && !kept['x-kubernetes-preserve-unknown-fields'] && !kept['x-kubernetes-int-or-string'])
     throw new Error(
       `structural schema: ${at || '<root>'} has no type (zod emitted a shape the CRD generator does not convert)`,
     );
-  return js;
+  return kept;
 }
 
 /** The structural schema of a zod schema. `io: 'input'` for what users write (defaults optional), 'output' for status. */
-export function structuralSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+export function structuralSchema(schema: z.ZodType, io: 'input' | 'output'): SchemaNode {
+  // Our schemas have no boolean subschemas (`true`/`false` in place of a schema), so every node is an object.
   const js = z.toJSONSchema(schema, {
     io,
     unrepresentable: 'any',
-    override: (ctx) => applyRule(ctx.zodSchema, ctx.jsonSchema as Json),
-  }) as Json;
+    override: (ctx) => applyRule(ctx.zodSchema, ctx.jsonSchema as SchemaNode),
+  }) as SchemaNode;
   delete js.$schema;
   return clean(js, '');
 }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { ClusterStatus, getCondition } from '../../../lib/model/cluster/status';
-import { Result } from '../../../lib/engines/reconciler/workflow/context';
+import { Result } from '../../../lib/engines/reconciler/workflow/outcomes';
 import * as synthesis from '../../../lib/engines/synthesis/synthesize';
 import { fail, Method, stuck } from '../../fakes/fake-cloudformation';
 import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE, problem } from '../../fakes/harness';

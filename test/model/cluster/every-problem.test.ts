@@ -23,7 +23,7 @@ describe('every problem at once', () => {
       'clusters/prod-eu1.yaml: spec.cloudConfig.template: unknown template "flatcar" (known: al2023-worker, flatcar-worker)',
       'clusters/prod-eu1.yaml: spec.cloudConfig.values.maxPods: "110" is a string, expected a number (remove the quotes)',
       'clusters/prod-eu1.yaml: spec.listeners[1].port: 70000 is not a port (1-65535)',
-      'clusters/prod-eu1.yaml: spec.pool.instanceType: unknown field (check the spelling against the README reference)',
+      'clusters/prod-eu1.yaml: spec.pool.instanceType: unknown field (check the spelling against docs/reference.md)',
       'clusters/prod-eu1.yaml: spec.pool.minSize: 40 is greater than maxSize 30',
       'clusters/prod-eu1.yaml: spec.securityGroupRules[2].source.cidr: 10.20.1.0/16 has host bits set (did you mean 10.20.0.0/16?)',
     ]);

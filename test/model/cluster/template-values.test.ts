@@ -84,7 +84,7 @@ test('a value the chosen template does not declare is refused, naming what the t
       file: 'clusters/staging-us1.yaml',
       path: 'spec.cloudConfig.values.kubeletLogLvl',
       message:
-        'unknown value: template al2023-worker does not declare it (it also takes kubeletSha256, kubeletLogLevel; see README "Cluster object reference")',
+        'unknown value: template al2023-worker does not declare it (it also takes kubeletSha256, kubeletLogLevel; see docs/reference.md)',
     },
   ]);
 });
@@ -94,7 +94,7 @@ test("another template's value is unknown to a template that does not declare it
   raw.spec.cloudConfig.values.kubeletLogLevel = 7;
   const r = validateCluster(raw, { file: 'clusters/prod-eu1.yaml', templates: TEMPLATES });
   expect(r.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
-    'spec.cloudConfig.values.kubeletLogLevel: unknown value: template flatcar-worker does not declare it (it also takes kubeletSha256, awsCliImage; see README "Cluster object reference")',
+    'spec.cloudConfig.values.kubeletLogLevel: unknown value: template flatcar-worker does not declare it (it also takes kubeletSha256, awsCliImage; see docs/reference.md)',
   ]);
 });
 

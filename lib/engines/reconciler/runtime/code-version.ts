@@ -49,12 +49,19 @@ export function sourceCodeVersion(root: string = PROJECT_ROOT): CodeVersion {
   const templateCode = sha256Hex(
     canonicalJson(files.map((f) => [path.relative(root, f).split(path.sep).join('/'), sha256Hex(fs.readFileSync(f))])),
   );
-  const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
-  const libraries = SYNTH_LIBRARIES.map((m) => `${m}@${(require(`${m}/package.json`) as { version: string }).version}`);
+  const version = packageVersion(path.join(root, 'package.json'));
+  const libraries = SYNTH_LIBRARIES.map((m) => `${m}@${packageVersion(require.resolve(`${m}/package.json`))}`);
   return { version, templateCode, libraries };
 }
 
-/** Writes the stamp into a build directory (`npm run build` runs this after tsc). */
+function packageVersion(packageJson: string): string {
+  return (JSON.parse(fs.readFileSync(packageJson, 'utf8')) as { version: string }).version;
+}
+
+/**
+ * Writes the stamp into a build directory (`npm run build` runs this after tsc).
+ * @public scripts/stamp-build.js calls it in the compiled build/ tree, by a path knip cannot follow.
+ */
 export function writeStamp(buildDir: string, root: string = PROJECT_ROOT): CodeVersion {
   const v = sourceCodeVersion(root);
   fs.writeFileSync(path.join(buildDir, STAMP_FILE), canonicalJson(v) + '\n');
@@ -112,8 +119,10 @@ export function compareVersions(a: string, b: string): number {
     const d = Number(pa[i]) - Number(pb[i]);
     if (d !== 0) return Math.sign(d);
   }
-  if (pa[4] === pb[4]) return 0;
-  if (pa[4] === undefined) return 1;
-  if (pb[4] === undefined) return -1;
-  return pa[4] < pb[4] ? -1 : 1;
+  // The pre-release group is optional: undefined when the version has none.
+  const [ra, rb] = [pa.at(4), pb.at(4)];
+  if (ra === rb) return 0;
+  if (ra === undefined) return 1;
+  if (rb === undefined) return -1;
+  return ra < rb ? -1 : 1;
 }

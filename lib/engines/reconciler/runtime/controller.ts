@@ -55,14 +55,8 @@ export class Controller {
     this.slots = new FleetSlots(Math.max(1, opts.concurrency ?? 4));
     this.listings = new StackListings(deps, deps.pollMs ?? DEFAULT_POLL_MS);
     if (opts.policies) {
-      const signals = new RolloutSignals({
-        log: deps.log,
-        source: opts.policies,
-        now: deps.now,
-        look: () => this.rollout!.snapshot(true),
-      });
-      this.signals = signals;
-      this.rollout = new RolloutCoordinator({
+      // Each calls the other back, never while being built: the closures read consts set before any pass.
+      const rollout = new RolloutCoordinator({
         store: deps.store,
         policies: opts.policies,
         // Other clusters' stacks as their own reconciles recorded them, and those in progress from the cheap
@@ -76,6 +70,14 @@ export class Controller {
         maxAgeMs: deps.pollMs ?? DEFAULT_POLL_MS,
         onSnapshot: (fleet) => signals.observe(fleet),
       });
+      const signals = new RolloutSignals({
+        log: deps.log,
+        source: opts.policies,
+        now: deps.now,
+        look: () => rollout.snapshot(true),
+      });
+      this.rollout = rollout;
+      this.signals = signals;
     }
     this.reconcileDeps = { ...deps, slots: deps.slots ?? this.slots, rollout: deps.rollout ?? this.rollout };
     opts.metrics?.trackWaiting(() => this.slots.inProgress());
@@ -179,10 +181,13 @@ export class Controller {
     // One listing per account and region (each account's own credentials), fresh for a pass over the fleet; the
     // clusters due again (stacks in progress) are looked at through the cheaper listings of StackListings.lookup.
     const regions = new Map(
-      records.filter((r) => regionOf(r)).map((r) => [`${accountOf(r.raw) ?? ''}/${regionOf(r)}`, r] as const),
+      records.flatMap((r) => {
+        const region = regionOf(r);
+        return region ? [[`${accountOf(r.raw) ?? ''}/${region}`, { region, account: accountOf(r.raw) }] as const] : [];
+      }),
     );
     if (!names)
-      await Promise.all([...regions.values()].map((r) => this.listings.get(regionOf(r)!, true, accountOf(r.raw))));
+      await Promise.all([...regions.values()].map(({ region, account }) => this.listings.get(region, true, account)));
     const listed = new Map(records.filter((r) => !this.inFlight.has(r.name)).map((r) => [r.name, r]));
     for (const name of listed.keys()) queue.add(name);
     return {

@@ -88,7 +88,10 @@ export async function runDaemon(
         try {
           outcome = shouldStop() ? undefined : await controller.reconcileKey(key);
           opts.onOutcome?.(key, outcome?.result ?? 'removed');
-          if (!outcome) return queue.forget(key);
+          if (!outcome) {
+            queue.forget(key);
+            return;
+          }
           // The daemon honours every RequeueAfter (a backoff, a hold's recheck); a transient error backs off per key.
           if (outcome.result === 'transient') queue.addRateLimited(key);
           else {
@@ -101,7 +104,9 @@ export async function runDaemon(
         } finally {
           queue.done(key);
           refreshGauges();
-          await reconciled(key, outcome).catch((e) => deps.log.warn({ err: String(e) }, 'could not end the pass'));
+          await reconciled(key, outcome).catch((e: unknown) =>
+            deps.log.warn({ err: String(e) }, 'could not end the pass'),
+          );
         }
       })();
       inHand.add(job);
@@ -188,7 +193,7 @@ export async function runDaemonWhileLeading(
           ? undefined
           : runDaemon(controller, deps, AbortSignal.any([mine.signal, signal]), opts),
       )
-      .catch((e) => deps.log.error({ err: String(e) }, 'the daemon failed'));
+      .catch((e: unknown) => deps.log.error({ err: String(e) }, 'the daemon failed'));
   });
   const stop = () => {
     term?.abort();

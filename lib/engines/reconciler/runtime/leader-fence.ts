@@ -26,6 +26,7 @@ export function fencedAws(
         const value = Reflect.get(t, prop, receiver);
         if (typeof value !== 'function' || !WRITES.has(String(prop))) return value;
         // Every write is async: a refusal is a rejected promise, like any failed call.
+        // eslint-disable-next-line @typescript-eslint/require-await -- async only to turn check's throw into a rejection
         return async (...args: unknown[]) => {
           check(String(prop));
           return (value as (...a: unknown[]) => unknown).apply(t, args);

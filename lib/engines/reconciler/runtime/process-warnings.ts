@@ -13,6 +13,6 @@ export function routeProcessWarnings(log: Logger, proc: NodeJS.Process = process
   proc.on('warning', onWarning);
   return () => {
     proc.off('warning', onWarning);
-    for (const l of previous) proc.on('warning', l as (w: Error) => void);
+    for (const l of previous) proc.on('warning', l);
   };
 }

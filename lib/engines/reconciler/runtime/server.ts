@@ -18,7 +18,7 @@ export function startOpsServer(
     if (url === '/metrics') {
       metrics.registry.metrics().then(
         (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
-        (e) => res.writeHead(500).end(String(e)),
+        (e: unknown) => res.writeHead(500).end(String(e)),
       );
       return undefined;
     }

@@ -98,13 +98,13 @@ export class StackListings {
 
   private isFresh(cache: Map<string, Listing>, region: string, account?: string): boolean {
     const hit = cache.get(account ? `${account}/${region}` : region);
-    return Boolean(hit) && this.clock() - hit!.at < this.maxAgeMs;
+    return hit !== undefined && this.clock() - hit.at < this.maxAgeMs;
   }
 
   /** Fresh, and begun after the write `since` (an epoch). */
   private usable(cache: Map<string, Listing>, region: string, account: string | undefined, since: number): boolean {
     const hit = cache.get(account ? `${account}/${region}` : region);
-    return this.isFresh(cache, region, account) && hit!.epoch > since;
+    return hit !== undefined && this.isFresh(cache, region, account) && hit.epoch > since;
   }
 
   private cached(
@@ -118,7 +118,7 @@ export class StackListings {
     const hit = cache.get(key);
     const now = this.clock();
     if (hit && !fresh && now - hit.at < this.maxAgeMs) return hit.value;
-    const value = list(this.deps.aws(region, account).cfn).catch((e) => {
+    const value = list(this.deps.aws(region, account).cfn).catch((e: unknown) => {
       this.deps.log.warn(
         { region, account, err: String(e) },
         'could not list stacks; falling back to one describe per cluster',

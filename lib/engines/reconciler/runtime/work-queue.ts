@@ -51,7 +51,10 @@ export class WorkQueue {
   /** Adds the key once `ms` have passed; an earlier add wins. */
   public addAfter(key: string, ms: number): void {
     if (this.shut) return;
-    if (ms <= 0) return this.add(key);
+    if (ms <= 0) {
+      this.add(key);
+      return;
+    }
     const at = this.now() + ms;
     const existing = this.delayed.get(key);
     if (existing !== undefined && existing <= at) return;
@@ -123,7 +126,7 @@ export class WorkQueue {
     while (this.waiters.length && this.queue.length) {
       const key = this.take();
       if (key === undefined) break;
-      this.waiters.shift()!(key);
+      this.waiters.shift()?.(key);
     }
   }
 
@@ -152,6 +155,6 @@ export class WorkQueue {
       },
       Math.max(0, next - this.now()),
     );
-    this.timer.unref?.();
+    this.timer.unref();
   }
 }

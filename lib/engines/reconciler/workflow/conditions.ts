@@ -63,6 +63,7 @@ export type Reason = keyof typeof REASONS;
 export interface ReasonedCondition extends ConditionInput {
   readonly reason: Reason;
 }
+/** @internal Every reason, for the tests that check each one is documented and reachable. */
 export const REASON_NAMES = Object.keys(REASONS) as Reason[];
 
 /** Conditions for each state a cluster can be in; every write of conditions goes through these. */

@@ -16,7 +16,7 @@ import type { Logger } from '../../../core/logger';
 
 // Where they were defined before (issue 22 moved them so that state.ts and the rollout engine need not import this file).
 export type { Logger } from '../../../core/logger';
-export type { Outcome, Result } from './outcomes';
+export type { Outcome } from './outcomes';
 
 export interface RegionClients {
   readonly cfn: CloudFormationPort;

@@ -3,7 +3,7 @@ import { sha256Hex } from '../../../model/cloudconfig/checksum';
 import { WorkerCluster } from '../../../model/cluster/schema';
 import { codeFingerprint } from '../runtime/code-version';
 
-export { codeFingerprint, TEMPLATE_CODE_DIRS } from '../runtime/code-version';
+export { codeFingerprint } from '../runtime/code-version';
 
 /**
  * Everything that feeds the template: code, spec and the config's bytes (through its checksum). `spec.paused` is left
@@ -14,7 +14,6 @@ export function inputsFingerprint(
   configChecksum: string,
   code: string = codeFingerprint(),
 ): string {
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   const { paused, ...spec } = cluster.spec;
   return sha256Hex(canonicalJson({ code, name: cluster.metadata.name, spec, configChecksum }));
 }

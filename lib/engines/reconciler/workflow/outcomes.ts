@@ -91,7 +91,3 @@ export const OUTCOMES: Readonly<Record<Result, ResultClass>> = {
   deleted: c(false, false, false, false),
   outdated: c(false, false, true, false),
 };
-
-export function classOf(result: Result): ResultClass {
-  return OUTCOMES[result];
-}

@@ -8,6 +8,7 @@ import { Found, Observed, Start } from './state';
 import { AnyTask, Hook, Progress, runWorkflow, toHooks, Workflow, WorkflowHooks } from './task';
 import { StatusRecorder } from './status-recorder';
 
+/** @internal Hooks the tests and the simulator use to act between tasks (a crash, a concurrent write). */
 export { after, before } from './task';
 export type { Hook, WorkflowHooks } from './task';
 import { removeAssembly } from '../../synthesis/synthesize';
@@ -90,7 +91,7 @@ export function allTasks(): AnyTask[] {
   return [...new Set([...PREPARE.tasks, ...RESUME.tasks, ...RECORD.tasks, ...SETTLED.tasks])];
 }
 
-/** Every task name, in order. */
+/** Every task name, in order. @internal For the tests that crash a reconcile after each task. */
 export function taskNames(): TaskName[] {
   return allTasks().map((t) => t.name);
 }
