@@ -81,11 +81,9 @@ export async function seedStatuses(
  */
 export function seedStacks(world: World, stacks: readonly SeededStack[]): void {
   for (const s of stacks) {
-    world
-      .fake(s.region)
-      .seed(s.stackName, {
-        status: 'CREATE_COMPLETE',
-        template: JSON.stringify({ Resources: {}, Outputs: { ConfigChecksum: { Value: s.checksum } } }),
-      });
+    world.fake(s.region).seed(s.stackName, {
+      status: 'CREATE_COMPLETE',
+      template: JSON.stringify({ Resources: {}, Outputs: { ConfigChecksum: { Value: s.checksum } } }),
+    });
   }
 }

@@ -30,7 +30,10 @@ export function toCloudConfig(config: NodeConfig): string {
       content: f.contents,
       defer: true,
     })),
-    runcmd: [['systemctl', 'daemon-reload'], ...(enabled.length ? [['systemctl', 'enable', '--now', '--no-block', ...enabled]] : [])],
+    runcmd: [
+      ['systemctl', 'daemon-reload'],
+      ...(enabled.length ? [['systemctl', 'enable', '--now', '--no-block', ...enabled]] : []),
+    ],
   };
   return CLOUD_CONFIG_HEADER + stringify(doc, { lineWidth: 0, sortMapEntries: true, blockQuote: 'literal' });
 }
@@ -45,7 +48,11 @@ export function fromCloudConfig(text: string): Omit<NodeConfig, 'format'> {
   for (const cmd of doc.runcmd ?? []) {
     // A command is a list of arguments or one line; any other scalar enables nothing.
     const argv = Array.isArray(cmd) ? cmd.map(String) : typeof cmd === 'string' ? cmd.split(/\s+/) : [];
-    if (argv[0] === 'systemctl' && argv[1] === 'enable') argv.slice(2).filter((a) => !a.startsWith('-')).forEach((n) => enabled.add(n));
+    if (argv[0] === 'systemctl' && argv[1] === 'enable')
+      argv
+        .slice(2)
+        .filter((a) => !a.startsWith('-'))
+        .forEach((n) => enabled.add(n));
   }
   const files: NodeFile[] = [];
   const units: NodeUnit[] = [];
@@ -78,14 +85,16 @@ function parseMode(p: string | number | undefined): number {
  * and a rolling update that waits on signals fails and rolls back (fail closed).
  */
 export function cloudInitUserData({ checksum, source }: BootstrapProps): string {
-  const fetch = source.startsWith('s3://') ? `aws s3 cp --only-show-errors '${source}' "$tmp"` : `curl -fsS -o "$tmp" '${source}'`;
+  const fetch = source.startsWith('s3://')
+    ? `aws s3 cp --only-show-errors '${source}' "$tmp"`
+    : `curl -fsS -o "$tmp" '${source}'`;
   const script = [
     'set -eu',
     `want=${checksum}`,
     `dst=${CLOUD_INIT_INSTALL_PATH}`,
     'if [ -f "$dst" ] && echo "$want  $dst" | sha256sum -c --status -; then exit 0; fi',
     'tmp=$(mktemp)',
-    "trap 'rm -f \"$tmp\"' EXIT",
+    'trap \'rm -f "$tmp"\' EXIT',
     fetch,
     'if ! echo "$want  $tmp" | sha256sum -c --status -; then echo "worker-stacks: node config checksum mismatch, refusing it" >&2; exit 1; fi',
     'chmod 0600 "$tmp"',

@@ -16,7 +16,12 @@ export function toIgnition(config: NodeConfig): string {
   const doc = {
     ignition: { version: IGNITION_VERSION },
     storage: {
-      files: config.files.map((f) => ({ path: f.path, mode: f.mode, overwrite: true, contents: { source: dataUrl(f.contents) } })),
+      files: config.files.map((f) => ({
+        path: f.path,
+        mode: f.mode,
+        overwrite: true,
+        contents: { source: dataUrl(f.contents) },
+      })),
     },
     systemd: { units: config.units.map((u) => ({ name: u.name, enabled: u.enabled, contents: u.contents })) },
   };
@@ -34,7 +39,11 @@ export function fromIgnition(text: string): Omit<NodeConfig, 'format'> {
     mode: f.mode ?? 0o644,
     contents: f.contents?.source ? decodeDataUrl(f.contents.source, f.contents.compression) : '',
   }));
-  const units: NodeUnit[] = (doc.systemd?.units ?? []).map((u) => ({ name: u.name, enabled: u.enabled ?? false, contents: u.contents ?? '' }));
+  const units: NodeUnit[] = (doc.systemd?.units ?? []).map((u) => ({
+    name: u.name,
+    enabled: u.enabled ?? false,
+    contents: u.contents ?? '',
+  }));
   return { files, units };
 }
 
@@ -42,7 +51,9 @@ export function fromIgnition(text: string): Omit<NodeConfig, 'format'> {
 export function decodeDataUrl(url: string, compression?: string): string {
   const m = /^data:([^,]*),(.*)$/s.exec(url);
   if (!m) return `(not a data: URL, fetched by the node at boot: ${url})`;
-  let bytes = m[1].split(';').includes('base64') ? Buffer.from(m[2], 'base64') : Buffer.from(decodeURIComponent(m[2]), 'utf8');
+  let bytes = m[1].split(';').includes('base64')
+    ? Buffer.from(m[2], 'base64')
+    : Buffer.from(decodeURIComponent(m[2]), 'utf8');
   if (compression === 'gzip') bytes = zlib.gunzipSync(bytes);
   return bytes.toString('utf8');
 }
@@ -50,7 +61,10 @@ export function decodeDataUrl(url: string, compression?: string): string {
 /** Ignition fetches s3:// with the instance role and refuses a hash mismatch before applying anything. */
 export function ignitionUserData({ checksum, source }: BootstrapProps): string {
   return canonicalJson({
-    ignition: { version: IGNITION_VERSION, config: { replace: { source, verification: { hash: `sha256-${checksum}` } } } },
+    ignition: {
+      version: IGNITION_VERSION,
+      config: { replace: { source, verification: { hash: `sha256-${checksum}` } } },
+    },
   });
 }
 

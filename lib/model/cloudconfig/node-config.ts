@@ -33,7 +33,10 @@ export interface NodeConfig {
   readonly units: readonly NodeUnit[];
 }
 
-const byKey = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+const byKey =
+  <T>(key: (x: T) => string) =>
+  (a: T, b: T) =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
 /** Puts files and units in their canonical order, so list order in a template never changes bytes. */
 export function normalizeNodeConfig(c: NodeConfig): NodeConfig {

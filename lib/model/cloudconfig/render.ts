@@ -63,8 +63,16 @@ export function renderConfig(cluster: WorkerCluster, templatesDir: string = DEFA
   };
   const node = normalizeNodeConfig({
     format: template.format,
-    files: template.files.map((f) => ({ path: f.path, mode: f.mode, contents: run(f.path, f.source, () => f.render(ctx)) })),
-    units: template.units.map((u) => ({ name: u.name, enabled: u.enabled, contents: run(u.name, u.source, () => u.render(ctx)) })),
+    files: template.files.map((f) => ({
+      path: f.path,
+      mode: f.mode,
+      contents: run(f.path, f.source, () => f.render(ctx)),
+    })),
+    units: template.units.map((u) => ({
+      name: u.name,
+      enabled: u.enabled,
+      contents: run(u.name, u.source, () => u.render(ctx)),
+    })),
   });
   const format = FORMATS[node.format];
   const bytes = Buffer.from(format.serialize(node), 'utf8');

@@ -39,7 +39,12 @@ export function readTemplateText(dir: string, file: string, maxBytes = MAX_TEMPL
   } catch (e) {
     throw refuse(dir, file, `cannot be read: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-  if (!real.startsWith(realDir + path.sep)) throw refuse(dir, file, 'resolves to a file outside the template directory (a symbolic link that leaves it); only files inside it are read');
+  if (!real.startsWith(realDir + path.sep))
+    throw refuse(
+      dir,
+      file,
+      'resolves to a file outside the template directory (a symbolic link that leaves it); only files inside it are read',
+    );
   let fd: number;
   try {
     fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
@@ -48,7 +53,12 @@ export function readTemplateText(dir: string, file: string, maxBytes = MAX_TEMPL
   }
   try {
     const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw refuse(dir, file, `is ${st.isFIFO() ? 'a FIFO (named pipe)' : st.isDirectory() ? 'a directory' : 'a device or socket'}, not a regular file`);
+    if (!st.isFile())
+      throw refuse(
+        dir,
+        file,
+        `is ${st.isFIFO() ? 'a FIFO (named pipe)' : st.isDirectory() ? 'a directory' : 'a device or socket'}, not a regular file`,
+      );
     if (st.size > maxBytes) throw refuse(dir, file, `is ${st.size} bytes, more than the limit of ${maxBytes}`);
     const buf = Buffer.alloc(maxBytes + 1);
     let n = 0;

@@ -16,8 +16,24 @@ export const DEFAULT_TEMPLATES_DIR = path.join(PROJECT_ROOT, 'cloudconfig');
 const ManifestSchema = z.strictObject({
   format: z.enum(CONFIG_FORMATS),
   description: z.string(),
-  files: z.array(z.strictObject({ path: z.string().regex(/^\/[^\0]+$/), mode: z.string().regex(/^0[0-7]{3}$/), template: z.string() })).default([]),
-  units: z.array(z.strictObject({ name: z.string().regex(/^[\w@.-]+\.(service|timer|path|socket|mount|target)$/), enabled: z.boolean().default(true), template: z.string() })).default([]),
+  files: z
+    .array(
+      z.strictObject({
+        path: z.string().regex(/^\/[^\0]+$/),
+        mode: z.string().regex(/^0[0-7]{3}$/),
+        template: z.string(),
+      }),
+    )
+    .default([]),
+  units: z
+    .array(
+      z.strictObject({
+        name: z.string().regex(/^[\w@.-]+\.(service|timer|path|socket|mount|target)$/),
+        enabled: z.boolean().default(true),
+        template: z.string(),
+      }),
+    )
+    .default([]),
 });
 
 export interface CompiledTemplate {
@@ -26,7 +42,12 @@ export interface CompiledTemplate {
   readonly description: string;
   /** `source` is the template file as the manifest names it, for error messages. */
   readonly files: ReadonlyArray<{ path: string; mode: number; source: string; render: Handlebars.TemplateDelegate }>;
-  readonly units: ReadonlyArray<{ name: string; enabled: boolean; source: string; render: Handlebars.TemplateDelegate }>;
+  readonly units: ReadonlyArray<{
+    name: string;
+    enabled: boolean;
+    source: string;
+    render: Handlebars.TemplateDelegate;
+  }>;
 }
 
 /** The template names of one directory; it knows the directory, so validation finds each template's value declaration. */
@@ -46,7 +67,9 @@ export function listTemplates(dir: string = DEFAULT_TEMPLATES_DIR): TemplateSet 
   return new TemplateSet(
     fs
       .readdirSync(dir, { withFileTypes: true })
-      .filter((e) => e.isDirectory() && !e.name.startsWith('_') && fs.existsSync(path.join(dir, e.name, 'template.yaml')))
+      .filter(
+        (e) => e.isDirectory() && !e.name.startsWith('_') && fs.existsSync(path.join(dir, e.name, 'template.yaml')),
+      )
       .map((e) => e.name),
     path.resolve(dir),
   );
@@ -70,24 +93,41 @@ export function loadTemplate(name: string, templatesDir: string = DEFAULT_TEMPLA
   }
   const parsed = ManifestSchema.safeParse(parseYaml(readTemplateText(dir, manifestFile)));
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${manifestFile}: ${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`);
-    throw new TemplateError(`invalid template manifest:\n  ${lines.join('\n  ')}`, { cause: parsed.error, hint: 'correct the manifest fields named above' });
+    const lines = parsed.error.issues.map(
+      (i) => `${manifestFile}: ${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`,
+    );
+    throw new TemplateError(`invalid template manifest:\n  ${lines.join('\n  ')}`, {
+      cause: parsed.error,
+      hint: 'correct the manifest fields named above',
+    });
   }
   const compile = (rel: string) => {
     const file = path.resolve(root, rel);
     if (!file.startsWith(dir + path.sep)) throw new TemplateError(`${manifestFile}: template ${rel} is outside ${dir}`);
-    if (!fs.existsSync(file)) throw new TemplateError(`${manifestFile}: template file ${rel} does not exist`, { hint: `create ${file} or fix the name` });
+    if (!fs.existsSync(file))
+      throw new TemplateError(`${manifestFile}: template file ${rel} does not exist`, {
+        hint: `create ${file} or fix the name`,
+      });
     // strict: a value the template names but the cluster lacks is an error, never an empty string.
     return hbs.compile(readTemplateText(dir, file), { strict: true, noEscape: true });
   };
   const hbs = handlebarsFor(dir);
   const m = parsed.data;
-  checkDeclaredValues(dir, name, [...m.files.map((f) => f.template), ...m.units.map((u) => u.template)].map((rel) => path.resolve(root, rel)));
+  checkDeclaredValues(
+    dir,
+    name,
+    [...m.files.map((f) => f.template), ...m.units.map((u) => u.template)].map((rel) => path.resolve(root, rel)),
+  );
   const compiled: CompiledTemplate = {
     name,
     format: m.format,
     description: m.description,
-    files: m.files.map((f) => ({ path: f.path, mode: parseInt(f.mode, 8), source: f.template, render: compile(f.template) })),
+    files: m.files.map((f) => ({
+      path: f.path,
+      mode: parseInt(f.mode, 8),
+      source: f.template,
+      render: compile(f.template),
+    })),
     units: m.units.map((u) => ({ name: u.name, enabled: u.enabled, source: u.template, render: compile(u.template) })),
   };
   cache.set(key, compiled);
@@ -104,7 +144,10 @@ const shownPath = (dir: string, file: string) => path.join(path.basename(dir), p
  */
 function checkDeclaredValues(dir: string, name: string, files: readonly string[]): void {
   const decl = templateValues(dir, name, shownPath(dir, path.join(dir, name, VALUES_FILE)));
-  if (decl.problems.length) throw new TemplateError(`template ${name}: bad value declaration:\n  ${decl.problems.join('\n  ')}`, { hint: 'correct the declaration fields named above' });
+  if (decl.problems.length)
+    throw new TemplateError(`template ${name}: bad value declaration:\n  ${decl.problems.join('\n  ')}`, {
+      hint: 'correct the declaration fields named above',
+    });
   const known = new Set([...CORE_VALUES, ...DERIVED_VALUES, ...decl.values.map((v) => v.name)]);
   const seen = new Set<string>();
   const problems: string[] = [];
@@ -113,17 +156,30 @@ function checkDeclaredValues(dir: string, name: string, files: readonly string[]
     if (seen.has(file) || !file.startsWith(dir + path.sep) || !fs.existsSync(file)) return;
     seen.add(file);
     const walk = (node: unknown): void => {
-      if (Array.isArray(node)) { node.forEach(walk); return; }
+      if (Array.isArray(node)) {
+        node.forEach(walk);
+        return;
+      }
       if (!node || typeof node !== 'object') return;
-      const n = node as { type?: string; parts?: string[]; data?: boolean; depth?: number; loc?: { start: { line: number } }; name?: { original?: unknown } };
+      const n = node as {
+        type?: string;
+        parts?: string[];
+        data?: boolean;
+        depth?: number;
+        loc?: { start: { line: number } };
+        name?: { original?: unknown };
+      };
       if (n.type === 'PathExpression' && n.parts) {
         // `values.x` at the top level, or `@root.values.x` from inside a block.
         const parts = n.data && n.parts[0] === 'root' ? n.parts.slice(1) : n.data || n.depth ? [] : n.parts;
         if (parts[0] === 'values' && parts.length > 1 && !known.has(parts[1])) {
-          problems.push(`${shownPath(dir, file)}:${n.loc?.start.line ?? '?'}: uses values.${parts[1]}, which ${decl.file ?? shownPath(dir, path.join(dir, name, VALUES_FILE))} does not declare`);
+          problems.push(
+            `${shownPath(dir, file)}:${n.loc?.start.line ?? '?'}: uses values.${parts[1]}, which ${decl.file ?? shownPath(dir, path.join(dir, name, VALUES_FILE))} does not declare`,
+          );
         }
       }
-      if (n.type === 'PartialStatement' && typeof n.name?.original === 'string') scan(path.join(dir, '_shared', `${n.name.original}.hbs`));
+      if (n.type === 'PartialStatement' && typeof n.name?.original === 'string')
+        scan(path.join(dir, '_shared', `${n.name.original}.hbs`));
       for (const [k, v] of Object.entries(n)) if (k !== 'loc' && typeof v === 'object') walk(v);
     };
     walk(Handlebars.parse(readTemplateText(dir, file)));
@@ -145,7 +201,10 @@ function handlebarsFor(dir: string): typeof Handlebars {
   env = Handlebars.create();
   const shared = path.join(dir, '_shared');
   if (fs.existsSync(shared)) {
-    for (const f of fs.readdirSync(shared).filter((n) => n.endsWith('.hbs')).sort()) {
+    for (const f of fs
+      .readdirSync(shared)
+      .filter((n) => n.endsWith('.hbs'))
+      .sort()) {
       env.registerPartial(f.replace(/\.hbs$/, ''), readTemplateText(dir, path.join(shared, f)));
     }
   }
@@ -170,7 +229,11 @@ export function templatesVersion(templatesDir: string = DEFAULT_TEMPLATES_DIR): 
       // refused when a template reads it (template-files.ts).
       else if (e.isFile()) {
         const size = fs.statSync(p).size;
-        hash.update(path.relative(dir, p)).update('\0').update(size > MAX_TEMPLATE_FILE_BYTES ? `oversized:${size}` : fs.readFileSync(p)).update('\0');
+        hash
+          .update(path.relative(dir, p))
+          .update('\0')
+          .update(size > MAX_TEMPLATE_FILE_BYTES ? `oversized:${size}` : fs.readFileSync(p))
+          .update('\0');
       }
     }
   };

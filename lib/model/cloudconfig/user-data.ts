@@ -17,13 +17,18 @@ export interface UserDataProps extends BootstrapProps {
  * The text is the format's (formats.ts); the checks are the same for every format.
  */
 export function renderUserData(props: UserDataProps): string {
-  if (!/^[0-9a-f]{64}$/.test(props.checksum)) throw new UsageError(`checksum must be 64 hex digits, got ${JSON.stringify(props.checksum)}`);
+  if (!/^[0-9a-f]{64}$/.test(props.checksum))
+    throw new UsageError(`checksum must be 64 hex digits, got ${JSON.stringify(props.checksum)}`);
   if (!/^(s3|https?):\/\/[\x21-\x7e]+$/.test(props.source) || /['"\\$`]/.test(props.source)) {
-    throw new UsageError(`config source must be an s3:// or http(s):// URL without quotes, got ${JSON.stringify(props.source)}`);
+    throw new UsageError(
+      `config source must be an s3:// or http(s):// URL without quotes, got ${JSON.stringify(props.source)}`,
+    );
   }
   const text = FORMATS[props.format].userData({ checksum: props.checksum, source: props.source });
   if (Buffer.byteLength(text) > LIMITS.smallUserDataBytes) {
-    throw new UsageError(`user data is ${Buffer.byteLength(text)} bytes, over the ${LIMITS.smallUserDataBytes}-byte budget`);
+    throw new UsageError(
+      `user data is ${Buffer.byteLength(text)} bytes, over the ${LIMITS.smallUserDataBytes}-byte budget`,
+    );
   }
   return text;
 }

@@ -40,16 +40,14 @@ describe('an AWS error', () => {
 
   test('is one message naming the service error and what to do, with exit code 3 (no stack trace)', async () => {
     // GIVEN credentials that AWS refuses
-    sts
-      .on(GetCallerIdentityCommand)
-      .rejects(
-        new STSServiceException({
-          name: 'InvalidClientTokenId',
-          $fault: 'client',
-          $metadata: { httpStatusCode: 403, requestId: 'req-1' },
-          message: 'The security token included in the request is invalid.',
-        }),
-      );
+    sts.on(GetCallerIdentityCommand).rejects(
+      new STSServiceException({
+        name: 'InvalidClientTokenId',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 403, requestId: 'req-1' },
+        message: 'The security token included in the request is invalid.',
+      }),
+    );
 
     // WHEN bootstrap asks who the credentials are
     const r = await run(['bootstrap', '--clusters', EXAMPLES_DIR]);

@@ -1,4 +1,5 @@
 import { Outcome, ReconcilerDeps } from '../../../lib/engines/reconciler/workflow/context';
+import { CrashSignal } from '../../../lib/engines/reconciler/workflow/workflow';
 import { complete, fail, rollbackFails } from '../../fakes/fake-cloudformation';
 import { ASG_FAILURE, EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../../fakes/harness';
 
@@ -220,6 +221,32 @@ describe('UPDATE_ROLLBACK_FAILED', () => {
 
     // THEN nothing is changed any more
     expect(h.cfn.mutatingCalls()).toBe(0);
+  });
+
+  test('a crash right after each ContinueUpdateRollback still counts it: at most 3 calls across restarts', async () => {
+    // GIVEN every ContinueUpdateRollback fails again
+    h.cfn.setDefault(h.stackName(), fail(LAUNCH_TEMPLATE_FAILURE));
+
+    // WHEN the process is killed right after every recover task (after its AWS call, before the reconcile's end),
+    // and restarted, six times
+    for (let i = 0; i < 6; i++) {
+      h.clock.advance(60_000);
+      await h
+        .reconcile(EXAMPLE, {
+          hooks: {
+            after: (task) => {
+              if (task === 'recover') throw new CrashSignal('killed after recover');
+            },
+          },
+        })
+        .catch((e: unknown) => {
+          if (!(e instanceof CrashSignal)) throw e;
+        });
+    }
+
+    // THEN each call was counted before it was made: the bound holds across the crashes
+    expect(h.cfn.count('continueUpdateRollback')).toBe(3);
+    expect(h.status().controller?.recoveryAttempts).toBe(3);
   });
 
   test('after RecoveryExhausted, the operator continues the rollback as told and the update is tried again', async () => {

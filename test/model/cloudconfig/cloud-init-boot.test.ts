@@ -43,7 +43,9 @@ afterEach(() => {
 function node() {
   const config = renderConfig(example(NAME));
   const objectName = `${config.checksum}.${config.extension}`;
-  const userData = parse(renderUserData({ format: config.format, checksum: config.checksum, source: server.url(objectName) }));
+  const userData = parse(
+    renderUserData({ format: config.format, checksum: config.checksum, source: server.url(objectName) }),
+  );
   expect(userData.bootcmd).toHaveLength(1);
   const argv: string[] = userData.bootcmd[0];
   return { config, objectName, argv };
@@ -55,16 +57,28 @@ function inNamespace(command: readonly string[]) {
   requireCommand('curl');
   requireCommand('sha256sum');
   const mountAndRun = `mount --bind "$1" ${CFG_D} && shift && exec "$@"`;
-  return runAsync(requireCommand('unshare'), ['--mount', '--propagation', 'private', 'sh', '-c', mountAndRun, 'boot', path.join(dir, 'cfg.d'), ...command], {
-    env: { ...process.env, TMPDIR: path.join(dir, 'tmp') },
-  });
+  return runAsync(
+    requireCommand('unshare'),
+    ['--mount', '--propagation', 'private', 'sh', '-c', mountAndRun, 'boot', path.join(dir, 'cfg.d'), ...command],
+    {
+      env: { ...process.env, TMPDIR: path.join(dir, 'tmp') },
+    },
+  );
 }
 
 /** What the kubelet checks with protectKernelDefaults: true; it refuses to start when one of them differs. */
-const PROTECTED_KERNEL_DEFAULTS = { 'vm.overcommit_memory': 1, 'vm.panic_on_oom': 0, 'kernel.panic': 10, 'kernel.panic_on_oops': 1, 'kernel.keys.root_maxkeys': 1000000, 'kernel.keys.root_maxbytes': 25000000 };
+const PROTECTED_KERNEL_DEFAULTS = {
+  'vm.overcommit_memory': 1,
+  'vm.panic_on_oom': 0,
+  'kernel.panic': 10,
+  'kernel.panic_on_oops': 1,
+  'kernel.keys.root_maxkeys': 1000000,
+  'kernel.keys.root_maxbytes': 25000000,
+};
 
 /** The values of one systemd directive (all its lines, space-separated lists split). */
-const directive = (unit: string, key: string) => [...unit.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].flatMap((m) => m[1].trim().split(/\s+/));
+const directive = (unit: string, key: string) =>
+  [...unit.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].flatMap((m) => m[1].trim().split(/\s+/));
 
 /** kubelet.service requires and is ordered after the kernel unit, which loads modules first and applies sysctl after. */
 function expectKernelBeforeKubelet(kubelet: string, kernel: string) {
@@ -72,7 +86,10 @@ function expectKernelBeforeKubelet(kubelet: string, kernel: string) {
   expect(directive(kubelet, 'After')).toContain('worker-stacks-kernel.service');
   expect(directive(kernel, 'Type')).toEqual(['oneshot']);
   expect(directive(kernel, 'RemainAfterExit')).toEqual(['true']);
-  expect(directive(kernel, 'ExecStart')).toEqual(['/usr/lib/systemd/systemd-modules-load', '/usr/lib/systemd/systemd-sysctl']);
+  expect(directive(kernel, 'ExecStart')).toEqual([
+    '/usr/lib/systemd/systemd-modules-load',
+    '/usr/lib/systemd/systemd-sysctl',
+  ]);
 }
 
 const installed = () => path.join(dir, 'cfg.d', INSTALLED);
@@ -99,8 +116,16 @@ describe('the cloud-init bootstrap installs only the verified config', () => {
   async function bootAndReadMergedConfig(bytes: Buffer, objectName: string, argv: string[], expr: string) {
     server.put(objectName, bytes);
     expect((await inNamespace(argv)).status).toBe(0);
-    const python = fs.readFileSync(requireTool('cloud-init'), 'utf8').split('\n')[0].replace(/^#!\s*/, '');
-    const read = ['import json', 'from cloudinit import util', 'c = util.read_conf_with_confd("/etc/cloud/cloud.cfg")', `print(json.dumps(${expr}))`].join('\n');
+    const python = fs
+      .readFileSync(requireTool('cloud-init'), 'utf8')
+      .split('\n')[0]
+      .replace(/^#!\s*/, '');
+    const read = [
+      'import json',
+      'from cloudinit import util',
+      'c = util.read_conf_with_confd("/etc/cloud/cloud.cfg")',
+      `print(json.dumps(${expr}))`,
+    ].join('\n');
     return inNamespace([python, '-c', read]);
   }
 
@@ -108,7 +133,12 @@ describe('the cloud-init bootstrap installs only the verified config', () => {
     // GIVEN
     const { config, objectName, argv } = node();
     // WHEN
-    const result = await bootAndReadMergedConfig(config.bytes, objectName, argv, '{"paths": [f["path"] for f in c.get("write_files", [])], "runcmd": c.get("runcmd")}');
+    const result = await bootAndReadMergedConfig(
+      config.bytes,
+      objectName,
+      argv,
+      '{"paths": [f["path"] for f in c.get("write_files", [])], "runcmd": c.get("runcmd")}',
+    );
     // THEN
     expect(result.status).toBe(0);
     const seen = JSON.parse(result.stdout);
@@ -120,29 +150,49 @@ describe('the cloud-init bootstrap installs only the verified config', () => {
   test('kernel modules and sysctl settings are in force before the kubelet starts (the order cloud-init and systemd apply them)', async () => {
     // GIVEN the verified config installed, and the real cloud-init's merged configuration (its module order included)
     const { config, objectName, argv } = node();
-    const result = await bootAndReadMergedConfig(config.bytes, objectName, argv, '{"final": c.get("cloud_final_modules"), "files": c.get("write_files", []), "runcmd": c.get("runcmd")}');
+    const result = await bootAndReadMergedConfig(
+      config.bytes,
+      objectName,
+      argv,
+      '{"final": c.get("cloud_final_modules"), "files": c.get("write_files", []), "runcmd": c.get("runcmd")}',
+    );
     // WHEN (the merged configuration is read above, after the boot)
     // THEN
     expect(result.status).toBe(0);
     const seen = JSON.parse(result.stdout);
-    const files = new Map<string, { content: string; defer: boolean }>(seen.files.map((f: { path: string; content: string; defer: boolean }) => [f.path, f]));
+    const files = new Map<string, { content: string; defer: boolean }>(
+      seen.files.map((f: { path: string; content: string; defer: boolean }) => [f.path, f]),
+    );
     const file = (p: string) => files.get(p)?.content ?? '';
     // 1. The files (kernel settings and both units) are written in the final stage, before that stage runs runcmd.
     const final: string[] = seen.final.map((m: string | string[]) => (Array.isArray(m) ? m[0] : m).replace(/_/g, '-'));
     expect(final.indexOf('write-files-deferred')).toBeGreaterThanOrEqual(0);
     expect(final.indexOf('write-files-deferred')).toBeLessThan(final.indexOf('scripts-user'));
-    for (const p of ['/etc/modules-load.d/kubernetes.conf', '/etc/sysctl.d/90-kubernetes.conf', '/etc/systemd/system/worker-stacks-kernel.service', '/etc/systemd/system/kubelet.service']) {
+    for (const p of [
+      '/etc/modules-load.d/kubernetes.conf',
+      '/etc/sysctl.d/90-kubernetes.conf',
+      '/etc/systemd/system/worker-stacks-kernel.service',
+      '/etc/systemd/system/kubelet.service',
+    ]) {
       expect({ p, defer: files.get(p)?.defer }).toEqual({ p, defer: true });
     }
     // 2. runcmd (in scripts-user) reloads systemd, then starts the kernel unit and the kubelet.
     const enable = seen.runcmd.findIndex((c: string[]) => c[1] === 'enable');
     expect(seen.runcmd.findIndex((c: string[]) => c[1] === 'daemon-reload')).toBeLessThan(enable);
-    expect(seen.runcmd[enable]).toEqual(expect.arrayContaining(['--now', 'kubelet.service', 'worker-stacks-kernel.service']));
+    expect(seen.runcmd[enable]).toEqual(
+      expect.arrayContaining(['--now', 'kubelet.service', 'worker-stacks-kernel.service']),
+    );
     // 3. systemd starts the kubelet only after the kernel unit has loaded the modules, then applied every sysctl file.
-    expectKernelBeforeKubelet(file('/etc/systemd/system/kubelet.service'), file('/etc/systemd/system/worker-stacks-kernel.service'));
-    expect(file('/etc/modules-load.d/kubernetes.conf').split('\n')).toEqual(expect.arrayContaining(['br_netfilter', 'overlay']));
+    expectKernelBeforeKubelet(
+      file('/etc/systemd/system/kubelet.service'),
+      file('/etc/systemd/system/worker-stacks-kernel.service'),
+    );
+    expect(file('/etc/modules-load.d/kubernetes.conf').split('\n')).toEqual(
+      expect.arrayContaining(['br_netfilter', 'overlay']),
+    );
     expect(file('/etc/sysctl.d/90-kubernetes.conf')).toMatch(/^net\.bridge\.bridge-nf-call-iptables = 1$/m);
-    for (const [key, value] of Object.entries(PROTECTED_KERNEL_DEFAULTS)) expect(file('/etc/sysctl.d/90-kubernetes.conf')).toContain(`\n${key} = ${value}\n`);
+    for (const [key, value] of Object.entries(PROTECTED_KERNEL_DEFAULTS))
+      expect(file('/etc/sysctl.d/90-kubernetes.conf')).toContain(`\n${key} = ${value}\n`);
   });
 
   test('a second boot with the right file installed exits 0 without fetching', async () => {

@@ -80,7 +80,10 @@ describe('same inputs, same bytes', () => {
     const forward = variant(name, (raw) => (raw.spec.cloudConfig.values.nodeTaints = TAINTS));
     // WHEN
     const backward = variant(name, (raw) => (raw.spec.cloudConfig.values.nodeTaints = [...TAINTS].reverse()));
-    const rotated = variant(name, (raw) => (raw.spec.cloudConfig.values.nodeTaints = [...TAINTS.slice(2), ...TAINTS.slice(0, 2)]));
+    const rotated = variant(
+      name,
+      (raw) => (raw.spec.cloudConfig.values.nodeTaints = [...TAINTS.slice(2), ...TAINTS.slice(0, 2)]),
+    );
     // THEN
     const bytes = renderConfig(forward).bytes;
     expect(renderConfig(backward).bytes.equals(bytes)).toBe(true);
@@ -99,7 +102,9 @@ describe('same inputs, same bytes', () => {
     const original = renderConfig(cluster);
     const fromReversed = renderConfig(cluster, reversed);
     // THEN
-    const manifest = parse(fs.readFileSync(path.join(reversed, cluster.spec.cloudConfig.template, 'template.yaml'), 'utf8'));
+    const manifest = parse(
+      fs.readFileSync(path.join(reversed, cluster.spec.cloudConfig.template, 'template.yaml'), 'utf8'),
+    );
     expect(manifest.files[0].path).toBe('/opt/bin/worker-stacks-signal-ready');
     expect(fromReversed.bytes.equals(original.bytes)).toBe(true);
   });
@@ -134,7 +139,11 @@ describe('the checksum is the SHA-256 of exactly the bytes', () => {
     const cluster = example(name);
     // WHEN
     const config = renderConfig(cluster);
-    const userData = renderUserData({ format: config.format, checksum: config.checksum, source: `s3://b/${config.checksum}.${config.extension}` });
+    const userData = renderUserData({
+      format: config.format,
+      checksum: config.checksum,
+      source: `s3://b/${config.checksum}.${config.extension}`,
+    });
     // THEN
     expect(config.checksum).toBe(createHash('sha256').update(config.bytes).digest('hex'));
     expect(config.checksum).toMatch(/^[0-9a-f]{64}$/);
@@ -151,7 +160,12 @@ describe('one changed value changes the checksum', () => {
     // GIVEN
     const before = renderConfig(example(name));
     // WHEN
-    const after = renderConfig(variant(name, (raw) => (raw.spec.cloudConfig.values.maxPods = Number(raw.spec.cloudConfig.values.maxPods ?? 110) + 1)));
+    const after = renderConfig(
+      variant(
+        name,
+        (raw) => (raw.spec.cloudConfig.values.maxPods = Number(raw.spec.cloudConfig.values.maxPods ?? 110) + 1),
+      ),
+    );
     // THEN
     expect(after.checksum).not.toBe(before.checksum);
     const changed = after.node.files.filter((f, i) => f.contents !== before.node.files[i].contents).map((f) => f.path);
@@ -163,7 +177,16 @@ describe('one changed value changes the checksum', () => {
     // GIVEN
     const before = renderConfig(example(name));
     // WHEN
-    const after = renderConfig(variant(name, (raw) => (raw.spec.cloudConfig.values.nodeLabels = { ...raw.spec.cloudConfig.values.nodeLabels, 'example.com/new': 'yes' })));
+    const after = renderConfig(
+      variant(
+        name,
+        (raw) =>
+          (raw.spec.cloudConfig.values.nodeLabels = {
+            ...raw.spec.cloudConfig.values.nodeLabels,
+            'example.com/new': 'yes',
+          }),
+      ),
+    );
     // THEN
     expect(after.checksum).not.toBe(before.checksum);
     const changed = after.node.files.filter((f, i) => f.contents !== before.node.files[i].contents).map((f) => f.path);

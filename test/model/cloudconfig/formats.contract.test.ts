@@ -8,7 +8,11 @@ const SAMPLE = (format: NodeConfig['format']): NodeConfig =>
     format,
     files: [
       { path: '/etc/kubernetes/kubelet.conf', mode: 0o600, contents: 'apiVersion: v1\nkind: Config\n' },
-      { path: '/etc/sysctl.d/90-k8s.conf', mode: 0o644, contents: 'net.ipv4.ip_forward = 1\n# ünïcode, 100% "quoted" $VAR\n' },
+      {
+        path: '/etc/sysctl.d/90-k8s.conf',
+        mode: 0o644,
+        contents: 'net.ipv4.ip_forward = 1\n# ünïcode, 100% "quoted" $VAR\n',
+      },
     ],
     units: [
       { name: 'kubelet.service', enabled: true, contents: '[Service]\nExecStart=/usr/bin/kubelet\n' },

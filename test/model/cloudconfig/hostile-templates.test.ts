@@ -46,7 +46,15 @@ describe('files the directory holds that are not its own regular files are refus
     const d = derived();
     // THEN no config, and the problem names the link, on the template field, without the target or its bytes
     expect(d.config).toBeUndefined();
-    expect(d.problems).toEqual([{ file: FILE, path: 'spec.cloudConfig.template', message: expect.stringMatching(/cloudconfig\/_shared\/ca\.crt\.hbs resolves to a file outside the template directory/) }]);
+    expect(d.problems).toEqual([
+      {
+        file: FILE,
+        path: 'spec.cloudConfig.template',
+        message: expect.stringMatching(
+          /cloudconfig\/_shared\/ca\.crt\.hbs resolves to a file outside the template directory/,
+        ),
+      },
+    ]);
     expect(JSON.stringify(d.problems)).not.toMatch(/OUTSIDE-SECRET-BYTES|outside\.txt/);
   });
 
@@ -57,7 +65,15 @@ describe('files the directory holds that are not its own regular files are refus
     // WHEN
     const d = derived();
     // THEN
-    expect(d.problems).toEqual([{ file: FILE, path: 'spec.cloudConfig.template', message: expect.stringMatching(/al2023-worker\/template\.yaml resolves to a file outside the template directory/) }]);
+    expect(d.problems).toEqual([
+      {
+        file: FILE,
+        path: 'spec.cloudConfig.template',
+        message: expect.stringMatching(
+          /al2023-worker\/template\.yaml resolves to a file outside the template directory/,
+        ),
+      },
+    ]);
     expect(JSON.stringify(d.problems)).not.toContain('canary-7f3a9c');
     delete process.env.WS_TEST_CANARY;
   });
@@ -66,9 +82,19 @@ describe('files the directory holds that are not its own regular files are refus
     // GIVEN
     replaceWith('al2023-worker/values.yaml', (f) => fs.symlinkSync('/dev/zero', f));
     // WHEN validate (not even render) runs
-    const r = validateCluster(rawExample('staging-us1'), { file: FILE, templates: listTemplates(dir), templatesDir: dir });
+    const r = validateCluster(rawExample('staging-us1'), {
+      file: FILE,
+      templates: listTemplates(dir),
+      templatesDir: dir,
+    });
     // THEN
-    expect(r.problems).toEqual([{ file: FILE, path: 'spec.cloudConfig.template', message: expect.stringMatching(/values\.yaml resolves to a file outside the template directory/) }]);
+    expect(r.problems).toEqual([
+      {
+        file: FILE,
+        path: 'spec.cloudConfig.template',
+        message: expect.stringMatching(/values\.yaml resolves to a file outside the template directory/),
+      },
+    ]);
   });
 
   test.each([
@@ -81,7 +107,13 @@ describe('files the directory holds that are not its own regular files are refus
     // WHEN
     const d = derived();
     // THEN
-    expect(d.problems).toEqual([{ file: FILE, path: 'spec.cloudConfig.template', message: expect.stringContaining(`${rel} is a FIFO (named pipe), not a regular file`) }]);
+    expect(d.problems).toEqual([
+      {
+        file: FILE,
+        path: 'spec.cloudConfig.template',
+        message: expect.stringContaining(`${rel} is a FIFO (named pipe), not a regular file`),
+      },
+    ]);
   });
 
   test('a file over the size limit is refused by its size', () => {
@@ -90,7 +122,13 @@ describe('files the directory holds that are not its own regular files are refus
     // WHEN
     const d = derived();
     // THEN
-    expect(d.problems).toEqual([{ file: FILE, path: 'spec.cloudConfig.template', message: expect.stringContaining('_shared/sysctl.conf.hbs is 307200 bytes, more than the limit of 262144') }]);
+    expect(d.problems).toEqual([
+      {
+        file: FILE,
+        path: 'spec.cloudConfig.template',
+        message: expect.stringContaining('_shared/sysctl.conf.hbs is 307200 bytes, more than the limit of 262144'),
+      },
+    ]);
   });
 });
 
@@ -110,7 +148,9 @@ describe('patterns in values.yaml are matched in linear time, or refused', () =>
       { file: FILE, templates: listTemplates(dir), templatesDir: dir },
     );
     // THEN
-    expect(r.problems).toEqual([{ file: FILE, path: 'spec.cloudConfig.values.nodeGroup', message: `"${'a'.repeat(40)}b" does not match (a+)+` }]);
+    expect(r.problems).toEqual([
+      { file: FILE, path: 'spec.cloudConfig.values.nodeGroup', message: `"${'a'.repeat(40)}b" does not match (a+)+` },
+    ]);
   });
 
   test.each([
@@ -123,9 +163,15 @@ describe('patterns in values.yaml are matched in linear time, or refused', () =>
     // GIVEN
     declare(`  - { name: nodeGroup, type: string, pattern: "${pattern}", default: a, description: the group }\n`);
     // WHEN
-    const r = validateCluster(rawExample('staging-us1'), { file: FILE, templates: listTemplates(dir), templatesDir: dir });
+    const r = validateCluster(rawExample('staging-us1'), {
+      file: FILE,
+      templates: listTemplates(dir),
+      templatesDir: dir,
+    });
     // THEN
-    expect(r.problems).toEqual([{ file: FILE, path: 'spec.cloudConfig.template', message: expect.stringMatching(message) }]);
+    expect(r.problems).toEqual([
+      { file: FILE, path: 'spec.cloudConfig.template', message: expect.stringMatching(message) },
+    ]);
   });
 });
 
@@ -141,7 +187,14 @@ test('cdk synth with a hostile template directory exits non-zero, naming the fil
   // WHEN
   const r = run('npx', ['ts-node', '--transpile-only', 'bin/app.ts'], {
     cwd: REPO,
-    env: { ...process.env, WORKER_STACKS_CLUSTERS: clusters, WORKER_STACKS_TEMPLATES: dir, CDK_OUTDIR: outdir, WORKER_STACKS_NAG: 'false', CDK_VALIDATION: 'false' },
+    env: {
+      ...process.env,
+      WORKER_STACKS_CLUSTERS: clusters,
+      WORKER_STACKS_TEMPLATES: dir,
+      CDK_OUTDIR: outdir,
+      WORKER_STACKS_NAG: 'false',
+      CDK_VALIDATION: 'false',
+    },
   });
   // THEN
   expect(r.status).toBe(1);

@@ -32,7 +32,10 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 function node(config: RenderedConfig, name: string) {
   const objectName = `${config.checksum}.${config.extension}`;
   const userData = path.join(dir, 'user-data.ign');
-  fs.writeFileSync(userData, renderUserData({ format: config.format, checksum: config.checksum, source: server.url(objectName) }));
+  fs.writeFileSync(
+    userData,
+    renderUserData({ format: config.format, checksum: config.checksum, source: server.url(objectName) }),
+  );
   const root = path.join(dir, 'root');
   fs.mkdirSync(path.join(root, 'etc/selinux/targeted/contexts/files'), { recursive: true });
   fs.writeFileSync(path.join(root, 'etc/selinux/config'), 'SELINUX=disabled\nSELINUXTYPE=targeted\n');
@@ -42,8 +45,25 @@ function node(config: RenderedConfig, name: string) {
   const ignition = (stage: 'fetch' | 'files') =>
     runAsync(
       requireTool('ignition'),
-      ['--platform', 'file', '--stage', stage, '--config-cache', cache, '--state-file', state, '--log-to-stdout', ...(stage === 'files' ? ['--root', root] : [])],
-      { env: { ...process.env, IGNITION_CONFIG_FILE: userData, PATH: `${path.dirname(requireTool('setfiles'))}:${process.env.PATH}` } },
+      [
+        '--platform',
+        'file',
+        '--stage',
+        stage,
+        '--config-cache',
+        cache,
+        '--state-file',
+        state,
+        '--log-to-stdout',
+        ...(stage === 'files' ? ['--root', root] : []),
+      ],
+      {
+        env: {
+          ...process.env,
+          IGNITION_CONFIG_FILE: userData,
+          PATH: `${path.dirname(requireTool('setfiles'))}:${process.env.PATH}`,
+        },
+      },
     );
   return { name, objectName, userData, root, cache, state, ignition };
 }
@@ -62,10 +82,16 @@ describe('Ignition fetches, verifies and applies the big config', () => {
     const fetch = await n.ignition('fetch');
     const files = await n.ignition('files');
     // THEN
-    expect({ status: fetch.status, log: fetch.stdout + fetch.stderr }).toEqual({ status: 0, log: expect.stringContaining('fetch passed') });
+    expect({ status: fetch.status, log: fetch.stdout + fetch.stderr }).toEqual({
+      status: 0,
+      log: expect.stringContaining('fetch passed'),
+    });
     expect(server.requests).toContain(`/${n.objectName}`);
     expect(fs.existsSync(n.cache)).toBe(true);
-    expect({ status: files.status, log: files.stdout + files.stderr }).toEqual({ status: 0, log: expect.stringContaining('files passed') });
+    expect({ status: files.status, log: files.stdout + files.stderr }).toEqual({
+      status: 0,
+      log: expect.stringContaining('files passed'),
+    });
     expect(files.stdout + files.stderr).toMatch(/setfiles/);
 
     const kubelet = fs.readFileSync(path.join(n.root, 'var/lib/kubelet/config.yaml'), 'utf8');
@@ -79,7 +105,11 @@ describe('Ignition fetches, verifies and applies the big config', () => {
 
     for (const file of config.node.files) {
       const onDisk = path.join(n.root, file.path);
-      expect({ path: file.path, contents: fs.readFileSync(onDisk, 'utf8'), mode: mode(onDisk) }).toEqual({ path: file.path, contents: file.contents, mode: file.mode });
+      expect({ path: file.path, contents: fs.readFileSync(onDisk, 'utf8'), mode: mode(onDisk) }).toEqual({
+        path: file.path,
+        contents: file.contents,
+        mode: file.mode,
+      });
     }
     expect(mode(path.join(n.root, 'opt/bin/worker-stacks-install-kubelet'))).toBe(0o755);
     expect(mode(path.join(n.root, 'opt/bin/worker-stacks-bootstrap-token'))).toBe(0o755);
@@ -87,75 +117,100 @@ describe('Ignition fetches, verifies and applies the big config', () => {
 });
 
 /** What the kubelet checks with protectKernelDefaults: true; it refuses to start when one of them differs. */
-const PROTECTED_KERNEL_DEFAULTS = { 'vm.overcommit_memory': 1, 'vm.panic_on_oom': 0, 'kernel.panic': 10, 'kernel.panic_on_oops': 1, 'kernel.keys.root_maxkeys': 1000000, 'kernel.keys.root_maxbytes': 25000000 };
+const PROTECTED_KERNEL_DEFAULTS = {
+  'vm.overcommit_memory': 1,
+  'vm.panic_on_oom': 0,
+  'kernel.panic': 10,
+  'kernel.panic_on_oops': 1,
+  'kernel.keys.root_maxkeys': 1000000,
+  'kernel.keys.root_maxbytes': 25000000,
+};
 
 /** The values of one systemd directive (all its lines, space-separated lists split). */
-const directive = (unit: string, key: string) => [...unit.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].flatMap((m) => m[1].trim().split(/\s+/));
+const directive = (unit: string, key: string) =>
+  [...unit.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].flatMap((m) => m[1].trim().split(/\s+/));
 
-test.each(IGNITION_EXAMPLES)('%s: kernel modules and sysctl settings are in force before the kubelet starts', async (name) => {
-  // GIVEN the root as the real Ignition leaves it (its files stage runs in the initramfs, before the real root's systemd starts)
-  const config = renderConfig(example(name));
-  const n = node(config, name);
-  server.put(n.objectName, config.bytes);
-  expect((await n.ignition('fetch')).status).toBe(0);
-  // WHEN
-  expect((await n.ignition('files')).status).toBe(0);
-  // THEN the kernel files are there when systemd-modules-load and systemd-sysctl first run, and the kernel unit is enabled
-  const read = (p: string) => fs.readFileSync(path.join(n.root, p), 'utf8');
-  expect(read('etc/modules-load.d/kubernetes.conf').split('\n')).toEqual(expect.arrayContaining(['br_netfilter', 'overlay']));
-  const sysctl = read('etc/sysctl.d/90-kubernetes.conf');
-  expect(sysctl).toMatch(/^net\.bridge\.bridge-nf-call-iptables = 1$/m);
-  for (const [key, value] of Object.entries(PROTECTED_KERNEL_DEFAULTS)) expect(sysctl).toContain(`\n${key} = ${value}\n`);
-  expect(read('etc/systemd/system-preset/20-ignition.preset')).toContain('enable worker-stacks-kernel.service\n');
-  // and systemd starts the kubelet only after the kernel unit has loaded the modules, then applied every sysctl file
-  const kubelet = read('etc/systemd/system/kubelet.service');
-  const kernel = read('etc/systemd/system/worker-stacks-kernel.service');
-  expect(directive(kubelet, 'Requires')).toContain('worker-stacks-kernel.service');
-  expect(directive(kubelet, 'After')).toContain('worker-stacks-kernel.service');
-  expect(directive(kernel, 'Type')).toEqual(['oneshot']);
-  expect(directive(kernel, 'RemainAfterExit')).toEqual(['true']);
-  expect(directive(kernel, 'ExecStart')).toEqual(['/usr/lib/systemd/systemd-modules-load', '/usr/lib/systemd/systemd-sysctl']);
-});
+test.each(IGNITION_EXAMPLES)(
+  '%s: kernel modules and sysctl settings are in force before the kubelet starts',
+  async (name) => {
+    // GIVEN the root as the real Ignition leaves it (its files stage runs in the initramfs, before the real root's systemd starts)
+    const config = renderConfig(example(name));
+    const n = node(config, name);
+    server.put(n.objectName, config.bytes);
+    expect((await n.ignition('fetch')).status).toBe(0);
+    // WHEN
+    expect((await n.ignition('files')).status).toBe(0);
+    // THEN the kernel files are there when systemd-modules-load and systemd-sysctl first run, and the kernel unit is enabled
+    const read = (p: string) => fs.readFileSync(path.join(n.root, p), 'utf8');
+    expect(read('etc/modules-load.d/kubernetes.conf').split('\n')).toEqual(
+      expect.arrayContaining(['br_netfilter', 'overlay']),
+    );
+    const sysctl = read('etc/sysctl.d/90-kubernetes.conf');
+    expect(sysctl).toMatch(/^net\.bridge\.bridge-nf-call-iptables = 1$/m);
+    for (const [key, value] of Object.entries(PROTECTED_KERNEL_DEFAULTS))
+      expect(sysctl).toContain(`\n${key} = ${value}\n`);
+    expect(read('etc/systemd/system-preset/20-ignition.preset')).toContain('enable worker-stacks-kernel.service\n');
+    // and systemd starts the kubelet only after the kernel unit has loaded the modules, then applied every sysctl file
+    const kubelet = read('etc/systemd/system/kubelet.service');
+    const kernel = read('etc/systemd/system/worker-stacks-kernel.service');
+    expect(directive(kubelet, 'Requires')).toContain('worker-stacks-kernel.service');
+    expect(directive(kubelet, 'After')).toContain('worker-stacks-kernel.service');
+    expect(directive(kernel, 'Type')).toEqual(['oneshot']);
+    expect(directive(kernel, 'RemainAfterExit')).toEqual(['true']);
+    expect(directive(kernel, 'ExecStart')).toEqual([
+      '/usr/lib/systemd/systemd-modules-load',
+      '/usr/lib/systemd/systemd-sysctl',
+    ]);
+  },
+);
 
-test.each(IGNITION_EXAMPLES)('%s: the health-signal script and unit are written, enabled, and start after the kubelet', async (name) => {
-  // GIVEN
-  const config = renderConfig(example(name));
-  const n = node(config, name);
-  server.put(n.objectName, config.bytes);
-  expect((await n.ignition('fetch')).status).toBe(0);
-  // WHEN
-  expect((await n.ignition('files')).status).toBe(0);
-  // THEN
-  const read = (p: string) => fs.readFileSync(path.join(n.root, p), 'utf8');
-  expect(mode(path.join(n.root, 'opt/bin/worker-stacks-signal-ready'))).toBe(0o755);
-  expect(read('opt/bin/worker-stacks-signal-ready')).toMatch(/^#!\/bin\/bash\n/);
-  expect(read('etc/systemd/system-preset/20-ignition.preset')).toContain('enable worker-stacks-signal-ready.service\n');
-  const unit = read('etc/systemd/system/worker-stacks-signal-ready.service');
-  expect(directive(unit, 'After')).toContain('kubelet.service');
-  expect(directive(unit, 'ExecStart')).toEqual(['/opt/bin/worker-stacks-signal-ready']);
-});
-
-describe('Ignition refuses a tampered config (fail closed)', () => {
-  test.each(IGNITION_EXAMPLES)('%s: one changed byte at the same URL fails the fetch stage and caches nothing', async (name) => {
+test.each(IGNITION_EXAMPLES)(
+  '%s: the health-signal script and unit are written, enabled, and start after the kubelet',
+  async (name) => {
     // GIVEN
     const config = renderConfig(example(name));
     const n = node(config, name);
-    const tampered = tamper(config.bytes);
-    server.put(n.objectName, tampered);
-    const tamperedFile = path.join(dir, 'tampered.ign');
-    fs.writeFileSync(tamperedFile, tampered);
-    const before = server.requests.length;
+    server.put(n.objectName, config.bytes);
+    expect((await n.ignition('fetch')).status).toBe(0);
     // WHEN
-    const fetch = await n.ignition('fetch');
+    expect((await n.ignition('files')).status).toBe(0);
     // THEN
-    expect(tampered.length).toBe(config.bytes.length);
-    expect([...tampered].filter((b, i) => b !== config.bytes[i])).toHaveLength(1);
-    expect(run(requireTool('ignition-validate'), [tamperedFile]).status).toBe(0);
-    expect(server.requests.slice(before)).toContain(`/${n.objectName}`);
-    expect(fetch.status).not.toBe(0);
-    expect(fetch.stdout + fetch.stderr).toMatch(/hash verification failed/);
-    expect(fs.existsSync(n.cache)).toBe(false);
-  });
+    const read = (p: string) => fs.readFileSync(path.join(n.root, p), 'utf8');
+    expect(mode(path.join(n.root, 'opt/bin/worker-stacks-signal-ready'))).toBe(0o755);
+    expect(read('opt/bin/worker-stacks-signal-ready')).toMatch(/^#!\/bin\/bash\n/);
+    expect(read('etc/systemd/system-preset/20-ignition.preset')).toContain(
+      'enable worker-stacks-signal-ready.service\n',
+    );
+    const unit = read('etc/systemd/system/worker-stacks-signal-ready.service');
+    expect(directive(unit, 'After')).toContain('kubelet.service');
+    expect(directive(unit, 'ExecStart')).toEqual(['/opt/bin/worker-stacks-signal-ready']);
+  },
+);
+
+describe('Ignition refuses a tampered config (fail closed)', () => {
+  test.each(IGNITION_EXAMPLES)(
+    '%s: one changed byte at the same URL fails the fetch stage and caches nothing',
+    async (name) => {
+      // GIVEN
+      const config = renderConfig(example(name));
+      const n = node(config, name);
+      const tampered = tamper(config.bytes);
+      server.put(n.objectName, tampered);
+      const tamperedFile = path.join(dir, 'tampered.ign');
+      fs.writeFileSync(tamperedFile, tampered);
+      const before = server.requests.length;
+      // WHEN
+      const fetch = await n.ignition('fetch');
+      // THEN
+      expect(tampered.length).toBe(config.bytes.length);
+      expect([...tampered].filter((b, i) => b !== config.bytes[i])).toHaveLength(1);
+      expect(run(requireTool('ignition-validate'), [tamperedFile]).status).toBe(0);
+      expect(server.requests.slice(before)).toContain(`/${n.objectName}`);
+      expect(fetch.status).not.toBe(0);
+      expect(fetch.stdout + fetch.stderr).toMatch(/hash verification failed/);
+      expect(fs.existsSync(n.cache)).toBe(false);
+    },
+  );
 
   test('the files stage without a verified fetch applies nothing', async () => {
     // GIVEN

@@ -29,22 +29,90 @@ describe('validate refuses an object whose kubelet or image is not pinned (file,
 
   test.each([
     // [what, example, mutate, field path, rule]
-    ['no kubeletSha256 (flatcar-worker)', 'prod-eu1', (v: Json) => delete v.kubeletSha256, 'kubeletSha256', /^required field is missing \(template flatcar-worker needs it: SHA-256/],
-    ['no kubeletSha256 (al2023-worker)', 'staging-us1', (v: Json) => delete v.kubeletSha256, 'kubeletSha256', /^required field is missing \(template al2023-worker needs it: SHA-256/],
-    ['an upper-case hash', 'staging-us1', (v: Json) => (v.kubeletSha256.amd64 = 'A'.repeat(64)), 'kubeletSha256', /^"amd64": "A{64}" does not match \[0-9a-f\]\{64\}$/],
-    ['a hash one digit short', 'prod-eu1', (v: Json) => (v.kubeletSha256.arm64 = 'a'.repeat(63)), 'kubeletSha256', /^"arm64": "a{63}" does not match \[0-9a-f\]\{64\}$/],
-    ['a hash with a shell quote', 'prod-eu1', (v: Json) => (v.kubeletSha256.amd64 = `${'a'.repeat(62)}'x`), 'kubeletSha256', /does not match \[0-9a-f\]\{64\}$/],
-    ['an architecture name as the hash', 'prod-eu1', (v: Json) => (v.kubeletSha256.amd64 = 'arm64'), 'kubeletSha256', /^"amd64": "arm64" does not match \[0-9a-f\]\{64\}$/],
-    ['a uname name instead of amd64/arm64', 'prod-eu1', (v: Json) => (v.kubeletSha256 = { x86_64: HASH_A }), 'kubeletSha256', /^"x86_64": "x86_64" does not match amd64\|arm64$/],
-    ['one hash instead of a map', 'staging-us1', (v: Json) => (v.kubeletSha256 = HASH_A), 'kubeletSha256', /^is a string, expected a map/],
-    ['no awsCliImage (flatcar-worker)', 'edge-ap1', (v: Json) => delete v.awsCliImage, 'awsCliImage', /^required field is missing \(template flatcar-worker needs it: The AWS CLI container image/],
-    ['the AWS CLI image by tag only', 'prod-eu1', (v: Json) => (v.awsCliImage = 'public.ecr.aws/aws-cli/aws-cli:2.22.0'), 'awsCliImage', /^"public\.ecr\.aws\/aws-cli\/aws-cli:2\.22\.0" does not match /],
-    ['the AWS CLI image with a short digest', 'prod-eu1', (v: Json) => (v.awsCliImage = `public.ecr.aws/aws-cli/aws-cli@sha256:${'a'.repeat(40)}`), 'awsCliImage', /does not match /],
+    [
+      'no kubeletSha256 (flatcar-worker)',
+      'prod-eu1',
+      (v: Json) => delete v.kubeletSha256,
+      'kubeletSha256',
+      /^required field is missing \(template flatcar-worker needs it: SHA-256/,
+    ],
+    [
+      'no kubeletSha256 (al2023-worker)',
+      'staging-us1',
+      (v: Json) => delete v.kubeletSha256,
+      'kubeletSha256',
+      /^required field is missing \(template al2023-worker needs it: SHA-256/,
+    ],
+    [
+      'an upper-case hash',
+      'staging-us1',
+      (v: Json) => (v.kubeletSha256.amd64 = 'A'.repeat(64)),
+      'kubeletSha256',
+      /^"amd64": "A{64}" does not match \[0-9a-f\]\{64\}$/,
+    ],
+    [
+      'a hash one digit short',
+      'prod-eu1',
+      (v: Json) => (v.kubeletSha256.arm64 = 'a'.repeat(63)),
+      'kubeletSha256',
+      /^"arm64": "a{63}" does not match \[0-9a-f\]\{64\}$/,
+    ],
+    [
+      'a hash with a shell quote',
+      'prod-eu1',
+      (v: Json) => (v.kubeletSha256.amd64 = `${'a'.repeat(62)}'x`),
+      'kubeletSha256',
+      /does not match \[0-9a-f\]\{64\}$/,
+    ],
+    [
+      'an architecture name as the hash',
+      'prod-eu1',
+      (v: Json) => (v.kubeletSha256.amd64 = 'arm64'),
+      'kubeletSha256',
+      /^"amd64": "arm64" does not match \[0-9a-f\]\{64\}$/,
+    ],
+    [
+      'a uname name instead of amd64/arm64',
+      'prod-eu1',
+      (v: Json) => (v.kubeletSha256 = { x86_64: HASH_A }),
+      'kubeletSha256',
+      /^"x86_64": "x86_64" does not match amd64\|arm64$/,
+    ],
+    [
+      'one hash instead of a map',
+      'staging-us1',
+      (v: Json) => (v.kubeletSha256 = HASH_A),
+      'kubeletSha256',
+      /^is a string, expected a map/,
+    ],
+    [
+      'no awsCliImage (flatcar-worker)',
+      'edge-ap1',
+      (v: Json) => delete v.awsCliImage,
+      'awsCliImage',
+      /^required field is missing \(template flatcar-worker needs it: The AWS CLI container image/,
+    ],
+    [
+      'the AWS CLI image by tag only',
+      'prod-eu1',
+      (v: Json) => (v.awsCliImage = 'public.ecr.aws/aws-cli/aws-cli:2.22.0'),
+      'awsCliImage',
+      /^"public\.ecr\.aws\/aws-cli\/aws-cli:2\.22\.0" does not match /,
+    ],
+    [
+      'the AWS CLI image with a short digest',
+      'prod-eu1',
+      (v: Json) => (v.awsCliImage = `public.ecr.aws/aws-cli/aws-cli@sha256:${'a'.repeat(40)}`),
+      'awsCliImage',
+      /does not match /,
+    ],
   ])('%s', (_what, name, mutate, field, rule) => {
     // GIVEN an example with one pin removed or malformed; WHEN validated
     const problems = check(name, mutate);
     // THEN exactly one problem, on that value, with its rule
-    expect(problems).toEqual([{ file: `clusters/${name}.yaml`, path: `spec.cloudConfig.values.${field}`, message: expect.stringMatching(rule) }]);
+    expect(problems).toEqual([
+      { file: `clusters/${name}.yaml`, path: `spec.cloudConfig.values.${field}`, message: expect.stringMatching(rule) },
+    ]);
   });
 
   test('a pin for one architecture only is valid (a node of the other refuses at boot, below)', () => {
@@ -53,31 +121,41 @@ describe('validate refuses an object whose kubelet or image is not pinned (file,
 });
 
 describe('the rendered node config carries the pins', () => {
-  test.each(['prod-eu1', 'staging-us1', 'edge-ap1'])('%s: the install script holds both hashes and never downloads a .sha256', (name) => {
-    // GIVEN an example with its pins; WHEN rendered
-    const raw = rawExample(name);
-    const script = renderConfig(variant(name, () => undefined)).node.files.find((f) => f.path === INSTALL)!.contents;
-    // THEN
-    expect(script).toContain(`amd64) want='${raw.spec.cloudConfig.values.kubeletSha256.amd64}' ;;`);
-    expect(script).toContain(`arm64) want='${raw.spec.cloudConfig.values.kubeletSha256.arm64}' ;;`);
-    const downloads = script.split('\n').filter((l) => /^\s*[^#]*\bcurl\b/.test(l));
-    expect(downloads).toEqual(['curl -fsSL --retry 5 -o "$bin.new" "$origin/$version/bin/linux/$arch/kubelet"']);
-    expect(script).not.toMatch(/sha256sum -c/);
-  });
+  test.each(['prod-eu1', 'staging-us1', 'edge-ap1'])(
+    '%s: the install script holds both hashes and never downloads a .sha256',
+    (name) => {
+      // GIVEN an example with its pins; WHEN rendered
+      const raw = rawExample(name);
+      const script = renderConfig(variant(name, () => undefined)).node.files.find((f) => f.path === INSTALL)!.contents;
+      // THEN
+      expect(script).toContain(`amd64) want='${raw.spec.cloudConfig.values.kubeletSha256.amd64}' ;;`);
+      expect(script).toContain(`arm64) want='${raw.spec.cloudConfig.values.kubeletSha256.arm64}' ;;`);
+      const downloads = script.split('\n').filter((l) => /^\s*[^#]*\bcurl\b/.test(l));
+      expect(downloads).toEqual(['curl -fsSL --retry 5 -o "$bin.new" "$origin/$version/bin/linux/$arch/kubelet"']);
+      expect(script).not.toMatch(/sha256sum -c/);
+    },
+  );
 
   test('a changed pin changes the node config (and so rolls the nodes)', () => {
     const before = renderConfig(variant('staging-us1', () => undefined)).checksum;
-    const after = renderConfig(variant('staging-us1', (r) => (r.spec.cloudConfig.values.kubeletSha256.arm64 = HASH_A))).checksum;
+    const after = renderConfig(
+      variant('staging-us1', (r) => (r.spec.cloudConfig.values.kubeletSha256.arm64 = HASH_A)),
+    ).checksum;
     expect(after).not.toBe(before);
   });
 
   test.each(['prod-eu1', 'edge-ap1'])('%s: the Flatcar boot script runs the AWS CLI image by its digest', (name) => {
     const raw = rawExample(name);
-    const script = renderConfig(variant(name, () => undefined)).node.files.find((f) => f.path === '/opt/bin/worker-stacks-bootstrap-token')!.contents;
+    const script = renderConfig(variant(name, () => undefined)).node.files.find(
+      (f) => f.path === '/opt/bin/worker-stacks-bootstrap-token',
+    )!.contents;
     expect(raw.spec.cloudConfig.values.awsCliImage).toMatch(/@sha256:[0-9a-f]{64}$/);
-    expect(script).toContain(`docker run --rm --network host '${raw.spec.cloudConfig.values.awsCliImage}' secretsmanager`);
+    expect(script).toContain(
+      `docker run --rm --network host '${raw.spec.cloudConfig.values.awsCliImage}' secretsmanager`,
+    );
     // No image of any template is named by tag alone.
-    for (const f of renderConfig(variant(name, () => undefined)).node.files) expect(f.contents).not.toMatch(/docker run [^\n]*aws-cli:[0-9.]+ /);
+    for (const f of renderConfig(variant(name, () => undefined)).node.files)
+      expect(f.contents).not.toMatch(/docker run [^\n]*aws-cli:[0-9.]+ /);
   });
 });
 
@@ -116,27 +194,35 @@ describe('the install script, run for real against a loopback origin', () => {
   async function install(pins: Record<string, string>, machine: string) {
     const cluster = variant('staging-us1', (r) => (r.spec.cloudConfig.values.kubeletSha256 = pins));
     const script = path.join(dir, 'install-kubelet');
-    fs.writeFileSync(script, renderConfig(cluster).node.files.find((f) => f.path === INSTALL)!.contents, { mode: 0o755 });
+    fs.writeFileSync(script, renderConfig(cluster).node.files.find((f) => f.path === INSTALL)!.contents, {
+      mode: 0o755,
+    });
     const bin = path.join(dir, 'bin');
     fs.mkdirSync(bin, { recursive: true });
     fs.writeFileSync(path.join(bin, 'uname'), `#!/bin/sh\necho ${machine}\n`, { mode: 0o755 });
     const kubelet = path.join(dir, 'opt', 'bin', 'kubelet');
-    const r = await runAsync('sh', [script], { env: { PATH: `${bin}:${process.env.PATH}`, WS_KUBELET_ORIGIN: origin, WS_KUBELET_BIN: kubelet }, timeoutMs: 30_000 });
+    const r = await runAsync('sh', [script], {
+      env: { PATH: `${bin}:${process.env.PATH}`, WS_KUBELET_ORIGIN: origin, WS_KUBELET_BIN: kubelet },
+      timeoutMs: 30_000,
+    });
     return { ...r, kubelet };
   }
 
   test.each([
     ['x86_64', 'amd64'],
     ['aarch64', 'arm64'],
-  ])('a %s node installs the binary whose hash matches its pin, from the %s path, and asks for no .sha256', async (machine, arch) => {
-    // GIVEN the origin serves the pinned bytes; WHEN the script runs
-    const r = await install({ amd64: sha256(GOOD), arm64: sha256(GOOD) }, machine);
-    // THEN
-    expect(r.status).toBe(0);
-    expect(fs.readFileSync(r.kubelet).equals(GOOD)).toBe(true);
-    expect(fs.statSync(r.kubelet).mode & 0o777).toBe(0o755);
-    expect(requests).toEqual([`/release/v1.32.0/bin/linux/${arch}/kubelet`]);
-  });
+  ])(
+    'a %s node installs the binary whose hash matches its pin, from the %s path, and asks for no .sha256',
+    async (machine, arch) => {
+      // GIVEN the origin serves the pinned bytes; WHEN the script runs
+      const r = await install({ amd64: sha256(GOOD), arm64: sha256(GOOD) }, machine);
+      // THEN
+      expect(r.status).toBe(0);
+      expect(fs.readFileSync(r.kubelet).equals(GOOD)).toBe(true);
+      expect(fs.statSync(r.kubelet).mode & 0o777).toBe(0o755);
+      expect(requests).toEqual([`/release/v1.32.0/bin/linux/${arch}/kubelet`]);
+    },
+  );
 
   test('a binary whose hash differs from the pin is refused and nothing is installed, though the origin vouches for it', async () => {
     // GIVEN the origin serves other bytes (and their matching .sha256)
@@ -145,7 +231,9 @@ describe('the install script, run for real against a loopback origin', () => {
     const r = await install({ amd64: sha256(GOOD), arm64: sha256(GOOD) }, 'x86_64');
     // THEN
     expect(r.status).not.toBe(0);
-    expect(r.stderr).toContain(`refused the downloaded amd64 kubelet v1.32.0: its SHA-256 is ${sha256(ROGUE)}, this node config pins ${sha256(GOOD)}`);
+    expect(r.stderr).toContain(
+      `refused the downloaded amd64 kubelet v1.32.0: its SHA-256 is ${sha256(ROGUE)}, this node config pins ${sha256(GOOD)}`,
+    );
     expect(fs.existsSync(r.kubelet)).toBe(false);
     expect(fs.existsSync(`${r.kubelet}.new`)).toBe(false);
     expect(requests.some((u) => u.endsWith('.sha256'))).toBe(false);
@@ -157,14 +245,20 @@ describe('the install script, run for real against a loopback origin', () => {
   ])('a %s node with no pin for its architecture refuses before downloading anything', async (machine, pins, arch) => {
     const r = await install(pins, machine);
     expect(r.status).not.toBe(0);
-    expect(r.stderr).toContain(`no SHA-256 of the ${arch} kubelet v1.32.0 is pinned in this node config; refusing to install one`);
+    expect(r.stderr).toContain(
+      `no SHA-256 of the ${arch} kubelet v1.32.0 is pinned in this node config; refusing to install one`,
+    );
     expect(requests).toEqual([]);
     expect(fs.existsSync(r.kubelet)).toBe(false);
   });
 
   test.each([
     ['the pinned bytes are already installed: nothing is downloaded', GOOD, []],
-    ['other bytes that print the right version are replaced by the pinned ones', ROGUE, ['/release/v1.32.0/bin/linux/amd64/kubelet']],
+    [
+      'other bytes that print the right version are replaced by the pinned ones',
+      ROGUE,
+      ['/release/v1.32.0/bin/linux/amd64/kubelet'],
+    ],
   ])('%s', async (_what, present, expected) => {
     // GIVEN a kubelet already on the node
     const kubelet = path.join(dir, 'opt', 'bin', 'kubelet');

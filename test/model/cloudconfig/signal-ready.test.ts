@@ -11,7 +11,18 @@ import { renderConfig } from '../../../lib/model/cloudconfig/render';
 import { WORKER_GROUP_LOGICAL_ID } from '../../../lib/core/naming';
 import { example, tempDir } from '../../helpers/clusters';
 import { requireCommand, runAsync } from '../../fixtures/cloudconfig/boot';
-import { ApiServer, FAKE, KubePki, makeKubePki, NodeEndpoints, NOT_EXPECTED_XML, SIGNAL_OK_XML, startApiServer, startNodeEndpoints, verifySigV4 } from '../../fixtures/cloudconfig/node-endpoints';
+import {
+  ApiServer,
+  FAKE,
+  KubePki,
+  makeKubePki,
+  NodeEndpoints,
+  NOT_EXPECTED_XML,
+  SIGNAL_OK_XML,
+  startApiServer,
+  startNodeEndpoints,
+  verifySigV4,
+} from '../../fixtures/cloudconfig/node-endpoints';
 
 const SCRIPT = '/opt/bin/worker-stacks-signal-ready';
 const SECRETS = [FAKE.secretAccessKey, FAKE.sessionToken, FAKE.imdsToken];
@@ -20,7 +31,10 @@ const SECRETS = [FAKE.secretAccessKey, FAKE.sessionToken, FAKE.imdsToken];
 function requireSigV4Curl(): string {
   const curl = requireCommand('curl');
   const v = /^curl (\d+)\.(\d+)/.exec(spawnSync(curl, ['--version'], { encoding: 'utf8' }).stdout);
-  if (!v || Number(v[1]) * 1000 + Number(v[2]) < 7075) throw new Error(`curl ${v?.[1]}.${v?.[2]} has no --aws-sigv4 (needs 7.75 or newer); install a newer curl: apt-get install -y curl`);
+  if (!v || Number(v[1]) * 1000 + Number(v[2]) < 7075)
+    throw new Error(
+      `curl ${v?.[1]}.${v?.[2]} has no --aws-sigv4 (needs 7.75 or newer); install a newer curl: apt-get install -y curl`,
+    );
   const bash = spawnSync('sh', ['-c', 'command -v bash'], { encoding: 'utf8' });
   if (bash.status !== 0) throw new Error('bash is not installed; install it with: apt-get install -y bash');
   return curl;
@@ -46,7 +60,12 @@ beforeEach(() => {
   dir = tempDir('signal-ready');
   endpoints.requests.length = 0;
   api.clients.length = 0;
-  Object.assign(endpoints.state, { kubeletHealthy: true, nodeRegistered: true, cfnStatus: 200, cfnBody: SIGNAL_OK_XML });
+  Object.assign(endpoints.state, {
+    kubeletHealthy: true,
+    nodeRegistered: true,
+    cfnStatus: 200,
+    cfnBody: SIGNAL_OK_XML,
+  });
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -60,7 +79,9 @@ async function runScript(clusterName: string, timeoutSeconds = 30, opts: { caInl
   const bin = path.join(dir, 'bin');
   const argvLog = path.join(dir, 'curl-argv.log');
   fs.mkdirSync(bin);
-  fs.writeFileSync(path.join(bin, 'curl'), `#!/bin/bash\nprintf '%s\\n' "$*" >> '${argvLog}'\nexec '${curl}' "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(path.join(bin, 'curl'), `#!/bin/bash\nprintf '%s\\n' "$*" >> '${argvLog}'\nexec '${curl}' "$@"\n`, {
+    mode: 0o755,
+  });
   // The kubeconfig as the kubelet's TLS bootstrap writes it: the CA file, and the rotated client certificate and key in one file.
   const kubeconfig = path.join(dir, 'kubeconfig');
   fs.writeFileSync(
@@ -85,46 +106,68 @@ async function runScript(clusterName: string, timeoutSeconds = 30, opts: { caInl
   const result = await runAsync('bash', [file], { env, timeoutMs: 60_000 });
   const argv = fs.existsSync(argvLog) ? fs.readFileSync(argvLog, 'utf8') : '';
   const signals = endpoints.requests.filter((r) => r.url === '/cloudformation/');
-  return { result, argv, signals, stamped: fs.existsSync(stamp), leftovers: fs.readdirSync(tmp), cluster: example(clusterName) };
+  return {
+    result,
+    argv,
+    signals,
+    stamped: fs.existsSync(stamp),
+    leftovers: fs.readdirSync(tmp),
+    cluster: example(clusterName),
+  };
 }
 
 const form = (body: string) => Object.fromEntries(new URLSearchParams(body));
 
 function expectNoSecretLeaked(run: Awaited<ReturnType<typeof runScript>>) {
-  const seen = [run.result.stdout, run.result.stderr, run.argv, ...endpoints.requests.map((r) => r.url), ...run.signals.map((r) => r.body)].join('\n');
+  const seen = [
+    run.result.stdout,
+    run.result.stderr,
+    run.argv,
+    ...endpoints.requests.map((r) => r.url),
+    ...run.signals.map((r) => r.body),
+  ].join('\n');
   for (const secret of SECRETS) expect(seen).not.toContain(secret);
 }
 
 describe('a node that comes up signals SUCCESS', () => {
-  test.each(['prod-eu1', 'staging-us1'])('%s: one signed SignalResource for its own stack, group and instance', async (name) => {
-    // GIVEN the kubelet is healthy and the node object exists
-    // WHEN
-    const run = await runScript(name);
-    // THEN
-    expect({ status: run.result.status, stderr: run.result.stderr }).toEqual({ status: 0, stderr: '' });
-    expect(run.signals).toHaveLength(1);
-    const [signal] = run.signals;
-    expect(signal.method).toBe('POST');
-    expect(form(signal.body)).toEqual({
-      Action: 'SignalResource',
-      Version: '2010-05-15',
-      StackName: `WorkerStack-${name}`,
-      LogicalResourceId: WORKER_GROUP_LOGICAL_ID,
-      UniqueId: FAKE.instanceId,
-      Status: 'SUCCESS',
-    });
-    const sig = verifySigV4(signal, FAKE.secretAccessKey);
-    expect(sig.credential).toMatch(new RegExp(`^${FAKE.accessKeyId}/\\d{8}/${run.cluster.spec.region}/cloudformation/aws4_request$`));
-    expect(sig.signedHeaders).toEqual(expect.arrayContaining(['host', 'x-amz-date', 'x-amz-security-token']));
-    expect(sig.valid).toBe(true);
-    expect(verifySigV4(signal, 'another secret').valid).toBe(false);
-    expect(verifySigV4({ ...signal, body: signal.body.replace('SUCCESS', 'FAILURE') }, FAKE.secretAccessKey).valid).toBe(false);
-    expect(signal.headers['x-amz-security-token']).toBe(FAKE.sessionToken);
-    expect(run.result.stdout).toContain(`signalled SUCCESS for ${FAKE.instanceId} to WorkerStack-${name}/${WORKER_GROUP_LOGICAL_ID}`);
-    expect(run.stamped).toBe(true);
-    expect(run.leftovers).toEqual([]);
-    expectNoSecretLeaked(run);
-  });
+  test.each(['prod-eu1', 'staging-us1'])(
+    '%s: one signed SignalResource for its own stack, group and instance',
+    async (name) => {
+      // GIVEN the kubelet is healthy and the node object exists
+      // WHEN
+      const run = await runScript(name);
+      // THEN
+      expect({ status: run.result.status, stderr: run.result.stderr }).toEqual({ status: 0, stderr: '' });
+      expect(run.signals).toHaveLength(1);
+      const [signal] = run.signals;
+      expect(signal.method).toBe('POST');
+      expect(form(signal.body)).toEqual({
+        Action: 'SignalResource',
+        Version: '2010-05-15',
+        StackName: `WorkerStack-${name}`,
+        LogicalResourceId: WORKER_GROUP_LOGICAL_ID,
+        UniqueId: FAKE.instanceId,
+        Status: 'SUCCESS',
+      });
+      const sig = verifySigV4(signal, FAKE.secretAccessKey);
+      expect(sig.credential).toMatch(
+        new RegExp(`^${FAKE.accessKeyId}/\\d{8}/${run.cluster.spec.region}/cloudformation/aws4_request$`),
+      );
+      expect(sig.signedHeaders).toEqual(expect.arrayContaining(['host', 'x-amz-date', 'x-amz-security-token']));
+      expect(sig.valid).toBe(true);
+      expect(verifySigV4(signal, 'another secret').valid).toBe(false);
+      expect(
+        verifySigV4({ ...signal, body: signal.body.replace('SUCCESS', 'FAILURE') }, FAKE.secretAccessKey).valid,
+      ).toBe(false);
+      expect(signal.headers['x-amz-security-token']).toBe(FAKE.sessionToken);
+      expect(run.result.stdout).toContain(
+        `signalled SUCCESS for ${FAKE.instanceId} to WorkerStack-${name}/${WORKER_GROUP_LOGICAL_ID}`,
+      );
+      expect(run.stamped).toBe(true);
+      expect(run.leftovers).toEqual([]);
+      expectNoSecretLeaked(run);
+    },
+  );
 
   test('IMDSv2 only: a session token by PUT with a TTL, then every metadata GET carries it', async () => {
     // WHEN
@@ -134,12 +177,17 @@ describe('a node that comes up signals SUCCESS', () => {
     expect(imds[0]).toMatchObject({ method: 'PUT', url: '/latest/api/token' });
     expect(imds[0].headers['x-aws-ec2-metadata-token-ttl-seconds']).toBeDefined();
     const gets = imds.filter((r) => r.method === 'GET');
-    expect(gets.map((r) => r.url)).toEqual(expect.arrayContaining(['/latest/meta-data/instance-id', `/latest/meta-data/iam/security-credentials/${FAKE.role}`]));
+    expect(gets.map((r) => r.url)).toEqual(
+      expect.arrayContaining([
+        '/latest/meta-data/instance-id',
+        `/latest/meta-data/iam/security-credentials/${FAKE.role}`,
+      ]),
+    );
     for (const g of gets) expect(g.headers['x-aws-ec2-metadata-token']).toBe(FAKE.imdsToken);
     expect(run.result.status).toBe(0);
   });
 
-  test('the node object is read over mutual TLS with the kubelet\'s own kubeconfig (its CA, its client certificate)', async () => {
+  test("the node object is read over mutual TLS with the kubelet's own kubeconfig (its CA, its client certificate)", async () => {
     // WHEN
     const run = await runScript('prod-eu1');
     // THEN the API server saw the kubelet's identity, and verified it against its CA
@@ -166,14 +214,24 @@ test('without the instance metadata service nothing is sent, and the unit fails 
   // THEN
   expect(run.result.status).toBe(1);
   expect(run.signals).toEqual([]);
-  expect(run.result.stdout).toContain('cannot read the instance id or the role\'s credentials from the instance metadata service');
+  expect(run.result.stdout).toContain(
+    "cannot read the instance id or the role's credentials from the instance metadata service",
+  );
   expect(run.stamped).toBe(false);
 });
 
 describe('a node that does not come up signals FAILURE after its timeout', () => {
   test.each([
-    { what: 'the kubelet never gets healthy', state: { kubeletHealthy: false, nodeRegistered: false }, log: /the kubelet is not healthy/ },
-    { what: 'the kubelet is healthy but the node never registers', state: { kubeletHealthy: true, nodeRegistered: false }, log: new RegExp(`node ${FAKE.nodeName} is not registered`) },
+    {
+      what: 'the kubelet never gets healthy',
+      state: { kubeletHealthy: false, nodeRegistered: false },
+      log: /the kubelet is not healthy/,
+    },
+    {
+      what: 'the kubelet is healthy but the node never registers',
+      state: { kubeletHealthy: true, nodeRegistered: false },
+      log: new RegExp(`node ${FAKE.nodeName} is not registered`),
+    },
   ])('$what', async ({ state, log }) => {
     // GIVEN
     Object.assign(endpoints.state, state);
@@ -181,7 +239,13 @@ describe('a node that does not come up signals FAILURE after its timeout', () =>
     const run = await runScript('prod-eu1', 1);
     // THEN the unit fails, and CloudFormation hears FAILURE for this instance
     expect(run.result.status).toBe(1);
-    expect(run.signals.map((s) => form(s.body))).toEqual([expect.objectContaining({ Status: 'FAILURE', UniqueId: FAKE.instanceId, LogicalResourceId: WORKER_GROUP_LOGICAL_ID })]);
+    expect(run.signals.map((s) => form(s.body))).toEqual([
+      expect.objectContaining({
+        Status: 'FAILURE',
+        UniqueId: FAKE.instanceId,
+        LogicalResourceId: WORKER_GROUP_LOGICAL_ID,
+      }),
+    ]);
     expect(verifySigV4(run.signals[0], FAKE.secretAccessKey).valid).toBe(true);
     expect(run.result.stdout).toMatch(log);
     expect(run.result.stdout).toContain('signalling FAILURE');
@@ -198,7 +262,9 @@ test('a signal CloudFormation does not expect (no roll under way) is said and is
   expect(run.result.status).toBe(0);
   expect(run.signals).toHaveLength(1);
   expect(run.result.stdout).toContain('CloudFormation did not take the SUCCESS signal');
-  expect(run.result.stdout).toContain('ValidationError Signal was not expected: the resource is in UPDATE_COMPLETE state');
+  expect(run.result.stdout).toContain(
+    'ValidationError Signal was not expected: the resource is in UPDATE_COMPLETE state',
+  );
   expect(run.stamped).toBe(true);
   expectNoSecretLeaked(run);
 });

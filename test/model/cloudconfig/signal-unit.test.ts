@@ -14,7 +14,8 @@ const SCRIPT = '/opt/bin/worker-stacks-signal-ready';
 const UNIT = 'worker-stacks-signal-ready.service';
 
 /** The values of one systemd directive (all its lines, space-separated lists split). */
-const directive = (unit: string, key: string) => [...unit.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].flatMap((m) => m[1].trim().split(/\s+/));
+const directive = (unit: string, key: string) =>
+  [...unit.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].flatMap((m) => m[1].trim().split(/\s+/));
 
 let dir: string;
 beforeAll(() => {
@@ -22,35 +23,54 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-test.each(EXAMPLE_NAMES)('%s: the signal script and its unit are in the config, after the kubelet, and the config stays valid', (name) => {
-  // GIVEN
-  const cluster = example(name);
-  // WHEN
-  const config = renderConfig(cluster);
-  // THEN
-  const script = config.node.files.find((f) => f.path === SCRIPT);
-  const unit = config.node.units.find((u) => u.name === UNIT);
-  expect(script?.mode).toBe(0o755);
-  expect(unit?.enabled).toBe(true);
-  expect(directive(unit!.contents, 'After')).toContain('kubelet.service');
-  expect(directive(unit!.contents, 'Wants')).toContain('kubelet.service');
-  expect(directive(unit!.contents, 'ExecStart')).toEqual([SCRIPT]);
-  expect(script!.contents).toContain(`stack='WorkerStack-${name}'`);
-  expect(script!.contents).toContain(`resource='${WORKER_GROUP_LOGICAL_ID}'`);
-  expect(script!.contents).toContain(`region='${cluster.spec.region}'`);
-  expect(script!.contents).toContain(`default_timeout=${cluster.spec.cloudConfig.values.nodeReadyTimeoutSeconds}\n`);
-  const file = path.join(dir, `${name}.${config.extension}`);
-  fs.writeFileSync(file, config.bytes);
-  if (config.format === 'ignition') expect(run(requireTool('ignition-validate'), [file])).toEqual({ status: 0, stdout: '', stderr: '' });
-  else expect(run(requireTool('cloud-init'), ['schema', '-c', file])).toEqual({ status: 0, stdout: `Valid cloud-config: ${file}\n`, stderr: '' });
-  // cloud-init enables the unit from runcmd, after writing it
-  if (config.format === 'cloud-init') expect(config.bytes.toString('utf8')).toMatch(new RegExp(`- ${UNIT.replace(/\./g, '\\.')}\n`));
-});
+test.each(EXAMPLE_NAMES)(
+  '%s: the signal script and its unit are in the config, after the kubelet, and the config stays valid',
+  (name) => {
+    // GIVEN
+    const cluster = example(name);
+    // WHEN
+    const config = renderConfig(cluster);
+    // THEN
+    const script = config.node.files.find((f) => f.path === SCRIPT);
+    const unit = config.node.units.find((u) => u.name === UNIT);
+    expect(script?.mode).toBe(0o755);
+    expect(unit?.enabled).toBe(true);
+    expect(directive(unit!.contents, 'After')).toContain('kubelet.service');
+    expect(directive(unit!.contents, 'Wants')).toContain('kubelet.service');
+    expect(directive(unit!.contents, 'ExecStart')).toEqual([SCRIPT]);
+    expect(script!.contents).toContain(`stack='WorkerStack-${name}'`);
+    expect(script!.contents).toContain(`resource='${WORKER_GROUP_LOGICAL_ID}'`);
+    expect(script!.contents).toContain(`region='${cluster.spec.region}'`);
+    expect(script!.contents).toContain(`default_timeout=${cluster.spec.cloudConfig.values.nodeReadyTimeoutSeconds}\n`);
+    const file = path.join(dir, `${name}.${config.extension}`);
+    fs.writeFileSync(file, config.bytes);
+    if (config.format === 'ignition')
+      expect(run(requireTool('ignition-validate'), [file])).toEqual({ status: 0, stdout: '', stderr: '' });
+    else
+      expect(run(requireTool('cloud-init'), ['schema', '-c', file])).toEqual({
+        status: 0,
+        stdout: `Valid cloud-config: ${file}\n`,
+        stderr: '',
+      });
+    // cloud-init enables the unit from runcmd, after writing it
+    if (config.format === 'cloud-init')
+      expect(config.bytes.toString('utf8')).toMatch(new RegExp(`- ${UNIT.replace(/\./g, '\\.')}\n`));
+  },
+);
 
-test('both formats carry the same script, and the node timeout is the cluster\'s value', () => {
+test("both formats carry the same script, and the node timeout is the cluster's value", () => {
   // GIVEN
   const flatcar = renderConfig(variant('prod-eu1', (r) => (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 300)));
-  const al2023 = renderConfig(variant('prod-eu1', (r) => ((r.spec.cloudConfig.template = 'al2023-worker'), delete r.spec.cloudConfig.values.awsCliImage, (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 300))));
+  const al2023 = renderConfig(
+    variant(
+      'prod-eu1',
+      (r) => (
+        (r.spec.cloudConfig.template = 'al2023-worker'),
+        delete r.spec.cloudConfig.values.awsCliImage,
+        (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 300)
+      ),
+    ),
+  );
   // THEN
   const script = (c: typeof flatcar) => c.node.files.find((f) => f.path === SCRIPT)!.contents;
   expect(flatcar.format).toBe('ignition');

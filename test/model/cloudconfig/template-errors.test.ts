@@ -19,7 +19,8 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const edit = (rel: string, change: (text: string) => string) => fs.writeFileSync(path.join(dir, rel), change(fs.readFileSync(path.join(dir, rel), 'utf8')));
+const edit = (rel: string, change: (text: string) => string) =>
+  fs.writeFileSync(path.join(dir, rel), change(fs.readFileSync(path.join(dir, rel), 'utf8')));
 
 /** What a call throws (it must throw). */
 function thrown(fn: () => unknown): Error {
@@ -38,23 +39,32 @@ describe('a template uses only the values it declares: an undeclared one is an e
   test('in a template file of the template', () => {
     // GIVEN a template file that uses values.nodeName, which flatcar-worker/values.yaml does not declare
     edit('flatcar-worker/bootstrap-token.sh.hbs', (t) => `${t}# node: {{values.nodeName}}\n`);
-    const line = fs.readFileSync(path.join(dir, 'flatcar-worker/bootstrap-token.sh.hbs'), 'utf8').split('\n').length - 1;
+    const line =
+      fs.readFileSync(path.join(dir, 'flatcar-worker/bootstrap-token.sh.hbs'), 'utf8').split('\n').length - 1;
     // WHEN
     const error = thrown(() => renderConfig(flatcar(), dir));
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
-    expect(error.message).toContain(`${path.basename(dir)}/flatcar-worker/bootstrap-token.sh.hbs:${line}: uses values.nodeName, which ${path.basename(dir)}/flatcar-worker/values.yaml does not declare`);
-    expect(error.message).toMatch(/fix: declare each in .*flatcar-worker\/values\.yaml \(name, type, description, required or default\)/);
+    expect(error.message).toContain(
+      `${path.basename(dir)}/flatcar-worker/bootstrap-token.sh.hbs:${line}: uses values.nodeName, which ${path.basename(dir)}/flatcar-worker/values.yaml does not declare`,
+    );
+    expect(error.message).toMatch(
+      /fix: declare each in .*flatcar-worker\/values\.yaml \(name, type, description, required or default\)/,
+    );
   });
 
   test('in a partial, through the file that includes it', () => {
     // GIVEN
-    edit('_shared/bootstrap-kubeconfig.hbs', (t) => t.replace('server: {{values.apiEndpoint}}', 'server: {{values.apiServer}}'));
+    edit('_shared/bootstrap-kubeconfig.hbs', (t) =>
+      t.replace('server: {{values.apiEndpoint}}', 'server: {{values.apiServer}}'),
+    );
     // WHEN
     const error = thrown(() => renderConfig(al2023(), dir));
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
-    expect(error.message).toMatch(/_shared\/bootstrap-kubeconfig\.hbs:\d+: uses values\.apiServer, which .*al2023-worker\/values\.yaml does not declare/);
+    expect(error.message).toMatch(
+      /_shared\/bootstrap-kubeconfig\.hbs:\d+: uses values\.apiServer, which .*al2023-worker\/values\.yaml does not declare/,
+    );
   });
 
   test('a nested name under an undeclared value', () => {
@@ -71,24 +81,33 @@ describe('a template uses only the values it declares: an undeclared one is an e
 describe('strict mode: a value the cluster lacks is an error, never an empty string', () => {
   test('a declared value without a default that the object leaves out', () => {
     // GIVEN flatcar-worker declares nodeName (optional, no default) and a template file uses it
-    edit('flatcar-worker/values.yaml', (t) => `${t}  - { name: nodeName, type: string, pattern: "[a-z0-9.-]{1,63}", description: a name }\n`);
+    edit(
+      'flatcar-worker/values.yaml',
+      (t) => `${t}  - { name: nodeName, type: string, pattern: "[a-z0-9.-]{1,63}", description: a name }\n`,
+    );
     edit('flatcar-worker/bootstrap-token.sh.hbs', (t) => `${t}# node: {{values.nodeName}}\n`);
     // WHEN
     const error = thrown(() => renderConfig(flatcar(), dir));
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
-    expect(error.message).toMatch(/^template flatcar-worker: \/opt\/bin\/worker-stacks-bootstrap-token \(from bootstrap-token\.sh\.hbs\): "nodeName" not defined/);
+    expect(error.message).toMatch(
+      /^template flatcar-worker: \/opt\/bin\/worker-stacks-bootstrap-token \(from bootstrap-token\.sh\.hbs\): "nodeName" not defined/,
+    );
     expect(error.message).toMatch(/fix: .*spec\.cloudConfig\.values/);
   });
 
   test('in a shared file used by a unit', () => {
     // GIVEN
-    edit('_shared/kubelet.service.hbs', (t) => t.replace('RestartSec=5', 'RestartSec={{rollingUpdate.restartSeconds}}'));
+    edit('_shared/kubelet.service.hbs', (t) =>
+      t.replace('RestartSec=5', 'RestartSec={{rollingUpdate.restartSeconds}}'),
+    );
     // WHEN
     const error = thrown(() => renderConfig(al2023(), dir));
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
-    expect(error.message).toMatch(/^template al2023-worker: kubelet\.service \(from \.\.\/_shared\/kubelet\.service\.hbs\): "restartSeconds" not defined/);
+    expect(error.message).toMatch(
+      /^template al2023-worker: kubelet\.service \(from \.\.\/_shared\/kubelet\.service\.hbs\): "restartSeconds" not defined/,
+    );
   });
 
   test('a value the cluster has renders (the same edit with an existing name)', () => {
@@ -97,7 +116,11 @@ describe('strict mode: a value the cluster lacks is an error, never an empty str
     // WHEN
     const config = renderConfig(flatcar(), dir);
     // THEN
-    expect(config.node.files.find((f) => f.path === '/opt/bin/worker-stacks-bootstrap-token')!.contents.endsWith('# cluster: prod-eu1\n')).toBe(true);
+    expect(
+      config.node.files
+        .find((f) => f.path === '/opt/bin/worker-stacks-bootstrap-token')!
+        .contents.endsWith('# cluster: prod-eu1\n'),
+    ).toBe(true);
   });
 });
 
@@ -105,7 +128,10 @@ describe('unknown template names', () => {
   test('renderConfig names the unknown template and lists the known ones', () => {
     // GIVEN
     const c = flatcar();
-    const cluster: WorkerCluster = { ...c, spec: { ...c.spec, cloudConfig: { ...c.spec.cloudConfig, template: 'flatcar-wroker' } } };
+    const cluster: WorkerCluster = {
+      ...c,
+      spec: { ...c.spec, cloudConfig: { ...c.spec.cloudConfig, template: 'flatcar-wroker' } },
+    };
     // WHEN
     const error = thrown(() => renderConfig(cluster, dir));
     // THEN
@@ -132,10 +158,22 @@ describe('a bad manifest is refused, naming the manifest file and the field', ()
 
   test.each([
     ['a mode that is not octal', (t: string) => t.replace('mode: "0755"', 'mode: "755"'), /files\.\d+\.mode: /],
-    ['an unknown field', (t: string) => t.replace('description:', 'owner: root\ndescription:'), /template\.yaml: Unrecognized key: "owner"/],
-    ['a relative file path', (t: string) => t.replace('path: /etc/kubernetes/pki/ca.crt', 'path: etc/kubernetes/pki/ca.crt'), /files\.0\.path: /],
+    [
+      'an unknown field',
+      (t: string) => t.replace('description:', 'owner: root\ndescription:'),
+      /template\.yaml: Unrecognized key: "owner"/,
+    ],
+    [
+      'a relative file path',
+      (t: string) => t.replace('path: /etc/kubernetes/pki/ca.crt', 'path: etc/kubernetes/pki/ca.crt'),
+      /files\.0\.path: /,
+    ],
     ['an unknown format', (t: string) => t.replace('format: ignition', 'format: butane'), /format: /],
-    ['a unit name without a unit suffix', (t: string) => t.replace('name: kubelet.service', 'name: kubelet'), /units\.2\.name: /],
+    [
+      'a unit name without a unit suffix',
+      (t: string) => t.replace('name: kubelet.service', 'name: kubelet'),
+      /units\.2\.name: /,
+    ],
   ])('%s', (_what, change, field) => {
     // GIVEN
     edit('flatcar-worker/template.yaml', change);
@@ -160,7 +198,9 @@ describe('a bad manifest is refused, naming the manifest file and the field', ()
 
   test('a template file outside the template directory', () => {
     // GIVEN
-    edit('flatcar-worker/template.yaml', (t) => t.replace('template: ../_shared/sysctl.conf.hbs', 'template: ../../../etc/hostname'));
+    edit('flatcar-worker/template.yaml', (t) =>
+      t.replace('template: ../_shared/sysctl.conf.hbs', 'template: ../../../etc/hostname'),
+    );
     // WHEN
     const error = thrown(() => renderConfig(flatcar(), dir));
     // THEN

@@ -41,7 +41,8 @@ function valueStrings(cluster: WorkerCluster): string[] {
 }
 
 /** The user data with the checksum and the source replaced by placeholders: what is left is fixed text. */
-const skeleton = (userData: string, checksum: string, source: string) => userData.split(source).join('<SOURCE>').split(checksum).join('<SUM>');
+const skeleton = (userData: string, checksum: string, source: string) =>
+  userData.split(source).join('<SOURCE>').split(checksum).join('<SUM>');
 
 describe('the small user data holds only the source, the checksum and fixed text', () => {
   test.each(EXAMPLE_NAMES)('%s: no value of the cluster object appears in it', (name) => {
@@ -68,16 +69,24 @@ describe('the small user data holds only the source, the checksum and fixed text
         raw.metadata.name = `${raw.metadata.name}-other`;
         raw.spec.account = '999999999999';
         const v = raw.spec.cloudConfig.values;
-        Object.assign(v, { apiEndpoint: 'https://other.example.com', kubernetesVersion: 'v1.30.9', clusterDNS: '10.9.9.9', maxPods: 17 });
+        Object.assign(v, {
+          apiEndpoint: 'https://other.example.com',
+          kubernetesVersion: 'v1.30.9',
+          clusterDNS: '10.9.9.9',
+          maxPods: 17,
+        });
         v.nodeLabels = { other: 'label' };
         // References stay in the cluster's own region and account, and the secret is the cluster's own, which validation requires.
         v.bootstrapTokenSecretArn = `arn:aws:secretsmanager:${raw.spec.region}:999999999999:secret:worker-stacks/${raw.metadata.name}/other-AbCdEf`;
-        for (const l of raw.spec.listeners ?? []) if (l.certificateArn) l.certificateArn = l.certificateArn.replace(/:\d{12}:/, ':999999999999:');
+        for (const l of raw.spec.listeners ?? [])
+          if (l.certificateArn) l.certificateArn = l.certificateArn.replace(/:\d{12}:/, ':999999999999:');
       }),
     );
     // THEN
     expect(after.config.checksum).not.toBe(before.config.checksum);
-    expect(skeleton(after.userData, after.config.checksum, after.source)).toBe(skeleton(before.userData, before.config.checksum, before.source));
+    expect(skeleton(after.userData, after.config.checksum, after.source)).toBe(
+      skeleton(before.userData, before.config.checksum, before.source),
+    );
   });
 
   test('the Ignition user data is exactly config.replace with the source and the sha256 hash', () => {
@@ -87,7 +96,10 @@ describe('the small user data holds only the source, the checksum and fixed text
     const { config, source, userData } = render(example(name));
     // THEN
     expect(JSON.parse(userData)).toEqual({
-      ignition: { version: '3.3.0', config: { replace: { source, verification: { hash: `sha256-${config.checksum}` } } } },
+      ignition: {
+        version: '3.3.0',
+        config: { replace: { source, verification: { hash: `sha256-${config.checksum}` } } },
+      },
     });
   });
 
@@ -106,7 +118,9 @@ describe('the small user data holds only the source, the checksum and fixed text
     expect(script).toContain(`want=${config.checksum}\n`);
     expect(script).toContain(`aws s3 cp --only-show-errors '${source}' "$tmp"`);
     expect(script).toContain(`dst=${CLOUD_INIT_INSTALL_PATH}\n`);
-    expect(script.indexOf('sha256sum -c', script.indexOf('aws s3 cp'))).toBeLessThan(script.indexOf('mv "$tmp" "$dst"'));
+    expect(script.indexOf('sha256sum -c', script.indexOf('aws s3 cp'))).toBeLessThan(
+      script.indexOf('mv "$tmp" "$dst"'),
+    );
   });
 });
 
@@ -115,7 +129,9 @@ describe('no secret in any config', () => {
     // GIVEN
     const cluster = example(name);
     // WHEN
-    const text = renderConfig(cluster).node.files.map((f) => f.contents).join('\n');
+    const text = renderConfig(cluster)
+      .node.files.map((f) => f.contents)
+      .join('\n');
     // THEN
     expect(text).toContain(`--secret-id '${cluster.spec.cloudConfig.values.bootstrapTokenSecretArn}'`);
     expect(text).toContain('token: $token\n');

@@ -74,15 +74,20 @@ describe('the big config passes the real validator of its format', () => {
     expectValid(config.format, file);
   });
 
-  test.each(RICH.map((c) => [c.spec.cloudConfig.template, c] as const))('template %s with every value filled', (_template, cluster) => {
-    // GIVEN
-    const config = renderConfig(cluster);
-    // WHEN
-    const file = write(`${cluster.metadata.name}.${config.extension}`, config.bytes);
-    // THEN
-    expectValid(config.format, file);
-    expect(config.node.files.find((f) => f.path.endsWith('hosts.toml'))?.contents).toContain('[host."https://mirror-b.example.com:5000/v2/docker"]');
-  });
+  test.each(RICH.map((c) => [c.spec.cloudConfig.template, c] as const))(
+    'template %s with every value filled',
+    (_template, cluster) => {
+      // GIVEN
+      const config = renderConfig(cluster);
+      // WHEN
+      const file = write(`${cluster.metadata.name}.${config.extension}`, config.bytes);
+      // THEN
+      expectValid(config.format, file);
+      expect(config.node.files.find((f) => f.path.endsWith('hosts.toml'))?.contents).toContain(
+        '[host."https://mirror-b.example.com:5000/v2/docker"]',
+      );
+    },
+  );
 
   test('both formats are covered by the examples', () => {
     // GIVEN
@@ -125,7 +130,10 @@ describe('the validators are live: broken documents are rejected', () => {
     // GIVEN
     const doc = JSON.parse(renderConfig(example(ignitionExample)).bytes.toString('utf8'));
     doc.storage.files[0].path = 'etc/relative';
-    const small = renderUserData({ format: 'ignition', checksum: 'a'.repeat(64), source: 's3://bucket/x.ign' }).replace('a'.repeat(64), 'a'.repeat(63));
+    const small = renderUserData({ format: 'ignition', checksum: 'a'.repeat(64), source: 's3://bucket/x.ign' }).replace(
+      'a'.repeat(64),
+      'a'.repeat(63),
+    );
     // WHEN
     const relative = ignitionValidate(write('relative.ign', JSON.stringify(doc)));
     const truncated = ignitionValidate(write('truncated.ign', small));

@@ -223,18 +223,16 @@ test("wiring --no-assume-role: no AssumeRole, no RoleARN, the account check is t
     logDestination: { write: () => true } as never,
   });
   // WHEN
-  await deps
-    .aws('eu-west-1', '333333333333')
-    .cfn.createChangeSet({
-      stackName: 'WorkerStack-a',
-      changeSetName: 'ws-1',
-      type: 'CREATE',
-      templateBody: '{}',
-      capabilities: [],
-      tags: {},
-      description: 'd',
-      clientToken: 't',
-    });
+  await deps.aws('eu-west-1', '333333333333').cfn.createChangeSet({
+    stackName: 'WorkerStack-a',
+    changeSetName: 'ws-1',
+    type: 'CREATE',
+    templateBody: '{}',
+    capabilities: [],
+    tags: {},
+    description: 'd',
+    clientToken: 't',
+  });
   const account = await deps.identity.account({ account: '333333333333', region: 'eu-west-1' });
   // THEN
   expect(cfn.commandCalls(CreateChangeSetCommand)[0].args[0].input.RoleARN).toBeUndefined();

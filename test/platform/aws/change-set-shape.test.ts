@@ -40,15 +40,13 @@ beforeEach(() => {
     .on(CreateChangeSetCommand)
     .resolves({ Id: 'arn:aws:cloudformation:eu-west-1:1:changeSet/ws/1', StackId: 'arn:stack' });
   // As CloudFormation answers: the change set asked for, by its name.
-  cfnMock
-    .on(DescribeChangeSetCommand)
-    .callsFake((input: { ChangeSetName?: string }) => ({
-      ChangeSetId: `arn:aws:cloudformation:eu-west-1:1:changeSet/${input.ChangeSetName}/1`,
-      ChangeSetName: input.ChangeSetName,
-      Status: 'CREATE_COMPLETE',
-      ExecutionStatus: 'AVAILABLE',
-      Changes: [{ Type: 'Resource' }],
-    }));
+  cfnMock.on(DescribeChangeSetCommand).callsFake((input: { ChangeSetName?: string }) => ({
+    ChangeSetId: `arn:aws:cloudformation:eu-west-1:1:changeSet/${input.ChangeSetName}/1`,
+    ChangeSetName: input.ChangeSetName,
+    Status: 'CREATE_COMPLETE',
+    ExecutionStatus: 'AVAILABLE',
+    Changes: [{ Type: 'Resource' }],
+  }));
   cfnMock.on(ExecuteChangeSetCommand).resolves({});
   cfnMock.on(DescribeStackEventsCommand).resolves({ StackEvents: [] });
 });
@@ -152,16 +150,14 @@ test('a new stack gets ChangeSetType CREATE, CAPABILITY_IAM, the cluster tag, an
 test('an existing stack gets ChangeSetType UPDATE, after looking for a change set of the same name', async () => {
   // GIVEN a cluster whose stack exists, complete, and no change set of that name yet
   const c = setup('staging-us1');
-  cfnMock
-    .on(DescribeStacksCommand)
-    .callsFake(() => ({
-      Stacks: [
-        sdkStack(
-          c.stackName,
-          cfnMock.commandCalls(ExecuteChangeSetCommand).length ? 'UPDATE_COMPLETE' : 'CREATE_COMPLETE',
-        ),
-      ],
-    }));
+  cfnMock.on(DescribeStacksCommand).callsFake(() => ({
+    Stacks: [
+      sdkStack(
+        c.stackName,
+        cfnMock.commandCalls(ExecuteChangeSetCommand).length ? 'UPDATE_COMPLETE' : 'CREATE_COMPLETE',
+      ),
+    ],
+  }));
   cfnMock
     .on(DescribeChangeSetCommand)
     .rejectsOnce(new ChangeSetNotFoundException({ message: 'ChangeSet [ws] does not exist', $metadata: {} }))

@@ -133,16 +133,14 @@ test('a PutObject refused with AccessDenied (ExpectedBucketOwner mismatch) is th
 test('a bucket that does not exist (NoSuchBucket) says the account is not bootstrapped, with the command', async () => {
   // GIVEN no bucket: HEAD is a plain 404, PUT says NoSuchBucket
   s3Mock.on(HeadObjectCommand).rejects(missing());
-  s3Mock
-    .on(PutObjectCommand)
-    .rejects(
-      new S3ServiceException({
-        name: 'NoSuchBucket',
-        $fault: 'client',
-        message: 'The specified bucket does not exist',
-        $metadata: { httpStatusCode: 404 },
-      }),
-    );
+  s3Mock.on(PutObjectCommand).rejects(
+    new S3ServiceException({
+      name: 'NoSuchBucket',
+      $fault: 'client',
+      message: 'The specified bucket does not exist',
+      $metadata: { httpStatusCode: 404 },
+    }),
+  );
 
   // WHEN an object is published
   // THEN

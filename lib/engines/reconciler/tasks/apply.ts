@@ -199,6 +199,8 @@ export const recover: Task<Observed> = {
           ),
           { recoveryAttempts: attempts + 1 },
         );
+        // Counted before the call, as an execute is: a crash right after it cannot buy another attempt.
+        await ctx.recorder.writeBeforeMutation();
         await ctx.region.cfn.deleteStack(stack.id, token);
         ctx.deps.slots?.observed(ctx.record.name, true);
         return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `deleting ${stack.name} to create it again` };
@@ -221,6 +223,7 @@ export const recover: Task<Observed> = {
           ),
           { recoveryAttempts: attempts + 1 },
         );
+        await ctx.recorder.writeBeforeMutation();
         await ctx.region.cfn.continueUpdateRollback(stack.id, token);
         ctx.deps.slots?.observed(ctx.record.name, true);
         return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'continuing the rollback' };
@@ -358,7 +361,7 @@ export const execute: Task<Observed & Synthesized & ChangeSetReady> = {
     // The one write before the workflow's end: `executing` must be durable before the call, so that a crash or a lost
     // leadership right after it still knows whose operation the stack is running (the record path) and counts it;
     // a stale read fails here, before anything is executed.
-    await ctx.recorder.writeBeforeExecute();
+    await ctx.recorder.writeBeforeMutation();
     o.log.info({ changeSet: cs.name }, message);
     if (!cs.executed) await ctx.region.cfn.executeChangeSet(o.synth.stackName, cs.name, cs.token);
     // Our operation: the slot stays held until a look sees the stack settled.

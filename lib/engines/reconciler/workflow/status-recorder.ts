@@ -12,7 +12,7 @@ type StatusPatch = Partial<Omit<ClusterStatus, 'conditions' | 'controller'>>;
 /**
  * What tasks see of the status: the status as this reconcile has changed it so far (read back by the tasks after),
  * and `stage` to change it. Nothing here writes: the workflow writes the staged status once, at the end of the
- * reconcile, on every exit (see reconcileCluster). The one exception is `writeBeforeExecute`, for the execute task only.
+ * reconcile, on every exit (see reconcileCluster). The one exception is `writeBeforeMutation`, before a stack operation the reconciler counts.
  */
 export interface PendingStatus {
   readonly status: ClusterStatus;
@@ -24,12 +24,13 @@ export interface PendingStatus {
     bookkeeping?: Partial<ControllerBookkeeping>,
   ): void;
   /**
-   * Writes the pending status now, before ExecuteChangeSet: the change set about to run (status.controller.executing,
-   * which the record path and the attempt count rely on) must be durable before AWS is touched, so that a crash or a
-   * lost leadership right after the call still knows whose operation the stack is running and counts it. A stale
-   * read fails here (a ConflictError) and nothing is executed. The only write a task may cause.
+   * Writes the pending status now, before a stack operation the reconciler counts (ExecuteChangeSet; recovery's
+   * DeleteStack and ContinueUpdateRollback): what is about to run (status.controller.executing, recoveryAttempts) must
+   * be durable before AWS is touched, so that a crash or a lost leadership right after the call still knows whose
+   * operation the stack is running and counts it: retries stay bounded across restarts. A stale read fails here (a
+   * ConflictError) and nothing is called. The only write a task may cause (tasks/apply.ts only).
    */
-  writeBeforeExecute(): Promise<void>;
+  writeBeforeMutation(): Promise<void>;
 }
 
 /**
@@ -90,7 +91,7 @@ export class StatusRecorder implements PendingStatus {
     });
   }
 
-  public writeBeforeExecute(): Promise<void> {
+  public writeBeforeMutation(): Promise<void> {
     return this.flush();
   }
 

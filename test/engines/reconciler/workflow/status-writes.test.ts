@@ -191,7 +191,7 @@ test('no task can write the status: only the execute task asks for the one write
   for (const [file, text] of sources) {
     expect({ file, writes: /\.(writeStatus|flush|write)\(/.test(text) }).toEqual({ file, writes: false });
   }
-  expect(sources.filter(([, text]) => text.includes('writeBeforeExecute(')).map(([f]) => f)).toEqual(['apply.ts']);
+  expect(sources.filter(([, text]) => text.includes('writeBeforeMutation(')).map(([f]) => f)).toEqual(['apply.ts']);
 });
 
 test('a failed write before ExecuteChangeSet: nothing is executed, and no execution is recorded', async () => {
