@@ -1,6 +1,6 @@
 import * as https from 'node:https';
 import { Json } from './json';
-import { KubeApiServer } from './kube-apiserver';
+import { KubeApiServer, startKubeApiServer } from './kube-apiserver';
 
 /**
  * The Kubernetes REST calls the CRD and manifest tests make, as `kubectl` makes them (JSON over HTTPS with a
@@ -124,4 +124,26 @@ export async function waitEstablished(api: KubeApiServer, name: string, timeoutM
       throw new Error(`CRD ${name} not Established after ${timeoutMs} ms: ${JSON.stringify(r.body?.status ?? r.body)}`);
     await new Promise((res) => setTimeout(res, 200));
   }
+}
+
+/**
+ * One API server for a whole test file with one CRD created and Established: started before its first test, stopped
+ * after its last. The accessor throws inside a test when the start failed (the beforeAll's error says why).
+ */
+export function apiServerWithCrdForFile(crd: () => Json, name: string): () => KubeApiServer {
+  let started: KubeApiServer | undefined;
+  const api = (): KubeApiServer => {
+    if (!started) throw new Error('the API server did not start (see beforeAll)');
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startKubeApiServer();
+    const r = await create(api(), crd());
+    if (r.status !== 201) throw new Error(`CRD refused: ${JSON.stringify(r.body)}`);
+    await waitEstablished(api(), name);
+  }, 120_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return api;
 }

@@ -3,8 +3,7 @@ import { validateCluster } from '../../../lib/model/cluster/validate';
 import { CRD_NAME, PLURAL, workerClusterCrd } from '../../../lib/platform/kube/crd';
 import { toKubeStatus } from '../../../lib/platform/kube/printer-status';
 import { EXAMPLE_NAMES, rawExample, TEMPLATES } from '../../helpers/clusters';
-import { KubeApiServer, startKubeApiServer } from '../../helpers/kube-apiserver';
-import { create, kubeRequest, waitEstablished } from '../../helpers/kube-rest';
+import { apiServerWithCrdForFile, create, kubeRequest } from '../../helpers/kube-rest';
 
 /**
  * The CRD against the real kube-apiserver v1.37.2 (scripts/kube/build.sh): it installs (the API server compiles
@@ -12,21 +11,7 @@ import { create, kubeRequest, waitEstablished } from '../../helpers/kube-rest';
  * server itself with the field path and, where CEL can build it, the file store's own message.
  */
 const NS = 'default';
-let started: KubeApiServer | undefined;
-const api = (): KubeApiServer => {
-  if (!started) throw new Error('the API server did not start (see beforeAll)');
-  return started;
-};
-
-beforeAll(async () => {
-  started = await startKubeApiServer();
-  const r = await create(api(), workerClusterCrd());
-  if (r.status !== 201) throw new Error(`CRD refused: ${JSON.stringify(r.body)}`);
-  await waitEstablished(api(), CRD_NAME);
-}, 120_000);
-afterAll(async () => {
-  await started?.stop();
-});
+const api = apiServerWithCrdForFile(workerClusterCrd, CRD_NAME);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;

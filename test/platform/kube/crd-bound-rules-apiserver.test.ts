@@ -1,8 +1,7 @@
 import { validateCluster } from '../../../lib/model/cluster/validate';
 import { CRD_NAME, workerClusterCrd } from '../../../lib/platform/kube/crd';
 import { rawExample, TEMPLATES } from '../../helpers/clusters';
-import { KubeApiServer, startKubeApiServer } from '../../helpers/kube-apiserver';
-import { create, waitEstablished } from '../../helpers/kube-rest';
+import { apiServerWithCrdForFile, create } from '../../helpers/kube-rest';
 
 /**
  * The CEL rules rewritten for admission cost (issue 24 item 5: keys derived once and compared as plain values, lists and
@@ -11,21 +10,7 @@ import { create, waitEstablished } from '../../helpers/kube-rest';
  * accepted. `validate` (the file store) is asked the same question of the same object and must agree.
  */
 const NS = 'default';
-let started: KubeApiServer | undefined;
-const api = (): KubeApiServer => {
-  if (!started) throw new Error('the API server did not start (see beforeAll)');
-  return started;
-};
-
-beforeAll(async () => {
-  started = await startKubeApiServer();
-  const r = await create(api(), workerClusterCrd());
-  if (r.status !== 201) throw new Error(`CRD refused: ${JSON.stringify(r.body)}`);
-  await waitEstablished(api(), CRD_NAME);
-}, 120_000);
-afterAll(async () => {
-  await started?.stop();
-});
+const api = apiServerWithCrdForFile(workerClusterCrd, CRD_NAME);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;

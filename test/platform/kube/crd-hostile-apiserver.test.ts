@@ -1,8 +1,7 @@
 import { validateCluster } from '../../../lib/model/cluster/validate';
 import { CRD_NAME, workerClusterCrd } from '../../../lib/platform/kube/crd';
 import { rawExample, TEMPLATES } from '../../helpers/clusters';
-import { KubeApiServer, startKubeApiServer } from '../../helpers/kube-apiserver';
-import { create, waitEstablished } from '../../helpers/kube-rest';
+import { apiServerWithCrdForFile, create } from '../../helpers/kube-rest';
 
 /**
  * Hostile input (issue 21) refused by the API server itself, through the CRD's CEL rules, at the same field as
@@ -10,21 +9,7 @@ import { create, waitEstablished } from '../../helpers/kube-rest';
  * another cluster's secret, a registry mirror that would break containerd's TOML, and the low items of the issue.
  */
 const NS = 'default';
-let started: KubeApiServer | undefined;
-const api = (): KubeApiServer => {
-  if (!started) throw new Error('the API server did not start (see beforeAll)');
-  return started;
-};
-
-beforeAll(async () => {
-  started = await startKubeApiServer();
-  const r = await create(api(), workerClusterCrd());
-  if (r.status !== 201) throw new Error(`CRD refused: ${JSON.stringify(r.body)}`);
-  await waitEstablished(api(), CRD_NAME);
-}, 120_000);
-afterAll(async () => {
-  await started?.stop();
-});
+const api = apiServerWithCrdForFile(workerClusterCrd, CRD_NAME);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;

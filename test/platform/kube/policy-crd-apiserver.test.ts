@@ -1,7 +1,6 @@
 import { POLICY_CRD_NAME, POLICY_PLURAL, rolloutPolicyCrd } from '../../../lib/platform/kube/policy-crd';
 import { validatePolicy } from '../../../lib/engines/rollout/policy-source';
-import { KubeApiServer, startKubeApiServer } from '../../helpers/kube-apiserver';
-import { create, kubeRequest, waitEstablished } from '../../helpers/kube-rest';
+import { apiServerWithCrdForFile, create, kubeRequest } from '../../helpers/kube-rest';
 
 /**
  * The WorkerRolloutPolicy CRD against the real kube-apiserver: it installs (every CEL rule compiles within the cost
@@ -9,21 +8,7 @@ import { create, kubeRequest, waitEstablished } from '../../helpers/kube-rest';
  * and what CEL cannot check (a cron schedule, a time zone) is accepted here and refused by the daemon's validation.
  */
 const NS = 'default';
-let started: KubeApiServer | undefined;
-const api = (): KubeApiServer => {
-  if (!started) throw new Error('the API server did not start (see beforeAll)');
-  return started;
-};
-
-beforeAll(async () => {
-  started = await startKubeApiServer();
-  const r = await create(api(), rolloutPolicyCrd());
-  if (r.status !== 201) throw new Error(`CRD refused: ${JSON.stringify(r.body)}`);
-  await waitEstablished(api(), POLICY_CRD_NAME);
-}, 120_000);
-afterAll(async () => {
-  await started?.stop();
-});
+const api = apiServerWithCrdForFile(rolloutPolicyCrd, POLICY_CRD_NAME);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- policies are reshaped freely, into invalid forms too
 type Raw = any;
