@@ -14,17 +14,8 @@ export type { Hook, WorkflowHooks } from './task';
 import { removeAssembly } from '../../synthesis/synthesize';
 import { checkVersion } from '../tasks/check-version';
 import { finalize } from '../tasks/finalize';
-import {
-  acquireSlot,
-  changeSet,
-  execute,
-  publish,
-  recordExecution,
-  recordFailure,
-  recover,
-  synthesize,
-  wait,
-} from '../tasks/apply';
+import { acquireSlot, changeSet, execute, publish, recordExecution, recover, synthesize, wait } from '../tasks/apply';
+import { recordFailure } from '../tasks/record-outcome';
 import { cleanConfigObjects } from '../tasks/clean-config-objects';
 import { waitForWave } from '../tasks/wait-for-wave';
 import {
