@@ -19,6 +19,15 @@ export function workerStackName(cluster: string): string {
   return `${WORKER_STACK_PREFIX}${cluster}`;
 }
 
+/**
+ * The own stack of a pool other than `default` (which lives in WorkerStack-<cluster>), as eksctl names its
+ * nodegroup stacks. `-pool-` keeps it apart from another cluster's WorkerStack-<cluster>-<suffix> in all but the case of a
+ * cluster named <cluster>-pool-<pool>.
+ */
+export function poolStackName(cluster: string, pool: string): string {
+  return `${WORKER_STACK_PREFIX}${cluster}-pool-${pool}`;
+}
+
 /** One config bucket per account and region, made by the bootstrap stack. Deterministic: no lookups. */
 export function configBucketName(account: string, region: string): string {
   return `worker-stacks-config-${account}-${region}`;

@@ -35,7 +35,7 @@ export const checksumSynthesizer: Synthesizer = async (cluster: WorkerCluster, o
       },
       Group: {
         Type: 'AWS::AutoScaling::AutoScalingGroup',
-        Properties: { MinSize: String(cluster.spec.pool.minSize), MaxSize: String(cluster.spec.pool.maxSize) },
+        Properties: { MinSize: String(cluster.spec.pool!.minSize), MaxSize: String(cluster.spec.pool!.maxSize) },
       },
     },
     Outputs: { ConfigChecksum: { Value: config.checksum } },

@@ -21,7 +21,7 @@ export const simSynthesizer: Synthesizer = async (cluster: WorkerCluster, opts) 
       },
       Group: {
         Type: 'AWS::AutoScaling::AutoScalingGroup',
-        Properties: { MinSize: String(cluster.spec.pool.minSize), MaxSize: String(cluster.spec.pool.maxSize) },
+        Properties: { MinSize: String(cluster.spec.pool!.minSize), MaxSize: String(cluster.spec.pool!.maxSize) },
       },
     },
     Outputs: { ConfigChecksum: { Value: config.checksum } },

@@ -1,4 +1,5 @@
 import { ClusterSpec } from '../../model/cluster/schema';
+import { primaryPool } from '../../model/cluster/pools';
 
 /**
  * How a cluster's nodes roll, in one shape whether it is read from a template (review: what the stack will do) or
@@ -30,12 +31,13 @@ export interface InstanceRefreshSummary {
 
 /** The summary of a (validated) object. */
 export function specRollout(spec: ClusterSpec): RolloutSummary {
-  const ru = spec.pool.rollingUpdate;
+  const pool = primaryPool(spec);
+  const ru = pool.rollingUpdate;
   const refresh = ru.strategy === 'instanceRefresh';
   const ir = ru.instanceRefresh;
   return {
     strategy: ru.strategy,
-    nodes: spec.pool.desiredCapacity ?? null,
+    nodes: pool.desiredCapacity ?? null,
     maxBatchSize: refresh ? null : ru.maxBatchSize,
     minInstancesInService: refresh ? null : ru.minInstancesInService,
     pauseTime: ru.pauseTime,
@@ -50,7 +52,7 @@ export function specRollout(spec: ClusterSpec): RolloutSummary {
           alarms: ir?.alarms ?? [],
         }
       : null,
-    drained: spec.pool.drain.enabled,
+    drained: pool.drain.enabled,
   };
 }
 

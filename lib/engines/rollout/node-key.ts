@@ -1,4 +1,5 @@
 import { canonicalJson } from '../../model/cloudconfig/canonical-json';
+import { primaryPool } from '../../model/cluster/pools';
 import { sha256Hex } from '../../model/cloudconfig/checksum';
 import { WorkerCluster } from '../../model/cluster/schema';
 
@@ -9,7 +10,7 @@ import { WorkerCluster } from '../../model/cluster/schema';
  * its wave like a new config does.
  */
 export function nodeKey(cluster: WorkerCluster): string {
-  const p = cluster.spec.pool;
+  const p = primaryPool(cluster.spec);
   return sha256Hex(
     canonicalJson({
       machineImage: p.machineImage,

@@ -1,4 +1,5 @@
 import { CfnOutput, CliCredentialsStackSynthesizer, Duration, Stack, Tags } from 'aws-cdk-lib';
+import { primaryPool } from '../../model/cluster/pools';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
@@ -93,7 +94,7 @@ export class WorkerStack extends Stack {
       privateSubnetIds: spec.network.subnetIds,
     });
 
-    const pool = spec.pool;
+    const pool = primaryPool(spec);
     this.pool = new WorkerPool(this, 'Pool', {
       vpc,
       subnets,

@@ -41,6 +41,11 @@ export interface SynthesizeOptions {
   readonly config?: RenderedConfig;
   /** The object's file as messages name it (`clusters/prod-eu1.yaml`). @default the cluster's name */
   readonly source?: string;
+  /**
+   * Which of the cluster's stacks (model/cluster/pools.ts stackUnits: the shared WorkerStack-<cluster>, or a pool's
+   * WorkerStack-<cluster>-pool-<name>). @default WorkerStack-<cluster>
+   */
+  readonly stackName?: string;
 }
 
 /** Where a cluster's assemblies go under a work dir. */

@@ -1,10 +1,11 @@
 import { WorkerCluster } from '../cluster/schema';
+import { DEFAULT_POOL, NodePool, poolNamed, poolsOf, primaryPool } from '../cluster/pools';
 import { TemplateError } from '../../core/errors';
 import { sha256Hex } from './checksum';
 import { FORMATS } from './formats';
 import { ConfigFormat, NodeConfig, normalizeNodeConfig } from './node-config';
 import { DEFAULT_TEMPLATES_DIR, loadTemplate } from './templates';
-import { WORKER_GROUP_LOGICAL_ID, workerStackName } from '../../core/naming';
+import { poolStackName, WORKER_GROUP_LOGICAL_ID, workerStackName } from '../../core/naming';
 
 export interface RenderedConfig {
   readonly format: ConfigFormat;
@@ -23,7 +24,8 @@ export interface RenderedConfig {
  * template's `{{#each}}` never depends on YAML key order.
  * @internal exported for its tests
  */
-export function templateContext(cluster: WorkerCluster): Record<string, unknown> {
+export function templateContext(cluster: WorkerCluster, poolName?: string): Record<string, unknown> {
+  const pool = (poolName === undefined ? undefined : poolNamed(cluster.spec, poolName)) ?? primaryPool(cluster.spec);
   const v = cluster.spec.cloudConfig.values;
   const labels = Object.keys(v.nodeLabels)
     .sort()
@@ -41,16 +43,65 @@ export function templateContext(cluster: WorkerCluster): Record<string, unknown>
       nodeLabelsFlag: labels.map((l) => `${l.key}=${l.value}`).join(','),
       nodeTaintsFlag: taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(','),
     },
-    rollingUpdate: cluster.spec.pool.rollingUpdate,
-    // Where the node's health signal goes: constant for a cluster, so it never rolls nodes by itself.
-    signal: { stackName: workerStackName(cluster.metadata.name), logicalId: WORKER_GROUP_LOGICAL_ID },
+    rollingUpdate: pool.rollingUpdate,
+    // Where the node's health signal goes: constant for a pool, so it never rolls nodes by itself. Every pool's group has
+    // the construct path Pool/Group/ASG in its own stack, so the same logical id.
+    signal: {
+      stackName:
+        pool.name === DEFAULT_POOL
+          ? workerStackName(cluster.metadata.name)
+          : poolStackName(cluster.metadata.name, pool.name),
+      logicalId: WORKER_GROUP_LOGICAL_ID,
+    },
   };
 }
 
-/** Renders the big config of one (validated) cluster. Deterministic: same object, same bytes. */
-export function renderConfig(cluster: WorkerCluster, templatesDir: string = DEFAULT_TEMPLATES_DIR): RenderedConfig {
-  const template = loadTemplate(cluster.spec.cloudConfig.template, templatesDir);
-  const ctx = templateContext(cluster);
+/**
+ * The cluster as one pool's nodes see it: the pool's template and values over the cluster's, its labels over the
+ * cluster's node labels, its taints after the cluster's. For spec.pool (the pool default, with none of its own) it is
+ * the cluster itself, so a single-pool object renders the same bytes as before pools existed.
+ */
+export function poolView(cluster: WorkerCluster, poolName: string): { cluster: WorkerCluster; pool: NodePool } {
+  const pool = poolsOf(cluster.spec).find((p) => p.name === poolName);
+  if (!pool) throw new Error(`${cluster.metadata.name} has no pool ${poolName}`);
+  const own = pool.cloudConfig;
+  if (!own && Object.keys(pool.labels).length === 0 && pool.taints.length === 0) return { cluster, pool };
+  const base = cluster.spec.cloudConfig;
+  const values = {
+    ...base.values,
+    ...(own?.values ?? {}),
+    nodeLabels: { ...base.values.nodeLabels, ...pool.labels },
+    nodeTaints: [...base.values.nodeTaints, ...pool.taints],
+  } as typeof base.values;
+  return {
+    cluster: {
+      ...cluster,
+      spec: { ...cluster.spec, cloudConfig: { template: own?.template ?? base.template, values } },
+    },
+    pool,
+  };
+}
+
+/** Every pool's big config, by pool name, in the object's order. */
+export function renderPools(
+  cluster: WorkerCluster,
+  templatesDir: string = DEFAULT_TEMPLATES_DIR,
+): ReadonlyMap<string, RenderedConfig> {
+  return new Map(poolsOf(cluster.spec).map((p) => [p.name, renderConfig(cluster, templatesDir, p.name)]));
+}
+
+/**
+ * Renders the big config of one (validated) cluster's pool (@default its first). Deterministic: same object, same
+ * bytes.
+ */
+export function renderConfig(
+  cluster: WorkerCluster,
+  templatesDir: string = DEFAULT_TEMPLATES_DIR,
+  poolName?: string,
+): RenderedConfig {
+  const seen = poolName === undefined ? cluster : poolView(cluster, poolName).cluster;
+  const template = loadTemplate(seen.spec.cloudConfig.template, templatesDir);
+  const ctx = templateContext(seen, poolName);
   const run = (what: string, source: string, fn: () => string) => {
     try {
       return fn();

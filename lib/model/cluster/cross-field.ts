@@ -60,6 +60,14 @@ function dnsName(metadata: unknown): string | undefined {
 
 function poolProblems(spec: Loose): Found[] {
   const out: Found[] = [];
+  if (Object.keys(spec).length > 0 && (spec.pool === undefined) === (spec.pools === undefined))
+    out.push({
+      path: 'spec.pool',
+      message:
+        spec.pool === undefined
+          ? 'give spec.pool (one pool) or spec.pools (named pools)'
+          : 'give spec.pool or spec.pools, not both (spec.pool is the pool named default: move it into spec.pools with name: default)',
+    });
   const pool = obj(spec.pool);
   const min = int(pool.minSize);
   const max = int(pool.maxSize);

@@ -1,4 +1,5 @@
-import { RenderedConfig, renderConfig } from '../cloudconfig/render';
+import { RenderedConfig, renderPools } from '../cloudconfig/render';
+import { primaryPool } from './pools';
 import { listTemplates } from '../cloudconfig/templates';
 import { Problem, TemplateError } from '../../core/errors';
 import { WorkerCluster } from './schema';
@@ -12,13 +13,17 @@ import { validateCluster } from './validate';
 export type Derivation =
   | {
       readonly cluster: WorkerCluster;
+      /** The config of the first pool (the only one of a single-pool cluster). */
       readonly config: RenderedConfig;
+      /** Every pool's config, by pool name. */
+      readonly configs: ReadonlyMap<string, RenderedConfig>;
       readonly problems?: undefined;
       readonly stage?: undefined;
     }
   | {
       readonly cluster?: WorkerCluster;
       readonly config?: undefined;
+      readonly configs?: undefined;
       readonly problems: readonly Problem[];
       readonly stage: 'validate' | 'render';
     };
@@ -41,7 +46,7 @@ export function derive(raw: unknown, opts: DeriveOptions): Derivation {
   const r = renderCluster(v.cluster, opts.file, opts.templatesDir);
   return 'problems' in r
     ? { cluster: v.cluster, problems: r.problems, stage: 'render' }
-    : { cluster: v.cluster, config: r.config };
+    : { cluster: v.cluster, config: r.config, configs: r.configs };
 }
 
 /** Renders a validated cluster's node config; a template that does not render is a problem of spec.cloudConfig.template. */
@@ -49,9 +54,14 @@ export function renderCluster(
   cluster: WorkerCluster,
   file: string,
   templatesDir: string,
-): { readonly config: RenderedConfig } | { readonly problems: readonly Problem[] } {
+):
+  | { readonly config: RenderedConfig; readonly configs: ReadonlyMap<string, RenderedConfig> }
+  | { readonly problems: readonly Problem[] } {
   try {
-    return { config: renderConfig(cluster, templatesDir) };
+    const configs = renderPools(cluster, templatesDir);
+    const config = configs.get(primaryPool(cluster.spec).name);
+    if (!config) throw new Error(`${cluster.metadata.name}: no config for its first pool`);
+    return { config, configs };
   } catch (e) {
     if (!(e instanceof TemplateError)) throw e;
     return { problems: [renderProblem(e, file)] };

@@ -119,6 +119,15 @@ export const ListenerSchema = z
           'Allow a nodePort outside spec.nodePortRange (for hostNetwork ingress); ports of node services (SSH, kubelet, etcd, API server ...) are refused even then. @default false',
         ),
       ),
+    pools: z
+      .array(dnsLabel)
+      .min(1)
+      .optional()
+      .meta(
+        d(
+          'Pools (spec.pools[].name) whose nodes the target group takes. @default every pool without a NoSchedule or NoExecute taint',
+        ),
+      ),
     healthCheck: HealthCheckSchema.default({
       protocol: 'TCP',
       intervalSeconds: 10,
@@ -212,6 +221,83 @@ export const PoolSchema = z
   })
   .meta(d('The worker Auto Scaling group.'));
 
+export const TaintSchema = z
+  .strictObject({
+    key: taintKey,
+    value: taintValue.default(''),
+    effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
+  })
+  .meta(d('A node taint, as the kubelet registers it (--register-with-taints).'));
+
+export const CapacitySchema = z
+  .strictObject({
+    onDemandBaseCapacity: intIn(0, 1000, 'instance count')
+      .default(0)
+      .meta(d('Nodes always on-demand, before any spot; at most maxSize. @default 0')),
+    onDemandPercentageAboveBaseCapacity: intIn(0, 100, 'percentage')
+      .default(100)
+      .meta(d('Share of the nodes above the base that are on-demand; 0 makes them all spot. @default 100')),
+    spotAllocationStrategy: z
+      .enum(['price-capacity-optimized', 'capacity-optimized', 'capacity-optimized-prioritized', 'lowest-price'])
+      .default('price-capacity-optimized')
+      .meta(d('How EC2 picks spot pools (the AWS recommendation). @default price-capacity-optimized')),
+    capacityRebalance: z
+      .boolean()
+      .default(true)
+      .meta(d('Launch a replacement when EC2 says a spot node is at elevated risk of interruption. @default true')),
+  })
+  .meta(d('On-demand and spot: the mixed instances policy of the pool (EC2 Auto Scaling InstancesDistribution).'));
+
+/** One named pool of spec.pools: spec.pool's fields, and what only a pool among several needs. */
+export const NodePoolSchema = PoolSchema.extend({
+  name: dnsLabel.meta(
+    d(
+      'Unique within the cluster. The pool named default lives in the stack WorkerStack-<cluster> (beside what the pools share); every other pool has its own stack WorkerStack-<cluster>-pool-<name>.',
+    ),
+  ),
+  architecture: z
+    .enum(['x86_64', 'arm64'])
+    .optional()
+    .meta(
+      d(
+        "The machine image's architecture; every instance type must support it (EC2's DescribeInstanceTypes). @default the instance types' own",
+      ),
+    ),
+  subnetIds: z
+    .array(awsId('subnet', 'a subnet'))
+    .min(1)
+    .optional()
+    .meta(d("Subnets of this pool, a subset of spec.network.subnetIds. @default all of the cluster's")),
+  labels: z
+    .record(nodeLabelKey, labelValue)
+    .default({})
+    .meta(d('Node labels of this pool, merged over spec.cloudConfig.values.nodeLabels. @default {}')),
+  taints: z
+    .array(TaintSchema)
+    .default([])
+    .meta(d('Node taints of this pool, added to spec.cloudConfig.values.nodeTaints. @default []')),
+  capacity: CapacitySchema.optional().meta(
+    d('On-demand and spot. @default every node on-demand, no mixed instances policy beyond the instance types'),
+  ),
+  cloudConfig: z
+    .strictObject({
+      template: pattern(/^[a-z0-9][a-z0-9-]*$/, 'a template name')
+        .optional()
+        .meta(d("Directory name under cloudconfig/. @default the cluster's")),
+      values: z
+        .strictObject({})
+        .catchall(z.unknown())
+        .default({})
+        .meta(
+          d(
+            "Values merged over the cluster's spec.cloudConfig.values (a key here replaces the cluster's). @default {}",
+          ),
+        ),
+    })
+    .optional()
+    .meta(d("This pool's node config: template and values over the cluster's. @default the cluster's")),
+}).meta(d('One worker pool: an Auto Scaling group in its own stack, rolling on its own.'));
+
 export const CloudConfigValuesSchema = z
   .strictObject({
     apiEndpoint: httpsUrl('an https:// URL of the Kubernetes API server (https://host[:port], no path)', false).meta(
@@ -233,16 +319,7 @@ export const CloudConfigValuesSchema = z
       .record(nodeLabelKey, labelValue)
       .default({})
       .meta(d('Labels the kubelet registers the node with. @default {}')),
-    nodeTaints: z
-      .array(
-        z.strictObject({
-          key: taintKey,
-          value: taintValue.default(''),
-          effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
-        }),
-      )
-      .default([])
-      .meta(d('Taints the kubelet registers the node with. @default []')),
+    nodeTaints: z.array(TaintSchema).default([]).meta(d('Taints the kubelet registers the node with. @default []')),
     registryMirrors: z
       .array(httpsUrl('an https:// registry mirror URL', true))
       .default([])
@@ -303,7 +380,18 @@ export const ClusterSpecSchema = z.strictObject({
         ),
     })
     .meta(d('Network, given explicitly.')),
-  pool: PoolSchema,
+  pool: PoolSchema.optional().meta(
+    d('The one worker pool of a single-pool cluster (the pool named default). Give either pool or pools.'),
+  ),
+  pools: z
+    .array(NodePoolSchema)
+    .min(1)
+    .optional()
+    .meta(
+      d(
+        'Named worker pools, each in its own stack and rolling on its own (on-demand system, spot, arm64, GPU ...). Give either pool or pools.',
+      ),
+    ),
   nodePortRange: z
     .strictObject({
       from: port('node port').meta(d('First port of the range.')),
@@ -364,6 +452,13 @@ export const ClusterSpecSchema = z.strictObject({
           'Stage a new config without rolling the nodes: it is rendered, published and shown as desired, and the stack is not updated until hold is removed. Changes that roll no node still apply. @default false',
         ),
       ),
+    maxConcurrentPools: intIn(1, 100, 'pool count')
+      .default(1)
+      .meta(
+        d(
+          'Pools of this cluster whose nodes roll at the same time: a cluster never loses more pools than this at once. @default 1',
+        ),
+      ),
     maintenanceWindows: z
       .array(MaintenanceWindowSchema)
       .max(16)
@@ -374,7 +469,7 @@ export const ClusterSpecSchema = z.strictObject({
         ),
       ),
   })
-    .default({ ...ROLLOUT_DEFAULT, hold: false, maintenanceWindows: [] })
+    .default({ ...ROLLOUT_DEFAULT, hold: false, maxConcurrentPools: 1, maintenanceWindows: [] })
     .meta(
       d(
         'How node-rolling changes reach this cluster (with the waves of a WorkerRolloutPolicy), and how each update of the stack is watched (reconciler change sets; cdk deploy has no rollback triggers).',

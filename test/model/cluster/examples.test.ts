@@ -65,7 +65,7 @@ describe('defaults are applied', () => {
     const c = validate(raw, 'staging-us1').cluster!;
 
     // THEN rolling update, root volume and launch-configuration defaults are filled in
-    expect(c.spec.pool.rollingUpdate).toEqual({
+    expect(c.spec.pool!.rollingUpdate).toEqual({
       strategy: 'rolling',
       maxBatchSize: 1,
       minInstancesInService: 0,
@@ -73,16 +73,17 @@ describe('defaults are applied', () => {
       waitOnResourceSignals: true,
       minSuccessfulInstancesPercent: 100,
     });
-    expect(c.spec.pool.drain).toEqual({ enabled: true, heartbeatTimeoutSeconds: 300 });
+    expect(c.spec.pool!.drain).toEqual({ enabled: true, heartbeatTimeoutSeconds: 300 });
     expect(c.spec.rollout).toEqual({
       rollbackAlarms: [],
       monitoringTimeMinutes: 0,
       hold: false,
+      maxConcurrentPools: 1,
       maintenanceWindows: [],
     });
-    expect(c.spec.pool.rootVolume).toEqual({ sizeGiB: 50, type: 'gp3', deviceName: '/dev/xvda' });
-    expect(c.spec.pool.legacyLaunchConfiguration).toBe(false);
-    expect(c.spec.pool.desiredCapacity).toBe(2);
+    expect(c.spec.pool!.rootVolume).toEqual({ sizeGiB: 50, type: 'gp3', deviceName: '/dev/xvda' });
+    expect(c.spec.pool!.legacyLaunchConfiguration).toBe(false);
+    expect(c.spec.pool!.desiredCapacity).toBe(2);
   });
 
   test('a partial rollingUpdate keeps its fields and gets the rest', () => {
@@ -93,7 +94,7 @@ describe('defaults are applied', () => {
     const c = validate(raw, 'prod-eu1').cluster!;
 
     // THEN waitOnResourceSignals defaults to true (rolls are gated by the nodes' signals), desiredCapacity stays unset, rootVolume fills in deviceName
-    expect(c.spec.pool.rollingUpdate).toEqual({
+    expect(c.spec.pool!.rollingUpdate).toEqual({
       strategy: 'rolling',
       maxBatchSize: 2,
       minInstancesInService: 3,
@@ -101,8 +102,8 @@ describe('defaults are applied', () => {
       waitOnResourceSignals: true,
       minSuccessfulInstancesPercent: 100,
     });
-    expect(c.spec.pool.desiredCapacity).toBeUndefined();
-    expect(c.spec.pool.rootVolume).toEqual({ sizeGiB: 100, type: 'gp3', deviceName: '/dev/xvda' });
+    expect(c.spec.pool!.desiredCapacity).toBeUndefined();
+    expect(c.spec.pool!.rootVolume).toEqual({ sizeGiB: 100, type: 'gp3', deviceName: '/dev/xvda' });
   });
 
   test('lists, load balancer scheme and cloud-config values get their defaults', () => {

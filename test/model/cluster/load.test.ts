@@ -251,7 +251,7 @@ describe('files (loadClusterFile, loadClusters, loadValidClusters)', () => {
       'clusters/prod-eu1.yml',
       'clusters/staging-us1.yaml',
     ]);
-    expect(clusters[1].cluster.spec.pool.rollingUpdate.waitOnResourceSignals).toBe(true);
+    expect(clusters[1].cluster.spec.pool!.rollingUpdate.waitOnResourceSignals).toBe(true);
   });
 });
 
