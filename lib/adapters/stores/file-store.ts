@@ -10,13 +10,13 @@ import {
   decodeRevision,
   deepFreeze,
   encodeRevision,
-  migrateLegacyStatus,
   Revision,
   StateFile,
   storable,
 } from './file-store-state';
 import { withPaused } from './file-store-paused';
 import { watchClusterFiles } from './file-store-watch';
+import { StatusFiles } from './file-store-status-files';
 
 export interface FileStoreProps {
   /** Directory of `<name>.yaml` cluster objects. */
@@ -49,14 +49,14 @@ export class FileStore implements ClusterStore {
   private readonly clustersDir: string;
   private readonly stateDir: string;
   private readonly relativeTo: string;
-  private readonly lockStaleMs: number;
+  private readonly states: StatusFiles;
   private readonly parseCache = new Map<string, ParsedObject>();
 
   constructor(props: FileStoreProps) {
     this.clustersDir = path.resolve(props.clustersDir);
     this.stateDir = path.resolve(props.stateDir ?? path.join(this.clustersDir, '.status'));
     this.relativeTo = props.relativeTo ?? process.cwd();
-    this.lockStaleMs = props.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
+    this.states = new StatusFiles(this.stateDir, props.lockStaleMs ?? DEFAULT_LOCK_STALE_MS);
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await -- ClusterStore's methods are async: a throw here must reach the caller as a rejection, as the Kubernetes store's do
@@ -76,7 +76,7 @@ export class FileStore implements ClusterStore {
         const problem =
           e instanceof UnreadableObject
             ? e.problem
-            : { file: this.shown(this.statePath(name)), path: '', message: (e as Error).message };
+            : { file: this.shown(this.states.path(name)), path: '', message: (e as Error).message };
         return { name, source: this.shown(f), parseProblems: [problem], generation: 0, resourceVersion: 'unreadable' };
       }
     });
@@ -87,7 +87,7 @@ export class FileStore implements ClusterStore {
     const file = clusterFiles(this.clustersDir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name);
     if (file) return this.read(name, file);
     // A removed object keeps its status (its stack is not deleted): report it without an object.
-    const state = this.readState(name);
+    const state = this.states.read(name);
     return state
       ? {
           name,
@@ -113,8 +113,8 @@ export class FileStore implements ClusterStore {
       throw new WorkerStacksError(`refusing to write an invalid status for ${name}: ${checked.problem}`, {
         hint: 'this is a bug in the writer; the status file is left as it was',
       });
-    return this.locked(name, () => {
-      const state = this.readState(name) ?? { resourceVersion: 0, generation: 1 };
+    return this.states.locked(name, () => {
+      const state = this.states.read(name) ?? { resourceVersion: 0, generation: 1 };
       if (state.resourceVersion !== rev.v) throw new ConflictError(name, String(rev.v), String(state.resourceVersion));
       // The generation and spec the status was computed for are persisted with it, and the parsed object for the next process.
       const parsed = this.parseCache.get(name);
@@ -127,7 +127,7 @@ export class FileStore implements ClusterStore {
         ...object,
         status,
       };
-      this.writeState(name, next);
+      this.states.write(name, next);
       return encodeRevision({ ...rev, v: next.resourceVersion, generation: next.generation });
     });
   }
@@ -135,12 +135,12 @@ export class FileStore implements ClusterStore {
   // eslint-disable-next-line @typescript-eslint/require-await -- ClusterStore's methods are async: a throw here must reach the caller as a rejection, as the Kubernetes store's do
   public async clearStatus(name: string, resourceVersion: string): Promise<void> {
     const rev = decodeRevision(resourceVersion);
-    this.locked(name, () => {
-      const state = this.readState(name);
+    this.states.locked(name, () => {
+      const state = this.states.read(name);
       if (!state) return;
       if (state.resourceVersion !== rev.v) throw new ConflictError(name, String(rev.v), String(state.resourceVersion));
       // The generation stays (the object may still exist); only what was recorded about the stack goes.
-      this.writeState(name, {
+      this.states.write(name, {
         resourceVersion: state.resourceVersion + 1,
         generation: state.generation,
         specHash: state.specHash,
@@ -197,7 +197,7 @@ export class FileStore implements ClusterStore {
       .map((f) => f.replace(/\.json$/, ''))
       .filter((name) => {
         try {
-          return this.readState(name)?.status !== undefined;
+          return this.states.read(name)?.status !== undefined;
         } catch {
           return true; // unreadable: listed, so that get() reports what is wrong with it
         }
@@ -212,7 +212,7 @@ export class FileStore implements ClusterStore {
   private read(name: string, file: string): ClusterRecord {
     const source = this.shown(file);
     const text = this.readObject(file, source);
-    const state = this.readState(name);
+    const state = this.states.read(name);
     const { raw, problems, specHash, contentHash } = this.parsed(name, source, text, state);
     const stored = state?.generation ?? 0;
     const generation = specHash && state?.specHash !== specHash ? stored + 1 : Math.max(1, stored);
@@ -262,84 +262,6 @@ export class FileStore implements ClusterStore {
     const r = readClusterFile(file, { shown });
     if (r.problem) throw new UnreadableObject(r.problem);
     return r.text;
-  }
-
-  private statePath(name: string): string {
-    return path.join(this.stateDir, `${name}.json`);
-  }
-
-  private readState(name: string): StateFile | undefined {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.statePath(name), 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw e;
-    }
-    let state: StateFile;
-    try {
-      state = JSON.parse(text) as StateFile;
-    } catch (e) {
-      throw new WorkerStacksError(`status file ${this.statePath(name)} is not valid JSON`, {
-        cause: e,
-        hint: 'it was edited by hand; delete it and the next pass rebuilds it from the live stack',
-      });
-    }
-    if (state.status === undefined) return state;
-    const checked = parseStatus(migrateLegacyStatus(state.status));
-    if ('problem' in checked) {
-      throw new WorkerStacksError(`status file ${this.statePath(name)} is not a valid status: ${checked.problem}`, {
-        hint: 'it was edited by hand or by another version; delete it and the next pass rebuilds it from the live stack',
-      });
-    }
-    return { ...state, status: checked.status };
-  }
-
-  /** temp file + fsync + rename + fsync of the directory: a crash leaves the old file or the new one, never half of one. */
-  private writeState(name: string, state: StateFile): void {
-    fs.mkdirSync(this.stateDir, { recursive: true });
-    const target = this.statePath(name);
-    const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
-    const fd = fs.openSync(tmp, 'w', 0o644);
-    try {
-      fs.writeSync(fd, JSON.stringify(state, undefined, 2) + '\n');
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, target);
-    const dir = fs.openSync(this.stateDir, 'r');
-    try {
-      fs.fsyncSync(dir);
-    } finally {
-      fs.closeSync(dir);
-    }
-  }
-
-  /** An exclusive lock file per cluster; a lock older than `lockStaleMs` (30 s) is a crashed writer's and is broken. */
-  private locked<T>(name: string, fn: () => T): T {
-    fs.mkdirSync(this.stateDir, { recursive: true });
-    const lock = `${this.statePath(name)}.lock`;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        fs.closeSync(fs.openSync(lock, 'wx'));
-        break;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-        const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-        if (age > this.lockStaleMs) fs.rmSync(lock, { force: true });
-        else if (attempt > 200)
-          throw new WorkerStacksError(`status of ${name} is locked by another writer (${lock})`, {
-            hint: 'another reconciler is running on this directory; stop it, or remove the lock file if none is',
-          });
-        else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-      }
-    }
-    try {
-      return fn();
-    } finally {
-      fs.rmSync(lock, { force: true });
-    }
   }
 
   private shown(file: string): string {
