@@ -35,6 +35,13 @@ export const CAPS: Readonly<Record<string, { maxItems?: number; maxProperties?: 
   'spec.rollout.maintenanceWindows': { maxItems: 16 },
   'spec.rollout.rollbackAlarms': { maxItems: 5 },
   'spec.pool.rollingUpdate.instanceRefresh.alarms': { maxItems: 10 },
+  'spec.pools': { maxItems: LIMITS.poolsPerCluster },
+  'spec.pools[].instanceTypes': { maxItems: 64 },
+  'spec.pools[].subnetIds': { maxItems: 32 },
+  'spec.pools[].labels': { maxProperties: 64 },
+  'spec.pools[].taints': { maxItems: 50 },
+  'spec.pools[].rollingUpdate.instanceRefresh.alarms': { maxItems: 10 },
+  'spec.listeners[].pools': { maxItems: LIMITS.poolsPerCluster },
 };
 
 const DENIED = NODE_SERVICE_PORTS.flatMap((s) => Array.from({ length: s.to - s.from + 1 }, (_, i) => s.from + i));
