@@ -59,8 +59,6 @@ function dnsName(metadata: unknown): string | undefined {
   return name !== undefined && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) && name.length <= 40 ? name : undefined;
 }
 
-export { architectureOf, ARM64_FAMILY, INSTANCE_FAMILY } from './instance-architecture';
-
 function networkProblems(spec: Loose): Found[] {
   const out: Found[] = [];
   const net = obj(spec.network);

@@ -1,5 +1,5 @@
 import { nonPublicCidrs } from '../../model/cluster/address-space';
-import { ARM64_FAMILY, INSTANCE_FAMILY } from '../../model/cluster/cross-field';
+import { ARM64_FAMILY, INSTANCE_FAMILY } from '../../model/cluster/instance-architecture';
 import { EXPOSURE_RULE } from '../../model/cluster/exposure';
 import { fmt, quoted } from '../../model/cluster/openapi';
 import { LIMITS } from '../../model/cluster/limits';
