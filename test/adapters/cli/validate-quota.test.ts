@@ -6,7 +6,7 @@ import { validateCommand } from '../../../lib/adapters/cli/validate';
 import { Io } from '../../../lib/adapters/cli/context';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { EXAMPLES_DIR, tempDir } from '../../helpers/clusters';
-import { rawPoolsExample } from '../../helpers/pools';
+import { rawPoolsExample } from '../../helpers/named-pools';
 import { FakeClock } from '../../fakes/fake-ports';
 import { FakeCloudFormation } from '../../fakes/fake-cloudformation';
 

@@ -2,7 +2,7 @@ import { listenerPools, poolsOf } from '../../../lib/model/cluster/pools';
 import { validateCluster } from '../../../lib/model/cluster/validate';
 import { example, EXAMPLE_NAMES, rawExample, TEMPLATES } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
-import { rawPoolsExample } from '../../helpers/pools';
+import { rawPoolsExample } from '../../helpers/named-pools';
 
 /**
  * The pools of a cluster, refused by `validate` (and so by `cdk synth`) before anything reaches AWS: each row breaks

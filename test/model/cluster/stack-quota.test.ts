@@ -7,7 +7,7 @@ import {
 } from '../../../lib/model/cluster/stack-quota';
 import { example, rawExample, validated } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
-import { rawPoolsExample } from '../../helpers/pools';
+import { rawPoolsExample } from '../../helpers/named-pools';
 
 /**
  * CloudFormation's stack quota per account and region against the stacks a fleet plans there (issue 23 item 2): Σ

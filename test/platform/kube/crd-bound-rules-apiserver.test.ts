@@ -2,7 +2,7 @@ import { validateCluster } from '../../../lib/model/cluster/validate';
 import { CRD_NAME, workerClusterCrd } from '../../../lib/platform/kube/crd';
 import { rawExample, TEMPLATES } from '../../helpers/clusters';
 import { apiServerWithCrdForFile, create } from '../../helpers/kube-rest';
-import { rawPoolsExample } from '../../helpers/pools';
+import { rawPoolsExample } from '../../helpers/named-pools';
 
 /**
  * The CEL rules rewritten for admission cost (issue 24 item 5: keys derived once and compared as plain values, lists and
