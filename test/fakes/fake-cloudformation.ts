@@ -150,6 +150,8 @@ export interface FakeCloudFormationProps {
   readonly startDelayMs?: number;
   /** DescribeStacks reports LastUpdatedTime (moto 5.2.5 does not). @default true */
   readonly reportsLastUpdated?: boolean;
+  /** The account's stack quota in the region, as DescribeAccountLimits says it (StackLimit). @default 2000 */
+  readonly stackLimit?: number;
 }
 
 /** The CloudFormation API a port method calls. */
@@ -346,6 +348,11 @@ export class FakeCloudFormation implements CloudFormationPort {
     // DescribeStacks pages of 100 stacks.
     this.enter('listStacks', Math.max(1, Math.ceil(this.live.size / 100)));
     return new Map(this.listed().map((st) => [st.name, st]));
+  }
+
+  /** DescribeAccountLimits' StackLimit (not rate-limited here: `validate` reads it once per region). */
+  public async stackLimit(): Promise<number | undefined> {
+    return this.props.stackLimit ?? 2000;
   }
 
   /** Like ListStacks with an in-progress status filter: no outputs. */

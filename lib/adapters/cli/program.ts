@@ -38,8 +38,19 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
   dirFlags(program.command('validate'))
     .description('check every cluster object; print every problem (file: field path: rule); exit 1 if any')
     .option('-o, --output <format>', 'text or json', 'text')
-    .action((opts: DirOptions & { readonly output: string }) =>
-      done(validateCommand(inputDirs(opts), io, { output: opts.output })),
+    .option(
+      '--stack-limit <n>',
+      "the accounts' CloudFormation stack quota per region, for the 80 % warning (default: 2000)",
+    )
+    .option('--live-stack-limit', "read each region's stack quota from CloudFormation (DescribeAccountLimits)")
+    .action(async (opts: DirOptions & { readonly output: string; stackLimit?: string; liveStackLimit?: boolean }) =>
+      done(
+        await validateCommand(inputDirs(opts), io, {
+          output: opts.output,
+          stackLimit: opts.stackLimit,
+          liveStackLimit: Boolean(opts.liveStackLimit),
+        }),
+      ),
     );
   dirFlags(program.command('render'))
     .description('print the big node config of one cluster (stdout, exact stored bytes) and its checksum (stderr)')

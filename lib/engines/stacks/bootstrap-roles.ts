@@ -164,10 +164,11 @@ export function deployerStatements(
   const changeSets = `arn:${p}:cloudformation:${region}:${account}:changeSet/ws-*/*`;
   const withExecutionRole = { StringEquals: { 'cloudformation:RoleArn': executionRoleArn } };
   return [
-    // The paged listing of every stack (DescribeStacks without a name) and of the stacks in progress (ListStacks).
+    // The paged listing of every stack (DescribeStacks without a name) and of the stacks in progress (ListStacks), and
+    // the account's stack quota (DescribeAccountLimits: how close the planned stacks are to it); none takes a resource.
     new iam.PolicyStatement({
       sid: 'ListStacks',
-      actions: ['cloudformation:DescribeStacks', 'cloudformation:ListStacks'],
+      actions: ['cloudformation:DescribeStacks', 'cloudformation:ListStacks', 'cloudformation:DescribeAccountLimits'],
       resources: ['*'],
     }),
     new iam.PolicyStatement({

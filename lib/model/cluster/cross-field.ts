@@ -2,6 +2,7 @@ import { exposureProblems } from './exposure';
 import { LIMITS } from './limits';
 import { clientRuleCount, ListenerPorts, nodeRules } from './listener-rules';
 import { loadBalancerSubnetProblems, nodePortProblems } from './node-ports';
+import { poolProblems } from './pool-rules';
 import { referenceProblems } from './references';
 import { rolloutProblems } from './rollout-rules';
 import { RULE_SOURCE_KINDS } from './schema';
@@ -37,7 +38,7 @@ function duplicates(items: unknown[], key: (x: Loose) => unknown, at: (i: number
 export function crossFieldProblems(raw: unknown, templates: ReadonlySet<string>): Found[] {
   const spec = obj(obj(raw).spec);
   return [
-    ...poolProblems(spec),
+    ...poolProblems(spec, templates),
     ...networkProblems(spec),
     ...ruleProblems(spec),
     ...exposureProblems(spec),
@@ -57,83 +58,6 @@ function dnsName(metadata: unknown): string | undefined {
   const name = str(obj(metadata).name);
   return name !== undefined && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) && name.length <= 40 ? name : undefined;
 }
-
-function poolProblems(spec: Loose): Found[] {
-  const out: Found[] = [];
-  if (Object.keys(spec).length > 0 && (spec.pool === undefined) === (spec.pools === undefined))
-    out.push({
-      path: 'spec.pool',
-      message:
-        spec.pool === undefined
-          ? 'give spec.pool (one pool) or spec.pools (named pools)'
-          : 'give spec.pool or spec.pools, not both (spec.pool is the pool named default: move it into spec.pools with name: default)',
-    });
-  const pool = obj(spec.pool);
-  const min = int(pool.minSize);
-  const max = int(pool.maxSize);
-  const desired = int(pool.desiredCapacity);
-  if (min !== undefined && max !== undefined && min > max)
-    out.push({ path: 'spec.pool.minSize', message: `${min} is greater than maxSize ${max}` });
-  if (desired !== undefined && ((min !== undefined && desired < min) || (max !== undefined && desired > max))) {
-    out.push({ path: 'spec.pool.desiredCapacity', message: `${desired} is outside minSize..maxSize (${min}..${max})` });
-  }
-  const minInService = int(obj(pool.rollingUpdate).minInstancesInService);
-  if (minInService !== undefined && max !== undefined && minInService >= max) {
-    out.push({
-      path: 'spec.pool.rollingUpdate.minInstancesInService',
-      message: `${minInService} must be less than maxSize ${max}, or no instance could ever be replaced`,
-    });
-  }
-  const types = arr(pool.instanceTypes);
-  if (types.length > LIMITS.instanceTypesPerGroup) {
-    out.push({
-      path: 'spec.pool.instanceTypes',
-      message: `${types.length} instance types exceed the AWS limit of ${LIMITS.instanceTypesPerGroup} per group`,
-    });
-  }
-  if (pool.legacyLaunchConfiguration === true && types.length > 1) {
-    out.push({
-      path: 'spec.pool.instanceTypes',
-      message: 'a launch configuration takes exactly one instance type (mixed instances need a launch template)',
-    });
-  }
-  out.push(
-    ...duplicates(
-      types.map((t) => ({ t })),
-      (x) => str(x.t),
-      (i) => `spec.pool.instanceTypes[${i}]`,
-      'instance types',
-    ),
-  );
-  // One AMI serves every type of the group: an arm64 image does not boot on x86_64 and the other way round.
-  const archs = types.map((t) => (typeof t === 'string' ? architectureOf(t) : undefined));
-  const first = archs.findIndex((a) => a !== undefined);
-  const other = archs.findIndex((a) => a !== undefined && a !== archs[first]);
-  if (first >= 0 && other >= 0) {
-    out.push({
-      path: `spec.pool.instanceTypes[${other}]`,
-      message: `${String(types[other])} is ${archs[other]}, ${String(types[first])} is ${archs[first]}: one machine image boots one architecture (give instance types of one architecture; another architecture needs its own pool and AMI)`,
-    });
-  }
-  return out;
-}
-
-/**
- * The CPU architecture of an EC2 instance type, from its name: Graviton families carry a `g` among the attributes
- * after the generation (m6g, c7gn, r8gd, t4g, im4gn, is4gen, x2gd, g5g) and a1 is the first Graviton; every other
- * family is x86_64 (the high-memory u-*, u7i-*, p6-b200 ones included). Checked against every instance type of EC2's
- * DescribeInstanceTypes as the pinned moto ships it (test/model/cluster/instance-architecture.test.ts). undefined
- * for macOS hosts and for a name that is not an instance type (the schema reports it).
- */
-export function architectureOf(instanceType: string): 'arm64' | 'x86_64' | undefined {
-  // macOS hosts (mac1, mac2-m2 ...) have their own AMIs: out of scope.
-  if (instanceType.startsWith('mac') || !INSTANCE_FAMILY.test(instanceType)) return undefined;
-  return ARM64_FAMILY.test(instanceType) ? 'arm64' : 'x86_64';
-}
-
-/** `<letters><generation><attributes>.`, and the arm64 ones among them; RE2 reads both alike (the CRD's CEL). */
-export const INSTANCE_FAMILY = /^[a-z]+[0-9]*[a-z0-9-]*\./;
-export const ARM64_FAMILY = /^(a[0-9]+[a-z-]*|[a-z]+[0-9]+[a-z-]*g[a-z-]*)\./;
 
 function networkProblems(spec: Loose): Found[] {
   const out: Found[] = [];

@@ -12,6 +12,11 @@ export const LIMITS = {
   targetGroupsPerAutoScalingGroup: 50,
   /** Instance type overrides in a mixed instances policy. */
   instanceTypesPerGroup: 40,
+  /**
+   * Pools of one cluster (spec.pools): each is a CloudFormation stack of its own beside the shared one, and every stack
+   * counts against the account's stack quota per region (lib/model/cluster/stack-quota.ts).
+   */
+  poolsPerCluster: 20,
   /** User tags (spec.tags): 50 per resource, less the tags worker-stacks adds itself (cluster, kubernetes.io/cluster/<name>) and room for more. */
   userTagsPerStack: 45,
   /** EC2 user data, in bytes, before base64. The bootstrap must stay far below it. */

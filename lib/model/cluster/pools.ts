@@ -57,12 +57,15 @@ export function stackUnits(cluster: WorkerCluster): readonly StackUnit[] {
 /** Taints that keep ordinary pods off a node: a pool with one takes no listener's traffic unless a listener names it. */
 const REPELLING = new Set(['NoSchedule', 'NoExecute']);
 
-/** The pools a listener's target group takes: the ones it names, else every pool without a NoSchedule/NoExecute taint. */
+/**
+ * The pools a listener's target group takes: the ones it names, else every pool without a NoSchedule/NoExecute taint
+ * of its own. The cluster's taints (spec.cloudConfig.values.nodeTaints) are on every pool alike, so they choose no pool:
+ * a single-pool object whose nodes all carry a NoSchedule taint (edge-ap1) keeps its listeners on its one pool.
+ */
 export function listenerPools(spec: ClusterSpec, listener: { readonly pools?: readonly string[] }): readonly string[] {
   if (listener.pools) return listener.pools;
-  const clusterTaints = spec.cloudConfig.values.nodeTaints;
   return poolsOf(spec)
-    .filter((p) => ![...clusterTaints, ...p.taints].some((t) => REPELLING.has(t.effect)))
+    .filter((p) => !p.taints.some((t) => REPELLING.has(t.effect)))
     .map((p) => p.name);
 }
 

@@ -1,3 +1,4 @@
+import { rawPools } from './raw-pools';
 import { partitionOf } from './references';
 import { ALARM_ARN, DEFAULT_NODE_READY_TIMEOUT_SECONDS, SIGNAL_BOOT_MARGIN_SECONDS } from './rollout-schema';
 
@@ -35,17 +36,42 @@ export const MAX_ROLLBACK_ALARMS = 5;
 export const MAX_REFRESH_ALARMS = 10;
 
 export function rolloutProblems(spec: Loose): RolloutProblem[] {
+  const clusterTimeout = int(obj(obj(spec.cloudConfig).values).nodeReadyTimeoutSeconds);
   const out: RolloutProblem[] = [];
-  const pool = obj(spec.pool);
+  for (const { pool, at } of rawPools(spec)) {
+    // A pool's own nodeReadyTimeoutSeconds (its cloud-config values over the cluster's) is what its nodes wait.
+    const own = int(obj(obj(pool.cloudConfig).values).nodeReadyTimeoutSeconds);
+    const timeout =
+      own !== undefined
+        ? { seconds: own, from: `${at}.cloudConfig.values.nodeReadyTimeoutSeconds` }
+        : {
+            seconds: clusterTimeout ?? DEFAULT_NODE_READY_TIMEOUT_SECONDS,
+            from: 'spec.cloudConfig.values.nodeReadyTimeoutSeconds',
+          };
+    out.push(...poolRolloutProblems(pool, at, timeout));
+  }
+  out.push(...rollbackAlarmProblems(spec));
+  return out;
+}
+
+/**
+ * The rollout rules of one pool (`spec.pool` or `spec.pools[i]`, written at `base`); `timeout` is the node ready timeout
+ * its nodes wait and the field it comes from.
+ */
+function poolRolloutProblems(
+  pool: Loose,
+  base: string,
+  timeout: { readonly seconds: number; readonly from: string },
+): RolloutProblem[] {
+  const out: RolloutProblem[] = [];
   const ru = obj(pool.rollingUpdate);
-  const at = (field: string) => `spec.pool.rollingUpdate.${field}`;
+  const at = (field: string) => `${base}.rollingUpdate.${field}`;
   const refresh = ru.strategy === 'instanceRefresh';
 
   if (!refresh && ru.instanceRefresh !== undefined) {
     out.push({
       path: at('instanceRefresh'),
-      message:
-        'applies only with strategy: instanceRefresh (set spec.pool.rollingUpdate.strategy: instanceRefresh, or remove the block)',
+      message: `applies only with strategy: instanceRefresh (set ${base}.rollingUpdate.strategy: instanceRefresh, or remove the block)`,
     });
   }
   if (refresh) {
@@ -66,8 +92,7 @@ export function rolloutProblems(spec: Loose): RolloutProblem[] {
     if (pool.legacyLaunchConfiguration === true) {
       out.push({
         path: at('strategy'),
-        message:
-          'instanceRefresh needs a launch template: a launch configuration change does not start an instance refresh (remove spec.pool.legacyLaunchConfiguration)',
+        message: `instanceRefresh needs a launch template: a launch configuration change does not start an instance refresh (remove ${base}.legacyLaunchConfiguration)`,
       });
     }
     out.push(...instanceRefreshProblems(obj(ru.instanceRefresh), (f) => at(`instanceRefresh.${f}`)));
@@ -77,16 +102,14 @@ export function rolloutProblems(spec: Loose): RolloutProblem[] {
   const signals = refresh || ru.waitOnResourceSignals !== false;
   const pauseTime = ru.pauseTime ?? 'PT10M';
   const pause = isoSeconds(pauseTime);
-  const timeout = int(obj(obj(spec.cloudConfig).values).nodeReadyTimeoutSeconds) ?? DEFAULT_NODE_READY_TIMEOUT_SECONDS;
+  const needed = timeout.seconds + SIGNAL_BOOT_MARGIN_SECONDS;
   // isoSeconds reads only a string, so a pause means pauseTime is one; the typeof says so to the compiler.
-  if (signals && typeof pauseTime === 'string' && pause !== undefined && pause < timeout + SIGNAL_BOOT_MARGIN_SECONDS) {
+  if (signals && typeof pauseTime === 'string' && pause !== undefined && pause < needed) {
     out.push({
       path: at('pauseTime'),
-      message: `${pauseTime} is shorter than the node ready timeout (spec.cloudConfig.values.nodeReadyTimeoutSeconds: ${timeout} s) plus ${SIGNAL_BOOT_MARGIN_SECONDS} s of boot: CloudFormation would count a slow node as failed before it reports; set pauseTime to at least ${isoDuration(timeout + SIGNAL_BOOT_MARGIN_SECONDS)} or lower the timeout`,
+      message: `${pauseTime} is shorter than the node ready timeout (${timeout.from}: ${timeout.seconds} s) plus ${SIGNAL_BOOT_MARGIN_SECONDS} s of boot: CloudFormation would count a slow node as failed before it reports; set pauseTime to at least ${isoDuration(needed)} or lower the timeout`,
     });
   }
-
-  out.push(...rollbackAlarmProblems(spec));
   return out;
 }
 

@@ -243,14 +243,20 @@ type Found = { path: string; message: string };
 
 /**
  * The problems of spec.cloudConfig.values under the chosen template's declaration: keys that are neither core
- * nor declared, declared values of the wrong type or out of their rules, required ones that are missing.
+ * nor declared, declared values of the wrong type or out of their rules, required ones that are missing. `at` is the
+ * cloudConfig the values are reported under (`spec.pools[1].cloudConfig` for a pool's, merged over the cluster's).
  */
-export function templateValueProblems(rawValues: unknown, template: string, decl: TemplateValues): Found[] {
-  const base = 'spec.cloudConfig.values';
+export function templateValueProblems(
+  rawValues: unknown,
+  template: string,
+  decl: TemplateValues,
+  at = 'spec.cloudConfig',
+): Found[] {
+  const base = `${at}.values`;
   if (decl.problems.length)
     return [
       {
-        path: 'spec.cloudConfig.template',
+        path: `${at}.template`,
         message: `template ${template} has a bad value declaration: ${decl.problems.join('; ')}`,
       },
     ];

@@ -4,6 +4,7 @@ import { DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
 import { Problem } from '../../core/errors';
 import { crossFieldProblems } from './cross-field';
 import { formatPath } from './format-path';
+import { poolValueProblems, withPoolValueDefaults } from './pool-values';
 import { tokenProblems } from './tokens';
 import { WorkerCluster, WorkerClusterSchema } from './schema';
 import { templateValueProblems, templateValues, withValueDefaults } from './template-values';
@@ -135,6 +136,8 @@ export function validateCluster(raw: unknown, ctx: ValidationContext): Validatio
   if (template !== undefined && decl)
     problems.push(...templateValueProblems(cloudConfig?.values, template, decl).map((p) => ({ file: ctx.file, ...p })));
 
+  problems.push(...poolsValueProblems(raw, ctx));
+
   const expectedName = path.basename(ctx.file).replace(/\.ya?ml$/, '');
   const name = (raw as { metadata?: { name?: unknown } } | undefined)?.metadata?.name;
   if (/\.ya?ml$/.test(ctx.file) && typeof name === 'string' && name !== expectedName) {
@@ -149,7 +152,40 @@ export function validateCluster(raw: unknown, ctx: ValidationContext): Validatio
   if (unique.length > 0 || !parsed.success) return { problems: unique };
   const cluster = parsed.data;
   if (decl) cluster.spec.cloudConfig.values = withValueDefaults(cluster.spec.cloudConfig.values, decl);
+  // A pool under a template of its own gets that template's defaults for what neither it nor the cluster sets.
+  for (const pool of cluster.spec.pools ?? []) {
+    const own = pool.cloudConfig;
+    if (own?.template === undefined || own.template === cluster.spec.cloudConfig.template) continue;
+    own.values = withPoolValueDefaults(
+      own.values,
+      cluster.spec.cloudConfig.values,
+      templateValues(templatesDirOf(ctx), own.template),
+    );
+  }
   return { cluster, problems: [] };
+}
+
+/** Each pool's cloud-config values merged over the cluster's, under the pool's template (pool-values.ts). */
+function poolsValueProblems(raw: unknown, ctx: ValidationContext): Problem[] {
+  const spec = (raw as { spec?: { pools?: unknown; cloudConfig?: { template?: unknown } } } | undefined)?.spec;
+  if (!Array.isArray(spec?.pools)) return [];
+  return spec.pools.flatMap((pool: unknown, i) => {
+    const cloudConfig = (pool as { cloudConfig?: { template?: unknown } } | null)?.cloudConfig;
+    const named = cloudConfig?.template ?? spec.cloudConfig?.template;
+    const template = typeof named === 'string' && ctx.templates.has(named) ? named : undefined;
+    const { issues, problems } = poolValueProblems({
+      cloudConfig,
+      at: `spec.pools[${i}]`,
+      segments: ['spec', 'pools', i],
+      cluster: spec.cloudConfig,
+      template,
+      decl: template === undefined ? undefined : templateValues(templatesDirOf(ctx), template),
+    });
+    return [
+      ...issues.flatMap((issue) => issueToProblems(ctx.file, issue)),
+      ...problems.map((p) => ({ file: ctx.file, ...p })),
+    ];
+  });
 }
 
 function templatesDirOf(ctx: ValidationContext): string {

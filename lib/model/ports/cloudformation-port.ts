@@ -92,6 +92,11 @@ export interface CloudFormationPort {
   waitForStack(stackName: string, opts: WaitOptions): Promise<StackSummary | undefined>;
   deleteStack(stackName: string, clientToken: string): Promise<void>;
   continueUpdateRollback(stackName: string, clientToken: string): Promise<void>;
+  /**
+   * The account's stack quota in this region (DescribeAccountLimits `StackLimit`), undefined when CloudFormation does
+   * not say. Optional: `validate` reads it only when asked to (it is offline by default, with AWS's default of 2000).
+   */
+  stackLimit?(): Promise<number | undefined>;
 }
 
 export const isInProgress = (status: string) => status.endsWith('_IN_PROGRESS');

@@ -10,6 +10,7 @@ import {
   ExecuteChangeSetCommand,
   GetTemplateCommand,
   GetTemplateCommandOutput,
+  paginateDescribeAccountLimits,
   paginateDescribeStackEvents,
   paginateDescribeStacks,
   paginateListStacks,
@@ -103,6 +104,14 @@ export class SdkCloudFormation implements CloudFormationPort {
       }
     }
     return out;
+  }
+
+  public async stackLimit(): Promise<number | undefined> {
+    for await (const page of paginateDescribeAccountLimits({ client: this.client }, {})) {
+      const limit = (page.AccountLimits ?? []).find((l) => l.Name === 'StackLimit')?.Value;
+      if (limit !== undefined) return limit;
+    }
+    return undefined;
   }
 
   public async listStacksInProgress(): Promise<Map<string, StackSummary>> {

@@ -1,11 +1,12 @@
 import { nonPublicCidrs } from '../../model/cluster/address-space';
-import { ARM64_FAMILY, INSTANCE_FAMILY } from '../../model/cluster/cross-field';
+import { ARM64_FAMILY, INSTANCE_FAMILY } from '../../model/cluster/instance-architecture';
 import { EXPOSURE_RULE } from '../../model/cluster/exposure';
 import { fmt, quoted } from '../../model/cluster/openapi';
 import { LIMITS } from '../../model/cluster/limits';
 import { DEFAULT_NODE_PORT_RANGE, MIN_NODE_PORT, NODE_SERVICE_PORTS } from '../../model/cluster/node-ports';
 import { RULE_SOURCE_KINDS } from '../../model/cluster/schema';
 import { bind, bound, indexed, PlacedValidation, unique, v } from './cel-build';
+import { POOL_RULES } from './cel-pool-rules';
 
 /**
  * The cross-field rules of lib/model/cluster (cross-field.ts, node-ports.ts, references.ts) as CEL, so that the API
@@ -35,6 +36,14 @@ export const CAPS: Readonly<Record<string, { maxItems?: number; maxProperties?: 
   'spec.rollout.maintenanceWindows': { maxItems: 16 },
   'spec.rollout.rollbackAlarms': { maxItems: 5 },
   'spec.pool.rollingUpdate.instanceRefresh.alarms': { maxItems: 10 },
+  // Above the limit, so that the rule on it (cel-pool-rules.ts) gives validate's message.
+  'spec.pools': { maxItems: 32 },
+  'spec.pools[].instanceTypes': { maxItems: 64 },
+  'spec.pools[].subnetIds': { maxItems: 32 },
+  'spec.pools[].labels': { maxProperties: 64 },
+  'spec.pools[].taints': { maxItems: 50 },
+  'spec.pools[].rollingUpdate.instanceRefresh.alarms': { maxItems: 10 },
+  'spec.listeners[].pools': { maxItems: 32 },
 };
 
 const DENIED = NODE_SERVICE_PORTS.flatMap((s) => Array.from({ length: s.to - s.from + 1 }, (_, i) => s.from + i));
@@ -304,6 +313,9 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   }),
   unique('spec.pool.instanceTypes', 'scalar', indexed('spec.pool.instanceTypes'), 'instance types must be unique'),
   archRule(),
+
+  // pool-rules.ts: each of spec.pools as spec.pool above, and the rules of named pools and listener pools
+  ...POOL_RULES,
 
   // cross-field.ts networkProblems
   v(

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { architectureOf } from '../../../lib/model/cluster/cross-field';
+import { architectureOf } from '../../../lib/model/cluster/instance-architecture';
 import { PINS, requireTool } from '../../helpers/tools';
 
 /**

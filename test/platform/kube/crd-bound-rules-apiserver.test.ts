@@ -2,6 +2,7 @@ import { validateCluster } from '../../../lib/model/cluster/validate';
 import { CRD_NAME, workerClusterCrd } from '../../../lib/platform/kube/crd';
 import { rawExample, TEMPLATES } from '../../helpers/clusters';
 import { apiServerWithCrdForFile, create } from '../../helpers/kube-rest';
+import { rawPoolsExample } from '../../helpers/named-pools';
 
 /**
  * The CEL rules rewritten for admission cost (issue 24 item 5: keys derived once and compared as plain values, lists and
@@ -20,7 +21,11 @@ const rules =
   (o: Raw) =>
     extra.forEach((e) => rule(e)(o));
 const ACCEPTED = 'accepted';
-type Refused = { field: string; message: string };
+/** `at`: validate's path when it is not the field or the item the message names (a map key's rule). */
+type Refused = { field: string; message: string; at?: string };
+/** The base that has named pools: prod-eu1 as a system, a spot and an arm64 pool (test/helpers/pools.ts). */
+const POOLS = 'pools';
+const taint = (key: string, effect: string) => ({ key, value: 'true', effect });
 
 /**
  * [what, base example, mutation, ACCEPTED or where the API server refuses it and what its message says]. A message that
@@ -249,6 +254,221 @@ const CASES: Array<[string, string, (o: Raw) => void, typeof ACCEPTED | Refused]
       message: 'spec.cloudConfig.values.nodeTaints[2] duplicates spec.cloudConfig.values.nodeTaints[1]',
     },
   ],
+
+  // Node pools (issue 23): each of spec.pools as spec.pool, at its own path; the rules of named pools and listener pools
+  ['a pools object as it is', POOLS, () => undefined, ACCEPTED],
+  [
+    'a pool with minSize above maxSize',
+    POOLS,
+    (o) => (o.spec.pools[1].minSize = 40),
+    { field: 'spec.pools[1].minSize', message: '40 is greater than maxSize 30' },
+  ],
+  [
+    'a pool with desiredCapacity outside min..max',
+    POOLS,
+    (o) => (o.spec.pools[0].desiredCapacity = 5),
+    { field: 'spec.pools[0].desiredCapacity', message: '5 is outside minSize..maxSize (2..4)' },
+  ],
+  [
+    'a pool with minInstancesInService at maxSize',
+    POOLS,
+    (o) => (o.spec.pools[1].rollingUpdate.minInstancesInService = 30),
+    {
+      field: 'spec.pools[1].rollingUpdate.minInstancesInService',
+      message: '30 must be less than maxSize 30, or no instance could ever be replaced',
+    },
+  ],
+  [
+    'a pool with a launch configuration and two instance types',
+    POOLS,
+    (o) => (o.spec.pools[2].legacyLaunchConfiguration = true),
+    { field: 'spec.pools[2].instanceTypes', message: 'a launch configuration takes exactly one instance type' },
+  ],
+  [
+    'a pool with 41 instance types',
+    POOLS,
+    (o) => (o.spec.pools[1].instanceTypes = Array.from({ length: 41 }, (_, i) => `x${i + 1}.large`)),
+    { field: 'spec.pools[1].instanceTypes', message: '41 instance types exceed the AWS limit of 40 per group' },
+  ],
+  [
+    'a pool with an instance type twice',
+    POOLS,
+    (o) => o.spec.pools[1].instanceTypes.push('m6a.xlarge'),
+    {
+      field: 'spec.pools',
+      message:
+        'spec.pools[1].instanceTypes[3] duplicates spec.pools[1].instanceTypes[1] (instance types must be unique)',
+    },
+  ],
+  [
+    'a pool with an arm64 type among x86_64 ones',
+    POOLS,
+    (o) => o.spec.pools[1].instanceTypes.push('m7g.xlarge'),
+    {
+      field: 'spec.pools',
+      message:
+        'spec.pools[1].instanceTypes[3] m7g.xlarge is arm64, m6i.xlarge is x86_64: one machine image boots one architecture',
+    },
+  ],
+  [
+    'an arm64 pool with an x86_64 type',
+    POOLS,
+    (o) => (o.spec.pools[2].instanceTypes = ['m7g.xlarge', 'm7i.xlarge']),
+    {
+      field: 'spec.pools',
+      message:
+        "spec.pools[2].instanceTypes[1] m7i.xlarge is x86_64, not the pool's architecture arm64 (its machine image's): give instance types that run arm64",
+    },
+  ],
+  ['an arm64 pool of arm64 types only', POOLS, (o) => o.spec.pools[2].instanceTypes.push('r8g.large'), ACCEPTED],
+  [
+    '21 pools',
+    POOLS,
+    (o) => (o.spec.pools = Array.from({ length: 21 }, (_, i) => ({ ...o.spec.pools[1], name: `spot-${i}` }))),
+    { field: 'spec.pools', message: '21 pools exceed the limit of 20 per cluster' },
+  ],
+  [
+    '20 pools',
+    POOLS,
+    (o) => (o.spec.pools = Array.from({ length: 20 }, (_, i) => ({ ...o.spec.pools[1], name: `spot-${i}` }))),
+    ACCEPTED,
+  ],
+  [
+    'a pool name twice',
+    POOLS,
+    (o) => (o.spec.pools[2].name = 'spot'),
+    { field: 'spec.pools', message: 'spec.pools[2].name duplicates spec.pools[1].name (pool names must be unique)' },
+  ],
+  [
+    'an on-demand base above maxSize',
+    POOLS,
+    (o) => (o.spec.pools[1].capacity.onDemandBaseCapacity = 31),
+    {
+      field: 'spec.pools[1].capacity.onDemandBaseCapacity',
+      message: '31 is above maxSize 30: the on-demand base is part of the group, at most its maximum size',
+    },
+  ],
+  [
+    'capacity with a launch configuration',
+    POOLS,
+    (o) => Object.assign(o.spec.pools[0], { legacyLaunchConfiguration: true, capacity: {} }),
+    {
+      field: 'spec.pools[0].capacity',
+      message: 'a launch configuration has no mixed instances policy, so no on-demand base or spot',
+    },
+  ],
+  [
+    "a pool subnet outside the cluster's",
+    POOLS,
+    (o) => (o.spec.pools[2].subnetIds[1] = 'subnet-0a1b2c3d4e5f69999'),
+    {
+      field: 'spec.pools',
+      message:
+        "spec.pools[2].subnetIds[1] subnet-0a1b2c3d4e5f69999 is not one of spec.network.subnetIds (a pool's subnets are a subset of the cluster's)",
+    },
+  ],
+  [
+    'a pool subnet twice',
+    POOLS,
+    (o) => (o.spec.pools[2].subnetIds[1] = o.spec.pools[2].subnetIds[0]),
+    {
+      field: 'spec.pools',
+      message: 'spec.pools[2].subnetIds[1] duplicates spec.pools[2].subnetIds[0] (subnets must be unique)',
+    },
+  ],
+  [
+    'a taint twice in a pool',
+    POOLS,
+    (o) => o.spec.pools[0].taints.push(taint('CriticalAddonsOnly', 'NoSchedule')),
+    { field: 'spec.pools', message: 'spec.pools[0].taints[1] duplicates spec.pools[0].taints[0] (taints' },
+  ],
+  [
+    "a pool's taint that the cluster has",
+    POOLS,
+    (o) =>
+      (o.spec.cloudConfig.values.nodeTaints = [taint('x', 'NoExecute'), taint('CriticalAddonsOnly', 'NoSchedule')]),
+    {
+      field: 'spec.pools',
+      message: 'spec.pools[0].taints[0] duplicates spec.cloudConfig.values.nodeTaints[1] (taints',
+    },
+  ],
+  [
+    'a pool label key the kubelet refuses',
+    POOLS,
+    (o) => (o.spec.pools[0].labels['kubernetes.io/role'] = 'system'),
+    {
+      field: 'spec.pools[0].labels',
+      message: '"kubernetes.io/role": the kubelet may not set labels in the kubernetes.io or k8s.io namespaces',
+      at: 'spec.pools[0].labels["kubernetes.io/role"]',
+    },
+  ],
+  [
+    'a pool label value the kubelet refuses',
+    POOLS,
+    (o) => (o.spec.pools[0].labels['example.com/pool'] = 'system pool'),
+    {
+      field: 'spec.pools[0].labels[example.com/pool]',
+      message: '"system pool" is not a label value',
+      at: 'spec.pools[0].labels["example.com/pool"]',
+    },
+  ],
+  [
+    'a pool taint key the kubelet refuses',
+    POOLS,
+    (o) => (o.spec.pools[0].taints[0].key = 'critical addons'),
+    { field: 'spec.pools[0].taints[0].key', message: '"critical addons" is not a taint key' },
+  ],
+  [
+    'a listener naming a pool that does not exist',
+    POOLS,
+    (o) => (o.spec.listeners[1].pools = ['spot', 'gpu']),
+    {
+      field: 'spec.listeners',
+      message:
+        'spec.listeners[1].pools[1] "gpu" is not a pool of this cluster (a name of spec.pools, or default with spec.pool)',
+    },
+  ],
+  [
+    'a listener naming a pool twice',
+    POOLS,
+    (o) => (o.spec.listeners[0].pools = ['spot', 'spot']),
+    {
+      field: 'spec.listeners',
+      message: 'spec.listeners[0].pools[1] duplicates spec.listeners[0].pools[0] (pools of a listener must be unique)',
+    },
+  ],
+  ['a listener naming the tainted system pool', POOLS, (o) => (o.spec.listeners[0].pools = ['system']), ACCEPTED],
+  [
+    'a single-pool listener naming a pool of spec.pools',
+    'prod-eu1',
+    (o) => (o.spec.listeners[0].pools = ['spot']),
+    { field: 'spec.listeners', message: 'spec.listeners[0].pools[0] "spot" is not a pool of this cluster' },
+  ],
+  ['a single-pool listener naming default', 'prod-eu1', (o) => (o.spec.listeners[0].pools = ['default']), ACCEPTED],
+  [
+    'listeners that no pool takes',
+    POOLS,
+    (o) => {
+      o.spec.pools[1].taints = [taint('example.com/spot', 'NoExecute')];
+      o.spec.pools[2].taints = [taint('example.com/arm', 'NoSchedule')];
+    },
+    {
+      field: 'spec.listeners',
+      message: 'spec.listeners[0] takes no pool: every pool has a NoSchedule or NoExecute taint of its own',
+    },
+  ],
+  [
+    'spec.pool and spec.pools',
+    POOLS,
+    (o) => (o.spec.pool = rawExample('prod-eu1').spec.pool),
+    { field: 'spec.pool', message: 'give spec.pool or spec.pools, not both' },
+  ],
+  [
+    'neither spec.pool nor spec.pools',
+    POOLS,
+    (o) => delete o.spec.pools,
+    { field: 'spec.pool', message: 'give spec.pool (one pool) or spec.pools (named pools)' },
+  ],
 ];
 
 let n = 0;
@@ -257,10 +477,10 @@ test.each(CASES)('%s: the API server and validate agree', async (...row) => {
   const [, base, mutate, expected] = row;
   // GIVEN
   const name = `bound-${++n}`;
-  const o = rawExample(base);
+  const o = base === POOLS ? rawPoolsExample() : rawExample(base);
   o.metadata = { name, namespace: NS };
   o.spec.cloudConfig.values.bootstrapTokenSecretArn = o.spec.cloudConfig.values.bootstrapTokenSecretArn.replace(
-    `worker-stacks/${base}/`,
+    `worker-stacks/${base === POOLS ? 'prod-eu1' : base}/`,
     `worker-stacks/${name}/`,
   );
   mutate(o);
@@ -286,8 +506,9 @@ test.each(CASES)('%s: the API server and validate agree', async (...row) => {
   );
   // AND validate refuses it too, at the item a list rule names
   const m = /^(spec\.[\w.[\]]+) (.*)$/.exec(expected.message);
-  const at =
-    m && m[1].startsWith(expected.field) && m[1] !== expected.field
+  const at = expected.at
+    ? { path: expected.at, message: expected.message }
+    : m && m[1].startsWith(expected.field) && m[1] !== expected.field
       ? { path: m[1], message: m[2] }
       : { path: expected.field, message: expected.message };
   expect(problems).toContainEqual({ path: at.path, message: expect.stringContaining(at.message) });

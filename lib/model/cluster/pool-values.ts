@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { CloudConfigValuesSchema } from './schema';
+import { templateValueProblems, TemplateValues } from './template-values';
+
+/**
+ * A pool's cloud-config values (spec.pools[i].cloudConfig.values) are merged over the cluster's for that pool's node
+ * config (lib/model/cloudconfig/render.ts poolView), with the pool's template or the cluster's. The merged values must
+ * pass what the cluster's pass: the typed values every template takes (CloudConfigValuesSchema) and the template's own
+ * declaration (template-values.ts). A problem is reported at the pool's path when the pool causes it: a value the pool
+ * sets, or anything under a template of the pool's own; what the pool inherits unchanged the cluster's check reports.
+ */
+
+type Loose = Record<string, unknown>;
+type Found = { path: string; message: string };
+
+const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
+
+/** The values a pool cannot set here: its labels and taints are fields of the pool (pool-rules.ts says so). */
+const POOL_FIELDS = new Set(['nodeLabels', 'nodeTaints']);
+
+export interface PoolValuesInput {
+  /** The raw spec.pools[i].cloudConfig. */
+  readonly cloudConfig: unknown;
+  /** `spec.pools[i]`. */
+  readonly at: string;
+  /** The path segments of `at`, for zod issues. */
+  readonly segments: readonly PropertyKey[];
+  /** The raw spec.cloudConfig. */
+  readonly cluster: unknown;
+  /** The pool's template (its own, else the cluster's) when it exists. */
+  readonly template?: string;
+  /** That template's declaration. */
+  readonly decl?: TemplateValues;
+}
+
+/** Zod issues of the pool's own core values (path segments), and template problems (paths), of one pool. */
+export function poolValueProblems(input: PoolValuesInput): { issues: z.core.$ZodIssue[]; problems: Found[] } {
+  const own = obj(obj(input.cloudConfig).values);
+  const shape = CloudConfigValuesSchema.shape as Record<string, z.ZodType | undefined>;
+  const issues: z.core.$ZodIssue[] = [];
+  for (const [key, value] of Object.entries(own)) {
+    const schema = shape[key];
+    if (!schema || POOL_FIELDS.has(key)) continue;
+    const r = schema.safeParse(value, { reportInput: true });
+    if (!r.success)
+      issues.push(
+        ...r.error.issues.map((i) => ({
+          ...i,
+          path: [...input.segments, 'cloudConfig', 'values', key, ...i.path],
+        })),
+      );
+  }
+  if (input.template === undefined || input.decl === undefined) return { issues, problems: [] };
+  const clusterCc = obj(input.cluster);
+  const inherited =
+    obj(input.cloudConfig).template === undefined || obj(input.cloudConfig).template === clusterCc.template;
+  const merged = { ...obj(clusterCc.values), ...own };
+  const base = `${input.at}.cloudConfig`;
+  const found = templateValueProblems(merged, input.template, input.decl, base).filter((p) => {
+    if (!inherited) return true;
+    // Under the cluster's template, only what the pool changes is the pool's problem.
+    const key = Object.keys(own).find(
+      (k) => p.path === `${base}.values.${k}` || p.path === `${base}.values[${JSON.stringify(k)}]`,
+    );
+    return key !== undefined;
+  });
+  return { issues, problems: found };
+}
+
+/** The pool's values with its template's declared defaults for what neither it nor the cluster sets. */
+export function withPoolValueDefaults(
+  own: Record<string, unknown>,
+  clusterValues: Record<string, unknown>,
+  decl: TemplateValues,
+): Record<string, unknown> {
+  const out = { ...own };
+  for (const d of decl.values)
+    if (out[d.name] === undefined && clusterValues[d.name] === undefined && d.default !== undefined)
+      out[d.name] = d.default;
+  return out;
+}

@@ -1,0 +1,32 @@
+import { DEFAULT_POOL } from './pools';
+
+/**
+ * The pools of a raw (unvalidated) object, each with the field path its problems are reported at: the cross-field
+ * rules (pool-rules.ts, rollout-rules.ts) apply the same checks to `spec.pool` and to each `spec.pools[i]`, and still
+ * report while other fields have type errors.
+ */
+
+type Loose = Record<string, unknown>;
+
+const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
+
+export interface RawPool {
+  /** The pool as written (an empty object when it is not an object: the schema says so). */
+  readonly pool: Loose;
+  /** `spec.pool` or `spec.pools[i]`. */
+  readonly at: string;
+  /** Its name: `default` for spec.pool, spec.pools[i].name when it is a string. */
+  readonly name?: string;
+}
+
+/** spec.pool (the pool named default) and every item of spec.pools, in that order; both when both are given. */
+export function rawPools(spec: Loose): RawPool[] {
+  const out: RawPool[] = [];
+  if (spec.pool !== undefined) out.push({ pool: obj(spec.pool), at: 'spec.pool', name: DEFAULT_POOL });
+  if (Array.isArray(spec.pools))
+    spec.pools.forEach((raw, i) => {
+      const pool = obj(raw);
+      out.push({ pool, at: `spec.pools[${i}]`, name: typeof pool.name === 'string' ? pool.name : undefined });
+    });
+  return out;
+}
