@@ -279,3 +279,21 @@ describe('capacity and autoscaling', () => {
       expect(groupOf(parsed(templates, name)).Properties.DesiredCapacity).toBe(expected);
   });
 });
+
+test('a pool stack with a launch configuration boots the shared role and security group (a profile of its own)', () => {
+  // GIVEN the spot pool as a launch configuration (one type, no capacity)
+  const cluster = poolsVariant((raw) => {
+    Object.assign(raw.spec.pools[1], { instanceTypes: ['m6i.xlarge'], legacyLaunchConfiguration: true });
+    delete raw.spec.pools[1].capacity;
+  });
+  // WHEN
+  const t = parsed(synthAll(cluster), SPOT);
+  // THEN
+  const byType = (type: string) => Object.values(t.Resources as Record<string, Json>).filter((r) => r.Type === type);
+  const [lc] = byType('AWS::AutoScaling::LaunchConfiguration');
+  expect(lc.Properties.SecurityGroups).toEqual([{ 'Fn::ImportValue': 'WorkerStack-pools-eu1:SecurityGroupId' }]);
+  expect(byType('AWS::IAM::InstanceProfile')[0].Properties.Roles).toEqual([
+    { 'Fn::ImportValue': 'WorkerStack-pools-eu1:InstanceRoleName' },
+  ]);
+  expect(byType('AWS::IAM::Role')).toEqual([]);
+});
