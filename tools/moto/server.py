@@ -25,12 +25,18 @@ we hit with the repository's own clusters/ examples:
 5. Stacks made from a change set report their outputs. moto builds a stack's outputs once, from the empty
    template a CREATE change set starts with, so DescribeStacks never lists them; here they are rebuilt after
    every execution.
+6. Exports follow the stack's outputs. moto registers a stack's exports (Outputs.*.Export.Name) only in CreateStack,
+   so a stack made or updated by a change set exports nothing that Fn::ImportValue could find; here every executed
+   change set brings the stack's exports up to date. As CloudFormation does, a change set that would remove an
+   export another stack imports fails ("Export X cannot be deleted as it is in use by Y") and rolls back: node
+   pools' stacks import the shared stack's exports (issue 23).
 
 Nothing else changes: every other request is plain moto. A different moto version is refused (exit 2), since
 the patches reach into moto's internals; install the pinned one with `bash .ci/install-tools`.
 """
 
 import argparse
+import json
 import sys
 import threading
 import time
@@ -115,6 +121,11 @@ def _settle(backend, change_set):
     create = change_set.change_set_type == "CREATE"
     failure = _image_failure(change_set)
     if failure is None:
+        failure = _export_in_use(backend, stack, change_set)  # patch 6
+        # A stack made by a change set resolves Fn::ImportValue against its own empty exports in moto: the backend's here.
+        stack.cross_stack_resources = backend.exports
+        stack.resource_map.cross_stack_resources = backend.exports
+    if failure is None:
         old_template, old_parameters = dict(stack.template_dict), dict(stack.parameters or {})
         try:
             change_set.apply()
@@ -127,6 +138,7 @@ def _settle(backend, change_set):
         stack._parse_template()
         stack.description = stack.template_dict.get("Description")
         stack.output_map = stack._create_output_map()  # patch 5
+        _sync_exports(backend, stack)  # patch 6
         status = "CREATE_COMPLETE" if create else "UPDATE_COMPLETE"
         if not create:
             _stack_event(stack, "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS")
@@ -147,6 +159,30 @@ def _settle(backend, change_set):
         _stack_event(stack, "UPDATE_ROLLBACK_COMPLETE")
         stack.status = "UPDATE_ROLLBACK_COMPLETE"
     change_set.execution_status = "EXECUTE_FAILED"
+
+
+def _export_names(template_dict):
+    return {o["Export"]["Name"] for o in (template_dict.get("Outputs") or {}).values() if isinstance(o, dict) and isinstance(o.get("Export", {}).get("Name"), str)}
+
+
+def _export_in_use(backend, stack, change_set):
+    """(stack, type, reason) when the change set removes an export another stack imports, else None (patch 6)."""
+    removed = _export_names(stack.template_dict or {}) - _export_names(change_set.template_dict or {})
+    for name in sorted(removed):
+        for other in backend.stacks.values():
+            if other is stack or other.status.startswith("DELETE"):
+                continue
+            if f'"Fn::ImportValue": "{name}"' in json.dumps(other.template_dict or {}):
+                return (stack.name, "AWS::CloudFormation::Stack", f"Export {name} cannot be deleted as it is in use by {other.name}")
+    return None
+
+
+def _sync_exports(backend, stack):
+    """The backend's exports of `stack`, as its outputs now say (patch 6)."""
+    for name in [n for n, e in backend.exports.items() if e.exporting_stack_id == stack.stack_id]:
+        del backend.exports[name]
+    for export in stack.exports:
+        backend.exports[export.name] = export
 
 
 def _roll_back(stack, old_template, old_parameters, create):

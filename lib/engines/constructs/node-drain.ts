@@ -7,10 +7,34 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
 export interface NodeDrainProps {
-  /** The worker group whose instances are drained before they terminate. */
-  readonly autoScalingGroup: autoscaling.AutoScalingGroup;
-  /** How long a terminating instance waits for the handler to complete its lifecycle action. @default 300 seconds */
+  /** The shared stack's worker group (the pool default) whose instances are drained before they terminate. @default none */
+  readonly autoScalingGroup?: autoscaling.AutoScalingGroup;
+  /** How long a terminating instance of `autoScalingGroup` waits for the handler. @default 300 seconds */
   readonly heartbeatTimeout?: Duration;
+  /**
+   * The construct path of the pool default's group, named in the handler policy's description (which CloudFormation
+   * cannot change in place: it stays the same whether the group is in the stack or not).
+   */
+  readonly groupPath: string;
+  /**
+   * The name prefix of the groups of the cluster's own pool stacks (`WorkerStack-<cluster>-pool-`, CloudFormation names
+   * a group after its stack): their lifecycle actions reach the queue and the handler may complete them. Given for every
+   * spec.pools object, so that adding a pool changes nothing here. @default the group of `autoScalingGroup` only
+   */
+  readonly poolGroupPrefix?: string;
+}
+
+/** A pool's lifecycle hook (in whichever stack holds its group): its terminations wait for the handler. */
+export function addDrainHook(
+  group: autoscaling.AutoScalingGroup,
+  heartbeatTimeout?: Duration,
+): autoscaling.LifecycleHook {
+  return group.addLifecycleHook('DrainOnTerminate', {
+    lifecycleTransition: autoscaling.LifecycleTransition.INSTANCE_TERMINATING,
+    heartbeatTimeout: heartbeatTimeout ?? Duration.seconds(300),
+    // CONTINUE: a missing or stuck handler delays a termination, it never blocks a roll or a scale-in.
+    defaultResult: autoscaling.DefaultResult.CONTINUE,
+  });
 }
 
 /** The tag aws-node-termination-handler (queue mode) checks on a group before it drains one of its nodes. */
@@ -25,19 +49,22 @@ export const NTH_MANAGED_TAG = 'aws-node-termination-handler/managed';
  */
 export class NodeDrain extends Construct {
   public readonly queue: sqs.Queue;
-  public readonly hook: autoscaling.LifecycleHook;
+  /** The hook of the shared stack's group; undefined without one. */
+  public readonly hook?: autoscaling.LifecycleHook;
   /** What the handler's own role needs (attach it to the handler's IRSA / Pod Identity role). */
   public readonly handlerPolicy: iam.ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: NodeDrainProps) {
     super(scope, id);
     const group = props.autoScalingGroup;
-    this.hook = group.addLifecycleHook('DrainOnTerminate', {
-      lifecycleTransition: autoscaling.LifecycleTransition.INSTANCE_TERMINATING,
-      heartbeatTimeout: props.heartbeatTimeout ?? Duration.seconds(300),
-      // CONTINUE: a missing or stuck handler delays a termination, it never blocks a roll or a scale-in.
-      defaultResult: autoscaling.DefaultResult.CONTINUE,
-    });
+    this.hook = group && addDrainHook(group, props.heartbeatTimeout);
+    const prefix = props.poolGroupPrefix;
+    // The group names this drain covers, as EventBridge matches them (a name, or a prefix) and as IAM's ARNs name them.
+    const names: (string | { prefix: string })[] = [
+      ...(group ? [group.autoScalingGroupName] : []),
+      ...(prefix ? [{ prefix }] : []),
+    ];
+    const arnNames = [...(group ? [group.autoScalingGroupName] : []), ...(prefix ? [`${prefix}*`] : [])];
 
     this.queue = new sqs.Queue(this, 'Queue', {
       // SSE-SQS: EventBridge can write to it without a key policy per cluster; every request must use TLS.
@@ -56,7 +83,7 @@ export class NodeDrain extends Construct {
     rule('TerminationRule', 'Termination lifecycle action of the worker group: drain the node before it goes', {
       source: ['aws.autoscaling'],
       detailType: ['EC2 Instance-terminate Lifecycle Action'],
-      detail: { AutoScalingGroupName: [group.autoScalingGroupName] },
+      detail: { AutoScalingGroupName: names },
     });
     // EC2 notices carry only the instance id: the handler ignores instances that are not nodes of its cluster.
     rule('SpotInterruptionRule', 'Spot interruption warning: drain the node within the two-minute notice', {
@@ -74,7 +101,7 @@ export class NodeDrain extends Construct {
 
     const stack = Stack.of(this);
     this.handlerPolicy = new iam.ManagedPolicy(this, 'HandlerPolicy', {
-      description: `What aws-node-termination-handler (queue mode) needs for ${group.node.path}: read and delete its queue's messages, complete the group's lifecycle actions`,
+      description: `What aws-node-termination-handler (queue mode) needs for ${props.groupPath}: read and delete its queue's messages, complete the group's lifecycle actions`,
       statements: [
         new iam.PolicyStatement({
           actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
@@ -82,14 +109,14 @@ export class NodeDrain extends Construct {
         }),
         new iam.PolicyStatement({
           actions: ['autoscaling:CompleteLifecycleAction'],
-          resources: [
+          resources: arnNames.map((name) =>
             stack.formatArn({
               service: 'autoscaling',
               resource: 'autoScalingGroup',
-              resourceName: `*:autoScalingGroupName/${group.autoScalingGroupName}`,
+              resourceName: `*:autoScalingGroupName/${name}`,
               arnFormat: ArnFormat.COLON_RESOURCE_NAME,
             }),
-          ],
+          ),
         }),
         // Describe calls have no resource-level permissions (AWS allows only "*" for them).
         new iam.PolicyStatement({

@@ -65,8 +65,12 @@ export interface WorkerListenersProps {
   readonly allowedCidrs: string[];
   /** The listeners; each gets a target group on `target`. */
   readonly listeners: ListenerProps[];
-  /** The Auto Scaling group the target groups attach to. */
-  readonly target: autoscaling.AutoScalingGroup;
+  /** The Auto Scaling group in this stack the target groups attach to. @default none (every pool in a stack of its own) */
+  readonly target?: autoscaling.AutoScalingGroup;
+  /** Whether `target` takes a listener's traffic (model/cluster/pools.ts listenerPools). @default every listener */
+  readonly attaches?: (listener: string) => boolean;
+  /** The nodes' security group, which the load balancer's may reach. @default the first security group of `target` */
+  readonly nodeSecurityGroup?: ec2.ISecurityGroup;
 }
 
 const byName = (a: ListenerProps, b: ListenerProps) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -81,6 +85,8 @@ export class WorkerListeners extends Construct {
   public readonly securityGroup: ec2.SecurityGroup;
   /** Rules the worker security group needs so the load balancer reaches node and health-check ports. */
   public readonly nodeRules: RuleProps[];
+  /** The target group of each listener, by listener name. */
+  public readonly targetGroups = new Map<string, elbv2.CfnTargetGroup>();
 
   constructor(scope: Construct, id: string, props: WorkerListenersProps) {
     super(scope, id);
@@ -103,6 +109,9 @@ export class WorkerListeners extends Construct {
       }
     }
     const dualStack = props.allowedCidrs.some(isIpv6Cidr);
+    const nodeGroup = props.nodeSecurityGroup ?? props.target?.connections.securityGroups.at(0);
+    if (!nodeGroup)
+      throw new UsageError('WorkerListeners needs the nodes’ security group (nodeSecurityGroup or target)');
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
@@ -167,10 +176,13 @@ export class WorkerListeners extends Construct {
         unhealthyThresholdCount: hc.unhealthyThreshold ?? 3,
       });
       listener.defaultActions = [{ type: 'forward', targetGroupArn: targetGroup.ref }];
+      this.targetGroups.set(l.name, targetGroup);
       // Through the group's own list (an import is no resource): other attachments to the group are kept.
-      props.target.attachToNetworkTargetGroup(
-        elbv2.NetworkTargetGroup.fromTargetGroupAttributes(group, 'Attach', { targetGroupArn: targetGroup.ref }),
-      );
+      if (props.target && (props.attaches?.(l.name) ?? true)) {
+        props.target.attachToNetworkTargetGroup(
+          elbv2.NetworkTargetGroup.fromTargetGroupAttributes(group, 'Attach', { targetGroupArn: targetGroup.ref }),
+        );
+      }
       for (const proto of transportsOf(protocol)) {
         for (const cidr of props.allowedCidrs) {
           clientRules.push({
@@ -188,7 +200,7 @@ export class WorkerListeners extends Construct {
       groupId: this.securityGroup.securityGroupId,
       description: 'to the worker nodes',
       ipProtocol: '-1',
-      destinationSecurityGroupId: props.target.connections.securityGroups[0].securityGroupId,
+      destinationSecurityGroupId: nodeGroup.securityGroupId,
     });
     // The same function validation counts the security group quota with.
     this.nodeRules = nodeRules<number>(listeners).map((r) => ({

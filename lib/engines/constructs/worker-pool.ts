@@ -1,50 +1,42 @@
 import { Duration, Stack, Tags } from 'aws-cdk-lib';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { UsageError } from '../../core/errors';
+import { createNodeIdentity, NodeIdentityProps, signalStatement } from './node-identity';
+import { RollingUpdateProps, updatePolicy } from './update-policy';
 
-export interface InstanceRefreshProps {
-  /** @default 100 */
-  readonly minHealthyPercentage?: number;
-  /** Above 100: new nodes before old ones go. @default 110 */
-  readonly maxHealthyPercentage?: number;
-  /** @default the group's health check grace period */
-  readonly instanceWarmupSeconds?: number;
-  /** Ascending, the last one 100. @default none */
-  readonly checkpoints?: readonly number[];
-  /** @default 3600 with checkpoints */
-  readonly checkpointDelaySeconds?: number;
-  /** @default 0 */
-  readonly bakeTimeSeconds?: number;
-  /** CloudWatch alarm names that fail the refresh. @default none */
-  readonly alarms?: readonly string[];
-  /** @default true */
-  readonly skipMatching?: boolean;
+/** On-demand and spot (EC2 Auto Scaling InstancesDistribution), the schema's pool.capacity. */
+export interface CapacityProps {
+  /** Nodes always on-demand, before any spot. */
+  readonly onDemandBaseCapacity: number;
+  /** Share of the nodes above the base that are on-demand. */
+  readonly onDemandPercentageAboveBaseCapacity: number;
+  /** How EC2 picks spot pools. */
+  readonly spotAllocationStrategy:
+    'price-capacity-optimized' | 'capacity-optimized' | 'capacity-optimized-prioritized' | 'lowest-price';
+  /** Replace a spot node at elevated risk of interruption before it goes. */
+  readonly capacityRebalance: boolean;
 }
 
-export interface RollingUpdateProps {
-  /** rolling: AutoScalingRollingUpdate; instanceRefresh: AutoScalingInstanceRefresh. @default 'rolling' */
-  readonly strategy?: 'rolling' | 'instanceRefresh';
-  /** Instances replaced at a time. @default 1 */
-  readonly maxBatchSize?: number;
-  /** Instances kept in service while replacing. @default 0 */
-  readonly minInstancesInService?: number;
-  /** ISO 8601 pause after each batch. @default 'PT5M' */
-  readonly pauseTime?: string;
-  /** Wait for each new instance to signal (rolling); also makes the group's creation wait (both strategies). @default true */
-  readonly waitOnResourceSignals?: boolean;
-  /** Share of a batch (and of the created group) that must signal SUCCESS. @default 100 */
-  readonly minSuccessfulInstancesPercent?: number;
-  /** Preferences of the instance refresh (strategy instanceRefresh). @default AWS defaults */
-  readonly instanceRefresh?: InstanceRefreshProps;
+/** A node identity made elsewhere (the shared stack's, imported into a pool's own stack). */
+export interface ImportedNodeIdentity {
+  readonly securityGroup: ec2.ISecurityGroup;
+  readonly role: iam.IRole;
+  readonly instanceProfile: iam.IInstanceProfile;
 }
 
-export interface WorkerPoolProps {
-  /** The VPC of the nodes. */
-  readonly vpc: ec2.IVpc;
+export interface WorkerPoolProps extends Omit<NodeIdentityProps, 'configObjects'> {
+  /** S3 objects the nodes may read (required unless `identity` is given). @default none */
+  readonly configObjects?: NodeIdentityProps['configObjects'];
+  /**
+   * The security group, role and instance profile of the nodes, made by another stack: nothing of the node identity
+   * is created here. @default a security group and role of this pool (the shared stack's pool default)
+   */
+  readonly identity?: ImportedNodeIdentity;
+  /** On-demand and spot: a mixed instances policy with this distribution, and capacity rebalance. @default all on-demand */
+  readonly capacity?: CapacityProps;
   /** Subnets the group launches into. */
   readonly subnets: ec2.ISubnet[];
   /** Instance types; more than one gives a mixed instances policy with the first as preferred. */
@@ -67,19 +59,8 @@ export interface WorkerPoolProps {
   readonly rollingUpdate?: RollingUpdateProps;
   /** The small user data (already rendered: it embeds the config checksum). */
   readonly userData: string;
-  /** S3 objects the nodes may read: the bucket and the cluster's own key prefix. */
-  readonly configObjects: { readonly bucketName: string; readonly keyPrefix: string };
-  /** Secrets Manager secrets the nodes fetch at boot. @default none */
-  readonly secretArns?: string[];
-  /**
-   * The name prefix of the cluster's own secrets (`worker-stacks/<cluster>/`): the role denies reading any other
-   * secret, whatever `secretArns` names (the account's node boundary says the same). @default no such deny
-   */
-  readonly secretNamePrefix?: string;
   /** Build a launch configuration instead of a launch template. @default false */
   readonly legacyLaunchConfiguration?: boolean;
-  /** Security group of the nodes. @default a new one that allows all outbound */
-  readonly securityGroup?: ec2.ISecurityGroup;
   /**
    * Tags that never change for this pool (the cluster's identity), put on instances and volumes through the launch
    * template data. Anything that may change (user tags) must not go here: a change would make a new launch template
@@ -104,12 +85,16 @@ export const IMDS_HOP_LIMIT = 1;
  */
 export class WorkerPool extends Construct {
   public readonly autoScalingGroup: autoscaling.AutoScalingGroup;
-  public readonly role: iam.Role;
+  /** The instance role: this pool's own, or the imported one of `identity`. */
+  public readonly role: iam.IRole;
   public readonly securityGroup: ec2.ISecurityGroup;
   /** Undefined in legacy launch configuration mode. */
   public readonly launchTemplate?: ec2.LaunchTemplate;
-  /** The instance profile of `role` (made by the launch template, or by the group for a launch configuration). */
-  public readonly instanceProfile: iam.CfnInstanceProfile;
+  /**
+   * The instance profile of `role` (made by the launch template, or by the group for a launch configuration);
+   * undefined for an imported identity with a launch template (the launch template names the imported profile).
+   */
+  public readonly instanceProfile?: iam.CfnInstanceProfile;
 
   constructor(scope: Construct, id: string, props: WorkerPoolProps) {
     super(scope, id);
@@ -119,48 +104,20 @@ export class WorkerPool extends Construct {
     if (props.legacyLaunchConfiguration && props.instanceTypes.length > 1) {
       throw new UsageError('a launch configuration takes one instance type; mixed instances need a launch template');
     }
-    if (!props.configObjects.keyPrefix.endsWith('/'))
-      throw new UsageError(`configObjects.keyPrefix must end with '/', got ${props.configObjects.keyPrefix}`);
+    if (props.legacyLaunchConfiguration && props.capacity)
+      throw new UsageError('a launch configuration takes no capacity (on-demand and spot need a launch template)');
 
-    this.securityGroup =
-      props.securityGroup ??
-      new ec2.SecurityGroup(this, 'SecurityGroup', {
-        vpc: props.vpc,
-        allowAllOutbound: true,
-        description: 'Worker nodes',
+    // The shared stack's pool makes the node identity under its own path (Pool/SecurityGroup, Pool/Role); a pool's own
+    // stack imports the shared one.
+    const identity =
+      props.identity ??
+      createNodeIdentity(this, {
+        ...props,
+        configObjects: props.configObjects ?? missing('configObjects (or identity)'),
       });
-
-    this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
-      description: 'Worker node instance role',
-    });
-    const partition = Stack.of(this).partition;
-    // Only this cluster's own config objects: a node of one cluster cannot read another cluster's config.
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:GetObject'],
-        resources: [`arn:${partition}:s3:::${props.configObjects.bucketName}/${props.configObjects.keyPrefix}*`],
-      }),
-    );
-    if (props.secretArns?.length) {
-      this.role.addToPolicy(
-        new iam.PolicyStatement({
-          actions: ['secretsmanager:GetSecretValue'],
-          resources: [...props.secretArns].sort(),
-        }),
-      );
-    }
-    if (props.secretNamePrefix) {
-      const { region, account } = Stack.of(this);
-      this.role.addToPolicy(
-        new iam.PolicyStatement({
-          sid: 'OnlyOwnSecrets',
-          effect: iam.Effect.DENY,
-          actions: ['secretsmanager:GetSecretValue'],
-          notResources: [`arn:${partition}:secretsmanager:${region}:${account}:secret:${props.secretNamePrefix}*`],
-        }),
-      );
-    }
+    this.securityGroup = identity.securityGroup;
+    this.role = identity.role;
+    const importedProfile = props.identity?.instanceProfile;
 
     const machineImage = ec2.MachineImage.genericLinux({ [Stack.of(this).region]: props.machineImageId });
     const userData = ec2.UserData.custom(props.userData);
@@ -171,11 +128,11 @@ export class WorkerPool extends Construct {
     const signals = ru.strategy === 'instanceRefresh' || ru.waitOnResourceSignals !== false;
     const pause = Duration.parse(ru.pauseTime ?? 'PT10M');
     const initialCount = props.desiredCapacity ?? props.minSize;
-    // Each node signals its own health to its own stack (the script in cloudconfig/_shared/signal-ready.sh.hbs). IAM
-    // has no condition for the logical resource, so the stack is the narrowest scope: never another cluster's stack.
-    this.role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['cloudformation:SignalResource'], resources: [Stack.of(this).stackId] }),
-    );
+    // The role is the shared stack's: a pool's own stack grants its nodes the signal to itself (a policy of its own,
+    // attached to the shared role), so adding a pool changes nothing in the shared stack.
+    if (props.identity)
+      new iam.Policy(this, 'SignalPolicy', { roles: [this.role], statements: [signalStatement(Stack.of(this))] });
+    else this.role.addToPrincipalPolicy(signalStatement(Stack.of(this)));
     const common = {
       vpc: props.vpc,
       vpcSubnets: { subnets: props.subnets },
@@ -231,7 +188,7 @@ export class WorkerPool extends Construct {
     this.launchTemplate = new ec2.LaunchTemplate(this, 'LaunchTemplate', {
       machineImage,
       userData,
-      role: this.role,
+      ...(importedProfile ? { instanceProfile: importedProfile } : { role: this.role }),
       securityGroup: this.securityGroup,
       instanceType: props.instanceTypes.length === 1 ? new ec2.InstanceType(props.instanceTypes[0]) : undefined,
       requireImdsv2: true,
@@ -246,65 +203,30 @@ export class WorkerPool extends Construct {
         },
       ],
     });
-    this.instanceProfile = instanceProfileOf(this.launchTemplate, 'Profile');
+    this.instanceProfile = importedProfile ? undefined : instanceProfileOf(this.launchTemplate, 'Profile');
     for (const [key, value] of Object.entries(props.fixedInstanceTags ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
       Tags.of(this.launchTemplate).add(key, value);
     }
+    const cap = props.capacity;
     this.autoScalingGroup = new autoscaling.AutoScalingGroup(this, 'Group', {
       ...common,
-      ...(props.instanceTypes.length === 1
+      ...(props.instanceTypes.length === 1 && !cap
         ? { launchTemplate: this.launchTemplate }
         : {
             mixedInstancesPolicy: {
               launchTemplate: this.launchTemplate,
               launchTemplateOverrides: props.instanceTypes.map((t) => ({ instanceType: new ec2.InstanceType(t) })),
               instancesDistribution: {
-                onDemandPercentageAboveBaseCapacity: 100,
+                onDemandBaseCapacity: cap?.onDemandBaseCapacity,
+                onDemandPercentageAboveBaseCapacity: cap?.onDemandPercentageAboveBaseCapacity ?? 100,
                 onDemandAllocationStrategy: autoscaling.OnDemandAllocationStrategy.PRIORITIZED,
+                spotAllocationStrategy: cap ? SPOT_STRATEGIES[cap.spotAllocationStrategy] : undefined,
               },
             },
           }),
+      capacityRebalance: cap?.capacityRebalance,
     });
   }
-}
-
-/** The processes that would fight a rolling update (AWS recommends suspending them while it runs). */
-export const SUSPENDED_DURING_ROLL = [
-  autoscaling.ScalingProcess.HEALTH_CHECK,
-  autoscaling.ScalingProcess.REPLACE_UNHEALTHY,
-  autoscaling.ScalingProcess.AZ_REBALANCE,
-  autoscaling.ScalingProcess.ALARM_NOTIFICATION,
-  autoscaling.ScalingProcess.SCHEDULED_ACTIONS,
-];
-
-function updatePolicy(scope: Construct, ru: RollingUpdateProps): autoscaling.UpdatePolicy {
-  if (ru.strategy === 'instanceRefresh') {
-    const ir = ru.instanceRefresh ?? {};
-    const seconds = (v: number | undefined) => (v === undefined ? undefined : Duration.seconds(v));
-    return autoscaling.UpdatePolicy.instanceRefresh({
-      strategy: autoscaling.InstanceRefreshStrategy.ROLLING,
-      minHealthyPercentage: ir.minHealthyPercentage ?? 100,
-      maxHealthyPercentage: ir.maxHealthyPercentage ?? 110,
-      instanceWarmup: seconds(ir.instanceWarmupSeconds),
-      skipMatching: ir.skipMatching ?? true,
-      checkpointPercentages: ir.checkpoints?.length ? [...ir.checkpoints] : undefined,
-      checkpointDelay: ir.checkpoints?.length ? seconds(ir.checkpointDelaySeconds) : undefined,
-      bakeTime: seconds(ir.bakeTimeSeconds),
-      alarms: ir.alarms?.length
-        ? ir.alarms.map((name, i) => cloudwatch.Alarm.fromAlarmName(scope, `RefreshAlarm${i}`, name))
-        : undefined,
-    });
-  }
-  const wait = ru.waitOnResourceSignals ?? true;
-  return autoscaling.UpdatePolicy.rollingUpdate({
-    maxBatchSize: ru.maxBatchSize ?? 1,
-    minInstancesInService: ru.minInstancesInService ?? 0,
-    // With signals: how long each batch waits for them; without: the pause after each batch.
-    pauseTime: Duration.parse(ru.pauseTime ?? 'PT10M'),
-    waitOnResourceSignals: wait,
-    minSuccessPercentage: wait ? (ru.minSuccessfulInstancesPercent ?? 100) : undefined,
-    suspendProcesses: SUSPENDED_DURING_ROLL,
-  });
 }
 
 /** The root volume types a pool takes, as ec2's enum names them. */
@@ -313,6 +235,18 @@ const EC2_VOLUME_TYPES: Readonly<Record<NonNullable<WorkerPoolProps['rootVolumeT
   gp2: ec2.EbsDeviceVolumeType.GP2,
   io2: ec2.EbsDeviceVolumeType.IO2,
 };
+
+/** The spot allocation strategies a pool takes, as autoscaling's enum names them. */
+const SPOT_STRATEGIES: Readonly<Record<CapacityProps['spotAllocationStrategy'], autoscaling.SpotAllocationStrategy>> = {
+  'price-capacity-optimized': autoscaling.SpotAllocationStrategy.PRICE_CAPACITY_OPTIMIZED,
+  'capacity-optimized': autoscaling.SpotAllocationStrategy.CAPACITY_OPTIMIZED,
+  'capacity-optimized-prioritized': autoscaling.SpotAllocationStrategy.CAPACITY_OPTIMIZED_PRIORITIZED,
+  'lowest-price': autoscaling.SpotAllocationStrategy.LOWEST_PRICE,
+};
+
+function missing(what: string): never {
+  throw new UsageError(`WorkerPool needs ${what}`);
+}
 
 /** The instance profile L1 that aws-cdk-lib creates under `scope` with the id `id`. */
 function instanceProfileOf(scope: Construct, id: string): iam.CfnInstanceProfile {

@@ -6,12 +6,15 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { LoadedCluster } from '../../model/cluster/load';
 import { WorkerCluster } from '../../model/cluster/schema';
 import { RenderedConfig } from '../../model/cloudconfig/render';
-import { renderCluster } from '../../model/cluster/derive';
+import { renderProblem } from '../../model/cluster/derive';
+import { renderConfig } from '../../model/cloudconfig/render';
+import { poolNamed, poolsOf, StackUnit, stackUnits } from '../../model/cluster/pools';
 import { DEFAULT_TEMPLATES_DIR } from '../../model/cloudconfig/templates';
-import { RenderError, UsageError } from '../../core/errors';
+import { RenderError, TemplateError, UsageError } from '../../core/errors';
 import { DeployerTrust, isPrincipalArn } from './bootstrap-roles';
 import { BootstrapStack } from './bootstrap-stack';
 import { WorkerStack } from './worker-stack';
+import { PoolStack } from './pool-stack';
 
 export interface FleetAppProps {
   /** Validated clusters (see loadValidClusters): an invalid fleet never reaches this point. */
@@ -24,8 +27,16 @@ export interface FleetAppProps {
   readonly nag?: boolean;
   /** Also build one bootstrap stack per account and region. @default true */
   readonly bootstrap?: boolean;
-  /** Configs already rendered by the caller, by cluster name (the reconciler renders before it synthesizes). @default render here */
+  /**
+   * Configs already rendered by the caller, by stack name: the config of the stack's pool (the reconciler renders
+   * before it synthesizes). @default render here
+   */
   readonly rendered?: ReadonlyMap<string, RenderedConfig>;
+  /**
+   * Build only these stacks (names from model/cluster/pools.ts stackUnits): a pool's stack takes what it shares from
+   * the shared stack's exports by name, so it synthesizes without the others. @default every stack of every cluster
+   */
+  readonly only?: ReadonlySet<string>;
   /**
    * aws-cdk-lib's built-in CloudFormation schema validation at synth (about 1.7 s and 350 MB per process).
    * @default only when the environment says CDK_VALIDATION=true (see docs/getting-started.md: every template is checked by cfn-lint
@@ -50,12 +61,22 @@ export interface FleetAppProps {
 
 export interface FleetApp {
   readonly app: App;
+  /** The shared stack of each cluster, by cluster name. */
   readonly stacks: ReadonlyMap<string, WorkerStack>;
+  /** The first pool's config of each cluster, by cluster name (the only pool of a single-pool cluster). */
   readonly configs: ReadonlyMap<string, RenderedConfig>;
+  /** Every stack of every cluster (shared and pools), by stack name, in stackUnits order per cluster. */
+  readonly units: ReadonlyMap<string, WorkerStack | PoolStack>;
+  /** The config of each stack's pool, by stack name (none for a shared stack without the pool default). */
+  readonly unitConfigs: ReadonlyMap<string, RenderedConfig>;
   readonly bootstrapStacks: readonly BootstrapStack[];
 }
 
-/** Builds the CDK app of a fleet: one worker stack per cluster, one bootstrap stack per account/region. */
+/**
+ * Builds the CDK app of a fleet: every stack of every cluster (model/cluster/pools.ts stackUnits: the shared
+ * WorkerStack-<cluster>, then one WorkerStack-<cluster>-pool-<pool> per other pool, each depending on the shared one, so
+ * `cdk deploy --all` creates it first), one bootstrap stack per account/region.
+ */
 export function buildFleetApp(props: FleetAppProps): FleetApp {
   // No construct stack traces (the CDK CLI turns them off too unless --debug), no tree.json and no performance
   // counters: none of them is in a template, and together they were about half of each synthesis.
@@ -75,13 +96,39 @@ export function buildFleetApp(props: FleetAppProps): FleetApp {
   if (props.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const stacks = new Map<string, WorkerStack>();
   const configs = new Map<string, RenderedConfig>();
+  const units = new Map<string, WorkerStack | PoolStack>();
+  const unitConfigs = new Map<string, RenderedConfig>();
   const envs = new Map<string, { account: string; region: string }>();
+  const templatesDir = props.templatesDir ?? DEFAULT_TEMPLATES_DIR;
   for (const { cluster, file } of props.clusters) {
-    const config =
-      props.rendered?.get(cluster.metadata.name) ??
-      renderedOrThrow(cluster, file, props.templatesDir ?? DEFAULT_TEMPLATES_DIR);
-    configs.set(cluster.metadata.name, config);
-    stacks.set(cluster.metadata.name, new WorkerStack(app, { cluster, config }));
+    const name = cluster.metadata.name;
+    const configOf = (unit: StackUnit): RenderedConfig | undefined => {
+      if (unit.pool === undefined) return undefined;
+      const config = props.rendered?.get(unit.stackName) ?? renderedOrThrow(cluster, file, templatesDir, unit.pool);
+      unitConfigs.set(unit.stackName, config);
+      return config;
+    };
+    let shared: WorkerStack | undefined;
+    for (const unit of stackUnits(cluster)) {
+      if (props.only && !props.only.has(unit.stackName)) continue;
+      const config = configOf(unit);
+      if (unit.shared) {
+        shared = new WorkerStack(app, { cluster, config });
+        stacks.set(name, shared);
+        units.set(unit.stackName, shared);
+        continue;
+      }
+      const pool = unit.pool === undefined ? undefined : poolNamed(cluster.spec, unit.pool);
+      if (!pool || !config) throw new Error(`${name}: no pool for the stack ${unit.stackName}`);
+      const stack = new PoolStack(app, { cluster, pool, config });
+      // The exports it imports must exist first: `cdk deploy --all` (and a deploy of this stack alone) deploys the shared stack before.
+      if (shared) stack.addStackDependency(shared, 'imports the security group, instance profile and target groups');
+      units.set(unit.stackName, stack);
+    }
+    const first = poolsOf(cluster.spec).at(0);
+    const firstConfig =
+      first && unitConfigs.get(stackUnits(cluster).find((u) => u.pool === first.name)?.stackName ?? '');
+    if (firstConfig) configs.set(name, firstConfig);
     envs.set(`${cluster.spec.account}/${cluster.spec.region}`, {
       account: cluster.spec.account,
       region: cluster.spec.region,
@@ -94,7 +141,7 @@ export function buildFleetApp(props: FleetAppProps): FleetApp {
           .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
           .map(([, env]) => new BootstrapStack(app, { ...env, trust }))
       : [];
-  return { app, stacks, configs, bootstrapStacks };
+  return { app, stacks, configs, units, unitConfigs, bootstrapStacks };
 }
 
 /** The two input directories of the CDK app. */
@@ -156,9 +203,12 @@ function contextText(app: App, key: string): string | undefined {
   return typeof v === 'string' ? v : Array.isArray(v) ? v.join(',') : JSON.stringify(v);
 }
 
-/** The node config as `validate` derives it: a template that does not render stops synthesis with validate's message. */
-function renderedOrThrow(cluster: WorkerCluster, file: string, templatesDir: string): RenderedConfig {
-  const r = renderCluster(cluster, file, templatesDir);
-  if ('problems' in r) throw new RenderError(r.problems);
-  return r.config;
+/** One pool's node config as `validate` derives it: a template that does not render stops synthesis with validate's message. */
+function renderedOrThrow(cluster: WorkerCluster, file: string, templatesDir: string, pool: string): RenderedConfig {
+  try {
+    return renderConfig(cluster, templatesDir, pool);
+  } catch (e) {
+    if (e instanceof TemplateError) throw new RenderError([renderProblem(e, file)]);
+    throw e;
+  }
 }

@@ -12,6 +12,7 @@ import {
   PRINCIPAL_CLUSTER,
   SECRET_NAME_PREFIX,
   WORKER_ROLE_PATH,
+  poolStackName,
   WORKER_STACK_PREFIX,
 } from '../../core/naming';
 
@@ -139,11 +140,15 @@ export function nodeBoundaryStatements(account: string, region: string): iam.Pol
       conditions: instanceCredentials,
     }),
     // The node's readiness signal to its own stack (cloudconfig/_shared/signal-ready.sh.hbs): without it in the
-    // boundary, the rolling update would wait for signals that AWS refuses.
+    // boundary, the rolling update would wait for signals that AWS refuses. Its own stack is the shared one or one of
+    // its cluster's pool stacks (WorkerStack-<cluster>-pool-<pool>); the role's own policies name the exact stacks.
     new iam.PolicyStatement({
       sid: 'SignalOwnStack',
       actions: ['cloudformation:SignalResource'],
-      resources: [`arn:${p}:cloudformation:${region}:${account}:stack/${WORKER_STACK_PREFIX}${own}/*`],
+      resources: [
+        `arn:${p}:cloudformation:${region}:${account}:stack/${WORKER_STACK_PREFIX}${own}/*`,
+        `arn:${p}:cloudformation:${region}:${account}:stack/${poolStackName(own, '*')}/*`,
+      ],
       conditions: instanceCredentials,
     }),
   ];

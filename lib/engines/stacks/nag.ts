@@ -1,17 +1,23 @@
 import { Annotations, Stack, Validations } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
+import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import { NodeDrain } from '../constructs/node-drain';
 import { WorkerListeners } from '../constructs/worker-listeners';
 import { WorkerPool } from '../constructs/worker-pool';
 import { WORKER_GROUP_LOGICAL_ID } from '../../core/naming';
 
 export interface WorkerStackFindingContext {
-  readonly pool: WorkerPool;
+  /** The pool default, when the stack holds it. */
+  readonly pool?: WorkerPool;
+  /** The nodes' instance role. */
+  readonly role: IConstruct;
   readonly listeners?: WorkerListeners;
   readonly drain?: NodeDrain;
   readonly bucketName: string;
   readonly keyPrefix: string;
   readonly internetFacing: boolean;
+  /** The name prefix of the pool stacks' groups the drain covers (spec.pools objects). @default none */
+  readonly poolGroupPrefix?: string;
 }
 
 /**
@@ -23,22 +29,11 @@ export function acknowledgeWorkerStackFindings(stack: Stack, ctx: WorkerStackFin
   const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
 
   ack(
-    ctx.pool.role,
+    ctx.role,
     `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${ctx.bucketName}/${ctx.keyPrefix}*]`,
     "Config objects are content-addressed (their key is their checksum), so the role is scoped to the cluster's own prefix, not to one key; no other cluster's prefix is readable.",
   );
-  ack(
-    ctx.pool.autoScalingGroup,
-    'AwsSolutions-AS3',
-    'Scaling activity is followed through the stack events (reconciler) and the Kubernetes node objects; per-group SNS notifications would add a topic per cluster with no subscriber.',
-  );
-  if (ctx.pool.launchTemplate) {
-    ack(
-      ctx.pool.autoScalingGroup,
-      'AwsSolutions-EC26',
-      'The rule cannot resolve a mixed instances policy; the launch template root volume is encrypted, which test/engines/constructs/worker-pool.test.ts asserts.',
-    );
-  }
+  if (ctx.pool) acknowledgeGroupFindings(ctx.pool);
   if (ctx.listeners) {
     ack(
       ctx.listeners.loadBalancer,
@@ -69,9 +64,36 @@ export function acknowledgeWorkerStackFindings(stack: Stack, ctx: WorkerStackFin
       `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:autoscaling:${stack.region}:${stack.account}:autoScalingGroup:*:autoScalingGroupName/<${WORKER_GROUP_LOGICAL_ID}>]`,
       "The wildcard is the group's id, which CloudFormation assigns; the ARN is fixed to this cluster's group by its name.",
     );
+    if (ctx.poolGroupPrefix) {
+      ack(
+        ctx.drain.handlerPolicy,
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:autoscaling:${stack.region}:${stack.account}:autoScalingGroup:*:autoScalingGroupName/${ctx.poolGroupPrefix}*]`,
+        "The groups of the cluster's own pool stacks: CloudFormation names each after its stack (WorkerStack-<cluster>-pool-<pool>-...), so the prefix covers them, including pools added later, without a change to this policy.",
+      );
+    }
   }
   Annotations.of(stack).acknowledgeWarning(
     '@aws-cdk/aws-ec2:noSubnetRouteTableId',
     'Subnets are given explicitly by id so that synthesis needs no AWS lookup; nothing in a worker stack reads their route tables.',
   );
+}
+
+/** The findings of a pool's group, deliberate in the shared stack's pool and in every pool stack alike. */
+export function acknowledgeGroupFindings(pool: {
+  autoScalingGroup: autoscaling.AutoScalingGroup;
+  launchTemplate?: unknown;
+}): void {
+  const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
+  ack(
+    pool.autoScalingGroup,
+    'AwsSolutions-AS3',
+    'Scaling activity is followed through the stack events (reconciler) and the Kubernetes node objects; per-group SNS notifications would add a topic per cluster with no subscriber.',
+  );
+  if (pool.launchTemplate) {
+    ack(
+      pool.autoScalingGroup,
+      'AwsSolutions-EC26',
+      'The rule cannot resolve a mixed instances policy; the launch template root volume is encrypted, which test/engines/constructs/worker-pool.test.ts asserts.',
+    );
+  }
 }

@@ -1,5 +1,5 @@
 import { CfnOutput, CliCredentialsStackSynthesizer, Duration, Stack, Tags } from 'aws-cdk-lib';
-import { primaryPool } from '../../model/cluster/pools';
+import { DEFAULT_POOL, listenerPools, NodePool, poolNamed, poolsOf } from '../../model/cluster/pools';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
@@ -11,8 +11,13 @@ import { ruleKey, SecurityGroupRules } from '../constructs/security-group-rules'
 import { WorkerListeners } from '../constructs/worker-listeners';
 import { NodeDrain, NTH_MANAGED_TAG } from '../constructs/node-drain';
 import { WorkerPool } from '../constructs/worker-pool';
+import { createNodeIdentity } from '../constructs/node-identity';
+import { tagForClusterAutoscaler } from '../constructs/autoscaler-tags';
+import { exportShared, SHARED_EXPORTS, targetGroupExport } from './pool-exports';
+import { poolView } from '../../model/cloudconfig/render';
 import { acknowledgeWorkerStackFindings } from './nag';
 import { pinLogicalIds } from './pin-logical-ids';
+import { UsageError } from '../../core/errors';
 import {
   CLUSTER_TAG,
   clusterSecretPrefix,
@@ -21,14 +26,18 @@ import {
   kubernetesClusterTag,
   nodeBoundaryArn,
   WORKER_ROLE_PATH,
+  poolStackName,
   workerStackName,
 } from '../../core/naming';
 
 export interface WorkerStackProps {
   /** The validated cluster object. */
   readonly cluster: WorkerCluster;
-  /** Its rendered big config (rendered once by the caller, so the reconciler can reuse it). */
-  readonly config: RenderedConfig;
+  /**
+   * The rendered big config of the pool default (rendered once by the caller, so the reconciler can reuse it); required
+   * when the cluster has that pool. @default none (a cluster whose pools all have stacks of their own)
+   */
+  readonly config?: RenderedConfig;
 }
 
 /** Outputs the reconciler and operators read. */
@@ -48,12 +57,17 @@ export const OUTPUTS = {
 } as const;
 
 /**
- * `WorkerStack-<cluster>`: everything one cluster's worker nodes need. The
- * same class builds the template for `cdk deploy` and for the reconciler.
+ * `WorkerStack-<cluster>`, the shared stack: what every pool of the cluster uses (the nodes' security group and its
+ * rules, the instance role and profile, the load balancer with its listeners and target groups, the drain queue), and
+ * the pool named default when there is one, inline, with the construct ids of the time before pools: a single-pool
+ * object (spec.pool) gives the same template as then. The same class builds the template for `cdk deploy` and for the
+ * reconciler; every other pool has its own PoolStack.
  */
 export class WorkerStack extends Stack {
-  public readonly pool: WorkerPool;
-  public readonly configObject: NodeConfigObject;
+  /** The pool default; undefined when every pool has a stack of its own. */
+  public readonly pool?: WorkerPool;
+  /** The pool default's node config; undefined without that pool. */
+  public readonly configObject?: NodeConfigObject;
   /** Drain before terminate (lifecycle hook + aws-node-termination-handler queue); undefined when the cluster opts out. */
   public readonly drain?: NodeDrain;
 
@@ -70,12 +84,21 @@ export class WorkerStack extends Stack {
       synthesizer: new CliCredentialsStackSynthesizer({ fileAssetsBucketName: bucketName, bucketPrefix: keyPrefix }),
     });
 
-    this.configObject = new NodeConfigObject(this, 'NodeConfig', {
-      bytes: config.bytes,
-      checksum: config.checksum,
-      extension: config.extension,
-      expectedKey: `${keyPrefix}${config.checksum}.${config.extension}`,
-    });
+    const pools = poolsOf(spec);
+    const def = poolNamed(spec, DEFAULT_POOL);
+    // A spec.pools object: every group carries cluster-autoscaler's tags, and the drain covers the pool stacks' groups.
+    const named = spec.pools !== undefined;
+    const outside = pools.filter((p) => p.name !== DEFAULT_POOL);
+    if (def && !config) throw new UsageError(`${name}: the shared stack needs the config of the pool ${DEFAULT_POOL}`);
+    this.configObject =
+      def && config
+        ? new NodeConfigObject(this, 'NodeConfig', {
+            bytes: config.bytes,
+            checksum: config.checksum,
+            extension: config.extension,
+            expectedKey: `${keyPrefix}${config.checksum}.${config.extension}`,
+          })
+        : undefined;
 
     const subnets = spec.network.subnetIds.map((subnetId, i) =>
       ec2.Subnet.fromSubnetAttributes(this, `Subnet-${subnetId}`, {
@@ -94,36 +117,48 @@ export class WorkerStack extends Stack {
       privateSubnetIds: spec.network.subnetIds,
     });
 
-    const pool = primaryPool(spec);
-    this.pool = new WorkerPool(this, 'Pool', {
+    const identityProps = {
       vpc,
-      subnets,
-      instanceTypes: pool.instanceTypes,
-      machineImageId: pool.machineImage,
-      minSize: pool.minSize,
-      maxSize: pool.maxSize,
-      desiredCapacity: pool.desiredCapacity,
-      rootVolumeSizeGiB: pool.rootVolume.sizeGiB,
-      rootVolumeType: pool.rootVolume.type,
-      rootDeviceName: pool.rootVolume.deviceName,
-      rollingUpdate: pool.rollingUpdate,
-      legacyLaunchConfiguration: pool.legacyLaunchConfiguration,
-      associatePublicIpAddress: spec.network.associatePublicIpAddress,
-      userData: renderUserData({ format: config.format, checksum: config.checksum, source: this.configObject.s3Url }),
       configObjects: { bucketName, keyPrefix },
       secretArns: [spec.cloudConfig.values.bootstrapTokenSecretArn],
       secretNamePrefix: clusterSecretPrefix(name),
-      // Constant for the cluster, so they may live in the launch template data (instances and volumes) without ever rolling nodes.
-      fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },
-    });
+    };
+    if (def && config && this.configObject) {
+      this.pool = new WorkerPool(this, 'Pool', {
+        ...identityProps,
+        subnets: poolSubnets(subnets, def),
+        instanceTypes: def.instanceTypes,
+        machineImageId: def.machineImage,
+        minSize: def.minSize,
+        maxSize: def.maxSize,
+        desiredCapacity: def.desiredCapacity,
+        rootVolumeSizeGiB: def.rootVolume.sizeGiB,
+        rootVolumeType: def.rootVolume.type,
+        rootDeviceName: def.rootVolume.deviceName,
+        rollingUpdate: def.rollingUpdate,
+        legacyLaunchConfiguration: def.legacyLaunchConfiguration,
+        capacity: def.capacity,
+        associatePublicIpAddress: spec.network.associatePublicIpAddress,
+        userData: renderUserData({ format: config.format, checksum: config.checksum, source: this.configObject.s3Url }),
+        // Constant for the cluster, so they may live in the launch template data (instances and volumes) without ever rolling nodes.
+        fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },
+      });
+    }
+    const identity = this.pool
+      ? { securityGroup: this.pool.securityGroup, role: this.pool.role, instanceProfile: this.pool.instanceProfile }
+      : sharedIdentityWithoutPool(this, identityProps);
+    const group = this.pool?.autoScalingGroup;
 
-    if (pool.drain.enabled) {
+    const drainPools = pools.filter((p) => p.drain.enabled);
+    if (drainPools.length > 0) {
       this.drain = new NodeDrain(this, 'Drain', {
-        autoScalingGroup: this.pool.autoScalingGroup,
-        heartbeatTimeout: Duration.seconds(pool.drain.heartbeatTimeoutSeconds),
+        autoScalingGroup: def?.drain.enabled ? group : undefined,
+        heartbeatTimeout: def ? Duration.seconds(def.drain.heartbeatTimeoutSeconds) : undefined,
+        groupPath: `${this.node.path}/Pool/Group`,
+        poolGroupPrefix: named ? poolStackName(name, '') : undefined,
       });
       // The handler drains only nodes of groups with this tag; on the group (not the launch template), so it never rolls nodes.
-      Tags.of(this.pool.autoScalingGroup).add(NTH_MANAGED_TAG, 'true');
+      if (group && def?.drain.enabled) Tags.of(group).add(NTH_MANAGED_TAG, 'true');
       new CfnOutput(this, OUTPUTS.terminationQueueUrl, {
         value: this.drain.queue.queueUrl,
         description: "aws-node-termination-handler's queueURL (queue mode)",
@@ -142,7 +177,12 @@ export class WorkerStack extends Stack {
             internetFacing: spec.loadBalancer.scheme === 'internet-facing',
             allowedCidrs: spec.loadBalancer.allowedCidrs,
             listeners: spec.listeners,
-            target: this.pool.autoScalingGroup,
+            target: group,
+            // A spec.pool object's one pool takes every listener, as before pools (whatever the cluster's taints).
+            attaches: (listener) =>
+              !named ||
+              listenerPools(spec, spec.listeners.find((l) => l.name === listener) ?? {}).includes(DEFAULT_POOL),
+            nodeSecurityGroup: identity.securityGroup,
           })
         : undefined;
 
@@ -152,39 +192,55 @@ export class WorkerStack extends Stack {
     iam.PermissionsBoundary.of(this).apply(
       iam.ManagedPolicy.fromManagedPolicyArn(this, 'NodeBoundary', nodeBoundaryArn(spec.account, spec.region)),
     );
-    (this.pool.role.node.defaultChild as iam.CfnRole).path = WORKER_ROLE_PATH;
+    (identity.role.node.defaultChild as iam.CfnRole).path = WORKER_ROLE_PATH;
     const userKeys = new Set(spec.securityGroupRules.map(ruleKey));
     new SecurityGroupRules(this, 'Rules', {
-      securityGroup: this.pool.securityGroup,
+      securityGroup: identity.securityGroup,
       loadBalancerSecurityGroup: listeners?.securityGroup,
       rules: [...spec.securityGroupRules, ...(listeners?.nodeRules ?? []).filter((r) => !userKeys.has(ruleKey(r)))],
     });
 
-    new CfnOutput(this, OUTPUTS.checksum, {
-      value: config.checksum,
-      description: 'SHA-256 of the node config the launch template boots',
-    });
+    if (config && this.pool) {
+      new CfnOutput(this, OUTPUTS.checksum, {
+        value: config.checksum,
+        description: 'SHA-256 of the node config the launch template boots',
+      });
+    }
     new CfnOutput(this, OUTPUTS.configBucket, { value: bucketName });
-    new CfnOutput(this, OUTPUTS.autoScalingGroupName, { value: this.pool.autoScalingGroup.autoScalingGroupName });
-    // A launch template this stack creates always has an id (only an imported one may have a name alone).
-    const launchTemplate = this.pool.launchTemplate;
-    if (launchTemplate?.launchTemplateId) {
-      new CfnOutput(this, OUTPUTS.launchTemplateId, { value: launchTemplate.launchTemplateId });
-      new CfnOutput(this, OUTPUTS.launchTemplateVersion, { value: launchTemplate.latestVersionNumber });
+    if (this.pool) {
+      new CfnOutput(this, OUTPUTS.autoScalingGroupName, { value: this.pool.autoScalingGroup.autoScalingGroupName });
+      // A launch template this stack creates always has an id (only an imported one may have a name alone).
+      const launchTemplate = this.pool.launchTemplate;
+      if (launchTemplate?.launchTemplateId) {
+        new CfnOutput(this, OUTPUTS.launchTemplateId, { value: launchTemplate.launchTemplateId });
+        new CfnOutput(this, OUTPUTS.launchTemplateVersion, { value: launchTemplate.latestVersionNumber });
+      }
     }
     if (listeners)
       new CfnOutput(this, OUTPUTS.loadBalancerDnsName, { value: listeners.loadBalancer.loadBalancerDnsName });
     // What a control plane needs to wire its nodes: the group to allow, the role to map, the profile to reuse.
     new CfnOutput(this, OUTPUTS.securityGroupId, {
-      value: this.pool.securityGroup.securityGroupId,
+      value: identity.securityGroup.securityGroupId,
       description: 'Security group of the worker nodes',
     });
     new CfnOutput(this, OUTPUTS.instanceRoleArn, {
-      value: this.pool.role.roleArn,
+      value: identity.role.roleArn,
       description: "Instance role of the worker nodes (map it in the cluster's aws-auth / access entries)",
     });
-    new CfnOutput(this, OUTPUTS.instanceProfileName, { value: this.pool.instanceProfile.ref });
-    new CfnOutput(this, OUTPUTS.instanceProfileArn, { value: this.pool.instanceProfile.attrArn });
+    const profile = identity.instanceProfile ?? missingProfile();
+    new CfnOutput(this, OUTPUTS.instanceProfileName, { value: profile.ref });
+    new CfnOutput(this, OUTPUTS.instanceProfileArn, { value: profile.attrArn });
+    // What the pools' own stacks import (decision 2 of docs/pools): only while there are such stacks.
+    if (outside.length > 0) {
+      exportShared(this, name, SHARED_EXPORTS.securityGroupId, identity.securityGroup.securityGroupId);
+      exportShared(this, name, SHARED_EXPORTS.instanceProfileArn, profile.attrArn);
+      exportShared(this, name, SHARED_EXPORTS.instanceRoleName, identity.role.roleName);
+      for (const l of spec.listeners) {
+        const tg = listeners?.targetGroups.get(l.name);
+        if (tg && listenerPools(spec, l).some((p) => p !== DEFAULT_POOL))
+          exportShared(this, name, targetGroupExport(l.name), tg.ref);
+      }
+    }
 
     // cfn-lint's resource schema has no Tags on listeners; tagging them would fail the lint (E3002).
     // User tags never enter the launch template: there they would be launch template data (instance and volume tag
@@ -197,16 +253,56 @@ export class WorkerStack extends Stack {
     Tags.of(this).add(CLUSTER_TAG, name, { excludeResourceTypes: ['AWS::ElasticLoadBalancingV2::Listener'] });
     // Where Kubernetes' AWS integrations (cloud-provider-aws, the load balancer controller) look for the cluster's
     // instances and their security group; not on the load balancer's group, which must not be taken for the nodes'.
-    Tags.of(this.pool.autoScalingGroup).add(kubernetesClusterTag(name), 'owned');
-    Tags.of(this.pool.securityGroup).add(kubernetesClusterTag(name), 'owned');
+    if (group) Tags.of(group).add(kubernetesClusterTag(name), 'owned');
+    Tags.of(identity.securityGroup).add(kubernetesClusterTag(name), 'owned');
+    if (group && def && named) tagForClusterAutoscaler(group, autoscalerTagsOf(cluster, def));
     acknowledgeWorkerStackFindings(this, {
       pool: this.pool,
+      role: identity.role,
       listeners,
       drain: this.drain,
       bucketName,
       keyPrefix,
       internetFacing: spec.loadBalancer?.scheme === 'internet-facing',
+      poolGroupPrefix: named ? poolStackName(name, '') : undefined,
     });
     pinLogicalIds(this);
   }
+}
+
+/** The subnets of a pool: its own subset of the cluster's (pool.subnetIds), else all of them. */
+export function poolSubnets(subnets: ec2.ISubnet[], pool: NodePool): ec2.ISubnet[] {
+  const own = pool.subnetIds;
+  return own ? subnets.filter((s) => own.includes(s.subnetId)) : subnets;
+}
+
+/** What cluster-autoscaler reads from a pool's group: the labels and taints its nodes register with, its disk. */
+export function autoscalerTagsOf(cluster: WorkerCluster, pool: NodePool) {
+  const values = poolView(cluster, pool.name).cluster.spec.cloudConfig.values;
+  const i = poolsOf(cluster.spec).indexOf(pool);
+  return {
+    cluster: cluster.metadata.name,
+    labels: values.nodeLabels,
+    taints: values.nodeTaints,
+    rootVolumeGiB: pool.rootVolume.sizeGiB,
+    field: cluster.spec.pools ? `spec.pools[${i}]` : 'spec.pool',
+  };
+}
+
+/**
+ * The node identity of a shared stack without the pool default: the security group and role under `Pool`, and the
+ * instance profile where the launch template of the pool default makes it (`Pool/LaunchTemplate/Profile`), so the
+ * logical ids are the same with and without that pool.
+ */
+function sharedIdentityWithoutPool(stack: Stack, props: Parameters<typeof createNodeIdentity>[1]) {
+  const scope = new Construct(stack, 'Pool');
+  const { securityGroup, role } = createNodeIdentity(scope, props);
+  const instanceProfile = new iam.CfnInstanceProfile(new Construct(scope, 'LaunchTemplate'), 'Profile', {
+    roles: [role.roleName],
+  });
+  return { securityGroup, role, instanceProfile };
+}
+
+function missingProfile(): never {
+  throw new Error('a launch template or launch configuration of the shared stack made no instance profile');
 }

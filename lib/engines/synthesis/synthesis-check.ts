@@ -9,7 +9,8 @@ import { ruleKey } from '../constructs/security-group-rules';
 import { Problem, RenderError, TemplateError, WorkerStacksError } from '../../core/errors';
 import { renderProblem } from '../../model/cluster/derive';
 import { buildFleetApp } from '../stacks/app';
-import { workerStackName } from '../../core/naming';
+import { poolStackName, workerStackName } from '../../core/naming';
+import { DEFAULT_POOL, poolsOf } from '../../model/cluster/pools';
 import { WorkerCluster } from '../../model/cluster/schema';
 
 /**
@@ -82,6 +83,18 @@ export function synthesisProblems(cluster: WorkerCluster, file: string, opts: Sy
 /** The field path of the item that produced the resource at `constructPath`. */
 export function originOf(cluster: WorkerCluster, constructPath: string, construct?: IConstruct): string {
   const parts = constructPath.split('/');
+  const pools = poolsOf(cluster.spec);
+  // The field of a pool: spec.pool for a single-pool object, else its item of spec.pools.
+  const poolField = (pool: string) => {
+    if (!cluster.spec.pools) return 'spec.pool';
+    const i = pools.findIndex((p) => p.name === pool);
+    return i >= 0 ? `spec.pools[${i}]` : 'spec.pools';
+  };
+  const own = pools.find((p) => p.name !== DEFAULT_POOL && poolStackName(cluster.metadata.name, p.name) === parts[0]);
+  if (own) {
+    if (parts[1] === 'NodeConfig') return own.cloudConfig ? `${poolField(own.name)}.cloudConfig` : 'spec.cloudConfig';
+    return poolField(own.name);
+  }
   if (parts[0] !== workerStackName(cluster.metadata.name)) return '';
   const [, top, child] = parts;
   if (top === 'Rules' && child) {
@@ -99,7 +112,7 @@ export function originOf(cluster: WorkerCluster, constructPath: string, construc
     const k = name === undefined ? -1 : cluster.spec.listeners.findIndex((l) => name.includes(l.name));
     return k >= 0 ? `spec.listeners[${k}]` : 'spec.loadBalancer';
   }
-  if (top === 'Pool') return 'spec.pool';
+  if (top === 'Pool') return poolField(DEFAULT_POOL);
   if (top === 'NodeConfig') return 'spec.cloudConfig';
   return 'spec';
 }

@@ -4,7 +4,8 @@ import { performance } from 'node:perf_hooks';
 import { FileAsset, fileAssetsOf } from '../../platform/aws/s3-publisher';
 import { WorkerCluster } from '../../model/cluster/schema';
 import { RenderedConfig } from '../../model/cloudconfig/render';
-import { SynthesisError, WorkerStacksError } from '../../core/errors';
+import { SynthesisError, UsageError, WorkerStacksError } from '../../core/errors';
+import { stackUnits } from '../../model/cluster/pools';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildFleetApp } from '../stacks/app';
@@ -37,7 +38,10 @@ export interface SynthesizeOptions {
   readonly fingerprint: string;
   /** Run cdk-nag, as `cdk synth` does. @default true */
   readonly nag?: boolean;
-  /** The cluster's config, when the caller has rendered it already. @default rendered here */
+  /**
+   * The config of the named stack's pool (the unit's pool: `default` for the shared stack), when the caller has rendered
+   * it already; ignored for a shared stack without the pool default. @default rendered here
+   */
   readonly config?: RenderedConfig;
   /** The object's file as messages name it (`clusters/prod-eu1.yaml`). @default the cluster's name */
   readonly source?: string;
@@ -48,39 +52,58 @@ export interface SynthesizeOptions {
   readonly stackName?: string;
 }
 
-/** Where a cluster's assemblies go under a work dir. */
-export function assemblyDir(workDir: string, cluster: string): string {
-  return path.join(workDir, cluster);
+/**
+ * The directory name of one stack's assemblies under a work dir: the cluster's name for its shared stack (as before
+ * pools), the stack's own name for a pool's stack (a cluster name is a DNS label, never `WorkerStack-...`), so the
+ * stacks of one cluster can be synthesized at once without removing each other's assemblies.
+ */
+export function assemblyKey(cluster: string, stackName: string = workerStackName(cluster)): string {
+  return stackName === workerStackName(cluster) ? cluster : stackName;
+}
+
+/** Where the assemblies of one stack (`assemblyKey`) go under a work dir. */
+export function assemblyDir(workDir: string, key: string): string {
+  return path.join(workDir, key);
 }
 
 /**
- * Drops a cluster's assembly. It is scratch once its assets are published (the change set takes the template from
+ * Drops the assembly of one stack (`key` from assemblyKey: the cluster's name for its shared stack). It is scratch once its assets are published (the change set takes the template from
  * memory or S3), and the work dir may be memory (/dev/shm). Never throws: a directory that cannot be removed must
  * not turn a reconcile's outcome into an error; it is reported and overwritten by the next synthesis.
  */
-export function removeAssembly(workDir: string, cluster: string, warn: (msg: string) => void = () => undefined): void {
+export function removeAssembly(workDir: string, key: string, warn: (msg: string) => void = () => undefined): void {
   try {
-    fs.rmSync(assemblyDir(workDir, cluster), { recursive: true, force: true });
+    fs.rmSync(assemblyDir(workDir, key), { recursive: true, force: true });
   } catch (e) {
-    warn(`could not remove the assembly of ${cluster} in ${workDir}: ${(e as Error).message}`);
+    warn(`could not remove the assembly of ${key} in ${workDir}: ${(e as Error).message}`);
   }
 }
 
 /**
- * Synthesizes one cluster's stack in-process, with exactly the code `cdk synth` runs. Nothing is printed: what
+ * Synthesizes one of a cluster's stacks (`opts.stackName`, by default the shared one) in-process, with exactly the code
+ * `cdk synth` runs; only that stack is built (a pool's stack imports the shared values by export name). Its assets are
+ * that stack's own: the config object of its pool. Nothing is printed: what
  * aws-cdk-lib would write to the console is captured (the daemon's stdout and stderr carry JSON log lines only), and
  * a cdk-nag refusal becomes a SynthesisFindingsError naming each rule, the object's field and the fix.
  */
 export function synthesizeStack(cluster: WorkerCluster, opts: SynthesizeOptions): SynthesizedStack {
   const started = performance.now();
-  const stackName = workerStackName(cluster.metadata.name);
-  const outdir = path.join(assemblyDir(opts.workDir, cluster.metadata.name), opts.fingerprint.slice(0, 16));
+  const stackName = opts.stackName ?? workerStackName(cluster.metadata.name);
+  const key = assemblyKey(cluster.metadata.name, stackName);
+  if (!stackUnits(cluster).some((u) => u.stackName === stackName)) {
+    throw new UsageError(`${cluster.metadata.name} has no stack ${stackName}`, {
+      hint: `its stacks are ${stackUnits(cluster)
+        .map((u) => u.stackName)
+        .join(', ')}`,
+    });
+  }
+  const outdir = path.join(assemblyDir(opts.workDir, key), opts.fingerprint.slice(0, 16));
   // Whatever an earlier caller left (the workflow removes its own; bench and tests may not) goes first.
-  removeAssembly(opts.workDir, cluster.metadata.name);
+  removeAssembly(opts.workDir, key);
   const run = captureOutput(() => synthesizeInto(cluster, opts, outdir, stackName, started));
   if (run.result && run.error === undefined)
     return run.output.length ? { ...run.result, output: run.output } : run.result;
-  removeAssembly(opts.workDir, cluster.metadata.name);
+  removeAssembly(opts.workDir, key);
   const e = run.error;
   if (e instanceof WorkerStacksError) throw e;
   const source = opts.source ?? cluster.metadata.name;
@@ -124,7 +147,8 @@ function synthesizeInto(
     templatesDir: opts.templatesDir,
     nag: opts.nag ?? true,
     bootstrap: false,
-    rendered: opts.config ? new Map([[cluster.metadata.name, opts.config]]) : undefined,
+    rendered: opts.config ? new Map([[stackName, opts.config]]) : undefined,
+    only: new Set([stackName]),
     // Nothing here reads the manifest's logical-id map (the CLI and review do); the template is the same.
     logicalIdMetadata: false,
   });

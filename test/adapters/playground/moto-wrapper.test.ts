@@ -187,3 +187,40 @@ test('another moto version is refused before anything starts: exit 2, naming bot
   expect(r.stderr).toContain('moto 5.1.0 is installed, but these patches are for moto 5.2.5');
   expect(r.stderr).toContain('bash .ci/install-tools');
 });
+
+// A queue exported by one stack (first made without the export, then updated to add it) and imported by another;
+// then an update of the first that drops the export.
+const EXPORTS = `${DEPLOY}
+queue = {'Q': {'Type': 'AWS::SQS::Queue', 'Properties': {}}}
+plain_t = {'Resources': queue}
+exported = {'Resources': queue, 'Outputs': {'Arn': {'Value': {'Fn::GetAtt': ['Q', 'Arn']}, 'Export': {'Name': 'shared:QueueArn'}}}}
+importer = {'Resources': {'Q2': {'Type': 'AWS::SQS::Queue', 'Properties': {'Tags': [{'Key': 'from', 'Value': {'Fn::ImportValue': 'shared:QueueArn'}}]}}}}
+run('shared', plain_t, 'CREATE')
+run('shared', exported, 'UPDATE')
+exports = [e['Name'] for e in cfn.list_exports()['Exports']]
+imp_id, imp_err = run('importer', importer, 'CREATE')
+drop_id, drop_err = run('shared', plain_t, 'UPDATE')
+out = dict(exports=exports, importer=report('importer', imp_id, imp_err)['status'], drop=report('shared', drop_id, drop_err),
+           after=[e['Name'] for e in cfn.list_exports()['Exports']])
+`;
+
+test('exports follow the outputs of change-set stacks, another stack imports them, and an imported export is not removed (plain moto: no export)', () => {
+  // GIVEN / WHEN the same requests to plain moto and to the wrapper
+  const p = plain.python<Json>(
+    EXPORTS.replace("imp_id, imp_err = run('importer', importer, 'CREATE')", 'imp_id, imp_err = None, None').replace(
+      "importer=report('importer', imp_id, imp_err)['status']",
+      'importer=None',
+    ),
+  );
+  const w = wrapped.python<Json>(EXPORTS);
+  // THEN plain moto registers no export of a change-set stack; the wrapper does, the import resolves, and the update
+  // that would drop the imported export fails and rolls back, as CloudFormation's does
+  expect(p.exports).toEqual([]);
+  expect(w.exports).toEqual(['shared:QueueArn']);
+  expect(w.importer).toBe('CREATE_COMPLETE');
+  expect(w.drop.status).toBe('UPDATE_ROLLBACK_COMPLETE');
+  expect(w.drop.events.map((e: Json[]) => e[2]).join('\n')).toMatch(
+    /Export shared:QueueArn cannot be deleted as it is in use by importer/,
+  );
+  expect(w.after).toEqual(['shared:QueueArn']);
+});

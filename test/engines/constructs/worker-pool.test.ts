@@ -111,7 +111,7 @@ describe('launch template', () => {
         ],
       }),
     });
-    expect(stack.resolve(pool.instanceProfile.attrArn)).toEqual({
+    expect(stack.resolve(pool.instanceProfile?.attrArn)).toEqual({
       'Fn::GetAtt': [expect.stringMatching(/^PoolLaunchTemplateProfile/), 'Arn'],
     });
   });

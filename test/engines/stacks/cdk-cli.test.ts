@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { example, EXAMPLE_NAMES, REPO, tempDir } from '../../helpers/clusters';
 import { synthCluster } from '../../helpers/synth';
 import { run } from '../../helpers/tools';
+import { POOLS_FIXTURE } from './pool-helpers';
 import { Json } from '../../helpers/json';
 
 /** The CDK CLI as a user runs it, offline, with aws-cdk-lib's built-in template validation opted in (CDK_VALIDATION=true). */
@@ -125,3 +126,30 @@ test.each([
     expect(r.stderr).not.toMatch(/\n\s+at /);
   },
 );
+
+test('cdk synth of a spec.pools object: the shared stack and one stack per other pool, each depending on the shared one', () => {
+  // GIVEN a clusters directory with the three-pool fixture
+  const clusters = tempDir('cdk-pools');
+  fs.copyFileSync(POOLS_FIXTURE, path.join(clusters, 'pools-eu1.yaml'));
+  const out = path.join(tempDir('cdk-pools-out'), 'cdk.out');
+  // WHEN the CLI synthesizes it
+  const r = cdk(['synth', '--quiet', '--output', out], { WORKER_STACKS_CLUSTERS: clusters });
+  // THEN it wrote every stack, and `cdk deploy WorkerStack-pools-eu1-pool-spot` deploys the shared stack first
+  expect(r.status).toBe(0);
+  expect(
+    fs
+      .readdirSync(out)
+      .filter((f) => f.startsWith('WorkerStack-') && f.endsWith('.template.json'))
+      .sort(),
+  ).toEqual([
+    'WorkerStack-pools-eu1-pool-arm64.template.json',
+    'WorkerStack-pools-eu1-pool-spot.template.json',
+    'WorkerStack-pools-eu1.template.json',
+  ]);
+  const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+  for (const pool of ['spot', 'arm64'])
+    expect(manifest.artifacts[`WorkerStack-pools-eu1-pool-${pool}`].dependencies).toContain('WorkerStack-pools-eu1');
+  expect(manifest.artifacts['WorkerStack-pools-eu1'].dependencies ?? []).not.toContain(
+    'WorkerStack-pools-eu1-pool-spot',
+  );
+}, 300_000);

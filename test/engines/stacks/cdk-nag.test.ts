@@ -2,9 +2,15 @@ import { Validations } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 import { buildFleetApp } from '../../../lib/engines/stacks/app';
 import { example, EXAMPLE_NAMES, tempDir, variant } from '../../helpers/clusters';
+import { POOLS_FIXTURE, poolsVariant } from './pool-helpers';
 
-const fleet = (clusters = EXAMPLE_NAMES.map((n) => ({ file: `clusters/${n}.yaml`, cluster: example(n) }))) =>
-  buildFleetApp({ clusters, outdir: tempDir('nag'), nag: true, bootstrap: true });
+// The examples, and the three-pool fixture (its pool stacks are nagged like the shared ones).
+const fleet = (
+  clusters = [
+    ...EXAMPLE_NAMES.map((n) => ({ file: `clusters/${n}.yaml`, cluster: example(n) })),
+    { file: POOLS_FIXTURE, cluster: poolsVariant() },
+  ],
+) => buildFleetApp({ clusters, outdir: tempDir('nag'), nag: true, bootstrap: true });
 
 /** Every acknowledgement recorded anywhere in the tree: [construct path, rule id, reason]. */
 function acknowledgements(root: IConstruct): Array<[string, string, string]> {
@@ -68,15 +74,24 @@ test("the IAM wildcard acknowledgements of a worker stack cover only the cluster
   const iam = acknowledgements(app).filter(
     ([where, id]) => id.startsWith('AwsSolutions-IAM5') && where.startsWith('WorkerStack-'),
   );
-  // THEN the node role: its cluster's prefix; the termination handler's policy: its group (any id) and the describe calls
+  // THEN the node role: its cluster's prefix; the termination handler's policy: its group (any id) and the describe calls,
+  // and for a spec.pools object the groups of its own pool stacks (WorkerStack-<cluster>-pool-*)
+  const pools = poolsVariant();
   expect(iam.map(([, id]) => id).sort()).toEqual(
-    EXAMPLE_NAMES.flatMap((n) => {
-      const c = example(n);
-      return [
-        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::worker-stacks-config-${c.spec.account}-${c.spec.region}/clusters/${n}/*]`,
-        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:autoscaling:${c.spec.region}:${c.spec.account}:autoScalingGroup:*:autoScalingGroupName/<PoolGroupASG2416841C>]`,
-        'AwsSolutions-IAM5[Resource::*]',
-      ];
-    }).sort(),
+    [...EXAMPLE_NAMES.map(example), pools]
+      .flatMap((c) => {
+        const n = c.metadata.name;
+        return [
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::worker-stacks-config-${c.spec.account}-${c.spec.region}/clusters/${n}/*]`,
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:autoscaling:${c.spec.region}:${c.spec.account}:autoScalingGroup:*:autoScalingGroupName/<PoolGroupASG2416841C>]`,
+          'AwsSolutions-IAM5[Resource::*]',
+          ...(c.spec.pools
+            ? [
+                `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:autoscaling:${c.spec.region}:${c.spec.account}:autoScalingGroup:*:autoScalingGroupName/WorkerStack-${n}-pool-*]`,
+              ]
+            : []),
+        ];
+      })
+      .sort(),
   );
 });

@@ -5,6 +5,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { BootstrapStack } from '../../../lib/engines/stacks/bootstrap-stack';
 import { example, EXAMPLE_NAMES, ownSecret, tempDir, variant } from '../../helpers/clusters';
 import { synthCluster } from '../../helpers/synth';
+import { poolsVariant, synthAll } from './pool-helpers';
 import { requireTool, run } from '../../helpers/tools';
 
 /**
@@ -74,6 +75,12 @@ test('every synthesized template passes cfn-lint with no error and only justifie
     fs.writeFileSync(file, synthCluster(c).text);
     return file;
   });
+  // the three-pool fixture: its shared stack (exports, no-default variants aside) and each pool's own stack
+  for (const [name, text] of synthAll(poolsVariant())) {
+    const file = path.join(dir, `${name}.template.json`);
+    fs.writeFileSync(file, text);
+    files.push(file);
+  }
   // and the bootstrap stack in both modes: alone, and with a deployer role (the execution role, the bucket's write policy)
   for (const trust of [
     undefined,

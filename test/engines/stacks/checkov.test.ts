@@ -4,6 +4,7 @@ import { App } from 'aws-cdk-lib';
 import { buildFleetApp } from '../../../lib/engines/stacks/app';
 import { BootstrapStack } from '../../../lib/engines/stacks/bootstrap-stack';
 import { example, EXAMPLE_NAMES, ownSecret, tempDir, variant } from '../../helpers/clusters';
+import { poolsVariant } from './pool-helpers';
 import { requireTool, run } from '../../helpers/tools';
 
 /**
@@ -105,6 +106,8 @@ function synthesizedTemplates(): string[] {
       };
       raw.spec.pool.drain = { enabled: false };
     }),
+    // the three-pool fixture: a shared stack with exports and two pool stacks of their own
+    poolsVariant(),
   ];
   buildFleetApp({
     clusters: clusters.map((cluster) => ({ file: cluster.metadata.name, cluster })),
@@ -135,6 +138,9 @@ test('every synthesized example template passes checkov, but for the justified c
       'WorkerStack-prod-eu1',
       'WorkerStack-staging-us1',
       'WorkerStack-variant-a',
+      'WorkerStack-pools-eu1',
+      'WorkerStack-pools-eu1-pool-spot',
+      'WorkerStack-pools-eu1-pool-arm64',
     ]),
   );
   expect(files.filter((f) => path.basename(f).startsWith('WorkerStacks-Bootstrap-')).length).toBeGreaterThan(0);
