@@ -1,6 +1,7 @@
 import { getCondition, PoolStatus } from '../../../lib/model/cluster/status';
 import { poolStackName, workerStackName } from '../../../lib/core/naming';
 import { ReconcilerDeps } from '../../../lib/engines/reconciler/workflow/context';
+import { Controller } from '../../../lib/engines/reconciler/runtime/controller';
 import { ClusterStore } from '../../../lib/model/ports/cluster-store';
 import { STACK_FINALIZER } from '../../../lib/platform/kube/resource';
 import { fail, stuck } from '../../fakes/fake-cloudformation';
@@ -267,4 +268,47 @@ test('Delete: the pools’ own stacks are deleted first, then the shared stack, 
   expect(last.result).toBe('deleted');
   expect([SYSTEM, SPOT, SHARED].map((n) => h.cfn.peek(n))).toEqual([undefined, undefined, undefined]);
   expect(removed).toEqual([STACK_FINALIZER]);
+});
+
+test('--concurrency counts stacks: with one slot, one pool rolls and the other waits for the slot; every slot goes back', async () => {
+  // GIVEN a settled cluster whose pools may both roll at once (maxConcurrentPools 2), and a controller with one slot
+  h.edit(CLUSTER, (raw) => (raw.spec.rollout = { ...raw.spec.rollout, maxConcurrentPools: 2 }));
+  await h.reconcile(CLUSTER, {}, deps);
+  const controller = new Controller(deps, { concurrency: 1 });
+
+  // WHEN both pools' labels change and the controller makes one pass
+  setPool('system', (p) => (p.labels = { tier: 'system' }));
+  setPool('spot', (p) => (p.labels = { 'node.example.com/spot': 'yes' }));
+  h.cfn.script(SYSTEM, stuck());
+  h.cfn.script(SHARED, stuck());
+  await controller.runPass();
+
+  // THEN one stack holds the one slot (the shared stack, first), and the pools wait for it
+  expect(controller.slots.names()).toEqual(new Set([CLUSTER]));
+  expect(
+    ['system', 'spot'].map((p) => getCondition({ conditions: pool(p)?.conditions ?? [] }, 'Progressing')?.reason),
+  ).toEqual(['WaitingForSlot', 'WaitingForSlot']);
+
+  // WHEN the shared stack's update ends, and the controller passes again
+  h.cfn.release(SHARED);
+  await controller.runPass();
+
+  // THEN the system pool's stack has the slot (keyed cluster/pool), spot still waits
+  expect(controller.slots.names()).toEqual(new Set([`${CLUSTER}/system`]));
+  expect(h.cfn.peek(SPOT)?.status).toBe('CREATE_COMPLETE');
+
+  // WHEN the system pool's roll ends and the controller runs until the cluster settles
+  h.cfn.release(SYSTEM);
+  await controller.runUntilSettled({
+    deadlineMs: 60_000,
+    now: () => h.clock.ms,
+    sleep: (ms) => {
+      h.cfn.advance(ms);
+      return Promise.resolve();
+    },
+  });
+
+  // THEN every stack is on its config and no slot is held
+  expect(h.status(CLUSTER).poolsReady).toBe('3/3');
+  expect(controller.slots.size).toBe(0);
 });
