@@ -3,16 +3,24 @@ import { AssetPublisher, FileAsset, PublishResult } from '../../lib/platform/aws
 import { WorkerCluster } from '../../lib/model/cluster/schema';
 import { Synthesizer } from '../../lib/engines/reconciler/workflow/context';
 import { configBucketName, configKeyPrefix, workerStackName } from '../../lib/core/naming';
+import { poolNamed, primaryPool, stackUnits } from '../../lib/model/cluster/pools';
 
 /**
  * A synthesizer for the simulator: real CDK synthesis costs about a second, and thousands of schedules must run in
  * minutes. The template keeps what the reconciler's decisions read: the config checksum in the launch template's
  * user data (a config change rolls the group), the pool's sizes in the group (a change that does not roll), and the
- * ConfigChecksum output the live stack reports. Synthesis itself is tested with the real CDK elsewhere.
+ * ConfigChecksum output the live stack reports, per stack of the cluster (SynthesizeOptions.stackName: the shared stack
+ * or a pool's own). Synthesis itself is tested with the real CDK elsewhere.
  */
 export const simSynthesizer: Synthesizer = async (cluster: WorkerCluster, opts) => {
-  const config = opts.config ?? renderConfig(cluster, opts.templatesDir);
   const name = cluster.metadata.name;
+  // opts.stackName picks one of the cluster's stacks (the shared one, or a pool's own), as the real synthesis does.
+  const stackName = opts.stackName ?? workerStackName(name);
+  const unit = stackUnits(cluster).find((u) => u.stackName === stackName);
+  if (!unit) throw new Error(`${name} has no stack ${stackName}`);
+  // The shared stack without a pool of its own still reports the first pool's config (as the reconciler expects).
+  const pool = poolNamed(cluster.spec, unit.pool ?? primaryPool(cluster.spec).name) ?? primaryPool(cluster.spec);
+  const config = opts.config ?? renderConfig(cluster, opts.templatesDir, pool.name);
   const template = {
     Resources: {
       LaunchTemplate: {
@@ -21,7 +29,7 @@ export const simSynthesizer: Synthesizer = async (cluster: WorkerCluster, opts) 
       },
       Group: {
         Type: 'AWS::AutoScaling::AutoScalingGroup',
-        Properties: { MinSize: String(cluster.spec.pool!.minSize), MaxSize: String(cluster.spec.pool!.maxSize) },
+        Properties: { MinSize: String(pool.minSize), MaxSize: String(pool.maxSize) },
       },
     },
     Outputs: { ConfigChecksum: { Value: config.checksum } },
@@ -31,7 +39,7 @@ export const simSynthesizer: Synthesizer = async (cluster: WorkerCluster, opts) 
     bucketName: configBucketName(cluster.spec.account, cluster.spec.region),
     objectKey: `${configKeyPrefix(name)}${config.checksum}.${config.extension}`,
   };
-  return { stackName: workerStackName(name), templateBody: JSON.stringify(template), assets: [asset], durationMs: 0 };
+  return { stackName, templateBody: JSON.stringify(template), assets: [asset], durationMs: 0 };
 };
 
 /** A content-addressed bucket that only remembers keys (the simulator's publish never reads a file). */

@@ -15,8 +15,11 @@ import {
   deployerRoleName,
   executionRoleName,
   roleArn,
+  poolStackName,
   workerStackName,
 } from '../../core/naming';
+import { DEFAULT_POOL } from '../../model/cluster/pools';
+import { ClusterRecord } from '../../model/ports/cluster-store';
 import { ConfigObjectStore, planCleanup } from '../../platform/aws/config-objects';
 import { assumeRoleFlags, assumeRoleFrom } from './accounts';
 import { dirFlags, EXIT, Io, loadOptions } from './context';
@@ -176,8 +179,11 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
         return;
       }
       const { cfn } = deps.aws(region, expected);
-      const stack = await cfn.describeStack(workerStackName(name));
-      if (stack) {
+      // The pools' own stacks first (they import the shared stack's exports), then the shared stack.
+      const stacks = [...poolStacksOf(name, record), workerStackName(name)];
+      for (const stackName of stacks) {
+        const stack = await cfn.describeStack(stackName);
+        if (!stack) continue;
         if (isInProgress(stack.status)) await cfn.waitForStack(stack.id, { timeoutMs: wiring.waitTimeoutMs });
         await cfn.deleteStack(stack.id, `ws-delete-${sha256Hex(stack.id).slice(0, 32)}`);
         const final = await cfn.waitForStack(stack.id, {
@@ -191,6 +197,7 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
           done(EXIT.invalid);
           return;
         }
+        if (stackName !== workerStackName(name)) io.out(`${stackName}\tdeleted\n`);
       }
       // The stack is gone, so no launch template points to its config objects any more: they go too.
       await deleteConfigObjects(
@@ -203,6 +210,22 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
       io.out(`${workerStackName(name)}\tdeleted\n`);
       done(EXIT.ok);
     });
+}
+
+/**
+ * The stacks of a cluster's pools that have their own: those the object names (spec.pools but `default`) and those its
+ * status recorded (the object may be gone; a pool removed since). Never guessed from stack names: the stack
+ * WorkerStack-a-pool-b may be the shared stack of a cluster named a-pool-b.
+ */
+function poolStacksOf(name: string, record: ClusterRecord | undefined): string[] {
+  const pools = (record?.raw as { spec?: { pools?: unknown } } | undefined)?.spec?.pools;
+  const named = Array.isArray(pools)
+    ? pools.flatMap((p: unknown) => {
+        const pool = (p as { name?: unknown } | null)?.name;
+        return typeof pool === 'string' && pool !== DEFAULT_POOL ? [poolStackName(name, pool)] : [];
+      })
+    : [];
+  return [...new Set([...named, ...(record?.status?.pools ?? []).map((p) => p.stackName)])];
 }
 
 /** The account of a CloudFormation stack ARN (arn:aws:cloudformation:<region>:<account>:stack/...). */

@@ -38,17 +38,32 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
       const now = Date.now();
       const table = [
         ['ACCOUNT/REGION', 'CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE'],
-        ...rows.map((r) => [
-          statusGroup(r),
-          r.cluster,
-          `${r.observedGeneration ?? '-'}/${r.generation}`,
-          short(r.desiredChecksum),
-          short(r.liveChecksum),
-          r.inSync ? 'yes' : 'no',
-          r.stackStatus ?? '-',
-          r.paused ? `${r.ready} (paused)` : r.ready,
-          r.reason ?? '-',
-          age(r.since, now),
+        ...rows.flatMap((r) => [
+          [
+            statusGroup(r),
+            r.cluster,
+            `${r.observedGeneration ?? '-'}/${r.generation}`,
+            short(r.desiredChecksum),
+            short(r.liveChecksum),
+            r.inSync ? 'yes' : 'no',
+            r.stackStatus ?? '-',
+            r.paused ? `${r.ready} (paused)` : r.ready,
+            r.reason ?? '-',
+            age(r.since, now),
+          ],
+          // Each pool in a stack of its own, under its cluster (whose row is the shared stack): cluster/pool.
+          ...(r.pools ?? []).map((p) => [
+            statusGroup(r),
+            `${r.cluster}/${p.pool}`,
+            `${p.observedGeneration ?? '-'}/${r.generation}`,
+            short(p.desiredChecksum),
+            short(p.liveChecksum),
+            p.inSync ? 'yes' : 'no',
+            p.stackStatus ?? '-',
+            r.paused ? `${p.ready} (paused)` : p.ready,
+            p.reason ?? '-',
+            age(p.since, now),
+          ]),
         ]),
       ];
       const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
@@ -78,9 +93,21 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
         ].filter(Boolean);
         io.out(`${r.cluster}: ${r.message ?? '-'}${extra.length ? ` (${extra.join('; ')})` : ''}\n`);
       }
+      for (const r of rows)
+        for (const p of r.pools ?? []) {
+          if (!p.message || (!opts.wide && SETTLED_REASONS.has(p.reason ?? ''))) continue;
+          const extra = [
+            p.failures ? `failures ${p.failures}` : '',
+            p.retryAfter ? `next retry ${p.retryAfter}` : '',
+          ].filter(Boolean);
+          io.out(`${r.cluster}/${p.pool}: ${p.message}${extra.length ? ` (${extra.join('; ')})` : ''}\n`);
+        }
       done(code);
     });
 }
+
+/** Reasons of a pool's stack that need no line of their own (it is settled). */
+const SETTLED_REASONS = new Set(['UpToDate', 'StackCreated', 'StackUpdated', 'Idle']);
 
 /** 3m, 2h, 5d: how long the shown condition has been so. */
 function age(since: string | undefined, now: number): string {

@@ -3,7 +3,10 @@ import { ClusterStatus, getCondition } from '../../model/cluster/status';
 import { listTemplates } from '../../model/cloudconfig/templates';
 import { ClusterRecord } from '../../model/ports/cluster-store';
 import { createStore, fileStore, StoreOptions } from './registry';
-import { workerStackName } from '../../core/naming';
+import { poolStackName, workerStackName } from '../../core/naming';
+import { stackUnits } from '../../model/cluster/pools';
+import { WorkerCluster } from '../../model/cluster/schema';
+import { RenderedConfig } from '../../model/cloudconfig/render';
 import { describeRollout, specRollout } from '../../engines/review/rollout-words';
 
 // The rows of `worker-stacks status`, read from the store alone. Here, not in lib/adapters/cli, because the playground (an
@@ -37,6 +40,73 @@ export interface StatusRow {
   readonly unreadable?: string;
   /** The whole status, for -o json. */
   readonly status?: ClusterStatus;
+  /** Each pool in a stack of its own (status.pools[], and the object's spec.pools), the shared stack being the row above. */
+  readonly pools?: readonly PoolRow[];
+}
+
+/** One pool's own stack, as the row of its cluster says the shared stack's. */
+export interface PoolRow {
+  readonly pool: string;
+  readonly stack: string;
+  readonly observedGeneration?: number;
+  readonly desiredChecksum?: string;
+  readonly liveChecksum?: string;
+  readonly inSync: boolean;
+  readonly stackStatus?: string;
+  readonly ready: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly since?: string;
+  readonly failures?: number;
+  readonly retryAfter?: string;
+}
+
+/** The condition a row shows: what is wrong (Stalled, Degraded), else what is going on, else Ready. */
+function shownCondition(status: { readonly conditions: ClusterStatus['conditions'] } | undefined) {
+  const s = status ? { conditions: status.conditions } : undefined;
+  const is = (t: 'Stalled' | 'Degraded' | 'Progressing') =>
+    getCondition(s, t)?.status === 'True' ? getCondition(s, t) : undefined;
+  return (
+    is('Stalled') ?? is('Degraded') ?? is('Progressing') ?? getCondition(s, 'Progressing') ?? getCondition(s, 'Ready')
+  );
+}
+
+/** The rows of a cluster's pools with stacks of their own: those the object names, and those its status still records. */
+function poolRows(
+  r: ClusterRecord,
+  cluster: WorkerCluster | undefined,
+  configs: ReadonlyMap<string, RenderedConfig> | undefined,
+): PoolRow[] | undefined {
+  const named = cluster ? stackUnits(cluster).flatMap((u) => (u.shared || !u.pool ? [] : [u.pool])) : [];
+  const recorded = (r.status?.pools ?? []).map((p) => p.name);
+  const names = [...new Set([...named, ...recorded])];
+  if (!names.length) return undefined;
+  return names.map((pool) => {
+    const p = r.status?.pools?.find((x) => x.name === pool);
+    const ready = getCondition(p ? { conditions: p.conditions } : undefined, 'Ready');
+    const shown = shownCondition(p);
+    const desired = configs?.get(pool)?.checksum;
+    return {
+      pool,
+      stack: p?.stackName ?? poolStackName(r.name, pool),
+      observedGeneration: p?.observedGeneration,
+      desiredChecksum: desired,
+      liveChecksum: p?.cloudConfigChecksum,
+      inSync: Boolean(
+        desired &&
+        desired === p?.cloudConfigChecksum &&
+        ready?.status === 'True' &&
+        ready.observedGeneration === r.generation,
+      ),
+      stackStatus: p?.stackStatus,
+      ready: named.includes(pool) ? (ready?.status ?? 'Unknown') : 'Removed',
+      reason: shown?.reason,
+      message: shown?.message,
+      since: shown?.lastTransitionTime,
+      failures: p?.controller?.failures,
+      retryAfter: p?.controller?.retryAfter,
+    };
+  });
 }
 
 /** The status table, from the store alone (no AWS call): desired vs live checksum, stack status, Ready and why. */
@@ -75,8 +145,10 @@ export async function statusRows(
           ? r.parseProblems.map((p) => `${p.file}: ${p.message}`).join('; ')
           : undefined;
       const v = r.raw && !unreadable ? derive(r.raw, { file: r.source, templatesDir, templates }) : undefined;
-      // A config that does not render is shown as '-': `worker-stacks render` says why.
-      const desired = v?.config?.checksum;
+      // A config that does not render is shown as '-': `worker-stacks render` says why. The shared stack carries the
+      // default pool's config (or the first pool's, when every pool has its own stack).
+      const sharedPool = v?.cluster ? stackUnits(v.cluster)[0].pool : undefined;
+      const desired = (sharedPool ? v?.configs?.get(sharedPool) : undefined)?.checksum ?? v?.config?.checksum;
       const ready = getCondition(r.status, 'Ready');
       const is = (t: 'Stalled' | 'Degraded' | 'Progressing') =>
         getCondition(r.status, t)?.status === 'True' ? getCondition(r.status, t) : undefined;
@@ -128,6 +200,7 @@ export async function statusRows(
         rolls: v?.cluster ? describeRollout(specRollout(v.cluster.spec)) : undefined,
         unreadable,
         status: r.status,
+        pools: poolRows(r, v?.cluster, v?.configs),
       };
     })
     .sort((a, b) =>

@@ -92,6 +92,32 @@ export const ControllerBookkeepingSchema = z
   })
   .meta(d("The reconciler's bookkeeping; not needed to read where a cluster is."));
 
+/**
+ * The status of one pool that has its own stack (WorkerStack-<cluster>-pool-<pool>): what the top level says of the
+ * shared stack, said of this pool's stack. The reconciler reconciles each stack on its own (its checksum, inputs,
+ * failures, backoff and executing change set are its own).
+ */
+export const PoolStatusSchema = z.strictObject({
+  name: z.string().meta(d('The pool (spec.pools[].name).')),
+  stackName: z.string().meta(d("The pool's own stack.")),
+  cloudConfigChecksum: z
+    .string()
+    .optional()
+    .meta(d("SHA-256 of the pool's node config live on its stack, as the stack itself reports it.")),
+  desiredChecksum: z.string().optional().meta(d("SHA-256 of the pool's node config the object asks for.")),
+  observedGeneration: z.number().int().min(0).optional(),
+  stackId: z.string().optional(),
+  stackStatus: z.string().optional().meta(d('Last status seen of the pool stack.')),
+  stackLastUpdated: z.string().optional(),
+  lastConfigChange: z.string().optional(),
+  lastConfigChangeTime: z.string().optional(),
+  paused: z.boolean().optional(),
+  conditions: z.array(ConditionSchema),
+  controller: ControllerBookkeepingSchema.optional(),
+});
+
+export type PoolStatus = z.output<typeof PoolStatusSchema>;
+
 export const ClusterStatusSchema = z.strictObject({
   cloudConfigChecksum: z
     .string()
@@ -147,6 +173,19 @@ export const ClusterStatusSchema = z.strictObject({
     .meta(d('Where the cluster is in a fleet rollout (lib/engines/rollout).')),
   conditions: z.array(ConditionSchema),
   controller: ControllerBookkeepingSchema.optional(),
+  pools: z
+    .array(PoolStatusSchema)
+    .optional()
+    .meta(
+      d(
+        'One entry per pool outside the shared stack WorkerStack-<cluster> (spec.pools other than `default`): its own stack, checksums and conditions. The fields above describe the shared stack.',
+      ),
+    ),
+  poolsReady: z
+    .string()
+    .regex(/^\d+\/\d+$/)
+    .optional()
+    .meta(d('Stacks of the cluster that are Ready, of all its stacks (shared and pools), as "n/m" (kubectl get).')),
 });
 
 export type ClusterStatus = z.output<typeof ClusterStatusSchema>;

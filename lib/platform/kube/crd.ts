@@ -54,6 +54,12 @@ export const PRINTER_COLUMNS = [
     description: 'Last CloudFormation stack status seen.',
   },
   {
+    name: 'Pools',
+    type: 'string',
+    jsonPath: '.status.poolsReady',
+    description: 'Stacks of the cluster that are Ready, of all (the shared one and each pool with its own), as n/m.',
+  },
+  {
     name: 'Paused',
     type: 'boolean',
     jsonPath: '.spec.paused',

@@ -1,7 +1,8 @@
 import { isInProgress, StackSummary } from '../../../model/ports/cloudformation-port';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
 import { templatesVersion as readTemplatesVersion } from '../../../model/cloudconfig/templates';
-import { workerStackName } from '../../../core/naming';
+import { poolStackName, workerStackName } from '../../../core/naming';
+import { poolSlot } from '../workflow/context';
 import { DEFAULT_POLL_MS, Outcome, ReconcilerDeps } from '../workflow/context';
 import { accountLabel, ReconcilerMetrics } from './metrics';
 import { OUTCOMES } from '../workflow/outcomes';
@@ -306,7 +307,10 @@ export class Controller {
     outcome: Outcome,
   ): Promise<Outcome> {
     const name = record.name;
-    if (this.reconcileDeps.slots !== this.slots || this.slots.lookedAt(name)) return outcome;
+    if (this.reconcileDeps.slots !== this.slots) return outcome;
+    const pools = await this.followUnlookedPools(record, outcome);
+    if (this.slots.lookedAt(name)) return pools;
+    outcome = pools;
     const busy = (s: StackSummary | null | undefined) =>
       Boolean(s && isInProgress(s.status) && s.status !== 'REVIEW_IN_PROGRESS');
     let stack = listed.stack;
@@ -324,13 +328,40 @@ export class Controller {
       : outcome;
   }
 
-  /** The cluster's stack as CloudFormation describes it now: null when absent, undefined when it could not be read. */
-  private describe(record: ClusterRecord): Promise<StackSummary | null | undefined> {
+  /**
+   * As followUnlooked, for the pools' own stacks: one whose roll holds a slot and that this reconcile did not look at
+   * (an invalid object, a shared stack that stopped the pools) is described, and its slot goes back once it settles.
+   */
+  private async followUnlookedPools(record: ClusterRecord, outcome: Outcome): Promise<Outcome> {
+    let rolling = false;
+    for (const pool of this.slots.poolsInProgress(record.name)) {
+      const key = poolSlot(record.name, pool);
+      if (this.slots.lookedAt(key)) continue;
+      const stack = await this.describe(record, poolStackName(record.name, pool));
+      if (stack === undefined) continue;
+      const busy = Boolean(stack && isInProgress(stack.status) && stack.status !== 'REVIEW_IN_PROGRESS');
+      this.slots.observed(key, busy);
+      rolling ||= busy;
+    }
+    return rolling
+      ? {
+          ...outcome,
+          requeueAfterMs: outcome.requeueAfterMs ?? this.deps.pollMs ?? DEFAULT_POLL_MS,
+          stackInProgress: true,
+        }
+      : outcome;
+  }
+
+  /** One of the cluster's stacks as CloudFormation describes it now: null when absent, undefined when it could not be read. */
+  private describe(
+    record: ClusterRecord,
+    stackName = workerStackName(record.name),
+  ): Promise<StackSummary | null | undefined> {
     const region = regionOf(record);
     if (!region) return Promise.resolve(undefined);
     return this.deps
       .aws(region, accountOf(record.raw))
-      .cfn.describeStack(workerStackName(record.name))
+      .cfn.describeStack(stackName)
       .then(
         (s) => s ?? null,
         () => undefined,
@@ -354,6 +385,7 @@ export class Controller {
           listedStack: listed.stack,
           listedDescribed: listed.described,
           templatesVersion: this.templatesVersion,
+          lookupStack: (stackName) => this.listings.lookup(record, false, stackName),
         }),
       );
       this.opts.metrics?.observeReconcile(

@@ -1,7 +1,8 @@
 import { StackSlots } from '../workflow/context';
 
 /**
- * Stacks in progress across the fleet: --concurrency bounds these, so a 30-minute roll holds a slot, never a worker.
+ * Stacks in progress across the fleet (a cluster with pools in stacks of their own holds one slot per stack, keyed
+ * `<cluster>/<pool>`; the shared stack's key is the cluster's name): --concurrency bounds these, so a 30-minute roll holds a slot, never a worker.
  * One owner, the controller: a reconcile may take a slot (acquire-slot, before it synthesizes), and the controller
  * gives it back when that reconcile ends, on every exit (success, error, stall, pause, invalid object), unless the
  * cluster's stack is then in progress: seen so live (observe, record-execution) or just started by this reconcile
@@ -26,22 +27,32 @@ export class FleetSlots implements StackSlots {
     if (inProgress) this.held.set(cluster, true);
     else this.held.delete(cluster);
   }
-  /** A reconcile of `cluster` begins: whether it looks at the stack (observed) is known when it ends. */
+  /** A reconcile of `cluster` begins: whether it looks at each of its stacks (observed) is known when it ends. */
   public begin(cluster: string): void {
-    this.looked.delete(cluster);
+    for (const key of [...this.looked]) if (key === cluster || key.startsWith(`${cluster}/`)) this.looked.delete(key);
+  }
+  /** The pools of `cluster` whose own stacks hold a slot as in progress (the keys `<cluster>/<pool>`, by pool). */
+  public poolsInProgress(cluster: string): string[] {
+    return this.keysOf(cluster).flatMap((k) =>
+      k !== cluster && this.held.get(k) ? [k.slice(cluster.length + 1)] : [],
+    );
   }
   /** The reconcile of `cluster` under way (or just ended) looked at its stack. */
   public lookedAt(cluster: string): boolean {
     return this.looked.has(cluster);
   }
-  /** A reconcile of `cluster` ends (however it ends): its slot goes back unless its stack is in progress. */
+  /** A reconcile of `cluster` ends (however it ends): each of its stacks' slots goes back unless that stack is in progress. */
   public reconciled(cluster: string): void {
-    if (this.held.get(cluster) !== true) this.held.delete(cluster);
+    for (const key of this.keysOf(cluster)) if (this.held.get(key) !== true) this.held.delete(key);
   }
-  /** The object is gone (deleted, or outside this daemon's selector): whatever it held goes back. */
+  /** The object is gone (deleted, or outside this daemon's selector): whatever any of its stacks held goes back. */
   public release(cluster: string): void {
-    this.held.delete(cluster);
-    this.looked.delete(cluster);
+    for (const key of this.keysOf(cluster)) this.held.delete(key);
+    this.begin(cluster);
+  }
+  /** The slot keys of a cluster's stacks: its name (the shared stack), and `<cluster>/<pool>` for each pool's own stack. */
+  private keysOf(cluster: string): string[] {
+    return [...this.held.keys()].filter((k) => k === cluster || k.startsWith(`${cluster}/`));
   }
   /** Slots held: stacks in progress, and reconciles about to start one. */
   public get size(): number {

@@ -67,13 +67,14 @@ export class StackListings {
   public async lookup(
     record: ClusterRecord,
     fresh = false,
+    /** One of the cluster's stacks. @default the shared stack WorkerStack-<cluster> */
+    name = workerStackName(record.name),
   ): Promise<{ readonly stack: StackSummary | null | undefined; readonly described: boolean }> {
     const listed = (stack: StackSummary | null | undefined) => ({ stack, described: false });
     const region = regionOf(record);
     if (!region) return listed(undefined);
     const account = accountOf(record.raw);
     const since = this.written.get(record.name) ?? -1;
-    const name = workerStackName(record.name);
     const describe = () =>
       this.deps
         .aws(region, account)
@@ -82,7 +83,7 @@ export class StackListings {
           (s) => ({ stack: s ?? null, described: true }),
           () => listed(undefined),
         );
-    if (!fresh && wasInProgress(record) && !this.usable(this.cache, region, account, since)) {
+    if (!fresh && wasInProgress(record, name) && !this.usable(this.cache, region, account, since)) {
       const inProgress = await this.inProgress(region, account, since);
       const hit = inProgress?.get(name);
       if (hit) return listed(hit);
@@ -138,9 +139,11 @@ interface Listing {
   readonly value: Promise<Map<string, StackSummary> | undefined>;
 }
 
-/** The cluster's stack was in progress when last seen (or our change set is executing). */
-export function wasInProgress(record: ClusterRecord): boolean {
-  return Boolean(record.status?.controller?.executing) || /_IN_PROGRESS$/.test(record.status?.stackStatus ?? '');
+/** The cluster's stack (or one of its pools' stacks, by name) was in progress when last seen (or our change set is executing). */
+export function wasInProgress(record: ClusterRecord, stackName?: string): boolean {
+  const pool = stackName === undefined ? undefined : record.status?.pools?.find((p) => p.stackName === stackName);
+  const s = pool ?? (stackName === undefined || stackName === workerStackName(record.name) ? record.status : undefined);
+  return Boolean(s?.controller?.executing) || /_IN_PROGRESS$/.test(s?.stackStatus ?? '');
 }
 
 function regionOf(r: ClusterRecord): string | undefined {

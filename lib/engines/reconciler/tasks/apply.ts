@@ -1,13 +1,14 @@
 import { firstFailure, isComplete, isRolledBack } from '../../../model/ports/cloudformation-port';
 import { sha256Hex } from '../../../model/cloudconfig/checksum';
 import { CLUSTER_TAG } from '../../../core/naming';
+import { stackUnits } from '../../../model/cluster/pools';
+import { ControllerBookkeeping } from '../../../model/cluster/status';
 import { CONDITIONS, Reason } from '../workflow/conditions';
 import { ensureChangeSet, executeToken } from './change-set-ops';
 import { camel, Outcome, ReconcileContext, TASK } from '../workflow/context';
 import { ChangeSetReady, Observed, Synthesized } from '../workflow/state';
 import { need, Task } from '../workflow/task';
-import { workerStackName } from '../../../core/naming';
-import { busy, liveChecksum, short } from './prepare';
+import { busy, liveChecksum, liveStatus, short } from './prepare';
 import { removeAssembly, synthesizeStack } from '../../synthesis/synthesize';
 import { describeRollout, specRollout } from '../../review/rollout-words';
 import { alarmRollback, rollbackConfiguration, signalShortfall } from './roll-verdict';
@@ -47,7 +48,7 @@ export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live' | '
   name: TASK.recordExecution,
   async run(ctx, o) {
     const executing = need(ctx.recorder.controller.executing, 'the change set executing');
-    const name = workerStackName(ctx.record.name);
+    const name = ctx.unit.stackName;
     const cs = await ctx.region.cfn
       .describeChangeSet(o.stack?.id ?? ctx.status.stackId ?? name, executing.changeSet)
       .catch(() => undefined);
@@ -92,13 +93,47 @@ export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live' | '
     const kept = isRolledBack(status)
       ? `; the previous config ${short(live ?? ctx.status.cloudConfigChecksum)} stays live`
       : '';
+    if (IMPORT_REFUSAL.test(why)) return waitForImports(ctx, fresh, `stack ${status}: ${why}${kept}`);
     return recordFailure(ctx, fresh, failureReason(status), `stack ${status}: ${why}${kept}`);
   },
 };
 
+/**
+ * CloudFormation's refusal to remove (or change) an export another stack still imports, or to import one not exported
+ * yet: the cluster's other stacks must be applied first (a pool's stack that stops importing, or the shared stack
+ * that starts exporting). Not a failure of these inputs.
+ */
+const IMPORT_REFUSAL = /cannot be (deleted|updated) as it is in use by|No export named \S+ found/i;
+
+/**
+ * Waits for the cluster's other stacks: nothing is counted, and the same inputs are tried again after a backoff (not
+ * every poll: an update that got as far as rolling nodes before the refusal must not roll them every few seconds).
+ */
+function waitForImports(ctx: ReconcileContext, f: Observed, why: string): Outcome {
+  const c = ctx.recorder.controller;
+  const delay = ctx.deps.backoff.baseMs;
+  const message = `${why} (waiting for the cluster's other stacks to be applied first; trying again after ${delay} ms)`;
+  ctx.recorder.stage(
+    {
+      ...(f.stack ? liveStatus(ctx, f.stack, f.live) : {}),
+      observedGeneration: ctx.generation,
+      desiredChecksum: f.config.checksum,
+    },
+    CONDITIONS.progressing('WaitingForImports', message),
+    {
+      executing: undefined,
+      failedFingerprint: f.fingerprint,
+      failures: c.failedFingerprint === f.fingerprint ? c.failures : 0,
+      retryAfter: new Date(ctx.deps.now().getTime() + delay).toISOString(),
+    },
+  );
+  f.log.info({}, message);
+  return { result: 'waiting', requeueAfterMs: delay, message };
+}
+
 /** Our operation is still running: the slot stays held, and the stack is looked at again after a poll. */
 function inProgress(ctx: ReconcileContext, message: string): Outcome {
-  ctx.deps.slots?.observed(ctx.record.name, true);
+  ctx.deps.slots?.observed(ctx.unit.slot, true);
   return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
 }
 
@@ -134,7 +169,7 @@ export const recover: Task<Observed> = {
         // Counted before the call, as an execute is: a crash right after it cannot buy another attempt.
         await ctx.recorder.writeBeforeMutation();
         await ctx.region.cfn.deleteStack(stack.id, token);
-        ctx.deps.slots?.observed(ctx.record.name, true);
+        ctx.deps.slots?.observed(ctx.unit.slot, true);
         return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `deleting ${stack.name} to create it again` };
       }
       case 'UPDATE_ROLLBACK_FAILED': {
@@ -157,7 +192,7 @@ export const recover: Task<Observed> = {
         );
         await ctx.recorder.writeBeforeMutation();
         await ctx.region.cfn.continueUpdateRollback(stack.id, token);
-        ctx.deps.slots?.observed(ctx.record.name, true);
+        ctx.deps.slots?.observed(ctx.unit.slot, true);
         return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'continuing the rollback' };
       }
       case 'DELETE_FAILED':
@@ -180,12 +215,22 @@ export const recover: Task<Observed> = {
   },
 };
 
-/** 8. --concurrency bounds the stacks in progress across the fleet; a cluster over the bound waits its turn. */
+/**
+ * 8. A cluster rolls at most spec.rollout.maxConcurrentPools of its pools' nodes at once (so it never loses two pools
+ * together), and --concurrency bounds the stacks in progress across the fleet: a stack over either bound waits its turn.
+ */
 export const acquireSlot: Task<Observed> = {
   name: TASK.acquireSlot,
-  when: (ctx) => Boolean(ctx.deps.slots),
+  when: (ctx) => Boolean(ctx.deps.slots) || ctx.unit.pool !== undefined || Boolean(ctx.recorder.clusterStatus.pools),
   run(ctx, o) {
-    if (need(ctx.deps.slots, 'the slots').tryAcquire(ctx.record.name)) return undefined;
+    const max = o.cluster.spec.rollout.maxConcurrentPools;
+    const others = rollingPools(ctx, o);
+    if (o.stack && o.live !== o.config.checksum && others.length >= max) {
+      const message = `waiting: ${others.join(', ')} ${others.length === 1 ? 'is' : 'are'} rolling (spec.rollout.maxConcurrentPools ${max})`;
+      ctx.recorder.stage({ desiredChecksum: o.config.checksum }, CONDITIONS.progressing('WaitingForPools', message));
+      return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
+    }
+    if (!ctx.deps.slots || ctx.deps.slots.tryAcquire(ctx.unit.slot)) return undefined;
     ctx.recorder.stage(
       { desiredChecksum: o.config.checksum },
       CONDITIONS.progressing('WaitingForSlot', 'waiting for a free slot: --concurrency stacks are in progress'),
@@ -193,6 +238,24 @@ export const acquireSlot: Task<Observed> = {
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'waiting for a slot' };
   },
 };
+
+/**
+ * The cluster's other pools whose nodes are rolling: a change set of ours executing toward another config than the
+ * one its stack carries (as recorded before the execute, so a crash or a restart still counts it). The shared stack
+ * counts only when it holds a pool (default).
+ */
+function rollingPools(ctx: ReconcileContext, o: Observed): string[] {
+  const all = ctx.recorder.clusterStatus;
+  const rolling = (s: { readonly cloudConfigChecksum?: string; readonly controller?: ControllerBookkeeping }) => {
+    const e = s.controller?.executing;
+    return Boolean(e && e.checksum !== s.cloudConfigChecksum);
+  };
+  const shared = stackUnits(o.cluster)[0].pool;
+  return [
+    ...(ctx.unit.pool !== undefined && shared !== undefined && rolling(all) ? [shared] : []),
+    ...(all.pools ?? []).filter((p) => p.name !== ctx.unit.pool && rolling(p)).map((p) => p.name),
+  ];
+}
 
 /** 9. The same code as `cdk synth`, in-process. */
 export const synthesize: Task<Observed, Synthesized> = {
@@ -206,6 +269,7 @@ export const synthesize: Task<Observed, Synthesized> = {
       nag: ctx.deps.nag,
       config: o.config,
       source: ctx.record.source,
+      stackName: ctx.unit.stackName,
     };
     const synth = ctx.deps.synthesizer ? await ctx.deps.synthesizer(o.cluster, opts) : synthesizeStack(o.cluster, opts);
     o.log.info({ stack: synth.stackName, synthMs: Math.round(synth.durationMs) }, 'synthesized');
@@ -247,6 +311,8 @@ export const changeSet: Task<Observed & Synthesized, ChangeSetReady> = {
       case 'no-changes':
         return recordSuccess(ctx, o, 'no-changes', o.fingerprint);
       case 'failed':
+        if (IMPORT_REFUSAL.test(state.info.statusReason ?? ''))
+          return waitForImports(ctx, o, `change set ${state.info.name}: ${state.info.statusReason ?? ''}`);
         return recordFailure(
           ctx,
           o,
@@ -297,7 +363,7 @@ export const execute: Task<Observed & Synthesized & ChangeSetReady> = {
     o.log.info({ changeSet: cs.name }, message);
     if (!cs.executed) await ctx.region.cfn.executeChangeSet(o.synth.stackName, cs.name, cs.token);
     // Our operation: the slot stays held until a look sees the stack settled.
-    ctx.deps.slots?.observed(ctx.record.name, true);
+    ctx.deps.slots?.observed(ctx.unit.slot, true);
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
   },
 };

@@ -1,5 +1,8 @@
 import { isComplete } from '../../../model/ports/cloudformation-port';
-import { planCleanup } from '../../../platform/aws/config-objects';
+import { CONFIG_OBJECT_KEY, planCleanup } from '../../../platform/aws/config-objects';
+import { ClusterStatus } from '../../../model/cluster/status';
+import { RenderedConfig } from '../../../model/cloudconfig/render';
+import { rendered } from './prepare';
 import { configBucketName, configKeyPrefix } from '../../../core/naming';
 import { TASK } from '../workflow/context';
 import { Found } from '../workflow/state';
@@ -37,7 +40,11 @@ export const cleanConfigObjects: Task<Found> = {
     const prefix = configKeyPrefix(cluster.metadata.name);
     const store = need(ctx.region.configObjects, 'the config object store');
     try {
-      const objects = await store.list(bucket, prefix);
+      // Every pool's config is under the cluster's prefix: what any of its stacks carries, is rolling to, or asks for stays.
+      const keep = configsInUse(ctx.recorder.clusterStatus, rendered(ctx, { ...f, cluster }).values());
+      const objects = (await store.list(bucket, prefix)).filter(
+        (o) => !keep.has(CONFIG_OBJECT_KEY.exec(o.key)?.[1] ?? ''),
+      );
       const plan = planCleanup(objects, {
         live,
         desired: config.checksum,
@@ -60,3 +67,14 @@ export const cleanConfigObjects: Task<Found> = {
     }
   },
 };
+
+/** The checksums of every stack of the cluster: live, desired and executing (as recorded), and every pool's config now. */
+function configsInUse(status: ClusterStatus, configs: Iterable<RenderedConfig>): Set<string> {
+  const units = [status, ...(status.pools ?? [])];
+  return new Set(
+    [
+      ...units.flatMap((u) => [u.cloudConfigChecksum, u.desiredChecksum, u.controller?.executing?.checksum]),
+      ...[...configs].map((c) => c.checksum),
+    ].filter((c): c is string => c !== undefined),
+  );
+}

@@ -1,7 +1,8 @@
 import { firstFailure } from '../../../model/ports/cloudformation-port';
 import { sha256Hex } from '../../../model/cloudconfig/checksum';
 import { STACK_FINALIZER } from '../../../platform/kube/resource';
-import { workerStackName } from '../../../core/naming';
+import { poolStackName, workerStackName } from '../../../core/naming';
+import { DEFAULT_POOL } from '../../../model/cluster/pools';
 import { CONDITIONS } from '../workflow/conditions';
 import { Outcome, ReconcileContext, TASK } from '../workflow/context';
 import { Start } from '../workflow/state';
@@ -81,22 +82,48 @@ async function deleteStack(
     );
     return { result: 'stalled', message: 'no region to delete the stack in' };
   }
+  const stacks = [...poolStacks(ctx), stackName];
   if (ctx.deps.dryRun)
-    return { result: 'dry-run', message: `would delete stack ${stackName} (spec.deletionPolicy Delete)` };
-  const stack = await ctx.region.cfn.describeStack(stackName);
-  if (!stack || stack.status === 'DELETE_COMPLETE') {
-    // The event first: once the finalizer is gone, so is the object.
-    await ctx.deps.events
-      ?.emit(name, {
-        type: 'Normal',
-        reason: 'StackDeleted',
-        message: `stack ${stackName} deleted (spec.deletionPolicy Delete); the object goes`,
-      })
-      .catch(() => undefined);
-    await setFinalizer(name, STACK_FINALIZER, false);
-    s.log.info({ stack: stackName }, 'stack deleted; finalizer removed');
-    return { result: 'deleted', message: `stack ${stackName} deleted` };
+    return { result: 'dry-run', message: `would delete stack ${stacks.join(', ')} (spec.deletionPolicy Delete)` };
+  // The pools' own stacks first: they import the shared stack's exports, which CloudFormation keeps while imported.
+  for (const stack of stacks) {
+    const pending = await deleteOne(ctx, s, stack);
+    if (pending) return pending;
   }
+  // The event first: once the finalizer is gone, so is the object.
+  await ctx.deps.events
+    ?.emit(name, {
+      type: 'Normal',
+      reason: 'StackDeleted',
+      message: `stack ${stackName} deleted (spec.deletionPolicy Delete); the object goes`,
+    })
+    .catch(() => undefined);
+  await setFinalizer(name, STACK_FINALIZER, false);
+  s.log.info({ stack: stackName }, 'stack deleted; finalizer removed');
+  return { result: 'deleted', message: `stack ${stackName} deleted` };
+}
+
+/**
+ * The stacks of the object's pools that have stacks of their own: those it names (spec.pools, read before
+ * validation: a deleted object may no longer validate) and those its status recorded (a pool removed since).
+ */
+export function poolStacks(ctx: ReconcileContext): string[] {
+  const raw = (ctx.record.raw as { spec?: { pools?: unknown } } | undefined)?.spec?.pools;
+  const named = Array.isArray(raw)
+    ? raw.flatMap((p: unknown) => {
+        const pool = (p as { name?: unknown } | null)?.name;
+        return typeof pool === 'string' && pool !== DEFAULT_POOL ? [poolStackName(ctx.record.name, pool)] : [];
+      })
+    : [];
+  const recorded = (ctx.recorder.clusterStatus.pools ?? []).map((p) => p.stackName);
+  return [...new Set([...named, ...recorded])];
+}
+
+/** Deletes one stack of the object: undefined once it is gone, else the outcome of this look (waiting, stalled). */
+async function deleteOne(ctx: ReconcileContext, s: Start, stackName: string): Promise<Outcome | undefined> {
+  const name = ctx.record.name;
+  const stack = await ctx.region.cfn.describeStack(stackName);
+  if (!stack || stack.status === 'DELETE_COMPLETE') return undefined;
   if (busy(stack)) {
     ctx.recorder.stage(
       { stackStatus: stack.status },
@@ -105,7 +132,7 @@ async function deleteStack(
         `stack ${stackName} is ${stack.status}; deleted once it settles (spec.deletionPolicy Delete)`,
       ),
     );
-    return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `stack is ${stack.status}` };
+    return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `stack ${stackName} is ${stack.status}` };
   }
   if (stack.status === 'DELETE_FAILED' && !retryRequested(ctx)) {
     const failing = firstFailure(await ctx.region.cfn.operationEvents(stack.id));

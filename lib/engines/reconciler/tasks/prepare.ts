@@ -5,7 +5,8 @@ import { listTemplates } from '../../../model/cloudconfig/templates';
 import { RenderedConfig } from '../../../model/cloudconfig/render';
 import { renderCluster } from '../../../model/cluster/derive';
 import { formatProblem, RenderError } from '../../../core/errors';
-import { workerStackName } from '../../../core/naming';
+import { primaryPool, stackUnits } from '../../../model/cluster/pools';
+import { WorkerCluster } from '../../../model/cluster/schema';
 import { CONDITIONS } from '../workflow/conditions';
 import { configChanges, configDigests, describeConfigChanges } from '../workflow/config-changes';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, ReconcileContext, TASK } from '../workflow/context';
@@ -64,11 +65,30 @@ export const validate: Task<Start, Pick<Validated, 'cluster'>> = {
   },
 };
 
-/** The node config as `validate` and `render` derive it; a template that does not render stalls as RenderFailed with their message. */
-function rendered(ctx: ReconcileContext, s: Validated): RenderedConfig {
+/** The node configs as `validate` and `render` derive them; a template that does not render stalls as RenderFailed with their message. */
+export function rendered(ctx: ReconcileContext, s: Validated): ReadonlyMap<string, RenderedConfig> {
+  const known = renderedPools.get(s.cluster);
+  if (known) return known;
   const r = renderCluster(s.cluster, ctx.record.source, ctx.deps.templatesDir);
   if ('problems' in r) throw new RenderError(r.problems);
-  return r.config;
+  // Keyed on the validated cluster (the derived cache keeps the same object while the object's bytes stay the same):
+  // a cluster's stacks, reconciled one after the other, render its pools once.
+  renderedPools.set(s.cluster, r.configs);
+  return r.configs;
+}
+
+/** Every pool's config, by validated cluster (see rendered). */
+const renderedPools = new WeakMap<WorkerCluster, ReadonlyMap<string, RenderedConfig>>();
+
+/**
+ * The config of the stack this run reconciles: a pool's own; for the shared stack, the default pool's (the one it
+ * holds), else the first pool's (the checksum its ConfigChecksum output carries).
+ */
+function unitConfig(ctx: ReconcileContext, s: Validated): RenderedConfig {
+  const pool = ctx.unit.pool ?? stackUnits(s.cluster)[0].pool ?? primaryPool(s.cluster.spec).name;
+  const config = rendered(ctx, s).get(pool);
+  if (!config) throw new Error(`no config rendered for pool ${pool} of ${s.cluster.metadata.name}`);
+  return config;
 }
 
 /** 2. Render the big config; its checksum and the code and spec give the inputs' fingerprint. */
@@ -76,9 +96,14 @@ export const render: Task<Validated, Pick<Desired, 'config' | 'fingerprint' | 'c
   name: TASK.render,
   run(ctx, s) {
     const hit = ctx.deps.derived?.get(ctx.record.name, ctx.derivedKey);
-    const config = hit?.config ?? rendered(ctx, s);
-    const fingerprint = hit?.fingerprint ?? inputsFingerprint(s.cluster, config.checksum, ctx.deps.code);
-    if (!hit) ctx.deps.derived?.set(ctx.record.name, ctx.derivedKey, { cluster: s.cluster, config, fingerprint });
+    // The derived cache holds the shared stack's config of a single-pool object; every other is one of the object's
+    // pools, rendered once per validated cluster (the cache keeps the same cluster while the bytes stay the same).
+    const single = !ctx.unit.pool && !s.cluster.spec.pools;
+    const config = (single ? hit?.config : undefined) ?? unitConfig(ctx, s);
+    const fingerprint =
+      (single ? hit?.fingerprint : undefined) ?? inputsFingerprint(s.cluster, config.checksum, ctx.deps.code);
+    if (!hit && !ctx.unit.pool)
+      ctx.deps.derived?.set(ctx.record.name, ctx.derivedKey, { cluster: s.cluster, config, fingerprint });
     const recorded = ctx.status.cloudConfigChecksum;
     const configChange =
       recorded && recorded !== config.checksum
@@ -97,7 +122,7 @@ export const render: Task<Validated, Pick<Desired, 'config' | 'fingerprint' | 'c
 export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift' | 'described'>> = {
   name: TASK.observe,
   async run(ctx, d) {
-    const name = workerStackName(ctx.record.name);
+    const name = ctx.unit.stackName;
     const executing = ctx.recorder.controller.executing;
     let described = ctx.listedStack === undefined || ctx.listedDescribed;
     let stack =
@@ -107,7 +132,7 @@ export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift' | 
       stack = await ctx.region.cfn.describeStack(name);
       described = true;
     }
-    ctx.deps.slots?.observed(ctx.record.name, Boolean(stack && busy(stack)));
+    ctx.deps.slots?.observed(ctx.unit.slot, Boolean(stack && busy(stack)));
     const live = stack ? await liveChecksum(ctx, stack) : undefined;
     const drift = driftOf(ctx, name, stack, live, d.config.checksum);
     // `stackChecksum`, not `liveChecksum`: that key is bound to every line already (the checksum as recorded).

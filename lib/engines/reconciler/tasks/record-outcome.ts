@@ -7,7 +7,6 @@ import { CONDITIONS, Reason } from '../workflow/conditions';
 import { configDigests } from '../workflow/config-changes';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, Outcome, ReconcileContext } from '../workflow/context';
 import { Found, Observed } from '../workflow/state';
-import { workerStackName } from '../../../core/naming';
 import { liveStatus, short } from './prepare';
 import { nodeKey } from '../../rollout/node-key';
 
@@ -112,7 +111,7 @@ export async function recordSuccess(
   result: 'applied' | 'no-changes',
   fingerprint: string,
 ): Promise<Outcome> {
-  const stack = o.stack ?? (await ctx.region.cfn.describeStack(workerStackName(ctx.record.name)));
+  const stack = o.stack ?? (await ctx.region.cfn.describeStack(ctx.unit.stackName));
   const live = o.live ?? stack?.outputs.ConfigChecksum;
   const { config } = o;
   if (!stack || !live)

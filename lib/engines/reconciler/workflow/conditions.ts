@@ -9,10 +9,17 @@ export const REASONS = {
   StackCreated: 'the stack was created and its config is live',
   StackUpdated: 'the stack was updated and its config is live',
   UpToDate: 'the live stack already matches the object',
+  // Ready=False on the top level of a cluster with pools in stacks of their own
+  PoolsNotReady: "the shared stack is Ready, one or more pools' stacks are not (status.pools says why)",
   // Progressing=True
   ChangeSetExecuting: 'a change set of ours is executing',
   WaitingForStack: 'the stack is in progress; the reconciler requeues and looks again',
   WaitingForSlot: '--concurrency stacks are already in progress; this one starts when a slot frees',
+  WaitingForPools:
+    "spec.rollout.maxConcurrentPools of the cluster's pools are rolling their nodes; this pool rolls when one ends",
+  WaitingForSharedStack: "the cluster's shared stack is not created yet: a pool's stack imports its values",
+  WaitingForImports:
+    'CloudFormation refused the change because an export is still imported by another stack (or not exported yet): the other stacks are applied first, then it is tried again',
   RecreatingStack: 'a stack that never finished creating is deleted to be created again',
   ContinuingRollback: 'ContinueUpdateRollback on an UPDATE_ROLLBACK_FAILED stack',
   Drifted: 'the live stack is not what the reconciler last applied (changed out of band)',

@@ -13,6 +13,7 @@ import type { Start } from './state';
 import { ConfigObjectStore } from '../../../platform/aws/config-objects';
 import { RolloutGate } from '../../rollout/coordinator';
 import type { Logger } from '../../../core/logger';
+import { poolStackName, workerStackName } from '../../../core/naming';
 
 // Where they were defined before (issue 22 moved them so that state.ts and the rollout engine need not import this file).
 export type { Logger } from '../../../core/logger';
@@ -88,6 +89,34 @@ export interface ReconcilerDeps {
   readonly keepConfigObjects?: number;
 }
 
+/**
+ * One stack of a cluster, reconciled on its own within the cluster's reconcile (see stackUnits): the shared stack
+ * WorkerStack-<cluster>, whose status is the object's top level, or a pool's own stack, whose status is its entry
+ * in status.pools.
+ */
+export interface ReconcileUnit {
+  readonly stackName: string;
+  /** The pool whose own stack this is; undefined for the shared stack. */
+  readonly pool?: string;
+  /** This unit's fleet slot (see StackSlots): the cluster's name for the shared stack, `<cluster>/<pool>` for a pool's. */
+  readonly slot: string;
+}
+
+/** The shared stack's unit: the only one of a single-pool cluster, reconciled as before pools existed. */
+export function sharedUnit(cluster: string): ReconcileUnit {
+  return { stackName: workerStackName(cluster), slot: cluster };
+}
+
+/** A pool's own stack. */
+export function poolUnit(cluster: string, pool: string): ReconcileUnit {
+  return { stackName: poolStackName(cluster, pool), pool, slot: poolSlot(cluster, pool) };
+}
+
+/** The slot key of a pool's stack ('/' is in no cluster name: a DNS label). */
+export function poolSlot(cluster: string, pool: string): string {
+  return `${cluster}/${pool}`;
+}
+
 export type Synthesizer = (cluster: WorkerCluster, opts: SynthesizeOptions) => Promise<SynthesizedStack>;
 
 export const DEFAULT_POLL_MS = 5000;
@@ -111,6 +140,8 @@ export class ReconcileContext {
     public readonly templatesVersion?: string,
     /** listedStack was described alone after this cluster's last write, not taken from a shared listing. */
     public readonly listedDescribed = false,
+    /** The stack this run of the workflow reconciles. @default the shared stack WorkerStack-<cluster> */
+    public readonly unit: ReconcileUnit = sharedUnit(record.name),
   ) {}
 
   /** Where every reconcile starts: a logger naming the cluster, its generation and the live checksum as recorded. */
@@ -118,6 +149,7 @@ export class ReconcileContext {
     return Object.freeze({
       log: this.deps.log.child({
         cluster: this.record.name,
+        ...(this.unit.pool ? { pool: this.unit.pool } : {}),
         generation: this.record.generation,
         liveChecksum: this.status.cloudConfigChecksum ?? null,
       }),

@@ -43,6 +43,8 @@ export interface Outcome {
    * the roll holds goes back when the roll ends.
    */
   readonly stackInProgress?: boolean;
+  /** What each pool's own stack came to, in the cluster's reconcile (a cluster with pools in stacks of their own). */
+  readonly pools?: readonly { readonly pool: string; readonly result: Result; readonly message?: string }[];
 }
 
 /** How the runtime treats one reconcile result. */

@@ -1,4 +1,12 @@
-import { ClusterStatus, ControllerBookkeeping, EMPTY_STATUS, setConditions } from '../../../model/cluster/status';
+import {
+  ClusterStatus,
+  Condition,
+  ControllerBookkeeping,
+  EMPTY_STATUS,
+  getCondition,
+  PoolStatus,
+  setConditions,
+} from '../../../model/cluster/status';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
 import type { ReasonedCondition } from './conditions';
 import type { Logger } from '../../../core/logger';
@@ -15,7 +23,10 @@ type StatusPatch = Partial<Omit<ClusterStatus, 'conditions' | 'controller'>>;
  * reconcile, on every exit (see reconcileCluster). The one exception is `writeBeforeMutation`, before a stack operation the reconciler counts.
  */
 export interface PendingStatus {
+  /** The status of the stack this workflow run reconciles: the top level (the shared stack), or a pool's entry. */
   readonly status: ClusterStatus;
+  /** The whole pending status of the object (the top level and every pool's entry): read-only for a task. */
+  readonly clusterStatus: ClusterStatus;
   readonly controller: ControllerBookkeeping;
   /** Merges `patch` (and `bookkeeping` into status.controller) and sets `conditions`, in the pending status only. */
   stage(
@@ -69,6 +80,89 @@ export class StatusRecorder implements PendingStatus {
 
   public get controller(): ControllerBookkeeping {
     return this.pending.controller ?? {};
+  }
+
+  public get clusterStatus(): ClusterStatus {
+    return this.pending;
+  }
+
+  /** The view of one pool's entry (status.pools[]) for the workflow run of that pool's stack. */
+  public pool(name: string, stackName: string): PendingStatus {
+    return new PoolStatusView(this, name, stackName);
+  }
+
+  /** A pool's entry as it is pending now. */
+  public poolEntry(name: string): PoolStatus | undefined {
+    return this.pending.pools?.find((p) => p.name === name);
+  }
+
+  /** As `stage`, into the entry of pool `name` (created on first use, in the order pools are reconciled). */
+  public stagePool(
+    name: string,
+    stackName: string,
+    patch: StatusPatch,
+    conditions: readonly ReasonedCondition[] = [],
+    bookkeeping?: Partial<ControllerBookkeeping>,
+  ): void {
+    if (this.deps.dryRun) return;
+    const old = this.poolEntry(name) ?? { name, stackName, conditions: [] };
+    const controller = bookkeeping ? dropUndefined({ ...(old.controller ?? {}), ...bookkeeping }) : old.controller;
+    const next: PoolStatus = dropUndefined({
+      ...old,
+      ...poolFields(patch),
+      name,
+      stackName,
+      controller: controller && Object.keys(controller).length ? controller : undefined,
+      conditions: setConditions(old.conditions, conditions, this.record.generation, this.deps.now()),
+    });
+    const pools = this.pending.pools ?? [];
+    this.pending = {
+      ...this.pending,
+      pools: pools.some((p) => p.name === name) ? pools.map((p) => (p.name === name ? next : p)) : [...pools, next],
+    };
+  }
+
+  /**
+   * The cluster-wide fields, once every stack of the cluster was looked at: `poolsReady` ("n/m" of its stacks), the
+   * pools' entries of `pools` only (a pool removed from the object loses its entry once its stack is gone), and the
+   * top-level Ready True only when every stack is Ready (else False, naming the pools that are not). A cluster with
+   * one stack (a single-pool object) is left exactly as its workflow staged it.
+   */
+  public finish(pools: readonly string[], keep: ReadonlySet<string> = new Set()): void {
+    if (this.deps.dryRun) return;
+    if (!pools.length && !this.pending.pools?.length) return;
+    const entries = (this.pending.pools ?? []).filter((p) => pools.includes(p.name) || keep.has(p.name));
+    const notReady = pools.filter(
+      (p) => getCondition(entries.find((e) => e.name === p) ?? EMPTY_STATUS, 'Ready')?.status !== 'True',
+    );
+    const sharedReady = getCondition(this.pending, 'Ready')?.status === 'True';
+    const ready = (sharedReady ? 1 : 0) + pools.length - notReady.length;
+    let conditions = this.pending.conditions;
+    if (sharedReady && notReady.length) {
+      const why = notReady
+        .map((p) => {
+          const c = getCondition(entries.find((e) => e.name === p) ?? EMPTY_STATUS, 'Ready');
+          return `${p} (${c?.reason ?? 'not reconciled yet'})`;
+        })
+        .join(', ');
+      // The time of the last transition is the written one's when Ready was already False: a pass that changes nothing writes nothing.
+      const before = getCondition(this.written, 'Ready');
+      const target: Condition = {
+        type: 'Ready',
+        status: 'False',
+        reason: 'PoolsNotReady',
+        message: `pools not ready: ${why}`,
+        lastTransitionTime: before?.status === 'False' ? before.lastTransitionTime : this.deps.now().toISOString(),
+        observedGeneration: this.record.generation,
+      };
+      conditions = [...conditions.filter((c) => c.type !== 'Ready'), target].sort((a, b) => (a.type < b.type ? -1 : 1));
+    }
+    this.pending = dropUndefined({
+      ...this.pending,
+      conditions,
+      pools: entries.length ? entries : undefined,
+      poolsReady: pools.length ? `${ready}/${pools.length + 1}` : undefined,
+    });
   }
 
   /** True when the pending status differs from the one last written (or read). */
@@ -127,6 +221,48 @@ export class StatusRecorder implements PendingStatus {
   /** Drops what was staged but not written (a write that failed: the next reconcile starts from a fresh read). */
   public discard(): void {
     this.pending = this.written;
+  }
+}
+
+/** The fields of a status that a pool's entry has (a pool has no rollout record of its own: the fleet rollout reads the top level). */
+function poolFields(patch: StatusPatch): Partial<PoolStatus> {
+  const { rollout: _rollout, pools: _pools, poolsReady: _ready, ...rest } = patch;
+  return rest;
+}
+
+/** A pool's entry as the status of its own workflow run: the tasks read and stage it as they do the top level. */
+class PoolStatusView implements PendingStatus {
+  constructor(
+    private readonly root: StatusRecorder,
+    private readonly name: string,
+    private readonly stackName: string,
+  ) {}
+
+  public get status(): ClusterStatus {
+    const entry = this.root.poolEntry(this.name);
+    if (!entry) return { stackName: this.stackName, conditions: [] };
+    const { name: _name, ...rest } = entry;
+    return rest;
+  }
+
+  public get controller(): ControllerBookkeeping {
+    return this.status.controller ?? {};
+  }
+
+  public get clusterStatus(): ClusterStatus {
+    return this.root.clusterStatus;
+  }
+
+  public stage(
+    patch: StatusPatch,
+    conditions?: readonly ReasonedCondition[],
+    bookkeeping?: Partial<ControllerBookkeeping>,
+  ): void {
+    this.root.stagePool(this.name, this.stackName, patch, conditions, bookkeeping);
+  }
+
+  public writeBeforeMutation(): Promise<void> {
+    return this.root.flush();
   }
 }
 

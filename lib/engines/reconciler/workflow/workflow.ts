@@ -2,11 +2,14 @@ import { StackSummary } from '../../../model/ports/cloudformation-port';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
 import { classifyError } from './classify';
 import { CONDITIONS, Reason } from './conditions';
-import { Outcome, ReconcileContext, ReconcilerDeps, TASK, TaskName } from './context';
+import { Outcome, poolUnit, ReconcileContext, ReconcilerDeps, sharedUnit, TASK, TaskName } from './context';
 import { OUTCOMES } from './outcomes';
 import { Found, Observed, Start } from './state';
 import { AnyTask, Hook, Progress, runWorkflow, toHooks, Workflow, WorkflowHooks } from './task';
 import { StatusRecorder } from './status-recorder';
+import { ClusterStatus } from '../../../model/cluster/status';
+import { WorkerCluster } from '../../../model/cluster/schema';
+import { DEFAULT_POOL, stackUnits } from '../../../model/cluster/pools';
 
 /** @internal Hooks the tests and the simulator use to act between tasks (a crash, a concurrent write). */
 export { after, before } from './task';
@@ -67,6 +70,8 @@ export const APPLY = Workflow.from<Observed>()
   .then(publish)
   .then(changeSet)
   .then(execute);
+/** A pool's stack: the object was validated (or fast-pathed) for the shared stack; its finalizer is the shared run's. */
+export const POOL_PREPARE = Workflow.from<Start>().then(skipIfSameInputs).then(validate).then(render).then(observe);
 export const RECORD = Workflow.from<Observed>().then(recordExecution).concat(APPLY);
 export const SETTLED = Workflow.from<Found>().then(cleanConfigObjects);
 
@@ -95,12 +100,26 @@ export interface ReconcileOptions {
   readonly listedDescribed?: boolean;
   /** templatesVersion() of the templates dir, read once per pass; enables reuse of derived results. @default none: no reuse */
   readonly templatesVersion?: string;
+  /** A pool stack of the cluster as the pass's listings have it (as listedStack is the shared one's). @default none: each pool's stack is described */
+  readonly lookupStack?: (stackName: string) => Promise<ListedStack>;
 }
 
+/** A stack from a listing: null = listed and absent; undefined = not listed (described by the workflow). */
+export interface ListedStack {
+  readonly stack: StackSummary | null | undefined;
+  readonly described: boolean;
+}
+
+/** What ends a cluster's reconcile before its pools' stacks are looked at: the object as read cannot be acted on. */
+const STOPS_POOLS: ReadonlySet<Outcome['result']> = new Set(['invalid', 'conflict', 'deleted', 'dry-run']);
+
 /**
- * Reconciles one cluster object. Never throws (but for a test's CrashSignal): every error ends in the one error path
- * below. The tasks stage what they change in the status; it is written here, once, on every exit (success, requeue,
- * stall, error): one status write per reconcile, plus the one before ExecuteChangeSet (see PendingStatus).
+ * Reconciles one cluster object: the workflow once per stack of the cluster (stackUnits), the shared stack first,
+ * each with its own status (the top level, or its entry in status.pools), checksum, inputs, failures and backoff: a
+ * pool in progress requeues and the next pool goes on, a failing pool never holds another back. Never throws (but
+ * for a test's CrashSignal): every error ends in the one error path below. The tasks stage what they change in the
+ * status; it is written here, once, on every exit (success, requeue, stall, error): one status write per reconcile,
+ * plus the one before each ExecuteChangeSet (see PendingStatus).
  */
 export async function reconcileCluster(
   rec: ClusterRecord,
@@ -108,42 +127,89 @@ export async function reconcileCluster(
   opts: ReconcileOptions = {},
 ): Promise<Outcome> {
   const region = regionOf(rec.raw);
+  const clients = region ? deps.aws(region, accountOf(rec.raw)) : undefined;
   const recorder = new StatusRecorder(rec, deps);
-  const ctx = new ReconcileContext(
+  const hooks = toHooks(opts.hooks);
+  const shared = new ReconcileContext(
     rec,
     recorder,
     deps,
-    region ? deps.aws(region, accountOf(rec.raw)) : undefined,
+    clients,
     opts.listedStack,
     opts.templatesVersion,
     opts.listedDescribed ?? false,
   );
-  const hooks = toHooks(opts.hooks);
-  const progress: Progress = { task: 'start', found: ctx.start() };
+  const first = await reconcileUnit(shared, PREPARE, shared.start(), hooks, recorder);
+  let outcome = first.outcome;
+  const pools = first.found.cluster ? poolNames(first.found.cluster) : rawPoolNames(rec.raw);
+  if (pools.length && !STOPS_POOLS.has(outcome.result) && !first.finalized) {
+    const cluster = first.found.cluster;
+    const results: { pool: string; outcome: Outcome }[] = [];
+    for (const pool of pools) {
+      const unit = poolUnit(rec.name, pool);
+      const listed = opts.lookupStack ? await opts.lookupStack(unit.stackName) : undefined;
+      const ctx = new ReconcileContext(
+        rec,
+        recorder.pool(pool, unit.stackName),
+        deps,
+        clients,
+        listed?.stack,
+        opts.templatesVersion,
+        listed?.described ?? false,
+        unit,
+      );
+      const sharedStack = first.found.stack ?? opts.listedStack ?? undefined;
+      const r = sharedReady(sharedStack, recorder.clusterStatus)
+        ? await reconcileUnit(ctx, POOL_PREPARE, ctx.start(), hooks, recorder, cluster)
+        : { outcome: waitForShared(ctx, sharedStack) };
+      results.push({ pool, outcome: r.outcome });
+      if (r.outcome.result === 'conflict') break;
+    }
+    outcome = merged(outcome, results);
+  }
+  // Not on a stale read (nothing staged is kept), nor on an object whose stacks are being deleted.
+  if (outcome.result !== 'conflict' && !first.finalized) recorder.finish(pools);
+  return commit(deps, recorder, first.progress, outcome);
+}
+
+/** One run of the workflow for one stack of the cluster: what it came to (with the fields every outcome carries). */
+async function reconcileUnit(
+  ctx: ReconcileContext,
+  prepare: Workflow<Start, Observed>,
+  start: Start,
+  hooks: readonly Hook[],
+  recorder: StatusRecorder,
+  cluster?: WorkerCluster,
+): Promise<{ outcome: Outcome; found: Found; progress: Progress; finalized: boolean }> {
+  const deps = ctx.deps;
+  const progress: Progress = { task: 'start', found: cluster ? { ...start, cluster } : start };
   // The fields every outcome carries: the desired checksum (when it rendered) and what the rollout gate decided.
   const tail = (o: Outcome): Outcome => ({
     ...o,
     checksum: progress.found.config?.checksum,
     ...(o.rollout || progress.found.rollout ? { rollout: o.rollout ?? progress.found.rollout } : {}),
   });
+  let finalized = false;
   try {
     let outcome: Outcome;
     try {
-      const prepared = await runWorkflow(PREPARE, ctx, progress.found, hooks, progress);
-      if ('outcome' in prepared) outcome = await settle(prepared.outcome);
-      else {
+      const prepared = await runWorkflow(prepare, ctx, progress.found, hooks, progress);
+      if ('outcome' in prepared) {
+        finalized = progress.task === TASK.finalize;
+        outcome = await settle(prepared.outcome);
+      } else {
         const applied = await runWorkflow(chooseWorkflow(ctx, prepared.found), ctx, prepared.found, hooks, progress);
         outcome = await settle('outcome' in applied ? applied.outcome : { result: 'applied' });
       }
     } catch (e) {
       outcome = onError(ctx, recorder, progress, e);
     }
-    return tail(await commit(ctx, recorder, progress, outcome));
+    return { outcome: tail(outcome), found: progress.found, progress, finalized };
   } finally {
     // Publish drops the assembly; this catches a reconcile that ended between synthesis and publish.
-    const { synth, cluster, log } = progress.found;
-    if (cluster && (synth || progress.task === TASK.synthesize))
-      removeAssembly(deps.workDir, cluster.metadata.name, (msg) => log.warn({}, msg));
+    const { synth, cluster: c, log } = progress.found;
+    if (c && (synth || progress.task === TASK.synthesize))
+      removeAssembly(deps.workDir, c.metadata.name, (msg) => log.warn({}, msg));
   }
 
   async function settle(outcome: Outcome): Promise<Outcome> {
@@ -153,9 +219,84 @@ export async function reconcileCluster(
   }
 }
 
+/** The pools with stacks of their own (every pool but `default`, which lives in the shared stack). */
+function poolNames(cluster: WorkerCluster): string[] {
+  return stackUnits(cluster).flatMap((u) => (u.shared || u.pool === undefined ? [] : [u.pool]));
+}
+
+/** As poolNames, from the object as read (the shared stack's fast path did not validate it: it is what was applied). */
+function rawPoolNames(raw: unknown): string[] {
+  const pools = (raw as { spec?: { pools?: unknown } } | undefined)?.spec?.pools;
+  if (!Array.isArray(pools)) return [];
+  return pools.flatMap((p: unknown) => {
+    const name = (p as { name?: unknown } | null)?.name;
+    return typeof name === 'string' && name !== DEFAULT_POOL ? [name] : [];
+  });
+}
+
+/**
+ * The shared stack has been created (a pool's stack imports its exports): seen now, else as last recorded. One being
+ * created, never created, rolled back from its create or being deleted has no exports to import.
+ */
+function sharedReady(stack: StackSummary | undefined, status: ClusterStatus): boolean {
+  const state = stack?.status ?? (status.stackId ? status.stackStatus : undefined);
+  return state !== undefined && !/^(CREATE_(IN_PROGRESS|FAILED)|ROLLBACK_|DELETE_|REVIEW_)/.test(state);
+}
+
+/** A pool's stack waits for the shared stack to exist: said on its entry, looked at again after a poll. */
+function waitForShared(ctx: ReconcileContext, shared: StackSummary | undefined): Outcome {
+  const message = `waiting for the shared stack ${sharedUnit(ctx.record.name).stackName} (${shared?.status ?? 'not created yet'}): the pool's stack imports its values`;
+  ctx.recorder.stage({ observedGeneration: ctx.generation }, CONDITIONS.progressing('WaitingForSharedStack', message));
+  return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
+}
+
+/** Which of two outcomes says more about the cluster: an error over a wait over a settled one. */
+const RANK: Readonly<Record<Outcome['result'], number>> = {
+  conflict: 9,
+  stalled: 8,
+  failed: 7,
+  outdated: 7,
+  transient: 6,
+  waiting: 5,
+  recorded: 5,
+  backoff: 4,
+  held: 3,
+  paused: 3,
+  drifted: 3,
+  applied: 2,
+  'no-changes': 1,
+  unchanged: 0,
+  invalid: 9,
+  'dry-run': 0,
+  deleted: 0,
+};
+
+/**
+ * The cluster's outcome from its stacks' outcomes: the one that says most (an error over a wait over a success), the
+ * shared stack's fields (checksum, rollout) kept, the soonest requeue any stack asked for, and each pool's result.
+ */
+function merged(shared: Outcome, pools: readonly { pool: string; outcome: Outcome }[]): Outcome {
+  const all = [shared, ...pools.map((p) => p.outcome)];
+  const worst = all.reduce((a, b) => (RANK[b.result] > RANK[a.result] ? b : a));
+  const requeues = all.flatMap((o) => (o.requeueAfterMs === undefined ? [] : [o.requeueAfterMs]));
+  const message =
+    worst === shared
+      ? shared.message
+      : `pool ${pools.find((p) => p.outcome === worst)?.pool ?? '?'}: ${worst.message ?? worst.result}`;
+  return {
+    ...shared,
+    result: worst.result,
+    reason: worst.reason ?? shared.reason,
+    message,
+    requeueAfterMs: requeues.length ? Math.min(...requeues) : undefined,
+    stackInProgress: all.some((o) => o.stackInProgress) || undefined,
+    pools: pools.map((p) => ({ pool: p.pool, result: p.outcome.result, message: p.outcome.message })),
+  };
+}
+
 /** The reconcile's one status write: what its tasks (or the error path) staged. A write that fails says so in the outcome. */
 async function commit(
-  ctx: ReconcileContext,
+  deps: ReconcilerDeps,
   recorder: StatusRecorder,
   { task, found }: Progress,
   outcome: Outcome,
@@ -172,7 +313,7 @@ async function commit(
       return { ...outcome, result: 'conflict', requeueAfterMs: 0, message };
     }
     found.log.error({ task, err: String(e) }, 'could not record the status');
-    return { ...outcome, result: 'failed', message, requeueAfterMs: ctx.deps.backoff.baseMs };
+    return { ...outcome, result: 'failed', message, requeueAfterMs: deps.backoff.baseMs };
   }
 }
 
@@ -191,7 +332,7 @@ function onError(ctx: ReconcileContext, recorder: StatusRecorder, { task, found 
   if (kind.kind === 'busy') {
     // Our read did not show the operation yet: the stack is watched like any stack in progress, nothing is counted.
     log.info({ task }, `${message}; looking again after a poll`);
-    ctx.deps.slots?.observed(ctx.record.name, true);
+    ctx.deps.slots?.observed(ctx.unit.slot, true);
     ctx.recorder.stage(
       {},
       CONDITIONS.progressing('WaitingForStack', `${message.split('\n')[0]}; looking again after a poll`),
