@@ -1,7 +1,7 @@
 import { canonicalJson } from '../../../lib/model/cloudconfig/canonical-json';
 import { sha256Hex } from '../../../lib/model/cloudconfig/checksum';
 import { renderPools } from '../../../lib/model/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/core/paths';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { WorkerCluster } from '../../../lib/model/cluster/schema';
 import { ClusterRecord } from '../../../lib/model/ports/cluster-store';
 import { memberSpec } from '../../../lib/engines/rollout/coordinator';
@@ -141,7 +141,12 @@ function record(
   };
 }
 
-const sharedStack = { stackName: 'WorkerStack-staging-us1', status: 'UPDATE_COMPLETE', outputs: {} };
+const sharedStack = {
+  name: 'WorkerStack-staging-us1',
+  id: 'arn:stack/WorkerStack-staging-us1',
+  status: 'UPDATE_COMPLETE',
+  outputs: {},
+};
 
 function checksums(c: WorkerCluster): Map<string, string> {
   return new Map([...renderPools(c, DEFAULT_TEMPLATES_DIR)].map(([name, cfg]) => [name, cfg.checksum]));
