@@ -70,7 +70,10 @@ export interface PoolReview {
   readonly capacity: Capacity | null;
   /** Its own stack's template diff (null for the shared stack's pool, and for a removed pool). */
   readonly template: Omit<TemplateChanges, 'empty'> | null;
-  /** Its node config, file by file; null when its checksum did not change. */
+  /**
+   * Its node config, file by file; null when its checksum did not change, and for the shared stack's pool (whose
+   * diff is the cluster's `config`).
+   */
   readonly config: ConfigDiff | null;
 }
 

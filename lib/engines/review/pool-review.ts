@@ -57,7 +57,7 @@ function reviewPool(s: PoolSides, whole: boolean): PoolReview {
   const checksum = { base: s.old?.config?.checksum ?? null, head: s.now?.config?.checksum ?? null };
   const base = whole ? undefined : s.old;
   const config: ConfigDiff | null =
-    checksum.base === checksum.head && !whole
+    s.shared || (checksum.base === checksum.head && !whole)
       ? null
       : diffConfigs(base?.config, s.now?.config, !base ? { maxLines: 8 } : {});
   const entry = (
@@ -77,7 +77,8 @@ function reviewPool(s: PoolSides, whole: boolean): PoolReview {
     capacity: groupSettings((s.now ?? s.old)?.template).capacity,
     // The shared stack's diff is the cluster's own (`template`); a pool's own stack carries its diff here.
     template: changes && !s.shared ? templateOf(changes) : null,
-    config: status === 'removed' ? null : config,
+    // Likewise its node config diff: the shared stack's is the cluster's own `config`.
+    config: status === 'removed' || s.shared ? null : config,
   });
   if (!s.now) {
     return entry(
