@@ -118,6 +118,7 @@ const ORDER = [
   'review',
   'in-progress',
   'fleet-rollout',
+  'pools',
   'sim',
   'admission-cost',
 ];

@@ -37,7 +37,8 @@ export function readExamples(dir: string): Example[] {
 
 /**
  * The ids the objects name, per region: what must exist in the emulator for their stacks to deploy. Read from the
- * fields that hold them (network, load balancer subnets, image, rule sources, certificates), never guessed from text.
+ * fields that hold them (network, load balancer subnets, each pool's image, rule sources, certificates), never guessed
+ * from text. A pool's own subnets are a subset of the cluster's, so the network's list has them all.
  */
 export function wantedIds(examples: readonly Example[]): Record<string, RegionWants> {
   const wants: Record<string, RegionWants> = {};
@@ -61,7 +62,8 @@ export function wantedIds(examples: readonly Example[]): Record<string, RegionWa
     list(net.subnetIds).forEach(subnet);
     // Load balancer subnets are in the same VPC; their zones are the cluster's, in turn.
     list(asRecord(spec.loadBalancer).subnetIds).forEach(subnet);
-    add(w.images, asRecord(spec.pool).machineImage);
+    // spec.pool, or each pool of spec.pools (an arm64 pool has an image of its own).
+    for (const pool of [spec.pool, ...list(spec.pools)]) add(w.images, asRecord(pool).machineImage);
     for (const rule of list(spec.securityGroupRules)) {
       const source = asRecord(asRecord(rule).source);
       add(vpc.securityGroups, source.securityGroupId);

@@ -123,12 +123,18 @@ const STEP_ACTIONS: Record<
     const victim = names.find((n) => !st.users?.includes(n)) ?? names[0];
     const file = path.join(s.clustersDir, `${victim}.yaml`);
     const doc = parseDocument(fs.readFileSync(file, 'utf8'));
-    doc.setIn(['spec', 'pool', 'machineImage'], MISSING_IMAGE);
+    // A cluster of named pools breaks its first pool (the one in its shared stack, when it is named default).
+    const pooled = doc.hasIn(['spec', 'pools']);
+    doc.setIn(pooled ? ['spec', 'pools', 0, 'machineImage'] : ['spec', 'pool', 'machineImage'], MISSING_IMAGE);
     // Saved as careful editors save: a whole new file renamed over the old one, so no reader sees half of it.
     fs.writeFileSync(`${file}.tmp`, doc.toString({ lineWidth: 0 }));
     fs.renameSync(`${file}.tmp`, file);
     st.broken = victim;
-    return { cluster: victim, field: 'spec.pool.machineImage', value: MISSING_IMAGE };
+    return {
+      cluster: victim,
+      field: pooled ? 'spec.pools[0].machineImage' : 'spec.pool.machineImage',
+      value: MISSING_IMAGE,
+    };
   },
 
   'wait-stalled': async (s, st, o) => {

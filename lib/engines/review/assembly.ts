@@ -4,7 +4,7 @@ import { sha256Hex } from '../../model/cloudconfig/checksum';
 import { extensionPattern, formatByExtension } from '../../model/cloudconfig/formats';
 import { ConfigFormat } from '../../model/cloudconfig/node-config';
 import { ReviewError } from '../../core/errors';
-import { BOOTSTRAP_STACK_NAME, WORKER_STACK_PREFIX } from '../../core/naming';
+import { BOOTSTRAP_STACK_NAME, CLUSTER_TAG, WORKER_STACK_PREFIX, workerStackName } from '../../core/naming';
 import { asRecord, JsonObject } from '../../core/json';
 
 /** The big config object a worker stack publishes, read back from the cloud assembly. */
@@ -20,8 +20,10 @@ export interface ConfigAsset {
 export interface WorkerStackSnapshot {
   /** The cluster name (metadata.name). */
   readonly cluster: string;
-  /** `WorkerStack-<cluster>`. */
+  /** `WorkerStack-<cluster>`, or a pool's own `WorkerStack-<cluster>-pool-<pool>`. */
   readonly stackName: string;
+  /** The pool whose own stack this is; undefined for the cluster's shared stack. @default undefined */
+  readonly pool?: string;
   /** `aws://account/region` */
   readonly environment: string;
   /** The template as CloudFormation gets it. */
@@ -38,8 +40,10 @@ export interface WorkerStackSnapshot {
 
 export interface AssemblySnapshot {
   readonly outdir: string;
-  /** Worker stacks by cluster name, sorted by name. */
+  /** Worker stacks by cluster name, sorted by name: each cluster's shared stack `WorkerStack-<cluster>`. */
   readonly stacks: ReadonlyMap<string, WorkerStackSnapshot>;
+  /** The own stacks of pools other than `default`, by cluster name, then pool name. */
+  readonly poolStacks: ReadonlyMap<string, ReadonlyMap<string, WorkerStackSnapshot>>;
   /** Environments (`aws://account/region`) that have a bootstrap stack. */
   readonly bootstrapEnvironments: ReadonlySet<string>;
 }
@@ -53,7 +57,7 @@ interface ManifestArtifact {
   environment?: string;
   metadata?: MetadataEntries;
   additionalMetadataFile?: string;
-  properties?: { templateFile?: string; stackName?: string; file?: string };
+  properties?: { templateFile?: string; stackName?: string; file?: string; tags?: Record<string, string> };
   dependencies?: string[];
 }
 
@@ -68,6 +72,7 @@ export function readAssembly(outdir: string, label: string): AssemblySnapshot {
   };
   const artifacts = manifest.artifacts ?? {};
   const stacks = new Map<string, WorkerStackSnapshot>();
+  const poolStacks = new Map<string, Map<string, WorkerStackSnapshot>>();
   const bootstrapEnvironments = new Set<string>();
   for (const id of Object.keys(artifacts).sort()) {
     const a = artifacts[id];
@@ -80,23 +85,43 @@ export function readAssembly(outdir: string, label: string): AssemblySnapshot {
     if (!stackName.startsWith(WORKER_STACK_PREFIX)) continue;
     const templateFile = path.join(outdir, a.properties?.templateFile ?? `${id}.template.json`);
     const template = asRecord(readJson(templateFile, label));
-    const cluster = stackName.slice(WORKER_STACK_PREFIX.length);
-    stacks.set(cluster, {
+    const { cluster, pool } = stackOwner(stackName, a.properties?.tags?.[CLUSTER_TAG]);
+    const snapshot: WorkerStackSnapshot = {
       cluster,
       stackName,
+      ...(pool === undefined ? {} : { pool }),
       environment: a.environment ?? '',
       template,
       templateFile,
       logicalIdPaths: logicalIdPaths(outdir, a, label),
       config: configAsset(outdir, artifacts, id, a, label),
-    });
+    };
+    if (pool === undefined) stacks.set(cluster, snapshot);
+    else {
+      const own = poolStacks.get(cluster) ?? new Map<string, WorkerStackSnapshot>();
+      poolStacks.set(cluster, own.set(pool, snapshot));
+    }
   }
-  return { outdir, stacks, bootstrapEnvironments };
+  return { outdir, stacks, poolStacks, bootstrapEnvironments };
+}
+
+/**
+ * Which cluster (and pool) a worker stack belongs to. The stack's cluster tag says which cluster: a pool's own stack
+ * `WorkerStack-<cluster>-pool-<pool>` is then told from the shared stack of a cluster named `<cluster>-pool-<pool>`.
+ * Without the tag (an assembly of an older revision), the name is the shared stack's.
+ */
+function stackOwner(stackName: string, clusterTag: string | undefined): { cluster: string; pool?: string } {
+  const rest = stackName.slice(WORKER_STACK_PREFIX.length);
+  if (clusterTag === undefined || stackName === workerStackName(clusterTag)) return { cluster: rest };
+  const prefix = `${workerStackName(clusterTag)}-pool-`;
+  return stackName.startsWith(prefix)
+    ? { cluster: clusterTag, pool: stackName.slice(prefix.length) }
+    : { cluster: rest };
 }
 
 /** A side on which nothing was synthesized: no stacks. */
 export function emptyAssembly(outdir: string): AssemblySnapshot {
-  return { outdir, stacks: new Map(), bootstrapEnvironments: new Set() };
+  return { outdir, stacks: new Map(), poolStacks: new Map(), bootstrapEnvironments: new Set() };
 }
 
 /** The stack's logical ids and their construct paths, read as the CDK CLI reads them (manifest and metadata file). */

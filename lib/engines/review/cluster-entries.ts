@@ -28,6 +28,7 @@ export function notSynthesized(name: string): ClusterReview {
     config: null,
     problems: { base: [], head: [] },
     notes: [],
+    pools: [],
   };
 }
 
@@ -74,6 +75,7 @@ export function invalidCluster(
     template: null,
     config: null,
     problems,
+    pools: [],
     notes: [
       `Nothing of ${stackName} can be synthesized or deployed from the working tree until ${problems.head.length === 1 ? 'this problem is' : 'these problems are'} fixed; \`worker-stacks validate\` lists them.`,
     ],

@@ -25,7 +25,7 @@ export function summaryLine(r: ReviewResult): string {
 }
 
 /** `db672ad36260 -> 1c0b4f2e9a11` */
-export function checksumLine(c: ClusterReview): string {
+export function checksumLine(c: Pick<ClusterReview, 'checksum'>): string {
   const s = (x: string | null) => (x ? x.slice(0, 12) : 'none');
   return `${s(c.checksum.base)} -> ${s(c.checksum.head)}`;
 }

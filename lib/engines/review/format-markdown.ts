@@ -180,9 +180,14 @@ function section(g: Group, limit: number): string[] {
 /** What a cluster's section says below its verdict: reasons, notes, problems, the template and config diffs (blocks cut at `limit` lines). */
 function body(c: ClusterReview, limit: number): string[] {
   const out: string[] = [];
-  if (c.rollReasons.length || c.notes.length) {
+  const own = c.pools.filter((p) => !p.shared);
+  if (c.rollReasons.length || c.notes.length || own.length) {
     for (const why of c.rollReasons) out.push(`- why: ${escapeInline(why)}`);
     for (const note of c.notes) out.push(`- note: ${escapeInline(note)}`);
+    // A cluster with pools outside its shared stack: one line per pool (which stack, rolls or not, and why).
+    if (own.length)
+      for (const p of c.pools)
+        out.push(`- pool ${code(p.name)} (${code(p.stackName)}): **${p.status}**: ${escapeInline(p.why)}`);
     out.push('');
   }
   for (const side of ['base', 'head'] as const) {
@@ -207,6 +212,27 @@ function body(c: ClusterReview, limit: number): string[] {
       if (e.omittedLines) lines.push(`# ${omittedLine(e.omittedLines)}`);
     }
     if (lines.length) out.push(...fence('diff', lines.join('\n'), limit), '');
+  }
+  for (const p of own) {
+    if (p.template?.text.trim() && p.status !== 'added')
+      out.push(
+        `#### Template diff of pool ${code(p.name)} (${code(p.stackName)})`,
+        '',
+        ...fence('text', p.template.text.replace(/\n+$/, ''), limit),
+        '',
+      );
+    if (p.config) {
+      const lines = p.config.entries.flatMap((e) => [
+        `# ${entryHeading(e)}`,
+        ...e.lines,
+        ...(e.omittedLines ? [`# ${omittedLine(e.omittedLines)}`] : []),
+      ]);
+      out.push(
+        `#### Node config of pool ${code(p.name)} (${p.config.headFormat ?? p.config.baseFormat}, checksum ${code(checksumLine(p))})`,
+        '',
+      );
+      if (lines.length) out.push(...fence('diff', lines.join('\n'), limit), '');
+    }
   }
   return out;
 }

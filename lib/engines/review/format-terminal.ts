@@ -57,6 +57,9 @@ function cluster(cl: ClusterReview, paint: Paint, c: ReturnType<typeof palette>)
   const out = [`${c.bold(`== ${cl.name}`)} (${cl.stackName}): ${paint(cl.verdict)}`];
   for (const why of cl.rollReasons) out.push(`   why: ${why}`);
   for (const note of cl.notes) out.push(`   note: ${note}`);
+  // A cluster with pools outside its shared stack: one line per pool (which stack, rolls or not, and why).
+  const own = cl.pools.filter((p) => !p.shared);
+  if (own.length) for (const p of cl.pools) out.push(`   pool ${p.name} (${p.stackName}): ${p.status}: ${p.why}`);
   for (const side of ['base', 'head'] as const) {
     if (cl.problems[side].length) out.push(`   invalid at ${side}:`, ...cl.problems[side].map((p) => `     ${p}`));
   }
@@ -82,6 +85,32 @@ function cluster(cl: ClusterReview, paint: Paint, c: ReturnType<typeof palette>)
       out.push(`   ${c.bold(entryHeading(e))}`);
       out.push(...indent(e.lines.map((l) => paintDiffLine(l, c))));
       if (e.omittedLines) out.push(indent([c.dim(omittedLine(e.omittedLines))])[0]);
+    }
+  }
+  for (const p of own) {
+    if (p.template?.text.trim() && p.status !== 'added') {
+      out.push('', c.bold(`   Template diff of pool ${p.name} (${p.stackName}):`));
+      out.push(
+        ...indent(
+          p.template.text
+            .replace(/\n+$/, '')
+            .split('\n')
+            .map((l) => paintTemplateLine(l, c)),
+        ),
+      );
+    }
+    if (p.config) {
+      out.push(
+        '',
+        c.bold(
+          `   Node config of pool ${p.name} (${p.config.headFormat ?? p.config.baseFormat}, checksum ${checksumLine(p)}):`,
+        ),
+      );
+      for (const e of p.config.entries) {
+        out.push(`   ${c.bold(entryHeading(e))}`);
+        out.push(...indent(e.lines.map((l) => paintDiffLine(l, c))));
+        if (e.omittedLines) out.push(indent([c.dim(omittedLine(e.omittedLines))])[0]);
+      }
     }
   }
   return out;

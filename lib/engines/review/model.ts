@@ -7,7 +7,7 @@ import { TemplateChanges } from './template-diff';
  * this shape is review.schema.json beside this file; a change to it is a
  * change of `schemaVersion`.
  */
-export const REVIEW_SCHEMA_VERSION = 2;
+export const REVIEW_SCHEMA_VERSION = 3;
 
 /**
  * - `unchanged`: the stack's template and config are identical;
@@ -45,6 +45,38 @@ export interface Capacity {
   readonly desired: number | null;
 }
 
+/**
+ * What a change does to one pool:
+ * - `rolls`: its launch template (or a group property that triggers the rolling update) changes: its nodes are replaced;
+ * - `changes`: its stack changes in place, no node is replaced;
+ * - `added` / `removed`: the pool is new (its stack is created) / gone (its stack is NOT deleted);
+ * - `unchanged`: its launch template and node config are the same.
+ */
+export type PoolStatus = 'unchanged' | 'changes' | 'rolls' | 'added' | 'removed';
+
+/** One pool of a cluster: which stack holds it, whether it rolls, and why (its own checksum, its own config diff). */
+export interface PoolReview {
+  readonly name: string;
+  /** `WorkerStack-<cluster>` for the pool `default`, `WorkerStack-<cluster>-pool-<name>` for every other pool. */
+  readonly stackName: string;
+  /** It lives in the cluster's shared stack (the pool `default`): its template diff is the cluster's `template`. */
+  readonly shared: boolean;
+  readonly status: PoolStatus;
+  readonly rolls: boolean;
+  /** One line: why it rolls, or why not. */
+  readonly why: string;
+  readonly rollReasons: readonly string[];
+  readonly checksum: { readonly base: string | null; readonly head: string | null };
+  readonly capacity: Capacity | null;
+  /** Its own stack's template diff (null for the shared stack's pool, and for a removed pool). */
+  readonly template: Omit<TemplateChanges, 'empty'> | null;
+  /**
+   * Its node config, file by file; null when its checksum did not change, and for the shared stack's pool (whose
+   * diff is the cluster's `config`).
+   */
+  readonly config: ConfigDiff | null;
+}
+
 export interface ClusterReview {
   readonly name: string;
   readonly stackName: string;
@@ -72,6 +104,11 @@ export interface ClusterReview {
   readonly problems: { readonly base: readonly string[]; readonly head: readonly string[] };
   /** Anything else worth saying (what removal means, a bootstrap stack to deploy first). */
   readonly notes: readonly string[];
+  /**
+   * Every pool, each on its own (schemaVersion 3): a single-pool cluster has one, `default`, in its shared stack.
+   * Empty when the cluster was not synthesized or is invalid at head.
+   */
+  readonly pools: readonly PoolReview[];
 }
 
 export interface ReviewResult {

@@ -21,6 +21,7 @@ import {
 import { diffTemplates, TemplateChanges } from './template-diff';
 import { groupSettings, rollReasons, verdictLine } from './verdict';
 import { rolloutPlanAt } from './rollout-plan';
+import { poolsLine, reviewPools } from './pool-review';
 
 export interface ReviewOptions {
   /** The project directory of the working tree (head). */
@@ -225,7 +226,8 @@ export function compareSides(
       const old = a.stacks.get(from ?? name);
       const now = b.stacks.get(name);
       const subject = now ?? old;
-      if (subject) clusters.push(reviewCluster(subject, old, now, bootstrapped, b, from ?? null, problems));
+      const own = { old: a.poolStacks.get(from ?? name) ?? new Map(), now: b.poolStacks.get(name) ?? new Map() };
+      if (subject) clusters.push(reviewCluster(subject, old, now, own, bootstrapped, b, from ?? null, problems));
       else clusters.push(removedInvalid(name, problems));
     }
   }
@@ -264,6 +266,11 @@ function reviewCluster(
   subject: WorkerStackSnapshot,
   old: WorkerStackSnapshot | undefined,
   now: WorkerStackSnapshot | undefined,
+  /** The own stacks of the cluster's pools other than `default`, by pool name, at base and at head. */
+  own: {
+    readonly old: ReadonlyMap<string, WorkerStackSnapshot>;
+    readonly now: ReadonlyMap<string, WorkerStackSnapshot>;
+  },
   bootstrapped: (environment: string) => boolean,
   b: AssemblySnapshot,
   renamedFrom: string | null,
@@ -274,9 +281,10 @@ function reviewCluster(
   const checksum = { base: old?.config?.checksum ?? null, head: now?.config?.checksum ?? null };
   const notes: string[] = [];
   if (!now) {
+    const stacks = [stackName, ...[...own.old.values()].map((s) => s.stackName)];
     notes.push(
-      `The reconciler never deletes stacks: ${stackName} and its nodes stay until someone deletes the stack explicitly ` +
-        `(aws cloudformation delete-stack --stack-name ${stackName}, after draining the nodes).`,
+      `The reconciler never deletes stacks: ${stacks.join(', ')} and ${stacks.length === 1 ? 'its' : 'their'} nodes stay until someone deletes ${stacks.length === 1 ? 'the stack' : 'them'} explicitly ` +
+        `(aws cloudformation delete-stack --stack-name ${stacks.at(-1) ?? stackName}${stacks.length === 1 ? '' : ', each pool stack before the shared one'}, after draining the nodes).`,
     );
     return {
       name,
@@ -293,18 +301,33 @@ function reviewCluster(
       config: null,
       problems,
       notes,
+      pools: reviewPools({ old, now, stackName }, { old: own.old, now: new Map() }, false).pools,
     };
   }
   // A new stack (added, or renamed: a new stack name) is created whole; only an existing stack is updated.
   const changes = diffTemplates(old && !renamedFrom ? old.template : {}, now.template, now.logicalIdPaths);
-  const { rollingUpdate, capacity } = groupSettings(now.template);
+  let { rollingUpdate, capacity } = groupSettings(now.template);
   let status: ClusterStatus;
   let reasons: string[] = [];
+  // Each pool on its own; a cluster's roll is its pools' rolls (the pools outside the shared stack count too).
+  const pooled = reviewPools({ old, now, stackName }, own, !old || Boolean(renamedFrom));
+  const ownPools = pooled.pools.filter((p) => !p.shared);
   if (!old) status = problems.base.length ? 'fixed' : 'added';
   else if (renamedFrom) status = 'renamed';
   else {
-    reasons = rollReasons(changes, checksum);
-    status = reasons.length ? 'rolls' : changes.empty && checksum.base === checksum.head ? 'unchanged' : 'changes';
+    reasons = [
+      ...rollReasons(changes, checksum),
+      ...ownPools.flatMap((p) => p.rollReasons.map((r) => `pool ${p.name} (${p.stackName}): ${r}`)),
+    ];
+    const poolsChange = ownPools.some((p) => p.status !== 'unchanged');
+    status = reasons.length
+      ? 'rolls'
+      : changes.empty && checksum.base === checksum.head && !poolsChange
+        ? 'unchanged'
+        : 'changes';
+    // The shared stack does not roll but a pool's own stack does: the verdict says how that pool rolls.
+    if (status === 'rolls' && !rollReasons(changes, checksum).length && pooled.rolling)
+      ({ rollingUpdate, capacity } = pooled.rolling);
   }
   if (status === 'fixed') {
     notes.push(
@@ -329,11 +352,20 @@ function reviewCluster(
   const keepRolling = status === 'rolls' || createsStack(status);
   const config =
     checksum.base === checksum.head ? null : diffConfigs(old?.config, now.config, !old ? { maxLines: 8 } : {});
+  const verdict = verdictLine({
+    status,
+    stackName,
+    resources: changes.resources,
+    rollingUpdate,
+    capacity,
+    renamedFrom,
+  });
   return {
     name,
     stackName,
     status,
-    verdict: verdictLine({ status, stackName, resources: changes.resources, rollingUpdate, capacity, renamedFrom }),
+    // A cluster of several pools (or one outside the shared stack) says what each pool does.
+    verdict: ownPools.length ? `${verdict}; ${poolsLine(pooled.pools)}` : verdict,
     synthesized: true,
     renamedFrom,
     rollReasons: reasons,
@@ -344,6 +376,7 @@ function reviewCluster(
     config,
     problems,
     notes,
+    pools: pooled.pools,
   };
 }
 

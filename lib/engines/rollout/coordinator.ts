@@ -8,6 +8,8 @@ import { Decision, decide, Fleet, placeAll } from './gate';
 import { FleetMember, fleetMember, MemberSpec } from './fleet';
 import { RolloutPolicySource } from './policy-source';
 import { nodeKey } from './node-key';
+import { combinesPools, poolChecksums } from './pool-checksums';
+import { RenderedConfig } from '../../model/cloudconfig/render';
 
 /** What the reconciler's wait-for-wave task asks of the fleet rollout. */
 export interface RolloutGate {
@@ -43,8 +45,16 @@ export interface RolloutCoordinatorProps {
   readonly onSnapshot?: (fleet: Fleet) => void;
 }
 
-/** The spec fields the gate reads, from a validated object. */
-export function memberSpec(c: WorkerCluster): MemberSpec {
+/**
+ * The spec fields the gate reads, from a validated object. `configs` (every pool's rendered config, Derivation.configs)
+ * makes a cluster of several pools compare every pool's checksum: without them, only the checksum passed to
+ * fleetMember is compared (a single-pool cluster's, which is all it has). @default no configs
+ */
+export function memberSpec(
+  c: WorkerCluster,
+  configs?: ReadonlyMap<string, Pick<RenderedConfig, 'checksum'>>,
+): MemberSpec {
+  const byPool = poolChecksums(c, configs);
   return {
     labels: c.metadata.labels,
     template: c.spec.cloudConfig.template,
@@ -52,6 +62,7 @@ export function memberSpec(c: WorkerCluster): MemberSpec {
     paused: c.spec.paused,
     windows: c.spec.rollout.maintenanceWindows,
     nodeKey: nodeKey(c),
+    ...(byPool ? { poolChecksums: byPool } : {}),
   };
 }
 
@@ -140,7 +151,9 @@ export class RolloutCoordinator implements RolloutGate {
     const key = derivedKey(record.contentHash, record.source, version, this.props.code);
     const hit = key === undefined ? undefined : this.memo.get(record.name);
     if (hit && hit.key === key) return hit;
-    const cached = this.props.derived?.get(record.name, key);
+    // The reconciler's cache holds the first pool's config only: a cluster of several pools is rendered here.
+    const found = this.props.derived?.get(record.name, key);
+    const cached = found && !combinesPools(found.cluster) ? found : undefined;
     let value: { desired?: string; spec: MemberSpec };
     if (cached) {
       value = { desired: cached.config.checksum, spec: memberSpec(cached.cluster) };
@@ -150,7 +163,10 @@ export class RolloutCoordinator implements RolloutGate {
       const d = record.parseProblems.length
         ? undefined
         : derive(record.raw, { file: record.source, templatesDir: this.props.templatesDir });
-      value = { desired: d?.config?.checksum, spec: d?.cluster ? memberSpec(d.cluster) : rawSpec(record.raw) };
+      value = {
+        desired: d?.config?.checksum,
+        spec: d?.cluster ? memberSpec(d.cluster, d.configs) : rawSpec(record.raw),
+      };
     }
     if (key !== undefined) this.memo.set(record.name, { key, ...value });
     return value;
@@ -165,6 +181,7 @@ function rolloutState(m: FleetMember | undefined): string {
         m.template,
         m.desired,
         m.live,
+        m.poolsRolling,
         m.stack?.status,
         m.executing,
         m.readySince,

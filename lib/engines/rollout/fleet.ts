@@ -3,6 +3,9 @@ import { getCondition } from '../../model/cluster/status';
 import { ClusterRecord } from '../../model/ports/cluster-store';
 import { Labels } from '../../model/cluster/selector';
 import { MaintenanceWindow } from '../../model/cluster/windows';
+import { DEFAULT_POOL } from '../../model/cluster/pools';
+import { ClusterStatus } from '../../model/cluster/status';
+import { combinedChecksum } from './pool-checksums';
 
 /**
  * One cluster as the rollout gate sees it: read from its object (spec, labels, status) and its live stack only, so a
@@ -15,10 +18,15 @@ export interface FleetMember {
   readonly labels: Labels;
   /** The cloud-config template it renders with: a change of that template is the same change for every cluster that uses it. */
   readonly template?: string;
-  /** The checksum the object asks for now (undefined: the object is invalid or did not render). */
+  /**
+   * The checksum the object asks for now (undefined: the object is invalid or did not render). For a cluster of
+   * several pools, the combination of every pool's (pool-checksums.ts), so a change to any pool is the cluster's roll.
+   */
   readonly desired?: string;
-  /** The checksum the live stack carries (its ConfigChecksum output). */
+  /** The checksum the live stack carries (its ConfigChecksum output); combined over the pools like `desired`. */
   readonly live?: string;
+  /** Pools outside the shared stack whose own stack is in progress (status.pools): the cluster is rolling. @default none */
+  readonly poolsRolling?: readonly string[];
   /** Digest of the other node-replacing inputs the object asks for (lib/engines/rollout/node-key.ts), and the one last applied. */
   readonly nodeKey?: string;
   readonly appliedNodeKey?: string;
@@ -55,13 +63,18 @@ export interface MemberSpec {
   readonly paused?: boolean;
   readonly windows?: readonly MaintenanceWindow[];
   readonly nodeKey?: string;
+  /**
+   * Each pool's desired checksum by name, for a cluster of several pools (or one not named default); absent for a
+   * single-pool cluster, whose one checksum is `desired` itself. @default absent
+   */
+  readonly poolChecksums?: ReadonlyMap<string, string>;
 }
 
 /** Derives a member from the object, the desired checksum it renders to, and its live stack. */
 export function fleetMember(
   record: ClusterRecord,
   spec: MemberSpec,
-  desired: string | undefined,
+  ownDesired: string | undefined,
   stack: StackSummary | undefined,
 ): FleetMember {
   const status = record.status;
@@ -70,7 +83,11 @@ export function fleetMember(
   const degraded = getCondition(status, 'Degraded');
   // Outputs carry the live checksum; a stack listed without outputs falls back to what was recorded from it.
   const outputs: Readonly<Partial<Record<string, string>>> | undefined = stack?.outputs; // a key may be missing
-  const live = stack ? (outputs?.ConfigChecksum ?? status?.cloudConfigChecksum) : undefined;
+  const sharedLive = stack ? (outputs?.ConfigChecksum ?? status?.cloudConfigChecksum) : undefined;
+  const compared = spec.poolChecksums
+    ? combinePools(spec.poolChecksums, sharedLive, status)
+    : { desired: ownDesired, live: sharedLive, recordedLive: status?.cloudConfigChecksum, poolsRolling: [] };
+  const { desired, live, recordedLive, poolsRolling } = compared;
   let failedRoll: string | undefined;
   if (
     stack &&
@@ -90,17 +107,85 @@ export function fleetMember(
     template: spec.template,
     desired,
     live,
+    ...(poolsRolling.length ? { poolsRolling } : {}),
     nodeKey: spec.nodeKey,
     appliedNodeKey: status?.rollout?.appliedNodeKey,
     stack: stack && { status: stack.status, lastUpdated: stack.lastUpdated },
     executing: Boolean(status?.controller?.executing),
     readySince: ready?.status === 'True' ? Date.parse(ready.lastTransitionTime) : undefined,
-    recordedLive: status?.cloudConfigChecksum,
+    recordedLive,
     failedRoll,
     hold: spec.hold ?? false,
     paused: spec.paused ?? false,
     windows: spec.windows ?? [],
   };
+}
+
+/** A pool's recorded status (status.pools[], written by the reconciler for each pool outside the shared stack). */
+interface RecordedPool {
+  readonly checksum?: string;
+  readonly busy: boolean;
+}
+
+/** status.pools as recorded, read defensively: a status written before pools existed has none. */
+function recordedPools(status: ClusterStatus | undefined): ReadonlyMap<string, RecordedPool> {
+  const raw = (status as { pools?: unknown } | undefined)?.pools;
+  const out = new Map<string, RecordedPool>();
+  if (!Array.isArray(raw)) return out;
+  for (const entry of raw as unknown[]) {
+    const e = (entry ?? {}) as {
+      name?: unknown;
+      cloudConfigChecksum?: unknown;
+      stackStatus?: unknown;
+      controller?: unknown;
+    };
+    if (typeof e.name !== 'string') continue;
+    const stackStatus = typeof e.stackStatus === 'string' ? e.stackStatus : '';
+    const executing = Boolean((e.controller as { executing?: unknown } | undefined)?.executing);
+    out.set(e.name, {
+      checksum: typeof e.cloudConfigChecksum === 'string' ? e.cloudConfigChecksum : undefined,
+      busy: executing || (isInProgress(stackStatus) && stackStatus !== 'REVIEW_IN_PROGRESS'),
+    });
+  }
+  return out;
+}
+
+/**
+ * The checksums the gate compares for a cluster of several pools: every pool that has a live config (the default
+ * pool's is the shared stack's, the others' are recorded in status.pools) on both sides. A pool without one has no
+ * stack yet: its create replaces no node, so it is left out of both. When no pool has one, nothing of the pools is
+ * live: desired covers them all and live is unknown.
+ */
+function combinePools(
+  want: ReadonlyMap<string, string>,
+  sharedLive: string | undefined,
+  status: ClusterStatus | undefined,
+): { desired?: string; live?: string; recordedLive?: string; poolsRolling: string[] } {
+  const recorded = recordedPools(status);
+  const desired = new Map<string, string>();
+  const live = new Map<string, string>();
+  const onRecord = new Map<string, string>();
+  for (const [pool, checksum] of want) {
+    const l = pool === DEFAULT_POOL ? sharedLive : recorded.get(pool)?.checksum;
+    if (l === undefined) continue;
+    desired.set(pool, checksum);
+    live.set(pool, l);
+    // What the reconciler recorded Ready on (the soak's evidence): the default pool's is the top-level checksum.
+    const r = pool === DEFAULT_POOL ? status?.cloudConfigChecksum : l;
+    if (r !== undefined) onRecord.set(pool, r);
+  }
+  const poolsRolling = [...recorded]
+    .filter(([name, r]) => r.busy && want.has(name))
+    .map(([name]) => name)
+    .sort();
+  return desired.size
+    ? {
+        desired: combinedChecksum(desired),
+        live: combinedChecksum(live),
+        recordedLive: onRecord.size === live.size ? combinedChecksum(onRecord) : undefined,
+        poolsRolling,
+      }
+    : { desired: combinedChecksum(want), live: undefined, recordedLive: undefined, poolsRolling };
 }
 
 export const stackBusy = (m: FleetMember) =>
@@ -117,7 +202,7 @@ export const onDesired = (m: FleetMember) => Boolean(m.desired && m.live === m.d
 export const pendingRoll = (m: FleetMember) => Boolean(m.stack && m.desired && !onDesired(m) && !stackBusy(m));
 
 /** A stack operation is under way, or ours has ended and is not recorded yet. */
-export const rolling = (m: FleetMember) => stackBusy(m) || m.executing;
+export const rolling = (m: FleetMember) => stackBusy(m) || m.executing || Boolean(m.poolsRolling?.length);
 
 /**
  * Settled on its desired config, and since when: the stack carries it, nothing is in progress, and the reconciler

@@ -23,7 +23,7 @@ test('the ids each region needs are read from the fields that hold them: network
         raw.spec.network.subnetIds.map((id: string, i: number) => ({ id, az: raw.spec.network.availabilityZones[i] })),
       ),
     );
-    expect(w.images).toContain(raw.spec.pool.machineImage);
+    for (const pool of raw.spec.pools ?? [raw.spec.pool]) expect(w.images).toContain(pool.machineImage);
     for (const rule of raw.spec.securityGroupRules ?? []) {
       if (rule.source.securityGroupId) expect(vpc.securityGroups).toContain(rule.source.securityGroupId);
       if (rule.source.prefixListId) expect(w.prefixLists).toContain(rule.source.prefixListId);
@@ -88,4 +88,27 @@ describe.each(EXAMPLE_NAMES)('%s, moved into moto', (name) => {
     expect(text.startsWith(comment)).toBe(true);
     expect(path.basename(example.file, '.yaml')).toBe(moved.metadata.name);
   });
+});
+
+test('the playground has a cluster of node pools: an on-demand system pool, a spot pool and an arm64 pool', () => {
+  // GIVEN the repository's examples, validated
+  const pooled = examples
+    .map((e) => validateCluster(e.raw, { file: `clusters/${e.file}`, templates: TEMPLATES }).cluster)
+    .filter((c) => c?.spec.pools);
+  // WHEN their pools are sorted by what they run on
+  const kinds = pooled.map((c) =>
+    (c?.spec.pools ?? []).map((p) => ({
+      onDemand: (p.capacity?.onDemandPercentageAboveBaseCapacity ?? 100) === 100,
+      spot: p.capacity !== undefined && p.capacity.onDemandPercentageAboveBaseCapacity === 0,
+      arm64: p.architecture === 'arm64',
+      tainted: p.taints.some((t) => t.effect === 'NoSchedule'),
+    })),
+  );
+  // THEN one cluster has all three, and the seed gets each pool's image
+  expect(
+    kinds.some((k) => k.some((p) => p.onDemand && p.tainted) && k.some((p) => p.spot) && k.some((p) => p.arm64)),
+  ).toBe(true);
+  const wants = wantedIds(examples);
+  for (const c of pooled)
+    for (const p of c?.spec.pools ?? []) expect(wants[c?.spec.region ?? ''].images).toContain(p.machineImage);
 });

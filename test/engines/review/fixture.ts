@@ -6,6 +6,9 @@ import { REPO, tempDir } from '../../helpers/clusters';
 /** What a fixture repository holds of the project: exactly what synthesis reads. */
 const PROJECT_PARTS = ['bin', 'lib', 'cloudconfig', 'clusters', 'package.json', 'tsconfig.json', 'cdk.json'];
 
+/** Examples of node pools, left out of the fixture. */
+const POOLED_EXAMPLES = ['apps-eu1.yaml'];
+
 /** git with a fixed identity and no signing, whatever the machine's configuration. */
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync(
@@ -41,6 +44,9 @@ export function createFixtureRepo(): string {
   git(dir, 'commit', '--quiet', '-m', 'before the project');
   git(dir, 'tag', 'pre');
   for (const part of PROJECT_PARTS) fs.cpSync(path.join(REPO, part), path.join(dir, part), { recursive: true });
+  // The review cases are written for the three single-pool examples; the node-pools example (one stack per pool) is
+  // reviewed by test/engines/review/pools.test.ts.
+  for (const file of POOLED_EXAMPLES) fs.rmSync(path.join(dir, 'clusters', file));
   fs.writeFileSync(path.join(dir, '.gitignore'), 'node_modules\ncdk.out/\n');
   fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
   git(dir, 'add', '-A');

@@ -155,6 +155,7 @@ describe('cluster labels and spec.rollout', () => {
       maintenanceWindows: [],
       rollbackAlarms: [],
       monitoringTimeMinutes: 0,
+      maxConcurrentPools: 1,
     });
   });
 

@@ -1,0 +1,144 @@
+import { DEFAULT_POOL } from '../../model/cluster/pools';
+import { WorkerStackSnapshot } from './assembly';
+import { ConfigDiff, diffConfigs } from './config-diff';
+import { Capacity, PoolReview, PoolStatus, RollingUpdate } from './model';
+import { diffTemplates, TemplateChanges } from './template-diff';
+import { groupSettings, rollReasons } from './verdict';
+
+/** A pool's stack on both sides: the shared stack for the pool `default`, else the pool's own stack. */
+interface PoolSides {
+  readonly name: string;
+  readonly stackName: string;
+  readonly old?: WorkerStackSnapshot;
+  readonly now?: WorkerStackSnapshot;
+  /** The pool lives in the cluster's shared stack (its diff is the cluster's own). */
+  readonly shared: boolean;
+}
+
+/** What the cluster's review needs of its pools: each pool's entry, and the settings of the first pool that rolls. */
+export interface PoolsOutcome {
+  readonly pools: readonly PoolReview[];
+  /** How the first rolling pool outside the shared stack rolls (for the cluster's verdict when its shared stack does not). */
+  readonly rolling?: { readonly rollingUpdate: RollingUpdate | null; readonly capacity: Capacity | null };
+}
+
+const hasGroup = (s: WorkerStackSnapshot | undefined) => groupSettings(s?.template).capacity !== null;
+
+/**
+ * Every pool of a cluster, each on its own: which stack holds it, whether it rolls and why (its own launch template
+ * and checksum, its own config-diff lines). The pool `default` is the shared stack's group, when it has one; the
+ * other pools are their own stacks `WorkerStack-<cluster>-pool-<pool>`. `whole`: the cluster's stacks are created
+ * whole (a new or renamed cluster), so every pool is added.
+ */
+export function reviewPools(
+  shared: { readonly old?: WorkerStackSnapshot; readonly now?: WorkerStackSnapshot; readonly stackName: string },
+  own: {
+    readonly old: ReadonlyMap<string, WorkerStackSnapshot>;
+    readonly now: ReadonlyMap<string, WorkerStackSnapshot>;
+  },
+  whole: boolean,
+): PoolsOutcome {
+  const sides: PoolSides[] = [];
+  if (hasGroup(shared.now) || hasGroup(shared.old))
+    sides.push({ name: DEFAULT_POOL, stackName: shared.stackName, old: shared.old, now: shared.now, shared: true });
+  for (const name of [...new Set([...own.old.keys(), ...own.now.keys()])].sort()) {
+    const old = own.old.get(name);
+    const now = own.now.get(name);
+    const stackName = (now ?? old)?.stackName ?? '';
+    sides.push({ name, stackName, old, now, shared: false });
+  }
+  const pools = sides.map((s) => reviewPool(s, whole));
+  const first = pools.find((p) => p.rolls && !sides.find((s) => s.name === p.name)?.shared);
+  const firstNow = first && sides.find((s) => s.name === first.name)?.now;
+  return { pools, ...(firstNow ? { rolling: groupSettings(firstNow.template) } : {}) };
+}
+
+function reviewPool(s: PoolSides, whole: boolean): PoolReview {
+  const checksum = { base: s.old?.config?.checksum ?? null, head: s.now?.config?.checksum ?? null };
+  const base = whole ? undefined : s.old;
+  const config: ConfigDiff | null =
+    s.shared || (checksum.base === checksum.head && !whole)
+      ? null
+      : diffConfigs(base?.config, s.now?.config, !base ? { maxLines: 8 } : {});
+  const entry = (
+    status: PoolStatus,
+    why: string,
+    reasons: readonly string[],
+    changes: TemplateChanges | null,
+  ): PoolReview => ({
+    name: s.name,
+    stackName: s.stackName,
+    shared: s.shared,
+    status,
+    rolls: status === 'rolls',
+    why,
+    rollReasons: reasons,
+    checksum,
+    capacity: groupSettings((s.now ?? s.old)?.template).capacity,
+    // The shared stack's diff is the cluster's own (`template`); a pool's own stack carries its diff here.
+    template: changes && !s.shared ? templateOf(changes) : null,
+    // Likewise its node config diff: the shared stack's is the cluster's own `config`.
+    config: status === 'removed' || s.shared ? null : config,
+  });
+  if (!s.now) {
+    return entry(
+      'removed',
+      `its group is gone from the head; the reconciler never deletes ${s.stackName}: its nodes keep running until the stack is deleted explicitly`,
+      [],
+      null,
+    );
+  }
+  if (!base) {
+    const changes = diffTemplates({}, s.now.template, s.now.logicalIdPaths);
+    return entry('added', `${s.stackName} is created with its own group: no running node is replaced`, [], changes);
+  }
+  const changes = diffTemplates(base.template, s.now.template, s.now.logicalIdPaths);
+  const reasons = rollReasons(changes, checksum);
+  if (reasons.length) return entry('rolls', reasons.join('; '), reasons, changes);
+  const own = changes.resources.length;
+  if (checksum.base !== checksum.head)
+    return entry('changes', 'its node config changed, its launch template did not: no node is replaced', [], changes);
+  // The shared stack's other resources (listeners, rules) are the cluster's: they do not change the default pool.
+  if (changes.empty || s.shared)
+    return entry(
+      'unchanged',
+      `its launch template and node config (${checksum.head ? checksum.head.slice(0, 12) : 'none'}) are unchanged`,
+      [],
+      changes,
+    );
+  return entry(
+    'changes',
+    `${own} resource${own === 1 ? '' : 's'} of ${s.stackName} change${own === 1 ? 's' : ''} in place; its launch template and node config do not, so no node is replaced`,
+    [],
+    changes,
+  );
+}
+
+function templateOf(c: TemplateChanges): PoolReview['template'] {
+  // eslint-disable-next-line no-control-regex -- the diff engine colours with chalk on a colour terminal
+  const text = c.text.replace(/\x1b\[[0-9;]*m/g, '');
+  return { resources: c.resources, outputs: c.outputs, sections: c.sections, text };
+}
+
+/** `pools: spot rolls; system, arm unchanged` (the pools' part of a cluster's verdict). */
+export function poolsLine(pools: readonly PoolReview[]): string {
+  const by = new Map<PoolStatus, string[]>();
+  for (const p of pools) by.set(p.status, [...(by.get(p.status) ?? []), p.name]);
+  const words: Record<PoolStatus, string> = {
+    rolls: 'roll',
+    changes: 'change in place',
+    added: 'added',
+    removed: 'removed',
+    unchanged: 'unchanged',
+  };
+  const order: PoolStatus[] = ['rolls', 'changes', 'added', 'removed', 'unchanged'];
+  const parts = order
+    .filter((st) => by.has(st))
+    .map((st) => {
+      const names = by.get(st) ?? [];
+      const one = names.length === 1;
+      const word = st === 'rolls' && one ? 'rolls' : st === 'changes' && one ? 'changes in place' : words[st];
+      return `${names.join(', ')} ${word}`;
+    });
+  return `pools: ${parts.join('; ')}`;
+}

@@ -1,0 +1,225 @@
+import { canonicalJson } from '../../../lib/model/cloudconfig/canonical-json';
+import { sha256Hex } from '../../../lib/model/cloudconfig/checksum';
+import { renderPools } from '../../../lib/model/cloudconfig/render';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
+import { WorkerCluster } from '../../../lib/model/cluster/schema';
+import { ClusterRecord } from '../../../lib/model/ports/cluster-store';
+import { memberSpec } from '../../../lib/engines/rollout/coordinator';
+import { fleetMember, onDesired, pendingRoll, rolling, settledSince } from '../../../lib/engines/rollout/fleet';
+import { decide } from '../../../lib/engines/rollout/gate';
+import { nodeKey } from '../../../lib/engines/rollout/node-key';
+import { combinedChecksum } from '../../../lib/engines/rollout/pool-checksums';
+import { EXAMPLE_NAMES, example, rawExample, validated } from '../../helpers/clusters';
+import { fleet, member, settledOnNew, T0 } from './fixtures';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- raw objects reshaped freely
+
+/** The digest node-key.ts computed before pools existed, written out again: what every deployed cluster recorded. */
+function keyBeforePools(c: WorkerCluster): string {
+  const p = c.spec.pool;
+  if (!p) throw new Error(`${c.metadata.name} has no spec.pool`);
+  return sha256Hex(
+    canonicalJson({
+      machineImage: p.machineImage,
+      instanceTypes: p.instanceTypes,
+      rootVolume: p.rootVolume,
+      subnetIds: c.spec.network.subnetIds,
+      legacy: p.legacyLaunchConfiguration,
+    }),
+  ).slice(0, 16);
+}
+
+/** staging-us1 with three pools: system (on-demand), spot, and arm64; `change` reshapes the raw object first. */
+function pooled(change: (raw: Json) => void = () => undefined): WorkerCluster {
+  const raw = rawExample('staging-us1') as Json;
+  const pool = raw.spec.pool as Json;
+  delete raw.spec.pool;
+  raw.spec.pools = [
+    { ...pool, name: 'system', labels: { 'node-role.example.com/system': 'true' } },
+    {
+      ...pool,
+      name: 'spot',
+      instanceTypes: ['m6i.large', 'm5.large'],
+      capacity: { onDemandBaseCapacity: 0, onDemandPercentageAboveBaseCapacity: 0 },
+    },
+    {
+      ...pool,
+      name: 'arm',
+      architecture: 'arm64',
+      instanceTypes: ['m7g.large'],
+      machineImage: 'ami-0a1b2c3d4e5f60718',
+    },
+  ];
+  change(raw);
+  return validated(raw, 'clusters/staging-us1.yaml');
+}
+
+const spot = (raw: Json) => (raw.spec.pools as Json[]).find((p) => p.name === 'spot') as Json;
+
+describe('nodeKey', () => {
+  test.each(EXAMPLE_NAMES.filter((n) => rawExample(n).spec.pool))(
+    '%s (spec.pool): the key is the one recorded before pools existed',
+    (name) => {
+      // GIVEN
+      const c = example(name);
+      // WHEN
+      const key = nodeKey(c);
+      // THEN
+      expect(key).toBe(keyBeforePools(c));
+    },
+  );
+
+  test('moving spec.pool to spec.pools with the name default keeps the key (no wave to wait for)', () => {
+    // GIVEN
+    const before = example('staging-us1');
+    const raw = rawExample('staging-us1') as Json;
+    raw.spec.pools = [{ ...(raw.spec.pool as Json), name: 'default' }];
+    delete raw.spec.pool;
+    // WHEN
+    const after = validated(raw, 'clusters/staging-us1.yaml');
+    // THEN
+    expect(nodeKey(after)).toBe(nodeKey(before));
+  });
+
+  test.each<[string, boolean, (raw: Json) => void]>([
+    ['a new AMI in the spot pool', true, (r) => (spot(r).machineImage = 'ami-0fedcba987654321f')],
+    ['other instance types in the spot pool', true, (r) => (spot(r).instanceTypes = ['m6i.xlarge'])],
+    [
+      'the spot pool on-demand above its base',
+      true,
+      (r) => (spot(r).capacity.onDemandPercentageAboveBaseCapacity = 50),
+    ],
+    ['a bigger root volume in the spot pool', true, (r) => (spot(r).rootVolume = { sizeGiB: 200 })],
+    [
+      'a label of the spot pool (its config checksum rolls it, not the key)',
+      false,
+      (r) => (spot(r).labels = { a: 'b' }),
+    ],
+    ['the spot pool maxSize', false, (r) => (spot(r).maxSize = 9)],
+  ])('%s: the cluster key changes = %s', (_what, changes, change) => {
+    // GIVEN
+    const before = pooled();
+    // WHEN
+    const after = pooled(change);
+    // THEN
+    expect(nodeKey(after) !== nodeKey(before)).toBe(changes);
+  });
+});
+
+/** A record of the cluster with a status recorded on the given checksums (default pool: top level; others: status.pools). */
+function record(
+  c: WorkerCluster,
+  live: Record<string, string>,
+  stackStatus: Record<string, string> = {},
+): ClusterRecord {
+  const pools = Object.entries(live)
+    .filter(([name]) => name !== 'default')
+    .map(([name, checksum]) => ({
+      name,
+      stackName: `WorkerStack-${c.metadata.name}-pool-${name}`,
+      cloudConfigChecksum: checksum,
+      stackStatus: stackStatus[name] ?? 'UPDATE_COMPLETE',
+    }));
+  return {
+    name: c.metadata.name,
+    source: `clusters/${c.metadata.name}.yaml`,
+    parseProblems: [],
+    generation: 1,
+    resourceVersion: '1',
+    status: {
+      ...(live.default ? { cloudConfigChecksum: live.default } : {}),
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'UpToDate',
+          message: 'ok',
+          lastTransitionTime: new Date(T0 - 86_400_000).toISOString(),
+          observedGeneration: 1,
+        },
+      ],
+      // status.pools is the reconciler's (POOLS.md decision 3); the gate reads it as recorded.
+      ...({ pools } as object),
+    },
+  };
+}
+
+const sharedStack = {
+  name: 'WorkerStack-staging-us1',
+  id: 'arn:stack/WorkerStack-staging-us1',
+  status: 'UPDATE_COMPLETE',
+  outputs: {},
+};
+
+function checksums(c: WorkerCluster): Map<string, string> {
+  return new Map([...renderPools(c, DEFAULT_TEMPLATES_DIR)].map(([name, cfg]) => [name, cfg.checksum]));
+}
+
+describe('a cluster of several pools in the fleet rollout', () => {
+  const settled = pooled();
+  const live = Object.fromEntries(checksums(settled));
+
+  test('settled on every pool: no pending roll, and settled for the soak', () => {
+    // GIVEN
+    const configs = renderPools(settled, DEFAULT_TEMPLATES_DIR);
+    // WHEN
+    const m = fleetMember(record(settled, live), memberSpec(settled, configs), undefined, sharedStack);
+    // THEN
+    expect(onDesired(m)).toBe(true);
+    expect(pendingRoll(m)).toBe(false);
+    expect(settledSince(m)).toBeDefined();
+  });
+
+  test('a label change of one pool is a pending roll of the cluster, and waits for the earlier wave', () => {
+    // GIVEN the spot pool's label changes; the canary cluster has not rolled yet
+    const changed = pooled((r) => (spot(r).labels = { 'example.com/spot': 'true' }));
+    const configs = renderPools(changed, DEFAULT_TEMPLATES_DIR);
+    const m = { ...fleetMember(record(changed, live), memberSpec(changed, configs), undefined, sharedStack) };
+    const f = fleet([member('c1', 'canary', { template: m.template }), { ...m, labels: { ring: 'early' } }]);
+    // WHEN
+    const d = decide(m.name, f, new Date(T0));
+    // THEN
+    expect(pendingRoll(m)).toBe(true);
+    expect(d).toMatchObject({ go: false, reason: 'WaitingForWave' });
+  });
+
+  test('a roll of one pool in progress is the cluster rolling; the earlier wave settled lets the change go', () => {
+    // GIVEN the spot pool's stack is in progress
+    const changed = pooled((r) => (spot(r).labels = { 'example.com/spot': 'true' }));
+    const configs = renderPools(changed, DEFAULT_TEMPLATES_DIR);
+    const busy = fleetMember(
+      record(settled, live, { spot: 'UPDATE_IN_PROGRESS' }),
+      memberSpec(settled, configs),
+      undefined,
+      sharedStack,
+    );
+    const m = fleetMember(record(changed, live), memberSpec(changed, configs), undefined, sharedStack);
+    // WHEN
+    const canary = member('c1', 'canary', { ...settledOnNew(3 * 3600_000), template: m.template });
+    const d = decide(m.name, fleet([canary, { ...m, labels: { ring: 'early' } }]), new Date(T0));
+    // THEN
+    expect(rolling(busy)).toBe(true);
+    expect(busy.poolsRolling).toEqual(['spot']);
+    expect(d.go).toBe(true);
+  });
+
+  test('a pool without a recorded live config (a new pool stack) is left out of both sides', () => {
+    // GIVEN only system and spot are live; arm is being created
+    const configs = renderPools(settled, DEFAULT_TEMPLATES_DIR);
+    const some = { system: live.system, spot: live.spot };
+    // WHEN
+    const m = fleetMember(record(settled, some), memberSpec(settled, configs), undefined, sharedStack);
+    // THEN
+    expect(m.desired).toBe(combinedChecksum(new Map(Object.entries(some))));
+    expect(onDesired(m)).toBe(true);
+  });
+
+  test('a single-pool cluster compares its own checksum, unchanged', () => {
+    // GIVEN
+    const c = example('staging-us1');
+    // WHEN
+    const m = fleetMember(record(c, { default: 'a'.repeat(64) }), memberSpec(c), 'b'.repeat(64), sharedStack);
+    // THEN
+    expect([m.desired, m.live]).toEqual(['b'.repeat(64), 'a'.repeat(64)]);
+  });
+});
