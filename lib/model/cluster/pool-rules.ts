@@ -1,6 +1,12 @@
 import { architectureOf } from './instance-architecture';
 import { LIMITS } from './limits';
 import { rawPools } from './raw-pools';
+import { CloudConfigValuesSchema, POOL_OWN_VALUES } from './schema';
+
+/** The values every template takes that only the cluster sets (schema.ts POOL_OWN_VALUES are the pool's). */
+const CLUSTER_ONLY_VALUES = Object.keys(CloudConfigValuesSchema.shape).filter(
+  (k) => k !== 'nodeLabels' && k !== 'nodeTaints' && !(POOL_OWN_VALUES as readonly string[]).includes(k),
+);
 
 /**
  * The rules of the worker pools, as one pure function over the raw object (it still reports while other fields have
@@ -183,6 +189,12 @@ function namedPoolProblems(spec: Loose, templates: ReadonlySet<string>): Found[]
         out.push({
           path: `${at}.cloudConfig.values.${key}`,
           message: `a pool's ${own} are ${at}.${own} (added to spec.cloudConfig.values.${key}); move them there`,
+        });
+    for (const key of CLUSTER_ONLY_VALUES)
+      if (values[key] !== undefined)
+        out.push({
+          path: `${at}.cloudConfig.values.${key}`,
+          message: `is the cluster's alone (every pool joins the same API server the same way): set it in spec.cloudConfig.values; a pool may set ${POOL_OWN_VALUES.join(', ')} and its template's own values`,
         });
   });
   return out;

@@ -1,12 +1,10 @@
-import { z } from 'zod';
-import { CloudConfigValuesSchema } from './schema';
 import { templateValueProblems, TemplateValues } from './template-values';
 
 /**
  * A pool's cloud-config values (spec.pools[i].cloudConfig.values) are merged over the cluster's for that pool's node
  * config (lib/model/cloudconfig/render.ts poolView), with the pool's template or the cluster's. The merged values must
- * pass what the cluster's pass: the typed values every template takes (CloudConfigValuesSchema) and the template's own
- * declaration (template-values.ts). A problem is reported at the pool's path when the pool causes it: a value the pool
+ * pass what the cluster's pass: the typed values every template takes (the schema types the ones a pool may set,
+ * schema.ts POOL_OWN_VALUES, at the pool's path) and the template's own declaration (template-values.ts), here. A problem is reported at the pool's path when the pool causes it: a value the pool
  * sets, or anything under a template of the pool's own; what the pool inherits unchanged the cluster's check reports.
  */
 
@@ -15,16 +13,11 @@ type Found = { path: string; message: string };
 
 const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
 
-/** The values a pool cannot set here: its labels and taints are fields of the pool (pool-rules.ts says so). */
-const POOL_FIELDS = new Set(['nodeLabels', 'nodeTaints']);
-
 export interface PoolValuesInput {
   /** The raw spec.pools[i].cloudConfig. */
   readonly cloudConfig: unknown;
   /** `spec.pools[i]`. */
   readonly at: string;
-  /** The path segments of `at`, for zod issues. */
-  readonly segments: readonly PropertyKey[];
   /** The raw spec.cloudConfig. */
   readonly cluster: unknown;
   /** The pool's template (its own, else the cluster's) when it exists. */
@@ -33,24 +26,10 @@ export interface PoolValuesInput {
   readonly decl?: TemplateValues;
 }
 
-/** Zod issues of the pool's own core values (path segments), and template problems (paths), of one pool. */
-export function poolValueProblems(input: PoolValuesInput): { issues: z.core.$ZodIssue[]; problems: Found[] } {
+/** The template problems of one pool's merged values, at the pool's paths. */
+export function poolValueProblems(input: PoolValuesInput): Found[] {
   const own = obj(obj(input.cloudConfig).values);
-  const shape = CloudConfigValuesSchema.shape as Record<string, z.ZodType | undefined>;
-  const issues: z.core.$ZodIssue[] = [];
-  for (const [key, value] of Object.entries(own)) {
-    const schema = shape[key];
-    if (!schema || POOL_FIELDS.has(key)) continue;
-    const r = schema.safeParse(value, { reportInput: true });
-    if (!r.success)
-      issues.push(
-        ...r.error.issues.map((i) => ({
-          ...i,
-          path: [...input.segments, 'cloudConfig', 'values', key, ...i.path],
-        })),
-      );
-  }
-  if (input.template === undefined || input.decl === undefined) return { issues, problems: [] };
+  if (input.template === undefined || input.decl === undefined) return [];
   const clusterCc = obj(input.cluster);
   const inherited =
     obj(input.cloudConfig).template === undefined || obj(input.cloudConfig).template === clusterCc.template;
@@ -64,7 +43,7 @@ export function poolValueProblems(input: PoolValuesInput): { issues: z.core.$Zod
     );
     return key !== undefined;
   });
-  return { issues, problems: found };
+  return found;
 }
 
 /** The pool's values with its template's declared defaults for what neither it nor the cluster sets. */

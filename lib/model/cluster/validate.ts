@@ -173,18 +173,13 @@ function poolsValueProblems(raw: unknown, ctx: ValidationContext): Problem[] {
     const cloudConfig = (pool as { cloudConfig?: { template?: unknown } } | null)?.cloudConfig;
     const named = cloudConfig?.template ?? spec.cloudConfig?.template;
     const template = typeof named === 'string' && ctx.templates.has(named) ? named : undefined;
-    const { issues, problems } = poolValueProblems({
+    return poolValueProblems({
       cloudConfig,
       at: `spec.pools[${i}]`,
-      segments: ['spec', 'pools', i],
       cluster: spec.cloudConfig,
       template,
       decl: template === undefined ? undefined : templateValues(templatesDirOf(ctx), template),
-    });
-    return [
-      ...issues.flatMap((issue) => issueToProblems(ctx.file, issue)),
-      ...problems.map((p) => ({ file: ctx.file, ...p })),
-    ];
+    }).map((p) => ({ file: ctx.file, ...p }));
   });
 }
 

@@ -257,6 +257,20 @@ const ROWS: Row[] = [
     },
   },
 
+  {
+    what: "a value that is the cluster's alone",
+    mutate: (o) => (o.spec.pools[2].cloudConfig.values.apiEndpoint = 'https://api.other.example.com'),
+    problems: {
+      'spec.pools[2].cloudConfig.values.apiEndpoint':
+        /^is the cluster's alone \(every pool joins the same API server the same way\): set it in spec\.cloudConfig\.values; a pool may set kubernetesVersion, maxPods, nodeReadyTimeoutSeconds and its template's own values$/,
+    },
+  },
+  {
+    what: "a kubelet version of the pool's that is no version",
+    mutate: (o) => (o.spec.pools[2].cloudConfig.values.kubernetesVersion = '1.31'),
+    problems: { 'spec.pools[2].cloudConfig.values.kubernetesVersion': /^"1\.31" is not a Kubernetes version/ },
+  },
+
   // --- listeners and pools -----------------------------------------------------------------------------------------
   {
     what: 'a listener naming a pool that does not exist',
@@ -335,6 +349,10 @@ test('the named-pools object is valid: three pools, listeners on the untainted o
 
 test.each([
   ['names a pool of its own', (o: Json) => (o.spec.listeners[0].pools = ['system'])],
+  [
+    'a pool on a kubelet version of its own (a pool-by-pool upgrade)',
+    (o: Json) => (o.spec.pools[2].cloudConfig.values.kubernetesVersion = 'v1.32.0'),
+  ],
   [
     'a pool on its own template and values',
     (o: Json) => Object.assign(o.spec.pools[2].cloudConfig, { template: 'flatcar-worker', values: { maxPods: 30 } }),

@@ -419,6 +419,21 @@ const CASES: Array<[string, string, (o: Raw) => void, typeof ACCEPTED | Refused]
     { field: 'spec.pools[0].taints[0].key', message: '"critical addons" is not a taint key' },
   ],
   [
+    'a pool value out of its range',
+    POOLS,
+    (o) => (o.spec.pools[2].cloudConfig.values.maxPods = 5),
+    {
+      field: 'spec.pools[2].cloudConfig.values.maxPods',
+      message: '5 is not a valid pod count (a whole number 8-1024)',
+    },
+  ],
+  [
+    'a pool value of its own',
+    POOLS,
+    (o) => (o.spec.pools[2].cloudConfig.values.kubernetesVersion = 'v1.32.0'),
+    ACCEPTED,
+  ],
+  [
     'a listener naming a pool that does not exist',
     POOLS,
     (o) => (o.spec.listeners[1].pools = ['spot', 'gpu']),
