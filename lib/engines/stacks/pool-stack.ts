@@ -90,6 +90,7 @@ export class PoolStack extends Stack {
         instanceProfileArn: importShared(name, SHARED_EXPORTS.instanceProfileArn),
         role,
       }),
+      signalPolicyName: `signal-pool-${pool.name}`,
     };
 
     this.pool = new WorkerPool(this, 'Pool', {

@@ -47,6 +47,13 @@ describe('one stack per pool beside the shared one', () => {
       ]);
       expect(policy.Properties.Roles).toEqual([{ 'Fn::ImportValue': 'WorkerStack-pools-eu1:InstanceRoleName' }]);
     }
+    // the policies are inline policies of the same role: each pool's has its own name, or one would replace the other
+    const names = [SPOT, ARM].map(
+      (n) =>
+        Object.values(parsed(templates, n).Resources as Record<string, Json>).find((r) => r.Type === 'AWS::IAM::Policy')
+          .Properties.PolicyName as string,
+    );
+    expect(names).toEqual(['signal-pool-spot', 'signal-pool-arm64']);
   });
 
   test('pool stacks import the shared values by explicit export names, which the shared stack exports', () => {
