@@ -25,6 +25,11 @@ export interface ImportedNodeIdentity {
   readonly securityGroup: ec2.ISecurityGroup;
   readonly role: iam.IRole;
   readonly instanceProfile: iam.IInstanceProfile;
+  /**
+   * The name of the inline policy this pool attaches to `role` (its nodes' signal to this stack). Every pool stack of a
+   * cluster attaches one to the same role, and a role's inline policy of the same name is one policy: each needs its own.
+   */
+  readonly signalPolicyName: string;
 }
 
 export interface WorkerPoolProps extends Omit<NodeIdentityProps, 'configObjects'> {
@@ -131,7 +136,11 @@ export class WorkerPool extends Construct {
     // The role is the shared stack's: a pool's own stack grants its nodes the signal to itself (a policy of its own,
     // attached to the shared role), so adding a pool changes nothing in the shared stack.
     if (props.identity)
-      new iam.Policy(this, 'SignalPolicy', { roles: [this.role], statements: [signalStatement(Stack.of(this))] });
+      new iam.Policy(this, 'SignalPolicy', {
+        policyName: props.identity.signalPolicyName,
+        roles: [this.role],
+        statements: [signalStatement(Stack.of(this))],
+      });
     else this.role.addToPrincipalPolicy(signalStatement(Stack.of(this)));
     const common = {
       vpc: props.vpc,

@@ -14,7 +14,8 @@ import { tagForClusterAutoscaler } from '../constructs/autoscaler-tags';
 import { acknowledgeGroupFindings } from './nag';
 import { pinLogicalIds } from './pin-logical-ids';
 import { importShared, SHARED_EXPORTS, targetGroupExport } from './pool-exports';
-import { autoscalerTagsOf, OUTPUTS, poolSubnets } from './worker-stack';
+import { OUTPUTS } from './worker-stack';
+import { autoscalerTagsOf, poolSubnets } from './pool-parts';
 import {
   CLUSTER_TAG,
   configBucketName,
@@ -89,6 +90,7 @@ export class PoolStack extends Stack {
         instanceProfileArn: importShared(name, SHARED_EXPORTS.instanceProfileArn),
         role,
       }),
+      signalPolicyName: `signal-pool-${pool.name}`,
     };
 
     this.pool = new WorkerPool(this, 'Pool', {

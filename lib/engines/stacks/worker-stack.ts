@@ -1,5 +1,5 @@
 import { CfnOutput, CliCredentialsStackSynthesizer, Duration, Stack, Tags } from 'aws-cdk-lib';
-import { DEFAULT_POOL, listenerPools, NodePool, poolNamed, poolsOf } from '../../model/cluster/pools';
+import { DEFAULT_POOL, listenerPools, poolNamed, poolsOf } from '../../model/cluster/pools';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
@@ -14,7 +14,7 @@ import { WorkerPool } from '../constructs/worker-pool';
 import { createNodeIdentity } from '../constructs/node-identity';
 import { tagForClusterAutoscaler } from '../constructs/autoscaler-tags';
 import { exportShared, SHARED_EXPORTS, targetGroupExport } from './pool-exports';
-import { poolView } from '../../model/cloudconfig/render';
+import { autoscalerTagsOf, poolSubnets } from './pool-parts';
 import { acknowledgeWorkerStackFindings } from './nag';
 import { pinLogicalIds } from './pin-logical-ids';
 import { UsageError } from '../../core/errors';
@@ -268,25 +268,6 @@ export class WorkerStack extends Stack {
     });
     pinLogicalIds(this);
   }
-}
-
-/** The subnets of a pool: its own subset of the cluster's (pool.subnetIds), else all of them. */
-export function poolSubnets(subnets: ec2.ISubnet[], pool: NodePool): ec2.ISubnet[] {
-  const own = pool.subnetIds;
-  return own ? subnets.filter((s) => own.includes(s.subnetId)) : subnets;
-}
-
-/** What cluster-autoscaler reads from a pool's group: the labels and taints its nodes register with, its disk. */
-export function autoscalerTagsOf(cluster: WorkerCluster, pool: NodePool) {
-  const values = poolView(cluster, pool.name).cluster.spec.cloudConfig.values;
-  const i = poolsOf(cluster.spec).indexOf(pool);
-  return {
-    cluster: cluster.metadata.name,
-    labels: values.nodeLabels,
-    taints: values.nodeTaints,
-    rootVolumeGiB: pool.rootVolume.sizeGiB,
-    field: cluster.spec.pools ? `spec.pools[${i}]` : 'spec.pool',
-  };
 }
 
 /**

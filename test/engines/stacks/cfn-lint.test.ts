@@ -75,8 +75,13 @@ test('every synthesized template passes cfn-lint with no error and only justifie
     fs.writeFileSync(file, synthCluster(c).text);
     return file;
   });
-  // the three-pool fixture: its shared stack (exports, no-default variants aside) and each pool's own stack
-  for (const [name, text] of synthAll(poolsVariant())) {
+  // the three-pool fixture: its shared stack (with exports) and each pool's own stack; and without its pool default
+  const noDefault = poolsVariant((raw) => {
+    raw.metadata.name = 'pools-nodefault';
+    ownSecret(raw);
+    raw.spec.pools = raw.spec.pools.slice(1);
+  });
+  for (const [name, text] of [...synthAll(poolsVariant()), ...synthAll(noDefault)]) {
     const file = path.join(dir, `${name}.template.json`);
     fs.writeFileSync(file, text);
     files.push(file);

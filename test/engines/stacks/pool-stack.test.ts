@@ -47,6 +47,13 @@ describe('one stack per pool beside the shared one', () => {
       ]);
       expect(policy.Properties.Roles).toEqual([{ 'Fn::ImportValue': 'WorkerStack-pools-eu1:InstanceRoleName' }]);
     }
+    // the policies are inline policies of the same role: each pool's has its own name, or one would replace the other
+    const names = [SPOT, ARM].map(
+      (n) =>
+        Object.values(parsed(templates, n).Resources as Record<string, Json>).find((r) => r.Type === 'AWS::IAM::Policy')
+          .Properties.PolicyName as string,
+    );
+    expect(names).toEqual(['signal-pool-spot', 'signal-pool-arm64']);
   });
 
   test('pool stacks import the shared values by explicit export names, which the shared stack exports', () => {
@@ -296,4 +303,41 @@ test('a pool stack with a launch configuration boots the shared role and securit
     { 'Fn::ImportValue': 'WorkerStack-pools-eu1:InstanceRoleName' },
   ]);
   expect(byType('AWS::IAM::Role')).toEqual([]);
+});
+
+describe('drain across stacks', () => {
+  test.each([
+    [true, 1, 'true'],
+    [false, 0, undefined],
+  ])('drain enabled %s on the spot pool: %s lifecycle hook in its stack, handler tag %s', (enabled, hooks, tag) => {
+    // GIVEN the spot pool with drain on or off
+    const cluster = poolsVariant((raw) => (raw.spec.pools[1].drain = { enabled, heartbeatTimeoutSeconds: 120 }));
+    // WHEN
+    const t = parsed(synthAll(cluster), SPOT);
+    // THEN its own stack holds its hook (terminations wait for the handler) and tags its group for the handler
+    const found = Object.values(t.Resources as Record<string, Json>).filter(
+      (r) => r.Type === 'AWS::AutoScaling::LifecycleHook',
+    );
+    expect(found).toHaveLength(hooks);
+    if (hooks) expect(found[0].Properties).toMatchObject({ HeartbeatTimeout: 120, DefaultResult: 'CONTINUE' });
+    expect(tagsOf(groupOf(t))['aws-node-termination-handler/managed']).toBe(tag);
+  });
+
+  test('the shared queue takes the lifecycle actions of the pool stacks’ groups, and the handler may complete them', () => {
+    // GIVEN / WHEN
+    const t = parsed(synthAll(poolsVariant()), SHARED);
+    const of = (type: string) => Object.values(t.Resources as Record<string, Json>).filter((r) => r.Type === type);
+    // THEN the termination rule matches the default group and every group named after a pool stack of this cluster
+    const termination = of('AWS::Events::Rule').find((r) =>
+      JSON.stringify(r.Properties.EventPattern).includes('Lifecycle Action'),
+    );
+    expect(termination.Properties.EventPattern.detail.AutoScalingGroupName).toEqual([
+      { Ref: WORKER_GROUP_LOGICAL_ID },
+      { prefix: 'WorkerStack-pools-eu1-pool-' },
+    ]);
+    const [policy] = of('AWS::IAM::ManagedPolicy');
+    expect(JSON.stringify(policy.Properties.PolicyDocument)).toContain(
+      ':autoScalingGroup:*:autoScalingGroupName/WorkerStack-pools-eu1-pool-*',
+    );
+  });
 });
