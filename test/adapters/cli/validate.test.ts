@@ -101,6 +101,7 @@ describe('worker-stacks validate (in-process)', () => {
     const report = JSON.parse(c.out());
     expect(report.problems).toEqual([]);
     expect(report.valid.map((f: string) => path.basename(f))).toEqual([
+      'apps-eu1.yaml',
       'edge-ap1.yaml',
       'prod-eu1.yaml',
       'staging-us1.yaml',
