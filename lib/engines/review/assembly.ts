@@ -74,6 +74,11 @@ export function readAssembly(outdir: string, label: string): AssemblySnapshot {
   const stacks = new Map<string, WorkerStackSnapshot>();
   const poolStacks = new Map<string, Map<string, WorkerStackSnapshot>>();
   const bootstrapEnvironments = new Set<string>();
+  const stackNames = new Set(
+    Object.entries(artifacts)
+      .filter(([, a]) => a.type === 'aws:cloudformation:stack')
+      .map(([id, a]) => a.properties?.stackName ?? id),
+  );
   for (const id of Object.keys(artifacts).sort()) {
     const a = artifacts[id];
     if (a.type !== 'aws:cloudformation:stack') continue;
@@ -85,7 +90,7 @@ export function readAssembly(outdir: string, label: string): AssemblySnapshot {
     if (!stackName.startsWith(WORKER_STACK_PREFIX)) continue;
     const templateFile = path.join(outdir, a.properties?.templateFile ?? `${id}.template.json`);
     const template = asRecord(readJson(templateFile, label));
-    const { cluster, pool } = stackOwner(stackName, a.properties?.tags?.[CLUSTER_TAG]);
+    const { cluster, pool } = stackOwner(stackName, a.properties?.tags?.[CLUSTER_TAG], stackNames);
     const snapshot: WorkerStackSnapshot = {
       cluster,
       stackName,
@@ -108,11 +113,20 @@ export function readAssembly(outdir: string, label: string): AssemblySnapshot {
 /**
  * Which cluster (and pool) a worker stack belongs to. The stack's cluster tag says which cluster: a pool's own stack
  * `WorkerStack-<cluster>-pool-<pool>` is then told from the shared stack of a cluster named `<cluster>-pool-<pool>`.
- * Without the tag (an assembly of an older revision), the name is the shared stack's.
+ * An untagged stack so named is a pool's when the assembly also has `WorkerStack-<cluster>` (two such stacks of one
+ * account and region could not both exist); otherwise it is a cluster's shared stack.
  */
-function stackOwner(stackName: string, clusterTag: string | undefined): { cluster: string; pool?: string } {
+function stackOwner(
+  stackName: string,
+  clusterTag: string | undefined,
+  stackNames: ReadonlySet<string>,
+): { cluster: string; pool?: string } {
   const rest = stackName.slice(WORKER_STACK_PREFIX.length);
-  if (clusterTag === undefined || stackName === workerStackName(clusterTag)) return { cluster: rest };
+  if (clusterTag === undefined) {
+    const m = /^(.+)-pool-([a-z0-9]([-a-z0-9]*[a-z0-9])?)$/.exec(rest);
+    return m && stackNames.has(workerStackName(m[1])) ? { cluster: m[1], pool: m[2] } : { cluster: rest };
+  }
+  if (stackName === workerStackName(clusterTag)) return { cluster: rest };
   const prefix = `${workerStackName(clusterTag)}-pool-`;
   return stackName.startsWith(prefix)
     ? { cluster: clusterTag, pool: stackName.slice(prefix.length) }

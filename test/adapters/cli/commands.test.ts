@@ -162,6 +162,7 @@ test('`status` prints a table: generation observed/current, short checksums, in 
     '111111111111/eu-west-1 prod-eu1',
     '222222222222/us-east-1 staging-us1',
     '333333333333/ap-southeast-1 edge-ap1',
+    '444444444444/eu-central-1 apps-eu1',
   ]);
   expect(rows[1]).toEqual([
     '111111111111/eu-west-1',

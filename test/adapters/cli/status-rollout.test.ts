@@ -27,6 +27,7 @@ test('-o json carries one sentence per cluster: batches, gate and drain', async 
     (JSON.parse(r.out).clusters as Array<{ cluster: string; rolls: string }>).map((c) => [c.cluster, c.rolls]),
   );
   expect(rolls).toEqual({
+    'apps-eu1': 'in batches of 1, at least 1 in service, gated by node signals (100% within PT10M), drained',
     'edge-ap1': 'in batches of 1, at least 2 in service, gated by node signals (100% within PT10M), drained',
     'prod-eu1': 'in batches of 2, at least 3 in service, gated by node signals (100% within PT10M), drained',
     'staging-us1': '2 nodes in batches of 1, at least 1 in service, gated by node signals (100% within PT10M), drained',

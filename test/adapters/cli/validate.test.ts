@@ -51,7 +51,7 @@ describe('worker-stacks validate (in-process)', () => {
     // THEN
     expect(code).toBe(0);
     expect(c.err()).toBe('');
-    expect(c.out()).toBe('3 cluster objects valid\n');
+    expect(c.out()).toBe('4 cluster objects valid\n');
   });
 
   test('one invalid object: exit 1, one `file: path: rule` line per problem on stderr', async () => {
@@ -101,6 +101,7 @@ describe('worker-stacks validate (in-process)', () => {
     const report = JSON.parse(c.out());
     expect(report.problems).toEqual([]);
     expect(report.valid.map((f: string) => path.basename(f))).toEqual([
+      'apps-eu1.yaml',
       'edge-ap1.yaml',
       'prod-eu1.yaml',
       'staging-us1.yaml',

@@ -21,7 +21,9 @@ test('the examples and a generated fleet deploy byte-identical templates to thos
   // GIVEN the example objects and a generated fleet in one clusters directory
   const h = new Harness({ clusters: [] });
   try {
-    for (const f of fs.readdirSync(EXAMPLES).filter((x) => x.endsWith('.yaml')))
+    // The single-pool examples: the node-pools example (clusters/apps-eu1.yaml) had no template before the reshaping.
+    const singlePool = (f: string) => !/^ {2}pools:/m.test(fs.readFileSync(path.join(EXAMPLES, f), 'utf8'));
+    for (const f of fs.readdirSync(EXAMPLES).filter((x) => x.endsWith('.yaml') && singlePool(x)))
       fs.copyFileSync(path.join(EXAMPLES, f), path.join(h.clustersDir, f));
     for (let i = 0; i < GENERATED; i++) {
       const raw = generateCluster(i) as { metadata: { name: string } };

@@ -77,6 +77,8 @@ function groupTemplate(config: RenderedConfig, shared: boolean): Json {
 function assembly(
   side: string,
   clusters: ReadonlyArray<{ name: string; configs: ReadonlyMap<string, RenderedConfig> }>,
+  /** Stacks carry the cluster tag (an older app's may not). */
+  tagged = true,
 ) {
   const outdir = path.join(tempDir(`review-pools-${side}`), 'cdk.out');
   fs.mkdirSync(outdir, { recursive: true });
@@ -107,7 +109,11 @@ function assembly(
       artifacts[stackName] = {
         type: 'aws:cloudformation:stack',
         environment: 'aws://222222222222/us-east-1',
-        properties: { templateFile: `${stackName}.template.json`, stackName, tags: { [CLUSTER_TAG]: c.name } },
+        properties: {
+          templateFile: `${stackName}.template.json`,
+          stackName,
+          ...(tagged ? { tags: { [CLUSTER_TAG]: c.name } } : {}),
+        },
         dependencies: [`${stackName}.assets`],
       };
     }
@@ -218,6 +224,26 @@ describe('review of a cluster of several pools', () => {
     expect(r.clusters.map((c) => [c.name, c.pools.map((p) => p.stackName)])).toEqual([
       ['a', ['WorkerStack-a', 'WorkerStack-a-pool-c']],
       ['a-pool-b', ['WorkerStack-a-pool-b']],
+    ]);
+  });
+
+  test('without the cluster tag, WorkerStack-<cluster>-pool-<pool> is a pool of <cluster> when that stack is there too', () => {
+    // GIVEN untagged stacks of clusters a (with the pool c) and x-pool-y (no cluster x)
+    const configs = renderPools(pooled(), DEFAULT_TEMPLATES_DIR);
+    const one = new Map([['default', configs.get('default') as RenderedConfig]]);
+    const sides = [
+      { name: 'a', configs: new Map([...one, ['c', configs.get('spot') as RenderedConfig]]) },
+      { name: 'x-pool-y', configs: one },
+    ];
+    // WHEN
+    const r = compareSides(
+      { side: 'base', label: 'base', outdir: assembly('base', sides, false), ref: 'main', commit: 'a'.repeat(40) },
+      { side: 'head', label: 'head', outdir: assembly('head', sides, false) },
+    );
+    // THEN
+    expect(r.clusters.map((c) => [c.name, c.pools.map((p) => p.stackName)])).toEqual([
+      ['a', ['WorkerStack-a', 'WorkerStack-a-pool-c']],
+      ['x-pool-y', ['WorkerStack-x-pool-y']],
     ]);
   });
 });

@@ -4,7 +4,9 @@ import { renderPools } from '../../../lib/model/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { WorkerCluster } from '../../../lib/model/cluster/schema';
 import { ClusterRecord } from '../../../lib/model/ports/cluster-store';
-import { memberSpec } from '../../../lib/engines/rollout/coordinator';
+import { memberSpec, RolloutCoordinator } from '../../../lib/engines/rollout/coordinator';
+import { ClusterStore } from '../../../lib/model/ports/cluster-store';
+import { RolloutPolicySource } from '../../../lib/engines/rollout/policy-source';
 import { fleetMember, onDesired, pendingRoll, rolling, settledSince } from '../../../lib/engines/rollout/fleet';
 import { decide } from '../../../lib/engines/rollout/gate';
 import { nodeKey } from '../../../lib/engines/rollout/node-key';
@@ -31,6 +33,10 @@ function keyBeforePools(c: WorkerCluster): string {
 
 /** staging-us1 with three pools: system (on-demand), spot, and arm64; `change` reshapes the raw object first. */
 function pooled(change: (raw: Json) => void = () => undefined): WorkerCluster {
+  return validated(pooledRaw(change), 'clusters/staging-us1.yaml');
+}
+
+function pooledRaw(change: (raw: Json) => void = () => undefined): Json {
   const raw = rawExample('staging-us1') as Json;
   const pool = raw.spec.pool as Json;
   delete raw.spec.pool;
@@ -51,7 +57,7 @@ function pooled(change: (raw: Json) => void = () => undefined): WorkerCluster {
     },
   ];
   change(raw);
-  return validated(raw, 'clusters/staging-us1.yaml');
+  return raw;
 }
 
 const spot = (raw: Json) => (raw.spec.pools as Json[]).find((p) => p.name === 'spot') as Json;
@@ -221,5 +227,32 @@ describe('a cluster of several pools in the fleet rollout', () => {
     const m = fleetMember(record(c, { default: 'a'.repeat(64) }), memberSpec(c), 'b'.repeat(64), sharedStack);
     // THEN
     expect([m.desired, m.live]).toEqual(['b'.repeat(64), 'a'.repeat(64)]);
+  });
+
+  test.each<[string, boolean, (raw: Json) => void]>([
+    ['every pool as recorded', true, () => undefined],
+    ['a new label in the spot pool', false, (r) => (spot(r).labels = { 'example.com/spot': 'true' })],
+  ])('the coordinator renders every pool of the object: %s → on desired = %s', async (_what, settledNow, change) => {
+    // GIVEN the object (perhaps changed) in a store, its status recorded on the settled pools
+    const raw = pooledRaw(change);
+    const r = { ...record(settled, live), raw, contentHash: JSON.stringify(raw) };
+    const store = { list: () => Promise.resolve([r]), get: () => Promise.resolve(r) } as unknown as ClusterStore;
+    const policies = {
+      load: () => Promise.resolve({ policies: [], problems: [] }),
+      setPaused: () => Promise.resolve(),
+    } satisfies RolloutPolicySource;
+    const coordinator = new RolloutCoordinator({
+      store,
+      policies,
+      stackOf: () => Promise.resolve(sharedStack),
+      templatesDir: DEFAULT_TEMPLATES_DIR,
+      code: 'test',
+      now: () => new Date(T0),
+    });
+    // WHEN
+    const m = (await coordinator.snapshot(true)).members.get('staging-us1');
+    // THEN
+    expect(m && onDesired(m)).toBe(settledNow);
+    expect(m && pendingRoll(m)).toBe(!settledNow);
   });
 });
