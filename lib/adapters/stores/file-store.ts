@@ -6,14 +6,7 @@ import { clusterFiles, parseClusterYaml, readClusterFile } from '../../model/clu
 import { ClusterStatus, parseStatus } from '../../model/cluster/status';
 import { Problem, WorkerStacksError } from '../../core/errors';
 import { ClusterRecord, ClusterStore, ConflictError } from '../../model/ports/cluster-store';
-import {
-  decodeRevision,
-  deepFreeze,
-  encodeRevision,
-  Revision,
-  StateFile,
-  storable,
-} from './file-store-state';
+import { decodeRevision, deepFreeze, encodeRevision, Revision, StateFile, storable } from './file-store-state';
 import { withPaused } from './file-store-paused';
 import { watchClusterFiles } from './file-store-watch';
 import { StatusFiles } from './file-store-status-files';
