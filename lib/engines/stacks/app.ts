@@ -103,8 +103,11 @@ export function buildFleetApp(props: FleetAppProps): FleetApp {
   for (const { cluster, file } of props.clusters) {
     const name = cluster.metadata.name;
     const configOf = (unit: StackUnit): RenderedConfig | undefined => {
-      if (unit.pool === undefined) return undefined;
-      const config = props.rendered?.get(unit.stackName) ?? renderedOrThrow(cluster, file, templatesDir, unit.pool);
+      // A shared stack without the pool default boots no node, but carries the first pool's checksum in its
+      // ConfigChecksum output: what the reconciler compares for that stack (model/cluster/pools.ts, prepare.ts).
+      const pool = unit.pool ?? poolsOf(cluster.spec).at(0)?.name;
+      if (pool === undefined) return undefined;
+      const config = props.rendered?.get(unit.stackName) ?? renderedOrThrow(cluster, file, templatesDir, pool);
       unitConfigs.set(unit.stackName, config);
       return config;
     };

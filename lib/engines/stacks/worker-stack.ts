@@ -35,7 +35,8 @@ export interface WorkerStackProps {
   readonly cluster: WorkerCluster;
   /**
    * The rendered big config of the pool default (rendered once by the caller, so the reconciler can reuse it); required
-   * when the cluster has that pool. @default none (a cluster whose pools all have stacks of their own)
+   * when the cluster has that pool. Without it, the first pool's: only its checksum is used, as the ConfigChecksum
+   * output the reconciler compares. @default none
    */
   readonly config?: RenderedConfig;
 }
@@ -200,10 +201,12 @@ export class WorkerStack extends Stack {
       rules: [...spec.securityGroupRules, ...(listeners?.nodeRules ?? []).filter((r) => !userKeys.has(ruleKey(r)))],
     });
 
-    if (config && this.pool) {
+    if (config) {
       new CfnOutput(this, OUTPUTS.checksum, {
         value: config.checksum,
-        description: 'SHA-256 of the node config the launch template boots',
+        description: this.pool
+          ? 'SHA-256 of the node config the launch template boots'
+          : "SHA-256 of the first pool's node config (this stack boots no node; the reconciler compares it)",
       });
     }
     new CfnOutput(this, OUTPUTS.configBucket, { value: bucketName });

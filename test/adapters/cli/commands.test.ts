@@ -163,6 +163,9 @@ test('`status` prints a table: generation observed/current, short checksums, in 
     '222222222222/us-east-1 staging-us1',
     '333333333333/ap-southeast-1 edge-ap1',
     '444444444444/eu-central-1 apps-eu1',
+    // apps-eu1's pools with stacks of their own: a row each
+    '444444444444/eu-central-1 apps-eu1/spot',
+    '444444444444/eu-central-1 apps-eu1/arm',
   ]);
   expect(rows[1]).toEqual([
     '111111111111/eu-west-1',

@@ -13,7 +13,8 @@ import { Harness } from '../../fakes/harness';
  * feeds the template — the spec, the code, a config template — still re-deploys.
  */
 
-const renders = jest.spyOn(render, 'renderConfig');
+// Every render goes through renderPools (one call renders every pool of a cluster; renderConfig is its inner step).
+const renders = jest.spyOn(render, 'renderPools');
 const synths = jest.spyOn(synthesis, 'synthesizeStack');
 const parses = jest.spyOn(load, 'parseClusterYaml');
 const validations = jest.spyOn(validation, 'validateCluster');

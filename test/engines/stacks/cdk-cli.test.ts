@@ -5,6 +5,7 @@ import { synthCluster } from '../../helpers/synth';
 import { run } from '../../helpers/tools';
 import { POOLS_FIXTURE } from './pool-helpers';
 import { Json } from '../../helpers/json';
+import { stackUnits } from '../../../lib/model/cluster/pools';
 
 /** The CDK CLI as a user runs it, offline, with aws-cdk-lib's built-in template validation opted in (CDK_VALIDATION=true). */
 const cdk = (args: string[], extraEnv: Record<string, string> = {}) => {
@@ -33,7 +34,7 @@ test('cdk synth builds one worker stack per example and one bootstrap stack per 
     .filter((f) => f.endsWith('.template.json'))
     .sort();
   expect(templates).toEqual([
-    ...EXAMPLE_NAMES.map((n) => `WorkerStack-${n}.template.json`),
+    ...EXAMPLE_NAMES.flatMap((n) => stackUnits(example(n)).map((u) => `${u.stackName}.template.json`)).sort(),
     ...EXAMPLE_NAMES.map((n) => example(n))
       .map((c) => `WorkerStacks-Bootstrap-${c.spec.account}-${c.spec.region}.template.json`)
       .sort(),

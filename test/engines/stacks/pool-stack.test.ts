@@ -292,6 +292,9 @@ test('a pool stack with a launch configuration boots the shared role and securit
   const cluster = poolsVariant((raw) => {
     Object.assign(raw.spec.pools[1], { instanceTypes: ['m6i.xlarge'], legacyLaunchConfiguration: true });
     delete raw.spec.pools[1].capacity;
+    // (a launch configuration rolls by AutoScalingRollingUpdate only: validation refuses instanceRefresh with it)
+    raw.spec.pools[1].rollingUpdate = { ...raw.spec.pools[1].rollingUpdate, strategy: 'rolling' };
+    delete raw.spec.pools[1].rollingUpdate.instanceRefresh;
   });
   // WHEN
   const t = parsed(synthAll(cluster), SPOT);

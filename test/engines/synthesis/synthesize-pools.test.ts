@@ -98,7 +98,7 @@ describe('a finding in a pool stack names its pool', () => {
 
   test('a pool with its own cloud-config: a finding in its config object names that field', () => {
     // GIVEN the arm64 pool with values of its own
-    const cluster = poolsVariant((raw) => (raw.spec.pools[2].cloudConfig = { values: { clusterDNS: '172.20.0.10' } }));
+    const cluster = poolsVariant((raw) => (raw.spec.pools[2].cloudConfig = { values: { maxPods: 58 } }));
     // WHEN / THEN
     expect(originOf(cluster, `${ARM}/NodeConfig`)).toBe('spec.pools[2].cloudConfig');
     expect(originOf(example('prod-eu1'), 'WorkerStack-prod-eu1/Pool/Group/ASG')).toBe('spec.pool');

@@ -1,0 +1,88 @@
+import { getCondition } from '../../lib/model/cluster/status';
+import { renderCluster } from '../../lib/model/cluster/derive';
+import { validateCluster } from '../../lib/model/cluster/validate';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
+import { poolStackName, workerStackName } from '../../lib/core/naming';
+import { Json } from '../helpers/json';
+import { AWS_FLAGS, cli, motoCluster, stackActivity, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';
+
+// Issue 23 end to end: the reconciler (the real CLI, file store) against moto (the wrapper) with a cluster of two
+// pools: `default` in the shared stack and `spot` in its own stack. Each pool's checksum is recorded from its own
+// stack; an edit of one pool's labels updates that pool's stack only.
+
+const NAME = 'moto-pools';
+const SHARED = workerStackName(NAME);
+const SPOT = poolStackName(NAME, 'spot');
+let world: World;
+
+beforeAll(async () => {
+  world = await startWorld();
+}, 120_000);
+afterAll(() => stopWorld(world));
+
+/** The moto example moved to spec.pools: default as it was, and a spot pool with its own label. */
+function pooled(spotLabel: string): Json {
+  return motoCluster(world, NAME, (raw: Json) => {
+    const pool = raw.spec.pool;
+    delete raw.spec.pool;
+    raw.spec.pools = [
+      { name: 'default', ...pool },
+      {
+        name: 'spot',
+        ...pool,
+        labels: { 'example.com/capacity': spotLabel },
+        capacity: { onDemandPercentageAboveBaseCapacity: 0 },
+      },
+    ];
+  });
+}
+
+/** Each pool's checksum, as the reconciler derives it. */
+function checksums(raw: unknown): Record<string, string> {
+  const v = validateCluster(raw, { file: NAME, templates: listTemplates(DEFAULT_TEMPLATES_DIR) });
+  if (!v.cluster) throw new Error(`invalid: ${JSON.stringify(v.problems)}`);
+  const r = renderCluster(v.cluster, NAME, DEFAULT_TEMPLATES_DIR);
+  if (!('configs' in r)) throw new Error(`does not render: ${JSON.stringify(r.problems)}`);
+  return Object.fromEntries([...r.configs].map(([pool, c]) => [pool, c.checksum]));
+}
+
+const spotEntry = (status: Json): Json => (status.pools as Json[]).find((p: Json) => p.name === 'spot');
+
+test('two pools: each stack created and recorded; a label edit of one pool updates its stack only', async () => {
+  // GIVEN a cluster of two pools, reconciled once
+  const first = pooled('spot');
+  const want = checksums(first);
+  expect(want.default).not.toBe(want.spot);
+  writeCluster(world, first);
+  const created = await cli(['reconcile', '--once', '--clusters', world.dir, ...AWS_FLAGS]);
+  expect(created.code).toBe(0);
+
+  // THEN both stacks exist, each pool's checksum is recorded from its own stack, and the cluster is Ready 2/2
+  let status = stateFile(world, NAME).status;
+  expect(status.cloudConfigChecksum).toBe(want.default);
+  expect(spotEntry(status)).toMatchObject({ stackName: SPOT, cloudConfigChecksum: want.spot });
+  expect(status.poolsReady).toBe('2/2');
+  expect(getCondition(status, 'Ready')?.status).toBe('True');
+  const sharedBefore = await stackActivity(world, SHARED);
+  const spotBefore = await stackActivity(world, SPOT);
+  expect(spotBefore.status).toMatch(/_COMPLETE$/);
+
+  // WHEN only the spot pool's label changes, and the reconciler runs again
+  const edited = pooled('spot-v2');
+  const next = checksums(edited);
+  expect(next.default).toBe(want.default);
+  expect(next.spot).not.toBe(want.spot);
+  writeCluster(world, edited);
+  const updated = await cli(['reconcile', '--once', '--clusters', world.dir, ...AWS_FLAGS]);
+  expect(updated.code).toBe(0);
+
+  // THEN the spot pool's stack got a change set and records the new checksum; the shared stack was not touched
+  status = stateFile(world, NAME).status;
+  expect(spotEntry(status).cloudConfigChecksum).toBe(next.spot);
+  expect(status.cloudConfigChecksum).toBe(want.default);
+  expect(status.poolsReady).toBe('2/2');
+  const spotAfter = await stackActivity(world, SPOT);
+  expect(spotAfter.changeSets.length).toBe(spotBefore.changeSets.length + 1);
+  expect(spotAfter.events).toBeGreaterThan(spotBefore.events);
+  expect(await stackActivity(world, SHARED)).toEqual(sharedBefore);
+}, 300_000);
