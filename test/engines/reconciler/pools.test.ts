@@ -312,3 +312,23 @@ test('--concurrency counts stacks: with one slot, one pool rolls and the other w
   expect(h.status(CLUSTER).poolsReady).toBe('3/3');
   expect(controller.slots.size).toBe(0);
 });
+
+test('a pool removed from the object: its own stack is deleted, its entry goes, and no other stack is touched', async () => {
+  // GIVEN a settled cluster with pools system and spot
+  await h.reconcile(CLUSTER, {}, deps);
+  const before = [SHARED, SYSTEM].map((n) => h.cfn.peek(n)?.lastUpdated);
+
+  // WHEN spot is removed from the object and the cluster is reconciled until it settles
+  h.edit(CLUSTER, (raw) => {
+    const pools: Json[] = raw.spec.pools;
+    raw.spec.pools = pools.filter((p) => p.name !== 'spot');
+  });
+  const outcome = await h.reconcile(CLUSTER, {}, deps);
+
+  // THEN spot's stack is gone and so is its entry; the shared and system stacks were not updated
+  expect(outcome.result).toBe('unchanged');
+  expect(h.cfn.peek(SPOT)).toBeUndefined();
+  expect((h.status(CLUSTER).pools ?? []).map((p) => p.name)).toEqual(['system']);
+  expect([SHARED, SYSTEM].map((n) => h.cfn.peek(n)?.lastUpdated)).toEqual(before);
+  expect(h.status(CLUSTER).poolsReady).toBe('2/2');
+});

@@ -119,8 +119,27 @@ export function poolStacks(ctx: ReconcileContext): string[] {
   return [...new Set([...named, ...recorded])];
 }
 
+/**
+ * A pool removed from the object (its entry still in status.pools): its own stack is deleted, as the object now says
+ * (nothing of the other stacks is touched; the shared stack may then drop the exports the pool imported). Undefined
+ * once the stack is gone (its entry goes), else the outcome of this look. A paused cluster or a dry run deletes nothing.
+ */
+export async function removePoolStack(ctx: ReconcileContext, s: Start, paused: boolean): Promise<Outcome | undefined> {
+  const stackName = ctx.unit.stackName;
+  if (ctx.deps.dryRun || paused) {
+    const message = `pool ${ctx.unit.pool ?? '?'} was removed from the object: ${paused ? 'paused, so ' : ''}would delete its stack ${stackName}`;
+    return { result: ctx.deps.dryRun ? 'dry-run' : 'paused', message };
+  }
+  return deleteOne(ctx, s, stackName, `pool ${ctx.unit.pool ?? '?'} was removed from the object`);
+}
+
 /** Deletes one stack of the object: undefined once it is gone, else the outcome of this look (waiting, stalled). */
-async function deleteOne(ctx: ReconcileContext, s: Start, stackName: string): Promise<Outcome | undefined> {
+async function deleteOne(
+  ctx: ReconcileContext,
+  s: Start,
+  stackName: string,
+  why = 'spec.deletionPolicy Delete',
+): Promise<Outcome | undefined> {
   const name = ctx.record.name;
   const stack = await ctx.region.cfn.describeStack(stackName);
   if (!stack || stack.status === 'DELETE_COMPLETE') return undefined;
@@ -129,7 +148,7 @@ async function deleteOne(ctx: ReconcileContext, s: Start, stackName: string): Pr
       { stackStatus: stack.status },
       CONDITIONS.progressing(
         'DeletingStack',
-        `stack ${stackName} is ${stack.status}; deleted once it settles (spec.deletionPolicy Delete)`,
+        `stack ${stackName} is ${stack.status}; deleted once it settles (${why})`,
       ),
     );
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `stack ${stackName} is ${stack.status}` };
@@ -146,7 +165,7 @@ async function deleteOne(ctx: ReconcileContext, s: Start, stackName: string): Pr
   }
   // A new token per attempt (an operator's retry included), the same one for a repeated look at the same attempt.
   const attempt = retryRequested(ctx) ? (ctx.record.retryRequest ?? 'first') : 'first';
-  const message = `deleting stack ${stackName} (spec.deletionPolicy Delete)`;
+  const message = `deleting stack ${stackName} (${why})`;
   ctx.recorder.stage(
     { stackStatus: stack.status },
     CONDITIONS.progressing('DeletingStack', message),

@@ -16,7 +16,7 @@ export { after, before } from './task';
 export type { Hook, WorkflowHooks } from './task';
 import { removeAssembly } from '../../synthesis/synthesize';
 import { checkVersion } from '../tasks/check-version';
-import { finalize } from '../tasks/finalize';
+import { finalize, removePoolStack } from '../tasks/finalize';
 import { acquireSlot, changeSet, execute, publish, recordExecution, recover, synthesize, wait } from '../tasks/apply';
 import { recordFailure } from '../tasks/record-outcome';
 import { cleanConfigObjects } from '../tasks/clean-config-objects';
@@ -167,8 +167,30 @@ export async function reconcileCluster(
     }
     outcome = merged(outcome, results);
   }
+  // Pools removed from the object: their own stacks go (their entries stay until the stack is gone).
+  const kept = new Set<string>();
+  if (!STOPS_POOLS.has(outcome.result) && !first.finalized) {
+    const results: { pool: string; outcome: Outcome }[] = [];
+    for (const p of (recorder.clusterStatus.pools ?? []).filter((x) => !pools.includes(x.name))) {
+      const unit = poolUnit(rec.name, p.name);
+      const view = recorder.pool(p.name, p.stackName);
+      const ctx = new ReconcileContext(rec, view, deps, clients, undefined, undefined, false, unit);
+      const start = ctx.start();
+      try {
+        const r = await removePoolStack(ctx, start, Boolean(first.found.cluster?.spec.paused));
+        if (r) {
+          kept.add(p.name);
+          results.push({ pool: p.name, outcome: r });
+        }
+      } catch (e) {
+        kept.add(p.name);
+        results.push({ pool: p.name, outcome: onError(ctx, recorder, { task: TASK.finalize, found: start }, e) });
+      }
+    }
+    if (results.length) outcome = merged(outcome, results);
+  }
   // Not on a stale read (nothing staged is kept), nor on an object whose stacks are being deleted.
-  if (outcome.result !== 'conflict' && !first.finalized) recorder.finish(pools);
+  if (outcome.result !== 'conflict' && !first.finalized) recorder.finish(pools, kept);
   return commit(deps, recorder, first.progress, outcome);
 }
 
@@ -290,7 +312,10 @@ function merged(shared: Outcome, pools: readonly { pool: string; outcome: Outcom
     message,
     requeueAfterMs: requeues.length ? Math.min(...requeues) : undefined,
     stackInProgress: all.some((o) => o.stackInProgress) || undefined,
-    pools: pools.map((p) => ({ pool: p.pool, result: p.outcome.result, message: p.outcome.message })),
+    pools: [
+      ...(shared.pools ?? []),
+      ...pools.map((p) => ({ pool: p.pool, result: p.outcome.result, message: p.outcome.message })),
+    ],
   };
 }
 
