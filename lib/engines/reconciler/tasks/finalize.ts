@@ -107,7 +107,7 @@ async function deleteStack(
  * The stacks of the object's pools that have stacks of their own: those it names (spec.pools, read before
  * validation: a deleted object may no longer validate) and those its status recorded (a pool removed since).
  */
-export function poolStacks(ctx: ReconcileContext): string[] {
+function poolStacks(ctx: ReconcileContext): string[] {
   const raw = (ctx.record.raw as { spec?: { pools?: unknown } } | undefined)?.spec?.pools;
   const named = Array.isArray(raw)
     ? raw.flatMap((p: unknown) => {

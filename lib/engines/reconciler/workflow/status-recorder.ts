@@ -224,9 +224,9 @@ export class StatusRecorder implements PendingStatus {
   }
 }
 
-/** The fields of a status that a pool's entry has (a pool has no rollout record of its own: the fleet rollout reads the top level). */
+/** The fields of a status that a pool's entry has (all but the cluster-wide ones). */
 function poolFields(patch: StatusPatch): Partial<PoolStatus> {
-  const { rollout: _rollout, pools: _pools, poolsReady: _ready, ...rest } = patch;
+  const { pools: _pools, poolsReady: _ready, ...rest } = patch;
   return rest;
 }
 

@@ -71,7 +71,7 @@ export const APPLY = Workflow.from<Observed>()
   .then(changeSet)
   .then(execute);
 /** A pool's stack: the object was validated (or fast-pathed) for the shared stack; its finalizer is the shared run's. */
-export const POOL_PREPARE = Workflow.from<Start>().then(skipIfSameInputs).then(validate).then(render).then(observe);
+const POOL_PREPARE = Workflow.from<Start>().then(skipIfSameInputs).then(validate).then(render).then(observe);
 export const RECORD = Workflow.from<Observed>().then(recordExecution).concat(APPLY);
 export const SETTLED = Workflow.from<Found>().then(cleanConfigObjects);
 
