@@ -332,3 +332,20 @@ test('a pool removed from the object: its own stack is deleted, its entry goes, 
   expect([SHARED, SYSTEM].map((n) => h.cfn.peek(n)?.lastUpdated)).toEqual(before);
   expect(h.status(CLUSTER).poolsReady).toBe('2/2');
 });
+
+test("an invalid edit of a cluster with pools keeps every pool's entry and the n/m as they were", async () => {
+  // GIVEN a settled cluster with pools
+  await h.reconcile(CLUSTER, {}, deps);
+  const before = h.status(CLUSTER);
+
+  // WHEN its pools are made unreadable (not a list) and it is reconciled
+  h.edit(CLUSTER, (raw) => (raw.spec.pools = 'system, spot'));
+  const outcome = await h.step(CLUSTER, {}, deps);
+
+  // THEN it is invalid, and what is recorded of each pool is left alone
+  expect(outcome.result).toBe('invalid');
+  expect({ pools: h.status(CLUSTER).pools, poolsReady: h.status(CLUSTER).poolsReady }).toEqual({
+    pools: before.pools,
+    poolsReady: '3/3',
+  });
+});

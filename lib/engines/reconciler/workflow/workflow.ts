@@ -189,8 +189,10 @@ export async function reconcileCluster(
     }
     if (results.length) outcome = merged(outcome, results);
   }
-  // Not on a stale read (nothing staged is kept), nor on an object whose stacks are being deleted.
-  if (outcome.result !== 'conflict' && !first.finalized) recorder.finish(pools, kept);
+  // Not on a stale read (nothing staged is kept), an object whose stacks are being deleted, nor one that does not
+  // validate (its pools are unknown: their entries stay as they are).
+  if (!STOPS_POOLS.has(outcome.result) && !STOPS_POOLS.has(first.outcome.result) && !first.finalized)
+    recorder.finish(pools, kept);
   return commit(deps, recorder, first.progress, outcome);
 }
 
