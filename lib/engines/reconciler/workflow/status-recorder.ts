@@ -12,7 +12,7 @@ import type { ReasonedCondition } from './conditions';
 import type { Logger } from '../../../core/logger';
 import type { ClusterStore } from '../../../model/ports/cluster-store';
 import type { EventSink } from './events';
-import { eventsFor } from './events';
+import { clusterEventsFor } from './events';
 
 /** The fields of a status a task may set directly (conditions and the controller's bookkeeping go their own ways). */
 type StatusPatch = Partial<Omit<ClusterStatus, 'conditions' | 'controller'>>;
@@ -206,7 +206,7 @@ export class StatusRecorder implements PendingStatus {
     // Events never hold the reconcile up (a lost event is only a lost event).
     const sink = this.deps.events;
     if (!sink) return;
-    for (const e of eventsFor(before, next)) {
+    for (const e of clusterEventsFor(before, next)) {
       sink
         .emit(this.record.name, e)
         .catch((err: unknown) =>
