@@ -2,6 +2,7 @@ import { getCondition, PoolStatus } from '../../../lib/model/cluster/status';
 import { poolStackName, workerStackName } from '../../../lib/core/naming';
 import { ReconcilerDeps } from '../../../lib/engines/reconciler/workflow/context';
 import { Controller } from '../../../lib/engines/reconciler/runtime/controller';
+import { DerivedCache } from '../../../lib/model/cluster/derived-cache';
 import { ClusterStore } from '../../../lib/model/ports/cluster-store';
 import { STACK_FINALIZER } from '../../../lib/platform/kube/resource';
 import { fail, stuck } from '../../fakes/fake-cloudformation';
@@ -348,4 +349,33 @@ test("an invalid edit of a cluster with pools keeps every pool's entry and the n
     pools: before.pools,
     poolsReady: '3/3',
   });
+});
+
+test('an unchanged cluster with pools: a second pass of the daemon writes nothing, synthesizes nothing, and lists once', async () => {
+  // GIVEN a cluster with pools applied by a daemon (its derived cache lives as long as the process)
+  const daemon = { ...deps, derived: new DerivedCache() };
+  await h.pass({}, daemon);
+  const writes = h.statusWrites;
+  h.cfn.resetCalls();
+  let synths = 0;
+  const counting = {
+    ...daemon,
+    synthesizer: (c: Parameters<typeof simSynthesizer>[0], o: Parameters<typeof simSynthesizer>[1]) => {
+      synths++;
+      return simSynthesizer(c, o);
+    },
+  };
+
+  // WHEN the same process passes again
+  const { outcomes } = await h.pass({}, counting);
+
+  // THEN every stack is unchanged from the one listing: no write, no synthesis, no change set, no describe
+  expect(outcomes.get(CLUSTER)?.result).toBe('unchanged');
+  expect({
+    writes: h.statusWrites - writes,
+    synths,
+    changeSets: h.cfn.count('createChangeSet'),
+    describes: h.cfn.count('describeStack'),
+    listings: h.cfn.count('listStacks'),
+  }).toEqual({ writes: 0, synths: 0, changeSets: 0, describes: 0, listings: 1 });
 });
