@@ -91,6 +91,7 @@ export const CMD = {
   holdPool: (i: number, polls: number) => command(`holdPool(${i}, ${polls})`, (w) => w.holdPool(i, polls), alive(i)),
   rollbackPool: (i: number) => command(`rollbackPool(${i})`, (w) => w.rollbackPool(i), alive(i)),
   breakPool: (i: number) => command(`breakPool(${i})`, (w) => w.breakPool(i), alive(i)),
+  removePool: (i: number) => command(`removePool(${i})`, (w) => w.removePool(i), alive(i)),
   deleteStack: (i: number) => command(`deleteStack(${i})`, (w) => w.deleteStack(i), alive(i)),
   changeStack: (i: number) => command(`changeStack(${i})`, (w) => w.changeStack(i), alive(i)),
 };
@@ -138,6 +139,7 @@ export const COMMANDS: Array<fc.Arbitrary<Cmd>> = [
   fc.tuple(cluster, fc.integer({ min: 1, max: 10 })).map(([i, polls]) => CMD.holdPool(i, polls)),
   cluster.map(CMD.rollbackPool),
   cluster.map(CMD.breakPool),
+  cluster.map(CMD.removePool),
 ];
 
 /** The settings of one world: a few clusters, one or two slots, one or two attempts. */

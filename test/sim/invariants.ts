@@ -277,16 +277,24 @@ export class Invariants {
     const desired = this.desired(name);
     const units = [
       { stack: workerStackName(name), status: s, desired: desired?.shared },
-      ...(this.w.opts.pools
+      ...(this.w.opts.pools && desired?.spot !== undefined
         ? [
             {
               stack: poolStackName(name, SPOT),
               status: s?.pools?.find((p) => p.name === SPOT),
-              desired: desired?.spot,
+              desired: desired.spot,
             },
           ]
         : []),
     ];
+    // A pool removed from the object (removePool): its stack is gone, and so is its entry; or its delete failed and
+    // the entry says so (Stalled, DeleteFailed).
+    if (this.w.opts.pools && desired && desired.spot === undefined) {
+      const left = this.w.aws.truth(poolStackName(name, SPOT));
+      const entry = s?.pools?.find((p) => p.name === SPOT);
+      const stopped = getCondition(entry && { conditions: entry.conditions }, 'Stalled')?.status === 'True';
+      if ((left || entry) && !stopped) return undefined;
+    }
     // Each stack on its own: Ready on its desired config, or stopped with a reason (a pool broken for good stalls,
     // and must hold no other stack back). The top level is Ready only when every stack is.
     const states = units.map((u) => {

@@ -117,4 +117,17 @@ describe('schedules the simulator found on the fixed runtime', () => {
       [CMD.restart(), CMD.deleteStack(0), CMD.edit(0, { field: 'minSize', value: 9 }), CMD.staleReads(1, 4)],
     );
   });
+
+  test('a timed-out DescribeChangeSet read as "the change set is gone": with a stale look, our create in progress is recorded failed and another change set is created on it (issue 23 sim; seed 20261125, path 704:0:0:0:17:5:16:16:6)', async () => {
+    // GIVEN our create executing  WHEN the record path's DescribeChangeSet times out and the stack reads are stale
+    // THEN no decision is made from that (requeued, still executing, its slot held), and no change set is created on the stack in progress
+    await replay(
+      { clusters: 2, concurrency: 1, maxUpdateAttempts: 1 },
+      [
+        1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 5, 15, 17, 16, 19, 20, 21, 18, 22, 23, 25, 24, 26, 27, 28, 29, 30,
+        31, 32, 33, 34, 35, 36, 37,
+      ],
+      [CMD.staleReads(2, 5), CMD.fault('describeChangeSet', 'timeout', 2), CMD.advance(1000), CMD.runAll()],
+    );
+  });
 });

@@ -278,6 +278,16 @@ export class SimWorld {
     this.aws.fake.setDefault(workerStackName(this.names[i]), fail(ROLLED_BACK, 1));
   }
 
+  /** The spot pool is removed from the object (a world with pools): its own stack must go, and no other stack move. */
+  public removePool(i: number): void {
+    const name = this.names[i];
+    if (!this.store.has(name)) return;
+    const raw = structuredClone(this.store.raw(name)) as RawObject;
+    if (!raw.spec.pools?.some((p) => p.name === SPOT)) return;
+    raw.spec.pools = raw.spec.pools.filter((p) => p.name !== SPOT);
+    this.store.put(name, raw);
+  }
+
   /** The next operation on the spot pool's stack stays in progress for `polls` polls. */
   public holdPool(i: number, polls: number): void {
     this.aws.fake.script(this.poolStack(i), complete(polls));

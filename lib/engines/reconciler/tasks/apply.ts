@@ -4,6 +4,7 @@ import { CLUSTER_TAG } from '../../../core/naming';
 import { stackUnits } from '../../../model/cluster/pools';
 import { ControllerBookkeeping } from '../../../model/cluster/status';
 import { CONDITIONS, Reason } from '../workflow/conditions';
+import { classifyError } from '../workflow/classify';
 import { ensureChangeSet, executeToken } from './change-set-ops';
 import { camel, Outcome, ReconcileContext, TASK } from '../workflow/context';
 import { ChangeSetReady, Observed, Synthesized } from '../workflow/state';
@@ -49,9 +50,15 @@ export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live' | '
   async run(ctx, o) {
     const executing = need(ctx.recorder.controller.executing, 'the change set executing');
     const name = ctx.unit.stackName;
+    // A change set that is not there (or a stack that is not) is undefined; a throttled or timed-out answer is not an
+    // answer: it goes to the error path (requeued, our execution still on record), never read as "gone" (which, with
+    // a stale look at the stack, would record a failure of an operation still running and start another on it).
     const cs = await ctx.region.cfn
       .describeChangeSet(o.stack?.id ?? ctx.status.stackId ?? name, executing.changeSet)
-      .catch(() => undefined);
+      .catch((e: unknown) => {
+        if (classifyError(e).kind === 'transient') throw e;
+        return undefined;
+      });
     const executingMessage = `stack ${o.stack?.status ?? name}: change set ${executing.changeSet} is executing (rolling to config ${short(executing.checksum)})`;
     // Ours and not over (whatever a listing says): look again. CloudFormation may show the stack's old status for a moment.
     if (cs?.executionStatus === 'EXECUTE_IN_PROGRESS') return inProgress(ctx, executingMessage);

@@ -367,7 +367,10 @@ function onError(ctx: ReconcileContext, recorder: StatusRecorder, { task, found 
     return { result: 'waiting', message, requeueAfterMs: ctx.pollMs };
   }
   if (kind.kind === 'transient') {
-    // Not a failure: nothing is counted, Ready is left alone, and the queue retries with its own backoff.
+    // Not a failure: nothing is counted, Ready is left alone, and the queue retries with its own backoff. An execution
+    // of ours still on record may be running whatever a (possibly stale) look showed: its slot stays held until a
+    // look after it sees the stack settled.
+    if (ctx.recorder.controller.executing) ctx.deps.slots?.observed(ctx.unit.slot, true);
     log.warn({ task, reason: kind.reason, err: message }, 'transient AWS error; requeued');
     ctx.recorder.stage({}, CONDITIONS.degraded(kind.reason, `${message} (transient; retrying)`));
     return { result: 'transient', reason: kind.reason, message, requeueAfterMs: ctx.deps.backoff.baseMs };
