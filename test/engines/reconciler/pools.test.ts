@@ -379,3 +379,24 @@ test('an unchanged cluster with pools: a second pass of the daemon writes nothin
     listings: h.cfn.count('listStacks'),
   }).toEqual({ writes: 0, synths: 0, changeSets: 0, describes: 0, listings: 1 });
 });
+
+test('a pool that stopped (its retries spent): the top level is Stalled too, with its reason, naming the pool', async () => {
+  // GIVEN a settled cluster, one attempt per input, and a spot update that rolls back
+  await h.reconcile(CLUSTER, {}, deps);
+  const once = { ...deps, maxUpdateAttempts: 1 };
+  h.cfn.script(SPOT, fail(LAUNCH_TEMPLATE_FAILURE));
+
+  // WHEN spot is edited and the cluster reconciled until it settles
+  setPool('spot', (p) => (p.labels = { 'node.example.com/spot': 'yes' }));
+  await h.reconcile(CLUSTER, {}, once);
+
+  // THEN spot is Stalled, and so is the top level, with spot's reason and a message naming it
+  expect(getCondition({ conditions: pool('spot')?.conditions ?? [] }, 'Stalled')?.status).toBe('True');
+  const top = getCondition(h.status(CLUSTER), 'Stalled');
+  expect({ status: top?.status, reason: top?.reason }).toEqual({ status: 'True', reason: 'UpdateFailed' });
+  expect(top?.message).toMatch(/^pool spot: /);
+  // AND another pass changes nothing (the same words, the same time of transition)
+  const writes = h.statusWrites;
+  await h.step(CLUSTER, {}, once);
+  expect(h.statusWrites).toBe(writes);
+});
