@@ -155,4 +155,18 @@ describe('schedules the simulator found on the fixed runtime', () => {
       [CMD.breakPool(0), CMD.edit(1, { field: 'maxPods', value: 62 }), CMD.changeStack(0)],
     );
   });
+
+  test("a pool removed while our create of its stack runs: the new leader's look at it held no slot (issue 23 sim; seed 11)", async () => {
+    // GIVEN spot's stack being created by us  WHEN spot is removed from the object and the daemon restarts
+    // THEN the look that waits to delete the stack holds its slot while the create runs
+    await replay(
+      { clusters: 2, concurrency: 2, maxUpdateAttempts: 1, rollout: false, shards: 'one', pools: true },
+      [
+        1, 3, 2, 4, 5, 7, 6, 8, 9, 11, 10, 12, 13, 15, 14, 16, 17, 18, 19, 20, 22, 21, 24, 23, 25, 27, 28, 26, 29, 30,
+        32, 31, 33, 34, 35, 37, 36, 39, 40, 41, 38, 43, 42, 44, 45, 47, 48, 49, 50, 46, 51, 53, 54, 55, 52, 57, 58, 56,
+        60, 61, 59, 62, 63, 65, 66, 64, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 80, 79, 81, 82, 83, 84,
+      ],
+      [CMD.leaderChange(), CMD.runAll(), CMD.removePool(0), CMD.restart(), CMD.changeStack(0)],
+    );
+  });
 });

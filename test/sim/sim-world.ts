@@ -286,6 +286,10 @@ export class SimWorld {
     if (!raw.spec.pools?.some((p) => p.name === SPOT)) return;
     raw.spec.pools = raw.spec.pools.filter((p) => p.name !== SPOT);
     this.store.put(name, raw);
+    // Its updates may be broken; its delete is not.
+    const stack = poolStackName(name, SPOT);
+    this.brokenPools.delete(stack);
+    this.aws.fake.setDefault(stack, complete(2));
   }
 
   /** The next operation on the spot pool's stack stays in progress for `polls` polls. */
@@ -299,11 +303,19 @@ export class SimWorld {
     this.aws.fake.script(this.poolStack(i), fail(ROLLED_BACK, 1));
   }
 
-  /** Every operation on the spot pool's stack fails from now on, faults stopped or not: the others must converge. */
+  /**
+   * Every update of the spot pool's existing stack fails from now on, faults stopped or not: the other stacks must
+   * converge. (A world without pools, or a pool stack not created yet: its next operation fails, as rollbackPool.)
+   */
   public breakPool(i: number): void {
     const stack = this.poolStack(i);
-    this.brokenPools.add(stack);
     this.failed.add(stack);
+    const s = this.aws.truth(stack);
+    if (!this.opts.pools || !s || !/_COMPLETE$/.test(s.status) || /ROLLBACK/.test(s.status)) {
+      this.aws.fake.script(stack, fail(ROLLED_BACK, 1));
+      return;
+    }
+    this.brokenPools.add(stack);
     this.aws.fake.setDefault(stack, fail(ROLLED_BACK, 1));
   }
 

@@ -130,7 +130,7 @@ export async function removePoolStack(ctx: ReconcileContext, s: Start, paused: b
     const message = `pool ${ctx.unit.pool ?? '?'} was removed from the object: ${paused ? 'paused, so ' : ''}would delete its stack ${stackName}`;
     return { result: ctx.deps.dryRun ? 'dry-run' : 'paused', message };
   }
-  return deleteOne(ctx, s, stackName, `pool ${ctx.unit.pool ?? '?'} was removed from the object`);
+  return deleteOne(ctx, s, stackName, `pool ${ctx.unit.pool ?? '?'} was removed from the object`, ctx.unit.slot);
 }
 
 /** Deletes one stack of the object: undefined once it is gone, else the outcome of this look (waiting, stalled). */
@@ -139,9 +139,12 @@ async function deleteOne(
   s: Start,
   stackName: string,
   why = 'spec.deletionPolicy Delete',
+  /** The stack's fleet slot, when this run owns it (a removed pool's stack): held while the stack is in progress. */
+  slot?: string,
 ): Promise<Outcome | undefined> {
   const name = ctx.record.name;
   const stack = await ctx.region.cfn.describeStack(stackName);
+  if (slot) ctx.deps.slots?.observed(slot, Boolean(stack && stack.status !== 'DELETE_COMPLETE' && busy(stack)));
   if (!stack || stack.status === 'DELETE_COMPLETE') return undefined;
   if (busy(stack)) {
     ctx.recorder.stage(
@@ -172,6 +175,7 @@ async function deleteOne(
     retryRequested(ctx) ? { retryHandled: ctx.record.retryRequest } : undefined,
   );
   await ctx.region.cfn.deleteStack(stack.id, `ws-delete-${sha256Hex(`${stack.id}\0${attempt}`).slice(0, 32)}`);
+  if (slot) ctx.deps.slots?.observed(slot, true);
   s.log.info({ stack: stackName }, message);
   return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
 }
