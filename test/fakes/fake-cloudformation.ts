@@ -325,6 +325,16 @@ export class FakeCloudFormation implements CloudFormationPort {
     this.calls.clear();
   }
 
+  /**
+   * The stack's operation in progress replaces its nodes: an update toward a template whose ConfigChecksum is not the
+   * live one (the simulator's maxConcurrentPools invariant). Not a call.
+   */
+  public rollsNodes(stackName: string): boolean {
+    const s = this.byName(stackName);
+    const target = s?.op?.kind === 'update' && s.op.template ? outputsOf(s.op.template).ConfigChecksum : undefined;
+    return target !== undefined && target !== s?.outputs.ConfigChecksum;
+  }
+
   /** The stack as DescribeStacks would show it by name (undefined when absent or deleted), without counting a call. */
   public peek(stackName: string): StackSummary | undefined {
     const s = this.byName(stackName);

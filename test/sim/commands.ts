@@ -55,6 +55,8 @@ const EDITS: readonly Edit[] = [
   { field: 'maxSize', value: 5 },
   { field: 'minSize', value: 1 },
   { field: 'minSize', value: 9 }, // above maxSize: invalid
+  { field: 'spotLabel', value: 1 }, // the spot pool's own config: rolls that pool only
+  { field: 'spotLabel', value: 2 },
 ];
 
 /** The commands by name: the arbitraries below draw them, and a pinned regression lists them by hand. */
@@ -86,6 +88,10 @@ export const CMD = {
   hold: (i: number, polls: number) => command(`hold(${i}, ${polls})`, (w) => w.hold(i, polls), alive(i)),
   rollback: (i: number) => command(`rollback(${i})`, (w) => w.rollback(i), alive(i)),
   breakStack: (i: number) => command(`breakStack(${i})`, (w) => w.breakStack(i), alive(i)),
+  holdPool: (i: number, polls: number) => command(`holdPool(${i}, ${polls})`, (w) => w.holdPool(i, polls), alive(i)),
+  rollbackPool: (i: number) => command(`rollbackPool(${i})`, (w) => w.rollbackPool(i), alive(i)),
+  breakPool: (i: number) => command(`breakPool(${i})`, (w) => w.breakPool(i), alive(i)),
+  removePool: (i: number) => command(`removePool(${i})`, (w) => w.removePool(i), alive(i)),
   deleteStack: (i: number) => command(`deleteStack(${i})`, (w) => w.deleteStack(i), alive(i)),
   changeStack: (i: number) => command(`changeStack(${i})`, (w) => w.changeStack(i), alive(i)),
 };
@@ -129,6 +135,11 @@ export const COMMANDS: Array<fc.Arbitrary<Cmd>> = [
   cluster.map(CMD.breakStack),
   cluster.map(CMD.deleteStack),
   cluster.map(CMD.changeStack),
+  // Pools (a world with pools; else the cluster's one stack): the spot pool's own stack held, rolled back, broken for good.
+  fc.tuple(cluster, fc.integer({ min: 1, max: 10 })).map(([i, polls]) => CMD.holdPool(i, polls)),
+  cluster.map(CMD.rollbackPool),
+  cluster.map(CMD.breakPool),
+  cluster.map(CMD.removePool),
 ];
 
 /** The settings of one world: a few clusters, one or two slots, one or two attempts. */
@@ -138,6 +149,7 @@ export const WORLD_OPTIONS: fc.Arbitrary<WorldOptions> = fc.record({
   maxUpdateAttempts: fc.integer({ min: 1, max: 2 }),
   rollout: fc.boolean(),
   shards: fc.constantFrom<ShardConfig>('one', 'split'),
+  pools: fc.boolean(),
 });
 
 /**

@@ -3,9 +3,12 @@ import { validateCluster } from '../../lib/model/cluster/validate';
 import { renderCluster } from '../../lib/model/cluster/derive';
 import { ClusterStatus, getCondition } from '../../lib/model/cluster/status';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
-import { workerStackName } from '../../lib/core/naming';
+import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { queueState } from './sim-process';
 import type { SimWorld } from './sim-world';
+
+/** The pool with a stack of its own in a world with pools (sim-world.ts). */
+export const SPOT = 'spot';
 
 /** A broken promise of the reconciler's contract, with what the simulator saw. */
 export class InvariantViolation extends Error {
@@ -50,11 +53,28 @@ export class Invariants {
    * recorded as failed or rolled back in the same write.
    */
   public onStatusWrite(name: string, status: ClusterStatus, pid: number): void {
-    this.checks += 2;
-    const stack = workerStackName(name);
-    const ready = getCondition(status, 'Ready');
     const before = this.lastWritten.get(name);
     this.lastWritten.set(name, status);
+    this.unitWrite(name, workerStackName(name), status, before, pid, 'shared stack');
+    // Each pool's entry is held to the same rules against its own stack (a unit's recorded checksum is one its stack reported).
+    for (const p of status.pools ?? []) {
+      const { name: pool, ...unit } = p;
+      const prev = before?.pools?.find((x) => x.name === pool);
+      this.unitWrite(`${name}/${pool}`, p.stackName, unit, prev && { ...prev }, pid, `pool ${pool}`);
+    }
+  }
+
+  /** The write's claims about one stack of the cluster (its top level, or a pool's entry). */
+  private unitWrite(
+    name: string,
+    stack: string,
+    status: ClusterStatus,
+    before: ClusterStatus | undefined,
+    pid: number,
+    what: string,
+  ): void {
+    this.checks += 2;
+    const ready = getCondition(status, 'Ready');
     const prev = getCondition(before, 'Ready');
     const claims =
       ready?.status === 'True' &&
@@ -65,7 +85,7 @@ export class Invariants {
     if (claims) {
       if (!status.stackStatus || !isComplete(status.stackStatus))
         this.found.push(
-          `[ready] ${name}: Ready=True (${ready.reason}) recorded with stack status ${status.stackStatus}`,
+          `[ready] ${name} (${what}): Ready=True (${ready.reason}) recorded with stack status ${status.stackStatus}`,
         );
       const after = this.w.aws.lastExecute.get(stack) ?? 0;
       const reads = this.w.aws.reads.get(pid)?.get(stack) ?? [];
@@ -77,12 +97,12 @@ export class Invariants {
           r.stack.outputs.ConfigChecksum === status.cloudConfigChecksum,
       );
       if (!seen) {
-        const what =
+        const seenWhat =
           reads
             .map((r) => `#${r.seq} ${r.stack?.status ?? 'absent'} ${short8(r.stack?.outputs.ConfigChecksum) ?? '-'}`)
             .join(', ') || 'none';
         this.found.push(
-          `[ready] ${name}: Ready=True (${ready.reason}) on checksum ${status.cloudConfigChecksum?.slice(0, 8)} without a read of a complete stack carrying it after our last execution (#${after}); reads since: ${what}`,
+          `[ready] ${name} (${what}): Ready=True (${ready.reason}) on checksum ${status.cloudConfigChecksum?.slice(0, 8)} without a read of ${stack} complete carrying it after our last execution (#${after}); reads since: ${seenWhat}`,
         );
       }
     }
@@ -94,7 +114,7 @@ export class Invariants {
         FAILED_STACK.test(status.stackStatus ?? '')
       ) {
         this.found.push(
-          `[words] ${name}: ${c.type} says ${c.reason} ("${c.message}") while the stack recorded in the same write is ${status.stackStatus}`,
+          `[words] ${name} (${what}): ${c.type} says ${c.reason} ("${c.message}") while the stack recorded in the same write is ${status.stackStatus}`,
         );
       }
     }
@@ -106,7 +126,31 @@ export class Invariants {
   public afterStep(): void {
     this.checks += 3; // the call-time invariants, counted here: no change set while in progress, executions, leaders
     this.shards();
+    this.pools();
     this.throwIfBroken();
+  }
+
+  /**
+   * A world with pools: no more of a cluster's stacks replace nodes at once than spec.rollout.maxConcurrentPools (1),
+   * and a stack rolls back only when a command made it fail (a failing pool never makes another stack roll back).
+   */
+  private pools(): void {
+    if (!this.w.opts.pools) return;
+    for (const n of this.w.names) {
+      this.checks += 2;
+      const rolling = this.w.stacksOf(n).filter((s) => this.w.aws.fake.rollsNodes(s));
+      if (rolling.length > 1)
+        this.found.push(
+          `[pools] ${n}: ${rolling.join(' and ')} replace nodes at once, beyond spec.rollout.maxConcurrentPools 1`,
+        );
+      for (const stack of this.w.stacksOf(n)) {
+        const s = this.w.aws.truth(stack);
+        if (s && /ROLLBACK/.test(s.status) && !this.w.failed.has(stack))
+          this.found.push(
+            `[pools] ${stack} is ${s.status}, though no command made it fail: another stack's failure rolled it back`,
+          );
+      }
+    }
   }
 
   /** Every object is owned by exactly one shard, or reported as unowned (sim-shards.ts); no two running shards overlap. */
@@ -129,11 +173,13 @@ export class Invariants {
     const l = this.w.leader;
     if (l.busy || l.dead) return;
     const q = queueState(l.queue);
-    for (const c of l.controller.slots.names()) {
+    for (const key of l.controller.slots.names()) {
       this.checks++;
       // A slot is the roll's while its stack is in progress; after that, until the look that is already due (a
       // requeue, not the resync) sees it settled. Held past both, nothing gives it back: --concurrency shrinks.
-      const stack = this.w.aws.truth(workerStackName(c));
+      // A pool's own stack holds the slot `<cluster>/<pool>`; its cluster is the one looked at again.
+      const [c, pool] = key.split('/');
+      const stack = this.w.aws.truth(pool ? poolStackName(c, pool) : workerStackName(c));
       if (!(stack && isInProgress(stack.status)) && !q.pending(c)) {
         const why = !this.w.store.has(c)
           ? 'its object is deleted'
@@ -141,24 +187,35 @@ export class Invariants {
             ? 'it is Stalled'
             : 'it is not requeued';
         this.found.push(
-          `[slots] slot leaked: ${c} holds a slot of --concurrency ${this.w.opts.concurrency}, its stack is ${stack?.status ?? 'absent'} and nothing will look at it again (${why})`,
+          `[slots] slot leaked: ${key} holds a slot of --concurrency ${this.w.opts.concurrency}, its stack is ${stack?.status ?? 'absent'} and nothing will look at it again (${why})`,
         );
       }
     }
     for (const c of this.w.names) {
-      this.checks++;
-      const s = this.w.aws.truth(workerStackName(c));
-      if (
-        this.w.aws.ours.has(workerStackName(c)) &&
-        s &&
-        isInProgress(s.status) &&
-        this.w.store.status(c)?.controller?.executing &&
-        l.reconciles > 0 &&
-        !l.controller.slots.names().has(c)
-      ) {
-        this.found.push(
-          `[slots] ${c}: our roll is ${s.status} (recorded as executing) but holds no slot: --concurrency does not bound it`,
-        );
+      const status = this.w.store.status(c);
+      const units = [
+        { stack: workerStackName(c), key: c, executing: status?.controller?.executing },
+        ...(status?.pools ?? []).map((p) => ({
+          stack: p.stackName,
+          key: `${c}/${p.name}`,
+          executing: p.controller?.executing,
+        })),
+      ];
+      for (const u of units) {
+        this.checks++;
+        const s = this.w.aws.truth(u.stack);
+        if (
+          this.w.aws.ours.has(u.stack) &&
+          s &&
+          isInProgress(s.status) &&
+          u.executing &&
+          l.reconciles > 0 &&
+          !l.controller.slots.names().has(u.key)
+        ) {
+          this.found.push(
+            `[slots] ${u.key}: our roll of ${u.stack} is ${s.status} (recorded as executing) but holds no slot: --concurrency does not bound it`,
+          );
+        }
       }
     }
     this.throwIfBroken();
@@ -176,7 +233,8 @@ export class Invariants {
     const l = this.w.leader;
     for (const d of this.w.deleted) {
       this.checks += 3;
-      if (l.controller.slots.names().has(d)) this.found.push(`[deleted] ${d} deleted, still holds a slot`);
+      if ([...l.controller.slots.names()].some((k) => k === d || k.startsWith(`${d}/`)))
+        this.found.push(`[deleted] ${d} deleted, still holds a slot`);
       if (queueState(l.queue).holds(d)) this.found.push(`[deleted] ${d} deleted, is still in the work queue`);
       const series = (await l.metrics.registry.getMetricsAsJSON()).some((m) =>
         m.values.some((v) => v.labels.cluster === d),
@@ -192,9 +250,16 @@ export class Invariants {
       .map((n) => {
         const s = this.w.store.status(n);
         const stack = this.w.aws.truth(workerStackName(n));
-        const cond = (t: 'Ready' | 'Stalled' | 'Progressing') =>
-          `${t}=${getCondition(s, t)?.status ?? '-'}/${getCondition(s, t)?.reason ?? '-'}`;
-        return `${n}${this.w.deleted.has(n) ? ' (deleted)' : ''}: ${cond('Ready')} ${cond('Stalled')} ${cond('Progressing')} recorded ${s?.cloudConfigChecksum?.slice(0, 8)} desired ${this.desired(n)?.slice(0, 8)} stack ${stack?.status ?? 'absent'} live ${short8(stack?.outputs.ConfigChecksum)}`;
+        const cond = (t: 'Ready' | 'Stalled' | 'Progressing', u: Pick<ClusterStatus, 'conditions'> | undefined = s) =>
+          `${t}=${getCondition(u && { conditions: u.conditions }, t)?.status ?? '-'}/${getCondition(u && { conditions: u.conditions }, t)?.reason ?? '-'}`;
+        return `${n}${this.w.deleted.has(n) ? ' (deleted)' : ''}: ${cond('Ready')} ${cond('Stalled')} ${cond('Progressing')} recorded ${s?.cloudConfigChecksum?.slice(0, 8)} desired ${this.desired(n)?.shared.slice(0, 8)} stack ${stack?.status ?? 'absent'} live ${short8(stack?.outputs.ConfigChecksum)}${(
+          s?.pools ?? []
+        )
+          .map(
+            (p) =>
+              ` [pool ${p.name}: ${cond('Ready', p)} ${cond('Stalled', p)} ${cond('Progressing', p)} recorded ${p.cloudConfigChecksum?.slice(0, 8)} desired ${this.desired(n)?.spot?.slice(0, 8)} stack ${this.w.aws.truth(p.stackName)?.status ?? 'absent'} live ${short8(this.w.aws.truth(p.stackName)?.outputs.ConfigChecksum)}]`,
+          )
+          .join('')}`;
       })
       .join('; ');
   }
@@ -210,28 +275,60 @@ export class Invariants {
     const anyStalled = this.w.names.some((n) => getCondition(this.w.store.status(n), 'Stalled')?.status === 'True');
     if (progressing?.reason === 'RolloutHalted' && progressing.status === 'False' && anyStalled) return 'stalled';
     const desired = this.desired(name);
-    const stack = this.w.aws.truth(workerStackName(name));
-    const ready = getCondition(s, 'Ready');
-    const ok =
-      desired !== undefined &&
-      ready?.status === 'True' &&
-      s?.cloudConfigChecksum === desired &&
-      s.observedGeneration === this.w.store.generation(name) &&
-      stack &&
-      isComplete(stack.status) &&
-      stack.outputs.ConfigChecksum === desired;
-    return ok ? 'ready' : undefined;
+    const units = [
+      { stack: workerStackName(name), status: s, desired: desired?.shared },
+      ...(this.w.opts.pools && desired?.spot !== undefined
+        ? [
+            {
+              stack: poolStackName(name, SPOT),
+              status: s?.pools?.find((p) => p.name === SPOT),
+              desired: desired.spot,
+            },
+          ]
+        : []),
+    ];
+    // A pool removed from the object (removePool): its stack is gone, and so is its entry; or its delete failed and
+    // the entry says so (Stalled, DeleteFailed).
+    if (this.w.opts.pools && desired && desired.spot === undefined) {
+      const left = this.w.aws.truth(poolStackName(name, SPOT));
+      const entry = s?.pools?.find((p) => p.name === SPOT);
+      const stopped = getCondition(entry && { conditions: entry.conditions }, 'Stalled')?.status === 'True';
+      if ((left || entry) && !stopped) return undefined;
+    }
+    // Each stack on its own: Ready on its desired config, or stopped with a reason (a pool broken for good stalls,
+    // and must hold no other stack back). The top level is Ready only when every stack is.
+    const states = units.map((u) => {
+      const stalledUnit = getCondition(u.status, 'Stalled');
+      if (stalledUnit?.status === 'True' && stalledUnit.reason && stalledUnit.message) return 'stalled';
+      const stack = this.w.aws.truth(u.stack);
+      const ready = getCondition(u.status, 'Ready');
+      // The top level's Ready says PoolsNotReady while a pool is not: the shared stack itself is Ready then.
+      const own = ready?.status === 'True' || ready?.reason === 'PoolsNotReady';
+      return u.desired !== undefined &&
+        own &&
+        u.status?.cloudConfigChecksum === u.desired &&
+        u.status.observedGeneration === this.w.store.generation(name) &&
+        stack &&
+        isComplete(stack.status) &&
+        stack.outputs.ConfigChecksum === u.desired
+        ? 'ready'
+        : undefined;
+    });
+    if (states.some((x) => x === undefined)) return undefined;
+    if (states.every((x) => x === 'ready')) return getCondition(s, 'Ready')?.status === 'True' ? 'ready' : undefined;
+    // A pool stopped: the rest Ready, the top level not (it names the pool).
+    return getCondition(s, 'Ready')?.status === 'False' ? 'stalled' : undefined;
   }
 
-  /** The checksum the object renders to (undefined: invalid), as the reconciler derives it. */
-  public desired(name: string): string | undefined {
+  /** The checksums the object renders to, of its shared stack and its spot pool (undefined: invalid), as the reconciler derives them. */
+  public desired(name: string): { readonly shared: string; readonly spot?: string } | undefined {
     const raw = this.w.store.raw(name);
     const key = JSON.stringify(raw);
     let hit = DESIRED.get(key);
     if (hit === undefined) {
       const v = validateCluster(raw, { file: name, templates: listTemplates(DEFAULT_TEMPLATES_DIR) });
       const r = 'cluster' in v && v.cluster ? renderCluster(v.cluster, name, DEFAULT_TEMPLATES_DIR) : undefined;
-      hit = r && 'config' in r ? r.config.checksum : null;
+      hit = r && 'config' in r ? { shared: r.config.checksum, spot: r.configs.get(SPOT)?.checksum } : null;
       DESIRED.set(key, hit);
     }
     return hit ?? undefined;
@@ -244,4 +341,4 @@ function short8(checksum: string | undefined): string | undefined {
 }
 
 /** Rendering is a pure function of the object: one memo for every schedule of the run. */
-const DESIRED = new Map<string, string | null>();
+const DESIRED = new Map<string, { readonly shared: string; readonly spot?: string } | null>();

@@ -117,4 +117,56 @@ describe('schedules the simulator found on the fixed runtime', () => {
       [CMD.restart(), CMD.deleteStack(0), CMD.edit(0, { field: 'minSize', value: 9 }), CMD.staleReads(1, 4)],
     );
   });
+
+  test('a timed-out DescribeChangeSet read as "the change set is gone": with a stale look, our create in progress is recorded failed and another change set is created on it (issue 23 sim; seed 20261125, path 704:0:0:0:17:5:16:16:6)', async () => {
+    // GIVEN our create executing  WHEN the record path's DescribeChangeSet times out and the stack reads are stale
+    // THEN no decision is made from that (requeued, still executing, its slot held), and no change set is created on the stack in progress
+    await replay(
+      { clusters: 2, concurrency: 1, maxUpdateAttempts: 1 },
+      [
+        1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 5, 15, 17, 16, 19, 20, 21, 18, 22, 23, 25, 24, 26, 27, 28, 29, 30,
+        31, 32, 33, 34, 35, 36, 37,
+      ],
+      [CMD.staleReads(2, 5), CMD.fault('describeChangeSet', 'timeout', 2), CMD.advance(1000), CMD.runAll()],
+    );
+  });
+
+  test('a canary whose pool stopped for good held the next wave forever: its top level was not Stalled, so the rollout neither halted nor went on (issue 23 sim; seed 7)', async () => {
+    // GIVEN a rollout with sim-0 as the canary, and sim-0's spot pool failing for good
+    // WHEN sim-1's config changes  THEN sim-0 is Stalled (its pool is), and sim-1 is told the rollout is halted
+    await replay(
+      { clusters: 2, concurrency: 2, maxUpdateAttempts: 1, rollout: true, shards: 'one', pools: true },
+      [
+        1, 3, 4, 5, 6, 2, 8, 9, 10, 7, 11, 12, 14, 15, 13, 17, 16, 19, 20, 21, 18, 23, 22, 25, 26, 27, 24, 28, 29, 30,
+        31, 32, 33, 34, 35, 36, 37, 38, 39, 42, 41, 40, 43, 44, 45, 47, 48, 46, 50, 49, 51, 52, 54, 53, 56, 55, 58, 59,
+        57, 61, 62, 60, 63, 64, 65, 67, 68, 69, 66, 71, 70, 72, 74, 73, 76, 77, 75, 79, 78, 80, 83, 81, 84, 82, 85, 86,
+        87, 88, 89, 90, 91, 92, 93, 95, 94, 96, 97, 98, 99, 101, 100, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111,
+        112, 113, 114, 116, 115, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 134,
+        135, 133, 137, 138, 136, 140, 139, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 156,
+        155, 157, 158, 160, 161, 162, 159, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 174, 175, 176, 178,
+        177, 179, 181, 182, 180, 183, 184, 185, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197, 198, 199,
+        200, 201, 203, 204, 202, 205, 206, 207, 208, 209, 210, 211, 212, 213, 214, 215, 216, 217, 218, 219, 220, 221,
+        222, 223, 224, 226, 227, 228, 225, 229, 230, 231, 232, 233, 234, 235, 236, 237, 238, 239, 240, 241, 242, 243,
+        245, 246, 244, 247, 248, 250, 249, 251, 252, 253, 254, 255, 256, 257, 258, 259, 260, 261, 262, 263, 264, 266,
+        267, 268, 265, 269, 270, 271, 272, 273, 274, 275, 276, 277, 278, 279, 280, 281, 282, 283, 284, 285, 286, 288,
+        287, 289, 291, 292, 290, 293, 294, 295, 296, 297, 298, 299, 300, 301, 302, 303, 304, 305, 306, 307, 308, 309,
+        310, 311, 312, 313, 316, 315, 314, 317, 318, 319, 320, 321, 322, 323, 324, 325, 326, 327, 328, 329, 330,
+      ],
+      [CMD.breakPool(0), CMD.edit(1, { field: 'maxPods', value: 62 }), CMD.changeStack(0)],
+    );
+  });
+
+  test("a pool removed while our create of its stack runs: the new leader's look at it held no slot (issue 23 sim; seed 11)", async () => {
+    // GIVEN spot's stack being created by us  WHEN spot is removed from the object and the daemon restarts
+    // THEN the look that waits to delete the stack holds its slot while the create runs
+    await replay(
+      { clusters: 2, concurrency: 2, maxUpdateAttempts: 1, rollout: false, shards: 'one', pools: true },
+      [
+        1, 3, 2, 4, 5, 7, 6, 8, 9, 11, 10, 12, 13, 15, 14, 16, 17, 18, 19, 20, 22, 21, 24, 23, 25, 27, 28, 26, 29, 30,
+        32, 31, 33, 34, 35, 37, 36, 39, 40, 41, 38, 43, 42, 44, 45, 47, 48, 49, 50, 46, 51, 53, 54, 55, 52, 57, 58, 56,
+        60, 61, 59, 62, 63, 65, 66, 64, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 80, 79, 81, 82, 83, 84,
+      ],
+      [CMD.leaderChange(), CMD.runAll(), CMD.removePool(0), CMD.restart(), CMD.changeStack(0)],
+    );
+  });
 });

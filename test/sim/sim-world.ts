@@ -3,10 +3,10 @@ import * as path from 'node:path';
 import { parse } from 'yaml';
 import { TaskName } from '../../lib/engines/reconciler/workflow/context';
 import { RolloutPolicySchema } from '../../lib/model/cluster/policy-schema';
-import { workerStackName } from '../../lib/core/naming';
+import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { complete, fail } from '../fakes/fake-cloudformation';
 import { ownSecret } from '../helpers/clusters';
-import { Invariants } from './invariants';
+import { Invariants, SPOT } from './invariants';
 import { CallFault, SimAws } from './sim-aws';
 import { POLL_MS, queueState, SimEnv, SimProcess } from './sim-process';
 import { SimStore, WatchMode } from './sim-store';
@@ -32,18 +32,29 @@ export interface WorldOptions {
   readonly rollout?: boolean;
   /** The shards started (one for the whole fleet, or split by the `tier` label). @default one */
   readonly shards?: ShardConfig;
+  /**
+   * Every object has two pools: `default` (in the shared stack) and `spot` (in a stack of its own); by
+   * spec.rollout.maxConcurrentPools' default (1) the two roll one at a time. @default false: spec.pool
+   */
+  readonly pools?: boolean;
 }
 
 /** An edit a user makes to an object: a config value (rolls nodes), a size (does not), or one that makes it invalid. */
 export interface Edit {
-  readonly field: 'maxPods' | 'maxSize' | 'minSize';
+  /** spotLabel: the spot pool's label (rolls that pool only; a world without pools takes it as maxPods). */
+  readonly field: 'maxPods' | 'maxSize' | 'minSize' | 'spotLabel';
   readonly value: number;
 }
 
 /** A cluster object as the simulator edits it (only the fields it touches are typed). */
 export interface RawObject {
   metadata: { name: string; labels?: Record<string, string> };
-  spec: { cloudConfig: { values: Record<string, unknown> }; pool: Record<string, unknown> };
+  spec: {
+    cloudConfig: { values: Record<string, unknown> };
+    pool?: Record<string, unknown>;
+    pools?: Array<Record<string, unknown> & { name: string; labels?: Record<string, string> }>;
+    rollout?: Record<string, unknown>;
+  };
 }
 
 const EXAMPLE = parse(
@@ -85,7 +96,10 @@ export class SimWorld {
   ) {
     this.names = Array.from({ length: opts.clusters }, (_, i) => `sim-${i}`);
     this.shards = new SimShards(opts.shards ?? 'one');
-    this.aws = new SimAws(this.names.map(workerStackName), opts.maxUpdateAttempts);
+    this.aws = new SimAws(
+      this.names.flatMap((n) => this.stacksOf(n)),
+      opts.maxUpdateAttempts,
+    );
     this.env = {
       schedule: (label) => this.scheduler.schedule(Promise.resolve(), label),
       aws: this.aws,
@@ -108,14 +122,34 @@ export class SimWorld {
     for (const n of this.names)
       this.store.put(
         n,
-        objectNamed(n, {
-          ...(opts.rollout && n === 'sim-0' ? { wave: 'canary' } : {}),
-          tier: n === 'sim-0' ? 'canary' : 'general',
-        }),
+        objectNamed(
+          n,
+          {
+            ...(opts.rollout && n === 'sim-0' ? { wave: 'canary' } : {}),
+            tier: n === 'sim-0' ? 'canary' : 'general',
+          },
+          opts.pools,
+        ),
       );
     // Rolls take a few polls, as a small group's rolling update does.
-    for (const n of this.names) this.aws.fake.setDefault(workerStackName(n), complete(2));
+    for (const n of this.names) for (const stack of this.stacksOf(n)) this.aws.fake.setDefault(stack, complete(2));
   }
+
+  /** The stacks of a cluster: the shared one, then (a world with pools) the spot pool's own. */
+  public stacksOf(name: string): string[] {
+    return [workerStackName(name), ...(this.opts.pools ? [poolStackName(name, SPOT)] : [])];
+  }
+
+  /** The spot pool's stack of cluster `i` (a world without pools: its only stack). */
+  private poolStack(i: number): string {
+    return this.opts.pools ? poolStackName(this.names[i], SPOT) : workerStackName(this.names[i]);
+  }
+
+  /** Stacks a command made fail (rollback, break): only these may roll back. */
+  public readonly failed = new Set<string>();
+
+  /** Pool stacks broken for good (breakPool): they stay broken after the faults stop, and must hold no other stack back. */
+  public readonly brokenPools = new Set<string>();
 
   public get leader(): SimProcess {
     return this.processes.find((p) => p.id === this.leaderId)!;
@@ -174,8 +208,10 @@ export class SimWorld {
     const name = this.names[i];
     if (!this.store.has(name)) return;
     const raw = structuredClone(this.store.raw(name)) as RawObject;
-    if (e.field === 'maxPods') raw.spec.cloudConfig.values.maxPods = e.value;
-    else raw.spec.pool[e.field] = e.value;
+    const spot = raw.spec.pools?.find((p) => p.name === SPOT);
+    if (e.field === 'spotLabel' && spot) spot.labels = { 'sim.example.com/spot': String(e.value) };
+    else if (e.field === 'maxPods' || e.field === 'spotLabel') raw.spec.cloudConfig.values.maxPods = e.value;
+    else for (const p of raw.spec.pools ?? [raw.spec.pool ?? {}]) p[e.field] = e.value;
     this.store.put(name, raw);
   }
 
@@ -232,12 +268,55 @@ export class SimWorld {
 
   /** The next operation on the stack fails and rolls back. */
   public rollback(i: number): void {
+    this.failed.add(workerStackName(this.names[i]));
     this.aws.fake.script(workerStackName(this.names[i]), fail(ROLLED_BACK, 1));
   }
 
   /** Every operation on the stack fails and rolls back from now on (an image EC2 does not know), until the faults stop. */
   public breakStack(i: number): void {
+    this.failed.add(workerStackName(this.names[i]));
     this.aws.fake.setDefault(workerStackName(this.names[i]), fail(ROLLED_BACK, 1));
+  }
+
+  /** The spot pool is removed from the object (a world with pools): its own stack must go, and no other stack move. */
+  public removePool(i: number): void {
+    const name = this.names[i];
+    if (!this.store.has(name)) return;
+    const raw = structuredClone(this.store.raw(name)) as RawObject;
+    if (!raw.spec.pools?.some((p) => p.name === SPOT)) return;
+    raw.spec.pools = raw.spec.pools.filter((p) => p.name !== SPOT);
+    this.store.put(name, raw);
+    // Its updates may be broken; its delete is not.
+    const stack = poolStackName(name, SPOT);
+    this.brokenPools.delete(stack);
+    this.aws.fake.setDefault(stack, complete(2));
+  }
+
+  /** The next operation on the spot pool's stack stays in progress for `polls` polls. */
+  public holdPool(i: number, polls: number): void {
+    this.aws.fake.script(this.poolStack(i), complete(polls));
+  }
+
+  /** The next operation on the spot pool's stack fails and rolls back. */
+  public rollbackPool(i: number): void {
+    this.failed.add(this.poolStack(i));
+    this.aws.fake.script(this.poolStack(i), fail(ROLLED_BACK, 1));
+  }
+
+  /**
+   * Every update of the spot pool's existing stack fails from now on, faults stopped or not: the other stacks must
+   * converge. (A world without pools, or a pool stack not created yet: its next operation fails, as rollbackPool.)
+   */
+  public breakPool(i: number): void {
+    const stack = this.poolStack(i);
+    this.failed.add(stack);
+    const s = this.aws.truth(stack);
+    if (!this.opts.pools || !s || !/_COMPLETE$/.test(s.status) || /ROLLBACK/.test(s.status)) {
+      this.aws.fake.script(stack, fail(ROLLED_BACK, 1));
+      return;
+    }
+    this.brokenPools.add(stack);
+    this.aws.fake.setDefault(stack, fail(ROLLED_BACK, 1));
   }
 
   public deleteStack(i: number): void {
@@ -266,7 +345,9 @@ export class SimWorld {
    */
   public async settle(maxPolls = 120): Promise<void> {
     this.aws.calm();
-    for (const n of this.names) this.aws.fake.setDefault(workerStackName(n), complete(2));
+    for (const n of this.names)
+      for (const stack of this.stacksOf(n))
+        if (!this.brokenPools.has(stack)) this.aws.fake.setDefault(stack, complete(2));
     this.watch('deliver');
     for (const p of this.processes) {
       p.crashAt = undefined;
@@ -298,11 +379,18 @@ export class SimWorld {
   }
 }
 
-/** The example object under another name (with labels, for the rollout's waves). */
-export function objectNamed(name: string, labels?: Record<string, string>): RawObject {
+/** The example object under another name (with labels, for the rollout's waves; with pools default and spot). */
+export function objectNamed(name: string, labels?: Record<string, string>, pools = false): RawObject {
   const raw = structuredClone(EXAMPLE);
   raw.metadata.name = name;
   if (labels) raw.metadata.labels = labels;
+  if (pools && raw.spec.pool) {
+    raw.spec.pools = [
+      { ...raw.spec.pool, name: 'default' },
+      { ...raw.spec.pool, name: SPOT, labels: { 'sim.example.com/spot': 'true' } },
+    ];
+    delete raw.spec.pool;
+  }
   // A cluster names only its own secrets: without this every object is invalid and the simulation proves nothing.
   return ownSecret(raw);
 }

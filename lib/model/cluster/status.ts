@@ -92,6 +92,33 @@ export const ControllerBookkeepingSchema = z
   })
   .meta(d("The reconciler's bookkeeping; not needed to read where a cluster is."));
 
+/** Where a cluster (or one pool's stack) is in a fleet rollout. */
+const RolloutStatusSchema = z
+  .strictObject({
+    policy: z.string().optional().meta(d('The WorkerRolloutPolicy that governs this cluster.')),
+    wave: z.string().optional().meta(d('Its wave in that policy.')),
+    stagedChecksum: z
+      .string()
+      .optional()
+      .meta(
+        d('A held config already published to S3 (staged), so a held cluster is not published again on every look.'),
+      ),
+    heldSince: z
+      .string()
+      .optional()
+      .meta(d('When its current roll was first held (ISO 8601): the start of its time in the wave.')),
+    appliedNodeKey: z
+      .string()
+      .optional()
+      .meta(
+        d(
+          'Digest of the node-replacing inputs besides the config (AMI, instance types, root volume, subnets) last applied.',
+        ),
+      ),
+  })
+  .optional()
+  .meta(d('Where the cluster is in a fleet rollout (lib/engines/rollout).'));
+
 /**
  * The status of one pool that has its own stack (WorkerStack-<cluster>-pool-<pool>): what the top level says of the
  * shared stack, said of this pool's stack. The reconciler reconciles each stack on its own (its checksum, inputs,
@@ -112,6 +139,7 @@ export const PoolStatusSchema = z.strictObject({
   lastConfigChange: z.string().optional(),
   lastConfigChangeTime: z.string().optional(),
   paused: z.boolean().optional(),
+  rollout: RolloutStatusSchema,
   conditions: z.array(ConditionSchema),
   controller: ControllerBookkeepingSchema.optional(),
 });
@@ -146,31 +174,7 @@ export const ClusterStatusSchema = z.strictObject({
     .meta(d('What changed in the config of the roll in progress or last applied.')),
   lastConfigChangeTime: z.string().optional().meta(d('When that roll started (ISO 8601).')),
   paused: z.boolean().optional().meta(d('spec.paused was seen: no AWS writes.')),
-  rollout: z
-    .strictObject({
-      policy: z.string().optional().meta(d('The WorkerRolloutPolicy that governs this cluster.')),
-      wave: z.string().optional().meta(d('Its wave in that policy.')),
-      stagedChecksum: z
-        .string()
-        .optional()
-        .meta(
-          d('A held config already published to S3 (staged), so a held cluster is not published again on every look.'),
-        ),
-      heldSince: z
-        .string()
-        .optional()
-        .meta(d('When its current roll was first held (ISO 8601): the start of its time in the wave.')),
-      appliedNodeKey: z
-        .string()
-        .optional()
-        .meta(
-          d(
-            'Digest of the node-replacing inputs besides the config (AMI, instance types, root volume, subnets) last applied.',
-          ),
-        ),
-    })
-    .optional()
-    .meta(d('Where the cluster is in a fleet rollout (lib/engines/rollout).')),
+  rollout: RolloutStatusSchema,
   conditions: z.array(ConditionSchema),
   controller: ControllerBookkeepingSchema.optional(),
   pools: z

@@ -2,6 +2,7 @@ import { getCondition, PoolStatus } from '../../../lib/model/cluster/status';
 import { poolStackName, workerStackName } from '../../../lib/core/naming';
 import { ReconcilerDeps } from '../../../lib/engines/reconciler/workflow/context';
 import { Controller } from '../../../lib/engines/reconciler/runtime/controller';
+import { DerivedCache } from '../../../lib/model/cluster/derived-cache';
 import { ClusterStore } from '../../../lib/model/ports/cluster-store';
 import { STACK_FINALIZER } from '../../../lib/platform/kube/resource';
 import { fail, stuck } from '../../fakes/fake-cloudformation';
@@ -311,4 +312,91 @@ test('--concurrency counts stacks: with one slot, one pool rolls and the other w
   // THEN every stack is on its config and no slot is held
   expect(h.status(CLUSTER).poolsReady).toBe('3/3');
   expect(controller.slots.size).toBe(0);
+});
+
+test('a pool removed from the object: its own stack is deleted, its entry goes, and no other stack is touched', async () => {
+  // GIVEN a settled cluster with pools system and spot
+  await h.reconcile(CLUSTER, {}, deps);
+  const before = [SHARED, SYSTEM].map((n) => h.cfn.peek(n)?.lastUpdated);
+
+  // WHEN spot is removed from the object and the cluster is reconciled until it settles
+  h.edit(CLUSTER, (raw) => {
+    const pools: Json[] = raw.spec.pools;
+    raw.spec.pools = pools.filter((p) => p.name !== 'spot');
+  });
+  const outcome = await h.reconcile(CLUSTER, {}, deps);
+
+  // THEN spot's stack is gone and so is its entry; the shared and system stacks were not updated
+  expect(outcome.result).toBe('unchanged');
+  expect(h.cfn.peek(SPOT)).toBeUndefined();
+  expect((h.status(CLUSTER).pools ?? []).map((p) => p.name)).toEqual(['system']);
+  expect([SHARED, SYSTEM].map((n) => h.cfn.peek(n)?.lastUpdated)).toEqual(before);
+  expect(h.status(CLUSTER).poolsReady).toBe('2/2');
+});
+
+test("an invalid edit of a cluster with pools keeps every pool's entry and the n/m as they were", async () => {
+  // GIVEN a settled cluster with pools
+  await h.reconcile(CLUSTER, {}, deps);
+  const before = h.status(CLUSTER);
+
+  // WHEN its pools are made unreadable (not a list) and it is reconciled
+  h.edit(CLUSTER, (raw) => (raw.spec.pools = 'system, spot'));
+  const outcome = await h.step(CLUSTER, {}, deps);
+
+  // THEN it is invalid, and what is recorded of each pool is left alone
+  expect(outcome.result).toBe('invalid');
+  expect({ pools: h.status(CLUSTER).pools, poolsReady: h.status(CLUSTER).poolsReady }).toEqual({
+    pools: before.pools,
+    poolsReady: '3/3',
+  });
+});
+
+test('an unchanged cluster with pools: a second pass of the daemon writes nothing, synthesizes nothing, and lists once', async () => {
+  // GIVEN a cluster with pools applied by a daemon (its derived cache lives as long as the process)
+  const daemon = { ...deps, derived: new DerivedCache() };
+  await h.pass({}, daemon);
+  const writes = h.statusWrites;
+  h.cfn.resetCalls();
+  let synths = 0;
+  const counting = {
+    ...daemon,
+    synthesizer: (c: Parameters<typeof simSynthesizer>[0], o: Parameters<typeof simSynthesizer>[1]) => {
+      synths++;
+      return simSynthesizer(c, o);
+    },
+  };
+
+  // WHEN the same process passes again
+  const { outcomes } = await h.pass({}, counting);
+
+  // THEN every stack is unchanged from the one listing: no write, no synthesis, no change set, no describe
+  expect(outcomes.get(CLUSTER)?.result).toBe('unchanged');
+  expect({
+    writes: h.statusWrites - writes,
+    synths,
+    changeSets: h.cfn.count('createChangeSet'),
+    describes: h.cfn.count('describeStack'),
+    listings: h.cfn.count('listStacks'),
+  }).toEqual({ writes: 0, synths: 0, changeSets: 0, describes: 0, listings: 1 });
+});
+
+test('a pool that stopped (its retries spent): the top level is Stalled too, with its reason, naming the pool', async () => {
+  // GIVEN a settled cluster, one attempt per input, and a spot update that rolls back
+  await h.reconcile(CLUSTER, {}, deps);
+  const once = { ...deps, maxUpdateAttempts: 1 };
+  h.cfn.script(SPOT, fail(LAUNCH_TEMPLATE_FAILURE));
+
+  // WHEN spot is edited and the cluster reconciled until it settles
+  setPool('spot', (p) => (p.labels = { 'node.example.com/spot': 'yes' }));
+  await h.reconcile(CLUSTER, {}, once);
+
+  // THEN spot is Stalled, and so is the top level, with spot's reason and a message naming it
+  expect(getCondition({ conditions: pool('spot')?.conditions ?? [] }, 'Stalled')?.status).toBe('True');
+  const top = getCondition(h.status(CLUSTER), 'Stalled');
+  expect({ status: top?.status, reason: top?.reason }).toEqual({ status: 'True', reason: 'UpdateFailed' });
+  expect(top?.message).toMatch(/^pool spot: /);
+  // AND another pass changes nothing (the same words, the same time of transition)
+  const writes = h.statusWrites;
+  await h.step(CLUSTER, {}, once);
+  expect(h.statusWrites).toBe(writes);
 });

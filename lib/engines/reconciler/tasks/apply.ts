@@ -1,14 +1,14 @@
 import { firstFailure, isComplete, isRolledBack } from '../../../model/ports/cloudformation-port';
 import { sha256Hex } from '../../../model/cloudconfig/checksum';
 import { CLUSTER_TAG } from '../../../core/naming';
-import { stackUnits } from '../../../model/cluster/pools';
-import { ControllerBookkeeping } from '../../../model/cluster/status';
+import { IMPORT_REFUSAL, rollingPools, waitForImports } from './pool-gates';
 import { CONDITIONS, Reason } from '../workflow/conditions';
+import { classifyError } from '../workflow/classify';
 import { ensureChangeSet, executeToken } from './change-set-ops';
 import { camel, Outcome, ReconcileContext, TASK } from '../workflow/context';
 import { ChangeSetReady, Observed, Synthesized } from '../workflow/state';
 import { need, Task } from '../workflow/task';
-import { busy, liveChecksum, liveStatus, short } from './prepare';
+import { busy, liveChecksum, short } from './prepare';
 import { removeAssembly, synthesizeStack } from '../../synthesis/synthesize';
 import { describeRollout, specRollout } from '../../review/rollout-words';
 import { alarmRollback, rollbackConfiguration, signalShortfall } from './roll-verdict';
@@ -49,9 +49,15 @@ export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live' | '
   async run(ctx, o) {
     const executing = need(ctx.recorder.controller.executing, 'the change set executing');
     const name = ctx.unit.stackName;
+    // A change set that is not there (or a stack that is not) is undefined; a throttled or timed-out answer is not an
+    // answer: it goes to the error path (requeued, our execution still on record), never read as "gone" (which, with
+    // a stale look at the stack, would record a failure of an operation still running and start another on it).
     const cs = await ctx.region.cfn
       .describeChangeSet(o.stack?.id ?? ctx.status.stackId ?? name, executing.changeSet)
-      .catch(() => undefined);
+      .catch((e: unknown) => {
+        if (classifyError(e).kind === 'transient') throw e;
+        return undefined;
+      });
     const executingMessage = `stack ${o.stack?.status ?? name}: change set ${executing.changeSet} is executing (rolling to config ${short(executing.checksum)})`;
     // Ours and not over (whatever a listing says): look again. CloudFormation may show the stack's old status for a moment.
     if (cs?.executionStatus === 'EXECUTE_IN_PROGRESS') return inProgress(ctx, executingMessage);
@@ -97,39 +103,6 @@ export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live' | '
     return recordFailure(ctx, fresh, failureReason(status), `stack ${status}: ${why}${kept}`);
   },
 };
-
-/**
- * CloudFormation's refusal to remove (or change) an export another stack still imports, or to import one not exported
- * yet: the cluster's other stacks must be applied first (a pool's stack that stops importing, or the shared stack
- * that starts exporting). Not a failure of these inputs.
- */
-const IMPORT_REFUSAL = /cannot be (deleted|updated) as it is in use by|No export named \S+ found/i;
-
-/**
- * Waits for the cluster's other stacks: nothing is counted, and the same inputs are tried again after a backoff (not
- * every poll: an update that got as far as rolling nodes before the refusal must not roll them every few seconds).
- */
-function waitForImports(ctx: ReconcileContext, f: Observed, why: string): Outcome {
-  const c = ctx.recorder.controller;
-  const delay = ctx.deps.backoff.baseMs;
-  const message = `${why} (waiting for the cluster's other stacks to be applied first; trying again after ${delay} ms)`;
-  ctx.recorder.stage(
-    {
-      ...(f.stack ? liveStatus(ctx, f.stack, f.live) : {}),
-      observedGeneration: ctx.generation,
-      desiredChecksum: f.config.checksum,
-    },
-    CONDITIONS.progressing('WaitingForImports', message),
-    {
-      executing: undefined,
-      failedFingerprint: f.fingerprint,
-      failures: c.failedFingerprint === f.fingerprint ? c.failures : 0,
-      retryAfter: new Date(ctx.deps.now().getTime() + delay).toISOString(),
-    },
-  );
-  f.log.info({}, message);
-  return { result: 'waiting', requeueAfterMs: delay, message };
-}
 
 /** Our operation is still running: the slot stays held, and the stack is looked at again after a poll. */
 function inProgress(ctx: ReconcileContext, message: string): Outcome {
@@ -238,24 +211,6 @@ export const acquireSlot: Task<Observed> = {
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'waiting for a slot' };
   },
 };
-
-/**
- * The cluster's other pools whose nodes are rolling: a change set of ours executing toward another config than the
- * one its stack carries (as recorded before the execute, so a crash or a restart still counts it). The shared stack
- * counts only when it holds a pool (default).
- */
-function rollingPools(ctx: ReconcileContext, o: Observed): string[] {
-  const all = ctx.recorder.clusterStatus;
-  const rolling = (s: { readonly cloudConfigChecksum?: string; readonly controller?: ControllerBookkeeping }) => {
-    const e = s.controller?.executing;
-    return Boolean(e && e.checksum !== s.cloudConfigChecksum);
-  };
-  const shared = stackUnits(o.cluster)[0].pool;
-  return [
-    ...(ctx.unit.pool !== undefined && shared !== undefined && rolling(all) ? [shared] : []),
-    ...(all.pools ?? []).filter((p) => p.name !== ctx.unit.pool && rolling(p)).map((p) => p.name),
-  ];
-}
 
 /** 9. The same code as `cdk synth`, in-process. */
 export const synthesize: Task<Observed, Synthesized> = {

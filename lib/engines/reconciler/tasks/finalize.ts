@@ -107,7 +107,7 @@ async function deleteStack(
  * The stacks of the object's pools that have stacks of their own: those it names (spec.pools, read before
  * validation: a deleted object may no longer validate) and those its status recorded (a pool removed since).
  */
-export function poolStacks(ctx: ReconcileContext): string[] {
+function poolStacks(ctx: ReconcileContext): string[] {
   const raw = (ctx.record.raw as { spec?: { pools?: unknown } } | undefined)?.spec?.pools;
   const named = Array.isArray(raw)
     ? raw.flatMap((p: unknown) => {
@@ -119,17 +119,39 @@ export function poolStacks(ctx: ReconcileContext): string[] {
   return [...new Set([...named, ...recorded])];
 }
 
+/**
+ * A pool removed from the object (its entry still in status.pools): its own stack is deleted, as the object now says
+ * (nothing of the other stacks is touched; the shared stack may then drop the exports the pool imported). Undefined
+ * once the stack is gone (its entry goes), else the outcome of this look. A paused cluster or a dry run deletes nothing.
+ */
+export async function removePoolStack(ctx: ReconcileContext, s: Start, paused: boolean): Promise<Outcome | undefined> {
+  const stackName = ctx.unit.stackName;
+  if (ctx.deps.dryRun || paused) {
+    const message = `pool ${ctx.unit.pool ?? '?'} was removed from the object: ${paused ? 'paused, so ' : ''}would delete its stack ${stackName}`;
+    return { result: ctx.deps.dryRun ? 'dry-run' : 'paused', message };
+  }
+  return deleteOne(ctx, s, stackName, `pool ${ctx.unit.pool ?? '?'} was removed from the object`, ctx.unit.slot);
+}
+
 /** Deletes one stack of the object: undefined once it is gone, else the outcome of this look (waiting, stalled). */
-async function deleteOne(ctx: ReconcileContext, s: Start, stackName: string): Promise<Outcome | undefined> {
+async function deleteOne(
+  ctx: ReconcileContext,
+  s: Start,
+  stackName: string,
+  why = 'spec.deletionPolicy Delete',
+  /** The stack's fleet slot, when this run owns it (a removed pool's stack): held while the stack is in progress. */
+  slot?: string,
+): Promise<Outcome | undefined> {
   const name = ctx.record.name;
   const stack = await ctx.region.cfn.describeStack(stackName);
+  if (slot) ctx.deps.slots?.observed(slot, Boolean(stack && stack.status !== 'DELETE_COMPLETE' && busy(stack)));
   if (!stack || stack.status === 'DELETE_COMPLETE') return undefined;
   if (busy(stack)) {
     ctx.recorder.stage(
       { stackStatus: stack.status },
       CONDITIONS.progressing(
         'DeletingStack',
-        `stack ${stackName} is ${stack.status}; deleted once it settles (spec.deletionPolicy Delete)`,
+        `stack ${stackName} is ${stack.status}; deleted once it settles (${why})`,
       ),
     );
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: `stack ${stackName} is ${stack.status}` };
@@ -146,13 +168,14 @@ async function deleteOne(ctx: ReconcileContext, s: Start, stackName: string): Pr
   }
   // A new token per attempt (an operator's retry included), the same one for a repeated look at the same attempt.
   const attempt = retryRequested(ctx) ? (ctx.record.retryRequest ?? 'first') : 'first';
-  const message = `deleting stack ${stackName} (spec.deletionPolicy Delete)`;
+  const message = `deleting stack ${stackName} (${why})`;
   ctx.recorder.stage(
     { stackStatus: stack.status },
     CONDITIONS.progressing('DeletingStack', message),
     retryRequested(ctx) ? { retryHandled: ctx.record.retryRequest } : undefined,
   );
   await ctx.region.cfn.deleteStack(stack.id, `ws-delete-${sha256Hex(`${stack.id}\0${attempt}`).slice(0, 32)}`);
+  if (slot) ctx.deps.slots?.observed(slot, true);
   s.log.info({ stack: stackName }, message);
   return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
 }

@@ -1,4 +1,4 @@
-import { ClusterStatus, getCondition } from '../../../model/cluster/status';
+import { ClusterStatus, getCondition, PoolStatus } from '../../../model/cluster/status';
 import type { EventSink as ObjectEventSink, ObjectEvent } from '../../../model/ports/event-sink';
 
 /**
@@ -97,4 +97,25 @@ export function eventsFor(before: ClusterStatus, after: ClusterStatus): ClusterE
     out.push({ type: 'Warning', reason: 'Stalled', message: `${stalled.reason}: ${stalled.message}` });
   }
   return out;
+}
+
+/**
+ * The events of one status change of the object and of each pool's own stack in it (status.pools[]): a pool's say
+ * which pool and stack they are about.
+ */
+export function clusterEventsFor(before: ClusterStatus, after: ClusterStatus): ClusterEvent[] {
+  const asStatus = (p: PoolStatus | undefined): ClusterStatus => {
+    if (!p) return { conditions: [] };
+    const { name: _name, ...rest } = p;
+    return rest;
+  };
+  return [
+    ...eventsFor(before, after),
+    ...(after.pools ?? []).flatMap((p) =>
+      eventsFor(asStatus(before.pools?.find((b) => b.name === p.name)), asStatus(p)).map((e) => ({
+        ...e,
+        message: `pool ${p.name} (${p.stackName}): ${e.message}`,
+      })),
+    ),
+  ];
 }

@@ -12,7 +12,7 @@ import type { ReasonedCondition } from './conditions';
 import type { Logger } from '../../../core/logger';
 import type { ClusterStore } from '../../../model/ports/cluster-store';
 import type { EventSink } from './events';
-import { eventsFor } from './events';
+import { clusterEventsFor } from './events';
 
 /** The fields of a status a task may set directly (conditions and the controller's bookkeeping go their own ways). */
 type StatusPatch = Partial<Omit<ClusterStatus, 'conditions' | 'controller'>>;
@@ -124,9 +124,9 @@ export class StatusRecorder implements PendingStatus {
 
   /**
    * The cluster-wide fields, once every stack of the cluster was looked at: `poolsReady` ("n/m" of its stacks), the
-   * pools' entries of `pools` only (a pool removed from the object loses its entry once its stack is gone), and the
-   * top-level Ready True only when every stack is Ready (else False, naming the pools that are not). A cluster with
-   * one stack (a single-pool object) is left exactly as its workflow staged it.
+   * pools' entries of `pools` only (a pool removed from the object loses its entry once its stack is gone), the
+   * top-level Ready True only when every stack is Ready (else False, naming the pools that are not), and Stalled True
+   * when a pool's is. A cluster with one stack (a single-pool object) is left exactly as its workflow staged it.
    */
   public finish(pools: readonly string[], keep: ReadonlySet<string> = new Set()): void {
     if (this.deps.dryRun) return;
@@ -138,24 +138,18 @@ export class StatusRecorder implements PendingStatus {
     const sharedReady = getCondition(this.pending, 'Ready')?.status === 'True';
     const ready = (sharedReady ? 1 : 0) + pools.length - notReady.length;
     let conditions = this.pending.conditions;
+    const entry = (p: string) => entries.find((e) => e.name === p) ?? EMPTY_STATUS;
     if (sharedReady && notReady.length) {
-      const why = notReady
-        .map((p) => {
-          const c = getCondition(entries.find((e) => e.name === p) ?? EMPTY_STATUS, 'Ready');
-          return `${p} (${c?.reason ?? 'not reconciled yet'})`;
-        })
-        .join(', ');
-      // The time of the last transition is the written one's when Ready was already False: a pass that changes nothing writes nothing.
-      const before = getCondition(this.written, 'Ready');
-      const target: Condition = {
-        type: 'Ready',
-        status: 'False',
-        reason: 'PoolsNotReady',
-        message: `pools not ready: ${why}`,
-        lastTransitionTime: before?.status === 'False' ? before.lastTransitionTime : this.deps.now().toISOString(),
-        observedGeneration: this.record.generation,
-      };
-      conditions = [...conditions.filter((c) => c.type !== 'Ready'), target].sort((a, b) => (a.type < b.type ? -1 : 1));
+      const why = notReady.map((p) => `${p} (${getCondition(entry(p), 'Ready')?.reason ?? 'not reconciled yet'})`);
+      conditions = this.override(conditions, 'Ready', 'False', 'PoolsNotReady', `pools not ready: ${why.join(', ')}`);
+    }
+    // A pool that stopped needs a human as much as the shared stack would: the top level says so (with the pool's
+    // reason), so that an alert on Stalled, and the fleet rollout's halt, see it.
+    const stopped = pools.filter((p) => getCondition(entry(p), 'Stalled')?.status === 'True');
+    if (getCondition(this.pending, 'Stalled')?.status !== 'True' && stopped.length) {
+      const first = getCondition(entry(stopped[0]), 'Stalled');
+      const why = stopped.map((p) => `pool ${p}: ${getCondition(entry(p), 'Stalled')?.message ?? ''}`).join('; ');
+      conditions = this.override(conditions, 'Stalled', 'True', first?.reason ?? 'ReconcileFailed', why);
     }
     this.pending = dropUndefined({
       ...this.pending,
@@ -163,6 +157,29 @@ export class StatusRecorder implements PendingStatus {
       pools: entries.length ? entries : undefined,
       poolsReady: pools.length ? `${ready}/${pools.length + 1}` : undefined,
     });
+  }
+
+  /**
+   * `conditions` with the condition of `type` set to what the cluster's stacks together say; its time of transition
+   * is the written one's when the status is the same, so a pass that changes nothing writes nothing.
+   */
+  private override(
+    conditions: readonly Condition[],
+    type: Condition['type'],
+    status: Condition['status'],
+    reason: string,
+    message: string,
+  ): Condition[] {
+    const before = getCondition(this.written, type);
+    const target: Condition = {
+      type,
+      status,
+      reason,
+      message,
+      lastTransitionTime: before?.status === status ? before.lastTransitionTime : this.deps.now().toISOString(),
+      observedGeneration: this.record.generation,
+    };
+    return [...conditions.filter((c) => c.type !== type), target].sort((a, b) => (a.type < b.type ? -1 : 1));
   }
 
   /** True when the pending status differs from the one last written (or read). */
@@ -206,7 +223,7 @@ export class StatusRecorder implements PendingStatus {
     // Events never hold the reconcile up (a lost event is only a lost event).
     const sink = this.deps.events;
     if (!sink) return;
-    for (const e of eventsFor(before, next)) {
+    for (const e of clusterEventsFor(before, next)) {
       sink
         .emit(this.record.name, e)
         .catch((err: unknown) =>
@@ -224,9 +241,9 @@ export class StatusRecorder implements PendingStatus {
   }
 }
 
-/** The fields of a status that a pool's entry has (a pool has no rollout record of its own: the fleet rollout reads the top level). */
+/** The fields of a status that a pool's entry has (all but the cluster-wide ones). */
 function poolFields(patch: StatusPatch): Partial<PoolStatus> {
-  const { rollout: _rollout, pools: _pools, poolsReady: _ready, ...rest } = patch;
+  const { pools: _pools, poolsReady: _ready, ...rest } = patch;
   return rest;
 }
 

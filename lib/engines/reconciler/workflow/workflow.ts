@@ -2,21 +2,20 @@ import { StackSummary } from '../../../model/ports/cloudformation-port';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
 import { classifyError } from './classify';
 import { CONDITIONS, Reason } from './conditions';
-import { Outcome, poolUnit, ReconcileContext, ReconcilerDeps, sharedUnit, TASK, TaskName } from './context';
+import { Outcome, poolUnit, ReconcileContext, ReconcilerDeps, TASK, TaskName } from './context';
 import { OUTCOMES } from './outcomes';
 import { Found, Observed, Start } from './state';
 import { AnyTask, Hook, Progress, runWorkflow, toHooks, Workflow, WorkflowHooks } from './task';
 import { StatusRecorder } from './status-recorder';
-import { ClusterStatus } from '../../../model/cluster/status';
 import { WorkerCluster } from '../../../model/cluster/schema';
-import { DEFAULT_POOL, stackUnits } from '../../../model/cluster/pools';
+import { merged, poolNames, rawPoolNames, sharedReady, waitForShared } from './units';
 
 /** @internal Hooks the tests and the simulator use to act between tasks (a crash, a concurrent write). */
 export { after, before } from './task';
 export type { Hook, WorkflowHooks } from './task';
 import { removeAssembly } from '../../synthesis/synthesize';
 import { checkVersion } from '../tasks/check-version';
-import { finalize } from '../tasks/finalize';
+import { finalize, removePoolStack } from '../tasks/finalize';
 import { acquireSlot, changeSet, execute, publish, recordExecution, recover, synthesize, wait } from '../tasks/apply';
 import { recordFailure } from '../tasks/record-outcome';
 import { cleanConfigObjects } from '../tasks/clean-config-objects';
@@ -71,7 +70,7 @@ export const APPLY = Workflow.from<Observed>()
   .then(changeSet)
   .then(execute);
 /** A pool's stack: the object was validated (or fast-pathed) for the shared stack; its finalizer is the shared run's. */
-export const POOL_PREPARE = Workflow.from<Start>().then(skipIfSameInputs).then(validate).then(render).then(observe);
+const POOL_PREPARE = Workflow.from<Start>().then(skipIfSameInputs).then(validate).then(render).then(observe);
 export const RECORD = Workflow.from<Observed>().then(recordExecution).concat(APPLY);
 export const SETTLED = Workflow.from<Found>().then(cleanConfigObjects);
 
@@ -167,8 +166,32 @@ export async function reconcileCluster(
     }
     outcome = merged(outcome, results);
   }
-  // Not on a stale read (nothing staged is kept), nor on an object whose stacks are being deleted.
-  if (outcome.result !== 'conflict' && !first.finalized) recorder.finish(pools);
+  // Pools removed from the object: their own stacks go (their entries stay until the stack is gone).
+  const kept = new Set<string>();
+  if (!STOPS_POOLS.has(outcome.result) && !first.finalized) {
+    const results: { pool: string; outcome: Outcome }[] = [];
+    for (const p of (recorder.clusterStatus.pools ?? []).filter((x) => !pools.includes(x.name))) {
+      const unit = poolUnit(rec.name, p.name);
+      const view = recorder.pool(p.name, p.stackName);
+      const ctx = new ReconcileContext(rec, view, deps, clients, undefined, undefined, false, unit);
+      const start = ctx.start();
+      try {
+        const r = await removePoolStack(ctx, start, Boolean(first.found.cluster?.spec.paused));
+        if (r) {
+          kept.add(p.name);
+          results.push({ pool: p.name, outcome: r });
+        }
+      } catch (e) {
+        kept.add(p.name);
+        results.push({ pool: p.name, outcome: onError(ctx, recorder, { task: TASK.finalize, found: start }, e) });
+      }
+    }
+    if (results.length) outcome = merged(outcome, results);
+  }
+  // Not on a stale read (nothing staged is kept), an object whose stacks are being deleted, nor one that does not
+  // validate (its pools are unknown: their entries stay as they are).
+  if (!STOPS_POOLS.has(outcome.result) && !STOPS_POOLS.has(first.outcome.result) && !first.finalized)
+    recorder.finish(pools, kept);
   return commit(deps, recorder, first.progress, outcome);
 }
 
@@ -219,81 +242,6 @@ async function reconcileUnit(
   }
 }
 
-/** The pools with stacks of their own (every pool but `default`, which lives in the shared stack). */
-function poolNames(cluster: WorkerCluster): string[] {
-  return stackUnits(cluster).flatMap((u) => (u.shared || u.pool === undefined ? [] : [u.pool]));
-}
-
-/** As poolNames, from the object as read (the shared stack's fast path did not validate it: it is what was applied). */
-function rawPoolNames(raw: unknown): string[] {
-  const pools = (raw as { spec?: { pools?: unknown } } | undefined)?.spec?.pools;
-  if (!Array.isArray(pools)) return [];
-  return pools.flatMap((p: unknown) => {
-    const name = (p as { name?: unknown } | null)?.name;
-    return typeof name === 'string' && name !== DEFAULT_POOL ? [name] : [];
-  });
-}
-
-/**
- * The shared stack has been created (a pool's stack imports its exports): seen now, else as last recorded. One being
- * created, never created, rolled back from its create or being deleted has no exports to import.
- */
-function sharedReady(stack: StackSummary | undefined, status: ClusterStatus): boolean {
-  const state = stack?.status ?? (status.stackId ? status.stackStatus : undefined);
-  return state !== undefined && !/^(CREATE_(IN_PROGRESS|FAILED)|ROLLBACK_|DELETE_|REVIEW_)/.test(state);
-}
-
-/** A pool's stack waits for the shared stack to exist: said on its entry, looked at again after a poll. */
-function waitForShared(ctx: ReconcileContext, shared: StackSummary | undefined): Outcome {
-  const message = `waiting for the shared stack ${sharedUnit(ctx.record.name).stackName} (${shared?.status ?? 'not created yet'}): the pool's stack imports its values`;
-  ctx.recorder.stage({ observedGeneration: ctx.generation }, CONDITIONS.progressing('WaitingForSharedStack', message));
-  return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
-}
-
-/** Which of two outcomes says more about the cluster: an error over a wait over a settled one. */
-const RANK: Readonly<Record<Outcome['result'], number>> = {
-  conflict: 9,
-  stalled: 8,
-  failed: 7,
-  outdated: 7,
-  transient: 6,
-  waiting: 5,
-  recorded: 5,
-  backoff: 4,
-  held: 3,
-  paused: 3,
-  drifted: 3,
-  applied: 2,
-  'no-changes': 1,
-  unchanged: 0,
-  invalid: 9,
-  'dry-run': 0,
-  deleted: 0,
-};
-
-/**
- * The cluster's outcome from its stacks' outcomes: the one that says most (an error over a wait over a success), the
- * shared stack's fields (checksum, rollout) kept, the soonest requeue any stack asked for, and each pool's result.
- */
-function merged(shared: Outcome, pools: readonly { pool: string; outcome: Outcome }[]): Outcome {
-  const all = [shared, ...pools.map((p) => p.outcome)];
-  const worst = all.reduce((a, b) => (RANK[b.result] > RANK[a.result] ? b : a));
-  const requeues = all.flatMap((o) => (o.requeueAfterMs === undefined ? [] : [o.requeueAfterMs]));
-  const message =
-    worst === shared
-      ? shared.message
-      : `pool ${pools.find((p) => p.outcome === worst)?.pool ?? '?'}: ${worst.message ?? worst.result}`;
-  return {
-    ...shared,
-    result: worst.result,
-    reason: worst.reason ?? shared.reason,
-    message,
-    requeueAfterMs: requeues.length ? Math.min(...requeues) : undefined,
-    stackInProgress: all.some((o) => o.stackInProgress) || undefined,
-    pools: pools.map((p) => ({ pool: p.pool, result: p.outcome.result, message: p.outcome.message })),
-  };
-}
-
 /** The reconcile's one status write: what its tasks (or the error path) staged. A write that fails says so in the outcome. */
 async function commit(
   deps: ReconcilerDeps,
@@ -340,7 +288,10 @@ function onError(ctx: ReconcileContext, recorder: StatusRecorder, { task, found 
     return { result: 'waiting', message, requeueAfterMs: ctx.pollMs };
   }
   if (kind.kind === 'transient') {
-    // Not a failure: nothing is counted, Ready is left alone, and the queue retries with its own backoff.
+    // Not a failure: nothing is counted, Ready is left alone, and the queue retries with its own backoff. An execution
+    // of ours still on record may be running whatever a (possibly stale) look showed: its slot stays held until a
+    // look after it sees the stack settled.
+    if (ctx.recorder.controller.executing) ctx.deps.slots?.observed(ctx.unit.slot, true);
     log.warn({ task, reason: kind.reason, err: message }, 'transient AWS error; requeued');
     ctx.recorder.stage({}, CONDITIONS.degraded(kind.reason, `${message} (transient; retrying)`));
     return { result: 'transient', reason: kind.reason, message, requeueAfterMs: ctx.deps.backoff.baseMs };

@@ -1,7 +1,7 @@
 import { ClusterStatus, Condition } from '../../../../lib/model/cluster/status';
 import { ReconcilerDeps } from '../../../../lib/engines/reconciler/workflow/context';
 import { StatusRecorder } from '../../../../lib/engines/reconciler/workflow/status-recorder';
-import { ClusterEvent, eventsFor } from '../../../../lib/engines/reconciler/workflow/events';
+import { ClusterEvent, clusterEventsFor, eventsFor } from '../../../../lib/engines/reconciler/workflow/events';
 import { ClusterRecord } from '../../../../lib/model/ports/cluster-store';
 
 /** Which status changes are events on the object, and that the one place statuses are written emits them. */
@@ -185,4 +185,20 @@ test('the status recorder emits the events of a status it wrote, and none for a 
       expect.objectContaining({ reason: 'RollStarted', message: 'rolling the nodes to config c: first config' }),
     ],
   ]);
+});
+
+test.each([
+  // what a pool's entry does between two writes, the event it means
+  ['its change set starts', idle, rolling, 'RollStarted'],
+  ['its roll rolls back', rolling, { ...idle, stackStatus: 'UPDATE_ROLLBACK_COMPLETE' }, 'RolledBack'],
+] as const)('a pool of its own stack: when %s, the event names the pool and its stack', (_what, from, to, reason) => {
+  // GIVEN the object's top level unchanged, and its pool spot going from one status to the next
+  const pool = (s: ClusterStatus) => ({ ...s, name: 'spot', stackName: 'WorkerStack-c-pool-spot' });
+
+  // WHEN the events of the change are derived
+  const events = clusterEventsFor({ ...idle, pools: [pool(from)] }, { ...idle, pools: [pool(to)] });
+
+  // THEN there is the pool's event, about that pool, and none of the top level's
+  expect(events.map((e) => e.reason)).toEqual([reason]);
+  expect(events[0].message).toMatch(/^pool spot \(WorkerStack-c-pool-spot\): /);
 });

@@ -7,6 +7,7 @@ import { before, ReconcileOptions } from '../../../../lib/engines/reconciler/wor
 import { ClusterStore } from '../../../../lib/model/ports/cluster-store';
 import { fail, stuck } from '../../../fakes/fake-cloudformation';
 import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../../../fakes/harness';
+import { SimPublisher, simSynthesizer } from '../../../sim/sim-synth';
 
 /**
  * One status write per reconcile (plus the one before ExecuteChangeSet): the tasks stage what they change, the
@@ -214,3 +215,38 @@ test('a failed write before ExecuteChangeSet: nothing is executed, and no execut
   expect(h.status().controller?.executing).toBeUndefined();
   expect(h.condition('Degraded')).toMatchObject({ status: 'True', reason: 'ReconcileFailed' });
 });
+
+test.each([
+  // pools the edit rolls, maxConcurrentPools, stacks executed in the one reconcile
+  ['every stack (a cluster-wide value)', 3, 3],
+  ['every stack, one pool at a time', 1, 2],
+] as const)(
+  'a cluster with pools, %s: at most one status write per stack executed, plus one at the end',
+  async (_what, maxConcurrentPools, executed) => {
+    // GIVEN a settled cluster with two pools in stacks of their own (system, spot), synthesized per stack
+    const name = 'pools-us1';
+    h.addCluster(name, (raw) => {
+      raw.spec.pools = [
+        { ...raw.spec.pool, name: 'system' },
+        { ...raw.spec.pool, name: 'spot' },
+      ];
+      delete raw.spec.pool;
+      raw.spec.rollout = { ...raw.spec.rollout, maxConcurrentPools };
+    });
+    const publisher = new SimPublisher();
+    const deps = h.deps({ synthesizer: simSynthesizer, aws: () => ({ cfn: h.cfn, publisher }) });
+    await h.reconcile(name, {}, deps);
+    h.cfn.resetCalls();
+    const writes = h.statusWrites;
+
+    // WHEN a value every pool's config reads changes, and the cluster is reconciled once
+    h.edit(name, maxPods(110));
+    const outcome = await h.step(name, {}, deps);
+
+    // THEN each stack it may roll is executed, with one write before each execute and at most one more at the end
+    expect(outcome.result).toBe('waiting');
+    expect(h.cfn.count('executeChangeSet')).toBe(executed);
+    expect(h.statusWrites - writes).toBeGreaterThanOrEqual(executed);
+    expect(h.statusWrites - writes).toBeLessThanOrEqual(executed + 1);
+  },
+);

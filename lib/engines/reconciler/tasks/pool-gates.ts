@@ -1,0 +1,60 @@
+import { stackUnits } from '../../../model/cluster/pools';
+import { ControllerBookkeeping } from '../../../model/cluster/status';
+import { CONDITIONS } from '../workflow/conditions';
+import { Outcome, ReconcileContext } from '../workflow/context';
+import { Observed } from '../workflow/state';
+import { liveStatus } from './prepare';
+
+// What a pool's stack waits for besides its own stack: the cluster's other pools rolling (maxConcurrentPools), and
+// the cluster's other stacks when CloudFormation refuses an export change (the apply tasks ask these).
+
+/**
+ * The cluster's other pools whose nodes are rolling: a change set of ours executing toward another config than the
+ * one its stack carries (as recorded before the execute, so a crash or a restart still counts it). The shared stack
+ * counts only when it holds a pool (default).
+ */
+export function rollingPools(ctx: ReconcileContext, o: Observed): string[] {
+  const all = ctx.recorder.clusterStatus;
+  const rolling = (s: { readonly cloudConfigChecksum?: string; readonly controller?: ControllerBookkeeping }) => {
+    const e = s.controller?.executing;
+    return Boolean(e && e.checksum !== s.cloudConfigChecksum);
+  };
+  const shared = stackUnits(o.cluster)[0].pool;
+  return [
+    ...(ctx.unit.pool !== undefined && shared !== undefined && rolling(all) ? [shared] : []),
+    ...(all.pools ?? []).filter((p) => p.name !== ctx.unit.pool && rolling(p)).map((p) => p.name),
+  ];
+}
+
+/**
+ * CloudFormation's refusal to remove (or change) an export another stack still imports, or to import one not exported
+ * yet: the cluster's other stacks must be applied first (a pool's stack that stops importing, or the shared stack
+ * that starts exporting). Not a failure of these inputs.
+ */
+export const IMPORT_REFUSAL = /cannot be (deleted|updated) as it is in use by|No export named \S+ found/i;
+
+/**
+ * Waits for the cluster's other stacks: nothing is counted, and the same inputs are tried again after a backoff (not
+ * every poll: an update that got as far as rolling nodes before the refusal must not roll them every few seconds).
+ */
+export function waitForImports(ctx: ReconcileContext, f: Observed, why: string): Outcome {
+  const c = ctx.recorder.controller;
+  const delay = ctx.deps.backoff.baseMs;
+  const message = `${why} (waiting for the cluster's other stacks to be applied first; trying again after ${delay} ms)`;
+  ctx.recorder.stage(
+    {
+      ...(f.stack ? liveStatus(ctx, f.stack, f.live) : {}),
+      observedGeneration: ctx.generation,
+      desiredChecksum: f.config.checksum,
+    },
+    CONDITIONS.progressing('WaitingForImports', message),
+    {
+      executing: undefined,
+      failedFingerprint: f.fingerprint,
+      failures: c.failedFingerprint === f.fingerprint ? c.failures : 0,
+      retryAfter: new Date(ctx.deps.now().getTime() + delay).toISOString(),
+    },
+  );
+  f.log.info({}, message);
+  return { result: 'waiting', requeueAfterMs: delay, message };
+}
