@@ -101,7 +101,8 @@ export const render: Task<Validated, Pick<Desired, 'config' | 'fingerprint' | 'c
     const single = !ctx.unit.pool && !s.cluster.spec.pools;
     const config = (single ? hit?.config : undefined) ?? unitConfig(ctx, s);
     const fingerprint =
-      (single ? hit?.fingerprint : undefined) ?? inputsFingerprint(s.cluster, config.checksum, ctx.deps.code);
+      (single ? hit?.fingerprint : undefined) ??
+      inputsFingerprint(s.cluster, config.checksum, ctx.deps.code, ctx.unit.pool);
     if (!hit && !ctx.unit.pool)
       ctx.deps.derived?.set(ctx.record.name, ctx.derivedKey, { cluster: s.cluster, config, fingerprint });
     const recorded = ctx.status.cloudConfigChecksum;
