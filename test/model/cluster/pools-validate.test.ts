@@ -386,10 +386,13 @@ test('accepted: a listener of a single-pool object naming its pool, default', ()
   expect(r.problems).toEqual([]);
 });
 
-test.each(EXAMPLE_NAMES.filter((n) => rawExample(n).spec.pool))('the single-pool example %s is one pool named default and every listener takes it', (name) => {
-  // WHEN
-  const cluster = example(name);
-  // THEN (edge-ap1's nodes all carry a NoSchedule taint of the cluster: it chooses no pool, its listeners stay)
-  expect(poolsOf(cluster.spec).map((p) => p.name)).toEqual(['default']);
-  for (const l of cluster.spec.listeners) expect(listenerPools(cluster.spec, l)).toEqual(['default']);
-});
+test.each(EXAMPLE_NAMES.filter((n) => rawExample(n).spec.pool))(
+  'the single-pool example %s is one pool named default and every listener takes it',
+  (name) => {
+    // WHEN
+    const cluster = example(name);
+    // THEN (edge-ap1's nodes all carry a NoSchedule taint of the cluster: it chooses no pool, its listeners stay)
+    expect(poolsOf(cluster.spec).map((p) => p.name)).toEqual(['default']);
+    for (const l of cluster.spec.listeners) expect(listenerPools(cluster.spec, l)).toEqual(['default']);
+  },
+);

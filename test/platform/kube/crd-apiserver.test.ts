@@ -125,7 +125,18 @@ test('kubectl get wc shows Ready, Reason, the checksum prefixes and the stack st
     Live: 'f6e5d4c3b2a1',
     Stack: 'UPDATE_IN_PROGRESS',
   });
-  expect(columns).toEqual(['Name', 'Ready', 'Reason', 'Desired', 'Live', 'Stack', 'Pools', 'Paused', 'Stack Name', 'Age']);
+  expect(columns).toEqual([
+    'Name',
+    'Ready',
+    'Reason',
+    'Desired',
+    'Live',
+    'Stack',
+    'Pools',
+    'Paused',
+    'Stack Name',
+    'Age',
+  ]);
 });
 
 /**
