@@ -1,5 +1,11 @@
 import { Command } from 'commander';
-import { statusGroup, statusRows } from '../stores/status-rows';
+import { statusGroup, StatusRow, statusRows } from '../stores/status-rows';
+import {
+  BOOTSTRAP_STACKS_PER_REGION,
+  DEFAULT_STACK_LIMIT,
+  PlannedStacks,
+  stackQuotaWarnings,
+} from '../../model/cluster/stack-quota';
 import { storeFlags, storeOptions } from './store-flags';
 import { DirOptions, dirFlags, EXIT, inputDirs, Io } from './context';
 
@@ -11,6 +17,8 @@ interface StatusOptions extends DirOptions {
   readonly output: string;
   /** --wide. @default false */
   readonly wide?: boolean;
+  /** --stack-limit <n>: CloudFormation's stack quota per account and region. @default 2000 */
+  readonly stackLimit?: string;
 }
 
 export function registerStatus(program: Command, io: Io, done: (code: number) => void): void {
@@ -19,9 +27,21 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .option('-o, --output <format>', 'table or json', 'table')
     .option('--wide', 'also the message, how the nodes roll, failures, next retry and the last config change')
+    .option(
+      '--stack-limit <n>',
+      `warn when an account/region's stacks reach 80 % of this CloudFormation quota (default ${DEFAULT_STACK_LIMIT})`,
+    )
     .action(async (opts: StatusOptions) => {
       if (opts.output !== 'table' && opts.output !== 'json') {
         io.err(`error: -o ${opts.output}: give table or json\n`);
+        done(EXIT.usage);
+        return;
+      }
+      const limit = opts.stackLimit === undefined ? DEFAULT_STACK_LIMIT : Number(opts.stackLimit);
+      if (!Number.isSafeInteger(limit) || limit < 1) {
+        io.err(
+          `error: --stack-limit ${JSON.stringify(opts.stackLimit)} is not a stack count\n  fix: pass the account's CloudFormation stack quota per region as a whole number, such as 2000\n`,
+        );
         done(EXIT.usage);
         return;
       }
@@ -29,11 +49,14 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
       const rows = await statusRows(dirs.clustersDir, dirs.templatesDir, opts.stateDir, storeOptions(opts, dirs));
       // A status that cannot be read is an error a script must see, never an "Unknown" row with exit 0.
       const code = rows.some((r) => r.unreadable) ? EXIT.invalid : EXIT.ok;
+      const source = opts.stackLimit === undefined ? 'the AWS default' : '--stack-limit';
+      const warnings = stackQuotaWarnings(plannedFromRows(rows), () => ({ limit, source })).map((w) => w.message);
       if (opts.output === 'json') {
-        io.out(JSON.stringify({ clusters: rows }, undefined, 2) + '\n');
+        io.out(JSON.stringify({ clusters: rows, ...(warnings.length ? { warnings } : {}) }, undefined, 2) + '\n');
         done(code);
         return;
       }
+      for (const w of warnings) io.err(`warning: ${w}\n`);
       const short = (s?: string) => (s ? s.slice(0, 12) : '-');
       const now = Date.now();
       const table = [
@@ -104,6 +127,25 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
         }
       done(code);
     });
+}
+
+/**
+ * The stacks of the rows' clusters per account and region, as `validate` plans them (stack-quota.ts): each cluster's
+ * shared stack and its pools' own stacks (those the object names and those its status still records), + 1 bootstrap.
+ */
+function plannedFromRows(rows: readonly StatusRow[]): PlannedStacks[] {
+  const by = new Map<string, { account: string; region: string; clusters: number; clusterStacks: number }>();
+  for (const r of rows) {
+    if (r.account === undefined || r.region === undefined) continue;
+    const key = statusGroup(r);
+    const e = by.get(key) ?? { account: r.account, region: r.region, clusters: 0, clusterStacks: 0 };
+    e.clusters += 1;
+    e.clusterStacks += 1 + (r.pools?.length ?? 0);
+    by.set(key, e);
+  }
+  return [...by.values()]
+    .sort((a, b) => (a.account === b.account ? a.region.localeCompare(b.region) : a.account.localeCompare(b.account)))
+    .map((e) => ({ ...e, planned: e.clusterStacks + BOOTSTRAP_STACKS_PER_REGION }));
 }
 
 /** Reasons of a pool's stack that need no line of their own (it is settled). */
