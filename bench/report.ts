@@ -119,6 +119,7 @@ const ORDER = [
   'in-progress',
   'fleet-rollout',
   'pools',
+  'pools-edit',
   'sim',
   'admission-cost',
 ];
