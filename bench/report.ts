@@ -120,6 +120,7 @@ const ORDER = [
   'fleet-rollout',
   'pools',
   'pools-edit',
+  'pools-rollout',
   'sim',
   'admission-cost',
 ];
