@@ -119,6 +119,8 @@ const ORDER = [
   'in-progress',
   'fleet-rollout',
   'pools',
+  'pools-edit',
+  'pools-rollout',
   'sim',
   'admission-cost',
 ];

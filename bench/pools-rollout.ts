@@ -1,0 +1,274 @@
+/**
+ * Node pools (issue 23, item 9): a fleet config change across every pool, in waves. bench/fleet-rollout.ts's
+ * simulation (test/fakes/fleet-sim.ts: the daemon's scheduling on the fake clock, ten-minute rolling updates, 100 ms
+ * per API call, token-bucket quotas per API) with every cluster of 4 pools (default in the shared stack, spot, batch
+ * and gpu in their own stacks) and a synthesis stand-in that makes one template per stack (test/sim/sim-synth.ts).
+ * A change to the shared config template changes every pool's checksum: every stack rolls, each cluster at most
+ * spec.rollout.maxConcurrentPools (default 1) pools at a time, clusters by the waves of a WorkerRolloutPolicy.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { renderConfig } from '../lib/model/cloudconfig/render';
+import { poolNamed, primaryPool, stackUnits } from '../lib/model/cluster/pools';
+import { assemblyDir } from '../lib/engines/synthesis/synthesize';
+import { Synthesizer, TASK } from '../lib/engines/reconciler/workflow/context';
+import { after } from '../lib/engines/reconciler/workflow/workflow';
+import { poolStackName, workerStackName } from '../lib/core/naming';
+import { FleetSim, ROLL_POLLS } from '../test/fakes/fleet-sim';
+import { CfnApi, complete } from '../test/fakes/fake-cloudformation';
+import { simSynthesizer } from '../test/sim/sim-synth';
+import { Json } from '../test/helpers/json';
+import { QUOTAS } from './fleet-rollout';
+import { BenchOptions, codeState, figure, loadavg1, Section } from './report';
+import { fmt, table } from './stats';
+
+const MIN = 60_000;
+const ROLL_MS = ROLL_POLLS * 5000;
+const REGIONS = ['us-east-1', 'eu-west-1', 'ap-southeast-1', 'us-west-2'];
+/** The pools beside default, each in its own stack. */
+const OWN = ['spot', 'batch', 'gpu'];
+const POOLS = 1 + OWN.length;
+
+/**
+ * The simulator's synthesis (one template per stack, its pool's checksum), with the pool's node config written where
+ * the harness's publisher reads assets (the simulator's own publisher only remembers keys).
+ */
+function poolsSynthesizer(workDir: string): Synthesizer {
+  return async (cluster, opts) => {
+    const out = await simSynthesizer(cluster, opts);
+    const unit = stackUnits(cluster).find((u) => u.stackName === out.stackName);
+    const pool = poolNamed(cluster.spec, unit?.pool ?? primaryPool(cluster.spec).name) ?? primaryPool(cluster.spec);
+    const config = opts.config ?? renderConfig(cluster, opts.templatesDir, pool.name);
+    const dir = assemblyDir(workDir, `${cluster.metadata.name}-${pool.name}`);
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `${config.checksum}.${config.extension}`);
+    fs.writeFileSync(file, config.bytes);
+    return { ...out, assets: out.assets.map((a) => ({ ...a, sourcePath: file })) };
+  };
+}
+
+/** The example's pool as default, and spot, batch (labels) and gpu (a NoSchedule taint) in stacks of their own. */
+function pooled(raw: Json): void {
+  const pool: Json = raw.spec.pool;
+  delete raw.spec.pool;
+  raw.spec.pools = [
+    { ...pool, name: 'default' },
+    { ...pool, name: 'spot', labels: { 'node.kubernetes.io/capacity': 'spot' } },
+    { ...pool, name: 'batch', labels: { 'node.kubernetes.io/pool': 'batch' } },
+    { ...pool, name: 'gpu', taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }] },
+  ];
+}
+
+export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
+  const load0 = loadavg1();
+  const code = codeState();
+  const n = opts.quick ? 40 : 200;
+  const canaries = REGIONS.length;
+  const early = n / 10;
+  const rest = n - canaries - early;
+  const names = Array.from({ length: n }, (_, i) =>
+    i < canaries
+      ? `canary-${i}`
+      : i < canaries + early
+        ? `early-${String(i).padStart(4, '0')}`
+        : `main-${String(i).padStart(4, '0')}`,
+  );
+  const ring = (name: string) => ({ ring: name.split('-')[0] });
+  const waves = {
+    canary: { max: canaries, soakMin: 60 },
+    early: { max: Math.ceil(early / 4), soakMin: 30 },
+    rest: { max: Math.ceil(rest / 10) },
+  };
+  // A cluster's roll is its pools' rolls, maxConcurrentPools (1) at a time: POOLS rolls back to back.
+  const clusterRollMs = POOLS * ROLL_MS;
+  const rounds = 1 + Math.ceil(early / waves.early.max) + Math.ceil(rest / waves.rest.max);
+  const idealMs = clusterRollMs * rounds + (waves.canary.soakMin + waves.early.soakMin) * MIN;
+
+  const sim = new FleetSim(names, ring, {
+    regions: REGIONS,
+    quotas: QUOTAS,
+    latencyMs: 100,
+    pollMs: 30_000,
+    concurrency: 200 * POOLS,
+  });
+  try {
+    const stacks = new Map<string, string[]>();
+    for (const x of names) {
+      sim.h.edit(x, pooled);
+      const own = OWN.map((p) => poolStackName(x, p));
+      for (const s of own) sim.cfn(x).setDefault(s, complete(ROLL_POLLS));
+      stacks.set(x, [workerStackName(x), ...own]);
+    }
+    // A new process with the pools' synthesis, and every stack's execute noted (sim.starts notes the cluster only).
+    const starts: { name: string; stack: string; at: number }[] = [];
+    const deps = sim.h.deps.bind(sim.h);
+    const workDir = path.join(sim.h.dir, 'pools-work');
+    sim.h.deps = (o) => deps({ ...o, synthesizer: poolsSynthesizer(workDir) });
+    sim.hooks = [
+      after(TASK.execute, (ctx) => void starts.push({ name: ctx.record.name, stack: ctx.unit.stackName, at: sim.now })),
+    ];
+    sim.restart();
+    sim.writePolicy('fleet', {
+      waves: [
+        {
+          name: 'canary',
+          selector: { matchLabels: { ring: 'canary' } },
+          maxConcurrent: waves.canary.max,
+          soak: `${waves.canary.soakMin}m`,
+        },
+        {
+          name: 'early',
+          selector: { matchLabels: { ring: 'early' } },
+          maxConcurrent: '25%',
+          soak: `${waves.early.soakMin}m`,
+        },
+      ],
+      remainder: { maxConcurrent: '10%' },
+      maxConcurrentRolls: 200,
+    });
+    /** Every stack of every cluster live at the checksum its unit wants, none in progress. */
+    const settled = () =>
+      names.every((x) => {
+        if (!sim.outcomes.has(x)) return false; // not reconciled yet: no status recorded
+        const s = sim.h.status(x);
+        const want = new Map([
+          [workerStackName(x), s.desiredChecksum],
+          ...(s.pools ?? []).map((p) => [p.stackName, p.desiredChecksum] as const),
+        ]);
+        return (stacks.get(x) ?? []).every((st) => {
+          const live = sim.cfn(x).peek(st);
+          return (
+            live && want.get(st) && live.outputs.ConfigChecksum === want.get(st) && !live.status.endsWith('IN_PROGRESS')
+          );
+        });
+      });
+    const wallCreate = performance.now();
+    await sim.runUntil(sim.now + 24 * 60 * MIN, settled);
+    if (!settled()) throw new Error(`pools-rollout: the ${n * POOLS} stacks did not settle within 24 simulated hours`);
+    process.stderr.write(
+      `  pools-rollout: ${n * POOLS} stacks created in ${fmt((performance.now() - wallCreate) / 1000)} s of wall time\n`,
+    );
+
+    // The shared-template change: every pool's checksum changes.
+    for (const f of sim.fakes.values()) {
+      f.resetCalls();
+      f.apiRequests.clear();
+      f.throttledCalls.clear();
+    }
+    starts.length = 0;
+    const reconciles0 = sim.reconciles;
+    const t0 = sim.now;
+    const wall0 = performance.now();
+    sim.changeTemplate('# kubelet tuning (bench)');
+    const rolledStacks = () => new Set(starts.map((s) => s.stack)).size;
+    await sim.runUntil(t0 + 72 * 60 * MIN, () => rolledStacks() === n * POOLS && settled());
+    const wallMs = performance.now() - wall0;
+    if (rolledStacks() !== n * POOLS)
+      throw new Error(`pools-rollout: ${rolledStacks()} of ${n * POOLS} stacks rolled within 72 simulated hours`);
+    const lastStart = Math.max(...starts.map((s) => s.at));
+    const simulatedMs = lastStart + ROLL_MS - t0;
+    // At most maxConcurrentPools (1) stacks of a cluster in one roll at once: starts of one cluster a roll apart.
+    let overlaps = 0;
+    for (const x of names) {
+      const at = starts
+        .filter((s) => s.name === x)
+        .map((s) => s.at)
+        .sort((a, b) => a - b);
+      for (let i = 1; i < at.length; i++) if (at[i] - at[i - 1] < ROLL_MS) overlaps++;
+    }
+    const apis = new Map<CfnApi, number>();
+    const throttled = new Map<CfnApi, number>();
+    for (const f of sim.fakes.values()) {
+      for (const [k, v] of f.apiRequests) apis.set(k, (apis.get(k) ?? 0) + v);
+      for (const [k, v] of f.throttledCalls) throttled.set(k, (throttled.get(k) ?? 0) + v);
+    }
+    const totalCalls = [...apis.values()].reduce((a, b) => a + b, 0);
+    const totalThrottled = [...throttled.values()].reduce((a, b) => a + b, 0);
+    const rows = (['canary', 'early', 'main'] as const).map((w) => {
+      const ts = starts.filter((s) => s.name.startsWith(w)).map((s) => (s.at - t0) / MIN);
+      return [
+        w === 'main' ? 'remainder' : w,
+        String(ts.length / POOLS),
+        String(ts.length),
+        fmt(Math.min(...ts)),
+        fmt(Math.max(...ts) + ROLL_MS / MIN),
+      ];
+    });
+    const label = `${n} clusters × ${POOLS} pools`;
+    process.stderr.write(
+      `  pools-rollout: ${n * POOLS} stacks rolled in ${fmt(simulatedMs / MIN)} simulated minutes (ideal ${fmt(idealMs / MIN)}), ${fmt(totalThrottled)} throttled, ${fmt(wallMs / 1000)} s of wall time\n`,
+    );
+    return {
+      id: 'pools-rollout',
+      title: `Node pools: a shared-template change across every pool of ${label} in ${REGIONS.length} regions, 3 waves, fake CloudFormation with API quotas`,
+      mode: opts.quick ? 'quick' : 'full',
+      date: new Date().toISOString(),
+      loadavg: [load0, loadavg1()],
+      code,
+      figures: [
+        figure(
+          'pools-rollout-simulated',
+          `pools rollout of ${label}, simulated time over the policy's ideal`,
+          simulatedMs / idealMs,
+          '×',
+          { op: '<=', value: 1.15 },
+        ),
+        figure(
+          'pools-rollout-throttled',
+          `pools rollout of ${label}, throttled CloudFormation calls`,
+          totalThrottled,
+          '',
+          {
+            op: '==',
+            value: 0,
+          },
+        ),
+        figure(
+          'pools-rollout-overlaps',
+          `pools rollout of ${label}, pool rolls of one cluster overlapping (maxConcurrentPools 1)`,
+          overlaps,
+          '',
+          { op: '==', value: 0 },
+        ),
+        figure(
+          'pools-rollout-calls',
+          `pools rollout of ${label}, CloudFormation requests per pool roll`,
+          totalCalls / (n * POOLS),
+          '',
+        ),
+      ],
+      tables: [
+        table(
+          ['figure', 'value'],
+          [
+            ['simulated time, change to last pool roll done', `${fmt(simulatedMs / MIN)} min`],
+            [
+              `the policy's ideal (${rounds} rounds of cluster rolls of ${POOLS} pool rolls back to back, soaks exact)`,
+              `${fmt(idealMs / MIN)} min`,
+            ],
+            [
+              'CloudFormation requests (listing pages counted) / per pool roll',
+              `${fmt(totalCalls)} / ${fmt(totalCalls / (n * POOLS))}`,
+            ],
+            ['throttled requests', fmt(totalThrottled)],
+            ['reconciles', fmt(sim.reconciles - reconciles0)],
+            ['wall time of the simulation', `${fmt(wallMs / 1000)} s`],
+          ],
+        ),
+        table(['wave', 'clusters', 'pool rolls', 'first roll started (min)', 'last roll done (min)'], rows),
+        table(
+          ['API', 'requests', 'throttled'],
+          [...apis].sort().map(([api, count]) => [api, fmt(count), fmt(throttled.get(api) ?? 0)]),
+        ),
+      ],
+      notes: [
+        `Policy as bench/fleet-rollout.ts: canary = ${canaries} clusters (one per region), soak ${waves.canary.soakMin}m; early = ${early} (10 %), maxConcurrent 25 % (${waves.early.max}), soak ${waves.early.soakMin}m; remainder = ${rest}, maxConcurrent 10 % (${waves.rest.max}); maxConcurrentRolls 200. Each cluster has ${POOLS} pools (default in the shared stack; ${OWN.join(', ')} in their own), spec.rollout.maxConcurrentPools 1 (the default): a cluster's roll is ${POOLS} ten-minute pool rolls one after the other, so the ideal is ${rounds} × ${fmt(clusterRollMs / MIN)} min + the soaks.`,
+        'Fake CloudFormation per region, quotas and latency as bench/fleet-rollout.ts (conservative assumptions: AWS publishes no per-API CloudFormation rates). Synthesis is the simulator’s stand-in (one template per stack with its pool’s checksum), since this measures the rollout, not CDK.',
+        `Size: ${label} (${n * POOLS} stacks), not 1,000 × 4: the simulation runs every reconcile of every stack in one process, and at 4,000 stacks it takes longer than a bench run should on 2 cores. Run it with a larger n in this file to measure more.`,
+      ],
+      data: { n, pools: POOLS, regions: REGIONS, simulatedMs, idealMs, totalCalls, totalThrottled, overlaps, wallMs },
+    };
+  } finally {
+    sim.cleanup();
+  }
+}
