@@ -11,6 +11,7 @@ import { stringify } from 'yaml';
 import { runCli } from '../../lib/adapters/cli/program';
 import { configBucketName } from '../../lib/core/naming';
 import { rawExample, tempDir } from '../helpers/clusters';
+import { Json } from '../helpers/json';
 import { Moto, MOTO_ACCOUNT, MOTO_REGION, MotoWrapper, startMoto } from '../helpers/moto';
 
 /** A moto server with a VPC, two subnets, an AMI, the bootstrap stack (the config bucket) and an empty clusters directory. */
@@ -70,6 +71,32 @@ export function motoCluster(world: World, name: string, mutate: (raw: any) => vo
   raw.spec.cloudConfig.values.bootstrapTokenSecretArn = `arn:aws:secretsmanager:${MOTO_REGION}:${MOTO_ACCOUNT}:secret:worker-stacks/${name}/kubelet-bootstrap-XyZ123`;
   mutate(raw);
   return raw;
+}
+
+/**
+ * The moto example moved to spec.pools (issue 23): `default` as spec.pool was, and a spot pool (its own stack) with a
+ * label of its own and every node above the base on spot.
+ */
+export function pooledMotoCluster(
+  world: World,
+  name: string,
+  spotLabel = 'spot',
+  mutate: (raw: Json) => void = () => undefined,
+): Json {
+  return motoCluster(world, name, (raw: Json) => {
+    const pool = raw.spec.pool;
+    delete raw.spec.pool;
+    raw.spec.pools = [
+      { name: 'default', ...pool },
+      {
+        name: 'spot',
+        ...pool,
+        labels: { 'example.com/capacity': spotLabel },
+        capacity: { onDemandPercentageAboveBaseCapacity: 0 },
+      },
+    ];
+    mutate(raw);
+  });
 }
 
 export function writeCluster(world: World, raw: { metadata: { name: string } }): string {

@@ -12,7 +12,7 @@ import { goTool, run, runOk } from '../charts/tools';
 import { tempDir } from '../helpers/clusters';
 import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
 import { Json } from '../helpers/json';
-import { AWS_FLAGS, cli, motoCluster, stackActivity, startWorld, stopWorld, World } from './harness';
+import { AWS_FLAGS, cli, pooledMotoCluster, stackActivity, startWorld, stopWorld, World } from './harness';
 
 // Issue 23 end to end against the real API server: a WorkerCluster of two pools (`default` in the shared stack,
 // `spot` in its own stack) applied with the real kubectl, reconciled once with the Kubernetes store against moto (the
@@ -47,23 +47,8 @@ afterAll(async () => {
   await Promise.all([stopWorld(world), server?.stop()]);
 });
 
-/** The moto example moved to spec.pools (as pools-moto.test.ts builds it): default as it was, and a spot pool. */
-function pooled(name: string, mutate: (raw: Json) => void = () => undefined): Json {
-  return motoCluster(world, name, (raw: Json) => {
-    const pool = raw.spec.pool;
-    delete raw.spec.pool;
-    raw.spec.pools = [
-      { name: 'default', ...pool },
-      {
-        name: 'spot',
-        ...pool,
-        labels: { 'example.com/capacity': 'spot' },
-        capacity: { onDemandPercentageAboveBaseCapacity: 0 },
-      },
-    ];
-    mutate(raw);
-  });
-}
+const pooled = (name: string, mutate: (raw: Json) => void = () => undefined): Json =>
+  pooledMotoCluster(world, name, 'spot', mutate);
 
 /** Writes the object where `kubectl apply -f` (or `validate --clusters`) reads it, alone in its own folder. */
 function written(raw: Json, folder: string): string {

@@ -7,7 +7,7 @@ import { Json } from '../helpers/json';
 import {
   AWS_FLAGS,
   cli,
-  motoCluster,
+  pooledMotoCluster,
   stackActivity,
   startWorld,
   stateFile,
@@ -32,22 +32,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => stopWorld(world));
 
-/** The moto example moved to spec.pools: default as it was, and a spot pool with its own label. */
-function pooled(spotLabel: string): Json {
-  return motoCluster(world, NAME, (raw: Json) => {
-    const pool = raw.spec.pool;
-    delete raw.spec.pool;
-    raw.spec.pools = [
-      { name: 'default', ...pool },
-      {
-        name: 'spot',
-        ...pool,
-        labels: { 'example.com/capacity': spotLabel },
-        capacity: { onDemandPercentageAboveBaseCapacity: 0 },
-      },
-    ];
-  });
-}
+const pooled = (spotLabel: string): Json => pooledMotoCluster(world, NAME, spotLabel);
 
 /** Each pool's checksum, as the reconciler derives it. */
 function checksums(raw: unknown): Record<string, string> {

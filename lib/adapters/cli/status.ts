@@ -57,36 +57,13 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
         return;
       }
       for (const w of warnings) io.err(`warning: ${w}\n`);
-      const short = (s?: string) => (s ? s.slice(0, 12) : '-');
       const now = Date.now();
       const table = [
         ['ACCOUNT/REGION', 'CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE'],
         ...rows.flatMap((r) => [
-          [
-            statusGroup(r),
-            r.cluster,
-            `${r.observedGeneration ?? '-'}/${r.generation}`,
-            short(r.desiredChecksum),
-            short(r.liveChecksum),
-            r.inSync ? 'yes' : 'no',
-            r.stackStatus ?? '-',
-            r.paused ? `${r.ready} (paused)` : r.ready,
-            r.reason ?? '-',
-            age(r.since, now),
-          ],
+          tableRow(r, r.cluster, r, now),
           // Each pool in a stack of its own, under its cluster (whose row is the shared stack): cluster/pool.
-          ...(r.pools ?? []).map((p) => [
-            statusGroup(r),
-            `${r.cluster}/${p.pool}`,
-            `${p.observedGeneration ?? '-'}/${r.generation}`,
-            short(p.desiredChecksum),
-            short(p.liveChecksum),
-            p.inSync ? 'yes' : 'no',
-            p.stackStatus ?? '-',
-            r.paused ? `${p.ready} (paused)` : p.ready,
-            p.reason ?? '-',
-            age(p.since, now),
-          ]),
+          ...(r.pools ?? []).map((p) => tableRow(r, `${r.cluster}/${p.pool}`, p, now)),
         ]),
       ];
       const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
@@ -146,6 +123,31 @@ function plannedFromRows(rows: readonly StatusRow[]): PlannedStacks[] {
   return [...by.values()]
     .sort((a, b) => (a.account === b.account ? a.region.localeCompare(b.region) : a.account.localeCompare(b.account)))
     .map((e) => ({ ...e, planned: e.clusterStacks + BOOTSTRAP_STACKS_PER_REGION }));
+}
+
+/** The columns of one stack's row: the shared stack's (the cluster's row) or a pool's own stack's. */
+function tableRow(
+  r: StatusRow,
+  name: string,
+  x: Pick<
+    StatusRow,
+    'observedGeneration' | 'desiredChecksum' | 'liveChecksum' | 'inSync' | 'stackStatus' | 'ready' | 'reason' | 'since'
+  >,
+  now: number,
+): string[] {
+  const short = (s?: string) => (s ? s.slice(0, 12) : '-');
+  return [
+    statusGroup(r),
+    name,
+    `${x.observedGeneration ?? '-'}/${r.generation}`,
+    short(x.desiredChecksum),
+    short(x.liveChecksum),
+    x.inSync ? 'yes' : 'no',
+    x.stackStatus ?? '-',
+    r.paused ? `${x.ready} (paused)` : x.ready,
+    x.reason ?? '-',
+    age(x.since, now),
+  ];
 }
 
 /** Reasons of a pool's stack that need no line of their own (it is settled). */
