@@ -2,17 +2,18 @@
  * A fleet that is already settled, without synthesizing it: the status each
  * cluster would have after a successful apply (written through the store's
  * own writeStatus, with the checksum and inputs fingerprint the reconciler
- * computes), and a CREATE_COMPLETE stack per cluster in the fake.
+ * computes for each of its stacks), and a CREATE_COMPLETE stack per stack in the fake.
  */
 import { ClusterStatus, setConditions } from '../lib/model/cluster/status';
 import { validateCluster } from '../lib/model/cluster/validate';
-import { renderConfig } from '../lib/model/cloudconfig/render';
+import { renderPools } from '../lib/model/cloudconfig/render';
+import { primaryPool, stackUnits } from '../lib/model/cluster/pools';
+import { need } from '../lib/engines/reconciler/workflow/task';
 import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { configDigests } from '../lib/engines/reconciler/workflow/config-changes';
 import { CONDITIONS } from '../lib/engines/reconciler/workflow/conditions';
 import { ReconcilerDeps } from '../lib/engines/reconciler/workflow/context';
 import { inputsFingerprint } from '../lib/engines/reconciler/workflow/fingerprint';
-import { workerStackName } from '../lib/core/naming';
 import type { World } from './world';
 
 export interface SeededStack {
@@ -40,36 +41,53 @@ export async function seedStatuses(
     const result = validateCluster(record.raw, { file: record.source, templates });
     if (!result.cluster) throw new Error(`seed: ${record.source} is invalid`);
     const cluster = result.cluster;
-    const config = renderConfig(cluster, deps.templatesDir);
-    const seeded: SeededStack = {
-      name: record.name,
-      region: cluster.spec.region,
-      stackName: workerStackName(record.name),
-      checksum: config.checksum,
-    };
-    // The fields recordSuccess (lib/engines/reconciler/tasks/apply.ts) writes after an apply.
+    const configs = renderPools(cluster, deps.templatesDir);
+    // Every stack of the cluster (model/cluster/pools.ts stackUnits): the shared one carries the pool default's config
+    // (else the first pool's), each pool's own stack its pool's; each with the fingerprint the reconciler computes for it.
+    const units = stackUnits(cluster).map((unit) => {
+      const config = need(configs.get(unit.pool ?? primaryPool(cluster.spec).name), `the config of ${unit.stackName}`);
+      const seeded: SeededStack = {
+        name: record.name,
+        region: cluster.spec.region,
+        stackName: unit.stackName,
+        checksum: config.checksum,
+      };
+      const fingerprint = inputsFingerprint(cluster, config.checksum, deps.code, unit.shared ? undefined : unit.pool);
+      // The fields recordSuccess (lib/engines/reconciler/tasks/record-outcome.ts) writes after an apply.
+      const settled = {
+        conditions: setConditions(
+          [],
+          CONDITIONS.ready('StackCreated', `stack CREATE_COMPLETE, config ${config.checksum.slice(0, 12)} live`),
+          record.generation,
+          deps.now(),
+        ),
+        cloudConfigChecksum: config.checksum,
+        observedGeneration: record.generation,
+        stackName: seeded.stackName,
+        stackId: stackIdOf(seeded),
+        stackStatus: 'CREATE_COMPLETE',
+        controller: {
+          inputsFingerprint: fingerprint,
+          configDigests: configDigests(config.node),
+          failures: 0,
+          recoveryAttempts: 0,
+        },
+      };
+      return { unit, seeded, settled };
+    });
+    const [shared, ...pools] = units;
     const status: ClusterStatus = {
-      conditions: setConditions(
-        [],
-        CONDITIONS.ready('StackCreated', `stack CREATE_COMPLETE, config ${config.checksum.slice(0, 12)} live`),
-        record.generation,
-        deps.now(),
-      ),
-      cloudConfigChecksum: config.checksum,
-      observedGeneration: record.generation,
-      stackName: seeded.stackName,
-      stackId: stackIdOf(seeded),
-      stackStatus: 'CREATE_COMPLETE',
-      controller: {
-        inputsFingerprint: inputsFingerprint(cluster, config.checksum, deps.code),
-        configDigests: configDigests(config.node),
-        failures: 0,
-        recoveryAttempts: 0,
-      },
+      ...shared.settled,
+      ...(pools.length
+        ? {
+            pools: pools.map((p) => ({ name: p.unit.pool ?? '', ...p.settled })),
+            poolsReady: `${units.length}/${units.length}`,
+          }
+        : {}),
     };
     pending.push(deps.store.writeStatus(record.name, status, record.resourceVersion));
     if (pending.length >= parallel) await Promise.all(pending.splice(0));
-    out.push(seeded);
+    out.push(...units.map((u) => u.seeded));
   }
   await Promise.all(pending);
   return out;
