@@ -2,7 +2,7 @@ import { isComplete } from '../../../model/ports/cloudformation-port';
 import { CONFIG_OBJECT_KEY, planCleanup } from '../../../platform/aws/config-objects';
 import { ClusterStatus } from '../../../model/cluster/status';
 import { RenderedConfig } from '../../../model/cloudconfig/render';
-import { rendered } from './prepare';
+import { rendered } from './render';
 import { configBucketName, configKeyPrefix } from '../../../core/naming';
 import { TASK } from '../workflow/context';
 import { Found } from '../workflow/state';

@@ -20,13 +20,13 @@ import { acquireSlot, changeSet, execute, publish, recordExecution, recover, syn
 import { recordFailure } from '../tasks/record-outcome';
 import { cleanConfigObjects } from '../tasks/clean-config-objects';
 import { waitForWave } from '../tasks/wait-for-wave';
+import { render } from '../tasks/render';
 import {
   busy,
   checkAccount,
   dryRunReport,
   observe,
   paused,
-  render,
   reportDrift,
   skipIfSameInputs,
   skipIfUnchanged,

@@ -1,0 +1,63 @@
+import { RenderedConfig } from '../../../model/cloudconfig/render';
+import { renderCluster } from '../../../model/cluster/derive';
+import { RenderError } from '../../../core/errors';
+import { primaryPool, stackUnits } from '../../../model/cluster/pools';
+import { WorkerCluster } from '../../../model/cluster/schema';
+import { configChanges, configDigests, describeConfigChanges } from '../workflow/config-changes';
+import { ReconcileContext, TASK } from '../workflow/context';
+import { Desired, Validated } from '../workflow/state';
+import { Task } from '../workflow/task';
+import { inputsFingerprint } from '../workflow/fingerprint';
+
+// The render task and the per-stack config it picks (a pool's own, or for the shared stack the default pool's),
+// rendered once per validated cluster for all of its stacks.
+
+/** The node configs as `validate` and `render` derive them; a template that does not render stalls as RenderFailed with their message. */
+export function rendered(ctx: ReconcileContext, s: Validated): ReadonlyMap<string, RenderedConfig> {
+  const known = renderedPools.get(s.cluster);
+  if (known) return known;
+  const r = renderCluster(s.cluster, ctx.record.source, ctx.deps.templatesDir);
+  if ('problems' in r) throw new RenderError(r.problems);
+  // Keyed on the validated cluster (the derived cache keeps the same object while the object's bytes stay the same):
+  // a cluster's stacks, reconciled one after the other, render its pools once.
+  renderedPools.set(s.cluster, r.configs);
+  return r.configs;
+}
+
+/** Every pool's config, by validated cluster (see rendered). */
+const renderedPools = new WeakMap<WorkerCluster, ReadonlyMap<string, RenderedConfig>>();
+
+/**
+ * The config of the stack this run reconciles: a pool's own; for the shared stack, the default pool's (the one it
+ * holds), else the first pool's (the checksum its ConfigChecksum output carries).
+ */
+function unitConfig(ctx: ReconcileContext, s: Validated): RenderedConfig {
+  const pool = ctx.unit.pool ?? stackUnits(s.cluster)[0].pool ?? primaryPool(s.cluster.spec).name;
+  const config = rendered(ctx, s).get(pool);
+  if (!config) throw new Error(`no config rendered for pool ${pool} of ${s.cluster.metadata.name}`);
+  return config;
+}
+
+/** 2. Render the big config; its checksum and the code and spec give the inputs' fingerprint. */
+export const render: Task<Validated, Pick<Desired, 'config' | 'fingerprint' | 'configChange' | 'log'>> = {
+  name: TASK.render,
+  run(ctx, s) {
+    const hit = ctx.deps.derived?.get(ctx.record.name, ctx.derivedKey);
+    // The derived cache holds the shared stack's config of a single-pool object; every other is one of the object's
+    // pools, rendered once per validated cluster (the cache keeps the same cluster while the bytes stay the same).
+    const single = !ctx.unit.pool && !s.cluster.spec.pools;
+    const config = (single ? hit?.config : undefined) ?? unitConfig(ctx, s);
+    const fingerprint =
+      (single ? hit?.fingerprint : undefined) ??
+      inputsFingerprint(s.cluster, config.checksum, ctx.deps.code, ctx.unit.pool);
+    if (!hit && !ctx.unit.pool)
+      ctx.deps.derived?.set(ctx.record.name, ctx.derivedKey, { cluster: s.cluster, config, fingerprint });
+    const recorded = ctx.status.cloudConfigChecksum;
+    const configChange =
+      recorded && recorded !== config.checksum
+        ? describeConfigChanges(configChanges(ctx.recorder.controller.configDigests, configDigests(config.node)))
+        : undefined;
+    // From here on every line names the desired checksum too.
+    return { config, fingerprint, configChange, log: s.log.child({ checksum: config.checksum }) };
+  },
+};
