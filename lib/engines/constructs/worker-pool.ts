@@ -236,6 +236,15 @@ export class WorkerPool extends Construct {
       capacityRebalance: cap?.capacityRebalance,
     });
   }
+
+  /**
+   * Gives this pool's nodes one more security group (its own, for the rules narrowed to it): on the launch template's
+   * interface, or on the launch configuration. Either is a change of what the nodes boot with, so it rolls the pool.
+   */
+  public addSecurityGroup(securityGroup: ec2.ISecurityGroup): void {
+    if (this.launchTemplate) this.launchTemplate.addSecurityGroup(securityGroup);
+    else this.autoScalingGroup.addSecurityGroup(securityGroup);
+  }
 }
 
 /** The root volume types a pool takes, as ec2's enum names them. */

@@ -13,6 +13,8 @@ export const SHARED_EXPORTS = {
   securityGroupId: 'SecurityGroupId',
   instanceProfileArn: 'InstanceProfileArn',
   instanceRoleName: 'InstanceRoleName',
+  /** Only while a pool's own stack has a rule narrowed to it whose source is the load balancer. */
+  loadBalancerSecurityGroupId: 'LoadBalancerSecurityGroupId',
 } as const;
 
 /** `WorkerStack-<cluster>:<thing>`, the export name of one shared value. */

@@ -1,8 +1,11 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { NodePool, poolsOf } from '../../model/cluster/pools';
+import { Construct } from 'constructs';
+import { DEFAULT_POOL, NodePool, poolRules, poolsOf } from '../../model/cluster/pools';
 import { WorkerCluster } from '../../model/cluster/schema';
 import { poolView } from '../../model/cloudconfig/render';
 import { AutoscalerTagsProps } from '../constructs/autoscaler-tags';
+import { OWN_SECURITY_GROUP, PoolSecurityGroup } from '../constructs/pool-security-group';
+import { WorkerPool } from '../constructs/worker-pool';
 
 // What a pool's group takes from the object, the same in the shared stack (the pool default) and in a pool's own stack.
 
@@ -23,4 +26,36 @@ export function autoscalerTagsOf(cluster: WorkerCluster, pool: NodePool): Autosc
     rootVolumeGiB: pool.rootVolume.sizeGiB,
     field: cluster.spec.pools ? `spec.pools[${i}]` : 'spec.pool',
   };
+}
+
+/**
+ * The pool's own security group with the rules narrowed to it (spec.securityGroupRules[].pools), given to its nodes;
+ * nothing at all when no rule names the pool, so such a pool's template is what it was before rules could be narrowed.
+ * `loadBalancerSecurityGroup` is called only when a narrowed rule's source is the load balancer.
+ */
+export function addPoolRules(
+  scope: Construct,
+  pool: WorkerPool,
+  cluster: WorkerCluster,
+  poolName: string,
+  vpc: ec2.IVpc,
+  loadBalancerSecurityGroup: () => ec2.ISecurityGroup | undefined,
+): void {
+  const rules = poolRules(cluster.spec, poolName);
+  if (rules.length === 0) return;
+  const group = new PoolSecurityGroup(scope, OWN_SECURITY_GROUP, {
+    vpc,
+    clusterName: cluster.metadata.name,
+    poolName,
+    rules,
+    loadBalancerSecurityGroup: rules.some((r) => r.source.loadBalancer) ? loadBalancerSecurityGroup() : undefined,
+  });
+  pool.addSecurityGroup(group.securityGroup);
+}
+
+/** Whether a pool in a stack of its own has a narrowed rule from the load balancer (its stack imports that group). */
+export function poolsImportLoadBalancerGroup(cluster: WorkerCluster): boolean {
+  return poolsOf(cluster.spec).some(
+    (p) => p.name !== DEFAULT_POOL && poolRules(cluster.spec, p.name).some((r) => r.source.loadBalancer),
+  );
 }

@@ -15,7 +15,7 @@ import { acknowledgeGroupFindings } from './nag';
 import { pinLogicalIds } from './pin-logical-ids';
 import { importShared, SHARED_EXPORTS, targetGroupExport } from './pool-exports';
 import { OUTPUTS } from './worker-stack';
-import { autoscalerTagsOf, poolSubnets } from './pool-parts';
+import { addPoolRules, autoscalerTagsOf, poolSubnets } from './pool-parts';
 import {
   CLUSTER_TAG,
   configBucketName,
@@ -125,6 +125,15 @@ export class PoolStack extends Stack {
         );
       }
     }
+
+    addPoolRules(this, this.pool, cluster, pool.name, vpc, () =>
+      ec2.SecurityGroup.fromSecurityGroupId(
+        this,
+        'LoadBalancerSecurityGroup',
+        importShared(name, SHARED_EXPORTS.loadBalancerSecurityGroupId),
+        { mutable: false },
+      ),
+    );
 
     // The shared stack's drain queue takes this group's lifecycle actions by its name prefix (NodeDrain poolGroupPrefix).
     if (pool.drain.enabled) {

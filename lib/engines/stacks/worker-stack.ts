@@ -1,5 +1,5 @@
 import { CfnOutput, CliCredentialsStackSynthesizer, Duration, Stack, Tags } from 'aws-cdk-lib';
-import { DEFAULT_POOL, listenerPools, poolNamed, poolsOf } from '../../model/cluster/pools';
+import { clusterWideRules, DEFAULT_POOL, listenerPools, poolNamed, poolsOf } from '../../model/cluster/pools';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
@@ -14,7 +14,7 @@ import { WorkerPool } from '../constructs/worker-pool';
 import { createNodeIdentity } from '../constructs/node-identity';
 import { tagForClusterAutoscaler } from '../constructs/autoscaler-tags';
 import { exportShared, SHARED_EXPORTS, targetGroupExport } from './pool-exports';
-import { autoscalerTagsOf, poolSubnets } from './pool-parts';
+import { addPoolRules, autoscalerTagsOf, poolsImportLoadBalancerGroup, poolSubnets } from './pool-parts';
 import { acknowledgeWorkerStackFindings } from './nag';
 import { pinLogicalIds } from './pin-logical-ids';
 import { UsageError } from '../../core/errors';
@@ -187,19 +187,20 @@ export class WorkerStack extends Stack {
           })
         : undefined;
 
-    // A listener rule that the user also wrote by hand would be a duplicate in AWS: keep the user's.
     // Roles under /worker-stacks/ carrying the account's node boundary (made by the bootstrap stack): the only roles the
     // CloudFormation execution role may create, so no worker stack can ever make an admin role.
     iam.PermissionsBoundary.of(this).apply(
       iam.ManagedPolicy.fromManagedPolicyArn(this, 'NodeBoundary', nodeBoundaryArn(spec.account, spec.region)),
     );
     (identity.role.node.defaultChild as iam.CfnRole).path = WORKER_ROLE_PATH;
+    // A user's rule (cluster-wide or narrowed to pools) replaces the listener rule of the same protocol, port and source.
     const userKeys = new Set(spec.securityGroupRules.map(ruleKey));
     new SecurityGroupRules(this, 'Rules', {
       securityGroup: identity.securityGroup,
       loadBalancerSecurityGroup: listeners?.securityGroup,
-      rules: [...spec.securityGroupRules, ...(listeners?.nodeRules ?? []).filter((r) => !userKeys.has(ruleKey(r)))],
+      rules: [...clusterWideRules(spec), ...(listeners?.nodeRules ?? []).filter((r) => !userKeys.has(ruleKey(r)))],
     });
+    if (this.pool) addPoolRules(this, this.pool, cluster, DEFAULT_POOL, vpc, () => listeners?.securityGroup);
 
     if (config) {
       new CfnOutput(this, OUTPUTS.checksum, {
@@ -238,6 +239,8 @@ export class WorkerStack extends Stack {
       exportShared(this, name, SHARED_EXPORTS.securityGroupId, identity.securityGroup.securityGroupId);
       exportShared(this, name, SHARED_EXPORTS.instanceProfileArn, profile.attrArn);
       exportShared(this, name, SHARED_EXPORTS.instanceRoleName, identity.role.roleName);
+      if (listeners && poolsImportLoadBalancerGroup(cluster))
+        exportShared(this, name, SHARED_EXPORTS.loadBalancerSecurityGroupId, listeners.securityGroup.securityGroupId);
       for (const l of spec.listeners) {
         const tg = listeners?.targetGroups.get(l.name);
         if (tg && listenerPools(spec, l).some((p) => p !== DEFAULT_POOL))

@@ -6,6 +6,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { IConstruct } from 'constructs';
 import { sha256Hex } from '../../model/cloudconfig/checksum';
 import { ruleKey } from '../constructs/security-group-rules';
+import { OWN_SECURITY_GROUP } from '../constructs/pool-security-group';
 import { Problem, RenderError, TemplateError, WorkerStacksError } from '../../core/errors';
 import { renderProblem } from '../../model/cluster/derive';
 import { buildFleetApp } from '../stacks/app';
@@ -90,6 +91,16 @@ export function originOf(cluster: WorkerCluster, constructPath: string, construc
     const i = pools.findIndex((p) => p.name === pool);
     return i >= 0 ? `spec.pools[${i}]` : 'spec.pools';
   };
+  // A rule of the shared group (Rules/<id>) or of a pool's own group (OwnSecurityGroup/Ingress/<id>), in either stack.
+  const rules = parts[1] === 'Rules' ? 1 : parts[1] === OWN_SECURITY_GROUP && parts[2] === 'Ingress' ? 2 : -1;
+  const ruleId = rules > 0 ? parts[rules + 1] : undefined;
+  if (ruleId) {
+    // A rule's construct id ends with the hash of its identity (protocol, ports, source); see SecurityGroupRules.
+    const i = cluster.spec.securityGroupRules.findIndex((r) =>
+      ruleId.endsWith(`-${sha256Hex(ruleKey(r)).slice(0, 8)}`),
+    );
+    return i >= 0 ? `spec.securityGroupRules[${i}]` : 'spec.listeners';
+  }
   const own = pools.find((p) => p.name !== DEFAULT_POOL && poolStackName(cluster.metadata.name, p.name) === parts[0]);
   if (own) {
     if (parts[1] === 'NodeConfig') return own.cloudConfig ? `${poolField(own.name)}.cloudConfig` : 'spec.cloudConfig';
@@ -97,11 +108,6 @@ export function originOf(cluster: WorkerCluster, constructPath: string, construc
   }
   if (parts[0] !== workerStackName(cluster.metadata.name)) return '';
   const [, top, child] = parts;
-  if (top === 'Rules' && child) {
-    // A rule's construct id ends with the hash of its identity (protocol, ports, source); see SecurityGroupRules.
-    const i = cluster.spec.securityGroupRules.findIndex((r) => child.endsWith(`-${sha256Hex(ruleKey(r)).slice(0, 8)}`));
-    return i >= 0 ? `spec.securityGroupRules[${i}]` : 'spec.listeners';
-  }
   if (top === 'Listeners') {
     if (child === 'ClientRules' && construct instanceof CfnSecurityGroupIngress) {
       const cidr = construct.cidrIp ?? construct.cidrIpv6;

@@ -215,12 +215,25 @@ function listenerPoolProblems(spec: Loose): Found[] {
       if (pools.length > 0 && !open) out.push({ path: `spec.listeners[${i}]`, message: TAKES_NO_POOL });
       return;
     }
-    const named = arr(l.pools);
-    named.forEach((n, j) => {
-      if (typeof n === 'string' && pools.length > 0 && !names.has(n))
-        out.push({ path: `spec.listeners[${i}].pools[${j}]`, message: `${JSON.stringify(n)} ${UNKNOWN_POOL}` });
-    });
-    out.push(...duplicates(named, str, (j) => `spec.listeners[${i}].pools[${j}]`, 'pools of a listener'));
+    out.push(...namedPools(l.pools, `spec.listeners[${i}]`, names, pools.length > 0, 'pools of a listener'));
   });
+  // A security-group rule that names pools goes on those pools' own groups (schema.ts SecurityGroupRuleSchema.pools).
+  arr(spec.securityGroupRules).forEach((raw, i) => {
+    const r = obj(raw);
+    if (r.pools !== undefined)
+      out.push(...namedPools(r.pools, `spec.securityGroupRules[${i}]`, names, pools.length > 0, 'pools of a rule'));
+  });
+  return out;
+}
+
+/** `<at>.pools`: each a pool of this cluster (once the cluster has pools to check against), each once. */
+function namedPools(raw: unknown, at: string, names: ReadonlySet<unknown>, known: boolean, what: string): Found[] {
+  const named = arr(raw);
+  const out: Found[] = [];
+  named.forEach((n, j) => {
+    if (typeof n === 'string' && known && !names.has(n))
+      out.push({ path: `${at}.pools[${j}]`, message: `${JSON.stringify(n)} ${UNKNOWN_POOL}` });
+  });
+  out.push(...duplicates(named, str, (j) => `${at}.pools[${j}]`, what));
   return out;
 }

@@ -78,3 +78,18 @@ export function primaryPool(spec: ClusterSpec): NodePool {
   if (!first) throw new Error('a validated cluster has spec.pool or spec.pools');
   return first;
 }
+
+type Rule = ClusterSpec['securityGroupRules'][number];
+
+/**
+ * The security-group rules every node of the cluster takes (on the shared worker security group): those that name no
+ * pool. A rule that names pools goes on each named pool's own group instead (poolRules).
+ */
+export function clusterWideRules(spec: ClusterSpec): readonly Rule[] {
+  return spec.securityGroupRules.filter((r) => r.pools === undefined);
+}
+
+/** The rules narrowed to `pool`: the rules of its own security group (none: the pool has no group of its own). */
+export function poolRules(spec: ClusterSpec, pool: string): readonly Rule[] {
+  return spec.securityGroupRules.filter((r) => r.pools?.includes(pool) === true);
+}

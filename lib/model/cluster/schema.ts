@@ -74,8 +74,17 @@ export const SecurityGroupRuleSchema = z
     fromPort: port().optional().meta(d('First port of a range (tcp/udp).')),
     toPort: port().optional().meta(d('Last port of a range, inclusive (tcp/udp).')),
     source: RuleSourceSchema,
+    pools: z
+      .array(dnsLabel)
+      .min(1)
+      .optional()
+      .meta(
+        d(
+          "Pools (spec.pools[].name) whose nodes alone take the rule: it goes on each named pool's own security group (the first narrowed rule of a pool adds that group to its nodes: a roll of that pool), and source self means that pool's nodes. @default every node of the cluster (the shared worker security group)",
+        ),
+      ),
   })
-  .meta(d('One inbound rule on the worker security group.'));
+  .meta(d('One inbound rule on the worker security group, or on the groups of the pools it names.'));
 
 export const HealthCheckSchema = z
   .strictObject({

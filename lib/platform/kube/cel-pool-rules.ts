@@ -126,6 +126,34 @@ const namesOk = (l: string) => `!has(${l}.pools) || ${l}.pools.all(n, n in ns)`;
 /** Some pool takes a listener that names none: one without a NoSchedule/NoExecute taint of its own (pools.ts listenerPools). */
 const OPEN = `(!has(self.pools) || self.pools.exists(p, !has(p.taints) || !p.taints.exists(t, t.effect in ${REPELLING})))`;
 
+/**
+ * pool-rules.ts namedPools: every `spec.<list>[i].pools[j]` names a pool of this cluster (checked once the cluster has
+ * pools at all), and names it once. `what` is the uniqueness message's subject.
+ */
+function namedPoolRules(list: 'listeners' | 'securityGroupRules', what: string): PlacedValidation[] {
+  const known = v(
+    'spec',
+    `!has(self.${list}) || (!has(self.pool) && !has(self.pools)) || ${bind('ns', POOL_NAMES, `self.${list}.all(l, ${namesOk('l')})`)}`,
+    {
+      expr: bound(
+        'ns',
+        POOL_NAMES,
+        bound(
+          'i',
+          firstBad(`self.${list}`, 'l', namesOk('l')),
+          bound(
+            'j',
+            firstBad(`self.${list}[i].pools`, 'n', 'n in ns'),
+            fmt(`spec.${list}[%d].pools[%d] "%s" ${UNKNOWN_POOL}`, 'i', 'j', `self.${list}[i].pools[j]`),
+          ),
+        ),
+      ),
+    },
+    `.${list}`,
+  );
+  return [known, nestedUnique(`spec.${list}`, 'pools', 'scalar', what)];
+}
+
 export const POOL_RULES: readonly PlacedValidation[] = [
   // Exactly one of spec.pool and spec.pools.
   v(
@@ -248,27 +276,8 @@ export const POOL_RULES: readonly PlacedValidation[] = [
   ),
 
   // Listeners and pools.
-  v(
-    'spec',
-    `!has(self.listeners) || (!has(self.pool) && !has(self.pools)) || ${bind('ns', POOL_NAMES, `self.listeners.all(l, ${namesOk('l')})`)}`,
-    {
-      expr: bound(
-        'ns',
-        POOL_NAMES,
-        bound(
-          'i',
-          firstBad('self.listeners', 'l', namesOk('l')),
-          bound(
-            'j',
-            firstBad('self.listeners[i].pools', 'n', 'n in ns'),
-            fmt(`spec.listeners[%d].pools[%d] "%s" ${UNKNOWN_POOL}`, 'i', 'j', 'self.listeners[i].pools[j]'),
-          ),
-        ),
-      ),
-    },
-    '.listeners',
-  ),
-  nestedUnique('spec.listeners', 'pools', 'scalar', 'pools of a listener'),
+  ...namedPoolRules('listeners', 'pools of a listener'),
+  ...namedPoolRules('securityGroupRules', 'pools of a rule'),
   v(
     'spec',
     `!has(self.listeners) || self.listeners.all(l, has(l.pools)) || ${OPEN}`,

@@ -44,6 +44,7 @@ export const CAPS: Readonly<Record<string, { maxItems?: number; maxProperties?: 
   'spec.pools[].taints': { maxItems: 50 },
   'spec.pools[].rollingUpdate.instanceRefresh.alarms': { maxItems: 10 },
   'spec.listeners[].pools': { maxItems: 32 },
+  'spec.securityGroupRules[].pools': { maxItems: 32 },
 };
 
 const DENIED = NODE_SERVICE_PORTS.flatMap((s) => Array.from({ length: s.to - s.from + 1 }, (_, i) => s.from + i));

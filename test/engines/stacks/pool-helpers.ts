@@ -14,6 +14,14 @@ export function rawPools(): Json {
   return parse(fs.readFileSync(POOLS_FIXTURE, 'utf8'));
 }
 
+/** Drops the rules narrowed to a pool the object no longer has (the fixture narrows some to default and arm64). */
+export function dropRulesOfMissingPools(raw: Json): void {
+  const names = (raw.spec.pools as Json[]).map((p) => p.name as string);
+  raw.spec.securityGroupRules = (raw.spec.securityGroupRules as Json[]).filter(
+    (r) => !r.pools || (r.pools as string[]).every((p) => names.includes(p)),
+  );
+}
+
 /** The fixture changed by `mutate`, validated. */
 export function poolsVariant(mutate: (raw: Json) => void = () => undefined): WorkerCluster {
   const raw = rawPools();

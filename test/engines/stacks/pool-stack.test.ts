@@ -3,7 +3,7 @@ import { poolStackName, WORKER_GROUP_LOGICAL_ID, workerStackName } from '../../.
 import { AUTOSCALER_TAG_PREFIX } from '../../../lib/engines/constructs/autoscaler-tags';
 import { example, rawExample, validated } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
-import { groupOf, poolsVariant, rawPools, synthAll } from './pool-helpers';
+import { dropRulesOfMissingPools, groupOf, poolsVariant, rawPools, synthAll } from './pool-helpers';
 
 const SHARED = workerStackName('pools-eu1');
 const SPOT = poolStackName('pools-eu1', 'spot');
@@ -149,6 +149,7 @@ describe('each pool changes on its own', () => {
   const alone = (raw: Json) => {
     raw.spec.pools = [raw.spec.pools[0]];
     raw.spec.listeners = raw.spec.listeners.filter((l: Json) => !l.pools);
+    dropRulesOfMissingPools(raw);
   };
   test.each([
     ['to the three pools', () => undefined, (raw: Json) => raw.spec.pools.push({ ...raw.spec.pools[1], name: 'gpu' })],

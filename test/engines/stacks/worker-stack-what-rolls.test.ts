@@ -39,7 +39,8 @@ function rollingGroup(json: Json): string {
 }
 
 type Mutation = (raw: Json) => void;
-const ROWS: Array<[string, string, boolean, boolean, Mutation]> = [
+/** what, example, launch template data changes, nodes roll, the change, and what the example has before it. */
+const ROWS: Array<[string, string, boolean, boolean, Mutation, Mutation?]> = [
   // what rolls
   ['node config bytes (a template value)', 'prod-eu1', true, true, (r) => (r.spec.cloudConfig.values.maxPods = 99)],
   ['node config bytes (a template value)', 'staging-us1', true, true, (r) => (r.spec.cloudConfig.values.maxPods = 99)],
@@ -102,6 +103,22 @@ const ROWS: Array<[string, string, boolean, boolean, Mutation]> = [
       }),
   ],
   [
+    'a security group rule narrowed to the pool, the first one',
+    'prod-eu1',
+    true,
+    true,
+    (r) => (r.spec.securityGroupRules[0].pools = ['default']),
+  ],
+  [
+    'a security group rule narrowed to a pool that has a narrowed rule already',
+    'prod-eu1',
+    false,
+    false,
+    (r) => (r.spec.securityGroupRules[1].pools = ['default']),
+    // before: one rule narrowed to the pool already (its group is on the launch template)
+    (r) => (r.spec.securityGroupRules[0].pools = ['default']),
+  ],
+  [
     'group sizes',
     'prod-eu1',
     false,
@@ -150,13 +167,17 @@ const ROWS: Array<[string, string, boolean, boolean, Mutation]> = [
 
 test.each(ROWS)(
   '%s (%s): launch template data changes: %s, nodes roll: %s',
-  (_what, name, launchDataChanges, rolls, mutate) => {
+  // A default on base keeps the function's length at 5: jest takes a sixth declared parameter for a done callback and
+  // waits for it on the rows of five.
+  // eslint-disable-next-line @typescript-eslint/no-useless-default-assignment -- not useless: see above
+  (_what, name, launchDataChanges, rolls, mutate, base: Mutation | undefined = undefined) => {
     // GIVEN
-    const before = synthCluster(example(name));
+    const before = synthCluster(base ? variant(name, base) : example(name));
     // WHEN
     const after = synthCluster(
       variant(name, (raw) => {
         raw.spec.tags ??= {};
+        base?.(raw);
         mutate(raw);
       }),
     );

@@ -7,7 +7,7 @@ import { poolStackName, workerStackName } from '../../../lib/core/naming';
 import { assemblyDir, assemblyKey, synthesizeStack } from '../../../lib/engines/synthesis/synthesize';
 import { originOf } from '../../../lib/engines/synthesis/synthesis-check';
 import { example, tempDir } from '../../helpers/clusters';
-import { poolsVariant, synthAll } from '../stacks/pool-helpers';
+import { dropRulesOfMissingPools, poolsVariant, synthAll } from '../stacks/pool-helpers';
 
 const SHARED = workerStackName('pools-eu1');
 const SPOT = poolStackName('pools-eu1', 'spot');
@@ -48,7 +48,10 @@ describe('synthesizeStack picks one of the cluster’s stacks', () => {
 
   test('a shared stack without the pool default has no config object; its checksum output is the first pool’s', () => {
     // GIVEN the fixture without its pool default
-    const cluster = poolsVariant((raw) => (raw.spec.pools = raw.spec.pools.slice(1)));
+    const cluster = poolsVariant((raw) => {
+      raw.spec.pools = raw.spec.pools.slice(1);
+      dropRulesOfMissingPools(raw);
+    });
     // WHEN
     const out = synthesizeStack(cluster, opts(tempDir('synth-no-default')));
     // THEN the security group, role and profile stay (and are exported); no group, launch template or config

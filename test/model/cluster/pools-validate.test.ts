@@ -20,6 +20,8 @@ type Row = {
 };
 
 const taint = (key: string, effect: string) => ({ key, value: 'true', effect });
+/** How many security-group rules the named-pools object has (a pushed rule is at this index). */
+const SG_RULES = (rawPoolsExample().spec.securityGroupRules as unknown[]).length;
 
 const ROWS: Row[] = [
   // --- what applies to spec.pool applies to each pool, at its own path ---------------------------------------------
@@ -306,6 +308,40 @@ const ROWS: Row[] = [
     },
   },
 
+  // --- security-group rules narrowed to pools -----------------------------------------------------------------------
+  {
+    what: 'a security-group rule narrowed to a pool that does not exist',
+    mutate: (o) => (o.spec.securityGroupRules[0].pools = ['arm', 'gpu']),
+    problems: {
+      'spec.securityGroupRules[0].pools[1]':
+        /^"gpu" is not a pool of this cluster \(a name of spec\.pools, or default with spec\.pool\)$/,
+    },
+  },
+  {
+    what: 'a security-group rule naming a pool twice',
+    mutate: (o) => (o.spec.securityGroupRules[0].pools = ['spot', 'spot']),
+    problems: {
+      'spec.securityGroupRules[0].pools[1]':
+        /^duplicates spec\.securityGroupRules\[0\]\.pools\[0\] \(pools of a rule must be unique\)$/,
+    },
+  },
+  {
+    what: 'a security-group rule narrowed to a pool of spec.pools in a single-pool object',
+    base: 'prod-eu1',
+    mutate: (o) => (o.spec.securityGroupRules[0].pools = ['spot']),
+    problems: { 'spec.securityGroupRules[0].pools[0]': /^"spot" is not a pool of this cluster/ },
+  },
+  {
+    what: 'a security-group rule narrowed to no pool at all',
+    mutate: (o) => (o.spec.securityGroupRules[0].pools = []),
+    problems: { 'spec.securityGroupRules[0].pools': /./ },
+  },
+  {
+    what: 'the same rule cluster-wide and narrowed (one rule, one entry: list its pools)',
+    mutate: (o) => o.spec.securityGroupRules.push({ ...o.spec.securityGroupRules[0], pools: ['arm'] }),
+    problems: { [`spec.securityGroupRules[${SG_RULES}]`]: /^duplicates spec\.securityGroupRules\[0\]/ },
+  },
+
   // --- spec.pool or spec.pools -------------------------------------------------------------------------------------
   {
     what: 'spec.pool and spec.pools',
@@ -366,6 +402,7 @@ test.each([
     (o: Json) => (o.spec.pools = Array.from({ length: 20 }, (_, i) => ({ ...o.spec.pools[1], name: `spot-${i}` }))),
   ],
   ['an arm64 pool without architecture', (o: Json) => delete o.spec.pools[2].architecture],
+  ['a security-group rule narrowed to two pools', (o: Json) => (o.spec.securityGroupRules[0].pools = ['arm', 'spot'])],
 ])('accepted: %s', (_what, mutate) => {
   // GIVEN
   const o = rawPoolsExample();
@@ -376,10 +413,11 @@ test.each([
   expect(r.problems).toEqual([]);
 });
 
-test('accepted: a listener of a single-pool object naming its pool, default', () => {
+test('accepted: a listener and a security-group rule of a single-pool object naming its pool, default', () => {
   // GIVEN
   const o = rawExample('prod-eu1');
   o.spec.listeners[0].pools = ['default'];
+  o.spec.securityGroupRules[0].pools = ['default'];
   // WHEN
   const r = validateCluster(o, { file: 'clusters/prod-eu1.yaml', templates: TEMPLATES });
   // THEN

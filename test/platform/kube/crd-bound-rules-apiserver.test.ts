@@ -461,6 +461,38 @@ const CASES: Array<[string, string, (o: Raw) => void, typeof ACCEPTED | Refused]
   ],
   ['a single-pool listener naming default', 'prod-eu1', (o) => (o.spec.listeners[0].pools = ['default']), ACCEPTED],
   [
+    'a security-group rule narrowed to a pool that does not exist',
+    POOLS,
+    (o) => (o.spec.securityGroupRules[0].pools = ['arm', 'gpu']),
+    {
+      field: 'spec.securityGroupRules',
+      message:
+        'spec.securityGroupRules[0].pools[1] "gpu" is not a pool of this cluster (a name of spec.pools, or default with spec.pool)',
+    },
+  ],
+  [
+    'a security-group rule naming a pool twice',
+    POOLS,
+    (o) => (o.spec.securityGroupRules[0].pools = ['spot', 'spot']),
+    {
+      field: 'spec.securityGroupRules',
+      message:
+        'spec.securityGroupRules[0].pools[1] duplicates spec.securityGroupRules[0].pools[0] (pools of a rule must be unique)',
+    },
+  ],
+  [
+    'a security-group rule narrowed to two pools',
+    POOLS,
+    (o) => (o.spec.securityGroupRules[0].pools = ['arm', 'spot']),
+    ACCEPTED,
+  ],
+  [
+    'a single-pool security-group rule narrowed to default',
+    'prod-eu1',
+    (o) => (o.spec.securityGroupRules[0].pools = ['default']),
+    ACCEPTED,
+  ],
+  [
     'listeners that no pool takes',
     POOLS,
     (o) => {
