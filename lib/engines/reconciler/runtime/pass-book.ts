@@ -89,7 +89,7 @@ export class PassBook {
   }
 
   /**
-   * A pass of the daemon's queue: its keys, from `list()`, handed to the queue; `passDone` is called with each
+   * A pass of the daemon's queue: its keys, from `list()`, handed to the queue; `reconciled` is called with each
    * reconcile's outcome and says when the last of them is done (then the pass's `pass done` line is written).
    */
   public async queue(queue: WorkQueue): Promise<DaemonPass> {
