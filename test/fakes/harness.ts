@@ -7,7 +7,7 @@ import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
 import { Outcome, ReconcilerDeps } from '../../lib/engines/reconciler/workflow/context';
 import { Controller, ControllerOptions } from '../../lib/engines/reconciler/runtime/controller';
 import { OUTCOMES } from '../../lib/engines/reconciler/workflow/outcomes';
-import { reconcileCluster, ReconcileOptions } from '../../lib/engines/reconciler/workflow/workflow';
+import { reconcileCluster, ReconcileOptions } from '../../lib/engines/reconciler/workflow/reconcile-cluster';
 import { workerStackName } from '../../lib/core/naming';
 import { FileStore } from '../../lib/adapters/stores/file-store';
 import { FakeCloudFormation } from './fake-cloudformation';

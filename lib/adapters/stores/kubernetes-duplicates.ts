@@ -1,15 +1,16 @@
 import { canonicalJson } from '../../model/cloudconfig/canonical-json';
 import { sha256Hex } from '../../model/cloudconfig/checksum';
 import { ClusterStatus, EMPTY_STATUS, setConditions } from '../../model/cluster/status';
-import { Problem } from '../../core/errors';
-import { fromKubeStatus } from '../../platform/kube/printer-status';
-import { KubeWorkerCluster, shownName, toRecord } from '../../platform/kube/resource';
-import { ClusterRecord } from '../../model/ports/cluster-store';
+import { KubeApiError, Problem } from '../../core/errors';
+import { KubeClient } from '../../platform/kube/client';
+import { fromKubeStatus, toKubeStatus } from '../../platform/kube/printer-status';
+import { KubeWorkerCluster, namespaceOf, objectPath, shownName, toRecord } from '../../platform/kube/resource';
+import { ClusterRecord, ConflictError } from '../../model/ports/cluster-store';
 
 /**
  * A name that WorkerClusters in several namespaces share (the Kubernetes store with every namespace watched): both
- * would deploy the one stack WorkerStack-<name>, so the store makes them ONE record, refused, and writes the refusal
- * onto each object (lib/adapters/stores/kubernetes-store.ts).
+ * would deploy the one stack WorkerStack-<name>, so the store (lib/adapters/stores/kubernetes-store.ts) makes them ONE
+ * record, refused, and writes the refusal onto each object (putDuplicatesStatus).
  */
 
 /** The status a refusal written for the name gives one of its objects: its own, with the conditions at its generation. */
@@ -74,4 +75,65 @@ export function duplicatesRecord(same: readonly KubeWorkerCluster[]): ClusterRec
     resourceVersion: compositeVersion(same.map((o) => [shownName(o), o.metadata.resourceVersion ?? ''] as const)),
     contentHash: sha256Hex(canonicalJson(records.map((r) => r.contentHash ?? '').sort())),
   };
+}
+
+/** What the status write of a duplicated name needs of the store. */
+export interface DuplicatesWriter {
+  readonly client: KubeClient;
+  /** Every object of the name, as the store reads them. */
+  objects(name: string): Promise<KubeWorkerCluster[]>;
+  /** The store's cache learns an object as written. */
+  observe(o: KubeWorkerCluster): void;
+}
+
+/**
+ * The status of a duplicated name, onto each of its objects: the conditions written (Stalled InvalidSpec, naming
+ * the namespaces) at that object's own generation, its other fields (its stack, the controller's bookkeeping) kept.
+ * An object already so is not written again. Returns the new composite version, and the objects whose conditions
+ * changed (the events of the write go to them).
+ */
+export async function putDuplicatesStatus(
+  io: DuplicatesWriter,
+  name: string,
+  status: ClusterStatus,
+  composite: string,
+): Promise<{ version: string; changed: ReadonlySet<string> }> {
+  const versions = parseComposite(composite);
+  const objs = (await io.objects(name)).filter((o) => o.metadata.name === name);
+  const current = new Map(objs.map((o) => [shownName(o), o]));
+  if (
+    objs.length < 2 ||
+    [...versions.keys()].some((k) => current.get(k)?.metadata.resourceVersion !== versions.get(k)) ||
+    versions.size !== objs.length
+  ) {
+    throw new ConflictError(name, composite, 'another set of objects of that name');
+  }
+  const changed = new Set<string>();
+  const next: [string, string][] = [];
+  for (const o of objs.sort((a, b) => shownName(a).localeCompare(shownName(b)))) {
+    const { own, mine } = duplicateStatus(o, status);
+    if (JSON.stringify(mine) === JSON.stringify(own)) {
+      next.push([shownName(o), o.metadata.resourceVersion ?? '']);
+      continue;
+    }
+    const path = objectPath(namespaceOf(o), name, 'status');
+    try {
+      const { body } = await io.client.request<KubeWorkerCluster>('PUT', path, {
+        apiVersion: o.apiVersion,
+        kind: o.kind,
+        metadata: { name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion },
+        status: toKubeStatus(mine),
+      });
+      io.observe(body);
+      // The events of this write are news to this object only when a condition changed status or reason (as
+      // lib/engines/reconciler/workflow/events.ts decides for one object); a new generation still refused is not.
+      if (conditionStates(own) !== conditionStates(mine)) changed.add(shownName(o));
+      next.push([shownName(o), body.metadata.resourceVersion ?? '']);
+    } catch (e) {
+      if (e instanceof KubeApiError && e.statusCode === 409)
+        throw new ConflictError(name, composite, 'a newer version of one of them');
+      throw e;
+    }
+  }
+  return { version: compositeVersion(next), changed };
 }

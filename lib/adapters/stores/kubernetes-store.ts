@@ -1,29 +1,21 @@
 import { ClusterStatus, parseStatus } from '../../model/cluster/status';
 import { KubeApiError, WorkerStacksError } from '../../core/errors';
 import { KubeClient } from '../../platform/kube/client';
-import { postEvent } from '../../platform/kube/events';
 import { LabelSelector } from '../../platform/kube/label-selector';
 import {
   collectionPath,
   KubeWorkerCluster,
+  namespaceOf,
   objectPath,
   RETRY_ANNOTATION,
-  shownName,
   toRecord,
 } from '../../platform/kube/resource';
-import { toKubeStatus } from '../../platform/kube/printer-status';
 import { Informer, InformerOptions, WatchLogger } from '../../platform/kube/watch';
-import { ClusterRecord, ClusterStore, ConflictError } from '../../model/ports/cluster-store';
+import { ClusterRecord, ClusterStore } from '../../model/ports/cluster-store';
 import { EventSink, ObjectEvent } from '../../model/ports/event-sink';
-import {
-  compositeVersion,
-  conditionStates,
-  DUPLICATES,
-  duplicateProblem,
-  duplicatesRecord,
-  duplicateStatus,
-  parseComposite,
-} from './kubernetes-duplicates';
+import { DUPLICATES, duplicateProblem, duplicatesRecord, putDuplicatesStatus } from './kubernetes-duplicates';
+import { KubernetesEvents } from './kubernetes-store-events';
+import { putStatus, StatusWriter } from './kubernetes-store-status';
 
 export interface KubernetesStoreProps {
   readonly client: KubeClient;
@@ -56,16 +48,23 @@ export class KubernetesStore implements ClusterStore, EventSink {
   private readonly labelSelector?: string;
   private informer?: Informer<KubeWorkerCluster>;
   private readonly listeners = new Set<(name: string) => void>();
-  private readonly pendingEvents = new Set<Promise<void>>();
   private readonly selector: LabelSelector;
-  /** Per duplicated name, the objects (`namespace/name`) whose conditions its last status write changed: they get its events. */
-  private readonly lastFanOut = new Map<string, ReadonlySet<string>>();
+  private readonly events: KubernetesEvents;
+  /** What the status writes and the events read and write through: this store's reads and cache. */
+  private readonly io: StatusWriter;
 
   constructor(private readonly props: KubernetesStoreProps) {
     this.client = props.client;
     this.namespace = props.namespace;
     this.selector = LabelSelector.parse(props.labelSelector);
     this.labelSelector = props.labelSelector;
+    this.io = {
+      client: this.client,
+      objects: (name) => this.objects(name),
+      locate: (name) => this.locate(name),
+      observe: (o) => this.informer?.observe(o),
+    };
+    this.events = new KubernetesEvents(this.io);
   }
 
   public async list(): Promise<ClusterRecord[]> {
@@ -83,13 +82,17 @@ export class KubernetesStore implements ClusterStore, EventSink {
       throw new WorkerStacksError(`refusing to write an invalid status for ${name}: ${checked.problem}`, {
         hint: 'this is a bug in the writer; the object is left as it was',
       });
-    if (resourceVersion.startsWith(DUPLICATES)) return this.putDuplicatesStatus(name, status, resourceVersion);
-    return this.putStatus(name, status, resourceVersion);
+    if (resourceVersion.startsWith(DUPLICATES)) {
+      const { version, changed } = await putDuplicatesStatus(this.io, name, status, resourceVersion);
+      this.events.fannedOut(name, changed);
+      return version;
+    }
+    return putStatus(this.io, name, status, resourceVersion);
   }
 
   public async clearStatus(name: string, resourceVersion: string): Promise<void> {
     if (resourceVersion.startsWith(DUPLICATES)) return; // a refused name has no stack to forget: each object keeps its own
-    await this.putStatus(name, undefined, resourceVersion);
+    await putStatus(this.io, name, undefined, resourceVersion);
   }
 
   /** A new token in the `worker-stacks.io/retry` annotation (a merge patch: it never conflicts with a status write). */
@@ -144,37 +147,13 @@ export class KubernetesStore implements ClusterStore, EventSink {
     };
   }
 
-  /** A core/v1 Event on the object (what `kubectl describe wc <name>` lists). */
+  /** A core/v1 Event on the object (what `kubectl describe wc <name>` lists): see KubernetesEvents. */
   public emit(cluster: string, event: ObjectEvent): Promise<void> {
-    const p = this.postEvent(cluster, event);
-    this.pendingEvents.add(p);
-    return p.finally(() => this.pendingEvents.delete(p));
+    return this.events.emit(cluster, event);
   }
 
-  public async flush(): Promise<void> {
-    await Promise.allSettled([...this.pendingEvents]);
-  }
-
-  private async postEvent(cluster: string, event: ObjectEvent): Promise<void> {
-    const all = (await this.objects(cluster)).filter((o) => o.metadata.name === cluster);
-    // A duplicated name: the objects whose status the last write changed (each learns it is refused once).
-    const changed = this.lastFanOut.get(cluster);
-    const targets =
-      all.length > 1 ? all.filter((o) => !changed || changed.has(shownName(o))) : [await this.locate(cluster)];
-    for (const o of targets) {
-      await postEvent(
-        this.client,
-        {
-          apiVersion: o.apiVersion,
-          kind: o.kind,
-          name: cluster,
-          namespace: namespaceOf(o),
-          uid: o.metadata.uid,
-          resourceVersion: o.metadata.resourceVersion,
-        },
-        event,
-      );
-    }
+  public flush(): Promise<void> {
+    return this.events.flush();
   }
 
   /** The informer's request counts (tests, bench); undefined before watch(). */
@@ -261,53 +240,6 @@ export class KubernetesStore implements ClusterStore, EventSink {
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /**
-   * The status of a duplicated name, onto each of its objects: the conditions written (Stalled InvalidSpec, naming
-   * the namespaces) at that object's own generation, its other fields (its stack, the controller's bookkeeping) kept.
-   * An object already so is not written again. Returns the new composite version.
-   */
-  private async putDuplicatesStatus(name: string, status: ClusterStatus, composite: string): Promise<string> {
-    const versions = parseComposite(composite);
-    const objs = (await this.objects(name)).filter((o) => o.metadata.name === name);
-    const current = new Map(objs.map((o) => [shownName(o), o]));
-    if (
-      objs.length < 2 ||
-      [...versions.keys()].some((k) => current.get(k)?.metadata.resourceVersion !== versions.get(k)) ||
-      versions.size !== objs.length
-    ) {
-      throw new ConflictError(name, composite, 'another set of objects of that name');
-    }
-    const changed = new Set<string>();
-    const next: [string, string][] = [];
-    for (const o of objs.sort((a, b) => shownName(a).localeCompare(shownName(b)))) {
-      const { own, mine } = duplicateStatus(o, status);
-      if (JSON.stringify(mine) === JSON.stringify(own)) {
-        next.push([shownName(o), o.metadata.resourceVersion ?? '']);
-        continue;
-      }
-      const path = objectPath(namespaceOf(o), name, 'status');
-      try {
-        const { body } = await this.client.request<KubeWorkerCluster>('PUT', path, {
-          apiVersion: o.apiVersion,
-          kind: o.kind,
-          metadata: { name, namespace: o.metadata.namespace, resourceVersion: o.metadata.resourceVersion },
-          status: toKubeStatus(mine),
-        });
-        this.informer?.observe(body);
-        // The events of this write are news to this object only when a condition changed status or reason (as
-        // lib/engines/reconciler/workflow/events.ts decides for one object); a new generation still refused is not.
-        if (conditionStates(own) !== conditionStates(mine)) changed.add(shownName(o));
-        next.push([shownName(o), body.metadata.resourceVersion ?? '']);
-      } catch (e) {
-        if (e instanceof KubeApiError && e.statusCode === 409)
-          throw new ConflictError(name, composite, 'a newer version of one of them');
-        throw e;
-      }
-    }
-    this.lastFanOut.set(name, changed);
-    return compositeVersion(next);
-  }
-
   /** The object of `name` this store acts on (refused when the name is ambiguous). */
   private async locate(name: string, fresh = false): Promise<KubeWorkerCluster> {
     const objs = (await this.objects(name, fresh)).filter((o) => o.metadata.name === name);
@@ -322,43 +254,6 @@ export class KubernetesStore implements ClusterStore, EventSink {
     if (objs.length > 1)
       throw new WorkerStacksError(duplicateProblem(objs).message, { hint: 'rename one of them, or pass --namespace' });
     return objs[0];
-  }
-
-  /** Replaces the status (PUT), or removes it (a merge patch to null), in both cases only at `resourceVersion`. */
-  private async putStatus(name: string, status: ClusterStatus | undefined, resourceVersion: string): Promise<string> {
-    const same = (await this.objects(name)).filter((o) => o.metadata.name === name);
-    // Read when the name was one object's; now it is two: re-read (the record is the duplicated name's now).
-    if (same.length > 1) throw new ConflictError(name, resourceVersion, 'a second object of that name');
-    const o = same[0] ?? (await this.locate(name));
-    const path = objectPath(namespaceOf(o), name, 'status');
-    const metadata = { name, namespace: o.metadata.namespace, resourceVersion };
-    try {
-      const { body: updated } = status
-        ? // With the short checksum prefixes the printer columns of `kubectl get wc` show (dropped again on read).
-          await this.client.request<KubeWorkerCluster>('PUT', path, {
-            apiVersion: o.apiVersion,
-            kind: o.kind,
-            metadata,
-            status: toKubeStatus(status),
-          })
-        : await this.client.request<KubeWorkerCluster>(
-            'PATCH',
-            path,
-            { metadata: { resourceVersion }, status: null },
-            'application/merge-patch+json',
-          );
-      this.informer?.observe(updated);
-      const version = updated.metadata.resourceVersion;
-      if (version === undefined)
-        throw new WorkerStacksError(`the API server answered the status write of ${name} without a resourceVersion`, {
-          hint: 'check the API server version; the reconciler re-reads and retries',
-        });
-      return version;
-    } catch (e) {
-      if (e instanceof KubeApiError && e.statusCode === 409)
-        throw new ConflictError(name, resourceVersion, 'a newer version');
-      throw e;
-    }
   }
 
   private async patchObject(name: string, patch: unknown): Promise<void> {
@@ -390,14 +285,4 @@ function reconcilerRelevantChange(a: KubeWorkerCluster, b: KubeWorkerCluster): b
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
-}
-
-/** The namespace of an object read from the API server (WorkerClusters are namespaced: it always has one). */
-function namespaceOf(o: KubeWorkerCluster): string {
-  const ns = o.metadata.namespace;
-  if (ns === undefined)
-    throw new WorkerStacksError(`WorkerCluster ${o.metadata.name} came without a namespace`, {
-      hint: 'WorkerClusters are namespaced: reinstall the CRD (worker-stacks crd | kubectl apply -f -)',
-    });
-  return ns;
 }

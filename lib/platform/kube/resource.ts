@@ -2,7 +2,7 @@ import { canonicalJson } from '../../model/cloudconfig/canonical-json';
 import { sha256Hex } from '../../model/cloudconfig/checksum';
 import { API_VERSION, KIND } from '../../model/cluster/schema';
 import { ClusterStatus } from '../../model/cluster/status';
-import { Problem } from '../../core/errors';
+import { Problem, WorkerStacksError } from '../../core/errors';
 import { ClusterRecord } from '../../model/ports/cluster-store';
 import { GROUP, PLURAL, VERSION } from './crd';
 import { fromKubeStatus } from './printer-status';
@@ -49,6 +49,16 @@ export function collectionPath(namespace: string | undefined): string {
 
 export function objectPath(namespace: string, name: string, sub = ''): string {
   return `${collectionPath(namespace)}/${encodeURIComponent(name)}${sub ? `/${sub}` : ''}`;
+}
+
+/** The namespace of an object read from the API server (WorkerClusters are namespaced: it always has one). */
+export function namespaceOf(o: KubeWorkerCluster): string {
+  const ns = o.metadata.namespace;
+  if (ns === undefined)
+    throw new WorkerStacksError(`WorkerCluster ${o.metadata.name} came without a namespace`, {
+      hint: 'WorkerClusters are namespaced: reinstall the CRD (worker-stacks crd | kubectl apply -f -)',
+    });
+  return ns;
 }
 
 /** `namespace/name`, how messages name an object (kubectl's notation). */

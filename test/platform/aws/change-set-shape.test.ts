@@ -16,7 +16,7 @@ import { S3Publisher } from '../../../lib/platform/aws/s3-publisher';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { Logger, ReconcilerDeps } from '../../../lib/engines/reconciler/workflow/context';
 import { TEMPLATE_BODY_LIMIT } from '../../../lib/engines/synthesis/synthesize';
-import { reconcileCluster } from '../../../lib/engines/reconciler/workflow/workflow';
+import { reconcileCluster } from '../../../lib/engines/reconciler/workflow/reconcile-cluster';
 import { CLUSTER_TAG, configBucketName } from '../../../lib/core/naming';
 import { FileStore } from '../../../lib/adapters/stores/file-store';
 import { rawExample, tempDir } from '../../helpers/clusters';

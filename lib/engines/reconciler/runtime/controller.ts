@@ -1,16 +1,18 @@
-import { isInProgress, StackSummary } from '../../../model/ports/cloudformation-port';
+import { StackSummary } from '../../../model/ports/cloudformation-port';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
 import { templatesVersion as readTemplatesVersion } from '../../../model/cloudconfig/templates';
-import { poolStackName, workerStackName } from '../../../core/naming';
-import { poolSlot } from '../workflow/context';
+import { workerStackName } from '../../../core/naming';
 import { DEFAULT_POLL_MS, Outcome, ReconcilerDeps } from '../workflow/context';
 import { accountLabel, ReconcilerMetrics } from './metrics';
 import { OUTCOMES } from '../workflow/outcomes';
 import { WorkQueue } from './work-queue';
-import { countResults, DaemonPass, Pass, requeue } from './pass';
+import { DaemonPass, Pass, requeue } from './pass';
 import { FleetSlots } from './fleet-slots';
-import { StackListings, wasInProgress } from './stack-listings';
-import { accountOf, Hook, reconcileCluster, WorkflowHooks } from '../workflow/workflow';
+import { regionOf, StackListings } from './stack-listings';
+import { PassBook } from './pass-book';
+import { UnlookedStacks } from './unlooked-stacks';
+import { accountOf, Hook, WorkflowHooks } from '../workflow/workflow';
+import { reconcileCluster } from '../workflow/reconcile-cluster';
 import { RolloutCoordinator } from '../../rollout/coordinator';
 import { recordedStack } from '../../rollout/report';
 import { RolloutPolicySource } from '../../rollout/policy-source';
@@ -40,6 +42,10 @@ export interface PassResult {
 export class Controller {
   public readonly slots: FleetSlots;
   public readonly listings: StackListings;
+  /** What each pass lists, counts and records. */
+  private readonly passes: PassBook;
+  /** The slots of stacks a reconcile did not look at. */
+  private readonly unlooked: UnlookedStacks;
   /** The fleet rollout, when policies are given. */
   public readonly rollout?: RolloutCoordinator;
   /** Its events and wake-ups, from each look at the fleet. */
@@ -55,6 +61,12 @@ export class Controller {
   ) {
     this.slots = new FleetSlots(Math.max(1, opts.concurrency ?? 4));
     this.listings = new StackListings(deps, deps.pollMs ?? DEFAULT_POLL_MS);
+    this.unlooked = new UnlookedStacks(deps, this.slots);
+    this.passes = new PassBook(deps, this.listings, {
+      metrics: opts.metrics,
+      inFlight: this.inFlight,
+      refreshTemplates: () => this.refreshTemplates(),
+    });
     if (opts.policies) {
       // Each calls the other back, never while being built: the closures read consts set before any pass.
       const rollout = new RolloutCoordinator({
@@ -131,9 +143,9 @@ export class Controller {
    */
   public async runPass(names?: ReadonlySet<string>, shouldStop: () => boolean = () => false): Promise<PassResult> {
     const queue = new WorkQueue({ timers: false, now: () => this.deps.now().getTime() });
-    const pass = await this.startPass(queue, names);
+    const pass = await this.passes.start(queue, names);
     await this.drain(queue, pass, shouldStop);
-    await this.endPass(pass);
+    await this.passes.end(pass);
     return { outcomes: pass.outcomes, regionsListed: pass.regionsListed };
   }
 
@@ -158,59 +170,18 @@ export class Controller {
       maxDelayMs: this.deps.backoff.maxMs,
     });
     const outcomes = new Map<string, Outcome>();
-    let pass = await this.startPass(queue, opts.names);
+    let pass = await this.passes.start(queue, opts.names);
     for (;;) {
       await this.drain(queue, pass, stop, (name, o) => requeue(queue, name, o));
-      await this.endPass(pass);
+      await this.passes.end(pass);
       for (const [n, o] of pass.outcomes) outcomes.set(n, o);
       const next = queue.nextAt();
       if (next === undefined || stop()) return outcomes;
       const wait = Math.max(0, next - opts.now());
       if (opts.now() - start + wait > opts.deadlineMs) return outcomes;
       if (wait > 0) await opts.sleep(wait);
-      pass = this.nextPass(pass);
+      pass = this.passes.next(pass);
     }
-  }
-
-  /** Lists the objects (or `names` of them), queues each, and lists each account's region once, fresh. */
-  private async startPass(queue: WorkQueue, names?: ReadonlySet<string>): Promise<Pass> {
-    // Read once per pass: a template edited under a running daemon is picked up by the next pass.
-    this.refreshTemplates();
-    const started = process.hrtime.bigint();
-    const all = await this.deps.store.list();
-    const records = names ? all.filter((r) => names.has(r.name)) : all;
-    // One listing per account and region (each account's own credentials), fresh for a pass over the fleet; the
-    // clusters due again (stacks in progress) are looked at through the cheaper listings of StackListings.lookup.
-    const regions = new Map(
-      records.flatMap((r) => {
-        const region = regionOf(r);
-        return region ? [[`${accountOf(r.raw) ?? ''}/${region}`, { region, account: accountOf(r.raw) }] as const] : [];
-      }),
-    );
-    if (!names)
-      await Promise.all([...regions.values()].map(({ region, account }) => this.listings.get(region, true, account)));
-    const listed = new Map(records.filter((r) => !this.inFlight.has(r.name)).map((r) => [r.name, r]));
-    for (const name of listed.keys()) queue.add(name);
-    return {
-      started,
-      all,
-      clusters: records.length,
-      listed,
-      outcomes: new Map(),
-      regionsListed: names ? 0 : regions.size,
-    };
-  }
-
-  /** The pass after `p`: the keys due again, read from the store (the list is gone). */
-  private nextPass(p: Pass): Pass {
-    return {
-      started: process.hrtime.bigint(),
-      all: p.all,
-      clusters: p.clusters,
-      listed: new Map(),
-      outcomes: new Map(),
-      regionsListed: 0,
-    };
   }
 
   /**
@@ -243,129 +214,14 @@ export class Controller {
     await Promise.all(Array.from({ length: Math.max(1, this.opts.workers ?? this.opts.concurrency ?? 4) }, worker));
   }
 
-  /** The end of a pass: the fleet's gauges, the pass's duration, and a `pass done` line (for every pass, not only the first). */
-  private async endPass(p: Pass): Promise<void> {
-    await this.observeFleet(p.outcomes, p.all);
-    const seconds = Number(process.hrtime.bigint() - p.started) / 1e9;
-    this.opts.metrics?.observePass(seconds);
-    if (p.outcomes.size)
-      this.deps.log.info(
-        {
-          clusters: p.clusters,
-          reconciled: p.outcomes.size,
-          results: countResults(p.outcomes),
-          regionsListed: p.regionsListed,
-          seconds: Math.round(seconds * 1000) / 1000,
-        },
-        'pass done',
-      );
+  /** A pass of the daemon's queue (PassBook.queue): the daemon drains it and says when each key is reconciled. */
+  public queuePass(queue: WorkQueue): Promise<DaemonPass> {
+    return this.passes.queue(queue);
   }
 
-  /**
-   * A pass of the daemon's queue: its keys, from `list()`, handed to the queue; `passDone` is called with each
-   * reconcile's outcome and says when the last of them is done (then the pass's `pass done` line is written).
-   */
-  public async queuePass(queue: WorkQueue): Promise<DaemonPass> {
-    this.refreshTemplates();
-    const started = process.hrtime.bigint();
-    const all = await this.deps.store.list();
-    const pass: Pass = { started, all, clusters: all.length, listed: new Map(), outcomes: new Map(), regionsListed: 0 };
-    const left = new Set(all.map((r) => r.name));
-    for (const name of left) queue.add(name);
-    return {
-      size: left.size,
-      reconciled: async (name, outcome) => {
-        if (!left.delete(name)) return left.size === 0;
-        if (outcome) pass.outcomes.set(name, outcome);
-        if (left.size) return false;
-        await this.endPass(pass);
-        return true;
-      },
-    };
-  }
-
-  public async observeFleet(outcomes: ReadonlyMap<string, Outcome>, fallback: readonly ClusterRecord[]): Promise<void> {
-    if (!this.opts.metrics) return;
-    const records = await this.deps.store.list().catch(() => fallback);
-    // With no pass's outcomes at hand (the daemon's refresh), a pass is good when no cluster is Stalled or Degraded.
-    const bad = (r: ClusterRecord) =>
-      (r.status?.conditions ?? []).some((c) => (c.type === 'Stalled' || c.type === 'Degraded') && c.status === 'True');
-    const ok = outcomes.size ? [...outcomes.values()].every((o) => !OUTCOMES[o.result].error) : !records.some(bad);
-    this.opts.metrics.observeFleet(records, this.deps.now(), ok);
-  }
-
-  /**
-   * A reconcile that stopped before it looked at the stack (an invalid object, a template that does not render) still
-   * leaves the slot as the stack is: a roll under way keeps its slot, and a restarted daemon learns it here, so
-   * --concurrency still bounds it; the cluster is looked at again after a poll until the roll ends and the slot goes
-   * back. (Without this, an object edited to invalid mid-roll held its slot for good, and one invalid after a restart
-   * held none.)
-   */
-  private async followUnlooked(
-    record: ClusterRecord,
-    listed: { readonly stack: StackSummary | null | undefined; readonly described: boolean },
-    outcome: Outcome,
-  ): Promise<Outcome> {
-    const name = record.name;
-    if (this.reconcileDeps.slots !== this.slots) return outcome;
-    const pools = await this.followUnlookedPools(record, outcome);
-    if (this.slots.lookedAt(name)) return pools;
-    outcome = pools;
-    const busy = (s: StackSummary | null | undefined) =>
-      Boolean(s && isInProgress(s.status) && s.status !== 'REVIEW_IN_PROGRESS');
-    let stack = listed.stack;
-    // A roll recorded as under way is not shown ended by a listing (it may be older than the roll): the stack is described.
-    if (!busy(stack) && !listed.described && wasInProgress(record)) stack = await this.describe(record);
-    if (stack === undefined) return outcome;
-    const rolling = busy(stack);
-    this.slots.observed(name, rolling);
-    return rolling
-      ? {
-          ...outcome,
-          requeueAfterMs: outcome.requeueAfterMs ?? this.deps.pollMs ?? DEFAULT_POLL_MS,
-          stackInProgress: true,
-        }
-      : outcome;
-  }
-
-  /**
-   * As followUnlooked, for the pools' own stacks: one whose roll holds a slot and that this reconcile did not look at
-   * (an invalid object, a shared stack that stopped the pools) is described, and its slot goes back once it settles.
-   */
-  private async followUnlookedPools(record: ClusterRecord, outcome: Outcome): Promise<Outcome> {
-    let rolling = false;
-    for (const pool of this.slots.poolsInProgress(record.name)) {
-      const key = poolSlot(record.name, pool);
-      if (this.slots.lookedAt(key)) continue;
-      const stack = await this.describe(record, poolStackName(record.name, pool));
-      if (stack === undefined) continue;
-      const busy = Boolean(stack && isInProgress(stack.status) && stack.status !== 'REVIEW_IN_PROGRESS');
-      this.slots.observed(key, busy);
-      rolling ||= busy;
-    }
-    return rolling
-      ? {
-          ...outcome,
-          requeueAfterMs: outcome.requeueAfterMs ?? this.deps.pollMs ?? DEFAULT_POLL_MS,
-          stackInProgress: true,
-        }
-      : outcome;
-  }
-
-  /** One of the cluster's stacks as CloudFormation describes it now: null when absent, undefined when it could not be read. */
-  private describe(
-    record: ClusterRecord,
-    stackName = workerStackName(record.name),
-  ): Promise<StackSummary | null | undefined> {
-    const region = regionOf(record);
-    if (!region) return Promise.resolve(undefined);
-    return this.deps
-      .aws(region, accountOf(record.raw))
-      .cfn.describeStack(stackName)
-      .then(
-        (s) => s ?? null,
-        () => undefined,
-      );
+  /** The fleet's gauges from the store as it is now (`outcomes`: the pass's, when one just ended). */
+  public observeFleet(outcomes: ReadonlyMap<string, Outcome>, fallback: readonly ClusterRecord[]): Promise<void> {
+    return this.passes.observeFleet(outcomes, fallback);
   }
 
   private async reconcileOne(
@@ -377,17 +233,16 @@ export class Controller {
     let outcome: Outcome | undefined;
     this.slots.begin(record.name);
     try {
-      outcome = await this.followUnlooked(
-        record,
-        listed,
-        await reconcileCluster(record, this.reconcileDeps, {
-          hooks: this.opts.hooks,
-          listedStack: listed.stack,
-          listedDescribed: listed.described,
-          templatesVersion: this.templatesVersion,
-          lookupStack: (stackName) => this.listings.lookup(record, false, stackName),
-        }),
-      );
+      const reconciled = await reconcileCluster(record, this.reconcileDeps, {
+        hooks: this.opts.hooks,
+        listedStack: listed.stack,
+        listedDescribed: listed.described,
+        templatesVersion: this.templatesVersion,
+        lookupStack: (stackName) => this.listings.lookup(record, false, stackName),
+      });
+      // Only the slots this controller owns follow the stacks (a caller's own slots are the caller's).
+      outcome =
+        this.reconcileDeps.slots === this.slots ? await this.unlooked.follow(record, listed, reconciled) : reconciled;
       this.opts.metrics?.observeReconcile(
         outcome,
         Number(process.hrtime.bigint() - started) / 1e9,
@@ -415,9 +270,4 @@ export class Controller {
       await this.reconcileDeps.rollout?.release(record.name, !outcome || !OUTCOMES[outcome.result].quiet);
     }
   }
-}
-
-function regionOf(r: ClusterRecord): string | undefined {
-  const region = (r.raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;
-  return typeof region === 'string' ? region : undefined;
 }

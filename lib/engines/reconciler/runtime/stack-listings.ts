@@ -146,7 +146,8 @@ export function wasInProgress(record: ClusterRecord, stackName?: string): boolea
   return Boolean(s?.controller?.executing) || /_IN_PROGRESS$/.test(s?.stackStatus ?? '');
 }
 
-function regionOf(r: ClusterRecord): string | undefined {
+/** The object's region as written (before validation: the listings are keyed by it), when it is a string. */
+export function regionOf(r: ClusterRecord): string | undefined {
   const region = (r.raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;
   return typeof region === 'string' ? region : undefined;
 }

@@ -5,8 +5,8 @@ import { DEFAULT_POOL, stackUnits } from '../../../model/cluster/pools';
 import { CONDITIONS } from './conditions';
 import { Outcome, ReconcileContext, sharedUnit } from './context';
 
-// How a cluster's reconcile goes over its stacks (workflow.ts runs the workflow once per stack): which pools have
-// stacks of their own, when a pool's stack may be looked at, and the cluster's one outcome from its stacks'.
+// How a cluster's reconcile goes over its stacks (reconcile-cluster.ts runs the workflow once per stack): which pools
+// have stacks of their own, when a pool's stack may be looked at, and the cluster's one outcome from its stacks'.
 
 /** The pools with stacks of their own (every pool but `default`, which lives in the shared stack). */
 export function poolNames(cluster: WorkerCluster): string[] {

@@ -1,21 +1,18 @@
-import { StackSummary } from '../../../model/ports/cloudformation-port';
-import { ClusterRecord } from '../../../model/ports/cluster-store';
 import { classifyError } from './classify';
 import { CONDITIONS, Reason } from './conditions';
-import { Outcome, poolUnit, ReconcileContext, ReconcilerDeps, TASK, TaskName } from './context';
+import { Outcome, ReconcileContext, TASK, TaskName } from './context';
 import { OUTCOMES } from './outcomes';
 import { Found, Observed, Start } from './state';
-import { AnyTask, Hook, Progress, runWorkflow, toHooks, Workflow, WorkflowHooks } from './task';
+import { AnyTask, Hook, Progress, runWorkflow, Workflow } from './task';
 import { StatusRecorder } from './status-recorder';
 import { WorkerCluster } from '../../../model/cluster/schema';
-import { merged, poolNames, rawPoolNames, sharedReady, waitForShared } from './units';
 
 /** @internal Hooks the tests and the simulator use to act between tasks (a crash, a concurrent write). */
 export { after, before } from './task';
 export type { Hook, WorkflowHooks } from './task';
 import { removeAssembly } from '../../synthesis/synthesize';
 import { checkVersion } from '../tasks/check-version';
-import { finalize, removePoolStack } from '../tasks/finalize';
+import { finalize } from '../tasks/finalize';
 import { acquireSlot, changeSet, execute, publish, recordExecution, recover, synthesize, wait } from '../tasks/apply';
 import { recordFailure } from '../tasks/record-outcome';
 import { cleanConfigObjects } from '../tasks/clean-config-objects';
@@ -70,7 +67,7 @@ export const APPLY = Workflow.from<Observed>()
   .then(changeSet)
   .then(execute);
 /** A pool's stack: the object was validated (or fast-pathed) for the shared stack; its finalizer is the shared run's. */
-const POOL_PREPARE = Workflow.from<Start>().then(skipIfSameInputs).then(validate).then(render).then(observe);
+export const POOL_PREPARE = Workflow.from<Start>().then(skipIfSameInputs).then(validate).then(render).then(observe);
 export const RECORD = Workflow.from<Observed>().then(recordExecution).concat(APPLY);
 export const SETTLED = Workflow.from<Found>().then(cleanConfigObjects);
 
@@ -91,112 +88,8 @@ export function taskNames(): TaskName[] {
   return allTasks().map((t) => t.name);
 }
 
-export interface ReconcileOptions {
-  readonly hooks?: readonly Hook[] | WorkflowHooks;
-  /** The stack from the pass's batched listing; null = listed and absent; undefined = not listed. */
-  readonly listedStack?: StackSummary | null;
-  /** listedStack was described alone after this cluster's last write (DescribeStacks by name), not taken from a shared listing. @default false */
-  readonly listedDescribed?: boolean;
-  /** templatesVersion() of the templates dir, read once per pass; enables reuse of derived results. @default none: no reuse */
-  readonly templatesVersion?: string;
-  /** A pool stack of the cluster as the pass's listings have it (as listedStack is the shared one's). @default none: each pool's stack is described */
-  readonly lookupStack?: (stackName: string) => Promise<ListedStack>;
-}
-
-/** A stack from a listing: null = listed and absent; undefined = not listed (described by the workflow). */
-export interface ListedStack {
-  readonly stack: StackSummary | null | undefined;
-  readonly described: boolean;
-}
-
-/** What ends a cluster's reconcile before its pools' stacks are looked at: the object as read cannot be acted on. */
-const STOPS_POOLS: ReadonlySet<Outcome['result']> = new Set(['invalid', 'conflict', 'deleted', 'dry-run']);
-
-/**
- * Reconciles one cluster object: the workflow once per stack of the cluster (stackUnits), the shared stack first,
- * each with its own status (the top level, or its entry in status.pools), checksum, inputs, failures and backoff: a
- * pool in progress requeues and the next pool goes on, a failing pool never holds another back. Never throws (but
- * for a test's CrashSignal): every error ends in the one error path below. The tasks stage what they change in the
- * status; it is written here, once, on every exit (success, requeue, stall, error): one status write per reconcile,
- * plus the one before each ExecuteChangeSet (see PendingStatus).
- */
-export async function reconcileCluster(
-  rec: ClusterRecord,
-  deps: ReconcilerDeps,
-  opts: ReconcileOptions = {},
-): Promise<Outcome> {
-  const region = regionOf(rec.raw);
-  const clients = region ? deps.aws(region, accountOf(rec.raw)) : undefined;
-  const recorder = new StatusRecorder(rec, deps);
-  const hooks = toHooks(opts.hooks);
-  const shared = new ReconcileContext(
-    rec,
-    recorder,
-    deps,
-    clients,
-    opts.listedStack,
-    opts.templatesVersion,
-    opts.listedDescribed ?? false,
-  );
-  const first = await reconcileUnit(shared, PREPARE, shared.start(), hooks, recorder);
-  let outcome = first.outcome;
-  const pools = first.found.cluster ? poolNames(first.found.cluster) : rawPoolNames(rec.raw);
-  if (pools.length && !STOPS_POOLS.has(outcome.result) && !first.finalized) {
-    const cluster = first.found.cluster;
-    const results: { pool: string; outcome: Outcome }[] = [];
-    for (const pool of pools) {
-      const unit = poolUnit(rec.name, pool);
-      const listed = opts.lookupStack ? await opts.lookupStack(unit.stackName) : undefined;
-      const ctx = new ReconcileContext(
-        rec,
-        recorder.pool(pool, unit.stackName),
-        deps,
-        clients,
-        listed?.stack,
-        opts.templatesVersion,
-        listed?.described ?? false,
-        unit,
-      );
-      const sharedStack = first.found.stack ?? opts.listedStack ?? undefined;
-      const r = sharedReady(sharedStack, recorder.clusterStatus)
-        ? await reconcileUnit(ctx, POOL_PREPARE, ctx.start(), hooks, recorder, cluster)
-        : { outcome: waitForShared(ctx, sharedStack) };
-      results.push({ pool, outcome: r.outcome });
-      if (r.outcome.result === 'conflict') break;
-    }
-    outcome = merged(outcome, results);
-  }
-  // Pools removed from the object: their own stacks go (their entries stay until the stack is gone).
-  const kept = new Set<string>();
-  if (!STOPS_POOLS.has(outcome.result) && !first.finalized) {
-    const results: { pool: string; outcome: Outcome }[] = [];
-    for (const p of (recorder.clusterStatus.pools ?? []).filter((x) => !pools.includes(x.name))) {
-      const unit = poolUnit(rec.name, p.name);
-      const view = recorder.pool(p.name, p.stackName);
-      const ctx = new ReconcileContext(rec, view, deps, clients, undefined, undefined, false, unit);
-      const start = ctx.start();
-      try {
-        const r = await removePoolStack(ctx, start, Boolean(first.found.cluster?.spec.paused));
-        if (r) {
-          kept.add(p.name);
-          results.push({ pool: p.name, outcome: r });
-        }
-      } catch (e) {
-        kept.add(p.name);
-        results.push({ pool: p.name, outcome: onError(ctx, recorder, { task: TASK.finalize, found: start }, e) });
-      }
-    }
-    if (results.length) outcome = merged(outcome, results);
-  }
-  // Not on a stale read (nothing staged is kept), an object whose stacks are being deleted, nor one that does not
-  // validate (its pools are unknown: their entries stay as they are).
-  if (!STOPS_POOLS.has(outcome.result) && !STOPS_POOLS.has(first.outcome.result) && !first.finalized)
-    recorder.finish(pools, kept);
-  return commit(deps, recorder, first.progress, outcome);
-}
-
 /** One run of the workflow for one stack of the cluster: what it came to (with the fields every outcome carries). */
-async function reconcileUnit(
+export async function reconcileUnit(
   ctx: ReconcileContext,
   prepare: Workflow<Start, Observed>,
   start: Start,
@@ -242,31 +135,13 @@ async function reconcileUnit(
   }
 }
 
-/** The reconcile's one status write: what its tasks (or the error path) staged. A write that fails says so in the outcome. */
-async function commit(
-  deps: ReconcilerDeps,
+/** The one error path: classify, stage what to record (the workflow writes it), and say when to try again. */
+export function onError(
+  ctx: ReconcileContext,
   recorder: StatusRecorder,
   { task, found }: Progress,
-  outcome: Outcome,
-): Promise<Outcome> {
-  try {
-    await recorder.flush();
-    return outcome;
-  } catch (e) {
-    if (e instanceof CrashSignal) throw e;
-    const message = `${task}: ${(e as Error | undefined)?.message ?? String(e)}`;
-    if (classifyError(e).kind === 'conflict') {
-      // The object changed underneath: look again with a fresh read (nothing staged on the stale one is kept).
-      found.log.warn({ task }, message);
-      return { ...outcome, result: 'conflict', requeueAfterMs: 0, message };
-    }
-    found.log.error({ task, err: String(e) }, 'could not record the status');
-    return { ...outcome, result: 'failed', message, requeueAfterMs: deps.backoff.baseMs };
-  }
-}
-
-/** The one error path: classify, stage what to record (the workflow writes it), and say when to try again. */
-function onError(ctx: ReconcileContext, recorder: StatusRecorder, { task, found }: Progress, e: unknown): Outcome {
+  e: unknown,
+): Outcome {
   if (e instanceof CrashSignal) throw e;
   const log = found.log;
   const kind = classifyError(e);
@@ -338,7 +213,8 @@ export function accountOf(raw: unknown): string | undefined {
   return typeof account === 'string' && /^\d{12}$/.test(account) ? account : undefined;
 }
 
-function regionOf(raw: unknown): string | undefined {
+/** The object's region (before validation: the clients are made first), when it is one. */
+export function regionOf(raw: unknown): string | undefined {
   const region = (raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;
   return typeof region === 'string' && /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/.test(region) ? region : undefined;
 }

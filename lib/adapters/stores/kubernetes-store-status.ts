@@ -1,0 +1,58 @@
+import { ClusterStatus } from '../../model/cluster/status';
+import { KubeApiError, WorkerStacksError } from '../../core/errors';
+import { KubeWorkerCluster, namespaceOf, objectPath } from '../../platform/kube/resource';
+import { toKubeStatus } from '../../platform/kube/printer-status';
+import { ConflictError } from '../../model/ports/cluster-store';
+import { DuplicatesWriter } from './kubernetes-duplicates';
+
+// The Kubernetes store's status write of one object, apart from its reads and its user commands: the write goes to
+// the status subresource only, at the resourceVersion the status was computed for, so a 409 is a ConflictError the
+// reconciler answers with a fresh read (a duplicated name's write is putDuplicatesStatus, in kubernetes-duplicates.ts).
+
+/** What a status write needs of the store: its reads, and its cache (which learns each object as written). */
+export interface StatusWriter extends DuplicatesWriter {
+  /** The one object of the name the store acts on (refused when the name is ambiguous). */
+  locate(name: string): Promise<KubeWorkerCluster>;
+}
+
+/** Replaces the status (PUT), or removes it (a merge patch to null), in both cases only at `resourceVersion`. */
+export async function putStatus(
+  io: StatusWriter,
+  name: string,
+  status: ClusterStatus | undefined,
+  resourceVersion: string,
+): Promise<string> {
+  const same = (await io.objects(name)).filter((o) => o.metadata.name === name);
+  // Read when the name was one object's; now it is two: re-read (the record is the duplicated name's now).
+  if (same.length > 1) throw new ConflictError(name, resourceVersion, 'a second object of that name');
+  const o = same[0] ?? (await io.locate(name));
+  const path = objectPath(namespaceOf(o), name, 'status');
+  const metadata = { name, namespace: o.metadata.namespace, resourceVersion };
+  try {
+    const { body: updated } = status
+      ? // With the short checksum prefixes the printer columns of `kubectl get wc` show (dropped again on read).
+        await io.client.request<KubeWorkerCluster>('PUT', path, {
+          apiVersion: o.apiVersion,
+          kind: o.kind,
+          metadata,
+          status: toKubeStatus(status),
+        })
+      : await io.client.request<KubeWorkerCluster>(
+          'PATCH',
+          path,
+          { metadata: { resourceVersion }, status: null },
+          'application/merge-patch+json',
+        );
+    io.observe(updated);
+    const version = updated.metadata.resourceVersion;
+    if (version === undefined)
+      throw new WorkerStacksError(`the API server answered the status write of ${name} without a resourceVersion`, {
+        hint: 'check the API server version; the reconciler re-reads and retries',
+      });
+    return version;
+  } catch (e) {
+    if (e instanceof KubeApiError && e.statusCode === 409)
+      throw new ConflictError(name, resourceVersion, 'a newer version');
+    throw e;
+  }
+}

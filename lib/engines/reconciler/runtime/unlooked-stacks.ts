@@ -1,0 +1,92 @@
+import { isInProgress, StackSummary } from '../../../model/ports/cloudformation-port';
+import { ClusterRecord } from '../../../model/ports/cluster-store';
+import { poolStackName, workerStackName } from '../../../core/naming';
+import { DEFAULT_POLL_MS, Outcome, poolSlot, ReconcilerDeps } from '../workflow/context';
+import { accountOf } from '../workflow/workflow';
+import { FleetSlots } from './fleet-slots';
+import { regionOf, wasInProgress } from './stack-listings';
+
+// Kept apart from the controller's reconciles: the one place a slot follows a stack that the workflow did not look at
+// (the workflow's own looks keep the slots of the stacks it saw). It describes those stacks itself, so --concurrency
+// still bounds a roll whose cluster stopped before its observe, across edits and restarts.
+
+/** Follows, for the controller that owns the slots, the stacks a reconcile ended without looking at. */
+export class UnlookedStacks {
+  constructor(
+    private readonly deps: ReconcilerDeps,
+    private readonly slots: FleetSlots,
+  ) {}
+
+  /**
+   * A reconcile that stopped before it looked at the stack (an invalid object, a template that does not render) still
+   * leaves the slot as the stack is: a roll under way keeps its slot, and a restarted daemon learns it here, so
+   * --concurrency still bounds it; the cluster is looked at again after a poll until the roll ends and the slot goes
+   * back. (Without this, an object edited to invalid mid-roll held its slot for good, and one invalid after a restart
+   * held none.)
+   */
+  public async follow(
+    record: ClusterRecord,
+    listed: { readonly stack: StackSummary | null | undefined; readonly described: boolean },
+    outcome: Outcome,
+  ): Promise<Outcome> {
+    const name = record.name;
+    const pools = await this.followPools(record, outcome);
+    if (this.slots.lookedAt(name)) return pools;
+    outcome = pools;
+    const busy = (s: StackSummary | null | undefined) =>
+      Boolean(s && isInProgress(s.status) && s.status !== 'REVIEW_IN_PROGRESS');
+    let stack = listed.stack;
+    // A roll recorded as under way is not shown ended by a listing (it may be older than the roll): the stack is described.
+    if (!busy(stack) && !listed.described && wasInProgress(record)) stack = await this.describe(record);
+    if (stack === undefined) return outcome;
+    const rolling = busy(stack);
+    this.slots.observed(name, rolling);
+    return rolling
+      ? {
+          ...outcome,
+          requeueAfterMs: outcome.requeueAfterMs ?? this.deps.pollMs ?? DEFAULT_POLL_MS,
+          stackInProgress: true,
+        }
+      : outcome;
+  }
+
+  /**
+   * As follow, for the pools' own stacks: one whose roll holds a slot and that this reconcile did not look at
+   * (an invalid object, a shared stack that stopped the pools) is described, and its slot goes back once it settles.
+   */
+  private async followPools(record: ClusterRecord, outcome: Outcome): Promise<Outcome> {
+    let rolling = false;
+    for (const pool of this.slots.poolsInProgress(record.name)) {
+      const key = poolSlot(record.name, pool);
+      if (this.slots.lookedAt(key)) continue;
+      const stack = await this.describe(record, poolStackName(record.name, pool));
+      if (stack === undefined) continue;
+      const busy = Boolean(stack && isInProgress(stack.status) && stack.status !== 'REVIEW_IN_PROGRESS');
+      this.slots.observed(key, busy);
+      rolling ||= busy;
+    }
+    return rolling
+      ? {
+          ...outcome,
+          requeueAfterMs: outcome.requeueAfterMs ?? this.deps.pollMs ?? DEFAULT_POLL_MS,
+          stackInProgress: true,
+        }
+      : outcome;
+  }
+
+  /** One of the cluster's stacks as CloudFormation describes it now: null when absent, undefined when it could not be read. */
+  private describe(
+    record: ClusterRecord,
+    stackName = workerStackName(record.name),
+  ): Promise<StackSummary | null | undefined> {
+    const region = regionOf(record);
+    if (!region) return Promise.resolve(undefined);
+    return this.deps
+      .aws(region, accountOf(record.raw))
+      .cfn.describeStack(stackName)
+      .then(
+        (s) => s ?? null,
+        () => undefined,
+      );
+  }
+}
