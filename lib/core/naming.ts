@@ -21,12 +21,17 @@ export function workerStackName(cluster: string): string {
 
 /**
  * The own stack of a pool other than `default` (which lives in WorkerStack-<cluster>), as eksctl names its
- * nodegroup stacks. `-pool-` keeps it apart from another cluster's WorkerStack-<cluster>-<suffix> in all but the case of a
- * cluster named <cluster>-pool-<pool>.
+ * nodegroup stacks. `-Pool-` has a capital, which no cluster name (a DNS label: lowercase) has: no other cluster's stack
+ * can have this name or start with WorkerStack-<cluster>-Pool-, so the prefix that IAM (the node boundary's signal),
+ * EventBridge (the drain rule) and review match reaches this cluster's pool stacks and nothing else. Stack names,
+ * group names, ARNs and event patterns are case-sensitive.
  */
 export function poolStackName(cluster: string, pool: string): string {
-  return `${WORKER_STACK_PREFIX}${cluster}-pool-${pool}`;
+  return `${WORKER_STACK_PREFIX}${cluster}${POOL_SEPARATOR}${pool}`;
 }
+
+/** Between the cluster and the pool in a pool stack's name (poolStackName). */
+export const POOL_SEPARATOR = '-Pool-';
 
 /** One config bucket per account and region, made by the bootstrap stack. Deterministic: no lookups. */
 export function configBucketName(account: string, region: string): string {

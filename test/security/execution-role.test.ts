@@ -324,8 +324,8 @@ describe('the deployer creates change sets only for worker resource types, never
   });
 });
 
-describe('a pool stack (WorkerStack-<cluster>-pool-<pool>) is created and changed like the shared one', () => {
-  const pool = `WorkerStack-${CLUSTER}-pool-spot`;
+describe('a pool stack (WorkerStack-<cluster>-Pool-<pool>) is created and changed like the shared one', () => {
+  const pool = `WorkerStack-${CLUSTER}-Pool-spot`;
   const sharedRole = `arn:aws:iam::${ACCOUNT}:role/worker-stacks/WorkerStack-${CLUSTER}-PoolRole689224AE-AbC123`;
   test.each([
     [

@@ -57,6 +57,11 @@ beforeAll(() => {
 });
 
 const bucket = `arn:aws:s3:::${configBucketName(ACCOUNT, REGION)}`;
+/** A role policy that would let the node signal any stack: what is left is the boundary's doing. */
+const ANY_STACK: PolicyDocument = {
+  Version: '2012-10-17',
+  Statement: [{ Effect: 'Allow', Action: 'cloudformation:SignalResource', Resource: '*' }],
+};
 const ownSecret = () => example(CLUSTER).spec.cloudConfig.values.bootstrapTokenSecretArn;
 
 test.each([
@@ -137,6 +142,23 @@ test.each([
     () => node,
     'cloudformation:SignalResource',
     () => `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/WorkerStack-staging-us1/1`,
+    onInstance,
+    'ImplicitlyDenied',
+  ],
+  // The boundary alone (under a role policy that would allow every stack): the cap a node's role can never exceed.
+  [
+    'a signal to a pool stack of its own cluster, under a role policy allowing every stack',
+    () => ANY_STACK,
+    'cloudformation:SignalResource',
+    () => `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${poolStackName(CLUSTER, 'spot')}/1`,
+    onInstance,
+    'Allowed',
+  ],
+  [
+    'a signal to the stack of a cluster named <own>-pool-spot, under a role policy allowing every stack',
+    () => ANY_STACK,
+    'cloudformation:SignalResource',
+    () => `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${workerStackName(`${CLUSTER}-pool-spot`)}/1`,
     onInstance,
     'ImplicitlyDenied',
   ],

@@ -215,7 +215,7 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
 /**
  * The stacks of a cluster's pools that have their own: those the object names (spec.pools but `default`) and those its
  * status recorded (the object may be gone; a pool removed since). Never guessed from stack names: the stack
- * WorkerStack-a-pool-b may be the shared stack of a cluster named a-pool-b.
+ * the stacks of the account are not all this cluster's, and the object says which of its pools exist.
  */
 function poolStacksOf(name: string, record: ClusterRecord | undefined): string[] {
   const pools = (record?.raw as { spec?: { pools?: unknown } } | undefined)?.spec?.pools;

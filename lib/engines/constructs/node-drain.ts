@@ -17,7 +17,7 @@ export interface NodeDrainProps {
    */
   readonly groupPath: string;
   /**
-   * The name prefix of the groups of the cluster's own pool stacks (`WorkerStack-<cluster>-pool-`, CloudFormation names
+   * The name prefix of the groups of the cluster's own pool stacks (`WorkerStack-<cluster>-Pool-`, CloudFormation names
    * a group after its stack): their lifecycle actions reach the queue and the handler may complete them. Given for every
    * spec.pools object, so that adding a pool changes nothing here. @default the group of `autoScalingGroup` only
    */

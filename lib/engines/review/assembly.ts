@@ -4,7 +4,7 @@ import { sha256Hex } from '../../model/cloudconfig/checksum';
 import { extensionPattern, formatByExtension } from '../../model/cloudconfig/formats';
 import { ConfigFormat } from '../../model/cloudconfig/node-config';
 import { ReviewError } from '../../core/errors';
-import { BOOTSTRAP_STACK_NAME, CLUSTER_TAG, WORKER_STACK_PREFIX, workerStackName } from '../../core/naming';
+import { BOOTSTRAP_STACK_NAME, CLUSTER_TAG, POOL_SEPARATOR, WORKER_STACK_PREFIX } from '../../core/naming';
 import { asRecord, JsonObject } from '../../core/json';
 
 /** The big config object a worker stack publishes, read back from the cloud assembly. */
@@ -20,7 +20,7 @@ export interface ConfigAsset {
 export interface WorkerStackSnapshot {
   /** The cluster name (metadata.name). */
   readonly cluster: string;
-  /** `WorkerStack-<cluster>`, or a pool's own `WorkerStack-<cluster>-pool-<pool>`. */
+  /** `WorkerStack-<cluster>`, or a pool's own `WorkerStack-<cluster>-Pool-<pool>`. */
   readonly stackName: string;
   /** The pool whose own stack this is; undefined for the cluster's shared stack. @default undefined */
   readonly pool?: string;
@@ -74,11 +74,6 @@ export function readAssembly(outdir: string, label: string): AssemblySnapshot {
   const stacks = new Map<string, WorkerStackSnapshot>();
   const poolStacks = new Map<string, Map<string, WorkerStackSnapshot>>();
   const bootstrapEnvironments = new Set<string>();
-  const stackNames = new Set(
-    Object.entries(artifacts)
-      .filter(([, a]) => a.type === 'aws:cloudformation:stack')
-      .map(([id, a]) => a.properties?.stackName ?? id),
-  );
   for (const id of Object.keys(artifacts).sort()) {
     const a = artifacts[id];
     if (a.type !== 'aws:cloudformation:stack') continue;
@@ -90,7 +85,7 @@ export function readAssembly(outdir: string, label: string): AssemblySnapshot {
     if (!stackName.startsWith(WORKER_STACK_PREFIX)) continue;
     const templateFile = path.join(outdir, a.properties?.templateFile ?? `${id}.template.json`);
     const template = asRecord(readJson(templateFile, label));
-    const { cluster, pool } = stackOwner(stackName, a.properties?.tags?.[CLUSTER_TAG], stackNames);
+    const { cluster, pool } = stackOwner(stackName, a.properties?.tags?.[CLUSTER_TAG]);
     const snapshot: WorkerStackSnapshot = {
       cluster,
       stackName,
@@ -111,26 +106,15 @@ export function readAssembly(outdir: string, label: string): AssemblySnapshot {
 }
 
 /**
- * Which cluster (and pool) a worker stack belongs to. The stack's cluster tag says which cluster: a pool's own stack
- * `WorkerStack-<cluster>-pool-<pool>` is then told from the shared stack of a cluster named `<cluster>-pool-<pool>`.
- * An untagged stack so named is a pool's when the assembly also has `WorkerStack-<cluster>` (two such stacks of one
- * account and region could not both exist); otherwise it is a cluster's shared stack.
+ * Which cluster (and pool) a worker stack belongs to: `WorkerStack-<cluster>-Pool-<pool>` is a pool's own stack (no
+ * cluster name has the capital of `-Pool-`: naming.ts poolStackName), any other `WorkerStack-<name>` the shared stack
+ * of the cluster `<name>`. The cluster tag, when the stack has it, names the cluster.
  */
-function stackOwner(
-  stackName: string,
-  clusterTag: string | undefined,
-  stackNames: ReadonlySet<string>,
-): { cluster: string; pool?: string } {
+function stackOwner(stackName: string, clusterTag: string | undefined): { cluster: string; pool?: string } {
   const rest = stackName.slice(WORKER_STACK_PREFIX.length);
-  if (clusterTag === undefined) {
-    const m = /^(.+)-pool-([a-z0-9]([-a-z0-9]*[a-z0-9])?)$/.exec(rest);
-    return m && stackNames.has(workerStackName(m[1])) ? { cluster: m[1], pool: m[2] } : { cluster: rest };
-  }
-  if (stackName === workerStackName(clusterTag)) return { cluster: rest };
-  const prefix = `${workerStackName(clusterTag)}-pool-`;
-  return stackName.startsWith(prefix)
-    ? { cluster: clusterTag, pool: stackName.slice(prefix.length) }
-    : { cluster: rest };
+  const at = rest.indexOf(POOL_SEPARATOR);
+  if (at < 0) return { cluster: clusterTag ?? rest };
+  return { cluster: clusterTag ?? rest.slice(0, at), pool: rest.slice(at + POOL_SEPARATOR.length) };
 }
 
 /** A side on which nothing was synthesized: no stacks. */

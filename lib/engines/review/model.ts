@@ -57,7 +57,7 @@ export type PoolStatus = 'unchanged' | 'changes' | 'rolls' | 'added' | 'removed'
 /** One pool of a cluster: which stack holds it, whether it rolls, and why (its own checksum, its own config diff). */
 export interface PoolReview {
   readonly name: string;
-  /** `WorkerStack-<cluster>` for the pool `default`, `WorkerStack-<cluster>-pool-<name>` for every other pool. */
+  /** `WorkerStack-<cluster>` for the pool `default`, `WorkerStack-<cluster>-Pool-<name>` for every other pool. */
   readonly stackName: string;
   /** It lives in the cluster's shared stack (the pool `default`): its template diff is the cluster's `template`. */
   readonly shared: boolean;

@@ -27,7 +27,7 @@ const hasGroup = (s: WorkerStackSnapshot | undefined) => groupSettings(s?.templa
 /**
  * Every pool of a cluster, each on its own: which stack holds it, whether it rolls and why (its own launch template
  * and checksum, its own config-diff lines). The pool `default` is the shared stack's group, when it has one; the
- * other pools are their own stacks `WorkerStack-<cluster>-pool-<pool>`. `whole`: the cluster's stacks are created
+ * other pools are their own stacks `WorkerStack-<cluster>-Pool-<pool>`. `whole`: the cluster's stacks are created
  * whole (a new or renamed cluster), so every pool is added.
  */
 export function reviewPools(

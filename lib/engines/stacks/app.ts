@@ -74,7 +74,7 @@ export interface FleetApp {
 
 /**
  * Builds the CDK app of a fleet: every stack of every cluster (model/cluster/pools.ts stackUnits: the shared
- * WorkerStack-<cluster>, then one WorkerStack-<cluster>-pool-<pool> per other pool, each depending on the shared one, so
+ * WorkerStack-<cluster>, then one WorkerStack-<cluster>-Pool-<pool> per other pool, each depending on the shared one, so
  * `cdk deploy --all` creates it first), one bootstrap stack per account/region.
  */
 export function buildFleetApp(props: FleetAppProps): FleetApp {

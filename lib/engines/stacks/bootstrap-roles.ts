@@ -141,7 +141,7 @@ export function nodeBoundaryStatements(account: string, region: string): iam.Pol
     }),
     // The node's readiness signal to its own stack (cloudconfig/_shared/signal-ready.sh.hbs): without it in the
     // boundary, the rolling update would wait for signals that AWS refuses. Its own stack is the shared one or one of
-    // its cluster's pool stacks (WorkerStack-<cluster>-pool-<pool>); the role's own policies name the exact stacks.
+    // its cluster's pool stacks (WorkerStack-<cluster>-Pool-<pool>); the role's own policies name the exact stacks.
     new iam.PolicyStatement({
       sid: 'SignalOwnStack',
       actions: ['cloudformation:SignalResource'],

@@ -68,7 +68,7 @@ export function acknowledgeWorkerStackFindings(stack: Stack, ctx: WorkerStackFin
       ack(
         ctx.drain.handlerPolicy,
         `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:autoscaling:${stack.region}:${stack.account}:autoScalingGroup:*:autoScalingGroupName/${ctx.poolGroupPrefix}*]`,
-        "The groups of the cluster's own pool stacks: CloudFormation names each after its stack (WorkerStack-<cluster>-pool-<pool>-...), so the prefix covers them, including pools added later, without a change to this policy.",
+        "The groups of the cluster's own pool stacks: CloudFormation names each after its stack (WorkerStack-<cluster>-Pool-<pool>-...), so the prefix covers them, including pools added later, without a change to this policy.",
       );
     }
   }

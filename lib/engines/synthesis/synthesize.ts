@@ -47,7 +47,7 @@ export interface SynthesizeOptions {
   readonly source?: string;
   /**
    * Which of the cluster's stacks (model/cluster/pools.ts stackUnits: the shared WorkerStack-<cluster>, or a pool's
-   * WorkerStack-<cluster>-pool-<name>). @default WorkerStack-<cluster>
+   * WorkerStack-<cluster>-Pool-<name>). @default WorkerStack-<cluster>
    */
   readonly stackName?: string;
 }

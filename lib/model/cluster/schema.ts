@@ -345,7 +345,7 @@ function poolValuesSchema() {
 export const NodePoolSchema = PoolSchema.extend({
   name: dnsLabel.meta(
     d(
-      'Unique within the cluster. The pool named default lives in the stack WorkerStack-<cluster> (beside what the pools share); every other pool has its own stack WorkerStack-<cluster>-pool-<name>.',
+      'Unique within the cluster. The pool named default lives in the stack WorkerStack-<cluster> (beside what the pools share); every other pool has its own stack WorkerStack-<cluster>-Pool-<name>.',
     ),
   ),
   architecture: z

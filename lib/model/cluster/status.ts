@@ -120,7 +120,7 @@ const RolloutStatusSchema = z
   .meta(d('Where the cluster is in a fleet rollout (lib/engines/rollout).'));
 
 /**
- * The status of one pool that has its own stack (WorkerStack-<cluster>-pool-<pool>): what the top level says of the
+ * The status of one pool that has its own stack (WorkerStack-<cluster>-Pool-<pool>): what the top level says of the
  * shared stack, said of this pool's stack. The reconciler reconciles each stack on its own (its checksum, inputs,
  * failures, backoff and executing change set are its own).
  */

@@ -36,14 +36,14 @@ async function clustersDir(): Promise<string> {
   const pools: PoolStatus[] = [
     {
       name: 'system',
-      stackName: 'WorkerStack-staging-us1-pool-system',
+      stackName: 'WorkerStack-staging-us1-Pool-system',
       stackStatus: 'UPDATE_COMPLETE',
       observedGeneration: 1,
       conditions: [ready('True', 'StackUpdated', 'ok')],
     },
     {
       name: 'spot',
-      stackName: 'WorkerStack-staging-us1-pool-spot',
+      stackName: 'WorkerStack-staging-us1-Pool-spot',
       stackStatus: 'UPDATE_ROLLBACK_COMPLETE',
       observedGeneration: 1,
       conditions: [ready('False', 'UpdateRolledBack', 'the spot update rolled back')],
@@ -83,14 +83,14 @@ test('the rows carry each pool: its stack, status, Ready and reason, and its own
   ).toEqual([
     {
       pool: 'system',
-      stack: 'WorkerStack-staging-us1-pool-system',
+      stack: 'WorkerStack-staging-us1-Pool-system',
       status: 'UPDATE_COMPLETE',
       ready: 'True',
       reason: 'StackUpdated',
     },
     {
       pool: 'spot',
-      stack: 'WorkerStack-staging-us1-pool-spot',
+      stack: 'WorkerStack-staging-us1-Pool-spot',
       status: 'UPDATE_ROLLBACK_COMPLETE',
       ready: 'False',
       reason: 'UpdateRolledBack',

@@ -142,8 +142,8 @@ describe('review of a cluster of several pools', () => {
     expect(c.status).toBe('rolls');
     expect(c.pools.map((p) => [p.name, p.stackName, p.status])).toEqual([
       ['default', 'WorkerStack-staging-us1', 'unchanged'],
-      ['arm', 'WorkerStack-staging-us1-pool-arm', 'unchanged'],
-      ['spot', 'WorkerStack-staging-us1-pool-spot', 'rolls'],
+      ['arm', 'WorkerStack-staging-us1-Pool-arm', 'unchanged'],
+      ['spot', 'WorkerStack-staging-us1-Pool-spot', 'rolls'],
     ]);
     const s = c.pools.find((p) => p.name === 'spot');
     expect(s?.checksum.base).not.toBe(s?.checksum.head);
@@ -153,7 +153,7 @@ describe('review of a cluster of several pools', () => {
     ).toBe(true);
     expect(c.pools.filter((p) => p.name !== 'spot').every((p) => !p.rolls && p.config === null)).toBe(true);
     expect(c.rollReasons).toEqual([
-      expect.stringMatching(/^pool spot \(WorkerStack-staging-us1-pool-spot\): launch template/),
+      expect.stringMatching(/^pool spot \(WorkerStack-staging-us1-Pool-spot\): launch template/),
     ]);
     expect(c.verdict).toMatch(/; pools: spot rolls; default, arm unchanged$/);
     expect(schemaProblems(JSON.parse(JSON.stringify(r)))).toEqual([]);
@@ -169,10 +169,10 @@ describe('review of a cluster of several pools', () => {
     const text = formatTerminal(r, { color: false });
     const md = formatMarkdown(r);
     // THEN
-    expect(text).toContain('pool spot (WorkerStack-staging-us1-pool-spot): rolls: launch template');
-    expect(text).toContain('pool arm (WorkerStack-staging-us1-pool-arm): unchanged:');
+    expect(text).toContain('pool spot (WorkerStack-staging-us1-Pool-spot): rolls: launch template');
+    expect(text).toContain('pool arm (WorkerStack-staging-us1-Pool-arm): unchanged:');
     expect(text).toMatch(/Node config of pool spot \(cloud-init, checksum [0-9a-f]{12} -> [0-9a-f]{12}\)/);
-    expect(md).toContain('- pool `spot` (`WorkerStack-staging-us1-pool-spot`): **rolls**');
+    expect(md).toContain('- pool `spot` (`WorkerStack-staging-us1-Pool-spot`): **rolls**');
   });
 
   test('an added pool creates its stack and rolls no node', () => {
@@ -222,12 +222,12 @@ describe('review of a cluster of several pools', () => {
     );
     // THEN
     expect(r.clusters.map((c) => [c.name, c.pools.map((p) => p.stackName)])).toEqual([
-      ['a', ['WorkerStack-a', 'WorkerStack-a-pool-c']],
+      ['a', ['WorkerStack-a', 'WorkerStack-a-Pool-c']],
       ['a-pool-b', ['WorkerStack-a-pool-b']],
     ]);
   });
 
-  test('without the cluster tag, WorkerStack-<cluster>-pool-<pool> is a pool of <cluster> when that stack is there too', () => {
+  test('without the cluster tag, WorkerStack-<cluster>-Pool-<pool> is a pool of <cluster>; WorkerStack-x-pool-y a cluster’s', () => {
     // GIVEN untagged stacks of clusters a (with the pool c) and x-pool-y (no cluster x)
     const configs = renderPools(pooled(), DEFAULT_TEMPLATES_DIR);
     const one = new Map([['default', configs.get('default') as RenderedConfig]]);
@@ -242,7 +242,7 @@ describe('review of a cluster of several pools', () => {
     );
     // THEN
     expect(r.clusters.map((c) => [c.name, c.pools.map((p) => p.stackName)])).toEqual([
-      ['a', ['WorkerStack-a', 'WorkerStack-a-pool-c']],
+      ['a', ['WorkerStack-a', 'WorkerStack-a-Pool-c']],
       ['x-pool-y', ['WorkerStack-x-pool-y']],
     ]);
   });

@@ -122,7 +122,7 @@ function record(
     .filter(([name]) => name !== 'default')
     .map(([name, checksum]) => ({
       name,
-      stackName: `WorkerStack-${c.metadata.name}-pool-${name}`,
+      stackName: `WorkerStack-${c.metadata.name}-Pool-${name}`,
       cloudConfigChecksum: checksum,
       stackStatus: stackStatus[name] ?? 'UPDATE_COMPLETE',
     }));

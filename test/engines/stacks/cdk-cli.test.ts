@@ -135,7 +135,7 @@ test('cdk synth of a spec.pools object: the shared stack and one stack per other
   const out = path.join(tempDir('cdk-pools-out'), 'cdk.out');
   // WHEN the CLI synthesizes it
   const r = cdk(['synth', '--quiet', '--output', out], { WORKER_STACKS_CLUSTERS: clusters });
-  // THEN it wrote every stack, and `cdk deploy WorkerStack-pools-eu1-pool-spot` deploys the shared stack first
+  // THEN it wrote every stack, and `cdk deploy WorkerStack-pools-eu1-Pool-spot` deploys the shared stack first
   expect(r.status).toBe(0);
   expect(
     fs
@@ -143,14 +143,14 @@ test('cdk synth of a spec.pools object: the shared stack and one stack per other
       .filter((f) => f.startsWith('WorkerStack-') && f.endsWith('.template.json'))
       .sort(),
   ).toEqual([
-    'WorkerStack-pools-eu1-pool-arm64.template.json',
-    'WorkerStack-pools-eu1-pool-spot.template.json',
+    'WorkerStack-pools-eu1-Pool-arm64.template.json',
+    'WorkerStack-pools-eu1-Pool-spot.template.json',
     'WorkerStack-pools-eu1.template.json',
   ]);
   const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
   for (const pool of ['spot', 'arm64'])
-    expect(manifest.artifacts[`WorkerStack-pools-eu1-pool-${pool}`].dependencies).toContain('WorkerStack-pools-eu1');
+    expect(manifest.artifacts[`WorkerStack-pools-eu1-Pool-${pool}`].dependencies).toContain('WorkerStack-pools-eu1');
   expect(manifest.artifacts['WorkerStack-pools-eu1'].dependencies ?? []).not.toContain(
-    'WorkerStack-pools-eu1-pool-spot',
+    'WorkerStack-pools-eu1-Pool-spot',
   );
 }, 300_000);

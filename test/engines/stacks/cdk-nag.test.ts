@@ -75,7 +75,7 @@ test("the IAM wildcard acknowledgements of a worker stack cover only the cluster
     ([where, id]) => id.startsWith('AwsSolutions-IAM5') && where.startsWith('WorkerStack-'),
   );
   // THEN the node role: its cluster's prefix; the termination handler's policy: its group (any id) and the describe calls,
-  // and for a spec.pools object the groups of its own pool stacks (WorkerStack-<cluster>-pool-*)
+  // and for a spec.pools object the groups of its own pool stacks (WorkerStack-<cluster>-Pool-*)
   const pools = poolsVariant();
   expect(iam.map(([, id]) => id).sort()).toEqual(
     [...EXAMPLE_NAMES.map(example), pools]
@@ -87,7 +87,7 @@ test("the IAM wildcard acknowledgements of a worker stack cover only the cluster
           'AwsSolutions-IAM5[Resource::*]',
           ...(c.spec.pools
             ? [
-                `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:autoscaling:${c.spec.region}:${c.spec.account}:autoScalingGroup:*:autoScalingGroupName/WorkerStack-${n}-pool-*]`,
+                `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:autoscaling:${c.spec.region}:${c.spec.account}:autoScalingGroup:*:autoScalingGroupName/WorkerStack-${n}-Pool-*]`,
               ]
             : []),
         ];

@@ -139,8 +139,8 @@ test('every synthesized example template passes checkov, but for the justified c
       'WorkerStack-staging-us1',
       'WorkerStack-variant-a',
       'WorkerStack-pools-eu1',
-      'WorkerStack-pools-eu1-pool-spot',
-      'WorkerStack-pools-eu1-pool-arm64',
+      'WorkerStack-pools-eu1-Pool-spot',
+      'WorkerStack-pools-eu1-Pool-arm64',
     ]),
   );
   expect(files.filter((f) => path.basename(f).startsWith('WorkerStacks-Bootstrap-')).length).toBeGreaterThan(0);

@@ -337,11 +337,11 @@ describe('drain across stacks', () => {
     );
     expect(termination.Properties.EventPattern.detail.AutoScalingGroupName).toEqual([
       { Ref: WORKER_GROUP_LOGICAL_ID },
-      { prefix: 'WorkerStack-pools-eu1-pool-' },
+      { prefix: 'WorkerStack-pools-eu1-Pool-' },
     ]);
     const [policy] = of('AWS::IAM::ManagedPolicy');
     expect(JSON.stringify(policy.Properties.PolicyDocument)).toContain(
-      ':autoScalingGroup:*:autoScalingGroupName/WorkerStack-pools-eu1-pool-*',
+      ':autoScalingGroup:*:autoScalingGroupName/WorkerStack-pools-eu1-Pool-*',
     );
   });
 });

@@ -74,7 +74,7 @@ describe('synthesizeStack picks one of the cluster’s stacks', () => {
     // GIVEN / WHEN / THEN
     expect(() => synthesizeStack(example('prod-eu1'), opts(tempDir('synth-bad'), SPOT))).toThrow(UsageError);
     expect(() => synthesizeStack(example('prod-eu1'), opts(tempDir('synth-bad'), SPOT))).toThrow(
-      /prod-eu1 has no stack WorkerStack-pools-eu1-pool-spot[\s\S]*WorkerStack-prod-eu1/,
+      /prod-eu1 has no stack WorkerStack-pools-eu1-Pool-spot[\s\S]*WorkerStack-prod-eu1/,
     );
   });
 

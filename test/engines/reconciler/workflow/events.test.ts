@@ -193,12 +193,12 @@ test.each([
   ['its roll rolls back', rolling, { ...idle, stackStatus: 'UPDATE_ROLLBACK_COMPLETE' }, 'RolledBack'],
 ] as const)('a pool of its own stack: when %s, the event names the pool and its stack', (_what, from, to, reason) => {
   // GIVEN the object's top level unchanged, and its pool spot going from one status to the next
-  const pool = (s: ClusterStatus) => ({ ...s, name: 'spot', stackName: 'WorkerStack-c-pool-spot' });
+  const pool = (s: ClusterStatus) => ({ ...s, name: 'spot', stackName: 'WorkerStack-c-Pool-spot' });
 
   // WHEN the events of the change are derived
   const events = clusterEventsFor({ ...idle, pools: [pool(from)] }, { ...idle, pools: [pool(to)] });
 
   // THEN there is the pool's event, about that pool, and none of the top level's
   expect(events.map((e) => e.reason)).toEqual([reason]);
-  expect(events[0].message).toMatch(/^pool spot \(WorkerStack-c-pool-spot\): /);
+  expect(events[0].message).toMatch(/^pool spot \(WorkerStack-c-Pool-spot\): /);
 });
