@@ -94,7 +94,7 @@ describe('schedules the simulator found', () => {
   });
 });
 
-/** Found on the runtime with core's fixes: fixed by the controller following the stack of a reconcile that stopped before observe (Controller.followUnlooked). */
+/** Found on the runtime with core's fixes: fixed by the controller following the stack of a reconcile that stopped before observe (UnlookedStacks.follow). */
 describe('schedules the simulator found on the fixed runtime', () => {
   test('an object edited invalid while its stack rolls keeps its slot after the stack completes (#2: with --concurrency 1 the fleet halts, seed 2 --ignore slots fails liveness; seed 2, path 8:0:2)', async () => {
     // GIVEN a create in progress  WHEN its object becomes invalid (minSize above maxSize)  THEN once the stack is complete its slot is free
