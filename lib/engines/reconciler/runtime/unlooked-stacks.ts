@@ -10,6 +10,10 @@ import { regionOf, wasInProgress } from './stack-listings';
 // (the workflow's own looks keep the slots of the stacks it saw). It describes those stacks itself, so --concurrency
 // still bounds a roll whose cluster stopped before its observe, across edits and restarts.
 
+/** A stack CloudFormation is working on (REVIEW_IN_PROGRESS is a change set's empty stack: nothing rolls). */
+const inProgress = (s: StackSummary | null | undefined): boolean =>
+  Boolean(s && isInProgress(s.status) && s.status !== 'REVIEW_IN_PROGRESS');
+
 /** Follows, for the controller that owns the slots, the stacks a reconcile ended without looking at. */
 export class UnlookedStacks {
   constructor(
@@ -33,21 +37,13 @@ export class UnlookedStacks {
     const pools = await this.followPools(record, outcome);
     if (this.slots.lookedAt(name)) return pools;
     outcome = pools;
-    const busy = (s: StackSummary | null | undefined) =>
-      Boolean(s && isInProgress(s.status) && s.status !== 'REVIEW_IN_PROGRESS');
     let stack = listed.stack;
     // A roll recorded as under way is not shown ended by a listing (it may be older than the roll): the stack is described.
-    if (!busy(stack) && !listed.described && wasInProgress(record)) stack = await this.describe(record);
+    if (!inProgress(stack) && !listed.described && wasInProgress(record)) stack = await this.describe(record);
     if (stack === undefined) return outcome;
-    const rolling = busy(stack);
+    const rolling = inProgress(stack);
     this.slots.observed(name, rolling);
-    return rolling
-      ? {
-          ...outcome,
-          requeueAfterMs: outcome.requeueAfterMs ?? this.deps.pollMs ?? DEFAULT_POLL_MS,
-          stackInProgress: true,
-        }
-      : outcome;
+    return this.pollWhile(rolling, outcome);
   }
 
   /**
@@ -61,17 +57,21 @@ export class UnlookedStacks {
       if (this.slots.lookedAt(key)) continue;
       const stack = await this.describe(record, poolStackName(record.name, pool));
       if (stack === undefined) continue;
-      const busy = Boolean(stack && isInProgress(stack.status) && stack.status !== 'REVIEW_IN_PROGRESS');
+      const busy = inProgress(stack);
       this.slots.observed(key, busy);
       rolling ||= busy;
     }
-    return rolling
-      ? {
-          ...outcome,
-          requeueAfterMs: outcome.requeueAfterMs ?? this.deps.pollMs ?? DEFAULT_POLL_MS,
-          stackInProgress: true,
-        }
-      : outcome;
+    return this.pollWhile(rolling, outcome);
+  }
+
+  /** The outcome, requeued at the poll interval while a stack it follows is still in progress. */
+  private pollWhile(rolling: boolean, outcome: Outcome): Outcome {
+    if (!rolling) return outcome;
+    return {
+      ...outcome,
+      requeueAfterMs: outcome.requeueAfterMs ?? this.deps.pollMs ?? DEFAULT_POLL_MS,
+      stackInProgress: true,
+    };
   }
 
   /** One of the cluster's stacks as CloudFormation describes it now: null when absent, undefined when it could not be read. */
