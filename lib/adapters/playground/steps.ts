@@ -195,10 +195,23 @@ export async function waitFor(
   }
 }
 
-/** One cluster's state on one line, as a user follows it: `prod-eu1  UPDATE_IN_PROGRESS  Ready=True  ChangeSetExecuting  live 3f2a...`. */
+/**
+ * One cluster's state on one line, as a user follows it: `prod-eu1  UPDATE_IN_PROGRESS  Ready=True  ChangeSetExecuting
+ * live 3f2a...`. The columns are the shared stack's; a cluster with pools in stacks of their own ends with how many of
+ * its pools are ready and what each one not ready is doing (`; pools 1/3 ready, spot CREATE_IN_PROGRESS, arm -`), so a
+ * cluster whose shared stack is done while its pools still roll never reads as idle and unready for no reason.
+ */
 export function describe(r: StatusRow): string {
   const live = r.liveChecksum ? `live ${r.liveChecksum.slice(0, 12)}` : 'no live config';
   const message =
     r.reason && !['UpToDate', 'StackCreated', 'StackUpdated'].includes(r.reason) && r.message ? `: ${r.message}` : '';
-  return `${r.cluster.padEnd(12)} ${(r.stackStatus ?? '-').padEnd(26)} Ready=${r.ready.padEnd(7)} ${(r.reason ?? '-').padEnd(18)} ${live}${message}`;
+  return `${r.cluster.padEnd(12)} ${(r.stackStatus ?? '-').padEnd(26)} Ready=${r.ready.padEnd(7)} ${(r.reason ?? '-').padEnd(18)} ${live}${message}${poolsText(r)}`;
+}
+
+function poolsText(r: StatusRow): string {
+  const pools = r.pools ?? [];
+  if (pools.length === 0) return '';
+  const ready = r.status?.poolsReady ?? `${pools.filter((p) => p.ready === 'True').length}/${pools.length}`;
+  const busy = pools.filter((p) => p.ready !== 'True').map((p) => `, ${p.pool} ${p.stackStatus ?? '-'}`);
+  return `; pools ${ready} ready${busy.join('')}`;
 }
