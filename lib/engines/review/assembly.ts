@@ -108,13 +108,15 @@ export function readAssembly(outdir: string, label: string): AssemblySnapshot {
 /**
  * Which cluster (and pool) a worker stack belongs to: `WorkerStack-<cluster>-Pool-<pool>` is a pool's own stack (no
  * cluster name has the capital of `-Pool-`: naming.ts poolStackName), any other `WorkerStack-<name>` the shared stack
- * of the cluster `<name>`. The cluster tag, when the stack has it, names the cluster.
+ * of the cluster `<name>`. A stack whose cluster tag names another cluster than its name does is its name's: a stack
+ * is never taken for a cluster's shared stack, or one of its pools, under a name that is not that stack's.
  */
 function stackOwner(stackName: string, clusterTag: string | undefined): { cluster: string; pool?: string } {
   const rest = stackName.slice(WORKER_STACK_PREFIX.length);
   const at = rest.indexOf(POOL_SEPARATOR);
-  if (at < 0) return { cluster: clusterTag ?? rest };
-  return { cluster: clusterTag ?? rest.slice(0, at), pool: rest.slice(at + POOL_SEPARATOR.length) };
+  const owner =
+    at < 0 ? { cluster: rest } : { cluster: rest.slice(0, at), pool: rest.slice(at + POOL_SEPARATOR.length) };
+  return clusterTag === undefined || clusterTag === owner.cluster ? owner : { cluster: rest };
 }
 
 /** A side on which nothing was synthesized: no stacks. */

@@ -20,6 +20,13 @@ const ROLLING_PROPERTIES = [
 
 const short = (checksum: string | null) => (checksum ? checksum.slice(0, 12) : 'none');
 
+/** What a launch template property means to the reader of a roll reason, where its path alone does not say it. */
+const PROPERTY_WORDS: Record<string, string> = {
+  'LaunchTemplateData.NetworkInterfaces':
+    "LaunchTemplateData.NetworkInterfaces: the nodes' security groups (the first rule narrowed to a pool adds its own group, the last one removed takes it away)",
+};
+const worded = (property: string) => PROPERTY_WORDS[property] ?? property;
+
 /**
  * Why an update of the stack replaces the nodes: the launch template or
  * launch configuration changes (a new version, so the group's rolling update
@@ -37,7 +44,7 @@ export function rollReasons(
       const userData = r.properties.some((p) => /(^|\.)UserData(\.|$)/.test(p));
       const also = r.properties.length > 1 ? `; also ${others(r, /(^|\.)UserData(\.|$)/)}` : '';
       const detail = !userData
-        ? r.properties.join(', ')
+        ? r.properties.map(worded).join(', ')
         : checksum.base !== checksum.head
           ? `user data: node config ${short(checksum.base)} -> ${short(checksum.head)}${also}`
           : `user data: the bootstrap changed, the node config did not${also}`;

@@ -42,6 +42,14 @@ const CASES: Record<string, (dir: string) => void> = {
         .replace(/us-east-1/g, 'us-west-2')
         .replace(/222222222222/g, '444444444444'),
     ),
+  // a security-group rule narrowed to the pool (issue 23): the pool's own group joins its launch template
+  narrowed: (d) =>
+    edit(d, 'clusters/prod-eu1.yaml', (t) =>
+      t.replace(
+        'port: 22, source: { prefixListId: pl-0123456789abcdef0 } }',
+        'port: 22, source: { prefixListId: pl-0123456789abcdef0 }, pools: [default] }',
+      ),
+    ),
   // a cluster renamed (same spec), another removed
   renamed: (d) => {
     git(d, 'mv', 'clusters/staging-us1.yaml', 'clusters/staging-us2.yaml');
@@ -102,6 +110,30 @@ test('(a) a listener change: the stack changes, no node is replaced, the config 
     new Set(['AWS::EC2::SecurityGroupIngress', 'AWS::ElasticLoadBalancingV2::Listener']),
   );
   expect(gates(r)).toEqual([0, 1, 0]);
+});
+
+test('a rule narrowed to the pool rolls it and says why: its security groups change, its config does not', () => {
+  // GIVEN
+  const r = results.narrowed;
+  const prod = cluster(r, 'prod-eu1');
+  // THEN
+  expect(statuses(r)).toEqual({ 'edge-ap1': 'unchanged', 'prod-eu1': 'rolls', 'staging-us1': 'unchanged' });
+  expect(prod.checksum.base).toBe(prod.checksum.head);
+  expect(prod.rollReasons).toEqual([
+    expect.stringMatching(
+      /^launch template PoolLaunchTemplate\w+ changes \(LaunchTemplateData\.NetworkInterfaces: the nodes' security groups/,
+    ),
+  ]);
+  // the pool's own group and the rule on it are added, the rule on the shared group removed
+  expect(prod.template!.resources.map((x) => [x.type, x.change]).sort()).toEqual(
+    [
+      ['AWS::EC2::LaunchTemplate', 'modified'],
+      ['AWS::EC2::SecurityGroup', 'added'],
+      ['AWS::EC2::SecurityGroupIngress', 'added'],
+      ['AWS::EC2::SecurityGroupIngress', 'removed'],
+    ].sort(),
+  );
+  expect(gates(r)).toEqual([0, 1, 1]);
 });
 
 test('(b) a kubelet setting in the shared template rolls every cluster, and the config diff shows the line', () => {
