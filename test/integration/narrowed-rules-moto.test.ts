@@ -101,3 +101,57 @@ test('a rule narrowed to the spot pool: its own group on its nodes, deleted agai
   expect(after.rules[after.shared]).toContainEqual({ port: 7946, self: true });
   expect((await stackActivity(world, SHARED)).events).toBeGreaterThan(sharedEvents);
 }, 300_000);
+
+test('a rule from the load balancer narrowed to spot: the shared stack exports the balancer’s group, spot’s rule names it', async () => {
+  // GIVEN two pools behind a load balancer, and a health-check port from the balancer narrowed to spot
+  const name = 'moto-narrow-lb';
+  const withBalancer = (narrowed: boolean) =>
+    pooledMotoCluster(world, name, 'spot', (raw) => {
+      raw.spec.loadBalancer = { scheme: 'internal', allowedCidrs: ['10.0.0.0/8'] };
+      raw.spec.listeners = [{ name: 'ingress-http', port: 80, nodePort: 30080, pools: ['spot'] }];
+      if (narrowed)
+        raw.spec.securityGroupRules.push({
+          description: 'metrics from the load balancer to spot',
+          protocol: 'tcp',
+          port: 30900,
+          source: { loadBalancer: true },
+          pools: ['spot'],
+        });
+    });
+  writeCluster(world, withBalancer(true));
+  // WHEN the reconciler runs
+  const first = await cli(['reconcile', '--once', '--clusters', world.dir, ...AWS_FLAGS]);
+  expect({ code: first.code, err: first.err }).toEqual({ code: 0, err: expect.any(String) });
+
+  // THEN Ready 2/2; the export exists, and spot's own group takes 30900 from the balancer's group
+  expect(getCondition(stateFile(world, name).status, 'Ready')?.status).toBe('True');
+  const seen = balancer(name);
+  expect(seen.exported).toBe(seen.balancerGroup);
+  expect(seen.fromBalancer).toEqual([30900]);
+
+  // WHEN the rule goes (the export with it: the spot stack stops importing it first)
+  writeCluster(world, withBalancer(false));
+  const second = await cli(['reconcile', '--once', '--clusters', world.dir, ...AWS_FLAGS]);
+  expect({ code: second.code, err: second.err }).toEqual({ code: 0, err: expect.any(String) });
+  const third = await cli(['reconcile', '--once', '--clusters', world.dir, ...AWS_FLAGS]);
+  expect(third.code).toBe(0);
+
+  // THEN no export is left, no group takes 30900, and the cluster is Ready
+  expect(getCondition(stateFile(world, name).status, 'Ready')?.status).toBe('True');
+  expect(balancer(name)).toMatchObject({ exported: null, fromBalancer: [] });
+}, 300_000);
+
+/** The balancer's group export, the balancer's group (the shared stack's), the ports any group takes from it. */
+function balancer(name: string): { exported: string | null; balancerGroup: string; fromBalancer: number[] } {
+  return world.moto.python(
+    `
+name = args
+exports = {e['Name']: e['Value'] for e in cfn.list_exports()['Exports']}
+res = cfn.describe_stack_resources(StackName='WorkerStack-' + name)['StackResources']
+lb = [r['PhysicalResourceId'] for r in res if r.get('LogicalResourceId', '').startswith('ListenersSecurityGroup')][0]
+ports = [p.get('FromPort') for g in ec2.describe_security_groups()['SecurityGroups'] for p in g.get('IpPermissions', []) if any(u['GroupId'] == lb for u in p.get('UserIdGroupPairs', [])) and p.get('FromPort') == 30900]
+out = dict(exported=exports.get('WorkerStack-' + name + ':LoadBalancerSecurityGroupId'), balancerGroup=lb, fromBalancer=ports)
+`,
+    name,
+  );
+}
