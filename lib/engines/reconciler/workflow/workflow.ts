@@ -18,17 +18,8 @@ import { recordFailure } from '../tasks/record-outcome';
 import { cleanConfigObjects } from '../tasks/clean-config-objects';
 import { waitForWave } from '../tasks/wait-for-wave';
 import { render } from '../tasks/render';
-import {
-  busy,
-  checkAccount,
-  dryRunReport,
-  observe,
-  paused,
-  reportDrift,
-  skipIfSameInputs,
-  skipIfUnchanged,
-  validate,
-} from '../tasks/prepare';
+import { busy, observe, skipIfSameInputs, validate } from '../tasks/prepare';
+import { checkAccount, dryRunReport, paused, reportDrift, skipIfUnchanged } from '../tasks/apply-gates';
 
 /**
  * The reconcile workflows, in one place. Level-based: every step reads the state as it is now (the object and the
