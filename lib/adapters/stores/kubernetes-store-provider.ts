@@ -4,14 +4,8 @@ import { UsageError } from '../../core/errors';
 import { KubeClient } from '../../platform/kube/client';
 import { LabelSelector } from '../../platform/kube/label-selector';
 import { apiLeaseStore, LeaderElector } from '../../platform/kube/leader-election';
-import {
-  describeScope,
-  ShardMonitor,
-  shardGuard,
-  shardLeaseMetadata,
-  shardLeaseName,
-  ShardScope,
-} from '../../platform/kube/shards';
+import { describeScope, shardGuard, shardLeaseMetadata, shardLeaseName, ShardScope } from '../../platform/kube/shards';
+import { ShardMonitor } from '../../platform/kube/shard-monitor';
 import { KubernetesPolicySource } from './kubernetes-policy-source';
 import { KubernetesStore } from './kubernetes-store';
 import { ElectionLogger, flagString, LeaderSettings, StoreProvider } from './store-provider';

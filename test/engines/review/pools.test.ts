@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { CLUSTER_TAG, poolStackName, workerStackName } from '../../../lib/core/naming';
 import { formatTerminal } from '../../../lib/engines/review/format-terminal';
 import { formatMarkdown } from '../../../lib/engines/review/format-markdown';
-import { compareSides } from '../../../lib/engines/review/review';
+import { compareSides } from '../../../lib/engines/review/compare-sides';
 import { renderPools, RenderedConfig } from '../../../lib/model/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { WorkerCluster } from '../../../lib/model/cluster/schema';

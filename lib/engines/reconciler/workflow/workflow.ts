@@ -13,22 +13,14 @@ export type { Hook, WorkflowHooks } from './task';
 import { removeAssembly } from '../../synthesis/synthesize';
 import { checkVersion } from '../tasks/check-version';
 import { finalize } from '../tasks/finalize';
-import { acquireSlot, changeSet, execute, publish, recordExecution, recover, synthesize, wait } from '../tasks/apply';
+import { acquireSlot, changeSet, execute, publish, recover, synthesize } from '../tasks/apply';
+import { recordExecution, wait } from '../tasks/resume';
 import { recordFailure } from '../tasks/record-outcome';
 import { cleanConfigObjects } from '../tasks/clean-config-objects';
 import { waitForWave } from '../tasks/wait-for-wave';
 import { render } from '../tasks/render';
-import {
-  busy,
-  checkAccount,
-  dryRunReport,
-  observe,
-  paused,
-  reportDrift,
-  skipIfSameInputs,
-  skipIfUnchanged,
-  validate,
-} from '../tasks/prepare';
+import { busy, observe, skipIfSameInputs, validate } from '../tasks/prepare';
+import { checkAccount, dryRunReport, paused, reportDrift, skipIfUnchanged } from '../tasks/apply-gates';
 
 /**
  * The reconcile workflows, in one place. Level-based: every step reads the state as it is now (the object and the
