@@ -80,14 +80,17 @@ export class RolloutCoordinator implements RolloutGate {
   private readonly admitted = new Set<string>();
   private version?: string;
   private readonly memo = new Map<string, { key: string; desired?: string; spec: MemberSpec }>();
+  /** placeAll of the members and policies as they are: it reads only names, namespaces and labels (see setMember). */
+  private placed?: ReturnType<typeof placeAll>;
 
   constructor(private readonly props: RolloutCoordinatorProps) {}
 
   public async decide(self: FleetMember): Promise<Decision> {
     await this.fresh();
-    this.members.set(self.name, self);
+    this.setMember(self.name, self);
     const fleet: Fleet = { members: this.members, policies: this.policies };
-    const d = decide(self.name, fleet, this.props.now(), this.admitted, placeAll(fleet));
+    this.placed ??= placeAll(fleet);
+    const d = decide(self.name, fleet, this.props.now(), this.admitted, this.placed);
     if (d.go) this.admitted.add(self.name);
     return d;
   }
@@ -103,8 +106,7 @@ export class RolloutCoordinator implements RolloutGate {
     const m = record
       ? await this.memberOf(record, this.version ?? templatesVersion(this.props.templatesDir))
       : undefined;
-    if (m) this.members.set(name, m);
-    else this.members.delete(name);
+    this.setMember(name, m);
     if (rolloutState(before) !== rolloutState(m))
       this.props.onSnapshot?.({ members: this.members, policies: this.policies });
   }
@@ -134,9 +136,22 @@ export class RolloutCoordinator implements RolloutGate {
     }
     this.members = members;
     this.policies = policies;
+    this.placed = undefined;
     this.version = version;
     this.snapshotAt = now;
     this.props.onSnapshot?.({ members, policies });
+  }
+
+  /**
+   * Sets (or with undefined removes) one member. The waves are placed again only when that changes what placeAll
+   * reads (a member added or removed, other labels or namespace): a decision about one of a thousand held clusters
+   * does not place the thousand again.
+   */
+  private setMember(name: string, m: FleetMember | undefined): void {
+    const before = this.members.get(name);
+    if (m) this.members.set(name, m);
+    else this.members.delete(name);
+    if (!before || !m || placedOn(before) !== placedOn(m)) this.placed = undefined;
   }
 
   private async memberOf(record: ClusterRecord, version: string): Promise<FleetMember | undefined> {
@@ -171,6 +186,11 @@ export class RolloutCoordinator implements RolloutGate {
     if (key !== undefined) this.memo.set(record.name, { key, ...value });
     return value;
   }
+}
+
+/** What placeAll reads of a member (besides its name). */
+function placedOn(m: FleetMember): string {
+  return JSON.stringify([m.namespace ?? null, m.labels]);
 }
 
 /** What the waves are made of, for one member: a change here can change a wave's state. */

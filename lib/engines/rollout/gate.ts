@@ -150,32 +150,41 @@ export function decide(
       at,
     );
 
-  // Peers: the policy's clusters with the same change (the same template) in this wave or an earlier one.
-  const peers = [...fleet.members.values()].filter(
-    (m) => m.name !== name && m.template === me.template && placed.placements.get(m.name)?.policy === at.policy,
-  );
-  // A peer is selected by its placement, so a missing one is a bug here, not a state of the fleet.
+  // One look at every member (a decision about one of a thousand clusters reads the thousand once): the policy's other
+  // clusters, those of them rolling (or let through) in this wave and in all, and the peers (the same change, the same
+  // template) of this wave or an earlier one, in the members' order as the holds below name them.
+  const failed: FleetMember[] = [];
+  const counted: FleetMember[] = [];
+  const inWave: FleetMember[] = [];
+  let busyInPolicy = 0;
+  for (const m of fleet.members.values()) {
+    if (m.name === name) continue;
+    const p = placed.placements.get(m.name);
+    if (p?.policy !== at.policy) continue;
+    const busy = rolling(m) || admitted.has(m.name);
+    if (busy) busyInPolicy++;
+    if (busy && p.index === at.index) inWave.push(m);
+    if (m.template !== me.template) continue;
+    if (spec.haltOnFailure && p.index <= at.index && m.failedRoll) failed.push(m);
+    // Without haltOnFailure a failed cluster of an earlier wave holds nobody (it is Stalled or retried on its own).
+    if (p.index < at.index && (spec.haltOnFailure || !m.failedRoll)) counted.push(m);
+  }
+  // Every member looked at above has a placement of this policy, so a missing one is a bug here, not a state of the fleet.
   const placementOf = (m: FleetMember): Placement => {
     const p = placed.placements.get(m.name);
     if (!p) throw new Error(`rollout gate: peer ${m.name} has no placement`);
     return p;
   };
-  const waveIndex = (m: FleetMember) => placementOf(m).index;
-  if (spec.haltOnFailure) {
-    const failed = peers.filter((m) => waveIndex(m) <= at.index && m.failedRoll).sort(byName);
-    if (failed.length) {
-      const first = failed[0];
-      return hold(
-        'RolloutHalted',
-        `${wave} is halted: the roll of ${some(failed.map((m) => m.name))} failed (${first.name}: ${first.failedRoll}); fix the cause and the failed cluster rolls again (or worker-stacks retry ${first.name}), then this one continues`,
-        HUMAN_RECHECK_MS,
-        at,
-      );
-    }
+  if (failed.length) {
+    failed.sort(byName);
+    const first = failed[0];
+    return hold(
+      'RolloutHalted',
+      `${wave} is halted: the roll of ${some(failed.map((m) => m.name))} failed (${first.name}: ${first.failedRoll}); fix the cause and the failed cluster rolls again (or worker-stacks retry ${first.name}), then this one continues`,
+      HUMAN_RECHECK_MS,
+      at,
+    );
   }
-  const earlier = peers.filter((m) => waveIndex(m) < at.index);
-  // Without haltOnFailure a failed cluster of an earlier wave holds nobody (it is Stalled or retried on its own).
-  const counted = earlier.filter((m) => spec.haltOnFailure || !m.failedRoll);
   const notRolled = counted
     .filter((m) => pendingRoll(m) || rolling(m) || (onDesired(m) && settledSince(m) === undefined))
     .sort(byName);
@@ -218,9 +227,6 @@ export function decide(
       at,
     );
   }
-  const inWave = peersOfPolicy(fleet, placed, at, name).filter(
-    (m) => waveIndex(m) === at.index && (rolling(m) || admitted.has(m.name)),
-  );
   const limit = waveConcurrency(at.wave.maxConcurrent, at.size);
   if (inWave.length >= limit) {
     return hold(
@@ -231,24 +237,16 @@ export function decide(
     );
   }
   if (spec.maxConcurrentRolls !== undefined) {
-    const all = peersOfPolicy(fleet, placed, at, name).filter((m) => rolling(m) || admitted.has(m.name));
-    if (all.length >= spec.maxConcurrentRolls) {
+    if (busyInPolicy >= spec.maxConcurrentRolls) {
       return hold(
         'WaitingForWave',
-        `rollout policy ${at.policy.policy.metadata.name}: ${all.length} of at most ${spec.maxConcurrentRolls} rolls in progress (maxConcurrentRolls)`,
+        `rollout policy ${at.policy.policy.metadata.name}: ${busyInPolicy} of at most ${spec.maxConcurrentRolls} rolls in progress (maxConcurrentRolls)`,
         RECHECK_MS,
         at,
       );
     }
   }
   return { go: true, placement: at };
-}
-
-/** Every other cluster of the same policy (any template: concurrency is about clusters rolling, whatever rolls them). */
-function peersOfPolicy(fleet: Fleet, placed: ReturnType<typeof placeAll>, at: Placement, name: string): FleetMember[] {
-  return [...fleet.members.values()].filter(
-    (m) => m.name !== name && placed.placements.get(m.name)?.policy === at.policy,
-  );
 }
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
