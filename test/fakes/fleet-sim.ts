@@ -251,7 +251,7 @@ export class FleetSim {
     for (;;) {
       if (stop()) return;
       let next = this.nextResync;
-      for (const at of this.due.values()) if (at < next) next = at;
+      this.due.forEach((at) => (next = Math.min(next, at)));
       if (next > until) {
         if (until > this.now) this.advance(until - this.now);
         return;
@@ -261,8 +261,11 @@ export class FleetSim {
         this.wakeAll();
         this.nextResync = this.now + 10 * MINUTE;
       }
-      // The clusters due now, in the order of names (a scan of the due ones, not of every name: a fleet of thousands).
-      const dueNow = [...this.due].filter(([x, at]) => at <= this.now && this.order.has(x)).map(([x]) => x);
+      // The clusters due now, in the order of names (one look at the due map: no array per entry, per name, per turn).
+      const dueNow: string[] = [];
+      this.due.forEach((at, x) => {
+        if (at <= this.now && this.order.has(x)) dueNow.push(x);
+      });
       dueNow.sort((a, b) => this.order.get(a)! - this.order.get(b)!);
       for (const n of dueNow) {
         this.due.delete(n);

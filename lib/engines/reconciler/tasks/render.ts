@@ -35,7 +35,7 @@ const renderedPools = new WeakMap<WorkerCluster, ReadonlyMap<string, RenderedCon
 function unitFingerprint(cluster: WorkerCluster, checksum: string, code: string, pool: string | undefined): string {
   const key = `${code}\0${pool ?? ''}\0${checksum}`;
   let known = fingerprints.get(cluster);
-  if (!known) fingerprints.set(cluster, (known = new Map()));
+  if (!known) fingerprints.set(cluster, (known = new Map<string, string>()));
   let value = known.get(key);
   if (value === undefined) known.set(key, (value = inputsFingerprint(cluster, checksum, code, pool)));
   return value;
@@ -65,7 +65,8 @@ export const render: Task<Validated, Pick<Desired, 'config' | 'fingerprint' | 'c
     const single = !ctx.unit.pool && !s.cluster.spec.pools;
     const config = (single ? hit?.config : undefined) ?? unitConfig(ctx, s);
     const fingerprint =
-      (single ? hit?.fingerprint : undefined) ?? unitFingerprint(s.cluster, config.checksum, ctx.deps.code, ctx.unit.pool);
+      (single ? hit?.fingerprint : undefined) ??
+      unitFingerprint(s.cluster, config.checksum, ctx.deps.code, ctx.unit.pool);
     if (!hit && !ctx.unit.pool)
       ctx.deps.derived?.set(ctx.record.name, ctx.derivedKey, { cluster: s.cluster, config, fingerprint });
     const recorded = ctx.status.cloudConfigChecksum;
