@@ -5,6 +5,7 @@ import { WorkerCluster } from '../../model/cluster/schema';
 import { ClusterRecord, ClusterStore } from '../../model/ports/cluster-store';
 import { derivedKey, DerivedCache } from '../../model/cluster/derived-cache';
 import { Decision, decide, Fleet, placeAll } from './gate';
+import { WaveCensus } from './wave-census';
 import { FleetMember, fleetMember, MemberSpec } from './fleet';
 import { RolloutPolicySource } from './policy-source';
 import { nodeKey } from './node-key';
@@ -82,6 +83,8 @@ export class RolloutCoordinator implements RolloutGate {
   private readonly memo = new Map<string, { key: string; desired?: string; spec: MemberSpec }>();
   /** placeAll of the members and policies as they are: it reads only names, namespaces and labels (see setMember). */
   private placed?: ReturnType<typeof placeAll>;
+  /** The gate's censuses (wave-census.ts), cleared whenever a member, the placements or the admitted clusters change. */
+  private readonly censuses = new Map<string, WaveCensus>();
 
   constructor(private readonly props: RolloutCoordinatorProps) {}
 
@@ -90,8 +93,11 @@ export class RolloutCoordinator implements RolloutGate {
     this.setMember(self.name, self);
     const fleet: Fleet = { members: this.members, policies: this.policies };
     this.placed ??= placeAll(fleet);
-    const d = decide(self.name, fleet, this.props.now(), this.admitted, this.placed);
-    if (d.go) this.admitted.add(self.name);
+    const d = decide(self.name, fleet, this.props.now(), this.admitted, this.placed, this.censuses);
+    if (d.go) {
+      this.admitted.add(self.name);
+      this.censuses.clear();
+    }
     return d;
   }
 
@@ -100,6 +106,7 @@ export class RolloutCoordinator implements RolloutGate {
     // reconcile wrote (a roll recorded complete, a failure): read that one object again, so that the next decision
     // and the wave watch see it now, not at the next snapshot.
     const admitted = this.admitted.delete(name);
+    if (admitted) this.censuses.clear();
     if ((!admitted && !changed) || this.snapshotAt === Number.NEGATIVE_INFINITY) return;
     const before = this.members.get(name);
     const record = await this.props.store.get(name).catch(() => undefined);
@@ -137,6 +144,7 @@ export class RolloutCoordinator implements RolloutGate {
     this.members = members;
     this.policies = policies;
     this.placed = undefined;
+    this.censuses.clear();
     this.version = version;
     this.snapshotAt = now;
     this.props.onSnapshot?.({ members, policies });
@@ -144,14 +152,15 @@ export class RolloutCoordinator implements RolloutGate {
 
   /**
    * Sets (or with undefined removes) one member. The waves are placed again only when that changes what placeAll
-   * reads (a member added or removed, other labels or namespace): a decision about one of a thousand held clusters
-   * does not place the thousand again.
+   * reads (a member added or removed, other labels or namespace), and the censuses are taken again only when the
+   * member is another: a decision about one of a thousand held clusters does not read the thousand again.
    */
   private setMember(name: string, m: FleetMember | undefined): void {
     const before = this.members.get(name);
     if (m) this.members.set(name, m);
     else this.members.delete(name);
     if (!before || !m || placedOn(before) !== placedOn(m)) this.placed = undefined;
+    if (!before || !m || JSON.stringify(before) !== JSON.stringify(m)) this.censuses.clear();
   }
 
   private async memberOf(record: ClusterRecord, version: string): Promise<FleetMember | undefined> {

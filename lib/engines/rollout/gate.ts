@@ -6,6 +6,7 @@ import { LoadedPolicies, LoadedPolicy } from './policy-source';
 import { WaveSettings, waveConcurrency } from '../../model/cluster/policy-schema';
 import { matches } from '../../model/cluster/selector';
 import { describeWindow, windowState } from '../../model/cluster/windows';
+import { busyMember, censusKey, WaveCensus, waveCensus } from './wave-census';
 
 /**
  * The rollout gate, as a pure function of the fleet (objects and live stacks), the policies and the time: whether a
@@ -103,6 +104,11 @@ export function decide(
   now: Date,
   admitted: ReadonlySet<string> = new Set(),
   placed = placeAll(fleet),
+  /**
+   * Censuses to reuse and keep (wave-census.ts): valid only while the members, the placements and `admitted` stay as
+   * they were when each was taken (the coordinator clears them on any change). @default none: taken for this call
+   */
+  censuses?: Map<string, WaveCensus>,
 ): Decision {
   const me = fleet.members.get(name);
   if (!me) return { go: true };
@@ -150,26 +156,20 @@ export function decide(
       at,
     );
 
-  // One look at every member (a decision about one of a thousand clusters reads the thousand once): the policy's other
-  // clusters, those of them rolling (or let through) in this wave and in all, and the peers (the same change, the same
-  // template) of this wave or an earlier one, in the members' order as the holds below name them.
-  const failed: FleetMember[] = [];
-  const counted: FleetMember[] = [];
-  const inWave: FleetMember[] = [];
-  let busyInPolicy = 0;
-  for (const m of fleet.members.values()) {
-    if (m.name === name) continue;
-    const p = placed.placements.get(m.name);
-    if (p?.policy !== at.policy) continue;
-    const busy = rolling(m) || admitted.has(m.name);
-    if (busy) busyInPolicy++;
-    if (busy && p.index === at.index) inWave.push(m);
-    if (m.template !== me.template) continue;
-    if (spec.haltOnFailure && p.index <= at.index && m.failedRoll) failed.push(m);
-    // Without haltOnFailure a failed cluster of an earlier wave holds nobody (it is Stalled or retried on its own).
-    if (p.index < at.index && (spec.haltOnFailure || !m.failedRoll)) counted.push(m);
+  // The policy's clusters as this wave sees them (wave-census.ts: one look at the fleet, kept by the caller while
+  // nothing it counts changes), without this cluster.
+  const key = censusKey(at, me.template, spec.haltOnFailure);
+  let census = censuses?.get(key);
+  if (!census) {
+    census = waveCensus(fleet, placed, admitted, at, me.template, spec.haltOnFailure);
+    censuses?.set(key, census);
   }
-  // Every member looked at above has a placement of this policy, so a missing one is a bug here, not a state of the fleet.
+  const others = (ms: readonly FleetMember[]) => ms.filter((m) => m.name !== name);
+  const failed = others(census.failed);
+  const counted = others(census.counted);
+  const inWave = others(census.inWave);
+  const busyInPolicy = census.busy - (busyMember(me, admitted) ? 1 : 0);
+  // Every member of the census has a placement of this policy, so a missing one is a bug here, not a state of the fleet.
   const placementOf = (m: FleetMember): Placement => {
     const p = placed.placements.get(m.name);
     if (!p) throw new Error(`rollout gate: peer ${m.name} has no placement`);
