@@ -329,3 +329,100 @@ describe('namespaces (the Kubernetes store): a policy governs the clusters of it
     expect(c).toEqual({ go: true });
   });
 });
+
+describe('decide: a wave census kept across decisions', () => {
+  const failedRoll = 'Stalled UpdateFailed: the group did not stabilize';
+  test.each([
+    // [case, members, policy, admitted]
+    [
+      'nothing rolled, one cluster of another template',
+      [
+        member('c1', 'canary'),
+        member('e1', 'early'),
+        member('r1', undefined),
+        member('r4', undefined, { template: 'other' }),
+      ],
+      {},
+      [],
+    ],
+    [
+      'canary settled, remainder one at a time, one rolling',
+      [
+        member('c1', 'canary', settledOnNew(7_200_000)),
+        member('e1', 'early', settledOnNew(7_200_000)),
+        member('r1', undefined, rollingNow),
+        member('r2', undefined),
+        member('r4', undefined, { template: 'other' }),
+      ],
+      { remainder: { maxConcurrent: 1 } },
+      [],
+    ],
+    [
+      'maxConcurrentRolls 1, one rolling',
+      [
+        member('c1', 'canary', settledOnNew(7_200_000)),
+        member('e1', 'early', settledOnNew(7_200_000)),
+        member('r1', undefined, rollingNow),
+        member('r2', undefined),
+      ],
+      { maxConcurrentRolls: 1, remainder: { maxConcurrent: 10 } },
+      [],
+    ],
+    [
+      'canary settled, remainder one at a time, one rolling and one admitted',
+      [
+        member('c1', 'canary', settledOnNew(7_200_000)),
+        member('e1', 'early', settledOnNew(7_200_000)),
+        member('r1', undefined, rollingNow),
+        member('r2', undefined),
+        member('r3', undefined),
+        member('r4', undefined, { template: 'other' }),
+      ],
+      { remainder: { maxConcurrent: 1 } },
+      ['r3'],
+    ],
+    [
+      'a failed canary under haltOnFailure, maxConcurrentRolls across waves',
+      [
+        member('c1', 'canary', { failedRoll }),
+        member('c2', 'canary', rollingNow),
+        member('e1', 'early', settledOnNew(7_200_000)),
+        member('r1', undefined, rollingNow),
+        member('r2', undefined),
+      ],
+      { haltOnFailure: true, maxConcurrentRolls: 2 },
+      ['e1'],
+    ],
+  ] as const)('%s: every cluster decides as without one', (_case, members, spec, admitted) => {
+    // GIVEN one census map shared by every cluster's decision, as the coordinator keeps it while nothing changes
+    const f = fleet(members, [policy(spec)]);
+    const placed = placeAll(f);
+    const shared = new Map();
+    const names = members.map((m) => m.name);
+    // WHEN each cluster decides twice with the shared censuses (the second reuses what the others took)
+    const kept = [...names, ...names].map((n) => decide(n, f, now, new Set(admitted), placed, shared));
+    // THEN each decision is the one taken without a census kept
+    const alone = [...names, ...names].map((n) => decide(n, f, now, new Set(admitted)));
+    expect(kept).toEqual(alone);
+    expect(shared.size).toBeGreaterThan(0);
+  });
+});
+
+describe('decide: its own roll does not count against the limits', () => {
+  const settled = [member('c1', 'canary', settledOnNew(7_200_000)), member('e1', 'early', settledOnNew(7_200_000))];
+  test.each([
+    // [limit, spec]: r1 has a roll in progress (a pool of it rolls) and asks for another; r2 waits for it
+    ['maxConcurrent 1', { remainder: { maxConcurrent: 1 } }],
+    ['maxConcurrentRolls 1', { maxConcurrentRolls: 1, remainder: { maxConcurrent: 10 } }],
+  ] as const)('%s: the rolling cluster may go on, another waits', (_limit, spec) => {
+    // GIVEN
+    const f = fleet([...settled, member('r1', undefined, rollingNow), member('r2', undefined)], [policy(spec)]);
+    const censuses = new Map();
+    // WHEN
+    const own = decide('r1', f, now, new Set(), placeAll(f), censuses);
+    const other = decide('r2', f, now, new Set(), placeAll(f), censuses);
+    // THEN
+    expect(own).toMatchObject({ go: true });
+    expect(other).toMatchObject({ go: false, reason: 'WaitingForWave' });
+  });
+});
