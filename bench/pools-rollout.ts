@@ -189,7 +189,19 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
     const wall0 = performance.now();
     sim.changeTemplate('# kubelet tuning (bench)');
     const rolledStacks = () => rolled.size;
-    await sim.runUntil(t0 + 72 * 60 * MIN, () => rolledStacks() === n * POOLS && settled());
+    // A line per simulated hour: a long run says how far it is.
+    let told = t0;
+    const progress = () => {
+      if (sim.now - told < 60 * MIN) return;
+      told = sim.now;
+      process.stderr.write(
+        `  pools-rollout: ${fmt((sim.now - t0) / MIN)} simulated min, ${rolledStacks()} of ${n * POOLS} stacks rolled, ${fmt((performance.now() - wall0) / 1000)} s of wall time\n`,
+      );
+    };
+    await sim.runUntil(t0 + 72 * 60 * MIN, () => {
+      progress();
+      return rolledStacks() === n * POOLS && settled();
+    });
     const wallMs = performance.now() - wall0;
     if (rolledStacks() !== n * POOLS)
       throw new Error(`pools-rollout: ${rolledStacks()} of ${n * POOLS} stacks rolled within 72 simulated hours`);
