@@ -161,7 +161,7 @@ export function decide(
   const key = censusKey(at, me.template, spec.haltOnFailure);
   let census = censuses?.get(key);
   if (!census) {
-    census = waveCensus(fleet, placed, admitted, at, me.template, spec.haltOnFailure);
+    census = waveCensus(fleet.members, placed.placements, admitted, at, me.template, spec.haltOnFailure);
     censuses?.set(key, census);
   }
   const others = (ms: readonly FleetMember[]) => ms.filter((m) => m.name !== name);

@@ -1,5 +1,11 @@
 import { FleetMember, rolling } from './fleet';
-import type { Fleet, Placement, placeAll } from './gate';
+import { LoadedPolicy } from './policy-source';
+
+/** What the census reads of a cluster's placement (gate.ts's Placement). */
+interface Placed {
+  readonly policy: LoadedPolicy;
+  readonly index: number;
+}
 
 /**
  * What the gate counts of one policy's clusters for a decision in one wave (gate.ts): every cluster of the policy,
@@ -22,7 +28,7 @@ export interface WaveCensus {
 export const busyMember = (m: FleetMember, admitted: ReadonlySet<string>) => rolling(m) || admitted.has(m.name);
 
 /** Census key of a decision: the policy, the wave, the template and whether a failure halts. */
-export function censusKey(at: Placement, template: string | undefined, haltOnFailure: boolean): string {
+export function censusKey(at: Placed, template: string | undefined, haltOnFailure: boolean): string {
   return JSON.stringify([
     at.policy.namespace ?? null,
     at.policy.policy.metadata.name,
@@ -34,10 +40,10 @@ export function censusKey(at: Placement, template: string | undefined, haltOnFai
 
 /** The census of `at`'s policy for a cluster in wave `at.index` rendering `template`, in the members' order. */
 export function waveCensus(
-  fleet: Fleet,
-  placed: ReturnType<typeof placeAll>,
+  members: ReadonlyMap<string, FleetMember>,
+  placements: ReadonlyMap<string, Placed>,
   admitted: ReadonlySet<string>,
-  at: Placement,
+  at: Placed,
   template: string | undefined,
   haltOnFailure: boolean,
 ): WaveCensus {
@@ -45,8 +51,8 @@ export function waveCensus(
   const counted: FleetMember[] = [];
   const inWave: FleetMember[] = [];
   let busy = 0;
-  for (const m of fleet.members.values()) {
-    const p = placed.placements.get(m.name);
+  for (const m of members.values()) {
+    const p = placements.get(m.name);
     if (p?.policy !== at.policy) continue;
     const isBusy = busyMember(m, admitted);
     if (isBusy) busy++;
