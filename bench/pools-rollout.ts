@@ -72,7 +72,8 @@ function pooled(raw: Json): void {
 export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
   const load0 = loadavg1();
   const code = codeState();
-  const n = opts.quick ? 40 : 1000;
+  // POOLS_ROLLOUT_CLUSTERS=400 to profile a smaller fleet (bench/profile.ts); RESULTS.md is of the full 1,000.
+  const n = Number(process.env.POOLS_ROLLOUT_CLUSTERS) || (opts.quick ? 40 : 1000);
   const canaries = REGIONS.length;
   const early = n / 10;
   const rest = n - canaries - early;

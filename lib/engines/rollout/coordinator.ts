@@ -5,7 +5,7 @@ import { WorkerCluster } from '../../model/cluster/schema';
 import { ClusterRecord, ClusterStore } from '../../model/ports/cluster-store';
 import { derivedKey, DerivedCache } from '../../model/cluster/derived-cache';
 import { Decision, decide, Fleet, placeAll } from './gate';
-import { WaveCensus } from './wave-census';
+import { WaveCensuses } from './wave-census';
 import { FleetMember, fleetMember, MemberSpec } from './fleet';
 import { RolloutPolicySource } from './policy-source';
 import { nodeKey } from './node-key';
@@ -83,8 +83,8 @@ export class RolloutCoordinator implements RolloutGate {
   private readonly memo = new Map<string, { key: string; desired?: string; spec: MemberSpec }>();
   /** placeAll of the members and policies as they are: it reads only names, namespaces and labels (see setMember). */
   private placed?: ReturnType<typeof placeAll>;
-  /** The gate's censuses (wave-census.ts), cleared whenever a member, the placements or the admitted clusters change. */
-  private readonly censuses = new Map<string, WaveCensus>();
+  /** The gate's censuses (wave-census.ts): told of every member that changes, cleared when the placements change. */
+  private readonly censuses = new WaveCensuses();
 
   constructor(private readonly props: RolloutCoordinatorProps) {}
 
@@ -96,7 +96,7 @@ export class RolloutCoordinator implements RolloutGate {
     const d = decide(self.name, fleet, this.props.now(), this.admitted, this.placed, this.censuses);
     if (d.go) {
       this.admitted.add(self.name);
-      this.censuses.clear();
+      this.censuses.update(self.name, self, this.placed.placements.get(self.name), this.admitted);
     }
     return d;
   }
@@ -106,7 +106,7 @@ export class RolloutCoordinator implements RolloutGate {
     // reconcile wrote (a roll recorded complete, a failure): read that one object again, so that the next decision
     // and the wave watch see it now, not at the next snapshot.
     const admitted = this.admitted.delete(name);
-    if (admitted) this.censuses.clear();
+    if (admitted) this.censuses.update(name, this.members.get(name), this.placed?.placements.get(name), this.admitted);
     if ((!admitted && !changed) || this.snapshotAt === Number.NEGATIVE_INFINITY) return;
     const before = this.members.get(name);
     const record = await this.props.store.get(name).catch(() => undefined);
@@ -152,15 +152,17 @@ export class RolloutCoordinator implements RolloutGate {
 
   /**
    * Sets (or with undefined removes) one member. The waves are placed again only when that changes what placeAll
-   * reads (a member added or removed, other labels or namespace), and the censuses are taken again only when the
-   * member is another: a decision about one of a thousand held clusters does not read the thousand again.
+   * reads (a member added or removed, other labels or namespace); else the censuses count this one member anew: a
+   * decision about one of a thousand held clusters does not read the thousand again.
    */
   private setMember(name: string, m: FleetMember | undefined): void {
     const before = this.members.get(name);
     if (m) this.members.set(name, m);
     else this.members.delete(name);
-    if (!before || !m || placedOn(before) !== placedOn(m)) this.placed = undefined;
-    if (!before || !m || JSON.stringify(before) !== JSON.stringify(m)) this.censuses.clear();
+    if (!before || !m || placedOn(before) !== placedOn(m)) {
+      this.placed = undefined;
+      this.censuses.clear();
+    } else this.censuses.update(name, m, this.placed?.placements.get(name), this.admitted);
   }
 
   private async memberOf(record: ClusterRecord, version: string): Promise<FleetMember | undefined> {

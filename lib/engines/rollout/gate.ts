@@ -6,7 +6,7 @@ import { LoadedPolicies, LoadedPolicy } from './policy-source';
 import { WaveSettings, waveConcurrency } from '../../model/cluster/policy-schema';
 import { matches } from '../../model/cluster/selector';
 import { describeWindow, windowState } from '../../model/cluster/windows';
-import { busyMember, censusKey, WaveCensus, waveCensus } from './wave-census';
+import { censusKey, waveCensus, WaveCensuses } from './wave-census';
 
 /**
  * The rollout gate, as a pure function of the fleet (objects and live stacks), the policies and the time: whether a
@@ -105,10 +105,11 @@ export function decide(
   admitted: ReadonlySet<string> = new Set(),
   placed = placeAll(fleet),
   /**
-   * Censuses to reuse and keep (wave-census.ts): valid only while the members, the placements and `admitted` stay as
-   * they were when each was taken (the coordinator clears them on any change). @default none: taken for this call
+   * Censuses to reuse and keep (wave-census.ts): valid only while the placements stay as they were when each was
+   * taken and every change of a member or of `admitted` since was told to them (the coordinator does both).
+   * @default none: taken for this call
    */
-  censuses?: Map<string, WaveCensus>,
+  censuses?: WaveCensuses,
 ): Decision {
   const me = fleet.members.get(name);
   if (!me) return { go: true };
@@ -164,11 +165,11 @@ export function decide(
     census = waveCensus(fleet.members, placed.placements, admitted, at, me.template, spec.haltOnFailure);
     censuses?.set(key, census);
   }
-  const others = (ms: readonly FleetMember[]) => ms.filter((m) => m.name !== name);
+  const others = (ms: ReadonlyMap<string, FleetMember>) => [...ms.values()].filter((m) => m.name !== name);
   const failed = others(census.failed);
   const counted = others(census.counted);
   const inWave = others(census.inWave);
-  const busyInPolicy = census.busy - (busyMember(me, admitted) ? 1 : 0);
+  const busyInPolicy = census.busy.size - (census.busy.has(name) ? 1 : 0);
   // Every member of the census has a placement of this policy, so a missing one is a bug here, not a state of the fleet.
   const placementOf = (m: FleetMember): Placement => {
     const p = placed.placements.get(m.name);
