@@ -173,9 +173,8 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
     const wallCreate = performance.now();
     await sim.runUntil(sim.now + 24 * 60 * MIN, settled);
     if (!settled()) throw new Error(`pools-rollout: the ${n * POOLS} stacks did not settle within 24 simulated hours`);
-    process.stderr.write(
-      `  pools-rollout: ${n * POOLS} stacks created in ${fmt((performance.now() - wallCreate) / 1000)} s of wall time\n`,
-    );
+    const createMs = performance.now() - wallCreate;
+    process.stderr.write(`  pools-rollout: ${n * POOLS} stacks created in ${fmt(createMs / 1000)} s of wall time\n`);
 
     // The shared-template change: every pool's checksum changes.
     for (const f of sim.fakes.values()) {
@@ -235,7 +234,7 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
         fmt(Math.max(...ts) + ROLL_MS / MIN),
       ];
     });
-    const label = `${n} clusters × ${POOLS} pools`;
+    const label = `${fmt(n)} clusters × ${POOLS} pools`;
     process.stderr.write(
       `  pools-rollout: ${n * POOLS} stacks rolled in ${fmt(simulatedMs / MIN)} simulated minutes (ideal ${fmt(idealMs / MIN)}), ${fmt(totalThrottled)} throttled, ${fmt(wallMs / 1000)} s of wall time\n`,
     );
@@ -294,6 +293,10 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
             ['throttled requests', fmt(totalThrottled)],
             ['reconciles', fmt(sim.reconciles - reconciles0)],
             ['wall time of the simulation', `${fmt(wallMs / 1000)} s`],
+            [
+              'wall time of the fleet’s creation before it (every stack created by the daemon)',
+              `${fmt(createMs / 1000)} s`,
+            ],
           ],
         ),
         table(['wave', 'clusters', 'pool rolls', 'first roll started (min)', 'last roll done (min)'], rows),
@@ -305,9 +308,30 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
       notes: [
         `Policy as bench/fleet-rollout.ts: canary = ${canaries} clusters (one per region), soak ${waves.canary.soakMin}m; early = ${early} (10 %), maxConcurrent 25 % (${waves.early.max}), soak ${waves.early.soakMin}m; remainder = ${rest}, maxConcurrent 10 % (${waves.rest.max}); maxConcurrentRolls 200. Each cluster has ${POOLS} pools (default in the shared stack; ${OWN.join(', ')} in their own), spec.rollout.maxConcurrentPools 1 (the default): a cluster's roll is ${POOLS} ten-minute pool rolls one after the other, so the ideal is ${rounds} × ${fmt(clusterRollMs / MIN)} min + the soaks.`,
         'Fake CloudFormation per region, quotas and latency as bench/fleet-rollout.ts (conservative assumptions: AWS publishes no per-API CloudFormation rates). Synthesis is the simulator’s stand-in (one template per stack with its pool’s checksum), since this measures the rollout, not CDK.',
-        `Size: ${label} (${n * POOLS} stacks). The simulation runs every reconcile of every stack in one process (the daemon's Controller, workflow, rollout gate and file store; the file store's directory on /dev/shm); its wall time is in the first table.`,
+        `Size: ${label} (${fmt(n * POOLS)} stacks). The simulation runs every reconcile of every stack in one process (the daemon's Controller, workflow, rollout gate and file store; the file store's directory on /dev/shm); its wall time is in the first table.`,
+        ...(totalThrottled
+          ? [
+              `Throttled: ${fmt(totalThrottled)} requests, ${[...throttled]
+                .filter(([, v]) => v > 0)
+                .map(([api, v]) => `${api} ${fmt(v)}`)
+                .join(
+                  ', ',
+                )}. A region's full listing is one DescribeStacks request per page of 100 stacks (${fmt(Math.ceil((n * POOLS) / REGIONS.length / 100))} pages with ${fmt((n * POOLS) / REGIONS.length)} stacks per region), which the fake charges at once against the bucket (burst ${QUOTAS.DescribeStacks?.burst ?? 'none'}, ${QUOTAS.DescribeStacks?.ratePerSecond ?? 'none'}/s): a listing taken soon after other DescribeStacks calls is refused, and the daemon then describes each cluster's stack alone.`,
+            ]
+          : []),
       ],
-      data: { n, pools: POOLS, regions: REGIONS, simulatedMs, idealMs, totalCalls, totalThrottled, overlaps, wallMs },
+      data: {
+        n,
+        pools: POOLS,
+        regions: REGIONS,
+        simulatedMs,
+        idealMs,
+        totalCalls,
+        totalThrottled,
+        overlaps,
+        wallMs,
+        createMs,
+      },
     };
   } finally {
     sim.cleanup();
