@@ -92,6 +92,8 @@ export interface FleetSimOptions {
   /** Reconciler workers (`--workers`) and stacks in progress (`--concurrency`). @default 4 and 100 */
   readonly workers?: number;
   readonly concurrency?: number;
+  /** Where the harness's directory (objects, status files, assets) goes. @default os.tmpdir() */
+  readonly tmpDir?: string;
 }
 
 export class FleetSim {
@@ -105,6 +107,8 @@ export class FleetSim {
   public controller!: Controller;
   public deps!: ReconcilerDeps;
   private readonly due = new Map<string, number>();
+  /** Each name's position in names (the order clusters due at the same time are reconciled in). */
+  private readonly order: ReadonlyMap<string, number>;
   private nextResync = 0;
   public reconciles = 0;
   /** Processes started after the first (a restart, or a crash a hook threw). */
@@ -120,7 +124,8 @@ export class FleetSim {
     labels: (name: string) => Record<string, string>,
     private readonly opts: FleetSimOptions = {},
   ) {
-    this.h = new Harness({ clusters: [] });
+    this.h = new Harness({ clusters: [], tmpDir: opts.tmpDir });
+    this.order = new Map(names.map((n, i) => [n, i]));
     this.templatesDir = path.join(this.h.dir, 'cloudconfig');
     fs.cpSync(DEFAULT_TEMPLATES_DIR, this.templatesDir, { recursive: true });
     const regions = opts.regions ?? ['us-east-1'];
@@ -245,7 +250,8 @@ export class FleetSim {
   public async runUntil(until: number, stop: () => boolean = () => false): Promise<void> {
     for (;;) {
       if (stop()) return;
-      const next = Math.min(this.nextResync, ...this.due.values());
+      let next = this.nextResync;
+      this.due.forEach((at) => (next = Math.min(next, at)));
       if (next > until) {
         if (until > this.now) this.advance(until - this.now);
         return;
@@ -255,7 +261,13 @@ export class FleetSim {
         this.wakeAll();
         this.nextResync = this.now + 10 * MINUTE;
       }
-      for (const n of this.names.filter((x) => (this.due.get(x) ?? Infinity) <= this.now)) {
+      // The clusters due now, in the order of names (one look at the due map: no array per entry, per name, per turn).
+      const dueNow: string[] = [];
+      this.due.forEach((at, x) => {
+        if (at <= this.now && this.order.has(x)) dueNow.push(x);
+      });
+      dueNow.sort((a, b) => this.order.get(a)! - this.order.get(b)!);
+      for (const n of dueNow) {
         this.due.delete(n);
         let o: Outcome | undefined;
         try {

@@ -33,6 +33,8 @@ export interface HarnessOptions {
   readonly account?: string;
   /** @default 60 s (12 polls of the fake) */
   readonly waitTimeoutMs?: number;
+  /** Where the harness's temporary directory is made (a fleet bench puts it in memory, /dev/shm). @default os.tmpdir() */
+  readonly tmpDir?: string;
 }
 
 /**
@@ -41,8 +43,8 @@ export interface HarnessOptions {
  * that the fake CloudFormation moves.
  */
 export class Harness {
-  public readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-reconciler-'));
-  public readonly clustersDir = path.join(this.dir, 'clusters');
+  public readonly dir: string;
+  public readonly clustersDir: string;
   public readonly clock = new FakeClock();
   public readonly publisher = new FakePublisher();
   public readonly cfn = new FakeCloudFormation({ clock: this.clock, readTemplateUrl: this.publisher.read });
@@ -53,6 +55,8 @@ export class Harness {
   private readonly waitTimeoutMs: number;
 
   constructor(opts: HarnessOptions = {}) {
+    this.dir = fs.mkdtempSync(path.join(opts.tmpDir ?? os.tmpdir(), 'ws-reconciler-'));
+    this.clustersDir = path.join(this.dir, 'clusters');
     fs.mkdirSync(this.clustersDir);
     for (const name of opts.clusters ?? [EXAMPLE]) this.addCluster(name);
     this.identity = new FixedIdentity(opts.account ?? ACCOUNT);

@@ -2,13 +2,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseStatus } from '../../model/cluster/status';
 import { WorkerStacksError } from '../../core/errors';
-import { migrateLegacyStatus, StateFile } from './file-store-state';
+import { deepFreeze, migrateLegacyStatus, StateFile } from './file-store-state';
 
 /**
  * The file store's status files, one `<name>.json` per cluster in one directory: read and checked, written atomically,
  * and changed only under a per-cluster lock file (several reconcilers or CLI commands may share the directory).
  */
 export class StatusFiles {
+  /**
+   * The last state read of each file, by its exact text: every read still reads the file (level-based), but the same
+   * bytes are not parsed and checked again (a held cluster is looked at every two minutes, its status unchanged).
+   */
+  private readonly parsed = new Map<string, { readonly text: string; readonly state: StateFile }>();
+
   constructor(
     /** The directory of the status files. */
     public readonly dir: string,
@@ -28,6 +34,15 @@ export class StatusFiles {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
     }
+    const hit = this.parsed.get(name);
+    if (hit?.text === text) return hit.state;
+    const state = this.parse(name, text);
+    // Frozen: the same object is handed to every reader of these bytes.
+    this.parsed.set(name, { text, state: deepFreeze(state) });
+    return state;
+  }
+
+  private parse(name: string, text: string): StateFile {
     let state: StateFile;
     try {
       state = JSON.parse(text) as StateFile;

@@ -5,6 +5,7 @@ import { WorkerCluster } from '../../model/cluster/schema';
 import { ClusterRecord, ClusterStore } from '../../model/ports/cluster-store';
 import { derivedKey, DerivedCache } from '../../model/cluster/derived-cache';
 import { Decision, decide, Fleet, placeAll } from './gate';
+import { WaveCensuses } from './wave-census';
 import { FleetMember, fleetMember, MemberSpec } from './fleet';
 import { RolloutPolicySource } from './policy-source';
 import { nodeKey } from './node-key';
@@ -80,15 +81,23 @@ export class RolloutCoordinator implements RolloutGate {
   private readonly admitted = new Set<string>();
   private version?: string;
   private readonly memo = new Map<string, { key: string; desired?: string; spec: MemberSpec }>();
+  /** placeAll of the members and policies as they are: it reads only names, namespaces and labels (see setMember). */
+  private placed?: ReturnType<typeof placeAll>;
+  /** The gate's censuses (wave-census.ts): told of every member that changes, cleared when the placements change. */
+  private readonly censuses = new WaveCensuses();
 
   constructor(private readonly props: RolloutCoordinatorProps) {}
 
   public async decide(self: FleetMember): Promise<Decision> {
     await this.fresh();
-    this.members.set(self.name, self);
+    this.setMember(self.name, self);
     const fleet: Fleet = { members: this.members, policies: this.policies };
-    const d = decide(self.name, fleet, this.props.now(), this.admitted, placeAll(fleet));
-    if (d.go) this.admitted.add(self.name);
+    this.placed ??= placeAll(fleet);
+    const d = decide(self.name, fleet, this.props.now(), this.admitted, this.placed, this.censuses);
+    if (d.go) {
+      this.admitted.add(self.name);
+      this.censuses.update(self.name, self, this.placed.placements.get(self.name), this.admitted);
+    }
     return d;
   }
 
@@ -97,14 +106,14 @@ export class RolloutCoordinator implements RolloutGate {
     // reconcile wrote (a roll recorded complete, a failure): read that one object again, so that the next decision
     // and the wave watch see it now, not at the next snapshot.
     const admitted = this.admitted.delete(name);
+    if (admitted) this.censuses.update(name, this.members.get(name), this.placed?.placements.get(name), this.admitted);
     if ((!admitted && !changed) || this.snapshotAt === Number.NEGATIVE_INFINITY) return;
     const before = this.members.get(name);
     const record = await this.props.store.get(name).catch(() => undefined);
     const m = record
       ? await this.memberOf(record, this.version ?? templatesVersion(this.props.templatesDir))
       : undefined;
-    if (m) this.members.set(name, m);
-    else this.members.delete(name);
+    this.setMember(name, m);
     if (rolloutState(before) !== rolloutState(m))
       this.props.onSnapshot?.({ members: this.members, policies: this.policies });
   }
@@ -134,9 +143,26 @@ export class RolloutCoordinator implements RolloutGate {
     }
     this.members = members;
     this.policies = policies;
+    this.placed = undefined;
+    this.censuses.clear();
     this.version = version;
     this.snapshotAt = now;
     this.props.onSnapshot?.({ members, policies });
+  }
+
+  /**
+   * Sets (or with undefined removes) one member. The waves are placed again only when that changes what placeAll
+   * reads (a member added or removed, other labels or namespace); else the censuses count this one member anew: a
+   * decision about one of a thousand held clusters does not read the thousand again.
+   */
+  private setMember(name: string, m: FleetMember | undefined): void {
+    const before = this.members.get(name);
+    if (m) this.members.set(name, m);
+    else this.members.delete(name);
+    if (!before || !m || placedOn(before) !== placedOn(m)) {
+      this.placed = undefined;
+      this.censuses.clear();
+    } else this.censuses.update(name, m, this.placed?.placements.get(name), this.admitted);
   }
 
   private async memberOf(record: ClusterRecord, version: string): Promise<FleetMember | undefined> {
@@ -171,6 +197,11 @@ export class RolloutCoordinator implements RolloutGate {
     if (key !== undefined) this.memo.set(record.name, { key, ...value });
     return value;
   }
+}
+
+/** What placeAll reads of a member (besides its name). */
+function placedOn(m: FleetMember): string {
+  return JSON.stringify([m.namespace ?? null, m.labels]);
 }
 
 /** What the waves are made of, for one member: a change here can change a wave's state. */

@@ -6,6 +6,7 @@ import { LoadedPolicies, LoadedPolicy } from './policy-source';
 import { WaveSettings, waveConcurrency } from '../../model/cluster/policy-schema';
 import { matches } from '../../model/cluster/selector';
 import { describeWindow, windowState } from '../../model/cluster/windows';
+import { censusKey, waveCensus, WaveCensuses } from './wave-census';
 
 /**
  * The rollout gate, as a pure function of the fleet (objects and live stacks), the policies and the time: whether a
@@ -103,6 +104,12 @@ export function decide(
   now: Date,
   admitted: ReadonlySet<string> = new Set(),
   placed = placeAll(fleet),
+  /**
+   * Censuses to reuse and keep (wave-census.ts): valid only while the placements stay as they were when each was
+   * taken and every change of a member or of `admitted` since was told to them (the coordinator does both).
+   * @default none: taken for this call
+   */
+  censuses?: WaveCensuses,
 ): Decision {
   const me = fleet.members.get(name);
   if (!me) return { go: true };
@@ -150,32 +157,35 @@ export function decide(
       at,
     );
 
-  // Peers: the policy's clusters with the same change (the same template) in this wave or an earlier one.
-  const peers = [...fleet.members.values()].filter(
-    (m) => m.name !== name && m.template === me.template && placed.placements.get(m.name)?.policy === at.policy,
-  );
-  // A peer is selected by its placement, so a missing one is a bug here, not a state of the fleet.
+  // The policy's clusters as this wave sees them (wave-census.ts: one look at the fleet, kept by the caller while
+  // nothing it counts changes), without this cluster.
+  const key = censusKey(at, me.template, spec.haltOnFailure);
+  let census = censuses?.get(key);
+  if (!census) {
+    census = waveCensus(fleet.members, placed.placements, admitted, at, me.template, spec.haltOnFailure);
+    censuses?.set(key, census);
+  }
+  const others = (ms: ReadonlyMap<string, FleetMember>) => [...ms.values()].filter((m) => m.name !== name);
+  const failed = others(census.failed);
+  const counted = others(census.counted);
+  const inWave = others(census.inWave);
+  const busyInPolicy = census.busy.size - (census.busy.has(name) ? 1 : 0);
+  // Every member of the census has a placement of this policy, so a missing one is a bug here, not a state of the fleet.
   const placementOf = (m: FleetMember): Placement => {
     const p = placed.placements.get(m.name);
     if (!p) throw new Error(`rollout gate: peer ${m.name} has no placement`);
     return p;
   };
-  const waveIndex = (m: FleetMember) => placementOf(m).index;
-  if (spec.haltOnFailure) {
-    const failed = peers.filter((m) => waveIndex(m) <= at.index && m.failedRoll).sort(byName);
-    if (failed.length) {
-      const first = failed[0];
-      return hold(
-        'RolloutHalted',
-        `${wave} is halted: the roll of ${some(failed.map((m) => m.name))} failed (${first.name}: ${first.failedRoll}); fix the cause and the failed cluster rolls again (or worker-stacks retry ${first.name}), then this one continues`,
-        HUMAN_RECHECK_MS,
-        at,
-      );
-    }
+  if (failed.length) {
+    failed.sort(byName);
+    const first = failed[0];
+    return hold(
+      'RolloutHalted',
+      `${wave} is halted: the roll of ${some(failed.map((m) => m.name))} failed (${first.name}: ${first.failedRoll}); fix the cause and the failed cluster rolls again (or worker-stacks retry ${first.name}), then this one continues`,
+      HUMAN_RECHECK_MS,
+      at,
+    );
   }
-  const earlier = peers.filter((m) => waveIndex(m) < at.index);
-  // Without haltOnFailure a failed cluster of an earlier wave holds nobody (it is Stalled or retried on its own).
-  const counted = earlier.filter((m) => spec.haltOnFailure || !m.failedRoll);
   const notRolled = counted
     .filter((m) => pendingRoll(m) || rolling(m) || (onDesired(m) && settledSince(m) === undefined))
     .sort(byName);
@@ -218,9 +228,6 @@ export function decide(
       at,
     );
   }
-  const inWave = peersOfPolicy(fleet, placed, at, name).filter(
-    (m) => waveIndex(m) === at.index && (rolling(m) || admitted.has(m.name)),
-  );
   const limit = waveConcurrency(at.wave.maxConcurrent, at.size);
   if (inWave.length >= limit) {
     return hold(
@@ -231,24 +238,16 @@ export function decide(
     );
   }
   if (spec.maxConcurrentRolls !== undefined) {
-    const all = peersOfPolicy(fleet, placed, at, name).filter((m) => rolling(m) || admitted.has(m.name));
-    if (all.length >= spec.maxConcurrentRolls) {
+    if (busyInPolicy >= spec.maxConcurrentRolls) {
       return hold(
         'WaitingForWave',
-        `rollout policy ${at.policy.policy.metadata.name}: ${all.length} of at most ${spec.maxConcurrentRolls} rolls in progress (maxConcurrentRolls)`,
+        `rollout policy ${at.policy.policy.metadata.name}: ${busyInPolicy} of at most ${spec.maxConcurrentRolls} rolls in progress (maxConcurrentRolls)`,
         RECHECK_MS,
         at,
       );
     }
   }
   return { go: true, placement: at };
-}
-
-/** Every other cluster of the same policy (any template: concurrency is about clusters rolling, whatever rolls them). */
-function peersOfPolicy(fleet: Fleet, placed: ReturnType<typeof placeAll>, at: Placement, name: string): FleetMember[] {
-  return [...fleet.members.values()].filter(
-    (m) => m.name !== name && placed.placements.get(m.name)?.policy === at.policy,
-  );
 }
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

@@ -33,6 +33,18 @@ function poolNodeKey(cluster: WorkerCluster, pool: NodePool): string {
  * existed: a daemon upgrade must not make every cluster of the fleet look changed and wait for a wave again.
  */
 export function nodeKey(cluster: WorkerCluster): string {
+  let key = nodeKeys.get(cluster);
+  if (key === undefined) nodeKeys.set(cluster, (key = computeNodeKey(cluster)));
+  return key;
+}
+
+/**
+ * By validated cluster: the reconciler keeps the same object while the object's bytes stay the same, and each look
+ * at a held cluster asks for its node key again.
+ */
+const nodeKeys = new WeakMap<WorkerCluster, string>();
+
+function computeNodeKey(cluster: WorkerCluster): string {
   const pools = poolsOf(cluster.spec);
   const only = pools.length === 1 ? pools[0] : undefined;
   if (only?.name === DEFAULT_POOL) return poolNodeKey(cluster, only);

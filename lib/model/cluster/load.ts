@@ -105,7 +105,9 @@ export function readClusterFile(
       );
     if (st.size > maxBytes)
       return refuse(`is ${st.size} bytes, more than the limit of ${maxBytes}; a cluster object is a few KiB`);
-    const buf = Buffer.alloc(maxBytes + 1);
+    // One scratch buffer for every read (the read is synchronous, so never shared by two): a fresh zeroed MiB per
+    // object made a pass over a thousand objects allocate a GiB.
+    const buf = scratch(maxBytes + 1);
     let n = 0;
     while (n < buf.length) {
       const got = fs.readSync(fd, buf, n, buf.length - n, null);
@@ -119,6 +121,13 @@ export function readClusterFile(
   } finally {
     fs.closeSync(fd);
   }
+}
+
+let scratchBuffer = Buffer.alloc(0);
+/** A buffer of exactly `size` bytes, reused from one read to the next; its contents are whatever the last read left. */
+function scratch(size: number): Buffer {
+  if (scratchBuffer.length < size) scratchBuffer = Buffer.allocUnsafe(size);
+  return scratchBuffer.subarray(0, size);
 }
 
 function kindOf(st: fs.Stats): string {

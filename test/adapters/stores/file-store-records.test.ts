@@ -294,6 +294,23 @@ describe('status of removed objects, clearStatus', () => {
     expect((await store.get(NAME))!.status).toEqual(status('StillLive'));
   });
 
+  test.each([
+    // [case, files to add, the name asked for]
+    ['a .yml object', ['extra.yml'], 'extra'],
+    ['.yaml and .yml of one name: the .yaml, as listed first', ['twin.yaml', 'twin.yml'], 'twin'],
+  ] as const)('get(name) is the record list() gives first for that name: %s', async (_case, files, name) => {
+    // GIVEN
+    const source = fs.readFileSync(yamlOf(), 'utf8').replace(`name: ${NAME}`, `name: ${name}`);
+    for (const file of files) fs.writeFileSync(path.join(dir, file), source);
+    const store = new FileStore({ clustersDir: dir });
+    // WHEN
+    const listed = (await store.list()).find((r) => r.name === name);
+    const got = await store.get(name);
+    // THEN
+    expect(listed).toBeDefined();
+    expect(got).toEqual(listed);
+  });
+
   test('an object removed before it ever had a status leaves no ghost in statusNames()', async () => {
     // GIVEN every cluster listed once but none given a status
     const store = new FileStore({ clustersDir: dir });

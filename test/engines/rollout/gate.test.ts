@@ -1,4 +1,5 @@
 import { decide, placeAll } from '../../../lib/engines/rollout/gate';
+import { WaveCensuses } from '../../../lib/engines/rollout/wave-census';
 import { fleet, member, NEW, OLD, policy, rollingNow, settledOnNew, T0 } from './fixtures';
 
 const now = new Date(T0);
@@ -327,5 +328,142 @@ describe('namespaces (the Kubernetes store): a policy governs the clusters of it
       message: expect.stringContaining('WorkerRolloutPolicy/team-b/fleet'),
     });
     expect(c).toEqual({ go: true });
+  });
+});
+
+describe('decide: a wave census kept across decisions', () => {
+  const failedRoll = 'Stalled UpdateFailed: the group did not stabilize';
+  test.each([
+    // [case, members, policy, admitted]
+    [
+      'nothing rolled, one cluster of another template',
+      [
+        member('c1', 'canary'),
+        member('e1', 'early'),
+        member('r1', undefined),
+        member('r4', undefined, { template: 'other' }),
+      ],
+      {},
+      [],
+    ],
+    [
+      'canary settled, remainder one at a time, one rolling',
+      [
+        member('c1', 'canary', settledOnNew(7_200_000)),
+        member('e1', 'early', settledOnNew(7_200_000)),
+        member('r1', undefined, rollingNow),
+        member('r2', undefined),
+        member('r4', undefined, { template: 'other' }),
+      ],
+      { remainder: { maxConcurrent: 1 } },
+      [],
+    ],
+    [
+      'maxConcurrentRolls 1, one rolling',
+      [
+        member('c1', 'canary', settledOnNew(7_200_000)),
+        member('e1', 'early', settledOnNew(7_200_000)),
+        member('r1', undefined, rollingNow),
+        member('r2', undefined),
+      ],
+      { maxConcurrentRolls: 1, remainder: { maxConcurrent: 10 } },
+      [],
+    ],
+    [
+      'canary settled, remainder one at a time, one rolling and one admitted',
+      [
+        member('c1', 'canary', settledOnNew(7_200_000)),
+        member('e1', 'early', settledOnNew(7_200_000)),
+        member('r1', undefined, rollingNow),
+        member('r2', undefined),
+        member('r3', undefined),
+        member('r4', undefined, { template: 'other' }),
+      ],
+      { remainder: { maxConcurrent: 1 } },
+      ['r3'],
+    ],
+    [
+      'a failed canary under haltOnFailure, maxConcurrentRolls across waves',
+      [
+        member('c1', 'canary', { failedRoll }),
+        member('c2', 'canary', rollingNow),
+        member('e1', 'early', settledOnNew(7_200_000)),
+        member('r1', undefined, rollingNow),
+        member('r2', undefined),
+      ],
+      { haltOnFailure: true, maxConcurrentRolls: 2 },
+      ['e1'],
+    ],
+  ] as const)('%s: every cluster decides as without one', (_case, members, spec, admitted) => {
+    // GIVEN one census map shared by every cluster's decision, as the coordinator keeps it while nothing changes
+    const f = fleet(members, [policy(spec)]);
+    const placed = placeAll(f);
+    const shared = new WaveCensuses();
+    const names = members.map((m) => m.name);
+    // WHEN each cluster decides twice with the shared censuses (the second reuses what the others took)
+    const kept = [...names, ...names].map((n) => decide(n, f, now, new Set(admitted), placed, shared));
+    // THEN each decision is the one taken without a census kept
+    const alone = [...names, ...names].map((n) => decide(n, f, now, new Set(admitted)));
+    expect(kept).toEqual(alone);
+  });
+});
+
+describe('decide: a wave census told of each change', () => {
+  test.each([
+    // [case, the change: a member's new state, or a cluster let through]
+    ['a remainder cluster starts rolling', { r2: rollingNow }, []],
+    ['the early cluster rolls again', { e1: rollingNow }, []],
+    ['the canary fails', { c1: { failedRoll: 'Stalled UpdateFailed: x' } }, []],
+    ['a remainder cluster is let through', {}, ['r3']],
+  ] as const)('%s: every cluster decides as with a census taken now', (_case, change, letThrough) => {
+    // GIVEN censuses taken on a fleet whose canary and early waves settled, and decisions made with them
+    const before = [
+      member('c1', 'canary', settledOnNew(7_200_000)),
+      member('e1', 'early', settledOnNew(7_200_000)),
+      member('r1', undefined, rollingNow),
+      member('r2', undefined),
+      member('r3', undefined),
+    ];
+    const spec = { haltOnFailure: true, remainder: { maxConcurrent: 2 } };
+    const f0 = fleet(before, [policy(spec)]);
+    const placed = placeAll(f0);
+    const admitted = new Set<string>();
+    const censuses = new WaveCensuses();
+    for (const m of before) decide(m.name, f0, now, admitted, placed, censuses);
+    // WHEN one thing changes and the censuses are told of it, as the coordinator does
+    const after = before.map((m) =>
+      member(m.name, m.labels.ring, { ...m, ...(change as Record<string, object>)[m.name] }),
+    );
+    const f1 = fleet(after, [policy(spec)]);
+    for (const m of after)
+      if (m !== before.find((b) => b.name === m.name))
+        censuses.update(m.name, m, placed.placements.get(m.name), admitted);
+    for (const n of letThrough) {
+      admitted.add(n);
+      censuses.update(n, f1.members.get(n), placed.placements.get(n), admitted);
+    }
+    // THEN every decision is the one a census taken now gives
+    const kept = after.map((m) => decide(m.name, f1, now, admitted, placed, censuses));
+    const fresh = after.map((m) => decide(m.name, f1, now, admitted, placeAll(f1)));
+    expect(kept).toEqual(fresh);
+  });
+});
+
+describe('decide: its own roll does not count against the limits', () => {
+  const settled = [member('c1', 'canary', settledOnNew(7_200_000)), member('e1', 'early', settledOnNew(7_200_000))];
+  test.each([
+    // [limit, spec]: r1 has a roll in progress (a pool of it rolls) and asks for another; r2 waits for it
+    ['maxConcurrent 1', { remainder: { maxConcurrent: 1 } }],
+    ['maxConcurrentRolls 1', { maxConcurrentRolls: 1, remainder: { maxConcurrent: 10 } }],
+  ] as const)('%s: the rolling cluster may go on, another waits', (_limit, spec) => {
+    // GIVEN
+    const f = fleet([...settled, member('r1', undefined, rollingNow), member('r2', undefined)], [policy(spec)]);
+    const censuses = new WaveCensuses();
+    // WHEN
+    const own = decide('r1', f, now, new Set(), placeAll(f), censuses);
+    const other = decide('r2', f, now, new Set(), placeAll(f), censuses);
+    // THEN
+    expect(own).toMatchObject({ go: true });
+    expect(other).toMatchObject({ go: false, reason: 'WaitingForWave' });
   });
 });

@@ -2,7 +2,17 @@ import { sha256Hex } from '../../../model/cloudconfig/checksum';
 import { NodeConfig } from '../../../model/cloudconfig/node-config';
 
 /** Short digests of each file and unit of a node config: enough to say later what changed. */
-export function configDigests(node: NodeConfig): Record<string, string> {
+export function configDigests(node: NodeConfig): Readonly<Record<string, string>> {
+  // A rendered config is kept while its inputs stay the same, and a cluster waiting for its wave asks again each look.
+  let known = digests.get(node);
+  if (!known) digests.set(node, (known = Object.freeze(computeDigests(node))));
+  return known;
+}
+
+/** Digests by rendered node config (see configDigests). */
+const digests = new WeakMap<NodeConfig, Readonly<Record<string, string>>>();
+
+function computeDigests(node: NodeConfig): Record<string, string> {
   const out: Record<string, string> = {};
   for (const f of node.files) out[f.path] = sha256Hex(`${f.mode}\n${f.contents}`).slice(0, 12);
   for (const u of node.units) out[`unit:${u.name}`] = sha256Hex(`${u.enabled}\n${u.contents}`).slice(0, 12);
