@@ -316,7 +316,7 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
                 .map(([api, v]) => `${api} ${fmt(v)}`)
                 .join(
                   ', ',
-                )}. A region's full listing is one DescribeStacks request per page of 100 stacks (${fmt(Math.ceil((n * POOLS) / REGIONS.length / 100))} pages with ${fmt((n * POOLS) / REGIONS.length)} stacks per region), which the fake charges at once against the bucket (burst ${QUOTAS.DescribeStacks?.burst ?? 'none'}, ${QUOTAS.DescribeStacks?.ratePerSecond ?? 'none'}/s): a listing taken soon after other DescribeStacks calls is refused, and the daemon then describes each cluster's stack alone.`,
+                )}. A region's full listing is one DescribeStacks request per page of 100 stacks (${fmt(Math.ceil((n * POOLS) / REGIONS.length / 100))} pages with ${fmt((n * POOLS) / REGIONS.length)} stacks per region), sent one after the other (each takes the latency and a token of the bucket: burst ${QUOTAS.DescribeStacks?.burst ?? 'none'}, ${QUOTAS.DescribeStacks?.ratePerSecond ?? 'none'}/s): a listing's pages beside the describes of clusters after their own writes outrun the bucket, and a refused listing makes each cluster of the region describe its stack alone. The daemon paces no request by itself yet (no client-side rate limit per API and region, as client-go's QPS and burst).`,
             ]
           : []),
       ],

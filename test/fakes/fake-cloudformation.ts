@@ -132,7 +132,7 @@ export interface FakeCloudFormationProps {
   /**
    * Request-rate quotas per CloudFormation API, as token buckets on the fake clock (the bench's 1,000-cluster
    * scenario): a call with no token left is throttled (ThrottlingException) and counted in `throttledCalls`.
-   * A listing costs one DescribeStacks token per page of 100 stacks. @default none: nothing is throttled by rate
+   * A listing is one DescribeStacks request (and token) per page of 100 stacks, sent one after the other. @default none: nothing is throttled by rate
    */
   readonly quotas?: Readonly<Partial<Record<CfnApi, TokenBucketQuota>>>;
   /** Clock time each call takes (request latency), so that calls spread over time as real ones do. @default 0 */
@@ -702,23 +702,29 @@ export class FakeCloudFormation implements CloudFormationPort {
     });
   }
 
-  private enter(method: Method, tokens = 1): void {
+  /**
+   * One call of the port: `pages` requests of its API one after the other, as the SDK's paginator sends them (a listing
+   * of 1,000 stacks is 10 DescribeStacks requests, each taking the latency and one token of the API's bucket when it
+   * is sent, each throttled on its own; the first one throttled fails the call).
+   */
+  private enter(method: Method, pages = 1): void {
     this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
-    if (this.props.latencyMs) this.clock.advance(this.props.latencyMs);
-    this.tick();
     const api = API_OF[method];
-    this.apiRequests.set(api, (this.apiRequests.get(api) ?? 0) + tokens);
-    const quota = this.props.quotas?.[api];
-    if (quota) {
+    for (let page = 0; page < pages; page++) {
+      if (this.props.latencyMs) this.clock.advance(this.props.latencyMs);
+      this.tick();
+      this.apiRequests.set(api, (this.apiRequests.get(api) ?? 0) + 1);
+      const quota = this.props.quotas?.[api];
+      if (!quota) continue;
       const b = this.buckets.get(api) ?? { tokens: quota.burst, at: this.clock.ms };
       b.tokens = Math.min(quota.burst, b.tokens + ((this.clock.ms - b.at) / 1000) * quota.ratePerSecond);
       b.at = this.clock.ms;
       this.buckets.set(api, b);
-      if (b.tokens < tokens) {
+      if (b.tokens < 1) {
         this.throttledCalls.set(api, (this.throttledCalls.get(api) ?? 0) + 1);
         throw named('ThrottlingException', 'Rate exceeded');
       }
-      b.tokens -= tokens;
+      b.tokens -= 1;
     }
     const left = this.throttled.get(method) ?? 0;
     if (left > 0) {
