@@ -9,9 +9,7 @@ import { dnsLabel } from '../../lib/model/cluster/rules';
  */
 
 /** Names as validation takes them (checked against the schema's own rule, so the property covers the real inputs). */
-const label = fc
-  .stringMatching(/^[a-z0-9]([-a-z0-9]{0,14}[a-z0-9])?$/)
-  .filter((s) => dnsLabel.safeParse(s).success);
+const label = fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,14}[a-z0-9])?$/).filter((s) => dnsLabel.safeParse(s).success);
 
 test.each([
   // cluster, pool, another cluster whose name looks like that pool stack's in lowercase
