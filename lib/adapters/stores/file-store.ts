@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { canonicalJson } from '../../model/cloudconfig/canonical-json';
 import { sha256Hex } from '../../model/cloudconfig/checksum';
-import { clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
+import { clusterFileOf, clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
 import { ClusterStatus, parseStatus } from '../../model/cluster/status';
 import { Problem, WorkerStacksError } from '../../core/errors';
 import { ClusterRecord, ClusterStore, ConflictError } from '../../model/ports/cluster-store';
@@ -77,7 +77,7 @@ export class FileStore implements ClusterStore {
 
   // eslint-disable-next-line @typescript-eslint/require-await -- ClusterStore's methods are async: a throw here must reach the caller as a rejection, as the Kubernetes store's do
   public async get(name: string): Promise<ClusterRecord | undefined> {
-    const file = this.objectFile(name);
+    const file = clusterFileOf(this.clustersDir, name);
     if (file) return this.read(name, file);
     // A removed object keeps its status (its stack is not deleted): report it without an object.
     const state = this.states.read(name);
@@ -164,7 +164,7 @@ export class FileStore implements ClusterStore {
 
   // eslint-disable-next-line @typescript-eslint/require-await -- ClusterStore's methods are async: a throw here must reach the caller as a rejection, as the Kubernetes store's do
   public async setPaused(name: string, paused: boolean): Promise<void> {
-    const file = this.objectFile(name);
+    const file = clusterFileOf(this.clustersDir, name);
     if (!file)
       throw new WorkerStacksError(`no cluster object ${name} in ${this.shown(this.clustersDir)}`, {
         hint: 'run worker-stacks status to see the cluster names',
@@ -258,21 +258,6 @@ export class FileStore implements ClusterStore {
     const r = readClusterFile(file, { shown });
     if (r.problem) throw new UnreadableObject(r.problem);
     return r.text;
-  }
-
-  /**
-   * The object file of `name`, as list() would find it (`<name>.yaml`, else `<name>.yml`: their sorted order), looked
-   * up directly: a reconcile's get costs two lstat calls, not a listing of the whole directory (a thousand entries).
-   */
-  private objectFile(name: string): string | undefined {
-    if (path.basename(name) !== name || name === '.' || name === '..')
-      return clusterFiles(this.clustersDir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name);
-    for (const ext of ['.yaml', '.yml']) {
-      const file = path.join(this.clustersDir, `${name}${ext}`);
-      // Any entry counts, as in a listing (a directory or a broken link is then refused by name when read).
-      if (fs.lstatSync(file, { throwIfNoEntry: false })) return file;
-    }
-    return undefined;
   }
 
   private shown(file: string): string {

@@ -6,20 +6,13 @@ import { poolProblems } from './pool-rules';
 import { referenceProblems } from './references';
 import { rolloutProblems } from './rollout-rules';
 import { RULE_SOURCE_KINDS } from './schema';
+import { arr, Found, int, Loose, obj, str } from './loose';
 
 /**
  * Rules that span several fields. They read the raw object defensively so
  * that they still report while other fields have type errors: every problem
  * is returned in one round.
  */
-
-type Loose = Record<string, unknown>;
-type Found = { path: string; message: string };
-
-const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 function duplicates(items: unknown[], key: (x: Loose) => unknown, at: (i: number) => string, what: string): Found[] {
   const first = new Map<string, number>();

@@ -1,5 +1,6 @@
 import { bigIntToIp, cidrRange, firstPublicAddress } from './address-space';
 import { NODE_SERVICE_PORTS } from './node-ports';
+import { Found, int, Loose, obj } from './loose';
 
 /**
  * No node service is reachable from public address space. A security-group rule that opens a node-service port
@@ -13,11 +14,6 @@ import { NODE_SERVICE_PORTS } from './node-ports';
  * Sources that are not CIDRs (a security group, a prefix list, the pool, the load balancer) are not addresses
  * worker-stacks can see at validation; docs/security-inputs.md says so.
  */
-type Loose = Record<string, unknown>;
-type Found = { path: string; message: string };
-
-const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
-const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
 
 /** What a rule opens that no public address may reach, in words, or undefined. */
 export function nodeServiceOpened(rule: Loose): string | undefined {

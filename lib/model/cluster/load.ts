@@ -163,6 +163,21 @@ export function clusterFiles(dir: string): string[] {
     .map((f) => path.join(dir, f));
 }
 
+/**
+ * The object file of cluster `name` in `dir`, as clusterFiles lists it (`<name>.yaml`, else `<name>.yml`: their sorted
+ * order), looked up directly: a store's read of one cluster costs two lstat calls, not a listing of the whole directory.
+ */
+export function clusterFileOf(dir: string, name: string): string | undefined {
+  if (path.basename(name) !== name || name === '.' || name === '..')
+    return clusterFiles(dir).find((f) => path.basename(f).replace(/\.ya?ml$/, '') === name);
+  for (const ext of ['.yaml', '.yml']) {
+    const file = path.join(dir, `${name}${ext}`);
+    // Any entry counts, as in a listing (a directory or a broken link is then refused by name when read).
+    if (fs.lstatSync(file, { throwIfNoEntry: false })) return file;
+  }
+  return undefined;
+}
+
 /** Loads every cluster in `dir` and returns the good ones and every problem of the bad ones. */
 export function loadClusters(dir: string, opts: LoadOptions): { clusters: LoadedCluster[]; problems: Problem[] } {
   const clusters: LoadedCluster[] = [];

@@ -1,3 +1,4 @@
+import { Found, int, Loose, obj, str } from './loose';
 /**
  * What a listener may forward to on the nodes. A listener puts a node port behind a load balancer, possibly an
  * internet-facing one open to 0.0.0.0/0, so a typo such as `nodePort: 22` or `10250` would publish SSH or the
@@ -5,12 +6,6 @@
  * unless a listener opts in with `hostPort: true` (hostNetwork ingress); ports of node services are refused
  * even then, and health-check ports follow the same rules (the load balancer's group is let in on them).
  */
-type Loose = Record<string, unknown>;
-type Found = { path: string; message: string };
-
-const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
-const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** Node services a listener never forwards to, on any protocol (docs/reference.md, "Rules beyond the types", lists them). */
 export const NODE_SERVICE_PORTS: ReadonlyArray<{ readonly from: number; readonly to: number; readonly what: string }> =

@@ -2,6 +2,7 @@ import { architectureOf } from './instance-architecture';
 import { LIMITS } from './limits';
 import { rawPools } from './raw-pools';
 import { CloudConfigValuesSchema, POOL_OWN_VALUES } from './schema';
+import { arr, Found, int, Loose, obj, str } from './loose';
 
 /** The values every template takes that only the cluster sets (schema.ts POOL_OWN_VALUES are the pool's). */
 const CLUSTER_ONLY_VALUES = Object.keys(CloudConfigValuesSchema.shape).filter(
@@ -15,14 +16,6 @@ const CLUSTER_ONLY_VALUES = Object.keys(CloudConfigValuesSchema.shape).filter(
  * architecture, subnets, taints, capacity, their own template) and what refers to them (listener pools). The CRD states
  * the same rules in CEL (lib/platform/kube/cel-pool-rules.ts) with the same paths and messages.
  */
-
-type Loose = Record<string, unknown>;
-type Found = { path: string; message: string };
-
-const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** Taint effects that keep ordinary pods off a node (pools.ts listenerPools). */
 const REPELLING = ['NoSchedule', 'NoExecute'];

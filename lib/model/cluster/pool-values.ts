@@ -1,4 +1,5 @@
 import { templateValueProblems, TemplateValues } from './template-values';
+import { Found, obj } from './loose';
 
 /**
  * A pool's cloud-config values (spec.pools[i].cloudConfig.values) are merged over the cluster's for that pool's node
@@ -7,11 +8,6 @@ import { templateValueProblems, TemplateValues } from './template-values';
  * schema.ts POOL_OWN_VALUES, at the pool's path) and the template's own declaration (template-values.ts), here. A problem is reported at the pool's path when the pool causes it: a value the pool
  * sets, or anything under a template of the pool's own; what the pool inherits unchanged the cluster's check reports.
  */
-
-type Loose = Record<string, unknown>;
-type Found = { path: string; message: string };
-
-const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
 
 export interface PoolValuesInput {
   /** The raw spec.pools[i].cloudConfig. */

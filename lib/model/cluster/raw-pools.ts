@@ -1,14 +1,11 @@
 import { DEFAULT_POOL } from './pools';
+import { Loose, obj } from './loose';
 
 /**
  * The pools of a raw (unvalidated) object, each with the field path its problems are reported at: the cross-field
  * rules (pool-rules.ts, rollout-rules.ts) apply the same checks to `spec.pool` and to each `spec.pools[i]`, and still
  * report while other fields have type errors.
  */
-
-type Loose = Record<string, unknown>;
-
-const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
 
 export interface RawPool {
   /** The pool as written (an empty object when it is not an object: the schema says so). */

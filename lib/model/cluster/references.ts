@@ -1,14 +1,10 @@
+import { Found, Loose, obj, str } from './loose';
 /**
  * References to other AWS resources must live where the cluster lives: a secret in another account or region
  * would fail at boot (the node role can read only its own account's secrets, and the node asks its own region),
  * an ACM certificate in another region cannot be attached to the load balancer at all. Both would pass
  * synthesis and fail on a node or in a change set, so they are refused here, with both sides named.
  */
-type Loose = Record<string, unknown>;
-type Found = { path: string; message: string };
-
-const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The ARN partition of a region (`aws`, `aws-cn`, `aws-us-gov`, `aws-iso`, `aws-iso-b` ...). */
 export function partitionOf(region: string): string {

@@ -1,6 +1,7 @@
 import { rawPools } from './raw-pools';
 import { partitionOf } from './references';
 import { ALARM_ARN, DEFAULT_NODE_READY_TIMEOUT_SECONDS, SIGNAL_BOOT_MARGIN_SECONDS } from './rollout-schema';
+import { arr, int, Loose, obj } from './loose';
 
 /**
  * What AWS refuses (or what could never work) in the combination of rollout fields, as one pure function over the
@@ -8,12 +9,7 @@ import { ALARM_ARN, DEFAULT_NODE_READY_TIMEOUT_SECONDS, SIGNAL_BOOT_MARGIN_SECON
  * field path. `worker-stacks validate` and `cdk synth` both run it (through crossFieldProblems).
  */
 
-type Loose = Record<string, unknown>;
 export type RolloutProblem = { path: string; message: string };
-
-const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
 
 /** Seconds of an ISO 8601 PauseTime (PT#H#M#S); undefined when it is not one. */
 export function isoSeconds(v: unknown): number | undefined {
