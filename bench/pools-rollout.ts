@@ -29,6 +29,7 @@ import { CfnApi, complete } from '../test/fakes/fake-cloudformation';
 import { simSynthesizer } from '../test/sim/sim-synth';
 import { Json } from '../test/helpers/json';
 import { QUOTAS } from './fleet-rollout';
+import { DEFAULT_CLOUDFORMATION_RATES } from '../lib/platform/aws/request-rate';
 import { BenchOptions, codeState, figure, loadavg1, Section } from './report';
 import { fmt, table } from './stats';
 
@@ -184,6 +185,7 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
     }
     starts.length = 0;
     rolled.clear();
+    const waited0 = waitedPerApi(sim);
     const reconciles0 = sim.reconciles;
     const t0 = sim.now;
     const wall0 = performance.now();
@@ -222,6 +224,8 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
       for (const [k, v] of f.apiRequests) apis.set(k, (apis.get(k) ?? 0) + v);
       for (const [k, v] of f.throttledCalls) throttled.set(k, (throttled.get(k) ?? 0) + v);
     }
+    // Requests the daemon's limiter held back for a token during the roll, and for how long in all (per API).
+    const waited = waitedPerApi(sim, waited0);
     const totalCalls = [...apis.values()].reduce((a, b) => a + b, 0);
     const totalThrottled = [...throttled.values()].reduce((a, b) => a + b, 0);
     const rows = (['canary', 'early', 'main'] as const).map((w) => {
@@ -301,8 +305,16 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
         ),
         table(['wave', 'clusters', 'pool rolls', 'first roll started (min)', 'last roll done (min)'], rows),
         table(
-          ['API', 'requests', 'throttled'],
-          [...apis].sort().map(([api, count]) => [api, fmt(count), fmt(throttled.get(api) ?? 0)]),
+          ['API', 'requests', 'throttled', 'paced by the daemon (waited for a token)', 'their wait in all s'],
+          [...apis]
+            .sort()
+            .map(([api, count]) => [
+              api,
+              fmt(count),
+              fmt(throttled.get(api) ?? 0),
+              fmt(waited.get(api)?.requests ?? 0),
+              fmt((waited.get(api)?.ms ?? 0) / 1000),
+            ]),
         ),
       ],
       notes: [
@@ -314,11 +326,10 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
               `Throttled: ${fmt(totalThrottled)} requests, ${[...throttled]
                 .filter(([, v]) => v > 0)
                 .map(([api, v]) => `${api} ${fmt(v)}`)
-                .join(
-                  ', ',
-                )}. A region's full listing is one DescribeStacks request per page of 100 stacks (${fmt(Math.ceil((n * POOLS) / REGIONS.length / 100))} pages with ${fmt((n * POOLS) / REGIONS.length)} stacks per region), sent one after the other (each takes the latency and a token of the bucket: burst ${QUOTAS.DescribeStacks?.burst ?? 'none'}, ${QUOTAS.DescribeStacks?.ratePerSecond ?? 'none'}/s): a listing's pages beside the describes of clusters after their own writes outrun the bucket, and a refused listing makes each cluster of the region describe its stack alone. The daemon paces no request by itself yet (no client-side rate limit per API and region, as client-go's QPS and burst).`,
+                .join(', ')}.`,
             ]
           : []),
+        `The daemon paces its own requests (lib/platform/aws/request-rate.ts, as shipped: ${DEFAULT_CLOUDFORMATION_RATES.read.ratePerSecond} reads/s burst ${DEFAULT_CLOUDFORMATION_RATES.read.burst}, ${DEFAULT_CLOUDFORMATION_RATES.write.ratePerSecond} writes/s burst ${DEFAULT_CLOUDFORMATION_RATES.write.burst}, per API and region; a new limiter per process): every request takes a token before it is sent, each page of a listing too (a region's full listing is ${fmt(Math.ceil((n * POOLS) / REGIONS.length / 100))} DescribeStacks pages with ${fmt((n * POOLS) / REGIONS.length)} stacks per region). Before it (run of 28a534d), 496 of 58,690 DescribeStacks were throttled: a listing's pages beside the describes after the clusters' own writes outran the bucket, and a refused listing made each cluster of the region describe its stack alone.`,
       ],
       data: {
         n,
@@ -328,6 +339,7 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
         idealMs,
         totalCalls,
         totalThrottled,
+        paced: [...waited.values()].reduce((a, b) => a + b.requests, 0),
         overlaps,
         wallMs,
         createMs,
@@ -336,4 +348,22 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
   } finally {
     sim.cleanup();
   }
+}
+
+/** Requests the daemon's limiters made wait, and their wait in ms, per API (less what `since` had). */
+function waitedPerApi(
+  sim: FleetSim,
+  since: ReadonlyMap<string, { requests: number; ms: number }> = new Map(),
+): Map<string, { requests: number; ms: number }> {
+  const out = new Map<string, { requests: number; ms: number }>();
+  for (const l of sim.limiters.values())
+    for (const [api, w] of l.waited) {
+      const o = out.get(api) ?? { requests: 0, ms: 0 };
+      out.set(api, { requests: o.requests + w.requests, ms: o.ms + w.ms });
+    }
+  for (const [api, w] of since) {
+    const o = out.get(api) ?? { requests: 0, ms: 0 };
+    out.set(api, { requests: o.requests - w.requests, ms: o.ms - w.ms });
+  }
+  return out;
 }

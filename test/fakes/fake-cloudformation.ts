@@ -135,6 +135,12 @@ export interface FakeCloudFormationProps {
    * A listing is one DescribeStacks request (and token) per page of 100 stacks, sent one after the other. @default none: nothing is throttled by rate
    */
   readonly quotas?: Readonly<Partial<Record<CfnApi, TokenBucketQuota>>>;
+  /**
+   * The client's pacing (the daemon's RequestRateLimiter, which the SDK adapter applies in a middleware before each
+   * request it sends): called before each request (each page of a listing), it answers the ms to wait, and the clock
+   * moves on that far before the request is sent. @default none: every request is sent at once
+   */
+  readonly pace?: (api: CfnApi) => number;
   /** Clock time each call takes (request latency), so that calls spread over time as real ones do. @default 0 */
   readonly latencyMs?: number;
   /**
@@ -711,6 +717,8 @@ export class FakeCloudFormation implements CloudFormationPort {
     this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
     const api = API_OF[method];
     for (let page = 0; page < pages; page++) {
+      const wait = this.props.pace?.(api) ?? 0;
+      if (wait > 0) this.clock.advance(wait);
       if (this.props.latencyMs) this.clock.advance(this.props.latencyMs);
       this.tick();
       this.apiRequests.set(api, (this.apiRequests.get(api) ?? 0) + 1);

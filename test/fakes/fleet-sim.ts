@@ -13,6 +13,7 @@ import { FilePolicySource, POLICY_DIR } from '../../lib/engines/rollout/policy-s
 import { configBucketName, configKeyPrefix, workerStackName } from '../../lib/core/naming';
 import { complete, FakeCloudFormation, FakeCloudFormationProps } from './fake-cloudformation';
 import { Harness } from './harness';
+import { DEFAULT_CLOUDFORMATION_RATES, RequestRateLimiter, RequestRates } from '../../lib/platform/aws/request-rate';
 
 /**
  * A small stand-in for the CDK synthesis, for fleet-scale tests of the rollout only: a template whose launch
@@ -94,6 +95,11 @@ export interface FleetSimOptions {
   readonly concurrency?: number;
   /** Where the harness's directory (objects, status files, assets) goes. @default os.tmpdir() */
   readonly tmpDir?: string;
+  /**
+   * The daemon's client-side request rates per region (its RequestRateLimiter, one per region and process, as the
+   * SDK wiring makes them); false: requests go out unpaced. @default the shipped rates when `quotas` are set, else none
+   */
+  readonly clientRates?: RequestRates | false;
 }
 
 export class FleetSim {
@@ -118,6 +124,8 @@ export class FleetSim {
   /** The daemon's wake-ups of held clusters (Controller.onWake); off, held clusters wait for their recheck. @default on */
   public wakeUps = true;
   private stopWake?: () => void;
+  /** This process's request limiters, per region (a restart makes new ones, empty: nothing in memory survives). */
+  public limiters = new Map<string, RequestRateLimiter>();
 
   constructor(
     public readonly names: readonly string[],
@@ -164,10 +172,25 @@ export class FleetSim {
               readTemplateUrl: this.h.publisher.read,
               quotas: this.opts.quotas,
               latencyMs: this.opts.latencyMs,
+              pace: this.pacing(region),
             });
       this.fakes.set(region, f);
     }
     return f;
+  }
+
+  /** The daemon's pacing of its requests to a region's CloudFormation (see FleetSimOptions.clientRates). */
+  private pacing(region: string): ((api: string) => number) | undefined {
+    const rates = this.opts.clientRates ?? (this.opts.quotas ? DEFAULT_CLOUDFORMATION_RATES : false);
+    if (!rates) return undefined;
+    return (api) => {
+      let l = this.limiters.get(region);
+      if (!l) {
+        l = new RequestRateLimiter(rates, () => this.now);
+        this.limiters.set(region, l);
+      }
+      return l.reserve(api);
+    };
   }
 
   /** Lets clock time pass (every region's operations end as their time comes). */
@@ -217,6 +240,7 @@ export class FleetSim {
       aws: (region) => ({ cfn: this.cfn(regionName.get(region) ?? ''), publisher: this.h.publisher }),
     };
     this.restarts++;
+    this.limiters = new Map();
     const hooks = [
       after(
         TASK.execute,

@@ -13,7 +13,8 @@ import { createPolicySource } from '../stores/registry';
 import { createDeps } from './wiring';
 import type { RolloutPolicySource } from '../../engines/rollout/policy-source';
 import { DirOptions, dirFlags, EXIT, inputDirs, Io } from './context';
-import { wholeNumber } from './numbers';
+import { requestsPerSecond, wholeNumber } from './numbers';
+import { DEFAULT_CLOUDFORMATION_RATES, ratesFromQps } from '../../platform/aws/request-rate';
 import { LeaderFlagValues, leaderFlags, leadershipFor } from './leadership';
 import { storeFlags, storeOptions } from './store-flags';
 import type { LeaderElector } from '../../platform/kube/leader-election';
@@ -37,7 +38,19 @@ export function awsFlags(c: Command): Command {
       wholeNumber(1, 100),
       2,
     )
-    .option('--drift <mode>', 'a live stack changed out of band: repair (re-apply the object) or report', 'repair');
+    .option('--drift <mode>', 'a live stack changed out of band: repair (re-apply the object) or report', 'repair')
+    .option(
+      '--cfn-read-qps <n>',
+      'CloudFormation reads (DescribeStacks, ListStacks, ...) per second per API, account and region that this process sends at most; burst twice that',
+      requestsPerSecond(1000),
+      DEFAULT_CLOUDFORMATION_RATES.read.ratePerSecond,
+    )
+    .option(
+      '--cfn-write-qps <n>',
+      'CloudFormation writes (CreateChangeSet, ExecuteChangeSet, ...) per second per API, account and region, at most; burst twice that',
+      requestsPerSecond(1000),
+      DEFAULT_CLOUDFORMATION_RATES.write.ratePerSecond,
+    );
 }
 
 /** The parsed awsFlags. */
@@ -54,6 +67,10 @@ export interface AwsOptions {
   readonly maxUpdateAttempts: number;
   /** --drift <mode>: repair or report (checked by the command). @default repair */
   readonly drift: string;
+  /** --cfn-read-qps <n>. @default 5 */
+  readonly cfnReadQps?: number;
+  /** --cfn-write-qps <n>. @default 2 */
+  readonly cfnWriteQps?: number;
 }
 
 /**
@@ -86,6 +103,10 @@ export function wiringFrom(opts: WiringFlagOptions, signal?: AbortSignal) {
     signal,
     store: storeOptions(opts, dirs),
     assumeRole: assumeRoleFrom(opts),
+    cloudFormationRates: ratesFromQps(
+      opts.cfnReadQps ?? DEFAULT_CLOUDFORMATION_RATES.read.ratePerSecond,
+      opts.cfnWriteQps ?? DEFAULT_CLOUDFORMATION_RATES.write.ratePerSecond,
+    ),
   };
 }
 

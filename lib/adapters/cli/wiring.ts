@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { S3ConfigObjects } from '../../platform/aws/config-objects';
 import pino from 'pino';
 import { awsClients } from '../../platform/aws/clients';
+import { DEFAULT_CLOUDFORMATION_RATES, RequestRateLimiter, RequestRates } from '../../platform/aws/request-rate';
 import { STSClient } from '@aws-sdk/client-sts';
 import { DeployerCredentials } from '../../platform/aws/assume-role';
 import { DeployerIdentity, StsIdentity } from '../../platform/aws/identity';
@@ -60,6 +61,11 @@ export interface WiringOptions {
    * single-credential mode (`--no-assume-role`): every call with the usual credential chain. @default assume, default names
    */
   readonly assumeRole?: AssumeRoleWiring | false;
+  /**
+   * The most CloudFormation requests a second this process sends per account and region, per API (`--cfn-read-qps`,
+   * `--cfn-write-qps`). @default DEFAULT_CLOUDFORMATION_RATES
+   */
+  readonly cloudFormationRates?: RequestRates;
 }
 
 export interface AssumeRoleWiring {
@@ -110,6 +116,8 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
       const clients = awsClients({
         region,
         s3ForcePathStyle: opts.s3ForcePathStyle,
+        // AWS's request quotas are per account and region: so is the limiter (one per client set).
+        cloudFormationRate: new RequestRateLimiter(opts.cloudFormationRates ?? DEFAULT_CLOUDFORMATION_RATES),
         ...(deployer && account
           ? {
               credentials: deployer.provider(account, region),

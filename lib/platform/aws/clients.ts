@@ -5,6 +5,8 @@ import { UsageError } from '../../core/errors';
 import { AwsCredentialIdentityProvider, EXPIRED_SESSION } from './assume-role';
 import { configBucketOwner } from './s3-publisher';
 import { errorField } from './aws-error';
+import { RequestRateLimiter } from './request-rate';
+import type { FinalizeRequestMiddleware, MetadataBearer } from '@smithy/types';
 
 export interface AwsClientOptions {
   readonly region: string;
@@ -20,6 +22,11 @@ export interface AwsClientOptions {
   readonly timeouts?: AwsTimeouts;
   /** The endpoint of every client (a test server). @default the SDK's (AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_<SERVICE>, else AWS) */
   readonly endpoint?: string;
+  /**
+   * Paces the CloudFormation client's requests (one limiter per account and region: AWS's quotas are). @default none:
+   * requests go out as they come, and only the SDK's adaptive retries slow down, after AWS throttled some
+   */
+  readonly cloudFormationRate?: RequestRateLimiter;
 }
 
 /** How long one HTTP request to AWS may take before it fails with a TimeoutError (which the SDK and the reconciler retry). */
@@ -101,7 +108,7 @@ export function awsClients(opts: AwsClientOptions) {
   const expiry = <C extends CloudFormationClient | S3Client | STSClient>(c: C): C =>
     opts.onExpiredSession ? onExpiredSession(c, opts.onExpiredSession) : c;
   return {
-    cloudFormation: expiry(new CloudFormationClient(common)),
+    cloudFormation: paced(expiry(new CloudFormationClient(common)), opts.cloudFormationRate),
     s3: expiry(withExpectedBucketOwner(new S3Client({ ...common, forcePathStyle: opts.s3ForcePathStyle ?? false }))),
     sts: expiry(new STSClient(common)),
   };
@@ -125,6 +132,26 @@ export function withExpectedBucketOwner(s3: S3Client): S3Client {
     { step: 'initialize', name: 'workerStacksExpectedBucketOwner' },
   );
   return s3;
+}
+
+/**
+ * Every request the client sends takes a token of its API's bucket first, waiting for it when none is left: each
+ * attempt of a retried call and each page of a paginator (the middleware sits after the SDK's retry middleware), so a
+ * listing of 10 pages is 10 tokens, as it is 10 requests to AWS.
+ */
+export function paced<C extends CloudFormationClient>(client: C, limiter: RequestRateLimiter | undefined): C {
+  if (!limiter) return client;
+  const middleware: FinalizeRequestMiddleware<object, MetadataBearer> = (next, context) => async (args) => {
+    await limiter.take((context.commandName ?? 'Unknown').replace(/Command$/, ''));
+    return next(args);
+  };
+  // After the retry middleware (each attempt is paced), before signing (a request waits, then is signed).
+  client.middlewareStack.addRelativeTo(middleware, {
+    relation: 'before',
+    toMiddleware: 'httpSigningMiddleware',
+    name: 'workerStacksRequestRate',
+  });
+  return client;
 }
 
 /** Tells `expired` when a call fails because the session expired; the error goes on to the caller as it is. */

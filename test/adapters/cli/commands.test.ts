@@ -32,6 +32,20 @@ describe('number flags are checked before anything runs', () => {
     expect(r.err).toContain(flag);
     expect(r.err).toMatch(/is not a whole number from \d+/);
   });
+
+  test.each([
+    [['reconcile', '--once', '--cfn-read-qps', '0'], '--cfn-read-qps'],
+    [['reconcile', '--once', '--cfn-read-qps', 'fast'], '--cfn-read-qps'],
+    [['reconcile', '--once', '--cfn-write-qps', '1e3'], '--cfn-write-qps'],
+    [['reconcile', '--once', '--cfn-write-qps', '1001'], '--cfn-write-qps'],
+  ])('%j is a usage error naming %s', async (argv, flag) => {
+    // WHEN
+    const r = await run([...argv, '--clusters', EXAMPLES_DIR]);
+    // THEN
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(flag);
+    expect(r.err).toMatch(/is not a number of requests per second above 0 and at most 1000/);
+  });
 });
 
 describe('an AWS error', () => {
