@@ -186,7 +186,7 @@ export class FleetSim {
     return (api) => {
       let l = this.limiters.get(region);
       if (!l) {
-        l = new RequestRateLimiter(rates, () => this.now);
+        l = new RequestRateLimiter({ rates, now: () => this.now });
         this.limiters.set(region, l);
       }
       return l.reserve(api);

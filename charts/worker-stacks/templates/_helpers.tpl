@@ -85,7 +85,7 @@ whose value is set. Context: dict "root" $ "shard" <shard or nil>.
 - {{ . | quote }}
 {{- end }}
 {{- end }}
-{{- range $flag, $key := dict "--concurrency" "concurrency" "--workers" "workers" "--resync-minutes" "resyncMinutes" "--log-level" "logLevel" "--synth-threads" "synthThreads" "--poll-seconds" "pollSeconds" "--max-update-attempts" "maxUpdateAttempts" "--drift" "drift" "--role-name" "roleName" "--external-id" "externalId" "--clusters" "clustersDir" "--templates" "templatesDir" "--shard-check-seconds" "shardCheckSeconds" }}
+{{- range $flag, $key := dict "--concurrency" "concurrency" "--workers" "workers" "--resync-minutes" "resyncMinutes" "--log-level" "logLevel" "--synth-threads" "synthThreads" "--poll-seconds" "pollSeconds" "--max-update-attempts" "maxUpdateAttempts" "--cfn-read-qps" "cfnReadQps" "--cfn-write-qps" "cfnWriteQps" "--drift" "drift" "--role-name" "roleName" "--external-id" "externalId" "--clusters" "clustersDir" "--templates" "templatesDir" "--shard-check-seconds" "shardCheckSeconds" }}
 {{- $v := index $r $key -}}
 {{- if not (kindIs "invalid" $v) }}
 - {{ $flag }}

@@ -5,6 +5,7 @@ import { Controller } from '../../engines/reconciler/runtime/controller';
 import { runDaemon, runDaemonWhileLeading } from '../../engines/reconciler/runtime/daemon';
 import { ReconcilerMetrics } from '../../engines/reconciler/runtime/metrics';
 import { registerKubeMetrics } from '../../platform/kube/kube-health';
+import { registerRequestRateMetrics } from '../../platform/aws/request-rate-metrics';
 import { startOpsServer } from '../../engines/reconciler/runtime/server';
 import { SynthPool } from '../../engines/synthesis/synth-pool';
 import { ReconcilerDeps } from '../../engines/reconciler/workflow/context';
@@ -232,6 +233,8 @@ async function reconcileWith(
   const metrics = new ReconcilerMetrics();
   // Watch health and shard ownership (lib/platform/kube/kube-health.ts), on the same registry.
   registerKubeMetrics(metrics.registry);
+  // The daemon's own pacing of its CloudFormation requests (lib/platform/aws/request-rate.ts).
+  registerRequestRateMetrics(metrics.registry);
   metrics.setLeader(!elector);
   elector?.subscribe((leading) => metrics.setLeader(leading));
   // Rollout policies of the store (<clusters>/rollout-policies/, or WorkerRolloutPolicy objects): none, no fleet gating.

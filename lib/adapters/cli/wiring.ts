@@ -4,7 +4,12 @@ import * as path from 'node:path';
 import { S3ConfigObjects } from '../../platform/aws/config-objects';
 import pino from 'pino';
 import { awsClients } from '../../platform/aws/clients';
-import { DEFAULT_CLOUDFORMATION_RATES, RequestRateLimiter, RequestRates } from '../../platform/aws/request-rate';
+import {
+  DEFAULT_CLOUDFORMATION_RATES,
+  processPacing,
+  RequestRateLimiter,
+  RequestRates,
+} from '../../platform/aws/request-rate';
 import { STSClient } from '@aws-sdk/client-sts';
 import { DeployerCredentials } from '../../platform/aws/assume-role';
 import { DeployerIdentity, StsIdentity } from '../../platform/aws/identity';
@@ -117,7 +122,10 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
         region,
         s3ForcePathStyle: opts.s3ForcePathStyle,
         // AWS's request quotas are per account and region: so is the limiter (one per client set).
-        cloudFormationRate: new RequestRateLimiter(opts.cloudFormationRates ?? DEFAULT_CLOUDFORMATION_RATES),
+        cloudFormationRate: new RequestRateLimiter({
+          rates: opts.cloudFormationRates ?? DEFAULT_CLOUDFORMATION_RATES,
+          ledger: processPacing,
+        }),
         ...(deployer && account
           ? {
               credentials: deployer.provider(account, region),

@@ -30,6 +30,17 @@ export function ratesFromQps(read: number, write: number): RequestRates {
 /** Describe*, List*, Get*: reads; anything else changes something. */
 export const isReadApi = (api: string): boolean => /^(Describe|List|Get)/.test(api);
 
+export interface RequestRateLimiterProps {
+  /** @default DEFAULT_CLOUDFORMATION_RATES */
+  readonly rates?: RequestRates;
+  /** The clock, ms. @default Date.now */
+  readonly now?: () => number;
+  /** How `take` waits. @default a timer */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Where the waits are counted as well (the process's, for /metrics). @default nowhere else */
+  readonly ledger?: PacingLedger;
+}
+
 /**
  * The client side of a request quota, as client-go's QPS and burst or golang.org/x/time/rate: one token bucket per
  * API, and every request takes a token before it is sent (every attempt of a retried one, every page of a listing).
@@ -38,15 +49,20 @@ export const isReadApi = (api: string): boolean => /^(Describe|List|Get)/.test(a
  */
 export class RequestRateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  /** Requests that had to wait, and the ms they waited in all, per API (the daemon's metrics and the bench read them). */
-  public readonly waited = new Map<string, { readonly requests: number; readonly ms: number }>();
+  /** Requests that had to wait, and the ms they waited in all, per API (the bench reads them). */
+  public readonly waited = new Map<string, PacedRequests>();
 
-  constructor(
-    private readonly rates: RequestRates = DEFAULT_CLOUDFORMATION_RATES,
-    private readonly now: () => number = () => Date.now(),
-    /** How `take` waits. @default a timer */
-    private readonly sleep: (ms: number) => Promise<void> = realSleep,
-  ) {}
+  private readonly rates: RequestRates;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly ledger?: PacingLedger;
+
+  constructor(props: RequestRateLimiterProps = {}) {
+    this.rates = props.rates ?? DEFAULT_CLOUDFORMATION_RATES;
+    this.now = props.now ?? (() => Date.now());
+    this.sleep = props.sleep ?? realSleep;
+    this.ledger = props.ledger;
+  }
 
   /** Takes the next token of `api`'s bucket: the ms until it is due (0: send now). */
   public reserve(api: string): number {
@@ -61,8 +77,8 @@ export class RequestRateLimiter {
     if (b.tokens >= 0) return 0;
     // Whole ms, rounded up: the request is never sent before its token has fully come in.
     const delay = Math.ceil((-b.tokens / rate.ratePerSecond) * 1000);
-    const w = this.waited.get(api) ?? { requests: 0, ms: 0 };
-    this.waited.set(api, { requests: w.requests + 1, ms: w.ms + delay });
+    add(this.waited, api, delay);
+    if (this.ledger) add(this.ledger.waited, api, delay);
     return delay;
   }
 
@@ -71,6 +87,24 @@ export class RequestRateLimiter {
     const delay = this.reserve(api);
     if (delay > 0) await this.sleep(delay);
   }
+}
+
+export interface PacedRequests {
+  readonly requests: number;
+  readonly ms: number;
+}
+
+/** The waits of every limiter of a process, per API: what `worker_stacks_aws_paced_requests_total` and its wait show. */
+export class PacingLedger {
+  public readonly waited = new Map<string, PacedRequests>();
+}
+
+/** The process's ledger (the daemon's limiters count into it; registerRequestRateMetrics exposes it). */
+export const processPacing = new PacingLedger();
+
+function add(to: Map<string, PacedRequests>, api: string, ms: number): void {
+  const w = to.get(api) ?? { requests: 0, ms: 0 };
+  to.set(api, { requests: w.requests + 1, ms: w.ms + ms });
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

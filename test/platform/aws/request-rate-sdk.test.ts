@@ -60,15 +60,15 @@ beforeEach(() => {
 function paced() {
   let now = 0;
   const slept: number[] = [];
-  const limiter = new RequestRateLimiter(
-    { read: { ratePerSecond: 1, burst: 1 }, write: { ratePerSecond: 1, burst: 1 } },
-    () => now,
-    (ms) => {
+  const limiter = new RequestRateLimiter({
+    rates: { read: { ratePerSecond: 1, burst: 1 }, write: { ratePerSecond: 1, burst: 1 } },
+    now: () => now,
+    sleep: (ms) => {
       slept.push(ms);
       now += ms;
       return Promise.resolve();
     },
-  );
+  });
   const { cloudFormation } = awsClients({
     region: 'eu-west-1',
     endpoint,

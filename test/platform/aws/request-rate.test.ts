@@ -20,7 +20,7 @@ test.each([
 ])('reads: $what', ({ at, waits }) => {
   // GIVEN a limiter of 1 read a second, burst 2, on a clock
   let now = 0;
-  const limiter = new RequestRateLimiter(ONE_PER_SECOND, () => now);
+  const limiter = new RequestRateLimiter({ rates: ONE_PER_SECOND, now: () => now });
 
   // WHEN DescribeStacks requests ask for tokens at those times
   const told = at.map((t) => {
@@ -34,7 +34,7 @@ test.each([
 
 test('each API has its own bucket, and writes the write rate', () => {
   // GIVEN
-  const limiter = new RequestRateLimiter(ONE_PER_SECOND, () => 0);
+  const limiter = new RequestRateLimiter({ rates: ONE_PER_SECOND, now: () => 0 });
 
   // WHEN the read burst of one API is spent, then another read API and a write ask
   limiter.reserve('DescribeStacks');
@@ -70,7 +70,7 @@ test('take waits with the sleep it is given, only when a token is not due', asyn
     now += ms;
     return Promise.resolve();
   };
-  const limiter = new RequestRateLimiter(ONE_PER_SECOND, () => now, sleep);
+  const limiter = new RequestRateLimiter({ rates: ONE_PER_SECOND, now: () => now, sleep });
 
   // WHEN five reads are sent one after the other
   for (let i = 0; i < 5; i++) await limiter.take('DescribeStacks');
@@ -109,7 +109,7 @@ async function send(
 ) {
   const clock = new FakeClock();
   const rates = DEFAULT_CLOUDFORMATION_RATES;
-  const limiter = new RequestRateLimiter(rates, () => clock.ms);
+  const limiter = new RequestRateLimiter({ rates, now: () => clock.ms });
   const quota = (r: { ratePerSecond: number; burst: number }) => ({ ratePerSecond: r.ratePerSecond, burst: r.burst });
   const fake = new FakeCloudFormation({
     clock,
