@@ -23,7 +23,7 @@ import { ClusterRecord } from '../../model/ports/cluster-store';
 import { ConfigObjectStore, planCleanup } from '../../platform/aws/config-objects';
 import { assumeRoleFlags, assumeRoleFrom } from './accounts';
 import { dirFlags, EXIT, Io, loadOptions } from './context';
-import { awsFlags, WiringFlagOptions, wiringFrom } from './reconcile';
+import { awsFlags, WiringFlagOptions, wiringFrom } from './aws-flags';
 
 /** The parsed flags of `bootstrap`. */
 interface BootstrapOptions extends WiringFlagOptions {

@@ -6,7 +6,6 @@ import { AwsCredentialIdentityProvider, EXPIRED_SESSION } from './assume-role';
 import { configBucketOwner } from './s3-publisher';
 import { errorField } from './aws-error';
 import { RequestRateLimiter } from './request-rate';
-import type { FinalizeRequestMiddleware, MetadataBearer } from '@smithy/types';
 
 export interface AwsClientOptions {
   readonly region: string;
@@ -141,12 +140,14 @@ export function withExpectedBucketOwner(s3: S3Client): S3Client {
  */
 export function paced<C extends CloudFormationClient>(client: C, limiter: RequestRateLimiter | undefined): C {
   if (!limiter) return client;
-  const middleware: FinalizeRequestMiddleware<object, MetadataBearer> = (next, context) => async (args) => {
-    await limiter.take((context.commandName ?? 'Unknown').replace(/Command$/, ''));
-    return next(args);
-  };
+  // Typed by hand: the SDK's middleware types are in @smithy/types, which this package does not depend on.
+  const middleware =
+    (next: (args: object) => Promise<unknown>, context: { readonly commandName?: string }) => async (args: object) => {
+      await limiter.take((context.commandName ?? 'Unknown').replace(/Command$/, ''));
+      return next(args);
+    };
   // After the retry middleware (each attempt is paced), before signing (a request waits, then is signed).
-  client.middlewareStack.addRelativeTo(middleware, {
+  client.middlewareStack.addRelativeTo(middleware as Parameters<C['middlewareStack']['addRelativeTo']>[0], {
     relation: 'before',
     toMiddleware: 'httpSigningMiddleware',
     name: 'workerStacksRequestRate',

@@ -17,19 +17,15 @@ import {
   Stack,
   StackEvent as StackEventShape,
   waitUntilChangeSetCreateComplete,
-  waitUntilStackCreateComplete,
-  waitUntilStackDeleteComplete,
-  waitUntilStackImportComplete,
-  waitUntilStackUpdateComplete,
 } from '@aws-sdk/client-cloudformation';
 import { WorkerStacksError } from '../../core/errors';
 import { errorField } from './aws-error';
+import { waitWithWaiters } from './sdk-stack-wait';
 import {
   ChangeSetInfo,
   ChangeSetRequest,
   CloudFormationPort,
   IN_PROGRESS_STATUSES,
-  isInProgress,
   StackEvent,
   StackSummary,
   WaitOptions,
@@ -264,52 +260,12 @@ export class SdkCloudFormation implements CloudFormationPort {
   }
 
   public async waitForStack(stackName: string, opts: WaitOptions): Promise<StackSummary | undefined> {
-    const deadline = Date.now() + opts.timeoutMs;
-    let current = await this.describeStack(stackName);
-    let lastEvent = opts.onEvent ? (await this.stackEvents(stackName)).at(-1)?.id : undefined;
-    const aborted = new Promise<void>((r) =>
-      opts.signal?.aborted ? r() : opts.signal?.addEventListener('abort', () => r(), { once: true }),
+    return waitWithWaiters(
+      this,
+      { client: this.client, delay: this.delay, eventPollMs: this.eventPollMs },
+      stackName,
+      opts,
     );
-    while (
-      current &&
-      isInProgress(current.status) &&
-      current.status !== 'REVIEW_IN_PROGRESS' &&
-      Date.now() < deadline &&
-      !opts.signal?.aborted
-    ) {
-      // A waiter stops early (TIMEOUT) when its next delay would pass its maxWaitTime, and refuses a maxWaitTime not above
-      // minDelay: with less time than that left, sleep to the deadline and look once more, instead of starting waiters in a tight loop.
-      const remainingSeconds = Math.floor((deadline - Date.now()) / 1000);
-      const waiting: Promise<unknown> =
-        remainingSeconds > this.delay.min
-          ? this.waiterFor(current.status)(
-              {
-                client: this.client,
-                maxWaitTime: remainingSeconds,
-                minDelay: this.delay.min,
-                maxDelay: this.delay.max,
-                abortSignal: opts.signal,
-              },
-              { StackName: current.id },
-            ).catch(() => undefined)
-          : Promise.race([aborted, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())))]);
-      // Set by the waiter's callback while this loop awaits: a field, so it is read afresh each time round.
-      const waiter = { settled: false };
-      void waiting.finally(() => {
-        waiter.settled = true;
-      });
-      // Progress: every new stack event while the waiter waits.
-      while (!waiter.settled && opts.onEvent) {
-        await Promise.race([waiting, aborted, new Promise((r) => setTimeout(r, this.eventPollMs))]);
-        if (opts.signal?.aborted) break;
-        const fresh = await this.stackEvents(current.id, lastEvent);
-        for (const e of fresh) opts.onEvent(e);
-        lastEvent = fresh.at(-1)?.id ?? lastEvent;
-      }
-      await Promise.race([waiting, aborted]);
-      current = await this.describeStack(current.id);
-    }
-    return current;
   }
 
   public async deleteStack(stackName: string, clientToken: string): Promise<void> {
@@ -326,14 +282,5 @@ export class SdkCloudFormation implements CloudFormationPort {
         RoleARN: this.roleArn,
       }),
     );
-  }
-
-  private waiterFor(status: string) {
-    // A create's rollback (ROLLBACK_IN_PROGRESS) ends in ROLLBACK_COMPLETE or ROLLBACK_FAILED, which the create waiter
-    // takes as terminal; the "rollback" waiter is for update rollbacks and would poll ROLLBACK_COMPLETE until the timeout.
-    if (status.startsWith('CREATE_') || status.startsWith('ROLLBACK_')) return waitUntilStackCreateComplete;
-    if (status.startsWith('DELETE_')) return waitUntilStackDeleteComplete;
-    if (status.startsWith('IMPORT_')) return waitUntilStackImportComplete;
-    return waitUntilStackUpdateComplete;
   }
 }
