@@ -1,7 +1,10 @@
 import * as http from 'node:http';
 import * as net from 'node:net';
 import { awsClients } from '../../../lib/platform/aws/clients';
-import { RequestRateLimiter } from '../../../lib/platform/aws/request-rate';
+import { processPacing, RequestRateLimiter } from '../../../lib/platform/aws/request-rate';
+import { createDeps } from '../../../lib/adapters/cli/wiring';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
+import { tempDir } from '../../helpers/clusters';
 import { SdkCloudFormation } from '../../../lib/platform/aws/sdk-cloudformation';
 
 /**
@@ -111,5 +114,40 @@ test('each attempt of a throttled call is paced, and the call then answers', asy
     expect(limiter.waited.get('DescribeStacks')).toEqual({ requests: 1, ms: 1000 });
   } finally {
     cloudFormation.destroy();
+  }
+});
+
+test("the daemon's wiring paces each region's CloudFormation client with its own limiter, counted for /metrics", async () => {
+  // GIVEN the reconciler's wiring (single credentials) at 4 reads a second with a burst of 1 (a token every 250 ms: far longer than a page's round trip on loopback), the SDK pointed at the server
+  const env = { ...process.env };
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL: endpoint,
+    AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+    AWS_SECRET_ACCESS_KEY: 'secret',
+  });
+  try {
+    const { deps, closeStore } = createDeps({
+      clustersDir: tempDir('pacing-wiring'),
+      templatesDir: DEFAULT_TEMPLATES_DIR,
+      assumeRole: false,
+      logDestination: { write: () => true } as never,
+      cloudFormationRates: { read: { ratePerSecond: 4, burst: 1 }, write: { ratePerSecond: 1, burst: 1 } },
+    });
+    const before = processPacing.waited.get('DescribeStacks') ?? { requests: 0, ms: 0 };
+
+    // WHEN one region is listed twice (six pages) and another once (three)
+    await deps.aws('eu-west-1').cfn.listStacks();
+    await deps.aws('eu-west-1').cfn.listStacks();
+    await deps.aws('us-east-1').cfn.listStacks();
+    closeStore();
+
+    // THEN every page but the first of each region waited for its token (5 + 2), 250 ms at most each
+    const after = processPacing.waited.get('DescribeStacks')!;
+    expect(seen).toHaveLength(9);
+    expect(after.requests - before.requests).toBe(7);
+    expect(after.ms - before.ms).toBeGreaterThan(0);
+    expect(after.ms - before.ms).toBeLessThanOrEqual(7 * 250);
+  } finally {
+    process.env = env;
   }
 });
