@@ -12,7 +12,7 @@ import { BenchOptions, codeState, figure, loadavg1, Section } from './report';
 import { fmt, mb, table } from './stats';
 
 const MIN = 60_000;
-const REGIONS = ['us-east-1', 'eu-west-1', 'ap-southeast-1', 'us-west-2'];
+export const REGIONS = ['us-east-1', 'eu-west-1', 'ap-southeast-1', 'us-west-2'];
 /**
  * Request rates per account and region. CloudFormation publishes no per-API rates in its quota tables; these are
  * conservative assumptions (the lowest rates reported for throttled accounts), the same for every region.
@@ -34,22 +34,7 @@ export async function runFleetRollout(opts: BenchOptions): Promise<Section> {
   const load0 = loadavg1();
   const code = codeState();
   const n = opts.quick ? 100 : 1000;
-  const canaries = REGIONS.length; // one per region
-  const early = n / 10;
-  const rest = n - canaries - early;
-  const names = Array.from({ length: n }, (_, i) =>
-    i < canaries
-      ? `canary-${i}`
-      : i < canaries + early
-        ? `early-${String(i).padStart(4, '0')}`
-        : `main-${String(i).padStart(4, '0')}`,
-  );
-  const ring = (name: string) => ({ ring: name.split('-')[0] });
-  const waves = {
-    canary: { max: canaries, soakMin: 60 },
-    early: { max: Math.ceil(early / 4), soakMin: 30 },
-    rest: { max: Math.ceil(rest / 10) },
-  };
+  const { canaries, early, rest, names, ring, waves } = fleetOf(n);
   const idealMs =
     ROLL_POLLS * 5000 * (1 + Math.ceil(early / waves.early.max) + Math.ceil(rest / waves.rest.max)) +
     (waves.canary.soakMin + waves.early.soakMin) * MIN;
@@ -62,24 +47,7 @@ export async function runFleetRollout(opts: BenchOptions): Promise<Section> {
     concurrency: 200,
   });
   try {
-    sim.writePolicy('fleet', {
-      waves: [
-        {
-          name: 'canary',
-          selector: { matchLabels: { ring: 'canary' } },
-          maxConcurrent: waves.canary.max,
-          soak: `${waves.canary.soakMin}m`,
-        },
-        {
-          name: 'early',
-          selector: { matchLabels: { ring: 'early' } },
-          maxConcurrent: '25%',
-          soak: `${waves.early.soakMin}m`,
-        },
-      ],
-      remainder: { maxConcurrent: '10%' },
-      maxConcurrentRolls: 200,
-    });
+    writeFleetPolicy(sim, waves);
     const settledOn = () =>
       names.every(
         (x) =>
@@ -227,4 +195,50 @@ export async function runFleetRollout(opts: BenchOptions): Promise<Section> {
   } finally {
     sim.cleanup();
   }
+}
+
+/**
+ * The bench fleet of n clusters: a canary per region, an early tenth, the remainder, named by ring (`canary-0`,
+ * `early-0004`, `main-0104`), and the waves of the policy over them.
+ */
+export function fleetOf(n: number) {
+  const canaries = REGIONS.length; // one per region
+  const early = n / 10;
+  const rest = n - canaries - early;
+  const names = Array.from({ length: n }, (_, i) =>
+    i < canaries
+      ? `canary-${i}`
+      : i < canaries + early
+        ? `early-${String(i).padStart(4, '0')}`
+        : `main-${String(i).padStart(4, '0')}`,
+  );
+  const ring = (name: string) => ({ ring: name.split('-')[0] });
+  const waves = {
+    canary: { max: canaries, soakMin: 60 },
+    early: { max: Math.ceil(early / 4), soakMin: 30 },
+    rest: { max: Math.ceil(rest / 10) },
+  };
+  return { canaries, early, rest, names, ring, waves };
+}
+
+/** The bench's WorkerRolloutPolicy: canary, soak; early 25 %, soak; the remainder 10 %; 200 rolls at once. */
+export function writeFleetPolicy(sim: FleetSim, waves: ReturnType<typeof fleetOf>['waves']): void {
+  sim.writePolicy('fleet', {
+    waves: [
+      {
+        name: 'canary',
+        selector: { matchLabels: { ring: 'canary' } },
+        maxConcurrent: waves.canary.max,
+        soak: `${waves.canary.soakMin}m`,
+      },
+      {
+        name: 'early',
+        selector: { matchLabels: { ring: 'early' } },
+        maxConcurrent: '25%',
+        soak: `${waves.early.soakMin}m`,
+      },
+    ],
+    remainder: { maxConcurrent: '10%' },
+    maxConcurrentRolls: 200,
+  });
 }

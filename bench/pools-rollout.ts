@@ -28,14 +28,13 @@ import { FleetSim, ROLL_POLLS } from '../test/fakes/fleet-sim';
 import { CfnApi, complete } from '../test/fakes/fake-cloudformation';
 import { simSynthesizer } from '../test/sim/sim-synth';
 import { Json } from '../test/helpers/json';
-import { QUOTAS } from './fleet-rollout';
+import { fleetOf, QUOTAS, REGIONS, writeFleetPolicy } from './fleet-rollout';
 import { DEFAULT_CLOUDFORMATION_RATES } from '../lib/platform/aws/request-rate';
 import { BenchOptions, codeState, figure, loadavg1, Section } from './report';
 import { fmt, table } from './stats';
 
 const MIN = 60_000;
 const ROLL_MS = ROLL_POLLS * 5000;
-const REGIONS = ['us-east-1', 'eu-west-1', 'ap-southeast-1', 'us-west-2'];
 /** The pools beside default, each in its own stack. */
 const OWN = ['spot', 'batch', 'gpu'];
 const POOLS = 1 + OWN.length;
@@ -75,22 +74,7 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
   const code = codeState();
   // POOLS_ROLLOUT_CLUSTERS=400 to profile a smaller fleet (bench/profile.ts); RESULTS.md is of the full 1,000.
   const n = Number(process.env.POOLS_ROLLOUT_CLUSTERS) || (opts.quick ? 40 : 1000);
-  const canaries = REGIONS.length;
-  const early = n / 10;
-  const rest = n - canaries - early;
-  const names = Array.from({ length: n }, (_, i) =>
-    i < canaries
-      ? `canary-${i}`
-      : i < canaries + early
-        ? `early-${String(i).padStart(4, '0')}`
-        : `main-${String(i).padStart(4, '0')}`,
-  );
-  const ring = (name: string) => ({ ring: name.split('-')[0] });
-  const waves = {
-    canary: { max: canaries, soakMin: 60 },
-    early: { max: Math.ceil(early / 4), soakMin: 30 },
-    rest: { max: Math.ceil(rest / 10) },
-  };
+  const { canaries, early, rest, names, ring, waves } = fleetOf(n);
   // A cluster's roll is its pools' rolls, maxConcurrentPools (1) at a time: POOLS rolls back to back.
   const clusterRollMs = POOLS * ROLL_MS;
   const rounds = 1 + Math.ceil(early / waves.early.max) + Math.ceil(rest / waves.rest.max);
@@ -128,24 +112,7 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
       }),
     ];
     sim.restart();
-    sim.writePolicy('fleet', {
-      waves: [
-        {
-          name: 'canary',
-          selector: { matchLabels: { ring: 'canary' } },
-          maxConcurrent: waves.canary.max,
-          soak: `${waves.canary.soakMin}m`,
-        },
-        {
-          name: 'early',
-          selector: { matchLabels: { ring: 'early' } },
-          maxConcurrent: '25%',
-          soak: `${waves.early.soakMin}m`,
-        },
-      ],
-      remainder: { maxConcurrent: '10%' },
-      maxConcurrentRolls: 200,
-    });
+    writeFleetPolicy(sim, waves);
     /** Every stack of every cluster there and none in progress (no status read: the cheap half of settled). */
     const quiet = () =>
       names.every((x) =>
