@@ -45,21 +45,7 @@ export async function runLatency(opts: BenchOptions): Promise<Section> {
 
   // The fake's clock does not move in real time, so each edit's stack stays in progress and holds a --concurrency
   // slot: enough slots that no edit waits for one (that wait is the concurrency's, measured by rollout).
-  const controller = world.controller(edits + 1);
-  let inFlight = 0;
-  let passes = 0;
-  const runPass = controller.runPass.bind(controller);
-  controller.runPass = (...args) => {
-    inFlight++;
-    return runPass(...args).finally(() => (inFlight--, passes++));
-  };
-  /** Until no pass has run or is running for 300 ms (a save can raise more than one watch event). */
-  const quiesce = async () => {
-    for (let seen = -1; seen !== passes || inFlight > 0;) {
-      seen = passes;
-      await sleep(300);
-    }
-  };
+  const { controller, quiesce } = world.countedController(edits + 1);
   const abort = new AbortController();
   const daemon = runDaemon(controller, world.deps, abort.signal, { graceMs: 5000 });
   await sleep(50);

@@ -65,21 +65,7 @@ export async function runPoolsEdit(opts: BenchOptions): Promise<Section> {
     throw new Error(`settling pass: ${notApplied.length} clusters not applied: ${notApplied[0].message}`);
 
   // Each edited cluster keeps two stacks in progress (the fake's clock does not move in real time): enough slots.
-  const controller = world.controller(3 * edits + 1);
-  let inFlight = 0;
-  let passes = 0;
-  const runPass = controller.runPass.bind(controller);
-  controller.runPass = (...args) => {
-    inFlight++;
-    return runPass(...args).finally(() => (inFlight--, passes++));
-  };
-  /** Until no pass has run or is running for 300 ms (a save can raise more than one watch event). */
-  const quiesce = async () => {
-    for (let seen = -1; seen !== passes || inFlight > 0;) {
-      seen = passes;
-      await sleep(300);
-    }
-  };
+  const { controller, quiesce } = world.countedController(3 * edits + 1);
   /** Resolves when CreateChangeSet is called for every one of `stacks`, with the time of the last. */
   const changeSets = (stacks: readonly string[], what: string) => {
     const left = new Set(stacks);

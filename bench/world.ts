@@ -142,6 +142,28 @@ export class World {
     return new Controller(this.deps, { concurrency, hooks: this.hooks });
   }
 
+  /**
+   * A controller whose passes are counted, and `quiesce`: resolves once no pass has run or is running for 300 ms (a
+   * save can raise more than one watch event), for benches that edit objects under the running daemon.
+   */
+  public countedController(concurrency?: number): { controller: Controller; quiesce: () => Promise<void> } {
+    const controller = this.controller(concurrency);
+    let inFlight = 0;
+    let passes = 0;
+    const runPass = controller.runPass.bind(controller);
+    controller.runPass = (...args) => {
+      inFlight++;
+      return runPass(...args).finally(() => (inFlight--, passes++));
+    };
+    const quiesce = async () => {
+      for (let seen = -1; seen !== passes || inFlight > 0;) {
+        seen = passes;
+        await sleep(300);
+      }
+    };
+    return { controller, quiesce };
+  }
+
   /** One pass over the fleet after the counters are reset: its wall time, outcomes by result, and the syntheses it ran. */
   public async measuredPass(): Promise<{
     wallMs: number;
