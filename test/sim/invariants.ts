@@ -1,3 +1,4 @@
+import { DEFAULT_POOL } from '../../lib/model/cluster/pools';
 import { isComplete, isInProgress } from '../../lib/model/ports/cloudformation-port';
 import { validateCluster } from '../../lib/model/cluster/validate';
 import { renderCluster } from '../../lib/model/cluster/derive';
@@ -56,12 +57,46 @@ export class Invariants {
     const before = this.lastWritten.get(name);
     this.lastWritten.set(name, status);
     this.unitWrite(name, workerStackName(name), status, before, pid, 'shared stack');
+    this.topReady(name, status);
     // Each pool's entry is held to the same rules against its own stack (a unit's recorded checksum is one its stack reported).
     for (const p of status.pools ?? []) {
       const { name: pool, ...unit } = p;
       const prev = before?.pools?.find((x) => x.name === pool);
       this.unitWrite(`${name}/${pool}`, p.stackName, unit, prev && { ...prev }, pid, `pool ${pool}`);
     }
+  }
+
+  /**
+   * At a status write: the top level says Ready=True only when every pool of the object (the generation it was
+   * observed at) with a stack of its own has an entry that is Ready=True: the cluster's Ready is every stack's.
+   */
+  private topReady(name: string, status: ClusterStatus): void {
+    this.checks++;
+    const ready = getCondition(status, 'Ready');
+    if (ready?.status !== 'True' || ready.observedGeneration !== this.w.store.generation(name)) return;
+    const pools = (this.w.store.raw(name) as { spec?: { pools?: { name: string }[] } } | undefined)?.spec?.pools ?? [];
+    const notReady = pools
+      .map((p) => p.name)
+      .filter((p) => p !== DEFAULT_POOL)
+      .filter(
+        (p) =>
+          getCondition(
+            status.pools?.find((e) => e.name === p),
+            'Ready',
+          )?.status !== 'True',
+      );
+    if (notReady.length)
+      this.found.push(
+        `[ready-pools] ${name}: Ready=True (${ready.reason}) recorded at the top level while pools ${notReady.join(', ')} are not Ready (${notReady
+          .map((p) => {
+            const c = getCondition(
+              status.pools?.find((e) => e.name === p),
+              'Ready',
+            );
+            return c ? `${c.status} ${c.reason}` : 'no entry';
+          })
+          .join('; ')})`,
+      );
   }
 
   /** The write's claims about one stack of the cluster (its top level, or a pool's entry). */

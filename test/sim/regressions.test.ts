@@ -169,4 +169,18 @@ describe('schedules the simulator found on the fixed runtime', () => {
       [CMD.leaderChange(), CMD.runAll(), CMD.removePool(0), CMD.restart(), CMD.changeStack(0)],
     );
   });
+  test("a pooled cluster's first create: the write before the spot pool's ExecuteChangeSet recorded the cluster Ready while spot was not (issue 23 sim, invariant ready-pools; seed 7)", async () => {
+    // GIVEN two clusters of pools default and spot, created by the daemon  WHEN spot's change set is executed
+    // THEN the status written before the execution says Ready=False PoolsNotReady at the top level, not the shared stack's Ready=True
+    await replay(
+      { clusters: 2, concurrency: 1, maxUpdateAttempts: 1, rollout: false, shards: 'one', pools: true },
+      [
+        1, 3, 2, 4, 6, 5, 7, 8, 10, 11, 9, 13, 14, 12, 16, 15, 17, 19, 18, 20, 21, 22, 23, 24, 25, 26, 29, 30, 28, 27,
+        31, 33, 32, 35, 34, 36, 37, 38, 39, 40, 41, 43, 42, 44, 45, 46, 47, 49, 48, 50, 51, 52, 53, 54, 56, 57, 58, 55,
+        60, 59, 62, 63, 61, 65, 64, 66, 67, 69, 68, 70, 71, 73, 72, 74, 75, 76, 77, 79, 80, 81, 82, 78, 83, 84, 85, 86,
+        87, 88,
+      ],
+      [],
+    );
+  });
 });

@@ -78,6 +78,30 @@ test('every stack of the cluster is created, the shared one first, and each reco
   expect({ ready: ready(s), poolsReady: s.poolsReady }).toEqual({ ready: 'True', poolsReady: '3/3' });
 });
 
+test("no status write says the cluster Ready while a pool is not, not even the one before a pool's ExecuteChangeSet", async () => {
+  // GIVEN a new cluster with pools, and every status write watched
+  const writes = jest.spyOn(deps.store, 'writeStatus');
+
+  // WHEN it is reconciled until it settles (the shared stack, then each pool's stack created)
+  await h.reconcile(CLUSTER, {}, deps);
+
+  // THEN each write with the top level Ready=True has every pool Ready=True
+  const written = writes.mock.calls.map((c) => c[1]);
+  const readyTop = written.filter((s) => getCondition(s, 'Ready')?.status === 'True');
+  expect(readyTop.length).toBeGreaterThan(0);
+  for (const s of readyTop)
+    expect(['system', 'spot'].map((p) => ready(s.pools?.find((x) => x.name === p)))).toEqual(['True', 'True']);
+  // AND the write before each pool's execution says which pool the cluster waits for, with the shared stack complete
+  const beforeSpot = written.find(
+    (s) =>
+      getCondition({ conditions: s.pools?.find((x) => x.name === 'spot')?.conditions ?? [] }, 'Ready')?.reason ===
+      'ChangeSetExecuting',
+  );
+  expect(beforeSpot?.stackStatus).toBe('CREATE_COMPLETE');
+  expect(getCondition(beforeSpot, 'Ready')).toMatchObject({ status: 'False', reason: 'PoolsNotReady' });
+  expect(getCondition(beforeSpot, 'Ready')?.message).toMatch(/spot \(ChangeSetExecuting\)/);
+});
+
 test('the pools wait for the shared stack while it is created (their stacks import its values)', async () => {
   // GIVEN a new cluster with pools
 

@@ -49,6 +49,8 @@ export async function reconcileCluster(
   const region = regionOf(rec.raw);
   const clients = region ? deps.aws(region, accountOf(rec.raw)) : undefined;
   const recorder = new StatusRecorder(rec, deps);
+  // Known before the shared stack's run, so that a write before its execution already speaks for the pools.
+  recorder.expectPools(rawPoolNames(rec.raw));
   const hooks = toHooks(opts.hooks);
   const shared = new ReconcileContext(
     rec,
@@ -62,6 +64,7 @@ export async function reconcileCluster(
   const first = await reconcileUnit(shared, PREPARE, shared.start(), hooks, recorder);
   let outcome = first.outcome;
   const pools = first.found.cluster ? poolNames(first.found.cluster) : rawPoolNames(rec.raw);
+  recorder.expectPools(pools);
   if (pools.length && !STOPS_POOLS.has(outcome.result) && !first.finalized) {
     const cluster = first.found.cluster;
     const results: { pool: string; outcome: Outcome }[] = [];

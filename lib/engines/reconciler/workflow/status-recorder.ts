@@ -132,13 +132,31 @@ export class StatusRecorder implements PendingStatus {
     if (this.deps.dryRun) return;
     if (!pools.length && !this.pending.pools?.length) return;
     const entries = (this.pending.pools ?? []).filter((p) => pools.includes(p.name) || keep.has(p.name));
-    const notReady = pools.filter(
-      (p) => getCondition(entries.find((e) => e.name === p) ?? EMPTY_STATUS, 'Ready')?.status !== 'True',
-    );
+    this.pending = dropUndefined({ ...this.clusterWide(pools, entries), pools: entries.length ? entries : undefined });
+  }
+
+  /**
+   * The pools of the object (each with a stack of its own), as far as this reconcile knows them: a write before a
+   * stack operation (writeBeforeMutation) then says of the whole cluster what `finish` would, so that no write, not
+   * even the one before a pool's ExecuteChangeSet, records the cluster Ready while one of its pools is not.
+   */
+  public expectPools(pools: readonly string[]): void {
+    this.pools = pools;
+  }
+
+  private pools: readonly string[] = [];
+
+  /**
+   * The pending status with the cluster-wide fields the pools' entries give: `poolsReady` ("n/m" of its stacks), the
+   * top-level Ready True only when every stack is Ready (else False, naming the pools that are not), and Stalled True
+   * when a pool's is.
+   */
+  private clusterWide(pools: readonly string[], entries: readonly PoolStatus[]): ClusterStatus {
+    const entry = (p: string) => entries.find((e) => e.name === p) ?? EMPTY_STATUS;
+    const notReady = pools.filter((p) => getCondition(entry(p), 'Ready')?.status !== 'True');
     const sharedReady = getCondition(this.pending, 'Ready')?.status === 'True';
     const ready = (sharedReady ? 1 : 0) + pools.length - notReady.length;
     let conditions = this.pending.conditions;
-    const entry = (p: string) => entries.find((e) => e.name === p) ?? EMPTY_STATUS;
     if (sharedReady && notReady.length) {
       const why = notReady.map((p) => `${p} (${getCondition(entry(p), 'Ready')?.reason ?? 'not reconciled yet'})`);
       conditions = this.override(conditions, 'Ready', 'False', 'PoolsNotReady', `pools not ready: ${why.join(', ')}`);
@@ -151,10 +169,9 @@ export class StatusRecorder implements PendingStatus {
       const why = stopped.map((p) => `pool ${p}: ${getCondition(entry(p), 'Stalled')?.message ?? ''}`).join('; ');
       conditions = this.override(conditions, 'Stalled', 'True', first?.reason ?? 'ReconcileFailed', why);
     }
-    this.pending = dropUndefined({
+    return dropUndefined({
       ...this.pending,
       conditions,
-      pools: entries.length ? entries : undefined,
       poolsReady: pools.length ? `${ready}/${pools.length + 1}` : undefined,
     });
   }
@@ -182,11 +199,6 @@ export class StatusRecorder implements PendingStatus {
     return [...conditions.filter((c) => c.type !== type), target].sort((a, b) => (a.type < b.type ? -1 : 1));
   }
 
-  /** True when the pending status differs from the one last written (or read). */
-  public get dirty(): boolean {
-    return JSON.stringify(this.pending) !== JSON.stringify(this.written);
-  }
-
   public stage(
     patch: StatusPatch,
     conditions: readonly ReasonedCondition[] = [],
@@ -203,13 +215,15 @@ export class StatusRecorder implements PendingStatus {
   }
 
   public writeBeforeMutation(): Promise<void> {
-    return this.flush();
+    // What is written says of the whole cluster what `finish` would, mid-reconcile (the pools not looked at yet keep
+    // their entries as recorded). It is not staged: the reconcile goes on from what its stacks said, and `finish`
+    // sums them up again at its end.
+    return this.flush(this.pools.length ? this.clusterWide(this.pools, this.pending.pools ?? []) : this.pending);
   }
 
   /** Writes the pending status if it changed; the workflow calls this once, at the end of every reconcile. */
-  public async flush(): Promise<void> {
-    if (!this.dirty) return;
-    const next = this.pending;
+  public async flush(next: ClusterStatus = this.pending): Promise<void> {
+    if (this.deps.dryRun || JSON.stringify(next) === JSON.stringify(this.written)) return;
     try {
       this.version = await this.deps.store.writeStatus(this.record.name, next, this.version);
     } catch (e) {
@@ -279,7 +293,7 @@ class PoolStatusView implements PendingStatus {
   }
 
   public writeBeforeMutation(): Promise<void> {
-    return this.root.flush();
+    return this.root.writeBeforeMutation();
   }
 }
 
