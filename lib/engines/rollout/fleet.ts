@@ -96,7 +96,10 @@ export function fleetMember(
     (isRolledBack(stack.status) || /ROLLBACK_(IN_PROGRESS|FAILED)$/.test(stack.status))
   )
     failedRoll = `stack ${stack.status}`;
-  if (stalled?.status === 'True' && FAILED_ROLL_REASONS.has(stalled.reason))
+  // DeleteFailed: a create that rolled back, whose recovery (delete, then create again) could not delete the stack,
+  // failed as surely as an update that rolled back. Not so for an object being deleted: it leaves the fleet.
+  const deleteFailed = stalled?.reason === 'DeleteFailed' && !record.deletionRequested;
+  if (stalled?.status === 'True' && (FAILED_ROLL_REASONS.has(stalled.reason) || deleteFailed))
     failedRoll = `Stalled ${stalled.reason}: ${stalled.message}`;
   else if (degraded?.status === 'True' && FAILED_ROLL_REASONS.has(degraded.reason))
     failedRoll ??= `Degraded ${degraded.reason}: ${degraded.message}`;
