@@ -287,7 +287,11 @@ export class Invariants {
         const stack = this.w.aws.truth(workerStackName(n));
         const cond = (t: 'Ready' | 'Stalled' | 'Progressing', u: Pick<ClusterStatus, 'conditions'> | undefined = s) =>
           `${t}=${getCondition(u && { conditions: u.conditions }, t)?.status ?? '-'}/${getCondition(u && { conditions: u.conditions }, t)?.reason ?? '-'}`;
-        return `${n}${this.w.deleted.has(n) ? ' (deleted)' : ''}: ${cond('Ready')} ${cond('Stalled')} ${cond('Progressing')} recorded ${s?.cloudConfigChecksum?.slice(0, 8)} desired ${this.desired(n)?.shared.slice(0, 8)} stack ${stack?.status ?? 'absent'} live ${short8(stack?.outputs.ConfigChecksum)}${(
+        const why =
+          getCondition(s, 'Stalled')?.status === 'True'
+            ? ` ("${getCondition(s, 'Stalled')?.message.slice(0, 300)}")`
+            : '';
+        return `${n}${this.w.deleted.has(n) ? ' (deleted)' : ''}: ${cond('Ready')} ${cond('Stalled')}${why} ${cond('Progressing')} recorded ${s?.cloudConfigChecksum?.slice(0, 8)} desired ${this.desired(n)?.shared.slice(0, 8)} stack ${stack?.status ?? 'absent'} live ${short8(stack?.outputs.ConfigChecksum)}${(
           s?.pools ?? []
         )
           .map(

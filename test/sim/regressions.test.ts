@@ -206,4 +206,26 @@ describe('schedules the simulator found on the fixed runtime', () => {
       [CMD.leaderChange(), CMD.changeStack(1), CMD.rollbackPool(0), CMD.breakPool(0)],
     );
   });
+  test('a canary stopped by its spent attempts (Stalled ReconcileFailed, the old config live): the next wave halts, not waits for ever (seed 13)', async () => {
+    // GIVEN a rollout policy over two clusters  WHEN the first one's update is rolled back and someone else's update
+    // lands, its one attempt spent  THEN it is a failed roll to the gate: the other is RolloutHalted, not WaitingForWave
+    await replay(
+      { clusters: 2, concurrency: 2, maxUpdateAttempts: 1, rollout: true, shards: 'one', pools: false },
+      [
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 12, 15, 16, 17, 14, 18, 20, 19, 21, 22, 23, 24, 25, 26, 27, 29, 31, 28,
+        30, 32, 34, 35, 33, 36, 38, 39, 37, 40, 42, 41, 44, 45, 46, 43, 47, 48, 50, 49, 51, 52, 53, 54, 55, 56, 57, 58,
+        59, 60, 61, 62, 63, 64, 66, 65, 68, 70, 69, 71, 67, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86,
+        87, 88, 90, 91, 89, 93, 92, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 110, 109, 112,
+        113, 111, 115, 114, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 131, 130, 132, 134,
+        133, 135, 136, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 156,
+        157, 155, 158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 175, 176, 174, 177,
+        178, 181, 179, 180, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 197, 198, 199, 201,
+        196, 200, 202, 203, 204, 205, 206, 207, 208, 209, 210, 211, 212, 213, 214, 215, 216, 217, 219, 220, 221, 222,
+        218, 224, 225, 223, 226, 227, 228, 229, 230, 231, 232, 233, 234, 235, 236, 237, 238, 239, 241, 242, 243, 240,
+        246, 244, 245, 247, 248, 249, 250, 251, 252, 253, 254, 255, 256, 257, 258, 259, 260, 261, 263, 264, 262, 265,
+        267, 266, 269, 268, 270, 271, 272, 273,
+      ],
+      [CMD.leaderChange(), CMD.edit(1, { field: 'maxPods', value: 60 }), CMD.changeStack(0), CMD.rollback(0)],
+    );
+  });
 });

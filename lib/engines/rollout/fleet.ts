@@ -96,10 +96,12 @@ export function fleetMember(
     (isRolledBack(stack.status) || /ROLLBACK_(IN_PROGRESS|FAILED)$/.test(stack.status))
   )
     failedRoll = `stack ${stack.status}`;
-  // DeleteFailed: a create that rolled back, whose recovery (delete, then create again) could not delete the stack,
-  // failed as surely as an update that rolled back. Not so for an object being deleted: it leaves the fleet.
-  const deleteFailed = stalled?.reason === 'DeleteFailed' && !record.deletionRequested;
-  if (stalled?.status === 'True' && (FAILED_ROLL_REASONS.has(stalled.reason) || deleteFailed))
+  // A cluster that stopped (Stalled: a human must act) before its desired config was live failed its roll, whatever
+  // stopped it (a create that rolled back and could not be deleted, attempts spent on an error, a role it cannot
+  // assume): the waves after it halt (haltOnFailure) or go on without it, and never wait for it. Not so for an
+  // object being deleted, which leaves the fleet, nor for one whose config does not even render (no desired).
+  const stoppedShort = !record.deletionRequested && desired !== undefined && live !== desired;
+  if (stalled?.status === 'True' && (FAILED_ROLL_REASONS.has(stalled.reason) || stoppedShort))
     failedRoll = `Stalled ${stalled.reason}: ${stalled.message}`;
   else if (degraded?.status === 'True' && FAILED_ROLL_REASONS.has(degraded.reason))
     failedRoll ??= `Degraded ${degraded.reason}: ${degraded.message}`;

@@ -2,9 +2,13 @@ import { fleetMember } from '../../../lib/engines/rollout/fleet';
 import { ClusterRecord } from '../../../lib/model/ports/cluster-store';
 import { Condition } from '../../../lib/model/cluster/status';
 
-/** Which stalls are a failed roll to the fleet rollout (a halted wave with haltOnFailure), and which are not. */
+/**
+ * Which stopped clusters are a failed roll to the fleet rollout (the waves after them halt with haltOnFailure, or go
+ * on without them), and which are not: a cluster that stopped short of its desired config is never waited for.
+ */
 
 const T = '2030-01-01T00:00:00.000Z';
+const DESIRED = 'aaaa';
 const stalled = (reason: string): Condition => ({
   type: 'Stalled',
   status: 'True',
@@ -13,49 +17,74 @@ const stalled = (reason: string): Condition => ({
   lastTransitionTime: T,
   observedGeneration: 1,
 });
-const record = (conditions: Condition[], deletionRequested = false): ClusterRecord => ({
-  name: 'c1',
-  source: 'clusters/c1.yaml',
-  raw: {},
-  parseProblems: [],
-  generation: 1,
-  resourceVersion: '1',
-  deletionRequested,
-  status: { conditions },
-});
 
 test.each([
-  // [the cluster's state, its conditions, the object being deleted, a failed roll?]
-  [
-    'Stalled UpdateFailed (its update rolled back, retries spent): a failed roll',
-    [stalled('UpdateFailed')],
-    false,
-    true,
-  ],
-  ['Stalled RecoveryExhausted: a failed roll', [stalled('RecoveryExhausted')], false, true],
-  [
-    'Stalled DeleteFailed (its create rolled back, the delete before creating it again failed): a failed roll',
-    [stalled('DeleteFailed')],
-    false,
-    true,
-  ],
-  [
-    'Stalled DeleteFailed of an object being deleted (it leaves the fleet): not a failed roll',
-    [stalled('DeleteFailed')],
-    true,
-    false,
-  ],
-  ['Stalled InvalidSpec (nothing was rolled): not a failed roll', [stalled('InvalidSpec')], false, false],
-  ['Stalled AccountMismatch (nothing was rolled): not a failed roll', [stalled('AccountMismatch')], false, false],
-  ['nothing stalled: not a failed roll', [], false, false],
-])('%s', (_what, conditions, deleting, failed) => {
-  // WHEN the rollout gate looks at the cluster
-  const m = fleetMember(record(conditions, deleting), { template: 'flatcar' }, 'aaaa', {
+  {
+    what: 'Stalled UpdateFailed (its update rolled back, retries spent)',
+    conditions: [stalled('UpdateFailed')],
+    failed: true,
+  },
+  { what: 'Stalled RecoveryExhausted', conditions: [stalled('RecoveryExhausted')], failed: true },
+  {
+    what: 'Stalled DeleteFailed (its create rolled back, the delete before creating it again failed)',
+    conditions: [stalled('DeleteFailed')],
+    live: undefined,
+    failed: true,
+  },
+  {
+    what: 'Stalled ReconcileFailed (its attempts spent on an error), the old config live',
+    conditions: [stalled('ReconcileFailed')],
+    live: 'bbbb',
+    failed: true,
+  },
+  {
+    what: 'Stalled AccountMismatch before it rolled (it cannot roll: a human must act)',
+    conditions: [stalled('AccountMismatch')],
+    live: 'bbbb',
+    failed: true,
+  },
+  {
+    what: 'Stalled DeleteFailed of an object being deleted (it leaves the fleet)',
+    conditions: [stalled('DeleteFailed')],
+    deleting: true,
+    failed: false,
+  },
+  {
+    what: 'Stalled InvalidSpec (no desired config: nothing to roll)',
+    conditions: [stalled('InvalidSpec')],
+    desired: undefined,
+    failed: false,
+  },
+  {
+    what: 'Stalled ReconcileFailed with its desired config live (its roll is done)',
+    conditions: [stalled('ReconcileFailed')],
+    live: DESIRED,
+    failed: false,
+  },
+  { what: 'nothing stalled, the old config live (waiting its turn)', conditions: [], live: 'bbbb', failed: false },
+])('$what: a failed roll $failed', ({ conditions, failed, ...row }) => {
+  // GIVEN the cluster's record and stack
+  const desired = 'desired' in row ? row.desired : DESIRED;
+  const live = 'live' in row ? row.live : undefined;
+  const record: ClusterRecord = {
+    name: 'c1',
+    source: 'clusters/c1.yaml',
+    raw: {},
+    parseProblems: [],
+    generation: 1,
+    resourceVersion: '1',
+    deletionRequested: row.deleting ?? false,
+    status: { conditions, cloudConfigChecksum: live },
+  };
+  const stack = {
     name: 'WorkerStack-c1',
     id: 'arn:aws:cloudformation:eu-west-1:111111111111:stack/WorkerStack-c1/1',
-    status: 'DELETE_FAILED',
-    outputs: {},
-  });
+    status: live === undefined ? 'DELETE_FAILED' : 'UPDATE_COMPLETE',
+    outputs: live === undefined ? {} : { ConfigChecksum: live },
+  };
+
+  // WHEN the rollout gate looks at it
+  const m = fleetMember(record, { template: 'flatcar' }, desired, stack);
 
   // THEN
   expect(m.failedRoll !== undefined).toBe(failed);
