@@ -98,9 +98,10 @@ export function fleetMember(
     failedRoll = `stack ${stack.status}`;
   // A cluster that stopped (Stalled: a human must act) before its desired config was live failed its roll, whatever
   // stopped it (a create that rolled back and could not be deleted, attempts spent on an error, a role it cannot
-  // assume): the waves after it halt (haltOnFailure) or go on without it, and never wait for it. Not so for an
-  // object being deleted, which leaves the fleet, nor for one whose config does not even render (no desired).
-  const stoppedShort = !record.deletionRequested && desired !== undefined && live !== desired;
+  // assume, an object that does not validate: whether its new config would roll is not even known): the waves after
+  // it halt (haltOnFailure) or go on without it, and never wait for it. Not so for an object being deleted, which
+  // leaves the fleet.
+  const stoppedShort = !record.deletionRequested && (desired === undefined || live !== desired);
   if (stalled?.status === 'True' && (FAILED_ROLL_REASONS.has(stalled.reason) || stoppedShort))
     failedRoll = `Stalled ${stalled.reason}: ${stalled.message}`;
   else if (degraded?.status === 'True' && FAILED_ROLL_REASONS.has(degraded.reason))

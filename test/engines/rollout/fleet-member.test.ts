@@ -50,10 +50,11 @@ test.each([
     failed: false,
   },
   {
-    what: 'Stalled InvalidSpec (no desired config: nothing to roll)',
+    what: 'Stalled InvalidSpec (no desired config: whether it would roll is not known)',
     conditions: [stalled('InvalidSpec')],
     desired: undefined,
-    failed: false,
+    live: 'bbbb',
+    failed: true,
   },
   {
     what: 'Stalled ReconcileFailed with its desired config live (its roll is done)',
