@@ -41,9 +41,26 @@ export class UnlookedStacks {
     // A roll recorded as under way is not shown ended by a listing (it may be older than the roll): the stack is described.
     if (!inProgress(stack) && !listed.described && wasInProgress(record)) stack = await this.describe(record);
     if (stack === undefined) return outcome;
-    const rolling = inProgress(stack);
+    // Our change set recorded as executing, and a read that does not show the stack in progress (one taken before
+    // the execution began: the change set's empty REVIEW_IN_PROGRESS stack, or none): the change set itself says.
+    const executing = record.status?.controller?.executing;
+    const rolling = inProgress(stack) || (executing ? await this.executes(record, executing.changeSet) : false);
+    if (rolling === undefined) return outcome;
     this.slots.observed(name, rolling);
     return this.pollWhile(rolling, outcome);
+  }
+
+  /** Whether the change set is executing now (EXECUTE_IN_PROGRESS); undefined when it could not be read. */
+  private executes(record: ClusterRecord, changeSet: string): Promise<boolean | undefined> {
+    const region = regionOf(record);
+    if (!region) return Promise.resolve(undefined);
+    return this.deps
+      .aws(region, accountOf(record.raw))
+      .cfn.describeChangeSet(workerStackName(record.name), changeSet)
+      .then(
+        (cs) => cs?.executionStatus === 'EXECUTE_IN_PROGRESS',
+        () => undefined,
+      );
   }
 
   /**

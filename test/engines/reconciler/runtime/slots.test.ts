@@ -108,3 +108,25 @@ test('a slot is held across reconciles while the stack is in progress, and only 
   expect(h.condition('Progressing', 'b-second')?.reason).toBe('WaitingForSlot');
   expect(h.cfn.peek(h.stackName('b-second'))).toBeUndefined();
 });
+
+test('a restarted daemon keeps the slot of our create under way for an object edited to invalid, even when the stack read shows the change set not started yet', async () => {
+  // GIVEN our create executed by a first process, CloudFormation still showing the stack REVIEW_IN_PROGRESS (as it may
+  // for a while after ExecuteChangeSet answers), and the object then edited to one that does not validate
+  h = new Harness({ clusters: ['a-first', 'b-second'] });
+  h.cfn.startDelayMs = 60_000;
+  await new Controller(h.deps(), { concurrency: 1, workers: 1 }).runPass();
+  expect(h.status('a-first').controller?.executing).toBeDefined();
+  expect(h.cfn.peek(h.stackName('a-first'))?.status).toBe('REVIEW_IN_PROGRESS');
+  h.edit('a-first', (raw) => {
+    raw.spec.pool.minSize = 99;
+  });
+
+  // WHEN a new process (a restart: no slot held) makes its first pass
+  const restarted = new Controller(h.deps(), { concurrency: 1, workers: 1 });
+  await restarted.runPass();
+
+  // THEN the invalid cluster keeps the one slot while its change set executes, and the other waits for it
+  expect(h.condition('Stalled', 'a-first')?.reason).toBe('InvalidSpec');
+  expect(restarted.slots.inProgress()).toEqual(new Set(['a-first']));
+  expect(h.condition('Progressing', 'b-second')?.reason).toBe('WaitingForSlot');
+});
