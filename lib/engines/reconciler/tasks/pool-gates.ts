@@ -11,7 +11,7 @@ import { liveStatus } from './prepare';
 /**
  * The cluster's other pools whose nodes are rolling: a change set of ours executing toward another config than the
  * one its stack carries (as recorded before the execute, so a crash or a restart still counts it). The shared stack
- * counts only when it holds a pool (default).
+ * counts only when it holds a pool (default); a pool no longer in the object never counts.
  */
 export function rollingPools(ctx: ReconcileContext, o: Observed): string[] {
   const all = ctx.recorder.clusterStatus;
@@ -19,10 +19,16 @@ export function rollingPools(ctx: ReconcileContext, o: Observed): string[] {
     const e = s.controller?.executing;
     return Boolean(e && e.checksum !== s.cloudConfigChecksum);
   };
-  const shared = stackUnits(o.cluster)[0].pool;
+  const units = stackUnits(o.cluster);
+  const shared = units[0].pool;
+  // A pool removed from the object is not rolled but deleted (its entry stays until its stack is gone, and keeps the
+  // executing change set it had): it is no pool the cluster could lose to a roll, and never holds the others back.
+  const current = new Set(units.map((u) => u.pool));
   return [
     ...(ctx.unit.pool !== undefined && shared !== undefined && rolling(all) ? [shared] : []),
-    ...(all.pools ?? []).filter((p) => p.name !== ctx.unit.pool && rolling(p)).map((p) => p.name),
+    ...(all.pools ?? [])
+      .filter((p) => p.name !== ctx.unit.pool && current.has(p.name) && rolling(p))
+      .map((p) => p.name),
   ];
 }
 
