@@ -1,4 +1,4 @@
-import { isInProgress, StackSummary } from '../../../model/ports/cloudformation-port';
+import { CloudFormationPort, isInProgress, StackSummary } from '../../../model/ports/cloudformation-port';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
 import { poolStackName, workerStackName } from '../../../core/naming';
 import { DEFAULT_POLL_MS, Outcome, poolSlot, ReconcilerDeps } from '../workflow/context';
@@ -52,15 +52,11 @@ export class UnlookedStacks {
 
   /** Whether the change set is executing now (EXECUTE_IN_PROGRESS); undefined when it could not be read. */
   private executes(record: ClusterRecord, changeSet: string): Promise<boolean | undefined> {
-    const region = regionOf(record);
-    if (!region) return Promise.resolve(undefined);
-    return this.deps
-      .aws(region, accountOf(record.raw))
-      .cfn.describeChangeSet(workerStackName(record.name), changeSet)
-      .then(
-        (cs) => cs?.executionStatus === 'EXECUTE_IN_PROGRESS',
-        () => undefined,
-      );
+    return this.read(record, (cfn) =>
+      cfn
+        .describeChangeSet(workerStackName(record.name), changeSet)
+        .then((cs) => cs?.executionStatus === 'EXECUTE_IN_PROGRESS'),
+    );
   }
 
   /**
@@ -96,14 +92,13 @@ export class UnlookedStacks {
     record: ClusterRecord,
     stackName = workerStackName(record.name),
   ): Promise<StackSummary | null | undefined> {
+    return this.read(record, (cfn) => cfn.describeStack(stackName).then((st) => st ?? null));
+  }
+
+  /** A read of the cluster's account and region: undefined when it has no region or the read failed. */
+  private read<T>(record: ClusterRecord, call: (cfn: CloudFormationPort) => Promise<T>): Promise<T | undefined> {
     const region = regionOf(record);
     if (!region) return Promise.resolve(undefined);
-    return this.deps
-      .aws(region, accountOf(record.raw))
-      .cfn.describeStack(stackName)
-      .then(
-        (s) => s ?? null,
-        () => undefined,
-      );
+    return call(this.deps.aws(region, accountOf(record.raw)).cfn).catch(() => undefined);
   }
 }

@@ -65,6 +65,8 @@ export class StatusRecorder implements PendingStatus {
   private pending: ClusterStatus;
   private written: ClusterStatus;
   private version: string;
+  /** The object's pools with stacks of their own, as this reconcile knows them (expectPools). */
+  private pools: readonly string[] = [];
 
   constructor(
     private readonly record: ClusterRecord,
@@ -123,10 +125,8 @@ export class StatusRecorder implements PendingStatus {
   }
 
   /**
-   * The cluster-wide fields, once every stack of the cluster was looked at: `poolsReady` ("n/m" of its stacks), the
-   * pools' entries of `pools` only (a pool removed from the object loses its entry once its stack is gone), the
-   * top-level Ready True only when every stack is Ready (else False, naming the pools that are not), and Stalled True
-   * when a pool's is. A cluster with one stack (a single-pool object) is left exactly as its workflow staged it.
+   * Once every stack of the cluster was looked at: the cluster-wide fields (clusterWide), and the entries of `pools`
+   * only (a removed pool's goes once its stack is gone). A single-pool object is left exactly as its workflow staged it.
    */
   public finish(pools: readonly string[], keep: ReadonlySet<string> = new Set()): void {
     if (this.deps.dryRun) return;
@@ -143,8 +143,6 @@ export class StatusRecorder implements PendingStatus {
   public expectPools(pools: readonly string[]): void {
     this.pools = pools;
   }
-
-  private pools: readonly string[] = [];
 
   /**
    * The pending status with the cluster-wide fields the pools' entries give: `poolsReady` ("n/m" of its stacks), the
