@@ -4,6 +4,23 @@ export const WORKER_STACK_PREFIX = 'WorkerStack-';
 export const BOOTSTRAP_STACK_NAME = 'WorkerStacks-Bootstrap';
 export const CLUSTER_TAG = 'worker-stacks.io/cluster';
 
+/**
+ * The stack tag that says which cluster object a stack belongs to (lib/engines/reconciler/tasks/claim.ts): a stack
+ * belongs to one object, and no reconciler writes to a stack another object owns. Set on every change set, so on
+ * every stack the reconciler creates or updates.
+ */
+export const OWNER_TAG = 'worker-stacks.io/owner';
+
+/**
+ * The owner tag's value for one object: `kubernetes:<namespace>/<name>` for a custom resource (a namespace editor
+ * can make objects only in their own namespace, so no tenant can make an object with another tenant's owner value;
+ * the value survives a delete and re-create of the same object, as AWS Load Balancer Controller's
+ * `ingress.k8s.aws/stack` tag does), `file:<name>` for an object of the file store and the CDK app.
+ */
+export function stackOwner(name: string, namespace?: string): string {
+  return namespace === undefined ? `file:${name}` : `kubernetes:${namespace}/${name}`;
+}
+
 /** The tag Kubernetes' AWS integrations find a cluster's instances and node security group by (value `owned`). */
 export function kubernetesClusterTag(cluster: string): string {
   return `kubernetes.io/cluster/${cluster}`;

@@ -93,6 +93,8 @@ interface ChangeSet {
   readonly statusReason?: string;
   readonly changes: number;
   readonly clientToken: string;
+  /** The stack's tags from its execution on (CloudFormation applies a change set's tags to the stack). */
+  readonly tags: Readonly<Record<string, string>>;
 }
 
 interface FakeStack {
@@ -103,6 +105,8 @@ interface FakeStack {
   /** The template that is live (after a rollback: the previous one); undefined before the first create. */
   template?: string;
   outputs: Record<string, string>;
+  /** The stack's tags: the creating change set's, then the last executed one's. */
+  tags: Record<string, string>;
   /** When the last operation started that changed the template (ISO 8601), as DescribeStacks' LastUpdatedTime. */
   lastUpdated?: string;
   readonly events: StackEvent[];
@@ -119,6 +123,8 @@ export interface SeedOptions {
   readonly template?: string;
   /** Resources whose last event failed, e.g. the ones a DELETE_FAILED stack could not delete. */
   readonly failed?: readonly FailingResource[];
+  /** The stack's tags (another object's owner tag, or none: a stack an older release made). @default none */
+  readonly tags?: Readonly<Record<string, string>>;
 }
 
 export interface FakeCloudFormationProps {
@@ -280,10 +286,19 @@ export class FakeCloudFormation implements CloudFormationPort {
     const s = this.newStack(name, opts.status);
     s.template = opts.template;
     s.outputs = opts.template ? outputsOf(opts.template) : {};
+    s.tags = { ...opts.tags };
     for (const r of opts.failed ?? []) this.event(s, r.logicalId, r.resourceType, opts.status, r.reason);
     this.event(s, name, STACK_TYPE, opts.status);
     this.remember(s);
     return s.id;
+  }
+
+  /** An operator changes the stack's tags (UpdateStack with the previous template and new tags). */
+  public setTags(stackName: string, tags: Readonly<Record<string, string>>): void {
+    const s = this.byName(stackName);
+    if (!s) throw new Error(`fake: no stack ${stackName}`);
+    s.tags = { ...tags };
+    this.remember(s);
   }
 
   /**
@@ -376,7 +391,7 @@ export class FakeCloudFormation implements CloudFormationPort {
     const inProgress = this.listed().filter((st) => st.status.endsWith('_IN_PROGRESS'));
     // ListStacks pages of 100 summaries.
     this.enter('listStacksInProgress', Math.max(1, Math.ceil(inProgress.length / 100)));
-    return new Map(inProgress.map((st) => [st.name, { ...st, outputs: {} }]));
+    return new Map(inProgress.map((st) => [st.name, { ...st, outputs: {}, tags: undefined }]));
   }
 
   /** The live stacks as a listing shows them: as they were listingLagMs ago. */
@@ -407,7 +422,11 @@ export class FakeCloudFormation implements CloudFormationPort {
           'AlreadyExistsException',
           `Stack [${req.stackName}] already exists and cannot be created again with the changeSet [${req.changeSetName}].`,
         );
-      s ??= this.newStack(req.stackName, 'REVIEW_IN_PROGRESS');
+      if (!s) {
+        s = this.newStack(req.stackName, 'REVIEW_IN_PROGRESS');
+        s.tags = { ...req.tags };
+        this.remember(s);
+      }
     } else if (!s || s.status === 'REVIEW_IN_PROGRESS') {
       throw validation(`Stack [${req.stackName}] does not exist`);
     } else if (busy(s) || s.pending || NOT_UPDATABLE.has(s.status)) {
@@ -427,6 +446,7 @@ export class FakeCloudFormation implements CloudFormationPort {
       statusReason: same ? NO_CHANGES_REASON : undefined,
       changes: same ? 0 : changed.length,
       clientToken: req.clientToken,
+      tags: { ...req.tags },
     };
     s.changeSets.set(cs.name, cs);
     return cs.id;
@@ -461,6 +481,7 @@ export class FakeCloudFormation implements CloudFormationPort {
     cs.executionStatus = 'EXECUTE_IN_PROGRESS';
     // CloudFormation deletes every other change set of the stack when one is executed.
     for (const other of [...s.changeSets.keys()]) if (other !== cs.name) s.changeSets.delete(other);
+    s.tags = { ...cs.tags };
     this.start(s, cs.type === 'CREATE' ? 'create' : 'update', cs.template);
   }
 
@@ -673,6 +694,7 @@ export class FakeCloudFormation implements CloudFormationPort {
       statusReason: s.statusReason,
       outputs: { ...s.outputs },
       lastUpdated: this.reportsLastUpdated ? s.lastUpdated : undefined,
+      tags: { ...s.tags },
     };
   }
 
@@ -687,6 +709,7 @@ export class FakeCloudFormation implements CloudFormationPort {
       id: `arn:aws:cloudformation:${this.region}:${this.account}:stack/${name}/${this.uuid()}`,
       status,
       outputs: {},
+      tags: {},
       events: [],
       changeSets: new Map(),
       tokens: new Set(),

@@ -7,6 +7,8 @@ import { Lease } from '../../lib/platform/kube/leader-election';
 import { deployManifests, NAME as SA_NAME } from '../../lib/platform/kube/manifests';
 import { KubeWorkerCluster, objectPath } from '../../lib/platform/kube/resource';
 import { SELECTOR_ANNOTATION } from '../../lib/platform/kube/shards';
+import { ShardMonitor } from '../../lib/platform/kube/shard-monitor';
+import { LabelSelector } from '../../lib/platform/kube/label-selector';
 import { REPO } from '../helpers/clusters';
 import { kubeForFile } from '../helpers/kube-crd';
 import { applyObject } from '../helpers/kube-objects';
@@ -267,3 +269,23 @@ test("README's two shards given by -l alone (no --shard) each get a Lease named 
   expect(holders).toHaveLength(2);
   for (const name of holders) expect(name).toMatch(/^worker-stacks-[0-9a-f]{10}$/);
 }, 180_000);
+
+test('a fresh install: the shard monitor looks at ownership before any WorkerCluster exists (the API server lists none as items: null)', async () => {
+  // GIVEN a namespace with no WorkerCluster yet, and a shard of it
+  const ns = await kube.current.namespace('fresh-install');
+  const warnings: string[] = [];
+  const monitor = new ShardMonitor({
+    client: admin(),
+    leaseNamespace: DAEMON_NS,
+    leaseName: 'worker-stacks-fresh',
+    scope: { shard: 'fresh', namespace: ns, selector: LabelSelector.parse('tier=fresh') },
+    log: { info: () => undefined, warn: (_o, m) => warnings.push(m), error: (_o, m) => warnings.push(m) },
+  });
+
+  // WHEN it looks
+  const seen = await monitor.check();
+
+  // THEN it finds nothing unowned, and says nothing is wrong
+  expect(seen).toEqual({ unowned: [], multiple: [] });
+  expect(warnings).toEqual([]);
+});

@@ -114,6 +114,7 @@ afterAll(async () => {
  */
 const COVERED: Record<string, string> = {
   'npx worker-stacks crd | kubectl apply -f -': 'beforeAll',
+  'npx worker-stacks crd | kubectl apply --server-side -f -': 'server-side apply',
   'kubectl apply -f deploy/crd.yaml -f deploy/namespace.yaml -f deploy/rbac.yaml -f deploy/deployment.yaml':
     'apply deploy/',
   'kubectl apply -n platform -f clusters/prod-eu1.yaml': 'apply, get, describe',
@@ -135,6 +136,52 @@ const COVERED: Record<string, string> = {
   'kubectl annotate namespace team-a worker-stacks.io/accounts=111111111111,222222222222':
     'a namespace bound to its accounts',
 };
+
+test('server-side apply (as Flux and Argo CD apply): every CRD the tool emits is applied, and applied again changes nothing; the daemon writes as manager worker-stacks', async () => {
+  for (const [what, input] of [
+    ['worker-stacks crd', runOk(process.execPath, [cli, 'crd'])],
+    ['deploy/crd.yaml', fs.readFileSync(path.join(REPO, 'deploy', 'crd.yaml'), 'utf8')],
+    ['the chart', fs.readFileSync(path.join(REPO, 'charts', 'worker-stacks', 'files', 'crds.yaml'), 'utf8')],
+  ]) {
+    // WHEN the docs' server-side line applies it (kubectl's own field manager, no --force-conflicts)
+    const first = k(['apply', '--server-side', '-f', '-'], input);
+
+    // THEN both CRDs are applied
+    expect({ what, code: first.code, err: first.stderr }).toEqual({ what, code: 0, err: '' });
+    expect(first.stdout).toMatch(/workerclusters.worker-stacks.io serverside-applied/);
+    expect(first.stdout).toMatch(/workerrolloutpolicies.worker-stacks.io serverside-applied/);
+
+    // AND applying it again changes nothing (the stored objects keep their resourceVersion)
+    const versions = () =>
+      kOk([
+        'get',
+        'crd',
+        'workerclusters.worker-stacks.io',
+        'workerrolloutpolicies.worker-stacks.io',
+        '-o',
+        'jsonpath={.items[*].metadata.resourceVersion}',
+      ]);
+    const before = versions();
+    expect(k(['apply', '--server-side', '-f', '-'], input).code).toBe(0);
+    expect({ what, after: versions() }).toEqual({ what, after: before });
+  }
+
+  // AND the tool's own writes carry its field manager
+  const name = 'ssa-manager';
+  kOk(['apply', '-n', NS, '-f', example(name)]);
+  await writeReadyStatus(name);
+  const managers = kOk([
+    'get',
+    'wc',
+    name,
+    '-n',
+    NS,
+    '--show-managed-fields',
+    '-o',
+    'jsonpath={.metadata.managedFields[*].manager}',
+  ]);
+  expect(managers.split(' ')).toContain('worker-stacks');
+});
 
 test('apply deploy/: every object is created, and the ServiceAccount takes the IRSA annotation', () => {
   // WHEN the docs' line runs

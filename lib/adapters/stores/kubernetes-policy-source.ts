@@ -175,11 +175,11 @@ export class KubernetesPolicySource implements RolloutPolicySource {
     const out: KubeRolloutPolicy[] = [];
     for (let cont: string | undefined; ;) {
       if (cont) q.set('continue', cont);
-      const { body } = await this.client.request<{ metadata: { continue?: string }; items: KubeRolloutPolicy[] }>(
-        'GET',
-        `${policyCollectionPath(namespace)}?${q.toString()}`,
-      );
-      out.push(...body.items);
+      const { body } = await this.client.request<{
+        metadata: { continue?: string };
+        items: KubeRolloutPolicy[] | null;
+      }>('GET', `${policyCollectionPath(namespace)}?${q.toString()}`);
+      out.push(...(body.items ?? []));
       cont = body.metadata.continue || undefined;
       if (!cont) return out;
     }

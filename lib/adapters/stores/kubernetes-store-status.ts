@@ -3,16 +3,21 @@ import { KubeApiError, WorkerStacksError } from '../../core/errors';
 import { KubeWorkerCluster, namespaceOf, objectPath } from '../../platform/kube/resource';
 import { toKubeStatus } from '../../platform/kube/printer-status';
 import { ConflictError } from '../../model/ports/cluster-store';
-import { DuplicatesWriter } from './kubernetes-duplicates';
+import { KubeClient } from '../../platform/kube/client';
 
 // The Kubernetes store's status write of one object, apart from its reads and its user commands: the write goes to
 // the status subresource only, at the resourceVersion the status was computed for, so a 409 is a ConflictError the
-// reconciler answers with a fresh read (a duplicated name's write is putDuplicatesStatus, in kubernetes-duplicates.ts).
+// reconciler answers with a fresh read (the key may name another object than when it was read: its version differs).
 
 /** What a status write needs of the store: its reads, and its cache (which learns each object as written). */
-export interface StatusWriter extends DuplicatesWriter {
-  /** The one object of the name the store acts on (refused when the name is ambiguous). */
-  locate(name: string): Promise<KubeWorkerCluster>;
+export interface StatusWriter {
+  readonly client: KubeClient;
+  /** Every object of the name, as the store reads them. */
+  objects(name: string): Promise<KubeWorkerCluster[]>;
+  /** The object a record key names (kubernetes-duplicates.ts objectOfKey). */
+  locate(key: string): Promise<KubeWorkerCluster>;
+  /** The store's cache learns an object as written. */
+  observe(o: KubeWorkerCluster): void;
 }
 
 /** Replaces the status (PUT), or removes it (a merge patch to null), in both cases only at `resourceVersion`. */
@@ -22,12 +27,11 @@ export async function putStatus(
   status: ClusterStatus | undefined,
   resourceVersion: string,
 ): Promise<string> {
-  const same = (await io.objects(name)).filter((o) => o.metadata.name === name);
-  // Read when the name was one object's; now it is two: re-read (the record is the duplicated name's now).
-  if (same.length > 1) throw new ConflictError(name, resourceVersion, 'a second object of that name');
-  const o = same[0] ?? (await io.locate(name));
-  const path = objectPath(namespaceOf(o), name, 'status');
-  const metadata = { name, namespace: o.metadata.namespace, resourceVersion };
+  // The object the key names now: at another version than the one read (another object, or a newer one), the write is
+  // refused by the API server (409), and the reconciler reads again.
+  const o = await io.locate(name);
+  const path = objectPath(namespaceOf(o), o.metadata.name, 'status');
+  const metadata = { name: o.metadata.name, namespace: o.metadata.namespace, resourceVersion };
   try {
     const { body: updated } = status
       ? // With the short checksum prefixes the printer columns of `kubectl get wc` show (dropped again on read).

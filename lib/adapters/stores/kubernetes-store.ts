@@ -8,12 +8,11 @@ import {
   namespaceOf,
   objectPath,
   RETRY_ANNOTATION,
-  toRecord,
 } from '../../platform/kube/resource';
 import { Informer, InformerOptions, WatchLogger } from '../../platform/kube/watch';
 import { ClusterRecord, ClusterStore } from '../../model/ports/cluster-store';
 import { EventSink, ObjectEvent } from '../../model/ports/event-sink';
-import { DUPLICATES, duplicateProblem, duplicatesRecord, putDuplicatesStatus } from './kubernetes-duplicates';
+import { objectOfKey, parseKey, recordsOfName, refusedKey } from './kubernetes-duplicates';
 import { KubernetesEvents } from './kubernetes-store-events';
 import { putStatus, StatusWriter } from './kubernetes-store-status';
 
@@ -36,11 +35,10 @@ export interface KubernetesStoreProps {
  * the status subresource, with the resourceVersion it was computed for (a 409 is a ConflictError); the spec is never
  * written, but for `pause` and `retry`, which are user commands.
  *
- * Names: a record is named by metadata.name, because the stack is `WorkerStack-<name>`: with all namespaces watched,
- * a name used in two namespaces would give both objects one stack, so both are refused. Such a name is ONE record
- * (one key, one reconcile), invalid, whose problem names every namespace; its status write and its events go to
- * every object of the name (each keeps its own stack fields and gets the conditions at its own generation), so
- * each object says why it is refused, and an edit to any of them is looked at again.
+ * Names: a record is keyed by metadata.name, because the stack is `WorkerStack-<name>`. With all namespaces watched,
+ * a name used in several namespaces is held by one of them (the one that has deployed its stack, else the oldest:
+ * kubernetes-duplicates.ts); each other one is a record of its own, keyed `<namespace>/<name>`, refused with a
+ * problem naming the holder, so a newcomer never stalls the object that holds the name.
  */
 export class KubernetesStore implements ClusterStore, EventSink {
   private readonly client: KubeClient;
@@ -71,9 +69,9 @@ export class KubernetesStore implements ClusterStore, EventSink {
     return this.toRecords(await this.objects());
   }
 
-  public async get(name: string): Promise<ClusterRecord | undefined> {
-    const objs = await this.objects(name);
-    return this.toRecords(objs).find((r) => r.name === name);
+  public async get(key: string): Promise<ClusterRecord | undefined> {
+    const objs = await this.objects(parseKey(key).name);
+    return this.toRecords(objs).find((r) => r.name === key);
   }
 
   public async writeStatus(name: string, status: ClusterStatus, resourceVersion: string): Promise<string> {
@@ -82,16 +80,10 @@ export class KubernetesStore implements ClusterStore, EventSink {
       throw new WorkerStacksError(`refusing to write an invalid status for ${name}: ${checked.problem}`, {
         hint: 'this is a bug in the writer; the object is left as it was',
       });
-    if (resourceVersion.startsWith(DUPLICATES)) {
-      const { version, changed } = await putDuplicatesStatus(this.io, name, status, resourceVersion);
-      this.events.fannedOut(name, changed);
-      return version;
-    }
     return putStatus(this.io, name, status, resourceVersion);
   }
 
   public async clearStatus(name: string, resourceVersion: string): Promise<void> {
-    if (resourceVersion.startsWith(DUPLICATES)) return; // a refused name has no stack to forget: each object keeps its own
     await putStatus(this.io, name, undefined, resourceVersion);
   }
 
@@ -125,7 +117,7 @@ export class KubernetesStore implements ClusterStore, EventSink {
       try {
         const { body } = await this.client.request<KubeWorkerCluster>(
           'PATCH',
-          objectPath(namespaceOf(o), name),
+          objectPath(namespaceOf(o), o.metadata.name),
           patch,
           'application/json-patch+json',
         );
@@ -180,7 +172,8 @@ export class KubernetesStore implements ClusterStore, EventSink {
         // A change of the status alone (the echo of the reconciler's own write) wakes nobody: the reconciler acts on
         // the spec, labels, annotations (retry), finalizers and deletion, as controller-runtime's predicates would.
         if (type === 'MODIFIED' && prev && !reconcilerRelevantChange(prev, obj)) return;
-        for (const l of this.listeners) l(obj.metadata.name);
+        // The name, and the object's own key: a change to any object of a shared name may move which one holds it.
+        for (const l of this.listeners) for (const key of [obj.metadata.name, refusedKey(obj)]) l(key);
       },
       { ...this.props.informer, labelSelector: this.labelSelector, store: 'kubernetes', log: this.props.log },
     );
@@ -217,11 +210,11 @@ export class KubernetesStore implements ClusterStore, EventSink {
     const out: KubeWorkerCluster[] = [];
     for (let cont: string | undefined; ;) {
       if (cont) q.set('continue', cont);
-      const { body } = await this.client.request<{ metadata: { continue?: string }; items: KubeWorkerCluster[] }>(
-        'GET',
-        `${collectionPath(this.namespace)}?${q.toString()}`,
-      );
-      out.push(...body.items);
+      const { body } = await this.client.request<{
+        metadata: { continue?: string };
+        items: KubeWorkerCluster[] | null;
+      }>('GET', `${collectionPath(this.namespace)}?${q.toString()}`);
+      out.push(...(body.items ?? []));
       cont = body.metadata.continue || undefined;
       if (!cont) return out;
     }
@@ -235,38 +228,35 @@ export class KubernetesStore implements ClusterStore, EventSink {
   private toRecords(objs: readonly KubeWorkerCluster[]): ClusterRecord[] {
     const byName = new Map<string, KubeWorkerCluster[]>();
     for (const o of objs) byName.set(o.metadata.name, [...(byName.get(o.metadata.name) ?? []), o]);
-    return [...byName.values()]
-      .map((same) => (same.length > 1 ? duplicatesRecord(same) : toRecord(same[0])))
-      .sort((a, b) => a.name.localeCompare(b.name));
+    return [...byName.values()].flatMap((same) => recordsOfName(same)).sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** The object of `name` this store acts on (refused when the name is ambiguous). */
-  private async locate(name: string, fresh = false): Promise<KubeWorkerCluster> {
-    const objs = (await this.objects(name, fresh)).filter((o) => o.metadata.name === name);
-    if (objs.length === 0) {
+  /** The object a record key names: the holder of a name, or a refused object by `<namespace>/<name>`. */
+  private async locate(key: string, fresh = false): Promise<KubeWorkerCluster> {
+    const { name } = parseKey(key);
+    const o = objectOfKey(key, await this.objects(name, fresh));
+    if (!o) {
       throw new WorkerStacksError(
-        `no WorkerCluster ${name} in ${this.namespace ? `namespace ${this.namespace}` : 'any namespace'}${this.labelSelector ? ` matching ${this.labelSelector}` : ''}`,
+        `no WorkerCluster ${key} in ${this.namespace ? `namespace ${this.namespace}` : 'any namespace'}${this.labelSelector ? ` matching ${this.labelSelector}` : ''}`,
         {
           hint: 'run worker-stacks status --store kubernetes to see the names (kubectl get wc -A)',
         },
       );
     }
-    if (objs.length > 1)
-      throw new WorkerStacksError(duplicateProblem(objs).message, { hint: 'rename one of them, or pass --namespace' });
-    return objs[0];
+    return o;
   }
 
-  private async patchObject(name: string, patch: unknown): Promise<void> {
-    const o = await this.locate(name);
+  private async patchObject(key: string, patch: unknown): Promise<void> {
+    const o = await this.locate(key);
     const { body } = await this.client.request<KubeWorkerCluster>(
       'PATCH',
-      objectPath(namespaceOf(o), name),
+      objectPath(namespaceOf(o), o.metadata.name),
       patch,
       'application/merge-patch+json',
     );
     // A user command (pause, retry) wakes the watchers at once; its watch event is then the echo of a known version.
     this.informer?.observe(body);
-    if (this.informer) for (const l of this.listeners) l(name);
+    if (this.informer) for (const l of this.listeners) l(key);
   }
 }
 

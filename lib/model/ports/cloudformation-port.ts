@@ -14,6 +14,8 @@ export interface StackSummary {
   readonly outputs: Readonly<Partial<Record<string, string>>>;
   /** When the template last changed (ISO 8601, DescribeStacks' LastUpdatedTime); undefined for a stack never updated. */
   readonly lastUpdated?: string;
+  /** The stack's tags (DescribeStacks); undefined where the read does not carry them (ListStacks), `{}` for none. */
+  readonly tags?: Readonly<Record<string, string>>;
 }
 
 export interface StackEvent {

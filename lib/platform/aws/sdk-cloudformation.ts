@@ -62,6 +62,7 @@ function summary(s: Stack): StackSummary {
       (s.Outputs ?? []).flatMap((o) => (o.OutputKey === undefined ? [] : [[o.OutputKey, o.OutputValue ?? '']])),
     ),
     lastUpdated: s.LastUpdatedTime?.toISOString(),
+    tags: Object.fromEntries((s.Tags ?? []).flatMap((t) => (t.Key === undefined ? [] : [[t.Key, t.Value ?? '']]))),
   };
 }
 

@@ -428,18 +428,19 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
     '.loadBalancer',
     'FieldValueRequired',
   ),
-  v('spec.listeners', `size(self) <= ${LIMITS.listenersPerLoadBalancer}`, {
-    expr: fmt(
-      `%d listeners exceed the AWS limit of ${LIMITS.listenersPerLoadBalancer} per load balancer`,
-      'size(self)',
-    ),
-  }),
-  v('spec.listeners', `size(self) <= ${LIMITS.targetGroupsPerAutoScalingGroup}`, {
-    expr: fmt(
-      `%d target groups exceed the AWS limit of ${LIMITS.targetGroupsPerAutoScalingGroup} per Auto Scaling group`,
-      'size(self)',
-    ),
-  }),
+  // The two limits are one rule at their smaller bound: x-kubernetes-validations is a list map keyed by the rule's
+  // text, and server-side apply refuses two entries of one text (lib/platform/kube/crd.ts withRule).
+  v(
+    'spec.listeners',
+    `size(self) <= ${Math.min(LIMITS.listenersPerLoadBalancer, LIMITS.targetGroupsPerAutoScalingGroup)}`,
+    {
+      expr: fmt(
+        `%d listeners exceed the AWS limit of ${LIMITS.listenersPerLoadBalancer} per load balancer; %d target groups exceed the AWS limit of ${LIMITS.targetGroupsPerAutoScalingGroup} per Auto Scaling group`,
+        'size(self)',
+        'size(self)',
+      ),
+    },
+  ),
   v(
     'spec',
     `!has(self.loadBalancer) || !has(self.listeners) || ${TRANSPORTS} * size(self.loadBalancer.allowedCidrs) <= ${LIMITS.inboundRulesPerSecurityGroup}`,

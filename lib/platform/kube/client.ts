@@ -51,6 +51,9 @@ function currentCluster(kc: KubeConfig, file?: string): NonNullable<ReturnType<K
   return cluster;
 }
 
+/** The field manager of every write this client makes (docs/kubernetes.md). */
+export const FIELD_MANAGER = 'worker-stacks';
+
 export class KubeClient {
   public readonly server: string;
   private agent?: https.Agent | http.Agent;
@@ -167,7 +170,13 @@ export class KubeClient {
         })
       : new http.Agent({ keepAlive: true });
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const headers: http.OutgoingHttpHeaders = { ...(opts.headers as http.OutgoingHttpHeaders), accept };
+    // The API server names the field manager of a write without fieldManager after the user agent (up to its first
+    // slash): the daemon's own writes (status, finalizers, pause and retry) show as `worker-stacks` in managedFields.
+    const headers: http.OutgoingHttpHeaders = {
+      ...(opts.headers as http.OutgoingHttpHeaders),
+      accept,
+      'user-agent': FIELD_MANAGER,
+    };
     if (payload) {
       headers['content-type'] = contentType;
       headers['content-length'] = payload.length;

@@ -2,7 +2,7 @@ import { ClusterSpecSchema } from '../../model/cluster/schema';
 import { PlacedValidation } from './cel-build';
 import { CAPS, CROSS_FIELD_RULES } from './cel-rules';
 import { KubeStatusSchema } from './printer-status';
-import { Json, SchemaNode, structuralSchema } from './structural';
+import { Json, SchemaNode, structuralSchema, Validation } from './structural';
 
 /**
  * The WorkerCluster CustomResourceDefinition, generated from the zod schema the file store validates with
@@ -130,9 +130,21 @@ export function objectSchema(
   for (const [at, cap] of Object.entries(caps)) Object.assign(nodeAt(root, at), cap);
   for (const { at, ...rule } of rules) {
     const node = nodeAt(root, at);
-    node['x-kubernetes-validations'] = [...(node['x-kubernetes-validations'] ?? []), rule];
+    node['x-kubernetes-validations'] = withRule((node['x-kubernetes-validations'] ?? []) as Validation[], rule, at);
   }
   return root;
+}
+
+/**
+ * A node's rules with one more. `x-kubernetes-validations` is a list map keyed by `rule`: server-side apply (Flux,
+ * Argo CD, `kubectl apply --server-side`) refuses a CRD with two entries of one rule text ("duplicate entries for
+ * key"), so two are refused here, when the CRD is built: checks that come to one rule are written as one, with one
+ * message that says each (lib/platform/kube/cel-rules.ts, the listener limits).
+ */
+export function withRule(list: readonly Validation[], rule: Validation, at: string): Validation[] {
+  if (list.some((r) => r.rule === rule.rule))
+    throw new Error(`two CEL rules at ${at || 'the root'} have the text ${rule.rule}: write them as one rule`);
+  return [...list, rule];
 }
 
 /** A namespaced CustomResourceDefinition (apiextensions.k8s.io/v1) of the group, one served and stored version. */

@@ -25,6 +25,8 @@ export interface KubeObjectMeta {
   generation?: number;
   resourceVersion?: string;
   labels?: Record<string, string>;
+  /** RFC 3339, whole seconds (which of two objects of one name is older: lib/adapters/stores/kubernetes-duplicates.ts). */
+  creationTimestamp?: string;
 }
 
 /** A WorkerCluster as the API server returns it (only the fields the store reads). */

@@ -155,9 +155,9 @@ export class ShardMonitor {
     for (;;) {
       const { body } = await this.o.client.request<{
         metadata: { continue?: string };
-        items: { metadata: KubeObjectMeta }[];
+        items: { metadata: KubeObjectMeta }[] | null; // null when there is none (a metadata-only list)
       }>('GET', `${collectionPath(this.o.scope.namespace)}?${q.toString()}`, undefined, undefined, METADATA_ONLY);
-      out.push(...body.items.map((i) => i.metadata));
+      out.push(...(body.items ?? []).map((i) => i.metadata));
       if (!body.metadata.continue) return out;
       q.set('continue', body.metadata.continue);
     }

@@ -165,11 +165,11 @@ export class ShardOverlapError extends WorkerStacksError {
 
 /** The Leases of the daemon's namespace that carry a shard scope (plus a legacy `worker-stacks`). */
 export async function listShardLeases(client: KubeClient, namespace: string): Promise<Lease[]> {
-  const { body } = await client.request<{ items: Lease[] }>(
+  const { body } = await client.request<{ items: Lease[] | null }>(
     'GET',
     `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`,
   );
-  return body.items.filter((l) => scopeOfLease(l) !== undefined);
+  return (body.items ?? []).filter((l) => scopeOfLease(l) !== undefined);
 }
 
 export interface ShardOptions {

@@ -201,9 +201,9 @@ export class Informer<T extends KubeObject> {
       if (cont) q.set('continue', cont);
       const { body } = await this.client.request<{
         metadata: { resourceVersion: string; continue?: string };
-        items: T[];
+        items: T[] | null; // null: an empty list, as the real API server answers some lists
       }>('GET', `${this.path}?${q.toString()}`);
-      for (const o of body.items) seen.set(keyOf(o), o);
+      for (const o of body.items ?? []) seen.set(keyOf(o), o);
       cont = body.metadata.continue || undefined;
       rv = body.metadata.resourceVersion;
     } while (cont);

@@ -1,5 +1,6 @@
 import { sha256Hex } from '../../../model/cloudconfig/checksum';
-import { CLUSTER_TAG } from '../../../core/naming';
+import { CLUSTER_TAG, OWNER_TAG } from '../../../core/naming';
+import { ownerOf } from './claim';
 import { IMPORT_REFUSAL, rollingPools, waitForImports } from './pool-gates';
 import { CONDITIONS, Reason } from '../workflow/conditions';
 import { ensureChangeSet, executeToken } from './change-set-ops';
@@ -158,7 +159,7 @@ export const changeSet: Task<Observed & Synthesized, ChangeSetReady> = {
       stack: o.stack,
       name,
       description: `worker-stacks generation ${ctx.generation} config ${short(o.config.checksum)}`,
-      tags: { [CLUSTER_TAG]: ctx.record.name },
+      tags: { [CLUSTER_TAG]: ctx.record.name, [OWNER_TAG]: ownerOf(ctx.record) },
       timeoutMs: ctx.deps.changeSetTimeoutMs,
       rollbackConfiguration: rollbackConfiguration(o.cluster.spec.rollout),
       // Our own execution in flight is in status.controller.executing (the record path): one found executed here is older.

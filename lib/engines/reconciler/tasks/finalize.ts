@@ -8,6 +8,7 @@ import { Outcome, ReconcileContext, TASK } from '../workflow/context';
 import { Start } from '../workflow/state';
 import { Task } from '../workflow/task';
 import { busy, retryRequested } from './prepare';
+import { claimOf, objectName } from './claim';
 
 /** spec.deletionPolicy as the object says it, before validation (a deleted object may no longer validate). */
 export function deletionPolicy(raw: unknown): 'Retain' | 'Delete' {
@@ -71,7 +72,7 @@ async function deleteStack(
   setFinalizer: (name: string, finalizer: string, present: boolean) => Promise<void>,
 ): Promise<Outcome> {
   const name = ctx.record.name;
-  const stackName = workerStackName(name);
+  const stackName = workerStackName(objectName(ctx.record));
   if (!ctx.clients) {
     ctx.recorder.stage(
       {},
@@ -112,7 +113,7 @@ function poolStacks(ctx: ReconcileContext): string[] {
   const named = Array.isArray(raw)
     ? raw.flatMap((p: unknown) => {
         const pool = (p as { name?: unknown } | null)?.name;
-        return typeof pool === 'string' && pool !== DEFAULT_POOL ? [poolStackName(ctx.record.name, pool)] : [];
+        return typeof pool === 'string' && pool !== DEFAULT_POOL ? [poolStackName(objectName(ctx.record), pool)] : [];
       })
     : [];
   const recorded = (ctx.recorder.clusterStatus.pools ?? []).map((p) => p.stackName);
@@ -146,6 +147,13 @@ async function deleteOne(
   const stack = await ctx.region.cfn.describeStack(stackName);
   if (slot) ctx.deps.slots?.observed(slot, Boolean(stack && stack.status !== 'DELETE_COMPLETE' && busy(stack)));
   if (!stack || stack.status === 'DELETE_COMPLETE') return undefined;
+  // Another object's stack (tasks/claim.ts) is never deleted for this one: to this object it is as good as gone.
+  const claimed = claimOf(ctx.record, stack, { stackId: stackIdOf(ctx, stackName), executing: false });
+  if (claimed.kind === 'refused') {
+    if (slot) ctx.deps.slots?.observed(slot, false);
+    s.log.warn({ stack: stackName, reason: claimed.reason }, `not deleting ${stackName} (${why}): ${claimed.message}`);
+    return undefined;
+  }
   if (busy(stack)) {
     ctx.recorder.stage(
       { stackStatus: stack.status },
@@ -178,4 +186,10 @@ async function deleteOne(
   if (slot) ctx.deps.slots?.observed(slot, true);
   s.log.info({ stack: stackName }, message);
   return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
+}
+
+/** The stack id this object recorded for one of its stacks (the shared stack's at the top level, a pool's in its entry). */
+function stackIdOf(ctx: ReconcileContext, stackName: string): string | undefined {
+  const s = ctx.recorder.clusterStatus;
+  return s.stackName === stackName ? s.stackId : s.pools?.find((p) => p.stackName === stackName)?.stackId;
 }

@@ -50,6 +50,10 @@ export const REASONS = {
   RenderFailed: 'the node config did not render',
   SynthesisFailed: 'the stack did not synthesize (a cdk-nag finding or a code error)',
   AccountMismatch: "the credentials are not the cluster's account",
+  StackOwnedElsewhere:
+    'the stack of this name belongs to another cluster object (its worker-stacks.io/owner tag): nothing is written to it',
+  StackNotAdopted:
+    'a stack of this name exists with no owner tag and this object never recorded it: nothing is written to it until an operator tags it',
   AssumeRoleFailed:
     "the cluster's account's deployer role could not be assumed (missing, not trusting this daemon, another external id); Degraded while a session that expired is assumed again",
   AccessDenied:

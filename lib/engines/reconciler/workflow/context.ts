@@ -188,6 +188,7 @@ export const TASK = {
   validate: 'validate',
   render: 'render',
   observe: 'observe',
+  claim: 'claim',
   wait: 'wait',
   recordExecution: 'record-execution',
   skipIfUnchanged: 'skip-if-unchanged',

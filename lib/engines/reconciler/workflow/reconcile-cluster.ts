@@ -63,9 +63,12 @@ export async function reconcileCluster(
   );
   const first = await reconcileUnit(shared, PREPARE, shared.start(), hooks, recorder);
   let outcome = first.outcome;
+  // The shared stack is another object's (tasks/claim.ts): none of this object's stacks is touched, pools included (a
+  // pool's stack would import the other object's shared stack).
+  const claimRefused = first.progress.task === TASK.claim && first.outcome.result === 'stalled';
   const pools = first.found.cluster ? poolNames(first.found.cluster) : rawPoolNames(rec.raw);
   recorder.expectPools(pools);
-  if (pools.length && !STOPS_POOLS.has(outcome.result) && !first.finalized) {
+  if (pools.length && !STOPS_POOLS.has(outcome.result) && !first.finalized && !claimRefused) {
     const cluster = first.found.cluster;
     const results: { pool: string; outcome: Outcome }[] = [];
     for (const pool of pools) {
@@ -92,7 +95,7 @@ export async function reconcileCluster(
   }
   // Pools removed from the object: their own stacks go (their entries stay until the stack is gone).
   const kept = new Set<string>();
-  if (!STOPS_POOLS.has(outcome.result) && !first.finalized) {
+  if (!STOPS_POOLS.has(outcome.result) && !first.finalized && !claimRefused) {
     const results: { pool: string; outcome: Outcome }[] = [];
     for (const p of (recorder.clusterStatus.pools ?? []).filter((x) => !pools.includes(x.name))) {
       const unit = poolUnit(rec.name, p.name);
@@ -114,7 +117,7 @@ export async function reconcileCluster(
   }
   // Not on a stale read (nothing staged is kept), an object whose stacks are being deleted, nor one that does not
   // validate (its pools are unknown: their entries stay as they are).
-  if (!STOPS_POOLS.has(outcome.result) && !STOPS_POOLS.has(first.outcome.result) && !first.finalized)
+  if (!STOPS_POOLS.has(outcome.result) && !STOPS_POOLS.has(first.outcome.result) && !first.finalized && !claimRefused)
     recorder.finish(pools, kept);
   return commit(deps, recorder, first.progress, outcome);
 }

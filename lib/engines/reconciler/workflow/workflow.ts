@@ -20,6 +20,7 @@ import { cleanConfigObjects } from '../tasks/clean-config-objects';
 import { waitForWave } from '../tasks/wait-for-wave';
 import { render } from '../tasks/render';
 import { busy, observe, skipIfSameInputs, validate } from '../tasks/prepare';
+import { claim } from '../tasks/claim';
 import { checkAccount, dryRunReport, paused, reportDrift, skipIfUnchanged } from '../tasks/apply-gates';
 
 /**
@@ -27,7 +28,8 @@ import { checkAccount, dryRunReport, paused, reportDrift, skipIfUnchanged } from
  * live stack); a repeated or resumed run converges on the same result. After `observe`, exactly one of three
  * workflows runs, chosen once from what was observed:
  *
- *   prepare:  finalize → skip-if-same-inputs → validate → render → observe   (finalize: the finalizer, and a deleted object's stack)
+ *   prepare:  finalize → skip-if-same-inputs → validate → render → observe → claim   (finalize: the finalizer, and a deleted
+ *             object's stack; claim: the stack observed is this object's, tasks/claim.ts)
  *   resume:   wait                         (the stack is in progress: requeue and look again; never touched)
  *   record:   record-execution             (our change set ended: record what the stack reports, then apply if needed)
  *   apply:    skip-if-unchanged → check-version → paused → report-drift → check-account → dry-run → recover → wait-for-wave
@@ -42,7 +44,8 @@ export const PREPARE = Workflow.from<Start>()
   .then(skipIfSameInputs)
   .then(validate)
   .then(render)
-  .then(observe);
+  .then(observe)
+  .then(claim);
 export const RESUME = Workflow.from<Observed>().then(wait);
 export const APPLY = Workflow.from<Observed>()
   .then(skipIfUnchanged)
@@ -59,7 +62,12 @@ export const APPLY = Workflow.from<Observed>()
   .then(changeSet)
   .then(execute);
 /** A pool's stack: the object was validated (or fast-pathed) for the shared stack; its finalizer is the shared run's. */
-export const POOL_PREPARE = Workflow.from<Start>().then(skipIfSameInputs).then(validate).then(render).then(observe);
+export const POOL_PREPARE = Workflow.from<Start>()
+  .then(skipIfSameInputs)
+  .then(validate)
+  .then(render)
+  .then(observe)
+  .then(claim);
 export const RECORD = Workflow.from<Observed>().then(recordExecution).concat(APPLY);
 export const SETTLED = Workflow.from<Found>().then(cleanConfigObjects);
 

@@ -125,6 +125,7 @@ test('the workflows: every task once, in the documented order, each a named task
     'validate',
     'render',
     'observe',
+    'claim',
   ]);
   expect(RESUME.tasks.map((t) => t.name)).toEqual(['wait']);
   expect(RECORD.tasks.map((t) => t.name)).toEqual(['record-execution', ...APPLY.tasks.map((t) => t.name)]);
