@@ -20,4 +20,6 @@ module.exports = {
   maxWorkers: 2,
   testTimeout: 120000,
   setupFiles: ['<rootDir>/test/setup-env.ts'],
+  // The slowest files at the end of every run (issue 34: the suite's time budget).
+  reporters: ['default', ['<rootDir>/test/reporters/slowest-suites.js', { count: 15 }]],
 };

@@ -522,7 +522,7 @@ export const ClusterSpecSchema = z.strictObject({
     .default({})
     .meta(
       d(
-        'Tags on every resource of the stack: at most 45 (AWS takes 50 per resource; worker-stacks adds its own); keys 1-128 and values 0-256 characters of letters, digits, spaces and _.:/=+-@; keys not starting with aws:, worker-stacks.io/ or kubernetes.io/cluster/. @default {}',
+        'Tags on every resource of the stack: at most 45 (AWS takes 50 per resource; worker-stacks adds its own); keys 1-128 and values 0-256 characters of letters, digits, spaces and _.:/=+-@; keys not starting, in any case, with aws:, worker-stacks.io/, kubernetes.io/cluster/, aws-node-termination-handler/ or k8s.io/cluster-autoscaler/ (worker-stacks sets those). @default {}',
       ),
     ),
 });

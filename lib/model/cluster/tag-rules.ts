@@ -13,10 +13,15 @@ const TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
  */
 // aws-node-termination-handler/: its queue mode drains only nodes of groups tagged aws-node-termination-handler/managed
 // (lib/engines/constructs/node-drain.ts NTH_MANAGED_TAG), which the stack sets; a user tag would override it (spec.tags apply last).
+// k8s.io/cluster-autoscaler/: the group's auto-discovery and node-template tags (constructs/autoscaler-tags.ts), which a
+// user tag could override to hide a pool from its cluster's autoscaler or hand it to another cluster's.
+// IAM and AWS compare tag keys without regard to case (a key differing in case only is the same key to IAM's
+// aws:ResourceTag, and refused as a duplicate by some services), so the prefixes are matched without regard to case.
 export const RESERVED_TAG_PREFIXES = [
   'worker-stacks.io/',
   'kubernetes.io/cluster/',
   'aws-node-termination-handler/',
+  'k8s.io/cluster-autoscaler/',
 ] as const;
 
 export function tagKeyProblem(k: string): string | undefined {
@@ -26,7 +31,7 @@ export function tagKeyProblem(k: string): string | undefined {
   if (/^aws:/i.test(k)) return `tag key ${JSON.stringify(k)} starts with aws:, which AWS reserves for its own tags`;
   if (!TAG_CHARS.test(k))
     return `tag key ${JSON.stringify(k)} has characters AWS refuses in a tag: ${badCharacters(k, /^[\p{L}\p{Z}\p{N}_.:/=+\-@]$/u)} (allowed: letters, digits, spaces and _.:/=+-@)`;
-  const reserved = RESERVED_TAG_PREFIXES.find((p) => k.startsWith(p));
+  const reserved = RESERVED_TAG_PREFIXES.find((p) => k.toLowerCase().startsWith(p));
   return reserved ? `tag key ${JSON.stringify(k)} starts with ${reserved}, which worker-stacks sets itself` : undefined;
 }
 
@@ -48,7 +53,7 @@ export const tagKey = custom(z.string(), tagKeyProblem, {
     ),
     ...RESERVED_TAG_PREFIXES.map((p) =>
       cel(
-        `!self.startsWith(${quoted(p)})`,
+        `!self.lowerAscii().startsWith(${quoted(p)})`,
         `'tag key "' + self + ${quoted(`" starts with ${p}, which worker-stacks sets itself`)}`,
       ),
     ),

@@ -67,6 +67,27 @@ const rows: BadRow[] = [
     message: /starts with kubernetes\.io\/cluster\/, which worker-stacks sets itself$/,
   },
   {
+    what: 'tag key the stack sets itself, in other case (IAM compares keys without case)',
+    example: 'prod-eu1',
+    mutate: (r) => (r.spec.tags['Worker-Stacks.io/cluster'] = 'other'),
+    path: 'spec.tags["Worker-Stacks.io/cluster"]',
+    message: /starts with worker-stacks\.io\/, which worker-stacks sets itself$/,
+  },
+  {
+    what: "the owner tag of another object's stack",
+    example: 'prod-eu1',
+    mutate: (r) => (r.spec.tags['worker-stacks.io/owner'] = 'kubernetes:team-a/prod-eu1'),
+    path: 'spec.tags["worker-stacks.io/owner"]',
+    message: /starts with worker-stacks\.io\/, which worker-stacks sets itself$/,
+  },
+  {
+    what: "a cluster-autoscaler tag (hides a pool from its autoscaler, or hands it to another cluster's)",
+    example: 'prod-eu1',
+    mutate: (r) => (r.spec.tags['K8s.io/cluster-autoscaler/enabled'] = 'false'),
+    path: 'spec.tags["K8s.io/cluster-autoscaler/enabled"]',
+    message: /starts with k8s\.io\/cluster-autoscaler\/, which worker-stacks sets itself$/,
+  },
+  {
     what: 'tag value with an emoji',
     example: 'prod-eu1',
     mutate: (r) => (r.spec.tags.team = 'platform 🔥'),

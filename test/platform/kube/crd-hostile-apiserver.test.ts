@@ -179,6 +179,22 @@ const BAD: Array<[string, string, (o: Raw) => void, string, RegExp, string?]> = 
     'spec.tags["aws-node-termination-handler/managed"]',
   ],
   [
+    'a reserved tag key in other case',
+    'prod-eu1',
+    (o) => (o.spec.tags['Worker-Stacks.io/cluster'] = 'other'),
+    'spec.tags',
+    /starts with worker-stacks\.io\/, which worker-stacks sets itself/,
+    'spec.tags["Worker-Stacks.io/cluster"]',
+  ],
+  [
+    'a cluster-autoscaler tag',
+    'prod-eu1',
+    (o) => (o.spec.tags['k8s.io/cluster-autoscaler/prod-eu1'] = 'owned'),
+    'spec.tags',
+    /starts with k8s\.io\/cluster-autoscaler\/, which worker-stacks sets itself/,
+    'spec.tags["k8s.io/cluster-autoscaler/prod-eu1"]',
+  ],
+  [
     'clusterDNS 0.0.0.0',
     'prod-eu1',
     (o) => (o.spec.cloudConfig.values.clusterDNS = '0.0.0.0'),
