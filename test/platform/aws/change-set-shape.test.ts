@@ -17,7 +17,7 @@ import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates'
 import { Logger, ReconcilerDeps } from '../../../lib/engines/reconciler/workflow/context';
 import { TEMPLATE_BODY_LIMIT } from '../../../lib/engines/synthesis/synthesize';
 import { reconcileCluster } from '../../../lib/engines/reconciler/workflow/reconcile-cluster';
-import { CLUSTER_TAG, configBucketName } from '../../../lib/core/naming';
+import { CLUSTER_TAG, configBucketName, OWNER_TAG } from '../../../lib/core/naming';
 import { FileStore } from '../../../lib/adapters/stores/file-store';
 import { rawExample, tempDir } from '../../helpers/clusters';
 import { fastSdkCloudFormation, sdkStack, stackNotFound } from '../../helpers/sdk-mocks';
@@ -90,7 +90,7 @@ function setup(example: string) {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any command's input
 const inputs = (command: any): any[] => cfnMock.commandCalls(command).map((x) => x.args[0].input);
 
-test('a new stack gets ChangeSetType CREATE, CAPABILITY_IAM, the cluster tag, an inline template and deterministic tokens', async () => {
+test('a new stack gets ChangeSetType CREATE, CAPABILITY_IAM, the cluster and owner tags, an inline template and deterministic tokens', async () => {
   // GIVEN a cluster whose stack does not exist yet
   const c = setup('staging-us1');
   cfnMock
@@ -121,7 +121,10 @@ test('a new stack gets ChangeSetType CREATE, CAPABILITY_IAM, the cluster tag, an
     StackName: c.stackName,
     ChangeSetType: 'CREATE',
     Capabilities: ['CAPABILITY_IAM'],
-    Tags: [{ Key: CLUSTER_TAG, Value: c.name }],
+    Tags: [
+      { Key: CLUSTER_TAG, Value: c.name },
+      { Key: OWNER_TAG, Value: `file:${c.name}` },
+    ],
   });
   expect(input.ChangeSetName).toMatch(CHANGE_SET_NAME);
   expect(input.ClientToken).toMatch(CLIENT_TOKEN);
@@ -180,7 +183,10 @@ test('an existing stack gets ChangeSetType UPDATE, after looking for a change se
     StackName: c.stackName,
     ChangeSetType: 'UPDATE',
     Capabilities: ['CAPABILITY_IAM'],
-    Tags: [{ Key: CLUSTER_TAG, Value: c.name }],
+    Tags: [
+      { Key: CLUSTER_TAG, Value: c.name },
+      { Key: OWNER_TAG, Value: `file:${c.name}` },
+    ],
   });
   expect(cfnMock.commandCalls(DescribeChangeSetCommand)[0].args[0].input).toEqual({
     StackName: c.stackName,
