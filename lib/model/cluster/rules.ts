@@ -1,6 +1,6 @@
 import * as net from 'node:net';
 import { z } from 'zod';
-import { ipToBigInt } from './address-space';
+import { bigIntToIp, cidrRange, ipToBigInt } from './address-space';
 import { cel, fmt, OpenApiRule, openApiRules, quoted } from './openapi';
 
 /**
@@ -141,9 +141,21 @@ export const ipv6Cidr = custom(z.string(), ipv6CidrProblem, {
     ),
   ],
 });
-/** An IPv4 or an IPv6 CIDR: one rule set, since a CRD's structural schema has no union of strings. */
-export const ipCidr = z.union([ipv4Cidr, ipv6Cidr]);
-openApiRules.add(ipCidr, {
+/**
+ * An IPv4 or an IPv6 CIDR: one check and one rule set, with the API server's messages (a zod union would say only
+ * "Invalid input", losing the rule; a CRD's structural schema has no union of strings either).
+ */
+export function ipCidrProblem(v: string): string | undefined {
+  const range = cidrRange(v);
+  if (!range || (range.family === 4 && !/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(v)))
+    return `${JSON.stringify(v)} is not an IPv4 or IPv6 CIDR`;
+  const bits = v.slice(v.indexOf('/') + 1);
+  const masked = `${bigIntToIp(range.first, range.family)}/${bits}`;
+  return ipToBigInt(v.slice(0, v.indexOf('/'))) === range.first
+    ? undefined
+    : `${v} has host bits set (did you mean ${masked}?)`;
+}
+export const ipCidr = custom(z.string(), ipCidrProblem, {
   maxLength: 64,
   cel: [
     cel(`isCIDR(self) && (cidr(self).ip().family() == 6 || (${V4}))`, `'"' + self + '" is not an IPv4 or IPv6 CIDR'`),

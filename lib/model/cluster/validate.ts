@@ -111,7 +111,37 @@ export function issueToProblems(file: string, issue: z.core.$ZodIssue): Problem[
       },
     ];
   }
+  if (issue.code === 'invalid_union') return unionProblems(file, issue);
   return [{ file, path: at, message: issue.message }];
+}
+
+/**
+ * A value no alternative of a union took. zod says only "Invalid input"; the user needs the rule: the problems of the
+ * alternatives whose type the value has (it broke their rules), else the types it could have had.
+ */
+function unionProblems(file: string, issue: z.core.$ZodIssueInvalidUnion): Problem[] {
+  const at = formatPath(issue.path);
+  const within = (i: z.core.$ZodIssue): z.core.$ZodIssue => ({ ...i, path: [...issue.path, ...i.path] });
+  const ruled = issue.errors.filter((b) => b.length > 0 && b.every((i) => i.code !== 'invalid_type'));
+  if (ruled.length) {
+    const all = ruled.flat().flatMap((i) => issueToProblems(file, within(i)));
+    return all.filter((p, i) => all.findIndex((q) => q.path === p.path && q.message === p.message) === i);
+  }
+  const expected = [
+    ...new Set(
+      issue.errors.flat().flatMap((i) => (i.code === 'invalid_type' ? [EXPECTED[i.expected] ?? i.expected] : [])),
+    ),
+  ];
+  const value = typeof issue.input === 'object' || issue.input === undefined ? '' : `${JSON.stringify(issue.input)} `;
+  return [
+    {
+      file,
+      path: at,
+      message: expected.length
+        ? `${value}is ${typeName(issue.input)}, expected ${expected.join(' or ')}`
+        : `${value}is not allowed here`,
+    },
+  ];
 }
 
 /**

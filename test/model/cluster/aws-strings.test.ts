@@ -88,6 +88,27 @@ const rows: BadRow[] = [
     message: /starts with k8s\.io\/cluster-autoscaler\/, which worker-stacks sets itself$/,
   },
   {
+    what: 'load-balancer client CIDR with host bits set (the API server says the same)',
+    example: 'prod-eu1',
+    mutate: (r) => (r.spec.loadBalancer.allowedCidrs = ['10.0.0.1/8']),
+    path: 'spec.loadBalancer.allowedCidrs[0]',
+    message: /^10\.0\.0\.1\/8 has host bits set \(did you mean 10\.0\.0\.0\/8\?\)$/,
+  },
+  {
+    what: 'IPv6 load-balancer client CIDR with host bits set',
+    example: 'prod-eu1',
+    mutate: (r) => (r.spec.loadBalancer.allowedCidrs = ['2001:db8::1/32']),
+    path: 'spec.loadBalancer.allowedCidrs[0]',
+    message: /^2001:db8::1\/32 has host bits set \(did you mean 2001:db8::\/32\?\)$/,
+  },
+  {
+    what: 'load-balancer client CIDR that is not one',
+    example: 'prod-eu1',
+    mutate: (r) => (r.spec.loadBalancer.allowedCidrs = ['10.0.0.0/33']),
+    path: 'spec.loadBalancer.allowedCidrs[0]',
+    message: /^"10\.0\.0\.0\/33" is not an IPv4 or IPv6 CIDR$/,
+  },
+  {
     what: 'tag value with an emoji',
     example: 'prod-eu1',
     mutate: (r) => (r.spec.tags.team = 'platform 🔥'),

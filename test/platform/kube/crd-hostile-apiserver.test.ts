@@ -179,6 +179,27 @@ const BAD: Array<[string, string, (o: Raw) => void, string, RegExp, string?]> = 
     'spec.tags["aws-node-termination-handler/managed"]',
   ],
   [
+    'a load-balancer client CIDR with host bits set',
+    'prod-eu1',
+    (o) => (o.spec.loadBalancer.allowedCidrs = ['10.0.0.1/8']),
+    'spec.loadBalancer.allowedCidrs[0]',
+    /10\.0\.0\.1\/8 has host bits set \(did you mean 10\.0\.0\.0\/8\?\)$/,
+  ],
+  [
+    'a load-balancer client CIDR that is not one',
+    'prod-eu1',
+    (o) => (o.spec.loadBalancer.allowedCidrs = ['10.0.0.0/33']),
+    'spec.loadBalancer.allowedCidrs[0]',
+    /"10\.0\.0\.0\/33" is not an IPv4 or IPv6 CIDR$/,
+  ],
+  [
+    'an IPv6 load-balancer client CIDR with host bits set',
+    'prod-eu1',
+    (o) => (o.spec.loadBalancer.allowedCidrs = ['2001:db8::1/32']),
+    'spec.loadBalancer.allowedCidrs[0]',
+    /2001:db8::1\/32 has host bits set \(did you mean 2001:db8::\/32\?\)$/,
+  ],
+  [
     'a reserved tag key in other case',
     'prod-eu1',
     (o) => (o.spec.tags['Worker-Stacks.io/cluster'] = 'other'),
@@ -237,6 +258,9 @@ test.each(BAD)('%s: refused by the API server and by validate, at the same field
     { file: `clusters/${name}.yaml`, templates: TEMPLATES },
   ).problems;
   expect(problems.map((p) => p.path)).toContain(fileField ?? field);
+  // AND says its rule there: no message may lose it (a zod union said only "Invalid input")
+  for (const p of problems.filter((x) => x.path === (fileField ?? field)))
+    expect({ field, message: p.message }).not.toEqual({ field, message: expect.stringMatching(/^Invalid \w+$/) });
 });
 
 test('the whole internet written as halves, in one object: each half refused, all at once', async () => {
