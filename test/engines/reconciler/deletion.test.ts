@@ -160,3 +160,39 @@ test('Retain, object deleted while holding only another finalizer: no AWS write,
   expect(h.cfn.peek(h.stackName())).toMatchObject({ status: 'CREATE_COMPLETE' });
   expect(store.finalizers.get(EXAMPLE)).toEqual(['example.com/other']);
 });
+
+test.each([
+  [
+    'Delete, the stack deleted',
+    'Delete',
+    true,
+    /^object deleted; its stack WorkerStack-staging-us1 is deleted \(spec.deletionPolicy Delete\)$/,
+  ],
+  [
+    'Delete, the finalizer removed by hand (the stack kept)',
+    'Delete',
+    false,
+    /^object deleted without the finalizer worker-stacks.io\/stack: its stack WorkerStack-staging-us1 is left as it is \(CREATE_COMPLETE\)$/,
+  ],
+  ['Retain', 'Retain', false, /^object deleted; its stack is retained \(spec.deletionPolicy Retain\)$/],
+] as const)(
+  'the last look at a deleted object without the finalizer says what became of its stack: %s',
+  async (_what, policy, stackGone, message) => {
+    // GIVEN a created cluster, its stack deleted or not, and the object seen deleted without our finalizer
+    h.edit(EXAMPLE, (raw) => (raw.spec.deletionPolicy = policy));
+    await h.reconcile(EXAMPLE, {}, deps());
+    if (stackGone) {
+      await h.cfn.deleteStack(h.stackName(), 'by-the-finalize');
+      h.cfn.advance(60_000);
+    }
+    store.deleting.add(EXAMPLE);
+    store.finalizers.set(EXAMPLE, []);
+
+    // WHEN it is reconciled
+    const outcome = await h.step(EXAMPLE, {}, deps());
+
+    // THEN nothing is done, and the message says what is true of the stack
+    expect(outcome.result).toBe('unchanged');
+    expect(outcome.message).toMatch(message);
+  },
+);

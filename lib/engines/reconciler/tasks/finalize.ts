@@ -52,8 +52,7 @@ export const finalize: Task<Start> = {
         message: `finalizer ${STACK_FINALIZER} ${wanted ? 'added' : 'removed'} (spec.deletionPolicy ${wanted ? 'Delete' : 'Retain'})`,
       };
     }
-    if (!hasFinalizer(ctx))
-      return { result: 'unchanged', message: 'object deleted; its stack is retained (spec.deletionPolicy Retain)' };
+    if (!hasFinalizer(ctx)) return { result: 'unchanged', message: await withoutFinalizer(ctx, wanted) };
     if (!wanted) {
       if (!ctx.deps.dryRun) await setFinalizer(name, STACK_FINALIZER, false);
       return { result: 'unchanged', message: 'object deleted; its stack is retained (spec.deletionPolicy Retain)' };
@@ -61,6 +60,20 @@ export const finalize: Task<Start> = {
     return deleteStack(ctx, s, setFinalizer);
   },
 };
+
+/**
+ * What became of the stack of an object deleted without our finalizer (a last look between the finalizer's removal
+ * and the object's), said as it is: with Delete, the stack was deleted before the finalizer went (or an operator
+ * removed the finalizer to keep it); with Retain, it is kept.
+ */
+async function withoutFinalizer(ctx: ReconcileContext, wanted: boolean): Promise<string> {
+  if (!wanted) return 'object deleted; its stack is retained (spec.deletionPolicy Retain)';
+  const stackName = workerStackName(objectName(ctx.record));
+  const stack = ctx.clients ? await ctx.region.cfn.describeStack(stackName) : undefined;
+  return !stack || stack.status === 'DELETE_COMPLETE'
+    ? `object deleted; its stack ${stackName} is deleted (spec.deletionPolicy Delete)`
+    : `object deleted without the finalizer ${STACK_FINALIZER}: its stack ${stackName} is left as it is (${stack.status})`;
+}
 
 function hasFinalizer(ctx: ReconcileContext): boolean {
   return ctx.record.finalizers?.includes(STACK_FINALIZER) ?? false;

@@ -68,6 +68,10 @@ export function eventsFor(before: ClusterStatus, after: ClusterStatus): ClusterE
       readyBefore.lastTransitionTime !== ready.lastTransitionTime)
   ) {
     out.push({ type: 'Normal', reason: 'StackComplete', message: ready.message });
+  } else if (ready?.status === 'True' && readyBefore?.status === 'False' && readyBefore.reason === 'PoolsNotReady') {
+    // A cluster with pools in stacks of their own is complete when its last pool is: its top level goes from
+    // PoolsNotReady to Ready (with the reason of the pass that saw it, often UpToDate), once.
+    out.push({ type: 'Normal', reason: 'StackComplete', message: `every pool is Ready; ${ready.message}` });
   }
   if (after.stackStatus && ROLLED_BACK.has(after.stackStatus) && (after.stackStatus !== before.stackStatus || was)) {
     const why =
