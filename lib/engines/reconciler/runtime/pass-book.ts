@@ -114,10 +114,15 @@ export class PassBook {
   public async observeFleet(outcomes: ReadonlyMap<string, Outcome>, fallback: readonly ClusterRecord[]): Promise<void> {
     if (!this.opts.metrics) return;
     const records = await this.deps.store.list().catch(() => fallback);
-    // With no pass's outcomes at hand (the daemon's refresh), a pass is good when no cluster is Stalled or Degraded.
+    // A pass is good when no cluster errored in a way the reconciler keeps meeting (a failed update, an outdated
+    // daemon). A cluster that stopped for a human (Stalled: an invalid object, spent attempts) is
+    // WorkerStacksClusterStalled's to report, not this gauge's: one permanently invalid object would otherwise keep
+    // WorkerStacksNoSuccessfulPass firing for good beside it. With no pass's outcomes at hand (the daemon's refresh),
+    // a pass is good when no cluster is Degraded.
     const bad = (r: ClusterRecord) =>
-      (r.status?.conditions ?? []).some((c) => (c.type === 'Stalled' || c.type === 'Degraded') && c.status === 'True');
-    const ok = outcomes.size ? [...outcomes.values()].every((o) => !OUTCOMES[o.result].error) : !records.some(bad);
+      (r.status?.conditions ?? []).some((c) => c.type === 'Degraded' && c.status === 'True');
+    const counts = (o: Outcome) => OUTCOMES[o.result].error && o.result !== 'stalled' && o.result !== 'invalid';
+    const ok = outcomes.size ? ![...outcomes.values()].some(counts) : !records.some(bad);
     this.opts.metrics.observeFleet(records, this.deps.now(), ok);
   }
 }

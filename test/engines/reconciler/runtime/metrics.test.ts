@@ -59,6 +59,26 @@ test('reconciles by result, clusters by condition, and the last successful pass 
   expect(await value(metrics, 'worker_stacks_last_successful_pass_timestamp_seconds')).toBe(firstPassAt);
 });
 
+test('a permanently invalid object (Stalled: its own alert) does not keep the passes from being successful', async () => {
+  // GIVEN a fleet of a valid cluster and an object that does not validate
+  h = new Harness({ clusters: ['ok-1', 'bad-1'] });
+  h.edit('bad-1', (raw) => (raw.spec.pool.minSize = 99));
+  const metrics = new ReconcilerMetrics();
+  const { controller } = await h.pass({ metrics });
+  expect(h.condition('Stalled', 'bad-1')).toMatchObject({ status: 'True', reason: 'InvalidSpec' });
+
+  // WHEN time passes, and a pass runs again (and the daemon's refresh looks at the fleet)
+  h.cfn.advance(3_600_000);
+  await h.pass({ metrics });
+  const afterPass = await value(metrics, 'worker_stacks_last_successful_pass_timestamp_seconds');
+  h.cfn.advance(60_000);
+  await controller.observeFleet(new Map(), []);
+
+  // THEN each of them counts as a successful pass: the gauge follows the clock
+  expect(afterPass).toBe(h.clock.ms / 1000 - 60);
+  expect(await value(metrics, 'worker_stacks_last_successful_pass_timestamp_seconds')).toBe(h.clock.ms / 1000);
+});
+
 test('per-cluster condition series, time in progress per stack, pass durations and the process metrics', async () => {
   // GIVEN two clusters: one whose create stays in progress, one that completes; metrics on the fake clock
   h = new Harness({ clusters: ['fast-1', 'slow-1'] });
