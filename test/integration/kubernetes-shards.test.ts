@@ -289,3 +289,42 @@ test('a fresh install: the shard monitor looks at ownership before any WorkerClu
   expect(seen).toEqual({ unowned: [], multiple: [] });
   expect(warnings).toEqual([]);
 });
+
+test('an object is reported Unowned only once no shard has selected it for reportAfterMs: a shard starting a little later, or a Lease that lapsed, leaves no event behind', async () => {
+  // GIVEN two objects no live shard selects, and a shard's monitor on a clock of the test's
+  const ns = await kube.current.namespace('late-shard');
+  await applyObject(admin(), ns, refused('brief-1', 'late'));
+  await applyObject(admin(), ns, refused('lasting-1', 'late'));
+  let now = Date.now();
+  const monitor = new ShardMonitor({
+    client: admin(),
+    leaseNamespace: DAEMON_NS,
+    leaseName: 'worker-stacks-early',
+    scope: { shard: 'early', namespace: ns, selector: LabelSelector.parse('tier=early') },
+    log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    now: () => now,
+    reportAfterMs: 30_000,
+  });
+  const unownedEvents = async (name: string) => {
+    const { body } = await admin().request<{ items: { reason: string }[] }>(
+      'GET',
+      `/api/v1/namespaces/${ns}/events?fieldSelector=involvedObject.name=${name}`,
+    );
+    return body.items.filter((e) => e.reason === 'Unowned').length;
+  };
+
+  // WHEN it looks, one object is then selected (its shard came up) within the grace, and it looks again past it
+  expect((await monitor.check()).unowned).toEqual([`${ns}/brief-1`, `${ns}/lasting-1`]);
+  now += 10_000;
+  await applyObject(admin(), ns, refused('brief-1', 'early'));
+  expect((await monitor.check()).unowned).toEqual([`${ns}/lasting-1`]);
+  now += 25_000;
+  await monitor.check();
+
+  // THEN only the object unowned all along got its event, once
+  expect(await unownedEvents('brief-1')).toBe(0);
+  expect(await unownedEvents('lasting-1')).toBe(1);
+  now += 60_000;
+  await monitor.check();
+  expect(await unownedEvents('lasting-1')).toBe(1);
+});

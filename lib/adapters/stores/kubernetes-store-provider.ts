@@ -113,7 +113,16 @@ export function kubernetesElector(
   const lease = `${namespace}/${leaseName}`;
   // The pod name (HOSTNAME in a pod) plus the pid: two processes on one machine are two candidates.
   const identity = settings.identity ?? `${process.env.POD_NAME ?? os.hostname()}_${String(process.pid)}`;
-  const shard = { client, leaseNamespace: namespace, leaseName, scope, log, checkIntervalMs: settings.shardCheckMs };
+  const shard = {
+    client,
+    leaseNamespace: namespace,
+    leaseName,
+    scope,
+    log,
+    checkIntervalMs: settings.shardCheckMs,
+    // A shard starting a little later, or one whose Lease lapsed in an outage, is not reported as missing.
+    reportAfterMs: 2 * settings.leaseDurationMs,
+  };
   const elector = new LeaderElector(apiLeaseStore(client, namespace, leaseName), {
     identity,
     namespace,

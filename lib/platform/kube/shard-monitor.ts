@@ -15,6 +15,8 @@ export class ShardMonitor {
   private lastUnowned = new Set<string>();
   private lastMultiple = new Set<string>();
   private readonly reported = new Set<string>();
+  /** When each object was first seen unowned (or multiply owned) in the looks since: reported once it lasts. */
+  private readonly seenSince = new Map<string, number>();
 
   constructor(private readonly o: ShardOptions) {}
 
@@ -42,6 +44,7 @@ export class ShardMonitor {
     // A replica that no longer leads no longer looks: its counts would only grow stale.
     kubeHealth.unowned = undefined;
     kubeHealth.multiplyOwned = undefined;
+    this.seenSince.clear();
     this.lastUnowned = new Set();
     this.lastMultiple = new Set();
   }
@@ -93,15 +96,25 @@ export class ShardMonitor {
         );
       this.lastMultiple = new Set(names(multiple.map(([m]) => m)));
     }
+    // Reported once it lasts (reportAfterMs): shards starting a few seconds apart, or Leases that lapsed in an
+    // API-server outage, leave objects unowned for a moment only.
+    const current = new Set([
+      ...unowned.map((m) => reportKey('Unowned', m)),
+      ...multiple.map(([m]) => reportKey('MultiplyOwned', m)),
+    ]);
+    for (const k of [...this.seenSince.keys()]) if (!current.has(k)) this.seenSince.delete(k);
+    for (const k of current) if (!this.seenSince.has(k)) this.seenSince.set(k, now);
+    const lasting = (reason: string, m: KubeObjectMeta) =>
+      now - (this.seenSince.get(reportKey(reason, m)) ?? now) >= (this.o.reportAfterMs ?? 30_000);
     // One shard reports on the objects (the first live one by Lease name): one event each, not one per shard.
     if (scopes.map((s) => s.lease).sort()[0] === this.o.leaseName) {
-      for (const m of unowned)
+      for (const m of unowned.filter((x) => lasting('Unowned', x)))
         await this.report(
           m,
           'Unowned',
           `no live shard selects this object (shards: ${shards.join('; ')}): nothing reconciles it, and its status is as last written; label it so that a shard selects it`,
         );
-      for (const [m, owners] of multiple)
+      for (const [m, owners] of multiple.filter(([x]) => lasting('MultiplyOwned', x)))
         await this.report(
           m,
           'MultiplyOwned',
@@ -109,10 +122,6 @@ export class ShardMonitor {
         );
     }
     // An object that is owned again, then loses its shard again, is reported again.
-    const current = new Set([
-      ...unowned.map((m) => reportKey('Unowned', m)),
-      ...multiple.map(([m]) => reportKey('MultiplyOwned', m)),
-    ]);
     for (const k of [...this.reported]) if (!current.has(k)) this.reported.delete(k);
     return { unowned: names(unowned), multiple: names(multiple.map(([m]) => m)) };
   }

@@ -187,6 +187,12 @@ export interface ShardOptions {
   readonly now?: () => number;
   /** Between two looks at ownership while leading. @default 60 s */
   readonly checkIntervalMs?: number;
+  /**
+   * How long an object must have been seen with no live shard (or with two) before it gets an event: shards that
+   * start a few seconds apart, or whose Leases lapsed in an API-server outage, hold their Leases again within this.
+   * The counts and the log follow every look. @default twice the lease duration, 30 s
+   */
+  readonly reportAfterMs?: number;
 }
 
 /** The leader election guard of a shard: throws ShardOverlapError when a live shard's scope overlaps this one. */
