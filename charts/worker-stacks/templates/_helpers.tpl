@@ -192,3 +192,16 @@ LabelSelector.overlaps decides it: per key, unless one says absent and another n
 {{- end -}}
 {{- if not $disjoint }}true{{ end -}}
 {{- end -}}
+
+{{/*
+"true" when the CRD of this name is on the cluster and another release (or none: kubectl, a GitOps tool) owns it;
+empty otherwise, and always with `helm template` (lookup answers nothing offline).
+*/}}
+{{- define "ws.crdOwnedElsewhere" -}}
+{{- $root := index . 0 -}}
+{{- $live := lookup "apiextensions.k8s.io/v1" "CustomResourceDefinition" "" (index . 1) -}}
+{{- if $live -}}
+{{- $annotations := $live.metadata.annotations | default dict -}}
+{{- if ne (get $annotations "meta.helm.sh/release-name") $root.Release.Name -}}true{{- end -}}
+{{- end -}}
+{{- end }}
