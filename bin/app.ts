@@ -4,9 +4,10 @@ import * as path from 'node:path';
 import { loadValidClusters } from '../lib/model/cluster/load';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
 import { terminalText } from '../lib/adapters/cli/terminal-text';
-import { UsageError, WorkerStacksError } from '../lib/core/errors';
+import { formatProblem, UsageError, WorkerStacksError } from '../lib/core/errors';
 import { PROJECT_ROOT } from '../lib/core/paths';
-import { appInputDirs, buildFleetApp } from '../lib/engines/stacks/app';
+import { appInputDirs } from '../lib/engines/stacks/app';
+import { synthesizeFleet } from '../lib/engines/synthesis/synth-fleet';
 
 try {
   const { clustersDir, templatesDir } = appInputDirs(process.env, {
@@ -18,7 +19,16 @@ try {
     templates: listTemplates(templatesDir),
     relativeTo: process.cwd(),
   });
-  buildFleetApp({ clusters, templatesDir, nag: process.env.WORKER_STACKS_NAG !== 'false' }).app.synth();
+  // All or nothing: a fleet cdk-nag refuses writes no assembly, and each refusal names its file and field.
+  const synth = synthesizeFleet({ clusters, templatesDir, nag: process.env.WORKER_STACKS_NAG !== 'false' });
+  if (synth.output.length) process.stderr.write(terminalText(`${synth.output.join('\n')}\n`));
+  if (synth.problems.length) {
+    process.stderr.write(terminalText(`${synth.problems.map(formatProblem).join('\n')}\n`));
+    process.stderr.write(
+      'nothing was synthesized: fix the objects above (`npx worker-stacks validate` names the same)\n',
+    );
+    process.exitCode = 1;
+  }
 } catch (e) {
   if (e instanceof UsageError) {
     // One line: the variable, what is wrong, the fix (the CDK CLI adds only its own "exited with error" line).

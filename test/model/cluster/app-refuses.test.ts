@@ -8,17 +8,16 @@ import { run, RunResult } from '../../helpers/tools';
  * --transpile-only bin/app.ts`, with CDK_OUTDIR set by the CLI). An invalid
  * object anywhere in the fleet must stop it before any file is written.
  */
-function runApp(clustersDir: string, outdir: string): RunResult {
-  return run('npx', ['ts-node', '--transpile-only', 'bin/app.ts'], {
-    cwd: REPO,
-    env: {
-      ...process.env,
-      WORKER_STACKS_CLUSTERS: clustersDir,
-      CDK_OUTDIR: outdir,
-      WORKER_STACKS_NAG: 'false',
-      CDK_VALIDATION: 'false',
-    },
-  });
+function runApp(clustersDir: string, outdir: string, nag = false): RunResult {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    WORKER_STACKS_CLUSTERS: clustersDir,
+    CDK_OUTDIR: outdir,
+    WORKER_STACKS_NAG: String(nag),
+    CDK_VALIDATION: 'false',
+  };
+  delete env.NODE_ENV; // jest's; aws-cdk-lib reports differently under it
+  return run('npx', ['ts-node', '--transpile-only', 'bin/app.ts'], { cwd: REPO, env });
 }
 
 /** Every file under dir (recursively), relative to it. */
@@ -103,5 +102,33 @@ describe('bin/app.ts (the CDK app)', () => {
     );
     expect(r.stderr).toMatch(/3 problems in the cluster objects; nothing was synthesized or deployed/);
     expect(fs.existsSync(outdir)).toBe(false);
+  });
+
+  test('a valid object cdk-nag refuses: non-zero exit, the finding at its file and field, nothing written (not even over an older assembly)', () => {
+    // GIVEN staging-us1 with HTTPS open to the world on a port no node service uses (valid, but cdk-nag's EC23),
+    // and an outdir holding an older synthesis
+    const file = path.join(root, 'clusters', 'staging-us1.yaml');
+    fs.writeFileSync(
+      file,
+      fs
+        .readFileSync(file, 'utf8')
+        .replace(
+          'securityGroupRules:\n',
+          'securityGroupRules:\n    - { description: https from anywhere, protocol: tcp, port: 8443, source: { cidr: 0.0.0.0/0 } }\n',
+        ),
+    );
+    const outdir = path.join(root, 'out', 'cdk.out');
+    fs.mkdirSync(outdir, { recursive: true });
+    fs.writeFileSync(path.join(outdir, 'manifest.json'), '{"older":true}');
+
+    // WHEN the app runs with cdk-nag, as `cdk synth` runs it
+    const r = runApp(path.join(root, 'clusters'), outdir, true);
+
+    // THEN it fails, naming the file, the field and the rule, and the outdir is as it was
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`${path.relative(REPO, file)}: spec.securityGroupRules[0]: cdk-nag AwsSolutions-EC23`);
+    expect(r.stderr).toContain('nothing was synthesized');
+    expect(filesUnder(outdir)).toEqual(['manifest.json']);
+    expect(fs.readFileSync(path.join(outdir, 'manifest.json'), 'utf8')).toBe('{"older":true}');
   });
 });
