@@ -79,12 +79,29 @@ const qualifiedNameCel = (what: string) => [
   ),
 ];
 
+/**
+ * Labels whose value differs from node to node of one pool: the kubelet and the cloud provider set each on its node
+ * (its name, its zone: a pool spans its subnets' zones; its instance type: a pool may have several). As a pool's
+ * label (the same constant on every node) it would be wrong on most of them, and schedulers and topology spread
+ * would act on the lie.
+ */
+const PER_NODE_LABELS = [
+  'beta.kubernetes.io/instance-type',
+  'failure-domain.beta.kubernetes.io/zone',
+  'kubernetes.io/hostname',
+  'node.kubernetes.io/instance-type',
+  'topology.kubernetes.io/zone',
+];
+const PER_NODE_RULE =
+  'differs from node to node (the kubelet and the cloud provider set it on each node): a pool label is one value for all of its nodes; leave it out';
+
 const KUBELET_LABEL_RULE = `the kubelet may not set labels in the kubernetes.io or k8s.io namespaces except ${KUBELET_LABEL_PREFIXES.map((p) => `${p}*`).join(', ')} and ${KUBELET_LABELS.join(', ')} (it refuses to start); use your own prefix, such as example.com/role`;
 export const nodeLabelKey = custom(
   z.string(),
   (v) =>
     qualifiedNameProblem(v, 'label key') ??
-    (KUBE_NAMESPACE.test(v) && !kubeletAllowed(v) ? `${JSON.stringify(v)}: ${KUBELET_LABEL_RULE}` : undefined),
+    (KUBE_NAMESPACE.test(v) && !kubeletAllowed(v) ? `${JSON.stringify(v)}: ${KUBELET_LABEL_RULE}` : undefined) ??
+    (PER_NODE_LABELS.includes(v) ? `${JSON.stringify(v)} ${PER_NODE_RULE}` : undefined),
   {
     maxLength: 317,
     cel: [
@@ -93,6 +110,7 @@ export const nodeLabelKey = custom(
         `!self.matches(${quoted(KUBE_NAMESPACE.source)}) || ${[...KUBELET_LABEL_PREFIXES.map((p) => `self.startsWith(${quoted(p)})`), `self in [${KUBELET_LABELS.map(quoted).join(', ')}]`].join(' || ')}`,
         `'"' + self + ${quoted(`": ${KUBELET_LABEL_RULE}`)}`,
       ),
+      cel(`!(self in [${PER_NODE_LABELS.map(quoted).join(', ')}])`, `'"' + self + ${quoted(`" ${PER_NODE_RULE}`)}`),
     ],
   },
 );

@@ -187,6 +187,14 @@ const ROWS: Row[] = [
     },
   },
   {
+    what: 'a per-node label as a pool-wide constant (the hostname)',
+    mutate: (o) => (o.spec.pools[0].labels['kubernetes.io/hostname'] = 'node-1'),
+    problems: {
+      'spec.pools[0].labels["kubernetes.io/hostname"]':
+        /^"kubernetes\.io\/hostname" differs from node to node \(the kubelet and the cloud provider set it on each node\)/,
+    },
+  },
+  {
     what: 'a label value the kubelet refuses',
     mutate: (o) => (o.spec.pools[0].labels['example.com/pool'] = 'system pool'),
     problems: { 'spec.pools[0].labels["example.com/pool"]': /^"system pool" is not a label value$/ },

@@ -114,6 +114,14 @@ const BAD: Array<[string, string, (o: Raw) => void, string, RegExp, string?]> = 
     'spec.cloudConfig.values.nodeLabels["node-role.kubernetes.io/worker"]',
   ],
   [
+    'a per-node label as a pool-wide constant (the zone)',
+    'prod-eu1',
+    (o) => (o.spec.cloudConfig.values.nodeLabels['topology.kubernetes.io/zone'] = 'eu-west-1a'),
+    'spec.cloudConfig.values.nodeLabels',
+    /"topology\.kubernetes\.io\/zone" differs from node to node/,
+    'spec.cloudConfig.values.nodeLabels["topology.kubernetes.io/zone"]',
+  ],
+  [
     'a label value of 64 characters',
     'prod-eu1',
     (o) => (o.spec.cloudConfig.values.nodeLabels['example.com/x'] = 'v'.repeat(64)),
