@@ -4,6 +4,7 @@ import { LineCounter, parseAllDocuments } from 'yaml';
 import { Problem, ValidationError } from '../../core/errors';
 import { WorkerCluster } from './schema';
 import { validateCluster } from './validate';
+import { subnetVpcProblems } from './fleet-subnets';
 
 export interface LoadedCluster {
   /** The file as shown to the user. */
@@ -188,7 +189,10 @@ export function loadClusters(dir: string, opts: LoadOptions): { clusters: Loaded
       clusters.push({ file: path.relative(opts.relativeTo ?? process.cwd(), file) || file, cluster: r.cluster });
     problems.push(...r.problems);
   }
-  return { clusters, problems };
+  // Rules across objects: an object they refuse is not a valid one either.
+  const fleet = subnetVpcProblems(clusters);
+  const refused = new Set(fleet.map((p) => p.file));
+  return { clusters: clusters.filter((c) => !refused.has(c.file)), problems: [...problems, ...fleet] };
 }
 
 /** Like loadClusters, but any problem anywhere stops everything: an invalid fleet never half-synthesizes. */

@@ -356,3 +356,34 @@ describe('hostile files (readClusterFile): only regular files up to the size lim
     expect(r.clusters.map((c) => c.cluster.metadata.name)).toEqual(['staging-us1']);
   });
 });
+
+describe('rules across the fleet (loadClusters)', () => {
+  test('a subnet named under two VPCs: each object that names it is refused, naming the other; a subnet one VPC holds is fine', () => {
+    // GIVEN staging-us1 and a copy of it under another name and another VPC, with the same subnets
+    const dir = tempDir('fleet-subnets');
+    const text = exampleText('staging-us1');
+    const vpc = /vpcId: (vpc-[0-9a-f]+)/.exec(text)![1];
+    fs.writeFileSync(path.join(dir, 'staging-us1.yaml'), text);
+    fs.writeFileSync(
+      path.join(dir, 'staging-us2.yaml'),
+      text.replaceAll('staging-us1', 'staging-us2').replace(`vpcId: ${vpc}`, 'vpcId: vpc-0bad0bad0bad0bad0'),
+    );
+
+    // WHEN the fleet is loaded
+    const { clusters, problems } = loadClusters(dir, { templates: TEMPLATES, relativeTo: dir });
+
+    // THEN both objects are refused at their first subnet, each naming the other VPC and file
+    expect(clusters).toEqual([]);
+    expect(problems.filter((p) => p.path === 'spec.network.subnetIds[0]').map((p) => [p.file, p.message])).toEqual([
+      [
+        'staging-us1.yaml',
+        expect.stringContaining('under vpc-0bad0bad0bad0bad0 in staging-us2.yaml: a subnet is in one VPC'),
+      ],
+      ['staging-us2.yaml', expect.stringContaining(`under ${vpc} in staging-us1.yaml: a subnet is in one VPC`)],
+    ]);
+
+    // AND with the same VPC (two clusters in one VPC), nothing is refused
+    fs.writeFileSync(path.join(dir, 'staging-us2.yaml'), text.replaceAll('staging-us1', 'staging-us2'));
+    expect(loadClusters(dir, { templates: TEMPLATES, relativeTo: dir }).problems).toEqual([]);
+  });
+});
