@@ -51,4 +51,23 @@ export function tagForClusterAutoscaler(group: autoscaling.AutoScalingGroup, pro
     }
     Tags.of(group).add(key, value, { applyToLaunchedInstances: false });
   }
+  // What will be written, counted once the tags are all on (aspects run before validations): AWS takes 50 tags per
+  // Auto Scaling group, and the stack's own tags (worker-stacks.io/cluster, /owner) are propagated to it as well.
+  group.node.addValidation({
+    validate: () => {
+      const cfn = group.node.defaultChild as autoscaling.CfnAutoScalingGroup;
+      const written = (cfn.tags.renderTags() as unknown[] | undefined)?.length ?? 0;
+      const total = written + STACK_TAGS;
+      return total > GROUP_TAG_LIMIT
+        ? [
+            `${props.field}: the Auto Scaling group would carry ${total} tags (${tags.length} of them cluster-autoscaler's, one per node label and taint, ${STACK_TAGS} the stack's own), above AWS's ${GROUP_TAG_LIMIT} per group; give the pool fewer labels, taints or spec.tags`,
+          ]
+        : [];
+    },
+  });
 }
+
+/** AWS's tags per Auto Scaling group. */
+const GROUP_TAG_LIMIT = 50;
+/** The stack tags every change set sets (worker-stacks.io/cluster, worker-stacks.io/owner), which CloudFormation propagates. */
+const STACK_TAGS = 2;

@@ -68,7 +68,19 @@ export function synthesisProblems(cluster: WorkerCluster, file: string, opts: Sy
   } catch (e) {
     if (e instanceof RenderError) return [...e.problems];
     if (e instanceof TemplateError) return [renderProblem(e, file)];
-    const message = e instanceof Error ? e.message.split('\n')[0] : String(e);
+    // aws-cdk-lib's construct validations come as "Validation failed with the following errors:" and one
+    // "[construct path] message" line each: the messages are the rule (and name the object's field).
+    const lines = e instanceof Error ? e.message.split('\n') : [String(e)];
+    const validations = /^Validation failed with the following errors/.test(lines[0])
+      ? lines.slice(1).flatMap((l) => /^\s*\[[^\]]*\]\s*(.+)$/.exec(l)?.[1] ?? [])
+      : [];
+    if (validations.length) {
+      return validations.map((m) => {
+        const at = /^(spec\.[^:\s]+): ([\s\S]*)$/.exec(m);
+        return { file, path: at?.[1] ?? '', message: at?.[2] ?? m };
+      });
+    }
+    const message = lines[0];
     return [
       {
         file,

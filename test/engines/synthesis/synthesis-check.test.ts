@@ -6,6 +6,7 @@ import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates'
 import { buildFleetApp } from '../../../lib/engines/stacks/app';
 import { rawExample, TEMPLATES, tempDir } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
+import { rawPoolsExample } from '../../helpers/named-pools';
 
 /**
  * Validation equals synthesis (issue 10, item 5): what `cdk synth` (with cdk-nag) refuses, validate refuses, on the
@@ -167,3 +168,39 @@ test('property: over a sample of the bench fleet and mutations, validate refuses
   // Both sides of the line were visited: 5 clusters x 3 refused mutations.
   expect(refused).toBe(15);
 }, 180_000);
+
+test.each([
+  ['at the limit: 50 tags with the stack tags', 42, 'accepted'],
+  ['one more', 43, 'refused'],
+])(
+  "an Auto Scaling group's tags are counted as written (spec.tags, cluster-autoscaler's per label and taint, the stack's): %s",
+  (_what, labels, verdict) => {
+    // GIVEN a pooled object whose first pool has `labels` labels in all, with no spec.tags beyond the example's
+    const raw = rawPoolsExample();
+    raw.spec.tags = {};
+    const pool = raw.spec.pools[0];
+    pool.taints = [];
+    pool.labels = Object.fromEntries(
+      Array.from({ length: labels - Object.keys(raw.spec.cloudConfig.values.nodeLabels ?? {}).length }, (_, i) => [
+        `example.com/l${i}`,
+        'x',
+      ]),
+    );
+    const cluster = valid(raw);
+
+    // WHEN it is checked as validate checks it
+    const problems = synthesisProblems(cluster, 'clusters/prod-eu1.yaml', { ...opts, nag: false });
+
+    // THEN it is accepted at AWS's 50 and refused past it, at the pool's field, with the count
+    const ours = problems.filter((p) => /tags/.test(p.message));
+    if (verdict === 'accepted') expect(ours).toEqual([]);
+    else
+      expect(ours).toEqual([
+        {
+          file: 'clusters/prod-eu1.yaml',
+          path: 'spec.pools[0]',
+          message: expect.stringMatching(/^the Auto Scaling group would carry 51 tags .*above AWS's 50 per group/),
+        },
+      ]);
+  },
+);
