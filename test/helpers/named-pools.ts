@@ -40,3 +40,13 @@ export function rawPoolsExample(): Json {
   ];
   return o;
 }
+
+/** An object's spec.pool as two named pools of its own settings: `default` (in the shared stack) and `spot` (a stack of its own). */
+export function defaultAndSpot(raw: Json): void {
+  const spec: Json = raw.spec;
+  spec.pools = [
+    { ...spec.pool, name: 'default' },
+    { ...spec.pool, name: 'spot' },
+  ];
+  delete spec.pool;
+}

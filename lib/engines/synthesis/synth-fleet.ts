@@ -29,12 +29,18 @@ export function synthesizeFleet(props: {
   readonly outdir?: string;
 }): FleetSynthesis {
   const outdir = props.outdir ?? process.env.CDK_OUTDIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cdk.out-'));
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-synth-'));
+  // Beside the outdir, on its file system: a clean synthesis is moved in entry by entry (renames), not copied.
+  fs.mkdirSync(path.dirname(path.resolve(outdir)), { recursive: true });
+  const scratch = fs.mkdtempSync(path.join(path.dirname(path.resolve(outdir)), '.ws-synth-'));
   try {
     const run = captureOutput(() => buildFleetApp({ ...props, outdir: scratch, clusters: props.clusters }).app.synth());
     if (run.error === undefined && !isPolicyReport(undefined, run.output)) {
       fs.mkdirSync(outdir, { recursive: true });
-      fs.cpSync(scratch, outdir, { recursive: true, force: true });
+      for (const entry of fs.readdirSync(scratch)) {
+        const target = path.join(outdir, entry);
+        fs.rmSync(target, { recursive: true, force: true });
+        fs.renameSync(path.join(scratch, entry), target);
+      }
       return { problems: [], output: run.output };
     }
     const traced =

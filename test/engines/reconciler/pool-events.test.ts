@@ -1,7 +1,7 @@
 import { ClusterEvent } from '../../../lib/engines/reconciler/workflow/events';
 import { ReconcilerDeps } from '../../../lib/engines/reconciler/workflow/context';
 import { Harness } from '../../fakes/harness';
-import { Json } from '../../helpers/json';
+import { defaultAndSpot } from '../../helpers/named-pools';
 import { SimPublisher, simSynthesizer } from '../../sim/sim-synth';
 
 // The events of a cluster with pools in stacks of their own (issue 32, item 15): `kubectl describe wc` must show the
@@ -13,14 +13,7 @@ let deps: ReconcilerDeps;
 let events: ClusterEvent[];
 beforeEach(() => {
   h = new Harness({ clusters: [] });
-  h.addCluster(CLUSTER, (raw) => {
-    const spec: Json = raw.spec;
-    spec.pools = [
-      { ...spec.pool, name: 'default' },
-      { ...spec.pool, name: 'spot' },
-    ];
-    delete spec.pool;
-  });
+  h.addCluster(CLUSTER, defaultAndSpot);
   events = [];
   const publisher = new SimPublisher();
   deps = h.deps({

@@ -6,7 +6,7 @@ import { getCondition } from '../../../../lib/model/cluster/status';
 import { ReconcilerDeps } from '../../../../lib/engines/reconciler/workflow/context';
 import { STACK_FINALIZER } from '../../../../lib/platform/kube/resource';
 import { Harness } from '../../../fakes/harness';
-import { Json } from '../../../helpers/json';
+import { defaultAndSpot } from '../../../helpers/named-pools';
 import { SimPublisher, simSynthesizer } from '../../../sim/sim-synth';
 
 // One stack, one owner (lib/engines/reconciler/tasks/claim.ts): a stack whose owner tag names another object is never
@@ -84,14 +84,7 @@ let h: Harness;
 let deps: (namespace?: string, over?: Partial<ReconcilerDeps>) => ReconcilerDeps;
 beforeEach(() => {
   h = new Harness({ clusters: [] });
-  h.addCluster(CLUSTER, (raw) => {
-    const spec: Json = raw.spec;
-    spec.pools = [
-      { ...spec.pool, name: 'default' },
-      { ...spec.pool, name: 'spot' },
-    ];
-    delete spec.pool;
-  });
+  h.addCluster(CLUSTER, defaultAndSpot);
   const publisher = new SimPublisher();
   deps = (namespace, over = {}) => {
     const base = h.deps({ synthesizer: simSynthesizer, aws: () => ({ cfn: h.cfn, publisher }), ...over });
