@@ -18,10 +18,7 @@ import { ClusterRecord } from '../../model/ports/cluster-store';
 
 /** The object that holds a name several objects share. */
 export function holderOf(same: readonly KubeWorkerCluster[]): KubeWorkerCluster {
-  const deployed = (o: KubeWorkerCluster) => {
-    const read = o.status ? fromKubeStatus(o.status) : undefined;
-    return read && 'status' in read && read.status.stackId ? 0 : 1;
-  };
+  const deployed = (o: KubeWorkerCluster) => (deployedBy(o) ? 0 : 1);
   const created = (o: KubeWorkerCluster) => o.metadata.creationTimestamp ?? '9999';
   return [...same].sort(
     (a, b) =>

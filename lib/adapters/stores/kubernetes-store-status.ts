@@ -12,8 +12,6 @@ import { KubeClient } from '../../platform/kube/client';
 /** What a status write needs of the store: its reads, and its cache (which learns each object as written). */
 export interface StatusWriter {
   readonly client: KubeClient;
-  /** Every object of the name, as the store reads them. */
-  objects(name: string): Promise<KubeWorkerCluster[]>;
   /** The object a record key names (kubernetes-duplicates.ts objectOfKey). */
   locate(key: string): Promise<KubeWorkerCluster>;
   /** The store's cache learns an object as written. */

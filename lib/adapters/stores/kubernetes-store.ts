@@ -58,7 +58,6 @@ export class KubernetesStore implements ClusterStore, EventSink {
     this.labelSelector = props.labelSelector;
     this.io = {
       client: this.client,
-      objects: (name) => this.objects(name),
       locate: (name) => this.locate(name),
       observe: (o) => this.informer?.observe(o),
     };

@@ -33,7 +33,7 @@ export function synthesizeFleet(props: {
   fs.mkdirSync(path.dirname(path.resolve(outdir)), { recursive: true });
   const scratch = fs.mkdtempSync(path.join(path.dirname(path.resolve(outdir)), '.ws-synth-'));
   try {
-    const run = captureOutput(() => buildFleetApp({ ...props, outdir: scratch, clusters: props.clusters }).app.synth());
+    const run = captureOutput(() => buildFleetApp({ ...props, outdir: scratch }).app.synth());
     if (run.error === undefined && !isPolicyReport(undefined, run.output)) {
       fs.mkdirSync(outdir, { recursive: true });
       for (const entry of fs.readdirSync(scratch)) {
