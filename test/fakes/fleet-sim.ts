@@ -32,11 +32,19 @@ export const checksumSynthesizer: Synthesizer = async (cluster: WorkerCluster, o
     Resources: {
       LaunchTemplate: {
         Type: 'AWS::EC2::LaunchTemplate',
-        Properties: { LaunchTemplateData: { UserData: config.checksum } },
+        Properties: { LaunchTemplateData: { UserData: config.checksum, ImageId: cluster.spec.pool!.machineImage } },
       },
       Group: {
         Type: 'AWS::AutoScaling::AutoScalingGroup',
-        Properties: { MinSize: String(cluster.spec.pool!.minSize), MaxSize: String(cluster.spec.pool!.maxSize) },
+        Properties: {
+          MinSize: String(cluster.spec.pool!.minSize),
+          MaxSize: String(cluster.spec.pool!.maxSize),
+          // What the roll key reads (lib/engines/stacks/roll-key.ts): the group's launch template, by reference.
+          LaunchTemplate: {
+            LaunchTemplateId: { Ref: 'LaunchTemplate' },
+            Version: { 'Fn::GetAtt': ['LaunchTemplate', 'LatestVersionNumber'] },
+          },
+        },
       },
     },
     Outputs: { ConfigChecksum: { Value: config.checksum } },

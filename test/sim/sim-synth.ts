@@ -25,11 +25,21 @@ export const simSynthesizer: Synthesizer = async (cluster: WorkerCluster, opts) 
     Resources: {
       LaunchTemplate: {
         Type: 'AWS::EC2::LaunchTemplate',
-        Properties: { LaunchTemplateData: { UserData: `#!/bin/sh\n# config ${config.checksum}\n` } },
+        Properties: {
+          LaunchTemplateData: { UserData: `#!/bin/sh\n# config ${config.checksum}\n`, ImageId: pool.machineImage },
+        },
       },
       Group: {
         Type: 'AWS::AutoScaling::AutoScalingGroup',
-        Properties: { MinSize: String(pool.minSize), MaxSize: String(pool.maxSize) },
+        Properties: {
+          MinSize: String(pool.minSize),
+          MaxSize: String(pool.maxSize),
+          // What the roll key reads (lib/engines/stacks/roll-key.ts): the group's launch template, by reference.
+          LaunchTemplate: {
+            LaunchTemplateId: { Ref: 'LaunchTemplate' },
+            Version: { 'Fn::GetAtt': ['LaunchTemplate', 'LatestVersionNumber'] },
+          },
+        },
       },
     },
     Outputs: { ConfigChecksum: { Value: config.checksum } },

@@ -8,7 +8,6 @@ import { Decision, decide, Fleet, placeAll } from './gate';
 import { WaveCensuses } from './wave-census';
 import { FleetMember, fleetMember, MemberSpec } from './fleet';
 import { RolloutPolicySource } from './policy-source';
-import { nodeKey } from './node-key';
 import { combinesPools, poolChecksums } from './pool-checksums';
 import { RenderedConfig } from '../../model/cloudconfig/render';
 
@@ -62,7 +61,6 @@ export function memberSpec(
     hold: c.spec.rollout.hold,
     paused: c.spec.paused,
     windows: c.spec.rollout.maintenanceWindows,
-    nodeKey: nodeKey(c),
     ...(byPool ? { poolChecksums: byPool } : {}),
   };
 }
@@ -218,8 +216,7 @@ function rolloutState(m: FleetMember | undefined): string {
         m.readySince,
         m.recordedLive,
         m.failedRoll,
-        m.nodeKey,
-        m.appliedNodeKey,
+        m.rollPending,
       ])
     : '';
 }

@@ -27,9 +27,12 @@ export interface FleetMember {
   readonly live?: string;
   /** Pools outside the shared stack whose own stack is in progress (status.pools): the cluster is rolling. @default none */
   readonly poolsRolling?: readonly string[];
-  /** Digest of the other node-replacing inputs the object asks for (lib/engines/rollout/node-key.ts), and the one last applied. */
-  readonly nodeKey?: string;
-  readonly appliedNodeKey?: string;
+  /**
+   * A replacement of its nodes is pending besides a config change: a stack's roll key (lib/engines/stacks/roll-key.ts)
+   * as the object and this release ask for it differs from the live one (a new image, instance types, subnets, a
+   * release's launch template), as its own reconcile read and recorded them (status.desiredRollKey, status.rollKey).
+   */
+  readonly rollPending?: boolean;
   /** The live stack (undefined: none yet). */
   readonly stack?: Pick<StackSummary, 'status' | 'lastUpdated'>;
   /** A change set of ours is executing or its end is not recorded yet (status.controller.executing). */
@@ -62,7 +65,8 @@ export interface MemberSpec {
   readonly hold?: boolean;
   readonly paused?: boolean;
   readonly windows?: readonly MaintenanceWindow[];
-  readonly nodeKey?: string;
+  /** The cluster's own reconcile has just read its roll keys: a replacement is pending (or not). @default as recorded */
+  readonly rollPending?: boolean;
   /**
    * Each pool's desired checksum by name, for a cluster of several pools (or one not named default); absent for a
    * single-pool cluster, whose one checksum is `desired` itself. @default absent
@@ -114,8 +118,7 @@ export function fleetMember(
     desired,
     live,
     ...(poolsRolling.length ? { poolsRolling } : {}),
-    nodeKey: spec.nodeKey,
-    appliedNodeKey: status?.rollout?.appliedNodeKey,
+    rollPending: spec.rollPending ?? recordedRollPending(status, spec.poolChecksums),
     stack: stack && { status: stack.status, lastUpdated: stack.lastUpdated },
     executing: Boolean(status?.controller?.executing),
     readySince: ready?.status === 'True' ? Date.parse(ready.lastTransitionTime) : undefined,
@@ -197,12 +200,26 @@ function combinePools(
 export const stackBusy = (m: FleetMember) =>
   Boolean(m.stack && isInProgress(m.stack.status) && m.stack.status !== 'REVIEW_IN_PROGRESS');
 
-/** The other node-replacing inputs differ from those last applied (unknown before the first apply that records them). */
-export const nodeInputsChanged = (m: Pick<FleetMember, 'nodeKey' | 'appliedNodeKey'>) =>
-  Boolean(m.nodeKey && m.appliedNodeKey && m.nodeKey !== m.appliedNodeKey);
+/**
+ * A stack of the cluster (the shared one, or a pool's still in the object) whose recorded roll keys differ: desired
+ * and live as its reconcile last read them from the templates. Unknown (false) before a reconcile has read them.
+ */
+function recordedRollPending(
+  status: ClusterStatus | undefined,
+  pools: ReadonlyMap<string, string> | undefined,
+): boolean {
+  const differs = (s: { desiredRollKey?: unknown; rollKey?: unknown } | undefined) =>
+    typeof s?.desiredRollKey === 'string' && typeof s.rollKey === 'string' && s.desiredRollKey !== s.rollKey;
+  if (differs(status)) return true;
+  const entries = (status as { pools?: unknown } | undefined)?.pools;
+  if (!Array.isArray(entries)) return false;
+  return (entries as ({ name?: unknown; desiredRollKey?: unknown; rollKey?: unknown } | undefined)[]).some(
+    (p) => (!pools || (typeof p?.name === 'string' && pools.has(p.name))) && differs(p),
+  );
+}
 
-/** The live stack carries what the object asks for: its config, and its AMI, instance types, volume and subnets. */
-export const onDesired = (m: FleetMember) => Boolean(m.desired && m.live === m.desired && !nodeInputsChanged(m));
+/** The live stacks carry what the object asks for: its config, and the same roll key (image, instance types …). */
+export const onDesired = (m: FleetMember) => Boolean(m.desired && m.live === m.desired && !m.rollPending);
 
 /** A change that rolls its nodes is waiting: the stack exists and carries another config (or AMI …) than the object asks for. */
 export const pendingRoll = (m: FleetMember) => Boolean(m.stack && m.desired && !onDesired(m) && !stackBusy(m));

@@ -33,6 +33,12 @@ export const ConditionSchema = z.strictObject({
 
 export type Condition = z.output<typeof ConditionSchema>;
 
+/** A roll key (lib/engines/stacks/roll-key.ts): its digest and a digest per property, so a change can name its cause. */
+const RollKeySchema = z.strictObject({
+  key: z.string(),
+  parts: z.record(z.string(), z.string()),
+});
+
 export const ControllerBookkeepingSchema = z
   .strictObject({
     inputsFingerprint: z
@@ -65,6 +71,10 @@ export const ControllerBookkeepingSchema = z
         changeSet: z.string(),
         checksum: z.string(),
         startedAt: z.string(),
+        rollKey: z
+          .string()
+          .optional()
+          .meta(d('The roll key the change set applies: it replaces nodes when it differs from the live one.')),
       })
       .optional()
       .meta(d('The change set this reconciler executed and has not seen end yet.')),
@@ -79,6 +89,21 @@ export const ControllerBookkeepingSchema = z
       .meta(
         d(
           'The release and template-code hash of the daemon that last executed a change set: an older daemon leaves the cluster alone.',
+        ),
+      ),
+    rollKeys: z
+      .strictObject({
+        inputs: z
+          .string()
+          .meta(d('The inputs fingerprint the desired roll key was read for (its synthesized template).')),
+        desired: RollKeySchema.optional(),
+        stack: z.string().meta(d('The live stack (id@lastUpdated) the live roll key was read from (its template).')),
+        live: RollKeySchema.optional(),
+      })
+      .optional()
+      .meta(
+        d(
+          'The roll keys as last read, with what they were read from: a held cluster is not synthesized again on every look.',
         ),
       ),
     cleanedFor: z
@@ -110,11 +135,7 @@ const RolloutStatusSchema = z
     appliedNodeKey: z
       .string()
       .optional()
-      .meta(
-        d(
-          'Digest of the node-replacing inputs besides the config (AMI, instance types, root volume, subnets) last applied.',
-        ),
-      ),
+      .meta(d('No longer written (the roll key replaced it); kept so that a status of an older release still reads.')),
   })
   .optional()
   .meta(d('Where the cluster is in a fleet rollout (lib/engines/rollout).'));
@@ -132,6 +153,28 @@ export const PoolStatusSchema = z.strictObject({
     .optional()
     .meta(d("SHA-256 of the pool's node config live on its stack, as the stack itself reports it.")),
   desiredChecksum: z.string().optional().meta(d("SHA-256 of the pool's node config the object asks for.")),
+  rollKey: z
+    .string()
+    .optional()
+    .meta(
+      d("Digest of what replaces the nodes (launch template data, the group's rolling properties) on the live stack."),
+    ),
+  desiredRollKey: z
+    .string()
+    .optional()
+    .meta(
+      d(
+        'The same digest of the template the object (and this release) asks for: a replacement is pending while they differ.',
+      ),
+    ),
+  pendingRoll: z
+    .string()
+    .optional()
+    .meta(
+      d(
+        'What a pending replacement of the nodes is for: config, image, instance types, root volume, subnets, capacity, release.',
+      ),
+    ),
   observedGeneration: z.number().int().min(0).optional(),
   stackId: z.string().optional(),
   stackStatus: z.string().optional().meta(d('Last status seen of the pool stack.')),
@@ -155,6 +198,28 @@ export const ClusterStatusSchema = z.strictObject({
     .string()
     .optional()
     .meta(d('SHA-256 of the node config the object asks for, at observedGeneration.')),
+  rollKey: z
+    .string()
+    .optional()
+    .meta(
+      d("Digest of what replaces the nodes (launch template data, the group's rolling properties) on the live stack."),
+    ),
+  desiredRollKey: z
+    .string()
+    .optional()
+    .meta(
+      d(
+        'The same digest of the template the object (and this release) asks for: a replacement is pending while they differ.',
+      ),
+    ),
+  pendingRoll: z
+    .string()
+    .optional()
+    .meta(
+      d(
+        'What a pending replacement of the nodes is for: config, image, instance types, root volume, subnets, capacity, release.',
+      ),
+    ),
   observedGeneration: z
     .number()
     .int()

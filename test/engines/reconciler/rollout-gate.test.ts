@@ -146,8 +146,11 @@ test('a new AMI (the config checksum unchanged) waits for its wave like a new co
   expect(outcomes.get(MAIN)).toMatchObject({ result: 'held', rollout: { reason: 'WaitingForWave' } });
   expect(h.status(MAIN).desiredChecksum).toBe(live);
   expect(h.cfn.started.filter((x) => x.stackName === h.stackName(MAIN) && x.kind === 'update')).toEqual([]);
-  expect(h.status(CANARY).rollout?.appliedNodeKey).toBeDefined();
-  expect(h.status(CANARY).rollout?.appliedNodeKey).not.toBe(h.status(MAIN).rollout?.appliedNodeKey);
+  // (each says it from its own templates: the canary's live roll key is its new one, the held one's is pending)
+  expect(h.status(CANARY).rollKey).toMatch(/^rk1:/);
+  expect(h.status(CANARY).pendingRoll).toBeUndefined();
+  expect(h.status(MAIN)).toMatchObject({ pendingRoll: 'image' });
+  expect(h.status(MAIN).rollKey).not.toBe(h.status(MAIN).desiredRollKey);
 });
 
 test('spec.rollout.hold stages the config without rolling; a change that rolls no node still applies; removing the hold rolls', async () => {

@@ -101,7 +101,7 @@ describe('decide: waves', () => {
     [
       'early, canary with a new AMI pending',
       'e1',
-      { c1: { desired: OLD, nodeKey: 'ami-2', appliedNodeKey: 'ami-1' } },
+      { c1: { desired: OLD, rollPending: true } },
       false,
       'WaitingForWave',
       'c1 has not settled',
@@ -109,7 +109,7 @@ describe('decide: waves', () => {
     [
       'early, the canary on its new AMI, soaked',
       'e1',
-      { c1: { desired: OLD, nodeKey: 'ami-2', appliedNodeKey: 'ami-2' } },
+      { c1: { desired: OLD, rollPending: false } },
       true,
       undefined,
       undefined,

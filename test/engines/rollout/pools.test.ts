@@ -1,5 +1,3 @@
-import { canonicalJson } from '../../../lib/model/cloudconfig/canonical-json';
-import { sha256Hex } from '../../../lib/model/cloudconfig/checksum';
 import { renderPools } from '../../../lib/model/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { WorkerCluster } from '../../../lib/model/cluster/schema';
@@ -9,27 +7,11 @@ import { ClusterStore } from '../../../lib/model/ports/cluster-store';
 import { RolloutPolicySource } from '../../../lib/engines/rollout/policy-source';
 import { fleetMember, onDesired, pendingRoll, rolling, settledSince } from '../../../lib/engines/rollout/fleet';
 import { decide } from '../../../lib/engines/rollout/gate';
-import { nodeKey } from '../../../lib/engines/rollout/node-key';
 import { combinedChecksum } from '../../../lib/engines/rollout/pool-checksums';
-import { EXAMPLE_NAMES, example, rawExample, validated } from '../../helpers/clusters';
+import { example, rawExample, validated } from '../../helpers/clusters';
 import { fleet, member, settledOnNew, T0 } from './fixtures';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- raw objects reshaped freely
-
-/** The digest node-key.ts computed before pools existed, written out again: what every deployed cluster recorded. */
-function keyBeforePools(c: WorkerCluster): string {
-  const p = c.spec.pool;
-  if (!p) throw new Error(`${c.metadata.name} has no spec.pool`);
-  return sha256Hex(
-    canonicalJson({
-      machineImage: p.machineImage,
-      instanceTypes: p.instanceTypes,
-      rootVolume: p.rootVolume,
-      subnetIds: c.spec.network.subnetIds,
-      legacy: p.legacyLaunchConfiguration,
-    }),
-  ).slice(0, 16);
-}
 
 /** staging-us1 with three pools: system (on-demand), spot, and arm64; `change` reshapes the raw object first. */
 function pooled(change: (raw: Json) => void = () => undefined): WorkerCluster {
@@ -61,56 +43,6 @@ function pooledRaw(change: (raw: Json) => void = () => undefined): Json {
 }
 
 const spot = (raw: Json) => (raw.spec.pools as Json[]).find((p) => p.name === 'spot') as Json;
-
-describe('nodeKey', () => {
-  test.each(EXAMPLE_NAMES.filter((n) => rawExample(n).spec.pool))(
-    '%s (spec.pool): the key is the one recorded before pools existed',
-    (name) => {
-      // GIVEN
-      const c = example(name);
-      // WHEN
-      const key = nodeKey(c);
-      // THEN
-      expect(key).toBe(keyBeforePools(c));
-    },
-  );
-
-  test('moving spec.pool to spec.pools with the name default keeps the key (no wave to wait for)', () => {
-    // GIVEN
-    const before = example('staging-us1');
-    const raw = rawExample('staging-us1') as Json;
-    raw.spec.pools = [{ ...(raw.spec.pool as Json), name: 'default' }];
-    delete raw.spec.pool;
-    // WHEN
-    const after = validated(raw, 'clusters/staging-us1.yaml');
-    // THEN
-    expect(nodeKey(after)).toBe(nodeKey(before));
-  });
-
-  test.each<[string, boolean, (raw: Json) => void]>([
-    ['a new AMI in the spot pool', true, (r) => (spot(r).machineImage = 'ami-0fedcba987654321f')],
-    ['other instance types in the spot pool', true, (r) => (spot(r).instanceTypes = ['m6i.xlarge'])],
-    [
-      'the spot pool on-demand above its base',
-      true,
-      (r) => (spot(r).capacity.onDemandPercentageAboveBaseCapacity = 50),
-    ],
-    ['a bigger root volume in the spot pool', true, (r) => (spot(r).rootVolume = { sizeGiB: 200 })],
-    [
-      'a label of the spot pool (its config checksum rolls it, not the key)',
-      false,
-      (r) => (spot(r).labels = { a: 'b' }),
-    ],
-    ['the spot pool maxSize', false, (r) => (spot(r).maxSize = 9)],
-  ])('%s: the cluster key changes = %s', (_what, changes, change) => {
-    // GIVEN
-    const before = pooled();
-    // WHEN
-    const after = pooled(change);
-    // THEN
-    expect(nodeKey(after) !== nodeKey(before)).toBe(changes);
-  });
-});
 
 /** A record of the cluster with a status recorded on the given checksums (default pool: top level; others: status.pools). */
 function record(

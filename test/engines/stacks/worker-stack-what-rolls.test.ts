@@ -7,6 +7,7 @@
 import { example, variant } from '../../helpers/clusters';
 import { synthCluster } from '../../helpers/synth';
 import { Json } from '../../helpers/json';
+import { RollCause, rollCauses, rollKeyOf } from '../../../lib/engines/stacks/roll-key';
 
 /** The group properties whose change starts a rolling update (besides the launch template's or configuration's own). */
 const ROLLING_GROUP_PROPERTIES = [
@@ -165,12 +166,24 @@ const ROWS: Array<[string, string, boolean, boolean, Mutation, Mutation?]> = [
   ],
 ];
 
+/** The roll key's cause of each row that rolls (lib/engines/stacks/roll-key.ts): what status, logs and review say. */
+const CAUSES: Readonly<Record<string, RollCause[]>> = {
+  'node config bytes (a template value)': ['config'],
+  'machine image': ['image'],
+  'instance type (one type: launch template)': ['instance types'],
+  'instance types (several: mixed instances policy)': ['instance types'],
+  'root volume size': ['root volume'],
+  'node ready timeout (node config: the signal script)': ['config'],
+  'node subnets': ['subnets'],
+  'a security group rule narrowed to the pool, the first one': ['launch template'],
+};
+
 test.each(ROWS)(
   '%s (%s): launch template data changes: %s, nodes roll: %s',
   // A default on base keeps the function's length at 5: jest takes a sixth declared parameter for a done callback and
   // waits for it on the rows of five.
   // eslint-disable-next-line @typescript-eslint/no-useless-default-assignment -- not useless: see above
-  (_what, name, launchDataChanges, rolls, mutate, base: Mutation | undefined = undefined) => {
+  (what, name, launchDataChanges, rolls, mutate, base: Mutation | undefined = undefined) => {
     // GIVEN
     const before = synthCluster(base ? variant(name, base) : example(name));
     // WHEN
@@ -188,6 +201,9 @@ test.each(ROWS)(
       launchData: launchDataChanged,
       rolls: launchDataChanged || rollingGroup(after.json) !== rollingGroup(before.json),
     }).toEqual({ launchData: launchDataChanges, rolls });
+    // and the roll key, which every gate reads, says the same, with the cause
+    const causes = rollCauses(rollKeyOf(before.json), rollKeyOf(after.json));
+    expect(causes).toEqual(rolls ? CAUSES[what] : []);
   },
 );
 

@@ -5,10 +5,11 @@ import { IMPORT_REFUSAL, rollingPools, waitForImports } from './pool-gates';
 import { CONDITIONS, Reason } from '../workflow/conditions';
 import { ensureChangeSet, executeToken } from './change-set-ops';
 import { camel, TASK } from '../workflow/context';
-import { ChangeSetReady, Observed, Synthesized } from '../workflow/state';
+import { ChangeSetReady, Observed, RollKeyed, Synthesized } from '../workflow/state';
 import { need, Task } from '../workflow/task';
 import { short } from './prepare';
-import { removeAssembly, synthesizeStack } from '../../synthesis/synthesize';
+import { removeAssembly } from '../../synthesis/synthesize';
+import { synthesizeFor } from './roll-key';
 import { describeRollout, specRollout } from '../../review/rollout-words';
 import { rollbackConfiguration } from './roll-verdict';
 import { lastOperation, recordFailure, recordSuccess } from './record-outcome';
@@ -92,17 +93,21 @@ export const recover: Task<Observed> = {
 };
 
 /**
- * 8. A cluster rolls at most spec.rollout.maxConcurrentPools of its pools' nodes at once (so it never loses two pools
- * together), and --concurrency bounds the stacks in progress across the fleet: a stack over either bound waits its turn.
+ * 9. A cluster rolls at most spec.rollout.maxConcurrentPools of its pools' nodes at once (so it never loses two pools
+ * together): a change whose roll key differs (a new config, image, instance types, subnets, capacity or release) waits
+ * while others roll. --concurrency bounds the stacks in progress across the fleet: a stack over either bound waits.
  */
-export const acquireSlot: Task<Observed> = {
+export const acquireSlot: Task<Observed & RollKeyed> = {
   name: TASK.acquireSlot,
   when: (ctx) => Boolean(ctx.deps.slots) || ctx.unit.pool !== undefined || Boolean(ctx.recorder.clusterStatus.pools),
   run(ctx, o) {
     const max = o.cluster.spec.rollout.maxConcurrentPools;
     const others = rollingPools(ctx, o);
-    if (o.stack && o.live !== o.config.checksum && others.length >= max) {
-      const message = `waiting: ${others.join(', ')} ${others.length === 1 ? 'is' : 'are'} rolling (spec.rollout.maxConcurrentPools ${max})`;
+    if (o.roll.rolls && others.length >= max) {
+      const message = `waiting to replace nodes (${o.roll.cause}): ${others.join(', ')} ${others.length === 1 ? 'is' : 'are'} rolling (spec.rollout.maxConcurrentPools ${max})`;
+      // Said once when the wait starts (the pool's own line), not on every look while the others roll.
+      const before = ctx.status.conditions.find((c) => c.type === 'Progressing');
+      if (before?.reason !== 'WaitingForPools' || before.message !== message) o.log.info({}, message);
       ctx.recorder.stage({ desiredChecksum: o.config.checksum }, CONDITIONS.progressing('WaitingForPools', message));
       return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
     }
@@ -115,27 +120,15 @@ export const acquireSlot: Task<Observed> = {
   },
 };
 
-/** 9. The same code as `cdk synth`, in-process. */
-export const synthesize: Task<Observed, Synthesized> = {
+/** 10. The same code as `cdk synth`, in-process: the synthesis the roll key was read from, when this reconcile made it. */
+export const synthesize: Task<Observed & RollKeyed, Synthesized> = {
   name: TASK.synthesize,
   async run(ctx, o) {
-    // The config rendered (and memoized) in the render step: synthesis never renders it a second time.
-    const opts = {
-      templatesDir: ctx.deps.templatesDir,
-      workDir: ctx.deps.workDir,
-      fingerprint: o.fingerprint,
-      nag: ctx.deps.nag,
-      config: o.config,
-      source: ctx.record.source,
-      stackName: ctx.unit.stackName,
-    };
-    const synth = ctx.deps.synthesizer ? await ctx.deps.synthesizer(o.cluster, opts) : synthesizeStack(o.cluster, opts);
-    o.log.info({ stack: synth.stackName, synthMs: Math.round(synth.durationMs) }, 'synthesized');
-    return { synth };
+    return { synth: o.synth ?? (await synthesizeFor(ctx, o)) };
   },
 };
 
-/** 10. Publish the config object (content-addressed: existing keys are skipped). */
+/** 11. Publish the config object (content-addressed: existing keys are skipped). */
 export const publish: Task<Observed & Synthesized> = {
   name: TASK.publish,
   async run(ctx, o) {
@@ -146,8 +139,8 @@ export const publish: Task<Observed & Synthesized> = {
   },
 };
 
-/** 11. A change set named after the inputs: a retried step finds and reuses it. */
-export const changeSet: Task<Observed & Synthesized, ChangeSetReady> = {
+/** 12. A change set named after the inputs: a retried step finds and reuses it. */
+export const changeSet: Task<Observed & RollKeyed & Synthesized, ChangeSetReady> = {
   name: TASK.changeSet,
   async run(ctx, o) {
     // Named after the inputs and the stack as it is: a repeated step finds and reuses its change set, while a re-apply
@@ -185,12 +178,13 @@ export const changeSet: Task<Observed & Synthesized, ChangeSetReady> = {
   },
 };
 
-/** 12. Execute, after saying so in the status; then requeue: the stack is watched, not waited on. */
-export const execute: Task<Observed & Synthesized & ChangeSetReady> = {
+/** 13. Execute, after saying so in the status; then requeue: the stack is watched, not waited on. */
+export const execute: Task<Observed & RollKeyed & Synthesized & ChangeSetReady> = {
   name: TASK.execute,
   async run(ctx, o) {
     const { config, changeSet: cs } = o;
-    const rolls = o.live !== config.checksum;
+    const rolls = o.roll.rolls || !o.stack;
+    const configRolls = o.live !== config.checksum;
     const why = o.drift ? `${o.drift.message}; re-applying the object. ` : '';
     // How the roll goes (batches, the gate, drain), so the log says what to expect before the stack is watched.
     const how = rolls ? `; rolls ${describeRollout(specRollout(o.cluster.spec))}` : '';
@@ -200,15 +194,22 @@ export const execute: Task<Observed & Synthesized & ChangeSetReady> = {
         ? 'the stack is created again'
         : `restoring it over ${short(o.live)}`
       : (o.configChange ?? (o.stack ? `the stack carries ${short(o.live)}` : 'first config'));
-    const message = `${why}${rolls ? `rolling the nodes to config ${short(config.checksum)}: ${what}${how}` : 'updating the stack; the node config is unchanged'}`;
+    // A roll that keeps the config (a new image, subnets, a release's launch template) says its own cause.
+    const cause = o.roll.cause && o.roll.cause !== 'config' ? ` (${o.roll.cause})` : '';
+    const rolling = configRolls
+      ? `rolling the nodes to config ${short(config.checksum)}: ${what}${cause}${how}`
+      : `rolling the nodes${cause}; the node config ${short(config.checksum)} is unchanged${how}`;
+    const message = `${why}${rolls ? rolling : 'updating the stack; no node is replaced (the roll key is unchanged)'}`;
     const executing = {
       fingerprint: o.fingerprint,
       changeSet: cs.name,
       checksum: config.checksum,
       startedAt: ctx.deps.now().toISOString(),
+      ...(o.roll.desired ? { rollKey: o.roll.desired.key } : {}),
     };
     const appliedBy = ctx.deps.release ? { version: ctx.deps.release, code: ctx.deps.code } : undefined;
-    const change = rolls ? { lastConfigChange: what, lastConfigChangeTime: executing.startedAt } : {};
+    const lastConfigChange = configRolls ? what : o.roll.cause;
+    const change = rolls ? { lastConfigChange, lastConfigChangeTime: executing.startedAt } : {};
     ctx.recorder.stage(
       { ...change, desiredChecksum: config.checksum, observedGeneration: ctx.generation, paused: undefined },
       CONDITIONS.progressing(o.drift ? o.drift.reason : 'ChangeSetExecuting', message),

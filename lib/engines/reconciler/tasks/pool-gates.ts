@@ -9,15 +9,21 @@ import { liveStatus } from './prepare';
 // the cluster's other stacks when CloudFormation refuses an export change (the apply tasks ask these).
 
 /**
- * The cluster's other pools whose nodes are rolling: a change set of ours executing toward another config than the
- * one its stack carries (as recorded before the execute, so a crash or a restart still counts it). The shared stack
- * counts only when it holds a pool (default); a pool no longer in the object never counts.
+ * The cluster's other pools whose nodes are rolling: a change set of ours executing toward another roll key than the
+ * one its stack carries (a new config, image, instance types …; as recorded before the execute, so a crash or a
+ * restart still counts it; an execution recorded by a release before roll keys compares config checksums). The shared
+ * stack counts only when it holds a pool (default); a pool no longer in the object never counts.
  */
 export function rollingPools(ctx: ReconcileContext, o: Observed): string[] {
   const all = ctx.recorder.clusterStatus;
-  const rolling = (s: { readonly cloudConfigChecksum?: string; readonly controller?: ControllerBookkeeping }) => {
+  const rolling = (s: {
+    readonly cloudConfigChecksum?: string;
+    readonly rollKey?: string;
+    readonly controller?: ControllerBookkeeping;
+  }) => {
     const e = s.controller?.executing;
-    return Boolean(e && e.checksum !== s.cloudConfigChecksum);
+    if (!e) return false;
+    return e.rollKey && s.rollKey ? e.rollKey !== s.rollKey : e.checksum !== s.cloudConfigChecksum;
   };
   const units = stackUnits(o.cluster);
   const shared = units[0].pool;

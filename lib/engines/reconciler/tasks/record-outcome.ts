@@ -8,7 +8,6 @@ import { configDigests } from '../workflow/config-changes';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, Outcome, ReconcileContext } from '../workflow/context';
 import { Found, Observed } from '../workflow/state';
 import { liveStatus, short } from './prepare';
-import { nodeKey } from '../../rollout/node-key';
 
 /**
  * Records a failure of these inputs. A failure the reconciler can retry is Degraded and retried with backoff until
@@ -91,6 +90,16 @@ export function lastOperation(events: readonly StackEvent[], stackName: string |
   return start < 0 ? events : events.slice(start);
 }
 
+/**
+ * The roll key the stack carries after our change set completed: the one it applied (status.controller.executing),
+ * else (no change set was needed) the one read from the live template by this reconcile. Nothing is pending then.
+ */
+function appliedRollKey(ctx: ReconcileContext, current: boolean) {
+  const applied = ctx.recorder.controller.executing?.rollKey ?? ctx.status.rollKey;
+  if (!current || !applied) return {};
+  return { rollKey: applied, desiredRollKey: applied, pendingRoll: undefined };
+}
+
 /** Condition reason for a stack that did not complete. */
 export function failureReason(status: string): Reason {
   const known: Record<string, Reason> = {
@@ -131,16 +140,12 @@ export async function recordSuccess(
       desiredChecksum: config.checksum,
       observedGeneration: ctx.generation,
       paused: undefined,
-      // What the fleet rollout compares a new AMI (instance types, volume, subnets) with: recorded only for what is live.
+      // A roll that ended is no longer held; an older status's node key is dropped (the roll keys replaced it).
       rollout:
-        current && live === config.checksum
-          ? {
-              ...ctx.status.rollout,
-              appliedNodeKey: nodeKey(o.cluster),
-              stagedChecksum: undefined,
-              heldSince: undefined,
-            }
+        current && live === config.checksum && ctx.status.rollout
+          ? { ...ctx.status.rollout, appliedNodeKey: undefined, stagedChecksum: undefined, heldSince: undefined }
           : ctx.status.rollout,
+      ...appliedRollKey(ctx, current),
     },
     current
       ? CONDITIONS.ready(reason, `stack ${stack.status}, config ${short(live)} live`)

@@ -25,8 +25,10 @@ export const wait: Task<Observed> = {
     if (ctx.status.stackStatus !== stack.status)
       o.log.info({ stack: stack.name, stackStatus: stack.status }, `stack ${stack.name} is ${stack.status}`);
     const executing = ctx.recorder.controller.executing;
+    // A roll that keeps the config (a new image, a release's launch template) says its cause, as its start did.
+    const cause = ctx.status.pendingRoll && ctx.status.pendingRoll !== 'config' ? ` (${ctx.status.pendingRoll})` : '';
     const message = executing
-      ? `stack is ${stack.status}: rolling the nodes to config ${short(executing.checksum)}`
+      ? `stack is ${stack.status}: rolling the nodes to config ${short(executing.checksum)}${cause}`
       : `stack is ${stack.status}`;
     ctx.recorder.stage(
       { stackStatus: stack.status, stackId: stack.id, stackName: stack.name },

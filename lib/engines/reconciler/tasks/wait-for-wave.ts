@@ -2,30 +2,27 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { configBucketName, configKeyPrefix } from '../../../core/naming';
 import { memberSpec } from '../../rollout/coordinator';
-import { fleetMember, nodeInputsChanged } from '../../rollout/fleet';
-import { nodeKey } from '../../rollout/node-key';
+import { fleetMember } from '../../rollout/fleet';
 import { CONDITIONS } from '../workflow/conditions';
 import { ReconcileContext, TASK } from '../workflow/context';
-import { Gated, Observed } from '../workflow/state';
+import { Gated, Observed, RollKeyed } from '../workflow/state';
 import { need, Task } from '../workflow/task';
 import { short } from './prepare';
 
 /**
- * Fleet rollout gate (lib/engines/rollout): before a change that rolls the nodes (the live stack carries another config than
- * the object asks for) starts, the cluster's wave, the earlier waves, its maintenance windows and its hold must allow
- * it. A held cluster is told why and requeued, never blocked; its new config is staged (published to S3, shown as
- * desired) so that releasing it is only the stack update. Changes that roll no node (listeners, rules, sizes) and a
+ * Fleet rollout gate (lib/engines/rollout): before a change that replaces the nodes (its roll key differs from the live
+ * stack's: a new config, image, instance types, subnets, capacity, or a release that writes the launch template
+ * differently) starts, the cluster's wave, the earlier waves, its maintenance windows and its hold must allow it. A held
+ * cluster is told why and requeued, never blocked; its new config is staged (published to S3, shown as desired) so
+ * that releasing it is only the stack update. Changes that replace no node (listeners, rules, sizes, tags) and a
  * stack's first create are never held.
  */
-export const waitForWave: Task<Observed, Gated> = {
+export const waitForWave: Task<Observed & RollKeyed, Gated> = {
   name: TASK.waitForWave,
-  when: (ctx, o) =>
-    Boolean(ctx.deps.rollout && o.stack && o.live !== undefined) &&
-    (o.live !== o.config.checksum ||
-      nodeInputsChanged({ nodeKey: nodeKey(o.cluster), appliedNodeKey: ctx.status.rollout?.appliedNodeKey })),
+  when: (ctx, o) => Boolean(ctx.deps.rollout && o.stack && o.roll.rolls),
   async run(ctx, o) {
     const desired = o.config.checksum;
-    const self = fleetMember(ctx.record, memberSpec(o.cluster), desired, o.stack);
+    const self = fleetMember(ctx.record, { ...memberSpec(o.cluster), rollPending: true }, desired, o.stack);
     const d = await need(ctx.deps.rollout, 'the rollout gate').decide(self);
     const where = d.placement ? { policy: d.placement.policy.policy.metadata.name, wave: d.placement.wave.name } : {};
     const previous = ctx.status.rollout;
@@ -42,7 +39,7 @@ export const waitForWave: Task<Observed, Gated> = {
     const staged = previous?.stagedChecksum === desired ? previous.stagedChecksum : await stage(ctx, o);
     const heldSince =
       previous?.heldSince && previous.stagedChecksum === desired ? previous.heldSince : ctx.deps.now().toISOString();
-    const message = `${d.message} (live ${short(o.live)}, desired ${short(desired)})`;
+    const message = `${d.message} (replaces nodes: ${o.roll.cause}; live config ${short(o.live)}, desired ${short(desired)})`;
     ctx.recorder.stage(
       {
         desiredChecksum: desired,

@@ -198,6 +198,7 @@ export const TASK = {
   checkAccount: 'check-account',
   dryRun: 'dry-run',
   recover: 'recover',
+  rollKey: 'roll-key',
   waitForWave: 'wait-for-wave',
   acquireSlot: 'acquire-slot',
   synthesize: 'synthesize',

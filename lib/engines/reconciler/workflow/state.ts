@@ -4,6 +4,7 @@ import type { WorkerCluster } from '../../../model/cluster/schema';
 import type { Logger } from '../../../core/logger';
 import type { Outcome } from './outcomes';
 import type { SynthesizedStack } from '../../synthesis/synthesize';
+import type { RollKey } from '../../stacks/roll-key';
 
 /*
  * What one reconcile finds, phase by phase. Each phase returns a new, frozen value that extends the one before; no
@@ -46,6 +47,25 @@ export interface Observed extends Desired {
   readonly described?: boolean;
 }
 
+/** Whether this change replaces the stack's nodes: its roll key as the object asks and as it is live, and why. */
+export interface Roll {
+  /** The roll key of the template this reconcile would apply (undefined: the stack holds no group). */
+  readonly desired?: RollKey;
+  /** The roll key of the live stack's template (undefined: no stack yet, or it holds no group). */
+  readonly live?: RollKey;
+  /** The change replaces nodes: a stack exists and the two keys differ. */
+  readonly rolls: boolean;
+  /** Why, in an operator's words ("image", "release: launchTemplate.NetworkInterfaces"); empty when it does not roll. */
+  readonly cause: string;
+}
+
+/** roll-key: what the change does to the nodes (lib/engines/stacks/roll-key.ts), before any gate decides on it. */
+export interface RollKeyed {
+  readonly roll: Roll;
+  /** The synthesis the desired roll key was read from, when this reconcile made one: the change set reuses it. */
+  readonly synth?: SynthesizedStack;
+}
+
 /** What the fleet rollout gate decided for a roll (metrics per wave). */
 export type RolloutNote = NonNullable<Outcome['rollout']>;
 
@@ -72,4 +92,4 @@ export interface ChangeSetReady {
 }
 
 /** Everything a reconcile may have found, as far as it got (hooks and the one error path read this). */
-export type Found = Start & Partial<Observed & Gated & Synthesized & ChangeSetReady>;
+export type Found = Start & Partial<Observed & RollKeyed & Gated & Synthesized & ChangeSetReady>;

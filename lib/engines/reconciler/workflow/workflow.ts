@@ -21,6 +21,7 @@ import { waitForWave } from '../tasks/wait-for-wave';
 import { render } from '../tasks/render';
 import { busy, observe, skipIfSameInputs, validate } from '../tasks/prepare';
 import { claim } from '../tasks/claim';
+import { rollKey } from '../tasks/roll-key';
 import { checkAccount, dryRunReport, paused, reportDrift, skipIfUnchanged } from '../tasks/apply-gates';
 
 /**
@@ -32,8 +33,8 @@ import { checkAccount, dryRunReport, paused, reportDrift, skipIfUnchanged } from
  *             object's stack; claim: the stack observed is this object's, tasks/claim.ts)
  *   resume:   wait                         (the stack is in progress: requeue and look again; never touched)
  *   record:   record-execution             (our change set ended: record what the stack reports, then apply if needed)
- *   apply:    skip-if-unchanged → check-version → paused → report-drift → check-account → dry-run → recover → wait-for-wave
- *             → acquire-slot → synthesize → publish → change-set → execute   (then requeue: the stack is watched, not waited on)
+ *   apply:    skip-if-unchanged → check-version → paused → report-drift → check-account → dry-run → recover → roll-key
+ *             → wait-for-wave → acquire-slot → synthesize → publish → change-set → execute   (then requeue: the stack is watched, not waited on)
  *
  * and once the cluster is settled on its desired config (applied, no changes, or unchanged):
  *
@@ -55,6 +56,7 @@ export const APPLY = Workflow.from<Observed>()
   .then(checkAccount)
   .then(dryRunReport)
   .then(recover)
+  .then(rollKey)
   .then(waitForWave)
   .then(acquireSlot)
   .then(synthesize)

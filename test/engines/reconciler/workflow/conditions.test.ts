@@ -142,7 +142,8 @@ describe('why it rolled', () => {
     expect((await h.reconcile()).result).toBe('applied');
 
     // THEN the stack was updated, the message says the nodes do not roll, and the checksum is the same
-    expect(whileUpdating?.message).toBe('updating the stack; the node config is unchanged');
+    expect(whileUpdating?.message).toBe('updating the stack; no node is replaced (the roll key is unchanged)');
+    expect(h.status().pendingRoll).toBeUndefined();
     expect(h.status().cloudConfigChecksum).toBe(before.cloudConfigChecksum);
     expect(h.status().lastConfigChange).toBe(before.lastConfigChange);
     expect(h.status().observedGeneration).toBe(2);

@@ -2,6 +2,7 @@ import { Outcome, ReconcileContext, TASK } from '../../../../lib/engines/reconci
 import { Found, Observed, Start } from '../../../../lib/engines/reconciler/workflow/state';
 import { after, before, Progress, runWorkflow, Task, Workflow } from '../../../../lib/engines/reconciler/workflow/task';
 import { changeSet, execute, publish, synthesize } from '../../../../lib/engines/reconciler/tasks/apply';
+import { rollKey } from '../../../../lib/engines/reconciler/tasks/roll-key';
 import {
   APPLY,
   allTasks,
@@ -138,8 +139,12 @@ test('the compiler refuses a workflow that runs a task before what it needs', ()
   // GIVEN/WHEN/THEN: each line below must fail to compile (`npm test` runs tsc first); a line that compiles is an error there
   // @ts-expect-error publish needs what synthesize returns
   Workflow.from<Observed>().then(publish);
+  // @ts-expect-error synthesize needs what roll-key returns
+  Workflow.from<Observed>().then(synthesize);
   // @ts-expect-error execute needs the change set
-  Workflow.from<Observed>().then(synthesize).then(execute);
+  Workflow.from<Observed>().then(rollKey).then(synthesize).then(execute);
   // The right order compiles.
-  expect(Workflow.from<Observed>().then(synthesize).then(publish).then(changeSet).then(execute).tasks).toHaveLength(4);
+  expect(
+    Workflow.from<Observed>().then(rollKey).then(synthesize).then(publish).then(changeSet).then(execute).tasks,
+  ).toHaveLength(5);
 });

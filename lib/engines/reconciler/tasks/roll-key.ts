@@ -1,0 +1,92 @@
+import { describeRollChange, RollKey, rollKeyOfBody } from '../../stacks/roll-key';
+import { synthesizeStack } from '../../synthesis/synthesize';
+import { StackSummary } from '../../../model/ports/cloudformation-port';
+import { ReconcileContext, TASK } from '../workflow/context';
+import { Observed, Roll, RollKeyed } from '../workflow/state';
+import { Task } from '../workflow/task';
+import { inputsFingerprint } from '../workflow/fingerprint';
+import { SynthesizedStack } from '../../synthesis/synthesize';
+
+/**
+ * 8. Does this change replace the nodes? The roll key of the template it would apply against the roll key of the
+ * live stack's template (lib/engines/stacks/roll-key.ts), so an edit of the object and a release that writes the
+ * launch template differently are the same kind of change, and every gate after this (the fleet's waves,
+ * maxConcurrentPools), the execute's log line, the status and the events read this one answer.
+ *
+ * Cost: the desired key needs the synthesized template. It is kept in status.controller.rollKeys with the inputs it
+ * was read for (and the live key with the stack version it was read from), so a held cluster is synthesized once, not
+ * on every look, and a reconcile that goes on to its change set reuses this synthesis.
+ */
+export const rollKey: Task<Observed, RollKeyed> = {
+  name: TASK.rollKey,
+  async run(ctx, o) {
+    if (!o.stack) return { roll: { rolls: false, cause: '' } }; // a first create replaces no node
+    const cached = ctx.recorder.controller.rollKeys;
+    let synth: SynthesizedStack | undefined;
+    let desired: RollKey | undefined;
+    if (cached?.inputs === o.fingerprint) desired = cached.desired;
+    else {
+      synth = await synthesizeFor(ctx, o);
+      desired = rollKeyOfBody(synth.templateBody);
+    }
+    const version = stackVersion(o.stack);
+    const live = cached?.stack === version ? cached.live : rollKeyOfBody(await ctx.region.cfn.getTemplate(o.stack.id));
+    const roll = rollOf(desired, live, o, byRelease(ctx, o));
+    ctx.recorder.stage(
+      { desiredRollKey: desired?.key, rollKey: live?.key, pendingRoll: roll.rolls ? roll.cause : undefined },
+      [],
+      { rollKeys: { inputs: o.fingerprint, desired, stack: version, live } },
+    );
+    return synth ? { roll, synth } : { roll };
+  },
+};
+
+/**
+ * The answer from the two keys. A live template without a readable key (it cannot be read, or holds no group while
+ * the desired one does) is judged by the config checksum alone, as before roll keys: never "no roll" on no evidence.
+ */
+function rollOf(desired: RollKey | undefined, live: RollKey | undefined, o: Observed, release?: string): Roll {
+  if (desired && live) {
+    const rolls = desired.key !== live.key;
+    const cause = describeRollChange(live, desired);
+    return { desired, live, rolls, cause: rolls ? (release ? `release ${release}: ${cause}` : cause) : '' };
+  }
+  const rolls = Boolean(desired) && o.live !== o.config.checksum;
+  return { desired, live, rolls, cause: rolls ? 'config' : '' };
+}
+
+/**
+ * The release that makes this change, when the object is not what makes it: the inputs last applied (object, config)
+ * are these same inputs under the code of the daemon that applied them, and only the code differs. Says "0.1.0 →
+ * 0.2.0" (or the code digests when a daemon has no release).
+ */
+function byRelease(ctx: ReconcileContext, o: Observed): string | undefined {
+  const c = ctx.recorder.controller;
+  const applied = c.appliedBy;
+  if (!applied || applied.code === ctx.deps.code || !c.inputsFingerprint) return undefined;
+  if (inputsFingerprint(o.cluster, o.config.checksum, applied.code, ctx.unit.pool) !== c.inputsFingerprint)
+    return undefined;
+  return `${applied.version} → ${ctx.deps.release ?? ctx.deps.code.slice(0, 12)}`;
+}
+
+/** A stack as of one update: its id and last update time (a new update is a new version to read). */
+export function stackVersion(stack: StackSummary): string {
+  return `${stack.id}@${stack.lastUpdated ?? ''}`;
+}
+
+/** The same synthesis as `cdk synth`, in-process (or on the daemon's synth pool): the change set's template. */
+export async function synthesizeFor(ctx: ReconcileContext, o: Observed): Promise<SynthesizedStack> {
+  // The config rendered (and memoized) in the render step: synthesis never renders it a second time.
+  const opts = {
+    templatesDir: ctx.deps.templatesDir,
+    workDir: ctx.deps.workDir,
+    fingerprint: o.fingerprint,
+    nag: ctx.deps.nag,
+    config: o.config,
+    source: ctx.record.source,
+    stackName: ctx.unit.stackName,
+  };
+  const synth = ctx.deps.synthesizer ? await ctx.deps.synthesizer(o.cluster, opts) : synthesizeStack(o.cluster, opts);
+  o.log.info({ stack: synth.stackName, synthMs: Math.round(synth.durationMs) }, 'synthesized');
+  return synth;
+}

@@ -1,0 +1,167 @@
+import { canonicalJson } from '../../model/cloudconfig/canonical-json';
+import { sha256Hex } from '../../model/cloudconfig/checksum';
+
+/*
+ * The roll key: one answer to "does this change replace the nodes", read from a synthesized (or live) template, never
+ * from the object. Every gate (the fleet waves, maxConcurrentPools), log line, event, status row, metric and review
+ * line reads it, so a code change that alters the launch template is a roll like an edit of the object.
+ *
+ * What CloudFormation replaces instances for (AWS CloudFormation User Guide, "UpdatePolicy attribute",
+ * AutoScalingRollingUpdate and AutoScalingReplacingUpdate; AutoScalingInstanceRefresh follows the same list): a change
+ * of the group's LaunchConfigurationName (a new launch configuration), of its LaunchTemplate (a new launch template
+ * version: any change of LaunchTemplateData), of its MixedInstancesPolicy, of its VPCZoneIdentifier or of its
+ * PlacementGroup. Nothing else of the group (sizes, tags, target groups, lifecycle hooks, metrics) replaces an
+ * instance, and nothing outside the groups does: listeners, rules, queues and policies are outside the key by
+ * construction, as a reference to another resource is (its logical id, not its value, is digested: the launch template
+ * of a stack that imports a value does not change when the value does).
+ */
+
+/**
+ * Why a pool's nodes are replaced, in the words an operator reads (status, logs, review). `launch template` is any
+ * other property of the launch template (or configuration) or group: one the object sets indirectly (a security group
+ * narrowed to the pool), or one a worker-stacks release writes differently (the reconciler says `release` then).
+ */
+export const ROLL_CAUSES = [
+  'config',
+  'image',
+  'instance types',
+  'root volume',
+  'subnets',
+  'capacity',
+  'launch template',
+] as const;
+export type RollCause = (typeof ROLL_CAUSES)[number];
+
+/** What an object field becomes in the template: a launch template (or configuration) property, or a group property. */
+const CAUSE_OF_PROPERTY: Readonly<Record<string, RollCause>> = {
+  UserData: 'config',
+  ImageId: 'image',
+  InstanceType: 'instance types',
+  Overrides: 'instance types',
+  BlockDeviceMappings: 'root volume',
+  VPCZoneIdentifier: 'subnets',
+  InstancesDistribution: 'capacity',
+};
+
+/** One pool's (one stack's) roll key: the digest, and a digest per property it covers (so a change can say its cause). */
+export interface RollKey {
+  /** `rk1:` and 16 hex digits of the SHA-256 of `parts` (the prefix names the recipe: a new recipe is a new prefix). */
+  readonly key: string;
+  /** Short digest by property, `<group>.<property>` when the template has more than one group. */
+  readonly parts: Readonly<Record<string, string>>;
+}
+
+type Template = { readonly Resources?: Readonly<Partial<Record<string, { Type?: string; Properties?: unknown }>>> };
+
+/**
+ * The roll key of a template's Auto Scaling groups (one per stack in worker-stacks). Undefined when the template has
+ * no group (a stack that replaces no instance).
+ */
+export function rollKeyOf(template: unknown): RollKey | undefined {
+  const resources = (template as Template | undefined)?.Resources ?? {};
+  const groups = Object.keys(resources)
+    .filter((id) => resources[id]?.Type === 'AWS::AutoScaling::AutoScalingGroup')
+    .sort();
+  if (groups.length === 0) return undefined;
+  const parts: Record<string, string> = {};
+  for (const id of groups) {
+    const prefix = groups.length === 1 ? '' : `${id}.`;
+    for (const [name, value] of Object.entries(groupParts(resources, id))) parts[prefix + name] = digest(value);
+  }
+  return { key: `rk1:${digest(parts)}`, parts };
+}
+
+/** The roll key of a template body (JSON, as CloudFormation's GetTemplate returns it); undefined when it is not JSON. */
+export function rollKeyOfBody(body: string | undefined): RollKey | undefined {
+  if (!body) return undefined;
+  try {
+    return rollKeyOf(JSON.parse(body));
+  } catch {
+    return undefined;
+  }
+}
+
+/** What replaces the nodes between two roll keys, as causes (sorted, each once); empty when none does. */
+export function rollCauses(from: RollKey | undefined, to: RollKey | undefined): RollCause[] {
+  if (!from || !to || from.key === to.key) return [];
+  return causesOf(changedProperties(from, to));
+}
+
+/** The properties whose digest differs (present on one side only included), sorted. */
+export function changedProperties(from: RollKey, to: RollKey): string[] {
+  const names = new Set([...Object.keys(from.parts), ...Object.keys(to.parts)]);
+  return [...names].filter((n) => from.parts[n] !== to.parts[n]).sort();
+}
+
+/** Causes of changed property names (`launchTemplate.ImageId`, `g.MixedInstancesPolicy.Overrides` …). */
+export function causesOf(properties: readonly string[]): RollCause[] {
+  const found = new Set<RollCause>();
+  for (const p of properties) found.add(CAUSE_OF_PROPERTY[p.split('.').pop() ?? ''] ?? 'launch template');
+  return ROLL_CAUSES.filter((c) => found.has(c));
+}
+
+/**
+ * The properties of one group that replace its instances, each with the resource it references read in place (a
+ * launch template's data, a launch configuration's properties), so the key changes when they do even though the
+ * group's own reference (`{Ref}`, `LatestVersionNumber`) reads the same.
+ */
+function groupParts(resources: NonNullable<Template['Resources']>, id: string): Record<string, unknown> {
+  const props = (resources[id]?.Properties ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const spread = (prefix: string, value: unknown) => {
+    if (value && typeof value === 'object' && !Array.isArray(value))
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[`${prefix}.${k}`] = v;
+    else if (value !== undefined) out[prefix] = value;
+  };
+  const launchConfiguration = referenced(resources, props.LaunchConfigurationName);
+  if (launchConfiguration) spread('launchConfiguration', launchConfiguration);
+  else if (props.LaunchConfigurationName !== undefined) out.LaunchConfigurationName = props.LaunchConfigurationName;
+  const mixed = props.MixedInstancesPolicy as
+    | {
+        LaunchTemplate?: { LaunchTemplateSpecification?: unknown; Overrides?: unknown };
+        InstancesDistribution?: unknown;
+      }
+    | undefined;
+  const spec = (props.LaunchTemplate ?? mixed?.LaunchTemplate?.LaunchTemplateSpecification) as
+    { LaunchTemplateId?: unknown; LaunchTemplateName?: unknown; Version?: unknown } | undefined;
+  if (spec) {
+    const lt = referenced(resources, spec.LaunchTemplateId ?? spec.LaunchTemplateName);
+    const data = (lt as { LaunchTemplateData?: unknown } | undefined)?.LaunchTemplateData;
+    if (data) spread('launchTemplate', data);
+    // A template outside the stack, or a pinned version: the reference itself is what changes.
+    else out.launchTemplateSpecification = spec;
+  }
+  if (mixed) {
+    out['MixedInstancesPolicy.Overrides'] = mixed.LaunchTemplate?.Overrides;
+    out['MixedInstancesPolicy.InstancesDistribution'] = mixed.InstancesDistribution;
+  }
+  if (props.VPCZoneIdentifier !== undefined) out.VPCZoneIdentifier = props.VPCZoneIdentifier;
+  if (props.PlacementGroup !== undefined) out.PlacementGroup = props.PlacementGroup;
+  return out;
+}
+
+/** The properties of the resource a `{Ref}` names in the same template (undefined for anything else). */
+function referenced(resources: NonNullable<Template['Resources']>, value: unknown): unknown {
+  const ref = (value as { Ref?: unknown } | undefined)?.Ref;
+  return typeof ref === 'string' ? resources[ref]?.Properties : undefined;
+}
+
+function digest(value: unknown): string {
+  return sha256Hex(canonicalJson(value ?? null)).slice(0, 16);
+}
+
+/**
+ * A replacement's cause in one line: its causes, the other properties by name ("image, launch template:
+ * NetworkInterfaces"). Empty when nothing rolls.
+ */
+export function describeRollChange(from: RollKey | undefined, to: RollKey | undefined): string {
+  if (!from || !to || from.key === to.key) return '';
+  const changed = changedProperties(from, to);
+  const other = changed
+    .map((p) => p.split('.').pop() ?? p)
+    .filter((p) => !(p in CAUSE_OF_PROPERTY))
+    .filter((p, i, all) => all.indexOf(p) === i);
+  return causesOf(changed)
+    .map((c) => (c === 'launch template' ? `launch template: ${other.join(', ')}` : c))
+    .join(', ');
+}
