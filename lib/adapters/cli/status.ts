@@ -59,7 +59,19 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
       for (const w of warnings) io.err(`warning: ${w}\n`);
       const now = Date.now();
       const table = [
-        ['ACCOUNT/REGION', 'CLUSTER', 'GEN', 'DESIRED', 'LIVE', 'SYNC', 'STACK STATUS', 'READY', 'REASON', 'AGE'],
+        [
+          'ACCOUNT/REGION',
+          'CLUSTER',
+          'GEN',
+          'DESIRED',
+          'LIVE',
+          'SYNC',
+          'PENDING',
+          'STACK STATUS',
+          'READY',
+          'REASON',
+          'AGE',
+        ],
         ...rows.flatMap((r) => [
           tableRow(r, r.cluster, r, now),
           // Each pool in a stack of its own, under its cluster (whose row is the shared stack): cluster/pool.
@@ -131,7 +143,15 @@ function tableRow(
   name: string,
   x: Pick<
     StatusRow,
-    'observedGeneration' | 'desiredChecksum' | 'liveChecksum' | 'inSync' | 'stackStatus' | 'ready' | 'reason' | 'since'
+    | 'observedGeneration'
+    | 'desiredChecksum'
+    | 'liveChecksum'
+    | 'inSync'
+    | 'pending'
+    | 'stackStatus'
+    | 'ready'
+    | 'reason'
+    | 'since'
   >,
   now: number,
 ): string[] {
@@ -143,6 +163,7 @@ function tableRow(
     short(x.desiredChecksum),
     short(x.liveChecksum),
     x.inSync ? 'yes' : 'no',
+    x.pending ?? '-',
     x.stackStatus ?? '-',
     r.paused ? `${x.ready} (paused)` : x.ready,
     x.reason ?? '-',

@@ -22,6 +22,8 @@ export interface StatusRow {
   readonly desiredChecksum?: string;
   readonly liveChecksum?: string;
   readonly inSync: boolean;
+  /** A replacement of the nodes the object asks for and the stack does not run yet, and why (status.pendingRoll): `image`. */
+  readonly pending?: string;
   readonly stack: string;
   readonly stackStatus?: string;
   readonly ready: string;
@@ -52,6 +54,8 @@ export interface PoolRow {
   readonly desiredChecksum?: string;
   readonly liveChecksum?: string;
   readonly inSync: boolean;
+  /** As StatusRow.pending, for this pool's stack. */
+  readonly pending?: string;
   readonly stackStatus?: string;
   readonly ready: string;
   readonly reason?: string;
@@ -98,6 +102,7 @@ function poolRows(
         ready?.status === 'True' &&
         ready.observedGeneration === r.generation,
       ),
+      pending: pendingOf(p, desired),
       stackStatus: p?.stackStatus,
       ready: named.includes(pool) ? (ready?.status ?? 'Unknown') : 'Removed',
       reason: shown?.reason,
@@ -107,6 +112,18 @@ function poolRows(
       retryAfter: p?.controller?.retryAfter,
     };
   });
+}
+
+/**
+ * What replacement of the nodes is pending, and why: as the reconciler last read it from the templates (the roll keys),
+ * else a config the live stack does not carry yet (a status of a release before roll keys, or one not looked at yet).
+ */
+function pendingOf(
+  s: { readonly pendingRoll?: string; readonly cloudConfigChecksum?: string } | undefined,
+  desired: string | undefined,
+): string | undefined {
+  if (s?.pendingRoll) return s.pendingRoll;
+  return desired && s?.cloudConfigChecksum && desired !== s.cloudConfigChecksum ? 'config' : undefined;
 }
 
 /** The status table, from the store alone (no AWS call): desired vs live checksum, stack status, Ready and why. */
@@ -172,6 +189,7 @@ export async function statusRows(
           ready?.status === 'True' &&
           ready.observedGeneration === r.generation,
         ),
+        pending: pendingOf(r.status, desired),
         stack: workerStackName(r.name),
         stackStatus: r.status?.stackStatus,
         ready: unreadable

@@ -48,6 +48,13 @@ export const PRINTER_COLUMNS = [
     description: 'Checksum prefix of the node config live on the stack.',
   },
   {
+    name: 'Pending',
+    type: 'string',
+    jsonPath: '.status.pendingRolls',
+    description:
+      'Replacements of nodes pending and why (config, image, instance types, subnets, capacity, release), per pool.',
+  },
+  {
     name: 'Stack',
     type: 'string',
     jsonPath: '.status.stackStatus',

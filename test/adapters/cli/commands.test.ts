@@ -75,7 +75,7 @@ describe('an AWS error', () => {
   });
 });
 
-test('`status` says SYNC no for a change that keeps the node config but stalled (an image change rolled back)', async () => {
+test('`status` says SYNC no and PENDING image for a change that keeps the node config but stalled (an image change rolled back)', async () => {
   // GIVEN prod-eu1 at generation 1, whose image change rolled back: the live checksum is the desired one, Ready is False
   const dir = tempDir('status-sync');
   fs.copyFileSync(path.join(EXAMPLES_DIR, 'prod-eu1.yaml'), path.join(dir, 'prod-eu1.yaml'));
@@ -101,6 +101,7 @@ test('`status` says SYNC no for a change that keeps the node config but stalled 
       cloudConfigChecksum: desired,
       observedGeneration: 1,
       stackStatus: 'UPDATE_ROLLBACK_COMPLETE',
+      pendingRoll: 'image',
       conditions: [cond('Ready', 'False', 'UpdateRolledBack'), cond('Stalled', 'True', 'UpdateRolledBack')],
     } as Json,
     rec.resourceVersion,
@@ -111,11 +112,18 @@ test('`status` says SYNC no for a change that keeps the node config but stalled 
     JSON.parse((await run(['status', '-o', 'json', '--clusters', dir])).out).clusters as Array<{
       inSync: boolean;
       liveChecksum: string;
+      pending?: string;
     }>
   )[0];
+  const table = (await run(['status', '--clusters', dir])).out.split('\n')[1].split(/\s{2,}/);
 
-  // THEN the checksums agree, and the cluster is still not in sync
-  expect({ live: row.liveChecksum, inSync: row.inSync }).toEqual({ live: desired, inSync: false });
+  // THEN the checksums agree, the cluster is still not in sync, and what is pending is said: the new image
+  expect({ live: row.liveChecksum, inSync: row.inSync, pending: row.pending }).toEqual({
+    live: desired,
+    inSync: false,
+    pending: 'image',
+  });
+  expect(table.slice(5, 7)).toEqual(['no', 'image']);
 });
 
 test('`status` prints a table: generation observed/current, short checksums, in sync, stack status, Ready and reason', async () => {
@@ -167,6 +175,7 @@ test('`status` prints a table: generation observed/current, short checksums, in 
     'DESIRED',
     'LIVE',
     'SYNC',
+    'PENDING',
     'STACK STATUS',
     'READY',
     'REASON',
@@ -188,6 +197,7 @@ test('`status` prints a table: generation observed/current, short checksums, in 
     prod.desiredChecksum.slice(0, 12),
     prod.desiredChecksum.slice(0, 12),
     'yes',
+    '-',
     'UPDATE_COMPLETE',
     'True',
     'StackUpdated',
@@ -200,6 +210,7 @@ test('`status` prints a table: generation observed/current, short checksums, in 
     expect.stringMatching(/^[0-9a-f]{12}$/),
     '-',
     'no',
+    '-',
     '-',
     'Unknown',
     '-',

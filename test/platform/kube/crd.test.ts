@@ -154,7 +154,7 @@ test('every cross-field rule has a message, and its field path names a field of 
   }
 });
 
-test('printer columns show Ready, Reason, the desired and live checksum prefixes, the stack status, the pools ready and Age', () => {
+test('printer columns show Ready, Reason, the desired and live checksum prefixes, pending replacements, the stack status, the pools ready and Age', () => {
   // WHEN
   const shown = PRINTER_COLUMNS.filter((c) => !('priority' in c)).map((c) => `${c.name}=${c.jsonPath}`);
   // THEN
@@ -163,6 +163,7 @@ test('printer columns show Ready, Reason, the desired and live checksum prefixes
     'Reason=.status.conditions[?(@.type=="Ready")].reason',
     'Desired=.status.desiredChecksumShort',
     'Live=.status.cloudConfigChecksumShort',
+    'Pending=.status.pendingRolls',
     'Stack=.status.stackStatus',
     'Pools=.status.poolsReady',
     'Age=.metadata.creationTimestamp',

@@ -48,3 +48,25 @@ test('a custom resource without status reads as the empty status; a wrong field 
     problem: expect.stringMatching(/^status\.observedGeneration: /),
   });
 });
+
+test.each<[string, Partial<ClusterStatus>, string | undefined]>([
+  ['nothing pending', {}, undefined],
+  ['the shared stack', { pendingRoll: 'image' }, 'image'],
+  [
+    'the shared stack and a pool',
+    {
+      pendingRoll: 'config',
+      pools: [
+        { name: 'spot', stackName: 'WorkerStack-c-Pool-spot', pendingRoll: 'image, subnets', conditions: [] },
+        { name: 'arm', stackName: 'WorkerStack-c-Pool-arm', conditions: [] },
+      ],
+    },
+    'config; spot: image, subnets',
+  ],
+])('the Pending column says every stack’s pending replacement: %s', (_what, extra, shown) => {
+  // WHEN
+  const kube = toKubeStatus({ ...status, ...extra });
+  // THEN it is derived on write, and dropped on read
+  expect(kube.pendingRolls).toBe(shown);
+  expect(fromKubeStatus(JSON.parse(JSON.stringify(kube)))).toEqual({ status: { ...status, ...extra } });
+});

@@ -66,7 +66,11 @@ function byRelease(ctx: ReconcileContext, o: Observed): string | undefined {
   if (!applied || applied.code === ctx.deps.code || !c.inputsFingerprint) return undefined;
   if (inputsFingerprint(o.cluster, o.config.checksum, applied.code, ctx.unit.pool) !== c.inputsFingerprint)
     return undefined;
-  return `${applied.version} → ${ctx.deps.release ?? ctx.deps.code.slice(0, 12)}`;
+  const next = ctx.deps.release ?? 'this code';
+  // The same version number on both sides (a build between releases): the code digests tell them apart.
+  return applied.version === next
+    ? `${applied.version} (code ${applied.code.slice(0, 8)} → ${ctx.deps.code.slice(0, 8)})`
+    : `${applied.version} → ${next}`;
 }
 
 /** A stack as of one update: its id and last update time (a new update is a new version to read). */
