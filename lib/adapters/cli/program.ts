@@ -53,11 +53,12 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
       ),
     );
   dirFlags(program.command('render'))
-    .description('print the big node config of one cluster (stdout, exact stored bytes) and its checksum (stderr)')
+    .description("print one pool's big node config of a cluster (stdout, exact stored bytes) and its checksum (stderr)")
     .argument('<cluster>', 'cluster name (metadata.name)')
+    .option('--pool <name>', "the pool whose config to print (default: the cluster's first pool)")
     .option('--user-data', 'print the small user data instead')
-    .action((name: string, opts: DirOptions & { readonly userData?: boolean }) =>
-      done(renderCommand(inputDirs(opts), name, io, { userData: Boolean(opts.userData) })),
+    .action((name: string, opts: DirOptions & { readonly userData?: boolean; readonly pool?: string }) =>
+      done(renderCommand(inputDirs(opts), name, io, { userData: Boolean(opts.userData), pool: opts.pool })),
     );
   program
     .command('schema')
