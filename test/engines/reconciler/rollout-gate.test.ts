@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { ConfigObject, ConfigObjectStore } from '../../../lib/platform/aws/config-objects';
 import { getCondition } from '../../../lib/model/cluster/status';
-import { ReconcilerDeps, TASK } from '../../../lib/engines/reconciler/workflow/context';
+import { ReconcilerDeps, Synthesizer, TASK } from '../../../lib/engines/reconciler/workflow/context';
+import { synthesizeStack } from '../../../lib/engines/synthesis/synthesize';
 import { Controller } from '../../../lib/engines/reconciler/runtime/controller';
 import { before } from '../../../lib/engines/reconciler/workflow/workflow';
 import { FilePolicySource, POLICY_DIR } from '../../../lib/engines/rollout/policy-source';
@@ -151,6 +152,37 @@ test('a new AMI (the config checksum unchanged) waits for its wave like a new co
   expect(h.status(CANARY).pendingRoll).toBeUndefined();
   expect(h.status(MAIN)).toMatchObject({ pendingRoll: 'image' });
   expect(h.status(MAIN).rollKey).not.toBe(h.status(MAIN).desiredRollKey);
+});
+
+test('a release that writes every launch template anew (objects unchanged) waits for its wave, and says it is the release', async () => {
+  // GIVEN the fleet last applied by release 0.1.0 (a tag edit: a change set that replaces no node)
+  for (const name of [CANARY, MAIN]) h.edit(name, (raw) => (raw.spec.tags = { ...raw.spec.tags, release: 'a' }));
+  const applied = await pass(deps({ release: '0.1.0' }));
+  expect([...applied.values()].map((o) => o.result)).toEqual(['applied', 'applied']);
+  expect(h.cfn.started.filter((x) => x.kind === 'update')).toHaveLength(2);
+  // and release 0.2.0, whose code writes one more property into every launch template (what 8909f17 → 22a9a8e did
+  // with NetworkInterfaces): the objects, their configs and their checksums are unchanged
+  const release020: Synthesizer = async (cluster, opts) => {
+    const s = synthesizeStack(cluster, opts);
+    const t = JSON.parse(s.templateBody);
+    for (const r of Object.values(t.Resources as Record<string, Json>))
+      if (r.Type === 'AWS::EC2::LaunchTemplate') r.Properties.LaunchTemplateData.EbsOptimized = true;
+    return { ...s, templateBody: JSON.stringify(t) };
+  };
+  const updates = h.cfn.started.length;
+
+  // WHEN the new release's daemon runs
+  const outcomes = await pass(deps({ release: '0.2.0', code: 'release-0.2.0', synthesizer: release020 }));
+
+  // THEN the canary rolls first; the other waits for the canary's wave, its stack untouched, and both say why
+  expect(outcomes.get(CANARY)?.result).toBe('applied');
+  expect(outcomes.get(MAIN)).toMatchObject({ result: 'held', rollout: { reason: 'WaitingForWave' } });
+  expect(h.cfn.started.slice(updates).map((x) => x.stackName)).toEqual([h.stackName(CANARY)]);
+  const why = 'release 0.1.0 → 0.2.0: launch template: EbsOptimized';
+  expect(h.status(MAIN).pendingRoll).toBe(why);
+  expect(outcomes.get(MAIN)?.message).toContain(`replaces nodes: ${why}`);
+  expect(h.log.of(CANARY).some((e) => e.msg?.includes(`rolling the nodes (${why})`))).toBe(true);
+  expect(h.status(MAIN).cloudConfigChecksum).toBe(h.status(MAIN).desiredChecksum);
 });
 
 test('spec.rollout.hold stages the config without rolling; a change that rolls no node still applies; removing the hold rolls', async () => {
