@@ -438,6 +438,32 @@ const CASES: (() => AlertCase)[] = [
     expect: [{}],
   }),
   () => ({
+    name: 'a pool waits a day to replace its nodes',
+    input: [
+      {
+        series: series('worker_stacks_pending_roll', { cluster: 'c1', pool: 'spot', cause: 'image' }),
+        values: '1x1500',
+      },
+      { series: series('worker_stacks_leader'), values: '1x1500' },
+    ],
+    evalTime: '1450m',
+    alert: 'WorkerStacksRollPendingLong',
+    expect: [{ cluster: 'c1', pool: 'spot', cause: 'image' }],
+  }),
+  () => ({
+    name: 'a replacement pending for hours, not a day',
+    input: [
+      {
+        series: series('worker_stacks_pending_roll', { cluster: 'c1', pool: 'spot', cause: 'image' }),
+        values: '1x600',
+      },
+      { series: series('worker_stacks_leader'), values: '1x600' },
+    ],
+    evalTime: '590m',
+    alert: 'WorkerStacksRollPendingLong',
+    expect: [],
+  }),
+  () => ({
     name: 'no pass without errors for over an hour',
     input: [
       { series: series('worker_stacks_last_successful_pass_timestamp_seconds'), values: '0x100' },

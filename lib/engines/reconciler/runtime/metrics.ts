@@ -1,3 +1,4 @@
+import { ROLL_CAUSES } from '../../stacks/roll-key';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { CONDITION_TYPES } from '../../../model/cluster/status';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
@@ -50,6 +51,16 @@ export class ReconcilerMetrics {
     name: 'worker_stacks_cluster_condition',
     help: "A cluster's condition: 1 for the status it has now (True, False or Unknown)",
     labelNames: ['cluster', 'condition', 'status'],
+    registers: [this.registry],
+  });
+  /**
+   * One series per stack whose nodes are to be replaced and are not yet (its roll key, desired and live, differ), by
+   * cause: what a held or failing roll is waiting on, and the alert on a roll stuck for hours.
+   */
+  private readonly pendingRoll = new Gauge({
+    name: 'worker_stacks_pending_roll',
+    help: "A stack's pending replacement of nodes (1), by cluster, pool and cause (config, image, instance types, root volume, subnets, capacity, launch template, release)",
+    labelNames: ['cluster', 'pool', 'cause'],
     registers: [this.registry],
   });
   /** Stacks recorded in progress at the last pass, plus those a reconcile is waiting on now (read at scrape time). */
@@ -157,6 +168,7 @@ export class ReconcilerMetrics {
   public observeFleet(records: readonly ClusterRecord[], now: Date, passOk: boolean): void {
     this.byCondition.reset();
     this.clusterCondition.reset();
+    this.pendingRoll.reset();
     const inProgress = new Set<string>();
     const since = new Map<string, number>();
     for (const r of records) {
@@ -167,6 +179,12 @@ export class ReconcilerMetrics {
         const c = conditions.find((x) => x.type === type);
         this.clusterCondition.set({ cluster: r.name, condition: type, status: c?.status ?? 'Unknown' }, 1);
       }
+      const pending = [
+        { pool: 'default', cause: r.status?.pendingRoll },
+        ...(r.status?.pools ?? []).map((p) => ({ pool: p.name, cause: p.pendingRoll })),
+      ];
+      for (const p of pending)
+        if (p.cause) this.pendingRoll.set({ cluster: r.name, pool: p.pool, cause: causeLabel(p.cause) }, 1);
       if (r.status?.stackStatus?.endsWith('_IN_PROGRESS')) {
         inProgress.add(r.name);
         const started = r.status.controller?.executing?.startedAt;
@@ -180,6 +198,16 @@ export class ReconcilerMetrics {
     this.inProgressSince = since;
     if (passOk) this.lastPass.set(now.getTime() / 1000);
   }
+}
+
+/**
+ * A pending roll's cause as a label of few values: `release` for a release's change, else the causes without the
+ * properties a launch template change names ("image,launch template", never a property list or version).
+ */
+function causeLabel(cause: string): string {
+  if (cause.startsWith('release')) return 'release';
+  const named = new Set(cause.split(', ').map((c) => c.split(':')[0]));
+  return ROLL_CAUSES.filter((c) => named.has(c)).join(',') || 'unknown';
 }
 
 /** The object's spec.account, or "unknown" (an unreadable or invalid object has none to trust). */

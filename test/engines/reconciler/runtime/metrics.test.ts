@@ -147,3 +147,46 @@ test('transient reconciles are counted again by reason: AWS throttling is told f
   expect(await value(metrics, 'worker_stacks_transient_reconciles_total', `{reason="AwsUnavailable",${acct}}`)).toBe(1);
   expect(await value(metrics, 'worker_stacks_reconciles_total', `{result="transient",${acct}}`)).toBe(2);
 });
+
+test('a pending replacement of nodes is a series by cluster, pool and cause, gone once it is done', async () => {
+  // GIVEN a settled cluster whose status records pending rolls: an image for the shared stack, a release for a pool
+  h = new Harness({ clusters: ['c-1'] });
+  const metrics = new ReconcilerMetrics({ now: () => h.clock.ms / 1000 });
+  const controller = (await h.pass({ metrics })).controller;
+  const store = h.deps().store;
+  const rec = (await store.get('c-1'))!;
+  await store.writeStatus(
+    'c-1',
+    {
+      ...rec.status!,
+      pendingRoll: 'image, launch template: NetworkInterfaces, SecurityGroupIds',
+      pools: [
+        {
+          name: 'spot',
+          stackName: 'WorkerStack-c-1-Pool-spot',
+          pendingRoll: 'release 0.1.0 → 0.2.0: launch template: NetworkInterfaces',
+          conditions: [],
+        },
+      ],
+    },
+    rec.resourceVersion,
+  );
+
+  // WHEN the fleet is observed
+  await controller.observeFleet(new Map(), []);
+
+  // THEN one series per stack, its cause a label of few values
+  const series = (await metrics.registry.metrics())
+    .split('\n')
+    .filter((l) => l.startsWith('worker_stacks_pending_roll{'));
+  expect(series.sort()).toEqual([
+    'worker_stacks_pending_roll{cluster="c-1",pool="default",cause="image,launch template"} 1',
+    'worker_stacks_pending_roll{cluster="c-1",pool="spot",cause="release"} 1',
+  ]);
+
+  // WHEN nothing is pending any more, THEN the series are gone
+  const now = (await store.get('c-1'))!;
+  await store.writeStatus('c-1', { ...now.status!, pendingRoll: undefined, pools: undefined }, now.resourceVersion);
+  await controller.observeFleet(new Map(), []);
+  expect((await metrics.registry.metrics()).includes('worker_stacks_pending_roll{')).toBe(false);
+});
