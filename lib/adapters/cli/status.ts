@@ -109,6 +109,7 @@ export function registerStatus(program: Command, io: Io, done: (code: number) =>
         for (const p of r.pools ?? []) {
           if (!p.message || (!opts.wide && SETTLED_REASONS.has(p.reason ?? ''))) continue;
           const extra = [
+            opts.wide && p.rolls ? `rolls ${p.rolls}` : '',
             p.failures ? `failures ${p.failures}` : '',
             p.retryAfter ? `next retry ${p.retryAfter}` : '',
           ].filter(Boolean);

@@ -56,6 +56,8 @@ export interface PoolRow {
   readonly inSync: boolean;
   /** As StatusRow.pending, for this pool's stack. */
   readonly pending?: string;
+  /** How this pool's nodes roll, with its own settings (StatusRow.rolls). */
+  readonly rolls?: string;
   readonly stackStatus?: string;
   readonly ready: string;
   readonly reason?: string;
@@ -103,6 +105,7 @@ function poolRows(
         ready.observedGeneration === r.generation,
       ),
       pending: pendingOf(p, desired),
+      rolls: cluster && named.includes(pool) ? describeRollout(specRollout(cluster.spec, pool)) : undefined,
       stackStatus: p?.stackStatus,
       ready: named.includes(pool) ? (ready?.status ?? 'Unknown') : 'Removed',
       reason: shown?.reason,

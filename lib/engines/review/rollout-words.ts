@@ -1,5 +1,5 @@
 import { ClusterSpec } from '../../model/cluster/schema';
-import { primaryPool } from '../../model/cluster/pools';
+import { poolNamed, primaryPool } from '../../model/cluster/pools';
 
 /**
  * How a cluster's nodes roll, in one shape whether it is read from a template (review: what the stack will do) or
@@ -29,9 +29,12 @@ export interface InstanceRefreshSummary {
   readonly alarms: readonly string[];
 }
 
-/** The summary of a (validated) object. */
-export function specRollout(spec: ClusterSpec): RolloutSummary {
-  const pool = primaryPool(spec);
+/**
+ * The summary of a (validated) object: of the pool named (each pool rolls with its own settings, in its own stack),
+ * else of its primary pool (the shared stack's).
+ */
+export function specRollout(spec: ClusterSpec, poolName?: string): RolloutSummary {
+  const pool = (poolName === undefined ? undefined : poolNamed(spec, poolName)) ?? primaryPool(spec);
   const ru = pool.rollingUpdate;
   const refresh = ru.strategy === 'instanceRefresh';
   const ir = ru.instanceRefresh;

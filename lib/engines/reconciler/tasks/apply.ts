@@ -187,7 +187,7 @@ export const execute: Task<Observed & RollKeyed & Synthesized & ChangeSetReady> 
     const configRolls = o.live !== config.checksum;
     const why = o.drift ? `${o.drift.message}; re-applying the object. ` : '';
     // How the roll goes (batches, the gate, drain), so the log says what to expect before the stack is watched.
-    const how = rolls ? `; rolls ${describeRollout(specRollout(o.cluster.spec))}` : '';
+    const how = rolls ? `; rolls ${describeRollout(specRollout(o.cluster.spec, ctx.unit.pool))}` : '';
     // What changes: a repair restores the applied config, a new stack gets its first, an edit says what it changed.
     const what = o.drift
       ? o.drift.reason === 'StackDeleted'
