@@ -71,6 +71,7 @@ export async function runFleetRollout(opts: BenchOptions): Promise<Section> {
     }
     sim.starts.length = 0;
     const reconciles0 = sim.reconciles;
+    const syntheses0 = sim.syntheses;
     const lag = monitorEventLoopDelay({ resolution: 10 });
     lag.enable();
     let rss = process.memoryUsage().rss;
@@ -139,6 +140,13 @@ export async function runFleetRollout(opts: BenchOptions): Promise<Section> {
           `fleet rollout of ${n} clusters, CloudFormation requests per roll`,
           totalCalls / n,
           '',
+        ),
+        figure(
+          'fleet-rollout-syntheses',
+          `fleet rollout of ${n} clusters, syntheses per cluster (a held one: its roll key once, its change set once)`,
+          (sim.syntheses - syntheses0) / n,
+          '',
+          { op: '<=', value: 2 },
         ),
         figure('fleet-rollout-rss', `fleet rollout of ${n} clusters, peak RSS`, mb(rss), 'MiB'),
         figure(

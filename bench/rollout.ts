@@ -65,7 +65,7 @@ export async function runRollout(opts: BenchOptions): Promise<Section> {
       wallMs,
       simulatedMs,
       applied,
-      syntheses: world.taskRuns.get('synthesize') ?? 0,
+      syntheses: world.syntheses,
       cpuMs,
       clusterMs: [...world.spans.values()].map((s) => s.end - s.start),
     });

@@ -34,7 +34,7 @@ export async function runUnchanged(opts: BenchOptions): Promise<Section> {
   seeding.resetCounters();
   const settle = await seeding.controller().runPass();
   const settleWrites = seeding.statusWrites;
-  if (seeding.taskRuns.get('synthesize') || [...settle.outcomes.values()].some((o) => o.result !== 'unchanged'))
+  if (seeding.syntheses || [...settle.outcomes.values()].some((o) => o.result !== 'unchanged'))
     throw new Error('unchanged: the seeded fleet is not settled');
   const seedMs = msSince(t);
   const manifest = path.join(root, 'stacks.json');

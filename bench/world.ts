@@ -16,6 +16,7 @@ import {
 import { DEFAULT_TEMPLATES_DIR } from '../lib/model/cloudconfig/templates';
 import { Outcome, ReconcilerDeps } from '../lib/engines/reconciler/workflow/context';
 import { Controller } from '../lib/engines/reconciler/runtime/controller';
+import { synthesizeStack } from '../lib/engines/synthesis/synthesize';
 import { createDeps } from '../lib/adapters/cli/wiring';
 import { allTasks, WorkflowHooks } from '../lib/engines/reconciler/workflow/workflow';
 import { ClusterStore } from '../lib/model/ports/cluster-store';
@@ -60,6 +61,8 @@ export class World {
   public statusWrites = 0;
   public storeLists = 0;
   public storeListMs = 0;
+  /** Syntheses run (the roll-key task's, for a held cluster, and the synthesize task's alike). */
+  public syntheses = 0;
   /** Task runs, by task name (from the workflow's own hooks). */
   public readonly taskRuns = new Map<string, number>();
   /** Summed synchronous time of each task (see timeTasks). */
@@ -104,10 +107,16 @@ export class World {
         onChange(name);
       });
     // Everything else (work dir, caches, timeouts, backoff, clock) stays as the product wires it.
+    const synthesizer = wired.deps.synthesizer;
     this.deps = {
       ...wired.deps,
       aws: (region) => ({ cfn: this.port(region), publisher: this.publisher }),
       identity: this.identity,
+      // Counted where it happens: a held cluster's roll key synthesizes in the roll-key task, not in synthesize.
+      synthesizer: async (cluster, o) => {
+        this.syntheses++;
+        return synthesizer ? synthesizer(cluster, o) : synthesizeStack(cluster, o);
+      },
     };
   }
 
@@ -177,7 +186,7 @@ export class World {
     const wallMs = performance.now() - start;
     const counts: Record<string, number> = {};
     for (const o of outcomes.values()) counts[o.result] = (counts[o.result] ?? 0) + 1;
-    return { wallMs, clusters: outcomes.size, outcomes: counts, syntheses: this.taskRuns.get('synthesize') ?? 0 };
+    return { wallMs, clusters: outcomes.size, outcomes: counts, syntheses: this.syntheses };
   }
 
   /**
@@ -222,7 +231,7 @@ export class World {
     this.publisher.calls = 0;
     this.publisher.uploads.length = 0;
     this.identity.calls = 0;
-    this.listPages = this.statusWrites = this.storeLists = this.storeListMs = 0;
+    this.listPages = this.statusWrites = this.storeLists = this.storeListMs = this.syntheses = 0;
     this.taskRuns.clear();
     this.taskMs.clear();
     this.spans.clear();

@@ -216,6 +216,9 @@ export class FleetSim {
     return this.h.clock.ms;
   }
 
+  /** Syntheses run since the fleet was made (the roll-key task's and the synthesize task's alike). */
+  public syntheses = 0;
+
   public writePolicy(name: string, spec: Record<string, unknown>): void {
     fs.mkdirSync(path.join(this.h.clustersDir, POLICY_DIR), { recursive: true });
     fs.writeFileSync(
@@ -235,7 +238,8 @@ export class FleetSim {
   public restart(): void {
     const base = this.h.deps({
       templatesDir: this.templatesDir,
-      synthesizer: checksumSynthesizer,
+      // Counted: a held cluster's roll key synthesizes once, its change set once more when released (bench/fleet-rollout.ts).
+      synthesizer: async (cluster, o) => (this.syntheses++, checksumSynthesizer(cluster, o)),
       derived: new DerivedCache(),
       pollMs: this.opts.pollMs ?? 30_000,
       maxUpdateAttempts: 2,
