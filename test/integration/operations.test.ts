@@ -140,7 +140,7 @@ describe('status, dry run and delete of a live cluster', () => {
     // THEN it says it would update and roll, from which config to which, and why
     expect(dry.code).toBe(0);
     expect(dry.out).toBe(
-      `${NAME}\tdry-run\twould update the stack and roll the nodes: config ${live.slice(0, 12)} -> ${desired.slice(0, 12)} (changed /var/lib/kubelet/config.yaml)\n`,
+      `${NAME}\tdry-run\twould update the stack and replace the nodes (config): config ${live.slice(0, 12)} -> ${desired.slice(0, 12)} (changed /var/lib/kubelet/config.yaml)\n`,
     );
 
     // AND nothing changed: no change set, no stack update, no S3 object, no status write

@@ -54,3 +54,26 @@ test("a new image in both pools: each pool's roll line names its cause and its o
   ]);
   expect(h.cfn.started.filter((s) => s.stackName === poolStackName(CLUSTER, 'spot')).length).toBe(2);
 });
+
+test.each<[string, (raw: Json) => void, RegExp]>([
+  [
+    'a new image',
+    (raw) => ((raw.spec.pools as Json[])[1].machineImage = 'ami-0fedcba9876543210'),
+    /^would update the stack and replace the nodes \(image\): the config [0-9a-f]{12} is unchanged$/,
+  ],
+  [
+    'a bigger group',
+    (raw) => ((raw.spec.pools as Json[])[1].maxSize = 9),
+    /^would update the stack \(\w+\); the config [0-9a-f]{12} is unchanged, no node is replaced \(the roll key is unchanged\)$/,
+  ],
+])('a dry run says from the roll keys whether %s replaces nodes, and writes nothing', async (_what, edit, said) => {
+  // GIVEN the cluster created, then edited
+  expect((await h.reconcile(CLUSTER, {}, deps)).result).toBe('applied');
+  h.edit(CLUSTER, edit);
+  const writes = h.cfn.mutatingCalls();
+  // WHEN a dry run looks at it
+  const outcome = await h.step(CLUSTER, {}, { ...deps, dryRun: true });
+  // THEN it says what the spot pool's change would do to its nodes, and nothing was written
+  expect(outcome.pools?.find((p) => p.pool === 'spot')?.message).toMatch(said);
+  expect(h.cfn.mutatingCalls()).toBe(writes);
+});

@@ -2,7 +2,7 @@ import { isComplete } from '../../../model/ports/cloudformation-port';
 import { getCondition } from '../../../model/cluster/status';
 import { CONDITIONS } from '../workflow/conditions';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, TASK } from '../workflow/context';
-import { Observed } from '../workflow/state';
+import { Observed, RollKeyed } from '../workflow/state';
 import { need, Task } from '../workflow/task';
 import { isSettled, liveStatus, retryRequested, short } from './prepare';
 
@@ -142,18 +142,22 @@ export const checkAccount: Task<Observed> = {
   },
 };
 
-/** Dry run: say what would happen, then stop before anything is written. */
-export const dryRunReport: Task<Observed> = {
+/** Dry run: say what would happen (whether nodes are replaced, from the roll keys), then stop before anything is written. */
+export const dryRunReport: Task<Observed & RollKeyed> = {
   name: TASK.dryRun,
   when: (ctx) => ctx.deps.dryRun,
   run(_ctx, o) {
     const checksum = short(o.config.checksum);
     const drift = o.drift ? `${o.drift.message}; ` : '';
+    const config =
+      o.live !== o.config.checksum
+        ? `config ${short(o.live)} -> ${checksum} (${o.configChange ?? 'first recorded config'})`
+        : `the config ${checksum} is unchanged`;
     const message = !o.stack
       ? `${drift}would create the stack with config ${checksum}`
-      : o.live !== o.config.checksum
-        ? `${drift}would update the stack and roll the nodes: config ${short(o.live)} -> ${checksum} (${o.configChange ?? 'first recorded config'})`
-        : `${drift}would update the stack (${o.stack.status}); the config ${checksum} is unchanged, nodes do not roll`;
+      : o.roll.rolls
+        ? `${drift}would update the stack and replace the nodes (${o.roll.cause}): ${config}`
+        : `${drift}would update the stack (${o.stack.status}); ${config}, no node is replaced (the roll key is unchanged)`;
     return { result: 'dry-run', message };
   },
 };

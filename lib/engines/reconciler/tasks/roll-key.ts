@@ -8,7 +8,7 @@ import { inputsFingerprint } from '../workflow/fingerprint';
 import { SynthesizedStack } from '../../synthesis/synthesize';
 
 /**
- * 8. Does this change replace the nodes? The roll key of the template it would apply against the roll key of the
+ * 7. Does this change replace the nodes? The roll key of the template it would apply against the roll key of the
  * live stack's template (lib/engines/stacks/roll-key.ts), so an edit of the object and a release that writes the
  * launch template differently are the same kind of change, and every gate after this (the fleet's waves,
  * maxConcurrentPools), the execute's log line, the status and the events read this one answer.

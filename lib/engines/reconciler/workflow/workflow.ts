@@ -33,7 +33,7 @@ import { checkAccount, dryRunReport, paused, reportDrift, skipIfUnchanged } from
  *             object's stack; claim: the stack observed is this object's, tasks/claim.ts)
  *   resume:   wait                         (the stack is in progress: requeue and look again; never touched)
  *   record:   record-execution             (our change set ended: record what the stack reports, then apply if needed)
- *   apply:    skip-if-unchanged → check-version → paused → report-drift → check-account → dry-run → recover → roll-key
+ *   apply:    skip-if-unchanged → check-version → paused → report-drift → check-account → roll-key → dry-run → recover
  *             → wait-for-wave → acquire-slot → synthesize → publish → change-set → execute   (then requeue: the stack is watched, not waited on)
  *
  * and once the cluster is settled on its desired config (applied, no changes, or unchanged):
@@ -54,9 +54,9 @@ export const APPLY = Workflow.from<Observed>()
   .then(paused)
   .then(reportDrift)
   .then(checkAccount)
+  .then(rollKey)
   .then(dryRunReport)
   .then(recover)
-  .then(rollKey)
   .then(waitForWave)
   .then(acquireSlot)
   .then(synthesize)
