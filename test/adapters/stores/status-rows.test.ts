@@ -115,7 +115,7 @@ test('the table: a row per pool under its cluster (cluster/pool), and a line say
     .trimEnd()
     .split('\n')
     .map((l) => l.split(/\s{2,}/));
-  expect(rows.slice(1, 4).map((r) => [r[1], r[6], r[7], r[8]])).toEqual([
+  expect(rows.slice(1, 4).map((r) => [r[1], r[7], r[8], r[9]])).toEqual([
     ['staging-us1', 'UPDATE_COMPLETE', 'False', 'PoolsNotReady'],
     ['staging-us1/system', 'UPDATE_COMPLETE', 'True', 'StackUpdated'],
     ['staging-us1/spot', 'UPDATE_ROLLBACK_COMPLETE', 'False', 'UpdateRolledBack'],

@@ -31,7 +31,8 @@ const READ_AND_CREATE = {
   executeChangeSet: 1,
   describeChangeSet: 1,
 };
-const UPDATE = { ...READ_AND_CREATE, describeChangeSet: 2 };
+// An update reads the live template once (its roll key: lib/engines/reconciler/tasks/roll-key.ts).
+const UPDATE = { ...READ_AND_CREATE, describeChangeSet: 2, getTemplate: 1 };
 
 interface Row {
   readonly what: string;
@@ -108,7 +109,14 @@ const ROWS: Row[] = [
     code: 'test-code-2',
     given: created,
     result: 'no-changes',
-    calls: { describeStack: 1, describeChangeSet: 1, createChangeSet: 1, waitForChangeSet: 1, deleteChangeSet: 1 },
+    calls: {
+      describeStack: 1,
+      describeChangeSet: 1,
+      createChangeSet: 1,
+      waitForChangeSet: 1,
+      deleteChangeSet: 1,
+      getTemplate: 1,
+    },
     synth: 1,
     uploads: 0, // the config object is already at its checksum key
     then: (s, x, before) => {

@@ -208,8 +208,9 @@ export const execute: Task<Observed & RollKeyed & Synthesized & ChangeSetReady> 
       ...(o.roll.desired ? { rollKey: o.roll.desired.key } : {}),
     };
     const appliedBy = ctx.deps.release ? { version: ctx.deps.release, code: ctx.deps.code } : undefined;
-    const lastConfigChange = configRolls ? what : o.roll.cause;
-    const change = rolls ? { lastConfigChange, lastConfigChangeTime: executing.startedAt } : {};
+    // A roll says what changed (the config's files, else its cause); a repair what it restores, whether it rolls or not.
+    const lastConfigChange = configRolls || o.drift ? what : o.roll.cause;
+    const change = rolls || o.drift ? { lastConfigChange, lastConfigChangeTime: executing.startedAt } : {};
     ctx.recorder.stage(
       { ...change, desiredChecksum: config.checksum, observedGeneration: ctx.generation, paused: undefined },
       CONDITIONS.progressing(o.drift ? o.drift.reason : 'ChangeSetExecuting', message),

@@ -20,7 +20,8 @@ import { SynthesizedStack } from '../../synthesis/synthesize';
 export const rollKey: Task<Observed, RollKeyed> = {
   name: TASK.rollKey,
   async run(ctx, o) {
-    if (!o.stack) return { roll: { rolls: false, cause: '' } }; // a first create replaces no node
+    // A first create replaces no node; a stack `recover` deals with (it ends the reconcile) is not read for nothing.
+    if (!o.stack || RECOVERED.test(o.stack.status)) return { roll: { rolls: false, cause: '' } };
     const cached = ctx.recorder.controller.rollKeys;
     let synth: SynthesizedStack | undefined;
     let desired: RollKey | undefined;
@@ -40,6 +41,9 @@ export const rollKey: Task<Observed, RollKeyed> = {
     return synth ? { roll, synth } : { roll };
   },
 };
+
+/** The stack states the recover task acts on and ends the reconcile with (tasks/apply.ts). */
+const RECOVERED = /^(ROLLBACK_COMPLETE|UPDATE_ROLLBACK_FAILED|DELETE_FAILED|ROLLBACK_FAILED)$/;
 
 /**
  * The answer from the two keys. A live template without a readable key (it cannot be read, or holds no group while

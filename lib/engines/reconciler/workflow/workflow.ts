@@ -124,9 +124,10 @@ export async function reconcileUnit(
     }
     return { outcome: tail(outcome), found: progress.found, progress, finalized };
   } finally {
-    // Publish drops the assembly; this catches a reconcile that ended between synthesis and publish.
+    // Publish drops the assembly; this catches a reconcile that ended between synthesis and publish (the roll key's
+    // synthesis included: a held cluster ends there).
     const { synth, cluster: c, log } = progress.found;
-    if (c && (synth || progress.task === TASK.synthesize))
+    if (c && (synth || progress.task === TASK.synthesize || progress.task === TASK.rollKey))
       removeAssembly(deps.workDir, c.metadata.name, (msg) => log.warn({}, msg));
   }
 
