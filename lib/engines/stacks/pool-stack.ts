@@ -16,6 +16,7 @@ import { pinLogicalIds } from './pin-logical-ids';
 import { importShared, SHARED_EXPORTS, targetGroupExport } from './pool-exports';
 import { OUTPUTS } from './worker-stack';
 import { addPoolRules, autoscalerTagsOf, poolSubnets } from './pool-parts';
+import { nameSharedRoleGrants } from './shared-role-grants';
 import {
   CLUSTER_TAG,
   configBucketName,
@@ -168,6 +169,8 @@ export class PoolStack extends Stack {
       '@aws-cdk/aws-ec2:noSubnetRouteTableId',
       'Subnets are given explicitly by id so that synthesis needs no AWS lookup; nothing in a worker stack reads their route tables.',
     );
+    // Last, after every grant: what aws-cdk-lib put on the shared role takes this pool's name, not one of every pool stack.
+    nameSharedRoleGrants(role, pool.name);
     pinLogicalIds(this);
   }
 }
