@@ -125,9 +125,12 @@ function groupParts(resources: NonNullable<Template['Resources']>, id: string): 
   const spec = (props.LaunchTemplate ?? mixed?.LaunchTemplate?.LaunchTemplateSpecification) as
     { LaunchTemplateId?: unknown; LaunchTemplateName?: unknown; Version?: unknown } | undefined;
   if (spec) {
-    const lt = referenced(resources, spec.LaunchTemplateId ?? spec.LaunchTemplateName);
-    const data = (lt as { LaunchTemplateData?: unknown } | undefined)?.LaunchTemplateData;
-    if (data) spread('launchTemplate', data);
+    const lt = referenced(resources, spec.LaunchTemplateId ?? spec.LaunchTemplateName) as
+      { LaunchTemplateData?: unknown; LaunchTemplateName?: unknown } | undefined;
+    // The one property of the launch template itself that replaces it (a new id for the group); its own tags and
+    // version description are updated in place.
+    if (lt?.LaunchTemplateName !== undefined) out.LaunchTemplateName = lt.LaunchTemplateName;
+    if (lt?.LaunchTemplateData) spread('launchTemplate', lt.LaunchTemplateData);
     // A template outside the stack, or a pinned version: the reference itself is what changes.
     else out.launchTemplateSpecification = spec;
   }
