@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { synthesizeStack } from '../../lib/engines/synthesis/synthesize';
-import { REPO, tempDir, validated } from '../helpers/clusters';
+import { tempDir, validated } from '../helpers/clusters';
+import { checkoutRelease } from '../helpers/old-release';
 import { Json } from '../helpers/json';
 import { requireTool } from '../helpers/tools';
 import { motoCluster, startWorld, stopWorld, World } from './harness';
@@ -22,30 +23,13 @@ const NAME = 'upgrade-1';
 let world: World;
 let oldDir: string;
 beforeAll(async () => {
-  oldDir = checkoutBefore();
+  oldDir = checkoutRelease(BEFORE_POOLS, 'the commit before node pools');
   world = await startWorld({ inProgressSeconds: 0 });
 }, 180_000);
 afterAll(async () => {
   await stopWorld(world);
   if (oldDir) fs.rmSync(oldDir, { recursive: true, force: true });
 });
-
-/** lib/ and cloudconfig/ as they were at BEFORE_POOLS, beside this checkout's node_modules. */
-function checkoutBefore(): string {
-  const dir = tempDir('before-pools');
-  const archive = spawnSync('git', ['-C', REPO, 'archive', '--format=tar', BEFORE_POOLS, 'lib', 'cloudconfig'], {
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  if (archive.status !== 0)
-    throw new Error(
-      `git archive ${BEFORE_POOLS} failed (${String(archive.stderr)}); this test needs the commit before node pools: in a shallow clone run git fetch --unshallow`,
-    );
-  const untar = spawnSync('tar', ['-x', '-C', dir], { input: archive.stdout });
-  if (untar.status !== 0) throw new Error(`tar failed: ${String(untar.stderr)}`);
-  for (const f of ['tsconfig.json', 'package.json']) fs.copyFileSync(path.join(REPO, f), path.join(dir, f));
-  fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'));
-  return dir;
-}
 
 /** The template the release before pools deploys for `raw` (validated and synthesized by that release's own code). */
 function synthesizeBefore(raw: Json): string {

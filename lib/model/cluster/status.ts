@@ -99,6 +99,10 @@ export const ControllerBookkeepingSchema = z
         desired: RollKeySchema.optional(),
         stack: z.string().meta(d('The live stack (id@lastUpdated) the live roll key was read from (its template).')),
         live: RollKeySchema.optional(),
+        release: z
+          .string()
+          .optional()
+          .meta(d('The release that makes this change, when the object does not ("0.1.0 → 0.2.0").')),
       })
       .optional()
       .meta(

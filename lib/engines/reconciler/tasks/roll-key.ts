@@ -1,6 +1,7 @@
 import { describeRollChange, RollKey, rollKeyOfBody } from '../../stacks/roll-key';
 import { synthesizeStack } from '../../synthesis/synthesize';
 import { StackSummary } from '../../../model/ports/cloudformation-port';
+import { getCondition } from '../../../model/cluster/status';
 import { ReconcileContext, TASK } from '../workflow/context';
 import { Observed, Roll, RollKeyed } from '../workflow/state';
 import { Task } from '../workflow/task';
@@ -25,18 +26,21 @@ export const rollKey: Task<Observed, RollKeyed> = {
     const cached = ctx.recorder.controller.rollKeys;
     let synth: SynthesizedStack | undefined;
     let desired: RollKey | undefined;
-    if (cached?.inputs === o.fingerprint) desired = cached.desired;
+    let release: string | undefined;
+    if (cached?.inputs === o.fingerprint) ({ desired, release } = cached);
     else {
       synth = await synthesizeFor(ctx, o);
       desired = rollKeyOfBody(synth.templateBody);
+      // Judged once, when these inputs are first seen: a held cluster's later looks say the same.
+      release = byRelease(ctx, o);
     }
     const version = stackVersion(o.stack);
     const live = cached?.stack === version ? cached.live : rollKeyOfBody(await ctx.region.cfn.getTemplate(o.stack.id));
-    const roll = rollOf(desired, live, o, byRelease(ctx, o));
+    const roll = rollOf(desired, live, o, release);
     ctx.recorder.stage(
       { desiredRollKey: desired?.key, rollKey: live?.key, pendingRoll: roll.rolls ? roll.cause : undefined },
       [],
-      { rollKeys: { inputs: o.fingerprint, desired, stack: version, live } },
+      { rollKeys: { inputs: o.fingerprint, desired, stack: version, live, ...(release ? { release } : {}) } },
     );
     return synth ? { roll, synth } : { roll };
   },
@@ -60,16 +64,22 @@ function rollOf(desired: RollKey | undefined, live: RollKey | undefined, o: Obse
 }
 
 /**
- * The release that makes this change, when the object is not what makes it: the inputs last applied (object, config)
- * are these same inputs under the code of the daemon that applied them, and only the code differs. Says "0.1.0 →
- * 0.2.0" (or the code digests when a daemon has no release).
+ * The release that makes this change, when the object is not what makes it: a daemon of other code applied the
+ * object's current generation (Ready on it, the config unchanged), or it applied these same inputs under its code.
+ * The generation says it even when the new release reads the object with new defaults (its inputs then differ).
+ * Says "0.1.0 → 0.2.0" (or the code digests when both have one version number).
  */
 function byRelease(ctx: ReconcileContext, o: Observed): string | undefined {
   const c = ctx.recorder.controller;
   const applied = c.appliedBy;
-  if (!applied || applied.code === ctx.deps.code || !c.inputsFingerprint) return undefined;
-  if (inputsFingerprint(o.cluster, o.config.checksum, applied.code, ctx.unit.pool) !== c.inputsFingerprint)
-    return undefined;
+  if (!applied || applied.code === ctx.deps.code) return undefined;
+  const ready = getCondition(ctx.status, 'Ready');
+  const appliedThisGeneration =
+    ready?.status === 'True' && ready.observedGeneration === ctx.generation && o.live === o.config.checksum;
+  const sameInputs =
+    c.inputsFingerprint !== undefined &&
+    inputsFingerprint(o.cluster, o.config.checksum, applied.code, ctx.unit.pool) === c.inputsFingerprint;
+  if (!appliedThisGeneration && !sameInputs) return undefined;
   const next = ctx.deps.release ?? 'this code';
   // The same version number on both sides (a build between releases): the code digests tell them apart.
   return applied.version === next
