@@ -144,19 +144,8 @@ const RolloutStatusSchema = z
   .optional()
   .meta(d('Where the cluster is in a fleet rollout (lib/engines/rollout).'));
 
-/**
- * The status of one pool that has its own stack (WorkerStack-<cluster>-Pool-<pool>): what the top level says of the
- * shared stack, said of this pool's stack. The reconciler reconciles each stack on its own (its checksum, inputs,
- * failures, backoff and executing change set are its own).
- */
-export const PoolStatusSchema = z.strictObject({
-  name: z.string().meta(d('The pool (spec.pools[].name).')),
-  stackName: z.string().meta(d("The pool's own stack.")),
-  cloudConfigChecksum: z
-    .string()
-    .optional()
-    .meta(d("SHA-256 of the pool's node config live on its stack, as the stack itself reports it.")),
-  desiredChecksum: z.string().optional().meta(d("SHA-256 of the pool's node config the object asks for.")),
+/** What a stack's roll keys say (lib/engines/stacks/roll-key.ts): the same fields at the top level and in each pool's entry. */
+const ROLL_FIELDS = {
   rollKey: z
     .string()
     .optional()
@@ -179,6 +168,22 @@ export const PoolStatusSchema = z.strictObject({
         'What a pending replacement of the nodes is for: config, image, instance types, root volume, subnets, capacity, release.',
       ),
     ),
+};
+
+/**
+ * The status of one pool that has its own stack (WorkerStack-<cluster>-Pool-<pool>): what the top level says of the
+ * shared stack, said of this pool's stack. The reconciler reconciles each stack on its own (its checksum, inputs,
+ * failures, backoff and executing change set are its own).
+ */
+export const PoolStatusSchema = z.strictObject({
+  name: z.string().meta(d('The pool (spec.pools[].name).')),
+  stackName: z.string().meta(d("The pool's own stack.")),
+  cloudConfigChecksum: z
+    .string()
+    .optional()
+    .meta(d("SHA-256 of the pool's node config live on its stack, as the stack itself reports it.")),
+  desiredChecksum: z.string().optional().meta(d("SHA-256 of the pool's node config the object asks for.")),
+  ...ROLL_FIELDS,
   observedGeneration: z.number().int().min(0).optional(),
   stackId: z.string().optional(),
   stackStatus: z.string().optional().meta(d('Last status seen of the pool stack.')),
@@ -202,28 +207,7 @@ export const ClusterStatusSchema = z.strictObject({
     .string()
     .optional()
     .meta(d('SHA-256 of the node config the object asks for, at observedGeneration.')),
-  rollKey: z
-    .string()
-    .optional()
-    .meta(
-      d("Digest of what replaces the nodes (launch template data, the group's rolling properties) on the live stack."),
-    ),
-  desiredRollKey: z
-    .string()
-    .optional()
-    .meta(
-      d(
-        'The same digest of the template the object (and this release) asks for: a replacement is pending while they differ.',
-      ),
-    ),
-  pendingRoll: z
-    .string()
-    .optional()
-    .meta(
-      d(
-        'What a pending replacement of the nodes is for: config, image, instance types, root volume, subnets, capacity, release.',
-      ),
-    ),
+  ...ROLL_FIELDS,
   observedGeneration: z
     .number()
     .int()
