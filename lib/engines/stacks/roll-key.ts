@@ -164,7 +164,7 @@ export function describeRollChange(from: RollKey | undefined, to: RollKey | unde
     .map((p) => p.split('.').pop() ?? p)
     .filter((p) => !(p in CAUSE_OF_PROPERTY))
     .filter((p, i, all) => all.indexOf(p) === i);
-  return causesOf(changed)
+  return rollCauses(from, to)
     .map((c) => (c === 'launch template' ? `launch template: ${other.join(', ')}` : c))
     .join(', ');
 }
