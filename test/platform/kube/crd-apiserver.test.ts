@@ -131,6 +131,7 @@ test('kubectl get wc shows Ready, Reason, the checksum prefixes and the stack st
     'Reason',
     'Desired',
     'Live',
+    'Pending',
     'Stack',
     'Pools',
     'Paused',
