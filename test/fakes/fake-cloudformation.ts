@@ -73,6 +73,16 @@ const METHODS = [
 export type Method = (typeof METHODS)[number];
 
 type Kind = 'create' | 'update' | 'delete' | 'continue';
+/** The kind of a stack operation (create, update, delete, continue-rollback), as the hooks below name it. */
+export type OperationKind = Kind;
+
+/** An operation as it starts: the template live before it (none before a first create) and the one it applies (none for a delete). */
+export interface OperationStart {
+  readonly stackName: string;
+  readonly kind: OperationKind;
+  readonly from?: string;
+  readonly to?: string;
+}
 
 interface Operation {
   readonly kind: Kind;
@@ -213,6 +223,13 @@ export class FakeCloudFormation implements CloudFormationPort {
   private readonly buckets = new Map<CfnApi, { tokens: number; at: number }>();
   /** Called after each waitForStack poll, with the stack as it is then (tests look at the status file there). */
   public onPoll?: (stack: StackSummary) => void;
+  /** Called as each operation starts (the simulator's invariants judge what it replaces, and when). @default none */
+  public onBegin?: (op: OperationStart) => void;
+  /**
+   * Called as a stack reaches a terminal state (an operation's end, an out-of-band change or delete), with its live
+   * template then. @default none
+   */
+  public onSettle?: (stackName: string, status: string, template: string | undefined) => void;
   private readonly stacks = new Map<string, FakeStack>(); // by id, deleted ones too
   private readonly live = new Map<string, string>(); // name → id
   private readonly scripts = new Map<string, Behaviour[]>();
@@ -354,6 +371,19 @@ export class FakeCloudFormation implements CloudFormationPort {
     const s = this.byName(stackName);
     const target = s?.op?.kind === 'update' && s.op.template ? outputsOf(s.op.template).ConfigChecksum : undefined;
     return target !== undefined && target !== s?.outputs.ConfigChecksum;
+  }
+
+  /**
+   * The stack's live template and its operation in progress (the template it applies), without counting a call
+   * (undefined when absent or deleted).
+   */
+  public inspect(
+    stackName: string,
+  ):
+    | { readonly template?: string; readonly op?: { readonly kind: OperationKind; readonly template?: string } }
+    | undefined {
+    const s = this.byName(stackName);
+    return s && { template: s.template, op: s.op && { kind: s.op.kind, template: s.op.template } };
   }
 
   /** The stack as DescribeStacks would show it by name (undefined when absent or deleted), without counting a call. */
@@ -614,6 +644,7 @@ export class FakeCloudFormation implements CloudFormationPort {
     this.event(s, s.name, STACK_TYPE, status, 'User Initiated');
     s.op = { kind, behaviour, endsAt: this.clock.ms + behaviour.polls * this.pollMs, template };
     this.remember(s);
+    this.onBegin?.({ stackName: s.name, kind, from: s.template, to: template });
     if (behaviour.polls <= 0) this.finish(s);
   }
 
@@ -684,6 +715,7 @@ export class FakeCloudFormation implements CloudFormationPort {
         cs.executionStatus =
           /_COMPLETE$/.test(status) && !/ROLLBACK/.test(status) ? 'EXECUTE_COMPLETE' : 'EXECUTE_FAILED';
     this.remember(s);
+    this.onSettle?.(s.name, status, s.template);
   }
 
   private summary(s: FakeStack): StackSummary {

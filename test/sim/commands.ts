@@ -57,6 +57,9 @@ const EDITS: readonly Edit[] = [
   { field: 'minSize', value: 9 }, // above maxSize: invalid
   { field: 'spotLabel', value: 1 }, // the spot pool's own config: rolls that pool only
   { field: 'spotLabel', value: 2 },
+  { field: 'image', value: 1 }, // every pool's machine image: the pools replace their nodes, one at a time
+  { field: 'image', value: 2 },
+  { field: 'spotImage', value: 1 }, // the spot pool's only
 ];
 
 /** The commands by name: the arbitraries below draw them, and a pinned regression lists them by hand. */
@@ -64,6 +67,8 @@ export const CMD = {
   /** The scheduler releases up to `k` calls (reconciles may stop midway). */
   run: (k: number) => command(`run(${k})`, (w) => w.run(k)),
   runAll: () => command('runAll()', (w) => w.run()),
+  /** The daemon works, poll after poll, until the fleet has converged (at most 20 polls; the faults go on). */
+  converge: () => command('converge()', (w) => w.converge()),
   advance: (ms: number) => command(`advance(${ms})`, (w) => w.advance(ms)),
   edit: (i: number, e: Edit) =>
     command(`edit(${i}, { field: '${e.field}', value: ${e.value} })`, (w) => w.edit(i, e), alive(i)),
@@ -92,6 +97,9 @@ export const CMD = {
   rollbackPool: (i: number) => command(`rollbackPool(${i})`, (w) => w.rollbackPool(i), alive(i)),
   breakPool: (i: number) => command(`breakPool(${i})`, (w) => w.breakPool(i), alive(i)),
   removePool: (i: number) => command(`removePool(${i})`, (w) => w.removePool(i), alive(i)),
+  addPool: (i: number) => command(`addPool(${i})`, (w) => w.addPool(i), alive(i)),
+  /** A release of the code is deployed: the daemon restarts on code that writes every launch template differently. */
+  release: () => command('release()', (w) => w.deployRelease()),
   deleteStack: (i: number) => command(`deleteStack(${i})`, (w) => w.deleteStack(i), alive(i)),
   changeStack: (i: number) => command(`changeStack(${i})`, (w) => w.changeStack(i), alive(i)),
 };
@@ -105,6 +113,7 @@ export const COMMANDS: Array<fc.Arbitrary<Cmd>> = [
   fc.integer({ min: 1, max: 12 }).map(CMD.run),
   fc.integer({ min: 1, max: 12 }).map(CMD.run),
   fc.constant(CMD.runAll()),
+  fc.constant(CMD.converge()),
   fc.constantFrom(1000, 5000, 15_000, 60_000).map(CMD.advance),
   fc.constantFrom(1000, 5000, 15_000, 60_000).map(CMD.advance),
   // Users: specs edited (mid-roll too), objects deleted.
@@ -140,6 +149,9 @@ export const COMMANDS: Array<fc.Arbitrary<Cmd>> = [
   cluster.map(CMD.rollbackPool),
   cluster.map(CMD.breakPool),
   cluster.map(CMD.removePool),
+  cluster.map(CMD.addPool),
+  // Releases: the daemon is upgraded to code that writes every launch template differently (every stack rolls, in waves).
+  fc.constant(CMD.release()),
 ];
 
 /** The settings of one world: a few clusters, one or two slots, one or two attempts. */
@@ -167,7 +179,18 @@ export function pinSnippet(counterexample: readonly unknown[]): string {
 }
 
 /** What a run of schedules did (the soak and the bench report these). */
-export const STATS = { schedules: 0, steps: 0, checks: 0, reconciles: 0, ready: 0 };
+export const STATS = {
+  schedules: 0,
+  steps: 0,
+  checks: 0,
+  reconciles: 0,
+  ready: 0,
+  /** Updates that replaced nodes, those that brought a release (of a later wave's cluster), removed pools' stacks deleted. */
+  replacing: 0,
+  releases: 0,
+  laterWave: 0,
+  removals: 0,
+};
 
 /** Runs one schedule: start the daemon, play the commands, stop the faults, check liveness. */
 export async function runSchedule(s: SimScheduler, opts: WorldOptions, cmds: Iterable<Cmd>): Promise<void> {
@@ -189,6 +212,7 @@ export async function runSchedule(s: SimScheduler, opts: WorldOptions, cmds: Ite
     STATS.schedules++;
     STATS.steps += world.steps;
     STATS.checks += world.invariants.checks;
+    for (const k of ['replacing', 'releases', 'laterWave', 'removals'] as const) STATS[k] += world.invariants.judged[k];
     STATS.reconciles += world.processes.reduce((n, p) => n + p.reconciles, 0);
   }
 }

@@ -5,7 +5,15 @@ import { renderCluster } from '../../lib/model/cluster/derive';
 import { ClusterStatus, getCondition } from '../../lib/model/cluster/status';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
+import { WorkerCluster } from '../../lib/model/cluster/schema';
+import { stackUnits } from '../../lib/model/cluster/pools';
+import { matches } from '../../lib/model/cluster/selector';
+import { parseDuration } from '../../lib/model/cluster/duration';
+import { RenderedConfig } from '../../lib/model/cloudconfig/render';
+import { rollKeyOfBody } from '../../lib/engines/stacks/roll-key';
+import { OperationStart, outputsOf } from '../fakes/fake-cloudformation';
 import { queueState } from './sim-process';
+import { releaseOfTemplate, simStack } from './sim-synth';
 import type { SimWorld } from './sim-world';
 
 /** The pool with a stack of its own in a world with pools (sim-world.ts). */
@@ -29,6 +37,11 @@ const FAILED_STACK = /ROLLBACK|FAILED/;
 export class Invariants {
   /** Invariant evaluations, for the bench and the soak's report. */
   public checks = 0;
+  /**
+   * What the operation invariants judged (so a run shows they were reached): updates that replaced nodes, those that
+   * brought a release, those of a later wave's cluster among them, and removed pools' stacks deleted.
+   */
+  public readonly judged = { replacing: 0, releases: 0, laterWave: 0, removals: 0 };
   private readonly found: string[] = [];
 
   constructor(private readonly w: SimWorld) {}
@@ -43,10 +56,14 @@ export class Invariants {
    * exploring what else breaks while a known bug is unfixed; never set by a test) names invariant ids to pass over.
    */
   public throwIfBroken(): void {
-    const ignored = new Set((process.env.SIM_IGNORE ?? '').split(',').filter(Boolean));
-    const v = [...this.found, ...this.w.aws.violations].find((x) => !ignored.has(/^\[([a-z-]+)\]/.exec(x)?.[1] ?? ''));
+    if (this.found.length === 0 && this.w.aws.violations.length === 0) return; // after every step: the usual case
+    const v = [...this.found, ...this.w.aws.violations].find(
+      (x) => !this.ignored.has(/^\[([a-z-]+)\]/.exec(x)?.[1] ?? ''),
+    );
     if (v) throw new InvariantViolation(v);
   }
+
+  private readonly ignored = new Set((process.env.SIM_IGNORE ?? '').split(',').filter(Boolean));
 
   /**
    * At a status write: Ready=True only on a *_COMPLETE (not rolled back) stack whose live checksum is the recorded one,
@@ -165,20 +182,12 @@ export class Invariants {
     this.throwIfBroken();
   }
 
-  /**
-   * A world with pools: no more of a cluster's stacks replace nodes at once than spec.rollout.maxConcurrentPools (1),
-   * and a stack rolls back only when a command made it fail (a failing pool never makes another stack roll back).
-   */
+  /** A world with pools: a stack rolls back only when a command made it fail (a failing pool never rolls another back). */
   private pools(): void {
     if (!this.w.opts.pools) return;
     for (const n of this.w.names) {
-      this.checks += 2;
-      const rolling = this.w.stacksOf(n).filter((s) => this.w.aws.fake.rollsNodes(s));
-      if (rolling.length > 1)
-        this.found.push(
-          `[pools] ${n}: ${rolling.join(' and ')} replace nodes at once, beyond spec.rollout.maxConcurrentPools 1`,
-        );
       for (const stack of this.w.stacksOf(n)) {
+        this.checks++;
         const s = this.w.aws.truth(stack);
         if (s && /ROLLBACK/.test(s.status) && !this.w.failed.has(stack))
           this.found.push(
@@ -186,6 +195,186 @@ export class Invariants {
           );
       }
     }
+  }
+
+  /**
+   * As each stack operation starts (the fake's onBegin: our executions, deletes and recoveries, and anyone else's): an
+   * update that replaces nodes is held to spec.rollout.maxConcurrentPools and to the fleet's waves; a delete of a
+   * removed pool's stack to its cluster's other pools being settled. Counts only change as operations start, so this
+   * is every moment at which a bound could be passed.
+   */
+  public onBegin(op: OperationStart, caller?: number): void {
+    const owner = this.owners.get(op.stackName);
+    if (!owner) return;
+    if (op.kind === 'update' && replacesNodes(op.from, op.to)) {
+      this.judged.replacing++;
+      this.poolRolls(owner.cluster, op.stackName);
+      this.waves(owner.cluster, op);
+    }
+    if (op.kind === 'delete' && owner.pool !== undefined)
+      this.poolRemoval(owner.cluster, owner.pool, op.stackName, caller);
+  }
+
+  /** As each stack settles: the highest release it has carried live, and since when (the waves' evidence, soak included). */
+  public onSettle(stackName: string, status: string, template: string | undefined): void {
+    if (!/_COMPLETE$/.test(status) || /ROLLBACK|DELETE/.test(status)) return;
+    const release = releaseOfTemplate(template);
+    if (release > (this.reached.get(stackName)?.release ?? 0))
+      this.reached.set(stackName, { release, at: this.w.aws.clock.ms });
+  }
+
+  /** Stack name → its cluster, and its pool when it is a pool's own stack. */
+  private readonly owners = new Map<string, { readonly cluster: string; readonly pool?: string }>();
+  /** The highest release each stack has carried live (a template our release() wrote), and when it first did. */
+  private readonly reached = new Map<string, { readonly release: number; readonly at: number }>();
+
+  /** Indexes the world's stacks by name (called once the world knows them). */
+  public index(): void {
+    for (const n of this.w.names) {
+      this.owners.set(workerStackName(n), { cluster: n });
+      if (this.w.opts.pools) this.owners.set(poolStackName(n, SPOT), { cluster: n, pool: SPOT });
+    }
+  }
+
+  /** The stacks of the cluster whose update in progress replaces nodes (the roll key of the live template and the applied one differ). */
+  private replacing(cluster: string): string[] {
+    return this.w.stacksOf(cluster).filter((stack) => {
+      const s = this.w.aws.fake.inspect(stack);
+      return s?.op?.kind === 'update' && replacesNodes(s.template, s.op.template);
+    });
+  }
+
+  /** The object's spec.rollout.maxConcurrentPools (its default 1; 1 for an object gone or not yet valid). */
+  private maxConcurrentPools(cluster: string): number {
+    const raw = this.w.store.raw(cluster) as { spec?: { rollout?: { maxConcurrentPools?: unknown } } } | undefined;
+    const max = raw?.spec?.rollout?.maxConcurrentPools;
+    return typeof max === 'number' ? max : 1;
+  }
+
+  /**
+   * 1. No more of a cluster's stacks replace nodes at once than spec.rollout.maxConcurrentPools: counted from the fake's
+   * operations in progress, each an update whose roll key (lib/engines/stacks/roll-key.ts) differs from the live
+   * template's. A create replaces nothing.
+   */
+  private poolRolls(cluster: string, started: string): void {
+    this.checks++;
+    const max = this.maxConcurrentPools(cluster);
+    const rolling = this.replacing(cluster);
+    if (rolling.length > max)
+      this.found.push(
+        `[pool-rolls] ${cluster}: ${rolling.join(' and ')} replace nodes at once (${started} started last), beyond spec.rollout.maxConcurrentPools ${max}`,
+      );
+  }
+
+  /**
+   * 2. A pool removed from the object: its stack is deleted only while every other stack of the cluster is settled and
+   * Ready: it exists, it is not replacing nodes (as in 1) nor in any other operation, it has not failed or rolled back,
+   * and it carries what the object asks for (its config checksum, and the roll key under the deleting process's code:
+   * a roll pending or held is not Ready). Judged against the object as the deleting process last read it (an edit
+   * after that read is its next look's business). A delete that recovers a pool still in the object is no removal.
+   */
+  private poolRemoval(cluster: string, pool: string, stack: string, caller?: number): void {
+    const read = caller === undefined ? undefined : this.w.store.lastRead.get(caller)?.get(cluster);
+    const raw = (read ?? this.w.store.raw(cluster)) as { spec?: { pools?: { name: string }[] } } | undefined;
+    if (!raw || raw.spec?.pools?.some((p) => p.name === pool)) return; // the object is gone, or the pool is still in it
+    this.checks++;
+    this.judged.removals++;
+    const release = this.w.processes.find((p) => p.id === caller)?.release ?? this.w.release;
+    const d = derived(raw, cluster);
+    const keys = this.rollKeysOf(raw, cluster, release);
+    const others = [
+      { stack: workerStackName(cluster), checksum: d?.shared },
+      ...(raw.spec?.pools ?? [])
+        .filter((p) => p.name !== DEFAULT_POOL && p.name !== pool)
+        .map((p) => ({ stack: poolStackName(cluster, p.name), checksum: d?.configs.get(p.name)?.checksum })),
+    ];
+    for (const o of others) {
+      const s = this.w.aws.truth(o.stack);
+      const now = this.w.aws.fake.inspect(o.stack);
+      const live = now?.template;
+      const why =
+        now?.op?.kind === 'update' && replacesNodes(live, now.op.template)
+          ? 'replaces nodes'
+          : !s
+            ? 'does not exist'
+            : isInProgress(s.status) || FAILED_STACK.test(s.status)
+              ? `is ${s.status}`
+              : o.checksum !== undefined && s.outputs.ConfigChecksum !== o.checksum
+                ? `carries config ${short8(s.outputs.ConfigChecksum)}, not the object's ${short8(o.checksum)}`
+                : keys && live && rollKeyOf(live) !== keys.get(o.stack)
+                  ? `has a replacement of its nodes pending (its roll key is not the one the object asks for under release ${release})`
+                  : undefined;
+      if (why)
+        this.found.push(
+          `[pool-removal] ${cluster}: the stack ${stack} of removed pool ${pool} is deleted while ${o.stack} ${why}`,
+        );
+    }
+  }
+
+  /**
+   * 3. The fleet's waves (a world with a rollout policy): a stack of a later wave's cluster starts replacing its nodes
+   * for a release (its update brings a newer release() than it carries) only once every cluster of the earlier waves
+   * has settled on that release: each of their stacks in the object that has a live template has carried it live (a
+   * stack being created is never held), for at least its wave's soak.
+   */
+  private waves(cluster: string, op: OperationStart): void {
+    const policy = this.w.policy;
+    if (!policy) return;
+    const release = releaseOfTemplate(op.to);
+    if (release <= releaseOfTemplate(op.from)) return;
+    this.checks++;
+    this.judged.releases++;
+    const wave = this.waveOf(cluster);
+    if (wave === undefined) return;
+    if (wave > 0) this.judged.laterWave++;
+    const now = this.w.aws.clock.ms;
+    for (const other of this.w.names) {
+      const w = this.waveOf(other);
+      if (w === undefined || w >= wave) continue;
+      const settings = w < policy.spec.waves.length ? policy.spec.waves[w] : policy.spec.remainder;
+      const soak = parseDuration(settings.soak) ?? 0;
+      for (const stack of this.stacksInObject(other)) {
+        this.checks++;
+        if (!this.w.aws.fake.inspect(stack)?.template) continue; // absent, or its first create: never held
+        const reached = this.reached.get(stack) ?? { release: 0, at: 0 };
+        const unsettled =
+          reached.release < release
+            ? `carries release ${releaseOfTemplate(this.w.aws.fake.inspect(stack)?.template)}${this.w.aws.fake.inspect(stack)?.op ? ` (${this.w.aws.truth(stack)?.status})` : ''}`
+            : now - reached.at < soak
+              ? `has carried release ${reached.release} for ${now - reached.at} ms, less than its wave's soak ${settings.soak}`
+              : undefined;
+        if (unsettled)
+          this.found.push(
+            `[waves] ${cluster} (wave ${this.waveName(wave)}) starts replacing the nodes of ${op.stackName} for release ${release} while ${other} of the earlier wave ${this.waveName(w)} has not settled on it: ${stack} ${unsettled}`,
+          );
+      }
+    }
+  }
+
+  /** The policy's wave of a cluster by its labels now (its index; the remainder after the waves), or undefined: gone. */
+  private waveOf(cluster: string): number | undefined {
+    const policy = this.w.policy;
+    const raw = this.w.store.raw(cluster) as { metadata?: { labels?: Record<string, string> } } | undefined;
+    if (!policy || !raw) return undefined;
+    const labels = raw.metadata?.labels ?? {};
+    if (policy.spec.clusterSelector && !matches(policy.spec.clusterSelector, labels)) return undefined;
+    const i = policy.spec.waves.findIndex((w) => matches(w.selector, labels));
+    return i >= 0 ? i : policy.spec.waves.length;
+  }
+
+  private waveName(i: number): string {
+    const policy = this.w.policy!;
+    return i < policy.spec.waves.length ? policy.spec.waves[i].name : policy.spec.remainder.name;
+  }
+
+  /** The stacks the object asks for now: the shared one, and each pool's own in its spec. */
+  private stacksInObject(cluster: string): string[] {
+    const raw = this.w.store.raw(cluster) as { spec?: { pools?: { name: string }[] } } | undefined;
+    if (!raw) return [];
+    return [
+      workerStackName(cluster),
+      ...(raw.spec?.pools ?? []).filter((p) => p.name !== DEFAULT_POOL).map((p) => poolStackName(cluster, p.name)),
+    ];
   }
 
   /** Every object is owned by exactly one shard, or reported as unowned (sim-shards.ts); no two running shards overlap. */
@@ -291,16 +480,23 @@ export class Invariants {
           getCondition(s, 'Stalled')?.status === 'True'
             ? ` ("${getCondition(s, 'Stalled')?.message.slice(0, 300)}")`
             : '';
-        return `${n}${this.w.deleted.has(n) ? ' (deleted)' : ''}: ${cond('Ready')} ${cond('Stalled')}${why} ${cond('Progressing')} recorded ${s?.cloudConfigChecksum?.slice(0, 8)} desired ${this.desired(n)?.shared.slice(0, 8)} stack ${stack?.status ?? 'absent'} live ${short8(stack?.outputs.ConfigChecksum)}${(
+        return `${n}${this.w.deleted.has(n) ? ' (deleted)' : ''}: ${cond('Ready')} ${cond('Stalled')}${why} ${cond('Progressing')} recorded ${s?.cloudConfigChecksum?.slice(0, 8)} desired ${this.desired(n)?.shared.slice(0, 8)} stack ${stack?.status ?? 'absent'} live ${short8(stack?.outputs.ConfigChecksum)} ${this.rollWords(n, workerStackName(n))}${(
           s?.pools ?? []
         )
           .map(
             (p) =>
-              ` [pool ${p.name}: ${cond('Ready', p)} ${cond('Stalled', p)} ${cond('Progressing', p)} recorded ${p.cloudConfigChecksum?.slice(0, 8)} desired ${this.desired(n)?.spot?.slice(0, 8)} stack ${this.w.aws.truth(p.stackName)?.status ?? 'absent'} live ${short8(this.w.aws.truth(p.stackName)?.outputs.ConfigChecksum)}]`,
+              ` [pool ${p.name}: ${cond('Ready', p)} ${cond('Stalled', p)} ${cond('Progressing', p)} recorded ${p.cloudConfigChecksum?.slice(0, 8)} desired ${this.desired(n)?.spot?.slice(0, 8)} stack ${this.w.aws.truth(p.stackName)?.status ?? 'absent'} live ${short8(this.w.aws.truth(p.stackName)?.outputs.ConfigChecksum)} ${this.rollWords(n, p.stackName)}]`,
           )
           .join('')}`;
       })
       .join('; ');
+  }
+
+  /** A stack's live release and whether its live roll key is the desired one, for the failure message. */
+  private rollWords(cluster: string, stack: string): string {
+    const live = this.liveRollKey(stack);
+    const want = this.desiredRollKeys(cluster)?.get(stack);
+    return `release ${releaseOfTemplate(this.w.aws.fake.inspect(stack)?.template)} of ${this.w.release}, roll key ${live === want ? 'desired' : `${live?.slice(4, 12) ?? '-'} wanted ${want?.slice(4, 12) ?? '-'}`}`;
   }
 
   /** 'ready' or 'stalled' once converged; undefined while not. */
@@ -335,7 +531,10 @@ export class Invariants {
       if ((left || entry) && !stopped) return undefined;
     }
     // Each stack on its own: Ready on its desired config, or stopped with a reason (a pool broken for good stalls,
-    // and must hold no other stack back). The top level is Ready only when every stack is.
+    // and must hold no other stack back). The top level is Ready only when every stack is. Ready on its config means
+    // its live template carries the roll key the object and the deployed release ask for too (a new image, a
+    // release): a Ready that never rolled them has not converged.
+    const keys = this.desiredRollKeys(name);
     const states = units.map((u) => {
       const stalledUnit = getCondition(u.status, 'Stalled');
       if (stalledUnit?.status === 'True' && stalledUnit.reason && stalledUnit.message) return 'stalled';
@@ -349,7 +548,8 @@ export class Invariants {
         u.status.observedGeneration === this.w.store.generation(name) &&
         stack &&
         isComplete(stack.status) &&
-        stack.outputs.ConfigChecksum === u.desired
+        stack.outputs.ConfigChecksum === u.desired &&
+        this.liveRollKey(u.stack) === keys?.get(u.stack)
         ? 'ready'
         : undefined;
     });
@@ -361,16 +561,46 @@ export class Invariants {
 
   /** The checksums the object renders to, of its shared stack and its spot pool (undefined: invalid), as the reconciler derives them. */
   public desired(name: string): { readonly shared: string; readonly spot?: string } | undefined {
-    const raw = this.w.store.raw(name);
-    const key = JSON.stringify(raw);
-    let hit = DESIRED.get(key);
-    if (hit === undefined) {
-      const v = validateCluster(raw, { file: name, templates: listTemplates(DEFAULT_TEMPLATES_DIR) });
-      const r = 'cluster' in v && v.cluster ? renderCluster(v.cluster, name, DEFAULT_TEMPLATES_DIR) : undefined;
-      hit = r && 'config' in r ? { shared: r.config.checksum, spot: r.configs.get(SPOT)?.checksum } : null;
-      DESIRED.set(key, hit);
+    const d = derived(this.w.store.raw(name), name);
+    return d && { shared: d.shared, spot: d.configs.get(SPOT)?.checksum };
+  }
+
+  /**
+   * The roll key each stack of the object asks for under the code now deployed (the world's release), by stack name
+   * (undefined: the object is invalid): what its live template must carry once it has converged.
+   */
+  public desiredRollKeys(name: string): ReadonlyMap<string, string | undefined> | undefined {
+    return this.rollKeysOf(this.w.store.raw(name), name, this.w.release);
+  }
+
+  /** The roll key of each stack of an object (a version of it) under release `release` of the code, by stack name. */
+  private rollKeysOf(raw: unknown, name: string, release: number): ReadonlyMap<string, string | undefined> | undefined {
+    const d = derived(raw, name);
+    if (!d) return undefined;
+    const key = `${release}\0${JSON.stringify(raw)}`;
+    let hit = ROLL_KEYS.get(key);
+    if (!hit) {
+      hit = new Map(
+        stackUnits(d.cluster).map((u) => {
+          const config = (u.pool !== undefined ? d.configs.get(u.pool) : undefined) ?? d.config;
+          const body = simStack(
+            d.cluster,
+            { templatesDir: DEFAULT_TEMPLATES_DIR, workDir: '', fingerprint: '', config, stackName: u.stackName },
+            release,
+          ).templateBody;
+          return [u.stackName, rollKeyOfBody(body)?.key];
+        }),
+      );
+      if (ROLL_KEYS.size > 5000) ROLL_KEYS.clear();
+      ROLL_KEYS.set(key, hit);
     }
-    return hit ?? undefined;
+    return hit;
+  }
+
+  /** The roll key of the stack's live template (undefined: absent, or no group in it). */
+  public liveRollKey(stack: string): string | undefined {
+    const body = this.w.aws.fake.inspect(stack)?.template;
+    return body === undefined ? undefined : rollKeyOf(body);
   }
 }
 
@@ -379,5 +609,57 @@ function short8(checksum: string | undefined): string | undefined {
   return checksum?.slice(0, 8);
 }
 
+interface Derived {
+  readonly cluster: WorkerCluster;
+  readonly shared: string;
+  /** The first pool's config (the shared stack's), and every pool's by name. */
+  readonly config: RenderedConfig;
+  readonly configs: ReadonlyMap<string, RenderedConfig>;
+}
+
+/** The object validated and rendered as the reconciler derives it (undefined: invalid); memoized on its bytes. */
+function derived(raw: unknown, name: string): Derived | undefined {
+  const key = JSON.stringify(raw);
+  let hit = DESIRED.get(key);
+  if (hit === undefined) {
+    const v = validateCluster(raw, { file: name, templates: listTemplates(DEFAULT_TEMPLATES_DIR) });
+    const r = 'cluster' in v && v.cluster ? renderCluster(v.cluster, name, DEFAULT_TEMPLATES_DIR) : undefined;
+    hit =
+      v.cluster && r && 'config' in r
+        ? { cluster: v.cluster, shared: r.config.checksum, config: r.config, configs: r.configs }
+        : null;
+    DESIRED.set(key, hit);
+  }
+  return hit ?? undefined;
+}
+
 /** Rendering is a pure function of the object: one memo for every schedule of the run. */
-const DESIRED = new Map<string, { readonly shared: string; readonly spot?: string } | null>();
+const DESIRED = new Map<string, Derived | null>();
+/** The desired roll keys of an object under a release (a pure function of both): one memo for the run. */
+const ROLL_KEYS = new Map<string, ReadonlyMap<string, string | undefined>>();
+/** Roll keys of templates (null: no group in it), by template body. */
+const LIVE_KEYS = new Map<string, string | null>();
+
+/** The roll key of a template body (undefined: not JSON, or no group), memoized. */
+function rollKeyOf(body: string): string | undefined {
+  let hit = LIVE_KEYS.get(body);
+  if (hit === undefined) {
+    hit = rollKeyOfBody(body)?.key ?? null;
+    if (LIVE_KEYS.size > 10_000) LIVE_KEYS.clear();
+    LIVE_KEYS.set(body, hit);
+  }
+  return hit ?? undefined;
+}
+
+/**
+ * Does an update from the live template `from` to `to` replace the nodes? Their roll keys differ (what CloudFormation
+ * replaces instances for). A template without a group (someone else's, out of band) has no key: then, as the
+ * reconciler judges it, by the config checksum. A create (nothing live) replaces nothing.
+ */
+export function replacesNodes(from: string | undefined, to: string | undefined): boolean {
+  if (!from || !to) return false;
+  const a = rollKeyOf(from);
+  const b = rollKeyOf(to);
+  if (a !== undefined && b !== undefined) return a !== b;
+  return outputsOf(from).ConfigChecksum !== outputsOf(to).ConfigChecksum;
+}

@@ -1,4 +1,11 @@
+import { derive } from '../../lib/model/cluster/derive';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
+import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { CMD, replay } from './commands';
+import { SPOT } from './invariants';
+import { OrderedScheduler } from './ordered-scheduler';
+import { simStack } from './sim-synth';
+import { SimWorld, WorldOptions } from './sim-world';
 
 /**
  * Schedules the simulator found breaking an invariant, each shrunk by fast-check and pinned here: the world's
@@ -306,6 +313,169 @@ describe('schedules the simulator found on the fixed runtime', () => {
         CMD.removePool(0),
         CMD.fault('*', 'throttle', 1),
       ],
+    );
+  });
+});
+
+/**
+ * Issue 33 item 6: the invariants over what replaces nodes (test/sim/invariants.ts onBegin), each shown to fail: on a
+ * recorded bad history fed to the fake (no reconciler), and where the reconciler has a switch, on the real runtime
+ * with its gate off (WorldOptions.gatesOff).
+ */
+describe('the invariants of node replacement can fail', () => {
+  const POOLS: WorldOptions = { clusters: 2, concurrency: 2, maxUpdateAttempts: 1, rollout: false, pools: true };
+  const WAVES: WorldOptions = { clusters: 2, concurrency: 2, maxUpdateAttempts: 1, rollout: true, pools: false };
+
+  /** A world with no daemon: the test plays the stack operations itself, as a bad history would have them. */
+  function history(opts: WorldOptions): SimWorld {
+    return new SimWorld(new OrderedScheduler([]), opts);
+  }
+
+  /** The template release `release` of the simulated code writes for a stack of cluster `i`, from its object as it is. */
+  function template(w: SimWorld, i: number, stackName: string, release = 0): string {
+    const name = w.names[i];
+    const d = derive(w.store.raw(name), { file: name, templatesDir: DEFAULT_TEMPLATES_DIR });
+    if (!d.cluster) throw new Error(`${name} does not validate`);
+    return simStack(
+      d.cluster,
+      { templatesDir: DEFAULT_TEMPLATES_DIR, workDir: '', fingerprint: '', stackName },
+      release,
+    ).templateBody;
+  }
+
+  /** Every stack of the world created, on release 0 of the code. */
+  function created(w: SimWorld): void {
+    w.names.forEach((n, i) => {
+      for (const stack of w.stacksOf(n))
+        w.aws.fake.seed(stack, { status: 'CREATE_COMPLETE', template: template(w, i, stack) });
+    });
+  }
+
+  test('maxConcurrentPools: a second stack of the cluster starting to replace nodes is reported (recorded history)', () => {
+    // GIVEN both stacks of sim-0 created  WHEN a release's update starts on the shared stack, then on the spot pool's
+    const w = history(POOLS);
+    created(w);
+    const [shared, spot] = w.stacksOf('sim-0');
+    w.aws.fake.updateOutOfBand(shared, template(w, 0, shared, 1));
+    // THEN one replacing stack is within spec.rollout.maxConcurrentPools 1; two are not
+    expect(() => w.invariants.throwIfBroken()).not.toThrow();
+    w.aws.fake.updateOutOfBand(spot, template(w, 0, spot, 1));
+    expect(() => w.invariants.throwIfBroken()).toThrow(
+      /\[pool-rolls\] sim-0: WorkerStack-sim-0 and WorkerStack-sim-0-Pool-spot replace nodes at once/,
+    );
+  });
+
+  test('maxConcurrentPools: with the gate off, the reconciler rolls both pools for one image edit and is caught', async () => {
+    // GIVEN a fleet settled, and processes that read every object with maxConcurrentPools 100
+    // WHEN every pool's machine image changes  THEN both stacks of sim-0 replace nodes at once: the invariant says so
+    await expect(
+      replay({ ...POOLS, gatesOff: ['pools'] }, [], [CMD.converge(), CMD.edit(0, { field: 'image', value: 1 })]),
+    ).rejects.toThrow(/\[pool-rolls\] sim-0/);
+  });
+
+  test("pool removal: a removed pool's stack deleted while another stack replaces nodes, or is not on its config, is reported (recorded history)", async () => {
+    // GIVEN sim-0 created, and its spot pool removed from the object
+    const w = history(POOLS);
+    created(w);
+    w.removePool(0);
+    const shared = workerStackName('sim-0');
+    const spot = poolStackName('sim-0', SPOT);
+    // WHEN the shared stack replaces its nodes (a release) and the spot stack is deleted meanwhile  THEN it is reported
+    w.aws.fake.updateOutOfBand(shared, template(w, 0, shared, 1));
+    await w.aws.fake.deleteStack(spot, 'delete-1');
+    expect(() => w.invariants.throwIfBroken()).toThrow(
+      /\[pool-removal\] sim-0: the stack WorkerStack-sim-0-Pool-spot of removed pool spot is deleted while WorkerStack-sim-0 replaces nodes/,
+    );
+    // AND the same delete while the shared stack carries another config than its object's (a roll pending)
+    const other = history(POOLS);
+    created(other);
+    other.edit(0, { field: 'maxPods', value: 60 });
+    other.removePool(0);
+    await other.aws.fake.deleteStack(spot, 'delete-1');
+    expect(() => other.invariants.throwIfBroken()).toThrow(/\[pool-removal\] .* WorkerStack-sim-0 carries config/);
+    // AND not while the shared stack is settled on what its object asks for
+    const settled = history(POOLS);
+    created(settled);
+    settled.removePool(0);
+    await settled.aws.fake.deleteStack(spot, 'delete-1');
+    expect(() => settled.invariants.throwIfBroken()).not.toThrow();
+  });
+
+  test('waves: a later wave starting to replace nodes for a release before the canary carries it is reported (recorded history)', () => {
+    // GIVEN every stack created on release 0, then release 1 deployed
+    const w = history(WAVES);
+    created(w);
+    w.release = 1;
+    // WHEN sim-1 (the remainder) starts rolling release 1 while sim-0 (the canary) carries release 0  THEN it is reported
+    w.aws.fake.updateOutOfBand(workerStackName('sim-1'), template(w, 1, workerStackName('sim-1'), 1));
+    expect(() => w.invariants.throwIfBroken()).toThrow(
+      /\[waves\] sim-1 \(wave remainder\) starts replacing the nodes of WorkerStack-sim-1 for release 1 while sim-0 of the earlier wave canary has not settled on it: WorkerStack-sim-0 carries release 0/,
+    );
+    // AND not once the canary's roll of release 1 has completed
+    const ordered = history(WAVES);
+    created(ordered);
+    ordered.release = 1;
+    ordered.aws.fake.updateOutOfBand(workerStackName('sim-0'), template(ordered, 0, workerStackName('sim-0'), 1));
+    ordered.aws.advance(10_000);
+    ordered.aws.fake.updateOutOfBand(workerStackName('sim-1'), template(ordered, 1, workerStackName('sim-1'), 1));
+    expect(() => ordered.invariants.throwIfBroken()).not.toThrow();
+  });
+
+  test('waves: with the rollout gate off, a release rolls both waves at once and is caught', async () => {
+    // GIVEN a fleet settled, and processes that run without the rollout policy  WHEN a release is deployed
+    // THEN sim-1 of the remainder replaces nodes for it before the canary has settled on it
+    await expect(replay({ ...WAVES, gatesOff: ['waves'] }, [], [CMD.converge(), CMD.release()])).rejects.toThrow(
+      /\[waves\] sim-1 \(wave remainder\)/,
+    );
+  });
+});
+
+/**
+ * Found on the current code with the invariants of issue 33 item 6 (npm run sim, seeds as named); each fails until the
+ * reconciler is fixed, and passes once every invariant holds on it.
+ */
+describe('schedules the simulator found with the roll key (issue 33 item 6)', () => {
+  test('a release deployed: the remainder rolls it before the canary, whose roll keys were recorded by the old code (waves; seed 2)', async () => {
+    // GIVEN a settled fleet under a rollout policy (sim-0 the canary)  WHEN a release that writes every launch template
+    // differently is deployed  THEN sim-1 waits until sim-0 has rolled it (the canary's recorded keys are the old code's)
+    await replay(
+      { clusters: 2, concurrency: 1, maxUpdateAttempts: 1, rollout: true, shards: 'one', pools: false },
+      [
+        1, 2, 4, 5, 3, 6, 7, 8, 9, 11, 12, 10, 14, 15, 16, 13, 17, 18, 19, 20, 21, 22, 24, 25, 26, 23, 28, 29, 27, 30,
+        31, 32, 33, 34, 36, 37, 35, 39, 40, 41, 42, 43, 38, 44, 45, 47, 48, 46, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58,
+        59, 60, 61, 62, 63, 65, 66, 64, 67, 68, 69, 72, 70, 71, 73, 75, 76, 77, 74, 79, 78, 81, 82, 80,
+      ],
+      [CMD.converge(), CMD.release()],
+    );
+  });
+
+  test("a drift repair over a template whose roll key cannot be read rolls the shared stack's nodes uncounted: the spot pool rolls too (pool-rolls; seed 3)", async () => {
+    // GIVEN a settled pooled cluster whose shared stack someone else changed (no group in the template: no roll key)
+    // WHEN the spot pool's config changes  THEN the repair of the shared stack (a roll, by the config) and spot's roll go one at a time
+    await replay(
+      { clusters: 2, concurrency: 2, maxUpdateAttempts: 1, rollout: false, shards: 'one', pools: true },
+      [],
+      [CMD.converge(), CMD.changeStack(1), CMD.edit(1, { field: 'spotLabel', value: 1 })],
+    );
+  });
+
+  test("a canary whose spot pool's create rolled back and whose delete failed (Stalled DeleteFailed, that pool never live) holds the next wave for ever: neither halted nor settled (liveness; found with seed 20261125, reachable without the new commands)", async () => {
+    // GIVEN a rollout policy over two pooled clusters, sim-0's spot stack failing its create and then its delete
+    // WHEN sim-1's config changes  THEN sim-1 is held as RolloutHalted behind the stalled canary (or rolls), not WaitingForWave for ever
+    await replay(
+      { clusters: 2, concurrency: 2, maxUpdateAttempts: 2, rollout: true, shards: 'one', pools: true },
+      [],
+      [CMD.breakPool(0), CMD.edit(1, { field: 'maxPods', value: 60 }), CMD.breakPool(0)],
+    );
+  });
+
+  test('a config edit and a pool removed at once: the removed pool is deleted while the shared stack rolls (pool-removal)', async () => {
+    // GIVEN a settled pooled cluster  WHEN its config changes and its spot pool is removed
+    // THEN spot's stack is deleted only once the shared stack's roll has ended and it is Ready
+    await replay(
+      { clusters: 2, concurrency: 2, maxUpdateAttempts: 1, rollout: false, shards: 'one', pools: true },
+      [],
+      [CMD.converge(), CMD.edit(0, { field: 'maxPods', value: 60 }), CMD.removePool(0)],
     );
   });
 });

@@ -51,6 +51,8 @@ export class SimAws {
   public readonly reads = new Map<number, Map<string, Read[]>>();
   private stale = { lag: 0, left: 0 };
   private faults: Array<{ method: Method | '*'; kind: CallFault; left: number }> = [];
+  /** The process whose call is in the fake's synchronous part now (undefined: none, or someone else's operation). */
+  public caller?: number;
   /** Invariant violations seen at call time (the process's error path must not swallow them: they are kept here). */
   public readonly violations: string[] = [];
 
@@ -125,7 +127,11 @@ export class SimAws {
           const fault = this.take(method);
           if (fault && !(fault === 'timeout' && mutating)) throw callError(fault, method);
           const startedBefore = this.fake.started.length;
-          const result = await target[method].apply(this.fake, args);
+          // Whose call it is, for the fake's hooks (onBegin) that run in its synchronous part: the invariants read it.
+          this.caller = id;
+          const pending = target[method].apply(this.fake, args);
+          this.caller = undefined;
+          const result = await pending;
           if (mutating) await this.afterWrite(method, args, this.fake.started.length > startedBefore);
           if (fault) throw callError(fault, method); // a write that was applied, whose answer was lost
           return result;

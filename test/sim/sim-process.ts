@@ -20,7 +20,8 @@ import { RolloutPolicy } from '../../lib/model/cluster/policy-schema';
 import { RolloutPolicySource } from '../../lib/engines/rollout/policy-source';
 import { SimAws } from './sim-aws';
 import { SimStore } from './sim-store';
-import { SimPublisher, simSynthesizer } from './sim-synth';
+import { ClusterRecord, ClusterStore } from '../../lib/model/ports/cluster-store';
+import { SimPublisher, simSynthesizerFor } from './sim-synth';
 
 /** What every process of one schedule shares: the truth (AWS, the store), the scheduler, the settings. */
 export interface SimEnv {
@@ -40,6 +41,10 @@ export interface SimEnv {
   readonly renewDeadlineMs: number;
   /** The fleet rollout's policy (lib/engines/rollout), when the world has one: rolls go in waves. */
   readonly policy?: RolloutPolicy;
+  /** The release of the code a process started now runs (0: the first; see SimWorld.deployRelease). @default 0 */
+  readonly release?: () => number;
+  /** The process reads every object with spec.rollout.maxConcurrentPools 100 (WorldOptions.gatesOff). @default false */
+  readonly poolGateOff?: boolean;
 }
 
 export const POLL_MS = 5000;
@@ -66,6 +71,8 @@ export class SimProcess {
   public readonly metrics = new ReconcilerMetrics({ processMetrics: false });
   public readonly deps: ReconcilerDeps;
   public reconciles = 0;
+  /** The release of the code this process runs (SimWorld.deployRelease). */
+  public readonly release: number;
   public readonly outcomes = new Map<string, Outcome>();
   private active = 0;
   private readonly passes = new Set<DaemonPass>();
@@ -93,13 +100,19 @@ export class SimProcess {
       (call) => this.check(call),
     )('us-east-1');
     const clients: RegionClients = { cfn: scheduled(fenced.cfn, gate), publisher: scheduled(fenced.publisher, gate) };
+    // The code this process runs: a release deployed since the first changes its synthesis, fingerprint and version.
+    const release = env.release?.() ?? 0;
+    this.release = release;
+    const store = env.store.client(id, gate, () => this.dead);
     this.deps = {
-      store: env.store.client(id, gate, () => this.dead),
+      store: env.poolGateOff ? withAnyPoolsAtOnce(store) : store,
       aws: () => clients,
       identity: { account: async () => (await gate('sts'), '222222222222') },
       templatesDir: DEFAULT_TEMPLATES_DIR,
       workDir: WORK_DIR,
-      code: 'sim',
+      // As codeFingerprint and the package version would differ after an upgrade (release 0 keeps the first values).
+      code: release ? `sim-release-${release}` : 'sim',
+      ...(release ? { release: `0.${release}.0` } : {}),
       log: process.env.SIM_LOG ? consoleLog(id) : SILENT,
       now: clock.now,
       backoff: { baseMs: POLL_MS, maxMs: 60_000, random: () => 0.5 },
@@ -111,7 +124,7 @@ export class SimProcess {
       maxRecoveryAttempts: 2,
       maxUpdateAttempts: env.maxUpdateAttempts,
       derived: new DerivedCache(),
-      synthesizer: simSynthesizer,
+      synthesizer: simSynthesizerFor(release),
     };
     const hook = (phase: 'before' | 'after') => (task: TaskName) => {
       if (this.crashAt?.task !== task || this.crashAt.phase !== phase) return;
@@ -318,5 +331,23 @@ function consoleLog(id: number, bindings: object = {}): Logger {
     warn: line('warn'),
     error: line('error'),
     child: (b) => consoleLog(id, { ...bindings, ...b }),
+  };
+}
+
+/**
+ * The store as a process whose maxConcurrentPools gate is switched off sees it (WorldOptions.gatesOff: only to show that
+ * the invariant catches it): every object says spec.rollout.maxConcurrentPools 100.
+ */
+function withAnyPoolsAtOnce(store: ClusterStore): ClusterStore {
+  const lens = (r: ClusterRecord | undefined): ClusterRecord | undefined => {
+    const raw = r?.raw as { spec?: { rollout?: Record<string, unknown> } } | undefined;
+    if (!r || !raw?.spec) return r;
+    const spec = { ...raw.spec, rollout: { ...raw.spec.rollout, maxConcurrentPools: 100 } };
+    return { ...r, raw: { ...raw, spec } };
+  };
+  return {
+    ...store,
+    list: async () => (await store.list()).map((r) => lens(r)!),
+    get: async (name) => lens(await store.get(name)),
   };
 }

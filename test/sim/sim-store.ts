@@ -28,6 +28,11 @@ export class SimStore {
   private nextSubscriber = 0;
   /** Status writes, for the bench. */
   public statusWrites = 0;
+  /**
+   * The object as each process last got it (`get`: what its reconcile of that object rests on; a listing's records
+   * are the fleet's, for other decisions), by process and name.
+   */
+  public readonly lastRead = new Map<number, Map<string, unknown>>();
 
   public put(name: string, raw: unknown): void {
     const e = this.entries.get(name);
@@ -95,7 +100,7 @@ export class SimStore {
       get: async (name) => {
         await pass(`store.get ${name}`);
         live();
-        return this.record(name);
+        return this.read(id, name);
       },
       writeStatus: async (name, status, resourceVersion) => {
         await pass(`store.writeStatus ${name}`);
@@ -104,7 +109,8 @@ export class SimStore {
         if (!e) throw new ConflictError(name, resourceVersion, 'deleted');
         if (String(e.version) !== resourceVersion) throw new ConflictError(name, resourceVersion, String(e.version));
         this.statusWrites++;
-        e.status = structuredClone(status);
+        // Frozen, as the object is: every read hands out this one copy (a reconcile that mutated it would throw).
+        e.status = deepFreeze(structuredClone(status));
         e.version++;
         this.onStatus?.(name, e.status, id);
         // A status write is a change of the object (Kubernetes' MODIFIED event): it brings the cluster back at once.
@@ -134,6 +140,16 @@ export class SimStore {
   /** Called after each status write (the invariants look at what was written, when it was written). */
   public onStatus?: (name: string, status: ClusterStatus, process: number) => void;
 
+  /** A record got by process `id` (noted as what it last got of the object). */
+  private read(id: number, name: string): ClusterRecord | undefined {
+    const r = this.record(name);
+    const mine = this.lastRead.get(id) ?? new Map<string, unknown>();
+    this.lastRead.set(id, mine);
+    if (r) mine.set(name, r.raw);
+    else mine.delete(name);
+    return r;
+  }
+
   private record(name: string): ClusterRecord | undefined {
     const e = this.entries.get(name);
     if (!e) return undefined;
@@ -143,7 +159,7 @@ export class SimStore {
       raw: e.raw,
       parseProblems: [],
       generation: e.generation,
-      status: e.status && structuredClone(e.status),
+      status: e.status,
       resourceVersion: String(e.version),
       contentHash: e.contentHash,
     };

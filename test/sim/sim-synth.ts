@@ -12,7 +12,26 @@ import { poolNamed, primaryPool, stackUnits } from '../../lib/model/cluster/pool
  * ConfigChecksum output the live stack reports, per stack of the cluster (SynthesizeOptions.stackName: the shared stack
  * or a pool's own). Synthesis itself is tested with the real CDK elsewhere.
  */
-export const simSynthesizer: Synthesizer = async (cluster: WorkerCluster, opts) => {
+export const simSynthesizer: Synthesizer = (cluster, opts) => simSynthesizerFor(0)(cluster, opts);
+
+/** The tag a release of the simulated code writes into every launch template (release 0 writes none). */
+export const RELEASE_TAG = 'sim.example.com/release';
+
+/**
+ * The synthesizer of release `release` of the simulated code: release 0 is `simSynthesizer`; each later one writes its
+ * number into every launch template's instance tags (TagSpecifications), as a release of worker-stacks that writes the
+ * launch template differently would: every stack's roll key changes, and no object did (the `release()` command).
+ */
+export function simSynthesizerFor(release: number): Synthesizer {
+  return async (cluster, opts) => simStack(cluster, opts, release);
+}
+
+/** One stack's template as release `release` of the simulated code synthesizes it (the invariants' desired roll keys too). */
+export function simStack(
+  cluster: WorkerCluster,
+  opts: Parameters<Synthesizer>[1],
+  release: number,
+): Awaited<ReturnType<Synthesizer>> {
   const name = cluster.metadata.name;
   // opts.stackName picks one of the cluster's stacks (the shared one, or a pool's own), as the real synthesis does.
   const stackName = opts.stackName ?? workerStackName(name);
@@ -26,7 +45,17 @@ export const simSynthesizer: Synthesizer = async (cluster: WorkerCluster, opts) 
       LaunchTemplate: {
         Type: 'AWS::EC2::LaunchTemplate',
         Properties: {
-          LaunchTemplateData: { UserData: `#!/bin/sh\n# config ${config.checksum}\n`, ImageId: pool.machineImage },
+          LaunchTemplateData: {
+            UserData: `#!/bin/sh\n# config ${config.checksum}\n`,
+            ImageId: pool.machineImage,
+            ...(release > 0
+              ? {
+                  TagSpecifications: [
+                    { ResourceType: 'instance', Tags: [{ Key: RELEASE_TAG, Value: String(release) }] },
+                  ],
+                }
+              : {}),
+          },
         },
       },
       Group: {
@@ -50,7 +79,7 @@ export const simSynthesizer: Synthesizer = async (cluster: WorkerCluster, opts) 
     objectKey: `${configKeyPrefix(name)}${config.checksum}.${config.extension}`,
   };
   return { stackName, templateBody: JSON.stringify(template), assets: [asset], durationMs: 0 };
-};
+}
 
 /** A content-addressed bucket that only remembers keys (the simulator's publish never reads a file). */
 export class SimPublisher implements AssetPublisher {
@@ -81,3 +110,25 @@ export function outOfBandTemplate(checksum: string): string {
     Outputs: { ConfigChecksum: { Value: checksum } },
   });
 }
+
+/**
+ * The release of the simulated code that wrote a template (0: none, or not one of ours), read from its launch
+ * template's instance tags. Memoized: the invariants ask it of the same few templates at every operation.
+ */
+export function releaseOfTemplate(body: string | undefined): number {
+  if (!body) return 0;
+  let hit = RELEASES.get(body);
+  if (hit === undefined) {
+    type Tagged = { TagSpecifications?: { Tags?: { Key: string; Value: string }[] }[] };
+    const template = JSON.parse(body) as {
+      Resources?: Partial<Record<string, { Properties?: { LaunchTemplateData?: Tagged } }>>;
+    };
+    const specs = template.Resources?.LaunchTemplate?.Properties?.LaunchTemplateData?.TagSpecifications ?? [];
+    const tag = specs.flatMap((t) => t.Tags ?? []).find((t) => t.Key === RELEASE_TAG);
+    hit = tag ? Number(tag.Value) : 0;
+    if (RELEASES.size > 10_000) RELEASES.clear();
+    RELEASES.set(body, hit);
+  }
+  return hit;
+}
+const RELEASES = new Map<string, number>();

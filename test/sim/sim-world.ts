@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { TaskName } from '../../lib/engines/reconciler/workflow/context';
-import { RolloutPolicySchema } from '../../lib/model/cluster/policy-schema';
+import { RolloutPolicy, RolloutPolicySchema } from '../../lib/model/cluster/policy-schema';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { complete, fail } from '../fakes/fake-cloudformation';
 import { ownSecret } from '../helpers/clusters';
@@ -37,12 +37,23 @@ export interface WorldOptions {
    * spec.rollout.maxConcurrentPools' default (1) the two roll one at a time. @default false: spec.pool
    */
   readonly pools?: boolean;
+  /**
+   * Gates of the reconciler switched off, only to show that an invariant catches what the gate prevents (never drawn
+   * by a schedule): `waves`, the processes run without the rollout policy (the invariants still know its waves);
+   * `pools`, the processes read every object with spec.rollout.maxConcurrentPools 100 (the invariants read its own).
+   * @default none
+   */
+  readonly gatesOff?: readonly ('waves' | 'pools')[];
 }
 
 /** An edit a user makes to an object: a config value (rolls nodes), a size (does not), or one that makes it invalid. */
 export interface Edit {
-  /** spotLabel: the spot pool's label (rolls that pool only; a world without pools takes it as maxPods). */
-  readonly field: 'maxPods' | 'maxSize' | 'minSize' | 'spotLabel';
+  /**
+   * spotLabel: the spot pool's label (rolls that pool only; a world without pools takes it as maxPods). image: every
+   * pool's machineImage (several pools replace their nodes for one edit, no config changes); spotImage: the spot
+   * pool's only (a world without pools: its one pool's).
+   */
+  readonly field: 'maxPods' | 'maxSize' | 'minSize' | 'spotLabel' | 'image' | 'spotImage';
   readonly value: number;
 }
 
@@ -89,6 +100,10 @@ export class SimWorld {
   private nextResync = RESYNC_MS;
   /** Scheduler steps taken (each followed by the invariants). */
   public steps = 0;
+  /** The release of the code the daemon runs (release(): an upgrade that writes every launch template differently). */
+  public release = 0;
+  /** The fleet rollout's policy of a world with one (the invariants read its waves, gate on or off). */
+  public readonly policy?: RolloutPolicy;
 
   constructor(
     private readonly scheduler: SimScheduler,
@@ -114,9 +129,15 @@ export class SimWorld {
         if (p.id === this.leaderId) this.startProcess();
       },
       renewDeadlineMs: 10_000,
-      policy: opts.rollout ? POLICY : undefined,
+      policy: opts.rollout && !opts.gatesOff?.includes('waves') ? POLICY : undefined,
+      release: () => this.release,
+      poolGateOff: opts.gatesOff?.includes('pools') ?? false,
     };
+    this.policy = opts.rollout ? POLICY : undefined;
     this.invariants = new Invariants(this);
+    this.invariants.index();
+    this.aws.fake.onBegin = (op) => this.invariants.onBegin(op, this.aws.caller);
+    this.aws.fake.onSettle = (stack, status, template) => this.invariants.onSettle(stack, status, template);
     this.store.onStatus = (name, status, pid) => this.invariants.onStatusWrite(name, status, pid);
     // sim-0 is the canary (of the rollout's waves, and of the `split` shards); the others are general.
     for (const n of this.names)
@@ -187,6 +208,19 @@ export class SimWorld {
       this.invariants.fail(`[loop] no quiet point after ${max} calls: a reconcile loops without waiting`);
   }
 
+  /**
+   * The daemon works and time passes, poll by poll, until every object has converged or `maxPolls` polls went by; the
+   * faults go on. What comes next (a release, a pool removed, an image edit) then meets stacks that exist and are
+   * settled, as in production, rather than the first creates.
+   */
+  public async converge(maxPolls = 20): Promise<void> {
+    for (let poll = 0; poll < maxPolls; poll++) {
+      await this.run();
+      if (this.invariants.converged()) return;
+      await this.advance(POLL_MS);
+    }
+  }
+
   /** Time passes: operations end, the leader renews its lease, delayed keys come due, the resync adds every object. */
   public advance(ms: number): Promise<void> {
     const until = this.aws.clock.ms + ms;
@@ -209,9 +243,12 @@ export class SimWorld {
     if (!this.store.has(name)) return;
     const raw = structuredClone(this.store.raw(name)) as RawObject;
     const spot = raw.spec.pools?.find((p) => p.name === SPOT);
-    if (e.field === 'spotLabel' && spot) spot.labels = { 'sim.example.com/spot': String(e.value) };
+    const pools = raw.spec.pools ?? [raw.spec.pool ?? {}];
+    if (e.field === 'image' || e.field === 'spotImage')
+      for (const p of e.field === 'image' ? pools : [spot ?? pools[0]]) p.machineImage = imageOf(e.value);
+    else if (e.field === 'spotLabel' && spot) spot.labels = { 'sim.example.com/spot': String(e.value) };
     else if (e.field === 'maxPods' || e.field === 'spotLabel') raw.spec.cloudConfig.values.maxPods = e.value;
-    else for (const p of raw.spec.pools ?? [raw.spec.pool ?? {}]) p[e.field] = e.value;
+    else for (const p of pools) p[e.field] = e.value;
     this.store.put(name, raw);
   }
 
@@ -290,6 +327,30 @@ export class SimWorld {
     const stack = poolStackName(name, SPOT);
     this.brokenPools.delete(stack);
     this.aws.fake.setDefault(stack, complete(2));
+  }
+
+  /**
+   * The spot pool is added (back) to the object (a world with pools, after removePool): its stack is created, maybe
+   * while the old one is still being deleted.
+   */
+  public addPool(i: number): void {
+    const name = this.names[i];
+    if (!this.opts.pools || !this.store.has(name)) return;
+    const raw = structuredClone(this.store.raw(name)) as RawObject;
+    if (!raw.spec.pools || raw.spec.pools.some((p) => p.name === SPOT)) return;
+    const first = raw.spec.pools[0];
+    raw.spec.pools.push({ ...structuredClone(first), name: SPOT, labels: { 'sim.example.com/spot': 'true' } });
+    this.store.put(name, raw);
+  }
+
+  /**
+   * A release of the code is deployed: the daemon is upgraded (the leader replaced by one running the new code, as a
+   * rollout of the Deployment does) whose synthesis writes every launch template differently (sim-synth.ts
+   * simSynthesizerFor), and whose code fingerprint and release differ. Every stack's roll key changes; no object did.
+   */
+  public deployRelease(): void {
+    this.release++;
+    this.restart();
   }
 
   /** The next operation on the spot pool's stack stays in progress for `polls` polls. */
@@ -393,6 +454,11 @@ export function objectNamed(name: string, labels?: Record<string, string>, pools
   }
   // A cluster names only its own secrets: without this every object is invalid and the simulation proves nothing.
   return ownSecret(raw);
+}
+
+/** The machine image an `image` edit sets: another AMI id of the same shape per value (the example's is 9). */
+function imageOf(value: number): string {
+  return `ami-1a2b3c4d5e6f7081${value % 10}`;
 }
 
 /** The fleet rollout of a world with one: the canary first, one at a time, then the rest; a failure halts it. */

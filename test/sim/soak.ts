@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   console.log(
-    `seed ${seed}: ${STATS.schedules} schedules in ${seconds.toFixed(1)} s (${(STATS.schedules / seconds).toFixed(1)} schedules/s), ${STATS.steps} scheduler steps, ${STATS.reconciles} reconciles, ${STATS.checks} invariant checks`,
+    `seed ${seed}: ${STATS.schedules} schedules in ${seconds.toFixed(1)} s (${(STATS.schedules / seconds).toFixed(1)} schedules/s), ${STATS.steps} scheduler steps, ${STATS.reconciles} reconciles, ${STATS.checks} invariant checks; judged ${STATS.replacing} updates replacing nodes, ${STATS.releases} bringing a release (${STATS.laterWave} of a later wave), ${STATS.removals} removed pools' stacks deleted`,
   );
   if (result.failed) {
     console.log(fc.defaultReportMessage(result));

@@ -8,6 +8,7 @@ import { DirOptions, dirFlags, EXIT, inputDirs, Io, processIo } from './context'
 import { renderCommand } from './render';
 import { registerBootstrap } from './bootstrap';
 import { registerControl } from './control';
+import { registerDelete } from './delete';
 import { registerKube } from './kube';
 import { registerPlayground } from './playground';
 import { registerReconcile } from './reconcile';
@@ -72,6 +73,7 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
     registerStatus,
     registerControl,
     registerBootstrap,
+    registerDelete,
     registerReview,
     registerPlayground,
     registerRollout,

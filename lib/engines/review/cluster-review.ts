@@ -3,7 +3,7 @@ import { AssemblySnapshot, WorkerStackSnapshot } from './assembly';
 import { diffConfigs } from './config-diff';
 import { ClusterReview, ClusterStatus } from './model';
 import { diffTemplates, TemplateChanges } from './template-diff';
-import { groupSettings, rollReasons, verdictLine } from './verdict';
+import { groupSettings, rollReasons, STATUS_WORDS, verdictLine } from './verdict';
 import { poolsLine, reviewPools } from './pool-review';
 
 // The entry of one cluster that has a synthesized stack on at least one side, out of compare-sides.ts: that file pairs
@@ -29,10 +29,12 @@ export function reviewCluster(
   const checksum = { base: old?.config?.checksum ?? null, head: now?.config?.checksum ?? null };
   const notes: string[] = [];
   if (!now) {
-    const stacks = [stackName, ...[...own.old.values()].map((s) => s.stackName)];
+    // The object itself is gone: the reconciler does not delete its stacks (the file store keeps them; so does the
+    // Kubernetes store unless the object said spec.deletionPolicy Delete), unlike a pool removed from an object.
+    const stacks = [...[...own.old.values()].map((s) => s.stackName), stackName];
     notes.push(
-      `The reconciler never deletes stacks: ${stacks.join(', ')} and ${stacks.length === 1 ? 'its' : 'their'} nodes stay until someone deletes ${stacks.length === 1 ? 'the stack' : 'them'} explicitly ` +
-        `(aws cloudformation delete-stack --stack-name ${stacks.at(-1) ?? stackName}${stacks.length === 1 ? '' : ', each pool stack before the shared one'}, after draining the nodes).`,
+      `The reconciler does not delete a removed object's stacks (with the Kubernetes store, unless it had spec.deletionPolicy Delete): ${stacks.join(', ')} and ${stacks.length === 1 ? 'its' : 'their'} nodes stay until someone deletes ${stacks.length === 1 ? 'the stack' : 'them'} explicitly ` +
+        `(worker-stacks delete ${name} --yes --region <region>${stacks.length === 1 ? '' : ': each pool stack before the shared one'}, after draining the nodes).`,
     );
     return {
       name,
@@ -49,7 +51,7 @@ export function reviewCluster(
       config: null,
       problems,
       notes,
-      pools: reviewPools({ old, now, stackName }, { old: own.old, now: new Map() }, false).pools,
+      pools: reviewPools({ old, now, stackName }, { old: own.old, now: new Map() }, false, true).pools,
     };
   }
   // A new stack (added, or renamed: a new stack name) is created whole; only an existing stack is updated.
@@ -63,9 +65,16 @@ export function reviewCluster(
   if (!old) status = problems.base.length ? 'fixed' : 'added';
   else if (renamedFrom) status = 'renamed';
   else {
+    // A pool removed from the object is a roll of that pool: the reconciler deletes its stack and its nodes go.
     reasons = [
       ...rollReasons(changes, checksum),
-      ...ownPools.flatMap((p) => p.rollReasons.map((r) => `pool ${p.name} (${p.stackName}): ${r}`)),
+      ...ownPools.flatMap((p) =>
+        p.rollReasons.map((r) =>
+          p.status === 'removed'
+            ? `removes pool ${p.name} (${p.stackName}): ${r}`
+            : `pool ${p.name} (${p.stackName}): ${r}`,
+        ),
+      ),
     ];
     const poolsChange = ownPools.some((p) => p.status !== 'unchanged');
     status = reasons.length
@@ -77,6 +86,9 @@ export function reviewCluster(
     if (status === 'rolls' && !rollReasons(changes, checksum).length && pooled.rolling)
       ({ rollingUpdate, capacity } = pooled.rolling);
   }
+  // Nothing rolls but pools go: the verdict says which, and no rolling update applies to it.
+  const removals = status === 'rolls' && !pooled.rolling && !rollReasons(changes, checksum).length;
+  if (removals) rollingUpdate = null;
   if (status === 'fixed') {
     notes.push(
       `The base revision could not synthesize ${name} (invalid there), so the diff is the whole stack: it creates ${stackName}, or updates the stack a still older revision deployed.`,
@@ -100,14 +112,12 @@ export function reviewCluster(
   const keepRolling = status === 'rolls' || createsStack(status);
   const config =
     checksum.base === checksum.head ? null : diffConfigs(old?.config, now.config, !old ? { maxLines: 8 } : {});
-  const verdict = verdictLine({
-    status,
-    stackName,
-    resources: changes.resources,
-    rollingUpdate,
-    capacity,
-    renamedFrom,
-  });
+  const verdict = removals
+    ? `${STATUS_WORDS.rolls}: ${ownPools
+        .filter((p) => p.status === 'removed')
+        .map((p) => `removes pool ${p.name}: ${p.rollReasons.join('; ')}`)
+        .join('; ')}`
+    : verdictLine({ status, stackName, resources: changes.resources, rollingUpdate, capacity, renamedFrom });
   return {
     name,
     stackName,

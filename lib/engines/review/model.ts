@@ -49,7 +49,8 @@ export interface Capacity {
  * What a change does to one pool:
  * - `rolls`: its launch template (or a group property that triggers the rolling update) changes: its nodes are replaced;
  * - `changes`: its stack changes in place, no node is replaced;
- * - `added` / `removed`: the pool is new (its stack is created) / gone (its stack is NOT deleted);
+ * - `added` / `removed`: the pool is new (its stack is created) / gone from the object (the reconciler deletes its stack,
+ *   and its nodes with it: a roll of that pool; only a removed cluster object's pools keep their stacks);
  * - `unchanged`: its launch template and node config are the same.
  */
 export type PoolStatus = 'unchanged' | 'changes' | 'rolls' | 'added' | 'removed';
@@ -62,6 +63,7 @@ export interface PoolReview {
   /** It lives in the cluster's shared stack (the pool `default`): its template diff is the cluster's `template`. */
   readonly shared: boolean;
   readonly status: PoolStatus;
+  /** Its nodes go: replaced (`rolls`), or terminated with its stack (`removed` from an object that stays). */
   readonly rolls: boolean;
   /** One line: why it rolls, or why not. */
   readonly why: string;
@@ -90,9 +92,9 @@ export interface ClusterReview {
    */
   readonly synthesized: boolean;
   readonly renamedFrom: string | null;
-  /** Why the nodes roll (empty unless status is `rolls`). */
+  /** Why the nodes roll, or go with a removed pool's stack (empty unless status is `rolls`). */
   readonly rollReasons: readonly string[];
-  /** For `rolls`, `added` and `renamed`; null otherwise. */
+  /** For `rolls` (but one that only removes pools), `added` and `renamed`; null otherwise. */
   readonly rollingUpdate: RollingUpdate | null;
   readonly capacity: Capacity | null;
   readonly checksum: { readonly base: string | null; readonly head: string | null };

@@ -37,6 +37,8 @@ export function reviewPools(
     readonly now: ReadonlyMap<string, WorkerStackSnapshot>;
   },
   whole: boolean,
+  /** The cluster object itself is gone at head: its pools' stacks are not deleted with it (see cluster-review.ts). */
+  clusterRemoved = false,
 ): PoolsOutcome {
   const sides: PoolSides[] = [];
   if (hasGroup(shared.now) || hasGroup(shared.old))
@@ -47,13 +49,23 @@ export function reviewPools(
     const stackName = (now ?? old)?.stackName ?? '';
     sides.push({ name, stackName, old, now, shared: false });
   }
-  const pools = sides.map((s) => reviewPool(s, whole));
-  const first = pools.find((p) => p.rolls && !sides.find((s) => s.name === p.name)?.shared);
+  // A pool added beside a removed one (a rename) is created and Ready before the removed one's stack is deleted.
+  const added = sides.filter((s) => !s.shared && !s.old && s.now && !whole).map((s) => s.name);
+  const removed = sides.filter((s) => !s.shared && s.old && !s.now && !clusterRemoved).map((s) => s.name);
+  const pools = sides.map((s) => reviewPool(s, whole, { added, removed, clusterRemoved }));
+  const first = pools.find((p) => p.status === 'rolls' && !sides.find((s) => s.name === p.name)?.shared);
   const firstNow = first && sides.find((s) => s.name === first.name)?.now;
   return { pools, ...(firstNow ? { rolling: groupSettings(firstNow.template) } : {}) };
 }
 
-function reviewPool(s: PoolSides, whole: boolean): PoolReview {
+/** The other pools of the change, for what a pool's removal waits for. */
+interface Siblings {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly clusterRemoved: boolean;
+}
+
+function reviewPool(s: PoolSides, whole: boolean, siblings: Siblings): PoolReview {
   const checksum = { base: s.old?.config?.checksum ?? null, head: s.now?.config?.checksum ?? null };
   const base = whole ? undefined : s.old;
   const config: ConfigDiff | null =
@@ -70,7 +82,8 @@ function reviewPool(s: PoolSides, whole: boolean): PoolReview {
     stackName: s.stackName,
     shared: s.shared,
     status,
-    rolls: status === 'rolls',
+    // A removed pool's nodes go with its stack: a roll of that pool, unless only the object went (its stacks stay).
+    rolls: status === 'rolls' || (status === 'removed' && !siblings.clusterRemoved),
     why,
     rollReasons: reasons,
     checksum,
@@ -81,16 +94,27 @@ function reviewPool(s: PoolSides, whole: boolean): PoolReview {
     config: status === 'removed' || s.shared ? null : config,
   });
   if (!s.now) {
-    return entry(
-      'removed',
-      `its group is gone from the head; the reconciler never deletes ${s.stackName}: its nodes keep running until the stack is deleted explicitly`,
-      [],
-      null,
-    );
+    if (siblings.clusterRemoved)
+      return entry(
+        'removed',
+        `the cluster object is gone from the head; the reconciler does not delete ${s.stackName} for it: its nodes keep running until the stack is deleted explicitly`,
+        [],
+        null,
+      );
+    const removal = removalWords(s, siblings.added);
+    return entry('removed', removal.why, [removal.reason], null);
   }
   if (!base) {
     const changes = diffTemplates({}, s.now.template, s.now.logicalIdPaths);
-    return entry('added', `${s.stackName} is created with its own group: no running node is replaced`, [], changes);
+    const first = siblings.removed.length
+      ? `; it is created and Ready before the stack of pool ${siblings.removed.join(', pool ')} is deleted`
+      : '';
+    return entry(
+      'added',
+      `${s.stackName} is created with its own group: no running node is replaced${first}`,
+      [],
+      changes,
+    );
   }
   const changes = diffTemplates(base.template, s.now.template, s.now.logicalIdPaths);
   const reasons = rollReasons(changes, checksum);
@@ -112,6 +136,35 @@ function reviewPool(s: PoolSides, whole: boolean): PoolReview {
     [],
     changes,
   );
+}
+
+/** A pool's nodes by the sizes its group had at base: `its 3 nodes` (desired, or min = max), else `its nodes (2–4)`. */
+function nodesOf(capacity: Capacity | null): string {
+  if (!capacity) return 'its nodes';
+  const exact = capacity.desired ?? (capacity.min !== null && capacity.min === capacity.max ? capacity.min : null);
+  if (exact !== null) return `its ${exact} node${exact === 1 ? '' : 's'}`;
+  return `its nodes (${capacity.min ?? '?'}–${capacity.max ?? '?'})`;
+}
+
+/**
+ * What removing a pool from the object does: the reconciler deletes its stack, and with it its group and nodes, once
+ * the pools added beside it are created and the cluster's other stacks are settled (tasks/pool-removal.ts). The
+ * pool's drain hook is a resource of the stack that names the group, so CloudFormation deletes it before the group:
+ * the nodes are not drained on their way out.
+ */
+function removalWords(s: PoolSides, added: readonly string[]): { why: string; reason: string } {
+  const { rollingUpdate, capacity } = groupSettings(s.old?.template);
+  const nodes = nodesOf(capacity);
+  const after = added.length
+    ? `pool ${added.join(', pool ')} (added) ${added.length === 1 ? 'is' : 'are'} created and Ready and `
+    : '';
+  const drain = rollingUpdate?.drained
+    ? '; CloudFormation deletes its drain hook before its group, so they are not drained: drain them first'
+    : '';
+  return {
+    why: `${nodes} are terminated when the reconciler deletes ${s.stackName}, once ${after}the cluster's other stacks are settled and Ready${drain}`,
+    reason: `${nodes} are terminated when its stack is deleted`,
+  };
 }
 
 function templateOf(c: TemplateChanges): PoolReview['template'] {

@@ -23,7 +23,8 @@ export interface ReviewOptions {
 /**
  * What `--fail-on` gates on: `change`, any cluster that is not unchanged;
  * `roll`, any cluster whose deploy replaces running nodes by new ones: its
- * nodes roll, or it was renamed (a new stack name: a new stack brings up new
+ * nodes roll, a pool of it is removed (the reconciler deletes the pool's stack:
+ * its nodes go), or it was renamed (a new stack name: a new stack brings up new
  * nodes to take over from the old stack's). An added cluster replaces no node.
  */
 export type FailOn = 'change' | 'roll';

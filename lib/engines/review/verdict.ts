@@ -1,4 +1,5 @@
 import { workerStackName } from '../../core/naming';
+import { describeRollChange, rollKeyOf } from '../stacks/roll-key';
 import { Capacity, ClusterStatus, RollingUpdate } from './model';
 import { describeRollout } from './rollout-words';
 import { replaces, ResourceChange, TemplateChanges } from './template-diff';
@@ -32,11 +33,28 @@ const worded = (property: string) => PROPERTY_WORDS[property] ?? property;
  * launch configuration changes (a new version, so the group's rolling update
  * replaces every instance), a group property that triggers the rolling update
  * changes, or the group itself is replaced. Empty when nothing rolls.
+ *
+ * Whether it rolls is the roll key's answer (lib/engines/stacks/roll-key.ts, the one every gate of the reconciler
+ * reads) when both templates are given and both have a group: equal keys roll nothing, whatever the diff shows (a
+ * `DependsOn` of the launch template, its own tags: CloudFormation makes no new version for them). The diff only
+ * words the reasons; a key change the diff does not word is said in the roll key's words.
  */
 export function rollReasons(
   changes: TemplateChanges,
   checksum: { base: string | null; head: string | null },
+  templates?: { readonly base: unknown; readonly head: unknown },
 ): string[] {
+  const reasons = diffReasons(changes, checksum);
+  const from = templates && rollKeyOf(templates.base);
+  const to = templates && rollKeyOf(templates.head);
+  // Without a group on either side the key has no answer (a stack that gains or loses its group): the diff says it.
+  if (!from || !to) return reasons;
+  if (from.key === to.key) return [];
+  return reasons.length ? reasons : [`the roll key changes (${describeRollChange(from, to)})`];
+}
+
+/** The roll reasons the template diff words. */
+function diffReasons(changes: TemplateChanges, checksum: { base: string | null; head: string | null }): string[] {
   const reasons: string[] = [];
   for (const r of changes.resources) {
     const what = LAUNCH_TYPES[r.type];

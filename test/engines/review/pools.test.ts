@@ -10,6 +10,7 @@ import { WorkerCluster } from '../../../lib/model/cluster/schema';
 import { rawExample, tempDir, validated } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
 import { schemaProblems } from './formats';
+import { reviewExitCode } from '../../../lib/engines/review/review';
 
 /*
  * Review of a cluster of several pools. The sides are cloud assemblies written here in the shape `cdk synth` gives
@@ -44,10 +45,31 @@ function pooled(change: (raw: Json) => void = () => undefined): WorkerCluster {
 
 const spot = (raw: Json): Json => (raw.spec.pools as Json[]).find((p) => p.name === 'spot');
 
+/** How the fixture's groups are built beyond their config: a drain hook, a desired capacity. */
+interface GroupOptions {
+  /** A termination lifecycle hook on the group, as drain makes it. @default false */
+  readonly drain?: boolean;
+  /** The group's DesiredCapacity. @default none */
+  readonly desired?: number;
+  /** The pool whose group is built so. @default every pool's */
+  readonly pool?: string;
+}
+
 /** A worker group on a launch template whose user data carries the config checksum, as the worker stack makes it. */
-function groupTemplate(config: RenderedConfig, shared: boolean): Json {
+function groupTemplate(config: RenderedConfig, shared: boolean, group: GroupOptions = {}): Json {
   return {
     Resources: {
+      ...(group.drain
+        ? {
+            PoolGroupDrainOnTerminate: {
+              Type: 'AWS::AutoScaling::LifecycleHook',
+              Properties: {
+                AutoScalingGroupName: { Ref: 'PoolGroupASG' },
+                LifecycleTransition: 'autoscaling:EC2_INSTANCE_TERMINATING',
+              },
+            },
+          }
+        : {}),
       ...(shared
         ? { NodeSecurityGroup: { Type: 'AWS::EC2::SecurityGroup', Properties: { GroupDescription: 'nodes' } } }
         : {}),
@@ -60,6 +82,7 @@ function groupTemplate(config: RenderedConfig, shared: boolean): Json {
         Properties: {
           MinSize: '1',
           MaxSize: '4',
+          ...(group.desired !== undefined ? { DesiredCapacity: String(group.desired) } : {}),
           LaunchTemplate: {
             LaunchTemplateId: { Ref: 'PoolLaunchTemplate' },
             Version: { 'Fn::GetAtt': ['PoolLaunchTemplate', 'LatestVersionNumber'] },
@@ -79,6 +102,7 @@ function assembly(
   clusters: ReadonlyArray<{ name: string; configs: ReadonlyMap<string, RenderedConfig> }>,
   /** Stacks carry the cluster tag (an older app's may not). */
   tagged = true,
+  group: GroupOptions = {},
 ) {
   const outdir = path.join(tempDir(`review-pools-${side}`), 'cdk.out');
   fs.mkdirSync(outdir, { recursive: true });
@@ -92,7 +116,7 @@ function assembly(
     ];
     for (const [stackName, config, shared] of stacks) {
       const template = config
-        ? groupTemplate(config, shared)
+        ? groupTemplate(config, shared, !group.pool || stackName === poolStackName(c.name, group.pool) ? group : {})
         : { Resources: { Sg: { Type: 'AWS::EC2::SecurityGroup' } } };
       fs.writeFileSync(path.join(outdir, `${stackName}.template.json`), JSON.stringify(template));
       const files: Record<string, Json> = {};
@@ -122,13 +146,26 @@ function assembly(
   return outdir;
 }
 
-function review(base: WorkerCluster, head: WorkerCluster) {
+/** `head` undefined: the cluster object is gone at head. `group`: how base's groups are built. */
+function review(base: WorkerCluster, head: WorkerCluster | undefined, group: GroupOptions = {}) {
   const of = (c: WorkerCluster) => ({ name: c.metadata.name, configs: renderPools(c, DEFAULT_TEMPLATES_DIR) });
   return compareSides(
-    { side: 'base', label: 'base main', outdir: assembly('base', [of(base)]), ref: 'main', commit: 'a'.repeat(40) },
-    { side: 'head', label: 'head (working tree)', outdir: assembly('head', [of(head)]) },
+    {
+      side: 'base',
+      label: 'base main',
+      outdir: assembly('base', [of(base)], true, group),
+      ref: 'main',
+      commit: 'a'.repeat(40),
+    },
+    { side: 'head', label: 'head (working tree)', outdir: assembly('head', head ? [of(head)] : []) },
   );
 }
+
+const withoutPool =
+  (name: string) =>
+  (raw: Json): void => {
+    raw.spec.pools = (raw.spec.pools as Json[]).filter((p) => p.name !== name);
+  };
 
 describe('review of a cluster of several pools', () => {
   test('a change to one pool’s labels rolls that pool only, with its own checksum and config lines', () => {
@@ -245,5 +282,117 @@ describe('review of a cluster of several pools', () => {
       ['a', ['WorkerStack-a', 'WorkerStack-a-Pool-c']],
       ['x-pool-y', ['WorkerStack-x-pool-y']],
     ]);
+  });
+
+  test.each([
+    // the change, how base's groups are, what the removed pool's line says, the cluster's verdict
+    [
+      'arm removed',
+      withoutPool('arm'),
+      {},
+      "its nodes (1–4) are terminated when the reconciler deletes WorkerStack-staging-us1-Pool-arm, once the cluster's other stacks are settled and Ready",
+      'rolls nodes: removes pool arm: its nodes (1–4) are terminated when its stack is deleted; pools: arm removed; default, spot unchanged',
+    ],
+    [
+      'arm removed, its group at desired capacity 3',
+      withoutPool('arm'),
+      { desired: 3, pool: 'arm' },
+      "its 3 nodes are terminated when the reconciler deletes WorkerStack-staging-us1-Pool-arm, once the cluster's other stacks are settled and Ready",
+      'rolls nodes: removes pool arm: its 3 nodes are terminated when its stack is deleted; pools: arm removed; default, spot unchanged',
+    ],
+    [
+      'arm removed, its group drained',
+      withoutPool('arm'),
+      { drain: true, pool: 'arm' },
+      "its nodes (1–4) are terminated when the reconciler deletes WorkerStack-staging-us1-Pool-arm, once the cluster's other stacks are settled and Ready; CloudFormation deletes its drain hook before its group, so they are not drained: drain them first",
+      'rolls nodes: removes pool arm: its nodes (1–4) are terminated when its stack is deleted; pools: arm removed; default, spot unchanged',
+    ],
+    [
+      'arm renamed arm2',
+      (raw: Json): void => {
+        (raw.spec.pools as Json[]).find((p) => p.name === 'arm').name = 'arm2';
+      },
+      {},
+      "its nodes (1–4) are terminated when the reconciler deletes WorkerStack-staging-us1-Pool-arm, once pool arm2 (added) is created and Ready and the cluster's other stacks are settled and Ready",
+      'rolls nodes: removes pool arm: its nodes (1–4) are terminated when its stack is deleted; pools: arm2 added; arm removed; default, spot unchanged',
+    ],
+  ] as const)(
+    '%s: the pool’s nodes go with its stack, a roll (--fail-on roll fails)',
+    (_what, change, group, why, verdict) => {
+      // GIVEN
+      const base = pooled();
+      const head = pooled(change);
+      // WHEN
+      const r = review(base, head, group);
+      // THEN
+      const c = r.clusters[0];
+      expect(c.pools.find((p) => p.name === 'arm')).toMatchObject({ status: 'removed', rolls: true, why });
+      expect({
+        status: c.status,
+        verdict: c.verdict,
+        rollReasons: c.rollReasons,
+        rollingUpdate: c.rollingUpdate,
+      }).toEqual({
+        status: 'rolls',
+        verdict,
+        rollReasons: [
+          `removes pool arm (WorkerStack-staging-us1-Pool-arm): ${why.split(' when ')[0]} when its stack is deleted`,
+        ],
+        rollingUpdate: null,
+      });
+      expect([reviewExitCode(r), reviewExitCode(r, 'change'), reviewExitCode(r, 'roll')]).toEqual([0, 1, 1]);
+      expect(formatTerminal(r, { color: false })).toContain(
+        `pool arm (WorkerStack-staging-us1-Pool-arm): removed: ${why}`,
+      );
+      expect(schemaProblems(JSON.parse(JSON.stringify(r)))).toEqual([]);
+    },
+  );
+
+  test('a rename: the new pool says it is created and Ready before the old pool’s stack is deleted', () => {
+    // GIVEN
+    const head = pooled((raw) => ((raw.spec.pools as Json[]).find((p) => p.name === 'arm').name = 'arm2'));
+    // WHEN
+    const c = review(pooled(), head).clusters[0];
+    // THEN
+    expect(c.pools.find((p) => p.name === 'arm2')).toMatchObject({
+      status: 'added',
+      rolls: false,
+      why: 'WorkerStack-staging-us1-Pool-arm2 is created with its own group: no running node is replaced; it is created and Ready before the stack of pool arm is deleted',
+    });
+  });
+
+  test('a pool removed beside one that rolls: the cluster rolls as that pool does, and names both', () => {
+    // GIVEN
+    const head = pooled((raw) => {
+      spot(raw).labels = { 'example.com/capacity': 'spot' };
+      withoutPool('arm')(raw);
+    });
+    // WHEN
+    const c = review(pooled(), head).clusters[0];
+    // THEN
+    expect(c.status).toBe('rolls');
+    expect(c.rollingUpdate).not.toBeNull();
+    expect(c.rollReasons).toEqual([
+      'removes pool arm (WorkerStack-staging-us1-Pool-arm): its nodes (1–4) are terminated when its stack is deleted',
+      expect.stringMatching(/^pool spot \(WorkerStack-staging-us1-Pool-spot\): launch template/),
+    ]);
+    expect(c.verdict).toMatch(/^rolls nodes: .*; pools: spot rolls; arm removed; default unchanged$/);
+  });
+
+  test('a removed cluster object: its pools’ stacks are not deleted for it, and nothing rolls', () => {
+    // WHEN the whole object is gone at head
+    const r = review(pooled(), undefined);
+    // THEN
+    const c = r.clusters[0];
+    expect(c.status).toBe('removed');
+    expect(c.pools.filter((p) => !p.shared).map((p) => [p.name, p.status, p.rolls])).toEqual([
+      ['arm', 'removed', false],
+      ['spot', 'removed', false],
+    ]);
+    expect(c.pools.find((p) => p.name === 'arm')?.why).toMatch(
+      /^the cluster object is gone from the head; the reconciler does not delete WorkerStack-staging-us1-Pool-arm for it/,
+    );
+    expect(c.notes.join(' ')).toMatch(/does not delete a removed object's stacks/);
+    expect(reviewExitCode(r, 'roll')).toBe(0);
   });
 });

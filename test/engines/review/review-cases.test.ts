@@ -244,7 +244,7 @@ test('a renamed cluster is recognised, a removed one is said to stay deployed', 
   expect(cluster(r, 'edge-ap1').verdict).toBe(
     'removed: WorkerStack-edge-ap1 is NOT deleted by the reconciler; deleting it is an explicit command',
   );
-  expect(cluster(r, 'edge-ap1').notes.join(' ')).toMatch(/never deletes stacks/);
+  expect(cluster(r, 'edge-ap1').notes.join(' ')).toMatch(/does not delete a removed object's stacks/);
   expect(r.summary).toEqual({
     clusters: 3,
     unchanged: 1,

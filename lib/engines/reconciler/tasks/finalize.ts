@@ -1,4 +1,4 @@
-import { firstFailure } from '../../../model/ports/cloudformation-port';
+import { firstFailure, StackSummary } from '../../../model/ports/cloudformation-port';
 import { sha256Hex } from '../../../model/cloudconfig/checksum';
 import { STACK_FINALIZER } from '../../../platform/kube/resource';
 import { poolStackName, workerStackName } from '../../../core/naming';
@@ -9,6 +9,7 @@ import { Start } from '../workflow/state';
 import { Task } from '../workflow/task';
 import { busy, retryRequested } from './prepare';
 import { claimOf, objectName } from './claim';
+import { RemovalScope, waitToRemovePool } from './pool-removal';
 
 /** spec.deletionPolicy as the object says it, before validation (a deleted object may no longer validate). */
 export function deletionPolicy(raw: unknown): 'Retain' | 'Delete' {
@@ -135,16 +136,40 @@ function poolStacks(ctx: ReconcileContext): string[] {
 
 /**
  * A pool removed from the object (its entry still in status.pools): its own stack is deleted, as the object now says
- * (nothing of the other stacks is touched; the shared stack may then drop the exports the pool imported). Undefined
- * once the stack is gone (its entry goes), else the outcome of this look. A paused cluster or a dry run deletes nothing.
+ * (nothing of the other stacks is touched; the shared stack may then drop the exports the pool imported). That
+ * terminates the pool's nodes, so it waits for the rest of the cluster as a roll does (tasks/pool-removal.ts).
+ * Undefined once the stack is gone (its entry goes), else the outcome of this look. A paused cluster or a dry run
+ * deletes nothing.
  */
-export async function removePoolStack(ctx: ReconcileContext, s: Start, paused: boolean): Promise<Outcome | undefined> {
+export async function removePoolStack(
+  ctx: ReconcileContext,
+  s: Start,
+  paused: boolean,
+  scope: RemovalScope,
+): Promise<Outcome | undefined> {
   const stackName = ctx.unit.stackName;
   if (ctx.deps.dryRun || paused) {
     const message = `pool ${ctx.unit.pool ?? '?'} was removed from the object: ${paused ? 'paused, so ' : ''}would delete its stack ${stackName}`;
     return { result: ctx.deps.dryRun ? 'dry-run' : 'paused', message };
   }
-  return deleteOne(ctx, s, stackName, `pool ${ctx.unit.pool ?? '?'} was removed from the object`, ctx.unit.slot);
+  const outcome = await deleteOne(ctx, s, stackName, {
+    why: `pool ${ctx.unit.pool ?? '?'} was removed from the object`,
+    slot: ctx.unit.slot,
+    gate: (stack) => waitToRemovePool(ctx, stack, scope),
+  });
+  // Gone: it holds no other pool back for the rest of this reconcile (its entry goes at the end of it).
+  if (!outcome) ctx.recorder.stage({ stackStatus: undefined });
+  return outcome;
+}
+
+/** How deleteOne deletes a stack, besides the object's deletion (spec.deletionPolicy Delete). */
+interface DeleteOptions {
+  /** Why the stack goes, in its messages. @default spec.deletionPolicy Delete */
+  readonly why?: string;
+  /** The stack's fleet slot, when this run owns it (a removed pool's stack): held while the stack is in progress. */
+  readonly slot?: string;
+  /** Asked once the stack is settled, before DeleteStack: an outcome is a wait, and nothing is deleted this time. */
+  readonly gate?: (stack: StackSummary) => Outcome | undefined;
 }
 
 /** Deletes one stack of the object: undefined once it is gone, else the outcome of this look (waiting, stalled). */
@@ -152,9 +177,7 @@ async function deleteOne(
   ctx: ReconcileContext,
   s: Start,
   stackName: string,
-  why = 'spec.deletionPolicy Delete',
-  /** The stack's fleet slot, when this run owns it (a removed pool's stack): held while the stack is in progress. */
-  slot?: string,
+  { why = 'spec.deletionPolicy Delete', slot, gate }: DeleteOptions = {},
 ): Promise<Outcome | undefined> {
   const name = ctx.record.name;
   const stack = await ctx.region.cfn.describeStack(stackName);
@@ -187,15 +210,19 @@ async function deleteOne(
     await ctx.deps.events?.emit(name, { type: 'Warning', reason: 'DeleteFailed', message }).catch(() => undefined);
     return { result: 'stalled', message };
   }
+  const waiting = gate?.(stack);
+  if (waiting) return waiting;
   // A new token per attempt (an operator's retry included), the same one for a repeated look at the same attempt.
   const attempt = retryRequested(ctx) ? (ctx.record.retryRequest ?? 'first') : 'first';
   const message = `deleting stack ${stackName} (${why})`;
+  await ctx.region.cfn.deleteStack(stack.id, `ws-delete-${sha256Hex(`${stack.id}\0${attempt}`).slice(0, 32)}`);
+  // Staged once CloudFormation took it: the stack is being deleted now (a removed pool's counts as rolling for the
+  // others, pool-gates.ts), and a call that failed left nothing to say so.
   ctx.recorder.stage(
-    { stackStatus: stack.status },
+    { stackStatus: 'DELETE_IN_PROGRESS' },
     CONDITIONS.progressing('DeletingStack', message),
     retryRequested(ctx) ? { retryHandled: ctx.record.retryRequest } : undefined,
   );
-  await ctx.region.cfn.deleteStack(stack.id, `ws-delete-${sha256Hex(`${stack.id}\0${attempt}`).slice(0, 32)}`);
   if (slot) ctx.deps.slots?.observed(slot, true);
   s.log.info({ stack: stackName }, message);
   return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };

@@ -1,21 +1,42 @@
 import { stackUnits } from '../../../model/cluster/pools';
-import { ControllerBookkeeping } from '../../../model/cluster/status';
+import { isInProgress } from '../../../model/ports/cloudformation-port';
+import { ClusterStatus, ControllerBookkeeping, PoolStatus } from '../../../model/cluster/status';
 import { CONDITIONS } from '../workflow/conditions';
 import { Outcome, ReconcileContext } from '../workflow/context';
 import { Observed } from '../workflow/state';
 import { liveStatus } from './prepare';
 
 // What a pool's stack waits for besides its own stack: the cluster's other pools rolling (maxConcurrentPools), and
-// the cluster's other stacks when CloudFormation refuses an export change (the apply tasks ask these).
+// the cluster's other stacks when CloudFormation refuses an export change (the apply tasks and a pool's removal ask these).
 
 /**
  * The cluster's other pools whose nodes are rolling: a change set of ours executing toward another roll key than the
  * one its stack carries (a new config, image, instance types …; as recorded before the execute, so a crash or a
- * restart still counts it; an execution recorded by a release before roll keys compares config checksums). The shared
- * stack counts only when it holds a pool (default); a pool no longer in the object never counts.
+ * restart still counts it; an execution recorded by a release before roll keys compares config checksums), or a pool
+ * removed from the object whose stack is in progress (being deleted, its nodes terminated: tasks/pool-removal.ts). The
+ * shared stack counts only when it holds a pool (default).
  */
 export function rollingPools(ctx: ReconcileContext, o: Observed): string[] {
-  const all = ctx.recorder.clusterStatus;
+  const units = stackUnits(o.cluster);
+  return rollingIn(ctx.recorder.clusterStatus, {
+    current: units.flatMap((u) => (u.pool === undefined ? [] : [u.pool])),
+    sharedPool: units[0].pool,
+    self: ctx.unit.pool,
+  });
+}
+
+/** Which pools of a cluster roll now, as its status says (see rollingPools); a removed pool is named as such. */
+export function rollingIn(
+  all: ClusterStatus,
+  cluster: {
+    /** The pools in the object (the shared stack's `default` among them when it holds one). */
+    readonly current: readonly string[];
+    /** The pool the shared stack holds (default), if any. */
+    readonly sharedPool: string | undefined;
+    /** The pool asking (its own stack never counts); undefined: the shared stack asks. */
+    readonly self: string | undefined;
+  },
+): string[] {
   const rolling = (s: {
     readonly cloudConfigChecksum?: string;
     readonly rollKey?: string;
@@ -25,16 +46,19 @@ export function rollingPools(ctx: ReconcileContext, o: Observed): string[] {
     if (!e) return false;
     return e.rollKey && s.rollKey ? e.rollKey !== s.rollKey : e.checksum !== s.cloudConfigChecksum;
   };
-  const units = stackUnits(o.cluster);
-  const shared = units[0].pool;
-  // A pool removed from the object is not rolled but deleted (its entry stays until its stack is gone, and keeps the
-  // executing change set it had): it is no pool the cluster could lose to a roll, and never holds the others back.
-  const current = new Set(units.map((u) => u.pool));
+  const current = new Set(cluster.current);
+  // A removed pool's entry keeps the executing change set it had (nothing records its end), so it counts by its stack
+  // alone, as its removal last saw it: in progress (deleted, or still rolling before its deletion) or not. A stack that
+  // failed to delete (DELETE_FAILED) or waits to be deleted replaces no node and holds no other pool back.
+  const removing = (p: PoolStatus) =>
+    p.stackStatus !== undefined && isInProgress(p.stackStatus) && p.stackStatus !== 'REVIEW_IN_PROGRESS';
   return [
-    ...(ctx.unit.pool !== undefined && shared !== undefined && rolling(all) ? [shared] : []),
+    ...(cluster.self !== undefined && cluster.sharedPool !== undefined && rolling(all) ? [cluster.sharedPool] : []),
     ...(all.pools ?? [])
-      .filter((p) => p.name !== ctx.unit.pool && current.has(p.name) && rolling(p))
-      .map((p) => p.name),
+      .filter((p) => p.name !== cluster.self)
+      .flatMap((p) =>
+        current.has(p.name) ? (rolling(p) ? [p.name] : []) : removing(p) ? [`${p.name} (being removed)`] : [],
+      ),
   ];
 }
 

@@ -20,6 +20,8 @@ export const REASONS = {
   WaitingForSharedStack: "the cluster's shared stack is not created yet: a pool's stack imports its values",
   WaitingForImports:
     'CloudFormation refused the change because an export is still imported by another stack (or not exported yet): the other stacks are applied first, then it is tried again',
+  WaitingToRemovePool:
+    "a pool removed from the object: its stack (and with it its nodes) is deleted once the cluster's other stacks are settled and Ready, a pool added in the same change first, and fewer than spec.rollout.maxConcurrentPools pools roll",
   RecreatingStack: 'a stack that never finished creating is deleted to be created again',
   ContinuingRollback: 'ContinueUpdateRollback on an UPDATE_ROLLBACK_FAILED stack',
   Drifted: 'the live stack is not what the reconciler last applied (changed out of band)',

@@ -6,11 +6,13 @@ import { Hook, Progress, toHooks, WorkflowHooks } from './task';
 import { StatusRecorder } from './status-recorder';
 import { merged, poolNames, rawPoolNames, sharedReady, waitForShared } from './units';
 import { removePoolStack } from '../tasks/finalize';
+import { removalScope } from '../tasks/pool-removal';
 import { accountOf, CrashSignal, onError, POOL_PREPARE, PREPARE, reconcileUnit, regionOf } from './workflow';
 
 // A cluster's reconcile, apart from the workflows it runs (workflow.ts: their order, one run for one stack, the one
 // error path): the run once per stack unit of the cluster (units.ts says which), the shared stack first, then each
-// pool's, then the stacks of pools removed from the object, and the one status write that ends it.
+// pool's, then the stacks of pools removed from the object (once the others are settled), and the one status write
+// that ends it.
 
 export interface ReconcileOptions {
   readonly hooks?: readonly Hook[] | WorkflowHooks;
@@ -93,17 +95,19 @@ export async function reconcileCluster(
     }
     outcome = merged(outcome, results);
   }
-  // Pools removed from the object: their own stacks go (their entries stay until the stack is gone).
+  // Pools removed from the object: their own stacks go, each as a roll of its pool once the stacks above have settled
+  // (tasks/pool-removal.ts); their entries stay until the stack is gone.
   const kept = new Set<string>();
   if (!STOPS_POOLS.has(outcome.result) && !first.finalized && !claimRefused) {
     const results: { pool: string; outcome: Outcome }[] = [];
+    const scope = removalScope(first.found.cluster, rec.raw, pools);
     for (const p of (recorder.clusterStatus.pools ?? []).filter((x) => !pools.includes(x.name))) {
       const unit = poolUnit(rec.name, p.name);
       const view = recorder.pool(p.name, p.stackName);
       const ctx = new ReconcileContext(rec, view, deps, clients, undefined, undefined, false, unit);
       const start = ctx.start();
       try {
-        const r = await removePoolStack(ctx, start, Boolean(first.found.cluster?.spec.paused));
+        const r = await removePoolStack(ctx, start, Boolean(first.found.cluster?.spec.paused), scope);
         if (r) {
           kept.add(p.name);
           results.push({ pool: p.name, outcome: r });
