@@ -110,9 +110,10 @@ export class SimProcess {
       identity: { account: async () => (await gate('sts'), '222222222222') },
       templatesDir: DEFAULT_TEMPLATES_DIR,
       workDir: WORK_DIR,
-      // As codeFingerprint and the package version would differ after an upgrade (release 0 keeps the first values).
+      // As codeFingerprint and the package version would differ after an upgrade (release 0 keeps the first code
+      // fingerprint). Every release has a version, as the daemon's wiring always gives one (cli/wiring.ts).
       code: release ? `sim-release-${release}` : 'sim',
-      ...(release ? { release: `0.${release}.0` } : {}),
+      release: `0.${release}.0`,
       log: process.env.SIM_LOG ? consoleLog(id) : SILENT,
       now: clock.now,
       backoff: { baseMs: POLL_MS, maxMs: 60_000, random: () => 0.5 },

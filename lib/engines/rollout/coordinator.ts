@@ -33,6 +33,11 @@ export interface RolloutCoordinatorProps {
   readonly templatesDir: string;
   /** Code fingerprint (derived-cache keys). */
   readonly code: string;
+  /**
+   * The code whose recorded roll keys are current (the daemon's own): a member whose keys another code read counts
+   * as a replacement pending until its reconcile reads them anew (fleet.ts). @default none: keys count whoever read them
+   */
+  readonly rollKeysOf?: string;
   readonly now: () => Date;
   /** Reuse the reconciler's validated and rendered objects. @default none */
   readonly derived?: DerivedCache;
@@ -167,7 +172,7 @@ export class RolloutCoordinator implements RolloutGate {
     if (record.raw === undefined) return undefined;
     const { desired, spec } = this.derive(record, version);
     const stack = await this.props.stackOf(record);
-    return fleetMember(record, spec, desired, stack ?? undefined);
+    return fleetMember(record, spec, desired, stack ?? undefined, this.props.rollKeysOf);
   }
 
   /** The object's desired checksum and the spec fields the gate reads, memoized on its bytes and the templates. */

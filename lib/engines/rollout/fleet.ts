@@ -80,6 +80,7 @@ export function fleetMember(
   spec: MemberSpec,
   ownDesired: string | undefined,
   stack: StackSummary | undefined,
+  code?: string,
 ): FleetMember {
   const status = record.status;
   const ready = getCondition(status, 'Ready');
@@ -90,8 +91,15 @@ export function fleetMember(
   const sharedLive = stack ? (outputs?.ConfigChecksum ?? status?.cloudConfigChecksum) : undefined;
   const compared = spec.poolChecksums
     ? combinePools(spec.poolChecksums, sharedLive, status)
-    : { desired: ownDesired, live: sharedLive, recordedLive: status?.cloudConfigChecksum, poolsRolling: [] };
-  const { desired, live, recordedLive, poolsRolling } = compared;
+    : {
+        desired: ownDesired,
+        live: sharedLive,
+        recordedLive: status?.cloudConfigChecksum,
+        poolsRolling: [],
+        neverLive: false,
+      };
+  const { desired, live, recordedLive, poolsRolling, neverLive } = compared;
+  const rollPending = spec.rollPending ?? recordedRollPending(status, spec.poolChecksums, code);
   let failedRoll: string | undefined;
   if (
     stack &&
@@ -104,8 +112,9 @@ export function fleetMember(
   // stopped it (a create that rolled back and could not be deleted, attempts spent on an error, a role it cannot
   // assume, an object that does not validate: whether its new config would roll is not even known): the waves after
   // it halt (haltOnFailure) or go on without it, and never wait for it. Not so for an object being deleted, which
-  // leaves the fleet.
-  const stoppedShort = !record.deletionRequested && (desired === undefined || live !== desired);
+  // leaves the fleet. Short of it also: a pool of the object never live (its create failed), a replacement pending.
+  const stoppedShort =
+    !record.deletionRequested && (desired === undefined || live !== desired || neverLive || rollPending);
   if (stalled?.status === 'True' && (FAILED_ROLL_REASONS.has(stalled.reason) || stoppedShort))
     failedRoll = `Stalled ${stalled.reason}: ${stalled.message}`;
   else if (degraded?.status === 'True' && FAILED_ROLL_REASONS.has(degraded.reason))
@@ -118,7 +127,7 @@ export function fleetMember(
     desired,
     live,
     ...(poolsRolling.length ? { poolsRolling } : {}),
-    rollPending: spec.rollPending ?? recordedRollPending(status, spec.poolChecksums),
+    rollPending,
     stack: stack && { status: stack.status, lastUpdated: stack.lastUpdated },
     executing: Boolean(status?.controller?.executing),
     readySince: ready?.status === 'True' ? Date.parse(ready.lastTransitionTime) : undefined,
@@ -169,7 +178,7 @@ function combinePools(
   want: ReadonlyMap<string, string>,
   sharedLive: string | undefined,
   status: ClusterStatus | undefined,
-): { desired?: string; live?: string; recordedLive?: string; poolsRolling: string[] } {
+): { desired?: string; live?: string; recordedLive?: string; poolsRolling: string[]; neverLive: boolean } {
   const recorded = recordedPools(status);
   const desired = new Map<string, string>();
   const live = new Map<string, string>();
@@ -193,8 +202,9 @@ function combinePools(
         live: combinedChecksum(live),
         recordedLive: onRecord.size === live.size ? combinedChecksum(onRecord) : undefined,
         poolsRolling,
+        neverLive: desired.size < want.size,
       }
-    : { desired: combinedChecksum(want), live: undefined, recordedLive: undefined, poolsRolling };
+    : { desired: combinedChecksum(want), live: undefined, recordedLive: undefined, poolsRolling, neverLive: true };
 }
 
 export const stackBusy = (m: FleetMember) =>
@@ -203,18 +213,39 @@ export const stackBusy = (m: FleetMember) =>
 /**
  * A stack of the cluster (the shared one, or a pool's still in the object) whose recorded roll keys differ: desired
  * and live as its reconcile last read them from the templates. Unknown (false) before a reconcile has read them.
+ *
+ * Keys read by other code than the gate's (`code`) count as pending: a release may write every launch template
+ * differently, and until the cluster's own reconcile under this code has read its keys anew, whether the release
+ * replaces its nodes is not known. So a later wave never takes an earlier one's keys of the old code for "settled on
+ * the release". A stack whose keys were never read counts so when its last change set was executed by other code.
  */
 function recordedRollPending(
   status: ClusterStatus | undefined,
   pools: ReadonlyMap<string, string> | undefined,
+  code: string | undefined,
 ): boolean {
-  const differs = (s: { desiredRollKey?: unknown; rollKey?: unknown } | undefined) =>
+  type Recorded = {
+    desiredRollKey?: unknown;
+    rollKey?: unknown;
+    controller?: { rollKeys?: { code?: unknown }; appliedBy?: { code?: unknown } };
+  };
+  const differs = (s: Recorded | undefined) =>
     typeof s?.desiredRollKey === 'string' && typeof s.rollKey === 'string' && s.desiredRollKey !== s.rollKey;
-  if (differs(status)) return true;
+  const readBy = (s: Recorded | undefined): unknown => {
+    const c = s?.controller;
+    if (c?.rollKeys) return c.rollKeys.code ?? 'an earlier release';
+    return c?.appliedBy?.code;
+  };
+  const otherCode = (s: Recorded | undefined) => {
+    const by = readBy(s);
+    return code !== undefined && by !== undefined && by !== code;
+  };
+  const pending = (s: Recorded | undefined) => differs(s) || otherCode(s);
+  if (pending(status as Recorded | undefined)) return true;
   const entries = (status as { pools?: unknown } | undefined)?.pools;
   if (!Array.isArray(entries)) return false;
-  return (entries as ({ name?: unknown; desiredRollKey?: unknown; rollKey?: unknown } | undefined)[]).some(
-    (p) => (!pools || (typeof p?.name === 'string' && pools.has(p.name))) && differs(p),
+  return (entries as (Recorded & { name?: unknown })[]).some(
+    (p) => (!pools || (typeof p?.name === 'string' && pools.has(p.name))) && pending(p),
   );
 }
 

@@ -75,6 +75,14 @@ export const ControllerBookkeepingSchema = z
           .string()
           .optional()
           .meta(d('The roll key the change set applies: it replaces nodes when it differs from the live one.')),
+        rolls: z
+          .boolean()
+          .optional()
+          .meta(
+            d(
+              'Whether the change set replaces nodes, as judged before it was executed (also when the live roll key could not be read).',
+            ),
+          ),
       })
       .optional()
       .meta(d('The change set this reconciler executed and has not seen end yet.')),
@@ -103,6 +111,14 @@ export const ControllerBookkeepingSchema = z
           .string()
           .optional()
           .meta(d('The release that makes this change, when the object does not ("0.1.0 → 0.2.0").')),
+        code: z
+          .string()
+          .optional()
+          .meta(
+            d(
+              'The code fingerprint that read these keys: until a daemon of other code has read them anew, its rollout gate counts them as a replacement pending.',
+            ),
+          ),
       })
       .optional()
       .meta(

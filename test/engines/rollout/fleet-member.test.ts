@@ -90,3 +90,99 @@ test.each([
   // THEN
   expect(m.failedRoll !== undefined).toBe(failed);
 });
+
+describe('roll keys read by other code (a release deployed): a replacement pending until read anew', () => {
+  const KEY = 'rk1:aaaa';
+  const rollKeys = (code?: string) => ({ inputs: 'i', stack: 's', ...(code ? { code } : {}) });
+  test.each([
+    { what: 'keys read by this code, equal', controller: { rollKeys: rollKeys('new') }, pending: false },
+    { what: 'keys read by the previous code', controller: { rollKeys: rollKeys('old') }, pending: true },
+    { what: 'keys read by code that did not say which', controller: { rollKeys: rollKeys() }, pending: true },
+    {
+      what: 'no keys read, its last change set executed by the previous code',
+      controller: { appliedBy: { version: '0.1.0', code: 'old' } },
+      pending: true,
+    },
+    {
+      what: 'no keys read, its last change set executed by this code',
+      controller: { appliedBy: { version: '0.2.0', code: 'new' } },
+      pending: false,
+    },
+    { what: 'nothing recorded (a stack made by cdk deploy)', controller: {}, pending: false },
+    {
+      what: 'keys read by the previous code, the gate told no code (rollout status)',
+      controller: { rollKeys: rollKeys('old') },
+      code: null,
+      pending: false,
+    },
+  ])('$what: pending $pending', ({ controller, pending, ...row }) => {
+    // GIVEN a cluster on its desired config with equal recorded keys
+    const record: ClusterRecord = {
+      name: 'c1',
+      source: 'clusters/c1.yaml',
+      raw: {},
+      parseProblems: [],
+      generation: 1,
+      resourceVersion: '1',
+      deletionRequested: false,
+      status: { conditions: [], cloudConfigChecksum: DESIRED, rollKey: KEY, desiredRollKey: KEY, controller },
+    };
+    const stack = { name: 'WorkerStack-c1', id: 'x', status: 'UPDATE_COMPLETE', outputs: { ConfigChecksum: DESIRED } };
+    // WHEN the gate of code "new" looks at it
+    const m = fleetMember(record, {}, DESIRED, stack, row.code === null ? undefined : 'new');
+    // THEN
+    expect(m.rollPending).toBe(pending);
+  });
+
+  test('a Stalled cluster whose keys the previous code read failed its roll (it never reads them again on its own)', () => {
+    // GIVEN
+    const record: ClusterRecord = {
+      name: 'c1',
+      source: 'clusters/c1.yaml',
+      raw: {},
+      parseProblems: [],
+      generation: 1,
+      resourceVersion: '1',
+      deletionRequested: false,
+      status: {
+        conditions: [stalled('AccountMismatch')],
+        cloudConfigChecksum: DESIRED,
+        rollKey: KEY,
+        desiredRollKey: KEY,
+        controller: { rollKeys: rollKeys('old') },
+      },
+    };
+    const stack = { name: 'WorkerStack-c1', id: 'x', status: 'UPDATE_COMPLETE', outputs: { ConfigChecksum: DESIRED } };
+    // WHEN
+    const m = fleetMember(record, {}, DESIRED, stack, 'new');
+    // THEN
+    expect(m.failedRoll).toMatch(/^Stalled AccountMismatch/);
+  });
+});
+
+test('a Stalled pooled cluster one of whose pools was never live (its create failed) failed its roll, whatever the others carry', () => {
+  // GIVEN the shared stack on its config, pool spot without a stack that ever completed
+  const record: ClusterRecord = {
+    name: 'c1',
+    source: 'clusters/c1.yaml',
+    raw: {},
+    parseProblems: [],
+    generation: 1,
+    resourceVersion: '1',
+    deletionRequested: false,
+    status: {
+      conditions: [stalled('DeleteFailed')],
+      cloudConfigChecksum: DESIRED,
+      pools: [{ name: 'spot', stackName: 'WorkerStack-c1-Pool-spot', stackStatus: 'DELETE_FAILED', conditions: [] }],
+    },
+  };
+  const stack = { name: 'WorkerStack-c1', id: 'x', status: 'UPDATE_COMPLETE', outputs: { ConfigChecksum: DESIRED } };
+  const poolChecksums = new Map([
+    ['default', DESIRED],
+    ['spot', 'cccc'],
+  ]);
+  // WHEN
+  const m = fleetMember(record, { poolChecksums }, DESIRED, stack);
+  // THEN
+  expect(m.failedRoll).toMatch(/^Stalled DeleteFailed/);
+});

@@ -78,6 +78,7 @@ export class Controller {
         stackOf: (r) => this.stackForRollout(r),
         templatesDir: deps.templatesDir,
         code: deps.code,
+        rollKeysOf: deps.code,
         now: deps.now,
         derived: deps.derived,
         maxAgeMs: deps.pollMs ?? DEFAULT_POLL_MS,

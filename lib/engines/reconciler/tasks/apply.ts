@@ -206,6 +206,7 @@ export const execute: Task<Observed & RollKeyed & Synthesized & ChangeSetReady> 
       checksum: config.checksum,
       startedAt: ctx.deps.now().toISOString(),
       ...(o.roll.desired ? { rollKey: o.roll.desired.key } : {}),
+      rolls: o.roll.rolls,
     };
     const appliedBy = ctx.deps.release ? { version: ctx.deps.release, code: ctx.deps.code } : undefined;
     // A roll says what changed (the config's files, else its cause); a repair what it restores, whether it rolls or not.

@@ -44,6 +44,9 @@ export function rollingIn(
   }) => {
     const e = s.controller?.executing;
     if (!e) return false;
+    // As judged before the execute (the live key may have been unreadable: a drift repair over someone else's
+    // template rolls by its config); an execution recorded before that judgement compares the keys, or the checksums.
+    if (typeof e.rolls === 'boolean') return e.rolls;
     return e.rollKey && s.rollKey ? e.rollKey !== s.rollKey : e.checksum !== s.cloudConfigChecksum;
   };
   const current = new Set(cluster.current);

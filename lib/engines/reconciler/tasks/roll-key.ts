@@ -40,7 +40,16 @@ export const rollKey: Task<Observed, RollKeyed> = {
     ctx.recorder.stage(
       { desiredRollKey: desired?.key, rollKey: live?.key, pendingRoll: roll.rolls ? roll.cause : undefined },
       [],
-      { rollKeys: { inputs: o.fingerprint, desired, stack: version, live, ...(release ? { release } : {}) } },
+      {
+        rollKeys: {
+          inputs: o.fingerprint,
+          desired,
+          stack: version,
+          live,
+          ...(release ? { release } : {}),
+          code: ctx.deps.code,
+        },
+      },
     );
     return synth ? { roll, synth } : { roll };
   },
