@@ -24,8 +24,8 @@ export interface NodeDrainProps {
   readonly poolGroupPrefix?: string;
 }
 
-/** A pool's lifecycle hook (in whichever stack holds its group): its terminations wait for the handler. */
-export function addDrainHook(
+/** The shared stack's group's lifecycle hook: its terminations wait for the handler. */
+function addSharedDrainHook(
   group: autoscaling.AutoScalingGroup,
   heartbeatTimeout?: Duration,
 ): autoscaling.LifecycleHook {
@@ -35,6 +35,33 @@ export function addDrainHook(
     // CONTINUE: a missing or stuck handler delays a termination, it never blocks a roll or a scale-in.
     defaultResult: autoscaling.DefaultResult.CONTINUE,
   });
+}
+
+/** The name of a pool stack's drain hook (one per group: the group's own list names it). */
+export const POOL_DRAIN_HOOK_NAME = 'worker-stacks-drain';
+
+/**
+ * A pool stack's lifecycle hook: its terminations wait for the handler, also while the stack is deleted.
+ *
+ * Inline in the group (LifecycleHookSpecificationList), not a resource of its own: a separate
+ * AWS::AutoScaling::LifecycleHook references the group, so CloudFormation deletes it before the group, and a pool
+ * removed from the object (its stack deleted) would lose its nodes undrained. Inline, the hook lives as long as the
+ * group: the group's deletion scales it to zero with every termination held for the handler, whose queue and rules
+ * are the shared stack's, which stays. Its name differs from the generated name of the resource it replaces in a pool
+ * stack of an earlier release, so that update puts the new hook before deleting the old one, and the group is never
+ * without one. (The shared stack keeps its hook resource: it goes only with the whole cluster, queue and rules with
+ * it, and an upgrade leaves its template byte for byte.)
+ */
+export function addPoolDrainHook(group: autoscaling.AutoScalingGroup, heartbeatTimeout: Duration): void {
+  const cfn = group.node.defaultChild as autoscaling.CfnAutoScalingGroup;
+  cfn.lifecycleHookSpecificationList = [
+    {
+      lifecycleHookName: POOL_DRAIN_HOOK_NAME,
+      lifecycleTransition: autoscaling.LifecycleTransition.INSTANCE_TERMINATING,
+      heartbeatTimeout: heartbeatTimeout.toSeconds(),
+      defaultResult: autoscaling.DefaultResult.CONTINUE,
+    },
+  ];
 }
 
 /** The tag aws-node-termination-handler (queue mode) checks on a group before it drains one of its nodes. */
@@ -57,7 +84,7 @@ export class NodeDrain extends Construct {
   constructor(scope: Construct, id: string, props: NodeDrainProps) {
     super(scope, id);
     const group = props.autoScalingGroup;
-    this.hook = group && addDrainHook(group, props.heartbeatTimeout);
+    this.hook = group && addSharedDrainHook(group, props.heartbeatTimeout);
     const prefix = props.poolGroupPrefix;
     // The group names this drain covers, as EventBridge matches them (a name, or a prefix) and as IAM's ARNs name them.
     const names: (string | { prefix: string })[] = [

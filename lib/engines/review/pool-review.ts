@@ -148,9 +148,10 @@ function nodesOf(capacity: Capacity | null): string {
 
 /**
  * What removing a pool from the object does: the reconciler deletes its stack, and with it its group and nodes, once
- * the pools added beside it are created and the cluster's other stacks are settled (tasks/pool-removal.ts). The
- * pool's drain hook is a resource of the stack that names the group, so CloudFormation deletes it before the group:
- * the nodes are not drained on their way out.
+ * the pools added beside it are created and the cluster's other stacks are settled (tasks/pool-removal.ts). A drain
+ * hook inline in the group (this release: constructs/node-drain.ts) holds each node for the handler while the group
+ * is deleted; a hook resource of its own (a pool stack of an earlier release) names the group, so CloudFormation
+ * deletes it before the group and the nodes are not drained on their way out.
  */
 function removalWords(s: PoolSides, added: readonly string[]): { why: string; reason: string } {
   const { rollingUpdate, capacity } = groupSettings(s.old?.template);
@@ -158,13 +159,31 @@ function removalWords(s: PoolSides, added: readonly string[]): { why: string; re
   const after = added.length
     ? `pool ${added.join(', pool ')} (added) ${added.length === 1 ? 'is' : 'are'} created and Ready and `
     : '';
-  const drain = rollingUpdate?.drained
-    ? '; CloudFormation deletes its drain hook before its group, so they are not drained: drain them first'
-    : '';
+  const drain = !rollingUpdate?.drained
+    ? ''
+    : hookInGroup(s.old?.template)
+      ? ', each drained first (its drain hook goes with its group)'
+      : '; CloudFormation deletes its drain hook before its group, so they are not drained: drain them first';
   return {
     why: `${nodes} are terminated when the reconciler deletes ${s.stackName}, once ${after}the cluster's other stacks are settled and Ready${drain}`,
     reason: `${nodes} are terminated when its stack is deleted`,
   };
+}
+
+/** The group's termination hook is inline in it (LifecycleHookSpecificationList): it lasts until the group is gone. */
+function hookInGroup(template: unknown): boolean {
+  const resources = Object.values((template as { Resources?: Record<string, unknown> } | undefined)?.Resources ?? {});
+  return resources.some((r) => {
+    const g = r as { Type?: unknown; Properties?: { LifecycleHookSpecificationList?: unknown } };
+    const hooks = g.Properties?.LifecycleHookSpecificationList;
+    return (
+      g.Type === 'AWS::AutoScaling::AutoScalingGroup' &&
+      Array.isArray(hooks) &&
+      hooks.some(
+        (h) => (h as { LifecycleTransition?: unknown }).LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING',
+      )
+    );
+  });
 }
 
 function templateOf(c: TemplateChanges): PoolReview['template'] {

@@ -99,15 +99,20 @@ export function groupSettings(template: JsonObject | undefined): {
   const ir = isRecord(policy.AutoScalingInstanceRefresh) ? policy.AutoScalingInstanceRefresh : undefined;
   const creation = asRecord(group.CreationPolicy);
   const p = asRecord(group.Properties);
-  // Drained: a termination lifecycle hook on this group holds each terminating node for the handler.
-  const drained = resources.some(([, r]) => {
-    const hook = asRecord(r.Properties);
-    return (
-      r.Type === 'AWS::AutoScaling::LifecycleHook' &&
-      hook.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING' &&
-      asRecord(hook.AutoScalingGroupName).Ref === groupId
-    );
-  });
+  // Drained: a termination lifecycle hook on this group holds each terminating node for the handler: inline in the
+  // group (this release: node-drain.ts), or a resource of its own referencing it (earlier releases).
+  const terminating = (h: unknown) => asRecord(h).LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING';
+  const inline = Array.isArray(p.LifecycleHookSpecificationList) && p.LifecycleHookSpecificationList.some(terminating);
+  const drained =
+    inline ||
+    resources.some(([, r]) => {
+      const hook = asRecord(r.Properties);
+      return (
+        r.Type === 'AWS::AutoScaling::LifecycleHook' &&
+        hook.LifecycleTransition === 'autoscaling:EC2_INSTANCE_TERMINATING' &&
+        asRecord(hook.AutoScalingGroupName).Ref === groupId
+      );
+    });
   const pref = asRecord(ir?.Preferences);
   const signalTimeout = asRecord(creation.ResourceSignal).Timeout;
   const checkpoints = pref.CheckpointPercentages;

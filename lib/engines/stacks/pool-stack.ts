@@ -8,7 +8,7 @@ import { listenerPools, NodePool } from '../../model/cluster/pools';
 import { RenderedConfig } from '../../model/cloudconfig/render';
 import { renderUserData } from '../../model/cloudconfig/user-data';
 import { NodeConfigObject } from '../constructs/node-config-object';
-import { addDrainHook, NTH_MANAGED_TAG } from '../constructs/node-drain';
+import { addPoolDrainHook, NTH_MANAGED_TAG } from '../constructs/node-drain';
 import { WorkerPool } from '../constructs/worker-pool';
 import { tagForClusterAutoscaler } from '../constructs/autoscaler-tags';
 import { acknowledgeGroupFindings } from './nag';
@@ -136,9 +136,10 @@ export class PoolStack extends Stack {
       ),
     );
 
-    // The shared stack's drain queue takes this group's lifecycle actions by its name prefix (NodeDrain poolGroupPrefix).
+    // The shared stack's drain queue takes this group's lifecycle actions by its name prefix (NodeDrain poolGroupPrefix);
+    // the hook is inline in the group, so a removed pool's nodes are drained as its stack is deleted.
     if (pool.drain.enabled) {
-      addDrainHook(group, Duration.seconds(pool.drain.heartbeatTimeoutSeconds));
+      addPoolDrainHook(group, Duration.seconds(pool.drain.heartbeatTimeoutSeconds));
       Tags.of(group).add(NTH_MANAGED_TAG, 'true');
     }
 

@@ -47,8 +47,11 @@ const spot = (raw: Json): Json => (raw.spec.pools as Json[]).find((p) => p.name 
 
 /** How the fixture's groups are built beyond their config: a drain hook, a desired capacity. */
 interface GroupOptions {
-  /** A termination lifecycle hook on the group, as drain makes it. @default false */
-  readonly drain?: boolean;
+  /**
+   * A termination lifecycle hook on the group, as drain makes it: inline in the group (this release's pool stacks), or
+   * a resource of its own (the shared stack; a pool stack of an earlier release). @default none
+   */
+  readonly drain?: 'inline' | 'resource';
   /** The group's DesiredCapacity. @default none */
   readonly desired?: number;
   /** The pool whose group is built so. @default every pool's */
@@ -59,7 +62,7 @@ interface GroupOptions {
 function groupTemplate(config: RenderedConfig, shared: boolean, group: GroupOptions = {}): Json {
   return {
     Resources: {
-      ...(group.drain
+      ...(group.drain === 'resource'
         ? {
             PoolGroupDrainOnTerminate: {
               Type: 'AWS::AutoScaling::LifecycleHook',
@@ -83,6 +86,16 @@ function groupTemplate(config: RenderedConfig, shared: boolean, group: GroupOpti
           MinSize: '1',
           MaxSize: '4',
           ...(group.desired !== undefined ? { DesiredCapacity: String(group.desired) } : {}),
+          ...(group.drain === 'inline'
+            ? {
+                LifecycleHookSpecificationList: [
+                  {
+                    LifecycleHookName: 'worker-stacks-drain',
+                    LifecycleTransition: 'autoscaling:EC2_INSTANCE_TERMINATING',
+                  },
+                ],
+              }
+            : {}),
           LaunchTemplate: {
             LaunchTemplateId: { Ref: 'PoolLaunchTemplate' },
             Version: { 'Fn::GetAtt': ['PoolLaunchTemplate', 'LatestVersionNumber'] },
@@ -301,9 +314,16 @@ describe('review of a cluster of several pools', () => {
       'rolls nodes: removes pool arm: its 3 nodes are terminated when its stack is deleted; pools: arm removed; default, spot unchanged',
     ],
     [
-      'arm removed, its group drained',
+      'arm removed, its group drained by a hook inline in it',
       withoutPool('arm'),
-      { drain: true, pool: 'arm' },
+      { drain: 'inline', pool: 'arm' },
+      "its nodes (1–4) are terminated when the reconciler deletes WorkerStack-staging-us1-Pool-arm, once the cluster's other stacks are settled and Ready, each drained first (its drain hook goes with its group)",
+      'rolls nodes: removes pool arm: its nodes (1–4) are terminated when its stack is deleted; pools: arm removed; default, spot unchanged',
+    ],
+    [
+      'arm removed, its group drained by a hook resource (a pool stack of an earlier release)',
+      withoutPool('arm'),
+      { drain: 'resource', pool: 'arm' },
       "its nodes (1–4) are terminated when the reconciler deletes WorkerStack-staging-us1-Pool-arm, once the cluster's other stacks are settled and Ready; CloudFormation deletes its drain hook before its group, so they are not drained: drain them first",
       'rolls nodes: removes pool arm: its nodes (1–4) are terminated when its stack is deleted; pools: arm removed; default, spot unchanged',
     ],

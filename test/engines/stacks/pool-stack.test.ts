@@ -318,12 +318,11 @@ describe('drain across stacks', () => {
     const cluster = poolsVariant((raw) => (raw.spec.pools[1].drain = { enabled, heartbeatTimeoutSeconds: 120 }));
     // WHEN
     const t = parsed(synthAll(cluster), SPOT);
-    // THEN its own stack holds its hook (terminations wait for the handler) and tags its group for the handler
-    const found = Object.values(t.Resources as Record<string, Json>).filter(
-      (r) => r.Type === 'AWS::AutoScaling::LifecycleHook',
-    );
+    // THEN its own group holds its hook (terminations wait for the handler, also when the stack is deleted with the
+    // pool) and is tagged for the handler
+    const found = (groupOf(t).Properties.LifecycleHookSpecificationList ?? []) as Json[];
     expect(found).toHaveLength(hooks);
-    if (hooks) expect(found[0].Properties).toMatchObject({ HeartbeatTimeout: 120, DefaultResult: 'CONTINUE' });
+    if (hooks) expect(found[0]).toMatchObject({ HeartbeatTimeout: 120, DefaultResult: 'CONTINUE' });
     expect(tagsOf(groupOf(t))['aws-node-termination-handler/managed']).toBe(tag);
   });
 
