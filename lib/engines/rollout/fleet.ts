@@ -241,10 +241,10 @@ function recordedRollPending(
     return code !== undefined && by !== undefined && by !== code;
   };
   const pending = (s: Recorded | undefined) => differs(s) || otherCode(s);
-  if (pending(status as Recorded | undefined)) return true;
+  if (pending(status)) return true;
   const entries = (status as { pools?: unknown } | undefined)?.pools;
   if (!Array.isArray(entries)) return false;
-  return (entries as (Recorded & { name?: unknown })[]).some(
+  return (entries as ((Recorded & { name?: unknown }) | undefined)[]).some(
     (p) => (!pools || (typeof p?.name === 'string' && pools.has(p.name))) && pending(p),
   );
 }
