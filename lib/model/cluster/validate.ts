@@ -4,6 +4,8 @@ import { DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
 import { Problem } from '../../core/errors';
 import { crossFieldProblems } from './cross-field';
 import { formatPath } from './format-path';
+import { kubeletPinProblems, PIN_VALUE } from './kubelet-pins';
+import { obj } from './loose';
 import { poolValueProblems, withPoolValueDefaults } from './pool-values';
 import { tokenProblems } from './tokens';
 import { WorkerCluster, WorkerClusterSchema } from './schema';
@@ -171,6 +173,11 @@ export function validateCluster(raw: unknown, ctx: ValidationContext): Validatio
     );
 
   problems.push(...poolsValueProblems(raw, ctx));
+  problems.push(
+    ...kubeletPinProblems(obj(obj(raw).spec), (t) =>
+      ctx.templates.has(t) ? templateValues(templatesDirOf(ctx), t).values.some((d) => d.name === PIN_VALUE) : false,
+    ).map((p) => ({ file: ctx.file, ...p })),
+  );
 
   const expectedName = path.basename(ctx.file).replace(/\.ya?ml$/, '');
   const name = (raw as { metadata?: { name?: unknown } } | undefined)?.metadata?.name;
