@@ -3,6 +3,7 @@ import { loadClusters } from '../../model/cluster/load';
 import { synthesisProblems } from '../../engines/synthesis/synthesis-check';
 import { formatProblem, Problem } from '../../core/errors';
 import { FilePolicySource } from '../../engines/rollout/policy-source';
+import { policyOverlapProblems } from '../../engines/rollout/policy-overlap';
 import { DEFAULT_STACK_LIMIT, plannedStacks, stackQuotaWarnings } from '../../model/cluster/stack-quota';
 import { WorkerCluster } from '../../model/cluster/schema';
 import { describeAwsError } from '../../platform/aws/aws-error';
@@ -101,7 +102,14 @@ export async function validateCommand(dirs: InputDirs, io: Io, opts: ValidateOpt
   const loaded = loadClusters(dirs.clustersDir, loadOptions(dirs));
   // Rollout policies beside the objects: the daemon starts no roll while one is invalid, so validate refuses them too.
   const policies = new FilePolicySource({ clustersDir: dirs.clustersDir }).loadSync();
-  const problems: Problem[] = [...loaded.problems, ...policies.problems];
+  const problems: Problem[] = [
+    ...loaded.problems,
+    ...policies.problems,
+    ...policyOverlapProblems(
+      policies.policies,
+      loaded.clusters.map((c) => ({ name: c.cluster.metadata.name, labels: c.cluster.metadata.labels ?? {} })),
+    ),
+  ];
   const nag = process.env.WORKER_STACKS_NAG !== 'false';
   const clusters = loaded.clusters.filter((c) => {
     const found = synthesisProblems(c.cluster, c.file, { templatesDir: dirs.templatesDir, nag });
