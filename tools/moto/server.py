@@ -31,6 +31,12 @@ we hit with the repository's own clusters/ examples:
    export another stack imports fails ("Export X cannot be deleted as it is in use by Y") and rolls back: node
    pools' stacks import the shared stack's exports (issue 23).
 
+7. A stack whose update moto could not apply keeps answering DescribeStacks. moto evaluates a stack's outputs on
+   every DescribeStacks; when the rollback of a failed update could not restore a resource an output names (a
+   tags-only edit of a cluster with a load balancer did this), every DescribeStacks of the region answered 500
+   until restart. Here the outputs stay what they were before the update, and every CloudFormation request runs
+   under one lock with the settling (a DescribeStacks on another thread read the resource map half-updated).
+
 Nothing else changes: every other request is plain moto. A different moto version is refused (exit 2), since
 the patches reach into moto's internals; install the pinned one with `bash .ci/install-tools`.
 """
@@ -127,12 +133,13 @@ def _settle(backend, change_set):
         stack.resource_map.cross_stack_resources = backend.exports
     if failure is None:
         old_template, old_parameters = dict(stack.template_dict), dict(stack.parameters or {})
+        frozen = None if create else _freeze_outputs(stack)
         try:
             change_set.apply()
         except Exception as e:  # moto could not apply it: fail the stack, as CloudFormation would, not the request
             traceback.print_exc()
             failure = (stack.name, "AWS::CloudFormation::Stack", f"moto could not apply the change set: {type(e).__name__}: {e}")
-            _roll_back(stack, old_template, old_parameters, create)
+            _roll_back(stack, old_template, old_parameters, create, frozen)
     if failure is None:
         stack.template = change_set.template
         stack._parse_template()
@@ -185,7 +192,38 @@ def _sync_exports(backend, stack):
         backend.exports[export.name] = export
 
 
-def _roll_back(stack, old_template, old_parameters, create):
+class _FrozenOutputs(dict):
+    """A stack's outputs as they were before an update, for DescribeStacks after a rollback moto could not finish (patch 7)."""
+
+    def __init__(self, outputs, exports):
+        super().__init__(outputs)
+        self.exports = exports
+
+
+def _freeze_outputs(stack):
+    """Each output evaluated now (one that does not evaluate is left out), and the exports."""
+    outputs = {}
+    for key in list((stack.template_dict or {}).get("Outputs") or {}):
+        try:
+            outputs[key] = stack.output_map[key]
+        except Exception:  # an output moto cannot evaluate now is left out, not fatal
+            continue
+    try:
+        exports = list(stack.output_map.exports)
+    except Exception:
+        exports = []
+    return _FrozenOutputs(outputs, exports)
+
+
+def _outputs_evaluate(stack):
+    try:
+        _ = stack.outputs
+        return True
+    except Exception:
+        return False
+
+
+def _roll_back(stack, old_template, old_parameters, create, frozen=None):
     """Best effort, as far as moto can: a failed create leaves no resources, a failed update the old ones."""
     try:
         if create:
@@ -196,6 +234,14 @@ def _roll_back(stack, old_template, old_parameters, create):
         print(f"tools/moto/server.py: rolling back {stack.name}: {type(e).__name__}: {e}", file=sys.stderr)
     if create:
         stack.resource_map = stack._create_resource_map()
+        return
+    # moto evaluates outputs on every DescribeStacks: after a rollback it could not finish (a resource the update
+    # removed from its map, a load balancer above all), an output that names it would raise there, answering 500 for
+    # every stack of the region until restart. The outputs stay what they were before the update (patch 7).
+    stack.output_map = stack._create_output_map()
+    if not _outputs_evaluate(stack) and frozen is not None:
+        print(f"tools/moto/server.py: {stack.name}: outputs kept as they were before the update", file=sys.stderr)
+        stack.output_map = frozen
 
 
 def _settle_due():
@@ -248,9 +294,13 @@ def load_balancer_from_cloudformation_json(cls, resource_name, cloudformation_js
 
 
 def call_action(self):
-    # Lazily, before every CloudFormation request: what is due has happened by the time anyone looks.
-    _settle_due()
-    return _call_action(self)
+    # Lazily, before every CloudFormation request: what is due has happened by the time anyone looks. The request runs
+    # under the same lock as the settling (patch 7): moto's server is threaded, and a DescribeStacks that ran while
+    # another request applied a change set read a half-updated resource map (an output naming the load balancer
+    # the update had just taken out) and answered 500.
+    with _lock:
+        _settle_due()
+        return _call_action(self)
 
 
 _ingress_from_cloudformation_json = SecurityGroupIngress.create_from_cloudformation_json
@@ -275,6 +325,24 @@ def ingress_from_cloudformation_json(cls, resource_name, cloudformation_json, ac
     return cls(group, p)
 
 
+_stack_outputs = cfn_models.Stack.outputs.fget
+_last_outputs = {}
+
+
+def stack_outputs(self):
+    """moto's outputs of a stack, or the last ones it could evaluate (patch 7): an output that names a resource moto's
+    map has lost for now answers with what the stack last reported, never a 500 for every stack of the region."""
+    try:
+        outputs = _stack_outputs(self)
+    except Exception as e:
+        if self.stack_id not in _last_outputs:
+            raise
+        print(f"tools/moto/server.py: {self.name}: outputs as last reported ({type(e).__name__}: {e})", file=sys.stderr)
+        return _last_outputs[self.stack_id]
+    _last_outputs[self.stack_id] = outputs
+    return outputs
+
+
 def main(argv):
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--in-progress-seconds", type=float, default=0.0)
@@ -284,6 +352,7 @@ def main(argv):
     _settings["in_progress_seconds"] = ours.in_progress_seconds
     cfn_models.CloudFormationBackend.execute_change_set = execute_change_set
     CloudFormationResponse.call_action = call_action
+    cfn_models.Stack.outputs = property(stack_outputs)
     FakeLoadBalancer.create_from_cloudformation_json = load_balancer_from_cloudformation_json
     SecurityGroupIngress.create_from_cloudformation_json = ingress_from_cloudformation_json
     moto.server.main(rest)

@@ -44,14 +44,22 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
       "the accounts' CloudFormation stack quota per region, for the 80 % warning (default: 2000)",
     )
     .option('--live-stack-limit', "read each region's stack quota from CloudFormation (DescribeAccountLimits)")
-    .action(async (opts: DirOptions & { readonly output: string; stackLimit?: string; liveStackLimit?: boolean }) =>
-      done(
-        await validateCommand(inputDirs(opts), io, {
-          output: opts.output,
-          stackLimit: opts.stackLimit,
-          liveStackLimit: Boolean(opts.liveStackLimit),
-        }),
-      ),
+    .option(
+      '--objects <file>',
+      'check these custom resources instead of --clusters (kubectl get workerclusters -A -o yaml; - for stdin): before an upgrade',
+    )
+    .action(
+      async (
+        opts: DirOptions & { readonly output: string; stackLimit?: string; liveStackLimit?: boolean; objects?: string },
+      ) =>
+        done(
+          await validateCommand(inputDirs(opts), io, {
+            output: opts.output,
+            stackLimit: opts.stackLimit,
+            liveStackLimit: Boolean(opts.liveStackLimit),
+            objects: opts.objects,
+          }),
+        ),
     );
   dirFlags(program.command('render'))
     .description("print one pool's big node config of a cluster (stdout, exact stored bytes) and its checksum (stderr)")

@@ -3,12 +3,14 @@ import { loadClusters } from '../../model/cluster/load';
 import { synthesisProblems } from '../../engines/synthesis/synthesis-check';
 import { formatProblem, Problem } from '../../core/errors';
 import { FilePolicySource } from '../../engines/rollout/policy-source';
+import { policyOverlapProblems } from '../../engines/rollout/policy-overlap';
 import { DEFAULT_STACK_LIMIT, plannedStacks, stackQuotaWarnings } from '../../model/cluster/stack-quota';
 import { WorkerCluster } from '../../model/cluster/schema';
 import { describeAwsError } from '../../platform/aws/aws-error';
 import { awsClients } from '../../platform/aws/clients';
 import { SdkCloudFormation } from '../../platform/aws/sdk-cloudformation';
 import { EXIT, InputDirs, Io, loadOptions } from './context';
+import { loadObjects } from './validate-objects';
 
 export interface ValidateOptions {
   /** `text` (one line per problem) or `json`, as -o gave it: anything else is a usage error (exit 2). @default 'text' */
@@ -23,6 +25,11 @@ export interface ValidateOptions {
    * instead of --stack-limit (which stays the fallback of a region it cannot read). @default false: validate is offline
    */
   readonly liveStackLimit?: boolean;
+  /**
+   * Check the custom resources in this file (`-`: stdin), as `kubectl get workerclusters -A -o yaml` prints them,
+   * instead of the cluster directory: an upgrade is checked against the live objects first. @default the directory
+   */
+  readonly objects?: string;
   /** Reads one region's stack quota. @default DescribeAccountLimits through the AWS SDK */
   readonly readStackLimit?: (region: string) => Promise<number | undefined>;
 }
@@ -86,22 +93,35 @@ export async function validateCommand(dirs: InputDirs, io: Io, opts: ValidateOpt
     );
     return EXIT.usage;
   }
-  if (!fs.existsSync(dirs.clustersDir)) {
+  if (opts.objects === undefined && !fs.existsSync(dirs.clustersDir)) {
     io.err(
       `error: cluster directory ${dirs.clustersDir} does not exist\n  fix: run from the repository root or pass --clusters <dir>\n`,
     );
     return EXIT.usage;
   }
-  if (!fs.statSync(dirs.clustersDir).isDirectory()) {
+  if (opts.objects === undefined && !fs.statSync(dirs.clustersDir).isDirectory()) {
     io.err(
       `error: ${dirs.clustersDir} is not a directory\n  fix: pass the directory that holds the cluster files to --clusters <dir>\n`,
     );
     return EXIT.usage;
   }
-  const loaded = loadClusters(dirs.clustersDir, loadOptions(dirs));
+  const loaded =
+    opts.objects === undefined
+      ? loadClusters(dirs.clustersDir, loadOptions(dirs))
+      : loadObjects(opts.objects, loadOptions(dirs).templates);
   // Rollout policies beside the objects: the daemon starts no roll while one is invalid, so validate refuses them too.
-  const policies = new FilePolicySource({ clustersDir: dirs.clustersDir }).loadSync();
-  const problems: Problem[] = [...loaded.problems, ...policies.problems];
+  const policies =
+    opts.objects === undefined
+      ? new FilePolicySource({ clustersDir: dirs.clustersDir }).loadSync()
+      : { policies: [], problems: [] };
+  const problems: Problem[] = [
+    ...loaded.problems,
+    ...policies.problems,
+    ...policyOverlapProblems(
+      policies.policies,
+      loaded.clusters.map((c) => ({ name: c.cluster.metadata.name, labels: c.cluster.metadata.labels ?? {} })),
+    ),
+  ];
   const nag = process.env.WORKER_STACKS_NAG !== 'false';
   const clusters = loaded.clusters.filter((c) => {
     const found = synthesisProblems(c.cluster, c.file, { templatesDir: dirs.templatesDir, nag });

@@ -12,7 +12,15 @@ import { Session } from './session';
  * The fixed script of `worker-stacks playground --steps`: each step does one thing a user would do by hand (or
  * waits for what the daemon should make of it), then reports `status -o json`'s rows and the stacks as listed.
  */
-export const STEPS = ['wait-ready', 'edit-template', 'wait-rolled', 'inject-failure', 'wait-stalled', 'stop'] as const;
+export const STEPS = [
+  'wait-ready',
+  'edit-template',
+  'wait-rolled',
+  'edit-tags',
+  'inject-failure',
+  'wait-stalled',
+  'stop',
+] as const;
 export type StepName = (typeof STEPS)[number];
 
 /** An image id EC2 does not know: valid as an object, and the stack that launches from it rolls back. */
@@ -115,6 +123,21 @@ const STEP_ACTIONS: Record<
       o,
     );
     return undefined;
+  },
+
+  // A tags-only edit of every cluster with listeners (a load balancer): its stack updates, no node rolls.
+  'edit-tags': async (s) => {
+    const edited: string[] = [];
+    for (const r of await rows(s)) {
+      const file = path.join(s.clustersDir, `${r.cluster}.yaml`);
+      const doc = parseDocument(fs.readFileSync(file, 'utf8'));
+      if (!doc.hasIn(['spec', 'listeners'])) continue;
+      doc.setIn(['spec', 'tags', 'playground-edit'], 'tags-only');
+      fs.writeFileSync(`${file}.tmp`, doc.toString({ lineWidth: 0 }));
+      fs.renameSync(`${file}.tmp`, file);
+      edited.push(r.cluster);
+    }
+    return { clusters: edited, field: 'spec.tags.playground-edit' };
   },
 
   // Breaks the first cluster the template edit left alone: its next update launches from an image that does not exist.

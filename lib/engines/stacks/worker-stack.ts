@@ -4,6 +4,8 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { WorkerCluster } from '../../model/cluster/schema';
+import { Loose } from '../../model/cluster/loose';
+import { secretReferences } from '../../model/cluster/secret-values';
 import { RenderedConfig } from '../../model/cloudconfig/render';
 import { renderUserData } from '../../model/cloudconfig/user-data';
 import { NodeConfigObject } from '../constructs/node-config-object';
@@ -121,7 +123,9 @@ export class WorkerStack extends Stack {
     const identityProps = {
       vpc,
       configObjects: { bucketName, keyPrefix },
-      secretArns: [spec.cloudConfig.values.bootstrapTokenSecretArn],
+      // Every secret a value names (the bootstrap token's, a template's own, a pool's), each checked as the cluster's
+      // own by validation; the role's OnlyOwnSecrets deny and the node boundary hold it to that prefix as well.
+      secretArns: [...new Set(secretReferences(spec as unknown as Loose).map((r) => r.arn))],
       secretNamePrefix: clusterSecretPrefix(name),
     };
     if (def && config && this.configObject) {

@@ -77,6 +77,21 @@ export function listTemplates(dir: string = DEFAULT_TEMPLATES_DIR): TemplateSet 
 
 const cache = new Map<string, CompiledTemplate>();
 
+/**
+ * The manifest's YAML, or a TemplateError naming the manifest: an alias bomb (a few lines that expand to millions of
+ * nodes) or a syntax error would otherwise surface as the parser's bare words, naming neither the file nor the template.
+ */
+function parseManifest(text: string, manifestFile: string): unknown {
+  try {
+    return parseYaml(text, { maxAliasCount: 100, prettyErrors: false, uniqueKeys: true });
+  } catch (e) {
+    throw new TemplateError(`${manifestFile}: not a template manifest: ${(e as Error).message.split('\n')[0]}`, {
+      cause: e,
+      hint: `correct ${manifestFile}: a manifest is plain YAML that lists the template's files and units (an alias expands at most 100 times)`,
+    });
+  }
+}
+
 /** Loads and compiles one template; compiled templates are cached per directory for the process. */
 export function loadTemplate(name: string, templatesDir: string = DEFAULT_TEMPLATES_DIR): CompiledTemplate {
   // Absolute and without a trailing separator, so the "outside the template dir" check below also holds for `cloudconfig/`.
@@ -91,7 +106,7 @@ export function loadTemplate(name: string, templatesDir: string = DEFAULT_TEMPLA
       hint: `use one of: ${[...listTemplates(dir)].sort().join(', ')}`,
     });
   }
-  const parsed = ManifestSchema.safeParse(parseYaml(readTemplateText(dir, manifestFile)));
+  const parsed = ManifestSchema.safeParse(parseManifest(readTemplateText(dir, manifestFile), manifestFile));
   if (!parsed.success) {
     const lines = parsed.error.issues.map(
       (i) => `${manifestFile}: ${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`,

@@ -1,3 +1,4 @@
+import { bigIntToIp, cidrRange } from './address-space';
 import { exposureProblems } from './exposure';
 import { LIMITS } from './limits';
 import { clientRuleCount, ListenerPorts, nodeRules } from './listener-rules';
@@ -139,7 +140,8 @@ function ruleProblems(spec: Loose): Found[] {
         r.protocol,
         r.port ?? r.fromPort ?? null,
         r.port ?? r.toPort ?? null,
-        RULE_SOURCE_KINDS.map((k) => obj(r.source)[k] ?? null),
+        // 2001:DB8::/32 and 2001:0db8:0::/32 are one source to AWS: compare CIDRs in their canonical form.
+        RULE_SOURCE_KINDS.map((k) => canonicalCidr(obj(r.source)[k]) ?? null),
       ],
       (i) => `spec.securityGroupRules[${i}]`,
       'rules (same protocol, ports and source)',
@@ -261,4 +263,11 @@ function templateProblems(spec: Loose, templates: ReadonlySet<string>): Found[] 
       message: `unknown template ${JSON.stringify(name)} (known: ${[...templates].sort().join(', ') || 'none'})`,
     },
   ];
+}
+
+/** A CIDR in its canonical form (RFC 5952 for IPv6: lower case, no leading zeros, the longest zero run as ::); anything else as it is. */
+function canonicalCidr(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const range = cidrRange(v);
+  return range ? `${bigIntToIp(range.first, range.family)}/${Number(v.slice(v.indexOf('/') + 1))}` : v;
 }

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import { Problem, ValidationError } from '../../core/errors';
+import { hasControlCharacter, shownName } from '../../core/shown-name';
 import { WorkerCluster } from './schema';
 import { validateCluster } from './validate';
 import { subnetVpcProblems } from './fleet-subnets';
@@ -144,7 +145,19 @@ export function loadClusterFile(
   file: string,
   opts: LoadOptions,
 ): { cluster?: WorkerCluster; problems: readonly Problem[] } {
-  const shown = path.relative(opts.relativeTo ?? process.cwd(), file) || file;
+  const shown = shownName(path.relative(opts.relativeTo ?? process.cwd(), file) || file);
+  // A cluster file is named after its object, a DNS label: a control character in the name can only mislead the
+  // reader of a message (a newline would start a line that passes for another file's), so it is refused unread.
+  if (hasControlCharacter(path.basename(file)))
+    return {
+      problems: [
+        {
+          file: shown,
+          path: '',
+          message: `the file name has a control character (shown escaped); a cluster file is named <metadata.name>.yaml: rename it`,
+        },
+      ],
+    };
   const read = readClusterFile(file, { maxBytes: opts.maxBytes, shown });
   if (read.problem) return { problems: [read.problem] };
   const { raw, problems } = parseClusterYaml(read.text, shown);
@@ -186,7 +199,10 @@ export function loadClusters(dir: string, opts: LoadOptions): { clusters: Loaded
   for (const file of clusterFiles(dir)) {
     const r = loadClusterFile(file, opts);
     if (r.cluster)
-      clusters.push({ file: path.relative(opts.relativeTo ?? process.cwd(), file) || file, cluster: r.cluster });
+      clusters.push({
+        file: shownName(path.relative(opts.relativeTo ?? process.cwd(), file) || file),
+        cluster: r.cluster,
+      });
     problems.push(...r.problems);
   }
   // Rules across objects: an object they refuse is not a valid one either.

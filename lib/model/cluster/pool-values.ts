@@ -1,4 +1,4 @@
-import { templateValueProblems, TemplateValues } from './template-values';
+import { CORE_VALUES, templateValueProblems, TemplateValues } from './template-values';
 import { Found, obj } from './loose';
 
 /**
@@ -29,7 +29,12 @@ export function poolValueProblems(input: PoolValuesInput): Found[] {
   const clusterCc = obj(input.cluster);
   const inherited =
     obj(input.cloudConfig).template === undefined || obj(input.cloudConfig).template === clusterCc.template;
-  const merged = { ...obj(clusterCc.values), ...own };
+  // Under a template of its own, the pool inherits only the cluster's values that template takes: a value of the
+  // cluster's template alone (Flatcar's awsCliImage under an AL2023 pool) is not the pool's, neither unknown to it nor
+  // checked against it. What the pool sets itself is checked in full.
+  const takes = new Set([...CORE_VALUES, ...input.decl.values.map((d) => d.name)]);
+  const fromCluster = Object.entries(obj(clusterCc.values)).filter(([k]) => inherited || takes.has(k));
+  const merged = { ...Object.fromEntries(fromCluster), ...own };
   const base = `${input.at}.cloudConfig`;
   const found = templateValueProblems(merged, input.template, input.decl, base).filter((p) => {
     if (!inherited) return true;

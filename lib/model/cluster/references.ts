@@ -1,4 +1,5 @@
 import { Found, Loose, obj, str } from './loose';
+import { secretReferences } from './secret-values';
 /**
  * References to other AWS resources must live where the cluster lives: a secret in another account or region
  * would fail at boot (the node role can read only its own account's secrets, and the node asks its own region),
@@ -75,21 +76,20 @@ export function referenceProblems(spec: Loose, clusterName?: string): Found[] {
   // A malformed account or region is the schema's to report; comparing with it would only repeat that.
   const account = /^\d{12}$/.test(str(spec.account) ?? '') ? str(spec.account) : undefined;
   const region = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/.test(str(spec.region) ?? '') ? str(spec.region) : undefined;
-  const values = obj(obj(spec.cloudConfig).values);
-  const out = arnProblems(
-    'spec.cloudConfig.values.bootstrapTokenSecretArn',
-    str(values.bootstrapTokenSecretArn),
-    'the secret',
-    account,
-    region,
-  );
-  out.push(
-    ...secretScopeProblems(
-      'spec.cloudConfig.values.bootstrapTokenSecretArn',
-      str(values.bootstrapTokenSecretArn),
-      clusterName,
-    ),
-  );
+  // Every secret a template value names, the cluster's or a pool's (secret-values.ts), is the cluster's own.
+  const out: Found[] = [];
+  for (const ref of secretReferences(spec)) {
+    // bootstrapTokenSecretArn's shape is the schema's to report; any other value's is not checked anywhere else.
+    if (secretNameOf(ref.arn) === undefined && ref.path !== 'spec.cloudConfig.values.bootstrapTokenSecretArn') {
+      out.push({
+        path: ref.path,
+        message: `${JSON.stringify(ref.arn)} is not a Secrets Manager secret ARN (arn:<partition>:secretsmanager:<region>:<account>:secret:<name>); name the secret by its full ARN`,
+      });
+      continue;
+    }
+    out.push(...arnProblems(ref.path, ref.arn, 'the secret', account, region));
+    out.push(...secretScopeProblems(ref.path, ref.arn, clusterName));
+  }
   const listeners = Array.isArray(spec.listeners) ? spec.listeners : [];
   listeners.forEach((l, i) =>
     out.push(

@@ -102,6 +102,9 @@ export function ipv4CidrProblem(v: string): string | undefined {
   return undefined;
 }
 
+/** What the CRD's CEL reads as a non-canonical IPv6 CIDR (below); ipv6CidrProblem says the same in more cases. */
+const NON_CANONICAL_V6 = /[A-F]|(^|:)0[0-9a-f]|(^|:)0:0(:|\/)/;
+
 export function ipv6CidrProblem(v: string): string | undefined {
   const m = /^([0-9a-fA-F:.]+)\/(\d{1,3})$/.exec(v);
   if (!m || !net.isIPv6(m[1]) || Number(m[2]) > 128)
@@ -109,9 +112,17 @@ export function ipv6CidrProblem(v: string): string | undefined {
   const bits = Number(m[2]);
   const addr = ipToBigInt(m[1]);
   const host = (1n << BigInt(128 - bits)) - 1n;
-  return (addr & host) === 0n
+  if ((addr & host) !== 0n) return `${v} has host bits set (the address must be the network address of a /${bits})`;
+  const canonical = `${canonicalIpv6(addr)}/${bits}`;
+  return canonical === v
     ? undefined
-    : `${v} has host bits set (the address must be the network address of a /${bits})`;
+    : `${JSON.stringify(v)} is not written in canonical form (RFC 5952: lower case, no leading zeros, :: for zero groups), which AWS stores, and two forms of one CIDR are one rule (write ${canonical})`;
+}
+
+/** RFC 5952, as net/netip (and so CEL's string(cidr(x))) writes it: an IPv4-mapped address keeps its dotted tail. */
+function canonicalIpv6(addr: bigint): string {
+  if (addr >> 32n === 0xffffn) return `::ffff:${bigIntToIp(addr & 0xffffffffn, 4)}`;
+  return bigIntToIp(addr, 6);
 }
 
 // CEL's CIDR library (Kubernetes 1.31+) parses the way net/netip does; the dotted-quad pattern keeps IPv4 strict.
@@ -138,6 +149,12 @@ export const ipv6Cidr = custom(z.string(), ipv6CidrProblem, {
         'self',
         'cidr(self).prefixLength()',
       ),
+    ),
+    // Not string(cidr(self)) == self: parsing once more exceeds the CRD's cost budget; upper case, a leading zero and
+    // two zero groups written out are the forms that matter (the file store checks the whole of RFC 5952).
+    cel(
+      `!self.matches(${quoted(NON_CANONICAL_V6.source)})`,
+      `'"' + self + '" is not written in canonical form (RFC 5952: lower case, no leading zeros, :: for zero groups), which AWS stores, and two forms of one CIDR are one rule'`,
     ),
   ],
 });

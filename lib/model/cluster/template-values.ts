@@ -242,6 +242,17 @@ function stringProblem(d: ValueDeclaration, v: string, pattern: string | undefin
 type Found = { path: string; message: string };
 
 /**
+ * How the cluster's template is used, when spec.pools name templates of their own (issue 32 item 8: a value is
+ * required only by the template that uses it).
+ */
+export interface TemplateUse {
+  /** False when no pool renders this template (every pool names another): its required values are not required. @default true */
+  readonly rendered?: boolean;
+  /** The declarations of the pools' own templates: a cluster value one of them takes is theirs to inherit, not unknown. @default none */
+  readonly otherTemplates?: readonly TemplateValues[];
+}
+
+/**
  * The problems of spec.cloudConfig.values under the chosen template's declaration: keys that are neither core
  * nor declared, declared values of the wrong type or out of their rules, required ones that are missing. `at` is the
  * cloudConfig the values are reported under (`spec.pools[1].cloudConfig` for a pool's, merged over the cluster's).
@@ -251,6 +262,7 @@ export function templateValueProblems(
   template: string,
   decl: TemplateValues,
   at = 'spec.cloudConfig',
+  use: TemplateUse = {},
 ): Found[] {
   const base = `${at}.values`;
   if (decl.problems.length)
@@ -270,6 +282,7 @@ export function templateValueProblems(
   for (const k of Object.keys(values).sort()) {
     if (CORE_VALUES.includes(k)) continue; // the schema checks these
     const d = declared.get(k);
+    if (!d && use.otherTemplates?.some((t) => t.values.some((x) => x.name === k))) continue; // a pool's template's
     if (!d) {
       const takes = decl.values.filter((x) => !CORE_VALUES.includes(x.name)).map((x) => x.name);
       out.push({
@@ -282,7 +295,7 @@ export function templateValueProblems(
     if (p) out.push({ path: key(k), message: p });
   }
   for (const d of decl.values) {
-    if (d.required && !CORE_VALUES.includes(d.name) && values[d.name] === undefined) {
+    if (use.rendered !== false && d.required && !CORE_VALUES.includes(d.name) && values[d.name] === undefined) {
       out.push({
         path: key(d.name),
         message: `required field is missing (template ${template} needs it: ${d.description})`,

@@ -4,10 +4,12 @@ import { DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
 import { Problem } from '../../core/errors';
 import { crossFieldProblems } from './cross-field';
 import { formatPath } from './format-path';
+import { kubeletPinProblems, PIN_VALUE } from './kubelet-pins';
+import { obj } from './loose';
 import { poolValueProblems, withPoolValueDefaults } from './pool-values';
 import { tokenProblems } from './tokens';
 import { WorkerCluster, WorkerClusterSchema } from './schema';
-import { templateValueProblems, templateValues, withValueDefaults } from './template-values';
+import { TemplateUse, templateValueProblems, templateValues, withValueDefaults } from './template-values';
 
 export interface ValidationContext {
   /** The file the object came from, as shown to the user. */
@@ -164,9 +166,18 @@ export function validateCluster(raw: unknown, ctx: ValidationContext): Validatio
       : undefined;
   const decl = template === undefined ? undefined : templateValues(templatesDirOf(ctx), template);
   if (template !== undefined && decl)
-    problems.push(...templateValueProblems(cloudConfig?.values, template, decl).map((p) => ({ file: ctx.file, ...p })));
+    problems.push(
+      ...templateValueProblems(cloudConfig?.values, template, decl, 'spec.cloudConfig', templateUse(raw, ctx)).map(
+        (p) => ({ file: ctx.file, ...p }),
+      ),
+    );
 
   problems.push(...poolsValueProblems(raw, ctx));
+  problems.push(
+    ...kubeletPinProblems(obj(obj(raw).spec), (t) =>
+      ctx.templates.has(t) ? templateValues(templatesDirOf(ctx), t).values.some((d) => d.name === PIN_VALUE) : false,
+    ).map((p) => ({ file: ctx.file, ...p })),
+  );
 
   const expectedName = path.basename(ctx.file).replace(/\.ya?ml$/, '');
   const name = (raw as { metadata?: { name?: unknown } } | undefined)?.metadata?.name;
@@ -193,6 +204,24 @@ export function validateCluster(raw: unknown, ctx: ValidationContext): Validatio
     );
   }
   return { cluster, problems: [] };
+}
+
+/**
+ * Whether any pool renders the cluster's template (spec.pool does, and a pool without a template of its own), and the
+ * declarations of the templates the pools name instead: a value is required only by the template that uses it, and a
+ * cluster value that a pool's template takes is for that pool to inherit.
+ */
+function templateUse(raw: unknown, ctx: ValidationContext): TemplateUse {
+  const spec = (raw as { spec?: { pools?: unknown; cloudConfig?: { template?: unknown } } } | undefined)?.spec;
+  if (!Array.isArray(spec?.pools) || spec.pools.length === 0) return {};
+  const own = spec.pools.map(
+    (p: unknown) => (p as { cloudConfig?: { template?: unknown } } | null)?.cloudConfig?.template,
+  );
+  const others = [...new Set(own.filter((t): t is string => typeof t === 'string' && ctx.templates.has(t)))];
+  return {
+    rendered: own.some((t) => t === undefined || t === spec.cloudConfig?.template),
+    otherTemplates: others.map((t) => templateValues(templatesDirOf(ctx), t)),
+  };
 }
 
 /** Each pool's cloud-config values merged over the cluster's, under the pool's template (pool-values.ts). */

@@ -202,3 +202,33 @@ test('cdk synth with a hostile template directory exits non-zero, naming the fil
   expect(r.stderr).not.toContain('OUTSIDE-SECRET-BYTES');
   expect(fs.existsSync(path.join(outdir, 'WorkerStack-staging-us1.template.json'))).toBe(false);
 }, 120_000);
+
+describe('a template manifest that is a YAML bomb (issue 32 item 11)', () => {
+  test.each([
+    [
+      'an alias bomb (nine levels of nine aliases)',
+      Array.from({ length: 7 }, (_, i) =>
+        i === 0
+          ? 'x0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]'
+          : `x${i}: &a${i} [${Array.from({ length: 9 }, () => `*a${i - 1}`).join(', ')}]`,
+      ).join('\n'),
+      /not a template manifest: Excessive alias count/,
+    ],
+    ['a key twice', 'format: cloud-init', /not a template manifest: .*[Mm]ap keys must be unique/],
+  ])('%s is refused naming the manifest, on the template field', (_what, prefix, rule) => {
+    // GIVEN al2023-worker's template.yaml with that prepended
+    const file = path.join(dir, 'al2023-worker', 'template.yaml');
+    fs.writeFileSync(file, `${prefix}\n${fs.readFileSync(file, 'utf8')}`);
+    // WHEN staging-us1 (al2023-worker) is derived, as validate and cdk synth derive it
+    const d = derived();
+    // THEN one problem, on the template field, that names the manifest and the rule
+    expect(d.config).toBeUndefined();
+    expect(d.problems).toEqual([
+      {
+        file: FILE,
+        path: 'spec.cloudConfig.template',
+        message: expect.stringMatching(new RegExp(`al2023-worker/template\\.yaml: ${rule.source}`)),
+      },
+    ]);
+  });
+});

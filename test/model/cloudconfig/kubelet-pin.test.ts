@@ -115,8 +115,24 @@ describe('validate refuses an object whose kubelet or image is not pinned (file,
     ]);
   });
 
-  test('a pin for one architecture only is valid (a node of the other refuses at boot, below)', () => {
-    expect(check('staging-us1', (v) => (v.kubeletSha256 = { arm64: HASH_A }))).toEqual([]);
+  test("a pin for the pool's architecture only is valid (a node of the other refuses at boot, below)", () => {
+    // GIVEN staging-us1 (t3.large: x86_64) with its amd64 pin only; WHEN validated; THEN valid
+    expect(check('staging-us1', (v) => (v.kubeletSha256 = { amd64: HASH_A }))).toEqual([]);
+  });
+
+  test('no pin for the architecture the pool runs is refused, naming the pool (issue 32 item 5)', () => {
+    // GIVEN staging-us1 (t3.large: x86_64) with an arm64 pin only; WHEN validated
+    const problems = check('staging-us1', (v) => (v.kubeletSha256 = { arm64: HASH_A }));
+    // THEN the pins' field, the architecture and the pool
+    expect(problems).toEqual([
+      {
+        file: 'clusters/staging-us1.yaml',
+        path: 'spec.cloudConfig.values.kubeletSha256',
+        message: expect.stringMatching(
+          /^has no pin for amd64, which pool default runs \(spec\.pool\.instanceTypes\): its nodes would refuse to install the kubelet and never join; add kubeletSha256\.amd64/,
+        ),
+      },
+    ]);
   });
 });
 

@@ -185,6 +185,29 @@ const rows: BadRow[] = [
     path: 'spec.securityGroupRules[4]',
     message: /^duplicates spec\.securityGroupRules\[0\] \(rules \(same protocol, ports and source\) must be unique\)$/,
   },
+  ...(
+    [
+      ['upper case', '2001:DB8:1::/48'],
+      ['leading zeros', '2001:0db8:0001::/48'],
+      ['zeros written out', '2001:db8:1:0:0:0:0:0/48'],
+    ] as const
+  ).map(([form, written]): BadRow => ({
+    // Issue 32 item 11: AWS stores the canonical form, so these were one rule twice, failing at deploy time. The
+    // form is refused on its field (the CRD's CEL says the same; comparing canonical forms across the list would
+    // exceed the API server's cost budget), and the duplicate is named as well.
+    what: `duplicate rule, its IPv6 source in another form (${form})`,
+    example: 'prod-eu1',
+    mutate: (r: Json) =>
+      r.spec.securityGroupRules.push(
+        { protocol: 'tcp', port: 443, description: 'v6 a', source: { cidrIpv6: '2001:db8:1::/48' } },
+        { protocol: 'tcp', port: 443, description: 'v6 b', source: { cidrIpv6: written } },
+      ),
+    path: 'spec.securityGroupRules[5].source.cidrIpv6',
+    message: new RegExp(
+      `^"${written.replace(/[.]/g, '\\.')}" is not written in canonical form \\(RFC 5952: .*\\(write 2001:db8:1::/48\\)$`,
+    ),
+    alsoAt: ['spec.securityGroupRules[5]'],
+  })),
   {
     // edge-ap1 has 33 rules and 25 listener node-port rules (a UDP listener's node port needs a udp rule and a tcp
     // health-check rule): 58; 3 more rules make 61.

@@ -387,3 +387,31 @@ describe('rules across the fleet (loadClusters)', () => {
     expect(loadClusters(dir, { templates: TEMPLATES, relativeTo: dir }).problems).toEqual([]);
   });
 });
+
+describe('a control character in a file name never reaches the reader (issue 32 item 11)', () => {
+  test.each([
+    ['a newline that forges a line of its own', 'x\nprod-eu1.yaml: valid.yaml', 'x\\nprod-eu1.yaml: valid.yaml'],
+    ['an OSC sequence that retitles the terminal', 'x\x1b]0;pwn\x07.yaml', 'x\\x1b]0;pwn\\x07.yaml'],
+    ['a carriage return that overwrites the line', 'ok\rprod-eu1.yaml', 'ok\\rprod-eu1.yaml'],
+  ])('%s: validate as a process shows it escaped, refused unread', (_what, name, escaped) => {
+    // GIVEN a directory with a valid object under that file name
+    const dir = tempDir('control-name');
+    fs.writeFileSync(path.join(dir, name), exampleText('staging-us1'));
+    // WHEN the CLI validates it, as a process
+    const r = spawnSync(process.execPath, [path.resolve('bin/worker-stacks.js'), 'validate', '--clusters', dir], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    // THEN it exits 1 with one line for the file: the name escaped, the rule, what to do
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      `${escaped}: the file name has a control character (shown escaped); a cluster file is named <metadata.name>.yaml: rename it\n`,
+    );
+    expect(r.stdout).toBe('0 cluster objects valid, 1 invalid\n');
+    const out = `${r.stdout}${r.stderr}`;
+    // (no control character but the newlines that end lines)
+    // eslint-disable-next-line no-control-regex -- the point: no control character is printed
+    expect(out).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

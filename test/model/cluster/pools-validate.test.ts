@@ -252,8 +252,11 @@ const ROWS: Row[] = [
     problems: { 'spec.pools[2].cloudConfig.values.kubeletSha256': /^"arm64": "not-a-hash" does not match/ },
   },
   {
-    what: "another template, which does not take the cluster's values",
-    mutate: (o) => (o.spec.pools[2].cloudConfig.template = 'al2023-worker'),
+    what: "another template, and a value of the cluster's template set in the pool",
+    mutate: (o) => {
+      o.spec.pools[2].cloudConfig.template = 'al2023-worker';
+      o.spec.pools[2].cloudConfig.values.awsCliImage = o.spec.cloudConfig.values.awsCliImage;
+    },
     problems: {
       'spec.pools[2].cloudConfig.values.awsCliImage': /^unknown value: template al2023-worker does not declare it/,
     },

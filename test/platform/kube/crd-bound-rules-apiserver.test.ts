@@ -71,6 +71,20 @@ const CASES: Array<[string, string, (o: Raw) => void, typeof ACCEPTED | Refused]
     { field: 'spec.securityGroupRules', message: 'spec.securityGroupRules[5] duplicates spec.securityGroupRules[4]' },
   ],
   [
+    // Issue 32 item 11: the canonical form is what AWS compares (cidr(x).string() in CEL).
+    'one IPv6 CIDR twice, the second in upper case with leading zeros',
+    'prod-eu1',
+    rules(
+      { protocol: 'tcp', port: 443, source: { cidrIpv6: '2001:db8:1::/48' } },
+      { protocol: 'tcp', port: 443, source: { cidrIpv6: '2001:0DB8:0001::/48' } },
+    ),
+    {
+      field: 'spec.securityGroupRules[5].source.cidrIpv6',
+      message:
+        '"2001:0DB8:0001::/48" is not written in canonical form (RFC 5952: lower case, no leading zeros, :: for zero groups), which AWS stores, and two forms of one CIDR are one rule',
+    },
+  ],
+  [
     'the same port and source over udp',
     'prod-eu1',
     rule({ protocol: 'udp', port: 10250, source: { securityGroupId: 'sg-0c0ffee0c0ffee001' } }),
