@@ -2,6 +2,7 @@ import { parse as parseYaml, stringify } from 'yaml';
 import { LIMITS } from '../cluster/limits';
 import { BootstrapProps, NodeConfigFormat } from './format';
 import { NodeConfig } from './node-config';
+import { checkNodeConfig } from './nodeconfig-rules';
 
 /**
  * EKS nodes on the EKS-optimized Amazon Linux 2023 AMI, joined by nodeadm from a NodeConfig (node.eks.aws/v1alpha1).
@@ -113,4 +114,5 @@ export const NODEADM: NodeConfigFormat = {
   parse: fromNodeConfig,
   userData: nodeadmUserData,
   userDataBudget: LIMITS.userDataBytes,
+  check: checkNodeConfig,
 };
