@@ -141,11 +141,11 @@ export class WorkerStack extends Stack {
         capacity: def.capacity,
         associatePublicIpAddress: spec.network.associatePublicIpAddress,
         userData: renderUserData({
-        format: config.format,
-        checksum: config.checksum,
-        source: this.configObject.s3Url,
-        config: config.bytes.toString('utf8'),
-      }),
+          format: config.format,
+          checksum: config.checksum,
+          source: this.configObject.s3Url,
+          config: config.bytes.toString('utf8'),
+        }),
         // Constant for the cluster, so they may live in the launch template data (instances and volumes) without ever rolling nodes.
         fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },
       });

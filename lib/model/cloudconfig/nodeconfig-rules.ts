@@ -72,7 +72,7 @@ function strict(v: unknown, shape: Shape, at: string, out: Array<{ path: string;
     }
     for (const [k, x] of Object.entries(v)) {
       const p = at ? `${at}.${k}` : k;
-      if (!(k in shape))
+      if (!Object.hasOwn(shape, k))
         out.push({
           path: p,
           message: `unknown field: NodeConfig v1alpha1 has none (${Object.keys(shape).join(', ')})`,
@@ -106,7 +106,10 @@ function strict(v: unknown, shape: Shape, at: string, out: Array<{ path: string;
 const GO_DURATION = /^-?(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$|^0$/;
 
 function kubeletField(key: string, v: unknown, at: string, out: Array<{ path: string; message: string }>): void {
-  const kind: KubeletFieldKind | undefined = KUBELET_CONFIG_FIELDS[key];
+  // Own keys only: `constructor` or `toString` are no kubelet fields.
+  const kind: KubeletFieldKind | undefined = Object.hasOwn(KUBELET_CONFIG_FIELDS, key)
+    ? KUBELET_CONFIG_FIELDS[key]
+    : undefined;
   if (!kind) {
     out.push({
       path: at,

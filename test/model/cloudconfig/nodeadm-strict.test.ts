@@ -15,11 +15,14 @@ import { apiServerWithCrdForFile, create } from '../../helpers/kube-rest';
 import { nodeConfigCrd, requireNodeadm } from '../../helpers/nodeadm';
 import { run } from '../../helpers/tools';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
+type Raw = any;
+
 const FIXTURE = path.join(REPO, 'test', 'fixtures', 'eks', 'eks-eu1.yaml');
 const api = apiServerWithCrdForFile(nodeConfigCrd, 'nodeconfigs.node.eks.aws');
 
 /** The fixture's NodeConfig after `mutate` changed the object's values. */
-function rendered(mutate: (v: Record<string, any>) => void): string {
+function rendered(mutate: (v: Raw) => void): string {
   const raw = parse(fs.readFileSync(FIXTURE, 'utf8'));
   mutate(raw.spec.cloudConfig.values);
   const dir = tempDir('eks-strict-');
@@ -29,7 +32,7 @@ function rendered(mutate: (v: Record<string, any>) => void): string {
   return renderConfig(r.cluster).bytes.toString('utf8');
 }
 
-const VARIANTS: Array<[string, (v: Record<string, any>) => void]> = [
+const VARIANTS: Array<[string, (v: Raw) => void]> = [
   ['the example', () => undefined],
   [
     'no labels, no local storage, no kubelet extras',
@@ -78,7 +81,7 @@ describe.each(VARIANTS)('%s', (_name, mutate) => {
 });
 
 describe('what the strict server refuses and nodeadm does not', () => {
-  test.each<[string, (d: any) => void, string]>([
+  test.each<[string, (d: Raw) => void, string]>([
     ['an unknown field', (d) => (d.spec.kubelet.extraArgs = ['--v=2']), 'unknown field "spec.kubelet.extraArgs"'],
     ['a mistyped field', (d) => (d.spec.cluster.enableOutpost = 'yes'), 'spec.cluster.enableOutpost'],
     [
@@ -100,7 +103,7 @@ describe('what the strict server refuses and nodeadm does not', () => {
 });
 
 describe('what nodeadm config check of this version takes, and the strict checks refuse (why they exist)', () => {
-  test.each<[string, (d: any) => void, string]>([
+  test.each<[string, (d: Raw) => void, string]>([
     ['an unknown field', (d) => (d.spec.kubelet.extraArgs = ['--v=2']), 'nodeconfig/strict-fields'],
     [
       'a kubelet setting with a typo',

@@ -15,10 +15,13 @@ import { MIME_BOUNDARY, NODECONFIG_MEDIA_TYPE } from '../../../lib/model/cloudco
 import { UsageError } from '../../../lib/core/errors';
 import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
+type Raw = any;
+
 const FIXTURE = path.join(REPO, 'test', 'fixtures', 'eks', 'eks-eu1.yaml');
 
 /** The fixture, valid, after `mutate` changed its raw YAML. */
-function eksCluster(mutate: (raw: Record<string, any>) => void = () => undefined): WorkerCluster {
+function eksCluster(mutate: (raw: Raw) => void = () => undefined): WorkerCluster {
   const raw = parse(fs.readFileSync(FIXTURE, 'utf8'));
   mutate(raw);
   const dir = tempDir('eks-');
@@ -130,7 +133,7 @@ describe('eks-al2023 NodeConfig', () => {
     expect(again.config.checksum).toBe(config.checksum);
   });
 
-  test.each<[string, (raw: Record<string, any>) => void]>([
+  test.each<[string, (raw: Raw) => void]>([
     ['a kubelet setting', (raw) => (raw.spec.cloudConfig.values.kubeletConfig.shutdownGracePeriod = '45s')],
     ['a label', (raw) => (raw.spec.cloudConfig.values.nodeLabels.extra = 'x')],
     ['the containerd config', (raw) => (raw.spec.cloudConfig.values.containerdConfig = 'version = 2')],

@@ -11,10 +11,13 @@ import { checkNodeConfig } from '../../../lib/model/cloudconfig/nodeconfig-rules
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { REPO, TEMPLATES } from '../../helpers/clusters';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
+type Raw = any;
+
 const FIXTURE = path.join(REPO, 'test', 'fixtures', 'eks', 'eks-eu1.yaml');
 const FILE = 'clusters/eks-eu1.yaml';
 
-function deriveWith(mutate: (values: Record<string, any>) => void) {
+function deriveWith(mutate: (values: Raw) => void) {
   const raw = parse(fs.readFileSync(FIXTURE, 'utf8'));
   mutate(raw.spec.cloudConfig.values);
   return derive(raw, { file: FILE, templatesDir: DEFAULT_TEMPLATES_DIR, templates: TEMPLATES });
@@ -35,7 +38,7 @@ describe('the example renders a NodeConfig with no finding', () => {
 });
 
 describe('bad input names the file, the field and the rule', () => {
-  test.each<[string, (v: Record<string, any>) => void, string, string[]]>([
+  test.each<[string, (v: Raw) => void, string, string[]]>([
     [
       'a kubelet setting the kubelet does not know',
       (v) => (v.kubeletConfig.shutdownGracePeriodd = '30s'),
@@ -89,12 +92,12 @@ describe('bad input names the file, the field and the rule', () => {
 });
 
 describe("nodeadm's own validation, ported, and strict decoding of the NodeConfig", () => {
-  const withDoc = (mutate: (d: any) => void) => {
+  const withDoc = (mutate: (d: Raw) => void) => {
     const d = structuredClone(VALID);
     mutate(d);
     return checkNodeConfig(stringify(d));
   };
-  test.each<[string, (d: any) => void, string, string]>([
+  test.each<[string, (d: Raw) => void, string, string]>([
     ['no name', (d) => delete d.spec.cluster.name, 'nodeadm/cluster-name', 'spec.cluster.name'],
     [
       'no endpoint',
