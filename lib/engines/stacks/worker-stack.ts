@@ -7,6 +7,7 @@ import { WorkerCluster } from '../../model/cluster/schema';
 import { RenderedConfig } from '../../model/cloudconfig/render';
 import { renderUserData } from '../../model/cloudconfig/user-data';
 import { NodeConfigObject } from '../constructs/node-config-object';
+import { nodeAccessEntry } from '../constructs/node-access-entry';
 import { ruleKey, SecurityGroupRules } from '../constructs/security-group-rules';
 import { WorkerListeners } from '../constructs/worker-listeners';
 import { NodeDrain, NTH_MANAGED_TAG } from '../constructs/node-drain';
@@ -206,6 +207,11 @@ export class WorkerStack extends Stack {
       rules: [...clusterWideRules(spec), ...(listeners?.nodeRules ?? []).filter((r) => !userKeys.has(ruleKey(r)))],
     });
     if (this.pool) addPoolRules(this, this.pool, cluster, DEFAULT_POOL, vpc, () => listeners?.securityGroup);
+    // EKS nodes (a nodeadm config) are let into their EKS cluster by an access entry of the shared node role, unless the
+    // object chose aws-auth (the template's values.yaml types both values; validation has checked them).
+    const values = spec.cloudConfig.values as Record<string, unknown>;
+    if (config?.format === 'nodeadm' && values.nodeAccess !== 'aws-auth')
+      nodeAccessEntry(this, String(values.eksClusterName), identity.role);
 
     if (config) {
       new CfnOutput(this, OUTPUTS.checksum, {
