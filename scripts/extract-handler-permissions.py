@@ -24,7 +24,7 @@ AWS::AutoScaling::AutoScalingGroup AWS::AutoScaling::LaunchConfiguration AWS::Au
 AWS::EC2::LaunchTemplate AWS::EC2::SecurityGroup AWS::EC2::SecurityGroupEgress AWS::EC2::SecurityGroupIngress
 AWS::ElasticLoadBalancingV2::Listener AWS::ElasticLoadBalancingV2::LoadBalancer AWS::ElasticLoadBalancingV2::TargetGroup
 AWS::Events::Rule AWS::IAM::InstanceProfile AWS::IAM::ManagedPolicy AWS::IAM::Policy AWS::IAM::Role
-AWS::SQS::Queue AWS::SQS::QueuePolicy
+AWS::SQS::Queue AWS::SQS::QueuePolicy AWS::EKS::AccessEntry
 '''.split())
 HANDLERS = ('create', 'read', 'update', 'delete', 'tagging')
 

@@ -92,6 +92,7 @@ const PLURALS: Record<string, string> = {
   PodDisruptionBudget: 'poddisruptionbudgets',
   NetworkPolicy: 'networkpolicies',
   WorkerCluster: 'workerclusters',
+  NodeConfig: 'nodeconfigs',
   WorkerRolloutPolicy: 'workerrolloutpolicies',
   Event: 'events',
   SubjectAccessReview: 'subjectaccessreviews',

@@ -283,6 +283,48 @@ describe('IAM: boundary roles only, the boundary and trust policies kept', () =>
   });
 });
 
+describe('EKS access entries: only EC2_LINUX entries of its own worker roles', () => {
+  const cluster = `arn:aws:eks:${REGION}:${ACCOUNT}:cluster/eks-eu1`;
+  const workerRole = `arn:aws:iam::${ACCOUNT}:role/worker-stacks/WorkerStack-${CLUSTER}-PoolRole689224AE-AbC123`;
+  const entry = (account: string, role: string) =>
+    `arn:aws:eks:${REGION}:${ACCOUNT}:access-entry/eks-eu1/role/${account}/${role}/0ac1a2b3-c4d5-e6f7-a8b9-c0d1e2f3a4b5`;
+
+  test.each([
+    ['its worker role, EC2_LINUX', workerRole, 'EC2_LINUX', 'Allowed'],
+    ['a role outside /worker-stacks/', `arn:aws:iam::${ACCOUNT}:role/admin`, 'EC2_LINUX', 'ImplicitlyDenied'],
+    ['a role of another account', workerRole.replace(ACCOUNT, '999999999999'), 'EC2_LINUX', 'ImplicitlyDenied'],
+    ['its worker role, STANDARD (which could carry groups and policies)', workerRole, 'STANDARD', 'ImplicitlyDenied'],
+  ])('CreateAccessEntry for %s: %s', async (_what, principal, type, want) => {
+    // WHEN
+    const d = await decide([execution], {
+      action: 'eks:CreateAccessEntry',
+      resource: cluster,
+      context: { 'eks:principalArn': principal, 'eks:accessEntryType': type },
+    });
+    // THEN
+    expect(d).toBe(want);
+  });
+
+  test.each([
+    ['eks:DescribeAccessEntry', entry(ACCOUNT, `WorkerStack-${CLUSTER}-PoolRole689224AE-AbC123`), 'Allowed'],
+    ['eks:DeleteAccessEntry', entry(ACCOUNT, `WorkerStack-${CLUSTER}-PoolRole689224AE-AbC123`), 'Allowed'],
+    ['eks:TagResource', entry(ACCOUNT, `WorkerStack-${CLUSTER}-PoolRole689224AE-AbC123`), 'Allowed'],
+    ['eks:DeleteAccessEntry', entry(ACCOUNT, 'admin'), 'ImplicitlyDenied'],
+    [
+      'eks:DeleteAccessEntry',
+      entry('999999999999', `WorkerStack-${CLUSTER}-PoolRole689224AE-AbC123`),
+      'ImplicitlyDenied',
+    ],
+    ['eks:AssociateAccessPolicy', entry(ACCOUNT, `WorkerStack-${CLUSTER}-PoolRole689224AE-AbC123`), 'ImplicitlyDenied'],
+    ['eks:DeleteCluster', cluster, 'ImplicitlyDenied'],
+  ])('%s on %s: %s', async (action, resource, want) => {
+    // WHEN
+    const d = await decide([execution], { action, resource, context: {} });
+    // THEN
+    expect(d).toBe(want);
+  });
+});
+
 describe('the deployer creates change sets only for worker resource types, never IMPORT', () => {
   let deployer: PolicyDocument;
   beforeAll(() => {

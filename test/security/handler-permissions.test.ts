@@ -8,6 +8,7 @@ import { executionStatements, handlerActions, WORKER_RESOURCE_TYPES } from '../.
 import { BEYOND_HANDLERS, NOT_GRANTED } from '../../lib/engines/stacks/execution-exceptions';
 import { HANDLER_PERMISSIONS, HANDLER_PERMISSIONS_SOURCE } from '../../lib/engines/stacks/handler-permissions';
 import { example, EXAMPLE_NAMES, ownSecret, tempDir, variant } from '../helpers/clusters';
+import { eksCluster } from '../helpers/eks';
 import { Json } from '../helpers/json';
 
 /**
@@ -18,6 +19,8 @@ import { Json } from '../helpers/json';
 function everyVariant(): WorkerCluster[] {
   return [
     ...EXAMPLE_NAMES.map(example),
+    // EKS nodes: the node role's access entry (AWS::EKS::AccessEntry)
+    eksCluster(),
     variant('prod-eu1', (raw) => {
       raw.metadata.name = 'variant-tls';
       ownSecret(raw);

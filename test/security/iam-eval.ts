@@ -126,6 +126,9 @@ function fill(pattern: string, cluster: string, account: string): string {
     if (name === 'Account') return account;
     if (name === 'RoleNameWithPath')
       return `${WORKER_ROLE_PATH.slice(1)}WorkerStack-${cluster}-PoolRole689224AE-AbC123`;
+    // An EKS access entry names its principal: a worker role of this account.
+    if (name === 'IamIdentityType') return 'role';
+    if (name === 'IamIdentityAccountID') return account;
     if (name === 'AlarmName') return `TargetTracking-WorkerStack-${cluster}-PoolGroupASG-AbC123-AlarmHigh-1`;
     if (/Name/.test(name)) return `WorkerStack-${cluster}-Resource-AbC123`;
     return 'id-0123456789abcdef0';
@@ -189,6 +192,9 @@ export function workerContext(cluster = CLUSTER): Record<string, string | string
     'iam:PassedToService': 'ec2.amazonaws.com',
     'iam:PermissionsBoundary': BOUNDARY_ARN,
     'iam:AWSServiceName': 'autoscaling.amazonaws.com',
+    // A worker stack's EKS access entry: its node role, EC2_LINUX (lib/engines/stacks/worker-stack.ts).
+    'eks:principalArn': `arn:aws:iam::${ACCOUNT}:role${WORKER_ROLE_PATH}WorkerStack-${cluster}-PoolRole689224AE-AbC123`,
+    'eks:accessEntryType': 'EC2_LINUX',
   };
 }
 

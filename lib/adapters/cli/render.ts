@@ -60,6 +60,7 @@ export function renderCommand(dirs: InputDirs, name: string, io: Io, opts: Rende
         format: config.format,
         checksum: config.checksum,
         source: `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${key}`,
+        config: config.bytes.toString('utf8'),
       }),
     );
   } else {

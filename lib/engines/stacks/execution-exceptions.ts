@@ -9,6 +9,9 @@
  * denied outright). Keys are spelled as in lib/engines/stacks/handler-permissions.ts.
  */
 export const NOT_GRANTED: Readonly<Record<string, string>> = {
+  'eks:AssociateAccessPolicy':
+    "a worker stack's access entry is EC2_LINUX, which carries no access policy (docs/node-configs.md): no template associates one",
+  'eks:DisassociateAccessPolicy': 'no template associates an access policy, so none is disassociated',
   'iam:DeleteRolePermissionsBoundary': 'a worker role keeps the node boundary: denied (KeepTheBoundary)',
   'iam:UpdateAssumeRolePolicy':
     "a worker role's trust (ec2.amazonaws.com) never changes; denied (KeepTheTrust) so that no template can open a boundary role to another principal",

@@ -67,6 +67,24 @@ function scopes(account: string, region: string, boundaryArn: string): Scope[] {
       match: /^cloudwatch:DescribeAlarms$/,
       grants: [{ resources: [here('cloudwatch', 'alarm:*')] }],
     },
+    // EKS access entries only for a worker node role of this account (CloudFormation names it WorkerStack-..., under
+    // /worker-stacks/), only of type EC2_LINUX, in any EKS cluster of this account and region: the EKS cluster names are
+    // not known when the account is bootstrapped, so "its own clusters" is "entries of its own worker roles".
+    {
+      sid: 'WorkerAccessEntries',
+      match: /^eks:/,
+      grants: [
+        {
+          resources: [here('eks', 'cluster/*')],
+          only: /^eks:CreateAccessEntry$/,
+          conditions: {
+            StringLike: { 'eks:principalArn': workerRoles },
+            StringEquals: { 'eks:accessEntryType': 'EC2_LINUX' },
+          },
+        },
+        { resources: [here('eks', `access-entry/*/role/${account}/${WORKER_STACK_PREFIX}*`)] },
+      ],
+    },
     { sid: 'DrainQueues', match: /^sqs:/, grants: [{ resources: [here('sqs', `${WORKER_STACK_PREFIX}*`)] }] },
     { sid: 'DrainRules', match: /^events:/, grants: [{ resources: [here('events', `rule/${WORKER_STACK_PREFIX}*`)] }] },
     {

@@ -134,6 +134,27 @@ export const HANDLER_PERMISSIONS: Readonly<Record<string, Readonly<Partial<Recor
     update: ['ec2:UpdateSecurityGroupRuleDescriptionsIngress'],
     delete: ['ec2:DescribeSecurityGroupRules', 'ec2:RevokeSecurityGroupIngress'],
   },
+  'AWS::EKS::AccessEntry': {
+    create: [
+      'eks:AssociateAccessPolicy',
+      'eks:CreateAccessEntry',
+      'eks:DescribeAccessEntry',
+      'eks:ListAssociatedAccessPolicies',
+      'eks:TagResource',
+    ],
+    read: ['eks:DescribeAccessEntry', 'eks:ListAssociatedAccessPolicies'],
+    update: [
+      'eks:AssociateAccessPolicy',
+      'eks:DescribeAccessEntry',
+      'eks:DisassociateAccessPolicy',
+      'eks:ListAssociatedAccessPolicies',
+      'eks:TagResource',
+      'eks:UntagResource',
+      'eks:UpdateAccessEntry',
+    ],
+    delete: ['eks:DeleteAccessEntry', 'eks:DescribeAccessEntry'],
+    tagging: ['eks:TagResource', 'eks:UntagResource'],
+  },
   'AWS::ElasticLoadBalancingV2::Listener': {
     create: [
       'cognito-idp:DescribeUserPoolClient',

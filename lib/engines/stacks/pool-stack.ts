@@ -110,7 +110,12 @@ export class PoolStack extends Stack {
       legacyLaunchConfiguration: pool.legacyLaunchConfiguration,
       capacity: pool.capacity,
       associatePublicIpAddress: spec.network.associatePublicIpAddress,
-      userData: renderUserData({ format: config.format, checksum: config.checksum, source: this.configObject.s3Url }),
+      userData: renderUserData({
+        format: config.format,
+        checksum: config.checksum,
+        source: this.configObject.s3Url,
+        config: config.bytes.toString('utf8'),
+      }),
       fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },
     });
     const group = this.pool.autoScalingGroup;

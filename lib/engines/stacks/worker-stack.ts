@@ -9,6 +9,7 @@ import { secretReferences } from '../../model/cluster/secret-values';
 import { RenderedConfig } from '../../model/cloudconfig/render';
 import { renderUserData } from '../../model/cloudconfig/user-data';
 import { NodeConfigObject } from '../constructs/node-config-object';
+import { nodeAccessEntry } from '../constructs/node-access-entry';
 import { ruleKey, SecurityGroupRules } from '../constructs/security-group-rules';
 import { WorkerListeners } from '../constructs/worker-listeners';
 import { NodeDrain, NTH_MANAGED_TAG } from '../constructs/node-drain';
@@ -144,7 +145,12 @@ export class WorkerStack extends Stack {
         legacyLaunchConfiguration: def.legacyLaunchConfiguration,
         capacity: def.capacity,
         associatePublicIpAddress: spec.network.associatePublicIpAddress,
-        userData: renderUserData({ format: config.format, checksum: config.checksum, source: this.configObject.s3Url }),
+        userData: renderUserData({
+          format: config.format,
+          checksum: config.checksum,
+          source: this.configObject.s3Url,
+          config: config.bytes.toString('utf8'),
+        }),
         // Constant for the cluster, so they may live in the launch template data (instances and volumes) without ever rolling nodes.
         fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },
       });
@@ -205,6 +211,11 @@ export class WorkerStack extends Stack {
       rules: [...clusterWideRules(spec), ...(listeners?.nodeRules ?? []).filter((r) => !userKeys.has(ruleKey(r)))],
     });
     if (this.pool) addPoolRules(this, this.pool, cluster, DEFAULT_POOL, vpc, () => listeners?.securityGroup);
+    // EKS nodes (a nodeadm config) are let into their EKS cluster by an access entry of the shared node role, unless the
+    // object chose aws-auth (the template's values.yaml types both values; validation has checked them).
+    const values = spec.cloudConfig.values as Record<string, unknown>;
+    if (config?.format === 'nodeadm' && values.nodeAccess !== 'aws-auth')
+      nodeAccessEntry(this, String(values.eksClusterName), identity.role);
 
     if (config) {
       new CfnOutput(this, OUTPUTS.checksum, {

@@ -6,6 +6,8 @@ export interface BootstrapProps {
   readonly checksum: string;
   /** `s3://bucket/key` in every stack; tests use an `http://127.0.0.1:…` URL to run the real boot tools offline. */
   readonly source: string;
+  /** The stored bytes as text, for a format whose user data carries the config itself (eks-al2023's NodeConfig part). */
+  readonly config?: string;
 }
 
 /**
@@ -24,4 +26,12 @@ export interface NodeConfigFormat {
   parse(text: string): Omit<NodeConfig, 'format'>;
   /** The small user data: names the content-addressed object, embeds its checksum, refuses other bytes (fail closed). */
   userData(props: BootstrapProps): string;
+  /**
+   * Checks of the stored bytes stricter than the node agent's own (nodeadm: nodeconfig-rules.ts); validate reports each
+   * finding against the object's field that made it. @default none (Ignition and cloud-config are checked by their
+   * real tools in tests)
+   */
+  check?(text: string): ReadonlyArray<{ readonly rule: string; readonly path: string; readonly message: string }>;
+  /** Most bytes the user data may have: @default LIMITS.smallUserDataBytes (a bootstrap only); EC2's 16 KB for one that carries the config. */
+  readonly userDataBudget?: number;
 }

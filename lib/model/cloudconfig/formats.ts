@@ -1,6 +1,7 @@
 import { CLOUD_INIT } from './cloud-init';
 import { NodeConfigFormat } from './format';
 import { IGNITION } from './ignition';
+import { NODEADM } from './nodeadm';
 import { CONFIG_FORMATS, ConfigFormat } from './node-config';
 
 /**
@@ -10,6 +11,7 @@ import { CONFIG_FORMATS, ConfigFormat } from './node-config';
 export const FORMATS: Readonly<Record<ConfigFormat, NodeConfigFormat>> = {
   ignition: IGNITION,
   'cloud-init': CLOUD_INIT,
+  nodeadm: NODEADM,
 };
 
 /** The format whose objects carry `extension` (`ign` → ignition), or undefined. */

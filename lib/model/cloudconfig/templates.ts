@@ -209,11 +209,15 @@ function checkDeclaredValues(dir: string, name: string, files: readonly string[]
 
 const envs = new Map<string, typeof Handlebars>();
 
-/** One Handlebars environment per template dir, with `_shared/*.hbs` as partials (`{{> name}}`). */
+/** One Handlebars environment per template dir, with `_shared/*.hbs` as partials (`{{> name}}`) and the helpers json and base64. */
 function handlebarsFor(dir: string): typeof Handlebars {
   let env = envs.get(dir);
   if (env) return env;
   env = Handlebars.create();
+  // A value as a JSON scalar (valid YAML): quoting by the serializer, never by hand, so no value can break out of its
+  // place in a YAML template (eks-al2023's NodeConfig). base64: nodeadm takes the CA as base64 of the PEM.
+  env.registerHelper('json', (v: unknown) => JSON.stringify(v));
+  env.registerHelper('base64', (v: unknown) => Buffer.from(String(v), 'utf8').toString('base64'));
   const shared = path.join(dir, '_shared');
   if (fs.existsSync(shared)) {
     for (const f of fs

@@ -24,11 +24,11 @@ export function renderUserData(props: UserDataProps): string {
       `config source must be an s3:// or http(s):// URL without quotes, got ${JSON.stringify(props.source)}`,
     );
   }
-  const text = FORMATS[props.format].userData({ checksum: props.checksum, source: props.source });
-  if (Buffer.byteLength(text) > LIMITS.smallUserDataBytes) {
-    throw new UsageError(
-      `user data is ${Buffer.byteLength(text)} bytes, over the ${LIMITS.smallUserDataBytes}-byte budget`,
-    );
+  const format = FORMATS[props.format];
+  const text = format.userData({ checksum: props.checksum, source: props.source, config: props.config });
+  const budget = format.userDataBudget ?? LIMITS.smallUserDataBytes;
+  if (Buffer.byteLength(text) > budget) {
+    throw new UsageError(`user data is ${Buffer.byteLength(text)} bytes, over the ${budget}-byte budget`);
   }
   return text;
 }

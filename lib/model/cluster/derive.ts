@@ -1,3 +1,4 @@
+import { configProblems } from '../cloudconfig/config-problems';
 import { RenderedConfig, renderPools } from '../cloudconfig/render';
 import { primaryPool } from './pools';
 import { listTemplates } from '../cloudconfig/templates';
@@ -61,7 +62,9 @@ export function renderCluster(
     const configs = renderPools(cluster, templatesDir);
     const config = configs.get(primaryPool(cluster.spec).name);
     if (!config) throw new Error(`${cluster.metadata.name}: no config for its first pool`);
-    return { config, configs };
+    // Rendered but not fit for the node (a NodeConfig nodeadm would take with a setting dropped, a user data EC2 refuses).
+    const problems = configProblems(cluster, configs, file);
+    return problems.length ? { problems } : { config, configs };
   } catch (e) {
     if (!(e instanceof TemplateError)) throw e;
     return { problems: [renderProblem(e, file)] };

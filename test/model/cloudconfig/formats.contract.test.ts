@@ -1,24 +1,40 @@
 import { FORMATS, formatByExtension } from '../../../lib/model/cloudconfig/formats';
 import { CONFIG_FORMATS, NodeConfig, normalizeNodeConfig } from '../../../lib/model/cloudconfig/node-config';
+import { NODECONFIG_PATH } from '../../../lib/model/cloudconfig/nodeadm';
 
 /** One contract, run against every registered node-config format. */
 
+/** nodeadm's config is one NodeConfig document (lib/model/cloudconfig/nodeadm.ts), not files and units. */
+const NODECONFIG_SAMPLE: NodeConfig = {
+  format: 'nodeadm',
+  files: [
+    {
+      path: NODECONFIG_PATH,
+      mode: 0o600,
+      contents: 'apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: ünïcode-100%\n',
+    },
+  ],
+  units: [],
+};
+
 const SAMPLE = (format: NodeConfig['format']): NodeConfig =>
-  normalizeNodeConfig({
-    format,
-    files: [
-      { path: '/etc/kubernetes/kubelet.conf', mode: 0o600, contents: 'apiVersion: v1\nkind: Config\n' },
-      {
-        path: '/etc/sysctl.d/90-k8s.conf',
-        mode: 0o644,
-        contents: 'net.ipv4.ip_forward = 1\n# ünïcode, 100% "quoted" $VAR\n',
-      },
-    ],
-    units: [
-      { name: 'kubelet.service', enabled: true, contents: '[Service]\nExecStart=/usr/bin/kubelet\n' },
-      { name: 'helper.timer', enabled: false, contents: '[Timer]\nOnBootSec=1min\n' },
-    ],
-  });
+  format === 'nodeadm'
+    ? NODECONFIG_SAMPLE
+    : normalizeNodeConfig({
+        format,
+        files: [
+          { path: '/etc/kubernetes/kubelet.conf', mode: 0o600, contents: 'apiVersion: v1\nkind: Config\n' },
+          {
+            path: '/etc/sysctl.d/90-k8s.conf',
+            mode: 0o644,
+            contents: 'net.ipv4.ip_forward = 1\n# ünïcode, 100% "quoted" $VAR\n',
+          },
+        ],
+        units: [
+          { name: 'kubelet.service', enabled: true, contents: '[Service]\nExecStart=/usr/bin/kubelet\n' },
+          { name: 'helper.timer', enabled: false, contents: '[Timer]\nOnBootSec=1min\n' },
+        ],
+      });
 
 const CHECKSUM = 'a'.repeat(64);
 const SOURCE = 's3://worker-stacks-config-111111111111-eu-west-1/clusters/x/aaaa.obj';
@@ -42,15 +58,22 @@ describe.each(CONFIG_FORMATS)('node-config format %s', (name) => {
     expect(format.contentType).toMatch(/^[a-z]+\/[a-z.+-]+$/);
   });
 
-  test('its user data names the object and its checksum, and holds nothing of the config', () => {
-    // WHEN the small user data is made for an object
-    const text = format.userData({ checksum: CHECKSUM, source: SOURCE });
+  test('its user data names the object and its checksum, and holds nothing of the config unless it carries it whole', () => {
+    // WHEN the user data is made for an object
+    const config = format.serialize(SAMPLE(name));
+    const text = format.userData({ checksum: CHECKSUM, source: SOURCE, config });
 
-    // THEN it points at the object with the checksum, and is small
+    // THEN it points at the object with the checksum; a bootstrap-only one is small and holds nothing of the config,
+    // one with a budget of its own (nodeadm: EC2's 16 KB) holds the stored bytes exactly
     expect(text).toContain(SOURCE);
     expect(text).toContain(CHECKSUM);
-    expect(text).not.toContain('kubelet');
-    expect(Buffer.byteLength(text)).toBeLessThan(2048);
+    if (format.userDataBudget === undefined) {
+      expect(text).not.toContain('kubelet');
+      expect(Buffer.byteLength(text)).toBeLessThan(2048);
+    } else {
+      expect(text).toContain(config);
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(format.userDataBudget);
+    }
   });
 
   test('bytes of another format are refused or read as nothing of this config', () => {
@@ -64,7 +87,7 @@ describe.each(CONFIG_FORMATS)('node-config format %s', (name) => {
       } catch {
         parsed = undefined;
       }
-      if (parsed) expect(parsed.files.map((f) => f.path)).not.toContain('/etc/kubernetes/kubelet.conf');
+      if (parsed) expect(parsed.files.map((f) => f.path)).not.toContain(SAMPLE(name).files[0].path);
     }
   });
 });

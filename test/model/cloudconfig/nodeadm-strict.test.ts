@@ -1,0 +1,128 @@
+/**
+ * Every rendered NodeConfig against nodeadm itself, offline: created on the real test kube-apiserver under the CRD
+ * that controller-gen generates from nodeadm's own API package, with fieldValidation=Strict (an unknown or mistyped
+ * field is refused, where nodeadm's decoder would drop it), and read by the Go-built `nodeadm config check`
+ * (v0.0.0-20240229193347-cfab22a10647: the proxy's only version; what it cannot know is in docs/node-configs.md).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parse } from 'yaml';
+import { loadClusterFile } from '../../../lib/model/cluster/load';
+import { checkNodeConfig } from '../../../lib/model/cloudconfig/nodeconfig-rules';
+import { renderConfig } from '../../../lib/model/cloudconfig/render';
+import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
+import { apiServerWithCrdForFile, create } from '../../helpers/kube-rest';
+import { nodeConfigCrd, requireNodeadm } from '../../helpers/nodeadm';
+import { run } from '../../helpers/tools';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
+type Raw = any;
+
+const FIXTURE = path.join(REPO, 'test', 'fixtures', 'eks', 'eks-eu1.yaml');
+const api = apiServerWithCrdForFile(nodeConfigCrd, 'nodeconfigs.node.eks.aws');
+
+/** The fixture's NodeConfig after `mutate` changed the object's values. */
+function rendered(mutate: (v: Raw) => void): string {
+  const raw = parse(fs.readFileSync(FIXTURE, 'utf8'));
+  mutate(raw.spec.cloudConfig.values);
+  const dir = tempDir('eks-strict-');
+  fs.writeFileSync(path.join(dir, 'eks-eu1.yaml'), JSON.stringify(raw));
+  const r = loadClusterFile(path.join(dir, 'eks-eu1.yaml'), { templates: TEMPLATES, relativeTo: dir });
+  if (!r.cluster) throw new Error(JSON.stringify(r.problems));
+  return renderConfig(r.cluster).bytes.toString('utf8');
+}
+
+const VARIANTS: Array<[string, (v: Raw) => void]> = [
+  ['the example', () => undefined],
+  [
+    'no labels, no local storage, no kubelet extras',
+    (v) => {
+      v.nodeLabels = {};
+      delete v.localStorageStrategy;
+      v.kubeletConfig = {};
+    },
+  ],
+  [
+    'taints, flags and a containerd line',
+    (v) => {
+      v.nodeTaints = [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }];
+      v.kubeletFlags = ['--v=2'];
+      v.containerdConfig = 'version = 2';
+      v.localStorageStrategy = 'Mount';
+    },
+  ],
+];
+
+let n = 0;
+
+describe.each(VARIANTS)('%s', (_name, mutate) => {
+  const text = rendered(mutate);
+
+  test("the API server creates it under the CRD generated from nodeadm's API, with fieldValidation=Strict", async () => {
+    // GIVEN
+    const doc = parse(text);
+    doc.metadata = { name: `rendered-${++n}` };
+    // WHEN
+    const r = await create(api(), doc);
+    // THEN
+    expect({ status: r.status, body: r.status === 201 ? 'created' : r.body }).toEqual({ status: 201, body: 'created' });
+  });
+
+  test('nodeadm config check takes it', () => {
+    // GIVEN
+    const file = path.join(tempDir('nodeadm-'), 'nodeconfig.yaml');
+    fs.writeFileSync(file, text);
+    // WHEN
+    const r = run(requireNodeadm(), ['config', 'check', '--config-source', `file://${file}`]);
+    // THEN
+    expect(r.stderr + r.stdout).toContain('Configuration is valid');
+    expect(r.status).toBe(0);
+  });
+});
+
+describe('what the strict server refuses and nodeadm does not', () => {
+  test.each<[string, (d: Raw) => void, string]>([
+    ['an unknown field', (d) => (d.spec.kubelet.extraArgs = ['--v=2']), 'unknown field "spec.kubelet.extraArgs"'],
+    ['a mistyped field', (d) => (d.spec.cluster.enableOutpost = 'yes'), 'spec.cluster.enableOutpost'],
+    [
+      'a local storage strategy nodeadm does not have',
+      (d) => (d.spec.instance = { localStorage: { strategy: 'RAID1' } }),
+      'spec.instance.localStorage.strategy',
+    ],
+  ])('%s', async (_what, mutate, said) => {
+    // GIVEN
+    const doc = parse(rendered(() => undefined));
+    doc.metadata = { name: `bad-${++n}` };
+    mutate(doc);
+    // WHEN
+    const r = await create(api(), doc);
+    // THEN
+    expect(r.status).toBeGreaterThanOrEqual(400);
+    expect(String(r.body?.message ?? JSON.stringify(r.body))).toContain(said);
+  });
+});
+
+describe('what nodeadm config check of this version takes, and the strict checks refuse (why they exist)', () => {
+  test.each<[string, (d: Raw) => void, string]>([
+    ['an unknown field', (d) => (d.spec.kubelet.extraArgs = ['--v=2']), 'nodeconfig/strict-fields'],
+    [
+      'a kubelet setting with a typo',
+      (d) => (d.spec.kubelet.config.shutdownGracePeriodd = '30s'),
+      'nodeconfig/strict-fields',
+    ],
+    // Its `config check` only decodes: ValidateNodeConfig runs in `init`, on the node.
+    ['no CA', (d) => delete d.spec.cluster.certificateAuthority, 'nodeadm/cluster-ca'],
+  ])('%s', (_what, mutate, rule) => {
+    // GIVEN
+    const doc = parse(rendered(() => undefined));
+    mutate(doc);
+    const file = path.join(tempDir('nodeadm-'), 'nodeconfig.yaml');
+    fs.writeFileSync(file, JSON.stringify(doc));
+    // WHEN
+    const r = run(requireNodeadm(), ['config', 'check', '--config-source', `file://${file}`]);
+    // THEN
+    expect(r.status).toBe(0);
+    expect(r.stderr + r.stdout).toContain('Configuration is valid');
+    expect(checkNodeConfig(JSON.stringify(doc)).map((f) => f.rule)).toContain(rule);
+  });
+});
