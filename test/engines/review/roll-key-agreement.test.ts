@@ -4,15 +4,16 @@ import fc from 'fast-check';
 import { buildFleetApp } from '../../../lib/engines/stacks/app';
 import { rollKeyOf } from '../../../lib/engines/stacks/roll-key';
 import { diffTemplates } from '../../../lib/engines/review/template-diff';
-import { rollReasons } from '../../../lib/engines/review/verdict';
+import { reviewCluster } from '../../../lib/engines/review/cluster-review';
+import { WorkerStackSnapshot } from '../../../lib/engines/review/assembly';
 import { WorkerCluster } from '../../../lib/model/cluster/schema';
 import { EXAMPLE_NAMES, example, rawExample, tempDir, validated } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
 
 /*
  * Issue 33 item 1: `review` and the roll key agree on every case. Each pair (base, head) of a stack's templates gets
- * three verdicts: the roll key's (the keys differ), review's (rollReasons of the cdk-diff engine's changes, as
- * cluster-review.ts and pool-review.ts call it with both templates), and the oracle's: what
+ * three verdicts: the roll key's (the keys differ), review's (the entry reviewCluster makes of the two stacks, as
+ * compare-sides.ts calls it: a pool's own stack beside its cluster's unchanged shared stack), and the oracle's: what
  * @aws-cdk/cloudformation-diff says CloudFormation does to the launch template, launch configuration and group (read
  * from its own ResourceDifference and PropertyDifference output, not from roll-key.ts). The pairs are object edits of
  * the examples through the real synthesis, and code-shaped edits of the synthesized template JSON.
@@ -118,21 +119,49 @@ interface Verdicts {
   readonly oracleReasons: string[];
 }
 
+const snapshot = (stackName: string, template: Template): WorkerStackSnapshot => ({
+  cluster: 'agreement',
+  stackName,
+  ...(stackName.includes('-Pool-') ? { pool: stackName.split('-Pool-')[1] } : {}),
+  environment: 'aws://111111111111/eu-west-1',
+  template,
+  templateFile: `${stackName}.template.json`,
+  logicalIdPaths: {},
+});
+
+/**
+ * Review's verdict through its real path: reviewCluster, as compare-sides.ts calls it for a paired cluster. A pool's own
+ * stack is reviewed as one of the cluster's pools (beside the cluster's shared stack, unchanged), a shared stack as the
+ * cluster's.
+ */
+function reviewVerdict(stackName: string, base: Template, head: Template): { rolls: boolean; reasons: string[] } {
+  const pool = stackName.split('-Pool-')[1];
+  const shared = pool ? snapshot(stackName.split('-Pool-')[0], { Resources: {} }) : undefined;
+  const old = shared ?? snapshot(stackName, base);
+  const now = shared ?? snapshot(stackName, head);
+  const own = pool
+    ? { old: new Map([[pool, snapshot(stackName, base)]]), now: new Map([[pool, snapshot(stackName, head)]]) }
+    : { old: new Map(), now: new Map() };
+  const assembly = { outdir: '', stacks: new Map(), poolStacks: new Map(), bootstrapEnvironments: new Set<string>() };
+  const entry = reviewCluster(now, old, now, own, () => true, assembly, null, { base: [], head: [] });
+  return { rolls: entry.status === 'rolls', reasons: entry.rollReasons };
+}
+
 /** The three verdicts of one pair. */
-function verdicts(base: Template, head: Template): Verdicts {
-  const reviewReasons = rollReasons(diffTemplates(base, head), { base: null, head: null }, { base, head });
+function verdicts(base: Template, head: Template, stackName = 'WorkerStack-agreement'): Verdicts {
+  const review = reviewVerdict(stackName, base, head);
   const oracleReasons = oracle(base, head);
   return {
     rollKey: rollKeyOf(base)?.key !== rollKeyOf(head)?.key,
-    review: reviewReasons.length > 0,
+    review: review.rolls,
     oracle: oracleReasons.length > 0,
-    reviewReasons,
+    reviewReasons: review.reasons,
     oracleReasons,
   };
 }
 
-function expectAgreement(what: string, base: Template, head: Template): Verdicts {
-  const v = verdicts(base, head);
+function expectAgreement(what: string, base: Template, head: Template, stackName?: string): Verdicts {
+  const v = verdicts(base, head, stackName);
   const line = `${what}: roll key ${v.rollKey}, review ${v.review} [${v.reviewReasons.join('; ')}], oracle ${v.oracle} [${v.oracleReasons.join('; ')}]`;
   expect({ case: line, rollKey: v.rollKey, review: v.review }).toEqual({
     case: line,
@@ -528,7 +557,7 @@ test('GIVEN object edits of the examples, synthesized WHEN each stack is compare
           const head = heads.get(stack);
           if (!head) continue;
           const what = `${edits.map((e) => OBJECT_EDITS[e].name).join(' + ')} (pick ${pick}) of ${name}, ${stack}`;
-          const v = expectAgreement(what, base, head);
+          const v = expectAgreement(what, base, head, stack);
           for (const e of edits)
             seen.set(OBJECT_EDITS[e].name, (seen.get(OBJECT_EDITS[e].name) ?? new Set()).add(v.oracle));
         }
@@ -574,7 +603,12 @@ test('GIVEN code-shaped changes of the synthesized templates WHEN compared with 
           throw e;
         }
         // WHEN / THEN
-        const v = expectAgreement(`${changes.map((c) => CODE_CHANGES[c].name).join(' + ')} of ${stack}`, base, head);
+        const v = expectAgreement(
+          `${changes.map((c) => CODE_CHANGES[c].name).join(' + ')} of ${stack}`,
+          base,
+          head,
+          stack,
+        );
         if (changes.length === 1)
           outcomes.set(
             CODE_CHANGES[changes[0]].name,
