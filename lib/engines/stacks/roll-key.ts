@@ -107,7 +107,10 @@ export function rollKeyOfBody(body: string | undefined): RollKey | undefined {
 /** What replaces the nodes between two roll keys, as causes (sorted, each once); empty when none does. */
 export function rollCauses(from: RollKey | undefined, to: RollKey | undefined): RollCause[] {
   if (!from || !to || from.key === to.key) return [];
-  return causesOf(changedProperties(from, to));
+  // A referenced resource on one side only is a reference added or removed (the launch data says that change), not a
+  // replacement: a rule narrowed to a pool adds its security group to the launch data.
+  const referenced = (p: string) => REPLACED.exec(p)?.[2] !== undefined;
+  return causesOf(changedProperties(from, to).filter((p) => !referenced(p) || (p in from.parts && p in to.parts)));
 }
 
 /** The properties whose digest differs (present on one side only included), sorted. */
