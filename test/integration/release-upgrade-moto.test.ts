@@ -204,8 +204,8 @@ test('an upgrade from 8909f17 that writes every launch template anew rolls the c
     expect(s.rollout).toMatchObject({ policy: 'fleet', wave: 'remainder' });
     expect(s.pendingRoll).toMatch(cause(why[n]));
     expect(getCondition(s, 'Progressing')?.message).toContain(`(replaces nodes: ${s.pendingRoll}; `);
-    expect(s.rollKey).toMatch(/^rk1:/);
-    expect(s.desiredRollKey).toMatch(/^rk1:/);
+    expect(s.rollKey).toMatch(/^rk2:/);
+    expect(s.desiredRollKey).toMatch(/^rk2:/);
     expect(s.desiredRollKey).not.toBe(s.rollKey);
     // (the config is the one 8909f17 made live: nothing but the code makes this roll)
     expect([s.cloudConfigChecksum, s.desiredChecksum]).toEqual([oldChecksums[n], oldChecksums[n]]);

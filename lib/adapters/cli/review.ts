@@ -5,7 +5,9 @@ import { formatJson } from '../../engines/review/format-json';
 import { DEFAULT_MAX_BYTES, formatMarkdown, MIN_MAX_BYTES } from '../../engines/review/format-markdown';
 import { formatTerminal } from '../../engines/review/format-terminal';
 import { FailOn, review, reviewExitCode } from '../../engines/review/review';
+import { reviewAgainstAssembly } from '../../engines/review/assembly-review';
 import { InputOverrides } from '../../engines/review/synth-revision';
+import { ReviewResult } from '../../engines/review/model';
 import { dirFlags, Io, processIo } from './context';
 import { wholeNumber } from './numbers';
 
@@ -15,7 +17,12 @@ export const REVIEW_EXIT = { ok: 0, failOn: 1, error: 2 } as const;
 export type ReviewFormat = 'terminal' | 'markdown' | 'json';
 
 export interface ReviewCommandOptions {
-  readonly base: string;
+  /** --base <ref>, or --base-assembly <dir> (exactly one). */
+  readonly base?: string;
+  /** --base-assembly: the cloud assembly the release in use made of the same objects (the pre-upgrade review). */
+  readonly baseAssembly?: string;
+  /** --base-release: the release in use, as the reasons name it. */
+  readonly baseRelease?: string;
   readonly cluster?: string;
   readonly format?: ReviewFormat;
   readonly failOn?: FailOn;
@@ -40,7 +47,12 @@ export function registerReview(program: Command, io: Io, done: (code: number) =>
     .description(
       'show what the working tree changes in each worker stack since a git revision: template diff, verdict (rolls nodes?), node config diff; offline',
     )
-    .requiredOption('--base <ref>', 'git revision to compare with (branch, tag or commit, e.g. origin/main)')
+    .option('--base <ref>', 'git revision to compare with (branch, tag or commit, e.g. origin/main)')
+    .option(
+      '--base-assembly <dir>',
+      'instead of --base, before an upgrade: the cloud assembly (cdk.out) the release in use synthesized from the same --clusters; says which clusters this release rolls',
+    )
+    .option('--base-release <name>', 'with --base-assembly: the release in use, as the reasons name it')
     .option('--cluster <name>', 'only this cluster (its name at base or head)')
     .addOption(
       new Option('--format <format>', 'output format').choices(['terminal', 'markdown', 'json']).default('terminal'),
@@ -70,6 +82,24 @@ export function registerReview(program: Command, io: Io, done: (code: number) =>
 export async function reviewCommand(opts: ReviewCommandOptions, io: Io): Promise<number> {
   try {
     const projectDir = path.resolve(opts.repo ?? '.');
+    if ((opts.base === undefined) === (opts.baseAssembly === undefined)) {
+      throw new ReviewError('review needs exactly one of --base <ref> and --base-assembly <dir>', {
+        hint: 'review a change: --base origin/main; review an upgrade: --base-assembly <cdk.out of the release in use> --clusters <dir>',
+      });
+    }
+    if (opts.baseAssembly !== undefined) {
+      // The same objects on both sides, read where they are: no git revision is read, so they may be outside the repo.
+      const result = await reviewAgainstAssembly({
+        projectDir,
+        baseAssembly: opts.baseAssembly,
+        clustersDir: opts.clusters ?? process.env.WORKER_STACKS_CLUSTERS ?? path.join(projectDir, 'clusters'),
+        templatesDir: opts.templates ?? process.env.WORKER_STACKS_TEMPLATES,
+        baseRelease: opts.baseRelease,
+        cluster: opts.cluster,
+      });
+      io.out(formatted(result, opts, io));
+      return reviewExitCode(result, opts.failOn);
+    }
     // Both sides are read inside the project, so a relative directory means one of the project's.
     const relativeTo = opts.repo === undefined ? process.cwd() : projectDir;
     const inputs: InputOverrides = {
@@ -86,16 +116,8 @@ export async function reviewCommand(opts: ReviewCommandOptions, io: Io): Promise
         '--templates',
       ),
     };
-    const result = await review({ projectDir, base: opts.base, cluster: opts.cluster, inputs });
-    const format = opts.format ?? 'terminal';
-    const color = opts.color ?? (io === processIo && process.stdout.isTTY && !process.env.NO_COLOR);
-    io.out(
-      format === 'json'
-        ? formatJson(result)
-        : format === 'markdown'
-          ? formatMarkdown(result, { maxBytes: opts.maxBytes })
-          : formatTerminal(result, { color }),
-    );
+    const result = await review({ projectDir, base: opts.base ?? '', cluster: opts.cluster, inputs });
+    io.out(formatted(result, opts, io));
     return reviewExitCode(result, opts.failOn);
   } catch (e) {
     if (e instanceof WorkerStacksError) {
@@ -104,6 +126,16 @@ export async function reviewCommand(opts: ReviewCommandOptions, io: Io): Promise
     }
     throw e;
   }
+}
+
+function formatted(result: ReviewResult, opts: ReviewCommandOptions, io: Io): string {
+  const format = opts.format ?? 'terminal';
+  const color = opts.color ?? (io === processIo && process.stdout.isTTY && !process.env.NO_COLOR);
+  return format === 'json'
+    ? formatJson(result)
+    : format === 'markdown'
+      ? formatMarkdown(result, { maxBytes: opts.maxBytes })
+      : formatTerminal(result, { color });
 }
 
 /** A directory flag, as a path inside the project: both revisions read their own copy of it. */

@@ -59,6 +59,8 @@ export function reviewCluster(
   let { rollingUpdate, capacity } = groupSettings(now.template);
   let status: ClusterStatus;
   let reasons: string[] = [];
+  // Whether the shared stack rolls is its roll key's answer (the one the reconciler's gates read); the diff words it.
+  const sharedReasons = () => (old ? rollReasons(changes, checksum, { base: old.template, head: now.template }) : []);
   // Each pool on its own; a cluster's roll is its pools' rolls (the pools outside the shared stack count too).
   const pooled = reviewPools({ old, now, stackName }, own, !old || Boolean(renamedFrom));
   const ownPools = pooled.pools.filter((p) => !p.shared);
@@ -67,7 +69,7 @@ export function reviewCluster(
   else {
     // A pool removed from the object is a roll of that pool: the reconciler deletes its stack and its nodes go.
     reasons = [
-      ...rollReasons(changes, checksum),
+      ...sharedReasons(),
       ...ownPools.flatMap((p) =>
         p.rollReasons.map((r) =>
           p.status === 'removed'
@@ -83,11 +85,10 @@ export function reviewCluster(
         ? 'unchanged'
         : 'changes';
     // The shared stack does not roll but a pool's own stack does: the verdict says how that pool rolls.
-    if (status === 'rolls' && !rollReasons(changes, checksum).length && pooled.rolling)
-      ({ rollingUpdate, capacity } = pooled.rolling);
+    if (status === 'rolls' && !sharedReasons().length && pooled.rolling) ({ rollingUpdate, capacity } = pooled.rolling);
   }
   // Nothing rolls but pools go: the verdict says which, and no rolling update applies to it.
-  const removals = status === 'rolls' && !pooled.rolling && !rollReasons(changes, checksum).length;
+  const removals = status === 'rolls' && !pooled.rolling && !sharedReasons().length;
   if (removals) rollingUpdate = null;
   if (status === 'fixed') {
     notes.push(

@@ -117,7 +117,7 @@ function reviewPool(s: PoolSides, whole: boolean, siblings: Siblings): PoolRevie
     );
   }
   const changes = diffTemplates(base.template, s.now.template, s.now.logicalIdPaths);
-  const reasons = rollReasons(changes, checksum);
+  const reasons = rollReasons(changes, checksum, { base: base.template, head: s.now.template });
   if (reasons.length) return entry('rolls', reasons.join('; '), reasons, changes);
   const own = changes.resources.length;
   if (checksum.base !== checksum.head)

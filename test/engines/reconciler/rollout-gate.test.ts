@@ -148,7 +148,7 @@ test('a new AMI (the config checksum unchanged) waits for its wave like a new co
   expect(h.status(MAIN).desiredChecksum).toBe(live);
   expect(h.cfn.started.filter((x) => x.stackName === h.stackName(MAIN) && x.kind === 'update')).toEqual([]);
   // (each says it from its own templates: the canary's live roll key is its new one, the held one's is pending)
-  expect(h.status(CANARY).rollKey).toMatch(/^rk1:/);
+  expect(h.status(CANARY).rollKey).toMatch(/^rk2:/);
   expect(h.status(CANARY).pendingRoll).toBeUndefined();
   expect(h.status(MAIN)).toMatchObject({ pendingRoll: 'image' });
   expect(h.status(MAIN).rollKey).not.toBe(h.status(MAIN).desiredRollKey);

@@ -57,11 +57,50 @@ describe('rollKeyOf', () => {
       'launch template: NetworkInterfaces, SecurityGroupIds',
     ],
     ['a placement group', (t) => (group(t).PlacementGroup = 'pg'), 'launch template: PlacementGroup'],
+    // what replaces the group, its launch template or a resource the launch data reads (rk2)
+    [
+      'a new logical id of the group (a new group)',
+      (t) => {
+        t.Resources.Group2 = t.Resources.Group;
+        delete t.Resources.Group;
+      },
+      'group replaced',
+    ],
+    [
+      'the group named (AutoScalingGroupName replaces it)',
+      (t) => (group(t).AutoScalingGroupName = 'g'),
+      'group replaced',
+    ],
+    [
+      'a new logical id of the launch template',
+      (t) => {
+        t.Resources.LT2 = t.Resources.LT;
+        delete t.Resources.LT;
+        group(t).LaunchTemplate = {
+          LaunchTemplateId: { Ref: 'LT2' },
+          Version: { 'Fn::GetAtt': ['LT2', 'LatestVersionNumber'] },
+        };
+      },
+      'launch template replaced',
+    ],
+    [
+      'the security group the launch data reads is replaced (GroupDescription)',
+      (t) => (t.Resources.SG.Properties.GroupDescription = 'other'),
+      'security group replaced',
+    ],
     // what never does
     ['sizes', (t) => Object.assign(group(t), { MinSize: '2', MaxSize: '9', DesiredCapacity: '4' }), ''],
     ['tags of the group', (t) => (group(t).Tags = []), ''],
     ['a listener', (t) => (t.Resources.Listener.Properties.Port = 8443), ''],
-    ['the security group itself', (t) => (t.Resources.SG.Properties.GroupDescription = 'other'), ''],
+    [
+      'a rule of the security group (updated in place)',
+      (t) =>
+        (t.Resources.SG.Properties.SecurityGroupIngress = [
+          { IpProtocol: 'tcp', FromPort: 1, ToPort: 1, CidrIp: '10.0.0.0/8' },
+        ]),
+      '',
+    ],
+    ['the tags of the launch template itself', (t) => (t.Resources.LT.Properties.TagSpecifications = []), ''],
     ['outputs', (t) => (t.Outputs.ConfigChecksum.Value = 'x'), ''],
     [
       'the key order of the launch template data',
@@ -158,7 +197,7 @@ describe('rollKeyOf', () => {
     const b = rollKeyOf(stack());
     // THEN
     expect(a).toEqual(b);
-    expect(a!.key).toMatch(/^rk1:[0-9a-f]{16}$/);
+    expect(a!.key).toMatch(/^rk2:[0-9a-f]{16}$/);
   });
 
   test('causes are named once each, in a fixed order', () => {

@@ -1,4 +1,4 @@
-import { describeRollChange, RollKey, rollKeyOfBody } from '../../stacks/roll-key';
+import { describeRollChange, isCurrentRecipe, RollKey, rollKeyOfBody } from '../../stacks/roll-key';
 import { synthesizeStack } from '../../synthesis/synthesize';
 import { StackSummary } from '../../../model/ports/cloudformation-port';
 import { getCondition } from '../../../model/cluster/status';
@@ -27,7 +27,10 @@ export const rollKey: Task<Observed, RollKeyed> = {
     let synth: SynthesizedStack | undefined;
     let desired: RollKey | undefined;
     let release: string | undefined;
-    if (cached?.inputs === o.fingerprint) ({ desired, release } = cached);
+    // A key an older release cached with another recipe (rk1) is read again: two recipes' keys always differ, and a
+    // cluster would look like it rolls when nothing replaces its nodes.
+    const current = (k: RollKey | undefined) => !k || isCurrentRecipe(k.key);
+    if (cached?.inputs === o.fingerprint && current(cached.desired)) ({ desired, release } = cached);
     else {
       synth = await synthesizeFor(ctx, o);
       desired = rollKeyOfBody(synth.templateBody);
@@ -35,7 +38,10 @@ export const rollKey: Task<Observed, RollKeyed> = {
       release = byRelease(ctx, o);
     }
     const version = stackVersion(o.stack);
-    const live = cached?.stack === version ? cached.live : rollKeyOfBody(await ctx.region.cfn.getTemplate(o.stack.id));
+    const live =
+      cached?.stack === version && current(cached.live)
+        ? cached.live
+        : rollKeyOfBody(await ctx.region.cfn.getTemplate(o.stack.id));
     const roll = rollOf(desired, live, o, release);
     ctx.recorder.stage(
       { desiredRollKey: desired?.key, rollKey: live?.key, pendingRoll: roll.rolls ? roll.cause : undefined },

@@ -1,0 +1,99 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { checkoutRelease } from '../../helpers/old-release';
+import { REPO, tempDir } from '../../helpers/clusters';
+import { parse, stringify } from 'yaml';
+import { reviewBin } from './cli-run';
+
+/*
+ * Issue 33 item 3, the pre-upgrade review: the same objects, synthesized by the release in use (its own code, checked
+ * out of git, run as its `cdk synth` runs it) and by this one. 8909f17 writes every launch template with
+ * SecurityGroupIds where this code writes a NetworkInterfaces entry: its clusters roll on the upgrade, as the reconciler
+ * then does (test/integration/release-upgrade-moto.test.ts: `release …: launch template: NetworkInterfaces,
+ * SecurityGroupIds`). 5caa380, the commit before the roll key's rk2, writes the same templates: nothing rolls.
+ */
+
+const OBJECTS_FROM = '8909f17';
+
+/** The release's cloud assembly of the objects, made as its `npx cdk synth -o <dir>` makes it. */
+function oldAssembly(release: string, clusters: string, templates: string): string {
+  const dir = checkoutRelease(release, 'the release an upgrade starts from');
+  const out = tempDir(`assembly-${release}`);
+  const r = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(dir, 'bin', 'app.ts')], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 240_000,
+    env: {
+      ...process.env,
+      TS_NODE_PROJECT: path.join(dir, 'tsconfig.json'),
+      CDK_OUTDIR: out,
+      WORKER_STACKS_CLUSTERS: clusters,
+      WORKER_STACKS_TEMPLATES: templates,
+      WORKER_STACKS_NAG: 'false',
+    },
+  });
+  if (r.status !== 0) throw new Error(`${release}'s cdk synth exited ${r.status}: ${r.stderr.slice(-1500)}`);
+  return out;
+}
+
+let clusters: string;
+let templates: string;
+beforeAll(() => {
+  // The operator's objects and templates, outside this repo, kept across the upgrade (the release's own examples).
+  clusters = tempDir('upgrade-clusters');
+  const raw = parse(fs.readFileSync(path.join(REPO, 'clusters', 'prod-eu1.yaml'), 'utf8'));
+  // a value the old release's templates do not declare (the example gained it after 8909f17)
+  delete raw.spec.cloudConfig.values.kubeletSha256;
+  delete raw.spec.cloudConfig.values.awsCliImage;
+  fs.writeFileSync(path.join(clusters, 'prod-eu1.yaml'), stringify(raw));
+  templates = path.join(checkoutRelease(OBJECTS_FROM, 'its cloud-config templates'), 'cloudconfig');
+});
+
+test('GIVEN the cloud assembly 8909f17 made of the objects WHEN this release reviews against it THEN the cluster rolls, for the release, with the launch template properties the reconciler names', () => {
+  // GIVEN
+  const base = oldAssembly('8909f17', clusters, templates);
+  // WHEN
+  const r = reviewBin(REPO, [
+    '--base-assembly',
+    base,
+    '--base-release',
+    '8909f17',
+    '--clusters',
+    clusters,
+    '--templates',
+    templates,
+    '--format',
+    'json',
+    '--fail-on',
+    'roll',
+  ]);
+  // THEN
+  expect({ code: r.status, err: r.stderr }).toEqual({ code: 1, err: '' });
+  const result = JSON.parse(r.stdout);
+  const prod = result.clusters.find((c: { name: string }) => c.name === 'prod-eu1');
+  expect(prod.status).toBe('rolls');
+  expect(prod.rollReasons.join('\n')).toMatch(
+    /^release 8909f17 → [^:]+: launch template \S+ changes \(.*NetworkInterfaces/m,
+  );
+});
+
+test('GIVEN the cloud assembly of a release that writes the same templates WHEN this release reviews against it THEN nothing rolls and --fail-on roll passes', () => {
+  // GIVEN
+  const base = oldAssembly('5caa380', clusters, templates);
+  // WHEN
+  const r = reviewBin(REPO, [
+    '--base-assembly',
+    base,
+    '--clusters',
+    clusters,
+    '--templates',
+    templates,
+    '--fail-on',
+    'roll',
+  ]);
+  // THEN
+  expect({ code: r.status, err: r.stderr }).toEqual({ code: 0, err: '' });
+  expect(r.stdout).toMatch(/prod-eu1/);
+  expect(r.stdout).not.toMatch(/rolls nodes/);
+});
