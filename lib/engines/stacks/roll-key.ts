@@ -225,7 +225,7 @@ const refOf = (value: unknown): string | undefined => {
 };
 
 /** Logical ids a value names by Ref or Fn::GetAtt (pseudo parameters and parameters included: the caller keeps resources). */
-function referencesIn(value: unknown, out = new Set<string>()): Set<string> {
+export function referencesIn(value: unknown, out = new Set<string>()): Set<string> {
   if (Array.isArray(value)) value.forEach((v) => referencesIn(v, out));
   else if (value && typeof value === 'object') {
     const o = value as Record<string, unknown>;

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { fullDiff, ResourceImpact } from '@aws-cdk/cloudformation-diff';
 import fc from 'fast-check';
 import { buildFleetApp } from '../../../lib/engines/stacks/app';
-import { rollCauses, rollKeyOf } from '../../../lib/engines/stacks/roll-key';
+import { referencesIn, rollCauses, rollKeyOf } from '../../../lib/engines/stacks/roll-key';
 import { diffTemplates } from '../../../lib/engines/review/template-diff';
 import { reviewCluster } from '../../../lib/engines/review/cluster-review';
 import { WorkerStackSnapshot } from '../../../lib/engines/review/assembly';
@@ -50,19 +50,8 @@ function synthStacks(cluster: WorkerCluster): Map<string, Template> {
   }
 }
 
-/** Logical ids a value references (Ref, Fn::GetAtt). */
-function references(value: unknown, out = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) value.forEach((v) => references(v, out));
-  else if (value && typeof value === 'object') {
-    const o = value as Record<string, unknown>;
-    if (typeof o.Ref === 'string') out.add(o.Ref);
-    const att = o['Fn::GetAtt'];
-    if (Array.isArray(att) && typeof att[0] === 'string') out.add(att[0]);
-    else if (typeof att === 'string') out.add(att.split('.')[0]);
-    Object.values(o).forEach((v) => references(v, out));
-  }
-  return out;
-}
+/** Logical ids a value references (Ref, Fn::GetAtt): the roll key's own reading of references. */
+const references = (value: unknown): Set<string> => referencesIn(value);
 
 /**
  * The oracle: what CloudFormation does, in the cdk-diff engine's words. Nodes are replaced when a launch template's

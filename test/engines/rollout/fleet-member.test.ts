@@ -91,6 +91,18 @@ test.each([
   expect(m.failedRoll !== undefined).toBe(failed);
 });
 
+/** The record of cluster c1 with this status (on its first generation, not being deleted). */
+const recordWith = (status: ClusterRecord['status']): ClusterRecord => ({
+  name: 'c1',
+  source: 'clusters/c1.yaml',
+  raw: {},
+  parseProblems: [],
+  generation: 1,
+  resourceVersion: '1',
+  deletionRequested: false,
+  status,
+});
+
 describe('roll keys read by other code (a release deployed): a replacement pending until read anew', () => {
   const KEY = 'rk1:aaaa';
   const rollKeys = (code?: string) => ({ inputs: 'i', stack: 's', ...(code ? { code } : {}) });
@@ -117,16 +129,13 @@ describe('roll keys read by other code (a release deployed): a replacement pendi
     },
   ])('$what: pending $pending', ({ controller, pending, ...row }) => {
     // GIVEN a cluster on its desired config with equal recorded keys
-    const record: ClusterRecord = {
-      name: 'c1',
-      source: 'clusters/c1.yaml',
-      raw: {},
-      parseProblems: [],
-      generation: 1,
-      resourceVersion: '1',
-      deletionRequested: false,
-      status: { conditions: [], cloudConfigChecksum: DESIRED, rollKey: KEY, desiredRollKey: KEY, controller },
-    };
+    const record = recordWith({
+      conditions: [],
+      cloudConfigChecksum: DESIRED,
+      rollKey: KEY,
+      desiredRollKey: KEY,
+      controller,
+    });
     const stack = { name: 'WorkerStack-c1', id: 'x', status: 'UPDATE_COMPLETE', outputs: { ConfigChecksum: DESIRED } };
     // WHEN the gate of code "new" looks at it
     const m = fleetMember(record, {}, DESIRED, stack, row.code === null ? undefined : 'new');
@@ -136,22 +145,13 @@ describe('roll keys read by other code (a release deployed): a replacement pendi
 
   test('a Stalled cluster whose keys the previous code read failed its roll (it never reads them again on its own)', () => {
     // GIVEN
-    const record: ClusterRecord = {
-      name: 'c1',
-      source: 'clusters/c1.yaml',
-      raw: {},
-      parseProblems: [],
-      generation: 1,
-      resourceVersion: '1',
-      deletionRequested: false,
-      status: {
-        conditions: [stalled('AccountMismatch')],
-        cloudConfigChecksum: DESIRED,
-        rollKey: KEY,
-        desiredRollKey: KEY,
-        controller: { rollKeys: rollKeys('old') },
-      },
-    };
+    const record = recordWith({
+      conditions: [stalled('AccountMismatch')],
+      cloudConfigChecksum: DESIRED,
+      rollKey: KEY,
+      desiredRollKey: KEY,
+      controller: { rollKeys: rollKeys('old') },
+    });
     const stack = { name: 'WorkerStack-c1', id: 'x', status: 'UPDATE_COMPLETE', outputs: { ConfigChecksum: DESIRED } };
     // WHEN
     const m = fleetMember(record, {}, DESIRED, stack, 'new');
@@ -162,20 +162,11 @@ describe('roll keys read by other code (a release deployed): a replacement pendi
 
 test('a Stalled pooled cluster one of whose pools was never live (its create failed) failed its roll, whatever the others carry', () => {
   // GIVEN the shared stack on its config, pool spot without a stack that ever completed
-  const record: ClusterRecord = {
-    name: 'c1',
-    source: 'clusters/c1.yaml',
-    raw: {},
-    parseProblems: [],
-    generation: 1,
-    resourceVersion: '1',
-    deletionRequested: false,
-    status: {
-      conditions: [stalled('DeleteFailed')],
-      cloudConfigChecksum: DESIRED,
-      pools: [{ name: 'spot', stackName: 'WorkerStack-c1-Pool-spot', stackStatus: 'DELETE_FAILED', conditions: [] }],
-    },
-  };
+  const record = recordWith({
+    conditions: [stalled('DeleteFailed')],
+    cloudConfigChecksum: DESIRED,
+    pools: [{ name: 'spot', stackName: 'WorkerStack-c1-Pool-spot', stackStatus: 'DELETE_FAILED', conditions: [] }],
+  });
   const stack = { name: 'WorkerStack-c1', id: 'x', status: 'UPDATE_COMPLETE', outputs: { ConfigChecksum: DESIRED } };
   const poolChecksums = new Map([
     ['default', DESIRED],
