@@ -135,7 +135,24 @@ const COVERED: Record<string, string> = {
     'apply deploy/',
   'kubectl annotate namespace team-a worker-stacks.io/accounts=111111111111,222222222222':
     'a namespace bound to its accounts',
+  'kubectl get workerclusters -A -o yaml \\': 'validate before upgrading',
 };
+
+test("validate before upgrading: the docs' kubectl get piped into validate --objects checks the live objects", async () => {
+  // GIVEN an object applied and given a status by the daemon (the List kubectl prints then carries both)
+  const name = 'upgrade-check';
+  kOk(['apply', '-n', NS, '-f', example(name)]);
+  await writeReadyStatus(name);
+  const listed = kOk(['get', 'workerclusters', '-A', '-o', 'yaml']);
+  expect(listed).toContain(`name: ${name}`);
+  // WHEN the docs' pipe runs (this release's CLI in place of the new image)
+  const r = run(process.execPath, [cli, 'validate', '--objects', '-', '--clusters', path.join(scratch, 'none')], {
+    input: listed,
+  });
+  // THEN every live object is checked and valid: exit 0, nothing on stderr
+  expect({ code: r.code, err: r.stderr }).toEqual({ code: 0, err: '' });
+  expect(r.stdout).toMatch(/^[1-9]\d* cluster objects? valid\n$/);
+});
 
 test('server-side apply (as Flux and Argo CD apply): every CRD the tool emits is applied, and applied again changes nothing; the daemon writes as manager worker-stacks', async () => {
   for (const [what, input] of [
