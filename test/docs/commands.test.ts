@@ -54,6 +54,10 @@ const PLACED: readonly Placement[] = [
     runBy: { file: 'test/engines/stacks/cdk-cli.test.ts', fragment: "'diff', '--app', outdir, '--template'" },
   },
   {
+    line: /^WORKER_STACKS_CLUSTERS=\S+ npx cdk synth -o \S+$/,
+    runBy: { file: 'test/engines/review/assembly-review.test.ts', fragment: 'npx cdk synth -o <dir>' },
+  },
+  {
     line: /^WORKER_STACKS_CLUSTERS=\S+ npx cdk synth$/,
     runBy: { file: 'test/engines/stacks/cdk-cli.test.ts', fragment: "'WORKER_STACKS_CLUSTERS'" },
   },
