@@ -68,14 +68,8 @@ test.each([
   const desired = 'desired' in row ? row.desired : DESIRED;
   const live = 'live' in row ? row.live : undefined;
   const record: ClusterRecord = {
-    name: 'c1',
-    source: 'clusters/c1.yaml',
-    raw: {},
-    parseProblems: [],
-    generation: 1,
-    resourceVersion: '1',
+    ...recordWith({ conditions, cloudConfigChecksum: live }),
     deletionRequested: row.deleting ?? false,
-    status: { conditions, cloudConfigChecksum: live },
   };
   const stack = {
     name: 'WorkerStack-c1',
