@@ -1,3 +1,4 @@
+import { KeptSyntheses } from '../../lib/engines/synthesis/kept-syntheses';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
@@ -238,8 +239,10 @@ export class FleetSim {
   public restart(): void {
     const base = this.h.deps({
       templatesDir: this.templatesDir,
-      // Counted: a held cluster's roll key synthesizes once, its change set once more when released (bench/fleet-rollout.ts).
+      // Counted: a held cluster's roll key synthesizes once, and its change set reuses it when released, as the daemon's
+      // kept syntheses do (bench/fleet-rollout.ts).
       synthesizer: async (cluster, o) => (this.syntheses++, checksumSynthesizer(cluster, o)),
+      kept: new KeptSyntheses(),
       derived: new DerivedCache(),
       pollMs: this.opts.pollMs ?? 30_000,
       maxUpdateAttempts: 2,

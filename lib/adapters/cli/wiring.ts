@@ -1,3 +1,4 @@
+import { KeptSyntheses } from '../../engines/synthesis/kept-syntheses';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -173,6 +174,7 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     // A store that can put events on its objects (its provider's events capability) gets them.
     events: opened.events,
     synthesizer: synthPool ? (cluster, o) => synthPool.synthesize(cluster, o) : undefined,
+    kept: new KeptSyntheses(),
   };
   return {
     deps,

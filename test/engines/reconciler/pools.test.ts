@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import { getCondition, PoolStatus } from '../../../lib/model/cluster/status';
 import { poolStackName, workerStackName } from '../../../lib/core/naming';
 import { ReconcilerDeps } from '../../../lib/engines/reconciler/workflow/context';
@@ -423,4 +424,15 @@ test('a pool that stopped (its retries spent): the top level is Stalled too, wit
   const writes = h.statusWrites;
   await h.step(CLUSTER, {}, once);
   expect(h.statusWrites).toBe(writes);
+});
+
+test("each stack's assembly is removed once published: a pool's stack leaves nothing in the work dir either", async () => {
+  // GIVEN the cluster with pools, synthesized by the real CDK synthesis (each stack's assembly in the work dir)
+  const real = h.deps();
+
+  // WHEN it is reconciled until it settles
+  expect((await h.reconcile(CLUSTER, {}, real)).result).toBe('applied');
+
+  // THEN no assembly is left behind, neither the shared stack's nor a pool's (the work dir may be memory)
+  expect(fs.existsSync(real.workDir) ? fs.readdirSync(real.workDir) : []).toEqual([]);
 });

@@ -170,6 +170,34 @@ test('100 clusters: a rollback in the canary halts every wave behind it; pause, 
   }
 });
 
+test.each([
+  ['one process', false],
+  ['a restart while the early wave soaks (what the old process kept is lost)', true],
+])('a held cluster is synthesized once for its change: %s', async (_what, restart) => {
+  // GIVEN a settled 10-cluster fleet in 3 waves (1 canary, 3 early, 6 in the remainder)
+  const s = shape(3, 6);
+  const sim = await settledFleet(s.all);
+  try {
+    const t0 = sim.now;
+    const before = sim.syntheses;
+    // WHEN a shared-template change rolls every cluster through the waves, most of them held for a while
+    sim.changeTemplate('# kubelet tuning');
+    if (restart) {
+      await sim.runUntil(t0 + 110 * MIN);
+      sim.restart();
+    }
+    await sim.runUntil(t0 + 6 * 60 * MIN, allSettled(sim));
+
+    // THEN each cluster's roll key synthesis is the one its change set used: one synthesis per cluster (issue 33,
+    // item 8), plus, after a restart, one more for each cluster the new process had to read again
+    expectWaveOrder(sim.starts, s);
+    const heldAtRestart = restart ? s.rest.length : 0;
+    expect(sim.syntheses - before).toBe(s.all.length + heldAtRestart);
+  } finally {
+    sim.cleanup();
+  }
+});
+
 describe('a restart of the daemon in the middle of any wave continues with the same decisions', () => {
   // A 10-cluster fleet of the same shape (1 canary, 3 early, 6 in the remainder), so that every row is a whole rollout.
   const s = shape(3, 6);

@@ -8,8 +8,8 @@ import { camel, TASK } from '../workflow/context';
 import { ChangeSetReady, Observed, RollKeyed, Synthesized } from '../workflow/state';
 import { need, Task } from '../workflow/task';
 import { short } from './prepare';
-import { removeAssembly } from '../../synthesis/synthesize';
-import { synthesizeFor } from './roll-key';
+import { assemblyKey, removeAssembly } from '../../synthesis/synthesize';
+import { keptSynthesis, synthesizeFor } from './roll-key';
 import { describeRollout, specRollout } from '../../review/rollout-words';
 import { rollbackConfiguration } from './roll-verdict';
 import { lastOperation, recordFailure, recordSuccess } from './record-outcome';
@@ -120,11 +120,14 @@ export const acquireSlot: Task<Observed & RollKeyed> = {
   },
 };
 
-/** 10. The same code as `cdk synth`, in-process: the synthesis the roll key was read from, when this reconcile made it. */
+/**
+ * 10. The same code as `cdk synth`, in-process: the synthesis the roll key was read from, when this reconcile made it
+ * or an earlier one of the same inputs kept it (a held cluster, let go).
+ */
 export const synthesize: Task<Observed & RollKeyed, Synthesized> = {
   name: TASK.synthesize,
   async run(ctx, o) {
-    return { synth: o.synth ?? (await synthesizeFor(ctx, o)) };
+    return { synth: o.synth ?? keptSynthesis(ctx, o) ?? (await synthesizeFor(ctx, o)) };
   },
 };
 
@@ -135,7 +138,9 @@ export const publish: Task<Observed & Synthesized> = {
     const r = await ctx.region.publisher.publish(o.synth.assets);
     o.log.info({ uploaded: r.uploaded, skipped: r.skipped }, 'assets published');
     // Nothing reads the assembly again: it does not sit in the work dir (memory) for the length of the stack wait.
-    removeAssembly(ctx.deps.workDir, o.cluster.metadata.name, (msg) => o.log.warn({}, msg));
+    removeAssembly(ctx.deps.workDir, assemblyKey(o.cluster.metadata.name, ctx.unit.stackName), (msg) =>
+      o.log.warn({}, msg),
+    );
   },
 };
 

@@ -1,5 +1,6 @@
 import { describeRollChange, isCurrentRecipe, RollKey, rollKeyOfBody } from '../../stacks/roll-key';
-import { synthesizeStack } from '../../synthesis/synthesize';
+import * as path from 'node:path';
+import { assemblyDir, assemblyKey, synthesizeStack } from '../../synthesis/synthesize';
 import { StackSummary } from '../../../model/ports/cloudformation-port';
 import { getCondition } from '../../../model/cluster/status';
 import { ReconcileContext, TASK } from '../workflow/context';
@@ -121,5 +122,14 @@ export async function synthesizeFor(ctx: ReconcileContext, o: Observed): Promise
   };
   const synth = ctx.deps.synthesizer ? await ctx.deps.synthesizer(o.cluster, opts) : synthesizeStack(o.cluster, opts);
   o.log.info({ stack: synth.stackName, synthMs: Math.round(synth.durationMs) }, 'synthesized');
+  return synth;
+}
+
+/** The synthesis an earlier reconcile of these same inputs made for the roll key and kept (ReconcilerDeps.kept). */
+export function keptSynthesis(ctx: ReconcileContext, o: Observed): SynthesizedStack | undefined {
+  const key = assemblyKey(o.cluster.metadata.name, ctx.unit.stackName);
+  const dir = path.join(assemblyDir(ctx.deps.workDir, key), o.fingerprint.slice(0, 16));
+  const synth = ctx.deps.kept?.take(ctx.unit.stackName, o.fingerprint, dir);
+  if (synth) o.log.info({ stack: synth.stackName }, 'synthesis reused: the one its roll key was read from');
   return synth;
 }

@@ -9,6 +9,7 @@ import { DerivedCache, derivedKey } from '../../../model/cluster/derived-cache';
 import { EventSink } from './events';
 import type { PendingStatus } from './status-recorder';
 import { SynthesizedStack, SynthesizeOptions } from '../../synthesis/synthesize';
+import type { KeptSyntheses } from '../../synthesis/kept-syntheses';
 import type { Start } from './state';
 import { ConfigObjectStore } from '../../../platform/aws/config-objects';
 import { RolloutGate } from '../../rollout/coordinator';
@@ -79,6 +80,11 @@ export interface ReconcilerDeps {
   readonly derived?: DerivedCache;
   /** Where stacks are synthesized (a SynthPool of worker threads in the daemon). @default in this thread */
   readonly synthesizer?: Synthesizer;
+  /**
+   * Syntheses made for a roll key whose reconcile ended before its change set (held), for that change set to reuse.
+   * @default none: a held cluster is synthesized again when let go
+   */
+  readonly kept?: KeptSyntheses;
   /** Bounds the stacks in progress. @default unbounded */
   readonly slots?: StackSlots;
   /** Events on the object (roll started, stack complete, rolled back, stalled). @default none (the file store) */

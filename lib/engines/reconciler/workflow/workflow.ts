@@ -10,7 +10,7 @@ import { WorkerCluster } from '../../../model/cluster/schema';
 /** @internal Hooks the tests and the simulator use to act between tasks (a crash, a concurrent write). */
 export { after, before } from './task';
 export type { Hook, WorkflowHooks } from './task';
-import { removeAssembly } from '../../synthesis/synthesize';
+import { assemblyKey, removeAssembly } from '../../synthesis/synthesize';
 import { checkVersion } from '../tasks/check-version';
 import { finalize } from '../tasks/finalize';
 import { acquireSlot, changeSet, execute, publish, recover, synthesize } from '../tasks/apply';
@@ -125,10 +125,12 @@ export async function reconcileUnit(
     return { outcome: tail(outcome), found: progress.found, progress, finalized };
   } finally {
     // Publish drops the assembly; this catches a reconcile that ended between synthesis and publish (the roll key's
-    // synthesis included: a held cluster ends there).
-    const { synth, cluster: c, log } = progress.found;
+    // synthesis included: a held cluster ends there). A synthesis not yet published is kept (compressed, in memory)
+    // for the change set that follows when the cluster is let go: a held cluster is synthesized once.
+    const { synth, cluster: c, log, fingerprint } = progress.found;
+    if (synth && fingerprint && !published(progress)) deps.kept?.keep(synth, fingerprint);
     if (c && (synth || progress.task === TASK.synthesize || progress.task === TASK.rollKey))
-      removeAssembly(deps.workDir, c.metadata.name, (msg) => log.warn({}, msg));
+      removeAssembly(deps.workDir, assemblyKey(c.metadata.name, ctx.unit.stackName), (msg) => log.warn({}, msg));
   }
 
   async function settle(outcome: Outcome): Promise<Outcome> {
@@ -136,6 +138,12 @@ export async function reconcileUnit(
     if (OUTCOMES[outcome.result].settled) await runWorkflow(SETTLED, ctx, progress.found, hooks, progress);
     return outcome;
   }
+}
+
+/** Whether the reconcile reached publish: its synthesis was used (or half used), and its assembly is gone. */
+function published(progress: Progress): boolean {
+  const order = APPLY.tasks.map((t) => t.name);
+  return order.indexOf(progress.task as TaskName) >= order.indexOf(TASK.publish);
 }
 
 /** The one error path: classify, stage what to record (the workflow writes it), and say when to try again. */
