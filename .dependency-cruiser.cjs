@@ -24,7 +24,12 @@ const TIERS = [
   ['engines/synthesis'],
   ['engines/rollout'],
   ['engines/review'],
-  ['engines/reconciler'],
+  // the reconciler's rooms, one direction (issue 34): the vocabulary every task speaks (context, state, conditions,
+  // the task runner), the tasks, the workflows composed of them, and the runtime that drives them
+  ['engines/reconciler/workflow'],
+  ['engines/reconciler/tasks'],
+  ['engines/reconciler/compose'],
+  ['engines/reconciler/runtime'],
   // adapters: the stores of objects and statuses, the playground, the CLI
   ['adapters/stores'],
   ['adapters/playground'],
@@ -62,9 +67,9 @@ module.exports = {
     },
     {
       name: 'in-a-layer',
-      comment: `Every lib/ file lives in a layer folder: lib/{${LAYER_FOLDERS.join(',')}}/ (see TIERS).`,
+      comment: `Every lib/ file lives in a folder of TIERS (lib/{${TIERS.flat().join(',')}}/): a file beside them would have no tier.`,
       severity: 'error',
-      from: { path: '^lib/', pathNot: `^lib/(${LAYER_FOLDERS.join('|')})/` },
+      from: { path: '^lib/', pathNot: `^lib/(${TIERS.flat().join('|')})/` },
       to: {},
     },
     {

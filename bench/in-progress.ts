@@ -9,7 +9,7 @@
 import * as path from 'node:path';
 import { TASK } from '../lib/engines/reconciler/workflow/context';
 import { Controller } from '../lib/engines/reconciler/runtime/controller';
-import { after } from '../lib/engines/reconciler/workflow/workflow';
+import { after } from '../lib/engines/reconciler/workflow/task';
 import { workerStackName } from '../lib/core/naming';
 import { complete } from '../test/fakes/fake-cloudformation';
 import { CHANGES, editCluster } from './edit';

@@ -22,7 +22,7 @@ import { renderConfig } from '../lib/model/cloudconfig/render';
 import { poolNamed, primaryPool, stackUnits } from '../lib/model/cluster/pools';
 import { assemblyDir } from '../lib/engines/synthesis/synthesize';
 import { Synthesizer, TASK } from '../lib/engines/reconciler/workflow/context';
-import { after } from '../lib/engines/reconciler/workflow/workflow';
+import { after } from '../lib/engines/reconciler/workflow/task';
 import { poolStackName, workerStackName } from '../lib/core/naming';
 import { FleetSim, ROLL_POLLS } from '../test/fakes/fleet-sim';
 import { CfnApi, complete } from '../test/fakes/fake-cloudformation';

@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { allTasks } from '../lib/engines/reconciler/workflow/workflow';
+import { allTasks } from '../lib/engines/reconciler/compose/workflow';
 import { runChild } from './child';
 import { writeFleet } from './generate-fleet';
 import { BenchOptions, codeState, figure, loadavg1, Section } from './report';

@@ -14,11 +14,13 @@ import {
   WaitOptions,
 } from '../lib/model/ports/cloudformation-port';
 import { DEFAULT_TEMPLATES_DIR } from '../lib/model/cloudconfig/templates';
-import { Outcome, ReconcilerDeps } from '../lib/engines/reconciler/workflow/context';
+import { ReconcilerDeps } from '../lib/engines/reconciler/workflow/context';
+import { Outcome } from '../lib/engines/reconciler/workflow/outcomes';
 import { Controller } from '../lib/engines/reconciler/runtime/controller';
 import { synthesizeStack } from '../lib/engines/synthesis/synthesize';
 import { createDeps } from '../lib/adapters/cli/wiring';
-import { allTasks, WorkflowHooks } from '../lib/engines/reconciler/workflow/workflow';
+import { allTasks } from '../lib/engines/reconciler/compose/workflow';
+import { WorkflowHooks } from '../lib/engines/reconciler/workflow/task';
 import { ClusterStore } from '../lib/model/ports/cluster-store';
 import { StoreOptions } from '../lib/adapters/stores/registry';
 import { FakeCloudFormation, Method, MUTATING } from '../test/fakes/fake-cloudformation';

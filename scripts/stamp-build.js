@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // After `tsc -p tsconfig.build.json`: writes build/code-version.json, the version of the template code that was
-// just compiled (see lib/engines/reconciler/runtime/code-version.ts). Compiled code reads it instead of the sources.
+// just compiled (see lib/engines/reconciler/workflow/code-version.ts). Compiled code reads it instead of the sources.
 const path = require('node:path');
 const root = path.join(__dirname, '..');
-const v = require(path.join(root, 'build', 'lib', 'engines', 'reconciler', 'runtime', 'code-version.js')).writeStamp(
+const v = require(path.join(root, 'build', 'lib', 'engines', 'reconciler', 'workflow', 'code-version.js')).writeStamp(
   path.join(root, 'build'),
   root,
 );

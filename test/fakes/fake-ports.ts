@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { IdentityPort } from '../../lib/platform/aws/identity';
 import { AssetPublisher, FileAsset, PublishResult } from '../../lib/platform/aws/s3-publisher';
-import { Logger } from '../../lib/engines/reconciler/workflow/context';
+import { Logger } from '../../lib/core/logger';
 
 /** Time that moves only when told to (the fake CloudFormation moves it while a wait polls). */
 export class FakeClock {

@@ -91,17 +91,50 @@ test.each<{ breach: string; changes: Record<string, string>; expected: Violation
     breach: 'an import up a tier inside a layer (rollout imports the reconciler)',
     changes: {
       'lib/engines/rollout/report.ts':
-        "import { wiring } from '../reconciler/wiring';\nexport const report = () => wiring;\n",
-      'lib/engines/reconciler/wiring.ts':
-        "import { schema } from '../../model/cluster/schema';\nexport const wiring = schema;\n",
+        "import { wiring } from '../reconciler/runtime/wiring';\nexport const report = () => wiring;\n",
+      'lib/engines/reconciler/runtime/wiring.ts':
+        "import { schema } from '../../../model/cluster/schema';\nexport const wiring = schema;\n",
     },
     expected: [
       {
         rule: 'no-upward-import:engines/rollout',
         from: 'lib/engines/rollout/report.ts',
-        to: 'lib/engines/reconciler/wiring.ts',
+        to: 'lib/engines/reconciler/runtime/wiring.ts',
       },
     ],
+  },
+  {
+    breach: 'an import up a tier inside the reconciler (a task imports the workflows it is composed into)',
+    changes: {
+      'lib/engines/reconciler/tasks/render.ts':
+        "import { APPLY } from '../compose/workflow';\nexport const render = () => APPLY;\n",
+      'lib/engines/reconciler/compose/workflow.ts':
+        "import { schema } from '../../../model/cluster/schema';\nexport const APPLY = schema;\n",
+      'lib/engines/rollout/report.ts':
+        "import { render } from '../reconciler/tasks/render';\nexport const report = () => render;\n",
+    },
+    expected: [
+      {
+        rule: 'no-upward-import:engines/reconciler/tasks',
+        from: 'lib/engines/reconciler/tasks/render.ts',
+        to: 'lib/engines/reconciler/compose/workflow.ts',
+      },
+      {
+        rule: 'no-upward-import:engines/rollout',
+        from: 'lib/engines/rollout/report.ts',
+        to: 'lib/engines/reconciler/tasks/render.ts',
+      },
+    ],
+  },
+  {
+    breach: 'a file beside the tier folders of a layer (lib/engines/reconciler/x.ts has no tier)',
+    changes: {
+      'lib/engines/reconciler/loose.ts':
+        "import { schema } from '../../model/cluster/schema';\nexport const loose = schema;\n",
+      'bin/app.ts':
+        "import { run } from '../lib/adapters/cli/program';\nimport { loose } from '../lib/engines/reconciler/loose';\nrun();\nloose();\n",
+    },
+    expected: [{ rule: 'in-a-layer', from: 'lib/engines/reconciler/loose.ts', to: 'lib/model/cluster/schema.ts' }],
   },
   {
     breach: 'two files that import each other',

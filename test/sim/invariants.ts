@@ -1,4 +1,4 @@
-import { DEFAULT_POOL } from '../../lib/model/cluster/pools';
+import { DEFAULT_POOL, stackUnits } from '../../lib/model/cluster/pools';
 import { isComplete, isInProgress } from '../../lib/model/ports/cloudformation-port';
 import { validateCluster } from '../../lib/model/cluster/validate';
 import { renderCluster } from '../../lib/model/cluster/derive';
@@ -6,7 +6,6 @@ import { ClusterStatus, getCondition } from '../../lib/model/cluster/status';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { WorkerCluster } from '../../lib/model/cluster/schema';
-import { stackUnits } from '../../lib/model/cluster/pools';
 import { matches } from '../../lib/model/cluster/selector';
 import { parseDuration } from '../../lib/model/cluster/duration';
 import { RenderedConfig } from '../../lib/model/cloudconfig/render';

@@ -1,5 +1,5 @@
 import { CloudFormationPort, isComplete, isInProgress, StackSummary } from '../../lib/model/ports/cloudformation-port';
-import { CrashSignal } from '../../lib/engines/reconciler/workflow/workflow';
+import { CrashSignal } from '../../lib/engines/reconciler/compose/workflow';
 import { FakeCloudFormation, Method, MUTATING } from '../fakes/fake-cloudformation';
 import { FakeClock } from '../fakes/fake-ports';
 

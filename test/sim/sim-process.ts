@@ -2,20 +2,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { NotLeaderError } from '../../lib/core/errors';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
-import {
-  Logger,
-  Outcome,
-  ReconcilerDeps,
-  RegionClients,
-  TaskName,
-} from '../../lib/engines/reconciler/workflow/context';
+import { ReconcilerDeps, RegionClients, TaskName } from '../../lib/engines/reconciler/workflow/context';
+import { Logger } from '../../lib/core/logger';
+import { Outcome } from '../../lib/engines/reconciler/workflow/outcomes';
 import { Controller } from '../../lib/engines/reconciler/runtime/controller';
 import { DaemonPass } from '../../lib/engines/reconciler/runtime/pass';
 import { DerivedCache } from '../../lib/model/cluster/derived-cache';
 import { fencedAws } from '../../lib/engines/reconciler/runtime/leader-fence';
 import { ReconcilerMetrics } from '../../lib/engines/reconciler/runtime/metrics';
 import { WorkQueue } from '../../lib/engines/reconciler/runtime/work-queue';
-import { CrashSignal } from '../../lib/engines/reconciler/workflow/workflow';
+import { CrashSignal } from '../../lib/engines/reconciler/compose/workflow';
 import { RolloutPolicy } from '../../lib/model/cluster/policy-schema';
 import { RolloutPolicySource } from '../../lib/engines/rollout/policy-source';
 import { SimAws } from './sim-aws';

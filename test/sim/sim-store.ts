@@ -1,6 +1,6 @@
 import { sha256Hex } from '../../lib/model/cloudconfig/checksum';
 import { ClusterStatus } from '../../lib/model/cluster/status';
-import { CrashSignal } from '../../lib/engines/reconciler/workflow/workflow';
+import { CrashSignal } from '../../lib/engines/reconciler/compose/workflow';
 import { ClusterRecord, ClusterStore, ConflictError } from '../../lib/model/ports/cluster-store';
 
 /** How pending watch events reach the daemons: Sieve's unobserved states are all but `deliver`. */

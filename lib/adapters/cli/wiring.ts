@@ -20,19 +20,18 @@ import { SdkCloudFormation } from '../../platform/aws/sdk-cloudformation';
 import { UsageError } from '../../core/errors';
 import { ClusterStore } from '../../model/ports/cluster-store';
 import { createStore, fileStore, StoreOptions } from '../stores/registry';
-import { DEFAULT_BACKOFF } from '../../engines/reconciler/runtime/backoff';
+import { DEFAULT_BACKOFF } from '../../engines/reconciler/workflow/backoff';
 import { DerivedCache } from '../../model/cluster/derived-cache';
 import { SynthPool } from '../../engines/synthesis/synth-pool';
 import {
   DEFAULT_MAX_UPDATE_ATTEMPTS,
   DEFAULT_POLL_MS,
   DriftPolicy,
-  Logger,
   ReconcilerDeps,
   RegionClients,
 } from '../../engines/reconciler/workflow/context';
-import { codeVersion } from '../../engines/reconciler/runtime/code-version';
-import { codeFingerprint } from '../../engines/reconciler/workflow/fingerprint';
+import { Logger } from '../../core/logger';
+import { codeVersion, codeFingerprint } from '../../engines/reconciler/workflow/code-version';
 
 export interface WiringOptions {
   readonly clustersDir: string;

@@ -5,7 +5,6 @@ import { FORMATS } from './formats';
 import { ConfigFormat } from './node-config';
 
 /** @internal Where cloud-init installs the config: the user-data tests check the script against it. */
-export { CLOUD_INIT_INSTALL_PATH } from './cloud-init';
 
 export interface UserDataProps extends BootstrapProps {
   readonly format: ConfigFormat;

@@ -1,6 +1,6 @@
 import { TASK } from '../../../lib/engines/reconciler/workflow/context';
 import * as synthesis from '../../../lib/engines/synthesis/synthesize';
-import { before } from '../../../lib/engines/reconciler/workflow/workflow';
+import { before } from '../../../lib/engines/reconciler/workflow/task';
 import { fail } from '../../fakes/fake-cloudformation';
 import { ASG_FAILURE, Harness } from '../../fakes/harness';
 

@@ -1,5 +1,6 @@
-import { Outcome, ReconcilerDeps } from '../../../lib/engines/reconciler/workflow/context';
-import { CrashSignal } from '../../../lib/engines/reconciler/workflow/workflow';
+import { ReconcilerDeps } from '../../../lib/engines/reconciler/workflow/context';
+import { Outcome } from '../../../lib/engines/reconciler/workflow/outcomes';
+import { CrashSignal } from '../../../lib/engines/reconciler/compose/workflow';
 import { complete, fail, rollbackFails } from '../../fakes/fake-cloudformation';
 import { ASG_FAILURE, EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../../fakes/harness';
 

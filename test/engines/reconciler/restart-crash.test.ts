@@ -1,5 +1,5 @@
-import { Outcome } from '../../../lib/engines/reconciler/workflow/context';
-import { CrashSignal, taskNames } from '../../../lib/engines/reconciler/workflow/workflow';
+import { Outcome } from '../../../lib/engines/reconciler/workflow/outcomes';
+import { CrashSignal, taskNames } from '../../../lib/engines/reconciler/compose/workflow';
 import { complete } from '../../fakes/fake-cloudformation';
 import { EXAMPLE, Harness, settled } from '../../fakes/harness';
 

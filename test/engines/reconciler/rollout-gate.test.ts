@@ -6,7 +6,7 @@ import { getCondition } from '../../../lib/model/cluster/status';
 import { ReconcilerDeps, Synthesizer, TASK } from '../../../lib/engines/reconciler/workflow/context';
 import { synthesizeStack } from '../../../lib/engines/synthesis/synthesize';
 import { Controller } from '../../../lib/engines/reconciler/runtime/controller';
-import { before } from '../../../lib/engines/reconciler/workflow/workflow';
+import { before } from '../../../lib/engines/reconciler/workflow/task';
 import { FilePolicySource, POLICY_DIR } from '../../../lib/engines/rollout/policy-source';
 import { FakePublisher } from '../../fakes/fake-ports';
 import { Harness } from '../../fakes/harness';

@@ -1,5 +1,5 @@
 import { Condition } from '../../../lib/model/cluster/status';
-import { Outcome } from '../../../lib/engines/reconciler/workflow/context';
+import { Outcome } from '../../../lib/engines/reconciler/workflow/outcomes';
 import { complete, Method } from '../../fakes/fake-cloudformation';
 import { EXAMPLE, Harness } from '../../fakes/harness';
 

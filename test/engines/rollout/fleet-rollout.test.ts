@@ -1,7 +1,8 @@
 import { getCondition } from '../../../lib/model/cluster/status';
 import { runCli } from '../../../lib/adapters/cli/program';
 import { TASK } from '../../../lib/engines/reconciler/workflow/context';
-import { CrashSignal, after } from '../../../lib/engines/reconciler/workflow/workflow';
+import { CrashSignal } from '../../../lib/engines/reconciler/compose/workflow';
+import { after } from '../../../lib/engines/reconciler/workflow/task';
 import { decide, placeAll } from '../../../lib/engines/rollout/gate';
 import { pendingRoll } from '../../../lib/engines/rollout/fleet';
 import { fail } from '../../fakes/fake-cloudformation';

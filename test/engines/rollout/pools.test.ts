@@ -1,9 +1,8 @@
 import { renderPools } from '../../../lib/model/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { WorkerCluster } from '../../../lib/model/cluster/schema';
-import { ClusterRecord } from '../../../lib/model/ports/cluster-store';
+import { ClusterRecord, ClusterStore } from '../../../lib/model/ports/cluster-store';
 import { memberSpec, RolloutCoordinator } from '../../../lib/engines/rollout/coordinator';
-import { ClusterStore } from '../../../lib/model/ports/cluster-store';
 import { RolloutPolicySource } from '../../../lib/engines/rollout/policy-source';
 import { fleetMember, onDesired, pendingRoll, rolling, settledSince } from '../../../lib/engines/rollout/fleet';
 import { decide } from '../../../lib/engines/rollout/gate';

@@ -7,7 +7,8 @@ import { parse } from 'yaml';
 import { WorkerCluster } from '../../../lib/model/cluster/schema';
 import { LIMITS } from '../../../lib/model/cluster/limits';
 import { renderConfig } from '../../../lib/model/cloudconfig/render';
-import { CLOUD_INIT_INSTALL_PATH, renderUserData } from '../../../lib/model/cloudconfig/user-data';
+import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
+import { CLOUD_INIT_INSTALL_PATH } from '../../../lib/model/cloudconfig/cloud-init';
 import { UsageError } from '../../../lib/core/errors';
 import { example, EXAMPLE_NAMES, rawExample, validated, variant } from '../../helpers/clusters';
 

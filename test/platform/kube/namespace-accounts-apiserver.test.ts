@@ -1,5 +1,4 @@
-import { CRD_NAME } from '../../../lib/platform/kube/crd';
-import { workerClusterCrd } from '../../../lib/platform/kube/crd';
+import { CRD_NAME, workerClusterCrd } from '../../../lib/platform/kube/crd';
 import { ACCOUNTS_ANNOTATION, namespaceAccountsPolicy } from '../../../lib/platform/kube/manifests-rbac';
 import { ownSecret, rawExample } from '../../helpers/clusters';
 import { KubeApiServer, startKubeApiServer } from '../../helpers/kube-apiserver';

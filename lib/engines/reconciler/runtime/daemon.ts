@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { ReconcilerDeps } from '../workflow/context';
-import { Outcome } from '../workflow/context';
+import { Outcome } from '../workflow/outcomes';
 import { Controller } from './controller';
 import { DaemonPass } from './pass';
 import { WorkQueue } from './work-queue';

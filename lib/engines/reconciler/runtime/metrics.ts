@@ -2,7 +2,7 @@ import { ROLL_CAUSES } from '../../stacks/roll-key';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { CONDITION_TYPES } from '../../../model/cluster/status';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
-import { Outcome } from '../workflow/context';
+import { Outcome } from '../workflow/outcomes';
 
 export interface MetricsOptions {
   /** The process_* and nodejs_* metrics of prom-client (CPU, RSS, heap, event-loop lag, GC). @default true */

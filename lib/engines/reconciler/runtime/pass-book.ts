@@ -1,7 +1,7 @@
 import { ClusterRecord } from '../../../model/ports/cluster-store';
-import { Outcome, ReconcilerDeps } from '../workflow/context';
-import { OUTCOMES } from '../workflow/outcomes';
-import { accountOf } from '../workflow/workflow';
+import { ReconcilerDeps } from '../workflow/context';
+import { Outcome, OUTCOMES } from '../workflow/outcomes';
+import { accountOf } from '../compose/workflow';
 import { ReconcilerMetrics } from './metrics';
 import { WorkQueue } from './work-queue';
 import { countResults, DaemonPass, Pass } from './pass';

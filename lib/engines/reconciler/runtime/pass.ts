@@ -1,6 +1,5 @@
 import { ClusterRecord } from '../../../model/ports/cluster-store';
-import { Outcome } from '../workflow/context';
-import { OUTCOMES } from '../workflow/outcomes';
+import { Outcome, OUTCOMES } from '../workflow/outcomes';
 import { WorkQueue } from './work-queue';
 
 /** One pass over the objects listed (or the keys due again). */

@@ -1,4 +1,4 @@
-import { Logger } from '../workflow/context';
+import { Logger } from '../../../core/logger';
 
 /**
  * Sends the process's warnings (the AWS SDK's Node-version notice on Node 20, a deprecation) to the JSON log as

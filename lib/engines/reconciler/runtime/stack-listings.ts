@@ -2,7 +2,7 @@ import { StackSummary } from '../../../model/ports/cloudformation-port';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
 import { workerStackName } from '../../../core/naming';
 import { ReconcilerDeps, RegionClients } from '../workflow/context';
-import { accountOf } from '../workflow/workflow';
+import { accountOf } from '../compose/workflow';
 
 /**
  * Stack listings per account and region, shared by every reconcile for `maxAgeMs` (the poll interval):

@@ -1,8 +1,9 @@
 import { CloudFormationPort, isInProgress, StackSummary } from '../../../model/ports/cloudformation-port';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
 import { poolStackName, workerStackName } from '../../../core/naming';
-import { DEFAULT_POLL_MS, Outcome, poolSlot, ReconcilerDeps } from '../workflow/context';
-import { accountOf } from '../workflow/workflow';
+import { DEFAULT_POLL_MS, poolSlot, ReconcilerDeps } from '../workflow/context';
+import { Outcome } from '../workflow/outcomes';
+import { accountOf } from '../compose/workflow';
 import { FleetSlots } from './fleet-slots';
 import { regionOf, wasInProgress } from './stack-listings';
 

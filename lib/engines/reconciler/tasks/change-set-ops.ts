@@ -9,7 +9,8 @@ import {
 import { sha256Hex } from '../../../model/cloudconfig/checksum';
 import { WorkerStacksError } from '../../../core/errors';
 import { CLUSTER_TAG } from '../../../core/naming';
-import { Logger, RegionClients } from '../workflow/context';
+import { RegionClients } from '../workflow/context';
+import { Logger } from '../../../core/logger';
 import { SynthesizedStack } from '../../synthesis/synthesize';
 
 export const NO_CHANGES = /didn't contain changes|No updates are to be performed/i;

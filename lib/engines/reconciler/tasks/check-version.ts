@@ -1,4 +1,4 @@
-import { compareVersions } from '../runtime/code-version';
+import { compareVersions } from '../workflow/code-version';
 import { TASK } from '../workflow/context';
 import { Observed } from '../workflow/state';
 import { need, Task } from '../workflow/task';

@@ -2,7 +2,8 @@ import { stackUnits } from '../../../model/cluster/pools';
 import { isInProgress } from '../../../model/ports/cloudformation-port';
 import { ClusterStatus, ControllerBookkeeping, PoolStatus } from '../../../model/cluster/status';
 import { CONDITIONS } from '../workflow/conditions';
-import { Outcome, ReconcileContext } from '../workflow/context';
+import { ReconcileContext } from '../workflow/context';
+import { Outcome } from '../workflow/outcomes';
 import { Observed } from '../workflow/state';
 import { liveStatus } from './prepare';
 

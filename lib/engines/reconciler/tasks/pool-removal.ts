@@ -3,7 +3,8 @@ import { ClusterStatus, getCondition } from '../../../model/cluster/status';
 import { WorkerCluster } from '../../../model/cluster/schema';
 import { DEFAULT_POOL, stackUnits } from '../../../model/cluster/pools';
 import { CONDITIONS } from '../workflow/conditions';
-import { Outcome, ReconcileContext, sharedUnit } from '../workflow/context';
+import { ReconcileContext, sharedUnit } from '../workflow/context';
+import { Outcome } from '../workflow/outcomes';
 import { rollingIn } from './pool-gates';
 
 // When the stack of a pool removed from the object is deleted. Deleting it terminates the pool's nodes, so a removal

@@ -2,10 +2,11 @@
 // stack reports live), and the words for a stack that did not complete. Shared by the apply tasks and the workflow's
 // one error path.
 import { StackEvent } from '../../../model/ports/cloudformation-port';
-import { backoffDelay } from '../runtime/backoff';
+import { backoffDelay } from '../workflow/backoff';
 import { CONDITIONS, Reason } from '../workflow/conditions';
 import { configDigests } from '../workflow/config-changes';
-import { DEFAULT_MAX_UPDATE_ATTEMPTS, Outcome, ReconcileContext } from '../workflow/context';
+import { DEFAULT_MAX_UPDATE_ATTEMPTS, ReconcileContext } from '../workflow/context';
+import { Outcome } from '../workflow/outcomes';
 import { Found, Observed } from '../workflow/state';
 import { liveStatus, short } from './prepare';
 

@@ -2,7 +2,8 @@ import { firstFailure, isComplete, isRolledBack } from '../../../model/ports/clo
 import { IMPORT_REFUSAL, waitForImports } from './pool-gates';
 import { CONDITIONS } from '../workflow/conditions';
 import { classifyError } from '../workflow/classify';
-import { Outcome, ReconcileContext, TASK } from '../workflow/context';
+import { ReconcileContext, TASK } from '../workflow/context';
+import { Outcome } from '../workflow/outcomes';
 import { Observed } from '../workflow/state';
 import { need, Task } from '../workflow/task';
 import { busy, liveChecksum, short } from './prepare';

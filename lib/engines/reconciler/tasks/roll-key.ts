@@ -1,13 +1,12 @@
 import { describeRollChange, isCurrentRecipe, RollKey, rollKeyOfBody } from '../../stacks/roll-key';
 import * as path from 'node:path';
-import { assemblyDir, assemblyKey, synthesizeStack } from '../../synthesis/synthesize';
+import { assemblyDir, assemblyKey, synthesizeStack, SynthesizedStack } from '../../synthesis/synthesize';
 import { StackSummary } from '../../../model/ports/cloudformation-port';
 import { getCondition } from '../../../model/cluster/status';
 import { ReconcileContext, TASK } from '../workflow/context';
 import { Observed, Roll, RollKeyed } from '../workflow/state';
 import { Task } from '../workflow/task';
 import { inputsFingerprint } from '../workflow/fingerprint';
-import { SynthesizedStack } from '../../synthesis/synthesize';
 
 /**
  * 7. Does this change replace the nodes? The roll key of the template it would apply against the roll key of the

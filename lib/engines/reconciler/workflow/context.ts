@@ -4,7 +4,7 @@ import { IdentityPort } from '../../../platform/aws/identity';
 import { WorkerCluster } from '../../../model/cluster/schema';
 import { ClusterStatus } from '../../../model/cluster/status';
 import { ClusterRecord, ClusterStore } from '../../../model/ports/cluster-store';
-import { BackoffPolicy } from '../runtime/backoff';
+import { BackoffPolicy } from './backoff';
 import { DerivedCache, derivedKey } from '../../../model/cluster/derived-cache';
 import { EventSink } from './events';
 import type { PendingStatus } from './status-recorder';
@@ -15,10 +15,6 @@ import { ConfigObjectStore } from '../../../platform/aws/config-objects';
 import { RolloutGate } from '../../rollout/coordinator';
 import type { Logger } from '../../../core/logger';
 import { poolStackName, workerStackName } from '../../../core/naming';
-
-// Where they were defined before (issue 22 moved them so that state.ts and the rollout engine need not import this file).
-export type { Logger } from '../../../core/logger';
-export type { Outcome } from './outcomes';
 
 export interface RegionClients {
   readonly cfn: CloudFormationPort;

@@ -2,9 +2,7 @@ import { canonicalJson } from '../../../model/cloudconfig/canonical-json';
 import { sha256Hex } from '../../../model/cloudconfig/checksum';
 import { WorkerCluster } from '../../../model/cluster/schema';
 import { DEFAULT_POOL } from '../../../model/cluster/pools';
-import { codeFingerprint } from '../runtime/code-version';
-
-export { codeFingerprint } from '../runtime/code-version';
+import { codeFingerprint } from './code-version';
 
 /**
  * Everything that feeds one stack's template: code, spec and the config's bytes (through its checksum). `spec.paused`

@@ -1,4 +1,5 @@
-import type { Outcome, ReconcileContext, TaskName } from './context';
+import type { ReconcileContext, TaskName } from './context';
+import type { Outcome } from './outcomes';
 import type { Found } from './state';
 
 /**

@@ -3,7 +3,8 @@ import { ClusterStatus } from '../../../model/cluster/status';
 import { WorkerCluster } from '../../../model/cluster/schema';
 import { DEFAULT_POOL, stackUnits } from '../../../model/cluster/pools';
 import { CONDITIONS } from './conditions';
-import { Outcome, ReconcileContext, sharedUnit } from './context';
+import { ReconcileContext, sharedUnit } from './context';
+import { Outcome } from './outcomes';
 
 // How a cluster's reconcile goes over its stacks (reconcile-cluster.ts runs the workflow once per stack): which pools
 // have stacks of their own, when a pool's stack may be looked at, and the cluster's one outcome from its stacks'.

@@ -1,7 +1,7 @@
 import { TASK } from '../../../../lib/engines/reconciler/workflow/context';
 import { Controller } from '../../../../lib/engines/reconciler/runtime/controller';
 import { runDaemon } from '../../../../lib/engines/reconciler/runtime/daemon';
-import { before } from '../../../../lib/engines/reconciler/workflow/workflow';
+import { before } from '../../../../lib/engines/reconciler/workflow/task';
 import { stuck } from '../../../fakes/fake-cloudformation';
 import { Harness } from '../../../fakes/harness';
 

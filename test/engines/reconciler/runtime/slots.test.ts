@@ -4,7 +4,7 @@ import { Controller } from '../../../../lib/engines/reconciler/runtime/controlle
 import { ReconcilerMetrics } from '../../../../lib/engines/reconciler/runtime/metrics';
 import { ConfigBucketError, SynthesisError } from '../../../../lib/core/errors';
 import { synthesizeStack } from '../../../../lib/engines/synthesis/synthesize';
-import { before } from '../../../../lib/engines/reconciler/workflow/workflow';
+import { before } from '../../../../lib/engines/reconciler/workflow/task';
 import { complete } from '../../../fakes/fake-cloudformation';
 import { Harness } from '../../../fakes/harness';
 

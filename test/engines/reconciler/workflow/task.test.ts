@@ -1,16 +1,10 @@
-import { Outcome, ReconcileContext, TASK } from '../../../../lib/engines/reconciler/workflow/context';
+import { ReconcileContext, TASK } from '../../../../lib/engines/reconciler/workflow/context';
+import { Outcome } from '../../../../lib/engines/reconciler/workflow/outcomes';
 import { Found, Observed, Start } from '../../../../lib/engines/reconciler/workflow/state';
 import { after, before, Progress, runWorkflow, Task, Workflow } from '../../../../lib/engines/reconciler/workflow/task';
 import { changeSet, execute, publish, synthesize } from '../../../../lib/engines/reconciler/tasks/apply';
 import { rollKey } from '../../../../lib/engines/reconciler/tasks/roll-key';
-import {
-  APPLY,
-  allTasks,
-  PREPARE,
-  RECORD,
-  RESUME,
-  SETTLED,
-} from '../../../../lib/engines/reconciler/workflow/workflow';
+import { APPLY, allTasks, PREPARE, RECORD, RESUME, SETTLED } from '../../../../lib/engines/reconciler/compose/workflow';
 
 /**
  * Tasks read an immutable context and the typed value the tasks before them returned; each adds its own value or

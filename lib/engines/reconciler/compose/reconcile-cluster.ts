@@ -1,10 +1,11 @@
 import { StackSummary } from '../../../model/ports/cloudformation-port';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
-import { classifyError } from './classify';
-import { Outcome, poolUnit, ReconcileContext, ReconcilerDeps, TASK } from './context';
-import { Hook, Progress, toHooks, WorkflowHooks } from './task';
-import { StatusRecorder } from './status-recorder';
-import { merged, poolNames, rawPoolNames, sharedReady, waitForShared } from './units';
+import { classifyError } from '../workflow/classify';
+import { poolUnit, ReconcileContext, ReconcilerDeps, TASK } from '../workflow/context';
+import { Outcome } from '../workflow/outcomes';
+import { Hook, Progress, toHooks, WorkflowHooks } from '../workflow/task';
+import { StatusRecorder } from '../workflow/status-recorder';
+import { merged, poolNames, rawPoolNames, sharedReady, waitForShared } from '../workflow/units';
 import { removePoolStack } from '../tasks/finalize';
 import { removalScope } from '../tasks/pool-removal';
 import { accountOf, CrashSignal, onError, POOL_PREPARE, PREPARE, reconcileUnit, regionOf } from './workflow';

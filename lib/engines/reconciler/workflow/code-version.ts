@@ -78,7 +78,7 @@ export function codeVersion(moduleFile: string = __filename): CodeVersion {
   if (cached && moduleFile === __filename) return cached;
   let v: CodeVersion;
   if (moduleFile.endsWith('.js')) {
-    // build/lib/engines/reconciler/runtime/code-version.js → build/code-version.json (beside build/lib/, however deep
+    // build/lib/engines/reconciler/workflow/code-version.js → build/code-version.json (beside build/lib/, however deep
     // this module sits under it)
     const stamp = path.join(path.dirname(libFolderOf(moduleFile)), STAMP_FILE);
     if (!fs.existsSync(stamp)) {

@@ -8,7 +8,7 @@ import {
   sourceCodeVersion,
   STAMP_FILE,
   TEMPLATE_CODE_DIRS,
-} from '../../../../lib/engines/reconciler/runtime/code-version';
+} from '../../../../lib/engines/reconciler/workflow/code-version';
 import { PROJECT_ROOT } from '../../../../lib/core/paths';
 
 const tmp: string[] = [];
@@ -66,18 +66,18 @@ describe('the version of the template code', () => {
   test('compiled code reads the stamp beside build/, and says how to fix a build without one', () => {
     // GIVEN a build directory with a stamp, and one without
     const build = path.join(tempDir(), 'build');
-    fs.mkdirSync(path.join(build, 'lib', 'engines', 'reconciler', 'runtime'), { recursive: true });
+    fs.mkdirSync(path.join(build, 'lib', 'engines', 'reconciler', 'workflow'), { recursive: true });
     const stamped = { version: '9.9.9', templateCode: 'f'.repeat(64), libraries: ['aws-cdk-lib@0.0.0'] };
     fs.writeFileSync(path.join(build, STAMP_FILE), JSON.stringify(stamped));
     const unstamped = path.join(tempDir(), 'build');
 
-    // WHEN the compiled module's location is build/lib/engines/reconciler/runtime/code-version.js
+    // WHEN the compiled module's location is build/lib/engines/reconciler/workflow/code-version.js
     // THEN the stamp is the version; no stamp is an error naming the fix
-    expect(codeVersion(path.join(build, 'lib', 'engines', 'reconciler', 'runtime', 'code-version.js'))).toEqual(
+    expect(codeVersion(path.join(build, 'lib', 'engines', 'reconciler', 'workflow', 'code-version.js'))).toEqual(
       stamped,
     );
     expect(() =>
-      codeVersion(path.join(unstamped, 'lib', 'engines', 'reconciler', 'runtime', 'code-version.js')),
+      codeVersion(path.join(unstamped, 'lib', 'engines', 'reconciler', 'workflow', 'code-version.js')),
     ).toThrow(/code-version\.json is missing[\s\S]*npm run build/);
   });
 
@@ -97,7 +97,7 @@ describe('the version of the template code', () => {
       process.execPath,
       [
         '-e',
-        "const c = require('./build/lib/engines/reconciler/runtime/code-version'); console.log(JSON.stringify({ v: c.codeVersion(), f: c.codeFingerprint() }))",
+        "const c = require('./build/lib/engines/reconciler/workflow/code-version'); console.log(JSON.stringify({ v: c.codeVersion(), f: c.codeFingerprint() }))",
       ],
       { cwd: image, encoding: 'utf8' },
     );

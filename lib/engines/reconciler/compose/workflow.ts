@@ -1,15 +1,12 @@
-import { classifyError } from './classify';
-import { CONDITIONS, Reason } from './conditions';
-import { Outcome, ReconcileContext, TASK, TaskName } from './context';
-import { OUTCOMES } from './outcomes';
-import { Found, Observed, Start } from './state';
-import { AnyTask, Hook, Progress, runWorkflow, Workflow } from './task';
-import { StatusRecorder } from './status-recorder';
+import { classifyError } from '../workflow/classify';
+import { CONDITIONS, Reason } from '../workflow/conditions';
+import { ReconcileContext, TASK, TaskName } from '../workflow/context';
+import { Outcome, OUTCOMES } from '../workflow/outcomes';
+import { Found, Observed, Start } from '../workflow/state';
+import { AnyTask, Hook, Progress, runWorkflow, Workflow } from '../workflow/task';
+import { StatusRecorder } from '../workflow/status-recorder';
 import { WorkerCluster } from '../../../model/cluster/schema';
 
-/** @internal Hooks the tests and the simulator use to act between tasks (a crash, a concurrent write). */
-export { after, before } from './task';
-export type { Hook, WorkflowHooks } from './task';
 import { assemblyKey, removeAssembly } from '../../synthesis/synthesize';
 import { checkVersion } from '../tasks/check-version';
 import { finalize } from '../tasks/finalize';
