@@ -29,14 +29,15 @@ const TIERS = [
   ['engines/reconciler/workflow'],
   ['engines/reconciler/tasks'],
   ['engines/reconciler/compose'],
-  ['engines/reconciler/runtime'],
+  ['engines/reconciler/runtime', 'engines/reconciler/index.ts'],
   // adapters: the stores of objects and statuses, the playground, the CLI
   ['adapters/stores'],
   ['adapters/playground'],
   ['adapters/cli'],
 ];
 const LAYER_FOLDERS = [...new Set(TIERS.flat().map((f) => f.split('/')[0]))];
-const folder = (f) => `^lib/${f}/`;
+// A tier entry is a folder, or one file (an engine's front door beside its tier folders).
+const folder = (f) => (f.endsWith('.ts') ? `^lib/${f.replace(/\./g, '\\.')}$` : `^lib/${f}/`);
 
 // (The top tier has nothing above it: an empty `to.path` would match every module.)
 const upward = TIERS.slice(0, -1).flatMap((tier, i) =>
@@ -67,10 +68,18 @@ module.exports = {
     },
     {
       name: 'in-a-layer',
-      comment: `Every lib/ file lives in a folder of TIERS (lib/{${TIERS.flat().join(',')}}/): a file beside them would have no tier.`,
+      comment: `Every lib/ file lives in a folder (or is a file) of TIERS (lib/{${TIERS.flat().join(',')}}): a file beside them would have no tier.`,
       severity: 'error',
-      from: { path: '^lib/', pathNot: `^lib/(${TIERS.flat().join('|')})/` },
+      from: { path: '^lib/', pathNot: TIERS.flat().map(folder) },
       to: {},
+    },
+    {
+      name: 'through-the-front-door',
+      comment:
+        "Adapters use an engine through its entry file, lib/engines/<engine>/index.ts: export what they need there (issue 34: the engines' insides can move without touching the CLI).",
+      severity: 'error',
+      from: { path: '^lib/adapters/' },
+      to: { path: '^lib/engines/', pathNot: '^lib/engines/[^/]+/index\\.ts$' },
     },
     {
       name: 'no-orphans',

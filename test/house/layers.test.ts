@@ -18,8 +18,9 @@ const CLEAN: Record<string, string> = {
     "import { AppError } from '../../core/errors';\nexport const schema = (): AppError => new AppError();\n",
   'lib/engines/rollout/report.ts':
     "import { schema } from '../../model/cluster/schema';\nexport const report = () => schema();\n",
+  'lib/engines/rollout/index.ts': "export { report } from './report';\n",
   'lib/adapters/cli/program.ts':
-    "import { report } from '../../engines/rollout/report';\nexport const run = () => report();\n",
+    "import { report } from '../../engines/rollout';\nexport const run = () => report();\n",
   'bin/app.ts': "import { run } from '../lib/adapters/cli/program';\nrun();\n",
   'test/helpers/fixture.ts': 'export const fixture = 1;\n',
   'tsconfig.json': JSON.stringify({
@@ -137,6 +138,21 @@ test.each<{ breach: string; changes: Record<string, string>; expected: Violation
     expected: [{ rule: 'in-a-layer', from: 'lib/engines/reconciler/loose.ts', to: 'lib/model/cluster/schema.ts' }],
   },
   {
+    breach: 'an adapter reaching into an engine past its front door (lib/engines/<engine>/index.ts)',
+    changes: {
+      'lib/adapters/cli/program.ts':
+        "import { report } from '../../engines/rollout';\nimport { words } from '../../engines/rollout/words';\nexport const run = () => report() && words;\n",
+      'lib/engines/rollout/words.ts': "export const words = 'in waves';\n",
+    },
+    expected: [
+      {
+        rule: 'through-the-front-door',
+        from: 'lib/adapters/cli/program.ts',
+        to: 'lib/engines/rollout/words.ts',
+      },
+    ],
+  },
+  {
     breach: 'two files that import each other',
     changes: {
       'lib/engines/rollout/a.ts':
@@ -155,7 +171,7 @@ test.each<{ breach: string; changes: Record<string, string>; expected: Violation
     breach: 'production code importing a test helper',
     changes: {
       'lib/adapters/cli/program.ts':
-        "import { report } from '../../engines/rollout/report';\nimport { fixture } from '../../../test/helpers/fixture';\nexport const run = () => report() && fixture;\n",
+        "import { report } from '../../engines/rollout';\nimport { fixture } from '../../../test/helpers/fixture';\nexport const run = () => report() && fixture;\n",
     },
     expected: [{ rule: 'not-to-test', from: 'lib/adapters/cli/program.ts', to: 'test/helpers/fixture.ts' }],
   },

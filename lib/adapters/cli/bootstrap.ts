@@ -3,10 +3,10 @@ import { sha256Hex } from '../../model/cloudconfig/checksum';
 import { loadClusters } from '../../model/cluster/load';
 import { awsClients } from '../../platform/aws/clients';
 import { checkConfigBucket } from '../../platform/aws/s3-publisher';
-import { deployStack } from '../../engines/reconciler/tasks/change-set-ops';
-import { synthesizeBootstrap } from '../../engines/synthesis/synthesize';
+import { deployStack } from '../../engines/reconciler';
+import { synthesizeBootstrap } from '../../engines/synthesis';
 import { createDeps } from './wiring';
-import { isPrincipalArn } from '../../engines/stacks/bootstrap-roles';
+import { isPrincipalArn } from '../../engines/stacks';
 import {
   configBucketName,
   DEFAULT_DEPLOYER_ROLE_NAME,

@@ -2,9 +2,8 @@ import { Command } from 'commander';
 import { UsageError } from '../../core/errors';
 import type { LeaderElector } from '../../platform/kube/leader-election';
 import { checkShardName } from '../../platform/kube/shards';
-import { ReconcilerDeps } from '../../engines/reconciler/workflow/context';
+import { ReconcilerDeps, fencedAws } from '../../engines/reconciler';
 import { Logger } from '../../core/logger';
-import { fencedAws } from '../../engines/reconciler/runtime/leader-fence';
 import { kindsWith, leaderElectorFor, StoreOptions } from '../stores/registry';
 import { wholeNumber } from './numbers';
 

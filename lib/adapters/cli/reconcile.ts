@@ -1,18 +1,21 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { Command } from 'commander';
-import { Controller } from '../../engines/reconciler/runtime/controller';
-import { runDaemon, runDaemonWhileLeading } from '../../engines/reconciler/runtime/daemon';
-import { ReconcilerMetrics } from '../../engines/reconciler/runtime/metrics';
+import {
+  Controller,
+  runDaemon,
+  runDaemonWhileLeading,
+  ReconcilerMetrics,
+  startOpsServer,
+  ReconcilerDeps,
+  routeProcessWarnings,
+} from '../../engines/reconciler';
 import { registerKubeMetrics } from '../../platform/kube/kube-health';
 import { registerRequestRateMetrics } from '../../platform/aws/request-rate-metrics';
-import { startOpsServer } from '../../engines/reconciler/runtime/server';
-import { SynthPool } from '../../engines/synthesis/synth-pool';
-import { ReconcilerDeps } from '../../engines/reconciler/workflow/context';
-import { routeProcessWarnings } from '../../engines/reconciler/runtime/process-warnings';
+import { SynthPool } from '../../engines/synthesis';
 import { createPolicySource } from '../stores/registry';
 import { createDeps } from './wiring';
-import type { RolloutPolicySource } from '../../engines/rollout/policy-source';
+import type { RolloutPolicySource } from '../../engines/rollout';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
 import { wholeNumber } from './numbers';
 import { awsFlags, WiringFlagOptions, wiringFrom } from './aws-flags';

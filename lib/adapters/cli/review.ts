@@ -1,13 +1,19 @@
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { ReviewError, WorkerStacksError } from '../../core/errors';
-import { formatJson } from '../../engines/review/format-json';
-import { DEFAULT_MAX_BYTES, formatMarkdown, MIN_MAX_BYTES } from '../../engines/review/format-markdown';
-import { formatTerminal } from '../../engines/review/format-terminal';
-import { FailOn, review, reviewExitCode } from '../../engines/review/review';
-import { reviewAgainstAssembly } from '../../engines/review/assembly-review';
-import { InputOverrides } from '../../engines/review/synth-revision';
-import { ReviewResult } from '../../engines/review/model';
+import {
+  formatJson,
+  DEFAULT_MAX_BYTES,
+  formatMarkdown,
+  MIN_MAX_BYTES,
+  formatTerminal,
+  FailOn,
+  review,
+  reviewExitCode,
+  reviewAgainstAssembly,
+  InputOverrides,
+  ReviewResult,
+} from '../../engines/review';
 import { dirFlags, Io, processIo } from './context';
 import { wholeNumber } from './numbers';
 

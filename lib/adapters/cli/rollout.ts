@@ -1,6 +1,5 @@
 import { Command } from 'commander';
-import { RolloutCoordinator } from '../../engines/rollout/coordinator';
-import { formatRolloutReport, recordedStack, rolloutReport } from '../../engines/rollout/report';
+import { RolloutCoordinator, formatRolloutReport, recordedStack, rolloutReport } from '../../engines/rollout';
 import { createPolicySource, createStore } from '../stores/registry';
 import { WorkerStacksError } from '../../core/errors';
 import { DirOptions, dirFlags, EXIT, inputDirs, Io } from './context';

@@ -1,9 +1,8 @@
 import * as fs from 'node:fs';
 import { loadClusters } from '../../model/cluster/load';
-import { synthesisProblems } from '../../engines/synthesis/synthesis-check';
+import { synthesisProblems } from '../../engines/synthesis';
 import { formatProblem, Problem } from '../../core/errors';
-import { FilePolicySource } from '../../engines/rollout/policy-source';
-import { policyOverlapProblems } from '../../engines/rollout/policy-overlap';
+import { FilePolicySource, policyOverlapProblems } from '../../engines/rollout';
 import { DEFAULT_STACK_LIMIT, plannedStacks, stackQuotaWarnings } from '../../model/cluster/stack-quota';
 import { WorkerCluster } from '../../model/cluster/schema';
 import { describeAwsError } from '../../platform/aws/aws-error';

@@ -1,4 +1,4 @@
-import { KeptSyntheses } from '../../engines/synthesis/kept-syntheses';
+import { KeptSyntheses, SynthPool } from '../../engines/synthesis';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -20,18 +20,18 @@ import { SdkCloudFormation } from '../../platform/aws/sdk-cloudformation';
 import { UsageError } from '../../core/errors';
 import { ClusterStore } from '../../model/ports/cluster-store';
 import { createStore, fileStore, StoreOptions } from '../stores/registry';
-import { DEFAULT_BACKOFF } from '../../engines/reconciler/workflow/backoff';
-import { DerivedCache } from '../../model/cluster/derived-cache';
-import { SynthPool } from '../../engines/synthesis/synth-pool';
 import {
+  DEFAULT_BACKOFF,
   DEFAULT_MAX_UPDATE_ATTEMPTS,
   DEFAULT_POLL_MS,
   DriftPolicy,
   ReconcilerDeps,
   RegionClients,
-} from '../../engines/reconciler/workflow/context';
+  codeVersion,
+  codeFingerprint,
+} from '../../engines/reconciler';
+import { DerivedCache } from '../../model/cluster/derived-cache';
 import { Logger } from '../../core/logger';
-import { codeVersion, codeFingerprint } from '../../engines/reconciler/workflow/code-version';
 
 export interface WiringOptions {
   readonly clustersDir: string;

@@ -1,4 +1,4 @@
-import { FilePolicySource } from '../../engines/rollout/policy-source';
+import { FilePolicySource } from '../../engines/rollout';
 import { FileStore } from './file-store';
 import { flagString, StoreProvider } from './store-provider';
 

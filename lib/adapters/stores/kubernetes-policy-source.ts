@@ -8,15 +8,16 @@ import {
   policyRaw,
 } from '../../platform/kube/policy-resource';
 import { Informer, InformerOptions, WatchLogger } from '../../platform/kube/watch';
-import { PolicyEvent, PolicyRef } from '../../engines/rollout/policy-events';
-import { POLICY_KIND } from '../../model/cluster/policy-schema';
 import {
+  PolicyEvent,
+  PolicyRef,
   LoadedPolicies,
   LoadedPolicy,
   PolicyProblem,
   RolloutPolicySource,
   validatePolicy,
-} from '../../engines/rollout/policy-source';
+} from '../../engines/rollout';
+import { POLICY_KIND } from '../../model/cluster/policy-schema';
 
 export interface KubernetesPolicySourceProps {
   readonly client: KubeClient;

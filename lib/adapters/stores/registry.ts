@@ -1,5 +1,5 @@
 import type { LeaderElector } from '../../platform/kube/leader-election';
-import type { RolloutPolicySource } from '../../engines/rollout/policy-source';
+import type { RolloutPolicySource } from '../../engines/rollout';
 import { ClusterStore } from '../../model/ports/cluster-store';
 import { EventSink } from '../../model/ports/event-sink';
 import { FILE_STORE } from './file-store-provider';

@@ -7,7 +7,7 @@ import { poolStackName, workerStackName } from '../../core/naming';
 import { stackUnits } from '../../model/cluster/pools';
 import { WorkerCluster } from '../../model/cluster/schema';
 import { RenderedConfig } from '../../model/cloudconfig/render';
-import { describeRollout, specRollout } from '../../engines/review/rollout-words';
+import { describeRollout, specRollout } from '../../engines/review';
 
 // The rows of `worker-stacks status`, read from the store alone. Here, not in lib/adapters/cli, because the playground (an
 // adapter below the CLI) polls them too (issue 22: playground->cli was an upward import).

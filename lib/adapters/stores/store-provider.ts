@@ -1,6 +1,6 @@
 import type { LeaderElector } from '../../platform/kube/leader-election';
 import type { WatchLogger } from '../../platform/kube/watch';
-import type { RolloutPolicySource } from '../../engines/rollout/policy-source';
+import type { RolloutPolicySource } from '../../engines/rollout';
 import { ClusterStore } from '../../model/ports/cluster-store';
 import { EventSink } from '../../model/ports/event-sink';
 
