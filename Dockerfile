@@ -1,13 +1,13 @@
 # The worker-stacks image for deploy/deployment.yaml. Nothing in this repository builds it (no container runtime
 # here): build and push it in your pipeline, then `worker-stacks manifests --image <ref>`.
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production CDK_DISABLE_VERSION_CHECK=1
 COPY --from=build /app/package.json /app/cdk.json ./

@@ -72,6 +72,6 @@ export function cdkSynth(opts: CdkSynthOptions): CdkRun {
 /** The launcher's own test (bin/launch.js): build/bin/app.js newer than every source. */
 export function buildIsCurrent(): boolean {
   // The launcher's own test, so that the benchmark measures what `node bin/cdk-app.js` would run.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- bin/launch.js is plain JavaScript, without types
   return (require('../bin/launch') as { isBuildCurrent: (name: string) => boolean }).isBuildCurrent('app');
 }

@@ -16,7 +16,7 @@ import type { SynthPool as SynthPoolType } from '../lib/engines/synthesis/synth-
 // The product runs the pool from the precompiled build (its threads start without ts-node); so does this benchmark
 // when the build is current, and says which it measured.
 const fromBuild = buildIsCurrent();
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- which module (build/ or lib/) is known at run time only
 const { SynthPool } = require(
   fromBuild ? '../build/lib/engines/synthesis/synth-pool' : '../lib/engines/synthesis/synth-pool',
 ) as { SynthPool: typeof SynthPoolType };

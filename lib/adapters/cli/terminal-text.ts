@@ -1,3 +1,4 @@
+import { SGR_SOURCE } from '../../core/ansi';
 /**
  * Text for a terminal, from strings worker-stacks does not control: file names, CloudFormation events and status
  * reasons, messages of an API server. A control character in them (an escape sequence that moves the cursor,
@@ -9,8 +10,7 @@
  * colours its own diff with them on a colour terminal. A colour is all such a sequence can do; any other
  * sequence, and a bare ESC, is escaped.
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is what this pattern is for
-const CONTROL = /\x1b\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+const CONTROL = new RegExp(`${SGR_SOURCE}|[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f]`, 'g');
 
 export function terminalText(text: string): string {
   return text.replace(CONTROL, (c) => (c.length > 1 ? c : escapeChar(c)));

@@ -1,3 +1,4 @@
+import { stripColours } from '../../core/ansi';
 import { workerStackName } from '../../core/naming';
 import { AssemblySnapshot, WorkerStackSnapshot } from './assembly';
 import { diffConfigs } from './config-diff';
@@ -145,11 +146,5 @@ function createsStack(status: ClusterStatus): boolean {
 }
 
 function templateOf(c: TemplateChanges): ClusterReview['template'] {
-  return { resources: c.resources, outputs: c.outputs, sections: c.sections, text: stripAnsi(c.text) };
-}
-
-/** The diff engine colours with chalk when it sees a colour terminal; the result carries plain text. */
-export function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\x1b\[[0-9;]*m/g, '');
+  return { resources: c.resources, outputs: c.outputs, sections: c.sections, text: stripColours(c.text) };
 }

@@ -1,3 +1,4 @@
+import { stripColours } from '../../core/ansi';
 import { DEFAULT_POOL } from '../../model/cluster/pools';
 import { WorkerStackSnapshot } from './assembly';
 import { ConfigDiff, diffConfigs } from './config-diff';
@@ -187,8 +188,8 @@ function hookInGroup(template: unknown): boolean {
 }
 
 function templateOf(c: TemplateChanges): PoolReview['template'] {
-  // eslint-disable-next-line no-control-regex -- the diff engine colours with chalk on a colour terminal
-  const text = c.text.replace(/\x1b\[[0-9;]*m/g, '');
+  // The diff engine colours with chalk on a colour terminal.
+  const text = stripColours(c.text);
   return { resources: c.resources, outputs: c.outputs, sections: c.sections, text };
 }
 

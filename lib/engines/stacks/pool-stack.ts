@@ -36,8 +36,8 @@ export interface PoolStackProps {
 }
 
 /**
- * `WorkerStack-<cluster>-Pool-<pool>`: one pool's own stack, beside the shared `WorkerStack-<cluster>` (decision 1 of
- * docs/pools): its node config object under its own SHA-256, its launch template whose user data embeds that
+ * `WorkerStack-<cluster>-Pool-<pool>`: one pool's own stack, beside the shared `WorkerStack-<cluster>` (docs/pool-stacks.md,
+ * "One shared stack, one stack per other pool"): its node config object under its own SHA-256, its launch template whose user data embeds that
  * checksum, its Auto Scaling group (construct path Pool/Group, so the same logical id as in the shared stack, which
  * the node's signal names), its drain hook. What the pools share (security group, instance profile and role, target
  * groups) comes from the shared stack's exports. A change to this pool rolls this stack only.

@@ -249,7 +249,7 @@ export class WorkerStack extends Stack {
     const profile = identity.instanceProfile ?? missingProfile();
     new CfnOutput(this, OUTPUTS.instanceProfileName, { value: profile.ref });
     new CfnOutput(this, OUTPUTS.instanceProfileArn, { value: profile.attrArn });
-    // What the pools' own stacks import (decision 2 of docs/pools): only while there are such stacks.
+    // What the pools' own stacks import (docs/pool-stacks.md, "What the pool stacks import"): only while there are such stacks.
     if (outside.length > 0) {
       exportShared(this, name, SHARED_EXPORTS.securityGroupId, identity.securityGroup.securityGroupId);
       exportShared(this, name, SHARED_EXPORTS.instanceProfileArn, profile.attrArn);

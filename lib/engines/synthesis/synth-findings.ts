@@ -1,3 +1,4 @@
+import { SGR_SOURCE } from '../../core/ansi';
 import { synthesisProblems } from './synthesis-check';
 import { WorkerCluster } from '../../model/cluster/schema';
 import { SynthesisError } from '../../core/errors';
@@ -32,9 +33,6 @@ export class SynthesisFindingsError extends SynthesisError {
   }
 }
 
-// eslint-disable-next-line no-control-regex -- ESC starts the colour codes removed here
-const ANSI = /\x1b\[[0-9;]*m/g;
-
 /** What a call wrote to the console, stdout or stderr, captured instead of printed, line by line (colours removed). */
 export interface Captured<T> {
   readonly result?: T;
@@ -53,7 +51,7 @@ export function captureOutput<T>(fn: () => T): Captured<T> {
     const text = args.map((a) => (typeof a === 'string' ? a : a instanceof Error ? a.message : String(a))).join(' ');
     output.push(
       ...text
-        .replace(ANSI, '')
+        .replace(new RegExp(SGR_SOURCE, 'g'), '')
         .split('\n')
         .map((l) => l.trimEnd())
         .filter((l) => l !== ''),

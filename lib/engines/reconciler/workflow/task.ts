@@ -11,12 +11,12 @@ export interface Task<In, Out extends object = never> {
   readonly name: TaskName;
   readonly when?: (ctx: ReconcileContext, s: In) => boolean;
   // `void`: a task that adds nothing and does not end the reconcile returns nothing. It may be synchronous.
-  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a task that adds nothing returns nothing
   readonly run: (ctx: ReconcileContext, s: In) => Promise<Outcome | Out | void> | Outcome | Out | void;
 }
 
 /** A task of any shape (hooks, documentation, the runner). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any task, whatever it reads and adds: Task<unknown, never> would not accept them
 export type AnyTask = Task<any, any>;
 
 type Add<S, Out> = [Out] extends [never] ? S : S & Out;
