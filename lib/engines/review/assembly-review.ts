@@ -78,13 +78,51 @@ export async function reviewAgainstAssembly(opts: AssemblyReviewOptions): Promis
         { cluster: opts.cluster },
       );
       const release = `release ${opts.baseRelease ?? 'in use'} → ${releaseOf(opts.projectDir)}`;
-      return { ...result, clusters: result.clusters.map((c) => byRelease(c, release)) };
+      sameObjects(result.clusters, opts);
+      return { ...result, clusters: result.clusters.map((c) => byRelease(c, release, opts.baseAssembly)) };
     },
   );
 }
 
-/** The objects are the same on both sides: whatever replaces nodes is the release's doing, and its reasons say so. */
-function byRelease(c: ClusterReview, release: string): ClusterReview {
+/**
+ * The assembly must be of these objects: with none of their clusters in it, every line would blame the release for
+ * what other objects did, so it is refused. (A cluster on one side only is said on that cluster: see byRelease.)
+ */
+function sameObjects(clusters: readonly ClusterReview[], opts: AssemblyReviewOptions): void {
+  if (clusters.length === 0 || clusters.some((c) => c.status !== 'added' && c.status !== 'removed')) return;
+  const only = (status: ClusterReview['status']) =>
+    clusters
+      .filter((c) => c.status === status)
+      .map((c) => c.name)
+      .join(', ') || 'none';
+  throw new ReviewError(
+    `--base-assembly ${opts.baseAssembly} holds none of the clusters of --clusters ${opts.clustersDir} (the assembly: ${only('removed')}; the objects: ${only('added')}): it was synthesized from other objects`,
+    { side: 'base', hint: HOW_TO_MAKE },
+  );
+}
+
+/**
+ * The objects are the same on both sides: whatever replaces nodes is the release's doing, and its reasons say so. A
+ * cluster on one side only is no change of the release's: the assembly was made from other objects (or the release
+ * in use refused the object), and the cluster says so.
+ */
+function byRelease(c: ClusterReview, release: string, assembly: string): ClusterReview {
+  if (c.status === 'added')
+    return {
+      ...c,
+      notes: [
+        ...c.notes,
+        `not in the base assembly ${assembly}: the release in use did not synthesize this object (made from other objects, or it refused it); nothing here is the release's doing`,
+      ],
+    };
+  if (c.status === 'removed')
+    return {
+      ...c,
+      notes: [
+        ...c.notes,
+        `in the base assembly ${assembly} but not among the objects: the assembly was made from other objects; upgrading removes nothing`,
+      ],
+    };
   const say = (reasons: readonly string[]) => reasons.map((r) => `${release}: ${r}`);
   return {
     ...c,

@@ -97,3 +97,58 @@ test('GIVEN the cloud assembly of a release that writes the same templates WHEN 
   expect(r.stdout).toMatch(/prod-eu1/);
   expect(r.stdout).not.toMatch(/rolls nodes/);
 });
+
+describe('an assembly of other objects', () => {
+  /** This release's own assembly of one example, renamed: the objects the operator passes differ from it. */
+  let base: string;
+  beforeAll(() => {
+    const objects = tempDir('assembly-objects');
+    fs.copyFileSync(path.join(REPO, 'clusters', 'staging-us1.yaml'), path.join(objects, 'staging-us1.yaml'));
+    base = tempDir('assembly-this-release');
+    const r = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(REPO, 'bin', 'app.ts')], {
+      cwd: REPO,
+      encoding: 'utf8',
+      timeout: 240_000,
+      env: { ...process.env, CDK_OUTDIR: base, WORKER_STACKS_CLUSTERS: objects, WORKER_STACKS_NAG: 'false' },
+    });
+    if (r.status !== 0) throw new Error(`cdk synth exited ${r.status}: ${r.stderr.slice(-1500)}`);
+  });
+
+  /** A directory of the given examples. */
+  function objectsDir(...names: string[]): string {
+    const dir = tempDir('assembly-review-objects');
+    for (const name of names)
+      fs.copyFileSync(path.join(REPO, 'clusters', `${name}.yaml`), path.join(dir, `${name}.yaml`));
+    return dir;
+  }
+
+  test('GIVEN an assembly that holds none of the objects WHEN reviewed against it THEN it is refused, naming both sides and how to make the right one', () => {
+    // GIVEN objects none of which the assembly holds
+    const objects = objectsDir('prod-eu1');
+    // WHEN
+    const r = reviewBin(REPO, ['--base-assembly', base, '--clusters', objects, '--fail-on', 'roll']);
+    // THEN nothing is blamed on the release: the command refuses, with the fix
+    expect(r.status).not.toBe(0);
+    expect(r.status).not.toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      /holds none of the clusters of --clusters .*the assembly: staging-us1; the objects: prod-eu1/,
+    );
+    expect(r.stderr).toMatch(/npx cdk synth -o/);
+  });
+
+  test('GIVEN objects of which the assembly holds some WHEN reviewed THEN the others say they are not the release’s doing', () => {
+    // GIVEN the assembly's object and one it does not hold
+    const objects = objectsDir('staging-us1', 'prod-eu1');
+    // WHEN
+    const r = reviewBin(REPO, ['--base-assembly', base, '--clusters', objects, '--format', 'json']);
+    // THEN the held one is unchanged (same release, same object), the other carries the note
+    expect(r.stderr).toBe('');
+    const result = JSON.parse(r.stdout) as { clusters: { name: string; status: string; notes: string[] }[] };
+    const by = new Map(result.clusters.map((c) => [c.name, c]));
+    expect(by.get('staging-us1')?.status).toBe('unchanged');
+    expect(by.get('prod-eu1')?.notes.join('\n')).toMatch(
+      /not in the base assembly .*nothing here is the release's doing/,
+    );
+  });
+});
