@@ -5,9 +5,55 @@ import { WorkerCluster } from '../../model/cluster/schema';
 import { poolView } from '../../model/cloudconfig/render';
 import { AutoscalerTagsProps } from '../constructs/autoscaler-tags';
 import { OWN_SECURITY_GROUP, PoolSecurityGroup } from '../constructs/pool-security-group';
-import { WorkerPool } from '../constructs/worker-pool';
+import { WorkerPool, WorkerPoolProps } from '../constructs/worker-pool';
+import { RenderedConfig } from '../../model/cloudconfig/render';
+import { renderUserData } from '../../model/cloudconfig/user-data';
+import { CLUSTER_TAG, kubernetesClusterTag } from '../../core/naming';
 
 // What a pool's group takes from the object, the same in the shared stack (the pool default) and in a pool's own stack.
+
+/** What a pool's group is made of besides the nodes' identity: its own fields, mapped to its group in this one place. */
+export type PoolGroupProps = Omit<
+  WorkerPoolProps,
+  'vpc' | 'identity' | 'configObjects' | 'secretArns' | 'secretNamePrefix' | 'signalPolicyName'
+>;
+
+/**
+ * A pool's group props from the object, the same for the shared stack's pool default and a pool's own stack: a new
+ * pool field that its group reads is mapped here and nowhere else (docs/extending.md, "Adding a pool field").
+ */
+export function poolGroupProps(
+  cluster: WorkerCluster,
+  pool: NodePool,
+  subnets: ec2.ISubnet[],
+  config: RenderedConfig,
+  configObjectUrl: string,
+): PoolGroupProps {
+  const name = cluster.metadata.name;
+  return {
+    subnets: poolSubnets(subnets, pool),
+    instanceTypes: pool.instanceTypes,
+    machineImageId: pool.machineImage,
+    minSize: pool.minSize,
+    maxSize: pool.maxSize,
+    desiredCapacity: pool.desiredCapacity,
+    rootVolumeSizeGiB: pool.rootVolume.sizeGiB,
+    rootVolumeType: pool.rootVolume.type,
+    rootDeviceName: pool.rootVolume.deviceName,
+    rollingUpdate: pool.rollingUpdate,
+    legacyLaunchConfiguration: pool.legacyLaunchConfiguration,
+    capacity: pool.capacity,
+    associatePublicIpAddress: cluster.spec.network.associatePublicIpAddress,
+    userData: renderUserData({
+      format: config.format,
+      checksum: config.checksum,
+      source: configObjectUrl,
+      config: config.bytes.toString('utf8'),
+    }),
+    // Constant for the cluster, so they may live in the launch template data (instances and volumes) without ever rolling nodes.
+    fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },
+  };
+}
 
 /** The subnets of a pool: its own subset of the cluster's (pool.subnetIds), else all of them. */
 export function poolSubnets(subnets: ec2.ISubnet[], pool: NodePool): ec2.ISubnet[] {

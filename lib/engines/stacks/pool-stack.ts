@@ -6,7 +6,6 @@ import { Construct } from 'constructs';
 import { WorkerCluster } from '../../model/cluster/schema';
 import { listenerPools, NodePool } from '../../model/cluster/pools';
 import { RenderedConfig } from '../../model/cloudconfig/render';
-import { renderUserData } from '../../model/cloudconfig/user-data';
 import { NodeConfigObject } from '../constructs/node-config-object';
 import { addPoolDrainHook, NTH_MANAGED_TAG } from '../constructs/node-drain';
 import { WorkerPool } from '../constructs/worker-pool';
@@ -15,7 +14,7 @@ import { acknowledgeGroupFindings } from './nag';
 import { pinLogicalIds } from './pin-logical-ids';
 import { importShared, SHARED_EXPORTS, targetGroupExport } from './pool-exports';
 import { OUTPUTS } from './worker-stack';
-import { addPoolRules, autoscalerTagsOf, poolSubnets } from './pool-parts';
+import { addPoolRules, autoscalerTagsOf, poolGroupProps } from './pool-parts';
 import { nameSharedRoleGrants } from './shared-role-grants';
 import {
   CLUSTER_TAG,
@@ -97,26 +96,7 @@ export class PoolStack extends Stack {
     this.pool = new WorkerPool(this, 'Pool', {
       vpc,
       identity,
-      subnets: poolSubnets(subnets, pool),
-      instanceTypes: pool.instanceTypes,
-      machineImageId: pool.machineImage,
-      minSize: pool.minSize,
-      maxSize: pool.maxSize,
-      desiredCapacity: pool.desiredCapacity,
-      rootVolumeSizeGiB: pool.rootVolume.sizeGiB,
-      rootVolumeType: pool.rootVolume.type,
-      rootDeviceName: pool.rootVolume.deviceName,
-      rollingUpdate: pool.rollingUpdate,
-      legacyLaunchConfiguration: pool.legacyLaunchConfiguration,
-      capacity: pool.capacity,
-      associatePublicIpAddress: spec.network.associatePublicIpAddress,
-      userData: renderUserData({
-        format: config.format,
-        checksum: config.checksum,
-        source: this.configObject.s3Url,
-        config: config.bytes.toString('utf8'),
-      }),
-      fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },
+      ...poolGroupProps(cluster, pool, subnets, config, this.configObject.s3Url),
     });
     const group = this.pool.autoScalingGroup;
 

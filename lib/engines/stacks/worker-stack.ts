@@ -7,7 +7,6 @@ import { WorkerCluster } from '../../model/cluster/schema';
 import { Loose } from '../../model/cluster/loose';
 import { secretReferences } from '../../model/cluster/secret-values';
 import { RenderedConfig } from '../../model/cloudconfig/render';
-import { renderUserData } from '../../model/cloudconfig/user-data';
 import { NodeConfigObject } from '../constructs/node-config-object';
 import { nodeAccessEntry } from '../constructs/node-access-entry';
 import { ruleKey, SecurityGroupRules } from '../constructs/security-group-rules';
@@ -17,7 +16,7 @@ import { WorkerPool } from '../constructs/worker-pool';
 import { createNodeIdentity } from '../constructs/node-identity';
 import { tagForClusterAutoscaler } from '../constructs/autoscaler-tags';
 import { exportShared, SHARED_EXPORTS, targetGroupExport } from './pool-exports';
-import { addPoolRules, autoscalerTagsOf, poolsImportLoadBalancerGroup, poolSubnets } from './pool-parts';
+import { addPoolRules, autoscalerTagsOf, poolsImportLoadBalancerGroup, poolGroupProps } from './pool-parts';
 import { acknowledgeWorkerStackFindings } from './nag';
 import { pinLogicalIds } from './pin-logical-ids';
 import { UsageError } from '../../core/errors';
@@ -132,27 +131,7 @@ export class WorkerStack extends Stack {
     if (def && config && this.configObject) {
       this.pool = new WorkerPool(this, 'Pool', {
         ...identityProps,
-        subnets: poolSubnets(subnets, def),
-        instanceTypes: def.instanceTypes,
-        machineImageId: def.machineImage,
-        minSize: def.minSize,
-        maxSize: def.maxSize,
-        desiredCapacity: def.desiredCapacity,
-        rootVolumeSizeGiB: def.rootVolume.sizeGiB,
-        rootVolumeType: def.rootVolume.type,
-        rootDeviceName: def.rootVolume.deviceName,
-        rollingUpdate: def.rollingUpdate,
-        legacyLaunchConfiguration: def.legacyLaunchConfiguration,
-        capacity: def.capacity,
-        associatePublicIpAddress: spec.network.associatePublicIpAddress,
-        userData: renderUserData({
-          format: config.format,
-          checksum: config.checksum,
-          source: this.configObject.s3Url,
-          config: config.bytes.toString('utf8'),
-        }),
-        // Constant for the cluster, so they may live in the launch template data (instances and volumes) without ever rolling nodes.
-        fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },
+        ...poolGroupProps(cluster, def, subnets, config, this.configObject.s3Url),
       });
     }
     const identity = this.pool
