@@ -1,3 +1,4 @@
+import { DEFAULT_DEPLOYER_ROLE_NAME } from './naming';
 /**
  * The error hierarchy of worker-stacks. Every error says what went wrong and
  * what to do next; the original error travels as `cause`.
@@ -132,10 +133,34 @@ export class NotLeaderError extends WorkerStacksError {
   }
 }
 
+/** How the daemon assumes deployer roles, for the bootstrap command its messages name. */
+export interface DeployerFlags {
+  /** The daemon's --role-name (the deployer role's prefix). @default worker-stacks-deployer */
+  readonly roleName?: string;
+  /** Whether the daemon passes an --external-id (its value is the daemon's, not repeated here). @default false */
+  readonly externalId?: boolean;
+}
+
+/**
+ * The command that (re)bootstraps one account and region for this daemon, exactly as it must be run there: it makes
+ * the deployer and execution roles, and restores either when it was deleted behind CloudFormation's back
+ * (lib/engines/stacks/bootstrap-restore.ts). Only the daemon's own principal is a placeholder: the daemon knows the
+ * account it runs in, not which role (and path) the account's administrator trusts it as.
+ */
+export function bootstrapCommand(account: string, region: string, flags: DeployerFlags = {}): string {
+  const roleName =
+    flags.roleName !== undefined && flags.roleName !== DEFAULT_DEPLOYER_ROLE_NAME
+      ? ` --role-name ${flags.roleName}`
+      : '';
+  const externalId = flags.externalId ? " --external-id <the daemon's --external-id>" : '';
+  return `worker-stacks bootstrap --account ${account} --region ${region} --trust <this daemon's role ARN>${roleName}${externalId}`;
+}
+
 /**
  * The deployer role of a cluster's account could not be assumed: it does not exist (the account and region are not
- * bootstrapped, or with another --role-name), it does not trust this daemon's principal, or the external id differs.
- * Only that account's clusters stop; the message names the role, and the hint the bootstrap command that fixes it.
+ * bootstrapped, or with another --role-name, or the role was deleted), it does not trust this daemon's principal, or
+ * the external id differs. Only that account's clusters stop; the message names the role, and the hint the bootstrap
+ * command that fixes each of these.
  */
 export class AssumeRoleError extends WorkerStacksError {
   constructor(
@@ -143,10 +168,11 @@ export class AssumeRoleError extends WorkerStacksError {
     public readonly region: string,
     public readonly roleArn: string,
     cause: unknown,
+    flags: DeployerFlags = {},
   ) {
     super(`could not assume ${roleArn} (account ${account}, ${region}): ${messageOf(cause)}`, {
       cause,
-      hint: `with credentials of account ${account}, run worker-stacks bootstrap --account ${account} --region ${region} --trust <this daemon's role ARN> (or npx cdk deploy WorkerStacks-Bootstrap-${account}-${region} -c worker-stacks:trust=<ARN>); check --role-name and --external-id`,
+      hint: `with credentials of account ${account}, run ${bootstrapCommand(account, region, flags)} (it makes the role, restores it if it was deleted, and sets its trust)`,
     });
   }
 }

@@ -36,6 +36,14 @@ we hit with the repository's own clusters/ examples:
    tags-only edit of a cluster with a load balancer did this), every DescribeStacks of the region answered 500
    until restart. Here the outputs stay what they were before the update, and every CloudFormation request runs
    under one lock with the settling (a DescribeStacks on another thread read the resource map half-updated).
+8. A resource deleted behind CloudFormation's back is deleted from its stack. CloudFormation's resource handlers
+   answer NotFound to a delete of what is already gone, which CloudFormation counts as deleted; moto raises it, and an
+   update that removes such a resource answers 500 and leaves the stack half-updated. Here a NotFound (IAM's
+   NoSuchEntity, EC2's *.NotFound ...) on a delete is success, and an IAM inline policy whose role is gone is
+   forgotten too. And a resource an update removes is forgotten by the stack's resource map: moto kept it there, so a
+   later update that adds a resource of the same logical id again got the old (deleted) one back instead of creating
+   it, where CloudFormation creates it anew. `worker-stacks bootstrap` restores a deleted deployer or execution role
+   this way, by two updates: without the role, then with it (issue 32 item 17).
 
 Nothing else changes: every other request is plain moto. A different moto version is refused (exit 2), since
 the patches reach into moto's internals; install the pinned one with `bash .ci/install-tools`.
@@ -64,11 +72,14 @@ if moto.__version__ != PINNED:
 
 import moto.server  # noqa: E402
 from moto.cloudformation import models as cfn_models  # noqa: E402
+from moto.cloudformation import parsing as cfn_parsing  # noqa: E402
 from moto.cloudformation.exceptions import ValidationError  # noqa: E402
 from moto.cloudformation.responses import CloudFormationResponse  # noqa: E402
 from moto.ec2.models import ec2_backends  # noqa: E402
 from moto.ec2.models.security_groups import SecurityGroupIngress  # noqa: E402
 from moto.elbv2.models import FakeLoadBalancer, elbv2_backends  # noqa: E402
+from moto.iam.models import InlinePolicy, iam_backends  # noqa: E402
+from moto.utilities.utils import get_partition  # noqa: E402
 
 _lock = threading.RLock()
 # Change sets executed and not yet settled: (due time, backend, change set).
@@ -343,6 +354,43 @@ def stack_outputs(self):
     return outputs
 
 
+_delete_resource = cfn_parsing.ResourceMap._delete_resource
+
+
+def _not_found(e):
+    code = str(getattr(e, "code", None) or getattr(e, "error_type", None) or "")
+    return code == "NoSuchEntity" or code.endswith("NotFound") or type(e).__name__ in ("NoSuchEntity", "NotFoundException")
+
+
+def delete_resource(self, parsed_resource, resource_json):
+    """moto's own, with NotFound counted as deleted, as CloudFormation counts it (patch 8)."""
+    try:
+        _delete_resource(self, parsed_resource, resource_json)
+    except Exception as e:
+        if not _not_found(e):
+            raise
+        print(f"tools/moto/server.py: {type(parsed_resource).__name__} already gone, deleted from its stack: {e}", file=sys.stderr)
+        if isinstance(parsed_resource, InlinePolicy):
+            iam_backends[self._account_id][get_partition(self._region_name)].inline_policies.pop(parsed_resource.name, None)
+    # Removed by an update: forgotten, so that adding the logical id again creates it (moto's delete() of a whole stack
+    # forgets each resource itself).
+    if getattr(self, "_ws_updating", False):
+        for key in [k for k, v in self._parsed_resources.items() if v is parsed_resource]:
+            del self._parsed_resources[key]
+
+
+_resource_map_update = cfn_parsing.ResourceMap.update
+
+
+def resource_map_update(self, template, parameters=None):
+    """moto's own; what it removes is forgotten by delete_resource (patch 8)."""
+    self._ws_updating = True
+    try:
+        return _resource_map_update(self, template, parameters)
+    finally:
+        self._ws_updating = False
+
+
 def main(argv):
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--in-progress-seconds", type=float, default=0.0)
@@ -355,6 +403,8 @@ def main(argv):
     cfn_models.Stack.outputs = property(stack_outputs)
     FakeLoadBalancer.create_from_cloudformation_json = load_balancer_from_cloudformation_json
     SecurityGroupIngress.create_from_cloudformation_json = ingress_from_cloudformation_json
+    cfn_parsing.ResourceMap._delete_resource = delete_resource
+    cfn_parsing.ResourceMap.update = resource_map_update
     moto.server.main(rest)
 
 

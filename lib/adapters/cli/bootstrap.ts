@@ -2,8 +2,9 @@ import { Command } from 'commander';
 import { sha256Hex } from '../../model/cloudconfig/checksum';
 import { loadClusters } from '../../model/cluster/load';
 import { awsClients } from '../../platform/aws/clients';
+import { SdkIamRoles } from '../../platform/aws/iam-roles';
 import { checkConfigBucket } from '../../platform/aws/s3-publisher';
-import { deployStack } from '../../engines/reconciler';
+import { deployBootstrapStack } from '../../engines/reconciler';
 import { synthesizeBootstrap } from '../../engines/synthesis';
 import { createDeps } from './wiring';
 import { isPrincipalArn } from '../../engines/stacks';
@@ -95,17 +96,26 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
       }
       for (const region of regions) {
         // A bucket of another account under the predictable name: refused (ConfigBucketError) before any change set.
-        const s3 = awsClients({ region, s3ForcePathStyle: wiring.s3ForcePathStyle }).s3;
-        await checkConfigBucket(s3, configBucketName(account, region));
+        const own = awsClients({ region, s3ForcePathStyle: wiring.s3ForcePathStyle });
+        await checkConfigBucket(own.s3, configBucketName(account, region));
         const synth = synthesizeBootstrap(account, region, deps.workDir, trust);
-        const stack = await deployStack(deps.aws(region), synth, `ws-${sha256Hex(synth.templateBody).slice(0, 32)}`, {
-          log: deps.log,
-          waitTimeoutMs: wiring.waitTimeoutMs,
-          changeSetTimeoutMs: 10 * 60_000,
-        });
+        // A role of the live stack deleted behind CloudFormation's back is restored (deployBootstrapStack).
+        const stack = await deployBootstrapStack(
+          deps.aws(region),
+          synth,
+          `ws-${sha256Hex(synth.templateBody).slice(0, 32)}`,
+          {
+            log: deps.log,
+            waitTimeoutMs: wiring.waitTimeoutMs,
+            changeSetTimeoutMs: 10 * 60_000,
+            region,
+            roles: new SdkIamRoles(own.sts, region),
+            say: (line) => io.err(`${account}/${region}: ${line}\n`),
+          },
+        );
         // The bucket's name is fixed by the template; an emulator that drops outputs still gets it printed.
         // And after: the bucket the stack made is the account's own.
-        await checkConfigBucket(s3, configBucketName(account, region));
+        await checkConfigBucket(own.s3, configBucketName(account, region));
         const roles = trust
           ? `\t${roleArn(account, region, deployerRoleName(region, trust.roleName))}\t${roleArn(account, region, executionRoleName(region))}`
           : '';

@@ -133,7 +133,10 @@ export class DeployerCredentials {
         accountId: account,
       };
     } catch (e) {
-      throw new AssumeRoleError(account, region, arn, e);
+      throw new AssumeRoleError(account, region, arn, e, {
+        roleName: this.opts.roleName,
+        externalId: this.opts.externalId !== undefined,
+      });
     }
   }
 }

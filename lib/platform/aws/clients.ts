@@ -42,8 +42,8 @@ export const DEFAULT_AWS_TIMEOUTS: AwsTimeouts = { connectionTimeoutMs: 10_000, 
 /**
  * The timeouts from WORKER_STACKS_AWS_CONNECT_TIMEOUT_SECONDS and WORKER_STACKS_AWS_REQUEST_TIMEOUT_SECONDS, else the
  * defaults. Without a timeout, a connection that is half open (opened during an outage, then neither answered nor
- * reset) leaves its request, and the reconcile waiting on it, pending forever.
- * @internal exported for the timeout tests
+ * reset) leaves its request, and the reconcile waiting on it, pending forever. Also the deadline of bootstrap's IAM
+ * GetRole (lib/platform/aws/iam-roles.ts).
  */
 export function awsTimeouts(env: NodeJS.ProcessEnv = process.env): AwsTimeouts {
   const seconds = (name: string, fallbackMs: number): number => {

@@ -145,9 +145,65 @@ test('an unusable deployer role names a fix that works even when the role was de
   // WHEN it is reconciled
   expect((await h.reconcile(EXAMPLE, {}, deps)).result).toBe('stalled');
 
-  // THEN the fix replaces the role (a bootstrap with another --role-name), since bootstrapping again changes nothing
+  // THEN the fix is the bootstrap command, exactly, which restores a deleted role (test/integration/bootstrap-restore-moto.test.ts
+  // proves it on moto); no detour through another --role-name
   expect(h.condition('Stalled')).toMatchObject({ status: 'True', reason: 'AssumeRoleFailed' });
-  expect(h.condition('Stalled')?.message).toMatch(/--role-name \S+.*then the same without --role-name/);
+  const message = h.condition('Stalled')?.message ?? '';
+  expect(message).toContain(
+    "fix: with credentials of account 222222222222, run worker-stacks bootstrap --account 222222222222 --region us-east-1 --trust <this daemon's role ARN> (it makes the role, restores it if it was deleted, and sets its trust)",
+  );
+  expect(message).not.toContain('--role-name');
+});
+
+test("the fix names the daemon's own --role-name and that it passes an --external-id", async () => {
+  // GIVEN a daemon with --role-name ops-deployer and an external id, whose deployer role cannot be assumed
+  await applied();
+  h.edit(EXAMPLE, maxPods(100));
+  const arn = 'arn:aws:iam::222222222222:role/ops-deployer-us-east-1';
+  const refused = Object.assign(new Error('not authorized to perform: sts:AssumeRole'), { name: 'AccessDenied' });
+  const deps = h.deps({
+    identity: {
+      account: async () => {
+        throw new AssumeRoleError('222222222222', 'us-east-1', arn, refused, {
+          roleName: 'ops-deployer',
+          externalId: true,
+        });
+      },
+    },
+  });
+
+  // WHEN it is reconciled
+  expect((await h.reconcile(EXAMPLE, {}, deps)).result).toBe('stalled');
+
+  // THEN the command is the one to run, flags and all
+  expect(h.condition('Stalled')?.message).toContain(
+    "run worker-stacks bootstrap --account 222222222222 --region us-east-1 --trust <this daemon's role ARN> --role-name ops-deployer --external-id <the daemon's --external-id> (it makes",
+  );
+});
+
+test('an AccessDenied from the account (an execution role deleted, say) names the bootstrap command that restores it', async () => {
+  // GIVEN an account that refuses the daemon's calls
+  await applied();
+  h.edit(EXAMPLE, maxPods(100));
+  const deps = h.deps({
+    identity: {
+      account: async () => {
+        throw Object.assign(new Error('User is not authorized to perform: iam:PassRole'), {
+          name: 'AccessDenied',
+          $metadata: { httpStatusCode: 403 },
+        });
+      },
+    },
+  });
+
+  // WHEN it is reconciled
+  expect((await h.reconcile(EXAMPLE, {}, deps)).result).toBe('stalled');
+
+  // THEN
+  expect(h.condition('Stalled')).toMatchObject({ status: 'True', reason: 'AccessDenied' });
+  expect(h.condition('Stalled')?.message).toContain(
+    "fix: with credentials of account 222222222222, run worker-stacks bootstrap --account 222222222222 --region us-east-1 --trust <this daemon's role ARN> (it makes the deployer and execution roles, and restores either if it was deleted)",
+  );
 });
 
 test('no log line repeats a key its logger already binds (one JSON key, one value)', async () => {

@@ -6,6 +6,7 @@ import { Found, Observed, Start } from '../workflow/state';
 import { AnyTask, Hook, Progress, runWorkflow, Workflow } from '../workflow/task';
 import { StatusRecorder } from '../workflow/status-recorder';
 import { WorkerCluster } from '../../../model/cluster/schema';
+import { bootstrapCommand } from '../../../core/errors';
 
 import { assemblyKey, removeAssembly } from '../../synthesis/synthesize';
 import { checkVersion } from '../tasks/check-version';
@@ -195,14 +196,8 @@ function accountUnusable(ctx: ReconcileContext, found: Found, reason: Reason, me
   const region = regionOf(ctx.record.raw) ?? '<region>';
   const fix =
     hint ??
-    `bootstrap account ${account} for this daemon: worker-stacks bootstrap --account ${account} --region ${region} --trust <this daemon's role ARN>, with credentials of that account`;
-  // A role deleted behind CloudFormation's back is not made again by the same bootstrap (no template change, so no
-  // update): a bootstrap with another --role-name replaces it, and one more with the daemon's own name brings it back.
-  const deleted =
-    reason === 'AssumeRoleFailed'
-      ? `. If the role was deleted, bootstrapping again changes nothing (CloudFormation sees no change): run worker-stacks bootstrap --account ${account} --region ${region} --trust <ARN> --role-name worker-stacks-deployer-tmp, then the same without --role-name (or with the daemon's --role-name): each replaces the role`
-      : '';
-  const why = `${message.split('\n')[0]} (fix: ${fix}${deleted}; only this account's clusters wait, the next resync looks again)`;
+    `with credentials of account ${account}, run ${bootstrapCommand(account, region)} (it makes the deployer and execution roles, and restores either if it was deleted)`;
+  const why = `${message.split('\n')[0]} (fix: ${fix}; only this account's clusters wait, the next resync looks again)`;
   const liveDiffers = found.live === undefined || found.live !== found.config?.checksum;
   ctx.recorder.stage(
     { observedGeneration: ctx.generation },
