@@ -109,7 +109,7 @@ export function registerBootstrap(program: Command, io: Io, done: (code: number)
             waitTimeoutMs: wiring.waitTimeoutMs,
             changeSetTimeoutMs: 10 * 60_000,
             region,
-            roles: new SdkIamRoles(own.sts, region),
+            roles: new SdkIamRoles(own.iam),
             say: (line) => io.err(`${account}/${region}: ${line}\n`),
           },
         );

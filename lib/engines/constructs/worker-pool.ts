@@ -67,6 +67,11 @@ export interface WorkerPoolProps extends Omit<NodeIdentityProps, 'configObjects'
   /** Build a launch configuration instead of a launch template. @default false */
   readonly legacyLaunchConfiguration?: boolean;
   /**
+   * EC2 detailed monitoring of the nodes (launch templates only: a launch configuration left unset already has it, as
+   * CloudFormation's default). @default false (basic: 5-minute metrics)
+   */
+  readonly detailedMonitoring?: boolean;
+  /**
    * Tags that never change for this pool (the cluster's identity), put on instances and volumes through the launch
    * template data. Anything that may change (user tags) must not go here: a change would make a new launch template
    * version and roll every node. @default none
@@ -202,6 +207,8 @@ export class WorkerPool extends Construct {
       instanceType: props.instanceTypes.length === 1 ? new ec2.InstanceType(props.instanceTypes[0]) : undefined,
       requireImdsv2: true,
       httpPutResponseHopLimit: IMDS_HOP_LIMIT,
+      // Unset unless on, so the launch data of a pool without it stays as it was.
+      ...(props.detailedMonitoring ? { detailedMonitoring: true } : {}),
       instanceMetadataTags: false,
       // Explicit, so the subnet's MapPublicIpOnLaunch never decides (CDK moves the security group onto the interface).
       associatePublicIpAddress: props.associatePublicIpAddress ?? false,

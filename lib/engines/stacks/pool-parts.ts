@@ -42,6 +42,7 @@ export function poolGroupProps(
     rootDeviceName: pool.rootVolume.deviceName,
     rollingUpdate: pool.rollingUpdate,
     legacyLaunchConfiguration: pool.legacyLaunchConfiguration,
+    detailedMonitoring: pool.detailedMonitoring,
     capacity: pool.capacity,
     associatePublicIpAddress: cluster.spec.network.associatePublicIpAddress,
     userData: renderUserData({

@@ -226,6 +226,14 @@ export const PoolSchema = z
           'Build an AWS::AutoScaling::LaunchConfiguration instead of a launch template, for accounts that still use them. @default false',
         ),
       ),
+    detailedMonitoring: z
+      .boolean()
+      .default(false)
+      .meta(
+        d(
+          'EC2 detailed monitoring (1-minute instance metrics, billed by CloudWatch). Part of what the nodes launch with: turning it on or off rolls the pool. A launch configuration (legacyLaunchConfiguration) has it on whatever this says (the CloudFormation default). @default false',
+        ),
+      ),
   })
   .meta(d('The worker Auto Scaling group.'));
 

@@ -1,3 +1,4 @@
+import { IAMClient } from '@aws-sdk/client-iam';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { S3Client } from '@aws-sdk/client-s3';
 import { STSClient } from '@aws-sdk/client-sts';
@@ -104,12 +105,14 @@ export function awsClients(opts: AwsClientOptions) {
     ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
     ...(opts.credentials ? { credentials: opts.credentials } : {}),
   };
-  const expiry = <C extends CloudFormationClient | S3Client | STSClient>(c: C): C =>
+  const expiry = <C extends CloudFormationClient | S3Client | STSClient | IAMClient>(c: C): C =>
     opts.onExpiredSession ? onExpiredSession(c, opts.onExpiredSession) : c;
   return {
     cloudFormation: paced(expiry(new CloudFormationClient(common)), opts.cloudFormationRate),
     s3: expiry(withExpectedBucketOwner(new S3Client({ ...common, forcePathStyle: opts.s3ForcePathStyle ?? false }))),
     sts: expiry(new STSClient(common)),
+    // IAM is global per partition: the SDK resolves its endpoint from the region (bootstrap's role check only).
+    iam: expiry(new IAMClient(common)),
   };
 }
 
@@ -156,7 +159,10 @@ export function paced<C extends CloudFormationClient>(client: C, limiter: Reques
 }
 
 /** Tells `expired` when a call fails because the session expired; the error goes on to the caller as it is. */
-function onExpiredSession<C extends CloudFormationClient | S3Client | STSClient>(client: C, expired: () => void): C {
+function onExpiredSession<C extends CloudFormationClient | S3Client | STSClient | IAMClient>(
+  client: C,
+  expired: () => void,
+): C {
   (client.middlewareStack as S3Client['middlewareStack']).add(
     (next) => async (args) => {
       try {

@@ -1,7 +1,6 @@
 import { namedRoles, withoutResources } from '../../../lib/engines/stacks/bootstrap-restore';
 import { synthesizeBootstrap } from '../../../lib/engines/synthesis/synthesize';
 import { BOOTSTRAP_STACK_NAME, deployerRoleName, executionRoleName } from '../../../lib/core/naming';
-import { iamEndpoint } from '../../../lib/platform/aws/iam-roles';
 import { tempDir } from '../../helpers/clusters';
 import { deployBootstrapStack } from '../../../lib/engines/reconciler/tasks/change-set-ops';
 import { sha256Hex } from '../../../lib/model/cloudconfig/checksum';
@@ -71,19 +70,6 @@ test('references by DependsOn, Fn::Sub and the dotted Fn::GetAtt are followed to
   const out = withoutResources(JSON.stringify(t), ['A']);
   expect(out.removed).toEqual(['A', 'B', 'C', 'D']);
   expect(Object.keys(parsed(out.templateBody).Outputs ?? {})).toEqual(['P']);
-});
-
-test("IAM's endpoint: the SDK's endpoint variables, else the partition's global endpoint", () => {
-  expect(iamEndpoint('eu-west-1', {})).toEqual({ url: 'https://iam.amazonaws.com', signingRegion: 'us-east-1' });
-  expect(iamEndpoint('cn-north-1', {})).toEqual({
-    url: 'https://iam.cn-north-1.amazonaws.com.cn',
-    signingRegion: 'cn-north-1',
-  });
-  expect(iamEndpoint('us-gov-west-1', {}).url).toBe('https://iam.us-gov.amazonaws.com');
-  expect(iamEndpoint('eu-west-1', { AWS_ENDPOINT_URL: 'http://127.0.0.1:5000' }).url).toBe('http://127.0.0.1:5000');
-  expect(iamEndpoint('eu-west-1', { AWS_ENDPOINT_URL: 'http://a', AWS_ENDPOINT_URL_IAM: 'http://iam' }).url).toBe(
-    'http://iam',
-  );
 });
 
 describe('deployBootstrapStack (on the fake CloudFormation)', () => {

@@ -63,6 +63,7 @@ const ROWS: Array<[string, string, boolean, boolean, Mutation, Mutation?]> = [
     (r) => r.spec.pool.instanceTypes.push('m7i.xlarge'),
   ],
   ['root volume size', 'prod-eu1', true, true, (r) => (r.spec.pool.rootVolume = { sizeGiB: 200 })],
+  ['detailed monitoring', 'prod-eu1', true, true, (r) => (r.spec.pool.detailedMonitoring = true)],
   [
     'node ready timeout (node config: the signal script)',
     'prod-eu1',
@@ -173,6 +174,7 @@ const CAUSES: Readonly<Record<string, RollCause[]>> = {
   'instance type (one type: launch template)': ['instance types'],
   'instance types (several: mixed instances policy)': ['instance types'],
   'root volume size': ['root volume'],
+  'detailed monitoring': ['launch template'],
   'node ready timeout (node config: the signal script)': ['config'],
   'node subnets': ['subnets'],
   'a security group rule narrowed to the pool, the first one': ['launch template'],
