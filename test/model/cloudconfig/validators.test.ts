@@ -44,9 +44,10 @@ function smallUserData(cluster: WorkerCluster, config: RenderedConfig): string {
 }
 
 /** Each template once, with every list and map of the values filled, so loops in templates render several items. */
-// The EKS NodeConfig is neither Ignition nor cloud-config: nodeadm-strict.test.ts checks it with nodeadm's own tools.
+// The EKS configs are neither Ignition nor cloud-config: nodeadm-strict.test.ts checks the NodeConfig with nodeadm's own
+// tools, bottlerocket.test.ts the TOML settings against the settings reference.
 const RICH = [...TEMPLATES]
-  .filter((t) => t !== 'eks-al2023')
+  .filter((t) => t !== 'eks-al2023' && t !== 'eks-bottlerocket')
   .sort()
   .map((template) =>
     variant('prod-eu1', (raw) => {
