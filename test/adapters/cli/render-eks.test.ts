@@ -15,7 +15,7 @@ import { Json } from '../../helpers/json';
  * default: eks-al2023, pool bottlerocket: eks-bottlerocket).
  */
 
-const EXAMPLE = path.join(REPO, 'test', 'fixtures', 'eks', 'eks-us2.yaml');
+const EXAMPLE = path.join(REPO, 'clusters', 'eks-us2.yaml');
 const CLUSTER = 'eks-us2';
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 

@@ -103,6 +103,7 @@ describe('worker-stacks validate (in-process)', () => {
     expect(report.valid.map((f: string) => path.basename(f))).toEqual([
       'apps-eu1.yaml',
       'edge-ap1.yaml',
+      'eks-us2.yaml',
       'prod-eu1.yaml',
       'staging-us1.yaml',
     ]);

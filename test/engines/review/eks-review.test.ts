@@ -15,7 +15,7 @@ import { schemaProblems } from './formats';
  * setting that changes is shown as a config diff of that pool's stored object, and rolls that pool only.
  */
 
-const OBJECT = path.join(REPO, 'test', 'fixtures', 'eks', 'eks-us2.yaml');
+const OBJECT = path.join(REPO, 'clusters', 'eks-us2.yaml');
 const FILE = 'clusters/eks-us2.yaml';
 
 /** The EKS object (pool default: eks-al2023; pool bottlerocket: eks-bottlerocket), `change` applied to its raw form. */

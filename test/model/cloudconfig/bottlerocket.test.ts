@@ -22,7 +22,7 @@ import { run } from '../../helpers/tools';
 type Raw = any;
 
 /** The EKS example: pool default is eks-al2023, pool bottlerocket (spec.pools[1]) eks-bottlerocket. */
-const OBJECT = path.join(REPO, 'test', 'fixtures', 'eks', 'eks-us2.yaml');
+const OBJECT = path.join(REPO, 'clusters', 'eks-us2.yaml');
 const FILE = 'clusters/eks-us2.yaml';
 const POOL = 'spec.pools[1]';
 
