@@ -11,7 +11,7 @@ import { parse, stringify } from 'yaml';
 import { WorkerCluster } from '../../../lib/model/cluster/schema';
 import { renderConfig, RenderedConfig } from '../../../lib/model/cloudconfig/render';
 import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
-import { example, EXAMPLE_NAMES, ownSecret, tempDir, TEMPLATES, variant } from '../../helpers/clusters';
+import { BOOTSTRAP_EXAMPLES, example, ownSecret, tempDir, TEMPLATES, variant } from '../../helpers/clusters';
 import { requireTool, run, RunResult } from '../../helpers/tools';
 
 let dir: string;
@@ -68,8 +68,10 @@ const RICH = [...TEMPLATES]
     }),
   );
 
+// The Ignition and cloud-init examples; the EKS example's configs are checked by nodeadm-strict.test.ts (its NodeConfig)
+// and bottlerocket.test.ts (its TOML settings).
 describe('the big config passes the real validator of its format', () => {
-  test.each(EXAMPLE_NAMES)('example %s', (name) => {
+  test.each(BOOTSTRAP_EXAMPLES)('example %s', (name) => {
     // GIVEN
     const cluster = example(name);
     // WHEN
@@ -96,7 +98,7 @@ describe('the big config passes the real validator of its format', () => {
 
   test('both formats are covered by the examples', () => {
     // GIVEN
-    const formats = new Set(EXAMPLE_NAMES.map((n) => renderConfig(example(n)).format));
+    const formats = new Set(BOOTSTRAP_EXAMPLES.map((n) => renderConfig(example(n)).format));
     // WHEN
     const sorted = [...formats].sort();
     // THEN
@@ -105,7 +107,7 @@ describe('the big config passes the real validator of its format', () => {
 });
 
 describe('the small user data passes the real validator of its format', () => {
-  test.each(EXAMPLE_NAMES)('example %s', (name) => {
+  test.each(BOOTSTRAP_EXAMPLES)('example %s', (name) => {
     // GIVEN
     const cluster = example(name);
     const config = renderConfig(cluster);
@@ -117,8 +119,8 @@ describe('the small user data passes the real validator of its format', () => {
 });
 
 describe('the validators are live: broken documents are rejected', () => {
-  const ignitionExample = EXAMPLE_NAMES.find((n) => renderConfig(example(n)).format === 'ignition')!;
-  const cloudInitExample = EXAMPLE_NAMES.find((n) => renderConfig(example(n)).format === 'cloud-init')!;
+  const ignitionExample = BOOTSTRAP_EXAMPLES.find((n) => renderConfig(example(n)).format === 'ignition')!;
+  const cloudInitExample = BOOTSTRAP_EXAMPLES.find((n) => renderConfig(example(n)).format === 'cloud-init')!;
 
   test('ignition-validate warns about an unknown key, which fails the check above', () => {
     // GIVEN
