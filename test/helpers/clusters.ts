@@ -6,6 +6,8 @@ import { loadClusterFile } from '../../lib/model/cluster/load';
 import { WorkerCluster } from '../../lib/model/cluster/schema';
 import { validateCluster } from '../../lib/model/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
+import { FORMATS } from '../../lib/model/cloudconfig/formats';
+import { renderPools } from '../../lib/model/cloudconfig/render';
 import { Json } from './json';
 
 export const REPO = path.resolve(__dirname, '..', '..');
@@ -63,4 +65,17 @@ export function ownSecret<T extends { metadata: { name: string }; spec: any }>(r
     );
   }
   return raw;
+}
+
+/**
+ * The examples whose every pool boots from a small bootstrap user data that fetches its config (Ignition, cloud-init),
+ * and the ones with a pool whose user data carries its config itself (an EKS NodeConfig, Bottlerocket settings:
+ * lib/model/cloudconfig/format.ts userDataBudget). Tests of what a bootstrap holds, or of a template's files and units,
+ * run over the first; docs/node-configs.md says what the second promise instead.
+ */
+export const BOOTSTRAP_EXAMPLES = EXAMPLE_NAMES.filter((n) => !carriesConfig(n));
+export const CONFIG_IN_USER_DATA_EXAMPLES = EXAMPLE_NAMES.filter(carriesConfig);
+
+function carriesConfig(name: string): boolean {
+  return [...renderPools(example(name)).values()].some((c) => FORMATS[c.format].userDataBudget !== undefined);
 }

@@ -5,11 +5,11 @@ import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { LoadedCluster } from '../../model/cluster/load';
 import { WorkerCluster } from '../../model/cluster/schema';
-import { RenderedConfig, renderConfig } from '../../model/cloudconfig/render';
-import { renderProblem } from '../../model/cluster/derive';
+import { RenderedConfig } from '../../model/cloudconfig/render';
+import { renderCluster } from '../../model/cluster/derive';
 import { poolNamed, poolsOf, StackUnit, stackUnits } from '../../model/cluster/pools';
 import { DEFAULT_TEMPLATES_DIR } from '../../model/cloudconfig/templates';
-import { RenderError, TemplateError, UsageError } from '../../core/errors';
+import { RenderError, UsageError } from '../../core/errors';
 import { DeployerTrust, isPrincipalArn } from './bootstrap-roles';
 import { BootstrapStack } from './bootstrap-stack';
 import { WorkerStack } from './worker-stack';
@@ -101,12 +101,15 @@ export function buildFleetApp(props: FleetAppProps): FleetApp {
   const templatesDir = props.templatesDir ?? DEFAULT_TEMPLATES_DIR;
   for (const { cluster, file } of props.clusters) {
     const name = cluster.metadata.name;
+    let derived: ReadonlyMap<string, RenderedConfig> | undefined;
     const configOf = (unit: StackUnit): RenderedConfig | undefined => {
       // A shared stack without the pool default boots no node, but carries the first pool's checksum in its
       // ConfigChecksum output: what the reconciler compares for that stack (model/cluster/pools.ts, prepare.ts).
       const pool = unit.pool ?? poolsOf(cluster.spec).at(0)?.name;
       if (pool === undefined) return undefined;
-      const config = props.rendered?.get(unit.stackName) ?? renderedOrThrow(cluster, file, templatesDir, pool);
+      const config =
+        props.rendered?.get(unit.stackName) ?? (derived ??= renderedOrThrow(cluster, file, templatesDir)).get(pool);
+      if (!config) throw new Error(`${name}: no config rendered for its pool ${pool}`);
       unitConfigs.set(unit.stackName, config);
       return config;
     };
@@ -205,12 +208,17 @@ function contextText(app: App, key: string): string | undefined {
   return typeof v === 'string' ? v : Array.isArray(v) ? v.join(',') : JSON.stringify(v);
 }
 
-/** One pool's node config as `validate` derives it: a template that does not render stops synthesis with validate's message. */
-function renderedOrThrow(cluster: WorkerCluster, file: string, templatesDir: string, pool: string): RenderedConfig {
-  try {
-    return renderConfig(cluster, templatesDir, pool);
-  } catch (e) {
-    if (e instanceof TemplateError) throw new RenderError([renderProblem(e, file)]);
-    throw e;
-  }
+/**
+ * Every pool's node config as `validate` derives it (model/cluster/derive.ts): a template that does not render, or a
+ * rendered config its format's checks refuse (a NodeConfig or Bottlerocket setting the node agent does not know, a user
+ * data over 16 KB, an image family that does not read it), stops synthesis with validate's messages.
+ */
+function renderedOrThrow(
+  cluster: WorkerCluster,
+  file: string,
+  templatesDir: string,
+): ReadonlyMap<string, RenderedConfig> {
+  const r = renderCluster(cluster, file, templatesDir);
+  if ('problems' in r) throw new RenderError(r.problems);
+  return r.configs;
 }

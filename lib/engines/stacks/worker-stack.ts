@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { WorkerCluster } from '../../model/cluster/schema';
 import { Loose } from '../../model/cluster/loose';
 import { secretReferences } from '../../model/cluster/secret-values';
+import { FORMATS } from '../../model/cloudconfig/formats';
 import { RenderedConfig } from '../../model/cloudconfig/render';
 import { NodeConfigObject } from '../constructs/node-config-object';
 import { nodeAccessEntry } from '../constructs/node-access-entry';
@@ -190,10 +191,10 @@ export class WorkerStack extends Stack {
       rules: [...clusterWideRules(spec), ...(listeners?.nodeRules ?? []).filter((r) => !userKeys.has(ruleKey(r)))],
     });
     if (this.pool) addPoolRules(this, this.pool, cluster, DEFAULT_POOL, vpc, () => listeners?.securityGroup);
-    // EKS nodes (a nodeadm config) are let into their EKS cluster by an access entry of the shared node role, unless the
-    // object chose aws-auth (the template's values.yaml types both values; validation has checked them).
+    // EKS nodes (a nodeadm or Bottlerocket config) are let into their EKS cluster by an access entry of the shared node
+    // role, unless the object chose aws-auth (the template's values.yaml types both values; validation has checked them).
     const values = spec.cloudConfig.values as Record<string, unknown>;
-    if (config?.format === 'nodeadm' && values.nodeAccess !== 'aws-auth')
+    if (config && FORMATS[config.format].joinsEks && values.nodeAccess !== 'aws-auth')
       nodeAccessEntry(this, String(values.eksClusterName), identity.role);
 
     if (config) {

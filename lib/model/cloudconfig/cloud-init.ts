@@ -117,4 +117,5 @@ export const CLOUD_INIT: NodeConfigFormat = {
   serialize: toCloudConfig,
   parse: fromCloudConfig,
   userData: cloudInitUserData,
+  imageFamilies: ['al2023', 'ubuntu', 'eks-al2023'],
 };

@@ -1,7 +1,10 @@
 import { Problem, UsageError } from '../../core/errors';
 import { configBucketName, configKeyPrefix } from '../../core/naming';
+import { formatPath } from '../cluster/format-path';
+import { poolsOf } from '../cluster/pools';
 import { WorkerCluster } from '../cluster/schema';
 import { FORMATS } from './formats';
+import { ConfigFormat } from './node-config';
 import { RenderedConfig } from './render';
 import { renderUserData } from './user-data';
 
@@ -25,14 +28,49 @@ const NODECONFIG_SOURCES: ReadonlyArray<[RegExp, (m: RegExpExecArray) => string]
   [/^spec\.instance\.localStorage\.strategy$/, () => 'localStorageStrategy'],
 ];
 
-/** The object's field a finding at `nodeConfigPath` comes from; the template as a whole when no value maps to it. */
-function objectPath(nodeConfigPath: string): string {
-  for (const [re, to] of NODECONFIG_SOURCES) {
-    const m = re.exec(nodeConfigPath);
-    if (m) return `spec.cloudConfig.values.${to(m)}`;
+/** A TOML key as the Bottlerocket rules name it (quoted when it is not bare) → the object's map key path. */
+const mapKey = (name: string, key: string) =>
+  formatPath([name, key.startsWith('"') ? (JSON.parse(key) as string) : key]);
+
+/** Bottlerocket setting → the eks-bottlerocket value it is rendered from (cloudconfig/eks-bottlerocket/settings.toml.hbs). */
+const BOTTLEROCKET_SOURCES: ReadonlyArray<[RegExp, (m: RegExpExecArray) => string]> = [
+  [/^settings\.kubernetes\.api-server$/, () => 'apiEndpoint'],
+  [/^settings\.kubernetes\.cluster-certificate$/, () => 'clusterCA'],
+  [/^settings\.kubernetes\.cluster-name$/, () => 'eksClusterName'],
+  [/^settings\.kubernetes\.cluster-dns-ip/, () => 'clusterDNS'],
+  [/^settings\.kubernetes\.max-pods$/, () => 'maxPods'],
+  [/^settings\.kubernetes\.node-labels/, () => 'nodeLabels'],
+  [/^settings\.kubernetes\.node-taints/, () => 'nodeTaints'],
+  [/^settings\.kubernetes\.kube-reserved\.(.+)$/, (m) => mapKey('kubeReserved', m[1])],
+  [/^settings\.kubernetes\.kube-reserved$/, () => 'kubeReserved'],
+  [/^settings\.kubernetes\.eviction-hard\.(.+)$/, (m) => mapKey('evictionHard', m[1])],
+  [/^settings\.kubernetes\.eviction-hard$/, () => 'evictionHard'],
+  [/^settings\.kubernetes\.([a-z0-9-]+)$/, (m) => mapKey('kubernetesSettings', m[1])],
+];
+
+const SOURCES: Partial<Record<ConfigFormat, ReadonlyArray<[RegExp, (m: RegExpExecArray) => string]>>> = {
+  nodeadm: NODECONFIG_SOURCES,
+  bottlerocket: BOTTLEROCKET_SOURCES,
+};
+
+/** The object's field a finding at `configPath` comes from; the template as a whole when no value maps to it. */
+function objectPath(format: ConfigFormat, configPath: string, values: string): string {
+  for (const [re, to] of SOURCES[format] ?? []) {
+    const m = re.exec(configPath);
+    if (m) return `${values}.${to(m)}`;
   }
   return 'spec.cloudConfig.template';
 }
+
+/** Where a pool's own fields are: spec.pool for a single-pool object, else spec.pools[i]. */
+function poolPath(cluster: WorkerCluster, pool: string): string {
+  const i = cluster.spec.pools?.findIndex((p) => p.name === pool) ?? -1;
+  return i < 0 ? 'spec.pool' : `spec.pools[${i}]`;
+}
+
+/** The template a pool's config comes from: its own, else the cluster's. */
+const poolTemplate = (cluster: WorkerCluster, pool: string) =>
+  poolsOf(cluster.spec).find((p) => p.name === pool)?.cloudConfig?.template ?? cluster.spec.cloudConfig.template;
 
 export function configProblems(
   cluster: WorkerCluster,
@@ -44,9 +82,19 @@ export function configProblems(
     const format = FORMATS[config.format];
     const text = config.bytes.toString('utf8');
     const where = many ? ` (pool ${pool})` : '';
+    // A value the pool sets is reported at the pool's own values; anything else at the cluster's.
+    const poolValues = `${poolPath(cluster, pool)}.cloudConfig.values`;
+    const own = poolsOf(cluster.spec).find((p) => p.name === pool)?.cloudConfig?.values ?? {};
+    const at = (f: { path: string }) => {
+      const p = objectPath(config.format, f.path, 'spec.cloudConfig.values');
+      const key = p.slice('spec.cloudConfig.values.'.length).split(/[.[]/)[0];
+      return p.startsWith('spec.cloudConfig.values.') && Object.hasOwn(own, key)
+        ? `${poolValues}${p.slice('spec.cloudConfig.values'.length)}`
+        : p;
+    };
     const found: Problem[] = (format.check?.(text) ?? []).map((f) => ({
       file,
-      path: objectPath(f.path),
+      path: at(f),
       message: `rendered ${config.format} config${where}: ${f.path ? `${f.path} ` : ''}${f.message} (rule ${f.rule})`,
     }));
     try {
@@ -60,6 +108,13 @@ export function configProblems(
         message: `the ${config.format} user data${where} does not fit: ${e.message} (rule user-data-fits; EC2 takes at most 16384 bytes before base64)`,
       });
     }
+    const family = poolsOf(cluster.spec).find((p) => p.name === pool)?.imageFamily;
+    if (family !== undefined && !format.imageFamilies.includes(family))
+      found.push({
+        file,
+        path: `${poolPath(cluster, pool)}.imageFamily`,
+        message: `${family}: the ${config.format} node config${where} (template ${poolTemplate(cluster, pool)}) is read only by ${format.imageFamilies.join(', ')} images; use such an image or another template (rule image-family)`,
+      });
     return found;
   });
 }

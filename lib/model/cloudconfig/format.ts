@@ -1,3 +1,4 @@
+import type { ImageFamily } from '../cluster/schema';
 import { NodeConfig } from './node-config';
 
 /** What the small user data needs to fetch and verify the big config. */
@@ -34,4 +35,11 @@ export interface NodeConfigFormat {
   check?(text: string): ReadonlyArray<{ readonly rule: string; readonly path: string; readonly message: string }>;
   /** Most bytes the user data may have: @default LIMITS.smallUserDataBytes (a bootstrap only); EC2's 16 KB for one that carries the config. */
   readonly userDataBudget?: number;
+  /**
+   * The machine image families whose boot reads this format's user data: a pool that states another
+   * (spec.pool.imageFamily) is refused (rule image-family, config-problems.ts).
+   */
+  readonly imageFamilies: readonly ImageFamily[];
+  /** Its nodes join an EKS cluster with the node role: the shared stack lets that role in (access entry) unless aws-auth. */
+  readonly joinsEks?: boolean;
 }

@@ -1,3 +1,4 @@
+import { BOTTLEROCKET } from './bottlerocket';
 import { CLOUD_INIT } from './cloud-init';
 import { NodeConfigFormat } from './format';
 import { IGNITION } from './ignition';
@@ -12,6 +13,7 @@ export const FORMATS: Readonly<Record<ConfigFormat, NodeConfigFormat>> = {
   ignition: IGNITION,
   'cloud-init': CLOUD_INIT,
   nodeadm: NODEADM,
+  bottlerocket: BOTTLEROCKET,
 };
 
 /** The format whose objects carry `extension` (`ign` → ignition), or undefined. */

@@ -75,4 +75,5 @@ export const IGNITION: NodeConfigFormat = {
   serialize: toIgnition,
   parse: fromIgnition,
   userData: ignitionUserData,
+  imageFamilies: ['flatcar'],
 };

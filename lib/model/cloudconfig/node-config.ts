@@ -4,7 +4,7 @@
  * serializers turn it into bytes; reviews diff it.
  */
 /** Every node-config format's name; each has its module, registered in formats.ts. */
-export const CONFIG_FORMATS = ['ignition', 'cloud-init', 'nodeadm'] as const;
+export const CONFIG_FORMATS = ['ignition', 'cloud-init', 'nodeadm', 'bottlerocket'] as const;
 export type ConfigFormat = (typeof CONFIG_FORMATS)[number];
 
 export interface NodeFile {

@@ -115,4 +115,6 @@ export const NODEADM: NodeConfigFormat = {
   userData: nodeadmUserData,
   userDataBudget: LIMITS.userDataBytes,
   check: checkNodeConfig,
+  imageFamilies: ['eks-al2023'],
+  joinsEks: true,
 };

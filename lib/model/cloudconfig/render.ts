@@ -42,6 +42,11 @@ export function templateContext(cluster: WorkerCluster, poolName?: string): Reco
       nodeTaints: taints,
       nodeLabelsFlag: labels.map((l) => `${l.key}=${l.value}`).join(','),
       nodeTaintsFlag: taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(','),
+      // One entry per key with its `value:Effect` list, in the same order (Bottlerocket's node-taints: a key once).
+      nodeTaintsByKey: [...new Set(taints.map((t) => t.key))].map((key) => ({
+        key,
+        taints: taints.filter((t) => t.key === key).map((t) => `${t.value}:${t.effect}`),
+      })),
     },
     rollingUpdate: pool.rollingUpdate,
     // Where the node's health signal goes: constant for a pool, so it never rolls nodes by itself. Every pool's group has

@@ -194,6 +194,10 @@ export const ROLLING_UPDATE_DEFAULT = {
   minSuccessfulInstancesPercent: 100,
 } as const;
 
+/** Machine image families a pool may state (spec.pool.imageFamily); each node-config format names the ones that read it. */
+export const IMAGE_FAMILIES = ['flatcar', 'al2023', 'ubuntu', 'eks-al2023', 'bottlerocket'] as const;
+export type ImageFamily = (typeof IMAGE_FAMILIES)[number];
+
 export const PoolSchema = z
   .strictObject({
     instanceTypes: z
@@ -201,6 +205,14 @@ export const PoolSchema = z
       .min(1)
       .meta(d('Instance types; more than one makes a mixed instances policy, first is preferred.')),
     machineImage: awsId('ami', 'an AMI').meta(d('AMI id in the cluster region (no lookups at synth time).')),
+    imageFamily: z
+      .enum(IMAGE_FAMILIES)
+      .optional()
+      .meta(
+        d(
+          'What machineImage is (an AMI id says nothing offline): flatcar, al2023 (Amazon Linux 2023), ubuntu, eks-al2023 (the EKS-optimized AL2023 AMI, with nodeadm) or bottlerocket (an aws-k8s-* variant). A template whose node config only that family reads (eks-al2023, eks-bottlerocket, flatcar-worker...) is refused on a pool that states another (rule image-family). @default unstated: not checked',
+        ),
+      ),
     minSize: intIn(0, 1000, 'group size').meta(d('Minimum number of nodes.')),
     maxSize: intIn(1, 1000, 'group size').meta(d('Maximum number of nodes.')),
     desiredCapacity: intIn(0, 1000, 'group size')

@@ -19,7 +19,7 @@ import { CloudConfigValuesSchema } from './schema';
 /** Values every template gets, typed by the schema. */
 export const CORE_VALUES: readonly string[] = Object.keys(CloudConfigValuesSchema.shape);
 /** Values worker-stacks derives from the core ones for templates (lib/model/cloudconfig/render.ts). */
-export const DERIVED_VALUES: readonly string[] = ['nodeLabelsFlag', 'nodeTaintsFlag'];
+export const DERIVED_VALUES: readonly string[] = ['nodeLabelsFlag', 'nodeTaintsFlag', 'nodeTaintsByKey'];
 
 export const VALUES_FILE = 'values.yaml';
 

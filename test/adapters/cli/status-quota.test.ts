@@ -5,8 +5,9 @@ import { EXAMPLES_DIR, tempDir } from '../../helpers/clusters';
 /**
  * `worker-stacks status` warns, as `validate` does, when an account/region's stacks reach 80 % of CloudFormation's
  * stack quota: each cluster's shared stack, its pools' own stacks, and the bootstrap stack. The examples: apps-eu1
- * (444444444444/eu-central-1) has a shared stack and two pool stacks, 4 planned with the bootstrap stack; every other
- * example is alone in its account and region, 2 planned.
+ * (444444444444/eu-central-1) has a shared stack and two pool stacks, 4 planned with the bootstrap stack; eks-us2
+ * (666666666666/us-west-2) a shared stack and one pool stack, 3 planned; every other example is alone in its account and
+ * region, 2 planned.
  */
 
 function capture(): { io: Io; out: () => string; err: () => string } {
@@ -33,6 +34,7 @@ test.each([
       '222222222222 region us-east-1: 2 planned stacks (1 of 1 cluster and their pools, + 1 bootstrap) are 100 %',
       '333333333333 region ap-southeast-1: 2 planned stacks (1 of 1 cluster and their pools, + 1 bootstrap) are 100 %',
       '444444444444 region eu-central-1: 4 planned stacks (3 of 1 cluster and their pools, + 1 bootstrap) are 200 %',
+      '666666666666 region us-west-2: 3 planned stacks (2 of 1 cluster and their pools, + 1 bootstrap) are 150 %',
     ],
   ],
 ])('--stack-limit %s: warns for %j on stderr; the table is unchanged (exit 0)', async (limit, warned) => {

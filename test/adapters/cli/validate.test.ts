@@ -51,7 +51,7 @@ describe('worker-stacks validate (in-process)', () => {
     // THEN
     expect(code).toBe(0);
     expect(c.err()).toBe('');
-    expect(c.out()).toBe('4 cluster objects valid\n');
+    expect(c.out()).toBe('5 cluster objects valid\n');
   });
 
   test('one invalid object: exit 1, one `file: path: rule` line per problem on stderr', async () => {
@@ -103,6 +103,7 @@ describe('worker-stacks validate (in-process)', () => {
     expect(report.valid.map((f: string) => path.basename(f))).toEqual([
       'apps-eu1.yaml',
       'edge-ap1.yaml',
+      'eks-us2.yaml',
       'prod-eu1.yaml',
       'staging-us1.yaml',
     ]);

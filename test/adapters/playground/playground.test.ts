@@ -114,6 +114,19 @@ test('every example cluster is Ready with the checksum its live stack carries re
   }
 });
 
+test('the EKS example deploys both pools: the AL2023 pool in the shared stack, the Bottlerocket pool in its own', () => {
+  // GIVEN the report after wait-ready
+  const { stacks } = report('wait-ready');
+  const region = examples.find((e) => e.name === 'eks-us2')!.raw.spec.region as string;
+  // THEN both stacks are complete, each with the checksum of its own pool's config
+  const shared = stacks![`${region}/WorkerStack-eks-us2`];
+  const bottlerocket = stacks![`${region}/WorkerStack-eks-us2-Pool-bottlerocket`];
+  expect(shared).toMatchObject({ status: 'CREATE_COMPLETE' });
+  expect(bottlerocket).toMatchObject({ status: 'CREATE_COMPLETE' });
+  expect(bottlerocket.outputs.ConfigChecksum).toMatch(/^[0-9a-f]{64}$/);
+  expect(bottlerocket.outputs.ConfigChecksum).not.toBe(shared.outputs.ConfigChecksum);
+});
+
 test('the template edit rolls exactly the clusters that use the template: new checksum, new launch template version', () => {
   // GIVEN the template the script edited, and which examples use it (read from the repository's own objects)
   const { template, clusters: rolled } = report('edit-template').changed!;

@@ -6,8 +6,8 @@ import { REPO, tempDir } from '../../helpers/clusters';
 /** What a fixture repository holds of the project: exactly what synthesis reads. */
 const PROJECT_PARTS = ['bin', 'lib', 'cloudconfig', 'clusters', 'package.json', 'tsconfig.json', 'cdk.json'];
 
-/** Examples of node pools, left out of the fixture. */
-const POOLED_EXAMPLES = ['apps-eu1.yaml'];
+/** Examples of node pools, left out of the fixture (eks-us2: reviewed by test/engines/review/eks-review.test.ts). */
+const POOLED_EXAMPLES = ['apps-eu1.yaml', 'eks-us2.yaml'];
 
 /** git with a fixed identity and no signing, whatever the machine's configuration. */
 export function git(cwd: string, ...args: string[]): string {

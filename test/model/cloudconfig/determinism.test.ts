@@ -10,8 +10,9 @@ import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { renderConfig } from '../../../lib/model/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
+import { FORMATS } from '../../../lib/model/cloudconfig/formats';
 import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
-import { example, EXAMPLE_NAMES, tempDir, variant } from '../../helpers/clusters';
+import { BOOTSTRAP_EXAMPLES, example, EXAMPLE_NAMES, tempDir, variant } from '../../helpers/clusters';
 import { copyTemplates } from '../../fixtures/cloudconfig/boot';
 import { Json } from '../../helpers/json';
 
@@ -90,7 +91,7 @@ describe('same inputs, same bytes', () => {
     expect(renderConfig(rotated).bytes.equals(bytes)).toBe(true);
   });
 
-  test.each(EXAMPLE_NAMES)('%s: reversed file and unit lists in the template manifest change no byte', (name) => {
+  test.each(BOOTSTRAP_EXAMPLES)('%s: reversed file and unit lists in the template manifest change no byte', (name) => {
     // GIVEN
     const cluster = example(name);
     const reversed = copyTemplates(DEFAULT_TEMPLATES_DIR, scratch('manifest-order'), (text, rel) => {
@@ -143,11 +144,13 @@ describe('the checksum is the SHA-256 of exactly the bytes', () => {
       format: config.format,
       checksum: config.checksum,
       source: `s3://b/${config.checksum}.${config.extension}`,
+      config: config.bytes.toString('utf8'),
     });
     // THEN
     expect(config.checksum).toBe(createHash('sha256').update(config.bytes).digest('hex'));
     expect(config.checksum).toMatch(/^[0-9a-f]{64}$/);
-    expect(config.extension).toBe(config.format === 'ignition' ? 'ign' : 'yaml');
+    expect(config.extension).toBe(FORMATS[config.format].extension);
+    expect(['ign', 'yaml', 'nodeconfig', 'toml']).toContain(config.extension);
     expect(config.bytes.includes('\r')).toBe(false);
     expect(config.bytes.toString('utf8').endsWith('\n')).toBe(true);
     expect(userData).not.toContain('\r');
@@ -156,7 +159,7 @@ describe('the checksum is the SHA-256 of exactly the bytes', () => {
 });
 
 describe('one changed value changes the checksum', () => {
-  test.each(EXAMPLE_NAMES)('%s: maxPods changes only the kubelet config', (name) => {
+  test.each(BOOTSTRAP_EXAMPLES)('%s: maxPods changes only the kubelet config', (name) => {
     // GIVEN
     const before = renderConfig(example(name));
     // WHEN
@@ -173,7 +176,7 @@ describe('one changed value changes the checksum', () => {
     expect(after.node.units).toEqual(before.node.units);
   });
 
-  test.each(EXAMPLE_NAMES)('%s: one node label changes only the kubelet environment', (name) => {
+  test.each(BOOTSTRAP_EXAMPLES)('%s: one node label changes only the kubelet environment', (name) => {
     // GIVEN
     const before = renderConfig(example(name));
     // WHEN

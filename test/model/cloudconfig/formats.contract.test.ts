@@ -1,6 +1,7 @@
 import { FORMATS, formatByExtension } from '../../../lib/model/cloudconfig/formats';
 import { CONFIG_FORMATS, NodeConfig, normalizeNodeConfig } from '../../../lib/model/cloudconfig/node-config';
 import { NODECONFIG_PATH } from '../../../lib/model/cloudconfig/nodeadm';
+import { BOTTLEROCKET_SETTINGS_PATH } from '../../../lib/model/cloudconfig/bottlerocket';
 
 /** One contract, run against every registered node-config format. */
 
@@ -17,24 +18,40 @@ const NODECONFIG_SAMPLE: NodeConfig = {
   units: [],
 };
 
+/** Bottlerocket's config is one TOML document of settings (lib/model/cloudconfig/bottlerocket.ts). */
+const BOTTLEROCKET_SAMPLE: NodeConfig = {
+  format: 'bottlerocket',
+  files: [
+    {
+      path: BOTTLEROCKET_SETTINGS_PATH,
+      mode: 0o600,
+      contents:
+        '[settings.kubernetes]\ncluster-name = "ünïcode-100%"\n\n[settings.kubernetes.node-labels]\n"a/b" = "c"\n',
+    },
+  ],
+  units: [],
+};
+
 const SAMPLE = (format: NodeConfig['format']): NodeConfig =>
   format === 'nodeadm'
     ? NODECONFIG_SAMPLE
-    : normalizeNodeConfig({
-        format,
-        files: [
-          { path: '/etc/kubernetes/kubelet.conf', mode: 0o600, contents: 'apiVersion: v1\nkind: Config\n' },
-          {
-            path: '/etc/sysctl.d/90-k8s.conf',
-            mode: 0o644,
-            contents: 'net.ipv4.ip_forward = 1\n# ünïcode, 100% "quoted" $VAR\n',
-          },
-        ],
-        units: [
-          { name: 'kubelet.service', enabled: true, contents: '[Service]\nExecStart=/usr/bin/kubelet\n' },
-          { name: 'helper.timer', enabled: false, contents: '[Timer]\nOnBootSec=1min\n' },
-        ],
-      });
+    : format === 'bottlerocket'
+      ? BOTTLEROCKET_SAMPLE
+      : normalizeNodeConfig({
+          format,
+          files: [
+            { path: '/etc/kubernetes/kubelet.conf', mode: 0o600, contents: 'apiVersion: v1\nkind: Config\n' },
+            {
+              path: '/etc/sysctl.d/90-k8s.conf',
+              mode: 0o644,
+              contents: 'net.ipv4.ip_forward = 1\n# ünïcode, 100% "quoted" $VAR\n',
+            },
+          ],
+          units: [
+            { name: 'kubelet.service', enabled: true, contents: '[Service]\nExecStart=/usr/bin/kubelet\n' },
+            { name: 'helper.timer', enabled: false, contents: '[Timer]\nOnBootSec=1min\n' },
+          ],
+        });
 
 const CHECKSUM = 'a'.repeat(64);
 const SOURCE = 's3://worker-stacks-config-111111111111-eu-west-1/clusters/x/aaaa.obj';

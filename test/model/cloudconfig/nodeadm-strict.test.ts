@@ -9,8 +9,8 @@ import * as path from 'node:path';
 import { parse } from 'yaml';
 import { loadClusterFile } from '../../../lib/model/cluster/load';
 import { checkNodeConfig } from '../../../lib/model/cloudconfig/nodeconfig-rules';
-import { renderConfig } from '../../../lib/model/cloudconfig/render';
-import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
+import { renderConfig, renderPools } from '../../../lib/model/cloudconfig/render';
+import { example, REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
 import { apiServerWithCrdForFile, create } from '../../helpers/kube-rest';
 import { nodeConfigCrd, requireNodeadm } from '../../helpers/nodeadm';
 import { run } from '../../helpers/tools';
@@ -55,8 +55,17 @@ const VARIANTS: Array<[string, (v: Raw) => void]> = [
 
 let n = 0;
 
-describe.each(VARIANTS)('%s', (_name, mutate) => {
-  const text = rendered(mutate);
+/** Each variant's NodeConfig, and the one of the EKS example's AL2023 pool (clusters/eks-us2.yaml, pool default). */
+const TEXTS: Array<[string, () => string]> = [
+  ...VARIANTS.map(([name, mutate]): [string, () => string] => [name, () => rendered(mutate)]),
+  [
+    'the EKS example in clusters/ (its AL2023 pool)',
+    () => renderPools(example('eks-us2')).get('default')!.bytes.toString('utf8'),
+  ],
+];
+
+describe.each(TEXTS)('%s', (_name, make) => {
+  const text = make();
 
   test("the API server creates it under the CRD generated from nodeadm's API, with fieldValidation=Strict", async () => {
     // GIVEN

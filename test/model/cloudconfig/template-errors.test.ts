@@ -138,7 +138,7 @@ describe('unknown template names', () => {
     expect(error).toBeInstanceOf(TemplateError);
     expect(error.message).toContain('unknown cloud-config template "flatcar-wroker"');
     expect(error.message).toContain(`fix: use one of: ${[...listTemplates(dir)].sort().join(', ')}`);
-    expect(error.message).toContain('al2023-worker, eks-al2023, flatcar-worker');
+    expect(error.message).toContain('al2023-worker, eks-al2023, eks-bottlerocket, flatcar-worker');
   });
 
   test('the shared directory is not a template', () => {
@@ -149,7 +149,12 @@ describe('unknown template names', () => {
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
     expect(error.message).toContain('unknown cloud-config template "_shared"');
-    expect([...listTemplates(dir)].sort()).toEqual(['al2023-worker', 'eks-al2023', 'flatcar-worker']);
+    expect([...listTemplates(dir)].sort()).toEqual([
+      'al2023-worker',
+      'eks-al2023',
+      'eks-bottlerocket',
+      'flatcar-worker',
+    ]);
   });
 });
 

@@ -6,11 +6,19 @@
 import { parse } from 'yaml';
 import { WorkerCluster } from '../../../lib/model/cluster/schema';
 import { LIMITS } from '../../../lib/model/cluster/limits';
-import { renderConfig } from '../../../lib/model/cloudconfig/render';
+import { renderConfig, renderPools } from '../../../lib/model/cloudconfig/render';
 import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
 import { CLOUD_INIT_INSTALL_PATH } from '../../../lib/model/cloudconfig/cloud-init';
 import { UsageError } from '../../../lib/core/errors';
-import { example, EXAMPLE_NAMES, rawExample, validated, variant } from '../../helpers/clusters';
+import {
+  BOOTSTRAP_EXAMPLES,
+  CONFIG_IN_USER_DATA_EXAMPLES,
+  example,
+  EXAMPLE_NAMES,
+  rawExample,
+  validated,
+  variant,
+} from '../../helpers/clusters';
 
 /** A recognizable fake kubelet bootstrap token (the `[a-z0-9]{6}.[a-z0-9]{16}` format). */
 const FAKE_TOKEN = 'fak3id.f4k3s3cr3tt0k3n0';
@@ -19,7 +27,16 @@ const TOKEN_FORMAT = /\b[a-z0-9]{6}\.[a-z0-9]{16}\b/;
 function render(cluster: WorkerCluster) {
   const config = renderConfig(cluster);
   const source = `s3://worker-stacks-configs-${cluster.spec.account}-${cluster.spec.region}/clusters/${cluster.metadata.name}/${config.checksum}.${config.extension}`;
-  return { config, source, userData: renderUserData({ format: config.format, checksum: config.checksum, source }) };
+  return {
+    config,
+    source,
+    userData: renderUserData({
+      format: config.format,
+      checksum: config.checksum,
+      source,
+      config: config.bytes.toString('utf8'),
+    }),
+  };
 }
 
 /** Every scalar of spec.cloudConfig.values (and the label keys), as text. */
@@ -46,7 +63,7 @@ const skeleton = (userData: string, checksum: string, source: string) =>
   userData.split(source).join('<SOURCE>').split(checksum).join('<SUM>');
 
 describe('the small user data holds only the source, the checksum and fixed text', () => {
-  test.each(EXAMPLE_NAMES)('%s: no value of the cluster object appears in it', (name) => {
+  test.each(BOOTSTRAP_EXAMPLES)('%s: no value of the cluster object appears in it', (name) => {
     // GIVEN
     const cluster = example(name);
     // WHEN
@@ -61,7 +78,7 @@ describe('the small user data holds only the source, the checksum and fixed text
     expect(Buffer.byteLength(userData)).toBeLessThanOrEqual(LIMITS.smallUserDataBytes);
   });
 
-  test.each(EXAMPLE_NAMES)('%s: changing every value leaves the fixed text as it was', (name) => {
+  test.each(BOOTSTRAP_EXAMPLES)('%s: changing every value leaves the fixed text as it was', (name) => {
     // GIVEN
     const before = render(example(name));
     // WHEN
@@ -125,8 +142,30 @@ describe('the small user data holds only the source, the checksum and fixed text
   });
 });
 
+describe('a user data that carries its config (EKS) holds the checksum, the source and exactly the stored bytes', () => {
+  test.each(CONFIG_IN_USER_DATA_EXAMPLES.flatMap((n) => [...renderPools(example(n)).keys()].map((p) => [n, p])))(
+    '%s, pool %s: within EC2’s 16 KB, and no bootstrap token or secret ARN in it',
+    (name, pool) => {
+      // GIVEN
+      const cluster = example(name);
+      const config = renderPools(cluster).get(pool)!;
+      const source = `s3://worker-stacks-configs-${cluster.spec.account}-${cluster.spec.region}/clusters/${name}/${config.checksum}.${config.extension}`;
+      const text = config.bytes.toString('utf8');
+      // WHEN
+      const userData = renderUserData({ format: config.format, checksum: config.checksum, source, config: text });
+      // THEN
+      expect(userData).toContain(config.checksum);
+      expect(userData).toContain(source);
+      expect(userData).toContain(text);
+      expect(Buffer.byteLength(userData)).toBeLessThanOrEqual(LIMITS.userDataBytes);
+      expect(userData).not.toMatch(TOKEN_FORMAT);
+      expect(userData).not.toContain(cluster.spec.cloudConfig.values.bootstrapTokenSecretArn);
+    },
+  );
+});
+
 describe('no secret in any config', () => {
-  test.each(EXAMPLE_NAMES)('%s: the big config names the token secret by ARN and holds no token', (name) => {
+  test.each(BOOTSTRAP_EXAMPLES)('%s: the big config names the token secret by ARN and holds no token', (name) => {
     // GIVEN
     const cluster = example(name);
     // WHEN

@@ -11,7 +11,7 @@ import { parse, stringify } from 'yaml';
 import { WorkerCluster } from '../../../lib/model/cluster/schema';
 import { renderConfig, RenderedConfig } from '../../../lib/model/cloudconfig/render';
 import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
-import { example, EXAMPLE_NAMES, ownSecret, tempDir, TEMPLATES, variant } from '../../helpers/clusters';
+import { BOOTSTRAP_EXAMPLES, example, ownSecret, tempDir, TEMPLATES, variant } from '../../helpers/clusters';
 import { requireTool, run, RunResult } from '../../helpers/tools';
 
 let dir: string;
@@ -44,9 +44,10 @@ function smallUserData(cluster: WorkerCluster, config: RenderedConfig): string {
 }
 
 /** Each template once, with every list and map of the values filled, so loops in templates render several items. */
-// The EKS NodeConfig is neither Ignition nor cloud-config: nodeadm-strict.test.ts checks it with nodeadm's own tools.
+// The EKS configs are neither Ignition nor cloud-config: nodeadm-strict.test.ts checks the NodeConfig with nodeadm's own
+// tools, bottlerocket.test.ts the TOML settings against the settings reference.
 const RICH = [...TEMPLATES]
-  .filter((t) => t !== 'eks-al2023')
+  .filter((t) => t !== 'eks-al2023' && t !== 'eks-bottlerocket')
   .sort()
   .map((template) =>
     variant('prod-eu1', (raw) => {
@@ -67,8 +68,10 @@ const RICH = [...TEMPLATES]
     }),
   );
 
+// The Ignition and cloud-init examples; the EKS example's configs are checked by nodeadm-strict.test.ts (its NodeConfig)
+// and bottlerocket.test.ts (its TOML settings).
 describe('the big config passes the real validator of its format', () => {
-  test.each(EXAMPLE_NAMES)('example %s', (name) => {
+  test.each(BOOTSTRAP_EXAMPLES)('example %s', (name) => {
     // GIVEN
     const cluster = example(name);
     // WHEN
@@ -95,7 +98,7 @@ describe('the big config passes the real validator of its format', () => {
 
   test('both formats are covered by the examples', () => {
     // GIVEN
-    const formats = new Set(EXAMPLE_NAMES.map((n) => renderConfig(example(n)).format));
+    const formats = new Set(BOOTSTRAP_EXAMPLES.map((n) => renderConfig(example(n)).format));
     // WHEN
     const sorted = [...formats].sort();
     // THEN
@@ -104,7 +107,7 @@ describe('the big config passes the real validator of its format', () => {
 });
 
 describe('the small user data passes the real validator of its format', () => {
-  test.each(EXAMPLE_NAMES)('example %s', (name) => {
+  test.each(BOOTSTRAP_EXAMPLES)('example %s', (name) => {
     // GIVEN
     const cluster = example(name);
     const config = renderConfig(cluster);
@@ -116,8 +119,8 @@ describe('the small user data passes the real validator of its format', () => {
 });
 
 describe('the validators are live: broken documents are rejected', () => {
-  const ignitionExample = EXAMPLE_NAMES.find((n) => renderConfig(example(n)).format === 'ignition')!;
-  const cloudInitExample = EXAMPLE_NAMES.find((n) => renderConfig(example(n)).format === 'cloud-init')!;
+  const ignitionExample = BOOTSTRAP_EXAMPLES.find((n) => renderConfig(example(n)).format === 'ignition')!;
+  const cloudInitExample = BOOTSTRAP_EXAMPLES.find((n) => renderConfig(example(n)).format === 'cloud-init')!;
 
   test('ignition-validate warns about an unknown key, which fails the check above', () => {
     // GIVEN

@@ -266,7 +266,8 @@ const rows: BadRow[] = [
     example: 'staging-us1',
     mutate: (r) => (r.spec.cloudConfig.template = 'ubuntu-worker'),
     path: 'spec.cloudConfig.template',
-    message: /^unknown template "ubuntu-worker" \(known: al2023-worker, eks-al2023, flatcar-worker\)$/,
+    message:
+      /^unknown template "ubuntu-worker" \(known: al2023-worker, eks-al2023, eks-bottlerocket, flatcar-worker\)$/,
   },
   {
     what: 'secret ARN malformed',

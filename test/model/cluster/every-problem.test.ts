@@ -20,7 +20,7 @@ describe('every problem at once', () => {
     // THEN each error is there, with its own path and rule, and there is no cluster
     expect(result.cluster).toBeUndefined();
     expect(result.problems.map(formatProblem)).toEqual([
-      'clusters/prod-eu1.yaml: spec.cloudConfig.template: unknown template "flatcar" (known: al2023-worker, eks-al2023, flatcar-worker)',
+      'clusters/prod-eu1.yaml: spec.cloudConfig.template: unknown template "flatcar" (known: al2023-worker, eks-al2023, eks-bottlerocket, flatcar-worker)',
       'clusters/prod-eu1.yaml: spec.cloudConfig.values.maxPods: "110" is a string, expected a number (remove the quotes)',
       'clusters/prod-eu1.yaml: spec.listeners[1].port: 70000 is not a port (1-65535)',
       'clusters/prod-eu1.yaml: spec.pool.instanceType: unknown field (check the spelling against docs/reference.md)',

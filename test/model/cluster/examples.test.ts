@@ -4,11 +4,12 @@ import { validateCluster } from '../../../lib/model/cluster/validate';
 import { EXAMPLE_NAMES, EXAMPLES_DIR, rawExample, REPO, TEMPLATES } from '../../helpers/clusters';
 
 describe('the example cluster objects', () => {
-  test('there are the four documented examples', () => {
+  test('there are the five documented examples', () => {
     // GIVEN the clusters/ directory
     // WHEN its objects are listed
-    // THEN they are the three single-pool examples the tests mutate, and the node-pools example (docs/node-pools.md)
-    expect(EXAMPLE_NAMES).toEqual(['apps-eu1', 'edge-ap1', 'prod-eu1', 'staging-us1']);
+    // THEN they are the three single-pool examples the tests mutate, the node-pools example (docs/node-pools.md) and
+    // the EKS example, an AL2023 pool and a Bottlerocket pool (docs/node-configs.md)
+    expect(EXAMPLE_NAMES).toEqual(['apps-eu1', 'edge-ap1', 'eks-us2', 'prod-eu1', 'staging-us1']);
   });
 
   test.each(EXAMPLE_NAMES)('%s loads from its file with no problem', (name) => {

@@ -231,7 +231,7 @@ const ROWS: Row[] = [
     mutate: (o) => (o.spec.pools[2].cloudConfig.template = 'bottlerocket'),
     problems: {
       'spec.pools[2].cloudConfig.template':
-        /^unknown template "bottlerocket" \(known: al2023-worker, eks-al2023, flatcar-worker\)$/,
+        /^unknown template "bottlerocket" \(known: al2023-worker, eks-al2023, eks-bottlerocket, flatcar-worker\)$/,
     },
   },
   {
