@@ -78,6 +78,10 @@ export function configProblems(
   file: string,
 ): Problem[] {
   const many = configs.size > 1;
+  // The shared stack lets the node role into the EKS cluster (or not) once, by the first pool's format: every pool
+  // must be an EKS node or none (the access entry would be missing, or granted to a cluster that is not EKS).
+  const first = [...configs.values()][0];
+  const eks = first ? Boolean(FORMATS[first.format].joinsEks) : false;
   return [...configs].flatMap(([pool, config]) => {
     const format = FORMATS[config.format];
     const text = config.bytes.toString('utf8');
@@ -114,6 +118,19 @@ export function configProblems(
         file,
         path: `${poolPath(cluster, pool)}.imageFamily`,
         message: `${family}: the ${config.format} node config${where} (template ${poolTemplate(cluster, pool)}) is read only by ${format.imageFamilies.join(', ')} images; use such an image or another template (rule image-family)`,
+      });
+    if (Boolean(format.joinsEks) !== eks)
+      found.push({
+        file,
+        path: `${poolPath(cluster, pool)}.cloudConfig.template`,
+        message: `${poolTemplate(cluster, pool)}: the ${config.format} node config${where} ${eks ? 'does not join' : 'joins'} an EKS cluster and the first pool's ${first?.format} config ${eks ? 'does' : 'does not'}; a cluster's pools are all EKS nodes or none (rule eks-pools-agree)`,
+      });
+    const ofPool = poolsOf(cluster.spec).find((p) => p.name === pool);
+    if (format.sendsNoSignal && ofPool?.rollingUpdate.waitOnResourceSignals)
+      found.push({
+        file,
+        path: `${poolPath(cluster, pool)}.rollingUpdate.waitOnResourceSignals`,
+        message: `true, but the ${config.format} node config${where} (template ${poolTemplate(cluster, pool)}) sends no CloudFormation signal: the group's creation and every roll would wait out pauseTime and roll back; set rollingUpdate.waitOnResourceSignals: false (rule signals-sent)`,
       });
     return found;
   });

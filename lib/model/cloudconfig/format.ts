@@ -42,4 +42,10 @@ export interface NodeConfigFormat {
   readonly imageFamilies: readonly ImageFamily[];
   /** Its nodes join an EKS cluster with the node role: the shared stack lets that role in (access entry) unless aws-auth. */
   readonly joinsEks?: boolean;
+  /**
+   * Its nodes send no CloudFormation signal when they are up: a pool of it that waits on signals is refused (rule
+   * signals-sent, config-problems.ts), since its creation and every roll would wait out the timeout and roll back.
+   * @default false (the node config signals)
+   */
+  readonly sendsNoSignal?: boolean;
 }

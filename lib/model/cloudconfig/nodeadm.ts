@@ -117,4 +117,7 @@ export const NODEADM: NodeConfigFormat = {
   check: checkNodeConfig,
   imageFamilies: ['eks-al2023'],
   joinsEks: true,
+  // The kubelet's kubeconfig on an EKS node authenticates with `aws eks get-token`, not the client certificate the
+  // shared signal script reads the node with: until a signal of its own exists, its pools must not wait on signals.
+  sendsNoSignal: true,
 };

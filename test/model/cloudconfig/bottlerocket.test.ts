@@ -159,6 +159,27 @@ describe('bad input names the file, the field and the rule, through validate', (
       ],
     ],
     [
+      'an AL2023 (nodeadm) pool that waits on signals its nodes never send',
+      (raw) => delete raw.spec.pools[0].rollingUpdate.waitOnResourceSignals,
+      'spec.pools[0].rollingUpdate.waitOnResourceSignals',
+      ['sends no CloudFormation signal', 'set rollingUpdate.waitOnResourceSignals: false', 'rule signals-sent'],
+    ],
+    [
+      'a pool that is no EKS node in an EKS cluster',
+      (raw) => {
+        raw.spec.pools[1].imageFamily = 'al2023';
+        raw.spec.pools[1].cloudConfig = {
+          template: 'al2023-worker',
+          values: { kubeletSha256: { amd64: 'a'.repeat(64) } },
+        };
+      },
+      'spec.pools[1].cloudConfig.template',
+      [
+        'al2023-worker: the cloud-init node config (pool bottlerocket) does not join an EKS cluster',
+        'rule eks-pools-agree',
+      ],
+    ],
+    [
       'the AL2023 template on a Bottlerocket pool',
       (raw) => (raw.spec.pools[0].imageFamily = 'bottlerocket'),
       'spec.pools[0].imageFamily',
