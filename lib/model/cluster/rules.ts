@@ -259,12 +259,14 @@ export const ec2Description = custom(
   },
 );
 
-// The path takes the URL characters that mean nothing in any file a URL is written into on the node (TOML's "...",
+// Host names in either case: DNS and TLS compare them case-insensitively, and EKS's DescribeCluster gives its
+// endpoint's host in upper case. The path takes the URL characters that mean nothing in any file a URL is written into on the node (TOML's "...",
 // a shell's '...', YAML, a systemd directive): no quote, backslash, $, backtick, space or control character.
 const HTTPS_URL =
   // eslint-disable-next-line no-useless-escape -- the source is also the CEL pattern of the published CRD (deploy/crd.yaml, the chart); kept byte for byte
-  /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?(\/[A-Za-z0-9._~%\/:+=,-]*)?$/;
-const HTTPS_HOST = /^https:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:(\d{1,5}))?$/;
+  /^https:\/\/([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*)(:(\d{1,5}))?(\/[A-Za-z0-9._~%\/:+=,-]*)?$/;
+const HTTPS_HOST =
+  /^https:\/\/([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*)(:(\d{1,5}))?$/;
 const USER_INFO = `has user info (credentials before "@") in the URL; credentials never go in a cluster object, which is not a secret (give the URL without them; the node gets registry credentials from its own configuration)`;
 
 function httpsUrlRule(what: string, withPath: boolean): OpenApiRule {

@@ -32,6 +32,24 @@ const taint = (key: string, effect: string) => ({ key, value: 'true', effect });
  * starts with an item path comes from a rule over the whole list: the file store names that item as the field.
  */
 const CASES: Array<[string, string, (o: Raw) => void, typeof ACCEPTED | Refused]> = [
+  // apiEndpoint: the host in either case (EKS's DescribeCluster writes its endpoint's in upper case)
+  [
+    'an EKS endpoint as DescribeCluster gives it (upper-case host)',
+    'prod-eu1',
+    (o) =>
+      (o.spec.cloudConfig.values.apiEndpoint =
+        'https://0123456789ABCDEF0123456789ABCDEF.gr7.eu-west-1.eks.amazonaws.com'),
+    ACCEPTED,
+  ],
+  [
+    'an upper-case endpoint with a path (a host only is taken)',
+    'prod-eu1',
+    (o) => (o.spec.cloudConfig.values.apiEndpoint = 'https://API.EXAMPLE.COM/k8s'),
+    {
+      field: 'spec.cloudConfig.values.apiEndpoint',
+      message: '"https://API.EXAMPLE.COM/k8s" is not an https:// URL of the Kubernetes API server',
+    },
+  ],
   // spec.securityGroupRules: unique by protocol, port range and source (the key of each rule, derived once)
   [
     'a rule again under another description',
