@@ -19,6 +19,8 @@ import type { World } from './world';
 export interface SeededStack {
   readonly name: string;
   readonly region: string;
+  /** The cluster's account: each account's stacks are listed with its own credentials, apart from the others'. */
+  readonly account: string;
   readonly stackName: string;
   readonly checksum: string;
 }
@@ -49,6 +51,7 @@ export async function seedStatuses(
       const seeded: SeededStack = {
         name: record.name,
         region: cluster.spec.region,
+        account: cluster.spec.account,
         stackName: unit.stackName,
         checksum: config.checksum,
       };
@@ -99,7 +102,7 @@ export async function seedStatuses(
  */
 export function seedStacks(world: World, stacks: readonly SeededStack[]): void {
   for (const s of stacks) {
-    world.fake(s.region).seed(s.stackName, {
+    world.fake(s.region, s.account).seed(s.stackName, {
       status: 'CREATE_COMPLETE',
       template: JSON.stringify({ Resources: {}, Outputs: { ConfigChecksum: { Value: s.checksum } } }),
     });

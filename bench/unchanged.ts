@@ -47,10 +47,12 @@ export async function runUnchanged(opts: BenchOptions): Promise<Section> {
     profileDir: opts.profileDir,
   });
   const [cold, warm] = r.passes;
+  // Each account's stacks are listed with its own credentials: one paginated listing per account and region.
   const perRegion = new Map<string, number>();
-  for (const st of stacks) perRegion.set(st.region, (perRegion.get(st.region) ?? 0) + 1);
+  for (const st of stacks)
+    perRegion.set(`${st.account}/${st.region}`, (perRegion.get(`${st.account}/${st.region}`) ?? 0) + 1);
   const regions = perRegion.size;
-  // The fewest reads any reconciler can make with 100-stack pages: one paginated listing per region.
+  // The fewest reads any reconciler can make with 100-stack pages: one paginated listing per account and region.
   const floor = [...perRegion.values()].reduce((n, k) => n + Math.ceil(k / STACKS_PER_PAGE), 0);
   const split = [...perRegion]
     .sort(([a], [b]) => (a < b ? -1 : 1))
@@ -118,7 +120,7 @@ export async function runUnchanged(opts: BenchOptions): Promise<Section> {
       ),
       figure(
         'unchanged-cfn-reads-floor',
-        `unchanged pass, ${label}, fewest read calls possible with ${STACKS_PER_PAGE}-stack pages (Σ ceil per region)`,
+        `unchanged pass, ${label}, fewest read calls possible with ${STACKS_PER_PAGE}-stack pages (Σ ceil per account and region)`,
         floor,
         '',
       ),
@@ -146,7 +148,7 @@ export async function runUnchanged(opts: BenchOptions): Promise<Section> {
     ],
     notes: [
       `Setup (not timed): generating ${label} took ${fmt(generateMs / 1000)} s; seeding ${fmt(seedMs / 1000)} s: the status of an applied cluster written through FileStore.writeStatus (validate, render, fingerprint each), then one real unchanged pass of the reconciler (it wrote ${settleWrites} statuses, fields the seed does not set). The measured passes run in a fresh process (peak RSS ${fmt(mb(r.maxRssBytes))} MB), controller concurrency 4 (the default), pino formatting every line to /dev/null.`,
-      `The fake CloudFormation returns every stack from one listStacks call; real DescribeStacks pages hold ${STACKS_PER_PAGE} stacks, so read calls count ceil(stacks/${STACKS_PER_PAGE}) pages per listing (${regions} regions, one listing each). Stacks per region: ${split}; so no reconciler can list them in fewer than ${floor} pages, and ≤ 100 read calls for ${label} holds only when every region's count is a multiple of ${STACKS_PER_PAGE}.`,
+      `The fake CloudFormation returns every stack from one listStacks call; real DescribeStacks pages hold ${STACKS_PER_PAGE} stacks, so read calls count ceil(stacks/${STACKS_PER_PAGE}) pages per listing (${regions} accounts and regions, one listing each, with that account's credentials). Stacks per account and region: ${split}; so no reconciler can list them in fewer than ${floor} pages, and ≤ 100 read calls for ${label} holds only when the stacks fill the pages.`,
       'Task times are the summed synchronous time of each workflow task over all clusters (bench/world.ts timeTasks); store.list is FileStore.list (read and parse every YAML and state file, hash every spec).',
       'Seeded stacks are CREATE_COMPLETE with a stub template whose only content is the ConfigChecksum output; an unchanged pass reads nothing else of them.',
     ],

@@ -112,7 +112,8 @@ export class World {
     const synthesizer = wired.deps.synthesizer;
     this.deps = {
       ...wired.deps,
-      aws: (region) => ({ cfn: this.port(region), publisher: this.publisher }),
+      // One fake per account and region, as AWS has: a listing with one account's credentials holds its stacks only.
+      aws: (region, account) => ({ cfn: this.port(region, account), publisher: this.publisher }),
       identity: this.identity,
       // Counted where it happens: a held cluster's roll key synthesizes in the roll-key task, not in synthesize.
       synthesizer: async (cluster, o) => {
@@ -122,16 +123,12 @@ export class World {
     };
   }
 
-  public fake(region: string): FakeCloudFormation {
-    let f = this.fakes.get(region);
+  public fake(region: string, account: string = this.opts.account): FakeCloudFormation {
+    const key = account === this.opts.account ? region : `${account}/${region}`;
+    let f = this.fakes.get(key);
     if (!f) {
-      f = new FakeCloudFormation({
-        clock: this.clock,
-        region,
-        account: this.opts.account,
-        readTemplateUrl: this.publisher.read,
-      });
-      this.fakes.set(region, f);
+      f = new FakeCloudFormation({ clock: this.clock, region, account, readTemplateUrl: this.publisher.read });
+      this.fakes.set(key, f);
     }
     return f;
   }
@@ -239,10 +236,11 @@ export class World {
     this.spans.clear();
   }
 
-  private port(region: string): CloudFormationPort {
-    let p = this.ports.get(region);
+  private port(region: string, account: string = this.opts.account): CloudFormationPort {
+    const key = account === this.opts.account ? region : `${account}/${region}`;
+    let p = this.ports.get(key);
     if (p) return p;
-    const f = this.fake(region);
+    const f = this.fake(region, account);
     p = {
       listStacks: async () => {
         const all = await f.listStacks();
@@ -276,7 +274,7 @@ export class World {
       deleteStack: (s: string, token: string) => f.deleteStack(s, token),
       continueUpdateRollback: (s: string, token: string) => f.continueUpdateRollback(s, token),
     };
-    this.ports.set(region, p);
+    this.ports.set(key, p);
     return p;
   }
 }
