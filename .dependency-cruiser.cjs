@@ -22,6 +22,8 @@ const TIERS = [
   ['engines/constructs'],
   ['engines/stacks'],
   ['engines/synthesis'],
+  // deploying and deleting stacks: the reconciler's tasks, bootstrap and delete all go through it
+  ['engines/deploy'],
   ['engines/rollout'],
   ['engines/review'],
   // the reconciler's rooms, one direction (issue 34): the vocabulary every task speaks (context, state, conditions,

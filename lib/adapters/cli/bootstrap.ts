@@ -4,7 +4,7 @@ import { loadClusters } from '../../model/cluster/load';
 import { awsClients } from '../../platform/aws/clients';
 import { SdkIamRoles } from '../../platform/aws/iam-roles';
 import { checkConfigBucket } from '../../platform/aws/s3-publisher';
-import { deployBootstrapStack } from '../../engines/reconciler';
+import { deployBootstrapStack } from '../../engines/deploy';
 import { synthesizeBootstrap } from '../../engines/synthesis';
 import { createDeps } from './wiring';
 import { isPrincipalArn } from '../../engines/stacks';

@@ -1,11 +1,15 @@
 import { Command } from 'commander';
-import { sha256Hex } from '../../model/cloudconfig/checksum';
-import { isInProgress } from '../../model/ports/cloudformation-port';
-import { configBucketName, configKeyPrefix, poolStackName, workerStackName } from '../../core/naming';
+import { configBucketName, poolStackName, workerStackName } from '../../core/naming';
 import { DEFAULT_POOL } from '../../model/cluster/pools';
 import { ClusterRecord, ClusterStore } from '../../model/ports/cluster-store';
-import { ConfigObjectStore, planCleanup } from '../../platform/aws/config-objects';
 import { createDeps } from './wiring';
+import {
+  ConfigObjectsDeleted,
+  deleteClusterConfigObjects,
+  deleteStackAndWait,
+  teardownOrder,
+} from '../../engines/deploy';
+import { rawPoolNames } from '../../model/cluster/raw-pools';
 import { assumeRoleFlags, assumeRoleFrom } from './accounts';
 import { dirFlags, EXIT, Io } from './context';
 import { awsFlags, WiringFlagOptions, wiringFrom } from './aws-flags';
@@ -71,18 +75,23 @@ async function deleteCluster(name: string, opts: DeleteOptions, io: Io): Promise
   );
   if (typeof t === 'number') return t;
   // The pools' own stacks first (they import the shared stack's exports), then the shared stack.
-  for (const stackName of [...poolStacksOf(name, t.record), workerStackName(name)]) {
+  for (const stackName of teardownOrder(
+    name,
+    t.record?.raw,
+    (t.record?.status?.pools ?? []).map((p) => p.stackName),
+  )) {
     const failed = await deleteStack(t, stackName, io);
     if (failed !== undefined) return failed;
     if (stackName !== workerStackName(name)) io.out(`${stackName}\tdeleted\n`);
   }
   // The stack is gone, so no launch template points to its config objects any more: they go too.
-  await deleteConfigObjects(
-    t.deps.aws(t.region, t.expected).configObjects,
-    configBucketName(t.expected ?? t.account, t.region),
-    name,
-    io,
-  );
+  const objects = t.deps.aws(t.region, t.expected).configObjects;
+  if (objects)
+    sayConfigObjects(
+      name,
+      await deleteClusterConfigObjects(objects, configBucketName(t.expected ?? t.account, t.region), name),
+      io,
+    );
   if (t.record) await t.store.clearStatus(name, t.record.resourceVersion);
   io.out(`${workerStackName(name)}\tdeleted\n`);
   return EXIT.ok;
@@ -112,7 +121,7 @@ async function deletePool(name: string, pool: string, opts: DeleteOptions, io: I
     return EXIT.usage;
   }
   const t = await target(name, opts, io, stackName, (record) =>
-    record && rawPools(record.raw).includes(pool)
+    record && rawPoolNames(record.raw).includes(pool)
       ? `pool ${pool} is still in ${record.source}: remove it from the object first; the reconciler then deletes ${stackName} in turn, once the cluster's other stacks are settled (worker-stacks status shows what it waits for)`
       : undefined,
   );
@@ -170,22 +179,15 @@ async function target(
 
 /** Deletes one stack and waits for it to go: undefined once gone (or never there), else the exit code, said. */
 async function deleteStack(t: Target, stackName: string, io: Io): Promise<number | undefined> {
-  const { cfn } = t.deps.aws(t.region, t.expected);
-  const stack = await cfn.describeStack(stackName);
-  if (!stack) return undefined;
-  if (isInProgress(stack.status)) await cfn.waitForStack(stack.id, { timeoutMs: t.waitTimeoutMs });
-  await cfn.deleteStack(stack.id, `ws-delete-${sha256Hex(stack.id).slice(0, 32)}`);
-  const final = await cfn.waitForStack(stack.id, {
+  const left = await deleteStackAndWait(t.deps.aws(t.region, t.expected).cfn, stackName, {
     timeoutMs: t.waitTimeoutMs,
-    onEvent: (e) => t.deps.log.info({ event: e }, `${e.logicalId} ${e.status}`),
+    log: t.deps.log,
   });
-  if (final && final.status !== 'DELETE_COMPLETE') {
-    io.err(
-      `error: ${stack.name} is ${final.status}; read its events, fix what blocks the deletion, and run delete again\n`,
-    );
-    return EXIT.invalid;
-  }
-  return undefined;
+  if (!left) return undefined;
+  io.err(
+    `error: ${left.name} is ${left.status}; read its events, fix what blocks the deletion, and run delete again\n`,
+  );
+  return EXIT.invalid;
 }
 
 /** The object's spec as read (before validation), if there is an object. */
@@ -193,55 +195,19 @@ function specOf(record: ClusterRecord | undefined): { region?: string; account?:
   return (record?.raw as { spec?: { region?: string; account?: string } } | undefined)?.spec;
 }
 
-/** The pools the object names that have stacks of their own (spec.pools but `default`), read before validation. */
-function rawPools(raw: unknown): string[] {
-  const pools = (raw as { spec?: { pools?: unknown } } | undefined)?.spec?.pools;
-  return Array.isArray(pools)
-    ? pools.flatMap((p: unknown) => {
-        const pool = (p as { name?: unknown } | null)?.name;
-        return typeof pool === 'string' && pool !== DEFAULT_POOL ? [pool] : [];
-      })
-    : [];
-}
-
-/**
- * The stacks of a cluster's pools that have their own: those the object names (spec.pools but `default`) and those its
- * status recorded (the object may be gone; a pool removed since). Never guessed from stack names: the stacks of the
- * account are not all this cluster's, and the object says which of its pools exist.
- */
-function poolStacksOf(name: string, record: ClusterRecord | undefined): string[] {
-  const named = rawPools(record?.raw).map((pool) => poolStackName(name, pool));
-  return [...new Set([...named, ...(record?.status?.pools ?? []).map((p) => p.stackName)])];
-}
-
 /** The account of a CloudFormation stack ARN (arn:aws:cloudformation:<region>:<account>:stack/...). */
 function arnAccount(arn: string | undefined): string | undefined {
   return arn?.split(':')[4] || undefined;
 }
 
-/** Every config object of a deleted cluster; a failure is a warning with the prefix to clean by hand, never a failed delete. */
-async function deleteConfigObjects(
-  store: ConfigObjectStore | undefined,
-  bucket: string,
-  cluster: string,
-  io: Io,
-): Promise<void> {
-  if (!store) return;
-  const prefix = configKeyPrefix(cluster);
-  try {
-    const { remove } = planCleanup(await store.list(bucket, prefix), { keepLast: 0 });
-    const r = remove.length ? await store.delete(bucket, remove) : { deleted: [], errors: [] };
-    if (r.deleted.length)
-      io.out(
-        `${cluster}\tdeleted ${r.deleted.length} config object${r.deleted.length === 1 ? '' : 's'} from s3://${bucket}/${prefix}\n`,
-      );
-    if (r.errors.length)
-      io.err(
-        `warning: ${r.errors.length} config objects under s3://${bucket}/${prefix} were not deleted (${r.errors[0].key}: ${r.errors[0].message}); delete them by hand\n`,
-      );
-  } catch (e) {
+/** What became of the deleted cluster's config objects; a failure is a warning with the prefix to clean by hand. */
+function sayConfigObjects(cluster: string, r: ConfigObjectsDeleted, io: Io): void {
+  const where = `s3://${r.bucket}/${r.prefix}`;
+  if (r.deleted) io.out(`${cluster}\tdeleted ${r.deleted} config object${r.deleted === 1 ? '' : 's'} from ${where}\n`);
+  if (r.failed && r.failed.count < 0)
+    io.err(`warning: the config objects under ${where} were not deleted: ${r.failed.message}; delete them by hand\n`);
+  else if (r.failed)
     io.err(
-      `warning: the config objects under s3://${bucket}/${prefix} were not deleted: ${(e as Error).message.split('\n')[0]}; delete them by hand\n`,
+      `warning: ${r.failed.count} config objects under ${where} were not deleted (${r.failed.key}: ${r.failed.message}); delete them by hand\n`,
     );
-  }
 }

@@ -8,7 +8,6 @@ export { fencedAws } from './runtime/leader-fence';
 export { ReconcilerMetrics } from './runtime/metrics';
 export { routeProcessWarnings } from './runtime/process-warnings';
 export { startOpsServer } from './runtime/server';
-export { deployBootstrapStack } from './tasks/change-set-ops';
 export { DEFAULT_BACKOFF } from './workflow/backoff';
 export { codeFingerprint, codeVersion } from './workflow/code-version';
 export {

@@ -27,3 +27,16 @@ export function rawPools(spec: Loose): RawPool[] {
     });
   return out;
 }
+
+/**
+ * The pools an object as read names that have stacks of their own (spec.pools but `default`, which lives in the
+ * shared stack): read before validation, since a deleted or fast-pathed object is not validated.
+ */
+export function rawPoolNames(raw: unknown): string[] {
+  const pools = (raw as { spec?: { pools?: unknown } } | undefined)?.spec?.pools;
+  if (!Array.isArray(pools)) return [];
+  return pools.flatMap((p: unknown) => {
+    const name = (p as { name?: unknown } | null)?.name;
+    return typeof name === 'string' && name !== DEFAULT_POOL ? [name] : [];
+  });
+}

@@ -2,7 +2,7 @@ import { namedRoles, withoutResources } from '../../../lib/engines/stacks/bootst
 import { synthesizeBootstrap } from '../../../lib/engines/synthesis/synthesize';
 import { BOOTSTRAP_STACK_NAME, deployerRoleName, executionRoleName } from '../../../lib/core/naming';
 import { tempDir } from '../../helpers/clusters';
-import { deployBootstrapStack } from '../../../lib/engines/reconciler/tasks/change-set-ops';
+import { deployBootstrapStack } from '../../../lib/engines/deploy/bootstrap-deploy';
 import { sha256Hex } from '../../../lib/model/cloudconfig/checksum';
 import { FakeCloudFormation } from '../../fakes/fake-cloudformation';
 import { FakeClock, FakePublisher, RecordingLogger } from '../../fakes/fake-ports';

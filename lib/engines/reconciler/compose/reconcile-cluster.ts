@@ -5,7 +5,8 @@ import { poolUnit, ReconcileContext, ReconcilerDeps, TASK } from '../workflow/co
 import { Outcome } from '../workflow/outcomes';
 import { Hook, Progress, toHooks, WorkflowHooks } from '../workflow/task';
 import { StatusRecorder } from '../workflow/status-recorder';
-import { merged, poolNames, rawPoolNames, sharedReady, waitForShared } from '../workflow/units';
+import { merged, poolNames, sharedReady, waitForShared } from '../workflow/units';
+import { rawPoolNames } from '../../../model/cluster/raw-pools';
 import { removePoolStack } from '../tasks/finalize';
 import { removalScope } from '../tasks/pool-removal';
 import { accountOf, CrashSignal, onError, POOL_PREPARE, PREPARE, reconcileUnit, regionOf } from './workflow';

@@ -3,7 +3,7 @@ import { CLUSTER_TAG, OWNER_TAG } from '../../../core/naming';
 import { ownerOf } from './claim';
 import { IMPORT_REFUSAL, rollingPools, waitForImports } from './pool-gates';
 import { CONDITIONS, Reason } from '../workflow/conditions';
-import { ensureChangeSet, executeToken } from './change-set-ops';
+import { ensureChangeSet, executeToken } from '../../deploy/change-sets';
 import { camel, TASK } from '../workflow/context';
 import { ChangeSetReady, Observed, RollKeyed, Synthesized } from '../workflow/state';
 import { need, Task } from '../workflow/task';

@@ -1,8 +1,7 @@
 import { firstFailure, StackSummary } from '../../../model/ports/cloudformation-port';
 import { sha256Hex } from '../../../model/cloudconfig/checksum';
 import { STACK_FINALIZER } from '../../../platform/kube/resource';
-import { poolStackName, workerStackName } from '../../../core/naming';
-import { DEFAULT_POOL } from '../../../model/cluster/pools';
+import { workerStackName } from '../../../core/naming';
 import { CONDITIONS } from '../workflow/conditions';
 import { ReconcileContext, TASK } from '../workflow/context';
 import { Outcome } from '../workflow/outcomes';
@@ -11,6 +10,7 @@ import { Task } from '../workflow/task';
 import { busy, retryRequested } from './prepare';
 import { claimOf, objectName } from './claim';
 import { RemovalScope, waitToRemovePool } from './pool-removal';
+import { teardownOrder } from '../../deploy/teardown';
 
 /** spec.deletionPolicy as the object says it, before validation (a deleted object may no longer validate). */
 export function deletionPolicy(raw: unknown): 'Retain' | 'Delete' {
@@ -98,7 +98,11 @@ async function deleteStack(
     );
     return { result: 'stalled', message: 'no region to delete the stack in' };
   }
-  const stacks = [...poolStacks(ctx), stackName];
+  const stacks = teardownOrder(
+    objectName(ctx.record),
+    ctx.record.raw,
+    (ctx.recorder.clusterStatus.pools ?? []).map((p) => p.stackName),
+  );
   if (ctx.deps.dryRun)
     return { result: 'dry-run', message: `would delete stack ${stacks.join(', ')} (spec.deletionPolicy Delete)` };
   // The pools' own stacks first: they import the shared stack's exports, which CloudFormation keeps while imported.
@@ -117,22 +121,6 @@ async function deleteStack(
   await setFinalizer(name, STACK_FINALIZER, false);
   s.log.info({ stack: stackName }, 'stack deleted; finalizer removed');
   return { result: 'deleted', message: `stack ${stackName} deleted` };
-}
-
-/**
- * The stacks of the object's pools that have stacks of their own: those it names (spec.pools, read before
- * validation: a deleted object may no longer validate) and those its status recorded (a pool removed since).
- */
-function poolStacks(ctx: ReconcileContext): string[] {
-  const raw = (ctx.record.raw as { spec?: { pools?: unknown } } | undefined)?.spec?.pools;
-  const named = Array.isArray(raw)
-    ? raw.flatMap((p: unknown) => {
-        const pool = (p as { name?: unknown } | null)?.name;
-        return typeof pool === 'string' && pool !== DEFAULT_POOL ? [poolStackName(objectName(ctx.record), pool)] : [];
-      })
-    : [];
-  const recorded = (ctx.recorder.clusterStatus.pools ?? []).map((p) => p.stackName);
-  return [...new Set([...named, ...recorded])];
 }
 
 /**

@@ -1,5 +1,5 @@
-import { AssetPublisher } from '../../../platform/aws/s3-publisher';
-import { CloudFormationPort, StackSummary } from '../../../model/ports/cloudformation-port';
+import type { DeployClients } from '../../deploy/change-sets';
+import { StackSummary } from '../../../model/ports/cloudformation-port';
 import { IdentityPort } from '../../../platform/aws/identity';
 import { WorkerCluster } from '../../../model/cluster/schema';
 import { ClusterStatus } from '../../../model/cluster/status';
@@ -16,9 +16,7 @@ import { RolloutGate } from '../../rollout/coordinator';
 import type { Logger } from '../../../core/logger';
 import { poolStackName, workerStackName } from '../../../core/naming';
 
-export interface RegionClients {
-  readonly cfn: CloudFormationPort;
-  readonly publisher: AssetPublisher;
+export interface RegionClients extends DeployClients {
   /** Lists and deletes old config objects of a settled cluster (clean-config-objects). @default none: nothing is removed */
   readonly configObjects?: ConfigObjectStore;
 }

@@ -1,7 +1,7 @@
 import { StackSummary } from '../../../model/ports/cloudformation-port';
 import { ClusterStatus } from '../../../model/cluster/status';
 import { WorkerCluster } from '../../../model/cluster/schema';
-import { DEFAULT_POOL, stackUnits } from '../../../model/cluster/pools';
+import { stackUnits } from '../../../model/cluster/pools';
 import { CONDITIONS } from './conditions';
 import { ReconcileContext, sharedUnit } from './context';
 import { Outcome } from './outcomes';
@@ -12,16 +12,6 @@ import { Outcome } from './outcomes';
 /** The pools with stacks of their own (every pool but `default`, which lives in the shared stack). */
 export function poolNames(cluster: WorkerCluster): string[] {
   return stackUnits(cluster).flatMap((u) => (u.shared || u.pool === undefined ? [] : [u.pool]));
-}
-
-/** As poolNames, from the object as read (the shared stack's fast path did not validate it: it is what was applied). */
-export function rawPoolNames(raw: unknown): string[] {
-  const pools = (raw as { spec?: { pools?: unknown } } | undefined)?.spec?.pools;
-  if (!Array.isArray(pools)) return [];
-  return pools.flatMap((p: unknown) => {
-    const name = (p as { name?: unknown } | null)?.name;
-    return typeof name === 'string' && name !== DEFAULT_POOL ? [name] : [];
-  });
 }
 
 /**
