@@ -81,7 +81,6 @@ export class Harness {
       log: this.log,
       now: this.clock.now,
       backoff: { baseMs: 1000, maxMs: 60_000, random: () => 0.5 },
-      waitTimeoutMs: this.waitTimeoutMs,
       changeSetTimeoutMs: 60_000,
       dryRun: false,
       nag: false,

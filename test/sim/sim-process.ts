@@ -114,7 +114,6 @@ export class SimProcess {
       now: clock.now,
       backoff: { baseMs: POLL_MS, maxMs: 60_000, random: () => 0.5 },
       pollMs: POLL_MS,
-      waitTimeoutMs: 60_000,
       changeSetTimeoutMs: 60_000,
       dryRun: false,
       nag: false,

@@ -177,7 +177,7 @@ async function runWith(
     const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
     const outcomes = await controller.runUntilSettled({
       names: only,
-      deadlineMs: deps.waitTimeoutMs,
+      deadlineMs: opts.waitTimeoutMinutes * 60_000,
       sleep,
       now: Date.now,
       shouldStop: () => abort.signal.aborted,

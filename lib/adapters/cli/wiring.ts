@@ -160,7 +160,6 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     log,
     now: () => new Date(),
     backoff: DEFAULT_BACKOFF,
-    waitTimeoutMs: opts.waitTimeoutMs ?? 30 * 60_000,
     changeSetTimeoutMs: opts.changeSetTimeoutMs ?? 10 * 60_000,
     dryRun: opts.dryRun ?? false,
     nag: opts.nag ?? true,
@@ -168,7 +167,6 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     maxUpdateAttempts: opts.maxUpdateAttempts ?? DEFAULT_MAX_UPDATE_ATTEMPTS,
     drift: opts.drift ?? 'repair',
     pollMs: poll * 1000,
-    signal: opts.signal,
     derived: new DerivedCache(),
     // A store that can put events on its objects (its provider's events capability) gets them.
     events: opened.events,

@@ -72,7 +72,6 @@ function setup(example: string) {
     log: silent,
     now: () => new Date(),
     backoff: { baseMs: 1000, maxMs: 60_000, random: () => 0.5 },
-    waitTimeoutMs: 30_000,
     changeSetTimeoutMs: 30_000,
     dryRun: false,
     nag: false,

@@ -35,7 +35,8 @@ export interface StackSlots {
   observed(cluster: string, inProgress: boolean): void;
 }
 
-export interface ReconcilerDeps {
+/** What the reconciler talks to: the object store, AWS, who the credentials are, where synthesis runs, events. */
+export interface ReconcilerPorts {
   readonly store: ClusterStore;
   /**
    * AWS ports for one account and region (created once and reused): with assumed roles, every call of a cluster is
@@ -43,20 +44,17 @@ export interface ReconcilerDeps {
    */
   readonly aws: (region: string, account?: string) => RegionClients;
   readonly identity: IdentityPort;
-  readonly templatesDir: string;
-  /** Where cloud assemblies are synthesized. */
-  readonly workDir: string;
-  /** Fingerprint of the code (see codeFingerprint). */
-  readonly code: string;
-  /** This daemon's release (package version): a cluster last applied by a newer release is left alone. @default no check */
-  readonly release?: string;
-  readonly log: Logger;
-  readonly now: () => Date;
+  /** Where stacks are synthesized (a SynthPool of worker threads in the daemon). @default in this thread */
+  readonly synthesizer?: Synthesizer;
+  /** Events on the object (roll started, stack complete, rolled back, stalled). @default none (the file store) */
+  readonly events?: EventSink;
+}
+
+/** What the operator chooses (the CLI's flags): how hard to try, how often to look, what to write. */
+export interface ReconcilerPolicy {
   readonly backoff: BackoffPolicy;
   /** How long after a look at a stack in progress to look again. @default 5 s */
   readonly pollMs?: number;
-  /** --once gives up on a stack still in progress after this long (the daemon never does: it requeues). */
-  readonly waitTimeoutMs: number;
   readonly changeSetTimeoutMs: number;
   /** Report what would happen; write nothing anywhere. */
   readonly dryRun: boolean;
@@ -68,12 +66,14 @@ export interface ReconcilerDeps {
   readonly maxUpdateAttempts?: number;
   /** @default repair */
   readonly drift?: DriftPolicy;
-  /** Aborted on shutdown (SIGTERM). @default never */
-  readonly signal?: AbortSignal;
+  /** Config objects kept besides the live and desired ones. @default 3 */
+  readonly keepConfigObjects?: number;
+}
+
+/** Held by the runtime across reconciles, each with one owner there that releases what it holds. */
+export interface RuntimeOwned {
   /** Validated clusters and rendered configs of unchanged objects, kept between passes. @default none: derive every time */
   readonly derived?: DerivedCache;
-  /** Where stacks are synthesized (a SynthPool of worker threads in the daemon). @default in this thread */
-  readonly synthesizer?: Synthesizer;
   /**
    * Syntheses made for a roll key whose reconcile ended before its change set (held), for that change set to reuse.
    * @default none: a held cluster is synthesized again when let go
@@ -81,13 +81,28 @@ export interface ReconcilerDeps {
   readonly kept?: KeptSyntheses;
   /** Bounds the stacks in progress. @default unbounded */
   readonly slots?: StackSlots;
-  /** Events on the object (roll started, stack complete, rolled back, stalled). @default none (the file store) */
-  readonly events?: EventSink;
   /** The fleet rollout gate (waves, windows, holds: lib/engines/rollout). @default none: every roll may start */
   readonly rollout?: RolloutGate;
-  /** Config objects kept besides the live and desired ones. @default 3 */
-  readonly keepConfigObjects?: number;
 }
+
+/** Facts of this process: its code and release, its files, its clock and log. */
+export interface Ambient {
+  readonly templatesDir: string;
+  /** Where cloud assemblies are synthesized. */
+  readonly workDir: string;
+  /** Fingerprint of the code (see codeFingerprint). */
+  readonly code: string;
+  /** This daemon's release (package version): a cluster last applied by a newer release is left alone. @default no check */
+  readonly release?: string;
+  readonly log: Logger;
+  readonly now: () => Date;
+}
+
+/**
+ * Everything a reconcile is given, by who provides it (issue 34: the bag was one list of 25 fields). `--once`'s wait
+ * deadline and the shutdown signal are the CLI's and the daemon's, not a task's.
+ */
+export interface ReconcilerDeps extends ReconcilerPorts, ReconcilerPolicy, RuntimeOwned, Ambient {}
 
 /**
  * One stack of a cluster, reconciled on its own within the cluster's reconcile (see stackUnits): the shared stack
