@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes lib/engines/stacks/replacing-properties.json: for every resource type of the CloudFormation resource
+// Writes lib/engines/stacks/replacing-properties-table.json: for every resource type of the CloudFormation resource
 // specification, the properties whose change replaces the resource (causesReplacement yes or maybe), as
 // @aws-cdk/cloudformation-diff's public diff (the engine `cdk diff` and review use) reports them. The roll key reads
 // this table instead of loading the specification in every process (about 2 s each: issue 34, the suite's budget).
@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { diffTemplate, ResourceImpact } = require('@aws-cdk/cloudformation-diff');
 
-const TABLE = path.join(__dirname, '..', 'lib', 'engines', 'stacks', 'replacing-properties.json');
+const TABLE = path.join(__dirname, '..', 'lib', 'engines', 'stacks', 'replacing-properties-table.json');
 const REGENERATE = 'node scripts/replacing-properties.js';
 
 /** The specification database cloudformation-diff itself reads (its own dependency, so never another version). */

@@ -1,4 +1,4 @@
-import table from './replacing-properties.json';
+import table from './replacing-properties-table.json';
 
 /*
  * Which properties of a resource type make CloudFormation replace the resource when they change, as the CloudFormation

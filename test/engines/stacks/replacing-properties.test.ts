@@ -7,7 +7,7 @@ import { run } from '../../helpers/tools';
 
 /** The generated table of replacing properties is the installed specification's, as cloudformation-diff reads it. */
 const SCRIPT = path.join(__dirname, '..', '..', '..', 'scripts', 'replacing-properties.js');
-const TABLE = path.join(__dirname, '..', '..', '..', 'lib', 'engines', 'stacks', 'replacing-properties.json');
+const TABLE = path.join(__dirname, '..', '..', '..', 'lib', 'engines', 'stacks', 'replacing-properties-table.json');
 
 test('the committed table is what the script generates from the installed @aws-cdk/cloudformation-diff', () => {
   // WHEN
