@@ -1,24 +1,22 @@
-import { diffTemplate, ResourceImpact } from '@aws-cdk/cloudformation-diff';
+import table from './replacing-properties-table.json';
 
 /*
  * Which properties of a resource type make CloudFormation replace the resource when they change, as the CloudFormation
  * resource specification says (its `causesReplacement`: yes, or maybe, counted as a replacement: the roll key says
- * "rolls" rather than miss one). Read through @aws-cdk/cloudformation-diff's public diff, the engine `cdk diff` and
- * review use, so the roll key and review's oracle read one specification: the property is changed in a template of
- * one resource and the diff's impact read back. The package does not export its specification lookup.
+ * "rolls" rather than miss one). The table is what @aws-cdk/cloudformation-diff's public diff (the engine `cdk diff`
+ * and review use) reports for each type, so the roll key and review's oracle read one specification; it is generated
+ * by `node scripts/replacing-properties.js` because loading the specification costs about 2 s per process, and
+ * test/engines/stacks/replacing-properties.test.ts fails when it no longer matches the installed package.
  */
-const cache = new Map<string, boolean>();
+const replacing: Readonly<Record<string, readonly string[] | undefined>> = table;
+const sets = new Map<string, ReadonlySet<string>>();
 
 /** Whether a change of `property` replaces a resource of `type` (false for a type or property the spec does not know). */
 export function replacesResource(type: string, property: string): boolean {
-  const k = `${type}\u0000${property}`;
-  let found = cache.get(k);
+  let found = sets.get(type);
   if (found === undefined) {
-    const one = (value: string) => ({ Resources: { R: { Type: type, Properties: { [property]: value } } } });
-    const updates = diffTemplate(one('a'), one('b')).resources.get('R').propertyUpdates;
-    const impact = (updates[property] as (typeof updates)[string] | undefined)?.changeImpact;
-    found = impact === ResourceImpact.WILL_REPLACE || impact === ResourceImpact.MAY_REPLACE;
-    cache.set(k, found);
+    found = new Set(Object.hasOwn(replacing, type) ? replacing[type] : []);
+    sets.set(type, found);
   }
-  return found;
+  return found.has(property);
 }

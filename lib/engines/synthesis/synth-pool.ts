@@ -78,16 +78,19 @@ export class SynthPool {
   private spawn(): Slot {
     const ts = __filename.endsWith('.ts');
     const file = path.join(__dirname, `synth-worker.${ts ? 'ts' : 'js'}`);
-    // From TypeScript sources (tests, ts-node) the thread needs ts-node too; the precompiled build does not.
+    // From TypeScript sources (tests, ts-node) the thread compiles them too (bin/ts-require.js: transpile only, with
+    // the compile cache launch.js uses); the precompiled build does not.
+    const register = path.join(PROJECT_ROOT, 'bin', 'ts-require.js');
+    const tsconfig = path.join(PROJECT_ROOT, 'tsconfig.json');
     const worker = new Worker(
       ts
-        ? `require(${JSON.stringify(require.resolve('ts-node/register/transpile-only'))}); require(${JSON.stringify(file)});`
+        ? `require(${JSON.stringify(register)}).register(${JSON.stringify(tsconfig)}); require(${JSON.stringify(file)});`
         : file,
       {
         eval: ts,
         // Not the parent's flags (a -r ts-node/register of the parent would make a precompiled thread compile again).
         execArgv: [],
-        env: { ...process.env, TS_NODE_PROJECT: path.join(PROJECT_ROOT, 'tsconfig.json') },
+        env: { ...process.env },
       },
     );
     this.started++;

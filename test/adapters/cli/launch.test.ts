@@ -4,7 +4,8 @@ import { REPO, tempDir } from '../../helpers/clusters';
 import { run } from '../../helpers/tools';
 
 /**
- * bin/launch.js: the precompiled app when build/ is newer than every source, ts-node otherwise, and the two give
+ * bin/launch.js: the precompiled app when build/ is newer than every source, the TypeScript sources otherwise
+ * (bin/ts-require.js), and the two give
  * the same templates. Runs on a copy of the project, so that it can age files without touching the checkout.
  */
 
@@ -26,27 +27,27 @@ beforeAll(() => {
   fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(project, 'node_modules'));
 });
 
-/** Runs cdk.json's app; `tsNode` says whether ts-node was loaded (a preload script looks at the module cache on exit). */
+/** Runs cdk.json's app; `fromSources` says whether .ts files ran (a preload script looks at the module cache on exit). */
 const app = (env: Record<string, string> = {}) => {
   const outdir = tempDir('launch-out');
   const probe = path.join(outdir, '..', `probe-${path.basename(outdir)}.js`);
   const seen = `${probe}.out`;
   fs.writeFileSync(
     probe,
-    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(seen)}, String(Object.keys(require.cache).some((k) => k.includes('/ts-node/')))));\n`,
+    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(seen)}, String(Object.keys(require.cache).some((k) => k.endsWith('.ts')))));\n`,
   );
   const r = run('node', ['-r', probe, 'bin/cdk-app.js'], {
     cwd: project,
     env: { ...process.env, CDK_OUTDIR: outdir, WORKER_STACKS_NAG: 'false', ...env },
   });
-  return { ...r, outdir, tsNode: fs.readFileSync(seen, 'utf8') === 'true' };
+  return { ...r, outdir, fromSources: fs.readFileSync(seen, 'utf8') === 'true' };
 };
 const setAge = (p: string, secondsAgo: number) => {
   const t = new Date(Date.now() - secondsAgo * 1000);
   fs.utimesSync(path.join(project, p), t, t);
 };
 
-test('a build newer than every source runs; a source edited since makes it run through ts-node instead', () => {
+test('a build newer than every source runs; a source edited since makes it run from the sources instead', () => {
   // GIVEN a stand-in build that only says it ran, newer than the sources
   fs.mkdirSync(path.join(project, 'build', 'bin'), { recursive: true });
   fs.writeFileSync(path.join(project, 'build', 'bin', 'app.js'), "process.stdout.write('PRECOMPILED');\n");
@@ -55,18 +56,18 @@ test('a build newer than every source runs; a source edited since makes it run t
   // WHEN the app starts
   const fresh = app();
 
-  // THEN the build ran, without ts-node
+  // THEN the build ran, no source
   expect(fresh.stdout).toBe('PRECOMPILED');
-  expect(fresh.tsNode).toBe(false);
+  expect(fresh.fromSources).toBe(false);
 
   // WHEN a source is newer than the build (an edit since the last `npm run build`)
   setAge('build/bin/app.js', 120);
   const stale = app();
 
-  // THEN the sources ran through ts-node: a real assembly was written, and the stale build was not used
+  // THEN the sources ran: a real assembly was written, and the stale build was not used
   expect(stale.status).toBe(0);
   expect(stale.stdout).not.toContain('PRECOMPILED');
-  expect(stale.tsNode).toBe(true);
+  expect(stale.fromSources).toBe(true);
   expect(fs.readdirSync(stale.outdir)).toContain('WorkerStack-prod-eu1.template.json');
   fs.rmSync(path.join(project, 'build'), { recursive: true });
 });
@@ -86,7 +87,7 @@ test('the precompiled app (npm run build) writes the same templates, byte for by
 
   // THEN both succeed, each the way it should, with identical templates
   expect([compiled.status, sources.status]).toEqual([0, 0]);
-  expect([compiled.tsNode, sources.tsNode]).toEqual([false, true]);
+  expect([compiled.fromSources, sources.fromSources]).toEqual([false, true]);
   const templates = fs
     .readdirSync(compiled.outdir)
     .filter((f) => f.endsWith('.template.json'))
