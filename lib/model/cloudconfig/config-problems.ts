@@ -80,7 +80,7 @@ export function configProblems(
   const many = configs.size > 1;
   // The shared stack lets the node role into the EKS cluster (or not) once, by the first pool's format: every pool
   // must be an EKS node or none (the access entry would be missing, or granted to a cluster that is not EKS).
-  const first = [...configs.values()][0];
+  const first = [...configs.values()].at(0);
   const eks = first ? Boolean(FORMATS[first.format].joinsEks) : false;
   return [...configs].flatMap(([pool, config]) => {
     const format = FORMATS[config.format];
