@@ -13,6 +13,7 @@ import {
   World,
   writeCluster,
 } from './harness';
+import { eventuallyValue } from '../helpers/eventually';
 
 // Against moto, the real binary: `worker-stacks reconcile --watch --port <n>` as a child process.
 
@@ -48,22 +49,12 @@ async function get(route: string): Promise<{ status: number; body: string } | un
 }
 
 /** Polls `probe` until it returns something truthy, or fails after `ms` with what the daemon logged. */
-async function eventually<T>(
-  what: string,
-  ms: number,
-  probe: () => T | undefined | Promise<T | undefined>,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${ms} ms waiting for ${what}; daemon output:\n${logs.slice(-4000)}`);
-    if (daemon?.exitCode !== null)
-      throw new Error(`the daemon exited (${daemon?.exitCode}) while waiting for ${what}:\n${logs.slice(-4000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Until `probe` gives a value, while the daemon runs; a failure carries its last output. */
+const eventually = <T>(what: string, ms: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> =>
+  eventuallyValue(what, ms, probe, {
+    context: () => `daemon output:\n${logs.slice(-4000)}`,
+    stop: () => (daemon?.exitCode !== null ? `the daemon exited (${daemon?.exitCode})` : undefined),
+  });
 
 const checksum = () => {
   try {

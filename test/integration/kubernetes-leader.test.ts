@@ -14,6 +14,7 @@ import { applyObject } from '../helpers/kube-objects';
 import { freePort } from '../helpers/moto';
 import { launchTemplateUserData, motoCluster, stackActivity, stackOf, startWorld, stopWorld, World } from './harness';
 import { Json } from '../helpers/json';
+import { eventuallyValue } from '../helpers/eventually';
 
 // Two `worker-stacks reconcile --watch --store kubernetes` processes against moto and a real API server: one leads;
 // `kill -9` of the leader while its stack operation is under way (executed, not yet recorded) → the other takes the
@@ -80,22 +81,12 @@ async function startDaemon(): Promise<{ child: ChildProcess; logs: string; port:
   return d;
 }
 
-async function eventually<T>(
-  what: string,
-  ms: number,
-  probe: () => T | undefined | Promise<T | undefined>,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out after ${ms} ms waiting for ${what}; daemon output:\n${daemons.map((d) => d.logs.slice(-3000)).join('\n---\n')}`,
-      );
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Until `probe` gives a value; a failure carries the daemons' last output. */
+const eventually = <T>(what: string, ms: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> =>
+  eventuallyValue(what, ms, probe, {
+    everyMs: 200,
+    context: () => `daemon output:\n${daemons.map((d) => d.logs.slice(-3000)).join('\n---\n')}`,
+  });
 
 // The daemons watch one namespace: their Lease is named from that scope (lib/platform/kube/shards.ts).
 const LEASE_NAME = shardLeaseName({ namespace: NS, selector: LabelSelector.parse('') });

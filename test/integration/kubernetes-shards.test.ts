@@ -16,6 +16,7 @@ import { create } from '../helpers/kube-rest';
 import { freePort } from '../helpers/moto';
 import { objectNamed } from '../adapters/stores/store-contract';
 import { Json } from '../helpers/json';
+import { eventuallyValue } from '../helpers/eventually';
 
 // Shards as README runs them, against the real API server and the RBAC `manifests --shard` renders: two daemons
 // (`--shard canary -l tier=canary`, `--shard stable -l tier=stable`), as the ServiceAccount (impersonated), both lead
@@ -129,22 +130,12 @@ async function startDaemon(shardArgs: string[]) {
   return d;
 }
 
-async function eventually<T>(
-  what: string,
-  ms: number,
-  probe: () => T | undefined | Promise<T | undefined>,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out after ${ms} ms waiting for ${what}; daemon output:\n${daemons.map((d) => d.logs.slice(-3000)).join('\n---\n')}`,
-      );
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Until `probe` gives a value; a failure carries the daemons' last output. */
+const eventually = <T>(what: string, ms: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> =>
+  eventuallyValue(what, ms, probe, {
+    everyMs: 200,
+    context: () => `daemon output:\n${daemons.map((d) => d.logs.slice(-3000)).join('\n---\n')}`,
+  });
 
 const metric = async (port: number, name: string) => {
   const text = await fetch(`http://127.0.0.1:${port}/metrics`).then(

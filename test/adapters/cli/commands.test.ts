@@ -189,6 +189,8 @@ test('`status` prints a table: generation observed/current, short checksums, in 
     // apps-eu1's pools with stacks of their own: a row each
     '444444444444/eu-central-1 apps-eu1/spot',
     '444444444444/eu-central-1 apps-eu1/arm',
+    '666666666666/us-west-2 eks-us2',
+    '666666666666/us-west-2 eks-us2/bottlerocket',
   ]);
   expect(rows[1]).toEqual([
     '111111111111/eu-west-1',

@@ -53,12 +53,12 @@ test('a policy: every cluster in its wave, as JSON too; nothing is written', asy
   expect(text.code).toBe(0);
   expect(text.out).toContain('wave 1 canary [settled] ring=canary: 1 clusters, maxConcurrent 1, soak 1h');
   expect(text.out).toContain(
-    'wave 2 remainder [settled] every cluster no wave selects: 3 clusters, maxConcurrent 25% = 1, soak 0s',
+    'wave 2 remainder [settled] every cluster no wave selects: 4 clusters, maxConcurrent 25% = 1, soak 0s',
   );
   const report = JSON.parse(json.out);
   expect(report.policies[0].waves.map((w: { name: string; size: number }) => `${w.name}:${w.size}`)).toEqual([
     'canary:1',
-    'remainder:3',
+    'remainder:4',
   ]);
   expect(fs.readdirSync(dir).sort()).toEqual(before);
 });

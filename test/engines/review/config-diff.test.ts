@@ -11,7 +11,7 @@ import { diffConfigs } from '../../../lib/engines/review/config-diff';
 import { MASK, maskSecrets } from '../../../lib/engines/review/mask';
 import { parseNodeConfig } from '../../../lib/engines/review/parse-config';
 import { unifiedDiff } from '../../../lib/engines/review/unified-diff';
-import { example, EXAMPLE_NAMES, tempDir } from '../../helpers/clusters';
+import { BOOTSTRAP_EXAMPLES, CONFIG_IN_USER_DATA_EXAMPLES, example, tempDir } from '../../helpers/clusters';
 import { run } from '../../helpers/tools';
 
 /** A config object as the cloud assembly holds it, serialized by the project's own serializers. */
@@ -32,7 +32,7 @@ function node(format: ConfigFormat, files: Record<string, string>, units: Record
   };
 }
 
-test.each(EXAMPLE_NAMES)(
+test.each(BOOTSTRAP_EXAMPLES)(
   'the stored config of %s reads back into exactly the files and units it was rendered from',
   (name) => {
     // GIVEN
@@ -42,6 +42,19 @@ test.each(EXAMPLE_NAMES)(
     // THEN
     expect(parsed).toEqual(rendered.node);
     expect(parsed.files.length + parsed.units.length).toBeGreaterThan(5);
+  },
+);
+
+test.each(CONFIG_IN_USER_DATA_EXAMPLES)(
+  'the stored config of %s (one document, stored canonically) reads back as that document, byte for byte',
+  (name) => {
+    // GIVEN the NodeConfig or TOML as stored (canonical: keys sorted, quoting normalized, so not the rendered text)
+    const rendered = renderConfig(example(name));
+    // WHEN
+    const parsed = parseNodeConfig(rendered.bytes, rendered.format);
+    // THEN the one file the review diffs is exactly the stored bytes
+    expect(parsed.units).toEqual([]);
+    expect(parsed.files.map((f) => f.contents)).toEqual([rendered.bytes.toString('utf8')]);
   },
 );
 

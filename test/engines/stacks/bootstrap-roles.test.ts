@@ -186,8 +186,12 @@ const IAM_ACTION: Record<string, string> = {
   // DeleteObjects (the batch call) is authorized per key as s3:DeleteObject.
   DeleteObjects: 's3:DeleteObject',
 };
-/** Calls IAM never authorizes (GetCallerIdentity) or that the management credentials make (AssumeRole). */
-const NOT_THE_DEPLOYERS = new Set(['sts:GetCallerIdentity', 'sts:AssumeRole']);
+/**
+ * Calls IAM never authorizes (GetCallerIdentity), that the management credentials make (AssumeRole), or that only
+ * `bootstrap` makes, with the account's own credentials before any deployer role exists (GetRole: is a role of the
+ * bootstrap stack gone?).
+ */
+const NOT_THE_DEPLOYERS = new Set(['sts:GetCallerIdentity', 'sts:AssumeRole', 'iam:GetRole']);
 
 /** The SDK operations a source file sends: `new XCommand(`, `paginateX(` and `waitUntilX(` of its @aws-sdk imports. */
 function operationsSent(file: string): { service: string; operation: string }[] {
