@@ -88,7 +88,8 @@ export function configProblems(
     const where = many ? ` (pool ${pool})` : '';
     // A value the pool sets is reported at the pool's own values; anything else at the cluster's.
     const poolValues = `${poolPath(cluster, pool)}.cloudConfig.values`;
-    const own = poolsOf(cluster.spec).find((p) => p.name === pool)?.cloudConfig?.values ?? {};
+    const ofPool = poolsOf(cluster.spec).find((p) => p.name === pool);
+    const own = ofPool?.cloudConfig?.values ?? {};
     const at = (f: { path: string }) => {
       const p = objectPath(config.format, f.path, 'spec.cloudConfig.values');
       const key = p.slice('spec.cloudConfig.values.'.length).split(/[.[]/)[0];
@@ -112,7 +113,7 @@ export function configProblems(
         message: `the ${config.format} user data${where} does not fit: ${e.message} (rule user-data-fits; EC2 takes at most 16384 bytes before base64)`,
       });
     }
-    const family = poolsOf(cluster.spec).find((p) => p.name === pool)?.imageFamily;
+    const family = ofPool?.imageFamily;
     if (family !== undefined && !format.imageFamilies.includes(family))
       found.push({
         file,
@@ -125,7 +126,6 @@ export function configProblems(
         path: `${poolPath(cluster, pool)}.cloudConfig.template`,
         message: `${poolTemplate(cluster, pool)}: the ${config.format} node config${where} ${eks ? 'does not join' : 'joins'} an EKS cluster and the first pool's ${first?.format} config ${eks ? 'does' : 'does not'}; a cluster's pools are all EKS nodes or none (rule eks-pools-agree)`,
       });
-    const ofPool = poolsOf(cluster.spec).find((p) => p.name === pool);
     if (format.sendsNoSignal && ofPool?.rollingUpdate.waitOnResourceSignals)
       found.push({
         file,

@@ -140,9 +140,9 @@ export async function reconcileUnit(
 
 /** Whether the reconcile reached publish: its synthesis was used (or half used), and its assembly is gone. */
 function published(progress: Progress): boolean {
-  const order = APPLY.tasks.map((t) => t.name);
-  return order.indexOf(progress.task as TaskName) >= order.indexOf(TASK.publish);
+  return APPLY_ORDER.indexOf(progress.task as TaskName) >= APPLY_ORDER.indexOf(TASK.publish);
 }
+const APPLY_ORDER: readonly TaskName[] = APPLY.tasks.map((t) => t.name);
 
 /** The one error path: classify, stage what to record (the workflow writes it), and say when to try again. */
 export function onError(
