@@ -13,7 +13,7 @@ const TIERS = [
   // core: depends on nothing in lib/
   ['core'],
   // model: the objects (WorkerCluster, RolloutPolicy) and the node config formats ...
-  ['model/cloudconfig', 'model/cluster'],
+  ['model/cloudconfig', 'model/cluster', 'model/channel'],
   // ... and the ports engines and adapters meet at (ClusterStore, the CloudFormation port)
   ['model/ports'],
   // platform: typed clients of the AWS and Kubernetes APIs (no decisions)
@@ -24,6 +24,8 @@ const TIERS = [
   ['engines/synthesis'],
   // deploying and deleting stacks: the reconciler's tasks, bootstrap and delete all go through it
   ['engines/deploy'],
+  // image channels: which machine image a pool that names a channel runs (read once a poll)
+  ['engines/channels'],
   ['engines/rollout'],
   ['engines/review'],
   // the reconciler's rooms, one direction (issue 34): the vocabulary every task speaks (context, state, conditions,

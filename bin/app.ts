@@ -8,6 +8,8 @@ import { formatProblem, UsageError, WorkerStacksError } from '../lib/core/errors
 import { PROJECT_ROOT } from '../lib/core/paths';
 import { appInputDirs } from '../lib/engines/stacks/app';
 import { synthesizeFleet } from '../lib/engines/synthesis/synth-fleet';
+import { FileChannelStore } from '../lib/engines/channels';
+import { imageResolver } from '../lib/model/channel/image-pins';
 
 try {
   const { clustersDir, templatesDir } = appInputDirs(process.env, {
@@ -15,9 +17,11 @@ try {
     templatesDir: DEFAULT_TEMPLATES_DIR,
   });
   // Every object is validated before the app exists: an invalid fleet synthesizes nothing.
+  // A pool on an image channel synthesizes with the release the daemon (or `channels refresh`) recorded as pinned.
   const clusters = loadValidClusters(clustersDir, {
     templates: listTemplates(templatesDir),
     relativeTo: process.cwd(),
+    images: imageResolver(new FileChannelStore({ clustersDir }).loadSync().channels),
   });
   // All or nothing: a fleet cdk-nag refuses writes no assembly, and each refusal names its file and field.
   const synth = synthesizeFleet({ clusters, templatesDir, nag: process.env.WORKER_STACKS_NAG !== 'false' });

@@ -1,3 +1,5 @@
+import { FileChannelStore } from '../../engines/channels';
+import { imageResolver } from '../../model/channel/image-pins';
 import * as path from 'node:path';
 import { listTemplates, DEFAULT_TEMPLATES_DIR } from '../../model/cloudconfig/templates';
 import { terminalText } from './terminal-text';
@@ -26,7 +28,9 @@ export function inputDirs(opts: DirOptions): InputDirs {
 }
 
 export function loadOptions(dirs: InputDirs) {
-  return { templates: listTemplates(dirs.templatesDir), relativeTo: process.cwd() };
+  // The pins the daemon (or `channels refresh`) recorded beside the objects: offline commands read, never resolve.
+  const channels = new FileChannelStore({ clustersDir: dirs.clustersDir }).loadSync().channels;
+  return { templates: listTemplates(dirs.templatesDir), relativeTo: process.cwd(), images: imageResolver(channels) };
 }
 
 /** Output sinks, injectable so commands are testable in-process. */

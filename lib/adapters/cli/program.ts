@@ -7,6 +7,7 @@ import { UsageError } from '../../core/errors';
 import { DirOptions, dirFlags, EXIT, inputDirs, Io, processIo } from './context';
 import { renderCommand } from './render';
 import { registerBootstrap } from './bootstrap';
+import { registerChannels } from './channels';
 import { registerControl } from './control';
 import { registerDelete } from './delete';
 import { registerKube } from './kube';
@@ -85,6 +86,7 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
     registerReview,
     registerPlayground,
     registerRollout,
+    registerChannels,
     registerKube,
   ];
   for (const register of commands) register(program, io, done);

@@ -13,7 +13,9 @@ import {
 import { registerKubeMetrics } from '../../platform/kube/kube-health';
 import { registerRequestRateMetrics } from '../../platform/aws/request-rate-metrics';
 import { SynthPool } from '../../engines/synthesis';
-import { createPolicySource } from '../stores/registry';
+import { createChannelStore, createPolicySource } from '../stores/registry';
+import { ChannelPins } from '../../engines/channels';
+import { SdkImageSource } from '../../platform/aws/sdk-image-source';
 import { createDeps } from './wiring';
 import type { RolloutPolicySource } from '../../engines/rollout';
 import { dirFlags, EXIT, inputDirs, Io } from './context';
@@ -170,7 +172,18 @@ async function runWith(
   metrics: ReconcilerMetrics,
   elector?: LeaderElector,
 ): Promise<number> {
-  const controller = new Controller(deps, { concurrency: opts.concurrency, workers: opts.workers, metrics, policies });
+  // Image channels of the store (<clusters>/image-channels/): read with this process's own credentials, once a pass.
+  const channelStore = createChannelStore(storeOptions(opts, inputDirs(opts)));
+  const channels =
+    channelStore &&
+    new ChannelPins({ store: channelStore, source: new SdkImageSource(), now: deps.now, log: deps.log });
+  const controller = new Controller(deps, {
+    concurrency: opts.concurrency,
+    workers: opts.workers,
+    metrics,
+    policies,
+    channels,
+  });
   const only = opts.cluster ? new Set<string>(opts.cluster) : undefined;
   if (opts.once) {
     // Stacks in progress are looked at again every poll until they settle or the wait timeout passes: no waiter per stack.

@@ -51,6 +51,7 @@ export function loadObjects(
       return;
     }
     const record = toRecord(o as KubeWorkerCluster);
+    // Objects of a management cluster: its channels are not read here (no pins), so a pool on a channel is refused.
     const r = validateCluster(record.raw, { file: record.source, templates });
     problems.push(...r.problems);
     if (r.cluster) clusters.push({ file: record.source, cluster: r.cluster });

@@ -1,3 +1,4 @@
+import { FileChannelStore } from '../../engines/channels';
 import * as fs from 'node:fs';
 import { loadClusters } from '../../model/cluster/load';
 import { synthesisProblems } from '../../engines/synthesis';
@@ -113,9 +114,13 @@ export async function validateCommand(dirs: InputDirs, io: Io, opts: ValidateOpt
     opts.objects === undefined
       ? new FilePolicySource({ clustersDir: dirs.clustersDir }).loadSync()
       : { policies: [], problems: [] };
+  // Image channels beside the objects: one that does not validate holds the pools that name it, so validate refuses it.
+  const channelProblems =
+    opts.objects === undefined ? new FileChannelStore({ clustersDir: dirs.clustersDir }).loadSync().problems : [];
   const problems: Problem[] = [
     ...loaded.problems,
     ...policies.problems,
+    ...channelProblems,
     ...policyOverlapProblems(
       policies.policies,
       loaded.clusters.map((c) => ({ name: c.cluster.metadata.name, labels: c.cluster.metadata.labels ?? {} })),

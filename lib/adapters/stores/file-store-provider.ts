@@ -1,4 +1,5 @@
 import { FilePolicySource } from '../../engines/rollout';
+import { FileChannelStore } from '../../engines/channels';
 import { FileStore } from './file-store';
 import { flagString, StoreProvider } from './store-provider';
 
@@ -24,5 +25,6 @@ export const FILE_STORE: StoreProvider<FileStoreOptions, FileStore> = {
   parseOptions: (values, dirs) => ({ clustersDir: dirs.clustersDir, stateDir: flagString(values, 'stateDir') }),
   createStore: (o) => new FileStore({ clustersDir: o.clustersDir, stateDir: o.stateDir, relativeTo: o.relativeTo }),
   createPolicySource: (o) => new FilePolicySource({ clustersDir: o.clustersDir, relativeTo: o.relativeTo }),
+  createChannelStore: (o) => new FileChannelStore({ clustersDir: o.clustersDir, relativeTo: o.relativeTo }),
   history: (store) => store,
 };

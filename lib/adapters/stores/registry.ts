@@ -1,3 +1,4 @@
+import type { ChannelStore } from '../../engines/channels';
 import type { LeaderElector } from '../../platform/kube/leader-election';
 import type { RolloutPolicySource } from '../../engines/rollout';
 import { ClusterStore } from '../../model/ports/cluster-store';
@@ -83,6 +84,15 @@ export function createPolicySource<K extends StoreKind>(
   context: StoreContext = {},
 ): RolloutPolicySource {
   return STORES[choice.kind].createPolicySource(choice.options, context);
+}
+
+/** The one place an image-channel store is constructed; undefined for a store without channels (yet). */
+export function createChannelStore<K extends StoreKind>(
+  choice: StoreSelection<K>,
+  context: StoreContext = {},
+): ChannelStore | undefined {
+  const provider: StoreProvider<StoreSelection<K>['options'], ClusterStore> = STORES[choice.kind] as never;
+  return provider.createChannelStore?.(choice.options, context);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { LeaderElector } from '../../platform/kube/leader-election';
 import type { WatchLogger } from '../../platform/kube/watch';
 import type { RolloutPolicySource } from '../../engines/rollout';
+import type { ChannelStore } from '../../engines/channels';
 import { ClusterStore } from '../../model/ports/cluster-store';
 import { EventSink } from '../../model/ports/event-sink';
 
@@ -91,6 +92,8 @@ export interface StoreProvider<O, S extends ClusterStore> {
   createStore(options: O, context: StoreContext): S;
   /** Where its WorkerRolloutPolicy objects are. */
   createPolicySource(options: O, context: StoreContext): RolloutPolicySource;
+  /** Where its WorkerImageChannel objects and their statuses are. @default none: a pool that names a channel is refused */
+  createChannelStore?(options: O, context: StoreContext): ChannelStore;
   /** Releases the store's connections and watches (a CLI command then exits at once). @default nothing to release */
   close?(store: S): void;
   /** Events on the objects. @default none: the daemon's JSON log has them */

@@ -1,3 +1,4 @@
+import { ImageResolver, pinsKey } from '../../model/channel/image-pins';
 import { StackSummary } from '../../model/ports/cloudformation-port';
 import { templatesVersion } from '../../model/cloudconfig/templates';
 import { derive } from '../../model/cluster/derive';
@@ -31,6 +32,8 @@ export interface RolloutCoordinatorProps {
   /** The cluster's stack from the pass's listing (null: listed and absent; undefined: not listed). */
   readonly stackOf: (record: ClusterRecord) => Promise<StackSummary | null | undefined>;
   readonly templatesDir: string;
+  /** The image channels' pins as last read (the reconciler's own). @default none */
+  readonly images?: () => ImageResolver;
   /** Code fingerprint (derived-cache keys). */
   readonly code: string;
   /**
@@ -177,7 +180,8 @@ export class RolloutCoordinator implements RolloutGate {
 
   /** The object's desired checksum and the spec fields the gate reads, memoized on its bytes and the templates. */
   private derive(record: ClusterRecord, version: string): { desired?: string; spec: MemberSpec } {
-    const key = derivedKey(record.contentHash, record.source, version, this.props.code);
+    const images = this.props.images?.();
+    const key = derivedKey(record.contentHash, record.source, version, this.props.code, pinsKey(record.raw, images));
     const hit = key === undefined ? undefined : this.memo.get(record.name);
     if (hit && hit.key === key) return hit;
     // The reconciler's cache holds the first pool's config only: a cluster of several pools is rendered here.
@@ -191,7 +195,7 @@ export class RolloutCoordinator implements RolloutGate {
       // reconcile says why, and it is no peer of anyone's change.
       const d = record.parseProblems.length
         ? undefined
-        : derive(record.raw, { file: record.source, templatesDir: this.props.templatesDir });
+        : derive(record.raw, { file: record.source, templatesDir: this.props.templatesDir, images });
       value = {
         desired: d?.config?.checksum,
         spec: d?.cluster ? memberSpec(d.cluster, d.configs) : rawSpec(record.raw),

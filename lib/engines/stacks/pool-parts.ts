@@ -18,6 +18,15 @@ export type PoolGroupProps = Omit<
   'vpc' | 'identity' | 'configObjects' | 'secretArns' | 'secretNamePrefix' | 'signalPolicyName'
 >;
 
+/** The pool's AMI id: its own, or its channel's release pinned by validation (lib/model/channel/pin-pools.ts). */
+function pinnedImage(pool: NodePool): string {
+  if (pool.machineImage !== undefined) return pool.machineImage;
+  // validateCluster pins every pool that names a channel or refuses the object: an unpinned one is a caller's bug.
+  throw new Error(
+    `pool ${pool.name}: imageChannel ${String(pool.imageChannel)} was not pinned to an image before synthesis`,
+  );
+}
+
 /**
  * A pool's group props from the object, the same for the shared stack's pool default and a pool's own stack: a new
  * pool field that its group reads is mapped here and nowhere else (docs/extending.md, "Adding a pool field").
@@ -33,7 +42,7 @@ export function poolGroupProps(
   return {
     subnets: poolSubnets(subnets, pool),
     instanceTypes: pool.instanceTypes,
-    machineImageId: pool.machineImage,
+    machineImageId: pinnedImage(pool),
     minSize: pool.minSize,
     maxSize: pool.maxSize,
     desiredCapacity: pool.desiredCapacity,

@@ -1,3 +1,4 @@
+import { ImageResolver } from '../channel/image-pins';
 import { configProblems } from '../cloudconfig/config-problems';
 import { RenderedConfig, renderPools } from '../cloudconfig/render';
 import { primaryPool } from './pools';
@@ -35,6 +36,8 @@ export interface DeriveOptions {
   readonly templatesDir: string;
   /** The template names, when the caller listed them already. @default listed from templatesDir */
   readonly templates?: ReadonlySet<string>;
+  /** The image channels' pins. @default none: a pool that names a channel is refused */
+  readonly images?: ImageResolver;
 }
 
 export function derive(raw: unknown, opts: DeriveOptions): Derivation {
@@ -42,6 +45,7 @@ export function derive(raw: unknown, opts: DeriveOptions): Derivation {
     file: opts.file,
     templates: opts.templates ?? listTemplates(opts.templatesDir),
     templatesDir: opts.templatesDir,
+    images: opts.images,
   });
   if (!v.cluster) return { problems: v.problems, stage: 'validate' };
   const r = renderCluster(v.cluster, opts.file, opts.templatesDir);

@@ -34,6 +34,10 @@ export function derivedKey(
   source: string,
   templatesVersion: string,
   code: string,
+  /** The image channels' pins the object's pools read (lib/model/channel/image-pins.ts pinsKey). @default none */
+  pins = '',
 ): string | undefined {
-  return contentHash === undefined ? undefined : sha256Hex([contentHash, source, templatesVersion, code].join('\0'));
+  return contentHash === undefined
+    ? undefined
+    : sha256Hex([contentHash, source, templatesVersion, code, ...(pins ? [pins] : [])].join('\0'));
 }

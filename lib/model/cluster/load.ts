@@ -1,3 +1,4 @@
+import type { ImageResolver } from '../channel/image-pins';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LineCounter, parseAllDocuments } from 'yaml';
@@ -20,6 +21,8 @@ export interface LoadOptions {
   readonly relativeTo?: string;
   /** Cluster files larger than this are refused unread. @default MAX_CLUSTER_FILE_BYTES (1 MiB) */
   readonly maxBytes?: number;
+  /** The image channels' pins (lib/model/channel/image-pins.ts). @default none: a pool that names a channel is refused */
+  readonly images?: ImageResolver;
 }
 
 /** Parses YAML text into one plain object, or the problems that stop it. */
@@ -162,7 +165,7 @@ export function loadClusterFile(
   if (read.problem) return { problems: [read.problem] };
   const { raw, problems } = parseClusterYaml(read.text, shown);
   if (problems.length) return { problems };
-  return validateCluster(raw, { file: shown, templates: opts.templates });
+  return validateCluster(raw, { file: shown, templates: opts.templates, images: opts.images });
 }
 
 /**

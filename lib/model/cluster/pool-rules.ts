@@ -62,6 +62,10 @@ export function poolProblems(spec: Loose, templates: ReadonlySet<string>): Found
   return out;
 }
 
+/** Rule image-source: a pool's image is an AMI id or a channel's pinned release, never both, never neither. */
+export const IMAGE_SOURCE =
+  'set exactly one of machineImage (an AMI id) and imageChannel (a WorkerImageChannel whose release the daemon pins) (rule image-source)';
+
 /** What applies to every pool, spec.pool and spec.pools[i] alike. */
 function onePool(pool: Loose, at: string): Found[] {
   const out: Found[] = [];
@@ -78,6 +82,8 @@ function onePool(pool: Loose, at: string): Found[] {
       path: `${at}.rollingUpdate.minInstancesInService`,
       message: `${minInService} must be less than maxSize ${max}, or no instance could ever be replaced`,
     });
+  if ((pool.machineImage === undefined) === (pool.imageChannel === undefined))
+    out.push({ path: `${at}.machineImage`, message: IMAGE_SOURCE });
   const types = arr(pool.instanceTypes);
   if (types.length > LIMITS.instanceTypesPerGroup)
     out.push({

@@ -204,7 +204,20 @@ export const PoolSchema = z
       .array(pattern(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'an EC2 instance type such as m6i.large'))
       .min(1)
       .meta(d('Instance types; more than one makes a mixed instances policy, first is preferred.')),
-    machineImage: awsId('ami', 'an AMI').meta(d('AMI id in the cluster region (no lookups at synth time).')),
+    machineImage: awsId('ami', 'an AMI')
+      .optional()
+      .meta(
+        d(
+          'AMI id in the cluster region (no lookups at synth time). Exactly one of machineImage and imageChannel (rule image-source). @default none: imageChannel pins one',
+        ),
+      ),
+    imageChannel: dnsLabel
+      .optional()
+      .meta(
+        d(
+          'A WorkerImageChannel (docs/image-channels.md) whose release the daemon pins as this pool AMI id before synthesis: a new release is a roll that goes through the fleet rollout waves. Exactly one of machineImage and imageChannel (rule image-source). @default none',
+        ),
+      ),
     imageFamily: z
       .enum(IMAGE_FAMILIES)
       .optional()

@@ -8,6 +8,8 @@ import { kubeletPinProblems, PIN_VALUE } from './kubelet-pins';
 import { obj } from './loose';
 import { poolValueProblems, withPoolValueDefaults } from './pool-values';
 import { tokenProblems } from './tokens';
+import { imageResolver, ImageResolver } from '../channel/image-pins';
+import { pinPools } from '../channel/pin-pools';
 import { WorkerCluster, WorkerClusterSchema } from './schema';
 import { TemplateUse, templateValueProblems, templateValues, withValueDefaults } from './template-values';
 
@@ -21,6 +23,11 @@ export interface ValidationContext {
    * @default the directory the `templates` set came from (listTemplates), else the repository's cloudconfig/
    */
   readonly templatesDir?: string;
+  /**
+   * The image channels' pins (lib/model/channel/image-pins.ts): a pool that names a channel gets its release's AMI id.
+   * @default no channel is known: a pool naming one is refused (rule image-channel)
+   */
+  readonly images?: ImageResolver;
 }
 
 export interface ValidationResult {
@@ -192,6 +199,8 @@ export function validateCluster(raw: unknown, ctx: ValidationContext): Validatio
   const unique = dedupe(problems).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   if (unique.length > 0 || !parsed.success) return { problems: unique };
   const cluster = parsed.data;
+  const unpinned = pinPools(cluster, ctx.images ?? NO_CHANNELS, ctx.file);
+  if (unpinned.length > 0) return { problems: unpinned };
   if (decl) cluster.spec.cloudConfig.values = withValueDefaults(cluster.spec.cloudConfig.values, decl);
   // A pool under a template of its own gets that template's defaults for what neither it nor the cluster sets.
   for (const pool of cluster.spec.pools ?? []) {
@@ -241,6 +250,8 @@ function poolsValueProblems(raw: unknown, ctx: ValidationContext): Problem[] {
     }).map((p) => ({ file: ctx.file, ...p }));
   });
 }
+
+const NO_CHANNELS = imageResolver([]);
 
 function templatesDirOf(ctx: ValidationContext): string {
   return ctx.templatesDir ?? (ctx.templates as { dir?: string }).dir ?? DEFAULT_TEMPLATES_DIR;

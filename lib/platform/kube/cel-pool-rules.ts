@@ -1,7 +1,13 @@
 import { ARM64_FAMILY, INSTANCE_FAMILY } from '../../model/cluster/instance-architecture';
 import { LIMITS } from '../../model/cluster/limits';
 import { fmt, quoted } from '../../model/cluster/openapi';
-import { SUBNET_OUTSIDE, TAINTS_UNIQUE, TAKES_NO_POOL, UNKNOWN_POOL } from '../../model/cluster/pool-rules';
+import {
+  IMAGE_SOURCE,
+  SUBNET_OUTSIDE,
+  TAINTS_UNIQUE,
+  TAKES_NO_POOL,
+  UNKNOWN_POOL,
+} from '../../model/cluster/pool-rules';
 import { DEFAULT_POOL } from '../../model/cluster/pools';
 import { bind, bound, indexed, PlacedValidation, unique, v } from './cel-build';
 
@@ -189,6 +195,9 @@ export const POOL_RULES: readonly PlacedValidation[] = [
       ),
     },
     '.rollingUpdate.minInstancesInService',
+  ),
+  ...['spec.pool', 'spec.pools[]'].map((at) =>
+    v(at, 'has(self.machineImage) != has(self.imageChannel)', { text: IMAGE_SOURCE }, '.machineImage'),
   ),
   v(
     'spec.pools[]',

@@ -1,3 +1,4 @@
+import { ChannelPins } from '../../channels';
 import { StackSummary } from '../../../model/ports/cloudformation-port';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
 import { templatesVersion as readTemplatesVersion } from '../../../model/cloudconfig/templates';
@@ -27,6 +28,11 @@ export interface ControllerOptions {
   readonly hooks?: readonly Hook[] | WorkflowHooks;
   readonly metrics?: ReconcilerMetrics;
   /** Where the WorkerRolloutPolicy objects are: rolls then go in waves (lib/engines/rollout). @default none: no fleet gating */
+  /**
+   * The image channels (lib/engines/channels): refreshed at the start of every pass, their pins read by every reconcile.
+   * @default none: a pool that names a channel is refused (rule image-channel)
+   */
+  readonly channels?: ChannelPins;
   readonly policies?: RolloutPolicySource;
 }
 
@@ -67,7 +73,10 @@ export class Controller {
       metrics: opts.metrics,
       inFlight: this.inFlight,
       refreshTemplates: () => this.refreshTemplates(),
+      refreshChannels: opts.channels && ((records) => this.refreshChannels(records)),
     });
+    const channels = opts.channels;
+    const images = channels && (() => channels.resolver());
     if (opts.policies) {
       // Each calls the other back, never while being built: the closures read consts set before any pass.
       const rollout = new RolloutCoordinator({
@@ -78,6 +87,7 @@ export class Controller {
         // brings its own live stack).
         stackOf: (r) => this.stackForRollout(r),
         templatesDir: deps.templatesDir,
+        images,
         code: deps.code,
         rollKeysOf: deps.code,
         now: deps.now,
@@ -94,7 +104,12 @@ export class Controller {
       this.rollout = rollout;
       this.signals = signals;
     }
-    this.reconcileDeps = { ...deps, slots: deps.slots ?? this.slots, rollout: deps.rollout ?? this.rollout };
+    this.reconcileDeps = {
+      ...deps,
+      slots: deps.slots ?? this.slots,
+      rollout: deps.rollout ?? this.rollout,
+      images: deps.images ?? images,
+    };
     opts.metrics?.trackWaiting(() => this.slots.inProgress());
     opts.metrics?.trackSlots(() => this.slots.size);
   }
@@ -122,6 +137,16 @@ export class Controller {
   }
 
   /** The templates directory's version, read again on demand (a template edit). */
+  /** Reads the image channels the records name (once a pass); a failure keeps the last pins and is logged. */
+  private async refreshChannels(records: readonly ClusterRecord[]): Promise<void> {
+    try {
+      const r = await this.opts.channels?.refresh(records);
+      for (const p of r?.problems ?? []) this.deps.log.warn({ problem: p }, 'image channel problem');
+    } catch (e) {
+      this.deps.log.warn({ err: (e as Error).message }, 'image channels not read; the last pins stay');
+    }
+  }
+
   public refreshTemplates(): void {
     this.templatesVersion = this.deps.derived ? readTemplatesVersion(this.deps.templatesDir) : undefined;
   }

@@ -19,6 +19,8 @@ export interface PassBookOptions {
   readonly inFlight: ReadonlySet<string>;
   /** Reads the templates directory's version again (once per pass: a template edited under a running daemon). */
   readonly refreshTemplates: () => void;
+  /** Reads the image channels the listed objects name (once per pass, before any of them is reconciled). @default none */
+  readonly refreshChannels?: (records: readonly ClusterRecord[]) => Promise<void>;
 }
 
 /** Opens, follows and closes the controller's passes over the fleet. */
@@ -35,6 +37,7 @@ export class PassBook {
     this.opts.refreshTemplates();
     const started = process.hrtime.bigint();
     const all = await this.deps.store.list();
+    await this.opts.refreshChannels?.(all);
     const records = names ? all.filter((r) => names.has(r.name)) : all;
     // One listing per account and region (each account's own credentials), fresh for a pass over the fleet; the
     // clusters due again (stacks in progress) are looked at through the cheaper listings of StackListings.lookup.
@@ -96,6 +99,7 @@ export class PassBook {
     this.opts.refreshTemplates();
     const started = process.hrtime.bigint();
     const all = await this.deps.store.list();
+    await this.opts.refreshChannels?.(all);
     const pass: Pass = { started, all, clusters: all.length, listed: new Map(), outcomes: new Map(), regionsListed: 0 };
     const left = new Set(all.map((r) => r.name));
     for (const name of left) queue.add(name);

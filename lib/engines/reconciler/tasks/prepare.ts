@@ -42,7 +42,11 @@ export const validate: Task<Start, Pick<Validated, 'cluster'>> = {
     if (hit) return { cluster: hit.cluster };
     const result = record.parseProblems.length
       ? { problems: record.parseProblems }
-      : validateCluster(record.raw, { file: record.source, templates: listTemplates(ctx.deps.templatesDir) });
+      : validateCluster(record.raw, {
+          file: record.source,
+          templates: listTemplates(ctx.deps.templatesDir),
+          images: ctx.deps.images?.(),
+        });
     if ('cluster' in result && result.cluster) return { cluster: result.cluster };
     const message = result.problems.map(formatProblem).join('; ');
     s.log.warn({ problems: result.problems }, 'invalid cluster object; nothing was touched');

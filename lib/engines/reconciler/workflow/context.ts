@@ -15,6 +15,7 @@ import { ConfigObjectStore } from '../../../platform/aws/config-objects';
 import { RolloutGate } from '../../rollout/coordinator';
 import type { Logger } from '../../../core/logger';
 import { poolStackName, workerStackName } from '../../../core/naming';
+import { ImageResolver, pinsKey } from '../../../model/channel/image-pins';
 
 export interface RegionClients extends DeployClients {
   /** Lists and deletes old config objects of a settled cluster (clean-config-objects). @default none: nothing is removed */
@@ -83,6 +84,11 @@ export interface RuntimeOwned {
   readonly slots?: StackSlots;
   /** The fleet rollout gate (waves, windows, holds: lib/engines/rollout). @default none: every roll may start */
   readonly rollout?: RolloutGate;
+  /**
+   * The image channels' pins as last read (lib/engines/channels: the daemon refreshes them once a poll).
+   * @default none: a pool that names a channel is refused (rule image-channel)
+   */
+  readonly images?: () => ImageResolver;
 }
 
 /** Facts of this process: its code and release, its files, its clock and log. */
@@ -179,7 +185,13 @@ export class ReconcileContext {
   public get derivedKey(): string | undefined {
     return this.templatesVersion === undefined
       ? undefined
-      : derivedKey(this.record.contentHash, this.record.source, this.templatesVersion, this.deps.code);
+      : derivedKey(
+          this.record.contentHash,
+          this.record.source,
+          this.templatesVersion,
+          this.deps.code,
+          pinsKey(this.record.raw, this.deps.images?.()),
+        );
   }
 
   public get generation(): number {

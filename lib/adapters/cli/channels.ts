@@ -1,0 +1,90 @@
+import { Command } from 'commander';
+import { ChannelPins, FileChannelStore } from '../../engines/channels';
+import { imageResolver } from '../../model/channel/image-pins';
+import { loadClusterFile, clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
+import { formatProblem } from '../../core/errors';
+import { SdkImageSource } from '../../platform/aws/sdk-image-source';
+import { ClusterRecord } from '../../model/ports/cluster-store';
+import { DirOptions, dirFlags, EXIT, inputDirs, InputDirs, Io, loadOptions } from './context';
+
+/**
+ * `worker-stacks channels status|refresh`: the image channels beside the objects (`<clusters>/image-channels/`).
+ * status reads only (the releases recorded and each pool's pin); refresh does what the daemon does once a poll: reads
+ * each channel's source in the regions of the clusters that name it and records new releases (AWS reads only: SSM
+ * GetParameter, EC2 DescribeImages; it writes the channels' status files, nothing in AWS).
+ */
+export function registerChannels(program: Command, io: Io, done: (code: number) => void): void {
+  const channels = program
+    .command('channels')
+    .description('image channels (<clusters>/image-channels/): the releases recorded and the pools pinned to them');
+  dirFlags(channels.command('status'))
+    .description(
+      'each channel: its releases (newest last, halted and skipped marked) and the pools pinned (reads only)',
+    )
+    .action((opts: DirOptions) => done(statusCommand(inputDirs(opts), io)));
+  dirFlags(channels.command('refresh'))
+    .description("read each channel's source now, in the regions of its clusters, and record new releases")
+    .action(async (opts: DirOptions) => done(await refreshCommand(inputDirs(opts), io)));
+}
+
+export function statusCommand(dirs: InputDirs, io: Io): number {
+  const loaded = new FileChannelStore({ clustersDir: dirs.clustersDir }).loadSync();
+  for (const p of loaded.problems) io.err(`${formatProblem(p)}\n`);
+  const resolve = imageResolver(loaded.channels);
+  const pinned = pinsOf(dirs);
+  for (const c of loaded.channels) {
+    io.out(`channel ${c.name}${c.spec ? '' : ' (invalid: see above)'}\n`);
+    const skipped = new Set(c.spec?.skipReleases ?? []);
+    for (const r of c.status.releases) {
+      const regions = Object.entries(r.images)
+        .flatMap(([region, i]) => (i ? [[region, i] as const] : []))
+        .map(([region, i]) => `${region} ${i.imageId}${i.deprecationTime ? ` (deprecated ${i.deprecationTime})` : ''}`)
+        .join(', ');
+      const mark = r.halted ? `  HALTED ${r.halted.at}: ${r.halted.reason}` : skipped.has(r.release) ? '  skipped' : '';
+      io.out(`  release ${r.release}  first seen ${r.firstSeen}  ${regions}${mark}\n`);
+    }
+    for (const p of c.status.problems) io.out(`  problem (${p.region}): ${p.message}\n`);
+    for (const use of pinned.filter((u) => u.channel === c.name)) {
+      const pin = resolve(c.name, use.region);
+      const where = `${use.cluster} pool ${use.pool} (${use.region})`;
+      io.out(`  ${where}: ${'problem' in pin ? pin.problem : `${pin.release} ${pin.imageId}`}\n`);
+    }
+  }
+  if (loaded.channels.length === 0) io.out(`no image channels in ${dirs.clustersDir}/image-channels\n`);
+  return loaded.problems.length ? EXIT.invalid : EXIT.ok;
+}
+
+export async function refreshCommand(dirs: InputDirs, io: Io): Promise<number> {
+  const store = new FileChannelStore({ clustersDir: dirs.clustersDir });
+  const pins = new ChannelPins({ store, source: new SdkImageSource(), now: () => new Date() });
+  const report = await pins.refresh(records(dirs));
+  for (const r of report.recorded) io.out(`recorded ${r}\n`);
+  for (const p of report.problems) io.err(`${p}\n`);
+  io.err(`read ${report.reads} source(s); ${report.recorded.length} new release(s)\n`);
+  return report.problems.length ? EXIT.invalid : EXIT.ok;
+}
+
+/** The objects as the daemon lists them (raw: an invalid object still names its channels and region). */
+function records(dirs: InputDirs): ClusterRecord[] {
+  return clusterFiles(dirs.clustersDir).flatMap((file) => {
+    const read = readClusterFile(file);
+    if (read.problem) return [];
+    const { raw } = parseClusterYaml(read.text, file);
+    return [{ name: file, source: file, raw, parseProblems: [], generation: 0, resourceVersion: '' }];
+  });
+}
+
+/** Each pool that names a channel, by cluster (from the valid objects). */
+function pinsOf(dirs: InputDirs): { cluster: string; pool: string; channel: string; region: string }[] {
+  const opts = loadOptions(dirs);
+  return clusterFiles(dirs.clustersDir).flatMap((file) => {
+    const { cluster } = loadClusterFile(file, opts);
+    if (!cluster) return [];
+    const pools = cluster.spec.pools ?? (cluster.spec.pool ? [{ ...cluster.spec.pool, name: 'default' }] : []);
+    return pools.flatMap((p) =>
+      p.imageChannel
+        ? [{ cluster: cluster.metadata.name, pool: p.name, channel: p.imageChannel, region: cluster.spec.region }]
+        : [],
+    );
+  });
+}

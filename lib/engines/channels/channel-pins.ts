@@ -1,0 +1,80 @@
+import { ClusterRecord } from '../../model/ports/cluster-store';
+import { ImageSource } from '../../model/ports/image-source';
+import { channelsNamed, imageResolver, ImageResolver, KnownChannel } from '../../model/channel/image-pins';
+import type { Logger } from '../../core/logger';
+import { ChannelStore } from './channel-store';
+import { refreshChannel } from './refresh';
+
+export interface ChannelPinsProps {
+  readonly store: ChannelStore;
+  readonly source: ImageSource;
+  readonly now: () => Date;
+  readonly log?: Logger;
+}
+
+/** What one refresh did: the source reads (one per channel and region) and the releases it recorded. */
+interface RefreshReport {
+  readonly reads: number;
+  readonly recorded: readonly string[];
+  readonly problems: readonly string[];
+}
+
+/**
+ * The image channels as the reconciler reads them: refreshed once a pass (each channel's source read once in each
+ * region of the clusters that name it, whatever their number), and the pins every reconcile of that pass validates
+ * with. One owner, the controller, calls refresh; reconciles only read `resolver()`. A failed load keeps the last
+ * good pins (a channel store that cannot be read for a poll does not unpin a fleet).
+ */
+export class ChannelPins {
+  private current: ImageResolver = imageResolver([]);
+
+  constructor(private readonly props: ChannelPinsProps) {}
+
+  public resolver(): ImageResolver {
+    return this.current;
+  }
+
+  /** Reads the channels the records' pools name, in their regions, records new releases, and takes the new pins. */
+  public async refresh(records: readonly ClusterRecord[]): Promise<RefreshReport> {
+    const loaded = await this.props.store.load();
+    const regions = regionsByChannel(records);
+    const channels: KnownChannel[] = [];
+    const recorded: string[] = [];
+    const problems: string[] = loaded.problems.map((p) => `${p.file}: ${p.path}: ${p.message}`);
+    let reads = 0;
+    const now = this.props.now().toISOString();
+    for (const c of loaded.channels) {
+      const used = [...(regions.get(c.name) ?? [])];
+      if (!c.spec || used.length === 0) {
+        channels.push(c);
+        continue;
+      }
+      const r = await refreshChannel(c.name, c.spec, c.status, used, this.props.source, now);
+      reads += used.length;
+      recorded.push(...r.recorded.map((x) => `${c.name}: ${x}`));
+      problems.push(...r.status.problems.map((p) => `${c.name} (${p.region}): ${p.message}`));
+      // lastRead alone is not worth a write every poll: the status changes when a release or a problem does.
+      if (r.recorded.length || JSON.stringify(r.status.problems) !== JSON.stringify(c.status.problems))
+        await this.props.store.writeStatus(c.name, r.status);
+      channels.push({ ...c, status: r.status });
+    }
+    this.current = imageResolver(channels);
+    for (const x of recorded) this.props.log?.info({ release: x }, 'image channel release recorded');
+    return { reads, recorded, problems };
+  }
+}
+
+/** Each channel's regions: those of the clusters whose pools name it. */
+function regionsByChannel(records: readonly ClusterRecord[]): ReadonlyMap<string, ReadonlySet<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const r of records) {
+    const region = (r.raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;
+    if (typeof region !== 'string') continue;
+    for (const name of channelsNamed(r.raw)) {
+      let set = out.get(name);
+      if (!set) out.set(name, (set = new Set()));
+      set.add(region);
+    }
+  }
+  return out;
+}

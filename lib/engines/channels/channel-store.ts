@@ -1,0 +1,102 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
+import { issueToProblems } from '../../model/cluster/validate';
+import { Problem } from '../../core/errors';
+import { CHANNEL_KIND, WorkerImageChannelSchema } from '../../model/channel/channel-schema';
+import { ChannelStatus, EMPTY_CHANNEL_STATUS } from '../../model/channel/channel-status';
+import { KnownChannel } from '../../model/channel/image-pins';
+
+/** The directory of channel files beside the cluster objects (a file per channel, as rollout policies are). */
+const CHANNEL_DIR = 'image-channels';
+
+interface LoadedChannels {
+  /** Every channel object, its spec undefined when it does not validate. */
+  readonly channels: readonly (KnownChannel & { readonly source: string })[];
+  /** Every problem of every channel object at once (file: field path: rule). */
+  readonly problems: readonly Problem[];
+}
+
+/**
+ * Where WorkerImageChannel objects and their statuses live. The file store's: `<clusters>/image-channels/<name>.yaml`,
+ * statuses in `<clusters>/image-channels/.status/<name>.json`, written by the daemon and `channels refresh` only.
+ */
+export interface ChannelStore {
+  load(): Promise<LoadedChannels>;
+  writeStatus(name: string, status: ChannelStatus): Promise<void>;
+}
+
+/** Validates one parsed channel object: every problem at once, with the file and field path. */
+function validateChannel(raw: unknown, file: string): Problem[] {
+  const parsed = WorkerImageChannelSchema.safeParse(raw, { reportInput: true });
+  const problems = parsed.success ? [] : parsed.error.issues.flatMap((i) => issueToProblems(file, i));
+  const name = (raw as { metadata?: { name?: unknown } } | undefined)?.metadata?.name;
+  const expected = path.basename(file).replace(/\.ya?ml$/, '');
+  if (typeof name === 'string' && name !== expected)
+    problems.push({
+      file,
+      path: 'metadata.name',
+      message: `${JSON.stringify(name)} must match the file name (${expected})`,
+    });
+  return problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+export class FileChannelStore implements ChannelStore {
+  public readonly dir: string;
+  private readonly relativeTo: string;
+
+  constructor(props: { readonly clustersDir: string; readonly relativeTo?: string }) {
+    this.dir = path.resolve(props.clustersDir, CHANNEL_DIR);
+    this.relativeTo = props.relativeTo ?? process.cwd();
+  }
+
+  public load(): Promise<LoadedChannels> {
+    return new Promise((resolve) => resolve(this.loadSync()));
+  }
+
+  /** The same, synchronously (`worker-stacks validate`, `cdk synth`). No directory: no channel. */
+  public loadSync(): LoadedChannels {
+    if (!fs.existsSync(this.dir)) return { channels: [], problems: [] };
+    const channels: (KnownChannel & { source: string })[] = [];
+    const problems: Problem[] = [];
+    for (const file of clusterFiles(this.dir)) {
+      const shown = path.relative(this.relativeTo, file) || file;
+      const name = path.basename(file).replace(/\.ya?ml$/, '');
+      const status = this.readStatus(name);
+      const read = readClusterFile(file, { shown });
+      const parsed = read.problem ? { problems: [read.problem] } : parseClusterYaml(read.text, shown);
+      const own = parsed.problems.length
+        ? parsed.problems.map((p) => ({ ...p, message: p.message.replace('WorkerCluster', CHANNEL_KIND) }))
+        : validateChannel(parsed.raw, shown);
+      problems.push(...own);
+      const spec = own.length === 0 ? WorkerImageChannelSchema.parse(parsed.raw).spec : undefined;
+      channels.push({ name, source: shown, status, ...(spec ? { spec } : {}) });
+    }
+    return { channels, problems };
+  }
+
+  public writeStatus(name: string, status: ChannelStatus): Promise<void> {
+    return new Promise((resolve) => {
+      const file = this.statusPath(name);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      // Atomic: a reader sees the old status or the new one, never half of it.
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, `${JSON.stringify(status, null, 2)}\n`);
+      fs.renameSync(tmp, file);
+      resolve();
+    });
+  }
+
+  private statusPath(name: string): string {
+    return path.join(this.dir, '.status', `${name}.json`);
+  }
+
+  private readStatus(name: string): ChannelStatus {
+    try {
+      return JSON.parse(fs.readFileSync(this.statusPath(name), 'utf8')) as ChannelStatus;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return EMPTY_CHANNEL_STATUS;
+      throw e;
+    }
+  }
+}

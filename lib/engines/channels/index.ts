@@ -1,0 +1,4 @@
+// The image channels engine's front door: what adapters import of it (.dependency-cruiser.cjs through-the-front-door).
+export { ChannelPins } from './channel-pins';
+export { FileChannelStore } from './channel-store';
+export type { ChannelStore } from './channel-store';

@@ -1,0 +1,98 @@
+import { sha256Hex } from '../cloudconfig/checksum';
+import { ChannelSpec } from './channel-schema';
+import { ChannelRelease, ChannelStatus } from './channel-status';
+
+/** A channel as the pins read it: its spec (when it validated) and its status. */
+export interface KnownChannel {
+  readonly name: string;
+  /** undefined: the channel object does not validate (its problems are the channel's; pools on it are held). */
+  readonly spec?: ChannelSpec;
+  readonly status: ChannelStatus;
+}
+
+/** The release a pool is pinned to: its literal AMI id, and which release of which channel it is. */
+export interface ImagePin {
+  readonly channel: string;
+  readonly release: string;
+  readonly imageId: string;
+  /** The channel's architecture: every image of it runs this one. */
+  readonly architecture: 'x86_64' | 'arm64';
+  /** The image's EC2 DeprecationTime, when it has one. @default none */
+  readonly deprecationTime?: string;
+}
+
+/** Resolves a pool's channel in a region: the pin, or why there is none (a sentence, for the pool's field path). */
+export type ImageResolver = (channel: string, region: string) => ImagePin | { readonly problem: string };
+
+/**
+ * The release of `channel` a pool in `region` runs: the newest recorded release that is neither skipped nor halted and
+ * has an image in the region (for a list channel, one still listed). Every cluster of the channel is pinned to the
+ * same release; the fleet rollout's waves decide when each cluster's stack takes it (a new release is a roll).
+ */
+export function pickRelease(channel: KnownChannel, region: string): ChannelRelease | undefined {
+  const spec = channel.spec;
+  if (!spec) return undefined;
+  const listed = spec.source.images ? new Set(spec.source.images.map((r) => r.release)) : undefined;
+  const skipped = new Set(spec.skipReleases);
+  for (let i = channel.status.releases.length - 1; i >= 0; i--) {
+    const r = channel.status.releases[i];
+    if (r.halted || skipped.has(r.release) || (listed && !listed.has(r.release))) continue;
+    if (r.images[region]) return r;
+  }
+  return undefined;
+}
+
+/** The resolver over a set of known channels (the store's, read once per pass). */
+export function imageResolver(channels: readonly KnownChannel[]): ImageResolver {
+  const byName = new Map(channels.map((c) => [c.name, c]));
+  return (name, region) => {
+    const channel = byName.get(name);
+    if (!channel) return { problem: `no WorkerImageChannel named ${JSON.stringify(name)} (rule image-channel)` };
+    if (!channel.spec)
+      return {
+        problem: `WorkerImageChannel ${name} does not validate; fix it (worker-stacks validate names its problems) (rule image-channel)`,
+      };
+    const kind = channel.spec.source.ssmParameter ? 'ssmParameter' : 'images';
+    if (channel.status.sourceKind !== undefined && channel.status.sourceKind !== kind)
+      return {
+        problem: `WorkerImageChannel ${name}: its source changed from ${channel.status.sourceKind} to ${kind}, so its recorded releases are not the source's; put the source back, or create a new channel and name it here (rule channel-source)`,
+      };
+    const release = pickRelease(channel, region);
+    const image = release?.images[region];
+    if (!release || !image) {
+      const why = channel.status.problems.find((p) => p.region === region)?.message;
+      return {
+        problem: `WorkerImageChannel ${name} has no release for ${region} yet${why ? ` (${why})` : ''}; the daemon reads it every poll, or run worker-stacks channels refresh (rule image-channel)`,
+      };
+    }
+    return {
+      channel: name,
+      release: release.release,
+      imageId: image.imageId,
+      architecture: channel.spec.architecture,
+      ...(image.deprecationTime ? { deprecationTime: image.deprecationTime } : {}),
+    };
+  };
+}
+
+/** The channels a raw cluster object's pools name (read defensively: the object may not validate). */
+export function channelsNamed(raw: unknown): string[] {
+  const spec = (raw as { spec?: { pool?: unknown; pools?: unknown } } | undefined)?.spec;
+  const pools: unknown[] = [spec?.pool, ...(Array.isArray(spec?.pools) ? (spec.pools as unknown[]) : [])];
+  const names = pools
+    .map((p) => (p as { imageChannel?: unknown } | null | undefined)?.imageChannel)
+    .filter((n): n is string => typeof n === 'string');
+  return [...new Set(names)].sort();
+}
+
+/**
+ * What a cluster's derived inputs depend on besides its bytes: the pins of the channels it names, in its region. A new
+ * release changes it (the cluster is synthesized again); a release of a channel it does not name does not.
+ */
+export function pinsKey(raw: unknown, resolve: ImageResolver | undefined): string {
+  const names = channelsNamed(raw);
+  if (names.length === 0 || !resolve) return '';
+  const region = (raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;
+  if (typeof region !== 'string') return '';
+  return sha256Hex(JSON.stringify(names.map((n) => [n, resolve(n, region)])));
+}

@@ -1,0 +1,110 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { getCondition } from '../../lib/model/cluster/status';
+import { workerStackName } from '../../lib/core/naming';
+import { AWS_FLAGS, cli, motoCluster, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';
+
+// Issue 36 through the CLI, against moto's SSM and EC2: a pool names an image channel instead of an AMI id; the
+// channel's SSM parameter moves to a new image; the daemon's pass reads it once, pins the literal AMI id, and the roll
+// goes out as a roll of the stack (the launch template's ImageId); an image of an owner the channel does not trust
+// is never pinned. moto refuses parameters under /aws/, so the channel reads an organisation's own path (the public
+// paths' shapes are tested on the fake source: test/engines/channels/channel-pins.test.ts).
+
+const NAME = 'on-channel';
+const PARAM = '/org/images/x86_64/recommended';
+let world: World;
+let amis: { first: string; second: string; own: string };
+
+beforeAll(async () => {
+  world = await startWorld();
+  amis = world.moto.python(`
+amazon = [i for i in ec2.describe_images(Owners=['amazon'])['Images'] if i['Architecture'] == 'x86_64']
+inst = ec2.run_instances(ImageId=amazon[0]['ImageId'], MinCount=1, MaxCount=1)['Instances'][0]['InstanceId']
+own = ec2.create_image(InstanceId=inst, Name='own-unreviewed-1')['ImageId']
+boto3.client('ssm', **_kw).put_parameter(Name='${PARAM}', Value=amazon[0]['ImageId'], Type='String')
+out = dict(first=amazon[0]['ImageId'], second=amazon[1]['ImageId'], own=own)
+`);
+  fs.mkdirSync(path.join(world.dir, 'image-channels'));
+  fs.writeFileSync(
+    path.join(world.dir, 'image-channels', 'org-x86.yaml'),
+    `apiVersion: worker-stacks.io/v1alpha1\nkind: WorkerImageChannel\nmetadata: { name: org-x86 }\nspec:\n  source: { ssmParameter: ${PARAM} }\n  architecture: x86_64\n  owners: [amazon]\n`,
+  );
+  writeCluster(
+    world,
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the raw object as the harness builds it
+    motoCluster(world, NAME, (raw: any) => {
+      delete raw.spec.pool.machineImage;
+      raw.spec.pool.imageChannel = 'org-x86';
+      // moto's instances never signal: the roll is the launch template's new version, not a wait for nodes.
+      raw.spec.pool.rollingUpdate = { waitOnResourceSignals: false };
+    }),
+  );
+}, 180_000);
+afterAll(() => stopWorld(world));
+
+function setParameter(value: string): void {
+  world.moto.python(
+    `boto3.client('ssm', **_kw).put_parameter(Name='${PARAM}', Value=args, Type='String', Overwrite=True)\nout = None`,
+    value,
+  );
+}
+
+/** The ImageId of the newest version of the stack's launch template. */
+function liveImage(): string {
+  return world.moto.python<string>(
+    `
+res = cfn.describe_stack_resources(StackName=args)['StackResources']
+lt = [r['PhysicalResourceId'] for r in res if r.get('ResourceType') == 'AWS::EC2::LaunchTemplate'][0]
+key = dict(LaunchTemplateId=lt) if lt.startswith('lt-') else dict(LaunchTemplateName=lt)
+vs = ec2.describe_launch_template_versions(**key)['LaunchTemplateVersions']
+out = max(vs, key=lambda v: v['VersionNumber'])['LaunchTemplateData']['ImageId']
+`,
+    workerStackName(NAME),
+  );
+}
+
+const reconcileOnce = () => cli(['reconcile', '--once', '--clusters', world.dir, ...AWS_FLAGS]);
+
+test('before a refresh the pool has no image: validate refuses it with the field, the rule and what to run', async () => {
+  // GIVEN the channel never read
+  // WHEN the objects are validated
+  const r = await cli(['validate', '--clusters', world.dir]);
+  // THEN the pool is refused, naming channels refresh
+  expect(r.code).toBe(1);
+  expect(r.err).toMatch(
+    /on-channel\.yaml: spec\.pool\.imageChannel: WorkerImageChannel org-x86 has no release for eu-west-1 yet.*channels refresh \(rule image-channel\)/,
+  );
+});
+
+test('a release is pinned and deployed; a new one rolls the stack; an untrusted image is never pinned', async () => {
+  // GIVEN the channel read once by `channels refresh`
+  const refreshed = await cli(['channels', 'refresh', '--clusters', world.dir]);
+  expect(refreshed.code).toBe(0);
+  expect(refreshed.out).toMatch(new RegExp(`recorded .* \\(eu-west-1\\)`));
+  expect((await cli(['validate', '--clusters', world.dir])).code).toBe(0);
+
+  // WHEN the daemon's pass deploys the cluster
+  const first = await reconcileOnce();
+  // THEN the launch template runs the pinned image
+  expect(first.code).toBe(0);
+  expect(liveImage()).toBe(amis.first);
+
+  // WHEN the parameter moves to a new image, and a pass runs (its refresh reads the channel)
+  setParameter(amis.second);
+  const second = await reconcileOnce();
+  // THEN the new release is recorded and rolled out: a new launch template version on the new image, Ready
+  expect(second.code).toBe(0);
+  expect(second.logs).toMatch(/image channel release recorded/);
+  expect(liveImage()).toBe(amis.second);
+  expect(getCondition(stateFile(world, NAME).status, 'Ready')?.status).toBe('True');
+
+  // WHEN the parameter names an image of an owner the channel does not trust
+  setParameter(amis.own);
+  const third = await reconcileOnce();
+  // THEN nothing rolls: the pin stays on the last good release and `channels status` says why
+  expect(third.code).toBe(0);
+  expect(liveImage()).toBe(amis.second);
+  const status = await cli(['channels', 'status', '--clusters', world.dir]);
+  expect(status.out).toMatch(new RegExp(`owned by 123456789012, which the channel does not trust`));
+  expect(status.out).toMatch(new RegExp(`on-channel pool default \\(eu-west-1\\): \\S+ ${amis.second}`));
+});
