@@ -24,9 +24,9 @@ const TIERS = [
   ['engines/synthesis'],
   // deploying and deleting stacks: the reconciler's tasks, bootstrap and delete all go through it
   ['engines/deploy'],
-  // image channels: which machine image a pool that names a channel runs (read once a poll)
-  ['engines/channels'],
   ['engines/rollout'],
+  // image channels: which machine image a pool that names a channel runs (read once a poll; a failed roll halts a release)
+  ['engines/channels'],
   ['engines/review'],
   // the reconciler's rooms, one direction (issue 34): the vocabulary every task speaks (context, state, conditions,
   // the task runner), the tasks, the workflows composed of them, and the runtime that drives them

@@ -16,7 +16,8 @@ let world: World;
 let amis: { first: string; second: string; own: string };
 
 beforeAll(async () => {
-  world = await startWorld();
+  // The wrapper: an image EC2 does not know fails the stack, as Auto Scaling does when it launches from it.
+  world = await startWorld({});
   amis = world.moto.python(`
 amazon = [i for i in ec2.describe_images(Owners=['amazon'])['Images'] if i['Architecture'] == 'x86_64']
 inst = ec2.run_instances(ImageId=amazon[0]['ImageId'], MinCount=1, MaxCount=1)['Instances'][0]['InstanceId']
@@ -65,7 +66,7 @@ out = max(vs, key=lambda v: v['VersionNumber'])['LaunchTemplateData']['ImageId']
 
 const reconcileOnce = () => cli(['reconcile', '--once', '--clusters', world.dir, ...AWS_FLAGS]);
 
-test('before a refresh the pool has no image: validate refuses it with the field, the rule and what to run', async () => {
+test('a channel through its life: refused before a read, pinned, rolled to a new release, an untrusted image never pinned, a failed release halted and rolled back', async () => {
   // GIVEN the channel never read
   // WHEN the objects are validated
   const r = await cli(['validate', '--clusters', world.dir]);
@@ -74,9 +75,6 @@ test('before a refresh the pool has no image: validate refuses it with the field
   expect(r.err).toMatch(
     /on-channel\.yaml: spec\.pool\.imageChannel: WorkerImageChannel org-x86 has no release for eu-west-1 yet.*channels refresh \(rule image-channel\)/,
   );
-});
-
-test('a release is pinned and deployed; a new one rolls the stack; an untrusted image is never pinned', async () => {
   // GIVEN the channel read once by `channels refresh`
   const refreshed = await cli(['channels', 'refresh', '--clusters', world.dir]);
   expect(refreshed.code).toBe(0);
@@ -100,11 +98,42 @@ test('a release is pinned and deployed; a new one rolls the stack; an untrusted 
 
   // WHEN the parameter names an image of an owner the channel does not trust
   setParameter(amis.own);
-  const third = await reconcileOnce();
+  const untrusted = await reconcileOnce();
   // THEN nothing rolls: the pin stays on the last good release and `channels status` says why
-  expect(third.code).toBe(0);
+  expect(untrusted.code).toBe(0);
   expect(liveImage()).toBe(amis.second);
+  const shown = await cli(['channels', 'status', '--clusters', world.dir]);
+  expect(shown.out).toMatch(new RegExp(`owned by 123456789012, which the channel does not trust`));
+  expect(shown.out).toMatch(new RegExp(`on-channel pool default \\(eu-west-1\\): \\S+ ${amis.second}`));
+
+  // GIVEN the cluster Ready on the second release, and a third one published whose image is gone by the time the roll
+  // launches from it (deregistered after the channel recorded it: its nodes never come up)
+  const third = world.moto.python<string>(`
+amazon = [i for i in ec2.describe_images(Owners=['amazon'])['Images'] if i['Architecture'] == 'x86_64']
+out = amazon[2]['ImageId']
+`);
+  setParameter(third);
+  expect((await cli(['channels', 'refresh', '--clusters', world.dir])).code).toBe(0);
+  world.moto.python(`ec2.deregister_image(ImageId=args)\nout = None`, third);
+
+  // WHEN the daemon's pass rolls to it, and the roll fails
+  const failed = await reconcileOnce();
+  // THEN the stack is back on the second release's image
+  expect(failed.code).not.toBe(0);
+  expect(liveImage()).toBe(amis.second);
+
+  // WHEN the next pass reads the failure
+  const next = await reconcileOnce();
+  // THEN the release is halted (the channel's status says by whom), and the pool is pinned to the second release again
+  expect(next.logs).toMatch(/image channel release halted/);
   const status = await cli(['channels', 'status', '--clusters', world.dir]);
-  expect(status.out).toMatch(new RegExp(`owned by 123456789012, which the channel does not trust`));
+  expect(status.out).toMatch(/HALTED .*the roll of on-channel to it failed/);
   expect(status.out).toMatch(new RegExp(`on-channel pool default \\(eu-west-1\\): \\S+ ${amis.second}`));
+  expect(liveImage()).toBe(amis.second);
+  // and the cluster, whose desired image is its live one again, is Ready on it with nothing pending
+  const after = stateFile(world, NAME).status;
+  expect({ ready: getCondition(after, 'Ready')?.status, pendingRoll: after.pendingRoll }).toEqual({
+    ready: 'True',
+    pendingRoll: undefined,
+  });
 });

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { ChannelPins, FileChannelStore } from '../../engines/channels';
 import { imageResolver } from '../../model/channel/image-pins';
+import { resumeRelease } from '../../model/channel/channel-status';
 import { loadClusterFile, clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
 import { formatProblem } from '../../core/errors';
 import { SdkImageSource } from '../../platform/aws/sdk-image-source';
@@ -22,6 +23,11 @@ export function registerChannels(program: Command, io: Io, done: (code: number) 
       'each channel: its releases (newest last, halted and skipped marked) and the pools pinned (reads only)',
     )
     .action((opts: DirOptions) => done(statusCommand(inputDirs(opts), io)));
+  dirFlags(channels.command('resume <channel> <release>'))
+    .description('lift the halt of a release (a failed roll halted it): clusters are pinned to it again')
+    .action(async (channel: string, release: string, opts: DirOptions) =>
+      done(await resumeCommand(inputDirs(opts), channel, release, io)),
+    );
   dirFlags(channels.command('refresh'))
     .description("read each channel's source now, in the regions of its clusters, and record new releases")
     .action(async (opts: DirOptions) => done(await refreshCommand(inputDirs(opts), io)));
@@ -54,12 +60,29 @@ export function statusCommand(dirs: InputDirs, io: Io): number {
   return loaded.problems.length ? EXIT.invalid : EXIT.ok;
 }
 
+export async function resumeCommand(dirs: InputDirs, channel: string, release: string, io: Io): Promise<number> {
+  const store = new FileChannelStore({ clustersDir: dirs.clustersDir });
+  const known = store.loadSync().channels.find((c) => c.name === channel);
+  const next = known && resumeRelease(known.status, release, new Date().toISOString());
+  if (!known || !next) {
+    const names = known ? known.status.releases.map((r) => r.release) : store.loadSync().channels.map((c) => c.name);
+    io.err(
+      `error: ${known ? `channel ${channel} has no release ${JSON.stringify(release)}` : `no image channel ${JSON.stringify(channel)}`}\n  fix: give one of: ${names.join(', ') || '(none)'} (worker-stacks channels status lists them)\n`,
+    );
+    return EXIT.usage;
+  }
+  await store.writeStatus(channel, next);
+  io.out(`resumed ${channel} release ${release}: a roll that fails from now on halts it again\n`);
+  return EXIT.ok;
+}
+
 export async function refreshCommand(dirs: InputDirs, io: Io): Promise<number> {
   const store = new FileChannelStore({ clustersDir: dirs.clustersDir });
   const pins = new ChannelPins({ store, source: new SdkImageSource(), now: () => new Date() });
   const report = await pins.refresh(records(dirs));
   for (const r of report.recorded) io.out(`recorded ${r}\n`);
   for (const p of report.problems) io.err(`${p}\n`);
+  for (const h of report.halted) io.err(`halted ${h}\n`);
   io.err(`read ${report.reads} source(s); ${report.recorded.length} new release(s)\n`);
   return report.problems.length ? EXIT.invalid : EXIT.ok;
 }

@@ -4,6 +4,7 @@ import { channelsNamed, imageResolver, ImageResolver, KnownChannel } from '../..
 import type { Logger } from '../../core/logger';
 import { ChannelStore } from './channel-store';
 import { refreshChannel } from './refresh';
+import { haltFailedReleases } from './release-halts';
 
 export interface ChannelPinsProps {
   readonly store: ChannelStore;
@@ -16,6 +17,8 @@ export interface ChannelPinsProps {
 interface RefreshReport {
   readonly reads: number;
   readonly recorded: readonly string[];
+  /** Releases halted by this refresh, as `release (cluster)`: a roll to them failed. */
+  readonly halted: readonly string[];
   readonly problems: readonly string[];
 }
 
@@ -40,6 +43,7 @@ export class ChannelPins {
     const regions = regionsByChannel(records);
     const channels: KnownChannel[] = [];
     const recorded: string[] = [];
+    const halted: string[] = [];
     const problems: string[] = loaded.problems.map((p) => `${p.file}: ${p.path}: ${p.message}`);
     let reads = 0;
     const now = this.props.now().toISOString();
@@ -53,14 +57,22 @@ export class ChannelPins {
       reads += used.length;
       recorded.push(...r.recorded.map((x) => `${c.name}: ${x}`));
       problems.push(...r.status.problems.map((p) => `${c.name} (${p.region}): ${p.message}`));
-      // lastRead alone is not worth a write every poll: the status changes when a release or a problem does.
-      if (r.recorded.length || JSON.stringify(r.status.problems) !== JSON.stringify(c.status.problems))
-        await this.props.store.writeStatus(c.name, r.status);
-      channels.push({ ...c, status: r.status });
+      const onIt = records.filter((rec) => channelsNamed(rec.raw).includes(c.name));
+      const h = haltFailedReleases(c, r.status, onIt, now);
+      halted.push(...h.halted.map((x) => `${c.name}: ${x}`));
+      // lastRead alone is not worth a write every poll: the status changes when a release, a halt or a problem does.
+      if (
+        r.recorded.length ||
+        h.halted.length ||
+        JSON.stringify(r.status.problems) !== JSON.stringify(c.status.problems)
+      )
+        await this.props.store.writeStatus(c.name, h.status);
+      channels.push({ ...c, status: h.status });
     }
     this.current = imageResolver(channels);
     for (const x of recorded) this.props.log?.info({ release: x }, 'image channel release recorded');
-    return { reads, recorded, problems };
+    for (const x of halted) this.props.log?.warn({ release: x }, 'image channel release halted: a roll to it failed');
+    return { reads, recorded, halted, problems };
   }
 }
 

@@ -48,7 +48,7 @@ export interface FleetMember {
 }
 
 /** Stalled / Degraded reasons that mean "a roll of this cluster failed". */
-const FAILED_ROLL_REASONS = new Set([
+export const FAILED_ROLL_REASONS: ReadonlySet<string> = new Set([
   'UpdateFailed',
   'UpdateRolledBack',
   'UpdateRollbackFailed',

@@ -23,8 +23,12 @@ export interface ChannelRelease {
   readonly firstSeen: string;
   /** The image by region. */
   readonly images: Readonly<Partial<Record<string, ReleaseImage>>>;
-  /** Why no cluster is pinned to it any more, when a roll to it failed or an operator halted it. @default not halted */
+  /** Why no cluster is pinned to it any more: a roll to it failed. @default not halted */
   readonly halted?: { readonly at: string; readonly reason: string };
+  /**
+   * When an operator lifted its halt (`channels resume`): only a failure after it halts it again. @default never
+   */
+  readonly resumedAt?: string;
 }
 
 /** A source that could not be read or an image that was refused, in one region: nothing new is pinned there. */
@@ -62,6 +66,16 @@ export function recordRelease(
     return { ...status, releases };
   }
   return { ...status, releases: [...status.releases, { release, firstSeen: now, images: { [region]: image } }] };
+}
+
+/** `status` with release `release`'s halt lifted at `now` (undefined: no such release). */
+export function resumeRelease(status: ChannelStatus, release: string, now: string): ChannelStatus | undefined {
+  const i = status.releases.findIndex((r) => r.release === release);
+  if (i < 0) return undefined;
+  const releases = [...status.releases];
+  const { halted: _lifted, ...rest } = releases[i];
+  releases[i] = { ...rest, resumedAt: now };
+  return { ...status, releases };
 }
 
 /** `status` with release `release` halted (no-op if unknown or already halted). */
