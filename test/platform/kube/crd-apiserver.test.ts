@@ -165,6 +165,18 @@ const BAD: Array<[string, (o: Raw) => void, string, string, string?]> = [
     'a launch configuration takes exactly one instance type (mixed instances need a launch template)',
   ],
   [
+    'a pool with both an AMI id and an image channel',
+    (o) => (o.spec.pool.imageChannel = 'al2023'),
+    'spec.pool.machineImage',
+    'set exactly one of machineImage (an AMI id) and imageChannel (a WorkerImageChannel whose release the daemon pins) (rule image-source)',
+  ],
+  [
+    'a pool with neither an AMI id nor an image channel',
+    (o) => delete o.spec.pool.machineImage,
+    'spec.pool.machineImage',
+    'set exactly one of machineImage (an AMI id) and imageChannel (a WorkerImageChannel whose release the daemon pins) (rule image-source)',
+  ],
+  [
     'instance type twice',
     (o) => o.spec.pool.instanceTypes.push('m6i.xlarge'),
     'spec.pool.instanceTypes',

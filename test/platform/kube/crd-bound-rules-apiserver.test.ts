@@ -311,6 +311,12 @@ const CASES: Array<[string, string, (o: Raw) => void, typeof ACCEPTED | Refused]
     },
   ],
   [
+    'a pool with neither an AMI id nor an image channel',
+    POOLS,
+    (o) => delete o.spec.pools[1].machineImage,
+    { field: 'spec.pools[1].machineImage', message: 'set exactly one of machineImage (an AMI id) and imageChannel' },
+  ],
+  [
     'a pool with a launch configuration and two instance types',
     POOLS,
     (o) => (o.spec.pools[2].legacyLaunchConfiguration = true),
