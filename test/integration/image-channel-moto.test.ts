@@ -1,3 +1,5 @@
+import { statusRows } from '../../lib/adapters/stores/status-rows';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { getCondition } from '../../lib/model/cluster/status';
@@ -95,6 +97,9 @@ test('a channel through its life: refused before a read, pinned, rolled to a new
   expect(second.logs).toMatch(/image channel release recorded/);
   expect(liveImage()).toBe(amis.second);
   expect(getCondition(stateFile(world, NAME).status, 'Ready')?.status).toBe('True');
+  // and `worker-stacks status` derives the pool as the daemon does (pinned), so it shows the cluster in sync
+  const row = (await statusRows(world.dir, DEFAULT_TEMPLATES_DIR)).find((r) => r.cluster === NAME);
+  expect({ inSync: row?.inSync, desired: row?.desiredChecksum }).toEqual({ inSync: true, desired: expect.any(String) });
 
   // WHEN the parameter names an image of an owner the channel does not trust
   setParameter(amis.own);

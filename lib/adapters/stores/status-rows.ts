@@ -1,8 +1,9 @@
+import { imageResolver } from '../../model/channel/image-pins';
 import { derive } from '../../model/cluster/derive';
 import { ClusterStatus, getCondition } from '../../model/cluster/status';
 import { listTemplates } from '../../model/cloudconfig/templates';
 import { ClusterRecord } from '../../model/ports/cluster-store';
-import { createStore, fileStore, StoreOptions } from './registry';
+import { createChannelStore, createStore, fileStore, StoreOptions } from './registry';
 import { poolStackName, workerStackName } from '../../core/naming';
 import { stackUnits } from '../../model/cluster/pools';
 import { WorkerCluster } from '../../model/cluster/schema';
@@ -139,6 +140,9 @@ export async function statusRows(
   const opened = createStore(storeOpts ?? fileStore(clustersDir, stateDir));
   const store = opened.store;
   const templates = listTemplates(templatesDir);
+  // The pins the daemon recorded: a pool on an image channel shows the release it is pinned to, as the daemon derives it.
+  const channels = createChannelStore(storeOpts ?? fileStore(clustersDir, stateDir));
+  const images = imageResolver(channels ? (await channels.load()).channels : []);
   const records = await store.list().finally(() => {
     opened.close();
   });
@@ -164,7 +168,7 @@ export async function statusRows(
         r.resourceVersion === 'unreadable'
           ? r.parseProblems.map((p) => `${p.file}: ${p.message}`).join('; ')
           : undefined;
-      const v = r.raw && !unreadable ? derive(r.raw, { file: r.source, templatesDir, templates }) : undefined;
+      const v = r.raw && !unreadable ? derive(r.raw, { file: r.source, templatesDir, templates, images }) : undefined;
       // A config that does not render is shown as '-': `worker-stacks render` says why. The shared stack carries the
       // default pool's config (or the first pool's, when every pool has its own stack).
       const sharedPool = v?.cluster ? stackUnits(v.cluster)[0].pool : undefined;
