@@ -83,6 +83,7 @@ export async function refreshCommand(dirs: InputDirs, io: Io): Promise<number> {
   for (const r of report.recorded) io.out(`recorded ${r}\n`);
   for (const p of report.problems) io.err(`${p}\n`);
   for (const h of report.halted) io.err(`halted ${h}\n`);
+  for (const w of report.warnings) io.err(`warning: ${w}\n`);
   io.err(`read ${report.reads} source(s); ${report.recorded.length} new release(s)\n`);
   return report.problems.length ? EXIT.invalid : EXIT.ok;
 }

@@ -19,6 +19,8 @@ interface RefreshReport {
   readonly recorded: readonly string[];
   /** Releases halted by this refresh, as `release (cluster)`: a roll to them failed. */
   readonly halted: readonly string[];
+  /** Pinned images whose EC2 deprecation time is past or within DEPRECATION_NOTICE_MS: new nodes may not launch. */
+  readonly warnings: readonly string[];
   readonly problems: readonly string[];
 }
 
@@ -70,10 +72,38 @@ export class ChannelPins {
       channels.push({ ...c, status: h.status });
     }
     this.current = imageResolver(channels);
+    const warnings = deprecationWarnings(this.current, regions, this.props.now().getTime());
+    for (const w of warnings) this.props.log?.warn({ warning: w }, 'pinned image deprecates soon');
     for (const x of recorded) this.props.log?.info({ release: x }, 'image channel release recorded');
     for (const x of halted) this.props.log?.warn({ release: x }, 'image channel release halted: a roll to it failed');
-    return { reads, recorded, halted, problems };
+    return { reads, recorded, halted, problems, warnings };
   }
+}
+
+/** How long before a pinned image's deprecation time the daemon starts to say so. */
+const DEPRECATION_NOTICE_MS = 14 * 24 * 3_600_000;
+
+/**
+ * The pins whose image deprecates within the notice (or did): said before a node launch fails on it. EC2 still
+ * launches a deprecated image by its id, but an account may refuse it (and its owner may deregister it next).
+ */
+function deprecationWarnings(
+  resolve: ImageResolver,
+  regions: ReadonlyMap<string, ReadonlySet<string>>,
+  now: number,
+): string[] {
+  const out: string[] = [];
+  for (const [channel, rs] of [...regions].sort(([a], [b]) => (a < b ? -1 : 1)))
+    for (const region of [...rs].sort()) {
+      const pin = resolve(channel, region);
+      if ('problem' in pin || !pin.deprecationTime) continue;
+      const at = Date.parse(pin.deprecationTime);
+      if (at - now > DEPRECATION_NOTICE_MS) continue;
+      out.push(
+        `${channel} (${region}): the pinned image ${pin.imageId} (release ${pin.release}) ${at <= now ? 'was deprecated' : 'deprecates'} at ${pin.deprecationTime}; publish a newer release to the channel's source, or new nodes may fail to launch`,
+      );
+    }
+  return out;
 }
 
 /** Each channel's regions: those of the clusters whose pools name it. */

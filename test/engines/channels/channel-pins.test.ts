@@ -171,3 +171,25 @@ test('an invalid channel file is a problem with its file and field path, and its
   expect(r.problems.join('\n')).toMatch(/image-channels\/both\.yaml: spec\.source\.images/);
   expect(pins.resolver()('both', 'us-east-1')).toEqual({ problem: expect.stringContaining('does not validate') });
 });
+
+test.each([
+  ['within the notice', '2026-12-05T00:00:00.000Z', /deprecates at 2026-12-05/],
+  ['already past', '2026-11-01T00:00:00.000Z', /was deprecated at 2026-11-01/],
+  ['far away', '2027-06-01T00:00:00.000Z', undefined],
+])(
+  'a pinned image whose deprecation time is %s is warned of before a launch fails on it',
+  async (_what, when, message) => {
+    // GIVEN the pinned image has an EC2 deprecation time
+    source.addImage(
+      'us-east-1',
+      AL2023('ami-0000000000000000a', 'amazon-eks-node-al2023-x86_64-standard-1.33-v20261120', {
+        deprecationTime: when,
+      }),
+    );
+    // WHEN a pass refreshes (now is 2026-11-28)
+    const r = await pinsOf().refresh([record('c', 'us-east-1', 'al2023')]);
+    // THEN a warning names the channel, region, image and what to do, and only when it is near or past
+    expect(r.warnings).toEqual(message ? [expect.stringMatching(message)] : []);
+    expect(r.problems).toEqual([]);
+  },
+);
