@@ -32,18 +32,21 @@ out = dict(first=amazon[0]['ImageId'], second=amazon[1]['ImageId'], own=own)
     path.join(world.dir, 'image-channels', 'org-x86.yaml'),
     `apiVersion: worker-stacks.io/v1alpha1\nkind: WorkerImageChannel\nmetadata: { name: org-x86 }\nspec:\n  source: { ssmParameter: ${PARAM} }\n  architecture: x86_64\n  owners: [amazon]\n`,
   );
-  writeCluster(
-    world,
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the raw object as the harness builds it
-    motoCluster(world, NAME, (raw: any) => {
-      delete raw.spec.pool.machineImage;
-      raw.spec.pool.imageChannel = 'org-x86';
-      // moto's instances never signal: the roll is the launch template's new version, not a wait for nodes.
-      raw.spec.pool.rollingUpdate = { waitOnResourceSignals: false };
-    }),
-  );
+  writeCluster(world, onChannel());
 }, 180_000);
 afterAll(() => stopWorld(world));
+
+/** The cluster on the channel; `hold` stages a roll without starting it (spec.rollout.hold). */
+function onChannel(hold = false) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the raw object as the harness builds it
+  return motoCluster(world, NAME, (raw: any) => {
+    delete raw.spec.pool.machineImage;
+    raw.spec.pool.imageChannel = 'org-x86';
+    // moto's instances never signal: the roll is the launch template's new version, not a wait for nodes.
+    raw.spec.pool.rollingUpdate = { waitOnResourceSignals: false };
+    if (hold) raw.spec.rollout = { hold: true };
+  });
+}
 
 function setParameter(value: string): void {
   world.moto.python(
@@ -109,7 +112,7 @@ test('a channel through its life: refused before a read, pinned, rolled to a new
   expect(liveImage()).toBe(amis.second);
   const shown = await cli(['channels', 'status', '--clusters', world.dir]);
   expect(shown.out).toMatch(new RegExp(`owned by 123456789012, which the channel does not trust`));
-  expect(shown.out).toMatch(new RegExp(`on-channel pool default \\(eu-west-1\\): \\S+ ${amis.second}`));
+  expect(shown.out).toMatch(new RegExp(`on-channel pool default \\(eu-west-1\\): \\S+ ${amis.second}  runs it`));
 
   // GIVEN the cluster Ready on the second release, and a third one published whose image is gone by the time the roll
   // launches from it (deregistered after the channel recorded it: its nodes never come up)
@@ -120,6 +123,16 @@ out = amazon[2]['ImageId']
   setParameter(third);
   expect((await cli(['channels', 'refresh', '--clusters', world.dir])).code).toBe(0);
   world.moto.python(`ec2.deregister_image(ImageId=args)\nout = None`, third);
+
+  // WHEN the cluster is held (spec.rollout.hold) and a pass runs
+  writeCluster(world, onChannel(true));
+  expect((await reconcileOnce()).code).toBe(0);
+  // THEN the pool waits for the new release, and `channels status` says for what
+  const waiting = await cli(['channels', 'status', '--clusters', world.dir]);
+  expect(waiting.out).toMatch(
+    new RegExp(`on-channel pool default \\(eu-west-1\\): \\S+ ${third}  waits \\(image\\): Held`),
+  );
+  writeCluster(world, onChannel());
 
   // WHEN the daemon's pass rolls to it, and the roll fails
   const failed = await reconcileOnce();

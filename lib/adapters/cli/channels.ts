@@ -1,3 +1,6 @@
+import { ClusterStatus, getCondition } from '../../model/cluster/status';
+import { DEFAULT_POOL } from '../../model/cluster/pools';
+import { createStore, fileStore } from '../stores/registry';
 import { Command } from 'commander';
 import { ChannelPins, FileChannelStore } from '../../engines/channels';
 import { imageResolver } from '../../model/channel/image-pins';
@@ -22,7 +25,7 @@ export function registerChannels(program: Command, io: Io, done: (code: number) 
     .description(
       'each channel: its releases (newest last, halted and skipped marked) and the pools pinned (reads only)',
     )
-    .action((opts: DirOptions) => done(statusCommand(inputDirs(opts), io)));
+    .action(async (opts: DirOptions) => done(await statusCommand(inputDirs(opts), io)));
   dirFlags(channels.command('resume <channel> <release>'))
     .description('lift the halt of a release (a failed roll halted it): clusters are pinned to it again')
     .action(async (channel: string, release: string, opts: DirOptions) =>
@@ -33,11 +36,12 @@ export function registerChannels(program: Command, io: Io, done: (code: number) 
     .action(async (opts: DirOptions) => done(await refreshCommand(inputDirs(opts), io)));
 }
 
-export function statusCommand(dirs: InputDirs, io: Io): number {
+export async function statusCommand(dirs: InputDirs, io: Io): Promise<number> {
   const loaded = new FileChannelStore({ clustersDir: dirs.clustersDir }).loadSync();
   for (const p of loaded.problems) io.err(`${formatProblem(p)}\n`);
   const resolve = imageResolver(loaded.channels);
   const pinned = pinsOf(dirs);
+  const statuses = await clusterStatuses(dirs);
   for (const c of loaded.channels) {
     io.out(`channel ${c.name}${c.spec ? '' : ' (invalid: see above)'}\n`);
     const skipped = new Set(c.spec?.skipReleases ?? []);
@@ -53,7 +57,8 @@ export function statusCommand(dirs: InputDirs, io: Io): number {
     for (const use of pinned.filter((u) => u.channel === c.name)) {
       const pin = resolve(c.name, use.region);
       const where = `${use.cluster} pool ${use.pool} (${use.region})`;
-      io.out(`  ${where}: ${'problem' in pin ? pin.problem : `${pin.release} ${pin.imageId}`}\n`);
+      const state = 'problem' in pin ? '' : `  ${rollState(statuses.get(use.cluster), use.pool)}`;
+      io.out(`  ${where}: ${'problem' in pin ? pin.problem : `${pin.release} ${pin.imageId}`}${state}\n`);
     }
   }
   if (loaded.channels.length === 0) io.out(`no image channels in ${dirs.clustersDir}/image-channels\n`);
@@ -96,6 +101,33 @@ function records(dirs: InputDirs): ClusterRecord[] {
     const { raw } = parseClusterYaml(read.text, file);
     return [{ name: file, source: file, raw, parseProblems: [], generation: 0, resourceVersion: '' }];
   });
+}
+
+/** The recorded status of every cluster of the file store, by name (nothing is read from AWS). */
+async function clusterStatuses(dirs: InputDirs): Promise<ReadonlyMap<string, ClusterStatus | undefined>> {
+  const opened = createStore(fileStore(dirs.clustersDir));
+  try {
+    return new Map((await opened.store.list()).map((r) => [r.name, r.status]));
+  } finally {
+    opened.close();
+  }
+}
+
+/**
+ * Whether the pool runs its pin or waits for it, and why: an image roll pending on it (status.pendingRoll, the
+ * pool's own for a pool with its own stack) waits for what the cluster's Ready condition says (a wave, a window, a
+ * slot, a roll under way).
+ */
+function rollState(status: ClusterStatus | undefined, pool: string): string {
+  const pending =
+    pool === DEFAULT_POOL && status?.pendingRoll !== undefined
+      ? status.pendingRoll
+      : status?.pools?.find((p) => p.name === pool)?.pendingRoll;
+  const ready = getCondition(status, 'Ready');
+  if (pending && /(^|, )image\b/.test(pending))
+    return `waits (${pending}): ${ready ? `${ready.reason}: ${ready.message}` : 'not reconciled yet'}`;
+  if (ready?.status === 'True') return 'runs it';
+  return ready ? `not Ready (${ready.reason}): ${ready.message}` : 'not reconciled yet';
 }
 
 /** Each pool that names a channel, by cluster (from the valid objects). */
