@@ -189,9 +189,16 @@ const IAM_ACTION: Record<string, string> = {
 /**
  * Calls IAM never authorizes (GetCallerIdentity), that the management credentials make (AssumeRole), or that only
  * `bootstrap` makes, with the account's own credentials before any deployer role exists (GetRole: is a role of the
- * bootstrap stack gone?).
+ * bootstrap stack gone?), or that the image channels make with the daemon's own credentials (docs/image-channels.md:
+ * SSM GetParameter, EC2 DescribeImages, in the management principal's account).
  */
-const NOT_THE_DEPLOYERS = new Set(['sts:GetCallerIdentity', 'sts:AssumeRole', 'iam:GetRole']);
+const NOT_THE_DEPLOYERS = new Set([
+  'sts:GetCallerIdentity',
+  'sts:AssumeRole',
+  'iam:GetRole',
+  'ssm:GetParameter',
+  'ec2:DescribeImages',
+]);
 
 /** The SDK operations a source file sends: `new XCommand(`, `paginateX(` and `waitUntilX(` of its @aws-sdk imports. */
 function operationsSent(file: string): { service: string; operation: string }[] {
