@@ -35,6 +35,7 @@ function render(cluster: WorkerCluster) {
       checksum: config.checksum,
       source,
       config: config.bytes.toString('utf8'),
+      signal: config.signal,
     }),
   };
 }
@@ -152,7 +153,13 @@ describe('a user data that carries its config (EKS) holds the checksum, the sour
       const source = `s3://worker-stacks-configs-${cluster.spec.account}-${cluster.spec.region}/clusters/${name}/${config.checksum}.${config.extension}`;
       const text = config.bytes.toString('utf8');
       // WHEN
-      const userData = renderUserData({ format: config.format, checksum: config.checksum, source, config: text });
+      const userData = renderUserData({
+        format: config.format,
+        checksum: config.checksum,
+        source,
+        config: text,
+        signal: config.signal,
+      });
       // THEN
       expect(userData).toContain(config.checksum);
       expect(userData).toContain(source);
