@@ -113,19 +113,14 @@ function readDeclaration(templatesDir: string, file: string, shown: string): Tem
     seen.add(v.name);
     if (DERIVED_VALUES.includes(v.name))
       problems.push(`${at}.name: ${v.name} is derived by worker-stacks, not taken from the cluster object`);
-    // A core value is typed by the schema for every template; a declaration may describe it, never retype it.
+    // A core value is typed by the schema for every template; a declaration may describe it, never retype it. It may
+    // say the template requires it (kubernetesVersion: the templates that install a kubelet; an EKS one does not).
     if (
       CORE_VALUES.includes(v.name) &&
-      (v.default !== undefined ||
-        v.required ||
-        v.pattern ||
-        v.keyPattern ||
-        v.enum ||
-        v.min !== undefined ||
-        v.max !== undefined)
+      (v.default !== undefined || v.pattern || v.keyPattern || v.enum || v.min !== undefined || v.max !== undefined)
     ) {
       problems.push(
-        `${at}: ${v.name} is typed by worker-stacks (docs/reference.md); give only name, type and description`,
+        `${at}: ${v.name} is typed by worker-stacks (docs/reference.md); give only name, type, description and required`,
       );
     }
     for (const field of ['pattern', 'keyPattern'] as const) {
@@ -295,7 +290,7 @@ export function templateValueProblems(
     if (p) out.push({ path: key(k), message: p });
   }
   for (const d of decl.values) {
-    if (use.rendered !== false && d.required && !CORE_VALUES.includes(d.name) && values[d.name] === undefined) {
+    if (use.rendered !== false && d.required && values[d.name] === undefined) {
       out.push({
         path: key(d.name),
         message: `required field is missing (template ${template} needs it: ${d.description})`,
