@@ -170,8 +170,11 @@ describe('bad input names the file, the field and the rule, through validate', (
         raw.spec.pools[1].imageFamily = 'al2023';
         raw.spec.pools[1].cloudConfig = {
           template: 'al2023-worker',
-          values: { kubeletSha256: { amd64: 'a'.repeat(64) } },
+          values: { kubeletSha256: { amd64: 'a'.repeat(64) }, kubernetesVersion: 'v1.31.2' },
         };
+        // What al2023-worker requires and an EKS object leaves out: a bootstrap secret is the cluster's alone.
+        raw.spec.cloudConfig.values.bootstrapTokenSecretArn =
+          'arn:aws:secretsmanager:us-west-2:666666666666:secret:worker-stacks/eks-us2/token-AbC123';
       },
       'spec.pools[1].cloudConfig.template',
       [
