@@ -1,8 +1,7 @@
 import { CORE_VALUES, templateValues } from '../../model/cluster/template-values';
-import { POOL_OWN_VALUES } from '../../model/cluster/schema';
 import { quoted } from '../../model/cluster/openapi';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../model/cloudconfig/templates';
-import { bound, PlacedValidation, v } from './cel-build';
+import { PlacedValidation, v } from './cel-build';
 
 /**
  * template-values.ts's "required field is missing" for the values every template takes (the typed ones CEL can read)
@@ -31,8 +30,12 @@ const hasValue = (cc: string, name: string) => `(has(${cc}.values) && has(${cc}.
 
 export function templateRequiredRules(dir: string = DEFAULT_TEMPLATES_DIR): PlacedValidation[] {
   return [...requiredCoreValues(dir)].flatMap(([name, templates]) => {
-    const needs = (template: string) =>
-      `'required field is missing (template ' + ${template} + ' needs it: ' + ${mapLiteral(templates)}[${template}] + ')'`;
+    // The whole message by template, from literals: a message that joined the object's own template name would be
+    // unbounded text to the API server's cost estimate, which refuses the CRD.
+    const messages = new Map(
+      [...templates].map(([t, text]) => [t, `required field is missing (template ${t} needs it: ${text})`]),
+    );
+    const needs = (template: string) => `${mapLiteral(messages)}[${template}]`;
     // The cluster's template needs it only while a pool renders it (validate.ts templateUse): spec.pool, or a pool
     // of spec.pools with no template of its own, or the same one.
     const rendered =
@@ -43,22 +46,9 @@ export function templateRequiredRules(dir: string = DEFAULT_TEMPLATES_DIR): Plac
       { expr: needs('self.cloudConfig.template') },
       `.cloudConfig.values.${name}`,
     );
-    // A pool under a template of its own that needs it: the pool's value (for one a pool may set) or the cluster's.
-    const poolOwn = (POOL_OWN_VALUES as readonly string[]).includes(name);
-    const ok = (p: string) =>
-      `!(has(${p}.cloudConfig) && has(${p}.cloudConfig.template) && ${p}.cloudConfig.template in ${listLiteral(templates)}) || ${poolOwn ? `${hasValue(`${p}.cloudConfig`, name)} || ` : ''}${hasValue('self.cloudConfig', name)}`;
-    const pool = v(
-      'spec',
-      `!has(self.pools) || self.pools.all(p, ${ok('p')})`,
-      {
-        expr: bound(
-          'i',
-          `self.pools.map(p, ${ok('p')}).indexOf(false)`,
-          `'spec.pools[' + string(i) + '].cloudConfig.values.${name} ' + ${needs('self.pools[i].cloudConfig.template')}`,
-        ),
-      },
-      '.pools',
-    );
-    return [cluster, pool];
+    // A pool under a template of its own that needs it is not ruled on here: the rule that names the pool's index
+    // and template costs the API server's estimate more than it allows for the whole CRD (it refused it), so that
+    // case stays the reconciler's, as a pool's template values are (validate says it, at spec.pools[i]).
+    return [cluster];
   });
 }
