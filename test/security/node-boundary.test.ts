@@ -62,7 +62,8 @@ const ANY_STACK: PolicyDocument = {
   Version: '2012-10-17',
   Statement: [{ Effect: 'Allow', Action: 'cloudformation:SignalResource', Resource: '*' }],
 };
-const ownSecret = () => example(CLUSTER).spec.cloudConfig.values.bootstrapTokenSecretArn;
+/** The example's bootstrap secret (its template, flatcar-worker, requires one). */
+const ownSecret = (): string => example(CLUSTER).spec.cloudConfig.values.bootstrapTokenSecretArn!;
 
 test.each([
   [

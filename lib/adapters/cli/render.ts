@@ -61,6 +61,7 @@ export function renderCommand(dirs: InputDirs, name: string, io: Io, opts: Rende
         checksum: config.checksum,
         source: `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${key}`,
         config: config.bytes.toString('utf8'),
+        signal: config.signal,
       }),
     );
   } else {

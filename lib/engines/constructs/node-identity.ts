@@ -77,8 +77,9 @@ export function createNodeIdentity(scope: Construct, props: NodeIdentityProps): 
 }
 
 /**
- * Each node signals its own health to its own stack (the script in cloudconfig/_shared/signal-ready.sh.hbs). IAM has no
- * condition for the logical resource, so the stack is the narrowest scope: never another cluster's stack.
+ * Each node signals its own health to its own stack (cloudconfig/_shared/signal-ready.sh.hbs; eks-al2023's nodes:
+ * eks-signal-ready.sh.hbs). IAM has no condition for the logical resource, so the stack is the narrowest scope: never
+ * another cluster's stack.
  */
 export function signalStatement(stack: Stack): iam.PolicyStatement {
   return new iam.PolicyStatement({ actions: ['cloudformation:SignalResource'], resources: [stack.stackId] });

@@ -59,6 +59,7 @@ export function poolGroupProps(
       checksum: config.checksum,
       source: configObjectUrl,
       config: config.bytes.toString('utf8'),
+      signal: config.signal,
     }),
     // Constant for the cluster, so they may live in the launch template data (instances and volumes) without ever rolling nodes.
     fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },

@@ -104,7 +104,7 @@ export function configProblems(
     }));
     try {
       const source = `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${configKeyPrefix(cluster.metadata.name)}${config.checksum}.${config.extension}`;
-      renderUserData({ format: config.format, checksum: config.checksum, source, config: text });
+      renderUserData({ format: config.format, checksum: config.checksum, source, config: text, signal: config.signal });
     } catch (e) {
       if (!(e instanceof UsageError)) throw e;
       found.push({

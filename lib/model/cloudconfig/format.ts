@@ -1,6 +1,15 @@
 import type { ImageFamily } from '../cluster/schema';
 import { NodeConfig } from './node-config';
 
+/** Where a pool's nodes send their CloudFormation signal (constant for a pool), and how long they wait to be up. */
+export interface SignalTarget {
+  readonly region: string;
+  readonly stackName: string;
+  readonly logicalId: string;
+  /** spec.cloudConfig.values.nodeReadyTimeoutSeconds, the pool's own over the cluster's. */
+  readonly timeoutSeconds: number;
+}
+
 /** What the small user data needs to fetch and verify the big config. */
 export interface BootstrapProps {
   /** SHA-256 (hex) of the big config's bytes. */
@@ -9,6 +18,8 @@ export interface BootstrapProps {
   readonly source: string;
   /** The stored bytes as text, for a format whose user data carries the config itself (eks-al2023's NodeConfig part). */
   readonly config?: string;
+  /** For a format whose user data carries the node's signal (eks-al2023's signal part): the pool's signal target. */
+  readonly signal?: SignalTarget;
 }
 
 /**

@@ -2,13 +2,14 @@ import { parse as parseYaml, stringify } from 'yaml';
 import { LIMITS } from '../cluster/limits';
 import { BootstrapProps, NodeConfigFormat } from './format';
 import { NodeConfig } from './node-config';
+import { eksSignalScript } from './eks-signal';
 import { checkNodeConfig } from './nodeconfig-rules';
 
 /**
  * EKS nodes on the EKS-optimized Amazon Linux 2023 AMI, joined by nodeadm from a NodeConfig (node.eks.aws/v1alpha1).
  * The stored object is the NodeConfig itself; the user data is a MIME multipart document that carries it inline (the
- * only place every nodeadm release reads it from: the 2024-02 one reads IMDS user data or one file, no drop-ins) and a
- * shell part that fails closed. Why, the merge order of the parts and what the AMI must do: docs/node-configs.md.
+ * only place every nodeadm release reads it from: the 2024-02 one reads IMDS user data or one file, no drop-ins), a
+ * shell part that fails closed, and a shell part that signals CloudFormation once the node is Ready (eks-signal.ts). Why, the merge order of the parts and what the AMI must do: docs/node-configs.md.
  */
 
 /** The one file an eks-al2023 template renders: the NodeConfig, and where the verified copy lands on the node. */
@@ -84,10 +85,13 @@ export function verifyScript({ checksum, source }: BootstrapProps): string {
 
 /**
  * The user data: MIME multipart/mixed with the NodeConfig part first (exactly the stored bytes, so a change of any
- * field changes the user data and rolls the pool), then the shell part that checks it against the checksum.
+ * field changes the user data and rolls the pool), then the shell part that checks it against the checksum, then the
+ * shell part that signals CloudFormation (cloud-init runs shell parts in order, so the check comes first).
  */
 export function nodeadmUserData(props: BootstrapProps): string {
   if (props.config === undefined) throw new Error('the eks-al2023 user data carries the NodeConfig: pass its bytes');
+  if (props.signal === undefined)
+    throw new Error("the eks-al2023 user data signals CloudFormation: pass the pool's signal target");
   const config = props.config.endsWith('\n') ? props.config : `${props.config}\n`;
   return [
     'MIME-Version: 1.0',
@@ -102,6 +106,10 @@ export function nodeadmUserData(props: BootstrapProps): string {
     'Content-Type: text/x-shellscript; charset="us-ascii"',
     '',
     verifyScript(props),
+    `--${MIME_BOUNDARY}`,
+    'Content-Type: text/x-shellscript; charset="us-ascii"',
+    '',
+    eksSignalScript(config, props.signal, NODECONFIG_PATH),
     `--${MIME_BOUNDARY}--`,
     '',
   ].join('\n');
@@ -117,7 +125,4 @@ export const NODEADM: NodeConfigFormat = {
   check: checkNodeConfig,
   imageFamilies: ['eks-al2023'],
   joinsEks: true,
-  // The kubelet's kubeconfig on an EKS node authenticates with `aws eks get-token`, not the client certificate the
-  // shared signal script reads the node with: until a signal of its own exists, its pools must not wait on signals.
-  sendsNoSignal: true,
 };

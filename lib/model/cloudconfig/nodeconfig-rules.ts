@@ -1,4 +1,5 @@
 import * as net from 'node:net';
+import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { cidrRange, ipToBigInt } from '../cluster/address-space';
 import { KUBELET_CONFIG_FIELDS, KubeletFieldKind } from './kubelet-config-fields';
@@ -158,6 +159,21 @@ export const NODECONFIG_RULES: readonly NodeConfigRule[] = [
       const out: Array<{ path: string; message: string }> = [];
       strict(doc, NODECONFIG, '', out);
       return out;
+    },
+  },
+  {
+    // nodeadm writes containerd.config as a file the AMI's containerd config imports: containerd refuses to start on
+    // TOML it cannot parse, and the node never joins. nodeadm takes any string; this is stricter.
+    id: 'nodeconfig/containerd-toml',
+    check: (doc) => {
+      const config = obj(obj(doc.spec).containerd).config;
+      if (typeof config !== 'string') return [];
+      try {
+        parseToml(config);
+        return [];
+      } catch (e) {
+        return [{ path: 'spec.containerd.config', message: `is not TOML: ${(e as Error).message.split('\n')[0]}` }];
+      }
     },
   },
   {

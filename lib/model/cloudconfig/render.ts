@@ -2,6 +2,7 @@ import { WorkerCluster } from '../cluster/schema';
 import { DEFAULT_POOL, NodePool, poolNamed, poolsOf, primaryPool } from '../cluster/pools';
 import { TemplateError } from '../../core/errors';
 import { sha256Hex } from './checksum';
+import { SignalTarget } from './format';
 import { FORMATS } from './formats';
 import { ConfigFormat, NodeConfig, normalizeNodeConfig } from './node-config';
 import { DEFAULT_TEMPLATES_DIR, loadTemplate } from './templates';
@@ -17,6 +18,8 @@ export interface RenderedConfig {
   readonly extension: string;
   /** The same content, format-neutral (for reviews and "why it rolled"). */
   readonly node: NodeConfig;
+  /** Where the pool's nodes signal CloudFormation: a format whose user data signals (eks-al2023) is given it. */
+  readonly signal: SignalTarget;
 }
 
 /**
@@ -25,7 +28,7 @@ export interface RenderedConfig {
  * @internal exported for its tests
  */
 export function templateContext(cluster: WorkerCluster, poolName?: string): Record<string, unknown> {
-  const pool = (poolName === undefined ? undefined : poolNamed(cluster.spec, poolName)) ?? primaryPool(cluster.spec);
+  const pool = poolOf(cluster, poolName);
   const v = cluster.spec.cloudConfig.values;
   const labels = Object.keys(v.nodeLabels)
     .sort()
@@ -49,15 +52,28 @@ export function templateContext(cluster: WorkerCluster, poolName?: string): Reco
       })),
     },
     rollingUpdate: pool.rollingUpdate,
-    // Where the node's health signal goes: constant for a pool, so it never rolls nodes by itself. Every pool's group has
-    // the construct path Pool/Group/ASG in its own stack, so the same logical id.
-    signal: {
-      stackName:
-        pool.name === DEFAULT_POOL
-          ? workerStackName(cluster.metadata.name)
-          : poolStackName(cluster.metadata.name, pool.name),
-      logicalId: WORKER_GROUP_LOGICAL_ID,
-    },
+    signal: signalTarget(cluster, pool),
+  };
+}
+
+/** The pool named (@default the first). */
+function poolOf(cluster: WorkerCluster, poolName?: string): NodePool {
+  return (poolName === undefined ? undefined : poolNamed(cluster.spec, poolName)) ?? primaryPool(cluster.spec);
+}
+
+/**
+ * Where a pool's nodes send their health signal: constant for a pool, so it never rolls nodes by itself. Every pool's
+ * group has the construct path Pool/Group/ASG in its own stack, so the same logical id.
+ */
+function signalTarget(cluster: WorkerCluster, pool: NodePool): SignalTarget {
+  return {
+    region: cluster.spec.region,
+    stackName:
+      pool.name === DEFAULT_POOL
+        ? workerStackName(cluster.metadata.name)
+        : poolStackName(cluster.metadata.name, pool.name),
+    logicalId: WORKER_GROUP_LOGICAL_ID,
+    timeoutSeconds: cluster.spec.cloudConfig.values.nodeReadyTimeoutSeconds,
   };
 }
 
@@ -132,5 +148,6 @@ export function renderConfig(
   });
   const format = FORMATS[node.format];
   const bytes = Buffer.from(format.serialize(node), 'utf8');
-  return { format: node.format, bytes, checksum: sha256Hex(bytes), extension: format.extension, node };
+  const signal = signalTarget(seen, poolOf(seen, poolName));
+  return { format: node.format, bytes, checksum: sha256Hex(bytes), extension: format.extension, node, signal };
 }

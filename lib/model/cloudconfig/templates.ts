@@ -207,6 +207,17 @@ function checkDeclaredValues(dir: string, name: string, files: readonly string[]
   }
 }
 
+/**
+ * A script of a format's own user data from this repository's `cloudconfig/_shared/` (with its partials), rendered with
+ * `context`: it belongs to the format (eks-al2023's signal part), not to a template, so a template directory of the
+ * operator's does not replace it. Strict, as templates are: a name the context lacks is an error.
+ */
+export function renderFormatScript(file: string, context: Record<string, unknown>): string {
+  const dir = path.resolve(DEFAULT_TEMPLATES_DIR);
+  const text = readTemplateText(dir, path.join(dir, '_shared', file));
+  return handlebarsFor(dir).compile(text, { strict: true, noEscape: true })(context);
+}
+
 const envs = new Map<string, typeof Handlebars>();
 
 /** One Handlebars environment per template dir, with `_shared/*.hbs` as partials (`{{> name}}`) and the helpers json and base64. */

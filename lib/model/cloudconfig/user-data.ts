@@ -24,7 +24,12 @@ export function renderUserData(props: UserDataProps): string {
     );
   }
   const format = FORMATS[props.format];
-  const text = format.userData({ checksum: props.checksum, source: props.source, config: props.config });
+  const text = format.userData({
+    checksum: props.checksum,
+    source: props.source,
+    config: props.config,
+    signal: props.signal,
+  });
   const budget = format.userDataBudget ?? LIMITS.smallUserDataBytes;
   if (Buffer.byteLength(text) > budget) {
     throw new UsageError(`user data is ${Buffer.byteLength(text)} bytes, over the ${budget}-byte budget`);

@@ -299,9 +299,11 @@ export const CloudConfigValuesSchema = z
       'a PEM certificate',
       65536,
     ).meta(d('PEM CA bundle of the API server (public, not a secret).')),
-    kubernetesVersion: pattern(/^v1\.\d{1,2}\.\d{1,3}$/, 'a Kubernetes version such as v1.31.2').meta(
-      d('Kubelet version.'),
-    ),
+    // Optional here: required by the templates that read it (their values.yaml says required: true), so an EKS
+    // object, whose AMI brings its kubelet, need not write one.
+    kubernetesVersion: pattern(/^v1\.\d{1,2}\.\d{1,3}$/, 'a Kubernetes version such as v1.31.2')
+      .optional()
+      .meta(d('Kubelet version. Required by the templates that install a kubelet (flatcar-worker, al2023-worker).')),
     clusterDNS: clusterDnsAddress.meta(
       d('Cluster DNS service IP (a unicast IPv4 address: not 0.0.0.0/8, loopback, link-local, multicast or reserved).'),
     ),
@@ -330,11 +332,14 @@ export const CloudConfigValuesSchema = z
       /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/,
       'a Secrets Manager secret ARN',
       2048,
-    ).meta(
-      d(
-        'Secret holding the kubelet bootstrap token, in the cluster account and region; its name starts with worker-stacks/<metadata.name>/ (a cluster names only its own secrets). Secret: fetched by the node at boot with its role, never rendered into a config.',
+    )
+      // Optional here, as kubernetesVersion: an EKS node joins with its role, not a bootstrap token.
+      .optional()
+      .meta(
+        d(
+          'Secret holding the kubelet bootstrap token, in the cluster account and region; its name starts with worker-stacks/<metadata.name>/ (a cluster names only its own secrets). Secret: fetched by the node at boot with its role, never rendered into a config. Required by the templates that join with a bootstrap token (flatcar-worker, al2023-worker).',
+        ),
       ),
-    ),
   })
   // Keys beyond these are the chosen template's own values: lib/model/cluster/template-values.ts checks them against the
   // template's values.yaml, so a template can take a new setting without a change here.

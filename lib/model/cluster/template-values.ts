@@ -41,6 +41,11 @@ const ValueDeclarationSchema = z
     /** integer: inclusive bounds. */
     min: z.number().int().optional(),
     max: z.number().int().optional(),
+    /**
+     * string: it may hold newlines (no other control character), for a template that writes it only through the json
+     * helper into YAML, where a newline cannot end anything (eks-al2023's containerdConfig, TOML of many lines).
+     */
+    multiline: z.boolean().default(false),
   })
   .refine((v) => !(v.required && v.default !== undefined), {
     message: 'a value is either required or has a default, not both',
@@ -48,6 +53,10 @@ const ValueDeclarationSchema = z
   .refine((v) => v.keyPattern === undefined || v.type === 'map', {
     message: 'keyPattern is for a map value only',
     path: ['keyPattern'],
+  })
+  .refine((v) => !v.multiline || v.type === 'string', {
+    message: 'multiline is for a string value only',
+    path: ['multiline'],
   });
 
 const DeclarationFileSchema = z.strictObject({ values: z.array(ValueDeclarationSchema).default([]) });
@@ -113,11 +122,12 @@ function readDeclaration(templatesDir: string, file: string, shown: string): Tem
     seen.add(v.name);
     if (DERIVED_VALUES.includes(v.name))
       problems.push(`${at}.name: ${v.name} is derived by worker-stacks, not taken from the cluster object`);
-    // A core value is typed by the schema for every template; a declaration may describe it, never retype it.
+    // A core value is typed by the schema for every template; a declaration may describe it, never retype it. It may
+    // say the template requires it (kubernetesVersion: the templates that install a kubelet; an EKS one does not).
     if (
       CORE_VALUES.includes(v.name) &&
       (v.default !== undefined ||
-        v.required ||
+        v.multiline ||
         v.pattern ||
         v.keyPattern ||
         v.enum ||
@@ -125,7 +135,7 @@ function readDeclaration(templatesDir: string, file: string, shown: string): Tem
         v.max !== undefined)
     ) {
       problems.push(
-        `${at}: ${v.name} is typed by worker-stacks (docs/reference.md); give only name, type and description`,
+        `${at}: ${v.name} is typed by worker-stacks (docs/reference.md); give only name, type, description and required`,
       );
     }
     for (const field of ['pattern', 'keyPattern'] as const) {
@@ -226,9 +236,9 @@ function compiled(source: string): BoundedPattern {
  */
 function stringProblem(d: ValueDeclaration, v: string, pattern: string | undefined = d.pattern): string | undefined {
   if (v.length > MAX_VALUE_LENGTH) return `has ${v.length} characters, at most ${MAX_VALUE_LENGTH} allowed`;
-  // eslint-disable-next-line no-control-regex -- the point: control characters are refused
-  if (/[\x00-\x1f\x7f-\x9f]/.test(v))
-    return `${JSON.stringify(v)} has a control character (a newline, tab, escape ...), which no template value may hold`;
+  // eslint-disable-next-line no-control-regex -- the point: control characters are refused (a newline only in a multiline one)
+  if ((d.multiline ? /[\x00-\x09\x0b-\x1f\x7f-\x9f]/ : /[\x00-\x1f\x7f-\x9f]/).test(v))
+    return `${JSON.stringify(v)} has a control character (${d.multiline ? 'a tab, carriage return, escape ...' : 'a newline, tab, escape ...'}), which no template value may hold`;
   if (pattern === undefined) return undefined;
   let p: BoundedPattern;
   try {
@@ -295,7 +305,7 @@ export function templateValueProblems(
     if (p) out.push({ path: key(k), message: p });
   }
   for (const d of decl.values) {
-    if (use.rendered !== false && d.required && !CORE_VALUES.includes(d.name) && values[d.name] === undefined) {
+    if (use.rendered !== false && d.required && values[d.name] === undefined) {
       out.push({
         path: key(d.name),
         message: `required field is missing (template ${template} needs it: ${d.description})`,

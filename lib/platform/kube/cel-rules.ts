@@ -7,6 +7,7 @@ import { DEFAULT_NODE_PORT_RANGE, MIN_NODE_PORT, NODE_SERVICE_PORTS } from '../.
 import { RULE_SOURCE_KINDS } from '../../model/cluster/schema';
 import { bind, bound, indexed, PlacedValidation, unique, v } from './cel-build';
 import { POOL_RULES } from './cel-pool-rules';
+import { templateRequiredRules } from './cel-template-rules';
 
 /**
  * The cross-field rules of lib/model/cluster (cross-field.ts, node-ports.ts, references.ts) as CEL, so that the API
@@ -125,7 +126,8 @@ const ARN = `'^arn:[a-z-]+:[a-z0-9-]+:[a-z0-9-]*:[0-9]{12}:'`;
 const REGION_OK = `self.region.matches('^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]$')`;
 const PARTITION = `(self.region.startsWith('cn-') ? 'aws-cn' : self.region.startsWith('us-gov-') ? 'aws-us-gov' : self.region.matches('^[a-z]{2}-iso-') ? 'aws-iso' : self.region.matches('^[a-z]{2}-iso[a-z]-') ? 'aws-iso-' + self.region.substring(6, 7) : 'aws')`;
 function arnRules(arn: string, what: string, fieldPath: string): PlacedValidation[] {
-  const guard = `!${REGION_OK} || !self.account.matches('^[0-9]{12}$') || !${arn}.matches(${ARN}) || `;
+  // The value is optional (an EKS object has no bootstrap secret): a rule that read it absent would fail to evaluate.
+  const guard = `!has(${arn}) || !${REGION_OK} || !self.account.matches('^[0-9]{12}$') || !${arn}.matches(${ARN}) || `;
   return [
     v(
       'spec',
@@ -197,7 +199,7 @@ function secretScope(): PlacedValidation {
   const prefix = `'worker-stacks/' + self.metadata.name + '/'`;
   return v(
     '',
-    `!${arn}.matches('^arn:[a-z-]+:secretsmanager:[a-z0-9-]*:[0-9]{12}:secret:.') || (${name}.startsWith(${prefix}) && size(${name}) > size(${prefix}))`,
+    `!has(${arn}) || !${arn}.matches('^arn:[a-z-]+:secretsmanager:[a-z0-9-]*:[0-9]{12}:secret:.') || (${name}.startsWith(${prefix}) && size(${name}) > size(${prefix}))`,
     {
       expr: `'the secret "' + ${name} + '" is not one of this cluster\\'s: its name must start with ' + ${prefix} + ' (the nodes of cluster ' + self.metadata.name + ' may read only those; create the secret under that name)'`,
     },
@@ -552,6 +554,8 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
     '.cloudConfig.values.bootstrapTokenSecretArn',
   ),
   secretScope(),
+  // template-values.ts: the typed values a template requires (kubernetesVersion, bootstrapTokenSecretArn).
+  ...templateRequiredRules(),
   ...alarmRules(),
   // A listener certificate's region and account: one rule over the list would have to format the ARN's parts of the
   // first bad listener, which the cost estimator cannot bound; the reconciler reports it (docs/kubernetes.md).

@@ -29,9 +29,7 @@ test('-o json carries one sentence per cluster: batches, gate and drain', async 
   expect(rolls).toEqual({
     'apps-eu1': 'in batches of 1, at least 1 in service, gated by node signals (100% within PT10M), drained',
     'edge-ap1': 'in batches of 1, at least 2 in service, gated by node signals (100% within PT10M), drained',
-    // its AL2023 pool sends no signal (rule signals-sent): the pause between batches is its gate
-    'eks-us2':
-      'in batches of 1, at least 1 in service, pause PT10M between batches, not gated by node signals, drained',
+    'eks-us2': 'in batches of 1, at least 1 in service, gated by node signals (100% within PT10M), drained',
     'prod-eu1': 'in batches of 2, at least 3 in service, gated by node signals (100% within PT10M), drained',
     'staging-us1': '2 nodes in batches of 1, at least 1 in service, gated by node signals (100% within PT10M), drained',
   });

@@ -51,7 +51,13 @@ describe('the stored settings and the user data', () => {
     const config = bottlerocketConfig();
     const text = config.bytes.toString('utf8');
     const source = `s3://worker-stacks-config-666666666666-us-west-2/clusters/eks-us2/${config.checksum}.toml`;
-    const userData = renderUserData({ format: config.format, checksum: config.checksum, source, config: text });
+    const userData = renderUserData({
+      format: config.format,
+      checksum: config.checksum,
+      source,
+      config: text,
+      signal: config.signal,
+    });
 
     // THEN the stored bytes are TOML the strict check takes, with what the object asked for
     expect(config.format).toBe('bottlerocket');
@@ -159,19 +165,16 @@ describe('bad input names the file, the field and the rule, through validate', (
       ],
     ],
     [
-      'an AL2023 (nodeadm) pool that waits on signals its nodes never send',
-      (raw) => delete raw.spec.pools[0].rollingUpdate.waitOnResourceSignals,
-      'spec.pools[0].rollingUpdate.waitOnResourceSignals',
-      ['sends no CloudFormation signal', 'set rollingUpdate.waitOnResourceSignals: false', 'rule signals-sent'],
-    ],
-    [
       'a pool that is no EKS node in an EKS cluster',
       (raw) => {
         raw.spec.pools[1].imageFamily = 'al2023';
         raw.spec.pools[1].cloudConfig = {
           template: 'al2023-worker',
-          values: { kubeletSha256: { amd64: 'a'.repeat(64) } },
+          values: { kubeletSha256: { amd64: 'a'.repeat(64) }, kubernetesVersion: 'v1.31.2' },
         };
+        // What al2023-worker requires and an EKS object leaves out: a bootstrap secret is the cluster's alone.
+        raw.spec.cloudConfig.values.bootstrapTokenSecretArn =
+          'arn:aws:secretsmanager:us-west-2:666666666666:secret:worker-stacks/eks-us2/token-AbC123';
       },
       'spec.pools[1].cloudConfig.template',
       [

@@ -145,6 +145,7 @@ describe('the checksum is the SHA-256 of exactly the bytes', () => {
       checksum: config.checksum,
       source: `s3://b/${config.checksum}.${config.extension}`,
       config: config.bytes.toString('utf8'),
+      signal: config.signal,
     });
     // THEN
     expect(config.checksum).toBe(createHash('sha256').update(config.bytes).digest('hex'));

@@ -12,7 +12,9 @@ const NODECONFIG_SAMPLE: NodeConfig = {
     {
       path: NODECONFIG_PATH,
       mode: 0o600,
-      contents: 'apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: ünïcode-100%\n',
+      // The cluster fields are ones the signal part can carry (eks-signal.ts); the text elsewhere is not ASCII.
+      contents:
+        'apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    apiServerEndpoint: https://example.com\n    name: sample\n  kubelet:\n    flags:\n      - --node-labels=a=ünïcode-100%\n',
     },
   ],
   units: [],
@@ -55,6 +57,7 @@ const SAMPLE = (format: NodeConfig['format']): NodeConfig =>
 
 const CHECKSUM = 'a'.repeat(64);
 const SOURCE = 's3://worker-stacks-config-111111111111-eu-west-1/clusters/x/aaaa.obj';
+const SIGNAL = { region: 'eu-west-1', stackName: 'WorkerStack-x', logicalId: 'PoolGroupASG', timeoutSeconds: 540 };
 
 describe.each(CONFIG_FORMATS)('node-config format %s', (name) => {
   const format = FORMATS[name];
@@ -78,7 +81,7 @@ describe.each(CONFIG_FORMATS)('node-config format %s', (name) => {
   test('its user data names the object and its checksum, and holds nothing of the config unless it carries it whole', () => {
     // WHEN the user data is made for an object
     const config = format.serialize(SAMPLE(name));
-    const text = format.userData({ checksum: CHECKSUM, source: SOURCE, config });
+    const text = format.userData({ checksum: CHECKSUM, source: SOURCE, config, signal: SIGNAL });
 
     // THEN it points at the object with the checksum; a bootstrap-only one is small and holds nothing of the config,
     // one with a budget of its own (nodeadm: EC2's 16 KB) holds the stored bytes exactly

@@ -39,7 +39,13 @@ function render(cluster: WorkerCluster) {
   return {
     config,
     text,
-    userData: renderUserData({ format: config.format, checksum: config.checksum, source, config: text }),
+    userData: renderUserData({
+      format: config.format,
+      checksum: config.checksum,
+      source,
+      config: text,
+      signal: config.signal,
+    }),
   };
 }
 
@@ -85,7 +91,7 @@ describe('eks-al2023 NodeConfig', () => {
     expect(got).toEqual(want);
   });
 
-  test('the stored object is the NodeConfig, and the user data carries exactly its bytes first, then the check', () => {
+  test('the stored object is the NodeConfig, and the user data carries exactly its bytes first, then the check, then the signal', () => {
     // WHEN
     const parts = mimeParts(userData);
     // THEN
@@ -93,7 +99,9 @@ describe('eks-al2023 NodeConfig', () => {
     expect(parts.map((p) => p.headers)).toEqual([
       `Content-Type: ${NODECONFIG_MEDIA_TYPE}`,
       'Content-Type: text/x-shellscript; charset="us-ascii"',
+      'Content-Type: text/x-shellscript; charset="us-ascii"',
     ]);
+    expect(parts[2].body).toContain('worker-stacks-signal-ready');
     expect(parts[0].body).toBe(text);
     expect(parts[1].body).toContain(`want=${config.checksum}\n`);
     expect(Buffer.byteLength(userData)).toBeLessThanOrEqual(LIMITS.userDataBytes);
@@ -166,7 +174,13 @@ describe('the shell part fails closed', () => {
       const source = `http://127.0.0.1:1/clusters/eks-eu1/${c.checksum}.nodeconfig`;
       return {
         config: c,
-        userData: renderUserData({ format: c.format, checksum: c.checksum, source, config: c.bytes.toString('utf8') }),
+        userData: renderUserData({
+          format: c.format,
+          checksum: c.checksum,
+          source,
+          config: c.bytes.toString('utf8'),
+          signal: c.signal,
+        }),
       };
     })();
     const dir = tempDir('eks-check-');

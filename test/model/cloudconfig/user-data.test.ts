@@ -35,6 +35,7 @@ function render(cluster: WorkerCluster) {
       checksum: config.checksum,
       source,
       config: config.bytes.toString('utf8'),
+      signal: config.signal,
     }),
   };
 }
@@ -55,7 +56,7 @@ function valueStrings(cluster: WorkerCluster): string[] {
     v.bootstrapTokenSecretArn,
     cluster.metadata.name,
     cluster.spec.cloudConfig.template,
-  ];
+  ].filter((x): x is string => x !== undefined); // an EKS object has no kubernetesVersion nor bootstrap secret
 }
 
 /** The user data with the checksum and the source replaced by placeholders: what is left is fixed text. */
@@ -152,14 +153,21 @@ describe('a user data that carries its config (EKS) holds the checksum, the sour
       const source = `s3://worker-stacks-configs-${cluster.spec.account}-${cluster.spec.region}/clusters/${name}/${config.checksum}.${config.extension}`;
       const text = config.bytes.toString('utf8');
       // WHEN
-      const userData = renderUserData({ format: config.format, checksum: config.checksum, source, config: text });
+      const userData = renderUserData({
+        format: config.format,
+        checksum: config.checksum,
+        source,
+        config: text,
+        signal: config.signal,
+      });
       // THEN
       expect(userData).toContain(config.checksum);
       expect(userData).toContain(source);
       expect(userData).toContain(text);
       expect(Buffer.byteLength(userData)).toBeLessThanOrEqual(LIMITS.userDataBytes);
       expect(userData).not.toMatch(TOKEN_FORMAT);
-      expect(userData).not.toContain(cluster.spec.cloudConfig.values.bootstrapTokenSecretArn);
+      // No secret's ARN at all (an EKS object names none; a secret of a template's own value would be one).
+      expect(userData).not.toMatch(/arn:aws[a-z-]*:secretsmanager:/);
     },
   );
 });

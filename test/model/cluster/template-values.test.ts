@@ -164,6 +164,30 @@ test('keyPattern is refused on a value that is not a map', () => {
   ]);
 });
 
+test('multiline is refused on a value that is not a string: newlines are let into strings written as YAML alone', () => {
+  // GIVEN a declaration that lets a list hold newlines
+  fs.appendFileSync(
+    path.join(dir, 'al2023-worker', 'values.yaml'),
+    [
+      '  - name: lines',
+      '    type: list',
+      '    pattern: "[a-z]+"',
+      '    multiline: true',
+      '    default: []',
+      '    description: lines',
+      '',
+    ].join('\n'),
+  );
+  // WHEN / THEN
+  expect(check(() => undefined).problems).toEqual([
+    {
+      file: 'clusters/staging-us1.yaml',
+      path: 'spec.cloudConfig.template',
+      message: expect.stringMatching(/values\.yaml: values\.12\.multiline: multiline is for a string value only$/),
+    },
+  ]);
+});
+
 test('a map with keyPattern checks its keys against keyPattern and its values against pattern', () => {
   // GIVEN al2023-worker's kubeletSha256 (keys amd64|arm64, values 64 hex)
   // WHEN a key is a hash and a value an architecture name

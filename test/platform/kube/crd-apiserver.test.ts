@@ -432,6 +432,20 @@ const BAD: Array<[string, (o: Raw) => void, string, string, string?]> = [
     'spec.pool.maxSize',
     '2000 is not a valid group size (a whole number 1-1000)',
   ],
+  // Optional in the schema (an EKS object has neither), required by the templates that read them (values.yaml).
+  [
+    'a Flatcar object without kubernetesVersion',
+    (o) => delete o.spec.cloudConfig.values.kubernetesVersion,
+    'spec.cloudConfig.values.kubernetesVersion',
+    'required field is missing (template flatcar-worker needs it: Version of the kubelet the node installs at boot.)',
+  ],
+  [
+    'an AL2023 object without bootstrapTokenSecretArn',
+    (o) => delete o.spec.cloudConfig.values.bootstrapTokenSecretArn,
+    'spec.cloudConfig.values.bootstrapTokenSecretArn',
+    'required field is missing (template al2023-worker needs it: Secret the boot script fetches the bootstrap token from with the node role.)',
+    'staging-us1',
+  ],
 ];
 
 // A rest parameter: a function declaring more parameters than a row has gets jest's `done` callback as the last one.
