@@ -119,8 +119,15 @@ export interface CliRun {
   readonly logs: string;
 }
 
-/** `worker-stacks <args>` in-process, with its output and its log captured. */
+/**
+ * `worker-stacks <args>` in-process, with its output and its log captured. A `reconcile` that names no
+ * `--synth-threads` synthesizes in this thread (`--synth-threads 0`): each call would otherwise start threads that load
+ * aws-cdk-lib and the sources again (~2 s of CPU per thread, per call), where this thread has them loaded once per file.
+ * A thread's stacks are byte for byte this thread's (test/engines/synthesis/synth-pool.test.ts), and the daemons these
+ * tests spawn as processes (two-quick-edits-moto, the playground) synthesize in their default threads.
+ */
 export async function cli(args: readonly string[]): Promise<CliRun> {
+  if (args[0] === 'reconcile' && !args.includes('--synth-threads')) args = [...args, '--synth-threads', '0'];
   let out = '';
   let err = '';
   let logs = '';
