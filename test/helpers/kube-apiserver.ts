@@ -179,7 +179,11 @@ interface Pki {
   restrictedToken: string;
 }
 
-/** A CA, a serving certificate for 127.0.0.1/localhost, a service-account key pair and a token file, all fresh. */
+/**
+ * A CA, a serving certificate for 127.0.0.1/localhost, a service-account key pair (ES256) and a token file, all fresh.
+ * P-256 keys, not RSA: five RSA-2048 key generations cost ~1.4 s of CPU per API server start (3-4 s wall on the
+ * shared 2-core machine), P-256 ~0.07 s; kube-apiserver serves and signs with either.
+ */
 function makePki(dir: string): Pki {
   const pki = path.join(dir, 'pki');
   fs.mkdirSync(pki, { mode: 0o700 });
@@ -195,7 +199,9 @@ function makePki(dir: string): Pki {
     'req',
     '-x509',
     '-newkey',
-    'rsa:2048',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
     '-nodes',
     '-keyout',
     f('ca.key'),
@@ -209,7 +215,9 @@ function makePki(dir: string): Pki {
   ssl(
     'req',
     '-newkey',
-    'rsa:2048',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
     '-nodes',
     '-keyout',
     f('server.key'),
@@ -239,8 +247,8 @@ function makePki(dir: string): Pki {
     '-extfile',
     f('server.ext'),
   );
-  ssl('genrsa', '-out', f('sa.key'), '2048');
-  ssl('rsa', '-in', f('sa.key'), '-pubout', '-out', f('sa.pub'));
+  ssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', f('sa.key'));
+  ssl('ec', '-in', f('sa.key'), '-pubout', '-out', f('sa.pub'));
   const token = () => randomBytes(24).toString('hex');
   const adminToken = token();
   const restrictedToken = token();

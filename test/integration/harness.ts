@@ -33,7 +33,13 @@ export const AWS_FLAGS = ['--s3-force-path-style', '--poll-seconds', '1'];
  */
 export async function startWorld(wrapper?: MotoWrapper): Promise<World> {
   const moto = await startMoto(30_000, {}, wrapper);
-  Object.assign(process.env, moto.env, { TMPDIR: tempDir('tmp'), WORKER_STACKS_WORK_DIR: tempDir('work') });
+  Object.assign(process.env, moto.env, {
+    TMPDIR: tempDir('tmp'),
+    WORKER_STACKS_WORK_DIR: tempDir('work'),
+    // A failed update is retried after ~1 s, not 24-36 s of idle wall time (lib/adapters/cli/wiring.ts's test seam; the
+    // daemons these tests spawn inherit it). Attempts, stalls and their order are as they are in production.
+    WORKER_STACKS_RETRY_BASE_MS: '1000',
+  });
   const dir = tempDir('clusters');
   const net = moto.python<World['net']>(`
 vpc = ec2.create_vpc(CidrBlock='10.0.0.0/16')['Vpc']['VpcId']
@@ -113,8 +119,15 @@ export interface CliRun {
   readonly logs: string;
 }
 
-/** `worker-stacks <args>` in-process, with its output and its log captured. */
+/**
+ * `worker-stacks <args>` in-process, with its output and its log captured. A `reconcile` that names no
+ * `--synth-threads` synthesizes in this thread (`--synth-threads 0`): each call would otherwise start threads that load
+ * aws-cdk-lib and the sources again (~2 s of CPU per thread, per call), where this thread has them loaded once per file.
+ * A thread's stacks are byte for byte this thread's (test/engines/synthesis/synth-pool.test.ts), and the daemons these
+ * tests spawn as processes (two-quick-edits-moto, the playground) synthesize in their default threads.
+ */
 export async function cli(args: readonly string[]): Promise<CliRun> {
+  if (args[0] === 'reconcile' && !args.includes('--synth-threads')) args = [...args, '--synth-threads', '0'];
   let out = '';
   let err = '';
   let logs = '';

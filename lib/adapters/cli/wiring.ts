@@ -159,7 +159,7 @@ export function createDeps(opts: WiringOptions): { deps: ReconcilerDeps; store: 
     release: codeVersion().version,
     log,
     now: () => new Date(),
-    backoff: DEFAULT_BACKOFF,
+    backoff: retryBackoff(),
     changeSetTimeoutMs: opts.changeSetTimeoutMs ?? 10 * 60_000,
     dryRun: opts.dryRun ?? false,
     nag: opts.nag ?? true,
@@ -263,4 +263,14 @@ function isWritableDir(dir: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * DEFAULT_BACKOFF. WORKER_STACKS_RETRY_BASE_MS, a test seam (not a setting: no flag, no docs), brings the first retry
+ * after a failed update sooner: the integration tests against moto (test/integration/harness.ts) retry a rolled-back
+ * update after a second instead of 24-36 s of idle wall time, with the same exponent, cap and jitter.
+ */
+function retryBackoff(): typeof DEFAULT_BACKOFF {
+  const baseMs = Number(process.env.WORKER_STACKS_RETRY_BASE_MS);
+  return Number.isFinite(baseMs) && baseMs > 0 ? { ...DEFAULT_BACKOFF, baseMs } : DEFAULT_BACKOFF;
 }
