@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { loadClusterFile, clusterFiles } from '../../model/cluster/load';
 import { renderCluster } from '../../model/cluster/derive';
 import { poolNamed, poolsOf } from '../../model/cluster/pools';
-import { renderUserData } from '../../model/cloudconfig/user-data';
+import { configUserData } from '../../model/cloudconfig/user-data';
 import { formatProblem } from '../../core/errors';
 import { configBucketName, configKeyPrefix } from '../../core/naming';
 import { EXIT, InputDirs, Io, loadOptions } from './context';
@@ -55,15 +55,7 @@ export function renderCommand(dirs: InputDirs, name: string, io: Io, opts: Rende
   // Every pool's object lives under the cluster's one prefix (worker-stack.ts and pool-stack.ts use the same).
   const key = `${configKeyPrefix(name)}${config.checksum}.${config.extension}`;
   if (opts.userData) {
-    io.out(
-      renderUserData({
-        format: config.format,
-        checksum: config.checksum,
-        source: `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${key}`,
-        config: config.bytes.toString('utf8'),
-        signal: config.signal,
-      }),
-    );
+    io.out(configUserData(config, `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${key}`));
   } else {
     io.out(config.bytes.toString('utf8'));
   }

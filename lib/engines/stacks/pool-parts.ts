@@ -7,7 +7,7 @@ import { AutoscalerTagsProps } from '../constructs/autoscaler-tags';
 import { OWN_SECURITY_GROUP, PoolSecurityGroup } from '../constructs/pool-security-group';
 import { WorkerPool, WorkerPoolProps } from '../constructs/worker-pool';
 import { RenderedConfig } from '../../model/cloudconfig/render';
-import { renderUserData } from '../../model/cloudconfig/user-data';
+import { configUserData } from '../../model/cloudconfig/user-data';
 import { CLUSTER_TAG, kubernetesClusterTag } from '../../core/naming';
 
 // What a pool's group takes from the object, the same in the shared stack (the pool default) and in a pool's own stack.
@@ -54,13 +54,7 @@ export function poolGroupProps(
     detailedMonitoring: pool.detailedMonitoring,
     capacity: pool.capacity,
     associatePublicIpAddress: cluster.spec.network.associatePublicIpAddress,
-    userData: renderUserData({
-      format: config.format,
-      checksum: config.checksum,
-      source: configObjectUrl,
-      config: config.bytes.toString('utf8'),
-      signal: config.signal,
-    }),
+    userData: configUserData(config, configObjectUrl),
     // Constant for the cluster, so they may live in the launch template data (instances and volumes) without ever rolling nodes.
     fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },
   };

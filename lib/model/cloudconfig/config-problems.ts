@@ -6,7 +6,7 @@ import { WorkerCluster } from '../cluster/schema';
 import { FORMATS } from './formats';
 import { ConfigFormat } from './node-config';
 import { RenderedConfig } from './render';
-import { renderUserData } from './user-data';
+import { configUserData } from './user-data';
 
 /**
  * What `validate` says of rendered configs, before anything touches AWS: each format's own checks of the stored bytes
@@ -104,7 +104,7 @@ export function configProblems(
     }));
     try {
       const source = `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${configKeyPrefix(cluster.metadata.name)}${config.checksum}.${config.extension}`;
-      renderUserData({ format: config.format, checksum: config.checksum, source, config: text, signal: config.signal });
+      configUserData(config, source);
     } catch (e) {
       if (!(e instanceof UsageError)) throw e;
       found.push({

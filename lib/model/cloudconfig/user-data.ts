@@ -3,6 +3,7 @@ import { UsageError } from '../../core/errors';
 import { BootstrapProps } from './format';
 import { FORMATS } from './formats';
 import { ConfigFormat } from './node-config';
+import type { RenderedConfig } from './render';
 
 /** @internal Where cloud-init installs the config: the user-data tests check the script against it. */
 
@@ -35,4 +36,15 @@ export function renderUserData(props: UserDataProps): string {
     throw new UsageError(`user data is ${Buffer.byteLength(text)} bytes, over the ${budget}-byte budget`);
   }
   return text;
+}
+
+/** The user data of a rendered config stored at `source`: the one mapping every caller (the stacks, render, the checks) uses. */
+export function configUserData(config: RenderedConfig, source: string): string {
+  return renderUserData({
+    format: config.format,
+    checksum: config.checksum,
+    source,
+    config: config.bytes.toString('utf8'),
+    signal: config.signal,
+  });
 }

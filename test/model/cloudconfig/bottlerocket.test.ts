@@ -14,7 +14,7 @@ import { CHECKSUM_COMMENT } from '../../../lib/model/cloudconfig/bottlerocket';
 import { checkBottlerocket } from '../../../lib/model/cloudconfig/bottlerocket-rules';
 import { KUBERNETES_SETTINGS } from '../../../lib/model/cloudconfig/bottlerocket-settings';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
-import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
+import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
 import { run } from '../../helpers/tools';
 
@@ -51,13 +51,7 @@ describe('the stored settings and the user data', () => {
     const config = bottlerocketConfig();
     const text = config.bytes.toString('utf8');
     const source = `s3://worker-stacks-config-666666666666-us-west-2/clusters/eks-us2/${config.checksum}.toml`;
-    const userData = renderUserData({
-      format: config.format,
-      checksum: config.checksum,
-      source,
-      config: text,
-      signal: config.signal,
-    });
+    const userData = configUserData(config, source);
 
     // THEN the stored bytes are TOML the strict check takes, with what the object asked for
     expect(config.format).toBe('bottlerocket');

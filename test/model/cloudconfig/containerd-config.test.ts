@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import { derive } from '../../../lib/model/cluster/derive';
 import { MIME_BOUNDARY, NODECONFIG_MEDIA_TYPE } from '../../../lib/model/cloudconfig/nodeadm';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
-import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
+import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
 
 const FILE = 'clusters/eks-eu1.yaml';
@@ -32,13 +32,7 @@ test('TOML of many lines is accepted, stored as written, and the user data still
   const config = d.configs!.get('default')!;
   const text = config.bytes.toString('utf8');
   expect(parse(text).spec.containerd.config).toBe(TOML);
-  const userData = renderUserData({
-    format: config.format,
-    checksum: config.checksum,
-    source: 's3://b/k',
-    config: text,
-    signal: config.signal,
-  });
+  const userData = configUserData(config, 's3://b/k');
   // no line of the TOML can pose as a MIME delimiter: the YAML block indents it
   expect(userData.split('\n').filter((l) => l.startsWith(`--${MIME_BOUNDARY}`))).toHaveLength(4);
   // and the node's check (Python's email package, as nodeadm's Go mime/multipart) reads the part as the stored bytes

@@ -11,7 +11,7 @@ import { parse, stringify } from 'yaml';
 import { renderConfig } from '../../../lib/model/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { FORMATS } from '../../../lib/model/cloudconfig/formats';
-import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
+import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { BOOTSTRAP_EXAMPLES, example, EXAMPLE_NAMES, tempDir, variant } from '../../helpers/clusters';
 import { copyTemplates } from '../../fixtures/cloudconfig/boot';
 import { Json } from '../../helpers/json';
@@ -140,13 +140,7 @@ describe('the checksum is the SHA-256 of exactly the bytes', () => {
     const cluster = example(name);
     // WHEN
     const config = renderConfig(cluster);
-    const userData = renderUserData({
-      format: config.format,
-      checksum: config.checksum,
-      source: `s3://b/${config.checksum}.${config.extension}`,
-      config: config.bytes.toString('utf8'),
-      signal: config.signal,
-    });
+    const userData = configUserData(config, `s3://b/${config.checksum}.${config.extension}`);
     // THEN
     expect(config.checksum).toBe(createHash('sha256').update(config.bytes).digest('hex'));
     expect(config.checksum).toMatch(/^[0-9a-f]{64}$/);

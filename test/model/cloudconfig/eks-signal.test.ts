@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { WORKER_GROUP_LOGICAL_ID } from '../../../lib/core/naming';
 import { MIME_BOUNDARY, NODECONFIG_PATH } from '../../../lib/model/cloudconfig/nodeadm';
 import { renderConfig } from '../../../lib/model/cloudconfig/render';
-import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
+import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { WorkerCluster } from '../../../lib/model/cluster/schema';
 import { tempDir } from '../../helpers/clusters';
 import { eksCluster } from '../../helpers/eks';
@@ -38,13 +38,7 @@ function mimeParts(userData: string): Array<{ headers: string; body: string }> {
 function render(mutate: (raw: any) => void = () => undefined) {
   const cluster: WorkerCluster = eksCluster(mutate);
   const config = renderConfig(cluster);
-  const userData = renderUserData({
-    format: config.format,
-    checksum: config.checksum,
-    source: `s3://b/${config.checksum}.${config.extension}`,
-    config: config.bytes.toString('utf8'),
-    signal: config.signal,
-  });
+  const userData = configUserData(config, `s3://b/${config.checksum}.${config.extension}`);
   return { cluster, config, userData, parts: mimeParts(userData) };
 }
 

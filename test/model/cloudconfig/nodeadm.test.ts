@@ -10,7 +10,7 @@ import { loadClusterFile } from '../../../lib/model/cluster/load';
 import { LIMITS } from '../../../lib/model/cluster/limits';
 import { WorkerCluster } from '../../../lib/model/cluster/schema';
 import { renderConfig } from '../../../lib/model/cloudconfig/render';
-import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
+import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { MIME_BOUNDARY, NODECONFIG_MEDIA_TYPE } from '../../../lib/model/cloudconfig/nodeadm';
 import { UsageError } from '../../../lib/core/errors';
 import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
@@ -39,13 +39,7 @@ function render(cluster: WorkerCluster) {
   return {
     config,
     text,
-    userData: renderUserData({
-      format: config.format,
-      checksum: config.checksum,
-      source,
-      config: text,
-      signal: config.signal,
-    }),
+    userData: configUserData(config, source),
   };
 }
 
@@ -174,13 +168,7 @@ describe('the shell part fails closed', () => {
       const source = `http://127.0.0.1:1/clusters/eks-eu1/${c.checksum}.nodeconfig`;
       return {
         config: c,
-        userData: renderUserData({
-          format: c.format,
-          checksum: c.checksum,
-          source,
-          config: c.bytes.toString('utf8'),
-          signal: c.signal,
-        }),
+        userData: configUserData(c, source),
       };
     })();
     const dir = tempDir('eks-check-');

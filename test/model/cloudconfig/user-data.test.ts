@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { WorkerCluster } from '../../../lib/model/cluster/schema';
 import { LIMITS } from '../../../lib/model/cluster/limits';
 import { renderConfig, renderPools } from '../../../lib/model/cloudconfig/render';
-import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
+import { renderUserData, configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { CLOUD_INIT_INSTALL_PATH } from '../../../lib/model/cloudconfig/cloud-init';
 import { UsageError } from '../../../lib/core/errors';
 import {
@@ -30,13 +30,7 @@ function render(cluster: WorkerCluster) {
   return {
     config,
     source,
-    userData: renderUserData({
-      format: config.format,
-      checksum: config.checksum,
-      source,
-      config: config.bytes.toString('utf8'),
-      signal: config.signal,
-    }),
+    userData: configUserData(config, source),
   };
 }
 
@@ -153,13 +147,7 @@ describe('a user data that carries its config (EKS) holds the checksum, the sour
       const source = `s3://worker-stacks-configs-${cluster.spec.account}-${cluster.spec.region}/clusters/${name}/${config.checksum}.${config.extension}`;
       const text = config.bytes.toString('utf8');
       // WHEN
-      const userData = renderUserData({
-        format: config.format,
-        checksum: config.checksum,
-        source,
-        config: text,
-        signal: config.signal,
-      });
+      const userData = configUserData(config, source);
       // THEN
       expect(userData).toContain(config.checksum);
       expect(userData).toContain(source);
