@@ -1,4 +1,4 @@
-import { ImageResolver, pinsKey } from '../../model/channel/image-pins';
+import { channelsNamed, ImageResolver, pinsKey } from '../../model/channel/image-pins';
 import { StackSummary } from '../../model/ports/cloudformation-port';
 import { templatesVersion } from '../../model/cloudconfig/templates';
 import { derive } from '../../model/cluster/derive';
@@ -66,6 +66,7 @@ export function memberSpec(
   return {
     labels: c.metadata.labels,
     template: c.spec.cloudConfig.template,
+    channels: channelsNamed(c),
     hold: c.spec.rollout.hold,
     paused: c.spec.paused,
     windows: c.spec.rollout.maintenanceWindows,
@@ -217,6 +218,7 @@ function rolloutState(m: FleetMember | undefined): string {
     ? JSON.stringify([
         m.labels,
         m.template,
+        m.channels,
         m.desired,
         m.live,
         m.poolsRolling,
@@ -236,5 +238,5 @@ function rawSpec(raw: unknown): MemberSpec {
   const labels =
     r?.metadata?.labels && typeof r.metadata.labels === 'object' ? (r.metadata.labels as Record<string, string>) : {};
   const template = typeof r?.spec?.cloudConfig?.template === 'string' ? r.spec.cloudConfig.template : undefined;
-  return { labels, template };
+  return { labels, template, channels: channelsNamed(raw) };
 }

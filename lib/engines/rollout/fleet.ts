@@ -18,6 +18,11 @@ export interface FleetMember {
   /** The cloud-config template it renders with: a change of that template is the same change for every cluster that uses it. */
   readonly template?: string;
   /**
+   * The image channels its pools name (lib/model/channel): a channel's new release is the same change for every
+   * cluster of the channel, whatever its template. @default none
+   */
+  readonly channels?: readonly string[];
+  /**
    * The checksum the object asks for now (undefined: the object is invalid or did not render). For a cluster of
    * several pools, the combination of every pool's (pool-checksums.ts), so a change to any pool is the cluster's roll.
    */
@@ -47,6 +52,17 @@ export interface FleetMember {
   readonly windows: readonly MaintenanceWindow[];
 }
 
+/**
+ * Whether `a` and `b` roll the same change, so that one waits for the other's earlier wave: they render with the same
+ * template, or their pools share an image channel (whose new release reaches both).
+ */
+export function sameChange(
+  a: Pick<FleetMember, 'template' | 'channels'>,
+  b: Pick<FleetMember, 'template' | 'channels'>,
+): boolean {
+  return a.template === b.template || (a.channels ?? []).some((c) => b.channels?.includes(c));
+}
+
 /** Stalled / Degraded reasons that mean "a roll of this cluster failed". */
 export const FAILED_ROLL_REASONS: ReadonlySet<string> = new Set([
   'UpdateFailed',
@@ -61,6 +77,8 @@ export const FAILED_ROLL_REASONS: ReadonlySet<string> = new Set([
 export interface MemberSpec {
   readonly labels?: Labels;
   readonly template?: string;
+  /** The image channels its pools name. @default none */
+  readonly channels?: readonly string[];
   readonly hold?: boolean;
   readonly paused?: boolean;
   readonly windows?: readonly MaintenanceWindow[];
@@ -123,6 +141,7 @@ export function fleetMember(
     ...(record.namespace ? { namespace: record.namespace } : {}),
     labels: spec.labels ?? {},
     template: spec.template,
+    ...(spec.channels?.length ? { channels: spec.channels } : {}),
     desired,
     live,
     ...(poolsRolling.length ? { poolsRolling } : {}),

@@ -159,10 +159,10 @@ export function decide(
 
   // The policy's clusters as this wave sees them (wave-census.ts: one look at the fleet, kept by the caller while
   // nothing it counts changes), without this cluster.
-  const key = censusKey(at, me.template, spec.haltOnFailure);
+  const key = censusKey(at, me, spec.haltOnFailure);
   let census = censuses?.get(key);
   if (!census) {
-    census = waveCensus(fleet.members, placed.placements, admitted, at, me.template, spec.haltOnFailure);
+    census = waveCensus(fleet.members, placed.placements, admitted, at, me, spec.haltOnFailure);
     censuses?.set(key, census);
   }
   const others = (ms: ReadonlyMap<string, FleetMember>) => [...ms.values()].filter((m) => m.name !== name);

@@ -1,4 +1,4 @@
-import { FleetMember, rolling } from './fleet';
+import { FleetMember, rolling, sameChange } from './fleet';
 import { LoadedPolicy } from './policy-source';
 
 /** What the census reads of a cluster's placement (gate.ts's Placement). */
@@ -10,13 +10,17 @@ interface Placed {
 /** A cluster of the policy is rolling, or was let through and its roll is not visible yet. */
 export const busyMember = (m: FleetMember, admitted: ReadonlySet<string>) => rolling(m) || admitted.has(m.name);
 
-/** Census key of a decision: the policy, the wave, the template and whether a failure halts. */
-export function censusKey(at: Placed, template: string | undefined, haltOnFailure: boolean): string {
+/** What makes two clusters roll the same change (fleet.ts sameChange): the template, the image channels. */
+export type ChangeOf = Pick<FleetMember, 'template' | 'channels'>;
+
+/** Census key of a decision: the policy, the wave, the change (template, channels) and whether a failure halts. */
+export function censusKey(at: Placed, change: ChangeOf, haltOnFailure: boolean): string {
   return JSON.stringify([
     at.policy.namespace ?? null,
     at.policy.policy.metadata.name,
     at.index,
-    template ?? null,
+    change.template ?? null,
+    change.channels ?? [],
     haltOnFailure,
   ]);
 }
@@ -28,9 +32,9 @@ export function censusKey(at: Placed, template: string | undefined, haltOnFailur
  * rechecked one after the other do not each read the thousand.
  */
 export class WaveCensus {
-  /** Same template, this wave or an earlier one, whose roll failed (only under haltOnFailure, else empty). */
+  /** The same change (template or channel), this wave or an earlier one, whose roll failed (only under haltOnFailure). */
   public readonly failed = new Map<string, FleetMember>();
-  /** Same template, an earlier wave, and counted for the wave's end (a failed one only under haltOnFailure). */
+  /** The same change, an earlier wave, and counted for the wave's end (a failed one only under haltOnFailure). */
   public readonly counted = new Map<string, FleetMember>();
   /** This wave's clusters rolling or let through (any template: concurrency is about clusters rolling). */
   public readonly inWave = new Map<string, FleetMember>();
@@ -39,7 +43,7 @@ export class WaveCensus {
 
   constructor(
     private readonly at: Placed,
-    private readonly template: string | undefined,
+    private readonly change: ChangeOf,
     private readonly haltOnFailure: boolean,
   ) {}
 
@@ -53,23 +57,23 @@ export class WaveCensus {
     const isBusy = busyMember(m, admitted);
     if (isBusy) this.busy.add(name);
     if (isBusy && p.index === this.at.index) this.inWave.set(name, m);
-    if (m.template !== this.template) return;
+    if (!sameChange(m, this.change)) return;
     if (this.haltOnFailure && p.index <= this.at.index && m.failedRoll) this.failed.set(name, m);
     // Without haltOnFailure a failed cluster of an earlier wave holds nobody (it is Stalled or retried on its own).
     if (p.index < this.at.index && (this.haltOnFailure || !m.failedRoll)) this.counted.set(name, m);
   }
 }
 
-/** The census of `at`'s policy for a cluster in wave `at.index` rendering `template`: one look at every member. */
+/** The census of `at`'s policy for a cluster in wave `at.index` rolling `change`: one look at every member. */
 export function waveCensus(
   members: ReadonlyMap<string, FleetMember>,
   placements: ReadonlyMap<string, Placed>,
   admitted: ReadonlySet<string>,
   at: Placed,
-  template: string | undefined,
+  change: ChangeOf,
   haltOnFailure: boolean,
 ): WaveCensus {
-  const census = new WaveCensus(at, template, haltOnFailure);
+  const census = new WaveCensus(at, change, haltOnFailure);
   for (const m of members.values()) census.set(m.name, m, placements.get(m.name), admitted);
   return census;
 }

@@ -106,6 +106,29 @@ describe('decide: waves', () => {
       'WaitingForWave',
       'c1 has not settled',
     ],
+    // An image channel's release reaches clusters of other templates too: the same change, whatever the template.
+    [
+      'early on another template, the canary of the same image channel with its new release pending',
+      'e1',
+      {
+        c1: { desired: OLD, rollPending: true, template: 'flatcar', channels: ['al2023-1-33'] },
+        e1: { template: 'eks-al2023', channels: ['al2023-1-33'] },
+      },
+      false,
+      'WaitingForWave',
+      'c1 has not settled',
+    ],
+    [
+      'early on another template and another channel, the canary with its new release pending',
+      'e1',
+      {
+        c1: { desired: OLD, rollPending: true, template: 'flatcar', channels: ['al2023-1-33'] },
+        e1: { template: 'eks-al2023', channels: ['bottlerocket-1-33'] },
+      },
+      true,
+      undefined,
+      undefined,
+    ],
     [
       'early, the canary on its new AMI, soaked',
       'e1',
