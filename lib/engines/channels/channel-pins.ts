@@ -62,7 +62,7 @@ export class ChannelPins {
       const onIt = records.filter((rec) => channelsNamed(rec.raw).includes(c.name));
       const h = haltFailedReleases(c, r.status, onIt, now);
       halted.push(...h.halted.map((x) => `${c.name}: ${x}`));
-      // lastRead alone is not worth a write every poll: the status changes when a release, a halt or a problem does.
+      // lastRead alone is not worth a write every pass: the status changes when a release, a halt or a problem does.
       if (
         r.recorded.length ||
         h.halted.length ||

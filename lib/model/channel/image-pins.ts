@@ -62,7 +62,7 @@ export function imageResolver(channels: readonly KnownChannel[]): ImageResolver 
     if (!release || !image) {
       const why = channel.status.problems.find((p) => p.region === region)?.message;
       return {
-        problem: `WorkerImageChannel ${name} has no release for ${region} yet${why ? ` (${why})` : ''}; the daemon reads it every poll, or run worker-stacks channels refresh (rule image-channel)`,
+        problem: `WorkerImageChannel ${name} has no release for ${region} yet${why ? ` (${why})` : ''}; the daemon reads it at every pass, or run worker-stacks channels refresh (rule image-channel)`,
       };
     }
     return {

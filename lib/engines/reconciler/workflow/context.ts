@@ -85,7 +85,7 @@ export interface RuntimeOwned {
   /** The fleet rollout gate (waves, windows, holds: lib/engines/rollout). @default none: every roll may start */
   readonly rollout?: RolloutGate;
   /**
-   * The image channels' pins as last read (lib/engines/channels: the daemon refreshes them once a poll).
+   * The image channels' pins as last read (lib/engines/channels: the daemon refreshes them at the start of every pass).
    * @default none: a pool that names a channel is refused (rule image-channel)
    */
   readonly images?: () => ImageResolver;
