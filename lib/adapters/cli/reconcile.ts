@@ -1,3 +1,4 @@
+import { noChannelsIn } from '../../model/channel/image-pins';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { Command } from 'commander';
@@ -163,6 +164,8 @@ async function reconcileWith(
   }
 }
 
+const NO_CHANNELS_HERE = noChannelsIn('this store (--store)');
+
 async function runWith(
   deps: ReconcilerDeps,
   opts: ReconcileOptions,
@@ -177,7 +180,9 @@ async function runWith(
   const channels =
     channelStore &&
     new ChannelPins({ store: channelStore, source: new SdkImageSource(), now: deps.now, log: deps.log });
-  const controller = new Controller(deps, {
+  // A store without channels refuses a pool that names one, saying why (not "no such channel").
+  const withImages = channels ? deps : { ...deps, images: () => NO_CHANNELS_HERE };
+  const controller = new Controller(withImages, {
     concurrency: opts.concurrency,
     workers: opts.workers,
     metrics,

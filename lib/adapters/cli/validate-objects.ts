@@ -1,9 +1,12 @@
+import { noChannelsIn } from '../../model/channel/image-pins';
 import * as fs from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { Problem } from '../../core/errors';
 import { LoadedCluster } from '../../model/cluster/load';
 import { validateCluster } from '../../model/cluster/validate';
 import { KubeWorkerCluster, toRecord } from '../../platform/kube/resource';
+
+const NO_KUBE_CHANNELS = noChannelsIn('the Kubernetes store');
 
 /**
  * `validate --objects <file|->`: the live custom resources, as `kubectl get workerclusters -A -o yaml` prints them
@@ -51,8 +54,8 @@ export function loadObjects(
       return;
     }
     const record = toRecord(o as KubeWorkerCluster);
-    // Objects of a management cluster: its channels are not read here (no pins), so a pool on a channel is refused.
-    const r = validateCluster(record.raw, { file: record.source, templates });
+    // Objects of a management cluster: the Kubernetes store keeps no channels yet, so a pool on a channel is refused.
+    const r = validateCluster(record.raw, { file: record.source, templates, images: NO_KUBE_CHANNELS });
     problems.push(...r.problems);
     if (r.cluster) clusters.push({ file: record.source, cluster: r.cluster });
   });

@@ -75,6 +75,16 @@ export function imageResolver(channels: readonly KnownChannel[]): ImageResolver 
   };
 }
 
+/**
+ * The resolver of a store that keeps no image channels (yet: the Kubernetes store): every pool that names one is
+ * refused, saying so, rather than told its channel does not exist.
+ */
+export function noChannelsIn(store: string): ImageResolver {
+  return (name) => ({
+    problem: `image channel ${JSON.stringify(name)} cannot be read: ${store} keeps no WorkerImageChannel objects yet (docs/image-channels.md); give the pool a machineImage (rule image-channel)`,
+  });
+}
+
 /** The channels a raw cluster object's pools name (read defensively: the object may not validate). */
 export function channelsNamed(raw: unknown): string[] {
   const spec = (raw as { spec?: { pool?: unknown; pools?: unknown } } | undefined)?.spec;

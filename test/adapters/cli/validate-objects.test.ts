@@ -75,3 +75,26 @@ test('something other than WorkerClusters is named, not skipped', async () => {
   );
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+test('a live object whose pool names an image channel is refused: the Kubernetes store keeps no channels yet', async () => {
+  // GIVEN a live object whose pool names a channel instead of an AMI id
+  const dir = tempDir('validate-objects-channel');
+  const file = path.join(dir, 'live.yaml');
+  const o = live('staging-us1', 'team-b', (x) => {
+    delete x.spec.pool.machineImage;
+    x.spec.pool.imageChannel = 'al2023-1-33';
+  });
+  fs.writeFileSync(file, stringify({ apiVersion: 'v1', kind: 'List', items: [o] }));
+  const err: string[] = [];
+  // WHEN the CLI validates it
+  const code = await runCli(['validate', '--objects', file, '--clusters', path.join(dir, 'none')], {
+    out: () => undefined,
+    err: (t) => err.push(t),
+  });
+  // THEN it is refused on the field, saying why and what to do, not that the channel does not exist
+  expect(code).toBe(1);
+  expect(err.join('')).toMatch(
+    /workercluster team-b\/staging-us1: spec\.pool\.imageChannel: image channel "al2023-1-33" cannot be read: the Kubernetes store keeps no WorkerImageChannel objects yet .*give the pool a machineImage \(rule image-channel\)/,
+  );
+  fs.rmSync(dir, { recursive: true, force: true });
+});
