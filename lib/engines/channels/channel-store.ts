@@ -62,7 +62,9 @@ export class FileChannelStore implements ChannelStore {
     for (const file of clusterFiles(this.dir)) {
       const shown = path.relative(this.relativeTo, file) || file;
       const name = path.basename(file).replace(/\.ya?ml$/, '');
-      const status = this.readStatus(name);
+      const { status, problem } = this.readStatus(name);
+      if (problem)
+        problems.push({ file: path.relative(this.relativeTo, this.statusPath(name)), path: '', message: problem });
       const read = readClusterFile(file, { shown });
       const parsed = read.problem ? { problems: [read.problem] } : parseClusterYaml(read.text, shown);
       const own = parsed.problems.length
@@ -91,12 +93,25 @@ export class FileChannelStore implements ChannelStore {
     return path.join(this.dir, '.status', `${name}.json`);
   }
 
-  private readStatus(name: string): ChannelStatus {
+  /** The recorded status; one that cannot be read is a problem (the pools on the channel are refused until fixed). */
+  private readStatus(name: string): { status: ChannelStatus; problem?: string } {
+    let text: string;
     try {
-      return JSON.parse(fs.readFileSync(this.statusPath(name), 'utf8')) as ChannelStatus;
+      text = fs.readFileSync(this.statusPath(name), 'utf8');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return EMPTY_CHANNEL_STATUS;
-      throw e;
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { status: EMPTY_CHANNEL_STATUS };
+      return { status: EMPTY_CHANNEL_STATUS, problem: `cannot be read: ${(e as Error).message}` };
+    }
+    try {
+      const status = JSON.parse(text) as Partial<ChannelStatus> | null;
+      if (!status || !Array.isArray(status.releases) || !Array.isArray(status.problems)) throw new Error('no releases');
+      return { status: status as ChannelStatus };
+    } catch {
+      return {
+        status: EMPTY_CHANNEL_STATUS,
+        problem:
+          'is not a channel status the daemon wrote; remove it and run worker-stacks channels refresh (the releases are read again, a halt is lost)',
+      };
     }
   }
 }

@@ -193,3 +193,19 @@ test.each([
     expect(r.problems).toEqual([]);
   },
 );
+
+test('a channel status that is not what the daemon wrote is a problem naming its file, not a crash', async () => {
+  // GIVEN a truncated status file
+  fs.mkdirSync(path.join(dir, 'image-channels', '.status'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'image-channels', '.status', 'al2023.json'), '{"releases": [');
+  // WHEN the channels are loaded
+  const loaded = new FileChannelStore({ clustersDir: dir, relativeTo: dir }).loadSync();
+  // THEN the file is named with what to do, and the channel has no release (its pools are refused, nothing rolls)
+  expect(loaded.problems).toEqual([
+    expect.objectContaining({
+      file: 'image-channels/.status/al2023.json',
+      message: expect.stringContaining('run worker-stacks channels refresh'),
+    }),
+  ]);
+  expect(loaded.channels[0].status.releases).toEqual([]);
+});
