@@ -1,15 +1,16 @@
 import { ClusterStatus, getCondition } from '../../model/cluster/status';
 import { DEFAULT_POOL } from '../../model/cluster/pools';
 import { createStore, fileStore } from '../stores/registry';
+import * as path from 'node:path';
 import { Command } from 'commander';
 import { ChannelPins, FileChannelStore } from '../../engines/channels';
 import { imageResolver } from '../../model/channel/image-pins';
 import { resumeRelease } from '../../model/channel/channel-status';
-import { loadClusterFile, clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
+import { clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
 import { formatProblem } from '../../core/errors';
 import { SdkImageSource } from '../../platform/aws/sdk-image-source';
 import { ClusterRecord } from '../../model/ports/cluster-store';
-import { DirOptions, dirFlags, EXIT, inputDirs, InputDirs, Io, loadOptions } from './context';
+import { DirOptions, dirFlags, EXIT, inputDirs, InputDirs, Io } from './context';
 
 /**
  * `worker-stacks channels status|refresh`: the image channels beside the objects (`<clusters>/image-channels/`).
@@ -99,7 +100,8 @@ function records(dirs: InputDirs): ClusterRecord[] {
     const read = readClusterFile(file);
     if (read.problem) return [];
     const { raw } = parseClusterYaml(read.text, file);
-    return [{ name: file, source: file, raw, parseProblems: [], generation: 0, resourceVersion: '' }];
+    const name = path.basename(file).replace(/\.ya?ml$/, '');
+    return [{ name, source: file, raw, parseProblems: [], generation: 0, resourceVersion: '' }];
   });
 }
 
@@ -130,16 +132,22 @@ function rollState(status: ClusterStatus | undefined, pool: string): string {
   return ready ? `not Ready (${ready.reason}): ${ready.message}` : 'not reconciled yet';
 }
 
-/** Each pool that names a channel, by cluster (from the valid objects). */
+/**
+ * Each pool that names a channel, by cluster, read from the raw objects: a pool whose channel has no release yet is
+ * refused by validation, and is exactly the one to show.
+ */
 function pinsOf(dirs: InputDirs): { cluster: string; pool: string; channel: string; region: string }[] {
-  const opts = loadOptions(dirs);
-  return clusterFiles(dirs.clustersDir).flatMap((file) => {
-    const { cluster } = loadClusterFile(file, opts);
-    if (!cluster) return [];
-    const pools = cluster.spec.pools ?? (cluster.spec.pool ? [{ ...cluster.spec.pool, name: 'default' }] : []);
+  return records(dirs).flatMap((r) => {
+    const spec = (r.raw as { spec?: { region?: unknown; pool?: unknown; pools?: unknown } } | undefined)?.spec;
+    if (typeof spec?.region !== 'string') return [];
+    const region = spec.region;
+    const pools: { name?: unknown; imageChannel?: unknown }[] = [
+      ...(spec.pool ? [{ ...spec.pool, name: DEFAULT_POOL }] : []),
+      ...(Array.isArray(spec.pools) ? (spec.pools as { name?: unknown }[]) : []),
+    ];
     return pools.flatMap((p) =>
-      p.imageChannel
-        ? [{ cluster: cluster.metadata.name, pool: p.name, channel: p.imageChannel, region: cluster.spec.region }]
+      typeof p.imageChannel === 'string' && typeof p.name === 'string'
+        ? [{ cluster: r.name, pool: p.name, channel: p.imageChannel, region }]
         : [],
     );
   });
