@@ -4,7 +4,7 @@ import { createStore, fileStore } from '../stores/registry';
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { ChannelPins, FileChannelStore } from '../../engines/channels';
-import { imageResolver } from '../../model/channel/image-pins';
+import { imageResolver, rollsImage } from '../../model/channel/image-pins';
 import { resumeRelease } from '../../model/channel/channel-status';
 import { clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
 import { formatProblem } from '../../core/errors';
@@ -126,7 +126,7 @@ function rollState(status: ClusterStatus | undefined, pool: string): string {
       ? status.pendingRoll
       : status?.pools?.find((p) => p.name === pool)?.pendingRoll;
   const ready = getCondition(status, 'Ready');
-  if (pending && /(^|, )image\b/.test(pending))
+  if (rollsImage(pending))
     return `waits (${pending}): ${ready ? `${ready.reason}: ${ready.message}` : 'not reconciled yet'}`;
   if (ready?.status === 'True') return 'runs it';
   return ready ? `not Ready (${ready.reason}): ${ready.message}` : 'not reconciled yet';

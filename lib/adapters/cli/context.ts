@@ -29,8 +29,14 @@ export function inputDirs(opts: DirOptions): InputDirs {
 
 export function loadOptions(dirs: InputDirs) {
   // The pins the daemon (or `channels refresh`) recorded beside the objects: offline commands read, never resolve.
-  const channels = new FileChannelStore({ clustersDir: dirs.clustersDir }).loadSync().channels;
-  return { templates: listTemplates(dirs.templatesDir), relativeTo: process.cwd(), images: imageResolver(channels) };
+  const channels = new FileChannelStore({ clustersDir: dirs.clustersDir }).loadSync();
+  return {
+    templates: listTemplates(dirs.templatesDir),
+    relativeTo: process.cwd(),
+    images: imageResolver(channels.channels),
+    /** The channel files' own problems (validate refuses them too). */
+    channelProblems: channels.problems,
+  };
 }
 
 /** Output sinks, injectable so commands are testable in-process. */

@@ -1,4 +1,3 @@
-import { FileChannelStore } from '../../engines/channels';
 import * as fs from 'node:fs';
 import { loadClusters } from '../../model/cluster/load';
 import { synthesisProblems } from '../../engines/synthesis';
@@ -105,18 +104,17 @@ export async function validateCommand(dirs: InputDirs, io: Io, opts: ValidateOpt
     );
     return EXIT.usage;
   }
+  // One read of the templates and the image channels for the objects and the channel problems alike.
+  const options = loadOptions(dirs);
   const loaded =
-    opts.objects === undefined
-      ? loadClusters(dirs.clustersDir, loadOptions(dirs))
-      : loadObjects(opts.objects, loadOptions(dirs).templates);
+    opts.objects === undefined ? loadClusters(dirs.clustersDir, options) : loadObjects(opts.objects, options.templates);
   // Rollout policies beside the objects: the daemon starts no roll while one is invalid, so validate refuses them too.
   const policies =
     opts.objects === undefined
       ? new FilePolicySource({ clustersDir: dirs.clustersDir }).loadSync()
       : { policies: [], problems: [] };
   // Image channels beside the objects: one that does not validate holds the pools that name it, so validate refuses it.
-  const channelProblems =
-    opts.objects === undefined ? new FileChannelStore({ clustersDir: dirs.clustersDir }).loadSync().problems : [];
+  const channelProblems = opts.objects === undefined ? options.channelProblems : [];
   const problems: Problem[] = [
     ...loaded.problems,
     ...policies.problems,

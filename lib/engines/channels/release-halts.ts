@@ -1,7 +1,7 @@
 import { getCondition } from '../../model/cluster/status';
 import { ClusterRecord } from '../../model/ports/cluster-store';
 import { ChannelRelease, ChannelStatus, haltRelease } from '../../model/channel/channel-status';
-import { KnownChannel, pickRelease } from '../../model/channel/image-pins';
+import { KnownChannel, pickRelease, rollsImage } from '../../model/channel/image-pins';
 import { FAILED_ROLL_REASONS } from '../rollout/fleet';
 
 /**
@@ -11,7 +11,7 @@ import { FAILED_ROLL_REASONS } from '../rollout/fleet';
 function failedRoll(record: ClusterRecord): { at: string; why: string } | undefined {
   const s = record.status;
   const causes = [s?.pendingRoll, ...(s?.pools ?? []).map((p) => p.pendingRoll)];
-  if (!causes.some((c) => c !== undefined && /(^|, )image\b/.test(c))) return undefined;
+  if (!causes.some(rollsImage)) return undefined;
   for (const type of ['Stalled', 'Degraded'] as const) {
     const c = getCondition(record.status, type);
     if (c?.status === 'True' && FAILED_ROLL_REASONS.has(c.reason))

@@ -85,6 +85,11 @@ export function noChannelsIn(store: string): ImageResolver {
   });
 }
 
+/** Whether a pending roll's cause (status.pendingRoll: `image`, `config, image`, ...) replaces the machine image. */
+export function rollsImage(cause: string | undefined): boolean {
+  return cause !== undefined && /(^|, )image\b/.test(cause);
+}
+
 /** The channels a raw cluster object's pools name (read defensively: the object may not validate). */
 export function channelsNamed(raw: unknown): string[] {
   const spec = (raw as { spec?: { pool?: unknown; pools?: unknown } } | undefined)?.spec;
