@@ -4,7 +4,8 @@ import { createStore, fileStore } from '../stores/registry';
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { ChannelPins, FileChannelStore } from '../../engines/channels';
-import { imageResolver, rollsImage } from '../../model/channel/image-pins';
+import { ClusterRef, clusterRefOf, imageResolver, rollsImage } from '../../model/channel/image-pins';
+import { describeSelector } from '../../model/cluster/selector';
 import { resumeRelease } from '../../model/channel/channel-status';
 import { clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
 import { formatProblem } from '../../core/errors';
@@ -46,17 +47,32 @@ export async function statusCommand(dirs: InputDirs, io: Io): Promise<number> {
   for (const c of loaded.channels) {
     io.out(`channel ${c.name}${c.spec ? '' : ' (invalid: see above)'}\n`);
     const skipped = new Set(c.spec?.skipReleases ?? []);
-    for (const r of c.status.releases) {
+    const promoted = c.spec?.promotedRelease;
+    const promotedAt = c.status.releases.findIndex((r) => r.release === promoted);
+    if (promoted !== undefined)
+      io.out(`  promoted by hand to ${promoted}${promotedAt < 0 ? ' (not recorded: nothing is pinned)' : ''}\n`);
+    (c.spec?.holds ?? []).forEach((h, i) =>
+      io.out(
+        `  spec.holds[${i}] holds ${h.clusters ? h.clusters.join(', ') : describeSelector(h.selector) || '(every cluster)'} at ${h.release}\n`,
+      ),
+    );
+    c.status.releases.forEach((r, i) => {
       const regions = Object.entries(r.images)
         .flatMap(([region, i]) => (i ? [[region, i] as const] : []))
         .map(([region, i]) => `${region} ${i.imageId}${i.deprecationTime ? ` (deprecated ${i.deprecationTime})` : ''}`)
         .join(', ');
-      const mark = r.halted ? `  HALTED ${r.halted.at}: ${r.halted.reason}` : skipped.has(r.release) ? '  skipped' : '';
+      const mark = r.halted
+        ? `  HALTED ${r.halted.at}: ${r.halted.reason}`
+        : skipped.has(r.release)
+          ? '  skipped'
+          : promoted !== undefined && i > promotedAt
+            ? '  not promoted'
+            : '';
       io.out(`  release ${r.release}  first seen ${r.firstSeen}  ${regions}${mark}\n`);
-    }
+    });
     for (const p of c.status.problems) io.out(`  problem (${p.region}): ${p.message}\n`);
     for (const use of pinned.filter((u) => u.channel === c.name)) {
-      const pin = resolve(c.name, use.region);
+      const pin = resolve(c.name, use.region, use.ref);
       const where = `${use.cluster} pool ${use.pool} (${use.region})`;
       const state = 'problem' in pin ? '' : `  ${rollState(statuses.get(use.cluster), use.pool)}`;
       io.out(`  ${where}: ${'problem' in pin ? pin.problem : `${pin.release} ${pin.imageId}`}${state}\n`);
@@ -136,18 +152,21 @@ function rollState(status: ClusterStatus | undefined, pool: string): string {
  * Each pool that names a channel, by cluster, read from the raw objects: a pool whose channel has no release yet is
  * refused by validation, and is exactly the one to show.
  */
-function pinsOf(dirs: InputDirs): { cluster: string; pool: string; channel: string; region: string }[] {
+function pinsOf(
+  dirs: InputDirs,
+): { cluster: string; pool: string; channel: string; region: string; ref?: ClusterRef }[] {
   return records(dirs).flatMap((r) => {
     const spec = (r.raw as { spec?: { region?: unknown; pool?: unknown; pools?: unknown } } | undefined)?.spec;
     if (typeof spec?.region !== 'string') return [];
     const region = spec.region;
+    const ref = clusterRefOf(r.raw);
     const pools: { name?: unknown; imageChannel?: unknown }[] = [
       ...(spec.pool ? [{ ...spec.pool, name: DEFAULT_POOL }] : []),
       ...(Array.isArray(spec.pools) ? (spec.pools as { name?: unknown }[]) : []),
     ];
     return pools.flatMap((p) =>
       typeof p.imageChannel === 'string' && typeof p.name === 'string'
-        ? [{ cluster: r.name, pool: p.name, channel: p.imageChannel, region }]
+        ? [{ cluster: r.name, pool: p.name, channel: p.imageChannel, region, ref }]
         : [],
     );
   });

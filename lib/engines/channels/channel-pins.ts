@@ -1,6 +1,12 @@
 import { ClusterRecord } from '../../model/ports/cluster-store';
 import { ImageSource } from '../../model/ports/image-source';
-import { channelsNamed, imageResolver, ImageResolver, KnownChannel } from '../../model/channel/image-pins';
+import {
+  channelsNamed,
+  clusterRefOf,
+  imageResolver,
+  ImageResolver,
+  KnownChannel,
+} from '../../model/channel/image-pins';
 import type { Logger } from '../../core/logger';
 import { ChannelStore } from './channel-store';
 import { refreshChannel } from './refresh';
@@ -72,7 +78,7 @@ export class ChannelPins {
       channels.push({ ...c, status: h.status });
     }
     this.current = imageResolver(channels);
-    const warnings = deprecationWarnings(this.current, regions, this.props.now().getTime());
+    const warnings = deprecationWarnings(this.current, records, this.props.now().getTime());
     for (const w of warnings) this.props.log?.warn({ warning: w }, 'pinned image deprecates soon');
     for (const x of recorded) this.props.log?.info({ release: x }, 'image channel release recorded');
     for (const x of halted) this.props.log?.warn({ release: x }, 'image channel release halted: a roll to it failed');
@@ -87,23 +93,23 @@ const DEPRECATION_NOTICE_MS = 14 * 24 * 3_600_000;
  * The pins whose image deprecates within the notice (or did): said before a node launch fails on it. EC2 still
  * launches a deprecated image by its id, but an account may refuse it (and its owner may deregister it next).
  */
-function deprecationWarnings(
-  resolve: ImageResolver,
-  regions: ReadonlyMap<string, ReadonlySet<string>>,
-  now: number,
-): string[] {
-  const out: string[] = [];
-  for (const [channel, rs] of [...regions].sort(([a], [b]) => (a < b ? -1 : 1)))
-    for (const region of [...rs].sort()) {
-      const pin = resolve(channel, region);
+function deprecationWarnings(resolve: ImageResolver, records: readonly ClusterRecord[], now: number): string[] {
+  const out = new Set<string>();
+  for (const r of records) {
+    const region = (r.raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;
+    if (typeof region !== 'string') continue;
+    for (const channel of channelsNamed(r.raw)) {
+      // Holds pin clusters of one channel and region to different releases: each pin is said once.
+      const pin = resolve(channel, region, clusterRefOf(r.raw));
       if ('problem' in pin || !pin.deprecationTime) continue;
       const at = Date.parse(pin.deprecationTime);
       if (at - now > DEPRECATION_NOTICE_MS) continue;
-      out.push(
+      out.add(
         `${channel} (${region}): the pinned image ${pin.imageId} (release ${pin.release}) ${at <= now ? 'was deprecated' : 'deprecates'} at ${pin.deprecationTime}; publish a newer release to the channel's source, or new nodes may fail to launch`,
       );
     }
-  return out;
+  }
+  return [...out].sort();
 }
 
 /** Each channel's regions: those of the clusters whose pools name it. */

@@ -1,7 +1,7 @@
 import { getCondition } from '../../model/cluster/status';
 import { ClusterRecord } from '../../model/ports/cluster-store';
 import { ChannelRelease, ChannelStatus, haltRelease } from '../../model/channel/channel-status';
-import { KnownChannel, pickRelease, rollsImage } from '../../model/channel/image-pins';
+import { ClusterRef, clusterRefOf, KnownChannel, pickRelease, rollsImage } from '../../model/channel/image-pins';
 import { FAILED_ROLL_REASONS } from '../rollout/fleet';
 
 /**
@@ -22,15 +22,21 @@ function failedRoll(record: ClusterRecord): { at: string; why: string } | undefi
 
 /**
  * The release a cluster in `region` was pinned to at time `t`: the newest one first seen by then that was neither
- * skipped nor halted then. A failure is laid at that release's door only, so a halt never cascades to the release
+ * skipped nor halted then, under the cluster's ceiling (a hold or the promotion) as the spec says now. A failure is laid at that release's door only, so a halt never cascades to the release
  * before it (which the cluster was pinned to only after the halt).
  */
-function pinnedAt(channel: KnownChannel, status: ChannelStatus, region: string, t: number): ChannelRelease | undefined {
+function pinnedAt(
+  channel: KnownChannel,
+  status: ChannelStatus,
+  region: string,
+  cluster: ClusterRef | undefined,
+  t: number,
+): ChannelRelease | undefined {
   // As the releases were at t: a halt of later than t had not happened yet.
   const then = status.releases
     .filter((r) => Date.parse(r.firstSeen) <= t && !(r.halted && Date.parse(r.halted.at) <= t))
     .map(({ halted: _later, ...r }) => r);
-  const name = pickRelease({ ...channel, status: { ...status, releases: then } }, region)?.release;
+  const name = pickRelease({ ...channel, status: { ...status, releases: then } }, region, cluster)?.release;
   return status.releases.find((r) => r.release === name);
 }
 
@@ -55,7 +61,7 @@ export function haltFailedReleases(
     if (typeof region !== 'string') continue;
     const failed = failedRoll(r);
     if (!failed) continue;
-    const release = pinnedAt(channel, next, region, Date.parse(failed.at));
+    const release = pinnedAt(channel, next, region, clusterRefOf(r.raw), Date.parse(failed.at));
     if (!release || release.halted) continue;
     if (release.resumedAt && Date.parse(failed.at) < Date.parse(release.resumedAt)) continue;
     next = haltRelease(next, release.release, `the roll of ${r.name} to it failed: ${failed.why}`, now);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { API_VERSION } from '../cluster/schema';
 import { awsId, dnsLabel, pattern } from '../cluster/rules';
+import { LabelSelectorSchema } from '../cluster/selector';
 
 /**
  * The WorkerImageChannel object: a stream of machine images that pools name instead of an AMI id (`imageChannel`).
@@ -57,6 +58,29 @@ export const ChannelSourceSchema = z
   })
   .meta(d('Where the images come from: exactly one of ssmParameter and images.'));
 
+export const ChannelHoldSchema = z
+  .strictObject({
+    release: releaseName.meta(
+      d(
+        'The newest release the selected clusters run: this one, or the newest recorded before it that is neither skipped nor halted.',
+      ),
+    ),
+    clusters: z
+      .array(dnsLabel)
+      .min(1)
+      .max(256)
+      .optional()
+      .meta(d('The clusters held, by name (metadata.name). @default none: give clusters or selector')),
+    selector: LabelSelectorSchema.optional().meta(
+      d("The clusters held, by label (a wave: its policy's wave selector). @default none: give clusters or selector"),
+    ),
+  })
+  .superRefine((h, ctx) => {
+    if ((h.clusters === undefined) === (h.selector === undefined))
+      ctx.addIssue({ code: 'custom', message: 'give exactly one of clusters and selector (rule channel-holds)' });
+  })
+  .meta(d('Clusters held at a release while the rest of the channel moves on.'));
+
 export const ChannelSpecSchema = z
   .strictObject({
     source: ChannelSourceSchema,
@@ -76,6 +100,22 @@ export const ChannelSpecSchema = z
       .max(64)
       .default([])
       .meta(d('Releases never pinned (the one before is kept or taken instead). @default none')),
+    promotedRelease: releaseName
+      .optional()
+      .meta(
+        d(
+          'Promote by hand: the newest release any cluster of the channel runs (this one, or the newest recorded before it that is neither skipped nor halted). A release recorded after it is not pinned until this names it. @default none: each release is promoted as soon as it is recorded',
+        ),
+      ),
+    holds: z
+      .array(ChannelHoldSchema)
+      .max(32)
+      .default([])
+      .meta(
+        d(
+          'Clusters held at a release, by name or by label selector (a wave), whatever the channel is promoted to; the first hold that selects a cluster applies. @default none',
+        ),
+      ),
   })
   .meta(d('An image channel.'));
 

@@ -1,6 +1,7 @@
 import { sha256Hex } from '../cloudconfig/checksum';
 import { ChannelSpec } from './channel-schema';
 import { ChannelRelease, ChannelStatus } from './channel-status';
+import { Labels, matches } from '../cluster/selector';
 
 /** A channel as the pins read it: its spec (when it validated) and its status. */
 export interface KnownChannel {
@@ -22,19 +23,55 @@ export interface ImagePin {
 }
 
 /** Resolves a pool's channel in a region: the pin, or why there is none (a sentence, for the pool's field path). */
-export type ImageResolver = (channel: string, region: string) => ImagePin | { readonly problem: string };
+export type ImageResolver = (
+  channel: string,
+  region: string,
+  cluster?: ClusterRef,
+) => ImagePin | { readonly problem: string };
+
+/** The cluster a pin is for: holds select clusters by name or by label. */
+export interface ClusterRef {
+  readonly name: string;
+  readonly labels: Labels;
+}
+
+/** The newest release a cluster may run, when the channel's spec caps it: a hold that selects it, or the promotion. */
+export interface ReleaseCeiling {
+  readonly release: string;
+  /** The field that sets it, as messages name it: `spec.holds[1]` or `spec.promotedRelease`. */
+  readonly by: string;
+}
+
+/** The cap on the releases `cluster` runs: the first hold that selects it, else the promoted release, else none. */
+export function ceilingOf(spec: ChannelSpec, cluster: ClusterRef | undefined): ReleaseCeiling | undefined {
+  const i = cluster
+    ? spec.holds.findIndex((h) =>
+        h.clusters ? h.clusters.includes(cluster.name) : matches(h.selector, cluster.labels),
+      )
+    : -1;
+  if (i >= 0) return { release: spec.holds[i].release, by: `spec.holds[${i}]` };
+  return spec.promotedRelease !== undefined ? { release: spec.promotedRelease, by: 'spec.promotedRelease' } : undefined;
+}
 
 /**
  * The release of `channel` a pool in `region` runs: the newest recorded release that is neither skipped nor halted and
- * has an image in the region (for a list channel, one still listed). Every cluster of the channel is pinned to the
- * same release; the fleet rollout's waves decide when each cluster's stack takes it (a new release is a roll).
+ * has an image in the region (for a list channel, one still listed), at or before the cluster's ceiling (a hold, or the
+ * release promoted by hand) when the spec sets one. Undefined when none is, or the ceiling names a release not
+ * recorded. Every cluster under the same ceiling is pinned to the same release; the fleet rollout's waves decide when
+ * each cluster's stack takes it (a new release is a roll).
  */
-export function pickRelease(channel: KnownChannel, region: string): ChannelRelease | undefined {
+export function pickRelease(channel: KnownChannel, region: string, cluster?: ClusterRef): ChannelRelease | undefined {
   const spec = channel.spec;
   if (!spec) return undefined;
   const listed = spec.source.images ? new Set(spec.source.images.map((r) => r.release)) : undefined;
   const skipped = new Set(spec.skipReleases);
-  for (let i = channel.status.releases.length - 1; i >= 0; i--) {
+  const ceiling = ceilingOf(spec, cluster);
+  let top = channel.status.releases.length - 1;
+  if (ceiling) {
+    top = channel.status.releases.findIndex((r) => r.release === ceiling.release);
+    if (top < 0) return undefined;
+  }
+  for (let i = top; i >= 0; i--) {
     const r = channel.status.releases[i];
     if (r.halted || skipped.has(r.release) || (listed && !listed.has(r.release))) continue;
     if (r.images[region]) return r;
@@ -42,10 +79,18 @@ export function pickRelease(channel: KnownChannel, region: string): ChannelRelea
   return undefined;
 }
 
+/** The cluster a raw object is (read defensively: it may not validate). */
+export function clusterRefOf(raw: unknown): ClusterRef | undefined {
+  const metadata = (raw as { metadata?: { name?: unknown; labels?: unknown } } | undefined)?.metadata;
+  if (typeof metadata?.name !== 'string') return undefined;
+  const labels = metadata.labels && typeof metadata.labels === 'object' ? (metadata.labels as Labels) : {};
+  return { name: metadata.name, labels };
+}
+
 /** The resolver over a set of known channels (the store's, read once per pass). */
 export function imageResolver(channels: readonly KnownChannel[]): ImageResolver {
   const byName = new Map(channels.map((c) => [c.name, c]));
-  return (name, region) => {
+  return (name, region, cluster) => {
     const channel = byName.get(name);
     if (!channel) return { problem: `no WorkerImageChannel named ${JSON.stringify(name)} (rule image-channel)` };
     if (!channel.spec)
@@ -57,7 +102,12 @@ export function imageResolver(channels: readonly KnownChannel[]): ImageResolver 
       return {
         problem: `WorkerImageChannel ${name}: its source changed from ${channel.status.sourceKind} to ${kind}, so its recorded releases are not the source's; put the source back, or create a new channel and name it here (rule channel-source)`,
       };
-    const release = pickRelease(channel, region);
+    const ceiling = ceilingOf(channel.spec, cluster);
+    if (ceiling && !channel.status.releases.some((r) => r.release === ceiling.release))
+      return {
+        problem: `WorkerImageChannel ${name}: ${ceiling.by} names release ${JSON.stringify(ceiling.release)}, which is not recorded (${recordedNames(channel)}); name a recorded release (worker-stacks channels status lists them) (rule ${ceiling.by === 'spec.promotedRelease' ? 'channel-promotion' : 'channel-holds'})`,
+      };
+    const release = pickRelease(channel, region, cluster);
     const image = release?.images[region];
     if (!release || !image) {
       const why = channel.status.problems.find((p) => p.region === region)?.message;
@@ -73,6 +123,13 @@ export function imageResolver(channels: readonly KnownChannel[]): ImageResolver 
       ...(image.deprecationTime ? { deprecationTime: image.deprecationTime } : {}),
     };
   };
+}
+
+/** The recorded releases, newest last, for a message (the last few). */
+function recordedNames(channel: KnownChannel): string {
+  const names = channel.status.releases.map((r) => r.release);
+  if (names.length === 0) return 'none is yet';
+  return `recorded: ${names.length > 5 ? '..., ' : ''}${names.slice(-5).join(', ')}`;
 }
 
 /**
@@ -109,5 +166,6 @@ export function pinsKey(raw: unknown, resolve: ImageResolver | undefined): strin
   if (names.length === 0 || !resolve) return '';
   const region = (raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;
   if (typeof region !== 'string') return '';
-  return sha256Hex(JSON.stringify(names.map((n) => [n, resolve(n, region)])));
+  const cluster = clusterRefOf(raw);
+  return sha256Hex(JSON.stringify(names.map((n) => [n, resolve(n, region, cluster)])));
 }

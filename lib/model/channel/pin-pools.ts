@@ -18,7 +18,10 @@ export function pinPools(cluster: WorkerCluster, resolve: ImageResolver, file: s
   ];
   for (const { pool, at, architecture } of pools) {
     if (pool.imageChannel === undefined) continue;
-    const pin = resolve(pool.imageChannel, region);
+    const pin = resolve(pool.imageChannel, region, {
+      name: cluster.metadata.name,
+      labels: cluster.metadata.labels ?? {},
+    });
     if ('problem' in pin) {
       problems.push({ file, path: `${at}.imageChannel`, message: pin.problem });
       continue;

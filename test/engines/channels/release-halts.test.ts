@@ -8,6 +8,7 @@ const SPEC: ChannelSpec = {
   architecture: 'x86_64',
   owners: ['amazon'],
   skipReleases: [],
+  holds: [],
 };
 const image = (n: number) => ({ 'us-east-1': { imageId: `ami-0000000000000000${n}` } });
 const STATUS: ChannelStatus = {

@@ -11,6 +11,7 @@ const SPEC: ChannelSpec = {
   architecture: 'x86_64',
   owners: ['amazon'],
   skipReleases: [],
+  holds: [],
 };
 
 function statusOf(...releases: [string, string, string][]): ChannelStatus {
@@ -50,6 +51,88 @@ describe('pickRelease', () => {
     const picked = pickRelease({ name: 'own', spec, status: statusOf(R1, R2) }, 'us-east-1');
     // THEN the listed one is pinned
     expect(picked?.release).toBe(R1[0]);
+  });
+});
+
+describe('holds and promotion: a ceiling on the release a cluster runs', () => {
+  const R3 = ['al2023-v20261127', 'us-east-1', 'ami-00000000000000003'] as [string, string, string];
+  const status = statusOf(R1, R2, R3);
+  const canary = { name: 'canary-us1', labels: { wave: 'canary' } };
+  const late = { name: 'prod-us1', labels: { wave: 'late' } };
+  const held = (release: string) => ({ release, selector: { matchLabels: { wave: 'late' } } });
+  test.each([
+    ['no ceiling: the newest', {}, late, R3[0]],
+    ['promoted by hand: that release', { promotedRelease: R2[0] }, late, R2[0]],
+    ['promoted to a skipped release: the one before', { promotedRelease: R2[0], skipReleases: [R2[0]] }, late, R1[0]],
+    ['a wave held by its selector', { holds: [held(R1[0])] }, late, R1[0]],
+    [
+      'a cluster the hold does not select: the promotion',
+      { holds: [held(R1[0])], promotedRelease: R2[0] },
+      canary,
+      R2[0],
+    ],
+    ['a cluster held by name', { holds: [{ release: R2[0], clusters: ['canary-us1'] }] }, canary, R2[0]],
+    [
+      'the first hold that selects applies',
+      { holds: [held(R1[0]), { release: R2[0], clusters: ['prod-us1'] }] },
+      late,
+      R1[0],
+    ],
+    ['a hold above the promotion: the hold', { holds: [held(R3[0])], promotedRelease: R1[0] }, late, R3[0]],
+    ['a hold on a release not recorded: none', { holds: [held('al2023-v20990101')] }, late, undefined],
+    [
+      'no cluster named (a fleet-wide read): the promotion',
+      { holds: [held(R1[0])], promotedRelease: R2[0] },
+      undefined,
+      R2[0],
+    ],
+  ])('%s', (_what, fields, cluster, expected) => {
+    // GIVEN a channel of three releases whose spec caps some clusters
+    const channel: KnownChannel = { name: 'al2023', spec: { ...SPEC, ...fields }, status };
+    // WHEN the release of the cluster is picked
+    const picked = pickRelease(channel, 'us-east-1', cluster);
+    // THEN it is the newest eligible release at or before its ceiling
+    expect(picked?.release).toBe(expected);
+  });
+
+  test('a halted held release pins the one before it: a hold is a ceiling, not a promise', () => {
+    // GIVEN a wave held at R2, which a failed roll halted
+    const channel: KnownChannel = {
+      name: 'al2023',
+      spec: { ...SPEC, holds: [held(R2[0])] },
+      status: haltRelease(status, R2[0], 'failed', 'now'),
+    };
+    // WHEN the release is picked
+    // THEN the wave is pinned to R1
+    expect(pickRelease(channel, 'us-east-1', late)?.release).toBe(R1[0]);
+  });
+
+  test.each([
+    ['spec.promotedRelease', { promotedRelease: 'v-none' }, 'channel-promotion'],
+    ['spec.holds[0]', { holds: [held('v-none')] }, 'channel-holds'],
+  ])('a ceiling naming no recorded release is a problem naming %s', (by, fields, rule) => {
+    // GIVEN a channel whose spec names a release the daemon never recorded
+    const resolve = imageResolver([{ name: 'al2023', spec: { ...SPEC, ...fields }, status }]);
+    // WHEN a late cluster's pin is resolved
+    const pin = resolve('al2023', 'us-east-1', late);
+    // THEN the problem names the field, the recorded releases and the rule
+    expect(pin).toEqual({ problem: expect.stringContaining(`${by} names release "v-none", which is not recorded`) });
+    expect((pin as { problem: string }).problem).toMatch(new RegExp(`recorded: .*${R3[0]}.*\\(rule ${rule}\\)$`));
+  });
+
+  test('holds make the pins key differ per cluster: a held cluster is not synthesized again when the channel moves', () => {
+    // GIVEN two clusters of the channel, one held
+    const spec = { ...SPEC, holds: [held(R1[0])] };
+    const raw = (name: string, wave: string) => ({
+      metadata: { name, labels: { wave } },
+      spec: { region: 'us-east-1', pool: { imageChannel: 'al2023' } },
+    });
+    const before = imageResolver([{ name: 'al2023', spec, status: statusOf(R1, R2) }]);
+    const after = imageResolver([{ name: 'al2023', spec, status }]);
+    // WHEN a new release is recorded
+    // THEN the held cluster's key stays, the other's moves
+    expect(pinsKey(raw('prod-us1', 'late'), after)).toBe(pinsKey(raw('prod-us1', 'late'), before));
+    expect(pinsKey(raw('canary-us1', 'canary'), after)).not.toBe(pinsKey(raw('canary-us1', 'canary'), before));
   });
 });
 
