@@ -71,7 +71,7 @@ out = max(vs, key=lambda v: v['VersionNumber'])['LaunchTemplateData']['ImageId']
 
 const reconcileOnce = () => cli(['reconcile', '--once', '--clusters', world.dir, ...AWS_FLAGS]);
 
-test('a channel through its life: refused before a read, pinned, rolled to a new release, an untrusted image never pinned, a failed release halted and rolled back', async () => {
+test('a channel through its life: refused before a read, pinned, rolled to a new release, an untrusted image never pinned, a failed release halted and rolled back, a cluster held at an older release', async () => {
   // GIVEN the channel never read
   // WHEN the objects are validated
   const r = await cli(['validate', '--clusters', world.dir]);
@@ -132,6 +132,11 @@ out = amazon[2]['ImageId']
   expect(waiting.out).toMatch(
     new RegExp(`on-channel pool default \\(eu-west-1\\): \\S+ ${third}  waits \\(image\\): Held`),
   );
+  // and `rollout status` shows the channel's waves: the cluster runs the second release and waits for the third
+  const waves = await cli(['rollout', 'status', '--clusters', world.dir]);
+  expect(waves.out).toMatch(
+    /channel org-x86: newest release (\S+)\n {2}no policy: 1 wait for \1\n {4}on-channel: runs \S+, waits for \1: .*Held/,
+  );
   writeCluster(world, onChannel());
 
   // WHEN the daemon's pass rolls to it, and the roll fails
@@ -154,4 +159,19 @@ out = amazon[2]['ImageId']
     ready: 'True',
     pendingRoll: undefined,
   });
+
+  // WHEN an operator holds the cluster at the first release (spec.holds, by name) and a pass runs
+  const recorded = JSON.parse(
+    fs.readFileSync(path.join(world.dir, 'image-channels', '.status', 'org-x86.json'), 'utf8'),
+  ) as { releases: { release: string }[] };
+  fs.appendFileSync(
+    path.join(world.dir, 'image-channels', 'org-x86.yaml'),
+    `  holds:\n    - release: ${JSON.stringify(recorded.releases[0].release)}\n      clusters: [${NAME}]\n`,
+  );
+  expect((await reconcileOnce()).code).toBe(0);
+  // THEN its stack is rolled back to the first release's image, and rollout status says what holds it
+  expect(liveImage()).toBe(amis.first);
+  expect((await cli(['rollout', 'status', '--clusters', world.dir])).out).toMatch(
+    /on-channel: runs \S+ \(held by spec\.holds\[0\]\)/,
+  );
 });

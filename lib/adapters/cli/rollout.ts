@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { RolloutCoordinator, formatRolloutReport, recordedStack, rolloutReport } from '../../engines/rollout';
-import { createPolicySource, createStore } from '../stores/registry';
+import { channelWaves, formatChannelWaves } from '../../engines/channels';
+import { imageResolver } from '../../model/channel/image-pins';
+import { createChannelStore, createPolicySource, createStore } from '../stores/registry';
 import { WorkerStacksError } from '../../core/errors';
 import { DirOptions, dirFlags, EXIT, inputDirs, Io } from './context';
 import { clusterArgument, storeFlags, storeOptions } from './store-flags';
@@ -26,7 +28,9 @@ export function registerRollout(program: Command, io: Io, done: (code: number) =
       'fleet rollouts in waves: status, pause, resume (WorkerRolloutPolicy objects: <clusters>/rollout-policies/, or custom resources)',
     );
   storeFlags(dirFlags(rollout.command('status')))
-    .description('per policy and wave: settled / rolling / waiting / halted, with the clusters and why (reads only)')
+    .description(
+      'per policy and wave: settled / rolling / waiting / halted, with the clusters and why; per image channel and wave: the release each cluster runs and waits for (reads only)',
+    )
     .option('--state-dir <dir>', 'where status files are kept (default <clusters>/.status)')
     .option('-o, --output <format>', 'text or json', 'text')
     .action(async (opts: RolloutStatusOptions) => {
@@ -36,16 +40,27 @@ export function registerRollout(program: Command, io: Io, done: (code: number) =
       const store = opened.store;
       const policies = createPolicySource(where);
       try {
+        // The image channels (a store that keeps them): the pins every cluster's desired config is read with, and
+        // the per-channel view of the waves.
+        const channels = (await createChannelStore(where)?.load())?.channels ?? [];
+        const images = imageResolver(channels);
         const coordinator = new RolloutCoordinator({
           store,
           policies,
           stackOf: (r) => Promise.resolve(recordedStack(r)),
           templatesDir: dirs.templatesDir,
+          images: () => images,
           code: 'cli',
           now: () => new Date(),
         });
-        const report = rolloutReport(await coordinator.snapshot(true), new Date());
-        io.out(opts.output === 'json' ? `${JSON.stringify(report, undefined, 2)}\n` : formatRolloutReport(report));
+        const fleet = await coordinator.snapshot(true);
+        const report = rolloutReport(fleet, new Date());
+        const waves = channels.length ? channelWaves(fleet, report, await store.list(), channels) : [];
+        io.out(
+          opts.output === 'json'
+            ? `${JSON.stringify({ ...report, ...(waves.length ? { channels: waves } : {}) }, undefined, 2)}\n`
+            : `${formatRolloutReport(report)}${waves.length ? `\n${formatChannelWaves(waves)}` : ''}`,
+        );
         done(report.problems.length ? EXIT.invalid : EXIT.ok);
       } finally {
         opened.close();

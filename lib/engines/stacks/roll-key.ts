@@ -89,9 +89,9 @@ export function rollKeyOf(template: unknown): RollKey | undefined {
   const parts: Record<string, string> = {};
   for (const id of groups) {
     const prefix = groups.length === 1 ? '' : `${id}.`;
-    for (const [name, value] of Object.entries(groupParts(resources, id))) parts[prefix + name] = digest(value);
+    for (const [name, value] of Object.entries(groupParts(resources, id))) parts[prefix + name] = partDigest(value);
   }
-  return { key: `${ROLL_KEY_RECIPE}:${digest(parts)}`, parts };
+  return { key: `${ROLL_KEY_RECIPE}:${partDigest(parts)}`, parts };
 }
 
 /** The roll key of a template body (JSON, as CloudFormation's GetTemplate returns it); undefined when it is not JSON. */
@@ -244,7 +244,8 @@ function referenced(resources: NonNullable<Template['Resources']>, value: unknow
   return typeof ref === 'string' ? resources[ref]?.Properties : undefined;
 }
 
-function digest(value: unknown): string {
+/** The digest of one roll-key part (its value in the template): a live key says which AMI id its stack runs by it. */
+export function partDigest(value: unknown): string {
   return sha256Hex(canonicalJson(value ?? null)).slice(0, 16);
 }
 

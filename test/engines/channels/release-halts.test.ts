@@ -115,3 +115,18 @@ test('a resumed release is halted again only by a failure after the resume', () 
   expect(old.halted).toEqual([]);
   expect(anew.halted).toEqual(['r2 (early)']);
 });
+
+test('a held cluster whose roll failed halts the release it is held at, not the newest', () => {
+  // GIVEN a cluster held at r1 by name, whose image roll failed after r2 appeared
+  const held = cluster('prod', { type: 'Stalled', reason: 'UpdateRolledBack', at: '2026-11-20T01:00:00.000Z' });
+  (held.raw as { metadata?: unknown }).metadata = { name: 'prod' };
+  const spec = { ...SPEC, holds: [{ release: 'r1', clusters: ['prod'] }] };
+  // WHEN the halts are read
+  const r = haltFailedReleases({ name: 'c', spec, status: STATUS }, STATUS, [held], NOW);
+  // THEN r1 is halted (the roll went to it), r2 is not
+  expect(r.halted).toEqual(['r1 (prod)']);
+  expect(r.status.releases.map((x) => [x.release, x.halted !== undefined])).toEqual([
+    ['r1', true],
+    ['r2', false],
+  ]);
+});
