@@ -464,6 +464,83 @@ const CASES: (() => AlertCase)[] = [
     expect: [],
   }),
   () => ({
+    name: 'clusters waiting three days for a channel release',
+    input: [
+      {
+        series: series('worker_stacks_image_channel_clusters', { channel: 'al2023', release: 'r2', state: 'waits' }),
+        values: '3x4400',
+      },
+      { series: series('worker_stacks_leader'), values: '1x4400' },
+    ],
+    evalTime: '4330m',
+    alert: 'WorkerStacksImageChannelStuck',
+    expect: [{ channel: 'al2023', release: 'r2' }],
+  }),
+  () => ({
+    name: 'a new release every day: each waits a day, none is stuck',
+    input: [
+      {
+        series: series('worker_stacks_image_channel_clusters', { channel: 'al2023', release: 'r1', state: 'waits' }),
+        values: '3x1440 _x3000',
+      },
+      {
+        series: series('worker_stacks_image_channel_clusters', { channel: 'al2023', release: 'r2', state: 'waits' }),
+        values: '_x1440 3x1440 _x1500',
+      },
+      {
+        series: series('worker_stacks_image_channel_clusters', { channel: 'al2023', release: 'r3', state: 'waits' }),
+        values: '_x2880 3x1500',
+      },
+      { series: series('worker_stacks_leader'), values: '1x4400' },
+    ],
+    evalTime: '4330m',
+    alert: 'WorkerStacksImageChannelStuck',
+    expect: [],
+  }),
+  () => ({
+    name: 'every cluster runs its release: nothing is stuck',
+    input: [
+      {
+        series: series('worker_stacks_image_channel_clusters', { channel: 'al2023', release: 'r2', state: 'runs' }),
+        values: '9x4400',
+      },
+      { series: series('worker_stacks_leader'), values: '1x4400' },
+    ],
+    evalTime: '4330m',
+    alert: 'WorkerStacksImageChannelStuck',
+    expect: [],
+  }),
+  () => ({
+    name: "a channel's newest release halted",
+    input: [
+      { series: series('worker_stacks_image_channel_newest_release_halted', { channel: 'al2023' }), values: '1x30' },
+      { series: series('worker_stacks_leader'), values: '1x30' },
+    ],
+    evalTime: '20m',
+    alert: 'WorkerStacksImageReleaseHalted',
+    expect: [{ channel: 'al2023' }],
+  }),
+  () => ({
+    name: "a channel's source unread for hours",
+    input: [
+      { series: series('worker_stacks_image_channel_problems', { channel: 'al2023' }), values: '1x400' },
+      { series: series('worker_stacks_leader'), values: '1x400' },
+    ],
+    evalTime: '370m',
+    alert: 'WorkerStacksImageChannelUnread',
+    expect: [{ channel: 'al2023' }],
+  }),
+  () => ({
+    name: "a channel's source unread for an hour only",
+    input: [
+      { series: series('worker_stacks_image_channel_problems', { channel: 'al2023' }), values: '1x60 0x340' },
+      { series: series('worker_stacks_leader'), values: '1x400' },
+    ],
+    evalTime: '370m',
+    alert: 'WorkerStacksImageChannelUnread',
+    expect: [],
+  }),
+  () => ({
     name: 'no pass without errors for over an hour',
     input: [
       { series: series('worker_stacks_last_successful_pass_timestamp_seconds'), values: '0x100' },

@@ -11,6 +11,7 @@ import type { Logger } from '../../core/logger';
 import { ChannelStore } from './channel-store';
 import { refreshChannel } from './refresh';
 import { haltFailedReleases } from './release-halts';
+import { liveRelease } from './live-release';
 
 export interface ChannelPinsProps {
   readonly store: ChannelStore;
@@ -20,7 +21,7 @@ export interface ChannelPinsProps {
 }
 
 /** What one refresh did: the source reads (one per channel and region) and the releases it recorded. */
-interface RefreshReport {
+export interface RefreshReport {
   readonly reads: number;
   readonly recorded: readonly string[];
   /** Releases halted by this refresh, as `release (cluster)`: a roll to them failed. */
@@ -28,6 +29,19 @@ interface RefreshReport {
   /** Pinned images whose EC2 deprecation time is past or within DEPRECATION_NOTICE_MS: new nodes may not launch. */
   readonly warnings: readonly string[];
   readonly problems: readonly string[];
+  /** The clusters of each channel by the release they are pinned to and whether their stacks run it (the metrics). */
+  readonly census: readonly ChannelCensusRow[];
+  /** Per channel some cluster names: whether its newest release is halted, and its source's problems (the metrics). */
+  readonly health: readonly { readonly channel: string; readonly newestHalted: boolean; readonly problems: number }[];
+}
+
+/** Clusters of one channel pinned to one release: `runs` it, `waits` for it (their wave, a window, a failure), or `unpinned`. */
+export interface ChannelCensusRow {
+  readonly channel: string;
+  /** The release pinned ('' when unpinned). */
+  readonly release: string;
+  readonly state: 'runs' | 'waits' | 'unpinned';
+  readonly clusters: number;
 }
 
 /**
@@ -82,7 +96,14 @@ export class ChannelPins {
     for (const w of warnings) this.props.log?.warn({ warning: w }, 'pinned image deprecates soon');
     for (const x of recorded) this.props.log?.info({ release: x }, 'image channel release recorded');
     for (const x of halted) this.props.log?.warn({ release: x }, 'image channel release halted: a roll to it failed');
-    return { reads, recorded, halted, problems, warnings };
+    const health = channels
+      .filter((c) => regions.has(c.name))
+      .map((c) => ({
+        channel: c.name,
+        newestHalted: c.status.releases.at(-1)?.halted !== undefined,
+        problems: c.status.problems.length,
+      }));
+    return { reads, recorded, halted, problems, warnings, census: census(this.current, channels, records), health };
   }
 }
 
@@ -110,6 +131,27 @@ function deprecationWarnings(resolve: ImageResolver, records: readonly ClusterRe
     }
   }
   return [...out].sort();
+}
+
+/** Every cluster of every channel, counted by its pin and whether its live stacks run it (live-release.ts). */
+function census(
+  resolve: ImageResolver,
+  channels: readonly KnownChannel[],
+  records: readonly ClusterRecord[],
+): ChannelCensusRow[] {
+  const counts = new Map<string, ChannelCensusRow>();
+  for (const c of channels)
+    for (const r of records) {
+      const region = (r.raw as { spec?: { region?: unknown } } | undefined)?.spec?.region;
+      if (typeof region !== 'string' || !channelsNamed(r.raw).includes(c.name)) continue;
+      const pin = resolve(c.name, region, clusterRefOf(r.raw));
+      const release = 'problem' in pin ? '' : pin.release;
+      const state = 'problem' in pin ? 'unpinned' : liveRelease(c, r, region) === release ? 'runs' : 'waits';
+      const key = JSON.stringify([c.name, release, state]);
+      const row = counts.get(key);
+      counts.set(key, { channel: c.name, release, state, clusters: (row?.clusters ?? 0) + 1 });
+    }
+  return [...counts.values()];
 }
 
 /** Each channel's regions: those of the clusters whose pools name it. */

@@ -1,7 +1,7 @@
 import { ClusterRecord } from '../../model/ports/cluster-store';
 import { getCondition } from '../../model/cluster/status';
 import { ceilingOf, channelsNamed, clusterRefOf, imageResolver, KnownChannel } from '../../model/channel/image-pins';
-import { partDigest } from '../stacks/roll-key';
+import { liveRelease } from './live-release';
 import { Fleet, placeAll } from '../rollout/gate';
 import { RolloutReport } from '../rollout/report';
 
@@ -37,30 +37,6 @@ export interface ChannelWavesReport {
   readonly halted: readonly string[];
   /** Waves in rollout order (policy by policy, first wave first), then the clusters no policy governs. */
   readonly waves: readonly ChannelWaveLine[];
-}
-
-/**
- * The digests of the AMI ids the cluster's live stacks run: each pool's live roll key has a part per launch property
- * (roll-key.ts), its `ImageId` among them, as the reconciler last read it from the live template.
- */
-function liveImageDigests(record: ClusterRecord): Set<string> {
-  const keys = [
-    record.status?.controller?.rollKeys?.live,
-    ...(record.status?.pools ?? []).map((p) => p.controller?.rollKeys?.live),
-  ];
-  const out = new Set<string>();
-  for (const k of keys)
-    for (const [part, digest] of Object.entries(k?.parts ?? {})) if (/(^|\.)ImageId$/.test(part)) out.add(digest);
-  return out;
-}
-
-/** The release the cluster's stacks run: the oldest whose image in its region a live stack runs (all its pools have moved only then). */
-function liveRelease(channel: KnownChannel, record: ClusterRecord, region: string): string | undefined {
-  const live = liveImageDigests(record);
-  return channel.status.releases.find((r) => {
-    const image = r.images[region];
-    return image !== undefined && live.has(partDigest(image.imageId));
-  })?.release;
 }
 
 /**

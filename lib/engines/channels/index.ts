@@ -3,3 +3,4 @@ export { ChannelPins } from './channel-pins';
 export { FileChannelStore } from './channel-store';
 export type { ChannelStore } from './channel-store';
 export { channelWaves, formatChannelWaves } from './channel-waves';
+export type { RefreshReport } from './channel-pins';

@@ -70,6 +70,16 @@ test('a pass reads each channel once per region, whatever the number of clusters
   ]);
   expect(pins.resolver()('al2023', 'us-east-1')).toMatchObject({ imageId: 'ami-0000000000000000a' });
   expect(pins.resolver()('al2023', 'eu-west-1')).toMatchObject({ imageId: 'ami-0000000000000000b' });
+  // AND the census (the metrics) counts them all as waiting for it: none has a live stack read yet
+  expect(r.census).toEqual([
+    {
+      channel: 'al2023',
+      release: 'amazon-eks-node-al2023-x86_64-standard-1.33-v20261120',
+      state: 'waits',
+      clusters: 50,
+    },
+  ]);
+  expect(r.health).toEqual([{ channel: 'al2023', newestHalted: false, problems: 0 }]);
 });
 
 test('a channel no cluster names is not read', async () => {

@@ -142,6 +142,7 @@ export class Controller {
     try {
       const r = await this.opts.channels?.refresh(records);
       for (const p of r?.problems ?? []) this.deps.log.warn({ problem: p }, 'image channel problem');
+      if (r) this.opts.metrics?.observeChannels(r);
     } catch (e) {
       this.deps.log.warn({ err: (e as Error).message }, 'image channels not read; the last pins stay');
     }

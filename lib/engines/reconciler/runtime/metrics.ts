@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { CONDITION_TYPES } from '../../../model/cluster/status';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
 import { Outcome } from '../workflow/outcomes';
+import type { RefreshReport } from '../../channels';
 
 export interface MetricsOptions {
   /** The process_* and nodejs_* metrics of prom-client (CPU, RSS, heap, event-loop lag, GC). @default true */
@@ -103,6 +104,25 @@ export class ReconcilerMetrics {
     help: 'End of the last pass in which no cluster errored',
     registers: [this.registry],
   });
+  /** Clusters of each image channel by the release pinned and whether their live stacks run it (alert WorkerStacksImageChannelStuck). */
+  private readonly channelClusters = new Gauge({
+    name: 'worker_stacks_image_channel_clusters',
+    help: 'Clusters of an image channel by the release they are pinned to and state: runs (their live stacks run it), waits (a roll to it is pending), unpinned (release empty)',
+    labelNames: ['channel', 'release', 'state'],
+    registers: [this.registry],
+  });
+  private readonly channelNewestHalted = new Gauge({
+    name: 'worker_stacks_image_channel_newest_release_halted',
+    help: "1 while an image channel's newest release is halted (a roll to it failed): the fleet stays on the release before until a newer one or channels resume",
+    labelNames: ['channel'],
+    registers: [this.registry],
+  });
+  private readonly channelProblems = new Gauge({
+    name: 'worker_stacks_image_channel_problems',
+    help: "Problems of an image channel's last read (by region: a source that cannot be read, an image refused): nothing new is pinned there",
+    labelNames: ['channel'],
+    registers: [this.registry],
+  });
   private readonly now: () => number;
 
   constructor(opts: MetricsOptions = {}) {
@@ -158,6 +178,19 @@ export class ReconcilerMetrics {
     this.reconciles.inc({ result: outcome.result, account });
     if (outcome.result === 'transient') this.transient.inc({ reason: outcome.reason ?? 'Unknown', account });
     this.duration.observe({ result: outcome.result }, seconds);
+  }
+
+  /** After each refresh of the image channels (once a pass): level-based, the series of a channel no cluster names go. */
+  public observeChannels(r: Pick<RefreshReport, 'census' | 'health'>): void {
+    this.channelClusters.reset();
+    this.channelNewestHalted.reset();
+    this.channelProblems.reset();
+    for (const row of r.census)
+      this.channelClusters.set({ channel: row.channel, release: row.release, state: row.state }, row.clusters);
+    for (const h of r.health) {
+      this.channelNewestHalted.set({ channel: h.channel }, h.newestHalted ? 1 : 0);
+      this.channelProblems.set({ channel: h.channel }, h.problems);
+    }
   }
 
   public observePass(seconds: number): void {

@@ -190,3 +190,32 @@ test('a pending replacement of nodes is a series by cluster, pool and cause, gon
   await controller.observeFleet(new Map(), []);
   expect((await metrics.registry.metrics()).includes('worker_stacks_pending_roll{')).toBe(false);
 });
+
+test('image channel series follow the last refresh: a channel no cluster names any more has none', async () => {
+  // GIVEN the metrics after a refresh of two channels
+  const metrics = new ReconcilerMetrics({ processMetrics: false });
+  metrics.observeChannels({
+    census: [
+      { channel: 'al2023', release: 'r2', state: 'runs', clusters: 3 },
+      { channel: 'al2023', release: 'r2', state: 'waits', clusters: 2 },
+      { channel: 'br', release: '', state: 'unpinned', clusters: 1 },
+    ],
+    health: [
+      { channel: 'al2023', newestHalted: false, problems: 0 },
+      { channel: 'br', newestHalted: true, problems: 2 },
+    ],
+  });
+  const first = await metrics.registry.metrics();
+  // WHEN the next refresh names only al2023
+  metrics.observeChannels({
+    census: [{ channel: 'al2023', release: 'r2', state: 'runs', clusters: 5 }],
+    health: [{ channel: 'al2023', newestHalted: false, problems: 0 }],
+  });
+  const second = await metrics.registry.metrics();
+  // THEN the first scrape has every series, the second only al2023's, with the new counts
+  expect(first).toMatch(/^worker_stacks_image_channel_clusters\{channel="al2023",release="r2",state="waits"\} 2$/m);
+  expect(first).toMatch(/^worker_stacks_image_channel_newest_release_halted\{channel="br"\} 1$/m);
+  expect(first).toMatch(/^worker_stacks_image_channel_problems\{channel="br"\} 2$/m);
+  expect(second).toMatch(/^worker_stacks_image_channel_clusters\{channel="al2023",release="r2",state="runs"\} 5$/m);
+  expect(second).not.toMatch(/state="waits"|channel="br"/);
+});
