@@ -24,13 +24,13 @@ import { assemblyDir } from '../lib/engines/synthesis/synthesize';
 import { Synthesizer, TASK } from '../lib/engines/reconciler/workflow/context';
 import { after } from '../lib/engines/reconciler/workflow/task';
 import { poolStackName, workerStackName } from '../lib/core/naming';
-import { FleetSim, ROLL_POLLS } from '../test/fakes/fleet-sim';
+import { FleetSim, FleetSimOptions, ROLL_POLLS } from '../test/fakes/fleet-sim';
 import { CfnApi, complete } from '../test/fakes/fake-cloudformation';
 import { simSynthesizer } from '../test/sim/sim-synth';
 import { Json } from '../test/helpers/json';
 import { fleetOf, QUOTAS, REGIONS, writeFleetPolicy } from './fleet-rollout';
 import { DEFAULT_CLOUDFORMATION_RATES } from '../lib/platform/aws/request-rate';
-import { BenchOptions, codeState, figure, loadavg1, Section } from './report';
+import { BenchOptions, codeState, figure, Figure, loadavg1, Section } from './report';
 import { fmt, table } from './stats';
 
 const MIN = 60_000;
@@ -69,7 +69,36 @@ function pooled(raw: Json): void {
   ];
 }
 
-export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
+/**
+ * The change that rolls every pool, and what is special about measuring it: the shared config template (the
+ * pools-rollout section), or a new release of the image channel every pool names (channels-rollout).
+ */
+export interface PoolsChange {
+  readonly id: 'pools-rollout' | 'channels-rollout';
+  /** What rolls, in the section's title and figures. */
+  readonly what: string;
+  readonly sim?: Pick<FleetSimOptions, 'channels'>;
+  /** Each pool of each cluster, before the fleet is created. @default unchanged */
+  readonly pool?: (pool: Json) => void;
+  /** Before the fleet is created (the sim's directory exists). @default nothing */
+  readonly prepare?: (sim: FleetSim) => void;
+  /** Makes the change. */
+  readonly make: (sim: FleetSim) => void;
+  /** When the daemon could first know of it (simulated ms): what the ideal is counted from. @default when made */
+  readonly knownAt?: (sim: FleetSim, madeAt: number) => number;
+  /** Figures, rows and notes of its own. @default none */
+  readonly extra?: (sim: FleetSim, label: string) => { figures: Figure[]; rows: string[][]; notes: string[] };
+}
+
+export function runPoolsRollout(opts: BenchOptions): Promise<Section> {
+  return runPoolsChange(opts, {
+    id: 'pools-rollout',
+    what: 'a shared-template change',
+    make: (sim) => sim.changeTemplate('# kubelet tuning (bench)'),
+  });
+}
+
+export async function runPoolsChange(opts: BenchOptions, change: PoolsChange): Promise<Section> {
   const load0 = loadavg1();
   const code = codeState();
   // POOLS_ROLLOUT_CLUSTERS=400 to profile a smaller fleet (bench/profile.ts); RESULTS.md is of the full 1,000.
@@ -89,11 +118,16 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
     // Objects and status files in memory where there is a tmpfs: the file store's fsyncs are no part of what this
     // measures (simulated time), and on a disk they were a tenth of the wall time.
     tmpDir: fs.existsSync('/dev/shm') ? '/dev/shm' : undefined,
+    ...change.sim,
   });
   try {
     const stacks = new Map<string, string[]>();
+    change.prepare?.(sim);
     for (const x of names) {
-      sim.h.edit(x, pooled);
+      sim.h.edit(x, (raw) => {
+        pooled(raw);
+        for (const p of raw.spec.pools as Json[]) change.pool?.(p);
+      });
       const own = OWN.map((p) => poolStackName(x, p));
       for (const s of own) sim.cfn(x).setDefault(s, complete(ROLL_POLLS));
       stacks.set(x, [workerStackName(x), ...own]);
@@ -140,9 +174,19 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
       });
     const wallCreate = performance.now();
     await sim.runUntil(sim.now + 24 * 60 * MIN, settled);
-    if (!settled()) throw new Error(`pools-rollout: the ${n * POOLS} stacks did not settle within 24 simulated hours`);
+    if (!settled()) {
+      // The first cluster that did not settle, and what its conditions say: why the bench stopped.
+      const x = names.find(
+        (c) =>
+          !sim.outcomes.has(c) || sim.h.status(c).conditions?.some((k) => k.type === 'Ready' && k.status !== 'True'),
+      );
+      const conditions = x && sim.outcomes.has(x) ? JSON.stringify(sim.h.status(x).conditions) : 'never reconciled';
+      throw new Error(
+        `${change.id}: the ${n * POOLS} stacks did not settle within 24 simulated hours (${x}: ${conditions})`,
+      );
+    }
     const createMs = performance.now() - wallCreate;
-    process.stderr.write(`  pools-rollout: ${n * POOLS} stacks created in ${fmt(createMs / 1000)} s of wall time\n`);
+    process.stderr.write(`  ${change.id}: ${n * POOLS} stacks created in ${fmt(createMs / 1000)} s of wall time\n`);
 
     // The shared-template change: every pool's checksum changes.
     for (const f of sim.fakes.values()) {
@@ -154,26 +198,28 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
     rolled.clear();
     const waited0 = waitedPerApi(sim);
     const reconciles0 = sim.reconciles;
-    const t0 = sim.now;
+    const madeAt = sim.now;
     const wall0 = performance.now();
-    sim.changeTemplate('# kubelet tuning (bench)');
+    change.make(sim);
     const rolledStacks = () => rolled.size;
     // A line per simulated hour: a long run says how far it is.
-    let told = t0;
+    let told = madeAt;
     const progress = () => {
       if (sim.now - told < 60 * MIN) return;
       told = sim.now;
       process.stderr.write(
-        `  pools-rollout: ${fmt((sim.now - t0) / MIN)} simulated min, ${rolledStacks()} of ${n * POOLS} stacks rolled, ${fmt((performance.now() - wall0) / 1000)} s of wall time\n`,
+        `  ${change.id}: ${fmt((sim.now - madeAt) / MIN)} simulated min, ${rolledStacks()} of ${n * POOLS} stacks rolled, ${fmt((performance.now() - wall0) / 1000)} s of wall time\n`,
       );
     };
-    await sim.runUntil(t0 + 72 * 60 * MIN, () => {
+    let t0 = madeAt;
+    await sim.runUntil(madeAt + 72 * 60 * MIN, () => {
       progress();
       return rolledStacks() === n * POOLS && settled();
     });
     const wallMs = performance.now() - wall0;
+    t0 = change.knownAt?.(sim, madeAt) ?? madeAt;
     if (rolledStacks() !== n * POOLS)
-      throw new Error(`pools-rollout: ${rolledStacks()} of ${n * POOLS} stacks rolled within 72 simulated hours`);
+      throw new Error(`${change.id}: ${rolledStacks()} of ${n * POOLS} stacks rolled within 72 simulated hours`);
     const lastStart = Math.max(...starts.map((s) => s.at));
     const simulatedMs = lastStart + ROLL_MS - t0;
     // At most maxConcurrentPools (1) stacks of a cluster in one roll at once: starts of one cluster a roll apart.
@@ -207,26 +253,27 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
     });
     const label = `${fmt(n)} clusters × ${POOLS} pools`;
     process.stderr.write(
-      `  pools-rollout: ${n * POOLS} stacks rolled in ${fmt(simulatedMs / MIN)} simulated minutes (ideal ${fmt(idealMs / MIN)}), ${fmt(totalThrottled)} throttled, ${fmt(wallMs / 1000)} s of wall time\n`,
+      `  ${change.id}: ${n * POOLS} stacks rolled in ${fmt(simulatedMs / MIN)} simulated minutes (ideal ${fmt(idealMs / MIN)}), ${fmt(totalThrottled)} throttled, ${fmt(wallMs / 1000)} s of wall time\n`,
     );
+    const extra = change.extra?.(sim, label) ?? { figures: [], rows: [], notes: [] };
     return {
-      id: 'pools-rollout',
-      title: `Node pools: a shared-template change across every pool of ${label} in ${REGIONS.length} regions, 3 waves, fake CloudFormation with API quotas`,
+      id: change.id,
+      title: `Node pools: ${change.what} across every pool of ${label} in ${REGIONS.length} regions, 3 waves, fake CloudFormation with API quotas`,
       mode: opts.quick ? 'quick' : 'full',
       date: new Date().toISOString(),
       loadavg: [load0, loadavg1()],
       code,
       figures: [
         figure(
-          'pools-rollout-simulated',
-          `pools rollout of ${label}, simulated time over the policy's ideal`,
+          `${change.id}-simulated`,
+          `${change.id.replace('-', ' ')} of ${label}, simulated time over the policy's ideal`,
           simulatedMs / idealMs,
           '×',
           { op: '<=', value: 1.15 },
         ),
         figure(
-          'pools-rollout-throttled',
-          `pools rollout of ${label}, throttled CloudFormation calls`,
+          `${change.id}-throttled`,
+          `${change.id.replace('-', ' ')} of ${label}, throttled CloudFormation calls`,
           totalThrottled,
           '',
           {
@@ -235,18 +282,19 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
           },
         ),
         figure(
-          'pools-rollout-overlaps',
-          `pools rollout of ${label}, pool rolls of one cluster overlapping (maxConcurrentPools 1)`,
+          `${change.id}-overlaps`,
+          `${change.id.replace('-', ' ')} of ${label}, pool rolls of one cluster overlapping (maxConcurrentPools 1)`,
           overlaps,
           '',
           { op: '==', value: 0 },
         ),
         figure(
-          'pools-rollout-calls',
-          `pools rollout of ${label}, CloudFormation requests per pool roll`,
+          `${change.id}-calls`,
+          `${change.id.replace('-', ' ')} of ${label}, CloudFormation requests per pool roll`,
           totalCalls / (n * POOLS),
           '',
         ),
+        ...extra.figures,
       ],
       tables: [
         table(
@@ -268,6 +316,7 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
               'wall time of the fleet’s creation before it (every stack created by the daemon)',
               `${fmt(createMs / 1000)} s`,
             ],
+            ...extra.rows,
           ],
         ),
         table(['wave', 'clusters', 'pool rolls', 'first roll started (min)', 'last roll done (min)'], rows),
@@ -285,6 +334,7 @@ export async function runPoolsRollout(opts: BenchOptions): Promise<Section> {
         ),
       ],
       notes: [
+        ...extra.notes,
         `Policy as bench/fleet-rollout.ts: canary = ${canaries} clusters (one per region), soak ${waves.canary.soakMin}m; early = ${early} (10 %), maxConcurrent 25 % (${waves.early.max}), soak ${waves.early.soakMin}m; remainder = ${rest}, maxConcurrent 10 % (${waves.rest.max}); maxConcurrentRolls 200. Each cluster has ${POOLS} pools (default in the shared stack; ${OWN.join(', ')} in their own), spec.rollout.maxConcurrentPools 1 (the default): a cluster's roll is ${POOLS} ten-minute pool rolls one after the other, so the ideal is ${rounds} × ${fmt(clusterRollMs / MIN)} min + the soaks.`,
         'Fake CloudFormation per region, quotas and latency as bench/fleet-rollout.ts (conservative assumptions: AWS publishes no per-API CloudFormation rates). Synthesis is the simulator’s stand-in (one template per stack with its pool’s checksum), since this measures the rollout, not CDK.',
         `Size: ${label} (${fmt(n * POOLS)} stacks). The simulation runs every reconcile of every stack in one process (the daemon's Controller, workflow, rollout gate and file store; the file store's directory on /dev/shm); its wall time is in the first table.`,

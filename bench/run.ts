@@ -7,7 +7,7 @@
  *   npm run bench -- unchanged --cpu-prof  V8 CPU profiles of the measuring child processes (figures only printed)
  *   npm run bench -- --report              RESULTS.md again from results.json (after an edit of BEFORE-AFTER.md)
  *
- * Names: synth, synth-pool, cdk-examples, unchanged, kube-unchanged, latency, rollout, review, in-progress, fleet-rollout, pools, pools-edit, pools-rollout, sim. Each prints its
+ * Names: synth, synth-pool, cdk-examples, unchanged, kube-unchanged, latency, rollout, review, in-progress, fleet-rollout, pools, pools-edit, pools-rollout, channels-rollout, sim. Each prints its
  * tables; the run writes bench/results.json and (full runs only) bench/RESULTS.md.
  */
 import * as fs from 'node:fs';
@@ -31,6 +31,7 @@ import { runKubeWatchLatency } from './kube-watch-latency';
 import { runPools } from './pools';
 import { runPoolsEdit } from './pools-edit';
 import { runPoolsRollout } from './pools-rollout';
+import { runChannelsRollout } from './channels-rollout';
 import { runReview } from './review';
 import { runSim } from './sim';
 import { runRollout } from './rollout';
@@ -55,6 +56,7 @@ const BENCHMARKS: Record<string, (opts: BenchOptions) => Promise<Section>> = {
   pools: runPools,
   'pools-edit': runPoolsEdit,
   'pools-rollout': runPoolsRollout,
+  'channels-rollout': runChannelsRollout,
   sim: runSim,
 };
 

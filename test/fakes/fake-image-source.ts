@@ -2,7 +2,7 @@ import { ImageDescription, ImageSource } from '../../lib/model/ports/image-sourc
 
 /**
  * ImageSource in memory: parameters and images by region, and a count of the reads. It serves what moto refuses to
- * hold (AWS's public `/aws/service/...` parameters); test/engines/channels/refresh-moto.test.ts runs the same checks
+ * hold (AWS's public `/aws/service/...` parameters); test/integration/image-channel-moto.test.ts runs the same checks
  * through the SDK adapter on moto.
  */
 export class FakeImageSource implements ImageSource {

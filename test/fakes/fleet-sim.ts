@@ -1,3 +1,4 @@
+import { ChannelPins } from '../../lib/engines/channels';
 import { KeptSyntheses } from '../../lib/engines/synthesis/kept-syntheses';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -112,6 +113,11 @@ export interface FleetSimOptions {
    * SDK wiring makes them); false: requests go out unpaced. @default the shipped rates when `quotas` are set, else none
    */
   readonly clientRates?: RequestRates | false;
+  /**
+   * The image channels of each process (a new one per restart: nothing in memory survives, the channels' status files
+   * do), refreshed at the start of every pass as the daemon's are. @default none
+   */
+  readonly channels?: (now: () => Date, clustersDir: string) => ChannelPins;
 }
 
 export class FleetSim {
@@ -128,6 +134,9 @@ export class FleetSim {
   /** Each name's position in names (the order clusters due at the same time are reconciled in). */
   private readonly order: ReadonlyMap<string, number>;
   private nextResync = 0;
+  /** This process's image channels, and whether a pass is due to read them (a resync, a new process). */
+  private pins?: ChannelPins;
+  private channelsDue = false;
   public reconciles = 0;
   /** Processes started after the first (a restart, or a crash a hook threw). */
   public restarts = -1;
@@ -273,7 +282,9 @@ export class FleetSim {
       workers: this.opts.workers ?? 4,
       hooks,
       policies: new FilePolicySource({ clustersDir: this.h.clustersDir }),
+      channels: (this.pins = this.opts.channels?.(() => new Date(this.now), this.h.clustersDir)),
     });
+    this.channelsDue = true;
     // As runDaemon does: the clusters the wave watch wakes are looked at now (unless the test turns it off).
     this.stopWake = this.wakeUps
       ? this.controller.onWake((names) =>
@@ -302,6 +313,12 @@ export class FleetSim {
       if (this.now >= this.nextResync) {
         this.wakeAll();
         this.nextResync = this.now + 10 * MINUTE;
+        this.channelsDue = true;
+      }
+      // As the daemon's pass does before it reconciles anything (PassBook.start): the channels are read, once.
+      if (this.channelsDue && this.pins) {
+        this.channelsDue = false;
+        await this.pins.refresh(await this.deps.store.list());
       }
       // The clusters due now, in the order of names (one look at the due map: no array per entry, per name, per turn).
       const dueNow: string[] = [];
