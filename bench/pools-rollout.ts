@@ -178,7 +178,7 @@ export async function runPoolsChange(opts: BenchOptions, change: PoolsChange): P
       // The first cluster that did not settle, and what its conditions say: why the bench stopped.
       const x = names.find(
         (c) =>
-          !sim.outcomes.has(c) || sim.h.status(c).conditions?.some((k) => k.type === 'Ready' && k.status !== 'True'),
+          !sim.outcomes.has(c) || sim.h.status(c).conditions.some((k) => k.type === 'Ready' && k.status !== 'True'),
       );
       const conditions = x && sim.outcomes.has(x) ? JSON.stringify(sim.h.status(x).conditions) : 'never reconciled';
       throw new Error(
