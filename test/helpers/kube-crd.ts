@@ -2,11 +2,13 @@ import { KubeApiError } from '../../lib/core/errors';
 import { KubeClient } from '../../lib/platform/kube/client';
 import { CRD_NAME, workerClusterCrd } from '../../lib/platform/kube/crd';
 import { POLICY_CRD_NAME, rolloutPolicyCrd } from '../../lib/platform/kube/policy-crd';
+import { CHANNEL_CRD_NAME, imageChannelCrd } from '../../lib/platform/kube/channel-crd';
+import { channelCollectionPath } from '../../lib/platform/kube/channel-resource';
 import { policyCollectionPath } from '../../lib/platform/kube/policy-resource';
 import { collectionPath } from '../../lib/platform/kube/resource';
 import { KubeApiServer, startKubeApiServer } from './kube-apiserver';
 
-/** The CRDs the store tests install: the generated ones (lib/platform/kube/crd.ts, policy-crd.ts), CEL rules and all. */
+/** The CRDs the store tests install: the generated ones (lib/platform/kube/crd.ts, policy-crd.ts, channel-crd.ts), CEL rules and all. */
 export { workerClusterCrd };
 
 /**
@@ -16,6 +18,7 @@ export { workerClusterCrd };
 export async function installCrd(admin: KubeClient): Promise<void> {
   await installOne(admin, workerClusterCrd(), CRD_NAME, collectionPath('default'));
   await installOne(admin, rolloutPolicyCrd(), POLICY_CRD_NAME, policyCollectionPath('default'));
+  await installOne(admin, imageChannelCrd(), CHANNEL_CRD_NAME, channelCollectionPath('default'));
 }
 
 async function installOne(admin: KubeClient, crd: object, name: string, served: string): Promise<void> {

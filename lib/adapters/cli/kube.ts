@@ -5,6 +5,7 @@ import { stringify } from 'yaml';
 import { PROJECT_ROOT } from '../../core/paths';
 import { workerClusterCrd } from '../../platform/kube/crd';
 import { rolloutPolicyCrd } from '../../platform/kube/policy-crd';
+import { imageChannelCrd } from '../../platform/kube/channel-crd';
 import {
   DEFAULT_NAMESPACE,
   DEFAULT_OPS_PORT,
@@ -86,10 +87,10 @@ export function registerKube(program: Command, io: Io, done: (code: number) => v
   program
     .command('crd')
     .description(
-      'print the CustomResourceDefinitions, WorkerCluster and WorkerRolloutPolicy (YAML, for kubectl apply -f -)',
+      'print the CustomResourceDefinitions, WorkerCluster, WorkerRolloutPolicy and WorkerImageChannel (YAML, for kubectl apply -f -)',
     )
     .action(() => {
-      io.out(toYaml([workerClusterCrd(), rolloutPolicyCrd()]));
+      io.out(toYaml([workerClusterCrd(), rolloutPolicyCrd(), imageChannelCrd()]));
       done(EXIT.ok);
     });
   program

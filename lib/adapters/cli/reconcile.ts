@@ -1,4 +1,3 @@
-import { noChannelsIn } from '../../model/channel/image-pins';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { Command } from 'commander';
@@ -164,8 +163,6 @@ async function reconcileWith(
   }
 }
 
-const NO_CHANNELS_HERE = noChannelsIn('this store (--store)');
-
 async function runWith(
   deps: ReconcilerDeps,
   opts: ReconcileOptions,
@@ -180,9 +177,7 @@ async function runWith(
   const channels =
     channelStore &&
     new ChannelPins({ store: channelStore, source: new SdkImageSource(), now: deps.now, log: deps.log });
-  // A store without channels refuses a pool that names one, saying why (not "no such channel").
-  const withImages = channels ? deps : { ...deps, images: () => NO_CHANNELS_HERE };
-  const controller = new Controller(withImages, {
+  const controller = new Controller(deps, {
     concurrency: opts.concurrency,
     workers: opts.workers,
     metrics,
@@ -193,13 +188,15 @@ async function runWith(
   if (opts.once) {
     // Stacks in progress are looked at again every poll until they settle or the wait timeout passes: no waiter per stack.
     const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-    const outcomes = await controller.runUntilSettled({
-      names: only,
-      deadlineMs: opts.waitTimeoutMinutes * 60_000,
-      sleep,
-      now: Date.now,
-      shouldStop: () => abort.signal.aborted,
-    });
+    const outcomes = await controller
+      .runUntilSettled({
+        names: only,
+        deadlineMs: opts.waitTimeoutMinutes * 60_000,
+        sleep,
+        now: Date.now,
+        shouldStop: () => abort.signal.aborted,
+      })
+      .finally(() => channelStore?.close?.());
     await deps.events?.flush?.();
     for (const [name, o] of [...outcomes].sort()) io.out(`${name}\t${o.result}${o.message ? `\t${o.message}` : ''}\n`);
     // Anything not settled (failed, stalled, invalid, in backoff, still waiting) makes a scripted --once fail.
@@ -227,6 +224,7 @@ async function runWith(
     else await runDaemon(controller, deps, abort.signal, daemonOpts);
   } finally {
     clearInterval(keepAlive);
+    channelStore?.close?.();
     server?.close();
     process.off('SIGTERM', stop);
     process.off('SIGINT', stop);

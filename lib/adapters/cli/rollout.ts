@@ -42,7 +42,8 @@ export function registerRollout(program: Command, io: Io, done: (code: number) =
       try {
         // The image channels (a store that keeps them): the pins every cluster's desired config is read with, and
         // the per-channel view of the waves.
-        const channels = (await createChannelStore(where)?.load())?.channels ?? [];
+        const channelStore = createChannelStore(where);
+        const channels = (await channelStore?.load().finally(() => channelStore.close?.()))?.channels ?? [];
         const images = imageResolver(channels);
         const coordinator = new RolloutCoordinator({
           store,

@@ -1,4 +1,8 @@
-import { noChannelsIn } from '../../model/channel/image-pins';
+import { imageResolver, KnownChannel, noChannelsIn } from '../../model/channel/image-pins';
+import { CHANNEL_KIND } from '../../model/channel/channel-schema';
+import { asChannelStatus, EMPTY_CHANNEL_STATUS } from '../../model/channel/channel-status';
+import { validateChannelObject } from '../../engines/channels';
+import { API_VERSION } from '../../model/cluster/schema';
 import * as fs from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { Problem } from '../../core/errors';
@@ -6,11 +10,15 @@ import { LoadedCluster } from '../../model/cluster/load';
 import { validateCluster } from '../../model/cluster/validate';
 import { KubeWorkerCluster, toRecord } from '../../platform/kube/resource';
 
-const NO_KUBE_CHANNELS = noChannelsIn('the Kubernetes store');
+/** Without WorkerImageChannel objects in the input, a pool on a channel is refused naming how to give them. */
+const NO_CHANNELS_GIVEN = noChannelsIn(
+  'the input has no WorkerImageChannel objects; give them with the clusters: kubectl get workerclusters,workerimagechannels -A -o yaml',
+);
 
 /**
  * `validate --objects <file|->`: the live custom resources, as `kubectl get workerclusters -A -o yaml` prints them
- * (a List, or objects one per YAML document), checked by this release's rules. An operator runs the new release's
+ * (a List, or objects one per YAML document), checked by this release's rules; WorkerImageChannel objects in the same
+ * input (`kubectl get workerclusters,workerimagechannels -A -o yaml`) pin the pools that name them, from their status. An operator runs the new release's
  * validate on them before upgrading the daemon (docs/kubernetes-operations.md, "Upgrading"), so whatever the new release
  * newly refuses is heard before it stalls a cluster. Each object is named `workercluster <namespace>/<name>`, as the
  * daemon names it; the API server's own metadata is left out as the daemon leaves it out (toRecord).
@@ -42,9 +50,25 @@ export function loadObjects(
       items.push(...(Array.isArray(o.items) ? (o.items as unknown[]) : []));
     else items.push(o);
   }
+  const channels: KnownChannel[] = [];
+  items.forEach((item) => {
+    const o = item as { kind?: unknown; metadata?: { name?: unknown }; spec?: unknown; status?: unknown } | null;
+    if (o?.kind !== CHANNEL_KIND || typeof o.metadata?.name !== 'string') return;
+    const name = o.metadata.name;
+    const checked = validateChannelObject(
+      { apiVersion: API_VERSION, kind: CHANNEL_KIND, metadata: { name }, spec: o.spec },
+      `${CHANNEL_KIND}/${name}`,
+    );
+    problems.push(...checked.problems);
+    const status = o.status === undefined ? EMPTY_CHANNEL_STATUS : asChannelStatus(o.status);
+    if (!status) problems.push({ file: `${CHANNEL_KIND}/${name}`, path: 'status', message: 'is not a channel status' });
+    channels.push({ name, status: status ?? EMPTY_CHANNEL_STATUS, ...(checked.spec ? { spec: checked.spec } : {}) });
+  });
+  const images = channels.length ? imageResolver(channels) : NO_CHANNELS_GIVEN;
   const clusters: LoadedCluster[] = [];
   items.forEach((item, i) => {
     const o = item as Partial<KubeWorkerCluster> | null;
+    if (o?.kind === CHANNEL_KIND) return;
     if (o?.kind !== 'WorkerCluster' || typeof o.metadata?.name !== 'string') {
       problems.push({
         file: shown,
@@ -54,8 +78,7 @@ export function loadObjects(
       return;
     }
     const record = toRecord(o as KubeWorkerCluster);
-    // Objects of a management cluster: the Kubernetes store keeps no channels yet, so a pool on a channel is refused.
-    const r = validateCluster(record.raw, { file: record.source, templates, images: NO_KUBE_CHANNELS });
+    const r = validateCluster(record.raw, { file: record.source, templates, images });
     problems.push(...r.problems);
     if (r.cluster) clusters.push({ file: record.source, cluster: r.cluster });
   });

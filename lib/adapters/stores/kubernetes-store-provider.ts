@@ -7,6 +7,7 @@ import { apiLeaseStore, LeaderElector } from '../../platform/kube/leader-electio
 import { describeScope, shardGuard, shardLeaseMetadata, shardLeaseName, ShardScope } from '../../platform/kube/shards';
 import { ShardMonitor } from '../../platform/kube/shard-monitor';
 import { KubernetesPolicySource } from './kubernetes-policy-source';
+import { KubernetesChannelStore } from './kubernetes-channel-store';
 import { KubernetesStore } from './kubernetes-store';
 import { ElectionLogger, flagString, LeaderSettings, StoreProvider } from './store-provider';
 
@@ -23,8 +24,8 @@ export interface KubernetesStoreOptions {
 }
 
 /**
- * `--store kubernetes`: WorkerCluster custom resources (status subresource, resourceVersion) and WorkerRolloutPolicy
- * objects in one namespace or all. It puts events on the objects, takes `namespace/name` arguments and elects a
+ * `--store kubernetes`: WorkerCluster custom resources (status subresource, resourceVersion), WorkerRolloutPolicy and
+ * WorkerImageChannel objects in one namespace or all. It puts events on the objects, takes `namespace/name` arguments and elects a
  * leader per shard (a Lease); status lives and goes with the object (no history).
  */
 export const KUBERNETES_STORE: StoreProvider<KubernetesStoreOptions, KubernetesStore> = {
@@ -71,6 +72,11 @@ export const KUBERNETES_STORE: StoreProvider<KubernetesStoreOptions, KubernetesS
     // Policies of the same namespace(s) as the WorkerClusters: the label selector shards clusters, not policies.
     const client = KubeClient.fromOptions({ kubeconfig: k.kubeconfig });
     return new KubernetesPolicySource({ client, namespace: scopeOf(k, client), ownsClient: true, log: context.log });
+  },
+  createChannelStore(k) {
+    // Channels of the same namespace(s) as the WorkerClusters (the label selector shards clusters, not channels).
+    const client = KubeClient.fromOptions({ kubeconfig: k.kubeconfig });
+    return new KubernetesChannelStore({ client, namespace: scopeOf(k, client), ownsClient: true });
   },
   close: (store) => {
     store.close();

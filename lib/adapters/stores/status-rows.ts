@@ -142,7 +142,7 @@ export async function statusRows(
   const templates = listTemplates(templatesDir);
   // The pins the daemon recorded: a pool on an image channel shows the release it is pinned to, as the daemon derives it.
   const channels = createChannelStore(storeOpts ?? fileStore(clustersDir, stateDir));
-  const images = imageResolver(channels ? (await channels.load()).channels : []);
+  const images = imageResolver(channels ? (await channels.load().finally(() => channels.close?.())).channels : []);
   const records = await store.list().finally(() => {
     opened.close();
   });

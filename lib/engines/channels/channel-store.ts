@@ -3,8 +3,8 @@ import * as path from 'node:path';
 import { clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
 import { issueToProblems } from '../../model/cluster/validate';
 import { Problem } from '../../core/errors';
-import { CHANNEL_KIND, WorkerImageChannelSchema } from '../../model/channel/channel-schema';
-import { ChannelStatus, EMPTY_CHANNEL_STATUS } from '../../model/channel/channel-status';
+import { CHANNEL_KIND, ChannelSpec, WorkerImageChannelSchema } from '../../model/channel/channel-schema';
+import { asChannelStatus, ChannelStatus, EMPTY_CHANNEL_STATUS } from '../../model/channel/channel-status';
 import { KnownChannel } from '../../model/channel/image-pins';
 
 /** The directory of channel files beside the cluster objects (a file per channel, as rollout policies are). */
@@ -24,12 +24,24 @@ interface LoadedChannels {
 export interface ChannelStore {
   load(): Promise<LoadedChannels>;
   writeStatus(name: string, status: ChannelStatus): Promise<void>;
+  /** Lets go of connections (a Kubernetes client). @default nothing to close */
+  close?(): void;
 }
 
-/** Validates one parsed channel object: every problem at once, with the file and field path. */
-function validateChannel(raw: unknown, file: string): Problem[] {
+/**
+ * Validates one channel object (a file's, or a custom resource's as `WorkerImageChannel/<name>`): every problem at
+ * once, with the field path; the spec when there is none.
+ */
+export function validateChannelObject(raw: unknown, source: string): { problems: Problem[]; spec?: ChannelSpec } {
   const parsed = WorkerImageChannelSchema.safeParse(raw, { reportInput: true });
-  const problems = parsed.success ? [] : parsed.error.issues.flatMap((i) => issueToProblems(file, i));
+  return parsed.success
+    ? { problems: [], spec: parsed.data.spec }
+    : { problems: parsed.error.issues.flatMap((i) => issueToProblems(source, i)) };
+}
+
+/** Validates one parsed channel file: its object, and its name against the file's. */
+function validateChannel(raw: unknown, file: string): Problem[] {
+  const problems = validateChannelObject(raw, file).problems;
   const name = (raw as { metadata?: { name?: unknown } } | undefined)?.metadata?.name;
   const expected = path.basename(file).replace(/\.ya?ml$/, '');
   if (typeof name === 'string' && name !== expected)
@@ -103,9 +115,9 @@ export class FileChannelStore implements ChannelStore {
       return { status: EMPTY_CHANNEL_STATUS, problem: `cannot be read: ${(e as Error).message}` };
     }
     try {
-      const status = JSON.parse(text) as Partial<ChannelStatus> | null;
-      if (!status || !Array.isArray(status.releases) || !Array.isArray(status.problems)) throw new Error('no releases');
-      return { status: status as ChannelStatus };
+      const status = asChannelStatus(JSON.parse(text));
+      if (!status) throw new Error('no releases');
+      return { status };
     } catch {
       return {
         status: EMPTY_CHANNEL_STATUS,

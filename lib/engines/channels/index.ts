@@ -4,3 +4,4 @@ export { FileChannelStore } from './channel-store';
 export type { ChannelStore } from './channel-store';
 export { channelWaves, formatChannelWaves } from './channel-waves';
 export type { RefreshReport } from './channel-pins';
+export { validateChannelObject } from './channel-store';

@@ -15,7 +15,11 @@ export const CHANNEL_KIND = 'WorkerImageChannel';
 const d = (text: string) => ({ description: text });
 
 /** An SSM parameter path: AWS's public ones (`/aws/service/...`) or an organisation's own. */
-export const SSM_PARAMETER = /^\/[a-zA-Z0-9_.\-/]{1,1010}$/;
+/**
+ * At most 1,011 characters: written as 1-1,000 then 0-10 more, because RE2 (the API server runs the CRD's copy of this
+ * pattern with it) refuses a repeat count above 1,000.
+ */
+export const SSM_PARAMETER = /^\/[a-zA-Z0-9_.\-/]{1,1000}[a-zA-Z0-9_.\-/]{0,10}$/;
 const REGION = /^[a-z]{2}(-[a-z]+)+-[0-9]$/;
 /** A release's name: an AMI name (the SSM source) or what the list says; it is shown in status and messages. */
 const RELEASE = /^[a-zA-Z0-9][a-zA-Z0-9._\-()/[\] ]{0,127}$/;

@@ -49,6 +49,12 @@ export interface ChannelStatus {
 
 export const EMPTY_CHANNEL_STATUS: ChannelStatus = { releases: [], problems: [] };
 
+/** A stored status as the daemon wrote it (its releases and problems), or undefined when it is not one. */
+export function asChannelStatus(value: unknown): ChannelStatus | undefined {
+  const s = value as Partial<ChannelStatus> | null | undefined;
+  return s && Array.isArray(s.releases) && Array.isArray(s.problems) ? (s as ChannelStatus) : undefined;
+}
+
 /** `status` with `image` recorded as release `release` in `region` (a new release is appended: the newest). */
 export function recordRelease(
   status: ChannelStatus,

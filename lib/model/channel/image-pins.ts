@@ -132,14 +132,9 @@ function recordedNames(channel: KnownChannel): string {
   return `recorded: ${names.length > 5 ? '..., ' : ''}${names.slice(-5).join(', ')}`;
 }
 
-/**
- * The resolver of a store that keeps no image channels (yet: the Kubernetes store): every pool that names one is
- * refused, saying so, rather than told its channel does not exist.
- */
-export function noChannelsIn(store: string): ImageResolver {
-  return (name) => ({
-    problem: `image channel ${JSON.stringify(name)} cannot be read: ${store} keeps no WorkerImageChannel objects yet (docs/image-channels.md); give the pool a machineImage (rule image-channel)`,
-  });
+/** A resolver that has no channels to read, and says why: every pool that names one is refused with `why`. */
+export function noChannelsIn(why: string): ImageResolver {
+  return (name) => ({ problem: `image channel ${JSON.stringify(name)} cannot be read: ${why} (rule image-channel)` });
 }
 
 /** Whether a pending roll's cause (status.pendingRoll: `image`, `config, image`, ...) replaces the machine image. */

@@ -1,6 +1,7 @@
 import { GROUP, PLURAL } from './crd';
 import { LabelSelector } from './label-selector';
 import { POLICY_PLURAL } from './policy-crd';
+import { CHANNEL_PLURAL } from './channel-crd';
 import { STACK_FINALIZER } from './resource';
 import { DEFAULT_LEASE, shardLeaseName } from './shards';
 
@@ -48,6 +49,10 @@ export function clusterRole(): Json {
       // The rollout policies: the daemon's list + watch cache is all it reads (an event names the policy by the uid
       // the list gave). `rollout pause|resume` patches spec.paused as the user who runs it, never as the daemon.
       { apiGroups: [GROUP], resources: [POLICY_PLURAL], verbs: ['list', 'watch'] },
+      // The image channels: listed once a pass; what the daemon read of each source goes to the status subresource
+      // (a JSON patch of the whole status). The spec is the user's.
+      { apiGroups: [GROUP], resources: [CHANNEL_PLURAL], verbs: ['list'] },
+      { apiGroups: [GROUP], resources: [`${CHANNEL_PLURAL}/status`], verbs: ['patch'] },
       // Events on the objects (kubectl describe wc, kubectl describe wrp).
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
     ],
@@ -239,7 +244,11 @@ export function userRoles(aggregate: boolean): Json[] {
       kind: 'ClusterRole',
       metadata: { name: `${NAME}-view`, labels: { ...LABELS, ...to('view') } },
       rules: [
-        { apiGroups: [GROUP], resources: [PLURAL, `${PLURAL}/status`, POLICY_PLURAL], verbs: ['get', 'list', 'watch'] },
+        {
+          apiGroups: [GROUP],
+          resources: [PLURAL, `${PLURAL}/status`, POLICY_PLURAL, CHANNEL_PLURAL, `${CHANNEL_PLURAL}/status`],
+          verbs: ['get', 'list', 'watch'],
+        },
       ],
     },
     {
@@ -249,7 +258,7 @@ export function userRoles(aggregate: boolean): Json[] {
       rules: [
         {
           apiGroups: [GROUP],
-          resources: [PLURAL, POLICY_PLURAL],
+          resources: [PLURAL, POLICY_PLURAL, CHANNEL_PLURAL],
           verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'],
         },
       ],

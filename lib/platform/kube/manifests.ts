@@ -18,6 +18,7 @@ import {
   userRoles,
 } from './manifests-rbac';
 import { rolloutPolicyCrd } from './policy-crd';
+import { imageChannelCrd } from './channel-crd';
 import { checkShardName } from './shards';
 
 export * from './manifests-rbac';
@@ -279,7 +280,7 @@ export function deployManifests(opts: ManifestOptions): Record<string, Json[]> {
   });
   const units: (ShardSpec | undefined)[] = shards.length ? [...shards] : [undefined];
   return {
-    'crd.yaml': [workerClusterCrd(), rolloutPolicyCrd()],
+    'crd.yaml': [workerClusterCrd(), rolloutPolicyCrd(), imageChannelCrd()],
     'namespace.yaml': [
       {
         apiVersion: 'v1',

@@ -76,25 +76,51 @@ test('something other than WorkerClusters is named, not skipped', async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('a live object whose pool names an image channel is refused: the Kubernetes store keeps no channels yet', async () => {
-  // GIVEN a live object whose pool names a channel instead of an AMI id
+/** A WorkerImageChannel as kubectl prints it, with the status the daemon wrote (one release in us-east-1). */
+const channel = (name: string, release = 'v20261120') => ({
+  apiVersion: 'worker-stacks.io/v1alpha1',
+  kind: 'WorkerImageChannel',
+  metadata: { name, namespace: 'team-b', uid: 'u', resourceVersion: '7' },
+  spec: { source: { ssmParameter: '/org/al2023' }, architecture: 'x86_64' },
+  status: {
+    sourceKind: 'ssmParameter',
+    releases: [
+      { release, firstSeen: '2026-11-20T00:00:00Z', images: { 'us-east-1': { imageId: 'ami-0123456789abcdef0' } } },
+    ],
+    problems: [],
+  },
+});
+
+test.each([
+  [
+    'without the channels in the input: refused, naming the kubectl command that gives them',
+    [] as object[],
+    1,
+    /workercluster team-b\/staging-us1: spec\.pool\.imageChannel: image channel "al2023-1-33" cannot be read: the input has no WorkerImageChannel objects; give them with the clusters: kubectl get workerclusters,workerimagechannels -A -o yaml \(rule image-channel\)/,
+  ],
+  ["with its channel in the same list: pinned from the channel's status, valid", [channel('al2023-1-33')], 0, /^$/],
+  [
+    'with another channel only: refused as an unknown channel',
+    [channel('other')],
+    1,
+    /spec\.pool\.imageChannel: no WorkerImageChannel named "al2023-1-33" \(rule image-channel\)/,
+  ],
+])('a live object whose pool names an image channel, %s', async (_what, channels, exit, message) => {
+  // GIVEN a live object whose pool names a channel instead of an AMI id, as kubectl prints it with the channels given
   const dir = tempDir('validate-objects-channel');
   const file = path.join(dir, 'live.yaml');
   const o = live('staging-us1', 'team-b', (x) => {
     delete x.spec.pool.machineImage;
     x.spec.pool.imageChannel = 'al2023-1-33';
   });
-  fs.writeFileSync(file, stringify({ apiVersion: 'v1', kind: 'List', items: [o] }));
+  fs.writeFileSync(file, stringify({ apiVersion: 'v1', kind: 'List', items: [...channels, o] }));
   const err: string[] = [];
   // WHEN the CLI validates it
   const code = await runCli(['validate', '--objects', file, '--clusters', path.join(dir, 'none')], {
     out: () => undefined,
     err: (t) => err.push(t),
   });
-  // THEN it is refused on the field, saying why and what to do, not that the channel does not exist
-  expect(code).toBe(1);
-  expect(err.join('')).toMatch(
-    /workercluster team-b\/staging-us1: spec\.pool\.imageChannel: image channel "al2023-1-33" cannot be read: the Kubernetes store keeps no WorkerImageChannel objects yet .*give the pool a machineImage \(rule image-channel\)/,
-  );
+  // THEN it is pinned from the channel's status, or refused on the field saying why and what to do
+  expect({ code, err: err.join('') }).toEqual({ code: exit, err: expect.stringMatching(message) });
   fs.rmSync(dir, { recursive: true, force: true });
 });
