@@ -121,6 +121,7 @@ const ORDER = [
   'pools',
   'pools-edit',
   'pools-rollout',
+  'channels-rollout',
   'sim',
   'admission-cost',
 ];
