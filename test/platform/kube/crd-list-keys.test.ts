@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { withRule, workerClusterCrd } from '../../../lib/platform/kube/crd';
 import { rolloutPolicyCrd } from '../../../lib/platform/kube/policy-crd';
+import { imageChannelCrd } from '../../../lib/platform/kube/channel-crd';
 import { deployManifests } from '../../../lib/platform/kube/manifests';
 import { REPO } from '../../helpers/clusters';
 import { Json } from '../../helpers/schema-walk';
@@ -45,7 +46,7 @@ const fromYaml = (file: string): Json[] =>
     .filter((o) => o.kind === 'CustomResourceDefinition');
 
 const EMITTED: [string, () => Json[]][] = [
-  ['worker-stacks crd', () => [workerClusterCrd(), rolloutPolicyCrd()]],
+  ['worker-stacks crd', () => [workerClusterCrd(), rolloutPolicyCrd(), imageChannelCrd()]],
   ['worker-stacks manifests (crd.yaml)', () => deployManifests({ version: '0.0.0' })['crd.yaml']],
   ['deploy/crd.yaml', () => fromYaml('deploy/crd.yaml')],
   ["the chart's files/crds.yaml", () => fromYaml('charts/worker-stacks/files/crds.yaml')],
@@ -56,6 +57,7 @@ test.each(EMITTED)('%s: no list-map key twice in any CRD', (_source, crds) => {
   const all = crds();
   expect(all.map((c) => c.metadata.name).sort()).toEqual([
     'workerclusters.worker-stacks.io',
+    'workerimagechannels.worker-stacks.io',
     'workerrolloutpolicies.worker-stacks.io',
   ]);
 

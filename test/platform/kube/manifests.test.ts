@@ -1,3 +1,4 @@
+import { CHANNEL_CRD_NAME } from '../../../lib/platform/kube/channel-crd';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
@@ -44,7 +45,7 @@ test('deploy/ holds exactly what `worker-stacks manifests --out deploy` generate
   for (const [file, text] of Object.entries(expected)) expect({ file, text: committed[file] }).toEqual({ file, text });
 });
 
-test('`worker-stacks crd` prints the CRDs of deploy/crd.yaml (WorkerCluster, WorkerRolloutPolicy), the same bytes every time', async () => {
+test('`worker-stacks crd` prints the CRDs of deploy/crd.yaml (WorkerCluster, WorkerRolloutPolicy, WorkerImageChannel), the same bytes every time', async () => {
   // WHEN
   const a = io();
   const b = io();
@@ -53,10 +54,11 @@ test('`worker-stacks crd` prints the CRDs of deploy/crd.yaml (WorkerCluster, Wor
   expect(codes).toEqual([0, 0]);
   expect(a.out.join('')).toBe(b.out.join(''));
   const docs = parseAllDocuments(a.out.join('')).map((d) => d.toJS());
-  expect(docs).toHaveLength(2);
+  expect(docs).toHaveLength(3);
   expect(docs.map((d) => `${d.kind} ${d.metadata.name}`)).toEqual([
     `CustomResourceDefinition ${CRD_NAME}`,
     `CustomResourceDefinition ${POLICY_CRD_NAME}`,
+    `CustomResourceDefinition ${CHANNEL_CRD_NAME}`,
   ]);
   expect(fs.readFileSync(path.join(DEPLOY, 'crd.yaml'), 'utf8')).toContain(a.out.join(''));
 });
@@ -105,7 +107,7 @@ test('without a role ARN the ServiceAccount carries no annotation (EKS Pod Ident
   expect(sa.metadata.annotations).toBeUndefined();
 });
 
-test("the daemon's ClusterRole: read WorkerClusters, patch them (finalizer only: the admission policy), write their status, finalizers and events, list and watch WorkerRolloutPolicies; nothing else", () => {
+test("the daemon's ClusterRole: read WorkerClusters, patch them (finalizer only: the admission policy), write their status, finalizers and events, list and watch WorkerRolloutPolicies, list WorkerImageChannels and patch their status; nothing else", () => {
   // WHEN
   const rules = clusterRole().rules.map(
     (r: Json) => `${r.apiGroups.join(',') || 'core'} ${r.resources.join(',')}: ${r.verbs.join(',')}`,
@@ -116,6 +118,8 @@ test("the daemon's ClusterRole: read WorkerClusters, patch them (finalizer only:
     'worker-stacks.io workerclusters/status: update,patch',
     'worker-stacks.io workerclusters/finalizers: update',
     'worker-stacks.io workerrolloutpolicies: list,watch',
+    'worker-stacks.io workerimagechannels: list',
+    'worker-stacks.io workerimagechannels/status: patch',
     'core events: create,patch',
   ]);
 });
