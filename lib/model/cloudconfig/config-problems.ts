@@ -22,7 +22,8 @@ const NODECONFIG_SOURCES: ReadonlyArray<[RegExp, (m: RegExpExecArray) => string]
   [/^spec\.cluster\.cidr$/, () => 'serviceCidr'],
   [/^spec\.kubelet\.config\.clusterDNS(\[\d+\])?$/, () => 'clusterDNS'],
   [/^spec\.kubelet\.config\.maxPods$/, () => 'maxPods'],
-  [/^spec\.kubelet\.config\.([A-Za-z0-9]+)$/, (m) => `kubeletConfig.${m[1]}`],
+  // A nested field's path goes along: kubeletConfig.evictionHard["memory.availabel"].
+  [/^spec\.kubelet\.config\.([A-Za-z0-9]+)(.*)$/, (m) => `kubeletConfig.${m[1]}${m[2]}`],
   [/^spec\.kubelet\.flags/, () => 'kubeletFlags'],
   [/^spec\.containerd\.config$/, () => 'containerdConfig'],
   [/^spec\.instance\.localStorage\.strategy$/, () => 'localStorageStrategy'],
