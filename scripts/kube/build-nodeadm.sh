@@ -36,6 +36,8 @@ GOBIN="$BIN" go install -trimpath "sigs.k8s.io/controller-tools/cmd/controller-g
 # so the API package resolves against the module graph its go.mod pins (the build above downloaded it; its vendor/
 # directory does not type-check under a current Go toolchain).
 go mod download -json "github.com/awslabs/amazon-eks-ami/nodeadm@$NODEADM_VERSION" >/dev/null
+# The kubelet module nodeadm's go.mod pins: scripts/generate-kubelet-config-fields.js reads its KubeletConfiguration.
+go mod download -json "k8s.io/kubelet@v0.29.1" >/dev/null
 SRC="$(go env GOMODCACHE)/github.com/awslabs/amazon-eks-ami/nodeadm@$NODEADM_VERSION"
 WORK="$OUT/src"
 rm -rf "$WORK" && cp -r "$SRC" "$WORK" && chmod -R u+w "$WORK"

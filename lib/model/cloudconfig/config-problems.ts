@@ -22,7 +22,8 @@ const NODECONFIG_SOURCES: ReadonlyArray<[RegExp, (m: RegExpExecArray) => string]
   [/^spec\.cluster\.cidr$/, () => 'serviceCidr'],
   [/^spec\.kubelet\.config\.clusterDNS(\[\d+\])?$/, () => 'clusterDNS'],
   [/^spec\.kubelet\.config\.maxPods$/, () => 'maxPods'],
-  [/^spec\.kubelet\.config\.([A-Za-z0-9]+)$/, (m) => `kubeletConfig.${m[1]}`],
+  // A nested field's path goes along: kubeletConfig.evictionHard["memory.availabel"].
+  [/^spec\.kubelet\.config\.([A-Za-z0-9]+)(.*)$/, (m) => `kubeletConfig.${m[1]}${m[2]}`],
   [/^spec\.kubelet\.flags/, () => 'kubeletFlags'],
   [/^spec\.containerd\.config$/, () => 'containerdConfig'],
   [/^spec\.instance\.localStorage\.strategy$/, () => 'localStorageStrategy'],
@@ -41,10 +42,18 @@ const BOTTLEROCKET_SOURCES: ReadonlyArray<[RegExp, (m: RegExpExecArray) => strin
   [/^settings\.kubernetes\.max-pods$/, () => 'maxPods'],
   [/^settings\.kubernetes\.node-labels/, () => 'nodeLabels'],
   [/^settings\.kubernetes\.node-taints/, () => 'nodeTaints'],
-  [/^settings\.kubernetes\.kube-reserved\.(.+)$/, (m) => mapKey('kubeReserved', m[1])],
-  [/^settings\.kubernetes\.kube-reserved$/, () => 'kubeReserved'],
-  [/^settings\.kubernetes\.eviction-hard\.(.+)$/, (m) => mapKey('evictionHard', m[1])],
-  [/^settings\.kubernetes\.eviction-hard$/, () => 'evictionHard'],
+  ...(
+    [
+      ['kube-reserved', 'kubeReserved'],
+      ['system-reserved', 'systemReserved'],
+      ['eviction-hard', 'evictionHard'],
+      ['eviction-soft', 'evictionSoft'],
+      ['eviction-soft-grace-period', 'evictionSoftGracePeriod'],
+    ] as const
+  ).flatMap(([setting, value]): Array<[RegExp, (m: RegExpExecArray) => string]> => [
+    [new RegExp(`^settings\\.kubernetes\\.${setting}\\.(.+)$`), (m) => mapKey(value, m[1])],
+    [new RegExp(`^settings\\.kubernetes\\.${setting}$`), () => value],
+  ]),
   [/^settings\.kubernetes\.([a-z0-9-]+)$/, (m) => mapKey('kubernetesSettings', m[1])],
 ];
 

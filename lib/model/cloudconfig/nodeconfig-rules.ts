@@ -3,6 +3,7 @@ import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { cidrRange, ipToBigInt } from '../cluster/address-space';
 import { KUBELET_CONFIG_FIELDS, KubeletFieldKind } from './kubelet-config-fields';
+import { GO_DURATION, kubeletMapProblems } from './kubelet-config-maps';
 
 /**
  * The rendered NodeConfig, checked stricter than nodeadm checks it: a port of nodeadm's own validation
@@ -104,8 +105,6 @@ function strict(v: unknown, shape: Shape, at: string, out: Array<{ path: string;
   }
 }
 
-const GO_DURATION = /^-?(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$|^0$/;
-
 function kubeletField(key: string, v: unknown, at: string, out: Array<{ path: string; message: string }>): void {
   // Own keys only: `constructor` or `toString` are no kubelet fields.
   const kind: KubeletFieldKind | undefined = Object.hasOwn(KUBELET_CONFIG_FIELDS, key)
@@ -131,13 +130,29 @@ function kubeletField(key: string, v: unknown, at: string, out: Array<{ path: st
               ? typeof v === 'boolean'
               : kind === 'strings'
                 ? Array.isArray(v) && v.every((x) => typeof x === 'string')
-                : typeof v === 'object' && v !== null;
+                : kind === 'object'
+                  ? typeof v === 'object' && v !== null
+                  : typeof v === 'object' && v !== null && !Array.isArray(v);
   if (!ok)
     out.push({
       path: at,
-      message: `${JSON.stringify(v)} is not ${kind === 'duration' ? 'a duration (Go syntax, such as 30s or 1m30s)' : kind === 'strings' ? 'a list of strings' : kind === 'object' ? 'an object' : kind === 'integer' ? 'an integer' : `a ${kind}`}, which KubeletConfiguration's ${key} is`,
+      message: `${JSON.stringify(v)} is not ${KIND_SAYS[kind]}, which KubeletConfiguration's ${key} is`,
     });
+  else if (kind === 'string-map' || kind === 'boolean-map')
+    out.push(...kubeletMapProblems(key, kind === 'boolean-map', v as Record<string, unknown>, at));
 }
+
+const KIND_SAYS: Readonly<Record<KubeletFieldKind, string>> = {
+  string: 'a string',
+  duration: 'a duration (Go syntax, such as 30s or 1m30s)',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean',
+  strings: 'a list of strings',
+  'string-map': 'a map of strings',
+  'boolean-map': 'a map of booleans',
+  object: 'an object',
+};
 
 /** Every rule, in the order findings are reported. */
 export const NODECONFIG_RULES: readonly NodeConfigRule[] = [

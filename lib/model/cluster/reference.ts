@@ -73,6 +73,7 @@ export function templateValuesMarkdown(templatesDir: string = DEFAULT_TEMPLATES_
       for (const v of own) {
         const rules = [
           v.enum && `one of ${v.enum.map((e) => JSON.stringify(e)).join(', ')}`,
+          v.nested && 'a value may also be a list or a map of scalars, one level deep',
           v.keyPattern && `keys match \`${v.keyPattern}\``,
           v.pattern && `${v.keyPattern ? 'values match' : 'matches'} \`${v.pattern}\``,
           (v.min !== undefined || v.max !== undefined) && `${v.min ?? '…'}-${v.max ?? '…'}`,

@@ -46,6 +46,13 @@ const ValueDeclarationSchema = z
      * helper into YAML, where a newline cannot end anything (eks-al2023's containerdConfig, TOML of many lines).
      */
     multiline: z.boolean().default(false),
+    /**
+     * map: a value may also be a list of scalars or a map of scalars (one level, no deeper), for a template that
+     * writes it only through the json helper into YAML (eks-al2023's kubeletConfig: evictionHard, allowedUnsafeSysctls).
+     * Nested keys and strings match `pattern`. What each nested field must be is the rendered config's check (the
+     * strict NodeConfig rules), which knows the kubelet's types.
+     */
+    nested: z.boolean().default(false),
   })
   .refine((v) => !(v.required && v.default !== undefined), {
     message: 'a value is either required or has a default, not both',
@@ -57,6 +64,10 @@ const ValueDeclarationSchema = z
   .refine((v) => !v.multiline || v.type === 'string', {
     message: 'multiline is for a string value only',
     path: ['multiline'],
+  })
+  .refine((v) => !v.nested || v.type === 'map', {
+    message: 'nested is for a map value only',
+    path: ['nested'],
   });
 
 const DeclarationFileSchema = z.strictObject({ values: z.array(ValueDeclarationSchema).default([]) });
@@ -128,6 +139,7 @@ function readDeclaration(templatesDir: string, file: string, shown: string): Tem
       CORE_VALUES.includes(v.name) &&
       (v.default !== undefined ||
         v.multiline ||
+        v.nested ||
         v.pattern ||
         v.keyPattern ||
         v.enum ||
@@ -198,21 +210,44 @@ export function valueProblem(d: ValueDeclaration, v: unknown): string | undefine
       }
       break;
     case 'map':
-      if (
-        typeof v !== 'object' ||
-        v === null ||
-        Array.isArray(v) ||
-        Object.values(v).some((x) => typeof x === 'object' && x !== null)
-      )
-        return `is ${typeOfValue(v)}, expected a map of strings, numbers or booleans`;
+      if (typeof v !== 'object' || v === null || Array.isArray(v))
+        return `is ${typeOfValue(v)}, expected a map of ${d.nested ? 'scalars, lists or maps' : 'strings, numbers or booleans'}`;
       for (const [k, x] of Object.entries(v)) {
-        const p =
-          stringProblem(d, k, d.keyPattern ?? d.pattern) ?? (typeof x === 'string' ? stringProblem(d, x) : undefined);
+        const p = stringProblem(d, k, d.keyPattern ?? d.pattern) ?? itemProblem(d, x);
         if (p) return `${JSON.stringify(k)}: ${p}`;
       }
       break;
   }
   return enumProblem(d, v);
+}
+
+const isScalar = (x: unknown) => typeof x !== 'object' || x === null;
+const scalarProblem = (d: ValueDeclaration, x: unknown) => (typeof x === 'string' ? stringProblem(d, x) : undefined);
+
+/**
+ * One value of a map: a scalar; under `nested`, also a list of scalars or a map of scalars whose keys match `pattern`.
+ * Deeper is refused: the json helper would write it, but no declared value needs it, and each level is one more shape
+ * the template's readers must expect.
+ */
+function itemProblem(d: ValueDeclaration, x: unknown): string | undefined {
+  if (isScalar(x)) return scalarProblem(d, x);
+  if (!d.nested) return `is ${typeOfValue(x)}, expected a string, number or boolean`;
+  const deeper = `is ${typeOfValue(x)} holding a map or list, expected strings, numbers or booleans in it (one level of nesting, no deeper)`;
+  if (Array.isArray(x)) {
+    if (!x.every(isScalar)) return deeper;
+    for (const [i, y] of x.entries()) {
+      const p = scalarProblem(d, y);
+      if (p) return `item ${i}: ${p}`;
+    }
+    return undefined;
+  }
+  const entries = Object.entries(x as Record<string, unknown>);
+  if (!entries.every(([, y]) => isScalar(y))) return deeper;
+  for (const [k, y] of entries) {
+    const p = stringProblem(d, k) ?? scalarProblem(d, y);
+    if (p) return `${JSON.stringify(k)}: ${p}`;
+  }
+  return undefined;
 }
 
 function enumProblem(d: ValueDeclaration, v: unknown): string | undefined {

@@ -67,10 +67,32 @@ describe('review of EKS node configs', () => {
     expect(schemaProblems(JSON.parse(JSON.stringify(r)))).toEqual([]);
   });
 
-  test('a NodeConfig field change is a NodeConfig diff that rolls the AL2023 pool only', () => {
-    // GIVEN base, and head with another kubelet shutdown grace period for the AL2023 pool (the cluster's values)
-    const base = eks();
-    const head = eks((raw) => (raw.spec.cloudConfig.values.kubeletConfig.shutdownGracePeriod = '45s'));
+  test.each<[string, (raw: Json) => void, (raw: Json) => void, string[]]>([
+    [
+      'a kubelet scalar (shutdownGracePeriod)',
+      () => undefined,
+      (raw) => (raw.spec.cloudConfig.values.kubeletConfig.shutdownGracePeriod = '45s'),
+      ['-      shutdownGracePeriod: 30s', '+      shutdownGracePeriod: 45s'],
+    ],
+    [
+      'a nested kubelet map value (evictionHard["memory.available"])',
+      (raw) => (raw.spec.cloudConfig.values.kubeletConfig.evictionHard = { 'memory.available': '100Mi' }),
+      (raw) => (raw.spec.cloudConfig.values.kubeletConfig.evictionHard = { 'memory.available': '200Mi' }),
+      ['-        memory.available: 100Mi', '+        memory.available: 200Mi'],
+    ],
+    [
+      'a nested kubelet list item (allowedUnsafeSysctls)',
+      (raw) => (raw.spec.cloudConfig.values.kubeletConfig.allowedUnsafeSysctls = ['net.core.somaxconn']),
+      (raw) => (raw.spec.cloudConfig.values.kubeletConfig.allowedUnsafeSysctls = ['net.core.somaxconn', 'kernel.msg*']),
+      ['+        - kernel.msg*'],
+    ],
+  ])('a NodeConfig change of %s is a NodeConfig diff that rolls the AL2023 pool only', (_what, before, after, diff) => {
+    // GIVEN base, and head with the AL2023 pool's kubelet setting changed (the cluster's values)
+    const base = eks(before);
+    const head = eks((raw) => {
+      before(raw);
+      after(raw);
+    });
 
     // WHEN
     const r = review(base, head);
@@ -81,9 +103,7 @@ describe('review of EKS node configs', () => {
     expect(al?.status).toBe('rolls');
     // the pool default lives in the shared stack, whose config diff is the cluster's
     expect(al?.shared).toBe(true);
-    expect(lines(c)).toEqual(
-      expect.arrayContaining(['-      shutdownGracePeriod: 30s', '+      shutdownGracePeriod: 45s']),
-    );
+    expect(lines(c)).toEqual(expect.arrayContaining(diff));
     // the Bottlerocket pool has a template of its own, which takes no kubeletConfig: it does not roll
     expect(c.pools.find((p) => p.name === 'bottlerocket')).toMatchObject({ status: 'unchanged', rolls: false });
   });

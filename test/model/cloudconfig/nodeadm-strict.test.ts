@@ -51,6 +51,21 @@ const VARIANTS: Array<[string, (v: Raw) => void]> = [
       v.localStorageStrategy = 'Mount';
     },
   ],
+  [
+    'nested kubelet maps and lists: eviction, reserved resources, sysctls, feature gates',
+    (v) => {
+      v.kubeletConfig = {
+        evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%', 'containerfs.available': '15%' },
+        evictionSoft: { 'memory.available': '300Mi' },
+        evictionSoftGracePeriod: { 'memory.available': '1m30s' },
+        evictionMinimumReclaim: { 'memory.available': '0Mi', 'imagefs.available': '2Gi' },
+        kubeReserved: { cpu: '100m', memory: '512Mi', 'ephemeral-storage': '1Gi', pid: '1000' },
+        systemReserved: { cpu: '100m', memory: '256Mi' },
+        allowedUnsafeSysctls: ['net.core.somaxconn', 'kernel.msg*'],
+        featureGates: { RotateKubeletServerCertificate: true },
+      };
+    },
+  ],
 ];
 
 let n = 0;
@@ -117,6 +132,17 @@ describe('what nodeadm config check of this version takes, and the strict checks
     [
       'a kubelet setting with a typo',
       (d) => (d.spec.kubelet.config.shutdownGracePeriodd = '30s'),
+      'nodeconfig/strict-fields',
+    ],
+    [
+      // The kubelet decodes any key into evictionHard; it refuses the signal only when it starts, on the node.
+      'an eviction threshold with a signal the kubelet does not have',
+      (d) => (d.spec.kubelet.config.evictionHard = { 'memory.availabel': '100Mi' }),
+      'nodeconfig/strict-fields',
+    ],
+    [
+      'a reserved resource as a number',
+      (d) => (d.spec.kubelet.config.kubeReserved = { cpu: 1 }),
       'nodeconfig/strict-fields',
     ],
     // Its `config check` only decodes: ValidateNodeConfig runs in `init`, on the node.

@@ -188,6 +188,43 @@ test('multiline is refused on a value that is not a string: newlines are let int
   ]);
 });
 
+test('nested is refused on a value that is not a map: only a map written through json into YAML may nest', () => {
+  // GIVEN a declaration that lets a list nest
+  fs.appendFileSync(
+    path.join(dir, 'al2023-worker', 'values.yaml'),
+    [
+      '  - name: items',
+      '    type: list',
+      '    pattern: "[a-z]+"',
+      '    nested: true',
+      '    default: []',
+      '    description: items',
+      '',
+    ].join('\n'),
+  );
+  // WHEN / THEN
+  expect(check(() => undefined).problems).toEqual([
+    {
+      file: 'clusters/staging-us1.yaml',
+      path: 'spec.cloudConfig.template',
+      message: expect.stringMatching(/values\.yaml: values\.12\.nested: nested is for a map value only$/),
+    },
+  ]);
+});
+
+test.each<[string, Json, string]>([
+  ['a list', { amd64: ['a'] }, '"amd64": is a list, expected a string, number or boolean'],
+  ['a map', { amd64: { a: 'b' } }, '"amd64": is a map, expected a string, number or boolean'],
+])('a map that does not say nested refuses %s as a value', (_what, value, message) => {
+  // GIVEN al2023-worker's kubeletSha256, a map without nested
+  // WHEN one of its values is itself a list or a map
+  const r = check((raw) => (raw.spec.cloudConfig.values.kubeletSha256 = value));
+  // THEN
+  expect(r.problems).toEqual([
+    { file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.values.kubeletSha256', message },
+  ]);
+});
+
 test('a map with keyPattern checks its keys against keyPattern and its values against pattern', () => {
   // GIVEN al2023-worker's kubeletSha256 (keys amd64|arm64, values 64 hex)
   // WHEN a key is a hash and a value an architecture name
