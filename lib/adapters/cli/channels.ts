@@ -1,17 +1,16 @@
 import { ClusterStatus, getCondition } from '../../model/cluster/status';
 import { DEFAULT_POOL } from '../../model/cluster/pools';
-import { createStore, fileStore } from '../stores/registry';
-import * as path from 'node:path';
+import { createChannelStore, createStore, StoreOptions } from '../stores/registry';
 import { Command } from 'commander';
-import { ChannelPins, FileChannelStore } from '../../engines/channels';
+import { ChannelPins, ChannelStore } from '../../engines/channels';
 import { ClusterRef, clusterRefOf, imageResolver, rollsImage } from '../../model/channel/image-pins';
 import { describeSelector } from '../../model/cluster/selector';
 import { resumeRelease } from '../../model/channel/channel-status';
-import { clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
 import { formatProblem } from '../../core/errors';
 import { SdkImageSource } from '../../platform/aws/sdk-image-source';
 import { ClusterRecord } from '../../model/ports/cluster-store';
-import { DirOptions, dirFlags, EXIT, inputDirs, InputDirs, Io } from './context';
+import { DirOptions, dirFlags, EXIT, inputDirs, Io } from './context';
+import { storeFlags, storeOptions } from './store-flags';
 
 /**
  * `worker-stacks channels status|refresh`: the image channels beside the objects (`<clusters>/image-channels/`).
@@ -23,27 +22,47 @@ export function registerChannels(program: Command, io: Io, done: (code: number) 
   const channels = program
     .command('channels')
     .description('image channels (<clusters>/image-channels/): the releases recorded and the pools pinned to them');
-  dirFlags(channels.command('status'))
+  const where = (opts: DirOptions) => storeOptions(opts, inputDirs(opts));
+  storeFlags(dirFlags(channels.command('status')))
     .description(
       'each channel: its releases (newest last, halted and skipped marked) and the pools pinned (reads only)',
     )
-    .action(async (opts: DirOptions) => done(await statusCommand(inputDirs(opts), io)));
-  dirFlags(channels.command('resume <channel> <release>'))
+    .action(async (opts: DirOptions) =>
+      done(await withChannels(where(opts), io, (c) => statusCommand(where(opts), c, io))),
+    );
+  storeFlags(dirFlags(channels.command('resume <channel> <release>')))
     .description('lift the halt of a release (a failed roll halted it): clusters are pinned to it again')
     .action(async (channel: string, release: string, opts: DirOptions) =>
-      done(await resumeCommand(inputDirs(opts), channel, release, io)),
+      done(await withChannels(where(opts), io, (c) => resumeCommand(c, channel, release, io))),
     );
-  dirFlags(channels.command('refresh'))
+  storeFlags(dirFlags(channels.command('refresh')))
     .description("read each channel's source now, in the regions of its clusters, and record new releases")
-    .action(async (opts: DirOptions) => done(await refreshCommand(inputDirs(opts), io)));
+    .action(async (opts: DirOptions) =>
+      done(await withChannels(where(opts), io, (c) => refreshCommand(where(opts), c, io))),
+    );
 }
 
-export async function statusCommand(dirs: InputDirs, io: Io): Promise<number> {
-  const loaded = new FileChannelStore({ clustersDir: dirs.clustersDir }).loadSync();
+/** Runs `f` on the store's channels (the files beside the objects, or the custom resources), closing them after. */
+async function withChannels(where: StoreOptions, io: Io, f: (c: ChannelStore) => Promise<number>): Promise<number> {
+  const store = createChannelStore(where);
+  if (!store) {
+    io.err(`error: --store ${where.kind} keeps no image channels\n`);
+    return EXIT.usage;
+  }
+  try {
+    return await f(store);
+  } finally {
+    store.close?.();
+  }
+}
+
+async function statusCommand(where: StoreOptions, store: ChannelStore, io: Io): Promise<number> {
+  const loaded = await store.load();
   for (const p of loaded.problems) io.err(`${formatProblem(p)}\n`);
   const resolve = imageResolver(loaded.channels);
-  const pinned = pinsOf(dirs);
-  const statuses = await clusterStatuses(dirs);
+  const all = await records(where);
+  const pinned = pinsOf(all);
+  const statuses = new Map(all.map((r) => [r.name, r.status]));
   for (const c of loaded.channels) {
     io.out(`channel ${c.name}${c.spec ? '' : ' (invalid: see above)'}\n`);
     const skipped = new Set(c.spec?.skipReleases ?? []);
@@ -78,16 +97,19 @@ export async function statusCommand(dirs: InputDirs, io: Io): Promise<number> {
       io.out(`  ${where}: ${'problem' in pin ? pin.problem : `${pin.release} ${pin.imageId}`}${state}\n`);
     }
   }
-  if (loaded.channels.length === 0) io.out(`no image channels in ${dirs.clustersDir}/image-channels\n`);
+  if (loaded.channels.length === 0)
+    io.out(
+      `no image channels ${where.kind === 'file' ? `in ${where.options.clustersDir}/image-channels` : `in --store ${where.kind}`}\n`,
+    );
   return loaded.problems.length ? EXIT.invalid : EXIT.ok;
 }
 
-export async function resumeCommand(dirs: InputDirs, channel: string, release: string, io: Io): Promise<number> {
-  const store = new FileChannelStore({ clustersDir: dirs.clustersDir });
-  const known = store.loadSync().channels.find((c) => c.name === channel);
+async function resumeCommand(store: ChannelStore, channel: string, release: string, io: Io): Promise<number> {
+  const all = (await store.load()).channels;
+  const known = all.find((c) => c.name === channel);
   const next = known && resumeRelease(known.status, release, new Date().toISOString());
   if (!known || !next) {
-    const names = known ? known.status.releases.map((r) => r.release) : store.loadSync().channels.map((c) => c.name);
+    const names = known ? known.status.releases.map((r) => r.release) : all.map((c) => c.name);
     io.err(
       `error: ${known ? `channel ${channel} has no release ${JSON.stringify(release)}` : `no image channel ${JSON.stringify(channel)}`}\n  fix: give one of: ${names.join(', ') || '(none)'} (worker-stacks channels status lists them)\n`,
     );
@@ -98,10 +120,9 @@ export async function resumeCommand(dirs: InputDirs, channel: string, release: s
   return EXIT.ok;
 }
 
-export async function refreshCommand(dirs: InputDirs, io: Io): Promise<number> {
-  const store = new FileChannelStore({ clustersDir: dirs.clustersDir });
+async function refreshCommand(where: StoreOptions, store: ChannelStore, io: Io): Promise<number> {
   const pins = new ChannelPins({ store, source: new SdkImageSource(), now: () => new Date() });
-  const report = await pins.refresh(records(dirs));
+  const report = await pins.refresh(await records(where));
   for (const r of report.recorded) io.out(`recorded ${r}\n`);
   for (const p of report.problems) io.err(`${p}\n`);
   for (const h of report.halted) io.err(`halted ${h}\n`);
@@ -110,22 +131,11 @@ export async function refreshCommand(dirs: InputDirs, io: Io): Promise<number> {
   return report.problems.length ? EXIT.invalid : EXIT.ok;
 }
 
-/** The objects as the daemon lists them (raw: an invalid object still names its channels and region). */
-function records(dirs: InputDirs): ClusterRecord[] {
-  return clusterFiles(dirs.clustersDir).flatMap((file) => {
-    const read = readClusterFile(file);
-    if (read.problem) return [];
-    const { raw } = parseClusterYaml(read.text, file);
-    const name = path.basename(file).replace(/\.ya?ml$/, '');
-    return [{ name, source: file, raw, parseProblems: [], generation: 0, resourceVersion: '' }];
-  });
-}
-
-/** The recorded status of every cluster of the file store, by name (nothing is read from AWS). */
-async function clusterStatuses(dirs: InputDirs): Promise<ReadonlyMap<string, ClusterStatus | undefined>> {
-  const opened = createStore(fileStore(dirs.clustersDir));
+/** The objects as the daemon lists them (raw: an invalid object still names its channels and region), with status. */
+async function records(where: StoreOptions): Promise<ClusterRecord[]> {
+  const opened = createStore(where);
   try {
-    return new Map((await opened.store.list()).map((r) => [r.name, r.status]));
+    return await opened.store.list();
   } finally {
     opened.close();
   }
@@ -153,9 +163,9 @@ function rollState(status: ClusterStatus | undefined, pool: string): string {
  * refused by validation, and is exactly the one to show.
  */
 function pinsOf(
-  dirs: InputDirs,
+  all: readonly ClusterRecord[],
 ): { cluster: string; pool: string; channel: string; region: string; ref?: ClusterRef }[] {
-  return records(dirs).flatMap((r) => {
+  return all.flatMap((r) => {
     const spec = (r.raw as { spec?: { region?: unknown; pool?: unknown; pools?: unknown } } | undefined)?.spec;
     if (typeof spec?.region !== 'string') return [];
     const region = spec.region;

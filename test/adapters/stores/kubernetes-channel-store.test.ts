@@ -1,4 +1,5 @@
 import { KubeApiError } from '../../../lib/core/errors';
+import { runCli } from '../../../lib/adapters/cli/program';
 import { ChannelPins, validateChannelObject } from '../../../lib/engines/channels';
 import { KubernetesChannelStore } from '../../../lib/adapters/stores/kubernetes-channel-store';
 import { KubeClient } from '../../../lib/platform/kube/client';
@@ -153,4 +154,49 @@ test('with every namespace read, a channel name two namespaces define pins nothi
   } finally {
     s.close();
   }
+});
+
+test('channels status and resume work against the custom resources (--store kubernetes)', async () => {
+  // GIVEN a channel whose one release a failed roll halted, as the daemon recorded it in the status
+  const namespace = await k.current.namespace(`channels-${++n}`);
+  await create(namespace, channel('al2023'));
+  const s = store(namespace);
+  const release = {
+    release: 'al2023-v1',
+    firstSeen: '2026-11-28T10:00:00Z',
+    images: { 'us-east-1': { imageId: 'ami-0123456789abcdef0' } },
+  };
+  try {
+    await s.load();
+    await s.writeStatus('al2023', {
+      sourceKind: 'ssmParameter',
+      releases: [{ ...release, halted: { at: '2026-11-28T11:00:00Z', reason: 'the roll of c1 to it failed' } }],
+      problems: [],
+    });
+  } finally {
+    s.close();
+  }
+  const flags = ['--store', 'kubernetes', '--kubeconfig', k.current.api.kubeconfig, '-n', namespace];
+  const cli = async (args: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
+    return { code, out: out.join(''), err: err.join('') };
+  };
+  // WHEN channels status reads it
+  const shown = await cli(['channels', 'status', ...flags]);
+  // THEN it shows the release halted
+  expect(shown).toMatchObject({
+    code: 0,
+    out: expect.stringMatching(
+      /channel al2023\n {2}release al2023-v1 .*HALTED 2026-11-28T11:00:00Z: the roll of c1 to it failed/,
+    ),
+  });
+  // WHEN the halt is lifted by the CLI
+  const resumed = await cli(['channels', 'resume', 'al2023', 'al2023-v1', ...flags]);
+  // THEN the object's status has no halt and records the resume
+  expect(resumed.code).toBe(0);
+  const { body } = await k.current.admin.request<KubeImageChannel>('GET', channelObjectPath(namespace, 'al2023'));
+  const after = (body.status as { releases: Json[] }).releases[0];
+  expect({ halted: after.halted, resumed: typeof after.resumedAt }).toEqual({ halted: undefined, resumed: 'string' });
 });
