@@ -31,6 +31,17 @@ const PLACED: readonly Placement[] = [
   },
   { line: /^npm test$/, runBy: { file: '.ci/run', fragment: 'npm test' } },
   {
+    line: /^node scripts\/generate-kubelet-config-fields\.js > lib\/model\/cloudconfig\/kubelet-config-fields\.ts$/,
+    runBy: {
+      file: 'test/model/cloudconfig/kubelet-config-fields.test.ts',
+      fragment: "'generate-kubelet-config-fields.js'",
+    },
+  },
+  {
+    line: /^npx prettier --write lib\/model\/cloudconfig\/kubelet-config-fields\.ts$/,
+    runBy: { notRun: 'formats the regenerated table; npm test runs prettier --check over the repository' },
+  },
+  {
     line: /^npm run playground$/,
     runBy: { file: 'test/adapters/playground/playground.test.ts', fragment: "'playground', '--steps'" },
   },
