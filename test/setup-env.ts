@@ -6,3 +6,6 @@ process.env.CDK_VALIDATION = process.env.CDK_VALIDATION ?? 'false';
 // Processes of the tests that are killed (jest's own workers at the end of a run) leave their synthesis work dirs
 // behind: in the temp dir, not in /dev/shm (memory) where the daemon puts them by default (test/adapters/cli/wiring.test.ts).
 process.env.WORKER_STACKS_WORK_DIR = process.env.WORKER_STACKS_WORK_DIR ?? os.tmpdir();
+// The stores' fsync (lib/core/durable.ts) flushes files every test throws away: on this shared disk it was a fifth of
+// a fleet rollout's wall time. test/adapters/stores/file-store-crash.test.ts keeps it (its kills aim at a slow write).
+process.env.WORKER_STACKS_UNSAFE_NO_FSYNC = process.env.WORKER_STACKS_UNSAFE_NO_FSYNC ?? '1';

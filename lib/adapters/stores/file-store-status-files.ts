@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseStatus } from '../../model/cluster/status';
 import { WorkerStacksError } from '../../core/errors';
+import { fsyncUnlessUnsafe } from '../../core/durable';
 import { deepFreeze, migrateLegacyStatus, StateFile } from './file-store-state';
 
 /**
@@ -70,14 +71,14 @@ export class StatusFiles {
     const fd = fs.openSync(tmp, 'w', 0o644);
     try {
       fs.writeSync(fd, JSON.stringify(state, undefined, 2) + '\n');
-      fs.fsyncSync(fd);
+      fsyncUnlessUnsafe(fd);
     } finally {
       fs.closeSync(fd);
     }
     fs.renameSync(tmp, target);
     const dir = fs.openSync(this.dir, 'r');
     try {
-      fs.fsyncSync(dir);
+      fsyncUnlessUnsafe(dir);
     } finally {
       fs.closeSync(dir);
     }

@@ -5,6 +5,7 @@ import { sha256Hex } from '../../model/cloudconfig/checksum';
 import { clusterFileOf, clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
 import { ClusterStatus, parseStatus } from '../../model/cluster/status';
 import { Problem, WorkerStacksError } from '../../core/errors';
+import { fsyncUnlessUnsafe } from '../../core/durable';
 import { ClusterRecord, ClusterStore, ConflictError } from '../../model/ports/cluster-store';
 import { decodeRevision, deepFreeze, encodeRevision, Revision, StateFile, storable } from './file-store-state';
 import { withPaused } from './file-store-paused';
@@ -282,7 +283,7 @@ function writeFileAtomically(file: string, text: string): void {
   try {
     fs.fchmodSync(fd, mode); // the umask does not change the user's mode
     fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
+    fsyncUnlessUnsafe(fd);
   } finally {
     fs.closeSync(fd);
   }

@@ -7,6 +7,10 @@ import { childEnv, compiledWriter } from '../../fixtures/stores/compile';
 
 /** Crashes: a writer killed mid-write, its temp files and its lock. */
 
+// The writes under test are the real ones, fsync included (test/setup-env.ts turns it off for every other file): the
+// kills aim at a write in progress, and the children inherit this environment.
+delete process.env.WORKER_STACKS_UNSAFE_NO_FSYNC;
+
 const NAME = 'prod-eu1';
 const ENTRIES = 4000; // ~300 KB of status: the write takes long enough to be hit
 let dir: string;
