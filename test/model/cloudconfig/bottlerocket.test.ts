@@ -15,8 +15,8 @@ import { checkBottlerocket } from '../../../lib/model/cloudconfig/bottlerocket-r
 import { KUBERNETES_SETTINGS } from '../../../lib/model/cloudconfig/bottlerocket-settings';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { configUserData } from '../../../lib/model/cloudconfig/user-data';
-import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
-import { run } from '../../helpers/tools';
+import { REPO, TEMPLATES } from '../../helpers/clusters';
+import { appOnObject } from '../../helpers/app-on-object';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;
@@ -214,22 +214,11 @@ describe('bad input names the file, the field and the rule, through validate', (
 describe('bad input through cdk synth', () => {
   test('the CDK app refuses a Bottlerocket typo with the same file, field and rule, and writes nothing', () => {
     // GIVEN a fleet of the EKS object with a settings key Bottlerocket does not have
-    const root = tempDir('br-synth');
     const raw = parse(fs.readFileSync(OBJECT, 'utf8'));
     br(raw).kubernetesSettings['max-podz'] = 10;
-    fs.mkdirSync(path.join(root, 'clusters'));
-    fs.writeFileSync(path.join(root, 'clusters', 'eks-us2.yaml'), JSON.stringify(raw));
-    const outdir = path.join(root, 'cdk.out');
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      WORKER_STACKS_CLUSTERS: path.join(root, 'clusters'),
-      CDK_OUTDIR: outdir,
-      CDK_VALIDATION: 'false',
-    };
-    delete env.NODE_ENV;
 
     // WHEN the app runs as the CDK CLI runs it (cdk.json)
-    const r = run('npx', ['ts-node', '--transpile-only', 'bin/app.ts'], { cwd: REPO, env });
+    const { r, outdir, root } = appOnObject('br-synth', 'eks-us2.yaml', raw);
 
     // THEN it fails before writing anything, naming the object's field and the rule
     expect(r.status).not.toBe(0);

@@ -8,8 +8,8 @@ import * as path from 'node:path';
 import { parse } from 'yaml';
 import { derive } from '../../../lib/model/cluster/derive';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
-import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
-import { run } from '../../helpers/tools';
+import { REPO, TEMPLATES } from '../../helpers/clusters';
+import { appOnObject } from '../../helpers/app-on-object';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;
@@ -135,22 +135,11 @@ describe('bad nested input names the file, the field path and the rule', () => {
 describe('bad nested input through cdk synth', () => {
   test('the CDK app refuses an eviction key that is no signal with the same file, field path and rule, and writes nothing', () => {
     // GIVEN a fleet of the EKS example whose AL2023 pool (the cluster's values) has a typo'd eviction signal
-    const root = tempDir('nested-synth');
     const raw = parse(fs.readFileSync(path.join(REPO, 'clusters', 'eks-us2.yaml'), 'utf8'));
     raw.spec.cloudConfig.values.kubeletConfig = { evictionHard: { 'memory.availabel': '100Mi' } };
-    fs.mkdirSync(path.join(root, 'clusters'));
-    fs.writeFileSync(path.join(root, 'clusters', 'eks-us2.yaml'), JSON.stringify(raw));
-    const outdir = path.join(root, 'cdk.out');
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      WORKER_STACKS_CLUSTERS: path.join(root, 'clusters'),
-      CDK_OUTDIR: outdir,
-      CDK_VALIDATION: 'false',
-    };
-    delete env.NODE_ENV;
 
     // WHEN the app runs as the CDK CLI runs it (cdk.json)
-    const r = run('npx', ['ts-node', '--transpile-only', 'bin/app.ts'], { cwd: REPO, env });
+    const { r, outdir, root } = appOnObject('nested-synth', 'eks-us2.yaml', raw);
 
     // THEN it fails before writing anything, naming the file, the object's field path and the rule
     expect(r.status).not.toBe(0);
