@@ -1,4 +1,4 @@
-import { isComplete } from '../../../model/ports/cloudformation-port';
+import { isComplete, isRolledBack } from '../../../model/ports/cloudformation-port';
 import { getCondition } from '../../../model/cluster/status';
 import { CONDITIONS } from '../workflow/conditions';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, TASK } from '../workflow/context';
@@ -17,9 +17,11 @@ export const skipIfUnchanged: Task<Observed> = {
     const s = ctx.status;
     const c = ctx.recorder.controller;
     const { stack, live } = o;
+    // A stack rolled back to the template these inputs applied (a halted image release, an edit reverted) is settled
+    // on it too: without this, every look made a change set with no changes, holding a --concurrency slot each time.
     if (
       stack &&
-      isComplete(stack.status) &&
+      (isComplete(stack.status) || isRolledBack(stack.status)) &&
       !o.drift &&
       live === o.config.checksum &&
       c.inputsFingerprint === o.fingerprint
