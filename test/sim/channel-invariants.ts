@@ -65,7 +65,9 @@ export class ChannelInvariants {
     this.judged.starts++;
     this.judge.count();
     const from = this.releaseOf(op.from);
-    if (op.kind === 'update' && this.w.channel.bad.has(this.w.channel.images[to]))
+    // Only a roll from a release of the channel must halt: from a template changed out of band (no roll key to read)
+    // the reconciler cannot tell an image roll from a config one, and stops the cluster instead (Stalled).
+    if (op.kind === 'update' && from !== undefined && this.w.channel.bad.has(this.w.channel.images[to]))
       this.failedRolls.set(to, (this.failedRolls.get(to) ?? new Set()).add(cluster));
     this.halted(op.stackName, cluster, to);
     this.pinned(op.stackName, cluster, to, caller);
@@ -203,7 +205,8 @@ export class ChannelInvariants {
     // (Only while some object names the channel: the daemon reads the channels its clusters name.)
     const named = this.w.names.some((n) => this.w.stacksOf(n).some((st) => this.onChannel(n, st)));
     const newest = c.images.at(-1);
-    if (named && newest && !c.status.releases.some((r) => Object.values(r.images).some((i) => i?.imageId === newest))) return false;
+    if (named && newest && !c.status.releases.some((r) => Object.values(r.images).some((i) => i?.imageId === newest)))
+      return false;
     return this.unhalted().length === 0;
   }
 
@@ -230,7 +233,9 @@ export class ChannelInvariants {
   public describe(): string {
     const c = this.w.channel;
     if (!c) return '';
-    const releases = c.status.releases.map((r) => `${r.release}${r.halted ? ' HALTED' : ''}${r.resumedAt ? ' resumed' : ''}`);
+    const releases = c.status.releases.map(
+      (r) => `${r.release}${r.halted ? ' HALTED' : ''}${r.resumedAt ? ' resumed' : ''}`,
+    );
     const failed = this.unhalted();
     return `; channel: ${c.images.length} published (bad: ${[...c.bad].map((i) => c.releaseOf(i)).join(', ') || 'none'}), recorded ${releases.join(', ') || 'none'}${failed.length ? `; failed and still pinned: ${failed.join('; ')}` : ''}`;
   }

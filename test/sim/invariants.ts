@@ -469,9 +469,7 @@ export class Invariants {
   public converged(): boolean {
     const l = this.w.leader;
     if (l.busy || this.w.aws.ours.size > 0) return false;
-    return (
-      this.w.names.every((n) => this.w.deleted.has(n) || this.stateOf(n) !== undefined) && this.channel.caughtUp()
-    );
+    return this.w.names.every((n) => this.w.deleted.has(n) || this.stateOf(n) !== undefined) && this.channel.caughtUp();
   }
 
   /** The checks of a converged world that hold for good: a deleted object has no slot, queue entry or metric series. */

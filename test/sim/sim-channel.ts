@@ -1,10 +1,6 @@
 import { ChannelPins, ChannelStore } from '../../lib/engines/channels';
 import { WorkerImageChannelSchema } from '../../lib/model/channel/channel-schema';
-import {
-  ChannelStatus,
-  EMPTY_CHANNEL_STATUS,
-  resumeRelease,
-} from '../../lib/model/channel/channel-status';
+import { ChannelStatus, EMPTY_CHANNEL_STATUS, resumeRelease } from '../../lib/model/channel/channel-status';
 import { clusterRefOf, ImageResolver, imageResolver } from '../../lib/model/channel/image-pins';
 import { FakeImageSource } from '../fakes/fake-image-source';
 
@@ -122,7 +118,10 @@ export class SimChannel {
     const store: ChannelStore = {
       load: async () => {
         await gate('channels.load');
-        return { channels: [{ name: CHANNEL, source: `image-channels/${CHANNEL}.yaml`, spec: SPEC, status: this.status }], problems: [] };
+        return {
+          channels: [{ name: CHANNEL, source: `image-channels/${CHANNEL}.yaml`, spec: SPEC, status: this.status }],
+          problems: [],
+        };
       },
       writeStatus: async (name, status) => {
         // The gate throws for a process that died while it waited (CrashSignal), as every store call does.

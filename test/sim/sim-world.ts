@@ -438,7 +438,9 @@ export class SimWorld {
   /** `channels resume` of the newest halted release: pinned again, only a failure after this halts it again. */
   public resumeRelease(): void {
     const r = this.channel?.resume(this.aws.clock.now());
-    if (r !== undefined) this.invariants.channel.onResume(r);
+    if (r === undefined) return;
+    this.invariants.channel.onResume(r);
+    this.aws.operatorRetried();
   }
 
   /** The next batch of watch events arrives so (`hold`: none arrives until the next call). */
@@ -487,12 +489,7 @@ export class SimWorld {
 }
 
 /** The example object under another name (with labels, for the rollout's waves; with pools default and spot). */
-export function objectNamed(
-  name: string,
-  labels?: Record<string, string>,
-  pools = false,
-  channel = false,
-): RawObject {
+export function objectNamed(name: string, labels?: Record<string, string>, pools = false, channel = false): RawObject {
   const raw = structuredClone(EXAMPLE);
   raw.metadata.name = name;
   if (labels) raw.metadata.labels = labels;

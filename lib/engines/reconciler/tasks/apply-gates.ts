@@ -31,6 +31,12 @@ export const skipIfUnchanged: Task<Observed> = {
         desiredChecksum: o.config.checksum,
         observedGeneration: ctx.generation,
         paused: undefined,
+        // These inputs are the ones last applied and they are live: no replacement is pending, whatever an attempt of
+        // other inputs since recorded (a release halted and rolled back, an edit reverted: else the rollout gate
+        // would count this cluster as about to roll for good, and hold the waves after it).
+        ...(s.desiredRollKey !== s.rollKey || s.pendingRoll !== undefined
+          ? { desiredRollKey: s.rollKey, pendingRoll: undefined }
+          : {}),
       };
       // Already Ready for this generation: keep the conditions (and the reason of the last apply), so an unchanged pass writes nothing.
       const conditions = isSettled(s, ctx.generation)

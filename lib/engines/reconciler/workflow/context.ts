@@ -192,6 +192,19 @@ export class ReconcileContext {
   }
   private imagesRead?: { readonly value: ImageResolver | undefined };
 
+  /**
+   * Whether the pass refreshed the image channels' pins since this reconcile read them, for an object whose pools name
+   * a channel: a release recorded or halted meanwhile. The execute task looks again rather than start a release the
+   * refresh halted (the simulator found one more cluster taking a halted release so).
+   */
+  public get pinsMoved(): boolean {
+    if (!this.imagesRead || !this.deps.images) return false;
+    const now = this.deps.images();
+    return (
+      now !== this.imagesRead.value && pinsKey(this.record.raw, now) !== pinsKey(this.record.raw, this.imagesRead.value)
+    );
+  }
+
   /** Key of what is derived from this object's content (see DerivedCache). */
   public get derivedKey(): string | undefined {
     return this.templatesVersion === undefined
