@@ -567,7 +567,7 @@ export class Invariants {
         u.status?.cloudConfigChecksum === u.desired &&
         u.status.observedGeneration === this.w.store.generation(name) &&
         stack &&
-        (isComplete(stack.status) || (isRolledBack(stack.status) && ready?.reason === 'UpToDate')) &&
+        (isComplete(stack.status) || (isRolledBack(stack.status) && ready.reason === 'UpToDate')) &&
         stack.outputs.ConfigChecksum === u.desired &&
         this.liveRollKey(u.stack) === keys?.get(u.stack)
         ? 'ready'
