@@ -230,6 +230,11 @@ export class FakeCloudFormation implements CloudFormationPort {
    * template then. @default none
    */
   public onSettle?: (stackName: string, status: string, template: string | undefined) => void;
+  /**
+   * The outcome of a create or update by what it applies, before the stack's scripts and default (the simulator's bad
+   * image releases: any stack applying one fails). @default none
+   */
+  public behaviourOf?: (stackName: string, kind: OperationKind, template: string | undefined) => Behaviour | undefined;
   private readonly stacks = new Map<string, FakeStack>(); // by id, deleted ones too
   private readonly live = new Map<string, string>(); // name → id
   private readonly scripts = new Map<string, Behaviour[]>();
@@ -625,7 +630,11 @@ export class FakeCloudFormation implements CloudFormationPort {
   }
 
   private begin(s: FakeStack, kind: Kind, template?: string): void {
-    let behaviour = this.scripts.get(s.name)?.shift() ?? this.defaults.get(s.name) ?? complete();
+    let behaviour =
+      this.behaviourOf?.(s.name, kind, template) ??
+      this.scripts.get(s.name)?.shift() ??
+      this.defaults.get(s.name) ??
+      complete();
     const gate =
       kind === 'create' || kind === 'update'
         ? signalFailure(kind, s.template, template, this.health.get(s.name) ?? 'healthy')

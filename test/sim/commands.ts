@@ -101,6 +101,12 @@ export const CMD = {
   /** A release of the code is deployed: the daemon restarts on code that writes every launch template differently. */
   release: () => command('release()', (w) => w.deployRelease()),
   deleteStack: (i: number) => command(`deleteStack(${i})`, (w) => w.deleteStack(i), alive(i)),
+  /** A channel world: a new release of the channel (a new image, the parameter moved to it), read at the next pass. */
+  publish: () => command('publish()', (w) => w.publish()),
+  /** A channel world: a new release whose image does not launch (every stack applying it rolls back). */
+  badRelease: () => command('badRelease()', (w) => w.badRelease()),
+  /** A channel world: `channels resume` of the newest halted release. */
+  resume: () => command('resume()', (w) => w.resumeRelease()),
   changeStack: (i: number) => command(`changeStack(${i})`, (w) => w.changeStack(i), alive(i)),
 };
 
@@ -152,6 +158,11 @@ export const COMMANDS: Array<fc.Arbitrary<Cmd>> = [
   cluster.map(CMD.addPool),
   // Releases: the daemon is upgraded to code that writes every launch template differently (every stack rolls, in waves).
   fc.constant(CMD.release()),
+  // Image channels (a channel world; elsewhere nothing): new releases, a bad one (its rolls fail, it must halt), a resume.
+  fc.constant(CMD.publish()),
+  fc.constant(CMD.publish()),
+  fc.constant(CMD.badRelease()),
+  fc.constant(CMD.resume()),
 ];
 
 /** The settings of one world: a few clusters, one or two slots, one or two attempts. */
@@ -162,6 +173,7 @@ export const WORLD_OPTIONS: fc.Arbitrary<WorldOptions> = fc.record({
   rollout: fc.boolean(),
   shards: fc.constantFrom<ShardConfig>('one', 'split'),
   pools: fc.boolean(),
+  channel: fc.boolean(),
 });
 
 /**
@@ -190,6 +202,11 @@ export const STATS = {
   releases: 0,
   laterWave: 0,
   removals: 0,
+  /** A channel world's: releases started on stacks, rolls forward to a newer release (of a later wave), halts recorded. */
+  channelStarts: 0,
+  channelRolls: 0,
+  channelLaterWave: 0,
+  channelHalts: 0,
 };
 
 /** Runs one schedule: start the daemon, play the commands, stop the faults, check liveness. */
@@ -213,6 +230,11 @@ export async function runSchedule(s: SimScheduler, opts: WorldOptions, cmds: Ite
     STATS.steps += world.steps;
     STATS.checks += world.invariants.checks;
     for (const k of ['replacing', 'releases', 'laterWave', 'removals'] as const) STATS[k] += world.invariants.judged[k];
+    const channel = world.invariants.channel.judged;
+    STATS.channelStarts += channel.starts;
+    STATS.channelRolls += channel.rolls;
+    STATS.channelLaterWave += channel.laterWave;
+    STATS.channelHalts += channel.halts;
     STATS.reconciles += world.processes.reduce((n, p) => n + p.reconciles, 0);
   }
 }
@@ -229,10 +251,17 @@ export async function replay(opts: WorldOptions, order: readonly number[], cmds:
  * The property: every schedule keeps every invariant, and converges once its faults stop. A shrunk failure replays
  * from `{ seed, path }` given to fc.assert with its commands' `replayPath` given here (fast-check prints all three).
  */
-export function simProperty(opts: { readonly maxCommands?: number; readonly replayPath?: string } = {}) {
+export function simProperty(
+  opts: {
+    readonly maxCommands?: number;
+    readonly replayPath?: string;
+    /** Only channel worlds (the soak's --channel: explores the image channel's invariants). @default drawn */
+    readonly channel?: boolean;
+  } = {},
+) {
   return fc.asyncProperty(
     fc.scheduler(),
-    WORLD_OPTIONS,
+    opts.channel ? WORLD_OPTIONS.map((o) => ({ ...o, channel: true })) : WORLD_OPTIONS,
     fc.commands(COMMANDS, { maxCommands: opts.maxCommands ?? 25, replayPath: opts.replayPath }),
     runSchedule,
   );

@@ -1,5 +1,5 @@
 import { DEFAULT_POOL, stackUnits } from '../../lib/model/cluster/pools';
-import { isComplete, isInProgress } from '../../lib/model/ports/cloudformation-port';
+import { isComplete, isInProgress, isRolledBack } from '../../lib/model/ports/cloudformation-port';
 import { validateCluster } from '../../lib/model/cluster/validate';
 import { renderCluster } from '../../lib/model/cluster/derive';
 import { ClusterStatus, getCondition } from '../../lib/model/cluster/status';
@@ -14,6 +14,7 @@ import { OperationStart, outputsOf } from '../fakes/fake-cloudformation';
 import { queueState } from './sim-process';
 import { releaseOfTemplate, simStack } from './sim-synth';
 import type { SimWorld } from './sim-world';
+import { ChannelInvariants } from './channel-invariants';
 
 /** The pool with a stack of its own in a world with pools (sim-world.ts). */
 export const SPOT = 'spot';
@@ -42,8 +43,18 @@ export class Invariants {
    */
   public readonly judged = { replacing: 0, releases: 0, laterWave: 0, removals: 0 };
   private readonly found: string[] = [];
+  /** The invariants of a channel world (channel-invariants.ts): releases through the waves, halts, pins. */
+  public readonly channel: ChannelInvariants;
 
-  constructor(private readonly w: SimWorld) {}
+  constructor(private readonly w: SimWorld) {
+    this.channel = new ChannelInvariants(w, {
+      waveOf: (c) => this.waveOf(c),
+      waveName: (i) => this.waveName(i),
+      stacksInObject: (c) => this.stacksInObject(c),
+      report: (m) => void this.found.push(m),
+      count: (n = 1) => void (this.checks += n),
+    });
+  }
 
   public fail(message: string): void {
     this.found.push(message);
@@ -134,7 +145,11 @@ export class Invariants {
         prev.observedGeneration !== ready.observedGeneration ||
         before?.cloudConfigChecksum !== status.cloudConfigChecksum);
     if (claims) {
-      if (!status.stackStatus || !isComplete(status.stackStatus))
+      // A stack rolled back to a template that is what the object asks for (a halted channel release, an edit
+      // reverted: the reconciler's change set has no changes) is settled on it: UpToDate there is no claim about the
+      // failed operation.
+      const settled = (st: string) => isComplete(st) || (ready.reason === 'UpToDate' && isRolledBack(st));
+      if (!status.stackStatus || !settled(status.stackStatus))
         this.found.push(
           `[ready] ${name} (${what}): Ready=True (${ready.reason}) recorded with stack status ${status.stackStatus}`,
         );
@@ -144,7 +159,7 @@ export class Invariants {
         (r) =>
           r.seq > after &&
           r.stack &&
-          isComplete(r.stack.status) &&
+          settled(r.stack.status) &&
           r.stack.outputs.ConfigChecksum === status.cloudConfigChecksum,
       );
       if (!seen) {
@@ -205,11 +220,13 @@ export class Invariants {
   public onBegin(op: OperationStart, caller?: number): void {
     const owner = this.owners.get(op.stackName);
     if (!owner) return;
-    if (op.kind === 'update' && replacesNodes(op.from, op.to)) {
+    const replaces = op.kind === 'update' && replacesNodes(op.from, op.to);
+    if (replaces) {
       this.judged.replacing++;
       this.poolRolls(owner.cluster, op.stackName);
       this.waves(owner.cluster, op);
     }
+    if (this.w.channel) this.channel.onBegin(op, owner.cluster, replaces, caller);
     if (op.kind === 'delete' && owner.pool !== undefined)
       this.poolRemoval(owner.cluster, owner.pool, op.stackName, caller);
   }
@@ -217,6 +234,7 @@ export class Invariants {
   /** As each stack settles: the highest release it has carried live, and since when (the waves' evidence, soak included). */
   public onSettle(stackName: string, status: string, template: string | undefined): void {
     if (!/_COMPLETE$/.test(status) || /ROLLBACK|DELETE/.test(status)) return;
+    if (this.w.channel) this.channel.onSettle(stackName, template);
     const release = releaseOfTemplate(template);
     if (release > (this.reached.get(stackName)?.release ?? 0))
       this.reached.set(stackName, { release, at: this.w.aws.clock.ms });
@@ -278,9 +296,12 @@ export class Invariants {
     if (!raw || raw.spec?.pools?.some((p) => p.name === pool)) return; // the object is gone, or the pool is still in it
     this.checks++;
     this.judged.removals++;
-    const release = this.w.processes.find((p) => p.id === caller)?.release ?? this.w.release;
-    const d = derived(raw, cluster);
-    const keys = this.rollKeysOf(raw, cluster, release);
+    const process = this.w.processes.find((p) => p.id === caller);
+    const release = process?.release ?? this.w.release;
+    // A channel world: the pools on the channel as the deleting process pins them.
+    const pinned = this.w.channel?.pinned(raw, process?.pins?.resolver()) ?? raw;
+    const d = derived(pinned, cluster);
+    const keys = this.rollKeysOf(pinned, cluster, release);
     const others = [
       { stack: workerStackName(cluster), checksum: d?.shared },
       ...(raw.spec?.pools ?? [])
@@ -448,7 +469,7 @@ export class Invariants {
   public converged(): boolean {
     const l = this.w.leader;
     if (l.busy || this.w.aws.ours.size > 0) return false;
-    return this.w.names.every((n) => this.w.deleted.has(n) || this.stateOf(n) !== undefined);
+    return this.w.names.every((n) => this.w.deleted.has(n) || this.stateOf(n) !== undefined) && this.channel.caughtUp();
   }
 
   /** The checks of a converged world that hold for good: a deleted object has no slot, queue entry or metric series. */
@@ -546,7 +567,7 @@ export class Invariants {
         u.status?.cloudConfigChecksum === u.desired &&
         u.status.observedGeneration === this.w.store.generation(name) &&
         stack &&
-        isComplete(stack.status) &&
+        (isComplete(stack.status) || (isRolledBack(stack.status) && ready.reason === 'UpToDate')) &&
         stack.outputs.ConfigChecksum === u.desired &&
         this.liveRollKey(u.stack) === keys?.get(u.stack)
         ? 'ready'
@@ -560,7 +581,7 @@ export class Invariants {
 
   /** The checksums the object renders to, of its shared stack and its spot pool (undefined: invalid), as the reconciler derives them. */
   public desired(name: string): { readonly shared: string; readonly spot?: string } | undefined {
-    const d = derived(this.w.store.raw(name), name);
+    const d = derived(this.pinned(name), name);
     return d && { shared: d.shared, spot: d.configs.get(SPOT)?.checksum };
   }
 
@@ -569,7 +590,13 @@ export class Invariants {
    * (undefined: the object is invalid): what its live template must carry once it has converged.
    */
   public desiredRollKeys(name: string): ReadonlyMap<string, string | undefined> | undefined {
-    return this.rollKeysOf(this.w.store.raw(name), name, this.w.release);
+    return this.rollKeysOf(this.pinned(name), name, this.w.release);
+  }
+
+  /** The object as the reconciler validates it: in a channel world, its channel's pools pinned as the channel's status says. */
+  private pinned(name: string): unknown {
+    const raw = this.w.store.raw(name);
+    return this.w.channel ? this.w.channel.pinned(raw) : raw;
   }
 
   /** The roll key of each stack of an object (a version of it) under release `release` of the code, by stack name. */

@@ -478,4 +478,45 @@ describe('schedules the simulator found with the roll key (issue 33 item 6)', ()
       [CMD.converge(), CMD.edit(0, { field: 'maxPods', value: 60 }), CMD.removePool(0)],
     );
   });
+
+  test('a new channel release: a later wave rolls it while the canary, waiting for a slot, has not started it (channel-waves; found with `npm run sim -- --channel --seed 1`)', async () => {
+    // GIVEN a rollout policy over two clusters on an image channel, the canary's next operation held
+    // WHEN a bad release is published  THEN sim-1 (remainder) waits until the canary has rolled it (and halts behind its failure)
+    await replay(
+      { clusters: 2, concurrency: 1, maxUpdateAttempts: 1, rollout: true, shards: 'one', pools: false, channel: true },
+      [
+        1, 2, 3, 4, 5, 6, 7, 9, 10, 8, 12, 11, 13, 14, 15, 17, 16, 18, 19, 20, 21, 22, 23, 26, 25, 28, 24, 29, 30, 27,
+        31, 32, 33, 34, 35, 36, 37, 39, 40, 38, 41, 43, 44, 45, 42, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58,
+        59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 84, 83, 86, 85,
+        87, 89, 88, 91, 92, 90, 93, 94, 95, 96, 97, 98, 99,
+      ],
+      [CMD.addPool(0), CMD.converge(), CMD.hold(0, 1), CMD.badRelease(), CMD.runAll()],
+    );
+  });
+
+  test('a halted release rolled back: the canary is settled on the release before, not pending a roll for good (liveness; `npm run sim -- --channel --seed 1`)', async () => {
+    // GIVEN a canary whose roll to a bad release rolled back (the release halted, its pin back on the one before)
+    // WHEN the fleet settles  THEN the canary's recorded roll keys say no roll is pending, and the later wave goes on
+    await replay(
+      { clusters: 2, concurrency: 1, maxUpdateAttempts: 1, rollout: true, shards: 'one', pools: false, channel: true },
+      [
+        1, 2, 3, 4, 5, 6, 8, 7, 9, 11, 10, 12, 14, 13, 16, 15, 18, 19, 20, 17, 21, 22, 23, 24, 25, 26, 27, 28, 29, 31,
+        30, 32, 33, 35, 36, 34, 37, 38, 39, 40, 42, 41, 44, 43, 45, 47, 48, 49, 46, 50, 51, 52, 54, 55, 56, 53, 57, 58,
+        59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86,
+        87, 88, 89, 90, 91, 92, 94, 93, 95, 96, 99, 97, 98, 101, 102, 103, 100, 104, 105, 106, 107, 108, 109, 110, 111,
+        113, 114, 115, 112, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133,
+        134, 135, 136, 137, 138, 139, 140, 141, 142, 143, 144, 146, 147, 145, 148, 149, 150, 152, 151, 153, 154, 156,
+        157, 155, 158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 173, 174, 172, 175, 177, 176,
+        178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 192, 193, 194, 196, 195, 197, 198, 199,
+        200, 201, 202, 203, 204, 205, 206, 207, 208, 209, 210, 211, 212, 213, 214, 215, 216, 217, 218, 219, 221, 220,
+        222, 223, 224, 225, 226, 227, 228, 229, 230, 231, 232, 233, 234, 235, 236, 237, 238, 239, 240, 241, 242, 243,
+        244, 245, 246, 247, 248, 249, 250, 251, 252, 253, 254, 255, 256, 257, 258, 259, 260, 262, 261, 263, 265, 264,
+        266, 267, 268, 269, 270, 271, 272, 273, 274, 275, 276, 277, 278, 279, 280, 281, 282, 284, 283, 285, 286, 287,
+        288, 289, 290, 291, 292, 293, 294, 295, 296, 297, 298, 299, 300, 301, 302, 303, 305, 304, 306, 307, 308, 309,
+        310, 311, 312, 313, 314, 315, 316, 317, 318, 319, 320, 321, 322, 323, 324, 325, 326, 327, 328, 329, 330, 331,
+        332, 333, 334,
+      ],
+      [CMD.publish(), CMD.advance(1000), CMD.runAll(), CMD.badRelease(), CMD.advance(1000)],
+    );
+  });
 });

@@ -171,6 +171,14 @@ export class SimAws {
     );
   }
 
+  /**
+   * An operator asked for another try of inputs that failed (`channels resume` of a halted release: its clusters roll
+   * to it again): earlier executions no longer count against --max-update-attempts.
+   */
+  public operatorRetried(): void {
+    this.executions.clear();
+  }
+
   private beforeWrite(method: Method, args: unknown[], w: Writer): void {
     if (!w.leading)
       this.violations.push(`[leaders] two leaders: process ${w.process}, not the leader, reached AWS with ${method}`);

@@ -18,6 +18,7 @@ import { SimAws } from './sim-aws';
 import { SimStore } from './sim-store';
 import { ClusterRecord, ClusterStore } from '../../lib/model/ports/cluster-store';
 import { SimPublisher, simSynthesizerFor } from './sim-synth';
+import { ChannelPins } from '../../lib/engines/channels';
 
 /** What every process of one schedule shares: the truth (AWS, the store), the scheduler, the settings. */
 export interface SimEnv {
@@ -41,6 +42,11 @@ export interface SimEnv {
   readonly release?: () => number;
   /** The process reads every object with spec.rollout.maxConcurrentPools 100 (WorldOptions.gatesOff). @default false */
   readonly poolGateOff?: boolean;
+  /**
+   * The image channels of a process (a channel world, WorldOptions.channel): its own ChannelPins over the shared source
+   * and status store, its store calls through the process's gate. @default none
+   */
+  readonly channels?: (id: number, gate: (label: string) => Promise<void>) => ChannelPins;
 }
 
 export const POLL_MS = 5000;
@@ -70,6 +76,8 @@ export class SimProcess {
   /** The release of the code this process runs (SimWorld.deployRelease). */
   public readonly release: number;
   public readonly outcomes = new Map<string, Outcome>();
+  /** This process's image channels (a channel world): refreshed at the start of each of its passes. */
+  public readonly pins?: ChannelPins;
   private active = 0;
   private readonly passes = new Set<DaemonPass>();
   private readonly stopWatch: () => void;
@@ -135,12 +143,15 @@ export class SimProcess {
       ),
       setPaused: async () => undefined,
     };
+    this.pins = env.channels?.(id, gate);
     this.controller = new Controller(this.deps, {
       concurrency: env.concurrency,
       workers: env.workers,
       metrics: this.metrics,
       hooks: { before: hook('before'), after: hook('after') },
       policies,
+      // Read by PassBook.start at each pass this process queues (its first, each resync), as runDaemon's are.
+      channels: this.pins,
     });
     this.queue = new WorkQueue({ baseDelayMs: POLL_MS, maxDelayMs: 60_000, now: () => clock.ms, timers: false });
     this.stopWatch = this.deps.store.watch((name) => this.queue.add(name));

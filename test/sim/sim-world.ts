@@ -12,6 +12,7 @@ import { POLL_MS, queueState, SimEnv, SimProcess } from './sim-process';
 import { SimStore, WatchMode } from './sim-store';
 import { outOfBandTemplate, SimPublisher } from './sim-synth';
 import { ShardConfig, SimShards, Tier, withTier } from './sim-shards';
+import { CHANNEL, imageOfTemplate, SimChannel } from './sim-channel';
 
 /** What the world needs of a scheduler: fast-check's, or a pinned regression's (ordered-scheduler.ts). */
 export interface SimScheduler {
@@ -44,6 +45,13 @@ export interface WorldOptions {
    * @default none
    */
   readonly gatesOff?: readonly ('waves' | 'pools')[];
+  /**
+   * Every pool names the image channel `sim-al2023` (sim-channel.ts) instead of a machine image: an SSM parameter in a
+   * fake source all processes share, its status in a store that survives restarts; each process reads it at the start
+   * of each of its passes. The world starts with one release published; publish(), badRelease() and resume() add to
+   * it. @default false
+   */
+  readonly channel?: boolean;
 }
 
 /** An edit a user makes to an object: a config value (rolls nodes), a size (does not), or one that makes it invalid. */
@@ -104,6 +112,8 @@ export class SimWorld {
   public release = 0;
   /** The fleet rollout's policy of a world with one (the invariants read its waves, gate on or off). */
   public readonly policy?: RolloutPolicy;
+  /** The image channel of a channel world (WorldOptions.channel). */
+  public readonly channel?: SimChannel;
 
   constructor(
     private readonly scheduler: SimScheduler,
@@ -115,6 +125,10 @@ export class SimWorld {
       this.names.flatMap((n) => this.stacksOf(n)),
       opts.maxUpdateAttempts,
     );
+    // A channel world starts with one release published, which the first pass records and pins.
+    const channel = opts.channel ? new SimChannel() : undefined;
+    channel?.publish();
+    this.channel = channel;
     this.env = {
       schedule: (label) => this.scheduler.schedule(Promise.resolve(), label),
       aws: this.aws,
@@ -132,6 +146,7 @@ export class SimWorld {
       policy: opts.rollout && !opts.gatesOff?.includes('waves') ? POLICY : undefined,
       release: () => this.release,
       poolGateOff: opts.gatesOff?.includes('pools') ?? false,
+      channels: channel && ((id, gate) => channel.pinsFor(id, gate, this.aws.clock.now)),
     };
     this.policy = opts.rollout ? POLICY : undefined;
     this.invariants = new Invariants(this);
@@ -139,6 +154,16 @@ export class SimWorld {
     this.aws.fake.onBegin = (op) => this.invariants.onBegin(op, this.aws.caller);
     this.aws.fake.onSettle = (stack, status, template) => this.invariants.onSettle(stack, status, template);
     this.store.onStatus = (name, status, pid) => this.invariants.onStatusWrite(name, status, pid);
+    if (channel) {
+      channel.onWrite = (status) => this.invariants.channel.onChannelWrite(status);
+      // A bad release's image does not launch: every create or update applying it fails and rolls back, for good.
+      this.aws.fake.behaviourOf = (stack, kind, template) => {
+        if (kind !== 'create' && kind !== 'update') return undefined;
+        if (!channel.bad.has(imageOfTemplate(template) ?? '')) return undefined;
+        this.failed.add(stack);
+        return fail(ROLLED_BACK, 1);
+      };
+    }
     // sim-0 is the canary (of the rollout's waves, and of the `split` shards); the others are general.
     for (const n of this.names)
       this.store.put(
@@ -150,6 +175,7 @@ export class SimWorld {
             tier: n === 'sim-0' ? 'canary' : 'general',
           },
           opts.pools,
+          opts.channel,
         ),
       );
     // Rolls take a few polls, as a small group's rolling update does.
@@ -245,7 +271,11 @@ export class SimWorld {
     const spot = raw.spec.pools?.find((p) => p.name === SPOT);
     const pools = raw.spec.pools ?? [raw.spec.pool ?? {}];
     if (e.field === 'image' || e.field === 'spotImage')
-      for (const p of e.field === 'image' ? pools : [spot ?? pools[0]]) p.machineImage = imageOf(e.value);
+      for (const p of e.field === 'image' ? pools : [spot ?? pools[0]]) {
+        // In a channel world the pool leaves the channel for the literal image (a pool names one of the two).
+        delete p.imageChannel;
+        p.machineImage = imageOf(e.value);
+      }
     else if (e.field === 'spotLabel' && spot) spot.labels = { 'sim.example.com/spot': String(e.value) };
     else if (e.field === 'maxPods' || e.field === 'spotLabel') raw.spec.cloudConfig.values.maxPods = e.value;
     else for (const p of pools) p[e.field] = e.value;
@@ -395,6 +425,24 @@ export class SimWorld {
     this.aws.snapshot();
   }
 
+  /** A new release of the channel (a channel world): its image in EC2, the parameter moved to it; read at the next pass. */
+  public publish(): void {
+    this.channel?.publish();
+  }
+
+  /** A new release whose image does not launch: every stack that applies it fails and rolls back (its roll halts it). */
+  public badRelease(): void {
+    this.channel?.publish(true);
+  }
+
+  /** `channels resume` of the newest halted release: pinned again, only a failure after this halts it again. */
+  public resumeRelease(): void {
+    const r = this.channel?.resume(this.aws.clock.now());
+    if (r === undefined) return;
+    this.invariants.channel.onResume(r);
+    this.aws.operatorRetried();
+  }
+
   /** The next batch of watch events arrives so (`hold`: none arrives until the next call). */
   public watch(mode: WatchMode | 'hold'): void {
     this.watchMode = mode;
@@ -430,7 +478,7 @@ export class SimWorld {
       await this.advance(Math.max(1, Math.min(POLL_MS, due - this.aws.clock.ms)));
     }
     this.invariants.fail(
-      `[liveness] not converged within ${maxPolls} polls after the faults stopped: ${this.invariants.describe()}`,
+      `[liveness] not converged within ${maxPolls} polls after the faults stopped: ${this.invariants.describe()}${this.invariants.channel.describe()}`,
     );
   }
 
@@ -441,10 +489,14 @@ export class SimWorld {
 }
 
 /** The example object under another name (with labels, for the rollout's waves; with pools default and spot). */
-export function objectNamed(name: string, labels?: Record<string, string>, pools = false): RawObject {
+export function objectNamed(name: string, labels?: Record<string, string>, pools = false, channel = false): RawObject {
   const raw = structuredClone(EXAMPLE);
   raw.metadata.name = name;
   if (labels) raw.metadata.labels = labels;
+  if (channel && raw.spec.pool) {
+    delete raw.spec.pool.machineImage;
+    raw.spec.pool.imageChannel = CHANNEL;
+  }
   if (pools && raw.spec.pool) {
     raw.spec.pools = [
       { ...raw.spec.pool, name: 'default' },

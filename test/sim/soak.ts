@@ -1,5 +1,6 @@
 /**
- * `npm run sim -- --runs N [--seed S] [--path P --replay-path R] [--commands C] [--ignore ids]`: the simulator's soak. Runs N schedules (seeded: the
+ * `npm run sim -- --runs N [--seed S] [--path P --replay-path R] [--commands C] [--ignore ids] [--channel]`: the simulator's soak
+ * (`--channel`: every world's pools name an image channel). Runs N schedules (seeded: the
  * same seed is the same run), prints schedules per second and invariants checked, and on a failure the seed, the
  * shrunk path and the counterexample, to pin as a regression (test/sim/regressions.test.ts).
  */
@@ -19,12 +20,16 @@ async function main(): Promise<void> {
   const path = arg('path');
   const started = process.hrtime.bigint();
   const result = await fc.check(
-    simProperty({ maxCommands: Number(arg('commands') ?? 25), replayPath: arg('replay-path') }),
+    simProperty({
+      maxCommands: Number(arg('commands') ?? 25),
+      replayPath: arg('replay-path'),
+      channel: process.argv.includes('--channel'),
+    }),
     { seed, numRuns: runs, ...(path ? { path } : {}) },
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   console.log(
-    `seed ${seed}: ${STATS.schedules} schedules in ${seconds.toFixed(1)} s (${(STATS.schedules / seconds).toFixed(1)} schedules/s), ${STATS.steps} scheduler steps, ${STATS.reconciles} reconciles, ${STATS.checks} invariant checks; judged ${STATS.replacing} updates replacing nodes, ${STATS.releases} bringing a release (${STATS.laterWave} of a later wave), ${STATS.removals} removed pools' stacks deleted`,
+    `seed ${seed}: ${STATS.schedules} schedules in ${seconds.toFixed(1)} s (${(STATS.schedules / seconds).toFixed(1)} schedules/s), ${STATS.steps} scheduler steps, ${STATS.reconciles} reconciles, ${STATS.checks} invariant checks; judged ${STATS.replacing} updates replacing nodes, ${STATS.releases} bringing a release (${STATS.laterWave} of a later wave), ${STATS.removals} removed pools' stacks deleted; channel releases started ${STATS.channelStarts} times, ${STATS.channelRolls} rolls to a newer release (${STATS.channelLaterWave} of a later wave), ${STATS.channelHalts} halts`,
   );
   if (result.failed) {
     console.log(fc.defaultReportMessage(result));

@@ -10,12 +10,21 @@ import { FAILED_ROLL_REASONS } from '../rollout/fleet';
  */
 function failedRoll(record: ClusterRecord): { at: string; why: string } | undefined {
   const s = record.status;
-  const causes = [s?.pendingRoll, ...(s?.pools ?? []).map((p) => p.pendingRoll)];
-  if (!causes.some(rollsImage)) return undefined;
+  const units = [s, ...(s?.pools ?? [])].filter((u) => u !== undefined);
+  if (!units.some((u) => rollsImage(u.pendingRoll))) return undefined;
   for (const type of ['Stalled', 'Degraded'] as const) {
     const c = getCondition(record.status, type);
     if (c?.status === 'True' && FAILED_ROLL_REASONS.has(c.reason))
       return { at: c.lastTransitionTime, why: `${type} ${c.reason}: ${c.message}` };
+  }
+  // A stack whose image roll rolled back and that retries it (its failures are counted, not yet stopped), or whose
+  // cluster's conditions speak of another stack (a pool's failed delete): its own facts say the roll failed. It was
+  // pinned to the release it rolled to when that roll started (lastConfigChangeTime); the simulator found a release
+  // never halted so.
+  for (const u of units) {
+    if (!rollsImage(u.pendingRoll) || !(u.controller?.failures ?? 0) || !u.lastConfigChangeTime) continue;
+    if (!u.stackStatus || !/^UPDATE_ROLLBACK_(COMPLETE|FAILED)$/.test(u.stackStatus)) continue;
+    return { at: u.lastConfigChangeTime, why: `stack ${u.stackStatus} after a roll to the image (${u.pendingRoll})` };
   }
   return undefined;
 }

@@ -87,6 +87,8 @@ export class RolloutCoordinator implements RolloutGate {
   private policies: Fleet['policies'] = { policies: [], problems: [] };
   private readonly admitted = new Set<string>();
   private version?: string;
+  /** The image channels' pins the snapshot was derived under (props.images at its load). */
+  private pinsRead?: ImageResolver;
   private readonly memo = new Map<string, { key: string; desired?: string; spec: MemberSpec }>();
   /** placeAll of the members and policies as they are: it reads only names, namespaces and labels (see setMember). */
   private placed?: ReturnType<typeof placeAll>;
@@ -133,12 +135,17 @@ export class RolloutCoordinator implements RolloutGate {
 
   private async fresh(force = false): Promise<void> {
     const now = this.props.now().getTime();
-    if (!force && now - this.snapshotAt < (this.props.maxAgeMs ?? 5000)) return;
+    // New pins of the image channels (a pass refreshed them) make the snapshot old however young: a member derived
+    // under the last pins would look settled on a release its reconcile has not read (the simulator found a later
+    // wave let through so, while the canary had not started the release).
+    const pins = this.props.images?.();
+    if (!force && now - this.snapshotAt < (this.props.maxAgeMs ?? 5000) && pins === this.pinsRead) return;
     this.loading ??= this.load(now).finally(() => (this.loading = undefined));
     await this.loading;
   }
 
   private async load(now: number): Promise<void> {
+    const pins = this.props.images?.();
     const [records, policies] = await Promise.all([this.props.store.list(), this.props.policies.load()]);
     const version = templatesVersion(this.props.templatesDir);
     const members = new Map<string, FleetMember>();
@@ -154,6 +161,7 @@ export class RolloutCoordinator implements RolloutGate {
     this.censuses.clear();
     this.version = version;
     this.snapshotAt = now;
+    this.pinsRead = pins;
     this.props.onSnapshot?.({ members, policies });
   }
 
@@ -182,7 +190,10 @@ export class RolloutCoordinator implements RolloutGate {
   /** The object's desired checksum and the spec fields the gate reads, memoized on its bytes and the templates. */
   private derive(record: ClusterRecord, version: string): { desired?: string; spec: MemberSpec } {
     const images = this.props.images?.();
-    const key = derivedKey(record.contentHash, record.source, version, this.props.code, pinsKey(record.raw, images));
+    const pins = pinsKey(record.raw, images);
+    const key = derivedKey(record.contentHash, record.source, version, this.props.code, pins);
+    // A cluster on a channel is settled on its pins only once its reconcile recorded them applied (fleet.ts inputsKey).
+    const onChannel = pins && key !== undefined ? { inputsKey: key } : {};
     const hit = key === undefined ? undefined : this.memo.get(record.name);
     if (hit && hit.key === key) return hit;
     // The reconciler's cache holds the first pool's config only: a cluster of several pools is rendered here.
@@ -190,7 +201,7 @@ export class RolloutCoordinator implements RolloutGate {
     const cached = found && !combinesPools(found.cluster) ? found : undefined;
     let value: { desired?: string; spec: MemberSpec };
     if (cached) {
-      value = { desired: cached.config.checksum, spec: memberSpec(cached.cluster) };
+      value = { desired: cached.config.checksum, spec: { ...memberSpec(cached.cluster), ...onChannel } };
     } else {
       // The one validate → render of every command; an object that does not render has no desired checksum: its own
       // reconcile says why, and it is no peer of anyone's change.
@@ -199,7 +210,7 @@ export class RolloutCoordinator implements RolloutGate {
         : derive(record.raw, { file: record.source, templatesDir: this.props.templatesDir, images });
       value = {
         desired: d?.config?.checksum,
-        spec: d?.cluster ? memberSpec(d.cluster, d.configs) : rawSpec(record.raw),
+        spec: d?.cluster ? { ...memberSpec(d.cluster, d.configs), ...onChannel } : rawSpec(record.raw),
       };
     }
     if (key !== undefined) this.memo.set(record.name, { key, ...value });

@@ -89,6 +89,13 @@ export interface MemberSpec {
    * single-pool cluster, whose one checksum is `desired` itself. @default absent
    */
   readonly poolChecksums?: ReadonlyMap<string, string>;
+  /**
+   * For a cluster whose pools name an image channel: the key of what it asks for now, its channels' pins included
+   * (derived-cache.ts derivedKey). Until its status records those inputs applied (appliedInputsKey), a replacement
+   * counts as pending: a new release changes no config checksum, only the image, and a canary whose reconcile has not
+   * yet read it must not look settled on it (the simulator found a later wave let through so). @default none
+   */
+  readonly inputsKey?: string;
 }
 
 /** Derives a member from the object, the desired checksum it renders to, and its live stack. */
@@ -116,7 +123,10 @@ export function fleetMember(
         neverLive: false,
       };
   const { desired, live, recordedLive, poolsRolling, neverLive } = compared;
-  const rollPending = spec.rollPending ?? recordedRollPending(status, spec.poolChecksums, code);
+  const rollPending =
+    spec.rollPending ??
+    (recordedRollPending(status, spec.poolChecksums, code) ||
+      (spec.inputsKey !== undefined && status?.controller?.appliedInputsKey !== spec.inputsKey));
   let failedRoll: string | undefined;
   if (
     stack &&

@@ -137,9 +137,12 @@ export function noChannelsIn(why: string): ImageResolver {
   return (name) => ({ problem: `image channel ${JSON.stringify(name)} cannot be read: ${why} (rule image-channel)` });
 }
 
-/** Whether a pending roll's cause (status.pendingRoll: `image`, `config, image`, ...) replaces the machine image. */
+/**
+ * Whether a pending roll's cause (status.pendingRoll: `image`, `config, image`, `release 0.1.0 → 0.2.0: image, ...`)
+ * replaces the machine image.
+ */
 export function rollsImage(cause: string | undefined): boolean {
-  return cause !== undefined && /(^|, )image\b/.test(cause);
+  return cause !== undefined && /(^|, |: )image\b/.test(cause);
 }
 
 /** The channels a raw cluster object's pools name (read defensively: the object may not validate). */

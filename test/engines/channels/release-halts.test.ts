@@ -130,3 +130,58 @@ test('a held cluster whose roll failed halts the release it is held at, not the 
     ['r2', false],
   ]);
 });
+
+test.each([
+  {
+    what: "a stack whose image roll rolled back and retries it (the cluster's conditions about another stack)",
+    unit: { stackStatus: 'UPDATE_ROLLBACK_COMPLETE', failures: 1, pendingRoll: 'image' },
+    halted: ['r2 (canary)'],
+  },
+  {
+    what: 'a pool stack so',
+    unit: { stackStatus: 'UPDATE_ROLLBACK_COMPLETE', failures: 1, pendingRoll: 'image', pool: true },
+    halted: ['r2 (canary)'],
+  },
+  {
+    what: 'an image roll during a worker-stacks upgrade (its cause names the release first)',
+    unit: {
+      stackStatus: 'UPDATE_ROLLBACK_COMPLETE',
+      failures: 1,
+      pendingRoll: 'release 0.1.0 → 0.2.0: image, launch template',
+    },
+    halted: ['r2 (canary)'],
+  },
+  {
+    what: 'a rolled-back stack with no failure counted (rolled back by someone else)',
+    unit: { stackStatus: 'UPDATE_ROLLBACK_COMPLETE', failures: 0, pendingRoll: 'image' },
+    halted: [],
+  },
+  {
+    what: 'a failed roll of its config alone',
+    unit: { stackStatus: 'UPDATE_ROLLBACK_COMPLETE', failures: 1, pendingRoll: 'config' },
+    halted: [],
+  },
+  {
+    what: 'a stack that completed',
+    unit: { stackStatus: 'UPDATE_COMPLETE', failures: 1, pendingRoll: 'image' },
+    halted: [],
+  },
+])('$what: halts $halted', ({ unit, halted }) => {
+  // GIVEN the canary's stack facts, its roll started after r2 appeared, its conditions speaking of something else
+  const facts = {
+    stackStatus: unit.stackStatus,
+    pendingRoll: unit.pendingRoll,
+    lastConfigChangeTime: '2026-11-20T01:00:00.000Z',
+    controller: { failures: unit.failures },
+  };
+  const record = cluster('canary', { type: 'Stalled', reason: 'DeleteFailed', at: '2026-11-20T02:00:00.000Z' });
+  const status = record.status as unknown as Record<string, unknown>;
+  const withFacts = {
+    ...record,
+    status: unit.pool
+      ? { ...status, pendingRoll: undefined, pools: [{ name: 'spot', stackName: 'p', conditions: [], ...facts }] }
+      : { ...status, ...facts },
+  } as ClusterRecord;
+  // WHEN the failures of the channel's clusters are read  THEN the release rolled to is halted (or none)
+  expect(halts(STATUS, withFacts).halted).toEqual(halted);
+});

@@ -171,3 +171,26 @@ test('a Stalled pooled cluster one of whose pools was never live (its create fai
   // THEN
   expect(m.failedRoll).toMatch(/^Stalled DeleteFailed/);
 });
+
+describe('a cluster on an image channel: a replacement pending until its status records the pins of now applied', () => {
+  test.each([
+    { what: 'the inputs of now applied (the pins included)', applied: 'key-now', inputsKey: 'key-now', pending: false },
+    { what: 'a new release pinned since, not read yet', applied: 'key-before', inputsKey: 'key-now', pending: true },
+    { what: 'never applied', applied: undefined, inputsKey: 'key-now', pending: true },
+    { what: 'no channel (no key given): as before', applied: 'key-before', inputsKey: undefined, pending: false },
+  ])('$what: pending $pending', ({ applied, inputsKey, pending }) => {
+    // GIVEN a cluster settled on its config, equal roll keys recorded
+    const record = recordWith({
+      conditions: [],
+      cloudConfigChecksum: DESIRED,
+      rollKey: 'rk2:aaaa',
+      desiredRollKey: 'rk2:aaaa',
+      controller: applied ? { appliedInputsKey: applied } : {},
+    });
+    const stack = { name: 'WorkerStack-c1', id: 'x', status: 'UPDATE_COMPLETE', outputs: { ConfigChecksum: DESIRED } };
+    // WHEN the gate looks at it with the key of what it asks for now
+    const m = fleetMember(record, inputsKey ? { inputsKey } : {}, DESIRED, stack);
+    // THEN
+    expect(m.rollPending).toBe(pending);
+  });
+});

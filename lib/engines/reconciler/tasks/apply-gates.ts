@@ -1,4 +1,4 @@
-import { isComplete } from '../../../model/ports/cloudformation-port';
+import { isComplete, isRolledBack } from '../../../model/ports/cloudformation-port';
 import { getCondition } from '../../../model/cluster/status';
 import { CONDITIONS } from '../workflow/conditions';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, TASK } from '../workflow/context';
@@ -17,9 +17,11 @@ export const skipIfUnchanged: Task<Observed> = {
     const s = ctx.status;
     const c = ctx.recorder.controller;
     const { stack, live } = o;
+    // A stack rolled back to the template these inputs applied (a halted image release, an edit reverted) is settled
+    // on it too: without this, every look made a change set with no changes, holding a --concurrency slot each time.
     if (
       stack &&
-      isComplete(stack.status) &&
+      (isComplete(stack.status) || isRolledBack(stack.status)) &&
       !o.drift &&
       live === o.config.checksum &&
       c.inputsFingerprint === o.fingerprint
@@ -29,6 +31,12 @@ export const skipIfUnchanged: Task<Observed> = {
         desiredChecksum: o.config.checksum,
         observedGeneration: ctx.generation,
         paused: undefined,
+        // These inputs are the ones last applied and they are live: no replacement is pending, whatever an attempt of
+        // other inputs since recorded (a release halted and rolled back, an edit reverted: else the rollout gate
+        // would count this cluster as about to roll for good, and hold the waves after it).
+        ...(s.desiredRollKey !== s.rollKey || s.pendingRoll !== undefined
+          ? { desiredRollKey: s.rollKey, pendingRoll: undefined }
+          : {}),
       };
       // Already Ready for this generation: keep the conditions (and the reason of the last apply), so an unchanged pass writes nothing.
       const conditions = isSettled(s, ctx.generation)

@@ -188,6 +188,13 @@ export const execute: Task<Observed & RollKeyed & Synthesized & ChangeSetReady> 
   name: TASK.execute,
   async run(ctx, o) {
     const { config, changeSet: cs } = o;
+    if (ctx.pinsMoved)
+      return {
+        result: 'waiting',
+        requeueAfterMs: 0,
+        message:
+          "the image channels' pins changed during this reconcile (a release recorded or halted): looking again with them",
+      };
     const rolls = o.roll.rolls || !o.stack;
     const configRolls = o.live !== config.checksum;
     const why = o.drift ? `${o.drift.message}; re-applying the object. ` : '';

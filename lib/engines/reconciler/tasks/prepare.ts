@@ -45,7 +45,7 @@ export const validate: Task<Start, Pick<Validated, 'cluster'>> = {
       : validateCluster(record.raw, {
           file: record.source,
           templates: listTemplates(ctx.deps.templatesDir),
-          images: ctx.deps.images?.(),
+          images: ctx.images,
         });
     if ('cluster' in result && result.cluster) return { cluster: result.cluster };
     const message = result.problems.map(formatProblem).join('; ');

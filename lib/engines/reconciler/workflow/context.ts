@@ -181,6 +181,30 @@ export class ReconcileContext {
     return this.recorder.status;
   }
 
+  /**
+   * The image channels' pins this reconcile reads: those at its first read. A pass's refresh during the reconcile is
+   * the next reconcile's: else the key recorded as applied (appliedInputsKey) could name pins the applied template was
+   * not derived from, and skipIfSameInputs would never roll the release the refresh pinned.
+   */
+  public get images(): ImageResolver | undefined {
+    this.imagesRead ??= { value: this.deps.images?.() };
+    return this.imagesRead.value;
+  }
+  private imagesRead?: { readonly value: ImageResolver | undefined };
+
+  /**
+   * Whether the pass refreshed the image channels' pins since this reconcile read them, for an object whose pools name
+   * a channel: a release recorded or halted meanwhile. The execute task looks again rather than start a release the
+   * refresh halted (the simulator found one more cluster taking a halted release so).
+   */
+  public get pinsMoved(): boolean {
+    if (!this.imagesRead || !this.deps.images) return false;
+    const now = this.deps.images();
+    return (
+      now !== this.imagesRead.value && pinsKey(this.record.raw, now) !== pinsKey(this.record.raw, this.imagesRead.value)
+    );
+  }
+
   /** Key of what is derived from this object's content (see DerivedCache). */
   public get derivedKey(): string | undefined {
     return this.templatesVersion === undefined
@@ -190,7 +214,7 @@ export class ReconcileContext {
           this.record.source,
           this.templatesVersion,
           this.deps.code,
-          pinsKey(this.record.raw, this.deps.images?.()),
+          pinsKey(this.record.raw, this.images),
         );
   }
 
