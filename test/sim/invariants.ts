@@ -317,7 +317,8 @@ export class Invariants {
           ? 'replaces nodes'
           : !s
             ? 'does not exist'
-            : isInProgress(s.status) || FAILED_STACK.test(s.status)
+            : // Rolled back onto what the object asks for (a halted image release: checked just below) is settled.
+              isInProgress(s.status) || (FAILED_STACK.test(s.status) && s.status !== 'UPDATE_ROLLBACK_COMPLETE')
               ? `is ${s.status}`
               : o.checksum !== undefined && s.outputs.ConfigChecksum !== o.checksum
                 ? `carries config ${short8(s.outputs.ConfigChecksum)}, not the object's ${short8(o.checksum)}`

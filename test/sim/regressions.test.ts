@@ -519,4 +519,21 @@ describe('schedules the simulator found with the roll key (issue 33 item 6)', ()
       [CMD.publish(), CMD.advance(1000), CMD.runAll(), CMD.badRelease(), CMD.advance(1000)],
     );
   });
+
+  test('a stack created after a throttled execute: the live roll key read while it was in review (none) was kept for the created stack, so a new release was judged no roll and a later wave rolled it before the canary (channel-waves; `npm run sim -- --channel --seed 11`)', async () => {
+    // GIVEN three clusters on a channel under a rollout policy, one create's execute throttled once
+    // WHEN the fleet converges and a release is published  THEN every roll to it goes through the gate, canary first
+    await replay(
+      { clusters: 3, concurrency: 2, maxUpdateAttempts: 2, rollout: true, shards: 'one', pools: false, channel: true },
+      [
+        1, 2, 3, 5, 6, 7, 8, 4, 10, 9, 12, 11, 13, 14, 15, 16, 18, 17, 19, 21, 20, 23, 24, 22, 25, 27, 26, 28, 29, 31,
+        30, 33, 32, 35, 37, 36, 38, 34, 39, 40, 42, 41, 43, 44, 45, 46, 47, 49, 50, 48, 51, 52, 53, 55, 54, 57, 58, 59,
+        60, 56, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86,
+        87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111,
+        112, 114, 115, 116, 117, 113, 118, 119, 120, 121, 122, 124, 125, 123, 127, 128, 126, 130, 129, 132, 131, 133,
+        134, 136, 137, 138, 139, 140, 141, 135, 143, 142, 145, 144, 147, 146,
+      ],
+      [CMD.fault('executeChangeSet', 'throttle', 1), CMD.converge(), CMD.publish(), CMD.staleReads(1, 1)],
+    );
+  });
 });

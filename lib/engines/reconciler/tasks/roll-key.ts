@@ -38,8 +38,9 @@ export const rollKey: Task<Observed, RollKeyed> = {
       release = byRelease(ctx, o);
     }
     const version = stackVersion(o.stack);
+    // A live key that could not be read is read again: it says nothing about the template the stack holds now.
     const live =
-      cached?.stack === version && current(cached.live)
+      cached?.stack === version && cached.live && current(cached.live)
         ? cached.live
         : rollKeyOfBody(await ctx.region.cfn.getTemplate(o.stack.id));
     const roll = rollOf(desired, live, o, release);
@@ -104,7 +105,10 @@ function byRelease(ctx: ReconcileContext, o: Observed): string | undefined {
 
 /** A stack as of one update: its id and last update time (a new update is a new version to read). */
 export function stackVersion(stack: StackSummary): string {
-  return `${stack.id}@${stack.lastUpdated ?? ''}`;
+  // A stack never updated has no lastUpdated: its status tells its review, its create and its created template apart
+  // (else a live key read while it was in review, none, was taken for the created stack's: the simulator found a new
+  // image judged "no roll" so, and a later wave rolled it past its canary).
+  return `${stack.id}@${stack.lastUpdated ?? stack.status}`;
 }
 
 /** The same synthesis as `cdk synth`, in-process (or on the daemon's synth pool): the change set's template. */
