@@ -5,7 +5,7 @@ import { fmt, quoted } from '../../model/cluster/openapi';
 import { LIMITS } from '../../model/cluster/limits';
 import { DEFAULT_NODE_PORT_RANGE, MIN_NODE_PORT, NODE_SERVICE_PORTS } from '../../model/cluster/node-ports';
 import { RULE_SOURCE_KINDS } from '../../model/cluster/schema';
-import { bind, bound, indexed, PlacedValidation, unique, v } from './cel-build';
+import { bind, bound, indexed, named, PlacedValidation, unique, v } from './cel-build';
 import { POOL_RULES } from './cel-pool-rules';
 import { templateRequiredRules } from './cel-template-rules';
 
@@ -281,270 +281,386 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   ),
 
   // cross-field.ts poolProblems
-  v(
-    'spec.pool',
-    'self.minSize <= self.maxSize',
-    { expr: fmt('%d is greater than maxSize %d', 'self.minSize', 'self.maxSize') },
-    '.minSize',
+  named(
+    'pool-size-order',
+    v(
+      'spec.pool',
+      'self.minSize <= self.maxSize',
+      { expr: fmt('%d is greater than maxSize %d', 'self.minSize', 'self.maxSize') },
+      '.minSize',
+    ),
   ),
-  v(
-    'spec.pool',
-    '!has(self.desiredCapacity) || (self.desiredCapacity >= self.minSize && self.desiredCapacity <= self.maxSize)',
-    { expr: fmt('%d is outside minSize..maxSize (%d..%d)', 'self.desiredCapacity', 'self.minSize', 'self.maxSize') },
-    '.desiredCapacity',
+  named(
+    'pool-size-order',
+    v(
+      'spec.pool',
+      '!has(self.desiredCapacity) || (self.desiredCapacity >= self.minSize && self.desiredCapacity <= self.maxSize)',
+      { expr: fmt('%d is outside minSize..maxSize (%d..%d)', 'self.desiredCapacity', 'self.minSize', 'self.maxSize') },
+      '.desiredCapacity',
+    ),
   ),
-  v(
-    'spec.pool',
-    '!has(self.rollingUpdate) || !has(self.rollingUpdate.minInstancesInService) || self.rollingUpdate.minInstancesInService < self.maxSize',
-    {
-      expr: fmt(
-        '%d must be less than maxSize %d, or no instance could ever be replaced',
-        'self.rollingUpdate.minInstancesInService',
-        'self.maxSize',
-      ),
-    },
-    '.rollingUpdate.minInstancesInService',
+  named(
+    'min-in-service-below-max',
+    v(
+      'spec.pool',
+      '!has(self.rollingUpdate) || !has(self.rollingUpdate.minInstancesInService) || self.rollingUpdate.minInstancesInService < self.maxSize',
+      {
+        expr: fmt(
+          '%d must be less than maxSize %d, or no instance could ever be replaced',
+          'self.rollingUpdate.minInstancesInService',
+          'self.maxSize',
+        ),
+      },
+      '.rollingUpdate.minInstancesInService',
+    ),
   ),
-  v(
-    'spec.pool',
-    '!has(self.legacyLaunchConfiguration) || !self.legacyLaunchConfiguration || size(self.instanceTypes) <= 1',
-    { text: 'a launch configuration takes exactly one instance type (mixed instances need a launch template)' },
-    '.instanceTypes',
+  named(
+    'launch-configuration-one-type',
+    v(
+      'spec.pool',
+      '!has(self.legacyLaunchConfiguration) || !self.legacyLaunchConfiguration || size(self.instanceTypes) <= 1',
+      { text: 'a launch configuration takes exactly one instance type (mixed instances need a launch template)' },
+      '.instanceTypes',
+    ),
   ),
-  v('spec.pool.instanceTypes', `size(self) <= ${LIMITS.instanceTypesPerGroup}`, {
-    expr: fmt(`%d instance types exceed the AWS limit of ${LIMITS.instanceTypesPerGroup} per group`, 'size(self)'),
-  }),
-  unique('spec.pool.instanceTypes', 'scalar', indexed('spec.pool.instanceTypes'), 'instance types must be unique'),
-  archRule(),
+  named(
+    'instance-types-limit',
+    v('spec.pool.instanceTypes', `size(self) <= ${LIMITS.instanceTypesPerGroup}`, {
+      expr: fmt(`%d instance types exceed the AWS limit of ${LIMITS.instanceTypesPerGroup} per group`, 'size(self)'),
+    }),
+  ),
+  named(
+    'instance-types-unique',
+    unique('spec.pool.instanceTypes', 'scalar', indexed('spec.pool.instanceTypes'), 'instance types must be unique'),
+  ),
+  named('one-architecture', archRule()),
 
   // pool-rules.ts: each of spec.pools as spec.pool above, and the rules of named pools and listener pools
   ...POOL_RULES,
 
   // cross-field.ts networkProblems
-  v(
-    'spec.network',
-    'size(self.subnetIds) == size(self.availabilityZones)',
-    {
-      expr: fmt(
-        '%d subnets for %d availability zones (give one subnet per zone, in the same order)',
-        'size(self.subnetIds)',
-        'size(self.availabilityZones)',
-      ),
-    },
-    '.subnetIds',
+  named(
+    'subnet-per-zone',
+    v(
+      'spec.network',
+      'size(self.subnetIds) == size(self.availabilityZones)',
+      {
+        expr: fmt(
+          '%d subnets for %d availability zones (give one subnet per zone, in the same order)',
+          'size(self.subnetIds)',
+          'size(self.availabilityZones)',
+        ),
+      },
+      '.subnetIds',
+    ),
   ),
-  v(
-    'spec',
-    'self.network.availabilityZones.all(z, z.startsWith(self.region))',
-    {
-      expr: fmt(
-        'spec.network.availabilityZones[%d] %s is not in region %s',
-        'self.network.availabilityZones.indexOf(self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0])',
-        'self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0]',
-        'self.region',
-      ),
-    },
-    '.network.availabilityZones',
+  named(
+    'zone-in-region',
+    v(
+      'spec',
+      'self.network.availabilityZones.all(z, z.startsWith(self.region))',
+      {
+        expr: fmt(
+          'spec.network.availabilityZones[%d] %s is not in region %s',
+          'self.network.availabilityZones.indexOf(self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0])',
+          'self.network.availabilityZones.filter(z, !z.startsWith(self.region))[0]',
+          'self.region',
+        ),
+      },
+      '.network.availabilityZones',
+    ),
   ),
-  unique('spec.network.availabilityZones', 'scalar', indexed('spec.network.availabilityZones'), 'zones must be unique'),
-  unique('spec.network.subnetIds', 'scalar', indexed('spec.network.subnetIds'), 'subnets must be unique'),
+  named(
+    'zones-unique',
+    unique(
+      'spec.network.availabilityZones',
+      'scalar',
+      indexed('spec.network.availabilityZones'),
+      'zones must be unique',
+    ),
+  ),
+  named(
+    'subnets-unique',
+    unique('spec.network.subnetIds', 'scalar', indexed('spec.network.subnetIds'), 'subnets must be unique'),
+  ),
 
   // cross-field.ts ruleProblems
-  v('spec.securityGroupRules[]', `!(${PORTED}) || !(has(self.port) && ${HAS_RANGE})`, {
-    text: 'give either port or fromPort+toPort, not both',
-  }),
-  v(
-    'spec.securityGroupRules[]',
-    `!(${PORTED}) || has(self.port) || ${HAS_RANGE}`,
-    { expr: `'required field is missing (' + self.protocol + ' rules need a port or a fromPort+toPort range)'` },
-    '.port',
-    'FieldValueRequired',
+  named(
+    'sg-rule-ports',
+    v('spec.securityGroupRules[]', `!(${PORTED}) || !(has(self.port) && ${HAS_RANGE})`, {
+      text: 'give either port or fromPort+toPort, not both',
+    }),
   ),
-  v('spec.securityGroupRules[]', `!(${PORTED}) || has(self.fromPort) == has(self.toPort)`, {
-    text: 'a port range needs both fromPort and toPort',
-  }),
-  v(
-    'spec.securityGroupRules[]',
-    '!has(self.fromPort) || !has(self.toPort) || self.fromPort <= self.toPort',
-    { expr: fmt('port range is reversed: fromPort %d is greater than toPort %d', 'self.fromPort', 'self.toPort') },
-    '.fromPort',
+  named(
+    'sg-rule-ports',
+    v(
+      'spec.securityGroupRules[]',
+      `!(${PORTED}) || has(self.port) || ${HAS_RANGE}`,
+      { expr: `'required field is missing (' + self.protocol + ' rules need a port or a fromPort+toPort range)'` },
+      '.port',
+      'FieldValueRequired',
+    ),
   ),
-  v(
-    'spec.securityGroupRules[]',
-    `${PORTED} || !(has(self.port) || ${HAS_RANGE})`,
-    { expr: `self.protocol + ' rules take no port (remove port/fromPort/toPort)'` },
-    undefined,
-    'FieldValueForbidden',
+  named(
+    'sg-rule-ports',
+    v('spec.securityGroupRules[]', `!(${PORTED}) || has(self.fromPort) == has(self.toPort)`, {
+      text: 'a port range needs both fromPort and toPort',
+    }),
   ),
-  v(
-    'spec.securityGroupRules[]',
-    `self.protocol != 'icmpv6' || !has(self.source.cidr)`,
-    { text: 'icmpv6 with an IPv4 source cidr never matches (use icmp, or cidrIpv6)' },
-    '.protocol',
+  named(
+    'port-range-order',
+    v(
+      'spec.securityGroupRules[]',
+      '!has(self.fromPort) || !has(self.toPort) || self.fromPort <= self.toPort',
+      { expr: fmt('port range is reversed: fromPort %d is greater than toPort %d', 'self.fromPort', 'self.toPort') },
+      '.fromPort',
+    ),
   ),
-  v('spec.securityGroupRules[].source', `size(${SOURCE_FOUND}) == 1`, {
-    expr: `${quoted(`give exactly one of ${RULE_SOURCE_KINDS.join(', ')} (found `)} + (${SOURCE_NAMES} == '' ? 'none' : ${SOURCE_NAMES}.substring(2)) + ')'`,
-  }),
-  v(
-    'spec',
-    `!has(self.securityGroupRules) || (has(self.listeners) && size(self.listeners) > 0) || self.securityGroupRules.all(r, !has(r.source.loadBalancer))`,
-    {
-      expr: fmt(
-        'spec.securityGroupRules[%d].source.loadBalancer the cluster has no listeners, so no load balancer',
-        'self.securityGroupRules.indexOf(self.securityGroupRules.filter(r, has(r.source.loadBalancer))[0])',
-      ),
-    },
-    '.securityGroupRules',
+  named(
+    'sg-rule-ports',
+    v(
+      'spec.securityGroupRules[]',
+      `${PORTED} || !(has(self.port) || ${HAS_RANGE})`,
+      { expr: `self.protocol + ' rules take no port (remove port/fromPort/toPort)'` },
+      undefined,
+      'FieldValueForbidden',
+    ),
   ),
-  v(
-    'spec',
-    `!has(self.listeners) || size(self.listeners) == 0 || ${bind('ks', NODE_RULE_KEYS, `${USER_RULES} + ${nodeRules('ks')} <= ${LIMITS.inboundRulesPerSecurityGroup}`)}`,
-    {
-      expr: bound(
-        'n',
-        bound('ks', NODE_RULE_KEYS, nodeRules('ks')),
-        fmt(
-          `%d rules + %d listener node-port rules = %d, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`,
-          USER_RULES,
-          'n',
-          `${USER_RULES} + n`,
+  named(
+    'icmpv6-source',
+    v(
+      'spec.securityGroupRules[]',
+      `self.protocol != 'icmpv6' || !has(self.source.cidr)`,
+      { text: 'icmpv6 with an IPv4 source cidr never matches (use icmp, or cidrIpv6)' },
+      '.protocol',
+    ),
+  ),
+  named(
+    'sg-rule-one-source',
+    v('spec.securityGroupRules[].source', `size(${SOURCE_FOUND}) == 1`, {
+      expr: `${quoted(`give exactly one of ${RULE_SOURCE_KINDS.join(', ')} (found `)} + (${SOURCE_NAMES} == '' ? 'none' : ${SOURCE_NAMES}.substring(2)) + ')'`,
+    }),
+  ),
+  named(
+    'load-balancer-source',
+    v(
+      'spec',
+      `!has(self.securityGroupRules) || (has(self.listeners) && size(self.listeners) > 0) || self.securityGroupRules.all(r, !has(r.source.loadBalancer))`,
+      {
+        expr: fmt(
+          'spec.securityGroupRules[%d].source.loadBalancer the cluster has no listeners, so no load balancer',
+          'self.securityGroupRules.indexOf(self.securityGroupRules.filter(r, has(r.source.loadBalancer))[0])',
         ),
-      ),
-    },
-    '.securityGroupRules',
+      },
+      '.securityGroupRules',
+    ),
   ),
-  exposure('cidr', 4),
-  exposure('cidrIpv6', 6),
-  unique(
-    'spec.securityGroupRules',
-    ruleKey,
-    indexed('spec.securityGroupRules'),
-    'rules (same protocol, ports and source) must be unique',
+  named(
+    'sg-rules-limit',
+    v(
+      'spec',
+      `!has(self.listeners) || size(self.listeners) == 0 || ${bind('ks', NODE_RULE_KEYS, `${USER_RULES} + ${nodeRules('ks')} <= ${LIMITS.inboundRulesPerSecurityGroup}`)}`,
+      {
+        expr: bound(
+          'n',
+          bound('ks', NODE_RULE_KEYS, nodeRules('ks')),
+          fmt(
+            `%d rules + %d listener node-port rules = %d, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`,
+            USER_RULES,
+            'n',
+            `${USER_RULES} + n`,
+          ),
+        ),
+      },
+      '.securityGroupRules',
+    ),
+  ),
+  named('no-public-node-service', exposure('cidr', 4)),
+  named('no-public-node-service', exposure('cidrIpv6', 6)),
+  named(
+    'sg-rules-unique',
+    unique(
+      'spec.securityGroupRules',
+      ruleKey,
+      indexed('spec.securityGroupRules'),
+      'rules (same protocol, ports and source) must be unique',
+    ),
   ),
 
   // cross-field.ts listenerProblems
-  v(
-    'spec',
-    '!has(self.listeners) || size(self.listeners) == 0 || has(self.loadBalancer)',
-    { text: 'required field is missing (listeners need a load balancer with allowedCidrs)' },
-    '.loadBalancer',
-    'FieldValueRequired',
+  named(
+    'listeners-need-load-balancer',
+    v(
+      'spec',
+      '!has(self.listeners) || size(self.listeners) == 0 || has(self.loadBalancer)',
+      { text: 'required field is missing (listeners need a load balancer with allowedCidrs)' },
+      '.loadBalancer',
+      'FieldValueRequired',
+    ),
   ),
   // The two limits are one rule at their smaller bound: x-kubernetes-validations is a list map keyed by the rule's
   // text, and server-side apply refuses two entries of one text (lib/platform/kube/crd.ts withRule).
-  v(
-    'spec.listeners',
-    `size(self) <= ${Math.min(LIMITS.listenersPerLoadBalancer, LIMITS.targetGroupsPerAutoScalingGroup)}`,
-    {
-      expr: fmt(
-        `%d listeners exceed the AWS limit of ${LIMITS.listenersPerLoadBalancer} per load balancer; %d target groups exceed the AWS limit of ${LIMITS.targetGroupsPerAutoScalingGroup} per Auto Scaling group`,
-        'size(self)',
-        'size(self)',
-      ),
-    },
+  named(
+    'listeners-limit',
+    v(
+      'spec.listeners',
+      `size(self) <= ${Math.min(LIMITS.listenersPerLoadBalancer, LIMITS.targetGroupsPerAutoScalingGroup)}`,
+      {
+        expr: fmt(
+          `%d listeners exceed the AWS limit of ${LIMITS.listenersPerLoadBalancer} per load balancer; %d target groups exceed the AWS limit of ${LIMITS.targetGroupsPerAutoScalingGroup} per Auto Scaling group`,
+          'size(self)',
+          'size(self)',
+        ),
+      },
+    ),
   ),
-  v(
-    'spec',
-    `!has(self.loadBalancer) || !has(self.listeners) || ${TRANSPORTS} * size(self.loadBalancer.allowedCidrs) <= ${LIMITS.inboundRulesPerSecurityGroup}`,
-    {
-      expr: `${TRANSPORTS} == size(self.listeners) ? ${fmt(`%d listeners × %d CIDRs = %d rules, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} per security group`, 'size(self.listeners)', CIDRS, `${TRANSPORTS} * ${CIDRS}`)} : ${fmt(`%d listeners (%d with each TCP_UDP listener counted twice) × %d CIDRs = %d rules, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} per security group`, 'size(self.listeners)', TRANSPORTS, CIDRS, `${TRANSPORTS} * ${CIDRS}`)}`,
-    },
-    '.loadBalancer.allowedCidrs',
+  named(
+    'client-rules-limit',
+    v(
+      'spec',
+      `!has(self.loadBalancer) || !has(self.listeners) || ${TRANSPORTS} * size(self.loadBalancer.allowedCidrs) <= ${LIMITS.inboundRulesPerSecurityGroup}`,
+      {
+        expr: `${TRANSPORTS} == size(self.listeners) ? ${fmt(`%d listeners × %d CIDRs = %d rules, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} per security group`, 'size(self.listeners)', CIDRS, `${TRANSPORTS} * ${CIDRS}`)} : ${fmt(`%d listeners (%d with each TCP_UDP listener counted twice) × %d CIDRs = %d rules, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} per security group`, 'size(self.listeners)', TRANSPORTS, CIDRS, `${TRANSPORTS} * ${CIDRS}`)}`,
+      },
+      '.loadBalancer.allowedCidrs',
+    ),
   ),
-  v(
-    'spec.listeners[]',
-    `${PROTO} != 'TLS' || has(self.certificateArn)`,
-    { text: 'required field is missing (TLS listeners need an ACM certificate)' },
-    '.certificateArn',
-    'FieldValueRequired',
+  named(
+    'tls-fields',
+    v(
+      'spec.listeners[]',
+      `${PROTO} != 'TLS' || has(self.certificateArn)`,
+      { text: 'required field is missing (TLS listeners need an ACM certificate)' },
+      '.certificateArn',
+      'FieldValueRequired',
+    ),
   ),
-  v(
-    'spec.listeners[]',
-    `${PROTO} == 'TLS' || !has(self.certificateArn)`,
-    { expr: `'only TLS listeners take a certificate (protocol is ' + ${PROTO} + ')'` },
-    '.certificateArn',
-    'FieldValueForbidden',
+  named(
+    'tls-fields',
+    v(
+      'spec.listeners[]',
+      `${PROTO} == 'TLS' || !has(self.certificateArn)`,
+      { expr: `'only TLS listeners take a certificate (protocol is ' + ${PROTO} + ')'` },
+      '.certificateArn',
+      'FieldValueForbidden',
+    ),
   ),
-  v(
-    'spec.listeners[].healthCheck',
-    `${PROTO} != 'TCP' || !has(self.path)`,
-    { text: 'a TCP health check takes no path (use protocol HTTP or HTTPS)' },
-    '.path',
-    'FieldValueForbidden',
+  named(
+    'tcp-health-check-path',
+    v(
+      'spec.listeners[].healthCheck',
+      `${PROTO} != 'TCP' || !has(self.path)`,
+      { text: 'a TCP health check takes no path (use protocol HTTP or HTTPS)' },
+      '.path',
+      'FieldValueForbidden',
+    ),
   ),
-  unique('spec.listeners', (a) => `${a}.name`, indexed('spec.listeners', '.name'), 'listener names must be unique'),
-  unique('spec.listeners', (a) => `${a}.port`, indexed('spec.listeners', '.port'), 'listener ports must be unique'),
+  named(
+    'listeners-unique',
+    unique('spec.listeners', (a) => `${a}.name`, indexed('spec.listeners', '.name'), 'listener names must be unique'),
+  ),
+  named(
+    'listeners-unique',
+    unique('spec.listeners', (a) => `${a}.port`, indexed('spec.listeners', '.port'), 'listener ports must be unique'),
+  ),
 
   // node-ports.ts
-  v(
-    'spec.nodePortRange',
-    'self.from <= self.to',
-    { expr: fmt('%d is greater than to (%d)', 'self.from', 'self.to') },
-    '.from',
+  named(
+    'node-port-range-order',
+    v(
+      'spec.nodePortRange',
+      'self.from <= self.to',
+      { expr: fmt('%d is greater than to (%d)', 'self.from', 'self.to') },
+      '.from',
+    ),
   ),
-  v(
-    'spec.nodePortRange',
-    `self.from > self.to || self.from >= ${MIN_NODE_PORT}`,
-    {
-      expr: fmt(
-        `%d is below ${MIN_NODE_PORT}: the NodePort range holds only Kubernetes Service ports, never the privileged ports of host daemons (listeners that need one set hostPort: true)`,
-        'self.from',
-      ),
-    },
-    '.from',
+  named(
+    'node-port-range-unprivileged',
+    v(
+      'spec.nodePortRange',
+      `self.from > self.to || self.from >= ${MIN_NODE_PORT}`,
+      {
+        expr: fmt(
+          `%d is below ${MIN_NODE_PORT}: the NodePort range holds only Kubernetes Service ports, never the privileged ports of host daemons (listeners that need one set hostPort: true)`,
+          'self.from',
+        ),
+      },
+      '.from',
+    ),
   ),
-  v(
-    'spec.nodePortRange',
-    `self.from > self.to || self.from < ${MIN_NODE_PORT} || !${DENIED_LIST}.exists(p, p >= self.from && p <= self.to)`,
-    {
-      expr: fmt(
-        '%d-%d holds %d, the port of %s on the nodes; the NodePort range holds only Kubernetes Service ports (the default is 30000-32767)',
-        'self.from',
-        'self.to',
-        `${DENIED_LIST}.filter(p, p >= self.from && p <= self.to)[0]`,
-        `${SERVICE_OF}[${DENIED_LIST}.filter(p, p >= self.from && p <= self.to)[0]]`,
-      ),
-    },
+  named(
+    'node-port-range-no-service',
+    v(
+      'spec.nodePortRange',
+      `self.from > self.to || self.from < ${MIN_NODE_PORT} || !${DENIED_LIST}.exists(p, p >= self.from && p <= self.to)`,
+      {
+        expr: fmt(
+          '%d-%d holds %d, the port of %s on the nodes; the NodePort range holds only Kubernetes Service ports (the default is 30000-32767)',
+          'self.from',
+          'self.to',
+          `${DENIED_LIST}.filter(p, p >= self.from && p <= self.to)[0]`,
+          `${SERVICE_OF}[${DENIED_LIST}.filter(p, p >= self.from && p <= self.to)[0]]`,
+        ),
+      },
+    ),
   ),
-  nodeService('spec.listeners[]', 'self.nodePort', '', '.nodePort', 'listener'),
-  nodeService(
-    'spec.listeners[]',
-    'self.healthCheck.port',
-    '!has(self.healthCheck) || !has(self.healthCheck.port) || ',
-    '.healthCheck.port',
-    'health check',
+  named('no-node-service-port', nodeService('spec.listeners[]', 'self.nodePort', '', '.nodePort', 'listener')),
+  named(
+    'no-node-service-port',
+    nodeService(
+      'spec.listeners[]',
+      'self.healthCheck.port',
+      '!has(self.healthCheck) || !has(self.healthCheck.port) || ',
+      '.healthCheck.port',
+      'health check',
+    ),
   ),
-  inRange(
-    (l) => `${l}.nodePort`,
-    () => 'true',
-    '.nodePort',
+  named(
+    'node-port-in-range',
+    inRange(
+      (l) => `${l}.nodePort`,
+      () => 'true',
+      '.nodePort',
+    ),
   ),
-  inRange(
-    (l) => `${l}.healthCheck.port`,
-    (l) => `has(${l}.healthCheck) && has(${l}.healthCheck.port)`,
-    '.healthCheck.port',
+  named(
+    'node-port-in-range',
+    inRange(
+      (l) => `${l}.healthCheck.port`,
+      (l) => `has(${l}.healthCheck) && has(${l}.healthCheck.port)`,
+      '.healthCheck.port',
+    ),
   ),
-  v(
-    'spec.listeners[]',
-    `${PROTO} == 'TLS' || !has(self.sslPolicy)`,
-    { expr: `'only TLS listeners take an sslPolicy (protocol is ' + ${PROTO} + ')'` },
-    '.sslPolicy',
-    'FieldValueForbidden',
+  named(
+    'tls-fields',
+    v(
+      'spec.listeners[]',
+      `${PROTO} == 'TLS' || !has(self.sslPolicy)`,
+      { expr: `'only TLS listeners take an sslPolicy (protocol is ' + ${PROTO} + ')'` },
+      '.sslPolicy',
+      'FieldValueForbidden',
+    ),
   ),
-  v(
-    'spec.listeners[]',
-    `${PROTO} != 'UDP' || (has(self.healthCheck) && has(self.healthCheck.port))`,
-    {
-      text: 'a UDP listener needs an explicit health check with a port (healthCheck: {protocol: TCP, HTTP or HTTPS, port: <a TCP port the same pods answer>}); a TCP probe of a UDP node port never passes',
-    },
-    '.healthCheck',
-    'FieldValueRequired',
+  named(
+    'udp-health-check',
+    v(
+      'spec.listeners[]',
+      `${PROTO} != 'UDP' || (has(self.healthCheck) && has(self.healthCheck.port))`,
+      {
+        text: 'a UDP listener needs an explicit health check with a port (healthCheck: {protocol: TCP, HTTP or HTTPS, port: <a TCP port the same pods answer>}); a TCP probe of a UDP node port never passes',
+      },
+      '.healthCheck',
+      'FieldValueRequired',
+    ),
   ),
-  unique(
-    'spec.loadBalancer.subnetIds',
-    'scalar',
-    indexed('spec.loadBalancer.subnetIds'),
-    'a load balancer takes each subnet once, one per zone',
+  named(
+    'subnets-unique',
+    unique(
+      'spec.loadBalancer.subnetIds',
+      'scalar',
+      indexed('spec.loadBalancer.subnetIds'),
+      'a load balancer takes each subnet once, one per zone',
+    ),
   ),
 
   // references.ts
@@ -552,25 +668,31 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
     'self.cloudConfig.values.bootstrapTokenSecretArn',
     'the secret',
     '.cloudConfig.values.bootstrapTokenSecretArn',
-  ),
-  secretScope(),
+  ).map((r) => named('reference-in-cluster', r)),
+  named('secret-scope', secretScope()),
   // template-values.ts: the typed values a template requires (kubernetesVersion, bootstrapTokenSecretArn).
   ...templateRequiredRules(),
-  ...alarmRules(),
+  ...alarmRules().map((r) => named('reference-in-cluster', r)),
   // A listener certificate's region and account: one rule over the list would have to format the ARN's parts of the
   // first bad listener, which the cost estimator cannot bound; the reconciler reports it (docs/kubernetes.md).
 
   // cross-field.ts taintProblems, tagProblems
-  unique(
-    'spec.cloudConfig.values.nodeTaints',
-    (a) => `${a}.key + '|' + ${a}.effect`,
-    indexed('spec.cloudConfig.values.nodeTaints'),
-    'taints (same key and effect; the kubelet refuses them) must be unique',
-  ),
-  v('spec.tags', `size(self) <= ${LIMITS.userTagsPerStack}`, {
-    expr: fmt(
-      `%d tags, at most ${LIMITS.userTagsPerStack} allowed (AWS takes 50 per resource, and worker-stacks adds its own)`,
-      'size(self)',
+  named(
+    'taints-unique',
+    unique(
+      'spec.cloudConfig.values.nodeTaints',
+      (a) => `${a}.key + '|' + ${a}.effect`,
+      indexed('spec.cloudConfig.values.nodeTaints'),
+      'taints (same key and effect; the kubelet refuses them) must be unique',
     ),
-  }),
+  ),
+  named(
+    'tags-limit',
+    v('spec.tags', `size(self) <= ${LIMITS.userTagsPerStack}`, {
+      expr: fmt(
+        `%d tags, at most ${LIMITS.userTagsPerStack} allowed (AWS takes 50 per resource, and worker-stacks adds its own)`,
+        'size(self)',
+      ),
+    }),
+  ),
 ];

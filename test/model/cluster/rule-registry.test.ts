@@ -1,0 +1,83 @@
+import { crossFieldProblems } from '../../../lib/model/cluster/cross-field';
+import { CLUSTER_RULES } from '../../../lib/model/cluster/rule-registry';
+import { validateCluster } from '../../../lib/model/cluster/validate';
+import { workerClusterSchema } from '../../../lib/platform/kube/crd';
+import { rawExample, TEMPLATES } from '../../helpers/clusters';
+import { nodes } from '../../helpers/schema-walk';
+
+const ids: readonly string[] = CLUSTER_RULES.map((r) => r.id);
+const RULE_SUFFIX = /\(rule ([a-z0-9-]+)\)/g;
+
+test('every named rule has a kebab-case id of its own, fields and words', () => {
+  // THEN
+  expect(new Set(ids).size).toBe(ids.length);
+  for (const r of CLUSTER_RULES) {
+    expect({ id: r.id, ok: /^[a-z0-9]+(-[a-z0-9]+)*$/.test(r.id) }).toEqual({ id: r.id, ok: true });
+    expect({ id: r.id, paths: r.paths.length > 0, says: r.says.length > 0 }).toEqual({
+      id: r.id,
+      paths: true,
+      says: true,
+    });
+  }
+});
+
+test("the CRD's CEL messages name registered rules, and name every rule the registry says the CRD states", () => {
+  // GIVEN every rule message of the CRD
+  const messages = nodes(workerClusterSchema()).flatMap(([, n]) =>
+    ((n['x-kubernetes-validations'] ?? []) as Array<{ message?: string; messageExpression?: string }>).map(
+      (v) => v.message ?? v.messageExpression ?? '',
+    ),
+  );
+  // WHEN the rule ids they end with are read
+  const named = new Set(messages.flatMap((m) => [...m.matchAll(RULE_SUFFIX)].map((x) => x[1])));
+  // THEN each is in the registry, and the registry's CEL column is the truth
+  expect([...named].filter((id) => !ids.includes(id))).toEqual([]);
+  const stated = CLUSTER_RULES.filter((r) => r.cel === 'crd' || 'partly' in r.cel).map((r) => r.id);
+  expect(ids.filter((id) => named.has(id)).sort()).toEqual([...stated].sort());
+  // AND no message names its rule twice
+  expect(messages.filter((m) => [...m.matchAll(RULE_SUFFIX)].length > 1)).toEqual([]);
+});
+
+test('every problem of a rule over several fields carries its id, and its message ends with it once', () => {
+  // GIVEN an object that breaks many cross-field rules at once
+  const raw = rawExample('edge-ap1');
+  raw.spec.pool.minSize = 400;
+  raw.spec.pool.instanceTypes.push(raw.spec.pool.instanceTypes[0], 'm7g.large');
+  raw.spec.network.subnetIds.pop();
+  raw.spec.network.availabilityZones[0] = 'us-east-1a';
+  raw.spec.securityGroupRules[0].fromPort = 1;
+  raw.spec.listeners[0].protocol = 'TLS';
+  raw.spec.listeners[1].name = raw.spec.listeners[0].name;
+  raw.spec.nodePortRange = { from: 30000, to: 20000 };
+  raw.spec.tags = Object.fromEntries(Array.from({ length: 46 }, (_, i) => [`k${i}`, 'v']));
+  raw.spec.cloudConfig.template = 'nope';
+  // WHEN
+  const found = crossFieldProblems(raw, TEMPLATES);
+  // THEN
+  expect(found.length).toBeGreaterThan(9);
+  for (const f of found) {
+    expect({ message: f.message, rule: f.rule !== undefined && ids.includes(f.rule) }).toEqual({
+      message: f.message,
+      rule: true,
+    });
+    expect([...f.message.matchAll(RULE_SUFFIX)].map((m) => m[1])).toEqual([f.rule]);
+    expect(f.message.endsWith(`(rule ${f.rule})`)).toBe(true);
+  }
+});
+
+test('validate keeps the id on the problem, beside the file and path', () => {
+  // GIVEN
+  const raw = rawExample('prod-eu1');
+  raw.spec.pool.minSize = 40;
+  // WHEN
+  const { problems } = validateCluster(raw, { file: 'clusters/prod-eu1.yaml', templates: TEMPLATES });
+  // THEN
+  expect(problems).toEqual([
+    {
+      file: 'clusters/prod-eu1.yaml',
+      path: 'spec.pool.minSize',
+      message: '40 is greater than maxSize 30 (rule pool-size-order)',
+      rule: 'pool-size-order',
+    },
+  ]);
+});
