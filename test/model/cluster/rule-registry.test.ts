@@ -22,10 +22,10 @@ test('every named rule has a kebab-case id of its own, fields and words', () => 
 });
 
 test("the CRD's CEL messages name registered rules, and name every rule the registry says the CRD states", () => {
-  // GIVEN every rule message of the CRD
+  // GIVEN every rule message of the CRD: a messageExpression's string literals are its messages (one per branch)
   const messages = nodes(workerClusterSchema()).flatMap(([, n]) =>
-    ((n['x-kubernetes-validations'] ?? []) as Array<{ message?: string; messageExpression?: string }>).map(
-      (v) => v.message ?? v.messageExpression ?? '',
+    ((n['x-kubernetes-validations'] ?? []) as Array<{ message?: string; messageExpression?: string }>).flatMap((v) =>
+      v.messageExpression !== undefined ? (v.messageExpression.match(/"(?:[^"\\]|\\.)*"/g) ?? []) : [v.message ?? ''],
     ),
   );
   // WHEN the rule ids they end with are read

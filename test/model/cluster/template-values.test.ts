@@ -216,21 +216,29 @@ test('nested is refused on a value that is not a map: only a map written through
     {
       file: 'clusters/staging-us1.yaml',
       path: 'spec.cloudConfig.template',
-      message: expect.stringMatching(/values\.yaml: values\.12\.nested: nested is for a map value only$/),
+      message: expect.stringMatching(
+        /values\.yaml: values\.12\.nested: nested is for a map value only \(rule template-declaration\)$/,
+      ),
+      rule: 'template-declaration',
     },
   ]);
 });
 
 test.each<[string, Json, string]>([
-  ['a list', { amd64: ['a'] }, '"amd64": is a list, expected a string, number or boolean'],
-  ['a map', { amd64: { a: 'b' } }, '"amd64": is a map, expected a string, number or boolean'],
+  ['a list', { amd64: ['a'] }, '"amd64": is a list, expected a string, number or boolean (rule template-value)'],
+  ['a map', { amd64: { a: 'b' } }, '"amd64": is a map, expected a string, number or boolean (rule template-value)'],
 ])('a map that does not say nested refuses %s as a value', (_what, value, message) => {
   // GIVEN al2023-worker's kubeletSha256, a map without nested
   // WHEN one of its values is itself a list or a map
   const r = check((raw) => (raw.spec.cloudConfig.values.kubeletSha256 = value));
   // THEN
   expect(r.problems).toEqual([
-    { file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.values.kubeletSha256', message },
+    {
+      file: 'clusters/staging-us1.yaml',
+      path: 'spec.cloudConfig.values.kubeletSha256',
+      message,
+      rule: 'template-value',
+    },
   ]);
 });
 
