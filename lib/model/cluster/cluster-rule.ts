@@ -7,7 +7,10 @@ export type CelTwin = 'crd' | { readonly partly: string } | { readonly none: str
 export interface ClusterRule {
   /** kebab-case, unique: what `(rule <id>)` in a message names. */
   readonly id: string;
-  /** The fields it reports at, as schema paths (`spec.pools[]` is each item of spec.pools). */
+  /**
+   * The fields it reports at, as schema paths (`spec.pools[]` is each item of spec.pools); a field of another kind of
+   * object is prefixed with its kind (`WorkerImageChannel spec.holds[]`).
+   */
   readonly paths: readonly string[];
   /** What it requires, in one sentence, for the reference. */
   readonly says: string;

@@ -122,7 +122,9 @@ export function issueToProblems(file: string, issue: z.core.$ZodIssue): Problem[
     ];
   }
   if (issue.code === 'invalid_union') return unionProblems(file, issue);
-  return [{ file, path: at, message: issue.message }];
+  // A named rule's refinement (rule-registry.ts ruleIssue) carries its id.
+  const rule = issue.code === 'custom' ? (issue.params as { rule?: unknown } | undefined)?.rule : undefined;
+  return [{ file, path: at, message: issue.message, ...(typeof rule === 'string' ? { rule } : {}) }];
 }
 
 /**

@@ -1,8 +1,12 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ChannelHoldSchema } from '../../../lib/model/channel/channel-schema';
 import { crossFieldProblems } from '../../../lib/model/cluster/cross-field';
 import { CLUSTER_RULES } from '../../../lib/model/cluster/rule-registry';
-import { validateCluster } from '../../../lib/model/cluster/validate';
+import { issueToProblems, validateCluster } from '../../../lib/model/cluster/validate';
+import { imageChannelCrd } from '../../../lib/platform/kube/channel-crd';
 import { workerClusterSchema } from '../../../lib/platform/kube/crd';
-import { rawExample, TEMPLATES } from '../../helpers/clusters';
+import { rawExample, REPO, TEMPLATES } from '../../helpers/clusters';
 import { nodes } from '../../helpers/schema-walk';
 
 const ids: readonly string[] = CLUSTER_RULES.map((r) => r.id);
@@ -22,8 +26,10 @@ test('every named rule has a kebab-case id of its own, fields and words', () => 
 });
 
 test("the CRD's CEL messages name registered rules, and name every rule the registry says the CRD states", () => {
-  // GIVEN every rule message of the CRD: a messageExpression's string literals are its messages (one per branch)
-  const messages = nodes(workerClusterSchema()).flatMap(([, n]) =>
+  // GIVEN every rule message of the CRDs (the WorkerImageChannel's states the channel rules): a messageExpression's
+  // string literals are its messages (one per branch)
+  const channelSchema = imageChannelCrd().spec.versions[0].schema.openAPIV3Schema;
+  const messages = [...nodes(workerClusterSchema()), ...nodes(channelSchema)].flatMap(([, n]) =>
     ((n['x-kubernetes-validations'] ?? []) as Array<{ message?: string; messageExpression?: string }>).flatMap((v) =>
       v.messageExpression !== undefined ? (v.messageExpression.match(/"(?:[^"\\]|\\.)*"/g) ?? []) : [v.message ?? ''],
     ),
@@ -80,4 +86,33 @@ test('validate keeps the id on the problem, beside the file and path', () => {
       rule: 'pool-size-order',
     },
   ]);
+});
+
+test("a named rule's refinement of a schema gives its problem the id, as on a channel's hold", () => {
+  // GIVEN a hold of a WorkerImageChannel that gives both clusters and a selector
+  const parsed = ChannelHoldSchema.safeParse({ release: 'r1', clusters: ['a'], selector: { matchLabels: { x: 'y' } } });
+  // WHEN its issues are read as problems
+  const problems = parsed.error!.issues.flatMap((i) => issueToProblems('image-channels/al2023.yaml', i));
+  // THEN
+  expect(problems).toEqual([
+    {
+      file: 'image-channels/al2023.yaml',
+      path: '',
+      message: 'give exactly one of clusters and selector (rule channel-holds)',
+      rule: 'channel-holds',
+    },
+  ]);
+});
+
+test('every rule id a message in lib/ names is in the registry', () => {
+  // GIVEN every `(rule <id>)` written out in the source (a message a rule builds by hand, or a doc comment)
+  const files = fs
+    .readdirSync(path.join(REPO, 'lib'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'));
+  const named = files.flatMap((f) =>
+    [...fs.readFileSync(path.join(REPO, 'lib', f), 'utf8').matchAll(RULE_SUFFIX)].map((m) => ({ file: f, id: m[1] })),
+  );
+  // THEN the scan saw some, and each is a registered rule
+  expect(named.length).toBeGreaterThan(3);
+  expect(named.filter((n) => !ids.includes(n.id))).toEqual([]);
 });
