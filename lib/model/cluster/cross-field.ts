@@ -1,40 +1,22 @@
 import { bigIntToIp, cidrRange } from './address-space';
+import { duplicates } from './duplicates';
 import { exposureProblems } from './exposure';
+import { listenerProblems } from './listener-problems';
 import { LIMITS } from './limits';
-import { clientRuleCount, ListenerPorts, nodeRules } from './listener-rules';
+import { ListenerPorts, nodeRules } from './listener-rules';
 import { loadBalancerSubnetProblems, nodePortProblems } from './node-ports';
 import { poolProblems } from './pool-rules';
 import { referenceProblems } from './references';
 import { rolloutProblems } from './rollout-rules';
 import { RULE_SOURCE_KINDS } from './schema';
 import { arr, Found, int, Loose, obj, str } from './loose';
-import { found, RuleId } from './rule-registry';
+import { found } from './rule-registry';
 
 /**
  * Rules that span several fields. They read the raw object defensively so
  * that they still report while other fields have type errors: every problem
  * is returned in one round.
  */
-
-function duplicates(
-  rule: RuleId,
-  items: unknown[],
-  key: (x: Loose) => unknown,
-  at: (i: number) => string,
-  what: string,
-): Found[] {
-  const first = new Map<string, number>();
-  const out: Found[] = [];
-  items.forEach((raw, i) => {
-    const k = key(obj(raw));
-    if (k === undefined) return;
-    const id = JSON.stringify(k);
-    const j = first.get(id);
-    if (j === undefined) first.set(id, i);
-    else out.push(found(rule, at(i), `duplicates ${at(j)} (${what} must be unique)`));
-  });
-  return out;
-}
 
 export function crossFieldProblems(raw: unknown, templates: ReadonlySet<string>): Found[] {
   const spec = obj(obj(raw).spec);
@@ -187,98 +169,6 @@ function ruleProblems(spec: Loose): Found[] {
       ),
     );
   }
-  return out;
-}
-
-function listenerProblems(spec: Loose): Found[] {
-  const out: Found[] = [];
-  const listeners = arr(spec.listeners);
-  if (listeners.length > 0 && spec.loadBalancer === undefined)
-    out.push(
-      found(
-        'listeners-need-load-balancer',
-        'spec.loadBalancer',
-        'required field is missing (listeners need a load balancer with allowedCidrs)',
-      ),
-    );
-  if (listeners.length > LIMITS.listenersPerLoadBalancer) {
-    out.push(
-      found(
-        'listeners-limit',
-        'spec.listeners',
-        `${listeners.length} listeners exceed the AWS limit of ${LIMITS.listenersPerLoadBalancer} per load balancer`,
-      ),
-    );
-  }
-  if (listeners.length > LIMITS.targetGroupsPerAutoScalingGroup) {
-    out.push(
-      found(
-        'listeners-limit',
-        'spec.listeners',
-        `${listeners.length} target groups exceed the AWS limit of ${LIMITS.targetGroupsPerAutoScalingGroup} per Auto Scaling group`,
-      ),
-    );
-  }
-  const cidrs = arr(obj(spec.loadBalancer).allowedCidrs).length;
-  const transports = clientRuleCount(
-    listeners.map((l) => obj(l) as ListenerPorts),
-    1,
-  );
-  if (transports * cidrs > LIMITS.inboundRulesPerSecurityGroup) {
-    const counted = transports === listeners.length ? '' : ` (${transports} with each TCP_UDP listener counted twice)`;
-    out.push(
-      found(
-        'client-rules-limit',
-        'spec.loadBalancer.allowedCidrs',
-        `${listeners.length} listeners${counted} × ${cidrs} CIDRs = ${transports * cidrs} rules, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} per security group`,
-      ),
-    );
-  }
-  listeners.forEach((raw, i) => {
-    const l = obj(raw);
-    const at = `spec.listeners[${i}]`;
-    const proto = str(l.protocol) ?? 'TCP';
-    if (proto === 'TLS' && l.certificateArn === undefined)
-      out.push(
-        found(
-          'tls-fields',
-          `${at}.certificateArn`,
-          'required field is missing (TLS listeners need an ACM certificate)',
-        ),
-      );
-    if (proto !== 'TLS' && l.certificateArn !== undefined)
-      out.push(
-        found('tls-fields', `${at}.certificateArn`, `only TLS listeners take a certificate (protocol is ${proto})`),
-      );
-    const hc = obj(l.healthCheck);
-    const hcProto = str(hc.protocol) ?? 'TCP';
-    if (hc.path !== undefined && hcProto === 'TCP')
-      out.push(
-        found(
-          'tcp-health-check-path',
-          `${at}.healthCheck.path`,
-          'a TCP health check takes no path (use protocol HTTP or HTTPS)',
-        ),
-      );
-  });
-  out.push(
-    ...duplicates(
-      'listeners-unique',
-      listeners,
-      (l) => str(l.name),
-      (i) => `spec.listeners[${i}].name`,
-      'listener names',
-    ),
-  );
-  out.push(
-    ...duplicates(
-      'listeners-unique',
-      listeners,
-      (l) => int(l.port),
-      (i) => `spec.listeners[${i}].port`,
-      'listener ports',
-    ),
-  );
   return out;
 }
 

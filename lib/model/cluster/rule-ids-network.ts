@@ -1,7 +1,7 @@
 import { CelTwin, ClusterRule } from './cluster-rule';
 
 // The named rules of the network, the security-group rules, the listeners and their node ports, taints and tags
-// (cross-field.ts, node-ports.ts, exposure.ts; the CRD: lib/platform/kube/cel-network-rules.ts,
+// (cross-field.ts, listener-problems.ts, node-ports.ts, exposure.ts; the CRD: lib/platform/kube/cel-network-rules.ts,
 // cel-listener-rules.ts, cel-rules.ts).
 
 const CRD: CelTwin = 'crd';

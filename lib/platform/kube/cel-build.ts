@@ -89,3 +89,6 @@ export function unique(
 }
 /** `spec.listeners[#].port`: the item path, # for its index. */
 export const indexed = (path: string, suffix = '') => `${path}[#]${suffix}`;
+
+/** The index of the first item of `list` for which `ok` (over `x`) is false: CEL's indexOf on a list of booleans. */
+export const firstBad = (list: string, x: string, ok: string) => `${list}.map(${x}, ${ok}).indexOf(false)`;

@@ -3,7 +3,7 @@ import { LIMITS } from '../../model/cluster/limits';
 import { DEFAULT_NODE_PORT_RANGE, MIN_NODE_PORT, NODE_SERVICE_PORTS } from '../../model/cluster/node-ports';
 import { bind, indexed, named, PlacedValidation, unique, v } from './cel-build';
 
-// The CEL twins of the listener rules (cross-field.ts listenerProblems) and node ports (node-ports.ts); the rest of
+// The CEL twins of the listener rules (listener-problems.ts) and node ports (node-ports.ts); the rest of
 // the CRD's cross-field rules: cel-rules.ts.
 const DENIED = NODE_SERVICE_PORTS.flatMap((s) => Array.from({ length: s.to - s.from + 1 }, (_, i) => s.from + i));
 export const DENIED_LIST = `[${DENIED.join(', ')}]`;
@@ -59,7 +59,7 @@ const PROTO = `(has(self.protocol) ? self.protocol : 'TCP')`;
 
 /** The listener and node-port rules, in the CRD's order. */
 export const LISTENER_CEL_RULES: readonly PlacedValidation[] = [
-  // cross-field.ts listenerProblems
+  // listener-problems.ts
   named(
     'listeners-need-load-balancer',
     v(

@@ -1,4 +1,3 @@
-import { ARM64_FAMILY, INSTANCE_FAMILY } from '../../model/cluster/instance-architecture';
 import { LIMITS } from '../../model/cluster/limits';
 import { fmt, quoted } from '../../model/cluster/openapi';
 import {
@@ -9,7 +8,8 @@ import {
   UNKNOWN_POOL,
 } from '../../model/cluster/pool-rules';
 import { DEFAULT_POOL } from '../../model/cluster/pools';
-import { bind, bound, indexed, named, PlacedValidation, unique, v } from './cel-build';
+import { archGiven, archMix } from './cel-arch-rules';
+import { bind, bound, firstBad, indexed, named, PlacedValidation, unique, v } from './cel-build';
 
 /**
  * lib/model/cluster/pool-rules.ts as CEL: what applies to spec.pool applies to each spec.pools[i] (a rule on the item,
@@ -20,9 +20,6 @@ import { bind, bound, indexed, named, PlacedValidation, unique, v } from './cel-
  */
 
 const REPELLING = `['NoSchedule', 'NoExecute']`;
-
-/** The index of the first item of `list` for which `ok` (over `x`) is false: CEL's indexOf on a list of booleans. */
-const firstBad = (list: string, x: string, ok: string) => `${list}.map(${x}, ${ok}).indexOf(false)`;
 
 /**
  * Every pool's `inner` list (or every listener's) is distinct by `key`: a rule on the outer list whose message names
@@ -57,70 +54,6 @@ function nestedUnique(
     ),
   );
   return v(at, `self.all(p, ${ok('p')})`, { expr: message });
-}
-
-const known = (t: string) => `(!${t}.startsWith('mac') && ${t}.matches(${quoted(INSTANCE_FAMILY.source)}))`;
-const arm = (t: string) => `${t}.matches(${quoted(ARM64_FAMILY.source)})`;
-const archOf = (t: string) => `(${arm(t)} ? 'arm64' : 'x86_64')`;
-
-/** instance-architecture.ts: the instance types of each pool (those the rule knows) are of one architecture. */
-function archMix(): PlacedValidation {
-  const ok = (p: string) =>
-    `!${p}.instanceTypes.exists(t, ${known('t')}) || ${bind('f', `${p}.instanceTypes.filter(t, ${known('t')})[0]`, `${p}.instanceTypes.all(t, !${known('t')} || ${arm('t')} == ${arm('f')})`)}`;
-  const message = bound(
-    'i',
-    firstBad('self', 'p', ok('p')),
-    bound(
-      'ts',
-      'self[i].instanceTypes',
-      bound(
-        'f',
-        `ts.filter(t, ${known('t')})[0]`,
-        bound(
-          'o',
-          `ts.filter(t, ${known('t')} && ${arm('t')} != ${arm('f')})[0]`,
-          fmt(
-            'spec.pools[%d].instanceTypes[%d] %s is %s, %s is %s: one machine image boots one architecture (give instance types of one architecture; another architecture needs its own pool and AMI)',
-            'i',
-            'ts.indexOf(o)',
-            'o',
-            archOf('o'),
-            'f',
-            archOf('f'),
-          ),
-        ),
-      ),
-    ),
-  );
-  return v('spec.pools', `self.all(p, ${ok('p')})`, { expr: message });
-}
-
-/** A pool's architecture (its machine image's) is one every instance type the rule knows runs. */
-function archGiven(): PlacedValidation {
-  const ok = (p: string) =>
-    `!has(${p}.architecture) || ${p}.instanceTypes.all(t, !${known('t')} || ${archOf('t')} == ${p}.architecture)`;
-  const message = bound(
-    'i',
-    firstBad('self', 'p', ok('p')),
-    bound(
-      'a',
-      'self[i].architecture',
-      bound(
-        'o',
-        `self[i].instanceTypes.filter(t, ${known('t')} && ${archOf('t')} != a)[0]`,
-        fmt(
-          "spec.pools[%d].instanceTypes[%d] %s is %s, not the pool's architecture %s (its machine image's): give instance types that run %s",
-          'i',
-          'self[i].instanceTypes.indexOf(o)',
-          'o',
-          archOf('o'),
-          'a',
-          'a',
-        ),
-      ),
-    ),
-  );
-  return v('spec.pools', `self.all(p, ${ok('p')})`, { expr: message });
 }
 
 const CLUSTER_TAINTS = 'self.cloudConfig.values.nodeTaints';

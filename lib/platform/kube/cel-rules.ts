@@ -1,6 +1,6 @@
-import { ARM64_FAMILY, INSTANCE_FAMILY } from '../../model/cluster/instance-architecture';
 import { fmt, quoted } from '../../model/cluster/openapi';
 import { LIMITS } from '../../model/cluster/limits';
+import { archRule } from './cel-arch-rules';
 import { indexed, named, PlacedValidation, unique, v } from './cel-build';
 import { POOL_RULES } from './cel-pool-rules';
 import { templateRequiredRules } from './cel-template-rules';
@@ -131,29 +131,6 @@ function secretScope(): PlacedValidation {
       expr: `'the secret "' + ${name} + '" is not one of this cluster\\'s: its name must start with ' + ${prefix} + ' (the nodes of cluster ' + self.metadata.name + ' may read only those; create the secret under that name)'`,
     },
     '.spec.cloudConfig.values.bootstrapTokenSecretArn',
-  );
-}
-
-/** cross-field.ts architectureOf: the instance types of the pool (those the rule knows) are of one architecture. */
-function archRule(): PlacedValidation {
-  const known = (t: string) => `(!${t}.startsWith('mac') && ${t}.matches(${quoted(INSTANCE_FAMILY.source)}))`;
-  const arm = (t: string) => `${t}.matches(${quoted(ARM64_FAMILY.source)})`;
-  const first = `self.filter(t, ${known('t')})[0]`;
-  const other = `self.filter(t, ${known('t')} && ${arm('t')} != ${arm(first)})[0]`;
-  const archOf = (t: string) => `(${arm(t)} ? 'arm64' : 'x86_64')`;
-  return v(
-    'spec.pool.instanceTypes',
-    `!self.exists(t, ${known('t')}) || self.all(t, !${known('t')} || ${arm('t')} == ${arm(first)})`,
-    {
-      expr: fmt(
-        'spec.pool.instanceTypes[%d] %s is %s, %s is %s: one machine image boots one architecture (give instance types of one architecture; another architecture needs its own pool and AMI)',
-        `self.indexOf(${other})`,
-        other,
-        archOf(other),
-        first,
-        archOf(first),
-      ),
-    },
   );
 }
 
