@@ -28,7 +28,7 @@ const FILE = 'clusters/staging-us1.yaml';
 const derived = (mutate: (raw: Json) => void = () => undefined) => {
   const raw = rawExample('staging-us1');
   mutate(raw);
-  return derive(raw, { file: FILE, templatesDir: dir });
+  return derive(raw, { file: FILE, templatesDir: dir, templates: listTemplates(dir) });
 };
 const replaceWith = (rel: string, make: (file: string) => void) => {
   const file = path.join(dir, rel);
