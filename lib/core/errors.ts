@@ -23,7 +23,8 @@ export interface Problem {
   /** The rule that was broken, in words, with the offending value. */
   readonly message: string;
   /**
-   * The id of the rule that was broken (docs/reference.md lists them), when the rule is a named one; the message then
+   * The id of the rule that was broken (docs/reference.md lists them; a rendered node config's own checks,
+   * `nodeconfig/...` and `bottlerocket/...`, docs/node-configs.md), when the rule is a named one; the message then
    * ends with `(rule <id>)`. Unset for a field's own type or format.
    */
   readonly rule?: string;

@@ -111,6 +111,8 @@ export function configProblems(
       file,
       path: at(f),
       message: `rendered ${config.format} config${where}: ${f.path ? `${f.path} ` : ''}${f.message} (rule ${f.rule})`,
+      // The format's own rule (nodeadm's, Bottlerocket's: docs/node-configs.md lists them), by its id as the others.
+      rule: f.rule,
     }));
     try {
       const source = `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${configKeyPrefix(cluster.metadata.name)}${config.checksum}.${config.extension}`;
