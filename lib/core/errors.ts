@@ -22,11 +22,23 @@ export interface Problem {
   readonly path: string;
   /** The rule that was broken, in words, with the offending value. */
   readonly message: string;
+  /**
+   * The id of the rule that was broken (docs/reference.md lists them; a rendered node config's own checks,
+   * `nodeconfig/...` and `bottlerocket/...`, docs/node-configs.md), when the rule is a named one; the message then
+   * ends with `(rule <id>)`. Unset for a field's own type or format.
+   */
+  readonly rule?: string;
 }
 
-/** `clusters/x.yaml: spec.listeners[2].port: 70000 is not a port (1-65535)` */
+/** `message` ending with `(rule <id>)` exactly once: where a message already names its rule, it is not named again. */
+export function withRuleId(message: string, rule: string | undefined): string {
+  return rule === undefined || message.endsWith(`(rule ${rule})`) ? message : `${message} (rule ${rule})`;
+}
+
+/** `clusters/x.yaml: spec.listeners[2].port: 70000 is not a port (1-65535)`, and `(rule <id>)` of a named rule. */
 export function formatProblem(p: Problem): string {
-  return p.path ? `${p.file}: ${p.path}: ${p.message}` : `${p.file}: ${p.message}`;
+  const message = withRuleId(p.message, p.rule);
+  return p.path ? `${p.file}: ${p.path}: ${message}` : `${p.file}: ${message}`;
 }
 
 /** Bad input: refused before anything touches AWS. Carries every problem at once. */

@@ -1,3 +1,4 @@
+import { RuleId } from '../../lib/model/cluster/rule-registry';
 import { validateCluster } from '../../lib/model/cluster/validate';
 import { rawExample, TEMPLATES } from './clusters';
 
@@ -9,12 +10,14 @@ export interface BadRow {
   readonly mutate: (raw: any) => void;
   readonly path: string;
   readonly message: RegExp;
+  /** The named rule that refuses it (lib/model/cluster/rule-registry.ts): the message ends with its id. @default none: a field's own rule */
+  readonly rule?: RuleId;
   /** Other field paths the same mistake also (rightly) reports. */
   readonly alsoAt?: readonly string[];
 }
 
 /** The shared body of every bad-input table. */
-export function expectRefused({ example, mutate, path, message, alsoAt }: BadRow): void {
+export function expectRefused({ example, mutate, path, message, rule, alsoAt }: BadRow): void {
   // GIVEN a valid example with one thing broken
   const raw = rawExample(example);
   mutate(raw);
@@ -25,6 +28,18 @@ export function expectRefused({ example, mutate, path, message, alsoAt }: BadRow
 
   // THEN there is no cluster, and the problem names the field and the rule, and nothing else is reported
   expect(result.cluster).toBeUndefined();
-  expect(result.problems).toContainEqual({ file, path, message: expect.stringMatching(message) });
+  expect(result.problems).toContainEqual({
+    file,
+    path,
+    message: expect.stringMatching(rule === undefined ? message : ending(message, ` (rule ${rule})`)),
+    ...(rule === undefined ? {} : { rule }),
+  });
   expect(new Set(result.problems.map((p) => p.path))).toEqual(new Set([path, ...(alsoAt ?? [])]));
+}
+
+/** `words` followed by exactly `suffix` at the end: the row's pattern of the rule's words, then the rule's id. */
+function ending(words: RegExp, suffix: string): RegExp {
+  const escaped = suffix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const body = words.source.endsWith('$') ? words.source.slice(0, -1) : `${words.source}.*`;
+  return new RegExp(`${body}${escaped}$`, words.flags);
 }

@@ -1,5 +1,5 @@
 import { derive } from '../../lib/model/cluster/derive';
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { CMD, replay } from './commands';
 import { SPOT } from './invariants';
@@ -334,7 +334,11 @@ describe('the invariants of node replacement can fail', () => {
   /** The template release `release` of the simulated code writes for a stack of cluster `i`, from its object as it is. */
   function template(w: SimWorld, i: number, stackName: string, release = 0): string {
     const name = w.names[i];
-    const d = derive(w.store.raw(name), { file: name, templatesDir: DEFAULT_TEMPLATES_DIR });
+    const d = derive(w.store.raw(name), {
+      file: name,
+      templatesDir: DEFAULT_TEMPLATES_DIR,
+      templates: listTemplates(DEFAULT_TEMPLATES_DIR),
+    });
     if (!d.cluster) throw new Error(`${name} does not validate`);
     return simStack(
       d.cluster,

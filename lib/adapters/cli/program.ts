@@ -73,10 +73,13 @@ export async function runCli(argv: readonly string[], io: Io = processIo): Promi
   program
     .command('schema')
     .description(
-      'print the JSON Schema of the WorkerCluster object (or, with --markdown, the field reference of docs/reference.md)',
+      'print the JSON Schema of the WorkerCluster object (or, with --markdown, the field reference of docs/reference.md; with --rules, its table of named rules)',
     )
     .option('--markdown', 'the field reference table instead')
-    .action((opts: { readonly markdown?: boolean }) => done(schemaCommand(io, { markdown: Boolean(opts.markdown) })));
+    .option('--rules', 'the table of named rules (the ids messages end with) instead')
+    .action((opts: { readonly markdown?: boolean; readonly rules?: boolean }) =>
+      done(schemaCommand(io, { markdown: Boolean(opts.markdown), rules: Boolean(opts.rules) })),
+    );
   const commands: readonly Register[] = [
     registerReconcile,
     registerStatus,

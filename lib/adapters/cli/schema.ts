@@ -1,8 +1,10 @@
 import { clusterJsonSchema, clusterReferenceMarkdown } from '../../model/cluster/reference';
+import { clusterRulesMarkdown } from '../../model/cluster/rules-reference';
 import { EXIT, Io } from './context';
 
-/** `worker-stacks schema`: the cluster object's JSON Schema, or its markdown field reference. */
-export function schemaCommand(io: Io, opts: { markdown?: boolean } = {}): number {
-  io.out(opts.markdown ? clusterReferenceMarkdown() : JSON.stringify(clusterJsonSchema(), undefined, 2) + '\n');
+/** `worker-stacks schema`: the cluster object's JSON Schema, its markdown field reference, or its named rules. */
+export function schemaCommand(io: Io, opts: { markdown?: boolean; rules?: boolean } = {}): number {
+  if (opts.rules) io.out(clusterRulesMarkdown());
+  else io.out(opts.markdown ? clusterReferenceMarkdown() : JSON.stringify(clusterJsonSchema(), undefined, 2) + '\n');
   return EXIT.ok;
 }

@@ -1,6 +1,6 @@
 import { channelsNamed, ImageResolver, pinsKey } from '../../model/channel/image-pins';
 import { StackSummary } from '../../model/ports/cloudformation-port';
-import { templatesVersion } from '../../model/cloudconfig/templates';
+import { listTemplates, templatesVersion } from '../../model/cloudconfig/templates';
 import { derive } from '../../model/cluster/derive';
 import { WorkerCluster } from '../../model/cluster/schema';
 import { ClusterRecord, ClusterStore } from '../../model/ports/cluster-store';
@@ -207,7 +207,12 @@ export class RolloutCoordinator implements RolloutGate {
       // reconcile says why, and it is no peer of anyone's change.
       const d = record.parseProblems.length
         ? undefined
-        : derive(record.raw, { file: record.source, templatesDir: this.props.templatesDir, images });
+        : derive(record.raw, {
+            file: record.source,
+            templatesDir: this.props.templatesDir,
+            templates: listTemplates(this.props.templatesDir),
+            images,
+          });
       value = {
         desired: d?.config?.checksum,
         spec: d?.cluster ? { ...memberSpec(d.cluster, d.configs), ...onChannel } : rawSpec(record.raw),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { API_VERSION } from '../cluster/schema';
 import { awsId, dnsLabel, pattern } from '../cluster/rules';
+import { ruleIssue } from '../cluster/rule-registry';
 import { LabelSelectorSchema } from '../cluster/selector';
 
 /**
@@ -58,7 +59,7 @@ export const ChannelSourceSchema = z
   })
   .superRefine((s, ctx) => {
     if ((s.ssmParameter === undefined) === (s.images === undefined))
-      ctx.addIssue({ code: 'custom', message: 'set exactly one of ssmParameter and images (rule channel-source)' });
+      ctx.addIssue(ruleIssue('channel-source', 'set exactly one of ssmParameter and images'));
   })
   .meta(d('Where the images come from: exactly one of ssmParameter and images.'));
 
@@ -81,7 +82,7 @@ export const ChannelHoldSchema = z
   })
   .superRefine((h, ctx) => {
     if ((h.clusters === undefined) === (h.selector === undefined))
-      ctx.addIssue({ code: 'custom', message: 'give exactly one of clusters and selector (rule channel-holds)' });
+      ctx.addIssue(ruleIssue('channel-holds', 'give exactly one of clusters and selector'));
   })
   .meta(d('Clusters held at a release while the rest of the channel moves on.'));
 

@@ -1,6 +1,8 @@
+import { withRuleId } from '../../core/errors';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { ChannelSpec } from './channel-schema';
 import { ChannelRelease, ChannelStatus } from './channel-status';
+import { RuleId } from '../cluster/rule-registry';
 import { Labels, matches } from '../cluster/selector';
 
 /** A channel as the pins read it: its spec (when it validated) and its status. */
@@ -22,12 +24,20 @@ export interface ImagePin {
   readonly deprecationTime?: string;
 }
 
-/** Resolves a pool's channel in a region: the pin, or why there is none (a sentence, for the pool's field path). */
-export type ImageResolver = (
-  channel: string,
-  region: string,
-  cluster?: ClusterRef,
-) => ImagePin | { readonly problem: string };
+/**
+ * Why a pool has no pin: a sentence for the pool's field path, ending with `(rule <id>)`, and the id of the named rule
+ * (lib/model/cluster/rule-registry.ts) it broke.
+ */
+export interface Unpinned {
+  readonly problem: string;
+  readonly rule: RuleId;
+}
+
+/** `text` as the problem of the named rule `rule`. */
+const unpinned = (rule: RuleId, text: string): Unpinned => ({ problem: withRuleId(text, rule), rule });
+
+/** Resolves a pool's channel in a region: the pin, or why there is none. */
+export type ImageResolver = (channel: string, region: string, cluster?: ClusterRef) => ImagePin | Unpinned;
 
 /** The cluster a pin is for: holds select clusters by name or by label. */
 export interface ClusterRef {
@@ -92,28 +102,32 @@ export function imageResolver(channels: readonly KnownChannel[]): ImageResolver 
   const byName = new Map(channels.map((c) => [c.name, c]));
   return (name, region, cluster) => {
     const channel = byName.get(name);
-    if (!channel) return { problem: `no WorkerImageChannel named ${JSON.stringify(name)} (rule image-channel)` };
+    if (!channel) return unpinned('image-channel', `no WorkerImageChannel named ${JSON.stringify(name)}`);
     if (!channel.spec)
-      return {
-        problem: `WorkerImageChannel ${name} does not validate; fix it (worker-stacks validate names its problems) (rule image-channel)`,
-      };
+      return unpinned(
+        'image-channel',
+        `WorkerImageChannel ${name} does not validate; fix it (worker-stacks validate names its problems)`,
+      );
     const kind = channel.spec.source.ssmParameter ? 'ssmParameter' : 'images';
     if (channel.status.sourceKind !== undefined && channel.status.sourceKind !== kind)
-      return {
-        problem: `WorkerImageChannel ${name}: its source changed from ${channel.status.sourceKind} to ${kind}, so its recorded releases are not the source's; put the source back, or create a new channel and name it here (rule channel-source)`,
-      };
+      return unpinned(
+        'channel-source',
+        `WorkerImageChannel ${name}: its source changed from ${channel.status.sourceKind} to ${kind}, so its recorded releases are not the source's; put the source back, or create a new channel and name it here`,
+      );
     const ceiling = ceilingOf(channel.spec, cluster);
     if (ceiling && !channel.status.releases.some((r) => r.release === ceiling.release))
-      return {
-        problem: `WorkerImageChannel ${name}: ${ceiling.by} names release ${JSON.stringify(ceiling.release)}, which is not recorded (${recordedNames(channel)}); name a recorded release (worker-stacks channels status lists them) (rule ${ceiling.by === 'spec.promotedRelease' ? 'channel-promotion' : 'channel-holds'})`,
-      };
+      return unpinned(
+        ceiling.by === 'spec.promotedRelease' ? 'channel-promotion' : 'channel-holds',
+        `WorkerImageChannel ${name}: ${ceiling.by} names release ${JSON.stringify(ceiling.release)}, which is not recorded (${recordedNames(channel)}); name a recorded release (worker-stacks channels status lists them)`,
+      );
     const release = pickRelease(channel, region, cluster);
     const image = release?.images[region];
     if (!release || !image) {
       const why = channel.status.problems.find((p) => p.region === region)?.message;
-      return {
-        problem: `WorkerImageChannel ${name} has no release for ${region} yet${why ? ` (${why})` : ''}; the daemon reads it at every pass, or run worker-stacks channels refresh (rule image-channel)`,
-      };
+      return unpinned(
+        'image-channel',
+        `WorkerImageChannel ${name} has no release for ${region} yet${why ? ` (${why})` : ''}; the daemon reads it at every pass, or run worker-stacks channels refresh`,
+      );
     }
     return {
       channel: name,
@@ -134,7 +148,7 @@ function recordedNames(channel: KnownChannel): string {
 
 /** A resolver that has no channels to read, and says why: every pool that names one is refused with `why`. */
 export function noChannelsIn(why: string): ImageResolver {
-  return (name) => ({ problem: `image channel ${JSON.stringify(name)} cannot be read: ${why} (rule image-channel)` });
+  return (name) => unpinned('image-channel', `image channel ${JSON.stringify(name)} cannot be read: ${why}`);
 }
 
 /**

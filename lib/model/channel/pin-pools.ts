@@ -1,5 +1,6 @@
 import { Problem } from '../../core/errors';
 import { architectureOf } from '../cluster/instance-architecture';
+import { found } from '../cluster/rule-registry';
 import { WorkerCluster } from '../cluster/schema';
 import { ImageResolver } from './image-pins';
 
@@ -23,15 +24,18 @@ export function pinPools(cluster: WorkerCluster, resolve: ImageResolver, file: s
       labels: cluster.metadata.labels ?? {},
     });
     if ('problem' in pin) {
-      problems.push({ file, path: `${at}.imageChannel`, message: pin.problem });
+      problems.push({ file, path: `${at}.imageChannel`, message: pin.problem, rule: pin.rule });
       continue;
     }
     const runs = architecture ?? pool.instanceTypes.map(architectureOf).find((a) => a !== undefined);
     if (runs !== undefined && runs !== pin.architecture) {
       problems.push({
         file,
-        path: `${at}.imageChannel`,
-        message: `WorkerImageChannel ${pin.channel} is ${pin.architecture}, the pool runs ${runs}: its images would not boot (name a channel of ${runs} images) (rule image-channel)`,
+        ...found(
+          'image-channel',
+          `${at}.imageChannel`,
+          `WorkerImageChannel ${pin.channel} is ${pin.architecture}, the pool runs ${runs}: its images would not boot (name a channel of ${runs} images)`,
+        ),
       });
       continue;
     }

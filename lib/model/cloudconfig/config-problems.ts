@@ -2,6 +2,7 @@ import { Problem, UsageError } from '../../core/errors';
 import { configBucketName, configKeyPrefix } from '../../core/naming';
 import { formatPath } from '../cluster/format-path';
 import { poolsOf } from '../cluster/pools';
+import { found as named } from '../cluster/rule-registry';
 import { WorkerCluster } from '../cluster/schema';
 import { FORMATS } from './formats';
 import { ConfigFormat } from './node-config';
@@ -110,6 +111,8 @@ export function configProblems(
       file,
       path: at(f),
       message: `rendered ${config.format} config${where}: ${f.path ? `${f.path} ` : ''}${f.message} (rule ${f.rule})`,
+      // The format's own rule (nodeadm's, Bottlerocket's: docs/node-configs.md lists them), by its id as the others.
+      rule: f.rule,
     }));
     try {
       const source = `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${configKeyPrefix(cluster.metadata.name)}${config.checksum}.${config.extension}`;
@@ -118,28 +121,40 @@ export function configProblems(
       if (!(e instanceof UsageError)) throw e;
       found.push({
         file,
-        path: 'spec.cloudConfig.values',
-        message: `the ${config.format} user data${where} does not fit: ${e.message} (rule user-data-fits; EC2 takes at most 16384 bytes before base64)`,
+        ...named(
+          'user-data-fits',
+          'spec.cloudConfig.values',
+          `the ${config.format} user data${where} does not fit: ${e.message}; EC2 takes at most 16384 bytes before base64`,
+        ),
       });
     }
     const family = ofPool?.imageFamily;
     if (family !== undefined && !format.imageFamilies.includes(family))
       found.push({
         file,
-        path: `${poolPath(cluster, pool)}.imageFamily`,
-        message: `${family}: the ${config.format} node config${where} (template ${poolTemplate(cluster, pool)}) is read only by ${format.imageFamilies.join(', ')} images; use such an image or another template (rule image-family)`,
+        ...named(
+          'image-family',
+          `${poolPath(cluster, pool)}.imageFamily`,
+          `${family}: the ${config.format} node config${where} (template ${poolTemplate(cluster, pool)}) is read only by ${format.imageFamilies.join(', ')} images; use such an image or another template`,
+        ),
       });
     if (Boolean(format.joinsEks) !== eks)
       found.push({
         file,
-        path: `${poolPath(cluster, pool)}.cloudConfig.template`,
-        message: `${poolTemplate(cluster, pool)}: the ${config.format} node config${where} ${eks ? 'does not join' : 'joins'} an EKS cluster and the first pool's ${first?.format} config ${eks ? 'does' : 'does not'}; a cluster's pools are all EKS nodes or none (rule eks-pools-agree)`,
+        ...named(
+          'eks-pools-agree',
+          `${poolPath(cluster, pool)}.cloudConfig.template`,
+          `${poolTemplate(cluster, pool)}: the ${config.format} node config${where} ${eks ? 'does not join' : 'joins'} an EKS cluster and the first pool's ${first?.format} config ${eks ? 'does' : 'does not'}; a cluster's pools are all EKS nodes or none`,
+        ),
       });
     if (format.sendsNoSignal && ofPool?.rollingUpdate.waitOnResourceSignals)
       found.push({
         file,
-        path: `${poolPath(cluster, pool)}.rollingUpdate.waitOnResourceSignals`,
-        message: `true, but the ${config.format} node config${where} (template ${poolTemplate(cluster, pool)}) sends no CloudFormation signal: the group's creation and every roll would wait out pauseTime and roll back; set rollingUpdate.waitOnResourceSignals: false (rule signals-sent)`,
+        ...named(
+          'signals-sent',
+          `${poolPath(cluster, pool)}.rollingUpdate.waitOnResourceSignals`,
+          `true, but the ${config.format} node config${where} (template ${poolTemplate(cluster, pool)}) sends no CloudFormation signal: the group's creation and every roll would wait out pauseTime and roll back; set rollingUpdate.waitOnResourceSignals: false`,
+        ),
       });
     return found;
   });

@@ -181,7 +181,7 @@ export function publicAddressCount(r: AddressRange): bigint {
 /**
  * The non-public space as the fewest CIDRs (each the largest aligned block inside a merged interval). Every CIDR that
  * lies in the non-public space lies inside one of these, so the API server's CEL can decide "non-public" with
- * cidr(block).containsCIDR(x) over this list (lib/platform/kube/cel-rules.ts).
+ * cidr(block).containsCIDR(x) over this list (lib/platform/kube/cel-network-rules.ts).
  */
 export function nonPublicCidrs(family: Family): string[] {
   const bits = BITS[family];

@@ -1,33 +1,22 @@
 import { bigIntToIp, cidrRange } from './address-space';
+import { duplicates } from './duplicates';
 import { exposureProblems } from './exposure';
+import { listenerProblems } from './listener-problems';
 import { LIMITS } from './limits';
-import { clientRuleCount, ListenerPorts, nodeRules } from './listener-rules';
+import { ListenerPorts, nodeRules } from './listener-rules';
 import { loadBalancerSubnetProblems, nodePortProblems } from './node-ports';
 import { poolProblems } from './pool-rules';
 import { referenceProblems } from './references';
 import { rolloutProblems } from './rollout-rules';
 import { RULE_SOURCE_KINDS } from './schema';
 import { arr, Found, int, Loose, obj, str } from './loose';
+import { found } from './rule-registry';
 
 /**
  * Rules that span several fields. They read the raw object defensively so
  * that they still report while other fields have type errors: every problem
  * is returned in one round.
  */
-
-function duplicates(items: unknown[], key: (x: Loose) => unknown, at: (i: number) => string, what: string): Found[] {
-  const first = new Map<string, number>();
-  const out: Found[] = [];
-  items.forEach((raw, i) => {
-    const k = key(obj(raw));
-    if (k === undefined) return;
-    const id = JSON.stringify(k);
-    const j = first.get(id);
-    if (j === undefined) first.set(id, i);
-    else out.push({ path: at(i), message: `duplicates ${at(j)} (${what} must be unique)` });
-  });
-  return out;
-}
 
 export function crossFieldProblems(raw: unknown, templates: ReadonlySet<string>): Found[] {
   const spec = obj(obj(raw).spec);
@@ -59,18 +48,22 @@ function networkProblems(spec: Loose): Found[] {
   const azs = arr(net.availabilityZones);
   const subnets = arr(net.subnetIds);
   if (Array.isArray(net.availabilityZones) && Array.isArray(net.subnetIds) && azs.length !== subnets.length) {
-    out.push({
-      path: 'spec.network.subnetIds',
-      message: `${subnets.length} subnets for ${azs.length} availability zones (give one subnet per zone, in the same order)`,
-    });
+    out.push(
+      found(
+        'subnet-per-zone',
+        'spec.network.subnetIds',
+        `${subnets.length} subnets for ${azs.length} availability zones (give one subnet per zone, in the same order)`,
+      ),
+    );
   }
   const region = str(spec.region);
   azs.forEach((az, i) => {
     if (region && typeof az === 'string' && !az.startsWith(region))
-      out.push({ path: `spec.network.availabilityZones[${i}]`, message: `${az} is not in region ${region}` });
+      out.push(found('zone-in-region', `spec.network.availabilityZones[${i}]`, `${az} is not in region ${region}`));
   });
   out.push(
     ...duplicates(
+      'zones-unique',
       azs.map((a) => ({ a })),
       (x) => str(x.a),
       (i) => `spec.network.availabilityZones[${i}]`,
@@ -79,6 +72,7 @@ function networkProblems(spec: Loose): Found[] {
   );
   out.push(
     ...duplicates(
+      'subnets-unique',
       subnets.map((s) => ({ s })),
       (x) => str(x.s),
       (i) => `spec.network.subnetIds[${i}]`,
@@ -99,41 +93,57 @@ function ruleProblems(spec: Loose): Found[] {
     const ported = proto === 'tcp' || proto === 'udp';
     const single = r.port !== undefined;
     const range = r.fromPort !== undefined || r.toPort !== undefined;
-    if (ported && single && range) out.push({ path: at, message: 'give either port or fromPort+toPort, not both' });
+    if (ported && single && range)
+      out.push(found('sg-rule-ports', at, 'give either port or fromPort+toPort, not both'));
     if (ported && !single && !range)
-      out.push({
-        path: `${at}.port`,
-        message: `required field is missing (${proto} rules need a port or a fromPort+toPort range)`,
-      });
+      out.push(
+        found(
+          'sg-rule-ports',
+          `${at}.port`,
+          `required field is missing (${proto} rules need a port or a fromPort+toPort range)`,
+        ),
+      );
     if (ported && range && (r.fromPort === undefined || r.toPort === undefined))
-      out.push({ path: at, message: 'a port range needs both fromPort and toPort' });
+      out.push(found('sg-rule-ports', at, 'a port range needs both fromPort and toPort'));
     const from = int(r.fromPort);
     const to = int(r.toPort);
     if (from !== undefined && to !== undefined && from > to)
-      out.push({
-        path: `${at}.fromPort`,
-        message: `port range is reversed: fromPort ${from} is greater than toPort ${to}`,
-      });
+      out.push(
+        found(
+          'port-range-order',
+          `${at}.fromPort`,
+          `port range is reversed: fromPort ${from} is greater than toPort ${to}`,
+        ),
+      );
     if ((proto === 'icmp' || proto === 'icmpv6' || proto === 'all') && (single || range))
-      out.push({ path: at, message: `${proto} rules take no port (remove port/fromPort/toPort)` });
+      out.push(found('sg-rule-ports', at, `${proto} rules take no port (remove port/fromPort/toPort)`));
     const src = obj(r.source);
     const kinds = RULE_SOURCE_KINDS.filter((k) => src[k] !== undefined);
     if (r.source !== undefined && kinds.length !== 1) {
-      out.push({
-        path: `${at}.source`,
-        message: `give exactly one of ${RULE_SOURCE_KINDS.join(', ')} (found ${kinds.length ? kinds.join(', ') : 'none'})`,
-      });
+      out.push(
+        found(
+          'sg-rule-one-source',
+          `${at}.source`,
+          `give exactly one of ${RULE_SOURCE_KINDS.join(', ')} (found ${kinds.length ? kinds.join(', ') : 'none'})`,
+        ),
+      );
     }
     if (src.loadBalancer === true && !hasListeners)
-      out.push({ path: `${at}.source.loadBalancer`, message: 'the cluster has no listeners, so no load balancer' });
+      out.push(
+        found('load-balancer-source', `${at}.source.loadBalancer`, 'the cluster has no listeners, so no load balancer'),
+      );
     if (proto === 'icmpv6' && src.cidr !== undefined)
-      out.push({
-        path: `${at}.protocol`,
-        message: 'icmpv6 with an IPv4 source cidr never matches (use icmp, or cidrIpv6)',
-      });
+      out.push(
+        found(
+          'icmpv6-source',
+          `${at}.protocol`,
+          'icmpv6 with an IPv4 source cidr never matches (use icmp, or cidrIpv6)',
+        ),
+      );
   });
   out.push(
     ...duplicates(
+      'sg-rules-unique',
       rules,
       // port: 22 and fromPort/toPort 22-22 are one rule to AWS (a duplicate fails at deploy time), so compare the range.
       (r) => [
@@ -151,90 +161,21 @@ function ruleProblems(spec: Loose): Found[] {
   const fromListeners = nodeRules(arr(spec.listeners).map((l) => obj(l) as ListenerPorts)).length;
   const total = rules.length + fromListeners;
   if (total > LIMITS.inboundRulesPerSecurityGroup) {
-    out.push({
-      path: 'spec.securityGroupRules',
-      message: `${rules.length} rules + ${fromListeners} listener node-port rules = ${total}, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`,
-    });
+    out.push(
+      found(
+        'sg-rules-limit',
+        'spec.securityGroupRules',
+        `${rules.length} rules + ${fromListeners} listener node-port rules = ${total}, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} inbound rules per security group (use port ranges or prefix lists)`,
+      ),
+    );
   }
-  return out;
-}
-
-function listenerProblems(spec: Loose): Found[] {
-  const out: Found[] = [];
-  const listeners = arr(spec.listeners);
-  if (listeners.length > 0 && spec.loadBalancer === undefined)
-    out.push({
-      path: 'spec.loadBalancer',
-      message: 'required field is missing (listeners need a load balancer with allowedCidrs)',
-    });
-  if (listeners.length > LIMITS.listenersPerLoadBalancer) {
-    out.push({
-      path: 'spec.listeners',
-      message: `${listeners.length} listeners exceed the AWS limit of ${LIMITS.listenersPerLoadBalancer} per load balancer`,
-    });
-  }
-  if (listeners.length > LIMITS.targetGroupsPerAutoScalingGroup) {
-    out.push({
-      path: 'spec.listeners',
-      message: `${listeners.length} target groups exceed the AWS limit of ${LIMITS.targetGroupsPerAutoScalingGroup} per Auto Scaling group`,
-    });
-  }
-  const cidrs = arr(obj(spec.loadBalancer).allowedCidrs).length;
-  const transports = clientRuleCount(
-    listeners.map((l) => obj(l) as ListenerPorts),
-    1,
-  );
-  if (transports * cidrs > LIMITS.inboundRulesPerSecurityGroup) {
-    const counted = transports === listeners.length ? '' : ` (${transports} with each TCP_UDP listener counted twice)`;
-    out.push({
-      path: 'spec.loadBalancer.allowedCidrs',
-      message: `${listeners.length} listeners${counted} × ${cidrs} CIDRs = ${transports * cidrs} rules, over the AWS limit of ${LIMITS.inboundRulesPerSecurityGroup} per security group`,
-    });
-  }
-  listeners.forEach((raw, i) => {
-    const l = obj(raw);
-    const at = `spec.listeners[${i}]`;
-    const proto = str(l.protocol) ?? 'TCP';
-    if (proto === 'TLS' && l.certificateArn === undefined)
-      out.push({
-        path: `${at}.certificateArn`,
-        message: 'required field is missing (TLS listeners need an ACM certificate)',
-      });
-    if (proto !== 'TLS' && l.certificateArn !== undefined)
-      out.push({
-        path: `${at}.certificateArn`,
-        message: `only TLS listeners take a certificate (protocol is ${proto})`,
-      });
-    const hc = obj(l.healthCheck);
-    const hcProto = str(hc.protocol) ?? 'TCP';
-    if (hc.path !== undefined && hcProto === 'TCP')
-      out.push({
-        path: `${at}.healthCheck.path`,
-        message: 'a TCP health check takes no path (use protocol HTTP or HTTPS)',
-      });
-  });
-  out.push(
-    ...duplicates(
-      listeners,
-      (l) => str(l.name),
-      (i) => `spec.listeners[${i}].name`,
-      'listener names',
-    ),
-  );
-  out.push(
-    ...duplicates(
-      listeners,
-      (l) => int(l.port),
-      (i) => `spec.listeners[${i}].port`,
-      'listener ports',
-    ),
-  );
   return out;
 }
 
 function taintProblems(spec: Loose): Found[] {
   const taints = arr(obj(obj(spec.cloudConfig).values).nodeTaints);
   return duplicates(
+    'taints-unique',
     taints,
     (t) => (str(t.key) && str(t.effect) ? [t.key, t.effect] : undefined),
     (i) => `spec.cloudConfig.values.nodeTaints[${i}]`,
@@ -246,10 +187,11 @@ function tagProblems(spec: Loose): Found[] {
   const n = Object.keys(obj(spec.tags)).length;
   return n > LIMITS.userTagsPerStack
     ? [
-        {
-          path: 'spec.tags',
-          message: `${n} tags, at most ${LIMITS.userTagsPerStack} allowed (AWS takes 50 per resource, and worker-stacks adds its own)`,
-        },
+        found(
+          'tags-limit',
+          'spec.tags',
+          `${n} tags, at most ${LIMITS.userTagsPerStack} allowed (AWS takes 50 per resource, and worker-stacks adds its own)`,
+        ),
       ]
     : [];
 }
@@ -258,10 +200,11 @@ function templateProblems(spec: Loose, templates: ReadonlySet<string>): Found[] 
   const name = str(obj(spec.cloudConfig).template);
   if (name === undefined || templates.has(name)) return [];
   return [
-    {
-      path: 'spec.cloudConfig.template',
-      message: `unknown template ${JSON.stringify(name)} (known: ${[...templates].sort().join(', ') || 'none'})`,
-    },
+    found(
+      'template-known',
+      'spec.cloudConfig.template',
+      `unknown template ${JSON.stringify(name)} (known: ${[...templates].sort().join(', ') || 'none'})`,
+    ),
   ];
 }
 

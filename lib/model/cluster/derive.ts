@@ -2,7 +2,6 @@ import { ImageResolver } from '../channel/image-pins';
 import { configProblems } from '../cloudconfig/config-problems';
 import { RenderedConfig, renderPools } from '../cloudconfig/render';
 import { primaryPool } from './pools';
-import { listTemplates } from '../cloudconfig/templates';
 import { Problem, TemplateError } from '../../core/errors';
 import { WorkerCluster } from './schema';
 import { validateCluster } from './validate';
@@ -34,8 +33,11 @@ export interface DeriveOptions {
   /** The object's file (or Kubernetes path), as problems name it. */
   readonly file: string;
   readonly templatesDir: string;
-  /** The template names, when the caller listed them already. @default listed from templatesDir */
-  readonly templates?: ReadonlySet<string>;
+  /**
+   * The template names under templatesDir (listTemplates), listed by the caller: deriving reads no directory listing,
+   * and a caller that derives many objects lists the templates once.
+   */
+  readonly templates: ReadonlySet<string>;
   /** The image channels' pins. @default none: a pool that names a channel is refused */
   readonly images?: ImageResolver;
 }
@@ -43,7 +45,7 @@ export interface DeriveOptions {
 export function derive(raw: unknown, opts: DeriveOptions): Derivation {
   const v = validateCluster(raw, {
     file: opts.file,
-    templates: opts.templates ?? listTemplates(opts.templatesDir),
+    templates: opts.templates,
     templatesDir: opts.templatesDir,
     images: opts.images,
   });

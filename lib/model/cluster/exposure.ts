@@ -1,6 +1,7 @@
 import { bigIntToIp, cidrRange, firstPublicAddress } from './address-space';
 import { NODE_SERVICE_PORTS } from './node-ports';
 import { Found, int, Loose, obj } from './loose';
+import { found } from './rule-registry';
 
 /**
  * No node service is reachable from public address space. A security-group rule that opens a node-service port
@@ -46,10 +47,13 @@ export function exposureProblems(spec: Loose): Found[] {
       if (!range) continue; // not a CIDR: the schema says so
       const first = firstPublicAddress(range);
       if (first === undefined) continue;
-      out.push({
-        path: `spec.securityGroupRules[${i}].source.${key}`,
-        message: `${cidr} holds public addresses (${bigIntToIp(first, range.family)} the first), and the rule opens ${opened}; ${EXPOSURE_RULE}`,
-      });
+      out.push(
+        found(
+          'no-public-node-service',
+          `spec.securityGroupRules[${i}].source.${key}`,
+          `${cidr} holds public addresses (${bigIntToIp(first, range.family)} the first), and the rule opens ${opened}; ${EXPOSURE_RULE}`,
+        ),
+      );
     }
   });
   return out;

@@ -1,5 +1,6 @@
 import { architectureOf } from './instance-architecture';
 import { Found, Loose, obj, str } from './loose';
+import { found } from './rule-registry';
 import { rawPools } from './raw-pools';
 
 /**
@@ -47,10 +48,13 @@ export function kubeletPinProblems(spec: Loose, usesPins: (template: string) => 
     for (const arch of poolArchitectures(pool)) {
       const key = RELEASE_ARCH[arch];
       if ((pins as Loose)[key] !== undefined) continue;
-      out.push({
-        path: where,
-        message: `has no pin for ${key}, which pool ${name ?? at} runs (${at}.${str(pool.architecture) ? 'architecture' : 'instanceTypes'}): its nodes would refuse to install the kubelet and never join; add ${PIN_VALUE}.${key}, the SHA-256 of the kubelet of kubernetesVersion for ${key} (https://dl.k8s.io/release/VERSION/bin/linux/${key}/kubelet.sha256)`,
-      });
+      out.push(
+        found(
+          'kubelet-pins',
+          where,
+          `has no pin for ${key}, which pool ${name ?? at} runs (${at}.${str(pool.architecture) ? 'architecture' : 'instanceTypes'}): its nodes would refuse to install the kubelet and never join; add ${PIN_VALUE}.${key}, the SHA-256 of the kubelet of kubernetesVersion for ${key} (https://dl.k8s.io/release/VERSION/bin/linux/${key}/kubelet.sha256)`,
+        ),
+      );
     }
   }
   return out;

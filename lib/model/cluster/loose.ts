@@ -6,8 +6,11 @@
 
 /** A raw object's fields. */
 export type Loose = Record<string, unknown>;
-/** One problem a rule found: the field path and the rule's message. */
-export type Found = { path: string; message: string };
+/**
+ * One problem a rule found: the field path and the rule's message; `rule` is the id of a named rule
+ * (rule-registry.ts), which the message then ends with as `(rule <id>)`.
+ */
+export type Found = { path: string; message: string; rule?: string };
 
 export const obj = (v: unknown): Loose => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});
 export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);

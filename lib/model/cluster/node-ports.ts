@@ -1,4 +1,5 @@
 import { Found, int, Loose, obj, str } from './loose';
+import { found } from './rule-registry';
 /**
  * What a listener may forward to on the nodes. A listener puts a node port behind a load balancer, possibly an
  * internet-facing one open to 0.0.0.0/0, so a typo such as `nodePort: 22` or `10250` would publish SSH or the
@@ -46,17 +47,19 @@ function portProblem(
   const service = nodeService(port);
   if (service)
     return [
-      {
-        path: at,
-        message: `${port} is the port of ${service} on the nodes; a ${what} never points at a node service, not even with hostPort: true`,
-      },
+      found(
+        'no-node-service-port',
+        at,
+        `${port} is the port of ${service} on the nodes; a ${what} never points at a node service, not even with hostPort: true`,
+      ),
     ];
   if (!hostPort && (port < range.from || port > range.to)) {
     return [
-      {
-        path: at,
-        message: `${port} is outside spec.nodePortRange (${range.from}-${range.to}); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it`,
-      },
+      found(
+        'node-port-in-range',
+        at,
+        `${port} is outside spec.nodePortRange (${range.from}-${range.to}); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it`,
+      ),
     ];
   }
   return [];
@@ -68,21 +71,27 @@ export function nodePortProblems(spec: Loose): Found[] {
   const from = int(rangeRaw.from) ?? (spec.nodePortRange === undefined ? DEFAULT_NODE_PORT_RANGE.from : undefined);
   const to = int(rangeRaw.to) ?? (spec.nodePortRange === undefined ? DEFAULT_NODE_PORT_RANGE.to : undefined);
   if (from !== undefined && to !== undefined && from > to)
-    out.push({ path: 'spec.nodePortRange.from', message: `${from} is greater than to (${to})` });
+    out.push(found('node-port-range-order', 'spec.nodePortRange.from', `${from} is greater than to (${to})`));
   // The range is where only Kubernetes Services listen; a listener forwards into it without hostPort. A range over
   // privileged ports or node services (1-65535, say) would make that opt-in meaningless.
   if (from !== undefined && to !== undefined && from <= to) {
     const service = NODE_SERVICE_PORTS.find((s) => s.from <= to && s.to >= from);
     if (from < MIN_NODE_PORT)
-      out.push({
-        path: 'spec.nodePortRange.from',
-        message: `${from} is below ${MIN_NODE_PORT}: the NodePort range holds only Kubernetes Service ports, never the privileged ports of host daemons (listeners that need one set hostPort: true)`,
-      });
+      out.push(
+        found(
+          'node-port-range-unprivileged',
+          'spec.nodePortRange.from',
+          `${from} is below ${MIN_NODE_PORT}: the NodePort range holds only Kubernetes Service ports, never the privileged ports of host daemons (listeners that need one set hostPort: true)`,
+        ),
+      );
     else if (service)
-      out.push({
-        path: 'spec.nodePortRange',
-        message: `${from}-${to} holds ${service.from === service.to ? service.from : `${service.from}-${service.to}`}, the port of ${service.what} on the nodes; the NodePort range holds only Kubernetes Service ports (the default is 30000-32767)`,
-      });
+      out.push(
+        found(
+          'node-port-range-no-service',
+          'spec.nodePortRange',
+          `${from}-${to} holds ${service.from === service.to ? service.from : `${service.from}-${service.to}`}, the port of ${service.what} on the nodes; the NodePort range holds only Kubernetes Service ports (the default is 30000-32767)`,
+        ),
+      );
   }
   const range = from !== undefined && to !== undefined && from <= to ? { from, to } : undefined;
 
@@ -98,16 +107,18 @@ export function nodePortProblems(spec: Loose): Found[] {
       out.push(...portProblem(`${at}.healthCheck.port`, int(hc.port), range, hostPort, 'health check'));
     }
     if (l.sslPolicy !== undefined && proto !== 'TLS')
-      out.push({ path: `${at}.sslPolicy`, message: `only TLS listeners take an sslPolicy (protocol is ${proto})` });
+      out.push(found('tls-fields', `${at}.sslPolicy`, `only TLS listeners take an sslPolicy (protocol is ${proto})`));
     // Nothing answers TCP on a UDP-only node port, so the default probe (TCP on the node port) would fail on every
     // node, and with ELB health checks the group would replace healthy nodes forever. TCP_UDP keeps the default:
     // its Service listens on TCP on the same port.
     if (proto === 'UDP' && hc.port === undefined) {
-      out.push({
-        path: l.healthCheck === undefined ? `${at}.healthCheck` : `${at}.healthCheck.port`,
-        message:
+      out.push(
+        found(
+          'udp-health-check',
+          l.healthCheck === undefined ? `${at}.healthCheck` : `${at}.healthCheck.port`,
           'a UDP listener needs an explicit health check with a port (healthCheck: {protocol: TCP, HTTP or HTTPS, port: <a TCP port the same pods answer>}); a TCP probe of a UDP node port never passes',
-      });
+        ),
+      );
     }
   });
   return out;
@@ -123,10 +134,13 @@ export function loadBalancerSubnetProblems(spec: Loose): Found[] {
     const j = first.get(s);
     if (j === undefined) first.set(s, i);
     else
-      out.push({
-        path: `spec.loadBalancer.subnetIds[${i}]`,
-        message: `duplicates spec.loadBalancer.subnetIds[${j}] (a load balancer takes each subnet once, one per zone)`,
-      });
+      out.push(
+        found(
+          'subnets-unique',
+          `spec.loadBalancer.subnetIds[${i}]`,
+          `duplicates spec.loadBalancer.subnetIds[${j}] (a load balancer takes each subnet once, one per zone)`,
+        ),
+      );
   });
   return out;
 }

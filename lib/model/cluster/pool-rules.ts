@@ -3,6 +3,7 @@ import { LIMITS } from './limits';
 import { rawPools } from './raw-pools';
 import { CloudConfigValuesSchema, POOL_OWN_VALUES } from './schema';
 import { arr, Found, int, Loose, obj, str } from './loose';
+import { found, RuleId } from './rule-registry';
 
 /** The values every template takes that only the cluster sets (schema.ts POOL_OWN_VALUES are the pool's). */
 const CLUSTER_ONLY_VALUES = Object.keys(CloudConfigValuesSchema.shape).filter(
@@ -27,7 +28,13 @@ export const TAKES_NO_POOL =
   'takes no pool: every pool has a NoSchedule or NoExecute taint of its own (name the pools its target group takes in its pools)';
 
 /** Items whose `key` repeats an earlier one: `<at(i)>` duplicates `<at(j)>` (`what` must be unique). */
-function duplicates(items: unknown[], key: (x: unknown) => unknown, at: (i: number) => string, what: string): Found[] {
+function duplicates(
+  rule: RuleId,
+  items: unknown[],
+  key: (x: unknown) => unknown,
+  at: (i: number) => string,
+  what: string,
+): Found[] {
   const first = new Map<string, number>();
   const out: Found[] = [];
   items.forEach((raw, i) => {
@@ -36,7 +43,7 @@ function duplicates(items: unknown[], key: (x: unknown) => unknown, at: (i: numb
     const id = JSON.stringify(k);
     const j = first.get(id);
     if (j === undefined) first.set(id, i);
-    else out.push({ path: at(i), message: `duplicates ${at(j)} (${what} must be unique)` });
+    else out.push(found(rule, at(i), `duplicates ${at(j)} (${what} must be unique)`));
   });
   return out;
 }
@@ -49,13 +56,15 @@ const taintKey = (t: unknown) => {
 export function poolProblems(spec: Loose, templates: ReadonlySet<string>): Found[] {
   const out: Found[] = [];
   if (Object.keys(spec).length > 0 && (spec.pool === undefined) === (spec.pools === undefined))
-    out.push({
-      path: 'spec.pool',
-      message:
+    out.push(
+      found(
+        'pool-or-pools',
+        'spec.pool',
         spec.pool === undefined
           ? 'give spec.pool (one pool) or spec.pools (named pools)'
           : 'give spec.pool or spec.pools, not both (spec.pool is the pool named default: move it into spec.pools with name: default)',
-    });
+      ),
+    );
   for (const { pool, at } of rawPools(spec)) out.push(...onePool(pool, at));
   out.push(...namedPoolProblems(spec, templates));
   out.push(...listenerPoolProblems(spec));
@@ -64,7 +73,7 @@ export function poolProblems(spec: Loose, templates: ReadonlySet<string>): Found
 
 /** Rule image-source: a pool's image is an AMI id or a channel's pinned release, never both, never neither. */
 export const IMAGE_SOURCE =
-  'set exactly one of machineImage (an AMI id) and imageChannel (a WorkerImageChannel whose release the daemon pins) (rule image-source)';
+  'set exactly one of machineImage (an AMI id) and imageChannel (a WorkerImageChannel whose release the daemon pins)';
 
 /** What applies to every pool, spec.pool and spec.pools[i] alike. */
 function onePool(pool: Loose, at: string): Found[] {
@@ -73,61 +82,83 @@ function onePool(pool: Loose, at: string): Found[] {
   const max = int(pool.maxSize);
   const desired = int(pool.desiredCapacity);
   if (min !== undefined && max !== undefined && min > max)
-    out.push({ path: `${at}.minSize`, message: `${min} is greater than maxSize ${max}` });
+    out.push(found('pool-size-order', `${at}.minSize`, `${min} is greater than maxSize ${max}`));
   if (desired !== undefined && ((min !== undefined && desired < min) || (max !== undefined && desired > max)))
-    out.push({ path: `${at}.desiredCapacity`, message: `${desired} is outside minSize..maxSize (${min}..${max})` });
+    out.push(
+      found('pool-size-order', `${at}.desiredCapacity`, `${desired} is outside minSize..maxSize (${min}..${max})`),
+    );
   const minInService = int(obj(pool.rollingUpdate).minInstancesInService);
   if (minInService !== undefined && max !== undefined && minInService >= max)
-    out.push({
-      path: `${at}.rollingUpdate.minInstancesInService`,
-      message: `${minInService} must be less than maxSize ${max}, or no instance could ever be replaced`,
-    });
+    out.push(
+      found(
+        'min-in-service-below-max',
+        `${at}.rollingUpdate.minInstancesInService`,
+        `${minInService} must be less than maxSize ${max}, or no instance could ever be replaced`,
+      ),
+    );
   if ((pool.machineImage === undefined) === (pool.imageChannel === undefined))
-    out.push({ path: `${at}.machineImage`, message: IMAGE_SOURCE });
+    out.push(found('image-source', `${at}.machineImage`, IMAGE_SOURCE));
   const types = arr(pool.instanceTypes);
   if (types.length > LIMITS.instanceTypesPerGroup)
-    out.push({
-      path: `${at}.instanceTypes`,
-      message: `${types.length} instance types exceed the AWS limit of ${LIMITS.instanceTypesPerGroup} per group`,
-    });
+    out.push(
+      found(
+        'instance-types-limit',
+        `${at}.instanceTypes`,
+        `${types.length} instance types exceed the AWS limit of ${LIMITS.instanceTypesPerGroup} per group`,
+      ),
+    );
   const legacy = pool.legacyLaunchConfiguration === true;
   if (legacy && types.length > 1)
-    out.push({
-      path: `${at}.instanceTypes`,
-      message: 'a launch configuration takes exactly one instance type (mixed instances need a launch template)',
-    });
-  out.push(...duplicates(types, str, (i) => `${at}.instanceTypes[${i}]`, 'instance types'));
+    out.push(
+      found(
+        'launch-configuration-one-type',
+        `${at}.instanceTypes`,
+        'a launch configuration takes exactly one instance type (mixed instances need a launch template)',
+      ),
+    );
+  out.push(...duplicates('instance-types-unique', types, str, (i) => `${at}.instanceTypes[${i}]`, 'instance types'));
   // One AMI serves every type of the group: an arm64 image does not boot on x86_64 and the other way round.
   const archs = types.map((t) => (typeof t === 'string' ? architectureOf(t) : undefined));
   const first = archs.findIndex((a) => a !== undefined);
   const other = archs.findIndex((a) => a !== undefined && a !== archs[first]);
   if (first >= 0 && other >= 0)
-    out.push({
-      path: `${at}.instanceTypes[${other}]`,
-      message: `${String(types[other])} is ${archs[other]}, ${String(types[first])} is ${archs[first]}: one machine image boots one architecture (give instance types of one architecture; another architecture needs its own pool and AMI)`,
-    });
+    out.push(
+      found(
+        'one-architecture',
+        `${at}.instanceTypes[${other}]`,
+        `${String(types[other])} is ${archs[other]}, ${String(types[first])} is ${archs[first]}: one machine image boots one architecture (give instance types of one architecture; another architecture needs its own pool and AMI)`,
+      ),
+    );
   const arch = str(pool.architecture);
   if (arch === 'arm64' || arch === 'x86_64')
     archs.forEach((a, i) => {
       if (a !== undefined && a !== arch)
-        out.push({
-          path: `${at}.instanceTypes[${i}]`,
-          message: `${String(types[i])} is ${a}, not the pool's architecture ${arch} (its machine image's): give instance types that run ${arch}`,
-        });
+        out.push(
+          found(
+            'pool-architecture',
+            `${at}.instanceTypes[${i}]`,
+            `${String(types[i])} is ${a}, not the pool's architecture ${arch} (its machine image's): give instance types that run ${arch}`,
+          ),
+        );
     });
   const capacity = obj(pool.capacity);
   const base = int(capacity.onDemandBaseCapacity);
   if (base !== undefined && max !== undefined && base > max)
-    out.push({
-      path: `${at}.capacity.onDemandBaseCapacity`,
-      message: `${base} is above maxSize ${max}: the on-demand base is part of the group, at most its maximum size`,
-    });
+    out.push(
+      found(
+        'on-demand-base-within-max',
+        `${at}.capacity.onDemandBaseCapacity`,
+        `${base} is above maxSize ${max}: the on-demand base is part of the group, at most its maximum size`,
+      ),
+    );
   if (legacy && pool.capacity !== undefined)
-    out.push({
-      path: `${at}.capacity`,
-      message:
+    out.push(
+      found(
+        'launch-configuration-no-capacity',
+        `${at}.capacity`,
         'a launch configuration has no mixed instances policy, so no on-demand base or spot (remove legacyLaunchConfiguration, or capacity)',
-    });
+      ),
+    );
   return out;
 }
 
@@ -137,12 +168,16 @@ function namedPoolProblems(spec: Loose, templates: ReadonlySet<string>): Found[]
   const pools = spec.pools.map(obj);
   const out: Found[] = [];
   if (pools.length > LIMITS.poolsPerCluster)
-    out.push({
-      path: 'spec.pools',
-      message: `${pools.length} pools exceed the limit of ${LIMITS.poolsPerCluster} per cluster (each pool but default is a CloudFormation stack of its own, and every stack counts against the account's stack quota in the region)`,
-    });
+    out.push(
+      found(
+        'pools-limit',
+        'spec.pools',
+        `${pools.length} pools exceed the limit of ${LIMITS.poolsPerCluster} per cluster (each pool but default is a CloudFormation stack of its own, and every stack counts against the account's stack quota in the region)`,
+      ),
+    );
   out.push(
     ...duplicates(
+      'pool-names-unique',
       pools,
       (p) => str(obj(p).name),
       (i) => `spec.pools[${i}].name`,
@@ -156,45 +191,57 @@ function namedPoolProblems(spec: Loose, templates: ReadonlySet<string>): Found[]
     const subnets = arr(pool.subnetIds);
     subnets.forEach((s, j) => {
       if (typeof s === 'string' && Array.isArray(obj(spec.network).subnetIds) && !clusterSubnets.has(s))
-        out.push({ path: `${at}.subnetIds[${j}]`, message: `${s} ${SUBNET_OUTSIDE}` });
+        out.push(found('pool-subnets-of-cluster', `${at}.subnetIds[${j}]`, `${s} ${SUBNET_OUTSIDE}`));
     });
-    out.push(...duplicates(subnets, str, (j) => `${at}.subnetIds[${j}]`, 'subnets'));
+    out.push(...duplicates('subnets-unique', subnets, str, (j) => `${at}.subnetIds[${j}]`, 'subnets'));
     const taints = arr(pool.taints);
-    out.push(...duplicates(taints, taintKey, (j) => `${at}.taints[${j}]`, TAINTS_UNIQUE));
+    out.push(...duplicates('taints-unique', taints, taintKey, (j) => `${at}.taints[${j}]`, TAINTS_UNIQUE));
     // The node registers the cluster's taints and the pool's: one key and effect in both is a taint twice.
     const clusterKeys = clusterTaints.map((t) => JSON.stringify(taintKey(t)));
     taints.forEach((t, j) => {
       const k = taintKey(t);
       const c = k === undefined ? -1 : clusterKeys.indexOf(JSON.stringify(k));
       if (c >= 0)
-        out.push({
-          path: `${at}.taints[${j}]`,
-          message: `duplicates spec.cloudConfig.values.nodeTaints[${c}] (${TAINTS_UNIQUE} must be unique)`,
-        });
+        out.push(
+          found(
+            'taints-unique',
+            `${at}.taints[${j}]`,
+            `duplicates spec.cloudConfig.values.nodeTaints[${c}] (${TAINTS_UNIQUE} must be unique)`,
+          ),
+        );
     });
     const cc = obj(pool.cloudConfig);
     const template = str(cc.template);
     if (template !== undefined && !templates.has(template))
-      out.push({
-        path: `${at}.cloudConfig.template`,
-        message: `unknown template ${JSON.stringify(template)} (known: ${[...templates].sort().join(', ') || 'none'})`,
-      });
+      out.push(
+        found(
+          'template-known',
+          `${at}.cloudConfig.template`,
+          `unknown template ${JSON.stringify(template)} (known: ${[...templates].sort().join(', ') || 'none'})`,
+        ),
+      );
     const values = obj(cc.values);
     for (const [key, own] of [
       ['nodeLabels', 'labels'],
       ['nodeTaints', 'taints'],
     ])
       if (values[key] !== undefined)
-        out.push({
-          path: `${at}.cloudConfig.values.${key}`,
-          message: `a pool's ${own} are ${at}.${own} (added to spec.cloudConfig.values.${key}); move them there`,
-        });
+        out.push(
+          found(
+            'pool-values-own-fields',
+            `${at}.cloudConfig.values.${key}`,
+            `a pool's ${own} are ${at}.${own} (added to spec.cloudConfig.values.${key}); move them there`,
+          ),
+        );
     for (const key of CLUSTER_ONLY_VALUES)
       if (values[key] !== undefined)
-        out.push({
-          path: `${at}.cloudConfig.values.${key}`,
-          message: `is the cluster's alone (every pool joins the same API server the same way): set it in spec.cloudConfig.values; a pool may set ${POOL_OWN_VALUES.join(', ')} and its template's own values`,
-        });
+        out.push(
+          found(
+            'cluster-only-values',
+            `${at}.cloudConfig.values.${key}`,
+            `is the cluster's alone (every pool joins the same API server the same way): set it in spec.cloudConfig.values; a pool may set ${POOL_OWN_VALUES.join(', ')} and its template's own values`,
+          ),
+        );
   });
   return out;
 }
@@ -211,7 +258,7 @@ function listenerPoolProblems(spec: Loose): Found[] {
   arr(spec.listeners).forEach((raw, i) => {
     const l = obj(raw);
     if (l.pools === undefined) {
-      if (pools.length > 0 && !open) out.push({ path: `spec.listeners[${i}]`, message: TAKES_NO_POOL });
+      if (pools.length > 0 && !open) out.push(found('listener-takes-a-pool', `spec.listeners[${i}]`, TAKES_NO_POOL));
       return;
     }
     out.push(...namedPools(l.pools, `spec.listeners[${i}]`, names, pools.length > 0, 'pools of a listener'));
@@ -231,8 +278,8 @@ function namedPools(raw: unknown, at: string, names: ReadonlySet<unknown>, known
   const out: Found[] = [];
   named.forEach((n, j) => {
     if (typeof n === 'string' && known && !names.has(n))
-      out.push({ path: `${at}.pools[${j}]`, message: `${JSON.stringify(n)} ${UNKNOWN_POOL}` });
+      out.push(found('pool-names-known', `${at}.pools[${j}]`, `${JSON.stringify(n)} ${UNKNOWN_POOL}`));
   });
-  out.push(...duplicates(named, str, (j) => `${at}.pools[${j}]`, what));
+  out.push(...duplicates('pool-names-once', named, str, (j) => `${at}.pools[${j}]`, what));
   return out;
 }

@@ -1,4 +1,5 @@
 import { Found, Loose, obj, str } from './loose';
+import { found } from './rule-registry';
 import { secretReferences } from './secret-values';
 /**
  * References to other AWS resources must live where the cluster lives: a secret in another account or region
@@ -27,20 +28,29 @@ function arnProblems(
   if (!m) return []; // a malformed ARN is the schema's to report
   const out: Found[] = [];
   if (region && m[2] !== region)
-    out.push({
-      path: at,
-      message: `${what} is in region ${m[2]}, the cluster in ${region} (use ${what} of ${region})`,
-    });
+    out.push(
+      found(
+        'reference-in-cluster',
+        at,
+        `${what} is in region ${m[2]}, the cluster in ${region} (use ${what} of ${region})`,
+      ),
+    );
   if (account && m[3] !== account)
-    out.push({
-      path: at,
-      message: `${what} is in account ${m[3]}, the cluster in ${account} (use ${what} of account ${account})`,
-    });
+    out.push(
+      found(
+        'reference-in-cluster',
+        at,
+        `${what} is in account ${m[3]}, the cluster in ${account} (use ${what} of account ${account})`,
+      ),
+    );
   if (region && m[1] !== partitionOf(region))
-    out.push({
-      path: at,
-      message: `${what} is in partition ${m[1]}, but region ${region} is in ${partitionOf(region)}`,
-    });
+    out.push(
+      found(
+        'reference-in-cluster',
+        at,
+        `${what} is in partition ${m[1]}, but region ${region} is in ${partitionOf(region)}`,
+      ),
+    );
   return out;
 }
 
@@ -65,10 +75,11 @@ function secretScopeProblems(at: string, arn: string | undefined, clusterName: s
   const prefix = clusterSecretPrefix(clusterName);
   if (secret.startsWith(prefix) && secret.length > prefix.length) return [];
   return [
-    {
-      path: at,
-      message: `the secret ${JSON.stringify(secret)} is not one of this cluster's: its name must start with ${prefix} (the nodes of cluster ${clusterName} may read only those; create the secret under that name)`,
-    },
+    found(
+      'secret-scope',
+      at,
+      `the secret ${JSON.stringify(secret)} is not one of this cluster's: its name must start with ${prefix} (the nodes of cluster ${clusterName} may read only those; create the secret under that name)`,
+    ),
   ];
 }
 
@@ -81,10 +92,13 @@ export function referenceProblems(spec: Loose, clusterName?: string): Found[] {
   for (const ref of secretReferences(spec)) {
     // bootstrapTokenSecretArn's shape is the schema's to report; any other value's is not checked anywhere else.
     if (secretNameOf(ref.arn) === undefined && ref.path !== 'spec.cloudConfig.values.bootstrapTokenSecretArn') {
-      out.push({
-        path: ref.path,
-        message: `${JSON.stringify(ref.arn)} is not a Secrets Manager secret ARN (arn:<partition>:secretsmanager:<region>:<account>:secret:<name>); name the secret by its full ARN`,
-      });
+      out.push(
+        found(
+          'secret-arn',
+          ref.path,
+          `${JSON.stringify(ref.arn)} is not a Secrets Manager secret ARN (arn:<partition>:secretsmanager:<region>:<account>:secret:<name>); name the secret by its full ARN`,
+        ),
+      );
       continue;
     }
     out.push(...arnProblems(ref.path, ref.arn, 'the secret', account, region));

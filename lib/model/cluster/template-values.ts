@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { readTemplateText } from '../cloudconfig/template-files';
 import { TemplateError } from '../../core/errors';
 import { BoundedPattern, boundedPattern, MAX_VALUE_LENGTH, PatternError } from './bounded-regex';
+import { Found } from './loose';
+import { found } from './rule-registry';
 import { CloudConfigValuesSchema } from './schema';
 
 /**
@@ -284,8 +286,6 @@ function stringProblem(d: ValueDeclaration, v: string, pattern: string | undefin
   return p.test(v) ? undefined : `${JSON.stringify(v)} does not match ${pattern}`;
 }
 
-type Found = { path: string; message: string };
-
 /**
  * How the cluster's template is used, when spec.pools name templates of their own (issue 32 item 8: a value is
  * required only by the template that uses it).
@@ -312,10 +312,11 @@ export function templateValueProblems(
   const base = `${at}.values`;
   if (decl.problems.length)
     return [
-      {
-        path: `${at}.template`,
-        message: `template ${template} has a bad value declaration: ${decl.problems.join('; ')}`,
-      },
+      found(
+        'template-declaration',
+        `${at}.template`,
+        `template ${template} has a bad value declaration: ${decl.problems.join('; ')}`,
+      ),
     ];
   const values =
     rawValues && typeof rawValues === 'object' && !Array.isArray(rawValues)
@@ -330,21 +331,27 @@ export function templateValueProblems(
     if (!d && use.otherTemplates?.some((t) => t.values.some((x) => x.name === k))) continue; // a pool's template's
     if (!d) {
       const takes = decl.values.filter((x) => !CORE_VALUES.includes(x.name)).map((x) => x.name);
-      out.push({
-        path: key(k),
-        message: `unknown value: template ${template} does not declare it (${takes.length ? `it also takes ${takes.join(', ')}` : 'it takes only the values every template takes'}; see docs/reference.md)`,
-      });
+      out.push(
+        found(
+          'template-value-known',
+          key(k),
+          `unknown value: template ${template} does not declare it (${takes.length ? `it also takes ${takes.join(', ')}` : 'it takes only the values every template takes'}; see docs/reference.md)`,
+        ),
+      );
       continue;
     }
     const p = valueProblem(d, values[k]);
-    if (p) out.push({ path: key(k), message: p });
+    if (p) out.push(found('template-value', key(k), p));
   }
   for (const d of decl.values) {
     if (use.rendered !== false && d.required && values[d.name] === undefined) {
-      out.push({
-        path: key(d.name),
-        message: `required field is missing (template ${template} needs it: ${d.description})`,
-      });
+      out.push(
+        found(
+          'template-value-required',
+          key(d.name),
+          `required field is missing (template ${template} needs it: ${d.description})`,
+        ),
+      );
     }
   }
   return out;

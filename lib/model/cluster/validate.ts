@@ -7,6 +7,7 @@ import { formatPath } from './format-path';
 import { kubeletPinProblems, PIN_VALUE } from './kubelet-pins';
 import { obj } from './loose';
 import { poolValueProblems, withPoolValueDefaults } from './pool-values';
+import { found } from './rule-registry';
 import { tokenProblems } from './tokens';
 import { imageResolver, ImageResolver } from '../channel/image-pins';
 import { pinPools } from '../channel/pin-pools';
@@ -121,7 +122,9 @@ export function issueToProblems(file: string, issue: z.core.$ZodIssue): Problem[
     ];
   }
   if (issue.code === 'invalid_union') return unionProblems(file, issue);
-  return [{ file, path: at, message: issue.message }];
+  // A named rule's refinement (rule-registry.ts ruleIssue) carries its id.
+  const rule = issue.code === 'custom' ? (issue.params as { rule?: unknown } | undefined)?.rule : undefined;
+  return [{ file, path: at, message: issue.message, ...(typeof rule === 'string' ? { rule } : {}) }];
 }
 
 /**
@@ -191,8 +194,11 @@ export function validateCluster(raw: unknown, ctx: ValidationContext): Validatio
   if (/\.ya?ml$/.test(ctx.file) && typeof name === 'string' && name !== expectedName) {
     problems.push({
       file: ctx.file,
-      path: 'metadata.name',
-      message: `${JSON.stringify(name)} must match the file name (${expectedName})`,
+      ...found(
+        'name-matches-file',
+        'metadata.name',
+        `${JSON.stringify(name)} must match the file name (${expectedName})`,
+      ),
     });
   }
 

@@ -1,4 +1,6 @@
-import { fmt } from '../../model/cluster/openapi';
+import { withRuleId } from '../../core/errors';
+import { fmt, quoted } from '../../model/cluster/openapi';
+import { RuleId } from '../../model/cluster/rule-registry';
 import { Validation } from './structural';
 
 /**
@@ -26,6 +28,22 @@ export const v = (
   ...(fieldPath ? { fieldPath } : {}),
   ...(reason ? { reason } : {}),
 });
+
+/**
+ * `placed` as the CEL twin of the named rule `rule` (lib/model/cluster/rule-registry.ts): its message ends with
+ * `(rule <id>)`, as validate's does, so that the API server and validate name the same rule.
+ */
+export function named(rule: RuleId, placed: PlacedValidation): PlacedValidation {
+  const suffix = ` (rule ${rule})`;
+  if (placed.messageExpression === undefined) return { ...placed, message: withRuleId(placed.message ?? '', rule) };
+  // Into the template of each format() (fmt): the API server's cost estimate takes a formatted string as unbounded,
+  // and refuses the CRD when anything is appended to one. A message without format() is literals and bounded fields.
+  const formats = /("(?:[^"\\]|\\.)*)"\.format\(/g;
+  const messageExpression = formats.test(placed.messageExpression)
+    ? placed.messageExpression.replace(formats, (_m, open: string) => `${open}${suffix}".format(`)
+    : `(${placed.messageExpression}) + ${quoted(suffix)}`;
+  return { ...placed, messageExpression };
+}
 
 /**
  * CEL has no `let` in the API server's environment (cel.bind is not in it), and an expression read inside a loop is
@@ -71,3 +89,6 @@ export function unique(
 }
 /** `spec.listeners[#].port`: the item path, # for its index. */
 export const indexed = (path: string, suffix = '') => `${path}[#]${suffix}`;
+
+/** The index of the first item of `list` for which `ok` (over `x`) is false: CEL's indexOf on a list of booleans. */
+export const firstBad = (list: string, x: string, ok: string) => `${list}.map(${x}, ${ok}).indexOf(false)`;

@@ -1,4 +1,3 @@
-import { ARM64_FAMILY, INSTANCE_FAMILY } from '../../model/cluster/instance-architecture';
 import { LIMITS } from '../../model/cluster/limits';
 import { fmt, quoted } from '../../model/cluster/openapi';
 import {
@@ -9,7 +8,8 @@ import {
   UNKNOWN_POOL,
 } from '../../model/cluster/pool-rules';
 import { DEFAULT_POOL } from '../../model/cluster/pools';
-import { bind, bound, indexed, PlacedValidation, unique, v } from './cel-build';
+import { archGiven, archMix } from './cel-arch-rules';
+import { bind, bound, firstBad, indexed, named, PlacedValidation, unique, v } from './cel-build';
 
 /**
  * lib/model/cluster/pool-rules.ts as CEL: what applies to spec.pool applies to each spec.pools[i] (a rule on the item,
@@ -20,9 +20,6 @@ import { bind, bound, indexed, PlacedValidation, unique, v } from './cel-build';
  */
 
 const REPELLING = `['NoSchedule', 'NoExecute']`;
-
-/** The index of the first item of `list` for which `ok` (over `x`) is false: CEL's indexOf on a list of booleans. */
-const firstBad = (list: string, x: string, ok: string) => `${list}.map(${x}, ${ok}).indexOf(false)`;
 
 /**
  * Every pool's `inner` list (or every listener's) is distinct by `key`: a rule on the outer list whose message names
@@ -59,70 +56,6 @@ function nestedUnique(
   return v(at, `self.all(p, ${ok('p')})`, { expr: message });
 }
 
-const known = (t: string) => `(!${t}.startsWith('mac') && ${t}.matches(${quoted(INSTANCE_FAMILY.source)}))`;
-const arm = (t: string) => `${t}.matches(${quoted(ARM64_FAMILY.source)})`;
-const archOf = (t: string) => `(${arm(t)} ? 'arm64' : 'x86_64')`;
-
-/** instance-architecture.ts: the instance types of each pool (those the rule knows) are of one architecture. */
-function archMix(): PlacedValidation {
-  const ok = (p: string) =>
-    `!${p}.instanceTypes.exists(t, ${known('t')}) || ${bind('f', `${p}.instanceTypes.filter(t, ${known('t')})[0]`, `${p}.instanceTypes.all(t, !${known('t')} || ${arm('t')} == ${arm('f')})`)}`;
-  const message = bound(
-    'i',
-    firstBad('self', 'p', ok('p')),
-    bound(
-      'ts',
-      'self[i].instanceTypes',
-      bound(
-        'f',
-        `ts.filter(t, ${known('t')})[0]`,
-        bound(
-          'o',
-          `ts.filter(t, ${known('t')} && ${arm('t')} != ${arm('f')})[0]`,
-          fmt(
-            'spec.pools[%d].instanceTypes[%d] %s is %s, %s is %s: one machine image boots one architecture (give instance types of one architecture; another architecture needs its own pool and AMI)',
-            'i',
-            'ts.indexOf(o)',
-            'o',
-            archOf('o'),
-            'f',
-            archOf('f'),
-          ),
-        ),
-      ),
-    ),
-  );
-  return v('spec.pools', `self.all(p, ${ok('p')})`, { expr: message });
-}
-
-/** A pool's architecture (its machine image's) is one every instance type the rule knows runs. */
-function archGiven(): PlacedValidation {
-  const ok = (p: string) =>
-    `!has(${p}.architecture) || ${p}.instanceTypes.all(t, !${known('t')} || ${archOf('t')} == ${p}.architecture)`;
-  const message = bound(
-    'i',
-    firstBad('self', 'p', ok('p')),
-    bound(
-      'a',
-      'self[i].architecture',
-      bound(
-        'o',
-        `self[i].instanceTypes.filter(t, ${known('t')} && ${archOf('t')} != a)[0]`,
-        fmt(
-          "spec.pools[%d].instanceTypes[%d] %s is %s, not the pool's architecture %s (its machine image's): give instance types that run %s",
-          'i',
-          'self[i].instanceTypes.indexOf(o)',
-          'o',
-          archOf('o'),
-          'a',
-          'a',
-        ),
-      ),
-    ),
-  );
-  return v('spec.pools', `self.all(p, ${ok('p')})`, { expr: message });
-}
-
 const CLUSTER_TAINTS = 'self.cloudConfig.values.nodeTaints';
 const clashes = (t: string) => `${CLUSTER_TAINTS}.exists(c, c.key == ${t}.key && c.effect == ${t}.effect)`;
 const taintsOk = (p: string) => `!has(${p}.taints) || !${p}.taints.exists(t, ${clashes('t')})`;
@@ -157,140 +90,185 @@ function namedPoolRules(list: 'listeners' | 'securityGroupRules', what: string):
     },
     `.${list}`,
   );
-  return [known, nestedUnique(`spec.${list}`, 'pools', 'scalar', what)];
+  return [
+    named('pool-names-known', known),
+    named('pool-names-once', nestedUnique(`spec.${list}`, 'pools', 'scalar', what)),
+  ];
 }
 
 export const POOL_RULES: readonly PlacedValidation[] = [
   // Exactly one of spec.pool and spec.pools.
-  v(
-    'spec',
-    'has(self.pool) != has(self.pools)',
-    {
-      expr: `has(self.pool) ? ${quoted('give spec.pool or spec.pools, not both (spec.pool is the pool named default: move it into spec.pools with name: default)')} : ${quoted('give spec.pool (one pool) or spec.pools (named pools)')}`,
-    },
-    '.pool',
+  named(
+    'pool-or-pools',
+    v(
+      'spec',
+      'has(self.pool) != has(self.pools)',
+      {
+        expr: `has(self.pool) ? ${quoted('give spec.pool or spec.pools, not both (spec.pool is the pool named default: move it into spec.pools with name: default)')} : ${quoted('give spec.pool (one pool) or spec.pools (named pools)')}`,
+      },
+      '.pool',
+    ),
   ),
 
   // What applies to spec.pool, on each pool (cel-rules.ts has spec.pool's).
-  v(
-    'spec.pools[]',
-    'self.minSize <= self.maxSize',
-    { expr: fmt('%d is greater than maxSize %d', 'self.minSize', 'self.maxSize') },
-    '.minSize',
+  named(
+    'pool-size-order',
+    v(
+      'spec.pools[]',
+      'self.minSize <= self.maxSize',
+      { expr: fmt('%d is greater than maxSize %d', 'self.minSize', 'self.maxSize') },
+      '.minSize',
+    ),
   ),
-  v(
-    'spec.pools[]',
-    '!has(self.desiredCapacity) || (self.desiredCapacity >= self.minSize && self.desiredCapacity <= self.maxSize)',
-    { expr: fmt('%d is outside minSize..maxSize (%d..%d)', 'self.desiredCapacity', 'self.minSize', 'self.maxSize') },
-    '.desiredCapacity',
+  named(
+    'pool-size-order',
+    v(
+      'spec.pools[]',
+      '!has(self.desiredCapacity) || (self.desiredCapacity >= self.minSize && self.desiredCapacity <= self.maxSize)',
+      { expr: fmt('%d is outside minSize..maxSize (%d..%d)', 'self.desiredCapacity', 'self.minSize', 'self.maxSize') },
+      '.desiredCapacity',
+    ),
   ),
-  v(
-    'spec.pools[]',
-    '!has(self.rollingUpdate) || !has(self.rollingUpdate.minInstancesInService) || self.rollingUpdate.minInstancesInService < self.maxSize',
-    {
-      expr: fmt(
-        '%d must be less than maxSize %d, or no instance could ever be replaced',
-        'self.rollingUpdate.minInstancesInService',
-        'self.maxSize',
-      ),
-    },
-    '.rollingUpdate.minInstancesInService',
+  named(
+    'min-in-service-below-max',
+    v(
+      'spec.pools[]',
+      '!has(self.rollingUpdate) || !has(self.rollingUpdate.minInstancesInService) || self.rollingUpdate.minInstancesInService < self.maxSize',
+      {
+        expr: fmt(
+          '%d must be less than maxSize %d, or no instance could ever be replaced',
+          'self.rollingUpdate.minInstancesInService',
+          'self.maxSize',
+        ),
+      },
+      '.rollingUpdate.minInstancesInService',
+    ),
   ),
-  ...['spec.pool', 'spec.pools[]'].map((at) =>
-    v(at, 'has(self.machineImage) != has(self.imageChannel)', { text: IMAGE_SOURCE }, '.machineImage'),
+  ...['spec.pool', 'spec.pools[]']
+    .map((at) => v(at, 'has(self.machineImage) != has(self.imageChannel)', { text: IMAGE_SOURCE }, '.machineImage'))
+    .map((r) => named('image-source', r)),
+  named(
+    'launch-configuration-one-type',
+    v(
+      'spec.pools[]',
+      '!has(self.legacyLaunchConfiguration) || !self.legacyLaunchConfiguration || size(self.instanceTypes) <= 1',
+      { text: 'a launch configuration takes exactly one instance type (mixed instances need a launch template)' },
+      '.instanceTypes',
+    ),
   ),
-  v(
-    'spec.pools[]',
-    '!has(self.legacyLaunchConfiguration) || !self.legacyLaunchConfiguration || size(self.instanceTypes) <= 1',
-    { text: 'a launch configuration takes exactly one instance type (mixed instances need a launch template)' },
-    '.instanceTypes',
+  named(
+    'instance-types-limit',
+    v('spec.pools[].instanceTypes', `size(self) <= ${LIMITS.instanceTypesPerGroup}`, {
+      expr: fmt(`%d instance types exceed the AWS limit of ${LIMITS.instanceTypesPerGroup} per group`, 'size(self)'),
+    }),
   ),
-  v('spec.pools[].instanceTypes', `size(self) <= ${LIMITS.instanceTypesPerGroup}`, {
-    expr: fmt(`%d instance types exceed the AWS limit of ${LIMITS.instanceTypesPerGroup} per group`, 'size(self)'),
-  }),
-  nestedUnique('spec.pools', 'instanceTypes', 'scalar', 'instance types'),
-  archMix(),
+  named('instance-types-unique', nestedUnique('spec.pools', 'instanceTypes', 'scalar', 'instance types')),
+  named('one-architecture', archMix()),
 
   // What only named pools have.
-  v('spec.pools', `size(self) <= ${LIMITS.poolsPerCluster}`, {
-    expr: fmt(
-      `%d pools exceed the limit of ${LIMITS.poolsPerCluster} per cluster (each pool but default is a CloudFormation stack of its own, and every stack counts against the account's stack quota in the region)`,
-      'size(self)',
-    ),
-  }),
-  unique('spec.pools', (a) => `${a}.name`, indexed('spec.pools', '.name'), 'pool names must be unique'),
-  archGiven(),
-  v(
-    'spec.pools[]',
-    '!has(self.capacity) || !has(self.capacity.onDemandBaseCapacity) || self.capacity.onDemandBaseCapacity <= self.maxSize',
-    {
+  named(
+    'pools-limit',
+    v('spec.pools', `size(self) <= ${LIMITS.poolsPerCluster}`, {
       expr: fmt(
-        '%d is above maxSize %d: the on-demand base is part of the group, at most its maximum size',
-        'self.capacity.onDemandBaseCapacity',
-        'self.maxSize',
+        `%d pools exceed the limit of ${LIMITS.poolsPerCluster} per cluster (each pool but default is a CloudFormation stack of its own, and every stack counts against the account's stack quota in the region)`,
+        'size(self)',
       ),
-    },
-    '.capacity.onDemandBaseCapacity',
+    }),
   ),
-  v(
-    'spec.pools[]',
-    '!has(self.legacyLaunchConfiguration) || !self.legacyLaunchConfiguration || !has(self.capacity)',
-    {
-      text: 'a launch configuration has no mixed instances policy, so no on-demand base or spot (remove legacyLaunchConfiguration, or capacity)',
-    },
-    '.capacity',
+  named(
+    'pool-names-unique',
+    unique('spec.pools', (a) => `${a}.name`, indexed('spec.pools', '.name'), 'pool names must be unique'),
   ),
-  v(
-    'spec',
-    `!has(self.pools) || self.pools.all(p, ${subnetsOk('p')})`,
-    {
-      expr: bound(
-        'i',
-        firstBad('self.pools', 'p', subnetsOk('p')),
-        bound(
-          'j',
-          firstBad('self.pools[i].subnetIds', 's', 's in self.network.subnetIds'),
-          fmt(`spec.pools[%d].subnetIds[%d] %s ${SUBNET_OUTSIDE}`, 'i', 'j', 'self.pools[i].subnetIds[j]'),
+  named('pool-architecture', archGiven()),
+  named(
+    'on-demand-base-within-max',
+    v(
+      'spec.pools[]',
+      '!has(self.capacity) || !has(self.capacity.onDemandBaseCapacity) || self.capacity.onDemandBaseCapacity <= self.maxSize',
+      {
+        expr: fmt(
+          '%d is above maxSize %d: the on-demand base is part of the group, at most its maximum size',
+          'self.capacity.onDemandBaseCapacity',
+          'self.maxSize',
         ),
-      ),
-    },
-    '.pools',
+      },
+      '.capacity.onDemandBaseCapacity',
+    ),
   ),
-  nestedUnique('spec.pools', 'subnetIds', 'scalar', 'subnets'),
-  nestedUnique('spec.pools', 'taints', (a) => `${a}.key + '|' + ${a}.effect`, TAINTS_UNIQUE),
-  v(
-    'spec',
-    `!has(self.pools) || !has(${CLUSTER_TAINTS}) || self.pools.all(p, ${taintsOk('p')})`,
-    {
-      expr: bound(
-        'i',
-        firstBad('self.pools', 'p', taintsOk('p')),
-        bound(
-          'j',
-          firstBad('self.pools[i].taints', 't', `!${clashes('t')}`),
+  named(
+    'launch-configuration-no-capacity',
+    v(
+      'spec.pools[]',
+      '!has(self.legacyLaunchConfiguration) || !self.legacyLaunchConfiguration || !has(self.capacity)',
+      {
+        text: 'a launch configuration has no mixed instances policy, so no on-demand base or spot (remove legacyLaunchConfiguration, or capacity)',
+      },
+      '.capacity',
+    ),
+  ),
+  named(
+    'pool-subnets-of-cluster',
+    v(
+      'spec',
+      `!has(self.pools) || self.pools.all(p, ${subnetsOk('p')})`,
+      {
+        expr: bound(
+          'i',
+          firstBad('self.pools', 'p', subnetsOk('p')),
           bound(
-            't',
-            'self.pools[i].taints[j]',
-            fmt(
-              `spec.pools[%d].taints[%d] duplicates spec.cloudConfig.values.nodeTaints[%d] (${TAINTS_UNIQUE} must be unique)`,
-              'i',
-              'j',
-              `${CLUSTER_TAINTS}.map(c, c.key == t.key && c.effect == t.effect).indexOf(true)`,
+            'j',
+            firstBad('self.pools[i].subnetIds', 's', 's in self.network.subnetIds'),
+            fmt(`spec.pools[%d].subnetIds[%d] %s ${SUBNET_OUTSIDE}`, 'i', 'j', 'self.pools[i].subnetIds[j]'),
+          ),
+        ),
+      },
+      '.pools',
+    ),
+  ),
+  named('subnets-unique', nestedUnique('spec.pools', 'subnetIds', 'scalar', 'subnets')),
+  named(
+    'taints-unique',
+    nestedUnique('spec.pools', 'taints', (a) => `${a}.key + '|' + ${a}.effect`, TAINTS_UNIQUE),
+  ),
+  named(
+    'taints-unique',
+    v(
+      'spec',
+      `!has(self.pools) || !has(${CLUSTER_TAINTS}) || self.pools.all(p, ${taintsOk('p')})`,
+      {
+        expr: bound(
+          'i',
+          firstBad('self.pools', 'p', taintsOk('p')),
+          bound(
+            'j',
+            firstBad('self.pools[i].taints', 't', `!${clashes('t')}`),
+            bound(
+              't',
+              'self.pools[i].taints[j]',
+              fmt(
+                `spec.pools[%d].taints[%d] duplicates spec.cloudConfig.values.nodeTaints[%d] (${TAINTS_UNIQUE} must be unique)`,
+                'i',
+                'j',
+                `${CLUSTER_TAINTS}.map(c, c.key == t.key && c.effect == t.effect).indexOf(true)`,
+              ),
             ),
           ),
         ),
-      ),
-    },
-    '.pools',
+      },
+      '.pools',
+    ),
   ),
 
   // Listeners and pools.
   ...namedPoolRules('listeners', 'pools of a listener'),
   ...namedPoolRules('securityGroupRules', 'pools of a rule'),
-  v(
-    'spec',
-    `!has(self.listeners) || self.listeners.all(l, has(l.pools)) || ${OPEN}`,
-    { expr: fmt(`spec.listeners[%d] ${TAKES_NO_POOL}`, 'self.listeners.map(l, has(l.pools)).indexOf(false)') },
-    '.listeners',
+  named(
+    'listener-takes-a-pool',
+    v(
+      'spec',
+      `!has(self.listeners) || self.listeners.all(l, has(l.pools)) || ${OPEN}`,
+      { expr: fmt(`spec.listeners[%d] ${TAKES_NO_POOL}`, 'self.listeners.map(l, has(l.pools)).indexOf(false)') },
+      '.listeners',
+    ),
   ),
 ];

@@ -1,7 +1,7 @@
 import { CORE_VALUES, templateValues } from '../../model/cluster/template-values';
 import { quoted } from '../../model/cluster/openapi';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../model/cloudconfig/templates';
-import { PlacedValidation, v } from './cel-build';
+import { named, PlacedValidation, v } from './cel-build';
 
 /**
  * template-values.ts's "required field is missing" for the values every template takes (the typed ones CEL can read)
@@ -49,6 +49,6 @@ export function templateRequiredRules(dir: string = DEFAULT_TEMPLATES_DIR): Plac
     // A pool under a template of its own that needs it is not ruled on here: the rule that names the pool's index
     // and template costs the API server's estimate more than it allows for the whole CRD (it refused it), so that
     // case stays the reconciler's, as a pool's template values are (validate says it, at spec.pools[i]).
-    return [cluster];
+    return [named('template-value-required', cluster)];
   });
 }

@@ -1,5 +1,5 @@
 import { CHANNEL_KIND, ChannelSpecSchema } from '../../model/channel/channel-schema';
-import { PlacedValidation, v } from './cel-build';
+import { named, PlacedValidation, v } from './cel-build';
 import { customResourceDefinition, objectSchema } from './crd';
 import { Json, structuralSchema } from './structural';
 import { POLICY_RULES } from './policy-crd';
@@ -47,12 +47,18 @@ const CHANNEL_CAPS: Readonly<Record<string, { maxProperties: number; minProperti
 const CHANNEL_RULES: readonly PlacedValidation[] = [
   // The name is a DNS label of at most 40 characters, as for the other kinds (the policy's rule, the same text).
   POLICY_RULES[0],
-  v('spec.source', 'has(self.ssmParameter) != has(self.images)', {
-    text: 'set exactly one of ssmParameter and images (rule channel-source)',
-  }),
-  v('spec.holds[]', 'has(self.clusters) != has(self.selector)', {
-    text: 'give exactly one of clusters and selector (rule channel-holds)',
-  }),
+  named(
+    'channel-source',
+    v('spec.source', 'has(self.ssmParameter) != has(self.images)', {
+      text: 'set exactly one of ssmParameter and images',
+    }),
+  ),
+  named(
+    'channel-holds',
+    v('spec.holds[]', 'has(self.clusters) != has(self.selector)', {
+      text: 'give exactly one of clusters and selector',
+    }),
+  ),
 ];
 
 /** The openAPIV3Schema of the WorkerImageChannel object: its spec, and a status only the daemon writes. */

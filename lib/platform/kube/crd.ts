@@ -146,7 +146,7 @@ export function objectSchema(
  * A node's rules with one more. `x-kubernetes-validations` is a list map keyed by `rule`: server-side apply (Flux,
  * Argo CD, `kubectl apply --server-side`) refuses a CRD with two entries of one rule text ("duplicate entries for
  * key"), so two are refused here, when the CRD is built: checks that come to one rule are written as one, with one
- * message that says each (lib/platform/kube/cel-rules.ts, the listener limits).
+ * message that says each (lib/platform/kube/cel-listener-rules.ts, the listener limits).
  */
 export function withRule(list: readonly Validation[], rule: Validation, at: string): Validation[] {
   if (list.some((r) => r.rule === rule.rule))

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { clusterReferenceMarkdown } from '../../../lib/model/cluster/reference';
+import { clusterRulesMarkdown } from '../../../lib/model/cluster/rules-reference';
 import { runCli } from '../../../lib/adapters/cli/program';
 import { REPO } from '../../helpers/clusters';
 import { DOCS, markedBlock, readDoc } from '../../docs/docs';
@@ -38,6 +39,13 @@ test('the field reference in docs/reference.md is the one generated from the sch
   // AND README's section of that name (validation messages send users there) leads to it
   const section = readme.slice(readme.indexOf('\n## Cluster object reference\n'));
   expect(section).toMatch(/^\n## Cluster object reference\n[\s\S]*\]\(docs\/reference\.md\)/);
+});
+
+test('the table of named rules in docs/reference.md is the one generated from the registry', () => {
+  // GIVEN
+  const block = markedBlock(readDoc(path.join('docs', 'reference.md')), 'rules');
+  // THEN (regenerate with: npx worker-stacks schema --rules)
+  expect(block).toBe(clusterRulesMarkdown());
 });
 
 test('every `npx worker-stacks` command line in README.md and docs/ names a real command and only flags it accepts', async () => {

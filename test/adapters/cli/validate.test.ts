@@ -21,7 +21,7 @@ const badProd = () =>
 
 const BAD_LINES = [
   'clusters/prod-eu1.yaml: spec.listeners[1].port: 70000 is not a port (1-65535)',
-  'clusters/prod-eu1.yaml: spec.pool.minSize: 31 is greater than maxSize 30',
+  'clusters/prod-eu1.yaml: spec.pool.minSize: 31 is greater than maxSize 30 (rule pool-size-order)',
 ];
 
 describe('worker-stacks validate (in-process)', () => {
@@ -83,7 +83,12 @@ describe('worker-stacks validate (in-process)', () => {
       valid: ['clusters/staging-us1.yaml'],
       problems: [
         { file: 'clusters/prod-eu1.yaml', path: 'spec.listeners[1].port', message: '70000 is not a port (1-65535)' },
-        { file: 'clusters/prod-eu1.yaml', path: 'spec.pool.minSize', message: '31 is greater than maxSize 30' },
+        {
+          file: 'clusters/prod-eu1.yaml',
+          path: 'spec.pool.minSize',
+          message: '31 is greater than maxSize 30 (rule pool-size-order)',
+          rule: 'pool-size-order',
+        },
       ],
     });
     expect(c.err()).toBe('');

@@ -167,6 +167,7 @@ test('a channel whose source changes kind is refused, and so are the pools on it
   expect(r.recorded).toEqual([]);
   expect(pins.resolver()('al2023', 'us-east-1')).toEqual({
     problem: expect.stringContaining('its source changed from ssmParameter to images'),
+    rule: 'channel-source',
   });
 });
 
@@ -179,7 +180,10 @@ test('an invalid channel file is a problem with its file and field path, and its
   // THEN every problem is named, and a pool on it gets the channel's refusal
   expect(r.problems.join('\n')).toMatch(/image-channels\/both\.yaml: spec\.architecture/);
   expect(r.problems.join('\n')).toMatch(/image-channels\/both\.yaml: spec\.source\.images/);
-  expect(pins.resolver()('both', 'us-east-1')).toEqual({ problem: expect.stringContaining('does not validate') });
+  expect(pins.resolver()('both', 'us-east-1')).toEqual({
+    problem: expect.stringContaining('does not validate'),
+    rule: 'image-channel',
+  });
 });
 
 test.each([

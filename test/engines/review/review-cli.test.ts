@@ -207,7 +207,9 @@ test('the installed command: objects invalid on both sides: each named with its 
     ['no change', '1'],
   ]);
   const blocks = md.code.map((b) => b.text).join('\n');
-  expect(blocks).toMatch(/^clusters\/staging-us1\.yaml: spec\.pool\.minSize: 10 is greater than maxSize 4$/m);
+  expect(blocks).toMatch(
+    /^clusters\/staging-us1\.yaml: spec\.pool\.minSize: 10 is greater than maxSize 4 \(rule pool-size-order\)$/m,
+  );
   expect(blocks).toMatch(/^clusters\/prod-eu1\.yaml: spec\.listeners\[1\]\.nodePort: 70000/m);
   expect(leftoverReviewWorktrees(repo)).toEqual([]);
 }, 180_000);

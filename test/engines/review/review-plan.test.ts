@@ -107,13 +107,19 @@ test('an invalid object at head is a finding: the others are reviewed, its probl
   expect(staging.verdict).toMatch(
     /^invalid at head: \d+ problems?; nothing of WorkerStack-staging-us1 can deploy until fixed$/,
   );
-  expect(staging.problems.head).toContain('clusters/staging-us1.yaml: spec.pool.minSize: 10 is greater than maxSize 4');
+  expect(staging.problems.head).toContain(
+    'clusters/staging-us1.yaml: spec.pool.minSize: 10 is greater than maxSize 4 (rule pool-size-order)',
+  );
   expect(staging.problems.base).toEqual([]);
   expect(r.summary).toMatchObject({ clusters: 3, invalid: 1, unchanged: 2 });
   expect(reviewExitCode(r)).toBe(1);
   expect(md.table!.rows[0]).toEqual(['invalid', '1', 'staging-us1']);
   expect(
-    md.code.some((b) => b.text.includes('clusters/staging-us1.yaml: spec.pool.minSize: 10 is greater than maxSize 4')),
+    md.code.some((b) =>
+      b.text.includes(
+        'clusters/staging-us1.yaml: spec.pool.minSize: 10 is greater than maxSize 4 (rule pool-size-order)',
+      ),
+    ),
   ).toBe(true);
   expect(schemaProblems(JSON.parse(formatJson(r)))).toEqual([]);
 });
@@ -124,7 +130,9 @@ test('a pull request that fixes an invalid object on main can be reviewed: the o
   const prod = r.clusters.find((c) => c.name === 'prod-eu1')!;
   // THEN
   expect(statuses(r)).toEqual({ 'edge-ap1': 'unchanged', 'prod-eu1': 'fixed', 'staging-us1': 'unchanged' });
-  expect(prod.problems.base).toContain('clusters/prod-eu1.yaml: spec.pool.minSize: 300 is greater than maxSize 30');
+  expect(prod.problems.base).toContain(
+    'clusters/prod-eu1.yaml: spec.pool.minSize: 300 is greater than maxSize 30 (rule pool-size-order)',
+  );
   expect(prod.problems.head).toEqual([]);
   expect(prod.template!.resources.every((x) => x.change === 'added')).toBe(true);
   expect(prod.verdict).toMatch(/^fixed: invalid at base, valid at head; deploys WorkerStack-prod-eu1 whole/);
@@ -153,6 +161,6 @@ test('the command: an invalid object at head prints the review (JSON and markdow
     'invalid',
   ]);
   expect([md.code, md.err]).toEqual([1, '']);
-  expect(md.out).toContain('spec.pool.minSize: 10 is greater than maxSize 4');
+  expect(md.out).toContain('spec.pool.minSize: 10 is greater than maxSize 4 (rule pool-size-order)');
   expect(leftoverReviewWorktrees(repo)).toEqual([]);
 }, 120_000);

@@ -116,7 +116,10 @@ describe('holds and promotion: a ceiling on the release a cluster runs', () => {
     // WHEN a late cluster's pin is resolved
     const pin = resolve('al2023', 'us-east-1', late);
     // THEN the problem names the field, the recorded releases and the rule
-    expect(pin).toEqual({ problem: expect.stringContaining(`${by} names release "v-none", which is not recorded`) });
+    expect(pin).toEqual({
+      problem: expect.stringContaining(`${by} names release "v-none", which is not recorded`),
+      rule,
+    });
     expect((pin as { problem: string }).problem).toMatch(new RegExp(`recorded: .*${R3[0]}.*\\(rule ${rule}\\)$`));
   });
 
@@ -176,15 +179,18 @@ describe('validateCluster with image channels', () => {
   ])('%s is refused on spec.pool.imageChannel', (_what, raw, images, message) => {
     // WHEN it is validated
     const r = validateCluster(raw, { file: 'clusters/staging-us1.yaml', templates: TEMPLATES, images });
-    // THEN one problem names the field and the rule
+    // THEN one problem names the field and the rule, by its id too
     expect(r.cluster).toBeUndefined();
     expect(r.problems).toEqual([
-      expect.objectContaining({
+      {
         file: 'clusters/staging-us1.yaml',
         path: 'spec.pool.imageChannel',
         message: expect.stringMatching(message),
-      }),
+        rule: 'image-channel',
+      },
     ]);
+    expect(r.problems[0].message.split('(rule ').length).toBe(2);
+    expect(r.problems[0].message).toMatch(/ \(rule image-channel\)$/);
   });
 
   test.each([

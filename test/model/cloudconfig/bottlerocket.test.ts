@@ -191,6 +191,12 @@ describe('bad input names the file, the field and the rule, through validate', (
     expect({ found: p, all: d.problems }).toEqual(expect.objectContaining({ found: expect.anything() }));
     expect(p?.file).toBe(FILE);
     for (const w of words) expect(p?.message).toContain(w);
+    // AND a rule of the registry (not one of Bottlerocket's own settings checks) is the problem's id, said once, last
+    const id = words.at(-1)!.replace('rule ', '');
+    if (!id.includes('/')) {
+      expect(p?.rule).toBe(id);
+      expect(p?.message.endsWith(`(rule ${id})`)).toBe(true);
+    }
   });
 
   test('an image family nobody has is refused by the schema', () => {

@@ -28,7 +28,7 @@ const FILE = 'clusters/staging-us1.yaml';
 const derived = (mutate: (raw: Json) => void = () => undefined) => {
   const raw = rawExample('staging-us1');
   mutate(raw);
-  return derive(raw, { file: FILE, templatesDir: dir });
+  return derive(raw, { file: FILE, templatesDir: dir, templates: listTemplates(dir) });
 };
 const replaceWith = (rel: string, make: (file: string) => void) => {
   const file = path.join(dir, rel);
@@ -93,15 +93,17 @@ describe('files the directory holds that are not its own regular files are refus
         file: FILE,
         path: 'spec.cloudConfig.template',
         message: expect.stringMatching(/values\.yaml resolves to a file outside the template directory/),
+        rule: 'template-declaration',
       },
     ]);
   });
 
+  // values.yaml is the template's value declaration (rule template-declaration); the others are read at render time.
   test.each([
-    ['values.yaml', 'al2023-worker/values.yaml'],
-    ['a partial', '_shared/kubelet.env.hbs'],
-    ['template.yaml', 'al2023-worker/template.yaml'],
-  ])('%s as a FIFO (nobody writes to it) does not hang: it is refused', (_what, rel) => {
+    ['values.yaml', 'al2023-worker/values.yaml', { rule: 'template-declaration' }],
+    ['a partial', '_shared/kubelet.env.hbs', {}],
+    ['template.yaml', 'al2023-worker/template.yaml', {}],
+  ])('%s as a FIFO (nobody writes to it) does not hang: it is refused', (_what, rel, named) => {
     // GIVEN a named pipe in place of the file
     replaceWith(rel, (f) => execFileSync('mkfifo', [f]));
     // WHEN
@@ -112,6 +114,7 @@ describe('files the directory holds that are not its own regular files are refus
         file: FILE,
         path: 'spec.cloudConfig.template',
         message: expect.stringContaining(`${rel} is a FIFO (named pipe), not a regular file`),
+        ...named,
       },
     ]);
   });
@@ -149,7 +152,12 @@ describe('patterns in values.yaml are matched in linear time, or refused', () =>
     );
     // THEN
     expect(r.problems).toEqual([
-      { file: FILE, path: 'spec.cloudConfig.values.nodeGroup', message: `"${'a'.repeat(40)}b" does not match (a+)+` },
+      {
+        file: FILE,
+        path: 'spec.cloudConfig.values.nodeGroup',
+        message: `"${'a'.repeat(40)}b" does not match (a+)+ (rule template-value)`,
+        rule: 'template-value',
+      },
     ]);
   });
 
@@ -170,7 +178,12 @@ describe('patterns in values.yaml are matched in linear time, or refused', () =>
     });
     // THEN
     expect(r.problems).toEqual([
-      { file: FILE, path: 'spec.cloudConfig.template', message: expect.stringMatching(message) },
+      {
+        file: FILE,
+        path: 'spec.cloudConfig.template',
+        message: expect.stringMatching(message),
+        rule: 'template-declaration',
+      },
     ]);
   });
 });

@@ -113,7 +113,11 @@ describe('bad nested input names the file, the field path and the rule', () => {
     // THEN
     expect(d.stage).toBe('render');
     const p = d.problems?.find((x) => x.path === field);
-    expect({ file: p?.file, path: p?.path }).toEqual({ file: FILE, path: field });
+    expect({ file: p?.file, path: p?.path, rule: p?.rule }).toEqual({
+      file: FILE,
+      path: field,
+      rule: 'nodeconfig/strict-fields',
+    });
     for (const w of words) expect(p?.message).toContain(w);
   });
 

@@ -28,13 +28,14 @@ describe('validate refuses an object whose kubelet or image is not pinned (file,
   };
 
   test.each([
-    // [what, example, mutate, field path, rule]
+    // [what, example, mutate, field path, the rule's words, its id]
     [
       'no kubeletSha256 (flatcar-worker)',
       'prod-eu1',
       (v: Json) => delete v.kubeletSha256,
       'kubeletSha256',
       /^required field is missing \(template flatcar-worker needs it: SHA-256/,
+      'template-value-required',
     ],
     [
       'no kubeletSha256 (al2023-worker)',
@@ -42,41 +43,47 @@ describe('validate refuses an object whose kubelet or image is not pinned (file,
       (v: Json) => delete v.kubeletSha256,
       'kubeletSha256',
       /^required field is missing \(template al2023-worker needs it: SHA-256/,
+      'template-value-required',
     ],
     [
       'an upper-case hash',
       'staging-us1',
       (v: Json) => (v.kubeletSha256.amd64 = 'A'.repeat(64)),
       'kubeletSha256',
-      /^"amd64": "A{64}" does not match \[0-9a-f\]\{64\}$/,
+      /^"amd64": "A{64}" does not match \[0-9a-f\]\{64\} \(rule template-value\)$/,
+      'template-value',
     ],
     [
       'a hash one digit short',
       'prod-eu1',
       (v: Json) => (v.kubeletSha256.arm64 = 'a'.repeat(63)),
       'kubeletSha256',
-      /^"arm64": "a{63}" does not match \[0-9a-f\]\{64\}$/,
+      /^"arm64": "a{63}" does not match \[0-9a-f\]\{64\} \(rule template-value\)$/,
+      'template-value',
     ],
     [
       'a hash with a shell quote',
       'prod-eu1',
       (v: Json) => (v.kubeletSha256.amd64 = `${'a'.repeat(62)}'x`),
       'kubeletSha256',
-      /does not match \[0-9a-f\]\{64\}$/,
+      /does not match \[0-9a-f\]\{64\} \(rule template-value\)$/,
+      'template-value',
     ],
     [
       'an architecture name as the hash',
       'prod-eu1',
       (v: Json) => (v.kubeletSha256.amd64 = 'arm64'),
       'kubeletSha256',
-      /^"amd64": "arm64" does not match \[0-9a-f\]\{64\}$/,
+      /^"amd64": "arm64" does not match \[0-9a-f\]\{64\} \(rule template-value\)$/,
+      'template-value',
     ],
     [
       'a uname name instead of amd64/arm64',
       'prod-eu1',
       (v: Json) => (v.kubeletSha256 = { x86_64: HASH_A }),
       'kubeletSha256',
-      /^"x86_64": "x86_64" does not match amd64\|arm64$/,
+      /^"x86_64": "x86_64" does not match amd64\|arm64 \(rule template-value\)$/,
+      'template-value',
     ],
     [
       'one hash instead of a map',
@@ -84,6 +91,7 @@ describe('validate refuses an object whose kubelet or image is not pinned (file,
       (v: Json) => (v.kubeletSha256 = HASH_A),
       'kubeletSha256',
       /^is a string, expected a map/,
+      'template-value',
     ],
     [
       'no awsCliImage (flatcar-worker)',
@@ -91,6 +99,7 @@ describe('validate refuses an object whose kubelet or image is not pinned (file,
       (v: Json) => delete v.awsCliImage,
       'awsCliImage',
       /^required field is missing \(template flatcar-worker needs it: The AWS CLI container image/,
+      'template-value-required',
     ],
     [
       'the AWS CLI image by tag only',
@@ -98,6 +107,7 @@ describe('validate refuses an object whose kubelet or image is not pinned (file,
       (v: Json) => (v.awsCliImage = 'public.ecr.aws/aws-cli/aws-cli:2.22.0'),
       'awsCliImage',
       /^"public\.ecr\.aws\/aws-cli\/aws-cli:2\.22\.0" does not match /,
+      'template-value',
     ],
     [
       'the AWS CLI image with a short digest',
@@ -105,13 +115,19 @@ describe('validate refuses an object whose kubelet or image is not pinned (file,
       (v: Json) => (v.awsCliImage = `public.ecr.aws/aws-cli/aws-cli@sha256:${'a'.repeat(40)}`),
       'awsCliImage',
       /does not match /,
+      'template-value',
     ],
-  ])('%s', (_what, name, mutate, field, rule) => {
+  ])('%s', (_what, name, mutate, field, words, rule) => {
     // GIVEN an example with one pin removed or malformed; WHEN validated
     const problems = check(name, mutate);
     // THEN exactly one problem, on that value, with its rule
     expect(problems).toEqual([
-      { file: `clusters/${name}.yaml`, path: `spec.cloudConfig.values.${field}`, message: expect.stringMatching(rule) },
+      {
+        file: `clusters/${name}.yaml`,
+        path: `spec.cloudConfig.values.${field}`,
+        message: expect.stringMatching(words),
+        rule,
+      },
     ]);
   });
 
@@ -131,6 +147,7 @@ describe('validate refuses an object whose kubelet or image is not pinned (file,
         message: expect.stringMatching(
           /^has no pin for amd64, which pool default runs \(spec\.pool\.instanceTypes\): its nodes would refuse to install the kubelet and never join; add kubeletSha256\.amd64/,
         ),
+        rule: 'kubelet-pins',
       },
     ]);
   });

@@ -49,7 +49,8 @@ describe('a format that sends no signal', () => {
     expect(p?.file).toBe(FILE);
     expect(p?.message).toContain('sends no CloudFormation signal');
     expect(p?.message).toContain('set rollingUpdate.waitOnResourceSignals: false');
-    expect(p?.message).toContain('rule signals-sent');
+    expect(p?.message).toMatch(/ \(rule signals-sent\)$/);
+    expect(p?.rule).toBe('signals-sent');
   });
 
   test('is accepted on a pool that does not wait', () => {

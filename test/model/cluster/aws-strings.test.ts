@@ -128,6 +128,7 @@ const rows: BadRow[] = [
     mutate: (r) => Object.assign(r.spec.tags, Object.fromEntries(Array.from({ length: 44 }, (_, i) => [`t${i}`, 'x']))),
     path: 'spec.tags',
     message: /^46 tags, at most 45 allowed/,
+    rule: 'tags-limit',
   },
   // --- references agree with the cluster ----------------------------------------------
   {
@@ -138,6 +139,7 @@ const rows: BadRow[] = [
         'arn:aws:secretsmanager:us-east-1:111111111111:secret:worker-stacks/prod-eu1/x-AbCdEf'),
     path: 'spec.cloudConfig.values.bootstrapTokenSecretArn',
     message: /^the secret is in region us-east-1, the cluster in eu-west-1/,
+    rule: 'reference-in-cluster',
   },
   {
     what: 'secret in another account',
@@ -147,6 +149,7 @@ const rows: BadRow[] = [
         'arn:aws:secretsmanager:eu-west-1:999999999999:secret:worker-stacks/prod-eu1/x-AbCdEf'),
     path: 'spec.cloudConfig.values.bootstrapTokenSecretArn',
     message: /^the secret is in account 999999999999, the cluster in 111111111111/,
+    rule: 'reference-in-cluster',
   },
   {
     what: 'secret in another partition',
@@ -156,6 +159,7 @@ const rows: BadRow[] = [
         'arn:aws-cn:secretsmanager:eu-west-1:111111111111:secret:worker-stacks/prod-eu1/x-AbCdEf'),
     path: 'spec.cloudConfig.values.bootstrapTokenSecretArn',
     message: /^the secret is in partition aws-cn, but region eu-west-1 is in aws$/,
+    rule: 'reference-in-cluster',
   },
   // --- a secret is its own cluster's: worker-stacks/<cluster>/... (issue 21) ----------------------------------------
   ...[
@@ -172,6 +176,7 @@ const rows: BadRow[] = [
     message: new RegExp(
       `^the secret "${secret.replace(/[.]/g, '\\.')}" is not one of this cluster's: its name must start with worker-stacks/prod-eu1/ \\(the nodes of cluster prod-eu1 may read only those`,
     ),
+    rule: 'secret-scope',
   })),
   {
     what: 'certificate in another region',
@@ -181,6 +186,7 @@ const rows: BadRow[] = [
         'arn:aws:acm:us-east-1:333333333333:certificate/0f0e0d0c-0b0a-0908-0706-050403020100'),
     path: 'spec.listeners[18].certificateArn',
     message: /^the certificate is in region us-east-1, the cluster in ap-southeast-1/,
+    rule: 'reference-in-cluster',
   },
   {
     what: 'certificate in another account',
@@ -190,6 +196,7 @@ const rows: BadRow[] = [
         'arn:aws:acm:ap-southeast-1:444444444444:certificate/0f0e0d0c-0b0a-0908-0706-050403020100'),
     path: 'spec.listeners[18].certificateArn',
     message: /^the certificate is in account 444444444444/,
+    rule: 'reference-in-cluster',
   },
   {
     what: 'apiEndpoint with port 70000',

@@ -68,6 +68,7 @@ const rows: BadRow[] = [
     path: 'metadata.name',
     message: /^"prod-eu2" must match the file name \(prod-eu1\)$/,
     alsoAt: ['spec.cloudConfig.values.bootstrapTokenSecretArn'],
+    rule: 'name-matches-file',
   }, // a secret is its cluster's by name
   {
     what: 'metadata.generation negative',
@@ -114,6 +115,7 @@ const rows: BadRow[] = [
     mutate: (r) => r.spec.network.subnetIds.pop(),
     path: 'spec.network.subnetIds',
     message: /^1 subnets for 2 availability zones/,
+    rule: 'subnet-per-zone',
   },
   {
     what: 'AZ not in the region',
@@ -121,6 +123,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.network.availabilityZones[1] = 'us-west-2b'),
     path: 'spec.network.availabilityZones[1]',
     message: /^us-west-2b is not in region us-east-1$/,
+    rule: 'zone-in-region',
   },
   {
     what: 'duplicate subnet',
@@ -128,6 +131,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.network.subnetIds[1] = r.spec.network.subnetIds[0]),
     path: 'spec.network.subnetIds[1]',
     message: /^duplicates spec\.network\.subnetIds\[0\]/,
+    rule: 'subnets-unique',
   },
   {
     what: 'malformed VPC id',
@@ -144,6 +148,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.pool.minSize = 31),
     path: 'spec.pool.minSize',
     message: /^31 is greater than maxSize 30$/,
+    rule: 'pool-size-order',
   },
   {
     what: 'desiredCapacity above maxSize',
@@ -151,6 +156,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.pool.desiredCapacity = 9),
     path: 'spec.pool.desiredCapacity',
     message: /^9 is outside minSize\.\.maxSize \(1\.\.4\)$/,
+    rule: 'pool-size-order',
   },
   {
     what: 'desiredCapacity below minSize',
@@ -158,6 +164,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.pool.desiredCapacity = 0),
     path: 'spec.pool.desiredCapacity',
     message: /^0 is outside minSize\.\.maxSize \(1\.\.4\)$/,
+    rule: 'pool-size-order',
   },
   {
     what: 'minInstancesInService = maxSize',
@@ -165,6 +172,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.pool.rollingUpdate.minInstancesInService = 4),
     path: 'spec.pool.rollingUpdate.minInstancesInService',
     message: /^4 must be less than maxSize 4, or no instance could ever be replaced$/,
+    rule: 'min-in-service-below-max',
   },
   {
     what: 'pauseTime PT2H',
@@ -207,6 +215,7 @@ const rows: BadRow[] = [
     mutate: (r) => r.spec.pool.instanceTypes.push('c6a.2xlarge'),
     path: 'spec.pool.instanceTypes',
     message: /^a launch configuration takes exactly one instance type/,
+    rule: 'launch-configuration-one-type',
   },
   {
     what: 'no instance type',
@@ -268,6 +277,7 @@ const rows: BadRow[] = [
     path: 'spec.cloudConfig.template',
     message:
       /^unknown template "ubuntu-worker" \(known: al2023-worker, eks-al2023, eks-bottlerocket, flatcar-worker\)$/,
+    rule: 'template-known',
   },
   {
     what: 'secret ARN malformed',

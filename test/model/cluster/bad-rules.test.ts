@@ -54,6 +54,7 @@ const rows: BadRow[] = [
     mutate: (r) => Object.assign(r.spec.securityGroupRules[2], { fromPort: 32767, toPort: 30000 }),
     path: 'spec.securityGroupRules[2].fromPort',
     message: /^port range is reversed: fromPort 32767 is greater than toPort 30000$/,
+    rule: 'port-range-order',
   },
   {
     what: 'port and range both',
@@ -61,6 +62,7 @@ const rows: BadRow[] = [
     mutate: (r) => Object.assign(r.spec.securityGroupRules[0], { fromPort: 10250, toPort: 10255 }),
     path: 'spec.securityGroupRules[0]',
     message: /^give either port or fromPort\+toPort, not both$/,
+    rule: 'sg-rule-ports',
   },
   {
     what: 'range with fromPort only',
@@ -68,6 +70,7 @@ const rows: BadRow[] = [
     mutate: (r) => delete r.spec.securityGroupRules[2].toPort,
     path: 'spec.securityGroupRules[2]',
     message: /^a port range needs both fromPort and toPort$/,
+    rule: 'sg-rule-ports',
   },
   {
     what: 'tcp rule without a port',
@@ -75,6 +78,7 @@ const rows: BadRow[] = [
     mutate: (r) => delete r.spec.securityGroupRules[0].port,
     path: 'spec.securityGroupRules[0].port',
     message: /^required field is missing \(tcp rules need a port or a fromPort\+toPort range\)$/,
+    rule: 'sg-rule-ports',
   },
   {
     what: 'icmp rule with a port',
@@ -82,6 +86,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.securityGroupRules[2].port = 8),
     path: 'spec.securityGroupRules[2]',
     message: /^icmp rules take no port \(remove port\/fromPort\/toPort\)$/,
+    rule: 'sg-rule-ports',
   },
   {
     what: 'protocol all with a range',
@@ -89,6 +94,7 @@ const rows: BadRow[] = [
     mutate: (r) => Object.assign(r.spec.securityGroupRules[0], { fromPort: 1, toPort: 1024 }),
     path: 'spec.securityGroupRules[0]',
     message: /^all rules take no port/,
+    rule: 'sg-rule-ports',
   },
   // An unknown protocol is reported once, as an unknown protocol; not also as "sctp rules take no port".
   {
@@ -104,6 +110,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.securityGroupRules[2].protocol = 'icmpv6'),
     path: 'spec.securityGroupRules[2].protocol',
     message: /^icmpv6 with an IPv4 source cidr never matches/,
+    rule: 'icmpv6-source',
   },
   {
     what: 'empty description',
@@ -149,6 +156,7 @@ const rows: BadRow[] = [
     path: 'spec.securityGroupRules[1].source',
     message:
       /^give exactly one of cidr, cidrIpv6, securityGroupId, prefixListId, self, loadBalancer \(found cidr, self\)$/,
+    rule: 'sg-rule-one-source',
   },
   {
     what: 'source with no kind',
@@ -156,6 +164,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.securityGroupRules[1].source = {}),
     path: 'spec.securityGroupRules[1].source',
     message: /^give exactly one of .* \(found none\)$/,
+    rule: 'sg-rule-one-source',
   },
   {
     what: 'malformed security group id',
@@ -177,6 +186,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.securityGroupRules[1].source = { loadBalancer: true }),
     path: 'spec.securityGroupRules[1].source.loadBalancer',
     message: /^the cluster has no listeners, so no load balancer$/,
+    rule: 'load-balancer-source',
   },
   {
     what: 'duplicate rule (same protocol, port and source, other description)',
@@ -184,6 +194,7 @@ const rows: BadRow[] = [
     mutate: (r) => r.spec.securityGroupRules.push({ ...r.spec.securityGroupRules[0], description: 'kubelet again' }),
     path: 'spec.securityGroupRules[4]',
     message: /^duplicates spec\.securityGroupRules\[0\] \(rules \(same protocol, ports and source\) must be unique\)$/,
+    rule: 'sg-rules-unique',
   },
   ...(
     [
@@ -216,6 +227,7 @@ const rows: BadRow[] = [
     mutate: (r) => r.spec.securityGroupRules.push(...Array.from({ length: 3 }, (_, i) => monitoring(i))),
     path: 'spec.securityGroupRules',
     message: /^36 rules \+ 25 listener node-port rules = 61, over the AWS limit of 60 inbound rules per security group/,
+    rule: 'sg-rules-limit',
   },
   {
     // A TCP_UDP listener needs a tcp and a udp client rule per allowed CIDR: 31 listeners × 2 × 1 CIDR = 62.
@@ -233,6 +245,7 @@ const rows: BadRow[] = [
     path: 'spec.loadBalancer.allowedCidrs',
     message:
       /^31 listeners \(62 with each TCP_UDP listener counted twice\) × 1 CIDRs = 62 rules, over the AWS limit of 60/,
+    rule: 'client-rules-limit',
   },
 
   // --- listeners -------------------------------------------------------------
@@ -242,6 +255,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.listeners[1].port = 443),
     path: 'spec.listeners[1].port',
     message: /^duplicates spec\.listeners\[0\]\.port \(listener ports must be unique\)$/,
+    rule: 'listeners-unique',
   },
   {
     what: 'duplicate listener name',
@@ -249,6 +263,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.listeners[1].name = 'ingress-https'),
     path: 'spec.listeners[1].name',
     message: /^duplicates spec\.listeners\[0\]\.name \(listener names must be unique\)$/,
+    rule: 'listeners-unique',
   },
   {
     what: 'listener name not a DNS label',
@@ -278,6 +293,7 @@ const rows: BadRow[] = [
       ),
     path: 'spec.listeners',
     message: /^51 listeners exceed the AWS limit of 50 per load balancer$/,
+    rule: 'listeners-limit',
   },
   {
     what: 'listeners × allowed CIDRs over the rule limit',
@@ -285,6 +301,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.loadBalancer.allowedCidrs = Array.from({ length: 31 }, (_, i) => `10.${i}.0.0/16`)),
     path: 'spec.loadBalancer.allowedCidrs',
     message: /^2 listeners × 31 CIDRs = 62 rules, over the AWS limit of 60/,
+    rule: 'client-rules-limit',
   },
   {
     what: 'TLS listener without certificateArn',
@@ -292,6 +309,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.listeners[0].protocol = 'TLS'),
     path: 'spec.listeners[0].certificateArn',
     message: /^required field is missing \(TLS listeners need an ACM certificate\)$/,
+    rule: 'tls-fields',
   },
   {
     what: 'certificateArn on a TCP listener',
@@ -299,6 +317,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.listeners[0].certificateArn = CERT),
     path: 'spec.listeners[0].certificateArn',
     message: /^only TLS listeners take a certificate \(protocol is TCP\)$/,
+    rule: 'tls-fields',
   },
   {
     what: 'malformed certificateArn',
@@ -313,6 +332,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.listeners[0].healthCheck.protocol = 'TCP'),
     path: 'spec.listeners[0].healthCheck.path',
     message: /^a TCP health check takes no path \(use protocol HTTP or HTTPS\)$/,
+    rule: 'tcp-health-check-path',
   },
   {
     what: 'health check interval 15',
@@ -334,6 +354,7 @@ const rows: BadRow[] = [
     mutate: (r) => delete r.spec.loadBalancer,
     path: 'spec.loadBalancer',
     message: /^required field is missing \(listeners need a load balancer with allowedCidrs\)$/,
+    rule: 'listeners-need-load-balancer',
   },
 ];
 

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { buildFleetApp } from '../../../lib/engines/stacks/app';
 import { derive } from '../../../lib/model/cluster/derive';
 import { synthesisProblems } from '../../../lib/engines/synthesis/synthesis-check';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
+import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../../lib/model/cloudconfig/templates';
 import { formatProblem } from '../../../lib/core/errors';
 import { rawExample, tempDir } from '../../helpers/clusters';
 import { EXAMPLE, Harness } from '../../fakes/harness';
@@ -28,12 +28,29 @@ test.each([
   mutate(raw);
 
   // WHEN it is derived
-  const d = derive(raw, { file: 'clusters/staging-us1.yaml', templatesDir: DEFAULT_TEMPLATES_DIR });
+  const d = derive(raw, {
+    file: 'clusters/staging-us1.yaml',
+    templatesDir: DEFAULT_TEMPLATES_DIR,
+    templates: listTemplates(DEFAULT_TEMPLATES_DIR),
+  });
 
   // THEN a refusal names the stage and the field; a valid object has its config and checksum
   expect(d.stage).toBe(stage);
   if (stage) expect(d.problems?.[0]).toMatchObject({ file: 'clusters/staging-us1.yaml', path: 'spec.pool.minSize' });
   else expect(d.config?.checksum).toMatch(/^[0-9a-f]{64}$/);
+});
+
+test('derive reads no directory listing: the templates it knows are the ones its caller listed', () => {
+  // GIVEN staging-us1, whose template al2023-worker is in the directory, and a caller's list without it
+  const raw = rawExample('staging-us1');
+  const listed = new Set([...listTemplates(DEFAULT_TEMPLATES_DIR)].filter((t) => t !== 'al2023-worker'));
+
+  // WHEN it is derived with that list
+  const d = derive(raw, { file: 'clusters/staging-us1.yaml', templatesDir: DEFAULT_TEMPLATES_DIR, templates: listed });
+
+  // THEN the template is unknown, as the list says, though its directory is there
+  expect(d.stage).toBe('validate');
+  expect(d.problems).toEqual([expect.objectContaining({ path: 'spec.cloudConfig.template', rule: 'template-known' })]);
 });
 
 test('a template that does not render: derive, validate (synthesis check) and the CDK app say the same thing', () => {
@@ -43,7 +60,7 @@ test('a template that does not render: derive, validate (synthesis check) and th
   const file = 'clusters/staging-us1.yaml';
 
   // WHEN each path derives it
-  const d = derive(raw, { file, templatesDir });
+  const d = derive(raw, { file, templatesDir, templates: listTemplates(templatesDir) });
   const fromValidate = synthesisProblems(d.cluster!, file, { templatesDir, nag: false });
   let fromApp = '';
   try {
@@ -78,7 +95,11 @@ test('the reconciler stalls such an object as RenderFailed with the words valida
     const outcome = await h.reconcile(EXAMPLE, {}, h.deps({ templatesDir }));
 
     // THEN it stalled before anything reached AWS, saying what derive says of the same object
-    const d = derive(rawExample(EXAMPLE), { file: (await h.deps().store.get(EXAMPLE))!.source, templatesDir });
+    const d = derive(rawExample(EXAMPLE), {
+      file: (await h.deps().store.get(EXAMPLE))!.source,
+      templatesDir,
+      templates: listTemplates(templatesDir),
+    });
     expect(outcome.result).toBe('stalled');
     expect(h.problem()).toMatchObject({
       type: 'Stalled',

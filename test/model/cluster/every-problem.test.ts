@@ -20,11 +20,11 @@ describe('every problem at once', () => {
     // THEN each error is there, with its own path and rule, and there is no cluster
     expect(result.cluster).toBeUndefined();
     expect(result.problems.map(formatProblem)).toEqual([
-      'clusters/prod-eu1.yaml: spec.cloudConfig.template: unknown template "flatcar" (known: al2023-worker, eks-al2023, eks-bottlerocket, flatcar-worker)',
+      'clusters/prod-eu1.yaml: spec.cloudConfig.template: unknown template "flatcar" (known: al2023-worker, eks-al2023, eks-bottlerocket, flatcar-worker) (rule template-known)',
       'clusters/prod-eu1.yaml: spec.cloudConfig.values.maxPods: "110" is a string, expected a number (remove the quotes)',
       'clusters/prod-eu1.yaml: spec.listeners[1].port: 70000 is not a port (1-65535)',
       'clusters/prod-eu1.yaml: spec.pool.instanceType: unknown field (check the spelling against docs/reference.md)',
-      'clusters/prod-eu1.yaml: spec.pool.minSize: 40 is greater than maxSize 30',
+      'clusters/prod-eu1.yaml: spec.pool.minSize: 40 is greater than maxSize 30 (rule pool-size-order)',
       'clusters/prod-eu1.yaml: spec.securityGroupRules[2].source.cidr: 10.20.1.0/16 has host bits set (did you mean 10.20.0.0/16?)',
     ]);
   });
@@ -42,10 +42,10 @@ describe('every problem at once', () => {
 
     // THEN the type errors and the cross-field and file-name problems are all reported
     expect(result.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
-      'metadata.name: "staging-us9" must match the file name (staging-us1)',
+      'metadata.name: "staging-us9" must match the file name (staging-us1) (rule name-matches-file)',
       'spec.account: required field is missing (expected string)',
-      'spec.cloudConfig.values.bootstrapTokenSecretArn: the secret "worker-stacks/staging-us1/kubelet-bootstrap-XyZ123" is not one of this cluster\'s: its name must start with worker-stacks/staging-us9/ (the nodes of cluster staging-us9 may read only those; create the secret under that name)',
-      'spec.loadBalancer: required field is missing (listeners need a load balancer with allowedCidrs)',
+      'spec.cloudConfig.values.bootstrapTokenSecretArn: the secret "worker-stacks/staging-us1/kubelet-bootstrap-XyZ123" is not one of this cluster\'s: its name must start with worker-stacks/staging-us9/ (the nodes of cluster staging-us9 may read only those; create the secret under that name) (rule secret-scope)',
+      'spec.loadBalancer: required field is missing (listeners need a load balancer with allowedCidrs) (rule listeners-need-load-balancer)',
       'spec.pool.maxSize: "four" is a string, expected a number (remove the quotes)',
     ]);
   });

@@ -96,8 +96,9 @@ describe('a node service or protocol all from public space is refused, however t
       file: FILE,
       path: 'spec.securityGroupRules[0].source.cidr',
       message: expect.stringMatching(
-        /^0\.0\.0\.0\/1 holds public addresses \(1\.0\.0\.0 the first\), and the rule opens tcp 22, the port of SSH \(22\);/,
+        /^0\.0\.0\.0\/1 holds public addresses \(1\.0\.0\.0 the first\), and the rule opens tcp 22, the port of SSH \(22\);.* \(rule no-public-node-service\)$/,
       ),
+      rule: 'no-public-node-service',
     });
   });
 });

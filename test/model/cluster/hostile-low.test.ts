@@ -39,6 +39,7 @@ const rows: BadRow[] = [
     mutate: alarm('arn:aws-cn:cloudwatch:eu-west-1:111111111111:alarm:errors'),
     path: 'spec.rollout.rollbackAlarms[0]',
     message: /^alarm is in partition aws-cn, but region eu-west-1 is in aws$/,
+    rule: 'reference-in-cluster',
   },
   // --- one AMI, one architecture -----------------------------------------------------------------------------------
   {
@@ -47,6 +48,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.pool.instanceTypes = ['m6i.xlarge', 'm6g.xlarge']),
     path: 'spec.pool.instanceTypes[1]',
     message: /^m6g\.xlarge is arm64, m6i\.xlarge is x86_64: one machine image boots one architecture/,
+    rule: 'one-architecture',
   },
   // --- labels and taints as the kubelet takes them -----------------------------------------------------------------
   {
@@ -106,6 +108,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.nodePortRange = { from: 1, to: 65535 }),
     path: 'spec.nodePortRange.from',
     message: /^1 is below 1024: the NodePort range holds only Kubernetes Service ports/,
+    rule: 'node-port-range-unprivileged',
   },
   {
     what: 'nodePortRange over the kubelet',
@@ -113,6 +116,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.nodePortRange = { from: 10000, to: 32767 }),
     path: 'spec.nodePortRange',
     message: /^10000-32767 holds 10248, the port of the kubelet health endpoint on the nodes/,
+    rule: 'node-port-range-no-service',
   },
   // --- the NTH tag -----------------------------------------------------------------------------------------------------
   {

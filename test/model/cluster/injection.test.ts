@@ -81,6 +81,7 @@ describe("a template's own string values", () => {
           file: 'clusters/staging-us1.yaml',
           path: 'spec.cloudConfig.template',
           message: expect.stringMatching(message),
+          rule: 'template-declaration',
         },
       ]);
     },
@@ -88,7 +89,12 @@ describe("a template's own string values", () => {
 
   test.each([
     ['a shell command after a newline', 'ok\nrm -rf /', 'nodeGroup', /has a control character/],
-    ['a list item with a quote', ['a', 'b"; evil'], 'extraArgs', /^item 1: "b\\"; evil" does not match \[a-z=-\]\+$/],
+    [
+      'a list item with a quote',
+      ['a', 'b"; evil'],
+      'extraArgs',
+      /^item 1: "b\\"; evil" does not match \[a-z=-\]\+ \(rule template-value\)$/,
+    ],
     ['a map key with a newline', { 'A\nB': 'x' }, 'extraEnv', /has a control character/],
   ])('%s is refused even where the pattern is loose', (_what, value, name, message) => {
     // GIVEN loose patterns (a newline matches [^;]*)
@@ -103,6 +109,7 @@ describe("a template's own string values", () => {
         file: 'clusters/staging-us1.yaml',
         path: `spec.cloudConfig.values.${name}`,
         message: expect.stringMatching(message),
+        rule: 'template-value',
       },
     ]);
   });

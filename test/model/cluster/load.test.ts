@@ -231,7 +231,7 @@ describe('files (loadClusterFile, loadClusters, loadValidClusters)', () => {
       '3 problems in the cluster objects; nothing was synthesized or deployed:',
       '  clusters/a-broken.yaml: YAML syntax error at line 2, column 1: Map keys must be unique',
       '  clusters/prod-eu1.yaml: spec.listeners[0].port: 70000 is not a port (1-65535)',
-      '  clusters/prod-eu1.yaml: spec.pool.minSize: 31 is greater than maxSize 30',
+      '  clusters/prod-eu1.yaml: spec.pool.minSize: 31 is greater than maxSize 30 (rule pool-size-order)',
       '  fix: correct the fields named above, then run `worker-stacks validate` again',
     ]);
   });

@@ -20,6 +20,7 @@ const rows: BadRow[] = [
     path: 'spec.listeners[0].nodePort',
     message:
       /^22 is the port of SSH on the nodes; a listener never points at a node service, not even with hostPort: true$/,
+    rule: 'no-node-service-port',
   },
   {
     what: 'nodePort 10250 with hostPort',
@@ -27,6 +28,7 @@ const rows: BadRow[] = [
     mutate: (r) => Object.assign(r.spec.listeners[0], { nodePort: 10250, hostPort: true }),
     path: 'spec.listeners[0].nodePort',
     message: /^10250 is the port of the kubelet API on the nodes/,
+    rule: 'no-node-service-port',
   },
   {
     what: 'nodePort 2380 (etcd range) with hostPort',
@@ -34,6 +36,7 @@ const rows: BadRow[] = [
     mutate: (r) => Object.assign(r.spec.listeners[0], { nodePort: 2380, hostPort: true }),
     path: 'spec.listeners[0].nodePort',
     message: /^2380 is the port of etcd on the nodes/,
+    rule: 'no-node-service-port',
   },
   {
     what: 'nodePort 8080 outside the NodePort range',
@@ -41,6 +44,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.listeners[1].nodePort = 8080),
     path: 'spec.listeners[1].nodePort',
     message: /^8080 is outside spec\.nodePortRange \(30000-32767\); .*hostPort: true/,
+    rule: 'node-port-in-range',
   },
   {
     what: 'nodePort outside a custom range',
@@ -49,6 +53,7 @@ const rows: BadRow[] = [
     path: 'spec.listeners[0].nodePort',
     message: /^30443 is outside spec\.nodePortRange \(31000-31999\)/,
     alsoAt: ['spec.listeners[1].nodePort', 'spec.listeners[0].healthCheck.port', 'spec.listeners[1].healthCheck.port'],
+    rule: 'node-port-in-range',
   },
   {
     what: 'health-check port 10256 (kube-proxy)',
@@ -56,6 +61,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.listeners[0].healthCheck.port = 10256),
     path: 'spec.listeners[0].healthCheck.port',
     message: /^10256 is the port of kube-proxy health on the nodes; a health check never points at a node service/,
+    rule: 'no-node-service-port',
   },
   {
     what: 'health-check port outside the range',
@@ -63,6 +69,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.listeners[0].healthCheck.port = 8081),
     path: 'spec.listeners[0].healthCheck.port',
     message: /^8081 is outside spec\.nodePortRange/,
+    rule: 'node-port-in-range',
   },
   {
     what: 'nodePortRange reversed',
@@ -70,6 +77,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.nodePortRange = { from: 32767, to: 30000 }),
     path: 'spec.nodePortRange.from',
     message: /^32767 is greater than to \(30000\)$/,
+    rule: 'node-port-range-order',
   },
   {
     what: 'UDP listener without a health check',
@@ -78,6 +86,7 @@ const rows: BadRow[] = [
     path: 'spec.listeners[2].healthCheck',
     message:
       /^a UDP listener needs an explicit health check with a port .*a TCP probe of a UDP node port never passes$/,
+    rule: 'udp-health-check',
   },
   {
     what: 'UDP listener with a health check but no port',
@@ -85,6 +94,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.listeners[2].healthCheck = { protocol: 'HTTP', path: '/healthz' }),
     path: 'spec.listeners[2].healthCheck.port',
     message: /^a UDP listener needs an explicit health check with a port/,
+    rule: 'udp-health-check',
   },
   {
     what: 'sslPolicy on a TCP listener',
@@ -92,6 +102,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.listeners[0].sslPolicy = 'ELBSecurityPolicy-TLS13-1-2-2021-06'),
     path: 'spec.listeners[0].sslPolicy',
     message: /^only TLS listeners take an sslPolicy \(protocol is TCP\)$/,
+    rule: 'tls-fields',
   },
   {
     what: 'duplicate load-balancer subnet',
@@ -99,6 +110,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.loadBalancer.subnetIds = ['subnet-0a1b2c3d4e5f60001', 'subnet-0a1b2c3d4e5f60001']),
     path: 'spec.loadBalancer.subnetIds[1]',
     message: /^duplicates spec\.loadBalancer\.subnetIds\[0\]/,
+    rule: 'subnets-unique',
   },
 ];
 

@@ -28,19 +28,21 @@ const ROWS: Row[] = [
   {
     what: 'minSize above maxSize',
     mutate: (o) => (o.spec.pools[1].minSize = 40),
-    problems: { 'spec.pools[1].minSize': /^40 is greater than maxSize 30$/ },
+    problems: { 'spec.pools[1].minSize': /^40 is greater than maxSize 30 \(rule pool-size-order\)$/ },
   },
   {
     what: 'desiredCapacity outside min..max',
     mutate: (o) => (o.spec.pools[0].desiredCapacity = 5),
-    problems: { 'spec.pools[0].desiredCapacity': /^5 is outside minSize\.\.maxSize \(2\.\.4\)$/ },
+    problems: {
+      'spec.pools[0].desiredCapacity': /^5 is outside minSize\.\.maxSize \(2\.\.4\) \(rule pool-size-order\)$/,
+    },
   },
   {
     what: 'minInstancesInService not below maxSize',
     mutate: (o) => (o.spec.pools[1].rollingUpdate.minInstancesInService = 30),
     problems: {
       'spec.pools[1].rollingUpdate.minInstancesInService':
-        /^30 must be less than maxSize 30, or no instance could ever be replaced$/,
+        /^30 must be less than maxSize 30, or no instance could ever be replaced \(rule min-in-service-below-max\)$/,
     },
   },
   {
@@ -53,13 +55,16 @@ const ROWS: Row[] = [
     mutate: (o) => o.spec.pools[1].instanceTypes.push('m6a.xlarge'),
     problems: {
       'spec.pools[1].instanceTypes[3]':
-        /^duplicates spec\.pools\[1\]\.instanceTypes\[1\] \(instance types must be unique\)$/,
+        /^duplicates spec\.pools\[1\]\.instanceTypes\[1\] \(instance types must be unique\) \(rule instance-types-unique\)$/,
     },
   },
   {
     what: '41 instance types',
     mutate: (o) => (o.spec.pools[1].instanceTypes = Array.from({ length: 41 }, (_, i) => `x${i + 1}.large`)),
-    problems: { 'spec.pools[1].instanceTypes': /^41 instance types exceed the AWS limit of 40 per group$/ },
+    problems: {
+      'spec.pools[1].instanceTypes':
+        /^41 instance types exceed the AWS limit of 40 per group \(rule instance-types-limit\)$/,
+    },
   },
   {
     what: 'an arm64 type among x86_64 ones',
@@ -74,7 +79,7 @@ const ROWS: Row[] = [
     mutate: (o) => (o.spec.pools[1].rollingUpdate.instanceRefresh = {}),
     problems: {
       'spec.pools[1].rollingUpdate.instanceRefresh':
-        /^applies only with strategy: instanceRefresh \(set spec\.pools\[1\]\.rollingUpdate\.strategy: instanceRefresh, or remove the block\)$/,
+        /^applies only with strategy: instanceRefresh \(set spec\.pools\[1\]\.rollingUpdate\.strategy: instanceRefresh, or remove the block\) \(rule rollout-strategy-fields\)$/,
     },
   },
   {
@@ -84,7 +89,8 @@ const ROWS: Row[] = [
       o.spec.pools[0].rollingUpdate = { strategy: 'instanceRefresh', waitOnResourceSignals: false };
     },
     problems: {
-      'spec.pools[0].rollingUpdate.strategy': /remove spec\.pools\[0\]\.legacyLaunchConfiguration\)$/,
+      'spec.pools[0].rollingUpdate.strategy':
+        /remove spec\.pools\[0\]\.legacyLaunchConfiguration\) \(rule instance-refresh-launch-template\)$/,
     },
   },
   {
@@ -110,7 +116,10 @@ const ROWS: Row[] = [
   {
     what: 'a pool name twice',
     mutate: (o) => (o.spec.pools[2].name = 'spot'),
-    problems: { 'spec.pools[2].name': /^duplicates spec\.pools\[1\]\.name \(pool names must be unique\)$/ },
+    problems: {
+      'spec.pools[2].name':
+        /^duplicates spec\.pools\[1\]\.name \(pool names must be unique\) \(rule pool-names-unique\)$/,
+    },
   },
   {
     what: 'a pool name that is no DNS label',
@@ -129,7 +138,7 @@ const ROWS: Row[] = [
     mutate: (o) => (o.spec.pools[2].instanceTypes = ['m7i.xlarge']),
     problems: {
       'spec.pools[2].instanceTypes[0]':
-        /^m7i\.xlarge is x86_64, not the pool's architecture arm64 \(its machine image's\): give instance types that run arm64$/,
+        /^m7i\.xlarge is x86_64, not the pool's architecture arm64 \(its machine image's\): give instance types that run arm64 \(rule pool-architecture\)$/,
     },
   },
   {
@@ -153,7 +162,7 @@ const ROWS: Row[] = [
     mutate: (o) => (o.spec.pools[1].capacity.onDemandBaseCapacity = 31),
     problems: {
       'spec.pools[1].capacity.onDemandBaseCapacity':
-        /^31 is above maxSize 30: the on-demand base is part of the group, at most its maximum size$/,
+        /^31 is above maxSize 30: the on-demand base is part of the group, at most its maximum size \(rule on-demand-base-within-max\)$/,
     },
   },
   {
@@ -168,14 +177,15 @@ const ROWS: Row[] = [
     mutate: (o) => (o.spec.pools[2].subnetIds[1] = 'subnet-0a1b2c3d4e5f69999'),
     problems: {
       'spec.pools[2].subnetIds[1]':
-        /^subnet-0a1b2c3d4e5f69999 is not one of spec\.network\.subnetIds \(a pool's subnets are a subset of the cluster's\)$/,
+        /^subnet-0a1b2c3d4e5f69999 is not one of spec\.network\.subnetIds \(a pool's subnets are a subset of the cluster's\) \(rule pool-subnets-of-cluster\)$/,
     },
   },
   {
     what: 'a subnet twice',
     mutate: (o) => (o.spec.pools[2].subnetIds[1] = o.spec.pools[2].subnetIds[0]),
     problems: {
-      'spec.pools[2].subnetIds[1]': /^duplicates spec\.pools\[2\]\.subnetIds\[0\] \(subnets must be unique\)$/,
+      'spec.pools[2].subnetIds[1]':
+        /^duplicates spec\.pools\[2\]\.subnetIds\[0\] \(subnets must be unique\) \(rule subnets-unique\)$/,
     },
   },
   {
@@ -214,14 +224,15 @@ const ROWS: Row[] = [
     mutate: (o) => o.spec.pools[0].taints.push(taint('CriticalAddonsOnly', 'NoSchedule')),
     problems: {
       'spec.pools[0].taints[1]':
-        /^duplicates spec\.pools\[0\]\.taints\[0\] \(taints \(same key and effect; the kubelet refuses them\) must be unique\)$/,
+        /^duplicates spec\.pools\[0\]\.taints\[0\] \(taints \(same key and effect; the kubelet refuses them\) must be unique\) \(rule taints-unique\)$/,
     },
   },
   {
     what: "a pool's taint that the cluster already has",
     mutate: (o) => (o.spec.cloudConfig.values.nodeTaints = [taint('CriticalAddonsOnly', 'NoSchedule')]),
     problems: {
-      'spec.pools[0].taints[0]': /^duplicates spec\.cloudConfig\.values\.nodeTaints\[0\] \(taints .* must be unique\)$/,
+      'spec.pools[0].taints[0]':
+        /^duplicates spec\.cloudConfig\.values\.nodeTaints\[0\] \(taints .* must be unique\) \(rule taints-unique\)$/,
     },
   },
 
@@ -231,7 +242,7 @@ const ROWS: Row[] = [
     mutate: (o) => (o.spec.pools[2].cloudConfig.template = 'bottlerocket'),
     problems: {
       'spec.pools[2].cloudConfig.template':
-        /^unknown template "bottlerocket" \(known: al2023-worker, eks-al2023, eks-bottlerocket, flatcar-worker\)$/,
+        /^unknown template "bottlerocket" \(known: al2023-worker, eks-al2023, eks-bottlerocket, flatcar-worker\) \(rule template-known\)$/,
     },
   },
   {
@@ -266,7 +277,7 @@ const ROWS: Row[] = [
     mutate: (o) => (o.spec.pools[2].cloudConfig.values.nodeLabels = { 'example.com/a': 'b' }),
     problems: {
       'spec.pools[2].cloudConfig.values.nodeLabels':
-        /^a pool's labels are spec\.pools\[2\]\.labels \(added to spec\.cloudConfig\.values\.nodeLabels\); move them there$/,
+        /^a pool's labels are spec\.pools\[2\]\.labels \(added to spec\.cloudConfig\.values\.nodeLabels\); move them there \(rule pool-values-own-fields\)$/,
     },
   },
 
@@ -275,7 +286,7 @@ const ROWS: Row[] = [
     mutate: (o) => (o.spec.pools[2].cloudConfig.values.apiEndpoint = 'https://api.other.example.com'),
     problems: {
       'spec.pools[2].cloudConfig.values.apiEndpoint':
-        /^is the cluster's alone \(every pool joins the same API server the same way\): set it in spec\.cloudConfig\.values; a pool may set kubernetesVersion, maxPods, nodeReadyTimeoutSeconds and its template's own values$/,
+        /^is the cluster's alone \(every pool joins the same API server the same way\): set it in spec\.cloudConfig\.values; a pool may set kubernetesVersion, maxPods, nodeReadyTimeoutSeconds and its template's own values \(rule cluster-only-values\)$/,
     },
   },
   {
@@ -290,7 +301,7 @@ const ROWS: Row[] = [
     mutate: (o) => (o.spec.listeners[1].pools = ['spot', 'gpu']),
     problems: {
       'spec.listeners[1].pools[1]':
-        /^"gpu" is not a pool of this cluster \(a name of spec\.pools, or default with spec\.pool\)$/,
+        /^"gpu" is not a pool of this cluster \(a name of spec\.pools, or default with spec\.pool\) \(rule pool-names-known\)$/,
     },
   },
   {
@@ -298,7 +309,7 @@ const ROWS: Row[] = [
     mutate: (o) => (o.spec.listeners[0].pools = ['spot', 'spot']),
     problems: {
       'spec.listeners[0].pools[1]':
-        /^duplicates spec\.listeners\[0\]\.pools\[0\] \(pools of a listener must be unique\)$/,
+        /^duplicates spec\.listeners\[0\]\.pools\[0\] \(pools of a listener must be unique\) \(rule pool-names-once\)$/,
     },
   },
   {
@@ -325,7 +336,7 @@ const ROWS: Row[] = [
     mutate: (o) => (o.spec.securityGroupRules[0].pools = ['arm', 'gpu']),
     problems: {
       'spec.securityGroupRules[0].pools[1]':
-        /^"gpu" is not a pool of this cluster \(a name of spec\.pools, or default with spec\.pool\)$/,
+        /^"gpu" is not a pool of this cluster \(a name of spec\.pools, or default with spec\.pool\) \(rule pool-names-known\)$/,
     },
   },
   {
@@ -333,7 +344,7 @@ const ROWS: Row[] = [
     mutate: (o) => (o.spec.securityGroupRules[0].pools = ['spot', 'spot']),
     problems: {
       'spec.securityGroupRules[0].pools[1]':
-        /^duplicates spec\.securityGroupRules\[0\]\.pools\[0\] \(pools of a rule must be unique\)$/,
+        /^duplicates spec\.securityGroupRules\[0\]\.pools\[0\] \(pools of a rule must be unique\) \(rule pool-names-once\)$/,
     },
   },
   {
@@ -362,7 +373,7 @@ const ROWS: Row[] = [
   {
     what: 'neither spec.pool nor spec.pools',
     mutate: (o) => delete o.spec.pools,
-    problems: { 'spec.pool': /^give spec\.pool \(one pool\) or spec\.pools \(named pools\)$/ },
+    problems: { 'spec.pool': /^give spec\.pool \(one pool\) or spec\.pools \(named pools\) \(rule pool-or-pools\)$/ },
   },
 ];
 

@@ -27,6 +27,7 @@ const rows: BadRow[] = [
     path: 'spec.pool.rollingUpdate.pauseTime',
     message:
       /^PT5M is shorter than the node ready timeout \(spec\.cloudConfig\.values\.nodeReadyTimeoutSeconds: 540 s\) plus 60 s of boot: .* set pauseTime to at least PT10M or lower the timeout$/,
+    rule: 'pause-time-covers-boot',
   },
   {
     what: 'node timeout raised past the pause time',
@@ -34,6 +35,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 900),
     path: 'spec.pool.rollingUpdate.pauseTime',
     message: /^PT10M is shorter than the node ready timeout \(.*: 900 s\) .* at least PT16M/,
+    rule: 'pause-time-covers-boot',
   },
   {
     what: 'node timeout below a minute',
@@ -64,6 +66,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.pool.rollingUpdate.instanceRefresh = {}),
     path: 'spec.pool.rollingUpdate.instanceRefresh',
     message: /^applies only with strategy: instanceRefresh/,
+    rule: 'rollout-strategy-fields',
   },
   {
     what: 'maxBatchSize with instanceRefresh',
@@ -71,6 +74,7 @@ const rows: BadRow[] = [
     mutate: (r) => (toRefresh(r), (r.spec.pool.rollingUpdate.maxBatchSize = 2)),
     path: 'spec.pool.rollingUpdate.maxBatchSize',
     message: /^applies only with strategy: rolling/,
+    rule: 'rollout-strategy-fields',
   },
   {
     what: 'waitOnResourceSignals with instanceRefresh',
@@ -78,6 +82,7 @@ const rows: BadRow[] = [
     mutate: (r) => (toRefresh(r), (r.spec.pool.rollingUpdate.waitOnResourceSignals = true)),
     path: 'spec.pool.rollingUpdate.waitOnResourceSignals',
     message: /^an instance refresh does not wait on resource signals/,
+    rule: 'rollout-strategy-fields',
   },
   {
     what: 'instanceRefresh with a launch configuration',
@@ -85,6 +90,7 @@ const rows: BadRow[] = [
     mutate: (r) => toRefresh(r),
     path: 'spec.pool.rollingUpdate.strategy',
     message: /^instanceRefresh needs a launch template/,
+    rule: 'instance-refresh-launch-template',
   },
   {
     what: 'healthy range over 100',
@@ -92,6 +98,7 @@ const rows: BadRow[] = [
     mutate: (r) => toRefresh(r, { minHealthyPercentage: 50, maxHealthyPercentage: 200 }),
     path: 'spec.pool.rollingUpdate.instanceRefresh.maxHealthyPercentage',
     message: /^200 is more than 100 above minHealthyPercentage 50/,
+    rule: 'healthy-percentage',
   },
   {
     what: '100 / 100: nothing could be replaced',
@@ -99,6 +106,7 @@ const rows: BadRow[] = [
     mutate: (r) => toRefresh(r, { maxHealthyPercentage: 100 }),
     path: 'spec.pool.rollingUpdate.instanceRefresh.maxHealthyPercentage',
     message: /^with minHealthyPercentage 100, maxHealthyPercentage must be above 100/,
+    rule: 'healthy-percentage',
   },
   {
     what: 'maxHealthyPercentage below 100',
@@ -113,6 +121,7 @@ const rows: BadRow[] = [
     mutate: (r) => toRefresh(r, { checkpoints: [50, 20, 100] }),
     path: 'spec.pool.rollingUpdate.instanceRefresh.checkpoints[1]',
     message: /^20 does not follow 50: checkpoints are unique and ascending$/,
+    rule: 'refresh-checkpoints',
   },
   {
     what: 'last checkpoint not 100',
@@ -120,6 +129,7 @@ const rows: BadRow[] = [
     mutate: (r) => toRefresh(r, { checkpoints: [20, 50] }),
     path: 'spec.pool.rollingUpdate.instanceRefresh.checkpoints[1]',
     message: /^50: the last checkpoint must be 100/,
+    rule: 'refresh-checkpoints',
   },
   {
     what: 'checkpoint delay without checkpoints',
@@ -127,6 +137,7 @@ const rows: BadRow[] = [
     mutate: (r) => toRefresh(r, { checkpointDelaySeconds: 600 }),
     path: 'spec.pool.rollingUpdate.instanceRefresh.checkpointDelaySeconds',
     message: /^applies only with checkpoints/,
+    rule: 'refresh-checkpoints',
   },
   {
     what: 'bake time over two days',
@@ -141,6 +152,7 @@ const rows: BadRow[] = [
     mutate: (r) => toRefresh(r, { alarms: Array.from({ length: 11 }, (_, i) => `a${i}`) }),
     path: 'spec.pool.rollingUpdate.instanceRefresh.alarms',
     message: /^11 alarms exceed the AWS limit of 10 per instance refresh$/,
+    rule: 'refresh-alarms',
   },
   {
     what: 'duplicate refresh alarm',
@@ -148,6 +160,7 @@ const rows: BadRow[] = [
     mutate: (r) => toRefresh(r, { alarms: ['a', 'a'] }),
     path: 'spec.pool.rollingUpdate.instanceRefresh.alarms[1]',
     message: /^duplicates spec\.pool\.rollingUpdate\.instanceRefresh\.alarms\[0\]/,
+    rule: 'refresh-alarms',
   },
 
   // --- drain ---------------------------------------------------------------------
@@ -180,6 +193,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.rollout = { rollbackAlarms: [ALARM.replace('eu-west-1', 'us-east-1')] }),
     path: 'spec.rollout.rollbackAlarms[0]',
     message: /^alarm is in region us-east-1, not the cluster's eu-west-1/,
+    rule: 'reference-in-cluster',
   },
   {
     what: 'rollback alarm in another account',
@@ -187,6 +201,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.rollout = { rollbackAlarms: [ALARM.replace('111111111111', '999999999999')] }),
     path: 'spec.rollout.rollbackAlarms[0]',
     message: /^alarm is in account 999999999999, not the cluster's 111111111111$/,
+    rule: 'reference-in-cluster',
   },
   {
     what: 'six rollback alarms',
@@ -194,6 +209,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.rollout = { rollbackAlarms: Array.from({ length: 6 }, (_, i) => `${ALARM}-${i}`) }),
     path: 'spec.rollout.rollbackAlarms',
     message: /^6 alarms exceed CloudFormation's limit of 5 rollback triggers per stack$/,
+    rule: 'rollback-alarms',
   },
   {
     what: 'duplicate rollback alarm',
@@ -201,6 +217,7 @@ const rows: BadRow[] = [
     mutate: (r) => (r.spec.rollout = { rollbackAlarms: [ALARM, ALARM] }),
     path: 'spec.rollout.rollbackAlarms[1]',
     message: /^duplicates spec\.rollout\.rollbackAlarms\[0\]/,
+    rule: 'rollback-alarms',
   },
   {
     what: 'monitoring time over 180 minutes',

@@ -52,7 +52,7 @@ function problems(mutate: (o: Json) => void) {
 }
 
 const notOwn = (at: string, name: string) =>
-  `${at}: the secret "${name}" is not one of this cluster's: its name must start with worker-stacks/prod-eu1/ (the nodes of cluster prod-eu1 may read only those; create the secret under that name)`;
+  `${at}: the secret "${name}" is not one of this cluster's: its name must start with worker-stacks/prod-eu1/ (the nodes of cluster prod-eu1 may read only those; create the secret under that name) (rule secret-scope)`;
 
 test.each([
   {
@@ -74,7 +74,7 @@ test.each([
     what: "a pool's secret in another account",
     mutate: (o: Json) => (o.spec.pools[0].cloudConfig = { values: { registrySecretArn: OTHER_ACCOUNT } }),
     expected: [
-      'spec.pools[0].cloudConfig.values.registrySecretArn: the secret is in account 999999999999, the cluster in 111111111111 (use the secret of account 111111111111)',
+      'spec.pools[0].cloudConfig.values.registrySecretArn: the secret is in account 999999999999, the cluster in 111111111111 (use the secret of account 111111111111) (rule reference-in-cluster)',
     ],
   },
   {
@@ -82,7 +82,7 @@ test.each([
     mutate: (o: Json) =>
       (o.spec.cloudConfig.values.registrySecretArn = 'arn:aws:secretsmanager:eu-west-1::secret:team-db/x'),
     expected: [
-      'spec.cloudConfig.values.registrySecretArn: "arn:aws:secretsmanager:eu-west-1::secret:team-db/x" is not a Secrets Manager secret ARN (arn:<partition>:secretsmanager:<region>:<account>:secret:<name>); name the secret by its full ARN',
+      'spec.cloudConfig.values.registrySecretArn: "arn:aws:secretsmanager:eu-west-1::secret:team-db/x" is not a Secrets Manager secret ARN (arn:<partition>:secretsmanager:<region>:<account>:secret:<name>); name the secret by its full ARN (rule secret-arn)',
     ],
   },
 ])('$what is refused at its field', ({ mutate, expected }) => {

@@ -45,8 +45,11 @@ describe.each([
         file: `clusters/${name}.yaml`,
         path: `spec.cloudConfig.values.${value}`,
         message: expect.stringMatching(
-          new RegExp(`^required field is missing \\(template ${template} needs it: .+\\)$`),
+          new RegExp(
+            `^required field is missing \\(template ${template} needs it: .+\\) \\(rule template-value-required\\)$`,
+          ),
         ),
+        rule: 'template-value-required',
       },
     ]);
   });

@@ -63,9 +63,9 @@ test('a declared value set in the object renders', () => {
 });
 
 test.each([
-  ['a quoted number', '7', /^"7" is a string, expected a whole number \(remove the quotes\)$/],
-  ['out of its range', 11, /^11 is outside 0-10$/],
-  ['a list', [1], /^is a list, expected a whole number$/],
+  ['a quoted number', '7', /^"7" is a string, expected a whole number \(remove the quotes\) \(rule template-value\)$/],
+  ['out of its range', 11, /^11 is outside 0-10 \(rule template-value\)$/],
+  ['a list', [1], /^is a list, expected a whole number \(rule template-value\)$/],
 ])('a declared value that breaks its declaration is refused: %s', (_what, value, message) => {
   const r = check((raw) => (raw.spec.cloudConfig.values.kubeletLogLevel = value));
   expect(r.problems).toEqual([
@@ -73,6 +73,7 @@ test.each([
       file: 'clusters/staging-us1.yaml',
       path: 'spec.cloudConfig.values.kubeletLogLevel',
       message: expect.stringMatching(message),
+      rule: 'template-value',
     },
   ]);
 });
@@ -84,7 +85,8 @@ test('a value the chosen template does not declare is refused, naming what the t
       file: 'clusters/staging-us1.yaml',
       path: 'spec.cloudConfig.values.kubeletLogLvl',
       message:
-        'unknown value: template al2023-worker does not declare it (it also takes kubeletSha256, kubeletLogLevel; see docs/reference.md)',
+        'unknown value: template al2023-worker does not declare it (it also takes kubeletSha256, kubeletLogLevel; see docs/reference.md) (rule template-value-known)',
+      rule: 'template-value-known',
     },
   ]);
 });
@@ -94,7 +96,7 @@ test("another template's value is unknown to a template that does not declare it
   raw.spec.cloudConfig.values.kubeletLogLevel = 7;
   const r = validateCluster(raw, { file: 'clusters/prod-eu1.yaml', templates: TEMPLATES });
   expect(r.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
-    'spec.cloudConfig.values.kubeletLogLevel: unknown value: template flatcar-worker does not declare it (it also takes kubeletSha256, awsCliImage; see docs/reference.md)',
+    'spec.cloudConfig.values.kubeletLogLevel: unknown value: template flatcar-worker does not declare it (it also takes kubeletSha256, awsCliImage; see docs/reference.md) (rule template-value-known)',
   ]);
 });
 
@@ -112,7 +114,7 @@ test('a required declared value that is missing is refused', () => {
   );
   const r = check(() => undefined);
   expect(r.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
-    'spec.cloudConfig.values.nodeGroup: required field is missing (template al2023-worker needs it: the node group)',
+    'spec.cloudConfig.values.nodeGroup: required field is missing (template al2023-worker needs it: the node group) (rule template-value-required)',
   ]);
 });
 
@@ -134,8 +136,9 @@ test('a bad declaration is refused on the template field, naming the declaration
       file: 'clusters/staging-us1.yaml',
       path: 'spec.cloudConfig.template',
       message: expect.stringMatching(
-        /^template al2023-worker has a bad value declaration: \S+\/al2023-worker\/values\.yaml: values\.12: a value is either required or has a default, not both$/,
+        /^template al2023-worker has a bad value declaration: \S+\/al2023-worker\/values\.yaml: values\.12: a value is either required or has a default, not both \(rule template-declaration\)$/,
       ),
+      rule: 'template-declaration',
     },
   ]);
 });
@@ -159,7 +162,10 @@ test('keyPattern is refused on a value that is not a map', () => {
     {
       file: 'clusters/staging-us1.yaml',
       path: 'spec.cloudConfig.template',
-      message: expect.stringMatching(/values\.yaml: values\.12\.keyPattern: keyPattern is for a map value only$/),
+      message: expect.stringMatching(
+        /values\.yaml: values\.12\.keyPattern: keyPattern is for a map value only \(rule template-declaration\)$/,
+      ),
+      rule: 'template-declaration',
     },
   ]);
 });
@@ -183,7 +189,10 @@ test('multiline is refused on a value that is not a string: newlines are let int
     {
       file: 'clusters/staging-us1.yaml',
       path: 'spec.cloudConfig.template',
-      message: expect.stringMatching(/values\.yaml: values\.12\.multiline: multiline is for a string value only$/),
+      message: expect.stringMatching(
+        /values\.yaml: values\.12\.multiline: multiline is for a string value only \(rule template-declaration\)$/,
+      ),
+      rule: 'template-declaration',
     },
   ]);
 });
@@ -207,21 +216,29 @@ test('nested is refused on a value that is not a map: only a map written through
     {
       file: 'clusters/staging-us1.yaml',
       path: 'spec.cloudConfig.template',
-      message: expect.stringMatching(/values\.yaml: values\.12\.nested: nested is for a map value only$/),
+      message: expect.stringMatching(
+        /values\.yaml: values\.12\.nested: nested is for a map value only \(rule template-declaration\)$/,
+      ),
+      rule: 'template-declaration',
     },
   ]);
 });
 
 test.each<[string, Json, string]>([
-  ['a list', { amd64: ['a'] }, '"amd64": is a list, expected a string, number or boolean'],
-  ['a map', { amd64: { a: 'b' } }, '"amd64": is a map, expected a string, number or boolean'],
+  ['a list', { amd64: ['a'] }, '"amd64": is a list, expected a string, number or boolean (rule template-value)'],
+  ['a map', { amd64: { a: 'b' } }, '"amd64": is a map, expected a string, number or boolean (rule template-value)'],
 ])('a map that does not say nested refuses %s as a value', (_what, value, message) => {
   // GIVEN al2023-worker's kubeletSha256, a map without nested
   // WHEN one of its values is itself a list or a map
   const r = check((raw) => (raw.spec.cloudConfig.values.kubeletSha256 = value));
   // THEN
   expect(r.problems).toEqual([
-    { file: 'clusters/staging-us1.yaml', path: 'spec.cloudConfig.values.kubeletSha256', message },
+    {
+      file: 'clusters/staging-us1.yaml',
+      path: 'spec.cloudConfig.values.kubeletSha256',
+      message,
+      rule: 'template-value',
+    },
   ]);
 });
 
@@ -234,7 +251,8 @@ test('a map with keyPattern checks its keys against keyPattern and its values ag
     {
       file: 'clusters/staging-us1.yaml',
       path: 'spec.cloudConfig.values.kubeletSha256',
-      message: `"${'a'.repeat(64)}": "${'a'.repeat(64)}" does not match amd64|arm64`,
+      message: `"${'a'.repeat(64)}": "${'a'.repeat(64)}" does not match amd64|arm64 (rule template-value)`,
+      rule: 'template-value',
     },
   ]);
 });

@@ -145,24 +145,29 @@ test('kubectl get wc shows Ready, Reason, the checksum prefixes and the stack st
  * a rule over a whole list: the file store names that item as the field and says the rest.
  */
 const BAD: Array<[string, (o: Raw) => void, string, string, string?]> = [
-  ['min above max', (o) => (o.spec.pool.minSize = 40), 'spec.pool.minSize', '40 is greater than maxSize 30'],
+  [
+    'min above max',
+    (o) => (o.spec.pool.minSize = 40),
+    'spec.pool.minSize',
+    '40 is greater than maxSize 30 (rule pool-size-order)',
+  ],
   [
     'desired outside min..max',
     (o) => (o.spec.pool.desiredCapacity = 50),
     'spec.pool.desiredCapacity',
-    '50 is outside minSize..maxSize (3..30)',
+    '50 is outside minSize..maxSize (3..30) (rule pool-size-order)',
   ],
   [
     'min in service not below max',
     (o) => (o.spec.pool.rollingUpdate.minInstancesInService = 30),
     'spec.pool.rollingUpdate.minInstancesInService',
-    '30 must be less than maxSize 30, or no instance could ever be replaced',
+    '30 must be less than maxSize 30, or no instance could ever be replaced (rule min-in-service-below-max)',
   ],
   [
     'launch configuration with mixed types',
     (o) => (o.spec.pool.legacyLaunchConfiguration = true),
     'spec.pool.instanceTypes',
-    'a launch configuration takes exactly one instance type (mixed instances need a launch template)',
+    'a launch configuration takes exactly one instance type (mixed instances need a launch template) (rule launch-configuration-one-type)',
   ],
   [
     'a pool with both an AMI id and an image channel',
@@ -180,73 +185,73 @@ const BAD: Array<[string, (o: Raw) => void, string, string, string?]> = [
     'instance type twice',
     (o) => o.spec.pool.instanceTypes.push('m6i.xlarge'),
     'spec.pool.instanceTypes',
-    'spec.pool.instanceTypes[3] duplicates spec.pool.instanceTypes[0] (instance types must be unique)',
+    'spec.pool.instanceTypes[3] duplicates spec.pool.instanceTypes[0] (instance types must be unique) (rule instance-types-unique)',
   ],
   [
     'fewer subnets than zones',
     (o) => o.spec.network.subnetIds.pop(),
     'spec.network.subnetIds',
-    '2 subnets for 3 availability zones (give one subnet per zone, in the same order)',
+    '2 subnets for 3 availability zones (give one subnet per zone, in the same order) (rule subnet-per-zone)',
   ],
   [
     'zone of another region',
     (o) => (o.spec.network.availabilityZones[1] = 'us-east-1b'),
     'spec.network.availabilityZones',
-    'spec.network.availabilityZones[1] us-east-1b is not in region eu-west-1',
+    'spec.network.availabilityZones[1] us-east-1b is not in region eu-west-1 (rule zone-in-region)',
   ],
   [
     'subnet twice',
     (o) => (o.spec.network.subnetIds[2] = o.spec.network.subnetIds[0]),
     'spec.network.subnetIds',
-    'spec.network.subnetIds[2] duplicates spec.network.subnetIds[0] (subnets must be unique)',
+    'spec.network.subnetIds[2] duplicates spec.network.subnetIds[0] (subnets must be unique) (rule subnets-unique)',
   ],
   [
     'port and a range',
     (o) => (o.spec.securityGroupRules[0].fromPort = 1),
     'spec.securityGroupRules[0]',
-    'give either port or fromPort+toPort, not both',
+    'give either port or fromPort+toPort, not both (rule sg-rule-ports)',
   ],
   [
     'tcp rule without a port',
     (o) => delete o.spec.securityGroupRules[0].port,
     'spec.securityGroupRules[0].port',
-    'required field is missing (tcp rules need a port or a fromPort+toPort range)',
+    'required field is missing (tcp rules need a port or a fromPort+toPort range) (rule sg-rule-ports)',
   ],
   [
     'half a range',
     (o) => delete o.spec.securityGroupRules[2].toPort,
     'spec.securityGroupRules[2]',
-    'a port range needs both fromPort and toPort',
+    'a port range needs both fromPort and toPort (rule sg-rule-ports)',
   ],
   [
     'reversed range',
     (o) => Object.assign(o.spec.securityGroupRules[2], { fromPort: 32767, toPort: 30000 }),
     'spec.securityGroupRules[2].fromPort',
-    'port range is reversed: fromPort 32767 is greater than toPort 30000',
+    'port range is reversed: fromPort 32767 is greater than toPort 30000 (rule port-range-order)',
   ],
   [
     'icmp with a port',
     (o) => (o.spec.securityGroupRules[0].protocol = 'icmp'),
     'spec.securityGroupRules[0]',
-    'icmp rules take no port (remove port/fromPort/toPort)',
+    'icmp rules take no port (remove port/fromPort/toPort) (rule sg-rule-ports)',
   ],
   [
     'icmpv6 from an IPv4 cidr',
     (o) => Object.assign(o.spec.securityGroupRules[2], { protocol: 'icmpv6', fromPort: undefined, toPort: undefined }),
     'spec.securityGroupRules[2].protocol',
-    'icmpv6 with an IPv4 source cidr never matches (use icmp, or cidrIpv6)',
+    'icmpv6 with an IPv4 source cidr never matches (use icmp, or cidrIpv6) (rule icmpv6-source)',
   ],
   [
     'two sources',
     (o) => (o.spec.securityGroupRules[0].source.self = true),
     'spec.securityGroupRules[0].source',
-    'give exactly one of cidr, cidrIpv6, securityGroupId, prefixListId, self, loadBalancer (found securityGroupId, self)',
+    'give exactly one of cidr, cidrIpv6, securityGroupId, prefixListId, self, loadBalancer (found securityGroupId, self) (rule sg-rule-one-source)',
   ],
   [
     'no source',
     (o) => (o.spec.securityGroupRules[0].source = {}),
     'spec.securityGroupRules[0].source',
-    'give exactly one of cidr, cidrIpv6, securityGroupId, prefixListId, self, loadBalancer (found none)',
+    'give exactly one of cidr, cidrIpv6, securityGroupId, prefixListId, self, loadBalancer (found none) (rule sg-rule-one-source)',
   ],
   [
     'load balancer source without listeners',
@@ -255,26 +260,26 @@ const BAD: Array<[string, (o: Raw) => void, string, string, string?]> = [
       o.spec.securityGroupRules[0].source = { loadBalancer: true };
     },
     'spec.securityGroupRules',
-    'spec.securityGroupRules[0].source.loadBalancer the cluster has no listeners, so no load balancer',
+    'spec.securityGroupRules[0].source.loadBalancer the cluster has no listeners, so no load balancer (rule load-balancer-source)',
   ],
   [
     'rule twice (port 22 and 22-22 are one rule)',
     (o) =>
       o.spec.securityGroupRules.push({ ...o.spec.securityGroupRules[3], port: undefined, fromPort: 22, toPort: 22 }),
     'spec.securityGroupRules',
-    'spec.securityGroupRules[4] duplicates spec.securityGroupRules[3] (rules (same protocol, ports and source) must be unique)',
+    'spec.securityGroupRules[4] duplicates spec.securityGroupRules[3] (rules (same protocol, ports and source) must be unique) (rule sg-rules-unique)',
   ],
   [
     'listeners without a load balancer',
     (o) => delete o.spec.loadBalancer,
     'spec.loadBalancer',
-    'required field is missing (listeners need a load balancer with allowedCidrs)',
+    'required field is missing (listeners need a load balancer with allowedCidrs) (rule listeners-need-load-balancer)',
   ],
   [
     'TLS without a certificate',
     (o) => (o.spec.listeners[0].protocol = 'TLS'),
     'spec.listeners[0].certificateArn',
-    'required field is missing (TLS listeners need an ACM certificate)',
+    'required field is missing (TLS listeners need an ACM certificate) (rule tls-fields)',
   ],
   [
     'a certificate on TCP',
@@ -282,55 +287,55 @@ const BAD: Array<[string, (o: Raw) => void, string, string, string?]> = [
       (o.spec.listeners[0].certificateArn =
         'arn:aws:acm:eu-west-1:111111111111:certificate/0f0e0d0c-0b0a-0908-0706-050403020100'),
     'spec.listeners[0].certificateArn',
-    'only TLS listeners take a certificate (protocol is TCP)',
+    'only TLS listeners take a certificate (protocol is TCP) (rule tls-fields)',
   ],
   [
     'an sslPolicy on TCP',
     (o) => (o.spec.listeners[0].sslPolicy = 'ELBSecurityPolicy-TLS13-1-2-2021-06'),
     'spec.listeners[0].sslPolicy',
-    'only TLS listeners take an sslPolicy (protocol is TCP)',
+    'only TLS listeners take an sslPolicy (protocol is TCP) (rule tls-fields)',
   ],
   [
     'a path on a TCP health check',
     (o) => (o.spec.listeners[0].healthCheck.protocol = 'TCP'),
     'spec.listeners[0].healthCheck.path',
-    'a TCP health check takes no path (use protocol HTTP or HTTPS)',
+    'a TCP health check takes no path (use protocol HTTP or HTTPS) (rule tcp-health-check-path)',
   ],
   [
     'listener name twice',
     (o) => (o.spec.listeners[1].name = o.spec.listeners[0].name),
     'spec.listeners',
-    'spec.listeners[1].name duplicates spec.listeners[0].name (listener names must be unique)',
+    'spec.listeners[1].name duplicates spec.listeners[0].name (listener names must be unique) (rule listeners-unique)',
   ],
   [
     'listener port twice',
     (o) => (o.spec.listeners[1].port = o.spec.listeners[0].port),
     'spec.listeners',
-    'spec.listeners[1].port duplicates spec.listeners[0].port (listener ports must be unique)',
+    'spec.listeners[1].port duplicates spec.listeners[0].port (listener ports must be unique) (rule listeners-unique)',
   ],
   [
     'node port range reversed',
     (o) => (o.spec.nodePortRange = { from: 32767, to: 30000 }),
     'spec.nodePortRange.from',
-    '32767 is greater than to (30000)',
+    '32767 is greater than to (30000) (rule node-port-range-order)',
   ],
   [
     'node port of SSH',
     (o) => (o.spec.listeners[0].nodePort = 22),
     'spec.listeners[0].nodePort',
-    '22 is the port of SSH on the nodes; a listener never points at a node service, not even with hostPort: true',
+    '22 is the port of SSH on the nodes; a listener never points at a node service, not even with hostPort: true (rule no-node-service-port)',
   ],
   [
     'health check on the kubelet API',
     (o) => (o.spec.listeners[0].healthCheck.port = 10250),
     'spec.listeners[0].healthCheck.port',
-    '10250 is the port of the kubelet API on the nodes; a health check never points at a node service, not even with hostPort: true',
+    '10250 is the port of the kubelet API on the nodes; a health check never points at a node service, not even with hostPort: true (rule no-node-service-port)',
   ],
   [
     'node port outside the range',
     (o) => (o.spec.listeners[1].nodePort = 8080),
     'spec.listeners',
-    'spec.listeners[1].nodePort 8080 is outside spec.nodePortRange (30000-32767); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it',
+    'spec.listeners[1].nodePort 8080 is outside spec.nodePortRange (30000-32767); use a NodePort of a Service, or set hostPort: true on the listener if a hostNetwork pod listens on it (rule node-port-in-range)',
   ],
   [
     'UDP without a health-check port',
@@ -339,19 +344,19 @@ const BAD: Array<[string, (o: Raw) => void, string, string, string?]> = [
       delete o.spec.listeners[0].healthCheck;
     },
     'spec.listeners[0].healthCheck',
-    'a UDP listener needs an explicit health check with a port (healthCheck: {protocol: TCP, HTTP or HTTPS, port: <a TCP port the same pods answer>}); a TCP probe of a UDP node port never passes',
+    'a UDP listener needs an explicit health check with a port (healthCheck: {protocol: TCP, HTTP or HTTPS, port: <a TCP port the same pods answer>}); a TCP probe of a UDP node port never passes (rule udp-health-check)',
   ],
   [
     'listeners × clients over the quota',
     (o) => (o.spec.loadBalancer.allowedCidrs = Array.from({ length: 31 }, (_, i) => `10.${i}.0.0/16`)),
     'spec.loadBalancer.allowedCidrs',
-    '2 listeners × 31 CIDRs = 62 rules, over the AWS limit of 60 per security group',
+    '2 listeners × 31 CIDRs = 62 rules, over the AWS limit of 60 per security group (rule client-rules-limit)',
   ],
   [
     'load balancer subnet twice',
     (o) => (o.spec.loadBalancer.subnetIds = ['subnet-0a1b2c3d4e5f60001', 'subnet-0a1b2c3d4e5f60001']),
     'spec.loadBalancer.subnetIds',
-    'spec.loadBalancer.subnetIds[1] duplicates spec.loadBalancer.subnetIds[0] (a load balancer takes each subnet once, one per zone)',
+    'spec.loadBalancer.subnetIds[1] duplicates spec.loadBalancer.subnetIds[0] (a load balancer takes each subnet once, one per zone) (rule subnets-unique)',
   ],
   [
     'secret of another region',
@@ -359,7 +364,7 @@ const BAD: Array<[string, (o: Raw) => void, string, string, string?]> = [
       (o.spec.cloudConfig.values.bootstrapTokenSecretArn =
         'arn:aws:secretsmanager:us-east-1:111111111111:secret:x-AbCdEf'),
     'spec.cloudConfig.values.bootstrapTokenSecretArn',
-    'the secret is in region us-east-1, the cluster in eu-west-1 (use the secret of eu-west-1)',
+    'the secret is in region us-east-1, the cluster in eu-west-1 (use the secret of eu-west-1) (rule reference-in-cluster)',
   ],
   [
     'secret of another account',
@@ -367,7 +372,7 @@ const BAD: Array<[string, (o: Raw) => void, string, string, string?]> = [
       (o.spec.cloudConfig.values.bootstrapTokenSecretArn =
         'arn:aws:secretsmanager:eu-west-1:222222222222:secret:x-AbCdEf'),
     'spec.cloudConfig.values.bootstrapTokenSecretArn',
-    'the secret is in account 222222222222, the cluster in 111111111111 (use the secret of account 111111111111)',
+    'the secret is in account 222222222222, the cluster in 111111111111 (use the secret of account 111111111111) (rule reference-in-cluster)',
   ],
   // edge-ap1: 33 rules + 25 node-port rules (12 TCP and 1 TLS node ports, 6 UDP node ports and their 6 TCP health-check ports) = 58.
   [
@@ -382,7 +387,7 @@ const BAD: Array<[string, (o: Raw) => void, string, string, string?]> = [
         })),
       ),
     'spec.securityGroupRules',
-    '36 rules + 25 listener node-port rules = 61, over the AWS limit of 60 inbound rules per security group (use port ranges or prefix lists)',
+    '36 rules + 25 listener node-port rules = 61, over the AWS limit of 60 inbound rules per security group (use port ranges or prefix lists) (rule sg-rules-limit)',
     'edge-ap1',
   ],
   [
@@ -393,13 +398,13 @@ const BAD: Array<[string, (o: Raw) => void, string, string, string?]> = [
         { key: 'a', value: '2', effect: 'NoSchedule' },
       ]),
     'spec.cloudConfig.values.nodeTaints',
-    'spec.cloudConfig.values.nodeTaints[1] duplicates spec.cloudConfig.values.nodeTaints[0] (taints (same key and effect; the kubelet refuses them) must be unique)',
+    'spec.cloudConfig.values.nodeTaints[1] duplicates spec.cloudConfig.values.nodeTaints[0] (taints (same key and effect; the kubelet refuses them) must be unique) (rule taints-unique)',
   ],
   [
     '46 tags',
     (o) => (o.spec.tags = Object.fromEntries(Array.from({ length: 46 }, (_, i) => [`k${i}`, 'v']))),
     'spec.tags',
-    '46 tags, at most 45 allowed (AWS takes 50 per resource, and worker-stacks adds its own)',
+    '46 tags, at most 45 allowed (AWS takes 50 per resource, and worker-stacks adds its own) (rule tags-limit)',
   ],
   // Field rules (rules.ts), stated in the CRD from the same definitions.
   [
@@ -437,13 +442,13 @@ const BAD: Array<[string, (o: Raw) => void, string, string, string?]> = [
     'a Flatcar object without kubernetesVersion',
     (o) => delete o.spec.cloudConfig.values.kubernetesVersion,
     'spec.cloudConfig.values.kubernetesVersion',
-    'required field is missing (template flatcar-worker needs it: Version of the kubelet the node installs at boot.)',
+    'required field is missing (template flatcar-worker needs it: Version of the kubelet the node installs at boot.) (rule template-value-required)',
   ],
   [
     'an AL2023 object without bootstrapTokenSecretArn',
     (o) => delete o.spec.cloudConfig.values.bootstrapTokenSecretArn,
     'spec.cloudConfig.values.bootstrapTokenSecretArn',
-    'required field is missing (template al2023-worker needs it: Secret the boot script fetches the bootstrap token from with the node role.)',
+    'required field is missing (template al2023-worker needs it: Secret the boot script fetches the bootstrap token from with the node role.) (rule template-value-required)',
     'staging-us1',
   ],
 ];
