@@ -42,7 +42,10 @@ export class ChannelInvariants {
   /** The newest release each stack has carried live, and since when. */
   private readonly reached = new Map<string, { readonly release: number; readonly at: number }>();
   /** Halts recorded (and not resumed since): by release, when, and the cluster whose roll failed. */
-  private readonly halts = new Map<number, { readonly at: string; readonly cluster?: string }>();
+  private readonly halts = new Map<
+    number,
+    { readonly at: string; readonly cluster?: string; readonly version: number }
+  >();
   /** Every update of a stack to a release: which cluster's. */
   private readonly starts = new Map<number, { readonly stack: string; readonly cluster: string }[]>();
   /** Updates to a bad release (they roll back), by release: the clusters whose roll failed since its last resume. */
@@ -90,7 +93,7 @@ export class ChannelInvariants {
       const r = this.w.channel?.releaseOf(Object.values(rel.images)[0]?.imageId);
       if (r === undefined || this.halts.get(r)?.at === rel.halted.at) continue;
       const cluster = /the roll of (\S+) to it failed/.exec(rel.halted.reason)?.[1];
-      this.halts.set(r, { at: rel.halted.at, cluster });
+      this.halts.set(r, { at: rel.halted.at, cluster, version: this.w.channel?.version ?? 0 });
       this.judged.halts++;
       const wave = cluster === undefined ? undefined : this.judge.waveOf(cluster);
       if (wave === undefined) continue;
@@ -115,7 +118,9 @@ export class ChannelInvariants {
   private halted(stack: string, cluster: string, r: number): void {
     const h = this.halts.get(r);
     this.judge.count();
-    if (h)
+    // An execute issued before the halt was written, that waited for its turn meanwhile, was decided without it.
+    const issued = this.w.channel?.issuedAt.get(stack);
+    if (h && !(issued !== undefined && issued < h.version))
       this.judge.report(
         `[channel-halts] ${cluster}: ${stack} starts release ${r} (${channelRelease(r)}), halted at ${h.at} by ${h.cluster ?? 'a failed roll'}`,
       );

@@ -540,4 +540,23 @@ describe('schedules the simulator found with the roll key (issue 33 item 6)', ()
       [CMD.fault('executeChangeSet', 'throttle', 1), CMD.converge(), CMD.publish(), CMD.staleReads(1, 1)],
     );
   });
+
+  test('an image roll rolled back, recorded by a new leader: its failure left Ready saying ChangeSetExecuting (an image roll keeps the config checksum; words; `npm run sim -- --channel --seed 7`)', async () => {
+    // GIVEN clusters on a channel  WHEN a release's roll rolls back and the leader changes before it is recorded
+    // THEN the failure's write says why in Ready too, never a stale "executing"
+    await replay(
+      { clusters: 3, concurrency: 1, maxUpdateAttempts: 2, rollout: false, shards: 'one', pools: false, channel: true },
+      [
+        1, 2, 3, 5, 4, 6, 8, 9, 7, 11, 10, 13, 12, 15, 16, 14, 18, 19, 20, 21, 17, 22, 23, 24, 26, 27, 28, 25, 29, 30,
+        33, 32, 31, 34, 35, 37, 38, 36, 39, 41, 40, 42, 43, 44, 46, 45, 48, 49, 50, 47, 51, 52, 53, 54, 55, 56, 57, 58,
+        59, 60, 62, 63, 61, 64, 65, 66, 67, 68, 69, 70, 71, 72, 74, 75, 73, 76, 78, 79, 77, 80, 81, 82, 83, 84, 85, 86,
+        87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 111, 112,
+        113, 114, 115, 110, 116, 117, 119, 120, 121, 122, 123, 124, 125, 118, 127, 126, 128, 130, 129, 132, 131, 134,
+        133, 135, 136, 137, 138, 139, 140, 141, 143, 142, 145, 146, 147, 148, 149, 150, 151, 152, 144, 153, 154, 155,
+        156, 157, 158, 159, 160, 161, 162, 163, 164, 167, 165, 168, 170, 169, 172, 166, 171, 174, 173, 176, 175, 177,
+        178, 179, 180, 181, 183, 182, 184, 185,
+      ],
+      [CMD.converge(), CMD.rollbackPool(1), CMD.publish(), CMD.rollback(0), CMD.leaderChange(), CMD.rollback(1)],
+    );
+  });
 });

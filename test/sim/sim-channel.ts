@@ -41,6 +41,13 @@ export class SimChannel {
   /** Called after each status write, by the writing process (the invariants read the halts in it). */
   public onWrite?: (status: ChannelStatus, pid: number | undefined) => void;
   private resolverMemo?: { version: number; resolve: ImageResolver };
+  /** The status version when each stack's last execute was issued (before it waited for its turn). */
+  public readonly issuedAt = new Map<string, number>();
+
+  /** An execute on `stack` is issued now: a halt written after this and before the call lands did not exist for it. */
+  public issued(stack: string): void {
+    this.issuedAt.set(stack, this.version);
+  }
 
   /** A new release: its image in EC2 (owned by amazon, x86_64) and the parameter moved to it. */
   public publish(bad = false): number {

@@ -47,6 +47,8 @@ export interface SimEnv {
    * and status store, its store calls through the process's gate. @default none
    */
   readonly channels?: (id: number, gate: (label: string) => Promise<void>) => ChannelPins;
+  /** A CloudFormation call issued (before it waits for the scheduler): the channel invariants read executes. @default none */
+  readonly onIssue?: (method: string, args: readonly unknown[]) => void;
 }
 
 export const POLL_MS = 5000;
@@ -103,7 +105,10 @@ export class SimProcess {
       () => raw,
       (call) => this.check(call),
     )('us-east-1');
-    const clients: RegionClients = { cfn: scheduled(fenced.cfn, gate), publisher: scheduled(fenced.publisher, gate) };
+    const clients: RegionClients = {
+      cfn: scheduled(fenced.cfn, gate, env.onIssue),
+      publisher: scheduled(fenced.publisher, gate),
+    };
     // The code this process runs: a release deployed since the first changes its synthesis, fingerprint and version.
     const release = env.release?.() ?? 0;
     this.release = release;
@@ -292,12 +297,17 @@ export class SimProcess {
 }
 
 /** Every method of `target` first waits for the gate (the scheduler decides when the call happens). */
-function scheduled<T extends object>(target: T, gate: (label: string) => Promise<void>): T {
+function scheduled<T extends object>(
+  target: T,
+  gate: (label: string) => Promise<void>,
+  issued?: (method: string, args: readonly unknown[]) => void,
+): T {
   return new Proxy(target, {
     get(t, prop) {
       const value = Reflect.get(t, prop) as unknown;
       if (typeof value !== 'function') return value;
       return async (...args: unknown[]) => {
+        issued?.(String(prop), args);
         await gate(String(prop));
         return (value as (...a: unknown[]) => Promise<unknown>).apply(t, args);
       };

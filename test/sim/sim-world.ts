@@ -147,6 +147,7 @@ export class SimWorld {
       release: () => this.release,
       poolGateOff: opts.gatesOff?.includes('pools') ?? false,
       channels: channel && ((id, gate) => channel.pinsFor(id, gate, this.aws.clock.now)),
+      onIssue: channel && ((method, args) => method === 'executeChangeSet' && channel.issued(String(args[0]))),
     };
     this.policy = opts.rollout ? POLICY : undefined;
     this.invariants = new Invariants(this);

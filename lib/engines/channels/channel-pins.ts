@@ -1,3 +1,4 @@
+import { ChannelStatus } from '../../model/channel/channel-status';
 import { ClusterRecord } from '../../model/ports/cluster-store';
 import { ImageSource } from '../../model/ports/image-source';
 import {
@@ -68,6 +69,7 @@ export class ChannelPins {
     const halted: string[] = [];
     const problems: string[] = loaded.problems.map((p) => `${p.file}: ${p.path}: ${p.message}`);
     let reads = 0;
+    const writes: { readonly name: string; readonly status: ChannelStatus }[] = [];
     const now = this.props.now().toISOString();
     for (const c of loaded.channels) {
       const used = [...(regions.get(c.name) ?? [])];
@@ -88,10 +90,14 @@ export class ChannelPins {
         h.halted.length ||
         JSON.stringify(r.status.problems) !== JSON.stringify(c.status.problems)
       )
-        await this.props.store.writeStatus(c.name, h.status);
+        writes.push({ name: c.name, status: h.status });
       channels.push({ ...c, status: h.status });
     }
+    // The new pins first, then the writes: a reconcile of this process that executes while a halt is being written
+    // already pins the release before it (the simulator found one starting a release its own process had just halted).
+    // A write that fails leaves the halt in force here only; the next refresh derives it again from the objects.
     this.current = imageResolver(channels);
+    for (const w of writes) await this.props.store.writeStatus(w.name, w.status);
     const warnings = deprecationWarnings(this.current, records, this.props.now().getTime());
     for (const w of warnings) this.props.log?.warn({ warning: w }, 'pinned image deprecates soon');
     for (const x of recorded) this.props.log?.info({ release: x }, 'image channel release recorded');

@@ -183,18 +183,20 @@ export const changeSet: Task<Observed & RollKeyed & Synthesized, ChangeSetReady>
   },
 };
 
+/** A reconcile whose image channel pins a pass refreshed meanwhile (a release recorded or halted) looks again at once. */
+const PINS_MOVED = {
+  result: 'waiting',
+  requeueAfterMs: 0,
+  message:
+    "the image channels' pins changed during this reconcile (a release recorded or halted): looking again with them",
+} as const;
+
 /** 13. Execute, after saying so in the status; then requeue: the stack is watched, not waited on. */
 export const execute: Task<Observed & RollKeyed & Synthesized & ChangeSetReady> = {
   name: TASK.execute,
   async run(ctx, o) {
     const { config, changeSet: cs } = o;
-    if (ctx.pinsMoved)
-      return {
-        result: 'waiting',
-        requeueAfterMs: 0,
-        message:
-          "the image channels' pins changed during this reconcile (a release recorded or halted): looking again with them",
-      };
+    if (ctx.pinsMoved) return PINS_MOVED;
     const rolls = o.roll.rolls || !o.stack;
     const configRolls = o.live !== config.checksum;
     const why = o.drift ? `${o.drift.message}; re-applying the object. ` : '';
@@ -233,6 +235,9 @@ export const execute: Task<Observed & RollKeyed & Synthesized & ChangeSetReady> 
     // leadership right after it still knows whose operation the stack is running (the record path) and counts it;
     // a stale read fails here, before anything is executed.
     await ctx.recorder.writeBeforeMutation();
+    // …and during that write (a pass's refresh may halt a release meanwhile): left unexecuted, as a crash here would
+    // leave it; the record path finds the change set AVAILABLE, forgets it, and applies with the pins of now.
+    if (ctx.pinsMoved) return PINS_MOVED;
     o.log.info({ changeSet: cs.name }, message);
     if (!cs.executed) await ctx.region.cfn.executeChangeSet(o.synth.stackName, cs.name, cs.token);
     // Our operation: the slot stays held until a look sees the stack settled.

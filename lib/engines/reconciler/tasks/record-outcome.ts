@@ -1,3 +1,4 @@
+import { getCondition } from '../../../model/cluster/status';
 // How a reconcile's result is recorded: a failure (bounded retries, then Stalled) or a success (Ready on what the
 // stack reports live), and the words for a stack that did not complete. Shared by the apply tasks and the workflow's
 // one error path.
@@ -32,7 +33,10 @@ export function recordFailure(
   const liveDiffers =
     f.live === undefined ||
     f.live !== f.config?.checksum ||
-    (f.fingerprint !== undefined && c.inputsFingerprint !== f.fingerprint);
+    (f.fingerprint !== undefined && c.inputsFingerprint !== f.fingerprint) ||
+    // A Ready that still says an operation runs is stale now whatever is live (the simulator found one kept after an
+    // image roll rolled back, by a new leader whose inputs were those last applied).
+    IN_PROGRESS_READY.has(getCondition(ctx.status, 'Ready')?.reason ?? '');
   const patch = {
     ...(f.stack ? liveStatus(ctx, f.stack, f.live) : {}),
     observedGeneration: ctx.generation,
@@ -68,6 +72,9 @@ export function recordFailure(
   f.log.error({ reason, failures }, message);
   return { result: 'failed', message, requeueAfterMs: delay };
 }
+
+/** Ready's reasons while an operation runs: a failure's write never leaves them. */
+const IN_PROGRESS_READY: ReadonlySet<string> = new Set(['ChangeSetExecuting', 'WaitingForStack']);
 
 /** A rolled-back update that keeps failing stops as UpdateFailed; other failures keep their own reason. */
 function stalledReasonFor(reason: Reason): Reason {
