@@ -12,10 +12,21 @@ export function duplicates(
   at: (i: number) => string,
   what: string,
 ): Found[] {
+  return duplicatesBy(rule, items, (raw) => key(obj(raw)), at, what);
+}
+
+/** The same, `key` read of each item as it is (a string, an object that may not be one). */
+export function duplicatesBy(
+  rule: RuleId,
+  items: unknown[],
+  key: (x: unknown) => unknown,
+  at: (i: number) => string,
+  what: string,
+): Found[] {
   const first = new Map<string, number>();
   const out: Found[] = [];
   items.forEach((raw, i) => {
-    const k = key(obj(raw));
+    const k = key(raw);
     if (k === undefined) return;
     const id = JSON.stringify(k);
     const j = first.get(id);

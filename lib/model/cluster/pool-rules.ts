@@ -1,9 +1,10 @@
+import { duplicatesBy } from './duplicates';
 import { architectureOf } from './instance-architecture';
 import { LIMITS } from './limits';
 import { rawPools } from './raw-pools';
 import { CloudConfigValuesSchema, POOL_OWN_VALUES } from './schema';
 import { arr, Found, int, Loose, obj, str } from './loose';
-import { found, RuleId } from './rule-registry';
+import { found } from './rule-registry';
 
 /** The values every template takes that only the cluster sets (schema.ts POOL_OWN_VALUES are the pool's). */
 const CLUSTER_ONLY_VALUES = Object.keys(CloudConfigValuesSchema.shape).filter(
@@ -26,27 +27,6 @@ export const SUBNET_OUTSIDE = "is not one of spec.network.subnetIds (a pool's su
 export const UNKNOWN_POOL = 'is not a pool of this cluster (a name of spec.pools, or default with spec.pool)';
 export const TAKES_NO_POOL =
   'takes no pool: every pool has a NoSchedule or NoExecute taint of its own (name the pools its target group takes in its pools)';
-
-/** Items whose `key` repeats an earlier one: `<at(i)>` duplicates `<at(j)>` (`what` must be unique). */
-function duplicates(
-  rule: RuleId,
-  items: unknown[],
-  key: (x: unknown) => unknown,
-  at: (i: number) => string,
-  what: string,
-): Found[] {
-  const first = new Map<string, number>();
-  const out: Found[] = [];
-  items.forEach((raw, i) => {
-    const k = key(raw);
-    if (k === undefined) return;
-    const id = JSON.stringify(k);
-    const j = first.get(id);
-    if (j === undefined) first.set(id, i);
-    else out.push(found(rule, at(i), `duplicates ${at(j)} (${what} must be unique)`));
-  });
-  return out;
-}
 
 const taintKey = (t: unknown) => {
   const x = obj(t);
@@ -116,7 +96,7 @@ function onePool(pool: Loose, at: string): Found[] {
         'a launch configuration takes exactly one instance type (mixed instances need a launch template)',
       ),
     );
-  out.push(...duplicates('instance-types-unique', types, str, (i) => `${at}.instanceTypes[${i}]`, 'instance types'));
+  out.push(...duplicatesBy('instance-types-unique', types, str, (i) => `${at}.instanceTypes[${i}]`, 'instance types'));
   // One AMI serves every type of the group: an arm64 image does not boot on x86_64 and the other way round.
   const archs = types.map((t) => (typeof t === 'string' ? architectureOf(t) : undefined));
   const first = archs.findIndex((a) => a !== undefined);
@@ -176,7 +156,7 @@ function namedPoolProblems(spec: Loose, templates: ReadonlySet<string>): Found[]
       ),
     );
   out.push(
-    ...duplicates(
+    ...duplicatesBy(
       'pool-names-unique',
       pools,
       (p) => str(obj(p).name),
@@ -193,9 +173,9 @@ function namedPoolProblems(spec: Loose, templates: ReadonlySet<string>): Found[]
       if (typeof s === 'string' && Array.isArray(obj(spec.network).subnetIds) && !clusterSubnets.has(s))
         out.push(found('pool-subnets-of-cluster', `${at}.subnetIds[${j}]`, `${s} ${SUBNET_OUTSIDE}`));
     });
-    out.push(...duplicates('subnets-unique', subnets, str, (j) => `${at}.subnetIds[${j}]`, 'subnets'));
+    out.push(...duplicatesBy('subnets-unique', subnets, str, (j) => `${at}.subnetIds[${j}]`, 'subnets'));
     const taints = arr(pool.taints);
-    out.push(...duplicates('taints-unique', taints, taintKey, (j) => `${at}.taints[${j}]`, TAINTS_UNIQUE));
+    out.push(...duplicatesBy('taints-unique', taints, taintKey, (j) => `${at}.taints[${j}]`, TAINTS_UNIQUE));
     // The node registers the cluster's taints and the pool's: one key and effect in both is a taint twice.
     const clusterKeys = clusterTaints.map((t) => JSON.stringify(taintKey(t)));
     taints.forEach((t, j) => {
@@ -280,6 +260,6 @@ function namedPools(raw: unknown, at: string, names: ReadonlySet<unknown>, known
     if (typeof n === 'string' && known && !names.has(n))
       out.push(found('pool-names-known', `${at}.pools[${j}]`, `${JSON.stringify(n)} ${UNKNOWN_POOL}`));
   });
-  out.push(...duplicates('pool-names-once', named, str, (j) => `${at}.pools[${j}]`, what));
+  out.push(...duplicatesBy('pool-names-once', named, str, (j) => `${at}.pools[${j}]`, what));
   return out;
 }

@@ -111,39 +111,7 @@ export const POOL_RULES: readonly PlacedValidation[] = [
   ),
 
   // What applies to spec.pool, on each pool (cel-rules.ts has spec.pool's).
-  named(
-    'pool-size-order',
-    v(
-      'spec.pools[]',
-      'self.minSize <= self.maxSize',
-      { expr: fmt('%d is greater than maxSize %d', 'self.minSize', 'self.maxSize') },
-      '.minSize',
-    ),
-  ),
-  named(
-    'pool-size-order',
-    v(
-      'spec.pools[]',
-      '!has(self.desiredCapacity) || (self.desiredCapacity >= self.minSize && self.desiredCapacity <= self.maxSize)',
-      { expr: fmt('%d is outside minSize..maxSize (%d..%d)', 'self.desiredCapacity', 'self.minSize', 'self.maxSize') },
-      '.desiredCapacity',
-    ),
-  ),
-  named(
-    'min-in-service-below-max',
-    v(
-      'spec.pools[]',
-      '!has(self.rollingUpdate) || !has(self.rollingUpdate.minInstancesInService) || self.rollingUpdate.minInstancesInService < self.maxSize',
-      {
-        expr: fmt(
-          '%d must be less than maxSize %d, or no instance could ever be replaced',
-          'self.rollingUpdate.minInstancesInService',
-          'self.maxSize',
-        ),
-      },
-      '.rollingUpdate.minInstancesInService',
-    ),
-  ),
+  ...poolSizeRules('spec.pools[]'),
   ...['spec.pool', 'spec.pools[]']
     .map((at) => v(at, 'has(self.machineImage) != has(self.imageChannel)', { text: IMAGE_SOURCE }, '.machineImage'))
     .map((r) => named('image-source', r)),
@@ -272,3 +240,44 @@ export const POOL_RULES: readonly PlacedValidation[] = [
     ),
   ),
 ];
+
+/** A pool's sizes, on spec.pool and on each of spec.pools (one text for both: the rules are the same). */
+export function poolSizeRules(at: 'spec.pool' | 'spec.pools[]'): PlacedValidation[] {
+  return [
+    named(
+      'pool-size-order',
+      v(
+        at,
+        'self.minSize <= self.maxSize',
+        { expr: fmt('%d is greater than maxSize %d', 'self.minSize', 'self.maxSize') },
+        '.minSize',
+      ),
+    ),
+    named(
+      'pool-size-order',
+      v(
+        at,
+        '!has(self.desiredCapacity) || (self.desiredCapacity >= self.minSize && self.desiredCapacity <= self.maxSize)',
+        {
+          expr: fmt('%d is outside minSize..maxSize (%d..%d)', 'self.desiredCapacity', 'self.minSize', 'self.maxSize'),
+        },
+        '.desiredCapacity',
+      ),
+    ),
+    named(
+      'min-in-service-below-max',
+      v(
+        at,
+        '!has(self.rollingUpdate) || !has(self.rollingUpdate.minInstancesInService) || self.rollingUpdate.minInstancesInService < self.maxSize',
+        {
+          expr: fmt(
+            '%d must be less than maxSize %d, or no instance could ever be replaced',
+            'self.rollingUpdate.minInstancesInService',
+            'self.maxSize',
+          ),
+        },
+        '.rollingUpdate.minInstancesInService',
+      ),
+    ),
+  ];
+}

@@ -2,7 +2,7 @@ import { fmt, quoted } from '../../model/cluster/openapi';
 import { LIMITS } from '../../model/cluster/limits';
 import { archRule } from './cel-arch-rules';
 import { indexed, named, PlacedValidation, unique, v } from './cel-build';
-import { POOL_RULES } from './cel-pool-rules';
+import { POOL_RULES, poolSizeRules } from './cel-pool-rules';
 import { templateRequiredRules } from './cel-template-rules';
 import { LISTENER_CEL_RULES } from './cel-listener-rules';
 import { NETWORK_CEL_RULES } from './cel-network-rules';
@@ -146,39 +146,7 @@ export const CROSS_FIELD_RULES: readonly PlacedValidation[] = [
   ),
 
   // cross-field.ts poolProblems
-  named(
-    'pool-size-order',
-    v(
-      'spec.pool',
-      'self.minSize <= self.maxSize',
-      { expr: fmt('%d is greater than maxSize %d', 'self.minSize', 'self.maxSize') },
-      '.minSize',
-    ),
-  ),
-  named(
-    'pool-size-order',
-    v(
-      'spec.pool',
-      '!has(self.desiredCapacity) || (self.desiredCapacity >= self.minSize && self.desiredCapacity <= self.maxSize)',
-      { expr: fmt('%d is outside minSize..maxSize (%d..%d)', 'self.desiredCapacity', 'self.minSize', 'self.maxSize') },
-      '.desiredCapacity',
-    ),
-  ),
-  named(
-    'min-in-service-below-max',
-    v(
-      'spec.pool',
-      '!has(self.rollingUpdate) || !has(self.rollingUpdate.minInstancesInService) || self.rollingUpdate.minInstancesInService < self.maxSize',
-      {
-        expr: fmt(
-          '%d must be less than maxSize %d, or no instance could ever be replaced',
-          'self.rollingUpdate.minInstancesInService',
-          'self.maxSize',
-        ),
-      },
-      '.rollingUpdate.minInstancesInService',
-    ),
-  ),
+  ...poolSizeRules('spec.pool'),
   named(
     'launch-configuration-one-type',
     v(
