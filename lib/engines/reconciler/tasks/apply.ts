@@ -196,7 +196,7 @@ export const execute: Task<Observed & RollKeyed & Synthesized & ChangeSetReady> 
   name: TASK.execute,
   async run(ctx, o) {
     const { config, changeSet: cs } = o;
-    if (ctx.pinsMoved) return PINS_MOVED;
+    if (ctx.pinsMoved()) return PINS_MOVED;
     const rolls = o.roll.rolls || !o.stack;
     const configRolls = o.live !== config.checksum;
     const why = o.drift ? `${o.drift.message}; re-applying the object. ` : '';
@@ -237,7 +237,7 @@ export const execute: Task<Observed & RollKeyed & Synthesized & ChangeSetReady> 
     await ctx.recorder.writeBeforeMutation();
     // …and during that write (a pass's refresh may halt a release meanwhile): left unexecuted, as a crash here would
     // leave it; the record path finds the change set AVAILABLE, forgets it, and applies with the pins of now.
-    if (ctx.pinsMoved) return PINS_MOVED;
+    if (ctx.pinsMoved()) return PINS_MOVED;
     o.log.info({ changeSet: cs.name }, message);
     if (!cs.executed) await ctx.region.cfn.executeChangeSet(o.synth.stackName, cs.name, cs.token);
     // Our operation: the slot stays held until a look sees the stack settled.

@@ -197,7 +197,7 @@ export class ReconcileContext {
    * a channel: a release recorded or halted meanwhile. The execute task looks again rather than start a release the
    * refresh halted (the simulator found one more cluster taking a halted release so).
    */
-  public get pinsMoved(): boolean {
+  public pinsMoved(): boolean {
     if (!this.imagesRead || !this.deps.images) return false;
     const now = this.deps.images();
     return (
