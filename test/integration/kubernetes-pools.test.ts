@@ -131,7 +131,7 @@ test('a listener naming a pool that does not exist: refused by the API server at
   expect(kOk(['apply', '--dry-run=server', '-n', NS, '-f', good])).toContain('created (server dry run)');
   // AND the same object whose listener names also a pool `gpu` it does not have
   const file = written(withListener('kube-pools-bad', ['spot', 'gpu']), 'listener-bad');
-  const message = `"gpu" ${UNKNOWN_POOL}`;
+  const message = `"gpu" ${UNKNOWN_POOL} (rule pool-names-known)`;
 
   // WHEN validate reads it, and kubectl applies it
   const validated = await cli(['validate', '--clusters', path.dirname(file)]);

@@ -2,7 +2,8 @@ import { getCondition } from '../../../model/cluster/status';
 // How a reconcile's result is recorded: a failure (bounded retries, then Stalled) or a success (Ready on what the
 // stack reports live), and the words for a stack that did not complete. Shared by the apply tasks and the workflow's
 // one error path.
-import { StackEvent } from '../../../model/ports/cloudformation-port';
+import { StackEvent, StackSummary } from '../../../model/ports/cloudformation-port';
+import { stackVersion } from './roll-key';
 import { backoffDelay } from '../workflow/backoff';
 import { CONDITIONS, Reason } from '../workflow/conditions';
 import { configDigests } from '../workflow/config-changes';
@@ -99,6 +100,19 @@ export function lastOperation(events: readonly StackEvent[], stackName: string |
 }
 
 /**
+ * The roll keys as read, once our change set completed: the stack now holds the template whose key was read as desired,
+ * so that key is the live one (what `rollout status` and the channel census read as the image a cluster runs), for
+ * this version of the stack. Without it, a stack whose version does not move (no lastUpdated) kept the key read
+ * before the roll (found on moto: a cluster rolled back to a held release was said to run the release it had left).
+ */
+function liveRollKeys(ctx: ReconcileContext, current: boolean, stack: StackSummary) {
+  const keys = ctx.recorder.controller.rollKeys;
+  const applied = ctx.recorder.controller.executing?.rollKey;
+  if (!current || !keys?.desired || applied === undefined || keys.desired.key !== applied) return {};
+  return { rollKeys: { ...keys, live: keys.desired, stack: stackVersion(stack) } };
+}
+
+/**
  * The roll key the stack carries after our change set completed: the one it applied (status.controller.executing),
  * else (no change set was needed) the one read from the live template by this reconcile. Nothing is pending then.
  */
@@ -170,6 +184,7 @@ export async function recordSuccess(
       failedFingerprint: undefined,
       recoveryAttempts: 0,
       executing: undefined,
+      ...liveRollKeys(ctx, current, stack),
     },
   );
   o.log.info(

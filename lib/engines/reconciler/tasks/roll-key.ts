@@ -38,9 +38,12 @@ export const rollKey: Task<Observed, RollKeyed> = {
       release = byRelease(ctx, o);
     }
     const version = stackVersion(o.stack);
-    // A live key that could not be read is read again: it says nothing about the template the stack holds now.
+    // Read again: a live key that could not be read (it says nothing of the template the stack holds now), and any of a
+    // stack without lastUpdated, whose id@ names its review, its create and what it holds after alike (the simulator
+    // found a key read in review, none, kept for the created stack: a new image judged "no roll" skipped the waves;
+    // moto reports no lastUpdated at all, and a key kept across its rolls said the stack ran an image it had left).
     const live =
-      cached?.stack === version && cached.live && current(cached.live)
+      o.stack.lastUpdated !== undefined && cached?.stack === version && cached.live && current(cached.live)
         ? cached.live
         : rollKeyOfBody(await ctx.region.cfn.getTemplate(o.stack.id));
     const roll = rollOf(desired, live, o, release);
@@ -105,10 +108,7 @@ function byRelease(ctx: ReconcileContext, o: Observed): string | undefined {
 
 /** A stack as of one update: its id and last update time (a new update is a new version to read). */
 export function stackVersion(stack: StackSummary): string {
-  // A stack never updated has no lastUpdated: its status tells its review, its create and its created template apart
-  // (else a live key read while it was in review, none, was taken for the created stack's: the simulator found a new
-  // image judged "no roll" so, and a later wave rolled it past its canary).
-  return `${stack.id}@${stack.lastUpdated ?? stack.status}`;
+  return `${stack.id}@${stack.lastUpdated ?? ''}`;
 }
 
 /** The same synthesis as `cdk synth`, in-process (or on the daemon's synth pool): the change set's template. */
