@@ -1,6 +1,6 @@
 import { channelsNamed, ImageResolver, pinsKey } from '../../model/channel/image-pins';
 import { StackSummary } from '../../model/ports/cloudformation-port';
-import { listTemplates, templatesVersion } from '../../model/cloudconfig/templates';
+import { listTemplates, TemplateSet, templatesVersion } from '../../model/cloudconfig/templates';
 import { derive } from '../../model/cluster/derive';
 import { WorkerCluster } from '../../model/cluster/schema';
 import { ClusterRecord, ClusterStore } from '../../model/ports/cluster-store';
@@ -187,6 +187,16 @@ export class RolloutCoordinator implements RolloutGate {
     return fleetMember(record, spec, desired, stack ?? undefined, this.props.rollKeysOf);
   }
 
+  /**
+   * The templates directory as listed for `version` (templatesVersion): listed once per version, not once per object
+   * rendered (after new pins or a template change, every object of the fleet is rendered again).
+   */
+  private templatesAt(version: string): TemplateSet {
+    if (this.listed?.version !== version) this.listed = { version, templates: listTemplates(this.props.templatesDir) };
+    return this.listed.templates;
+  }
+  private listed?: { readonly version: string; readonly templates: TemplateSet };
+
   /** The object's desired checksum and the spec fields the gate reads, memoized on its bytes and the templates. */
   private derive(record: ClusterRecord, version: string): { desired?: string; spec: MemberSpec } {
     const images = this.props.images?.();
@@ -210,7 +220,7 @@ export class RolloutCoordinator implements RolloutGate {
         : derive(record.raw, {
             file: record.source,
             templatesDir: this.props.templatesDir,
-            templates: listTemplates(this.props.templatesDir),
+            templates: this.templatesAt(version),
             images,
           });
       value = {
