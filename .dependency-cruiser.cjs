@@ -72,7 +72,7 @@ module.exports = {
         pathNot: [
           '^lib/model/cloudconfig/templates\\.ts$',
           '^lib/model/cloudconfig/template-files\\.ts$',
-          '^lib/model/cluster/values/template-values\\.ts$',
+          '^lib/model/cloudconfig/template-declarations\\.ts$',
         ],
       },
       to: { path: '^(node:)?(fs|fs/promises|child_process)$' },
