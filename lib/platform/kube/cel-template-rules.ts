@@ -1,5 +1,6 @@
-import { CORE_VALUES, templateValues } from '../../model/cluster/template-values';
-import { quoted } from '../../model/cluster/openapi';
+import { CORE_VALUES } from '../../model/cluster/values/template-values';
+import { templateValues } from '../../model/cloudconfig/template-declarations';
+import { quoted } from '../../model/cluster/schema/openapi';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../model/cloudconfig/templates';
 import { named, PlacedValidation, v } from './cel-build';
 
