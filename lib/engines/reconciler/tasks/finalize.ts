@@ -25,7 +25,7 @@ const DELETE_ONE_DEPS = ['slots', 'pollMs', 'events'] as const;
 /** What deleteStack reads (the object's deletion): deleteOne's, a dry run, the events. */
 const DELETE_STACK_DEPS = [...DELETE_ONE_DEPS, 'dryRun'] as const;
 /** What removePoolStack reads (not a task: reconcile-cluster.ts calls it for each removed pool). */
-export const REMOVE_POOL_STACK_DEPS = [...DELETE_ONE_DEPS, 'dryRun'] as const;
+const REMOVE_POOL_STACK_DEPS = [...DELETE_ONE_DEPS, 'dryRun'] as const;
 
 /**
  * 0. The object's finalizer, and its deletion (stores that hold deletions: Kubernetes). First in the workflow, before
