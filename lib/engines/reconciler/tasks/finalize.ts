@@ -25,7 +25,7 @@ const DELETE_ONE_DEPS = ['slots', 'pollMs', 'events'] as const;
 /** What deleteStack reads (the object's deletion): deleteOne's, a dry run, the events. */
 const DELETE_STACK_DEPS = [...DELETE_ONE_DEPS, 'dryRun'] as const;
 /** What removePoolStack reads (not a task: reconcile-cluster.ts calls it for each removed pool). */
-const REMOVE_POOL_STACK_DEPS = [...DELETE_ONE_DEPS, 'dryRun'] as const;
+type RemovePoolStackDeps = DepsOf<typeof DELETE_ONE_DEPS> | 'dryRun';
 
 /**
  * 0. The object's finalizer, and its deletion (stores that hold deletions: Kubernetes). First in the workflow, before
@@ -140,7 +140,7 @@ async function deleteStack(
  * deletes nothing.
  */
 export async function removePoolStack(
-  ctx: TaskContext<DepsOf<typeof REMOVE_POOL_STACK_DEPS>>,
+  ctx: TaskContext<RemovePoolStackDeps>,
   s: Start,
   paused: boolean,
   scope: RemovalScope,

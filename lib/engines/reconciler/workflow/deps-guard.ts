@@ -33,7 +33,7 @@ export function guardedContext<D extends DepKey>(
   };
   const guarded = new Proxy(ctx.deps, {
     get: (target, key, receiver) =>
-      typeof key === 'symbol' || allowed.has(key) ? Reflect.get(target, key, receiver) : refuse(key),
+      typeof key === 'symbol' || allowed.has(key) ? (Reflect.get(target, key, receiver) as unknown) : refuse(key),
     has: (target, key) => (typeof key === 'symbol' || allowed.has(key) ? Reflect.has(target, key) : refuse(key)),
   });
   return Object.create(ctx, { deps: { value: guarded, enumerable: true } }) as ReconcileContext;

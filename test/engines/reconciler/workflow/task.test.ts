@@ -25,7 +25,11 @@ const adds = <O extends object>(name: Task<Found>['name'], value: O, seen?: Foun
     return value;
   },
 });
-const ends = (name: Task<Found>['name'], outcome: Outcome): Task<Found> => ({ name, deps: [], run: async () => outcome });
+const ends = (name: Task<Found>['name'], outcome: Outcome): Task<Found> => ({
+  name,
+  deps: [],
+  run: async () => outcome,
+});
 
 test('each task gets a new frozen value: what the tasks before it returned, and never a field assigned', async () => {
   // GIVEN two tasks that each add a value
