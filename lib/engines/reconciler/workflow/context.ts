@@ -106,7 +106,8 @@ export interface Ambient {
 
 /**
  * Everything a reconcile is given, by who provides it (issue 34: the bag was one list of 25 fields). `--once`'s wait
- * deadline and the shutdown signal are the CLI's and the daemon's, not a task's.
+ * deadline and the shutdown signal are the CLI's and the daemon's, not a task's. A task sees only the ones it
+ * declares (task-context.ts).
  */
 export interface ReconcilerDeps extends ReconcilerPorts, ReconcilerPolicy, RuntimeOwned, Ambient {}
 
