@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import { LIMITS } from '../lib/model/cluster/limits';
+import { LIMITS } from '../lib/model/cluster/rules/limits';
 import { validateCluster } from '../lib/model/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
 import { formatProblem } from '../lib/core/errors';

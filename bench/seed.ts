@@ -4,10 +4,10 @@
  * own writeStatus, with the checksum and inputs fingerprint the reconciler
  * computes for each of its stacks), and a CREATE_COMPLETE stack per stack in the fake.
  */
-import { ClusterStatus, setConditions } from '../lib/model/cluster/status';
+import { ClusterStatus, setConditions } from '../lib/model/cluster/schema/status';
 import { validateCluster } from '../lib/model/cluster/validate';
 import { renderPools } from '../lib/model/cloudconfig/render';
-import { primaryPool, stackUnits } from '../lib/model/cluster/pools';
+import { primaryPool, stackUnits } from '../lib/model/cluster/pools/pools';
 import { need } from '../lib/engines/reconciler/workflow/task';
 import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { configDigests } from '../lib/engines/reconciler/workflow/config-changes';
@@ -44,7 +44,7 @@ export async function seedStatuses(
     if (!result.cluster) throw new Error(`seed: ${record.source} is invalid`);
     const cluster = result.cluster;
     const configs = renderPools(cluster, deps.templatesDir);
-    // Every stack of the cluster (model/cluster/pools.ts stackUnits): the shared one carries the pool default's config
+    // Every stack of the cluster (model/cluster/pools/pools.ts stackUnits): the shared one carries the pool default's config
     // (else the first pool's), each pool's own stack its pool's; each with the fingerprint the reconciler computes for it.
     const units = stackUnits(cluster).map((unit) => {
       const config = need(configs.get(unit.pool ?? primaryPool(cluster.spec).name), `the config of ${unit.stackName}`);

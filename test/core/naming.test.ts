@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
-import { dnsLabel } from '../../lib/model/cluster/rules';
+import { dnsLabel } from '../../lib/model/cluster/schema/rules';
 
 /**
  * A pool stack's name belongs to one cluster and one pool, whatever the names: what reaches "the pool stacks of cluster

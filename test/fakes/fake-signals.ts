@@ -1,4 +1,4 @@
-import { isoSeconds } from '../../lib/model/cluster/rollout-rules';
+import { isoSeconds } from '../../lib/model/cluster/rules/rollout-rules';
 import { FailingResource } from './fake-cloudformation';
 import { Json } from '../helpers/json';
 

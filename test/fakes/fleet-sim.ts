@@ -3,7 +3,7 @@ import { KeptSyntheses } from '../../lib/engines/synthesis/kept-syntheses';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import { WorkerCluster } from '../../lib/model/cluster/schema';
+import { WorkerCluster } from '../../lib/model/cluster/schema/schema';
 import { renderConfig } from '../../lib/model/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
 import { ReconcilerDeps, Synthesizer, TASK } from '../../lib/engines/reconciler/workflow/context';

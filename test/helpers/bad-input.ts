@@ -1,4 +1,4 @@
-import { RuleId } from '../../lib/model/cluster/rule-registry';
+import { RuleId } from '../../lib/model/cluster/rules/rule-registry';
 import { validateCluster } from '../../lib/model/cluster/validate';
 import { rawExample, TEMPLATES } from './clusters';
 
@@ -10,7 +10,7 @@ export interface BadRow {
   readonly mutate: (raw: any) => void;
   readonly path: string;
   readonly message: RegExp;
-  /** The named rule that refuses it (lib/model/cluster/rule-registry.ts): the message ends with its id. @default none: a field's own rule */
+  /** The named rule that refuses it (lib/model/cluster/rules/rule-registry.ts): the message ends with its id. @default none: a field's own rule */
   readonly rule?: RuleId;
   /** Other field paths the same mistake also (rightly) reports. */
   readonly alsoAt?: readonly string[];

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { loadClusterFile } from '../../lib/model/cluster/load';
-import { WorkerCluster } from '../../lib/model/cluster/schema';
+import { WorkerCluster } from '../../lib/model/cluster/schema/schema';
 import { validateCluster } from '../../lib/model/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
 import { FORMATS } from '../../lib/model/cloudconfig/formats';
@@ -52,7 +52,7 @@ export function tempDir(prefix: string): string {
 
 /**
  * Points the object's bootstrap-token secret at its own cluster's prefix (worker-stacks/<metadata.name>/...): a cluster
- * names only its own secrets (lib/model/cluster/references.ts), so an example copied under another name takes its secret
+ * names only its own secrets (lib/model/cluster/rules/references.ts), so an example copied under another name takes its secret
  * along. Returns the object.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw objects are reshaped freely

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { loadClusterFile } from '../../lib/model/cluster/load';
-import { WorkerCluster } from '../../lib/model/cluster/schema';
+import { WorkerCluster } from '../../lib/model/cluster/schema/schema';
 import { REPO, TEMPLATES, tempDir } from './clusters';
 
 /** The EKS object (template eks-al2023), not in clusters/ yet: docs/node-configs.md says why. */

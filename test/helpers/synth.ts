@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
-import { WorkerCluster } from '../../lib/model/cluster/schema';
+import { WorkerCluster } from '../../lib/model/cluster/schema/schema';
 import { buildFleetApp } from '../../lib/engines/stacks/app';
 import { workerStackName } from '../../lib/core/naming';
 import { tempDir } from './clusters';

@@ -2,7 +2,7 @@ import { statusRows } from '../../lib/adapters/stores/status-rows';
 import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { workerStackName } from '../../lib/core/naming';
 import { AWS_FLAGS, cli, motoCluster, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';
 

@@ -1,4 +1,4 @@
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { KubeClient } from '../../lib/platform/kube/client';
 import { KubeWorkerCluster, objectPath } from '../../lib/platform/kube/resource';
 import { kubeForFile } from '../helpers/kube-crd';

@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { KubeClient } from '../../lib/platform/kube/client';
 import { LabelSelector } from '../../lib/platform/kube/label-selector';
 import { Lease } from '../../lib/platform/kube/leader-election';

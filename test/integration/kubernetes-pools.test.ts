@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { renderCluster } from '../../lib/model/cluster/derive';
 import { validateCluster } from '../../lib/model/cluster/validate';
-import { UNKNOWN_POOL } from '../../lib/model/cluster/pool-rules';
+import { UNKNOWN_POOL } from '../../lib/model/cluster/pools/pool-rules';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
 import { KubeWorkerCluster, objectPath } from '../../lib/platform/kube/resource';
 import { poolStackName, workerStackName } from '../../lib/core/naming';

@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { KubeClient } from '../../lib/platform/kube/client';
 import { Lease } from '../../lib/platform/kube/leader-election';
 import { deployManifests, NAME as SA_NAME } from '../../lib/platform/kube/manifests';

@@ -1,4 +1,4 @@
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { OWNER_TAG, stackOwner, workerStackName } from '../../lib/core/naming';
 import { KubeClient } from '../../lib/platform/kube/client';
 import { KubeWorkerCluster, objectPath } from '../../lib/platform/kube/resource';

@@ -1,7 +1,7 @@
 import { problem } from '../fakes/harness';
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { workerStackName } from '../../lib/core/naming';
 import {
   AWS_FLAGS,

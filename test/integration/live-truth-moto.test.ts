@@ -1,4 +1,4 @@
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { workerStackName } from '../../lib/core/naming';
 import { AWS_FLAGS, cli, motoCluster, stackOf, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { configBucketName, workerStackName } from '../../lib/core/naming';
 import { rawExample, tempDir } from '../helpers/clusters';
 import { Moto, MOTO_ACCOUNT, MOTO_REGION, startMoto } from '../helpers/moto';

@@ -1,4 +1,4 @@
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { Json } from '../helpers/json';
 import {

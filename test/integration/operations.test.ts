@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { workerStackName } from '../../lib/core/naming';
 import { MOTO_ACCOUNT, MOTO_REGION } from '../helpers/moto';
 import {

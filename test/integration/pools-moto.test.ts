@@ -1,4 +1,4 @@
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { renderCluster } from '../../lib/model/cluster/derive';
 import { validateCluster } from '../../lib/model/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';

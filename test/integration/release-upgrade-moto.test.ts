@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { workerStackName } from '../../lib/core/naming';
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { POLICY_DIR } from '../../lib/engines/rollout/policy-source';
 import { Json } from '../helpers/json';
 import { checkoutRelease, oldCli } from '../helpers/old-release';

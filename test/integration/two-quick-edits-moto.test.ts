@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { renderCluster } from '../../lib/model/cluster/derive';
 import { validateCluster } from '../../lib/model/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';

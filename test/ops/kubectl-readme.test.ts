@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { ClusterStatus } from '../../lib/model/cluster/status';
+import { ClusterStatus } from '../../lib/model/cluster/schema/status';
 import { KubeClient } from '../../lib/platform/kube/client';
 import { KubernetesStore } from '../../lib/adapters/stores/kubernetes-store';
 import { ownSecret, REPO } from '../helpers/clusters';

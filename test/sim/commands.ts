@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { getCondition } from '../../lib/model/cluster/status';
+import { getCondition } from '../../lib/model/cluster/schema/status';
 import { TASK, TaskName } from '../../lib/engines/reconciler/workflow/context';
 import { CallFault } from './sim-aws';
 import { WatchMode } from './sim-store';

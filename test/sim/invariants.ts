@@ -1,13 +1,13 @@
-import { DEFAULT_POOL, stackUnits } from '../../lib/model/cluster/pools';
+import { DEFAULT_POOL, stackUnits } from '../../lib/model/cluster/pools/pools';
 import { isComplete, isInProgress, isRolledBack } from '../../lib/model/ports/cloudformation-port';
 import { validateCluster } from '../../lib/model/cluster/validate';
 import { renderCluster } from '../../lib/model/cluster/derive';
-import { ClusterStatus, getCondition } from '../../lib/model/cluster/status';
+import { ClusterStatus, getCondition } from '../../lib/model/cluster/schema/status';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
-import { WorkerCluster } from '../../lib/model/cluster/schema';
-import { matches } from '../../lib/model/cluster/selector';
-import { parseDuration } from '../../lib/model/cluster/duration';
+import { WorkerCluster } from '../../lib/model/cluster/schema/schema';
+import { matches } from '../../lib/model/cluster/schema/selector';
+import { parseDuration } from '../../lib/model/cluster/schema/duration';
 import { RenderedConfig } from '../../lib/model/cloudconfig/render';
 import { rollKeyOfBody } from '../../lib/engines/stacks/roll-key';
 import { OperationStart, outputsOf } from '../fakes/fake-cloudformation';

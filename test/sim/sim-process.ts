@@ -12,7 +12,7 @@ import { fencedAws } from '../../lib/engines/reconciler/runtime/leader-fence';
 import { ReconcilerMetrics } from '../../lib/engines/reconciler/runtime/metrics';
 import { WorkQueue } from '../../lib/engines/reconciler/runtime/work-queue';
 import { CrashSignal } from '../../lib/engines/reconciler/compose/workflow';
-import { RolloutPolicy } from '../../lib/model/cluster/policy-schema';
+import { RolloutPolicy } from '../../lib/model/cluster/schema/policy-schema';
 import { RolloutPolicySource } from '../../lib/engines/rollout/policy-source';
 import { SimAws } from './sim-aws';
 import { SimStore } from './sim-store';

@@ -1,5 +1,5 @@
 import { sha256Hex } from '../../lib/model/cloudconfig/checksum';
-import { ClusterStatus } from '../../lib/model/cluster/status';
+import { ClusterStatus } from '../../lib/model/cluster/schema/status';
 import { CrashSignal } from '../../lib/engines/reconciler/compose/workflow';
 import { ClusterRecord, ClusterStore, ConflictError } from '../../lib/model/ports/cluster-store';
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { TaskName } from '../../lib/engines/reconciler/workflow/context';
-import { RolloutPolicy, RolloutPolicySchema } from '../../lib/model/cluster/policy-schema';
+import { RolloutPolicy, RolloutPolicySchema } from '../../lib/model/cluster/schema/policy-schema';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { complete, fail } from '../fakes/fake-cloudformation';
 import { ownSecret } from '../helpers/clusters';

@@ -1,10 +1,10 @@
-import { ClusterStatus, getCondition } from '../../model/cluster/status';
-import { DEFAULT_POOL } from '../../model/cluster/pools';
+import { ClusterStatus, getCondition } from '../../model/cluster/schema/status';
+import { DEFAULT_POOL } from '../../model/cluster/pools/pools';
 import { createChannelStore, createStore, StoreOptions } from '../stores/registry';
 import { Command } from 'commander';
 import { ChannelPins, ChannelStore } from '../../engines/channels';
 import { ClusterRef, clusterRefOf, imageResolver, rollsImage } from '../../model/channel/image-pins';
-import { describeSelector } from '../../model/cluster/selector';
+import { describeSelector } from '../../model/cluster/schema/selector';
 import { resumeRelease } from '../../model/channel/channel-status';
 import { formatProblem } from '../../core/errors';
 import { SdkImageSource } from '../../platform/aws/sdk-image-source';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { configBucketName, poolStackName, workerStackName } from '../../core/naming';
-import { DEFAULT_POOL } from '../../model/cluster/pools';
+import { DEFAULT_POOL } from '../../model/cluster/pools/pools';
 import { ClusterRecord, ClusterStore } from '../../model/ports/cluster-store';
 import { createDeps } from './wiring';
 import {
@@ -9,7 +9,7 @@ import {
   deleteStackAndWait,
   teardownOrder,
 } from '../../engines/deploy';
-import { rawPoolNames } from '../../model/cluster/raw-pools';
+import { rawPoolNames } from '../../model/cluster/pools/raw-pools';
 import { assumeRoleFlags, assumeRoleFrom } from './accounts';
 import { dirFlags, EXIT, Io } from './context';
 import { awsFlags, WiringFlagOptions, wiringFrom } from './aws-flags';

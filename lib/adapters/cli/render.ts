@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { loadClusterFile, clusterFiles } from '../../model/cluster/load';
 import { renderCluster } from '../../model/cluster/derive';
-import { poolNamed, poolsOf } from '../../model/cluster/pools';
+import { poolNamed, poolsOf } from '../../model/cluster/pools/pools';
 import { configUserData } from '../../model/cloudconfig/user-data';
 import { formatProblem } from '../../core/errors';
 import { configBucketName, configKeyPrefix } from '../../core/naming';

@@ -1,5 +1,5 @@
 import { clusterJsonSchema, clusterReferenceMarkdown } from '../../model/cluster/reference';
-import { clusterRulesMarkdown } from '../../model/cluster/rules-reference';
+import { clusterRulesMarkdown } from '../../model/cluster/rules/rules-reference';
 import { EXIT, Io } from './context';
 
 /** `worker-stacks schema`: the cluster object's JSON Schema, its markdown field reference, or its named rules. */

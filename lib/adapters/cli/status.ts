@@ -5,7 +5,7 @@ import {
   DEFAULT_STACK_LIMIT,
   PlannedStacks,
   stackQuotaWarnings,
-} from '../../model/cluster/stack-quota';
+} from '../../model/cluster/pools/stack-quota';
 import { storeFlags, storeOptions } from './store-flags';
 import { DirOptions, dirFlags, EXIT, inputDirs, Io } from './context';
 

@@ -2,7 +2,7 @@ import { imageResolver, KnownChannel, noChannelsIn } from '../../model/channel/i
 import { CHANNEL_KIND } from '../../model/channel/channel-schema';
 import { asChannelStatus, EMPTY_CHANNEL_STATUS } from '../../model/channel/channel-status';
 import { validateChannelObject } from '../../engines/channels';
-import { API_VERSION } from '../../model/cluster/schema';
+import { API_VERSION } from '../../model/cluster/schema/schema';
 import * as fs from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { Problem } from '../../core/errors';

@@ -3,8 +3,8 @@ import { loadClusters } from '../../model/cluster/load';
 import { synthesisProblems } from '../../engines/synthesis';
 import { formatProblem, Problem } from '../../core/errors';
 import { FilePolicySource, policyOverlapProblems } from '../../engines/rollout';
-import { DEFAULT_STACK_LIMIT, plannedStacks, stackQuotaWarnings } from '../../model/cluster/stack-quota';
-import { WorkerCluster } from '../../model/cluster/schema';
+import { DEFAULT_STACK_LIMIT, plannedStacks, stackQuotaWarnings } from '../../model/cluster/pools/stack-quota';
+import { WorkerCluster } from '../../model/cluster/schema/schema';
 import { describeAwsError } from '../../platform/aws/aws-error';
 import { awsClients } from '../../platform/aws/clients';
 import { SdkCloudFormation } from '../../platform/aws/sdk-cloudformation';
@@ -39,7 +39,7 @@ function sdkStackLimit(region: string): Promise<number | undefined> {
 }
 
 /**
- * The warnings of the fleet's stack quota (lib/model/cluster/stack-quota.ts): a region at 80 % of its limit is warned
+ * The warnings of the fleet's stack quota (lib/model/cluster/pools/stack-quota.ts): a region at 80 % of its limit is warned
  * about, never refused. A live limit that cannot be read is said, and the flag's (or AWS's default) is used.
  */
 async function quotaWarnings(

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
-import { getCondition } from '../../model/cluster/status';
+import { getCondition } from '../../model/cluster/schema/status';
 import { statusRows, StatusRow } from '../stores/status-rows';
 import { templatesVersion } from '../../model/cloudconfig/templates';
 import { WorkerStacksError } from '../../core/errors';

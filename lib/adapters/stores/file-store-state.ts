@@ -1,4 +1,4 @@
-import { ClusterStatus } from '../../model/cluster/status';
+import { ClusterStatus } from '../../model/cluster/schema/status';
 
 /**
  * The file store's state file, one per cluster beside the objects: its shape, the opaque version a record carries,

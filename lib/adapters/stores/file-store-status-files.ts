@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseStatus } from '../../model/cluster/status';
+import { parseStatus } from '../../model/cluster/schema/status';
 import { WorkerStacksError } from '../../core/errors';
 import { fsyncUnlessUnsafe } from '../../core/durable';
 import { deepFreeze, migrateLegacyStatus, StateFile } from './file-store-state';

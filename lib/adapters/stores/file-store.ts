@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { canonicalJson } from '../../model/cloudconfig/canonical-json';
 import { sha256Hex } from '../../model/cloudconfig/checksum';
 import { clusterFileOf, clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
-import { ClusterStatus, parseStatus } from '../../model/cluster/status';
+import { ClusterStatus, parseStatus } from '../../model/cluster/schema/status';
 import { Problem, WorkerStacksError } from '../../core/errors';
 import { fsyncUnlessUnsafe } from '../../core/durable';
 import { ClusterRecord, ClusterStore, ConflictError } from '../../model/ports/cluster-store';

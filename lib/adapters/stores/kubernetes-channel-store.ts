@@ -2,7 +2,7 @@ import { Problem } from '../../core/errors';
 import { KubeClient } from '../../platform/kube/client';
 import { channelCollectionPath, channelObjectPath, KubeImageChannel } from '../../platform/kube/channel-resource';
 import { ChannelStore, validateChannelObject } from '../../engines/channels';
-import { API_VERSION } from '../../model/cluster/schema';
+import { API_VERSION } from '../../model/cluster/schema/schema';
 import { CHANNEL_KIND } from '../../model/channel/channel-schema';
 import { asChannelStatus, ChannelStatus, EMPTY_CHANNEL_STATUS } from '../../model/channel/channel-status';
 import { KnownChannel } from '../../model/channel/image-pins';

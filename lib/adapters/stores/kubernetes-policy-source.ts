@@ -17,7 +17,7 @@ import {
   RolloutPolicySource,
   validatePolicy,
 } from '../../engines/rollout';
-import { POLICY_KIND } from '../../model/cluster/policy-schema';
+import { POLICY_KIND } from '../../model/cluster/schema/policy-schema';
 
 export interface KubernetesPolicySourceProps {
   readonly client: KubeClient;

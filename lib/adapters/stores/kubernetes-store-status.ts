@@ -1,4 +1,4 @@
-import { ClusterStatus } from '../../model/cluster/status';
+import { ClusterStatus } from '../../model/cluster/schema/status';
 import { KubeApiError, WorkerStacksError } from '../../core/errors';
 import { KubeWorkerCluster, namespaceOf, objectPath } from '../../platform/kube/resource';
 import { toKubeStatus } from '../../platform/kube/printer-status';

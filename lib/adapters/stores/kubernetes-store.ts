@@ -1,4 +1,4 @@
-import { ClusterStatus, parseStatus } from '../../model/cluster/status';
+import { ClusterStatus, parseStatus } from '../../model/cluster/schema/status';
 import { KubeApiError, WorkerStacksError } from '../../core/errors';
 import { KubeClient } from '../../platform/kube/client';
 import { LabelSelector } from '../../platform/kube/label-selector';

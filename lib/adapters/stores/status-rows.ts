@@ -1,12 +1,12 @@
 import { imageResolver } from '../../model/channel/image-pins';
 import { derive } from '../../model/cluster/derive';
-import { ClusterStatus, getCondition } from '../../model/cluster/status';
+import { ClusterStatus, getCondition } from '../../model/cluster/schema/status';
 import { listTemplates } from '../../model/cloudconfig/templates';
 import { ClusterRecord } from '../../model/ports/cluster-store';
 import { createChannelStore, createStore, fileStore, StoreOptions } from './registry';
 import { poolStackName, workerStackName } from '../../core/naming';
-import { stackUnits } from '../../model/cluster/pools';
-import { WorkerCluster } from '../../model/cluster/schema';
+import { stackUnits } from '../../model/cluster/pools/pools';
+import { WorkerCluster } from '../../model/cluster/schema/schema';
 import { RenderedConfig } from '../../model/cloudconfig/render';
 import { describeRollout, specRollout } from '../../engines/review';
 

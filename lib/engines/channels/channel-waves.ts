@@ -1,5 +1,5 @@
 import { ClusterRecord } from '../../model/ports/cluster-store';
-import { getCondition } from '../../model/cluster/status';
+import { getCondition } from '../../model/cluster/schema/status';
 import { ceilingOf, channelsNamed, clusterRefOf, imageResolver, KnownChannel } from '../../model/channel/image-pins';
 import { liveRelease } from './live-release';
 import { Fleet, placeAll } from '../rollout/gate';

@@ -1,4 +1,4 @@
-import { getCondition } from '../../model/cluster/status';
+import { getCondition } from '../../model/cluster/schema/status';
 import { ClusterRecord } from '../../model/ports/cluster-store';
 import { ChannelRelease, ChannelStatus, haltRelease } from '../../model/channel/channel-status';
 import { ClusterRef, clusterRefOf, KnownChannel, pickRelease, rollsImage } from '../../model/channel/image-pins';

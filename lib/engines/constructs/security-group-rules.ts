@@ -1,7 +1,7 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { sha256Hex } from '../../model/cloudconfig/checksum';
-import { LIMITS } from '../../model/cluster/limits';
+import { LIMITS } from '../../model/cluster/rules/limits';
 import { UsageError } from '../../core/errors';
 
 /** Where the traffic of one rule comes from: exactly one field. */

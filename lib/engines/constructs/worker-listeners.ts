@@ -4,8 +4,8 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import { LIMITS } from '../../model/cluster/limits';
-import { nodeRules, transportsOf } from '../../model/cluster/listener-rules';
+import { LIMITS } from '../../model/cluster/rules/limits';
+import { nodeRules, transportsOf } from '../../model/cluster/network/listener-rules';
 import { UsageError } from '../../core/errors';
 import { RuleProps, SecurityGroupRules } from './security-group-rules';
 
@@ -67,7 +67,7 @@ export interface WorkerListenersProps {
   readonly listeners: ListenerProps[];
   /** The Auto Scaling group in this stack the target groups attach to. @default none (every pool in a stack of its own) */
   readonly target?: autoscaling.AutoScalingGroup;
-  /** Whether `target` takes a listener's traffic (model/cluster/pools.ts listenerPools). @default every listener */
+  /** Whether `target` takes a listener's traffic (model/cluster/pools/pools.ts listenerPools). @default every listener */
   readonly attaches?: (listener: string) => boolean;
   /** The nodes' security group, which the load balancer's may reach. @default the first security group of `target` */
   readonly nodeSecurityGroup?: ec2.ISecurityGroup;

@@ -2,7 +2,7 @@ import { sha256Hex } from '../../model/cloudconfig/checksum';
 import { CloudFormationPort, isInProgress, StackSummary } from '../../model/ports/cloudformation-port';
 import { ConfigObjectStore, planCleanup } from '../../platform/aws/config-objects';
 import { configKeyPrefix, poolStackName, workerStackName } from '../../core/naming';
-import { rawPoolNames } from '../../model/cluster/raw-pools';
+import { rawPoolNames } from '../../model/cluster/pools/raw-pools';
 import { Logger } from '../../core/logger';
 
 /**

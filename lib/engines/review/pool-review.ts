@@ -1,5 +1,5 @@
 import { stripColours } from '../../core/ansi';
-import { DEFAULT_POOL } from '../../model/cluster/pools';
+import { DEFAULT_POOL } from '../../model/cluster/pools/pools';
 import { WorkerStackSnapshot } from './assembly';
 import { ConfigDiff, diffConfigs } from './config-diff';
 import { Capacity, PoolReview, PoolStatus, RollingUpdate } from './model';

@@ -1,5 +1,5 @@
-import { ClusterSpec } from '../../model/cluster/schema';
-import { poolNamed, primaryPool } from '../../model/cluster/pools';
+import { ClusterSpec } from '../../model/cluster/schema/schema';
+import { poolNamed, primaryPool } from '../../model/cluster/pools/pools';
 
 /**
  * How a cluster's nodes roll, in one shape whether it is read from a template (review: what the stack will do) or

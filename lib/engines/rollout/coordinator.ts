@@ -2,7 +2,7 @@ import { channelsNamed, ImageResolver, pinsKey } from '../../model/channel/image
 import { StackSummary } from '../../model/ports/cloudformation-port';
 import { listTemplates, TemplateSet, templatesVersion } from '../../model/cloudconfig/templates';
 import { derive } from '../../model/cluster/derive';
-import { WorkerCluster } from '../../model/cluster/schema';
+import { WorkerCluster } from '../../model/cluster/schema/schema';
 import { ClusterRecord, ClusterStore } from '../../model/ports/cluster-store';
 import { derivedKey, DerivedCache } from '../../model/cluster/derived-cache';
 import { Decision, decide, Fleet, placeAll } from './gate';

@@ -1,9 +1,9 @@
 import { isInProgress, isRolledBack, StackSummary } from '../../model/ports/cloudformation-port';
-import { getCondition, ClusterStatus } from '../../model/cluster/status';
+import { getCondition, ClusterStatus } from '../../model/cluster/schema/status';
 import { ClusterRecord } from '../../model/ports/cluster-store';
-import { Labels } from '../../model/cluster/selector';
-import { MaintenanceWindow } from '../../model/cluster/windows';
-import { DEFAULT_POOL } from '../../model/cluster/pools';
+import { Labels } from '../../model/cluster/schema/selector';
+import { MaintenanceWindow } from '../../model/cluster/schema/windows';
+import { DEFAULT_POOL } from '../../model/cluster/pools/pools';
 import { combinedChecksum } from './pool-checksums';
 
 /**

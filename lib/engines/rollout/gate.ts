@@ -1,11 +1,11 @@
 import { formatProblem } from '../../core/errors';
-import { parseDuration } from '../../model/cluster/duration';
+import { parseDuration } from '../../model/cluster/schema/duration';
 import { FleetMember, onDesired, pendingRoll, rolling, settledSince } from './fleet';
 import { policyRef } from './policy-events';
 import { LoadedPolicies, LoadedPolicy } from './policy-source';
-import { WaveSettings, waveConcurrency } from '../../model/cluster/policy-schema';
-import { matches } from '../../model/cluster/selector';
-import { describeWindow, windowState } from '../../model/cluster/windows';
+import { WaveSettings, waveConcurrency } from '../../model/cluster/schema/policy-schema';
+import { matches } from '../../model/cluster/schema/selector';
+import { describeWindow, windowState } from '../../model/cluster/schema/windows';
 import { censusKey, waveCensus, WaveCensuses } from './wave-census';
 
 /**

@@ -1,5 +1,5 @@
 import { Problem } from '../../core/errors';
-import { describeSelector, Labels, matches } from '../../model/cluster/selector';
+import { describeSelector, Labels, matches } from '../../model/cluster/schema/selector';
 import { LoadedPolicy } from './policy-source';
 import { sameNamespace } from './gate';
 

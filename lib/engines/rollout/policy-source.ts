@@ -5,7 +5,7 @@ import { clusterFiles, parseClusterYaml, readClusterFile } from '../../model/clu
 import { issueToProblems } from '../../model/cluster/validate';
 import { Problem, WorkerStacksError } from '../../core/errors';
 import { PolicyEvent, PolicyRef } from './policy-events';
-import { POLICY_KIND, RolloutPolicy, RolloutPolicySchema } from '../../model/cluster/policy-schema';
+import { POLICY_KIND, RolloutPolicy, RolloutPolicySchema } from '../../model/cluster/schema/policy-schema';
 
 /** A validated policy and where it lives (for messages). */
 export interface LoadedPolicy {

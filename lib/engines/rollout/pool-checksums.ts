@@ -1,7 +1,7 @@
 import { canonicalJson } from '../../model/cloudconfig/canonical-json';
 import { sha256Hex } from '../../model/cloudconfig/checksum';
-import { DEFAULT_POOL, poolsOf } from '../../model/cluster/pools';
-import { WorkerCluster } from '../../model/cluster/schema';
+import { DEFAULT_POOL, poolsOf } from '../../model/cluster/pools/pools';
+import { WorkerCluster } from '../../model/cluster/schema/schema';
 
 /**
  * A fleet rollout compares one checksum per cluster (desired against live). A cluster of several pools rolls when any

@@ -1,12 +1,12 @@
 import { StackSummary } from '../../model/ports/cloudformation-port';
 import { formatProblem } from '../../core/errors';
-import { parseDuration } from '../../model/cluster/duration';
+import { parseDuration } from '../../model/cluster/schema/duration';
 import { ClusterRecord } from '../../model/ports/cluster-store';
 import { FleetMember, onDesired, pendingRoll, rolling, settledSince } from './fleet';
 import { decide, Fleet, placeAll, some } from './gate';
 import { policyRef } from './policy-events';
-import { waveConcurrency } from '../../model/cluster/policy-schema';
-import { describeSelector } from '../../model/cluster/selector';
+import { waveConcurrency } from '../../model/cluster/schema/policy-schema';
+import { describeSelector } from '../../model/cluster/schema/selector';
 
 /** Where one cluster is in the rollout. */
 export type ClusterPhase = 'settled' | 'soaking' | 'rolling' | 'next' | 'waiting' | 'halted' | 'failed';

@@ -1,4 +1,4 @@
-import { parseDuration } from '../../model/cluster/duration';
+import { parseDuration } from '../../model/cluster/schema/duration';
 import { FleetMember, onDesired, pendingRoll, rolling, settledSince } from './fleet';
 import { Fleet, placeAll } from './gate';
 import { LoadedPolicy } from './policy-source';

@@ -4,10 +4,10 @@ import { App, Validations } from 'aws-cdk-lib';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { LoadedCluster } from '../../model/cluster/load';
-import { WorkerCluster } from '../../model/cluster/schema';
+import { WorkerCluster } from '../../model/cluster/schema/schema';
 import { RenderedConfig } from '../../model/cloudconfig/render';
 import { renderCluster } from '../../model/cluster/derive';
-import { poolNamed, poolsOf, StackUnit, stackUnits } from '../../model/cluster/pools';
+import { poolNamed, poolsOf, StackUnit, stackUnits } from '../../model/cluster/pools/pools';
 import { DEFAULT_TEMPLATES_DIR } from '../../model/cloudconfig/templates';
 import { RenderError, UsageError } from '../../core/errors';
 import { DeployerTrust, isPrincipalArn } from './bootstrap-roles';
@@ -32,7 +32,7 @@ export interface FleetAppProps {
    */
   readonly rendered?: ReadonlyMap<string, RenderedConfig>;
   /**
-   * Build only these stacks (names from model/cluster/pools.ts stackUnits): a pool's stack takes what it shares from
+   * Build only these stacks (names from model/cluster/pools/pools.ts stackUnits): a pool's stack takes what it shares from
    * the shared stack's exports by name, so it synthesizes without the others. @default every stack of every cluster
    */
   readonly only?: ReadonlySet<string>;
@@ -72,7 +72,7 @@ export interface FleetApp {
 }
 
 /**
- * Builds the CDK app of a fleet: every stack of every cluster (model/cluster/pools.ts stackUnits: the shared
+ * Builds the CDK app of a fleet: every stack of every cluster (model/cluster/pools/pools.ts stackUnits: the shared
  * WorkerStack-<cluster>, then one WorkerStack-<cluster>-Pool-<pool> per other pool, each depending on the shared one, so
  * `cdk deploy --all` creates it first), one bootstrap stack per account/region.
  */
@@ -104,7 +104,7 @@ export function buildFleetApp(props: FleetAppProps): FleetApp {
     let derived: ReadonlyMap<string, RenderedConfig> | undefined;
     const configOf = (unit: StackUnit): RenderedConfig | undefined => {
       // A shared stack without the pool default boots no node, but carries the first pool's checksum in its
-      // ConfigChecksum output: what the reconciler compares for that stack (model/cluster/pools.ts, prepare.ts).
+      // ConfigChecksum output: what the reconciler compares for that stack (model/cluster/pools/pools.ts, prepare.ts).
       const pool = unit.pool ?? poolsOf(cluster.spec).at(0)?.name;
       if (pool === undefined) return undefined;
       const config =

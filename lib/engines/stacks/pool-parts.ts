@@ -1,7 +1,7 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
-import { DEFAULT_POOL, NodePool, poolRules, poolsOf } from '../../model/cluster/pools';
-import { WorkerCluster } from '../../model/cluster/schema';
+import { DEFAULT_POOL, NodePool, poolRules, poolsOf } from '../../model/cluster/pools/pools';
+import { WorkerCluster } from '../../model/cluster/schema/schema';
 import { poolView } from '../../model/cloudconfig/render';
 import { AutoscalerTagsProps } from '../constructs/autoscaler-tags';
 import { OWN_SECURITY_GROUP, PoolSecurityGroup } from '../constructs/pool-security-group';

@@ -1,11 +1,11 @@
 import { CfnOutput, CliCredentialsStackSynthesizer, Duration, Stack, Tags } from 'aws-cdk-lib';
-import { clusterWideRules, DEFAULT_POOL, listenerPools, poolNamed, poolsOf } from '../../model/cluster/pools';
+import { clusterWideRules, DEFAULT_POOL, listenerPools, poolNamed, poolsOf } from '../../model/cluster/pools/pools';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { WorkerCluster } from '../../model/cluster/schema';
-import { Loose } from '../../model/cluster/loose';
-import { secretReferences } from '../../model/cluster/secret-values';
+import { WorkerCluster } from '../../model/cluster/schema/schema';
+import { Loose } from '../../model/cluster/rules/loose';
+import { secretReferences } from '../../model/cluster/values/secret-values';
 import { FORMATS } from '../../model/cloudconfig/formats';
 import { RenderedConfig } from '../../model/cloudconfig/render';
 import { NodeConfigObject } from '../constructs/node-config-object';

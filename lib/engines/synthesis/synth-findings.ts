@@ -1,6 +1,6 @@
 import { SGR_SOURCE } from '../../core/ansi';
 import { synthesisProblems } from './synthesis-check';
-import { WorkerCluster } from '../../model/cluster/schema';
+import { WorkerCluster } from '../../model/cluster/schema/schema';
 import { SynthesisError } from '../../core/errors';
 
 /**

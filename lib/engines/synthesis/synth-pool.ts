@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { WorkerCluster } from '../../model/cluster/schema';
+import { WorkerCluster } from '../../model/cluster/schema/schema';
 import { SynthesisError, TemplateError, UsageError, WorkerStacksError } from '../../core/errors';
 import { PROJECT_ROOT } from '../../core/paths';
 import { SynthesisFinding, SynthesisFindingsError } from './synth-findings';

@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { WorkerCluster } from '../../model/cluster/schema';
+import { WorkerCluster } from '../../model/cluster/schema/schema';
 import { SynthesizeOptions, synthesizeStack } from './synthesize';
 
 // One synthesis per message, in a worker thread of SynthPool: the CDK app and its global token map live and

@@ -11,8 +11,8 @@ import { Problem, RenderError, TemplateError, WorkerStacksError } from '../../co
 import { renderProblem } from '../../model/cluster/derive';
 import { buildFleetApp } from '../stacks/app';
 import { poolStackName, workerStackName } from '../../core/naming';
-import { DEFAULT_POOL, poolsOf } from '../../model/cluster/pools';
-import { WorkerCluster } from '../../model/cluster/schema';
+import { DEFAULT_POOL, poolsOf } from '../../model/cluster/pools/pools';
+import { WorkerCluster } from '../../model/cluster/schema/schema';
 
 /**
  * Validation equals synthesis: `validate` synthesizes each valid object with the code `cdk synth` runs (render,

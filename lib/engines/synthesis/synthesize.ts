@@ -2,10 +2,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { FileAsset, fileAssetsOf } from '../../platform/aws/s3-publisher';
-import { WorkerCluster } from '../../model/cluster/schema';
+import { WorkerCluster } from '../../model/cluster/schema/schema';
 import { RenderedConfig } from '../../model/cloudconfig/render';
 import { SynthesisError, UsageError, WorkerStacksError } from '../../core/errors';
-import { stackUnits } from '../../model/cluster/pools';
+import { stackUnits } from '../../model/cluster/pools/pools';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildFleetApp } from '../stacks/app';
@@ -46,7 +46,7 @@ export interface SynthesizeOptions {
   /** The object's file as messages name it (`clusters/prod-eu1.yaml`). @default the cluster's name */
   readonly source?: string;
   /**
-   * Which of the cluster's stacks (model/cluster/pools.ts stackUnits: the shared WorkerStack-<cluster>, or a pool's
+   * Which of the cluster's stacks (model/cluster/pools/pools.ts stackUnits: the shared WorkerStack-<cluster>, or a pool's
    * WorkerStack-<cluster>-Pool-<name>). @default WorkerStack-<cluster>
    */
   readonly stackName?: string;

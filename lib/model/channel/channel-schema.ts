@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { API_VERSION } from '../cluster/schema';
-import { awsId, dnsLabel, pattern } from '../cluster/rules';
-import { ruleIssue } from '../cluster/rule-registry';
-import { LabelSelectorSchema } from '../cluster/selector';
+import { API_VERSION } from '../cluster/schema/schema';
+import { awsId, dnsLabel, pattern } from '../cluster/schema/rules';
+import { ruleIssue } from '../cluster/rules/rule-registry';
+import { LabelSelectorSchema } from '../cluster/schema/selector';
 
 /**
  * The WorkerImageChannel object: a stream of machine images that pools name instead of an AMI id (`imageChannel`).

@@ -2,8 +2,8 @@ import { withRuleId } from '../../core/errors';
 import { sha256Hex } from '../cloudconfig/checksum';
 import { ChannelSpec } from './channel-schema';
 import { ChannelRelease, ChannelStatus } from './channel-status';
-import { RuleId } from '../cluster/rule-registry';
-import { Labels, matches } from '../cluster/selector';
+import { RuleId } from '../cluster/rules/rule-registry';
+import { Labels, matches } from '../cluster/schema/selector';
 
 /** A channel as the pins read it: its spec (when it validated) and its status. */
 export interface KnownChannel {
@@ -26,7 +26,7 @@ export interface ImagePin {
 
 /**
  * Why a pool has no pin: a sentence for the pool's field path, ending with `(rule <id>)`, and the id of the named rule
- * (lib/model/cluster/rule-registry.ts) it broke.
+ * (lib/model/cluster/rules/rule-registry.ts) it broke.
  */
 export interface Unpinned {
   readonly problem: string;

@@ -1,7 +1,7 @@
 import { Problem } from '../../core/errors';
-import { architectureOf } from '../cluster/instance-architecture';
-import { found } from '../cluster/rule-registry';
-import { WorkerCluster } from '../cluster/schema';
+import { architectureOf } from '../cluster/pools/instance-architecture';
+import { found } from '../cluster/rules/rule-registry';
+import { WorkerCluster } from '../cluster/schema/schema';
 import { ImageResolver } from './image-pins';
 
 /**

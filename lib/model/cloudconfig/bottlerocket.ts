@@ -1,6 +1,6 @@
 import { stringify as stringifyToml } from 'smol-toml';
 import { TemplateError } from '../../core/errors';
-import { LIMITS } from '../cluster/limits';
+import { LIMITS } from '../cluster/rules/limits';
 import { checkBottlerocket, parseBottlerocketToml } from './bottlerocket-rules';
 import { BootstrapProps, NodeConfigFormat } from './format';
 import { NodeConfig } from './node-config';

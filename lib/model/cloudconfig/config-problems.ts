@@ -1,9 +1,9 @@
 import { Problem, UsageError } from '../../core/errors';
 import { configBucketName, configKeyPrefix } from '../../core/naming';
-import { formatPath } from '../cluster/format-path';
-import { poolsOf } from '../cluster/pools';
-import { found as named } from '../cluster/rule-registry';
-import { WorkerCluster } from '../cluster/schema';
+import { formatPath } from '../cluster/rules/format-path';
+import { poolsOf } from '../cluster/pools/pools';
+import { found as named } from '../cluster/rules/rule-registry';
+import { WorkerCluster } from '../cluster/schema/schema';
 import { FORMATS } from './formats';
 import { ConfigFormat } from './node-config';
 import { RenderedConfig } from './render';

@@ -1,5 +1,5 @@
 import { parse as parseYaml, stringify } from 'yaml';
-import { LIMITS } from '../cluster/limits';
+import { LIMITS } from '../cluster/rules/limits';
 import { BootstrapProps, NodeConfigFormat } from './format';
 import { NodeConfig } from './node-config';
 import { eksSignalScript } from './eks-signal';

@@ -1,7 +1,7 @@
 import * as net from 'node:net';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
-import { cidrRange, ipToBigInt } from '../cluster/address-space';
+import { cidrRange, ipToBigInt } from '../cluster/network/address-space';
 import { KUBELET_CONFIG_FIELDS, KubeletFieldKind } from './kubelet-config-fields';
 import { GO_DURATION, kubeletMapProblems } from './kubelet-config-maps';
 

@@ -1,5 +1,5 @@
-import { WorkerCluster } from '../cluster/schema';
-import { DEFAULT_POOL, NodePool, poolNamed, poolsOf, primaryPool } from '../cluster/pools';
+import { WorkerCluster } from '../cluster/schema/schema';
+import { DEFAULT_POOL, NodePool, poolNamed, poolsOf, primaryPool } from '../cluster/pools/pools';
 import { TemplateError } from '../../core/errors';
 import { sha256Hex } from './checksum';
 import { SignalTarget } from './format';

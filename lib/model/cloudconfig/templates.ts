@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import Handlebars from 'handlebars';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { CORE_VALUES, DERIVED_VALUES, templateValues, VALUES_FILE } from '../cluster/template-values';
+import { CORE_VALUES, DERIVED_VALUES, templateValues, VALUES_FILE } from '../cluster/values/template-values';
 import { TemplateError } from '../../core/errors';
 import { PROJECT_ROOT } from '../../core/paths';
 import { CONFIG_FORMATS, ConfigFormat } from './node-config';

@@ -1,4 +1,4 @@
-import { LIMITS } from '../cluster/limits';
+import { LIMITS } from '../cluster/rules/limits';
 import { UsageError } from '../../core/errors';
 import { BootstrapProps } from './format';
 import { FORMATS } from './formats';

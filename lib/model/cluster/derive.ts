@@ -1,9 +1,9 @@
 import { ImageResolver } from '../channel/image-pins';
 import { configProblems } from '../cloudconfig/config-problems';
 import { RenderedConfig, renderPools } from '../cloudconfig/render';
-import { primaryPool } from './pools';
+import { primaryPool } from './pools/pools';
 import { Problem, TemplateError } from '../../core/errors';
-import { WorkerCluster } from './schema';
+import { WorkerCluster } from './schema/schema';
 import { validateCluster } from './validate';
 
 /**

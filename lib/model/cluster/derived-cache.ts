@@ -1,5 +1,5 @@
 import { sha256Hex } from '../cloudconfig/checksum';
-import { WorkerCluster } from './schema';
+import { WorkerCluster } from './schema/schema';
 import { RenderedConfig } from '../cloudconfig/render';
 
 /** What the reconciler derives from one object's content: the validated cluster, its config, the inputs' fingerprint. */

@@ -4,9 +4,9 @@ import * as path from 'node:path';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import { Problem, ValidationError } from '../../core/errors';
 import { hasControlCharacter, shownName } from '../../core/shown-name';
-import { WorkerCluster } from './schema';
+import { WorkerCluster } from './schema/schema';
 import { validateCluster } from './validate';
-import { subnetVpcProblems } from './fleet-subnets';
+import { subnetVpcProblems } from './network/fleet-subnets';
 
 export interface LoadedCluster {
   /** The file as shown to the user. */

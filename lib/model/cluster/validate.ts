@@ -2,17 +2,17 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
 import { Problem } from '../../core/errors';
-import { crossFieldProblems } from './cross-field';
-import { formatPath } from './format-path';
-import { kubeletPinProblems, PIN_VALUE } from './kubelet-pins';
-import { obj } from './loose';
-import { poolValueProblems, withPoolValueDefaults } from './pool-values';
-import { found } from './rule-registry';
-import { tokenProblems } from './tokens';
+import { crossFieldProblems } from './rules/cross-field';
+import { formatPath } from './rules/format-path';
+import { kubeletPinProblems, PIN_VALUE } from './values/kubelet-pins';
+import { obj } from './rules/loose';
+import { poolValueProblems, withPoolValueDefaults } from './pools/pool-values';
+import { found } from './rules/rule-registry';
+import { tokenProblems } from './values/tokens';
 import { imageResolver, ImageResolver } from '../channel/image-pins';
 import { pinPools } from '../channel/pin-pools';
-import { WorkerCluster, WorkerClusterSchema } from './schema';
-import { TemplateUse, templateValueProblems, templateValues, withValueDefaults } from './template-values';
+import { WorkerCluster, WorkerClusterSchema } from './schema/schema';
+import { TemplateUse, templateValueProblems, templateValues, withValueDefaults } from './values/template-values';
 
 export interface ValidationContext {
   /** The file the object came from, as shown to the user. */

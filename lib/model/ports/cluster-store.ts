@@ -1,4 +1,4 @@
-import { ClusterStatus } from '../cluster/status';
+import { ClusterStatus } from '../cluster/schema/status';
 import { Problem, WorkerStacksError } from '../../core/errors';
 
 /** One cluster object as a store holds it: the raw object (validated later, by the reconciler) and its status. */

@@ -1,5 +1,5 @@
-import { ARM64_FAMILY, INSTANCE_FAMILY } from '../../model/cluster/instance-architecture';
-import { fmt, quoted } from '../../model/cluster/openapi';
+import { ARM64_FAMILY, INSTANCE_FAMILY } from '../../model/cluster/pools/instance-architecture';
+import { fmt, quoted } from '../../model/cluster/schema/openapi';
 import { bind, bound, firstBad, PlacedValidation, v } from './cel-build';
 
 // The CEL twins of the architecture rules (instance-architecture.ts; rules one-architecture and pool-architecture):

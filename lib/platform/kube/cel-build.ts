@@ -1,6 +1,6 @@
 import { withRuleId } from '../../core/errors';
-import { fmt, quoted } from '../../model/cluster/openapi';
-import { RuleId } from '../../model/cluster/rule-registry';
+import { fmt, quoted } from '../../model/cluster/schema/openapi';
+import { RuleId } from '../../model/cluster/rules/rule-registry';
 import { Validation } from './structural';
 
 /**
@@ -30,7 +30,7 @@ export const v = (
 });
 
 /**
- * `placed` as the CEL twin of the named rule `rule` (lib/model/cluster/rule-registry.ts): its message ends with
+ * `placed` as the CEL twin of the named rule `rule` (lib/model/cluster/rules/rule-registry.ts): its message ends with
  * `(rule <id>)`, as validate's does, so that the API server and validate name the same rule.
  */
 export function named(rule: RuleId, placed: PlacedValidation): PlacedValidation {

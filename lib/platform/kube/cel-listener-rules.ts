@@ -1,6 +1,6 @@
-import { fmt, quoted } from '../../model/cluster/openapi';
-import { LIMITS } from '../../model/cluster/limits';
-import { DEFAULT_NODE_PORT_RANGE, MIN_NODE_PORT, NODE_SERVICE_PORTS } from '../../model/cluster/node-ports';
+import { fmt, quoted } from '../../model/cluster/schema/openapi';
+import { LIMITS } from '../../model/cluster/rules/limits';
+import { DEFAULT_NODE_PORT_RANGE, MIN_NODE_PORT, NODE_SERVICE_PORTS } from '../../model/cluster/network/node-ports';
 import { bind, indexed, named, PlacedValidation, unique, v } from './cel-build';
 
 // The CEL twins of the listener rules (listener-problems.ts) and node ports (node-ports.ts); the rest of

@@ -1,8 +1,8 @@
-import { nonPublicCidrs } from '../../model/cluster/address-space';
-import { EXPOSURE_RULE } from '../../model/cluster/exposure';
-import { fmt, quoted } from '../../model/cluster/openapi';
-import { LIMITS } from '../../model/cluster/limits';
-import { RULE_SOURCE_KINDS } from '../../model/cluster/schema';
+import { nonPublicCidrs } from '../../model/cluster/network/address-space';
+import { EXPOSURE_RULE } from '../../model/cluster/network/exposure';
+import { fmt, quoted } from '../../model/cluster/schema/openapi';
+import { LIMITS } from '../../model/cluster/rules/limits';
+import { RULE_SOURCE_KINDS } from '../../model/cluster/schema/schema';
 import { bind, bound, indexed, named, PlacedValidation, unique, v } from './cel-build';
 import { DENIED_LIST } from './cel-listener-rules';
 

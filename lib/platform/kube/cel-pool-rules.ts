@@ -1,18 +1,18 @@
-import { LIMITS } from '../../model/cluster/limits';
-import { fmt, quoted } from '../../model/cluster/openapi';
+import { LIMITS } from '../../model/cluster/rules/limits';
+import { fmt, quoted } from '../../model/cluster/schema/openapi';
 import {
   IMAGE_SOURCE,
   SUBNET_OUTSIDE,
   TAINTS_UNIQUE,
   TAKES_NO_POOL,
   UNKNOWN_POOL,
-} from '../../model/cluster/pool-rules';
-import { DEFAULT_POOL } from '../../model/cluster/pools';
+} from '../../model/cluster/pools/pool-rules';
+import { DEFAULT_POOL } from '../../model/cluster/pools/pools';
 import { archGiven, archMix } from './cel-arch-rules';
 import { bind, bound, firstBad, indexed, named, PlacedValidation, unique, v } from './cel-build';
 
 /**
- * lib/model/cluster/pool-rules.ts as CEL: what applies to spec.pool applies to each spec.pools[i] (a rule on the item,
+ * lib/model/cluster/pools/pool-rules.ts as CEL: what applies to spec.pool applies to each spec.pools[i] (a rule on the item,
  * so that the API server names `spec.pools[2].minSize`), and the rules over pools and listeners. A rule whose message
  * names an item inside a pool (`spec.pools[1].instanceTypes[3]`) sits on the list of pools: a rule on the inner list
  * cannot know which pool it is in. What CEL cannot read stays with the reconciler, as for the cluster's own: the pool's

@@ -1,5 +1,5 @@
-import { fmt, quoted } from '../../model/cluster/openapi';
-import { LIMITS } from '../../model/cluster/limits';
+import { fmt, quoted } from '../../model/cluster/schema/openapi';
+import { LIMITS } from '../../model/cluster/rules/limits';
 import { archRule } from './cel-arch-rules';
 import { indexed, named, PlacedValidation, unique, v } from './cel-build';
 import { POOL_RULES, poolSizeRules } from './cel-pool-rules';
@@ -48,7 +48,7 @@ export const CAPS: Readonly<Record<string, { maxItems?: number; maxProperties?: 
   'spec.securityGroupRules[].pools': { maxItems: 32 },
 };
 
-/** An ARN's region, account and partition against the cluster's (lib/model/cluster/references.ts). */
+/** An ARN's region, account and partition against the cluster's (lib/model/cluster/rules/references.ts). */
 const ARN = `'^arn:[a-z-]+:[a-z0-9-]+:[a-z0-9-]*:[0-9]{12}:'`;
 const REGION_OK = `self.region.matches('^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]$')`;
 const PARTITION = `(self.region.startsWith('cn-') ? 'aws-cn' : self.region.startsWith('us-gov-') ? 'aws-us-gov' : self.region.matches('^[a-z]{2}-iso-') ? 'aws-iso' : self.region.matches('^[a-z]{2}-iso[a-z]-') ? 'aws-iso-' + self.region.substring(6, 7) : 'aws')`;

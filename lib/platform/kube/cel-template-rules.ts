@@ -1,5 +1,5 @@
-import { CORE_VALUES, templateValues } from '../../model/cluster/template-values';
-import { quoted } from '../../model/cluster/openapi';
+import { CORE_VALUES, templateValues } from '../../model/cluster/values/template-values';
+import { quoted } from '../../model/cluster/schema/openapi';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../model/cloudconfig/templates';
 import { named, PlacedValidation, v } from './cel-build';
 

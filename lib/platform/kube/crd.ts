@@ -1,4 +1,4 @@
-import { ClusterSpecSchema } from '../../model/cluster/schema';
+import { ClusterSpecSchema } from '../../model/cluster/schema/schema';
 import { PlacedValidation } from './cel-build';
 import { CAPS, CROSS_FIELD_RULES } from './cel-rules';
 import { KubeStatusSchema } from './printer-status';
@@ -6,7 +6,7 @@ import { Json, SchemaNode, structuralSchema, Validation } from './structural';
 
 /**
  * The WorkerCluster CustomResourceDefinition, generated from the zod schema the file store validates with
- * (lib/model/cluster/schema.ts, status.ts): the same fields, field rules as OpenAPI and CEL (lib/model/cluster/openapi.ts),
+ * (lib/model/cluster/schema/schema.ts, status.ts): the same fields, field rules as OpenAPI and CEL (lib/model/cluster/schema/openapi.ts),
  * cross-field rules as CEL (cel-rules.ts). Deterministic: the same code gives the same bytes.
  */
 

@@ -1,5 +1,5 @@
-import { API_VERSION } from '../../model/cluster/schema';
-import { POLICY_KIND } from '../../model/cluster/policy-schema';
+import { API_VERSION } from '../../model/cluster/schema/schema';
+import { POLICY_KIND } from '../../model/cluster/schema/policy-schema';
 import { GROUP, VERSION } from './crd';
 import { POLICY_PLURAL } from './policy-crd';
 import { KubeObjectMeta } from './resource';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ClusterStatus, ClusterStatusSchema, parseStatus } from '../../model/cluster/status';
+import { ClusterStatus, ClusterStatusSchema, parseStatus } from '../../model/cluster/schema/status';
 
 /**
  * The status as the custom resource carries it: the reconciler's status plus two short checksum prefixes and the

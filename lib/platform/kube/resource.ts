@@ -1,7 +1,7 @@
 import { canonicalJson } from '../../model/cloudconfig/canonical-json';
 import { sha256Hex } from '../../model/cloudconfig/checksum';
-import { API_VERSION, KIND } from '../../model/cluster/schema';
-import { ClusterStatus } from '../../model/cluster/status';
+import { API_VERSION, KIND } from '../../model/cluster/schema/schema';
+import { ClusterStatus } from '../../model/cluster/schema/status';
 import { Problem, WorkerStacksError } from '../../core/errors';
 import { ClusterRecord } from '../../model/ports/cluster-store';
 import { GROUP, PLURAL, VERSION } from './crd';

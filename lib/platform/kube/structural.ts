@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { CelRule, openApiRuleOf } from '../../model/cluster/openapi';
+import { CelRule, openApiRuleOf } from '../../model/cluster/schema/openapi';
 
 /**
  * zod schema → a Kubernetes structural OpenAPI v3 schema (what a CRD's openAPIV3Schema must be). zod's JSON
  * Schema is the starting point; what the API server does not take is rewritten, and every field rule registered
- * in lib/model/cluster/openapi.ts (integer bounds, patterns, CEL) is added where the field is:
+ * in lib/model/cluster/schema/openapi.ts (integer bounds, patterns, CEL) is added where the field is:
  * - `additionalProperties: false` goes (the API server prunes unknown fields; `kubectl apply` warns or, with
  *   --validate=strict, refuses them); `additionalProperties: {}` beside properties (a catchall) becomes
  *   `x-kubernetes-preserve-unknown-fields`;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runCli } from '../../../lib/adapters/cli/program';
-import { parseStatus, setCondition } from '../../../lib/model/cluster/status';
+import { parseStatus, setCondition } from '../../../lib/model/cluster/schema/status';
 import { REPO, tempDir } from '../../helpers/clusters';
 import { cleanEnv } from '../../engines/review/cli-run';
 import { caseTree, commitAll, createFixtureRepo, edit } from '../../engines/review/fixture';

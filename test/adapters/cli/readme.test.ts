@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { clusterReferenceMarkdown } from '../../../lib/model/cluster/reference';
-import { clusterRulesMarkdown } from '../../../lib/model/cluster/rules-reference';
+import { clusterRulesMarkdown } from '../../../lib/model/cluster/rules/rules-reference';
 import { runCli } from '../../../lib/adapters/cli/program';
 import { REPO } from '../../helpers/clusters';
 import { DOCS, markedBlock, readDoc } from '../../docs/docs';

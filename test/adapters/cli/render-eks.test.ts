@@ -5,7 +5,7 @@ import { parse as parseToml } from 'smol-toml';
 import { runCli } from '../../../lib/adapters/cli/program';
 import { buildFleetApp } from '../../../lib/engines/stacks/app';
 import { loadClusterFile } from '../../../lib/model/cluster/load';
-import { stackUnits } from '../../../lib/model/cluster/pools';
+import { stackUnits } from '../../../lib/model/cluster/pools/pools';
 import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
 

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { runCli } from '../../../lib/adapters/cli/program';
 import { Io } from '../../../lib/adapters/cli/context';
 import { buildFleetApp } from '../../../lib/engines/stacks/app';
-import { stackUnits } from '../../../lib/model/cluster/pools';
+import { stackUnits } from '../../../lib/model/cluster/pools/pools';
 import { EXAMPLES_DIR, REPO, example, tempDir } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
 import { cleanEnv } from '../../engines/review/cli-run';

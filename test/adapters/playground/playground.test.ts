@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { getCondition } from '../../../lib/model/cluster/status';
+import { getCondition } from '../../../lib/model/cluster/schema/status';
 import { MISSING_IMAGE } from '../../../lib/adapters/playground/steps';
 import { EXAMPLE_NAMES, rawExample, REPO } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';

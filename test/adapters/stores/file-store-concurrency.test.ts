@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ClusterStatus } from '../../../lib/model/cluster/status';
+import { ClusterStatus } from '../../../lib/model/cluster/schema/status';
 import { ConflictError } from '../../../lib/model/ports/cluster-store';
 import { FileStore } from '../../../lib/adapters/stores/file-store';
 import { EXAMPLES_DIR, tempDir } from '../../helpers/clusters';

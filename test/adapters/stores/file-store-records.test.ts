@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ClusterStatus } from '../../../lib/model/cluster/status';
+import { ClusterStatus } from '../../../lib/model/cluster/schema/status';
 import { FileStore } from '../../../lib/adapters/stores/file-store';
 import { EXAMPLE_NAMES, EXAMPLES_DIR, tempDir } from '../../helpers/clusters';
 

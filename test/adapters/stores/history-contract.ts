@@ -1,4 +1,4 @@
-import { ClusterStatus } from '../../../lib/model/cluster/status';
+import { ClusterStatus } from '../../../lib/model/cluster/schema/status';
 import { CapabilityFixture, required } from './capability-fixture';
 import { recordSuite } from './contract-coverage';
 import { objectNamed } from './store-contract';

@@ -5,7 +5,7 @@ import { runCli } from '../../../lib/adapters/cli/program';
 import { FileStore } from '../../../lib/adapters/stores/file-store';
 import { statusRows } from '../../../lib/adapters/stores/status-rows';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
-import { Condition, PoolStatus } from '../../../lib/model/cluster/status';
+import { Condition, PoolStatus } from '../../../lib/model/cluster/schema/status';
 import { EXAMPLES_DIR, tempDir } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
 

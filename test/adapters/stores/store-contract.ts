@@ -1,4 +1,4 @@
-import { ClusterStatus } from '../../../lib/model/cluster/status';
+import { ClusterStatus } from '../../../lib/model/cluster/schema/status';
 import { ClusterStore, ConflictError } from '../../../lib/model/ports/cluster-store';
 import { ownSecret, rawExample } from '../../helpers/clusters';
 import { eventually } from '../../helpers/eventually';

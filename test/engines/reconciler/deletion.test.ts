@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { STACK_FINALIZER } from '../../../lib/platform/kube/resource';
 import { ClusterRecord, ClusterStore } from '../../../lib/model/ports/cluster-store';
-import { ClusterStatus } from '../../../lib/model/cluster/status';
+import { ClusterStatus } from '../../../lib/model/cluster/schema/status';
 import { complete, fail } from '../../fakes/fake-cloudformation';
 import { EXAMPLE, Harness } from '../../fakes/harness';
 

@@ -1,4 +1,4 @@
-import { getCondition } from '../../../lib/model/cluster/status';
+import { getCondition } from '../../../lib/model/cluster/schema/status';
 import { signalShortfall } from '../../../lib/engines/reconciler/tasks/roll-verdict';
 import { WORKER_GROUP_LOGICAL_ID } from '../../../lib/core/naming';
 import { EXAMPLE, Harness } from '../../fakes/harness';

@@ -1,4 +1,4 @@
-import { getCondition, PoolStatus } from '../../../lib/model/cluster/status';
+import { getCondition, PoolStatus } from '../../../lib/model/cluster/schema/status';
 import { poolStackName, workerStackName } from '../../../lib/core/naming';
 import { ReconcilerDeps } from '../../../lib/engines/reconciler/workflow/context';
 import { complete, fail, stuck } from '../../fakes/fake-cloudformation';

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { getCondition, PoolStatus } from '../../../lib/model/cluster/status';
+import { getCondition, PoolStatus } from '../../../lib/model/cluster/schema/status';
 import { poolStackName, workerStackName } from '../../../lib/core/naming';
 import { ReconcilerDeps } from '../../../lib/engines/reconciler/workflow/context';
 import { Controller } from '../../../lib/engines/reconciler/runtime/controller';

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { ConfigObject, ConfigObjectStore } from '../../../lib/platform/aws/config-objects';
-import { getCondition } from '../../../lib/model/cluster/status';
+import { getCondition } from '../../../lib/model/cluster/schema/status';
 import { ReconcilerDeps, Synthesizer, TASK } from '../../../lib/engines/reconciler/workflow/context';
 import { synthesizeStack } from '../../../lib/engines/synthesis/synthesize';
 import { Controller } from '../../../lib/engines/reconciler/runtime/controller';

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { ClusterStatus, getCondition } from '../../../lib/model/cluster/status';
+import { ClusterStatus, getCondition } from '../../../lib/model/cluster/schema/status';
 import { Result } from '../../../lib/engines/reconciler/workflow/outcomes';
 import * as synthesis from '../../../lib/engines/synthesis/synthesize';
 import { fail, Method, stuck } from '../../fakes/fake-cloudformation';

@@ -1,4 +1,4 @@
-import { Condition } from '../../../lib/model/cluster/status';
+import { Condition } from '../../../lib/model/cluster/schema/status';
 import { Outcome } from '../../../lib/engines/reconciler/workflow/outcomes';
 import { complete, Method } from '../../fakes/fake-cloudformation';
 import { EXAMPLE, Harness } from '../../fakes/harness';

@@ -1,4 +1,4 @@
-import { getCondition } from '../../../lib/model/cluster/status';
+import { getCondition } from '../../../lib/model/cluster/schema/status';
 import { complete, fail, stuck } from '../../fakes/fake-cloudformation';
 import { ASG_FAILURE, EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../../fakes/harness';
 import { Json } from '../../helpers/json';

@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { buildFleetApp } from '../../../lib/engines/stacks/app';
 import { compareSides } from '../../../lib/engines/review/compare-sides';
 import { formatTerminal } from '../../../lib/engines/review/format-terminal';
-import { WorkerCluster } from '../../../lib/model/cluster/schema';
+import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { REPO, tempDir, validated } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
 import { schemaProblems } from './formats';

@@ -6,7 +6,7 @@ import { formatMarkdown } from '../../../lib/engines/review/format-markdown';
 import { compareSides } from '../../../lib/engines/review/compare-sides';
 import { renderPools, RenderedConfig } from '../../../lib/model/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
-import { WorkerCluster } from '../../../lib/model/cluster/schema';
+import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { rawExample, tempDir, validated } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
 import { schemaProblems } from './formats';

@@ -6,7 +6,7 @@ import { referencesIn, rollCauses, rollKeyOf } from '../../../lib/engines/stacks
 import { diffTemplates } from '../../../lib/engines/review/template-diff';
 import { reviewCluster } from '../../../lib/engines/review/cluster-review';
 import { WorkerStackSnapshot } from '../../../lib/engines/review/assembly';
-import { WorkerCluster } from '../../../lib/model/cluster/schema';
+import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { EXAMPLE_NAMES, example, rawExample, tempDir, validated } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
 

@@ -1,7 +1,7 @@
 import { FleetMember } from '../../../lib/engines/rollout/fleet';
 import { Fleet } from '../../../lib/engines/rollout/gate';
 import { LoadedPolicies } from '../../../lib/engines/rollout/policy-source';
-import { RolloutPolicy, RolloutPolicySchema } from '../../../lib/model/cluster/policy-schema';
+import { RolloutPolicy, RolloutPolicySchema } from '../../../lib/model/cluster/schema/policy-schema';
 
 export const T0 = Date.parse('2030-01-01T12:00:00.000Z');
 export const OLD = 'a'.repeat(64);

@@ -1,6 +1,6 @@
 import { fleetMember } from '../../../lib/engines/rollout/fleet';
 import { ClusterRecord } from '../../../lib/model/ports/cluster-store';
-import { Condition } from '../../../lib/model/cluster/status';
+import { Condition } from '../../../lib/model/cluster/schema/status';
 
 /**
  * Which stopped clusters are a failed roll to the fleet rollout (the waves after them halt with haltOnFailure, or go

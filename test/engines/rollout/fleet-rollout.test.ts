@@ -1,4 +1,4 @@
-import { getCondition } from '../../../lib/model/cluster/status';
+import { getCondition } from '../../../lib/model/cluster/schema/status';
 import { runCli } from '../../../lib/adapters/cli/program';
 import { TASK } from '../../../lib/engines/reconciler/workflow/context';
 import { CrashSignal } from '../../../lib/engines/reconciler/compose/workflow';

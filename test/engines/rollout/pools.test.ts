@@ -1,6 +1,6 @@
 import { renderPools } from '../../../lib/model/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
-import { WorkerCluster } from '../../../lib/model/cluster/schema';
+import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { ClusterRecord, ClusterStore } from '../../../lib/model/ports/cluster-store';
 import { memberSpec, RolloutCoordinator } from '../../../lib/engines/rollout/coordinator';
 import { RolloutPolicySource } from '../../../lib/engines/rollout/policy-source';

@@ -1,4 +1,4 @@
-import { getCondition } from '../../../lib/model/cluster/status';
+import { getCondition } from '../../../lib/model/cluster/schema/status';
 import { RECHECK_MS } from '../../../lib/engines/rollout/gate';
 import { complete, fail } from '../../fakes/fake-cloudformation';
 import { FleetSim, ROLL_POLLS } from '../../fakes/fleet-sim';

@@ -5,7 +5,7 @@ import { synthCluster } from '../../helpers/synth';
 import { run } from '../../helpers/tools';
 import { POOLS_FIXTURE } from './pool-helpers';
 import { Json } from '../../helpers/json';
-import { stackUnits } from '../../../lib/model/cluster/pools';
+import { stackUnits } from '../../../lib/model/cluster/pools/pools';
 
 /** The CDK CLI as a user runs it, offline, with aws-cdk-lib's built-in template validation opted in (CDK_VALIDATION=true). */
 const cdk = (args: string[], extraEnv: Record<string, string> = {}) => {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { buildFleetApp } from '../../../lib/engines/stacks/app';
-import { WorkerCluster } from '../../../lib/model/cluster/schema';
+import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { REPO, tempDir, validated } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
 

@@ -1,4 +1,4 @@
-import { stackUnits } from '../../../lib/model/cluster/pools';
+import { stackUnits } from '../../../lib/model/cluster/pools/pools';
 import { poolStackName, WORKER_GROUP_LOGICAL_ID, workerStackName } from '../../../lib/core/naming';
 import { AUTOSCALER_TAG_PREFIX } from '../../../lib/engines/constructs/autoscaler-tags';
 import { example, rawExample, validated } from '../../helpers/clusters';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { WorkerCluster } from '../../../lib/model/cluster/schema';
+import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { poolStackName, workerStackName } from '../../../lib/core/naming';
 import { EXAMPLE_NAMES, example, validated } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';

@@ -36,7 +36,7 @@ function synthRefuses(cluster: ReturnType<typeof valid>): boolean {
 
 test('a port open to 0.0.0.0/0 is refused on the rule that asks for it, with a fix in YAML terms', () => {
   // GIVEN prod-eu1 with its rule securityGroupRules[3] moved to a port that is no node service (validate refuses a node
-  // service from public space itself: test/model/cluster/exposure.test.ts) and opened to the internet: valid to the schema
+  // service from public space itself: test/model/cluster/network/exposure.test.ts) and opened to the internet: valid to the schema
   const raw = rawExample('prod-eu1');
   Object.assign(raw.spec.securityGroupRules[3], { port: 8443, source: { cidr: '0.0.0.0/0' } });
   const cluster = valid(raw);
@@ -108,7 +108,7 @@ function fleetSample(): Json[] {
 const MUTATIONS: Array<[string, (raw: Json) => void]> = [
   ['unchanged', () => undefined],
   // Ports that are no node service: a node service (or protocol all) from public space never gets past validate's own
-  // rule (test/model/cluster/exposure.test.ts), so it never reaches cdk-nag.
+  // rule (test/model/cluster/network/exposure.test.ts), so it never reaches cdk-nag.
   [
     'a rule from 0.0.0.0/0',
     (r) =>

@@ -61,7 +61,7 @@ describe('synthesizeStack picks one of the cluster’s stacks', () => {
     expect(types).not.toContain('AWS::EC2::LaunchTemplate');
     expect(types).toContain('AWS::IAM::InstanceProfile');
     expect(out.assets).toEqual([]);
-    // (the checksum the reconciler compares for this stack: model/cluster/pools.ts, tasks/prepare.ts)
+    // (the checksum the reconciler compares for this stack: model/cluster/pools/pools.ts, tasks/prepare.ts)
     expect(t.Outputs.ConfigChecksum.Value).toBe(
       renderPools(cluster).get(cluster.spec.pools?.[0]?.name ?? '')?.checksum,
     );

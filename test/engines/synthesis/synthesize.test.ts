@@ -11,7 +11,7 @@ import * as appModule from '../../../lib/engines/stacks/app';
 import { Json } from '../../helpers/json';
 
 /** A rule cdk-nag refuses (AwsSolutions-EC23) and that only this rule's resource can acknowledge. */
-// A port that is no node service: SSH (a node service) from public space is refused by validate itself (test/model/cluster/exposure.test.ts).
+// A port that is no node service: SSH (a node service) from public space is refused by validate itself (test/model/cluster/network/exposure.test.ts).
 const sshFromAnywhere = (raw: Json) =>
   raw.spec.securityGroupRules.push({
     description: 'https from anywhere',

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { parse } from 'yaml';
 import { derive } from '../../../lib/model/cluster/derive';
-import { LIMITS } from '../../../lib/model/cluster/limits';
+import { LIMITS } from '../../../lib/model/cluster/rules/limits';
 import { CHECKSUM_COMMENT } from '../../../lib/model/cloudconfig/bottlerocket';
 import { checkBottlerocket } from '../../../lib/model/cloudconfig/bottlerocket-rules';
 import { KUBERNETES_SETTINGS } from '../../../lib/model/cloudconfig/bottlerocket-settings';

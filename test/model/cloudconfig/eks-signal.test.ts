@@ -10,7 +10,7 @@ import { WORKER_GROUP_LOGICAL_ID } from '../../../lib/core/naming';
 import { MIME_BOUNDARY, NODECONFIG_PATH } from '../../../lib/model/cloudconfig/nodeadm';
 import { renderConfig } from '../../../lib/model/cloudconfig/render';
 import { configUserData } from '../../../lib/model/cloudconfig/user-data';
-import { WorkerCluster } from '../../../lib/model/cluster/schema';
+import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { tempDir } from '../../helpers/clusters';
 import { eksCluster } from '../../helpers/eks';
 import { requireCommand, runAsync } from '../../fixtures/cloudconfig/boot';

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { WorkerCluster } from '../../../lib/model/cluster/schema';
+import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { renderConfig } from '../../../lib/model/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR, listTemplates, loadTemplate } from '../../../lib/model/cloudconfig/templates';
 import { TemplateError } from '../../../lib/core/errors';

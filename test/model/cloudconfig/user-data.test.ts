@@ -4,8 +4,8 @@
  * bootstrap token's secret by its ARN and never holds a token.
  */
 import { parse } from 'yaml';
-import { WorkerCluster } from '../../../lib/model/cluster/schema';
-import { LIMITS } from '../../../lib/model/cluster/limits';
+import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
+import { LIMITS } from '../../../lib/model/cluster/rules/limits';
 import { renderConfig, renderPools } from '../../../lib/model/cloudconfig/render';
 import { renderUserData, configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { CLOUD_INIT_INSTALL_PATH } from '../../../lib/model/cloudconfig/cloud-init';

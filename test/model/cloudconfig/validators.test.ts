@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { WorkerCluster } from '../../../lib/model/cluster/schema';
+import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { renderConfig, RenderedConfig } from '../../../lib/model/cloudconfig/render';
 import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
 import { BOOTSTRAP_EXAMPLES, example, ownSecret, tempDir, TEMPLATES, variant } from '../../helpers/clusters';

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { architectureOf } from '../../../lib/model/cluster/instance-architecture';
+import { architectureOf } from '../../../lib/model/cluster/pools/instance-architecture';
 import { loadClusterFile } from '../../../lib/model/cluster/load';
 import { validateCluster } from '../../../lib/model/cluster/validate';
 import { BadRow, expectRefused } from '../../helpers/bad-input';

@@ -1,4 +1,4 @@
-import { WorkerClusterSchema } from '../../../lib/model/cluster/schema';
+import { WorkerClusterSchema } from '../../../lib/model/cluster/schema/schema';
 import { validateCluster } from '../../../lib/model/cluster/validate';
 import { CRD_NAME, PLURAL, workerClusterCrd } from '../../../lib/platform/kube/crd';
 import { toKubeStatus } from '../../../lib/platform/kube/printer-status';

@@ -12,7 +12,7 @@ import {
   rolloutPolicyCrd,
   rolloutPolicySchema,
 } from '../../../lib/platform/kube/policy-crd';
-import { POLICY_KIND, RolloutPolicySpecSchema } from '../../../lib/model/cluster/policy-schema';
+import { POLICY_KIND, RolloutPolicySpecSchema } from '../../../lib/model/cluster/schema/policy-schema';
 import { REPO } from '../../helpers/clusters';
 import { fieldPaths, nodes } from '../../helpers/schema-walk';
 

@@ -1,4 +1,4 @@
-import { ClusterStatus } from '../../../lib/model/cluster/status';
+import { ClusterStatus } from '../../../lib/model/cluster/schema/status';
 import { fromKubeStatus, SHORT_CHECKSUM_LENGTH, toKubeStatus } from '../../../lib/platform/kube/printer-status';
 
 const status: ClusterStatus = {

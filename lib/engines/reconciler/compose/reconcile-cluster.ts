@@ -6,7 +6,7 @@ import { Outcome } from '../workflow/outcomes';
 import { Hook, Progress, toHooks, WorkflowHooks } from '../workflow/task';
 import { StatusRecorder } from '../workflow/status-recorder';
 import { merged, poolNames, sharedReady, waitForShared } from '../workflow/units';
-import { rawPoolNames } from '../../../model/cluster/raw-pools';
+import { rawPoolNames } from '../../../model/cluster/pools/raw-pools';
 import { removePoolStack } from '../tasks/finalize';
 import { removalScope } from '../tasks/pool-removal';
 import { accountOf, CrashSignal, onError, POOL_PREPARE, PREPARE, reconcileUnit, regionOf } from './workflow';

@@ -5,7 +5,7 @@ import { Outcome, OUTCOMES } from '../workflow/outcomes';
 import { Found, Observed, Start } from '../workflow/state';
 import { AnyTask, Hook, Progress, runWorkflow, Workflow } from '../workflow/task';
 import { StatusRecorder } from '../workflow/status-recorder';
-import { WorkerCluster } from '../../../model/cluster/schema';
+import { WorkerCluster } from '../../../model/cluster/schema/schema';
 import { bootstrapCommand } from '../../../core/errors';
 
 import { assemblyKey, removeAssembly } from '../../synthesis/synthesize';

@@ -1,6 +1,6 @@
 import { ROLL_CAUSES } from '../../stacks/roll-key';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { CONDITION_TYPES } from '../../../model/cluster/status';
+import { CONDITION_TYPES } from '../../../model/cluster/schema/status';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
 import { Outcome } from '../workflow/outcomes';
 import type { RefreshReport } from '../../channels';

@@ -1,5 +1,5 @@
 import { isComplete, isRolledBack } from '../../../model/ports/cloudformation-port';
-import { getCondition } from '../../../model/cluster/status';
+import { getCondition } from '../../../model/cluster/schema/status';
 import { CONDITIONS } from '../workflow/conditions';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, TASK } from '../workflow/context';
 import { Observed, RollKeyed } from '../workflow/state';

@@ -1,6 +1,6 @@
 import { isComplete } from '../../../model/ports/cloudformation-port';
 import { CONFIG_OBJECT_KEY, planCleanup } from '../../../platform/aws/config-objects';
-import { ClusterStatus } from '../../../model/cluster/status';
+import { ClusterStatus } from '../../../model/cluster/schema/status';
 import { RenderedConfig } from '../../../model/cloudconfig/render';
 import { rendered } from './render';
 import { configBucketName, configKeyPrefix } from '../../../core/naming';

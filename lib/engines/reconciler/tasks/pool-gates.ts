@@ -1,6 +1,6 @@
-import { stackUnits } from '../../../model/cluster/pools';
+import { stackUnits } from '../../../model/cluster/pools/pools';
 import { isInProgress } from '../../../model/ports/cloudformation-port';
-import { ClusterStatus, ControllerBookkeeping, PoolStatus } from '../../../model/cluster/status';
+import { ClusterStatus, ControllerBookkeeping, PoolStatus } from '../../../model/cluster/schema/status';
 import { CONDITIONS } from '../workflow/conditions';
 import { Outcome } from '../workflow/outcomes';
 import { Observed } from '../workflow/state';

@@ -1,7 +1,7 @@
 import { isInProgress, StackSummary } from '../../../model/ports/cloudformation-port';
-import { ClusterStatus, getCondition } from '../../../model/cluster/status';
-import { WorkerCluster } from '../../../model/cluster/schema';
-import { DEFAULT_POOL, stackUnits } from '../../../model/cluster/pools';
+import { ClusterStatus, getCondition } from '../../../model/cluster/schema/status';
+import { WorkerCluster } from '../../../model/cluster/schema/schema';
+import { DEFAULT_POOL, stackUnits } from '../../../model/cluster/pools/pools';
 import { CONDITIONS } from '../workflow/conditions';
 import { sharedUnit } from '../workflow/context';
 import { Outcome } from '../workflow/outcomes';

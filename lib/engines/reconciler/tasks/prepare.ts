@@ -1,5 +1,5 @@
 import { isComplete, isInProgress, isRolledBack, StackSummary } from '../../../model/ports/cloudformation-port';
-import { ClusterStatus, ConditionType, getCondition } from '../../../model/cluster/status';
+import { ClusterStatus, ConditionType, getCondition } from '../../../model/cluster/schema/status';
 import { validateCluster } from '../../../model/cluster/validate';
 import { listTemplates } from '../../../model/cloudconfig/templates';
 import { formatProblem } from '../../../core/errors';

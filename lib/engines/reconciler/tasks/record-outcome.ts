@@ -1,4 +1,4 @@
-import { getCondition } from '../../../model/cluster/status';
+import { getCondition } from '../../../model/cluster/schema/status';
 // How a reconcile's result is recorded: a failure (bounded retries, then Stalled) or a success (Ready on what the
 // stack reports live), and the words for a stack that did not complete. Shared by the apply tasks and the workflow's
 // one error path.

@@ -1,8 +1,8 @@
 import { RenderedConfig } from '../../../model/cloudconfig/render';
 import { renderCluster } from '../../../model/cluster/derive';
 import { RenderError } from '../../../core/errors';
-import { primaryPool, stackUnits } from '../../../model/cluster/pools';
-import { WorkerCluster } from '../../../model/cluster/schema';
+import { primaryPool, stackUnits } from '../../../model/cluster/pools/pools';
+import { WorkerCluster } from '../../../model/cluster/schema/schema';
 import { configChanges, configDigests, describeConfigChanges } from '../workflow/config-changes';
 import { TASK } from '../workflow/context';
 import { Desired, Validated } from '../workflow/state';

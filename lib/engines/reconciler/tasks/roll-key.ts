@@ -2,7 +2,7 @@ import { describeRollChange, isCurrentRecipe, RollKey, rollKeyOfBody } from '../
 import * as path from 'node:path';
 import { assemblyDir, assemblyKey, synthesizeStack, SynthesizedStack } from '../../synthesis/synthesize';
 import { StackSummary } from '../../../model/ports/cloudformation-port';
-import { getCondition } from '../../../model/cluster/status';
+import { getCondition } from '../../../model/cluster/schema/status';
 import { TASK } from '../workflow/context';
 import { Observed, Roll, RollKeyed } from '../workflow/state';
 import { task } from '../workflow/task';

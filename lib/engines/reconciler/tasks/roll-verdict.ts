@@ -1,5 +1,5 @@
 import { RollbackConfiguration, StackEvent } from '../../../model/ports/cloudformation-port';
-import { ClusterSpec } from '../../../model/cluster/schema';
+import { ClusterSpec } from '../../../model/cluster/schema/schema';
 
 /** The change set's RollbackConfiguration from spec.rollout: the same alarms on every update of the stack. */
 export function rollbackConfiguration(rollout: ClusterSpec['rollout']): RollbackConfiguration {

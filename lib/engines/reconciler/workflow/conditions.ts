@@ -1,4 +1,4 @@
-import { ConditionInput } from '../../../model/cluster/status';
+import { ConditionInput } from '../../../model/cluster/schema/status';
 
 /**
  * Every condition reason the reconciler writes, in one union: docs/troubleshooting.md's list is

@@ -1,8 +1,8 @@
 import type { DeployClients } from '../../deploy/change-sets';
 import { StackSummary } from '../../../model/ports/cloudformation-port';
 import { IdentityPort } from '../../../platform/aws/identity';
-import { WorkerCluster } from '../../../model/cluster/schema';
-import { ClusterStatus } from '../../../model/cluster/status';
+import { WorkerCluster } from '../../../model/cluster/schema/schema';
+import { ClusterStatus } from '../../../model/cluster/schema/status';
 import { ClusterRecord, ClusterStore } from '../../../model/ports/cluster-store';
 import { BackoffPolicy } from './backoff';
 import { DerivedCache, derivedKey } from '../../../model/cluster/derived-cache';

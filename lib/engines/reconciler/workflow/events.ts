@@ -1,4 +1,4 @@
-import { ClusterStatus, getCondition, PoolStatus } from '../../../model/cluster/status';
+import { ClusterStatus, getCondition, PoolStatus } from '../../../model/cluster/schema/status';
 import type { EventSink as ObjectEventSink, ObjectEvent } from '../../../model/ports/event-sink';
 
 /**

@@ -1,7 +1,7 @@
 import { canonicalJson } from '../../../model/cloudconfig/canonical-json';
 import { sha256Hex } from '../../../model/cloudconfig/checksum';
-import { WorkerCluster } from '../../../model/cluster/schema';
-import { DEFAULT_POOL } from '../../../model/cluster/pools';
+import { WorkerCluster } from '../../../model/cluster/schema/schema';
+import { DEFAULT_POOL } from '../../../model/cluster/pools/pools';
 import { codeFingerprint } from './code-version';
 
 /**

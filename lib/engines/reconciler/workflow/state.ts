@@ -1,6 +1,6 @@
 import type { StackSummary } from '../../../model/ports/cloudformation-port';
 import type { RenderedConfig } from '../../../model/cloudconfig/render';
-import type { WorkerCluster } from '../../../model/cluster/schema';
+import type { WorkerCluster } from '../../../model/cluster/schema/schema';
 import type { Logger } from '../../../core/logger';
 import type { Outcome } from './outcomes';
 import type { SynthesizedStack } from '../../synthesis/synthesize';

@@ -6,7 +6,7 @@ import {
   getCondition,
   PoolStatus,
   setConditions,
-} from '../../../model/cluster/status';
+} from '../../../model/cluster/schema/status';
 import { ClusterRecord } from '../../../model/ports/cluster-store';
 import type { ReasonedCondition } from './conditions';
 import type { Logger } from '../../../core/logger';

@@ -1,7 +1,7 @@
 import { StackSummary } from '../../../model/ports/cloudformation-port';
-import { ClusterStatus } from '../../../model/cluster/status';
-import { WorkerCluster } from '../../../model/cluster/schema';
-import { stackUnits } from '../../../model/cluster/pools';
+import { ClusterStatus } from '../../../model/cluster/schema/status';
+import { WorkerCluster } from '../../../model/cluster/schema/schema';
+import { stackUnits } from '../../../model/cluster/pools/pools';
 import { CONDITIONS } from './conditions';
 import { sharedUnit } from './context';
 import { Outcome } from './outcomes';

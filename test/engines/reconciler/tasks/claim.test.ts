@@ -2,7 +2,7 @@ import { claimOf } from '../../../../lib/engines/reconciler/tasks/claim';
 import { OWNER_TAG, poolStackName, stackOwner, workerStackName } from '../../../../lib/core/naming';
 import { ClusterRecord, ClusterStore } from '../../../../lib/model/ports/cluster-store';
 import { StackSummary } from '../../../../lib/model/ports/cloudformation-port';
-import { getCondition } from '../../../../lib/model/cluster/status';
+import { getCondition } from '../../../../lib/model/cluster/schema/status';
 import { ReconcilerDeps } from '../../../../lib/engines/reconciler/workflow/context';
 import { STACK_FINALIZER } from '../../../../lib/platform/kube/resource';
 import { Harness } from '../../../fakes/harness';

@@ -1,5 +1,5 @@
 import { rollingIn } from '../../../../lib/engines/reconciler/tasks/pool-gates';
-import { ClusterStatus } from '../../../../lib/model/cluster/status';
+import { ClusterStatus } from '../../../../lib/model/cluster/schema/status';
 
 /**
  * Which of a cluster's pools roll now, as its status says (spec.rollout.maxConcurrentPools counts them): an execution

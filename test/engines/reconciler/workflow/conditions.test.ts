@@ -1,4 +1,4 @@
-import { Condition } from '../../../../lib/model/cluster/status';
+import { Condition } from '../../../../lib/model/cluster/schema/status';
 import { fail } from '../../../fakes/fake-cloudformation';
 import { EXAMPLE, Harness, LAUNCH_TEMPLATE_FAILURE } from '../../../fakes/harness';
 import { Json } from '../../../helpers/json';

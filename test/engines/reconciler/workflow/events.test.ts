@@ -1,4 +1,4 @@
-import { ClusterStatus, Condition } from '../../../../lib/model/cluster/status';
+import { ClusterStatus, Condition } from '../../../../lib/model/cluster/schema/status';
 import { ReconcilerDeps } from '../../../../lib/engines/reconciler/workflow/context';
 import { StatusRecorder } from '../../../../lib/engines/reconciler/workflow/status-recorder';
 import { ClusterEvent, clusterEventsFor, eventsFor } from '../../../../lib/engines/reconciler/workflow/events';
