@@ -16,8 +16,8 @@ const TIERS = [
   ['model/cloudconfig', 'model/cluster', 'model/channel'],
   // ... and the ports engines and adapters meet at (ClusterStore, the CloudFormation port)
   ['model/ports'],
-  // platform: typed clients of the AWS and Kubernetes APIs (no decisions)
-  ['platform/aws', 'platform/kube'],
+  // platform: typed clients of the AWS and Kubernetes APIs and of the file system (no decisions)
+  ['platform/aws', 'platform/kube', 'platform/files'],
   // engines: what turns objects into stacks and keeps them in step
   ['engines/constructs'],
   ['engines/stacks'],
@@ -62,6 +62,21 @@ const upward = TIERS.slice(0, -1).flatMap((tier, i) =>
 module.exports = {
   forbidden: [
     ...upward,
+    {
+      name: 'no-file-io-in-model',
+      comment:
+        'lib/model/ is pure (issue 34: keep model/ free of file I/O): it parses and checks what it is given. Reading files (cluster objects: lib/platform/files/) and running processes happen above it. The template files named in pathNot still read the templates directory: they are the rest of that work, not a place for more.',
+      severity: 'error',
+      from: {
+        path: '^lib/model/',
+        pathNot: [
+          '^lib/model/cloudconfig/templates\\.ts$',
+          '^lib/model/cloudconfig/template-files\\.ts$',
+          '^lib/model/cloudconfig/template-declarations\\.ts$',
+        ],
+      },
+      to: { path: '^(node:)?(fs|fs/promises|child_process)$' },
+    },
     {
       name: 'no-circular',
       comment:

@@ -8,7 +8,7 @@
  */
 import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { loadValidClusters } from '../lib/model/cluster/load';
+import { loadValidClusters } from '../lib/platform/files/load-clusters';
 import { renderConfig } from '../lib/model/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
 import { inputsFingerprint } from '../lib/engines/reconciler/workflow/fingerprint';

@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
-import { loadValidClusters } from '../lib/model/cluster/load';
+import { loadValidClusters } from '../lib/platform/files/load-clusters';
 import { renderConfig } from '../lib/model/cloudconfig/render';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
 import { buildIsCurrent } from './cdk-cli';

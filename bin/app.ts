@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The CDK app: `npx cdk synth` / `cdk deploy WorkerStack-<cluster>` / `cdk diff`.
 import * as path from 'node:path';
-import { loadValidClusters } from '../lib/model/cluster/load';
+import { loadValidClusters } from '../lib/platform/files/load-clusters';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
 import { terminalText } from '../lib/adapters/cli/terminal-text';
 import { formatProblem, UsageError, WorkerStacksError } from '../lib/core/errors';

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { loadClusterFile } from '../../lib/model/cluster/load';
+import { loadClusterFile } from '../../lib/platform/files/load-clusters';
 import { WorkerCluster } from '../../lib/model/cluster/schema/schema';
 import { validateCluster } from '../../lib/model/cluster/validate';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';

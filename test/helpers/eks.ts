@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { loadClusterFile } from '../../lib/model/cluster/load';
+import { loadClusterFile } from '../../lib/platform/files/load-clusters';
 import { WorkerCluster } from '../../lib/model/cluster/schema/schema';
 import { REPO, TEMPLATES, tempDir } from './clusters';
 

@@ -153,6 +153,30 @@ test.each<{ breach: string; changes: Record<string, string>; expected: Violation
     ],
   },
   {
+    breach: 'the model reading a file (issue 34: model/ is free of file I/O)',
+    changes: {
+      'lib/model/cluster/schema.ts':
+        "import * as fs from 'node:fs';\nimport { AppError } from '../../core/errors';\nexport const schema = (): AppError => new AppError(fs.readFileSync('x', 'utf8'));\n",
+    },
+    expected: [{ rule: 'no-file-io-in-model', from: 'lib/model/cluster/schema.ts', to: 'fs' }],
+  },
+  {
+    breach: 'the model reading a file with fs/promises',
+    changes: {
+      'lib/model/cluster/schema.ts':
+        "import { readFile } from 'fs/promises';\nimport { AppError } from '../../core/errors';\nexport const schema = (): AppError => new AppError(String(readFile));\n",
+    },
+    expected: [{ rule: 'no-file-io-in-model', from: 'lib/model/cluster/schema.ts', to: 'fs/promises' }],
+  },
+  {
+    breach: 'the model running a process',
+    changes: {
+      'lib/model/cluster/schema.ts':
+        "import { execFileSync } from 'node:child_process';\nimport { AppError } from '../../core/errors';\nexport const schema = (): AppError => new AppError(String(execFileSync));\n",
+    },
+    expected: [{ rule: 'no-file-io-in-model', from: 'lib/model/cluster/schema.ts', to: 'child_process' }],
+  },
+  {
     breach: 'two files that import each other',
     changes: {
       'lib/engines/rollout/a.ts':

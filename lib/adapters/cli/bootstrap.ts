@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { sha256Hex } from '../../model/cloudconfig/checksum';
-import { loadClusters } from '../../model/cluster/load';
+import { loadClusters } from '../../platform/files/load-clusters';
 import { awsClients } from '../../platform/aws/clients';
 import { SdkIamRoles } from '../../platform/aws/iam-roles';
 import { checkConfigBucket } from '../../platform/aws/s3-publisher';

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import { loadClusterFile, clusterFiles } from '../../model/cluster/load';
+import { clusterFiles } from '../../platform/files/cluster-files';
+import { loadClusterFile } from '../../platform/files/load-clusters';
 import { renderCluster } from '../../model/cluster/derive';
 import { poolNamed, poolsOf } from '../../model/cluster/pools/pools';
 import { configUserData } from '../../model/cloudconfig/user-data';

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { loadClusters } from '../../model/cluster/load';
+import { loadClusters } from '../../platform/files/load-clusters';
 import { synthesisProblems } from '../../engines/synthesis';
 import { formatProblem, Problem } from '../../core/errors';
 import { FilePolicySource, policyOverlapProblems } from '../../engines/rollout';

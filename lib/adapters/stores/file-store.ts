@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { canonicalJson } from '../../model/cloudconfig/canonical-json';
 import { sha256Hex } from '../../model/cloudconfig/checksum';
-import { clusterFileOf, clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
+import { parseClusterYaml } from '../../model/cluster/load';
+import { clusterFileOf, clusterFiles, readClusterFile } from '../../platform/files/cluster-files';
 import { ClusterStatus, parseStatus } from '../../model/cluster/schema/status';
 import { Problem, WorkerStacksError } from '../../core/errors';
 import { fsyncUnlessUnsafe } from '../../core/durable';
@@ -254,7 +255,7 @@ export class FileStore implements ClusterStore {
     return entry;
   }
 
-  /** The object file's text, read only if it is a regular file within the size limit (lib/model/cluster/load.ts). */
+  /** The object file's text, read only if it is a regular file within the size limit (lib/platform/files/cluster-files.ts). */
   private readObject(file: string, shown: string): string {
     const r = readClusterFile(file, { shown });
     if (r.problem) throw new UnreadableObject(r.problem);

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
+import { parseClusterYaml } from '../../model/cluster/load';
+import { clusterFiles, readClusterFile } from '../../platform/files/cluster-files';
 import { issueToProblems } from '../../model/cluster/validate';
 import { Problem } from '../../core/errors';
 import { CHANNEL_KIND, ChannelSpec, WorkerImageChannelSchema } from '../../model/channel/channel-schema';

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
-import { clusterFiles, parseClusterYaml, readClusterFile } from '../../model/cluster/load';
+import { parseClusterYaml } from '../../model/cluster/load';
+import { clusterFiles, readClusterFile } from '../../platform/files/cluster-files';
 import { issueToProblems } from '../../model/cluster/validate';
 import { Problem, WorkerStacksError } from '../../core/errors';
 import { PolicyEvent, PolicyRef } from './policy-events';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../cloudconfig/templates';
 import { WorkerClusterSchema } from './schema/schema';
-import { CORE_VALUES, templateValues } from './values/template-values';
+import { CORE_VALUES } from './values/template-values';
+import { templateValues } from '../cloudconfig/template-declarations';
 
 /** A JSON Schema node: the keywords this reference reads are typed, any other is carried unread. */
 export type SchemaNode = {

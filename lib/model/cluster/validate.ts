@@ -12,7 +12,8 @@ import { tokenProblems } from './values/tokens';
 import { imageResolver, ImageResolver } from '../channel/image-pins';
 import { pinPools } from '../channel/pin-pools';
 import { WorkerCluster, WorkerClusterSchema } from './schema/schema';
-import { TemplateUse, templateValueProblems, templateValues, withValueDefaults } from './values/template-values';
+import { TemplateUse, templateValueProblems, withValueDefaults } from './values/template-values';
+import { templateValues } from '../cloudconfig/template-declarations';
 
 export interface ValidationContext {
   /** The file the object came from, as shown to the user. */

@@ -1,4 +1,5 @@
-import { CORE_VALUES, templateValues } from '../../model/cluster/values/template-values';
+import { CORE_VALUES } from '../../model/cluster/values/template-values';
+import { templateValues } from '../../model/cloudconfig/template-declarations';
 import { quoted } from '../../model/cluster/schema/openapi';
 import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../model/cloudconfig/templates';
 import { named, PlacedValidation, v } from './cel-build';

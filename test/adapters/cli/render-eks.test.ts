@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { runCli } from '../../../lib/adapters/cli/program';
 import { buildFleetApp } from '../../../lib/engines/stacks/app';
-import { loadClusterFile } from '../../../lib/model/cluster/load';
+import { loadClusterFile } from '../../../lib/platform/files/load-clusters';
 import { stackUnits } from '../../../lib/model/cluster/pools/pools';
 import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { loadClusterFile } from '../../../lib/model/cluster/load';
+import { loadClusterFile } from '../../../lib/platform/files/load-clusters';
 import { checkNodeConfig } from '../../../lib/model/cloudconfig/nodeconfig-rules';
 import { renderConfig, renderPools } from '../../../lib/model/cloudconfig/render';
 import { example, REPO, TEMPLATES, tempDir } from '../../helpers/clusters';

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { loadClusterFile } from '../../../lib/model/cluster/load';
+import { loadClusterFile } from '../../../lib/platform/files/load-clusters';
 import { LIMITS } from '../../../lib/model/cluster/rules/limits';
 import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { renderConfig } from '../../../lib/model/cloudconfig/render';

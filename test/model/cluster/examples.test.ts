@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { loadClusterFile } from '../../../lib/model/cluster/load';
+import { loadClusterFile } from '../../../lib/platform/files/load-clusters';
 import { validateCluster } from '../../../lib/model/cluster/validate';
 import { EXAMPLE_NAMES, EXAMPLES_DIR, rawExample, REPO, TEMPLATES } from '../../helpers/clusters';
 

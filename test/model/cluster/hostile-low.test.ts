@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { architectureOf } from '../../../lib/model/cluster/pools/instance-architecture';
-import { loadClusterFile } from '../../../lib/model/cluster/load';
+import { loadClusterFile } from '../../../lib/platform/files/load-clusters';
 import { validateCluster } from '../../../lib/model/cluster/validate';
 import { BadRow, expectRefused } from '../../helpers/bad-input';
 import { EXAMPLES_DIR, rawExample, tempDir, TEMPLATES } from '../../helpers/clusters';

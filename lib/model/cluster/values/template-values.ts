@@ -1,9 +1,5 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { readTemplateText } from '../../cloudconfig/template-files';
-import { TemplateError } from '../../../core/errors';
 import { BoundedPattern, boundedPattern, MAX_VALUE_LENGTH, PatternError } from './bounded-regex';
 import { Found } from '../rules/loose';
 import { found } from '../rules/rule-registry';
@@ -84,36 +80,11 @@ export interface TemplateValues {
   readonly problems: readonly string[];
 }
 
-const cache = new Map<string, { mtimeMs: number; size: number; result: TemplateValues }>();
-
-/** Reads and checks one template's declaration. Never throws: a bad declaration comes back as problems. */
-export function templateValues(
-  templatesDir: string,
-  template: string,
-  shownAs: string = path.join(path.basename(path.resolve(templatesDir)), template, VALUES_FILE),
-): TemplateValues {
-  const file = path.join(templatesDir, template, VALUES_FILE);
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(file);
-  } catch {
-    return { values: [], problems: [] };
-  }
-  const hit = cache.get(file);
-  if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) return hit.result;
-  const result = readDeclaration(templatesDir, file, shownAs);
-  cache.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, result });
-  return result;
-}
-
-function readDeclaration(templatesDir: string, file: string, shown: string): TemplateValues {
-  let text: string;
-  try {
-    text = readTemplateText(path.resolve(templatesDir), file);
-  } catch (e) {
-    if (!(e instanceof TemplateError)) throw e;
-    return { file: shown, values: [], problems: [e.message] };
-  }
+/**
+ * One template's declaration from the text of its values.yaml (`shown` names that file in problems). Never throws: a
+ * bad declaration comes back as problems. Reading the file is lib/model/cloudconfig/template-declarations.ts's.
+ */
+export function declarationFrom(text: string, shown: string): TemplateValues {
   let raw: unknown;
   try {
     raw = parseYaml(text);
