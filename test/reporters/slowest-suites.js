@@ -33,6 +33,9 @@ class SlowestSuites {
       .filter((r) => Number.isFinite(r.ms) && r.ms > 0)
       .sort((a, b) => b.ms - a.ms);
     if (rows.length === 0) return;
+    // Every row as JSON too, for a look at the whole suite (test/sequencer/durations.js reads jest's own --json).
+    if (process.env.WORKER_STACKS_JEST_TIMES)
+      fs.writeFileSync(process.env.WORKER_STACKS_JEST_TIMES, `${JSON.stringify(rows, null, 1)}\n`);
     const total = rows.reduce((n, r) => n + r.ms, 0);
     const cpuTotal = rows.reduce((n, r) => n + (r.cpu ?? 0), 0);
     const cpuText = (s) => (s === undefined ? '     -' : `${s.toFixed(1).padStart(6)}`);
