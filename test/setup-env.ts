@@ -9,3 +9,6 @@ process.env.WORKER_STACKS_WORK_DIR = process.env.WORKER_STACKS_WORK_DIR ?? os.tm
 // The stores' fsync (lib/core/durable.ts) flushes files every test throws away: on this shared disk it was a fifth of
 // a fleet rollout's wall time. test/adapters/stores/file-store-crash.test.ts keeps it (its kills aim at a slow write).
 process.env.WORKER_STACKS_UNSAFE_NO_FSYNC = process.env.WORKER_STACKS_UNSAFE_NO_FSYNC ?? '1';
+// Each task of the reconciler runs on a context whose dependencies throw on one it did not declare
+// (lib/engines/reconciler/workflow/deps-guard.ts): every test that runs a reconcile checks the tasks' `deps` lists.
+process.env.WORKER_STACKS_CHECK_DEPS = process.env.WORKER_STACKS_CHECK_DEPS ?? '1';

@@ -3,7 +3,7 @@ import { getCondition } from '../../../model/cluster/schema/status';
 import { CONDITIONS } from '../workflow/conditions';
 import { DEFAULT_MAX_UPDATE_ATTEMPTS, TASK } from '../workflow/context';
 import { Observed, RollKeyed } from '../workflow/state';
-import { need, Task } from '../workflow/task';
+import { need, task } from '../workflow/task';
 import { isSettled, liveStatus, retryRequested, short } from './prepare';
 
 // The apply workflow's first tasks, out of prepare.ts (the prepare workflow: inputs, validity, what is live): each
@@ -11,8 +11,9 @@ import { isSettled, liveStatus, retryRequested, short } from './prepare';
 // stall, paused, drift only reported, credentials of another account, a dry run). Every write to AWS comes after them.
 
 /** 4. Live equals desired for these inputs on a complete stack: nothing to do. Failed inputs wait for their backoff, or a human. */
-export const skipIfUnchanged: Task<Observed> = {
+export const skipIfUnchanged = task<Observed>()({
   name: TASK.skipIfUnchanged,
+  deps: ['code', 'images', 'now', 'maxUpdateAttempts'],
   run(ctx, o) {
     const s = ctx.status;
     const c = ctx.recorder.controller;
@@ -82,11 +83,12 @@ export const skipIfUnchanged: Task<Observed> = {
     }
     return undefined;
   },
-};
+});
 
 /** 5. A paused cluster gets no AWS write; a wait already under way goes on in the resume path. */
-export const paused: Task<Observed> = {
+export const paused = task<Observed>()({
   name: TASK.paused,
+  deps: [],
   when: (_ctx, o) => o.cluster.spec.paused,
   run(ctx, o) {
     const message = `paused (spec.paused): no AWS writes; live config ${short(o.live)}, desired ${short(o.config.checksum)}${o.drift ? `; ${o.drift.message}` : ''}`;
@@ -109,11 +111,12 @@ export const paused: Task<Observed> = {
     o.log.info({}, message);
     return { result: 'paused', message };
   },
-};
+});
 
 /** --drift=report: a live stack that is not what was applied (or a vanished one) is reported, never repaired. */
-export const reportDrift: Task<Observed> = {
+export const reportDrift = task<Observed>()({
   name: TASK.reportDrift,
+  deps: ['drift'],
   when: (ctx, o) => Boolean(o.drift) && ctx.deps.drift === 'report',
   run(ctx, o) {
     const drift = need(o.drift, 'the drift');
@@ -132,11 +135,12 @@ export const reportDrift: Task<Observed> = {
     );
     return { result: 'drifted', message };
   },
-};
+});
 
 /** 6. The credentials (the assumed deployer role's, or the daemon's own) must belong to the cluster's account before anything is changed. */
-export const checkAccount: Task<Observed> = {
+export const checkAccount = task<Observed>()({
   name: TASK.checkAccount,
+  deps: ['identity'],
   async run(ctx, o) {
     const { account, region } = o.cluster.spec;
     const actual = await ctx.deps.identity.account({ account, region });
@@ -148,11 +152,12 @@ export const checkAccount: Task<Observed> = {
     );
     return { result: 'failed', message };
   },
-};
+});
 
 /** Dry run: say what would happen (whether nodes are replaced, from the roll keys), then stop before anything is written. */
-export const dryRunReport: Task<Observed & RollKeyed> = {
+export const dryRunReport = task<Observed & RollKeyed>()({
   name: TASK.dryRun,
+  deps: ['dryRun'],
   when: (ctx) => ctx.deps.dryRun,
   run(_ctx, o) {
     const checksum = short(o.config.checksum);
@@ -168,4 +173,4 @@ export const dryRunReport: Task<Observed & RollKeyed> = {
         : `${drift}would update the stack (${o.stack.status}); ${config}, no node is replaced (the roll key is unchanged)`;
     return { result: 'dry-run', message };
   },
-};
+});

@@ -1,22 +1,29 @@
 import { sha256Hex } from '../../../model/cloudconfig/checksum';
 import { CLUSTER_TAG, OWNER_TAG } from '../../../core/naming';
 import { ownerOf } from './claim';
-import { IMPORT_REFUSAL, rollingPools, waitForImports } from './pool-gates';
+import { IMPORT_REFUSAL, rollingPools, WAIT_FOR_IMPORTS_DEPS, waitForImports } from './pool-gates';
 import { CONDITIONS, Reason } from '../workflow/conditions';
 import { ensureChangeSet, executeToken } from '../../deploy/change-sets';
 import { camel, TASK } from '../workflow/context';
 import { ChangeSetReady, Observed, RollKeyed, Synthesized } from '../workflow/state';
-import { need, Task } from '../workflow/task';
+import { need, task } from '../workflow/task';
 import { short } from './prepare';
 import { assemblyKey, removeAssembly } from '../../synthesis/synthesize';
-import { keptSynthesis, synthesizeFor } from './roll-key';
+import { keptSynthesis, SYNTHESIZE_DEPS, synthesizeFor } from './roll-key';
 import { describeRollout, specRollout } from '../../review/rollout-words';
 import { rollbackConfiguration } from './roll-verdict';
-import { lastOperation, recordFailure, recordSuccess } from './record-outcome';
+import {
+  lastOperation,
+  RECORD_FAILURE_DEPS,
+  RECORD_SUCCESS_DEPS,
+  recordFailure,
+  recordSuccess,
+} from './record-outcome';
 
 /** 7. Documented recovery for the stack states that a blind retry would never leave. */
-export const recover: Task<Observed> = {
+export const recover = task<Observed>()({
   name: TASK.recover,
+  deps: [...RECORD_FAILURE_DEPS, 'maxRecoveryAttempts', 'slots', 'pollMs'],
   when: (_ctx, o) => Boolean(o.stack),
   async run(ctx, o) {
     const stack = need(o.stack, 'the stack to recover');
@@ -90,15 +97,16 @@ export const recover: Task<Observed> = {
         return undefined;
     }
   },
-};
+});
 
 /**
  * 9. A cluster rolls at most spec.rollout.maxConcurrentPools of its pools' nodes at once (so it never loses two pools
  * together): a change whose roll key differs (a new config, image, instance types, subnets, capacity or release) waits
  * while others roll. --concurrency bounds the stacks in progress across the fleet: a stack over either bound waits.
  */
-export const acquireSlot: Task<Observed & RollKeyed> = {
+export const acquireSlot = task<Observed & RollKeyed>()({
   name: TASK.acquireSlot,
+  deps: ['slots', 'pollMs'],
   when: (ctx) => Boolean(ctx.deps.slots) || ctx.unit.pool !== undefined || Boolean(ctx.recorder.clusterStatus.pools),
   run(ctx, o) {
     const max = o.cluster.spec.rollout.maxConcurrentPools;
@@ -118,22 +126,24 @@ export const acquireSlot: Task<Observed & RollKeyed> = {
     );
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message: 'waiting for a slot' };
   },
-};
+});
 
 /**
  * 10. The same code as `cdk synth`, in-process: the synthesis the roll key was read from, when this reconcile made it
  * or an earlier one of the same inputs kept it (a held cluster, let go).
  */
-export const synthesize: Task<Observed & RollKeyed, Synthesized> = {
+export const synthesize = task<Observed & RollKeyed, Synthesized>()({
   name: TASK.synthesize,
+  deps: [...SYNTHESIZE_DEPS, 'kept'],
   async run(ctx, o) {
     return { synth: o.synth ?? keptSynthesis(ctx, o) ?? (await synthesizeFor(ctx, o)) };
   },
-};
+});
 
 /** 11. Publish the config object (content-addressed: existing keys are skipped). */
-export const publish: Task<Observed & Synthesized> = {
+export const publish = task<Observed & Synthesized>()({
   name: TASK.publish,
+  deps: ['workDir'],
   async run(ctx, o) {
     const r = await ctx.region.publisher.publish(o.synth.assets);
     o.log.info({ uploaded: r.uploaded, skipped: r.skipped }, 'assets published');
@@ -142,11 +152,12 @@ export const publish: Task<Observed & Synthesized> = {
       o.log.warn({}, msg),
     );
   },
-};
+});
 
 /** 12. A change set named after the inputs: a retried step finds and reuses it. */
-export const changeSet: Task<Observed & RollKeyed & Synthesized, ChangeSetReady> = {
+export const changeSet = task<Observed & RollKeyed & Synthesized, ChangeSetReady>()({
   name: TASK.changeSet,
+  deps: [...RECORD_SUCCESS_DEPS, ...WAIT_FOR_IMPORTS_DEPS, 'changeSetTimeoutMs'],
   async run(ctx, o) {
     // Named after the inputs and the stack as it is: a repeated step finds and reuses its change set, while a re-apply
     // after an out-of-band change (same inputs, another live stack) gets a new one.
@@ -181,7 +192,7 @@ export const changeSet: Task<Observed & RollKeyed & Synthesized, ChangeSetReady>
         return { changeSet: { name: state.info.name, token: executeToken(state.info), executed: false } };
     }
   },
-};
+});
 
 /** A reconcile whose image channel pins a pass refreshed meanwhile (a release recorded or halted) looks again at once. */
 const PINS_MOVED = {
@@ -192,8 +203,9 @@ const PINS_MOVED = {
 } as const;
 
 /** 13. Execute, after saying so in the status; then requeue: the stack is watched, not waited on. */
-export const execute: Task<Observed & RollKeyed & Synthesized & ChangeSetReady> = {
+export const execute = task<Observed & RollKeyed & Synthesized & ChangeSetReady>()({
   name: TASK.execute,
+  deps: ['images', 'now', 'release', 'code', 'slots', 'pollMs'],
   async run(ctx, o) {
     const { config, changeSet: cs } = o;
     if (ctx.pinsMoved()) return PINS_MOVED;
@@ -244,4 +256,4 @@ export const execute: Task<Observed & RollKeyed & Synthesized & ChangeSetReady> 
     ctx.deps.slots?.observed(ctx.unit.slot, true);
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
   },
-};
+});

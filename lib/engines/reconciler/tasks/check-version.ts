@@ -1,7 +1,7 @@
 import { compareVersions } from '../workflow/code-version';
 import { TASK } from '../workflow/context';
 import { Observed } from '../workflow/state';
-import { need, Task } from '../workflow/task';
+import { need, task } from '../workflow/task';
 
 /** How long an outdated daemon waits before it looks at the cluster again (the newer one does the work meanwhile). */
 export const OUTDATED_REQUEUE_MS = 5 * 60_000;
@@ -13,8 +13,9 @@ export const OUTDATED_REQUEUE_MS = 5 * 60_000;
  * writes nothing, says so, and requeues slowly; the newer one is unaffected. Same release, different template code (a
  * development build) cannot be ordered: it is logged, and the change set decides.
  */
-export const checkVersion: Task<Observed> = {
+export const checkVersion = task<Observed>()({
   name: TASK.checkVersion,
+  deps: ['release', 'code'],
   when: (ctx) => Boolean(ctx.deps.release && ctx.recorder.controller.appliedBy),
   run(ctx, o) {
     const theirs = need(ctx.recorder.controller.appliedBy, 'status.controller.appliedBy');
@@ -33,4 +34,4 @@ export const checkVersion: Task<Observed> = {
     }
     return undefined;
   },
-};
+});

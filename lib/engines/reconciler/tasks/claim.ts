@@ -4,7 +4,7 @@ import { ClusterRecord } from '../../../model/ports/cluster-store';
 import { CONDITIONS, Reason } from '../workflow/conditions';
 import { TASK } from '../workflow/context';
 import { Observed } from '../workflow/state';
-import { need, Task } from '../workflow/task';
+import { need, task } from '../workflow/task';
 
 /*
  * One stack, one owner. A stack's name comes from the object's name, and names are not unique across namespaces,
@@ -66,8 +66,9 @@ export function claimOf(
  * owns is left alone: Stalled (it needs a human: a rename, or a hand-over), no stack field recorded, no slot held.
  * A stack read without its tags (a listing of stacks in progress) is described first, unless it is the one recorded.
  */
-export const claim: Task<Observed> = {
+export const claim = task<Observed>()({
   name: TASK.claim,
+  deps: ['slots'],
   when: (_ctx, o) => Boolean(o.stack),
   async run(ctx, o) {
     let stack = need(o.stack, 'the stack observed');
@@ -91,4 +92,4 @@ export const claim: Task<Observed> = {
     );
     return { result: 'stalled', message: verdict.message };
   },
-};
+});

@@ -6,7 +6,7 @@ import { rendered } from './render';
 import { configBucketName, configKeyPrefix } from '../../../core/naming';
 import { TASK } from '../workflow/context';
 import { Found } from '../workflow/state';
-import { need, Task } from '../workflow/task';
+import { need, task } from '../workflow/task';
 
 /** Config objects kept besides the live and the desired one: rollback targets. */
 export const DEFAULT_KEEP_CONFIG_OBJECTS = 3;
@@ -19,8 +19,9 @@ export const DEFAULT_KEEP_CONFIG_OBJECTS = 3;
  * next time the cluster settles or is looked at. A removed cluster is never reconciled, so its objects stay until
  * its stack is deleted.
  */
-export const cleanConfigObjects: Task<Found> = {
+export const cleanConfigObjects = task<Found>()({
   name: TASK.cleanConfigObjects,
+  deps: ['dryRun', 'keepConfigObjects', 'templatesDir'],
   when: (ctx, f) =>
     Boolean(
       ctx.clients?.configObjects &&
@@ -66,7 +67,7 @@ export const cleanConfigObjects: Task<Found> = {
       f.log.warn({ bucket, err: (e as Error).message }, 'could not clean up old config objects; trying again later');
     }
   },
-};
+});
 
 /** The checksums of every stack of the cluster: live, desired and executing (as recorded), and every pool's config now. */
 function configsInUse(status: ClusterStatus, configs: Iterable<RenderedConfig>): Set<string> {

@@ -3,14 +3,15 @@ import { sha256Hex } from '../../../model/cloudconfig/checksum';
 import { STACK_FINALIZER } from '../../../platform/kube/resource';
 import { workerStackName } from '../../../core/naming';
 import { CONDITIONS } from '../workflow/conditions';
-import { ReconcileContext, TASK } from '../workflow/context';
+import { TASK } from '../workflow/context';
 import { Outcome } from '../workflow/outcomes';
 import { Start } from '../workflow/state';
-import { Task } from '../workflow/task';
+import { task } from '../workflow/task';
 import { busy, retryRequested } from './prepare';
 import { claimOf, objectName } from './claim';
 import { RemovalScope, waitToRemovePool } from './pool-removal';
 import { teardownOrder } from '../../deploy/teardown';
+import { DepsOf, TaskContext } from '../workflow/task-context';
 
 /** spec.deletionPolicy as the object says it, before validation (a deleted object may no longer validate). */
 export function deletionPolicy(raw: unknown): 'Retain' | 'Delete' {
@@ -18,6 +19,13 @@ export function deletionPolicy(raw: unknown): 'Retain' | 'Delete' {
     ? 'Delete'
     : 'Retain';
 }
+
+/** What deleteOne reads: the fleet's slots, the poll interval, the events on the object. */
+const DELETE_ONE_DEPS = ['slots', 'pollMs', 'events'] as const;
+/** What deleteStack reads (the object's deletion): deleteOne's, a dry run, the events. */
+const DELETE_STACK_DEPS = [...DELETE_ONE_DEPS, 'dryRun'] as const;
+/** What removePoolStack reads (not a task: reconcile-cluster.ts calls it for each removed pool). */
+type RemovePoolStackDeps = DepsOf<typeof DELETE_ONE_DEPS> | 'dryRun';
 
 /**
  * 0. The object's finalizer, and its deletion (stores that hold deletions: Kubernetes). First in the workflow, before
@@ -30,8 +38,9 @@ export function deletionPolicy(raw: unknown): 'Retain' | 'Delete' {
  *   finalizer is removed and the API server removes the object. A DELETE_FAILED stack keeps the finalizer and says
  *   why (the first failing resource) in Stalled=DeleteFailed; `worker-stacks retry` tries the delete again.
  */
-export const finalize: Task<Start> = {
+export const finalize = task<Start>()({
   name: TASK.finalize,
+  deps: [...DELETE_STACK_DEPS, 'store'],
   when: (ctx) =>
     ctx.deps.store.setFinalizer !== undefined &&
     (ctx.record.deletionRequested === true || hasFinalizer(ctx) !== (deletionPolicy(ctx.record.raw) === 'Delete')),
@@ -61,14 +70,14 @@ export const finalize: Task<Start> = {
     }
     return deleteStack(ctx, s, setFinalizer);
   },
-};
+});
 
 /**
  * What became of the stack of an object deleted without our finalizer (a last look between the finalizer's removal
  * and the object's), said as it is: with Delete, the stack was deleted before the finalizer went (or an operator
  * removed the finalizer to keep it); with Retain, it is kept.
  */
-async function withoutFinalizer(ctx: ReconcileContext, wanted: boolean): Promise<string> {
+async function withoutFinalizer(ctx: TaskContext<never>, wanted: boolean): Promise<string> {
   if (!wanted) return 'object deleted; its stack is retained (spec.deletionPolicy Retain)';
   const stackName = workerStackName(objectName(ctx.record));
   const stack = ctx.clients ? await ctx.region.cfn.describeStack(stackName) : undefined;
@@ -77,12 +86,12 @@ async function withoutFinalizer(ctx: ReconcileContext, wanted: boolean): Promise
     : `object deleted without the finalizer ${STACK_FINALIZER}: its stack ${stackName} is left as it is (${stack.status})`;
 }
 
-function hasFinalizer(ctx: ReconcileContext): boolean {
+function hasFinalizer(ctx: TaskContext<never>): boolean {
   return ctx.record.finalizers?.includes(STACK_FINALIZER) ?? false;
 }
 
 async function deleteStack(
-  ctx: ReconcileContext,
+  ctx: TaskContext<DepsOf<typeof DELETE_STACK_DEPS>>,
   s: Start,
   setFinalizer: (name: string, finalizer: string, present: boolean) => Promise<void>,
 ): Promise<Outcome> {
@@ -131,7 +140,7 @@ async function deleteStack(
  * deletes nothing.
  */
 export async function removePoolStack(
-  ctx: ReconcileContext,
+  ctx: TaskContext<RemovePoolStackDeps>,
   s: Start,
   paused: boolean,
   scope: RemovalScope,
@@ -163,7 +172,7 @@ interface DeleteOptions {
 
 /** Deletes one stack of the object: undefined once it is gone, else the outcome of this look (waiting, stalled). */
 async function deleteOne(
-  ctx: ReconcileContext,
+  ctx: TaskContext<DepsOf<typeof DELETE_ONE_DEPS>>,
   s: Start,
   stackName: string,
   { why = 'spec.deletionPolicy Delete', slot, gate }: DeleteOptions = {},
@@ -218,7 +227,7 @@ async function deleteOne(
 }
 
 /** The stack id this object recorded for one of its stacks (the shared stack's at the top level, a pool's in its entry). */
-function stackIdOf(ctx: ReconcileContext, stackName: string): string | undefined {
+function stackIdOf(ctx: TaskContext<never>, stackName: string): string | undefined {
   const s = ctx.recorder.clusterStatus;
   return s.stackName === stackName ? s.stackId : s.pools?.find((p) => p.stackName === stackName)?.stackId;
 }

@@ -2,10 +2,10 @@ import { stackUnits } from '../../../model/cluster/pools/pools';
 import { isInProgress } from '../../../model/ports/cloudformation-port';
 import { ClusterStatus, ControllerBookkeeping, PoolStatus } from '../../../model/cluster/schema/status';
 import { CONDITIONS } from '../workflow/conditions';
-import { ReconcileContext } from '../workflow/context';
 import { Outcome } from '../workflow/outcomes';
 import { Observed } from '../workflow/state';
 import { liveStatus } from './prepare';
+import { DepsOf, TaskContext } from '../workflow/task-context';
 
 // What a pool's stack waits for besides its own stack: the cluster's other pools rolling (maxConcurrentPools), and
 // the cluster's other stacks when CloudFormation refuses an export change (the apply tasks and a pool's removal ask these).
@@ -17,7 +17,7 @@ import { liveStatus } from './prepare';
  * removed from the object whose stack is in progress (being deleted, its nodes terminated: tasks/pool-removal.ts). The
  * shared stack counts only when it holds a pool (default).
  */
-export function rollingPools(ctx: ReconcileContext, o: Observed): string[] {
+export function rollingPools(ctx: TaskContext<never>, o: Observed): string[] {
   const units = stackUnits(o.cluster);
   return rollingIn(ctx.recorder.clusterStatus, {
     current: units.flatMap((u) => (u.pool === undefined ? [] : [u.pool])),
@@ -73,11 +73,18 @@ export function rollingIn(
  */
 export const IMPORT_REFUSAL = /cannot be (deleted|updated) as it is in use by|No export named \S+ found/i;
 
+/** What waitForImports reads: the backoff's base, the clock. */
+export const WAIT_FOR_IMPORTS_DEPS = ['backoff', 'now'] as const;
+
 /**
  * Waits for the cluster's other stacks: nothing is counted, and the same inputs are tried again after a backoff (not
  * every poll: an update that got as far as rolling nodes before the refusal must not roll them every few seconds).
  */
-export function waitForImports(ctx: ReconcileContext, f: Observed, why: string): Outcome {
+export function waitForImports(
+  ctx: TaskContext<DepsOf<typeof WAIT_FOR_IMPORTS_DEPS>>,
+  f: Observed,
+  why: string,
+): Outcome {
   const c = ctx.recorder.controller;
   const delay = ctx.deps.backoff.baseMs;
   const message = `${why} (waiting for the cluster's other stacks to be applied first; trying again after ${delay} ms)`;

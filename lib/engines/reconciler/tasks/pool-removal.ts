@@ -3,9 +3,10 @@ import { ClusterStatus, getCondition } from '../../../model/cluster/schema/statu
 import { WorkerCluster } from '../../../model/cluster/schema/schema';
 import { DEFAULT_POOL, stackUnits } from '../../../model/cluster/pools/pools';
 import { CONDITIONS } from '../workflow/conditions';
-import { ReconcileContext, sharedUnit } from '../workflow/context';
+import { sharedUnit } from '../workflow/context';
 import { Outcome } from '../workflow/outcomes';
 import { rollingIn } from './pool-gates';
+import { TaskContext } from '../workflow/task-context';
 
 // When the stack of a pool removed from the object is deleted. Deleting it terminates the pool's nodes, so a removal
 // is a roll of that pool: it starts only once every other stack of the cluster is settled and Ready (a pool added in
@@ -46,7 +47,7 @@ export function removalScope(cluster: WorkerCluster | undefined, raw: unknown, p
 }
 
 /** One condition of a removal: what it waits for, in an operator's words, or undefined when it need not wait. */
-export type RemovalCheck = (ctx: ReconcileContext, scope: RemovalScope) => string | undefined;
+export type RemovalCheck = (ctx: TaskContext<never>, scope: RemovalScope) => string | undefined;
 
 /** A stack of the cluster as its status records it: the top level (the shared stack) or a pool's entry. */
 type Recorded = Pick<ClusterStatus, 'stackId' | 'stackStatus' | 'controller' | 'conditions'>;
@@ -132,7 +133,7 @@ const concurrentPools: RemovalCheck = (ctx, scope) => {
 export const REMOVAL_CHECKS: readonly RemovalCheck[] = [addedPoolsFirst, clusterSettled, concurrentPools];
 
 /** The first thing the removal of the pool of `ctx` waits for, or undefined: its stack may be deleted now. */
-export function removalWaitsFor(ctx: ReconcileContext, scope: RemovalScope): string | undefined {
+export function removalWaitsFor(ctx: TaskContext<never>, scope: RemovalScope): string | undefined {
   for (const check of REMOVAL_CHECKS) {
     const why = check(ctx, scope);
     if (why) return why;
@@ -144,7 +145,11 @@ export function removalWaitsFor(ctx: ReconcileContext, scope: RemovalScope): str
  * The gate before a removed pool's stack is deleted: undefined, delete it now; else the wait, said on the pool's entry
  * (Progressing, WaitingToRemovePool, naming what it waits for) and looked at again after a poll, never blocking.
  */
-export function waitToRemovePool(ctx: ReconcileContext, stack: StackSummary, scope: RemovalScope): Outcome | undefined {
+export function waitToRemovePool(
+  ctx: TaskContext<'pollMs'>,
+  stack: StackSummary,
+  scope: RemovalScope,
+): Outcome | undefined {
   const why = removalWaitsFor(ctx, scope);
   if (!why) return undefined;
   const message = `pool ${ctx.unit.pool ?? '?'} was removed from the object: its stack ${stack.name} is deleted, its nodes terminated, once ${why}`;

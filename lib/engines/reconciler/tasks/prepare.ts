@@ -4,16 +4,18 @@ import { validateCluster } from '../../../model/cluster/validate';
 import { listTemplates } from '../../../model/cloudconfig/templates';
 import { formatProblem } from '../../../core/errors';
 import { CONDITIONS } from '../workflow/conditions';
-import { ReconcileContext, TASK } from '../workflow/context';
+import { TASK } from '../workflow/context';
 import { Desired, Drift, Observed, Start, Validated } from '../workflow/state';
-import { need, Task } from '../workflow/task';
+import { need, task } from '../workflow/task';
+import { TaskContext } from '../workflow/task-context';
 
 /**
  * 0. The same bytes, templates and code as the last successful apply, and the listed stack settled on exactly what
  * was recorded (status, checksum, last update): nothing can have changed, so stop before even validating.
  */
-export const skipIfSameInputs: Task<Start> = {
+export const skipIfSameInputs = task<Start>()({
   name: TASK.skipIfSameInputs,
+  deps: ['dryRun', 'code', 'images'],
   when: (ctx) => Boolean(ctx.listedStack) && ctx.derivedKey !== undefined && !ctx.deps.dryRun,
   run(ctx) {
     const s = ctx.status;
@@ -31,11 +33,12 @@ export const skipIfSameInputs: Task<Start> = {
       !retryRequested(ctx);
     return same && isSettled(s, ctx.generation) ? { result: 'unchanged' } : undefined;
   },
-};
+});
 
 /** 1. The object is valid, or nothing touches AWS. */
-export const validate: Task<Start, Pick<Validated, 'cluster'>> = {
+export const validate = task<Start, Pick<Validated, 'cluster'>>()({
   name: TASK.validate,
+  deps: ['derived', 'templatesDir', 'code', 'images'],
   run(ctx, s) {
     const { record } = ctx;
     const hit = ctx.deps.derived?.get(record.name, ctx.derivedKey);
@@ -61,15 +64,16 @@ export const validate: Task<Start, Pick<Validated, 'cluster'>> = {
     // No requeue: a change to the object triggers the next attempt.
     return { result: 'invalid', message };
   },
-};
+});
 
 /**
  * 3. Look at the stack as it is (from the pass's batched listing when there is one), and at the checksum it carries:
  * the live stack is the truth, not what was recorded. A recorded stack that is gone, or a settled stack that is not
  * what was applied, is said so here.
  */
-export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift' | 'described'>> = {
+export const observe = task<Desired, Pick<Observed, 'stack' | 'live' | 'drift' | 'described'>>()({
   name: TASK.observe,
+  deps: ['slots'],
   async run(ctx, d) {
     const name = ctx.unit.stackName;
     const executing = ctx.recorder.controller.executing;
@@ -97,7 +101,7 @@ export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift' | 
       );
     return { stack, live, drift, described };
   },
-};
+});
 
 /**
  * The one function that sets the live checksum in a status: the stack's fields and the checksum it carries, both as
@@ -105,7 +109,7 @@ export const observe: Task<Desired, Pick<Observed, 'stack' | 'live' | 'drift' | 
  * look compares the stack with what was seen of it (not with an older apply) to tell drift. Without a checksum read
  * (`live` undefined) the recorded one is kept: nothing is recorded that was not seen live.
  */
-export function liveStatus(ctx: ReconcileContext, stack: StackSummary, live: string | undefined) {
+export function liveStatus(ctx: TaskContext<never>, stack: StackSummary, live: string | undefined) {
   return {
     stackName: stack.name,
     stackId: stack.id,
@@ -117,7 +121,7 @@ export function liveStatus(ctx: ReconcileContext, stack: StackSummary, live: str
 
 /** A recorded stack that is gone, or a settled stack that is not what was applied (by checksum or update time). */
 function driftOf(
-  ctx: ReconcileContext,
+  ctx: TaskContext<never>,
   name: string,
   stack: StackSummary | undefined,
   live: string | undefined,
@@ -150,7 +154,7 @@ function driftOf(
  * The checksum the stack itself reports: its ConfigChecksum output, or (where the listing leaves outputs out, as
  * some emulators do) the output's literal value in the live template. Nothing is guessed: undefined when neither says.
  */
-export async function liveChecksum(ctx: ReconcileContext, stack: StackSummary): Promise<string | undefined> {
+export async function liveChecksum(ctx: TaskContext<never>, stack: StackSummary): Promise<string | undefined> {
   if (stack.outputs.ConfigChecksum) return stack.outputs.ConfigChecksum;
   if (!isComplete(stack.status) && !isRolledBack(stack.status)) return undefined;
   const body = await ctx.region.cfn.getTemplate(stack.id);
@@ -165,7 +169,7 @@ export function short(checksum: string | undefined): string {
 }
 
 /** An operator asked for a retry that has not been acted on yet. */
-export function retryRequested(ctx: ReconcileContext): boolean {
+export function retryRequested(ctx: TaskContext<never>): boolean {
   const asked = ctx.record.retryRequest;
   return asked !== undefined && asked !== ctx.recorder.controller.retryHandled;
 }

@@ -7,10 +7,14 @@ import { stackVersion } from './roll-key';
 import { backoffDelay } from '../workflow/backoff';
 import { CONDITIONS, Reason } from '../workflow/conditions';
 import { configDigests } from '../workflow/config-changes';
-import { DEFAULT_MAX_UPDATE_ATTEMPTS, ReconcileContext } from '../workflow/context';
+import { DEFAULT_MAX_UPDATE_ATTEMPTS } from '../workflow/context';
 import { Outcome } from '../workflow/outcomes';
 import { Found, Observed } from '../workflow/state';
 import { liveStatus, short } from './prepare';
+import { DepsOf, TaskContext } from '../workflow/task-context';
+
+/** What recordFailure reads: the bound on attempts, the backoff between them, the clock. */
+export const RECORD_FAILURE_DEPS = ['maxUpdateAttempts', 'backoff', 'now'] as const;
 
 /**
  * Records a failure of these inputs. A failure the reconciler can retry is Degraded and retried with backoff until
@@ -18,7 +22,7 @@ import { liveStatus, short } from './prepare';
  * never a loop that re-rolls nodes. `stall` stops at once (retrying cannot help).
  */
 export function recordFailure(
-  ctx: ReconcileContext,
+  ctx: TaskContext<DepsOf<typeof RECORD_FAILURE_DEPS>>,
   f: Found,
   reason: Reason,
   message: string,
@@ -105,7 +109,7 @@ export function lastOperation(events: readonly StackEvent[], stackName: string |
  * this version of the stack. Without it, a stack whose version does not move (no lastUpdated) kept the key read
  * before the roll (found on moto: a cluster rolled back to a held release was said to run the release it had left).
  */
-function liveRollKeys(ctx: ReconcileContext, current: boolean, stack: StackSummary) {
+function liveRollKeys(ctx: TaskContext<never>, current: boolean, stack: StackSummary) {
   const keys = ctx.recorder.controller.rollKeys;
   const applied = ctx.recorder.controller.executing?.rollKey;
   if (!current || !keys?.desired || applied === undefined || keys.desired.key !== applied) return {};
@@ -116,7 +120,7 @@ function liveRollKeys(ctx: ReconcileContext, current: boolean, stack: StackSumma
  * The roll key the stack carries after our change set completed: the one it applied (status.controller.executing),
  * else (no change set was needed) the one read from the live template by this reconcile. Nothing is pending then.
  */
-function appliedRollKey(ctx: ReconcileContext, current: boolean) {
+function appliedRollKey(ctx: TaskContext<never>, current: boolean) {
   const applied = ctx.recorder.controller.executing?.rollKey ?? ctx.status.rollKey;
   if (!current || !applied) return {};
   return { rollKey: applied, desiredRollKey: applied, pendingRoll: undefined };
@@ -135,9 +139,12 @@ export function failureReason(status: string): Reason {
   return known[status] ?? 'ReconcileFailed';
 }
 
+/** What recordSuccess reads: recordFailure's (a stack without a checksum), and the key of the inputs it records. */
+export const RECORD_SUCCESS_DEPS = [...RECORD_FAILURE_DEPS, 'code', 'images'] as const;
+
 /** Ready: what the stack reports is live, for these inputs. The checksum comes from the stack, never from the request. */
 export async function recordSuccess(
-  ctx: ReconcileContext,
+  ctx: TaskContext<DepsOf<typeof RECORD_SUCCESS_DEPS>>,
   o: Observed,
   result: 'applied' | 'no-changes',
   fingerprint: string,

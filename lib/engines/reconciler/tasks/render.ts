@@ -4,16 +4,17 @@ import { RenderError } from '../../../core/errors';
 import { primaryPool, stackUnits } from '../../../model/cluster/pools/pools';
 import { WorkerCluster } from '../../../model/cluster/schema/schema';
 import { configChanges, configDigests, describeConfigChanges } from '../workflow/config-changes';
-import { ReconcileContext, TASK } from '../workflow/context';
+import { TASK } from '../workflow/context';
 import { Desired, Validated } from '../workflow/state';
-import { Task } from '../workflow/task';
+import { task } from '../workflow/task';
 import { inputsFingerprint } from '../workflow/fingerprint';
+import { TaskContext } from '../workflow/task-context';
 
 // The render task and the per-stack config it picks (a pool's own, or for the shared stack the default pool's),
 // rendered once per validated cluster for all of its stacks.
 
 /** The node configs as `validate` and `render` derive them; a template that does not render stalls as RenderFailed with their message. */
-export function rendered(ctx: ReconcileContext, s: Validated): ReadonlyMap<string, RenderedConfig> {
+export function rendered(ctx: TaskContext<'templatesDir'>, s: Validated): ReadonlyMap<string, RenderedConfig> {
   const known = renderedPools.get(s.cluster);
   if (known) return known;
   const r = renderCluster(s.cluster, ctx.record.source, ctx.deps.templatesDir);
@@ -48,7 +49,7 @@ const fingerprints = new WeakMap<WorkerCluster, Map<string, string>>();
  * The config of the stack this run reconciles: a pool's own; for the shared stack, the default pool's (the one it
  * holds), else the first pool's (the checksum its ConfigChecksum output carries).
  */
-function unitConfig(ctx: ReconcileContext, s: Validated): RenderedConfig {
+function unitConfig(ctx: TaskContext<'templatesDir'>, s: Validated): RenderedConfig {
   const pool = ctx.unit.pool ?? stackUnits(s.cluster)[0].pool ?? primaryPool(s.cluster.spec).name;
   const config = rendered(ctx, s).get(pool);
   if (!config) throw new Error(`no config rendered for pool ${pool} of ${s.cluster.metadata.name}`);
@@ -56,8 +57,9 @@ function unitConfig(ctx: ReconcileContext, s: Validated): RenderedConfig {
 }
 
 /** 2. Render the big config; its checksum and the code and spec give the inputs' fingerprint. */
-export const render: Task<Validated, Pick<Desired, 'config' | 'fingerprint' | 'configChange' | 'log'>> = {
+export const render = task<Validated, Pick<Desired, 'config' | 'fingerprint' | 'configChange' | 'log'>>()({
   name: TASK.render,
+  deps: ['derived', 'templatesDir', 'code', 'images'],
   run(ctx, s) {
     const hit = ctx.deps.derived?.get(ctx.record.name, ctx.derivedKey);
     // The derived cache holds the shared stack's config of a single-pool object; every other is one of the object's
@@ -77,4 +79,4 @@ export const render: Task<Validated, Pick<Desired, 'config' | 'fingerprint' | 'c
     // From here on every line names the desired checksum too.
     return { config, fingerprint, configChange, log: s.log.child({ checksum: config.checksum }) };
   },
-};
+});

@@ -1,14 +1,15 @@
 import { firstFailure, isComplete, isRolledBack } from '../../../model/ports/cloudformation-port';
-import { IMPORT_REFUSAL, waitForImports } from './pool-gates';
+import { IMPORT_REFUSAL, WAIT_FOR_IMPORTS_DEPS, waitForImports } from './pool-gates';
 import { CONDITIONS } from '../workflow/conditions';
 import { classifyError } from '../workflow/classify';
-import { ReconcileContext, TASK } from '../workflow/context';
+import { TASK } from '../workflow/context';
 import { Outcome } from '../workflow/outcomes';
 import { Observed } from '../workflow/state';
-import { need, Task } from '../workflow/task';
+import { need, task } from '../workflow/task';
 import { busy, liveChecksum, short } from './prepare';
 import { alarmRollback, signalShortfall } from './roll-verdict';
-import { failureReason, lastOperation, recordFailure, recordSuccess } from './record-outcome';
+import { failureReason, lastOperation, RECORD_SUCCESS_DEPS, recordFailure, recordSuccess } from './record-outcome';
+import { TaskContext } from '../workflow/task-context';
 
 // The resume and record workflows' first tasks, out of apply.ts (whose tasks change the stack): these look at a stack
 // whose operation is under way or over and never start one. Recording our own execute has its own rules (it survives
@@ -19,8 +20,9 @@ import { failureReason, lastOperation, recordFailure, recordSuccess } from './re
  * Resume path, 1. A stack in progress is never touched: note it and look again after one poll interval. The worker
  * is free meanwhile; the next look comes from the pass's listing (one call per region, not one per stack).
  */
-export const wait: Task<Observed> = {
+export const wait = task<Observed>()({
   name: TASK.wait,
+  deps: ['pollMs'],
   run(ctx, o) {
     const stack = need(o.stack, 'the stack in progress');
     if (ctx.status.stackStatus !== stack.status)
@@ -37,7 +39,7 @@ export const wait: Task<Observed> = {
     );
     return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
   },
-};
+});
 
 /**
  * Resume path, 2. The change set this reconciler executed may have ended: record what the stack reports. Never from a
@@ -47,8 +49,9 @@ export const wait: Task<Observed> = {
  * carries, never the one that was asked for; the cause of a rollback is read from the stack's own events for that
  * operation, so it survives a restart.
  */
-export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live' | 'described'>> = {
+export const recordExecution = task<Observed, Pick<Observed, 'stack' | 'live' | 'described'>>()({
   name: TASK.recordExecution,
+  deps: [...RECORD_SUCCESS_DEPS, ...WAIT_FOR_IMPORTS_DEPS, 'slots', 'pollMs'],
   async run(ctx, o) {
     const executing = need(ctx.recorder.controller.executing, 'the change set executing');
     const name = ctx.unit.stackName;
@@ -105,10 +108,10 @@ export const recordExecution: Task<Observed, Pick<Observed, 'stack' | 'live' | '
     if (IMPORT_REFUSAL.test(why)) return waitForImports(ctx, fresh, `stack ${status}: ${why}${kept}`);
     return recordFailure(ctx, fresh, failureReason(status), `stack ${status}: ${why}${kept}`);
   },
-};
+});
 
 /** Our operation is still running: the slot stays held, and the stack is looked at again after a poll. */
-function inProgress(ctx: ReconcileContext, message: string): Outcome {
+function inProgress(ctx: TaskContext<'slots' | 'pollMs'>, message: string): Outcome {
   ctx.deps.slots?.observed(ctx.unit.slot, true);
   return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };
 }

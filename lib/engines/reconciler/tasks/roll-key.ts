@@ -3,10 +3,14 @@ import * as path from 'node:path';
 import { assemblyDir, assemblyKey, synthesizeStack, SynthesizedStack } from '../../synthesis/synthesize';
 import { StackSummary } from '../../../model/ports/cloudformation-port';
 import { getCondition } from '../../../model/cluster/schema/status';
-import { ReconcileContext, TASK } from '../workflow/context';
+import { TASK } from '../workflow/context';
 import { Observed, Roll, RollKeyed } from '../workflow/state';
-import { Task } from '../workflow/task';
+import { task } from '../workflow/task';
 import { inputsFingerprint } from '../workflow/fingerprint';
+import { DepsOf, TaskContext } from '../workflow/task-context';
+
+/** What synthesizeFor reads: where and how stacks are synthesized. */
+export const SYNTHESIZE_DEPS = ['templatesDir', 'workDir', 'nag', 'synthesizer'] as const;
 
 /**
  * 7. Does this change replace the nodes? The roll key of the template it would apply against the roll key of the
@@ -18,8 +22,9 @@ import { inputsFingerprint } from '../workflow/fingerprint';
  * was read for (and the live key with the stack version it was read from), so a held cluster is synthesized once, not
  * on every look, and a reconcile that goes on to its change set reuses this synthesis.
  */
-export const rollKey: Task<Observed, RollKeyed> = {
+export const rollKey = task<Observed, RollKeyed>()({
   name: TASK.rollKey,
+  deps: [...SYNTHESIZE_DEPS, 'code', 'release'],
   async run(ctx, o) {
     // A first create replaces no node; a stack `recover` deals with (it ends the reconcile) is not read for nothing.
     if (!o.stack || RECOVERED.test(o.stack.status)) return { roll: { rolls: false, cause: '' } };
@@ -63,7 +68,7 @@ export const rollKey: Task<Observed, RollKeyed> = {
     );
     return synth ? { roll, synth } : { roll };
   },
-};
+});
 
 /** The stack states the recover task acts on and ends the reconcile with (tasks/apply.ts). */
 const RECOVERED = /^(ROLLBACK_COMPLETE|UPDATE_ROLLBACK_FAILED|DELETE_FAILED|ROLLBACK_FAILED)$/;
@@ -88,7 +93,7 @@ function rollOf(desired: RollKey | undefined, live: RollKey | undefined, o: Obse
  * The generation says it even when the new release reads the object with new defaults (its inputs then differ).
  * Says "0.1.0 → 0.2.0" (or the code digests when both have one version number).
  */
-function byRelease(ctx: ReconcileContext, o: Observed): string | undefined {
+function byRelease(ctx: TaskContext<'code' | 'release'>, o: Observed): string | undefined {
   const c = ctx.recorder.controller;
   const applied = c.appliedBy;
   if (!applied || applied.code === ctx.deps.code) return undefined;
@@ -112,7 +117,10 @@ export function stackVersion(stack: StackSummary): string {
 }
 
 /** The same synthesis as `cdk synth`, in-process (or on the daemon's synth pool): the change set's template. */
-export async function synthesizeFor(ctx: ReconcileContext, o: Observed): Promise<SynthesizedStack> {
+export async function synthesizeFor(
+  ctx: TaskContext<DepsOf<typeof SYNTHESIZE_DEPS>>,
+  o: Observed,
+): Promise<SynthesizedStack> {
   // The config rendered (and memoized) in the render step: synthesis never renders it a second time.
   const opts = {
     templatesDir: ctx.deps.templatesDir,
@@ -129,7 +137,7 @@ export async function synthesizeFor(ctx: ReconcileContext, o: Observed): Promise
 }
 
 /** The synthesis an earlier reconcile of these same inputs made for the roll key and kept (ReconcilerDeps.kept). */
-export function keptSynthesis(ctx: ReconcileContext, o: Observed): SynthesizedStack | undefined {
+export function keptSynthesis(ctx: TaskContext<'workDir' | 'kept'>, o: Observed): SynthesizedStack | undefined {
   const key = assemblyKey(o.cluster.metadata.name, ctx.unit.stackName);
   const dir = path.join(assemblyDir(ctx.deps.workDir, key), o.fingerprint.slice(0, 16));
   const synth = ctx.deps.kept?.take(ctx.unit.stackName, o.fingerprint, dir);

@@ -4,10 +4,11 @@ import { configBucketName, configKeyPrefix } from '../../../core/naming';
 import { memberSpec } from '../../rollout/coordinator';
 import { fleetMember } from '../../rollout/fleet';
 import { CONDITIONS } from '../workflow/conditions';
-import { ReconcileContext, TASK } from '../workflow/context';
+import { TASK } from '../workflow/context';
 import { Gated, Observed, RollKeyed } from '../workflow/state';
-import { need, Task } from '../workflow/task';
+import { need, task } from '../workflow/task';
 import { short } from './prepare';
+import { TaskContext } from '../workflow/task-context';
 
 /**
  * Fleet rollout gate (lib/engines/rollout): before a change that replaces the nodes (its roll key differs from the live
@@ -17,8 +18,9 @@ import { short } from './prepare';
  * that releasing it is only the stack update. Changes that replace no node (listeners, rules, sizes, tags) and a
  * stack's first create are never held.
  */
-export const waitForWave: Task<Observed & RollKeyed, Gated> = {
+export const waitForWave = task<Observed & RollKeyed, Gated>()({
   name: TASK.waitForWave,
+  deps: ['rollout', 'now', 'workDir'],
   when: (ctx, o) => Boolean(ctx.deps.rollout && o.stack && o.roll.rolls),
   async run(ctx, o) {
     const desired = o.config.checksum;
@@ -57,9 +59,9 @@ export const waitForWave: Task<Observed & RollKeyed, Gated> = {
         : {};
     return { result: 'held', requeueAfterMs: d.requeueAfterMs, message, ...rollout };
   },
-};
+});
 
-function getReason(ctx: ReconcileContext): string | undefined {
+function getReason(ctx: TaskContext<never>): string | undefined {
   return ctx.status.conditions.find((c) => c.type === 'Progressing')?.reason;
 }
 
@@ -68,7 +70,7 @@ function getReason(ctx: ReconcileContext): string | undefined {
  * config is in S3 and can be read, reviewed and fetched before its roll. Returns the staged checksum, or undefined
  * when publishing failed (it is tried again on the next look; the hold is not affected).
  */
-async function stage(ctx: ReconcileContext, o: Observed): Promise<string | undefined> {
+async function stage(ctx: TaskContext<'workDir'>, o: Observed): Promise<string | undefined> {
   const c = o.config;
   const cluster = o.cluster;
   const dir = path.join(ctx.deps.workDir, `${cluster.metadata.name}.staged`);

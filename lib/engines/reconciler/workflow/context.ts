@@ -106,7 +106,8 @@ export interface Ambient {
 
 /**
  * Everything a reconcile is given, by who provides it (issue 34: the bag was one list of 25 fields). `--once`'s wait
- * deadline and the shutdown signal are the CLI's and the daemon's, not a task's.
+ * deadline and the shutdown signal are the CLI's and the daemon's, not a task's. A task sees only the ones it
+ * declares (task-context.ts).
  */
 export interface ReconcilerDeps extends ReconcilerPorts, ReconcilerPolicy, RuntimeOwned, Ambient {}
 
@@ -187,10 +188,11 @@ export class ReconcileContext {
    * not derived from, and skipIfSameInputs would never roll the release the refresh pinned.
    */
   public get images(): ImageResolver | undefined {
-    this.imagesRead ??= { value: this.deps.images?.() };
-    return this.imagesRead.value;
+    this.pins.read ??= { value: this.deps.images?.() };
+    return this.pins.read.value;
   }
-  private imagesRead?: { readonly value: ImageResolver | undefined };
+  // A holder, not a field set on first read: a task's view of the context (deps-guard.ts) reads and sets the same one.
+  private readonly pins: { read?: { readonly value: ImageResolver | undefined } } = {};
 
   /**
    * Whether the pass refreshed the image channels' pins since this reconcile read them, for an object whose pools name
@@ -198,11 +200,10 @@ export class ReconcileContext {
    * refresh halted (the simulator found one more cluster taking a halted release so).
    */
   public pinsMoved(): boolean {
-    if (!this.imagesRead || !this.deps.images) return false;
+    const read = this.pins.read;
+    if (!read || !this.deps.images) return false;
     const now = this.deps.images();
-    return (
-      now !== this.imagesRead.value && pinsKey(this.record.raw, now) !== pinsKey(this.record.raw, this.imagesRead.value)
-    );
+    return now !== read.value && pinsKey(this.record.raw, now) !== pinsKey(this.record.raw, read.value);
   }
 
   /** Key of what is derived from this object's content (see DerivedCache). */

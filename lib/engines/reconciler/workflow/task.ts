@@ -1,23 +1,36 @@
 import type { ReconcileContext, TaskName } from './context';
 import type { Outcome } from './outcomes';
 import type { Found } from './state';
+import type { DepKey, TaskContext } from './task-context';
+import { taskView } from './deps-guard';
 
 /**
  * One named step of a workflow. It reads the immutable context and the value the steps before it returned (`In`),
  * and either ends the reconcile (an Outcome) or adds its own typed value (`Out`, never with a `result`: that is an
  * Outcome) for the steps after it. `when` false skips it; a task with `when` therefore adds only optional fields.
+ * It reads the dependencies it declares (`deps`) and no other: its context holds those alone (task-context.ts).
  */
-export interface Task<In, Out extends object = never> {
+export interface Task<In, Out extends object = never, D extends DepKey = never> {
   readonly name: TaskName;
-  readonly when?: (ctx: ReconcileContext, s: In) => boolean;
+  /** The dependencies this task reads, its helpers' included: its context's `deps` has these alone. */
+  readonly deps: readonly D[];
+  readonly when?: (ctx: TaskContext<D>, s: In) => boolean;
   // `void`: a task that adds nothing and does not end the reconcile returns nothing. It may be synchronous.
   // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a task that adds nothing returns nothing
-  readonly run: (ctx: ReconcileContext, s: In) => Promise<Outcome | Out | void> | Outcome | Out | void;
+  readonly run: (ctx: TaskContext<D>, s: In) => Promise<Outcome | Out | void> | Outcome | Out | void;
+}
+
+/**
+ * A task, its dependencies taken from its `deps` list (so the list is the one place they are said):
+ * `task<Observed, RollKeyed>()({ name, deps: ['code'], run })`. `In` and `Out` are given, `D` is inferred.
+ */
+export function task<In, Out extends object = never>() {
+  return <const D extends DepKey = never>(t: Task<In, Out, D>): Task<In, Out, D> => t;
 }
 
 /** A task of any shape (hooks, documentation, the runner). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any task, whatever it reads and adds: Task<unknown, never> would not accept them
-export type AnyTask = Task<any, any>;
+export type AnyTask = Task<any, any, any>;
 
 type Add<S, Out> = [Out] extends [never] ? S : S & Out;
 
@@ -37,8 +50,8 @@ export class Workflow<In, S> {
 
   private constructor(public readonly tasks: readonly AnyTask[]) {}
 
-  public then<Out extends object = never>(task: Task<S, Out>): Workflow<In, Add<S, Out>> {
-    return new Workflow<In, Add<S, Out>>([...this.tasks, task]);
+  public then<Out extends object = never, D extends DepKey = never>(t: Task<S, Out, D>): Workflow<In, Add<S, Out>> {
+    return new Workflow<In, Add<S, Out>>([...this.tasks, t]);
   }
 
   /** This workflow, then all of `next` (which starts from what this one found). */
@@ -111,16 +124,17 @@ export async function runWorkflow<In extends Found, S>(
   progress: Progress,
 ): Promise<{ readonly outcome: Outcome } | { readonly found: S }> {
   let found: Found = input;
-  for (const task of w.tasks) {
-    if (task.when && !task.when(ctx, found)) continue;
-    progress.task = task.name;
+  for (const t of w.tasks) {
+    const view = taskView(ctx, t.name, t.deps);
+    if (t.when && !t.when(view, found)) continue;
+    progress.task = t.name;
     progress.found = found;
     for (const h of hooks)
-      if (h.phase === 'before' && (h.task === '*' || h.task === task.name)) await h.fn(ctx, task.name, found);
-    const r: unknown = await task.run(ctx, found);
+      if (h.phase === 'before' && (h.task === '*' || h.task === t.name)) await h.fn(ctx, t.name, found);
+    const r: unknown = await t.run(view, found);
     if (r && !isOutcome(r)) found = progress.found = Object.freeze({ ...found, ...r });
     for (const h of hooks)
-      if (h.phase === 'after' && (h.task === '*' || h.task === task.name)) await h.fn(ctx, task.name, found);
+      if (h.phase === 'after' && (h.task === '*' || h.task === t.name)) await h.fn(ctx, t.name, found);
     if (isOutcome(r)) return { outcome: r };
   }
   return { found: found as S };

@@ -3,8 +3,9 @@ import { ClusterStatus } from '../../../model/cluster/schema/status';
 import { WorkerCluster } from '../../../model/cluster/schema/schema';
 import { stackUnits } from '../../../model/cluster/pools/pools';
 import { CONDITIONS } from './conditions';
-import { ReconcileContext, sharedUnit } from './context';
+import { sharedUnit } from './context';
 import { Outcome } from './outcomes';
+import { TaskContext } from './task-context';
 
 // How a cluster's reconcile goes over its stacks (reconcile-cluster.ts runs the workflow once per stack): which pools
 // have stacks of their own, when a pool's stack may be looked at, and the cluster's one outcome from its stacks'.
@@ -24,7 +25,7 @@ export function sharedReady(stack: StackSummary | undefined, status: ClusterStat
 }
 
 /** A pool's stack waits for the shared stack to exist: said on its entry, looked at again after a poll. */
-export function waitForShared(ctx: ReconcileContext, shared: StackSummary | undefined): Outcome {
+export function waitForShared(ctx: TaskContext<'pollMs'>, shared: StackSummary | undefined): Outcome {
   const message = `waiting for the shared stack ${sharedUnit(ctx.record.name).stackName} (${shared?.status ?? 'not created yet'}): the pool's stack imports its values`;
   ctx.recorder.stage({ observedGeneration: ctx.generation }, CONDITIONS.progressing('WaitingForSharedStack', message));
   return { result: 'waiting', requeueAfterMs: ctx.pollMs, message };

@@ -19,12 +19,17 @@ const progress = (): Progress => ({ task: 'start', found: start() });
 
 const adds = <O extends object>(name: Task<Found>['name'], value: O, seen?: Found[]): Task<Found, O> => ({
   name,
+  deps: [],
   run: async (_ctx, s) => {
     seen?.push(s);
     return value;
   },
 });
-const ends = (name: Task<Found>['name'], outcome: Outcome): Task<Found> => ({ name, run: async () => outcome });
+const ends = (name: Task<Found>['name'], outcome: Outcome): Task<Found> => ({
+  name,
+  deps: [],
+  run: async () => outcome,
+});
 
 test('each task gets a new frozen value: what the tasks before it returned, and never a field assigned', async () => {
   // GIVEN two tasks that each add a value
@@ -57,6 +62,7 @@ test('an Outcome ends the workflow; a task whose `when` is false is skipped', as
   const ran: string[] = [];
   const track = (name: Task<Found>['name'], r?: Outcome): Task<Found> => ({
     name,
+    deps: [],
     run: async () => {
       ran.push(name);
       return r;
@@ -82,7 +88,7 @@ test('hooks bind to a named task and see what was found before and after it; the
     before(TASK.render, (_c, t, f) => void calls.push(`before ${t} ${f.fingerprint}`)),
     after(TASK.render, (_c, t, f) => void calls.push(`after ${t} ${f.fingerprint}`)),
   ];
-  const boom: Task<Found> = { name: TASK.observe, run: async () => Promise.reject(new Error('boom')) };
+  const boom: Task<Found> = { name: TASK.observe, deps: [], run: async () => Promise.reject(new Error('boom')) };
   const w = Workflow.from<Found>()
     .then(adds(TASK.validate, {}))
     .then(adds(TASK.render, { fingerprint: 'f' }))
