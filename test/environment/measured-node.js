@@ -42,8 +42,8 @@ class MeasuredNodeEnvironment extends TestEnvironment {
     await super.teardown();
     const end = cpuSeconds();
     if (this.cpuAtStart === undefined || end === undefined) return;
-    // A worker's parent is jest's main process; a run in band is that process.
-    const mainPid = process.env.JEST_WORKER_ID ? process.ppid : process.pid;
+    // A worker (forked, with an IPC channel) has jest's main process for parent; a run in band is that process.
+    const mainPid = typeof process.send === 'function' ? process.ppid : process.pid;
     fs.appendFileSync(cpuLogOf(mainPid), `${JSON.stringify({ file: this.testPath, cpu: end - this.cpuAtStart })}\n`);
   }
 }
