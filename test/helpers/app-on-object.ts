@@ -24,5 +24,5 @@ export function appOnObject(
     CDK_VALIDATION: 'false',
   };
   delete env.NODE_ENV;
-  return { r: run('npx', ['ts-node', '--transpile-only', 'bin/app.ts'], { cwd: REPO, env }), outdir, root };
+  return { r: run(process.execPath, ['bin/cdk-app.js'], { cwd: REPO, env }), outdir, root };
 }

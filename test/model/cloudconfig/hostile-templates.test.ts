@@ -198,7 +198,7 @@ test('cdk synth with a hostile template directory exits non-zero, naming the fil
   replaceWith('_shared/ca.crt.hbs', (f) => fs.symlinkSync(outside, f));
   const outdir = path.join(root, 'cdk.out');
   // WHEN
-  const r = run('npx', ['ts-node', '--transpile-only', 'bin/app.ts'], {
+  const r = run(process.execPath, ['bin/cdk-app.js'], {
     cwd: REPO,
     env: {
       ...process.env,

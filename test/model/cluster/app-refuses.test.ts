@@ -4,8 +4,8 @@ import { EXAMPLES_DIR, REPO, tempDir } from '../../helpers/clusters';
 import { run, RunResult } from '../../helpers/tools';
 
 /**
- * The CDK app entry, run the way the CDK CLI runs it (cdk.json: `npx ts-node
- * --transpile-only bin/app.ts`, with CDK_OUTDIR set by the CLI). An invalid
+ * The CDK app entry, run the way the CDK CLI runs it (cdk.json: `node bin/cdk-app.js`, the build when current,
+ * else bin/app.ts from the sources; with CDK_OUTDIR set by the CLI). An invalid
  * object anywhere in the fleet must stop it before any file is written.
  */
 function runApp(clustersDir: string, outdir: string, nag = false): RunResult {
@@ -17,7 +17,7 @@ function runApp(clustersDir: string, outdir: string, nag = false): RunResult {
     CDK_VALIDATION: 'false',
   };
   delete env.NODE_ENV; // jest's; aws-cdk-lib reports differently under it
-  return run('npx', ['ts-node', '--transpile-only', 'bin/app.ts'], { cwd: REPO, env });
+  return run(process.execPath, ['bin/cdk-app.js'], { cwd: REPO, env });
 }
 
 /** Every file under dir (recursively), relative to it. */
