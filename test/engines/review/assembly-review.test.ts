@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { checkoutRelease } from '../../helpers/old-release';
+import { checkoutRelease, fromSources } from '../../helpers/old-release';
 import { REPO, tempDir } from '../../helpers/clusters';
 import { parse, stringify } from 'yaml';
 import { reviewBin } from './cli-run';
@@ -20,13 +20,12 @@ const OBJECTS_FROM = '8909f17';
 function oldAssembly(release: string, clusters: string, templates: string): string {
   const dir = checkoutRelease(release, 'the release an upgrade starts from');
   const out = tempDir(`assembly-${release}`);
-  const r = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(dir, 'bin', 'app.ts')], {
+  const r = spawnSync(process.execPath, fromSources(dir, 'bin/app.ts'), {
     cwd: dir,
     encoding: 'utf8',
     timeout: 240_000,
     env: {
       ...process.env,
-      TS_NODE_PROJECT: path.join(dir, 'tsconfig.json'),
       CDK_OUTDIR: out,
       WORKER_STACKS_CLUSTERS: clusters,
       WORKER_STACKS_TEMPLATES: templates,
@@ -105,7 +104,8 @@ describe('an assembly of other objects', () => {
     const objects = tempDir('assembly-objects');
     fs.copyFileSync(path.join(REPO, 'clusters', 'staging-us1.yaml'), path.join(objects, 'staging-us1.yaml'));
     base = tempDir('assembly-this-release');
-    const r = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(REPO, 'bin', 'app.ts')], {
+    // (as cdk.json runs the app: the build when current)
+    const r = spawnSync(process.execPath, [path.join(REPO, 'bin', 'cdk-app.js')], {
       cwd: REPO,
       encoding: 'utf8',
       timeout: 240_000,
