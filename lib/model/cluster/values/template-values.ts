@@ -3,13 +3,13 @@ import { z } from 'zod';
 import { BoundedPattern, boundedPattern, MAX_VALUE_LENGTH, PatternError } from './bounded-regex';
 import { Found } from '../rules/loose';
 import { found } from '../rules/rule-registry';
-import { CloudConfigValuesSchema } from '../schema/schema';
+import { CloudConfigValuesSchema } from '../schema/cloud-config-schema';
 
 /**
  * Typed values per config template. Each template directory may hold a `values.yaml` next to its `template.yaml`
  * that declares the values the template takes (name, type, required or default, rules). The values that
  * worker-stacks itself reads (the API endpoint, the CA, the bootstrap-token secret ...) are typed in
- * lib/model/cluster/schema/schema.ts for every template; any other key of spec.cloudConfig.values must be declared by the
+ * lib/model/cluster/schema/cloud-config-schema.ts for every template; any other key of spec.cloudConfig.values must be declared by the
  * chosen template, and is checked against that declaration. So a template gains a kubelet setting by declaring
  * it here and using it; nothing in lib/ changes.
  */
