@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { awsId, dnsLabel, ec2Description, intIn, ipv4Cidr, ipv6Cidr, noTokens, pattern, port } from './rules';
+import { ipv4Cidr, ipv6Cidr } from './cidr-rules';
+import { awsId, dnsLabel, ec2Description, intIn, noTokens, pattern, port } from './rules';
 
 /** spec.securityGroupRules and spec.listeners of the WorkerCluster object (schema.ts composes them). */
 

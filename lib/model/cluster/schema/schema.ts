@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { awsId, dnsLabel, intIn, ipCidr, pattern, port } from './rules';
+import { ipCidr } from './cidr-rules';
+import { awsId, dnsLabel, intIn, pattern, port } from './rules';
 import { tagKey, tagValue } from './tag-rules';
 import { LabelsSchema } from './selector';
 import { MaintenanceWindowSchema } from './windows';
