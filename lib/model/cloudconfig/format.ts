@@ -1,4 +1,4 @@
-import type { ImageFamily } from '../cluster/schema/schema';
+import type { ImageFamily } from '../cluster/schema/pool-schema';
 import { NodeConfig } from './node-config';
 
 /** Where a pool's nodes send their CloudFormation signal (constant for a pool), and how long they wait to be up. */

@@ -2,7 +2,7 @@ import { nonPublicCidrs } from '../../model/cluster/network/address-space';
 import { EXPOSURE_RULE } from '../../model/cluster/network/exposure';
 import { fmt, quoted } from '../../model/cluster/schema/openapi';
 import { LIMITS } from '../../model/cluster/rules/limits';
-import { RULE_SOURCE_KINDS } from '../../model/cluster/schema/schema';
+import { RULE_SOURCE_KINDS } from '../../model/cluster/schema/network-schema';
 import { bind, bound, indexed, named, PlacedValidation, unique, v } from './cel-build';
 import { DENIED_LIST } from './cel-listener-rules';
 

@@ -1,6 +1,6 @@
 import { KubeApiError, NotLeaderError } from '../../core/errors';
 import { KubeClient } from './client';
-import { sleep } from './watch';
+import { sleep } from './sleep';
 
 /**
  * Leader election on a coordination.k8s.io/v1 Lease, with client-go's semantics (tools/leaderelection), which

@@ -3,6 +3,9 @@ import { KubeApiError, messageOf } from '../../core/errors';
 import { isRecord } from '../../core/json';
 import { KubeClient } from './client';
 import { kubeHealth, watchErrorReason } from './kube-health';
+import { sleep } from './sleep';
+
+// One concept, the informer (list + watch kept as a cache): its options, events and the class that runs it.
 
 /**
  * List + watch of one collection, kept as a cache (client-go's reflector and informer, without their code):
@@ -284,21 +287,4 @@ function newer(a: string | undefined, b: string | undefined): boolean {
 
 function isGone(e: unknown): boolean {
   return e instanceof KubeApiError && e.statusCode === 410;
-}
-
-/** Resolves after `ms`, or at once on abort; leaves no listener behind either way (it runs for the daemon's life). */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) {
-      resolve();
-      return;
-    }
-    const done = () => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

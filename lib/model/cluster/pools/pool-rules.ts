@@ -2,11 +2,11 @@ import { duplicatesBy } from '../rules/duplicates';
 import { architectureOf } from './instance-architecture';
 import { LIMITS } from '../rules/limits';
 import { rawPools } from './raw-pools';
-import { CloudConfigValuesSchema, POOL_OWN_VALUES } from '../schema/schema';
+import { CloudConfigValuesSchema, POOL_OWN_VALUES } from '../schema/cloud-config-schema';
 import { arr, Found, int, Loose, obj, str } from '../rules/loose';
 import { found } from '../rules/rule-registry';
 
-/** The values every template takes that only the cluster sets (schema.ts POOL_OWN_VALUES are the pool's). */
+/** The values every template takes that only the cluster sets (cloud-config-schema.ts POOL_OWN_VALUES are the pool's). */
 const CLUSTER_ONLY_VALUES = Object.keys(CloudConfigValuesSchema.shape).filter(
   (k) => k !== 'nodeLabels' && k !== 'nodeTaints' && !(POOL_OWN_VALUES as readonly string[]).includes(k),
 );
@@ -243,7 +243,7 @@ function listenerPoolProblems(spec: Loose): Found[] {
     }
     out.push(...namedPools(l.pools, `spec.listeners[${i}]`, names, pools.length > 0, 'pools of a listener'));
   });
-  // A security-group rule that names pools goes on those pools' own groups (schema.ts SecurityGroupRuleSchema.pools).
+  // A security-group rule that names pools goes on those pools' own groups (network-schema.ts SecurityGroupRuleSchema.pools).
   arr(spec.securityGroupRules).forEach((raw, i) => {
     const r = obj(raw);
     if (r.pools !== undefined)

@@ -5,7 +5,7 @@ import { Found, obj } from '../rules/loose';
  * A pool's cloud-config values (spec.pools[i].cloudConfig.values) are merged over the cluster's for that pool's node
  * config (lib/model/cloudconfig/render.ts poolView), with the pool's template or the cluster's. The merged values must
  * pass what the cluster's pass: the typed values every template takes (the schema types the ones a pool may set,
- * schema.ts POOL_OWN_VALUES, at the pool's path) and the template's own declaration (template-values.ts), here. A problem is reported at the pool's path when the pool causes it: a value the pool
+ * cloud-config-schema.ts POOL_OWN_VALUES, at the pool's path) and the template's own declaration (template-values.ts), here. A problem is reported at the pool's path when the pool causes it: a value the pool
  * sets, or anything under a template of the pool's own; what the pool inherits unchanged the cluster's check reports.
  */
 

@@ -1,7 +1,7 @@
 import { poolStackName, workerStackName } from '../../../core/naming';
 import { ClusterSpec, WorkerCluster } from '../schema/schema';
 import type { z } from 'zod';
-import type { NodePoolSchema } from '../schema/schema';
+import type { NodePoolSchema } from '../schema/node-pool-schema';
 
 /** The pool a single-pool object's spec.pool is: it lives in the stack WorkerStack-<cluster>, as before pools existed. */
 export const DEFAULT_POOL = 'default';

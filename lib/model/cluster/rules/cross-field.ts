@@ -8,7 +8,7 @@ import { loadBalancerSubnetProblems, nodePortProblems } from '../network/node-po
 import { poolProblems } from '../pools/pool-rules';
 import { referenceProblems } from './references';
 import { rolloutProblems } from './rollout-rules';
-import { RULE_SOURCE_KINDS } from '../schema/schema';
+import { RULE_SOURCE_KINDS } from '../schema/network-schema';
 import { arr, Found, int, Loose, obj, str } from './loose';
 import { found } from './rule-registry';
 
