@@ -1,12 +1,11 @@
 import { Writable } from 'node:stream';
-import {
-  formatDifferences,
-  fullDiff,
-  mangleLikeCloudFormation,
-  ResourceImpact,
-  TemplateDiff,
-} from '@aws-cdk/cloudformation-diff';
+import type * as CfnDiff from '@aws-cdk/cloudformation-diff';
 import { asRecord, isRecord, JsonObject } from '../../core/json';
+import { lazyModule } from '../../core/lazy-module';
+
+// Loaded at the first diff (lib/core/lazy-module.ts): importing the review engine (the CLI does) costs nothing.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+const cfnDiff = lazyModule(() => require('@aws-cdk/cloudformation-diff') as typeof CfnDiff);
 
 /** One resource that differs between the base and the head template. */
 export interface ResourceChange {
@@ -46,12 +45,12 @@ export function diffTemplates(
   /** The head stack's `aws:cdk:logicalId` metadata: logical id -> construct path. */
   newLogicalIdPaths: Readonly<Record<string, string>> = {},
 ): TemplateChanges {
-  let diff = fullDiff(oldTemplate, newTemplate);
+  let diff = cfnDiff().fullDiff(oldTemplate, newTemplate);
   if (diff.differenceCount) {
     // CloudFormation turns non-ASCII characters into '?'; cdk diff does not report what that alone changes.
-    const mangled = fullDiff(
+    const mangled = cfnDiff().fullDiff(
       oldTemplate,
-      JSON.parse(mangleLikeCloudFormation(JSON.stringify(newTemplate))) as JsonObject,
+      JSON.parse(cfnDiff().mangleLikeCloudFormation(JSON.stringify(newTemplate))) as JsonObject,
     );
     if (mangled.differenceCount < diff.differenceCount) diff = mangled;
   }
@@ -99,14 +98,18 @@ export function diffTemplates(
 }
 
 /** The impacts that replace a resource (ResourceChange.impact is the engine's ResourceImpact, kept as a string). */
-const REPLACING: ReadonlySet<string> = new Set([ResourceImpact.WILL_REPLACE, ResourceImpact.MAY_REPLACE]);
+// The engine's enum values as strings (`satisfies` checks them against it), so this module loads without it.
+const REPLACING: ReadonlySet<string> = new Set([
+  'WILL_REPLACE' satisfies `${CfnDiff.ResourceImpact.WILL_REPLACE}`,
+  'MAY_REPLACE' satisfies `${CfnDiff.ResourceImpact.MAY_REPLACE}`,
+]);
 
 /** Whether a change makes CloudFormation replace the resource. */
 export function replaces(r: ResourceChange): boolean {
   return REPLACING.has(r.impact);
 }
 
-function format(diff: TemplateDiff, paths: Record<string, string>): string {
+function format(diff: CfnDiff.TemplateDiff, paths: Record<string, string>): string {
   const chunks: string[] = [];
   const stream = new Writable({
     write(chunk, _enc, cb) {
@@ -114,12 +117,12 @@ function format(diff: TemplateDiff, paths: Record<string, string>): string {
       cb();
     },
   });
-  formatDifferences(stream, diff, paths);
+  cfnDiff().formatDifferences(stream, diff, paths);
   return chunks.join('');
 }
 
 /** As cdk diff does: the CDK's own metadata resource and bootstrap-version rule are not changes of the stack. */
-function obscure(diff: TemplateDiff): void {
+function obscure(diff: CfnDiff.TemplateDiff): void {
   diff.unknown = diff.unknown.filter(
     (c) => !(asRecord(c?.newValue).CheckBootstrapVersion || asRecord(c?.oldValue).CheckBootstrapVersion),
   );

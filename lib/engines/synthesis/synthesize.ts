@@ -7,12 +7,16 @@ import { RenderedConfig } from '../../model/cloudconfig/render';
 import { SynthesisError, UsageError, WorkerStacksError } from '../../core/errors';
 import { stackUnits } from '../../model/cluster/pools/pools';
 import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import type * as CdkNag from 'cdk-nag';
+import { lazyModule } from '../../core/lazy-module';
 import { buildFleetApp } from '../stacks/app';
 import { captureOutput, formatFindings, isPolicyReport, nagFindings, SynthesisFindingsError } from './synth-findings';
 import { DeployerTrust } from '../stacks/bootstrap-roles';
 import { BootstrapStack } from '../stacks/bootstrap-stack';
 import { BOOTSTRAP_STACK_NAME, workerStackName } from '../../core/naming';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when nag runs (lib/core/lazy-module.ts)
+const cdkNag = lazyModule(() => require('cdk-nag') as typeof CdkNag);
 
 /** CloudFormation's limit for an inline TemplateBody; larger templates go through S3. */
 export const TEMPLATE_BODY_LIMIT = 51_200;
@@ -183,7 +187,7 @@ export function synthesizeBootstrap(
     treeMetadata: false,
     builtinCloudFormationValidation: process.env.CDK_VALIDATION === 'true',
   });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  Validations.of(app).addPlugins(new (cdkNag().AwsSolutionsChecks)(app));
   const stack = new BootstrapStack(app, { account, region, trust });
   const artifact = app.synth().getStackArtifact(stack.artifactId);
   const templateBody = fs.readFileSync(artifact.templateFullPath, 'utf8');

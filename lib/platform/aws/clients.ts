@@ -1,4 +1,4 @@
-import { IAMClient } from '@aws-sdk/client-iam';
+import type * as Iam from '@aws-sdk/client-iam';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { S3Client } from '@aws-sdk/client-s3';
 import { STSClient } from '@aws-sdk/client-sts';
@@ -7,6 +7,11 @@ import { AwsCredentialIdentityProvider, EXPIRED_SESSION } from './assume-role';
 import { configBucketOwner } from './s3-publisher';
 import { errorField } from './aws-error';
 import { RequestRateLimiter } from './request-rate';
+import { lazyModule } from '../../core/lazy-module';
+
+// Loaded when `iam` is first read (bootstrap's role check only; lib/core/lazy-module.ts).
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+const iamSdk = lazyModule(() => require('@aws-sdk/client-iam') as typeof Iam);
 
 export interface AwsClientOptions {
   readonly region: string;
@@ -105,14 +110,17 @@ export function awsClients(opts: AwsClientOptions) {
     ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
     ...(opts.credentials ? { credentials: opts.credentials } : {}),
   };
-  const expiry = <C extends CloudFormationClient | S3Client | STSClient | IAMClient>(c: C): C =>
+  const expiry = <C extends CloudFormationClient | S3Client | STSClient | Iam.IAMClient>(c: C): C =>
     opts.onExpiredSession ? onExpiredSession(c, opts.onExpiredSession) : c;
+  let iam: Iam.IAMClient | undefined;
   return {
     cloudFormation: paced(expiry(new CloudFormationClient(common)), opts.cloudFormationRate),
     s3: expiry(withExpectedBucketOwner(new S3Client({ ...common, forcePathStyle: opts.s3ForcePathStyle ?? false }))),
     sts: expiry(new STSClient(common)),
     // IAM is global per partition: the SDK resolves its endpoint from the region (bootstrap's role check only).
-    iam: expiry(new IAMClient(common)),
+    get iam(): Iam.IAMClient {
+      return (iam ??= expiry(new (iamSdk().IAMClient)(common)));
+    },
   };
 }
 
@@ -159,7 +167,7 @@ export function paced<C extends CloudFormationClient>(client: C, limiter: Reques
 }
 
 /** Tells `expired` when a call fails because the session expired; the error goes on to the caller as it is. */
-function onExpiredSession<C extends CloudFormationClient | S3Client | STSClient | IAMClient>(
+function onExpiredSession<C extends CloudFormationClient | S3Client | STSClient | Iam.IAMClient>(
   client: C,
   expired: () => void,
 ): C {

@@ -1,6 +1,11 @@
-import { GetRoleCommand, IAMClient } from '@aws-sdk/client-iam';
+import type { IAMClient } from '@aws-sdk/client-iam';
 import { WorkerStacksError } from '../../core/errors';
 import { IamRolePort } from '../../model/ports/iam-port';
+import { lazyModule } from '../../core/lazy-module';
+
+// Loaded at the first role check (lib/core/lazy-module.ts).
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+const iamCommands = lazyModule(() => require('@aws-sdk/client-iam') as typeof import('@aws-sdk/client-iam'));
 
 /**
  * IAM's GetRole with the client's credentials (the caller's own: bootstrap runs with the account's credentials). IAM
@@ -12,7 +17,7 @@ export class SdkIamRoles implements IamRolePort {
 
   public async roleExists(roleName: string): Promise<boolean> {
     try {
-      await this.iam.send(new GetRoleCommand({ RoleName: roleName }));
+      await this.iam.send(new (iamCommands().GetRoleCommand)({ RoleName: roleName }));
       return true;
     } catch (e) {
       const name = (e as { name?: unknown }).name;
