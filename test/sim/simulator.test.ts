@@ -18,5 +18,6 @@ describe('the reconciler under simulated faults', () => {
     expect(STATS.schedules - before.schedules).toBeGreaterThanOrEqual(RUNS);
     // AND the schedules are not vacuous: most end with clusters Ready (objects that never validate would keep every invariant)
     expect(STATS.ready - before.ready).toBeGreaterThan(RUNS / 2);
-  }, 300_000);
+    // ~70 s of CPU, so its wall time is the machine's load: four jest workers on two busy cores once took over 300 s.
+  }, 900_000);
 });
