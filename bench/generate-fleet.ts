@@ -7,13 +7,14 @@
  *
  *   npx ts-node --transpile-only bench/generate-fleet.ts <dir> <count> [--seed N] [--account ID]
  */
+import { defaultTemplates } from '../lib/platform/files/template-directory';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { LIMITS } from '../lib/model/cluster/rules/limits';
 import { validateCluster } from '../lib/model/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
+import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { formatProblem } from '../lib/core/errors';
 
 /** 64 lowercase hex derived from a label: the shape of a pinned SHA-256, not a real one (the generator has no network). */
@@ -266,7 +267,7 @@ export function generateCluster(index: number, opts: FleetOptions = {}): Record<
 /** Writes clusters [from, to) of the fleet into `dir` (one `<name>.yaml` each) and returns their names. */
 export function writeFleet(dir: string, count: number, opts: FleetOptions & { from?: number } = {}): string[] {
   fs.mkdirSync(dir, { recursive: true });
-  const templates = listTemplates(DEFAULT_TEMPLATES_DIR);
+  const templates = listTemplates(defaultTemplates());
   const names: string[] = [];
   for (let i = opts.from ?? 0; i < (opts.from ?? 0) + count; i++) {
     const raw = generateCluster(i, opts);

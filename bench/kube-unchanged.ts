@@ -3,10 +3,11 @@
  * and kube-apiserver of scripts/kube/build.sh), against the fake CloudFormation: one paginated list and the watch,
  * then passes served from that cache, with zero writes. Figures beside the file store's (bench/unchanged.ts).
  */
+import { defaultTemplates } from '../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { validateCluster } from '../lib/model/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
+import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { formatProblem } from '../lib/core/errors';
 import { KubeClient } from '../lib/platform/kube/client';
 import { collectionPath } from '../lib/platform/kube/resource';
@@ -28,7 +29,7 @@ const NS = 'fleet';
  * outside the NodePort range opted in, UDP listeners with an explicit TCP probe), and validated.
  */
 function adaptedFleet(n: number): unknown[] {
-  const templates = listTemplates(DEFAULT_TEMPLATES_DIR);
+  const templates = listTemplates(defaultTemplates());
   return Array.from({ length: n }, (_, i) => {
     const raw = generateCluster(i) as Json;
     for (const l of raw.spec.listeners ?? []) {

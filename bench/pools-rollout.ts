@@ -16,6 +16,7 @@
  * file store's fsyncs are not what this measures. The figures at 40 and 200 clusters were the same, to the request,
  * before and after (simulated time, requests per API, reconciles).
  */
+import { templateDirectory } from '../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { renderConfig } from '../lib/model/cloudconfig/render';
@@ -48,7 +49,7 @@ function poolsSynthesizer(workDir: string): Synthesizer {
     const out = await simSynthesizer(cluster, opts);
     const unit = stackUnits(cluster).find((u) => u.stackName === out.stackName);
     const pool = poolNamed(cluster.spec, unit?.pool ?? primaryPool(cluster.spec).name) ?? primaryPool(cluster.spec);
-    const config = opts.config ?? renderConfig(cluster, opts.templatesDir, pool.name);
+    const config = opts.config ?? renderConfig(cluster, templateDirectory(opts.templatesDir), pool.name);
     const dir = assemblyDir(workDir, `${cluster.metadata.name}-${pool.name}`);
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `${config.checksum}.${config.extension}`);

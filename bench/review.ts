@@ -10,13 +10,14 @@
  * Wall time and the peak resident memory of the whole process tree (review
  * and both synthesizing CDK apps, summed, sampled every 50 ms from /proc).
  */
+import { defaultTemplates } from '../lib/platform/files/template-directory';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from './cdk-cli';
 import { stringify } from 'yaml';
 import { validateCluster } from '../lib/model/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
+import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { formatProblem } from '../lib/core/errors';
 import { generateCluster } from './generate-fleet';
 import { BenchOptions, codeState, figure, loadavg1, Section } from './report';
@@ -190,7 +191,7 @@ function createRepo(dir: string, n: number): void {
  */
 function writeAdaptedFleet(dir: string, n: number): void {
   fs.mkdirSync(dir, { recursive: true });
-  const templates = listTemplates(DEFAULT_TEMPLATES_DIR);
+  const templates = listTemplates(defaultTemplates());
   for (let i = 0; i < n; i++) {
     const raw = generateCluster(i) as Json;
     for (const l of raw.spec.listeners ?? []) {

@@ -5,13 +5,14 @@
  *
  *   node -r ts-node/register/transpile-only bench/synth-child.ts <clustersDir> <workDir> <nag:true|false>
  */
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { loadValidClusters } from '../lib/platform/files/load-clusters';
 import { renderConfig } from '../lib/model/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
+import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { inputsFingerprint } from '../lib/engines/reconciler/workflow/fingerprint';
 import { synthesizeStack } from '../lib/engines/synthesis/synthesize';
 
@@ -36,7 +37,7 @@ function main(): void {
   const nag = nagArg !== 'false';
   const fleetStart = performance.now();
   const clusters = loadValidClusters(clustersDir, {
-    templates: listTemplates(DEFAULT_TEMPLATES_DIR),
+    templates: listTemplates(defaultTemplates()),
     relativeTo: clustersDir,
   });
   const loadMs = performance.now() - fleetStart;
@@ -45,7 +46,7 @@ function main(): void {
   const templateBytes: number[] = [];
   for (const { cluster } of clusters) {
     const t0 = performance.now();
-    const config = renderConfig(cluster, DEFAULT_TEMPLATES_DIR);
+    const config = renderConfig(cluster, defaultTemplates());
     const fingerprint = inputsFingerprint(cluster, config.checksum);
     const t1 = performance.now();
     const out = synthesizeStack(cluster, { templatesDir: DEFAULT_TEMPLATES_DIR, workDir, fingerprint, nag, config });

@@ -6,6 +6,7 @@
  * delays, because the fake's own clock makes every wait instant and
  * concurrency would not matter.
  */
+import { DEFAULT_TEMPLATES_DIR } from '../lib/platform/files/template-directory';
 import pino from 'pino';
 import {
   ChangeSetRequest,
@@ -13,7 +14,6 @@ import {
   StackSummary,
   WaitOptions,
 } from '../lib/model/ports/cloudformation-port';
-import { DEFAULT_TEMPLATES_DIR } from '../lib/model/cloudconfig/templates';
 import { ReconcilerDeps } from '../lib/engines/reconciler/workflow/context';
 import { Outcome } from '../lib/engines/reconciler/workflow/outcomes';
 import { Controller } from '../lib/engines/reconciler/runtime/controller';

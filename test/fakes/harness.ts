@@ -1,9 +1,9 @@
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { ClusterStatus, Condition, ConditionType, getCondition } from '../../lib/model/cluster/schema/status';
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
 import { ReconcilerDeps } from '../../lib/engines/reconciler/workflow/context';
 import { Outcome, OUTCOMES } from '../../lib/engines/reconciler/workflow/outcomes';
 import { Controller, ControllerOptions } from '../../lib/engines/reconciler/runtime/controller';

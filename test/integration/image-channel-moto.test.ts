@@ -1,5 +1,5 @@
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/platform/files/template-directory';
 import { statusRows } from '../../lib/adapters/stores/status-rows';
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { getCondition } from '../../lib/model/cluster/schema/status';

@@ -1,7 +1,7 @@
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { getCondition } from '../../lib/model/cluster/schema/status';
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
 import { KubeClient } from '../../lib/platform/kube/client';
 import { KubeWorkerCluster, objectPath, RETRY_ANNOTATION } from '../../lib/platform/kube/resource';
 import { workerStackName } from '../../lib/core/naming';

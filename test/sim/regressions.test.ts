@@ -1,5 +1,6 @@
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../lib/platform/files/template-directory';
 import { derive } from '../../lib/model/cluster/derive';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
+import { listTemplates } from '../../lib/model/cloudconfig/templates';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { CMD, replay } from './commands';
 import { SPOT } from './invariants';
@@ -336,8 +337,8 @@ describe('the invariants of node replacement can fail', () => {
     const name = w.names[i];
     const d = derive(w.store.raw(name), {
       file: name,
-      templatesDir: DEFAULT_TEMPLATES_DIR,
-      templates: listTemplates(DEFAULT_TEMPLATES_DIR),
+      templateSource: defaultTemplates(),
+      templates: listTemplates(defaultTemplates()),
     });
     if (!d.cluster) throw new Error(`${name} does not validate`);
     return simStack(

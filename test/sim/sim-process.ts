@@ -1,7 +1,7 @@
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/platform/files/template-directory';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { NotLeaderError } from '../../lib/core/errors';
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
 import { ReconcilerDeps, RegionClients, TaskName } from '../../lib/engines/reconciler/workflow/context';
 import { Logger } from '../../lib/core/logger';
 import { Outcome } from '../../lib/engines/reconciler/workflow/outcomes';

@@ -1,3 +1,4 @@
+import { templateDirectory } from '../../lib/platform/files/template-directory';
 import { renderConfig } from '../../lib/model/cloudconfig/render';
 import { AssetPublisher, FileAsset, PublishResult } from '../../lib/platform/aws/s3-publisher';
 import { WorkerCluster } from '../../lib/model/cluster/schema/schema';
@@ -39,7 +40,7 @@ export function simStack(
   if (!unit) throw new Error(`${name} has no stack ${stackName}`);
   // The shared stack without a pool of its own still reports the first pool's config (as the reconciler expects).
   const pool = poolNamed(cluster.spec, unit.pool ?? primaryPool(cluster.spec).name) ?? primaryPool(cluster.spec);
-  const config = opts.config ?? renderConfig(cluster, opts.templatesDir, pool.name);
+  const config = opts.config ?? renderConfig(cluster, templateDirectory(opts.templatesDir), pool.name);
   const template = {
     Resources: {
       LaunchTemplate: {

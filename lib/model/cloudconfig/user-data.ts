@@ -30,6 +30,7 @@ export function renderUserData(props: UserDataProps): string {
     source: props.source,
     config: props.config,
     signal: props.signal,
+    formatScripts: props.formatScripts,
   });
   const budget = format.userDataBudget ?? LIMITS.smallUserDataBytes;
   if (Buffer.byteLength(text) > budget) {
@@ -46,5 +47,6 @@ export function configUserData(config: RenderedConfig, source: string): string {
     source,
     config: config.bytes.toString('utf8'),
     signal: config.signal,
+    formatScripts: config.formatScripts,
   });
 }

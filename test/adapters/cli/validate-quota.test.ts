@@ -1,10 +1,10 @@
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { runCli } from '../../../lib/adapters/cli/program';
 import { validateCommand } from '../../../lib/adapters/cli/validate';
 import { Io } from '../../../lib/adapters/cli/context';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { EXAMPLES_DIR, tempDir } from '../../helpers/clusters';
 import { rawPoolsExample } from '../../helpers/named-pools';
 import { FakeClock } from '../../fakes/fake-ports';

@@ -1,3 +1,4 @@
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
@@ -36,7 +37,7 @@ test.each(BOOTSTRAP_EXAMPLES)(
   'the stored config of %s reads back into exactly the files and units it was rendered from',
   (name) => {
     // GIVEN
-    const rendered = renderConfig(example(name));
+    const rendered = renderConfig(example(name), defaultTemplates());
     // WHEN
     const parsed = parseNodeConfig(rendered.bytes, rendered.format);
     // THEN
@@ -49,7 +50,7 @@ test.each(CONFIG_IN_USER_DATA_EXAMPLES)(
   'the stored config of %s (one document, stored canonically) reads back as that document, byte for byte',
   (name) => {
     // GIVEN the NodeConfig or TOML as stored (canonical: keys sorted, quoting normalized, so not the rendered text)
-    const rendered = renderConfig(example(name));
+    const rendered = renderConfig(example(name), defaultTemplates());
     // WHEN
     const parsed = parseNodeConfig(rendered.bytes, rendered.format);
     // THEN the one file the review diffs is exactly the stored bytes

@@ -1,3 +1,4 @@
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -123,7 +124,7 @@ test('watch: a policy edit (a resume) is reported, so that a daemon looks at its
 describe('cluster labels and spec.rollout', () => {
   const example = () =>
     parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'clusters', 'staging-us1.yaml'), 'utf8'));
-  const templates = listTemplates();
+  const templates = listTemplates(defaultTemplates());
 
   test('labels must be Kubernetes labels; windows must be valid, every problem at once', () => {
     // GIVEN

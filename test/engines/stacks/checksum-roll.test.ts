@@ -1,6 +1,6 @@
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { example, tempDir, variant } from '../../helpers/clusters';
 import { synthCluster, templateDelta } from '../../helpers/synth';
 import { Json } from '../../helpers/json';

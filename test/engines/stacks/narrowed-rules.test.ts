@@ -1,5 +1,5 @@
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 import { synthesisProblems } from '../../../lib/engines/synthesis/synthesis-check';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { poolStackName, workerStackName } from '../../../lib/core/naming';
 import { rawExample, validated } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';

@@ -1,5 +1,5 @@
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { renderPools } from '../../../lib/model/cloudconfig/render';
 import { sha256Hex } from '../../../lib/model/cloudconfig/checksum';
 import { UsageError } from '../../../lib/core/errors';
@@ -63,7 +63,7 @@ describe('synthesizeStack picks one of the cluster’s stacks', () => {
     expect(out.assets).toEqual([]);
     // (the checksum the reconciler compares for this stack: model/cluster/pools/pools.ts, tasks/prepare.ts)
     expect(t.Outputs.ConfigChecksum.Value).toBe(
-      renderPools(cluster).get(cluster.spec.pools?.[0]?.name ?? '')?.checksum,
+      renderPools(cluster, defaultTemplates()).get(cluster.spec.pools?.[0]?.name ?? '')?.checksum,
     );
     expect(Object.keys(t.Outputs)).toEqual(
       expect.arrayContaining(['WorkerSecurityGroupId', 'InstanceProfileArn', 'ExportSecurityGroupId']),

@@ -1,6 +1,6 @@
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { SynthesisError } from '../../../lib/core/errors';
 import { SynthPool } from '../../../lib/engines/synthesis/synth-pool';
 import { assemblyDir, synthesizeStack } from '../../../lib/engines/synthesis/synthesize';

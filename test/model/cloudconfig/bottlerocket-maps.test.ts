@@ -3,12 +3,12 @@
  * evictionSoftGracePeriod): each reaches its settings.kubernetes table, changes the checksum (the pool rolls), and a bad
  * key or value is refused naming the file, the object's field path and the rule.
  */
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse } from 'yaml';
 import { derive } from '../../../lib/model/cluster/derive';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { REPO, TEMPLATES } from '../../helpers/clusters';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
@@ -22,7 +22,7 @@ const AT = 'spec.pools[1].cloudConfig.values';
 function deriveWith(set: Record<string, unknown>) {
   const raw = parse(fs.readFileSync(OBJECT, 'utf8'));
   Object.assign(raw.spec.pools[1].cloudConfig.values, set);
-  return derive(raw, { file: FILE, templatesDir: DEFAULT_TEMPLATES_DIR, templates: TEMPLATES });
+  return derive(raw, { file: FILE, templateSource: defaultTemplates(), templates: TEMPLATES });
 }
 
 describe('each map reaches its settings table, and its change rolls the pool', () => {

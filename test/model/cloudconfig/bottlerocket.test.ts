@@ -3,6 +3,7 @@
  * carrying that checksum (Bottlerocket takes TOML only: no MIME, no shell), within EC2's 16 KB; checked against the
  * Bottlerocket settings reference's keys and types, and every problem names the file, the object's field and the rule.
  */
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,7 +14,6 @@ import { LIMITS } from '../../../lib/model/cluster/rules/limits';
 import { CHECKSUM_COMMENT } from '../../../lib/model/cloudconfig/bottlerocket';
 import { checkBottlerocket } from '../../../lib/model/cloudconfig/bottlerocket-rules';
 import { KUBERNETES_SETTINGS } from '../../../lib/model/cloudconfig/bottlerocket-settings';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { REPO, TEMPLATES } from '../../helpers/clusters';
 import { appOnObject } from '../../helpers/app-on-object';
@@ -29,7 +29,7 @@ const POOL = 'spec.pools[1]';
 function deriveWith(mutate: (raw: Raw) => void = () => undefined) {
   const raw = parse(fs.readFileSync(OBJECT, 'utf8'));
   mutate(raw);
-  return derive(raw, { file: FILE, templatesDir: DEFAULT_TEMPLATES_DIR, templates: TEMPLATES });
+  return derive(raw, { file: FILE, templateSource: defaultTemplates(), templates: TEMPLATES });
 }
 
 /** The Bottlerocket pool's own values (raw). */

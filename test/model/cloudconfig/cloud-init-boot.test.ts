@@ -6,6 +6,7 @@
  * directory bind-mounted over /etc/cloud/cloud.cfg.d, so the real /etc/cloud
  * is never touched while the script uses its real install path.
  */
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
@@ -16,7 +17,7 @@ import { example, EXAMPLE_NAMES, tempDir } from '../../helpers/clusters';
 import { requireTool, run } from '../../helpers/tools';
 import { ConfigServer, requireCommand, runAsync, startConfigServer, tamper } from '../../fixtures/cloudconfig/boot';
 
-const NAME = EXAMPLE_NAMES.find((n) => renderConfig(example(n)).format === 'cloud-init')!;
+const NAME = EXAMPLE_NAMES.find((n) => renderConfig(example(n), defaultTemplates()).format === 'cloud-init')!;
 const CFG_D = path.dirname(CLOUD_INIT_INSTALL_PATH);
 const INSTALLED = path.basename(CLOUD_INIT_INSTALL_PATH);
 
@@ -42,7 +43,7 @@ afterEach(() => {
 
 /** The config, its object name on the server, and the bootcmd argv of the user data that names it. */
 function node() {
-  const config = renderConfig(example(NAME));
+  const config = renderConfig(example(NAME), defaultTemplates());
   const objectName = `${config.checksum}.${config.extension}`;
   const userData = parse(
     renderUserData({ format: config.format, checksum: config.checksum, source: server.url(objectName) }),

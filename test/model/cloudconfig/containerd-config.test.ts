@@ -3,13 +3,13 @@
  * control character), written into the NodeConfig as a YAML block that keeps the MIME user data intact, and checked
  * as TOML before it reaches a node (rule nodeconfig/containerd-toml). Every other value still refuses a newline.
  */
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { derive } from '../../../lib/model/cluster/derive';
 import { MIME_BOUNDARY, NODECONFIG_MEDIA_TYPE } from '../../../lib/model/cloudconfig/nodeadm';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
 
@@ -21,7 +21,7 @@ const TOML =
 function deriveWith(values: Record<string, any>) {
   const raw = parse(fs.readFileSync(path.join(REPO, 'test', 'fixtures', 'eks', 'eks-eu1.yaml'), 'utf8'));
   Object.assign(raw.spec.cloudConfig.values, values);
-  return derive(raw, { file: FILE, templatesDir: DEFAULT_TEMPLATES_DIR, templates: TEMPLATES });
+  return derive(raw, { file: FILE, templateSource: defaultTemplates(), templates: TEMPLATES });
 }
 
 test('TOML of many lines is accepted, stored as written, and the user data still carries exactly the stored bytes', () => {

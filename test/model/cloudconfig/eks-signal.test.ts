@@ -4,6 +4,7 @@
  * token, and a stub `aws` that prints that token. It must signal SUCCESS once the node's Ready condition is True and
  * FAILURE when it never is, and never put the token or a credential in an argument list, a URL or its output.
  */
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WORKER_GROUP_LOGICAL_ID } from '../../../lib/core/naming';
@@ -37,7 +38,7 @@ function mimeParts(userData: string): Array<{ headers: string; body: string }> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the raw object is reshaped freely
 function render(mutate: (raw: any) => void = () => undefined) {
   const cluster: WorkerCluster = eksCluster(mutate);
-  const config = renderConfig(cluster);
+  const config = renderConfig(cluster, defaultTemplates());
   const userData = configUserData(config, `s3://b/${config.checksum}.${config.extension}`);
   return { cluster, config, userData, parts: mimeParts(userData) };
 }

@@ -4,12 +4,13 @@
  * Each is refused with the file named, never read past its limit, never echoed, and never hangs validate.
  * Each test changes a private copy of cloudconfig/.
  */
+import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../../lib/platform/files/template-directory';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { derive } from '../../../lib/model/cluster/derive';
 import { validateCluster } from '../../../lib/model/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../../lib/model/cloudconfig/templates';
+import { listTemplates } from '../../../lib/model/cloudconfig/templates';
 import { rawExample, REPO, tempDir } from '../../helpers/clusters';
 import { run } from '../../helpers/tools';
 import { copyTemplates } from '../../fixtures/cloudconfig/boot';
@@ -28,7 +29,11 @@ const FILE = 'clusters/staging-us1.yaml';
 const derived = (mutate: (raw: Json) => void = () => undefined) => {
   const raw = rawExample('staging-us1');
   mutate(raw);
-  return derive(raw, { file: FILE, templatesDir: dir, templates: listTemplates(dir) });
+  return derive(raw, {
+    file: FILE,
+    templateSource: templateDirectory(dir),
+    templates: listTemplates(templateDirectory(dir)),
+  });
 };
 const replaceWith = (rel: string, make: (file: string) => void) => {
   const file = path.join(dir, rel);
@@ -84,8 +89,8 @@ describe('files the directory holds that are not its own regular files are refus
     // WHEN validate (not even render) runs
     const r = validateCluster(rawExample('staging-us1'), {
       file: FILE,
-      templates: listTemplates(dir),
-      templatesDir: dir,
+      templates: listTemplates(templateDirectory(dir)),
+      templateSource: templateDirectory(dir),
     });
     // THEN
     expect(r.problems).toEqual([
@@ -148,7 +153,7 @@ describe('patterns in values.yaml are matched in linear time, or refused', () =>
         raw.spec.cloudConfig.values.nodeGroup = `${'a'.repeat(40)}b`;
         return raw;
       })(),
-      { file: FILE, templates: listTemplates(dir), templatesDir: dir },
+      { file: FILE, templates: listTemplates(templateDirectory(dir)), templateSource: templateDirectory(dir) },
     );
     // THEN
     expect(r.problems).toEqual([
@@ -173,8 +178,8 @@ describe('patterns in values.yaml are matched in linear time, or refused', () =>
     // WHEN
     const r = validateCluster(rawExample('staging-us1'), {
       file: FILE,
-      templates: listTemplates(dir),
-      templatesDir: dir,
+      templates: listTemplates(templateDirectory(dir)),
+      templateSource: templateDirectory(dir),
     });
     // THEN
     expect(r.problems).toEqual([

@@ -4,6 +4,7 @@
  * field is refused, where nodeadm's decoder would drop it), and read by the Go-built `nodeadm config check`
  * (v0.0.0-20240229193347-cfab22a10647: the proxy's only version; what it cannot know is in docs/node-configs.md).
  */
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
@@ -29,7 +30,7 @@ function rendered(mutate: (v: Raw) => void): string {
   fs.writeFileSync(path.join(dir, 'eks-eu1.yaml'), JSON.stringify(raw));
   const r = loadClusterFile(path.join(dir, 'eks-eu1.yaml'), { templates: TEMPLATES, relativeTo: dir });
   if (!r.cluster) throw new Error(JSON.stringify(r.problems));
-  return renderConfig(r.cluster).bytes.toString('utf8');
+  return renderConfig(r.cluster, defaultTemplates()).bytes.toString('utf8');
 }
 
 const VARIANTS: Array<[string, (v: Raw) => void]> = [
@@ -75,7 +76,7 @@ const TEXTS: Array<[string, () => string]> = [
   ...VARIANTS.map(([name, mutate]): [string, () => string] => [name, () => rendered(mutate)]),
   [
     'the EKS example in clusters/ (its AL2023 pool)',
-    () => renderPools(example('eks-us2')).get('default')!.bytes.toString('utf8'),
+    () => renderPools(example('eks-us2'), defaultTemplates()).get('default')!.bytes.toString('utf8'),
   ],
 ];
 

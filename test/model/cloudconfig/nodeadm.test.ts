@@ -2,6 +2,7 @@
  * eks-al2023: the NodeConfig is stored under its SHA-256, the user data carries exactly those bytes in its
  * application/node.eks.aws part and a shell part that refuses any other bytes (fail closed), within EC2's 16 KB.
  */
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -33,7 +34,7 @@ function eksCluster(mutate: (raw: Raw) => void = () => undefined): WorkerCluster
 }
 
 function render(cluster: WorkerCluster) {
-  const config = renderConfig(cluster);
+  const config = renderConfig(cluster, defaultTemplates());
   const source = `s3://worker-stacks-config-555555555555-eu-west-1/clusters/eks-eu1/${config.checksum}.${config.extension}`;
   const text = config.bytes.toString('utf8');
   return {
@@ -164,7 +165,7 @@ describe('the shell part fails closed', () => {
   /** Runs the check with fakes for curl (serves `served`), systemctl and install (record what they were asked). */
   function runCheck(served: Buffer) {
     const { config, userData } = (() => {
-      const c = renderConfig(eksCluster());
+      const c = renderConfig(eksCluster(), defaultTemplates());
       const source = `http://127.0.0.1:1/clusters/eks-eu1/${c.checksum}.nodeconfig`;
       return {
         config: c,
@@ -193,7 +194,7 @@ describe('the shell part fails closed', () => {
 
   test('the stored bytes: kept, kubelet left alone', () => {
     // GIVEN / WHEN
-    const { config, r, systemctl, installed } = runCheck(renderConfig(eksCluster()).bytes);
+    const { config, r, systemctl, installed } = runCheck(renderConfig(eksCluster(), defaultTemplates()).bytes);
     // THEN
     expect(r.status).toBe(0);
     expect(systemctl).toBeUndefined();

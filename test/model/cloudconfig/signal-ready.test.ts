@@ -4,6 +4,7 @@
  * SignalResource (SUCCESS when the node is up, FAILURE when it is not within the timeout) and never put a credential
  * in a URL, an argument list or its output.
  */
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -72,7 +73,7 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 /** The script as the cluster's node config carries it, run with a curl that logs its argument list first. */
 async function runScript(clusterName: string, timeoutSeconds = 30, opts: { caInline?: boolean; imds?: string } = {}) {
   const curl = requireSigV4Curl();
-  const config = renderConfig(example(clusterName));
+  const config = renderConfig(example(clusterName), defaultTemplates());
   const script = config.node.files.find((f) => f.path === SCRIPT)!;
   const file = path.join(dir, 'signal-ready');
   fs.writeFileSync(file, script.contents, { mode: 0o755 });

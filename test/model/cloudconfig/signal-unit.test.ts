@@ -3,6 +3,7 @@
  * it passes the real validators (ignition-validate, cloud-init schema), starts after the kubelet, names the cluster's
  * own stack and group, and renders byte-identically on every run.
  */
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { renderConfig } from '../../../lib/model/cloudconfig/render';
@@ -31,7 +32,7 @@ test.each(BOOTSTRAP_EXAMPLES)(
     // GIVEN
     const cluster = example(name);
     // WHEN
-    const config = renderConfig(cluster);
+    const config = renderConfig(cluster, defaultTemplates());
     // THEN
     const script = config.node.files.find((f) => f.path === SCRIPT);
     const unit = config.node.units.find((u) => u.name === UNIT);
@@ -62,7 +63,10 @@ test.each(BOOTSTRAP_EXAMPLES)(
 
 test("both formats carry the same script, and the node timeout is the cluster's value", () => {
   // GIVEN
-  const flatcar = renderConfig(variant('prod-eu1', (r) => (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 300)));
+  const flatcar = renderConfig(
+    variant('prod-eu1', (r) => (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 300)),
+    defaultTemplates(),
+  );
   const al2023 = renderConfig(
     variant(
       'prod-eu1',
@@ -72,6 +76,7 @@ test("both formats carry the same script, and the node timeout is the cluster's 
         (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 300)
       ),
     ),
+    defaultTemplates(),
   );
   // THEN
   const script = (c: typeof flatcar) => c.node.files.find((f) => f.path === SCRIPT)!.contents;
@@ -84,5 +89,9 @@ test("both formats carry the same script, and the node timeout is the cluster's 
 });
 
 test('rendering is deterministic: the same object gives the same bytes', () => {
-  expect(renderConfig(example('prod-eu1')).bytes.equals(renderConfig(example('prod-eu1')).bytes)).toBe(true);
+  expect(
+    renderConfig(example('prod-eu1'), defaultTemplates()).bytes.equals(
+      renderConfig(example('prod-eu1'), defaultTemplates()).bytes,
+    ),
+  ).toBe(true);
 });

@@ -3,6 +3,7 @@
  * signals today (eks-al2023 by its own signal part, Bottlerocket by its settings.cloudformation); the rule stays for a
  * format that declares it sends none, so it is proven here with one that does.
  */
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
@@ -10,7 +11,6 @@ import { derive } from '../../../lib/model/cluster/derive';
 import { FORMATS } from '../../../lib/model/cloudconfig/formats';
 import { NODEADM } from '../../../lib/model/cloudconfig/nodeadm';
 import { CONFIG_FORMATS } from '../../../lib/model/cloudconfig/node-config';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { REPO, TEMPLATES } from '../../helpers/clusters';
 
 const FILE = 'clusters/eks-us2.yaml';
@@ -19,7 +19,7 @@ const FILE = 'clusters/eks-us2.yaml';
 function deriveWith(mutate: (raw: any) => void = () => undefined) {
   const raw = parse(fs.readFileSync(path.join(REPO, FILE), 'utf8'));
   mutate(raw);
-  return derive(raw, { file: FILE, templatesDir: DEFAULT_TEMPLATES_DIR, templates: TEMPLATES });
+  return derive(raw, { file: FILE, templateSource: defaultTemplates(), templates: TEMPLATES });
 }
 
 afterEach(() => jest.restoreAllMocks());

@@ -1,3 +1,4 @@
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 import { Readable } from 'node:stream';
 import {
   CloudFormationClient,
@@ -12,7 +13,6 @@ import { DeployerCredentials, sessionName } from '../../../lib/platform/aws/assu
 import { AssumeRoleError } from '../../../lib/core/errors';
 import { createDeps } from '../../../lib/adapters/cli/wiring';
 import { tempDir } from '../../helpers/clusters';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { Json } from '../../helpers/json';
 
 const sts = mockClient(STSClient);

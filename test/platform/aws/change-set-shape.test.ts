@@ -1,3 +1,4 @@
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -13,7 +14,6 @@ import { HeadObjectCommand, NotFound, PutObjectCommand, S3Client } from '@aws-sd
 import { mockClient } from 'aws-sdk-client-mock';
 import { stringify } from 'yaml';
 import { S3Publisher } from '../../../lib/platform/aws/s3-publisher';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { ReconcilerDeps } from '../../../lib/engines/reconciler/workflow/context';
 import { Logger } from '../../../lib/core/logger';
 import { TEMPLATE_BODY_LIMIT } from '../../../lib/engines/synthesis/synthesize';

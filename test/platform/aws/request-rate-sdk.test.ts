@@ -1,9 +1,9 @@
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import { awsClients } from '../../../lib/platform/aws/clients';
 import { processPacing, RequestRateLimiter } from '../../../lib/platform/aws/request-rate';
 import { createDeps } from '../../../lib/adapters/cli/wiring';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { tempDir } from '../../helpers/clusters';
 import { SdkCloudFormation } from '../../../lib/platform/aws/sdk-cloudformation';
 

@@ -1,3 +1,4 @@
+import { defaultTemplates } from '../../../../lib/platform/files/template-directory';
 import { validateCluster } from '../../../../lib/model/cluster/validate';
 import { renderConfig } from '../../../../lib/model/cloudconfig/render';
 import { TEMPLATES } from '../../../helpers/clusters';
@@ -35,7 +36,7 @@ test.each([
   expect(r.problems).toEqual([]);
   // AND each AL2023 pool's node config is AL2023's (nodeadm's NodeConfig, no AWS CLI container)
   for (const p of raw.spec.pools.filter((x: Json) => x.cloudConfig?.template === 'al2023-worker')) {
-    const text = renderConfig(r.cluster!, undefined, p.name).bytes.toString('utf8');
+    const text = renderConfig(r.cluster!, defaultTemplates(), p.name).bytes.toString('utf8');
     expect(text).not.toContain(raw.spec.cloudConfig.values.awsCliImage ?? 'aws-cli@sha256');
   }
 });
