@@ -7,7 +7,6 @@
  *
  *   npx ts-node --transpile-only bench/generate-fleet.ts <dir> <count> [--seed N] [--account ID]
  */
-import { defaultTemplates } from '../lib/platform/files/template-directory';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -16,6 +15,7 @@ import { LIMITS } from '../lib/model/cluster/rules/limits';
 import { validateCluster } from '../lib/model/cluster/validate';
 import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { formatProblem } from '../lib/core/errors';
+import { defaultTemplates } from '../lib/platform/files/template-directory';
 
 /** 64 lowercase hex derived from a label: the shape of a pinned SHA-256, not a real one (the generator has no network). */
 const placeholderSha256 = (label: string) => createHash('sha256').update(`placeholder ${label}`).digest('hex');

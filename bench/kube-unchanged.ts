@@ -3,7 +3,6 @@
  * and kube-apiserver of scripts/kube/build.sh), against the fake CloudFormation: one paginated list and the watch,
  * then passes served from that cache, with zero writes. Figures beside the file store's (bench/unchanged.ts).
  */
-import { defaultTemplates } from '../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { validateCluster } from '../lib/model/cluster/validate';
@@ -21,6 +20,7 @@ import { fmt, mb, msSince, now, table } from './stats';
 import type { KubePassFigures, KubeUnchangedChildResult } from './kube-unchanged-child';
 import { World } from './world';
 import { Json } from '../test/helpers/json';
+import { defaultTemplates } from '../lib/platform/files/template-directory';
 
 const NS = 'fleet';
 

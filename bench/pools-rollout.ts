@@ -16,7 +16,6 @@
  * file store's fsyncs are not what this measures. The figures at 40 and 200 clusters were the same, to the request,
  * before and after (simulated time, requests per API, reconciles).
  */
-import { templateDirectory } from '../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { renderConfig } from '../lib/model/cloudconfig/render';
@@ -33,6 +32,7 @@ import { fleetOf, QUOTAS, REGIONS, writeFleetPolicy } from './fleet-rollout';
 import { DEFAULT_CLOUDFORMATION_RATES } from '../lib/platform/aws/request-rate';
 import { BenchOptions, codeState, figure, Figure, loadavg1, Section } from './report';
 import { fmt, table } from './stats';
+import { templateDirectory } from '../lib/platform/files/template-directory';
 
 const MIN = 60_000;
 const ROLL_MS = ROLL_POLLS * 5000;

@@ -13,7 +13,6 @@
  * config change across every pool in waves) need the reconciler to run its workflow once per stack unit; see the
  * note this section prints.
  */
-import { defaultTemplates } from '../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -31,6 +30,7 @@ import { seedStacks, seedStatuses } from './seed';
 import { fmt, msSince, now, table } from './stats';
 import type { UnchangedChildResult } from './unchanged-child';
 import { STACKS_PER_PAGE, World } from './world';
+import { defaultTemplates } from '../lib/platform/files/template-directory';
 
 /** CloudFormation's default stacks per account and region (DescribeAccountLimits StackLimit). */
 const STACK_LIMIT = 2000;

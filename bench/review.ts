@@ -10,7 +10,6 @@
  * Wall time and the peak resident memory of the whole process tree (review
  * and both synthesizing CDK apps, summed, sampled every 50 ms from /proc).
  */
-import { defaultTemplates } from '../lib/platform/files/template-directory';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -23,6 +22,7 @@ import { generateCluster } from './generate-fleet';
 import { BenchOptions, codeState, figure, loadavg1, Section } from './report';
 import { fmt, table } from './stats';
 import { Json } from '../test/helpers/json';
+import { defaultTemplates } from '../lib/platform/files/template-directory';
 
 /** What the fixture repository holds of the project: what synthesis reads. */
 const PROJECT_PARTS = [

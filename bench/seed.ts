@@ -4,7 +4,6 @@
  * own writeStatus, with the checksum and inputs fingerprint the reconciler
  * computes for each of its stacks), and a CREATE_COMPLETE stack per stack in the fake.
  */
-import { templateDirectory } from '../lib/platform/files/template-directory';
 import { ClusterStatus, setConditions } from '../lib/model/cluster/schema/status';
 import { validateCluster } from '../lib/model/cluster/validate';
 import { renderPools } from '../lib/model/cloudconfig/render';
@@ -16,6 +15,7 @@ import { CONDITIONS } from '../lib/engines/reconciler/workflow/conditions';
 import { ReconcilerDeps } from '../lib/engines/reconciler/workflow/context';
 import { inputsFingerprint } from '../lib/engines/reconciler/workflow/fingerprint';
 import type { World } from './world';
+import { templateDirectory } from '../lib/platform/files/template-directory';
 
 export interface SeededStack {
   readonly name: string;

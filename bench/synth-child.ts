@@ -5,7 +5,6 @@
  *
  *   node -r ts-node/register/transpile-only bench/synth-child.ts <clustersDir> <workDir> <nag:true|false>
  */
-import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as v8 from 'node:v8';
@@ -15,6 +14,7 @@ import { renderConfig } from '../lib/model/cloudconfig/render';
 import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { inputsFingerprint } from '../lib/engines/reconciler/workflow/fingerprint';
 import { synthesizeStack } from '../lib/engines/synthesis/synthesize';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../lib/platform/files/template-directory';
 
 export interface SynthChildResult {
   readonly clusters: number;

@@ -6,7 +6,6 @@
  *
  *   node -r ts-node/register/transpile-only bench/synth-paired-child.ts <clustersDir> <workDir>
  */
-import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { loadValidClusters } from '../lib/platform/files/load-clusters';
@@ -14,6 +13,7 @@ import { renderConfig } from '../lib/model/cloudconfig/render';
 import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { inputsFingerprint } from '../lib/engines/reconciler/workflow/fingerprint';
 import { synthesizeStack } from '../lib/engines/synthesis/synthesize';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../lib/platform/files/template-directory';
 
 export interface SynthPairedResult {
   readonly clusters: number;

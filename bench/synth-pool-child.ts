@@ -4,7 +4,6 @@
  *
  *   node -r ts-node/register/transpile-only bench/synth-pool-child.ts <clustersDir> <workDir> <threads>
  */
-import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../lib/platform/files/template-directory';
 import { performance } from 'node:perf_hooks';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
@@ -13,6 +12,7 @@ import { renderConfig } from '../lib/model/cloudconfig/render';
 import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { buildIsCurrent } from './cdk-cli';
 import type { SynthPool as SynthPoolType } from '../lib/engines/synthesis/synth-pool';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../lib/platform/files/template-directory';
 
 // The product runs the pool from the precompiled build (its threads start without ts-node); so does this benchmark
 // when the build is current, and says which it measured.

@@ -6,7 +6,6 @@
  * delays, because the fake's own clock makes every wait instant and
  * concurrency would not matter.
  */
-import { DEFAULT_TEMPLATES_DIR } from '../lib/platform/files/template-directory';
 import pino from 'pino';
 import {
   ChangeSetRequest,
@@ -26,6 +25,7 @@ import { StoreOptions } from '../lib/adapters/stores/registry';
 import { FakeCloudFormation, Method, MUTATING } from '../test/fakes/fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity } from '../test/fakes/fake-ports';
 import { sleep } from './stats';
+import { DEFAULT_TEMPLATES_DIR } from '../lib/platform/files/template-directory';
 
 /** Real ListStacks/DescribeStacks return at most 100 stacks per page; the fake returns all in one call. */
 export const STACKS_PER_PAGE = 100;

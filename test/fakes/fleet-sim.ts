@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../lib/platform/files/template-directory';
 import { ChannelPins } from '../../lib/engines/channels';
 import { KeptSyntheses } from '../../lib/engines/synthesis/kept-syntheses';
 import * as fs from 'node:fs';
@@ -19,6 +18,7 @@ import { configBucketName, configKeyPrefix, workerStackName } from '../../lib/co
 import { complete, FakeCloudFormation, FakeCloudFormationProps } from './fake-cloudformation';
 import { Harness } from './harness';
 import { DEFAULT_CLOUDFORMATION_RATES, RequestRateLimiter, RequestRates } from '../../lib/platform/aws/request-rate';
+import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../lib/platform/files/template-directory';
 
 /**
  * A small stand-in for the CDK synthesis, for fleet-scale tests of the rollout only: a template whose launch

@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,6 +13,7 @@ import { FakeCloudFormation } from './fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity, RecordingLogger } from './fake-ports';
 import { ownSecret } from '../helpers/clusters';
 import { Json } from '../helpers/json';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/platform/files/template-directory';
 
 export const EXAMPLE = 'staging-us1';
 export const ACCOUNT = '222222222222';

@@ -1,4 +1,3 @@
-import { defaultTemplates } from '../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -10,6 +9,7 @@ import { listTemplates } from '../../lib/model/cloudconfig/templates';
 import { FORMATS } from '../../lib/model/cloudconfig/formats';
 import { renderPools } from '../../lib/model/cloudconfig/render';
 import { Json } from './json';
+import { defaultTemplates } from '../../lib/platform/files/template-directory';
 
 export const REPO = path.resolve(__dirname, '..', '..');
 export const EXAMPLES_DIR = path.join(REPO, 'clusters');

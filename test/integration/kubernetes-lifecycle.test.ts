@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { getCondition } from '../../lib/model/cluster/schema/status';
@@ -21,6 +20,7 @@ import {
   World,
 } from './harness';
 import { Json } from '../helpers/json';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/platform/files/template-directory';
 
 // The moto lifecycle with the cluster object as a WorkerCluster custom resource in a real API server: create →
 // checksum recorded in .status → a config template change rolls → an unchanged pass writes nothing (not even status).

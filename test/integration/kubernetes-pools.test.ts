@@ -1,4 +1,3 @@
-import { defaultTemplates } from '../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
@@ -14,6 +13,7 @@ import { tempDir } from '../helpers/clusters';
 import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
 import { Json } from '../helpers/json';
 import { AWS_FLAGS, cli, pooledMotoCluster, stackActivity, startWorld, stopWorld, World } from './harness';
+import { defaultTemplates } from '../../lib/platform/files/template-directory';
 
 // Issue 23 end to end against the real API server: a WorkerCluster of two pools (`default` in the shared stack,
 // `spot` in its own stack) applied with the real kubectl, reconciled once with the Kubernetes store against moto (the

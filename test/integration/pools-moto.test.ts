@@ -1,4 +1,3 @@
-import { defaultTemplates } from '../../lib/platform/files/template-directory';
 import { getCondition } from '../../lib/model/cluster/schema/status';
 import { renderCluster } from '../../lib/model/cluster/derive';
 import { validateCluster } from '../../lib/model/cluster/validate';
@@ -16,6 +15,7 @@ import {
   World,
   writeCluster,
 } from './harness';
+import { defaultTemplates } from '../../lib/platform/files/template-directory';
 
 // Issue 23 end to end: the reconciler (the real CLI, file store) against moto (the wrapper) with a cluster of two
 // pools: `default` in the shared stack and `spot` in its own stack. Each pool's checksum is recorded from its own

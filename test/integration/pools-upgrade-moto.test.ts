@@ -1,8 +1,8 @@
-import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../lib/platform/files/template-directory';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { listTemplates } from '../../lib/model/cloudconfig/templates';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../lib/platform/files/template-directory';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { synthesizeStack } from '../../lib/engines/synthesis/synthesize';
 import { tempDir, validated } from '../helpers/clusters';

@@ -1,4 +1,3 @@
-import { defaultTemplates } from '../../lib/platform/files/template-directory';
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { getCondition } from '../../lib/model/cluster/schema/status';
@@ -9,6 +8,7 @@ import { workerStackName } from '../../lib/core/naming';
 import { REPO } from '../helpers/clusters';
 import { freePort } from '../helpers/moto';
 import { AWS_FLAGS, cli, motoCluster, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';
+import { defaultTemplates } from '../../lib/platform/files/template-directory';
 
 // Issue 25, bug 8, as the trial found it: the daemon (the real binary, file store) against the moto wrapper, whose
 // stacks stay UPDATE_IN_PROGRESS for a few seconds, with --max-update-attempts 1. Two edits of the node config 0.3 s

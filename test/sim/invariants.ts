@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../lib/platform/files/template-directory';
 import { DEFAULT_POOL, stackUnits } from '../../lib/model/cluster/pools/pools';
 import { isComplete, isInProgress, isRolledBack } from '../../lib/model/ports/cloudformation-port';
 import { validateCluster } from '../../lib/model/cluster/validate';
@@ -16,6 +15,7 @@ import { queueState } from './sim-process';
 import { releaseOfTemplate, simStack } from './sim-synth';
 import type { SimWorld } from './sim-world';
 import { ChannelInvariants } from './channel-invariants';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../lib/platform/files/template-directory';
 
 /** The pool with a stack of its own in a world with pools (sim-world.ts). */
 export const SPOT = 'spot';

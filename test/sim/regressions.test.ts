@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../lib/platform/files/template-directory';
 import { derive } from '../../lib/model/cluster/derive';
 import { listTemplates } from '../../lib/model/cloudconfig/templates';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
@@ -7,6 +6,7 @@ import { SPOT } from './invariants';
 import { OrderedScheduler } from './ordered-scheduler';
 import { simStack } from './sim-synth';
 import { SimWorld, WorldOptions } from './sim-world';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../lib/platform/files/template-directory';
 
 /**
  * Schedules the simulator found breaking an invariant, each shrunk by fast-check and pinned here: the world's

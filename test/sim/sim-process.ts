@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/platform/files/template-directory';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { NotLeaderError } from '../../lib/core/errors';
@@ -19,6 +18,7 @@ import { SimStore } from './sim-store';
 import { ClusterRecord, ClusterStore } from '../../lib/model/ports/cluster-store';
 import { SimPublisher, simSynthesizerFor } from './sim-synth';
 import { ChannelPins } from '../../lib/engines/channels';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/platform/files/template-directory';
 
 /** What every process of one schedule shares: the truth (AWS, the store), the scheduler, the settings. */
 export interface SimEnv {

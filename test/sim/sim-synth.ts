@@ -1,10 +1,10 @@
-import { templateDirectory } from '../../lib/platform/files/template-directory';
 import { renderConfig } from '../../lib/model/cloudconfig/render';
 import { AssetPublisher, FileAsset, PublishResult } from '../../lib/platform/aws/s3-publisher';
 import { WorkerCluster } from '../../lib/model/cluster/schema/schema';
 import { Synthesizer } from '../../lib/engines/reconciler/workflow/context';
 import { configBucketName, configKeyPrefix, workerStackName } from '../../lib/core/naming';
 import { poolNamed, primaryPool, stackUnits } from '../../lib/model/cluster/pools/pools';
+import { templateDirectory } from '../../lib/platform/files/template-directory';
 
 /**
  * A synthesizer for the simulator: real CDK synthesis costs about a second, and thousands of schedules must run in

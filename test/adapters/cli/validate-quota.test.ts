@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
@@ -9,6 +8,7 @@ import { EXAMPLES_DIR, tempDir } from '../../helpers/clusters';
 import { rawPoolsExample } from '../../helpers/named-pools';
 import { FakeClock } from '../../fakes/fake-ports';
 import { FakeCloudFormation } from '../../fakes/fake-cloudformation';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 /**
  * `worker-stacks validate` warns (exit 0) when an account/region's planned stacks reach 80 % of CloudFormation's stack

@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -8,6 +7,7 @@ import { statusRows } from '../../../lib/adapters/stores/status-rows';
 import { Condition, PoolStatus } from '../../../lib/model/cluster/schema/status';
 import { EXAMPLES_DIR, tempDir } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 /** `worker-stacks status` shows each pool with a stack of its own on a row of its own, under its cluster's row. */
 

@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as render from '../../../lib/model/cloudconfig/render';
@@ -7,6 +6,7 @@ import * as validation from '../../../lib/model/cluster/validate';
 import { DerivedCache } from '../../../lib/model/cluster/derived-cache';
 import * as synthesis from '../../../lib/engines/synthesis/synthesize';
 import { Harness } from '../../fakes/harness';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 /**
  * The daemon's fast path: an unchanged object is neither parsed, rendered nor synthesized again; anything that

@@ -1,4 +1,3 @@
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
@@ -14,6 +13,7 @@ import { parseNodeConfig } from '../../../lib/engines/review/parse-config';
 import { unifiedDiff } from '../../../lib/engines/review/unified-diff';
 import { BOOTSTRAP_EXAMPLES, CONFIG_IN_USER_DATA_EXAMPLES, example, tempDir } from '../../helpers/clusters';
 import { run } from '../../helpers/tools';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 /** A config object as the cloud assembly holds it, serialized by the project's own serializers. */
 function asset(node: NodeConfig): ConfigAsset {

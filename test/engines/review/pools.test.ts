@@ -1,4 +1,3 @@
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLUSTER_TAG, poolStackName, workerStackName } from '../../../lib/core/naming';
@@ -11,6 +10,7 @@ import { rawExample, tempDir, validated } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
 import { schemaProblems } from './formats';
 import { reviewExitCode } from '../../../lib/engines/review/review';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 /*
  * Review of a cluster of several pools. The sides are cloud assemblies written here in the shape `cdk synth` gives

@@ -1,4 +1,3 @@
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -6,6 +5,7 @@ import { parse } from 'yaml';
 import { FilePolicySource, validatePolicy } from '../../../lib/engines/rollout/policy-source';
 import { validateCluster } from '../../../lib/model/cluster/validate';
 import { listTemplates } from '../../../lib/model/cloudconfig/templates';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const GOOD = `apiVersion: worker-stacks.io/v1alpha1
 kind: WorkerRolloutPolicy

@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../../lib/platform/files/template-directory';
 import { renderPools } from '../../../lib/model/cloudconfig/render';
 import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { ClusterRecord, ClusterStore } from '../../../lib/model/ports/cluster-store';
@@ -9,6 +8,7 @@ import { decide } from '../../../lib/engines/rollout/gate';
 import { combinedChecksum } from '../../../lib/engines/rollout/pool-checksums';
 import { example, rawExample, validated } from '../../helpers/clusters';
 import { fleet, member, settledOnNew, T0 } from './fixtures';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- raw objects reshaped freely
 

@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sha256Hex } from '../../../lib/model/cloudconfig/checksum';
@@ -7,6 +6,7 @@ import { TemplateError } from '../../../lib/core/errors';
 import { SynthPool } from '../../../lib/engines/synthesis/synth-pool';
 import { synthesizeStack } from '../../../lib/engines/synthesis/synthesize';
 import { example, ownSecret, tempDir, variant } from '../../helpers/clusters';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 /** Synthesis in worker threads: the same stacks as in this thread, errors that keep their kind, threads recycled. */
 

@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import { renderPools } from '../../../lib/model/cloudconfig/render';
 import { sha256Hex } from '../../../lib/model/cloudconfig/checksum';
@@ -8,6 +7,7 @@ import { assemblyDir, assemblyKey, synthesizeStack } from '../../../lib/engines/
 import { originOf } from '../../../lib/engines/synthesis/synthesis-check';
 import { example, tempDir } from '../../helpers/clusters';
 import { dropRulesOfMissingPools, poolsVariant, synthAll } from '../stacks/pool-helpers';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const SHARED = workerStackName('pools-eu1');
 const SPOT = poolStackName('pools-eu1', 'spot');

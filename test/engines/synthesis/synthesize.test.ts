@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SynthesisError } from '../../../lib/core/errors';
@@ -9,6 +8,7 @@ import { example, tempDir, variant } from '../../helpers/clusters';
 import { synthCluster } from '../../helpers/synth';
 import * as appModule from '../../../lib/engines/stacks/app';
 import { Json } from '../../helpers/json';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 /** A rule cdk-nag refuses (AwsSolutions-EC23) and that only this rule's resource can acknowledge. */
 // A port that is no node service: SSH (a node service) from public space is refused by validate itself (test/model/cluster/network/exposure.test.ts).

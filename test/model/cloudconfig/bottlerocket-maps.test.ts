@@ -3,13 +3,13 @@
  * evictionSoftGracePeriod): each reaches its settings.kubernetes table, changes the checksum (the pool rolls), and a bad
  * key or value is refused naming the file, the object's field path and the rule.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse } from 'yaml';
 import { derive } from '../../../lib/model/cluster/derive';
 import { REPO, TEMPLATES } from '../../helpers/clusters';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;

@@ -3,7 +3,6 @@
  * carrying that checksum (Bottlerocket takes TOML only: no MIME, no shell), within EC2's 16 KB; checked against the
  * Bottlerocket settings reference's keys and types, and every problem names the file, the object's field and the rule.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -17,6 +16,7 @@ import { KUBERNETES_SETTINGS } from '../../../lib/model/cloudconfig/bottlerocket
 import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { REPO, TEMPLATES } from '../../helpers/clusters';
 import { appOnObject } from '../../helpers/app-on-object';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;

@@ -6,7 +6,6 @@
  * directory bind-mounted over /etc/cloud/cloud.cfg.d, so the real /etc/cloud
  * is never touched while the script uses its real install path.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
@@ -16,6 +15,7 @@ import { CLOUD_INIT_INSTALL_PATH } from '../../../lib/model/cloudconfig/cloud-in
 import { example, EXAMPLE_NAMES, tempDir } from '../../helpers/clusters';
 import { requireTool, run } from '../../helpers/tools';
 import { ConfigServer, requireCommand, runAsync, startConfigServer, tamper } from '../../fixtures/cloudconfig/boot';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const NAME = EXAMPLE_NAMES.find((n) => renderConfig(example(n), defaultTemplates()).format === 'cloud-init')!;
 const CFG_D = path.dirname(CLOUD_INIT_INSTALL_PATH);

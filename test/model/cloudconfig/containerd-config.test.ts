@@ -3,7 +3,6 @@
  * control character), written into the NodeConfig as a YAML block that keeps the MIME user data intact, and checked
  * as TOML before it reaches a node (rule nodeconfig/containerd-toml). Every other value still refuses a newline.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -12,6 +11,7 @@ import { derive } from '../../../lib/model/cluster/derive';
 import { MIME_BOUNDARY, NODECONFIG_MEDIA_TYPE } from '../../../lib/model/cloudconfig/nodeadm';
 import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const FILE = 'clusters/eks-eu1.yaml';
 const TOML =

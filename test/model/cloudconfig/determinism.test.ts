@@ -4,11 +4,6 @@
  * whatever line endings a checkout gave the templates. The checksum is the
  * SHA-256 of exactly those bytes, and any change of a value changes it.
  */
-import {
-  DEFAULT_TEMPLATES_DIR,
-  defaultTemplates,
-  templateDirectory,
-} from '../../../lib/platform/files/template-directory';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -19,6 +14,11 @@ import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { BOOTSTRAP_EXAMPLES, example, EXAMPLE_NAMES, tempDir, variant } from '../../helpers/clusters';
 import { copyTemplates } from '../../fixtures/cloudconfig/boot';
 import { Json } from '../../helpers/json';
+import {
+  DEFAULT_TEMPLATES_DIR,
+  defaultTemplates,
+  templateDirectory,
+} from '../../../lib/platform/files/template-directory';
 
 const dirs: string[] = [];
 function scratch(prefix: string): string {

@@ -4,7 +4,6 @@
  * token, and a stub `aws` that prints that token. It must signal SUCCESS once the node's Ready condition is True and
  * FAILURE when it never is, and never put the token or a credential in an argument list, a URL or its output.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WORKER_GROUP_LOGICAL_ID } from '../../../lib/core/naming';
@@ -25,6 +24,7 @@ import {
   startNodeEndpoints,
   verifySigV4,
 } from '../../fixtures/cloudconfig/node-endpoints';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const SECRETS = [EKS_TOKEN, FAKE.secretAccessKey, FAKE.sessionToken, FAKE.imdsToken];
 

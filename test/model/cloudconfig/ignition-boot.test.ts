@@ -5,7 +5,6 @@
  * node's files into a scratch root. One changed byte and Ignition refuses it
  * before it caches or applies anything.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { renderConfig, RenderedConfig } from '../../../lib/model/cloudconfig/render';
@@ -13,6 +12,7 @@ import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
 import { example, EXAMPLE_NAMES, tempDir } from '../../helpers/clusters';
 import { requireTool, run } from '../../helpers/tools';
 import { ConfigServer, runAsync, startConfigServer, tamper } from '../../fixtures/cloudconfig/boot';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const IGNITION_EXAMPLES = EXAMPLE_NAMES.filter(
   (n) => renderConfig(example(n), defaultTemplates()).format === 'ignition',

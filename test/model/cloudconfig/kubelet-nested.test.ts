@@ -3,13 +3,13 @@
  * allowedUnsafeSysctls ...): rendered into spec.kubelet.config as given, and checked stricter than the kubelet, each
  * problem naming the file, the object's field path and the rule.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { derive } from '../../../lib/model/cluster/derive';
 import { REPO, TEMPLATES } from '../../helpers/clusters';
 import { appOnObject } from '../../helpers/app-on-object';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;

@@ -5,7 +5,6 @@
  * binary serves a matching hash too. The install script is run for real (sh, curl, sha256sum) against a loopback
  * stand-in for dl.k8s.io.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -16,6 +15,7 @@ import { renderConfig } from '../../../lib/model/cloudconfig/render';
 import { rawExample, tempDir, TEMPLATES, variant } from '../../helpers/clusters';
 import { requireCommand, runAsync } from '../../fixtures/cloudconfig/boot';
 import { Json } from '../../helpers/json';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const INSTALL = '/opt/bin/worker-stacks-install-kubelet';
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');

@@ -4,7 +4,6 @@
  * field is refused, where nodeadm's decoder would drop it), and read by the Go-built `nodeadm config check`
  * (v0.0.0-20240229193347-cfab22a10647: the proxy's only version; what it cannot know is in docs/node-configs.md).
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
@@ -15,6 +14,7 @@ import { example, REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
 import { apiServerWithCrdForFile, create } from '../../helpers/kube-rest';
 import { nodeConfigCrd, requireNodeadm } from '../../helpers/nodeadm';
 import { run } from '../../helpers/tools';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;

@@ -2,7 +2,6 @@
  * eks-al2023: the NodeConfig is stored under its SHA-256, the user data carries exactly those bytes in its
  * application/node.eks.aws part and a shell part that refuses any other bytes (fail closed), within EC2's 16 KB.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -15,6 +14,7 @@ import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { MIME_BOUNDARY, NODECONFIG_MEDIA_TYPE } from '../../../lib/model/cloudconfig/nodeadm';
 import { UsageError } from '../../../lib/core/errors';
 import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;

@@ -3,13 +3,13 @@
  * types and KubeletConfiguration's fields, the service range, and the user-data budget; each problem names the file,
  * the object's field that made it and the rule.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { derive } from '../../../lib/model/cluster/derive';
 import { checkNodeConfig } from '../../../lib/model/cloudconfig/nodeconfig-rules';
 import { REPO, TEMPLATES } from '../../helpers/clusters';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;

@@ -1,8 +1,8 @@
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import { renderConfig, renderPools } from '../../../lib/model/cloudconfig/render';
 import { poolStackName, WORKER_GROUP_LOGICAL_ID, workerStackName } from '../../../lib/core/naming';
 import { example } from '../../helpers/clusters';
 import { poolsVariant } from '../../engines/stacks/pool-helpers';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 /** Every file and unit of a rendered node config, as one text. */
 const text = (c: ReturnType<typeof renderConfig>) =>

@@ -4,7 +4,6 @@
  * SignalResource (SUCCESS when the node is up, FAILURE when it is not within the timeout) and never put a credential
  * in a URL, an argument list or its output.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -24,6 +23,7 @@ import {
   startNodeEndpoints,
   verifySigV4,
 } from '../../fixtures/cloudconfig/node-endpoints';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const SCRIPT = '/opt/bin/worker-stacks-signal-ready';
 const SECRETS = [FAKE.secretAccessKey, FAKE.sessionToken, FAKE.imdsToken];

@@ -3,13 +3,13 @@
  * it passes the real validators (ignition-validate, cloud-init schema), starts after the kubelet, names the cluster's
  * own stack and group, and renders byte-identically on every run.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { renderConfig } from '../../../lib/model/cloudconfig/render';
 import { WORKER_GROUP_LOGICAL_ID } from '../../../lib/core/naming';
 import { BOOTSTRAP_EXAMPLES, example, tempDir, variant } from '../../helpers/clusters';
 import { requireTool, run } from '../../helpers/tools';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const SCRIPT = '/opt/bin/worker-stacks-signal-ready';
 const UNIT = 'worker-stacks-signal-ready.service';

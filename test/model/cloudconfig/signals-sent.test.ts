@@ -3,7 +3,6 @@
  * signals today (eks-al2023 by its own signal part, Bottlerocket by its settings.cloudformation); the rule stays for a
  * format that declares it sends none, so it is proven here with one that does.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
@@ -12,6 +11,7 @@ import { FORMATS } from '../../../lib/model/cloudconfig/formats';
 import { NODEADM } from '../../../lib/model/cloudconfig/nodeadm';
 import { CONFIG_FORMATS } from '../../../lib/model/cloudconfig/node-config';
 import { REPO, TEMPLATES } from '../../helpers/clusters';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const FILE = 'clusters/eks-us2.yaml';
 

@@ -4,7 +4,6 @@
  * empty string), an unknown template name, a manifest with a bad field.
  * Each test changes a private copy of cloudconfig/.
  */
-import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
@@ -13,6 +12,7 @@ import { listTemplates, loadTemplate } from '../../../lib/model/cloudconfig/temp
 import { TemplateError } from '../../../lib/core/errors';
 import { example, tempDir } from '../../helpers/clusters';
 import { copyTemplates } from '../../fixtures/cloudconfig/boot';
+import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../../lib/platform/files/template-directory';
 
 let dir: string;
 beforeEach(() => {

@@ -3,7 +3,6 @@
  * else: no value of the cluster object, no secret. The big config names the
  * bootstrap token's secret by its ARN and never holds a token.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import { parse } from 'yaml';
 import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { LIMITS } from '../../../lib/model/cluster/rules/limits';
@@ -20,6 +19,7 @@ import {
   validated,
   variant,
 } from '../../helpers/clusters';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 /** A recognizable fake kubelet bootstrap token (the `[a-z0-9]{6}.[a-z0-9]{16}` format). */
 const FAKE_TOKEN = 'fak3id.f4k3s3cr3tt0k3n0';

@@ -5,7 +5,6 @@
  * documents at the end prove that the validators and the way these tests read
  * their verdicts do reject something.
  */
-import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -14,6 +13,7 @@ import { renderConfig, RenderedConfig } from '../../../lib/model/cloudconfig/ren
 import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
 import { BOOTSTRAP_EXAMPLES, example, ownSecret, tempDir, TEMPLATES, variant } from '../../helpers/clusters';
 import { requireTool, run, RunResult } from '../../helpers/tools';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 let dir: string;
 beforeAll(() => {

@@ -1,8 +1,3 @@
-import {
-  DEFAULT_TEMPLATES_DIR,
-  defaultTemplates,
-  templateDirectory,
-} from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildFleetApp } from '../../../lib/engines/stacks/app';
@@ -13,6 +8,11 @@ import { formatProblem } from '../../../lib/core/errors';
 import { rawExample, tempDir } from '../../helpers/clusters';
 import { EXAMPLE, Harness } from '../../fakes/harness';
 import { Json } from '../../helpers/json';
+import {
+  DEFAULT_TEMPLATES_DIR,
+  defaultTemplates,
+  templateDirectory,
+} from '../../../lib/platform/files/template-directory';
 
 /** validate, render, status, the CDK app and the reconciler derive an object one way: the same refusals, the same words. */
 

@@ -1,8 +1,3 @@
-import {
-  DEFAULT_TEMPLATES_DIR,
-  defaultTemplates,
-  templateDirectory,
-} from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { validateCluster } from '../../../lib/model/cluster/validate';
@@ -11,6 +6,11 @@ import { BadRow, expectRefused } from '../../helpers/bad-input';
 import { rawExample, tempDir } from '../../helpers/clusters';
 import { copyTemplates } from '../../fixtures/cloudconfig/boot';
 import { Json } from '../../helpers/json';
+import {
+  DEFAULT_TEMPLATES_DIR,
+  defaultTemplates,
+  templateDirectory,
+} from '../../../lib/platform/files/template-directory';
 
 /**
  * Node-config injection (issue 21): a value from the cluster object is written into root shell scripts, containerd's

@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 import { Readable } from 'node:stream';
 import {
   CloudFormationClient,
@@ -14,6 +13,7 @@ import { AssumeRoleError } from '../../../lib/core/errors';
 import { createDeps } from '../../../lib/adapters/cli/wiring';
 import { tempDir } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 const sts = mockClient(STSClient);
 const cfn = mockClient(CloudFormationClient);

@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -22,6 +21,7 @@ import { CLUSTER_TAG, configBucketName, OWNER_TAG } from '../../../lib/core/nami
 import { FileStore } from '../../../lib/adapters/stores/file-store';
 import { rawExample, tempDir } from '../../helpers/clusters';
 import { fastSdkCloudFormation, sdkStack, stackNotFound } from '../../helpers/sdk-mocks';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 // The change set the reconcile workflow asks for, through the real SDK adapters with mocked clients (no network).
 

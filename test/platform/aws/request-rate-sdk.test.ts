@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import { awsClients } from '../../../lib/platform/aws/clients';
@@ -6,6 +5,7 @@ import { processPacing, RequestRateLimiter } from '../../../lib/platform/aws/req
 import { createDeps } from '../../../lib/adapters/cli/wiring';
 import { tempDir } from '../../helpers/clusters';
 import { SdkCloudFormation } from '../../../lib/platform/aws/sdk-cloudformation';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 /**
  * The SDK's own CloudFormation client, as the daemon makes it, against a server that answers the query protocol:

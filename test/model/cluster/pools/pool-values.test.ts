@@ -1,9 +1,9 @@
-import { defaultTemplates } from '../../../../lib/platform/files/template-directory';
 import { validateCluster } from '../../../../lib/model/cluster/validate';
 import { renderConfig } from '../../../../lib/model/cloudconfig/render';
 import { TEMPLATES } from '../../../helpers/clusters';
 import { Json } from '../../../helpers/json';
 import { rawPoolsExample } from '../../../helpers/named-pools';
+import { defaultTemplates } from '../../../../lib/platform/files/template-directory';
 
 /**
  * Issue 32 item 8: a template value is required only by the template that uses it. prod-eu1 is a Flatcar cluster

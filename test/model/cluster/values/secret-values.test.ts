@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { validateCluster } from '../../../../lib/model/cluster/validate';
@@ -9,6 +8,7 @@ import { synthCluster } from '../../../helpers/synth';
 import { copyTemplates } from '../../../fixtures/cloudconfig/boot';
 import { Json } from '../../../helpers/json';
 import { rawPoolsExample } from '../../../helpers/named-pools';
+import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../../../lib/platform/files/template-directory';
 
 /**
  * Issue 32 item 3: every secret a template value names is the cluster's own, wherever it is set (the cluster's values

@@ -1,4 +1,3 @@
-import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../../../lib/platform/files/template-directory';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { validateCluster } from '../../../../lib/model/cluster/validate';
@@ -8,6 +7,7 @@ import { runCli } from '../../../../lib/adapters/cli/program';
 import { EXAMPLES_DIR, rawExample, tempDir, TEMPLATES } from '../../../helpers/clusters';
 import { copyTemplates } from '../../../fixtures/cloudconfig/boot';
 import { Json } from '../../../helpers/json';
+import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../../../lib/platform/files/template-directory';
 
 /**
  * Typed values per config template (issue 10, item 13): a template declares its own values in values.yaml next
