@@ -61,7 +61,13 @@ export function renderCommand(dirs: InputDirs, name: string, io: Io, opts: Rende
   // Every pool's object lives under the cluster's one prefix (worker-stack.ts and pool-stack.ts use the same).
   const key = `${configKeyPrefix(name)}${config.checksum}.${config.extension}`;
   if (opts.userData) {
-    io.out(configUserData(config, `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${key}`));
+    io.out(
+      configUserData(
+        config,
+        `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${key}`,
+        templateDirectory(dirs.templatesDir).formatScripts,
+      ),
+    );
   } else {
     io.out(config.bytes.toString('utf8'));
   }

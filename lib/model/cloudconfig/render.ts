@@ -21,8 +21,6 @@ export interface RenderedConfig {
   readonly node: NodeConfig;
   /** Where the pool's nodes signal CloudFormation: a format whose user data signals (eks-al2023) is given it. */
   readonly signal: SignalTarget;
-  /** Where the format's own scripts come from (the templates' formatScripts): its user data (eks-al2023's) renders them. */
-  readonly formatScripts: TemplateSource;
 }
 
 /**
@@ -146,15 +144,7 @@ export function renderConfig(cluster: WorkerCluster, templates: TemplateSource, 
   const { text, checksum } = serialized(node);
   const bytes = Buffer.from(text, 'utf8');
   const signal = signalTarget(seen, poolOf(seen, poolName));
-  return {
-    format: node.format,
-    bytes,
-    checksum,
-    extension: format.extension,
-    node,
-    signal,
-    formatScripts: templates.formatScripts,
-  };
+  return { format: node.format, bytes, checksum, extension: format.extension, node, signal };
 }
 
 /**

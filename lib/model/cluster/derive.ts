@@ -71,7 +71,7 @@ export function renderCluster(
     const config = configs.get(primaryPool(cluster.spec).name);
     if (!config) throw new Error(`${cluster.metadata.name}: no config for its first pool`);
     // Rendered but not fit for the node (a NodeConfig nodeadm would take with a setting dropped, a user data EC2 refuses).
-    const problems = configProblems(cluster, configs, file);
+    const problems = configProblems(cluster, configs, file, templates.formatScripts);
     return problems.length ? { problems } : { config, configs };
   } catch (e) {
     if (!(e instanceof TemplateError)) throw e;

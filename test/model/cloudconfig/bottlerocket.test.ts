@@ -51,7 +51,7 @@ describe('the stored settings and the user data', () => {
     const config = bottlerocketConfig();
     const text = config.bytes.toString('utf8');
     const source = `s3://worker-stacks-config-666666666666-us-west-2/clusters/eks-us2/${config.checksum}.toml`;
-    const userData = configUserData(config, source);
+    const userData = configUserData(config, source, defaultTemplates());
 
     // THEN the stored bytes are TOML the strict check takes, with what the object asked for
     expect(config.format).toBe('bottlerocket');

@@ -32,7 +32,7 @@ test('TOML of many lines is accepted, stored as written, and the user data still
   const config = d.configs!.get('default')!;
   const text = config.bytes.toString('utf8');
   expect(parse(text).spec.containerd.config).toBe(TOML);
-  const userData = configUserData(config, 's3://b/k');
+  const userData = configUserData(config, 's3://b/k', defaultTemplates());
   // no line of the TOML can pose as a MIME delimiter: the YAML block indents it
   expect(userData.split('\n').filter((l) => l.startsWith(`--${MIME_BOUNDARY}`))).toHaveLength(4);
   // and the node's check (Python's email package, as nodeadm's Go mime/multipart) reads the part as the stored bytes

@@ -146,7 +146,7 @@ describe('the checksum is the SHA-256 of exactly the bytes', () => {
     const cluster = example(name);
     // WHEN
     const config = renderConfig(cluster, defaultTemplates());
-    const userData = configUserData(config, `s3://b/${config.checksum}.${config.extension}`);
+    const userData = configUserData(config, `s3://b/${config.checksum}.${config.extension}`, defaultTemplates());
     // THEN
     expect(config.checksum).toBe(createHash('sha256').update(config.bytes).digest('hex'));
     expect(config.checksum).toMatch(/^[0-9a-f]{64}$/);

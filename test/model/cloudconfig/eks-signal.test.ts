@@ -39,7 +39,7 @@ function mimeParts(userData: string): Array<{ headers: string; body: string }> {
 function render(mutate: (raw: any) => void = () => undefined) {
   const cluster: WorkerCluster = eksCluster(mutate);
   const config = renderConfig(cluster, defaultTemplates());
-  const userData = configUserData(config, `s3://b/${config.checksum}.${config.extension}`);
+  const userData = configUserData(config, `s3://b/${config.checksum}.${config.extension}`, defaultTemplates());
   return { cluster, config, userData, parts: mimeParts(userData) };
 }
 

@@ -40,7 +40,7 @@ function render(cluster: WorkerCluster) {
   return {
     config,
     text,
-    userData: configUserData(config, source),
+    userData: configUserData(config, source, defaultTemplates()),
   };
 }
 
@@ -169,7 +169,7 @@ describe('the shell part fails closed', () => {
       const source = `http://127.0.0.1:1/clusters/eks-eu1/${c.checksum}.nodeconfig`;
       return {
         config: c,
-        userData: configUserData(c, source),
+        userData: configUserData(c, source, defaultTemplates()),
       };
     })();
     const dir = tempDir('eks-check-');

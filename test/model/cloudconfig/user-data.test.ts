@@ -31,7 +31,7 @@ function render(cluster: WorkerCluster) {
   return {
     config,
     source,
-    userData: configUserData(config, source),
+    userData: configUserData(config, source, defaultTemplates()),
   };
 }
 
@@ -150,7 +150,7 @@ describe('a user data that carries its config (EKS) holds the checksum, the sour
     const source = `s3://worker-stacks-configs-${cluster.spec.account}-${cluster.spec.region}/clusters/${name}/${config.checksum}.${config.extension}`;
     const text = config.bytes.toString('utf8');
     // WHEN
-    const userData = configUserData(config, source);
+    const userData = configUserData(config, source, defaultTemplates());
     // THEN
     expect(userData).toContain(config.checksum);
     expect(userData).toContain(source);
