@@ -13,8 +13,9 @@ import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { LIMITS } from '../lib/model/cluster/rules/limits';
 import { validateCluster } from '../lib/model/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
+import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { formatProblem } from '../lib/core/errors';
+import { defaultTemplates } from '../lib/platform/files/template-directory';
 
 /** 64 lowercase hex derived from a label: the shape of a pinned SHA-256, not a real one (the generator has no network). */
 const placeholderSha256 = (label: string) => createHash('sha256').update(`placeholder ${label}`).digest('hex');
@@ -266,7 +267,7 @@ export function generateCluster(index: number, opts: FleetOptions = {}): Record<
 /** Writes clusters [from, to) of the fleet into `dir` (one `<name>.yaml` each) and returns their names. */
 export function writeFleet(dir: string, count: number, opts: FleetOptions & { from?: number } = {}): string[] {
   fs.mkdirSync(dir, { recursive: true });
-  const templates = listTemplates(DEFAULT_TEMPLATES_DIR);
+  const templates = listTemplates(defaultTemplates());
   const names: string[] = [];
   for (let i = opts.from ?? 0; i < (opts.from ?? 0) + count; i++) {
     const raw = generateCluster(i, opts);

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { validateCluster } from '../lib/model/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
+import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { formatProblem } from '../lib/core/errors';
 import { KubeClient } from '../lib/platform/kube/client';
 import { collectionPath } from '../lib/platform/kube/resource';
@@ -20,6 +20,7 @@ import { fmt, mb, msSince, now, table } from './stats';
 import type { KubePassFigures, KubeUnchangedChildResult } from './kube-unchanged-child';
 import { World } from './world';
 import { Json } from '../test/helpers/json';
+import { defaultTemplates } from '../lib/platform/files/template-directory';
 
 const NS = 'fleet';
 
@@ -28,7 +29,7 @@ const NS = 'fleet';
  * outside the NodePort range opted in, UDP listeners with an explicit TCP probe), and validated.
  */
 function adaptedFleet(n: number): unknown[] {
-  const templates = listTemplates(DEFAULT_TEMPLATES_DIR);
+  const templates = listTemplates(defaultTemplates());
   return Array.from({ length: n }, (_, i) => {
     const raw = generateCluster(i) as Json;
     for (const l of raw.spec.listeners ?? []) {

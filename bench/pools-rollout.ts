@@ -32,6 +32,7 @@ import { fleetOf, QUOTAS, REGIONS, writeFleetPolicy } from './fleet-rollout';
 import { DEFAULT_CLOUDFORMATION_RATES } from '../lib/platform/aws/request-rate';
 import { BenchOptions, codeState, figure, Figure, loadavg1, Section } from './report';
 import { fmt, table } from './stats';
+import { templateDirectory } from '../lib/platform/files/template-directory';
 
 const MIN = 60_000;
 const ROLL_MS = ROLL_POLLS * 5000;
@@ -48,7 +49,7 @@ function poolsSynthesizer(workDir: string): Synthesizer {
     const out = await simSynthesizer(cluster, opts);
     const unit = stackUnits(cluster).find((u) => u.stackName === out.stackName);
     const pool = poolNamed(cluster.spec, unit?.pool ?? primaryPool(cluster.spec).name) ?? primaryPool(cluster.spec);
-    const config = opts.config ?? renderConfig(cluster, opts.templatesDir, pool.name);
+    const config = opts.config ?? renderConfig(cluster, templateDirectory(opts.templatesDir), pool.name);
     const dir = assemblyDir(workDir, `${cluster.metadata.name}-${pool.name}`);
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `${config.checksum}.${config.extension}`);

@@ -18,7 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { renderPools } from '../lib/model/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
+import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { stackUnits } from '../lib/model/cluster/pools/pools';
 import { WorkerCluster } from '../lib/model/cluster/schema/schema';
 import { validateCluster } from '../lib/model/cluster/validate';
@@ -30,6 +30,7 @@ import { seedStacks, seedStatuses } from './seed';
 import { fmt, msSince, now, table } from './stats';
 import type { UnchangedChildResult } from './unchanged-child';
 import { STACKS_PER_PAGE, World } from './world';
+import { defaultTemplates } from '../lib/platform/files/template-directory';
 
 /** CloudFormation's default stacks per account and region (DescribeAccountLimits StackLimit). */
 const STACK_LIMIT = 2000;
@@ -83,7 +84,7 @@ export function pooledCluster(index: number): Raw {
 /** Writes the fleet and returns each cluster, validated (the generator never writes one the product refuses). */
 function writePooledFleet(dir: string, n: number): WorkerCluster[] {
   fs.mkdirSync(dir, { recursive: true });
-  const templates = listTemplates(DEFAULT_TEMPLATES_DIR);
+  const templates = listTemplates(defaultTemplates());
   const out: WorkerCluster[] = [];
   for (let i = 0; i < n; i++) {
     const raw = pooledCluster(i);
@@ -109,7 +110,7 @@ export async function runPools(opts: BenchOptions): Promise<Section> {
 
   // Every pool's node config: one render and one checksum per pool.
   t = now();
-  for (const c of clusters) renderPools(c, DEFAULT_TEMPLATES_DIR);
+  for (const c of clusters) renderPools(c, defaultTemplates());
   const renderMs = msSince(t);
   const pools = clusters.reduce((k, c) => k + (c.spec.pools?.length ?? 1), 0);
 

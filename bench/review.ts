@@ -16,12 +16,13 @@ import * as path from 'node:path';
 import { ROOT } from './cdk-cli';
 import { stringify } from 'yaml';
 import { validateCluster } from '../lib/model/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
+import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { formatProblem } from '../lib/core/errors';
 import { generateCluster } from './generate-fleet';
 import { BenchOptions, codeState, figure, loadavg1, Section } from './report';
 import { fmt, table } from './stats';
 import { Json } from '../test/helpers/json';
+import { defaultTemplates } from '../lib/platform/files/template-directory';
 
 /** What the fixture repository holds of the project: what synthesis reads. */
 const PROJECT_PARTS = [
@@ -190,7 +191,7 @@ function createRepo(dir: string, n: number): void {
  */
 function writeAdaptedFleet(dir: string, n: number): void {
   fs.mkdirSync(dir, { recursive: true });
-  const templates = listTemplates(DEFAULT_TEMPLATES_DIR);
+  const templates = listTemplates(defaultTemplates());
   for (let i = 0; i < n; i++) {
     const raw = generateCluster(i) as Json;
     for (const l of raw.spec.listeners ?? []) {

@@ -15,6 +15,7 @@ import { CONDITIONS } from '../lib/engines/reconciler/workflow/conditions';
 import { ReconcilerDeps } from '../lib/engines/reconciler/workflow/context';
 import { inputsFingerprint } from '../lib/engines/reconciler/workflow/fingerprint';
 import type { World } from './world';
+import { templateDirectory } from '../lib/platform/files/template-directory';
 
 export interface SeededStack {
   readonly name: string;
@@ -35,7 +36,7 @@ export async function seedStatuses(
     `arn:aws:cloudformation:${s.region}:000000000000:stack/${s.stackName}/seeded`,
   parallel = 1,
 ): Promise<SeededStack[]> {
-  const templates = listTemplates(deps.templatesDir);
+  const templates = listTemplates(templateDirectory(deps.templatesDir));
   const out: SeededStack[] = [];
   // Writes `parallel` at a time (a remote store: the API server), in list order either way.
   const pending: Promise<unknown>[] = [];
@@ -43,7 +44,7 @@ export async function seedStatuses(
     const result = validateCluster(record.raw, { file: record.source, templates });
     if (!result.cluster) throw new Error(`seed: ${record.source} is invalid`);
     const cluster = result.cluster;
-    const configs = renderPools(cluster, deps.templatesDir);
+    const configs = renderPools(cluster, templateDirectory(deps.templatesDir));
     // Every stack of the cluster (model/cluster/pools/pools.ts stackUnits): the shared one carries the pool default's config
     // (else the first pool's), each pool's own stack its pool's; each with the fingerprint the reconciler computes for it.
     const units = stackUnits(cluster).map((unit) => {

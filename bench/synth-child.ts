@@ -11,9 +11,10 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { loadValidClusters } from '../lib/platform/files/load-clusters';
 import { renderConfig } from '../lib/model/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
+import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { inputsFingerprint } from '../lib/engines/reconciler/workflow/fingerprint';
 import { synthesizeStack } from '../lib/engines/synthesis/synthesize';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../lib/platform/files/template-directory';
 
 export interface SynthChildResult {
   readonly clusters: number;
@@ -36,7 +37,7 @@ function main(): void {
   const nag = nagArg !== 'false';
   const fleetStart = performance.now();
   const clusters = loadValidClusters(clustersDir, {
-    templates: listTemplates(DEFAULT_TEMPLATES_DIR),
+    templates: listTemplates(defaultTemplates()),
     relativeTo: clustersDir,
   });
   const loadMs = performance.now() - fleetStart;
@@ -45,7 +46,7 @@ function main(): void {
   const templateBytes: number[] = [];
   for (const { cluster } of clusters) {
     const t0 = performance.now();
-    const config = renderConfig(cluster, DEFAULT_TEMPLATES_DIR);
+    const config = renderConfig(cluster, defaultTemplates());
     const fingerprint = inputsFingerprint(cluster, config.checksum);
     const t1 = performance.now();
     const out = synthesizeStack(cluster, { templatesDir: DEFAULT_TEMPLATES_DIR, workDir, fingerprint, nag, config });

@@ -10,9 +10,10 @@ import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { loadValidClusters } from '../lib/platform/files/load-clusters';
 import { renderConfig } from '../lib/model/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
+import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { inputsFingerprint } from '../lib/engines/reconciler/workflow/fingerprint';
 import { synthesizeStack } from '../lib/engines/synthesis/synthesize';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../lib/platform/files/template-directory';
 
 export interface SynthPairedResult {
   readonly clusters: number;
@@ -25,13 +26,13 @@ export interface SynthPairedResult {
 function main(): void {
   const [clustersDir, workDir] = process.argv.slice(2);
   const clusters = loadValidClusters(clustersDir, {
-    templates: listTemplates(DEFAULT_TEMPLATES_DIR),
+    templates: listTemplates(defaultTemplates()),
     relativeTo: clustersDir,
   });
   const nagOnMs: number[] = [];
   const nagOffMs: number[] = [];
   clusters.forEach(({ cluster }, i) => {
-    const config = renderConfig(cluster, DEFAULT_TEMPLATES_DIR);
+    const config = renderConfig(cluster, defaultTemplates());
     const fingerprint = inputsFingerprint(cluster, config.checksum);
     // Alternating which goes first, so neither side always meets the other's garbage.
     for (const nag of i % 2 ? [true, false] : [false, true]) {

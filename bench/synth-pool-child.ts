@@ -9,9 +9,10 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { loadValidClusters } from '../lib/platform/files/load-clusters';
 import { renderConfig } from '../lib/model/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
+import { listTemplates } from '../lib/model/cloudconfig/templates';
 import { buildIsCurrent } from './cdk-cli';
 import type { SynthPool as SynthPoolType } from '../lib/engines/synthesis/synth-pool';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../lib/platform/files/template-directory';
 
 // The product runs the pool from the precompiled build (its threads start without ts-node); so does this benchmark
 // when the build is current, and says which it measured.
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
   const threads = Number(threadsArg);
   const start = performance.now();
   const clusters = loadValidClusters(clustersDir, {
-    templates: listTemplates(DEFAULT_TEMPLATES_DIR),
+    templates: listTemplates(defaultTemplates()),
     relativeTo: clustersDir,
   });
   const pool = new SynthPool({ size: threads });
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
         workDir,
         fingerprint: String(i).padStart(64, '0'),
         nag: true,
-        config: renderConfig(cluster, DEFAULT_TEMPLATES_DIR),
+        config: renderConfig(cluster, defaultTemplates()),
       }),
     ),
   );

@@ -13,7 +13,6 @@ import {
   StackSummary,
   WaitOptions,
 } from '../lib/model/ports/cloudformation-port';
-import { DEFAULT_TEMPLATES_DIR } from '../lib/model/cloudconfig/templates';
 import { ReconcilerDeps } from '../lib/engines/reconciler/workflow/context';
 import { Outcome } from '../lib/engines/reconciler/workflow/outcomes';
 import { Controller } from '../lib/engines/reconciler/runtime/controller';
@@ -26,6 +25,7 @@ import { StoreOptions } from '../lib/adapters/stores/registry';
 import { FakeCloudFormation, Method, MUTATING } from '../test/fakes/fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity } from '../test/fakes/fake-ports';
 import { sleep } from './stats';
+import { DEFAULT_TEMPLATES_DIR } from '../lib/platform/files/template-directory';
 
 /** Real ListStacks/DescribeStacks return at most 100 stacks per page; the fake returns all in one call. */
 export const STACKS_PER_PAGE = 100;

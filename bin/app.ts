@@ -2,7 +2,8 @@
 // The CDK app: `npx cdk synth` / `cdk deploy WorkerStack-<cluster>` / `cdk diff`.
 import * as path from 'node:path';
 import { loadValidClusters } from '../lib/platform/files/load-clusters';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../lib/model/cloudconfig/templates';
+import { listTemplates } from '../lib/model/cloudconfig/templates';
+import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../lib/platform/files/template-directory';
 import { terminalText } from '../lib/adapters/cli/terminal-text';
 import { formatProblem, UsageError, WorkerStacksError } from '../lib/core/errors';
 import { PROJECT_ROOT } from '../lib/core/paths';
@@ -19,7 +20,7 @@ try {
   // Every object is validated before the app exists: an invalid fleet synthesizes nothing.
   // A pool on an image channel synthesizes with the release the daemon (or `channels refresh`) recorded as pinned.
   const clusters = loadValidClusters(clustersDir, {
-    templates: listTemplates(templatesDir),
+    templates: listTemplates(templateDirectory(templatesDir)),
     relativeTo: process.cwd(),
     images: imageResolver(new FileChannelStore({ clustersDir }).loadSync().channels),
   });

@@ -5,7 +5,6 @@ import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { WorkerCluster } from '../../lib/model/cluster/schema/schema';
 import { renderConfig } from '../../lib/model/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
 import { ReconcilerDeps, Synthesizer, TASK } from '../../lib/engines/reconciler/workflow/context';
 import { Logger } from '../../lib/core/logger';
 import { Outcome } from '../../lib/engines/reconciler/workflow/outcomes';
@@ -19,6 +18,7 @@ import { configBucketName, configKeyPrefix, workerStackName } from '../../lib/co
 import { complete, FakeCloudFormation, FakeCloudFormationProps } from './fake-cloudformation';
 import { Harness } from './harness';
 import { DEFAULT_CLOUDFORMATION_RATES, RequestRateLimiter, RequestRates } from '../../lib/platform/aws/request-rate';
+import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../lib/platform/files/template-directory';
 
 /**
  * A small stand-in for the CDK synthesis, for fleet-scale tests of the rollout only: a template whose launch
@@ -27,7 +27,7 @@ import { DEFAULT_CLOUDFORMATION_RATES, RequestRateLimiter, RequestRates } from '
  * time in CDK, not in the decisions under test.
  */
 export const checksumSynthesizer: Synthesizer = async (cluster: WorkerCluster, opts) => {
-  const config = opts.config ?? renderConfig(cluster, opts.templatesDir);
+  const config = opts.config ?? renderConfig(cluster, templateDirectory(opts.templatesDir));
   const name = cluster.metadata.name;
   const dir = assemblyDir(opts.workDir, name);
   fs.mkdirSync(dir, { recursive: true });

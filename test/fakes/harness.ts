@@ -3,7 +3,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { ClusterStatus, Condition, ConditionType, getCondition } from '../../lib/model/cluster/schema/status';
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
 import { ReconcilerDeps } from '../../lib/engines/reconciler/workflow/context';
 import { Outcome, OUTCOMES } from '../../lib/engines/reconciler/workflow/outcomes';
 import { Controller, ControllerOptions } from '../../lib/engines/reconciler/runtime/controller';
@@ -14,6 +13,7 @@ import { FakeCloudFormation } from './fake-cloudformation';
 import { FakeClock, FakePublisher, FixedIdentity, RecordingLogger } from './fake-ports';
 import { ownSecret } from '../helpers/clusters';
 import { Json } from '../helpers/json';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/platform/files/template-directory';
 
 export const EXAMPLE = 'staging-us1';
 export const ACCOUNT = '222222222222';

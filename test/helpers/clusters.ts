@@ -5,10 +5,11 @@ import { parse } from 'yaml';
 import { loadClusterFile } from '../../lib/platform/files/load-clusters';
 import { WorkerCluster } from '../../lib/model/cluster/schema/schema';
 import { validateCluster } from '../../lib/model/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
+import { listTemplates } from '../../lib/model/cloudconfig/templates';
 import { FORMATS } from '../../lib/model/cloudconfig/formats';
 import { renderPools } from '../../lib/model/cloudconfig/render';
 import { Json } from './json';
+import { defaultTemplates } from '../../lib/platform/files/template-directory';
 
 export const REPO = path.resolve(__dirname, '..', '..');
 export const EXAMPLES_DIR = path.join(REPO, 'clusters');
@@ -17,7 +18,7 @@ export const EXAMPLE_NAMES = fs
   .filter((f) => f.endsWith('.yaml'))
   .map((f) => f.replace(/\.yaml$/, ''))
   .sort();
-export const TEMPLATES = listTemplates(DEFAULT_TEMPLATES_DIR);
+export const TEMPLATES = listTemplates(defaultTemplates());
 
 /** The raw (unvalidated, defaults not applied) example object, as a fresh deep copy. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests reshape it freely, including into invalid forms
@@ -77,5 +78,7 @@ export const BOOTSTRAP_EXAMPLES = EXAMPLE_NAMES.filter((n) => !carriesConfig(n))
 export const CONFIG_IN_USER_DATA_EXAMPLES = EXAMPLE_NAMES.filter(carriesConfig);
 
 function carriesConfig(name: string): boolean {
-  return [...renderPools(example(name)).values()].some((c) => FORMATS[c.format].userDataBudget !== undefined);
+  return [...renderPools(example(name), defaultTemplates()).values()].some(
+    (c) => FORMATS[c.format].userDataBudget !== undefined,
+  );
 }

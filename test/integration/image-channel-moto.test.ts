@@ -1,10 +1,10 @@
 import { statusRows } from '../../lib/adapters/stores/status-rows';
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { getCondition } from '../../lib/model/cluster/schema/status';
 import { workerStackName } from '../../lib/core/naming';
 import { AWS_FLAGS, cli, motoCluster, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/platform/files/template-directory';
 
 // Issue 36 through the CLI, against moto's SSM and EC2: a pool names an image channel instead of an AMI id; the
 // channel's SSM parameter moves to a new image; the daemon's pass reads it once, pins the literal AMI id, and the roll

@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { getCondition } from '../../lib/model/cluster/schema/status';
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
 import { KubeClient } from '../../lib/platform/kube/client';
 import { KubeWorkerCluster, objectPath, RETRY_ANNOTATION } from '../../lib/platform/kube/resource';
 import { workerStackName } from '../../lib/core/naming';
@@ -21,6 +20,7 @@ import {
   World,
 } from './harness';
 import { Json } from '../helpers/json';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/platform/files/template-directory';
 
 // The moto lifecycle with the cluster object as a WorkerCluster custom resource in a real API server: create →
 // checksum recorded in .status → a config template change rolls → an unchanged pass writes nothing (not even status).

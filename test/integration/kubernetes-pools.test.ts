@@ -5,7 +5,7 @@ import { getCondition } from '../../lib/model/cluster/schema/status';
 import { renderCluster } from '../../lib/model/cluster/derive';
 import { validateCluster } from '../../lib/model/cluster/validate';
 import { UNKNOWN_POOL } from '../../lib/model/cluster/pools/pool-rules';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
+import { listTemplates } from '../../lib/model/cloudconfig/templates';
 import { KubeWorkerCluster, objectPath } from '../../lib/platform/kube/resource';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { goTool, run, runOk } from '../charts/tools';
@@ -13,6 +13,7 @@ import { tempDir } from '../helpers/clusters';
 import { KubeWithCrd, startKubeWithCrd } from '../helpers/kube-crd';
 import { Json } from '../helpers/json';
 import { AWS_FLAGS, cli, pooledMotoCluster, stackActivity, startWorld, stopWorld, World } from './harness';
+import { defaultTemplates } from '../../lib/platform/files/template-directory';
 
 // Issue 23 end to end against the real API server: a WorkerCluster of two pools (`default` in the shared stack,
 // `spot` in its own stack) applied with the real kubectl, reconciled once with the Kubernetes store against moto (the
@@ -61,9 +62,9 @@ function written(raw: Json, folder: string): string {
 
 /** Each pool's checksum, as the reconciler derives it. */
 function checksums(raw: unknown): Record<string, string> {
-  const v = validateCluster(raw, { file: NAME, templates: listTemplates(DEFAULT_TEMPLATES_DIR) });
+  const v = validateCluster(raw, { file: NAME, templates: listTemplates(defaultTemplates()) });
   if (!v.cluster) throw new Error(`invalid: ${JSON.stringify(v.problems)}`);
-  const r = renderCluster(v.cluster, NAME, DEFAULT_TEMPLATES_DIR);
+  const r = renderCluster(v.cluster, NAME, defaultTemplates());
   if (!('configs' in r)) throw new Error(`does not render: ${JSON.stringify(r.problems)}`);
   return Object.fromEntries([...r.configs].map(([pool, c]) => [pool, c.checksum]));
 }

@@ -1,7 +1,7 @@
 import { getCondition } from '../../lib/model/cluster/schema/status';
 import { renderCluster } from '../../lib/model/cluster/derive';
 import { validateCluster } from '../../lib/model/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
+import { listTemplates } from '../../lib/model/cloudconfig/templates';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { Json } from '../helpers/json';
 import {
@@ -15,6 +15,7 @@ import {
   World,
   writeCluster,
 } from './harness';
+import { defaultTemplates } from '../../lib/platform/files/template-directory';
 
 // Issue 23 end to end: the reconciler (the real CLI, file store) against moto (the wrapper) with a cluster of two
 // pools: `default` in the shared stack and `spot` in its own stack. Each pool's checksum is recorded from its own
@@ -36,9 +37,9 @@ const pooled = (spotLabel: string): Json => pooledMotoCluster(world, NAME, spotL
 
 /** Each pool's checksum, as the reconciler derives it. */
 function checksums(raw: unknown): Record<string, string> {
-  const v = validateCluster(raw, { file: NAME, templates: listTemplates(DEFAULT_TEMPLATES_DIR) });
+  const v = validateCluster(raw, { file: NAME, templates: listTemplates(defaultTemplates()) });
   if (!v.cluster) throw new Error(`invalid: ${JSON.stringify(v.problems)}`);
-  const r = renderCluster(v.cluster, NAME, DEFAULT_TEMPLATES_DIR);
+  const r = renderCluster(v.cluster, NAME, defaultTemplates());
   if (!('configs' in r)) throw new Error(`does not render: ${JSON.stringify(r.problems)}`);
   return Object.fromEntries([...r.configs].map(([pool, c]) => [pool, c.checksum]));
 }

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
+import { listTemplates } from '../../lib/model/cloudconfig/templates';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../lib/platform/files/template-directory';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { synthesizeStack } from '../../lib/engines/synthesis/synthesize';
 import { tempDir, validated } from '../helpers/clusters';
@@ -64,7 +65,7 @@ process.stdout.write(s.templateBody);
 /** The template (and stack name) the new code synthesizes for `raw`. */
 function synthesizeNow(raw: Json, stackName?: string): string {
   const cluster = validated(raw, `clusters/${NAME}.yaml`);
-  void listTemplates(DEFAULT_TEMPLATES_DIR);
+  void listTemplates(defaultTemplates());
   return synthesizeStack(cluster, {
     templatesDir: DEFAULT_TEMPLATES_DIR,
     workDir: tempDir('now-work'),

@@ -3,11 +3,12 @@ import * as path from 'node:path';
 import { getCondition } from '../../lib/model/cluster/schema/status';
 import { renderCluster } from '../../lib/model/cluster/derive';
 import { validateCluster } from '../../lib/model/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
+import { listTemplates } from '../../lib/model/cloudconfig/templates';
 import { workerStackName } from '../../lib/core/naming';
 import { REPO } from '../helpers/clusters';
 import { freePort } from '../helpers/moto';
 import { AWS_FLAGS, cli, motoCluster, startWorld, stateFile, stopWorld, World, writeCluster } from './harness';
+import { defaultTemplates } from '../../lib/platform/files/template-directory';
 
 // Issue 25, bug 8, as the trial found it: the daemon (the real binary, file store) against the moto wrapper, whose
 // stacks stay UPDATE_IN_PROGRESS for a few seconds, with --max-update-attempts 1. Two edits of the node config 0.3 s
@@ -41,9 +42,9 @@ const withMaxPods = (n: number) => motoCluster(world, NAME, (raw: any) => (raw.s
 
 /** The checksum the object renders to, as the reconciler derives it. */
 function checksumOf(raw: unknown): string {
-  const v = validateCluster(raw, { file: NAME, templates: listTemplates(DEFAULT_TEMPLATES_DIR) });
+  const v = validateCluster(raw, { file: NAME, templates: listTemplates(defaultTemplates()) });
   if (!('cluster' in v) || !v.cluster) throw new Error(`invalid: ${JSON.stringify(v.problems)}`);
-  const r = renderCluster(v.cluster, NAME, DEFAULT_TEMPLATES_DIR);
+  const r = renderCluster(v.cluster, NAME, defaultTemplates());
   if (!('config' in r)) throw new Error(`does not render: ${JSON.stringify(r.problems)}`);
   return r.config.checksum;
 }

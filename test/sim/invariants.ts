@@ -3,7 +3,7 @@ import { isComplete, isInProgress, isRolledBack } from '../../lib/model/ports/cl
 import { validateCluster } from '../../lib/model/cluster/validate';
 import { renderCluster } from '../../lib/model/cluster/derive';
 import { ClusterStatus, getCondition } from '../../lib/model/cluster/schema/status';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
+import { listTemplates } from '../../lib/model/cloudconfig/templates';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { WorkerCluster } from '../../lib/model/cluster/schema/schema';
 import { matches } from '../../lib/model/cluster/schema/selector';
@@ -15,6 +15,7 @@ import { queueState } from './sim-process';
 import { releaseOfTemplate, simStack } from './sim-synth';
 import type { SimWorld } from './sim-world';
 import { ChannelInvariants } from './channel-invariants';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../lib/platform/files/template-directory';
 
 /** The pool with a stack of its own in a world with pools (sim-world.ts). */
 export const SPOT = 'spot';
@@ -649,8 +650,8 @@ function derived(raw: unknown, name: string): Derived | undefined {
   const key = JSON.stringify(raw);
   let hit = DESIRED.get(key);
   if (hit === undefined) {
-    const v = validateCluster(raw, { file: name, templates: listTemplates(DEFAULT_TEMPLATES_DIR) });
-    const r = 'cluster' in v && v.cluster ? renderCluster(v.cluster, name, DEFAULT_TEMPLATES_DIR) : undefined;
+    const v = validateCluster(raw, { file: name, templates: listTemplates(defaultTemplates()) });
+    const r = 'cluster' in v && v.cluster ? renderCluster(v.cluster, name, defaultTemplates()) : undefined;
     hit =
       v.cluster && r && 'config' in r
         ? { cluster: v.cluster, shared: r.config.checksum, config: r.config, configs: r.configs }

@@ -1,11 +1,12 @@
 import { derive } from '../../lib/model/cluster/derive';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../lib/model/cloudconfig/templates';
+import { listTemplates } from '../../lib/model/cloudconfig/templates';
 import { poolStackName, workerStackName } from '../../lib/core/naming';
 import { CMD, replay } from './commands';
 import { SPOT } from './invariants';
 import { OrderedScheduler } from './ordered-scheduler';
 import { simStack } from './sim-synth';
 import { SimWorld, WorldOptions } from './sim-world';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../lib/platform/files/template-directory';
 
 /**
  * Schedules the simulator found breaking an invariant, each shrunk by fast-check and pinned here: the world's
@@ -336,8 +337,8 @@ describe('the invariants of node replacement can fail', () => {
     const name = w.names[i];
     const d = derive(w.store.raw(name), {
       file: name,
-      templatesDir: DEFAULT_TEMPLATES_DIR,
-      templates: listTemplates(DEFAULT_TEMPLATES_DIR),
+      templateSource: defaultTemplates(),
+      templates: listTemplates(defaultTemplates()),
     });
     if (!d.cluster) throw new Error(`${name} does not validate`);
     return simStack(

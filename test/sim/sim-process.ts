@@ -1,7 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { NotLeaderError } from '../../lib/core/errors';
-import { DEFAULT_TEMPLATES_DIR } from '../../lib/model/cloudconfig/templates';
 import { ReconcilerDeps, RegionClients, TaskName } from '../../lib/engines/reconciler/workflow/context';
 import { Logger } from '../../lib/core/logger';
 import { Outcome } from '../../lib/engines/reconciler/workflow/outcomes';
@@ -19,6 +18,7 @@ import { SimStore } from './sim-store';
 import { ClusterRecord, ClusterStore } from '../../lib/model/ports/cluster-store';
 import { SimPublisher, simSynthesizerFor } from './sim-synth';
 import { ChannelPins } from '../../lib/engines/channels';
+import { DEFAULT_TEMPLATES_DIR } from '../../lib/platform/files/template-directory';
 
 /** What every process of one schedule shares: the truth (AWS, the store), the scheduler, the settings. */
 export interface SimEnv {

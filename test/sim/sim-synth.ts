@@ -4,6 +4,7 @@ import { WorkerCluster } from '../../lib/model/cluster/schema/schema';
 import { Synthesizer } from '../../lib/engines/reconciler/workflow/context';
 import { configBucketName, configKeyPrefix, workerStackName } from '../../lib/core/naming';
 import { poolNamed, primaryPool, stackUnits } from '../../lib/model/cluster/pools/pools';
+import { templateDirectory } from '../../lib/platform/files/template-directory';
 
 /**
  * A synthesizer for the simulator: real CDK synthesis costs about a second, and thousands of schedules must run in
@@ -39,7 +40,7 @@ export function simStack(
   if (!unit) throw new Error(`${name} has no stack ${stackName}`);
   // The shared stack without a pool of its own still reports the first pool's config (as the reconciler expects).
   const pool = poolNamed(cluster.spec, unit.pool ?? primaryPool(cluster.spec).name) ?? primaryPool(cluster.spec);
-  const config = opts.config ?? renderConfig(cluster, opts.templatesDir, pool.name);
+  const config = opts.config ?? renderConfig(cluster, templateDirectory(opts.templatesDir), pool.name);
   const template = {
     Resources: {
       LaunchTemplate: {

@@ -1,7 +1,8 @@
 import { FileChannelStore } from '../../engines/channels';
 import { imageResolver } from '../../model/channel/image-pins';
 import * as path from 'node:path';
-import { listTemplates, DEFAULT_TEMPLATES_DIR } from '../../model/cloudconfig/templates';
+import { listTemplates } from '../../model/cloudconfig/templates';
+import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../platform/files/template-directory';
 import { terminalText } from './terminal-text';
 
 /** Where a CLI command finds its inputs; every command takes the same two flags. */
@@ -31,7 +32,7 @@ export function loadOptions(dirs: InputDirs) {
   // The pins the daemon (or `channels refresh`) recorded beside the objects: offline commands read, never resolve.
   const channels = new FileChannelStore({ clustersDir: dirs.clustersDir }).loadSync();
   return {
-    templates: listTemplates(dirs.templatesDir),
+    templates: listTemplates(templateDirectory(dirs.templatesDir)),
     relativeTo: process.cwd(),
     images: imageResolver(channels.channels),
     /** The channel files' own problems (validate refuses them too). */

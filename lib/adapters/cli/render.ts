@@ -7,6 +7,7 @@ import { configUserData } from '../../model/cloudconfig/user-data';
 import { formatProblem } from '../../core/errors';
 import { configBucketName, configKeyPrefix } from '../../core/naming';
 import { EXIT, InputDirs, Io, loadOptions } from './context';
+import { templateDirectory } from '../../platform/files/template-directory';
 
 export interface RenderOptions {
   /** Print the small user data instead of the big config. @default false */
@@ -44,7 +45,11 @@ export function renderCommand(dirs: InputDirs, name: string, io: Io, opts: Rende
   }
   // A template that cannot render is bad input (the object or the template), not a usage error: exit 1, with the
   // file, the field and the template's message, as `validate` reports it.
-  const rendered = renderCluster(cluster, path.relative(process.cwd(), file) || file, dirs.templatesDir);
+  const rendered = renderCluster(
+    cluster,
+    path.relative(process.cwd(), file) || file,
+    templateDirectory(dirs.templatesDir),
+  );
   if ('problems' in rendered) {
     for (const p of rendered.problems) io.err(`${formatProblem(p)}\n`);
     return EXIT.invalid;
@@ -56,7 +61,13 @@ export function renderCommand(dirs: InputDirs, name: string, io: Io, opts: Rende
   // Every pool's object lives under the cluster's one prefix (worker-stack.ts and pool-stack.ts use the same).
   const key = `${configKeyPrefix(name)}${config.checksum}.${config.extension}`;
   if (opts.userData) {
-    io.out(configUserData(config, `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${key}`));
+    io.out(
+      configUserData(
+        config,
+        `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${key}`,
+        templateDirectory(dirs.templatesDir).formatScripts,
+      ),
+    );
   } else {
     io.out(config.bytes.toString('utf8'));
   }

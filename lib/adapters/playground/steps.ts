@@ -7,6 +7,7 @@ import { templatesVersion } from '../../model/cloudconfig/templates';
 import { WorkerStacksError } from '../../core/errors';
 import { asRecord } from '../../core/json';
 import { Session } from './session';
+import { templateDirectory } from '../../platform/files/template-directory';
 
 /**
  * The fixed script of `worker-stacks playground --steps`: each step does one thing a user would do by hand (or
@@ -69,7 +70,7 @@ export async function runSteps(
 
 /** `status -o json`'s rows. The templates' version is read first: this process outlives edits to them (as the daemon does). */
 const rows = (s: Session) => {
-  templatesVersion(s.templatesDir);
+  templatesVersion(templateDirectory(s.templatesDir));
   return statusRows(s.clustersDir, s.templatesDir);
 };
 const ready = (r: StatusRow) => r.ready === 'True' && r.inSync;

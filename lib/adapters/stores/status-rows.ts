@@ -9,6 +9,7 @@ import { stackUnits } from '../../model/cluster/pools/pools';
 import { WorkerCluster } from '../../model/cluster/schema/schema';
 import { RenderedConfig } from '../../model/cloudconfig/render';
 import { describeRollout, specRollout } from '../../engines/review';
+import { templateDirectory } from '../../platform/files/template-directory';
 
 // The rows of `worker-stacks status`, read from the store alone. Here, not in lib/adapters/cli, because the playground (an
 // adapter below the CLI) polls them too (issue 22: playground->cli was an upward import).
@@ -139,7 +140,7 @@ export async function statusRows(
 ): Promise<StatusRow[]> {
   const opened = createStore(storeOpts ?? fileStore(clustersDir, stateDir));
   const store = opened.store;
-  const templates = listTemplates(templatesDir);
+  const templates = listTemplates(templateDirectory(templatesDir));
   // The pins the daemon recorded: a pool on an image channel shows the release it is pinned to, as the daemon derives it.
   const channels = createChannelStore(storeOpts ?? fileStore(clustersDir, stateDir));
   const images = imageResolver(channels ? (await channels.load().finally(() => channels.close?.())).channels : []);
@@ -168,7 +169,10 @@ export async function statusRows(
         r.resourceVersion === 'unreadable'
           ? r.parseProblems.map((p) => `${p.file}: ${p.message}`).join('; ')
           : undefined;
-      const v = r.raw && !unreadable ? derive(r.raw, { file: r.source, templatesDir, templates, images }) : undefined;
+      const v =
+        r.raw && !unreadable
+          ? derive(r.raw, { file: r.source, templateSource: templates.source, templates, images })
+          : undefined;
       // A config that does not render is shown as '-': `worker-stacks render` says why. The shared stack carries the
       // default pool's config (or the first pool's, when every pool has its own stack).
       const sharedPool = v?.cluster ? stackUnits(v.cluster)[0].pool : undefined;

@@ -11,6 +11,7 @@ import { FleetMember, fleetMember, MemberSpec } from './fleet';
 import { RolloutPolicySource } from './policy-source';
 import { combinesPools, poolChecksums } from './pool-checksums';
 import { RenderedConfig } from '../../model/cloudconfig/render';
+import { templateDirectory } from '../../platform/files/template-directory';
 
 /** What the reconciler's wait-for-wave task asks of the fleet rollout. */
 export interface RolloutGate {
@@ -120,7 +121,7 @@ export class RolloutCoordinator implements RolloutGate {
     const before = this.members.get(name);
     const record = await this.props.store.get(name).catch(() => undefined);
     const m = record
-      ? await this.memberOf(record, this.version ?? templatesVersion(this.props.templatesDir))
+      ? await this.memberOf(record, this.version ?? templatesVersion(templateDirectory(this.props.templatesDir)))
       : undefined;
     this.setMember(name, m);
     if (rolloutState(before) !== rolloutState(m))
@@ -147,7 +148,7 @@ export class RolloutCoordinator implements RolloutGate {
   private async load(now: number): Promise<void> {
     const pins = this.props.images?.();
     const [records, policies] = await Promise.all([this.props.store.list(), this.props.policies.load()]);
-    const version = templatesVersion(this.props.templatesDir);
+    const version = templatesVersion(templateDirectory(this.props.templatesDir));
     const members = new Map<string, FleetMember>();
     for (const [i, r] of records.entries()) {
       const m = await this.memberOf(r, version);
@@ -192,7 +193,8 @@ export class RolloutCoordinator implements RolloutGate {
    * rendered (after new pins or a template change, every object of the fleet is rendered again).
    */
   private templatesAt(version: string): TemplateSet {
-    if (this.listed?.version !== version) this.listed = { version, templates: listTemplates(this.props.templatesDir) };
+    if (this.listed?.version !== version)
+      this.listed = { version, templates: listTemplates(templateDirectory(this.props.templatesDir)) };
     return this.listed.templates;
   }
   private listed?: { readonly version: string; readonly templates: TemplateSet };
@@ -219,7 +221,7 @@ export class RolloutCoordinator implements RolloutGate {
         ? undefined
         : derive(record.raw, {
             file: record.source,
-            templatesDir: this.props.templatesDir,
+            templateSource: this.templatesAt(version).source,
             templates: this.templatesAt(version),
             images,
           });

@@ -9,7 +9,7 @@ import { WorkerCluster } from '../../model/cluster/schema/schema';
 import { RenderedConfig } from '../../model/cloudconfig/render';
 import { renderCluster } from '../../model/cluster/derive';
 import { poolNamed, poolsOf, StackUnit, stackUnits } from '../../model/cluster/pools/pools';
-import { DEFAULT_TEMPLATES_DIR } from '../../model/cloudconfig/templates';
+import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../platform/files/template-directory';
 import { RenderError, UsageError } from '../../core/errors';
 import { DeployerTrust, isPrincipalArn } from './bootstrap-roles';
 import { BootstrapStack } from './bootstrap-stack';
@@ -222,7 +222,7 @@ function renderedOrThrow(
   file: string,
   templatesDir: string,
 ): ReadonlyMap<string, RenderedConfig> {
-  const r = renderCluster(cluster, file, templatesDir);
+  const r = renderCluster(cluster, file, templateDirectory(templatesDir));
   if ('problems' in r) throw new RenderError(r.problems);
   return r.configs;
 }

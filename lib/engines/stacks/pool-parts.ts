@@ -8,6 +8,7 @@ import { OWN_SECURITY_GROUP, PoolSecurityGroup } from '../constructs/pool-securi
 import { WorkerPool, WorkerPoolProps } from '../constructs/worker-pool';
 import { RenderedConfig } from '../../model/cloudconfig/render';
 import { configUserData } from '../../model/cloudconfig/user-data';
+import { defaultTemplates } from '../../platform/files/template-directory';
 import { CLUSTER_TAG, kubernetesClusterTag } from '../../core/naming';
 
 // What a pool's group takes from the object, the same in the shared stack (the pool default) and in a pool's own stack.
@@ -54,7 +55,8 @@ export function poolGroupProps(
     detailedMonitoring: pool.detailedMonitoring,
     capacity: pool.capacity,
     associatePublicIpAddress: cluster.spec.network.associatePublicIpAddress,
-    userData: configUserData(config, configObjectUrl),
+    // The formats' own scripts are the repository's, whatever directory the templates came from.
+    userData: configUserData(config, configObjectUrl, defaultTemplates()),
     // Constant for the cluster, so they may live in the launch template data (instances and volumes) without ever rolling nodes.
     fixedInstanceTags: { [CLUSTER_TAG]: name, [kubernetesClusterTag(name)]: 'owned' },
   };

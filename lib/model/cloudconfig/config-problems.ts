@@ -8,6 +8,7 @@ import { FORMATS } from './formats';
 import { ConfigFormat } from './node-config';
 import { RenderedConfig } from './render';
 import { configUserData } from './user-data';
+import { TemplateSource } from './template-source';
 
 /**
  * What `validate` says of rendered configs, before anything touches AWS: each format's own checks of the stored bytes
@@ -86,6 +87,8 @@ export function configProblems(
   cluster: WorkerCluster,
   configs: ReadonlyMap<string, RenderedConfig>,
   file: string,
+  /** Where the formats' own scripts are, for the user data (a TemplateSource's formatScripts). */
+  formatScripts: TemplateSource,
 ): Problem[] {
   const many = configs.size > 1;
   // The shared stack lets the node role into the EKS cluster (or not) once, by the first pool's format: every pool
@@ -116,7 +119,7 @@ export function configProblems(
     }));
     try {
       const source = `s3://${configBucketName(cluster.spec.account, cluster.spec.region)}/${configKeyPrefix(cluster.metadata.name)}${config.checksum}.${config.extension}`;
-      configUserData(config, source);
+      configUserData(config, source, formatScripts);
     } catch (e) {
       if (!(e instanceof UsageError)) throw e;
       found.push({

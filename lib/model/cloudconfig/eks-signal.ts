@@ -1,6 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { SignalTarget } from './format';
 import { renderFormatScript } from './templates';
+import { TemplateSource } from './template-source';
 
 /**
  * The eks-al2023 node's CloudFormation signal: a shell part of its user data (cloudconfig/_shared/eks-signal-ready.sh.hbs)
@@ -32,10 +33,16 @@ function clusterFields(nodeConfig: string): { clusterName: string; apiEndpoint: 
 }
 
 /** The signal part's script for the pool whose NodeConfig is `nodeConfig`, kept on the node at `nodeConfigPath`. */
-export function eksSignalScript(nodeConfig: string, signal: SignalTarget, nodeConfigPath: string): string {
+export function eksSignalScript(
+  nodeConfig: string,
+  signal: SignalTarget,
+  nodeConfigPath: string,
+  /** The repository's templates (a TemplateSource's formatScripts), where the script and its partials are. */
+  scripts: TemplateSource,
+): string {
   const safe = /^[A-Za-z0-9._-]+$/;
   for (const [k, v] of Object.entries(signal))
     if (!safe.test(String(v)))
       throw new Error(`the signal target's ${k} cannot go into the signal script: ${JSON.stringify(v)}`);
-  return renderFormatScript(EKS_SIGNAL_SCRIPT, { ...clusterFields(nodeConfig), ...signal, nodeConfigPath });
+  return renderFormatScript(EKS_SIGNAL_SCRIPT, { ...clusterFields(nodeConfig), ...signal, nodeConfigPath }, scripts);
 }

@@ -1,5 +1,6 @@
 import type { ImageFamily } from '../cluster/schema/pool-schema';
 import { NodeConfig } from './node-config';
+import type { TemplateSource } from './template-source';
 
 /** Where a pool's nodes send their CloudFormation signal (constant for a pool), and how long they wait to be up. */
 export interface SignalTarget {
@@ -20,6 +21,8 @@ export interface BootstrapProps {
   readonly config?: string;
   /** For a format whose user data carries the node's signal (eks-al2023's signal part): the pool's signal target. */
   readonly signal?: SignalTarget;
+  /** For a format whose user data renders scripts of its own (eks-al2023's signal part): where they come from. */
+  readonly formatScripts?: TemplateSource;
 }
 
 /**

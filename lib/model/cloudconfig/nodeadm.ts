@@ -92,6 +92,8 @@ export function nodeadmUserData(props: BootstrapProps): string {
   if (props.config === undefined) throw new Error('the eks-al2023 user data carries the NodeConfig: pass its bytes');
   if (props.signal === undefined)
     throw new Error("the eks-al2023 user data signals CloudFormation: pass the pool's signal target");
+  if (props.formatScripts === undefined)
+    throw new Error('the eks-al2023 user data renders its signal script: pass the source of the format scripts');
   const config = props.config.endsWith('\n') ? props.config : `${props.config}\n`;
   return [
     'MIME-Version: 1.0',
@@ -109,7 +111,7 @@ export function nodeadmUserData(props: BootstrapProps): string {
     `--${MIME_BOUNDARY}`,
     'Content-Type: text/x-shellscript; charset="us-ascii"',
     '',
-    eksSignalScript(config, props.signal, NODECONFIG_PATH),
+    eksSignalScript(config, props.signal, NODECONFIG_PATH, props.formatScripts),
     `--${MIME_BOUNDARY}--`,
     '',
   ].join('\n');

@@ -5,7 +5,8 @@ import { sha256Hex } from './checksum';
 import { SignalTarget } from './format';
 import { FORMATS } from './formats';
 import { ConfigFormat, NodeConfig, normalizeNodeConfig } from './node-config';
-import { DEFAULT_TEMPLATES_DIR, loadTemplate } from './templates';
+import { loadTemplate } from './templates';
+import { TemplateSource } from './template-source';
 import { poolStackName, WORKER_GROUP_LOGICAL_ID, workerStackName } from '../../core/naming';
 
 export interface RenderedConfig {
@@ -104,24 +105,17 @@ export function poolView(cluster: WorkerCluster, poolName: string): { cluster: W
 }
 
 /** Every pool's big config, by pool name, in the object's order. */
-export function renderPools(
-  cluster: WorkerCluster,
-  templatesDir: string = DEFAULT_TEMPLATES_DIR,
-): ReadonlyMap<string, RenderedConfig> {
-  return new Map(poolsOf(cluster.spec).map((p) => [p.name, renderConfig(cluster, templatesDir, p.name)]));
+export function renderPools(cluster: WorkerCluster, templates: TemplateSource): ReadonlyMap<string, RenderedConfig> {
+  return new Map(poolsOf(cluster.spec).map((p) => [p.name, renderConfig(cluster, templates, p.name)]));
 }
 
 /**
  * Renders the big config of one (validated) cluster's pool (@default its first). Deterministic: same object, same
  * bytes.
  */
-export function renderConfig(
-  cluster: WorkerCluster,
-  templatesDir: string = DEFAULT_TEMPLATES_DIR,
-  poolName?: string,
-): RenderedConfig {
+export function renderConfig(cluster: WorkerCluster, templates: TemplateSource, poolName?: string): RenderedConfig {
   const seen = poolName === undefined ? cluster : poolView(cluster, poolName).cluster;
-  const template = loadTemplate(seen.spec.cloudConfig.template, templatesDir);
+  const template = loadTemplate(seen.spec.cloudConfig.template, templates);
   const ctx = templateContext(seen, poolName);
   const run = (what: string, source: string, fn: () => string) => {
     try {

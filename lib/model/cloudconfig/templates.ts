@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import Handlebars from 'handlebars';
@@ -7,12 +6,8 @@ import { z } from 'zod';
 import { CORE_VALUES, DERIVED_VALUES, VALUES_FILE } from '../cluster/values/template-values';
 import { templateValues } from './template-declarations';
 import { TemplateError } from '../../core/errors';
-import { PROJECT_ROOT } from '../../core/paths';
 import { CONFIG_FORMATS, ConfigFormat } from './node-config';
-import { MAX_TEMPLATE_FILE_BYTES, readTemplateText } from './template-files';
-
-/** The repository's own template directory. */
-export const DEFAULT_TEMPLATES_DIR = path.join(PROJECT_ROOT, 'cloudconfig');
+import { MAX_TEMPLATE_FILE_BYTES, TemplateSource } from './template-source';
 
 const ManifestSchema = z.strictObject({
   format: z.enum(CONFIG_FORMATS),
@@ -51,30 +46,32 @@ export interface CompiledTemplate {
   }>;
 }
 
-/** The template names of one directory; it knows the directory, so validation finds each template's value declaration. */
+/** The template names of one source; it knows the source, so validation finds each template's value declaration. */
 export class TemplateSet extends Set<string> {
   public constructor(
     names: Iterable<string>,
-    /** The template directory the names came from. */
-    public readonly dir: string,
+    /** The templates the names came from. */
+    public readonly source: TemplateSource,
   ) {
     super(names);
   }
 }
 
-/** Template names are the directories under the template dir with a template.yaml; `_`-prefixed ones hold shared parts. */
-export function listTemplates(dir: string = DEFAULT_TEMPLATES_DIR): TemplateSet {
-  if (!fs.existsSync(dir)) return new TemplateSet([], path.resolve(dir));
+/** Template names are the directories of the source with a template.yaml; `_`-prefixed ones hold shared parts. */
+export function listTemplates(source: TemplateSource): TemplateSet {
   return new TemplateSet(
-    fs
-      .readdirSync(dir, { withFileTypes: true })
+    source
+      .entries('')
       .filter(
-        (e) => e.isDirectory() && !e.name.startsWith('_') && fs.existsSync(path.join(dir, e.name, 'template.yaml')),
+        (e) => e.kind === 'directory' && !e.name.startsWith('_') && source.exists(path.join(e.name, 'template.yaml')),
       )
       .map((e) => e.name),
-    path.resolve(dir),
+    source,
   );
 }
+
+/** A file under the source's label as the source names it (relative to its root). */
+const within = (source: TemplateSource, file: string) => path.relative(source.label, file);
 
 const cache = new Map<string, CompiledTemplate>();
 
@@ -93,21 +90,21 @@ function parseManifest(text: string, manifestFile: string): unknown {
   }
 }
 
-/** Loads and compiles one template; compiled templates are cached per directory for the process. */
-export function loadTemplate(name: string, templatesDir: string = DEFAULT_TEMPLATES_DIR): CompiledTemplate {
-  // Absolute and without a trailing separator, so the "outside the template dir" check below also holds for `cloudconfig/`.
-  const dir = path.resolve(templatesDir);
+/** Loads and compiles one template; compiled templates are cached per source (its label) for the process. */
+export function loadTemplate(name: string, source: TemplateSource): CompiledTemplate {
+  // The label is absolute and without a trailing separator, so the "outside the template dir" check below holds.
+  const dir = source.label;
   const root = path.join(dir, name);
   const key = root;
   const hit = cache.get(key);
   if (hit) return hit;
   const manifestFile = path.join(root, 'template.yaml');
-  if (!fs.existsSync(manifestFile)) {
+  if (!source.exists(within(source, manifestFile))) {
     throw new TemplateError(`unknown cloud-config template ${JSON.stringify(name)}: ${manifestFile} does not exist`, {
-      hint: `use one of: ${[...listTemplates(dir)].sort().join(', ')}`,
+      hint: `use one of: ${[...listTemplates(source)].sort().join(', ')}`,
     });
   }
-  const parsed = ManifestSchema.safeParse(parseManifest(readTemplateText(dir, manifestFile), manifestFile));
+  const parsed = ManifestSchema.safeParse(parseManifest(source.readText(within(source, manifestFile)), manifestFile));
   if (!parsed.success) {
     const lines = parsed.error.issues.map(
       (i) => `${manifestFile}: ${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`,
@@ -120,17 +117,17 @@ export function loadTemplate(name: string, templatesDir: string = DEFAULT_TEMPLA
   const compile = (rel: string) => {
     const file = path.resolve(root, rel);
     if (!file.startsWith(dir + path.sep)) throw new TemplateError(`${manifestFile}: template ${rel} is outside ${dir}`);
-    if (!fs.existsSync(file))
+    if (!source.exists(within(source, file)))
       throw new TemplateError(`${manifestFile}: template file ${rel} does not exist`, {
         hint: `create ${file} or fix the name`,
       });
     // strict: a value the template names but the cluster lacks is an error, never an empty string.
-    return hbs.compile(readTemplateText(dir, file), { strict: true, noEscape: true });
+    return hbs.compile(source.readText(within(source, file)), { strict: true, noEscape: true });
   };
-  const hbs = handlebarsFor(dir);
+  const hbs = handlebarsFor(source);
   const m = parsed.data;
   checkDeclaredValues(
-    dir,
+    source,
     name,
     [...m.files.map((f) => f.template), ...m.units.map((u) => u.template)].map((rel) => path.resolve(root, rel)),
   );
@@ -158,8 +155,9 @@ const shownPath = (dir: string, file: string) => path.join(path.basename(dir), p
  * gets or one its values.yaml declares: a value used but not declared could never be checked at validation, and
  * would only fail (or render something unchecked) on some cluster. Names the file and line of the first use.
  */
-function checkDeclaredValues(dir: string, name: string, files: readonly string[]): void {
-  const decl = templateValues(dir, name, shownPath(dir, path.join(dir, name, VALUES_FILE)));
+function checkDeclaredValues(source: TemplateSource, name: string, files: readonly string[]): void {
+  const dir = source.label;
+  const decl = templateValues(source, name, shownPath(dir, path.join(dir, name, VALUES_FILE)));
   if (decl.problems.length)
     throw new TemplateError(`template ${name}: bad value declaration:\n  ${decl.problems.join('\n  ')}`, {
       hint: 'correct the declaration fields named above',
@@ -169,7 +167,7 @@ function checkDeclaredValues(dir: string, name: string, files: readonly string[]
   const problems: string[] = [];
   const scan = (file: string) => {
     // A missing file or one outside the template dir is refused by compile() below, with its own message.
-    if (seen.has(file) || !file.startsWith(dir + path.sep) || !fs.existsSync(file)) return;
+    if (seen.has(file) || !file.startsWith(dir + path.sep) || !source.exists(within(source, file))) return;
     seen.add(file);
     const walk = (node: unknown): void => {
       if (Array.isArray(node)) {
@@ -198,7 +196,7 @@ function checkDeclaredValues(dir: string, name: string, files: readonly string[]
         scan(path.join(dir, '_shared', `${n.name.original}.hbs`));
       for (const [k, v] of Object.entries(n)) if (k !== 'loc' && typeof v === 'object') walk(v);
     };
-    walk(Handlebars.parse(readTemplateText(dir, file)));
+    walk(Handlebars.parse(source.readText(within(source, file))));
   };
   files.forEach(scan);
   if (problems.length) {
@@ -209,20 +207,21 @@ function checkDeclaredValues(dir: string, name: string, files: readonly string[]
 }
 
 /**
- * A script of a format's own user data from this repository's `cloudconfig/_shared/` (with its partials), rendered with
- * `context`: it belongs to the format (eks-al2023's signal part), not to a template, so a template directory of the
- * operator's does not replace it. Strict, as templates are: a name the context lacks is an error.
+ * A script of a format's own user data from `scripts`' `_shared/` (with its partials), rendered with `context`: it
+ * belongs to the format (eks-al2023's signal part), not to a template, so `scripts` is the repository's cloudconfig/
+ * (a TemplateSource's formatScripts), never an operator's directory. Strict, as templates are: a name the context
+ * lacks is an error.
  */
-export function renderFormatScript(file: string, context: Record<string, unknown>): string {
-  const dir = path.resolve(DEFAULT_TEMPLATES_DIR);
-  const text = readTemplateText(dir, path.join(dir, '_shared', file));
-  return handlebarsFor(dir).compile(text, { strict: true, noEscape: true })(context);
+export function renderFormatScript(file: string, context: Record<string, unknown>, scripts: TemplateSource): string {
+  const text = scripts.readText(path.join('_shared', file));
+  return handlebarsFor(scripts).compile(text, { strict: true, noEscape: true })(context);
 }
 
 const envs = new Map<string, typeof Handlebars>();
 
-/** One Handlebars environment per template dir, with `_shared/*.hbs` as partials (`{{> name}}`) and the helpers json and base64. */
-function handlebarsFor(dir: string): typeof Handlebars {
+/** One Handlebars environment per template source, with `_shared/*.hbs` as partials (`{{> name}}`) and the helpers json and base64. */
+function handlebarsFor(source: TemplateSource): typeof Handlebars {
+  const dir = source.label;
   let env = envs.get(dir);
   if (env) return env;
   env = Handlebars.create();
@@ -230,45 +229,43 @@ function handlebarsFor(dir: string): typeof Handlebars {
   // place in a YAML template (eks-al2023's NodeConfig). base64: nodeadm takes the CA as base64 of the PEM.
   env.registerHelper('json', (v: unknown) => JSON.stringify(v));
   env.registerHelper('base64', (v: unknown) => Buffer.from(String(v), 'utf8').toString('base64'));
-  const shared = path.join(dir, '_shared');
-  if (fs.existsSync(shared)) {
-    for (const f of fs
-      .readdirSync(shared)
-      .filter((n) => n.endsWith('.hbs'))
-      .sort()) {
-      env.registerPartial(f.replace(/\.hbs$/, ''), readTemplateText(dir, path.join(shared, f)));
-    }
+  // Every entry whose name ends in .hbs, whatever it is: one that is not a regular file of the source is refused by readText.
+  for (const f of source
+    .entries('_shared')
+    .map((e) => e.name)
+    .filter((n) => n.endsWith('.hbs'))
+    .sort()) {
+    env.registerPartial(f.replace(/\.hbs$/, ''), source.readText(path.join('_shared', f)));
   }
   envs.set(dir, env);
   return env;
 }
 
 /**
- * Identity of everything under a template directory (paths and bytes). A
+ * Identity of everything in a template source (paths and bytes). A
  * long-running reconciler reads it once per pass: when it moved, the compiled
- * templates of that directory are dropped and recompiled on next use.
+ * templates of that source are dropped and recompiled on next use.
  */
-export function templatesVersion(templatesDir: string = DEFAULT_TEMPLATES_DIR): string {
-  const dir = path.resolve(templatesDir);
+export function templatesVersion(source: TemplateSource): string {
+  const dir = source.label;
   const hash = createHash('sha256');
   const walk = (d: string) => {
-    if (!fs.existsSync(d)) return;
-    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    for (const e of [...source.entries(d)].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      // Regular files only (a Dirent is the link itself, not its target); an oversized one by its size, unread: it is
-      // refused when a template reads it (template-files.ts).
-      else if (e.isFile()) {
-        const size = fs.statSync(p).size;
+      if (e.kind === 'directory') walk(p);
+      // Regular files only (an entry is the link itself, not its target); an oversized one by its size, unread: it is
+      // refused when a template reads it (readText).
+      else if (e.kind === 'file') {
+        const size = source.stat(p)?.size ?? 0;
         hash
-          .update(path.relative(dir, p))
+          .update(p)
           .update('\0')
-          .update(size > MAX_TEMPLATE_FILE_BYTES ? `oversized:${size}` : fs.readFileSync(p))
+          .update(size > MAX_TEMPLATE_FILE_BYTES ? `oversized:${size}` : source.readBytes(p))
           .update('\0');
       }
     }
   };
-  walk(dir);
+  walk('');
   const version = hash.digest('hex');
   if (versions.get(dir) !== version) {
     for (const key of [...cache.keys()]) if (key.startsWith(dir + path.sep)) cache.delete(key);

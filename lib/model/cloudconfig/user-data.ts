@@ -4,6 +4,7 @@ import { BootstrapProps } from './format';
 import { FORMATS } from './formats';
 import { ConfigFormat } from './node-config';
 import type { RenderedConfig } from './render';
+import type { TemplateSource } from './template-source';
 
 /** @internal Where cloud-init installs the config: the user-data tests check the script against it. */
 
@@ -30,6 +31,7 @@ export function renderUserData(props: UserDataProps): string {
     source: props.source,
     config: props.config,
     signal: props.signal,
+    formatScripts: props.formatScripts,
   });
   const budget = format.userDataBudget ?? LIMITS.smallUserDataBytes;
   if (Buffer.byteLength(text) > budget) {
@@ -38,13 +40,17 @@ export function renderUserData(props: UserDataProps): string {
   return text;
 }
 
-/** The user data of a rendered config stored at `source`: the one mapping every caller (the stacks, render, the checks) uses. */
-export function configUserData(config: RenderedConfig, source: string): string {
+/**
+ * The user data of a rendered config stored at `source`: the one mapping every caller (the stacks, render, the checks)
+ * uses. `formatScripts` is where a format's own scripts are (eks-al2023's signal part): a TemplateSource's formatScripts.
+ */
+export function configUserData(config: RenderedConfig, source: string, formatScripts: TemplateSource): string {
   return renderUserData({
     format: config.format,
     checksum: config.checksum,
     source,
     config: config.bytes.toString('utf8'),
     signal: config.signal,
+    formatScripts,
   });
 }

@@ -5,6 +5,7 @@ import { primaryPool } from './pools/pools';
 import { Problem, TemplateError } from '../../core/errors';
 import { WorkerCluster } from './schema/schema';
 import { validateCluster } from './validate';
+import { TemplateSource } from '../cloudconfig/template-source';
 
 /**
  * validate → render: the one way an object becomes a cluster and its node config. `validate`, `render`, `status`,
@@ -32,9 +33,10 @@ export type Derivation =
 export interface DeriveOptions {
   /** The object's file (or Kubernetes path), as problems name it. */
   readonly file: string;
-  readonly templatesDir: string;
+  /** Where the templates come from (lib/platform/files/template-directory.ts for a directory). */
+  readonly templateSource: TemplateSource;
   /**
-   * The template names under templatesDir (listTemplates), listed by the caller: deriving reads no directory listing,
+   * The template names of templateSource (listTemplates), listed by the caller: deriving reads no directory listing,
    * and a caller that derives many objects lists the templates once.
    */
   readonly templates: ReadonlySet<string>;
@@ -46,11 +48,11 @@ export function derive(raw: unknown, opts: DeriveOptions): Derivation {
   const v = validateCluster(raw, {
     file: opts.file,
     templates: opts.templates,
-    templatesDir: opts.templatesDir,
+    templateSource: opts.templateSource,
     images: opts.images,
   });
   if (!v.cluster) return { problems: v.problems, stage: 'validate' };
-  const r = renderCluster(v.cluster, opts.file, opts.templatesDir);
+  const r = renderCluster(v.cluster, opts.file, opts.templateSource);
   return 'problems' in r
     ? { cluster: v.cluster, problems: r.problems, stage: 'render' }
     : { cluster: v.cluster, config: r.config, configs: r.configs };
@@ -60,16 +62,16 @@ export function derive(raw: unknown, opts: DeriveOptions): Derivation {
 export function renderCluster(
   cluster: WorkerCluster,
   file: string,
-  templatesDir: string,
+  templates: TemplateSource,
 ):
   | { readonly config: RenderedConfig; readonly configs: ReadonlyMap<string, RenderedConfig> }
   | { readonly problems: readonly Problem[] } {
   try {
-    const configs = renderPools(cluster, templatesDir);
+    const configs = renderPools(cluster, templates);
     const config = configs.get(primaryPool(cluster.spec).name);
     if (!config) throw new Error(`${cluster.metadata.name}: no config for its first pool`);
     // Rendered but not fit for the node (a NodeConfig nodeadm would take with a setting dropped, a user data EC2 refuses).
-    const problems = configProblems(cluster, configs, file);
+    const problems = configProblems(cluster, configs, file, templates.formatScripts);
     return problems.length ? { problems } : { config, configs };
   } catch (e) {
     if (!(e instanceof TemplateError)) throw e;

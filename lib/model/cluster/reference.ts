@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../cloudconfig/templates';
+import { listTemplates } from '../cloudconfig/templates';
+import { TemplateSource } from '../cloudconfig/template-source';
 import { WorkerClusterSchema } from './schema/schema';
 import { CORE_VALUES } from './values/template-values';
 import { templateValues } from '../cloudconfig/template-declarations';
@@ -40,7 +41,7 @@ function typeOf(s: SchemaNode): string {
  * The field reference of docs/reference.md, generated from the schema so that the
  * two cannot drift (a test compares them).
  */
-export function clusterReferenceMarkdown(): string {
+export function clusterReferenceMarkdown(templates: TemplateSource): string {
   const rows: string[] = ['| field | type | required | description |', '| --- | --- | --- | --- |'];
   const walk = (s: SchemaNode, at: string, required: boolean) => {
     if (at) {
@@ -55,14 +56,14 @@ export function clusterReferenceMarkdown(): string {
     for (const key of Object.keys(props)) walk(props[key], prefix ? `${prefix}.${key}` : key, req.has(key));
   };
   walk(clusterJsonSchema(), '', true);
-  return rows.join('\n') + '\n' + templateValuesMarkdown();
+  return rows.join('\n') + '\n' + templateValuesMarkdown(templates);
 }
 
 /** Each template's own values (cloudconfig/<template>/values.yaml), after the fields every template takes. */
-export function templateValuesMarkdown(templatesDir: string = DEFAULT_TEMPLATES_DIR): string {
+function templateValuesMarkdown(templates: TemplateSource): string {
   const out: string[] = [];
-  for (const name of [...listTemplates(templatesDir)].sort()) {
-    const decl = templateValues(templatesDir, name);
+  for (const name of [...listTemplates(templates)].sort()) {
+    const decl = templateValues(templates, name);
     const uses = decl.values.filter((v) => CORE_VALUES.includes(v.name)).map((v) => `\`${v.name}\``);
     const own = decl.values.filter((v) => !CORE_VALUES.includes(v.name));
     out.push(

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_TEMPLATES_DIR } from '../cloudconfig/templates';
+import { TemplateSource } from '../cloudconfig/template-source';
 import { Problem } from '../../core/errors';
 import { crossFieldProblems } from './rules/cross-field';
 import { formatPath } from './rules/format-path';
@@ -18,13 +18,13 @@ import { templateValues } from '../cloudconfig/template-declarations';
 export interface ValidationContext {
   /** The file the object came from, as shown to the user. */
   readonly file: string;
-  /** Names of the templates under cloudconfig/ (listTemplates' set also carries its directory). */
+  /** Names of the templates under cloudconfig/ (listTemplates' set also carries its source). */
   readonly templates: ReadonlySet<string>;
   /**
-   * The template directory, for each template's value declaration (values.yaml).
-   * @default the directory the `templates` set came from (listTemplates), else the repository's cloudconfig/
+   * Where the templates come from, for each template's value declaration (values.yaml).
+   * @default the source the `templates` set came from (listTemplates); one of the two is needed once a template is named
    */
-  readonly templatesDir?: string;
+  readonly templateSource?: TemplateSource;
   /**
    * The image channels' pins (lib/model/channel/image-pins.ts): a pool that names a channel gets its release's AMI id.
    * @default no channel is known: a pool naming one is refused (rule image-channel)
@@ -175,7 +175,7 @@ export function validateCluster(raw: unknown, ctx: ValidationContext): Validatio
     typeof cloudConfig?.template === 'string' && ctx.templates.has(cloudConfig.template)
       ? cloudConfig.template
       : undefined;
-  const decl = template === undefined ? undefined : templateValues(templatesDirOf(ctx), template);
+  const decl = template === undefined ? undefined : templateValues(templateSourceOf(ctx), template);
   if (template !== undefined && decl)
     problems.push(
       ...templateValueProblems(cloudConfig?.values, template, decl, 'spec.cloudConfig', templateUse(raw, ctx)).map(
@@ -186,7 +186,7 @@ export function validateCluster(raw: unknown, ctx: ValidationContext): Validatio
   problems.push(...poolsValueProblems(raw, ctx));
   problems.push(
     ...kubeletPinProblems(obj(obj(raw).spec), (t) =>
-      ctx.templates.has(t) ? templateValues(templatesDirOf(ctx), t).values.some((d) => d.name === PIN_VALUE) : false,
+      ctx.templates.has(t) ? templateValues(templateSourceOf(ctx), t).values.some((d) => d.name === PIN_VALUE) : false,
     ).map((p) => ({ file: ctx.file, ...p })),
   );
 
@@ -216,7 +216,7 @@ export function validateCluster(raw: unknown, ctx: ValidationContext): Validatio
     own.values = withPoolValueDefaults(
       own.values,
       cluster.spec.cloudConfig.values,
-      templateValues(templatesDirOf(ctx), own.template),
+      templateValues(templateSourceOf(ctx), own.template),
     );
   }
   return { cluster, problems: [] };
@@ -236,7 +236,7 @@ function templateUse(raw: unknown, ctx: ValidationContext): TemplateUse {
   const others = [...new Set(own.filter((t): t is string => typeof t === 'string' && ctx.templates.has(t)))];
   return {
     rendered: own.some((t) => t === undefined || t === spec.cloudConfig?.template),
-    otherTemplates: others.map((t) => templateValues(templatesDirOf(ctx), t)),
+    otherTemplates: others.map((t) => templateValues(templateSourceOf(ctx), t)),
   };
 }
 
@@ -253,15 +253,18 @@ function poolsValueProblems(raw: unknown, ctx: ValidationContext): Problem[] {
       at: `spec.pools[${i}]`,
       cluster: spec.cloudConfig,
       template,
-      decl: template === undefined ? undefined : templateValues(templatesDirOf(ctx), template),
+      decl: template === undefined ? undefined : templateValues(templateSourceOf(ctx), template),
     }).map((p) => ({ file: ctx.file, ...p }));
   });
 }
 
 const NO_CHANNELS = imageResolver([]);
 
-function templatesDirOf(ctx: ValidationContext): string {
-  return ctx.templatesDir ?? (ctx.templates as { dir?: string }).dir ?? DEFAULT_TEMPLATES_DIR;
+function templateSourceOf(ctx: ValidationContext): TemplateSource {
+  const source = ctx.templateSource ?? (ctx.templates as { source?: TemplateSource }).source;
+  // The model reads no directory of its own: a caller that names templates says where they are.
+  if (!source) throw new Error('validateCluster: pass templateSource, or templates as listTemplates lists them');
+  return source;
 }
 
 function dedupe(problems: Problem[]): Problem[] {

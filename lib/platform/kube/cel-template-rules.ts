@@ -1,7 +1,9 @@
 import { CORE_VALUES } from '../../model/cluster/values/template-values';
 import { templateValues } from '../../model/cloudconfig/template-declarations';
 import { quoted } from '../../model/cluster/schema/openapi';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../model/cloudconfig/templates';
+import { listTemplates } from '../../model/cloudconfig/templates';
+import { TemplateSource } from '../../model/cloudconfig/template-source';
+import { defaultTemplates } from '../files/template-directory';
 import { named, PlacedValidation, v } from './cel-build';
 
 /**
@@ -13,10 +15,10 @@ import { named, PlacedValidation, v } from './cel-build';
  */
 
 /** value → template → the description that template's values.yaml gives it (validate's message quotes it). */
-function requiredCoreValues(dir: string): Map<string, Map<string, string>> {
+function requiredCoreValues(templates: TemplateSource): Map<string, Map<string, string>> {
   const out = new Map<string, Map<string, string>>();
-  for (const template of [...listTemplates(dir)].sort())
-    for (const d of templateValues(dir, template).values)
+  for (const template of [...listTemplates(templates)].sort())
+    for (const d of templateValues(templates, template).values)
       if (d.required && CORE_VALUES.includes(d.name))
         out.set(d.name, (out.get(d.name) ?? new Map<string, string>()).set(template, d.description));
   return out;
@@ -29,8 +31,8 @@ const listLiteral = (m: Map<string, string>) => `[${[...m.keys()].map(quoted).jo
 /** `has(<obj>.values.<name>)`, safe when values is absent. */
 const hasValue = (cc: string, name: string) => `(has(${cc}.values) && has(${cc}.values.${name}))`;
 
-export function templateRequiredRules(dir: string = DEFAULT_TEMPLATES_DIR): PlacedValidation[] {
-  return [...requiredCoreValues(dir)].flatMap(([name, templates]) => {
+export function templateRequiredRules(templates: TemplateSource = defaultTemplates()): PlacedValidation[] {
+  return [...requiredCoreValues(templates)].flatMap(([name, templates]) => {
     // The whole message by template, from literals: a message that joined the object's own template name would be
     // unbounded text to the API server's cost estimate, which refuses the CRD.
     const messages = new Map(

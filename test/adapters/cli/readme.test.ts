@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { clusterReferenceMarkdown } from '../../../lib/model/cluster/reference';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 import { clusterRulesMarkdown } from '../../../lib/model/cluster/rules/rules-reference';
 import { runCli } from '../../../lib/adapters/cli/program';
 import { REPO } from '../../helpers/clusters';
@@ -35,7 +36,7 @@ test('the field reference in docs/reference.md is the one generated from the sch
   // GIVEN
   const block = markedBlock(readDoc(path.join('docs', 'reference.md')), 'reference');
   // THEN (regenerate with: npx worker-stacks schema --markdown)
-  expect(block).toBe(clusterReferenceMarkdown());
+  expect(block).toBe(clusterReferenceMarkdown(defaultTemplates()));
   // AND README's section of that name (validation messages send users there) leads to it
   const section = readme.slice(readme.indexOf('\n## Cluster object reference\n'));
   expect(section).toMatch(/^\n## Cluster object reference\n[\s\S]*\]\(docs\/reference\.md\)/);

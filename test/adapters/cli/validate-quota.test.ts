@@ -4,11 +4,11 @@ import { stringify } from 'yaml';
 import { runCli } from '../../../lib/adapters/cli/program';
 import { validateCommand } from '../../../lib/adapters/cli/validate';
 import { Io } from '../../../lib/adapters/cli/context';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { EXAMPLES_DIR, tempDir } from '../../helpers/clusters';
 import { rawPoolsExample } from '../../helpers/named-pools';
 import { FakeClock } from '../../fakes/fake-ports';
 import { FakeCloudFormation } from '../../fakes/fake-cloudformation';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 /**
  * `worker-stacks validate` warns (exit 0) when an account/region's planned stacks reach 80 % of CloudFormation's stack

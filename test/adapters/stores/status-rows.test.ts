@@ -4,10 +4,10 @@ import { parse, stringify } from 'yaml';
 import { runCli } from '../../../lib/adapters/cli/program';
 import { FileStore } from '../../../lib/adapters/stores/file-store';
 import { statusRows } from '../../../lib/adapters/stores/status-rows';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { Condition, PoolStatus } from '../../../lib/model/cluster/schema/status';
 import { EXAMPLES_DIR, tempDir } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 /** `worker-stacks status` shows each pool with a stack of its own on a row of its own, under its cluster's row. */
 

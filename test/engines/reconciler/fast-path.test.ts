@@ -3,10 +3,10 @@ import * as path from 'node:path';
 import * as render from '../../../lib/model/cloudconfig/render';
 import * as load from '../../../lib/model/cluster/load';
 import * as validation from '../../../lib/model/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { DerivedCache } from '../../../lib/model/cluster/derived-cache';
 import * as synthesis from '../../../lib/engines/synthesis/synthesize';
 import { Harness } from '../../fakes/harness';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 /**
  * The daemon's fast path: an unchanged object is neither parsed, rendered nor synthesized again; anything that

@@ -13,6 +13,7 @@ import { parseNodeConfig } from '../../../lib/engines/review/parse-config';
 import { unifiedDiff } from '../../../lib/engines/review/unified-diff';
 import { BOOTSTRAP_EXAMPLES, CONFIG_IN_USER_DATA_EXAMPLES, example, tempDir } from '../../helpers/clusters';
 import { run } from '../../helpers/tools';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 /** A config object as the cloud assembly holds it, serialized by the project's own serializers. */
 function asset(node: NodeConfig): ConfigAsset {
@@ -36,7 +37,7 @@ test.each(BOOTSTRAP_EXAMPLES)(
   'the stored config of %s reads back into exactly the files and units it was rendered from',
   (name) => {
     // GIVEN
-    const rendered = renderConfig(example(name));
+    const rendered = renderConfig(example(name), defaultTemplates());
     // WHEN
     const parsed = parseNodeConfig(rendered.bytes, rendered.format);
     // THEN
@@ -49,7 +50,7 @@ test.each(CONFIG_IN_USER_DATA_EXAMPLES)(
   'the stored config of %s (one document, stored canonically) reads back as that document, byte for byte',
   (name) => {
     // GIVEN the NodeConfig or TOML as stored (canonical: keys sorted, quoting normalized, so not the rendered text)
-    const rendered = renderConfig(example(name));
+    const rendered = renderConfig(example(name), defaultTemplates());
     // WHEN
     const parsed = parseNodeConfig(rendered.bytes, rendered.format);
     // THEN the one file the review diffs is exactly the stored bytes

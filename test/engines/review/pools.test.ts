@@ -5,12 +5,12 @@ import { formatTerminal } from '../../../lib/engines/review/format-terminal';
 import { formatMarkdown } from '../../../lib/engines/review/format-markdown';
 import { compareSides } from '../../../lib/engines/review/compare-sides';
 import { renderPools, RenderedConfig } from '../../../lib/model/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { rawExample, tempDir, validated } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
 import { schemaProblems } from './formats';
 import { reviewExitCode } from '../../../lib/engines/review/review';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 /*
  * Review of a cluster of several pools. The sides are cloud assemblies written here in the shape `cdk synth` gives
@@ -161,7 +161,7 @@ function assembly(
 
 /** `head` undefined: the cluster object is gone at head. `group`: how base's groups are built. */
 function review(base: WorkerCluster, head: WorkerCluster | undefined, group: GroupOptions = {}) {
-  const of = (c: WorkerCluster) => ({ name: c.metadata.name, configs: renderPools(c, DEFAULT_TEMPLATES_DIR) });
+  const of = (c: WorkerCluster) => ({ name: c.metadata.name, configs: renderPools(c, defaultTemplates()) });
   return compareSides(
     {
       side: 'base',
@@ -259,7 +259,7 @@ describe('review of a cluster of several pools', () => {
 
   test('a pool’s own stack belongs to the cluster its tag names; a cluster named x-pool-y is a cluster', () => {
     // GIVEN clusters a (with the pool c) and a-pool-b
-    const configs = renderPools(pooled(), DEFAULT_TEMPLATES_DIR);
+    const configs = renderPools(pooled(), defaultTemplates());
     const one = new Map([['default', configs.get('default') as RenderedConfig]]);
     const sides = [
       { name: 'a', configs: new Map([...one, ['c', configs.get('spot') as RenderedConfig]]) },
@@ -279,7 +279,7 @@ describe('review of a cluster of several pools', () => {
 
   test('without the cluster tag, WorkerStack-<cluster>-Pool-<pool> is a pool of <cluster>; WorkerStack-x-pool-y a cluster’s', () => {
     // GIVEN untagged stacks of clusters a (with the pool c) and x-pool-y (no cluster x)
-    const configs = renderPools(pooled(), DEFAULT_TEMPLATES_DIR);
+    const configs = renderPools(pooled(), defaultTemplates());
     const one = new Map([['default', configs.get('default') as RenderedConfig]]);
     const sides = [
       { name: 'a', configs: new Map([...one, ['c', configs.get('spot') as RenderedConfig]]) },

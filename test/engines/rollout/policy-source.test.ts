@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import { FilePolicySource, validatePolicy } from '../../../lib/engines/rollout/policy-source';
 import { validateCluster } from '../../../lib/model/cluster/validate';
 import { listTemplates } from '../../../lib/model/cloudconfig/templates';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const GOOD = `apiVersion: worker-stacks.io/v1alpha1
 kind: WorkerRolloutPolicy
@@ -123,7 +124,7 @@ test('watch: a policy edit (a resume) is reported, so that a daemon looks at its
 describe('cluster labels and spec.rollout', () => {
   const example = () =>
     parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'clusters', 'staging-us1.yaml'), 'utf8'));
-  const templates = listTemplates();
+  const templates = listTemplates(defaultTemplates());
 
   test('labels must be Kubernetes labels; windows must be valid, every problem at once', () => {
     // GIVEN

@@ -1,5 +1,4 @@
 import { renderPools } from '../../../lib/model/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { ClusterRecord, ClusterStore } from '../../../lib/model/ports/cluster-store';
 import { memberSpec, RolloutCoordinator } from '../../../lib/engines/rollout/coordinator';
@@ -9,6 +8,7 @@ import { decide } from '../../../lib/engines/rollout/gate';
 import { combinedChecksum } from '../../../lib/engines/rollout/pool-checksums';
 import { example, rawExample, validated } from '../../helpers/clusters';
 import { fleet, member, settledOnNew, T0 } from './fixtures';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- raw objects reshaped freely
 
@@ -89,7 +89,7 @@ const sharedStack = {
 };
 
 function checksums(c: WorkerCluster): Map<string, string> {
-  return new Map([...renderPools(c, DEFAULT_TEMPLATES_DIR)].map(([name, cfg]) => [name, cfg.checksum]));
+  return new Map([...renderPools(c, defaultTemplates())].map(([name, cfg]) => [name, cfg.checksum]));
 }
 
 describe('a cluster of several pools in the fleet rollout', () => {
@@ -98,7 +98,7 @@ describe('a cluster of several pools in the fleet rollout', () => {
 
   test('settled on every pool: no pending roll, and settled for the soak', () => {
     // GIVEN
-    const configs = renderPools(settled, DEFAULT_TEMPLATES_DIR);
+    const configs = renderPools(settled, defaultTemplates());
     // WHEN
     const m = fleetMember(record(settled, live), memberSpec(settled, configs), undefined, sharedStack);
     // THEN
@@ -110,7 +110,7 @@ describe('a cluster of several pools in the fleet rollout', () => {
   test('a label change of one pool is a pending roll of the cluster, and waits for the earlier wave', () => {
     // GIVEN the spot pool's label changes; the canary cluster has not rolled yet
     const changed = pooled((r) => (spot(r).labels = { 'example.com/spot': 'true' }));
-    const configs = renderPools(changed, DEFAULT_TEMPLATES_DIR);
+    const configs = renderPools(changed, defaultTemplates());
     const m = { ...fleetMember(record(changed, live), memberSpec(changed, configs), undefined, sharedStack) };
     const f = fleet([member('c1', 'canary', { template: m.template }), { ...m, labels: { ring: 'early' } }]);
     // WHEN
@@ -123,7 +123,7 @@ describe('a cluster of several pools in the fleet rollout', () => {
   test('a roll of one pool in progress is the cluster rolling; the earlier wave settled lets the change go', () => {
     // GIVEN the spot pool's stack is in progress
     const changed = pooled((r) => (spot(r).labels = { 'example.com/spot': 'true' }));
-    const configs = renderPools(changed, DEFAULT_TEMPLATES_DIR);
+    const configs = renderPools(changed, defaultTemplates());
     const busy = fleetMember(
       record(settled, live, { spot: 'UPDATE_IN_PROGRESS' }),
       memberSpec(settled, configs),
@@ -142,7 +142,7 @@ describe('a cluster of several pools in the fleet rollout', () => {
 
   test('a pool without a recorded live config (a new pool stack) is left out of both sides', () => {
     // GIVEN only system and spot are live; arm is being created
-    const configs = renderPools(settled, DEFAULT_TEMPLATES_DIR);
+    const configs = renderPools(settled, defaultTemplates());
     const some = { system: live.system, spot: live.spot };
     // WHEN
     const m = fleetMember(record(settled, some), memberSpec(settled, configs), undefined, sharedStack);

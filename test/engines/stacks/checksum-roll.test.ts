@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { example, tempDir, variant } from '../../helpers/clusters';
 import { synthCluster, templateDelta } from '../../helpers/synth';
 import { Json } from '../../helpers/json';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 /** A copy of cloudconfig/ with one byte changed in one template file. */
 function templatesWithOneByteChanged(): string {

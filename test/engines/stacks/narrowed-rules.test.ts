@@ -1,9 +1,9 @@
 import { synthesisProblems } from '../../../lib/engines/synthesis/synthesis-check';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { poolStackName, workerStackName } from '../../../lib/core/naming';
 import { rawExample, validated } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
 import { poolsVariant, synthAll } from './pool-helpers';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 /**
  * Security-group rules are cluster-wide unless a pool narrows them (issue 23, item 4): a rule that names pools goes on

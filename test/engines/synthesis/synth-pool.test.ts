@@ -2,11 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sha256Hex } from '../../../lib/model/cloudconfig/checksum';
 import { renderConfig } from '../../../lib/model/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { TemplateError } from '../../../lib/core/errors';
 import { SynthPool } from '../../../lib/engines/synthesis/synth-pool';
 import { synthesizeStack } from '../../../lib/engines/synthesis/synthesize';
 import { example, ownSecret, tempDir, variant } from '../../helpers/clusters';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 /** Synthesis in worker threads: the same stacks as in this thread, errors that keep their kind, threads recycled. */
 
@@ -45,7 +45,7 @@ test('a config rendered by the caller crosses to the thread intact and is what t
   // GIVEN a rendered config whose bytes the templates could never produce
   pool = new SynthPool({ size: 1 });
   const cluster = example('prod-eu1');
-  const rendered = renderConfig(cluster, DEFAULT_TEMPLATES_DIR);
+  const rendered = renderConfig(cluster, defaultTemplates());
   const bytes = Buffer.concat([rendered.bytes, Buffer.from('\n# handed over by the caller\n')]);
   const config = { ...rendered, bytes, checksum: sha256Hex(bytes) };
 

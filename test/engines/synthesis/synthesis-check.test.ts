@@ -2,11 +2,11 @@ import * as fs from 'node:fs';
 import { generateCluster } from '../../../bench/generate-fleet';
 import { synthesisProblems } from '../../../lib/engines/synthesis/synthesis-check';
 import { validateCluster } from '../../../lib/model/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { buildFleetApp } from '../../../lib/engines/stacks/app';
 import { rawExample, TEMPLATES, tempDir } from '../../helpers/clusters';
 import { Json } from '../../helpers/json';
 import { rawPoolsExample } from '../../helpers/named-pools';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 /**
  * Validation equals synthesis (issue 10, item 5): what `cdk synth` (with cdk-nag) refuses, validate refuses, on the

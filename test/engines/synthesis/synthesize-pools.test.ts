@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { renderPools } from '../../../lib/model/cloudconfig/render';
 import { sha256Hex } from '../../../lib/model/cloudconfig/checksum';
 import { UsageError } from '../../../lib/core/errors';
@@ -8,6 +7,7 @@ import { assemblyDir, assemblyKey, synthesizeStack } from '../../../lib/engines/
 import { originOf } from '../../../lib/engines/synthesis/synthesis-check';
 import { example, tempDir } from '../../helpers/clusters';
 import { dropRulesOfMissingPools, poolsVariant, synthAll } from '../stacks/pool-helpers';
+import { DEFAULT_TEMPLATES_DIR, defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const SHARED = workerStackName('pools-eu1');
 const SPOT = poolStackName('pools-eu1', 'spot');
@@ -63,7 +63,7 @@ describe('synthesizeStack picks one of the cluster’s stacks', () => {
     expect(out.assets).toEqual([]);
     // (the checksum the reconciler compares for this stack: model/cluster/pools/pools.ts, tasks/prepare.ts)
     expect(t.Outputs.ConfigChecksum.Value).toBe(
-      renderPools(cluster).get(cluster.spec.pools?.[0]?.name ?? '')?.checksum,
+      renderPools(cluster, defaultTemplates()).get(cluster.spec.pools?.[0]?.name ?? '')?.checksum,
     );
     expect(Object.keys(t.Outputs)).toEqual(
       expect.arrayContaining(['WorkerSecurityGroupId', 'InstanceProfileArn', 'ExportSecurityGroupId']),

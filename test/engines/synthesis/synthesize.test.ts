@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { SynthesisError } from '../../../lib/core/errors';
 import { SynthPool } from '../../../lib/engines/synthesis/synth-pool';
 import { assemblyDir, synthesizeStack } from '../../../lib/engines/synthesis/synthesize';
@@ -9,6 +8,7 @@ import { example, tempDir, variant } from '../../helpers/clusters';
 import { synthCluster } from '../../helpers/synth';
 import * as appModule from '../../../lib/engines/stacks/app';
 import { Json } from '../../helpers/json';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 /** A rule cdk-nag refuses (AwsSolutions-EC23) and that only this rule's resource can acknowledge. */
 // A port that is no node service: SSH (a node service) from public space is refused by validate itself (test/model/cluster/network/exposure.test.ts).

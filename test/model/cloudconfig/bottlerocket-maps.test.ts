@@ -8,8 +8,8 @@ import * as path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse } from 'yaml';
 import { derive } from '../../../lib/model/cluster/derive';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { REPO, TEMPLATES } from '../../helpers/clusters';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;
@@ -22,7 +22,7 @@ const AT = 'spec.pools[1].cloudConfig.values';
 function deriveWith(set: Record<string, unknown>) {
   const raw = parse(fs.readFileSync(OBJECT, 'utf8'));
   Object.assign(raw.spec.pools[1].cloudConfig.values, set);
-  return derive(raw, { file: FILE, templatesDir: DEFAULT_TEMPLATES_DIR, templates: TEMPLATES });
+  return derive(raw, { file: FILE, templateSource: defaultTemplates(), templates: TEMPLATES });
 }
 
 describe('each map reaches its settings table, and its change rolls the pool', () => {

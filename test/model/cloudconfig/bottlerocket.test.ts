@@ -13,10 +13,10 @@ import { LIMITS } from '../../../lib/model/cluster/rules/limits';
 import { CHECKSUM_COMMENT } from '../../../lib/model/cloudconfig/bottlerocket';
 import { checkBottlerocket } from '../../../lib/model/cloudconfig/bottlerocket-rules';
 import { KUBERNETES_SETTINGS } from '../../../lib/model/cloudconfig/bottlerocket-settings';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { REPO, TEMPLATES } from '../../helpers/clusters';
 import { appOnObject } from '../../helpers/app-on-object';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;
@@ -29,7 +29,7 @@ const POOL = 'spec.pools[1]';
 function deriveWith(mutate: (raw: Raw) => void = () => undefined) {
   const raw = parse(fs.readFileSync(OBJECT, 'utf8'));
   mutate(raw);
-  return derive(raw, { file: FILE, templatesDir: DEFAULT_TEMPLATES_DIR, templates: TEMPLATES });
+  return derive(raw, { file: FILE, templateSource: defaultTemplates(), templates: TEMPLATES });
 }
 
 /** The Bottlerocket pool's own values (raw). */
@@ -51,7 +51,7 @@ describe('the stored settings and the user data', () => {
     const config = bottlerocketConfig();
     const text = config.bytes.toString('utf8');
     const source = `s3://worker-stacks-config-666666666666-us-west-2/clusters/eks-us2/${config.checksum}.toml`;
-    const userData = configUserData(config, source);
+    const userData = configUserData(config, source, defaultTemplates());
 
     // THEN the stored bytes are TOML the strict check takes, with what the object asked for
     expect(config.format).toBe('bottlerocket');

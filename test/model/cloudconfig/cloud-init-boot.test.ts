@@ -15,8 +15,9 @@ import { CLOUD_INIT_INSTALL_PATH } from '../../../lib/model/cloudconfig/cloud-in
 import { example, EXAMPLE_NAMES, tempDir } from '../../helpers/clusters';
 import { requireTool, run } from '../../helpers/tools';
 import { ConfigServer, requireCommand, runAsync, startConfigServer, tamper } from '../../fixtures/cloudconfig/boot';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
-const NAME = EXAMPLE_NAMES.find((n) => renderConfig(example(n)).format === 'cloud-init')!;
+const NAME = EXAMPLE_NAMES.find((n) => renderConfig(example(n), defaultTemplates()).format === 'cloud-init')!;
 const CFG_D = path.dirname(CLOUD_INIT_INSTALL_PATH);
 const INSTALLED = path.basename(CLOUD_INIT_INSTALL_PATH);
 
@@ -42,7 +43,7 @@ afterEach(() => {
 
 /** The config, its object name on the server, and the bootcmd argv of the user data that names it. */
 function node() {
-  const config = renderConfig(example(NAME));
+  const config = renderConfig(example(NAME), defaultTemplates());
   const objectName = `${config.checksum}.${config.extension}`;
   const userData = parse(
     renderUserData({ format: config.format, checksum: config.checksum, source: server.url(objectName) }),

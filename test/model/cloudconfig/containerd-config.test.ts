@@ -9,9 +9,9 @@ import * as path from 'node:path';
 import { parse } from 'yaml';
 import { derive } from '../../../lib/model/cluster/derive';
 import { MIME_BOUNDARY, NODECONFIG_MEDIA_TYPE } from '../../../lib/model/cloudconfig/nodeadm';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const FILE = 'clusters/eks-eu1.yaml';
 const TOML =
@@ -21,7 +21,7 @@ const TOML =
 function deriveWith(values: Record<string, any>) {
   const raw = parse(fs.readFileSync(path.join(REPO, 'test', 'fixtures', 'eks', 'eks-eu1.yaml'), 'utf8'));
   Object.assign(raw.spec.cloudConfig.values, values);
-  return derive(raw, { file: FILE, templatesDir: DEFAULT_TEMPLATES_DIR, templates: TEMPLATES });
+  return derive(raw, { file: FILE, templateSource: defaultTemplates(), templates: TEMPLATES });
 }
 
 test('TOML of many lines is accepted, stored as written, and the user data still carries exactly the stored bytes', () => {
@@ -32,7 +32,7 @@ test('TOML of many lines is accepted, stored as written, and the user data still
   const config = d.configs!.get('default')!;
   const text = config.bytes.toString('utf8');
   expect(parse(text).spec.containerd.config).toBe(TOML);
-  const userData = configUserData(config, 's3://b/k');
+  const userData = configUserData(config, 's3://b/k', defaultTemplates());
   // no line of the TOML can pose as a MIME delimiter: the YAML block indents it
   expect(userData.split('\n').filter((l) => l.startsWith(`--${MIME_BOUNDARY}`))).toHaveLength(4);
   // and the node's check (Python's email package, as nodeadm's Go mime/multipart) reads the part as the stored bytes

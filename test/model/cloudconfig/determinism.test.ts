@@ -9,12 +9,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { renderConfig } from '../../../lib/model/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { FORMATS } from '../../../lib/model/cloudconfig/formats';
 import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { BOOTSTRAP_EXAMPLES, example, EXAMPLE_NAMES, tempDir, variant } from '../../helpers/clusters';
 import { copyTemplates } from '../../fixtures/cloudconfig/boot';
 import { Json } from '../../helpers/json';
+import {
+  DEFAULT_TEMPLATES_DIR,
+  defaultTemplates,
+  templateDirectory,
+} from '../../../lib/platform/files/template-directory';
 
 const dirs: string[] = [];
 function scratch(prefix: string): string {
@@ -50,8 +54,8 @@ describe('same inputs, same bytes', () => {
     const a = example(name);
     const b = example(name);
     // WHEN
-    const first = renderConfig(a);
-    const second = renderConfig(b);
+    const first = renderConfig(a, defaultTemplates());
+    const second = renderConfig(b, defaultTemplates());
     // THEN
     expect(second.bytes.equals(first.bytes)).toBe(true);
     expect(second.checksum).toBe(first.checksum);
@@ -73,7 +77,9 @@ describe('same inputs, same bytes', () => {
     // THEN (the schema rebuilds objects in its own key order; a record such as nodeLabels keeps the YAML's order)
     const labels = (c: typeof forward) => Object.keys(c.spec.cloudConfig.values.nodeLabels);
     expect(labels(reversed)).toEqual([...labels(forward)].reverse());
-    expect(renderConfig(reversed).bytes.equals(renderConfig(forward).bytes)).toBe(true);
+    expect(
+      renderConfig(reversed, defaultTemplates()).bytes.equals(renderConfig(forward, defaultTemplates()).bytes),
+    ).toBe(true);
   });
 
   test.each(EXAMPLE_NAMES)('%s: the order of the node taints list changes no byte', (name) => {
@@ -86,9 +92,9 @@ describe('same inputs, same bytes', () => {
       (raw) => (raw.spec.cloudConfig.values.nodeTaints = [...TAINTS.slice(2), ...TAINTS.slice(0, 2)]),
     );
     // THEN
-    const bytes = renderConfig(forward).bytes;
-    expect(renderConfig(backward).bytes.equals(bytes)).toBe(true);
-    expect(renderConfig(rotated).bytes.equals(bytes)).toBe(true);
+    const bytes = renderConfig(forward, defaultTemplates()).bytes;
+    expect(renderConfig(backward, defaultTemplates()).bytes.equals(bytes)).toBe(true);
+    expect(renderConfig(rotated, defaultTemplates()).bytes.equals(bytes)).toBe(true);
   });
 
   test.each(BOOTSTRAP_EXAMPLES)('%s: reversed file and unit lists in the template manifest change no byte', (name) => {
@@ -100,8 +106,8 @@ describe('same inputs, same bytes', () => {
       return stringify({ ...manifest, units: [...manifest.units].reverse(), files: [...manifest.files].reverse() });
     });
     // WHEN
-    const original = renderConfig(cluster);
-    const fromReversed = renderConfig(cluster, reversed);
+    const original = renderConfig(cluster, defaultTemplates());
+    const fromReversed = renderConfig(cluster, templateDirectory(reversed));
     // THEN
     const manifest = parse(
       fs.readFileSync(path.join(reversed, cluster.spec.cloudConfig.template, 'template.yaml'), 'utf8'),
@@ -115,8 +121,8 @@ describe('same inputs, same bytes', () => {
     const cluster = example(name);
     const crlf = copyTemplates(DEFAULT_TEMPLATES_DIR, scratch('crlf'), (text) => text.replace(/\r?\n/g, '\r\n'));
     // WHEN
-    const original = renderConfig(cluster);
-    const fromCrlf = renderConfig(cluster, crlf);
+    const original = renderConfig(cluster, defaultTemplates());
+    const fromCrlf = renderConfig(cluster, templateDirectory(crlf));
     // THEN
     expect(fs.readFileSync(path.join(crlf, '_shared', 'kubelet.service.hbs'), 'utf8')).toContain('\r\n');
     expect(fromCrlf.bytes.equals(original.bytes)).toBe(true);
@@ -127,10 +133,10 @@ describe('same inputs, same bytes', () => {
     const cluster = example(EXAMPLE_NAMES[0]);
     const relative = `${path.relative(process.cwd(), DEFAULT_TEMPLATES_DIR)}/`;
     // WHEN
-    const fromRelative = renderConfig(cluster, relative);
+    const fromRelative = renderConfig(cluster, templateDirectory(relative));
     // THEN
     expect(path.isAbsolute(relative)).toBe(false);
-    expect(fromRelative.bytes.equals(renderConfig(cluster).bytes)).toBe(true);
+    expect(fromRelative.bytes.equals(renderConfig(cluster, defaultTemplates()).bytes)).toBe(true);
   });
 });
 
@@ -139,8 +145,8 @@ describe('the checksum is the SHA-256 of exactly the bytes', () => {
     // GIVEN
     const cluster = example(name);
     // WHEN
-    const config = renderConfig(cluster);
-    const userData = configUserData(config, `s3://b/${config.checksum}.${config.extension}`);
+    const config = renderConfig(cluster, defaultTemplates());
+    const userData = configUserData(config, `s3://b/${config.checksum}.${config.extension}`, defaultTemplates());
     // THEN
     expect(config.checksum).toBe(createHash('sha256').update(config.bytes).digest('hex'));
     expect(config.checksum).toMatch(/^[0-9a-f]{64}$/);
@@ -156,13 +162,14 @@ describe('the checksum is the SHA-256 of exactly the bytes', () => {
 describe('one changed value changes the checksum', () => {
   test.each(BOOTSTRAP_EXAMPLES)('%s: maxPods changes only the kubelet config', (name) => {
     // GIVEN
-    const before = renderConfig(example(name));
+    const before = renderConfig(example(name), defaultTemplates());
     // WHEN
     const after = renderConfig(
       variant(
         name,
         (raw) => (raw.spec.cloudConfig.values.maxPods = Number(raw.spec.cloudConfig.values.maxPods ?? 110) + 1),
       ),
+      defaultTemplates(),
     );
     // THEN
     expect(after.checksum).not.toBe(before.checksum);
@@ -173,7 +180,7 @@ describe('one changed value changes the checksum', () => {
 
   test.each(BOOTSTRAP_EXAMPLES)('%s: one node label changes only the kubelet environment', (name) => {
     // GIVEN
-    const before = renderConfig(example(name));
+    const before = renderConfig(example(name), defaultTemplates());
     // WHEN
     const after = renderConfig(
       variant(
@@ -184,6 +191,7 @@ describe('one changed value changes the checksum', () => {
             'example.com/new': 'yes',
           }),
       ),
+      defaultTemplates(),
     );
     // THEN
     expect(after.checksum).not.toBe(before.checksum);
@@ -193,9 +201,12 @@ describe('one changed value changes the checksum', () => {
 
   test('a value the templates do not use (the stack tags) changes nothing', () => {
     // GIVEN
-    const before = renderConfig(example('prod-eu1'));
+    const before = renderConfig(example('prod-eu1'), defaultTemplates());
     // WHEN
-    const after = renderConfig(variant('prod-eu1', (raw) => (raw.spec.tags = { ...raw.spec.tags, extra: 'tag' })));
+    const after = renderConfig(
+      variant('prod-eu1', (raw) => (raw.spec.tags = { ...raw.spec.tags, extra: 'tag' })),
+      defaultTemplates(),
+    );
     // THEN
     expect(after.checksum).toBe(before.checksum);
   });

@@ -24,6 +24,7 @@ import {
   startNodeEndpoints,
   verifySigV4,
 } from '../../fixtures/cloudconfig/node-endpoints';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const SECRETS = [EKS_TOKEN, FAKE.secretAccessKey, FAKE.sessionToken, FAKE.imdsToken];
 
@@ -37,8 +38,8 @@ function mimeParts(userData: string): Array<{ headers: string; body: string }> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the raw object is reshaped freely
 function render(mutate: (raw: any) => void = () => undefined) {
   const cluster: WorkerCluster = eksCluster(mutate);
-  const config = renderConfig(cluster);
-  const userData = configUserData(config, `s3://b/${config.checksum}.${config.extension}`);
+  const config = renderConfig(cluster, defaultTemplates());
+  const userData = configUserData(config, `s3://b/${config.checksum}.${config.extension}`, defaultTemplates());
   return { cluster, config, userData, parts: mimeParts(userData) };
 }
 

@@ -2,6 +2,7 @@ import { FORMATS, formatByExtension } from '../../../lib/model/cloudconfig/forma
 import { CONFIG_FORMATS, NodeConfig, normalizeNodeConfig } from '../../../lib/model/cloudconfig/node-config';
 import { NODECONFIG_PATH } from '../../../lib/model/cloudconfig/nodeadm';
 import { BOTTLEROCKET_SETTINGS_PATH } from '../../../lib/model/cloudconfig/bottlerocket';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 /** One contract, run against every registered node-config format. */
 
@@ -81,7 +82,13 @@ describe.each(CONFIG_FORMATS)('node-config format %s', (name) => {
   test('its user data names the object and its checksum, and holds nothing of the config unless it carries it whole', () => {
     // WHEN the user data is made for an object
     const config = format.serialize(SAMPLE(name));
-    const text = format.userData({ checksum: CHECKSUM, source: SOURCE, config, signal: SIGNAL });
+    const text = format.userData({
+      checksum: CHECKSUM,
+      source: SOURCE,
+      config,
+      signal: SIGNAL,
+      formatScripts: defaultTemplates(),
+    });
 
     // THEN it points at the object with the checksum; a bootstrap-only one is small and holds nothing of the config,
     // one with a budget of its own (nodeadm: EC2's 16 KB) holds the stored bytes exactly

@@ -12,8 +12,11 @@ import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
 import { example, EXAMPLE_NAMES, tempDir } from '../../helpers/clusters';
 import { requireTool, run } from '../../helpers/tools';
 import { ConfigServer, runAsync, startConfigServer, tamper } from '../../fixtures/cloudconfig/boot';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
-const IGNITION_EXAMPLES = EXAMPLE_NAMES.filter((n) => renderConfig(example(n)).format === 'ignition');
+const IGNITION_EXAMPLES = EXAMPLE_NAMES.filter(
+  (n) => renderConfig(example(n), defaultTemplates()).format === 'ignition',
+);
 
 let server: ConfigServer;
 let dir: string;
@@ -74,7 +77,7 @@ describe('Ignition fetches, verifies and applies the big config', () => {
   test.each(IGNITION_EXAMPLES)('%s: the right bytes are fetched, cached and written to the root', async (name) => {
     // GIVEN
     const cluster = example(name);
-    const config = renderConfig(cluster);
+    const config = renderConfig(cluster, defaultTemplates());
     const n = node(config, name);
     server.put(n.objectName, config.bytes);
     expect(run(requireTool('ignition-validate'), [n.userData])).toEqual({ status: 0, stdout: '', stderr: '' });
@@ -134,7 +137,7 @@ test.each(IGNITION_EXAMPLES)(
   '%s: kernel modules and sysctl settings are in force before the kubelet starts',
   async (name) => {
     // GIVEN the root as the real Ignition leaves it (its files stage runs in the initramfs, before the real root's systemd starts)
-    const config = renderConfig(example(name));
+    const config = renderConfig(example(name), defaultTemplates());
     const n = node(config, name);
     server.put(n.objectName, config.bytes);
     expect((await n.ignition('fetch')).status).toBe(0);
@@ -168,7 +171,7 @@ test.each(IGNITION_EXAMPLES)(
   '%s: the health-signal script and unit are written, enabled, and start after the kubelet',
   async (name) => {
     // GIVEN
-    const config = renderConfig(example(name));
+    const config = renderConfig(example(name), defaultTemplates());
     const n = node(config, name);
     server.put(n.objectName, config.bytes);
     expect((await n.ignition('fetch')).status).toBe(0);
@@ -192,7 +195,7 @@ describe('Ignition refuses a tampered config (fail closed)', () => {
     '%s: one changed byte at the same URL fails the fetch stage and caches nothing',
     async (name) => {
       // GIVEN
-      const config = renderConfig(example(name));
+      const config = renderConfig(example(name), defaultTemplates());
       const n = node(config, name);
       const tampered = tamper(config.bytes);
       server.put(n.objectName, tampered);
@@ -214,7 +217,7 @@ describe('Ignition refuses a tampered config (fail closed)', () => {
 
   test('the files stage without a verified fetch applies nothing', async () => {
     // GIVEN
-    const config = renderConfig(example(IGNITION_EXAMPLES[0]));
+    const config = renderConfig(example(IGNITION_EXAMPLES[0]), defaultTemplates());
     const n = node(config, IGNITION_EXAMPLES[0]);
     server.put(n.objectName, tamper(config.bytes));
     const fetch = await n.ignition('fetch');

@@ -7,9 +7,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { derive } from '../../../lib/model/cluster/derive';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { REPO, TEMPLATES } from '../../helpers/clusters';
 import { appOnObject } from '../../helpers/app-on-object';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;
@@ -21,7 +21,7 @@ const AT = 'spec.cloudConfig.values.kubeletConfig';
 function deriveWith(kubeletConfig: Raw) {
   const raw = parse(fs.readFileSync(FIXTURE, 'utf8'));
   raw.spec.cloudConfig.values.kubeletConfig = kubeletConfig;
-  return derive(raw, { file: FILE, templatesDir: DEFAULT_TEMPLATES_DIR, templates: TEMPLATES });
+  return derive(raw, { file: FILE, templateSource: defaultTemplates(), templates: TEMPLATES });
 }
 
 describe('nested fields reach spec.kubelet.config as given', () => {

@@ -15,6 +15,7 @@ import { renderConfig } from '../../../lib/model/cloudconfig/render';
 import { rawExample, tempDir, TEMPLATES, variant } from '../../helpers/clusters';
 import { requireCommand, runAsync } from '../../fixtures/cloudconfig/boot';
 import { Json } from '../../helpers/json';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const INSTALL = '/opt/bin/worker-stacks-install-kubelet';
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
@@ -159,7 +160,10 @@ describe('the rendered node config carries the pins', () => {
     (name) => {
       // GIVEN an example with its pins; WHEN rendered
       const raw = rawExample(name);
-      const script = renderConfig(variant(name, () => undefined)).node.files.find((f) => f.path === INSTALL)!.contents;
+      const script = renderConfig(
+        variant(name, () => undefined),
+        defaultTemplates(),
+      ).node.files.find((f) => f.path === INSTALL)!.contents;
       // THEN
       expect(script).toContain(`amd64) want='${raw.spec.cloudConfig.values.kubeletSha256.amd64}' ;;`);
       expect(script).toContain(`arm64) want='${raw.spec.cloudConfig.values.kubeletSha256.arm64}' ;;`);
@@ -170,24 +174,32 @@ describe('the rendered node config carries the pins', () => {
   );
 
   test('a changed pin changes the node config (and so rolls the nodes)', () => {
-    const before = renderConfig(variant('staging-us1', () => undefined)).checksum;
+    const before = renderConfig(
+      variant('staging-us1', () => undefined),
+      defaultTemplates(),
+    ).checksum;
     const after = renderConfig(
       variant('staging-us1', (r) => (r.spec.cloudConfig.values.kubeletSha256.arm64 = HASH_A)),
+      defaultTemplates(),
     ).checksum;
     expect(after).not.toBe(before);
   });
 
   test.each(['prod-eu1', 'edge-ap1'])('%s: the Flatcar boot script runs the AWS CLI image by its digest', (name) => {
     const raw = rawExample(name);
-    const script = renderConfig(variant(name, () => undefined)).node.files.find(
-      (f) => f.path === '/opt/bin/worker-stacks-bootstrap-token',
-    )!.contents;
+    const script = renderConfig(
+      variant(name, () => undefined),
+      defaultTemplates(),
+    ).node.files.find((f) => f.path === '/opt/bin/worker-stacks-bootstrap-token')!.contents;
     expect(raw.spec.cloudConfig.values.awsCliImage).toMatch(/@sha256:[0-9a-f]{64}$/);
     expect(script).toContain(
       `docker run --rm --network host '${raw.spec.cloudConfig.values.awsCliImage}' secretsmanager`,
     );
     // No image of any template is named by tag alone.
-    for (const f of renderConfig(variant(name, () => undefined)).node.files)
+    for (const f of renderConfig(
+      variant(name, () => undefined),
+      defaultTemplates(),
+    ).node.files)
       expect(f.contents).not.toMatch(/docker run [^\n]*aws-cli:[0-9.]+ /);
   });
 });
@@ -227,9 +239,13 @@ describe('the install script, run for real against a loopback origin', () => {
   async function install(pins: Record<string, string>, machine: string) {
     const cluster = variant('staging-us1', (r) => (r.spec.cloudConfig.values.kubeletSha256 = pins));
     const script = path.join(dir, 'install-kubelet');
-    fs.writeFileSync(script, renderConfig(cluster).node.files.find((f) => f.path === INSTALL)!.contents, {
-      mode: 0o755,
-    });
+    fs.writeFileSync(
+      script,
+      renderConfig(cluster, defaultTemplates()).node.files.find((f) => f.path === INSTALL)!.contents,
+      {
+        mode: 0o755,
+      },
+    );
     const bin = path.join(dir, 'bin');
     fs.mkdirSync(bin, { recursive: true });
     fs.writeFileSync(path.join(bin, 'uname'), `#!/bin/sh\necho ${machine}\n`, { mode: 0o755 });

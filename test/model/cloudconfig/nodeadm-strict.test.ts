@@ -14,6 +14,7 @@ import { example, REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
 import { apiServerWithCrdForFile, create } from '../../helpers/kube-rest';
 import { nodeConfigCrd, requireNodeadm } from '../../helpers/nodeadm';
 import { run } from '../../helpers/tools';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;
@@ -29,7 +30,7 @@ function rendered(mutate: (v: Raw) => void): string {
   fs.writeFileSync(path.join(dir, 'eks-eu1.yaml'), JSON.stringify(raw));
   const r = loadClusterFile(path.join(dir, 'eks-eu1.yaml'), { templates: TEMPLATES, relativeTo: dir });
   if (!r.cluster) throw new Error(JSON.stringify(r.problems));
-  return renderConfig(r.cluster).bytes.toString('utf8');
+  return renderConfig(r.cluster, defaultTemplates()).bytes.toString('utf8');
 }
 
 const VARIANTS: Array<[string, (v: Raw) => void]> = [
@@ -75,7 +76,7 @@ const TEXTS: Array<[string, () => string]> = [
   ...VARIANTS.map(([name, mutate]): [string, () => string] => [name, () => rendered(mutate)]),
   [
     'the EKS example in clusters/ (its AL2023 pool)',
-    () => renderPools(example('eks-us2')).get('default')!.bytes.toString('utf8'),
+    () => renderPools(example('eks-us2'), defaultTemplates()).get('default')!.bytes.toString('utf8'),
   ],
 ];
 

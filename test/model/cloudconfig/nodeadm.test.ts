@@ -14,6 +14,7 @@ import { configUserData } from '../../../lib/model/cloudconfig/user-data';
 import { MIME_BOUNDARY, NODECONFIG_MEDIA_TYPE } from '../../../lib/model/cloudconfig/nodeadm';
 import { UsageError } from '../../../lib/core/errors';
 import { REPO, TEMPLATES, tempDir } from '../../helpers/clusters';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;
@@ -33,13 +34,13 @@ function eksCluster(mutate: (raw: Raw) => void = () => undefined): WorkerCluster
 }
 
 function render(cluster: WorkerCluster) {
-  const config = renderConfig(cluster);
+  const config = renderConfig(cluster, defaultTemplates());
   const source = `s3://worker-stacks-config-555555555555-eu-west-1/clusters/eks-eu1/${config.checksum}.${config.extension}`;
   const text = config.bytes.toString('utf8');
   return {
     config,
     text,
-    userData: configUserData(config, source),
+    userData: configUserData(config, source, defaultTemplates()),
   };
 }
 
@@ -164,11 +165,11 @@ describe('the shell part fails closed', () => {
   /** Runs the check with fakes for curl (serves `served`), systemctl and install (record what they were asked). */
   function runCheck(served: Buffer) {
     const { config, userData } = (() => {
-      const c = renderConfig(eksCluster());
+      const c = renderConfig(eksCluster(), defaultTemplates());
       const source = `http://127.0.0.1:1/clusters/eks-eu1/${c.checksum}.nodeconfig`;
       return {
         config: c,
-        userData: configUserData(c, source),
+        userData: configUserData(c, source, defaultTemplates()),
       };
     })();
     const dir = tempDir('eks-check-');
@@ -193,7 +194,7 @@ describe('the shell part fails closed', () => {
 
   test('the stored bytes: kept, kubelet left alone', () => {
     // GIVEN / WHEN
-    const { config, r, systemctl, installed } = runCheck(renderConfig(eksCluster()).bytes);
+    const { config, r, systemctl, installed } = runCheck(renderConfig(eksCluster(), defaultTemplates()).bytes);
     // THEN
     expect(r.status).toBe(0);
     expect(systemctl).toBeUndefined();

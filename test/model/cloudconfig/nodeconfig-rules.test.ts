@@ -8,8 +8,8 @@ import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { derive } from '../../../lib/model/cluster/derive';
 import { checkNodeConfig } from '../../../lib/model/cloudconfig/nodeconfig-rules';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { REPO, TEMPLATES } from '../../helpers/clusters';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- objects are reshaped freely, into invalid forms too
 type Raw = any;
@@ -20,7 +20,7 @@ const FILE = 'clusters/eks-eu1.yaml';
 function deriveWith(mutate: (values: Raw) => void) {
   const raw = parse(fs.readFileSync(FIXTURE, 'utf8'));
   mutate(raw.spec.cloudConfig.values);
-  return derive(raw, { file: FILE, templatesDir: DEFAULT_TEMPLATES_DIR, templates: TEMPLATES });
+  return derive(raw, { file: FILE, templateSource: defaultTemplates(), templates: TEMPLATES });
 }
 
 const VALID = parse(

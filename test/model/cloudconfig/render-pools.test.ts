@@ -1,8 +1,8 @@
 import { renderConfig, renderPools } from '../../../lib/model/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { poolStackName, WORKER_GROUP_LOGICAL_ID, workerStackName } from '../../../lib/core/naming';
 import { example } from '../../helpers/clusters';
 import { poolsVariant } from '../../engines/stacks/pool-helpers';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 /** Every file and unit of a rendered node config, as one text. */
 const text = (c: ReturnType<typeof renderConfig>) =>
@@ -15,7 +15,7 @@ describe('each pool renders its own node config', () => {
     ['arm64', poolStackName('pools-eu1', 'arm64'), 'node.kubernetes.io/pool=arm64'],
   ])('%s: signals its own stack %s, registers with its own labels', (pool, stack, label) => {
     // GIVEN the three-pool fixture
-    const configs = renderPools(poolsVariant(), DEFAULT_TEMPLATES_DIR);
+    const configs = renderPools(poolsVariant(), defaultTemplates());
     // WHEN / THEN its node signals its own stack's group, with its labels (the cluster's under them)
     const node = text(configs.get(pool)!);
     expect(node).toContain(`stack='${stack}'`);
@@ -26,7 +26,7 @@ describe('each pool renders its own node config', () => {
 
   test('a pool’s taint is on its nodes only; every pool has its own checksum', () => {
     // GIVEN / WHEN
-    const configs = renderPools(poolsVariant(), DEFAULT_TEMPLATES_DIR);
+    const configs = renderPools(poolsVariant(), defaultTemplates());
     // THEN
     expect(text(configs.get('arm64')!)).toContain('example.com/arch=arm64:NoSchedule');
     expect(text(configs.get('spot')!)).not.toContain('example.com/arch');
@@ -35,10 +35,10 @@ describe('each pool renders its own node config', () => {
 
   test('a change to one pool’s labels changes that pool’s checksum only', () => {
     // GIVEN the fixture and the same with a label more on spot
-    const before = renderPools(poolsVariant(), DEFAULT_TEMPLATES_DIR);
+    const before = renderPools(poolsVariant(), defaultTemplates());
     const after = renderPools(
       poolsVariant((raw) => (raw.spec.pools[1].labels['example.com/tier'] = 'batch')),
-      DEFAULT_TEMPLATES_DIR,
+      defaultTemplates(),
     );
     // THEN
     expect(after.get('spot')!.checksum).not.toBe(before.get('spot')!.checksum);
@@ -50,8 +50,8 @@ describe('each pool renders its own node config', () => {
     // GIVEN / WHEN
     const cluster = example('prod-eu1');
     // THEN
-    expect(renderPools(cluster, DEFAULT_TEMPLATES_DIR).get('default')!.bytes).toEqual(
-      renderConfig(cluster, DEFAULT_TEMPLATES_DIR).bytes,
+    expect(renderPools(cluster, defaultTemplates()).get('default')!.bytes).toEqual(
+      renderConfig(cluster, defaultTemplates()).bytes,
     );
   });
 });

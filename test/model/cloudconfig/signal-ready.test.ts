@@ -23,6 +23,7 @@ import {
   startNodeEndpoints,
   verifySigV4,
 } from '../../fixtures/cloudconfig/node-endpoints';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const SCRIPT = '/opt/bin/worker-stacks-signal-ready';
 const SECRETS = [FAKE.secretAccessKey, FAKE.sessionToken, FAKE.imdsToken];
@@ -72,7 +73,7 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 /** The script as the cluster's node config carries it, run with a curl that logs its argument list first. */
 async function runScript(clusterName: string, timeoutSeconds = 30, opts: { caInline?: boolean; imds?: string } = {}) {
   const curl = requireSigV4Curl();
-  const config = renderConfig(example(clusterName));
+  const config = renderConfig(example(clusterName), defaultTemplates());
   const script = config.node.files.find((f) => f.path === SCRIPT)!;
   const file = path.join(dir, 'signal-ready');
   fs.writeFileSync(file, script.contents, { mode: 0o755 });

@@ -9,6 +9,7 @@ import { renderConfig } from '../../../lib/model/cloudconfig/render';
 import { WORKER_GROUP_LOGICAL_ID } from '../../../lib/core/naming';
 import { BOOTSTRAP_EXAMPLES, example, tempDir, variant } from '../../helpers/clusters';
 import { requireTool, run } from '../../helpers/tools';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const SCRIPT = '/opt/bin/worker-stacks-signal-ready';
 const UNIT = 'worker-stacks-signal-ready.service';
@@ -31,7 +32,7 @@ test.each(BOOTSTRAP_EXAMPLES)(
     // GIVEN
     const cluster = example(name);
     // WHEN
-    const config = renderConfig(cluster);
+    const config = renderConfig(cluster, defaultTemplates());
     // THEN
     const script = config.node.files.find((f) => f.path === SCRIPT);
     const unit = config.node.units.find((u) => u.name === UNIT);
@@ -62,7 +63,10 @@ test.each(BOOTSTRAP_EXAMPLES)(
 
 test("both formats carry the same script, and the node timeout is the cluster's value", () => {
   // GIVEN
-  const flatcar = renderConfig(variant('prod-eu1', (r) => (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 300)));
+  const flatcar = renderConfig(
+    variant('prod-eu1', (r) => (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 300)),
+    defaultTemplates(),
+  );
   const al2023 = renderConfig(
     variant(
       'prod-eu1',
@@ -72,6 +76,7 @@ test("both formats carry the same script, and the node timeout is the cluster's 
         (r.spec.cloudConfig.values.nodeReadyTimeoutSeconds = 300)
       ),
     ),
+    defaultTemplates(),
   );
   // THEN
   const script = (c: typeof flatcar) => c.node.files.find((f) => f.path === SCRIPT)!.contents;
@@ -84,5 +89,9 @@ test("both formats carry the same script, and the node timeout is the cluster's 
 });
 
 test('rendering is deterministic: the same object gives the same bytes', () => {
-  expect(renderConfig(example('prod-eu1')).bytes.equals(renderConfig(example('prod-eu1')).bytes)).toBe(true);
+  expect(
+    renderConfig(example('prod-eu1'), defaultTemplates()).bytes.equals(
+      renderConfig(example('prod-eu1'), defaultTemplates()).bytes,
+    ),
+  ).toBe(true);
 });

@@ -10,8 +10,8 @@ import { derive } from '../../../lib/model/cluster/derive';
 import { FORMATS } from '../../../lib/model/cloudconfig/formats';
 import { NODEADM } from '../../../lib/model/cloudconfig/nodeadm';
 import { CONFIG_FORMATS } from '../../../lib/model/cloudconfig/node-config';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { REPO, TEMPLATES } from '../../helpers/clusters';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 const FILE = 'clusters/eks-us2.yaml';
 
@@ -19,7 +19,7 @@ const FILE = 'clusters/eks-us2.yaml';
 function deriveWith(mutate: (raw: any) => void = () => undefined) {
   const raw = parse(fs.readFileSync(path.join(REPO, FILE), 'utf8'));
   mutate(raw);
-  return derive(raw, { file: FILE, templatesDir: DEFAULT_TEMPLATES_DIR, templates: TEMPLATES });
+  return derive(raw, { file: FILE, templateSource: defaultTemplates(), templates: TEMPLATES });
 }
 
 afterEach(() => jest.restoreAllMocks());

@@ -8,10 +8,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WorkerCluster } from '../../../lib/model/cluster/schema/schema';
 import { renderConfig } from '../../../lib/model/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR, listTemplates, loadTemplate } from '../../../lib/model/cloudconfig/templates';
+import { listTemplates, loadTemplate } from '../../../lib/model/cloudconfig/templates';
 import { TemplateError } from '../../../lib/core/errors';
 import { example, tempDir } from '../../helpers/clusters';
 import { copyTemplates } from '../../fixtures/cloudconfig/boot';
+import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../../lib/platform/files/template-directory';
 
 let dir: string;
 beforeEach(() => {
@@ -42,7 +43,7 @@ describe('a template uses only the values it declares: an undeclared one is an e
     const line =
       fs.readFileSync(path.join(dir, 'flatcar-worker/bootstrap-token.sh.hbs'), 'utf8').split('\n').length - 1;
     // WHEN
-    const error = thrown(() => renderConfig(flatcar(), dir));
+    const error = thrown(() => renderConfig(flatcar(), templateDirectory(dir)));
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
     expect(error.message).toContain(
@@ -59,7 +60,7 @@ describe('a template uses only the values it declares: an undeclared one is an e
       t.replace('server: {{values.apiEndpoint}}', 'server: {{values.apiServer}}'),
     );
     // WHEN
-    const error = thrown(() => renderConfig(al2023(), dir));
+    const error = thrown(() => renderConfig(al2023(), templateDirectory(dir)));
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
     expect(error.message).toMatch(
@@ -71,7 +72,7 @@ describe('a template uses only the values it declares: an undeclared one is an e
     // GIVEN
     edit('_shared/kubelet-config.yaml.hbs', (t) => t.replace('{{values.clusterDNS}}', '{{values.dns.clusterIP}}'));
     // WHEN
-    const error = thrown(() => renderConfig(flatcar(), dir));
+    const error = thrown(() => renderConfig(flatcar(), templateDirectory(dir)));
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
     expect(error.message).toMatch(/_shared\/kubelet-config\.yaml\.hbs:\d+: uses values\.dns, which/);
@@ -87,7 +88,7 @@ describe('strict mode: a value the cluster lacks is an error, never an empty str
     );
     edit('flatcar-worker/bootstrap-token.sh.hbs', (t) => `${t}# node: {{values.nodeName}}\n`);
     // WHEN
-    const error = thrown(() => renderConfig(flatcar(), dir));
+    const error = thrown(() => renderConfig(flatcar(), templateDirectory(dir)));
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
     expect(error.message).toMatch(
@@ -102,7 +103,7 @@ describe('strict mode: a value the cluster lacks is an error, never an empty str
       t.replace('RestartSec=5', 'RestartSec={{rollingUpdate.restartSeconds}}'),
     );
     // WHEN
-    const error = thrown(() => renderConfig(al2023(), dir));
+    const error = thrown(() => renderConfig(al2023(), templateDirectory(dir)));
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
     expect(error.message).toMatch(
@@ -114,7 +115,7 @@ describe('strict mode: a value the cluster lacks is an error, never an empty str
     // GIVEN
     edit('flatcar-worker/bootstrap-token.sh.hbs', (t) => `${t}# cluster: {{cluster.name}}\n`);
     // WHEN
-    const config = renderConfig(flatcar(), dir);
+    const config = renderConfig(flatcar(), templateDirectory(dir));
     // THEN
     expect(
       config.node.files
@@ -133,11 +134,11 @@ describe('unknown template names', () => {
       spec: { ...c.spec, cloudConfig: { ...c.spec.cloudConfig, template: 'flatcar-wroker' } },
     };
     // WHEN
-    const error = thrown(() => renderConfig(cluster, dir));
+    const error = thrown(() => renderConfig(cluster, templateDirectory(dir)));
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
     expect(error.message).toContain('unknown cloud-config template "flatcar-wroker"');
-    expect(error.message).toContain(`fix: use one of: ${[...listTemplates(dir)].sort().join(', ')}`);
+    expect(error.message).toContain(`fix: use one of: ${[...listTemplates(templateDirectory(dir))].sort().join(', ')}`);
     expect(error.message).toContain('al2023-worker, eks-al2023, eks-bottlerocket, flatcar-worker');
   });
 
@@ -145,11 +146,11 @@ describe('unknown template names', () => {
     // GIVEN
     const name = '_shared';
     // WHEN
-    const error = thrown(() => loadTemplate(name, dir));
+    const error = thrown(() => loadTemplate(name, templateDirectory(dir)));
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
     expect(error.message).toContain('unknown cloud-config template "_shared"');
-    expect([...listTemplates(dir)].sort()).toEqual([
+    expect([...listTemplates(templateDirectory(dir))].sort()).toEqual([
       'al2023-worker',
       'eks-al2023',
       'eks-bottlerocket',
@@ -183,7 +184,7 @@ describe('a bad manifest is refused, naming the manifest file and the field', ()
     // GIVEN
     edit('flatcar-worker/template.yaml', change);
     // WHEN
-    const error = thrown(() => renderConfig(flatcar(), dir));
+    const error = thrown(() => renderConfig(flatcar(), templateDirectory(dir)));
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
     expect(error.message).toContain('invalid template manifest');
@@ -195,7 +196,7 @@ describe('a bad manifest is refused, naming the manifest file and the field', ()
     // GIVEN
     fs.rmSync(path.join(dir, '_shared', 'sysctl.conf.hbs'));
     // WHEN
-    const error = thrown(() => renderConfig(flatcar(), dir));
+    const error = thrown(() => renderConfig(flatcar(), templateDirectory(dir)));
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
     expect(error.message).toContain(`${manifest()}: template file ../_shared/sysctl.conf.hbs does not exist`);
@@ -207,7 +208,7 @@ describe('a bad manifest is refused, naming the manifest file and the field', ()
       t.replace('template: ../_shared/sysctl.conf.hbs', 'template: ../../../etc/hostname'),
     );
     // WHEN
-    const error = thrown(() => renderConfig(flatcar(), dir));
+    const error = thrown(() => renderConfig(flatcar(), templateDirectory(dir)));
     // THEN
     expect(error).toBeInstanceOf(TemplateError);
     expect(error.message).toContain(`${manifest()}: template ../../../etc/hostname is outside ${dir}`);

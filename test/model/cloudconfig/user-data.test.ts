@@ -19,18 +19,19 @@ import {
   validated,
   variant,
 } from '../../helpers/clusters';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 /** A recognizable fake kubelet bootstrap token (the `[a-z0-9]{6}.[a-z0-9]{16}` format). */
 const FAKE_TOKEN = 'fak3id.f4k3s3cr3tt0k3n0';
 const TOKEN_FORMAT = /\b[a-z0-9]{6}\.[a-z0-9]{16}\b/;
 
 function render(cluster: WorkerCluster) {
-  const config = renderConfig(cluster);
+  const config = renderConfig(cluster, defaultTemplates());
   const source = `s3://worker-stacks-configs-${cluster.spec.account}-${cluster.spec.region}/clusters/${cluster.metadata.name}/${config.checksum}.${config.extension}`;
   return {
     config,
     source,
-    userData: configUserData(config, source),
+    userData: configUserData(config, source, defaultTemplates()),
   };
 }
 
@@ -104,7 +105,7 @@ describe('the small user data holds only the source, the checksum and fixed text
 
   test('the Ignition user data is exactly config.replace with the source and the sha256 hash', () => {
     // GIVEN
-    const name = EXAMPLE_NAMES.find((n) => renderConfig(example(n)).format === 'ignition')!;
+    const name = EXAMPLE_NAMES.find((n) => renderConfig(example(n), defaultTemplates()).format === 'ignition')!;
     // WHEN
     const { config, source, userData } = render(example(name));
     // THEN
@@ -118,7 +119,7 @@ describe('the small user data holds only the source, the checksum and fixed text
 
   test('the cloud-init user data is one bootcmd that verifies with sha256sum before installing', () => {
     // GIVEN
-    const name = EXAMPLE_NAMES.find((n) => renderConfig(example(n)).format === 'cloud-init')!;
+    const name = EXAMPLE_NAMES.find((n) => renderConfig(example(n), defaultTemplates()).format === 'cloud-init')!;
     // WHEN
     const { config, source, userData } = render(example(name));
     const doc = parse(userData);
@@ -138,26 +139,27 @@ describe('the small user data holds only the source, the checksum and fixed text
 });
 
 describe('a user data that carries its config (EKS) holds the checksum, the source and exactly the stored bytes', () => {
-  test.each(CONFIG_IN_USER_DATA_EXAMPLES.flatMap((n) => [...renderPools(example(n)).keys()].map((p) => [n, p])))(
-    '%s, pool %s: within EC2’s 16 KB, and no bootstrap token or secret ARN in it',
-    (name, pool) => {
-      // GIVEN
-      const cluster = example(name);
-      const config = renderPools(cluster).get(pool)!;
-      const source = `s3://worker-stacks-configs-${cluster.spec.account}-${cluster.spec.region}/clusters/${name}/${config.checksum}.${config.extension}`;
-      const text = config.bytes.toString('utf8');
-      // WHEN
-      const userData = configUserData(config, source);
-      // THEN
-      expect(userData).toContain(config.checksum);
-      expect(userData).toContain(source);
-      expect(userData).toContain(text);
-      expect(Buffer.byteLength(userData)).toBeLessThanOrEqual(LIMITS.userDataBytes);
-      expect(userData).not.toMatch(TOKEN_FORMAT);
-      // No secret's ARN at all (an EKS object names none; a secret of a template's own value would be one).
-      expect(userData).not.toMatch(/arn:aws[a-z-]*:secretsmanager:/);
-    },
-  );
+  test.each(
+    CONFIG_IN_USER_DATA_EXAMPLES.flatMap((n) =>
+      [...renderPools(example(n), defaultTemplates()).keys()].map((p) => [n, p]),
+    ),
+  )('%s, pool %s: within EC2’s 16 KB, and no bootstrap token or secret ARN in it', (name, pool) => {
+    // GIVEN
+    const cluster = example(name);
+    const config = renderPools(cluster, defaultTemplates()).get(pool)!;
+    const source = `s3://worker-stacks-configs-${cluster.spec.account}-${cluster.spec.region}/clusters/${name}/${config.checksum}.${config.extension}`;
+    const text = config.bytes.toString('utf8');
+    // WHEN
+    const userData = configUserData(config, source, defaultTemplates());
+    // THEN
+    expect(userData).toContain(config.checksum);
+    expect(userData).toContain(source);
+    expect(userData).toContain(text);
+    expect(Buffer.byteLength(userData)).toBeLessThanOrEqual(LIMITS.userDataBytes);
+    expect(userData).not.toMatch(TOKEN_FORMAT);
+    // No secret's ARN at all (an EKS object names none; a secret of a template's own value would be one).
+    expect(userData).not.toMatch(/arn:aws[a-z-]*:secretsmanager:/);
+  });
 });
 
 describe('no secret in any config', () => {
@@ -165,14 +167,14 @@ describe('no secret in any config', () => {
     // GIVEN
     const cluster = example(name);
     // WHEN
-    const text = renderConfig(cluster)
+    const text = renderConfig(cluster, defaultTemplates())
       .node.files.map((f) => f.contents)
       .join('\n');
     // THEN
     expect(text).toContain(`--secret-id '${cluster.spec.cloudConfig.values.bootstrapTokenSecretArn}'`);
     expect(text).toContain('token: $token\n');
     expect(text).not.toMatch(TOKEN_FORMAT);
-    expect(renderConfig(cluster).bytes.toString('utf8')).not.toMatch(TOKEN_FORMAT);
+    expect(renderConfig(cluster, defaultTemplates()).bytes.toString('utf8')).not.toMatch(TOKEN_FORMAT);
   });
 
   test('a token cannot be put into the cluster object: the values are a closed set', () => {
@@ -205,7 +207,7 @@ describe('no secret in any config', () => {
     expect(cluster.spec.tags.note).toBe(FAKE_TOKEN);
     expect(config.bytes.toString('utf8')).not.toContain(FAKE_TOKEN);
     expect(userData).not.toContain(FAKE_TOKEN);
-    expect(config.checksum).toBe(renderConfig(example(name)).checksum);
+    expect(config.checksum).toBe(renderConfig(example(name), defaultTemplates()).checksum);
   });
 });
 

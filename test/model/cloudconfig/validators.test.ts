@@ -13,6 +13,7 @@ import { renderConfig, RenderedConfig } from '../../../lib/model/cloudconfig/ren
 import { renderUserData } from '../../../lib/model/cloudconfig/user-data';
 import { BOOTSTRAP_EXAMPLES, example, ownSecret, tempDir, TEMPLATES, variant } from '../../helpers/clusters';
 import { requireTool, run, RunResult } from '../../helpers/tools';
+import { defaultTemplates } from '../../../lib/platform/files/template-directory';
 
 let dir: string;
 beforeAll(() => {
@@ -75,7 +76,7 @@ describe('the big config passes the real validator of its format', () => {
     // GIVEN
     const cluster = example(name);
     // WHEN
-    const config = renderConfig(cluster);
+    const config = renderConfig(cluster, defaultTemplates());
     const file = write(`${name}.${config.extension}`, config.bytes);
     // THEN
     expectValid(config.format, file);
@@ -85,7 +86,7 @@ describe('the big config passes the real validator of its format', () => {
     'template %s with every value filled',
     (_template, cluster) => {
       // GIVEN
-      const config = renderConfig(cluster);
+      const config = renderConfig(cluster, defaultTemplates());
       // WHEN
       const file = write(`${cluster.metadata.name}.${config.extension}`, config.bytes);
       // THEN
@@ -98,7 +99,7 @@ describe('the big config passes the real validator of its format', () => {
 
   test('both formats are covered by the examples', () => {
     // GIVEN
-    const formats = new Set(BOOTSTRAP_EXAMPLES.map((n) => renderConfig(example(n)).format));
+    const formats = new Set(BOOTSTRAP_EXAMPLES.map((n) => renderConfig(example(n), defaultTemplates()).format));
     // WHEN
     const sorted = [...formats].sort();
     // THEN
@@ -110,7 +111,7 @@ describe('the small user data passes the real validator of its format', () => {
   test.each(BOOTSTRAP_EXAMPLES)('example %s', (name) => {
     // GIVEN
     const cluster = example(name);
-    const config = renderConfig(cluster);
+    const config = renderConfig(cluster, defaultTemplates());
     // WHEN
     const file = write(`${name}.user-data`, smallUserData(cluster, config));
     // THEN
@@ -119,12 +120,16 @@ describe('the small user data passes the real validator of its format', () => {
 });
 
 describe('the validators are live: broken documents are rejected', () => {
-  const ignitionExample = BOOTSTRAP_EXAMPLES.find((n) => renderConfig(example(n)).format === 'ignition')!;
-  const cloudInitExample = BOOTSTRAP_EXAMPLES.find((n) => renderConfig(example(n)).format === 'cloud-init')!;
+  const ignitionExample = BOOTSTRAP_EXAMPLES.find(
+    (n) => renderConfig(example(n), defaultTemplates()).format === 'ignition',
+  )!;
+  const cloudInitExample = BOOTSTRAP_EXAMPLES.find(
+    (n) => renderConfig(example(n), defaultTemplates()).format === 'cloud-init',
+  )!;
 
   test('ignition-validate warns about an unknown key, which fails the check above', () => {
     // GIVEN
-    const doc = JSON.parse(renderConfig(example(ignitionExample)).bytes.toString('utf8'));
+    const doc = JSON.parse(renderConfig(example(ignitionExample), defaultTemplates()).bytes.toString('utf8'));
     doc.systemd.units[0].bogusKey = true;
     // WHEN
     const result = ignitionValidate(write('unknown-key.ign', JSON.stringify(doc)));
@@ -135,7 +140,7 @@ describe('the validators are live: broken documents are rejected', () => {
 
   test('ignition-validate rejects a relative file path and a truncated hash', () => {
     // GIVEN
-    const doc = JSON.parse(renderConfig(example(ignitionExample)).bytes.toString('utf8'));
+    const doc = JSON.parse(renderConfig(example(ignitionExample), defaultTemplates()).bytes.toString('utf8'));
     doc.storage.files[0].path = 'etc/relative';
     const small = renderUserData({ format: 'ignition', checksum: 'a'.repeat(64), source: 's3://bucket/x.ign' }).replace(
       'a'.repeat(64),
@@ -153,7 +158,7 @@ describe('the validators are live: broken documents are rejected', () => {
 
   test('cloud-init schema rejects an unknown key in write_files', () => {
     // GIVEN
-    const doc = parse(renderConfig(example(cloudInitExample)).bytes.toString('utf8'));
+    const doc = parse(renderConfig(example(cloudInitExample), defaultTemplates()).bytes.toString('utf8'));
     doc.write_files[0].bogusKey = 1;
     // WHEN
     const result = cloudInitSchema(write('unknown-key.yaml', `#cloud-config\n${stringify(doc)}`));
@@ -166,7 +171,7 @@ describe('the validators are live: broken documents are rejected', () => {
   test('cloud-init schema rejects a bootcmd that is not a list', () => {
     // GIVEN
     const cluster = example(cloudInitExample);
-    const small = parse(smallUserData(cluster, renderConfig(cluster)));
+    const small = parse(smallUserData(cluster, renderConfig(cluster, defaultTemplates())));
     small.bootcmd = { script: small.bootcmd[0][2] };
     // WHEN
     const result = cloudInitSchema(write('bad-bootcmd.yaml', `#cloud-config\n${stringify(small)}`));

@@ -3,11 +3,16 @@ import * as path from 'node:path';
 import { buildFleetApp } from '../../../lib/engines/stacks/app';
 import { derive } from '../../../lib/model/cluster/derive';
 import { synthesisProblems } from '../../../lib/engines/synthesis/synthesis-check';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../../lib/model/cloudconfig/templates';
+import { listTemplates } from '../../../lib/model/cloudconfig/templates';
 import { formatProblem } from '../../../lib/core/errors';
 import { rawExample, tempDir } from '../../helpers/clusters';
 import { EXAMPLE, Harness } from '../../fakes/harness';
 import { Json } from '../../helpers/json';
+import {
+  DEFAULT_TEMPLATES_DIR,
+  defaultTemplates,
+  templateDirectory,
+} from '../../../lib/platform/files/template-directory';
 
 /** validate, render, status, the CDK app and the reconciler derive an object one way: the same refusals, the same words. */
 
@@ -30,8 +35,8 @@ test.each([
   // WHEN it is derived
   const d = derive(raw, {
     file: 'clusters/staging-us1.yaml',
-    templatesDir: DEFAULT_TEMPLATES_DIR,
-    templates: listTemplates(DEFAULT_TEMPLATES_DIR),
+    templateSource: defaultTemplates(),
+    templates: listTemplates(defaultTemplates()),
   });
 
   // THEN a refusal names the stage and the field; a valid object has its config and checksum
@@ -43,10 +48,10 @@ test.each([
 test('derive reads no directory listing: the templates it knows are the ones its caller listed', () => {
   // GIVEN staging-us1, whose template al2023-worker is in the directory, and a caller's list without it
   const raw = rawExample('staging-us1');
-  const listed = new Set([...listTemplates(DEFAULT_TEMPLATES_DIR)].filter((t) => t !== 'al2023-worker'));
+  const listed = new Set([...listTemplates(defaultTemplates())].filter((t) => t !== 'al2023-worker'));
 
   // WHEN it is derived with that list
-  const d = derive(raw, { file: 'clusters/staging-us1.yaml', templatesDir: DEFAULT_TEMPLATES_DIR, templates: listed });
+  const d = derive(raw, { file: 'clusters/staging-us1.yaml', templateSource: defaultTemplates(), templates: listed });
 
   // THEN the template is unknown, as the list says, though its directory is there
   expect(d.stage).toBe('validate');
@@ -60,7 +65,11 @@ test('a template that does not render: derive, validate (synthesis check) and th
   const file = 'clusters/staging-us1.yaml';
 
   // WHEN each path derives it
-  const d = derive(raw, { file, templatesDir, templates: listTemplates(templatesDir) });
+  const d = derive(raw, {
+    file,
+    templateSource: templateDirectory(templatesDir),
+    templates: listTemplates(templateDirectory(templatesDir)),
+  });
   const fromValidate = synthesisProblems(d.cluster!, file, { templatesDir, nag: false });
   let fromApp = '';
   try {
@@ -97,8 +106,8 @@ test('the reconciler stalls such an object as RenderFailed with the words valida
     // THEN it stalled before anything reached AWS, saying what derive says of the same object
     const d = derive(rawExample(EXAMPLE), {
       file: (await h.deps().store.get(EXAMPLE))!.source,
-      templatesDir,
-      templates: listTemplates(templatesDir),
+      templateSource: templateDirectory(templatesDir),
+      templates: listTemplates(templateDirectory(templatesDir)),
     });
     expect(outcome.result).toBe('stalled');
     expect(h.problem()).toMatchObject({

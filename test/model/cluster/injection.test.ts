@@ -1,11 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { validateCluster } from '../../../lib/model/cluster/validate';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../../lib/model/cloudconfig/templates';
+import { listTemplates } from '../../../lib/model/cloudconfig/templates';
 import { BadRow, expectRefused } from '../../helpers/bad-input';
 import { rawExample, tempDir } from '../../helpers/clusters';
 import { copyTemplates } from '../../fixtures/cloudconfig/boot';
 import { Json } from '../../helpers/json';
+import {
+  DEFAULT_TEMPLATES_DIR,
+  defaultTemplates,
+  templateDirectory,
+} from '../../../lib/platform/files/template-directory';
 
 /**
  * Node-config injection (issue 21): a value from the cluster object is written into root shell scripts, containerd's
@@ -32,8 +37,7 @@ describe('a core value that could break out of its file on the node is refused',
     const raw = rawExample('prod-eu1');
     raw.spec.cloudConfig.values.registryMirrors = ['https://mirror.example.com:5000/v2/docker.io,cache=1%20x~y+z'];
     expect(
-      validateCluster(raw, { file: 'clusters/prod-eu1.yaml', templates: listTemplates(DEFAULT_TEMPLATES_DIR) })
-        .problems,
+      validateCluster(raw, { file: 'clusters/prod-eu1.yaml', templates: listTemplates(defaultTemplates()) }).problems,
     ).toEqual([]);
   });
 });
@@ -48,8 +52,11 @@ describe("a template's own string values", () => {
   const check = (mutate: (raw: Json) => void = () => undefined) => {
     const raw = rawExample('staging-us1');
     mutate(raw);
-    return validateCluster(raw, { file: 'clusters/staging-us1.yaml', templates: listTemplates(dir), templatesDir: dir })
-      .problems;
+    return validateCluster(raw, {
+      file: 'clusters/staging-us1.yaml',
+      templates: listTemplates(templateDirectory(dir)),
+      templateSource: templateDirectory(dir),
+    }).problems;
   };
 
   test.each([

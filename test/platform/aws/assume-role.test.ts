@@ -12,8 +12,8 @@ import { DeployerCredentials, sessionName } from '../../../lib/platform/aws/assu
 import { AssumeRoleError } from '../../../lib/core/errors';
 import { createDeps } from '../../../lib/adapters/cli/wiring';
 import { tempDir } from '../../helpers/clusters';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { Json } from '../../helpers/json';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 const sts = mockClient(STSClient);
 const cfn = mockClient(CloudFormationClient);

@@ -13,7 +13,6 @@ import { HeadObjectCommand, NotFound, PutObjectCommand, S3Client } from '@aws-sd
 import { mockClient } from 'aws-sdk-client-mock';
 import { stringify } from 'yaml';
 import { S3Publisher } from '../../../lib/platform/aws/s3-publisher';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { ReconcilerDeps } from '../../../lib/engines/reconciler/workflow/context';
 import { Logger } from '../../../lib/core/logger';
 import { TEMPLATE_BODY_LIMIT } from '../../../lib/engines/synthesis/synthesize';
@@ -22,6 +21,7 @@ import { CLUSTER_TAG, configBucketName, OWNER_TAG } from '../../../lib/core/nami
 import { FileStore } from '../../../lib/adapters/stores/file-store';
 import { rawExample, tempDir } from '../../helpers/clusters';
 import { fastSdkCloudFormation, sdkStack, stackNotFound } from '../../helpers/sdk-mocks';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 // The change set the reconcile workflow asks for, through the real SDK adapters with mocked clients (no network).
 

@@ -3,9 +3,9 @@ import * as net from 'node:net';
 import { awsClients } from '../../../lib/platform/aws/clients';
 import { processPacing, RequestRateLimiter } from '../../../lib/platform/aws/request-rate';
 import { createDeps } from '../../../lib/adapters/cli/wiring';
-import { DEFAULT_TEMPLATES_DIR } from '../../../lib/model/cloudconfig/templates';
 import { tempDir } from '../../helpers/clusters';
 import { SdkCloudFormation } from '../../../lib/platform/aws/sdk-cloudformation';
+import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
 /**
  * The SDK's own CloudFormation client, as the daemon makes it, against a server that answers the query protocol:

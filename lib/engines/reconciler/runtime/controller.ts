@@ -19,6 +19,7 @@ import { RolloutCoordinator } from '../../rollout/coordinator';
 import { recordedStack } from '../../rollout/report';
 import { RolloutPolicySource } from '../../rollout/policy-source';
 import { RolloutSignals } from '../../rollout/rollout-signals';
+import { templateDirectory } from '../../../platform/files/template-directory';
 
 export interface ControllerOptions {
   /** Worker stacks in progress at the same time, fleet-wide (a stack waited on holds no worker). @default 4 */
@@ -149,7 +150,9 @@ export class Controller {
   }
 
   public refreshTemplates(): void {
-    this.templatesVersion = this.deps.derived ? readTemplatesVersion(this.deps.templatesDir) : undefined;
+    this.templatesVersion = this.deps.derived
+      ? readTemplatesVersion(templateDirectory(this.deps.templatesDir))
+      : undefined;
   }
 
   /** One reconcile of one cluster by name (the work queue's unit). */

@@ -8,6 +8,7 @@ import { TASK } from '../workflow/context';
 import { Desired, Drift, Observed, Start, Validated } from '../workflow/state';
 import { need, task } from '../workflow/task';
 import { TaskContext } from '../workflow/task-context';
+import { templateDirectory } from '../../../platform/files/template-directory';
 
 /**
  * 0. The same bytes, templates and code as the last successful apply, and the listed stack settled on exactly what
@@ -47,7 +48,7 @@ export const validate = task<Start, Pick<Validated, 'cluster'>>()({
       ? { problems: record.parseProblems }
       : validateCluster(record.raw, {
           file: record.source,
-          templates: listTemplates(ctx.deps.templatesDir),
+          templates: listTemplates(templateDirectory(ctx.deps.templatesDir)),
           images: ctx.images,
         });
     if ('cluster' in result && result.cluster) return { cluster: result.cluster };

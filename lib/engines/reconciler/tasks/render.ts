@@ -9,6 +9,7 @@ import { Desired, Validated } from '../workflow/state';
 import { task } from '../workflow/task';
 import { inputsFingerprint } from '../workflow/fingerprint';
 import { TaskContext } from '../workflow/task-context';
+import { templateDirectory } from '../../../platform/files/template-directory';
 
 // The render task and the per-stack config it picks (a pool's own, or for the shared stack the default pool's),
 // rendered once per validated cluster for all of its stacks.
@@ -17,7 +18,7 @@ import { TaskContext } from '../workflow/task-context';
 export function rendered(ctx: TaskContext<'templatesDir'>, s: Validated): ReadonlyMap<string, RenderedConfig> {
   const known = renderedPools.get(s.cluster);
   if (known) return known;
-  const r = renderCluster(s.cluster, ctx.record.source, ctx.deps.templatesDir);
+  const r = renderCluster(s.cluster, ctx.record.source, templateDirectory(ctx.deps.templatesDir));
   if ('problems' in r) throw new RenderError(r.problems);
   // Keyed on the validated cluster (the derived cache keeps the same object while the object's bytes stay the same):
   // a cluster's stacks, reconciled one after the other, render its pools once.

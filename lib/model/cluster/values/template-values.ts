@@ -34,7 +34,8 @@ export interface TemplateValues {
 
 /**
  * One template's declaration from the text of its values.yaml (`shown` names that file in problems). Never throws: a
- * bad declaration comes back as problems. Reading the file is lib/model/cloudconfig/template-declarations.ts's.
+ * bad declaration comes back as problems. Reading the file (through the TemplateSource port) is
+ * lib/model/cloudconfig/template-declarations.ts's.
  */
 export function declarationFrom(text: string, shown: string): TemplateValues {
   let raw: unknown;

@@ -3,6 +3,7 @@ import { renderConfig } from '../../../../lib/model/cloudconfig/render';
 import { TEMPLATES } from '../../../helpers/clusters';
 import { Json } from '../../../helpers/json';
 import { rawPoolsExample } from '../../../helpers/named-pools';
+import { defaultTemplates } from '../../../../lib/platform/files/template-directory';
 
 /**
  * Issue 32 item 8: a template value is required only by the template that uses it. prod-eu1 is a Flatcar cluster
@@ -35,7 +36,7 @@ test.each([
   expect(r.problems).toEqual([]);
   // AND each AL2023 pool's node config is AL2023's (nodeadm's NodeConfig, no AWS CLI container)
   for (const p of raw.spec.pools.filter((x: Json) => x.cloudConfig?.template === 'al2023-worker')) {
-    const text = renderConfig(r.cluster!, undefined, p.name).bytes.toString('utf8');
+    const text = renderConfig(r.cluster!, defaultTemplates(), p.name).bytes.toString('utf8');
     expect(text).not.toContain(raw.spec.cloudConfig.values.awsCliImage ?? 'aws-cli@sha256');
   }
 });

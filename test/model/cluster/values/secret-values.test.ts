@@ -2,12 +2,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { validateCluster } from '../../../../lib/model/cluster/validate';
 import { secretReferences } from '../../../../lib/model/cluster/values/secret-values';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../../../lib/model/cloudconfig/templates';
+import { listTemplates } from '../../../../lib/model/cloudconfig/templates';
 import { rawExample, tempDir } from '../../../helpers/clusters';
 import { synthCluster } from '../../../helpers/synth';
 import { copyTemplates } from '../../../fixtures/cloudconfig/boot';
 import { Json } from '../../../helpers/json';
 import { rawPoolsExample } from '../../../helpers/named-pools';
+import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../../../lib/platform/files/template-directory';
 
 /**
  * Issue 32 item 3: every secret a template value names is the cluster's own, wherever it is set (the cluster's values
@@ -46,9 +47,10 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 function problems(mutate: (o: Json) => void) {
   const raw = rawPoolsExample();
   mutate(raw);
-  return validateCluster(raw, { file: 'clusters/prod-eu1.yaml', templates: listTemplates(dir) }).problems.map(
-    (p) => `${p.path}: ${p.message}`,
-  );
+  return validateCluster(raw, {
+    file: 'clusters/prod-eu1.yaml',
+    templates: listTemplates(templateDirectory(dir)),
+  }).problems.map((p) => `${p.path}: ${p.message}`);
 }
 
 const notOwn = (at: string, name: string) =>
@@ -114,7 +116,7 @@ test('the node role may read every secret the values name (else a declared secre
   raw.spec.cloudConfig.values.registrySecretArn = OWN;
   const { cluster, problems } = validateCluster(raw, {
     file: 'clusters/prod-eu1.yaml',
-    templates: listTemplates(dir),
+    templates: listTemplates(templateDirectory(dir)),
   });
   expect(problems).toEqual([]);
   // WHEN synthesized

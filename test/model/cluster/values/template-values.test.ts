@@ -2,11 +2,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { validateCluster } from '../../../../lib/model/cluster/validate';
 import { renderConfig } from '../../../../lib/model/cloudconfig/render';
-import { DEFAULT_TEMPLATES_DIR, listTemplates } from '../../../../lib/model/cloudconfig/templates';
+import { listTemplates } from '../../../../lib/model/cloudconfig/templates';
 import { runCli } from '../../../../lib/adapters/cli/program';
 import { EXAMPLES_DIR, rawExample, tempDir, TEMPLATES } from '../../../helpers/clusters';
 import { copyTemplates } from '../../../fixtures/cloudconfig/boot';
 import { Json } from '../../../helpers/json';
+import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../../../lib/platform/files/template-directory';
 
 /**
  * Typed values per config template (issue 10, item 13): a template declares its own values in values.yaml next
@@ -41,11 +42,13 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 function check(mutate: (raw: Json) => void) {
   const raw = rawExample('staging-us1');
   mutate(raw);
-  return validateCluster(raw, { file: 'clusters/staging-us1.yaml', templates: listTemplates(dir) });
+  return validateCluster(raw, { file: 'clusters/staging-us1.yaml', templates: listTemplates(templateDirectory(dir)) });
 }
 
 const bootScript = (r: ReturnType<typeof check>) =>
-  renderConfig(r.cluster!, dir).node.files.find((f) => f.path === '/opt/bin/worker-stacks-bootstrap-token')!.contents;
+  renderConfig(r.cluster!, templateDirectory(dir)).node.files.find(
+    (f) => f.path === '/opt/bin/worker-stacks-bootstrap-token',
+  )!.contents;
 
 test('a declared value left out gets its declared default, and renders', () => {
   // WHEN the object does not set it

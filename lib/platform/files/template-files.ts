@@ -1,11 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TemplateError } from '../../core/errors';
+import { MAX_TEMPLATE_FILE_BYTES } from '../../model/cloudconfig/template-source';
 
 /**
  * Reading a template directory that may be hostile (WORKER_STACKS_TEMPLATES can point anywhere). Every file of it that
  * worker-stacks reads (template.yaml, values.yaml, the .hbs files and partials) goes through readTemplateText, which
- * reads only a regular file that really lies inside the directory, of at most MAX_TEMPLATE_FILE_BYTES:
+ * reads only a regular file that really lies inside the directory, of at most MAX_TEMPLATE_FILE_BYTES (template-source.ts):
  *
  * - its real path (every symlink resolved) must be inside the directory's real path, so a link to /etc/shadow, to
  *   another checkout or to /proc/self/environ is refused before it is opened, and its target never lands in a node
@@ -14,9 +15,6 @@ import { TemplateError } from '../../core/errors';
  *   read, and a file swapped after the path check is still the one checked;
  * - at most MAX_TEMPLATE_FILE_BYTES + 1 bytes are read, so a file that grows meanwhile is refused too.
  */
-
-/** The largest template file read: the repository's largest is a few KiB; 256 KiB leaves room and bounds memory. */
-export const MAX_TEMPLATE_FILE_BYTES = 256 * 1024;
 
 /** `cloudconfig/_shared/x.hbs`: a template file as messages name it, the same on every machine. */
 export function shownTemplatePath(dir: string, file: string): string {
