@@ -20,7 +20,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { renderConfig } from '../lib/model/cloudconfig/render';
 import { poolNamed, primaryPool, stackUnits } from '../lib/model/cluster/pools/pools';
-import { assemblyDir } from '../lib/engines/synthesis/synthesize';
+import { assemblyDir } from '../lib/engines/synthesis/assembly-dir';
 import { Synthesizer, TASK } from '../lib/engines/reconciler/workflow/context';
 import { after } from '../lib/engines/reconciler/workflow/task';
 import { poolStackName, workerStackName } from '../lib/core/naming';

@@ -10,7 +10,7 @@ import { Logger } from '../../lib/core/logger';
 import { Outcome } from '../../lib/engines/reconciler/workflow/outcomes';
 import { Controller } from '../../lib/engines/reconciler/runtime/controller';
 import { DerivedCache } from '../../lib/model/cluster/derived-cache';
-import { assemblyDir } from '../../lib/engines/synthesis/synthesize';
+import { assemblyDir } from '../../lib/engines/synthesis/assembly-dir';
 import { CrashSignal } from '../../lib/engines/reconciler/compose/workflow';
 import { after, Hook } from '../../lib/engines/reconciler/workflow/task';
 import { FilePolicySource, POLICY_DIR } from '../../lib/engines/rollout/policy-source';

@@ -14,6 +14,7 @@ import { captureOutput, formatFindings, isPolicyReport, nagFindings, SynthesisFi
 import { DeployerTrust } from '../stacks/bootstrap-roles';
 import { BootstrapStack } from '../stacks/bootstrap-stack';
 import { BOOTSTRAP_STACK_NAME, workerStackName } from '../../core/naming';
+import { assemblyDir, assemblyKey, removeAssembly } from './assembly-dir';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when nag runs (lib/core/lazy-module.ts)
 const cdkNag = lazyModule(() => require('cdk-nag') as typeof CdkNag);
@@ -54,33 +55,6 @@ export interface SynthesizeOptions {
    * WorkerStack-<cluster>-Pool-<name>). @default WorkerStack-<cluster>
    */
   readonly stackName?: string;
-}
-
-/**
- * The directory name of one stack's assemblies under a work dir: the cluster's name for its shared stack (as before
- * pools), the stack's own name for a pool's stack (a cluster name is a DNS label, never `WorkerStack-...`), so the
- * stacks of one cluster can be synthesized at once without removing each other's assemblies.
- */
-export function assemblyKey(cluster: string, stackName: string = workerStackName(cluster)): string {
-  return stackName === workerStackName(cluster) ? cluster : stackName;
-}
-
-/** Where the assemblies of one stack (`assemblyKey`) go under a work dir. */
-export function assemblyDir(workDir: string, key: string): string {
-  return path.join(workDir, key);
-}
-
-/**
- * Drops the assembly of one stack (`key` from assemblyKey: the cluster's name for its shared stack). It is scratch once its assets are published (the change set takes the template from
- * memory or S3), and the work dir may be memory (/dev/shm). Never throws: a directory that cannot be removed must
- * not turn a reconcile's outcome into an error; it is reported and overwritten by the next synthesis.
- */
-export function removeAssembly(workDir: string, key: string, warn: (msg: string) => void = () => undefined): void {
-  try {
-    fs.rmSync(assemblyDir(workDir, key), { recursive: true, force: true });
-  } catch (e) {
-    warn(`could not remove the assembly of ${key} in ${workDir}: ${(e as Error).message}`);
-  }
 }
 
 /**

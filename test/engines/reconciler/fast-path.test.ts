@@ -5,6 +5,7 @@ import * as load from '../../../lib/model/cluster/load';
 import * as validation from '../../../lib/model/cluster/validate';
 import { DerivedCache } from '../../../lib/model/cluster/derived-cache';
 import * as synthesis from '../../../lib/engines/synthesis/synthesize';
+import { assemblyDir } from '../../../lib/engines/synthesis/assembly-dir';
 import { Harness } from '../../fakes/harness';
 import { DEFAULT_TEMPLATES_DIR } from '../../../lib/platform/files/template-directory';
 
@@ -121,7 +122,7 @@ test('the work dir holds no assembly once a reconcile has ended, applied or fail
   // WHEN a cluster is applied, looking at the work dir around the steps
   const seen: Record<string, boolean> = {};
   const look = (when: string) => (task: string) =>
-    void (seen[`${when} ${task}`] = fs.existsSync(synthesis.assemblyDir(workDir, 'staging-us1')));
+    void (seen[`${when} ${task}`] = fs.existsSync(assemblyDir(workDir, 'staging-us1')));
   const hooks = { before: look('before'), after: look('after') };
   expect((await h.pass({ hooks }, deps)).outcomes.get('staging-us1')?.result).toBe('applied');
   // THEN its assembly (template, config object, manifests) was there for publish, gone before the change set, the
@@ -135,18 +136,18 @@ test('the work dir holds no assembly once a reconcile has ended, applied or fail
     'after execute': false,
     'before record-execution': false,
   });
-  expect(fs.existsSync(synthesis.assemblyDir(workDir, 'staging-us1'))).toBe(false);
+  expect(fs.existsSync(assemblyDir(workDir, 'staging-us1'))).toBe(false);
 
   // WHEN a synthesis fails half-way (after the asset was written)
   h.edit('staging-us1', (raw) => (raw.spec.pool.maxSize = (raw.spec.pool.maxSize as number) + 1));
   synths.mockImplementationOnce((cluster, opts) => {
-    fs.mkdirSync(path.join(synthesis.assemblyDir(opts.workDir, cluster.metadata.name), 'partial'), { recursive: true });
+    fs.mkdirSync(path.join(assemblyDir(opts.workDir, cluster.metadata.name), 'partial'), { recursive: true });
     throw new Error('synthesis failed');
   });
   const failed = await h.pass({}, deps);
   // THEN the failure is recorded and nothing is left behind either
   expect(failed.outcomes.get('staging-us1')?.result).toBe('failed');
-  expect(fs.existsSync(synthesis.assemblyDir(workDir, 'staging-us1'))).toBe(false);
+  expect(fs.existsSync(assemblyDir(workDir, 'staging-us1'))).toBe(false);
 });
 
 test('an assembly that cannot be removed is reported, and the reconcile still ends as it would have', async () => {
@@ -156,7 +157,7 @@ test('an assembly that cannot be removed is reported, and the reconcile still en
   const fsModule: typeof fs = jest.requireActual('node:fs');
   const rm = fsModule.rmSync;
   const busy = jest.spyOn(fsModule, 'rmSync').mockImplementation((p, o) => {
-    if (String(p) === synthesis.assemblyDir(deps.workDir, 'staging-us1'))
+    if (String(p) === assemblyDir(deps.workDir, 'staging-us1'))
       throw Object.assign(new Error('EBUSY: resource busy or locked'), { code: 'EBUSY' });
     rm(p, o);
   });

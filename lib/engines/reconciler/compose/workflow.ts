@@ -8,7 +8,7 @@ import { StatusRecorder } from '../workflow/status-recorder';
 import { WorkerCluster } from '../../../model/cluster/schema/schema';
 import { bootstrapCommand } from '../../../core/errors';
 
-import { assemblyKey, removeAssembly } from '../../synthesis/synthesize';
+import { assemblyKey, removeAssembly } from '../../synthesis/assembly-dir';
 import { checkVersion } from '../tasks/check-version';
 import { finalize } from '../tasks/finalize';
 import { acquireSlot, changeSet, execute, publish, recover, synthesize } from '../tasks/apply';

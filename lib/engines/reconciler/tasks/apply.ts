@@ -8,7 +8,7 @@ import { camel, TASK } from '../workflow/context';
 import { ChangeSetReady, Observed, RollKeyed, Synthesized } from '../workflow/state';
 import { need, task } from '../workflow/task';
 import { short } from './prepare';
-import { assemblyKey, removeAssembly } from '../../synthesis/synthesize';
+import { assemblyKey, removeAssembly } from '../../synthesis/assembly-dir';
 import { keptSynthesis, SYNTHESIZE_DEPS, synthesizeFor } from './roll-key';
 import { describeRollout, specRollout } from '../../review/rollout-words';
 import { rollbackConfiguration } from './roll-verdict';

@@ -1,6 +1,9 @@
 import { describeRollChange, isCurrentRecipe, RollKey, rollKeyOfBody } from '../../stacks/roll-key';
 import * as path from 'node:path';
-import { assemblyDir, assemblyKey, synthesizeStack, SynthesizedStack } from '../../synthesis/synthesize';
+import type * as Synthesis from '../../synthesis/synthesize';
+import type { SynthesizedStack } from '../../synthesis/synthesize';
+import { assemblyDir, assemblyKey } from '../../synthesis/assembly-dir';
+import { lazyModule } from '../../../core/lazy-module';
 import { StackSummary } from '../../../model/ports/cloudformation-port';
 import { getCondition } from '../../../model/cluster/schema/status';
 import { TASK } from '../workflow/context';
@@ -8,6 +11,11 @@ import { Observed, Roll, RollKeyed } from '../workflow/state';
 import { task } from '../workflow/task';
 import { inputsFingerprint } from '../workflow/fingerprint';
 import { DepsOf, TaskContext } from '../workflow/task-context';
+
+// The synthesis (aws-cdk-lib, ~0.25 s to load) at the first synthesis without a synthesizer of the caller's: importing
+// the reconciler (the CLI, a test with a fake synthesizer) does not load it (lib/core/lazy-module.ts).
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+const synthesis = lazyModule(() => require('../../synthesis/synthesize') as typeof Synthesis);
 
 /** What synthesizeFor reads: where and how stacks are synthesized. */
 export const SYNTHESIZE_DEPS = ['templatesDir', 'workDir', 'nag', 'synthesizer'] as const;
@@ -131,7 +139,9 @@ export async function synthesizeFor(
     source: ctx.record.source,
     stackName: ctx.unit.stackName,
   };
-  const synth = ctx.deps.synthesizer ? await ctx.deps.synthesizer(o.cluster, opts) : synthesizeStack(o.cluster, opts);
+  const synth = ctx.deps.synthesizer
+    ? await ctx.deps.synthesizer(o.cluster, opts)
+    : synthesis().synthesizeStack(o.cluster, opts);
   o.log.info({ stack: synth.stackName, synthMs: Math.round(synth.durationMs) }, 'synthesized');
   return synth;
 }

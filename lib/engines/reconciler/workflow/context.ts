@@ -8,7 +8,7 @@ import { BackoffPolicy } from './backoff';
 import { DerivedCache, derivedKey } from '../../../model/cluster/derived-cache';
 import { EventSink } from './events';
 import type { PendingStatus } from './status-recorder';
-import { SynthesizedStack, SynthesizeOptions } from '../../synthesis/synthesize';
+import type { SynthesizedStack, SynthesizeOptions } from '../../synthesis/synthesize';
 import type { KeptSyntheses } from '../../synthesis/kept-syntheses';
 import type { Start } from './state';
 import { ConfigObjectStore } from '../../../platform/aws/config-objects';
