@@ -7,36 +7,21 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { derive } from '../../../lib/model/cluster/derive';
 import { validateCluster } from '../../../lib/model/cluster/validate';
 import { listTemplates } from '../../../lib/model/cloudconfig/templates';
-import { rawExample, tempDir } from '../../helpers/clusters';
-import { copyTemplates } from '../../fixtures/cloudconfig/boot';
-import { Json } from '../../helpers/json';
-import { DEFAULT_TEMPLATES_DIR, templateDirectory } from '../../../lib/platform/files/template-directory';
+import { rawExample } from '../../helpers/clusters';
+import { templateDirectory } from '../../../lib/platform/files/template-directory';
+import {
+  derivedStaging,
+  validatedStaging,
+  STAGING_FILE,
+  templateCopyPerTest,
+} from '../../fixtures/cloudconfig/template-copy';
 
-let root: string;
-let dir: string;
-beforeEach(() => {
-  root = tempDir('hostile-templates');
-  dir = copyTemplates(DEFAULT_TEMPLATES_DIR, path.join(root, 'cloudconfig'));
-});
-afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
-
-const FILE = 'clusters/staging-us1.yaml';
-/** staging-us1 (al2023-worker) through validate and render, as every command derives it. */
-const derived = (mutate: (raw: Json) => void = () => undefined) => {
-  const raw = rawExample('staging-us1');
-  mutate(raw);
-  return derive(raw, {
-    file: FILE,
-    templateSource: templateDirectory(dir),
-    templates: listTemplates(templateDirectory(dir)),
-  });
-};
+const copy = templateCopyPerTest();
 
 describe('patterns in values.yaml are matched in linear time, or refused', () => {
-  const declare = (entry: string) => fs.appendFileSync(path.join(dir, 'al2023-worker', 'values.yaml'), entry);
+  const declare = (entry: string) => fs.appendFileSync(path.join(copy.dir, 'al2023-worker', 'values.yaml'), entry);
 
   test('a catastrophic pattern, (a+)+, against 40 a and a b: refused in time, not hanging', () => {
     // GIVEN a declaration whose pattern makes a backtracking engine take 2^40 steps on this value
@@ -48,12 +33,16 @@ describe('patterns in values.yaml are matched in linear time, or refused', () =>
         raw.spec.cloudConfig.values.nodeGroup = `${'a'.repeat(40)}b`;
         return raw;
       })(),
-      { file: FILE, templates: listTemplates(templateDirectory(dir)), templateSource: templateDirectory(dir) },
+      {
+        file: STAGING_FILE,
+        templates: listTemplates(templateDirectory(copy.dir)),
+        templateSource: templateDirectory(copy.dir),
+      },
     );
     // THEN
     expect(r.problems).toEqual([
       {
-        file: FILE,
+        file: STAGING_FILE,
         path: 'spec.cloudConfig.values.nodeGroup',
         message: `"${'a'.repeat(40)}b" does not match (a+)+ (rule template-value)`,
         rule: 'template-value',
@@ -71,15 +60,11 @@ describe('patterns in values.yaml are matched in linear time, or refused', () =>
     // GIVEN
     declare(`  - { name: nodeGroup, type: string, pattern: "${pattern}", default: a, description: the group }\n`);
     // WHEN
-    const r = validateCluster(rawExample('staging-us1'), {
-      file: FILE,
-      templates: listTemplates(templateDirectory(dir)),
-      templateSource: templateDirectory(dir),
-    });
+    const r = validatedStaging(copy.dir);
     // THEN
     expect(r.problems).toEqual([
       {
-        file: FILE,
+        file: STAGING_FILE,
         path: 'spec.cloudConfig.template',
         message: expect.stringMatching(message),
         rule: 'template-declaration',
@@ -102,15 +87,15 @@ describe('a template manifest that is a YAML bomb (issue 32 item 11)', () => {
     ['a key twice', 'format: cloud-init', /not a template manifest: .*[Mm]ap keys must be unique/],
   ])('%s is refused naming the manifest, on the template field', (_what, prefix, rule) => {
     // GIVEN al2023-worker's template.yaml with that prepended
-    const file = path.join(dir, 'al2023-worker', 'template.yaml');
+    const file = path.join(copy.dir, 'al2023-worker', 'template.yaml');
     fs.writeFileSync(file, `${prefix}\n${fs.readFileSync(file, 'utf8')}`);
     // WHEN staging-us1 (al2023-worker) is derived, as validate and cdk synth derive it
-    const d = derived();
+    const d = derivedStaging(copy.dir);
     // THEN one problem, on the template field, that names the manifest and the rule
     expect(d.config).toBeUndefined();
     expect(d.problems).toEqual([
       {
-        file: FILE,
+        file: STAGING_FILE,
         path: 'spec.cloudConfig.template',
         message: expect.stringMatching(new RegExp(`al2023-worker/template\\.yaml: ${rule.source}`)),
       },

@@ -8,8 +8,6 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TemplateError } from '../../../lib/core/errors';
-import { derive } from '../../../lib/model/cluster/derive';
-import { validateCluster } from '../../../lib/model/cluster/validate';
 import { listTemplates } from '../../../lib/model/cloudconfig/templates';
 import { MAX_TEMPLATE_FILE_BYTES } from '../../../lib/model/cloudconfig/template-source';
 import {
@@ -17,47 +15,33 @@ import {
   defaultTemplates,
   templateDirectory,
 } from '../../../lib/platform/files/template-directory';
-import { rawExample, REPO, tempDir } from '../../helpers/clusters';
+import { REPO } from '../../helpers/clusters';
 import { run } from '../../helpers/tools';
-import { copyTemplates } from '../../fixtures/cloudconfig/boot';
-import { Json } from '../../helpers/json';
+import {
+  derivedStaging,
+  validatedStaging,
+  STAGING_FILE,
+  templateCopyPerTest,
+} from '../../fixtures/cloudconfig/template-copy';
 
-let root: string;
-let dir: string;
-beforeEach(() => {
-  root = tempDir('hostile-templates');
-  dir = copyTemplates(DEFAULT_TEMPLATES_DIR, path.join(root, 'cloudconfig'));
-});
-afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
-
-const FILE = 'clusters/staging-us1.yaml';
-/** staging-us1 (al2023-worker) through validate and render, as every command derives it. */
-const derived = (mutate: (raw: Json) => void = () => undefined) => {
-  const raw = rawExample('staging-us1');
-  mutate(raw);
-  return derive(raw, {
-    file: FILE,
-    templateSource: templateDirectory(dir),
-    templates: listTemplates(templateDirectory(dir)),
-  });
-};
+const copy = templateCopyPerTest();
 const replaceWith = (rel: string, make: (file: string) => void) => {
-  const file = path.join(dir, rel);
+  const file = path.join(copy.dir, rel);
   fs.rmSync(file);
   make(file);
 };
 
 describe('the directory as a source', () => {
   test("labelled by its resolved path; the repository's is one source for the process", () => {
-    expect(templateDirectory(path.relative(process.cwd(), dir)).label).toBe(path.resolve(dir));
+    expect(templateDirectory(path.relative(process.cwd(), copy.dir)).label).toBe(path.resolve(copy.dir));
     expect(templateDirectory(DEFAULT_TEMPLATES_DIR)).toBe(defaultTemplates());
-    expect(templateDirectory(dir).formatScripts).toBe(defaultTemplates());
+    expect(templateDirectory(copy.dir).formatScripts).toBe(defaultTemplates());
   });
 
   test('entries are what they are themselves: a link is neither file nor directory', () => {
-    fs.symlinkSync(path.join(dir, 'al2023-worker'), path.join(dir, 'linked'));
+    fs.symlinkSync(path.join(copy.dir, 'al2023-worker'), path.join(copy.dir, 'linked'));
     const kinds = Object.fromEntries(
-      templateDirectory(dir)
+      templateDirectory(copy.dir)
         .entries('')
         .map((e) => [e.name, e.kind]),
     );
@@ -67,24 +51,24 @@ describe('the directory as a source', () => {
       'README.md': 'file',
       linked: 'other',
     });
-    expect([...listTemplates(templateDirectory(dir))]).not.toContain('linked');
-    expect(templateDirectory(path.join(root, 'none')).entries('')).toEqual([]);
+    expect([...listTemplates(templateDirectory(copy.dir))]).not.toContain('linked');
+    expect(templateDirectory(path.join(copy.root, 'none')).entries('')).toEqual([]);
   });
 
   test('exists, stat and readBytes follow the relative path; stat of nothing is undefined', () => {
-    const source = templateDirectory(dir);
+    const source = templateDirectory(copy.dir);
     const rel = 'al2023-worker/template.yaml';
     expect(source.exists(rel)).toBe(true);
     expect(source.exists('al2023-worker/none.yaml')).toBe(false);
-    expect(source.stat(rel)?.size).toBe(fs.statSync(path.join(dir, rel)).size);
+    expect(source.stat(rel)?.size).toBe(fs.statSync(path.join(copy.dir, rel)).size);
     expect(source.stat('none')).toBeUndefined();
-    expect(Buffer.from(source.readBytes(rel)).equals(fs.readFileSync(path.join(dir, rel)))).toBe(true);
+    expect(Buffer.from(source.readBytes(rel)).equals(fs.readFileSync(path.join(copy.dir, rel)))).toBe(true);
   });
 
   test('readText gives LF line endings, and refuses by name what it does not read', () => {
-    fs.writeFileSync(path.join(dir, '_shared', 'crlf.hbs'), 'a\r\nb\r\n');
-    fs.writeFileSync(path.join(dir, '_shared', 'big.hbs'), '#'.repeat(MAX_TEMPLATE_FILE_BYTES + 1));
-    const source = templateDirectory(dir);
+    fs.writeFileSync(path.join(copy.dir, '_shared', 'crlf.hbs'), 'a\r\nb\r\n');
+    fs.writeFileSync(path.join(copy.dir, '_shared', 'big.hbs'), '#'.repeat(MAX_TEMPLATE_FILE_BYTES + 1));
+    const source = templateDirectory(copy.dir);
     expect(source.readText('_shared/crlf.hbs')).toBe('a\nb\n');
     expect(() => source.readText('_shared/big.hbs')).toThrow(TemplateError);
     expect(() => source.readText('_shared/big.hbs')).toThrow(
@@ -97,16 +81,16 @@ describe('the directory as a source', () => {
 describe('files the directory holds that are not its own regular files are refused, never read', () => {
   test('a symbolic link that leaves the directory: its target lands nowhere', () => {
     // GIVEN the CA partial replaced by a link to a file outside the directory
-    const outside = path.join(root, 'outside.txt');
+    const outside = path.join(copy.root, 'outside.txt');
     fs.writeFileSync(outside, 'OUTSIDE-SECRET-BYTES\n');
     replaceWith('_shared/ca.crt.hbs', (f) => fs.symlinkSync(outside, f));
     // WHEN
-    const d = derived();
+    const d = derivedStaging(copy.dir);
     // THEN no config, and the problem names the link, on the template field, without the target or its bytes
     expect(d.config).toBeUndefined();
     expect(d.problems).toEqual([
       {
-        file: FILE,
+        file: STAGING_FILE,
         path: 'spec.cloudConfig.template',
         message: expect.stringMatching(
           /cloudconfig\/_shared\/ca\.crt\.hbs resolves to a file outside the template directory/,
@@ -121,11 +105,11 @@ describe('files the directory holds that are not its own regular files are refus
     process.env.WS_TEST_CANARY = 'canary-7f3a9c';
     replaceWith('al2023-worker/template.yaml', (f) => fs.symlinkSync('/proc/self/environ', f));
     // WHEN
-    const d = derived();
+    const d = derivedStaging(copy.dir);
     // THEN
     expect(d.problems).toEqual([
       {
-        file: FILE,
+        file: STAGING_FILE,
         path: 'spec.cloudConfig.template',
         message: expect.stringMatching(
           /al2023-worker\/template\.yaml resolves to a file outside the template directory/,
@@ -140,15 +124,11 @@ describe('files the directory holds that are not its own regular files are refus
     // GIVEN
     replaceWith('al2023-worker/values.yaml', (f) => fs.symlinkSync('/dev/zero', f));
     // WHEN validate (not even render) runs
-    const r = validateCluster(rawExample('staging-us1'), {
-      file: FILE,
-      templates: listTemplates(templateDirectory(dir)),
-      templateSource: templateDirectory(dir),
-    });
+    const r = validatedStaging(copy.dir);
     // THEN
     expect(r.problems).toEqual([
       {
-        file: FILE,
+        file: STAGING_FILE,
         path: 'spec.cloudConfig.template',
         message: expect.stringMatching(/values\.yaml resolves to a file outside the template directory/),
         rule: 'template-declaration',
@@ -165,11 +145,11 @@ describe('files the directory holds that are not its own regular files are refus
     // GIVEN a named pipe in place of the file
     replaceWith(rel, (f) => execFileSync('mkfifo', [f]));
     // WHEN
-    const d = derived();
+    const d = derivedStaging(copy.dir);
     // THEN
     expect(d.problems).toEqual([
       {
-        file: FILE,
+        file: STAGING_FILE,
         path: 'spec.cloudConfig.template',
         message: expect.stringContaining(`${rel} is a FIFO (named pipe), not a regular file`),
         ...named,
@@ -179,13 +159,13 @@ describe('files the directory holds that are not its own regular files are refus
 
   test('a file over the size limit is refused by its size', () => {
     // GIVEN a template file of 300 KiB
-    fs.writeFileSync(path.join(dir, '_shared/sysctl.conf.hbs'), '#'.repeat(300 * 1024));
+    fs.writeFileSync(path.join(copy.dir, '_shared/sysctl.conf.hbs'), '#'.repeat(300 * 1024));
     // WHEN
-    const d = derived();
+    const d = derivedStaging(copy.dir);
     // THEN
     expect(d.problems).toEqual([
       {
-        file: FILE,
+        file: STAGING_FILE,
         path: 'spec.cloudConfig.template',
         message: expect.stringContaining('_shared/sysctl.conf.hbs is 307200 bytes, more than the limit of 262144'),
       },
@@ -195,20 +175,20 @@ describe('files the directory holds that are not its own regular files are refus
 
 test('cdk synth with a hostile template directory exits non-zero, naming the file, writing nothing', () => {
   // GIVEN the app's inputs: one valid object, and templates whose CA partial links out of the directory
-  const clusters = path.join(root, 'clusters');
+  const clusters = path.join(copy.root, 'clusters');
   fs.mkdirSync(clusters);
   fs.copyFileSync(path.join(REPO, 'clusters', 'staging-us1.yaml'), path.join(clusters, 'staging-us1.yaml'));
-  const outside = path.join(root, 'outside.txt');
+  const outside = path.join(copy.root, 'outside.txt');
   fs.writeFileSync(outside, 'OUTSIDE-SECRET-BYTES\n');
   replaceWith('_shared/ca.crt.hbs', (f) => fs.symlinkSync(outside, f));
-  const outdir = path.join(root, 'cdk.out');
+  const outdir = path.join(copy.root, 'cdk.out');
   // WHEN
   const r = run(process.execPath, ['bin/cdk-app.js'], {
     cwd: REPO,
     env: {
       ...process.env,
       WORKER_STACKS_CLUSTERS: clusters,
-      WORKER_STACKS_TEMPLATES: dir,
+      WORKER_STACKS_TEMPLATES: copy.dir,
       CDK_OUTDIR: outdir,
       WORKER_STACKS_NAG: 'false',
       CDK_VALIDATION: 'false',
