@@ -146,82 +146,55 @@ test('a bad declaration is refused on the template field, naming the declaration
   ]);
 });
 
-test('keyPattern is refused on a value that is not a map', () => {
-  // GIVEN a declaration that gives a string value a key pattern
-  fs.appendFileSync(
-    path.join(dir, 'al2023-worker', 'values.yaml'),
-    [
+test.each([
+  {
+    name: 'keyPattern is refused on a value that is not a map',
+    given: 'a declaration that gives a string value a key pattern',
+    entry: [
       '  - name: arch',
       '    type: string',
       '    pattern: "[a-z0-9]+"',
       '    keyPattern: "[a-z]+"',
       '    default: amd64',
       '    description: arch',
-      '',
-    ].join('\n'),
-  );
-  // WHEN / THEN
-  expect(check(() => undefined).problems).toEqual([
-    {
-      file: 'clusters/staging-us1.yaml',
-      path: 'spec.cloudConfig.template',
-      message: expect.stringMatching(
-        /values\.yaml: values\.12\.keyPattern: keyPattern is for a map value only \(rule template-declaration\)$/,
-      ),
-      rule: 'template-declaration',
-    },
-  ]);
-});
-
-test('multiline is refused on a value that is not a string: newlines are let into strings written as YAML alone', () => {
-  // GIVEN a declaration that lets a list hold newlines
-  fs.appendFileSync(
-    path.join(dir, 'al2023-worker', 'values.yaml'),
-    [
+    ],
+    message: /values\.yaml: values\.12\.keyPattern: keyPattern is for a map value only \(rule template-declaration\)$/,
+  },
+  {
+    name: 'multiline is refused on a value that is not a string: newlines are let into strings written as YAML alone',
+    given: 'a declaration that lets a list hold newlines',
+    entry: [
       '  - name: lines',
       '    type: list',
       '    pattern: "[a-z]+"',
       '    multiline: true',
       '    default: []',
       '    description: lines',
-      '',
-    ].join('\n'),
-  );
-  // WHEN / THEN
-  expect(check(() => undefined).problems).toEqual([
-    {
-      file: 'clusters/staging-us1.yaml',
-      path: 'spec.cloudConfig.template',
-      message: expect.stringMatching(
-        /values\.yaml: values\.12\.multiline: multiline is for a string value only \(rule template-declaration\)$/,
-      ),
-      rule: 'template-declaration',
-    },
-  ]);
-});
-
-test('nested is refused on a value that is not a map: only a map written through json into YAML may nest', () => {
-  // GIVEN a declaration that lets a list nest
-  fs.appendFileSync(
-    path.join(dir, 'al2023-worker', 'values.yaml'),
-    [
+    ],
+    message: /values\.yaml: values\.12\.multiline: multiline is for a string value only \(rule template-declaration\)$/,
+  },
+  {
+    name: 'nested is refused on a value that is not a map: only a map written through json into YAML may nest',
+    given: 'a declaration that lets a list nest',
+    entry: [
       '  - name: items',
       '    type: list',
       '    pattern: "[a-z]+"',
       '    nested: true',
       '    default: []',
       '    description: items',
-      '',
-    ].join('\n'),
-  );
+    ],
+    message: /values\.yaml: values\.12\.nested: nested is for a map value only \(rule template-declaration\)$/,
+  },
+])('$name', ({ entry, message }) => {
+  // GIVEN the declaration (`given`) appended to al2023-worker's values.yaml
+  fs.appendFileSync(path.join(dir, 'al2023-worker', 'values.yaml'), [...entry, ''].join('\n'));
   // WHEN / THEN
   expect(check(() => undefined).problems).toEqual([
     {
       file: 'clusters/staging-us1.yaml',
       path: 'spec.cloudConfig.template',
-      message: expect.stringMatching(
-        /values\.yaml: values\.12\.nested: nested is for a map value only \(rule template-declaration\)$/,
-      ),
+      message: expect.stringMatching(message),
       rule: 'template-declaration',
     },
   ]);
