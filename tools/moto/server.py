@@ -45,6 +45,15 @@ we hit with the repository's own clusters/ examples:
    it, where CloudFormation creates it anew. `worker-stacks bootstrap` restores a deleted deployer or execution role
    this way, by two updates: without the role, then with it (issue 32 item 17).
 
+Two endpoints, for one server shared by many users (the test suite reuses one server per jest worker,
+test/environment/shared-moto.js), so that a user sees nothing another left behind:
+
+- `POST /moto-api/reset` (moto's own) also forgets the change sets still in progress (they would otherwise settle
+  into the emptied backends: a stack's resources and exports appearing out of nowhere) and the outputs kept for
+  patch 7, and sets --in-progress-seconds back to what the server was started with.
+- `POST /moto-api/worker-stacks/settings` with `{"inProgressSeconds": N}` sets --in-progress-seconds from now on
+  (change sets already executed keep theirs); `GET` answers the settings, `{"inProgressSeconds": N}`.
+
 Nothing else changes: every other request is plain moto. A different moto version is refused (exit 2), since
 the patches reach into moto's internals; install the pinned one with `bash .ci/install-tools`.
 """
@@ -79,12 +88,14 @@ from moto.ec2.models import ec2_backends  # noqa: E402
 from moto.ec2.models.security_groups import SecurityGroupIngress  # noqa: E402
 from moto.elbv2.models import FakeLoadBalancer, elbv2_backends  # noqa: E402
 from moto.iam.models import InlinePolicy, iam_backends  # noqa: E402
+from moto.moto_api._internal import urls as moto_api_urls  # noqa: E402
+from moto.moto_api._internal.models import MotoAPIBackend  # noqa: E402
 from moto.utilities.utils import get_partition  # noqa: E402
 
 _lock = threading.RLock()
 # Change sets executed and not yet settled: (due time, backend, change set).
 _pending: list = []
-_settings = {"in_progress_seconds": 0.0}
+_settings = {"in_progress_seconds": 0.0, "started_with": 0.0}
 
 
 def _stack_event(stack, status, reason=None, logical_id=None, physical_id=None, resource_type=None):
@@ -391,13 +402,41 @@ def resource_map_update(self, template, parameters=None):
         self._ws_updating = False
 
 
+_moto_reset = MotoAPIBackend.reset
+
+
+def moto_reset(self):
+    """moto's reset, and the wrapper's own state as the server started: no change set left to settle (shared server)."""
+    with _lock:
+        _pending.clear()
+        _last_outputs.clear()
+        _settings["in_progress_seconds"] = _settings["started_with"]
+        _moto_reset(self)
+
+
+def settings_response(request, full_url, headers):
+    """GET or POST /moto-api/worker-stacks/settings: {"inProgressSeconds": N} (shared server)."""
+    if request.method == "POST":
+        try:
+            seconds = json.loads(request.get_data() or b"{}").get("inProgressSeconds")
+        except (ValueError, AttributeError):
+            seconds = None
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
+            return 400, {}, json.dumps({"Error": 'POST {"inProgressSeconds": N} with N a number, 0 or more'})
+        with _lock:
+            _settings["in_progress_seconds"] = float(seconds)
+    elif request.method != "GET":
+        return 405, {}, json.dumps({"Error": "GET or POST"})
+    return 200, {"Content-Type": "application/json"}, json.dumps({"inProgressSeconds": _settings["in_progress_seconds"]})
+
+
 def main(argv):
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--in-progress-seconds", type=float, default=0.0)
     ours, rest = parser.parse_known_args(argv)
     if ours.in_progress_seconds < 0:
         sys.exit("tools/moto/server.py: --in-progress-seconds must be 0 or more")
-    _settings["in_progress_seconds"] = ours.in_progress_seconds
+    _settings["in_progress_seconds"] = _settings["started_with"] = ours.in_progress_seconds
     cfn_models.CloudFormationBackend.execute_change_set = execute_change_set
     CloudFormationResponse.call_action = call_action
     cfn_models.Stack.outputs = property(stack_outputs)
@@ -405,6 +444,8 @@ def main(argv):
     SecurityGroupIngress.create_from_cloudformation_json = ingress_from_cloudformation_json
     cfn_parsing.ResourceMap._delete_resource = delete_resource
     cfn_parsing.ResourceMap.update = resource_map_update
+    MotoAPIBackend.reset = moto_reset
+    moto_api_urls.url_paths["{0}/moto-api/worker-stacks/settings"] = settings_response
     moto.server.main(rest)
 
 
