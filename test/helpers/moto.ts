@@ -3,9 +3,9 @@ import { answers, freePort, MOTO_WRAPPER } from '../../lib/adapters/playground/m
 import { PINS, requireTool } from './tools';
 
 /**
- * The moto server (the AWS emulator the machine's Python ships), one per test
- * file on a free loopback port. A missing moto fails the test with the install
- * command; it never skips.
+ * The moto server (the AWS emulator the machine's Python ships) on a free loopback port: under jest, the worker's
+ * shared one, reset for this file (test/environment/shared-moto.js), or the file's own. A missing moto fails the
+ * test with the install command; it never skips.
  */
 export interface Moto {
   readonly port: number;
@@ -30,28 +30,50 @@ export interface MotoWrapper {
   readonly inProgressSeconds?: number;
 }
 
+/** The jest worker's servers, one of each kind, kept across its test files (test/environment/shared-moto.js). */
+interface SharedMoto {
+  running(kind: string): boolean;
+  acquire(spec: {
+    kind: string;
+    command: string[];
+    inProgressSeconds?: number;
+    timeoutMs: number;
+  }): Promise<{ port: number; endpoint: string; pid: number }>;
+  release(kind: string): void;
+}
+
+/**
+ * `shared`: the jest worker's server of the same kind (plain moto or the wrapper), reset for this file: no stack,
+ * bucket, VPC, image or change set of an earlier file, the wrapper's in-progress seconds as asked; stop() hands it
+ * back without killing it. `own`: a process of the file's own, killed by stop(): for a file that runs several
+ * servers at once, or one whose server must start afresh. A custom `env` always gets its own server.
+ */
+export type MotoSharing = 'shared' | 'own';
+
 /**
  * Starts `python3 -m moto.server` (or, with `wrapper`, tools/moto/server.py) and waits until GET /moto-api/ answers. `env` is added to the server's
- * environment (MOTO_RECORDER_FILEPATH, say, for a test that reads the requests moto received).
+ * environment (MOTO_RECORDER_FILEPATH, say, for a test that reads the requests moto received): such a server is the
+ * file's own, as is every server outside jest's worker environment (test/environment/measured-node.js).
  */
 export async function startMoto(
   timeoutMs = 30_000,
   env: Readonly<Record<string, string>> = {},
   wrapper?: MotoWrapper,
+  sharing: MotoSharing = 'shared',
 ): Promise<Moto> {
   const python = requireTool('python3');
-  // The installed version from its metadata, without importing moto (~0.2 s of CPU instead of ~0.8 s): a server whose
-  // imports fail (flask missing, say) does not answer, and that error below names the install command too.
-  const probe = spawnSync(python, ['-c', 'import importlib.metadata as m; print(m.version("moto"))'], {
-    encoding: 'utf8',
-  });
-  if (probe.status !== 0)
-    throw new Error(
-      `moto is not installed for ${python} (${probe.stderr.trim().split('\n').pop()}); install it with: ${INSTALL}`,
-    );
-  // The tests rely on what this moto version emulates (S3's ExpectedBucketOwner, CloudFormation change sets).
-  if (probe.stdout.trim() !== PINS.moto)
-    throw new Error(`moto is at ${probe.stdout.trim()}, not the pinned ${PINS.moto}; install it with: ${INSTALL}`);
+  const shared =
+    sharing === 'shared' && Object.keys(env).length === 0
+      ? (globalThis as { __wsSharedMoto?: SharedMoto }).__wsSharedMoto
+      : undefined;
+  const kind = wrapper ? 'wrapper' : 'moto';
+  if (!shared?.running(kind)) checkVersion(python);
+  if (shared) {
+    const command = [python, ...(wrapper ? [MOTO_WRAPPER] : ['-m', 'moto.server'])];
+    const inProgressSeconds = wrapper ? (wrapper.inProgressSeconds ?? 0) : undefined;
+    const { port } = await shared.acquire({ kind, command, inProgressSeconds, timeoutMs });
+    return motoAt(port, python, async () => shared.release(kind));
+  }
   let lastError = '';
   // The port can be taken between freePort() and moto's bind: try a few.
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -66,13 +88,28 @@ export async function startMoto(
     let stderr = '';
     child.stderr.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
     const endpoint = `http://127.0.0.1:${port}`;
-    if (await answers(endpoint, child, timeoutMs)) return motoAt(port, child, python);
+    if (await answers(endpoint, child, timeoutMs)) return motoAt(port, python, () => kill(child));
     await kill(child);
     lastError = stderr.trim();
   }
   throw new Error(
     `moto server did not answer on /moto-api/: ${lastError || 'no output'}; install or repair it with: ${INSTALL}`,
   );
+}
+
+function checkVersion(python: string): void {
+  // The installed version from its metadata, without importing moto (~0.2 s of CPU instead of ~0.8 s): a server whose
+  // imports fail (flask missing, say) does not answer, and that error below names the install command too.
+  const probe = spawnSync(python, ['-c', 'import importlib.metadata as m; print(m.version("moto"))'], {
+    encoding: 'utf8',
+  });
+  if (probe.status !== 0)
+    throw new Error(
+      `moto is not installed for ${python} (${probe.stderr.trim().split('\n').pop()}); install it with: ${INSTALL}`,
+    );
+  // The tests rely on what this moto version emulates (S3's ExpectedBucketOwner, CloudFormation change sets).
+  if (probe.stdout.trim() !== PINS.moto)
+    throw new Error(`moto is at ${probe.stdout.trim()}, not the pinned ${PINS.moto}; install it with: ${INSTALL}`);
 }
 
 function kill(child: ChildProcess): Promise<void> {
@@ -103,7 +140,7 @@ out = None
 `;
 }
 
-function motoAt(port: number, child: ChildProcess, python: string): Moto {
+function motoAt(port: number, python: string, stop: () => Promise<void>): Moto {
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     port,
@@ -126,6 +163,6 @@ function motoAt(port: number, child: ChildProcess, python: string): Moto {
       if (r.status !== 0) throw new Error(`boto3 against moto failed: ${r.stderr || r.error}`);
       return JSON.parse(r.stdout.trim().split('\n').pop()!) as T;
     },
-    stop: () => kill(child),
+    stop,
   };
 }

@@ -29,7 +29,8 @@ export interface World {
 export const AWS_FLAGS = ['--s3-force-path-style', '--poll-seconds', '1'];
 
 /**
- * Starts moto (or, with `wrapper`, the project's wrapper of it) for this test file and points the SDK at it (process.env is per test file under jest).
+ * Starts moto (or, with `wrapper`, the project's wrapper of it) for this test file, or takes the jest worker's shared one,
+ * reset (test/helpers/moto.ts), and points the SDK at it (process.env is per test file under jest).
  * TMPDIR and the synthesis work dir are per file too, so that parallel files keep their scratch apart.
  */
 export async function startWorld(wrapper?: MotoWrapper): Promise<World> {

@@ -12,10 +12,11 @@ let plain: Moto;
 let wrapped: Moto;
 let slow: Moto;
 beforeAll(async () => {
+  // Three servers at once, each the file's own (not the worker's shared ones): two of them are the wrapper.
   [plain, wrapped, slow] = await Promise.all([
-    startMoto(),
-    startMoto(30_000, {}, {}),
-    startMoto(30_000, {}, { inProgressSeconds: 600 }),
+    startMoto(30_000, {}, undefined, 'own'),
+    startMoto(30_000, {}, {}, 'own'),
+    startMoto(30_000, {}, { inProgressSeconds: 600 }, 'own'),
   ]);
 }, 120_000);
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when the setup failed before it; the teardown must not hide that failure
