@@ -151,8 +151,19 @@ function killAll() {
   servers.clear();
 }
 
-// The worker leaves (jest ends it once idle, or it exits): no server outlives it. 'exit' handlers run synchronously,
-// so it is SIGKILL at once; on SIGTERM (jest's forced end of a worker) the servers go, then the signal does its job.
+// The worker leaves: no server outlives it. jest ends an idle worker by letting its event loop run empty: the servers
+// are killed then and waited for, so that they are reaped by the worker and their CPU time counts in its children's
+// (and in the whole run's, as /usr/bin/time prints it), as a file's own server's does. 'exit' handlers run
+// synchronously: on process.exit() it is SIGKILL at once, not waited for; on SIGTERM (jest's forced end of a worker)
+// the servers go, then the signal does its job.
+process.on('beforeExit', () => {
+  const live = [...servers.values()].filter((s) => alive(s.child));
+  servers.clear();
+  for (const s of live) {
+    s.child.ref(); // the loop waits for its exit
+    s.child.kill('SIGKILL');
+  }
+});
 process.on('exit', killAll);
 process.once('SIGTERM', () => {
   killAll();
