@@ -108,6 +108,15 @@ test("the wrapper the next user takes forgets the last user's change sets in pro
   // AND its change sets stay in progress for its 30 s, as the server says and as a stack shows
   const settings = await fetch(`${second.endpoint}/moto-api/worker-stacks/settings`);
   expect(await settings.json()).toEqual({ inProgressSeconds: 30 });
+  // (a setting that is not a number of seconds is refused, and changes nothing)
+  const refused = await fetch(`${second.endpoint}/moto-api/worker-stacks/settings`, {
+    method: 'POST',
+    body: JSON.stringify({ inProgressSeconds: -1 }),
+  });
+  expect([refused.status, await refused.text()]).toEqual([400, expect.stringContaining('0 or more')]);
+  expect(await (await fetch(`${second.endpoint}/moto-api/worker-stacks/settings`)).json()).toEqual({
+    inProgressSeconds: 30,
+  });
   const status = second.python<string>(
     `
 cs = cfn.create_change_set(StackName='mine', ChangeSetName='mine', TemplateBody=json.dumps(args), ChangeSetType='CREATE')
