@@ -15,8 +15,10 @@ const http = require('node:http');
 const net = require('node:net');
 const { spawn } = require('node:child_process');
 
-/** kind -> { child, port, endpoint, holder: test path or undefined } */
+/** kind -> { child, port, endpoint } */
 const servers = new Map();
+/** kind -> the test file that holds the server (set before the first await: two acquisitions at once are refused). */
+const holders = new Map();
 
 function request(method, url, body) {
   return new Promise((resolve, reject) => {
@@ -106,30 +108,34 @@ function running(kind) {
 
 /**
  * The worker's server of `spec.kind` for `holder` (a test file), reset as if just started; for the wrapper with
- * `spec.inProgressSeconds`. A file holds one server of each kind at a time: a second server at once is its own.
+ * `spec.inProgressSeconds`. A file holds one server of each kind at a time: asking for a second one before stop() is
+ * refused (a file that needs two at once starts its own). A holder that never gave it back (an earlier file) loses it.
  */
 async function acquire(spec, holder) {
   const { kind, timeoutMs } = spec;
   const command = [...spec.command];
   const inProgressSeconds = spec.inProgressSeconds;
-  let s = servers.get(kind);
-  if (s?.holder === holder)
+  if (holders.get(kind) === holder)
     throw new Error(`this file holds the shared ${kind} server already: stop() it first, or start its own server`);
-  if (s !== undefined && !alive(s.child)) s = undefined;
-  if (s === undefined) {
-    servers.delete(kind);
-    s = await start(command, timeoutMs);
-    servers.set(kind, s);
-  }
-  s.holder = holder;
+  holders.set(kind, holder);
+  let s = servers.get(kind);
   try {
+    if (s === undefined || !alive(s.child)) {
+      servers.delete(kind);
+      s = await start(command, timeoutMs);
+      servers.set(kind, s);
+      watchExit();
+    }
     await expectOk('POST', `${s.endpoint}/moto-api/reset`);
     if (inProgressSeconds !== undefined)
       await expectOk('POST', `${s.endpoint}/moto-api/worker-stacks/settings`, { inProgressSeconds });
   } catch (e) {
+    release(kind, holder);
     // A server that cannot be reset is not handed out again: the next file starts a new one.
-    servers.delete(kind);
-    s.child.kill('SIGKILL');
+    if (s !== undefined && servers.get(kind) === s) {
+      servers.delete(kind);
+      s.child.kill('SIGKILL');
+    }
     throw e;
   }
   return { port: s.port, endpoint: s.endpoint, pid: s.child.pid };
@@ -137,13 +143,12 @@ async function acquire(spec, holder) {
 
 /** Ends `holder`'s use of the server: it stays up for the next file, which resets it. */
 function release(kind, holder) {
-  const s = servers.get(kind);
-  if (s?.holder === holder) s.holder = undefined;
+  if (holders.get(kind) === holder) holders.delete(kind);
 }
 
 /** Ends every use of `holder` (the environment's teardown: a file that failed before its stop()). */
 function releaseAll(holder) {
-  for (const kind of servers.keys()) release(kind, holder);
+  for (const kind of [...holders.keys()]) release(kind, holder);
 }
 
 function killAll() {
@@ -156,18 +161,24 @@ function killAll() {
 // (and in the whole run's, as /usr/bin/time prints it), as a file's own server's does. 'exit' handlers run
 // synchronously: on process.exit() it is SIGKILL at once, not waited for; on SIGTERM (jest's forced end of a worker)
 // the servers go, then the signal does its job.
-process.on('beforeExit', () => {
-  const live = [...servers.values()].filter((s) => alive(s.child));
-  servers.clear();
-  for (const s of live) {
-    s.child.ref(); // the loop waits for its exit
-    s.child.kill('SIGKILL');
-  }
-});
-process.on('exit', killAll);
-process.once('SIGTERM', () => {
-  killAll();
-  process.kill(process.pid, 'SIGTERM');
-});
+// (Registered with the first server only: jest's main process loads this module too, and starts none.)
+let watching = false;
+function watchExit() {
+  if (watching) return;
+  watching = true;
+  process.on('beforeExit', () => {
+    const live = [...servers.values()].filter((s) => alive(s.child));
+    servers.clear();
+    for (const s of live) {
+      s.child.ref(); // the loop waits for its exit
+      s.child.kill('SIGKILL');
+    }
+  });
+  process.on('exit', killAll);
+  process.once('SIGTERM', () => {
+    killAll();
+    process.kill(process.pid, 'SIGTERM');
+  });
+}
 
 module.exports = { acquire, release, releaseAll, running };
