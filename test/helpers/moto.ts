@@ -15,6 +15,7 @@ export interface Moto {
   /** Runs a Python snippet with boto3 clients `ec2`, `cfn`, `s3` bound to the server; `args` is a JSON value; the snippet sets `out`. */
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the shape of the JSON its Python snippet prints; the test or bench reads it as such
   python<T = unknown>(snippet: string, args?: unknown): T;
+  /** Kills the file's own server; gives a shared one back (it stays up, and the next file to take it resets it). */
   stop(): Promise<void>;
 }
 

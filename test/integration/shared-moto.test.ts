@@ -129,11 +129,15 @@ out = cfn.describe_stacks(StackName='mine')['Stacks'][0]['StackStatus']
   expect(status).toBe('CREATE_IN_PROGRESS');
 });
 
-test('a file holds one shared server of a kind at a time: a second one at once is refused, with what to do', async () => {
-  // GIVEN the file holds the shared plain server
-  await take();
-  // WHEN it asks for another one without giving the first back THEN it is told to stop it or start its own
-  await expect(startMoto()).rejects.toThrow(
-    /holds the shared moto server already: stop\(\) it first, or start its own/,
+test('a file holds one shared server of a kind at a time: a second one, at once or later, is refused, with what to do', async () => {
+  // WHEN the file asks for the shared plain server twice at once
+  const both = await Promise.allSettled([take(), take()]);
+  // THEN one is handed out, the other refused (never a second process the worker would lose track of)
+  expect(both.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+  const refusal = /holds the shared moto server already: stop\(\) it first, or start its own/;
+  expect(both.find((r) => r.status === 'rejected')).toEqual(
+    expect.objectContaining({ reason: expect.objectContaining({ message: expect.stringMatching(refusal) }) }),
   );
+  // AND so is a later one while the file still holds it
+  await expect(startMoto()).rejects.toThrow(refusal);
 });
