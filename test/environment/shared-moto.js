@@ -169,10 +169,16 @@ function watchExit() {
   process.on('beforeExit', () => {
     const live = [...servers.values()].filter((s) => alive(s.child));
     servers.clear();
+    if (live.length === 0) return;
     for (const s of live) {
       s.child.ref(); // the loop waits for its exit
       s.child.kill('SIGKILL');
     }
+    // ...but not for long: jest force-ends (SIGTERM) a worker still there 500 ms after it told it to end. Reaping
+    // took ~75 ms here; on a loaded machine the worker leaves after 200 ms, the killed servers to init to reap.
+    const cap = setTimeout(() => live.forEach((s) => s.child.unref()), 200);
+    const exited = live.map((s) => new Promise((r) => (alive(s.child) ? s.child.once('exit', r) : r())));
+    void Promise.all(exited).then(() => clearTimeout(cap));
   });
   process.on('exit', killAll);
   process.once('SIGTERM', () => {
