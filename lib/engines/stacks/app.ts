@@ -1,9 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import * as cxapi from 'aws-cdk-lib/cx-api';
-import type * as CdkNag from 'cdk-nag';
-import { lazyModule } from '../../core/lazy-module';
+import { addAwsSolutionsChecks } from './nag';
 import { LoadedCluster } from '../../model/cluster/load';
 import { WorkerCluster } from '../../model/cluster/schema/schema';
 import { RenderedConfig } from '../../model/cloudconfig/render';
@@ -15,9 +14,6 @@ import { DeployerTrust, isPrincipalArn } from './bootstrap-roles';
 import { BootstrapStack } from './bootstrap-stack';
 import { WorkerStack } from './worker-stack';
 import { PoolStack } from './pool-stack';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when nag runs (lib/core/lazy-module.ts)
-const cdkNag = lazyModule(() => require('cdk-nag') as typeof CdkNag);
 
 export interface FleetAppProps {
   /** Validated clusters (see loadValidClusters): an invalid fleet never reaches this point. */
@@ -96,7 +92,7 @@ export function buildFleetApp(props: FleetAppProps): FleetApp {
       ...(props.logicalIdMetadata === false ? { [cxapi.DISABLE_LOGICAL_ID_METADATA]: true } : {}),
     },
   });
-  if (props.nag ?? true) Validations.of(app).addPlugins(new (cdkNag().AwsSolutionsChecks)(app));
+  if (props.nag ?? true) addAwsSolutionsChecks(app);
   const stacks = new Map<string, WorkerStack>();
   const configs = new Map<string, RenderedConfig>();
   const units = new Map<string, WorkerStack | PoolStack>();

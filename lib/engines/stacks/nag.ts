@@ -1,10 +1,25 @@
 import { Annotations, Stack, Validations } from 'aws-cdk-lib';
-import { IConstruct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import * as autoscaling from 'aws-cdk-lib/aws-autoscaling';
 import { NodeDrain } from '../constructs/node-drain';
 import { WorkerListeners } from '../constructs/worker-listeners';
 import { WorkerPool } from '../constructs/worker-pool';
+import type * as CdkNag from 'cdk-nag';
 import { WORKER_GROUP_LOGICAL_ID } from '../../core/naming';
+import { lazyModule } from '../../core/lazy-module';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when nag runs (lib/core/lazy-module.ts)
+const cdkNag = lazyModule(() => require('cdk-nag') as typeof CdkNag);
+
+/** cdk-nag's AwsSolutions pack for `app`: the one place that loads cdk-nag, at the first synthesis that runs it. */
+export function awsSolutionsChecks(app: Construct): CdkNag.AwsSolutionsChecks {
+  return new (cdkNag().AwsSolutionsChecks)(app);
+}
+
+/** Runs the AwsSolutions pack when `app` synthesizes, as `cdk synth` does: a finding not acknowledged below fails it. */
+export function addAwsSolutionsChecks(app: Construct): void {
+  Validations.of(app).addPlugins(awsSolutionsChecks(app));
+}
 
 export interface WorkerStackFindingContext {
   /** The pool default, when the stack holds it. */

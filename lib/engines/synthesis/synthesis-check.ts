@@ -2,8 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CfnSecurityGroupIngress } from 'aws-cdk-lib/aws-ec2';
-import type * as CdkNag from 'cdk-nag';
-import { lazyModule } from '../../core/lazy-module';
+import { awsSolutionsChecks } from '../stacks/nag';
 import { IConstruct } from 'constructs';
 import { sha256Hex } from '../../model/cloudconfig/checksum';
 import { ruleKey } from '../constructs/security-group-rules';
@@ -14,9 +13,6 @@ import { buildFleetApp } from '../stacks/app';
 import { poolStackName, workerStackName } from '../../core/naming';
 import { DEFAULT_POOL, poolsOf } from '../../model/cluster/pools/pools';
 import { WorkerCluster } from '../../model/cluster/schema/schema';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when nag runs (lib/core/lazy-module.ts)
-const cdkNag = lazyModule(() => require('cdk-nag') as typeof CdkNag);
 
 /**
  * Validation equals synthesis: `validate` synthesizes each valid object with the code `cdk synth` runs (render,
@@ -50,7 +46,7 @@ export function synthesisProblems(cluster: WorkerCluster, file: string, opts: Sy
     // synth() runs the aspects and prepares the tree exactly as `cdk synth`; the pack then walks that same tree.
     fleet.app.synth();
     if (opts.nag === false) return [];
-    const report = new (cdkNag().AwsSolutionsChecks)(fleet.app).validateScope(fleet.app);
+    const report = awsSolutionsChecks(fleet.app).validateScope(fleet.app);
     const byPath = new Map(fleet.app.node.findAll().map((c) => [c.node.path, c]));
     // One problem per finding and field: a CIDR open on two listeners is one mistake in the YAML, not two.
     const found = new Map<string, { origin: string; rule: string; description: string; resources: string[] }>();

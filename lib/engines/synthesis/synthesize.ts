@@ -6,18 +6,14 @@ import { WorkerCluster } from '../../model/cluster/schema/schema';
 import { RenderedConfig } from '../../model/cloudconfig/render';
 import { SynthesisError, UsageError, WorkerStacksError } from '../../core/errors';
 import { stackUnits } from '../../model/cluster/pools/pools';
-import { App, Validations } from 'aws-cdk-lib';
-import type * as CdkNag from 'cdk-nag';
-import { lazyModule } from '../../core/lazy-module';
+import { App } from 'aws-cdk-lib';
+import { addAwsSolutionsChecks } from '../stacks/nag';
 import { buildFleetApp } from '../stacks/app';
 import { captureOutput, formatFindings, isPolicyReport, nagFindings, SynthesisFindingsError } from './synth-findings';
 import { DeployerTrust } from '../stacks/bootstrap-roles';
 import { BootstrapStack } from '../stacks/bootstrap-stack';
 import { BOOTSTRAP_STACK_NAME, workerStackName } from '../../core/naming';
 import { assemblyDir, assemblyKey, removeAssembly } from './assembly-dir';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when nag runs (lib/core/lazy-module.ts)
-const cdkNag = lazyModule(() => require('cdk-nag') as typeof CdkNag);
 
 /** CloudFormation's limit for an inline TemplateBody; larger templates go through S3. */
 export const TEMPLATE_BODY_LIMIT = 51_200;
@@ -161,7 +157,7 @@ export function synthesizeBootstrap(
     treeMetadata: false,
     builtinCloudFormationValidation: process.env.CDK_VALIDATION === 'true',
   });
-  Validations.of(app).addPlugins(new (cdkNag().AwsSolutionsChecks)(app));
+  addAwsSolutionsChecks(app);
   const stack = new BootstrapStack(app, { account, region, trust });
   const artifact = app.synth().getStackArtifact(stack.artifactId);
   const templateBody = fs.readFileSync(artifact.templateFullPath, 'utf8');
