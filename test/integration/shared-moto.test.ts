@@ -56,6 +56,11 @@ interface Left {
   stacks: Record<string, string>;
 }
 
+/** What a reset server holds: moto's own default VPC and images (as many as the last user found), nothing else. */
+function resetWorld(left: Left): Record<string, unknown> {
+  return { stacks: [], buckets: [], vpcs: left.vpcs, amazon: left.amazon, mine: [], groups: [], exports: [] };
+}
+
 test("the plain server the next user takes is the same process, reset: none of the last user's buckets, VPCs, images or stacks", async () => {
   // GIVEN a user that leaves things behind
   const first = await take();
@@ -70,15 +75,7 @@ test("the plain server the next user takes is the same process, reset: none of t
   // with moto's own images and default VPC back
   expect(second.port).toBe(first.port);
   const there = second.python<Record<string, unknown>>(WHAT_IS_THERE);
-  expect(there).toEqual({
-    stacks: [],
-    buckets: [],
-    vpcs: left.vpcs,
-    amazon: left.amazon,
-    mine: [],
-    groups: [],
-    exports: [],
-  });
+  expect(there).toEqual(resetWorld(left));
   expect(left.amazon).toBeGreaterThan(0);
 });
 
@@ -96,15 +93,7 @@ test("the wrapper the next user takes forgets the last user's change sets in pro
 
   // THEN nothing of the first user's is there, not even what its change set would have made on settling
   const there = second.python<Record<string, unknown>>(WHAT_IS_THERE);
-  expect(there).toEqual({
-    stacks: [],
-    buckets: [],
-    vpcs: left.vpcs,
-    amazon: left.amazon,
-    mine: [],
-    groups: [],
-    exports: [],
-  });
+  expect(there).toEqual(resetWorld(left));
   // AND its change sets stay in progress for its 30 s, as the server says and as a stack shows
   const settings = await fetch(`${second.endpoint}/moto-api/worker-stacks/settings`);
   expect(await settings.json()).toEqual({ inProgressSeconds: 30 });
